@@ -1,0 +1,109 @@
+"""The release card: what was done, with which parameters and guarantee, readable by anyone.
+
+The card is built only from public facts (the declaration, the parameters, the ledger of
+privacy spends, the size of the synthetic file). It never holds the random seed, a true
+count, a real-data metric, or which released values were made up.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+
+from . import __version__ as _version
+from . import constraints
+
+
+def build_card(model, method_info, synthetic_rows: int) -> dict:
+    """The card of a fitted synthesizer, as a JSON-ready dict."""
+    ledger = model.accountant_
+    total = ledger.total(constraints.ADVANCED_COMPOSITION_DELTA)
+    epsilon, delta = total["epsilon"], total["delta"]
+    split = {}
+    for event in ledger.events:
+        split[event.label] = split.get(event.label, 0.0) + event.epsilon
+    domain = model.domain_
+    return {
+        "title": f"Synthetic data release{': ' + domain.dataset if domain.dataset else ''}",
+        "software": {"name": "dpsynth", "version": _version},
+        "created": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
+        "parameters": {"epsilon": model.epsilon_, "rho": model.rho_},
+        "guarantee": {
+            "epsilon": epsilon,
+            "delta": delta,
+            "composition": total["composition"],
+            "neighbouring": ledger.neighbouring,
+            "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring),
+        },
+        "spends": ledger.as_list(),
+        "budget_split": split,
+        "rows": {"synthetic": int(synthetic_rows), "policy": model.row_policy_},
+        "noise_source": model.noise_.describe(),
+        "domain": {"dataset": domain.dataset, "documentation": domain.documentation,
+                   "columns": domain.summary()},
+        "method_details": model.card_details(),
+        "covered": [
+            "the synthetic file: every value in it comes from the noisy statistics above",
+            "this card: it holds only the declaration, the parameters and the privacy spends",
+        ],
+        "not_covered": [
+            "quality charts computed against the real data in the app (fidelity, distances, "
+            "distinguishing game): they are for the publisher's eyes only",
+            "other releases from the same data: their budgets add up to this one",
+            "the declaration itself, which is public knowledge by assumption",
+        ],
+    }
+
+
+def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None) -> str:
+    unit = "one person's record" if neighbouring is None or "add/remove" in neighbouring else \
+        "one person's record being replaced by another (the number of rows is public)"
+    ratio = f"{2.718281828 ** epsilon:.3g}"
+    text = (f"Whether or not {unit} is in the data changes the chance of any outcome of this "
+            f"release by a factor of at most {ratio} (epsilon = {epsilon:.3g})")
+    if delta > 0:
+        text += f", except with probability at most {delta:.2g}"
+    return text + ". The more the data holds, the less any one record can be seen."
+
+
+def render_card_html(card: dict) -> str:
+    """A self-contained HTML page of the card for stakeholders."""
+    e = html.escape
+    g = card["guarantee"]
+    rows = "".join(
+        f"<tr><td>{e(c['column'])}</td><td>{e(c['kind'])}</td><td>{e(c['description'])}</td>"
+        f"<td>{'yes' if c['missing_allowed'] else 'no'}</td></tr>"
+        for c in card["domain"]["columns"])
+    split = "".join(f"<tr><td>{e(label)}</td><td>{eps:.4g}</td></tr>" for label, eps in card["budget_split"].items())
+    covered = "".join(f"<li>{e(x)}</li>" for x in card["covered"])
+    not_covered = "".join(f"<li>{e(x)}</li>" for x in card["not_covered"])
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{e(card['title'])}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       color: #1b1b1b; line-height: 1.5; }}
+h1 {{ font-size: 1.8rem; }} h2 {{ margin-top: 2rem; border-bottom: 1px solid #ccc; }}
+table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid #ddd; padding: .4rem .6rem;
+       text-align: left; vertical-align: top; }}
+.guarantee {{ background: #eef6ee; border-left: 6px solid #2e7d32; padding: 1rem; font-size: 1.1rem; }}
+</style></head><body>
+<h1>{e(card['title'])}</h1>
+<p>Made with {e(card['software']['name'])} {e(card['software']['version'])} on {e(card['created'])}.</p>
+<h2>The guarantee</h2>
+<p class="guarantee">{e(g['plain_words'])}</p>
+<p>Differential privacy: epsilon = {g['epsilon']:.4g}, delta = {g['delta']:.2g}
+({e(g['composition'])} composition); privacy unit: {e(g['neighbouring'] or 'n/a')}.</p>
+<h2>What was done</h2>
+<p><b>{e(card['method']['title'])}.</b> {e(card['method']['summary'])}</p>
+<p>Tolerance for randomness (rho): {card['parameters']['rho']}: the chance that a column holds
+no made-up value. Synthetic rows: {card['rows']['synthetic']:,} ({e(card['rows']['policy'])}).</p>
+<p>Randomness: {e(card['noise_source'])}. The random seed is never published.</p>
+<h2>How the budget was split</h2>
+<table><tr><th>what was measured</th><th>epsilon</th></tr>{split}</table>
+<h2>Declared domain (public knowledge, not read from the data)</h2>
+<table><tr><th>column</th><th>kind</th><th>domain</th><th>missing values possible</th></tr>{rows}</table>
+<h2>What the guarantee covers</h2><ul>{covered}</ul>
+<h2>What it does not cover</h2><ul>{not_covered}</ul>
+</body></html>
+"""

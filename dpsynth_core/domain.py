@@ -1,0 +1,752 @@
+"""Declared domains: what values each column may take, fixed from public knowledge.
+
+A domain is never read off the data. Every column has a *kind*:
+
+* ``categorical``: an explicit list of values (strings or integer codes);
+* ``integer``: a range ``min..max`` split into public bins (``bin_width`` or ``edges``);
+* ``float``: a range ``[min, max]`` split into public bins (``bins``, ``bin_width`` or ``edges``);
+* ``date``: a range of days ``min..max`` binned by ``unit`` (day, month or year);
+* ``text``: a weakly constrained domain of exact size from a generator (``letters``,
+  ``english_word``, ``word_pair``, ``digits``, ``any``);
+* ``drop``: an identifier or anything else left out of the release.
+
+Each column also says whether missing values may occur (``missing``, default true). When
+they may, "missing" is one more cell of the column's histogram whether or not the data
+has any, so its presence in a release reveals nothing.
+
+A declaration may be *incomplete* (a numeric range with no public bound, a text column
+with no generator): it loads, and :meth:`TableDomain.problems` names what the publisher
+must still supply. Nothing here ever fills a gap from the data.
+
+Domain sizes are exact Python integers and may exceed 10**12.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from . import constraints
+from .errors import DomainError
+from .public_lists import english_word_set, public_list
+
+TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
+DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+DATE_UNITS = ("day", "month", "year")
+
+_EPOCH = dt.date(1970, 1, 1)
+
+
+def size_in_words(size: int) -> str:
+    """Say a domain size the way a person would: ``29400000000`` -> ``"about 29 billion"``."""
+    if size < 10_000:
+        return f"{size:,}"
+    names = [(10**15, "quadrillion"), (10**12, "trillion"), (10**9, "billion"),
+             (10**6, "million"), (10**3, "thousand")]
+    if size >= 10**18:
+        return f"about 10^{len(str(size)) - 1}"
+    for scale, name in names:
+        if size >= scale:
+            value = size / scale
+            shown = f"{value:.0f}" if value >= 10 else f"{value:.1f}".rstrip("0").rstrip(".")
+            return f"about {shown} {name}"
+    return f"{size:,}"  # pragma: no cover
+
+
+def _nice_width(span: float, target_bins: int, integer: bool) -> float:
+    """Smallest width of the form 1, 2 or 5 times a power of ten giving at most target bins."""
+    raw = span / target_bins
+    if raw <= 0:
+        return 1
+    exponent = math.floor(math.log10(raw))
+    for step in (1, 2, 5, 10):
+        width = step * 10.0**exponent
+        if width >= raw:
+            break
+    if integer:
+        return max(1, int(round(width)))
+    return width
+
+
+@dataclass(frozen=True)
+class ColumnDomain:
+    """Base class of a column's declared domain."""
+
+    name: str
+    missing: bool = True
+    kind: ClassVar[str] = ""
+    #: True when values fall into a small, fixed set of histogram cells (codes 0..bins-1).
+    binned: ClassVar[bool] = True
+
+    def problems(self) -> list[str]:
+        """What the publisher must still supply before this column can be used."""
+        return []
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems()
+
+    def _require_complete(self):
+        found = self.problems()
+        if found:
+            raise DomainError(found[0])
+
+    def _base_json(self) -> dict:
+        out = {"type": self.kind}
+        if not self.missing:
+            out["missing"] = False
+        return out
+
+    def summary(self) -> dict:
+        """A short, public description for release cards and the app."""
+        return {"column": self.name, "kind": self.kind, "description": self.describe(),
+                "missing_allowed": self.missing}
+
+
+@dataclass(frozen=True)
+class DropDomain(ColumnDomain):
+    """A column left out of the release (identifiers, free text nobody declared)."""
+
+    kind: ClassVar[str] = "drop"
+
+    def describe(self) -> str:
+        return "dropped (not released)"
+
+    def to_json(self) -> dict:
+        return {"type": "drop"}
+
+
+@dataclass(frozen=True)
+class CategoricalDomain(ColumnDomain):
+    """An explicit list of values, typed or taken from a public code list.
+
+    Values that are not in the list map to ``other`` when one is declared, else to missing.
+    """
+
+    values: tuple = ()
+    labels: dict | None = None
+    other: object = None
+    kind: ClassVar[str] = "categorical"
+
+    def problems(self) -> list[str]:
+        if not self.values:
+            return [f"column '{self.name}': a categorical domain needs at least one value"]
+        if len(set(map(str, self.values))) != len(self.values):
+            return [f"column '{self.name}': the declared values contain duplicates"]
+        if self.other is not None and self.other not in self.values:
+            return [f"column '{self.name}': 'other' ({self.other!r}) must be one of the declared values"]
+        return []
+
+    @property
+    def integer_codes(self) -> bool:
+        return bool(self.values) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                         for v in self.values)
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+    @property
+    def bins(self) -> int:
+        return len(self.values)
+
+    def describe(self) -> str:
+        shown = ", ".join(str(v) for v in self.values[:6])
+        more = f", ... ({len(self.values)} values)" if len(self.values) > 6 else ""
+        return f"one of {shown}{more}"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        out["values"] = [int(v) if isinstance(v, np.integer) else v for v in self.values]
+        if self.labels:
+            out["labels"] = dict(self.labels)
+        if self.other is not None:
+            out["other"] = self.other
+        return out
+
+    def bin_labels(self) -> list[str]:
+        if self.labels:
+            return [f"{v} ({self.labels.get(str(v), v)})" if str(self.labels.get(str(v), v)) != str(v)
+                    else str(v) for v in self.values]
+        return [str(v) for v in self.values]
+
+
+@dataclass(frozen=True)
+class IntegerDomain(ColumnDomain):
+    """Whole numbers in ``min..max`` in public bins; out-of-range values are clamped."""
+
+    min: int | None = None
+    max: int | None = None
+    bin_width: int | None = None
+    edges: tuple | None = None
+    kind: ClassVar[str] = "integer"
+
+    def problems(self) -> list[str]:
+        out = []
+        for bound in ("min", "max"):
+            if getattr(self, bound) is None:
+                out.append(f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} "
+                           f"is declared; supply '{bound}' from documentation or policy "
+                           "(it is never taken from the data)")
+        if out:
+            return out
+        if self.min > self.max:
+            return [f"column '{self.name}': min ({self.min}) must be <= max ({self.max})"]
+        if self.bin_width is not None and self.bin_width < 1:
+            return [f"column '{self.name}': bin_width ({self.bin_width}) must be >= 1"]
+        if self.edges is not None:
+            e = list(self.edges)
+            if e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
+                return [f"column '{self.name}': edges must increase strictly, start at min "
+                        f"({self.min}) and not pass max ({self.max})"]
+        if len(self.lows) > constraints.MAX_COLUMN_CELLS:
+            return [f"column '{self.name}': {len(self.lows):,} bins is too many; use a wider bin_width"]
+        return []
+
+    @property
+    def size(self) -> int:
+        return int(self.max) - int(self.min) + 1
+
+    @property
+    def width(self) -> int:
+        if self.bin_width is not None:
+            return int(self.bin_width)
+        if self.size <= constraints.MAX_UNIT_BINS:
+            return 1
+        return int(_nice_width(self.size, constraints.DEFAULT_TARGET_BINS, integer=True))
+
+    @property
+    def lows(self) -> np.ndarray:
+        """Lower end (inclusive) of every bin."""
+        if self.edges is not None:
+            return np.asarray(self.edges, dtype=np.int64)
+        return np.arange(int(self.min), int(self.max) + 1, self.width, dtype=np.int64)
+
+    @property
+    def highs(self) -> np.ndarray:
+        """Upper end (inclusive) of every bin."""
+        lows = self.lows
+        return np.append(lows[1:] - 1, int(self.max)).astype(np.int64)
+
+    @property
+    def bins(self) -> int:
+        return len(self.lows)
+
+    def describe(self) -> str:
+        w = "" if self.edges is not None else (" (one bin per value)" if self.width == 1
+                                               else f" in bins of {self.width}")
+        if self.min is None or self.max is None:
+            return f"whole numbers from {self.min if self.min is not None else '?'} to " \
+                   f"{self.max if self.max is not None else '?'} (bound missing)"
+        return f"whole numbers from {self.min:,} to {self.max:,}{w}, {self.bins} bins"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        if self.min is not None:
+            out["min"] = int(self.min)
+        if self.max is not None:
+            out["max"] = int(self.max)
+        if self.edges is not None:
+            out["edges"] = [int(v) for v in self.edges]
+        elif self.bin_width is not None:
+            out["bin_width"] = int(self.bin_width)
+        return out
+
+    def bin_labels(self) -> list[str]:
+        return [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(self.lows, self.highs)]
+
+
+@dataclass(frozen=True)
+class FloatDomain(ColumnDomain):
+    """Real numbers in ``[min, max]`` in public bins; out-of-range values are clamped."""
+
+    min: float | None = None
+    max: float | None = None
+    bins_requested: int | None = None
+    bin_width: float | None = None
+    edges: tuple | None = None
+    kind: ClassVar[str] = "float"
+
+    def problems(self) -> list[str]:
+        out = []
+        for bound in ("min", "max"):
+            if getattr(self, bound) is None:
+                out.append(f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} "
+                           f"is declared; supply '{bound}' from documentation or policy "
+                           "(it is never taken from the data)")
+        if out:
+            return out
+        if not (math.isfinite(self.min) and math.isfinite(self.max)) or self.min >= self.max:
+            return [f"column '{self.name}': min ({self.min}) must be < max ({self.max})"]
+        if self.bins_requested is not None and self.bins_requested < 1:
+            return [f"column '{self.name}': bins ({self.bins_requested}) must be >= 1"]
+        if self.bin_width is not None and self.bin_width <= 0:
+            return [f"column '{self.name}': bin_width ({self.bin_width}) must be > 0"]
+        if self.edges is not None:
+            e = list(self.edges)
+            if e != sorted(set(e)) or len(e) < 2 or e[0] != self.min or e[-1] != self.max:
+                return [f"column '{self.name}': edges must increase strictly from min ({self.min}) "
+                        f"to max ({self.max})"]
+        if self.bins > constraints.MAX_COLUMN_CELLS:
+            return [f"column '{self.name}': {self.bins:,} bins is too many; use a wider bin_width"]
+        return []
+
+    @property
+    def all_edges(self) -> np.ndarray:
+        """Bin boundaries from min to max (length bins + 1)."""
+        if self.edges is not None:
+            return np.asarray(self.edges, dtype=float)
+        if self.bin_width is not None:
+            count = max(1, math.ceil((self.max - self.min) / self.bin_width - 1e-9))
+            inner = self.min + self.bin_width * np.arange(count + 1)
+            inner[-1] = self.max
+            return inner
+        count = self.bins_requested or 20
+        return np.linspace(self.min, self.max, count + 1)
+
+    @property
+    def bins(self) -> int:
+        return len(self.all_edges) - 1
+
+    @property
+    def size(self) -> int:
+        return self.bins
+
+    def describe(self) -> str:
+        if self.min is None or self.max is None:
+            return f"real numbers from {self.min if self.min is not None else '?'} to " \
+                   f"{self.max if self.max is not None else '?'} (bound missing)"
+        return f"real numbers from {self.min:g} to {self.max:g} in {self.bins} bins"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        if self.min is not None:
+            out["min"] = self.min
+        if self.max is not None:
+            out["max"] = self.max
+        if self.edges is not None:
+            out["edges"] = list(self.edges)
+        elif self.bin_width is not None:
+            out["bin_width"] = self.bin_width
+        elif self.bins_requested is not None:
+            out["bins"] = self.bins_requested
+        return out
+
+    def bin_labels(self) -> list[str]:
+        e = self.all_edges
+        return [f"{a:g}-{b:g}" for a, b in zip(e[:-1], e[1:])]
+
+
+def _parse_date(value, name: str, bound: str) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        raise DomainError(f"column '{name}': {bound} ({value!r}) must be a date written YYYY-MM-DD") from None
+
+
+@dataclass(frozen=True)
+class DateDomain(ColumnDomain):
+    """Calendar days in ``min..max`` binned by day, month or year; released as YYYY-MM-DD."""
+
+    min: dt.date | None = None
+    max: dt.date | None = None
+    unit: str | None = None
+    kind: ClassVar[str] = "date"
+
+    def problems(self) -> list[str]:
+        out = [f"column '{self.name}': no public {'first' if b == 'min' else 'last'} date is declared; "
+               f"supply '{b}' (it is never taken from the data)"
+               for b in ("min", "max") if getattr(self, b) is None]
+        if out:
+            return out
+        if self.min > self.max:
+            return [f"column '{self.name}': min ({self.min}) must be on or before max ({self.max})"]
+        if self.unit is not None and self.unit not in DATE_UNITS:
+            return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(DATE_UNITS)}"]
+        return []
+
+    @property
+    def bin_unit(self) -> str:
+        if self.unit:
+            return self.unit
+        days = (self.max - self.min).days + 1
+        if days <= 400:
+            return "day"
+        if days <= 31 * 600:
+            return "month"
+        return "year"
+
+    @property
+    def lows(self) -> np.ndarray:
+        """First day of every bin, as days since 1970-01-01."""
+        unit = self.bin_unit
+        first, last = self.min, self.max
+        if unit == "day":
+            starts = [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
+        else:
+            starts = [first]
+            y, m = first.year, first.month
+            while True:
+                if unit == "month":
+                    y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+                else:
+                    y, m = y + 1, 1
+                nxt = dt.date(y, m, 1)
+                if nxt > last:
+                    break
+                starts.append(nxt)
+        return np.array([(d - _EPOCH).days for d in starts], dtype=np.int64)
+
+    @property
+    def highs(self) -> np.ndarray:
+        lows = self.lows
+        return np.append(lows[1:] - 1, (self.max - _EPOCH).days).astype(np.int64)
+
+    @property
+    def bins(self) -> int:
+        return len(self.lows)
+
+    @property
+    def size(self) -> int:
+        return (self.max - self.min).days + 1
+
+    def describe(self) -> str:
+        if self.min is None or self.max is None:
+            return "dates (range missing)"
+        return f"dates from {self.min} to {self.max} by {self.bin_unit}, {self.bins} bins"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        if self.min is not None:
+            out["min"] = self.min.isoformat()
+        if self.max is not None:
+            out["max"] = self.max.isoformat()
+        if self.unit is not None:
+            out["unit"] = self.unit
+        return out
+
+    def bin_labels(self) -> list[str]:
+        fmt = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}[self.bin_unit]
+        return [(_EPOCH + dt.timedelta(days=int(d))).strftime(fmt) for d in self.lows]
+
+
+@dataclass(frozen=True)
+class TextDomain(ColumnDomain):
+    """A weakly constrained domain of exact size, listed by a public generator.
+
+    Generators and their sizes:
+
+    * ``letters``: strings of 1 to ``max_length`` characters from ``alphabet``
+      (sum of ``len(alphabet)**l``);
+    * ``english_word``: any word of the bundled English word list, matched ignoring case
+      and released in lower case;
+    * ``word_pair``: two such words separated by a space (size ``W**2``);
+    * ``digits``: codes of exactly ``length`` digits such as ZIP codes (size ``10**length``);
+    * ``any``: any value, released as one of ``size`` public pseudonyms ``value-N``; a value
+      is mapped to its pseudonym by a fixed public hash, so the original strings never
+      appear in a release (printing them could not be DP: see the "bad bins" theorem).
+
+    Values outside the domain become missing.
+    """
+
+    generator: str | None = None
+    max_length: int | None = None
+    alphabet: str = DEFAULT_ALPHABET
+    length: int | None = None
+    declared_size: int | None = None
+    kind: ClassVar[str] = "text"
+    binned: ClassVar[bool] = False
+
+    def problems(self) -> list[str]:
+        if self.generator is None:
+            return [f"column '{self.name}': free text needs a declared domain; choose a generator "
+                    f"({', '.join(TEXT_GENERATORS)}) or drop the column"]
+        if self.generator not in TEXT_GENERATORS:
+            return [f"column '{self.name}': generator ({self.generator!r}) must be one of "
+                    f"{', '.join(TEXT_GENERATORS)}"]
+        if self.generator == "letters":
+            if not self.max_length or self.max_length < 1:
+                return [f"column '{self.name}': 'letters' needs max_length >= 1"]
+            if not self.alphabet or len(set(self.alphabet)) != len(self.alphabet):
+                return [f"column '{self.name}': the alphabet must be non-empty without repeats"]
+        if self.generator == "digits" and (not self.length or self.length < 1):
+            return [f"column '{self.name}': 'digits' needs length >= 1"]
+        if self.generator == "any" and (not self.declared_size or self.declared_size < 1):
+            return [f"column '{self.name}': 'any' needs a declared size >= 1"]
+        return []
+
+    @property
+    def size(self) -> int:
+        self._require_complete()
+        if self.generator == "letters":
+            a = len(self.alphabet)
+            return sum(a**length for length in range(1, self.max_length + 1))
+        if self.generator == "english_word":
+            return len(english_word_set())
+        if self.generator == "word_pair":
+            return len(english_word_set()) ** 2
+        if self.generator == "digits":
+            return 10**self.length
+        return int(self.declared_size)
+
+    def describe(self) -> str:
+        if not self.complete:
+            return "free text (domain not declared yet)"
+        what = {
+            "letters": f"strings of 1 to {self.max_length} characters from '{self.alphabet}'",
+            "english_word": "any English word (bundled word list)",
+            "word_pair": "any pair of English words",
+            "digits": f"any {self.length}-digit code",
+            "any": "any value, released as public pseudonyms",
+        }[self.generator]
+        return f"{what}: {size_in_words(self.size)} possible values"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        if self.generator is not None:
+            out["generator"] = self.generator
+        if self.generator == "letters":
+            out["max_length"] = self.max_length
+            if self.alphabet != DEFAULT_ALPHABET:
+                out["alphabet"] = self.alphabet
+        if self.generator == "digits":
+            out["length"] = self.length
+        if self.generator == "any":
+            out["size"] = int(self.declared_size)
+        return out
+
+    # --- listing the domain -------------------------------------------------------------
+
+    def label_at(self, index: int) -> str:
+        """The value with position ``index`` in the domain's public enumeration."""
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        if self.generator == "letters":
+            a = len(self.alphabet)
+            length = 1
+            while index >= a**length:
+                index -= a**length
+                length += 1
+            chars = []
+            for _ in range(length):
+                index, r = divmod(index, a)
+                chars.append(self.alphabet[r])
+            return "".join(reversed(chars))
+        if self.generator == "english_word":
+            return _sorted_words()[index]
+        if self.generator == "word_pair":
+            words = _sorted_words()
+            first, second = divmod(index, len(words))
+            return f"{words[first]} {words[second]}"
+        if self.generator == "digits":
+            return f"{index:0{self.length}d}"
+        return self._pseudonym(index)
+
+    def _pseudonym(self, index: int) -> str:
+        return f"value-{index:0{len(str(self.declared_size - 1))}d}"
+
+    def normalise(self, values) -> list:
+        """Map raw strings to domain labels; ``None`` for anything outside the domain."""
+        import hashlib
+
+        out = []
+        if self.generator == "letters":
+            pattern = re.compile(f"[{re.escape(self.alphabet)}]{{1,{self.max_length}}}")
+            return [v if v is not None and pattern.fullmatch(v) else None for v in values]
+        if self.generator == "english_word":
+            words = english_word_set()
+            return [v.lower() if v is not None and v.lower() in words else None for v in values]
+        if self.generator == "word_pair":
+            words = english_word_set()
+            for v in values:
+                parts = v.lower().split() if v is not None else []
+                ok = len(parts) == 2 and parts[0] in words and parts[1] in words
+                out.append(" ".join(parts) if ok else None)
+            return out
+        if self.generator == "digits":
+            pattern = re.compile(f"[0-9]{{{self.length}}}")
+            return [v if v is not None and pattern.fullmatch(v) else None for v in values]
+        for v in values:
+            if v is None:
+                out.append(None)
+                continue
+            digest = hashlib.blake2b(v.encode("utf-8"), digest_size=16, person=b"dpsynth-any").digest()
+            out.append(self._pseudonym(int.from_bytes(digest, "big") % self.declared_size))
+        return out
+
+
+def _sorted_words() -> tuple[str, ...]:
+    """The bundled word list, which is stored sorted: position i is the i-th word."""
+    return public_list("english_words")
+
+
+KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain,
+                                    TextDomain, DropDomain)}
+
+
+def column_from_json(name: str, spec: dict) -> ColumnDomain:
+    """Build one column's domain from its JSON form (the format in the README)."""
+    if not isinstance(spec, dict):
+        raise DomainError(f"column '{name}': the declaration must be a JSON object, got {spec!r}")
+    kind = spec.get("type")
+    if kind not in KINDS:
+        raise DomainError(f"column '{name}': type ({kind!r}) must be one of {', '.join(KINDS)}")
+    missing = bool(spec.get("missing", True))
+
+    def number(key, cast):
+        value = spec.get(key)
+        if value is None:
+            return None
+        try:
+            out = cast(value)
+        except (TypeError, ValueError):
+            raise DomainError(f"column '{name}': {key} ({value!r}) must be a number") from None
+        if cast is int and float(value) != out:
+            raise DomainError(f"column '{name}': {key} ({value!r}) must be a whole number")
+        return out
+
+    if kind == "drop":
+        return DropDomain(name=name)
+    if kind == "categorical":
+        values = spec.get("values")
+        if values is None and spec.get("list"):
+            values = list(public_list(spec["list"]))
+        if not isinstance(values, list):
+            raise DomainError(f"column '{name}': a categorical domain needs a 'values' list")
+        labels = spec.get("labels")
+        return CategoricalDomain(name=name, missing=missing, values=tuple(values),
+                                 labels={str(k): v for k, v in labels.items()} if labels else None,
+                                 other=spec.get("other"))
+    if kind == "integer":
+        edges = spec.get("edges")
+        return IntegerDomain(name=name, missing=missing, min=number("min", int), max=number("max", int),
+                             bin_width=number("bin_width", int),
+                             edges=tuple(int(e) for e in edges) if edges else None)
+    if kind == "float":
+        edges = spec.get("edges")
+        return FloatDomain(name=name, missing=missing, min=number("min", float), max=number("max", float),
+                           bins_requested=number("bins", int), bin_width=number("bin_width", float),
+                           edges=tuple(float(e) for e in edges) if edges else None)
+    if kind == "date":
+        return DateDomain(name=name, missing=missing, min=_parse_date(spec.get("min"), name, "min"),
+                          max=_parse_date(spec.get("max"), name, "max"), unit=spec.get("unit"))
+    size = spec.get("size")
+    return TextDomain(name=name, missing=missing, generator=spec.get("generator"),
+                      max_length=number("max_length", int), alphabet=spec.get("alphabet", DEFAULT_ALPHABET),
+                      length=number("length", int), declared_size=int(size) if size is not None else None)
+
+
+@dataclass(frozen=True)
+class TableDomain:
+    """The declared domain of a whole table: one :class:`ColumnDomain` per column, in order.
+
+    Attributes:
+        columns: column name -> domain, in the CSV's order.
+        missing_markers: cell texts that mean "missing" (default: the empty cell).
+        dataset, documentation, notes: free text carried along into the release card.
+    """
+
+    columns: dict
+    missing_markers: tuple = ("",)
+    dataset: str = ""
+    documentation: str = ""
+    notes: dict = field(default_factory=dict)
+
+    @property
+    def kept(self) -> dict:
+        """Columns that go into the release (everything but ``drop``)."""
+        return {n: c for n, c in self.columns.items() if c.kind != "drop"}
+
+    def problems(self) -> list[str]:
+        out = [p for c in self.columns.values() for p in c.problems()]
+        if not self.kept:
+            out.append("every column is dropped: keep at least one column")
+        return out
+
+    def validate(self) -> "TableDomain":
+        """Return self, or raise :class:`DomainError` naming the first thing to fix."""
+        found = self.problems()
+        if found:
+            more = f" (and {len(found) - 1} more problem{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
+            raise DomainError(found[0] + more)
+        return self
+
+    def with_column(self, column: ColumnDomain) -> "TableDomain":
+        columns = dict(self.columns)
+        columns[column.name] = column
+        return replace(self, columns=columns)
+
+    def check_matches(self, column_names) -> None:
+        """Raise when the data's columns and the declaration's columns differ."""
+        names = list(column_names)
+        missing_in_data = [c for c in self.columns if c not in names]
+        undeclared = [c for c in names if c not in self.columns]
+        if missing_in_data:
+            raise DomainError(f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}")
+        if undeclared:
+            raise DomainError(f"the data has column(s) the domain does not declare: {', '.join(undeclared)} "
+                              "(declare them, or declare them as 'drop')")
+
+    # --- JSON ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, spec: dict) -> "TableDomain":
+        if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict):
+            raise DomainError("a domain declaration must be a JSON object with a 'columns' object")
+        columns = {name: column_from_json(name, col) for name, col in spec["columns"].items()}
+        mv = spec.get("missing_values") or {}
+        markers = mv.get("markers")
+        if markers is None:
+            marker = mv.get("marker", "empty cell")
+            markers = [""] if marker in ("empty cell", "", None) else ["", marker]
+        return cls(columns=columns, missing_markers=tuple(markers), dataset=spec.get("dataset", ""),
+                   documentation=spec.get("documentation", ""), notes=dict(spec.get("notes") or {}))
+
+    def to_json(self) -> dict:
+        out = {"dataset": self.dataset, "documentation": self.documentation,
+               "columns": {n: c.to_json() for n, c in self.columns.items()},
+               "missing_values": {"markers": list(self.missing_markers)}}
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+    @classmethod
+    def load(cls, path) -> "TableDomain":
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise DomainError(f"domain file not found: {path}") from None
+        except UnicodeDecodeError:
+            raise DomainError(f"domain file {path} is not UTF-8 text") from None
+        try:
+            spec = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DomainError(f"domain file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        return cls.from_json(spec)
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+    def summary(self) -> list[dict]:
+        return [c.summary() for c in self.columns.values()]
+
+
+def as_table_domain(domain) -> TableDomain:
+    """Accept a :class:`TableDomain`, its JSON form as a dict, or a path to the JSON file."""
+    if isinstance(domain, TableDomain):
+        return domain
+    if isinstance(domain, dict):
+        return TableDomain.from_json(domain)
+    if isinstance(domain, (str, Path)):
+        return TableDomain.load(domain)
+    raise DomainError(f"domain must be a TableDomain, a dict or a path, got {type(domain).__name__}")

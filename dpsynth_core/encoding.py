@@ -1,0 +1,190 @@
+"""Encoding a table over its declared domain, and decoding synthetic codes back to values.
+
+The public rule for values that do not fit the declaration (documented in the README):
+
+* numbers and dates below ``min`` or above ``max`` are clamped to the nearest bound;
+* numbers are rounded to whole numbers in ``integer`` columns;
+* a cell that cannot be read as the column's kind, or a category or text value outside
+  the domain, becomes missing (a categorical column with an ``other`` value maps it there);
+* in a column declared without missing values, a missing cell takes the first value of
+  the domain (the first category, the first bin, the first label).
+
+The rule looks at one cell at a time and never widens a domain. The counts of cells it
+changed are for the publisher's eyes only and never enter a release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .domain import (CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain,
+                     TableDomain, TextDomain)
+
+_EPOCH64 = np.datetime64("1970-01-01", "D")
+
+
+@dataclass
+class EncodedColumn:
+    """One column over its declared domain.
+
+    Binned columns (categorical, integer, float, date) hold ``codes`` in ``0..cells-1``, where
+    code ``bins`` is "missing". Text columns hold ``labels`` (domain values, or None).
+    """
+
+    domain: ColumnDomain
+    codes: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    out_of_domain: int = 0
+    missing: int = 0
+
+    @property
+    def cells(self) -> int:
+        """Histogram cells of a binned column: its bins plus one for missing when allowed."""
+        return self.domain.bins + (1 if self.domain.missing else 0)
+
+    def counts(self) -> np.ndarray:
+        """True count of every cell of a binned column (int64, length ``cells``)."""
+        return np.bincount(self.codes, minlength=self.cells).astype(np.int64)
+
+    def label_counts(self) -> pd.Series:
+        """True count of every value present in a text column (missing under key None)."""
+        series = pd.Series(self.labels, dtype=object)
+        counts = series.value_counts(dropna=True)
+        missing = int(series.isna().sum())
+        if missing and self.domain.missing:
+            counts = pd.concat([counts, pd.Series({None: missing})])
+        return counts
+
+
+@dataclass
+class EncodedTable:
+    """A table encoded over a declaration: the kept columns and the true row count."""
+
+    columns: dict
+    n_rows: int
+
+    def report(self) -> dict:
+        """Cells changed by the public rule, per column (publisher-only diagnostics)."""
+        return {n: {"out_of_domain": c.out_of_domain, "missing": c.missing} for n, c in self.columns.items()}
+
+
+def _cells_as_text(series: pd.Series, markers) -> tuple[pd.Series, np.ndarray]:
+    text = series.astype(str).str.strip()
+    is_missing = series.isna().to_numpy() | text.isin(list(markers)).to_numpy()
+    return text, is_missing
+
+
+def _encode_categorical(domain: CategoricalDomain, text: pd.Series, is_missing: np.ndarray):
+    keys = [str(v) for v in domain.values]
+    codes = pd.Categorical(text, categories=keys).codes.astype(np.int64)
+    unmatched = (codes < 0) & ~is_missing
+    if domain.integer_codes and unmatched.any():
+        numbers = pd.to_numeric(text[unmatched], errors="coerce").to_numpy(dtype=float)
+        whole = np.isfinite(numbers) & (numbers == np.round(numbers))
+        as_keys = np.where(whole, np.round(np.nan_to_num(numbers)).astype(np.int64).astype(str), "")
+        codes[unmatched] = pd.Categorical(as_keys, categories=keys).codes
+        unmatched = (codes < 0) & ~is_missing
+    out_of_domain = int(unmatched.sum())
+    if domain.other is not None:
+        codes[unmatched] = keys.index(str(domain.other))
+    codes[codes < 0] = domain.bins  # missing
+    return codes, out_of_domain
+
+
+def _encode_ranges(lows: np.ndarray, values: np.ndarray, lo, hi, bins: int, readable: np.ndarray):
+    clamped = readable & ((values < lo) | (values > hi))
+    inside = np.clip(np.where(readable, values, lo), lo, hi)
+    codes = np.searchsorted(lows, inside, side="right") - 1
+    codes = np.clip(codes, 0, bins - 1).astype(np.int64)
+    codes[~readable] = bins
+    return codes, int(clamped.sum())
+
+
+def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> EncodedColumn:
+    """Encode one column by the public rule in this module's docstring."""
+    domain._require_complete()
+    text, is_missing = _cells_as_text(series, markers)
+    out_of_domain = 0
+    if isinstance(domain, TextDomain):
+        uniques, inverse = np.unique(np.where(is_missing, "", text.to_numpy(dtype=object)).astype(str),
+                                     return_inverse=True)
+        normal = domain.normalise([u if u != "" else None for u in uniques])
+        labels = np.asarray(normal, dtype=object)[inverse.reshape(-1)]
+        labels[is_missing] = None
+        unreadable = pd.isna(labels) & ~is_missing
+        out_of_domain = int(unreadable.sum())
+        if not domain.missing:
+            labels[pd.isna(labels)] = domain.label_at(0)
+        return EncodedColumn(domain, labels=labels, out_of_domain=out_of_domain,
+                             missing=int(pd.isna(labels).sum()))
+    if isinstance(domain, CategoricalDomain):
+        codes, out_of_domain = _encode_categorical(domain, text, is_missing)
+    elif isinstance(domain, (IntegerDomain, FloatDomain)):
+        values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
+        readable = np.isfinite(values)
+        out_of_domain = int((~readable & ~is_missing).sum())
+        if isinstance(domain, IntegerDomain):
+            values = np.rint(values)
+            lows, lo, hi = domain.lows.astype(float), domain.min, domain.max
+        else:
+            lows, lo, hi = domain.all_edges[:-1], domain.min, domain.max
+        codes, clamped = _encode_ranges(lows, values, lo, hi, domain.bins, readable)
+        out_of_domain += clamped
+    elif isinstance(domain, DateDomain):
+        stamps = pd.to_datetime(text.where(~is_missing), errors="coerce", format="ISO8601")
+        days = ((stamps.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]") - _EPOCH64)
+                .astype("timedelta64[D]").astype(np.int64))
+        readable = ~pd.isna(stamps).to_numpy()
+        out_of_domain = int((~readable & ~is_missing).sum())
+        lo, hi = int(domain.lows[0]), int(domain.highs[-1])
+        codes, clamped = _encode_ranges(domain.lows, days, lo, hi, domain.bins, readable)
+        out_of_domain += clamped
+    else:  # pragma: no cover - drop columns are never encoded
+        raise TypeError(domain.kind)
+    if not domain.missing:
+        codes[codes == domain.bins] = 0
+    return EncodedColumn(domain, codes=codes, out_of_domain=out_of_domain,
+                         missing=int((codes == domain.bins).sum()))
+
+
+def encode_table(data: pd.DataFrame, domain: TableDomain) -> EncodedTable:
+    """Encode every kept column of ``data`` over ``domain`` (which must match its columns)."""
+    domain.check_matches(data.columns)
+    domain.validate()
+    columns = {name: encode_column(col, data[name], domain.missing_markers)
+               for name, col in domain.kept.items()}
+    return EncodedTable(columns=columns, n_rows=len(data))
+
+
+def decode_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> pd.Series:
+    """Turn synthetic cell codes into values: a category, or a value drawn inside its bin.
+
+    Integers stay integers (pandas ``Int64`` whether or not any value is missing, so the
+    dtype reveals nothing), dates are written YYYY-MM-DD, code ``bins`` is missing.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    missing = codes >= domain.bins
+    safe = np.where(missing, 0, codes)
+    if isinstance(domain, CategoricalDomain):
+        if domain.integer_codes:
+            values = np.asarray(domain.values, dtype=np.int64)[safe]
+            return pd.Series(pd.array(np.where(missing, 0, values), dtype="Int64")).mask(missing)
+        values = np.asarray(domain.values, dtype=object)[safe]
+        values[missing] = None
+        return pd.Series(values, dtype=object)
+    if isinstance(domain, IntegerDomain):
+        values = noise.integers(domain.lows[safe], domain.highs[safe])
+        return pd.Series(pd.array(values, dtype="Int64")).mask(missing)
+    if isinstance(domain, FloatDomain):
+        edges = domain.all_edges
+        values = noise.uniform(edges[safe], edges[safe + 1])
+        return pd.Series(np.where(missing, np.nan, values), dtype=float)
+    if isinstance(domain, DateDomain):
+        days = noise.integers(domain.lows[safe], domain.highs[safe])
+        text = (_EPOCH64 + days.astype("timedelta64[D]")).astype(str).astype(object)
+        text[missing] = None
+        return pd.Series(text, dtype=object)
+    raise TypeError(domain.kind)  # pragma: no cover

@@ -1,0 +1,157 @@
+"""Noise samplers: the only module that draws privacy noise.
+
+Counts are integers and get *discrete* Laplace (two-sided geometric) noise, so no
+floating-point artefact can leak the input (Mironov 2012). Two sources exist:
+
+* **secure** (``random_state=None``): the noise on counts comes from OpenDP's exact
+  discrete Laplace sampler, which draws from the operating system's CSPRNG and cannot be
+  seeded. Helper draws that do not touch a count (how many made-up values, which ones,
+  where inside a bin a value falls, the order of rows) come from numpy's PCG64 seeded with
+  256 bits from the operating system. This is what releases use.
+* **seeded** (an int or a ``numpy.random.Generator``): everything comes from numpy, so a
+  run can be repeated. For tests and teaching only: numpy's generator is not
+  cryptographic. The release card says which source was used, never the seed.
+
+Discrete Laplace with scale ``b`` has ``P(Z = z) = (1 - a) / (1 + a) * a**|z|`` with
+``a = exp(-1/b)``; on a count of L1 sensitivity 1 it gives ``1/b``-DP.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+#: Above this, numpy cannot hold the number of trials; Binomial(n, p) is drawn as
+#: Poisson(n p), whose total-variation distance from it is at most p (Le Cam), below 1e-18.
+_BINOMIAL_INT_LIMIT = 2**62
+
+
+@lru_cache(maxsize=64)
+def _opendp_discrete_laplace(scale: float):
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp.m.make_laplace(
+        dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=float(scale)
+    )
+
+
+@dataclass
+class NoiseSource:
+    """A source of randomness for one release, with a log of every noise draw.
+
+    Attributes:
+        secure: True when count noise comes from OpenDP's CSPRNG sampler.
+        rng: numpy generator for helper draws (and for count noise when not secure).
+        log: one ``(label, scale, cells)`` tuple per discrete-Laplace call, so tests can
+            check the accountant against the noise actually drawn.
+    """
+
+    secure: bool
+    rng: np.random.Generator
+    log: list = field(default_factory=list)
+
+    def describe(self) -> str:
+        if self.secure:
+            return ("OpenDP exact discrete Laplace sampler (operating-system CSPRNG); "
+                    "helper draws from an OS-seeded PCG64 generator")
+        return ("seeded numpy PCG64 generator: repeatable, for tests and teaching only, "
+                "not for real releases")
+
+    def discrete_laplace(self, size: int, scale: float, label: str = "") -> np.ndarray:
+        """Draw ``size`` independent discrete Laplace values with the given scale (int64)."""
+        if not scale > 0:
+            raise ValueError(f"scale ({scale}) must be > 0")
+        self.log.append((label, float(scale), int(size)))
+        if size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if self.secure:
+            return np.asarray(_opendp_discrete_laplace(float(scale))([0] * int(size)), dtype=np.int64)
+        alpha = math.exp(-1.0 / scale)
+        # Difference of two i.i.d. geometric counts of failures is discrete Laplace.
+        success = -math.expm1(-1.0 / scale)
+        return (self.rng.geometric(success, size) - self.rng.geometric(success, size)).astype(np.int64) \
+            if alpha > 0 else np.zeros(size, dtype=np.int64)
+
+    def geometric_failures(self, size: int, alpha: float) -> np.ndarray:
+        """Counts of failures with ``P(g) = (1 - alpha) alpha**g``, g >= 0 (int64)."""
+        if alpha <= 0:
+            return np.zeros(size, dtype=np.int64)
+        return self.rng.geometric(1.0 - alpha, size).astype(np.int64) - 1
+
+    def binomial(self, trials: int, p: float) -> int:
+        """One draw from Binomial(trials, p); ``trials`` may be any Python int."""
+        if trials <= 0 or p <= 0:
+            return 0
+        if p >= 1:
+            return int(trials)
+        if trials < _BINOMIAL_INT_LIMIT:
+            return int(self.rng.binomial(int(trials), p))
+        return int(self.rng.poisson(trials * p))
+
+    def uniform_indices(self, high: int, count: int) -> list[int]:
+        """``count`` independent uniform integers in ``[0, high)``; ``high`` may exceed 2**63."""
+        if high < 2**62:
+            return [int(v) for v in self.rng.integers(0, high, size=count)]
+        bits = high.bit_length()
+        words = (bits + 31) // 32
+        out: list[int] = []
+        while len(out) < count:  # rejection keeps it exactly uniform
+            chunks = self.rng.integers(0, 2**32, size=words, dtype=np.uint64)
+            value = 0
+            for chunk in chunks:
+                value = (value << 32) | int(chunk)
+            value >>= words * 32 - bits
+            if value < high:
+                out.append(value)
+        return out
+
+    def uniform(self, low, high) -> np.ndarray:
+        """Uniform floats in ``[low, high)`` elementwise (helper draws inside public bins)."""
+        return self.rng.uniform(low, high)
+
+    def integers(self, low, high) -> np.ndarray:
+        """Uniform integers in ``[low, high]`` elementwise, inclusive."""
+        return self.rng.integers(low, np.asarray(high) + 1)
+
+
+def make_noise_source(random_state=None) -> NoiseSource:
+    """Turn a ``random_state`` argument into a :class:`NoiseSource`.
+
+    ``None`` gives the secure source; an int or a ``numpy.random.Generator`` gives a seeded
+    one; a ``NoiseSource`` is returned as it is.
+    """
+    if isinstance(random_state, NoiseSource):
+        return random_state
+    if random_state is None:
+        return NoiseSource(secure=True, rng=np.random.Generator(np.random.PCG64(secrets.randbits(256))))
+    if isinstance(random_state, np.random.Generator):
+        return NoiseSource(secure=False, rng=random_state)
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return NoiseSource(secure=False, rng=np.random.default_rng(int(random_state)))
+    raise TypeError(f"random_state ({random_state!r}) must be None, an int or a numpy Generator")
+
+
+# --- the discrete Laplace distribution, for thresholds ---------------------------------
+
+def discrete_laplace_alpha(epsilon: float) -> float:
+    """``a = exp(-epsilon)``: the ratio of successive probabilities of scale ``1/epsilon``."""
+    return math.exp(-epsilon)
+
+
+def discrete_laplace_pmf(value: int, epsilon: float) -> float:
+    """``P(Z = value)`` for discrete Laplace of scale ``1/epsilon``."""
+    alpha = discrete_laplace_alpha(epsilon)
+    return (1 - alpha) / (1 + alpha) * alpha ** abs(value)
+
+
+def discrete_laplace_survival(value: int, epsilon: float) -> float:
+    """``P(Z >= value)`` for discrete Laplace of scale ``1/epsilon`` (exact, no cancellation)."""
+    alpha = discrete_laplace_alpha(epsilon)
+    if value >= 1:
+        return alpha**value / (1 + alpha)
+    return 1.0 - alpha ** (1 - value) / (1 + alpha)

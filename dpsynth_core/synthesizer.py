@@ -1,0 +1,104 @@
+"""The shape every synthesizer shares: ``Method(epsilon=..., ...).fit(data, domain)`` then ``.sample()``.
+
+``fit`` is the only step that reads the data: it encodes the table over the declared
+domain, spends the budget (each spend recorded by the accountant) and keeps only noisy
+statistics. ``sample`` is post-processing of those statistics and never sees the data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from . import constraints
+from .accounting import ADD_REMOVE, Accountant, PrivacyEvent
+from .domain import TableDomain, as_table_domain
+from .encoding import EncodedTable, encode_table
+from .errors import DataError
+from .histogram import noisy_count
+from .noise import make_noise_source
+from .tables import read_table
+from .validation import check_epsilon, check_rho, check_rows
+
+
+def as_frame(data) -> pd.DataFrame:
+    """Accept a DataFrame or a path to a CSV/TSV file."""
+    if isinstance(data, pd.DataFrame):
+        if len(data) == 0:
+            raise DataError("the table has no rows")
+        return data
+    if isinstance(data, (str, Path)):
+        return read_table(data)[0]
+    raise DataError(f"data must be a DataFrame or a path to a CSV file, got {type(data).__name__}")
+
+
+class Synthesizer:
+    """Base class: parameter storage, budget bookkeeping and the noisy row count.
+
+    Subclasses implement ``_fit(encoded, epsilon)`` (spend ``epsilon`` on the columns) and
+    ``_sample(n)`` (return a DataFrame of ``n`` synthetic rows over the kept columns).
+    """
+
+    method_name = ""
+    neighbouring = ADD_REMOVE
+
+    def __init__(self, *, epsilon: float, rho: float = constraints.RHO_DEFAULT, random_state=None):
+        self.epsilon = epsilon
+        self.rho = rho
+        self.random_state = random_state
+
+    # --- fitting ------------------------------------------------------------------------
+
+    def fit(self, data, domain, *, rows: int | None = None) -> "Synthesizer":
+        """Measure the data with DP. ``rows``: a public row count; None spends budget on a noisy one."""
+        self.epsilon_ = check_epsilon(self.epsilon)
+        self.rho_ = check_rho(self.rho)
+        requested = check_rows(rows)
+        frame = as_frame(data)
+        self.domain_: TableDomain = as_table_domain(domain)
+        encoded = encode_table(frame, self.domain_)
+        self.encoding_report_ = encoded.report()
+        self.noise_ = make_noise_source(self.random_state)
+        self.accountant_ = Accountant()
+        column_epsilon = self.epsilon_
+        if requested is None:
+            row_epsilon = self.epsilon_ * constraints.ROW_COUNT_SHARE
+            column_epsilon -= row_epsilon
+            self.rows_ = noisy_count(encoded.n_rows, epsilon=row_epsilon, noise=self.noise_)
+            self.accountant_.spend(PrivacyEvent("discrete Laplace count", row_epsilon,
+                                                neighbouring=self.neighbouring, label="row count"))
+            self.row_policy_ = "noisy: the number of rows is the true count plus discrete Laplace noise"
+        else:
+            self.rows_ = requested
+            self.row_policy_ = ("public: the publisher asked for this number of rows; it was not "
+                                "computed from the data")
+        self._fit(encoded, column_epsilon)
+        return self
+
+    def _fit(self, encoded: EncodedTable, epsilon: float) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _spend(self, mechanism: str, epsilon: float, label: str, delta: float = 0.0) -> None:
+        self.accountant_.spend(PrivacyEvent(mechanism, epsilon, delta, self.neighbouring, label))
+
+    # --- sampling -----------------------------------------------------------------------
+
+    def sample(self, n: int | None = None) -> pd.DataFrame:
+        """Draw ``n`` synthetic rows (default: the fitted row count) from the noisy model."""
+        if not hasattr(self, "accountant_"):
+            raise RuntimeError("call fit() before sample()")
+        count = self.rows_ if n is None else check_rows(n)
+        frame = self._sample(count)
+        return frame[list(self.domain_.kept)]
+
+    def _sample(self, n: int) -> pd.DataFrame:  # pragma: no cover
+        raise NotImplementedError
+
+    def card_details(self) -> dict:
+        """Method-specific, data-independent facts for the release card."""
+        return {}
+
+    def publisher_details(self) -> dict:
+        """Facts that depend on the data (for the publisher's eyes only, never in a release)."""
+        return {}
