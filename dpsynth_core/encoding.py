@@ -79,13 +79,13 @@ def _cells_as_text(series: pd.Series, markers) -> tuple[pd.Series, np.ndarray]:
 
 def _encode_categorical(domain: CategoricalDomain, text: pd.Series, is_missing: np.ndarray):
     keys = [str(v) for v in domain.values]
-    codes = pd.Categorical(text, categories=keys).codes.astype(np.int64)
+    codes = pd.Index(keys).get_indexer(text.to_numpy(dtype=object)).astype(np.int64)
     unmatched = (codes < 0) & ~is_missing
     if domain.integer_codes and unmatched.any():
         numbers = pd.to_numeric(text[unmatched], errors="coerce").to_numpy(dtype=float)
         whole = np.isfinite(numbers) & (numbers == np.round(numbers))
         as_keys = np.where(whole, np.round(np.nan_to_num(numbers)).astype(np.int64).astype(str), "")
-        codes[unmatched] = pd.Categorical(as_keys, categories=keys).codes
+        codes[unmatched] = pd.Index(keys).get_indexer(as_keys)
         unmatched = (codes < 0) & ~is_missing
     out_of_domain = int(unmatched.sum())
     if domain.other is not None:

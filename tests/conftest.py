@@ -1,0 +1,75 @@
+"""Shared test fixtures: the real datasets beside the checkout, and complete declarations."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "datasets"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# What the shared domain files leave out, supplied here as a publisher would: from public
+# policy (top-codes, plausible ranges, a generator for free text), never from the data.
+_DATES = {"type": "date", "min": "2000-01-01", "max": "2020-12-31"}
+_DROP = {"type": "drop"}
+SUPPLIED = {
+    "adult": {"fnlwgt": {"max": 1_500_000}, "capital-loss": {"max": 4_356}},
+    "adult_test": {"fnlwgt": {"max": 1_500_000}, "capital-loss": {"max": 4_356}},
+    "ce": {"Income": {"min": -100_000, "max": 1_000_000}, "Expenditure": {"max": 200_000}},
+    "australian": {"A2": {"min": 0, "max": 100}, "A3": {"min": 0, "max": 50}, "A7": {"min": 0, "max": 50},
+                   "A10": {"min": 0, "max": 100}, "A13": {"min": 0, "max": 5000},
+                   "A14": {"min": 0, "max": 200_000}},
+    "diabetes": {"Pregnancies": {"max": 20}, "Glucose": {"max": 300}, "BloodPressure": {"max": 200},
+                 "SkinThickness": {"max": 100}, "Insulin": {"max": 1000}, "BMI": {"max": 80},
+                 "DiabetesPedigreeFunction": {"max": 3}},
+    "compas": {
+        **{c: _DROP for c in ("id", "name", "first", "last", "c_case_number", "r_case_number",
+                              "vr_case_number")},
+        **{c: _DATES for c in ("compas_screening_date", "c_offense_date", "c_arrest_date", "r_offense_date",
+                               "vr_offense_date", "screening_date", "v_screening_date", "in_custody",
+                               "out_custody", "c_jail_in", "c_jail_out", "r_jail_in", "r_jail_out")},
+        "dob": {"type": "date", "min": "1900-01-01", "max": "2010-12-31", "unit": "year"},
+        **{c: {"type": "text", "generator": "any", "size": 100_000}
+           for c in ("c_charge_desc", "r_charge_desc", "vr_charge_desc")},
+        **{c: {"type": "text", "generator": "any", "size": 100} for c in ("r_charge_degree", "vr_charge_degree")},
+        **{c: {"max": 100} for c in ("juv_fel_count", "juv_misd_count", "juv_other_count", "priors_count",
+                                     "priors_count.1")},
+        **{c: {"min": -10_000, "max": 10_000} for c in ("days_b_screening_arrest", "r_days_from_arrest")},
+        **{c: {"max": 10_000} for c in ("c_days_from_compas", "start", "end")},
+    },
+}
+DATASETS = ("adult", "adult_test", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
+
+
+def shared_path(name: str) -> Path:
+    path = SHARED / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: the tests need ../shared/datasets beside the checkout")
+    return path
+
+
+def complete_domain(dataset: str) -> dict:
+    """The shared declaration of a dataset with the test-owned bounds filled in."""
+    spec = json.loads(shared_path(f"{dataset}.domain.json").read_text())
+    for column, extra in SUPPLIED.get(dataset, {}).items():
+        if "type" in extra:
+            spec["columns"][column] = dict(extra)
+        else:
+            spec["columns"][column].update(extra)
+    return spec
+
+
+@pytest.fixture(scope="session")
+def adult_domain() -> dict:
+    return complete_domain("adult")
+
+
+@pytest.fixture(autouse=True)
+def _warnings_are_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield

@@ -1,0 +1,115 @@
+"""The independent-columns synthesizer: domain, row count, budget, schema and privacy properties."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.independent import IndependentColumns
+from dpsynth_core.noise import make_noise_source
+from tests.conftest import complete_domain, shared_path
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False)
+
+
+def _in_domain(frame: pd.DataFrame, domain: TableDomain) -> None:
+    for name, col in domain.kept.items():
+        values = frame[name].dropna()
+        if col.kind == "categorical":
+            assert set(values.astype(str)) <= {str(v) for v in col.values}, name
+        elif col.kind in ("integer", "float"):
+            assert values.between(col.min, col.max).all(), name
+        elif col.kind == "text":
+            assert all(col.normalise([v])[0] == v for v in values.unique()), name
+
+
+def test_output_inside_declared_domain_even_with_out_of_domain_input():
+    domain = TableDomain.from_json(complete_domain("adult"))
+    frame = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False).head(3000).copy()
+    frame.loc[:10, "age"] = "250"
+    frame.loc[:10, "workclass"] = "Astronaut"
+    model = IndependentColumns(epsilon=2.0, random_state=3).fit(frame, domain)
+    _in_domain(model.sample(), domain)
+
+
+def test_noisy_row_count_and_public_row_count(adult, adult_domain):
+    model = IndependentColumns(epsilon=1.0, random_state=1).fit(adult, adult_domain)
+    assert abs(model.rows_ - 32_561) < 200  # Laplace scale 20: 200 is 10 scales
+    assert len(model.sample()) == model.rows_
+    labels = [e.label for e in model.accountant_.events]
+    assert labels[0] == "row count" and len(labels) == 16
+    public = IndependentColumns(epsilon=1.0, random_state=1).fit(adult, adult_domain, rows=500)
+    assert len(public.sample()) == 500
+    assert "row count" not in [e.label for e in public.accountant_.events]
+
+
+def test_budget_adds_up_and_matches_noise_drawn(adult, adult_domain):
+    model = IndependentColumns(epsilon=0.7, random_state=2).fit(adult, adult_domain)
+    assert model.accountant_.basic()[0] == pytest.approx(0.7)
+    # every discrete Laplace call was on a sensitivity-1 query: epsilon = 1/scale
+    assert sum(1 / scale for _, scale, _ in model.noise_.log) == pytest.approx(0.7)
+
+
+def test_distributions_are_close_at_large_epsilon(adult, adult_domain):
+    model = IndependentColumns(epsilon=20.0, random_state=4).fit(adult, adult_domain)
+    synthetic = model.sample()
+    real = adult["sex"].value_counts(normalize=True)
+    fake = synthetic["sex"].value_counts(normalize=True)
+    assert abs(real["Male"] - fake["Male"]) < 0.02  # sampling error sd ~ 0.003
+    assert abs(pd.to_numeric(adult["age"]).mean() - synthetic["age"].astype(float).mean()) < 1.0
+
+
+def test_schema_does_not_depend_on_a_new_category_or_extreme_value(adult, adult_domain):
+    base = adult.head(2000)
+    extra = pd.concat([base, pd.DataFrame([{**base.iloc[0].to_dict(), "native-country": "Holand-Netherlands",
+                                            "capital-gain": "99999"}])], ignore_index=True)
+    a = IndependentColumns(epsilon=1.0, random_state=5).fit(base, adult_domain).sample(100)
+    b = IndependentColumns(epsilon=1.0, random_state=5).fit(extra, adult_domain).sample(100)
+    assert list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes)
+
+
+def test_text_columns_go_through_cathist():
+    domain = TableDomain.from_json({"columns": {
+        "word": {"type": "text", "generator": "english_word"},
+        "zip": {"type": "text", "generator": "digits", "length": 5}}})
+    frame = pd.DataFrame({"word": ["Apple"] * 300 + ["banana"] * 200 + ["zzzzqq"] * 5,
+                          "zip": ["02139"] * 400 + ["98105"] * 105})
+    model = IndependentColumns(epsilon=2.0, rho=0.9, random_state=0).fit(frame, domain)
+    out = model.sample(1000)
+    assert set(out["word"].dropna()) >= {"apple", "banana"}
+    assert out["zip"].dropna().str.fullmatch(r"\d{5}").all()
+
+
+def test_all_noise_column_falls_back_to_uniform_over_domain():
+    domain = TableDomain.from_json({"columns": {"name": {"type": "text", "generator": "any", "size": 10**9}}})
+    frame = pd.DataFrame({"name": [f"person {i}" for i in range(50)]})
+    out = IndependentColumns(epsilon=0.5, rho=0.9, random_state=0).fit(frame, domain).sample(20)
+    assert out["name"].dropna().str.startswith("value-").all()
+    assert not out["name"].isin(frame["name"]).any()
+
+
+def test_secure_runs_differ():
+    domain = complete_domain("pums")
+    frame = pd.read_csv(shared_path("pums.csv"), dtype=str, keep_default_na=False)
+    a = IndependentColumns(epsilon=1.0).fit(frame, domain).sample(200)
+    b = IndependentColumns(epsilon=1.0).fit(frame, domain).sample(200)
+    assert not a.equals(b)
+
+
+def test_sample_does_not_touch_data():
+    # After fit the model holds only noisy statistics: sampling works with the data gone.
+    frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
+    model = IndependentColumns(epsilon=1.0, random_state=0).fit(frame, complete_domain("ce"))
+    del frame
+    assert len(model.sample(50)) == 50
+    assert not any(isinstance(v, pd.DataFrame) for v in vars(model).values())
+
+
+def test_made_up_flags_never_reach_the_card(adult, adult_domain):
+    model = IndependentColumns(epsilon=1.0, random_state=0).fit(adult, adult_domain)
+    text = str(model.card_details())
+    assert "fidelity" not in text and "kept_values" not in text
+    np.testing.assert_array_less(-1e-9, [v["fidelity"] for v in model.publisher_details().values()])

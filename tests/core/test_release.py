@@ -1,0 +1,86 @@
+"""synthesize() and the release card: contents, no seed, no data-derived facts."""
+
+import json
+
+import pandas as pd
+import pytest
+
+import dpsynth_core
+from dpsynth_core import synthesize
+from dpsynth_core.card import render_card_html
+from dpsynth_core.errors import DomainError, ParameterError
+from tests.conftest import complete_domain, shared_path
+
+
+@pytest.fixture(scope="module")
+def release():
+    return synthesize(shared_path("adult.csv"), complete_domain("adult"), 1.0, random_state=987654321)
+
+
+def test_card_has_what_a_stakeholder_needs(release):
+    card = release.card
+    for key in ("method", "parameters", "guarantee", "spends", "budget_split", "rows", "domain",
+                "software", "created", "noise_source", "covered", "not_covered"):
+        assert key in card
+    assert card["guarantee"]["epsilon"] == pytest.approx(1.0)
+    assert card["guarantee"]["neighbouring"] == "add/remove one record"
+    assert card["software"]["version"] == dpsynth_core.__version__
+    assert len(card["domain"]["columns"]) == 15
+    assert card["rows"]["synthetic"] == len(release.data)
+    assert "noisy" in card["rows"]["policy"]
+    assert sum(card["budget_split"].values()) == pytest.approx(1.0)
+    json.dumps(card)  # JSON-ready
+
+
+def test_card_never_holds_the_seed(release):
+    text = json.dumps(release.card) + render_card_html(release.card)
+    assert "987654321" not in text and "seed" not in json.dumps(release.card).lower().replace(
+        "seeded numpy", "")
+
+
+def _keys(value):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield key
+            yield from _keys(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _keys(inner)
+
+
+def test_card_holds_no_real_data_metric(release):
+    keys = set(_keys(release.card))
+    assert not keys & {"fidelity", "out_of_domain", "kept_values", "true_values", "made_up"}
+    assert "fidelity" in json.dumps(release.publisher_report)
+
+
+def test_html_card_is_readable(release):
+    page = render_card_html(release.card)
+    assert page.startswith("<!doctype html>") and "What the guarantee covers" in page
+    assert "capital-gain" in page
+
+
+def test_accepts_dataframe_and_json_path(tmp_path):
+    frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
+    path = tmp_path / "ce.json"
+    path.write_text(json.dumps(complete_domain("ce")))
+    out = synthesize(frame, path, 2.0, rows=100, random_state=1)
+    assert len(out.data) == 100 and "public" in out.card["rows"]["policy"]
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    ({"epsilon": 0}, ParameterError, "epsilon"),
+    ({"epsilon": -1}, ParameterError, "epsilon"),
+    ({"epsilon": 1, "rho": 1.0}, ParameterError, "rho"),
+    ({"epsilon": 1, "method": "magic"}, ParameterError, "method"),
+    ({"epsilon": 1, "rows": 0}, ParameterError, "rows"),
+])
+def test_bad_parameters(kwargs, error, match):
+    eps = kwargs.pop("epsilon")
+    with pytest.raises(error, match=match):
+        synthesize(shared_path("ce.csv"), complete_domain("ce"), eps, **kwargs)
+
+
+def test_incomplete_domain_is_refused_not_filled():
+    with pytest.raises(DomainError, match="Income"):
+        synthesize(shared_path("ce.csv"), shared_path("ce.domain.json"), 1.0)
