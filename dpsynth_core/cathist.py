@@ -184,34 +184,32 @@ def cathist(active_keys, active_counts, domain_size: int, *, epsilon: float, rho
 
 def draw_from_range(size: int):
     """A ``draw_inactive`` for domains listed as ``0..size-1`` (explicit lists, binned cells)."""
-
-    def draw(k, excluded, noise: NoiseSource):
-        free = size - len(excluded)
-        if k > free:
-            raise ValueError(f"cannot draw {k} new values from {free} free ones")
-        if size <= 1_000_000:
-            pool = np.setdiff1d(np.arange(size), np.fromiter(excluded, dtype=np.int64, count=len(excluded)))
-            return [int(v) for v in noise.rng.choice(pool, size=k, replace=False)]
-        return _rejection(k, excluded, noise, size, lambda i: i)
-
-    return draw
+    return _uniform_drawer(size, lambda index: index)
 
 
 def draw_from_generator(domain, *, with_missing: bool = False):
-    """A ``draw_inactive`` for generated text domains: uniform index, rejected if taken.
+    """A ``draw_inactive`` for generated text domains.
 
     With ``with_missing``, "missing" (key ``None``) is one more value of the domain, at
     position ``domain.size``.
     """
     size = domain.size + (1 if with_missing else 0)
+    return _uniform_drawer(size, lambda index: None if index == domain.size else domain.label_at(index))
 
-    def to_key(index):
-        return None if index == domain.size else domain.label_at(index)
+
+def _uniform_drawer(size: int, to_key):
+    """Draw k distinct keys uniformly among positions whose key is not excluded.
+
+    Rejection (uniform position, redrawn if taken) while at least half the domain is free,
+    so the cost is O(k) expected; otherwise the domain is at most twice the active set
+    and is listed, so either way the cost is O(|active| + k), never O(n) for large n.
+    """
 
     def draw(k, excluded, noise: NoiseSource):
-        if size - len(excluded) < k:
-            raise ValueError(f"cannot draw {k} new values from {size - len(excluded)} free ones")
-        if size <= 100_000:
+        free = size - len(excluded)
+        if k > free:
+            raise ValueError(f"cannot draw {k} new values from {free} free ones")
+        if 2 * (len(excluded) + k) > size:
             pool = [key for key in map(to_key, range(size)) if key not in excluded]
             return [pool[i] for i in noise.rng.choice(len(pool), size=k, replace=False)]
         return _rejection(k, excluded, noise, size, to_key)

@@ -71,10 +71,18 @@ class EncodedTable:
         return {n: {"out_of_domain": c.out_of_domain, "missing": c.missing} for n, c in self.columns.items()}
 
 
-def _cells_as_text(series: pd.Series, markers) -> tuple[pd.Series, np.ndarray]:
-    text = series.astype(str).str.strip()
-    is_missing = series.isna().to_numpy() | text.isin(list(markers)).to_numpy()
-    return text, is_missing
+def _distinct_cells(series: pd.Series, markers) -> tuple[np.ndarray, pd.Series, np.ndarray]:
+    """Factorize a column: per-row index into its distinct cells, their text, and which are missing.
+
+    All parsing below works on the distinct cells only, so a million rows cost one pass.
+    """
+    index, uniques = pd.factorize(series, use_na_sentinel=True)
+    text = pd.Series(np.asarray(uniques, dtype=object)).astype(str).str.strip()
+    is_missing = text.isin(list(markers)).to_numpy()
+    # NaN cells (a DataFrame passed in by a caller) get one extra "missing" slot at the end.
+    index = np.where(index < 0, len(text), index)
+    text = pd.concat([text, pd.Series([""])], ignore_index=True)
+    return index, text, np.append(is_missing, True)
 
 
 def _encode_categorical(domain: CategoricalDomain, text: pd.Series, is_missing: np.ndarray):
@@ -87,11 +95,10 @@ def _encode_categorical(domain: CategoricalDomain, text: pd.Series, is_missing: 
         as_keys = np.where(whole, np.round(np.nan_to_num(numbers)).astype(np.int64).astype(str), "")
         codes[unmatched] = pd.Index(keys).get_indexer(as_keys)
         unmatched = (codes < 0) & ~is_missing
-    out_of_domain = int(unmatched.sum())
     if domain.other is not None:
         codes[unmatched] = keys.index(str(domain.other))
     codes[codes < 0] = domain.bins  # missing
-    return codes, out_of_domain
+    return codes, unmatched
 
 
 def _encode_ranges(lows: np.ndarray, values: np.ndarray, lo, hi, bins: int, readable: np.ndarray):
@@ -100,54 +107,49 @@ def _encode_ranges(lows: np.ndarray, values: np.ndarray, lo, hi, bins: int, read
     codes = np.searchsorted(lows, inside, side="right") - 1
     codes = np.clip(codes, 0, bins - 1).astype(np.int64)
     codes[~readable] = bins
-    return codes, int(clamped.sum())
+    return codes, clamped
 
 
 def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> EncodedColumn:
     """Encode one column by the public rule in this module's docstring."""
     domain._require_complete()
-    text, is_missing = _cells_as_text(series, markers)
-    out_of_domain = 0
+    index, text, is_missing = _distinct_cells(series, markers)
+    per_row = np.bincount(index, minlength=len(text))
     if isinstance(domain, TextDomain):
-        uniques, inverse = np.unique(np.where(is_missing, "", text.to_numpy(dtype=object)).astype(str),
-                                     return_inverse=True)
-        normal = domain.normalise([u if u != "" else None for u in uniques])
-        labels = np.asarray(normal, dtype=object)[inverse.reshape(-1)]
-        labels[is_missing] = None
-        unreadable = pd.isna(labels) & ~is_missing
-        out_of_domain = int(unreadable.sum())
+        labels = np.asarray(domain.normalise([None if m else t for t, m in zip(text, is_missing)]), dtype=object)
+        changed = pd.isna(labels) & ~is_missing
         if not domain.missing:
             labels[pd.isna(labels)] = domain.label_at(0)
-        return EncodedColumn(domain, labels=labels, out_of_domain=out_of_domain,
-                             missing=int(pd.isna(labels).sum()))
+        row_labels = labels[index]
+        return EncodedColumn(domain, labels=row_labels, out_of_domain=int(per_row[changed].sum()),
+                             missing=int(per_row[pd.isna(labels)].sum()))
     if isinstance(domain, CategoricalDomain):
-        codes, out_of_domain = _encode_categorical(domain, text, is_missing)
+        codes, changed = _encode_categorical(domain, text, is_missing)
     elif isinstance(domain, (IntegerDomain, FloatDomain)):
         values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
         readable = np.isfinite(values)
-        out_of_domain = int((~readable & ~is_missing).sum())
         if isinstance(domain, IntegerDomain):
             values = np.rint(values)
             lows, lo, hi = domain.lows.astype(float), domain.min, domain.max
         else:
             lows, lo, hi = domain.all_edges[:-1], domain.min, domain.max
         codes, clamped = _encode_ranges(lows, values, lo, hi, domain.bins, readable)
-        out_of_domain += clamped
+        changed = (~readable & ~is_missing) | clamped
     elif isinstance(domain, DateDomain):
         stamps = pd.to_datetime(text.where(~is_missing), errors="coerce", format="ISO8601")
+        readable = ~pd.isna(stamps).to_numpy()
         days = ((stamps.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]") - _EPOCH64)
                 .astype("timedelta64[D]").astype(np.int64))
-        readable = ~pd.isna(stamps).to_numpy()
-        out_of_domain = int((~readable & ~is_missing).sum())
         lo, hi = int(domain.lows[0]), int(domain.highs[-1])
-        codes, clamped = _encode_ranges(domain.lows, days, lo, hi, domain.bins, readable)
-        out_of_domain += clamped
+        codes, clamped = _encode_ranges(domain.lows, np.where(readable, days, lo), lo, hi, domain.bins, readable)
+        changed = (~readable & ~is_missing) | clamped
     else:  # pragma: no cover - drop columns are never encoded
         raise TypeError(domain.kind)
     if not domain.missing:
         codes[codes == domain.bins] = 0
-    return EncodedColumn(domain, codes=codes, out_of_domain=out_of_domain,
-                         missing=int((codes == domain.bins).sum()))
+    row_codes = codes[index]
+    return EncodedColumn(domain, codes=row_codes, out_of_domain=int(per_row[changed].sum()),
+                         missing=int(per_row[codes == domain.bins].sum()))
 
 
 def encode_table(data: pd.DataFrame, domain: TableDomain) -> EncodedTable:

@@ -1,0 +1,106 @@
+"""Benchmarks for the core (issue: core library). Not a test: prints a table of times and peak memory.
+
+    python benchmarks/bench_core.py            # everything (about a minute)
+    python benchmarks/bench_core.py --quick    # skips the 1,000,000-row table
+
+Each case runs in a fresh subprocess so that its peak resident memory (ru_maxrss) is its own.
+Times are wall-clock, best of a few repeats, after one warm-up (OpenDP's first import is
+reported separately as "cold").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "datasets"
+sys.path.insert(0, str(ROOT))
+
+
+def _adult_domain() -> dict:
+    spec = json.loads((SHARED / "adult.domain.json").read_text())
+    # public policy bounds (the shared file leaves these out; see tests/conftest.py)
+    spec["columns"]["fnlwgt"]["max"] = 1_500_000
+    spec["columns"]["capital-loss"]["max"] = 4_356
+    return spec
+
+
+def case_cathist(n: int, secure: bool) -> dict:
+    from dpsynth_core.cathist import cathist, draw_from_range
+    from dpsynth_core.noise import make_noise_source
+
+    keys, counts = list(range(40)), [1000 // (i + 1) for i in range(40)]
+    times = []
+    for _ in range(20):
+        noise = make_noise_source(None if secure else 1)
+        start = time.perf_counter()
+        cathist(keys, counts, n, epsilon=1.0, rho=0.5, draw_inactive=draw_from_range(n), noise=noise)
+        times.append(time.perf_counter() - start)
+    return {"seconds": statistics.median(times[1:]), "worst_seconds": max(times[1:])}
+
+
+def case_synth(path: str, secure: bool, repeats: int) -> dict:
+    from dpsynth_core import synthesize
+
+    domain = _adult_domain()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        release = synthesize(path, domain, 1.0, random_state=None if secure else 0)
+        times.append(time.perf_counter() - start)
+    return {"seconds": min(times), "cold_seconds": times[0], "rows": len(release.data)}
+
+
+def _run_case(name: str, args: list) -> dict:
+    code = (f"import json, resource, sys; sys.path.insert(0, {str(ROOT)!r}); "
+            f"from benchmarks.bench_core import {name}; out = {name}(*{args!r}); "
+            "out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024; print(json.dumps(out))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    opts = parser.parse_args()
+    rows = []
+    for n in (10**3, 10**6, 10**10, 10**15):
+        for secure in (False, True):
+            out = _run_case("case_cathist", [n, secure])
+            rows.append((f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), median of 20",
+                         out["seconds"], out["peak_mb"]))
+            rows.append((f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), worst of 20",
+                         out["worst_seconds"], out["peak_mb"]))
+    for secure in (False, True):
+        out = _run_case("case_synth", [str(SHARED / "adult.csv"), secure, 4])
+        rows.append((f"cathist on adult.csv, 32,561 rows ({'secure' if secure else 'seeded'}), warm",
+                     out["seconds"], out["peak_mb"]))
+        rows.append((f"cathist on adult.csv ({'secure' if secure else 'seeded'}), cold (imports)",
+                     out["cold_seconds"], out["peak_mb"]))
+    if not opts.quick:
+        import pandas as pd
+
+        with tempfile.TemporaryDirectory() as tmp:
+            big = Path(tmp) / "adult_1m.csv"
+            adult = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
+            adult.sample(1_000_000, replace=True, random_state=0).to_csv(big, index=False)
+            for secure in (False, True):
+                out = _run_case("case_synth", [str(big), secure, 2])
+                rows.append((f"cathist on 1,000,000 resampled adult rows ({'secure' if secure else 'seeded'})",
+                             out["seconds"], out["peak_mb"]))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'case'.ljust(width)}  {'seconds':>9}  {'peak MB':>8}")
+    for name, seconds, peak in rows:
+        print(f"{name.ljust(width)}  {seconds:9.4f}  {peak:8.0f}")
+
+
+if __name__ == "__main__":
+    main()
