@@ -1,0 +1,111 @@
+"""Chart builders: plain functions that return plotly figures, readable on a projector.
+
+Each figure has a title, labelled axes and large type. The app draws them; tests build
+them without Streamlit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .cathist import cathist_tau
+
+REAL = "#1f5fa8"
+SYNTHETIC = "#e07b24"
+FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=17, color="#1b1b1b")
+
+
+def _style(fig: go.Figure, title: str, x: str, y: str, height: int = 440) -> go.Figure:
+    fig.update_layout(title=dict(text=title, font=dict(size=22)), font=FONT, height=height,
+                      margin=dict(l=70, r=30, t=70, b=70), plot_bgcolor="white",
+                      legend=dict(font=dict(size=16), orientation="h", y=-0.2))
+    fig.update_xaxes(title_text=x, showgrid=False, linecolor="#888", automargin=True)
+    fig.update_yaxes(title_text=y, gridcolor="#e6e6e6", linecolor="#888", automargin=True)
+    return fig
+
+
+def budget_split_chart(split: dict[str, float]) -> go.Figure:
+    """Horizontal bars: how much epsilon each measured part gets."""
+    labels = list(split)[::-1]
+    values = [split[k] for k in labels]
+    fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", marker_color=REAL,
+                           text=[f"{v:.3g}" for v in values], textposition="outside"))
+    return _style(fig, "How the privacy budget is split", "epsilon spent", "",
+                  height=max(320, 34 * len(labels) + 140))
+
+
+def fidelity_chart(fidelity: dict[str, float]) -> go.Figure:
+    """Bars of fidelity F per column, on a 0-1 axis."""
+    names = list(fidelity)
+    values = [fidelity[n] for n in names]
+    fig = go.Figure(go.Bar(x=names, y=values, marker_color=REAL, text=[f"{v:.2f}" for v in values],
+                           textposition="outside"))
+    fig.update_yaxes(range=[0, 1.1])
+    return _style(fig, "Fidelity F per column (1 = the same values kept)", "column", "fidelity F")
+
+
+def one_way_chart(distances: dict[str, float]) -> go.Figure:
+    """Bars of the 1-way total variation distance per column."""
+    names = list(distances)
+    values = [distances[n] for n in names]
+    fig = go.Figure(go.Bar(x=names, y=values, marker_color=SYNTHETIC, text=[f"{v:.3f}" for v in values],
+                           textposition="outside"))
+    fig.update_yaxes(range=[0, max(0.05, max(values, default=0) * 1.25)])
+    return _style(fig, "How far each column's distribution moved (0 = identical)", "column",
+                  "total variation distance")
+
+
+def two_way_heatmap(matrix: pd.DataFrame) -> go.Figure:
+    """Heatmap of 2-way total variation distances for every pair of columns."""
+    values = matrix.to_numpy(dtype=float)
+    fig = go.Figure(go.Heatmap(z=values, x=list(matrix.columns), y=list(matrix.index), colorscale="Oranges",
+                               zmin=0, zmax=max(0.1, float(np.nanmax(values))),
+                               colorbar=dict(title="TVD"), text=np.round(values, 2),
+                               texttemplate="%{text}" if len(matrix) <= 16 else None,
+                               hovertemplate="%{y} x %{x}: %{z:.3f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed")
+    return _style(fig, "How far each pair of columns moved (darker = further)", "column", "column",
+                  height=max(480, 36 * len(matrix) + 200))
+
+
+def distinguishing_chart(accuracy: float, low: float, high: float) -> go.Figure:
+    """The classifier's held-out accuracy with its interval, against the 50% coin-flip line."""
+    fig = go.Figure(go.Bar(x=[accuracy * 100], y=["classifier"], orientation="h", marker_color=SYNTHETIC,
+                           error_x=dict(type="data", symmetric=False, array=[(high - accuracy) * 100],
+                                        arrayminus=[(accuracy - low) * 100]),
+                           text=[f"{accuracy:.0%}"], textposition="inside"))
+    fig.add_vline(x=50, line_dash="dash", line_color="#2e7d32", line_width=3,
+                  annotation_text="50% = a coin flip", annotation_position="top")
+    fig.update_xaxes(range=[0, 100])
+    return _style(fig, "Can a classifier tell real records from synthetic ones?",
+                  "held-out accuracy (%)", "", height=300)
+
+
+def distribution_chart(labels: list, real: np.ndarray, synthetic: np.ndarray, column: str,
+                       max_bars: int = 40) -> go.Figure:
+    """Side-by-side shares of real and synthetic values for one column."""
+    real_share = real / max(real.sum(), 1)
+    syn_share = synthetic / max(synthetic.sum(), 1)
+    order = np.arange(len(labels))
+    if len(labels) > max_bars:  # too many to read: the largest cells of either table
+        order = np.sort(np.argsort(-(real_share + syn_share))[:max_bars])
+    names = [str(labels[i]) for i in order]
+    fig = go.Figure([go.Bar(x=names, y=real_share[order], name="real", marker_color=REAL),
+                     go.Bar(x=names, y=syn_share[order], name="synthetic", marker_color=SYNTHETIC)])
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(tickformat=".0%")
+    return _style(fig, f"Real and synthetic values of '{column}'", column, "share of rows")
+
+
+def tau_curve(rhos=(0.5, 0.9, 0.99), epsilon: float = 1.0) -> go.Figure:
+    """CatHist threshold tau against domain size (log scale), one line per rho."""
+    sizes = np.logspace(1, 15, 60)
+    fig = go.Figure()
+    for rho in rhos:
+        fig.add_trace(go.Scatter(x=sizes, y=[cathist_tau(int(n), rho, epsilon) for n in sizes], mode="lines",
+                                 name=f"rho = {rho}", line=dict(width=4)))
+    fig.update_xaxes(type="log", exponentformat="power")
+    return _style(fig, f"Threshold tau grows slowly with the domain size (epsilon = {epsilon:g})",
+                  "domain size n (number of possible values)", "threshold tau (count)")

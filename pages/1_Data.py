@@ -1,0 +1,59 @@
+"""Data: pick a bundled example or upload a CSV/TSV. Shows names, row count and size, never values."""
+
+import pandas as pd
+import streamlit as st
+
+from app_support import state
+from app_support.cached import read_csv_bytes
+from app_support.sidebar import page
+from dpsynth_core import DataError, constraints
+from dpsynth_core.examples import EXAMPLES
+from dpsynth_core.templates import declaration_from_names
+
+page("Data", "📄")
+st.title("1. Data")
+st.markdown("Choose the table to protect. The tool reads it, but this page only ever shows its "
+            "column names and size, **never its values**.")
+
+choice = st.radio("Where does the table come from?", ["A bundled example", "My own file"], horizontal=True,
+                  key="data_source_choice")
+
+if choice == "A bundled example":
+    current = state.data()["source"]
+    name = st.selectbox("Example", list(EXAMPLES), format_func=lambda n: f"{n}: {EXAMPLES[n]}",
+                        key="data_example")
+    if current != f"example: {name}":
+        if st.button(f"Use the '{name}' example", type="primary", key="data_use_example"):
+            state.use_example(name)
+            st.rerun()
+else:
+    st.caption(f"CSV or TSV, up to {constraints.UPLOAD_LIMIT_MB} MB (the server's upload limit, set by "
+               "`server.maxUploadSize` in `.streamlit/config.toml`). The delimiter and the text encoding "
+               "are detected for you. The file stays on this server and is never shown.")
+    upload = st.file_uploader("Upload a table", type=["csv", "tsv", "txt"], key="data_upload")
+    if upload is not None and st.session_state.get("data_upload_done") != upload.file_id:
+        raw = upload.getvalue()
+        try:
+            frame, info = read_csv_bytes(raw, upload.name)
+        except DataError as problem:
+            st.error(f"This file could not be read: {problem}. Your previous table is still loaded.")
+        else:
+            state.set_data(frame, info, source=f"upload: {upload.name}", raw=raw)
+            state.set_declaration(declaration_from_names(info["columns"], dataset=upload.name))
+            st.session_state["data_upload_done"] = upload.file_id
+            st.success(f"Read {upload.name}. Next, declare what values each column could take.")
+
+loaded = state.data()
+info = loaded["info"]
+st.subheader("The table in use")
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Source", loaded["source"].split(": ", 1)[-1])
+c2.metric("Rows", f"{info['rows']:,}")
+c3.metric("Columns", len(info["columns"]))
+c4.metric("File size", f"{info['bytes'] / 1e6:.1f} MB" if info["bytes"] >= 1e5 else f"{info['bytes'] / 1e3:.1f} kB")
+st.caption(f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
+           "The row count is shown to you only; the release uses a noisy count.")
+st.dataframe(pd.DataFrame({"column name": info["columns"]}), hide_index=True, width=420,
+             height=min(38 * len(info["columns"]) + 40, 420))
+
+st.page_link("pages/2_Domain.py", label="Next: declare each column's domain", icon="➡️")

@@ -1,0 +1,87 @@
+"""Privacy: epsilon and rho sliders, the method, and a live preview that needs no data."""
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from app_support import state
+from app_support.cached import budget_split, column_plan
+from app_support.sidebar import page
+from dpsynth_core import METHODS, TableDomain, constraints
+from dpsynth_core.charts import budget_split_chart
+from dpsynth_core.planning import epsilon_guidance
+
+page("Privacy", "🎚️")
+st.title("3. Privacy")
+st.markdown("Two choices set the protection. Nothing on this page touches the data: the preview "
+            "below is computed from your declaration and the sliders alone.")
+
+EPSILONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0]
+left, right = st.columns(2)
+with left:
+    st.subheader("Privacy budget ε (epsilon)")
+    state.bind_widget("privacy_epsilon", state.EPSILON)
+    epsilon = st.select_slider("Smaller ε = stronger protection, noisier data", options=EPSILONS,
+                               key="privacy_epsilon")
+    st.session_state[state.EPSILON] = epsilon
+    level, sentence = epsilon_guidance(epsilon)
+    (st.warning if epsilon > constraints.EPSILON_WARN_ABOVE else st.info)(f"**{level.capitalize()}.** {sentence}")
+    st.caption("Rough guide: ε = 0.1 is very strong protection (results are noisy); ε = 1 is a common "
+               "choice for public releases; ε = 10 is weak protection, where one person can noticeably "
+               "change what is published.")
+with right:
+    st.subheader("Tolerance for randomness ρ (rho)")
+    state.bind_widget("privacy_rho", state.RHO)
+    rho = st.slider("The chance that a column contains no made-up values", min_value=constraints.RHO_MIN,
+                    max_value=constraints.RHO_MAX, step=0.01, key="privacy_rho")
+    st.session_state[state.RHO] = rho
+    st.caption("To keep rare real values deniable, a private release must sometimes show values that are "
+               "not in the data. With ρ = 0.9, each category or text column has a 90% chance of showing "
+               "none. A higher ρ means fewer made-up values, but only values held by more people survive.")
+
+st.subheader("Method")
+state.bind_widget("privacy_method", state.METHOD)
+method = st.radio("How the synthetic table is made", list(METHODS), format_func=lambda m: METHODS[m].title,
+                  key="privacy_method")
+st.session_state[state.METHOD] = method
+st.markdown(METHODS[method].summary)
+
+rows_public = st.checkbox("Use a fixed number of rows that I choose (not computed from the data)",
+                          value=st.session_state[state.ROWS] is not None, key="privacy_rows_fixed",
+                          help="By default the number of synthetic rows is the real count plus noise, "
+                               "paid from the budget. A number you choose without looking at the data costs nothing.")
+if rows_public:
+    rows = st.number_input("Number of synthetic rows", min_value=1, max_value=constraints.MAX_SYNTHETIC_ROWS,
+                           value=st.session_state[state.ROWS] or 10_000, step=1000, key="privacy_rows")
+    st.session_state[state.ROWS] = int(rows)
+else:
+    st.session_state[state.ROWS] = None
+
+st.divider()
+st.subheader("What these choices imply, column by column")
+declaration = state.declaration()
+problems = TableDomain.from_json(declaration).problems()
+if problems:
+    st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
+               "declared columns only.", icon="⚠️")
+    st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon="🧭")
+spec_json = json.dumps(declaration, sort_keys=True)
+plan = column_plan(spec_json, float(epsilon), float(rho), rows_public)
+table = pd.DataFrame([{
+    "column": r["column"],
+    "how it is protected": r.get("mechanism", r.get("note", "")),
+    "ε for this column": round(r["epsilon"], 4),
+    "possible values": r.get("domain_size_words", ""),
+    "threshold τ": round(r["tau"], 1) if "tau" in r else None,
+    "made-up values expected": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
+    "a value held by this many people survives half the time": r.get("kept_half_the_time"),
+    "... survives 95% of the time": r.get("kept_almost_always"),
+    "typical noise per bin (people)": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
+} for r in plan])
+st.dataframe(table, hide_index=True, width="stretch")
+st.caption("τ is the noisy count a category needs to appear in the release. Categories held by fewer "
+           "people than the 'half the time' figure will usually be left out, which is what protects them.")
+st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public)), width="stretch",
+                key="privacy_split_chart")
+st.page_link("pages/4_Preview.py", label="Next: generate and preview", icon="➡️")

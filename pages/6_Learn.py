@@ -1,0 +1,99 @@
+"""Learn: differential privacy in plain words, why the domain is declared (live), tau, the game."""
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from app_support.sidebar import page
+from dpsynth_core.cathist import cathist, draw_from_range
+from dpsynth_core.charts import FONT, REAL, SYNTHETIC, tau_curve
+from dpsynth_core.noise import make_noise_source
+
+page("Learn", "🎓")
+st.title("How it works")
+
+st.header("What differential privacy promises")
+st.markdown(
+    """
+Imagine running the release twice: once on the real table, once on the same table **with one person
+removed**. Differential privacy guarantees that the two results are almost equally likely: any
+outcome becomes at most **e^ε** times more or less likely. With ε = 1 that factor is 2.7; with
+ε = 0.1 it is 1.1. So nobody looking at the release, whatever else they know, can tell with
+confidence whether any given person was in the data. The price is noise: counts are blurred on purpose.
+"""
+)
+
+st.header("Why you declare the possible values instead of letting the tool read them")
+st.markdown(
+    """
+Twenty patients are in a clinic's table: 12 have the flu, 7 a cold. Alex, the twenty-first, has a
+**rare disease**. Below, each method is run many times on the table *without* Alex and *with* Alex,
+and we count how often the rare disease shows up in the release.
+
+* **Noise only on the values that occur** (what many tools do): the rare disease can only ever appear
+  when Alex is in the data, so seeing it *proves* Alex is there, however much noise is added.
+* **CatHist over a declared list of 10 possible diagnoses**: every declared value, present or not, has a
+  chance to appear, so seeing the rare disease proves nothing.
+"""
+)
+DIAGNOSES = ["flu", "cold", "asthma", "migraine", "rare disease", "back pain", "allergy", "eczema",
+             "bronchitis", "sinusitis"]
+c1, c2 = st.columns(2)
+eps = c1.select_slider("ε for this demo", options=[0.25, 0.5, 1.0, 2.0], value=1.0, key="learn_demo_eps")
+runs = c2.select_slider("Runs", options=[200, 500, 1000, 2000], value=1000, key="learn_demo_runs")
+without_alex = {0: 12, 1: 7}
+with_alex = {0: 12, 1: 7, 4: 1}
+
+
+def shows_rare(counts: dict, method: str, noise) -> bool:
+    keys = list(counts)
+    if method == "occurring values only":
+        noisy = np.array(list(counts.values())) + noise.discrete_laplace(len(keys), 1 / eps)
+        return any(k == 4 and v > 0 for k, v in zip(keys, noisy))
+    result = cathist(keys, list(counts.values()), len(DIAGNOSES), epsilon=eps, rho=0.5,
+                     draw_inactive=draw_from_range(len(DIAGNOSES)), noise=noise)
+    return 4 in result.keys
+
+
+noise = make_noise_source(np.random.default_rng())  # a teaching demo on made-up data
+shares = {m: [np.mean([shows_rare(d, m, noise) for _ in range(runs)]) for d in (without_alex, with_alex)]
+          for m in ("occurring values only", "CatHist over the declared list")}
+fig = go.Figure([
+    go.Bar(name="without Alex", x=list(shares), y=[v[0] for v in shares.values()], marker_color=REAL,
+           text=[f"{v[0]:.0%}" for v in shares.values()], textposition="outside"),
+    go.Bar(name="with Alex", x=list(shares), y=[v[1] for v in shares.values()], marker_color=SYNTHETIC,
+           text=[f"{v[1]:.0%}" for v in shares.values()], textposition="outside")])
+fig.update_layout(barmode="group", font=FONT, height=420, plot_bgcolor="white",
+                  title=dict(text="How often the release shows 'rare disease'", font=dict(size=22)),
+                  yaxis=dict(title="share of runs", tickformat=".0%", range=[0, 1.1]),
+                  xaxis=dict(title="method"))
+st.plotly_chart(fig, width="stretch", key="learn_bad_bins")
+st.markdown(f"Without Alex, the first method **never** shows the rare disease ({shares['occurring values only'][0]:.0%}), "
+            "so its appearance is proof. CatHist shows it sometimes either way: the two bars differ by at most "
+            f"a factor of e^ε = {np.exp(eps):.1f}, as promised. This is the 'bad bins' result of Rodriguez "
+            "and Howe (2018): no private method can output only values that occur in the data.")
+
+st.header("The threshold τ and the tolerance for randomness ρ")
+st.markdown(
+    """
+CatHist keeps a value when its noisy count clears a threshold τ. τ is chosen so that, across all the
+values that could occur but do not, the chance that **none** sneaks into the release is ρ. A larger
+list of possible values needs a higher threshold, but only slowly: τ grows with the *logarithm* of the
+domain size, so even "any pair of English words" (5 billion possibilities) needs only a few dozen people.
+"""
+)
+learn_eps = st.select_slider("ε for the plot", options=[0.1, 0.5, 1.0, 2.0, 5.0], value=1.0, key="learn_tau_eps")
+st.plotly_chart(tau_curve(epsilon=learn_eps), width="stretch", key="learn_tau")
+st.caption("How to read: follow a line to your domain size on the bottom axis; the height is the noisy count "
+           "a value needs in order to be released.")
+
+st.header("The distinguishing game")
+st.markdown(
+    """
+On the Preview page, a classifier is shown real and synthetic records, labelled, and learns to tell them
+apart. It is then tested on records it has not seen. If its accuracy is near **50%**, it is guessing:
+the synthetic records look like real ones, column by column and in combination. High accuracy means
+something is easy to spot, often a relationship between columns (age and marital status, say) that the
+method did not keep. The game measures realism, not privacy: privacy comes from ε.
+"""
+)

@@ -1,0 +1,139 @@
+"""The app, headless with Streamlit's AppTest: every page, the full walk, bad uploads, no silent redraws."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import FIXTURES, ROOT
+
+PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
+
+
+def _app() -> AppTest:
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+
+
+def _visit(at: AppTest, path: str) -> AppTest:
+    at.switch_page(path).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Capture what download buttons serve, by media id."""
+    served = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def capture(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        served[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    return served
+
+
+def test_home_page_loads_with_example_preselected():
+    at = _app().run()
+    assert not at.exception
+    assert "synthetic copy" in at.title[0].value
+    assert at.session_state["data"]["source"] == "example: adult"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_loads_from_a_fresh_start(path):
+    _visit(_app().run(), path)
+
+
+def test_data_page_shows_names_and_size_never_values():
+    at = _visit(_app().run(), "pages/1_Data.py")
+    text = " ".join(m.value for m in at.markdown) + " ".join(str(m.value) for m in at.metric)
+    assert "32,561" in text
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["column name"] and "age" in frame["column name"].tolist()
+    assert "State-gov" not in frame.to_string()
+
+
+def test_malformed_upload_shows_error_and_keeps_previous_table():
+    at = _visit(_app().run(), "pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload("broken.csv", (FIXTURES / "malformed.csv").read_bytes(),
+                                               "text/csv").run()
+    assert not at.exception
+    assert any("could not be read" in e.value and "Expected 3 fields" in e.value for e in at.error)
+    assert at.session_state["data"]["source"] == "example: adult"
+
+
+def test_upload_starts_a_declaration_from_names_only():
+    at = _visit(_app().run(), "pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload("people.csv", b"id,age,sex,zip\n1,34,Female,02139\n2,51,Male,98105\n",
+                                               "text/csv").run()
+    assert not at.exception
+    columns = at.session_state["declaration"]["columns"]
+    assert columns["id"] == {"type": "drop"} and columns["age"]["max"] == 120
+    assert columns["zip"]["generator"] == "digits"
+    assert "51" not in json.dumps(columns)
+
+
+def test_domain_page_asks_for_missing_bounds_of_ce():
+    at = _visit(_app().run(), "pages/1_Data.py")
+    at.selectbox(key="data_example").set_value("ce").run()
+    at.button(key="data_use_example").click().run()
+    at = _visit(at, "pages/2_Domain.py")
+    warnings = " ".join(w.value for w in at.warning)
+    assert "no public minimum" in warnings and "Income" not in warnings.split("no public")[0][-5:]
+    assert any("columns are ready" in e.value for e in at.error)
+    # the publisher supplies the bounds; the page then reports the column ready
+    for index, field, value in ((1, "min", -100000), (1, "max", 1000000), (3, "max", 200000)):
+        at.number_input(key=f"domain_v{at.session_state['declaration_version']}_{index}_{field}").set_value(value).run()
+    assert any("All 4 columns are declared" in s.value for s in at.success)
+
+
+def test_full_walk_on_adult(downloads):
+    at = _visit(_app().run(), "pages/1_Data.py")
+    at = _visit(at, "pages/2_Domain.py")
+    assert any("All 15 columns are declared" in s.value for s in at.success)
+    at = _visit(at, "pages/3_Privacy.py")
+    at.select_slider(key="privacy_epsilon").set_value(2.0).run()
+    at.slider(key="privacy_rho").set_value(0.8).run()
+    assert at.session_state["epsilon"] == 2.0 and at.session_state["rho"] == 0.8
+    assert len(at.get("plotly_chart")) == 1
+    at = _visit(at, "pages/4_Preview.py")
+    at.button(key="preview_generate").click().run()
+    assert not at.exception
+    assert any("Synthetic table ready" in s.value for s in at.success)
+    assert len(at.get("plotly_chart")) >= 4
+    at = _visit(at, "pages/5_Release.py")
+    buttons = {b.proto.label: b.proto.url for b in at.download_button}
+    assert set(buttons) == {"Synthetic data (CSV)", "Release card (HTML)", "Release card (JSON)",
+                            "Domain declaration (JSON)"}
+    contents = {label: downloads[url.rsplit("/", 1)[-1].split(".")[0]] for label, url in buttons.items()}
+    csv = contents["Synthetic data (CSV)"].decode()
+    assert csv.splitlines()[0].startswith("age,workclass") and len(csv.splitlines()) > 30_000
+    card = json.loads(contents["Release card (JSON)"])
+    assert card["guarantee"]["epsilon"] == pytest.approx(2.0) and card["parameters"]["rho"] == 0.8
+    assert not any(k in json.dumps(card) for k in ('"seed"', '"random_state"'))
+    assert b"<!doctype html>" in contents["Release card (HTML)"]
+
+
+def test_same_settings_never_silently_redraw():
+    at = _visit(_app().run(), "pages/4_Preview.py")
+    at.button(key="preview_generate").click().run()
+    first = at.session_state["releases"][at.session_state["current_release"]]["release"]
+    _visit(at, "pages/3_Privacy.py")
+    at = _visit(at, "pages/4_Preview.py")
+    again = at.session_state["releases"][at.session_state["current_release"]]["release"]
+    assert again is first
+    ledger = at.session_state["ledger"][at.session_state["data"]["hash"]]
+    assert len(ledger) == 1
+    assert "Draw again" in at.button(key="preview_generate").label
+    at.button(key="preview_generate").click().run()
+    ledger = at.session_state["ledger"][at.session_state["data"]["hash"]]
+    assert len(ledger) == 2 and sum(e["epsilon"] for e in ledger) == pytest.approx(2.0)
+    assert any("ε = 2" in m.value for m in at.sidebar.metric)
