@@ -4,7 +4,7 @@ import streamlit as st
 
 from app_support.sidebar import page
 
-page("Home", "🏠")
+page("Home", ":material/home:")
 
 st.title("Share a private synthetic copy of a sensitive table")
 st.markdown(
@@ -21,15 +21,15 @@ synthetic table with a **release card** that explains what was done.
 )
 
 st.info("A bundled example (the 1994 US Census 'Adult' table) is already loaded, so you can walk "
-        "through every step right now without uploading anything.", icon="👉")
+        "through every step right now without uploading anything.", icon=":material/arrow_forward:")
 
 st.subheader("Five steps")
-st.page_link("pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon="📄")
-st.page_link("pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon="🧭")
-st.page_link("pages/3_Privacy.py", label="**3. Privacy**: choose the protection level with two sliders", icon="🎚️")
-st.page_link("pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data", icon="📊")
-st.page_link("pages/5_Release.py", label="**5. Release**: download the synthetic table and its card", icon="📦")
-st.page_link("pages/6_Learn.py", label="**Learn**: how it works, with live examples", icon="🎓")
+st.page_link("pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon=":material/description:")
+st.page_link("pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon=":material/rule:")
+st.page_link("pages/3_Privacy.py", label="**3. Privacy**: choose the protection level with two sliders", icon=":material/tune:")
+st.page_link("pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data", icon=":material/bar_chart:")
+st.page_link("pages/5_Release.py", label="**5. Release**: download the synthetic table and its card", icon=":material/download:")
+st.page_link("pages/6_Learn.py", label="**Learn**: how it works, with live examples", icon=":material/school:")
 
 if st.button("Start with the example", type="primary", key="home_start"):
     st.switch_page("pages/1_Data.py")

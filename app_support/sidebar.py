@@ -7,7 +7,7 @@ import streamlit as st
 from app_support import state
 
 
-def page(title: str, icon: str = "🔒") -> None:
+def page(title: str, icon: str = ":material/lock:") -> None:
     """Call first on every page: configures the page, initialises state, draws the sidebar."""
     st.set_page_config(page_title=f"{title} · DP Synth", page_icon=icon, layout="wide")
     state.ensure_state()
@@ -24,7 +24,7 @@ def draw_sidebar() -> None:
         st.markdown(f"**Data:** {info['source']}  \n{info['info']['rows']:,} rows, "
                     f"{len(info['info']['columns'])} columns")
         st.markdown(f"**Privacy budget per draw:** ε = {ss[state.EPSILON]:g}")
-        st.metric("Privacy budget spent on this data", f"ε = {spent:.3g}",
+        st.metric("Budget spent so far", f"ε = {spent:.3g}",
                   help="Every synthetic draw from the same data adds up. Two draws at ε = 1 "
                        "protect people as much as one draw at ε = 2.")
         st.caption(f"{draws} draw{'s' if draws != 1 else ''} so far. Re-opening a page never draws again; "

@@ -21,8 +21,11 @@ def _style(fig: go.Figure, title: str, x: str, y: str, height: int = 440) -> go.
     fig.update_layout(title=dict(text=title, font=dict(size=22)), font=FONT, height=height,
                       margin=dict(l=70, r=30, t=70, b=70), plot_bgcolor="white",
                       legend=dict(font=dict(size=16), orientation="h", y=-0.2))
-    fig.update_xaxes(title_text=x, showgrid=False, linecolor="#888", automargin=True)
-    fig.update_yaxes(title_text=y, gridcolor="#e6e6e6", linecolor="#888", automargin=True)
+    ticks = dict(size=15, color="#1b1b1b")
+    fig.update_xaxes(title_text=x, showgrid=False, linecolor="#888", automargin=True, tickfont=ticks,
+                     title_font=dict(size=17, color="#1b1b1b"))
+    fig.update_yaxes(title_text=y, gridcolor="#e6e6e6", linecolor="#888", automargin=True, tickfont=ticks,
+                     title_font=dict(size=17, color="#1b1b1b"))
     return fig
 
 

@@ -10,7 +10,7 @@ from dpsynth_core import DataError, constraints
 from dpsynth_core.examples import EXAMPLES
 from dpsynth_core.templates import declaration_from_names
 
-page("Data", "📄")
+page("Data", ":material/description:")
 st.title("1. Data")
 st.markdown("Choose the table to protect. The tool reads it, but this page only ever shows its "
             "column names and size, **never its values**.")
@@ -56,4 +56,4 @@ st.caption(f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
 st.dataframe(pd.DataFrame({"column name": info["columns"]}), hide_index=True, width=420,
              height=min(38 * len(info["columns"]) + 40, 420))
 
-st.page_link("pages/2_Domain.py", label="Next: declare each column's domain", icon="➡️")
+st.page_link("pages/2_Domain.py", label="Next: declare each column's domain", icon=":material/arrow_forward:")

@@ -12,7 +12,7 @@ from dpsynth_core import DomainError, TableDomain, column_from_json
 from dpsynth_core.domain import TEXT_GENERATORS
 from dpsynth_core.public_lists import TITLES, public_list
 
-page("Domain", "🧭")
+page("Domain", ":material/rule:")
 st.title("2. Domain")
 st.markdown(
     "For every column, say which values it **could** take, from documentation or common knowledge, "
@@ -176,7 +176,8 @@ for index, name in enumerate(columns_in_data):
         status = before.problems()
     except DomainError as problem:
         status = [str(problem)]
-    icon = "⚠️" if status else ("➖" if spec.get("type") == "drop" else "✅")
+    icon = (":orange[:material/warning:]" if status else
+            ":gray[:material/remove_circle:]" if spec.get("type") == "drop" else ":green[:material/check_circle:]")
     summary = status[0].split(": ", 1)[-1] if status else before.describe()
     with st.expander(f"{icon} **{name}**: {summary}", expanded=bool(status)):
         new_spec = column_editor(index, name, spec)
@@ -186,7 +187,7 @@ for index, name in enumerate(columns_in_data):
         except DomainError as problem:
             found = [str(problem)]
         for message in found:
-            st.warning(message.split(": ", 1)[-1], icon="⚠️")
+            st.warning(message.split(": ", 1)[-1], icon=":material/warning:")
         if not found and new_spec["type"] != "drop":
             st.caption(f"Declared: {column.describe()}.")
     new_columns[name] = new_spec
@@ -209,4 +210,4 @@ else:
 st.download_button("Save this declaration (JSON)", json.dumps(declaration, indent=2),
                    file_name=f"{(declaration.get('dataset') or 'table').removesuffix('.csv')}.domain.json",
                    mime="application/json", key="domain_save")
-st.page_link("pages/3_Privacy.py", label="Next: choose the privacy level", icon="➡️")
+st.page_link("pages/3_Privacy.py", label="Next: choose the privacy level", icon=":material/arrow_forward:")

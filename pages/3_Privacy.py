@@ -12,7 +12,7 @@ from dpsynth_core import METHODS, TableDomain, constraints
 from dpsynth_core.charts import budget_split_chart
 from dpsynth_core.planning import epsilon_guidance
 
-page("Privacy", "🎚️")
+page("Privacy", ":material/tune:")
 st.title("3. Privacy")
 st.markdown("Two choices set the protection. Nothing on this page touches the data: the preview "
             "below is computed from your declaration and the sliders alone.")
@@ -64,8 +64,8 @@ declaration = state.declaration()
 problems = TableDomain.from_json(declaration).problems()
 if problems:
     st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
-               "declared columns only.", icon="⚠️")
-    st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon="🧭")
+               "declared columns only.", icon=":material/warning:")
+    st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
 spec_json = json.dumps(declaration, sort_keys=True)
 plan = column_plan(spec_json, float(epsilon), float(rho), rows_public)
 table = pd.DataFrame([{
@@ -84,4 +84,4 @@ st.caption("τ is the noisy count a category needs to appear in the release. Cat
            "people than the 'half the time' figure will usually be left out, which is what protects them.")
 st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public)), width="stretch",
                 key="privacy_split_chart")
-st.page_link("pages/4_Preview.py", label="Next: generate and preview", icon="➡️")
+st.page_link("pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")

@@ -10,7 +10,7 @@ from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
 from dpsynth_core.charts import (distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart,
                                  two_way_heatmap)
 
-page("Preview", "📊")
+page("Preview", ":material/bar_chart:")
 st.title("4. Preview")
 
 loaded = state.data()
@@ -23,7 +23,7 @@ problems = domain.problems()
 if problems:
     st.error("The domain declaration is not complete: " + problems[0].split(": ", 1)[-1]
              + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-    st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon="🧭")
+    st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
     st.stop()
 
 st.markdown(f"**Method:** {METHODS[settings['method']].title} · **ε** = {settings['epsilon']:g} · "
@@ -70,7 +70,7 @@ release, quality = entry["release"], entry["metrics"]
 st.success(f"Synthetic table ready: {len(release.data):,} rows (draw {entry['draw']} with these settings).")
 st.info("**For you only.** The charts below compare the synthetic table with the real data, so they are "
         "not covered by the privacy guarantee and are not part of the release. Do not share them, and "
-        "do not redraw until a chart 'looks right': each draw spends budget.", icon="🔒")
+        "do not redraw until a chart 'looks right': each draw spends budget.", icon=":material/lock:")
 
 tab_fid, tab_dist, tab_game, tab_col = st.tabs(["Fidelity", "Marginal distances", "Distinguishing game",
                                                 "One column"])
@@ -101,4 +101,4 @@ with tab_col:
                     key="preview_distribution")
     st.caption("How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers.")
 
-st.page_link("pages/5_Release.py", label="Next: download the release", icon="➡️")
+st.page_link("pages/5_Release.py", label="Next: download the release", icon=":material/arrow_forward:")

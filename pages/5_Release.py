@@ -8,13 +8,13 @@ from app_support import state
 from app_support.sidebar import page
 from dpsynth_core.card import render_card_html
 
-page("Release", "📦")
+page("Release", ":material/download:")
 st.title("5. Release")
 
 entry = state.current_release()
 if entry is None:
     st.info("There is no synthetic table yet for the current settings. Generate one on the Preview page.")
-    st.page_link("pages/4_Preview.py", label="Go to Preview", icon="📊")
+    st.page_link("pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
     st.stop()
 
 release = entry["release"]

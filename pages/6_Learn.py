@@ -9,7 +9,7 @@ from dpsynth_core.cathist import cathist, draw_from_range
 from dpsynth_core.charts import FONT, REAL, SYNTHETIC, tau_curve
 from dpsynth_core.noise import make_noise_source
 
-page("Learn", "🎓")
+page("Learn", ":material/school:")
 st.title("How it works")
 
 st.header("What differential privacy promises")
