@@ -78,7 +78,8 @@ def distinguishing_chart(accuracy: float, low: float, high: float) -> go.Figure:
     fig = go.Figure(go.Bar(x=[accuracy * 100], y=["classifier"], orientation="h", marker_color=SYNTHETIC,
                            error_x=dict(type="data", symmetric=False, array=[(high - accuracy) * 100],
                                         arrayminus=[(accuracy - low) * 100]),
-                           text=[f"{accuracy:.0%}"], textposition="inside"))
+                           text=[f"{accuracy:.0%}"], textposition="inside",
+                           textfont=dict(size=22, color="white")))
     fig.add_vline(x=50, line_dash="dash", line_color="#2e7d32", line_width=3,
                   annotation_text="50% = a coin flip", annotation_position="top")
     fig.update_xaxes(range=[0, 100])

@@ -17,8 +17,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _DATES = {"type": "date", "min": "2000-01-01", "max": "2020-12-31"}
 _DROP = {"type": "drop"}
 SUPPLIED = {
-    "adult": {"fnlwgt": {"max": 1_500_000}, "capital-loss": {"max": 4_356}},
-    "adult_test": {"fnlwgt": {"max": 1_500_000}, "capital-loss": {"max": 4_356}},
+    "adult": {"fnlwgt": {"max": 2_000_000}, "capital-loss": {"max": 99_999}},
+    "adult_test": {"fnlwgt": {"max": 2_000_000}, "capital-loss": {"max": 99_999}},
     "ce": {"Income": {"min": -100_000, "max": 1_000_000}, "Expenditure": {"max": 200_000}},
     "australian": {"A2": {"min": 0, "max": 100}, "A3": {"min": 0, "max": 50}, "A7": {"min": 0, "max": 50},
                    "A10": {"min": 0, "max": 100}, "A13": {"min": 0, "max": 5000},
