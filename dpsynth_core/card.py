@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import math
 
 from . import __version__ as _version
 from . import constraints
@@ -59,7 +60,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
 def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None) -> str:
     unit = "one person's record" if neighbouring is None or "add/remove" in neighbouring else \
         "one person's record being replaced by another (the number of rows is public)"
-    ratio = f"{2.718281828 ** epsilon:.3g}"
+    ratio = f"{math.exp(epsilon):.3g}" if epsilon < 700 else "more than 10^300"
     text = (f"Whether or not {unit} is in the data changes the chance of any outcome of this "
             f"release by a factor of at most {ratio} (epsilon = {epsilon:.3g})")
     if delta > 0:

@@ -155,3 +155,37 @@ def discrete_laplace_survival(value: int, epsilon: float) -> float:
     if value >= 1:
         return alpha**value / (1 + alpha)
     return 1.0 - alpha ** (1 - value) / (1 + alpha)
+
+
+# --- private selection and posterior draws ---------------------------------------------
+
+@lru_cache(maxsize=64)
+def _opendp_noisy_max(scale: float):
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp.m.make_noisy_max(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float),
+                               dp.max_divergence(), scale=float(scale))
+
+
+def report_noisy_max(source: NoiseSource, scores, epsilon: float, sensitivity: float = 1.0) -> int:
+    """Index of the highest score plus exponential noise (the exponential mechanism).
+
+    ``epsilon``-DP when every score changes by at most ``sensitivity`` between
+    neighbours (not necessarily monotonically): noise scale ``2 * sensitivity / epsilon``
+    (McKenna and Sheldon 2020, permute-and-flip). Secure source: OpenDP's exact sampler.
+    """
+    scores = np.asarray(scores, dtype=float)
+    scale = 2.0 * sensitivity / epsilon
+    source.log.append(("noisy max", scale, int(scores.size)))
+    if source.secure:
+        return int(_opendp_noisy_max(scale)([float(s) for s in scores]))
+    return int(np.argmax(scores + source.rng.exponential(scale, scores.size)))
+
+
+def dirichlet(source: NoiseSource, concentration) -> np.ndarray:
+    """One draw from Dirichlet(concentration): the posterior draw of Hu's synthesizer.
+
+    Drawn with numpy (no vetted exact sampler exists); the release card says so.
+    """
+    return source.rng.dirichlet(np.asarray(concentration, dtype=float))

@@ -42,6 +42,9 @@ class Synthesizer:
 
     method_name = ""
     neighbouring = ADD_REMOVE
+    #: True for methods whose neighbouring relation fixes the number of records (substitution):
+    #: the true count is then public and is used as it is.
+    row_count_is_public = False
 
     def __init__(self, *, epsilon: float, rho: float = constraints.RHO_DEFAULT, random_state=None):
         self.epsilon = epsilon
@@ -62,7 +65,11 @@ class Synthesizer:
         self.noise_ = make_noise_source(self.random_state)
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
-        if requested is None:
+        if requested is None and self.row_count_is_public:
+            self.rows_ = encoded.n_rows
+            self.row_policy_ = ("public: under the substitution relation the number of records is the same "
+                                "for neighbouring tables, so the true count is used")
+        elif requested is None:
             row_epsilon = self.epsilon_ * constraints.ROW_COUNT_SHARE
             column_epsilon -= row_epsilon
             self.rows_ = noisy_count(encoded.n_rows, epsilon=row_epsilon, noise=self.noise_)

@@ -1,0 +1,218 @@
+"""DP Gaussian copula over dummy-coded columns (Asghar, Ding, Rakotoarivelo, Mrabet, Kaafar).
+
+Guarantee: (epsilon, delta)-DP under adding or removing one record, by advanced
+composition (delta = 1e-6) of: the noisy row count; one noisy 1-way margin per original
+attribute (its dummies' counts of 1s form one histogram: a record adds one to one cell,
+so the budget is per attribute, not per binary column, their Lemma 1); one noisy 2-way
+table per pair of attributes, whose cells are the positive conjunction counts of every
+pair of their dummies. Every measurement is a discrete Laplace histogram over declared
+cells (numeric columns in public bins; weakly constrained text through a CatHist
+vocabulary, see :mod:`dpsynth_core.finite`). Must be declared in advance: every domain.
+
+From the noisy margins ``p_i`` and conjunctions ``p_ij``, each pair of dummies gets the
+Gaussian correlation ``r`` for which ``P(Z_i > t_i, Z_j > t_j) = p_ij`` with
+``t = Phi^-1(1 - p)``, found by bisection on the bivariate normal orthant probability for
+all pairs at once. The matrix is projected to the nearest correlation matrix (Higham
+2002, alternating projections) and forced positive definite; rows are sampled through its
+Cholesky factor.
+
+Decoding rule (exactly one category per attribute): each attribute takes the category
+whose latent value most exceeds its threshold, ``argmax_j (Z_j - t_j + c_j)``. The offsets
+``c_j`` are calibrated on the sampled latents (public) so the categories' frequencies
+match the noisy margins.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr, ndtri
+
+from .accounting import Accountant, PrivacyEvent
+from .encoding import EncodedTable
+from .finite import FiniteColumn, finite_column
+from .histogram import noisy_histogram
+from .registry import register
+from .synthesizer import Synthesizer
+from . import constraints
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)
+
+
+def orthant_probability(h: np.ndarray, k: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """``P(X > h, Y > k)`` for standard bivariate normals with correlation ``r`` (vectorised).
+
+    Sheppard's formula ``Phi(-h) Phi(-k) + 1/(2 pi) int_0^asin(r) exp(-(h^2 + k^2 - 2hk sin t) /
+    (2 cos^2 t)) dt`` with 24-point Gauss-Legendre quadrature.
+    """
+    h, k, r = np.broadcast_arrays(np.asarray(h, float), np.asarray(k, float), np.asarray(r, float))
+    upper = np.arcsin(np.clip(r, -1.0, 1.0))
+    theta = 0.5 * upper[..., None] * (_NODES + 1.0)
+    sin, cos2 = np.sin(theta), np.cos(theta) ** 2
+    hh, kk = h[..., None], k[..., None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        integrand = np.exp(-(hh * hh + kk * kk - 2 * hh * kk * sin) / (2 * np.maximum(cos2, 1e-300)))
+    integrand = np.where(cos2 > 1e-300, integrand, 0.0)
+    integral = 0.5 * upper * (integrand * _WEIGHTS).sum(axis=-1)
+    return np.clip(ndtr(-h) * ndtr(-k) + integral / (2 * math.pi), 0.0, 1.0)
+
+
+def gaussian_correlation(p_i: np.ndarray, p_j: np.ndarray, p_ij: np.ndarray) -> np.ndarray:
+    """Correlation ``r`` with ``P(Z_i > t_i, Z_j > t_j) = p_ij``, for all pairs at once.
+
+    The orthant probability increases with ``r`` and its derivative is the bivariate normal
+    density at ``(t_i, t_j)`` (Plackett 1954), so 10 bisection steps bracket the root and
+    safeguarded Newton steps finish it.
+    """
+    t_i, t_j = ndtri(1 - p_i), ndtri(1 - p_j)
+    low = np.full(np.shape(p_ij), -1.0)
+    high = np.full(np.shape(p_ij), 1.0)
+    for _ in range(10):
+        mid = 0.5 * (low + high)
+        too_low = orthant_probability(t_i, t_j, mid) < p_ij
+        low, high = np.where(too_low, mid, low), np.where(too_low, high, mid)
+    r = 0.5 * (low + high)
+    for _ in range(6):
+        gap = orthant_probability(t_i, t_j, r) - p_ij
+        low, high = np.where(gap < 0, r, low), np.where(gap < 0, high, r)
+        one_minus = np.maximum(1 - r * r, 1e-12)
+        density = np.exp(-(t_i**2 - 2 * r * t_i * t_j + t_j**2) / (2 * one_minus)) / (2 * math.pi * np.sqrt(one_minus))
+        step = r - gap / np.maximum(density, 1e-300)
+        r = np.where((step > low) & (step < high), step, 0.5 * (low + high))
+    return r
+
+
+def nearest_correlation(matrix: np.ndarray, iterations: int = 60, floor: float = 1e-4) -> np.ndarray:
+    """Higham's alternating projections (with Dykstra's correction), then forced positive definite."""
+    y = (matrix + matrix.T) / 2
+    correction = np.zeros_like(y)
+    for _ in range(iterations):
+        r = y - correction
+        values, vectors = np.linalg.eigh(r)
+        x = (vectors * np.clip(values, 0, None)) @ vectors.T
+        correction = x - r
+        y_next = x.copy()
+        np.fill_diagonal(y_next, 1.0)
+        if np.linalg.norm(y_next - y) < 1e-5 * max(1.0, np.linalg.norm(y)):
+            y = y_next
+            break
+        y = y_next
+    values, vectors = np.linalg.eigh((y + y.T) / 2)
+    y = (vectors * np.clip(values, floor, None)) @ vectors.T
+    scale = 1 / np.sqrt(np.diag(y))
+    return y * scale[:, None] * scale[None, :]
+
+
+def per_measurement_epsilon(total: float, fixed: list, count: int, delta: float) -> float:
+    """Largest epsilon0 such that ``count`` measurements of epsilon0, plus ``fixed`` ones, stay
+    within ``total`` by the better of basic and advanced composition."""
+    def spent(eps0):
+        ledger = Accountant([PrivacyEvent("m", e) for e in fixed] + [PrivacyEvent("m", eps0)] * count)
+        return ledger.total(delta)["epsilon"]
+
+    low, high = 0.0, total
+    for _ in range(80):
+        mid = (low + high) / 2
+        low, high = (mid, high) if spent(mid) <= total else (low, mid)
+    return low
+
+
+@register(
+    "copula",
+    "Gaussian copula",
+    """Turns every column into yes/no indicators (one per category or public bin), measures
+    with noise how often each indicator is on and how often every two indicators are on
+    together, and fits a multivariate normal model whose correlations reproduce those
+    rates. Synthetic rows are drawn from that model. It keeps pairwise relationships
+    across all columns at once; its guarantee has a tiny failure probability delta.""",
+)
+class GaussianCopula(Synthesizer):
+    """DP Gaussian copula over dummy-coded columns (see module docstring)."""
+
+    def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
+        names = list(encoded.columns)
+        m = len(names)
+        texts = sum(1 for c in encoded.columns.values() if not c.domain.binned)
+        fixed = [e.epsilon for e in self.accountant_.events]
+        count = m + m * (m - 1) // 2 + texts
+        eps0 = per_measurement_epsilon(self.epsilon_, fixed, count, constraints.ADVANCED_COMPOSITION_DELTA)
+        self.measurement_epsilon_ = eps0
+        self.columns_: dict[str, FiniteColumn] = {}
+        for name in names:
+            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=eps0, rho=self.rho_,
+                                                noise=self.noise_, label=f"vocabulary {name}")
+            if self.columns_[name].vocabulary is not None:
+                self._spend("CatHist", eps0, f"vocabulary {name}")
+        offsets = np.cumsum([0] + [self.columns_[n].cells for n in names])
+        self.offsets_ = offsets
+        d = offsets[-1]
+        margin = np.empty(d)
+        for i, name in enumerate(names):
+            col = self.columns_[name]
+            noisy = noisy_histogram(np.bincount(col.codes, minlength=col.cells), epsilon=eps0, noise=self.noise_,
+                                    label=f"margin {name}")
+            self._spend("discrete Laplace histogram", eps0, f"1-way margin {name}")
+            margin[offsets[i]:offsets[i + 1]] = _shares(noisy)
+        conjunction = np.zeros((d, d))
+        for i, a in enumerate(names):
+            for j in range(i + 1, m):
+                b = names[j]
+                ca, cb = self.columns_[a], self.columns_[b]
+                table = np.bincount(ca.codes * cb.cells + cb.codes, minlength=ca.cells * cb.cells)
+                noisy = noisy_histogram(table, epsilon=eps0, noise=self.noise_, label=f"pair {a} x {b}")
+                self._spend("discrete Laplace histogram", eps0, f"2-way conjunctions {a} x {b}")
+                block = _shares(noisy).reshape(ca.cells, cb.cells)
+                conjunction[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]] = block
+        p = np.clip(margin, 1e-6, 1 - 1e-6)
+        upper_i, upper_j = np.triu_indices(d, 1)
+        target = conjunction[upper_i, upper_j]  # zero inside an attribute: its dummies exclude each other
+        lowest = np.maximum(0.0, p[upper_i] + p[upper_j] - 1) + 1e-9
+        highest = np.minimum(p[upper_i], p[upper_j]) - 1e-9
+        target = np.clip(target, lowest, highest)
+        correlation = np.eye(d)
+        correlation[upper_i, upper_j] = gaussian_correlation(p[upper_i], p[upper_j], target)
+        correlation[upper_j, upper_i] = correlation[upper_i, upper_j]
+        self.margin_ = p
+        self.thresholds_ = ndtri(1 - p)
+        self.correlation_ = nearest_correlation(correlation)
+        self.cholesky_ = np.linalg.cholesky(self.correlation_)
+        self.calibration_ = self._calibrate()
+
+    def _latent(self, n: int) -> np.ndarray:
+        return self.noise_.rng.standard_normal((n, len(self.margin_))) @ self.cholesky_.T
+
+    def _choose(self, latent: np.ndarray, shift: np.ndarray) -> dict:
+        excess = latent - self.thresholds_ + shift
+        return {name: np.argmax(excess[:, self.offsets_[i]:self.offsets_[i + 1]], axis=1)
+                for i, name in enumerate(self.columns_)}
+
+    def _calibrate(self, rows: int = 20_000, rounds: int = 30) -> np.ndarray:
+        """Offsets so each attribute's argmax frequencies match its noisy margin (post-processing)."""
+        latent = self._latent(rows)
+        shift = np.zeros(len(self.margin_))
+        for _ in range(rounds):
+            chosen = self._choose(latent, shift)
+            for i, name in enumerate(self.columns_):
+                lo, hi = self.offsets_[i], self.offsets_[i + 1]
+                target = self.margin_[lo:hi] / self.margin_[lo:hi].sum()
+                freq = np.bincount(chosen[name], minlength=hi - lo) / rows
+                shift[lo:hi] += 0.5 * (np.log(target + 1e-6) - np.log(freq + 1e-6))
+        return shift
+
+    def _sample(self, n: int) -> pd.DataFrame:
+        chosen = self._choose(self._latent(n), self.calibration_)
+        return pd.DataFrame({name: self.columns_[name].decode(chosen[name], self.noise_).reset_index(drop=True)
+                             for name in self.columns_})
+
+    def card_details(self) -> dict:
+        return {"binary_columns": int(len(self.margin_)), "measurement_epsilon": self.measurement_epsilon_,
+                "decoding_rule": "each attribute takes the category whose latent most exceeds its threshold, "
+                                 "with offsets calibrated to the noisy margins"}
+
+
+def _shares(noisy: np.ndarray) -> np.ndarray:
+    clipped = np.clip(np.asarray(noisy, float), 0, None)
+    total = clipped.sum()
+    return clipped / total if total > 0 else np.full(clipped.size, 1 / clipped.size)
