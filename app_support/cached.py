@@ -17,13 +17,14 @@ def read_csv_bytes(raw: bytes, name: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def column_plan(declaration_json: str, epsilon: float, rho: float, rows_public: bool):
-    return planning.column_plan(json.loads(declaration_json), epsilon, rho, rows_public=rows_public)
+def column_plan(declaration_json: str, epsilon: float, rho: float, rows_public: bool, method: str, rows: int):
+    return planning.column_plan(json.loads(declaration_json), epsilon, rho, rows_public=rows_public,
+                                method=method, rows=rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def budget_split(declaration_json: str, epsilon: float, rows_public: bool):
-    return planning.budget_split(json.loads(declaration_json), epsilon, rows_public=rows_public)
+def budget_split(declaration_json: str, epsilon: float, rows_public: bool, method: str):
+    return planning.budget_split(json.loads(declaration_json), epsilon, rows_public=rows_public, method=method)
 
 
 def evaluate(real, synthetic, declaration: dict) -> dict:

@@ -147,24 +147,18 @@ class GaussianCopula(Synthesizer):
                 self._spend("CatHist", eps0, f"vocabulary {name}")
         offsets = np.cumsum([0] + [self.columns_[n].cells for n in names])
         self.offsets_ = offsets
-        d = offsets[-1]
-        margin = np.empty(d)
-        for i, name in enumerate(names):
-            col = self.columns_[name]
-            noisy = noisy_histogram(np.bincount(col.codes, minlength=col.cells), epsilon=eps0, noise=self.noise_,
-                                    label=f"margin {name}")
+        margins, pairs = measure(self.columns_, eps0, self.noise_)
+        for name in names:
             self._spend("discrete Laplace histogram", eps0, f"1-way margin {name}")
-            margin[offsets[i]:offsets[i + 1]] = _shares(noisy)
+        for a, b in pairs:
+            self._spend("discrete Laplace histogram", eps0, f"2-way conjunctions {a} x {b}")
+        d = offsets[-1]
+        margin = np.concatenate([_shares(margins[n]) for n in names])
         conjunction = np.zeros((d, d))
-        for i, a in enumerate(names):
-            for j in range(i + 1, m):
-                b = names[j]
-                ca, cb = self.columns_[a], self.columns_[b]
-                table = np.bincount(ca.codes * cb.cells + cb.codes, minlength=ca.cells * cb.cells)
-                noisy = noisy_histogram(table, epsilon=eps0, noise=self.noise_, label=f"pair {a} x {b}")
-                self._spend("discrete Laplace histogram", eps0, f"2-way conjunctions {a} x {b}")
-                block = _shares(noisy).reshape(ca.cells, cb.cells)
-                conjunction[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]] = block
+        for (a, b), noisy in pairs.items():
+            i, j = names.index(a), names.index(b)
+            block = _shares(noisy).reshape(self.columns_[a].cells, self.columns_[b].cells)
+            conjunction[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]] = block
         p = np.clip(margin, 1e-6, 1 - 1e-6)
         upper_i, upper_j = np.triu_indices(d, 1)
         target = conjunction[upper_i, upper_j]  # zero inside an attribute: its dummies exclude each other
@@ -210,6 +204,24 @@ class GaussianCopula(Synthesizer):
         return {"binary_columns": int(len(self.margin_)), "measurement_epsilon": self.measurement_epsilon_,
                 "decoding_rule": "each attribute takes the category whose latent most exceeds its threshold, "
                                  "with offsets calibrated to the noisy margins"}
+
+
+def measure(columns: dict, epsilon: float, noise) -> tuple[dict, dict]:
+    """The copula's only reads of the data: noisy 1-way margins and 2-way conjunction tables.
+
+    Each is a discrete Laplace histogram of L1 sensitivity 1 with ``epsilon`` (a record
+    adds one to one cell of each attribute's margin and of each pair's table).
+    """
+    names = list(columns)
+    margins = {n: noisy_histogram(np.bincount(columns[n].codes, minlength=columns[n].cells), epsilon=epsilon,
+                                  noise=noise, label=f"margin {n}") for n in names}
+    pairs = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            ca, cb = columns[a], columns[b]
+            table = np.bincount(ca.codes * cb.cells + cb.codes, minlength=ca.cells * cb.cells)
+            pairs[(a, b)] = noisy_histogram(table, epsilon=epsilon, noise=noise, label=f"pair {a} x {b}")
+    return margins, pairs
 
 
 def _shares(noisy: np.ndarray) -> np.ndarray:

@@ -177,7 +177,7 @@ def report_noisy_max(source: NoiseSource, scores, epsilon: float, sensitivity: f
     """
     scores = np.asarray(scores, dtype=float)
     scale = 2.0 * sensitivity / epsilon
-    source.log.append(("noisy max", scale, int(scores.size)))
+    source.log.append(("noisy max", scale / sensitivity, int(scores.size)))  # epsilon = 2 / logged scale
     if source.secure:
         return int(_opendp_noisy_max(scale)([float(s) for s in scores]))
     return int(np.argmax(scores + source.rng.exponential(scale, scores.size)))

@@ -14,17 +14,42 @@ from .domain import TableDomain, as_table_domain, size_in_words
 from .noise import discrete_laplace_alpha
 
 
-def budget_split(domain, epsilon: float, *, rows_public: bool = False) -> dict[str, float]:
-    """How epsilon is split by the independent-columns method: row count, then equal shares."""
+def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: str = "cathist",
+                 rows: int | None = None) -> dict[str, float]:
+    """How a method splits epsilon, before any data is read (labels as in the release card).
+
+    ``marginals``: joint tables are chosen privately, so their number is at most one per
+    column after the first; the chart shows their total. ``copula``: every measurement gets
+    the same epsilon, combined by the better of basic and advanced composition.
+    ``dirichlet``: the row count is public (substitution), so nothing is spent on it.
+    """
     domain: TableDomain = as_table_domain(domain)
     columns = list(domain.kept)
+    m = max(len(columns), 1)
     split = {}
     remaining = epsilon
-    if not rows_public:
+    if not rows_public and method != "dirichlet":
         split["row count"] = epsilon * constraints.ROW_COUNT_SHARE
         remaining -= split["row count"]
-    for name in columns:
-        split[f"column {name}"] = remaining / len(columns) if columns else 0.0
+    if method == "marginals":
+        from .marginals import SHARES
+
+        for name in columns:
+            split[f"1-way marginal {name}"] = remaining * SHARES["one_way"] / m
+        split["choosing related columns"] = remaining * SHARES["select"]
+        split["joint tables (up to one per column)"] = remaining * SHARES["joint"]
+    elif method == "copula":
+        from .copula import per_measurement_epsilon
+
+        texts = sum(1 for c in domain.kept.values() if c.kind == "text")
+        count = m + m * (m - 1) // 2 + texts
+        each = per_measurement_epsilon(epsilon, list(split.values()), count, constraints.ADVANCED_COMPOSITION_DELTA)
+        for name in columns:
+            split[f"1-way margin {name}"] = each
+        split[f"each of {m * (m - 1) // 2} pair tables"] = each
+    else:
+        for name in columns:
+            split[f"column {name}"] = remaining / m
     return split
 
 
@@ -34,23 +59,30 @@ def typical_bin_error(epsilon: float) -> float:
     return 2 * alpha / (1 - alpha**2)
 
 
-def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False) -> list[dict]:
-    """Per kept column: its share of epsilon and what it implies (threshold, made-up values...)."""
+def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False, method: str = "cathist",
+                rows: int | None = None) -> list[dict]:
+    """Per kept column: the epsilon of its own histogram and what it implies (threshold, made-up values...)."""
     domain = as_table_domain(domain)
-    split = budget_split(domain, epsilon, rows_public=rows_public)
-    rows = []
+    split = budget_split(domain, epsilon, rows_public=rows_public, method=method)
+    plan = []
     for name, col in domain.kept.items():
-        share = split[f"column {name}"]
+        share = split.get(f"column {name}") or split.get(f"1-way marginal {name}") or split.get(
+            f"1-way margin {name}") or epsilon / max(len(domain.kept), 1)
         row = {"column": name, "kind": col.kind, "epsilon": share}
         if not col.complete:
             row.update(note="declare this column's domain first")
-            rows.append(row)
+            plan.append(row)
             continue
-        if col.kind in ("categorical", "text"):
+        if method == "dirichlet":
+            cells = (col.bins + (1 if col.missing else 0)) if col.binned else None
+            row.update(mechanism="Dirichlet prior on every cell" if cells else "not possible: free text",
+                       domain_size=cells or col.size, domain_size_words=f"{cells} cells" if cells else "",
+                       prior_per_cell=(rows / math.expm1(share)) if rows and cells else None)
+        elif col.kind == "text" or (col.kind == "categorical" and method == "cathist"):
             size = col.size + (1 if col.missing else 0)
             rule = threshold(size, rho, share)
             row.update(
-                mechanism="CatHist",
+                mechanism="CatHist" + (" (chooses the values the method can use)" if method != "cathist" else ""),
                 domain_size=size,
                 domain_size_words=size_in_words(size),
                 tau=cathist_tau(size, rho, share),
@@ -60,10 +92,11 @@ def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False
             )
         else:
             cells = col.bins + (1 if col.missing else 0)
-            row.update(mechanism="noisy histogram over public bins", domain_size=cells,
-                       domain_size_words=f"{cells} bins", typical_error_per_bin=typical_bin_error(share))
-        rows.append(row)
-    return rows
+            row.update(mechanism="noisy histogram over declared cells", domain_size=cells,
+                       domain_size_words=f"{cells} {'bins' if col.kind != 'categorical' else 'values'}",
+                       typical_error_per_bin=typical_bin_error(share))
+        plan.append(row)
+    return plan
 
 
 def epsilon_guidance(epsilon: float) -> tuple[str, str]:

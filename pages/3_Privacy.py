@@ -67,7 +67,8 @@ if problems:
                "declared columns only.", icon=":material/warning:")
     st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
 spec_json = json.dumps(declaration, sort_keys=True)
-plan = column_plan(spec_json, float(epsilon), float(rho), rows_public)
+row_count = st.session_state[state.ROWS] or state.data()["info"]["rows"]
+plan = column_plan(spec_json, float(epsilon), float(rho), rows_public, method, row_count)
 table = pd.DataFrame([{
     "column": r["column"],
     "how it is protected": r.get("mechanism", r.get("note", "")),
@@ -78,10 +79,23 @@ table = pd.DataFrame([{
     "a value held by this many people survives half the time": r.get("kept_half_the_time"),
     "... survives 95% of the time": r.get("kept_almost_always"),
     "typical noise per bin (people)": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
-} for r in plan])
+    "prior per cell (rows)": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
+} for r in plan]).dropna(axis=1, how="all")
 st.dataframe(table, hide_index=True, width="stretch")
 st.caption("τ is the noisy count a category needs to appear in the release. Categories held by fewer "
            "people than the 'half the time' figure will usually be left out, which is what protects them.")
-st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public)), width="stretch",
+if method == "dirichlet":
+    st.info("This method protects against one record being **replaced** by another; the number of rows is "
+            "public and is used as it is. Each cell gets a prior of rows / (e^ε − 1) made-up records: when that "
+            "is much larger than the data in a cell, the output is close to uniform. It suits a few columns "
+            "with short lists of values, or a higher ε.", icon=":material/info:")
+elif method == "copula":
+    st.info("Every measurement gets the ε shown; they are combined by advanced composition, whose guarantee "
+            "has a failure probability δ = 1e-6, so the bars add up to more than the total ε.",
+            icon=":material/info:")
+elif method == "marginals":
+    st.caption("The related pairs or triples of columns are chosen privately when you generate; the joint-table "
+               "budget is shared among the tables chosen.")
+st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public, method)), width="stretch",
                 key="privacy_split_chart")
 st.page_link("pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")

@@ -28,7 +28,9 @@ if problems:
 
 st.markdown(f"**Method:** {METHODS[settings['method']].title} · **ε** = {settings['epsilon']:g} · "
             f"**ρ** = {settings['rho']:g} · **rows:** "
-            + (f"{settings['rows']:,} (your choice)" if settings["rows"] else "the real count plus noise"))
+            + (f"{settings['rows']:,} (your choice)" if settings["rows"] else
+               "the real count (public under this method's privacy unit)"
+               if METHODS[settings["method"]].cls.row_count_is_public else "the real count plus noise"))
 
 existing = st.session_state[state.RELEASES].get(key)
 spent, draws = state.spent_on_current_data()

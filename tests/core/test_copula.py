@@ -1,0 +1,128 @@
+"""The DP Gaussian copula: the bivariate normal step, the decoding rule, composition, audit."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import multivariate_normal
+from scipy.special import ndtri
+
+from dpsynth_core.copula import (GaussianCopula, gaussian_correlation, measure, nearest_correlation,
+                                 orthant_probability, per_measurement_epsilon)
+from dpsynth_core.accounting import Accountant, PrivacyEvent
+from dpsynth_core.finite import FiniteColumn
+from dpsynth_core.noise import make_noise_source
+from tests.audit import audit, clopper_pearson
+from tests.conftest import complete_domain, shared_path
+from tests.core.methods_common import adult_small, assert_in_domain
+
+
+def test_orthant_probability_matches_scipy():
+    rng = np.random.default_rng(0)
+    h, k, r = rng.normal(size=50), rng.normal(size=50), rng.uniform(-0.95, 0.95, 50)
+    reference = [multivariate_normal(mean=[0, 0], cov=[[1, c], [c, 1]]).cdf([-a, -b]) for a, b, c in zip(h, k, r)]
+    assert orthant_probability(h, k, r) == pytest.approx(reference, abs=1e-7)
+
+
+def test_sampling_from_fitted_correlation_reproduces_conjunctions():
+    # For each target (p_i, p_j, p_ij), draw 200,000 normals with the fitted r and compare
+    # the observed P(Z_i > t_i, Z_j > t_j) with p_ij inside a 99.9% Clopper-Pearson interval.
+    rng = np.random.default_rng(1)
+    p_i, p_j = np.array([0.3, 0.5, 0.1, 0.7]), np.array([0.4, 0.2, 0.6, 0.65])
+    p_ij = np.array([0.2, 0.02, 0.09, 0.5])
+    r = gaussian_correlation(p_i, p_j, p_ij)
+    n = 200_000
+    for a, b, target, corr in zip(p_i, p_j, p_ij, r):
+        z = rng.multivariate_normal([0, 0], [[1, corr], [corr, 1]], size=n)
+        hits = int(((z[:, 0] > ndtri(1 - a)) & (z[:, 1] > ndtri(1 - b))).sum())
+        low, high = clopper_pearson(hits, n, 0.999)
+        assert low <= target <= high
+
+
+def test_nearest_correlation_is_a_positive_definite_correlation_matrix():
+    bad = np.array([[1, 0.9, -0.9], [0.9, 1, 0.9], [-0.9, 0.9, 1]])
+    fixed = nearest_correlation(bad)
+    assert np.allclose(np.diag(fixed), 1) and np.linalg.eigvalsh(fixed).min() > 0
+    assert np.allclose(fixed, fixed.T)
+    assert np.abs(fixed - bad).max() < 0.6
+
+
+def test_decoding_gives_one_category_per_attribute_and_keeps_margins():
+    frame, spec = adult_small(6000)
+    model = GaussianCopula(epsilon=20.0, random_state=2).fit(frame, spec)
+    out = model.sample(20_000)
+    assert_in_domain(out, spec)
+    assert out["sex"].notna().all() or out["sex"].isna().mean() < 0.01  # one value per row, never two
+    real = frame["relationship"].value_counts(normalize=True)
+    fake = out["relationship"].value_counts(normalize=True)
+    assert (real - fake.reindex(real.index).fillna(0)).abs().max() < 0.03
+
+
+def test_keeps_a_strong_relationship():
+    frame, spec = adult_small(6000)
+    out = GaussianCopula(epsilon=20.0, random_state=3).fit(frame, spec).sample(10_000)
+    husbands = out[out["relationship"] == "Husband"]
+    assert (husbands["sex"] == "Male").mean() > 0.8  # vs 0.67 if independent
+
+
+def test_composition_reported_is_the_better_one():
+    from dpsynth_core import synthesize
+
+    # 7 columns: 28 measurements, where advanced composition does not beat basic
+    frame, spec = adult_small(2000)
+    g = synthesize(frame, spec, 1.0, method="copula", random_state=4).card["guarantee"]
+    assert g["composition"] == "basic" and g["epsilon"] == pytest.approx(1.0) and g["delta"] == 0
+    # all 15 adult columns: 120 measurements, where it does; delta is reported
+    full = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False).head(3000)
+    release = synthesize(full, complete_domain("adult"), 1.0, method="copula", random_state=4)
+    g = release.card["guarantee"]
+    assert g["composition"] == "advanced" and g["delta"] == pytest.approx(1e-6)
+    assert g["epsilon"] <= 1.0 + 1e-9 and release.card["guarantee"] == g
+    m = 15
+    assert len(release.card["spends"]) == 1 + m + m * (m - 1) // 2
+
+
+def test_per_measurement_epsilon_is_tight():
+    eps0 = per_measurement_epsilon(1.0, [0.05], 28, 1e-6)
+    total = Accountant([PrivacyEvent("m", 0.05)] + [PrivacyEvent("m", eps0)] * 28).total(1e-6)["epsilon"]
+    assert total == pytest.approx(1.0, abs=1e-6) and eps0 == pytest.approx(0.95 / 28)  # basic is better
+    many = per_measurement_epsilon(1.0, [0.05], 120, 1e-6)
+    assert many > 0.95 / 120 * 1.5  # advanced composition buys more per measurement
+
+
+# --- audit of the measurements; broken: one budget for all conjunctions (checklist 6) --------
+
+def _columns(codes: dict) -> dict:
+    return {n: FiniteColumn(n, None, np.asarray(c), 2) for n, c in codes.items()}
+
+
+_BASE = {"a": [0] * 10 + [1] * 10, "b": [0] * 15 + [1] * 5, "c": [1] * 5 + [0] * 15, "d": [0] * 20}
+_EXTRA = {n: v + [1] for n, v in _BASE.items()}  # one record with every attribute at 1
+EPS, EPS0 = 1.0, 1.0 / 10  # 4 margins + 6 pairs, basic composition
+
+
+def _statistic(codes, seed, broken=False):
+    eps0 = EPS if broken else EPS0  # broken: each table gets the whole budget
+    margins, pairs = measure(_columns(codes), eps0, make_noise_source(seed))
+    # the record's cells: (1, 1) of every pair table and 1 of every margin
+    return sum(int(t[3]) for t in pairs.values()) + sum(int(m[1]) for m in margins.values())
+
+
+_EVENTS = {f"sum >= {t}": (lambda t: lambda s: s >= t)(t) for t in (30, 35, 40, 45)}
+
+
+def test_audit_measurements_pass():
+    result = audit(_statistic, _BASE, _EXTRA, _EVENTS, trials=4000, seed=1)
+    assert not result.violates(EPS), result
+
+
+def test_audit_catches_one_budget_for_all_conjunctions():
+    result = audit(lambda c, s: _statistic(c, s, broken=True), _BASE, _EXTRA, _EVENTS, trials=4000, seed=2)
+    assert result.violates(EPS), result
+
+
+def test_pairs_cover_every_attribute_pair():
+    codes = {n: np.array(v) for n, v in _BASE.items()}
+    _, pairs = measure(_columns(codes), 0.5, make_noise_source(0))
+    assert set(pairs) == set(itertools.combinations(codes, 2))

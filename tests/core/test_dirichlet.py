@@ -1,0 +1,85 @@
+"""The Dirichlet-multinomial synthesizer: Hu's reference value, substitution audit, added-record audit."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core import synthesize
+from dpsynth_core.dirichlet import DirichletMultinomial, alpha_min
+from dpsynth_core.errors import ParameterError
+from tests.audit import audit
+from tests.conftest import complete_domain, shared_path
+from tests.core.methods_common import adult_small, assert_in_domain
+
+
+def test_reference_alpha_for_ce_race():
+    # alpha_min = n / (exp(eps) - 1) with n = 994 (816 + 109 + 7 + 39 + 6 + 17), eps = 5.
+    assert alpha_min(994, 5.0) == pytest.approx(6.742953, abs=5e-7)
+    frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)[["Race"]]
+    spec = complete_domain("ce")
+    spec["columns"] = {"Race": dict(spec["columns"]["Race"], missing=False)}
+    model = DirichletMultinomial(epsilon=5.0, random_state=0).fit(frame, spec)
+    assert model.alpha_ == pytest.approx(6.742953, abs=5e-7)
+    cells, counts = model.counts_[("Race",)]
+    assert counts.sum() == 994 and cells == [6]
+
+
+def test_card_states_substitution_and_public_row_count():
+    frame, spec = adult_small(2000)
+    release = synthesize(frame, spec, 3.0, method="dirichlet", random_state=1)
+    assert len(release.data) == 2000
+    assert "substitute" in release.card["guarantee"]["neighbouring"]
+    assert "substitution" in release.card["rows"]["policy"]
+    assert "replaced" in release.card["guarantee"]["plain_words"]
+    assert_in_domain(release.data, spec)
+
+
+def test_groups_keep_relationships_inside_them():
+    frame, spec = adult_small(3000)
+    model = DirichletMultinomial(epsilon=50.0, random_state=2, groups=[("sex", "relationship")]).fit(frame, spec)
+    out = model.sample()
+    husbands = out[out["relationship"] == "Husband"]
+    assert (husbands["sex"] == "Male").mean() > 0.9  # kept inside the group
+
+
+def test_text_columns_are_refused_with_a_reason():
+    spec = {"columns": {"w": {"type": "text", "generator": "english_word"}}}
+    with pytest.raises(ParameterError, match="finite declared domains"):
+        DirichletMultinomial(epsilon=1.0, random_state=0).fit(pd.DataFrame({"w": ["cat"] * 5}), spec)
+
+
+# --- audits: substitution passes; an added record, or a too-small prior, is caught ---------
+
+_SPEC = {"columns": {"c": {"type": "categorical", "values": ["a", "b", "rare"], "missing": False}}}
+_D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6})
+_D_SUBSTITUTED = pd.DataFrame({"c": ["a"] * 13 + ["b"] * 6 + ["rare"]})
+_D_ADDED = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6 + ["rare"]})
+EPS = 1.0
+_EVENTS = {**{f"rare >= {t}": (lambda t: lambda y: y[2] >= t)(t) for t in (1, 3, 5, 8)},
+           **{f"a >= {t}": (lambda t: lambda y: y[0] >= t)(t) for t in (8, 12)},
+           "20 rows": lambda y: y.sum() == 20}
+
+
+def _mechanism(frame, seed, shrink=1.0):
+    model = DirichletMultinomial(epsilon=EPS, random_state=seed)
+    model.fit(frame, _SPEC)
+    if shrink != 1.0:  # the broken variant: a prior below Hu's bound, redrawn from the same data
+        counts = np.bincount(pd.Index(["a", "b", "rare"]).get_indexer(frame["c"]), minlength=3)
+        theta = model.noise_.rng.dirichlet(counts + model.alpha_ * shrink)
+        return model.noise_.rng.multinomial(model.rows_, theta)
+    return model.counts_[("c",)][1]
+
+
+def test_audit_substitution_passes():
+    result = audit(_mechanism, _D, _D_SUBSTITUTED, _EVENTS, trials=4000, seed=1)
+    assert not result.violates(EPS), result
+
+
+def test_audit_added_record_is_not_covered():
+    result = audit(_mechanism, _D, _D_ADDED, _EVENTS, trials=500, seed=2)
+    assert result.violates(EPS) and result.worst_event.startswith("20 rows"), result
+
+
+def test_audit_catches_a_prior_below_the_bound():
+    result = audit(lambda f, s: _mechanism(f, s, shrink=0.02), _D, _D_SUBSTITUTED, _EVENTS, trials=4000, seed=3)
+    assert result.violates(EPS), result
