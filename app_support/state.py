@@ -22,6 +22,7 @@ EPSILON = "epsilon"
 RHO = "rho"
 METHOD = "method"
 ROWS = "rows"                # None: noisy row count; an int: a public row count
+GROUPS = "groups"            # publisher-chosen column groups (marginals, dirichlet)
 RELEASES = "releases"        # settings key -> {"release", "metrics", "settings", "draw"}
 CURRENT = "current_release"  # settings key of the release on show
 LEDGER = "ledger"            # data hash -> list of {"epsilon", "method", "when"}
@@ -35,6 +36,7 @@ def ensure_state() -> None:
     ss.setdefault(RHO, constraints.RHO_DEFAULT)
     ss.setdefault(METHOD, "cathist")
     ss.setdefault(ROWS, None)
+    ss.setdefault(GROUPS, [])
     ss.setdefault(RELEASES, {})
     ss.setdefault(CURRENT, None)
     ss.setdefault(LEDGER, {})
@@ -75,7 +77,8 @@ def settings() -> dict:
     """Everything that decides a release; two equal settings must not silently redraw."""
     ss = st.session_state
     return {"data": ss[DATA]["hash"], "declaration": ss[DECLARATION], "epsilon": float(ss[EPSILON]),
-            "rho": float(ss[RHO]), "method": ss[METHOD], "rows": ss[ROWS]}
+            "rho": float(ss[RHO]), "method": ss[METHOD], "rows": ss[ROWS],
+            "groups": ss[GROUPS] if ss[METHOD] in ("marginals", "dirichlet") else []}
 
 
 def settings_key(values: dict) -> str:

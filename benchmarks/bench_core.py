@@ -47,14 +47,14 @@ def case_cathist(n: int, secure: bool) -> dict:
     return {"seconds": statistics.median(times[1:]), "worst_seconds": max(times[1:])}
 
 
-def case_synth(path: str, secure: bool, repeats: int) -> dict:
+def case_synth(path: str, secure: bool, repeats: int, method: str = "cathist") -> dict:
     from dpsynth_core import synthesize
 
     domain = _adult_domain()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        release = synthesize(path, domain, 1.0, random_state=None if secure else 0)
+        release = synthesize(path, domain, 1.0, method=method, random_state=None if secure else 0)
         times.append(time.perf_counter() - start)
     return {"seconds": min(times), "cold_seconds": times[0], "rows": len(release.data)}
 
@@ -79,6 +79,9 @@ def main() -> None:
                          out["seconds"], out["peak_mb"]))
             rows.append((f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), worst of 20",
                          out["worst_seconds"], out["peak_mb"]))
+    for method in ("marginals", "copula", "dirichlet"):
+        out = _run_case("case_synth", [str(SHARED / "adult.csv"), True, 3, method])
+        rows.append((f"{method} on adult.csv (secure), warm", out["seconds"], out["peak_mb"]))
     for secure in (False, True):
         out = _run_case("case_synth", [str(SHARED / "adult.csv"), secure, 4])
         rows.append((f"cathist on adult.csv, 32,561 rows ({'secure' if secure else 'seeded'}), warm",
@@ -96,6 +99,9 @@ def main() -> None:
                 out = _run_case("case_synth", [str(big), secure, 2])
                 rows.append((f"cathist on 1,000,000 resampled adult rows ({'secure' if secure else 'seeded'})",
                              out["seconds"], out["peak_mb"]))
+            for method in ("marginals", "copula", "dirichlet"):
+                out = _run_case("case_synth", [str(big), True, 1, method])
+                rows.append((f"{method} on 1,000,000 resampled adult rows (secure)", out["seconds"], out["peak_mb"]))
     width = max(len(r[0]) for r in rows)
     print(f"{'case'.ljust(width)}  {'seconds':>9}  {'peak MB':>8}")
     for name, seconds, peak in rows:

@@ -36,8 +36,8 @@ class PrivacyEvent:
     def __post_init__(self):
         if not (self.epsilon >= 0 and math.isfinite(self.epsilon)):
             raise ValueError(f"epsilon ({self.epsilon}) must be finite and >= 0")
-        if not 0 <= self.delta < 1:
-            raise ValueError(f"delta ({self.delta}) must be in [0, 1)")
+        if not 0 <= self.delta <= 1:
+            raise ValueError(f"delta ({self.delta}) must be in [0, 1]")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -70,7 +70,7 @@ class Accountant:
 
     def basic(self) -> tuple[float, float]:
         """(epsilon, delta) by basic composition: both add up."""
-        return (math.fsum(e.epsilon for e in self._events), math.fsum(e.delta for e in self._events))
+        return (math.fsum(e.epsilon for e in self._events), min(1.0, math.fsum(e.delta for e in self._events)))
 
     def advanced(self, delta_slack: float) -> tuple[float, float]:
         """(epsilon, delta) by advanced composition with slack ``delta_slack``.
@@ -80,10 +80,12 @@ class Accountant:
         """
         if not 0 < delta_slack < 1:
             raise ValueError(f"delta_slack ({delta_slack}) must be in (0, 1)")
+        if any(e.epsilon > 50 for e in self._events):
+            return math.inf, 1.0  # the bound is vacuous; basic composition is reported
         squares = math.fsum(e.epsilon**2 for e in self._events)
         drift = math.fsum(e.epsilon * math.expm1(e.epsilon) for e in self._events)
         epsilon = math.sqrt(2 * math.log(1 / delta_slack) * squares) + drift
-        return epsilon, math.fsum(e.delta for e in self._events) + delta_slack
+        return epsilon, min(1.0, math.fsum(e.delta for e in self._events) + delta_slack)
 
     def total(self, delta_slack: float | None = None) -> dict:
         """The guarantee to state: basic, advanced (when a slack is given) and the better one."""
@@ -107,3 +109,28 @@ def split_budget(epsilon: float, weights: dict) -> dict:
     if total <= 0:
         raise ValueError("budget weights must add up to a positive number")
     return {name: epsilon * w / total for name, w in weights.items()}
+
+
+def fit_to_budget(total: float, fixed, groups, delta_slack: float) -> list[float]:
+    """Per-measurement epsilons for groups of equal measurements that fill ``total`` exactly.
+
+    ``fixed``: epsilons already spent. ``groups``: ``(count, weight)`` pairs; a group's
+    measurements get ``s * weight`` each, with the largest ``s`` for which the whole ledger
+    stays within ``total`` by the better of basic and advanced composition. With
+    ``sum(count * weight) + sum(fixed) == total``, ``s >= 1`` (basic composition alone fits).
+    """
+    fixed = list(fixed)
+
+    def spent(scale: float) -> float:
+        events = [PrivacyEvent("fixed", e) for e in fixed]
+        for count, weight in groups:
+            events += [PrivacyEvent("m", scale * weight)] * count
+        return Accountant(events).total(delta_slack)["epsilon"]
+
+    low, high = 0.0, 1.0
+    while spent(high) <= total and high < 1e6:
+        low, high = high, high * 2
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if spent(mid) <= total else (low, mid)
+    return [low * weight for _, weight in groups]

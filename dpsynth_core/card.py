@@ -24,19 +24,27 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
     for event in ledger.events:
         split[event.label] = split.get(event.label, 0.0) + event.epsilon
     domain = model.domain_
+    missing = model.missing_guarantee()
+    guarantee = {
+        "epsilon": epsilon,
+        "delta": delta,
+        "composition": total["composition"],
+        "neighbouring": ledger.neighbouring,
+        "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring),
+    }
+    if missing:
+        guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": ledger.neighbouring,
+                     "noise_epsilon": epsilon,
+                     "plain_words": f"No differential-privacy guarantee: {missing}. Noise with epsilon = "
+                                    f"{epsilon:.3g} was added to the statistics, but that number does not "
+                                    "bound what the release reveals."}
     return {
         "title": f"Synthetic data release{': ' + domain.dataset if domain.dataset else ''}",
         "software": {"name": "dpsynth", "version": _version},
         "created": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
         "parameters": {"epsilon": model.epsilon_, "rho": model.rho_},
-        "guarantee": {
-            "epsilon": epsilon,
-            "delta": delta,
-            "composition": total["composition"],
-            "neighbouring": ledger.neighbouring,
-            "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring),
-        },
+        "guarantee": guarantee,
         "spends": ledger.as_list(),
         "budget_split": split,
         "rows": {"synthetic": int(synthetic_rows), "policy": model.row_policy_},
@@ -68,6 +76,13 @@ def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None) -> s
     return text + ". The more the data holds, the less any one record can be seen."
 
 
+def _guarantee_line(g: dict) -> str:
+    if g["epsilon"] is None:
+        return "<b>No formal differential-privacy guarantee.</b>"
+    return (f"Differential privacy: epsilon = {g['epsilon']:.4g}, delta = {g['delta']:.2g} "
+            f"({html.escape(g['composition'])} composition); privacy unit: {html.escape(g['neighbouring'] or 'n/a')}.")
+
+
 def render_card_html(card: dict) -> str:
     """A self-contained HTML page of the card for stakeholders."""
     e = html.escape
@@ -77,6 +92,9 @@ def render_card_html(card: dict) -> str:
         f"<td>{'yes' if c['missing_allowed'] else 'no'}</td></tr>"
         for c in card["domain"]["columns"])
     split = "".join(f"<tr><td>{e(label)}</td><td>{eps:.4g}</td></tr>" for label, eps in card["budget_split"].items())
+    details = card.get("method_details", {})
+    note = details.get("per_record_note")
+    per_record = f"<p class='guarantee'>{e(note)}</p>" if note else ""
     covered = "".join(f"<li>{e(x)}</li>" for x in card["covered"])
     not_covered = "".join(f"<li>{e(x)}</li>" for x in card["not_covered"])
     return f"""<!doctype html>
@@ -93,8 +111,8 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 <p>Made with {e(card['software']['name'])} {e(card['software']['version'])} on {e(card['created'])}.</p>
 <h2>The guarantee</h2>
 <p class="guarantee">{e(g['plain_words'])}</p>
-<p>Differential privacy: epsilon = {g['epsilon']:.4g}, delta = {g['delta']:.2g}
-({e(g['composition'])} composition); privacy unit: {e(g['neighbouring'] or 'n/a')}.</p>
+{per_record}
+<p>{_guarantee_line(g)}</p>
 <h2>What was done</h2>
 <p><b>{e(card['method']['title'])}.</b> {e(card['method']['summary'])}</p>
 <p>Tolerance for randomness (rho): {card['parameters']['rho']}: the chance that a column holds

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from .accounting import Accountant, PrivacyEvent
+from .accounting import fit_to_budget
 from .encoding import EncodedTable
 from .finite import FiniteColumn, finite_column
 from .histogram import noisy_histogram
@@ -108,15 +108,8 @@ def nearest_correlation(matrix: np.ndarray, iterations: int = 60, floor: float =
 def per_measurement_epsilon(total: float, fixed: list, count: int, delta: float) -> float:
     """Largest epsilon0 such that ``count`` measurements of epsilon0, plus ``fixed`` ones, stay
     within ``total`` by the better of basic and advanced composition."""
-    def spent(eps0):
-        ledger = Accountant([PrivacyEvent("m", e) for e in fixed] + [PrivacyEvent("m", eps0)] * count)
-        return ledger.total(delta)["epsilon"]
-
-    low, high = 0.0, total
-    for _ in range(80):
-        mid = (low + high) / 2
-        low, high = (mid, high) if spent(mid) <= total else (low, mid)
-    return low
+    remaining = total - sum(fixed)
+    return fit_to_budget(total, fixed, [(count, remaining / count)], delta)[0]
 
 
 @register(

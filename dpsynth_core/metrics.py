@@ -17,6 +17,7 @@ import pandas as pd
 from .cathist import fidelity
 from .domain import TableDomain, as_table_domain
 from .encoding import encode_column
+from .noise import make_noise_source, real_laplace
 
 
 @dataclass
@@ -151,3 +152,132 @@ def evaluate(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, random_stat
     return {"fidelity": fidelity_by_column(pairs), "one_way": one_way_distances(pairs),
             "two_way": two_way_distances(pairs), "game": distinguishing_game(pairs, random_state=random_state),
             "pairs": pairs}
+
+
+# --- machine-learning utility and query errors (issue: the papers' evaluations) -------------
+
+def _features(pairs: dict[str, PairedColumn], target: str, which: str) -> tuple[np.ndarray, np.ndarray]:
+    names = [n for n in pairs if n != target]
+    x = np.column_stack([getattr(pairs[n], which) / max(pairs[n].cells - 1, 1) * 2 - 1 for n in names])
+    return x, getattr(pairs[target], which)
+
+
+def ml_utility(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, domain, target: str, *,
+               model: str = "random forest", random_state=None) -> dict:
+    """Train on real vs on synthetic, test on held-out real records (and the reverse).
+
+    Returns accuracies for: train-real/test-real, train-synthetic/test-real (book scenario 2),
+    train-real/test-synthetic (scenario 1), and the agreement rate of the real-trained and
+    synthetic-trained classifiers on the real test records (plausible-deniability paper,
+    Table 3). Features are cell codes scaled to [-1, 1].
+    """
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    domain = as_table_domain(domain)
+    train_pairs = paired_codes(train, synthetic, domain)
+    test_pairs = paired_codes(test, test, domain)
+    x_real, y_real = _features(train_pairs, target, "real")
+    x_syn, y_syn = _features(train_pairs, target, "synthetic")
+    x_test, y_test = _features(test_pairs, target, "real")
+
+    def make():
+        if model == "svm":
+            return SVC(C=1.0, gamma="scale")
+        if model == "decision tree":
+            return DecisionTreeClassifier(max_depth=12, random_state=random_state)
+        return RandomForestClassifier(n_estimators=100, n_jobs=2, random_state=random_state)
+
+    on_real = make().fit(x_real, y_real)
+    if len(np.unique(y_syn)) < 2:
+        on_syn = None
+    else:
+        on_syn = make().fit(x_syn, y_syn)
+    real_pred = on_real.predict(x_test)
+    syn_pred = on_syn.predict(x_test) if on_syn is not None else np.full(len(y_test), y_syn[0])
+    return {"train real, test real": float((real_pred == y_test).mean()),
+            "train synthetic, test real": float((syn_pred == y_test).mean()),
+            "train real, test synthetic": float((on_real.predict(x_syn) == y_syn).mean()),
+            "agreement": float((real_pred == syn_pred).mean())}
+
+
+def regression_mse(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, domain, target: str) -> dict:
+    """Linear regression of a (scaled) column on the others: test MSE when trained on real vs synthetic."""
+    from sklearn.linear_model import LinearRegression
+
+    domain = as_table_domain(domain)
+    pairs = paired_codes(train, synthetic, domain)
+    test_pairs = paired_codes(test, test, domain)
+    scale = max(pairs[target].cells - 1, 1)
+    x_real, y_real = _features(pairs, target, "real")
+    x_syn, y_syn = _features(pairs, target, "synthetic")
+    x_test, y_test = _features(test_pairs, target, "real")
+    y_real, y_syn, y_test = (y / scale * 2 - 1 for y in (y_real, y_syn, y_test))
+    real = LinearRegression().fit(x_real, y_real)
+    syn = LinearRegression().fit(x_syn, y_syn)
+    return {"train real, test real": float(np.mean((real.predict(x_test) - y_test) ** 2)),
+            "train synthetic, test real": float(np.mean((syn.predict(x_test) - y_test) ** 2)),
+            "train real, test synthetic": float(np.mean((real.predict(x_syn) - y_syn) ** 2))}
+
+
+def kmeans_agreement(real: pd.DataFrame, synthetic: pd.DataFrame, domain, target: str, *, random_state=None) -> dict:
+    """k-means with 2 clusters on each table (50 restarts); how well each clustering matches the label."""
+    from sklearn.cluster import KMeans
+
+    pairs = paired_codes(real, synthetic, as_table_domain(domain))
+    out = {}
+    for which in ("real", "synthetic"):
+        x, y = _features(pairs, target, which)
+        labels = KMeans(n_clusters=2, n_init=50, random_state=random_state).fit_predict(x)
+        match = (labels == (y == np.bincount(y).argmax())).mean()
+        out[which] = float(max(match, 1 - match))
+    return out
+
+
+def _conjunction_counts(pairs: dict[str, PairedColumn], which: str, order: int) -> np.ndarray:
+    """Counts of every positive conjunction of ``order`` dummy columns from distinct attributes."""
+    import itertools
+
+    names = list(pairs)
+    pieces = []
+    for combo in itertools.combinations(names, order):
+        size = int(np.prod([pairs[c].cells for c in combo]))
+        index = np.zeros(len(getattr(pairs[combo[0]], which)), dtype=np.int64)
+        for c in combo:
+            index = index * pairs[c].cells + getattr(pairs[c], which)
+        pieces.append(np.bincount(index, minlength=size))
+    return np.concatenate(pieces).astype(float)
+
+
+def query_errors(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: float, random_state=None,
+                 orders=(1, 2, 3)) -> dict:
+    """Absolute count errors of all 1-way counts and 2- and 3-way positive conjunctions (copula paper, Table 2).
+
+    For each order: the mean and the max error over the best 95%, 99% and 100% of queries,
+    for the synthetic table (counts rescaled to the real row count) and for answering every
+    query directly with Laplace noise at the same epsilon (one record changes C(m, order) of
+    the queries, so the noise scale is C(m, order) / epsilon).
+    """
+    pairs = paired_codes(real, synthetic, as_table_domain(domain))
+    rng = np.random.default_rng(random_state)
+    n_real, n_syn = len(real), len(synthetic)
+    m = len(pairs)
+    out = {}
+    for order in orders:
+        truth = _conjunction_counts(pairs, "real", order)
+        fake = _conjunction_counts(pairs, "synthetic", order) * (n_real / n_syn)
+        scale = math.comb(m, order) / epsilon
+        baseline = np.abs(real_laplace(make_noise_source(rng), np.zeros(truth.size), scale, label="baseline"))
+        out[f"{order}-way"] = {"queries": int(truth.size), "synthetic": _best(np.abs(fake - truth)),
+                               "independent Laplace": _best(baseline)}
+    return out
+
+
+def _best(errors: np.ndarray) -> dict:
+    ordered = np.sort(errors)
+    out = {}
+    for share in (95, 99, 100):
+        kept = ordered[: max(1, int(math.ceil(len(ordered) * share / 100)))]
+        out[f"best {share}%"] = {"mean": float(kept.mean()), "max": float(kept.max())}
+    return out

@@ -189,3 +189,25 @@ def dirichlet(source: NoiseSource, concentration) -> np.ndarray:
     Drawn with numpy (no vetted exact sampler exists); the release card says so.
     """
     return source.rng.dirichlet(np.asarray(concentration, dtype=float))
+
+
+@lru_cache(maxsize=64)
+def _opendp_float_laplace(scale: float):
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float),
+                             scale=float(scale))
+
+
+def real_laplace(source: NoiseSource, values, scale: float, label: str = "") -> np.ndarray:
+    """Real values plus Laplace noise of ``scale`` (for statistics that are not counts).
+
+    Secure source: OpenDP's float Laplace, which samples on a lattice and charges the
+    rounding, so no floating-point gaps leak (Mironov 2012). Seeded source: numpy.
+    """
+    values = np.asarray(values, dtype=float)
+    source.log.append((label, float(scale), int(values.size)))
+    if source.secure:
+        return np.asarray(_opendp_float_laplace(float(scale))(values.tolist()), dtype=float)
+    return values + source.rng.laplace(0.0, scale, values.size)

@@ -106,6 +106,10 @@ class Synthesizer:
         """Method-specific, data-independent facts for the release card."""
         return {}
 
+    def missing_guarantee(self) -> str | None:
+        """None when the ledger's total is a true DP guarantee; else why there is none."""
+        return None
+
     def publisher_details(self) -> dict:
         """Facts that depend on the data (for the publisher's eyes only, never in a release)."""
         return {}

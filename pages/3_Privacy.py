@@ -47,6 +47,24 @@ method = st.radio("How the synthetic table is made", list(METHODS), format_func=
 st.session_state[state.METHOD] = method
 st.markdown(METHODS[method].summary)
 
+if method in ("marginals", "dirichlet"):
+    columns = [c for c, spec in state.declaration()["columns"].items() if spec.get("type") != "drop"]
+    current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
+    text = st.text_area("Column groups to keep together (optional): one group per line, 2 or 3 column names "
+                        "separated by commas" + (" ; the last one is drawn given the others" if method == "marginals" else ""),
+                        value=current, key="privacy_groups", height=90,
+                        placeholder="sex, relationship\nage, marital-status, income")
+    groups, unknown = [], []
+    for line in text.splitlines():
+        group = [c.strip() for c in line.split(",") if c.strip()]
+        unknown += [c for c in group if c not in columns]
+        if group:
+            groups.append(group)
+    if unknown:
+        st.error(f"Unknown column(s): {', '.join(unknown)}. Use names from the Domain page.")
+    else:
+        st.session_state[state.GROUPS] = groups
+
 rows_public = st.checkbox("Use a fixed number of rows that I choose (not computed from the data)",
                           value=st.session_state[state.ROWS] is not None, key="privacy_rows_fixed",
                           help="By default the number of synthetic rows is the real count plus noise, "

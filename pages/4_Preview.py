@@ -46,8 +46,9 @@ clicked = st.button(label, type="secondary" if existing else "primary", key="pre
 if clicked:
     progress = st.progress(0, text="Measuring the data with noise…")
     try:
+        options = {"groups": [tuple(g) for g in settings["groups"]]} if settings["groups"] else {}
         release = synthesize(loaded["frame"], declaration, settings["epsilon"], method=settings["method"],
-                             rho=settings["rho"], rows=settings["rows"])
+                             rho=settings["rho"], rows=settings["rows"], **options)
     except DPSynthError as problem:
         progress.empty()
         st.error(f"The release could not be made: {problem}")

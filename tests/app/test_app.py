@@ -154,3 +154,18 @@ def test_preview_and_release_work_with_every_method(method, downloads):
     card = json.loads(downloads[buttons["Release card (JSON)"].rsplit("/", 1)[-1].split(".")[0]])
     assert card["method"]["name"] == method
     assert card["guarantee"]["epsilon"] <= 1.0 + 1e-9
+
+
+def test_column_groups_reach_the_method():
+    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at.radio(key="privacy_method").set_value("marginals").run()
+    at.text_area(key="privacy_groups").set_value("sex, relationship").run()
+    assert at.session_state["groups"] == [["sex", "relationship"]]
+    at.text_area(key="privacy_groups").set_value("sex, nonsense").run()
+    assert any("Unknown column(s): nonsense" in e.value for e in at.error)
+    at.text_area(key="privacy_groups").set_value("sex, relationship").run()
+    at = _visit(at, "pages/4_Preview.py")
+    at.button(key="preview_generate").click().run()
+    release = at.session_state["releases"][at.session_state["current_release"]]["release"]
+    structure = {s["column"]: s["sampled given"] for s in release.card["method_details"]["structure"]}
+    assert structure["relationship"] == ["sex"]

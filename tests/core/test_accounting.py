@@ -43,7 +43,7 @@ def test_invalid_events_rejected():
     with pytest.raises(ValueError):
         PrivacyEvent("m", -1.0)
     with pytest.raises(ValueError):
-        PrivacyEvent("m", 1.0, delta=1.0)
+        PrivacyEvent("m", 1.0, delta=1.5)
 
 
 def test_split_budget_sums_exactly():

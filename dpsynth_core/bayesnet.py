@@ -1,0 +1,262 @@
+"""DP Bayesian network (Bindschaedler, Shokri and Gunter 2017, section 3).
+
+Guarantee: (epsilon, delta)-DP under adding or removing one record, composed (the better
+of basic and advanced composition) from:
+
+1. a noisy record count (discrete Laplace), used only to bound the entropy sensitivity;
+2. noisy entropies ``H(X)`` and ``H(X, Y)`` of every attribute and pair, on a public
+   discretisation into at most ``SCORING_BUCKETS`` buckets (consecutive cells merged).
+   Adding one record to a table of ``n`` changes an entropy by at most
+   ``(1 + ln(n + 1)) / n`` nats (derived in the README; the paper's Lemma 1 is for
+   substitution). The bound uses ``n_low``, the noisy count minus a margin that the true
+   count falls below with probability at most ``1e-9``: that probability is the delta;
+3. one noisy table per attribute, counts of its values for each configuration of its
+   (discretised) parents, discrete Laplace with sensitivity 1.
+
+Structure: correlation-based feature selection (CFS) with the symmetrical-uncertainty
+coefficient ``SU = 2 (H(X) + H(Y) - H(X, Y)) / (H(X) + H(Y))`` from the noisy entropies,
+greedy per attribute, keeping the graph acyclic and every table within ``max_cost``
+cells. Parameters: ``theta ~ Dirichlet(noisy counts + 1)`` per parent configuration (the
+paper samples parameters rather than taking their mode). Sampling: ancestral, in a
+topological order. Must be declared in advance: every domain (text through a CatHist
+vocabulary, see :mod:`dpsynth_core.finite`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from . import constraints
+from .accounting import PrivacyEvent, fit_to_budget
+from .encoding import EncodedTable
+from .finite import FiniteColumn, finite_column
+from .histogram import noisy_count, noisy_histogram
+from .marginals import Factor, sample_children
+from .noise import discrete_laplace_alpha, real_laplace
+from .registry import register
+from .synthesizer import Synthesizer
+
+SCORING_BUCKETS = 8
+SHARES = {"count": 0.05, "entropy": 0.3, "parameters": 0.65}
+COUNT_FAILURE = 1e-9
+
+
+def entropy_sensitivity(n_low: int) -> float:
+    """Largest change of an empirical entropy (nats) when one record joins a table of ``n_low``."""
+    n = max(int(n_low), 1)
+    return (1 + math.log(n + 1)) / n
+
+
+def count_lower_bound(noisy: int, epsilon: float, failure: float = COUNT_FAILURE) -> int:
+    """A value the true count is below with probability at most ``failure`` (discrete Laplace)."""
+    alpha = discrete_laplace_alpha(epsilon)
+    margin = math.ceil(math.log(failure * (1 + alpha)) / math.log(alpha))
+    return max(1, int(noisy) - margin)
+
+
+def entropy(codes: np.ndarray, cells: int) -> float:
+    counts = np.bincount(codes, minlength=cells).astype(float)
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def bucket(codes: np.ndarray, cells: int, buckets: int = SCORING_BUCKETS) -> tuple[np.ndarray, int]:
+    """Public discretisation: merge consecutive cells into at most ``buckets`` buckets."""
+    if cells <= buckets:
+        return codes, cells
+    return (codes * buckets) // cells, buckets
+
+
+def symmetrical_uncertainty(h_x: float, h_y: float, h_xy: float) -> float:
+    if h_x + h_y <= 0:
+        return 0.0
+    return float(np.clip(2 * (h_x + h_y - h_xy) / (h_x + h_y), 0.0, 1.0))
+
+
+def cfs_merit(target: str, parents: list, su: dict) -> float:
+    """CFS merit ``k * mean SU(target, P) / sqrt(k + k (k - 1) * mean SU(P_i, P_j))``."""
+    k = len(parents)
+    if k == 0:
+        return 0.0
+    relevance = np.mean([su[frozenset((target, p))] for p in parents])
+    redundancy = np.mean([su[frozenset(pair)] for pair in _pairs(parents)]) if k > 1 else 0.0
+    return float(k * relevance / math.sqrt(k + k * (k - 1) * redundancy))
+
+
+def _pairs(items):
+    return [(a, b) for i, a in enumerate(items) for b in items[i + 1:]]
+
+
+def _reaches(graph: dict, start: str, goal: str) -> bool:
+    stack, seen = [start], set()
+    while stack:
+        node = stack.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            stack.extend(graph.get(node, ()))
+    return False
+
+
+@register(
+    "bayesnet",
+    "Bayesian network",
+    """Learns, with noise, which columns best predict each other (a network of dependencies)
+    and how likely each value is given its predictors, then draws new records from that
+    network one column at a time. It keeps the strongest relationships, found
+    automatically, and is the model used by the plausible-deniability method.""",
+)
+class BayesNet(Synthesizer):
+    """DP Bayesian network (see module docstring).
+
+    Args:
+        max_cost: largest number of cells of one attribute's table (its values times the
+            configurations of its discretised parents).
+        max_parents: most parents per attribute.
+    """
+
+    def __init__(self, *, epsilon, rho=0.9, random_state=None, max_cost: int = 2000, max_parents: int = 3):
+        super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
+        self.max_cost = max_cost
+        self.max_parents = max_parents
+
+    def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
+        names = list(encoded.columns)
+        m = len(names)
+        budget = epsilon  # what is left after the base class's row count (if any)
+        count_eps = self.epsilon_ * SHARES["count"]
+        noisy_n = noisy_count(encoded.n_rows, epsilon=count_eps, noise=self.noise_, label="count for entropy bound")
+        self._spend("discrete Laplace count", count_eps, "record count (entropy sensitivity)")
+        budget -= count_eps
+        n_low = count_lower_bound(noisy_n, count_eps)
+        texts = sum(1 for c in encoded.columns.values() if not c.domain.binned)
+        entropy_budget = budget * SHARES["entropy"] / (SHARES["entropy"] + SHARES["parameters"])
+        parameter_budget = budget - entropy_budget
+        self.columns_: dict[str, FiniteColumn] = {}
+        text_eps = parameter_budget / (m + texts) if texts else 0.0
+        for name in names:
+            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=text_eps, rho=self.rho_,
+                                                noise=self.noise_, label=f"vocabulary {name}")
+            if self.columns_[name].vocabulary is not None:
+                self._spend("CatHist", text_eps, f"vocabulary {name}")
+        parameter_budget -= text_eps * texts
+
+        # 1. noisy entropies on the public scoring discretisation
+        scored = {n: bucket(self.columns_[n].codes, self.columns_[n].cells) for n in names}
+        pairs = _pairs(names)
+        fixed = [e.epsilon for e in self.accountant_.events]
+        # entropies and parameter tables share what is left, solved jointly so the whole
+        # ledger stays within epsilon by the better of basic and advanced composition
+        h_eps, p_eps = fit_to_budget(self.epsilon_, fixed,
+                                     [(m + len(pairs), entropy_budget / (m + len(pairs))),
+                                      (m, parameter_budget / m)], constraints.ADVANCED_COMPOSITION_DELTA)
+        scale = entropy_sensitivity(n_low) / h_eps
+        true = [entropy(*scored[n]) for n in names]
+        true += [entropy(scored[a][0] * scored[b][1] + scored[b][0], scored[a][1] * scored[b][1]) for a, b in pairs]
+        noisy = np.clip(real_laplace(self.noise_, true, scale, label="entropies"), 0.0, None)
+        for i, label in enumerate([f"H({n})" for n in names] + [f"H({a}, {b})" for a, b in pairs]):
+            self.accountant_.spend(PrivacyEvent("Laplace entropy", h_eps, COUNT_FAILURE if i == 0 else 0.0,
+                                                self.neighbouring, label))
+        h = dict(zip(names, noisy[:m]))
+        su = {frozenset((a, b)): symmetrical_uncertainty(h[a], h[b], noisy[m + i]) for i, (a, b) in enumerate(pairs)}
+        self.su_ = su
+
+        # 2. structure by greedy CFS, acyclic and within max_cost
+        parents = {n: [] for n in names}
+        for target in names:
+            while len(parents[target]) < self.max_parents:
+                best, best_merit = None, cfs_merit(target, parents[target], su)
+                for candidate in names:
+                    if candidate == target or candidate in parents[target]:
+                        continue
+                    if _reaches({c: p for c, p in _children(parents).items()}, target, candidate):
+                        continue  # candidate is a descendant of target: adding it would close a cycle
+                    trial = parents[target] + [candidate]
+                    if self._cost(target, trial, scored) > self.max_cost:
+                        continue
+                    merit = cfs_merit(target, trial, su)
+                    if merit > best_merit + 1e-12:
+                        best, best_merit = candidate, merit
+                if best is None:
+                    break
+                parents[target].append(best)
+        self.parents_ = {n: tuple(p) for n, p in parents.items()}
+        self.order_ = _topological_order(self.parents_)
+        self.scored_cells_ = {n: scored[n][1] for n in names}
+
+        # 3. parameters: noisy counts per parent configuration, Dirichlet(noisy + 1) draw
+        self.factors_: dict[str, Factor] = {}
+        self.tables_: dict[str, np.ndarray] = {}
+        for name in names:
+            codes = {p: scored[p][0] for p in self.parents_[name]}
+            config_cells = tuple(scored[p][1] for p in self.parents_[name])
+            configs = int(np.prod(config_cells)) if config_cells else 1
+            cells = self.columns_[name].cells
+            index = self._config_index(self.parents_[name], codes, len(self.columns_[name].codes))
+            counts = np.bincount(index * cells + self.columns_[name].codes, minlength=configs * cells)
+            noisy_counts = noisy_histogram(counts, epsilon=p_eps, noise=self.noise_, label=f"table {name}")
+            self._spend("discrete Laplace histogram", p_eps, f"table {name} | {', '.join(self.parents_[name]) or '-'}")
+            concentration = np.clip(noisy_counts, 0, None).reshape(configs, cells) + 1.0
+            theta = np.vstack([self.noise_.rng.dirichlet(row) for row in concentration])
+            self.tables_[name] = theta
+            self.factors_[name] = Factor(name, self.parents_[name], config_cells, cells, np.arange(configs * cells),
+                                         theta.ravel())
+
+    def _cost(self, target: str, parents: list, scored: dict) -> int:
+        return self.columns_[target].cells * int(np.prod([scored[p][1] for p in parents]))
+
+    def _config_index(self, parents, bucketed: dict, rows: int) -> np.ndarray:
+        index = np.zeros(rows, dtype=np.int64)
+        for p in parents:
+            index = index * self.scored_cells_[p] + bucketed[p]
+        return index
+
+    def conditional_probability(self, name: str, codes: dict) -> np.ndarray:
+        """``P(value of name | its parents)`` for rows given as full codes of every column."""
+        bucketed = {p: bucket(codes[p], self.columns_[p].cells)[0] for p in self.parents_[name]}
+        rows = len(codes[name])
+        index = self._config_index(self.parents_[name], bucketed, rows)
+        return self.tables_[name][index, codes[name]]
+
+    def sample_codes(self, n: int, fixed: dict | None = None, resample: np.ndarray | None = None) -> dict:
+        """Ancestral sampling. With ``fixed`` codes and a ``resample`` mask (rows x columns, in
+        ``self.order_``), only masked cells are drawn; the others keep the fixed values."""
+        rng = self.noise_.rng
+        codes: dict[str, np.ndarray] = {}
+        for j, name in enumerate(self.order_):
+            bucketed = {p: bucket(codes[p], self.columns_[p].cells)[0] for p in self.parents_[name]}
+            index = self._config_index(self.parents_[name], bucketed, n)
+            drawn = sample_children(index, self.factors_[name], self.tables_[name].mean(axis=0), rng)
+            codes[name] = drawn if fixed is None else np.where(resample[:, j], drawn, fixed[name])
+        return codes
+
+    def _sample(self, n: int) -> pd.DataFrame:
+        codes = self.sample_codes(n)
+        return pd.DataFrame({name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
+                             for name in self.columns_})
+
+    def card_details(self) -> dict:
+        return {"structure": [{"column": n, "parents": list(self.parents_[n])} for n in self.order_],
+                "max_cost": self.max_cost, "scoring_buckets": SCORING_BUCKETS}
+
+
+def _children(parents: dict) -> dict:
+    out: dict = {n: [] for n in parents}
+    for child, ps in parents.items():
+        for p in ps:
+            out[p].append(child)
+    return out
+
+
+def _topological_order(parents: dict) -> list:
+    order: list = []
+    while len(order) < len(parents):
+        ready = [n for n in parents if n not in order and all(p in order for p in parents[n])]
+        if not ready:  # pragma: no cover - the structure search keeps the graph acyclic
+            raise RuntimeError("the network has a cycle")
+        order.append(ready[0])
+    return order

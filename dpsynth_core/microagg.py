@@ -1,0 +1,165 @@
+"""Micro-aggregation with a noisy Gaussian per cluster (book chapter 6, section 6.4). No DP guarantee.
+
+Steps: every column becomes a number in [-1, 1] (its cell index over the declared cells,
+scaled by the declared number of cells, so no bound is read off the data); features are
+grouped by agglomerative clustering on the distance ``1 - |Pearson correlation|``; within
+each group, MDAV (maximum distance to average record, Domingo-Ferrer) forms clusters of
+``k`` similar records; each cluster's mean and covariance get Laplace noise; synthetic
+records are drawn from the noisy Gaussians and rounded back to cells.
+
+Honest guarantee: **none**. The feature groups come from the real correlations and the
+clusters from the real records, both without noise: adding one record can change which
+records share a cluster, and the noise on the means and covariances does not cover that.
+The card reports the noise's epsilon as a parameter, not as a guarantee. (A DP version
+would need private clustering, for instance fixed public cells, which is what the
+histogram methods already are.) Useful for teaching and comparison.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
+
+from .encoding import EncodedTable
+from .errors import ParameterError
+from .finite import FiniteColumn, finite_column
+from .noise import real_laplace
+from .registry import register
+from .synthesizer import Synthesizer
+
+MAX_ROWS = 200_000
+
+
+def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
+    """MDAV clusters (row indices) of at least ``k`` rows each, the last one up to ``2k - 1``."""
+    remaining = np.arange(len(points))
+    clusters = []
+
+    def nearest(anchor, pool):
+        d = ((points[pool] - points[anchor]) ** 2).sum(axis=1)
+        return pool[np.argpartition(d, k - 1)[:k]]
+
+    def farthest(centre, pool):
+        return pool[np.argmax(((points[pool] - centre) ** 2).sum(axis=1))]
+
+    while len(remaining) >= 3 * k:
+        centre = points[remaining].mean(axis=0)
+        r = farthest(centre, remaining)
+        s = farthest(points[r], remaining)
+        for anchor in (r, s):
+            group = nearest(anchor, remaining)
+            clusters.append(group)
+            remaining = np.setdiff1d(remaining, group, assume_unique=True)
+    if len(remaining) >= 2 * k:
+        r = farthest(points[remaining].mean(axis=0), remaining)
+        group = nearest(r, remaining)
+        clusters.append(group)
+        remaining = np.setdiff1d(remaining, group, assume_unique=True)
+    if len(remaining):
+        clusters.append(remaining)
+    return clusters
+
+
+def feature_groups(points: np.ndarray, count: int) -> list[list[int]]:
+    """Agglomerative clustering of the columns on ``1 - |correlation|`` (average linkage)."""
+    d = points.shape[1]
+    if count >= d or d == 1:
+        return [[j] for j in range(d)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = np.nan_to_num(np.corrcoef(points, rowvar=False))
+    distance = np.clip(1 - np.abs(corr), 0, None)
+    np.fill_diagonal(distance, 0)
+    labels = fcluster(linkage(squareform(distance, checks=False), method="average"), count, criterion="maxclust")
+    return [list(np.flatnonzero(labels == g)) for g in np.unique(labels)]
+
+
+@register(
+    "microagg",
+    "Micro-aggregation (no formal guarantee)",
+    """Groups similar records into small clusters, describes each cluster by an average and
+    a spread with noise added, and draws new records from those descriptions. Shown for
+    teaching and comparison: because the clusters are formed from the real records without
+    noise, it does not carry a differential-privacy guarantee, and the release card says so.""",
+)
+class MicroAggregation(Synthesizer):
+    """MDAV micro-aggregation with a noisy Gaussian per cluster (see module docstring).
+
+    Args:
+        k: records per cluster; groups: number of feature groups (default: a quarter of the
+            columns, at least 1).
+    """
+
+    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = 50, groups: int | None = None):
+        super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
+        self.k, self.groups = k, groups
+
+    def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
+        if encoded.n_rows > MAX_ROWS:
+            raise ParameterError(f"microagg clusters at most {MAX_ROWS:,} rows (MDAV is quadratic); "
+                                 f"this table has {encoded.n_rows:,}")
+        if self.k < 2 or self.k > encoded.n_rows:
+            raise ParameterError(f"k ({self.k}) must be between 2 and the number of rows ({encoded.n_rows})")
+        names = list(encoded.columns)
+        texts = [n for n, c in encoded.columns.items() if not c.domain.binned]
+        text_eps = epsilon / (2 * len(names)) if texts else 0.0
+        self.columns_: dict[str, FiniteColumn] = {}
+        for name in names:
+            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=text_eps, rho=self.rho_,
+                                                noise=self.noise_, label=f"vocabulary {name}")
+            if name in texts:
+                self._spend("CatHist", text_eps, f"vocabulary {name}")
+        epsilon -= text_eps * len(texts)
+        cells = np.array([self.columns_[n].cells for n in names], dtype=float)
+        points = np.column_stack([self.columns_[n].codes for n in names]) / np.maximum(cells - 1, 1) * 2 - 1
+        count = self.groups or max(1, math.ceil(len(names) / 4))
+        self.groups_ = [[names[j] for j in g] for g in feature_groups(points, count)]
+        per_group = epsilon / len(self.groups_)
+        self.models_ = []
+        for group in self.groups_:
+            columns = [names.index(c) for c in group]
+            sub = points[:, columns]
+            g = len(columns)
+            clusters = mdav(sub, self.k)
+            sizes = np.array([len(c) for c in clusters])
+            means = np.array([sub[c].mean(axis=0) for c in clusters])
+            covs = np.array([np.cov(sub[c], rowvar=False).reshape(g, g) for c in clusters])
+            # Within a cluster of s records in [-1, 1]^g, one record moves the mean by at most
+            # 2/s per coordinate and a covariance entry by at most about 8/s (substitution).
+            mean_scale = 2 * g / (self.k * per_group / 2)
+            cov_scale = 8 * g * g / (self.k * per_group / 2)
+            noisy_means = real_laplace(self.noise_, means.ravel(), mean_scale, label="cluster means").reshape(means.shape)
+            noisy_covs = real_laplace(self.noise_, covs.ravel(), cov_scale, label="cluster covariances").reshape(covs.shape)
+            self._spend("Laplace on cluster means and covariances", per_group, f"feature group {', '.join(group)}")
+            self.models_.append((group, sizes, np.clip(noisy_means, -1, 1), [_psd(c) for c in noisy_covs]))
+
+    def _sample(self, n: int) -> pd.DataFrame:
+        rng = self.noise_.rng
+        names = list(self.columns_)
+        codes = {}
+        for group, sizes, means, factors in self.models_:
+            choice = rng.choice(len(sizes), size=n, p=sizes / sizes.sum())
+            z = rng.standard_normal((n, len(group)))
+            values = means[choice] + np.einsum("nij,nj->ni", np.asarray(factors)[choice], z)
+            for j, name in enumerate(group):
+                cells = self.columns_[name].cells
+                codes[name] = np.clip(np.rint((np.clip(values[:, j], -1, 1) + 1) / 2 * (cells - 1)), 0, cells - 1).astype(np.int64)
+        return pd.DataFrame({name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
+                             for name in names})
+
+    def missing_guarantee(self) -> str | None:
+        return ("the clusters (MDAV) and feature groups are computed from the real records without noise; "
+                "noise covers only each cluster's mean and covariance")
+
+    def card_details(self) -> dict:
+        return {"k": self.k, "feature_groups": self.groups_}
+
+
+def _psd(matrix: np.ndarray) -> np.ndarray:
+    """A square-root factor of the nearest positive semi-definite matrix (eigenvalues clipped)."""
+    sym = (matrix + matrix.T) / 2
+    values, vectors = np.linalg.eigh(sym)
+    return vectors * np.sqrt(np.clip(values, 0, None))
