@@ -30,3 +30,45 @@ def budget_split(declaration_json: str, epsilon: float, rows_public: bool, metho
 def evaluate(real, synthetic, declaration: dict) -> dict:
     """Publisher-only quality measures (not cached here: stored with the release they belong to)."""
     return metrics.evaluate(real, synthetic, declaration)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def k_anonymous_example(k: int):
+    """The bundled adult example made k-anonymous, its classes by income, and the homogeneous ones."""
+    from dpsynth_core.examples import example_csv
+    from dpsynth_core.kanonymity import ADULT_HIERARCHIES, equivalence_classes, homogeneity_attack, k_anonymize
+
+    frame = read_table(example_csv("adult"))[0]
+    result = k_anonymize(frame, ADULT_HIERARCHIES, k)
+    classes = equivalence_classes(result.table, list(ADULT_HIERARCHIES), "income")
+    return result, classes, homogeneity_attack(classes).sort_values("size")
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def dp_share_with_and_without(k: int, epsilon: float):
+    """A DP release of the example with and without one member of the smallest homogeneous class:
+    the share of such records with that class's income in each (a teaching demo; seeded)."""
+    import numpy as np
+
+    from dpsynth_core import synthesize
+    from dpsynth_core.examples import example_csv, example_declaration
+
+    result, _, homogeneous = k_anonymous_example(k)
+    frame = read_table(example_csv("adult"))[0]
+    target = homogeneous.iloc[0]
+    quasi = ["age", "sex", "race", "native-country"]
+    raw_match = np.ones(len(frame), dtype=bool)
+    for name in quasi:
+        if target[name] != "*" and result.levels[name] == 0:
+            raw_match &= frame[name].to_numpy() == target[name]
+    shares = {}
+    for label, data in (("with this person", frame), ("without this person", frame.drop(index=np.flatnonzero(raw_match)[0]))):
+        synthetic = synthesize(data, example_declaration("adult"), epsilon, method="marginals",
+                               random_state=np.random.default_rng(len(data))).data
+        match = np.ones(len(synthetic), dtype=bool)
+        for name in quasi:
+            if target[name] != "*" and result.levels[name] == 0:
+                match &= synthetic[name].astype(str).to_numpy() == str(target[name])
+        group = synthetic.loc[match, "income"]
+        shares[label] = (float((group == target["most common value"]).mean()) if len(group) else float("nan"), int(match.sum()))
+    return target.to_dict(), shares

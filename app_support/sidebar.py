@@ -24,9 +24,11 @@ def draw_sidebar() -> None:
         st.markdown(f"**Data:** {info['source']}  \n{info['info']['rows']:,} rows, "
                     f"{len(info['info']['columns'])} columns")
         st.markdown(f"**Privacy budget per draw:** ε = {ss[state.EPSILON]:g}")
-        st.metric("Budget spent so far", f"ε = {spent:.3g}",
+        st.metric("Budget spent so far", "no guarantee" if spent == float("inf") else f"ε = {spent:.3g}",
                   help="Every synthetic draw from the same data adds up. Two draws at ε = 1 "
                        "protect people as much as one draw at ε = 2.")
+        if spent == float("inf"):
+            st.caption("A method without a privacy guarantee was used on this data in this session.")
         st.caption(f"{draws} draw{'s' if draws != 1 else ''} so far. Re-opening a page never draws again; "
                    "only the Generate button does, and it says what it will cost.")
 

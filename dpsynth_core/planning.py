@@ -47,6 +47,17 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
         for name in columns:
             split[f"1-way margin {name}"] = each
         split[f"each of {m * (m - 1) // 2} pair tables"] = each
+    elif method in ("bayesnet", "deniability"):
+        from .bayesnet import SHARES as NET
+
+        split["record count (entropy bound)"] = epsilon * NET["count"]
+        rest = remaining - split["record count (entropy bound)"]
+        share = NET["entropy"] + NET["parameters"]
+        split["entropies (choosing the network)"] = rest * NET["entropy"] / share
+        for name in columns:
+            split[f"table {name}"] = rest * NET["parameters"] / share / m
+    elif method == "microagg":
+        split["noise on cluster means and covariances (no guarantee)"] = remaining
     else:
         for name in columns:
             split[f"column {name}"] = remaining / m
@@ -66,8 +77,8 @@ def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False
     split = budget_split(domain, epsilon, rows_public=rows_public, method=method)
     plan = []
     for name, col in domain.kept.items():
-        share = split.get(f"column {name}") or split.get(f"1-way marginal {name}") or split.get(
-            f"1-way margin {name}") or epsilon / max(len(domain.kept), 1)
+        share = (split.get(f"column {name}") or split.get(f"1-way marginal {name}") or split.get(f"1-way margin {name}")
+                 or split.get(f"table {name}") or epsilon / max(len(domain.kept), 1))
         row = {"column": name, "kind": col.kind, "epsilon": share}
         if not col.complete:
             row.update(note="declare this column's domain first")

@@ -111,6 +111,17 @@ elif method == "copula":
     st.info("Every measurement gets the ε shown; they are combined by advanced composition, whose guarantee "
             "has a failure probability δ = 1e-6, so the bars add up to more than the total ε.",
             icon=":material/info:")
+elif method == "microagg":
+    st.error("Micro-aggregation gives **no differential-privacy guarantee**: its clusters are formed from the "
+             "real records without noise. Use it only for teaching or comparison.", icon=":material/gpp_bad:")
+elif method == "deniability":
+    from dpsynth_core.deniability import record_guarantee
+
+    eps_r, delta_r, _ = record_guarantee(50, 2.0, 1.0)
+    st.warning(f"Besides the ε above (for the model), **each released record** is protected on its own with "
+               f"ε = {eps_r:.2f} (δ = {delta_r:.0e}). Guarantees add up over records: {row_count:,} records "
+               f"make ε ≈ {row_count * eps_r:,.0f} for the whole file. Release few records, or prefer another "
+               "method for a whole table.", icon=":material/info:")
 elif method == "marginals":
     st.caption("The related pairs or triples of columns are chosen privately when you generate; the joint-table "
                "budget is shared among the tables chosen.")

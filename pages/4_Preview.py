@@ -1,5 +1,7 @@
 """Preview: generate (each draw counted against the budget) and compare with the real data."""
 
+import math
+
 import numpy as np
 import streamlit as st
 
@@ -53,7 +55,8 @@ if clicked:
         progress.empty()
         st.error(f"The release could not be made: {problem}")
         st.stop()
-    state.record_draw(release.card["guarantee"]["epsilon"], settings["method"])
+    guarantee = release.card["guarantee"]["epsilon"]
+    state.record_draw(math.inf if guarantee is None else guarantee, settings["method"])
     progress.progress(50, text="Comparing with the real data (for your eyes only)…")
     quality = evaluate(loaded["frame"], release.data, declaration)
     progress.progress(100, text="Done.")

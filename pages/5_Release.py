@@ -21,8 +21,14 @@ release = entry["release"]
 card = release.card
 g = card["guarantee"]
 st.markdown(f"### The guarantee\n{g['plain_words']}")
+if g["epsilon"] is None:
+    st.error("This method gives **no differential-privacy guarantee**. Use it for teaching or comparison, "
+             "not for a real release.", icon=":material/gpp_bad:")
+note = card.get("method_details", {}).get("per_record_note")
+if note:
+    st.warning(note, icon=":material/info:")
 c1, c2, c3 = st.columns(3)
-c1.metric("ε (epsilon)", f"{g['epsilon']:.3g}")
+c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else f"{g['epsilon']:.3g}")
 c2.metric("Synthetic rows", f"{len(release.data):,}")
 c3.metric("Method", card["method"]["title"])
 st.caption(f"Privacy unit: {g['neighbouring']}. Randomness: {card['noise_source']}. The random seed is never "

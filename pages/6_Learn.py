@@ -4,9 +4,11 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from app_support.cached import dp_share_with_and_without, k_anonymous_example
 from app_support.sidebar import page
 from dpsynth_core.cathist import cathist, draw_from_range
 from dpsynth_core.charts import FONT, REAL, SYNTHETIC, tau_curve
+from dpsynth_core.kanonymity import l_diversity
 from dpsynth_core.noise import make_noise_source
 
 page("Learn", ":material/school:")
@@ -97,3 +99,37 @@ something is easy to spot, often a relationship between columns (age and marital
 method did not keep. The game measures realism, not privacy: privacy comes from ε.
 """
 )
+
+st.header("Why not just k-anonymity?")
+st.markdown(
+    """
+A classic alternative is **k-anonymity**: coarsen the columns an outsider could know about someone
+(here age, sex, race and country) until every combination is shared by at least *k* people, and drop
+the few who still stand out. Below, the Adult example is made k-anonymous with public rules (age in
+bands, race hidden, country as US / outside US...). But look at the groups whose members **all have
+the same income**: if you know your neighbour is in the table and matches one of these groups, you
+learn their income, although the table is k-anonymous. This is the *homogeneity attack*;
+l-diversity (at least *l* different values per group) was invented to patch it, and it too can fail.
+"""
+)
+k = st.select_slider("k", options=[2, 5, 10, 20, 50], value=5, key="learn_k")
+result, classes, homogeneous = k_anonymous_example(k)
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("groups of look-alikes", f"{len(classes):,}")
+c2.metric("people removed", f"{result.suppressed:,}")
+c3.metric("l-diversity of income", l_diversity(classes))
+c4.metric("people whose income is given away", f"{int(homogeneous['size'].sum()):,}")
+st.caption("Generalisation used: " + ", ".join(f"{n}: level {lvl}" for n, lvl in result.levels.items())
+           + " (0 = exact value).")
+st.dataframe(homogeneous.head(6), hide_index=True, width="stretch")
+if len(homogeneous):
+    target, shares = dp_share_with_and_without(k, 1.0)
+    who = ", ".join(f"{n} {target[n]}" for n in ("age", "sex", "race", "native-country") if target[n] != "*")
+    st.markdown(
+        f"**The attack.** All {int(target['size'])} people with {who} have income **{target['most common value']}**: "
+        "the k-anonymous table tells you that about each of them.\n\n"
+        "**The same question on a DP synthetic release** (ε = 1), made once with and once without one of "
+        "these people: the share of matching synthetic records with that income is "
+        + " and ".join(f"{v[0]:.0%} {k_}" for k_, v in shares.items())
+        + ". A DP release is built so that this answer hardly depends on any one person: whatever it says "
+        "about the group, it would have said without your neighbour too.")
