@@ -191,6 +191,7 @@ class BayesNet(Synthesizer):
         # 3. parameters: noisy counts per parent configuration, Dirichlet(noisy + 1) draw
         self.factors_: dict[str, Factor] = {}
         self.tables_: dict[str, np.ndarray] = {}
+        self.noisy_counts_: dict[str, np.ndarray] = {}
         for name in names:
             codes = {p: scored[p][0] for p in self.parents_[name]}
             config_cells = tuple(scored[p][1] for p in self.parents_[name])
@@ -200,6 +201,7 @@ class BayesNet(Synthesizer):
             counts = np.bincount(index * cells + self.columns_[name].codes, minlength=configs * cells)
             noisy_counts = noisy_histogram(counts, epsilon=p_eps, noise=self.noise_, label=f"table {name}")
             self._spend("discrete Laplace histogram", p_eps, f"table {name} | {', '.join(self.parents_[name]) or '-'}")
+            self.noisy_counts_[name] = noisy_counts
             concentration = np.clip(noisy_counts, 0, None).reshape(configs, cells) + 1.0
             theta = np.vstack([self.noise_.rng.dirichlet(row) for row in concentration])
             self.tables_[name] = theta

@@ -1,0 +1,66 @@
+"""Metrics against hand-computed values on tiny tables."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core import metrics
+
+SPEC = {"columns": {"a": {"type": "categorical", "values": ["x", "y"], "missing": False},
+                    "b": {"type": "categorical", "values": ["0", "1"], "missing": False}}}
+REAL = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["0", "1", "0", "1"]})
+SYN = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": ["0", "0", "1", "1"]})
+
+
+def test_total_variation_one_and_two_way():
+    pairs = metrics.paired_codes(REAL, SYN, SPEC)
+    # a: real (0.5, 0.5), synthetic (0.75, 0.25) -> 0.25 ; b: (0.5, 0.5) vs (0.5, 0.5) -> 0
+    assert metrics.one_way_distances(pairs) == {"a": pytest.approx(0.25), "b": pytest.approx(0.0)}
+    # joint: real 1/4 each; synthetic x0 .5, x1 .25, y0 0, y1 .25 -> 0.5 * (.25 + 0 + .25 + 0) = 0.25
+    assert metrics.two_way_distances(pairs).loc["a", "b"] == pytest.approx(0.25)
+
+
+def test_fidelity_by_column():
+    pairs = metrics.paired_codes(REAL, SYN, SPEC)
+    assert metrics.fidelity_by_column(pairs) == {"a": 1.0, "b": 1.0}
+    other = pd.DataFrame({"a": ["x"] * 4, "b": ["0"] * 4})
+    # a keeps only x: true mass 0.5, release mass on true values 1 -> 0.5
+    assert metrics.fidelity_by_column(metrics.paired_codes(REAL, other, SPEC))["a"] == pytest.approx(0.5)
+
+
+def test_query_errors_hand_computed():
+    out = metrics.query_errors(REAL, SYN, SPEC, epsilon=1.0, random_state=0, orders=(1, 2))
+    # 1-way counts: a (2, 2) vs (3, 1); b (2, 2) vs (2, 2): errors 1, 1, 0, 0
+    assert out["1-way"]["queries"] == 4
+    assert out["1-way"]["synthetic"]["best 100%"] == {"mean": 0.5, "max": 1.0}
+    assert out["1-way"]["synthetic"]["best 95%"]["max"] == 1.0  # ceil(0.95 * 4) = 4 queries
+    # 2-way: real (1, 1, 1, 1) vs synthetic (2, 1, 0, 1): errors 1, 0, 1, 0
+    assert out["2-way"]["synthetic"]["best 100%"] == {"mean": 0.5, "max": 1.0}
+
+
+def test_distinguishing_game_is_near_half_for_identical_tables():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y"], 4000), "b": rng.choice(["0", "1"], 4000)})
+    pairs = metrics.paired_codes(frame, frame.sample(frac=1, random_state=1), SPEC)
+    for model in ("gradient boosting", "random forest", "decision tree"):
+        game = metrics.distinguishing_game(pairs, random_state=2, classifier=model)
+        assert 0.4 < game.accuracy < 0.6 and game.low < 0.5 < game.high
+
+
+def test_distinguishing_game_spots_a_broken_relationship():
+    rng = np.random.default_rng(3)
+    a = rng.choice(["x", "y"], 4000)
+    real = pd.DataFrame({"a": a, "b": np.where(a == "x", "0", "1")})
+    fake = pd.DataFrame({"a": a, "b": rng.choice(["0", "1"], 4000)})
+    game = metrics.distinguishing_game(metrics.paired_codes(real, fake, SPEC), random_state=4)
+    assert game.accuracy > 0.7
+
+
+def test_ml_utility_and_agreement():
+    rng = np.random.default_rng(5)
+    a = rng.choice(["x", "y"], 3000)
+    b = np.where(rng.random(3000) < 0.9, np.where(a == "x", "0", "1"), np.where(a == "x", "1", "0"))
+    real = pd.DataFrame({"a": a, "b": b})
+    out = metrics.ml_utility(real.iloc[:2000], real.iloc[:2000], real.iloc[2000:], SPEC, "b", random_state=0)
+    assert out["train real, test real"] == pytest.approx(0.9, abs=0.03)
+    assert out["agreement"] == 1.0  # same training data, same classifier
