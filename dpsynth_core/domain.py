@@ -98,6 +98,12 @@ class ColumnDomain:
         if found:
             raise DomainError(found[0])
 
+    def _missing_bounds(self) -> list[str]:
+        """Messages for a range column whose public ``min`` or ``max`` is not declared."""
+        return [f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} is declared; "
+                f"supply '{bound}' from documentation or policy (it is never taken from the data)"
+                for bound in ("min", "max") if getattr(self, bound, None) is None]
+
     def _base_json(self) -> dict:
         out = {"type": self.kind}
         if not self.missing:
@@ -189,12 +195,7 @@ class IntegerDomain(ColumnDomain):
     kind: ClassVar[str] = "integer"
 
     def problems(self) -> list[str]:
-        out = []
-        for bound in ("min", "max"):
-            if getattr(self, bound) is None:
-                out.append(f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} "
-                           f"is declared; supply '{bound}' from documentation or policy "
-                           "(it is never taken from the data)")
+        out = self._missing_bounds()
         if out:
             return out
         if self.min > self.max:
@@ -275,12 +276,7 @@ class FloatDomain(ColumnDomain):
     kind: ClassVar[str] = "float"
 
     def problems(self) -> list[str]:
-        out = []
-        for bound in ("min", "max"):
-            if getattr(self, bound) is None:
-                out.append(f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} "
-                           f"is declared; supply '{bound}' from documentation or policy "
-                           "(it is never taken from the data)")
+        out = self._missing_bounds()
         if out:
             return out
         if not (math.isfinite(self.min) and math.isfinite(self.max)) or self.min >= self.max:

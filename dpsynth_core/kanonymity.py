@@ -90,7 +90,7 @@ def homogeneity_attack(classes: pd.DataFrame) -> pd.DataFrame:
 
 def l_diversity(classes: pd.DataFrame) -> int:
     """The l the table satisfies: the fewest distinct sensitive values in any class."""
-    return int(classes["distinct values (l)"].min()) if len(classes) else 0
+    return int(min(classes["distinct values (l)"], default=0))
 
 
 __all__ = ["ADULT_HIERARCHIES", "KAnonymity", "k_anonymize", "equivalence_classes", "homogeneity_attack",

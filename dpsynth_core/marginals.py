@@ -27,7 +27,6 @@ Must be declared in advance: every column's domain, and optionally column groups
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,24 +206,28 @@ class MarginalsSynthesizer(Synthesizer):
             if self.max_parents >= 2:
                 parent_sets += list(itertools.combinations(placed, 2))
             for parents in parent_sets:
-                candidates.append((child, parents))
-                scores.append(self._score(parents, child, bias))
+                score = self._score(parents, child, bias)
+                if score is not None:  # tables too large to score densely are left to publisher groups
+                    candidates.append((child, parents))
+                    scores.append(score)
         return candidates[report_noisy_max(self.noise_, scores, round_eps, sensitivity=2.0)]
 
-    def _score(self, parents: tuple, child: str, bias: float) -> float:
+    def _score(self, parents: tuple, child: str, bias: float) -> float | None:
         key = (parents, child)
         if key not in self._scores:
             codes = {n: self.columns_[n].codes for n in (*parents, child)}
             parent_total = int(np.prod([self.columns_[p].cells for p in parents]))
             cells = self.columns_[child].cells
             if parent_total * cells > self.dense_limit:
-                self._scores[key] = (-math.inf, 0)
+                self._scores[key] = None
             else:
                 index = self._parent_index(parents, codes)
                 joint = np.bincount(index * cells + codes[child], minlength=parent_total * cells)
                 joint = joint.reshape(parent_total, cells)
                 expected = joint.sum(axis=1, keepdims=True) * self.one_way_[child][None, :]
                 self._scores[key] = (float(np.abs(joint - expected).sum()), joint.size)
+        if self._scores[key] is None:
+            return None
         departure, size = self._scores[key]
         return departure - bias * size
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from scipy.stats import beta
 
+from dpsynth_core.noise import NoiseSource
+
 
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.999) -> tuple[float, float]:
     """Two-sided Clopper-Pearson interval for a binomial proportion."""
@@ -58,3 +60,10 @@ def audit(run, data_a, data_b, events: dict, trials: int, seed: int = 0,
                 if bound > best:
                     best, worst = bound, label
     return AuditResult(best, worst)
+
+
+class HalfNoise(NoiseSource):
+    """A deliberately broken noise source: discrete Laplace at half the claimed scale."""
+
+    def discrete_laplace(self, size, scale, label=""):
+        return super().discrete_laplace(size, scale / 2, label)

@@ -8,8 +8,8 @@ import pytest
 
 from dpsynth_core.bayesnet import (BayesNet, cfs_merit, count_lower_bound, entropy, entropy_sensitivity,
                                    symmetrical_uncertainty)
-from dpsynth_core.noise import NoiseSource, make_noise_source
-from tests.audit import audit
+from dpsynth_core.noise import make_noise_source
+from tests.audit import HalfNoise, audit
 from tests.core.methods_common import adult_small, assert_in_domain
 
 
@@ -72,15 +72,11 @@ _D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6})
 _D_PRIME = pd.concat([_D, pd.DataFrame({"c": ["rare"]})], ignore_index=True)
 
 
-class _HalfNoise(NoiseSource):
-    def discrete_laplace(self, size, scale, label=""):
-        return super().discrete_laplace(size, scale / 2, label)
-
 
 def _rare_count(frame, seed, broken=False):
     source = make_noise_source(seed)
     if broken:
-        source = _HalfNoise(secure=False, rng=source.rng)
+        source = HalfNoise(secure=False, rng=source.rng)
     return BayesNet(epsilon=1.0, random_state=source).fit(frame, _SPEC).noisy_counts_["c"][2]
 
 

@@ -10,9 +10,9 @@ import pytest
 from scipy import stats
 
 from dpsynth_core import cathist as ch
-from dpsynth_core.noise import (NoiseSource, discrete_laplace_pmf, discrete_laplace_survival,
+from dpsynth_core.noise import (discrete_laplace_pmf, discrete_laplace_survival,
                                 make_noise_source)
-from tests.audit import audit, clopper_pearson
+from tests.audit import HalfNoise, audit, clopper_pearson
 
 
 # --- reference values (DESIGN.md section 3) ------------------------------------------------
@@ -180,7 +180,7 @@ def _release_events(target):
 def _mechanism(data, seed, broken=None):
     noise = make_noise_source(seed)
     if broken == "half noise":
-        noise = _HalfNoise(secure=False, rng=noise.rng)
+        noise = HalfNoise(secure=False, rng=noise.rng)
     counts = {k: v for k, v in data.items() if v > 0}
     if broken == "active only":
         result = ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
@@ -189,10 +189,6 @@ def _mechanism(data, seed, broken=None):
     return ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
                       draw_inactive=ch.draw_from_range(_N), noise=noise)
 
-
-class _HalfNoise(NoiseSource):
-    def discrete_laplace(self, size, scale, label=""):
-        return super().discrete_laplace(size, scale / 2, label)
 
 
 # D' adds one record of a category that D does not have (checklist item 2).

@@ -6,7 +6,6 @@ import pytest
 
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.independent import IndependentColumns
-from dpsynth_core.noise import make_noise_source
 from tests.conftest import complete_domain, shared_path
 
 

@@ -8,8 +8,8 @@ from dpsynth_core import synthesize
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.marginals import Factor, MarginalsSynthesizer, sample_children
 from dpsynth_core.metrics import paired_codes, two_way_distances
-from dpsynth_core.noise import NoiseSource, make_noise_source
-from tests.audit import audit
+from dpsynth_core.noise import make_noise_source
+from tests.audit import HalfNoise, audit
 from tests.core.methods_common import adult_small, assert_in_domain
 
 
@@ -113,15 +113,11 @@ _D_PRIME = pd.concat([_D, pd.DataFrame({"a": ["y"], "b": ["2"]})], ignore_index=
 EPS = 1.0
 
 
-class _HalfNoise(NoiseSource):
-    def discrete_laplace(self, size, scale, label=""):
-        return super().discrete_laplace(size, scale / 2, label)
-
 
 def _mechanism(frame, seed, broken=False):
     source = make_noise_source(seed)
     if broken:
-        source = _HalfNoise(secure=False, rng=source.rng)
+        source = HalfNoise(secure=False, rng=source.rng)
     model = MarginalsSynthesizer(epsilon=EPS, random_state=source, groups=[("a", "b")]).fit(frame, _SPEC, rows=20)
     factor = model.factors_["b"]
     shrink = factor.weights.min()
