@@ -46,10 +46,17 @@ def case_cathist(n: int, secure: bool) -> dict:
     return {"seconds": statistics.median(times[1:]), "worst_seconds": max(times[1:])}
 
 
-def case_synth(path: str, secure: bool, repeats: int, method: str = "cathist") -> dict:
+def _paper_bins_domain() -> dict:
+    """Adult with the public bins of benchmarks/compare_methods.py (about 200 dummy columns, as the copula paper)."""
+    from benchmarks.compare_methods import declaration
+
+    return declaration()
+
+
+def case_synth(path: str, secure: bool, repeats: int, method: str = "cathist", paper_bins: bool = False) -> dict:
     from dpsynth_core import synthesize
 
-    domain = _adult_domain()
+    domain = _paper_bins_domain() if paper_bins else _adult_domain()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -78,9 +85,11 @@ def main() -> None:
                          out["seconds"], out["peak_mb"]))
             rows.append((f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), worst of 20",
                          out["worst_seconds"], out["peak_mb"]))
-    for method in ("marginals", "copula", "dirichlet"):
+    for method in ("marginals", "copula", "dirichlet", "bayesnet", "deniability", "microagg"):
         out = _run_case("case_synth", [str(SHARED / "adult.csv"), True, 3, method])
         rows.append((f"{method} on adult.csv (secure), warm", out["seconds"], out["peak_mb"]))
+    out = _run_case("case_synth", [str(SHARED / "adult.csv"), True, 3, "copula", True])
+    rows.append(("copula on adult.csv, paper-like public bins (secure), warm", out["seconds"], out["peak_mb"]))
     for secure in (False, True):
         out = _run_case("case_synth", [str(SHARED / "adult.csv"), secure, 4])
         rows.append((f"cathist on adult.csv, 32,561 rows ({'secure' if secure else 'seeded'}), warm",
@@ -98,7 +107,7 @@ def main() -> None:
                 out = _run_case("case_synth", [str(big), secure, 2])
                 rows.append((f"cathist on 1,000,000 resampled adult rows ({'secure' if secure else 'seeded'})",
                              out["seconds"], out["peak_mb"]))
-            for method in ("marginals", "copula", "dirichlet"):
+            for method in ("marginals", "copula", "dirichlet", "bayesnet", "deniability"):
                 out = _run_case("case_synth", [str(big), True, 1, method])
                 rows.append((f"{method} on 1,000,000 resampled adult rows (secure)", out["seconds"], out["peak_mb"]))
     width = max(len(r[0]) for r in rows)

@@ -188,8 +188,10 @@ class GaussianCopula(Synthesizer):
                 shift[lo:hi] += 0.5 * (np.log(target + 1e-6) - np.log(freq + 1e-6))
         return shift
 
-    def _sample(self, n: int) -> pd.DataFrame:
-        chosen = self._choose(self._latent(n), self.calibration_)
+    def _sample(self, n: int, chunk: int = 50_000) -> pd.DataFrame:
+        # In chunks: a million rows of a few hundred latent normals would need gigabytes at once.
+        parts = [self._choose(self._latent(min(chunk, n - start)), self.calibration_) for start in range(0, n, chunk)]
+        chosen = {name: np.concatenate([p[name] for p in parts]) for name in self.columns_}
         return pd.DataFrame({name: self.columns_[name].decode(chosen[name], self.noise_).reset_index(drop=True)
                              for name in self.columns_})
 
