@@ -1,8 +1,9 @@
 """Plausible deniability: seed-based synthesis with a privacy test (Bindschaedler, Shokri, Gunter 2017).
 
 Mechanism: pick a real record (the *seed*) at random, keep ``m - omega`` of its
-attributes, redraw the other ``omega`` (chosen at random) from the DP Bayesian network in
-its dependency order, and release the candidate only if enough real records could have
+attributes, redraw the other ``omega`` from the DP Bayesian network in its dependency
+order (which ``omega``: one of ``patterns`` random subsets drawn once per release, from
+public randomness), and release the candidate only if enough real records could have
 produced it: at least ``k`` records whose probability of generating it is within a factor
 ``gamma`` of the seed's.
 
@@ -89,12 +90,12 @@ class PlausibleDeniability(BayesNet):
     """
 
     def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = 50, gamma: float = 2.0,
-                 omega: int | None = None, epsilon0: float | None = 1.0, max_candidates: int = 5_000_000,
-                 max_cost: int = 2000, max_parents: int = 3):
+                 omega: int | None = None, epsilon0: float | None = 1.0, patterns: int = 16,
+                 max_candidates: int = 5_000_000, max_cost: int = 2000, max_parents: int = 3):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state, max_cost=max_cost,
                          max_parents=max_parents)
         self.k, self.gamma, self.omega, self.epsilon0 = k, gamma, omega, epsilon0
-        self.max_candidates = max_candidates
+        self.patterns, self.max_candidates = patterns, max_candidates
 
     def _fit(self, encoded, epsilon):
         if self.k < 2 or self.gamma < 1:
@@ -107,14 +108,16 @@ class PlausibleDeniability(BayesNet):
         if not 1 <= self.omega_ <= m:
             raise ParameterError(f"omega ({self.omega}) must be between 1 and the number of columns ({m})")
         self.cells_ = np.array([self.columns_[n].cells for n in self.order_])
+        # Which attributes a candidate redraws: one of a few random subsets, drawn once per
+        # release from public randomness, so the seeds are hashed once per subset.
+        ranks = np.argsort(self.noise_.rng.random((self.patterns, m)), axis=1)
+        self.redraw_patterns_ = np.unique(ranks < self.omega_, axis=0)
 
     def candidates(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """``count`` candidates (codes in ``order_``) and their redrawn-attribute masks."""
         rng = self.noise_.rng
         seeds = self.seeds_[rng.integers(0, len(self.seeds_), size=count)]
-        m = seeds.shape[1]
-        ranks = np.argsort(rng.random((count, m)), axis=1)
-        redraw = ranks < self.omega_
+        redraw = self.redraw_patterns_[rng.integers(0, len(self.redraw_patterns_), size=count)]
         fixed = {name: seeds[:, j] for j, name in enumerate(self.order_)}
         drawn = self.sample_codes(count, fixed=fixed, resample=redraw)
         return np.column_stack([drawn[n] for n in self.order_]), redraw
