@@ -34,7 +34,7 @@ def ensure_state() -> None:
     ss = st.session_state
     ss.setdefault(EPSILON, constraints.EPSILON_DEFAULT)
     ss.setdefault(RHO, constraints.RHO_DEFAULT)
-    ss.setdefault(METHOD, "cathist")
+    ss.setdefault(METHOD, "marginals")  # the recommended method for whole-table releases
     ss.setdefault(ROWS, None)
     ss.setdefault(GROUPS, [])
     ss.setdefault(RELEASES, {})

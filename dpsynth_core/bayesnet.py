@@ -109,6 +109,7 @@ def _reaches(graph: dict, start: str, goal: str) -> bool:
     and how likely each value is given its predictors, then draws new records from that
     network one column at a time. It keeps the strongest relationships, found
     automatically, and is the model used by the plausible-deniability method.""",
+    rank=4,
 )
 class BayesNet(Synthesizer):
     """DP Bayesian network (see module docstring).

@@ -120,6 +120,7 @@ def per_measurement_epsilon(total: float, fixed: list, count: int, delta: float)
     together, and fits a multivariate normal model whose correlations reproduce those
     rates. Synthetic rows are drawn from that model. It keeps pairwise relationships
     across all columns at once; its guarantee has a tiny failure probability delta.""",
+    rank=3,
 )
 class GaussianCopula(Synthesizer):
     """DP Gaussian copula over dummy-coded columns (see module docstring)."""

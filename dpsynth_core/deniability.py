@@ -78,6 +78,7 @@ def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> n
     people could equally have been its starting point. Records stay realistic. Its privacy
     promise holds for each released record on its own; for the whole file the promise
     weakens with every record released, which the release card spells out.""",
+    rank=6,
 )
 class PlausibleDeniability(BayesNet):
     """Seed-based synthesis with the plausible-deniability test (see module docstring).

@@ -46,6 +46,7 @@ def alpha_min(n_synthetic: int, epsilon: float) -> float:
     easy to explain; best for a few columns with small lists of values. Relationships are
     kept only inside column groups you choose.""",
     neighbouring=SUBSTITUTE,
+    rank=5,
 )
 class DirichletMultinomial(Synthesizer):
     """Hu's Dirichlet-multinomial synthesizer over declared finite domains (see module docstring).

@@ -95,6 +95,7 @@ def fit_column(column: EncodedColumn, *, epsilon: float, rho: float, noise, labe
     randomness, and may add a few made-up values so that rare real values stay deniable.
     Numbers use noisy counts in their public bins. Every column's distribution is kept;
     relationships between columns (say, age and income) are not.""",
+    rank=2,
 )
 class IndependentColumns(Synthesizer):
     """Independent columns via CatHist and public-bin histograms (see module docstring).

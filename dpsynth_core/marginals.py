@@ -101,6 +101,7 @@ def sample_children(parent_index: np.ndarray, factor: Factor, fallback: np.ndarr
     combination that could occur, with noise added. Synthetic rows are drawn from these
     noisy tables one column at a time, so relationships such as education and income or
     age and marital status are kept. The best general-purpose choice for a whole table.""",
+    rank=1,
 )
 class MarginalsSynthesizer(Synthesizer):
     """DP marginals with a privately chosen Bayesian network (see module docstring).

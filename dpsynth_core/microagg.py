@@ -84,6 +84,7 @@ def feature_groups(points: np.ndarray, count: int) -> list[list[int]]:
     a spread with noise added, and draws new records from those descriptions. Shown for
     teaching and comparison: because the clusters are formed from the real records without
     noise, it does not carry a differential-privacy guarantee, and the release card says so.""",
+    rank=7,
 )
 class MicroAggregation(Synthesizer):
     """MDAV micro-aggregation with a noisy Gaussian per cluster (see module docstring).

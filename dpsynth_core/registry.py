@@ -17,17 +17,18 @@ class MethodInfo:
     summary: str
     cls: type
     neighbouring: str = ADD_REMOVE
+    rank: int = 100  # display order: recommended methods first
 
 
 METHODS: dict[str, MethodInfo] = {}
 
 
-def register(name: str, title: str, summary: str, neighbouring: str = ADD_REMOVE):
+def register(name: str, title: str, summary: str, neighbouring: str = ADD_REMOVE, rank: int = 100):
     """Class decorator adding a synthesizer to :data:`METHODS` under ``name``."""
 
     def add(cls):
         METHODS[name] = MethodInfo(name=name, title=title, summary=" ".join(summary.split()),
-                                   cls=cls, neighbouring=neighbouring)
+                                   cls=cls, neighbouring=neighbouring, rank=rank)
         cls.method_name = name
         return cls
 

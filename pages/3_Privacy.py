@@ -42,8 +42,8 @@ with right:
 
 st.subheader("Method")
 state.bind_widget("privacy_method", state.METHOD)
-method = st.radio("How the synthetic table is made", list(METHODS), format_func=lambda m: METHODS[m].title,
-                  key="privacy_method")
+method = st.radio("How the synthetic table is made", sorted(METHODS, key=lambda m: METHODS[m].rank),
+                  format_func=lambda m: METHODS[m].title, key="privacy_method")
 st.session_state[state.METHOD] = method
 st.markdown(METHODS[method].summary)
 
@@ -84,7 +84,7 @@ if problems:
     st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
                "declared columns only.", icon=":material/warning:")
     st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
-spec_json = json.dumps(declaration, sort_keys=True)
+spec_json = json.dumps(declaration)  # column order matters for the table
 row_count = st.session_state[state.ROWS] or state.data()["info"]["rows"]
 plan = column_plan(spec_json, float(epsilon), float(rho), rows_public, method, row_count)
 table = pd.DataFrame([{
@@ -99,6 +99,7 @@ table = pd.DataFrame([{
     "typical noise per bin (people)": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
     "prior per cell (rows)": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
 } for r in plan]).dropna(axis=1, how="all")
+table = table.astype(object).where(table.notna(), "")  # blank, not "None", where a figure does not apply
 st.dataframe(table, hide_index=True, width="stretch")
 st.caption("τ is the noisy count a category needs to appear in the release. Categories held by fewer "
            "people than the 'half the time' figure will usually be left out, which is what protects them.")
