@@ -74,6 +74,10 @@ st.session_state[state.CURRENT] = key
 
 release, quality = entry["release"], entry["metrics"]
 st.success(f"Synthetic table ready: {len(release.data):,} rows (draw {entry['draw']} with these settings).")
+pass_rate = release.publisher_report["columns"].get("pass_rate")
+if pass_rate is not None:
+    st.caption(f"Privacy test: {pass_rate:.1%} of {release.publisher_report['columns']['candidates']:,} candidate "
+               "records passed (for your eyes only: the rate depends on the data).")
 st.info("**For you only.** The charts below compare the synthetic table with the real data, so they are "
         "not covered by the privacy guarantee and are not part of the release. Do not share them, and "
         "do not redraw until a chart 'looks right': each draw spends budget.", icon=":material/lock:")

@@ -150,6 +150,8 @@ def test_preview_and_release_work_with_every_method(method, downloads):
     at.button(key="preview_generate").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Synthetic table ready" in s.value for s in at.success)
+    if method == "deniability":
+        assert any("candidate records passed" in c.value for c in at.caption)
     at = _visit(at, "pages/5_Release.py")
     buttons = {b.proto.label: b.proto.url for b in at.download_button}
     card = json.loads(downloads[buttons["Release card (JSON)"].rsplit("/", 1)[-1].split(".")[0]])
