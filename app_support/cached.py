@@ -72,3 +72,28 @@ def dp_share_with_and_without(k: int, epsilon: float):
         group = synthetic.loc[match, "income"]
         shares[label] = (float((group == target["most common value"]).mean()) if len(group) else float("nan"), int(match.sum()))
     return target.to_dict(), shares
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def bad_bins_demo(epsilon: float, runs: int) -> dict:
+    """Learn page: how often 'rare disease' shows up, per method, without and with Alex (made-up data)."""
+    import numpy as np
+
+    from dpsynth_core.cathist import cathist, draw_from_range
+    from dpsynth_core.noise import make_noise_source
+
+    diagnoses = 10
+    without_alex, with_alex = {0: 12, 1: 7}, {0: 12, 1: 7, 4: 1}
+    noise = make_noise_source(np.random.default_rng())
+
+    def shows_rare(counts: dict, method: str) -> bool:
+        keys = list(counts)
+        if method == "occurring values only":
+            noisy = np.array(list(counts.values())) + noise.discrete_laplace(len(keys), 1 / epsilon)
+            return any(k == 4 and v > 0 for k, v in zip(keys, noisy))
+        result = cathist(keys, list(counts.values()), diagnoses, epsilon=epsilon, rho=0.5,
+                         draw_inactive=draw_from_range(diagnoses), noise=noise)
+        return 4 in result.keys
+
+    return {m: [float(np.mean([shows_rare(d, m) for _ in range(runs)])) for d in (without_alex, with_alex)]
+            for m in ("occurring values only", "CatHist over the declared list")}

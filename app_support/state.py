@@ -97,6 +97,18 @@ def record_draw(epsilon: float, method: str) -> None:
                    "when": dt.datetime.now().strftime("%H:%M:%S")})
 
 
+#: Releases kept in a session (older ones are dropped; their draws stay in the ledger).
+KEPT_RELEASES = 5
+
+
+def store_release(key: str, entry: dict) -> None:
+    releases = st.session_state[RELEASES]
+    releases.pop(key, None)
+    releases[key] = entry
+    while len(releases) > KEPT_RELEASES:
+        releases.pop(next(iter(releases)))
+
+
 def current_release() -> dict | None:
     key = st.session_state.get(CURRENT)
     return st.session_state[RELEASES].get(key) if key else None

@@ -61,8 +61,8 @@ if clicked:
     quality = evaluate(loaded["frame"], release.data, declaration)
     progress.progress(100, text="Done.")
     progress.empty()
-    st.session_state[state.RELEASES][key] = {"release": release, "metrics": quality, "settings": settings,
-                                             "draw": (existing or {}).get("draw", 0) + 1}
+    state.store_release(key, {"release": release, "metrics": quality, "settings": settings,
+                              "draw": (existing or {}).get("draw", 0) + 1})
     st.session_state[state.CURRENT] = key
     st.rerun()
 

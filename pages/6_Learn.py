@@ -4,12 +4,10 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from app_support.cached import dp_share_with_and_without, k_anonymous_example
+from app_support.cached import bad_bins_demo, dp_share_with_and_without, k_anonymous_example
 from app_support.sidebar import page
-from dpsynth_core.cathist import cathist, draw_from_range
 from dpsynth_core.charts import FONT, REAL, SYNTHETIC, tau_curve
 from dpsynth_core.kanonymity import l_diversity
-from dpsynth_core.noise import make_noise_source
 
 page("Learn", ":material/school:")
 st.title("How it works")
@@ -38,28 +36,10 @@ and we count how often the rare disease shows up in the release.
   chance to appear, so seeing the rare disease proves nothing.
 """
 )
-DIAGNOSES = ["flu", "cold", "asthma", "migraine", "rare disease", "back pain", "allergy", "eczema",
-             "bronchitis", "sinusitis"]
 c1, c2 = st.columns(2)
 eps = c1.select_slider("ε for this demo", options=[0.25, 0.5, 1.0, 2.0], value=1.0, key="learn_demo_eps")
 runs = c2.select_slider("Runs", options=[200, 500, 1000, 2000], value=1000, key="learn_demo_runs")
-without_alex = {0: 12, 1: 7}
-with_alex = {0: 12, 1: 7, 4: 1}
-
-
-def shows_rare(counts: dict, method: str, noise) -> bool:
-    keys = list(counts)
-    if method == "occurring values only":
-        noisy = np.array(list(counts.values())) + noise.discrete_laplace(len(keys), 1 / eps)
-        return any(k == 4 and v > 0 for k, v in zip(keys, noisy))
-    result = cathist(keys, list(counts.values()), len(DIAGNOSES), epsilon=eps, rho=0.5,
-                     draw_inactive=draw_from_range(len(DIAGNOSES)), noise=noise)
-    return 4 in result.keys
-
-
-noise = make_noise_source(np.random.default_rng())  # a teaching demo on made-up data
-shares = {m: [np.mean([shows_rare(d, m, noise) for _ in range(runs)]) for d in (without_alex, with_alex)]
-          for m in ("occurring values only", "CatHist over the declared list")}
+shares = bad_bins_demo(float(eps), int(runs))
 fig = go.Figure([
     go.Bar(name="without Alex", x=list(shares), y=[v[0] for v in shares.values()], marker_color=REAL,
            text=[f"{v[0]:.0%}" for v in shares.values()], textposition="outside"),

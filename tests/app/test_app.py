@@ -177,3 +177,14 @@ def test_column_groups_reach_the_method():
     release = at.session_state["releases"][at.session_state["current_release"]]["release"]
     structure = {s["column"]: s["sampled given"] for s in release.card["method_details"]["structure"]}
     assert structure["relationship"] == ["sex"]
+
+
+def test_session_keeps_only_recent_releases_but_counts_every_draw():
+    at = _visit(_app().run(), "pages/4_Preview.py")
+    for eps in (0.5, 0.7, 1.0, 1.5, 2.0, 3.0):
+        at.session_state["epsilon"] = eps
+        at = _visit(at, "pages/4_Preview.py")
+        at.button(key="preview_generate").click().run()
+    assert len(at.session_state["releases"]) == 5
+    ledger = at.session_state["ledger"][at.session_state["data"]["hash"]]
+    assert sum(e["epsilon"] for e in ledger) == pytest.approx(8.7)
