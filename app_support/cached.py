@@ -53,24 +53,27 @@ def dp_share_with_and_without(k: int, epsilon: float):
     from dpsynth_core import synthesize
     from dpsynth_core.examples import example_csv, example_declaration
 
+    from dpsynth_core.kanonymity import ADULT_HIERARCHIES
+
     result, _, homogeneous = k_anonymous_example(k)
     frame = read_table(example_csv("adult"))[0]
     target = homogeneous.iloc[0]
-    quasi = ["age", "sex", "race", "native-country"]
-    raw_match = np.ones(len(frame), dtype=bool)
-    for name in quasi:
-        if target[name] != "*" and result.levels[name] == 0:
-            raw_match &= frame[name].to_numpy() == target[name]
+
+    def in_class(table) -> np.ndarray:
+        match = np.ones(len(table), dtype=bool)
+        for name, level in result.levels.items():
+            general = ADULT_HIERARCHIES[name][level](table[name].astype(str))
+            match &= general.to_numpy() == target[name]
+        return match
+
     shares = {}
-    for label, data in (("with this person", frame), ("without this person", frame.drop(index=np.flatnonzero(raw_match)[0]))):
+    member = np.flatnonzero(in_class(frame))[0]
+    for label, data in (("with this person", frame), ("without this person", frame.drop(index=member))):
         synthetic = synthesize(data, example_declaration("adult"), epsilon, method="marginals",
                                random_state=np.random.default_rng(len(data))).data
-        match = np.ones(len(synthetic), dtype=bool)
-        for name in quasi:
-            if target[name] != "*" and result.levels[name] == 0:
-                match &= synthetic[name].astype(str).to_numpy() == str(target[name])
-        group = synthetic.loc[match, "income"]
-        shares[label] = (float((group == target["most common value"]).mean()) if len(group) else float("nan"), int(match.sum()))
+        group = synthetic.loc[in_class(synthetic), "income"]
+        shares[label] = (float((group == target["most common value"]).mean()) if len(group) else float("nan"),
+                         int(len(group)))
     return target.to_dict(), shares
 
 
