@@ -176,6 +176,10 @@ def ml_utility(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame,
     from sklearn.tree import DecisionTreeClassifier
 
     domain = as_table_domain(domain)
+    if len(synthetic) == 0:  # e.g. a privacy test that released nothing
+        nan = float("nan")
+        return {"train real, test real": nan, "train synthetic, test real": nan,
+                "train real, test synthetic": nan, "agreement": nan}
     train_pairs = paired_codes(train, synthetic, domain)
     test_pairs = paired_codes(test, test, domain)
     x_real, y_real = _features(train_pairs, target, "real")
@@ -207,6 +211,9 @@ def regression_mse(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFr
     from sklearn.linear_model import LinearRegression
 
     domain = as_table_domain(domain)
+    if len(synthetic) == 0:
+        return {k: float("nan") for k in ("train real, test real", "train synthetic, test real",
+                                          "train real, test synthetic")}
     pairs = paired_codes(train, synthetic, domain)
     test_pairs = paired_codes(test, test, domain)
     scale = max(pairs[target].cells - 1, 1)
@@ -225,6 +232,8 @@ def kmeans_agreement(real: pd.DataFrame, synthetic: pd.DataFrame, domain, target
     """k-means with 2 clusters on each table (50 restarts); how well each clustering matches the label."""
     from sklearn.cluster import KMeans
 
+    if len(synthetic) < 2:
+        return {"real": float("nan"), "synthetic": float("nan")}
     pairs = paired_codes(real, synthetic, as_table_domain(domain))
     out = {}
     for which in ("real", "synthetic"):

@@ -64,3 +64,9 @@ def test_ml_utility_and_agreement():
     out = metrics.ml_utility(real.iloc[:2000], real.iloc[:2000], real.iloc[2000:], SPEC, "b", random_state=0)
     assert out["train real, test real"] == pytest.approx(0.9, abs=0.03)
     assert out["agreement"] == 1.0  # same training data, same classifier
+
+
+def test_empty_synthetic_table_gives_nan_not_an_error():
+    empty = REAL.iloc[:0]
+    assert all(np.isnan(v) for v in metrics.ml_utility(REAL, empty, REAL, SPEC, "b").values())
+    assert all(np.isnan(v) for v in metrics.regression_mse(REAL, empty, REAL, SPEC, "b").values())
