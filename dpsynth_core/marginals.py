@@ -45,6 +45,8 @@ from .synthesizer import Synthesizer
 #: Budget shares of the columns' epsilon: 1-way marginals, structure choice, joint tables.
 SHARES = {"one_way": 0.2, "select": 0.1, "joint": 0.7}
 DENSE_LIMIT = 1_000_000
+#: Pseudo-records per parent row, in noise levels per cell, added toward the child's 1-way marginal.
+SHRINK = 0.5
 
 
 @dataclass
@@ -257,7 +259,7 @@ class MarginalsSynthesizer(Synthesizer):
             table = np.clip(noisy, 0, None).astype(float).reshape(parent_total, child_cells)
             # Shrink each parent row toward the child's 1-way distribution by about one
             # noise level per cell: rows built mostly from noise lean on the marginal.
-            table += typical_bin_error(epsilon) * child_cells * 0.5 * self.one_way_[child]
+            table += typical_bin_error(epsilon) * child_cells * SHRINK * self.one_way_[child]
             flat = np.arange(size)
             return Factor(child, parents, parent_cells, child_cells, flat, table.ravel())
         present, counts = np.unique(keys, return_counts=True)

@@ -93,6 +93,10 @@ def fidelity_by_column(pairs: dict[str, PairedColumn]) -> dict[str, float]:
     return out
 
 
+#: Fewest real and synthetic records each for the distinguishing game to mean anything.
+MIN_GAME_RECORDS = 20
+
+
 @dataclass
 class GameResult:
     """Held-out accuracy of a classifier telling real from synthetic records."""
@@ -119,6 +123,8 @@ def distinguishing_game(pairs: dict[str, PairedColumn], *, max_records: int = 50
     names = list(pairs)
     n_real, n_syn = len(pairs[names[0]].real), len(pairs[names[0]].synthetic)
     size = min(max_records, n_real, n_syn)
+    if size < MIN_GAME_RECORDS:  # too few records of one kind to train and test a classifier
+        return GameResult(float("nan"), float("nan"), float("nan"), 0, classifier)
     real_rows = rng.choice(n_real, size=size, replace=False)
     syn_rows = rng.choice(n_syn, size=size, replace=False)
     features = np.vstack([np.column_stack([pairs[n].real[real_rows] for n in names]),

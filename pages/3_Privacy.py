@@ -99,7 +99,9 @@ table = pd.DataFrame([{
     "typical noise per bin (people)": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
     "prior per cell (rows)": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
 } for r in plan]).dropna(axis=1, how="all")
-table = table.astype(object).where(table.notna(), "")  # blank, not "None", where a figure does not apply
+# Text cells throughout: blank, not "None", where a figure does not apply to a column.
+table = table.map(lambda v: "" if pd.isna(v) else (f"{v:,.4g}" if isinstance(v, float) else f"{v:,}"
+                                                    if isinstance(v, int) else str(v)))
 st.dataframe(table, hide_index=True, width="stretch")
 st.caption("τ is the noisy count a category needs to appear in the release. Categories held by fewer "
            "people than the 'half the time' figure will usually be left out, which is what protects them.")

@@ -73,6 +73,10 @@ if entry is None:
 st.session_state[state.CURRENT] = key
 
 release, quality = entry["release"], entry["metrics"]
+if len(release.data) == 0:
+    st.warning("No synthetic record passed the privacy test, so there is nothing to release. With few records, "
+               "lower k in the plausible-deniability test or choose another method.", icon=":material/warning:")
+    st.stop()
 st.success(f"Synthetic table ready: {len(release.data):,} rows (draw {entry['draw']} with these settings).")
 pass_rate = release.publisher_report["columns"].get("pass_rate")
 if pass_rate is not None:
@@ -97,7 +101,12 @@ with tab_dist:
                "columns independent shows dark cells where real columns are related (say, relationship and sex).")
 with tab_game:
     game = quality["game"]
-    st.plotly_chart(distinguishing_chart(game.accuracy, game.low, game.high), width="stretch", key="preview_game")
+    if game.test_records == 0:
+        st.info("Too few records (real or synthetic) to train and test a classifier: the game needs at least "
+                "20 of each.")
+    else:
+        st.plotly_chart(distinguishing_chart(game.accuracy, game.low, game.high), width="stretch",
+                        key="preview_game")
     st.caption(f"How to read: a {game.classifier} classifier was trained to tell real from synthetic records, "
                f"then tested on {game.test_records:,} records it had not seen. 50% means it cannot tell them "
                "apart (a coin flip); near 100% means synthetic records are easy to spot, usually because "
