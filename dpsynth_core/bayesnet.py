@@ -31,7 +31,7 @@ import pandas as pd
 
 from . import constraints
 from .accounting import PrivacyEvent, fit_to_budget
-from .encoding import EncodedTable
+from .encoding import EncodedTable, flat_index
 from .finite import FiniteColumn, finite_column
 from .histogram import noisy_count, noisy_histogram
 from .marginals import Factor, sample_children
@@ -171,10 +171,11 @@ class BayesNet(Synthesizer):
         for target in names:
             while len(parents[target]) < self.max_parents:
                 best, best_merit = None, cfs_merit(target, parents[target], su)
+                children = _children(parents)
                 for candidate in names:
                     if candidate == target or candidate in parents[target]:
                         continue
-                    if _reaches({c: p for c, p in _children(parents).items()}, target, candidate):
+                    if _reaches(children, target, candidate):
                         continue  # candidate is a descendant of target: adding it would close a cycle
                     trial = parents[target] + [candidate]
                     if self._cost(target, trial, scored) > self.max_cost:
@@ -213,10 +214,7 @@ class BayesNet(Synthesizer):
         return self.columns_[target].cells * int(np.prod([scored[p][1] for p in parents]))
 
     def _config_index(self, parents, bucketed: dict, rows: int) -> np.ndarray:
-        index = np.zeros(rows, dtype=np.int64)
-        for p in parents:
-            index = index * self.scored_cells_[p] + bucketed[p]
-        return index
+        return flat_index([bucketed[p] for p in parents], [self.scored_cells_[p] for p in parents], rows)
 
     def conditional_probability(self, name: str, codes: dict) -> np.ndarray:
         """``P(value of name | its parents)`` for rows given as full codes of every column."""

@@ -33,7 +33,7 @@ from scipy.special import ndtr, ndtri
 from .accounting import fit_to_budget
 from .encoding import EncodedTable
 from .finite import FiniteColumn, finite_column
-from .histogram import noisy_histogram
+from .histogram import noisy_histogram, to_probabilities
 from .registry import register
 from .synthesizer import Synthesizer
 from . import constraints
@@ -147,11 +147,11 @@ class GaussianCopula(Synthesizer):
         for a, b in pairs:
             self._spend("discrete Laplace histogram", eps0, f"2-way conjunctions {a} x {b}")
         d = offsets[-1]
-        margin = np.concatenate([_shares(margins[n]) for n in names])
+        margin = np.concatenate([to_probabilities(margins[n]) for n in names])
         conjunction = np.zeros((d, d))
         for (a, b), noisy in pairs.items():
             i, j = names.index(a), names.index(b)
-            block = _shares(noisy).reshape(self.columns_[a].cells, self.columns_[b].cells)
+            block = to_probabilities(noisy).reshape(self.columns_[a].cells, self.columns_[b].cells)
             conjunction[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]] = block
         p = np.clip(margin, 1e-6, 1 - 1e-6)
         upper_i, upper_j = np.triu_indices(d, 1)
@@ -218,9 +218,3 @@ def measure(columns: dict, epsilon: float, noise) -> tuple[dict, dict]:
             table = np.bincount(ca.codes * cb.cells + cb.codes, minlength=ca.cells * cb.cells)
             pairs[(a, b)] = noisy_histogram(table, epsilon=epsilon, noise=noise, label=f"pair {a} x {b}")
     return margins, pairs
-
-
-def _shares(noisy: np.ndarray) -> np.ndarray:
-    clipped = np.clip(np.asarray(noisy, float), 0, None)
-    total = clipped.sum()
-    return clipped / total if total > 0 else np.full(clipped.size, 1 / clipped.size)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .accounting import SUBSTITUTE
-from .encoding import EncodedTable, decode_codes
+from .encoding import EncodedTable, decode_codes, flat_index
 from .errors import ParameterError
 from .noise import dirichlet
 from .registry import register
@@ -87,9 +87,7 @@ class DirichletMultinomial(Synthesizer):
             size = int(np.prod(cells))
             if size > MAX_TABLE_CELLS:
                 raise ParameterError(f"the table {table} has {size:,} cells, more than {MAX_TABLE_CELLS:,}")
-            index = np.zeros(encoded.n_rows, dtype=np.int64)
-            for c in table:
-                index = index * encoded.columns[c].cells + encoded.columns[c].codes
+            index = flat_index([encoded.columns[c].codes for c in table], cells, encoded.n_rows)
             true = np.bincount(index, minlength=size)
             theta = dirichlet(self.noise_, true + self.alpha_)
             self.counts_[table] = (cells, self.noise_.rng.multinomial(self.rows_, theta))

@@ -152,6 +152,14 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
                          missing=int(per_row[codes == domain.bins].sum()))
 
 
+def flat_index(codes, cells, rows: int) -> np.ndarray:
+    """Mixed-radix index of several code columns: each row's cell in their product domain."""
+    index = np.zeros(rows, dtype=np.int64)
+    for column, size in zip(codes, cells):
+        index = index * int(size) + column
+    return index
+
+
 def encode_table(data: pd.DataFrame, domain: TableDomain) -> EncodedTable:
     """Encode every kept column of ``data`` over ``domain`` (which must match its columns)."""
     domain.check_matches(data.columns)

@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 from .cathist import cathist, draw_from_range
-from .encoding import EncodedTable
+from .encoding import EncodedTable, flat_index
 from .errors import ParameterError
 from .finite import FiniteColumn, finite_column
-from .histogram import noisy_histogram
+from .histogram import noisy_histogram, to_probabilities
 from .noise import report_noisy_max
 from .planning import typical_bin_error
 from .registry import register
@@ -153,7 +153,7 @@ class MarginalsSynthesizer(Synthesizer):
                 kept = np.clip(finite.vocabulary_counts, 0, None)
                 noisy = np.append(kept, max(0, self.rows_ - int(kept.sum())))
             self.columns_[name] = finite
-            self.one_way_[name] = _probabilities(noisy)
+            self.one_way_[name] = to_probabilities(noisy)
 
         # 2. structure: publisher groups first, then a private choice of one parent per column
         order = list(placed_first) if placed_first else [auto.pop(0)]
@@ -239,10 +239,8 @@ class MarginalsSynthesizer(Synthesizer):
         return np.bincount(ca.codes * cb.cells + cb.codes, minlength=ca.cells * cb.cells).reshape(ca.cells, cb.cells)
 
     def _parent_index(self, parents, codes: dict) -> np.ndarray:
-        index = np.zeros(len(next(iter(codes.values()))), dtype=np.int64)
-        for p in parents:
-            index = index * self.columns_[p].cells + codes[p]
-        return index
+        return flat_index([codes[p] for p in parents], [self.columns_[p].cells for p in parents],
+                          len(next(iter(codes.values()))))
 
     def _measure(self, child: str, parents: tuple, epsilon: float) -> Factor:
         columns = {n: self.columns_[n].codes for n in (*parents, child)}
@@ -301,7 +299,3 @@ def _topological(names, forced: dict) -> list:
     return order
 
 
-def _probabilities(noisy: np.ndarray) -> np.ndarray:
-    clipped = np.clip(np.asarray(noisy, dtype=float), 0, None)
-    total = clipped.sum()
-    return clipped / total if total > 0 else np.full(clipped.size, 1.0 / clipped.size)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .cathist import fidelity
 from .domain import TableDomain, as_table_domain
-from .encoding import encode_column
+from .encoding import encode_column, flat_index
 from .noise import make_noise_source, real_laplace
 
 
@@ -257,11 +257,9 @@ def _conjunction_counts(pairs: dict[str, PairedColumn], which: str, order: int) 
     names = list(pairs)
     pieces = []
     for combo in itertools.combinations(names, order):
-        size = int(np.prod([pairs[c].cells for c in combo]))
-        index = np.zeros(len(getattr(pairs[combo[0]], which)), dtype=np.int64)
-        for c in combo:
-            index = index * pairs[c].cells + getattr(pairs[c], which)
-        pieces.append(np.bincount(index, minlength=size))
+        cells = [pairs[c].cells for c in combo]
+        index = flat_index([getattr(pairs[c], which) for c in combo], cells, len(getattr(pairs[combo[0]], which)))
+        pieces.append(np.bincount(index, minlength=int(np.prod(cells))))
     return np.concatenate(pieces).astype(float)
 
 

@@ -71,11 +71,9 @@ class NoiseSource:
             return np.zeros(0, dtype=np.int64)
         if self.secure:
             return np.asarray(_opendp_discrete_laplace(float(scale))([0] * int(size)), dtype=np.int64)
-        alpha = math.exp(-1.0 / scale)
-        # Difference of two i.i.d. geometric counts of failures is discrete Laplace.
+        # The difference of two i.i.d. geometric counts of failures is discrete Laplace.
         success = -math.expm1(-1.0 / scale)
-        return (self.rng.geometric(success, size) - self.rng.geometric(success, size)).astype(np.int64) \
-            if alpha > 0 else np.zeros(size, dtype=np.int64)
+        return (self.rng.geometric(success, size) - self.rng.geometric(success, size)).astype(np.int64)
 
     def geometric_failures(self, size: int, alpha: float) -> np.ndarray:
         """Counts of failures with ``P(g) = (1 - alpha) alpha**g``, g >= 0 (int64)."""
