@@ -156,7 +156,11 @@ class MicroAggregation(Synthesizer):
                 "noise covers only each cluster's mean and covariance")
 
     def card_details(self) -> dict:
-        return {"k": self.k, "feature_groups": self.groups_}
+        return {"k": self.k, "feature_groups": len(self.groups_)}
+
+    def publisher_details(self) -> dict:
+        """The feature groups come from the real correlations without noise: publisher only."""
+        return {"feature_groups": self.groups_}
 
 
 def _psd(matrix: np.ndarray) -> np.ndarray:

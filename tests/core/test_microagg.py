@@ -44,3 +44,10 @@ def test_rejects_bad_k():
     frame, spec = adult_small(100)
     with pytest.raises(ParameterError, match="k"):
         MicroAggregation(epsilon=1.0, random_state=0, k=1).fit(frame, spec)
+
+
+def test_card_does_not_list_data_derived_feature_groups():
+    frame, spec = adult_small(2000)
+    release = synthesize(frame, spec, 1.0, method="microagg", random_state=1, k=25)
+    assert isinstance(release.card["method_details"]["feature_groups"], int)
+    assert isinstance(release.publisher_report["columns"]["feature_groups"], list)
