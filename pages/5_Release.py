@@ -27,10 +27,10 @@ if g["epsilon"] is None:
 note = card.get("method_details", {}).get("per_record_note")
 if note:
     st.warning(note, icon=":material/info:")
-c1, c2, c3 = st.columns(3)
+c1, c2 = st.columns(2)
 c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else f"{g['epsilon']:.3g}")
 c2.metric("Synthetic rows", f"{len(release.data):,}")
-c3.metric("Method", card["method"]["title"])
+st.markdown(f"**Method:** {card['method']['title']}")
 st.caption(f"Privacy unit: {g['neighbouring']}. Randomness: {card['noise_source']}. The random seed is never "
            "part of a release.")
 
