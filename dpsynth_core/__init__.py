@@ -11,8 +11,7 @@ from .accounting import Accountant, PrivacyEvent  # noqa: E402
 from .cathist import cathist_tau, expected_made_up, fidelity, inclusion_probability, threshold  # noqa: E402
 from .domain import TableDomain, as_table_domain, column_from_json, size_in_words  # noqa: E402
 from .errors import DataError, DomainError, DPSynthError, ParameterError  # noqa: E402
-from .registry import METHODS, get_method  # noqa: E402
-from . import bayesnet, copula, deniability, dirichlet, independent, marginals, microagg  # noqa: E402,F401
+from .synthesizers import METHODS, get_method  # noqa: E402
 from .release import Release, synthesize  # noqa: E402
 from .tables import read_table  # noqa: E402
 

@@ -21,7 +21,7 @@ from .cathist import cathist_tau, expected_made_up, threshold
 from .card import render_card_html
 from .domain import size_in_words
 from .errors import DPSynthError
-from .registry import METHODS
+from .synthesizers import METHODS
 from .release import synthesize
 from .validation import check_domain_size
 

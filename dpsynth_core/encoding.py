@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .counting import CodedTable
 from .domain import (CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain,
                      TableDomain, TextDomain)
 
@@ -47,7 +48,8 @@ class EncodedColumn:
 
     def counts(self) -> np.ndarray:
         """True count of every cell of a binned column (int64, length ``cells``)."""
-        return np.bincount(self.codes, minlength=self.cells).astype(np.int64)
+        return CodedTable({self.domain.name: self.codes}, {self.domain.name: self.cells}, len(self.codes)).marginal(
+            (self.domain.name,))
 
     def label_counts(self) -> pd.Series:
         """True count of every value present in a text column (missing under key None)."""
@@ -65,6 +67,12 @@ class EncodedTable:
 
     columns: dict
     n_rows: int
+
+    def coded(self) -> CodedTable:
+        """The binned columns as a :class:`~dpsynth_core.counting.CodedTable` (text columns are not coded)."""
+        binned = {n: c for n, c in self.columns.items() if c.domain.binned}
+        return CodedTable(codes={n: c.codes for n, c in binned.items()}, cells={n: c.cells for n, c in binned.items()},
+                          n_rows=self.n_rows)
 
     def report(self) -> dict:
         """Cells changed by the public rule, per column (publisher-only diagnostics)."""
@@ -150,14 +158,6 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
     row_codes = codes[index]
     return EncodedColumn(domain, codes=row_codes, out_of_domain=int(per_row[changed].sum()),
                          missing=int(per_row[codes == domain.bins].sum()))
-
-
-def flat_index(codes, cells, rows: int) -> np.ndarray:
-    """Mixed-radix index of several code columns: each row's cell in their product domain."""
-    index = np.zeros(rows, dtype=np.int64)
-    for column, size in zip(codes, cells):
-        index = index * int(size) + column
-    return index
 
 
 def encode_table(data: pd.DataFrame, domain: TableDomain) -> EncodedTable:

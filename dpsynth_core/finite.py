@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .cathist import cathist, draw_from_generator
+from .counting import CodedTable
 from .encoding import EncodedColumn, decode_codes
 
 
@@ -71,3 +72,9 @@ def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noi
     codes = keys.get_indexer(np.where(pd.isna(column.labels), missing, column.labels).astype(object))
     codes = np.where(codes < 0, other, codes).astype(np.int64)
     return FiniteColumn(domain.name, domain, codes, other + 1, vocabulary, result.counts)
+
+
+def coded_table(columns: dict, n_rows: int) -> CodedTable:
+    """The finite columns as one :class:`~dpsynth_core.counting.CodedTable` to count on."""
+    return CodedTable(codes={n: c.codes for n, c in columns.items()}, cells={n: c.cells for n, c in columns.items()},
+                      n_rows=n_rows)

@@ -16,7 +16,8 @@ import pandas as pd
 
 from .cathist import fidelity
 from .domain import TableDomain, as_table_domain
-from .encoding import encode_column, flat_index
+from .counting import flat_index
+from .encoding import encode_column
 from .noise import make_noise_source, real_laplace
 
 

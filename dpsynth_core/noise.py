@@ -155,6 +155,12 @@ def discrete_laplace_survival(value: int, epsilon: float) -> float:
     return 1.0 - alpha ** (1 - value) / (1 + alpha)
 
 
+def typical_bin_error(epsilon: float) -> float:
+    """Mean absolute discrete Laplace noise of scale 1/epsilon: ``2a / (1 - a**2)``."""
+    alpha = discrete_laplace_alpha(epsilon)
+    return 2 * alpha / (1 - alpha**2)
+
+
 # --- private selection and posterior draws ---------------------------------------------
 
 @lru_cache(maxsize=64)

@@ -11,7 +11,7 @@ import math
 from . import constraints
 from .cathist import cathist_tau, expected_made_up, threshold
 from .domain import TableDomain, as_table_domain, size_in_words
-from .noise import discrete_laplace_alpha
+from .noise import typical_bin_error
 
 
 def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: str = "cathist",
@@ -32,14 +32,14 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
         split["row count"] = epsilon * constraints.ROW_COUNT_SHARE
         remaining -= split["row count"]
     if method == "marginals":
-        from .marginals import SHARES
+        from .synthesizers.marginals import SHARES
 
         for name in columns:
             split[f"1-way marginal {name}"] = remaining * SHARES["one_way"] / m
         split["choosing related columns"] = remaining * SHARES["select"]
         split["joint tables (up to one per column)"] = remaining * SHARES["joint"]
     elif method == "copula":
-        from .copula import per_measurement_epsilon
+        from .synthesizers.copula import per_measurement_epsilon
 
         texts = sum(1 for c in domain.kept.values() if c.kind == "text")
         count = m + m * (m - 1) // 2 + texts
@@ -48,7 +48,7 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
             split[f"1-way margin {name}"] = each
         split[f"each of {m * (m - 1) // 2} pair tables"] = each
     elif method in ("bayesnet", "deniability"):
-        from .bayesnet import SHARES as NET
+        from .synthesizers.network import SHARES as NET
 
         split["record count (entropy bound)"] = epsilon * NET["count"]
         rest = remaining - split["record count (entropy bound)"]
@@ -62,12 +62,6 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
         for name in columns:
             split[f"column {name}"] = remaining / m
     return split
-
-
-def typical_bin_error(epsilon: float) -> float:
-    """Mean absolute discrete Laplace noise of scale 1/epsilon: ``2a / (1 - a**2)``."""
-    alpha = discrete_laplace_alpha(epsilon)
-    return 2 * alpha / (1 - alpha**2)
 
 
 def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False, method: str = "cathist",

@@ -9,7 +9,7 @@ import pandas as pd
 from . import constraints
 from .accounting import Accountant
 from .card import build_card
-from .registry import get_method
+from .synthesizers import get_method
 
 
 @dataclass

@@ -118,7 +118,7 @@ elif method == "microagg":
     st.error("Micro-aggregation gives **no differential-privacy guarantee**: its clusters are formed from the "
              "real records without noise. Use it only for teaching or comparison.", icon=":material/gpp_bad:")
 elif method == "deniability":
-    from dpsynth_core.deniability import record_guarantee
+    from dpsynth_core.synthesizers.deniability import record_guarantee
 
     eps_r, delta_r, _ = record_guarantee(50, 2.0, 1.0)
     st.warning(f"Besides the ε above (for the model), **each released record** is protected on its own with "

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.independent import IndependentColumns
+from dpsynth_core.synthesizers.independent import IndependentColumns
 from tests.conftest import complete_domain, shared_path
 
 

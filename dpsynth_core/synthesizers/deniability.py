@@ -31,9 +31,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from .accounting import PrivacyEvent
-from .bayesnet import BayesNet
-from .errors import ParameterError
+from ..accounting import PrivacyEvent
+from .network import NetworkSynthesizer
+from ..errors import ParameterError
+from ..finite import coded_table
 from .registry import register
 
 DELTA_PER_RECORD = 1e-6
@@ -80,7 +81,7 @@ def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> n
     weakens with every record released, which the release card spells out.""",
     rank=6,
 )
-class PlausibleDeniability(BayesNet):
+class PlausibleDeniability(NetworkSynthesizer):
     """Seed-based synthesis with the plausible-deniability test (see module docstring).
 
     Args:
@@ -103,7 +104,7 @@ class PlausibleDeniability(BayesNet):
             raise ParameterError(f"k ({self.k}) must be >= 2 and gamma ({self.gamma}) >= 1")
         super()._fit(encoded, epsilon)
         # The seeds: real records, kept to be tested against (the test's cost is counted per release).
-        self.seeds_ = np.column_stack([self.columns_[n].codes for n in self.order_])
+        self.seeds_ = coded_table(self.columns_, encoded.n_rows).records(self.order_)
         m = len(self.order_)
         self.omega_ = self.omega or max(1, m // 3)
         if not 1 <= self.omega_ <= m:

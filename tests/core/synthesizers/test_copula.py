@@ -8,14 +8,14 @@ import pytest
 from scipy.stats import multivariate_normal
 from scipy.special import ndtri
 
-from dpsynth_core.copula import (GaussianCopula, gaussian_correlation, measure, nearest_correlation,
+from dpsynth_core.synthesizers.copula import (GaussianCopula, gaussian_correlation, measure, nearest_correlation,
                                  orthant_probability, per_measurement_epsilon)
 from dpsynth_core.accounting import Accountant, PrivacyEvent
-from dpsynth_core.finite import FiniteColumn
+from dpsynth_core.counting import CodedTable
 from dpsynth_core.noise import make_noise_source
 from tests.audit import audit, clopper_pearson
 from tests.conftest import complete_domain, shared_path
-from tests.core.methods_common import adult_small, assert_in_domain
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 def test_orthant_probability_matches_scipy():
@@ -93,8 +93,8 @@ def test_per_measurement_epsilon_is_tight():
 
 # --- audit of the measurements; broken: one budget for all conjunctions (checklist 6) --------
 
-def _columns(codes: dict) -> dict:
-    return {n: FiniteColumn(n, None, np.asarray(c), 2) for n, c in codes.items()}
+def _columns(codes: dict) -> CodedTable:
+    return CodedTable({n: np.asarray(c) for n, c in codes.items()}, {n: 2 for n in codes}, len(next(iter(codes.values()))))
 
 
 _BASE = {"a": [0] * 10 + [1] * 10, "b": [0] * 15 + [1] * 5, "c": [1] * 5 + [0] * 15, "d": [0] * 20}

@@ -22,12 +22,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from .accounting import SUBSTITUTE
-from .encoding import EncodedTable, decode_codes, flat_index
-from .errors import ParameterError
-from .noise import dirichlet
+from ..accounting import SUBSTITUTE
+from ..encoding import EncodedTable, decode_codes
+from ..errors import ParameterError
+from ..noise import dirichlet
 from .registry import register
-from .synthesizer import Synthesizer
+from .base import Synthesizer
 
 MAX_TABLE_CELLS = 2_000_000
 
@@ -82,13 +82,13 @@ class DirichletMultinomial(Synthesizer):
         share = epsilon / len(self.tables_)
         self.alpha_ = alpha_min(self.rows_, share)
         self.counts_ = {}
+        coded = encoded.coded()
         for table in self.tables_:
             cells = [encoded.columns[c].cells for c in table]
             size = int(np.prod(cells))
             if size > MAX_TABLE_CELLS:
                 raise ParameterError(f"the table {table} has {size:,} cells, more than {MAX_TABLE_CELLS:,}")
-            index = flat_index([encoded.columns[c].codes for c in table], cells, encoded.n_rows)
-            true = np.bincount(index, minlength=size)
+            true = coded.marginal(table).ravel()
             theta = dirichlet(self.noise_, true + self.alpha_)
             self.counts_[table] = (cells, self.noise_.rng.multinomial(self.rows_, theta))
             self._spend("Dirichlet-multinomial", share, f"table {' x '.join(table)}")

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.dirichlet import DirichletMultinomial, alpha_min
+from dpsynth_core.synthesizers.dirichlet import DirichletMultinomial, alpha_min
 from dpsynth_core.errors import ParameterError
 from tests.audit import audit
 from tests.conftest import complete_domain, shared_path
-from tests.core.methods_common import adult_small, assert_in_domain
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 def test_reference_alpha_for_ce_race():

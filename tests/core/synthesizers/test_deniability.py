@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.deniability import PlausibleDeniability, projection_keys, record_guarantee
+from dpsynth_core.synthesizers.deniability import PlausibleDeniability, projection_keys, record_guarantee
 from tests.audit import audit
-from tests.core.methods_common import adult_small, assert_in_domain
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 @pytest.fixture(scope="module")

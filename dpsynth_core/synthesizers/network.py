@@ -1,4 +1,5 @@
-"""DP Bayesian network (Bindschaedler, Shokri and Gunter 2017, section 3).
+"""The DP Bayesian network model shared by ``bayesnet`` and ``deniability`` (Bindschaedler, Shokri
+and Gunter 2017, section 3).
 
 Guarantee: (epsilon, delta)-DP under adding or removing one record, composed (the better
 of basic and advanced composition) from:
@@ -29,15 +30,15 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import constraints
-from .accounting import PrivacyEvent, fit_to_budget
-from .encoding import EncodedTable, flat_index
-from .finite import FiniteColumn, finite_column
-from .histogram import noisy_count, noisy_histogram
-from .marginals import Factor, sample_children
-from .noise import discrete_laplace_alpha, real_laplace
-from .registry import register
-from .synthesizer import Synthesizer
+from .. import constraints
+from ..accounting import PrivacyEvent, fit_to_budget
+from ..counting import coarsen, flat_index
+from ..encoding import EncodedTable
+from ..finite import FiniteColumn, coded_table, finite_column
+from ..histogram import noisy_count, noisy_histogram
+from ..factors import Factor, sample_children
+from ..noise import discrete_laplace_alpha, real_laplace
+from .base import Synthesizer
 
 SCORING_BUCKETS = 8
 SHARES = {"count": 0.05, "entropy": 0.3, "parameters": 0.65}
@@ -57,17 +58,16 @@ def count_lower_bound(noisy: int, epsilon: float, failure: float = COUNT_FAILURE
     return max(1, int(noisy) - margin)
 
 
-def entropy(codes: np.ndarray, cells: int) -> float:
-    counts = np.bincount(codes, minlength=cells).astype(float)
+def entropy(counts: np.ndarray) -> float:
+    """Empirical entropy (nats) of a table of counts."""
+    counts = np.asarray(counts, dtype=float).ravel()
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log(p)).sum())
 
 
 def bucket(codes: np.ndarray, cells: int, buckets: int = SCORING_BUCKETS) -> tuple[np.ndarray, int]:
-    """Public discretisation: merge consecutive cells into at most ``buckets`` buckets."""
-    if cells <= buckets:
-        return codes, cells
-    return (codes * buckets) // cells, buckets
+    """Public discretisation for scoring: consecutive cells merged into at most ``buckets`` buckets."""
+    return coarsen(codes, cells, buckets)
 
 
 def symmetrical_uncertainty(h_x: float, h_y: float, h_xy: float) -> float:
@@ -102,17 +102,8 @@ def _reaches(graph: dict, start: str, goal: str) -> bool:
     return False
 
 
-@register(
-    "bayesnet",
-    "Bayesian network",
-    """Learns, with noise, which columns best predict each other (a network of dependencies)
-    and how likely each value is given its predictors, then draws new records from that
-    network one column at a time. It keeps the strongest relationships, found
-    automatically, and is the model used by the plausible-deniability method.""",
-    rank=4,
-)
-class BayesNet(Synthesizer):
-    """DP Bayesian network (see module docstring).
+class NetworkSynthesizer(Synthesizer):
+    """A DP Bayesian network fitted to the data (see module docstring); sampled by subclasses.
 
     Args:
         max_cost: largest number of cells of one attribute's table (its values times the
@@ -147,7 +138,9 @@ class BayesNet(Synthesizer):
         parameter_budget -= text_eps * texts
 
         # 1. noisy entropies on the public scoring discretisation
-        scored = {n: bucket(self.columns_[n].codes, self.columns_[n].cells) for n in names}
+        table = coded_table(self.columns_, encoded.n_rows)
+        buckets = {n: SCORING_BUCKETS for n in names}
+        scored = {n: bucket(self.columns_[n].codes, self.columns_[n].cells) for n in names}  # codes, cells
         pairs = _pairs(names)
         fixed = [e.epsilon for e in self.accountant_.events]
         # entropies and parameter tables share what is left, solved jointly so the whole
@@ -156,8 +149,8 @@ class BayesNet(Synthesizer):
                                      [(m + len(pairs), entropy_budget / (m + len(pairs))),
                                       (m, parameter_budget / m)], constraints.ADVANCED_COMPOSITION_DELTA)
         scale = entropy_sensitivity(n_low) / h_eps
-        true = [entropy(*scored[n]) for n in names]
-        true += [entropy(scored[a][0] * scored[b][1] + scored[b][0], scored[a][1] * scored[b][1]) for a, b in pairs]
+        true = [entropy(table.marginal((n,), buckets=buckets)) for n in names]
+        true += [entropy(table.marginal(pair, buckets=buckets)) for pair in pairs]
         noisy = np.clip(real_laplace(self.noise_, true, scale, label="entropies"), 0.0, None)
         for i, label in enumerate([f"H({n})" for n in names] + [f"H({a}, {b})" for a, b in pairs]):
             self.accountant_.spend(PrivacyEvent("Laplace entropy", h_eps, COUNT_FAILURE if i == 0 else 0.0,
@@ -195,12 +188,10 @@ class BayesNet(Synthesizer):
         self.tables_: dict[str, np.ndarray] = {}
         self.noisy_counts_: dict[str, np.ndarray] = {}
         for name in names:
-            codes = {p: scored[p][0] for p in self.parents_[name]}
             config_cells = tuple(scored[p][1] for p in self.parents_[name])
             configs = int(np.prod(config_cells)) if config_cells else 1
             cells = self.columns_[name].cells
-            index = self._config_index(self.parents_[name], codes, len(self.columns_[name].codes))
-            counts = np.bincount(index * cells + self.columns_[name].codes, minlength=configs * cells)
+            counts = table.marginal((*self.parents_[name], name), buckets={p: SCORING_BUCKETS for p in self.parents_[name]})
             noisy_counts = noisy_histogram(counts, epsilon=p_eps, noise=self.noise_, label=f"table {name}")
             self._spend("discrete Laplace histogram", p_eps, f"table {name} | {', '.join(self.parents_[name]) or '-'}")
             self.noisy_counts_[name] = noisy_counts

@@ -30,13 +30,13 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from .accounting import fit_to_budget
-from .encoding import EncodedTable
-from .finite import FiniteColumn, finite_column
-from .histogram import noisy_histogram, to_probabilities
+from ..accounting import fit_to_budget
+from ..encoding import EncodedTable
+from ..finite import FiniteColumn, coded_table, finite_column
+from ..histogram import noisy_histogram, to_probabilities
 from .registry import register
-from .synthesizer import Synthesizer
-from . import constraints
+from .base import Synthesizer
+from .. import constraints
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)
 
@@ -141,7 +141,7 @@ class GaussianCopula(Synthesizer):
                 self._spend("CatHist", eps0, f"vocabulary {name}")
         offsets = np.cumsum([0] + [self.columns_[n].cells for n in names])
         self.offsets_ = offsets
-        margins, pairs = measure(self.columns_, eps0, self.noise_)
+        margins, pairs = measure(coded_table(self.columns_, encoded.n_rows), eps0, self.noise_)
         for name in names:
             self._spend("discrete Laplace histogram", eps0, f"1-way margin {name}")
         for a, b in pairs:
@@ -202,19 +202,19 @@ class GaussianCopula(Synthesizer):
                                  "with offsets calibrated to the noisy margins"}
 
 
-def measure(columns: dict, epsilon: float, noise) -> tuple[dict, dict]:
+def measure(table, epsilon: float, noise) -> tuple[dict, dict]:
     """The copula's only reads of the data: noisy 1-way margins and 2-way conjunction tables.
 
     Each is a discrete Laplace histogram of L1 sensitivity 1 with ``epsilon`` (a record
     adds one to one cell of each attribute's margin and of each pair's table).
+    ``table``: a :class:`~dpsynth_core.counting.CodedTable` of the attributes.
     """
-    names = list(columns)
-    margins = {n: noisy_histogram(np.bincount(columns[n].codes, minlength=columns[n].cells), epsilon=epsilon,
-                                  noise=noise, label=f"margin {n}") for n in names}
+    names = list(table.codes)
+    margins = {n: noisy_histogram(table.marginal((n,)), epsilon=epsilon, noise=noise, label=f"margin {n}")
+               for n in names}
     pairs = {}
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            ca, cb = columns[a], columns[b]
-            table = np.bincount(ca.codes * cb.cells + cb.codes, minlength=ca.cells * cb.cells)
-            pairs[(a, b)] = noisy_histogram(table, epsilon=epsilon, noise=noise, label=f"pair {a} x {b}")
+            pairs[(a, b)] = noisy_histogram(table.marginal((a, b)).ravel(), epsilon=epsilon, noise=noise,
+                                            label=f"pair {a} x {b}")
     return margins, pairs

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .accounting import ADD_REMOVE
-from .errors import ParameterError
+from ..accounting import ADD_REMOVE
+from ..errors import ParameterError
 
 
 @dataclass(frozen=True)

@@ -27,72 +27,26 @@ Must be declared in advance: every column's domain, and optionally column groups
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .cathist import cathist, draw_from_range
-from .encoding import EncodedTable, flat_index
-from .errors import ParameterError
-from .finite import FiniteColumn, finite_column
-from .histogram import noisy_histogram, to_probabilities
-from .noise import report_noisy_max
-from .planning import typical_bin_error
+from ..cathist import cathist, draw_from_range
+from ..counting import flat_index
+from ..encoding import EncodedTable
+from ..errors import ParameterError
+from ..factors import Factor, sample_children
+from ..finite import FiniteColumn, coded_table, finite_column
+from ..histogram import noisy_histogram, to_probabilities
+from ..noise import report_noisy_max, typical_bin_error
+from .base import Synthesizer
 from .registry import register
-from .synthesizer import Synthesizer
 
 #: Budget shares of the columns' epsilon: 1-way marginals, structure choice, joint tables.
 SHARES = {"one_way": 0.2, "select": 0.1, "joint": 0.7}
 DENSE_LIMIT = 1_000_000
 #: Pseudo-records per parent row, in noise levels per cell, added toward the child's 1-way marginal.
 SHRINK = 0.5
-
-
-@dataclass
-class Factor:
-    """A child column and its parents, with the noisy joint table as sparse entries."""
-
-    child: str
-    parents: tuple
-    parent_cells: tuple
-    child_cells: int
-    keys: np.ndarray       # flat index: parent_index * child_cells + child_code
-    weights: np.ndarray    # noisy counts, clipped at 0 (plus shrinkage toward the child's 1-way)
-
-
-def sample_children(parent_index: np.ndarray, factor: Factor, fallback: np.ndarray, rng) -> np.ndarray:
-    """Draw each row's child code from the factor's row for its parent value.
-
-    Vectorised: entries are sorted by parent; each row searches ``segment + u`` in the
-    concatenated, per-segment normalised cumulative weights. Rows whose parent value has
-    no mass fall back to the child's 1-way distribution.
-    """
-    parents = factor.keys // factor.child_cells
-    children = factor.keys % factor.child_cells
-    order = np.lexsort((children, parents))
-    parents, children, weights = parents[order], children[order], factor.weights[order]
-    unique, starts = np.unique(parents, return_index=True)
-    totals = np.add.reduceat(weights, starts) if len(weights) else np.zeros(0)
-    segment = np.repeat(np.arange(len(unique)), np.diff(np.append(starts, len(weights))))
-    before = np.concatenate([[0.0], np.cumsum(weights)])[starts]
-    safe_totals = np.where(totals > 0, totals, 1.0)
-    cumulative = segment + (np.cumsum(weights) - before[segment]) / safe_totals[segment]
-    out = np.empty(len(parent_index), dtype=np.int64)
-    position = np.searchsorted(unique, parent_index)
-    position_clipped = np.minimum(position, max(len(unique) - 1, 0))
-    found = (position < len(unique)) & (len(unique) > 0)
-    if len(unique):
-        found &= (unique[position_clipped] == parent_index) & (totals[position_clipped] > 0)
-    rows = np.flatnonzero(found)
-    if rows.size:
-        target = position_clipped[rows] + rng.random(rows.size)
-        pick = np.searchsorted(cumulative, target, side="right")
-        out[rows] = children[np.minimum(pick, len(children) - 1)]
-    rest = np.flatnonzero(~found)
-    if rest.size:
-        out[rest] = rng.choice(len(fallback), size=rest.size, p=fallback)
-    return out
 
 
 @register(
@@ -145,7 +99,7 @@ class MarginalsSynthesizer(Synthesizer):
             finite = finite_column(encoded.columns[name], text_epsilon=one_way_eps, rho=self.rho_,
                                    noise=self.noise_, label=f"1-way {name}")
             if finite.vocabulary is None:
-                noisy = noisy_histogram(np.bincount(finite.codes, minlength=finite.cells), epsilon=one_way_eps,
+                noisy = noisy_histogram(coded_table({name: finite}, encoded.n_rows).marginal((name,)), epsilon=one_way_eps,
                                         noise=self.noise_, label=f"1-way {name}")
                 self._spend("discrete Laplace histogram", one_way_eps, f"1-way marginal {name}")
             else:
@@ -154,6 +108,7 @@ class MarginalsSynthesizer(Synthesizer):
                 noisy = np.append(kept, max(0, self.rows_ - int(kept.sum())))
             self.columns_[name] = finite
             self.one_way_[name] = to_probabilities(noisy)
+        self.table_ = coded_table(self.columns_, encoded.n_rows)
 
         # 2. structure: publisher groups first, then a private choice of one parent per column
         order = list(placed_first) if placed_first else [auto.pop(0)]
@@ -218,15 +173,12 @@ class MarginalsSynthesizer(Synthesizer):
     def _score(self, parents: tuple, child: str, bias: float) -> float | None:
         key = (parents, child)
         if key not in self._scores:
-            codes = {n: self.columns_[n].codes for n in (*parents, child)}
             parent_total = int(np.prod([self.columns_[p].cells for p in parents]))
             cells = self.columns_[child].cells
             if parent_total * cells > self.dense_limit:
                 self._scores[key] = None
             else:
-                index = self._parent_index(parents, codes)
-                joint = np.bincount(index * cells + codes[child], minlength=parent_total * cells)
-                joint = joint.reshape(parent_total, cells)
+                joint = self.table_.marginal((*parents, child)).reshape(parent_total, cells)
                 expected = joint.sum(axis=1, keepdims=True) * self.one_way_[child][None, :]
                 self._scores[key] = (float(np.abs(joint - expected).sum()), joint.size)
         if self._scores[key] is None:
@@ -234,24 +186,18 @@ class MarginalsSynthesizer(Synthesizer):
         departure, size = self._scores[key]
         return departure - bias * size
 
-    def _true_pair(self, a: str, b: str) -> np.ndarray:
-        ca, cb = self.columns_[a], self.columns_[b]
-        return np.bincount(ca.codes * cb.cells + cb.codes, minlength=ca.cells * cb.cells).reshape(ca.cells, cb.cells)
-
     def _parent_index(self, parents, codes: dict) -> np.ndarray:
         return flat_index([codes[p] for p in parents], [self.columns_[p].cells for p in parents],
                           len(next(iter(codes.values()))))
 
     def _measure(self, child: str, parents: tuple, epsilon: float) -> Factor:
-        columns = {n: self.columns_[n].codes for n in (*parents, child)}
         parent_cells = tuple(self.columns_[p].cells for p in parents)
         child_cells = self.columns_[child].cells
         parent_total = int(np.prod(parent_cells))
         size = parent_total * child_cells
-        keys = self._parent_index(parents, columns) * child_cells + columns[child]
         label = f"joint {' x '.join((*parents, child))}"
         if size <= self.dense_limit:
-            counts = np.bincount(keys, minlength=size)
+            counts = self.table_.marginal((*parents, child)).ravel()
             noisy = noisy_histogram(counts, epsilon=epsilon, noise=self.noise_, label=label)
             self._spend("discrete Laplace histogram", epsilon, label)
             table = np.clip(noisy, 0, None).astype(float).reshape(parent_total, child_cells)
@@ -260,7 +206,7 @@ class MarginalsSynthesizer(Synthesizer):
             table += typical_bin_error(epsilon) * child_cells * SHRINK * self.one_way_[child]
             flat = np.arange(size)
             return Factor(child, parents, parent_cells, child_cells, flat, table.ravel())
-        present, counts = np.unique(keys, return_counts=True)
+        present, counts = self.table_.sparse_marginal((*parents, child))
         result = cathist(present.tolist(), counts, size, epsilon=epsilon, rho=self.rho_,
                          draw_inactive=draw_from_range(size), noise=self.noise_, label=label)
         self._spend("CatHist", epsilon, label + " (CatHist over the product domain)")

@@ -5,8 +5,8 @@ import pytest
 
 from dpsynth_core import synthesize
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.microagg import MicroAggregation, feature_groups, mdav
-from tests.core.methods_common import adult_small, assert_in_domain
+from dpsynth_core.synthesizers.microagg import MicroAggregation, feature_groups, mdav
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 def test_mdav_clusters_have_at_least_k_records_and_cover_all():

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import constraints
-from .accounting import ADD_REMOVE, Accountant, PrivacyEvent
-from .domain import TableDomain, as_table_domain
-from .encoding import EncodedTable, encode_table
-from .errors import DataError
-from .histogram import noisy_count
-from .noise import make_noise_source
-from .tables import read_table
-from .validation import check_epsilon, check_rho, check_rows
+from .. import constraints
+from ..accounting import ADD_REMOVE, Accountant, PrivacyEvent
+from ..domain import TableDomain, as_table_domain
+from ..encoding import EncodedTable, encode_table
+from ..errors import DataError
+from ..histogram import noisy_count
+from ..noise import make_noise_source
+from ..tables import read_table
+from ..validation import check_epsilon, check_rho, check_rows
 
 
 def as_frame(data) -> pd.DataFrame:

@@ -6,11 +6,12 @@ import pytest
 
 from dpsynth_core import synthesize
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.marginals import Factor, MarginalsSynthesizer, sample_children
+from dpsynth_core.factors import Factor, sample_children
+from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
 from dpsynth_core.metrics import paired_codes, two_way_distances
 from dpsynth_core.noise import make_noise_source
 from tests.audit import HalfNoise, audit
-from tests.core.methods_common import adult_small, assert_in_domain
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 def test_output_in_domain_with_row_count():

@@ -24,12 +24,12 @@ import pandas as pd
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
-from .encoding import EncodedTable
-from .errors import ParameterError
-from .finite import FiniteColumn, finite_column
-from .noise import real_laplace
+from ..encoding import EncodedTable
+from ..errors import ParameterError
+from ..finite import FiniteColumn, coded_table, finite_column
+from ..noise import real_laplace
 from .registry import register
-from .synthesizer import Synthesizer
+from .base import Synthesizer
 
 MAX_ROWS = 200_000
 
@@ -115,7 +115,7 @@ class MicroAggregation(Synthesizer):
                 self._spend("CatHist", text_eps, f"vocabulary {name}")
         epsilon -= text_eps * len(texts)
         cells = np.array([self.columns_[n].cells for n in names], dtype=float)
-        points = np.column_stack([self.columns_[n].codes for n in names]) / np.maximum(cells - 1, 1) * 2 - 1
+        points = coded_table(self.columns_, encoded.n_rows).records(names) / np.maximum(cells - 1, 1) * 2 - 1
         count = self.groups or max(1, math.ceil(len(names) / 4))
         self.groups_ = [[names[j] for j in g] for g in feature_groups(points, count)]
         per_group = epsilon / len(self.groups_)

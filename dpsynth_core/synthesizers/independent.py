@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
-from .domain import CategoricalDomain, ColumnDomain, TextDomain
-from .encoding import EncodedColumn, EncodedTable, decode_codes
-from .histogram import noisy_histogram, to_probabilities
+from ..cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
+from ..domain import CategoricalDomain, ColumnDomain, TextDomain
+from ..encoding import EncodedColumn, EncodedTable, decode_codes
+from ..histogram import noisy_histogram, to_probabilities
 from .registry import register
-from .synthesizer import Synthesizer
+from .base import Synthesizer
 
 
 @dataclass

@@ -1,0 +1,86 @@
+"""Counting: the one place where a method's reads of the data become numbers.
+
+Every synthesizer touches the data only to count records in declared cells: 1-way
+histograms, joint tables over a product of declared cells, counts in coarser public
+buckets. Noise, selection, estimation and sampling then work on these exact counts
+alone. Keeping the counting here gives one seam behind which an engine for large tables
+can stand, and one place to review for what leaves the data.
+
+A :class:`CodedTable` holds every kept column as integer codes over a small public set of
+cells (declared bins, categories plus "missing", or a text column's DP vocabulary).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def flat_index(codes, cells, rows: int) -> np.ndarray:
+    """Mixed-radix index of several code columns: each row's cell in their product domain."""
+    index = np.zeros(rows, dtype=np.int64)
+    for column, size in zip(codes, cells):
+        index = index * int(size) + np.asarray(column, dtype=np.int64)
+    return index
+
+
+def coarsen(codes: np.ndarray, cells: int, buckets: int) -> tuple[np.ndarray, int]:
+    """Merge consecutive cells into at most ``buckets`` public buckets.
+
+    Only meaningful when the cell order is public (the declared order, or the domain's
+    public enumeration for a text vocabulary): then the bucket of a cell is public too.
+    """
+    if cells <= buckets:
+        return codes, cells
+    return (np.asarray(codes, dtype=np.int64) * buckets) // cells, buckets
+
+
+@dataclass
+class CodedTable:
+    """Kept columns as codes over public cells, and the true row count (which only noise may read).
+
+    Attributes:
+        codes: column name -> int64 codes in ``0..cells[name]-1``, one per record.
+        cells: column name -> the number of public cells of the column.
+        n_rows: the true number of records.
+    """
+
+    codes: dict
+    cells: dict
+    n_rows: int
+
+    def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
+        """Exact counts of every cell of the product of ``group``'s cells (shape: their cells).
+
+        ``buckets``: optional column -> number of public buckets to merge its cells into first.
+        """
+        group = tuple(group)
+        codes, cells = [], []
+        for name in group:
+            column, size = self.codes[name], self.cells[name]
+            if buckets and name in buckets:
+                column, size = coarsen(column, size, buckets[name])
+            codes.append(column)
+            cells.append(size)
+        size = int(np.prod(cells)) if cells else 1
+        counts = np.bincount(flat_index(codes, cells, self.n_rows), minlength=size).astype(np.int64)
+        return counts.reshape(cells) if cells else counts
+
+    def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:
+        """The cells of ``group``'s product that hold records (flat indices, ascending) and their counts.
+
+        For products too large to hold densely; the present cells are what CatHist needs.
+        """
+        group = tuple(group)
+        index = flat_index([self.codes[n] for n in group], [self.cells[n] for n in group], self.n_rows)
+        present, counts = np.unique(index, return_counts=True)
+        return present, counts.astype(np.int64)
+
+    def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
+        """:meth:`marginal` for several groups."""
+        return [self.marginal(group, buckets=buckets) for group in groups]
+
+    def records(self, columns) -> np.ndarray:
+        """The coded records themselves (rows x columns), for the methods that need them."""
+        return np.column_stack([self.codes[name] for name in columns])
