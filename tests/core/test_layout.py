@@ -1,0 +1,70 @@
+"""The shape of the library: no import circles, lower layers never import higher ones."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.conftest import ROOT
+
+CORE = ROOT / "dpsynth_core"
+#: Modules of the lowest layers: they never import the methods or anything above them.
+LOWER = ("domain", "tables", "encoding", "counting", "noise", "accounting", "constraints", "errors",
+         "validation", "public_lists", "cathist", "histogram", "finite", "factors")
+UPPER = ("synthesizers", "release", "card", "planning", "cli", "metrics", "charts", "report", "workspace")
+
+
+def _imports() -> dict[str, set[str]]:
+    """Module name (dotted, below dpsynth_core) -> the dpsynth_core modules it imports."""
+    modules = {}
+    for path in CORE.rglob("*.py"):
+        parts = path.relative_to(CORE).with_suffix("").parts
+        modules[".".join(p for p in parts if p != "__init__")] = path
+    graph = {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                target = ".".join(base + ([node.module] if node.module else []))
+                for alias in node.names:
+                    candidate = f"{target}.{alias.name}".strip(".")
+                    found.add(candidate if candidate in modules else target)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpsynth_core"):
+                found.add(node.module.removeprefix("dpsynth_core").strip("."))
+        graph[name] = {t for t in found if t in modules and t != name}
+    return graph
+
+
+def test_no_import_circles():
+    graph = _imports()
+    packages = {n for n in graph if (CORE / n.replace(".", "/") / "__init__.py").exists()} | {""}
+    circles = []
+    for start in graph:
+        if start in packages:
+            continue
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for target in graph[node] - packages:
+                if target == start:
+                    circles.append(" -> ".join(path + [start]))
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, path + [target]))
+    assert circles == []
+
+
+def test_lower_layers_never_import_higher_ones():
+    graph = _imports()
+    offenders = [(low, t) for low in LOWER if low in graph for t in graph[low]
+                 if t.split(".")[0] in UPPER]
+    assert offenders == []
+
+
+def test_methods_never_import_one_another():
+    graph = _imports()
+    shared = {"synthesizers.base", "synthesizers.registry", "synthesizers.network"}
+    methods = [n for n in graph if n.startswith("synthesizers.") and n not in shared]
+    offenders = [(m, t) for m in methods for t in graph[m] if t.startswith("synthesizers.") and t not in shared]
+    assert offenders == []
