@@ -1,23 +1,32 @@
-"""Compare our synthesizers with smartnoise-synth's MST and AIM on adult.csv (not a test).
+"""Compare our synthesizers with AIM and MST from OpenDP 0.16 (on mbi 2.0) and SmartNoise 1.0.8 on adult.
 
-Set up once (a separate environment: smartnoise-synth needs pandas 2 and, through opacus,
-PyTorch; install the CPU build of torch first or pip fetches several GB of CUDA):
+Not a test. The peers are benchmark-only and cannot share one environment (SmartNoise 1.0.8
+pins opendp < 0.15 and mbi < 2; OpenDP 0.16 runs on mbi 2.0), so each method runs in its
+own subprocess, with the interpreter of the environment that has it:
 
-    python -m venv .bench && .bench/bin/pip install torch==2.13.0 -r requirements-bench.txt
-    .bench/bin/python benchmarks/compare_methods.py                    # all 15 columns
-    .bench/bin/python benchmarks/compare_methods.py --subset6 --with-aim  # the 6-column subset
+    python -m venv /work/bench-sn && /work/bench-sn/bin/pip install torch==2.13.0 \\
+        -r requirements-bench.txt           # SmartNoise (CPU torch first, or pip fetches CUDA)
+    python -m venv /work/bench-odp && /work/bench-odp/bin/pip install -r requirements-bench-opendp.txt
+    python benchmarks/compare_methods.py --subset6 \\
+        --python sn=/work/bench-sn/bin/python --python odp=/work/bench-odp/bin/python
+    python benchmarks/compare_methods.py --methods marginals --epsilons 1    # ours alone, quick
 
+Methods: any registered name (``marginals``, ``cathist``, ...), and the peers ``sn-aim``,
+``sn-mst`` (SmartNoise) and ``odp-aim``, ``odp-mst`` (OpenDP's ``dp.mbi`` on mbi 2.0).
 Every method sees the same table: adult encoded over one public declaration (numeric
 columns in public bins: age by 5 years, hours by 10, capital gain and loss by 5000,
-fnlwgt by 100,000), handed to MST and AIM as integer codes. Data is read once, then each
-method runs in its own forked process (so its peak memory is its own) through every
-epsilon and seed. Scores compare synthetic with real codes: mean and max total variation
-distance (TVD) over all 1-way and 2-way marginals, and the 3-way marginal score
-1 - mean TVD over all 3-way marginals. MST is scored both with its own sampler (rounding)
-and sampled i.i.d. from its fitted model.
+fnlwgt by 100,000), handed to the peers as integer codes with every code of the declared
+domain as a public key (OpenDP) or as categories (SmartNoise). Every method runs at the
+same (epsilon, delta): ours with ``delta``; OpenDP with the rho that OpenDP's own conversion
+turns into that (epsilon, delta); SmartNoise converts (epsilon, delta) itself.
 
-Note: smartnoise-synth infers each column's categories from the data it is given; here
-that only means the codes that occur, which is fine for a benchmark but not DP.
+Scores compare synthetic with real codes: mean and max total variation distance (TVD)
+over all 1-way and 2-way marginals, and 1 - mean TVD over all 3-way marginals (score3).
+Times are wall-clock for fit + sample in a warm process (the first run's imports are not
+counted: a warm-up run on 1,000 rows comes first); the table shows the median over seeds
+and scores' means. Peak memory is the worker's resident peak (imports included).
+Results go to ``benchmarks/results/`` (not committed); each run replaces the rows of the
+methods it ran, so the table can be built up one environment at a time.
 """
 
 from __future__ import annotations
@@ -25,8 +34,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import multiprocessing as mp
 import resource
+import subprocess
 import sys
 import time
 import warnings
@@ -38,12 +47,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpsynth_core import synthesize  # noqa: E402
-from dpsynth_core.domain import TableDomain  # noqa: E402
-from dpsynth_core.encoding import encode_table  # noqa: E402
-
 SHARED = ROOT.parent / "shared" / "datasets"
 SUBSET6 = ["age", "education", "sex", "relationship", "marital-status", "income"]
+PEERS = {"sn-aim": "sn", "sn-mst": "sn", "odp-aim": "odp", "odp-mst": "odp"}
 
 
 def declaration(columns=None) -> dict:
@@ -71,21 +77,44 @@ def scores(real: pd.DataFrame, synthetic: pd.DataFrame, cells: dict) -> dict:
     one = [tvd((c,)) for c in names]
     two = [tvd(p) for p in itertools.combinations(names, 2)]
     three = [tvd(t) for t in itertools.combinations(names, 3)]
-    return {"tvd1_mean": np.mean(one), "tvd1_max": np.max(one), "tvd2_mean": np.mean(two),
-            "tvd2_max": np.max(two), "score3": 1 - np.mean(three)}
+    return {"tvd1_mean": float(np.mean(one)), "tvd1_max": float(np.max(one)), "tvd2_mean": float(np.mean(two)),
+            "tvd2_max": float(np.max(two)), "score3": float(1 - np.mean(three))}
 
 
-def run_ours(method, raw, spec, codes, cells, eps, seed):
-    release = synthesize(raw, spec, eps, method=method, random_state=seed)
+def load(columns):
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.encoding import encode_table
+
+    spec = declaration(columns)
+    raw = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
+    if columns:
+        raw = raw[columns]
+    encoded = encode_table(raw, TableDomain.from_json(spec))
+    codes = pd.DataFrame({n: c.codes for n, c in encoded.columns.items()})
+    cells = {n: c.cells for n, c in encoded.columns.items()}
+    return spec, raw, codes, cells
+
+
+# --- one run of each kind of method -----------------------------------------------------
+
+def run_ours(method, raw, spec, codes, cells, eps, delta, seed, options):
+    from dpsynth_core import synthesize
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.encoding import encode_table
+
+    extra = dict(options)
+    if method == "marginals":
+        extra["delta"] = delta
+    release = synthesize(raw, spec, eps, method=method, random_state=seed, **extra)
     encoded = encode_table(release.data, TableDomain.from_json(spec))
     return {"": pd.DataFrame({n: c.codes for n, c in encoded.columns.items()})}
 
 
-def run_smartnoise(kind, codes, eps, seed):
+def run_smartnoise(kind, codes, cells, eps, delta, seed, options):
     from snsynth import Synthesizer
 
     np.random.seed(seed)  # smartnoise draws from numpy's global generator
-    model = Synthesizer.create(kind, epsilon=eps, delta=1e-9)
+    model = Synthesizer.create(kind, epsilon=eps, delta=delta, **options)
     model.fit(codes, preprocessor_eps=0.0, categorical_columns=list(codes.columns))
     out = {"": model.sample(len(codes))}
     if kind == "mst":
@@ -95,64 +124,131 @@ def run_smartnoise(kind, codes, eps, seed):
     return {k: v[list(codes.columns)].astype(int) for k, v in out.items()}
 
 
-def worker(method, raw, spec, codes, cells, epsilons, seeds, queue):
+def run_opendp(kind, codes, cells, eps, delta, seed, options):
+    import jax
+
+    jax.config.update("jax_enable_x64", True)  # mbi warns that float32 can stall estimation
+    import opendp.prelude as dp
+    import polars as pl
+
+    from dpsynth_core.accounting import zcdp_budget
+
+    dp.enable_features("contrib")
+    np.random.seed(seed)
+    rho = zcdp_budget(eps, delta)  # OpenDP's own conversion: rho-zCDP is (eps, delta)-DP
+    columns = list(codes.columns)
+    context = dp.Context.compositor(data=pl.LazyFrame(codes.astype(np.int64)), privacy_unit=dp.unit_of(contributions=1),
+                                    privacy_loss=dp.loss_of(rho=rho), split_evenly_over=1)
+    algorithm = dp.mbi.AIM(**options) if kind == "aim" else dp.mbi.MST(**options)
+    table = (context.query().select(columns)
+             .contingency_table(keys={c: list(range(cells[c])) for c in columns}, algorithm=algorithm).release())
+    # OpenDP adds a null key to every column (values outside the keys); the few synthetic nulls
+    # are scored as the column's first code
+    synthetic = table.synthesize(rows=len(codes)).to_pandas()
+    return {"": synthetic[columns].fillna(0).astype(int)}
+
+
+def worker(opts) -> None:
     warnings.filterwarnings("ignore")
-    rows = []
-    for eps in epsilons:
-        for seed in seeds:
+    columns = SUBSET6 if opts.subset6 else None
+    spec, raw, codes, cells = load(columns)
+    method = opts.worker
+    options = json.loads(opts.options.get(method, "{}")) if isinstance(opts.options, dict) else {}
+
+    def once(eps, seed, rows=None):
+        sub_raw, sub_codes = (raw, codes) if rows is None else (raw.head(rows), codes.head(rows))
+        if method in PEERS:
+            kind = method.split("-")[1]
+            run = run_smartnoise if PEERS[method] == "sn" else run_opendp
+            return run(kind, sub_codes, cells, eps, opts.delta, seed, options)
+        return run_ours(method, sub_raw, spec, sub_codes, cells, eps, opts.delta, None if opts.secure else seed,
+                        options)
+
+    once(opts.epsilons[0], 0, rows=1000)  # warm-up: imports and first compilations
+    for eps in opts.epsilons:
+        for seed in range(opts.seeds):
             start = time.perf_counter()
-            if method in ("mst", "aim"):
-                outputs = run_smartnoise(method, codes, eps, seed)
-            else:
-                outputs = run_ours(method, raw, spec, codes, cells, eps, seed)
+            outputs = once(eps, seed)
             seconds = time.perf_counter() - start
             for suffix, synthetic in outputs.items():
-                rows.append({"method": method + suffix, "epsilon": eps, "seed": seed, "seconds": seconds,
-                             **scores(codes, synthetic, cells)})
-    queue.put((rows, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+                row = {"method": method + suffix, "epsilon": eps, "delta": opts.delta, "seed": seed,
+                       "seconds": seconds, **scores(codes, synthetic, cells),
+                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+                print("ROW " + json.dumps(row), flush=True)
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    """A GitHub table (no optional dependency)."""
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.3, 1.0, 3.0])
+    parser.add_argument("--delta", type=float, default=1e-10,
+                        help="delta for every method (default 1e-10: the engine's default rule on adult)")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--methods", nargs="+", default=["cathist", "marginals", "copula", "dirichlet", "mst"])
-    parser.add_argument("--subset6", action="store_true", help="the 6-column subset used for the AIM target")
-    parser.add_argument("--with-aim", action="store_true", help="add AIM (minutes per run)")
+    parser.add_argument("--methods", nargs="+",
+                        default=["marginals", "cathist", "sn-mst", "sn-aim", "odp-mst", "odp-aim"])
+    parser.add_argument("--subset6", action="store_true", help="the 6-column subset")
+    parser.add_argument("--python", action="append", default=[], metavar="ENV=PATH",
+                        help="interpreter for the peers of one environment: sn=... (SmartNoise), odp=... (OpenDP)")
+    parser.add_argument("--option", action="append", default=[], metavar="METHOD=JSON",
+                        help="keyword options for one method, e.g. sn-aim='{\"rounds\": 40}'")
+    parser.add_argument("--seeded", dest="secure", action="store_false",
+                        help="our methods from seeded numpy instead of the secure source")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per method (all runs)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--options", type=json.loads, default={}, help=argparse.SUPPRESS)
     opts = parser.parse_args()
-    columns = SUBSET6 if opts.subset6 else None
-    spec = declaration(columns)
-    raw = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
-    if columns:
-        raw = raw[columns]
-    encoded = encode_table(raw, TableDomain.from_json(spec))
-    codes = pd.DataFrame({n: c.codes for n, c in encoded.columns.items()})
-    cells = {n: c.cells for n, c in encoded.columns.items()}
-    methods = opts.methods + (["aim"] if opts.with_aim else [])
-    results, peaks = [], {}
-    context = mp.get_context("fork")
-    for method in methods:
-        queue = context.Queue()
-        proc = context.Process(target=worker, args=(method, raw, spec, codes, cells, opts.epsilons,
-                                                    range(opts.seeds), queue))
-        proc.start()
-        rows, peak = queue.get()
-        proc.join()
-        results += rows
-        peaks[method] = peak
-        print(f"{method}: done ({peak:.0f} MB peak)", file=sys.stderr, flush=True)
-    frame = pd.DataFrame(results)
-    frame["peak_mb"] = frame["method"].str.split(" ").str[0].map(peaks)
-    table = frame.groupby(["method", "epsilon"], sort=False).mean(numeric_only=True).drop(columns="seed")
-    title = f"adult, {'6-column subset' if columns else 'all 15 columns'}, mean of {opts.seeds} seeds"
-    text = f"## {title}\n\n" + table.round(4).to_markdown() + "\n"
-    print(text)
+    if opts.worker:
+        worker(opts)
+        return
+    pythons = dict(p.split("=", 1) for p in opts.python)
+    options = dict(o.split("=", 1) for o in opts.option)
+    name = "compare_adult6" if opts.subset6 else "compare_adult15"
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
-    name = "compare_adult6" if columns else "compare_adult15"
+    store = out / f"{name}.csv"
+    frame = pd.read_csv(store) if store.exists() else pd.DataFrame()
+    for method in opts.methods:
+        python = pythons.get(PEERS.get(method, ""), sys.executable)
+        command = [python, str(Path(__file__).resolve()), "--worker", method, "--delta", str(opts.delta),
+                   "--seeds", str(opts.seeds), "--epsilons", *map(str, opts.epsilons),
+                   "--options", json.dumps(options)]
+        command += (["--subset6"] if opts.subset6 else []) + ([] if opts.secure else ["--seeded"])
+        rows, status = [], "done"
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=opts.timeout, cwd=ROOT)
+            rows = [json.loads(line[4:]) for line in done.stdout.splitlines() if line.startswith("ROW ")]
+            if done.returncode:
+                status = "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
+        except subprocess.TimeoutExpired as exc:
+            stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            rows = [json.loads(line[4:]) for line in stdout.splitlines() if line.startswith("ROW ")]
+            status = f"timed out after {opts.timeout:.0f} s"
+        print(f"{method}: {status} ({len(rows)} runs)", file=sys.stderr, flush=True)
+        if rows:
+            new = pd.DataFrame(rows)
+            if len(frame):
+                frame = frame[~frame["method"].isin(new["method"].unique())]
+            frame = pd.concat([frame, new], ignore_index=True)
+            frame.to_csv(store, index=False)
+    if not len(frame):
+        return
+    grouped = frame.groupby(["method", "epsilon"], sort=False)
+    table = grouped.mean(numeric_only=True).drop(columns=["seed", "delta"])
+    table["seconds"] = grouped["seconds"].median()
+    table["runs"] = grouped.size()
+    title = (f"adult, {'6-column subset' if opts.subset6 else 'all 15 columns'}, delta = {opts.delta:g}; "
+             "scores: mean over runs; seconds: median")
+    text = f"## {title}\n\n" + _markdown(table.round(4).reset_index()) + "\n"
+    print(text)
     (out / f"{name}.md").write_text(text)
-    frame.to_csv(out / f"{name}.csv", index=False)
 
 
 if __name__ == "__main__":

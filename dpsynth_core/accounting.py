@@ -4,12 +4,23 @@ Every access to the data records a :class:`PrivacyEvent`. The :class:`Accountant
 them up by basic composition (epsilons and deltas add) and by advanced composition
 (Dwork, Rothblum and Vadhan 2010, heterogeneous form), and reports the smaller. Events
 under different neighbouring relations are never mixed in one total.
+
+Zero-concentrated DP (Bun and Steinke 2016). A ledger may also hold *zCDP events*, whose
+cost is ``rho`` (the Gaussian mechanism on counts of L2 sensitivity 1 with scale
+``sigma`` costs ``1 / (2 sigma**2)``; the exponential mechanism with ``eps`` costs
+``eps**2 / 8``). Then the whole ledger composes in zCDP: rhos add, and every pure
+``eps``-DP event counts as ``eps**2 / 2`` (their Proposition 1.4). The total is stated as
+(epsilon, delta)-DP at the ledger's ``delta`` by OpenDP's conversion (Canonne, Kamath and
+Steinke 2020, the optimal bound for a rho-zCDP guarantee); events with their own delta are
+added on top by basic composition. :func:`zcdp_budget` inverts the conversion, so a method
+can calibrate its noise to spend exactly the epsilon the publisher chose.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 ADD_REMOVE = "add/remove one record"
 SUBSTITUTE = "substitute one record (row count public)"
@@ -25,6 +36,8 @@ class PrivacyEvent:
         delta: its delta (0 for pure DP).
         neighbouring: the neighbouring relation the cost holds under.
         label: what was measured, e.g. ``"column age"``.
+        rho: for a zCDP event, its cost in rho (then ``epsilon`` and ``delta`` are 0);
+            None for an (epsilon, delta) event.
     """
 
     mechanism: str
@@ -32,22 +45,54 @@ class PrivacyEvent:
     delta: float = 0.0
     neighbouring: str = ADD_REMOVE
     label: str = ""
+    rho: float | None = None
 
     def __post_init__(self):
         if not (self.epsilon >= 0 and math.isfinite(self.epsilon)):
             raise ValueError(f"epsilon ({self.epsilon}) must be finite and >= 0")
         if not 0 <= self.delta <= 1:
             raise ValueError(f"delta ({self.delta}) must be in [0, 1]")
+        if self.rho is not None:
+            if not (self.rho >= 0 and math.isfinite(self.rho)):
+                raise ValueError(f"rho ({self.rho}) must be finite and >= 0")
+            if self.epsilon or self.delta:
+                raise ValueError("a zCDP event states its cost as rho only (epsilon = delta = 0)")
+
+    @classmethod
+    def zcdp(cls, mechanism: str, rho: float, label: str = "", neighbouring: str = ADD_REMOVE) -> "PrivacyEvent":
+        """A zero-concentrated DP event costing ``rho``."""
+        return cls(mechanism, 0.0, 0.0, neighbouring, label, float(rho))
+
+    @property
+    def is_zcdp(self) -> bool:
+        return self.rho is not None
+
+    @property
+    def rho_cost(self) -> float | None:
+        """Its cost in zCDP: ``rho``, or ``epsilon**2 / 2`` for a pure event; None when delta > 0."""
+        if self.rho is not None:
+            return self.rho
+        return self.epsilon**2 / 2 if self.delta == 0 else None
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if self.rho is None:
+            out.pop("rho")
+        return out
 
 
 class Accountant:
-    """A ledger of privacy events with their composed total."""
+    """A ledger of privacy events with their composed total.
 
-    def __init__(self, events=()):
+    Args:
+        events: events to start with.
+        delta: the delta at which a ledger with zCDP events states its total as
+            (epsilon, delta); 0 (pure DP) gives an infinite epsilon for any rho > 0.
+    """
+
+    def __init__(self, events=(), *, delta: float = 0.0):
         self._events: list[PrivacyEvent] = []
+        self.delta = delta
         for event in events:
             self.spend(event)
 
@@ -68,8 +113,34 @@ class Accountant:
     def neighbouring(self) -> str | None:
         return self._events[0].neighbouring if self._events else None
 
+    @property
+    def delta(self) -> float:
+        return self._delta
+
+    @delta.setter
+    def delta(self, value: float) -> None:
+        if not 0 <= value < 1:
+            raise ValueError(f"delta ({value}) must be in [0, 1)")
+        self._delta = float(value)
+
+    @property
+    def has_zcdp(self) -> bool:
+        return any(e.is_zcdp for e in self._events)
+
+    def rho(self) -> float:
+        """The zCDP cost of every event that has one (zCDP events, and pure events as eps**2 / 2)."""
+        return math.fsum(e.rho_cost for e in self._events if e.rho_cost is not None)
+
+    def zcdp_total(self) -> dict:
+        """The ledger composed in zCDP, stated as (epsilon, delta) at the ledger's delta."""
+        rho = self.rho()
+        approx = [e for e in self._events if e.rho_cost is None]
+        epsilon = zcdp_to_epsilon(rho, self.delta) + math.fsum(e.epsilon for e in approx)
+        delta = min(1.0, self.delta + math.fsum(e.delta for e in approx))
+        return {"rho": rho, "epsilon": epsilon, "delta": delta}
+
     def basic(self) -> tuple[float, float]:
-        """(epsilon, delta) by basic composition: both add up."""
+        """(epsilon, delta) by basic composition: both add up (zCDP events are not counted here)."""
         return (math.fsum(e.epsilon for e in self._events), min(1.0, math.fsum(e.delta for e in self._events)))
 
     def advanced(self, delta_slack: float) -> tuple[float, float]:
@@ -88,7 +159,15 @@ class Accountant:
         return epsilon, min(1.0, math.fsum(e.delta for e in self._events) + delta_slack)
 
     def total(self, delta_slack: float | None = None) -> dict:
-        """The guarantee to state: basic, advanced (when a slack is given) and the better one."""
+        """The guarantee to state: basic, advanced (when a slack is given) and the better one.
+
+        A ledger with zCDP events is composed in zCDP instead (``composition`` is ``"zCDP"``,
+        with ``rho`` beside epsilon and delta).
+        """
+        if self.has_zcdp:
+            zcdp = self.zcdp_total()
+            return {"zcdp": zcdp, "epsilon": zcdp["epsilon"], "delta": zcdp["delta"], "rho": zcdp["rho"],
+                    "composition": "zCDP"}
         basic_eps, basic_delta = self.basic()
         out = {"basic": {"epsilon": basic_eps, "delta": basic_delta},
                "epsilon": basic_eps, "delta": basic_delta, "composition": "basic"}
@@ -101,6 +180,59 @@ class Accountant:
 
     def as_list(self) -> list[dict]:
         return [e.as_dict() for e in self._events]
+
+
+# --- zCDP and (epsilon, delta) ----------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _opendp_zcdp_converter():
+    """A measurement whose privacy map at ``d`` is exactly ``d**2 / 2``-zCDP, chained into
+    OpenDP's conversion to approximate DP (so ``d = sqrt(2 rho)`` stands for any rho)."""
+    from opendp.combinators import make_zCDP_to_approxDP
+    from opendp.domains import atom_domain
+    from opendp.measurements import make_gaussian
+    from opendp.metrics import absolute_distance
+    from opendp.mod import enable_features
+
+    enable_features("contrib")
+    return make_zCDP_to_approxDP(make_gaussian(atom_domain(T=float, nan=False), absolute_distance(T=float), scale=1.0))
+
+
+@lru_cache(maxsize=4096)
+def zcdp_to_epsilon(rho: float, delta: float) -> float:
+    """The epsilon of a rho-zCDP guarantee stated as (epsilon, delta)-DP (OpenDP's conversion)."""
+    if rho < 0 or not 0 <= delta < 1:
+        raise ValueError(f"rho ({rho}) must be >= 0 and delta ({delta}) in [0, 1)")
+    if rho == 0:
+        return 0.0
+    if delta == 0:
+        return math.inf
+    return float(_opendp_zcdp_converter().map(math.sqrt(2.0 * rho)).epsilon(delta))
+
+
+@lru_cache(maxsize=1024)
+def zcdp_budget(epsilon: float, delta: float) -> float:
+    """The largest rho whose (epsilon, delta) statement is at most ``epsilon`` (bisection on
+    :func:`zcdp_to_epsilon`, to a relative precision of 1e-9 on rho)."""
+    if not (epsilon > 0 and 0 < delta < 1):
+        raise ValueError(f"epsilon ({epsilon}) must be > 0 and delta ({delta}) in (0, 1)")
+    low, high = 0.0, epsilon**2 / 2 + epsilon  # rho = eps^2/2 always converts to more than eps
+    while zcdp_to_epsilon(high, delta) <= epsilon:
+        low, high = high, high * 2
+    while high - low > 1e-9 * high:
+        mid = (low + high) / 2
+        low, high = (mid, high) if zcdp_to_epsilon(mid, delta) <= epsilon else (low, mid)
+    return low
+
+
+def default_delta(rows_bound: float, cap: float) -> float:
+    """The public default rule: the largest power of ten at most ``min(cap, 1 / rows_bound**2)``.
+
+    ``rows_bound`` must be public or DP (never the exact row count): a publisher's figure, or
+    a noisy count plus a margin.
+    """
+    limit = min(cap, 1.0 / max(float(rows_bound), 1.0) ** 2)
+    return 10.0 ** math.floor(math.log10(limit) + 1e-12)
 
 
 def split_budget(epsilon: float, weights: dict) -> dict:

@@ -12,6 +12,14 @@ RHO_MAX = 0.99
 #: Share of epsilon spent on the noisy row count when the row count is not public.
 ROW_COUNT_SHARE = 0.05
 
+#: The default engine (``marginals``): its share of epsilon for the noisy row count (under zCDP a
+#: pure spend of eps costs eps**2 / 2, so a small share keeps the count cheap), the largest delta
+#: it accepts or chooses, the most cells of one measured marginal and of the whole model.
+ENGINE_ROW_COUNT_SHARE = 0.01
+DELTA_MAX = 1e-6
+ENGINE_MAX_MARGINAL_CELLS = 100_000
+ENGINE_MAX_MODEL_CELLS = 200_000
+
 #: Slack delta used when reporting advanced composition.
 ADVANCED_COMPOSITION_DELTA = 1e-6
 

@@ -14,6 +14,12 @@ floating-point artefact can leak the input (Mironov 2012). Two sources exist:
 
 Discrete Laplace with scale ``b`` has ``P(Z = z) = (1 - a) / (1 + a) * a**|z|`` with
 ``a = exp(-1/b)``; on a count of L1 sensitivity 1 it gives ``1/b``-DP.
+
+Discrete Gaussian with scale ``sigma`` has ``P(Z = z)`` proportional to
+``exp(-z**2 / (2 sigma**2))`` (Canonne, Kamath and Steinke 2020); on a vector of counts of
+L2 sensitivity 1 it gives ``1 / (2 sigma**2)``-zCDP (zero-concentrated DP). The secure source
+draws it from OpenDP's exact sampler; the seeded source from the same law with numpy (the
+paper's rejection sampler from discrete Laplace proposals, vectorised).
 """
 
 from __future__ import annotations
@@ -49,11 +55,14 @@ class NoiseSource:
         rng: numpy generator for helper draws (and for count noise when not secure).
         log: one ``(label, scale, cells)`` tuple per discrete-Laplace call, so tests can
             check the accountant against the noise actually drawn.
+        zcdp_log: one ``(label, rho, cells)`` tuple per zCDP draw (discrete Gaussian noise,
+            exponential mechanism under zCDP), ``rho`` being what the draw costs.
     """
 
     secure: bool
     rng: np.random.Generator
     log: list = field(default_factory=list)
+    zcdp_log: list = field(default_factory=list)
 
     def describe(self) -> str:
         if self.secure:
@@ -74,6 +83,20 @@ class NoiseSource:
         # The difference of two i.i.d. geometric counts of failures is discrete Laplace.
         success = -math.expm1(-1.0 / scale)
         return (self.rng.geometric(success, size) - self.rng.geometric(success, size)).astype(np.int64)
+
+    def discrete_gaussian(self, size: int, sigma: float, label: str = "") -> np.ndarray:
+        """Draw ``size`` independent discrete Gaussian values of scale ``sigma`` (int64).
+
+        On counts of L2 sensitivity 1 this costs ``1 / (2 sigma**2)`` in zCDP (logged).
+        """
+        if not sigma > 0:
+            raise ValueError(f"sigma ({sigma}) must be > 0")
+        self.zcdp_log.append((label, 1.0 / (2.0 * sigma**2), int(size)))
+        if size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if self.secure:
+            return np.asarray(_opendp_discrete_gaussian(float(sigma))([0] * int(size)), dtype=np.int64)
+        return _seeded_discrete_gaussian(self.rng, int(size), float(sigma))
 
     def geometric_failures(self, size: int, alpha: float) -> np.ndarray:
         """Counts of failures with ``P(g) = (1 - alpha) alpha**g``, g >= 0 (int64)."""
@@ -115,6 +138,34 @@ class NoiseSource:
     def integers(self, low, high) -> np.ndarray:
         """Uniform integers in ``[low, high]`` elementwise, inclusive."""
         return self.rng.integers(low, np.asarray(high) + 1)
+
+
+@lru_cache(maxsize=256)
+def _opendp_discrete_gaussian(sigma: float):
+    from opendp.domains import atom_domain, vector_domain
+    from opendp.measurements import make_gaussian
+    from opendp.metrics import l2_distance
+    from opendp.mod import enable_features
+
+    enable_features("contrib")
+    return make_gaussian(vector_domain(atom_domain(T=int)), l2_distance(T=int), scale=float(sigma))
+
+
+def _seeded_discrete_gaussian(rng: np.random.Generator, size: int, sigma: float) -> np.ndarray:
+    """Canonne, Kamath and Steinke (2020), Algorithm 1, vectorised: a discrete Laplace proposal of
+    scale ``t = floor(sigma) + 1`` accepted with probability ``exp(-(|y| - sigma**2/t)**2 / (2 sigma**2))``."""
+    t = math.floor(sigma) + 1
+    success = -math.expm1(-1.0 / t)
+    out = np.empty(size, dtype=np.int64)
+    filled = 0
+    while filled < size:
+        batch = max(16, int(1.6 * (size - filled)))
+        proposal = rng.geometric(success, batch) - rng.geometric(success, batch)
+        accept = rng.random(batch) < np.exp(-((np.abs(proposal) - sigma**2 / t) ** 2) / (2 * sigma**2))
+        kept = proposal[accept][: size - filled]
+        out[filled:filled + kept.size] = kept
+        filled += kept.size
+    return out
 
 
 def make_noise_source(random_state=None) -> NoiseSource:
@@ -185,6 +236,37 @@ def report_noisy_max(source: NoiseSource, scores, epsilon: float, sensitivity: f
     if source.secure:
         return int(_opendp_noisy_max(scale)([float(s) for s in scores]))
     return int(np.argmax(scores + source.rng.exponential(scale, scores.size)))
+
+
+@lru_cache(maxsize=64)
+def _opendp_gumbel_max(scale: float):
+    from opendp.domains import atom_domain, vector_domain
+    from opendp.measurements import make_noisy_max
+    from opendp.measures import zero_concentrated_divergence
+    from opendp.metrics import linf_distance
+    from opendp.mod import enable_features
+
+    enable_features("contrib")
+    return make_noisy_max(vector_domain(atom_domain(T=float, nan=False)), linf_distance(T=float),
+                          zero_concentrated_divergence(), scale=float(scale))
+
+
+def exponential_mechanism_zcdp(source: NoiseSource, scores, rho: float, sensitivity: float = 1.0,
+                               label: str = "noisy max (zCDP)") -> int:
+    """Index chosen by the exponential mechanism, ``P(i)`` proportional to ``exp(eps * score_i / (2 sensitivity))``.
+
+    Report noisy max with Gumbel noise of scale ``2 * sensitivity / eps`` is exactly this
+    mechanism, which is ``eps**2 / 8``-zCDP (bounded range; Cesar and Rogers 2021), so
+    ``eps = sqrt(8 rho)``. Scores may move in either direction between neighbours by at most
+    ``sensitivity``. Secure source: OpenDP's exact sampler.
+    """
+    scores = np.asarray(scores, dtype=float)
+    epsilon = math.sqrt(8.0 * rho)
+    scale = 2.0 * sensitivity / epsilon
+    source.zcdp_log.append((label, float(rho), int(scores.size)))
+    if source.secure:
+        return int(_opendp_gumbel_max(scale)([float(s) for s in scores]))
+    return int(np.argmax(scores + source.rng.gumbel(0.0, scale, scores.size)))
 
 
 def dirichlet(source: NoiseSource, concentration) -> np.ndarray:

@@ -45,6 +45,8 @@ class Synthesizer:
     #: True for methods whose neighbouring relation fixes the number of records (substitution):
     #: the true count is then public and is used as it is.
     row_count_is_public = False
+    #: Share of epsilon spent on the noisy row count when the publisher gives none.
+    row_count_share = constraints.ROW_COUNT_SHARE
 
     def __init__(self, *, epsilon: float, rho: float = constraints.RHO_DEFAULT, random_state=None):
         self.epsilon = epsilon
@@ -70,7 +72,7 @@ class Synthesizer:
             self.row_policy_ = ("public: under the substitution relation the number of records is the same "
                                 "for neighbouring tables, so the true count is used")
         elif requested is None:
-            row_epsilon = self.epsilon_ * constraints.ROW_COUNT_SHARE
+            row_epsilon = self.epsilon_ * self.row_count_share
             column_epsilon -= row_epsilon
             self.rows_ = noisy_count(encoded.n_rows, epsilon=row_epsilon, noise=self.noise_)
             self.accountant_.spend(PrivacyEvent("discrete Laplace count", row_epsilon,

@@ -1,139 +1,266 @@
-"""DP k-way marginals over declared product domains, sampled through a Bayesian network.
+"""The default engine: adaptively chosen DP marginals, fitted into one graphical model (AIM).
 
-Guarantee: epsilon-DP under adding or removing one record, by basic composition of
+Algorithm (McKenna, Mullins, Sheldon and Miklau, "AIM: an adaptive and iterative mechanism
+for differentially private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
 
-1. the noisy row count (unless the publisher gives a public row count);
-2. one noisy 1-way marginal per column (a discrete Laplace histogram over its declared
-   cells; for weakly constrained text, CatHist, whose output becomes the column's
-   vocabulary, see :mod:`dpsynth_core.finite`);
-3. a private choice of structure: each column not placed by the publisher picks up to two
-   parents among the columns already placed, or none, with the exponential mechanism
-   (report noisy max). The score is how far the true joint table of the column and its
-   parents is from the column being independent of them (L1, in records; sensitivity 2),
-   minus the noise its measurement would add, so a table is chosen only when the
-   relationship it captures is larger than the noise;
-4. one noisy joint table per column with parents (2-way, or 3-way for publisher groups of
-   three), over the *declared product domain*: every cell, present or not, is noised
-   (unlike the book's listing in section 6.3, which noises only the pairs that occur and
-   so is not DP). When a product has more than ``dense_limit`` cells it goes through
-   CatHist over the product domain instead (only present pairs are touched, made-up
-   pairs are added at the rate rho allows).
+1. measure every column's 1-way marginal (and every publisher group's joint table);
+2. in rounds, choose one marginal among the *candidates* (every column pair, and every
+   publisher group and its sub-groups) by the exponential mechanism, scored by
+   ``w_r * (|M_r(data) - M_r(model)|_1 - expected |noise| of measuring r)``: how badly the
+   current model answers the marginal, less the noise its measurement would add, weighted
+   by how much of the workload (all column pairs plus the publisher's groups) it covers,
+   ``w_r = sum over workload groups s of |r & s|``. Only candidates that keep the model
+   within its size limit (growing with the budget used) are offered;
+3. measure the chosen marginal with noise, fit the graphical model to every measurement so
+   far (Private-PGM, :mod:`dpsynth_core.pgm`), and when the fit moved the chosen marginal by
+   less than the noise expected, quadruple the per-round budget (annealing); the last round
+   spends exactly what is left;
+4. generate records from the model (:func:`dpsynth_core.pgm.generate`).
 
-Sampling draws every row from one joint distribution (each column given its parents, in
-the order placed), so all rows are consistent; it is post-processing of the noisy tables.
-Must be declared in advance: every column's domain, and optionally column groups.
+Guarantee, under adding or removing one record: with ``delta > 0`` (the default),
+rho-zCDP composed over the row count and text vocabularies (pure epsilon-DP events, each
+costing ``eps**2 / 2``), every measurement (discrete Gaussian on counts of L2 sensitivity 1:
+``1 / (2 sigma**2)``) and every choice (exponential mechanism, score sensitivity
+``max w_r``: ``eps**2 / 8``), stated as (epsilon, delta)-DP with OpenDP's conversion, rho
+being calibrated so that epsilon is exactly the publisher's. With ``delta = 0``, pure
+epsilon-DP by basic composition: discrete Laplace measurements and report-noisy-max
+choices. Must be declared in advance: every column's domain, and optionally column groups.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
 
-from ..cathist import cathist, draw_from_range
-from ..counting import flat_index
+from .. import constraints
+from ..accounting import PrivacyEvent, default_delta, zcdp_budget
 from ..encoding import EncodedTable
 from ..errors import ParameterError
-from ..factors import Factor, sample_children
 from ..finite import FiniteColumn, coded_table, finite_column
-from ..histogram import noisy_histogram, to_probabilities
-from ..noise import report_noisy_max, typical_bin_error
+from ..histogram import noisy_count, noisy_histogram
+from ..noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
+from ..pgm import Measurement, estimate, generate, model_cells
 from .base import Synthesizer
 from .registry import register
 
-#: Budget shares of the columns' epsilon: 1-way marginals, structure choice, joint tables.
-SHARES = {"one_way": 0.2, "select": 0.1, "joint": 0.7}
-DENSE_LIMIT = 1_000_000
-#: Pseudo-records per parent row, in noise levels per cell, added toward the child's 1-way marginal.
-SHRINK = 0.5
+#: Each round's budget: this share chooses the marginal, the rest measures it (AIM's split).
+SELECT_SHARE = 0.1
+#: Share of the budget for the vocabularies of text columns (all of them together).
+VOCABULARY_SHARE = 0.05
+#: Rounds the budget is first divided into, per column (AIM: 16; annealing shortens the run).
+ROUNDS_PER_COLUMN = 16
+#: Mirror-descent iterations after each round (warm-started) and for the final model.
+ROUND_ITERATIONS = 10
+FINAL_ITERATIONS = 150
+#: Expected |noise| of a discrete Gaussian of scale sigma, per cell: sqrt(2 / pi) * sigma.
+GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
 
 
 @register(
     "marginals",
-    "Related columns (DP marginals)",
-    """Measures each column on its own and then, for the pairs of columns that are most
-    related (chosen privately), how often each combination of values occurs, over every
-    combination that could occur, with noise added. Synthetic rows are drawn from these
-    noisy tables one column at a time, so relationships such as education and income or
+    "Related columns (adaptive DP marginals)",
+    """Measures every column and then, one round at a time, the pair of columns (or a group
+    you chose) that the model so far gets most wrong, with noise added to every combination
+    of values that could occur. One consistent model is fitted to all these noisy tables and
+    the synthetic rows are drawn from it, so relationships such as education and income or
     age and marital status are kept. The best general-purpose choice for a whole table.""",
     rank=1,
 )
 class MarginalsSynthesizer(Synthesizer):
-    """DP marginals with a privately chosen Bayesian network (see module docstring).
+    """Adaptive DP marginals fitted into a graphical model (see module docstring).
 
     Args:
-        epsilon, rho, random_state: as for every synthesizer.
-        groups: optional publisher-chosen column groups (tuples of 2 or 3 names); each
-            group's joint table is measured and its last column is sampled given the others.
-        max_parents: 1 for a tree (forest), 2 (default) for a network of 3-way tables.
-        dense_limit: above this many cells, a joint table goes through CatHist.
+        epsilon, rho, random_state: as for every synthesizer (``rho`` is the tolerance for
+            made-up values of text columns, not the zCDP parameter).
+        delta: the (epsilon, delta) guarantee's delta; None (default) applies the public rule
+            of :func:`dpsynth_core.accounting.default_delta` to a DP bound on the row count;
+            0 gives pure epsilon-DP.
+        groups: optional publisher column groups (tuples of 2 or 3 names): measured first and
+            added to the workload.
+        generation: ``"matched"`` (default: every clique's counts within one record of the
+            model's) or ``"iid"``.
+        rounds: rounds the budget is first divided into (default 16 per column).
+        max_model_cells: most cells the model's cliques may hold in all.
+        max_cells: most cells of one measured marginal.
     """
 
-    def __init__(self, *, epsilon, rho=0.9, random_state=None, groups=None, max_parents: int = 2,
-                 dense_limit: int = DENSE_LIMIT):
+    row_count_share = constraints.ENGINE_ROW_COUNT_SHARE
+
+    def __init__(self, *, epsilon, rho=constraints.RHO_DEFAULT, random_state=None, delta=None, groups=None,
+                 generation: str = "matched", rounds: int | None = None,
+                 max_model_cells: int = constraints.ENGINE_MAX_MODEL_CELLS,
+                 max_cells: int = constraints.ENGINE_MAX_MARGINAL_CELLS):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
+        self.delta = delta
         self.groups = groups
-        self.max_parents = max_parents
-        self.dense_limit = dense_limit
+        self.generation = generation
+        self.rounds = rounds
+        self.max_model_cells = max_model_cells
+        self.max_cells = max_cells
+
+    # --- budget -------------------------------------------------------------------------
+
+    def _choose_delta(self, encoded: EncodedTable) -> float:
+        if self.delta is not None:
+            delta = float(self.delta)
+            if not 0 <= delta <= constraints.DELTA_MAX:
+                raise ParameterError(f"delta ({self.delta}) must be in [0, {constraints.DELTA_MAX:g}]")
+            self.delta_rule_ = "chosen by the publisher" if delta else "pure epsilon-DP (delta = 0)"
+            return delta
+        count = [e for e in self.accountant_.events if e.label == "row count"]
+        if count:
+            count_epsilon, noisy = count[0].epsilon, self.rows_
+        else:  # the publisher fixed the number of rows: a noisy count still bounds the table's size
+            count_epsilon = self.epsilon_ * self.row_count_share
+            noisy = noisy_count(encoded.n_rows, epsilon=count_epsilon, noise=self.noise_,
+                                label="record count (default delta)")
+            self._spend("discrete Laplace count", count_epsilon, "record count (sets the default delta)")
+        alpha = math.exp(-count_epsilon)
+        margin = 3 * math.sqrt(2 * alpha) / (1 - alpha)  # three standard deviations of the count's noise
+        bound = noisy + margin
+        delta = default_delta(bound, constraints.DELTA_MAX)
+        self.delta_rule_ = (f"the largest power of ten at most 1/n^2 and at most {constraints.DELTA_MAX:g}, "
+                            f"n being a DP upper bound on the number of records ({bound:,.0f}: the noisy "
+                            "count plus three standard deviations of its noise)")
+        return delta
+
+    def _remaining(self) -> float:
+        if self.zcdp_:
+            return self.budget_ - self.accountant_.rho()
+        return self.budget_ - self.accountant_.basic()[0]
+
+    def _pure_epsilon(self, share: float) -> float:
+        """A pure epsilon-DP spend worth ``share`` of the budget (eps**2 / 2 of rho under zCDP)."""
+        return math.sqrt(2 * share) if self.zcdp_ else share
+
+    def _split_round(self, round_budget: float) -> tuple[float, float]:
+        """(noise of a measurement, budget of a choice) for one round: sigma and rho (zCDP), or epsilons."""
+        measure, select = round_budget * (1 - SELECT_SHARE), round_budget * SELECT_SHARE
+        if self.zcdp_:
+            return math.sqrt(1 / (2 * measure)), select
+        return measure, select
+
+    def _expected_noise(self, noise_param: float) -> float:
+        """Mean |noise| per cell of a measurement (sigma for zCDP, epsilon for pure DP)."""
+        return GAUSSIAN_MEAN_ABS * noise_param if self.zcdp_ else typical_bin_error(noise_param)
 
     # --- fitting ------------------------------------------------------------------------
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
+        if self.generation not in ("matched", "iid"):
+            raise ParameterError(f"generation ({self.generation!r}) must be 'matched' or 'iid'")
         names = list(encoded.columns)
-        forced = self._forced_parents(names)
-        placed_first = _topological(names, forced)
-        auto = [n for n in names if n not in placed_first]
-        one_way_eps = epsilon * SHARES["one_way"] / len(names)
-        rounds = len(auto) - (0 if placed_first else 1)
-        self._scores: dict = {}
-        select_share = SHARES["select"] if rounds > 0 else 0.0
-        joint_total = epsilon * (SHARES["joint"] + SHARES["select"] - select_share)
-        planned_tables = max(1, len(forced) + rounds)
-        planned_joint_eps = joint_total / planned_tables
+        groups = self._check_groups(names)
+        self.delta_ = self._choose_delta(encoded)
+        self.zcdp_ = self.delta_ > 0
+        if self.zcdp_:
+            self.accountant_.delta = self.delta_
+            # a hair below the target, so floating-point sums never state more than epsilon
+            self.budget_ = zcdp_budget(self.epsilon_, self.delta_) * (1 - 1e-9)
+        else:
+            self.budget_ = self.epsilon_
+        if self._remaining() <= 0:
+            raise ParameterError(f"epsilon ({self.epsilon_:g}) leaves nothing for the marginals after the "
+                                 "steps before them")
 
-        # 1. one-way marginals (text columns: CatHist, whose output is also their vocabulary)
+        # text columns: a CatHist vocabulary each (pure epsilon-DP), then every column is codes
+        texts = [n for n in names if not encoded.columns[n].domain.binned]
+        text_epsilon = self._pure_epsilon(self._remaining() * VOCABULARY_SHARE / len(texts)) if texts else 0.0
         self.columns_: dict[str, FiniteColumn] = {}
-        self.one_way_: dict[str, np.ndarray] = {}
         for name in names:
-            finite = finite_column(encoded.columns[name], text_epsilon=one_way_eps, rho=self.rho_,
-                                   noise=self.noise_, label=f"1-way {name}")
-            if finite.vocabulary is None:
-                noisy = noisy_histogram(coded_table({name: finite}, encoded.n_rows).marginal((name,)), epsilon=one_way_eps,
-                                        noise=self.noise_, label=f"1-way {name}")
-                self._spend("discrete Laplace histogram", one_way_eps, f"1-way marginal {name}")
+            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=text_epsilon, rho=self.rho_,
+                                                noise=self.noise_, label=f"vocabulary {name}")
+            if name in texts:
+                self._spend("CatHist", text_epsilon, f"vocabulary {name} (CatHist)")
+        table = coded_table(self.columns_, encoded.n_rows)
+        cells = {n: self.columns_[n].cells for n in names}
+        self.cells_ = cells
+        position = {n: i for i, n in enumerate(names)}
+
+        def canonical(group):
+            return tuple(sorted(group, key=position.__getitem__))
+
+        groups = [canonical(g) for g in groups]
+        workload = list(dict.fromkeys(list(itertools.combinations(names, 2)) + groups))
+        candidates = set()
+        for group in workload:
+            for size in range(2, len(group) + 1):
+                candidates.update(itertools.combinations(group, size))
+        candidates = sorted((c for c in candidates if math.prod(cells[a] for a in c) <= self.max_cells),
+                            key=lambda c: [position[a] for a in c])
+        weights = {c: float(sum(len(set(c) & set(s)) for s in workload)) for c in candidates}
+        truth = {c: table.marginal(c) for c in candidates}  # exact counts: only scores and noise read them
+
+        rounds = self.rounds or ROUNDS_PER_COLUMN * len(names)
+        round_budget = self._remaining() / rounds
+        noise_param, _ = self._split_round(round_budget)
+        self.measurements_: list[Measurement] = []
+        self.measured_: list[dict] = []
+        for name in names:
+            self._measure((name,), table.marginal((name,)), noise_param)
+        for group in groups:
+            self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
+        self.total_ = self._estimate_total()
+        model, step = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS // 3)
+
+        self.rounds_ = 0
+        sizes_for, sizes = None, {}
+        growth = 4.0 if self.zcdp_ else 2.0
+        while candidates and self._remaining() > 1e-12 * self.budget_:
+            last = self._remaining() < 2 * round_budget
+            if last:
+                round_budget = self._remaining()
+            noise_param, select_param = self._split_round(round_budget)
+            used = 1 - self._remaining() / self.budget_
+            limit = max(self.max_model_cells * used, model.tree.size())
+            structure = tuple(model.tree.cliques)
+            if structure != sizes_for:  # hypothetical model sizes change only with the model's cliques
+                sizes_for, sizes = structure, {}
+            groups_now = [m.group for m in self.measurements_]
+            for c in candidates:
+                if c not in sizes:
+                    sizes[c] = model.tree.size() if model.tree.home(c) is not None else \
+                        model_cells(cells, groups_now + [c])
+            offered = [c for c in candidates if sizes[c] <= limit]
+            if not offered:
+                break
+            penalty = self._expected_noise(noise_param)
+            answers = model.project_many(offered)
+            scores = [weights[c] * (float(np.abs(truth[c] - answers[c]).sum()) - penalty * truth[c].size)
+                      for c in offered]
+            sensitivity = max(weights[c] for c in offered)
+            self.rounds_ += 1
+            label = f"choice of marginal, round {self.rounds_}"
+            if self.zcdp_:
+                chosen = offered[exponential_mechanism_zcdp(self.noise_, scores, select_param, sensitivity)]
+                self.accountant_.spend(PrivacyEvent.zcdp("exponential mechanism", select_param, label,
+                                                         self.neighbouring))
             else:
-                self._spend("CatHist", one_way_eps, f"1-way marginal {name} (CatHist vocabulary)")
-                kept = np.clip(finite.vocabulary_counts, 0, None)
-                noisy = np.append(kept, max(0, self.rows_ - int(kept.sum())))
-            self.columns_[name] = finite
-            self.one_way_[name] = to_probabilities(noisy)
-        self.table_ = coded_table(self.columns_, encoded.n_rows)
+                chosen = offered[report_noisy_max(self.noise_, scores, select_param, sensitivity)]
+                self._spend("exponential mechanism (report noisy max)", select_param, label)
+            before = model.project(chosen)
+            self._measure(chosen, truth[chosen], noise_param)
+            model, step = estimate(cells, self.measurements_, self.total_, iterations=ROUND_ITERATIONS,
+                                   warm=model, step=step)
+            moved = float(np.abs(model.project(chosen) - before).sum())
+            if moved <= penalty * truth[chosen].size:
+                round_budget *= growth
+            round_budget = min(round_budget, self._remaining())
+            if last:
+                break
+        self.total_ = self._estimate_total()
+        self.model_, _ = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS,
+                                  warm=model, step=step)
+        if self.row_policy_.startswith("noisy"):
+            self.rows_ = max(1, int(round(self.total_)))
+            self.row_policy_ = ("noisy: the number of rows is the model's estimate of the record count, "
+                                "from the noisy count and the noisy marginals")
 
-        # 2. structure: publisher groups first, then a private choice of one parent per column
-        order = list(placed_first) if placed_first else [auto.pop(0)]
-        parents = {name: forced.get(name, ()) for name in order}
-        if rounds > 0:
-            round_eps = epsilon * select_share / rounds
-            bias = typical_bin_error(planned_joint_eps)
-            while auto:
-                child, chosen = self._select(order, auto, round_eps, bias)
-                self._spend("exponential mechanism (report noisy max)", round_eps, f"structure: parents of {child}")
-                auto.remove(child)
-                order.append(child)
-                parents[child] = chosen
-        self.order_ = order
-        self.parents_ = parents
-
-        # 3. joint tables of every column with parents
-        tables = [name for name in order if parents[name]]
-        joint_eps = joint_total / len(tables) if tables else 0.0
-        self.factors_: dict[str, Factor] = {}
-        for name in tables:
-            self.factors_[name] = self._measure(name, parents[name], joint_eps)
-
-    def _forced_parents(self, names) -> dict:
-        forced: dict = {}
+    def _check_groups(self, names) -> list:
+        out = []
         for group in self.groups or []:
             group = tuple(group)
             unknown = [g for g in group if g not in names]
@@ -141,107 +268,52 @@ class MarginalsSynthesizer(Synthesizer):
                 raise ParameterError(f"group {group} names column(s) not in the release: {', '.join(unknown)}")
             if not 2 <= len(group) <= 3 or len(set(group)) != len(group):
                 raise ParameterError(f"group {group} must list 2 or 3 different columns")
-            child = group[-1]
-            if child in forced:
-                raise ParameterError(f"column '{child}' ends two groups; each column can be sampled from one group")
-            forced[child] = group[:-1]
-        return forced
+            out.append(group)
+        return out
 
-    def _select(self, placed, unplaced, round_eps: float, bias: float):
-        """One round of the exponential mechanism over (child, parent set) candidates.
+    def _measure(self, group: tuple, counts: np.ndarray, noise_param: float) -> None:
+        label = f"marginal {' x '.join(group)}"
+        size = int(np.prod(counts.shape))
+        if size > self.max_cells:
+            raise ParameterError(f"group {group} has {size:,} cells, more than the limit of {self.max_cells:,}; "
+                                 "declare coarser bins or leave the group out")
+        if self.zcdp_:
+            noisy = counts + self.noise_.discrete_gaussian(size, noise_param, label=label).reshape(counts.shape)
+            self.accountant_.spend(PrivacyEvent.zcdp("discrete Gaussian histogram", 1 / (2 * noise_param**2),
+                                                     label, self.neighbouring))
+            sigma = noise_param
+        else:
+            noisy = noisy_histogram(counts, epsilon=noise_param, noise=self.noise_, label=label)
+            self._spend("discrete Laplace histogram", noise_param, label)
+            alpha = math.exp(-noise_param)
+            sigma = math.sqrt(2 * alpha) / (1 - alpha)
+        self.measurements_.append(Measurement(group, noisy.astype(float), sigma))
+        self.measured_.append({"marginal": list(group), ("sigma" if self.zcdp_ else "epsilon"): noise_param})
 
-        Score: ``|M(S, c) - M(S) x p_c|_1 - bias * cells``, the records by which the true joint
-        table of child ``c`` and parents ``S`` departs from ``c`` being independent of ``S``
-        (``p_c``: the noisy 1-way marginal), less the noise the table's measurement would add.
-        Adding or removing a record moves ``M(S, c)`` by 1 in one cell and ``M(S) x p_c`` by 1
-        in L1, so the sensitivity is 2. "No parent" scores 0.
-        """
-        candidates, scores = [], []
-        for child in unplaced:
-            candidates.append((child, ()))
-            scores.append(0.0)
-            parent_sets = [(p,) for p in placed]
-            if self.max_parents >= 2:
-                parent_sets += list(itertools.combinations(placed, 2))
-            for parents in parent_sets:
-                score = self._score(parents, child, bias)
-                if score is not None:  # tables too large to score densely are left to publisher groups
-                    candidates.append((child, parents))
-                    scores.append(score)
-        return candidates[report_noisy_max(self.noise_, scores, round_eps, sensitivity=2.0)]
-
-    def _score(self, parents: tuple, child: str, bias: float) -> float | None:
-        key = (parents, child)
-        if key not in self._scores:
-            parent_total = int(np.prod([self.columns_[p].cells for p in parents]))
-            cells = self.columns_[child].cells
-            if parent_total * cells > self.dense_limit:
-                self._scores[key] = None
-            else:
-                joint = self.table_.marginal((*parents, child)).reshape(parent_total, cells)
-                expected = joint.sum(axis=1, keepdims=True) * self.one_way_[child][None, :]
-                self._scores[key] = (float(np.abs(joint - expected).sum()), joint.size)
-        if self._scores[key] is None:
-            return None
-        departure, size = self._scores[key]
-        return departure - bias * size
-
-    def _parent_index(self, parents, codes: dict) -> np.ndarray:
-        return flat_index([codes[p] for p in parents], [self.columns_[p].cells for p in parents],
-                          len(next(iter(codes.values()))))
-
-    def _measure(self, child: str, parents: tuple, epsilon: float) -> Factor:
-        parent_cells = tuple(self.columns_[p].cells for p in parents)
-        child_cells = self.columns_[child].cells
-        parent_total = int(np.prod(parent_cells))
-        size = parent_total * child_cells
-        label = f"joint {' x '.join((*parents, child))}"
-        if size <= self.dense_limit:
-            counts = self.table_.marginal((*parents, child)).ravel()
-            noisy = noisy_histogram(counts, epsilon=epsilon, noise=self.noise_, label=label)
-            self._spend("discrete Laplace histogram", epsilon, label)
-            table = np.clip(noisy, 0, None).astype(float).reshape(parent_total, child_cells)
-            # Shrink each parent row toward the child's 1-way distribution by about one
-            # noise level per cell: rows built mostly from noise lean on the marginal.
-            table += typical_bin_error(epsilon) * child_cells * SHRINK * self.one_way_[child]
-            flat = np.arange(size)
-            return Factor(child, parents, parent_cells, child_cells, flat, table.ravel())
-        present, counts = self.table_.sparse_marginal((*parents, child))
-        result = cathist(present.tolist(), counts, size, epsilon=epsilon, rho=self.rho_,
-                         draw_inactive=draw_from_range(size), noise=self.noise_, label=label)
-        self._spend("CatHist", epsilon, label + " (CatHist over the product domain)")
-        return Factor(child, parents, parent_cells, child_cells, np.asarray(result.keys, dtype=np.int64),
-                      np.clip(result.counts, 0, None).astype(float))
+    def _estimate_total(self) -> float:
+        """The record count, by inverse-variance weighting of every measurement's sum and the noisy count."""
+        estimates, variances = [], []
+        for m in self.measurements_:
+            estimates.append(float(m.noisy.sum()))
+            variances.append(m.sigma**2 * m.noisy.size)
+        count = [e for e in self.accountant_.events if e.label == "row count"]
+        if count:
+            alpha = math.exp(-count[0].epsilon)
+            estimates.append(float(self.rows_))
+            variances.append(2 * alpha / (1 - alpha) ** 2)
+        weights = 1 / np.asarray(variances)
+        return max(1.0, float(np.dot(weights, estimates) / weights.sum()))
 
     # --- sampling -----------------------------------------------------------------------
 
     def _sample(self, n: int) -> pd.DataFrame:
-        rng = self.noise_.rng
-        codes: dict[str, np.ndarray] = {}
-        for name in self.order_:
-            if name in self.factors_:
-                factor = self.factors_[name]
-                index = self._parent_index(factor.parents, codes)
-                codes[name] = sample_children(index, factor, self.one_way_[name], rng)
-            else:
-                codes[name] = rng.choice(self.columns_[name].cells, size=n, p=self.one_way_[name])
+        codes = generate(self.model_, n, self.noise_.rng, method=self.generation)
         return pd.DataFrame({name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
                              for name in self.columns_})
 
     def card_details(self) -> dict:
-        return {"structure": [{"column": n, "sampled given": list(self.parents_[n])} for n in self.order_],
-                "budget_shares": SHARES}
-
-
-def _topological(names, forced: dict) -> list:
-    """Columns of publisher groups, each after its group's other columns; error on a cycle."""
-    involved = [n for n in names if n in forced or any(n in p for p in forced.values())]
-    order: list = []
-    while len(order) < len(involved):
-        ready = [n for n in involved if n not in order and all(p in order for p in forced.get(n, ()))]
-        if not ready:
-            raise ParameterError("the column groups form a cycle: no column can be sampled first")
-        order.append(ready[0])
-    return order
-
-
+        return {"privacy": (f"zero-concentrated DP (rho = {self.budget_:.6g}), stated as (epsilon, delta)-DP"
+                            if self.zcdp_ else "pure epsilon-DP"),
+                "delta": self.delta_, "delta_rule": self.delta_rule_, "rounds": self.rounds_,
+                "measured_marginals": self.measured_,
+                "model_cliques": [list(c) for c in self.model_.tree.cliques], "generation": self.generation}

@@ -1,0 +1,17 @@
+"""A small graphical-model engine: one consistent distribution from many noisy marginals.
+
+* :mod:`.junction_tree`: the tree of cliques that covers every measured column group;
+* :mod:`.model`: belief propagation over that tree, marginals of any column group, and
+  Private-PGM estimation (mirror descent on the clique potentials; McKenna, Sheldon and
+  Miklau 2019);
+* :mod:`.generate`: synthetic records from the model, sampled i.i.d. or with every clique's
+  counts matched to the model's by stratified rounding.
+
+Everything here is post-processing of noisy measurements: no module reads data.
+"""
+
+from .generate import generate
+from .junction_tree import JunctionTree, model_cells
+from .model import GraphicalModel, Measurement, estimate
+
+__all__ = ["JunctionTree", "model_cells", "GraphicalModel", "Measurement", "estimate", "generate"]

@@ -1,0 +1,133 @@
+"""Junction trees: triangulate the graph of the measured column groups and join its cliques.
+
+Columns are named; every clique is a tuple of names in the columns' global order, so a
+clique's array axes and any sub-group's axes line up without transposition. Triangulation
+eliminates, at each step, the column whose elimination clique has the fewest cells
+(greedy); the maximal elimination cliques joined by a maximum-weight spanning tree (weight:
+shared columns) satisfy the running-intersection property.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+def _elimination_cliques(cells: dict, cliques) -> list[tuple]:
+    names = list(cells)
+    index = {name: i for i, name in enumerate(names)}
+    neighbours = [1 << i for i in range(len(names))]  # bit masks, each column its own neighbour
+    for clique in cliques:
+        mask = 0
+        for a in clique:
+            mask |= 1 << index[a]
+        for a in clique:
+            neighbours[index[a]] |= mask
+    size_of: dict = {}
+
+    def size(mask: int) -> int:
+        if mask not in size_of:
+            size_of[mask] = math.prod(cells[names[i]] for i in range(len(names)) if mask >> i & 1)
+        return size_of[mask]
+
+    remaining = (1 << len(names)) - 1
+    found: list[int] = []
+    while remaining:
+        best, best_cost = -1, None
+        for v in range(len(names)):
+            if remaining >> v & 1:
+                cost = size(neighbours[v] & remaining)
+                if best_cost is None or cost < best_cost:
+                    best, best_cost = v, cost
+        group = neighbours[best] & remaining
+        for u in range(len(names)):
+            if group >> u & 1:
+                neighbours[u] |= group
+        remaining &= ~(1 << best)
+        found.append(group)
+    maximal = [c for c in dict.fromkeys(found) if not any(c != o and c & o == c for o in found)]
+    return [tuple(names[i] for i in range(len(names)) if c >> i & 1) for c in maximal]
+
+
+def model_cells(cells: dict, cliques) -> int:
+    """Total cells of the junction tree's cliques for these column groups (the model's size)."""
+    return sum(math.prod(cells[a] for a in c) for c in _elimination_cliques(cells, cliques))
+
+
+@dataclass
+class JunctionTree:
+    """Maximal cliques, a rooted spanning tree over them, and each clique's separator with its parent.
+
+    Attributes:
+        cells: column -> number of cells, in the global column order.
+        cliques: maximal cliques (tuples of columns in global order).
+        order: clique indices in breadth-first order from the root (``order[0]``).
+        parent: clique index -> parent index (None for roots; a forest is joined by empty separators).
+        separator: clique index -> columns shared with its parent (global order).
+    """
+
+    cells: dict
+    cliques: list
+    order: list
+    parent: list
+    separator: list
+
+    @classmethod
+    def build(cls, cells: dict, groups) -> "JunctionTree":
+        groups = [tuple(g) for g in groups] + [(name,) for name in cells]
+        cliques = _elimination_cliques(cells, groups)
+        cliques.sort(key=lambda c: -math.prod(cells[a] for a in c))
+        k = len(cliques)
+        # Prim's maximum spanning tree on shared-column counts (ties: the larger separator first).
+        parent: list = [None] * k
+        in_tree = [False] * k
+        in_tree[0] = True
+        order = [0]
+        best = [(len(set(cliques[0]) & set(c)), 0) for c in cliques]
+        for _ in range(k - 1):
+            candidates = [(best[j][0], -j) for j in range(k) if not in_tree[j]]
+            _, negative = max(candidates)
+            j = -negative
+            in_tree[j] = True
+            parent[j] = best[j][1]
+            order.append(j)
+            for m in range(k):
+                if not in_tree[m]:
+                    shared = len(set(cliques[j]) & set(cliques[m]))
+                    if shared > best[m][0]:
+                        best[m] = (shared, j)
+        # breadth-first order from the root so that parents always come first
+        children = {i: [j for j in range(k) if parent[j] == i] for i in range(k)}
+        bfs, queue = [], [0]
+        while queue:
+            node = queue.pop(0)
+            bfs.append(node)
+            queue.extend(children[node])
+        separator = [() if parent[i] is None else tuple(a for a in cliques[i] if a in cliques[parent[i]])
+                     for i in range(k)]
+        return cls(cells=dict(cells), cliques=cliques, order=bfs, parent=parent, separator=separator)
+
+    def size(self) -> int:
+        return sum(math.prod(self.cells[a] for a in c) for c in self.cliques)
+
+    def home(self, group) -> int | None:
+        """The smallest clique containing every column of ``group``, or None."""
+        group = set(group)
+        best = None
+        for i, clique in enumerate(self.cliques):
+            if group <= set(clique) and (best is None or len(clique) < len(self.cliques[best])):
+                best = i
+        return best
+
+    def path(self, a: int, b: int) -> list:
+        """Clique indices on the tree path from ``a`` to ``b``."""
+        up_a, node = [a], a
+        while self.parent[node] is not None:
+            node = self.parent[node]
+            up_a.append(node)
+        up_b, node = [b], b
+        while node not in up_a:
+            node = self.parent[node]
+            up_b.append(node)
+        meet = up_b[-1]
+        return up_a[:up_a.index(meet) + 1] + up_b[-2::-1]
