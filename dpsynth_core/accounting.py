@@ -207,7 +207,10 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
         return 0.0
     if delta == 0:
         return math.inf
-    return float(_opendp_zcdp_converter().map(math.sqrt(2.0 * rho)).epsilon(delta))
+    try:
+        return float(_opendp_zcdp_converter().map(math.sqrt(2.0 * rho)).epsilon(delta))
+    except Exception:  # OpenDP refuses rho so large that the bound overflows: no finite epsilon to state
+        return math.inf
 
 
 @lru_cache(maxsize=1024)

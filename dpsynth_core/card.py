@@ -21,8 +21,11 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
     total = ledger.total(constraints.ADVANCED_COMPOSITION_DELTA)
     epsilon, delta = total["epsilon"], total["delta"]
     split = {}
+    zcdp = total["composition"] == "zCDP"
     for event in ledger.events:
-        split[event.label] = split.get(event.label, 0.0) + event.epsilon
+        # a zCDP ledger composes rhos, so each part is shown as its share of rho, in epsilon units
+        cost = event.rho_cost / total["rho"] * epsilon if zcdp and total["rho"] > 0 else event.epsilon
+        split[event.label] = split.get(event.label, 0.0) + cost
     domain = model.domain_
     missing = model.missing_guarantee()
     guarantee = {
@@ -32,6 +35,9 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "neighbouring": ledger.neighbouring,
         "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring),
     }
+    if zcdp:
+        guarantee["rho"] = total["rho"]
+        guarantee["delta_in_plain_words"] = delta_words(delta)
     if missing:
         guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": ledger.neighbouring,
                      "noise_epsilon": epsilon,
@@ -47,6 +53,8 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "guarantee": guarantee,
         "spends": ledger.as_list(),
         "budget_split": split,
+        "budget_unit": ("each part's share of the zero-concentrated budget (rho), shown in epsilon" if zcdp
+                        else "epsilon"),
         "rows": {"synthetic": int(synthetic_rows), "policy": model.row_policy_},
         "noise_source": model.noise_.describe(),
         "domain": {"dataset": domain.dataset, "documentation": domain.documentation,
@@ -76,11 +84,23 @@ def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None) -> s
     return text + ". The more the data holds, the less any one record can be seen."
 
 
+def delta_words(delta: float) -> str:
+    """What delta means, for a stakeholder."""
+    if delta <= 0:
+        return "delta = 0: the guarantee holds always (pure differential privacy)."
+    return (f"delta = {delta:.0e} is the chance, allowed by the method, that the guarantee above does not "
+            "hold. It is fixed in advance far below one in the number of records squared, so it stands for "
+            "an event too unlikely to expect in practice, not for a share of the people in the data.")
+
+
 def _guarantee_line(g: dict) -> str:
     if g["epsilon"] is None:
         return "<b>No formal differential-privacy guarantee.</b>"
-    return (f"Differential privacy: epsilon = {g['epsilon']:.4g}, delta = {g['delta']:.2g} "
+    line = (f"Differential privacy: epsilon = {g['epsilon']:.4g}, delta = {g['delta']:.2g} "
             f"({html.escape(g['composition'])} composition); privacy unit: {html.escape(g['neighbouring'] or 'n/a')}.")
+    if "rho" in g:
+        line += f" Zero-concentrated DP: rho = {g['rho']:.4g}. {html.escape(g['delta_in_plain_words'])}"
+    return line
 
 
 def render_card_html(card: dict) -> str:
@@ -119,6 +139,7 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 no made-up value. Synthetic rows: {card['rows']['synthetic']:,} ({e(card['rows']['policy'])}).</p>
 <p>Randomness: {e(card['noise_source'])}. The random seed is never published.</p>
 <h2>How the budget was split</h2>
+<p>{e(card.get('budget_unit', 'epsilon')).capitalize()}.</p>
 <table><tr><th>what was measured</th><th>epsilon</th></tr>{split}</table>
 <h2>Declared domain (public knowledge, not read from the data)</h2>
 <table><tr><th>column</th><th>kind</th><th>domain</th><th>missing values possible</th></tr>{rows}</table>

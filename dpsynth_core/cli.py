@@ -1,7 +1,7 @@
 """Command line: a whole release headless.
 
     python -m dpsynth_core synth INPUT.csv --domain DOMAIN.json --epsilon E [--rho R]
-        [--method M] [--group A,B[,C] ...] [--rows N] [--seed S] --out OUT.csv [--card CARD.json]
+        [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] --out OUT.csv [--card CARD.json]
         [--card-html CARD.html]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--method", default="cathist", help="synthesis method (see 'methods')")
     synth.add_argument("--group", action="append", default=None, metavar="A,B[,C]",
                        help="a column group for 'marginals' or 'dirichlet' (repeatable)")
+    synth.add_argument("--delta", type=float, default=None,
+                       help="delta for 'marginals' (default: a public rule from the table's size; 0: pure epsilon-DP)")
     synth.add_argument("--rows", type=int, default=None,
                        help="a public number of synthetic rows (default: a noisy count)")
     synth.add_argument("--seed", type=int, default=None,
@@ -66,6 +68,10 @@ def _run_synth(args) -> None:
         if args.method not in ("marginals", "dirichlet"):
             raise DPSynthError(f"--group works with 'marginals' and 'dirichlet', not '{args.method}'")
         options["groups"] = [tuple(c.strip() for c in g.split(",") if c.strip()) for g in args.group]
+    if args.delta is not None:
+        if args.method != "marginals":
+            raise DPSynthError(f"--delta works with 'marginals', not '{args.method}'")
+        options["delta"] = args.delta
     release = synthesize(args.input, args.domain, args.epsilon, method=args.method, rho=args.rho,
                          rows=args.rows, random_state=args.seed, **options)
     release.data.to_csv(args.out, index=False)
@@ -78,8 +84,9 @@ def _run_synth(args) -> None:
         print(f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
               "were clamped or set to missing", file=sys.stderr)
     g = release.card["guarantee"]
+    delta = f", delta {g['delta']:.0e}" if g.get("delta") else ""
     print(f"wrote {len(release.data):,} synthetic rows to {args.out} "
-          f"(epsilon {g['epsilon']:.4g}, {g['neighbouring']})")
+          f"(epsilon {g['epsilon']:.4g}{delta}, {g['neighbouring']})")
 
 
 def _run_tau(args) -> None:

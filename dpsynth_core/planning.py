@@ -15,11 +15,10 @@ from .noise import typical_bin_error
 
 
 def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: str = "cathist",
-                 rows: int | None = None) -> dict[str, float]:
+                 rows: int | None = None, delta: float | None = None) -> dict[str, float]:
     """How a method splits epsilon, before any data is read (labels as in the release card).
 
-    ``marginals``: joint tables are chosen privately, so their number is at most one per
-    column after the first; the chart shows their total. ``copula``: every measurement gets
+    ``marginals``: see :func:`marginals_split`. ``copula``: every measurement gets
     the same epsilon, combined by the better of basic and advanced composition.
     ``dirichlet``: the row count is public (substitution), so nothing is spent on it.
     """
@@ -32,12 +31,7 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
         split["row count"] = epsilon * constraints.ROW_COUNT_SHARE
         remaining -= split["row count"]
     if method == "marginals":
-        from .synthesizers.marginals import SHARES
-
-        for name in columns:
-            split[f"1-way marginal {name}"] = remaining * SHARES["one_way"] / m
-        split["choosing related columns"] = remaining * SHARES["select"]
-        split["joint tables (up to one per column)"] = remaining * SHARES["joint"]
+        return marginals_split(domain, epsilon, rows_public=rows_public, rows=rows, delta=delta)
     elif method == "copula":
         from .synthesizers.copula import per_measurement_epsilon
 
@@ -64,13 +58,85 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
     return split
 
 
+def engine_delta(rows: int | None, delta: float | None = None) -> float:
+    """The delta a ``marginals`` release will state: the publisher's, or the default rule applied to
+    ``rows`` (on the Privacy page, the publisher's own row count; the release applies the rule to a
+    DP bound on it, which can only give the same or a smaller delta)."""
+    from .accounting import default_delta
+
+    if delta is not None:
+        return float(delta)
+    return default_delta(rows or 1, constraints.DELTA_MAX)
+
+
+def marginals_split(domain, epsilon: float, *, rows_public: bool = False, rows: int | None = None,
+                    delta: float | None = None) -> dict[str, float]:
+    """The engine's plan before any data is read: each part's share of the budget, in epsilon.
+
+    Under zCDP (delta > 0) the parts add up in rho, so each is shown as its share of rho times
+    epsilon (the bars add up to epsilon). The rounds after the 1-way marginals are adaptive:
+    their number is not known in advance, only that a tenth of each round's budget chooses a
+    marginal and the rest measures it.
+    """
+    from .accounting import zcdp_budget
+    from .synthesizers.marginals import ROUNDS_PER_COLUMN, SELECT_SHARE, VOCABULARY_SHARE
+
+    domain = as_table_domain(domain)
+    columns = list(domain.kept)
+    m = max(len(columns), 1)
+    delta_given = delta is not None
+    delta = engine_delta(rows, delta)
+    total = zcdp_budget(epsilon, delta) if delta > 0 else epsilon
+    cost = (lambda eps: eps**2 / 2) if delta > 0 else (lambda eps: eps)
+    parts: dict = {}
+    if not rows_public or not delta_given:  # with public rows, a count still sets the default delta
+        parts["row count"] = cost(epsilon * constraints.ENGINE_ROW_COUNT_SHARE)
+    left = total - sum(parts.values())
+    texts = sum(1 for c in domain.kept.values() if c.kind == "text")
+    if texts:
+        parts["vocabularies of text columns (CatHist)"] = left * VOCABULARY_SHARE
+        left -= parts["vocabularies of text columns (CatHist)"]
+    per_round = left / (ROUNDS_PER_COLUMN * m)
+    parts["1-way marginals (every column)"] = m * per_round * (1 - SELECT_SHARE)
+    left -= parts["1-way marginals (every column)"]
+    parts["choosing marginals (exponential mechanism, each round)"] = left * SELECT_SHARE
+    parts["measuring the chosen marginals (noise on every cell)"] = left * (1 - SELECT_SHARE)
+    return {label: value / total * epsilon for label, value in parts.items()}
+
+
+def marginals_noise(domain, epsilon: float, *, rows_public: bool = False, rows: int | None = None,
+                    delta: float | None = None) -> dict:
+    """Per column, the noise of its 1-way marginal in the engine's plan: ``{"sigma": ...}`` under
+    zCDP, ``{"epsilon": ...}`` in pure DP, and the epsilon of a text column's vocabulary."""
+    import math
+
+    from .accounting import zcdp_budget
+    from .synthesizers.marginals import VOCABULARY_SHARE
+
+    domain = as_table_domain(domain)
+    split = marginals_split(domain, epsilon, rows_public=rows_public, rows=rows, delta=delta)
+    delta = engine_delta(rows, delta)
+    m = max(len(domain.kept), 1)
+    texts = sum(1 for c in domain.kept.values() if c.kind == "text")
+    one_way = split["1-way marginals (every column)"] / epsilon / m
+    vocab = split.get("vocabularies of text columns (CatHist)", 0.0) / epsilon / max(texts, 1)
+    if delta > 0:
+        rho = zcdp_budget(epsilon, delta)
+        return {"sigma": math.sqrt(1 / (2 * one_way * rho)), "text_epsilon": math.sqrt(2 * vocab * rho),
+                "delta": delta, "share": one_way * epsilon}
+    return {"epsilon": one_way * epsilon, "text_epsilon": vocab * epsilon, "delta": 0.0, "share": one_way * epsilon}
+
+
 def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False, method: str = "cathist",
                 rows: int | None = None) -> list[dict]:
     """Per kept column: the epsilon of its own histogram and what it implies (threshold, made-up values...)."""
     domain = as_table_domain(domain)
     split = budget_split(domain, epsilon, rows_public=rows_public, method=method)
     plan = []
+    engine = marginals_noise(domain, epsilon, rows_public=rows_public, rows=rows) if method == "marginals" else None
     for name, col in domain.kept.items():
+        if engine is not None:
+            split[f"1-way marginal {name}"] = engine["text_epsilon"] if col.kind == "text" else engine["share"]
         share = (split.get(f"column {name}") or split.get(f"1-way marginal {name}") or split.get(f"1-way margin {name}")
                  or split.get(f"table {name}") or epsilon / max(len(domain.kept), 1))
         row = {"column": name, "kind": col.kind, "epsilon": share}
@@ -95,6 +161,11 @@ def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False
                 kept_half_the_time=rule.smallest_count_kept(0.5),
                 kept_almost_always=rule.smallest_count_kept(0.95),
             )
+        elif engine is not None and "sigma" in engine:
+            cells = col.bins + (1 if col.missing else 0)
+            row.update(mechanism="1-way marginal with Gaussian noise (zCDP), then pairs chosen in rounds",
+                       domain_size=cells, domain_size_words=f"{cells} {'bins' if col.kind != 'categorical' else 'values'}",
+                       typical_error_per_bin=math.sqrt(2 / math.pi) * engine["sigma"])
         else:
             cells = col.bins + (1 if col.missing else 0)
             row.update(mechanism="noisy histogram over declared cells", domain_size=cells,

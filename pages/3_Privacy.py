@@ -51,7 +51,7 @@ if method in ("marginals", "dirichlet"):
     columns = [c for c, spec in state.declaration()["columns"].items() if spec.get("type") != "drop"]
     current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
     text = st.text_area("Column groups to keep together (optional): one group per line, 2 or 3 column names "
-                        "separated by commas" + (" ; the last one is drawn given the others" if method == "marginals" else ""),
+                        "separated by commas" + (" ; each group is measured together" if method == "marginals" else ""),
                         value=current, key="privacy_groups", height=90,
                         placeholder="sex, relationship\nage, marital-status, income")
     groups, unknown = [], []
@@ -126,8 +126,17 @@ elif method == "deniability":
                f"make ε ≈ {row_count * eps_r:,.0f} for the whole file. Release few records, or prefer another "
                "method for a whole table.", icon=":material/info:")
 elif method == "marginals":
-    st.caption("The related pairs or triples of columns are chosen privately when you generate; the joint-table "
-               "budget is shared among the tables chosen.")
+    from dpsynth_core.planning import engine_delta
+
+    delta = engine_delta(row_count)
+    st.info(f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with a second "
+            "number: δ is the chance, allowed by the method, that the ε above does not hold. It is set in advance "
+            "by a public rule, the largest power of ten at most 1 / (number of records)² and at most "
+            f"{constraints.DELTA_MAX:g} (the release uses a noisy count of the records for this), so it stands "
+            "for an event too unlikely to expect, not for a share of the people in the data. The budget is "
+            "spent exactly: the release card states the ε you chose. The pairs of columns to measure are chosen "
+            "privately, in rounds, when you generate; the bars show each part's share of the budget.",
+            icon=":material/info:")
 st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public, method)), width="stretch",
                 key="privacy_split_chart")
 st.page_link("pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")

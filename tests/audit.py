@@ -36,12 +36,14 @@ class AuditResult:
 
 
 def audit(run, data_a, data_b, events: dict, trials: int, seed: int = 0,
-          confidence: float = 0.999) -> AuditResult:
+          confidence: float = 0.999, delta: float = 0.0) -> AuditResult:
     """Run ``run(data, rng_seed)`` ``trials`` times on each dataset and test every event.
 
     ``events`` maps a name to a predicate on the mechanism's output. The returned bound is
     a lower confidence bound on the privacy loss: a correct epsilon-DP mechanism gives a
-    value <= epsilon except with probability about ``1 - confidence`` per event.
+    value <= epsilon except with probability about ``1 - confidence`` per event. With
+    ``delta``, the bound is on ``ln((P[E|D] - delta) / P[E|D'])``, so an (epsilon, delta)-DP
+    mechanism gives a value <= epsilon.
     """
     hits = {name: [0, 0] for name in events}
     for side, data in enumerate((data_a, data_b)):
@@ -55,8 +57,8 @@ def audit(run, data_a, data_b, events: dict, trials: int, seed: int = 0,
         a_low, a_high = clopper_pearson(a, trials, confidence)
         b_low, b_high = clopper_pearson(b, trials, confidence)
         for low, high, label in ((a_low, b_high, f"{name} (D vs D')"), (b_low, a_high, f"{name} (D' vs D)")):
-            if low > 0:
-                bound = math.log(low / high)
+            if low - delta > 0:
+                bound = math.log((low - delta) / high)
                 if bound > best:
                     best, worst = bound, label
     return AuditResult(best, worst)
@@ -67,3 +69,10 @@ class HalfNoise(NoiseSource):
 
     def discrete_laplace(self, size, scale, label=""):
         return super().discrete_laplace(size, scale / 2, label)
+
+
+class HalfGaussian(NoiseSource):
+    """A deliberately broken noise source: discrete Gaussian at half the claimed scale."""
+
+    def discrete_gaussian(self, size, sigma, label=""):
+        return super().discrete_gaussian(size, sigma / 2, label)

@@ -59,6 +59,36 @@ FINAL_ITERATIONS = 150
 GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
 
 
+def measure(noise, counts: np.ndarray, noise_param: float, *, zcdp: bool, label: str = "") -> tuple:
+    """A marginal's counts plus noise on every cell, and the noise's standard deviation.
+
+    zCDP: discrete Gaussian of scale ``sigma = noise_param`` (``1 / (2 sigma**2)``-zCDP, L2
+    sensitivity 1). Pure DP: discrete Laplace of scale ``1 / noise_param`` (``noise_param``-DP).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    if zcdp:
+        noisy = counts + noise.discrete_gaussian(counts.size, noise_param, label=label).reshape(counts.shape)
+        return noisy, noise_param
+    noisy = noisy_histogram(counts, epsilon=noise_param, noise=noise, label=label)
+    alpha = math.exp(-noise_param)
+    return noisy, math.sqrt(2 * alpha) / (1 - alpha)
+
+
+def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float) -> list:
+    """AIM's quality score of each candidate marginal ``r``:
+    ``w_r * (|M_r(data) - M_r(model)|_1 - penalty * cells_r)``; adding or removing a record moves
+    it by at most ``w_r`` (the L1 term by 1, the rest is public)."""
+    return [weights[c] * (float(np.abs(truth[c] - answers[c]).sum()) - penalty * truth[c].size)
+            for c in candidates]
+
+
+def choose(noise, scores, budget: float, sensitivity: float, *, zcdp: bool) -> int:
+    """The exponential mechanism on the scores: ``budget`` is rho (zCDP, ``eps = sqrt(8 rho)``) or epsilon."""
+    if zcdp:
+        return exponential_mechanism_zcdp(noise, scores, budget, sensitivity)
+    return report_noisy_max(noise, scores, budget, sensitivity)
+
+
 @register(
     "marginals",
     "Related columns (adaptive DP marginals)",
@@ -194,9 +224,10 @@ class MarginalsSynthesizer(Synthesizer):
         weights = {c: float(sum(len(set(c) & set(s)) for s in workload)) for c in candidates}
         truth = {c: table.marginal(c) for c in candidates}  # exact counts: only scores and noise read them
 
-        rounds = self.rounds or ROUNDS_PER_COLUMN * len(names)
+        rounds = (self.rounds or ROUNDS_PER_COLUMN * len(names)) if candidates else len(names)
         round_budget = self._remaining() / rounds
-        noise_param, _ = self._split_round(round_budget)
+        noise_param, _ = self._split_round(round_budget) if candidates else self._split_round(
+            round_budget / (1 - SELECT_SHARE))
         self.measurements_: list[Measurement] = []
         self.measured_: list[dict] = []
         for name in names:
@@ -229,17 +260,15 @@ class MarginalsSynthesizer(Synthesizer):
                 break
             penalty = self._expected_noise(noise_param)
             answers = model.project_many(offered)
-            scores = [weights[c] * (float(np.abs(truth[c] - answers[c]).sum()) - penalty * truth[c].size)
-                      for c in offered]
+            scores = score(offered, truth, answers, weights, penalty)
             sensitivity = max(weights[c] for c in offered)
             self.rounds_ += 1
             label = f"choice of marginal, round {self.rounds_}"
+            chosen = offered[choose(self.noise_, scores, select_param, sensitivity, zcdp=self.zcdp_)]
             if self.zcdp_:
-                chosen = offered[exponential_mechanism_zcdp(self.noise_, scores, select_param, sensitivity)]
                 self.accountant_.spend(PrivacyEvent.zcdp("exponential mechanism", select_param, label,
                                                          self.neighbouring))
             else:
-                chosen = offered[report_noisy_max(self.noise_, scores, select_param, sensitivity)]
                 self._spend("exponential mechanism (report noisy max)", select_param, label)
             before = model.project(chosen)
             self._measure(chosen, truth[chosen], noise_param)
@@ -251,6 +280,11 @@ class MarginalsSynthesizer(Synthesizer):
             round_budget = min(round_budget, self._remaining())
             if last:
                 break
+        if self._remaining() > 1e-9 * self.budget_:  # no candidate left to offer: the rest re-measures the columns
+            share = self._remaining() / len(names)
+            noise_param = math.sqrt(1 / (2 * share)) if self.zcdp_ else share
+            for name in names:
+                self._measure((name,), table.marginal((name,)), noise_param)
         self.total_ = self._estimate_total()
         self.model_, _ = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS,
                                   warm=model, step=step)
@@ -277,16 +311,12 @@ class MarginalsSynthesizer(Synthesizer):
         if size > self.max_cells:
             raise ParameterError(f"group {group} has {size:,} cells, more than the limit of {self.max_cells:,}; "
                                  "declare coarser bins or leave the group out")
+        noisy, sigma = measure(self.noise_, counts, noise_param, zcdp=self.zcdp_, label=label)
         if self.zcdp_:
-            noisy = counts + self.noise_.discrete_gaussian(size, noise_param, label=label).reshape(counts.shape)
             self.accountant_.spend(PrivacyEvent.zcdp("discrete Gaussian histogram", 1 / (2 * noise_param**2),
                                                      label, self.neighbouring))
-            sigma = noise_param
         else:
-            noisy = noisy_histogram(counts, epsilon=noise_param, noise=self.noise_, label=label)
             self._spend("discrete Laplace histogram", noise_param, label)
-            alpha = math.exp(-noise_param)
-            sigma = math.sqrt(2 * alpha) / (1 - alpha)
         self.measurements_.append(Measurement(group, noisy.astype(float), sigma))
         self.measured_.append({"marginal": list(group), ("sigma" if self.zcdp_ else "epsilon"): noise_param})
 

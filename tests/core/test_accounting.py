@@ -49,3 +49,38 @@ def test_invalid_events_rejected():
 def test_split_budget_sums_exactly():
     parts = split_budget(1.0, {"a": 1, "b": 1, "c": 2})
     assert parts == {"a": 0.25, "b": 0.25, "c": 0.5}
+
+
+def test_zcdp_conversion_reference_and_bounds():
+    from dpsynth_core.accounting import zcdp_budget, zcdp_to_epsilon
+
+    # OpenDP 0.16's conversion (Canonne, Kamath and Steinke 2020): rho = 0.005, delta = 1e-10
+    assert zcdp_to_epsilon(0.005, 1e-10) == pytest.approx(0.60354, abs=1e-4)
+    for rho in (0.001, 0.05, 1.0):  # never worse than the classic rho + 2 sqrt(rho ln(1/delta))
+        assert zcdp_to_epsilon(rho, 1e-9) <= rho + 2 * math.sqrt(rho * math.log(1e9))
+    assert zcdp_to_epsilon(0.01, 0.0) == math.inf and zcdp_to_epsilon(0.0, 1e-9) == 0.0
+    rho = zcdp_budget(1.0, 1e-10)
+    assert zcdp_to_epsilon(rho, 1e-10) <= 1.0 < zcdp_to_epsilon(rho * 1.001, 1e-10)
+
+
+def test_ledger_with_zcdp_events_composes_in_rho():
+    from dpsynth_core.accounting import zcdp_to_epsilon
+
+    ledger = Accountant([PrivacyEvent("count", 0.1), PrivacyEvent.zcdp("gauss", 0.02, "m")], delta=1e-9)
+    total = ledger.total(1e-6)
+    assert total["composition"] == "zCDP" and total["rho"] == pytest.approx(0.1**2 / 2 + 0.02)
+    assert total["epsilon"] == pytest.approx(zcdp_to_epsilon(0.025, 1e-9)) and total["delta"] == 1e-9
+    ledger.spend(PrivacyEvent("approx", 0.3, 1e-7))  # an (eps, delta) event adds on top
+    assert ledger.total()["epsilon"] == pytest.approx(zcdp_to_epsilon(0.025, 1e-9) + 0.3)
+    assert ledger.total()["delta"] == pytest.approx(1e-9 + 1e-7)
+    with pytest.raises(ValueError):
+        PrivacyEvent("m", 0.1, rho=0.2)
+    assert "rho" not in PrivacyEvent("m", 0.1).as_dict()
+
+
+def test_default_delta_rule():
+    from dpsynth_core.accounting import default_delta
+
+    assert default_delta(32_985, 1e-6) == 1e-10  # 1 / 32,985^2 = 9.2e-10
+    assert default_delta(20, 1e-6) == 1e-6        # capped
+    assert default_delta(1_000, 1.0) == pytest.approx(1e-6)

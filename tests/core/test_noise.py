@@ -67,3 +67,37 @@ def test_rejects_bad_random_state():
     with pytest.raises(TypeError):
         make_noise_source("seed")
     assert isinstance(make_noise_source(np.random.default_rng(1)), NoiseSource)
+
+
+def test_seeded_discrete_gaussian_has_the_exact_law():
+    import numpy as np
+
+    from dpsynth_core.noise import make_noise_source
+
+    source = make_noise_source(7)
+    for sigma in (0.7, 4.0):
+        draws = source.discrete_gaussian(100_000, sigma, label="g")
+        support = np.arange(-int(10 * sigma) - 2, int(10 * sigma) + 3)
+        pmf = np.exp(-support**2 / (2 * sigma**2))
+        pmf /= pmf.sum()
+        observed = np.array([(draws == v).mean() for v in support])
+        # total variation of an empirical pmf from 1e5 draws: well below 0.02 for these supports
+        assert 0.5 * np.abs(observed - pmf).sum() < 0.02
+        assert draws.dtype == np.int64
+    assert source.zcdp_log[0] == ("g", 1 / (2 * 0.7**2), 100_000)
+
+
+def test_secure_discrete_gaussian_and_zcdp_selection():
+    import numpy as np
+
+    from dpsynth_core.noise import exponential_mechanism_zcdp, make_noise_source
+
+    secure = make_noise_source(None)
+    draws = secure.discrete_gaussian(50, 3.0)
+    assert draws.dtype == np.int64 and np.abs(draws).max() < 30
+    assert exponential_mechanism_zcdp(secure, [0.0, 100.0, 0.0], 0.5) == 1
+    seeded = make_noise_source(1)
+    # P(i) proportional to exp(eps * score / 2) with eps = sqrt(8 rho) = 2: exp(0), exp(2)
+    picks = [exponential_mechanism_zcdp(seeded, [0.0, 2.0], 0.5) for _ in range(4000)]
+    expected = np.exp(2.0) / (1 + np.exp(2.0))
+    assert abs(np.mean(picks) - expected) < 4 * np.sqrt(expected * (1 - expected) / 4000)

@@ -1,17 +1,25 @@
-"""The marginals method: domain, structure, noise-free reproduction, budget, groups, privacy audit."""
+"""The default engine (AIM over a graphical model): domain, budget, accuracy, groups, text, audits."""
+
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
+from dpsynth_core.accounting import zcdp_to_epsilon
+from dpsynth_core.counting import CodedTable
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.factors import Factor, sample_children
-from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
 from dpsynth_core.metrics import paired_codes, two_way_distances
 from dpsynth_core.noise import make_noise_source
-from tests.audit import HalfNoise, audit
+from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, choose, measure, score
+from tests.audit import HalfGaussian, HalfNoise, audit
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
+
+
+def _mean_two_way(frame, out, spec):
+    matrix = two_way_distances(paired_codes(frame, out, spec)).to_numpy()
+    return matrix[np.triu_indices(len(matrix), 1)].mean()
 
 
 def test_output_in_domain_with_row_count():
@@ -19,120 +27,169 @@ def test_output_in_domain_with_row_count():
     model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec)
     out = model.sample()
     assert len(out) == model.rows_
+    assert abs(model.rows_ - len(frame)) < 200  # the model's estimate of the count (noise sd about 20 here)
     assert_in_domain(out, spec)
     assert len(model.sample(123)) == 123
 
 
-def test_structure_is_acyclic_and_parents_come_first():
+def test_budget_is_spent_exactly_and_matches_the_noise_drawn():
     frame, spec = adult_small()
-    model = MarginalsSynthesizer(epsilon=2.0, random_state=1).fit(frame, spec)
-    seen = set()
-    for name in model.order_:
-        assert set(model.parents_[name]) <= seen and len(model.parents_[name]) <= 2
-        seen.add(name)
-    assert seen == set(spec["columns"])
+    model = MarginalsSynthesizer(epsilon=0.8, random_state=3).fit(frame, spec)
+    total = model.accountant_.total()
+    # the default delta: largest power of ten <= 1 / n_bound^2 with n_bound a bit above 4,000 rows
+    assert model.delta_ == 1e-8 and total["delta"] == 1e-8 and total["composition"] == "zCDP"
+    assert total["epsilon"] == pytest.approx(0.8, rel=1e-6) and total["epsilon"] <= 0.8
+    # every zCDP cost in the ledger was drawn, and the pure spends are the logged Laplace draws
+    drawn_rho = sum(rho for _, rho, _ in model.noise_.zcdp_log)
+    pure = [e for e in model.accountant_.events if not e.is_zcdp]
+    assert drawn_rho + sum(e.epsilon**2 / 2 for e in pure) == pytest.approx(model.accountant_.rho())
+    assert sum(1 / s for _, s, _ in model.noise_.log) == pytest.approx(sum(e.epsilon for e in pure))
+    assert zcdp_to_epsilon(model.accountant_.rho(), 1e-8) <= 0.8
 
 
-def test_noise_free_run_reproduces_the_measured_marginals():
-    # epsilon = 1e6: noise scale 1e-6, every count exact; sampling error only.
+def test_pure_mode_uses_basic_composition():
+    frame, spec = adult_small(2000)
+    release = synthesize(frame, spec, 1.0, method="marginals", random_state=1, delta=0)
+    g = release.card["guarantee"]
+    assert g["delta"] == 0 and g["composition"] == "basic" and g["epsilon"] == pytest.approx(1.0)
+    assert not any(e["mechanism"].startswith("discrete Gaussian") for e in release.card["spends"])
+    with pytest.raises(ParameterError, match="delta"):
+        MarginalsSynthesizer(epsilon=1.0, random_state=0, delta=0.5).fit(frame, spec)
+
+
+def test_card_states_the_chosen_epsilon_and_explains_delta():
+    frame, spec = adult_small(2000)
+    card = synthesize(frame, spec, 1.0, method="marginals", random_state=2).card
+    g = card["guarantee"]
+    assert f"{g['epsilon']:.4g}" == "1" and "rho" in g and "chance" in g["delta_in_plain_words"]
+    assert sum(card["budget_split"].values()) == pytest.approx(1.0, rel=1e-6)
+    assert "delta_rule" in card["method_details"] and card["method_details"]["measured_marginals"]
+
+
+def test_near_noise_free_run_reproduces_two_way_marginals():
     frame, spec = adult_small(4000)
-    model = MarginalsSynthesizer(epsilon=1e6, random_state=2).fit(frame, spec)
-    out = model.sample(200_000)
-    distances = two_way_distances(paired_codes(frame, out, spec))
-    for child, parents in model.parents_.items():
-        for parent in parents:
-            # 200,000 draws from the exact table: TVD of a k-cell table ~ sqrt(k / n) at most
-            cells = distances.shape[0]
-            assert distances.loc[child, parent] < 0.03, (child, parent)
-    assert np.mean([distances.loc[c, c] for c in distances.index]) < 0.01
-    assert cells == len(spec["columns"])
+    model = MarginalsSynthesizer(epsilon=20.0, delta=1e-6, random_state=2).fit(frame, spec)
+    out = model.sample(len(frame))
+    # with negligible noise the model answers every 2-way marginal well (sampling error only)
+    assert _mean_two_way(frame, out, spec) < 0.03
 
 
 def test_beats_independent_columns_on_two_way_distance():
     frame, spec = adult_small(8000)
     mean2 = {}
     for method in ("cathist", "marginals"):
-        values = []
-        for seed in range(3):
-            out = synthesize(frame, spec, 1.0, method=method, random_state=seed).data
-            matrix = two_way_distances(paired_codes(frame, out, spec)).to_numpy()
-            values.append(matrix[np.triu_indices(len(matrix), 1)].mean())
-        mean2[method] = np.mean(values)
-    assert mean2["marginals"] < mean2["cathist"]
+        mean2[method] = np.mean([_mean_two_way(frame, synthesize(frame, spec, 1.0, method=method,
+                                                                 random_state=seed).data, spec)
+                                 for seed in range(2)])
+    assert mean2["marginals"] < 0.6 * mean2["cathist"]
 
 
-def test_budget_adds_up_and_matches_noise_drawn():
+def test_publisher_groups_are_measured_and_checked():
     frame, spec = adult_small()
-    model = MarginalsSynthesizer(epsilon=0.8, random_state=3).fit(frame, spec)
-    assert model.accountant_.basic()[0] == pytest.approx(0.8)
-    drawn = sum(1 / s for label, s, _ in model.noise_.log if label != "noisy max")
-    selection = sum(2 / s for label, s, _ in model.noise_.log if label == "noisy max")
-    assert drawn + selection == pytest.approx(0.8)
-
-
-def test_publisher_groups_are_measured_as_declared():
-    frame, spec = adult_small()
-    model = MarginalsSynthesizer(epsilon=1.0, random_state=4,
-                                 groups=[("sex", "relationship"), ("age", "sex", "income")]).fit(frame, spec)
-    assert model.parents_["relationship"] == ("sex",)
-    assert model.parents_["income"] == ("age", "sex")
-    with pytest.raises(ParameterError, match="cycle"):
-        MarginalsSynthesizer(epsilon=1.0, random_state=0, groups=[("sex", "income"), ("income", "sex")]).fit(frame, spec)
+    model = MarginalsSynthesizer(epsilon=1.0, random_state=4, groups=[("age", "sex", "income")]).fit(frame, spec)
+    measured = [tuple(m["marginal"]) for m in model.card_details()["measured_marginals"]]
+    assert ("age", "sex", "income") in measured
+    assert model.model_.tree.home(("age", "sex", "income")) is not None
     with pytest.raises(ParameterError, match="not in the release"):
         MarginalsSynthesizer(epsilon=1.0, random_state=0, groups=[("sex", "nope")]).fit(frame, spec)
+    with pytest.raises(ParameterError, match="2 or 3"):
+        MarginalsSynthesizer(epsilon=1.0, random_state=0, groups=[("sex",)]).fit(frame, spec)
+    with pytest.raises(ParameterError, match="cells"):
+        MarginalsSynthesizer(epsilon=1.0, random_state=0, groups=[("age", "education")], max_cells=50).fit(frame, spec)
 
 
-def test_text_columns_and_large_products_use_cathist():
+def test_text_columns_enter_through_a_cathist_vocabulary():
     spec = {"columns": {"word": {"type": "text", "generator": "english_word"},
-                        "code": {"type": "integer", "min": 0, "max": 1999}}}
-    frame = pd.DataFrame({"word": ["apple"] * 600 + ["banana"] * 400, "code": [str(i % 2000) for i in range(1000)]})
-    model = MarginalsSynthesizer(epsilon=5.0, random_state=0, groups=[("word", "code")], dense_limit=100).fit(frame, spec)
+                        "code": {"type": "integer", "min": 0, "max": 9}}}
+    frame = pd.DataFrame({"word": ["apple"] * 600 + ["banana"] * 400, "code": [str(i % 10) for i in range(1000)]})
+    model = MarginalsSynthesizer(epsilon=5.0, random_state=0).fit(frame, spec)
     labels = [e.label for e in model.accountant_.events]
-    assert any("CatHist vocabulary" in lab for lab in labels)
-    assert any("CatHist over the product domain" in lab for lab in labels)
+    assert any("vocabulary word" in lab for lab in labels)
     out = model.sample(500)
     assert_in_domain(out, spec)
+    assert {"apple", "banana"} <= set(out["word"].dropna())
 
 
-def test_conditional_sampler_matches_table():
-    table = np.array([[1.0, 3.0, 0.0], [0.0, 0.0, 0.0], [2.0, 2.0, 4.0]])
-    factor = Factor("c", ("p",), (3,), 3, np.arange(9), table.ravel())
-    rng = np.random.default_rng(0)
-    parents = np.repeat([0, 1, 2], 30_000)
-    out = sample_children(parents, factor, np.array([0.2, 0.2, 0.6]), rng)
-    assert np.bincount(out[:30_000], minlength=3) / 30_000 == pytest.approx([0.25, 0.75, 0], abs=0.01)
-    assert np.bincount(out[30_000:60_000], minlength=3) / 30_000 == pytest.approx([0.2, 0.2, 0.6], abs=0.01)
-    assert np.bincount(out[60_000:], minlength=3) / 30_000 == pytest.approx([0.25, 0.25, 0.5], abs=0.01)
+def test_single_column_table():
+    spec = {"columns": {"sex": {"type": "categorical", "values": ["F", "M"], "missing": False}}}
+    frame = pd.DataFrame({"sex": ["F"] * 70 + ["M"] * 30})
+    release = synthesize(frame, spec, 1.0, method="marginals", random_state=0)
+    assert set(release.data["sex"]) <= {"F", "M"}
+    assert release.card["guarantee"]["epsilon"] == pytest.approx(1.0, rel=1e-6)
 
 
-# --- privacy audit: the joint table measurement, structure fixed by a publisher group ------
+# --- privacy audits: one measurement, one selection step ---------------------------------
 
-_SPEC = {"columns": {"a": {"type": "categorical", "values": ["x", "y"], "missing": False},
-                     "b": {"type": "categorical", "values": ["0", "1", "2"], "missing": False}}}
-_D = pd.DataFrame({"a": ["x"] * 12 + ["y"] * 8, "b": ["0"] * 10 + ["1"] * 10})
-_D_PRIME = pd.concat([_D, pd.DataFrame({"a": ["y"], "b": ["2"]})], ignore_index=True)  # a new combination
-EPS = 1.0
-
+_A = CodedTable({"a": np.array([0] * 12 + [1] * 8)}, {"a": 3}, 20)
+_B = CodedTable({"a": np.array([0] * 12 + [1] * 8 + [2])}, {"a": 3}, 21)  # one added record, a new cell
+SIGMA, DELTA = 1.5, 0.05  # rho = 1 / (2 sigma^2); audited as (epsilon(rho, delta), delta)-DP
+_GAUSS_EVENTS = {f"cell 2 >= {t}": (lambda t: lambda out: out[2] >= t)(t) for t in (1, 2, 3)}
 
 
-def _mechanism(frame, seed, broken=False):
+def _measurement(table, seed, broken=False):
+    source = make_noise_source(seed)
+    if broken:
+        source = HalfGaussian(secure=False, rng=source.rng)
+    return measure(source, table.marginal(("a",)), SIGMA, zcdp=True)[0]
+
+
+def test_audit_gaussian_measurement_passes():
+    eps = zcdp_to_epsilon(1 / (2 * SIGMA**2), DELTA)
+    result = audit(_measurement, _A, _B, _GAUSS_EVENTS, trials=3000, seed=1, delta=DELTA)
+    assert not result.violates(eps), result
+
+
+def test_audit_catches_half_gaussian_noise():
+    eps = zcdp_to_epsilon(1 / (2 * SIGMA**2), DELTA)
+    result = audit(lambda t, s: _measurement(t, s, broken=True), _A, _B, _GAUSS_EVENTS, trials=3000, seed=2,
+                   delta=DELTA)
+    assert result.violates(eps), result
+
+
+def _laplace_measurement(table, seed, broken=False):
     source = make_noise_source(seed)
     if broken:
         source = HalfNoise(secure=False, rng=source.rng)
-    model = MarginalsSynthesizer(epsilon=EPS, random_state=source, groups=[("a", "b")]).fit(frame, _SPEC, rows=20)
-    factor = model.factors_["b"]
-    shrink = factor.weights.min()
-    return factor.weights[1 * 3 + 2] - shrink  # cell (a = y, b = 2): its clipped noisy count
+    return measure(source, table.marginal(("a",)), 1.0, zcdp=False)[0]
 
 
-_EVENTS = {f"cell >= {t}": (lambda t: lambda w: w >= t)(t) for t in (1, 2, 3, 5)}
+_LAPLACE_EVENTS = {f"cell 2 >= {t}": (lambda t: lambda out: out[2] >= t)(t) for t in (1, 2)}
 
 
-def test_audit_joint_table_passes():
-    result = audit(_mechanism, _D, _D_PRIME, _EVENTS, trials=3000, seed=1)
-    assert not result.violates(EPS), result
+def test_audit_pure_measurement_passes_and_catches_half_noise():
+    assert not audit(_laplace_measurement, _A, _B, _LAPLACE_EVENTS, trials=3000, seed=3).violates(1.0)
+    assert audit(lambda t, s: _laplace_measurement(t, s, True), _A, _B, _LAPLACE_EVENTS, trials=3000,
+                 seed=4).violates(1.0)
 
 
-def test_audit_catches_half_noise():
-    result = audit(lambda f, s: _mechanism(f, s, broken=True), _D, _D_PRIME, _EVENTS, trials=3000, seed=2)
-    assert result.violates(EPS), result
+# Selection: two candidate pairs scored against a fixed public model (2 per cell). On D the
+# pair (a, c) is worse answered; the added record makes both equally bad.
+_ROWS = [(0, 0, 0), (0, 0, 0), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1)]
+_D = CodedTable({k: np.array([r[i] for r in _ROWS]) for i, k in enumerate("abc")}, dict.fromkeys("abc", 2), 8)
+_ROWS2 = _ROWS + [(0, 0, 1)]
+_D2 = CodedTable({k: np.array([r[i] for r in _ROWS2]) for i, k in enumerate("abc")}, dict.fromkeys("abc", 2), 9)
+_CANDIDATES = [("a", "b"), ("a", "c")]
+SELECT_RHO = 1 / 8  # exponential mechanism with eps = sqrt(8 rho) = 1: (1, 0)-DP as well
+
+
+def _selection(table, seed, broken=False):
+    truth = {c: table.marginal(c) for c in _CANDIDATES}
+    answers = {c: np.full((2, 2), 2.0) for c in _CANDIDATES}
+    weights = {c: 3.0 for c in _CANDIDATES}
+    scores = score(_CANDIDATES, truth, answers, weights, penalty=0.0)
+    if broken:
+        return int(np.argmax(scores))  # the true best, no noise
+    return choose(make_noise_source(seed), scores, SELECT_RHO, sensitivity=3.0, zcdp=True)
+
+
+_SELECT_EVENTS = {"(a, b) chosen": lambda i: i == 0, "(a, c) chosen": lambda i: i == 1}
+
+
+def test_audit_selection_passes():
+    eps = math.sqrt(8 * SELECT_RHO)
+    assert not audit(_selection, _D, _D2, _SELECT_EVENTS, trials=3000, seed=5).violates(eps)
+
+
+def test_audit_catches_selection_without_noise():
+    eps = math.sqrt(8 * SELECT_RHO)
+    assert audit(lambda t, s: _selection(t, s, True), _D, _D2, _SELECT_EVENTS, trials=300, seed=6).violates(eps)
