@@ -39,7 +39,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         guarantee["rho"] = total["rho"]
         guarantee["delta_in_plain_words"] = delta_words(delta)
     if missing:
-        guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": ledger.neighbouring,
+        guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": None,
                      "noise_epsilon": epsilon,
                      "plain_words": f"No differential-privacy guarantee: {missing}. Noise with epsilon = "
                                     f"{epsilon:.3g} was added to the statistics, but that number does not "
@@ -126,11 +126,12 @@ h1 {{ font-size: 1.8rem; }} h2 {{ margin-top: 2rem; border-bottom: 1px solid #cc
 table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid #ddd; padding: .4rem .6rem;
        text-align: left; vertical-align: top; }}
 .guarantee {{ background: #eef6ee; border-left: 6px solid #2e7d32; padding: 1rem; font-size: 1.1rem; }}
+.guarantee.none {{ background: #fdecea; border-left-color: #c62828; }}
 </style></head><body>
 <h1>{e(card['title'])}</h1>
 <p>Made with {e(card['software']['name'])} {e(card['software']['version'])} on {e(card['created'])}.</p>
 <h2>The guarantee</h2>
-<p class="guarantee">{e(g['plain_words'])}</p>
+<p class="guarantee{' none' if g['epsilon'] is None else ''}">{e(g['plain_words'])}</p>
 {per_record}
 <p>{_guarantee_line(g)}</p>
 <h2>What was done</h2>

@@ -2,7 +2,8 @@
 
     python -m dpsynth_core synth INPUT.csv --domain DOMAIN.json --epsilon E [--rho R]
         [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] --out OUT.csv [--card CARD.json]
-        [--card-html CARD.html]
+        [--card-html CARD.html] [--workspace FOLDER]
+    python -m dpsynth_core ledger [INPUT.csv] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
 
@@ -48,7 +49,15 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--out", required=True, help="where to write the synthetic CSV")
     synth.add_argument("--card", help="where to write the release card (JSON)")
     synth.add_argument("--card-html", help="where to write the release card (HTML page)")
+    synth.add_argument("--workspace", metavar="FOLDER",
+                       help="record the draw in this workspace's budget ledger (refused past its lifetime budget)")
     sub.add_parser("methods", help="list the synthesis methods")
+    ledger = sub.add_parser("ledger", help="print the privacy budget ledger of a workspace")
+    ledger.add_argument("input", nargs="?", help="only this data file's ledger")
+    ledger.add_argument("--workspace", metavar="FOLDER",
+                        help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
+    ledger.add_argument("--limit", metavar="EPSILON",
+                        help="set the input file's lifetime budget (a number, or 'none' to remove it)")
     tau = sub.add_parser("tau", help="CatHist threshold for a domain size, rho and epsilon")
     tau.add_argument("--size", required=True, help="domain size n (a whole number, may be huge)")
     tau.add_argument("--rho", required=True, type=float)
@@ -72,8 +81,19 @@ def _run_synth(args) -> None:
         if args.method != "marginals":
             raise DPSynthError(f"--delta works with 'marginals', not '{args.method}'")
         options["delta"] = args.delta
+    workspace = None
+    if args.workspace:
+        from .synthesizers import get_method
+        from .workspace import Workspace, fingerprint_file, planned_events
+
+        workspace, key = Workspace(args.workspace), fingerprint_file(args.input)
+        workspace.check(key, planned_events(args.epsilon, get_method(args.method).neighbouring))
     release = synthesize(args.input, args.domain, args.epsilon, method=args.method, rho=args.rho,
                          rows=args.rows, random_state=args.seed, **options)
+    if workspace is not None:  # recorded (or refused) before any output is written
+        workspace.record_release(key, release, name=Path(args.input).name, source="cli",
+                                 settings={"epsilon": args.epsilon, "rho": args.rho, "method": args.method,
+                                           "rows": args.rows, "groups": args.group or [], "delta": args.delta})
     release.data.to_csv(args.out, index=False)
     if args.card:
         Path(args.card).write_text(json.dumps(release.card, indent=2) + "\n", encoding="utf-8")
@@ -104,6 +124,22 @@ def _run_tau(args) -> None:
           f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time")
 
 
+def _run_ledger(args) -> None:
+    from .workspace import Workspace, fingerprint_file, ledger_text
+
+    workspace = Workspace(args.workspace)
+    key = fingerprint_file(args.input) if args.input else None
+    if args.limit is not None:
+        if key is None:
+            raise DPSynthError("--limit needs the data file whose lifetime budget it sets")
+        try:
+            limit = None if args.limit.strip().lower() == "none" else float(args.limit)
+        except ValueError:
+            raise DPSynthError(f"--limit ({args.limit!r}) must be a number > 0 or 'none'") from None
+        workspace.set_lifetime_budget(key, limit, name=Path(args.input).name)
+    print(ledger_text(workspace, key))
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -112,6 +148,8 @@ def main(argv=None) -> int:
                 print(f"{info.name}: {info.title}. {info.summary}")
         elif args.command == "tau":
             _run_tau(args)
+        elif args.command == "ledger":
+            _run_ledger(args)
         else:
             _run_synth(args)
     except (DPSynthError, OSError) as exc:

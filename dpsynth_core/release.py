@@ -31,7 +31,7 @@ class Release:
 
 
 def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: float = constraints.RHO_DEFAULT,
-               rows: int | None = None, random_state=None, **options) -> Release:
+               rows: int | None = None, random_state=None, progress=None, **options) -> Release:
     """Make a DP synthetic copy of ``data`` over its declared ``domain``.
 
     Args:
@@ -44,11 +44,21 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         rows: a public number of synthetic rows; None (default) noises the true count.
         random_state: None for the secure source (releases); an int or numpy Generator for
             repeatable runs (tests, teaching). The seed never appears in the card.
+        progress: optional ``callable(done, message)`` told how far the release is (0 to 1)
+            at coarse steps, for progress bars.
     """
     info = get_method(method)
     model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)
-    model.fit(data, domain, rows=rows)
-    synthetic = model.sample()
+    share = model.fit_share
+    model.fit(data, domain, rows=rows, progress=_scaled(progress, 0.0, share))
+    synthetic = model.sample(progress=_scaled(progress, share, 1.0))
     card = build_card(model, info, len(synthetic))
     report = {"encoding": model.encoding_report_, "columns": model.publisher_details()}
     return Release(data=synthetic, card=card, accountant=model.accountant_, publisher_report=report)
+
+
+def _scaled(progress, start: float, end: float):
+    """A progress callable mapping 0..1 onto ``start..end`` of ``progress`` (None stays None)."""
+    if progress is None:
+        return None
+    return lambda done, message: progress(start + (end - start) * done, message)

@@ -47,6 +47,8 @@ class Synthesizer:
     row_count_is_public = False
     #: Share of epsilon spent on the noisy row count when the publisher gives none.
     row_count_share = constraints.ROW_COUNT_SHARE
+    #: Rough share of a release's time spent in ``fit`` (the rest in ``sample``), for progress bars.
+    fit_share = 0.7
 
     def __init__(self, *, epsilon: float, rho: float = constraints.RHO_DEFAULT, random_state=None):
         self.epsilon = epsilon
@@ -55,8 +57,14 @@ class Synthesizer:
 
     # --- fitting ------------------------------------------------------------------------
 
-    def fit(self, data, domain, *, rows: int | None = None) -> "Synthesizer":
-        """Measure the data with DP. ``rows``: a public row count; None spends budget on a noisy one."""
+    def fit(self, data, domain, *, rows: int | None = None, progress=None) -> "Synthesizer":
+        """Measure the data with DP. ``rows``: a public row count; None spends budget on a noisy one.
+
+        ``progress``: optional ``callable(done, message)``, told at coarse steps how far the
+        fit is (``done`` from 0 to 1); it only ever hears public facts (step names, labels).
+        """
+        self._progress = progress
+        self._report(0.0, "Reading the table over the declared domain")
         self.epsilon_ = check_epsilon(self.epsilon)
         self.rho_ = check_rho(self.rho)
         requested = check_rows(rows)
@@ -64,6 +72,7 @@ class Synthesizer:
         self.domain_: TableDomain = as_table_domain(domain)
         encoded = encode_table(frame, self.domain_)
         self.encoding_report_ = encoded.report()
+        self._report(0.1, "Measuring the data with noise")
         self.noise_ = make_noise_source(self.random_state)
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
@@ -83,6 +92,7 @@ class Synthesizer:
             self.row_policy_ = ("public: the publisher asked for this number of rows; it was not "
                                 "computed from the data")
         self._fit(encoded, column_epsilon)
+        self._report(1.0, "Measured")
         return self
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:  # pragma: no cover
@@ -90,15 +100,29 @@ class Synthesizer:
 
     def _spend(self, mechanism: str, epsilon: float, label: str, delta: float = 0.0) -> None:
         self.accountant_.spend(PrivacyEvent(mechanism, epsilon, delta, self.neighbouring, label))
+        spent = sum(e.epsilon for e in self.accountant_.events) / self.epsilon_
+        self._report(0.1 + 0.85 * min(1.0, spent), f"Measured {label}")
+
+    def _report(self, done: float, message: str) -> None:
+        """Tell the ``progress`` callable of ``fit``/``sample`` (if any) how far the step is, 0 to 1."""
+        callback = getattr(self, "_progress", None)
+        if callback is not None:
+            callback(min(max(float(done), 0.0), 1.0), message)
 
     # --- sampling -----------------------------------------------------------------------
 
-    def sample(self, n: int | None = None) -> pd.DataFrame:
-        """Draw ``n`` synthetic rows (default: the fitted row count) from the noisy model."""
+    def sample(self, n: int | None = None, *, progress=None) -> pd.DataFrame:
+        """Draw ``n`` synthetic rows (default: the fitted row count) from the noisy model.
+
+        ``progress``: as for :meth:`fit`.
+        """
         if not hasattr(self, "accountant_"):
             raise RuntimeError("call fit() before sample()")
+        self._progress = progress
         count = self.rows_ if n is None else check_rows(n)
+        self._report(0.0, f"Drawing {count:,} synthetic rows")
         frame = self._sample(count)
+        self._report(1.0, "Drawn")
         return frame[list(self.domain_.kept)]
 
     def _sample(self, n: int) -> pd.DataFrame:  # pragma: no cover

@@ -1,0 +1,567 @@
+"""The publisher's workspace: one SQLite file that keeps the budget ledger, releases and policies.
+
+What it holds, per dataset (keyed by the SHA-256 *fingerprint* of the uploaded file, so a
+re-upload of the same file finds its history):
+
+* the **budget ledger**: every draw and every stakeholder report, with the privacy events
+  the accountant recorded; totals are composed per neighbouring relation by
+  :class:`~dpsynth_core.accounting.Accountant` (events under different relations are never
+  added up), and a draw with no differential-privacy guarantee is counted as such;
+* an optional **lifetime budget**: a draw or report that would take the total of any
+  relation above it is refused with an explanation (:class:`BudgetExceeded`);
+* every **release**: its settings, card, publisher-only report and metrics, and the
+  synthetic file itself (gzip CSV), so any release can be downloaded again. The real data
+  is never stored here;
+* the last **declaration** used with it, and named, reusable **policies** (declarations);
+* the app's last **session** (which data, which settings), so a reload resumes.
+
+The ledger check and the insert happen in one ``BEGIN IMMEDIATE`` transaction, so two tabs
+or processes drawing at once both get recorded (or the second is refused), never lost.
+The file lives in ``$DPSYNTH_WORKSPACE`` if set, else ``~/.dpsynth/``; the folder is made
+readable by its owner only. One workspace serves one publisher.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import gzip
+import hashlib
+import io
+import json
+import math
+import os
+import sqlite3
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import pandas as pd
+
+from . import constraints
+from .accounting import Accountant, PrivacyEvent
+from .errors import DPSynthError
+
+#: Environment variable naming the workspace folder.
+ENVIRONMENT_VARIABLE = "DPSYNTH_WORKSPACE"
+#: The database file inside the folder.
+FILE_NAME = "workspace.sqlite"
+_SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS datasets (
+    fingerprint TEXT PRIMARY KEY, name TEXT NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
+    lifetime_epsilon REAL);
+CREATE TABLE IF NOT EXISTS releases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
+    method TEXT NOT NULL, settings_key TEXT, settings TEXT NOT NULL, card TEXT NOT NULL,
+    publisher_report TEXT NOT NULL, rows INTEGER NOT NULL, csv_gzip BLOB NOT NULL, metrics TEXT,
+    seconds REAL, source TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS spends (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
+    purpose TEXT NOT NULL, method TEXT NOT NULL, guaranteed INTEGER NOT NULL, events TEXT NOT NULL,
+    source TEXT NOT NULL, release_id INTEGER);
+CREATE TABLE IF NOT EXISTS reports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, release_id INTEGER NOT NULL, spend_id INTEGER NOT NULL,
+    created TEXT NOT NULL, epsilon REAL NOT NULL, figures TEXT NOT NULL, html TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS declarations (fingerprint TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS policies (name TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS spends_by_data ON spends (fingerprint);
+CREATE INDEX IF NOT EXISTS releases_by_data ON releases (fingerprint, settings_key);
+"""
+
+
+class BudgetExceeded(DPSynthError):
+    """A draw or report would take a dataset past its lifetime budget (nothing was recorded)."""
+
+
+def default_folder() -> Path:
+    """``$DPSYNTH_WORKSPACE`` if set, else ``~/.dpsynth``."""
+    chosen = os.environ.get(ENVIRONMENT_VARIABLE)
+    return Path(chosen).expanduser() if chosen else Path.home() / ".dpsynth"
+
+
+def fingerprint(raw: bytes) -> str:
+    """The SHA-256 of a file's bytes, in hex: the same file always gets the same ledger."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def fingerprint_file(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _json(value) -> str:
+    def plain(obj):
+        if hasattr(obj, "item"):  # numpy scalars
+            return obj.item()
+        if isinstance(obj, (set, tuple)):
+            return list(obj)
+        return str(obj)
+
+    return json.dumps(value, default=plain, allow_nan=True)
+
+
+def _event(data: dict) -> PrivacyEvent:
+    known = {f.name for f in fields(PrivacyEvent)}
+    return PrivacyEvent(**{k: v for k, v in data.items() if k in known})
+
+
+# --- composed totals ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RelationTotal:
+    """The composed guarantee of every guaranteed spend under one neighbouring relation."""
+
+    neighbouring: str
+    epsilon: float
+    delta: float
+    composition: str
+    basic_epsilon: float
+    draws: int
+
+
+@dataclass(frozen=True)
+class Spending:
+    """What has been spent on one dataset.
+
+    Attributes:
+        relations: one composed total per neighbouring relation (never added together).
+        unguaranteed: draws made with a method that has no differential-privacy guarantee.
+        draws: all recorded spends (releases and reports).
+        lifetime_epsilon: the publisher's limit, or None.
+    """
+
+    relations: tuple[RelationTotal, ...]
+    unguaranteed: int
+    draws: int
+    lifetime_epsilon: float | None
+
+    @property
+    def largest_epsilon(self) -> float:
+        return max((r.epsilon for r in self.relations), default=0.0)
+
+    def left(self) -> float | None:
+        """Epsilon that still fits the lifetime budget by plain addition (None: no limit)."""
+        if self.lifetime_epsilon is None:
+            return None
+        return max(0.0, self.lifetime_epsilon - self.largest_epsilon)
+
+
+def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
+    """Totals per relation of ``(events, guaranteed)`` spends, composed by the accountant."""
+    by_relation: dict[str, list[PrivacyEvent]] = {}
+    draws: dict[str, int] = {}
+    unguaranteed = 0
+    for events, guaranteed in spends:
+        if not guaranteed:
+            unguaranteed += 1
+            continue
+        relations = {e.neighbouring for e in events}
+        for event in events:
+            by_relation.setdefault(event.neighbouring, []).append(event)
+        for relation in relations:
+            draws[relation] = draws.get(relation, 0) + 1
+    totals = []
+    for relation, events in by_relation.items():
+        total = Accountant(events).total(constraints.ADVANCED_COMPOSITION_DELTA)
+        totals.append(RelationTotal(relation, total["epsilon"], total["delta"], total["composition"],
+                                    total["basic"]["epsilon"], draws[relation]))
+    return tuple(totals), unguaranteed
+
+
+# --- stored releases ----------------------------------------------------------------------
+
+@dataclass
+class StoredRelease:
+    """A release kept in the workspace (the synthetic file is loaded on demand)."""
+
+    id: int
+    fingerprint: str
+    created: str
+    method: str
+    settings: dict
+    card: dict
+    publisher_report: dict
+    rows: int
+    metrics: dict
+    seconds: float | None
+    source: str
+    _workspace: "Workspace"
+
+    @property
+    def epsilon(self) -> float | None:
+        return self.card["guarantee"]["epsilon"]
+
+    def csv_bytes(self) -> bytes:
+        """The synthetic file exactly as it was first offered for download."""
+        return gzip.decompress(self._workspace._blob(self.id))
+
+    def data(self) -> pd.DataFrame:
+        """The synthetic table, every cell as text (as an uploaded file is read)."""
+        return pd.read_csv(io.BytesIO(self.csv_bytes()), dtype=str, keep_default_na=False)
+
+
+class Workspace:
+    """The workspace database in ``folder`` (default :func:`default_folder`), created on first use."""
+
+    def __init__(self, folder=None):
+        self.folder = Path(folder).expanduser() if folder is not None else default_folder()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as problem:
+            raise DPSynthError(f"cannot create the workspace folder {self.folder}: {problem.strerror}") from None
+        self.path = self.folder / FILE_NAME
+        with self._connect() as conn:
+            if conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(_SCHEMA)
+                conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        with contextlib.suppress(OSError):
+            self.path.chmod(0o600)
+
+    @contextlib.contextmanager
+    def _connect(self):
+        try:
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        except sqlite3.Error as problem:
+            raise DPSynthError(f"cannot open the workspace {self.path}: {problem}") from None
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """A write transaction that holds the database's write lock from its first statement."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # --- datasets and the ledger ----------------------------------------------------------
+
+    def remember_dataset(self, fp: str, name: str) -> None:
+        with self._transaction() as conn:
+            self._ensure_dataset(conn, fp, name)
+
+    @staticmethod
+    def _ensure_dataset(conn, fp: str, name: str) -> None:
+        now = _now()
+        conn.execute("INSERT INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
+                      "ON CONFLICT (fingerprint) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",
+                      (fp, name, now, now))
+
+    def datasets(self) -> list[dict]:
+        with self._connect() as conn:
+            rows = conn.execute("SELECT fingerprint, name, first_seen, last_seen, lifetime_epsilon FROM datasets "
+                                "ORDER BY last_seen DESC").fetchall()
+        return [dict(zip(("fingerprint", "name", "first_seen", "last_seen", "lifetime_epsilon"), r)) for r in rows]
+
+    def dataset_name(self, fp: str) -> str | None:
+        with self._connect() as conn:
+            row = conn.execute("SELECT name FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+        return row[0] if row else None
+
+    def set_lifetime_budget(self, fp: str, epsilon: float | None, *, name: str = "this data") -> None:
+        """Set (or with None, remove) the lifetime epsilon of a dataset."""
+        if epsilon is not None and not (math.isfinite(epsilon) and epsilon > 0):
+            raise DPSynthError(f"lifetime budget ({epsilon}) must be a number > 0")
+        with self._transaction() as conn:
+            self._ensure_dataset(conn, fp, name)
+            conn.execute("UPDATE datasets SET lifetime_epsilon = ? WHERE fingerprint = ?", (epsilon, fp))
+
+    def lifetime_budget(self, fp: str) -> float | None:
+        with self._connect() as conn:
+            return self._limit(conn, fp)
+
+    @staticmethod
+    def _limit(conn, fp: str) -> float | None:
+        row = conn.execute("SELECT lifetime_epsilon FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+        return row[0] if row else None
+
+    @staticmethod
+    def _spend_rows(conn, fp: str):
+        return conn.execute("SELECT events, guaranteed FROM spends WHERE fingerprint = ? ORDER BY id",
+                            (fp,)).fetchall()
+
+    def _spending(self, conn, fp: str, extra=()) -> Spending:
+        spends = [([_event(e) for e in json.loads(events)], bool(guaranteed))
+                  for events, guaranteed in self._spend_rows(conn, fp)] + list(extra)
+        relations, unguaranteed = compose(spends)
+        return Spending(relations, unguaranteed, len(spends), self._limit(conn, fp))
+
+    def spending(self, fp: str) -> Spending:
+        """The composed totals of every spend recorded on a dataset."""
+        with self._connect() as conn:
+            return self._spending(conn, fp)
+
+    def check(self, fp: str, events, *, guaranteed: bool = True, what: str = "This draw") -> Spending:
+        """Refuse (raise :class:`BudgetExceeded`) if ``events`` would exceed the lifetime budget.
+
+        Returns the spending as it would be after them. Used before touching the data; the
+        recording methods check again inside their transaction.
+        """
+        with self._connect() as conn:
+            return self._check(conn, fp, list(events), guaranteed, what)
+
+    def _check(self, conn, fp: str, events, guaranteed: bool, what: str) -> Spending:
+        before = self._spending(conn, fp)
+        after = self._spending(conn, fp, [(events, guaranteed)])
+        limit = after.lifetime_epsilon
+        if limit is None:
+            return after
+        name = self.dataset_name_in(conn, fp)
+        if not guaranteed:
+            raise BudgetExceeded(f"{what} uses a method with no differential-privacy guarantee, so it cannot be "
+                                 f"counted against the lifetime budget of ε = {limit:g} on {name}: remove the "
+                                 "lifetime budget to use it anyway")
+        for total in after.relations:
+            if total.epsilon > limit * (1 + 1e-9):
+                spent = next((r.epsilon for r in before.relations if r.neighbouring == total.neighbouring), 0.0)
+                raise BudgetExceeded(
+                    f"{what} would bring the total on {name} to ε = {format_epsilon(total.epsilon)} "
+                    f"({total.neighbouring}), over its lifetime budget of ε = {limit:g}: "
+                    f"ε = {format_epsilon(spent)} is already spent, so at most ε = "
+                    f"{format_epsilon(max(0.0, limit - spent))} is left. Lower ε or raise the lifetime budget")
+        return after
+
+    @staticmethod
+    def dataset_name_in(conn, fp: str) -> str:
+        row = conn.execute("SELECT name FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+        return f"'{row[0]}'" if row else "this data"
+
+    def spends(self, fp: str | None = None) -> list[dict]:
+        """Every recorded spend (of one dataset, or all), oldest first, each with its own composed cost."""
+        query = ("SELECT s.id, s.fingerprint, d.name, s.created, s.purpose, s.method, s.guaranteed, s.events, "
+                 "s.source, s.release_id FROM spends s LEFT JOIN datasets d ON d.fingerprint = s.fingerprint")
+        with self._connect() as conn:
+            rows = conn.execute(query + (" WHERE s.fingerprint = ?" if fp else "") + " ORDER BY s.id",
+                                (fp,) if fp else ()).fetchall()
+        out = []
+        for sid, fpr, name, created, purpose, method, guaranteed, events, source, release_id in rows:
+            parsed = [_event(e) for e in json.loads(events)]
+            relations, _ = compose([(parsed, bool(guaranteed))])
+            out.append({"id": sid, "fingerprint": fpr, "dataset": name, "created": created, "purpose": purpose,
+                        "method": method, "guaranteed": bool(guaranteed), "source": source,
+                        "release_id": release_id,
+                        "epsilon": relations[0].epsilon if relations and guaranteed else None,
+                        "delta": relations[0].delta if relations and guaranteed else None,
+                        "neighbouring": relations[0].neighbouring if relations else None})
+        return out
+
+    # --- releases --------------------------------------------------------------------------
+
+    def record_release(self, fp: str, release, *, name: str, settings: dict, settings_key: str | None = None,
+                       source: str = "app", seconds: float | None = None) -> int:
+        """Record a release and its spend in one transaction; returns the release id.
+
+        Raises :class:`BudgetExceeded` (and records nothing) when the dataset's lifetime
+        budget would be exceeded: the release must then be discarded unseen.
+        """
+        card = release.card
+        guaranteed = card["guarantee"]["epsilon"] is not None
+        events = list(release.accountant.events)
+        csv = gzip.compress(release.data.to_csv(index=False).encode("utf-8"), compresslevel=5)
+        with self._transaction() as conn:
+            self._ensure_dataset(conn, fp, name)
+            self._check(conn, fp, events, guaranteed, "This draw")
+            now = _now()
+            cursor = conn.execute(
+                "INSERT INTO releases (fingerprint, created, method, settings_key, settings, card, publisher_report, "
+                "rows, csv_gzip, metrics, seconds, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (fp, now, card["method"]["name"], settings_key, _json(settings), _json(card),
+                 _json(release.publisher_report), len(release.data), csv, None, seconds, source))
+            release_id = cursor.lastrowid
+            conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, source, "
+                         "release_id) VALUES (?, ?, 'release', ?, ?, ?, ?, ?)",
+                         (fp, now, card["method"]["name"], int(guaranteed), _json([e.as_dict() for e in events]),
+                          source, release_id))
+        return release_id
+
+    _RELEASE_COLUMNS = ("id, fingerprint, created, method, settings, card, publisher_report, rows, metrics, "
+                        "seconds, source")
+
+    def _stored(self, row) -> StoredRelease:
+        rid, fp, created, method, settings, card, report, rows, metrics, seconds, source = row
+        return StoredRelease(rid, fp, created, method, json.loads(settings), json.loads(card), json.loads(report),
+                             rows, json.loads(metrics) if metrics else {}, seconds, source, self)
+
+    def releases(self, fp: str) -> list[StoredRelease]:
+        """Every release made from a dataset, newest first."""
+        with self._connect() as conn:
+            rows = conn.execute(f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE fingerprint = ? "
+                                "ORDER BY id DESC", (fp,)).fetchall()
+        return [self._stored(r) for r in rows]
+
+    def release(self, release_id: int) -> StoredRelease | None:
+        with self._connect() as conn:
+            row = conn.execute(f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE id = ?",
+                               (int(release_id),)).fetchone()
+        return self._stored(row) if row else None
+
+    def latest_release(self, fp: str, settings_key: str) -> StoredRelease | None:
+        """The newest release of a dataset made with exactly these settings."""
+        with self._connect() as conn:
+            row = conn.execute(f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE fingerprint = ? AND "
+                               "settings_key = ? ORDER BY id DESC LIMIT 1", (fp, settings_key)).fetchone()
+        return self._stored(row) if row else None
+
+    def draws_with(self, fp: str, settings_key: str) -> int:
+        with self._connect() as conn:
+            return conn.execute("SELECT COUNT(*) FROM releases WHERE fingerprint = ? AND settings_key = ?",
+                                (fp, settings_key)).fetchone()[0]
+
+    def _blob(self, release_id: int) -> bytes:
+        with self._connect() as conn:
+            return conn.execute("SELECT csv_gzip FROM releases WHERE id = ?", (release_id,)).fetchone()[0]
+
+    def save_metrics(self, release_id: int, metrics: dict) -> None:
+        """Keep publisher-only metrics with their release (they never enter a release or report)."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE releases SET metrics = ? WHERE id = ?", (_json(metrics), int(release_id)))
+
+    def typical_seconds(self, fp: str, method: str) -> float | None:
+        """How long the last draws of this method on this data took (for time-left estimates)."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT seconds FROM releases WHERE fingerprint = ? AND method = ? AND seconds "
+                                "IS NOT NULL ORDER BY id DESC LIMIT 3", (fp, method)).fetchall()
+        return sorted(r[0] for r in rows)[len(rows) // 2] if rows else None
+
+    # --- reports ---------------------------------------------------------------------------
+
+    def record_report(self, fp: str, release_id: int, *, events, figures: dict, html: str,
+                      source: str = "app") -> int:
+        """Record a stakeholder report and its spend in one transaction (refused past the budget)."""
+        events = list(events)
+        epsilon = math.fsum(e.epsilon for e in events)
+        with self._transaction() as conn:
+            self._check(conn, fp, events, True, "This report")
+            now = _now()
+            spend = conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, "
+                                 "source, release_id) VALUES (?, ?, 'report', 'report', 1, ?, ?, ?)",
+                                 (fp, now, _json([e.as_dict() for e in events]), source, int(release_id))).lastrowid
+            return conn.execute("INSERT INTO reports (release_id, spend_id, created, epsilon, figures, html) "
+                                "VALUES (?, ?, ?, ?, ?, ?)",
+                                (int(release_id), spend, now, epsilon, _json(figures), html)).lastrowid
+
+    def reports(self, release_id: int) -> list[dict]:
+        """Reports of a release, newest first (the HTML is included)."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT id, created, epsilon, figures, html FROM reports WHERE release_id = ? "
+                                "ORDER BY id DESC", (int(release_id),)).fetchall()
+        return [{"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4]}
+                for r in rows]
+
+    # --- declarations and policies ---------------------------------------------------------
+
+    def remember_declaration(self, fp: str, spec: dict) -> None:
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO declarations (fingerprint, updated, spec) VALUES (?, ?, ?) ON CONFLICT "
+                         "(fingerprint) DO UPDATE SET updated = excluded.updated, spec = excluded.spec",
+                         (fp, _now(), _json(spec)))
+
+    def declaration_for(self, fp: str) -> dict | None:
+        """The declaration last used with this dataset, if any."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT spec FROM declarations WHERE fingerprint = ?", (fp,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def save_policy(self, name: str, spec: dict) -> None:
+        name = name.strip()
+        if not name:
+            raise DPSynthError("a policy needs a name")
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO policies (name, updated, spec) VALUES (?, ?, ?) ON CONFLICT (name) "
+                         "DO UPDATE SET updated = excluded.updated, spec = excluded.spec", (name, _now(), _json(spec)))
+
+    def policies(self) -> list[dict]:
+        """Saved policies, newest first: name, date and the columns they declare."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT name, updated, spec FROM policies ORDER BY updated DESC, name").fetchall()
+        return [{"name": n, "updated": u, "columns": list(json.loads(s).get("columns", {}))} for n, u, s in rows]
+
+    def policy(self, name: str) -> dict | None:
+        with self._connect() as conn:
+            row = conn.execute("SELECT spec FROM policies WHERE name = ?", (name,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def delete_policy(self, name: str) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM policies WHERE name = ?", (name,))
+
+    # --- the app's session -----------------------------------------------------------------
+
+    def save_session(self, session: dict) -> None:
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO app_state (key, value) VALUES ('session', ?) ON CONFLICT (key) "
+                         "DO UPDATE SET value = excluded.value", (_json(session),))
+
+    def last_session(self) -> dict | None:
+        with self._connect() as conn:
+            row = conn.execute("SELECT value FROM app_state WHERE key = 'session'").fetchone()
+        return json.loads(row[0]) if row else None
+
+
+def format_epsilon(value: float | None) -> str:
+    """Epsilon in plain digits: ``0.05``, ``1.9``, ``34,312``; never scientific notation."""
+    if value is None or (isinstance(value, float) and math.isinf(value)):
+        return "no guarantee"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 0.001:
+        return f"{value:.3g}"
+    return "less than 0.001" if value > 0 else "0"
+
+
+def format_delta(value: float) -> str:
+    """Delta as a power of ten when tiny (``1e-6``), since it is a probability of failure."""
+    if value == 0:
+        return "0"
+    return f"{value:.0e}".replace("e-0", "e-") if value < 1e-3 else f"{value:.3g}"
+
+
+# --- the command line ----------------------------------------------------------------------
+
+def ledger_text(workspace: Workspace, fp: str | None = None) -> str:
+    """The ledger as text, per dataset: limit, totals per relation and every spend."""
+    datasets = [d for d in workspace.datasets() if fp is None or d["fingerprint"] == fp]
+    if not datasets:
+        return f"no spends recorded in {workspace.path}" + (" for this file" if fp else "")
+    lines = [f"workspace: {workspace.path}"]
+    for data in datasets:
+        spending = workspace.spending(data["fingerprint"])
+        limit = data["lifetime_epsilon"]
+        lines.append("")
+        lines.append(f"{data['name']} (fingerprint {data['fingerprint'][:12]}): lifetime budget "
+                     + (f"ε = {limit:g}" if limit is not None else "none"))
+        for total in spending.relations:
+            lines.append(f"  total, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
+                         f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends)")
+        if spending.unguaranteed:
+            lines.append(f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
+                         "no total guarantee holds for this data")
+        for spend in workspace.spends(data["fingerprint"]):
+            cost = (f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
+                    if spend["guaranteed"] else "no guarantee")
+            lines.append(f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  "
+                         f"{spend['method']:<11}  {cost}")
+    return "\n".join(lines)
+
+
+def planned_events(epsilon: float, neighbouring: str) -> list[PrivacyEvent]:
+    """The cost a method states before it runs (its epsilon under its relation), for pre-checks."""
+    return [PrivacyEvent("planned draw", float(epsilon), 0.0, neighbouring, "planned")]

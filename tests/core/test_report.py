@@ -1,0 +1,173 @@
+"""Stakeholder reports: the sensitivity of the distances, audits of the DP figures, coverage, rendering."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core import report
+from dpsynth_core.noise import make_noise_source
+from tests.audit import HalfNoise, audit
+
+DOMAIN = {"columns": {"colour": {"type": "categorical", "values": ["red", "green", "blue"]},
+                      "size": {"type": "integer", "min": 0, "max": 9, "bin_width": 5}}}
+# The synthetic table is public and fixed; it never shows "blue".
+SYNTHETIC = pd.DataFrame({"colour": ["red", "green"] * 50, "size": ["1", "7"] * 50})
+BASE = pd.DataFrame({"colour": ["red", "green"] * 50, "size": ["1", "7"] * 50})
+# Substitution: one green record becomes blue. The row count is the same on both sides, so only the
+# statistics that read "blue" differ, and each by its sensitivity (1).
+SWAPPED = BASE.copy()
+SWAPPED.loc[1, "colour"] = "blue"
+
+
+def _exact(data, **kwargs):
+    return report.exact_statistics(data, SYNTHETIC, DOMAIN, **kwargs)
+
+
+def _random_table(rng, rows):
+    return pd.DataFrame({"colour": rng.choice(["red", "green", "blue", ""], rows),
+                         "size": rng.integers(0, 10, rows).astype(str)})
+
+
+def test_distance_sensitivity_is_one_for_added_removed_and_substituted_records():
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(40):
+        data = _random_table(rng, int(rng.integers(1, 40)))
+        synthetic = _random_table(rng, int(rng.integers(1, 40)))
+        extra = _random_table(rng, 1)
+        neighbours = [pd.concat([data, extra], ignore_index=True)]
+        if len(data) > 1:
+            neighbours.append(data.drop(index=0))
+            neighbours.append(pd.concat([data.drop(index=0), extra], ignore_index=True))
+        before = report.exact_statistics(data, synthetic, DOMAIN, pairs=[("colour", "size")])
+        for other in neighbours:
+            after = report.exact_statistics(other, synthetic, DOMAIN, pairs=[("colour", "size")])
+            for label, (_, value) in before.distances.items():
+                worst = max(worst, abs(after.distances[label][1] - value))
+    assert 0.5 < worst <= 1.0 + 1e-9
+
+
+def test_budget_is_split_over_every_statistic_and_recorded():
+    figures = report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")],
+                             chart_columns=["colour"], random_state=1)
+    assert len(figures.events) == 1 + 2 + 1 + 1
+    assert sum(e.epsilon for e in figures.events) == pytest.approx(0.5)
+    assert all(e.neighbouring.startswith("add/remove") and e.label.startswith("report: ") for e in figures.events)
+    again = report.ReportFigures.from_dict(json.loads(json.dumps(figures.to_dict())))
+    assert again.one_way == figures.one_way and again.events == figures.events
+
+
+def test_every_noise_draw_is_logged_at_the_scale_the_events_claim():
+    source = make_noise_source(np.random.default_rng(2))
+    figures = report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")],
+                             chart_columns=["colour", "size"], random_state=source)
+    draws = sum(cells for _, scale, cells in source.log if scale == pytest.approx(1 / figures.per_statistic))
+    statistics = 1 + 3 + (3 + 1) + (2 + 1)  # count, three distances, the cells of two share charts
+    assert draws == statistics and len(source.log) == 4
+
+
+def test_intervals_cover_the_true_distance_at_least_95_percent_of_the_time():
+    data = pd.concat([BASE] * 20, ignore_index=True)
+    synthetic = pd.DataFrame({"colour": ["red"] * 1200 + ["green"] * 800, "size": ["1"] * 2000})
+    exact = report.exact_statistics(data, synthetic, DOMAIN)
+    truth = {k: v / len(data) for k, (_, v) in exact.distances.items()}
+    runs = 400
+    covered = 0
+    for seed in range(runs):
+        figures = report.add_noise(exact, epsilon=0.3, random_state=seed)
+        covered += all(e.low <= truth[k] <= e.high for k, e in figures.one_way.items())
+    # each interval holds with probability >= 95%, so both together with >= 90%; 400 runs: allow 3 sd
+    assert covered / runs >= 0.90 - 3 * np.sqrt(0.9 * 0.1 / runs)
+
+
+def _distance_events(column):
+    return {f"{column} distance above {t}": (lambda out, t=t: out.one_way[column].value > t)
+            for t in (0.005, 0.01, 0.02, 0.03)}
+
+
+def test_audit_distance_passes_at_its_own_epsilon():
+    # 3 statistics (count, two distances) at epsilon 1 each.
+    exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
+    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=3.0, random_state=seed), exact_a, exact_b,
+                   _distance_events("colour"), trials=1500)
+    assert not result.violates(1.0), result
+
+
+def test_audit_catches_a_distance_with_half_the_noise(monkeypatch):
+    real_laplace = report.real_laplace
+    monkeypatch.setattr(report, "real_laplace", lambda source, values, scale, label="": real_laplace(
+        source, values, scale / 2, label))
+    exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
+    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=3.0, random_state=seed), exact_a, exact_b,
+                   _distance_events("colour"), trials=1500)
+    assert result.violates(1.0), result
+
+
+def _share_events():
+    return {f"blue share above {t}": (lambda out, t=t: out.shares["colour"]["real"][2] > t)
+            for t in (0.005, 0.015, 0.025)}
+
+
+def test_audit_shares_pass_at_their_own_epsilon():
+    # 4 statistics (count, two distances, one share chart) at epsilon 1 each.
+    exact_a, exact_b = _exact(BASE, chart_columns=["colour"]), _exact(SWAPPED, chart_columns=["colour"])
+    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=4.0, random_state=seed), exact_a, exact_b,
+                   _share_events(), trials=1500)
+    assert not result.violates(1.0), result
+
+
+def test_audit_catches_shares_with_half_the_noise():
+    exact_a, exact_b = _exact(BASE, chart_columns=["colour"]), _exact(SWAPPED, chart_columns=["colour"])
+
+    def broken(exact, seed):
+        return report.add_noise(exact, epsilon=4.0, random_state=HalfNoise(False, np.random.default_rng(seed)))
+
+    result = audit(broken, exact_a, exact_b, _share_events(), trials=1500)
+    assert result.violates(1.0), result
+
+
+def test_bad_choices_give_one_line_messages():
+    with pytest.raises(report.ReportError, match="not in the release: ghost"):
+        report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=1, pairs=[("colour", "ghost")])
+    with pytest.raises(report.ReportError, match="two different columns"):
+        report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=1, pairs=[("colour", "colour")])
+    with pytest.raises(report.ReportError, match="no rows"):
+        report.measure(BASE, SYNTHETIC.iloc[:0], DOMAIN, epsilon=1)
+    with pytest.raises(report.ReportError, match="must be a number > 0"):
+        report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0)
+
+
+def test_default_pairs_come_from_the_public_structure_of_the_card():
+    card = {"method_details": {"structure": [{"column": "a", "sampled given": []},
+                                             {"column": "b", "sampled given": ["a"]},
+                                             {"column": "c", "sampled given": ["a", "b"]}]}}
+    assert report.default_pairs(card, ["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert report.default_pairs({}, ["a", "b", "c"]) == [("a", "b"), ("b", "c")]
+
+
+def test_html_is_self_contained_and_says_what_each_number_covers(adult_release):
+    release, frame, declaration = adult_release
+    figures = report.measure(frame, release.data, declaration, epsilon=0.1,
+                             pairs=report.default_pairs(release.card, release.data.columns),
+                             chart_columns=["age", "sex"], random_state=3)
+    page = report.render_html(release.card, figures)
+    assert page.count("<svg") == 4  # 1-way, 2-way, two share charts
+    assert "What each number covers" in page and "ε = 0.1" in page and "Not in this report" in page
+    assert "<script" not in page and not re.search(r"(src|href)=\"(http|//)", page)
+    assert "The guarantee" in page  # the card is part of the report
+
+
+@pytest.fixture(scope="module")
+def adult_release():
+    from dpsynth_core import synthesize
+    from dpsynth_core.examples import example_csv, example_declaration
+    from dpsynth_core.tables import read_table
+
+    frame = read_table(example_csv("adult"))[0]
+    declaration = example_declaration("adult")
+    return synthesize(frame, declaration, 1.0, method="marginals", random_state=5), frame, declaration

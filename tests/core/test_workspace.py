@@ -1,0 +1,186 @@
+"""The workspace: the ledger per dataset survives a new connection, composes per relation, refuses
+draws past the lifetime budget, and never loses a spend when two draws race."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from dpsynth_core import synthesize
+from dpsynth_core.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
+from dpsynth_core.constraints import ADVANCED_COMPOSITION_DELTA
+from dpsynth_core.workspace import BudgetExceeded, Workspace, fingerprint, format_epsilon, ledger_text
+from tests.conftest import ROOT
+
+DOMAIN = {"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]},
+                      "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}}}
+TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 30, "age": [str(20 + i % 50) for i in range(60)]})
+FP = fingerprint(b"the bytes of some file")
+
+
+def _release(epsilon=1.0, method="cathist", seed=0):
+    return synthesize(TABLE, DOMAIN, epsilon, method=method, random_state=seed)
+
+
+def test_spends_survive_a_new_connection_and_compose_per_relation(tmp_path):
+    ws = Workspace(tmp_path)
+    ws.record_release(FP, _release(1.0), name="people.csv", settings={"epsilon": 1.0})
+    ws.record_release(FP, _release(0.5, "dirichlet"), name="people.csv", settings={"epsilon": 0.5})
+    again = Workspace(tmp_path)  # a restart: a new object on the same folder
+    spending = again.spending(FP)
+    totals = {r.neighbouring: r for r in spending.relations}
+    assert set(totals) == {ADD_REMOVE, SUBSTITUTE}  # never added together
+    assert totals[ADD_REMOVE].epsilon == pytest.approx(1.0) and totals[SUBSTITUTE].epsilon == pytest.approx(0.5)
+    assert spending.draws == 2 and spending.unguaranteed == 0
+    stored = again.releases(FP)
+    assert [r.method for r in stored] == ["dirichlet", "cathist"]
+    assert list(stored[1].data().columns) == ["sex", "age"] and len(stored[1].data()) == stored[1].rows
+
+
+def test_composition_is_the_accountants_and_reports_delta(tmp_path):
+    ws = Workspace(tmp_path)
+    release = ws.record_release(FP, _release(0.1), name="people.csv", settings={})
+    many = [PrivacyEvent("Laplace", 0.005, label=f"statistic {i}") for i in range(300)]
+    ws.record_report(FP, release, events=many, figures={}, html="<p>report</p>")
+    total = ws.spending(FP).relations[0]
+    expected = Accountant(list(_release(0.1).accountant.events) + many).total(ADVANCED_COMPOSITION_DELTA)
+    assert total.epsilon == pytest.approx(expected["epsilon"]) and total.delta == pytest.approx(expected["delta"])
+    assert total.composition == "advanced" and total.epsilon < total.basic_epsilon == pytest.approx(1.6)
+    assert "δ = 1e-6" in ledger_text(ws, FP) and ws.reports(release)[0]["html"] == "<p>report</p>"
+
+
+def test_method_without_guarantee_is_counted_as_such(tmp_path):
+    ws = Workspace(tmp_path)
+    ws.record_release(FP, _release(1.0, "microagg"), name="people.csv", settings={})
+    spending = ws.spending(FP)
+    assert spending.unguaranteed == 1 and spending.relations == ()
+    ws.set_lifetime_budget(FP, 3.0)
+    with pytest.raises(BudgetExceeded, match="no differential-privacy guarantee"):
+        ws.record_release(FP, _release(1.0, "microagg"), name="people.csv", settings={})
+
+
+def test_lifetime_budget_refuses_with_an_explanation_and_records_nothing(tmp_path):
+    ws = Workspace(tmp_path)
+    ws.set_lifetime_budget(FP, 1.5, name="people.csv")
+    ws.record_release(FP, _release(1.0), name="people.csv", settings={})
+    with pytest.raises(BudgetExceeded, match=r"lifetime budget of ε = 1.5.*ε = 1 is already spent.*0.5 is left"):
+        ws.record_release(FP, _release(1.0), name="people.csv", settings={})
+    with pytest.raises(BudgetExceeded):
+        ws.check(FP, [PrivacyEvent("planned", 0.6)])
+    ws.check(FP, [PrivacyEvent("planned", 0.5)])
+    assert ws.spending(FP).draws == 1 and len(ws.releases(FP)) == 1
+    assert ws.spending(FP).left() == pytest.approx(0.5)
+
+
+def test_two_concurrent_draws_record_two_spends(tmp_path, monkeypatch):
+    ws = Workspace(tmp_path)
+    original = Workspace._check
+
+    def slow_check(self, *args):  # widen the window between reading the ledger and writing to it
+        result = original(self, *args)
+        time.sleep(0.3)
+        return result
+
+    monkeypatch.setattr(Workspace, "_check", slow_check)
+    releases = [_release(1.0, seed=s) for s in range(2)]
+    start = threading.Barrier(2)
+    outcomes = []
+
+    def draw(release):
+        start.wait()
+        outcomes.append(Workspace(tmp_path).record_release(FP, release, name="people.csv", settings={}))
+
+    threads = [threading.Thread(target=draw, args=(r,)) for r in releases]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(outcomes) == 2 and ws.spending(FP).draws == 2
+    assert ws.spending(FP).relations[0].epsilon == pytest.approx(2.0)
+
+
+def test_two_concurrent_draws_never_overspend_a_lifetime_budget(tmp_path, monkeypatch):
+    ws = Workspace(tmp_path)
+    ws.set_lifetime_budget(FP, 1.5)
+    original = Workspace._check
+
+    def slow_check(self, *args):
+        result = original(self, *args)
+        time.sleep(0.3)
+        return result
+
+    monkeypatch.setattr(Workspace, "_check", slow_check)
+    start = threading.Barrier(2)
+    outcomes = []
+
+    def draw(seed):
+        start.wait()
+        try:
+            Workspace(tmp_path).record_release(FP, _release(1.0, seed=seed), name="people.csv", settings={})
+            outcomes.append("recorded")
+        except BudgetExceeded:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=draw, args=(s,)) for s in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["recorded", "refused"]
+    assert ws.spending(FP).relations[0].epsilon == pytest.approx(1.0)
+
+
+def test_two_cli_processes_drawing_at_once_both_reach_the_ledger(tmp_path):
+    data = tmp_path / "people.csv"
+    TABLE.to_csv(data, index=False)
+    domain = tmp_path / "people.domain.json"
+    domain.write_text(json.dumps(DOMAIN))
+    runs = [subprocess.Popen([sys.executable, "-m", "dpsynth_core", "synth", str(data), "--domain", str(domain),
+                              "--epsilon", "0.5", "--out", str(tmp_path / f"out{i}.csv"), "--workspace",
+                              str(tmp_path / "ws")], cwd=ROOT, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    for run in runs:
+        _, errors = run.communicate(timeout=120)
+        assert run.returncode == 0, errors
+    ws = Workspace(tmp_path / "ws")
+    key = fingerprint(data.read_bytes())
+    assert ws.spending(key).draws == 2 and ws.spending(key).relations[0].epsilon == pytest.approx(1.0)
+    printed = subprocess.run([sys.executable, "-m", "dpsynth_core", "ledger", "--workspace", str(tmp_path / "ws")],
+                             cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert "people.csv" in printed and "ε = 1," in printed and printed.count(" cli ") == 2
+
+
+def test_cli_refuses_a_draw_past_the_lifetime_budget_before_writing(tmp_path):
+    data = tmp_path / "people.csv"
+    TABLE.to_csv(data, index=False)
+    domain = tmp_path / "people.domain.json"
+    domain.write_text(json.dumps(DOMAIN))
+    from dpsynth_core.cli import main
+
+    assert main(["ledger", "--workspace", str(tmp_path / "ws"), "--limit", "0.7", str(data)]) == 0
+    out = tmp_path / "out.csv"
+    args = ["synth", str(data), "--domain", str(domain), "--epsilon", "0.5", "--out", str(out),
+            "--workspace", str(tmp_path / "ws")]
+    assert main(args) == 0 and out.exists()
+    out.unlink()
+    assert main(args) == 2 and not out.exists()
+
+
+def test_policies_declarations_and_session_are_kept(tmp_path):
+    ws = Workspace(tmp_path)
+    ws.save_policy("census people", DOMAIN)
+    ws.remember_declaration(FP, DOMAIN)
+    ws.save_session({"data": FP, "epsilon": 2.0})
+    again = Workspace(tmp_path)
+    assert again.policy("census people") == DOMAIN and again.policies()[0]["columns"] == ["sex", "age"]
+    assert again.declaration_for(FP) == DOMAIN and again.last_session()["epsilon"] == 2.0
+
+
+def test_epsilon_is_printed_in_plain_digits():
+    assert [format_epsilon(v) for v in (0.05, 1.0, 2.345, 34312.4, float("inf"))] == [
+        "0.05", "1", "2.35", "34,312", "no guarantee"]
