@@ -1,35 +1,29 @@
-"""Home page: what the tool does and the five steps, with the bundled example ready to go."""
+"""The app's entry point: the navigation (titled pages, in the order of the walk) and the shared frame.
+
+Run with ``streamlit run app.py``. Pages live in ``pages/``; each gathers choices, calls the
+core and draws. The frame (state resumed from the workspace, the sidebar) runs before each.
+"""
 
 import streamlit as st
 
-from app_support.sidebar import page
+from app_support.sidebar import frame
 
-page("Home", ":material/home:")
+PAGES = {
+    "": [st.Page("pages/0_Home.py", title="Home", icon=":material/home:", default=True)],
+    "Make a release": [
+        st.Page("pages/1_Data.py", title="1. Data", icon=":material/description:", url_path="Data"),
+        st.Page("pages/2_Domain.py", title="2. Domain", icon=":material/rule:", url_path="Domain"),
+        st.Page("pages/3_Privacy.py", title="3. Privacy", icon=":material/tune:", url_path="Privacy"),
+        st.Page("pages/4_Preview.py", title="4. Preview", icon=":material/bar_chart:", url_path="Preview"),
+        st.Page("pages/5_Release.py", title="5. Release", icon=":material/download:", url_path="Release"),
+    ],
+    "Keep track": [
+        st.Page("pages/6_Releases.py", title="Releases", icon=":material/history:", url_path="Releases"),
+        st.Page("pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn"),
+    ],
+}
 
-st.title("Share a private synthetic copy of a sensitive table")
-st.markdown(
-    """
-This tool makes a **synthetic** version of a table about people: new rows that keep the overall
-patterns (how many are in each group, how values are spread) while protecting every individual
-with **differential privacy**, a mathematical promise that the result would look almost the
-same whether or not any one person's record was in the data.
-
-You never have to show the tool your data's values, and it never shows them to you: you
-describe what values *could* occur, choose how much protection you want, and download the
-synthetic table with a **release card** that explains what was done.
-"""
-)
-
-st.info("A bundled example (the 1994 US Census 'Adult' table) is already loaded, so you can walk "
-        "through every step right now without uploading anything.", icon=":material/arrow_forward:")
-
-st.subheader("Five steps")
-st.page_link("pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon=":material/description:")
-st.page_link("pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon=":material/rule:")
-st.page_link("pages/3_Privacy.py", label="**3. Privacy**: choose the protection level with two sliders", icon=":material/tune:")
-st.page_link("pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data", icon=":material/bar_chart:")
-st.page_link("pages/5_Release.py", label="**5. Release**: download the synthetic table and its card", icon=":material/download:")
-st.page_link("pages/6_Learn.py", label="**Learn**: how it works, with live examples", icon=":material/school:")
-
-if st.button("Start with the example", type="primary", key="home_start"):
-    st.switch_page("pages/1_Data.py")
+navigation = st.navigation(PAGES)
+st.set_page_config(page_title=f"{navigation.title} · DP Synth", page_icon=":material/lock:", layout="wide")
+frame()
+navigation.run()

@@ -27,9 +27,42 @@ def budget_split(declaration_json: str, epsilon: float, rows_public: bool, metho
     return planning.budget_split(json.loads(declaration_json), epsilon, rows_public=rows_public, method=method)
 
 
-def evaluate(real, synthetic, declaration: dict) -> dict:
-    """Publisher-only quality measures (not cached here: stored with the release they belong to)."""
-    return metrics.evaluate(real, synthetic, declaration)
+def paired(entry: dict, real, declaration: dict) -> dict:
+    """Both tables over the declared cells, kept with the release entry for the session."""
+    if "_pairs" not in entry:
+        entry["_pairs"] = metrics.paired_codes(real, entry["data"], declaration)
+    return entry["_pairs"]
+
+
+def quality(entry: dict, name: str, real, declaration: dict, report=lambda done, message: None):
+    """One publisher-only measure of a release, computed once and kept with it (JSON form).
+
+    ``name``: "fidelity", "one_way", "two_way" or "game". Nothing here enters a release.
+    """
+    if name in entry["metrics"]:
+        return entry["metrics"][name]
+    report(0.05, "Reading both tables over the declared cells")
+    pairs = paired(entry, real, declaration)
+    if name == "fidelity":
+        value = metrics.fidelity_by_column(pairs)
+    elif name == "one_way":
+        value = metrics.one_way_distances(pairs)
+    elif name == "two_way":
+        report(0.4, f"Comparing {len(pairs) * (len(pairs) - 1) // 2:,} pairs of columns")
+        matrix = metrics.two_way_distances(pairs)
+        value = {"columns": list(matrix.columns), "values": matrix.to_numpy().tolist()}
+    else:
+        size = min(GAME_RECORDS, len(real), len(entry["data"]))
+        report(0.3, f"Training a classifier on {size:,} real and {size:,} synthetic records")
+        game = metrics.distinguishing_game(pairs, max_records=GAME_RECORDS)
+        value = {"accuracy": game.accuracy, "low": game.low, "high": game.high, "test_records": game.test_records,
+                 "classifier": game.classifier, "records": size}
+    entry["metrics"][name] = value
+    return value
+
+
+#: Records of each kind the distinguishing game samples (a subsample keeps it to about a second).
+GAME_RECORDS = 5000
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -1,36 +1,89 @@
-"""The shared page frame: page config, state, and the sidebar with the running privacy total."""
+"""The shared page frame: styles, state, and the sidebar with the data in use and its privacy ledger."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from app_support import state
+from dpsynth_core.workspace import Spending, format_delta, format_epsilon
 
 
-def page(title: str, icon: str = ":material/lock:") -> None:
-    """Call first on every page: configures the page, initialises state, draws the sidebar."""
-    st.set_page_config(page_title=f"{title} · DP Synth", page_icon=icon, layout="wide")
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> None:
+    """Load the exact samplers once per server in the background (OpenDP takes seconds to import),
+    so the first Generate is as quick as the next ones. Draws noise on nothing: no data is involved."""
+    import threading
+
+    def load() -> None:
+        from dpsynth_core.noise import make_noise_source
+
+        make_noise_source(None).discrete_laplace(1, 1.0)
+
+    threading.Thread(target=load, name="dpsynth-warm-up", daemon=True).start()
+
+
+def frame() -> None:
+    """Run before every page (from ``app.py``): state, styles, the sidebar."""
+    _warm_up()
     state.ensure_state()
+    state.save_session()
     st.markdown(_CSS, unsafe_allow_html=True)
     draw_sidebar()
 
 
+def file_size(size: int) -> str:
+    """Bytes in words: ``46 bytes``, ``3.9 kB``, ``3.8 MB``."""
+    if size < 1000:
+        return f"{size:,} byte{'s' if size != 1 else ''}"
+    if size < 1_000_000:
+        return f"{size / 1e3:.1f} kB"
+    return f"{size / 1e6:.1f} MB"
+
+
+def spending_lines(spending: Spending) -> list[str]:
+    """One line per neighbouring relation (never added together), in plain numbers."""
+    lines = []
+    for total in spending.relations:
+        unit = "adding or removing one record" if total.neighbouring.startswith("add/remove") else \
+            "replacing one record (row count public)"
+        text = f"ε = {format_epsilon(total.epsilon)}"
+        if total.delta > 0:
+            text += f", δ = {format_delta(total.delta)}"
+        line = f"**{text}** for {unit}"
+        if total.composition == "advanced":
+            line += f" (ε = {format_epsilon(total.basic_epsilon)} by plain addition)"
+        lines.append(line)
+    return lines
+
+
 def draw_sidebar() -> None:
-    ss = st.session_state
     info = state.data()
-    spent, draws = state.spent_on_current_data()
+    spending = state.workspace().spending(info["hash"])
     with st.sidebar:
-        st.markdown("### This session")
-        st.markdown(f"**Data:** {info['source']}  \n{info['info']['rows']:,} rows, "
-                    f"{len(info['info']['columns'])} columns")
-        st.markdown(f"**Privacy budget per draw:** ε = {ss[state.EPSILON]:g}")
-        st.metric("Budget spent so far", "no guarantee" if spent == float("inf") else f"ε = {spent:.3g}",
-                  help="Every synthetic draw from the same data adds up. Two draws at ε = 1 "
-                       "protect people as much as one draw at ε = 2.")
-        if spent == float("inf"):
-            st.caption("A method without a privacy guarantee was used on this data in this session.")
-        st.caption(f"{draws} draw{'s' if draws != 1 else ''} so far. Re-opening a page never draws again; "
-                   "only the Generate button does, and it says what it will cost.")
+        st.markdown("### Data in use")
+        st.markdown(f"**{info['name']}**  \n{info['info']['rows']:,} rows, {len(info['info']['columns'])} columns, "
+                    f"{file_size(info['info']['bytes'])}")
+        st.markdown("### Privacy budget spent on it")
+        if spending.unguaranteed:
+            st.markdown(":red[**no guarantee**]")
+            st.caption(f"{spending.unguaranteed} draw(s) used a method without a differential-privacy guarantee, "
+                       "so no total guarantee holds for this data.")
+        if spending.relations:
+            for line in spending_lines(spending):
+                st.markdown(line)
+        elif not spending.unguaranteed:
+            st.markdown("**ε = 0**: nothing drawn yet")
+        limit = spending.lifetime_epsilon
+        if limit is not None:
+            used = min(1.0, spending.largest_epsilon / limit)
+            st.progress(used, text=f"Lifetime budget ε = {limit:g}: {format_epsilon(spending.left())} left")
+        st.caption(f"{spending.draws} draw{'s' if spending.draws != 1 else ''} and reports recorded on this file, "
+                   "kept across reloads and restarts. Only the Generate and report buttons spend; each says "
+                   "what it costs.",
+                   help="Every release from the same data adds up: two draws at ε = 1 protect people about as "
+                        "much as one draw at ε = 2. Totals come from the privacy accountant: draws protecting "
+                        "against a record being added or removed, and draws protecting against a record being "
+                        "replaced, are different promises and are shown apart.")
 
 
 _CSS = """

@@ -1,63 +1,159 @@
-"""Session state: the keys the pages share, their defaults, and accessors.
+"""Session state: the keys the pages share, their defaults, the workspace behind them, and accessors.
 
 Widget keys are prefixed by their page (``privacy_epsilon``); the values pages share live
 under plain keys (``epsilon``) because Streamlit forgets a widget's key when its page is
-left. Every page calls :func:`ensure_state` first, so any page can be opened directly.
+left. :func:`ensure_state` runs before every page (from ``app.py``), so any page can be
+opened directly.
+
+What must outlive the browser tab lives in the workspace (``dpsynth_core.workspace``): the
+budget ledger, every release, the last declaration per dataset and the session itself
+(which data and settings), so a reload, a new tab or a restarted server resumes where the
+publisher was. Uploaded files are kept in this server process's memory only (never written
+to the workspace): after a restart the publisher uploads the file again, and its
+fingerprint finds its ledger, releases and declaration.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
+from collections import OrderedDict
 
 import streamlit as st
 
 from dpsynth_core import constraints
-from dpsynth_core.examples import example_csv, example_declaration
+from dpsynth_core.examples import EXAMPLES, example_csv, example_declaration
+from dpsynth_core.workspace import Workspace, default_folder, fingerprint
 
-DATA = "data"                # {"frame", "info", "source", "hash"}
+DATA = "data"                # {"frame", "info", "source", "hash", "name"}
 DECLARATION = "declaration"  # the working domain declaration, in the core's JSON form
 EPSILON = "epsilon"
 RHO = "rho"
 METHOD = "method"
 ROWS = "rows"                # None: noisy row count; an int: a public row count
 GROUPS = "groups"            # publisher-chosen column groups (marginals, dirichlet)
-RELEASES = "releases"        # settings key -> {"release", "metrics", "settings", "draw"}
-CURRENT = "current_release"  # settings key of the release on show
-LEDGER = "ledger"            # data hash -> list of {"epsilon", "method", "when"}
+RELEASES = "releases"        # release id -> entry (a few recent ones, with their tables)
+CURRENT = "current_release"  # id of the release on show
 DECLARATION_VERSION = "declaration_version"  # bumped when a declaration is loaded: resets its widgets
+NOTICE = "notice"            # a message to show once on the next run (e.g. after an upload)
+MISSING_UPLOAD = "missing_upload"  # {"name", "fingerprint"} of a file to upload again after a restart
+_SAVED = "_saved_session"
+
+#: Releases whose tables a session keeps in memory (all of them stay in the workspace).
+KEPT_RELEASES = 5
+#: Uploaded files this server process keeps in memory, so a reload or a new tab can resume.
+_KEPT_UPLOADS = 4
+_UPLOADS: "OrderedDict[str, tuple[bytes, str]]" = OrderedDict()
+
+
+@st.cache_resource(show_spinner=False)
+def _open_workspace(folder: str) -> Workspace:
+    return Workspace(folder)
+
+
+def workspace() -> Workspace:
+    """The publisher's workspace (``$DPSYNTH_WORKSPACE`` or ``~/.dpsynth``)."""
+    return _open_workspace(str(default_folder()))
 
 
 def ensure_state() -> None:
-    """Set every shared key to its default once per session; the adult example is preselected."""
+    """Set every shared key once per session, resuming the last session from the workspace."""
     ss = st.session_state
     ss.setdefault(EPSILON, constraints.EPSILON_DEFAULT)
     ss.setdefault(RHO, constraints.RHO_DEFAULT)
     ss.setdefault(METHOD, "marginals")  # the recommended method for whole-table releases
     ss.setdefault(ROWS, None)
     ss.setdefault(GROUPS, [])
-    ss.setdefault(RELEASES, {})
+    ss.setdefault(RELEASES, OrderedDict())
     ss.setdefault(CURRENT, None)
-    ss.setdefault(LEDGER, {})
     ss.setdefault(DECLARATION_VERSION, 0)
-    if DATA not in ss:
+    if DATA not in ss and not _resume():
         use_example("adult")
 
 
-def use_example(name: str) -> None:
+def _resume() -> bool:
+    """Load the last session saved in the workspace; False if there is none to resume."""
+    last = workspace().last_session()
+    if not last:
+        return False
+    ss = st.session_state
+    source = last.get("source", "")
+    if source.startswith("example: ") and source.removeprefix("example: ") in EXAMPLES:
+        use_example(source.removeprefix("example: "), declaration=last.get("declaration"))
+    elif source.startswith("upload: ") and last.get("data") in _UPLOADS:
+        raw, name = _UPLOADS[last["data"]]
+        from app_support.cached import read_csv_bytes
+
+        frame, info = read_csv_bytes(raw, name)
+        set_data(frame, info, source=source, raw=raw)
+        set_declaration(last.get("declaration") or {"columns": {}})
+    else:
+        ss[MISSING_UPLOAD] = {"name": source.removeprefix("upload: "), "fingerprint": last.get("data")}
+        use_example("adult")
+        return True
+    for key in (EPSILON, RHO, METHOD, ROWS, GROUPS):
+        if key in last:
+            ss[key] = last[key]
+    if last.get("current_release"):
+        ss[CURRENT] = last["current_release"]
+    ss[_SAVED] = _snapshot()
+    return True
+
+
+def _snapshot() -> dict:
+    ss = st.session_state
+    return {"source": ss[DATA]["source"], "data": ss[DATA]["hash"], "declaration": ss.get(DECLARATION),
+            EPSILON: ss[EPSILON], RHO: ss[RHO], METHOD: ss[METHOD], ROWS: ss[ROWS], GROUPS: ss[GROUPS],
+            "current_release": ss.get(CURRENT)}
+
+
+def save_session() -> None:
+    """Write the session to the workspace when it changed (cheap when it did not)."""
+    ss = st.session_state
+    if DATA not in ss:
+        return
+    snapshot = _snapshot()
+    if snapshot != ss.get(_SAVED):
+        ws = workspace()
+        ws.save_session(snapshot)
+        if snapshot["declaration"] != (ss.get(_SAVED) or {}).get("declaration"):
+            ws.remember_declaration(snapshot["data"], snapshot["declaration"])
+        ss[_SAVED] = snapshot
+
+
+def use_example(name: str, declaration: dict | None = None) -> None:
     from app_support.cached import read_csv_bytes
 
     raw = example_csv(name).read_bytes()
     frame, info = read_csv_bytes(raw, f"{name}.csv")
     set_data(frame, info, source=f"example: {name}", raw=raw)
-    set_declaration(example_declaration(name))
+    set_declaration(declaration or workspace().declaration_for(data()["hash"]) or example_declaration(name))
+
+
+def use_upload(frame, info: dict, *, name: str, raw: bytes, declaration: dict) -> bool:
+    """Load an uploaded table; its last declaration is restored if this file was seen before.
+
+    Returns True when the workspace already knew the file (same fingerprint).
+    """
+    key = fingerprint(raw)
+    _UPLOADS[key] = (raw, name)
+    _UPLOADS.move_to_end(key)
+    while len(_UPLOADS) > _KEPT_UPLOADS:
+        _UPLOADS.popitem(last=False)
+    set_data(frame, info, source=f"upload: {name}", raw=raw)
+    known = workspace().declaration_for(key)
+    set_declaration(known or declaration)
+    st.session_state.pop(MISSING_UPLOAD, None)
+    return known is not None
 
 
 def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
-    st.session_state[DATA] = {"frame": frame, "info": info, "source": source,
-                              "hash": hashlib.sha256(raw).hexdigest()}
+    key = fingerprint(raw)
+    name = source.split(": ", 1)[-1]
+    st.session_state[DATA] = {"frame": frame, "info": info, "source": source, "hash": key,
+                              "name": name if "." in name else f"{name}.csv"}
     st.session_state[CURRENT] = None
+    workspace().remember_dataset(key, st.session_state[DATA]["name"])
 
 
 def set_declaration(spec: dict) -> None:
@@ -85,36 +181,87 @@ def settings_key(values: dict) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def spent_on_current_data() -> tuple[float, int]:
-    """Total epsilon spent on the current data in this session, and the number of draws."""
-    entries = st.session_state[LEDGER].get(st.session_state[DATA]["hash"], [])
-    return sum(e["epsilon"] for e in entries), len(entries)
+# --- releases ------------------------------------------------------------------------------
 
-
-def record_draw(epsilon: float, method: str) -> None:
-    ledger = st.session_state[LEDGER].setdefault(st.session_state[DATA]["hash"], [])
-    ledger.append({"epsilon": epsilon, "method": method,
-                   "when": dt.datetime.now().strftime("%H:%M:%S")})
-
-
-#: Releases kept in a session (older ones are dropped; their draws stay in the ledger).
-KEPT_RELEASES = 5
-
-
-def store_release(key: str, entry: dict) -> None:
+def remember_release(release_id: int, entry: dict) -> dict:
+    """Keep a release's table in the session (the most recent few) and make it current."""
     releases = st.session_state[RELEASES]
-    releases.pop(key, None)
-    releases[key] = entry
+    releases.pop(release_id, None)
+    releases[release_id] = entry
     while len(releases) > KEPT_RELEASES:
-        releases.pop(next(iter(releases)))
+        releases.popitem(last=False)
+    st.session_state[CURRENT] = release_id
+    return entry
+
+
+def release_entry(release_id: int | None) -> dict | None:
+    """A release by id: from the session, else loaded from the workspace (its table read back)."""
+    if release_id is None:
+        return None
+    releases = st.session_state[RELEASES]
+    if release_id in releases:
+        return releases[release_id]
+    stored = workspace().release(release_id)
+    if stored is None or stored.fingerprint != data()["hash"]:
+        return None
+    entry = {"id": stored.id, "data": stored.data(), "card": stored.card, "settings": stored.settings,
+             "publisher_report": stored.publisher_report, "metrics": dict(stored.metrics),
+             "seconds": stored.seconds, "created": stored.created}
+    releases[release_id] = entry
+    while len(releases) > KEPT_RELEASES:
+        releases.popitem(last=False)
+    return entry
 
 
 def current_release() -> dict | None:
-    key = st.session_state.get(CURRENT)
-    return st.session_state[RELEASES].get(key) if key else None
+    return release_entry(st.session_state.get(CURRENT))
+
+
+def save_metrics(entry: dict) -> None:
+    """Persist an entry's publisher-only metrics with its release."""
+    workspace().save_metrics(entry["id"], entry["metrics"])
 
 
 def bind_widget(widget_key: str, state_key: str) -> None:
     """Start a page's widget from the shared value (the widget's own key is forgotten off-page)."""
     if widget_key not in st.session_state:
         st.session_state[widget_key] = st.session_state[state_key]
+
+
+def flash(kind: str, message: str) -> None:
+    """Show a message on the next run (after ``st.rerun``)."""
+    st.session_state[NOTICE] = (kind, message)
+
+
+def show_flash() -> None:
+    notice = st.session_state.pop(NOTICE, None)
+    if notice:
+        getattr(st, notice[0])(notice[1])
+
+
+# --- costs, stated before a draw ------------------------------------------------------------
+
+#: Methods whose release has no differential-privacy guarantee.
+NO_GUARANTEE = {"microagg"}
+
+
+def planned_epsilon(method: str, epsilon: float, rows: int) -> float | None:
+    """The epsilon a draw will add to the ledger, stated before it runs (None: no guarantee).
+
+    ``deniability`` protects each released record on its own, and those guarantees add up over
+    the records, so its whole-file epsilon is its model's plus ``rows`` times the per-record one.
+    """
+    if method in NO_GUARANTEE:
+        return None
+    if method == "deniability":
+        from dpsynth_core.synthesizers.deniability import record_guarantee
+
+        per_record, _, _ = record_guarantee(50, 2.0, 1.0)
+        return epsilon + rows * per_record
+    return epsilon
+
+
+def expected_rows() -> int:
+    """Rows a draw will have: the public number asked for, else about the real count."""
+    ss = st.session_state
+    return int(ss[ROWS] or ss[DATA]["info"]["rows"])

@@ -30,11 +30,12 @@ def _style(fig: go.Figure, title: str, x: str, y: str, height: int = 440) -> go.
 
 
 def budget_split_chart(split: dict[str, float]) -> go.Figure:
-    """Horizontal bars: how much epsilon each measured part gets."""
+    """Horizontal bars: how much epsilon each measured part gets (values printed past each bar)."""
     labels = list(split)[::-1]
     values = [split[k] for k in labels]
     fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", marker_color=REAL,
-                           text=[f"{v:.3g}" for v in values], textposition="outside"))
+                           text=[f"{v:.3g}" for v in values], textposition="outside", cliponaxis=False))
+    fig.update_xaxes(range=[0, max(values, default=1) * 1.22])  # room for the longest bar's value
     return _style(fig, "How the privacy budget is split", "epsilon spent", "",
                   height=max(320, 34 * len(labels) + 140))
 
@@ -65,26 +66,35 @@ def two_way_heatmap(matrix: pd.DataFrame) -> go.Figure:
     values = matrix.to_numpy(dtype=float)
     fig = go.Figure(go.Heatmap(z=values, x=list(matrix.columns), y=list(matrix.index), colorscale="Oranges",
                                zmin=0, zmax=max(0.1, float(np.nanmax(values))),
-                               colorbar=dict(title="TVD"), text=np.round(values, 2),
+                               colorbar=dict(title="distance"), text=np.round(values, 2),
                                texttemplate="%{text}" if len(matrix) <= 16 else None,
                                hovertemplate="%{y} x %{x}: %{z:.3f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed")
-    return _style(fig, "How far each pair of columns moved (darker = further)", "column", "column",
+    return _style(fig, "How far each pair of columns moved (0 = identical; darker = further)", "column", "column",
                   height=max(480, 36 * len(matrix) + 200))
 
 
-def distinguishing_chart(accuracy: float, low: float, high: float) -> go.Figure:
-    """The classifier's held-out accuracy with its interval, against the 50% coin-flip line."""
+def distinguishing_chart(accuracy: float, low: float, high: float, note: str = "") -> go.Figure:
+    """The classifier's held-out accuracy with its interval, on bands that say how to read it."""
     fig = go.Figure(go.Bar(x=[accuracy * 100], y=["classifier"], orientation="h", marker_color=SYNTHETIC,
-                           error_x=dict(type="data", symmetric=False, array=[(high - accuracy) * 100],
-                                        arrayminus=[(accuracy - low) * 100]),
-                           text=[f"{accuracy:.0%}"], textposition="inside",
-                           textfont=dict(size=22, color="white")))
-    fig.add_vline(x=50, line_dash="dash", line_color="#2e7d32", line_width=3,
-                  annotation_text="50% = a coin flip", annotation_position="top")
-    fig.update_xaxes(range=[0, 100])
+                           width=0.5, error_x=dict(type="data", symmetric=False, array=[(high - accuracy) * 100],
+                                                   arrayminus=[(accuracy - low) * 100], thickness=3, width=10),
+                           hoverinfo="skip"))
+    bands = ((50, 60, "#e8f5e9", "hard to tell apart"), (60, 75, "#fff8e1", "some differences"),
+             (75, 100, "#fdecea", "easy to tell apart"))
+    for start, end, colour, words in bands:
+        fig.add_vrect(x0=start, x1=end, fillcolor=colour, line_width=0, layer="below",
+                      annotation_text=words, annotation_position="top", annotation_font=dict(size=15))
+    fig.add_vline(x=50, line_dash="dash", line_color="#2e7d32", line_width=3)
+    fig.add_annotation(x=min(high * 100 + 1.5, 97), y=0, text=f"<b>{accuracy:.0%}</b>", showarrow=False,
+                       xanchor="left", font=dict(size=22, color="#1b1b1b"))
+    fig.update_xaxes(range=[0, 100], ticksuffix="%")
+    fig.update_yaxes(showticklabels=False)
+    if note:
+        fig.add_annotation(x=0, y=-0.55, xref="paper", yref="paper", text=note, showarrow=False, xanchor="left",
+                           font=dict(size=14, color="#555"))
     return _style(fig, "Can a classifier tell real records from synthetic ones?",
-                  "held-out accuracy (%)", "", height=300)
+                  "held-out accuracy (50% = a coin flip)", "", height=330)
 
 
 def distribution_chart(labels: list, real: np.ndarray, synthetic: np.ndarray, column: str,

@@ -140,8 +140,11 @@ def distinguishing_game(pairs: dict[str, PairedColumn], *, max_records: int = 50
         model = DecisionTreeClassifier(random_state=seed)
     else:
         model = HistGradientBoostingClassifier(max_iter=150, random_state=seed)
-    model.fit(x_train, y_train)
-    accuracy = float((model.predict(x_test) == y_test).mean())
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # OpenMP threads spinning against a busy 2-core machine cost 10x here
+        model.fit(x_train, y_train)
+        accuracy = float((model.predict(x_test) == y_test).mean())
     low, high = wilson_interval(accuracy, len(y_test))
     return GameResult(accuracy, low, high, len(y_test), classifier)
 

@@ -114,14 +114,18 @@ def pair_name(a: str, b: str) -> str:
 
 
 def default_pairs(card: dict, columns, limit: int = DEFAULT_PAIRS) -> list[tuple[str, str]]:
-    """Public default pairs: those the release's structure joined (from its card), else neighbours in order."""
+    """Public default pairs: those the release's structure joined (from its card), else neighbours in order.
+
+    Each pair is written in column order.
+    """
     columns = list(columns)
     pairs: list[tuple[str, str]] = []
     for step in card.get("method_details", {}).get("structure", []) or []:
         for parent in step.get("sampled given", []):
-            pair = (parent, step["column"])
-            if set(pair) <= set(columns) and pair not in pairs:
-                pairs.append(pair)
+            if {parent, step["column"]} <= set(columns):
+                pair = tuple(sorted((parent, step["column"]), key=columns.index))
+                if pair not in pairs:
+                    pairs.append(pair)
     if not pairs:
         pairs = list(zip(columns, columns[1:]))
     return pairs[:limit]

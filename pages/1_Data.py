@@ -5,15 +5,20 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import read_csv_bytes
-from app_support.sidebar import page
+from app_support.sidebar import file_size
 from dpsynth_core import DataError, constraints
 from dpsynth_core.examples import EXAMPLES
 from dpsynth_core.templates import declaration_from_names
 
-page("Data", ":material/description:")
 st.title("1. Data")
 st.markdown("Choose the table to protect. The tool reads it, but this page only ever shows its "
             "column names and size, **never its values**.")
+state.show_flash()
+missing = st.session_state.get(state.MISSING_UPLOAD)
+if missing:
+    st.warning(f"Last time you worked on **{missing['name']}**. Uploaded files are not kept when the app "
+               "restarts: upload it again under 'My own file' to carry on. Its privacy ledger, releases and "
+               "declaration are kept and come back with it.", icon=":material/history:")
 
 choice = st.radio("Where does the table come from?", ["A bundled example", "My own file"], horizontal=True,
                   key="data_source_choice")
@@ -38,10 +43,13 @@ else:
         except DataError as problem:
             st.error(f"This file could not be read: {problem}. Your previous table is still loaded.")
         else:
-            state.set_data(frame, info, source=f"upload: {upload.name}", raw=raw)
-            state.set_declaration(declaration_from_names(info["columns"], dataset=upload.name))
+            known = state.use_upload(frame, info, name=upload.name, raw=raw,
+                                     declaration=declaration_from_names(info["columns"], dataset=upload.name))
             st.session_state["data_upload_done"] = upload.file_id
-            st.success(f"Read {upload.name}. Next, declare what values each column could take.")
+            state.flash("success", f"Read {upload.name}. " + (
+                "You have worked on this file before: its declaration, releases and privacy ledger are back."
+                if known else "Next, declare what values each column could take."))
+            st.rerun()  # redraw the sidebar with the new file
 
 loaded = state.data()
 info = loaded["info"]
@@ -50,7 +58,7 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric("Source", loaded["source"].split(": ", 1)[-1])
 c2.metric("Rows", f"{info['rows']:,}")
 c3.metric("Columns", len(info["columns"]))
-c4.metric("File size", f"{info['bytes'] / 1e6:.1f} MB" if info["bytes"] >= 1e5 else f"{info['bytes'] / 1e3:.1f} kB")
+c4.metric("File size", file_size(info["bytes"]))
 st.caption(f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
            "The row count is shown to you only; the release uses a noisy count.")
 st.dataframe(pd.DataFrame({"column name": info["columns"]}), hide_index=True, width=420,

@@ -7,12 +7,10 @@ import re
 import streamlit as st
 
 from app_support import state
-from app_support.sidebar import page
 from dpsynth_core import DomainError, TableDomain, column_from_json
 from dpsynth_core.domain import TEXT_GENERATORS
 from dpsynth_core.public_lists import TITLES, public_list
 
-page("Domain", ":material/rule:")
 st.title("2. Domain")
 st.markdown(
     "For every column, say which values it **could** take, from documentation or common knowledge, "
@@ -57,6 +55,14 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
             st.error(f"That declaration does not fit this table: {problem}")
         else:
             state.set_declaration(spec)
+            st.rerun()
+    policies = [p for p in state.workspace().policies() if set(p["columns"]) >= set(columns_in_data)]
+    if policies:
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        chosen = c1.selectbox("Or reuse a policy saved in your workspace", [p["name"] for p in policies],
+                              key="domain_policy_choice")
+        if c2.button("Use this policy", key="domain_policy_use"):
+            state.set_declaration(state.workspace().policy(chosen))
             st.rerun()
 
 
@@ -207,7 +213,13 @@ if problems:
 else:
     st.success(f"All {len(columns_in_data)} columns are declared.")
 
-st.download_button("Save this declaration (JSON)", json.dumps(declaration, indent=2),
+c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+c1.download_button("Save this declaration (JSON)", json.dumps(declaration, indent=2),
                    file_name=f"{(declaration.get('dataset') or 'table').removesuffix('.csv')}.domain.json",
                    mime="application/json", key="domain_save")
+policy_name = c2.text_input("Or keep it in your workspace as a policy named", key="domain_policy_name",
+                            placeholder="e.g. census people 2024")
+if c3.button("Keep", key="domain_policy_keep", disabled=not policy_name.strip()):
+    state.workspace().save_policy(policy_name, declaration)
+    st.toast(f"Kept as the policy '{policy_name.strip()}': it is offered for every table with these columns.")
 st.page_link("pages/3_Privacy.py", label="Next: choose the privacy level", icon=":material/arrow_forward:")

@@ -1,4 +1,5 @@
-"""Privacy: epsilon and rho sliders, the method, and a live preview that needs no data."""
+"""Privacy: epsilon (and rho where it applies), the method, the lifetime budget, and a live preview
+that needs no data."""
 
 import json
 
@@ -7,17 +8,22 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import budget_split, column_plan
-from app_support.sidebar import page
-from dpsynth_core import METHODS, TableDomain, constraints
+from dpsynth_core import METHODS, TableDomain, constraints, size_in_words
 from dpsynth_core.charts import budget_split_chart
 from dpsynth_core.planning import epsilon_guidance
+from dpsynth_core.workspace import format_epsilon
 
-page("Privacy", ":material/tune:")
 st.title("3. Privacy")
-st.markdown("Two choices set the protection. Nothing on this page touches the data: the preview "
-            "below is computed from your declaration and the sliders alone.")
+st.markdown("Choose how strongly people are protected and how the synthetic table is made. Nothing on this page "
+            "touches the data: the preview below is computed from your declaration and your choices alone.")
 
 EPSILONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0]
+declaration = state.declaration()
+method = st.session_state.get("privacy_method", st.session_state[state.METHOD])
+has_text = any(spec.get("type") == "text" for spec in declaration.get("columns", {}).values())
+uses_rho = method == "cathist" or (has_text and method != "dirichlet")
+row_count = state.expected_rows()
+
 left, right = st.columns(2)
 with left:
     st.subheader("Privacy budget ε (epsilon)")
@@ -25,20 +31,41 @@ with left:
     epsilon = st.select_slider("Smaller ε = stronger protection, noisier data", options=EPSILONS,
                                key="privacy_epsilon")
     st.session_state[state.EPSILON] = epsilon
-    level, sentence = epsilon_guidance(epsilon)
-    (st.warning if epsilon > constraints.EPSILON_WARN_ABOVE else st.info)(f"**{level.capitalize()}.** {sentence}")
+    whole_file = state.planned_epsilon(method, float(epsilon), row_count)
+    if whole_file is None:
+        st.error("**No guarantee.** The method chosen below gives no differential-privacy guarantee, whatever ε "
+                 "is: ε only sets how much noise it adds.", icon=":material/gpp_bad:")
+    else:
+        if whole_file > constraints.EPSILON_MAX:
+            level, sentence = "very weak", (
+                "At this ε the promise bounds almost nothing: one person can change the chance of a result "
+                "by an astronomically large factor. Release few records, or choose another method.")
+        else:
+            level, sentence = epsilon_guidance(whole_file)
+        prefix = "" if whole_file == epsilon else (
+            f"With this method the whole file's ε is **{format_epsilon(whole_file)}** (see below). ")
+        (st.warning if whole_file > constraints.EPSILON_WARN_ABOVE else st.info)(
+            f"{prefix}**{level.capitalize()}.** {sentence}")
     st.caption("Rough guide: ε = 0.1 is very strong protection (results are noisy); ε = 1 is a common "
                "choice for public releases; ε = 10 is weak protection, where one person can noticeably "
                "change what is published.")
 with right:
     st.subheader("Tolerance for randomness ρ (rho)")
-    state.bind_widget("privacy_rho", state.RHO)
-    rho = st.slider("The chance that a column contains no made-up values", min_value=constraints.RHO_MIN,
-                    max_value=constraints.RHO_MAX, step=0.01, key="privacy_rho")
-    st.session_state[state.RHO] = rho
-    st.caption("To keep rare real values deniable, a private release must sometimes show values that are "
-               "not in the data. With ρ = 0.9, each category or text column has a 90% chance of showing "
-               "none. A higher ρ means fewer made-up values, but only values held by more people survive.")
+    if uses_rho:
+        state.bind_widget("privacy_rho", state.RHO)
+        rho = st.slider("The chance that a column contains no made-up values", min_value=constraints.RHO_MIN,
+                        max_value=constraints.RHO_MAX, step=0.01, key="privacy_rho")
+        st.session_state[state.RHO] = rho
+        st.caption("To keep rare real values deniable, a private release must sometimes show values that are "
+                   "not in the data. With ρ = 0.9, each " + ("category or text" if method == "cathist" else "text")
+                   + " column has a 90% chance of showing none. A higher ρ means fewer made-up values, but only "
+                   "values held by more people survive.")
+    else:
+        rho = st.session_state[state.RHO]
+        st.markdown("Does not apply here.")
+        st.caption("ρ sets the threshold τ that values from a very large list (free text, or every category with "
+                   "the 'Independent columns' method) must clear. With this method and this declaration every "
+                   "possible value is measured with noise instead, so there is no threshold.")
 
 st.subheader("Method")
 state.bind_widget("privacy_method", state.METHOD)
@@ -48,7 +75,7 @@ st.session_state[state.METHOD] = method
 st.markdown(METHODS[method].summary)
 
 if method in ("marginals", "dirichlet"):
-    columns = [c for c, spec in state.declaration()["columns"].items() if spec.get("type") != "drop"]
+    columns = [c for c, spec in declaration["columns"].items() if spec.get("type") != "drop"]
     current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
     text = st.text_area("Column groups to keep together (optional): one group per line, 2 or 3 column names "
                         "separated by commas" + (" ; each group is measured together" if method == "marginals" else ""),
@@ -75,36 +102,74 @@ if rows_public:
     st.session_state[state.ROWS] = int(rows)
 else:
     st.session_state[state.ROWS] = None
+row_count = state.expected_rows()
+whole_file = state.planned_epsilon(method, float(epsilon), row_count)
+
+with st.expander("Lifetime budget for this data", expanded=state.workspace().lifetime_budget(
+        state.data()["hash"]) is not None):
+    fingerprint = state.data()["hash"]
+    limit = state.workspace().lifetime_budget(fingerprint)
+    st.markdown("Set the most ε that may ever be spent on this file, across every draw and report, in this "
+                "workspace. A draw that would go past it is refused, with the reason.")
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+    new_limit = c1.number_input("Lifetime budget ε (blank = no limit)", min_value=0.01, max_value=1000.0,
+                                value=limit, step=0.5, placeholder="no limit", key="privacy_lifetime")
+    if new_limit != limit and c2.button("Set" if new_limit else "Remove the limit", key="privacy_lifetime_set"):
+        state.workspace().set_lifetime_budget(fingerprint, new_limit, name=state.data()["name"])
+        st.rerun()
 
 st.divider()
 st.subheader("What these choices imply, column by column")
-declaration = state.declaration()
 problems = TableDomain.from_json(declaration).problems()
 if problems:
     st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
                "declared columns only.", icon=":material/warning:")
     st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
 spec_json = json.dumps(declaration)  # column order matters for the table
-row_count = st.session_state[state.ROWS] or state.data()["info"]["rows"]
 plan = column_plan(spec_json, float(epsilon), float(rho), rows_public, method, row_count)
+
+
+def possible_values(row: dict) -> str:
+    size = row.get("domain_size")
+    if not size:
+        return ""
+    unit = "cells" if method == "dirichlet" else "bins" if row["kind"] in ("integer", "float", "date") else "values"
+    return f"{size:,} {unit}" if size < 10_000 else f"{size_in_words(size)} {unit}"
+
+
 table = pd.DataFrame([{
     "column": r["column"],
-    "how it is protected": r.get("mechanism", r.get("note", "")),
-    "ε for this column": round(r["epsilon"], 4),
-    "possible values": r.get("domain_size_words", ""),
-    "threshold τ": round(r["tau"], 1) if "tau" in r else None,
-    "made-up values expected": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
-    "a value held by this many people survives half the time": r.get("kept_half_the_time"),
-    "... survives 95% of the time": r.get("kept_almost_always"),
-    "typical noise per bin (people)": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
-    "prior per cell (rows)": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
+    "protected by": r.get("mechanism", r.get("note", "")),
+    "ε": round(r["epsilon"], 4),
+    "possible values": possible_values(r),
+    "τ": round(r["tau"], 1) if "tau" in r else None,
+    "made-up values": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
+    "kept half the time": r.get("kept_half_the_time"),
+    "kept 95% of the time": r.get("kept_almost_always"),
+    "noise per bin": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
+    "prior per cell": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
 } for r in plan]).dropna(axis=1, how="all")
 # Text cells throughout: blank, not "None", where a figure does not apply to a column.
 table = table.map(lambda v: "" if pd.isna(v) else (f"{v:,.4g}" if isinstance(v, float) else f"{v:,}"
                                                     if isinstance(v, int) else str(v)))
-st.dataframe(table, hide_index=True, width="stretch")
-st.caption("τ is the noisy count a category needs to appear in the release. Categories held by fewer "
-           "people than the 'half the time' figure will usually be left out, which is what protects them.")
+HELP = {
+    "protected by": "The mechanism that measures this column with noise.",
+    "ε": "The share of the privacy budget this column's own measurement gets.",
+    "possible values": "How many values the declaration allows (bins for numbers and dates).",
+    "τ": "Threshold: the noisy count a value needs to appear in the release.",
+    "made-up values": "Expected number of values in the release that are not in the data (the price of "
+                      "keeping rare real values deniable).",
+    "kept half the time": "A value held by this many people appears in the release half the time.",
+    "kept 95% of the time": "A value held by this many people appears in the release 95% of the time.",
+    "noise per bin": "Typical error, in people, of each bin's count.",
+    "prior per cell": "Made-up records added to every cell by the Dirichlet prior.",
+}
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={name: st.column_config.TextColumn(name, help=text) for name, text in HELP.items()
+                            if name in table.columns})
+if "τ" in table.columns:
+    st.caption("τ is the noisy count a value needs to appear in the release. Values held by fewer people than "
+               "the 'kept half the time' figure will usually be left out, which is what protects them.")
 if method == "dirichlet":
     st.info("This method protects against one record being **replaced** by another; the number of rows is "
             "public and is used as it is. Each cell gets a prior of rows / (e^ε − 1) made-up records: when that "
@@ -115,16 +180,21 @@ elif method == "copula":
             "has a failure probability δ = 1e-6, so the bars add up to more than the total ε.",
             icon=":material/info:")
 elif method == "microagg":
-    st.error("Micro-aggregation gives **no differential-privacy guarantee**: its clusters are formed from the "
-             "real records without noise. Use it only for teaching or comparison.", icon=":material/gpp_bad:")
+    st.error("Micro-aggregation gives **no differential-privacy guarantee**. It groups the real records into "
+             "clusters of at least k similar people with **MDAV** (maximum distance to average vector: take the "
+             "record furthest from the average and its k − 1 nearest neighbours, then the record furthest from "
+             "that one and its neighbours, and repeat), then releases noisy averages per cluster. The clusters "
+             "themselves are formed from the real records without noise, so one person can change them. Use it "
+             "only for teaching or comparison.", icon=":material/gpp_bad:")
 elif method == "deniability":
     from dpsynth_core.synthesizers.deniability import record_guarantee
 
     eps_r, delta_r, _ = record_guarantee(50, 2.0, 1.0)
-    st.warning(f"Besides the ε above (for the model), **each released record** is protected on its own with "
-               f"ε = {eps_r:.2f} (δ = {delta_r:.0e}). Guarantees add up over records: {row_count:,} records "
-               f"make ε ≈ {row_count * eps_r:,.0f} for the whole file. Release few records, or prefer another "
-               "method for a whole table.", icon=":material/info:")
+    st.warning(f"Besides ε = {format_epsilon(epsilon)} for the model, **each released record** is protected on its "
+               f"own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}). Guarantees add up over records: "
+               f"about {row_count:,} records make ε ≈ **{format_epsilon(whole_file)}** for the whole file, which "
+               "is what the ledger will count. Release few records, or prefer another method for a whole table.",
+               icon=":material/info:")
 elif method == "marginals":
     from dpsynth_core.planning import engine_delta
 
@@ -139,4 +209,5 @@ elif method == "marginals":
             icon=":material/info:")
 st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public, method)), width="stretch",
                 key="privacy_split_chart")
+state.save_session()
 st.page_link("pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")

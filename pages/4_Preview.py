@@ -1,18 +1,20 @@
-"""Preview: generate (each draw counted against the budget) and compare with the real data."""
+"""Preview: generate (each draw recorded in the workspace ledger) and compare with the real data.
 
-import math
+The synthetic table shows as soon as the core has made it; each comparison runs when its tab is
+opened, once per release, and is kept with the release.
+"""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from app_support import state
-from app_support.cached import evaluate
-from app_support.sidebar import page
+from app_support.cached import paired, quality
+from app_support.progress import run_with_progress
 from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
-from dpsynth_core.charts import (distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart,
-                                 two_way_heatmap)
+from dpsynth_core.charts import distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart, two_way_heatmap
+from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
-page("Preview", ":material/bar_chart:")
 st.title("4. Preview")
 
 loaded = state.data()
@@ -20,6 +22,7 @@ declaration = state.declaration()
 settings = state.settings()
 key = state.settings_key(settings)
 domain = TableDomain.from_json(declaration)
+workspace = state.workspace()
 
 problems = domain.problems()
 if problems:
@@ -28,96 +31,167 @@ if problems:
     st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
     st.stop()
 
-st.markdown(f"**Method:** {METHODS[settings['method']].title} · **ε** = {settings['epsilon']:g} · "
-            f"**ρ** = {settings['rho']:g} · **rows:** "
+info = METHODS[settings["method"]]
+st.markdown(f"**Method:** {info.title} · **ε** = {settings['epsilon']:g}"
+            + (f" · **ρ** = {settings['rho']:g}" if settings["method"] == "cathist" else "") + " · **rows:** "
             + (f"{settings['rows']:,} (your choice)" if settings["rows"] else
                "the real count (public under this method's privacy unit)"
-               if METHODS[settings["method"]].cls.row_count_is_public else "the real count plus noise"))
+               if info.cls.row_count_is_public else "the real count plus noise"))
 
-existing = st.session_state[state.RELEASES].get(key)
-spent, draws = state.spent_on_current_data()
-cost = settings["epsilon"]
-if existing:
-    label = f"Draw again (spends another ε = {cost:g}; the total on this data becomes {spent + cost:.3g})"
-    st.caption("A new draw with the same settings is a new use of the data: choosing the best-looking of "
-               "several draws would leak information, so every draw is counted.")
+# --- the cost of a draw, stated before it runs --------------------------------------------
+cost = state.planned_epsilon(settings["method"], settings["epsilon"], state.expected_rows())
+earlier = workspace.draws_with(loaded["hash"], key)
+refusal = None
+try:
+    after = workspace.check(loaded["hash"], planned_events(cost or settings["epsilon"], info.neighbouring),
+                            guaranteed=cost is not None)
+except BudgetExceeded as problem:
+    refusal, after = str(problem), None
+if cost is None:
+    price = "no guarantee: this method's release is not differentially private"
 else:
-    label = f"Generate synthetic data (spends ε = {cost:g})"
-clicked = st.button(label, type="secondary" if existing else "primary", key="preview_generate")
+    price = f"spends {'about ' if cost != settings['epsilon'] else ''}ε = {format_epsilon(cost)}"
+    total = next((r.epsilon for r in after.relations if r.neighbouring == info.neighbouring), None) if after else None
+    if earlier and total is not None:
+        price += f"; the total on this data becomes ε = {format_epsilon(total)}"
+label = ("Draw again" if earlier else "Generate synthetic data") + f" ({price})"
+if earlier:
+    st.caption(f"You made {earlier} draw{'s' if earlier > 1 else ''} with exactly these settings. A new draw is a "
+               "new use of the data: choosing the best-looking of several draws would leak information, so "
+               "every draw is counted.")
+if refusal:
+    st.error(refusal + ".", icon=":material/block:")
+clicked = st.button(label, type="secondary" if earlier else "primary", key="preview_generate",
+                    disabled=refusal is not None)
 
 if clicked:
-    progress = st.progress(0, text="Measuring the data with noise…")
+    options = {"groups": [tuple(g) for g in settings["groups"]]} if settings["groups"] else {}
+
+    def draw(report):
+        return synthesize(loaded["frame"], declaration, settings["epsilon"], method=settings["method"],
+                          rho=settings["rho"], rows=settings["rows"], progress=report, **options)
+
     try:
-        options = {"groups": [tuple(g) for g in settings["groups"]]} if settings["groups"] else {}
-        release = synthesize(loaded["frame"], declaration, settings["epsilon"], method=settings["method"],
-                             rho=settings["rho"], rows=settings["rows"], **options)
+        release, seconds = run_with_progress(draw, title="Measuring the data with noise",
+                                             expected=workspace.typical_seconds(loaded["hash"], settings["method"]))
+        release_id = workspace.record_release(loaded["hash"], release, name=loaded["name"], settings=settings,
+                                              settings_key=key, seconds=seconds)
+    except BudgetExceeded as problem:
+        st.error(f"{problem}. The draw was discarded unseen and nothing was recorded.", icon=":material/block:")
+        st.stop()
     except DPSynthError as problem:
-        progress.empty()
         st.error(f"The release could not be made: {problem}")
         st.stop()
-    guarantee = release.card["guarantee"]["epsilon"]
-    state.record_draw(math.inf if guarantee is None else guarantee, settings["method"])
-    progress.progress(50, text="Comparing with the real data (for your eyes only)…")
-    quality = evaluate(loaded["frame"], release.data, declaration)
-    progress.progress(100, text="Done.")
-    progress.empty()
-    state.store_release(key, {"release": release, "metrics": quality, "settings": settings,
-                              "draw": (existing or {}).get("draw", 0) + 1})
-    st.session_state[state.CURRENT] = key
+    state.remember_release(release_id, {
+        "id": release_id, "data": release.data, "card": release.card, "settings": settings,
+        "publisher_report": release.publisher_report, "metrics": {}, "seconds": seconds})
+    state.save_session()
     st.rerun()
 
-entry = st.session_state[state.RELEASES].get(key)
+# --- the release on show -------------------------------------------------------------------
+entry = state.current_release()
+if entry is None or state.settings_key(entry["settings"]) != key:
+    latest = workspace.latest_release(loaded["hash"], key)
+    entry = state.release_entry(latest.id) if latest else None
 if entry is None:
-    st.info("Press the button to make a synthetic table with these settings. It takes a few seconds.")
+    st.info("Press the button to make a synthetic table with these settings. For most methods it takes a second "
+            "or two on a table the size of the example.")
     st.stop()
-st.session_state[state.CURRENT] = key
+st.session_state[state.CURRENT] = entry["id"]
 
-release, quality = entry["release"], entry["metrics"]
-if len(release.data) == 0:
+release_data = entry["data"]
+if len(release_data) == 0:
     st.warning("No synthetic record passed the privacy test, so there is nothing to release. With few records, "
                "lower k in the plausible-deniability test or choose another method.", icon=":material/warning:")
     st.stop()
-st.success(f"Synthetic table ready: {len(release.data):,} rows (draw {entry['draw']} with these settings).")
-pass_rate = release.publisher_report["columns"].get("pass_rate")
+made = f" in {entry['seconds']:.1f} s" if entry.get("seconds") else ""
+st.success(f"Synthetic table ready: {len(release_data):,} rows{made} (release #{entry['id']}; "
+           f"draw {workspace.draws_with(loaded['hash'], key)} with these settings).")
+pass_rate = entry["publisher_report"]["columns"].get("pass_rate")
 if pass_rate is not None:
-    st.caption(f"Privacy test: {pass_rate:.1%} of {release.publisher_report['columns']['candidates']:,} candidate "
+    st.caption(f"Privacy test: {pass_rate:.1%} of {entry['publisher_report']['columns']['candidates']:,} candidate "
                "records passed (for your eyes only: the rate depends on the data).")
-st.info("**For you only.** The charts below compare the synthetic table with the real data, so they are "
-        "not covered by the privacy guarantee and are not part of the release. Do not share them, and "
-        "do not redraw until a chart 'looks right': each draw spends budget.", icon=":material/lock:")
+st.info("**For you only.** The comparisons below use the real data, so they are not covered by the privacy "
+        "guarantee and are not part of the release. Do not share them (the Release page makes a report that "
+        "can be shared), and do not redraw until a chart 'looks right': each draw spends budget.",
+        icon=":material/lock:")
 
-tab_fid, tab_dist, tab_game, tab_col = st.tabs(["Fidelity", "Marginal distances", "Distinguishing game",
-                                                "One column"])
-with tab_fid:
-    st.plotly_chart(fidelity_chart(quality["fidelity"]), width="stretch", key="preview_fidelity")
-    st.caption("How to read: F = 1 means the synthetic column uses exactly the values the real one uses; "
-               "lower means rare real values were left out (that is the protection) or made-up ones added.")
-with tab_dist:
-    st.plotly_chart(one_way_chart(quality["one_way"]), width="stretch", key="preview_one_way")
-    st.caption("How to read: the share of rows that would have to change value to turn the synthetic column "
-               "into the real one. 0 = identical distribution; below 0.05 is close.")
-    st.plotly_chart(two_way_heatmap(quality["two_way"]), width="stretch", key="preview_two_way")
-    st.caption("How to read: the same distance for every pair of columns taken together. A method that keeps "
-               "columns independent shows dark cells where real columns are related (say, relationship and sex).")
-with tab_game:
-    game = quality["game"]
-    if game.test_records == 0:
-        st.info("Too few records (real or synthetic) to train and test a classifier: the game needs at least "
-                "20 of each.")
-    else:
-        st.plotly_chart(distinguishing_chart(game.accuracy, game.low, game.high), width="stretch",
-                        key="preview_game")
-    st.caption(f"How to read: a {game.classifier} classifier was trained to tell real from synthetic records, "
-               f"then tested on {game.test_records:,} records it had not seen. 50% means it cannot tell them "
-               "apart (a coin flip); near 100% means synthetic records are easy to spot, usually because "
-               "relationships between columns were lost.")
-with tab_col:
-    column = st.selectbox("Column", list(quality["pairs"]), key="preview_column")
-    pair = quality["pairs"][column]
-    real = np.bincount(pair.real, minlength=pair.cells)
-    synthetic = np.bincount(pair.synthetic, minlength=pair.cells)
-    st.plotly_chart(distribution_chart(pair.labels, real, synthetic, column), width="stretch",
-                    key="preview_distribution")
-    st.caption("How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers.")
+changed = {name: r for name, r in entry["publisher_report"].get("encoding", {}).items() if r.get("out_of_domain")}
+TABS = ["Synthetic rows", "Fidelity", "Marginal distances", "Distinguishing game", "One column",
+        f"Cells outside the declaration ({sum(r['out_of_domain'] for r in changed.values()):,})"]
+tabs = st.tabs(TABS, key="preview_tab", on_change="rerun")
 
-st.page_link("pages/5_Release.py", label="Next: download the release", icon=":material/arrow_forward:")
+
+def measure(name: str, title: str):
+    """A publisher-only measure, computed when its tab is first opened (with progress), then kept."""
+    if name not in entry["metrics"]:
+        run_with_progress(lambda report: quality(entry, name, loaded["frame"], declaration, report), title=title)
+        state.save_metrics(entry)
+    return entry["metrics"][name]
+
+
+with tabs[0]:
+    if tabs[0].open:
+        st.markdown(f"The first rows of the synthetic table ({len(release_data):,} rows in all). This is what the "
+                    "Release page lets you download.")
+        st.dataframe(release_data.head(200), hide_index=True, width="stretch", height=420)
+with tabs[1]:
+    if tabs[1].open:
+        fidelity = measure("fidelity", "Comparing which values each column uses")
+        st.plotly_chart(fidelity_chart(fidelity), width="stretch", key="preview_fidelity")
+        st.caption("How to read: F = 1 means the synthetic column uses exactly the values the real one uses; "
+                   "lower means rare real values were left out (that is the protection) or made-up ones added.")
+with tabs[2]:
+    if tabs[2].open:
+        one_way = measure("one_way", "Comparing each column's distribution")
+        st.plotly_chart(one_way_chart(one_way), width="stretch", key="preview_one_way")
+        st.caption("How to read: the total variation distance, the share of rows that would have to change value "
+                   "to turn the synthetic column into the real one. 0 = identical distribution; below 0.05 is close.")
+        two_way = measure("two_way", "Comparing every pair of columns")
+        matrix = pd.DataFrame(two_way["values"], index=two_way["columns"], columns=two_way["columns"])
+        st.plotly_chart(two_way_heatmap(matrix), width="stretch", key="preview_two_way")
+        st.caption("How to read: the same distance (total variation distance, 0 = identical, 1 = nothing in common) "
+                   "for every pair of columns taken together. A method that keeps columns independent shows dark "
+                   "cells where real columns are related (say, relationship and sex).")
+with tabs[3]:
+    if tabs[3].open:
+        game = measure("game", "Training a classifier to tell real from synthetic records")
+        if game["test_records"] == 0:
+            st.info("Too few records (real or synthetic) to train and test a classifier: the game needs at least "
+                    "20 of each.")
+        else:
+            note = (f"{game['classifier'].capitalize()} trained on a random {game['records']:,} real and "
+                    f"{game['records']:,} synthetic records (70%), tested on the other {game['test_records']:,}; "
+                    "the line is a 95% interval.")
+            st.plotly_chart(distinguishing_chart(game["accuracy"], game["low"], game["high"], note=note),
+                            width="stretch", key="preview_game")
+            st.caption("How to read: 50% means the classifier cannot tell real from synthetic records (a coin flip), "
+                       "which is the goal. Up to about 60% the two are hard to tell apart; 60 to 75% means some "
+                       "patterns differ; above 75% synthetic records are easy to spot, usually because relationships "
+                       "between columns were lost. The game measures realism, not privacy: privacy comes from ε.")
+with tabs[4]:
+    if tabs[4].open:
+        pairs = paired(entry, loaded["frame"], declaration)
+        column = st.selectbox("Column", list(pairs), key="preview_column")
+        pair = pairs[column]
+        real = np.bincount(pair.real, minlength=pair.cells)
+        synthetic = np.bincount(pair.synthetic, minlength=pair.cells)
+        st.plotly_chart(distribution_chart(pair.labels, real, synthetic, column), width="stretch",
+                        key="preview_distribution")
+        st.caption("How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers.")
+with tabs[5]:
+    if tabs[5].open:
+        st.markdown("Cells of the real data that do not fit your declaration are changed by a public rule before "
+                    "anything is measured: numbers and dates outside the range are clamped to the nearest bound, "
+                    "and anything else that does not fit (text in a number column, an unlisted category) becomes "
+                    "missing. These counts read the real data, so they are for you only.")
+        if changed:
+            st.dataframe(pd.DataFrame([{"column": n, "cells changed by the rule": r["out_of_domain"],
+                                        "missing after the rule": r.get("missing", 0)} for n, r in changed.items()]),
+                         hide_index=True, width="content")
+            st.warning("Do not widen the declaration just to fit these cells: a domain read off the data is not "
+                       "private. Change it only if the documentation says it is wrong.", icon=":material/warning:")
+        else:
+            st.success("Every cell fits the declaration: the rule changed nothing.")
+
+st.page_link("pages/5_Release.py", label="Next: download the release and make a report", icon=":material/arrow_forward:")

@@ -1,14 +1,17 @@
-"""Release: download the synthetic CSV, the release card (JSON and HTML) and the declaration."""
+"""Release: download the synthetic CSV, the card and the declaration; make a stakeholder report."""
 
 import json
 
 import streamlit as st
 
 from app_support import state
-from app_support.sidebar import page
+from app_support.cards import show_card, show_document
+from app_support.progress import run_with_progress
+from dpsynth_core import report as reports
 from dpsynth_core.card import render_card_html
+from dpsynth_core.accounting import ADD_REMOVE
+from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
-page("Release", ":material/download:")
 st.title("5. Release")
 
 entry = state.current_release()
@@ -17,8 +20,9 @@ if entry is None:
     st.page_link("pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
     st.stop()
 
-release = entry["release"]
-card = release.card
+workspace = state.workspace()
+loaded = state.data()
+card = entry["card"]
 g = card["guarantee"]
 st.markdown(f"### The guarantee\n{g['plain_words']}")
 if g["epsilon"] is None:
@@ -27,25 +31,91 @@ if g["epsilon"] is None:
 note = card.get("method_details", {}).get("per_record_note")
 if note:
     st.warning(note, icon=":material/info:")
-c1, c2 = st.columns(2)
-c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else f"{g['epsilon']:.3g}")
-c2.metric("Synthetic rows", f"{len(release.data):,}")
-st.markdown(f"**Method:** {card['method']['title']}")
-st.caption(f"Privacy unit: {g['neighbouring']}. Randomness: {card['noise_source']}. The random seed is never "
-           "part of a release.")
+c1, c2, c3 = st.columns(3)
+c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else format_epsilon(g["epsilon"]))
+c2.metric("δ (delta)", "none" if g["epsilon"] is None else (f"{g['delta']:.0e}" if g["delta"] else "0"))
+c3.metric("Synthetic rows", f"{len(entry['data']):,}")
+st.markdown(f"**Method:** {card['method']['title']} · release #{entry['id']}")
+st.caption(("" if g["neighbouring"] is None else f"Privacy unit: {g['neighbouring']}. ")
+           + f"Randomness: {card['noise_source']}. The random seed is never part of a release.")
 
 stem = (card["domain"]["dataset"] or "synthetic").removesuffix(".csv")
 d1, d2, d3, d4 = st.columns(4)
-d1.download_button("Synthetic data (CSV)", release.data.to_csv(index=False).encode("utf-8"),
-                   file_name=f"{stem}_synthetic.csv", mime="text/csv", type="primary", key="release_csv")
+d1.download_button("Synthetic data (CSV)", lambda release_id=entry["id"]: workspace.release(release_id).csv_bytes(),
+                   file_name=f"{stem}_synthetic.csv", mime="text/csv", type="primary", key="release_csv",
+                   on_click="ignore")
 d2.download_button("Release card (HTML)", render_card_html(card).encode("utf-8"),
-                   file_name=f"{stem}_release_card.html", mime="text/html", key="release_card_html")
+                   file_name=f"{stem}_release_card.html", mime="text/html", key="release_card_html", on_click="ignore")
 d3.download_button("Release card (JSON)", json.dumps(card, indent=2).encode("utf-8"),
-                   file_name=f"{stem}_release_card.json", mime="application/json", key="release_card_json")
-d4.download_button("Domain declaration (JSON)", json.dumps(state.declaration(), indent=2).encode("utf-8"),
-                   file_name=f"{stem}.domain.json", mime="application/json", key="release_domain")
+                   file_name=f"{stem}_release_card.json", mime="application/json", key="release_card_json",
+                   on_click="ignore")
+d4.download_button("Domain declaration (JSON)", json.dumps(entry["settings"]["declaration"], indent=2).encode("utf-8"),
+                   file_name=f"{stem}.domain.json", mime="application/json", key="release_domain", on_click="ignore")
+st.markdown("**What you can share:** the synthetic CSV, the release card, the declaration and the stakeholder "
+            "report below. **Keep to yourself:** the Preview comparisons, which use the real data without noise.")
 
-st.markdown("**What you can share:** the synthetic CSV, the release card and the declaration. "
-            "**Keep to yourself:** the Preview charts, which compare with the real data.")
+# --- the stakeholder report ------------------------------------------------------------------
+st.subheader("A report for stakeholders")
+st.markdown("The card says what was done; a report also says **how close the synthetic table is to the real "
+            "one**. Its quality figures are themselves measured with differential privacy, from a small extra "
+            "budget you choose, so the report can be shared like the release. It comes as a self-contained HTML "
+            "page and as a PDF.")
+columns = list(entry["data"].columns)
+base = entry["settings"]["epsilon"]
+with st.form("release_report_form", border=True):
+    share = st.select_slider("Budget for the report, as a share of this release's ε",
+                             options=[0.05, 0.1, 0.2, 0.3, 0.5], value=reports.DEFAULT_SHARE,
+                             format_func=lambda s: f"{s:.0%} (ε = {format_epsilon(s * base)})", key="release_report_share")
+    pair_names = {reports.pair_name(a, b): (a, b) for i, a in enumerate(columns) for b in columns[i + 1:]}
+    default_pairs = [reports.pair_name(a, b) for a, b in reports.default_pairs(card, columns)]
+    chosen_pairs = st.multiselect("Pairs of columns to compare together", list(pair_names), default=default_pairs,
+                                  key="release_report_pairs",
+                                  help="Defaults: the pairs the method itself joined (from the card), chosen without "
+                                       "looking at the data. Each pair is one more measurement sharing the budget.")
+    charts = st.multiselect("Columns to chart value by value", columns, default=columns[:reports.DEFAULT_CHARTS],
+                            key="release_report_charts")
+    statistics = 1 + len(columns) + len(chosen_pairs) + len(charts)
+    st.caption(f"{statistics} measurements share the report's budget: the row count, one distance per column, one "
+               "per pair and one set of shares per charted column. Fewer measurements mean smaller error bars.")
+    make = st.form_submit_button("Make the report", type="primary")
+
+if make:
+    epsilon = share * base
+    try:
+        def build(report):
+            report(0.1, "Measuring the distances with noise")
+            figures = reports.measure(loaded["frame"], entry["data"], entry["settings"]["declaration"],
+                                      epsilon=epsilon, pairs=[pair_names[p] for p in chosen_pairs],
+                                      chart_columns=charts)
+            report(0.4, "Drawing the charts")
+            return figures, reports.render_html(card, figures, total=(
+                None if g["epsilon"] is None else
+                f"Release and report together: ε = {format_epsilon(g['epsilon'] + epsilon)} by adding up."))
+
+        workspace.check(loaded["hash"], planned_events(epsilon, ADD_REMOVE), what="This report")
+        (figures, page), _ = run_with_progress(build, title="Measuring the distances with noise")
+        workspace.record_report(loaded["hash"], entry["id"], events=figures.events, figures=figures.to_dict(),
+                                html=page)
+    except (BudgetExceeded, reports.ReportError) as problem:
+        st.error(f"{problem}.", icon=":material/block:")
+    else:
+        st.rerun()
+
+made = workspace.reports(entry["id"])
+if made:
+    latest = made[0]
+    st.success(f"Report made {latest['created']} (spent ε = {format_epsilon(latest['epsilon'])}, recorded in the "
+               "ledger). Download it, or open it below.")
+    r1, r2 = st.columns(2)
+    r1.download_button("Report (HTML)", latest["html"].encode("utf-8"), file_name=f"{stem}_report.html",
+                       mime="text/html", key="release_report_html", type="primary", on_click="ignore")
+    r2.download_button("Report (PDF)", lambda page=latest["html"]: reports.html_to_pdf(page),
+                       file_name=f"{stem}_report.pdf", mime="application/pdf", key="release_report_pdf",
+                       on_click="ignore", disabled=reports.find_chromium() is None,
+                       help=None if reports.find_chromium() else "Needs Chromium on this server "
+                       "(apt-get install chromium); the HTML prints to PDF from any browser.")
+    with st.expander("The report, as stakeholders will see it"):
+        show_document(latest["html"])
+
 st.subheader("The release card, as stakeholders will see it")
-st.iframe(render_card_html(card), height=720)
+show_card(card)

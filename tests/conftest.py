@@ -69,6 +69,12 @@ def adult_domain() -> dict:
 
 
 @pytest.fixture(autouse=True)
+def _own_workspace(tmp_path_factory, monkeypatch):
+    """Every test gets an empty workspace (never the user's ~/.dpsynth)."""
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path_factory.mktemp("workspace")))
+
+
+@pytest.fixture(autouse=True)
 def _warnings_are_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)

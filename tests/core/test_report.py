@@ -146,7 +146,7 @@ def test_default_pairs_come_from_the_public_structure_of_the_card():
     card = {"method_details": {"structure": [{"column": "a", "sampled given": []},
                                              {"column": "b", "sampled given": ["a"]},
                                              {"column": "c", "sampled given": ["a", "b"]}]}}
-    assert report.default_pairs(card, ["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert report.default_pairs(card, ["c", "b", "a"]) == [("b", "a"), ("c", "a"), ("c", "b")]
     assert report.default_pairs({}, ["a", "b", "c"]) == [("a", "b"), ("b", "c")]
 
 

@@ -5,11 +5,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_support.cached import bad_bins_demo, dp_share_with_and_without, k_anonymous_example
-from app_support.sidebar import page
 from dpsynth_core.charts import FONT, REAL, SYNTHETIC, tau_curve
 from dpsynth_core.kanonymity import l_diversity
 
-page("Learn", ":material/school:")
 st.title("How it works")
 
 st.header("What differential privacy promises")
