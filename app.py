@@ -1,7 +1,12 @@
 """The app's entry point: the navigation (titled pages, in the order of the walk) and the shared frame.
 
-Run with ``streamlit run app.py``. Pages live in ``pages/``; each gathers choices, calls the
+Run with ``streamlit run app.py``. Pages live in ``app_pages/``; each gathers choices, calls the
 core and draws. The frame (state resumed from the workspace, the sidebar) runs before each.
+
+The folder is deliberately not called ``pages/``: Streamlit treats a ``pages/`` folder beside
+the entry script as its older multipage mode until ``st.navigation`` has run once in the
+server process, so after a restart a reload of a sub-page would run that page on its own
+(no state, no sidebar, a navigation entry named "app").
 """
 
 import streamlit as st
@@ -9,17 +14,17 @@ import streamlit as st
 from app_support.sidebar import frame
 
 PAGES = {
-    "": [st.Page("pages/0_Home.py", title="Home", icon=":material/home:", default=True)],
+    "": [st.Page("app_pages/0_Home.py", title="Home", icon=":material/home:", default=True)],
     "Make a release": [
-        st.Page("pages/1_Data.py", title="1. Data", icon=":material/description:", url_path="Data"),
-        st.Page("pages/2_Domain.py", title="2. Domain", icon=":material/rule:", url_path="Domain"),
-        st.Page("pages/3_Privacy.py", title="3. Privacy", icon=":material/tune:", url_path="Privacy"),
-        st.Page("pages/4_Preview.py", title="4. Preview", icon=":material/bar_chart:", url_path="Preview"),
-        st.Page("pages/5_Release.py", title="5. Release", icon=":material/download:", url_path="Release"),
+        st.Page("app_pages/1_Data.py", title="1. Data", icon=":material/description:", url_path="Data"),
+        st.Page("app_pages/2_Domain.py", title="2. Domain", icon=":material/rule:", url_path="Domain"),
+        st.Page("app_pages/3_Privacy.py", title="3. Privacy", icon=":material/tune:", url_path="Privacy"),
+        st.Page("app_pages/4_Preview.py", title="4. Preview", icon=":material/bar_chart:", url_path="Preview"),
+        st.Page("app_pages/5_Release.py", title="5. Release", icon=":material/download:", url_path="Release"),
     ],
     "Keep track": [
-        st.Page("pages/6_Releases.py", title="Releases", icon=":material/history:", url_path="Releases"),
-        st.Page("pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn"),
+        st.Page("app_pages/6_Releases.py", title="Releases", icon=":material/history:", url_path="Releases"),
+        st.Page("app_pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn"),
     ],
 }
 

@@ -10,14 +10,17 @@ from dpsynth_core.workspace import Spending, format_delta, format_epsilon
 
 @st.cache_resource(show_spinner=False)
 def _warm_up() -> None:
-    """Load the exact samplers once per server in the background (OpenDP takes seconds to import),
-    so the first Generate is as quick as the next ones. Draws noise on nothing: no data is involved."""
+    """Load the exact samplers and the chart renderer once per server in the background (each takes
+    seconds to start), so the first Generate or report is as quick as the next ones. No data is involved."""
     import threading
 
     def load() -> None:
         from dpsynth_core.noise import make_noise_source
 
         make_noise_source(None).discrete_laplace(1, 1.0)
+        import vl_convert  # the report's chart renderer starts its engine on first use
+
+        vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}})
 
     threading.Thread(target=load, name="dpsynth-warm-up", daemon=True).start()
 

@@ -80,21 +80,23 @@ def distinguishing_chart(accuracy: float, low: float, high: float, note: str = "
                            width=0.5, error_x=dict(type="data", symmetric=False, array=[(high - accuracy) * 100],
                                                    arrayminus=[(accuracy - low) * 100], thickness=3, width=10),
                            hoverinfo="skip"))
-    bands = ((50, 60, "#e8f5e9", "hard to tell apart"), (60, 75, "#fff8e1", "some differences"),
-             (75, 100, "#fdecea", "easy to tell apart"))
+    bands = ((50, 60, "#e8f5e9", "hard to<br>tell apart"), (60, 75, "#fff8e1", "some<br>differences"),
+             (75, 100, "#fdecea", "easy to<br>tell apart"))
     for start, end, colour, words in bands:
-        fig.add_vrect(x0=start, x1=end, fillcolor=colour, line_width=0, layer="below",
-                      annotation_text=words, annotation_position="top", annotation_font=dict(size=15))
+        fig.add_vrect(x0=start, x1=end, fillcolor=colour, line_width=0, layer="below")
+        fig.add_annotation(x=(start + end) / 2, y=1.0, yref="paper", yanchor="bottom", text=words, showarrow=False,
+                           font=dict(size=14, color="#333"))
     fig.add_vline(x=50, line_dash="dash", line_color="#2e7d32", line_width=3)
     fig.add_annotation(x=min(high * 100 + 1.5, 97), y=0, text=f"<b>{accuracy:.0%}</b>", showarrow=False,
                        xanchor="left", font=dict(size=22, color="#1b1b1b"))
     fig.update_xaxes(range=[0, 100], ticksuffix="%")
     fig.update_yaxes(showticklabels=False)
-    if note:
-        fig.add_annotation(x=0, y=-0.55, xref="paper", yref="paper", text=note, showarrow=False, xanchor="left",
-                           font=dict(size=14, color="#555"))
-    return _style(fig, "Can a classifier tell real records from synthetic ones?",
-                  "held-out accuracy (50% = a coin flip)", "", height=330)
+    fig = _style(fig, "Can a classifier tell real records from synthetic ones?", "held-out accuracy (50% = a coin flip)",
+                 "", height=360)
+    if note:  # what was trained on what, stated on the chart itself
+        fig.update_layout(title=dict(subtitle=dict(text=note, font=dict(size=14, color="#555")), y=0.97,
+                                     yanchor="top"), margin=dict(t=150), height=400)
+    return fig
 
 
 def distribution_chart(labels: list, real: np.ndarray, synthetic: np.ndarray, column: str,

@@ -353,12 +353,14 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None)
     e = html.escape
     g = card["guarantee"]
     release_eps = "none (no guarantee)" if g["epsilon"] is None else f"ε = {g['epsilon']:.3g}"
+    dataset = card["domain"].get("dataset")
+    title = f"Quality report: the synthetic {dataset} table" if dataset else "Quality report: a synthetic table"
     mean_one = float(np.mean([v.value for v in figures.one_way.values()])) if figures.one_way else float("nan")
     worst = max(figures.one_way.items(), key=lambda kv: kv[1].value) if figures.one_way else None
     pieces = [f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{e(card['title'])}: quality report</title>
+<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
 <style>{_STYLE}</style></head><body>
-<h1>{e(card['title'])}: quality report</h1>
+<h1>{e(title)}</h1>
 <p class="muted">Made with {e(card['software']['name'])} {e(card['software']['version'])}. Release made
 {e(card['created'])}; method: {e(card['method']['title'])}; {e(release_eps)}.</p>
 <div class="summary">

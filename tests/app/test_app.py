@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dpsynth_core.workspace import Workspace, format_epsilon
 from tests.conftest import FIXTURES, ROOT
 
-PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
+PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py"))
 TINY = b"id,age,sex,notes\n1,34,Female,\n2,51,Male,\n3,29,Female,\n4,,Male,\n5,40,Female,\n"
 
 
@@ -31,7 +31,7 @@ def _visit(at: AppTest, path: str) -> AppTest:
 
 
 def _generate(at: AppTest) -> AppTest:
-    at = _visit(at, "pages/4_Preview.py")
+    at = _visit(at, "app_pages/4_Preview.py")
     at.button(key="preview_generate").click().run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -45,7 +45,7 @@ def _open_tab(at: AppTest, label: str) -> AppTest:
 
 
 def _upload(at: AppTest, name: str, raw: bytes) -> AppTest:
-    at = _visit(at, "pages/1_Data.py")
+    at = _visit(at, "app_pages/1_Data.py")
     at.radio(key="data_source_choice").set_value("My own file").run()
     at.file_uploader(key="data_upload").upload(name, raw, "text/csv").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -100,7 +100,7 @@ def test_navigation_has_titled_pages_and_no_developer_toolbar():
 
 
 def test_data_page_shows_names_and_size_never_values():
-    at = _visit(_app().run(), "pages/1_Data.py")
+    at = _visit(_app().run(), "app_pages/1_Data.py")
     text = " ".join(m.value for m in at.markdown) + " ".join(str(m.value) for m in at.metric)
     assert "32,561" in text and "3.5 MB" in text
     frame = at.dataframe[0].value
@@ -127,10 +127,10 @@ def test_upload_starts_a_declaration_from_names_only_and_the_sidebar_follows():
 
 
 def test_domain_page_asks_for_missing_bounds_of_ce():
-    at = _visit(_app().run(), "pages/1_Data.py")
+    at = _visit(_app().run(), "app_pages/1_Data.py")
     at.selectbox(key="data_example").set_value("ce").run()
     at.button(key="data_use_example").click().run()
-    at = _visit(at, "pages/2_Domain.py")
+    at = _visit(at, "app_pages/2_Domain.py")
     warnings = " ".join(w.value for w in at.warning)
     assert "no public minimum" in warnings and "Income" not in warnings.split("no public")[0][-5:]
     assert any("columns are ready" in e.value for e in at.error)
@@ -140,19 +140,19 @@ def test_domain_page_asks_for_missing_bounds_of_ce():
 
 
 def test_declaration_kept_as_a_policy_is_offered_again():
-    at = _visit(_app().run(), "pages/2_Domain.py")
+    at = _visit(_app().run(), "app_pages/2_Domain.py")
     at.text_input(key="domain_policy_name").set_value("census people").run()
     at.button(key="domain_policy_keep").click().run()
     assert _workspace().policy("census people")["columns"]["age"]["type"] == "integer"
-    at = _visit(_app().run(), "pages/2_Domain.py")
+    at = _visit(_app().run(), "app_pages/2_Domain.py")
     assert at.selectbox(key="domain_policy_choice").options == ["census people"]
 
 
 def test_full_walk_on_adult(downloads):
-    at = _visit(_app().run(), "pages/1_Data.py")
-    at = _visit(at, "pages/2_Domain.py")
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at = _visit(at, "app_pages/2_Domain.py")
     assert any("All 15 columns are declared" in s.value for s in at.success)
-    at = _visit(at, "pages/3_Privacy.py")
+    at = _visit(at, "app_pages/3_Privacy.py")
     at.select_slider(key="privacy_epsilon").set_value(2.0).run()
     assert at.session_state["epsilon"] == 2.0
     assert len(at.get("plotly_chart")) == 1
@@ -165,7 +165,7 @@ def test_full_walk_on_adult(downloads):
     entry = at.session_state["releases"][at.session_state["current_release"]]
     assert set(entry["metrics"]) == {"fidelity", "one_way", "two_way", "game"}
     assert _workspace().release(entry["id"]).metrics["game"]["accuracy"] == entry["metrics"]["game"]["accuracy"]
-    at = _visit(at, "pages/5_Release.py")
+    at = _visit(at, "app_pages/5_Release.py")
     labels = {b.proto.label for b in at.download_button}
     assert labels == {"Synthetic data (CSV)", "Release card (HTML)", "Release card (JSON)", "Domain declaration (JSON)"}
     card = json.loads(_served(at, downloads, "Release card (JSON)"))
@@ -180,8 +180,8 @@ def test_full_walk_on_adult(downloads):
 def test_same_settings_never_silently_redraw():
     at = _generate(_app().run())
     first = at.session_state["current_release"]
-    _visit(at, "pages/3_Privacy.py")
-    at = _visit(at, "pages/4_Preview.py")
+    _visit(at, "app_pages/3_Privacy.py")
+    at = _visit(at, "app_pages/4_Preview.py")
     assert at.session_state["current_release"] == first
     data = at.session_state["data"]["hash"]
     assert _workspace().spending(data).draws == 1
@@ -193,7 +193,7 @@ def test_same_settings_never_silently_redraw():
 
 
 def test_ledger_and_release_survive_a_reload_and_a_restart():
-    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.select_slider(key="privacy_epsilon").set_value(0.5).run()
     at = _generate(at)
     release_id = at.session_state["current_release"]
@@ -202,16 +202,16 @@ def test_ledger_and_release_survive_a_reload_and_a_restart():
     assert not again.exception
     assert again.session_state["epsilon"] == 0.5 and again.session_state["current_release"] == release_id
     assert "ε = 0.5" in _sidebar_text(again)
-    again = _visit(again, "pages/4_Preview.py")
+    again = _visit(again, "app_pages/4_Preview.py")
     assert "Draw again" in again.button(key="preview_generate").label
     assert any(f"release #{release_id}" in s.value for s in again.success)
-    again = _visit(again, "pages/5_Release.py")
+    again = _visit(again, "app_pages/5_Release.py")
     assert any(m.label == "Synthetic rows" for m in again.metric)
 
 
 def test_reupload_of_the_same_file_finds_its_ledger_and_declaration():
     at = _upload(_app().run(), "tiny.csv", TINY)
-    at = _visit(at, "pages/2_Domain.py")
+    at = _visit(at, "app_pages/2_Domain.py")
     at.selectbox(key=f"domain_v{at.session_state['declaration_version']}_3_kind").set_value("drop").run()
     at = _generate(at)
     # Another session (say after a restart, when uploads are gone) uploads the same bytes.
@@ -225,7 +225,7 @@ def test_reupload_of_the_same_file_finds_its_ledger_and_declaration():
 @pytest.mark.parametrize("method", ["cathist", "marginals", "copula", "dirichlet", "bayesnet", "deniability",
                                     "microagg"])
 def test_preview_and_release_work_with_every_method(method, downloads):
-    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value(method).run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == 1
@@ -233,7 +233,7 @@ def test_preview_and_release_work_with_every_method(method, downloads):
     assert any("Synthetic table ready" in s.value for s in at.success)
     if method == "deniability":
         assert any("candidate records passed" in c.value for c in at.caption)
-    at = _visit(at, "pages/5_Release.py")
+    at = _visit(at, "app_pages/5_Release.py")
     card = json.loads(_served(at, downloads, "Release card (JSON)"))
     assert card["method"]["name"] == method
     spending = _workspace().spending(at.session_state["data"]["hash"])
@@ -249,17 +249,17 @@ def test_preview_and_release_work_with_every_method(method, downloads):
 
 
 def test_deniability_states_one_plain_epsilon_everywhere():
-    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value("deniability").run()
     guidance = " ".join(i.value for i in at.info) + " ".join(w.value for w in at.warning)
     assert "Very weak" in guidance and "Moderate" not in guidance and "e+" not in guidance
     whole = guidance.split("whole file's ε is **")[1].split("**")[0]
-    at = _visit(at, "pages/4_Preview.py")
+    at = _visit(at, "app_pages/4_Preview.py")
     assert f"about ε = {whole}" in at.button(key="preview_generate").label
 
 
 def test_rho_and_tau_appear_only_where_they_apply():
-    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value("marginals").run()
     assert not at.slider and "τ" not in at.dataframe[0].value.columns
     assert not any("τ is the noisy count" in c.value for c in at.caption)
@@ -268,14 +268,14 @@ def test_rho_and_tau_appear_only_where_they_apply():
 
 
 def test_microagg_is_explained_and_never_shown_as_guaranteed():
-    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value("microagg").run()
     assert any("MDAV" in e.value and "maximum distance to average vector" in e.value for e in at.error)
     assert not any("no differential-privacy" in s.value.lower() for s in list(at.success) + list(at.info))
 
 
 def test_lifetime_budget_refuses_a_draw_with_an_explanation():
-    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.number_input(key="privacy_lifetime").set_value(1.5).run()
     at.button(key="privacy_lifetime_set").click().run()
     assert _workspace().lifetime_budget(at.session_state["data"]["hash"]) == 1.5
@@ -299,10 +299,10 @@ def test_cells_outside_the_declaration_are_shown_to_the_publisher():
 
 def test_releases_page_compares_two_and_downloads_again():
     at = _generate(_app().run())
-    at = _visit(at, "pages/3_Privacy.py")
+    at = _visit(at, "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value("cathist").run()
     at = _generate(at)
-    at = _visit(at, "pages/6_Releases.py")
+    at = _visit(at, "app_pages/6_Releases.py")
     assert len(at.dataframe[0].value) == 2
     at.button(key="releases_compute").click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -313,7 +313,7 @@ def test_releases_page_compares_two_and_downloads_again():
 
 
 def test_stakeholder_report_is_made_counted_and_offered(downloads):
-    at = _visit(_generate(_app().run()), "pages/5_Release.py")
+    at = _visit(_generate(_app().run()), "app_pages/5_Release.py")
     at.select_slider(key="release_report_share").set_value(0.2)
     next(b for b in at.button if b.label == "Make the report").click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -325,7 +325,7 @@ def test_stakeholder_report_is_made_counted_and_offered(downloads):
 
 
 def test_column_groups_reach_the_method():
-    at = _visit(_app().run(), "pages/3_Privacy.py")
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value("marginals").run()
     at.text_area(key="privacy_groups").set_value("sex, relationship").run()
     assert at.session_state["groups"] == [["sex", "relationship"]]
@@ -340,12 +340,12 @@ def test_column_groups_reach_the_method():
 
 def test_tiny_upload_walks_through_every_method_without_a_traceback():
     at = _upload(_app().run(), "tiny.csv", TINY)
-    at = _visit(at, "pages/2_Domain.py")
+    at = _visit(at, "app_pages/2_Domain.py")
     at.selectbox(key=f"domain_v{at.session_state['declaration_version']}_3_kind").set_value("drop").run()
     assert any("All 4 columns are declared" in s.value for s in at.success)
     # deniability is left out: on five records its test tries its whole candidate budget (minutes)
     for method in ("marginals", "cathist", "copula", "bayesnet", "microagg", "dirichlet"):
-        at = _visit(at, "pages/3_Privacy.py")
+        at = _visit(at, "app_pages/3_Privacy.py")
         at.radio(key="privacy_method").set_value(method).run()
         at = _generate(at)
         assert at.success or at.error or at.warning, method  # a result, or a message saying why not

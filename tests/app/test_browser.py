@@ -1,9 +1,10 @@
-"""The app in a real headless Chromium: the newcomer's walk from the home page to the downloads.
+"""The app in a real headless Chromium: the newcomer's walk, the workspace across a server restart,
+the stakeholder report as HTML and PDF, and a bad upload.
 
-Starts ``streamlit run app.py`` on a free local port, drives Debian's Chromium with
-Playwright (its own browser download is not used), asserts on visible text and saves a
-screenshot of every page. Set ``DPSYNTH_UPDATE_SCREENSHOTS=1`` to refresh the copies in
-``assets/screenshots/`` that the README shows.
+Starts ``streamlit run app.py`` on a free local port with a workspace of its own, drives
+Debian's Chromium with Playwright (its own browser download is not used), asserts on
+visible text and saves a screenshot of every page. Set ``DPSYNTH_UPDATE_SCREENSHOTS=1`` to
+refresh the copies in ``assets/screenshots/`` that the README shows.
 """
 
 from __future__ import annotations
@@ -35,35 +36,52 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+class Server:
+    """``streamlit run app.py`` on a fixed port and workspace, which can be stopped and started again."""
+
+    def __init__(self, workspace: Path, log_path: Path):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.workspace, self.log_path = workspace, log_path
+        self.proc = None
+
+    def start(self) -> None:
+        env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+               "DPSYNTH_WORKSPACE": str(self.workspace)}
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port",
+                                      str(self.port), "--server.address", "127.0.0.1", "--server.headless", "true"],
+                                     cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).read() == b"ok":
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        pytest.fail("streamlit did not start: " + self.log_path.read_text(errors="replace")[-2000:])
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        self.proc = None
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
-    log = open(log_path, "wb")
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true"],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        log.close()
-        pytest.fail("streamlit did not start: " + log_path.read_text(errors="replace")[-2000:])
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.close()
+    folder = tmp_path_factory.mktemp("server")
+    running = Server(folder / "workspace", folder / "streamlit.log")
+    running.start()
+    yield running
+    running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -79,14 +97,15 @@ def browser():
         launched.close()
 
 
-def _shot(page, tmp_dir: Path, name: str) -> None:
-    page.wait_for_timeout(600)  # let charts finish drawing
+def _shot(page, tmp_dir: Path, name: str, full_page: bool = True) -> Path:
+    page.wait_for_timeout(700)  # let charts finish drawing
     path = tmp_dir / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     assert path.stat().st_size > 10_000
     if os.environ.get("DPSYNTH_UPDATE_SCREENSHOTS") == "1":
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, SCREENSHOTS / path.name)
+    return path
 
 
 def _go(page, link_text: str, heading: str) -> None:
@@ -98,12 +117,33 @@ def _no_exception(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def _sidebar(page) -> str:
+    return page.locator("[data-testid='stSidebar']").inner_text()
+
+
+def _tab(page, label: str, wait_for: str) -> None:
+    page.get_by_role("tab", name=label).click()
+    page.locator(wait_for).first.wait_for(timeout=60_000)
+
+
+def _not_blank(png: Path) -> bool:
+    """True when an image has real content (more than a few distinct colours)."""
+    from PIL import Image
+
+    with Image.open(png) as image:
+        colours = image.convert("RGB").resize((200, 280)).getcolors(maxcolors=100_000)
+    return colours is not None and len(colours) > 20
+
+
 def test_newcomer_walk(server, browser, tmp_path):
     context = browser.new_context(viewport={"width": 1400, "height": 1500}, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(server)
+    page.goto(server.url)
     page.get_by_role("heading", name="Share a private synthetic copy of a sensitive table").wait_for()
+    nav = page.locator("[data-testid='stSidebarNav']").inner_text()
+    assert "Home" in nav and "Releases" in nav and "app" not in nav.split()
+    assert page.get_by_role("button", name="Deploy").count() == 0
     _no_exception(page)
     _shot(page, tmp_path, "0_home")
 
@@ -122,20 +162,23 @@ def test_newcomer_walk(server, browser, tmp_path):
     page.get_by_text("What these choices imply, column by column").wait_for()
     _no_exception(page)
     _shot(page, tmp_path, "3_privacy")
+    page.get_by_text("What these choices imply, column by column").scroll_into_view_if_needed()
+    _shot(page, tmp_path, "3_privacy_plan", full_page=False)
 
     _go(page, "Next: generate and preview", "4. Preview")
     page.get_by_role("button", name="Generate synthetic data").click()
     page.get_by_text("Synthetic table ready").wait_for(timeout=90_000)
     page.get_by_text("For you only.").wait_for()
+    assert "ε = 1" in _sidebar(page)
     _no_exception(page)
     _shot(page, tmp_path, "4_preview")
     for tab, name in (("Marginal distances", "4_preview_distances"), ("Distinguishing game", "4_preview_game"),
                       ("One column", "4_preview_column")):
-        page.get_by_role("tab", name=tab).click()
-        page.wait_for_timeout(800)
+        _tab(page, tab, "[data-testid='stPlotlyChart']")
+        _no_exception(page)
         _shot(page, tmp_path, name)
 
-    _go(page, "Next: download the release", "5. Release")
+    _go(page, "Next: download the release and make a report", "5. Release")
     page.get_by_text("The guarantee").first.wait_for()
     with page.expect_download() as download_info:
         page.get_by_role("button", name="Synthetic data (CSV)").click()
@@ -148,21 +191,98 @@ def test_newcomer_walk(server, browser, tmp_path):
     card_path = tmp_path / "card.html"
     card_info.value.save_as(card_path)
     assert "What the guarantee covers" in card_path.read_text()
+    page.get_by_role("button", name="Make the report").click()
+    page.get_by_text("Report made").first.wait_for(timeout=90_000)
+    with page.expect_download() as report_info:
+        page.get_by_role("button", name="Report (HTML)").click()
+    report_path = tmp_path / "report.html"
+    report_info.value.save_as(report_path)
+    with page.expect_download(timeout=90_000) as pdf_info:
+        page.get_by_role("button", name="Report (PDF)").click()
+    pdf_path = tmp_path / "report.pdf"
+    pdf_info.value.save_as(pdf_path)
     _no_exception(page)
     _shot(page, tmp_path, "5_release")
+    _check_report(browser, report_path, pdf_path, tmp_path)
+
+    _go(page, "Privacy", "3. Privacy")
+    page.get_by_text("Independent columns (CatHist)", exact=True).click()
+    page.get_by_text("Tolerance for randomness ρ (rho)").wait_for()
+    page.get_by_role("slider").nth(1).wait_for()  # ρ applies to this method: its slider appears
+    _go(page, "Preview", "4. Preview")
+    page.get_by_role("button", name="Generate synthetic data").click()
+    page.get_by_text("Synthetic table ready").wait_for(timeout=90_000)
+    _go(page, "Releases", "Releases")
+    page.get_by_role("button", name="Compute the comparisons for these two").click()
+    page.get_by_role("button", name="Compute the comparisons for these two").wait_for(state="detached",
+                                                                                      timeout=90_000)
+    page.get_by_text("Download again").wait_for()
+    assert page.get_by_text("not computed yet").count() == 0
+    _no_exception(page)
+    _shot(page, tmp_path, "6_releases")
 
     page.get_by_role("link", name="Learn").first.click()
     page.get_by_role("heading", name="How it works").wait_for()
     page.get_by_text("How often the release shows").first.wait_for()
     _no_exception(page)
-    _shot(page, tmp_path, "6_learn")
+    _shot(page, tmp_path, "7_learn")
     context.close()
+
+
+def _check_report(browser, report_path: Path, pdf_path: Path, tmp_path: Path) -> None:
+    """The report as stakeholders see it: the HTML page in Chromium, and every PDF page as an image."""
+    text = report_path.read_text()
+    assert "What each number covers" in text and "<svg" in text and "<script" not in text
+    page = browser.new_page(viewport={"width": 1100, "height": 1700})
+    page.goto(report_path.as_uri())
+    page.get_by_text("How to read it").wait_for()
+    assert _not_blank(_shot(page, tmp_path, "5_report_whole"))
+    page.get_by_text("1. Each column on its own").scroll_into_view_if_needed()
+    shot = _shot(page, tmp_path, "5_report", full_page=False)
+    assert _not_blank(shot)
+    page.close()
+    assert pdf_path.read_bytes().startswith(b"%PDF")
+    pdftoppm = shutil.which("pdftoppm")
+    if pdftoppm is None:
+        pytest.fail("pdftoppm is not installed: `apt-get install poppler-utils` (.ci/run does this)")
+    subprocess.run([pdftoppm, "-r", "40", "-png", str(pdf_path), str(tmp_path / "pdf")], check=True, timeout=120)
+    pages = sorted(tmp_path.glob("pdf-*.png"))
+    assert len(pages) >= 3 and all(_not_blank(p) for p in pages[:3])
+    if os.environ.get("DPSYNTH_UPDATE_SCREENSHOTS") == "1":
+        shutil.copy(pages[1], SCREENSHOTS / "5_report_pdf_page2.png")
+
+
+def test_budget_survives_a_server_restart_and_a_reload(browser, tmp_path):
+    server = Server(tmp_path / "workspace", tmp_path / "streamlit.log")
+    server.start()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.set_default_timeout(30_000)
+        page.goto(f"{server.url}/Preview")
+        page.get_by_role("button", name="Generate synthetic data").click()
+        page.get_by_text("Synthetic table ready").wait_for(timeout=90_000)
+        assert "ε = 1" in _sidebar(page)
+        server.stop()
+        server.start()
+        page.reload()
+        page.get_by_role("heading", name="4. Preview").wait_for()
+        page.get_by_text("Synthetic table ready").wait_for(timeout=60_000)
+        assert "ε = 1" in _sidebar(page) and "nothing drawn yet" not in _sidebar(page)
+        assert page.get_by_role("button", name="Draw again").count() == 1
+        other = browser.new_page()  # a new tab resumes too
+        other.goto(f"{server.url}/Release")
+        other.get_by_text("The guarantee").first.wait_for()
+        assert "ε = 1" in _sidebar(other)
+        page.close()
+        other.close()
+    finally:
+        server.stop()
 
 
 def test_malformed_upload_in_browser(server, browser, tmp_path):
     page = browser.new_page()
     page.set_default_timeout(30_000)
-    page.goto(f"{server}/Data")
+    page.goto(f"{server.url}/Data")
     page.get_by_role("heading", name="1. Data").wait_for()
     page.get_by_text("My own file").click()
     page.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "fixtures" / "malformed.csv"))

@@ -64,4 +64,4 @@ st.caption(f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
 st.dataframe(pd.DataFrame({"column name": info["columns"]}), hide_index=True, width=420,
              height=min(38 * len(info["columns"]) + 40, 420))
 
-st.page_link("pages/2_Domain.py", label="Next: declare each column's domain", icon=":material/arrow_forward:")
+st.page_link("app_pages/2_Domain.py", label="Next: declare each column's domain", icon=":material/arrow_forward:")

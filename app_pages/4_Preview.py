@@ -28,7 +28,7 @@ problems = domain.problems()
 if problems:
     st.error("The domain declaration is not complete: " + problems[0].split(": ", 1)[-1]
              + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-    st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
+    st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
     st.stop()
 
 info = METHODS[settings["method"]]
@@ -194,4 +194,4 @@ with tabs[5]:
         else:
             st.success("Every cell fits the declaration: the rule changed nothing.")
 
-st.page_link("pages/5_Release.py", label="Next: download the release and make a report", icon=":material/arrow_forward:")
+st.page_link("app_pages/5_Release.py", label="Next: download the release and make a report", icon=":material/arrow_forward:")

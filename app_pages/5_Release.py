@@ -17,7 +17,7 @@ st.title("5. Release")
 entry = state.current_release()
 if entry is None:
     st.info("There is no synthetic table yet for the current settings. Generate one on the Preview page.")
-    st.page_link("pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
+    st.page_link("app_pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
     st.stop()
 
 workspace = state.workspace()
@@ -74,9 +74,9 @@ with st.form("release_report_form", border=True):
                                        "looking at the data. Each pair is one more measurement sharing the budget.")
     charts = st.multiselect("Columns to chart value by value", columns, default=columns[:reports.DEFAULT_CHARTS],
                             key="release_report_charts")
-    statistics = 1 + len(columns) + len(chosen_pairs) + len(charts)
-    st.caption(f"{statistics} measurements share the report's budget: the row count, one distance per column, one "
-               "per pair and one set of shares per charted column. Fewer measurements mean smaller error bars.")
+    st.caption(f"The report's budget is shared equally by its measurements: the row count, one distance per column "
+               f"({len(columns)}), one per pair and one set of shares per charted column. Fewer measurements mean "
+               "smaller error bars.")
     make = st.form_submit_button("Make the report", type="primary")
 
 if make:

@@ -124,7 +124,7 @@ problems = TableDomain.from_json(declaration).problems()
 if problems:
     st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
                "declared columns only.", icon=":material/warning:")
-    st.page_link("pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
+    st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
 spec_json = json.dumps(declaration)  # column order matters for the table
 plan = column_plan(spec_json, float(epsilon), float(rho), rows_public, method, row_count)
 
@@ -210,4 +210,4 @@ elif method == "marginals":
 st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public, method)), width="stretch",
                 key="privacy_split_chart")
 state.save_session()
-st.page_link("pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")
+st.page_link("app_pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")

@@ -24,7 +24,7 @@ st.markdown(f"Every release made from **{loaded['name']}** in this workspace, fr
 
 if not stored:
     st.info("No release yet for this data. Make one on the Preview page.")
-    st.page_link("pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
+    st.page_link("app_pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
     st.stop()
 
 
@@ -138,7 +138,7 @@ for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
                                key=f"releases_report_{side}_{release.id}", on_click="ignore")
         if st.button("Open on the Release page", key=f"releases_open_{side}_{release.id}"):
             st.session_state[state.CURRENT] = release.id
-            st.switch_page("pages/5_Release.py")
+            st.switch_page("app_pages/5_Release.py")
 
 with st.expander("The full ledger of this data (every spend, oldest first)"):
     st.dataframe(pd.DataFrame([{

@@ -23,20 +23,20 @@ st.info("A bundled example (the 1994 US Census 'Adult' table) is loaded unless y
         icon=":material/arrow_forward:")
 
 st.subheader("Five steps")
-st.page_link("pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon=":material/description:")
-st.page_link("pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon=":material/rule:")
-st.page_link("pages/3_Privacy.py", label="**3. Privacy**: choose the protection level", icon=":material/tune:")
-st.page_link("pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data", icon=":material/bar_chart:")
-st.page_link("pages/5_Release.py", label="**5. Release**: download the synthetic table, its card and a report",
+st.page_link("app_pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon=":material/description:")
+st.page_link("app_pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon=":material/rule:")
+st.page_link("app_pages/3_Privacy.py", label="**3. Privacy**: choose the protection level", icon=":material/tune:")
+st.page_link("app_pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data", icon=":material/bar_chart:")
+st.page_link("app_pages/5_Release.py", label="**5. Release**: download the synthetic table, its card and a report",
              icon=":material/download:")
 st.subheader("And")
-st.page_link("pages/6_Releases.py", label="**Releases**: every release made from this data, side by side",
+st.page_link("app_pages/6_Releases.py", label="**Releases**: every release made from this data, side by side",
              icon=":material/history:")
-st.page_link("pages/7_Learn.py", label="**Learn**: how it works, with live examples", icon=":material/school:")
+st.page_link("app_pages/7_Learn.py", label="**Learn**: how it works, with live examples", icon=":material/school:")
 st.caption("Your work is kept in a workspace on this computer (the privacy budget spent on each file, every "
            "release, your declarations), so a reload or a restart picks up where you were.")
 
 if st.button("Start with the example", type="primary", key="home_start"):
     if state.data()["source"] != "example: adult":
         state.use_example("adult")
-    st.switch_page("pages/1_Data.py")
+    st.switch_page("app_pages/1_Data.py")

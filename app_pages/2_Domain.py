@@ -222,4 +222,4 @@ policy_name = c2.text_input("Or keep it in your workspace as a policy named", ke
 if c3.button("Keep", key="domain_policy_keep", disabled=not policy_name.strip()):
     state.workspace().save_policy(policy_name, declaration)
     st.toast(f"Kept as the policy '{policy_name.strip()}': it is offered for every table with these columns.")
-st.page_link("pages/3_Privacy.py", label="Next: choose the privacy level", icon=":material/arrow_forward:")
+st.page_link("app_pages/3_Privacy.py", label="Next: choose the privacy level", icon=":material/arrow_forward:")
