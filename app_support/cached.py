@@ -62,7 +62,7 @@ def quality(entry: dict, name: str, real, declaration: dict, report=lambda done,
 
 
 #: Records of each kind the distinguishing game samples (a subsample keeps it to about a second).
-GAME_RECORDS = 5000
+GAME_RECORDS = 3000
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -55,7 +55,7 @@ def run_with_progress(work, *, title: str, expected: float | None = None):
     worker = threading.Thread(target=target, name="dpsynth-work", daemon=True)
     worker.start()
     while worker.is_alive():
-        worker.join(0.25)
+        worker.join(0.1)
         elapsed = time.monotonic() - start
         with lock:
             done, message = shared["done"], shared["message"]

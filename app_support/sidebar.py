@@ -80,9 +80,11 @@ def draw_sidebar() -> None:
         if limit is not None:
             used = min(1.0, spending.largest_epsilon / limit)
             st.progress(used, text=f"Lifetime budget ε = {limit:g}: {format_epsilon(spending.left())} left")
-        st.caption(f"{spending.draws} draw{'s' if spending.draws != 1 else ''} and reports recorded on this file, "
-                   "kept across reloads and restarts. Only the Generate and report buttons spend; each says "
-                   "what it costs.",
+        recorded = (f"{spending.draws} draw{'s' if spending.draws != 1 else ''} or report"
+                    f"{'s' if spending.draws != 1 else ''} recorded on this file" if spending.draws else
+                    "Nothing recorded on this file yet")
+        st.caption(f"{recorded}, kept across reloads and restarts. Only the Generate and report buttons spend; "
+                   "each says what it costs.",
                    help="Every release from the same data adds up: two draws at ε = 1 protect people about as "
                         "much as one draw at ε = 2. Totals come from the privacy accountant: draws protecting "
                         "against a record being added or removed, and draws protecting against a record being "

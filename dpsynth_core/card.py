@@ -42,7 +42,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": None,
                      "noise_epsilon": epsilon,
                      "plain_words": f"No differential-privacy guarantee: {missing}. Noise with epsilon = "
-                                    f"{epsilon:.3g} was added to the statistics, but that number does not "
+                                    f"{plain_number(epsilon)} was added to the statistics, but that number does not "
                                     "bound what the release reveals."}
     return {
         "title": f"Synthetic data release{': ' + domain.dataset if domain.dataset else ''}",
@@ -51,7 +51,8 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
         "parameters": {"epsilon": model.epsilon_, "rho": model.rho_},
         "guarantee": guarantee,
-        "spends": ledger.as_list(),
+        # Without a guarantee there is no privacy unit to name, not even on each spend.
+        "spends": [dict(e, neighbouring=None) for e in ledger.as_list()] if missing else ledger.as_list(),
         "budget_split": split,
         "budget_unit": ("each part's share of the zero-concentrated budget (rho), shown in epsilon" if zcdp
                         else "epsilon"),
@@ -73,12 +74,20 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
     }
 
 
+def plain_number(value: float, digits: int = 3) -> str:
+    """A number in plain digits for readers (``34,312``, ``2.72``, ``0.0475``), never ``3.43e+04``."""
+    if value >= 10 ** digits:
+        return f"{value:,.0f}"
+    text = f"{value:.{digits}g}"
+    return f"{value:.{digits + 4}f}".rstrip("0").rstrip(".") if "e" in text else text
+
+
 def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None) -> str:
     unit = "one person's record" if neighbouring is None or "add/remove" in neighbouring else \
         "one person's record being replaced by another (the number of rows is public)"
-    ratio = f"{math.exp(epsilon):.3g}" if epsilon < 700 else "more than 10^300"
+    ratio = plain_number(math.exp(epsilon)) if epsilon < 30 else "more than 10^13"
     text = (f"Whether or not {unit} is in the data changes the chance of any outcome of this "
-            f"release by a factor of at most {ratio} (epsilon = {epsilon:.3g})")
+            f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon)})")
     if delta > 0:
         text += f", except with probability at most {delta:.2g}"
     return text + ". The more the data holds, the less any one record can be seen."
@@ -96,7 +105,7 @@ def delta_words(delta: float) -> str:
 def _guarantee_line(g: dict) -> str:
     if g["epsilon"] is None:
         return "<b>No formal differential-privacy guarantee.</b>"
-    line = (f"Differential privacy: epsilon = {g['epsilon']:.4g}, delta = {g['delta']:.2g} "
+    line = (f"Differential privacy: epsilon = {plain_number(g['epsilon'])}, delta = {g['delta']:.2g} "
             f"({html.escape(g['composition'])} composition); privacy unit: {html.escape(g['neighbouring'] or 'n/a')}.")
     if "rho" in g:
         line += f" Zero-concentrated DP: rho = {g['rho']:.4g}. {html.escape(g['delta_in_plain_words'])}"
@@ -111,7 +120,8 @@ def render_card_html(card: dict) -> str:
         f"<tr><td>{e(c['column'])}</td><td>{e(c['kind'])}</td><td>{e(c['description'])}</td>"
         f"<td>{'yes' if c['missing_allowed'] else 'no'}</td></tr>"
         for c in card["domain"]["columns"])
-    split = "".join(f"<tr><td>{e(label)}</td><td>{eps:.4g}</td></tr>" for label, eps in card["budget_split"].items())
+    split = "".join(f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>"
+                    for label, eps in card["budget_split"].items())
     details = card.get("method_details", {})
     note = details.get("per_record_note")
     per_record = f"<p class='guarantee'>{e(note)}</p>" if note else ""
