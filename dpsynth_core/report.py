@@ -284,7 +284,7 @@ def distance_chart(estimates: dict, title: str):
 
     frame = pd.DataFrame([{"what": k, "value": v.value, "low": v.low, "high": v.high,
                            "text": f"{v.value:.3f}"} for k, v in estimates.items()])
-    top = max(0.1, float(frame["high"].max()) * 1.25) if len(frame) else 0.1
+    top = max([0.1] + [v.high * 1.25 for v in estimates.values()])
     x = alt.X("value:Q", title="distance between real and synthetic (0 = identical)",
               scale=alt.Scale(domain=[0, top], nice=False))
     y = alt.Y("what:N", sort=None, title=None)

@@ -136,22 +136,25 @@ def test_two_concurrent_draws_never_overspend_a_lifetime_budget(tmp_path, monkey
     assert ws.spending(FP).relations[0].epsilon == pytest.approx(1.0)
 
 
-def test_two_cli_processes_drawing_at_once_both_reach_the_ledger(tmp_path):
+def test_two_cli_processes_drawing_at_once_both_reach_the_ledger(tmp_path, capsys):
     data = tmp_path / "people.csv"
     TABLE.to_csv(data, index=False)
     domain = tmp_path / "people.domain.json"
     domain.write_text(json.dumps(DOMAIN))
     runs = [subprocess.Popen([sys.executable, "-m", "dpsynth_core", "synth", str(data), "--domain", str(domain),
-                              "--epsilon", "0.5", "--out", str(tmp_path / f"out{i}.csv"), "--workspace",
-                              str(tmp_path / "ws")], cwd=ROOT, stderr=subprocess.PIPE, text=True) for i in range(2)]
+                              "--epsilon", "0.5", "--seed", str(i), "--out", str(tmp_path / f"out{i}.csv"),
+                              "--workspace", str(tmp_path / "ws")], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+            for i in range(2)]
     for run in runs:
         _, errors = run.communicate(timeout=120)
         assert run.returncode == 0, errors
     ws = Workspace(tmp_path / "ws")
     key = fingerprint(data.read_bytes())
     assert ws.spending(key).draws == 2 and ws.spending(key).relations[0].epsilon == pytest.approx(1.0)
-    printed = subprocess.run([sys.executable, "-m", "dpsynth_core", "ledger", "--workspace", str(tmp_path / "ws")],
-                             cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    from dpsynth_core.cli import main
+
+    assert main(["ledger", "--workspace", str(tmp_path / "ws")]) == 0
+    printed = capsys.readouterr().out
     assert "people.csv" in printed and "ε = 1," in printed and printed.count(" cli ") == 2
 
 
