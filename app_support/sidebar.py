@@ -53,8 +53,8 @@ def spending_lines(spending: Spending) -> list[str]:
         if total.delta > 0:
             text += f", δ = {format_delta(total.delta)}"
         line = f"**{text}** for {unit}"
-        if total.composition == "advanced":
-            line += f" (ε = {format_epsilon(total.basic_epsilon)} by plain addition)"
+        if total.basic_epsilon > total.epsilon * 1.005:  # composition did better than adding up
+            line += f" (ε = {format_epsilon(total.basic_epsilon)} by adding up each draw's ε)"
         lines.append(line)
     return lines
 

@@ -114,17 +114,22 @@ def pair_name(a: str, b: str) -> str:
 
 
 def default_pairs(card: dict, columns, limit: int = DEFAULT_PAIRS) -> list[tuple[str, str]]:
-    """Public default pairs: those the release's structure joined (from its card), else neighbours in order.
+    """Public default pairs: those the release itself joined (read from its card), else neighbours in order.
 
-    Each pair is written in column order.
+    The card names the joined columns as a structure (``sampled given``) or as measured
+    marginals; either way they are public (the release's own output). Pairs are in column order.
     """
     columns = list(columns)
+    details = card.get("method_details", {})
+    groups = [[*step.get("sampled given", []), step["column"]] for step in details.get("structure", []) or []]
+    groups += [m["marginal"] for m in details.get("measured_marginals", []) or []]
     pairs: list[tuple[str, str]] = []
-    for step in card.get("method_details", {}).get("structure", []) or []:
-        for parent in step.get("sampled given", []):
-            if {parent, step["column"]} <= set(columns):
-                pair = tuple(sorted((parent, step["column"]), key=columns.index))
-                if pair not in pairs:
+    for group in groups:
+        group = [c for c in group if c in columns]
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                pair = tuple(sorted((a, b), key=columns.index))
+                if pair[0] != pair[1] and pair not in pairs:
                     pairs.append(pair)
     if not pairs:
         pairs = list(zip(columns, columns[1:]))

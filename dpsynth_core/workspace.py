@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS releases (
 CREATE TABLE IF NOT EXISTS spends (
     id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
     purpose TEXT NOT NULL, method TEXT NOT NULL, guaranteed INTEGER NOT NULL, events TEXT NOT NULL,
-    source TEXT NOT NULL, release_id INTEGER);
+    zcdp_delta REAL NOT NULL DEFAULT 0, source TEXT NOT NULL, release_id INTEGER);
 CREATE TABLE IF NOT EXISTS reports (
     id INTEGER PRIMARY KEY AUTOINCREMENT, release_id INTEGER NOT NULL, spend_id INTEGER NOT NULL,
     created TEXT NOT NULL, epsilon REAL NOT NULL, figures TEXT NOT NULL, html TEXT NOT NULL);
@@ -118,7 +118,10 @@ def _event(data: dict) -> PrivacyEvent:
 
 @dataclass(frozen=True)
 class RelationTotal:
-    """The composed guarantee of every guaranteed spend under one neighbouring relation."""
+    """The composed guarantee of every guaranteed spend under one neighbouring relation.
+
+    ``basic_epsilon`` is what adding up each spend's own epsilon gives (for comparison).
+    """
 
     neighbouring: str
     epsilon: float
@@ -126,6 +129,16 @@ class RelationTotal:
     composition: str
     basic_epsilon: float
     draws: int
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One recorded use of a dataset: its privacy events, whether it has a guarantee, and the delta
+    at which its zero-concentrated events (if any) were stated."""
+
+    events: tuple
+    guaranteed: bool = True
+    zcdp_delta: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -155,25 +168,59 @@ class Spending:
         return max(0.0, self.lifetime_epsilon - self.largest_epsilon)
 
 
+def _accountant_total(events, delta: float) -> dict:
+    """The accountant's total of some events (zCDP ones stated at ``delta``)."""
+    return Accountant(events, delta=delta).total(constraints.ADVANCED_COMPOSITION_DELTA)
+
+
+def compose_events(events, zcdp_delta: float = 0.0) -> dict:
+    """The best guarantee the accountant gives for events of one relation: ``epsilon``, ``delta``, ``composition``.
+
+    With zero-concentrated events among pure ones, two statements are valid: everything in
+    zCDP (pure events count as epsilon²/2), or the zCDP events stated at ``zcdp_delta`` plus the
+    pure ones by basic or advanced composition, added up. The smaller epsilon is reported.
+    """
+    events = list(events)
+    whole = _accountant_total(events, zcdp_delta)
+    best = {"epsilon": whole["epsilon"], "delta": whole["delta"], "composition": whole["composition"]}
+    zcdp = [e for e in events if e.is_zcdp]
+    rest = [e for e in events if not e.is_zcdp]
+    if zcdp and rest:
+        first, second = _accountant_total(zcdp, zcdp_delta), _accountant_total(rest, zcdp_delta)
+        if first["epsilon"] + second["epsilon"] < best["epsilon"]:
+            best = {"epsilon": first["epsilon"] + second["epsilon"], "delta": min(1.0, first["delta"] + second["delta"]),
+                    "composition": f"zCDP, then {second['composition']} for the pure-DP spends"}
+    return best
+
+
 def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
-    """Totals per relation of ``(events, guaranteed)`` spends, composed by the accountant."""
-    by_relation: dict[str, list[PrivacyEvent]] = {}
-    draws: dict[str, int] = {}
+    """Totals per relation of :class:`Spend` records, composed by the accountant.
+
+    Two statements are valid and the smaller epsilon is kept: all the events composed together
+    (zCDP events stated at the largest delta their spends used), or each spend's own guarantee
+    (as on its card) added up by basic composition. A single release's total is its card's.
+    """
+    by_relation: dict[str, list] = {}
     unguaranteed = 0
-    for events, guaranteed in spends:
-        if not guaranteed:
+    for spend in spends:
+        if not spend.guaranteed:
             unguaranteed += 1
             continue
-        relations = {e.neighbouring for e in events}
-        for event in events:
-            by_relation.setdefault(event.neighbouring, []).append(event)
-        for relation in relations:
-            draws[relation] = draws.get(relation, 0) + 1
+        for relation in {e.neighbouring for e in spend.events}:
+            by_relation.setdefault(relation, []).append(spend)
     totals = []
-    for relation, events in by_relation.items():
-        total = Accountant(events).total(constraints.ADVANCED_COMPOSITION_DELTA)
-        totals.append(RelationTotal(relation, total["epsilon"], total["delta"], total["composition"],
-                                    total["basic"]["epsilon"], draws[relation]))
+    for relation, group in by_relation.items():
+        events = [e for spend in group for e in spend.events if e.neighbouring == relation]
+        delta = max((spend.zcdp_delta for spend in group), default=0.0)
+        total = compose_events(events, delta)
+        each = [compose_events([e for e in spend.events if e.neighbouring == relation], spend.zcdp_delta)
+                for spend in group]
+        added = math.fsum(t["epsilon"] for t in each)
+        if len(group) > 1 and added < total["epsilon"]:
+            total = {"epsilon": added, "delta": min(1.0, math.fsum(t["delta"] for t in each)),
+                     "composition": "each spend's own guarantee, added up"}
+        totals.append(RelationTotal(relation, total["epsilon"], total["delta"], total["composition"], added,
+                                    len(group)))
     return tuple(totals), unguaranteed
 
 
@@ -292,13 +339,14 @@ class Workspace:
         return row[0] if row else None
 
     @staticmethod
-    def _spend_rows(conn, fp: str):
-        return conn.execute("SELECT events, guaranteed FROM spends WHERE fingerprint = ? ORDER BY id",
+    def _spend_rows(conn, fp: str) -> list[Spend]:
+        rows = conn.execute("SELECT events, guaranteed, zcdp_delta FROM spends WHERE fingerprint = ? ORDER BY id",
                             (fp,)).fetchall()
+        return [Spend(tuple(_event(e) for e in json.loads(events)), bool(guaranteed), zcdp_delta)
+                for events, guaranteed, zcdp_delta in rows]
 
     def _spending(self, conn, fp: str, extra=()) -> Spending:
-        spends = [([_event(e) for e in json.loads(events)], bool(guaranteed))
-                  for events, guaranteed in self._spend_rows(conn, fp)] + list(extra)
+        spends = self._spend_rows(conn, fp) + list(extra)
         relations, unguaranteed = compose(spends)
         return Spending(relations, unguaranteed, len(spends), self._limit(conn, fp))
 
@@ -307,18 +355,20 @@ class Workspace:
         with self._connect() as conn:
             return self._spending(conn, fp)
 
-    def check(self, fp: str, events, *, guaranteed: bool = True, what: str = "This draw") -> Spending:
+    def check(self, fp: str, events, *, guaranteed: bool = True, what: str = "This draw",
+              zcdp_delta: float = 0.0) -> Spending:
         """Refuse (raise :class:`BudgetExceeded`) if ``events`` would exceed the lifetime budget.
 
         Returns the spending as it would be after them. Used before touching the data; the
         recording methods check again inside their transaction.
         """
         with self._connect() as conn:
-            return self._check(conn, fp, list(events), guaranteed, what)
+            return self._check(conn, fp, Spend(tuple(events), guaranteed, zcdp_delta), what)
 
-    def _check(self, conn, fp: str, events, guaranteed: bool, what: str) -> Spending:
+    def _check(self, conn, fp: str, spend: Spend, what: str) -> Spending:
+        guaranteed = spend.guaranteed
         before = self._spending(conn, fp)
-        after = self._spending(conn, fp, [(events, guaranteed)])
+        after = self._spending(conn, fp, [spend])
         limit = after.lifetime_epsilon
         if limit is None:
             return after
@@ -345,14 +395,15 @@ class Workspace:
     def spends(self, fp: str | None = None) -> list[dict]:
         """Every recorded spend (of one dataset, or all), oldest first, each with its own composed cost."""
         query = ("SELECT s.id, s.fingerprint, d.name, s.created, s.purpose, s.method, s.guaranteed, s.events, "
-                 "s.source, s.release_id FROM spends s LEFT JOIN datasets d ON d.fingerprint = s.fingerprint")
+                 "s.source, s.release_id, s.zcdp_delta FROM spends s LEFT JOIN datasets d ON "
+                 "d.fingerprint = s.fingerprint")
         with self._connect() as conn:
             rows = conn.execute(query + (" WHERE s.fingerprint = ?" if fp else "") + " ORDER BY s.id",
                                 (fp,) if fp else ()).fetchall()
         out = []
-        for sid, fpr, name, created, purpose, method, guaranteed, events, source, release_id in rows:
-            parsed = [_event(e) for e in json.loads(events)]
-            relations, _ = compose([(parsed, bool(guaranteed))])
+        for sid, fpr, name, created, purpose, method, guaranteed, events, source, release_id, zcdp_delta in rows:
+            parsed = tuple(_event(e) for e in json.loads(events))
+            relations, _ = compose([Spend(parsed, bool(guaranteed), zcdp_delta)])
             out.append({"id": sid, "fingerprint": fpr, "dataset": name, "created": created, "purpose": purpose,
                         "method": method, "guaranteed": bool(guaranteed), "source": source,
                         "release_id": release_id,
@@ -373,10 +424,11 @@ class Workspace:
         card = release.card
         guaranteed = card["guarantee"]["epsilon"] is not None
         events = list(release.accountant.events)
-        csv = gzip.compress(release.data.to_csv(index=False).encode("utf-8"), compresslevel=1)  # fast: it is on the way to showing the table
+        zcdp_delta = release.accountant.delta if release.accountant.has_zcdp else 0.0
+        csv = gzip.compress(release.data.to_csv(index=False).encode("utf-8"), compresslevel=1)  # fast: on the way to showing it
         with self._transaction() as conn:
             self._ensure_dataset(conn, fp, name)
-            self._check(conn, fp, events, guaranteed, "This draw")
+            self._check(conn, fp, Spend(tuple(events), guaranteed, zcdp_delta), "This draw")
             now = _now()
             cursor = conn.execute(
                 "INSERT INTO releases (fingerprint, created, method, settings_key, settings, card, publisher_report, "
@@ -384,10 +436,10 @@ class Workspace:
                 (fp, now, card["method"]["name"], settings_key, _json(settings), _json(card),
                  _json(release.publisher_report), len(release.data), csv, None, seconds, source))
             release_id = cursor.lastrowid
-            conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, source, "
-                         "release_id) VALUES (?, ?, 'release', ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, "
+                         "source, release_id) VALUES (?, ?, 'release', ?, ?, ?, ?, ?, ?)",
                          (fp, now, card["method"]["name"], int(guaranteed), _json([e.as_dict() for e in events]),
-                          source, release_id))
+                          zcdp_delta, source, release_id))
         return release_id
 
     _RELEASE_COLUMNS = ("id, fingerprint, created, method, settings, card, publisher_report, rows, metrics, "
@@ -447,7 +499,7 @@ class Workspace:
         events = list(events)
         epsilon = math.fsum(e.epsilon for e in events)
         with self._transaction() as conn:
-            self._check(conn, fp, events, True, "This report")
+            self._check(conn, fp, Spend(tuple(events)), "This report")
             now = _now()
             spend = conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, "
                                  "source, release_id) VALUES (?, ?, 'report', 'report', 1, ?, ?, ?)",

@@ -271,6 +271,8 @@ class MarginalsSynthesizer(Synthesizer):
             else:
                 self._spend("exponential mechanism (report noisy max)", select_param, label)
             before = model.project(chosen)
+            self._report(0.1 + 0.85 * (1 - self._remaining() / self.budget_), f"Round {self.rounds_}: measuring "
+                         + " x ".join(chosen))  # progress: the share of the budget spent so far
             self._measure(chosen, truth[chosen], noise_param)
             model, step = estimate(cells, self.measurements_, self.total_, iterations=ROUND_ITERATIONS,
                                    warm=model, step=step)

@@ -189,7 +189,7 @@ def test_same_settings_never_silently_redraw():
     at.button(key="preview_generate").click().run()
     spending = _workspace().spending(data)
     assert spending.draws == 2 and spending.relations[0].basic_epsilon == pytest.approx(2.0)
-    assert "ε = 2 by plain addition" in _sidebar_text(at) or "**ε = 2**" in _sidebar_text(at)
+    assert "ε = 2 by adding up each draw's ε" in _sidebar_text(at) or "**ε = 2**" in _sidebar_text(at)
 
 
 def test_ledger_and_release_survive_a_reload_and_a_restart():

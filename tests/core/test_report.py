@@ -148,6 +148,8 @@ def test_default_pairs_come_from_the_public_structure_of_the_card():
                                              {"column": "c", "sampled given": ["a", "b"]}]}}
     assert report.default_pairs(card, ["c", "b", "a"]) == [("b", "a"), ("c", "a"), ("c", "b")]
     assert report.default_pairs({}, ["a", "b", "c"]) == [("a", "b"), ("b", "c")]
+    measured = {"method_details": {"measured_marginals": [{"marginal": ["a"]}, {"marginal": ["c", "a"]}]}}
+    assert report.default_pairs(measured, ["a", "b", "c"]) == [("a", "c")]
 
 
 def test_html_is_self_contained_and_says_what_each_number_covers(adult_release):

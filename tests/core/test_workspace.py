@@ -45,14 +45,35 @@ def test_spends_survive_a_new_connection_and_compose_per_relation(tmp_path):
 
 def test_composition_is_the_accountants_and_reports_delta(tmp_path):
     ws = Workspace(tmp_path)
-    release = ws.record_release(FP, _release(0.1), name="people.csv", settings={})
+    release = _release(0.1)
+    release_id = ws.record_release(FP, release, name="people.csv", settings={})
     many = [PrivacyEvent("Laplace", 0.005, label=f"statistic {i}") for i in range(300)]
-    ws.record_report(FP, release, events=many, figures={}, html="<p>report</p>")
+    ws.record_report(FP, release_id, events=many, figures={}, html="<p>report</p>")
     total = ws.spending(FP).relations[0]
-    expected = Accountant(list(_release(0.1).accountant.events) + many).total(ADVANCED_COMPOSITION_DELTA)
+    # the better of: everything composed together, or each spend's own guarantee added up
+    joint = Accountant(list(release.accountant.events) + many).total(ADVANCED_COMPOSITION_DELTA)
+    own = [Accountant(list(release.accountant.events)).total(ADVANCED_COMPOSITION_DELTA),
+           Accountant(many).total(ADVANCED_COMPOSITION_DELTA)]
+    assert total.epsilon == pytest.approx(min(joint["epsilon"], sum(t["epsilon"] for t in own)))
+    assert total.delta > 0 and total.epsilon < 0.1 + 300 * 0.005  # far below plain addition of all events
+    assert "δ = 1e-6" in ledger_text(ws, FP) and ws.reports(release_id)[0]["html"] == "<p>report</p>"
+
+
+def test_zcdp_releases_compose_in_rho_at_their_delta(tmp_path):
+    ws = Workspace(tmp_path)
+    releases = [_release(1.0, "marginals", seed) for seed in range(2)]
+    for release in releases:
+        ws.record_release(FP, release, name="people.csv", settings={})
+    single = releases[0].card["guarantee"]
+    assert single["composition"] == "zCDP"
+    total = ws.spending(FP).relations[0]
+    delta = max(r.accountant.delta for r in releases)
+    expected = Accountant([e for r in releases for e in r.accountant.events], delta=delta).total()
     assert total.epsilon == pytest.approx(expected["epsilon"]) and total.delta == pytest.approx(expected["delta"])
-    assert total.composition == "advanced" and total.epsilon < total.basic_epsilon == pytest.approx(1.6)
-    assert "δ = 1e-6" in ledger_text(ws, FP) and ws.reports(release)[0]["html"] == "<p>report</p>"
+    assert total.epsilon < 2.0 and total.basic_epsilon == pytest.approx(2.0, rel=1e-6)
+    one = Workspace(tmp_path / "one")
+    one.record_release(FP, releases[0], name="people.csv", settings={})
+    assert one.spending(FP).relations[0].epsilon == pytest.approx(single["epsilon"])  # a single release: its card
 
 
 def test_method_without_guarantee_is_counted_as_such(tmp_path):
