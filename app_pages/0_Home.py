@@ -23,10 +23,13 @@ st.info("A bundled example (the 1994 US Census 'Adult' table) is loaded unless y
         icon=":material/arrow_forward:")
 
 st.subheader("Five steps")
-st.page_link("app_pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon=":material/description:")
-st.page_link("app_pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon=":material/rule:")
+st.page_link("app_pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file",
+             icon=":material/description:")
+st.page_link("app_pages/2_Domain.py", label="**2. Domain**: say what values each column could take",
+             icon=":material/rule:")
 st.page_link("app_pages/3_Privacy.py", label="**3. Privacy**: choose the protection level", icon=":material/tune:")
-st.page_link("app_pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data", icon=":material/bar_chart:")
+st.page_link("app_pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data",
+             icon=":material/bar_chart:")
 st.page_link("app_pages/5_Release.py", label="**5. Release**: download the synthetic table, its card and a report",
              icon=":material/download:")
 st.subheader("And")

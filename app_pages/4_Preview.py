@@ -194,4 +194,5 @@ with tabs[5]:
         else:
             st.success("Every cell fits the declaration: the rule changed nothing.")
 
-st.page_link("app_pages/5_Release.py", label="Next: download the release and make a report", icon=":material/arrow_forward:")
+st.page_link("app_pages/5_Release.py", label="Next: download the release and make a report",
+             icon=":material/arrow_forward:")

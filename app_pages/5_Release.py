@@ -65,7 +65,8 @@ base = entry["settings"]["epsilon"]
 with st.form("release_report_form", border=True):
     share = st.select_slider("Budget for the report, as a share of this release's ε",
                              options=[0.05, 0.1, 0.2, 0.3, 0.5], value=reports.DEFAULT_SHARE,
-                             format_func=lambda s: f"{s:.0%} (ε = {format_epsilon(s * base)})", key="release_report_share")
+                             format_func=lambda s: f"{s:.0%} (ε = {format_epsilon(s * base)})",
+                             key="release_report_share")
     pair_names = {reports.pair_name(a, b): (a, b) for i, a in enumerate(columns) for b in columns[i + 1:]}
     default_pairs = [reports.pair_name(a, b) for a, b in reports.default_pairs(card, columns)]
     chosen_pairs = st.multiselect("Pairs of columns to compare together", list(pair_names), default=default_pairs,

@@ -37,7 +37,8 @@ reports_by_release = {r.id: workspace.reports(r.id) for r in stored}
 st.dataframe(pd.DataFrame([{
     "release": f"#{r.id}", "made": r.created, "method": METHODS[r.method].title if r.method in METHODS else r.method,
     "ε": epsilon_text(r), "δ": "" if r.card["guarantee"]["epsilon"] is None else format_delta(
-        r.card["guarantee"]["delta"]), "rows": f"{r.rows:,}", "made with": "app" if r.source == "app" else "command line",
+        r.card["guarantee"]["delta"]), "rows": f"{r.rows:,}",
+    "made with": "app" if r.source == "app" else "command line",
     "reports": len(reports_by_release[r.id]),
 } for r in stored]), hide_index=True, width="stretch")
 

@@ -77,7 +77,8 @@ def main() -> None:
                   visible=lambda: page.get_by_text("32,561").first.wait_for())
             timed("2. Domain (15 columns declared)", lambda: page.get_by_role("link", name="2. Domain").first.click(),
                   visible=lambda: page.get_by_text("All 15 columns are declared").wait_for())
-            timed("3. Privacy (column-by-column plan)", lambda: page.get_by_role("link", name="3. Privacy").first.click(),
+            timed("3. Privacy (column-by-column plan)",
+                  lambda: page.get_by_role("link", name="3. Privacy").first.click(),
                   visible=lambda: page.get_by_text("What these choices imply").wait_for())
             methods = ["marginals"] if args.quick else list(METHOD_TITLES)
             for index, method in enumerate(methods):

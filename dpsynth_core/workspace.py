@@ -188,7 +188,8 @@ def compose_events(events, zcdp_delta: float = 0.0) -> dict:
     if zcdp and rest:
         first, second = _accountant_total(zcdp, zcdp_delta), _accountant_total(rest, zcdp_delta)
         if first["epsilon"] + second["epsilon"] < best["epsilon"]:
-            best = {"epsilon": first["epsilon"] + second["epsilon"], "delta": min(1.0, first["delta"] + second["delta"]),
+            best = {"epsilon": first["epsilon"] + second["epsilon"],
+                    "delta": min(1.0, first["delta"] + second["delta"]),
                     "composition": f"zCDP, then {second['composition']} for the pure-DP spends"}
     return best
 
@@ -425,7 +426,8 @@ class Workspace:
         guaranteed = card["guarantee"]["epsilon"] is not None
         events = list(release.accountant.events)
         zcdp_delta = release.accountant.delta if release.accountant.has_zcdp else 0.0
-        csv = gzip.compress(release.data.to_csv(index=False).encode("utf-8"), compresslevel=1)  # fast: on the way to showing it
+        # compresslevel 1: this is on the way to showing the table
+        csv = gzip.compress(release.data.to_csv(index=False).encode("utf-8"), compresslevel=1)
         with self._transaction() as conn:
             self._ensure_dataset(conn, fp, name)
             self._check(conn, fp, Spend(tuple(events), guaranteed, zcdp_delta), "This draw")
