@@ -146,7 +146,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
     elif isinstance(domain, DateDomain):
         stamps = pd.to_datetime(text.where(~is_missing), errors="coerce", format="ISO8601")
         readable = ~pd.isna(stamps).to_numpy()
-        days = ((stamps.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]") - _EPOCH64)
+        days = ((stamps.to_numpy().astype("datetime64[D]") - _EPOCH64)  # any unit: years 1 to 9999
                 .astype("timedelta64[D]").astype(np.int64))
         lo, hi = int(domain.lows[0]), int(domain.highs[-1])
         codes, clamped = _encode_ranges(domain.lows, np.where(readable, days, lo), lo, hi, domain.bins, readable)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
 from . import constraints
 from .accounting import Accountant
 from .card import build_card
+from .errors import ParameterError
 from .synthesizers import get_method
+from .tables import read_table
+from .validation import check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
 
 @dataclass
@@ -20,8 +24,9 @@ class Release:
         data: the synthetic table (safe to publish).
         card: the release card (safe to publish).
         accountant: the ledger of privacy spends behind the card.
-        publisher_report: data-dependent diagnostics (cells changed by the encoding rule,
-            per-column fidelity): for the publisher only, never to be published.
+        publisher_report: data-dependent diagnostics (lines changed by the per-record reading
+            rule, cells changed by the encoding rule, per-column details): for the publisher
+            only, never to be published.
     """
 
     data: pd.DataFrame
@@ -31,24 +36,58 @@ class Release:
 
 
 def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: float = constraints.RHO_DEFAULT,
-               rows: int | None = None, random_state=None, **options) -> Release:
+               rows: int | None = None, random_state=None, encoding: str | None = None,
+               delimiter: str | None = None, **options) -> Release:
     """Make a DP synthetic copy of ``data`` over its declared ``domain``.
+
+    Every parameter is checked before the data is read; the ranges are the app's.
 
     Args:
         data: a DataFrame or a path to a CSV/TSV file.
         domain: a :class:`~dpsynth_core.domain.TableDomain`, its JSON form as a dict, or a
             path to the JSON file.
-        epsilon: the total privacy budget (> 0), split as the card shows.
+        epsilon: the total privacy budget, from 0.01 to 20 (``constraints.EPSILON_MIN`` and
+            ``EPSILON_MAX``), split as the card shows.
         method: a registered method name (see ``dpsynth_core.METHODS``).
-        rho: tolerance for randomness in (0, 1): the chance a column has no made-up value.
-        rows: a public number of synthetic rows; None (default) noises the true count.
-        random_state: None for the secure source (releases); an int or numpy Generator for
-            repeatable runs (tests, teaching). The seed never appears in the card.
+        rho: tolerance for randomness, from 0.01 to 0.99: the chance a column has no made-up value.
+        rows: a public number of synthetic rows (1 to 5,000,000); None (default) noises the true count.
+        random_state: None for the secure source (releases); an int in [0, 2^128) or a numpy
+            Generator for repeatable runs (tests, teaching). The seed never appears in the card.
+        encoding, delimiter: how to read a CSV path (see :func:`~dpsynth_core.tables.read_table`);
+            None reads them from the byte-order mark and the header line, never from the records.
     """
+    epsilon = check_total_epsilon(epsilon)
+    rho = check_publisher_rho(rho)
+    rows = check_rows(rows)
+    random_state = check_seed(random_state)
     info = get_method(method)
+    if "groups" in options:
+        options["groups"] = _check_groups(options["groups"])
+    reading = None
+    if isinstance(data, (str, Path)):
+        data, table_info = read_table(data, encoding=encoding, delimiter=delimiter)
+        reading = table_info["lines"]
     model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)
     model.fit(data, domain, rows=rows)
     synthetic = model.sample()
     card = build_card(model, info, len(synthetic))
     report = {"encoding": model.encoding_report_, "columns": model.publisher_details()}
+    if reading is not None:
+        report["reading"] = reading
     return Release(data=synthetic, card=card, accountant=model.accountant_, publisher_report=report)
+
+
+def _check_groups(groups):
+    """Column groups must be a list of lists of column names (their meaning is checked by the method)."""
+    if groups is None:
+        return None
+    rule = "a list of column groups, each a list of column names"
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, (list, tuple)) or len(groups) > 10_000:
+        raise ParameterError(f"groups must be {rule}")
+    out = []
+    for group in groups:
+        if isinstance(group, (str, bytes)) or not isinstance(group, (list, tuple)) or \
+                not all(isinstance(c, str) for c in group) or not 1 <= len(group) <= constraints.MAX_COLUMNS:
+            raise ParameterError(f"groups must be {rule}; {str(group)[:60]!r} is not")
+        out.append(tuple(group))
+    return out
