@@ -170,9 +170,6 @@ def _run_synth(args) -> None:
         raise ParameterError(f"file not found: {source}")
     if source.is_dir():
         raise ParameterError(f"{source} is a folder, not a file")
-    if seed is not None:
-        print("note: --seed makes a repeatable run for tests and teaching; do not publish it as a release",
-              file=sys.stderr)
 
     from .domain import TableDomain
 
@@ -197,6 +194,9 @@ def _run_synth(args) -> None:
     _write_all([(path, contents[flag]) for flag, path in targets])
 
     # What follows is for the publisher's eyes only: stderr, never the release.
+    if seed is not None:
+        print("note: --seed made a repeatable run for tests and teaching; do not publish it as a release",
+              file=sys.stderr)
     reading = line_report_text(info["lines"])
     if reading:
         print(f"note: {reading}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,12 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     rows = check_rows(rows)
     random_state = check_seed(random_state)
     info = get_method(method)
+    accepted = [p for p in inspect.signature(info.cls.__init__).parameters
+                if p not in ("self", "epsilon", "rho", "random_state")]
+    unknown = [k for k in options if k not in accepted]
+    if unknown:
+        raise ParameterError(f"method '{method}' has no option {', '.join(map(repr, unknown))} "
+                             f"(its options: {', '.join(accepted) or 'none'})")
     if "groups" in options:
         options["groups"] = _check_groups(options["groups"])
     reading = None
