@@ -8,7 +8,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import budget_split, column_plan
 from app_support.sidebar import page
-from dpsynth_core import METHODS, TableDomain, constraints
+from dpsynth_core import METHODS, DomainError, TableDomain, constraints
 from dpsynth_core.charts import budget_split_chart
 from dpsynth_core.planning import epsilon_guidance
 
@@ -79,7 +79,12 @@ else:
 st.divider()
 st.subheader("What these choices imply, column by column")
 declaration = state.declaration()
-problems = TableDomain.from_json(declaration).problems()
+try:
+    problems = TableDomain.from_json(declaration).problems()
+except DomainError as problem:  # a declaration that does not fit the schema: say so, plan nothing
+    st.error(f"The domain declaration cannot be used: {problem}", icon=":material/error:")
+    st.page_link("pages/2_Domain.py", label="Fix the domain declaration", icon=":material/rule:")
+    st.stop()
 if problems:
     st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
                "declared columns only.", icon=":material/warning:")

@@ -19,9 +19,11 @@ loaded = state.data()
 declaration = state.declaration()
 settings = state.settings()
 key = state.settings_key(settings)
-domain = TableDomain.from_json(declaration)
-
-problems = domain.problems()
+try:
+    domain = TableDomain.from_json(declaration)
+    problems = domain.problems()
+except DPSynthError as problem:  # a declaration that does not fit the schema
+    problems = list(problem.problems)
 if problems:
     st.error("The domain declaration is not complete: " + problems[0].split(": ", 1)[-1]
              + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))

@@ -258,3 +258,17 @@ def test_explicit_utf8_makes_a_windows_1252_record_missing_cells_only():
     second, info = read_table(neighbour, encoding="utf-8")
     assert second.drop(index=2).reset_index(drop=True).equals(first)
     assert second.iloc[2].isna().all() and info["lines"]["not decodable"] == 1
+
+
+def test_line_counts_reach_the_publisher_report_never_the_card(tmp_path):
+    import json
+
+    from dpsynth_core import synthesize
+
+    path = tmp_path / "t.csv"
+    path.write_bytes(_with_record(_base_table(), _HOSTILE["an unbalanced quote"], 5))
+    domain = {"columns": {"city": {"type": "categorical", "values": _CITIES},
+                          "age": {"type": "integer", "min": 18, "max": 90}, "note": {"type": "drop"}}}
+    release = synthesize(path, domain, 1.0, random_state=0)
+    assert release.publisher_report["reading"]["broken quoting"] == 1
+    assert "broken" not in json.dumps(release.card) and "quoting" not in json.dumps(release.card)
