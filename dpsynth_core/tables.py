@@ -92,10 +92,10 @@ def check_delimiter(delimiter) -> str | None:
         return None
     if isinstance(delimiter, str) and delimiter.lower() in ("tab", "\\t"):
         return "\t"
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\n\r\x00" or \
-            _SURROGATE.match(delimiter):
-        raise DataError(f"delimiter ({delimiter!r}) must be one character (such as , ; | or 'tab'), "
-                        "not a quote or a line end")
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter == '"' or not delimiter.isascii() or \
+            not (delimiter.isprintable() or delimiter == "\t") or delimiter.isalnum():
+        raise DataError(f"delimiter ({delimiter!r}) must be one ASCII punctuation character, a space or 'tab' "
+                        "(such as , ; |), not a letter, a digit, a quote or a line end")
     return delimiter
 
 

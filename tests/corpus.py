@@ -307,7 +307,7 @@ def _parameter_cases() -> list[Case]:
     case("microagg", "ok", (("--method", "microagg"),), cli=True)
     case("an unknown encoding", "error", (("--encoding", "klingon"),))
     case("EBCDIC", "error", (("--encoding", "cp500"),))
-    for value in ('"', ";;", "\n", ""):
+    for value in ('"', ";;", "\n", "", "é", "a", "\x00"):
         case(f"delimiter {value!r}", "error", (("--delimiter", value),))
     tau = (("--size", "171000"), ("--rho", "0.9"), ("--epsilon", "1"))
     for flag, value, expect in (("--size", "0", "error"), ("--size", "-1", "error"), ("--size", "abc", "error"),
