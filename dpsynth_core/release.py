@@ -13,7 +13,7 @@ from .accounting import Accountant
 from .card import build_card
 from .errors import ParameterError
 from .synthesizers import get_method
-from .tables import read_table
+from .tables import check_delimiter, check_encoding, read_table
 from .validation import check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
 
@@ -61,6 +61,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     rho = check_publisher_rho(rho)
     rows = check_rows(rows)
     random_state = check_seed(random_state)
+    encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     info = get_method(method)
     accepted = [p for p in inspect.signature(info.cls.__init__).parameters
                 if p not in ("self", "epsilon", "rho", "random_state")]

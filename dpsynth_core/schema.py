@@ -217,6 +217,10 @@ def _messages(errors, column=None) -> list[str]:
 def _message(col, key, *, error, rest, model, items) -> str:
     kind_of, value = error["type"], error["input"]
     where = "missing_values: " if col == "missing_values" else _where(col)
+    if "[key]" in rest:  # a key of an object (a column name, a label's value) of the wrong type
+        if key == "[key]":
+            return f"column names must be text; {_show(value)} is not"
+        return f"{where}the keys of {key} must be text or whole numbers; {_show(value)} is not"
     if kind_of == "union_tag_invalid":
         return f"{where}type ({_show(value.get('type'))}) must be one of {_KINDS}"
     if kind_of == "union_tag_not_found":
