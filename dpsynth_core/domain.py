@@ -753,6 +753,8 @@ def read_declaration_bytes(path) -> bytes:
     try:
         if path.is_dir():
             raise DomainError(f"domain file {path} is a folder, not a file")
+        if path.is_char_device() or path.is_block_device():
+            raise DomainError(f"domain file {path} is a device, not a file")
         with path.open("rb") as handle:
             raw = handle.read(constraints.BINARY_SNIFF_BYTES)
             if raw.startswith((b"\xff\xfe", b"\xfe\xff")):

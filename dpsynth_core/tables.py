@@ -125,6 +125,8 @@ def _read_capped(source, name: str, encoding: str | None) -> bytes:
             raise DataError(f"{path} cannot be read: {exc.strerror or exc}") from None
         if stat.S_ISDIR(info.st_mode):
             raise DataError(f"{path} is a folder, not a file")
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):  # /dev/zero, /dev/urandom, a disk, ...
+            raise DataError(f"{path} is a device, not a file")
         if stat.S_ISREG(info.st_mode) and info.st_size > limit:
             raise DataError(too_big)
         try:

@@ -239,7 +239,7 @@ def test_json_text_is_parsed_strictly(tmp_path):
             TableDomain.load(path)
     with pytest.raises(DomainError, match="folder"):
         TableDomain.load(tmp_path)
-    with pytest.raises(DomainError, match="binary"):
+    with pytest.raises(DomainError, match="device"):
         TableDomain.load("/dev/zero")
 
 

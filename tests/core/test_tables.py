@@ -87,15 +87,37 @@ def test_clear_messages_for_the_file_or_its_header(tmp_path, content, message):
         read_table(path)
 
 
-def test_missing_file_folder_and_devices(tmp_path):
+def test_missing_file_folder_devices_and_pipes(tmp_path):
+    import os
+    import threading
+
     with pytest.raises(DataError, match="not found"):
         read_table("/no/such/file.csv")
     with pytest.raises(DataError, match="folder"):
         read_table(tmp_path)
-    with pytest.raises(DataError, match="binary"):
-        read_table("/dev/zero")  # stops after one read of 64 KiB
-    with pytest.raises(DataError, match="empty"):
-        read_table("/dev/null")
+    for device in ("/dev/zero", "/dev/urandom", "/dev/null"):
+        with pytest.raises(DataError, match="is a device, not a file"):
+            read_table(device)  # refused without reading
+    pipe = tmp_path / "pipe"
+    for content, expected in ((b"\x00" * 1_000_000, "binary"), (b"a,b\n1,2\n", None)):
+        os.mkfifo(pipe)
+
+        def write(content=content):
+            try:
+                with open(pipe, "wb") as handle:
+                    handle.write(content)
+            except BrokenPipeError:  # the reader stopped early, as it should
+                pass
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        if expected:
+            with pytest.raises(DataError, match=expected):
+                read_table(pipe)  # stops after its first 64 KiB
+        else:
+            assert read_table(pipe)[0]["b"].tolist() == ["2"]
+        writer.join(timeout=10)
+        pipe.unlink()
 
 
 def test_size_limits_are_checked_before_reading(tmp_path, monkeypatch):
