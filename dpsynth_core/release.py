@@ -14,7 +14,7 @@ from .card import build_card
 from .errors import ParameterError
 from .synthesizers import get_method
 from .tables import check_delimiter, check_encoding, read_table
-from .validation import check_publisher_rho, check_rows, check_seed, check_total_epsilon
+from .validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
 
 @dataclass
@@ -69,6 +69,8 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     if unknown:
         raise ParameterError(f"method '{method}' has no option {', '.join(map(repr, unknown))} "
                              f"(its options: {', '.join(accepted) or 'none'})")
+    if options.get("delta") is not None:
+        options["delta"] = check_delta(options["delta"])
     if "groups" in options:
         options["groups"] = _check_groups(options["groups"])
     reading = None

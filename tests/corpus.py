@@ -304,6 +304,9 @@ def _parameter_cases() -> list[Case]:
     case("a group of unknown columns", "error", (("--method", "marginals"), ("--group", "x,y")))
     case("a group for the wrong method", "error", (("--method", "cathist"), ("--group", "city,age")))
     case("a group of four", "error", (("--method", "marginals"), ("--group", "city,age,income,day")))
+    for value, expect in (("abc", "error"), ("0.5", "error"), ("-1e-9", "error"), ("nan", "error"), ("0", "ok")):
+        case(f"delta {value}", expect, (("--method", "marginals"), ("--delta", value)), cli=value == "abc")
+    case("delta for another method", "error", (("--method", "cathist"), ("--delta", "1e-7")))
     case("microagg", "ok", (("--method", "microagg"),), cli=True)
     case("an unknown encoding", "error", (("--encoding", "klingon"),))
     case("EBCDIC", "error", (("--encoding", "cp500"),))
@@ -429,7 +432,7 @@ def _typed(value: str):
 
 
 def api_kwargs(paths: dict) -> dict:
-    names = {"--epsilon": "epsilon", "--rho": "rho", "--rows": "rows", "--seed": "random_state",
+    names = {"--epsilon": "epsilon", "--rho": "rho", "--rows": "rows", "--seed": "random_state", "--delta": "delta",
              "--method": "method", "--encoding": "encoding", "--delimiter": "delimiter"}
     out = {}
     for flag, value in paths["options"].items():
