@@ -8,6 +8,7 @@ from app_support.cached import read_csv_bytes
 from app_support.sidebar import file_size
 from dpsynth_core import DataError, constraints
 from dpsynth_core.examples import EXAMPLES
+from dpsynth_core.tables import ENCODINGS, line_report_text
 from dpsynth_core.templates import declaration_from_names
 
 st.title("1. Data")
@@ -33,19 +34,33 @@ if choice == "A bundled example":
             st.rerun()
 else:
     st.caption(f"CSV or TSV, up to {constraints.UPLOAD_LIMIT_MB} MB (the server's upload limit, set by "
-               "`server.maxUploadSize` in `.streamlit/config.toml`). The delimiter and the text encoding "
-               "are detected for you. The file stays on this server and is never shown.")
+               "`server.maxUploadSize` in `.streamlit/config.toml`). The file stays on this server and is never "
+               "shown.")
+    left, right = st.columns(2)
+    encoding = left.selectbox("Text encoding", ENCODINGS, key="data_encoding",
+                              format_func=lambda e: "automatic" if e == "auto" else e,
+                              help="Automatic: a byte-order mark at the start decides; without one, each line is "
+                                   "read as UTF-8, or as Windows-1252 when it is not UTF-8.")
+    delimiter = right.selectbox("Delimiter", ["auto", ",", ";", "tab", "|"], key="data_delimiter",
+                                format_func=lambda d: "automatic (from the header line)" if d == "auto" else d)
+    st.caption("Neither is ever guessed from the records: one odd record cannot change how the others are read. "
+               "Each line is one record; a line that cannot be read becomes a row of missing values.")
     upload = st.file_uploader("Upload a table", type=["csv", "tsv", "txt"], key="data_upload")
-    if upload is not None and st.session_state.get("data_upload_done") != upload.file_id:
+    reading = (upload.file_id, encoding, delimiter) if upload is not None else None
+    if upload is not None and st.session_state.get("data_upload_done") != reading:
         raw = upload.getvalue()
+        st.session_state["data_upload_done"] = reading
         try:
-            frame, info = read_csv_bytes(raw, upload.name)
+            frame, info = read_csv_bytes(raw, upload.name, None if encoding == "auto" else encoding,
+                                         None if delimiter == "auto" else delimiter)
         except DataError as problem:
             st.error(f"This file could not be read: {problem}. Your previous table is still loaded.")
         else:
+            # Re-reading the same upload with another encoding or delimiter keeps the declaration made so far.
+            kept = state.declaration() if state.data()["source"] == f"upload: {upload.name}" and \
+                list(state.data()["info"]["columns"]) == list(info["columns"]) else None
             known = state.use_upload(frame, info, name=upload.name, raw=raw,
-                                     declaration=declaration_from_names(info["columns"], dataset=upload.name))
-            st.session_state["data_upload_done"] = upload.file_id
+                                     declaration=kept or declaration_from_names(info["columns"], dataset=upload.name))
             state.flash("success", f"Read {upload.name}. " + (
                 "You have worked on this file before: its declaration, releases and privacy ledger are back."
                 if known else "Next, declare what values each column could take."))
@@ -61,6 +76,10 @@ c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
 st.caption(f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
            "The row count is shown to you only; the release uses a noisy count.")
+affected = line_report_text(info.get("lines", {}))
+if affected:  # for the publisher only: never part of a release
+    st.warning(f"{affected} Only those lines are affected; choose the encoding or the delimiter above if this "
+               "looks wrong. (Shown to you only.)", icon=":material/warning:")
 st.dataframe(pd.DataFrame({"column name": info["columns"]}), hide_index=True, width=420,
              height=min(38 * len(info["columns"]) + 40, 420))
 

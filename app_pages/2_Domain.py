@@ -7,8 +7,8 @@ import re
 import streamlit as st
 
 from app_support import state
-from dpsynth_core import DomainError, TableDomain, column_from_json
-from dpsynth_core.domain import TEXT_GENERATORS
+from dpsynth_core import DomainError, TableDomain, column_from_json, constraints
+from dpsynth_core.domain import TEXT_GENERATORS, parse_declaration
 from dpsynth_core.public_lists import TITLES, public_list
 
 st.title("2. Domain")
@@ -35,6 +35,10 @@ GENERATORS = {
     "any": "Any value, released as pseudonyms (value-123)",
 }
 UNITS = {"": "automatic (from the range)", "day": "day", "month": "month", "year": "year"}
+#: Columns drawn per page (a table of 10,000 columns is shown a page at a time).
+PAGE_SIZE = 50
+#: Longer category lists are kept as loaded rather than put in a text box.
+EDITABLE_VALUES = 2_000
 
 declaration = state.declaration()
 columns_in_data = state.data()["info"]["columns"]
@@ -47,12 +51,12 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
     if loaded is not None and st.session_state.get("domain_load_done") != loaded.file_id:
         st.session_state["domain_load_done"] = loaded.file_id
         try:
-            spec = json.loads(loaded.getvalue().decode("utf-8"))
+            if loaded.size > constraints.MAX_DECLARATION_BYTES:
+                raise DomainError(f"the file is larger than {constraints.MAX_DECLARATION_BYTES >> 20} MB")
+            spec = parse_declaration(loaded.getvalue(), loaded.name)
             TableDomain.from_json(spec).check_matches(columns_in_data)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            st.error("That file is not a JSON declaration (it could not be read as JSON text).")
         except DomainError as problem:
-            st.error(f"That declaration does not fit this table: {problem}")
+            st.error(f"That declaration cannot be used: {problem}", icon=":material/error:")
         else:
             state.set_declaration(spec)
             st.rerun()
@@ -97,6 +101,13 @@ def _as_date(value):
     return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
 
 
+def _declared_values(spec: dict) -> list:
+    """The values a declaration lists, directly or through a public list."""
+    if isinstance(spec.get("values"), list):
+        return spec["values"]
+    return list(public_list(spec["list"])) if spec.get("list") in TITLES else []
+
+
 def column_editor(index: int, name: str, spec: dict) -> dict:
     """Widgets for one column; returns its new declaration."""
     kind = st.selectbox("What kind of values?", list(KINDS), format_func=KINDS.get,
@@ -106,14 +117,23 @@ def column_editor(index: int, name: str, spec: dict) -> dict:
         st.caption("This column will not appear in the synthetic table.")
         return out
     if kind == "categorical":
-        st.selectbox("Fill from a public list (optional)", ["(type the values below)"] + list(TITLES),
-                      format_func=lambda k: TITLES.get(k, k), key=_init(index, "list", "(type the values below)"),
-                      on_change=_fill_from_list, args=(index,))
-        values_key = _init(index, "values", "\n".join(str(v) for v in spec.get("values", [])))
-        text = st.text_area("Possible values, one per line (or separated by commas)", key=values_key, height=140)
-        out["values"] = _parse_values(text)
-        if spec.get("labels"):
-            out["labels"] = spec["labels"]
+        declared = _declared_values(spec)
+        if len(declared) > EDITABLE_VALUES:  # a long list stays as loaded: no text box of megabytes
+            shown = ", ".join(str(v) for v in declared[:5])
+            st.caption(f"{len(declared):,} values, as declared ({shown}, ...). To change them, edit the "
+                       "declaration file and load it again.")
+            out.update({k: spec[k] for k in ("values", "list", "labels", "other") if k in spec})
+        else:
+            st.selectbox("Fill from a public list (optional)", ["(type the values below)"] + list(TITLES),
+                         format_func=lambda k: TITLES.get(k, k),
+                         key=_init(index, "list", spec["list"] if spec.get("list") in TITLES and "values" not in spec
+                                   else "(type the values below)"),
+                         on_change=_fill_from_list, args=(index,))
+            values_key = _init(index, "values", "\n".join(str(v) for v in declared))
+            text = st.text_area("Possible values, one per line (or separated by commas)", key=values_key, height=140)
+            out["values"] = _parse_values(text)
+            if spec.get("labels"):
+                out["labels"] = spec["labels"]
     elif kind in ("integer", "float"):
         step = 1 if kind == "integer" else None
         c1, c2, c3 = st.columns(3)
@@ -138,7 +158,7 @@ def column_editor(index: int, name: str, spec: dict) -> dict:
                        "never from the data, so the tool asks you for it.")
     elif kind == "date":
         c1, c2, c3 = st.columns(3)
-        span = dict(min_value=dt.date(1800, 1, 1), max_value=dt.date(2200, 12, 31))
+        span = dict(min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31))
         first = c1.date_input("First possible date", value=None, key=_init(index, "min", _as_date(spec.get("min"))), **span)
         last = c2.date_input("Last possible date", value=None, key=_init(index, "max", _as_date(spec.get("max"))), **span)
         unit = c3.selectbox("Group by", list(UNITS), format_func=UNITS.get, key=_init(index, "unit", spec.get("unit") or ""))
@@ -173,30 +193,47 @@ def column_editor(index: int, name: str, spec: dict) -> dict:
     return out
 
 
-new_columns = {}
-problems = {}
-for index, name in enumerate(columns_in_data):
-    spec = declaration.get("columns", {}).get(name, {"type": "text"})
+def _status(name: str, spec) -> tuple[list[str], object]:
     try:
-        before = column_from_json(name, spec)
-        status = before.problems()
+        column = column_from_json(name, spec)
+        return column.problems(), column
     except DomainError as problem:
-        status = [str(problem)]
+        return list(problem.problems), None
+
+
+statuses = {name: _status(name, declaration.get("columns", {}).get(name, {"type": "text"}))
+            for name in columns_in_data}
+todo = [name for name, (found, _) in statuses.items() if found]
+shown = list(columns_in_data)
+if len(columns_in_data) > PAGE_SIZE:  # a wide table is drawn a page at a time
+    c1, c2 = st.columns([1, 2])
+    only_todo = c2.toggle("Show only the columns still to declare", key="domain_only_todo", value=bool(todo))
+    pool = todo if only_todo and todo else list(columns_in_data)
+    pages = max(1, -(-len(pool) // PAGE_SIZE))
+    number = c1.number_input(f"Page (of {pages:,}, {PAGE_SIZE} columns each)", min_value=1, max_value=pages,
+                             value=1, step=1, key="domain_page")
+    shown = pool[(int(number) - 1) * PAGE_SIZE:int(number) * PAGE_SIZE]
+index_of = {name: i for i, name in enumerate(columns_in_data)}
+
+new_columns = dict(declaration.get("columns", {}))
+new_columns = {name: new_columns.get(name, {"type": "text"}) for name in columns_in_data}
+problems = {name: found for name, (found, _) in statuses.items() if found}
+for name in shown:
+    index = index_of[name]
+    spec = new_columns[name]
+    status, before = statuses[name]
     icon = (":orange[:material/warning:]" if status else
             ":gray[:material/remove_circle:]" if spec.get("type") == "drop" else ":green[:material/check_circle:]")
     summary = status[0].split(": ", 1)[-1] if status else before.describe()
     with st.expander(f"{icon} **{name}**: {summary}", expanded=bool(status)):
         new_spec = column_editor(index, name, spec)
-        try:
-            column = column_from_json(name, new_spec)
-            found = column.problems()
-        except DomainError as problem:
-            found = [str(problem)]
+        found, column = _status(name, new_spec)
         for message in found:
             st.warning(message.split(": ", 1)[-1], icon=":material/warning:")
         if not found and new_spec["type"] != "drop":
             st.caption(f"Declared: {column.describe()}.")
     new_columns[name] = new_spec
+    problems.pop(name, None)
     if found:
         problems[name] = found
 
@@ -208,10 +245,11 @@ if changed:
 
 ready = len(columns_in_data) - len(problems)
 if problems:
-    st.error(f"{ready} of {len(columns_in_data)} columns are ready. Still to do: "
-             + "; ".join(f"**{n}**" for n in problems) + ".")
+    names = [f"**{n}**" for n in list(problems)[:20]]
+    more = f" and {len(problems) - 20:,} more" if len(problems) > 20 else ""
+    st.error(f"{ready:,} of {len(columns_in_data):,} columns are ready. Still to do: " + "; ".join(names) + more + ".")
 else:
-    st.success(f"All {len(columns_in_data)} columns are declared.")
+    st.success(f"All {len(columns_in_data):,} columns are declared.")
 
 c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
 c1.download_button("Save this declaration (JSON)", json.dumps(declaration, indent=2),

@@ -8,7 +8,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import budget_split, column_plan
-from dpsynth_core import METHODS, TableDomain, constraints, size_in_words
+from dpsynth_core import METHODS, DomainError, TableDomain, constraints, size_in_words
 from dpsynth_core.charts import budget_split_chart
 from dpsynth_core.planning import epsilon_guidance
 from dpsynth_core.workspace import format_epsilon
@@ -120,7 +120,12 @@ with st.expander("Lifetime budget for this data", expanded=state.workspace().lif
 
 st.divider()
 st.subheader("What these choices imply, column by column")
-problems = TableDomain.from_json(declaration).problems()
+try:
+    problems = TableDomain.from_json(declaration).problems()
+except DomainError as problem:  # a declaration that does not fit the schema: say so, plan nothing
+    st.error(f"The domain declaration cannot be used: {problem}", icon=":material/error:")
+    st.page_link("app_pages/2_Domain.py", label="Fix the domain declaration", icon=":material/rule:")
+    st.stop()
 if problems:
     st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
                "declared columns only.", icon=":material/warning:")

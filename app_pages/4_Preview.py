@@ -21,13 +21,16 @@ loaded = state.data()
 declaration = state.declaration()
 settings = state.settings()
 key = state.settings_key(settings)
-domain = TableDomain.from_json(declaration)
 workspace = state.workspace()
-
-problems = domain.problems()
+try:
+    domain = TableDomain.from_json(declaration)
+    problems = domain.problems()
+except DPSynthError as problem:  # a declaration that does not fit the schema
+    problems = list(getattr(problem, "problems", None) or [str(problem)])
 if problems:
-    st.error("The domain declaration is not complete: " + problems[0].split(": ", 1)[-1]
-             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    shown = "; ".join(problems[:30]) + (f"; and {len(problems) - 30:,} more (see the Domain page)"
+                                        if len(problems) > 30 else "")
+    st.error(f"The domain declaration is not complete ({len(problems)} thing(s) to fix): {shown}")
     st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
     st.stop()
 

@@ -11,9 +11,9 @@ from dpsynth_core.tables import read_table
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def read_csv_bytes(raw: bytes, name: str):
+def read_csv_bytes(raw: bytes, name: str, encoding: str | None = None, delimiter: str | None = None):
     """Read an uploaded or bundled file (cells as text). Raises DataError with a clear message."""
-    return read_table(raw, name=name)
+    return read_table(raw, name=name, encoding=encoding, delimiter=delimiter)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -3,21 +3,39 @@
 A plain library (no user interface): declared domains and their JSON form, safe noise,
 budget accounting, one module per synthesis method, metrics, the release card, and a
 command line (``python -m dpsynth_core``).
+
+Public names are imported on first use (PEP 562), so the command line can refuse bad input
+before the numerical libraries are loaded.
 """
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-from .accounting import Accountant, PrivacyEvent  # noqa: E402
-from .cathist import cathist_tau, expected_made_up, fidelity, inclusion_probability, threshold  # noqa: E402
-from .domain import TableDomain, as_table_domain, column_from_json, size_in_words  # noqa: E402
-from .errors import DataError, DomainError, DPSynthError, ParameterError  # noqa: E402
-from .synthesizers import METHODS, get_method  # noqa: E402
-from .release import Release, synthesize  # noqa: E402
-from .tables import read_table  # noqa: E402
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "Accountant": "accounting", "PrivacyEvent": "accounting",
+    "cathist_tau": "cathist", "expected_made_up": "cathist", "fidelity": "cathist",
+    "inclusion_probability": "cathist", "threshold": "cathist",
+    "TableDomain": "domain", "as_table_domain": "domain", "column_from_json": "domain", "size_in_words": "domain",
+    "DataError": "errors", "DomainError": "errors", "DPSynthError": "errors", "ParameterError": "errors",
+    "METHODS": "synthesizers", "get_method": "synthesizers",
+    "Release": "release", "synthesize": "release",
+    "read_table": "tables",
+}
 
-__all__ = [
-    "Accountant", "PrivacyEvent", "cathist_tau", "expected_made_up", "fidelity",
-    "inclusion_probability", "threshold", "TableDomain", "as_table_domain", "column_from_json",
-    "size_in_words", "DataError", "DomainError", "DPSynthError", "ParameterError", "METHODS",
-    "get_method", "Release", "synthesize", "read_table", "__version__",
-]
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,51 +1,70 @@
 """Command line: a whole release headless.
 
     python -m dpsynth_core synth INPUT.csv --domain DOMAIN.json --epsilon E [--rho R]
-        [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] --out OUT.csv [--card CARD.json]
-        [--card-html CARD.html] [--workspace FOLDER]
+        [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
+        --out OUT.csv [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER]
     python -m dpsynth_core ledger [INPUT.csv] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
 
 Bad input ends with a one-line message on stderr and exit status 2, never a traceback.
+Every check runs before anything is written: parameters and paths first (before the
+numerical libraries are even imported), then the declaration, then the data. Outputs are
+written to temporary files in their own folders and renamed into place only once all of
+them are complete, so a failure never leaves a half-written or replaced file.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from . import constraints
-from .cathist import cathist_tau, expected_made_up, threshold
-from .card import render_card_html
-from .domain import size_in_words
-from .errors import DPSynthError
-from .synthesizers import METHODS
-from .release import synthesize
-from .validation import check_domain_size
+from .errors import DPSynthError, ParameterError
+from .validation import (check_delta, check_domain_size, check_epsilon, check_publisher_rho, check_rows,
+                         check_seed, check_total_epsilon)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors on one line and exit status 2."""
+
+    def error(self, message):
+        print(f"error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m dpsynth_core",
-                                     description="Differentially private synthetic data over declared domains.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="python -m dpsynth_core",
+                     description="Differentially private synthetic data over declared domains.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     synth = sub.add_parser("synth", help="make a synthetic copy of a CSV file")
     synth.add_argument("input", help="the sensitive CSV or TSV file")
     synth.add_argument("--domain", required=True, help="the domain declaration (JSON)")
-    synth.add_argument("--epsilon", required=True, type=float, help="total privacy budget, > 0")
-    synth.add_argument("--rho", type=float, default=constraints.RHO_DEFAULT,
-                       help="tolerance for randomness in (0, 1) (default %(default)s)")
+    synth.add_argument("--epsilon", required=True,
+                       help=f"total privacy budget, from {constraints.EPSILON_MIN:g} to {constraints.EPSILON_MAX:g}")
+    synth.add_argument("--rho", default=str(constraints.RHO_DEFAULT),
+                       help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g} "
+                            "(default %(default)s)")
     synth.add_argument("--method", default="cathist", help="synthesis method (see 'methods')")
     synth.add_argument("--group", action="append", default=None, metavar="A,B[,C]",
                        help="a column group for 'marginals' or 'dirichlet' (repeatable)")
-    synth.add_argument("--delta", type=float, default=None,
-                       help="delta for 'marginals' (default: a public rule from the table's size; 0: pure epsilon-DP)")
-    synth.add_argument("--rows", type=int, default=None,
-                       help="a public number of synthetic rows (default: a noisy count)")
-    synth.add_argument("--seed", type=int, default=None,
+    synth.add_argument("--delta", default=None,
+                       help=f"delta for 'marginals', from 0 to {constraints.DELTA_MAX:g} (default: a public rule from "
+                            "the table's size; 0: pure epsilon-DP)")
+    synth.add_argument("--rows", default=None,
+                       help=f"a public number of synthetic rows, 1 to {constraints.MAX_SYNTHETIC_ROWS:,} "
+                            "(default: a noisy count)")
+    synth.add_argument("--seed", default=None,
                        help="seed for a repeatable run (tests and teaching only; never published)")
+    synth.add_argument("--encoding", default=None,
+                       help="text encoding of the input (utf-8, windows-1252, utf-16, ...; default: from a "
+                            "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8)")
+    synth.add_argument("--delimiter", default=None,
+                       help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)")
     synth.add_argument("--out", required=True, help="where to write the synthetic CSV")
     synth.add_argument("--card", help="where to write the release card (JSON)")
     synth.add_argument("--card-html", help="where to write the release card (HTML page)")
@@ -60,66 +79,175 @@ def _parser() -> argparse.ArgumentParser:
                         help="set the input file's lifetime budget (a number, or 'none' to remove it)")
     tau = sub.add_parser("tau", help="CatHist threshold for a domain size, rho and epsilon")
     tau.add_argument("--size", required=True, help="domain size n (a whole number, may be huge)")
-    tau.add_argument("--rho", required=True, type=float)
-    tau.add_argument("--epsilon", required=True, type=float)
+    tau.add_argument("--rho", required=True,
+                     help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}")
+    tau.add_argument("--epsilon", required=True, help="the epsilon of one column (a share of the total)")
     return parser
 
 
+# --- outputs ----------------------------------------------------------------------------------
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def _check_targets(args) -> list[tuple[str, Path]]:
+    """Every output path, checked before any work: a writable folder, not a folder or device
+    itself, not one of the inputs, not another output."""
+    targets = [(flag, Path(value)) for flag, value in
+               (("--out", args.out), ("--card", args.card), ("--card-html", args.card_html)) if value]
+    inputs = [("the input", Path(args.input)), ("--domain", Path(args.domain))]
+    for flag, path in targets:
+        if not str(path).strip():
+            raise ParameterError(f"{flag} must name a file")
+        folder = path.resolve().parent
+        if not folder.is_dir():
+            raise ParameterError(f"cannot write {path} ({flag}): its folder does not exist")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ParameterError(f"cannot write {path} ({flag}): its folder is not writable")
+        if path.exists() or path.is_symlink():
+            mode = path.stat().st_mode if path.exists() else 0
+            if stat.S_ISDIR(mode):
+                raise ParameterError(f"cannot write {path} ({flag}): it is a folder")
+            if not stat.S_ISREG(mode):
+                raise ParameterError(f"cannot write {path} ({flag}): it is not a regular file")
+        for other, source in inputs:
+            if _same_file(path, source):
+                raise ParameterError(f"{flag} ({path}) is the same file as {other}: it would be replaced")
+    for i, (flag, path) in enumerate(targets):
+        for other, second in targets[i + 1:]:
+            if _same_file(path, second):
+                raise ParameterError(f"{flag} and {other} name the same file ({path})")
+    return targets
+
+
+def _write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write every file to a temporary file beside it, then rename them all into place.
+
+    Nothing is renamed until every temporary file is complete, so a failure (a full disk, a
+    folder that refuses the file) leaves every existing file as it was and no stray file.
+    """
+    mask = os.umask(0)
+    os.umask(mask)
+    written: list[tuple[str, Path]] = []
+    try:
+        for path, content in files:
+            fd, temporary = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
+            written.append((temporary, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(temporary, 0o666 & ~mask)
+        for temporary, path in written:
+            os.replace(temporary, path)
+    except BaseException:
+        for temporary, _ in written:
+            try:
+                os.unlink(temporary)
+            except FileNotFoundError:
+                pass
+        raise
+
+
+# --- commands ---------------------------------------------------------------------------------
+
 def _run_synth(args) -> None:
-    for target in (args.out, args.card, args.card_html):
-        if target and not Path(target).resolve().parent.is_dir():
-            raise DPSynthError(f"cannot write {target}: its folder does not exist")
-    if args.seed is not None:
-        print("note: --seed makes a repeatable run for tests and teaching; do not publish it as a release",
-              file=sys.stderr)
+    epsilon = check_total_epsilon(args.epsilon, "--epsilon")
+    rho = check_publisher_rho(args.rho, "--rho")
+    rows = check_rows(args.rows)
+    seed = check_seed(args.seed)
     options = {}
     if args.group:
         if args.method not in ("marginals", "dirichlet"):
-            raise DPSynthError(f"--group works with 'marginals' and 'dirichlet', not '{args.method}'")
+            raise ParameterError(f"--group works with 'marginals' and 'dirichlet', not '{args.method}'")
         options["groups"] = [tuple(c.strip() for c in g.split(",") if c.strip()) for g in args.group]
     if args.delta is not None:
         if args.method != "marginals":
-            raise DPSynthError(f"--delta works with 'marginals', not '{args.method}'")
-        options["delta"] = args.delta
+            raise ParameterError(f"--delta works with 'marginals', not '{args.method}'")
+        options["delta"] = check_delta(args.delta, "--delta")
+    from .tables import check_delimiter, check_encoding
+
+    check_encoding(args.encoding)
+    check_delimiter(args.delimiter)
+    targets = _check_targets(args)
+    source = Path(args.input)
+    if not source.exists():
+        raise ParameterError(f"file not found: {source}")
+    if source.is_dir():
+        raise ParameterError(f"{source} is a folder, not a file")
+
+    from .domain import TableDomain
+
+    domain = TableDomain.load(args.domain).validate()
+    from .tables import line_report_text, read_table
+
+    frame, info = read_table(args.input, encoding=args.encoding, delimiter=args.delimiter)
+    domain.check_matches(frame.columns)
     workspace = None
     if args.workspace:
         from .synthesizers import get_method
         from .workspace import Workspace, fingerprint_file, planned_events
 
         workspace, key = Workspace(args.workspace), fingerprint_file(args.input)
-        workspace.check(key, planned_events(args.epsilon, get_method(args.method).neighbouring))
-    release = synthesize(args.input, args.domain, args.epsilon, method=args.method, rho=args.rho,
-                         rows=args.rows, random_state=args.seed, **options)
+        workspace.check(key, planned_events(epsilon, get_method(args.method).neighbouring))
+    from .release import synthesize
+
+    release = synthesize(frame, domain, epsilon, method=args.method, rho=rho, rows=rows, random_state=seed,
+                         **options)
     if workspace is not None:  # recorded (or refused) before any output is written
         workspace.record_release(key, release, name=Path(args.input).name, source="cli",
-                                 settings={"epsilon": args.epsilon, "rho": args.rho, "method": args.method,
-                                           "rows": args.rows, "groups": args.group or [], "delta": args.delta})
-    release.data.to_csv(args.out, index=False)
+                                 settings={"epsilon": epsilon, "rho": rho, "method": args.method,
+                                           "rows": rows, "groups": args.group or [], "delta": args.delta})
+    contents = {"--out": release.data.to_csv(index=False).encode("utf-8")}
     if args.card:
-        Path(args.card).write_text(json.dumps(release.card, indent=2) + "\n", encoding="utf-8")
+        import json
+
+        contents["--card"] = (json.dumps(release.card, indent=2) + "\n").encode("utf-8")
     if args.card_html:
-        Path(args.card_html).write_text(render_card_html(release.card), encoding="utf-8")
-    changed = {n: r for n, r in release.publisher_report["encoding"].items() if r["out_of_domain"]}
-    for name, report in changed.items():  # the publisher's eyes only: stderr, not the release
-        print(f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
-              "were clamped or set to missing", file=sys.stderr)
+        from .card import render_card_html
+
+        contents["--card-html"] = render_card_html(release.card).encode("utf-8")
+    _write_all([(path, contents[flag]) for flag, path in targets])
+
+    # What follows is for the publisher's eyes only: stderr, never the release.
+    if seed is not None:
+        print("note: --seed made a repeatable run for tests and teaching; do not publish it as a release",
+              file=sys.stderr)
+    reading = line_report_text(info["lines"])
+    if reading:
+        print(f"note: {reading}", file=sys.stderr)
+    for name, report in release.publisher_report["encoding"].items():
+        if report["out_of_domain"]:
+            print(f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
+                  "were clamped or set to missing", file=sys.stderr)
+    written = len(release.data)
+    if rows is not None and written != rows:
+        print(f"note: you asked for {rows:,} rows; the method released {written:,} (see the card)", file=sys.stderr)
     g = release.card["guarantee"]
-    delta = f", delta {g['delta']:.0e}" if g.get("delta") else ""
-    print(f"wrote {len(release.data):,} synthetic rows to {args.out} "
-          f"(epsilon {g['epsilon']:.4g}{delta}, {g['neighbouring']})")
+    if g.get("epsilon") is None:
+        guarantee = "no differential-privacy guarantee: see the card"
+    else:
+        guarantee = f"epsilon {g['epsilon']:.4g}" + (f", delta {g['delta']:.2g}" if g.get("delta") else "") + \
+            f", {g['neighbouring']}"
+    print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee})")
 
 
 def _run_tau(args) -> None:
-    try:
-        size = check_domain_size(int(args.size.replace("_", "").replace(",", "")) if args.size.replace(
-            "_", "").replace(",", "").isdigit() else args.size)
-    except ValueError:
-        raise DPSynthError(f"--size ({args.size!r}) must be a whole number >= 1") from None
-    tau = cathist_tau(size, args.rho, args.epsilon)
-    rule = threshold(size, args.rho, args.epsilon)
-    print(f"domain size n = {size} ({size_in_words(size)})")
+    size = check_domain_size(args.size)
+    rho = check_publisher_rho(args.rho, "--rho")
+    epsilon = check_epsilon(args.epsilon, "--epsilon")
+    from .cathist import cathist_tau, expected_made_up, threshold
+    from .domain import size_in_words
+
+    tau = cathist_tau(size, rho, epsilon)
+    rule = threshold(size, rho, epsilon)
+    print(f"domain size n = {size if size < 10**30 else size_in_words(size)} ({size_in_words(size)})")
     print(f"tau = {tau:.4f}")
-    print(f"expected made-up values = {expected_made_up(size, args.rho):.4f}")
+    print(f"expected made-up values = {expected_made_up(size, rho):.4f}")
     print(f"discrete threshold: keep noisy counts > {rule.cut}, and = {rule.cut} with probability "
           f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time")
 
@@ -140,10 +268,19 @@ def _run_ledger(args) -> None:
     print(ledger_text(workspace, key))
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as done:
+        return int(done.code or 0)
     try:
         if args.command == "methods":
+            from .synthesizers import METHODS
+
             for info in METHODS.values():
                 print(f"{info.name}: {info.title}. {info.summary}")
         elif args.command == "tau":
@@ -152,7 +289,24 @@ def main(argv=None) -> int:
             _run_ledger(args)
         else:
             _run_synth(args)
-    except (DPSynthError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except DPSynthError as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        print(f"error: {exc.strerror or _one_line(exc)}{where}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: not enough memory for this table and declaration; declare fewer or wider bins",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: still one line, and the traceback on request
+        if os.environ.get("DPSYNTH_DEBUG"):
+            raise
+        print(f"error: internal error ({type(exc).__name__}: {_one_line(exc)[:300]}); nothing was written. "
+              "Please report it; DPSYNTH_DEBUG=1 shows the details", file=sys.stderr)
+        return 1
     return 0

@@ -1,13 +1,24 @@
-"""Limits and defaults in one place: the app, the CLI and the core read them from here."""
+"""Limits and defaults in one place: the app, the CLI and the core read them from here.
+
+Every resource limit is checked *before* anything of that size is allocated, so bad input
+ends with a one-line message instead of exhausting memory or time.
+"""
 
 EPSILON_MIN = 0.01
 EPSILON_MAX = 20.0
 EPSILON_DEFAULT = 1.0
 EPSILON_WARN_ABOVE = 5.0
+#: Range any single mechanism accepts (a share of the total can be far below EPSILON_MIN;
+#: outside this range the threshold and noise arithmetic lose their precision).
+MECHANISM_EPSILON_MIN = 1e-9
+MECHANISM_EPSILON_MAX = 1e6
 
 RHO_DEFAULT = 0.9
 RHO_MIN = 0.01
 RHO_MAX = 0.99
+#: Range any single mechanism accepts (1 - rho**(1/n) must stay computable).
+MECHANISM_RHO_MIN = 1e-9
+MECHANISM_RHO_MAX = 1 - 1e-9
 
 #: Share of epsilon spent on the noisy row count when the row count is not public.
 ROW_COUNT_SHARE = 0.05
@@ -30,9 +41,43 @@ MAX_UNIT_BINS = 120
 
 #: Largest number of histogram cells a column may have (a bin per value is fine below this).
 MAX_COLUMN_CELLS = 2_000_000
+#: Largest total of histogram cells over all kept columns of a table.
+MAX_TABLE_CELLS = 20_000_000
 
 #: Upload limit for the app, in megabytes (also set in .streamlit/config.toml).
 UPLOAD_LIMIT_MB = 200
+#: Largest file the CLI and the Python API read, in bytes (a stream is read up to this, then refused).
+MAX_FILE_BYTES = 1 << 30
+#: Longest header line, in characters; a longer first line is refused (it is not a CSV header).
+MAX_HEADER_CHARS = 1 << 20
+#: Longest data line, in characters; a longer line is a broken record (its cells become missing).
+MAX_LINE_CHARS = 1 << 20
+#: Most columns a table or a declaration may have (a spreadsheet's own limit).
+MAX_COLUMNS = 16_384
+#: Bytes at the start of a file searched for NUL bytes (binary data is refused there).
+BINARY_SNIFF_BYTES = 1 << 16
 
 #: Rows at most in a synthetic table requested by the publisher.
 MAX_SYNTHETIC_ROWS = 5_000_000
+#: Seeds are whole numbers in [0, MAX_SEED).
+MAX_SEED = 2**128
+
+# --- domain declarations ------------------------------------------------------------------
+#: Largest domain declaration file, in bytes.
+MAX_DECLARATION_BYTES = 64 << 20
+#: Deepest nesting of JSON objects and lists in a declaration (notes included).
+MAX_JSON_DEPTH = 32
+#: Bound on the absolute value of every number in a declaration (min, max, edges, codes, ...).
+MAX_ABS_NUMBER = 10**15
+#: Longest category value, label, marker, alphabet or column name, in characters.
+MAX_TEXT_CHARS = 1_000
+#: Longest free text (documentation, notes), in characters.
+MAX_NOTE_CHARS = 100_000
+#: Longest ``length`` of a digits code and ``max_length`` of letters.
+MAX_TEXT_LENGTH = 100
+#: Largest size of a weakly constrained text domain (exact integer arithmetic stays fast below it).
+MAX_TEXT_DOMAIN_SIZE = 10**100
+#: Most missing-value markers.
+MAX_MARKERS = 100
+#: Problems named in one message at most (a message never hides any of the first ones).
+MAX_PROBLEMS_SHOWN = 200

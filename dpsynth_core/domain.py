@@ -36,10 +36,10 @@ import numpy as np
 from . import constraints
 from .errors import DomainError
 from .public_lists import english_word_set, public_list
+from .schema import DATE_UNITS, column_problems, declaration_problems
 
 TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
 DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-DATE_UNITS = ("day", "month", "year")
 
 _EPOCH = dt.date(1970, 1, 1)
 
@@ -96,7 +96,15 @@ class ColumnDomain:
     def _require_complete(self):
         found = self.problems()
         if found:
-            raise DomainError(found[0])
+            raise DomainError.from_problems(found)
+
+    def _too_many_bins(self, count) -> list[str]:
+        """The resource limit on one column's cells, checked from the count alone (nothing allocated)."""
+        if count > constraints.MAX_COLUMN_CELLS:
+            shown = f"{count:,.0f}" if count < 1e18 else "more than 10^18"
+            return [f"column '{self.name}': {shown} bins is more than the {constraints.MAX_COLUMN_CELLS:,} "
+                    "a column may have; declare wider bins"]
+        return []
 
     def _missing_bounds(self) -> list[str]:
         """Messages for a range column whose public ``min`` or ``max`` is not declared."""
@@ -144,11 +152,12 @@ class CategoricalDomain(ColumnDomain):
     def problems(self) -> list[str]:
         if not self.values:
             return [f"column '{self.name}': a categorical domain needs at least one value"]
+        out = []
         if len(set(map(str, self.values))) != len(self.values):
-            return [f"column '{self.name}': the declared values contain duplicates"]
+            out.append(f"column '{self.name}': the declared values contain duplicates")
         if self.other is not None and self.other not in self.values:
-            return [f"column '{self.name}': 'other' ({self.other!r}) must be one of the declared values"]
-        return []
+            out.append(f"column '{self.name}': 'other' ({self.other!r}) must be one of the declared values")
+        return out + self._too_many_bins(len(self.values))
 
     @property
     def integer_codes(self) -> bool:
@@ -204,12 +213,10 @@ class IntegerDomain(ColumnDomain):
             return [f"column '{self.name}': bin_width ({self.bin_width}) must be >= 1"]
         if self.edges is not None:
             e = list(self.edges)
-            if e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
+            if not e or e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
                 return [f"column '{self.name}': edges must increase strictly, start at min "
                         f"({self.min}) and not pass max ({self.max})"]
-        if len(self.lows) > constraints.MAX_COLUMN_CELLS:
-            return [f"column '{self.name}': {len(self.lows):,} bins is too many; use a wider bin_width"]
-        return []
+        return self._too_many_bins(self.bins)
 
     @property
     def size(self) -> int:
@@ -238,7 +245,10 @@ class IntegerDomain(ColumnDomain):
 
     @property
     def bins(self) -> int:
-        return len(self.lows)
+        """Number of bins, counted without building them."""
+        if self.edges is not None:
+            return len(self.edges)
+        return -(-self.size // self.width)
 
     def describe(self) -> str:
         w = "" if self.edges is not None else (" (one bin per value)" if self.width == 1
@@ -283,16 +293,23 @@ class FloatDomain(ColumnDomain):
             return [f"column '{self.name}': min ({self.min}) must be < max ({self.max})"]
         if self.bins_requested is not None and self.bins_requested < 1:
             return [f"column '{self.name}': bins ({self.bins_requested}) must be >= 1"]
-        if self.bin_width is not None and self.bin_width <= 0:
+        if self.bin_width is not None and not (math.isfinite(self.bin_width) and self.bin_width > 0):
             return [f"column '{self.name}': bin_width ({self.bin_width}) must be > 0"]
         if self.edges is not None:
             e = list(self.edges)
             if e != sorted(set(e)) or len(e) < 2 or e[0] != self.min or e[-1] != self.max:
                 return [f"column '{self.name}': edges must increase strictly from min ({self.min}) "
                         f"to max ({self.max})"]
-        if self.bins > constraints.MAX_COLUMN_CELLS:
-            return [f"column '{self.name}': {self.bins:,} bins is too many; use a wider bin_width"]
-        return []
+        return self._too_many_bins(self._bin_count())
+
+    def _bin_count(self) -> float:
+        """Number of bins from the declaration alone (may be huge or infinite for a bad one)."""
+        if self.edges is not None:
+            return len(self.edges) - 1
+        if self.bin_width is not None:
+            ratio = (self.max - self.min) / self.bin_width - 1e-9
+            return max(1, math.ceil(ratio)) if math.isfinite(ratio) else math.inf
+        return self.bins_requested or 20
 
     @property
     def all_edges(self) -> np.ndarray:
@@ -309,7 +326,7 @@ class FloatDomain(ColumnDomain):
 
     @property
     def bins(self) -> int:
-        return len(self.all_edges) - 1
+        return int(self._bin_count())
 
     @property
     def size(self) -> int:
@@ -340,13 +357,11 @@ class FloatDomain(ColumnDomain):
         return [f"{a:g}-{b:g}" for a, b in zip(e[:-1], e[1:])]
 
 
-def _parse_date(value, name: str, bound: str) -> dt.date | None:
+def _parse_date(value) -> dt.date | None:
+    """A date the schema has checked: None, a ``datetime.date`` or text starting YYYY-MM-DD."""
     if value is None or isinstance(value, dt.date):
         return value
-    try:
-        return dt.date.fromisoformat(str(value)[:10])
-    except ValueError:
-        raise DomainError(f"column '{name}': {bound} ({value!r}) must be a date written YYYY-MM-DD") from None
+    return dt.date.fromisoformat(str(value)[:10])
 
 
 @dataclass(frozen=True)
@@ -368,7 +383,7 @@ class DateDomain(ColumnDomain):
             return [f"column '{self.name}': min ({self.min}) must be on or before max ({self.max})"]
         if self.unit is not None and self.unit not in DATE_UNITS:
             return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(DATE_UNITS)}"]
-        return []
+        return self._too_many_bins(self.bins)
 
     @property
     def bin_unit(self) -> str:
@@ -383,24 +398,15 @@ class DateDomain(ColumnDomain):
 
     @property
     def lows(self) -> np.ndarray:
-        """First day of every bin, as days since 1970-01-01."""
-        unit = self.bin_unit
-        first, last = self.min, self.max
-        if unit == "day":
-            starts = [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
-        else:
-            starts = [first]
-            y, m = first.year, first.month
-            while True:
-                if unit == "month":
-                    y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-                else:
-                    y, m = y + 1, 1
-                nxt = dt.date(y, m, 1)
-                if nxt > last:
-                    break
-                starts.append(nxt)
-        return np.array([(d - _EPOCH).days for d in starts], dtype=np.int64)
+        """First day of every bin, as days since 1970-01-01 (the first bin starts at ``min``)."""
+        first, last = (self.min - _EPOCH).days, (self.max - _EPOCH).days
+        if self.bin_unit == "day":
+            return np.arange(first, last + 1, dtype=np.int64)
+        step = {"month": "M", "year": "Y"}[self.bin_unit]
+        periods = np.arange(np.datetime64(self.min, step), np.datetime64(self.max, step) + 1)
+        starts = (periods.astype("datetime64[D]") - np.datetime64("1970-01-01", "D")).astype(np.int64)
+        starts[0] = first
+        return starts
 
     @property
     def highs(self) -> np.ndarray:
@@ -409,7 +415,12 @@ class DateDomain(ColumnDomain):
 
     @property
     def bins(self) -> int:
-        return len(self.lows)
+        """Number of bins, counted without building them."""
+        unit = self.bin_unit
+        if unit == "day":
+            return self.size
+        years = self.max.year - self.min.year
+        return years + 1 if unit == "year" else years * 12 + self.max.month - self.min.month + 1
 
     @property
     def size(self) -> int:
@@ -431,8 +442,8 @@ class DateDomain(ColumnDomain):
         return out
 
     def bin_labels(self) -> list[str]:
-        fmt = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}[self.bin_unit]
-        return [(_EPOCH + dt.timedelta(days=int(d))).strftime(fmt) for d in self.lows]
+        width = {"day": 10, "month": 7, "year": 4}[self.bin_unit]
+        return [(_EPOCH + dt.timedelta(days=int(d))).isoformat()[:width] for d in self.lows]
 
 
 @dataclass(frozen=True)
@@ -478,11 +489,18 @@ class TextDomain(ColumnDomain):
             return [f"column '{self.name}': 'digits' needs length >= 1"]
         if self.generator == "any" and (not self.declared_size or self.declared_size < 1):
             return [f"column '{self.name}': 'any' needs a declared size >= 1"]
+        if self._count() > constraints.MAX_TEXT_DOMAIN_SIZE:
+            return [f"column '{self.name}': the domain has about 10^{len(str(self._count())) - 1} values, more than "
+                    f"10^{len(str(constraints.MAX_TEXT_DOMAIN_SIZE)) - 1}; declare a shorter length"]
         return []
 
     @property
     def size(self) -> int:
         self._require_complete()
+        return self._count()
+
+    def _count(self) -> int:
+        """The exact number of values of a complete declaration."""
         if self.generator == "letters":
             a = len(self.alphabet)
             return sum(a**length for length in range(1, self.max_length + 1))
@@ -590,55 +608,47 @@ KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain
 
 
 def column_from_json(name: str, spec: dict) -> ColumnDomain:
-    """Build one column's domain from its JSON form (the format in the README)."""
-    if not isinstance(spec, dict):
-        raise DomainError(f"column '{name}': the declaration must be a JSON object, got {spec!r}")
-    kind = spec.get("type")
-    if kind not in KINDS:
-        raise DomainError(f"column '{name}': type ({kind!r}) must be one of {', '.join(KINDS)}")
-    missing = bool(spec.get("missing", True))
+    """Build one column's domain from its JSON form (the format in the README).
 
-    def number(key, cast):
-        value = spec.get(key)
-        if value is None:
-            return None
-        try:
-            out = cast(value)
-        except (TypeError, ValueError):
-            raise DomainError(f"column '{name}': {key} ({value!r}) must be a number") from None
-        if cast is int and float(value) != out:
-            raise DomainError(f"column '{name}': {key} ({value!r}) must be a whole number")
-        return out
+    The form is checked first (:func:`~dpsynth_core.schema.column_problems`): a wrong type,
+    an unknown key or a value out of range raises :class:`DomainError` naming every problem.
+    """
+    found = column_problems(name, spec)
+    if found:
+        raise DomainError.from_problems(found)
+    return _build_column(name, spec)
 
+
+def _build_column(name: str, spec: dict) -> ColumnDomain:
+    """Build a column from a declaration whose form has been checked."""
+    kind = spec["type"]
+    missing = spec.get("missing", True)
     if kind == "drop":
         return DropDomain(name=name)
     if kind == "categorical":
         values = spec.get("values")
-        if values is None and spec.get("list"):
-            values = list(public_list(spec["list"]))
-        if not isinstance(values, list):
-            raise DomainError(f"column '{name}': a categorical domain needs a 'values' list")
+        if values is None and spec.get("list") is not None:
+            values = public_list(spec["list"])
         labels = spec.get("labels")
-        return CategoricalDomain(name=name, missing=missing, values=tuple(values),
+        return CategoricalDomain(name=name, missing=missing, values=tuple(values or ()),
                                  labels={str(k): v for k, v in labels.items()} if labels else None,
                                  other=spec.get("other"))
     if kind == "integer":
         edges = spec.get("edges")
-        return IntegerDomain(name=name, missing=missing, min=number("min", int), max=number("max", int),
-                             bin_width=number("bin_width", int),
-                             edges=tuple(int(e) for e in edges) if edges else None)
+        return IntegerDomain(name=name, missing=missing, min=spec.get("min"), max=spec.get("max"),
+                             bin_width=spec.get("bin_width"), edges=tuple(edges) if edges else None)
     if kind == "float":
-        edges = spec.get("edges")
-        return FloatDomain(name=name, missing=missing, min=number("min", float), max=number("max", float),
-                           bins_requested=number("bins", int), bin_width=number("bin_width", float),
+        edges, low, high, width = spec.get("edges"), spec.get("min"), spec.get("max"), spec.get("bin_width")
+        return FloatDomain(name=name, missing=missing, min=None if low is None else float(low),
+                           max=None if high is None else float(high), bins_requested=spec.get("bins"),
+                           bin_width=None if width is None else float(width),
                            edges=tuple(float(e) for e in edges) if edges else None)
     if kind == "date":
-        return DateDomain(name=name, missing=missing, min=_parse_date(spec.get("min"), name, "min"),
-                          max=_parse_date(spec.get("max"), name, "max"), unit=spec.get("unit"))
-    size = spec.get("size")
+        return DateDomain(name=name, missing=missing, min=_parse_date(spec.get("min")),
+                          max=_parse_date(spec.get("max")), unit=spec.get("unit"))
     return TextDomain(name=name, missing=missing, generator=spec.get("generator"),
-                      max_length=number("max_length", int), alphabet=spec.get("alphabet", DEFAULT_ALPHABET),
-                      length=number("length", int), declared_size=int(size) if size is not None else None)
+                      max_length=spec.get("max_length"), alphabet=spec.get("alphabet") or DEFAULT_ALPHABET,
+                      length=spec.get("length"), declared_size=spec.get("size"))
 
 
 @dataclass(frozen=True)
@@ -663,17 +673,22 @@ class TableDomain:
         return {n: c for n, c in self.columns.items() if c.kind != "drop"}
 
     def problems(self) -> list[str]:
+        """Everything the publisher must still supply or fix, one message per problem (all of them)."""
         out = [p for c in self.columns.values() for p in c.problems()]
         if not self.kept:
             out.append("every column is dropped: keep at least one column")
+        if not out:
+            cells = sum(c.bins + 1 for c in self.kept.values() if c.binned)
+            if cells > constraints.MAX_TABLE_CELLS:
+                out.append(f"the declared columns have {cells:,} bins in all, more than the "
+                           f"{constraints.MAX_TABLE_CELLS:,} a table may have; declare wider bins")
         return out
 
     def validate(self) -> "TableDomain":
-        """Return self, or raise :class:`DomainError` naming the first thing to fix."""
+        """Return self, or raise :class:`DomainError` naming every thing to fix."""
         found = self.problems()
         if found:
-            more = f" (and {len(found) - 1} more problem{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
-            raise DomainError(found[0] + more)
+            raise DomainError.from_problems(found)
         return self
 
     def with_column(self, column: ColumnDomain) -> "TableDomain":
@@ -696,16 +711,20 @@ class TableDomain:
 
     @classmethod
     def from_json(cls, spec: dict) -> "TableDomain":
-        if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict):
-            raise DomainError("a domain declaration must be a JSON object with a 'columns' object")
-        columns = {name: column_from_json(name, col) for name, col in spec["columns"].items()}
+        """Build a declaration from its JSON form, after checking the form of every key
+        (:func:`~dpsynth_core.schema.declaration_problems`); raises :class:`DomainError`
+        naming every problem found. A declaration may still be incomplete: see :meth:`problems`."""
+        found = declaration_problems(spec)
+        if found:
+            raise DomainError.from_problems(found)
+        columns = {name: _build_column(name, col) for name, col in spec["columns"].items()}
         mv = spec.get("missing_values") or {}
         markers = mv.get("markers")
         if markers is None:
             marker = mv.get("marker", "empty cell")
             markers = [""] if marker in ("empty cell", "", None) else ["", marker]
-        return cls(columns=columns, missing_markers=tuple(markers), dataset=spec.get("dataset", ""),
-                   documentation=spec.get("documentation", ""), notes=dict(spec.get("notes") or {}))
+        return cls(columns=columns, missing_markers=tuple(markers), dataset=spec.get("dataset") or "",
+                   documentation=spec.get("documentation") or "", notes=dict(spec.get("notes") or {}))
 
     def to_json(self) -> dict:
         out = {"dataset": self.dataset, "documentation": self.documentation,
@@ -717,24 +736,72 @@ class TableDomain:
 
     @classmethod
     def load(cls, path) -> "TableDomain":
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise DomainError(f"domain file not found: {path}") from None
-        except UnicodeDecodeError:
-            raise DomainError(f"domain file {path} is not UTF-8 text") from None
-        try:
-            spec = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DomainError(f"domain file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-        return cls.from_json(spec)
+        """Read a declaration file (UTF-8 JSON, at most ``MAX_DECLARATION_BYTES``)."""
+        return cls.from_json(parse_declaration(read_declaration_bytes(path), str(path)))
 
     def save(self, path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
 
     def summary(self) -> list[dict]:
         return [c.summary() for c in self.columns.values()]
+
+
+def read_declaration_bytes(path) -> bytes:
+    """The bytes of a declaration file, read with a cap (a device or a huge file is refused early)."""
+    path = Path(path)
+    limit = constraints.MAX_DECLARATION_BYTES
+    try:
+        if path.is_dir():
+            raise DomainError(f"domain file {path} is a folder, not a file")
+        if path.is_char_device() or path.is_block_device():
+            raise DomainError(f"domain file {path} is a device, not a file")
+        with path.open("rb") as handle:
+            raw = handle.read(constraints.BINARY_SNIFF_BYTES)
+            if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise DomainError(f"domain file {path} is not UTF-8 text (it is UTF-16): save it as UTF-8")
+            if b"\x00" in raw:
+                raise DomainError(f"domain file {path} holds binary data (NUL bytes), not JSON text")
+            if len(raw) <= limit:
+                raw += handle.read(limit + 1 - len(raw))
+    except FileNotFoundError:
+        raise DomainError(f"domain file not found: {path}") from None
+    except OSError as exc:
+        raise DomainError(f"domain file {path} cannot be read: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise DomainError(f"domain file {path} is larger than {limit >> 20} MB: is it a domain declaration?")
+    return raw
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
+    """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
+    no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DomainError(f"domain file {name} is not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise DomainError(f"domain file {name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:
+        raise DomainError(f"domain file {name} is not valid JSON: {exc}") from None
+    except RecursionError:  # deeper than the parser's own limit; shallower nesting is refused by the schema
+        raise DomainError(f"domain file {name} is nested more than {constraints.MAX_JSON_DEPTH} levels deep") from None
 
 
 def as_table_domain(domain) -> TableDomain:

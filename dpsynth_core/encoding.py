@@ -144,9 +144,11 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         codes, clamped = _encode_ranges(lows, values, lo, hi, domain.bins, readable)
         changed = (~readable & ~is_missing) | clamped
     elif isinstance(domain, DateDomain):
-        stamps = pd.to_datetime(text.where(~is_missing), errors="coerce", format="ISO8601")
+        # A date is read from a leading YYYY-MM-DD; a time after it is ignored (no time zone moves a day).
+        iso = text.where(~is_missing & text.str.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ]|$)")).str.slice(0, 10)
+        stamps = pd.to_datetime(iso, errors="coerce", format="%Y-%m-%d")
         readable = ~pd.isna(stamps).to_numpy()
-        days = ((stamps.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]") - _EPOCH64)
+        days = ((stamps.to_numpy().astype("datetime64[D]") - _EPOCH64)  # any unit: years 1 to 9999
                 .astype("timedelta64[D]").astype(np.int64))
         lo, hi = int(domain.lows[0]), int(domain.highs[-1])
         codes, clamped = _encode_ranges(domain.lows, np.where(readable, days, lo), lo, hi, domain.bins, readable)

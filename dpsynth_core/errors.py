@@ -1,8 +1,32 @@
 """Exceptions the core raises for bad input. Each message names the problem and how to fix it."""
 
+from __future__ import annotations
+
 
 class DPSynthError(ValueError):
-    """Base class: a problem with the user's input, shown to them as a one-line message."""
+    """Base class: a problem with the user's input, shown to them as a one-line message.
+
+    Attributes:
+        problems: every problem found, one message each (the message names them all, up to
+            ``constraints.MAX_PROBLEMS_SHOWN``).
+    """
+
+    def __init__(self, message: str, problems=None):
+        super().__init__(message)
+        self.problems = tuple(problems) if problems is not None else (message,)
+
+    @classmethod
+    def from_problems(cls, problems) -> "DPSynthError":
+        """One error naming every problem in ``problems`` on one line."""
+        from .constraints import MAX_PROBLEMS_SHOWN
+
+        problems = [" ".join(str(p).split("\n")) for p in problems]
+        shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
+        if len(problems) > MAX_PROBLEMS_SHOWN:
+            shown += f"; and {len(problems) - MAX_PROBLEMS_SHOWN:,} more problems of the same kinds"
+        if len(problems) > 1:
+            shown = f"{len(problems)} problems: {shown}"
+        return cls(shown, problems)
 
 
 class DomainError(DPSynthError):

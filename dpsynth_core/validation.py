@@ -1,58 +1,141 @@
-"""Validation of user-supplied parameters, with messages that name the value and the allowed range."""
+"""Validation of user-supplied parameters, with messages that name the value and the allowed range.
+
+Two ranges exist for epsilon and rho. What a publisher types (the app's sliders, the CLI,
+:func:`~dpsynth_core.release.synthesize`) must lie in the public range of
+:mod:`~dpsynth_core.constraints` (``check_total_epsilon``, ``check_publisher_rho``); one
+mechanism inside a release receives a share of it, which only has to lie in the wider
+range where its arithmetic stays exact and its loops short (``check_epsilon``, ``check_rho``).
+Domain declarations are checked in :mod:`~dpsynth_core.schema`.
+"""
 
 from __future__ import annotations
 
 import math
+import numbers
 
+from . import constraints
 from .errors import ParameterError
 
 
+def _number(value, name: str, rule: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
+    try:
+        out = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(f"{name} ({_show(value)}) must be {rule}") from None
+    if not math.isfinite(out):
+        raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
+    return out
+
+
+def _show(value) -> str:
+    """A short rendering of a user's value for a message (never a huge string or number)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"{'-' if value < 0 else ''}about 10^{int(abs(value).bit_length() * 0.30103)}"
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """Return epsilon as a float, or raise if it is not a finite number > 0."""
-    try:
-        value = float(epsilon)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} ({epsilon!r}) must be a number > 0") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ParameterError(f"{name} ({epsilon}) must be a finite number > 0")
+    """Return one mechanism's epsilon as a float, or raise if it is outside the mechanism range."""
+    low, high = constraints.MECHANISM_EPSILON_MIN, constraints.MECHANISM_EPSILON_MAX
+    rule = f"a number from {low:g} to {high:g}"
+    value = _number(epsilon, name, rule)
+    if not low <= value <= high:
+        raise ParameterError(f"{name} ({_show(epsilon)}) must be {rule}")
     return value
 
 
-def check_rho(rho) -> float:
-    """Return rho as a float, or raise if it is not strictly between 0 and 1."""
-    try:
-        value = float(rho)
-    except (TypeError, ValueError):
-        raise ParameterError(f"rho ({rho!r}) must be a number in (0, 1)") from None
-    if not 0.0 < value < 1.0:
-        raise ParameterError(f"rho ({rho}) must be in (0, 1), exclusive")
+def check_total_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Return the publisher's total epsilon, or raise if it is outside the app's range (0.01 to 20)."""
+    low, high = constraints.EPSILON_MIN, constraints.EPSILON_MAX
+    rule = f"a number from {low:g} to {high:g}"
+    value = _number(epsilon, name, rule)
+    if not low <= value <= high:
+        raise ParameterError(f"{name} ({_show(epsilon)}) must be {rule}")
     return value
+
+
+def check_rho(rho, name: str = "rho") -> float:
+    """Return one mechanism's rho as a float, or raise if it is not inside (0, 1) with room to compute."""
+    low, high = constraints.MECHANISM_RHO_MIN, constraints.MECHANISM_RHO_MAX
+    rule = f"a number in (0, 1), from {low:g} to 1 - {1 - high:g}"
+    value = _number(rho, name, rule)
+    if not low <= value <= high:
+        raise ParameterError(f"{name} ({_show(rho)}) must be in (0, 1), from {low:g} to 1 - {1 - high:.0e}")
+    return value
+
+
+def check_publisher_rho(rho, name: str = "rho") -> float:
+    """Return the publisher's rho, or raise if it is outside the app's range (0.01 to 0.99)."""
+    low, high = constraints.RHO_MIN, constraints.RHO_MAX
+    rule = f"a number from {low:g} to {high:g}"
+    value = _number(rho, name, rule)
+    if not low <= value <= high:
+        raise ParameterError(f"{name} ({_show(rho)}) must be in (0, 1), from {low:g} to {high:g}")
+    return value
+
+
+def check_delta(delta, name: str = "delta") -> float:
+    """Return a publisher's delta, or raise if it is not a number from 0 to ``DELTA_MAX``."""
+    rule = f"a number from 0 to {constraints.DELTA_MAX:g}"
+    value = _number(delta, name, rule)
+    if not 0 <= value <= constraints.DELTA_MAX:
+        raise ParameterError(f"{name} ({_show(delta)}) must be {rule}")
+    return value
+
+
+def _whole(value, name: str, rule: str) -> int:
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and len(value.strip()) <= 301:
+        return int(value.strip())
+    if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+        return int(value)
+    raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
 
 
 def check_rows(rows) -> int | None:
-    """Return a requested row count as an int (None stays None), or raise if it is not >= 1."""
+    """Return a requested row count as an int (None stays None), or raise if not in 1..MAX_SYNTHETIC_ROWS."""
     if rows is None:
         return None
-    try:
-        value = int(rows)
-    except (TypeError, ValueError):
-        raise ParameterError(f"rows ({rows!r}) must be a whole number >= 1") from None
-    if value != rows and not (isinstance(rows, str) and str(value) == rows.strip()):
-        raise ParameterError(f"rows ({rows}) must be a whole number >= 1")
-    if value < 1:
-        raise ParameterError(f"rows ({rows}) must be >= 1")
+    rule = f"a whole number from 1 to {constraints.MAX_SYNTHETIC_ROWS:,}"
+    value = _whole(rows, "rows", rule)
+    if not 1 <= value <= constraints.MAX_SYNTHETIC_ROWS:
+        raise ParameterError(f"rows ({_show(rows)}) must be {rule}")
     return value
 
 
+def check_seed(random_state):
+    """Return ``random_state`` when it is None, a numpy Generator or a whole number in [0, 2**128)."""
+    if random_state is None:
+        return None
+    import numpy as np
+
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    rule = "a whole number from 0 to 2^128 - 1 (or a numpy Generator)"
+    value = _whole(random_state, "seed", rule)
+    if not 0 <= value < constraints.MAX_SEED:
+        raise ParameterError(f"seed ({_show(random_state)}) must be {rule}")
+    return value
+
+
+#: Largest domain size any mechanism accepts: its float arithmetic (log(rho) / n) stays exact.
+_MAX_DOMAIN_SIZE = 10**300
+
+
 def check_domain_size(size) -> int:
-    """Return a domain size as an exact int >= 1."""
-    if isinstance(size, bool) or not isinstance(size, int):
-        if isinstance(size, float) and size.is_integer():
-            size = int(size)
-        elif isinstance(size, str) and size.strip().isdigit():
-            size = int(size.strip())
-        else:
-            raise ParameterError(f"domain size ({size!r}) must be a whole number >= 1")
-    if size < 1:
-        raise ParameterError(f"domain size ({size}) must be >= 1")
-    return size
+    """Return a domain size as an exact int from 1 to 10^300 (digits, '_' and ',' allowed in text)."""
+    rule = "a whole number from 1 to 10^300"
+    if isinstance(size, str):
+        size = size.strip().replace("_", "").replace(",", "")
+        if not size.isdigit() or len(size) > 301:
+            raise ParameterError(f"domain size ({_show(size)}) must be {rule}")
+    value = _whole(size, "domain size", rule)
+    if not 1 <= value <= _MAX_DOMAIN_SIZE:
+        raise ParameterError(f"domain size ({_show(value)}) must be {rule}")
+    return value

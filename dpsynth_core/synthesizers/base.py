@@ -83,7 +83,9 @@ class Synthesizer:
         elif requested is None:
             row_epsilon = self.epsilon_ * self.row_count_share
             column_epsilon -= row_epsilon
-            self.rows_ = noisy_count(encoded.n_rows, epsilon=row_epsilon, noise=self.noise_)
+            # Capped at the public limit on synthetic rows (post-processing of the noisy count).
+            self.rows_ = min(noisy_count(encoded.n_rows, epsilon=row_epsilon, noise=self.noise_),
+                             constraints.MAX_SYNTHETIC_ROWS)
             self.accountant_.spend(PrivacyEvent("discrete Laplace count", row_epsilon,
                                                 neighbouring=self.neighbouring, label="row count"))
             self.row_policy_ = "noisy: the number of rows is the true count plus discrete Laplace noise"

@@ -108,10 +108,40 @@ def test_data_page_shows_names_and_size_never_values():
     assert "State-gov" not in frame.to_string()
 
 
-def test_malformed_upload_shows_error_and_keeps_previous_table():
-    at = _upload(_app().run(), "broken.csv", (FIXTURES / "malformed.csv").read_bytes())
-    assert any("could not be read" in e.value and "Expected 3 fields" in e.value for e in at.error)
+def test_unreadable_upload_shows_error_and_keeps_previous_table():
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload("broken.csv", b"PK\x03\x04 a zip file", "text/csv").run()
+    assert not at.exception
+    assert any("could not be read" in e.value and "zip" in e.value for e in at.error)
     assert at.session_state["data"]["source"] == "example: adult"
+
+
+def test_a_broken_line_is_one_row_of_missing_cells_counted_for_the_publisher():
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload("broken.csv", (FIXTURES / "malformed.csv").read_bytes(),
+                                               "text/csv").run()
+    assert not at.exception and not at.error
+    assert at.session_state["data"]["info"]["rows"] == 3
+    assert any("1 of 3 lines could not be read" in w.value and "wrong number of fields" in w.value
+               for w in at.warning)
+
+
+def test_publisher_chooses_encoding_and_delimiter():
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    raw = "city;n\nQuébec;1\nLévis;2\n".encode("cp1252")
+    at.file_uploader(key="data_upload").upload("w.csv", raw, "text/csv").run()
+    info = at.session_state["data"]["info"]
+    assert info["columns"] == ["city", "n"] and info["lines"]["read as windows-1252"] == 2
+    at.selectbox(key="data_encoding").set_value("utf-8").run()
+    info = at.session_state["data"]["info"]
+    assert info["lines"]["not decodable"] == 2
+    assert any("2 of 2 lines could not be read" in w.value for w in at.warning)
+    at.selectbox(key="data_delimiter").set_value(",").run()
+    assert at.session_state["data"]["info"]["columns"] == ["city;n"]
+    assert not at.exception
 
 
 def test_upload_starts_a_declaration_from_names_only_and_the_sidebar_follows():
@@ -349,3 +379,82 @@ def test_tiny_upload_walks_through_every_method_without_a_traceback():
         at.radio(key="privacy_method").set_value(method).run()
         at = _generate(at)
         assert at.success or at.error or at.warning, method  # a result, or a message saying why not
+
+
+# --- bad declarations and very large ones ------------------------------------------------------
+
+def _load_declaration(at: AppTest, spec, name: str = "d.json") -> AppTest:
+    at = _visit(at, "app_pages/2_Domain.py")
+    raw = spec if isinstance(spec, bytes) else json.dumps(spec).encode()
+    at.file_uploader(key="domain_load").upload(name, raw, "application/json").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _adult_spec() -> dict:
+    from dpsynth_core.examples import example_declaration
+
+    return json.loads(json.dumps(example_declaration("adult")))
+
+
+def test_a_declaration_of_the_wrong_type_is_one_line_naming_the_problem():
+    spec = _adult_spec()
+    spec["columns"]["age"] = {"type": ["integer"]}
+    spec["columns"]["sex"]["missing"] = "false"
+    at = _load_declaration(_app().run(), spec)
+    errors = [e.value for e in at.error if "cannot be used" in e.value]
+    assert len(errors) == 1 and "\n" not in errors[0]
+    assert "column 'age': type (['integer'])" in errors[0] and "column 'sex': missing ('false')" in errors[0]
+    assert at.session_state["declaration"]["columns"]["age"]["type"] == "integer"  # the old one stays
+    at = _load_declaration(_app().run(), b'{"columns": {"age": {"type": "integer", "min": NaN}}}')
+    assert any("NaN is not a JSON number" in e.value for e in at.error)
+
+
+def test_a_declaration_with_a_public_list_loads_its_values():
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload("s.csv", b"state,n\nTexas,1\nOhio,2\n", "text/csv").run()
+    spec = {"columns": {"state": {"type": "categorical", "list": "us_states"},
+                        "n": {"type": "integer", "min": 0, "max": 9}}}
+    at = _load_declaration(at, spec)
+    version = at.session_state["declaration_version"]
+    values = at.text_area(key=f"domain_v{version}_0_values").value.splitlines()
+    assert len(values) == 51 and "Texas" in values
+    assert len(at.session_state["declaration"]["columns"]["state"]["values"]) == 51
+    assert any("All 2 columns are declared" in s.value for s in at.success)
+
+
+def test_dates_from_year_1_to_9999_keep_their_bounds():
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload("d.csv", b"day\n2020-01-01\n", "text/csv").run()
+    at = _load_declaration(at, {"columns": {"day": {"type": "date", "min": "0001-01-01", "max": "9999-12-31"}}})
+    assert at.session_state["declaration"]["columns"]["day"] == {"type": "date", "min": "0001-01-01",
+                                                                "max": "9999-12-31"}
+    assert any("All 1 columns are declared" in s.value for s in at.success)
+
+
+def test_a_long_category_list_is_kept_as_loaded_and_the_privacy_page_works():
+    values = [f"category-{i:07d}-{'x' * 20}" for i in range(1_500_000)]  # about 55 MB of JSON... capped below
+    spec = _adult_spec()
+    spec["columns"]["native-country"] = {"type": "categorical", "values": values[:1_200_000]}
+    at = _load_declaration(_app().run(), spec)
+    assert any("1,200,000 values, as declared" in c.value for c in at.caption)
+    assert not at.text_area  or all(len(t.value or "") < 1_000_000 for t in at.text_area)
+    at = _visit(at, "app_pages/3_Privacy.py")
+    at.select_slider(key="privacy_epsilon").set_value(2.0).run()
+    assert not at.exception and at.session_state["epsilon"] == 2.0
+    assert len(at.session_state["declaration"]["columns"]["native-country"]["values"]) == 1_200_000
+
+
+def test_ten_thousand_columns_are_shown_a_page_at_a_time():
+    header = ",".join(f"c{i}" for i in range(10_000))
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload("wide.csv", f"{header}\n{','.join(['1'] * 10_000)}\n".encode(),
+                                               "text/csv").run()
+    at = _visit(at, "app_pages/2_Domain.py")
+    assert len(at.expander) <= 51  # 50 columns and the load/save box
+    assert any("0 of 10,000 columns are ready" in e.value and "and 9,980 more" in e.value for e in at.error)
+    at.number_input(key="domain_page").set_value(3).run()
+    assert not at.exception and "c100" in at.expander[1].label

@@ -1,12 +1,14 @@
-"""The command line: every shared dataset end to end, and one-line errors for bad input."""
+"""The command line: every shared dataset end to end, one-line errors, and outputs that are all or nothing."""
 
 import json
+import os
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
 
+from dpsynth_core import cli
 from dpsynth_core.cli import main
 from dpsynth_core.domain import TableDomain
 from tests.conftest import DATASETS, ROOT, complete_domain, shared_path
@@ -30,6 +32,8 @@ def test_every_dataset_end_to_end(tmp_path, dataset, capsys):
     assert list(synthetic.columns) == list(domain.kept)
     assert len(synthetic) == json.loads(card.read_text())["rows"]["synthetic"]
     assert "3" != json.loads(card.read_text()).get("seed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, card.name, "card.html",
+                                                                 f"{dataset}.domain.json"])  # no stray file
 
 
 def test_methods_and_tau(capsys):
@@ -41,26 +45,46 @@ def test_methods_and_tau(capsys):
     assert main(["tau", "--size", "1000000000000000", "--rho", "0.9", "--epsilon", "1"]) == 0
 
 
+@pytest.mark.parametrize("argv,message", [
+    (["--epsilon", "1e-300"], "--epsilon ('1e-300') must be a number from 1e-09"),
+    (["--epsilon", "1e-12"], "--epsilon ('1e-12') must be"),
+    (["--rho", "1e-300"], "--rho ('1e-300') must be in (0, 1)"),
+    (["--size", "0"], "domain size (0) must be"),
+    (["--size", "1" * 5000], "domain size"),
+])
+def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
+    args = {"--size": "10", "--rho": "0.9", "--epsilon": "1"}
+    args.update(dict(zip(argv[::2], argv[1::2])))
+    assert main(["tau", *[x for pair in args.items() for x in pair]]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {message}") and len(err.splitlines()) == 1
+
+
 @pytest.mark.parametrize("case,message", [
     ("missing file", "file not found"),
-    ("malformed", "not a well-formed CSV"),
     ("empty", "is empty"),
     ("binary", "binary"),
     ("domain names absent column", "lacks: ghost"),
     ("column not declared", "does not declare: income"),
-    ("epsilon zero", "epsilon (0.0) must be"),
-    ("rho one", "rho (1.0) must be in (0, 1)"),
+    ("epsilon zero", "--epsilon ('0') must be a number from 0.01 to 20"),
+    ("epsilon too large", "--epsilon ('21') must be a number from 0.01 to 20"),
+    ("rho one", "--rho ('1') must be in (0, 1)"),
+    ("rho tiny", "--rho ('1e-300') must be in (0, 1)"),
+    ("rows huge", "rows ('100000000000000000000000000000000000...) must be a whole number from 1"),
+    ("rows over the cap", "rows ('5000001') must be a whole number from 1 to 5,000,000"),
+    ("seed negative", "seed ('-1') must be"),
     ("incomplete domain", "fnlwgt"),
     ("out folder missing", "folder does not exist"),
+    ("unknown option", "unrecognized arguments"),
+    ("bad encoding", "encoding ('klingon') is not a known"),
 ])
-def test_bad_input_gives_one_line_and_non_zero_exit(tmp_path, case, message):
+def test_bad_input_gives_one_line_and_exit_2(tmp_path, case, message):
     data = shared_path("adult.csv")
     domain = complete_domain("adult")
     args = {"--epsilon": "1", "--rho": "0.9", "--out": str(tmp_path / "o.csv")}
+    extra = []
     if case == "missing file":
         data = tmp_path / "nope.csv"
-    elif case == "malformed":
-        data = ROOT / "tests" / "fixtures" / "malformed.csv"
     elif case == "empty":
         data = tmp_path / "empty.csv"
         data.write_text("")
@@ -73,22 +97,37 @@ def test_bad_input_gives_one_line_and_non_zero_exit(tmp_path, case, message):
         del domain["columns"]["income"]
     elif case == "epsilon zero":
         args["--epsilon"] = "0"
+    elif case == "epsilon too large":
+        args["--epsilon"] = "21"
     elif case == "rho one":
         args["--rho"] = "1"
+    elif case == "rho tiny":
+        args["--rho"] = "1e-300"
+    elif case == "rows huge":
+        args["--rows"] = str(10**40)
+    elif case == "rows over the cap":
+        args["--rows"] = "5000001"
+    elif case == "seed negative":
+        args["--seed"] = "-1"
     elif case == "incomplete domain":
         domain = json.loads(shared_path("adult.domain.json").read_text())
     elif case == "out folder missing":
         args["--out"] = str(tmp_path / "no" / "o.csv")
+    elif case == "unknown option":
+        extra = ["--colour", "blue"]
+    elif case == "bad encoding":
+        args["--encoding"] = "klingon"
     dpath = tmp_path / "d.json"
     dpath.write_text(json.dumps(domain))
-    argv = [sys.executable, "-m", "dpsynth_core", "synth", str(data), "--domain", str(dpath)]
+    argv = [sys.executable, "-m", "dpsynth_core", "synth", str(data), "--domain", str(dpath), *extra]
     for key, value in args.items():
         argv += [key, value]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert done.returncode != 0
+    assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert message in lines[0]
+    assert not (tmp_path / "o.csv").exists()
 
 
 def test_wrong_encoding_domain_file(tmp_path):
@@ -98,3 +137,108 @@ def test_wrong_encoding_domain_file(tmp_path):
                            "--domain", str(bad), "--epsilon", "1", "--out", str(tmp_path / "o.csv")],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2 and "not UTF-8" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_refused_run_exits_before_importing_the_numerical_libraries(tmp_path):
+    code = ("import sys; from dpsynth_core.cli import main; "
+            "status = main(['synth', 'x.csv', '--domain', 'd.json', '--epsilon', '0', '--out', 'o.csv']); "
+            "print(status, 'pandas' in sys.modules, 'numpy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr
+
+
+# --- outputs: checked before work, written all or nothing -------------------------------------
+
+def _synth(tmp_path, **paths):
+    domain = _domain_file(tmp_path, "ce")
+    argv = ["synth", str(paths.pop("input", shared_path("ce.csv"))), "--domain", str(paths.pop("domain", domain)),
+            "--epsilon", "1", "--seed", "1"]
+    for flag, value in paths.items():
+        argv += [f"--{flag.replace('_', '-')}", str(value)]
+    return main(argv)
+
+
+def test_outputs_that_would_replace_an_input_or_each_other_are_refused(tmp_path, capsys):
+    data = tmp_path / "ce.csv"
+    data.write_bytes(shared_path("ce.csv").read_bytes())
+    before = data.read_bytes()
+    domain = _domain_file(tmp_path, "ce")
+    domain_text = domain.read_text()
+    link = tmp_path / "link.csv"
+    link.symlink_to(data)
+    cases = [
+        ({"input": data, "out": data}, "--out ({}) is the same file as the input"),
+        ({"input": data, "out": link}, "is the same file as the input"),
+        ({"input": data, "out": domain}, "is the same file as --domain"),
+        ({"input": data, "out": tmp_path / "o.csv", "card": tmp_path / "o.csv"}, "--out and --card name the same"),
+        ({"input": data, "out": tmp_path / "o.csv", "card_html": domain}, "--card-html"),
+        ({"input": data, "out": tmp_path}, "it is a folder"),
+        ({"input": data, "out": "/dev/null"}, "not a regular file"),
+        ({"input": data, "out": tmp_path / "o.csv", "card": tmp_path / "no" / "c.json"}, "folder does not exist"),
+    ]
+    for paths, message in cases:
+        paths["domain"] = domain
+        assert _synth(tmp_path, **paths) == 2
+        err = capsys.readouterr().err.strip()
+        assert message.format(paths.get("out")) in err and len(err.splitlines()) == 1, err
+    assert data.read_bytes() == before and domain.read_text() == domain_text
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_failure_while_writing_leaves_every_file_as_it_was(tmp_path, monkeypatch, capsys):
+    out, card = tmp_path / "out.csv", tmp_path / "card.json"
+    out.write_text("the previous release\n")
+    real_fdopen = os.fdopen
+    calls = {"n": 0}
+
+    def failing_fdopen(fd, mode="r", *args, **kwargs):
+        handle = real_fdopen(fd, mode, *args, **kwargs)
+        calls["n"] += 1
+        if calls["n"] == 2:  # the second file (the card) hits a full disk half-way
+            original_write = handle.write
+
+            def write(data):
+                original_write(data[: len(data) // 2])
+                raise OSError(28, "No space left on device")
+
+            handle.write = write
+        return handle
+
+    monkeypatch.setattr(cli.os, "fdopen", failing_fdopen)
+    assert _synth(tmp_path, out=out, card=card) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert out.read_text() == "the previous release\n" and not card.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json", "out.csv"]  # no temporary file left
+
+
+def test_outputs_replace_old_ones_with_usual_permissions(tmp_path, capsys):
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    assert _synth(tmp_path, out=out) == 0
+    assert out.read_text().startswith("UrbanRural,")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (out.stat().st_mode & 0o777) == (0o666 & ~mask)
+
+
+def test_microagg_and_deniability_report_what_they_did(tmp_path, capsys):
+    assert _synth(tmp_path, out=tmp_path / "m.csv", method="microagg", rows=50) == 0
+    out = capsys.readouterr().out
+    assert "wrote 50 synthetic rows" in out and "no differential-privacy guarantee" in out
+    assert _synth(tmp_path, out=tmp_path / "d.csv", method="deniability", rows=40) == 0
+    captured = capsys.readouterr()
+    written = len(pd.read_csv(tmp_path / "d.csv"))
+    assert f"wrote {written:,} synthetic rows" in captured.out
+    assert (written == 40) != ("you asked for 40 rows; the method released" in captured.err)
+
+
+def test_reading_notes_go_to_stderr_only(tmp_path, capsys):
+    data = tmp_path / "ce.csv"
+    text = shared_path("ce.csv").read_bytes()
+    header, first, rest = text.split(b"\n", 2)
+    data.write_bytes(header + b"\n" + first + b"\n" + b'"broken,1\n' + rest)
+    card = tmp_path / "card.json"
+    assert _synth(tmp_path, input=data, out=tmp_path / "o.csv", card=card) == 0
+    err = capsys.readouterr().err
+    assert "1 of" in err and "broken quoting" in err
+    assert "broken" not in card.read_text()

@@ -117,3 +117,137 @@ def test_size_in_words():
     assert size_in_words(171_000) == "about 171 thousand"
     assert size_in_words(5) == "5"
     assert size_in_words(2_500_000) == "about 2.5 million"
+
+
+# --- the schema: one validation layer for the CLI, the API and the app --------------------------
+
+def _problems(columns, **top) -> list[str]:
+    with pytest.raises(DomainError) as caught:
+        TableDomain.from_json({"columns": columns, **top})
+    assert "\n" not in str(caught.value)
+    return list(caught.value.problems)
+
+
+@pytest.mark.parametrize("spec,expected", [
+    ({"type": ["integer"]}, "column 'c': type (['integer']) must be one of categorical, integer"),
+    ({"type": "categorical", "values": ["a"], "labels": ["x"]}, "column 'c': labels (['x']) must be an object"),
+    ({"type": "categorical", "values": ["a"], "missing": "false"},
+     "column 'c': missing ('false') must be true or false"),
+    ({"type": "integer", "min": 0, "max": 1e308}, "column 'c': max (1e+308) must be a whole number from -10^15"),
+    ({"type": "float", "min": float("-inf"), "max": 1}, "column 'c': min (-inf) must be a finite number"),
+    ({"type": "float", "min": 0, "max": float("nan")}, "column 'c': max (nan) must be a finite number"),
+    ({"type": "float", "min": 0, "max": 1e308}, "column 'c': max (1e+308) must be a finite number from -10^15"),
+    ({"type": "float", "min": 0, "max": 1, "bins": 10**9}, "column 'c': bins (1000000000) must be a whole number "
+                                                           "from 1 to 2,000,000"),
+    ({"type": "categorical", "list": "planets"}, "column 'c': list ('planets') must be the name of a bundled"),
+    ({"type": "text", "generator": "any", "size": 10**101}, "column 'c': size (about 10^101) must be"),
+    ({"type": "text", "generator": "digits", "length": 5000}, "column 'c': length (5000) must be a whole number "
+                                                              "from 1 to 100"),
+    ({"type": "text", "generator": "letters", "max_length": 10**30}, "column 'c': max_length (about 10^30)"),
+    ({"type": "date", "min": "2020-02-30", "max": "2021-01-01"}, "column 'c': min ('2020-02-30') must be a date"),
+    ({"type": "integer", "min": 0, "max": 9, "bin_widht": 2}, "column 'c': unknown key 'bin_widht' for an integer "
+                                                               "column (known keys: type, missing, min, max, bin_width"),
+    ({"type": "categorical", "values": ["a", 1.5, True, ["b"]]},
+     "column 'c': values must be a list of at most 2,000,000 values, each text of at most 1,000 characters or a "
+     "whole number from -10^15 to 10^15; 3 items do not fit (first: values[1] = 1.5)"),
+    ({"type": "categorical", "values": ["a"], "list": "sex"}, "column 'c': give either 'values' or 'list'"),
+    ("integer", "column 'c': the declaration must be a JSON object"),
+    ({}, "column 'c': 'type' is required"),
+])
+def test_every_wrong_type_is_named_with_column_key_value_and_range(spec, expected):
+    found = _problems({"c": spec})
+    assert any(p.startswith(expected) for p in found), found
+    with pytest.raises(DomainError, match="column 'c'"):
+        column_from_json("c", spec)
+
+
+@pytest.mark.parametrize("top,expected", [
+    ({"missing_values": ["?"]}, "missing_values (['?']) must be an object"),
+    ({"missing_values": {"markers": "?"}}, "missing_values: markers ('?') must be a list"),
+    ({"version": 2}, "unknown key 'version'"),
+    ({"notes": {"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}},
+     "the declaration is nested more than 32 levels deep"),
+])
+def test_table_level_keys_are_checked_too(top, expected):
+    assert expected in " ".join(_problems({"c": {"type": "drop"}}, **top))
+
+
+def test_missing_false_as_text_is_never_read_as_true():
+    with pytest.raises(DomainError, match="missing"):
+        column_from_json("c", {"type": "categorical", "values": ["a"], "missing": "false"})
+    assert column_from_json("c", {"type": "categorical", "values": ["a"], "missing": False}).missing is False
+
+
+def test_several_problems_are_all_named():
+    columns = {f"col{i}": {"type": "integer", "min": "zero"} for i in range(14)}
+    found = _problems(columns)
+    assert len(found) == 14
+    with pytest.raises(DomainError) as caught:
+        TableDomain.from_json({"columns": columns})
+    message = str(caught.value)
+    assert message.startswith("14 problems: ") and all(f"'col{i}'" in message for i in range(14))
+    incomplete = TableDomain.from_json({"columns": {f"n{i}": {"type": "integer"} for i in range(7)}})
+    with pytest.raises(DomainError) as caught:
+        incomplete.validate()
+    assert len(caught.value.problems) == 14 and "more problem" not in str(caught.value)
+
+
+def test_public_list_loads_its_values():
+    column = column_from_json("state", {"type": "categorical", "list": "us_states"})
+    assert len(column.values) == 51 and "Texas" in column.values and not column.problems()
+
+
+def test_huge_ranges_are_refused_before_allocating():
+    import tracemalloc
+
+    tracemalloc.start()
+    wide = column_from_json("n", {"type": "integer", "min": 0, "max": 10**12, "bin_width": 1})
+    thin = column_from_json("x", {"type": "float", "min": 0, "max": 1, "bin_width": 1e-300})
+    dates = column_from_json("d", {"type": "date", "min": "0001-01-01", "max": "9999-12-31", "unit": "day"})
+    found = wide.problems() + thin.problems() + dates.problems()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 5_000_000
+    assert "1,000,000,000,001 bins is more than the 2,000,000" in found[0]
+    assert "more than 10^18 bins" in found[1] and "3,652,059 bins" in found[2]
+    table = {f"c{i}": {"type": "integer", "min": 0, "max": 1_999_998, "bin_width": 1} for i in range(11)}
+    with pytest.raises(DomainError, match="22,000,000 bins in all, more than the 20,000,000"):
+        TableDomain.from_json({"columns": table}).validate()
+
+
+def test_dates_from_year_1_to_9999_load_with_their_bounds():
+    import datetime as dt
+
+    column = column_from_json("d", {"type": "date", "min": "0001-01-01", "max": "9999-12-31"})
+    assert column.min == dt.date(1, 1, 1) and column.max == dt.date(9999, 12, 31) and not column.problems()
+    assert column.bins == 9999 and column.bin_labels()[:2] == ["0001", "0002"] and column.to_json()["min"] == "0001-01-01"
+    monthly = DateDomain(name="m", min=dt.date(2013, 1, 15), max=dt.date(2014, 3, 2), unit="month")
+    assert monthly.bins == len(monthly.lows) == 15 and monthly.highs[-1] - monthly.lows[0] + 1 == monthly.size
+
+
+def test_json_text_is_parsed_strictly(tmp_path):
+    path = tmp_path / "d.json"
+    for text, message in [
+        ('{"columns": {"x": {"type": "float", "min": NaN, "max": 1}}}', "NaN is not a JSON number"),
+        ('{"columns": {"x": {"type": "float", "min": 0, "max": Infinity}}}', "Infinity is not a JSON number"),
+        ('{"columns": {"x": {"type": "drop"}, "x": {"type": "drop"}}}', "'x' appears twice"),
+        ("[" * 100_000 + "]" * 100_000, "nested more than 32 levels"),
+        ('{"columns": ' + "[" * 40 + "]" * 40 + "}", "columns"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(DomainError, match=message):
+            TableDomain.load(path)
+    with pytest.raises(DomainError, match="folder"):
+        TableDomain.load(tmp_path)
+    with pytest.raises(DomainError, match="device"):
+        TableDomain.load("/dev/zero")
+
+
+def test_declaration_size_is_capped(tmp_path, monkeypatch):
+    from dpsynth_core import constraints
+
+    monkeypatch.setattr(constraints, "MAX_DECLARATION_BYTES", 100)
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({"columns": {f"c{i}": {"type": "drop"} for i in range(20)}}))
+    with pytest.raises(DomainError, match="larger than"):
+        TableDomain.load(path)

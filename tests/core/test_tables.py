@@ -1,16 +1,29 @@
-"""Reading tables: encodings, delimiters, and clear messages for files that cannot be read."""
+"""Reading tables: the per-record rule, the publisher's encoding and delimiter, clear messages.
 
+The central property: neighbouring files (one differs from the other by one hostile record)
+read into tables that differ by exactly that one record. The same check catches the former
+reader, which detected the encoding and sniffed the delimiter from the whole file.
+"""
+
+import csv
+import io
+
+import numpy as np
+import pandas as pd
 import pytest
 
+from dpsynth_core import constraints
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.encoding import encode_table
 from dpsynth_core.errors import DataError
-from dpsynth_core.tables import read_table
+from dpsynth_core.tables import line_report_text, read_table
 from tests.conftest import FIXTURES, shared_path
 
 
 def test_reads_adult_as_text():
     frame, info = read_table(shared_path("adult.csv"))
     assert frame.shape == (32_561, 15) and info["delimiter"] == "," and info["encoding"] == "utf-8"
-    assert frame["age"].iloc[0] == "39"
+    assert frame["age"].iloc[0] == "39" and info["lines"]["broken"] == 0
 
 
 def test_keeps_duplicate_header_names_as_pandas_does():
@@ -18,43 +31,266 @@ def test_keeps_duplicate_header_names_as_pandas_does():
     assert "decile_score.1" in frame.columns and "priors_count.1" in frame.columns
 
 
-def test_detects_semicolons_and_tabs(tmp_path):
+def test_delimiter_comes_from_the_header_or_the_publisher(tmp_path):
     frame, info = read_table(FIXTURES / "semicolon.csv")
     assert list(frame.columns) == ["a", "b", "c"] and info["delimiter"] == ";"
     tsv = tmp_path / "t.tsv"
     tsv.write_text("x\ty\n1\t2\n")
     assert read_table(tsv)[1]["delimiter"] == "tab"
+    # The publisher's choice wins: read with commas, the header is one column named "a;b;c".
+    frame, info = read_table(FIXTURES / "semicolon.csv", delimiter=",")
+    assert list(frame.columns) == ["a;b;c"] and info["delimiter"] == ","
+    assert read_table(tsv, delimiter="tab")[0]["y"].tolist() == ["2"]
 
 
-def test_windows_1252_is_read_and_reported():
+def test_windows_1252_lines_are_read_one_by_one():
     frame, info = read_table(FIXTURES / "latin1.csv")
-    assert info["encoding"] == "cp1252" and frame["name"].iloc[0] == "José"
+    assert frame["name"].tolist() == ["José", "Ana"] and frame["town"].tolist() == ["Málaga", "León"]
+    assert info["lines"]["read as windows-1252"] == 2 and info["lines"]["broken"] == 0
+    # Chosen explicitly, the whole file is Windows-1252; chosen as UTF-8, those lines are broken.
+    assert read_table(FIXTURES / "latin1.csv", encoding="cp1252")[1]["encoding"] == "windows-1252"
+    frame, info = read_table(FIXTURES / "latin1.csv", encoding="utf-8")
+    assert frame.isna().all(axis=None) and info["lines"]["not decodable"] == 2
 
 
-def test_utf16_with_bom(tmp_path):
+def test_utf16_with_and_without_byte_order_mark(tmp_path):
     path = tmp_path / "u.csv"
     path.write_bytes("a,b\n1,é\n".encode("utf-16"))
     assert read_table(path)[0]["b"].iloc[0] == "é"
+    bare = tmp_path / "bare.csv"
+    bare.write_bytes("a,b\n1,é\n".encode("utf-16-le"))
+    with pytest.raises(DataError, match="UTF-16 text without a byte-order mark, choose"):
+        read_table(bare)
+    assert read_table(bare, encoding="utf-16")[0]["b"].iloc[0] == "é"
+
+
+def test_utf8_byte_order_mark_is_not_part_of_the_first_name():
+    frame, info = read_table(b"\xef\xbb\xbfname,n\nx,1\n")
+    assert list(frame.columns) == ["name", "n"] and "byte-order mark" in info["encoding"]
 
 
 @pytest.mark.parametrize("content,message", [
     (b"", "empty"),
+    (b"\n\r\n\n", "empty"),
     (b"a,b\n", "no data rows"),
+    (b"a,b\n\n\n", "no data rows"),
     (b"PK\x03\x04rest-of-zip", "spreadsheet"),
+    (b"\x1f\x8b\x08rest", "gzip"),
     (b"a,b\x00\x01\x02", "binary"),
+    (b'a,"b\n1,2\n', "header line is not well formed"),
+    (b",b\n1,2\n", "without a name"),
 ])
-def test_clear_messages(tmp_path, content, message):
+def test_clear_messages_for_the_file_or_its_header(tmp_path, content, message):
     path = tmp_path / "bad.csv"
     path.write_bytes(content)
     with pytest.raises(DataError, match=message):
         read_table(path)
 
 
-def test_malformed_csv_message():
-    with pytest.raises(DataError, match="not a well-formed CSV"):
-        read_table(FIXTURES / "malformed.csv")
+def test_missing_file_folder_devices_and_pipes(tmp_path):
+    import os
+    import threading
 
-
-def test_missing_file():
     with pytest.raises(DataError, match="not found"):
         read_table("/no/such/file.csv")
+    with pytest.raises(DataError, match="folder"):
+        read_table(tmp_path)
+    for device in ("/dev/zero", "/dev/urandom", "/dev/null"):
+        with pytest.raises(DataError, match="is a device, not a file"):
+            read_table(device)  # refused without reading
+    pipe = tmp_path / "pipe"
+    for content, expected in ((b"\x00" * 1_000_000, "binary"), (b"a,b\n1,2\n", None)):
+        os.mkfifo(pipe)
+
+        def write(content=content):
+            try:
+                with open(pipe, "wb") as handle:
+                    handle.write(content)
+            except BrokenPipeError:  # the reader stopped early, as it should
+                pass
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        if expected:
+            with pytest.raises(DataError, match=expected):
+                read_table(pipe)  # stops after its first 64 KiB
+        else:
+            assert read_table(pipe)[0]["b"].tolist() == ["2"]
+        writer.join(timeout=10)
+        pipe.unlink()
+
+
+def test_size_limits_are_checked_before_reading(tmp_path, monkeypatch):
+    monkeypatch.setattr(constraints, "MAX_FILE_BYTES", 1000)
+    path = tmp_path / "big.csv"
+    path.write_bytes(b"a,b\n" + b"1,2\n" * 500)
+    with pytest.raises(DataError, match="larger than"):
+        read_table(path)
+    with pytest.raises(DataError, match="larger than"):
+        read_table(io.BytesIO(path.read_bytes()))
+    monkeypatch.setattr(constraints, "MAX_COLUMNS", 3)
+    with pytest.raises(DataError, match="4 columns, more than the 3"):
+        read_table(b"a,b,c,d\n1,2,3,4\n")
+
+
+def test_long_header_refused_and_long_record_is_one_broken_line(monkeypatch):
+    monkeypatch.setattr(constraints, "MAX_HEADER_CHARS", 100)
+    monkeypatch.setattr(constraints, "MAX_LINE_CHARS", 100)
+    with pytest.raises(DataError, match="first line is longer than 100"):
+        read_table(b"a" * 101 + b",b\n1,2\n")
+    frame, info = read_table(b"a,b\n1,2\n" + b"x" * 50 + b"," + b"y" * 60 + b"\n3,4\n")
+    assert frame["a"].tolist()[0::2] == ["1", "3"] and frame.iloc[1].isna().all()
+    assert info["lines"]["too long"] == 1
+
+
+def test_a_single_20_mb_line():
+    raw = b"a,b\n" + b"z" * 20_000_000 + b"\n1,2\n"
+    frame, info = read_table(raw)
+    assert info["lines"] == {**info["lines"], "records": 2, "broken": 1, "too long": 1}
+    assert frame["a"].tolist()[1] == "1"
+
+
+def test_line_ends_quotes_and_options():
+    frame, info = read_table(b'a,b\r\n"x,1","y""z"\r\n\r\n5\'11",\rcr\n')
+    assert frame["a"].tolist() == ["x,1", "5'11\""] and frame["b"].tolist() == ['y"z', "\rcr"]
+    assert info["lines"]["broken"] == 0
+    with pytest.raises(DataError, match="encoding"):
+        read_table(b"a\n1\n", encoding="klingon")
+    with pytest.raises(DataError, match="encoding"):
+        read_table(b"a\n1\n", encoding="cp500")  # EBCDIC: line ends and delimiters are other bytes
+    with pytest.raises(DataError, match="delimiter"):
+        read_table(b"a\n1\n", delimiter='"')
+    with pytest.raises(DataError, match="delimiter"):
+        read_table(b"a\n1\n", delimiter=";;")
+
+
+def test_malformed_lines_become_missing_cells_counted_for_the_publisher():
+    frame, info = read_table(FIXTURES / "malformed.csv")
+    assert frame["name"].tolist() == ["Ann", None, "Cid"] or frame["name"].iloc[[0, 2]].tolist() == ["Ann", "Cid"]
+    assert frame.iloc[1].isna().all() and info["lines"]["wrong number of fields"] == 1
+    assert line_report_text(info["lines"]) == ("1 of 3 lines could not be read as records (1 wrong number "
+                                               "of fields) and became rows of missing cells.")
+
+
+# --- neighbouring files ------------------------------------------------------------------------
+
+_CITIES = ["Québec", "Montréal", "Trois-Rivières", "Gatineau"]
+
+
+def _base_table(rows: int = 240) -> bytes:
+    rng = np.random.default_rng(7)
+    lines = ["city,age,note"]
+    for i in range(rows):
+        city = _CITIES[int(rng.integers(len(_CITIES)))]
+        lines.append(f"{city},{int(rng.integers(18, 90))},\"n {i}, ok\"" if i % 5 == 0 else
+                     f"{city},{int(rng.integers(18, 90))},n{i}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+_HOSTILE = {
+    "a Windows-1252 byte": "Québec,40,café".encode("cp1252"),
+    "an undecodable byte": b"Qu\x81bec,40,x",
+    "extra delimiters": b"Montr\xc3\xa9al;;;;,40,,,,,,,,,,,,,,,,,,x",
+    "an unbalanced quote": b'"Gatineau,40,x',
+    "quoted fields and semicolons": b'"x";"y";"z";"w"',  # flips csv.Sniffer to ';'
+    "semicolons everywhere": b"a;b;c;d;e;f;g;h;i;j;k;l;m;n;o;p;q;r;s;t;u;v;w;x;y;z",
+    "a NUL character": b"Qu\x00bec,40,x",
+}
+
+
+def _with_record(raw: bytes, record: bytes, at: int) -> bytes:
+    lines = raw.split(b"\n")
+    return b"\n".join(lines[:at] + [record] + lines[at:])
+
+
+def _rows(frame: pd.DataFrame) -> list:
+    return sorted(tuple("<missing>" if pd.isna(v) else v for v in row) for row in frame.itertuples(index=False))
+
+
+def _differs_by_one_record(reader, base: bytes, neighbour: bytes) -> bool:
+    """True when the neighbour's table is the base's plus exactly one row (any row)."""
+    try:
+        first, second = reader(base), reader(neighbour)
+    except (DataError, ValueError, pd.errors.ParserError):
+        return False  # a refusal that depends on one record
+    if list(first.columns) != list(second.columns) or len(second) != len(first) + 1:
+        return False
+    extra = list(_rows(second))
+    for row in _rows(first):
+        if row not in extra:
+            return False
+        extra.remove(row)
+    return len(extra) == 1
+
+
+def _new_reader(raw: bytes) -> pd.DataFrame:
+    return read_table(raw)[0]
+
+
+def _whole_file_reader(raw: bytes) -> pd.DataFrame:
+    """The former reader (the broken variant): the encoding detected for the whole file, the
+    delimiter sniffed from the first 50 lines, quoted fields allowed to run over lines."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("cp1252", errors="replace")
+    sample = "\n".join(text[:65536].splitlines()[:50])
+    try:
+        delimiter = csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+    except csv.Error:
+        delimiter = ","
+    return pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, engine="c")
+
+
+@pytest.mark.parametrize("kind", list(_HOSTILE))
+@pytest.mark.parametrize("at", [1, 2, 120, 241])
+def test_one_hostile_record_changes_one_row_only(kind, at):
+    base = _base_table()
+    neighbour = _with_record(base, _HOSTILE[kind], at)
+    assert _differs_by_one_record(_new_reader, base, neighbour)
+
+
+@pytest.mark.parametrize("kind", ["a Windows-1252 byte", "an undecodable byte", "extra delimiters",
+                                  "an unbalanced quote", "quoted fields and semicolons"])
+def test_the_same_check_catches_whole_file_detection(kind):
+    base = _base_table()
+    assert _differs_by_one_record(_whole_file_reader, base, _with_record(base, b"Laval,50,x", 2))
+    assert not _differs_by_one_record(_whole_file_reader, base, _with_record(base, _HOSTILE[kind], 2))
+
+
+def test_encoded_histograms_move_by_one_record_at_most():
+    """What a release is computed from (the coded table) changes by one row: Québec stays Québec."""
+    domain = TableDomain.from_json({"columns": {
+        "city": {"type": "categorical", "values": _CITIES},
+        "age": {"type": "integer", "min": 18, "max": 90},
+        "note": {"type": "text", "generator": "any", "size": 1000}}})
+    base = _base_table()
+    for record in _HOSTILE.values():
+        tables = [encode_table(read_table(raw)[0], domain) for raw in (base, _with_record(base, record, 2))]
+        for name in ("city", "age"):
+            before, after = (t.columns[name].counts() for t in tables)
+            assert np.abs(after - before).sum() == 1, (record, name)
+        assert tables[0].columns["city"].counts()[0] > 0  # Québec read as Québec, not missing
+
+
+def test_explicit_utf8_makes_a_windows_1252_record_missing_cells_only():
+    base = _base_table()
+    neighbour = _with_record(base, _HOSTILE["a Windows-1252 byte"], 3)
+    first = read_table(base, encoding="utf-8")[0]
+    second, info = read_table(neighbour, encoding="utf-8")
+    assert second.drop(index=2).reset_index(drop=True).equals(first)
+    assert second.iloc[2].isna().all() and info["lines"]["not decodable"] == 1
+
+
+def test_line_counts_reach_the_publisher_report_never_the_card(tmp_path):
+    import json
+
+    from dpsynth_core import synthesize
+
+    path = tmp_path / "t.csv"
+    path.write_bytes(_with_record(_base_table(), _HOSTILE["an unbalanced quote"], 5))
+    domain = {"columns": {"city": {"type": "categorical", "values": _CITIES},
+                          "age": {"type": "integer", "min": 18, "max": 90}, "note": {"type": "drop"}}}
+    release = synthesize(path, domain, 1.0, random_state=0)
+    assert release.publisher_report["reading"]["broken quoting"] == 1
+    assert "broken" not in json.dumps(release.card) and "quoting" not in json.dumps(release.card)

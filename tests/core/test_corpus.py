@@ -1,0 +1,187 @@
+"""The hostile-input corpus (tests/corpus.py) through the Python API and the command line.
+
+Every case must end within 30 s with a one-line refusal (exit status 2 on the command line,
+a ``DPSynthError`` in the API) or, for odd but legitimate input, a release; never a
+traceback, never a changed file, never more than 1 GB of memory. The whole corpus runs
+through the API in this process; the cases marked ``cli`` also run as real subprocesses,
+two at a time, each with its own peak resident memory measured by a small launcher process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from dpsynth_core import synthesize
+from dpsynth_core.errors import DPSynthError
+from tests.conftest import ROOT
+from tests.corpus import api_kwargs, build_cases, cli_argv, prepare, write_shared
+
+CASES = build_cases()
+TIME_LIMIT = 30.0
+MEMORY_LIMIT = 1 << 30
+_STATS: dict = {}
+
+
+def _id(case) -> str:
+    return f"{case.kind}: {case.name}"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus")
+    write_shared(root / "shared")
+    yield root
+    summary = _summary()
+    (root / "summary.json").write_text(json.dumps(summary, indent=2))
+    print("\ncorpus summary:", json.dumps(summary))
+
+
+def _summary() -> dict:
+    kinds: dict = {}
+    for case in CASES:
+        kinds[case.kind] = kinds.get(case.kind, 0) + 1
+    out = {"cases": len(CASES), "by kind": kinds,
+           "expected refusals": sum(c.expect == "error" for c in CASES),
+           "through the API": sum(c.api for c in CASES), "through the CLI": sum(c.cli for c in CASES)}
+    for channel in ("api", "cli"):
+        runs = [(k[1], v) for k, v in _STATS.items() if k[0] == channel]
+        if runs:
+            slowest = max(runs, key=lambda kv: kv[1]["seconds"])
+            biggest = max(runs, key=lambda kv: kv[1]["peak_bytes"])
+            ranked = sorted(runs, key=lambda kv: -kv[1]["seconds"])[:5]
+            out[channel] = {"runs": len(runs), "slowest": [[k, round(v["seconds"], 2)] for k, v in ranked],
+                            "peak memory MB": [biggest[0], round(biggest[1]["peak_bytes"] / 2**20)],
+                            "total seconds": round(sum(v["seconds"] for _, v in runs), 1)}
+    return out
+
+
+def _snapshot(*folders: Path) -> dict:
+    """Every regular file under the folders, with a hash of its content (devices are left alone)."""
+    files = {}
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                files[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return files
+
+
+def _changed(before: dict, after: dict, allowed: set) -> list[str]:
+    keys = set(before) | set(after)
+    return sorted(k for k in keys if before.get(k) != after.get(k) and k not in allowed)
+
+
+def _peak_memory_reset() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM, the peak resident memory
+        return True
+    except OSError:  # pragma: no cover - not Linux: the peak is then the whole run's
+        return False
+
+
+def _peak_memory() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0  # pragma: no cover
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.api], ids=_id)
+def test_api(case, corpus):
+    folder = corpus / f"api-{CASES.index(case):03d}"
+    paths = prepare(case, folder, corpus / "shared")
+    domain = case.domain if isinstance(case.domain, dict) else paths["domain"]
+    before = _snapshot(folder, corpus / "shared")
+    _peak_memory_reset()
+    start = time.perf_counter()
+    try:
+        release = synthesize(paths["data"], domain, **api_kwargs(paths))
+        outcome, message = "ok", f"{len(release.data)} rows"
+    except DPSynthError as exc:
+        outcome, message = "error", str(exc)
+    seconds = time.perf_counter() - start
+    peak = _peak_memory()
+    _STATS[("api", case.name)] = {"seconds": seconds, "peak_bytes": peak}
+    assert outcome == case.expect, message
+    assert message and "\n" not in message and len(message) < 20_000
+    assert seconds < TIME_LIMIT and peak < MEMORY_LIMIT
+    assert not _changed(before, _snapshot(folder, corpus / "shared"), set())
+
+
+#: Runs the CLI as its own child and writes that child's peak resident memory to a file. A child
+#: forked straight from pytest would inherit pytest's own peak (Linux keeps it across exec).
+_LAUNCHER = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[2:]); "
+             "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
+             "sys.exit(done.returncode)")
+
+
+def _run_cli(argv: list[str], folder: Path) -> dict:
+    """Run the CLI in a subprocess; its exit status, output, time and own peak memory."""
+    out, err, peak = folder / ".stdout", folder / ".stderr", folder / ".peak"
+    command = [sys.executable, "-c", _LAUNCHER, str(peak), sys.executable, "-m", "dpsynth_core", *argv]
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=stdout, stderr=stderr, cwd=ROOT, start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            status = proc.wait(timeout=2 * TIME_LIMIT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            status = proc.wait()
+        seconds = time.perf_counter() - start
+    result = {"status": status, "stdout": out.read_text(errors="replace"), "stderr": err.read_text(errors="replace"),
+              "seconds": seconds, "peak_bytes": int(peak.read_text() or 0) * 1024 if peak.exists() else 0}
+    for path in (out, err, peak):
+        path.unlink(missing_ok=True)
+    return result
+
+
+def _check_cli(case, corpus) -> list[str]:
+    folder = corpus / f"cli-{CASES.index(case):03d}"
+    paths = prepare(case, folder, corpus / "shared")
+    before = _snapshot(folder, corpus / "shared")
+    run = _run_cli(cli_argv(case, paths), folder)
+    _STATS[("cli", case.name)] = {"seconds": run["seconds"], "peak_bytes": run["peak_bytes"]}
+    problems = []
+    expected_status = 2 if case.expect == "error" else 0
+    if run["status"] != expected_status:
+        problems.append(f"exit status {run['status']}, expected {expected_status}: {run['stderr'][-300:]}")
+    lines = run["stderr"].strip().splitlines()
+    if "Traceback" in run["stderr"]:
+        problems.append("a traceback")
+    if case.expect == "error" and (len(lines) != 1 or not lines[0].startswith("error: ")):
+        problems.append(f"not one line: {run['stderr'][:300]!r}")
+    if case.expect == "ok" and any(not line.startswith("note: ") for line in lines):
+        problems.append(f"stderr beyond notes: {run['stderr'][:300]!r}")
+    if run["seconds"] >= TIME_LIMIT:
+        problems.append(f"took {run['seconds']:.1f} s")
+    if run["peak_bytes"] >= MEMORY_LIMIT:
+        problems.append(f"peak memory {run['peak_bytes'] >> 20} MB")
+    allowed = set(paths["outputs"].values()) if case.expect == "ok" else set()
+    changed = _changed(before, _snapshot(folder, corpus / "shared"), allowed)
+    if changed:
+        problems.append(f"changed files: {changed}")
+    return [f"{_id(case)}: {p}" for p in problems]
+
+
+def test_cli(corpus):
+    cases = [c for c in CASES if c.cli]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        found = [p for problems in pool.map(lambda c: _check_cli(c, corpus), cases) for p in problems]
+    assert not found, "\n".join(found)
+
+
+def test_corpus_is_big_and_varied():
+    kinds = {c.kind for c in CASES}
+    assert len(CASES) >= 150 and kinds == {"csv", "domain", "parameters", "paths", "devices"}
+    assert len({(c.kind, c.name) for c in CASES}) == len(CASES)
+    assert sum(c.cli for c in CASES) >= 50 and sum(c.expect == "ok" for c in CASES) >= 20

@@ -1,0 +1,451 @@
+"""A generated corpus of hostile inputs for the CLI and the Python API.
+
+Each :class:`Case` changes one thing of a small, valid release (a table, its complete
+declaration and the default options): a malformed or oddly encoded CSV, a declaration with
+a wrong JSON type or an absurd size, an extreme parameter, an output path that clashes with
+an input, a device. Every case says what must happen: a one-line refusal (``"error"``), or a
+release (``"ok"``) for inputs that are odd but legitimate. ``tests/core/test_corpus.py``
+runs them all through the API and a representative part through the CLI.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+CITIES = ["Québec", "Montréal", "Trois-Rivières", "Gatineau", "Laval"]
+HEADER = "city,age,income,day,code"
+
+
+def good_rows(count: int = 300) -> list[str]:
+    rng = np.random.default_rng(11)
+    rows = []
+    for i in range(count):
+        day = np.datetime64("2000-01-01") + int(rng.integers(0, 7000))
+        rows.append(f"{CITIES[int(rng.integers(len(CITIES)))]},{int(rng.integers(0, 100))},"
+                    f"{rng.uniform(0, 200_000):.2f},{day},{int(rng.integers(0, 100_000)):05d}")
+    return rows
+
+
+def good_csv(rows: list[str] | None = None, *, header: str = HEADER, end: str = "\n") -> bytes:
+    lines = [header, *(good_rows() if rows is None else rows)]
+    return (end.join(lines) + end).encode("utf-8")
+
+
+def good_domain() -> dict:
+    return {"dataset": "corpus", "columns": {
+        "city": {"type": "categorical", "values": CITIES},
+        "age": {"type": "integer", "min": 0, "max": 120},
+        "income": {"type": "float", "min": 0, "max": 1_000_000, "bins": 20},
+        "day": {"type": "date", "min": "2000-01-01", "max": "2020-12-31"},
+        "code": {"type": "text", "generator": "digits", "length": 5}}}
+
+
+def domain_with(column: str, spec: dict, **top) -> dict:
+    spec_all = good_domain()
+    spec_all["columns"][column] = spec
+    spec_all.update(top)
+    return spec_all
+
+
+#: Tokens for paths that are not files written by the case.
+MISSING, FOLDER, SAME_AS_DATA, SAME_AS_DOMAIN = "<missing>", "<folder>", "<data>", "<domain>"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile input.
+
+    Attributes:
+        kind: csv, domain, parameters, paths or devices.
+        name: what is hostile about it.
+        expect: "error" (exit status 2, one line) or "ok" (a release).
+        data: bytes for data.csv, or a path or token.
+        domain: a dict (written as JSON), bytes, or a path or token.
+        options: CLI options as (flag, value) pairs; the API receives the same values.
+        command: "synth" or "tau".
+        api, cli: run through ``synthesize`` / through ``python -m dpsynth_core``.
+        outputs: output flag -> file name or token (default: --out out.csv).
+        existing: files present before the run (name -> bytes), which must survive a refusal.
+    """
+
+    kind: str
+    name: str
+    expect: str
+    data: object = None
+    domain: object = None
+    options: tuple = ()
+    command: str = "synth"
+    api: bool = True
+    cli: bool = False
+    outputs: dict = field(default_factory=lambda: {"--out": "out.csv"})
+    existing: dict = field(default_factory=dict)
+
+
+def _csv_cases() -> list[Case]:
+    rows = good_rows()
+    bad = []
+
+    def case(name, expect, data, **kw):
+        bad.append(Case("csv", name, expect, data=data, **kw))
+
+    def with_record(record: bytes, at: int = 1) -> bytes:
+        lines = good_csv().split(b"\n")
+        return b"\n".join(lines[:at + 1] + [record] + lines[at + 1:])
+
+    case("empty file", "error", b"", cli=True)
+    case("only a byte-order mark", "error", codecs.BOM_UTF8)
+    case("only blank lines", "error", b"\n\r\n\n\n")
+    case("header only", "error", (HEADER + "\n").encode(), cli=True)
+    case("header and blank lines", "error", (HEADER + "\n\n\n\r\n").encode())
+    case("NUL in the header", "error", b"city,a\x00ge,income,day,code\n" + good_csv().split(b"\n", 1)[1], cli=True)
+    case("control bytes in the header", "error", b"city,\x01\x02,income,day,code\n1,2,3,4,5\n")
+    case("zip archive", "error", b"PK\x03\x04" + bytes(range(256)) * 4)
+    case("old Excel file", "error", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512), cli=True)
+    case("gzip file", "error", b"\x1f\x8b\x08\x00" + bytes(range(256)))
+    case("PDF document", "error", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n")
+    case("random binary", "error", np.random.default_rng(1).bytes(100_000))
+    case("a 20 MB line without a line end", "error", b"x" * 20_000_000, cli=True)
+    case("a 20 MB record", "ok", with_record(b"y" * 20_000_000, 5), cli=True)
+    case("16,385 columns", "error", (",".join(f"c{i}" for i in range(16_385)) + "\n" + "1," * 16_384 + "1\n").encode())
+    case("extra delimiters in a record", "ok", with_record(b"Laval,,,,,,,,,,,,,,3,4", 3), cli=True)
+    case("missing fields in a record", "ok", with_record(b"Laval,3", 3))
+    case("unbalanced quote in a record", "ok", with_record(b'"Laval,30,1.5,2001-01-01,00001', 2), cli=True)
+    case("unbalanced quote in the header", "error", ('"city,age,income,day,code\n' + "\n".join(rows) + "\n").encode())
+    case("closing quote then text", "ok", with_record(b'"Laval"x,30,1.5,2001-01-01,00001', 2))
+    case("a quoted field over two lines", "ok", with_record(b'"Lav\nal",30,1.5,2001-01-01,00001', 2))
+    case("a record of quotes", "ok", with_record(b'"' * 1001, 2))
+    case("empty quoted fields", "ok", with_record(b'"","","","",""', 2))
+    case("carriage returns only", "error", good_csv(end="\r"), cli=True)
+    case("Windows line ends", "ok", good_csv(end="\r\n"))
+    case("mixed line ends", "ok", b"\r\n".join(good_csv().split(b"\n")[:100]) + b"\n" + good_csv().split(b"\n", 100)[100])
+    case("a lone carriage return in a field", "ok", with_record(b"Laval,3\r0,1.5,2001-01-01,00001", 2))
+    case("a Windows-1252 record", "ok", with_record("Québec,40,1.5,2001-01-01,00001".encode("cp1252"), 2), cli=True)
+    case("an undecodable byte", "ok", with_record(b"Qu\x81bec,40,1.5,2001-01-01,00001", 2))
+    case("overlong UTF-8", "ok", with_record(b"Qu\xc0\xafbec,40,1.5,2001-01-01,00001", 2))
+    case("UTF-8 surrogate bytes", "ok", with_record(b"Qu\xed\xa0\x80bec,40,1.5,2001-01-01,00001", 2))
+    case("a NUL in a record", "ok", with_record(b"Qu\x00bec,40,1.5,2001-01-01,00001", 2))
+    case("UTF-8 byte-order mark", "ok", codecs.BOM_UTF8 + good_csv())
+    case("UTF-16 with a byte-order mark", "ok", good_csv().decode().encode("utf-16"), cli=True)
+    case("UTF-16 without a byte-order mark", "error", good_csv().decode().encode("utf-16-le"))
+    case("UTF-16 chosen for it", "ok", good_csv().decode().encode("utf-16-le"), options=(("--encoding", "utf-16"),))
+    case("UTF-32 with a byte-order mark", "ok", good_csv().decode().encode("utf-32"))
+    case("UTF-16 with an odd byte count", "ok", good_csv().decode().encode("utf-16") + b"\x41")
+    case("Windows-1252 chosen for UTF-8", "ok", good_csv(), options=(("--encoding", "windows-1252"),))
+    case("a whole Windows-1252 file", "ok", good_csv().decode().encode("cp1252"))
+    case("duplicate header names", "error", good_csv(header="city,age,income,day,day"))
+    case("an empty header name", "error", good_csv(header="city,,income,day,code"))
+    case("a header of delimiters", "error", good_csv(header=",,,,"))
+    case("a header of spaces", "error", good_csv(header="     "))
+    case("semicolons, read from the header", "ok", good_csv([r.replace(",", ";") for r in rows],
+                                                             header=HEADER.replace(",", ";")))
+    case("semicolons, comma chosen", "error", good_csv([r.replace(",", ";") for r in rows],
+                                                       header=HEADER.replace(",", ";")), options=(("--delimiter", ","),))
+    case("tabs", "ok", good_csv([r.replace(",", "\t") for r in rows], header=HEADER.replace(",", "\t")))
+    case("quoted header names", "ok", good_csv(header='"city","age","income","day","code"'))
+    case("blank lines before the header", "ok", b"\n" * 10_000 + good_csv())
+    case("every record broken", "ok", good_csv([r + ",extra" for r in rows]), cli=True)
+    case("a record of 10,000 delimiters", "ok", with_record(b"," * 10_000, 2))
+    case("an HTML page", "error", b"<!DOCTYPE html><html><body><table><tr><td>1</td></tr></table></body></html>\n")
+    case("a JSON file", "error", json.dumps({"city": CITIES}).encode() + b"\n")
+    case("odd numbers", "ok", good_csv([f"Laval,{v},{v},2001-01-01,00001" for v in
+                                        ("1e5", "inf", "-inf", "nan", "-0", "0x10", "１２", "9" * 5000, "1,5")]))
+    case("odd dates", "ok", good_csv([f"Laval,1,1,{d},00001" for d in
+                                      ("0001-01-01", "9999-12-31", "10000-01-01", "2020-02-30", "2020-01-01T25:00",
+                                       "2020-01-01T00:00+05:00", "-2020-01-01", "1e9")]))
+    case("a folder", "error", FOLDER, cli=True)
+    case("a missing file", "error", MISSING)
+    return bad
+
+
+def _domain_cases() -> list[Case]:
+    bad = []
+
+    def case(name, expect, domain, **kw):
+        bad.append(Case("domain", name, expect, domain=domain, **kw))
+
+    wrong = {
+        "a list for type": {"type": ["integer"]},
+        "a number for type": {"type": 3},
+        "an unknown type": {"type": "Integer"},
+        "no type": {"min": 0},
+        "a string for the column": "integer",
+        "a list for the column": ["integer"],
+        "null for the column": None,
+        "a list for labels": {"type": "categorical", "values": CITIES, "labels": ["x"]},
+        "numbers as labels": {"type": "categorical", "values": CITIES, "labels": {"Laval": 3}},
+        "a string for values": {"type": "categorical", "values": "Québec,Laval"},
+        "floats and lists in values": {"type": "categorical", "values": [1.5, [1], {"a": 1}, True]},
+        "a string for missing": {"type": "categorical", "values": CITIES, "missing": "false"},
+        "a number for missing": {"type": "categorical", "values": CITIES, "missing": 0},
+        "an unknown public list": {"type": "categorical", "list": "planets"},
+        "a list for list": {"type": "categorical", "list": ["us_states"]},
+        "both values and list": {"type": "categorical", "values": CITIES, "list": "sex"},
+        "no values": {"type": "categorical"},
+        "empty values": {"type": "categorical", "values": []},
+        "duplicate values": {"type": "categorical", "values": ["Laval", "Laval"]},
+        "other outside values": {"type": "categorical", "values": CITIES, "other": "Paris"},
+        "2,000,001 values": {"type": "categorical", "values": [f"v{i}" for i in range(2_000_001)]},
+        "a 5,000 character value": {"type": "categorical", "values": ["x" * 5000]},
+        "an unknown key": {"type": "integer", "min": 0, "max": 120, "bin_widht": 5},
+    }
+    for name, spec in wrong.items():
+        case(name, "error", domain_with("city", spec), cli=name in ("a list for type", "a string for missing",
+                                                                       "an unknown public list", "2,000,001 values"))
+    numbers = {
+        "infinite bound": {"type": "float", "min": 0, "max": float("inf")},
+        "NaN bound": {"type": "float", "min": float("nan"), "max": 1},
+        "1e308 bound": {"type": "float", "min": 0, "max": 1e308},
+        "1e308 integer bound": {"type": "integer", "min": 0, "max": 1e308},
+        "a string bound": {"type": "integer", "min": "0", "max": 120},
+        "a boolean bound": {"type": "integer", "min": False, "max": 120},
+        "a fractional integer bound": {"type": "integer", "min": 0.5, "max": 120},
+        "min above max": {"type": "integer", "min": 120, "max": 0},
+        "a range of 10^12 with width 1": {"type": "integer", "min": 0, "max": 10**12, "bin_width": 1},
+        "width 0": {"type": "integer", "min": 0, "max": 120, "bin_width": 0},
+        "unsorted edges": {"type": "integer", "min": 0, "max": 120, "edges": [0, 50, 20]},
+        "edges as text": {"type": "integer", "min": 0, "max": 120, "edges": ["0", "50"]},
+        "edges past max": {"type": "integer", "min": 0, "max": 120, "edges": [0, 500]},
+        "special as text": {"type": "integer", "min": 0, "max": 120, "special": ["x"]},
+    }
+    for name, spec in numbers.items():
+        case(name, "error", domain_with("age", spec), cli=name in ("infinite bound", "a range of 10^12 with width 1"))
+    floats = {
+        "10^9 float bins": {"type": "float", "min": 0, "max": 1, "bins": 10**9},
+        "a tiny float bin width": {"type": "float", "min": 0, "max": 1e6, "bin_width": 1e-300},
+        "a negative float bin width": {"type": "float", "min": 0, "max": 1e6, "bin_width": -1},
+        "equal float bounds": {"type": "float", "min": 5, "max": 5},
+        "one float edge": {"type": "float", "min": 0, "max": 1e6, "edges": [0]},
+    }
+    for name, spec in floats.items():
+        case(name, "error", domain_with("income", spec), cli=name == "10^9 float bins")
+    dates = {
+        "an impossible date": {"type": "date", "min": "2020-02-30", "max": "2021-01-01"},
+        "a number for a date": {"type": "date", "min": 20200101, "max": "2021-01-01"},
+        "an unknown unit": {"type": "date", "min": "2000-01-01", "max": "2020-12-31", "unit": "week"},
+        "days from year 1 to 9999": {"type": "date", "min": "0001-01-01", "max": "9999-12-31", "unit": "day"},
+        "dates in the wrong order": {"type": "date", "min": "2020-12-31", "max": "2000-01-01"},
+    }
+    for name, spec in dates.items():
+        case(name, "error", domain_with("day", spec), cli=name == "days from year 1 to 9999")
+    case("years from 1 to 9999", "ok", domain_with("day", {"type": "date", "min": "0001-01-01", "max": "9999-12-31"}),
+         cli=True)
+    texts = {
+        "digits of length 5,000": {"type": "text", "generator": "digits", "length": 5000},
+        "letters of length 10^30": {"type": "text", "generator": "letters", "max_length": 10**30},
+        "a size of 10^101": {"type": "text", "generator": "any", "size": 10**101},
+        "a domain of 10^300 values": {"type": "text", "generator": "letters", "max_length": 100,
+                                      "alphabet": "".join(chr(0x4E00 + i) for i in range(1000))},
+        "an unknown generator": {"type": "text", "generator": "names"},
+        "no generator": {"type": "text"},
+        "an alphabet with repeats": {"type": "text", "generator": "letters", "max_length": 3, "alphabet": "aab"},
+        "a list for the alphabet": {"type": "text", "generator": "letters", "max_length": 3, "alphabet": ["a"]},
+        "a size as text": {"type": "text", "generator": "any", "size": "1000"},
+    }
+    for name, spec in texts.items():
+        case(name, "error", domain_with("code", spec), cli=name == "digits of length 5,000")
+    case("a size of 10^30", "ok", domain_with("code", {"type": "text", "generator": "any", "size": 10**30}), cli=True)
+    top = {
+        "a list for missing_values": {"missing_values": ["?"]},
+        "a string for markers": {"missing_values": {"markers": "?"}},
+        "101 markers": {"missing_values": {"markers": [str(i) for i in range(101)]}},
+        "an unknown top-level key": {"version": 2},
+        "a list for notes": {"notes": ["x"]},
+        "deeply nested notes": {"notes": {"a": json.loads("[" * 40 + "]" * 40)}},
+    }
+    for name, extra in top.items():
+        case(name, "error", {**good_domain(), **extra})
+    case("a column the data lacks", "error", domain_with("ghost", {"type": "drop"}), cli=True)
+    spec = good_domain()
+    del spec["columns"]["code"]
+    case("a column the declaration lacks", "error", spec)
+    case("every column dropped", "error", {"columns": {c: {"type": "drop"} for c in good_domain()["columns"]}})
+    case("no columns key", "error", {"dataset": "x"})
+    case("a list for columns", "error", {"columns": []})
+    case("a JSON array", "error", b"[1, 2, 3]")
+    case("not JSON", "error", b"{columns: nope}", cli=True)
+    case("an empty domain file", "error", b"")
+    case("NaN in the JSON text", "error", json.dumps(good_domain()).replace("1000000", "NaN", 1).encode())
+    case("Infinity in the JSON text", "error", json.dumps(good_domain()).replace("1000000", "Infinity", 1).encode())
+    case("a key twice", "error", b'{"columns": {"city": {"type": "drop"}, "city": {"type": "drop"}}}')
+    case("nested 100,000 levels", "error", b"[" * 100_000 + b"]" * 100_000, cli=True)
+    case("a UTF-16 domain file", "error", json.dumps(good_domain()).encode("utf-16"))
+    case("NUL bytes in the domain file", "error", b'{"columns": \x00}')
+    case("a domain file with a BOM", "ok", codecs.BOM_UTF8 + json.dumps(good_domain()).encode())
+    case("a domain folder", "error", FOLDER)
+    case("a missing domain file", "error", MISSING)
+    return bad
+
+
+def _parameter_cases() -> list[Case]:
+    bad = []
+
+    def case(name, expect, options, **kw):
+        bad.append(Case("parameters", name, expect, options=options, **kw))
+
+    for value, expect in (("0", "error"), ("-1", "error"), ("nan", "error"), ("inf", "error"), ("1e-12", "error"),
+                          ("1e-300", "error"), ("21", "error"), ("1e308", "error"), ("abc", "error"), ("", "error"),
+                          ("0.01", "ok"), ("20", "ok")):
+        case(f"epsilon {value or 'empty'}", expect, (("--epsilon", value),), cli=value in ("1e-12", "1e-300", "nan"))
+    for value, expect in (("0", "error"), ("1", "error"), ("1e-300", "error"), ("nan", "error"), ("-0.5", "error"),
+                          ("0.9999", "error"), ("0.01", "ok"), ("0.99", "ok")):
+        case(f"rho {value}", expect, (("--rho", value),), cli=value == "1e-300")
+    for value, expect in (("0", "error"), ("-5", "error"), (str(10**40), "error"), ("5000001", "error"),
+                          ("1.5", "error"), ("x", "error"), ("1", "ok"), ("20000", "ok")):
+        case(f"rows {value if len(value) < 12 else f'of {len(value)} digits'}", expect, (("--rows", value),), cli=value in (str(10**40), "5000001"))
+    for label, value, expect in (("-1", "-1", "error"), ("2^128", str(2**128), "error"), ("x", "x", "error"),
+                                 ("1.5", "1.5", "error"), ("2^128 - 1", str(2**128 - 1), "ok")):
+        case(f"seed {label}", expect, (("--seed", value),), cli=value == "-1")
+    case("an unknown method", "error", (("--method", "magic"),), cli=True)
+    case("a group of unknown columns", "error", (("--method", "marginals"), ("--group", "x,y")))
+    case("a group for the wrong method", "error", (("--method", "cathist"), ("--group", "city,age")))
+    case("a group of four", "error", (("--method", "marginals"), ("--group", "city,age,income,day")))
+    for value, expect in (("abc", "error"), ("0.5", "error"), ("-1e-9", "error"), ("nan", "error"), ("0", "ok")):
+        case(f"delta {value}", expect, (("--method", "marginals"), ("--delta", value)), cli=value == "abc")
+    case("delta for another method", "error", (("--method", "cathist"), ("--delta", "1e-7")))
+    case("microagg", "ok", (("--method", "microagg"),), cli=True)
+    case("an unknown encoding", "error", (("--encoding", "klingon"),))
+    case("EBCDIC", "error", (("--encoding", "cp500"),))
+    for value in ('"', ";;", "\n", "", "é", "a", "\x00"):
+        case(f"delimiter {value!r}", "error", (("--delimiter", value),))
+    tau = (("--size", "171000"), ("--rho", "0.9"), ("--epsilon", "1"))
+    for flag, value, expect in (("--size", "0", "error"), ("--size", "-1", "error"), ("--size", "abc", "error"),
+                                ("--size", "1" + "0" * 1000, "error"), ("--size", "1" + "0" * 30, "ok"),
+                                ("--epsilon", "1e-300", "error"), ("--epsilon", "1e-12", "error"),
+                                ("--epsilon", "0", "error"), ("--rho", "1e-300", "error"), ("--rho", "1", "error"),
+                                ("--epsilon", "1e-9", "ok"), ("--epsilon", "1e6", "ok")):
+        options = tuple((f, value if f == flag else v) for f, v in tau)
+        shown = value if len(value) < 12 else f"of {len(value)} digits"
+        bad.append(Case("parameters", f"tau {flag} {shown}", expect, options=options, command="tau", api=False,
+                        cli=True, outputs={}))
+    return bad
+
+
+def _path_cases() -> list[Case]:
+    previous = {"out.csv": b"the previous release\n", "card.json": b"{}\n"}
+
+    def case(name, expect, outputs, **kw):
+        return Case("paths", name, expect, outputs=outputs, api=False, cli=True, existing=previous, **kw)
+
+    return [
+        case("--out is the input", "error", {"--out": SAME_AS_DATA}),
+        case("--out is the declaration", "error", {"--out": SAME_AS_DOMAIN}),
+        case("--out is --card", "error", {"--out": "out.csv", "--card": "out.csv"}),
+        case("--card is --card-html", "error", {"--out": "new.csv", "--card": "c.json", "--card-html": "c.json"}),
+        case("--card is the input", "error", {"--out": "new.csv", "--card": SAME_AS_DATA}),
+        case("--card-html is the declaration", "error", {"--out": "new.csv", "--card-html": SAME_AS_DOMAIN}),
+        case("--out links to the input", "error", {"--out": "link-to-data.csv"}),
+        case("--out is a hard link to the input", "error", {"--out": "hard-link.csv"}),
+        case("--out is a folder", "error", {"--out": FOLDER}),
+        case("--out is a device", "error", {"--out": "/dev/null"}),
+        case("--out in a missing folder", "error", {"--out": "missing/out.csv"}),
+        case("--out under a file", "error", {"--out": "data.csv/out.csv"}),
+        case("--card in a missing folder", "error", {"--out": "out.csv", "--card": "missing/card.json"}),
+        case("refused after the paths: bad epsilon", "error", {"--out": "out.csv", "--card": "card.json"},
+             options=(("--epsilon", "0"),)),
+        case("refused after the paths: bad declaration", "error", {"--out": "out.csv", "--card": "card.json"},
+             domain=b"{nope"),
+        case("an existing output is replaced", "ok", {"--out": "out.csv", "--card": "card.json",
+                                                       "--card-html": "card.html"}),
+    ]
+
+
+def _device_cases() -> list[Case]:
+    return [
+        Case("devices", "/dev/zero as the input", "error", data="/dev/zero", cli=True),
+        Case("devices", "/dev/urandom as the input", "error", data="/dev/urandom", cli=True),
+        Case("devices", "/dev/null as the input", "error", data="/dev/null", cli=True),
+        Case("devices", "/dev/zero as the declaration", "error", domain="/dev/zero", cli=True),
+        Case("devices", "/dev/null as the declaration", "error", domain="/dev/null"),
+        Case("devices", "/dev/urandom as the declaration", "error", domain="/dev/urandom"),
+    ]
+
+
+def build_cases() -> list[Case]:
+    """The whole corpus, in a fixed order."""
+    return _csv_cases() + _domain_cases() + _parameter_cases() + _path_cases() + _device_cases()
+
+
+DEFAULT_OPTIONS = (("--epsilon", "1"), ("--seed", "0"))
+
+
+def prepare(case: Case, folder: Path, shared: Path) -> dict:
+    """Write a case's files into ``folder``; return its paths and the options to use."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def place(value, name: str, default: Path) -> str:
+        if value is None:
+            return str(default)
+        if value == MISSING:
+            return str(folder / f"missing-{name}")
+        if value == FOLDER:
+            (folder / f"folder-{name}").mkdir(exist_ok=True)
+            return str(folder / f"folder-{name}")
+        if isinstance(value, str):
+            return value
+        path = folder / name
+        path.write_bytes(value if isinstance(value, bytes) else json.dumps(value).encode())
+        return str(path)
+
+    data = place(case.data, "data.csv", folder / "data.csv")
+    if case.data is None:
+        Path(data).write_bytes((shared / "good.csv").read_bytes())
+    domain = place(case.domain, "domain.json", shared / "good.json")
+    for name, content in case.existing.items():
+        (folder / name).write_bytes(content)
+    if case.kind == "paths":
+        (folder / "link-to-data.csv").symlink_to(data)
+        (folder / "hard-link.csv").hardlink_to(data)
+    outputs = {}
+    for flag, target in case.outputs.items():
+        outputs[flag] = {SAME_AS_DATA: data, SAME_AS_DOMAIN: domain}.get(target) or (
+            place(target, f"out-{flag}", folder) if target == FOLDER else
+            target if target.startswith("/") else str(folder / target))
+    options = dict(DEFAULT_OPTIONS) if case.command == "synth" else {}
+    options.update(case.options)
+    return {"data": data, "domain": domain, "outputs": outputs, "options": options}
+
+
+def cli_argv(case: Case, paths: dict) -> list[str]:
+    if case.command == "tau":
+        return ["tau", *[x for pair in paths["options"].items() for x in pair]]
+    argv = ["synth", paths["data"], "--domain", paths["domain"]]
+    for flag, value in paths["options"].items():
+        argv += [flag, value]
+    for flag, value in paths["outputs"].items():
+        argv += [flag, value]
+    return argv
+
+
+def _typed(value: str):
+    """The value a Python user would pass: a number when it reads as one, else the text."""
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            continue
+    return value
+
+
+def api_kwargs(paths: dict) -> dict:
+    names = {"--epsilon": "epsilon", "--rho": "rho", "--rows": "rows", "--seed": "random_state", "--delta": "delta",
+             "--method": "method", "--encoding": "encoding", "--delimiter": "delimiter"}
+    out = {}
+    for flag, value in paths["options"].items():
+        if flag == "--group":
+            out["groups"] = [tuple(value.split(","))]
+        elif flag in ("--encoding", "--delimiter", "--method"):
+            out[names[flag]] = value
+        else:
+            out[names[flag]] = _typed(value)
+    return out
+
+
+def write_shared(shared: Path) -> None:
+    shared.mkdir(parents=True, exist_ok=True)
+    (shared / "good.csv").write_bytes(good_csv())
+    (shared / "good.json").write_text(json.dumps(good_domain()))
