@@ -1,8 +1,9 @@
 """The release card: what was done, with which parameters and guarantee, readable by anyone.
 
 The card is built only from public facts (the declaration, the parameters, the ledger of
-privacy spends, the size of the synthetic file). It never holds the random seed, a true
-count, a real-data metric, or which released values were made up.
+privacy spends, the size of the synthetic file) and DP output (the bins fitted to numeric
+columns declared without bins). It never holds the random seed, a true count, a real-data
+metric, or which released values were made up.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         # a zCDP ledger composes rhos, so each part is shown as its share of rho, in epsilon units
         cost = event.rho_cost / total["rho"] * epsilon if zcdp and total["rho"] > 0 else event.epsilon
         split[event.label] = split.get(event.label, 0.0) + cost
-    domain = model.domain_
+    domain = getattr(model, "declared_domain_", model.domain_)
     missing = model.missing_guarantee()
     guarantee = {
         "epsilon": epsilon,
@@ -60,10 +61,12 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "noise_source": model.noise_.describe(),
         "domain": {"dataset": domain.dataset, "documentation": domain.documentation,
                    "columns": domain.summary()},
+        "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", [])],
         "method_details": model.card_details(),
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
-            "this card: it holds only the declaration, the parameters and the privacy spends",
+            "this card: it holds only the declaration, the parameters, the privacy spends and the bins "
+            "fitted with DP",
         ],
         "not_covered": [
             "quality charts computed against the real data in the app (fidelity, distances, "
@@ -102,6 +105,10 @@ def delta_words(delta: float) -> str:
             "an event too unlikely to expect in practice, not for a share of the people in the data.")
 
 
+def _bins_text(edges: list) -> str:
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in edges)
+
+
 def _guarantee_line(g: dict) -> str:
     if g["epsilon"] is None:
         return "<b>No formal differential-privacy guarantee.</b>"
@@ -122,6 +129,13 @@ def render_card_html(card: dict) -> str:
         for c in card["domain"]["columns"])
     split = "".join(f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>"
                     for label, eps in card["budget_split"].items())
+    bins = "".join(
+        f"<tr><td>{e(b['column'])}</td><td>{e(_bins_text(b['edges']))}</td><td>{plain_number(b['epsilon'], 4)}</td></tr>"
+        for b in card.get("adaptive_bins", []))
+    bins_section = ("<h2>Bins fitted with differential privacy</h2><p>These columns were declared with a range "
+                    "and no bins; their bins were chosen from the data with the budget shown (part of the total "
+                    "above), so they are covered by the guarantee.</p><table><tr><th>column</th><th>bins "
+                    f"(first value of each)</th><th>epsilon</th></tr>{bins}</table>") if bins else ""
     details = card.get("method_details", {})
     note = details.get("per_record_note")
     per_record = f"<p class='guarantee'>{e(note)}</p>" if note else ""
@@ -154,6 +168,7 @@ no made-up value. Synthetic rows: {card['rows']['synthetic']:,} ({e(card['rows']
 <table><tr><th>what was measured</th><th>epsilon</th></tr>{split}</table>
 <h2>Declared domain (public knowledge, not read from the data)</h2>
 <table><tr><th>column</th><th>kind</th><th>domain</th><th>missing values possible</th></tr>{rows}</table>
+{bins_section}
 <h2>What the guarantee covers</h2><ul>{covered}</ul>
 <h2>What it does not cover</h2><ul>{not_covered}</ul>
 </body></html>

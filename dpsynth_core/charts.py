@@ -125,3 +125,32 @@ def tau_curve(rhos=(0.5, 0.9, 0.99), epsilon: float = 1.0) -> go.Figure:
     fig.update_xaxes(type="log", exponentformat="power")
     return _style(fig, f"Threshold tau grows slowly with the domain size (epsilon = {epsilon:g})",
                   "domain size n (number of possible values)", "threshold tau (count)")
+
+
+def value_cdf_chart(comparison) -> go.Figure:
+    """Real and synthetic distribution functions of one numeric or date column, value by value.
+
+    A value held by many records is a vertical jump; a spike spread over a bin becomes a slope.
+    ``comparison``: a :class:`dpsynth_core.metrics.ValueComparison`.
+    """
+    x = comparison.shown(comparison.points)
+    fig = go.Figure([go.Scatter(x=x, y=comparison.real_cdf, name="real", mode="lines", line_shape="hv",
+                                line=dict(color=REAL, width=4)),
+                     go.Scatter(x=x, y=comparison.synthetic_cdf, name="synthetic", mode="lines", line_shape="hv",
+                                line=dict(color=SYNTHETIC, width=3, dash="dash"))])
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
+    return _style(fig, f"Share of rows at or below each value of '{comparison.column}'", comparison.column,
+                  "share of rows (missing left out)")
+
+
+def top_values_chart(comparison) -> go.Figure:
+    """Side-by-side shares of the most frequent exact values of a numeric or date column."""
+    top = comparison.top
+    names = [str(v) for v in comparison.shown(top["value"])]
+    fig = go.Figure([go.Bar(x=names, y=top["real"], name="real", marker_color=REAL),
+                     go.Bar(x=names, y=top["synthetic"], name="synthetic", marker_color=SYNTHETIC)])
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(tickformat=".0%")
+    return _style(fig, f"The most frequent exact values of '{comparison.column}'", comparison.column,
+                  "share of rows")

@@ -34,10 +34,19 @@ ENGINE_MAX_MODEL_CELLS = 100_000
 #: Slack delta used when reporting advanced composition.
 ADVANCED_COMPOSITION_DELTA = 1e-6
 
-#: Default number of public bins aimed at for a numeric range with no declared bins.
+#: Fixed bins of a numeric range with no declared bins, where no release has fitted them with DP
+#: (charts over the declaration itself): a 1-2-5 width aiming at this many bins...
 DEFAULT_TARGET_BINS = 50
-#: Integer ranges with at most this many values get one bin per value by default.
+#: ... or one bin per value for integer ranges with at most this many values.
 MAX_UNIT_BINS = 120
+
+#: Data-adaptive bins (dpsynth_core/binning.py): the numeric and date columns declared without bins
+#: share this much of epsilon to find their bins (split equally over max(their number, 3)). Chosen by
+#: measurement (benchmarks/numeric_columns.py; the README's Benchmarks section says why).
+BINNING_SHARE = 0.2
+#: Most bins adaptive binning gives a column (small neighbouring bins are merged down to it);
+#: integer and date columns with at most this many values get one bin per value instead, free.
+ADAPTIVE_MAX_BINS = 12
 
 #: Largest number of histogram cells a column may have (a bin per value is fine below this).
 MAX_COLUMN_CELLS = 2_000_000

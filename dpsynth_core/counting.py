@@ -84,3 +84,31 @@ class CodedTable:
     def records(self, columns) -> np.ndarray:
         """The coded records themselves (rows x columns), for the methods that need them."""
         return np.column_stack([self.codes[name] for name in columns])
+
+
+class SortedValues:
+    """One numeric column's true values in order (missing cells left out), for exact interval counts.
+
+    Data-adaptive binning reads a column only through :meth:`count`; the counts get noise
+    before anything depends on them (see :mod:`dpsynth_core.binning`).
+    """
+
+    def __init__(self, values):
+        self._values = np.sort(np.asarray(values))
+
+    def __len__(self) -> int:
+        return int(self._values.size)
+
+    def count(self, lows, highs, *, closed) -> np.ndarray:
+        """Exact number of values ``v`` with ``low <= v < high`` per interval (``v <= high`` where ``closed``)."""
+        lows = np.asarray(lows)
+        highs = np.asarray(highs)
+        closed = np.broadcast_to(np.asarray(closed, dtype=bool), highs.shape)
+        start = np.searchsorted(self._values, lows, side="left")
+        end = np.where(closed, np.searchsorted(self._values, highs, side="right"),
+                       np.searchsorted(self._values, highs, side="left"))
+        return (end - start).astype(np.int64)
+
+    def without(self, excluded) -> "SortedValues":
+        """The values other than ``excluded`` (public special values, counted in their own bins)."""
+        return SortedValues(self._values[~np.isin(self._values, np.asarray(list(excluded)))])

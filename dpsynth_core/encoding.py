@@ -109,6 +109,47 @@ def _encode_categorical(domain: CategoricalDomain, text: pd.Series, is_missing: 
     return codes, unmatched
 
 
+def _parse_numbers(domain, text: pd.Series, is_missing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct cell of a numeric or date column as a number, and whether it could be read.
+
+    Integers are rounded to whole numbers (float64 here); dates become days since 1970-01-01
+    (int64). Nothing is clamped yet.
+    """
+    if isinstance(domain, DateDomain):
+        # A date is read from a leading YYYY-MM-DD; a time after it is ignored (no time zone moves a day).
+        iso = text.where(~is_missing & text.str.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ]|$)")).str.slice(0, 10)
+        stamps = pd.to_datetime(iso, errors="coerce", format="%Y-%m-%d")
+        readable = ~pd.isna(stamps).to_numpy()
+        days = ((stamps.to_numpy().astype("datetime64[D]") - _EPOCH64)  # any unit: years 1 to 9999
+                .astype("timedelta64[D]").astype(np.int64))
+        return np.where(readable, days, 0), readable
+    values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
+    readable = np.isfinite(values)
+    if isinstance(domain, IntegerDomain):
+        values = np.rint(values)
+    return values, readable
+
+
+def numeric_values(domain: ColumnDomain, series: pd.Series, markers=("",)) -> np.ndarray:
+    """The readable values of a numeric or date column under the public rule, missing cells left out.
+
+    Values outside ``min..max`` are clamped, integers rounded; integers and dates come back
+    as int64 (dates in days since 1970-01-01), floats as float64. These are true values:
+    only a mechanism that counts them with noise may use them (see :mod:`dpsynth_core.binning`).
+    """
+    domain._require_complete()
+    index, text, is_missing = _distinct_cells(series, markers)
+    values, readable = _parse_numbers(domain, text, is_missing)
+    if isinstance(domain, FloatDomain):
+        values = np.clip(values, domain.min, domain.max)
+    else:
+        low, high = (domain.min, domain.max) if isinstance(domain, IntegerDomain) else \
+            (int(domain.lows[0]), int(domain.highs[-1]))
+        values = np.clip(np.where(readable, values, low), low, high).astype(np.int64)
+    keep = readable[index]
+    return values[index[keep]]
+
+
 def _encode_ranges(lows: np.ndarray, values: np.ndarray, lo, hi, bins: int, readable: np.ndarray):
     clamped = readable & ((values < lo) | (values > hi))
     inside = np.clip(np.where(readable, values, lo), lo, hi)
@@ -133,25 +174,19 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
                              missing=int(per_row[pd.isna(labels)].sum()))
     if isinstance(domain, CategoricalDomain):
         codes, changed = _encode_categorical(domain, text, is_missing)
-    elif isinstance(domain, (IntegerDomain, FloatDomain)):
-        values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
-        readable = np.isfinite(values)
-        if isinstance(domain, IntegerDomain):
-            values = np.rint(values)
-            lows, lo, hi = domain.lows.astype(float), domain.min, domain.max
-        else:
+    elif isinstance(domain, (IntegerDomain, FloatDomain, DateDomain)):
+        values, readable = _parse_numbers(domain, text, is_missing)
+        if isinstance(domain, FloatDomain):
             lows, lo, hi = domain.all_edges[:-1], domain.min, domain.max
+        else:
+            lows, lo, hi = domain.lows, int(domain.lows[0]), int(domain.highs[-1])
+            values = np.where(readable, values, lo)
         codes, clamped = _encode_ranges(lows, values, lo, hi, domain.bins, readable)
-        changed = (~readable & ~is_missing) | clamped
-    elif isinstance(domain, DateDomain):
-        # A date is read from a leading YYYY-MM-DD; a time after it is ignored (no time zone moves a day).
-        iso = text.where(~is_missing & text.str.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ]|$)")).str.slice(0, 10)
-        stamps = pd.to_datetime(iso, errors="coerce", format="%Y-%m-%d")
-        readable = ~pd.isna(stamps).to_numpy()
-        days = ((stamps.to_numpy().astype("datetime64[D]") - _EPOCH64)  # any unit: years 1 to 9999
-                .astype("timedelta64[D]").astype(np.int64))
-        lo, hi = int(domain.lows[0]), int(domain.highs[-1])
-        codes, clamped = _encode_ranges(domain.lows, np.where(readable, days, lo), lo, hi, domain.bins, readable)
+        if isinstance(domain, FloatDomain) and domain.special:
+            # a special value falls in its own zero-width bin, the first of the two equal edges
+            inside = np.clip(values, lo, hi)
+            point = readable & np.isin(inside, domain.special_values)
+            codes[point] = np.searchsorted(lows, inside[point], side="left")
         changed = (~readable & ~is_missing) | clamped
     else:  # pragma: no cover - drop columns are never encoded
         raise TypeError(domain.kind)
@@ -171,11 +206,49 @@ def encode_table(data: pd.DataFrame, domain: TableDomain) -> EncodedTable:
     return EncodedTable(columns=columns, n_rows=len(data))
 
 
+def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) -> np.ndarray:
+    """A value inside each code's bin: uniform, or through the bin's finer pieces when ``spread`` is given.
+
+    ``spread = (piece_lows, weights)``: pieces that tile the range (every bin's low is a piece's
+    low); a value first picks a piece of its bin with probability proportional to its weight,
+    then a uniform value inside the piece. Bins without pieces (a real special value's
+    zero-width bin) or with zero total weight draw uniformly.
+    """
+    if spread is None or codes.size == 0:
+        return noise.integers(lows[codes], highs[codes]) if integer else noise.uniform(lows[codes], highs[codes])
+    piece_lows = np.asarray(spread[0], dtype=np.int64 if integer else float)
+    weights = np.asarray(spread[1], dtype=float)
+    top = highs[-1]
+    piece_highs = np.append(piece_lows[1:] - 1, top) if integer else np.append(piece_lows[1:], top)
+    owner = np.searchsorted(lows, piece_lows, side="right") - 1
+    totals = np.bincount(owner, weights=weights, minlength=len(lows))
+    within = np.zeros_like(weights)
+    positive = totals[owner] > 0
+    within[positive] = weights[positive] / totals[owner][positive]
+    # cumulative share of every piece within its bin, shifted by the bin's code: bin c's pieces
+    # cover (c, c + 1], so c + u with u uniform in [0, 1) lands on a piece of bin c
+    first = np.r_[0, np.flatnonzero(owner[1:] != owner[:-1]) + 1]
+    last = np.r_[first[1:] - 1, len(owner) - 1]
+    running = np.cumsum(within)
+    before = np.repeat(np.r_[0.0, running[last[:-1]]], last - first + 1)
+    cumulative = owner + np.minimum(running - before, 1.0)
+    cumulative[last] = owner[last] + 1.0
+    uniform = totals[codes] <= 0
+    piece = np.searchsorted(cumulative, codes + noise.uniform(np.zeros(codes.size), np.ones(codes.size)),
+                            side="right")
+    piece = np.minimum(piece, len(piece_lows) - 1)
+    low = np.where(uniform, lows[codes], piece_lows[piece])
+    high = np.where(uniform, highs[codes], piece_highs[piece])
+    return noise.integers(low, high) if integer else noise.uniform(low, high)
+
+
 def decode_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> pd.Series:
     """Turn synthetic cell codes into values: a category, or a value drawn inside its bin.
 
     Integers stay integers (pandas ``Int64`` whether or not any value is missing, so the
-    dtype reveals nothing), dates are written YYYY-MM-DD, code ``bins`` is missing.
+    dtype reveals nothing), dates are written YYYY-MM-DD, code ``bins`` is missing. Inside a
+    bin, values are uniform, or follow the bin's finer pieces when the domain carries a
+    ``spread`` (DP output of adaptive binning, :mod:`dpsynth_core.binning`).
     """
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes >= domain.bins
@@ -188,14 +261,14 @@ def decode_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> pd.Series:
         values[missing] = None
         return pd.Series(values, dtype=object)
     if isinstance(domain, IntegerDomain):
-        values = noise.integers(domain.lows[safe], domain.highs[safe])
+        values = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
         return pd.Series(pd.array(values, dtype="Int64")).mask(missing)
     if isinstance(domain, FloatDomain):
         edges = domain.all_edges
-        values = noise.uniform(edges[safe], edges[safe + 1])
+        values = _draw_in_bins(edges[:-1], edges[1:], domain.spread, safe, noise, integer=False)
         return pd.Series(np.where(missing, np.nan, values), dtype=float)
     if isinstance(domain, DateDomain):
-        days = noise.integers(domain.lows[safe], domain.highs[safe])
+        days = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
         text = (_EPOCH64 + days.astype("timedelta64[D]")).astype(str).astype(object)
         text[missing] = None
         return pd.Series(text, dtype=object)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from . import constraints
+from .binning import binning_budget, binning_events
 from .cathist import cathist_tau, expected_made_up, threshold
 from .domain import TableDomain, as_table_domain, size_in_words
 from .noise import typical_bin_error
@@ -21,6 +22,8 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
     ``marginals``: see :func:`marginals_split`. ``copula``: every measurement gets
     the same epsilon, combined by the better of basic and advanced composition.
     ``dirichlet``: the row count is public (substitution), so nothing is spent on it.
+    Numeric and date columns declared without bins first get bins fitted with DP
+    (``bins NAME``, :mod:`dpsynth_core.binning`), whatever the method.
     """
     domain: TableDomain = as_table_domain(domain)
     columns = list(domain.kept)
@@ -30,6 +33,9 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
     if not rows_public and method != "dirichlet":
         split["row count"] = epsilon * constraints.ROW_COUNT_SHARE
         remaining -= split["row count"]
+    for name, cost in binning_budget(domain, epsilon).items():
+        split[f"bins {name}"] = cost
+        remaining -= cost
     if method == "marginals":
         return marginals_split(domain, epsilon, rows_public=rows_public, rows=rows, delta=delta)
     elif method == "copula":
@@ -91,6 +97,8 @@ def marginals_split(domain, epsilon: float, *, rows_public: bool = False, rows: 
     parts: dict = {}
     if not rows_public or not delta_given:  # with public rows, a count still sets the default delta
         parts["row count"] = cost(epsilon * constraints.ENGINE_ROW_COUNT_SHARE)
+    for name, column_epsilon in binning_budget(domain, epsilon).items():
+        parts[f"bins {name}"] = sum(cost(e) for e in binning_events(domain.columns[name], column_epsilon))
     left = total - sum(parts.values())
     texts = sum(1 for c in domain.kept.values() if c.kind == "text")
     if texts:
@@ -171,6 +179,12 @@ def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False
             row.update(mechanism="noisy histogram over declared cells", domain_size=cells,
                        domain_size_words=f"{cells} {'bins' if col.kind != 'categorical' else 'values'}",
                        typical_error_per_bin=typical_bin_error(share))
+        if getattr(col, "adaptive", False):  # the bins are fitted first, with their own share
+            bins = constraints.ADAPTIVE_MAX_BINS + len(col.special)
+            row.update(mechanism="bins fitted to the data with DP, then " + row["mechanism"],
+                       domain_size=bins + (1 if col.missing else 0),
+                       domain_size_words=f"up to {bins} bins, fitted with ε = {split[f'bins {name}']:.3g}",
+                       bins_epsilon=split[f"bins {name}"])
         plan.append(row)
     return plan
 

@@ -111,6 +111,8 @@ class DateColumn(_Column):
     max: DateText | None = Field(None, description="a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31")
     unit: Literal[DATE_UNITS] | None = Field(  # type: ignore[valid-type]
         None, description=f"one of {', '.join(DATE_UNITS)}")
+    edges: Annotated[list[DateText], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)] | None = Field(
+        None, description=f"a list of 1 to {_CELLS} dates written YYYY-MM-DD (the first day of every bin)")
     special: Annotated[list[DateText], Field(max_length=c.MAX_COLUMN_CELLS)] | None = Field(
         None, description=f"a list of at most {_CELLS} dates written YYYY-MM-DD")
 

@@ -1,8 +1,10 @@
 """The shape every synthesizer shares: ``Method(epsilon=..., ...).fit(data, domain)`` then ``.sample()``.
 
-``fit`` is the only step that reads the data: it encodes the table over the declared
-domain, spends the budget (each spend recorded by the accountant) and keeps only noisy
-statistics. ``sample`` is post-processing of those statistics and never sees the data.
+``fit`` is the only step that reads the data: it fits the bins of numeric and date columns
+declared without bins (a counted share of the budget, :mod:`dpsynth_core.binning`), encodes
+the table over the resulting domain, spends the budget (each spend recorded by the
+accountant) and keeps only noisy statistics. ``sample`` is post-processing of those
+statistics and never sees the data.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from .. import constraints
-from ..accounting import ADD_REMOVE, Accountant, PrivacyEvent
+from ..accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
+from ..binning import fit_bins
 from ..domain import TableDomain, as_table_domain
 from ..encoding import EncodedTable, encode_table
 from ..errors import DataError
@@ -69,22 +72,23 @@ class Synthesizer:
         self.rho_ = check_rho(self.rho)
         requested = check_rows(rows)
         frame = as_frame(data)
-        self.domain_: TableDomain = as_table_domain(domain)
-        encoded = encode_table(frame, self.domain_)
-        self.encoding_report_ = encoded.report()
+        self.declared_domain_: TableDomain = as_table_domain(domain)
+        self.declared_domain_.check_matches(frame.columns)
+        self.declared_domain_.validate()
         self._report(0.1, "Measuring the data with noise")
         self.noise_ = make_noise_source(self.random_state)
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
+        n_rows = len(frame)
         if requested is None and self.row_count_is_public:
-            self.rows_ = encoded.n_rows
+            self.rows_ = n_rows
             self.row_policy_ = ("public: under the substitution relation the number of records is the same "
                                 "for neighbouring tables, so the true count is used")
         elif requested is None:
             row_epsilon = self.epsilon_ * self.row_count_share
             column_epsilon -= row_epsilon
             # Capped at the public limit on synthetic rows (post-processing of the noisy count).
-            self.rows_ = min(noisy_count(encoded.n_rows, epsilon=row_epsilon, noise=self.noise_),
+            self.rows_ = min(noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_),
                              constraints.MAX_SYNTHETIC_ROWS)
             self.accountant_.spend(PrivacyEvent("discrete Laplace count", row_epsilon,
                                                 neighbouring=self.neighbouring, label="row count"))
@@ -93,6 +97,18 @@ class Synthesizer:
             self.rows_ = requested
             self.row_policy_ = ("public: the publisher asked for this number of rows; it was not "
                                 "computed from the data")
+        # Numeric and date columns declared without bins get bins fitted with DP (domain_ holds them).
+        self.domain_, self.bins_ = fit_bins(frame, self.declared_domain_, epsilon=self.epsilon_, noise=self.noise_,
+                                            substitution=self.neighbouring == SUBSTITUTE)
+        for found in self.bins_:
+            if found.tree_epsilon:
+                self._spend("PrivTree (the range split while a biased noisy count clears a threshold)",
+                            found.tree_epsilon, f"bins {found.column}")
+            self._spend("discrete Laplace histogram (counts that place the bins)", found.count_epsilon,
+                        f"bins {found.column}")
+            column_epsilon -= found.epsilon
+        encoded = encode_table(frame, self.domain_)
+        self.encoding_report_ = encoded.report()
         self._fit(encoded, column_epsilon)
         self._report(1.0, "Measured")
         return self

@@ -1,0 +1,326 @@
+"""Data-adaptive bins for numeric and date columns, paid for with differential privacy.
+
+A column declared with a public range and no bins (no ``edges``, ``bin_width``, ``bins`` or
+date ``unit``) gets bins that follow its data inside that range, so that a value held by
+many records (0 in a capital-gain column, 40 hours a week, a code such as -1 or 999) comes
+out as a bin of its own and keeps its exact value, while empty stretches of the range do
+not cost cells. Every method then works over these bins without knowing where they came
+from. Per column, one or two measurements, all counted by the accountant:
+
+1. **Leaves.** An integer or date range of at most :data:`UNIT_LIMIT` values has one leaf
+   per value (public). A longer range, or a real one, is split by **PrivTree** (Zhang,
+   Xiao and Xie, "PrivTree: a differentially private algorithm for hierarchical
+   decompositions", SIGMOD 2016, section 3): the range is halved, and each half again,
+   while a node's *biased* noisy count clears a threshold. A node at depth ``d`` holding
+   ``c`` records scores ``max(c - d * delta, theta - delta)`` and splits when the score
+   plus Laplace noise of scale ``lambda`` exceeds ``theta``. With fanout 2,
+   ``lambda = 3 / epsilon`` and ``delta = lambda * ln 2``, the released tree (which nodes
+   split) is ``epsilon``-DP under adding or removing one record, however deep it grows:
+   the bias ``d * delta`` pays for the depth. A node that cannot split by a public rule
+   (one integer or one day; a real interval at the depth limit) is not tested, which only
+   removes terms from the privacy loss. Noise: :func:`dpsynth_core.noise.real_laplace`
+   (OpenDP's float Laplace on the secure path; its rounding is charged by scaling
+   ``lambda`` up by a factor ``1 + 1e-9``).
+2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
+   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.histogram`).
+
+The rest is post-processing of these DP outputs, using the unclipped noisy counts (their
+noise cancels on average when neighbours are summed):
+
+* neighbouring leaves whose noisy total is negative are merged into *pieces* (at most
+  :data:`FINE_MAX_BINS`);
+* neighbouring pieces are merged into *bins*, the pair with the smallest noisy total
+  first, while there are more than :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS`
+  bins or a pair holds less than 1 / (2 x that cap) of the noisy total. The bins keep
+  the tables a method measures small; they are released as the column's ``edges``;
+* inside each bin, the pieces get non-negative weights with the bin's noisy total (the
+  noisy counts shifted down by one amount per bin and clipped at zero, a projection that
+  does not give every empty piece made-up mass as clipping alone would). Decoding places
+  a value in its bin through these weights (the domain's ``spread``), so values keep the
+  shape of the data inside a bin and a one-value piece (a spike) stays exact.
+
+The release card lists the bins, the pieces and their weights (all DP output) and the cost.
+Public ``special`` values are taken out before anything is counted (their records fall in
+their own bins, which the declaration fixes) and always keep one-value bins. Integers and
+dates split at whole numbers (days), so bins are integer ranges and decoding draws whole
+numbers; real numbers split at midpoints down to 2**-24 of the range.
+
+Budget: the adaptive columns together get at most
+:data:`~dpsynth_core.constraints.BINNING_SHARE` of epsilon, split equally over
+``max(adaptive columns, 3)``; a PrivTree column spends half on the tree and half on the
+leaf counts. Under the substitution relation (one record replaced) every measurement runs
+at half its epsilon, since a substitution is one removal and one addition. The data is
+read only through exact interval counts (:class:`~dpsynth_core.counting.SortedValues`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from . import constraints
+from .counting import SortedValues
+from .domain import DateDomain, FloatDomain, TableDomain
+from .encoding import numeric_values
+from .histogram import noisy_histogram
+from .noise import NoiseSource, real_laplace
+
+#: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
+UNIT_LIMIT = 256
+#: Most finer pieces kept to place values inside the bins.
+FINE_MAX_BINS = 256
+#: PrivTree's threshold theta (public); 0 lets the bias alone decide how deep the tree goes.
+THRESHOLD = 0.0
+#: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
+TREE_SHARE = 0.5
+#: The binning share is split over at least this many columns, so one or two adaptive columns
+#: never take all of it.
+MIN_SPLIT = 3
+#: Real-number intervals are split at most this many times (to 2**-24 of the declared range).
+FLOAT_MAX_DEPTH = 24
+#: OpenDP's float Laplace charges its rounding: a factor this close to 1 on the scale covers it.
+_ROUNDING_SLACK = 1e-9
+_EPOCH = dt.date(1970, 1, 1)
+
+
+@dataclass(frozen=True)
+class FittedBins:
+    """The bins found for one column and what they cost (all of it is DP output, safe to publish).
+
+    Attributes:
+        column: the column's name.
+        edges: the first value of every bin (integers, dates) or every boundary from min to
+            max (real numbers), in the column's own type.
+        leaves: how many leaves the tree had before merging.
+        spread: ``(piece lows, weights)``: the finer pieces the bins were merged from and their
+            clipped noisy counts, which decoding uses to place values inside a bin.
+        tree_epsilon, count_epsilon: the epsilon of the two measurements (under the model's
+            neighbouring relation).
+    """
+
+    column: str
+    edges: tuple
+    leaves: int
+    tree_epsilon: float
+    count_epsilon: float
+    spread: tuple = ((), ())
+
+    @property
+    def epsilon(self) -> float:
+        return self.tree_epsilon + self.count_epsilon
+
+    def as_card(self) -> dict:
+        """JSON-ready form for the release card (every number here is DP output)."""
+        def public(v):
+            return v.isoformat() if isinstance(v, dt.date) else v
+
+        lows, weights = self.spread
+        if lows and isinstance(self.edges[0], dt.date):
+            lows = [_EPOCH + dt.timedelta(days=int(d)) for d in lows]
+        return {"column": self.column, "edges": [public(v) for v in self.edges], "epsilon": self.epsilon,
+                "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
+                "mechanism": ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.tree_epsilon else "")
+                + "a discrete Laplace histogram of the leaves; bins merged from it (post-processing)"}
+
+
+def adaptive_columns(domain) -> list[str]:
+    """Kept columns whose bins the release fits to the data: public range, no declared bins."""
+    return [name for name, col in domain.kept.items() if getattr(col, "adaptive", False) and col.complete]
+
+
+def binning_budget(domain, epsilon: float) -> dict[str, float]:
+    """Epsilon each adaptive column's bins cost: ``BINNING_SHARE * epsilon / max(adaptive columns, 3)``."""
+    names = adaptive_columns(domain)
+    if not names:
+        return {}
+    each = epsilon * constraints.BINNING_SHARE / max(len(names), MIN_SPLIT)
+    return {name: each for name in names}
+
+
+def binning_events(column, epsilon: float) -> list[float]:
+    """The epsilons of a column's binning measurements: one noisy count per value for a short
+    integer or date range, else the tree and the leaf counts (a public rule, known before any data)."""
+    if not isinstance(column, FloatDomain) and column.size <= UNIT_LIMIT:
+        return [epsilon]
+    return [epsilon * TREE_SHARE, epsilon * (1 - TREE_SHARE)]
+
+
+def privtree(values: SortedValues, low, high, *, epsilon: float, integer: bool, noise: NoiseSource,
+             label: str = "", threshold: float = THRESHOLD, max_depth: int = FLOAT_MAX_DEPTH):
+    """PrivTree over ``[low, high]``: the leaves' lower and upper ends, in order (epsilon-DP, add/remove).
+
+    Integer nodes are closed ranges ``[lo, hi]`` split into ``[lo, mid]`` and ``[mid + 1, hi]``;
+    real nodes are ``[lo, hi)`` (the last one closed at ``high``) split at the midpoint, at most
+    ``max_depth`` times. Noise is drawn level by level, one vector call per level.
+    """
+    scale = 3.0 / epsilon * (1 + _ROUNDING_SLACK)
+    decay = scale * math.log(2)
+    dtype = np.int64 if integer else float
+    lows, highs = np.array([low], dtype=dtype), np.array([high], dtype=dtype)
+    leaf_lows, leaf_highs = [], []
+    depth = 0
+    while lows.size:
+        can_split = highs > lows if integer else np.full(lows.size, depth < max_depth)
+        split = np.zeros(lows.size, dtype=bool)
+        if can_split.any():
+            lo, hi = lows[can_split], highs[can_split]
+            counts = values.count(lo, hi, closed=True if integer else hi >= high)
+            score = np.maximum(counts - depth * decay, threshold - decay)
+            split[can_split] = real_laplace(noise, score, scale, label=label) > threshold
+        leaf_lows.append(lows[~split])
+        leaf_highs.append(highs[~split])
+        lo, hi = lows[split], highs[split]
+        mid = lo + (hi - lo) // 2 if integer else lo + (hi - lo) / 2
+        lows = np.concatenate([lo, mid + 1 if integer else mid])
+        highs = np.concatenate([mid, hi])
+        depth += 1
+    lows, highs = np.concatenate(leaf_lows), np.concatenate(leaf_highs)
+    order = np.argsort(lows, kind="stable")
+    return lows[order], highs[order]
+
+
+def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
+    """Indices of the first leaf of every merged bin (post-processing of noisy leaf weights).
+
+    Neighbouring bins are merged, the pair with the smallest combined weight first, while
+    there are more than ``cap`` bins or some pair weighs less than ``min_mass``.
+    """
+    weight = [float(w) for w in weights]
+    count = len(weight)
+    if count <= 1:
+        return np.zeros(count, dtype=np.int64)
+    nxt = list(range(1, count)) + [-1]
+    prv = [-1] + list(range(count - 1))
+    alive = [True] * count
+    heap = [(weight[i] + weight[i + 1], i, i + 1) for i in range(count - 1)]
+    heapq.heapify(heap)
+    bins = count
+    while heap and bins > 1:
+        total, left, right = heap[0]
+        if bins <= cap and total >= min_mass:
+            break
+        heapq.heappop(heap)
+        if not (alive[left] and alive[right] and nxt[left] == right and weight[left] + weight[right] == total):
+            continue  # a stale pair: one side was merged since
+        weight[left] = total
+        alive[right] = False
+        nxt[left] = nxt[right]
+        if nxt[right] >= 0:
+            prv[nxt[right]] = left
+            heapq.heappush(heap, (weight[left] + weight[nxt[left]], left, nxt[left]))
+        if prv[left] >= 0:
+            heapq.heappush(heap, (weight[prv[left]] + weight[left], prv[left], left))
+        bins -= 1
+    return np.flatnonzero(alive)
+
+
+def _fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSource, factor: float) -> FittedBins:
+    """Leaves (one per value for a short range, else the PrivTree's), noisy leaf counts, merge."""
+    label = f"bins {column.name}"
+    if isinstance(column, FloatDomain):
+        low, high, integer = float(column.min), float(column.max), False
+        if column.special:
+            values = values.without(column.special_values)
+    else:
+        low, high = int(column.lows[0]), int(column.highs[-1])
+        integer, special = True, ()
+        if column.special:
+            special = [(d - _EPOCH).days for d in column.special] if isinstance(column, DateDomain) else column.special
+            values = values.without(np.asarray(special, dtype=np.int64))
+    events = binning_events(column, epsilon)
+    if len(events) == 1:
+        tree_epsilon, count_epsilon = 0.0, events[0]
+        lows = highs = np.arange(low, high + 1, dtype=np.int64)
+    else:
+        tree_epsilon, count_epsilon = events
+        lows, highs = privtree(values, low, high, epsilon=tree_epsilon / factor, integer=integer, noise=noise,
+                               label=label + " (tree)")
+    counts = values.count(lows, highs, closed=True if integer else highs >= high)
+    noisy = noisy_histogram(counts, epsilon=count_epsilon / factor, noise=noise, label=label + " (leaf counts)")
+    # Post-processing. Merging uses the unclipped noisy counts, whose noise cancels on average when
+    # neighbours are summed: first the finer pieces (how values spread inside a bin), then the bins.
+    pieces = merge_small_bins(noisy, cap=FINE_MAX_BINS, min_mass=0.0)
+    piece_counts = np.add.reduceat(noisy, pieces).astype(float)
+    chosen = merge_small_bins(piece_counts, cap=constraints.ADAPTIVE_MAX_BINS,
+                              min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS))
+    piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
+    weights = _usable_weights(piece_lows, piece_counts, bin_lows, high, integer)
+    if integer and column.special:
+        piece_lows, weights = _cut_special(piece_lows, weights, np.asarray(special, dtype=np.int64), high)
+    if isinstance(column, FloatDomain):
+        edges = tuple(float(v) for v in bin_lows) + (high,)
+    elif isinstance(column, DateDomain):
+        edges = tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
+    else:
+        edges = tuple(int(v) for v in bin_lows)
+    spread = (tuple(piece_lows.tolist()), tuple(float(w) for w in weights))
+    return FittedBins(column.name, edges, int(lows.size), tree_epsilon, count_epsilon, spread)
+
+
+def _widths(piece_lows: np.ndarray, high, integer: bool) -> np.ndarray:
+    ends = np.append(piece_lows[1:], high + 1 if integer else high)
+    return (ends - piece_lows).astype(float)
+
+
+def _usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool) -> np.ndarray:
+    """Non-negative piece weights that keep each bin's noisy total (post-processing).
+
+    Clipping every noisy count at zero would give every empty piece about half a noise level
+    of made-up mass; instead, within each bin, the noisy counts are projected onto the
+    non-negative weights with the same total (``max(count - t, 0)`` with one shift ``t`` per
+    bin). A bin whose total is not positive spreads by width.
+    """
+    owner = np.searchsorted(bin_lows, piece_lows, side="right") - 1
+    weights = np.zeros(len(piece_lows))
+    widths = _widths(piece_lows, high, integer)
+    for code in range(len(bin_lows)):
+        inside = np.flatnonzero(owner == code)
+        counts = piece_counts[inside]
+        total = counts.sum()
+        if total <= 0:
+            weights[inside] = widths[inside]
+            continue
+        ordered = np.sort(counts)[::-1]
+        shifts = (np.cumsum(ordered) - total) / np.arange(1, len(ordered) + 1)
+        shift = shifts[np.flatnonzero(ordered - shifts > 0)[-1]]
+        weights[inside] = np.clip(counts - shift, 0, None)
+    return weights
+
+
+def _cut_special(piece_lows, weights, special, high):
+    """Cut every special value (and the value after it) into the pieces; a cut piece's weight splits by width."""
+    widths = _widths(piece_lows, high, True)
+    cuts = np.union1d(special, special[special < high] + 1)
+    lows = np.union1d(piece_lows, cuts)
+    parent = np.searchsorted(piece_lows, lows, side="right") - 1
+    share = _widths(lows, high, True) / widths[parent]
+    return lows, weights[parent] * share
+
+
+def fit_bins(data: pd.DataFrame, domain: TableDomain, *, epsilon: float, noise: NoiseSource,
+             substitution: bool = False) -> tuple[TableDomain, list[FittedBins]]:
+    """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
+
+    Args:
+        data: the table (its columns match ``domain``).
+        domain: the declaration; columns with declared bins are left as they are.
+        epsilon: the release's total epsilon (each column gets its share, :func:`binning_budget`).
+        noise: the release's noise source.
+        substitution: True under the substitution relation (each measurement at half its epsilon).
+
+    Returns:
+        The declaration with DP ``edges`` on every adaptive column, and what was found and spent.
+    """
+    fitted = []
+    for name, column_epsilon in binning_budget(domain, epsilon).items():
+        column = domain.columns[name]
+        values = SortedValues(numeric_values(column, data[name], domain.missing_markers))
+        found = _fit_column(column, values, epsilon=column_epsilon, noise=noise, factor=2.0 if substitution else 1.0)
+        fitted.append(found)
+        domain = domain.with_column(replace(column, edges=found.edges, spread=found.spread))
+    return domain, fitted
