@@ -219,8 +219,14 @@ def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
     return np.flatnonzero(alive)
 
 
-def _fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSource, factor: float) -> FittedBins:
-    """Leaves (one per value for a short range, else the PrivTree's), noisy leaf counts, merge."""
+def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSource,
+               substitution: bool = False) -> FittedBins:
+    """One column's bins: leaves (one per value of a short range, else PrivTree's), noisy leaf counts, merges.
+
+    ``epsilon``-DP under adding or removing one record (the whole of ``values`` is one
+    column of the table); under substitution when ``substitution`` is True.
+    """
+    factor = 2.0 if substitution else 1.0
     label = f"bins {column.name}"
     if isinstance(column, FloatDomain):
         low, high, integer = float(column.min), float(column.max), False
@@ -320,7 +326,7 @@ def fit_bins(data: pd.DataFrame, domain: TableDomain, *, epsilon: float, noise: 
     for name, column_epsilon in binning_budget(domain, epsilon).items():
         column = domain.columns[name]
         values = SortedValues(numeric_values(column, data[name], domain.missing_markers))
-        found = _fit_column(column, values, epsilon=column_epsilon, noise=noise, factor=2.0 if substitution else 1.0)
+        found = fit_column(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution)
         fitted.append(found)
         domain = domain.with_column(replace(column, edges=found.edges, spread=found.spread))
     return domain, fitted

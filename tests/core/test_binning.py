@@ -1,0 +1,268 @@
+"""Data-adaptive bins: privacy audits (with a broken variant), spikes as bins, declared bins and
+special values win, integers stay integers, the budget as planned."""
+
+import datetime as dt
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core import binning, constraints, synthesize
+from dpsynth_core.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
+from dpsynth_core.counting import SortedValues
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.encoding import encode_table
+from dpsynth_core.noise import make_noise_source
+from dpsynth_core.planning import budget_split
+from tests.audit import audit
+
+# --- privacy audit of the tree: neighbours differ by one extreme value, or one record at a spike ----
+
+EPS = 1.0
+DECAY = 3.0 / EPS * math.log(2)  # PrivTree's bias per level at EPS
+# A public threshold at which, without noise, one record decides a split (any theta keeps the
+# guarantee): an empty depth-1 node scores -decay <= theta, one holding a record 1 - decay > theta;
+# 6 records at one value stop at depth 4 (6 <= 0.5 + 3 * decay < 7) where 7 go on.
+THETA = 0.5 - DECAY
+_SPIKE = np.full(6, 10)
+_D = SortedValues(_SPIKE)
+_D_EXTREME = SortedValues(np.append(_SPIKE, 63))
+_D_SPIKE = SortedValues(np.append(_SPIKE, 10))
+_EVENTS = {"upper half split": lambda lows: 48 in lows, "10 split off": lambda lows: 10 in lows,
+           "11 split off": lambda lows: 12 in lows or 11 in lows,
+           **{f"{k}+ leaves": (lambda k: lambda lows: len(lows) >= k)(k) for k in (8, 10, 12)}}
+
+
+def _tree(values, seed):
+    lows, _ = privtree(values, 0, 63, epsilon=EPS, integer=True, noise=make_noise_source(seed), threshold=THETA)
+    return set(lows.tolist())
+
+
+def _no_noise(source, values, scale, label=""):
+    return np.asarray(values, dtype=float)
+
+
+@pytest.mark.parametrize("neighbour", [_D_EXTREME, _D_SPIKE], ids=["extreme value", "one more at the spike"])
+def test_audit_privtree_passes(neighbour):
+    result = audit(_tree, _D, neighbour, _EVENTS, trials=3000, seed=1)
+    assert not result.violates(EPS), result
+
+
+@pytest.mark.parametrize("neighbour", [_D_EXTREME, _D_SPIKE], ids=["extreme value", "one more at the spike"])
+def test_audit_catches_splits_on_true_counts(neighbour, monkeypatch):
+    monkeypatch.setattr(binning, "real_laplace", _no_noise)
+    result = audit(_tree, _D, neighbour, _EVENTS, trials=300, seed=2)
+    assert result.violates(EPS), result
+
+
+# --- the whole released binning (tree, noisy leaf counts, merging, pieces) ---------------------
+
+_COLUMN = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 1023}}}).columns["x"]
+# At a tree epsilon of EPS / 2 (decay 4.16) and the default threshold 0, 4 records stop at depth 1
+# without noise and 5 go on: one record at the spike changes the tree.
+_F = SortedValues([10] * 4)
+_F_EXTREME = SortedValues([10] * 4 + [1023])
+_F_SPIKE = SortedValues([10] * 5)
+_RELEASE_EVENTS = {"a bin edge above 512": lambda out: max(out[0]) >= 512,
+                   "a piece above 512": lambda out: max(out[1]) > 512,
+                   "a piece starts at 256": lambda out: 256 in out[1],
+                   "a piece starts below 256": lambda out: any(0 < v < 256 for v in out[1]),
+                   "3+ bins": lambda out: len(out[0]) >= 3}
+
+
+def _released(values, seed):
+    found = fit_column(_COLUMN, values, epsilon=EPS, noise=make_noise_source(seed))
+    return found.edges, found.spread[0]
+
+
+def test_the_table_budget_gives_each_column_its_share():
+    domain = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 1023}}})
+    total = EPS * binning.MIN_SPLIT / constraints.BINNING_SHARE
+    assert binning_budget(domain, total) == {"x": pytest.approx(EPS)}
+    noise = make_noise_source(0)
+    _, (found,) = fit_bins(pd.DataFrame({"x": ["10"] * 4}), domain, epsilon=total, noise=noise)
+    assert found.epsilon == pytest.approx(EPS)
+
+
+@pytest.mark.parametrize("neighbour", [_F_EXTREME, _F_SPIKE], ids=["extreme value", "one more at the spike"])
+def test_audit_released_bins_pass(neighbour):
+    result = audit(_released, _F, neighbour, _RELEASE_EVENTS, trials=2000, seed=3)
+    assert not result.violates(EPS), result
+
+
+def test_audit_catches_released_bins_split_on_true_counts(monkeypatch):
+    monkeypatch.setattr(binning, "real_laplace", _no_noise)
+    result = audit(_released, _F, _F_SPIKE, _RELEASE_EVENTS, trials=300, seed=4)
+    assert result.violates(EPS), result
+
+
+# --- spikes, declared bins, special values --------------------------------------------------
+
+def _spiky_table(rows=20_000, seed=0):
+    """Known spikes: gain 0 (40%), 999 and 50000 (15% each), else uniform; hours 40 (45%), 50 (10%);
+    day 2021-07-04 (30%); money 0.0 (50%)."""
+    rng = np.random.default_rng(seed)
+    gain = rng.choice([0, 999, 50_000, -1], size=rows, p=[0.4, 0.15, 0.15, 0.3])
+    gain[gain == -1] = rng.integers(1, 100_000, size=int((gain == -1).sum()))
+    hours = rng.choice([40, 50, -1], size=rows, p=[0.45, 0.1, 0.45])
+    hours[hours == -1] = rng.integers(1, 100, size=int((hours == -1).sum()))
+    day = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 1000, size=rows), unit="D")
+    day = np.where(rng.random(rows) < 0.3, pd.Timestamp("2021-07-04"), day)
+    money = np.where(rng.random(rows) < 0.5, 0.0, rng.uniform(0, 1e6, size=rows))
+    frame = pd.DataFrame({"gain": gain.astype(str), "hours": hours.astype(str),
+                          "day": pd.to_datetime(day).strftime("%Y-%m-%d"), "money": money.astype(str)})
+    spec = {"columns": {"gain": {"type": "integer", "min": 0, "max": 99_999, "missing": False},
+                        "hours": {"type": "integer", "min": 1, "max": 99, "missing": False},
+                        "day": {"type": "date", "min": "2020-01-01", "max": "2022-12-31", "missing": False},
+                        "money": {"type": "float", "min": 0, "max": 1e6, "missing": False}}}
+    return frame, spec
+
+
+def _own_bin(column, value) -> bool:
+    lows, highs = column.lows, column.highs
+    return bool(np.any((lows == value) & (highs == value)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_spikes_become_their_own_bins(seed):
+    # Each column's binning epsilon is 1 * 0.2 / 4 = 0.05: PrivTree's bias to isolate one value
+    # of 10^5 is about 17 levels x 2.08 / 0.025 = 1400 records, 13 noise scales below the smallest
+    # spike (3000), and the leaf-count noise (scale 40) cannot merge a spike away; a per-value count
+    # (hours) has noise of scale 20 against 2000 or more.
+    frame, spec = _spiky_table(seed=seed)
+    released, fitted = fit_bins(frame, TableDomain.from_json(spec), epsilon=1.0, noise=make_noise_source(seed))
+    assert {f.column for f in fitted} == {"gain", "hours", "day", "money"}
+    gain, hours, day = released.columns["gain"], released.columns["hours"], released.columns["day"]
+    for value in (0, 999, 50_000):
+        assert _own_bin(gain, value), (value, gain.edges)
+    for value in (40, 50):
+        assert _own_bin(hours, value), (value, hours.edges)
+    assert _own_bin(day, (dt.date(2021, 7, 4) - dt.date(1970, 1, 1)).days), day.edges
+    money = released.columns["money"].all_edges
+    assert money[0] == 0 and money[1] <= 1e6 / 2**20  # the spike at 0 sits in a bin narrower than 1
+    for column in (gain, hours, day):
+        assert column.bins <= constraints.ADAPTIVE_MAX_BINS
+
+
+def test_spikes_stay_exact_in_the_release_and_integers_stay_integers():
+    frame, spec = _spiky_table(seed=5)
+    out = synthesize(frame, spec, 1.0, method="marginals", random_state=5).data
+    gain = out["gain"].astype("Int64")
+    assert (gain.dropna() == gain.dropna().round()).all() and gain.between(0, 99_999).all()
+    # shares within 0.02 of the truth: sampling (sd < 0.004 at 20,000 rows) and noisy counts
+    # (noise of scale 1/0.01 on a bin of 8000 or more) are far smaller
+    for value, share in ((0, 0.4), (999, 0.15), (50_000, 0.15)):
+        assert abs((gain == value).mean() - share) < 0.02, value
+    assert abs((out["hours"].astype("Int64") == 40).mean() - 0.45) < 0.02
+    assert abs((out["day"] == "2021-07-04").mean() - 0.3) < 0.02
+    assert pd.to_datetime(out["day"], format="%Y-%m-%d").notna().all()
+
+
+def test_declared_bins_win_and_cost_nothing():
+    frame, spec = _spiky_table(rows=2000)
+    spec["columns"]["gain"]["bin_width"] = 10_000
+    spec["columns"]["hours"]["edges"] = [1, 20, 40, 41, 60]
+    spec["columns"]["day"]["unit"] = "month"
+    spec["columns"]["money"]["bins"] = 4
+    declared = TableDomain.from_json(spec)
+    assert binning_budget(declared, 1.0) == {}
+    released, fitted = fit_bins(frame, declared, epsilon=1.0, noise=make_noise_source(0))
+    assert fitted == [] and released == declared
+    model = synthesize(frame, spec, 1.0, method="cathist", random_state=0)
+    assert not any(e["label"].startswith("bins ") for e in model.card["spends"])
+    assert model.card["adaptive_bins"] == []
+
+
+def test_short_integer_ranges_keep_one_bin_per_value_for_free():
+    spec = {"columns": {"score": {"type": "integer", "min": 1, "max": constraints.ADAPTIVE_MAX_BINS}}}
+    domain = TableDomain.from_json(spec)
+    assert binning_budget(domain, 1.0) == {} and domain.columns["score"].bins == constraints.ADAPTIVE_MAX_BINS
+
+
+def test_special_values_always_get_their_own_bins():
+    frame, spec = _spiky_table(rows=3000)
+    spec["columns"]["gain"]["special"] = [99_999, 12_345]  # codes the data never holds
+    spec["columns"]["hours"]["special"] = [40]
+    spec["columns"]["hours"]["bin_width"] = 10
+    spec["columns"]["money"]["special"] = [0, 1e6]
+    spec["columns"]["day"]["special"] = ["2022-12-31"]
+    declared = TableDomain.from_json(spec)
+    assert _own_bin(declared.columns["hours"], 40) and declared.columns["hours"].bins == 11
+    released, _ = fit_bins(frame, declared, epsilon=0.5, noise=make_noise_source(1))
+    for value in (99_999, 12_345):
+        assert _own_bin(released.columns["gain"], value)
+    assert _own_bin(released.columns["day"], (dt.date(2022, 12, 31) - dt.date(1970, 1, 1)).days)
+    money = released.columns["money"]
+    assert list(money.all_edges[:2]) == [0, 0] and list(money.all_edges[-2:]) == [1e6, 1e6]
+    assert TableDomain.from_json(declared.to_json()) == declared
+    # a real special value is released exactly, and only where the data has it
+    out = synthesize(frame, spec, 2.0, method="cathist", random_state=1).data
+    assert abs((out["money"] == 0).mean() - 0.5) < 0.05
+    encoded = encode_table(frame, released)
+    assert (encoded.columns["money"].codes == 0).mean() == pytest.approx((frame["money"] == "0.0").mean())
+
+
+def test_special_values_outside_the_range_are_named():
+    domain = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 10, "special": [-1, 5]}}})
+    assert "'x'" in domain.problems()[0] and "-1" in domain.problems()[0]
+
+
+# --- budget, accounting, the release card ----------------------------------------------------
+
+@pytest.mark.parametrize("method", ["cathist", "marginals", "dirichlet"])
+def test_binning_spend_is_recorded_and_planned(method):
+    frame, spec = _spiky_table(rows=2000)
+    release = synthesize(frame, spec, 1.0, method=method, random_state=3)
+    spent = {}
+    for event in release.card["spends"]:
+        if event["label"].startswith("bins "):
+            spent[event["label"]] = spent.get(event["label"], 0.0) + event["epsilon"]
+    planned = {k: v for k, v in budget_split(spec, 1.0, method=method).items() if k.startswith("bins ")}
+    assert spent == pytest.approx(planned) and len(planned) == 4
+    assert sum(planned.values()) == pytest.approx(constraints.BINNING_SHARE)
+    assert release.card["guarantee"]["epsilon"] <= 1.0 + 1e-9  # marginals may leave joint budget unspent
+    assert [b["column"] for b in release.card["adaptive_bins"]] == ["gain", "hours", "day", "money"]
+    assert all(b["epsilon"] == pytest.approx(0.05) for b in release.card["adaptive_bins"])
+
+
+def test_substitution_halves_every_binning_measurement():
+    from dpsynth_core.synthesizers.dirichlet import DirichletMultinomial
+
+    frame, spec = _spiky_table(rows=500)
+    spec = {"columns": {"gain": spec["columns"]["gain"]}}
+    model = DirichletMultinomial(epsilon=1.0, random_state=0).fit(frame[["gain"]], spec)
+    column_epsilon = constraints.BINNING_SHARE / binning.MIN_SPLIT
+    events = [e for e in model.accountant_.events if e.label == "bins gain"]
+    assert [e.epsilon for e in events] == pytest.approx([column_epsilon / 2] * 2)
+    assert all(e.neighbouring.startswith("substitute") for e in events)
+    # the cost under substitution is twice the add/remove cost of the noise actually drawn
+    tree = {s for label, s, _ in model.noise_.log if label.endswith("(tree)")}
+    counts = [s for label, s, _ in model.noise_.log if label.endswith("(leaf counts)")]
+    assert len(tree) == 1 and tree.pop() == pytest.approx(3 / (column_epsilon * binning.TREE_SHARE / 2), rel=1e-6)
+    assert counts == [pytest.approx(1 / (column_epsilon * (1 - binning.TREE_SHARE) / 2))]
+
+
+# --- post-processing pieces ----------------------------------------------------------------
+
+def test_merge_keeps_the_cap_and_merges_the_lightest_pairs_first():
+    weights = [100, 1, 2, 300, 0, -3, 50, 2000]
+    starts = merge_small_bins(weights, cap=4, min_mass=0)
+    assert len(starts) == 4 and starts[0] == 0 and 7 in starts  # the heavy last piece keeps its own bin
+    assert list(merge_small_bins(weights, cap=10, min_mass=0)) == [0, 1, 2, 3, 4, 6, 7]  # 0 + (-3) < 0 merged
+    assert list(merge_small_bins([5, 5, 5], cap=10, min_mass=0)) == [0, 1, 2]
+    assert list(merge_small_bins([5], cap=1, min_mass=100)) == [0]
+
+
+def test_piece_weights_keep_each_bins_noisy_total_and_are_never_negative():
+    lows = np.array([0, 1, 2, 3, 10, 11])
+    weights = binning._usable_weights(lows, np.array([5.0, -2, 1, 4, -3, -1]), np.array([0, 10]), 20, True)
+    assert weights[:4].sum() == pytest.approx(8) and (weights >= 0).all()
+    assert list(weights[4:]) == [1, 10]  # a bin with no positive total spreads by width
+
+
+def test_sorted_values_count_intervals_exactly():
+    values = SortedValues([1, 2, 2, 5, 9])
+    assert list(values.count([0, 2, 5], [2, 4, 9], closed=True)) == [3, 2, 2]
+    assert list(values.count([0.0, 2.0], [2.0, 9.0], closed=[False, True])) == [1, 4]
+    assert len(values.without([2])) == 3
