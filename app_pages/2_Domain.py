@@ -34,7 +34,7 @@ GENERATORS = {
     "digits": "A code of N digits (like a ZIP code)",
     "any": "Any value, released as pseudonyms (value-123)",
 }
-UNITS = {"": "automatic (from the range)", "day": "day", "month": "month", "year": "year"}
+UNITS = {"": "fitted to the data", "day": "day", "month": "month", "year": "year"}
 #: Columns drawn per page (a table of 10,000 columns is shown a page at a time).
 PAGE_SIZE = 50
 #: Longer category lists are kept as loaded rather than put in a text box.
@@ -50,15 +50,39 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
     loaded = st.file_uploader("Load a declaration", type=["json"], key="domain_load")
     if loaded is not None and st.session_state.get("domain_load_done") != loaded.file_id:
         st.session_state["domain_load_done"] = loaded.file_id
+        st.session_state.pop("domain_load_partial", None)
         try:
             if loaded.size > constraints.MAX_DECLARATION_BYTES:
                 raise DomainError(f"the file is larger than {constraints.MAX_DECLARATION_BYTES >> 20} MB")
             spec = parse_declaration(loaded.getvalue(), loaded.name)
-            TableDomain.from_json(spec).check_matches(columns_in_data)
+            loaded_domain = TableDomain.from_json(spec)
         except DomainError as problem:
             st.error(f"That declaration cannot be used: {problem}", icon=":material/error:")
         else:
-            state.set_declaration(spec)
+            try:
+                loaded_domain.check_matches(columns_in_data)
+            except DomainError as problem:
+                matching = [c for c in columns_in_data if c in loaded_domain.columns]
+                if matching:  # offered below: apply the columns it declares, keep the others
+                    st.session_state["domain_load_partial"] = {"spec": spec, "matching": matching,
+                                                               "problem": str(problem)}
+                else:
+                    st.error(f"That declaration cannot be used: {problem}", icon=":material/error:")
+            else:
+                state.set_declaration(spec)
+                st.rerun()
+    partial = st.session_state.get("domain_load_partial")
+    if partial:
+        st.warning(f"That declaration does not fit this table as a whole: {partial['problem']}. It declares "
+                   f"{len(partial['matching'])} of this table's {len(columns_in_data)} columns: "
+                   + ", ".join(partial["matching"]) + ".", icon=":material/warning:")
+        if st.button(f"Apply the {len(partial['matching'])} matching column(s), keep the others as they are",
+                     key="domain_load_apply"):
+            columns = dict(declaration.get("columns", {}))
+            columns.update({c: partial["spec"]["columns"][c] for c in partial["matching"]})
+            state.set_declaration({**declaration, "columns": {c: columns.get(c, {"type": "text"})
+                                                              for c in columns_in_data}})
+            st.session_state.pop("domain_load_partial")
             st.rerun()
     policies = [p for p in state.workspace().policies() if set(p["columns"]) >= set(columns_in_data)]
     if policies:
@@ -87,6 +111,47 @@ def _parse_values(text: str) -> list:
     if values and all(re.fullmatch(r"-?(0|[1-9][0-9]*)", v) for v in values):
         return [int(v) for v in values]
     return values
+
+
+def _numbers(text: str, kind: str, what: str) -> list | None:
+    """A typed list of numbers or dates (commas or spaces); None when blank. Names a bad entry."""
+    items = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
+    if not items:
+        return None
+    out = []
+    for item in items:
+        try:
+            out.append(int(item) if kind == "integer" else float(item) if kind == "float"
+                       else dt.date.fromisoformat(item).isoformat())
+        except ValueError:
+            expected = {"integer": "a whole number", "float": "a number", "date": "a date written YYYY-MM-DD"}[kind]
+            st.warning(f"{what}: '{item}' is not {expected}; it was left out.", icon=":material/warning:")
+    return out or None
+
+
+def _list_text(values) -> str:
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values or [])
+
+
+def _bins_and_special(index: int, kind: str, spec: dict, out: dict) -> None:
+    """Optional public bin edges and special values (codes such as -1 or 999 kept exact)."""
+    c1, c2 = st.columns(2)
+    if kind != "date":
+        first = "from the minimum to the maximum" if kind == "float" else "the first value of each bin, from the minimum"
+        edges = c1.text_input(f"Bin edges (optional): {first}", key=_init(index, "edges", _list_text(spec.get("edges"))),
+                              placeholder="for example 0, 1, 10, 100" if kind == "integer" else "for example 0, 0.5, 1")
+        parsed = _numbers(edges, kind, "Bin edges")
+        if parsed:
+            out["edges"] = parsed
+    special = c2.text_input("Special values kept exact (optional)" if kind != "date" else
+                            "Special dates kept exact (optional, YYYY-MM-DD)",
+                            key=_init(index, "special", _list_text(spec.get("special"))),
+                            placeholder="for example -1, 999" if kind != "date" else "for example 1900-01-01",
+                            help="Public codes that must come out exactly as they are (such as -1 for 'never' or 999 "
+                                 "for 'not asked'): each gets a bin of its own, whatever the data holds.")
+    parsed = _numbers(special, kind, "Special values")
+    if parsed:
+        out["special"] = parsed
 
 
 def _fill_from_list(index: int) -> None:
@@ -134,6 +199,8 @@ def column_editor(index: int, name: str, spec: dict) -> dict:
             out["values"] = _parse_values(text)
             if spec.get("labels"):
                 out["labels"] = spec["labels"]
+                st.caption("Labels (shown on the release card): "
+                           + "; ".join(f"{code} = {label}" for code, label in spec["labels"].items()))
     elif kind in ("integer", "float"):
         step = 1 if kind == "integer" else None
         c1, c2, c3 = st.columns(3)
@@ -141,21 +208,26 @@ def column_editor(index: int, name: str, spec: dict) -> dict:
                               key=_init(index, "min", spec.get("min")), placeholder="required")
         high = c2.number_input("Largest possible value", value=None, step=step,
                                key=_init(index, "max", spec.get("max")), placeholder="required")
+        out.update(min=low, max=high)
         if kind == "integer":
-            width = c3.number_input("Bin width (blank = automatic)", value=None, min_value=1, step=1,
-                                    key=_init(index, "width", spec.get("bin_width")), placeholder="automatic")
-            out.update(min=low, max=high)
+            width = c3.number_input("Bin width (blank = fitted to the data)", value=None, min_value=1, step=1,
+                                    key=_init(index, "width", spec.get("bin_width")), placeholder="fitted")
             if width:
                 out["bin_width"] = int(width)
-            if spec.get("edges"):
-                out["edges"] = spec["edges"]
         else:
-            bins = c3.number_input("Number of bins", value=None, min_value=1, max_value=10_000, step=1,
-                                   key=_init(index, "bins", spec.get("bins") or 20), placeholder="20")
-            out.update(min=low, max=high, bins=int(bins or 20))
+            bins = c3.number_input("Number of equal bins (blank = fitted to the data)", value=None, min_value=1,
+                                   max_value=10_000, step=1, key=_init(index, "bins", spec.get("bins")),
+                                   placeholder="fitted")
+            if bins:
+                out["bins"] = int(bins)
+        _bins_and_special(index, kind, spec, out)
         if low is None or high is None:
             st.caption("A range must come from documentation or policy (for example a top-code), "
                        "never from the data, so the tool asks you for it.")
+        elif not any(k in out for k in ("edges", "bin_width", "bins")):
+            st.caption("With no bins given, the release chooses them from the data with differential privacy "
+                       "(a small share of the budget, shown on the Privacy page), so values held by many people, "
+                       "such as 0 or 40, keep their exact value.")
     elif kind == "date":
         c1, c2, c3 = st.columns(3)
         span = dict(min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31))
@@ -165,6 +237,9 @@ def column_editor(index: int, name: str, spec: dict) -> dict:
         out.update(min=first.isoformat() if first else None, max=last.isoformat() if last else None)
         if unit:
             out["unit"] = unit
+        if spec.get("edges"):
+            out["edges"] = spec["edges"]
+        _bins_and_special(index, kind, spec, out)
     elif kind == "text":
         options = ["(choose)"] + list(TEXT_GENERATORS)
         generator = st.selectbox("Which values are possible?", options,

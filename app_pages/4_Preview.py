@@ -12,7 +12,9 @@ from app_support import state
 from app_support.cached import paired, quality
 from app_support.progress import run_with_progress
 from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
-from dpsynth_core.charts import distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart, two_way_heatmap
+from dpsynth_core.charts import (distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart,
+                                 top_values_chart, two_way_heatmap, value_cdf_chart)
+from dpsynth_core.metrics import value_comparison
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
 st.title("4. Preview")
@@ -182,6 +184,15 @@ with tabs[4]:
         st.plotly_chart(distribution_chart(pair.labels, real, synthetic, column), width="stretch",
                         key="preview_distribution")
         st.caption("How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers.")
+        if domain.columns[column].kind in ("integer", "float", "date"):  # value by value: a spread-out spike shows
+            values = value_comparison(loaded["frame"][column], release_data[column], domain.columns[column],
+                                      markers=domain.missing_markers)
+            st.plotly_chart(value_cdf_chart(values), width="stretch", key="preview_value_cdf")
+            st.plotly_chart(top_values_chart(values), width="stretch", key="preview_top_values")
+            distance = "" if values.value_tvd is None else f"distance over exact values {values.value_tvd:.3f}; "
+            st.caption(f"How to read: the same column value by value ({distance}largest gap between the curves "
+                       f"{values.max_cdf_gap:.3f}). A value held by many people is a jump in the curves and a tall "
+                       "bar; if the synthetic curve turns it into a slope, that value was spread over its neighbours.")
 with tabs[5]:
     if tabs[5].open:
         st.markdown("Cells of the real data that do not fit your declaration are changed by a public rule before "

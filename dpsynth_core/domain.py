@@ -196,7 +196,7 @@ class CategoricalDomain(ColumnDomain):
         return len(self.values)
 
     def describe(self) -> str:
-        shown = ", ".join(str(v) for v in self.values[:6])
+        shown = ", ".join(self.bin_labels()[:6])  # codes with their labels, e.g. "1 (Urban)"
         more = f", ... ({len(self.values)} values)" if len(self.values) > 6 else ""
         return f"one of {shown}{more}"
 

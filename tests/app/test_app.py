@@ -13,8 +13,10 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.examples import example_csv, example_declaration
 from dpsynth_core.workspace import Workspace, format_epsilon
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import DATASETS, FIXTURES, ROOT, SHARED, complete_domain, shared_path
 
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py"))
 TINY = b"id,age,sex,notes\n1,34,Female,\n2,51,Male,\n3,29,Female,\n4,,Male,\n5,40,Female,\n"
@@ -156,11 +158,28 @@ def test_upload_starts_a_declaration_from_names_only_and_the_sidebar_follows():
     assert any("Read people.csv" in s.value for s in at.success)
 
 
-def test_domain_page_asks_for_missing_bounds_of_ce():
+def _load_declaration(at: AppTest, spec: dict, name: str = "policy.json") -> AppTest:
+    at = _visit(at, "app_pages/2_Domain.py")
+    at.file_uploader(key="domain_load").upload(name, json.dumps(spec).encode(), "application/json").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_ce_example_is_complete_and_shows_its_labels():
     at = _visit(_app().run(), "app_pages/1_Data.py")
     at.selectbox(key="data_example").set_value("ce").run()
     at.button(key="data_use_example").click().run()
     at = _visit(at, "app_pages/2_Domain.py")
+    assert any("All 4 columns are declared" in s.value for s in at.success)
+    headers = " ".join(e.label for e in at.expander)
+    assert "1 (Urban)" in headers and "4 (Asian)" in headers
+
+
+def test_domain_page_asks_for_missing_bounds_of_ce():
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.selectbox(key="data_example").set_value("ce").run()
+    at.button(key="data_use_example").click().run()
+    at = _load_declaration(at, json.loads((SHARED / "ce.domain.json").read_text()), "ce.domain.json")
     warnings = " ".join(w.value for w in at.warning)
     assert "no public minimum" in warnings and "Income" not in warnings.split("no public")[0][-5:]
     assert any("columns are ready" in e.value for e in at.error)
@@ -178,6 +197,70 @@ def test_declaration_kept_as_a_policy_is_offered_again():
     assert at.selectbox(key="domain_policy_choice").options == ["census people"]
 
 
+def test_a_declaration_for_some_columns_offers_to_apply_those():
+    at = _visit(_app().run(), "app_pages/2_Domain.py")
+    partial = {"columns": {"age": {"type": "integer", "min": 0, "max": 120, "special": [99]},
+                           "hours-per-week": {"type": "integer", "min": 0, "max": 168},
+                           "shoe-size": {"type": "integer", "min": 30, "max": 50}}}
+    at = _load_declaration(at, partial)
+    assert any("2 of this table's 15 columns" in w.value for w in at.warning)
+    assert at.session_state["declaration"]["columns"]["age"]["max"] == 90  # nothing applied yet
+    at.button(key="domain_load_apply").click().run()
+    assert not at.exception
+    columns = at.session_state["declaration"]["columns"]
+    assert columns["age"] == partial["columns"]["age"] and columns["hours-per-week"]["max"] == 168
+    assert "shoe-size" not in columns and columns["education"]["type"] == "categorical" and len(columns) == 15
+
+
+def test_typed_edges_and_special_values_reach_the_declaration():
+    at = _visit(_app().run(), "app_pages/2_Domain.py")
+    version = at.session_state["declaration_version"]
+    at.text_input(key=f"domain_v{version}_0_edges").set_value("17, 25, 40, 65").run()
+    at.text_input(key=f"domain_v{version}_12_special").set_value("40, 99, forty").run()
+    assert any("'forty' is not a whole number" in w.value for w in at.warning)
+    columns = at.session_state["declaration"]["columns"]
+    assert columns["age"]["edges"] == [17, 25, 40, 65] and columns["hours-per-week"]["special"] == [40, 99]
+    assert any("All 15 columns are declared" in s.value for s in at.success)
+
+
+@pytest.mark.parametrize("dataset", ["adult (bundled)", "ce (bundled)",
+                                     *(d for d in DATASETS if d not in ("adult", "ce"))])
+def test_every_example_releases_with_min_max_only_numeric_columns(dataset):
+    """Bundled examples (default method) and shared ones (cathist; the shared adult and ce are the
+    bundled tables), numeric columns declared by their range alone: bins are fitted with DP."""
+    at = _app().run()
+    if dataset.endswith("(bundled)"):
+        name = dataset.split()[0]
+        spec = _min_max_only(example_declaration(name))
+        raw = example_csv(name).read_bytes()
+    else:
+        spec, raw = complete_domain(dataset), shared_path(f"{dataset}.csv").read_bytes()
+    at = _upload(at, f"{dataset.split()[0]}.csv", raw)
+    at = _load_declaration(at, spec)
+    assert any("columns are declared" in s.value for s in at.success)
+    if not dataset.endswith("(bundled)"):  # the default engine takes minutes on compas's 53 columns
+        at.session_state["method"] = "cathist"
+    at = _generate(at)
+    assert any("Synthetic table ready" in s.value for s in at.success)
+    card = at.session_state["releases"][at.session_state["current_release"]]["card"]
+    adaptive = [n for n, c in TableDomain.from_json(spec).kept.items() if getattr(c, "adaptive", False)]
+    assert [b["column"] for b in card["adaptive_bins"]] == adaptive
+    if adaptive:  # the value-level charts of a numeric column
+        at = _open_tab(at, "One column")
+        at.selectbox(key="preview_column").set_value(adaptive[0]).run()
+        assert not at.exception and len(at.get("plotly_chart")) == 3
+        assert any("value by value" in c.value for c in at.caption)
+
+
+def _min_max_only(spec: dict) -> dict:
+    out = json.loads(json.dumps(spec))
+    for column in out["columns"].values():
+        if column.get("type") in ("integer", "float", "date"):
+            for key in ("bin_width", "edges", "bins", "unit"):
+                column.pop(key, None)
+    return out
+
+
 def test_full_walk_on_adult(downloads):
     at = _visit(_app().run(), "app_pages/1_Data.py")
     at = _visit(at, "app_pages/2_Domain.py")
@@ -189,7 +272,8 @@ def test_full_walk_on_adult(downloads):
     at = _generate(at)
     assert any("Synthetic table ready" in s.value for s in at.success)
     assert len(at.dataframe) == 1 and len(at.get("plotly_chart")) == 0  # the table first, charts on demand
-    for tab, charts in (("Fidelity", 1), ("Marginal distances", 2), ("Distinguishing game", 1), ("One column", 1)):
+    # One column: age, a number, also value by value (two more charts)
+    for tab, charts in (("Fidelity", 1), ("Marginal distances", 2), ("Distinguishing game", 1), ("One column", 3)):
         at = _open_tab(at, tab)
         assert len(at.get("plotly_chart")) == charts, tab
     entry = at.session_state["releases"][at.session_state["current_release"]]

@@ -266,3 +266,16 @@ def test_sorted_values_count_intervals_exactly():
     assert list(values.count([0, 2, 5], [2, 4, 9], closed=True)) == [3, 2, 2]
     assert list(values.count([0.0, 2.0], [2.0, 9.0], closed=[False, True])) == [1, 4]
     assert len(values.without([2])) == 3
+
+
+def test_card_lists_the_fitted_bins_and_the_plan_shows_them_before_any_data():
+    from dpsynth_core.card import render_card_html
+    from dpsynth_core.planning import column_plan
+
+    frame, spec = _spiky_table(rows=2000)
+    release = synthesize(frame, spec, 1.0, method="cathist", random_state=2)
+    html = render_card_html(release.card)
+    assert "Bins fitted with differential privacy" in html and "<td>day</td><td>2020-01-01, " in html
+    assert release.card["domain"]["columns"][0]["description"].startswith("whole numbers from 0 to 99,999, in up to")
+    plan = {row["column"]: row for row in column_plan(spec, 1.0, 0.9, method="marginals")}
+    assert plan["gain"]["bins_epsilon"] == pytest.approx(0.05) and "fitted" in plan["gain"]["domain_size_words"]

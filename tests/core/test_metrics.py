@@ -70,3 +70,26 @@ def test_empty_synthetic_table_gives_nan_not_an_error():
     empty = REAL.iloc[:0]
     assert all(np.isnan(v) for v in metrics.ml_utility(REAL, empty, REAL, SPEC, "b").values())
     assert all(np.isnan(v) for v in metrics.regression_mse(REAL, empty, REAL, SPEC, "b").values())
+
+
+def test_value_comparison_shows_a_spike_spread_over_its_bin():
+    from dpsynth_core.charts import top_values_chart, value_cdf_chart
+    from dpsynth_core.domain import column_from_json
+
+    column = column_from_json("gain", {"type": "integer", "min": 0, "max": 99})
+    real = pd.Series(["0"] * 90 + ["50"] * 10)
+    spread = pd.Series([str(v) for v in range(0, 90)] + ["50"] * 9 + [""])  # the spike at 0 is spread out
+    same = metrics.value_comparison(real, real, column)
+    assert same.value_tvd == 0 and same.max_cdf_gap == 0 and same.missing == (0, 0)
+    moved = metrics.value_comparison(real, spread, column)
+    # hand-computed: real 0: 0.90 vs 0.01; 50: 0.10 vs 0.10; 88 other values at 0.01; missing 0.01
+    assert moved.value_tvd == pytest.approx(0.5 * (0.89 + 0.88 + 0.01))
+    assert moved.top.iloc[0].tolist() == [0, 0.9, 0.01] and moved.missing == (0, 0.01)
+    assert moved.max_cdf_gap == pytest.approx(0.9 - 1 / 99)
+    assert value_cdf_chart(moved).data[0].y[0] == pytest.approx(0.9)
+    assert list(top_values_chart(moved).data[0].x[:2]) == ["0", "50"]
+    dates = column_from_json("d", {"type": "date", "min": "2020-01-01", "max": "2020-12-31"})
+    days = metrics.value_comparison(pd.Series(["2020-03-01"] * 3), pd.Series(["2020-03-01", "2020-03-02", ""]), dates)
+    assert days.shown(days.top["value"])[0] == "2020-03-01" and days.value_tvd == pytest.approx(2 / 3)
+    real_numbers = column_from_json("x", {"type": "float", "min": 0, "max": 1})
+    assert metrics.value_comparison(pd.Series(["0.5"]), pd.Series(["0.25"]), real_numbers).value_tvd is None
