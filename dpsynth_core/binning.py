@@ -256,8 +256,9 @@ def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
                               min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS))
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
     weights = _usable_weights(piece_lows, piece_counts, bin_lows, high, integer)
-    if integer and column.special:
-        piece_lows, weights = _cut_special(piece_lows, weights, np.asarray(special, dtype=np.int64), high)
+    if column.special:
+        cuts = np.asarray(special, dtype=np.int64) if integer else column.special_values
+        piece_lows, weights = _cut_special(piece_lows, weights, cuts, high, integer)
     if isinstance(column, FloatDomain):
         edges = tuple(float(v) for v in bin_lows) + (high,)
     elif isinstance(column, DateDomain):
@@ -298,13 +299,17 @@ def _usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool) -> 
     return weights
 
 
-def _cut_special(piece_lows, weights, special, high):
-    """Cut every special value (and the value after it) into the pieces; a cut piece's weight splits by width."""
-    widths = _widths(piece_lows, high, True)
-    cuts = np.union1d(special, special[special < high] + 1)
+def _cut_special(piece_lows, weights, special, high, integer: bool):
+    """Cut the pieces at every special value (integers: also after it); a cut piece's weight splits by width.
+
+    So no piece straddles a special value's own bin, and decoding never places a value of a
+    neighbouring bin on the far side of it.
+    """
+    widths = _widths(piece_lows, high, integer)
+    cuts = np.union1d(special, special[special < high] + 1) if integer else np.asarray(special, dtype=float)
     lows = np.union1d(piece_lows, cuts)
     parent = np.searchsorted(piece_lows, lows, side="right") - 1
-    share = _widths(lows, high, True) / widths[parent]
+    share = _widths(lows, high, integer) / widths[parent]
     return lows, weights[parent] * share
 
 

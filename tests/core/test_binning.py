@@ -12,7 +12,7 @@ from dpsynth_core import binning, constraints, synthesize
 from dpsynth_core.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
 from dpsynth_core.counting import SortedValues
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.encoding import encode_table
+from dpsynth_core.encoding import decode_codes, encode_table
 from dpsynth_core.noise import make_noise_source
 from dpsynth_core.planning import budget_split
 from tests.audit import audit
@@ -201,6 +201,11 @@ def test_special_values_always_get_their_own_bins():
     assert abs((out["money"] == 0).mean() - 0.5) < 0.05
     encoded = encode_table(frame, released)
     assert (encoded.columns["money"].codes == 0).mean() == pytest.approx((frame["money"] == "0.0").mean())
+    # decoding places every value inside its own bin, never across a special value's bin
+    for name, column in encoded.columns.items():
+        values = decode_codes(released.columns[name], column.codes, make_noise_source(2))
+        again = encode_table(pd.DataFrame({name: values.astype(str)}), TableDomain(columns={name: released.columns[name]}))
+        assert (again.columns[name].codes == column.codes).all(), name
 
 
 def test_special_values_outside_the_range_are_named():
