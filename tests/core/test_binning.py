@@ -223,10 +223,12 @@ def test_binning_spend_is_recorded_and_planned(method):
     for event in release.card["spends"]:
         if event["label"].startswith("bins "):
             spent[event["label"]] = spent.get(event["label"], 0.0) + event["epsilon"]
-    planned = {k: v for k, v in budget_split(spec, 1.0, method=method).items() if k.startswith("bins ")}
-    assert spent == pytest.approx(planned) and len(planned) == 4
-    assert sum(planned.values()) == pytest.approx(constraints.BINNING_SHARE)
-    assert release.card["guarantee"]["epsilon"] <= 1.0 + 1e-9  # marginals may leave joint budget unspent
+    assert spent == pytest.approx({f"bins {n}": constraints.BINNING_SHARE / 4 for n in ("gain", "hours", "day", "money")})
+    # the plan, before any data, shows what the card shows (under zCDP: each part's share of rho, in epsilon)
+    planned = {k: v for k, v in budget_split(spec, 1.0, method=method, rows=2000).items() if k.startswith("bins ")}
+    shown = {k: v for k, v in release.card["budget_split"].items() if k.startswith("bins ")}
+    assert shown == pytest.approx(planned, rel=1e-6) and len(planned) == 4
+    assert release.card["guarantee"]["epsilon"] <= 1.0 + 1e-9
     assert [b["column"] for b in release.card["adaptive_bins"]] == ["gain", "hours", "day", "money"]
     assert all(b["epsilon"] == pytest.approx(0.05) for b in release.card["adaptive_bins"])
 
@@ -282,5 +284,5 @@ def test_card_lists_the_fitted_bins_and_the_plan_shows_them_before_any_data():
     html = render_card_html(release.card)
     assert "Bins fitted with differential privacy" in html and "<td>day</td><td>2020-01-01, " in html
     assert release.card["domain"]["columns"][0]["description"].startswith("whole numbers from 0 to 99,999, in up to")
-    plan = {row["column"]: row for row in column_plan(spec, 1.0, 0.9, method="marginals")}
+    plan = {row["column"]: row for row in column_plan(spec, 1.0, 0.9, method="cathist")}
     assert plan["gain"]["bins_epsilon"] == pytest.approx(0.05) and "fitted" in plan["gain"]["domain_size_words"]
