@@ -96,9 +96,9 @@ class FittedBins:
         column: the column's name.
         edges: the first value of every bin (integers, dates) or every boundary from min to
             max (real numbers), in the column's own type.
-        leaves: how many leaves the tree had before merging.
+        leaves: how many leaves were counted (the tree's, or one per value) before merging.
         spread: ``(piece lows, weights)``: the finer pieces the bins were merged from and their
-            clipped noisy counts, which decoding uses to place values inside a bin.
+            non-negative weights from the noisy counts, which decoding uses to place values in a bin.
         tree_epsilon, count_epsilon: the epsilon of the two measurements (under the model's
             neighbouring relation).
     """
