@@ -196,7 +196,7 @@ class CategoricalDomain(ColumnDomain):
         return len(self.values)
 
     def describe(self) -> str:
-        shown = ", ".join(self.bin_labels()[:6])  # codes with their labels, e.g. "1 (Urban)"
+        shown = ", ".join(self.bin_labels(self.values[:6]))  # codes with their labels, e.g. "1 (Urban)"
         more = f", ... ({len(self.values)} values)" if len(self.values) > 6 else ""
         return f"one of {shown}{more}"
 
@@ -209,11 +209,13 @@ class CategoricalDomain(ColumnDomain):
             out["other"] = self.other
         return out
 
-    def bin_labels(self) -> list[str]:
+    def bin_labels(self, values=None) -> list[str]:
+        """Each value with its label when it has one: ``"1 (Urban)"``."""
+        values = self.values if values is None else values
         if self.labels:
             return [f"{v} ({self.labels.get(str(v), v)})" if str(self.labels.get(str(v), v)) != str(v)
-                    else str(v) for v in self.values]
-        return [str(v) for v in self.values]
+                    else str(v) for v in values]
+        return [str(v) for v in values]
 
 
 @dataclass(frozen=True)
