@@ -4,7 +4,8 @@ A :class:`CountingSource` is a table over its declared domain that answers, exac
 
 * ``n_rows``: the true number of records (only noise may read it);
 * ``marginal(group)`` / ``marginals(groups)``: counts over the product of declared cells;
-* ``value_counts(name)``: the count of each distinct in-domain value (what CatHist needs);
+* ``value_counts(name)``: the count of each distinct in-domain value of a text column (what
+  CatHist needs), or of each present cell of a binned column;
 * ``recode({name: Vocabulary | Rebin | Merge})``: the same table with some columns on new
   public codes (a text column's DP vocabulary, DP bin edges), countable as above;
 * ``report()``: cells changed by the public out-of-domain rule (publisher-only).
@@ -155,9 +156,10 @@ class ColumnMap:
         return out
 
     def value_counts(self) -> pd.Series:
-        """As ``EncodedColumn.label_counts`` (text) or the present codes' counts (binned)."""
+        """As ``EncodedColumn.label_counts`` (text: every in-domain value, whatever its coding) or
+        the counts of the present codes of the current coding (binned)."""
         if self.domain.binned:
-            counts = np.bincount(self.codes, weights=self.counts, minlength=self.cells).astype(np.int64)
+            counts = self.one_way
             present = np.flatnonzero(counts)
             return pd.Series(counts[present], index=present)
         present = ~pd.isna(self.labels)

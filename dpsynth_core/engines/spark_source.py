@@ -81,7 +81,7 @@ class SparkSource(EngineSource):
         if path.lower().rstrip("/").endswith((".parquet", ".pq", ".parq")) or (
                 _is_local(path) and Path(path).is_dir()):
             return self.spark.read.parquet(path)
-        options = {"header": "true", "quote": '"', "escape": '"', "multiLine": "true", "mode": "FAILFAST",
+        options = {"header": "true", "quote": '"', "escape": '"', "multiLine": "true", "mode": "PERMISSIVE",
                    "nullValue": _NULL_TEXT, "emptyValue": "", "ignoreLeadingWhiteSpace": "false",
                    "ignoreTrailingWhiteSpace": "false", "encoding": "UTF-8", "sep": delimiter or ","}
         schema = None
