@@ -79,7 +79,7 @@ class DuckDBSource(EngineSource):
         if threads:
             config["threads"] = int(threads)
         try:
-            self.con = duckdb.connect(str(Path(self._workdir) / "codes.duckdb"), config=config)
+            self.con = duckdb.connect(":memory:", config=config)
         except duckdb.Error as exc:
             shutil.rmtree(self._workdir, ignore_errors=True)
             raise DataError(f"DuckDB could not start: {exc}") from None
