@@ -3,7 +3,8 @@
 A :class:`CountingSource` is a table over its declared domain that answers, exactly:
 
 * ``n_rows``: the true number of records (only noise may read it);
-* ``marginal(group)`` / ``marginals(groups)``: counts over the product of declared cells;
+* ``marginal(group)`` / ``marginals(groups)``: counts over the product of declared cells
+  (``sparse_marginal(group)``: only the cells that hold records, for huge products);
 * ``value_counts(name)``: the count of each distinct in-domain value of a text column (what
   CatHist needs), or of each present cell of a binned column;
 * ``recode({name: Vocabulary | Rebin | Merge})``: the same table with some columns on new
@@ -54,6 +55,8 @@ class CountingSource(Protocol):
     def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray: ...
 
     def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]: ...
+
+    def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]: ...
 
     def value_counts(self, name: str) -> pd.Series: ...
 
@@ -308,10 +311,7 @@ class EngineSource:
         groups = [tuple(g) for g in groups]
         cells = self.cells
         for group in groups:
-            for name in group:
-                if name not in cells:
-                    raise DomainError(f"column '{name}' is text: re-code it over a vocabulary before counting "
-                                      "it in a marginal" if name in self.maps else f"unknown column '{name}'")
+            self._check(group)
         blocks = plan_blocks(groups, cells)
         if blocks and not self._built:
             self._materialize({n: m for n, m in self.maps.items() if m.current is not None})
@@ -328,6 +328,33 @@ class EngineSource:
                 block = next(b for b in counted if set(group) <= set(b))
                 out.append(project(block, counted[block], group, cells, buckets))
         return out
+
+    def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:
+        """The cells of ``group``'s product that hold records (flat indices, ascending) and their
+        counts: for products too large to hold densely (as ``CodedTable.sparse_marginal``)."""
+        group = tuple(group)
+        self._check(group)
+        if not self._built:
+            self._materialize({n: m for n, m in self.maps.items() if m.current is not None})
+            self._built = True
+        cells = self.cells
+        if len(group) == 1:
+            counts = self.maps[group[0]].one_way
+            present = np.flatnonzero(counts)
+            return present.astype(np.int64), counts[present]
+        (codes, counts), = self._block_counts([group])
+        index = np.zeros(len(counts), dtype=np.int64)
+        for column, name in zip(codes, group):
+            index = index * cells[name] + column
+        order = np.argsort(index, kind="stable")
+        return index[order], counts[order]
+
+    def _check(self, group) -> None:
+        cells = self.cells
+        for name in group:
+            if name not in cells:
+                raise DomainError(f"column '{name}' is text: re-code it over a vocabulary before counting "
+                                  "it in a marginal" if name in self.maps else f"unknown column '{name}'")
 
     def recode(self, recodings: dict) -> "EngineSource":
         """The same table with the given columns on new codes (one new pass when next counted)."""

@@ -50,6 +50,10 @@ class MemorySource:
     def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
         return [self.marginal(group, buckets=buckets) for group in groups]
 
+    def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:
+        self._check(group)
+        return self.table.sparse_marginal(group)
+
     def _check(self, group) -> None:
         for name in group:
             if name not in self.table.cells:
