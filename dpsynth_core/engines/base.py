@@ -302,7 +302,8 @@ class EngineSource:
         return {n: {"out_of_domain": m.out_of_domain, "missing": m.missing} for n, m in self.maps.items()}
 
     def value_counts(self, name: str) -> pd.Series:
-        return self.maps[name].value_counts()
+        column = self.maps[name]
+        return column.value_counts()  # exact counts: only a DP mechanism (CatHist) may read them
 
     def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
         return self.marginals([group], buckets=buckets)[0]
