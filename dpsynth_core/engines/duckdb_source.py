@@ -29,6 +29,9 @@ from .csvfile import sniff_csv
 #: Cells the engines read as missing only when a CSV row is shorter than its header (never typed by a person).
 _NULL_TEXT = "\x01dpsynth-null\x01"
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+#: The table of codes is aggregated (one row per distinct combination, with its count) when the
+#: estimated number of distinct combinations is at most the number of records over this (0: never).
+AGGREGATE_BELOW = 4
 
 
 def quote(name: str) -> str:
@@ -178,14 +181,26 @@ class DuckDBSource(EngineSource):
             joins.append(f"LEFT JOIN map_{number}_{i} {alias} ON src.{quote(name)} IS NOT DISTINCT FROM {alias}.raw")
             selects.append(f"{alias}.code AS {quote(name)}")
         self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS SELECT {', '.join(selects)} FROM src "
-                                           + " ".join(joins)))
-        self._codes = table
+                                           + " ".join(joins)).fetchall())
+        self._codes, self._weight = table, "count(*)"
+        # Records that share every code need counting only once: when an estimate (HyperLogLog)
+        # says the distinct code rows are at most a quarter of the records, keep one row per
+        # combination with its count. Exact either way; only the speed depends on the data.
+        cols = ", ".join(quote(n) for n in maps)
+        if cols and AGGREGATE_BELOW:
+            estimate = self.con.execute(f"SELECT approx_count_distinct(hash({cols})) FROM {table}").fetchall()[0][0]
+            if estimate * AGGREGATE_BELOW <= self.n_rows:
+                self._run(lambda: self.con.execute(f"CREATE TABLE {table}_agg AS SELECT {cols}, count(*)::BIGINT "
+                                                   f"AS __dpsynth_w FROM {table} GROUP BY ALL").fetchall())
+                self.con.execute(f"DROP TABLE {table}").fetchall()
+                self._codes, self._weight = f"{table}_agg", "sum(__dpsynth_w)::BIGINT"
 
     def _register_map(self, name: str, column: ColumnMap, source_type: str) -> None:
         raw = pa.array(list(column.raw))
         codes = pa.array(column.current, type=_code_type(column.cells))
         self.con.register(f"{name}_arrow", pa.table({"raw": raw, "code": codes}))
-        self.con.execute(f"CREATE TABLE {name} AS SELECT CAST(raw AS {source_type}) AS raw, code FROM {name}_arrow")
+        self.con.execute(f"CREATE TABLE {name} AS SELECT CAST(raw AS {source_type}) AS raw, code "
+                         f"FROM {name}_arrow").fetchall()
         self.con.unregister(f"{name}_arrow")
 
     def _block_counts(self, blocks: list) -> list:
@@ -195,7 +210,7 @@ class DuckDBSource(EngineSource):
         out = []
         for block in blocks:
             cols = ", ".join(quote(c) for c in block)
-            result = self._run(lambda: self.con.sql(f"SELECT {cols}, count(*) AS __dpsynth_n FROM {self._codes} "
+            result = self._run(lambda: self.con.sql(f"SELECT {cols}, {self._weight} AS __dpsynth_n FROM {self._codes} "
                                                     f"GROUP BY {cols}").fetchnumpy())
             out.append(([np.asarray(result[c], dtype=np.int64) for c in block],
                         np.asarray(result["__dpsynth_n"], dtype=np.int64)))

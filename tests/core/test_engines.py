@@ -67,6 +67,20 @@ def test_typed_parquet_and_frames_count_as_their_text(tmp_path):
     assert choose_engine(tmp_path / "t.parquet") == "duckdb"
 
 
+def test_duplicate_records_are_counted_once_with_their_weight():
+    domain = complete_domain("pums")
+    frame = pd.read_csv(shared_path("pums.csv"), dtype=str, keep_default_na=False)
+    repeated = pd.concat([frame] * 20, ignore_index=True)
+    reference = open_source(repeated, domain, engine="pandas")
+    for data, aggregated in ((repeated, True), (frame, False)):
+        with open_source(data, domain, engine="duckdb") as engine:
+            if aggregated:
+                assert_same_counts(reference, engine)
+            else:
+                assert engine.marginal(("age", "sex")).sum() == len(frame)
+            assert engine._weight.startswith("sum") is aggregated  # 1,000 distinct rows among 20,000
+
+
 def test_recoding_a_text_column_over_a_vocabulary_and_a_number_over_new_edges(tmp_path):
     path = messy_csv(tmp_path / "messy.csv")
     recodings = {"word": Vocabulary(("apple", "hello", None)),
