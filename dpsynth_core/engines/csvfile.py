@@ -1,130 +1,120 @@
-"""A CSV file's dialect for the engines, found without reading the file into memory.
+"""A CSV file for the engines: read by :func:`~dpsynth_core.tables.read_table`'s own rule, in chunks.
 
-The same choices as :func:`dpsynth_core.tables.read_table`, made on the file's head and one
-streaming pass: the encoding (the publisher's, else a BOM, else UTF-8 when the whole file
-decodes as UTF-8, else Windows-1252), the delimiter (:func:`~dpsynth_core.tables.sniff_delimiter`
-on the head, unless given) and the column names (parsed by pandas from the header line,
-so duplicate names get pandas' ``name.1`` suffixes exactly as in memory). Engines read
-UTF-8 only, so a file in another encoding is first transcoded, streaming, to a temporary
-UTF-8 copy.
+``read_table`` reads one record per line (its module docstring states the per-record rule:
+a line that does not decode or parse becomes a row of missing cells; the encoding and the
+delimiter are the publisher's choice or come from the byte-order mark and the header line).
+Because the rule looks at one line at a time, the file can be cut at line ends: each chunk
+of about ``CHUNK_BYTES``, with the header line (and its byte-order mark) in front, goes
+through ``read_table`` itself, and its rows are appended to a temporary Parquet file of
+text columns that the engine then reads out of core. So the engines read a CSV exactly as
+the in-memory path does, by construction, with memory bounded by one chunk.
+
+UTF-16 and UTF-32 files (two- and four-byte line ends) are read whole, as in memory.
 """
 
 from __future__ import annotations
 
-import codecs
-import io
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
+from .. import tables
 from ..errors import DataError
-from ..tables import sniff_delimiter
 
-HEAD_BYTES = 1 << 20
-CHUNK_BYTES = 1 << 24
-_NAMES = {"utf-8": "utf-8", "utf8": "utf-8", "utf-8-sig": "utf-8-sig", "cp1252": "cp1252",
-          "windows-1252": "cp1252", "latin-1": "latin-1", "iso-8859-1": "latin-1", "utf-16": "utf-16"}
+CHUNK_BYTES = 32 << 20
 
 
 @dataclass
-class CsvDialect:
-    """How to read one CSV file: ``path`` is UTF-8 text (the file itself, or a transcoded copy)."""
+class CsvFile:
+    """A CSV converted for an engine: ``path`` is a temporary Parquet file of its text cells."""
 
     path: Path
+    columns: list
     encoding: str
     delimiter: str
-    columns: list
-    transcoded: bool = False
+    lines: dict = field(default_factory=dict)
 
     def cleanup(self) -> None:
-        if self.transcoded:
-            self.path.unlink(missing_ok=True)
+        self.path.unlink(missing_ok=True)
 
 
-def _check_head(head: bytes, name: str) -> None:
-    if not head.strip():
-        raise DataError(f"{name} is empty")
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"\xd0\xcf\x11\xe0"):
-        raise DataError(f"{name} is a spreadsheet or archive, not a CSV: save it as CSV (UTF-8) and try again")
-    if b"\x00" in head[:65536] and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError(f"{name} contains binary data (NUL bytes): it is not a CSV text file")
+def _chunks(handle, first: bytes):
+    """Byte chunks of the file after its header line, each ending at a line end."""
+    carry = first
+    while True:
+        block = handle.read(CHUNK_BYTES)
+        if not block:
+            if carry:
+                yield carry
+            return
+        data = carry + block
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            carry = data
+            continue
+        yield data[: cut + 1]
+        carry = data[cut + 1:]
 
 
-def _decodes(path: Path, encoding: str) -> bool:
-    """True when the whole file decodes in ``encoding`` (streaming, C-speed per chunk)."""
-    decoder = codecs.getincrementaldecoder(encoding)()
-    try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(CHUNK_BYTES):
-                decoder.decode(chunk)
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
+def _add_lines(total: dict, lines: dict) -> None:
+    for key, value in lines.items():
+        total[key] = total.get(key, 0) + int(value)
 
 
-def detect_encoding(path: Path, head: bytes, name: str) -> str:
-    """The Python codec :func:`~dpsynth_core.tables.decode_bytes` would choose for the whole file."""
-    if head.startswith(b"\xef\xbb\xbf"):
-        return "utf-8-sig"
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "utf-16"
-    for encoding in ("utf-8", "cp1252"):
-        if _decodes(path, encoding):
-            return encoding
-    raise DataError(f"{name} is neither UTF-8 nor Windows-1252 text: save it as CSV UTF-8 and try again")
-
-
-def _transcode(path: Path, encoding: str, directory: str | None) -> Path:
-    handle, target = tempfile.mkstemp(suffix=".csv", prefix="dpsynth-utf8-", dir=directory)
-    os.close(handle)
-    try:
-        with open(path, encoding=encoding, newline="") as src, open(target, "w", encoding="utf-8", newline="") as dst:
-            while chunk := src.read(CHUNK_BYTES):
-                dst.write(chunk)
-    except UnicodeDecodeError:
-        Path(target).unlink(missing_ok=True)
-        raise DataError(f"{path.name} cannot be decoded as {encoding}: choose its encoding") from None
-    return Path(target)
-
-
-def sniff_csv(path, *, encoding: str | None = None, delimiter: str | None = None,
-              temp_directory: str | None = None) -> CsvDialect:
-    """The dialect of a local CSV file (the publisher's ``encoding``/``delimiter`` win when given)."""
+def csv_to_parquet(path, *, encoding: str | None = None, delimiter: str | None = None,
+                   temp_directory: str | None = None) -> CsvFile:
+    """Read a local CSV by ``read_table``'s rule, chunk by chunk, into a temporary Parquet file."""
     path = Path(path)
     name = path.name
     if not path.exists():
         raise DataError(f"file not found: {path}")
     if path.is_dir():
         raise DataError(f"{path} is a folder, not a file")
-    with path.open("rb") as handle:
-        head = handle.read(HEAD_BYTES)
-    _check_head(head, name)
-    if encoding is not None:
-        codec = _NAMES.get(encoding.lower().replace("_", "-"), encoding)
-        try:
-            codecs.lookup(codec)
-        except LookupError:
-            raise DataError(f"unknown encoding {encoding!r}: use utf-8, cp1252, latin-1 or utf-16") from None
-    else:
-        codec = detect_encoding(path, head, name)
-    text = head.decode(codec, errors="ignore")
-    if len(head) == HEAD_BYTES:  # the head may end inside a record: keep whole lines only
-        text = text[: text.rfind("\n") + 1] or text
-    delimiter = {"tab": "\t"}.get(delimiter, delimiter) or sniff_delimiter(text)
+    handle_fd, target = tempfile.mkstemp(suffix=".parquet", prefix="dpsynth-csv-", dir=temp_directory)
+    os.close(handle_fd)
+    target = Path(target)
+    writer, rows, lines, columns, used = None, 0, {}, None, None
     try:
-        columns = list(pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False,
-                                   nrows=0).columns)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{name} has no header row") from None
-    if not columns:
-        raise DataError(f"{name} has no columns")
-    unnamed = [c for c in columns if str(c).startswith("Unnamed: ")]
-    if unnamed:
-        raise DataError(f"{name} has {len(unnamed)} column(s) without a name in the header row")
-    transcoded = codec not in ("utf-8", "utf-8-sig")
-    target = _transcode(path, codec, temp_directory) if transcoded else path
-    return CsvDialect(target, codec, delimiter, columns, transcoded)
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+            found, _ = tables._bom(head)
+            chosen = tables.check_encoding(encoding)
+            wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
+            end = -1 if wide else head.find(b"\n")
+            if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
+                parts = [head + handle.read()]
+                header = b""
+            else:
+                header, rest = head[: end + 1], head[end + 1:]
+                parts = _chunks(handle, rest)
+            for part in parts:
+                try:
+                    frame, info = tables.read_table(header + part, name=name, encoding=encoding, delimiter=delimiter)
+                except DataError as exc:
+                    if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
+                        continue  # a chunk of blank lines only: no records in it
+                    raise
+                columns, used = info["columns"], (info["encoding"], info["delimiter"])
+                delimiter = delimiter or {"tab": "\t"}.get(info["delimiter"], info["delimiter"])
+                _add_lines(lines, info["lines"])
+                table = pa.Table.from_pandas(frame, preserve_index=False).cast(
+                    pa.schema([pa.field(c, pa.string()) for c in frame.columns]))
+                if writer is None:
+                    writer = pq.ParquetWriter(target, table.schema)
+                writer.write_table(table)
+                rows += len(frame)
+        if writer is None:
+            tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter)  # raises the whole-file error
+            raise DataError(f"{name} has a header but no data rows")
+        writer.close()
+        writer = None
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        target.unlink(missing_ok=True)
+        raise
+    return CsvFile(target, columns, used[0], used[1], lines)

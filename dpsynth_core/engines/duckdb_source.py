@@ -1,10 +1,10 @@
 """Counting with DuckDB (embedded, no server): CSV and Parquet read out of core, spilled to disk.
 
-``DuckDBSource(path_or_frame, domain, memory_limit="2GB")`` reads a CSV/TSV (every cell as
-text, as :func:`~dpsynth_core.tables.read_table` does), one or more Parquet files (a path
-or a glob), a pandas DataFrame or an Arrow table. DuckDB keeps at most ``memory_limit`` in
-memory and spills the rest to ``temp_directory``; the table of codes it builds lives in
-a database file there too, deleted on :meth:`close`.
+``DuckDBSource(path_or_frame, domain, memory_limit="2GB")`` reads a CSV/TSV (by
+:func:`~dpsynth_core.tables.read_table` itself, chunk by chunk: see :mod:`.csvfile`), one or
+more Parquet files (a path or a glob), a pandas DataFrame or an Arrow table. DuckDB keeps at
+most ``memory_limit`` in memory and spills the rest to ``temp_directory``, deleted on
+:meth:`close` with the temporary Parquet copy of a CSV.
 
 How it counts, and why the counts equal the in-memory path's: see :mod:`.base`.
 """
@@ -24,10 +24,8 @@ import pyarrow as pa
 from ..domain import TableDomain
 from ..errors import DataError
 from .base import ColumnMap, EngineSource
-from .csvfile import sniff_csv
+from .csvfile import csv_to_parquet
 
-#: Cells the engines read as missing only when a CSV row is shorter than its header (never typed by a person).
-_NULL_TEXT = "\x01dpsynth-null\x01"
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 #: The table of codes is aggregated (one row per distinct combination, with its count) when the
 #: estimated number of distinct combinations is at most the number of records over this (0: never).
@@ -110,44 +108,21 @@ class DuckDBSource(EngineSource):
             target = str(path / "*.parquet") if path.is_dir() else str(data)
             self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet({_literal(target)})")
         elif isinstance(data, (str, Path)):
-            self._dialect = sniff_csv(data, encoding=encoding, delimiter=delimiter, temp_directory=temp_directory)
-            self._csv_view(parallel=True)
+            self._dialect = csv_to_parquet(data, encoding=encoding, delimiter=delimiter,
+                                           temp_directory=temp_directory)
+            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet({_literal(str(self._dialect.path))})")
         else:
             raise DataError(f"data must be a path, a DataFrame or an Arrow table, got {type(data).__name__}")
         return [row[0] for row in self.con.execute("DESCRIBE src").fetchall()]
 
-    def _csv_view(self, parallel: bool) -> None:
-        d = self._dialect
-        columns = "{" + ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in d.columns) + "}"
-        read = (f"read_csv({_literal(str(d.path))}, header=true, auto_detect=false, columns={columns}, "
-                f"delim={_literal(d.delimiter)}, quote='\"', escape='\"', null_padding=true, "
-                f"nullstr={_literal(_NULL_TEXT)}, parallel={'true' if parallel else 'false'})")
-        # A short row's absent cells are "" in memory (pandas with keep_default_na=False): the same here.
-        cells = ", ".join(f"coalesce({quote(c)}, '') AS {quote(c)}" for c in d.columns)
-        self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT {cells} FROM {read}")
-
-    def _query(self, sql: str):
-        try:
-            return self.con.sql(sql)
-        except duckdb.Error as exc:
-            raise self._as_data_error(exc) from None
-
     def _as_data_error(self, exc) -> Exception:
-        name = self._dialect.path.name if self._dialect else "the table"
         detail = str(exc).strip().splitlines()[0]
-        return DataError(f"{name} could not be read: {detail}")
+        return DataError(f"the table could not be read: {detail}")
 
     def _run(self, fetch):
-        """Run a fetch; a CSV with quoted line breaks is retried with DuckDB's serial reader."""
         try:
             return fetch()
         except duckdb.Error as exc:
-            if self._dialect is not None and "parallel" in str(exc).lower():
-                self._csv_view(parallel=False)
-                try:
-                    return fetch()
-                except duckdb.Error as again:
-                    raise self._as_data_error(again) from None
             raise self._as_data_error(exc) from None
 
     # --- primitives ------------------------------------------------------------------------
@@ -166,8 +141,7 @@ class DuckDBSource(EngineSource):
             distinct[name] = (values, counts[mine])
             n_rows = int(counts[mine].sum()) if n_rows is None else n_rows
         if not n_rows:
-            raise DataError("the table has no rows" if self._dialect is None
-                            else f"{self._dialect.path.name} has a header but no data rows")
+            raise DataError("the table has no rows")
         return n_rows, distinct
 
     def _materialize(self, maps: dict) -> None:

@@ -5,9 +5,10 @@ path (local, HDFS, S3, ...). The work runs where the session runs: local mode on
 machine, or a cluster under ``spark-submit``. Only small things travel to the driver:
 each column's distinct values with their counts, and the sparse GROUP BY results.
 
-A local CSV gets the dialect :func:`~dpsynth_core.tables.read_table` would find (encoding,
-delimiter, pandas' names for duplicate headers); a remote CSV is read as UTF-8 with a
-comma unless ``encoding``/``delimiter`` say otherwise, with its header's names.
+A local CSV is read by :func:`~dpsynth_core.tables.read_table` itself, chunk by chunk, into
+a temporary Parquet file (see :mod:`.csvfile`); a remote CSV is read by Spark's own reader
+as UTF-8 with a comma unless ``encoding``/``delimiter`` say otherwise (without the
+per-record rule: convert such files to Parquet first).
 How it counts, and why the counts equal the in-memory path's: see :mod:`.base`.
 """
 
@@ -21,7 +22,7 @@ import pyarrow as pa
 from ..domain import TableDomain
 from ..errors import DataError
 from .base import EngineSource
-from .csvfile import sniff_csv
+from .csvfile import csv_to_parquet
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -73,33 +74,23 @@ class SparkSource(EngineSource):
             raise
 
     def _read(self, path: str, encoding, delimiter):
-        from pyspark.sql.types import StringType, StructField, StructType
-
         if path.lower().rstrip("/").endswith((".parquet", ".pq", ".parq")) or (
                 _is_local(path) and Path(path).is_dir()):
             return self.spark.read.parquet(path)
-        options = {"header": "true", "quote": '"', "escape": '"', "multiLine": "true", "mode": "PERMISSIVE",
-                   "nullValue": _NULL_TEXT, "emptyValue": "", "ignoreLeadingWhiteSpace": "false",
-                   "ignoreTrailingWhiteSpace": "false", "encoding": "UTF-8", "sep": delimiter or ","}
-        schema = None
-        if _is_local(path):
-            self._dialect = sniff_csv(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
-            options["sep"] = self._dialect.delimiter
-            path = str(self._dialect.path)
-            schema = StructType([StructField(c, StringType()) for c in self._dialect.columns])
-        elif encoding:
-            options["encoding"] = encoding
-        reader = self.spark.read.options(**options)
-        if schema is not None:
-            reader = reader.schema(schema).option("enforceSchema", "true")
-        frame = reader.csv(path)
+        if _is_local(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
+            self._dialect = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
+            return self.spark.read.parquet(str(self._dialect.path))
         from pyspark.sql import functions as F
 
-        # A short row's absent cells are "" in memory (pandas with keep_default_na=False): the same here.
+        options = {"header": "true", "quote": '"', "escape": '"', "mode": "PERMISSIVE", "nullValue": _NULL_TEXT,
+                   "emptyValue": "", "ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false",
+                   "encoding": encoding or "UTF-8", "sep": delimiter or ","}
+        frame = self.spark.read.options(**options).csv(path)
+        # A short row's absent cells: "" as Spark's PERMISSIVE reader leaves them null.
         return frame.select([F.coalesce(F.col(f"`{c}`"), F.lit("")).alias(c) for c in frame.columns])
 
     def _fail(self, exc) -> Exception:
-        name = self._dialect.path.name if self._dialect else "the table"
+        name = "the table"
         lines = [line for line in str(exc).strip().splitlines() if line.strip()]
         return DataError(f"{name} could not be read by Spark: {lines[0] if lines else type(exc).__name__}")
 
@@ -163,8 +154,7 @@ class SparkSource(EngineSource):
             distinct[name] = (table.column(f"v{i}").take(pa.array(mine)).to_pylist(), counts[mine])
             n_rows = int(counts[mine].sum()) if n_rows is None else n_rows
         if not n_rows:
-            raise DataError("the table has no rows" if self._dialect is None
-                            else f"{self._dialect.path.name} has a header but no data rows")
+            raise DataError("the table has no rows")
         return n_rows, distinct
 
     def _materialize(self, maps: dict) -> None:
