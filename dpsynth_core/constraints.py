@@ -90,3 +90,6 @@ MAX_TEXT_DOMAIN_SIZE = 10**100
 MAX_MARKERS = 100
 #: Problems named in one message at most (a message never hides any of the first ones).
 MAX_PROBLEMS_SHOWN = 200
+
+#: With engine "auto", a CSV file larger than this is counted by DuckDB out of core instead of in memory.
+ENGINE_AUTO_BYTES = 512 * 2**20

@@ -8,13 +8,18 @@ can stand, and one place to review for what leaves the data.
 
 A :class:`CodedTable` holds every kept column as integer codes over a small public set of
 cells (declared bins, categories plus "missing", or a text column's DP vocabulary).
+:class:`Counter` is what a method may ask of any counting back end; the in-memory
+:class:`CodedTable` and the engines for large tables (``dpsynth_core.engines``: DuckDB,
+Spark) all answer it, with identical counts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+import pandas as pd
 
 
 def flat_index(codes, cells, rows: int) -> np.ndarray:
@@ -34,6 +39,38 @@ def coarsen(codes: np.ndarray, cells: int, buckets: int) -> tuple[np.ndarray, in
     if cells <= buckets:
         return codes, cells
     return (np.asarray(codes, dtype=np.int64) * buckets) // cells, buckets
+
+
+@runtime_checkable
+class Counter(Protocol):
+    """Exact counts over public cells: what every counting back end answers.
+
+    ``n_rows`` is the true number of records (only noise may read it); ``cells`` maps each
+    countable column to its number of public cells.
+    """
+
+    n_rows: int
+    cells: dict
+
+    def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
+        """Exact counts of every cell of the product of ``group``'s cells (shape: their cells)."""
+
+    def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
+        """:meth:`marginal` for several groups, in as few passes over the data as the back end can."""
+
+    def value_counts(self, name: str) -> pd.Series:
+        """The true count of every value of ``name`` present in the data (cells with no record are left out)."""
+
+
+def coarsen_counts(counts: np.ndarray, axis: int, cells: int, buckets: int) -> np.ndarray:
+    """Merge the cells of one axis of a dense marginal as :func:`coarsen` merges codes (same buckets)."""
+    if cells <= buckets:
+        return counts
+    target = (np.arange(cells, dtype=np.int64) * buckets) // cells
+    moved = np.moveaxis(counts, axis, 0)
+    out = np.zeros((buckets,) + moved.shape[1:], dtype=np.int64)
+    np.add.at(out, target, moved)
+    return np.moveaxis(out, 0, axis)
 
 
 @dataclass
@@ -80,6 +117,12 @@ class CodedTable:
     def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
         """:meth:`marginal` for several groups."""
         return [self.marginal(group, buckets=buckets) for group in groups]
+
+    def value_counts(self, name: str) -> pd.Series:
+        """Counts of the codes of ``name`` present in the data (index: code)."""
+        counts = np.bincount(np.asarray(self.codes[name], dtype=np.int64), minlength=self.cells[name])
+        present = np.flatnonzero(counts)
+        return pd.Series(counts[present].astype(np.int64), index=present)
 
     def records(self, columns) -> np.ndarray:
         """The coded records themselves (rows x columns), for the methods that need them."""

@@ -9,7 +9,8 @@ from tests.conftest import ROOT
 CORE = ROOT / "dpsynth_core"
 #: Modules of the lowest layers: they never import the methods or anything above them.
 LOWER = ("domain", "tables", "encoding", "counting", "noise", "accounting", "constraints", "errors",
-         "validation", "schema", "public_lists", "cathist", "histogram", "finite", "factors")
+         "validation", "schema", "public_lists", "cathist", "histogram", "finite", "factors", "engines",
+         "writer")
 UPPER = ("synthesizers", "release", "card", "planning", "cli", "metrics", "charts", "report", "workspace")
 
 

@@ -1,0 +1,76 @@
+"""Counting engines: the same exact counts from memory (pandas), DuckDB or Apache Spark.
+
+``open_source(data, domain, engine=...)`` returns a :class:`~.base.CountingSource`:
+
+* ``"pandas"``: the in-memory path (uploads; a DataFrame or a CSV read whole);
+* ``"duckdb"``: embedded DuckDB, CSV and Parquet read out of core with a memory limit;
+* ``"spark"``: Apache Spark, for a Spark DataFrame or any path Spark can read;
+* ``"auto"`` (default): Spark for a Spark DataFrame, DuckDB for a Parquet path or a CSV
+  larger than :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`, else pandas.
+
+The engines are imported only when chosen (DuckDB and PySpark are not needed for uploads).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import constraints
+from ..domain import as_table_domain
+from ..errors import ParameterError
+from .base import CountingSource, Merge, Rebin, Vocabulary
+
+ENGINES = ("auto", "pandas", "duckdb", "spark")
+
+__all__ = ["ENGINES", "CountingSource", "Merge", "Rebin", "Vocabulary", "choose_engine", "open_source"]
+
+
+def _is_spark_frame(data) -> bool:
+    return type(data).__module__.startswith("pyspark.")
+
+
+def choose_engine(data, engine: str | None = "auto") -> str:
+    """The engine ``open_source`` uses for ``data`` (see the module docstring)."""
+    engine = engine or "auto"
+    if engine not in ENGINES:
+        raise ParameterError(f"engine ({engine!r}) must be one of {', '.join(ENGINES)}")
+    if engine != "auto":
+        return engine
+    if _is_spark_frame(data):
+        return "spark"
+    if isinstance(data, (str, Path)):
+        from .duckdb_source import is_parquet
+
+        path = Path(data)
+        if is_parquet(data) or "*" in str(data):
+            return "duckdb"
+        if path.is_file() and path.stat().st_size > constraints.ENGINE_AUTO_BYTES:
+            return "duckdb"
+    return "pandas"
+
+
+def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str | None = None,
+                threads: int | None = None, temp_directory: str | None = None, encoding: str | None = None,
+                delimiter: str | None = None, spark=None) -> CountingSource:
+    """The table ``data`` over its declared ``domain``, counted by the chosen engine.
+
+    ``memory_limit`` (DuckDB, e.g. ``"2GB"``), ``threads`` and ``temp_directory`` (where
+    DuckDB spills); ``encoding`` and ``delimiter`` of a CSV (detected when None); ``spark``:
+    the SparkSession to use (default: the active one, else a local one).
+    """
+    domain = as_table_domain(domain)
+    chosen = choose_engine(data, engine)
+    if chosen == "pandas":
+        from .memory import MemorySource
+
+        if isinstance(data, (str, Path)) and Path(data).suffix.lower() in (".parquet", ".pq", ".parq"):
+            raise ParameterError("the pandas engine reads CSV files; use engine='duckdb' for Parquet")
+        return MemorySource(data, domain)
+    if chosen == "duckdb":
+        from .duckdb_source import DuckDBSource
+
+        return DuckDBSource(data, domain, memory_limit=memory_limit, threads=threads,
+                            temp_directory=temp_directory, encoding=encoding, delimiter=delimiter)
+    from .spark_source import SparkSource
+
+    return SparkSource(data, domain, spark=spark, encoding=encoding, delimiter=delimiter)

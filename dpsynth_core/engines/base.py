@@ -1,0 +1,391 @@
+"""What every counting back end answers, and the shared logic of the engines for large tables.
+
+A :class:`CountingSource` is a table over its declared domain that answers, exactly:
+
+* ``n_rows``: the true number of records (only noise may read it);
+* ``marginal(group)`` / ``marginals(groups)``: counts over the product of declared cells
+  (``sparse_marginal(group)``: only the cells that hold records, for huge products);
+* ``value_counts(name)``: the count of each distinct in-domain value of a text column (what
+  CatHist needs), or of each present cell of a binned column;
+* ``recode({name: Vocabulary | Rebin | Merge})``: the same table with some columns on new
+  public codes (a text column's DP vocabulary, DP bin edges), countable as above;
+* ``report()``: cells changed by the public out-of-domain rule (publisher-only).
+
+How the engines stay identical to the in-memory path: the public rule of
+:mod:`dpsynth_core.encoding` looks at one cell at a time, so a column's code is a function
+of its raw value. An engine first finds every column's *distinct raw values* with their
+counts (one pass, GROUPING SETS), maps those values to codes with
+:func:`~dpsynth_core.encoding.encode_column` itself (so the rule is the same code, not a
+translation), registers each map as a small engine table, joins it to the data to build a
+compact table of codes (one pass, spilled to disk when large), and counts that table with
+GROUP BY. Nothing per row ever runs in Python. The cost is one map entry per distinct raw
+value: a column with as many distinct values as rows (an untruncated float) makes its map
+as large as the column.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from ..counting import coarsen_counts
+from ..domain import ColumnDomain, TableDomain
+from ..encoding import encode_column
+from ..errors import DomainError
+
+#: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
+BLOCK_CELLS = 1 << 18
+#: A block joins at most this many columns (wider GROUP BYs cost more per row than they save).
+BLOCK_COLUMNS = 3
+_MISSING_KEY = "\x00missing"
+
+
+@runtime_checkable
+class CountingSource(Protocol):
+    """A table over its declared domain, counted exactly by some engine (see the module docstring)."""
+
+    domain: TableDomain
+    n_rows: int
+    cells: dict
+
+    def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray: ...
+
+    def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]: ...
+
+    def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def value_counts(self, name: str) -> pd.Series: ...
+
+    def recode(self, recodings: dict) -> "CountingSource": ...
+
+    def report(self) -> dict: ...
+
+    def close(self) -> None: ...
+
+
+# --- re-codings -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Code a text column over a released vocabulary: value ``values[i]`` -> code ``i``, any other
+    value -> the "other" code ``len(values)``. ``None`` in ``values`` stands for missing."""
+
+    values: tuple
+
+    @property
+    def cells(self) -> int:
+        return len(self.values) + 1
+
+    def codes(self, labels: np.ndarray) -> np.ndarray:
+        keys = pd.Index([_MISSING_KEY if v is None else v for v in self.values])
+        found = keys.get_indexer(np.where(pd.isna(labels), _MISSING_KEY, labels).astype(object))
+        return np.where(found < 0, len(self.values), found).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Rebin:
+    """Encode a column's raw values under another declaration of the same column (new public or
+    DP bin edges), by the same public rule."""
+
+    domain: ColumnDomain
+
+    @property
+    def cells(self) -> int:
+        return self.domain.bins + (1 if self.domain.missing else 0)
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Merge a column's current codes: code ``c`` -> ``mapping[c]`` (public, e.g. DP-chosen bins of a fine grid)."""
+
+    mapping: tuple
+    cells: int
+
+
+def check_recodings(recodings: dict, domain: TableDomain) -> None:
+    for name, recoding in recodings.items():
+        if name not in domain.kept:
+            raise DomainError(f"cannot re-code column '{name}': it is not a kept column of the declaration")
+        if not isinstance(recoding, (Vocabulary, Rebin, Merge)):
+            raise TypeError(f"re-coding of '{name}' must be a Vocabulary, Rebin or Merge, got {type(recoding).__name__}")
+        if isinstance(recoding, Rebin) and (recoding.domain.name != name or not recoding.domain.binned):
+            raise DomainError(f"Rebin of '{name}' needs a binned declaration of the same column")
+        if isinstance(recoding, Vocabulary) and domain.kept[name].binned:
+            raise DomainError(f"column '{name}' is binned: a Vocabulary re-codes text columns only")
+
+
+# --- one column over its distinct raw values --------------------------------------------
+
+
+@dataclass
+class ColumnMap:
+    """A column's distinct raw values, their true counts, and their encoding by the public rule.
+
+    ``codes`` (binned columns) or ``labels`` (text columns) hold one entry per distinct raw
+    value, computed by :func:`encode_column` on those values, so they are the in-memory
+    path's by construction. ``current``/``cells`` is the coding counted now (declared, or re-coded).
+    """
+
+    domain: ColumnDomain
+    raw: pd.Series
+    counts: np.ndarray
+    markers: tuple
+    codes: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    current: np.ndarray | None = None
+    cells: int | None = None
+    out_of_domain: int = 0
+    missing: int = 0
+
+    @classmethod
+    def build(cls, domain: ColumnDomain, raw: list, counts, markers) -> "ColumnMap":
+        series = pd.Series(raw, dtype=object)
+        counts = np.asarray(counts, dtype=np.int64)
+        encoded = encode_column(domain, series, markers)
+        out = cls(domain, series, counts, tuple(markers))
+        if domain.binned:
+            out.codes = np.asarray(encoded.codes, dtype=np.int64)
+            out.current, out.cells = out.codes, encoded.cells
+            out.missing = int(counts[out.codes == domain.bins].sum()) if domain.missing else 0
+        else:
+            out.labels = np.asarray(encoded.labels, dtype=object)
+            out.missing = int(counts[pd.isna(out.labels)].sum())
+        out.out_of_domain = _weighted_changes(domain, series, counts, markers, encoded.out_of_domain)
+        return out
+
+    def value_counts(self) -> pd.Series:
+        """As ``EncodedColumn.label_counts`` (text: every in-domain value, whatever its coding) or
+        the counts of the present codes of the current coding (binned)."""
+        if self.domain.binned:
+            counts = self.one_way
+            present = np.flatnonzero(counts)
+            return pd.Series(counts[present], index=present)
+        present = ~pd.isna(self.labels)
+        counts = pd.Series(self.counts[present]).groupby(self.labels[present].astype(object)).sum()
+        counts.index.name = None
+        if self.missing and self.domain.missing:
+            counts = pd.concat([counts, pd.Series({None: self.missing})])
+        return counts.astype(np.int64)
+
+    def recoded(self, recoding) -> "ColumnMap":
+        out = ColumnMap(**{k: getattr(self, k) for k in self.__dataclass_fields__})
+        if isinstance(recoding, Vocabulary):
+            out.current, out.cells = recoding.codes(self.labels), recoding.cells
+        elif isinstance(recoding, Rebin):
+            encoded = encode_column(recoding.domain, self.raw, self.markers)
+            out.current, out.cells = np.asarray(encoded.codes, dtype=np.int64), recoding.cells
+        else:
+            if self.current is None:
+                raise DomainError(f"column '{self.domain.name}' is text: give it a Vocabulary before merging codes")
+            mapping = np.asarray(recoding.mapping, dtype=np.int64)
+            if len(mapping) != self.cells or mapping.min() < 0 or mapping.max() >= recoding.cells:
+                raise DomainError(f"Merge of '{self.domain.name}' needs one new code in 0..{recoding.cells - 1} "
+                                  f"for each of its {self.cells} cells")
+            out.current, out.cells = mapping[self.current], int(recoding.cells)
+        return out
+
+    @property
+    def one_way(self) -> np.ndarray:
+        """The column's marginal under the current coding, from the distinct values alone (no pass)."""
+        return np.bincount(self.current, weights=self.counts, minlength=self.cells).astype(np.int64)
+
+
+def _weighted_changes(domain, raw: pd.Series, counts: np.ndarray, markers, changed_distinct: int) -> int:
+    """Records changed by the rule, from per-distinct-value calls of :func:`encode_column`.
+
+    ``encode_column`` counts changed cells, not which ones; each distinct value appears once,
+    so a call on the values whose count has bit ``b`` set returns how many of them changed,
+    and the weighted total is the sum over bits. No second copy of the rule.
+    """
+    if changed_distinct == 0:
+        return 0
+    if changed_distinct == len(raw):
+        return int(counts.sum())
+    total = 0
+    for bit in range(int(counts.max()).bit_length()):
+        chosen = ((counts >> bit) & 1).astype(bool)
+        if chosen.any():
+            total += encode_column(domain, raw[chosen].reset_index(drop=True), markers).out_of_domain << bit
+    return total
+
+
+# --- planning and assembling counts ----------------------------------------------------------
+
+
+def plan_blocks(groups: list, cells: dict, limit: int = BLOCK_CELLS, width: int = BLOCK_COLUMNS) -> list:
+    """Cover the requested groups with blocks of columns, each counted by one GROUP BY.
+
+    A group of more than ``width`` columns, or of more than ``limit`` cells, is a block of
+    its own; smaller groups are packed greedily into blocks of at most ``width`` columns and
+    ``limit`` cells, choosing each time the group whose union covers most pending groups.
+    Uses public cell counts only.
+    """
+    pending = list(dict.fromkeys(tuple(sorted(g)) for g in groups if len(g) > 1))
+    blocks = []
+
+    def size(columns):
+        return math.prod(cells[c] for c in columns)
+
+    while pending:
+        block = set(pending[0])
+        if len(block) <= width and size(block) <= limit:
+            while True:
+                best, best_gain = None, 0
+                for group in pending:
+                    union = block | set(group)
+                    if union == block or len(union) > width or size(union) > limit:
+                        continue
+                    gain = sum(set(g) <= union for g in pending)
+                    if gain > best_gain:
+                        best, best_gain = union, gain
+                if best is None:
+                    break
+                block = best
+        blocks.append(tuple(sorted(block)))
+        pending = [g for g in pending if not set(g) <= block]
+    return blocks
+
+
+def dense(columns: list, codes: list, counts: np.ndarray, cells: dict) -> np.ndarray:
+    """A sparse GROUP BY result (one code array per column, and counts) as a dense array over all cells."""
+    shape = [cells[c] for c in columns]
+    index = np.zeros(len(counts), dtype=np.int64)
+    for column, size in zip(codes, shape):
+        index = index * size + np.asarray(column, dtype=np.int64)
+    flat = np.bincount(index, weights=np.asarray(counts, dtype=np.float64), minlength=math.prod(shape))
+    return np.rint(flat).astype(np.int64).reshape(shape)
+
+
+def project(block: tuple, counts: np.ndarray, group: tuple, cells: dict, buckets: dict | None) -> np.ndarray:
+    """The marginal of ``group`` (in its own order) from a block's dense counts, with optional buckets."""
+    drop = tuple(i for i, c in enumerate(block) if c not in group)
+    out = counts.sum(axis=drop) if drop else counts
+    kept = [c for c in block if c in group]
+    out = np.transpose(out, [kept.index(c) for c in group])
+    for axis, name in enumerate(group):
+        if buckets and name in buckets:
+            out = coarsen_counts(out, axis, cells[name], buckets[name])
+    return out.astype(np.int64)
+
+
+class EngineSource:
+    """The shared half of the DuckDB and Spark sources: maps, planning, projections.
+
+    A subclass implements three primitives over its engine: ``_distinct(names)`` (the row
+    count and every column's distinct raw values with counts, in one pass),
+    ``_materialize(maps)`` (a table of the current codes) and ``_block_counts(blocks)``
+    (for each block of columns, a sparse GROUP BY over that table: codes and counts).
+    """
+
+    engine = ""
+
+    def _setup(self, domain: TableDomain, column_names) -> None:
+        self.domain = domain
+        domain.check_matches(column_names)
+        domain.validate()
+        self.n_rows, distinct = self._distinct(list(domain.kept))
+        self.maps = {name: ColumnMap.build(col, *distinct[name], domain.missing_markers)
+                     for name, col in domain.kept.items()}
+        self._built = False
+
+    @property
+    def cells(self) -> dict:
+        return {n: m.cells for n, m in self.maps.items() if m.cells is not None}
+
+    def report(self) -> dict:
+        """Cells changed by the public rule, per column (publisher-only diagnostics)."""
+        return {n: {"out_of_domain": m.out_of_domain, "missing": m.missing} for n, m in self.maps.items()}
+
+    def value_counts(self, name: str) -> pd.Series:
+        column = self.maps[name]
+        return column.value_counts()  # exact counts: only a DP mechanism (CatHist) may read them
+
+    def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
+        return self.marginals([group], buckets=buckets)[0]
+
+    def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
+        groups = [tuple(g) for g in groups]
+        cells = self.cells
+        for group in groups:
+            self._check(group)
+        blocks = plan_blocks(groups, cells)
+        if blocks and not self._built:
+            self._materialize({n: m for n, m in self.maps.items() if m.current is not None})
+            self._built = True
+        counted = {block: dense(list(block), codes, counts, cells)
+                   for block, (codes, counts) in zip(blocks, self._block_counts(blocks))}
+        out = []
+        for group in groups:
+            if len(group) == 0:
+                out.append(np.array(self.n_rows, dtype=np.int64))
+            elif len(group) == 1:
+                out.append(project(group, self.maps[group[0]].one_way, group, cells, buckets))
+            else:
+                block = next(b for b in counted if set(group) <= set(b))
+                out.append(project(block, counted[block], group, cells, buckets))
+        return out
+
+    def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:
+        """The cells of ``group``'s product that hold records (flat indices, ascending) and their
+        counts: for products too large to hold densely (as ``CodedTable.sparse_marginal``)."""
+        group = tuple(group)
+        self._check(group)
+        if not self._built:
+            self._materialize({n: m for n, m in self.maps.items() if m.current is not None})
+            self._built = True
+        cells = self.cells
+        if len(group) == 1:
+            counts = self.maps[group[0]].one_way
+            present = np.flatnonzero(counts)
+            return present.astype(np.int64), counts[present]
+        (codes, counts), = self._block_counts([group])
+        index = np.zeros(len(counts), dtype=np.int64)
+        for column, name in zip(codes, group):
+            index = index * cells[name] + column
+        order = np.argsort(index, kind="stable")
+        return index[order], counts[order]
+
+    def _check(self, group) -> None:
+        cells = self.cells
+        for name in group:
+            if name not in cells:
+                raise DomainError(f"column '{name}' is text: re-code it over a vocabulary before counting "
+                                  "it in a marginal" if name in self.maps else f"unknown column '{name}'")
+
+    def recode(self, recodings: dict) -> "EngineSource":
+        """The same table with the given columns on new codes (one new pass when next counted)."""
+        check_recodings(recodings, self.domain)
+        twin = self._twin()
+        twin.maps = dict(self.maps)
+        for name, recoding in recodings.items():
+            twin.maps[name] = self.maps[name].recoded(recoding)
+        twin._built = False
+        return twin
+
+    # --- engine primitives ------------------------------------------------------------------
+
+    def _twin(self) -> "EngineSource":  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _distinct(self, names: list) -> tuple[int, dict]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _materialize(self, maps: dict) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _block_counts(self, blocks: list) -> list:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

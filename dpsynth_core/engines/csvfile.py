@@ -1,0 +1,120 @@
+"""A CSV file for the engines: read by :func:`~dpsynth_core.tables.read_table`'s own rule, in chunks.
+
+``read_table`` reads one record per line (its module docstring states the per-record rule:
+a line that does not decode or parse becomes a row of missing cells; the encoding and the
+delimiter are the publisher's choice or come from the byte-order mark and the header line).
+Because the rule looks at one line at a time, the file can be cut at line ends: each chunk
+of about ``CHUNK_BYTES``, with the header line (and its byte-order mark) in front, goes
+through ``read_table`` itself, and its rows are appended to a temporary Parquet file of
+text columns that the engine then reads out of core. So the engines read a CSV exactly as
+the in-memory path does, by construction, with memory bounded by one chunk.
+
+UTF-16 and UTF-32 files (two- and four-byte line ends) are read whole, as in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .. import tables
+from ..errors import DataError
+
+CHUNK_BYTES = 32 << 20
+
+
+@dataclass
+class CsvFile:
+    """A CSV converted for an engine: ``path`` is a temporary Parquet file of its text cells."""
+
+    path: Path
+    columns: list
+    encoding: str
+    delimiter: str
+    lines: dict = field(default_factory=dict)
+
+    def cleanup(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _chunks(handle, first: bytes):
+    """Byte chunks of the file after its header line, each ending at a line end."""
+    carry = first
+    while True:
+        block = handle.read(CHUNK_BYTES)
+        if not block:
+            if carry:
+                yield carry
+            return
+        data = carry + block
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            carry = data
+            continue
+        yield data[: cut + 1]
+        carry = data[cut + 1:]
+
+
+def _add_lines(total: dict, lines: dict) -> None:
+    for key, value in lines.items():
+        total[key] = total.get(key, 0) + int(value)
+
+
+def csv_to_parquet(path, *, encoding: str | None = None, delimiter: str | None = None,
+                   temp_directory: str | None = None) -> CsvFile:
+    """Read a local CSV by ``read_table``'s rule, chunk by chunk, into a temporary Parquet file."""
+    path = Path(path)
+    name = path.name
+    if not path.exists():
+        raise DataError(f"file not found: {path}")
+    if path.is_dir():
+        raise DataError(f"{path} is a folder, not a file")
+    handle_fd, target = tempfile.mkstemp(suffix=".parquet", prefix="dpsynth-csv-", dir=temp_directory)
+    os.close(handle_fd)
+    target = Path(target)
+    writer, rows, lines, columns, used = None, 0, {}, None, None
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+            found, _ = tables._bom(head)
+            chosen = tables.check_encoding(encoding)
+            wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
+            end = -1 if wide else head.find(b"\n")
+            if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
+                parts = [head + handle.read()]
+                header = b""
+            else:
+                header, rest = head[: end + 1], head[end + 1:]
+                parts = _chunks(handle, rest)
+            for part in parts:
+                try:
+                    frame, info = tables.read_table(header + part, name=name, encoding=encoding, delimiter=delimiter)
+                except DataError as exc:
+                    if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
+                        continue  # a chunk of blank lines only: no records in it
+                    raise
+                columns, used = info["columns"], (info["encoding"], info["delimiter"])
+                delimiter = delimiter or {"tab": "\t"}.get(info["delimiter"], info["delimiter"])
+                _add_lines(lines, info["lines"])
+                table = pa.Table.from_pandas(frame, preserve_index=False).cast(
+                    pa.schema([pa.field(c, pa.string()) for c in frame.columns]))
+                if writer is None:
+                    writer = pq.ParquetWriter(target, table.schema)
+                writer.write_table(table)
+                rows += len(frame)
+        if writer is None:
+            tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter)  # raises the whole-file error
+            raise DataError(f"{name} has a header but no data rows")
+        writer.close()
+        writer = None
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        target.unlink(missing_ok=True)
+        raise
+    return CsvFile(target, columns, used[0], used[1], lines)

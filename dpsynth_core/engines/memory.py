@@ -1,0 +1,100 @@
+"""The in-memory path (uploads, small tables): pandas, the public rule per column, numpy counts.
+
+This is today's path, the reference the engines for large tables are tested against: the
+table is read whole (:func:`~dpsynth_core.tables.read_table` for a file), encoded by
+:func:`~dpsynth_core.encoding.encode_table` and counted by a
+:class:`~dpsynth_core.counting.CodedTable`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..counting import CodedTable
+from ..domain import TableDomain
+from ..encoding import EncodedTable, encode_column, encode_table
+from ..errors import DataError, DomainError
+from ..tables import read_table
+from .base import Merge, Rebin, Vocabulary, check_recodings
+
+
+class MemorySource:
+    """A table held in memory as codes (see the module docstring); answers :class:`.base.CountingSource`."""
+
+    engine = "pandas"
+
+    def __init__(self, data, domain: TableDomain, *, encoded: EncodedTable | None = None):
+        if isinstance(data, (str, Path)):
+            data = read_table(data)[0]
+        if not isinstance(data, pd.DataFrame):
+            raise DataError(f"data must be a DataFrame or a path to a CSV file, got {type(data).__name__}")
+        if len(data) == 0:
+            raise DataError("the table has no rows")
+        self.domain = domain
+        self.frame = data
+        self.encoded = encoded if encoded is not None else encode_table(data, domain)
+        self.table: CodedTable = self.encoded.coded()
+        self.n_rows = self.encoded.n_rows
+
+    @property
+    def cells(self) -> dict:
+        return dict(self.table.cells)
+
+    def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
+        self._check(group)
+        return self.table.marginal(group, buckets=buckets)
+
+    def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
+        return [self.marginal(group, buckets=buckets) for group in groups]
+
+    def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:
+        self._check(group)
+        return self.table.sparse_marginal(group)
+
+    def _check(self, group) -> None:
+        for name in group:
+            if name not in self.table.cells:
+                raise DomainError(f"column '{name}' is text: re-code it over a vocabulary before counting "
+                                  "it in a marginal" if name in self.encoded.columns else f"unknown column '{name}'")
+
+    def value_counts(self, name: str) -> pd.Series:
+        column = self.encoded.columns[name]
+        return column.label_counts() if not column.domain.binned else self.table.value_counts(name)
+
+    def report(self) -> dict:
+        return self.encoded.report()
+
+    def recode(self, recodings: dict) -> "MemorySource":
+        """The same table with the given columns on new codes (see :mod:`.base`)."""
+        check_recodings(recodings, self.domain)
+        codes, cells = dict(self.table.codes), dict(self.table.cells)
+        for name, recoding in recodings.items():
+            if isinstance(recoding, Vocabulary):
+                codes[name] = recoding.codes(self.encoded.columns[name].labels)
+            elif isinstance(recoding, Rebin):
+                codes[name] = encode_column(recoding.domain, self.frame[name], self.domain.missing_markers).codes
+            elif isinstance(recoding, Merge):
+                if name not in codes:
+                    raise DomainError(f"column '{name}' is text: give it a Vocabulary before merging codes")
+                mapping = np.asarray(recoding.mapping, dtype=np.int64)
+                if len(mapping) != cells[name] or mapping.min() < 0 or mapping.max() >= recoding.cells:
+                    raise DomainError(f"Merge of '{name}' needs one new code in 0..{recoding.cells - 1} "
+                                      f"for each of its {cells[name]} cells")
+                codes[name] = mapping[codes[name]]
+            cells[name] = int(recoding.cells)
+        twin = object.__new__(MemorySource)
+        twin.__dict__.update(self.__dict__)
+        twin.table = CodedTable(codes, cells, self.n_rows)
+        return twin
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,245 @@
+"""Counting with Apache Spark (PySpark): a Spark DataFrame, or any path Spark can read.
+
+``SparkSource(data, domain, spark=session)`` takes a Spark DataFrame, or a Parquet or CSV
+path (local, HDFS, S3, ...). The work runs where the session runs: local mode on one
+machine, or a cluster under ``spark-submit``. Only small things travel to the driver:
+each column's distinct values with their counts, and the sparse GROUP BY results.
+
+A local CSV is read by :func:`~dpsynth_core.tables.read_table` itself, chunk by chunk, into
+a temporary Parquet file (see :mod:`.csvfile`); a remote CSV is read by Spark's own reader
+as UTF-8 with a comma unless ``encoding``/``delimiter`` say otherwise (without the
+per-record rule: convert such files to Parquet first).
+How it counts, and why the counts equal the in-memory path's: see :mod:`.base`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ..domain import TableDomain
+from ..errors import DataError
+from .base import EngineSource
+from .csvfile import csv_to_parquet
+
+#: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
+_NULL_TEXT = "\x01dpsynth-null\x01"
+
+
+def local_session(app: str = "dpsynth", cores: str = "*"):
+    """A local SparkSession bound to the loopback interface, without its web UI; its Python
+    workers run this interpreter (so they find the same packages)."""
+    import os
+    import sys
+
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+    return (SparkSession.builder.master(f"local[{cores}]").appName(app)
+            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", "8").config("spark.pyspark.python", sys.executable)
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .getOrCreate())
+
+
+def _is_local(path: str) -> bool:
+    return "://" not in path or path.startswith("file://")
+
+
+class SparkSource(EngineSource):
+    """A table counted by Spark (see the module docstring)."""
+
+    engine = "spark"
+
+    def __init__(self, data, domain: TableDomain, *, spark=None, encoding: str | None = None,
+                 delimiter: str | None = None):
+        from pyspark.sql import DataFrame, SparkSession
+
+        self.spark = spark or SparkSession.getActiveSession() or local_session()
+        self._dialect = None
+        try:
+            if isinstance(data, DataFrame):
+                self.src = data
+            elif isinstance(data, (str, Path)):
+                self.src = self._read(str(data), encoding, delimiter)
+            else:
+                raise DataError(f"data must be a Spark DataFrame or a path, got {type(data).__name__}")
+            self._setup(domain, self.src.columns)
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self, path: str, encoding, delimiter):
+        if path.lower().rstrip("/").endswith((".parquet", ".pq", ".parq")) or (
+                _is_local(path) and Path(path).is_dir()):
+            return self.spark.read.parquet(path)
+        if _is_local(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
+            self._dialect = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
+            return self.spark.read.parquet(str(self._dialect.path))
+        from pyspark.sql import functions as F
+
+        options = {"header": "true", "quote": '"', "escape": '"', "mode": "PERMISSIVE", "nullValue": _NULL_TEXT,
+                   "emptyValue": "", "ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false",
+                   "encoding": encoding or "UTF-8", "sep": delimiter or ","}
+        frame = self.spark.read.options(**options).csv(path)
+        # A short row's absent cells: "" as Spark's PERMISSIVE reader leaves them null.
+        return frame.select([F.coalesce(F.col(f"`{c}`"), F.lit("")).alias(c) for c in frame.columns])
+
+    def _fail(self, exc) -> Exception:
+        name = "the table"
+        lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+        return DataError(f"{name} could not be read by Spark: {lines[0] if lines else type(exc).__name__}")
+
+    def _collect(self, frame):
+        try:
+            return frame.toArrow()
+        except Exception as exc:  # Spark raises its own exception classes from the JVM
+            raise self._fail(exc) from None
+
+    # --- primitives ------------------------------------------------------------------------
+
+    def _slotted(self, names: list):
+        """The source's columns renamed c0, c1, ... (Spark's Arrow functions cannot resolve names with dots)."""
+        from pyspark.sql import functions as F
+
+        return self.src.select([F.col(f"`{n}`").alias(f"c{i}") for i, n in enumerate(names)])
+
+    def _distinct(self, names: list) -> tuple[int, dict]:
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+        # One pass: every partition counts each column's values in its Arrow batches
+        # (pyarrow.compute.value_counts, nulls included) and emits one row per value, the value
+        # in the column's own slot (v0, v1, ...) so that every type keeps its own; Spark adds
+        # the partitions. (GROUPING SETS would expand every row once per column: measured
+        # 199 s against DuckDB's 8 s for 10 million rows of 15 columns.)
+        kinds = [self.src.schema[n].dataType for n in names]
+        schema = StructType([StructField("col", IntegerType())]
+                            + [StructField(f"v{i}", kind) for i, kind in enumerate(kinds)]
+                            + [StructField("n", LongType())])
+        types = [_arrow_type(kind) for kind in kinds]
+        width = len(names)
+
+        def count(batches):
+            import pyarrow.compute as pc
+
+            found = [[] for _ in range(width)]
+            for batch in batches:
+                for i in range(width):
+                    found[i].append(pc.value_counts(batch.column(i)))
+            for i, parts in enumerate(found):
+                if not parts:
+                    continue
+                pairs = pa.concat_arrays(parts)
+                summed = pa.table({"v": pairs.field(0), "n": pairs.field(1)}).group_by("v").aggregate([("n", "sum")])
+                size = summed.num_rows
+                columns = [pa.array(np.full(size, i, dtype=np.int32))]
+                columns += [summed.column("v").combine_chunks().cast(types[j]) if j == i else pa.nulls(size, types[j])
+                            for j in range(width)]
+                columns.append(summed.column("n_sum").combine_chunks())
+                yield pa.RecordBatch.from_arrays(columns, schema=_arrow_schema(schema))
+
+        keys = ["col"] + [f"v{i}" for i in range(width)]
+        summed = self._slotted(names).mapInArrow(count, schema).groupBy(keys).agg(F.sum("n").alias("n"))
+        table = self._collect(summed)
+        cols = table.column("col").to_numpy()
+        counts = table.column("n").to_numpy().astype(np.int64)
+        distinct, n_rows = {}, None
+        for i, name in enumerate(names):
+            mine = np.flatnonzero(cols == i)
+            distinct[name] = (table.column(f"v{i}").take(pa.array(mine)).to_pylist(), counts[mine])
+            n_rows = int(counts[mine].sum()) if n_rows is None else n_rows
+        if not n_rows:
+            raise DataError("the table has no rows")
+        return n_rows, distinct
+
+    def _materialize(self, maps: dict) -> None:
+        # Spark keeps no table of codes: each count request is one pass that encodes and counts
+        # every batch where it lies (a cached code table cost one more transfer of every row
+        # between the JVM and Python than it saved). Here the maps go to the executors, once.
+        self._order = list(self.maps)
+        self._lookups = self.spark.sparkContext.broadcast(
+            {n: (pa.array(list(maps[n].raw), type=_arrow_type(self.src.schema[n].dataType)),
+                 pa.array(maps[n].current, type=pa.int64())) for n in maps})
+
+    def _block_counts(self, blocks: list) -> list:
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+        # All blocks in one pass: every partition looks its Arrow batches up in the maps
+        # (pyarrow.compute.index_in, vectorised), counts each block's dense array with numpy
+        # (bincount over the mixed-radix cell) and emits the non-empty cells; Spark adds them.
+        if not blocks:
+            return []
+        cells = self.cells
+        used = sorted({n for block in blocks for n in block}, key=self._order.index)
+        slot = {n: i for i, n in enumerate(used)}
+        plan = [([slot[n] for n in block], [cells[n] for n in block]) for block in blocks]
+        lookups, order = self._lookups, used
+        schema = StructType([StructField("block", IntegerType()), StructField("cell", LongType()),
+                             StructField("n", LongType())])
+
+        def count(batches):
+            import pyarrow.compute as pc
+
+            table = lookups.value
+            totals = [np.zeros(int(np.prod(shape)), dtype=np.int64) for _, shape in plan]
+            for batch in batches:
+                codes = []
+                for i, name in enumerate(order):
+                    values, mapped = table[name]
+                    found = pc.index_in(batch.column(i), value_set=values, skip_nulls=False)
+                    codes.append(pc.take(mapped, found).to_numpy(zero_copy_only=False))
+                for total, (columns, shape) in zip(totals, plan):
+                    index = np.zeros(batch.num_rows, dtype=np.int64)
+                    for column, size in zip(columns, shape):
+                        index = index * size + codes[column]
+                    total += np.bincount(index, minlength=len(total))
+            for j, total in enumerate(totals):
+                present = np.flatnonzero(total)
+                if present.size:
+                    yield pa.RecordBatch.from_arrays(
+                        [pa.array(np.full(present.size, j, dtype=np.int32)), pa.array(present),
+                         pa.array(total[present])], names=["block", "cell", "n"])
+
+        counted = self._slotted(used).mapInArrow(count, schema)
+        table = self._collect(counted.groupBy("block", "cell").agg(F.sum("n").alias("n")))
+        block_ids = table.column("block").to_numpy()
+        cell_ids = table.column("cell").to_numpy().astype(np.int64)
+        counts = table.column("n").to_numpy().astype(np.int64)
+        out = []
+        for j, (_, shape) in enumerate(plan):
+            mine = block_ids == j
+            codes = np.unravel_index(cell_ids[mine], shape)
+            out.append(([np.asarray(c, dtype=np.int64) for c in codes], counts[mine]))
+        return out
+
+    def _twin(self) -> "SparkSource":
+        twin = object.__new__(SparkSource)
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("maps", "_codes", "_built")})
+        twin._owner = self
+        return twin
+
+    def close(self) -> None:
+        """Remove the temporary copy of a transcoded CSV (the session stays: it may be the caller's)."""
+        if getattr(self, "_owner", None) is not None:
+            return
+        if self._dialect is not None:
+            self._dialect.cleanup()
+
+
+def _arrow_schema(schema) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(schema)
+
+
+def _arrow_type(kind) -> pa.DataType:
+    """The Arrow type Spark gives a column of this Spark type in ``mapInArrow``."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    return to_arrow_type(kind)

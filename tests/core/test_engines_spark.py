@@ -1,0 +1,63 @@
+"""Counting with Apache Spark (local mode): the same counts as the in-memory path. One session for the module."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.engines import Rebin, Vocabulary, choose_engine, open_source
+from dpsynth_core.domain import IntegerDomain
+from tests.conftest import DATASETS, complete_domain, shared_path
+from tests.core.engine_checks import MESSY_DOMAIN, assert_same_counts, messy_csv
+
+pytest.importorskip("pyspark")
+if shutil.which("java") is None and not os.environ.get("CI"):
+    pytest.skip("Spark needs a Java runtime (CI installs one: see .ci/run)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    import warnings
+
+    from dpsynth_core.engines.spark_source import local_session
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # PySpark's note about pandas 3
+        session = local_session(cores="2")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def test_spark_counts_equal_the_in_memory_path_on_every_shared_dataset(spark):
+    # every column and text value everywhere; every pair on two datasets (the DuckDB tests do four)
+    for dataset in DATASETS:
+        domain = complete_domain(dataset)
+        path = shared_path(f"{dataset}.csv")
+        reference = open_source(path, domain, engine="pandas")
+        with open_source(path, domain, engine="spark", spark=spark) as engine:
+            assert_same_counts(reference, engine, pairs=dataset in ("adult", "pums"))
+
+
+def test_spark_reads_messy_csvs_frames_and_recodes(spark, tmp_path):
+    path = messy_csv(tmp_path / "messy.csv", "cp1252")
+    reference = open_source(path, MESSY_DOMAIN, engine="pandas")
+    recodings = {"word": Vocabulary(("hello", None, "the")),
+                 "age": Rebin(IntegerDomain(name="age", min=0, max=100, edges=(0, 18, 65)))}
+    with open_source(path, MESSY_DOMAIN, engine="spark", spark=spark) as engine:
+        assert_same_counts(reference, engine)
+        assert_same_counts(reference.recode(recodings), engine.recode(recodings))
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"age": rng.integers(-3, 140, 500).astype("int64"),
+                          "city": rng.choice(["Paris", "Lyon", "Rome"], 500)})
+    domain = {"columns": {"age": {"type": "integer", "min": 0, "max": 120, "bin_width": 5},
+                          "city": {"type": "categorical", "values": ["Paris", "Lyon"]}}}
+    spark_frame = spark.createDataFrame(frame)
+    assert choose_engine(spark_frame) == "spark"
+    with open_source(spark_frame, domain, spark=spark) as engine:
+        assert_same_counts(open_source(frame, domain, engine="pandas"), engine)

@@ -1,0 +1,71 @@
+"""The chunked writer: a large synthetic table goes to CSV or Parquet one chunk at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from dpsynth_core.errors import ParameterError
+from dpsynth_core.writer import write_synthetic
+
+
+class Sampler:
+    """A stand-in for a fitted model's ``sample(n)``: records every chunk size it was asked for."""
+
+    def __init__(self, seed=0):
+        self.rng = np.random.default_rng(seed)
+        self.asked = []
+
+    def __call__(self, n):
+        self.asked.append(n)
+        city = self.rng.choice(["Paris", "Lyon", None], n).astype(object)
+        if len(self.asked) == 1:
+            city[:] = None  # a column that is all missing in the first chunk
+        return pd.DataFrame({"age": pd.array(self.rng.integers(0, 90, n), dtype="Int64").astype("Int64"),
+                             "score": self.rng.random(n), "city": city})
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_chunks_make_one_table_and_never_more_than_a_chunk_is_asked_for(tmp_path, fmt):
+    sampler = Sampler()
+    path = tmp_path / f"out.{fmt}"
+    assert write_synthetic(path, 25_001, sampler, chunk_rows=10_000) == 25_001
+    assert sampler.asked == [10_000, 10_000, 5_001]
+    back = pd.read_csv(path, keep_default_na=False, dtype=str) if fmt == "csv" else pq.read_table(path).to_pandas()
+    assert len(back) == 25_001 and list(back.columns) == ["age", "score", "city"]
+    if fmt == "parquet":
+        assert pq.ParquetFile(path).metadata.num_row_groups == 3
+        assert str(pq.read_schema(path).field("city").type) == "string"
+    assert list(tmp_path.iterdir()) == [path]  # no partial file left beside it
+
+
+def test_csv_in_chunks_is_byte_identical_to_one_write(tmp_path):
+    whole = Sampler(seed=4)(9)
+    parts = iter([whole.iloc[:4], whole.iloc[4:8], whole.iloc[8:]])
+    write_synthetic(tmp_path / "chunked.csv", 9, lambda n: next(parts).reset_index(drop=True), chunk_rows=4)
+    whole.to_csv(tmp_path / "whole.csv", index=False)
+    assert (tmp_path / "chunked.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+
+
+def test_empty_release_has_a_header_and_failures_leave_nothing(tmp_path):
+    write_synthetic(tmp_path / "empty.csv", 0, Sampler())
+    assert (tmp_path / "empty.csv").read_text().strip() == "age,score,city"
+
+    def broken(n):
+        if broken.calls:
+            raise RuntimeError("model failed")
+        broken.calls += 1
+        return Sampler()(n)
+
+    broken.calls = 0
+    with pytest.raises(RuntimeError):
+        write_synthetic(tmp_path / "out.parquet", 20, broken, chunk_rows=10)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.csv"]
+    with pytest.raises(ValueError, match="must return a DataFrame of 10 rows"):
+        write_synthetic(tmp_path / "x.csv", 10, lambda n: Sampler()(n + 1))
+    with pytest.raises(ParameterError, match="end the name in .csv or .parquet"):
+        write_synthetic(tmp_path / "out.xlsx", 5, Sampler())
+    with pytest.raises(ParameterError, match="does not exist"):
+        write_synthetic(tmp_path / "no" / "out.csv", 5, Sampler())
