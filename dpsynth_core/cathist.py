@@ -16,7 +16,9 @@ those above a threshold, computed without touching the empty bins:
 4. ``k`` distinct values are drawn uniformly from the domain minus the active domain, each
    with a noisy count drawn from the noise's law given that it cleared the threshold.
 
-So the chance that the release holds no made-up value is exactly ``rho``.
+So the chance that the release holds no made-up value is exactly ``rho``. The released
+values are listed in the domain's public order (see :class:`Enumeration`), never in the
+order of the true counts and never with the made-up values last.
 
 Counts are integers and the noise is discrete, so the threshold is discrete too: a noisy
 count above ``cut`` is kept, one equal to ``cut`` is kept with probability ``tie_keep``.
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -156,12 +159,15 @@ def cathist(active_keys, active_counts, domain_size: int, *, epsilon: float, rho
         active_counts: their true counts (integers >= 1).
         domain_size: the declared domain size ``n`` (exact int).
         epsilon, rho: the budget for this histogram and the tolerance.
-        draw_inactive: ``draw_inactive(k, excluded, noise)`` returns ``k`` distinct domain
-            values, uniformly among those not in ``excluded`` (the active keys).
+        draw_inactive: the domain's public :class:`Enumeration` (:func:`draw_from_range`,
+            :func:`draw_from_generator`): ``draw_inactive(k, excluded, noise)`` returns ``k``
+            distinct values uniformly among those not in ``excluded`` (the active keys), and
+            its order is the order of the result.
         noise: the release's :class:`~dpsynth_core.noise.NoiseSource`.
 
     Returns:
-        :class:`CatHistResult`. The caller records the privacy event (epsilon, add/remove).
+        :class:`CatHistResult`, keys in the enumeration's public order. The caller records
+        the privacy event (epsilon, add/remove).
     """
     epsilon = check_epsilon(epsilon)
     n = check_domain_size(domain_size)
@@ -178,57 +184,85 @@ def cathist(active_keys, active_counts, domain_size: int, *, epsilon: float, rho
     keys = [key for key, kept in zip(active_keys, keep) if kept] + made_up_keys
     all_counts = np.concatenate([noisy[keep], made_up_counts]).astype(np.int64)
     flags = np.concatenate([np.zeros(int(keep.sum()), bool), np.ones(k, bool)])
-    return CatHistResult(keys=keys, counts=all_counts, made_up=flags, threshold=rule,
-                         tau=cathist_tau(n, rho, epsilon))
+    # The release lists values in the domain's public order: the order of the input keys
+    # (often the true frequency order) and "made-up values last" would both leak.
+    order = np.argsort(draw_inactive.positions(keys), kind="stable") if keys else np.zeros(0, dtype=np.int64)
+    return CatHistResult(keys=[keys[i] for i in order], counts=all_counts[order], made_up=flags[order],
+                         threshold=rule, tau=cathist_tau(n, rho, epsilon))
 
 
-def draw_from_range(size: int):
-    """A ``draw_inactive`` for domains listed as ``0..size-1`` (explicit lists, binned cells)."""
-    return _uniform_drawer(size, lambda index: index)
+@dataclass(frozen=True)
+class Enumeration:
+    """A declared domain listed in a public order: position ``i`` holds ``key_at(i)``.
 
-
-def draw_from_generator(domain, *, with_missing: bool = False):
-    """A ``draw_inactive`` for generated text domains.
-
-    With ``with_missing``, "missing" (key ``None``) is one more value of the domain, at
-    position ``domain.size``.
-    """
-    size = domain.size + (1 if with_missing else 0)
-    return _uniform_drawer(size, lambda index: None if index == domain.size else domain.label_at(index))
-
-
-def _uniform_drawer(size: int, to_key):
-    """Draw k distinct keys uniformly among positions whose key is not excluded.
-
-    Rejection (uniform position, redrawn if taken) while at least half the domain is free,
-    so the cost is O(k) expected; otherwise the domain is at most twice the active set
-    and is listed, so either way the cost is O(|active| + k), never O(n) for large n.
+    CatHist draws its made-up values from it (calling it) and lists every result in its
+    order (``index_of``), so neither the data's frequency order nor "made-up values last"
+    can show in a release, in codes built from it, or in buckets that merge neighbouring codes.
     """
 
-    def draw(k, excluded, noise: NoiseSource):
-        free = size - len(excluded)
+    size: int
+    key_at: Callable
+    index_of: Callable
+
+    def positions(self, keys) -> np.ndarray:
+        """Public position of every key (object array: positions may exceed 64 bits)."""
+        return np.asarray([self.index_of(key) for key in keys], dtype=object)
+
+    def __call__(self, k: int, excluded, noise: NoiseSource) -> list:
+        """``k`` distinct keys drawn uniformly among those not in ``excluded``.
+
+        Rejection (uniform position, redrawn if taken) while at least half the domain is
+        free, so the cost is O(k) expected; otherwise the domain is at most twice the
+        active set and is listed, so either way the cost is O(|active| + k), never O(n).
+        """
+        free = self.size - len(excluded)
         if k > free:
             raise ValueError(f"cannot draw {k} new values from {free} free ones")
-        if 2 * (len(excluded) + k) > size:
-            pool = [key for key in map(to_key, range(size)) if key not in excluded]
+        if 2 * (len(excluded) + k) > self.size:
+            pool = [key for key in map(self.key_at, range(self.size)) if key not in excluded]
             return [pool[i] for i in noise.rng.choice(len(pool), size=k, replace=False)]
-        return _rejection(k, excluded, noise, size, to_key)
+        chosen: list = []
+        taken = set(excluded)
+        while len(chosen) < k:
+            for index in noise.uniform_indices(self.size, k - len(chosen)):
+                key = self.key_at(index)
+                if key not in taken:
+                    taken.add(key)
+                    chosen.append(key)
+                    if len(chosen) == k:
+                        break
+        return chosen
 
-    return draw
+
+class _Range(Enumeration):
+    def positions(self, keys) -> np.ndarray:
+        return np.asarray(keys, dtype=np.int64)
 
 
-def _rejection(k, excluded, noise, size, to_key):
-    chosen: list = []
-    taken = set(excluded)
-    while len(chosen) < k:
-        for index in noise.uniform_indices(size, k - len(chosen)):
-            key = to_key(index)
-            if key not in taken:
-                taken.add(key)
-                chosen.append(key)
-                if len(chosen) == k:
-                    break
-    return chosen
+def _identity(index):
+    return int(index)
+
+
+def draw_from_range(size: int) -> Enumeration:
+    """The enumeration of a domain listed as ``0..size-1`` (explicit lists, binned cells, products)."""
+    return _Range(int(size), _identity, _identity)
+
+
+def draw_from_generator(domain, *, with_missing: bool = False) -> Enumeration:
+    """The enumeration of a generated text domain (:meth:`TextDomain.label_at` order).
+
+    With ``with_missing``, "missing" (key ``None``) is one more value of the domain, at the
+    fixed public position ``domain.size`` (last).
+    """
+    size = domain.size
+
+    def key_at(index):
+        return None if with_missing and index == size else domain.label_at(index)
+
+    def index_of(key):
+        return size if with_missing and key is None else domain.index_of(key)
+
+    return Enumeration(size + (1 if with_missing else 0), key_at, index_of)
 
 
 def fidelity(true_counts: dict, released_counts: dict) -> float:

@@ -33,6 +33,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
 
@@ -717,6 +718,42 @@ class TextDomain(ColumnDomain):
             return f"{index:0{self.length}d}"
         return self._pseudonym(index)
 
+    def index_of(self, label) -> int:
+        """The position of ``label`` in the public enumeration: the exact inverse of :meth:`label_at`.
+
+        Codes built on a text column follow these positions, never the data's frequencies.
+        Raises ``ValueError`` for a value outside the domain.
+        """
+        index = self._position(label) if isinstance(label, str) else None
+        if index is None or not 0 <= index < self.size or self.label_at(index) != label:
+            raise ValueError(f"column '{self.name}': {label!r} is not in the domain")
+        return index
+
+    def _position(self, label: str) -> int | None:
+        if self.generator == "letters":
+            a = len(self.alphabet)
+            if not 1 <= len(label) <= self.max_length or any(ch not in self.alphabet for ch in label):
+                return None
+            offset = sum(a**length for length in range(1, len(label)))
+            value = 0
+            for ch in label:
+                value = value * a + self.alphabet.index(ch)
+            return offset + value
+        if self.generator == "english_word":
+            return _word_positions().get(label)
+        if self.generator == "word_pair":
+            parts = label.split(" ")
+            positions = [_word_positions().get(p) for p in parts]
+            if len(parts) != 2 or None in positions:
+                return None
+            return positions[0] * len(_sorted_words()) + positions[1]
+        if self.generator == "digits":
+            return int(label) if len(label) == self.length and label.isascii() and label.isdigit() else None
+        digits = label[len("value-"):]
+        if not label.startswith("value-") or not (digits.isascii() and digits.isdigit()):
+            return None
+        return int(digits)
+
     def _pseudonym(self, index: int) -> str:
         return f"value-{index:0{len(str(self.declared_size - 1))}d}"
 
@@ -753,6 +790,12 @@ class TextDomain(ColumnDomain):
 def _sorted_words() -> tuple[str, ...]:
     """The bundled word list, which is stored sorted: position i is the i-th word."""
     return public_list("english_words")
+
+
+@lru_cache(maxsize=1)
+def _word_positions() -> dict:
+    """Word -> its position in the bundled (sorted) list."""
+    return {word: i for i, word in enumerate(_sorted_words())}
 
 
 KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain,

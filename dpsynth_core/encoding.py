@@ -40,6 +40,8 @@ class EncodedColumn:
     labels: np.ndarray | None = None
     out_of_domain: int = 0
     missing: int = 0
+    #: text declared ``any``: distinct values in the data that share a pseudonym with another (publisher only)
+    merged: int = 0
 
     @property
     def cells(self) -> int:
@@ -51,14 +53,20 @@ class EncodedColumn:
         return CodedTable({self.domain.name: self.codes}, {self.domain.name: self.cells}, len(self.codes)).marginal(
             (self.domain.name,))
 
-    def label_counts(self) -> pd.Series:
-        """True count of every value present in a text column (missing under key None)."""
+    def label_counts(self, *, include_missing: bool = True) -> pd.Series:
+        """True count of every value present in a text column, in the domain's public order.
+
+        Missing comes last, under key None (when ``include_missing`` and the column allows it).
+        The order never depends on the counts: codes and buckets built from these keys are public.
+        """
         series = pd.Series(self.labels, dtype=object)
-        counts = series.value_counts(dropna=True)
+        counts = series.value_counts(dropna=True, sort=False)
+        keys = sorted(counts.index, key=self.domain.index_of)
+        values = counts.reindex(keys).to_list()
         missing = int(series.isna().sum())
-        if missing and self.domain.missing:
-            counts = pd.concat([counts, pd.Series({None: missing})])
-        return counts
+        if include_missing and missing and self.domain.missing:
+            keys, values = keys + [None], values + [missing]
+        return pd.Series(values, index=pd.Index(keys, dtype=object), dtype=np.int64)
 
 
 @dataclass
@@ -76,7 +84,11 @@ class EncodedTable:
 
     def report(self) -> dict:
         """Cells changed by the public rule, per column (publisher-only diagnostics)."""
-        return {n: {"out_of_domain": c.out_of_domain, "missing": c.missing} for n, c in self.columns.items()}
+        out = {n: {"out_of_domain": c.out_of_domain, "missing": c.missing} for n, c in self.columns.items()}
+        for name, column in self.columns.items():
+            if getattr(column.domain, "generator", None) == "any":
+                out[name]["merged_values"] = column.merged
+        return out
 
 
 def _distinct_cells(series: pd.Series, markers) -> tuple[np.ndarray, pd.Series, np.ndarray]:
@@ -170,8 +182,11 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         if not domain.missing:
             labels[pd.isna(labels)] = domain.label_at(0)
         row_labels = labels[index]
+        used = per_row > 0
+        named = used & ~pd.isna(labels)
+        merged = int(text[named].nunique() - pd.Series(labels[named], dtype=object).nunique())
         return EncodedColumn(domain, labels=row_labels, out_of_domain=int(per_row[changed].sum()),
-                             missing=int(per_row[pd.isna(labels)].sum()))
+                             missing=int(per_row[pd.isna(labels)].sum()), merged=merged)
     if isinstance(domain, CategoricalDomain):
         codes, changed = _encode_categorical(domain, text, is_missing)
     elif isinstance(domain, (IntegerDomain, FloatDomain, DateDomain)):

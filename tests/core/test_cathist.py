@@ -144,8 +144,33 @@ def test_made_up_weights_for_negative_cut():
 def test_time_does_not_grow_with_domain_size():
     # O(|active| + k): a 10**15 domain runs as a 10**3 one (no per-bin work).
     for n in (10**3, 10**15):
-        r = _run({"x": 10}, n, 0.9, 1.0, 0, ch.draw_from_range(n))
+        r = _run({3: 10}, n, 0.9, 1.0, 0, ch.draw_from_range(n))
         assert r.counts.dtype == np.int64
+
+
+def test_results_follow_the_public_order_not_frequency_nor_made_up_last():
+    # Keys given in frequency order; made-up values fall anywhere: the result lists both by position.
+    active = {7: 500, 2: 90, 40: 60, 11: 30}
+    seen_made_up_first = False
+    for seed in range(300):
+        r = _run(active, 50, 0.01, 2.0, seed)
+        assert r.keys == sorted(r.keys)
+        flags = dict(zip(r.keys, r.made_up))
+        assert all(not flags[k] for k in active if k in flags)
+        seen_made_up_first |= bool(r.made_up[0])
+    assert seen_made_up_first  # a made-up value can come before the real ones
+
+
+def test_text_results_follow_the_domains_enumeration_with_missing_last():
+    from dpsynth_core.domain import TextDomain
+
+    domain = TextDomain(name="w", generator="english_word")
+    enumeration = ch.draw_from_generator(domain, with_missing=True)
+    active = {None: 40, "zebra": 300, "apple": 120, "mango": 200}
+    r = _run(active, domain.size + 1, 0.9, 1.0, 0, enumeration)
+    assert r.keys[-1] is None and r.keys[:3] == ["apple", "mango", "zebra"]
+    assert [enumeration.index_of(k) for k in r.keys] == sorted(enumeration.index_of(k) for k in r.keys)
+    assert enumeration.index_of(None) == domain.size and enumeration.key_at(domain.size) is None
 
 
 def test_released_counts_are_integers():
@@ -177,15 +202,21 @@ def _release_events(target):
     }
 
 
+class _NoMadeUp(ch.Enumeration):
+    """Broken: never draws made-up values (the output holds only values present)."""
+
+    def __call__(self, k, excluded, noise):
+        return []
+
+
 def _mechanism(data, seed, broken=None):
     noise = make_noise_source(seed)
     if broken == "half noise":
         noise = HalfNoise(secure=False, rng=noise.rng)
     counts = {k: v for k, v in data.items() if v > 0}
     if broken == "active only":
-        result = ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
-                            draw_inactive=lambda k, excluded, nz: [], noise=noise)
-        return result
+        return ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
+                          draw_inactive=_NoMadeUp(_N, int, int), noise=noise)
     return ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
                       draw_inactive=ch.draw_from_range(_N), noise=noise)
 

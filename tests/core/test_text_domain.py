@@ -1,0 +1,82 @@
+"""Weakly constrained text domains: the public enumeration and its exact inverse, pseudonyms."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.domain import TextDomain
+from dpsynth_core.encoding import encode_column
+
+GENERATORS = {
+    "letters": TextDomain(name="t", generator="letters", max_length=4, alphabet="abc"),
+    "letters_long": TextDomain(name="t", generator="letters", max_length=12),
+    "english_word": TextDomain(name="t", generator="english_word"),
+    "word_pair": TextDomain(name="t", generator="word_pair"),
+    "digits": TextDomain(name="t", generator="digits", length=5),
+    "any": TextDomain(name="t", generator="any", declared_size=17_000),
+    "any_one": TextDomain(name="t", generator="any", declared_size=1),
+}
+
+
+@pytest.mark.parametrize("name", list(GENERATORS))
+def test_index_of_is_the_exact_inverse_of_label_at(name):
+    domain = GENERATORS[name]
+    size = domain.size
+    rng = np.random.default_rng(0)
+    edges = [0, size - 1, min(1, size - 1), size // 2]
+    picks = edges + [int(v) for v in rng.integers(0, size, 300)] if size < 2**62 else edges
+    if size >= 2**62:  # letters of length 12 (9.9e16 values): Python ints
+        picks += [int.from_bytes(rng.bytes(8), "big") % size for _ in range(300)]
+    for index in picks:
+        label = domain.label_at(index)
+        assert domain.index_of(label) == index, (name, index, label)
+
+
+def test_letters_enumeration_by_length_then_alphabet():
+    domain = GENERATORS["letters"]
+    labels = [domain.label_at(i) for i in range(domain.size)]
+    assert labels[:4] == ["a", "b", "c", "aa"] and labels[-1] == "cccc"
+    assert [domain.index_of(v) for v in labels] == list(range(domain.size))
+
+
+@pytest.mark.parametrize("name, label", [("letters", "abd"), ("letters", ""), ("letters", "aaaaa"),
+                                         ("english_word", "notaword-xyz"), ("word_pair", "cat"),
+                                         ("digits", "1234"), ("digits", "12a45"), ("any", "value-17000"),
+                                         ("any", "value-1"), ("any", "hello"), ("any", None)])
+def test_index_of_refuses_values_outside_the_domain(name, label):
+    with pytest.raises(ValueError, match="not in the domain"):
+        GENERATORS[name].index_of(label)
+
+
+def test_index_of_follows_normalised_labels_for_every_generator():
+    # Every value normalise() returns is a label of the domain, so it has a position.
+    raw = {"letters": ["ab", "cab"], "english_word": ["Apple", "zebra"], "word_pair": ["big Cat", "red fox"],
+           "digits": ["02139", "98105"], "any": ["Aggravated Assault", "Battery"]}
+    for name, values in raw.items():
+        domain = GENERATORS[name]
+        for label in domain.normalise(values):
+            assert domain.label_at(domain.index_of(label)) == label
+
+
+def test_label_counts_are_in_public_order_not_frequency_order():
+    domain = TextDomain(name="w", generator="english_word")
+    frame = pd.Series(["zebra"] * 50 + ["apple"] * 3 + ["mango"] * 20 + [""] * 7)
+    counts = encode_column(domain, frame).label_counts()
+    assert list(counts.index) == ["apple", "mango", "zebra", None]
+    assert list(counts) == [3, 20, 50, 7]
+    without = encode_column(domain, frame).label_counts(include_missing=False)
+    assert list(without.index) == ["apple", "mango", "zebra"]
+
+
+# --- the 'any' generator: merges are reported to the publisher, never to the release -----
+
+def test_any_generator_reports_values_merged_on_one_pseudonym():
+    domain = TextDomain(name="code", generator="any", declared_size=23)
+    raw = [f"code {i}" for i in range(17)]
+    pseudonyms = domain.normalise(raw)
+    merged = len(raw) - len(set(pseudonyms))
+    assert merged > 0  # 17 values on 23 pseudonyms: collisions are expected (birthday problem)
+    column = encode_column(domain, pd.Series(raw * 3 + [""]))
+    assert column.merged == merged
+    big = TextDomain(name="code", generator="any", declared_size=10**12)
+    assert encode_column(big, pd.Series(raw)).merged == 0
