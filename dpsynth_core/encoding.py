@@ -59,11 +59,11 @@ class EncodedColumn:
         Missing comes last, under key None (when ``include_missing`` and the column allows it).
         The order never depends on the counts: codes and buckets built from these keys are public.
         """
-        series = pd.Series(self.labels, dtype=object)
-        counts = series.value_counts(dropna=True, sort=False)
-        keys = sorted(counts.index, key=self.domain.index_of)
-        values = counts.reindex(keys).to_list()
-        missing = int(series.isna().sum())
+        index, uniques = pd.factorize(np.asarray(self.labels, dtype=object), use_na_sentinel=True)
+        counts = np.bincount(index[index >= 0], minlength=len(uniques))
+        order = sorted(range(len(uniques)), key=lambda i: self.domain.index_of(uniques[i]))
+        keys, values = [uniques[i] for i in order], counts[order].tolist()
+        missing = int((index < 0).sum())
         if include_missing and missing and self.domain.missing:
             keys, values = keys + [None], values + [missing]
         return pd.Series(values, index=pd.Index(keys, dtype=object), dtype=np.int64)

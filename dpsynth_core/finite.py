@@ -1,12 +1,27 @@
 """Every column on a small, public set of codes, for methods that model columns jointly.
 
-Binned columns (categorical, integer, float, date) already are: their cells are declared.
-A weakly constrained text column first goes through CatHist (its own privacy spend): the
-values it releases become the column's *vocabulary*, public because they are the output
-of a DP mechanism, plus one code "other" for every value left out. A record's value is
-then mapped to its vocabulary code or to "other" (a public, per-record rule), so later
-measurements on these codes are DP with their own budget. On decoding, "other" becomes a
-value drawn uniformly from the declared domain outside the vocabulary.
+Binned columns (categorical, integer, float, date) already are: their cells are declared,
+"missing" last. A weakly constrained text column first goes through CatHist over its
+declared domain (its own privacy spend, without "missing"): the values it releases
+become the column's *vocabulary*, public because they are the output of a DP mechanism.
+The codes of a text column are then, all public:
+
+* ``0 .. V-1``: the vocabulary, in the domain's public enumeration order
+  (:meth:`~dpsynth_core.domain.TextDomain.index_of`), never in frequency order;
+* ``V``: "other", every value outside the vocabulary;
+* ``V + 1``: "missing", when the column allows it (never merged with "other").
+
+A record's value maps to its code by this public, per-record rule, so every later
+measurement on the codes is DP with its own budget. A method must *measure* the cells
+"other" and "missing" with noise like any other cell (their mass is never taken as the
+rows minus the vocabulary's counts).
+
+Decoding rule, so that the made-up values of a release are exactly CatHist's (a release
+holds none with probability rho, as with ``cathist``): a vocabulary code decodes to its
+value; "missing" to a missing cell; "other" to a vocabulary value drawn in proportion to
+the vocabulary's noisy counts (a value outside the vocabulary is never invented). When the
+vocabulary is empty, "other" decodes to missing, or to the domain's first value when the
+column cannot be missing (the public rule the encoding uses for missing cells).
 """
 
 from __future__ import annotations
@@ -23,55 +38,74 @@ from .encoding import EncodedColumn, decode_codes
 
 @dataclass
 class FiniteColumn:
-    """A column as codes in ``0..cells-1`` with what is needed to turn codes back into values."""
+    """A column as codes in ``0..cells-1`` with what is needed to turn codes back into values.
+
+    Attributes:
+        vocabulary: text only: the CatHist-released values in public order (codes ``0..V-1``).
+        vocabulary_counts: text only: their noisy CatHist counts.
+    """
 
     name: str
     domain: object
     codes: np.ndarray
     cells: int
-    vocabulary: list | None = None  # text only: the CatHist-released values; code len(vocabulary) = other
-    vocabulary_counts: np.ndarray | None = None  # text only: their noisy counts
+    vocabulary: list | None = None
+    vocabulary_counts: np.ndarray | None = None
+
+    @property
+    def other_code(self) -> int | None:
+        """Text only: the code of every value outside the vocabulary."""
+        return None if self.vocabulary is None else len(self.vocabulary)
+
+    @property
+    def missing_code(self) -> int | None:
+        """The code of "missing" (the last code), or None when the column cannot be missing."""
+        if not self.domain.missing:
+            return None
+        return self.cells - 1
 
     def decode(self, codes: np.ndarray, noise) -> pd.Series:
+        """Values for synthetic codes, by the decoding rule in the module docstring."""
+        codes = np.asarray(codes, dtype=np.int64)
         if self.vocabulary is None:
             return decode_codes(self.domain, codes, noise)
-        labels = np.asarray(self.vocabulary + [None], dtype=object)[codes]
-        other = np.flatnonzero(codes == len(self.vocabulary))
+        labels = np.empty(len(codes), dtype=object)
+        known = codes < len(self.vocabulary)
+        labels[known] = np.asarray(self.vocabulary, dtype=object)[codes[known]]
+        other = np.flatnonzero(codes == self.other_code)
         if other.size:
-            labels[other] = _outside(self.domain, set(self.vocabulary), other.size, noise)
+            labels[other] = self._decode_other(other.size, noise)
         return pd.Series(labels, dtype=object)
 
-
-def _outside(domain, taken: set, count: int, noise) -> list:
-    """``count`` values drawn uniformly (with repeats) from the domain minus ``taken``."""
-    if domain.size <= len({v for v in taken if v is not None}):
-        return [None] * count
-    out: list = []
-    while len(out) < count:
-        for index in noise.uniform_indices(domain.size, count - len(out)):
-            label = domain.label_at(index)
-            if label not in taken:
-                out.append(label)
-    return out
+    def _decode_other(self, count: int, noise) -> np.ndarray:
+        if not self.vocabulary:
+            fallback = None if self.domain.missing else self.domain.label_at(0)
+            return np.full(count, fallback, dtype=object)
+        weights = np.clip(np.asarray(self.vocabulary_counts, dtype=float), 0, None)
+        weights = weights / weights.sum() if weights.sum() > 0 else np.full(len(weights), 1 / len(weights))
+        return np.asarray(self.vocabulary, dtype=object)[noise.rng.choice(len(weights), size=count, p=weights)]
 
 
 def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noise, label: str) -> FiniteColumn:
-    """A binned column as it is; a text column coded over its CatHist vocabulary (spends text_epsilon)."""
+    """A binned column as it is; a text column coded over its CatHist vocabulary (spends ``text_epsilon``).
+
+    CatHist runs over the declared domain without "missing" (a record changes one count by
+    one: epsilon-DP, add/remove); the caller records the spend.
+    """
     domain = column.domain
     if domain.binned:
         return FiniteColumn(domain.name, domain, column.codes, column.cells)
-    counts = column.label_counts()
-    size = domain.size + (1 if domain.missing else 0)
-    result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), size, epsilon=text_epsilon, rho=rho,
-                     draw_inactive=draw_from_generator(domain, with_missing=domain.missing), noise=noise,
-                     label=label)
-    vocabulary = list(result.keys)
+    counts = column.label_counts(include_missing=False)
+    result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), domain.size, epsilon=text_epsilon, rho=rho,
+                     draw_inactive=draw_from_generator(domain), noise=noise, label=label)
+    vocabulary = list(result.keys)  # the domain's public order (CatHist lists results so)
     other = len(vocabulary)
-    missing = "\x00missing"
-    keys = pd.Index([missing if v is None else v for v in vocabulary])
-    codes = keys.get_indexer(np.where(pd.isna(column.labels), missing, column.labels).astype(object))
-    codes = np.where(codes < 0, other, codes).astype(np.int64)
-    return FiniteColumn(domain.name, domain, codes, other + 1, vocabulary, result.counts)
+    cells = other + (2 if domain.missing else 1)
+    index, uniques = pd.factorize(np.asarray(column.labels, dtype=object), use_na_sentinel=True)
+    position = {value: code for code, value in enumerate(vocabulary)}
+    unique_codes = np.array([position.get(value, other) for value in uniques] + [cells - 1], dtype=np.int64)
+    codes = unique_codes[index]  # the sentinel -1 (missing) picks the last entry: the missing code
+    return FiniteColumn(domain.name, domain, codes, cells, vocabulary, result.counts)
 
 
 def coded_table(columns: dict, n_rows: int) -> CodedTable:
