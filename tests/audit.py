@@ -76,3 +76,23 @@ class HalfGaussian(NoiseSource):
 
     def discrete_gaussian(self, size, sigma, label=""):
         return super().discrete_gaussian(size, sigma / 2, label)
+
+
+def restore_frequency_order(monkeypatch) -> None:
+    """A deliberately broken variant (the old code): text values coded in true frequency order,
+    CatHist's made-up values last, so one record can re-code (and re-bucket) many values."""
+    import numpy as np
+    import pandas as pd
+
+    from dpsynth_core import cathist
+    from dpsynth_core.encoding import EncodedColumn
+
+    def by_frequency(self, *, include_missing=True):
+        series = pd.Series(self.labels, dtype=object)
+        counts = series.value_counts(dropna=True)
+        if include_missing and series.isna().any() and self.domain.missing:
+            counts = pd.concat([counts, pd.Series([int(series.isna().sum())], index=pd.Index([None], dtype=object))])
+        return counts
+
+    monkeypatch.setattr(EncodedColumn, "label_counts", by_frequency)
+    monkeypatch.setattr(cathist.Enumeration, "positions", lambda self, keys: np.arange(len(keys)))

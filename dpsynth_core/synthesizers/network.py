@@ -148,10 +148,8 @@ class NetworkSynthesizer(Synthesizer):
         h_eps, p_eps = fit_to_budget(self.epsilon_, fixed,
                                      [(m + len(pairs), entropy_budget / (m + len(pairs))),
                                       (m, parameter_budget / m)], constraints.ADVANCED_COMPOSITION_DELTA)
-        scale = entropy_sensitivity(n_low) / h_eps
-        true = [entropy(table.marginal((n,), buckets=buckets)) for n in names]
-        true += [entropy(table.marginal(pair, buckets=buckets)) for pair in pairs]
-        noisy = np.clip(real_laplace(self.noise_, true, scale, label="entropies"), 0.0, None)
+        groups = [(n,) for n in names] + list(pairs)
+        noisy = noisy_entropies(table, groups, buckets=buckets, n_low=n_low, epsilon=h_eps, noise=self.noise_)
         for i, label in enumerate([f"H({n})" for n in names] + [f"H({a}, {b})" for a, b in pairs]):
             self.accountant_.spend(PrivacyEvent("Laplace entropy", h_eps, COUNT_FAILURE if i == 0 else 0.0,
                                                 self.neighbouring, label))
@@ -159,27 +157,10 @@ class NetworkSynthesizer(Synthesizer):
         su = {frozenset((a, b)): symmetrical_uncertainty(h[a], h[b], noisy[m + i]) for i, (a, b) in enumerate(pairs)}
         self.su_ = su
 
-        # 2. structure by greedy CFS, acyclic and within max_cost
-        parents = {n: [] for n in names}
-        for target in names:
-            while len(parents[target]) < self.max_parents:
-                best, best_merit = None, cfs_merit(target, parents[target], su)
-                children = _children(parents)
-                for candidate in names:
-                    if candidate == target or candidate in parents[target]:
-                        continue
-                    if _reaches(children, target, candidate):
-                        continue  # candidate is a descendant of target: adding it would close a cycle
-                    trial = parents[target] + [candidate]
-                    if self._cost(target, trial, scored) > self.max_cost:
-                        continue
-                    merit = cfs_merit(target, trial, su)
-                    if merit > best_merit + 1e-12:
-                        best, best_merit = candidate, merit
-                if best is None:
-                    break
-                parents[target].append(best)
-        self.parents_ = {n: tuple(p) for n, p in parents.items()}
+        # 2. structure by greedy CFS, acyclic and within max_cost (post-processing of the entropies)
+        self.parents_ = search_structure(names, su, {n: self.columns_[n].cells for n in names},
+                                         {n: scored[n][1] for n in names},
+                                         max_parents=self.max_parents, max_cost=self.max_cost)
         self.order_ = _topological_order(self.parents_)
         self.scored_cells_ = {n: scored[n][1] for n in names}
 
@@ -200,9 +181,6 @@ class NetworkSynthesizer(Synthesizer):
             self.tables_[name] = theta
             self.factors_[name] = Factor(name, self.parents_[name], config_cells, cells, np.arange(configs * cells),
                                          theta.ravel())
-
-    def _cost(self, target: str, parents: list, scored: dict) -> int:
-        return self.columns_[target].cells * int(np.prod([scored[p][1] for p in parents]))
 
     def _config_index(self, parents, bucketed: dict, rows: int) -> np.ndarray:
         return flat_index([bucketed[p] for p in parents], [self.scored_cells_[p] for p in parents], rows)
@@ -234,6 +212,47 @@ class NetworkSynthesizer(Synthesizer):
     def card_details(self) -> dict:
         return {"structure": [{"column": n, "parents": list(self.parents_[n])} for n in self.order_],
                 "max_cost": self.max_cost, "scoring_buckets": SCORING_BUCKETS}
+
+
+def noisy_entropies(table, groups, *, buckets: dict, n_low: int, epsilon: float, noise) -> np.ndarray:
+    """Entropies (nats) of the bucketed marginals of ``groups``, each plus Laplace noise, clipped at 0.
+
+    Each is ``epsilon``-DP under adding or removing a record to a table of at least ``n_low``
+    records (sensitivity :func:`entropy_sensitivity`); the buckets are public (consecutive
+    codes of a public order), so a record moves one count of each table by one.
+    """
+    true = [entropy(table.marginal(group, buckets=buckets)) for group in groups]
+    scale = entropy_sensitivity(n_low) / epsilon
+    return np.clip(real_laplace(noise, true, scale, label="entropies"), 0.0, None)
+
+
+def search_structure(names, su: dict, cells: dict, scored_cells: dict, *, max_parents: int,
+                     max_cost: int) -> dict:
+    """Greedy CFS: each attribute in turn takes the parent that most raises its merit.
+
+    The graph stays acyclic and every table within ``max_cost`` cells (the attribute's
+    cells times its parents' scoring buckets). Post-processing of the noisy ``su``.
+    """
+    parents = {n: [] for n in names}
+    for target in names:
+        while len(parents[target]) < max_parents:
+            best, best_merit = None, cfs_merit(target, parents[target], su)
+            children = _children(parents)
+            for candidate in names:
+                if candidate == target or candidate in parents[target]:
+                    continue
+                if _reaches(children, target, candidate):
+                    continue  # candidate is a descendant of target: adding it would close a cycle
+                trial = parents[target] + [candidate]
+                if cells[target] * int(np.prod([scored_cells[p] for p in trial])) > max_cost:
+                    continue
+                merit = cfs_merit(target, trial, su)
+                if merit > best_merit + 1e-12:
+                    best, best_merit = candidate, merit
+            if best is None:
+                break
+            parents[target].append(best)
+    return {n: tuple(p) for n, p in parents.items()}
 
 
 def _children(parents: dict) -> dict:

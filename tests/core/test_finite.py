@@ -12,7 +12,7 @@ from dpsynth_core.domain import TextDomain
 from dpsynth_core.encoding import EncodedColumn, encode_column
 from dpsynth_core.finite import finite_column
 from dpsynth_core.noise import make_noise_source
-from tests.audit import audit, clopper_pearson
+from tests.audit import audit, clopper_pearson, restore_frequency_order
 
 WORDS = TextDomain(name="w", generator="english_word")
 
@@ -142,16 +142,7 @@ def test_audit_vocabulary_order_passes():
     assert not result.violates(EPS), result
 
 
-def _frequency_order(monkeypatch):
-    """The broken variant: codes in true frequency order, made-up values last (the old code)."""
-    def by_frequency(self, *, include_missing=True):
-        counts = pd.Series(self.labels, dtype=object).value_counts(dropna=True)
-        return counts
-    monkeypatch.setattr(EncodedColumn, "label_counts", by_frequency)
-    monkeypatch.setattr(ch.Enumeration, "positions", lambda self, keys: np.arange(len(keys)))
-
-
 def test_audit_vocabulary_catches_frequency_order(monkeypatch):
-    _frequency_order(monkeypatch)
+    restore_frequency_order(monkeypatch)
     result = audit(_vocabulary, _D_ORDER, _D_ORDER_PRIME, _order_events(), trials=300, seed=4)
     assert result.violates(EPS) and result.epsilon_lower_bound > 3, result

@@ -30,3 +30,24 @@ def assert_in_domain(frame: pd.DataFrame, spec) -> None:
             assert values.astype(float).between(col.min, col.max).all(), name
         elif col.kind == "text":
             assert all(col.normalise([v])[0] == v for v in values.unique()), name
+
+
+def missing_cells_bound(rows_out: int, rows_in: int, cells: int, epsilon: float, slack: float = 1.0,
+                        failure: float = 1e-6) -> int:
+    """Most missing cells a synthetic column may show when the data has none, from the noise alone.
+
+    The "missing" cell's noisy count is discrete Laplace noise of scale ``1/epsilon`` on a true
+    0, at most ``q`` except with probability ``failure``; every other cell loses at most ``q``.
+    Its share is then at most ``Beta(q + 1, rows_in - cells q)``'s upper quantile (the
+    Dirichlet(noisy + 1) posterior; without the prior the share is smaller), times ``slack``,
+    and the synthetic count is binomial with that share.
+    """
+    from scipy.stats import beta, binom
+
+    from dpsynth_core.noise import discrete_laplace_survival
+
+    q = 0
+    while discrete_laplace_survival(q, epsilon) > failure:
+        q += 1
+    share = beta.ppf(1 - failure, q + 1, max(rows_in - cells * q, 1)) * slack
+    return int(binom.ppf(1 - failure, rows_out, min(share, 1.0)))
