@@ -74,7 +74,7 @@ def case_deniability_candidates(secure: bool, count: int = 1_000_000) -> dict:
     real = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
     model = PlausibleDeniability(epsilon=1.0, random_state=None if secure else 0).fit(real, _adult_domain())
     start = time.perf_counter()
-    candidates, redraw = model.candidates(count)
+    candidates, redraw = model.make_candidates(count)
     passed = model.test(model.plausible_seeds(candidates, redraw))
     return {"seconds": time.perf_counter() - start, "pass_rate": float(passed.mean())}
 

@@ -15,13 +15,19 @@ records with the same values outside ``R``: a hash lookup per candidate, not a s
 (The candidate is read as the pair ``(y, R)``; releasing ``y`` alone is post-processing.)
 
 Guarantee (their Theorem 1, Privacy Test 2): with the randomised threshold
-``k + Z``, ``Z`` discrete Laplace of scale ``1/epsilon0``, each *released record* is
+``k + Z``, ``Z`` discrete Laplace of scale ``1/epsilon0``, one *run* (draw a seed, make a
+candidate, test it, output the candidate or nothing) is
 ``(epsilon0 + ln(1 + gamma / t), exp(-epsilon0 (k - t)))``-DP for any integer
 ``1 <= t < k`` (``t`` is chosen to make delta at most 1e-6), under adding or removing
-one record. Releasing ``N`` records composes: ``N`` times that (basic composition), plus
-the network's budget. This is a per-record guarantee: a large release has a large total
-epsilon, and the card says so. With the deterministic test (``epsilon0=None``) there is
-no DP guarantee at all.
+one record. A release makes a fixed, public number ``C`` of runs (``candidates``;
+default: the row target, i.e. the publisher's ``rows`` or the noisy row count) and
+publishes the candidates that pass: ``C`` runs compose to ``C`` times that (basic
+composition), plus the network's budget, whatever number of records passes, zero
+included. Drawing candidates *until* ``n`` pass would hide the failed runs and multiply
+the chance of a rare record's candidate by about one over the pass rate (a stopping rule
+is a use of the data): the number of runs never depends on the outcomes. A large release
+has a large total epsilon, and the card says so. With the deterministic test
+(``epsilon0=None``) there is no DP guarantee at all.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .. import constraints
 from ..accounting import PrivacyEvent
 from .network import NetworkSynthesizer
 from ..errors import ParameterError
@@ -38,11 +45,14 @@ from ..finite import coded_table
 from .registry import register
 
 DELTA_PER_RECORD = 1e-6
+#: Candidates pushed through the test at once (bounds memory; the number of runs is fixed in advance).
+CHUNK = 200_000
 
 
 def record_guarantee(k: int, gamma: float, epsilon0: float, delta_target: float = DELTA_PER_RECORD):
-    """``(epsilon, delta, t)`` per released record from Theorem 1, the ``t`` giving the smallest
-    epsilon with delta at most ``delta_target`` (or ``t = 1`` when none does)."""
+    """``(epsilon, delta, t)`` of one candidate run from Theorem 1 (its output: a record or nothing),
+    the ``t`` giving the smallest epsilon with delta at most ``delta_target`` (or ``t = 1``
+    when none does)."""
     best = None
     for t in range(1, k):
         delta = math.exp(-epsilon0 * (k - t))
@@ -76,9 +86,10 @@ def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> n
     "Plausible deniability",
     """Makes each synthetic record by taking a real record, keeping some of its values and
     redrawing the rest from a private model of the data, then releases it only if many real
-    people could equally have been its starting point. Records stay realistic. Its privacy
-    promise holds for each released record on its own; for the whole file the promise
-    weakens with every record released, which the release card spells out.""",
+    people could equally have been its starting point. It runs a fixed number of such
+    attempts and releases those that pass, so the file is smaller than the number of
+    attempts. Records stay realistic. Its privacy promise holds for each attempt on its own;
+    for the whole file the promise weakens with every attempt, which the release card spells out.""",
     rank=6,
 )
 class PlausibleDeniability(NetworkSynthesizer):
@@ -88,22 +99,28 @@ class PlausibleDeniability(NetworkSynthesizer):
         k: plausible seeds required; gamma: probability factor; omega: attributes redrawn
             per candidate (default: a third of the columns, at least 1);
         epsilon0: noise of the randomised threshold (None: the deterministic test, no DP);
-        max_candidates: stop after this many candidates.
+        candidates: how many candidates to run, a public number fixed in advance (default:
+            the row target, i.e. the publisher's ``rows`` or the noisy row count). The file
+            holds those that pass.
     """
 
     def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = 50, gamma: float = 2.0,
                  omega: int | None = None, epsilon0: float | None = 1.0, patterns: int = 16,
-                 max_candidates: int = 5_000_000, max_cost: int = 2000, max_parents: int = 3):
+                 candidates: int | None = None, max_cost: int = 2000, max_parents: int = 3):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state, max_cost=max_cost,
                          max_parents=max_parents)
         self.k, self.gamma, self.omega, self.epsilon0 = k, gamma, omega, epsilon0
-        self.patterns, self.max_candidates = patterns, max_candidates
+        self.patterns, self.candidates = patterns, candidates
 
     def _fit(self, encoded, epsilon):
         if self.k < 2 or self.gamma < 1:
             raise ParameterError(f"k ({self.k}) must be >= 2 and gamma ({self.gamma}) >= 1")
+        self.candidates_ = self._check_runs(self.rows_ if self.candidates is None else self.candidates)
+        self.runs_source_ = ("the publisher's number of candidates" if self.candidates is not None else
+                             "the row count" + (" asked for by the publisher" if "publisher" in self.row_policy_
+                                                else ", noisy"))
         super()._fit(encoded, epsilon)
-        # The seeds: real records, kept to be tested against (the test's cost is counted per release).
+        # The seeds: real records, kept to be tested against (every run is charged, see sample()).
         self.seeds_ = coded_table(self.columns_, encoded.n_rows).records(self.order_)
         m = len(self.order_)
         self.omega_ = self.omega or max(1, m // 3)
@@ -115,7 +132,14 @@ class PlausibleDeniability(NetworkSynthesizer):
         ranks = np.argsort(self.noise_.rng.random((self.patterns, m)), axis=1)
         self.redraw_patterns_ = np.unique(ranks < self.omega_, axis=0)
 
-    def candidates(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+    @staticmethod
+    def _check_runs(runs) -> int:
+        limit = constraints.MAX_SYNTHETIC_ROWS
+        if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= limit:
+            raise ParameterError(f"candidates ({runs!r}) must be a whole number from 1 to {limit:,}")
+        return int(runs)
+
+    def make_candidates(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """``count`` candidates (codes in ``order_``) and their redrawn-attribute masks."""
         rng = self.noise_.rng
         seeds = self.seeds_[rng.integers(0, len(self.seeds_), size=count)]
@@ -150,40 +174,64 @@ class PlausibleDeniability(NetworkSynthesizer):
         noise = self.noise_.discrete_laplace(len(plausible), 1.0 / self.epsilon0, label="privacy test")
         return plausible >= self.k + noise
 
-    def _sample(self, n: int) -> pd.DataFrame:
-        released, tried, passed = [], 0, 0
-        while passed < n and tried < self.max_candidates:
-            rate = max(passed / tried, 0.005) if tried else 0.05
-            size = min(max(10_000, int(1.3 * (n - passed) / rate)), self.max_candidates - tried)
-            candidates, redraw = self.candidates(size)
+    def run_candidates(self, runs: int) -> np.ndarray:
+        """Run exactly ``runs`` candidates through the test; the codes (in ``order_``) of those that pass.
+
+        The number of runs is fixed before any outcome is seen, and every run is charged to
+        the accountant, whether it released a record or nothing.
+        """
+        runs = self._check_runs(runs)
+        released, passed = [], 0
+        for start in range(0, runs, CHUNK):
+            candidates, redraw = self.make_candidates(min(CHUNK, runs - start))
             ok = self.test(self.plausible_seeds(candidates, redraw))
-            tried += size
             passed += int(ok.sum())
             released.append(candidates[ok])
-        rows = np.vstack(released)[:n] if released else np.zeros((0, len(self.order_)), dtype=np.int64)
-        self.pass_rate_ = passed / tried if tried else 0.0
-        self.candidates_tried_ = tried
-        self._record_release(len(rows))
-        return pd.DataFrame({name: self.columns_[name].decode(rows[:, j], self.noise_).reset_index(drop=True)
-                             for j, name in enumerate(self.order_)})[list(self.columns_)]
+        self._record_runs(runs)
+        self.candidates_run_ = getattr(self, "candidates_run_", 0) + runs
+        self.released_ = getattr(self, "released_", 0) + passed
+        return np.vstack(released)
 
-    def _record_release(self, released: int) -> None:
+    def sample(self, n: int | None = None) -> pd.DataFrame:
+        """Run ``n`` candidates (default: ``candidates_``) and return those that pass, decoded.
+
+        The file may have any number of rows from 0 to ``n``: how many pass is an output of
+        the mechanism, covered by its guarantee. Each call is a new release, charged again.
+        """
+        if not hasattr(self, "accountant_"):
+            raise RuntimeError("call fit() before sample()")
+        runs = self.candidates_ if n is None else n
+        rows = self.run_candidates(runs)
+        self.row_policy_ = (f"{runs:,} candidates were run (a public number fixed in advance: {self.runs_source_}); "
+                            f"{len(rows):,} passed the privacy test and are released. How many pass is itself an "
+                            "output of the mechanism, covered by the guarantee; a file with no rows is a valid "
+                            "outcome.")
+        frame = pd.DataFrame({name: self.columns_[name].decode(rows[:, j], self.noise_).reset_index(drop=True)
+                              for j, name in enumerate(self.order_)})
+        return frame[list(self.domain_.kept)]
+
+    def _record_runs(self, runs: int) -> None:
         if self.epsilon0 is None:
             self.record_guarantee_ = None
             return
         eps_r, delta_r, t = record_guarantee(self.k, self.gamma, self.epsilon0)
         self.record_guarantee_ = {"epsilon": eps_r, "delta": delta_r, "t": t}
-        self.accountant_.spend(PrivacyEvent("plausible-deniability test (Privacy Test 2)", released * eps_r,
-                                            min(1.0, released * delta_r), self.neighbouring,
-                                            f"{released:,} released records, each ({eps_r:.3g}, {delta_r:.2g})-DP, "
-                                            "basic composition"))
+        self.accountant_.spend(PrivacyEvent("plausible-deniability test (Privacy Test 2)", runs * eps_r,
+                                            min(1.0, runs * delta_r), self.neighbouring,
+                                            f"{runs:,} candidate runs, each ({eps_r:.3g}, {delta_r:.2g})-DP "
+                                            "(a record or nothing), basic composition"))
 
     def card_details(self) -> dict:
         details = super().card_details()
+        runs = getattr(self, "candidates_run_", 0)
+        per_run = getattr(self, "record_guarantee_", None)
+        total = None if per_run is None else {"epsilon": runs * per_run["epsilon"],
+                                              "delta": min(1.0, runs * per_run["delta"])}
         details.update(k=self.k, gamma=self.gamma, omega=self.omega_, epsilon0=self.epsilon0,
-                       per_record_guarantee=getattr(self, "record_guarantee_", None),
-                       per_record_note=("Each released record on its own is protected by the per-record "
-                                        "guarantee; the whole file's guarantee is the sum over its records."
+                       candidates_run=runs, per_run_guarantee=per_run, runs_guarantee=total,
+                       per_record_note=(f"Each of the {runs:,} candidate runs (whose output is a record or "
+                                        "nothing) is protected on its own by the per-run guarantee; the whole "
+                                        "file's guarantee adds them all up, whatever number of records passed."
                                         if self.epsilon0 is not None else
                                         "Deterministic test: no differential privacy guarantee."))
         return details
@@ -195,4 +243,5 @@ class PlausibleDeniability(NetworkSynthesizer):
         return None
 
     def publisher_details(self) -> dict:
-        return {"pass_rate": getattr(self, "pass_rate_", None), "candidates": getattr(self, "candidates_tried_", 0)}
+        runs = getattr(self, "candidates_run_", 0)
+        return {"pass_rate": getattr(self, "released_", 0) / runs if runs else None, "candidates": runs}

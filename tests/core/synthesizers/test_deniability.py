@@ -3,11 +3,12 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
 from dpsynth_core.synthesizers.deniability import PlausibleDeniability, projection_keys, record_guarantee
-from tests.audit import audit
+from tests.audit import audit, clopper_pearson
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
@@ -18,7 +19,7 @@ def model():
 
 
 def test_hashed_counts_equal_a_full_scan(model):
-    candidates, redraw = model.candidates(300)
+    candidates, redraw = model.make_candidates(300)
     counts = model.plausible_seeds(candidates, redraw)
     for i in range(300):
         keep = ~redraw[i]
@@ -29,7 +30,7 @@ def test_hashed_counts_equal_a_full_scan(model):
 
 def test_every_plausible_seed_has_the_seeds_probability(model):
     # P(y | d) = prod over redrawn a of P(y_a | parents of a in y) whenever d agrees with y on kept columns.
-    candidates, redraw = model.candidates(50)
+    candidates, redraw = model.make_candidates(50)
     order = model.order_
     for i in range(5):
         y = {n: candidates[i:i + 1, j] for j, n in enumerate(order)}
@@ -55,18 +56,56 @@ def test_deterministic_test_hand_worked(model):
     assert list(deterministic.test(np.array([9, 10, 11]))) == [False, True, True]
 
 
-def test_ledger_counts_every_released_record():
+def test_ledger_counts_every_candidate_run_not_only_released_records():
     frame, spec = adult_small(3000)
     release = synthesize(frame, spec, 1.0, method="deniability", rows=1000, random_state=3, k=10)
-    per_record = release.card["method_details"]["per_record_guarantee"]
-    spends = {e["label"]: e for e in release.card["spends"]}
-    test_spend = next(v for k, v in spends.items() if "released records" in k)
-    assert test_spend["epsilon"] == pytest.approx(1000 * per_record["epsilon"])
+    details = release.card["method_details"]
+    per_run = details["per_run_guarantee"]
+    assert details["candidates_run"] == 1000
+    runs = next(e for e in release.card["spends"] if "candidate runs" in e["label"])
+    assert runs["epsilon"] == pytest.approx(1000 * per_run["epsilon"])
+    assert runs["delta"] == pytest.approx(min(1.0, 1000 * per_run["delta"]))
     assert release.card["guarantee"]["epsilon"] > 1000
-    assert "whole file" in release.card["method_details"]["per_record_note"]
-    assert len(release.data) == 1000
+    assert 0 < len(release.data) < 1000  # the file holds the runs that passed, fewer than the runs
+    assert "1,000 candidates" in release.card["rows"]["policy"]
+    assert "asked for this number of rows" not in release.card["rows"]["policy"]
+    assert "whole file" in details["per_record_note"]
     assert_in_domain(release.data, spec)
     assert 0 < release.publisher_report["columns"]["pass_rate"] < 1
+
+
+def test_candidates_parameter_and_a_second_sample_are_charged():
+    frame, spec = adult_small(2000)
+    model = PlausibleDeniability(epsilon=1.0, random_state=5, k=10, candidates=700).fit(frame, spec)
+    model.sample()
+    model.sample(300)
+    labels = [e.label for e in model.accountant_.events if "candidate runs" in e.label]
+    assert labels[0].startswith("700 candidate runs") and labels[1].startswith("300 candidate runs")
+
+
+def test_no_record_passing_is_a_valid_empty_release(tmp_path):
+    frame, spec = adult_small(500)
+    release = synthesize(frame, spec, 1.0, method="deniability", rows=200, random_state=6, k=100_000)
+    assert len(release.data) == 0 and list(release.data.columns) == list(spec["columns"])
+    assert "0 passed" in release.card["rows"]["policy"]
+    assert release.card["method_details"]["candidates_run"] == 200
+    from dpsynth_core.cli import main
+    import json
+    data, domain, out = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "out.csv"
+    frame.to_csv(data, index=False)
+    domain.write_text(json.dumps(spec))
+    assert main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--method", "deniability",
+                 "--rows", "50", "--seed", "1", "--out", str(out)]) == 0
+    written = out.read_text().splitlines()
+    assert written[0].split(",") == list(spec["columns"]) and len(written) <= 51
+
+
+def test_rejects_bad_candidates():
+    from dpsynth_core.errors import ParameterError
+
+    frame, spec = adult_small(200)
+    with pytest.raises(ParameterError, match="candidates"):
+        PlausibleDeniability(epsilon=1.0, random_state=0, candidates=0).fit(frame, spec)
 
 
 def test_deterministic_test_has_no_guarantee():
@@ -99,3 +138,69 @@ def test_audit_randomised_test_passes():
 def test_audit_catches_the_deterministic_test():
     result = audit(lambda c, s: _released(c, s, True), 4, 5, _EVENTS, trials=500, seed=2)
     assert result.violates(EPS0) and result.epsilon_lower_bound > 3, result
+
+
+# --- audit of the stopping rule: "an outlier's candidate is released" (issue 8 item 3) ------
+# Four records, each unique in y and in z; D' adds an outlier with its own y and z. A
+# candidate redraws x only, so it keeps its seed's y and z and has exactly one plausible
+# seed (its own). In D no candidate can carry the outlier's (y, z); in D' one run releases
+# it with probability 1/5 x P(Z <= 1 - k), well inside the per-run delta. The old rule (draw
+# until a record passes) releases it with probability 1/5 whatever the test does.
+
+K_OUT = 5
+_OUT_SPEC = {"columns": {"x": {"type": "categorical", "values": ["p", "q"], "missing": False},
+                         "y": {"type": "categorical", "values": list("abcdefgh"), "missing": False},
+                         "z": {"type": "categorical", "values": list("stuvwxyz"), "missing": False}}}
+_OUT_D = pd.DataFrame({"x": list("pqpq"), "y": list("abcd"), "z": list("stuv")})
+_OUT_D_PRIME = pd.concat([_OUT_D, pd.DataFrame({"x": ["p"], "y": ["e"], "z": ["w"]})], ignore_index=True)
+
+
+def _outlier_model(frame):
+    model = PlausibleDeniability(epsilon=1.0, random_state=0, k=K_OUT, epsilon0=1.0).fit(_OUT_D_PRIME, _OUT_SPEC)
+    # The model is fixed (fitted once, a DP output of its own); only the seeds differ.
+    model.seeds_ = model.seeds_[: len(frame)]
+    model.__dict__.pop("_seed_tables", None)
+    model.redraw_patterns_ = (np.array(model.order_) == "x")[None, :]
+    return model
+
+
+def _outlier_hits(frame, runs, seed, stopping_rule=False):
+    """How many runs released the outlier's candidate, out of ``runs`` (one run: one trial)."""
+    from dpsynth_core.noise import make_noise_source
+
+    model = _outlier_model(frame)
+    model.noise_ = make_noise_source(seed)
+    y, z = model.order_.index("y"), model.order_.index("z")
+    if stopping_rule:  # the old mechanism: candidates until `runs` records pass, each one a trial
+        passed = []
+        while sum(len(p) for p in passed) < runs:
+            candidates, redraw = model.make_candidates(20_000)
+            passed.append(candidates[model.test(model.plausible_seeds(candidates, redraw))])
+        released = np.vstack(passed)[:runs]
+    else:
+        released = model.run_candidates(runs)
+    return int(((released[:, y] == 4) & (released[:, z] == 4)).sum())
+
+
+def _delta_bound(hits_a, hits_b, trials, delta):
+    """Lower confidence bound on epsilon from ``P_a <= e^eps P_b + delta`` (99.9% intervals)."""
+    a_low, _ = clopper_pearson(hits_a, trials)
+    _, b_high = clopper_pearson(hits_b, trials)
+    return math.log((a_low - delta) / b_high) if a_low > delta else -math.inf
+
+
+def test_audit_outlier_release_passes_per_run():
+    eps_r, delta_r, _ = record_guarantee(K_OUT, 2.0, 1.0)
+    trials = 200_000
+    hits_prime = _outlier_hits(_OUT_D_PRIME, trials, seed=1)
+    hits = _outlier_hits(_OUT_D, trials, seed=2)
+    assert hits == 0 and hits_prime > 0  # possible, and rare
+    assert _delta_bound(hits_prime, hits, trials, delta_r) <= eps_r
+
+
+def test_audit_catches_the_stopping_rule():
+    eps_r, delta_r, _ = record_guarantee(K_OUT, 2.0, 1.0)
+    trials = 2_000
+    hits_prime = _outlier_hits(_OUT_D_PRIME, trials, seed=3, stopping_rule=True)
+    hits = _outlier_hits(_OUT_D, trials, seed=4, stopping_rule=True)
+    assert _delta_bound(hits_prime, hits, trials, delta_r) > eps_r, (hits_prime, hits)
