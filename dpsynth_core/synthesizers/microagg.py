@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.cluster.hierarchy import cut_tree, linkage
 from scipy.spatial.distance import squareform
 
 from ..encoding import EncodedTable
@@ -65,7 +65,10 @@ def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
 
 
 def feature_groups(points: np.ndarray, count: int) -> list[list[int]]:
-    """Agglomerative clustering of the columns on ``1 - |correlation|`` (average linkage)."""
+    """Agglomerative clustering of the columns on ``1 - |correlation|`` (average linkage).
+
+    Exactly ``min(count, columns)`` groups (the tree is cut there), so their number is public.
+    """
     d = points.shape[1]
     if count >= d or d == 1:
         return [[j] for j in range(d)]
@@ -73,7 +76,7 @@ def feature_groups(points: np.ndarray, count: int) -> list[list[int]]:
         corr = np.nan_to_num(np.corrcoef(points, rowvar=False))
     distance = np.clip(1 - np.abs(corr), 0, None)
     np.fill_diagonal(distance, 0)
-    labels = fcluster(linkage(squareform(distance, checks=False), method="average"), count, criterion="maxclust")
+    labels = cut_tree(linkage(squareform(distance, checks=False), method="average"), n_clusters=count).ravel()
     return [list(np.flatnonzero(labels == g)) for g in np.unique(labels)]
 
 
@@ -120,7 +123,7 @@ class MicroAggregation(Synthesizer):
         self.groups_ = [[names[j] for j in g] for g in feature_groups(points, count)]
         per_group = epsilon / len(self.groups_)
         self.models_ = []
-        for group in self.groups_:
+        for index, group in enumerate(self.groups_, start=1):
             columns = [names.index(c) for c in group]
             sub = points[:, columns]
             g = len(columns)
@@ -134,7 +137,9 @@ class MicroAggregation(Synthesizer):
             cov_scale = 8 * g * g / (self.k * per_group / 2)
             noisy_means = real_laplace(self.noise_, means.ravel(), mean_scale, label="cluster means").reshape(means.shape)
             noisy_covs = real_laplace(self.noise_, covs.ravel(), cov_scale, label="cluster covariances").reshape(covs.shape)
-            self._spend("Laplace on cluster means and covariances", per_group, f"feature group {', '.join(group)}")
+            # Labelled by index: which columns form a group comes from the real correlations
+            # without noise, so the lists go to the publisher only (publisher_details).
+            self._spend("Laplace on cluster means and covariances", per_group, f"feature group {index}")
             self.models_.append((group, sizes, np.clip(noisy_means, -1, 1), [_psd(c) for c in noisy_covs]))
 
     def _sample(self, n: int) -> pd.DataFrame:

@@ -1,11 +1,13 @@
 """Micro-aggregation: MDAV cluster sizes, feature groups, and an honest card."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.synthesizers.microagg import MicroAggregation, feature_groups, mdav
+from tests.audit import audit
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
@@ -51,3 +53,37 @@ def test_card_does_not_list_data_derived_feature_groups():
     release = synthesize(frame, spec, 1.0, method="microagg", random_state=1, k=25)
     assert isinstance(release.card["method_details"]["feature_groups"], int)
     assert isinstance(release.publisher_report["columns"]["feature_groups"], list)
+
+
+# --- an audit that demonstrates the missing guarantee ("none" on the card) -----------------
+# a is about (b + c) / 2; b and c enter symmetrically, so corr(a, b) and corr(a, c) tie but
+# for one record leaning to b. One added record leaning to c flips which pair the real
+# correlations group together, and the output shows it: a and b move together in the
+# synthetic rows of D, a and c in those of D'. Noise on the cluster statistics (epsilon 1)
+# does not cover that, so no epsilon can be claimed.
+
+def _flip_tables():
+    rng = np.random.default_rng(0)
+    b, c = rng.integers(0, 10, 500), rng.integers(0, 10, 500)
+    a = np.clip(np.rint((b + c) / 2 + rng.integers(-1, 2, 500)), 0, 9).astype(int)
+    base = pd.DataFrame({"a": np.concatenate([a, a, [6]]), "b": np.concatenate([b, c, [7]]),
+                         "c": np.concatenate([c, b, [5]])}).astype(str)
+    return base, pd.concat([base, pd.DataFrame({"a": ["9"], "b": ["0"], "c": ["9"]})], ignore_index=True)
+
+
+_FLIP_SPEC = {"columns": {x: {"type": "integer", "min": 0, "max": 9, "missing": False} for x in "abc"}}
+
+
+def _correlation_gap(frame, seed):
+    out = MicroAggregation(epsilon=1.0, random_state=seed, k=200, groups=2).fit(frame, _FLIP_SPEC).sample(2000)
+    out = out.astype(float)
+    return out["a"].corr(out["b"]) - out["a"].corr(out["c"])
+
+
+def test_audit_demonstrates_that_microagg_has_no_guarantee():
+    d, d_prime = _flip_tables()
+    events = {"a follows b more than c": lambda gap: gap > 0.1}
+    result = audit(_correlation_gap, d, d_prime, events, trials=200, seed=1)
+    noise_epsilon = synthesize(d, _FLIP_SPEC, 1.0, method="microagg", random_state=0, k=200,
+                               groups=2).card["guarantee"]["noise_epsilon"]
+    assert result.violates(noise_epsilon), result
