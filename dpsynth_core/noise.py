@@ -4,10 +4,14 @@ Counts are integers and get *discrete* Laplace (two-sided geometric) noise, so n
 floating-point artefact can leak the input (Mironov 2012). Two sources exist:
 
 * **secure** (``random_state=None``): the noise on counts comes from OpenDP's exact
-  discrete Laplace sampler, which draws from the operating system's CSPRNG and cannot be
-  seeded. Helper draws that do not touch a count (how many made-up values, which ones,
-  where inside a bin a value falls, the order of rows) come from numpy's PCG64 seeded with
-  256 bits from the operating system. This is what releases use.
+  samplers (discrete Laplace, noisy max, lattice Laplace), which draw from the operating
+  system's CSPRNG and cannot be seeded. Every other draw of a release (how many values
+  CatHist makes up and which ones, positions inside bins, the rows sampled, tie-breaks,
+  Dirichlet draws, permutations) comes from a numpy ``Generator`` over ``randomgen``'s
+  ChaCha bit generator with 20 rounds (the ChaCha20 stream cipher), keyed with 256 bits
+  from :mod:`secrets`. Its outputs do not reveal its state, so released positions inside
+  bins cannot be used to recover which values were made up (a PCG64 state can be
+  recovered from enough outputs). This is what releases use.
 * **seeded** (an int or a ``numpy.random.Generator``): everything comes from numpy, so a
   run can be repeated. For tests and teaching only: numpy's generator is not
   cryptographic. The release card says which source was used, never the seed.
@@ -51,7 +55,8 @@ class NoiseSource:
     """A source of randomness for one release, with a log of every noise draw.
 
     Attributes:
-        secure: True when count noise comes from OpenDP's CSPRNG sampler.
+        secure: True when count noise comes from OpenDP's CSPRNG samplers and helper draws
+            from ChaCha20 (:func:`secure_generator`).
         rng: numpy generator for helper draws (and for count noise when not secure).
         log: one ``(label, scale, cells)`` tuple per discrete-Laplace call, so tests can
             check the accountant against the noise actually drawn.
@@ -66,8 +71,9 @@ class NoiseSource:
 
     def describe(self) -> str:
         if self.secure:
-            return ("OpenDP exact discrete Laplace sampler (operating-system CSPRNG); "
-                    "helper draws from an OS-seeded PCG64 generator")
+            return ("OpenDP exact samplers for the noise on counts (operating-system CSPRNG); every other draw "
+                    "(made-up values, positions inside bins, rows sampled) from the ChaCha20 stream cipher "
+                    "(randomgen, 20 rounds) keyed with 256 bits from the operating system")
         return ("seeded numpy PCG64 generator: repeatable, for tests and teaching only, "
                 "not for real releases")
 
@@ -168,6 +174,16 @@ def _seeded_discrete_gaussian(rng: np.random.Generator, size: int, sigma: float)
     return out
 
 
+def secure_generator() -> np.random.Generator:
+    """A numpy ``Generator`` over ChaCha20 (``randomgen``, 20 rounds), keyed with 256 bits from ``secrets``.
+
+    The key is set directly (not mixed through a seed sequence), so all 256 bits are used.
+    """
+    from randomgen import ChaCha
+
+    return np.random.Generator(ChaCha(key=secrets.randbits(256), rounds=20))
+
+
 def make_noise_source(random_state=None) -> NoiseSource:
     """Turn a ``random_state`` argument into a :class:`NoiseSource`.
 
@@ -177,7 +193,7 @@ def make_noise_source(random_state=None) -> NoiseSource:
     if isinstance(random_state, NoiseSource):
         return random_state
     if random_state is None:
-        return NoiseSource(secure=True, rng=np.random.Generator(np.random.PCG64(secrets.randbits(256))))
+        return NoiseSource(secure=True, rng=secure_generator())
     if isinstance(random_state, np.random.Generator):
         return NoiseSource(secure=False, rng=random_state)
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
@@ -272,7 +288,8 @@ def exponential_mechanism_zcdp(source: NoiseSource, scores, rho: float, sensitiv
 def dirichlet(source: NoiseSource, concentration) -> np.ndarray:
     """One draw from Dirichlet(concentration): the posterior draw of Hu's synthesizer.
 
-    Drawn with numpy (no vetted exact sampler exists); the release card says so.
+    Drawn with numpy's floating-point sampler over the source's generator (ChaCha20 in
+    real releases); no vetted exact sampler exists, and the release card says so.
     """
     return source.rng.dirichlet(np.asarray(concentration, dtype=float))
 

@@ -108,4 +108,5 @@ class DirichletMultinomial(Synthesizer):
 
     def card_details(self) -> dict:
         return {"tables": [list(t) for t in self.tables_], "alpha_per_cell": self.alpha_,
-                "sampler": "numpy Dirichlet and multinomial (floating point; no exact sampler exists)"}
+                "sampler": "numpy Dirichlet and multinomial (floating point; no exact sampler exists), "
+                           "over the release's generator (ChaCha20 in real releases)"}

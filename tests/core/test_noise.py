@@ -101,3 +101,42 @@ def test_secure_discrete_gaussian_and_zcdp_selection():
     picks = [exponential_mechanism_zcdp(seeded, [0.0, 2.0], 0.5) for _ in range(4000)]
     expected = np.exp(2.0) / (1 + np.exp(2.0))
     assert abs(np.mean(picks) - expected) < 4 * np.sqrt(expected * (1 - expected) / 4000)
+
+
+# --- the secure path: every helper draw from a cryptographic bit generator (issue 8 item 5) ---
+
+def test_secure_helper_draws_come_from_chacha20_keyed_from_the_os():
+    from randomgen import ChaCha
+
+    a, b = make_noise_source(None), make_noise_source(None)
+    for source in (a, b):
+        assert isinstance(source.rng, np.random.Generator)
+        assert isinstance(source.rng.bit_generator, ChaCha)
+        assert source.rng.bit_generator.state["state"]["rounds"] == 20
+    assert a.rng.bit_generator.state["state"]["keysetup"].tolist() != b.rng.bit_generator.state["state"]["keysetup"].tolist()
+    assert not np.array_equal(a.rng.integers(0, 2**62, 8), b.rng.integers(0, 2**62, 8))
+    text = a.describe()
+    assert "ChaCha20" in text and "OpenDP" in text and "PCG64" not in text
+
+
+def test_secure_generator_draws_what_numpy_promises():
+    # The Generator API is unchanged on top of ChaCha: uniforms, integers, choice, Dirichlet.
+    rng = make_noise_source(None).rng
+    u = rng.random(100_000)
+    assert stats.kstest(u, "uniform").pvalue > 1e-4
+    picks = rng.choice(3, size=60_000, p=[0.5, 0.3, 0.2])
+    assert stats.chisquare(np.bincount(picks), [30_000, 18_000, 12_000]).pvalue > 1e-4
+    assert rng.dirichlet([1.0, 2.0, 3.0]).sum() == pytest.approx(1.0)
+
+
+def test_only_the_noise_module_makes_generators_for_releases():
+    # Every draw of a release goes through NoiseSource.rng; metrics (publisher-only) may seed their own.
+    import re
+
+    from tests.conftest import ROOT
+
+    pattern = re.compile(r"np\.random\.|numpy\.random|default_rng|import random\b|PCG64")
+    allowed = {"noise.py", "metrics.py"}
+    offenders = [p.name for p in (ROOT / "dpsynth_core").rglob("*.py")
+                 if p.name not in allowed and pattern.search(p.read_text())]
+    assert offenders == []
