@@ -6,6 +6,7 @@ import pytest
 
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.synthesizers.independent import IndependentColumns
+from tests.audit import audit
 from tests.conftest import complete_domain, shared_path
 
 
@@ -85,12 +86,25 @@ def test_text_columns_go_through_cathist():
     assert out["zip"].dropna().str.fullmatch(r"\d{5}").all()
 
 
-def test_all_noise_column_falls_back_to_uniform_over_domain():
-    domain = TableDomain.from_json({"columns": {"name": {"type": "text", "generator": "any", "size": 10**9}}})
-    frame = pd.DataFrame({"name": [f"person {i}" for i in range(50)]})
-    out = IndependentColumns(epsilon=0.5, rho=0.9, random_state=0).fit(frame, domain).sample(20)
-    assert out["name"].dropna().str.startswith("value-").all()
-    assert not out["name"].isin(frame["name"]).any()
+def test_text_column_with_nothing_released_invents_no_value():
+    # Nothing survives the threshold and (rho close to 1) nothing is made up: the column comes
+    # out missing (or its first value when it cannot be missing), never one made-up value per row.
+    for missing, expected in ((True, None), (False, "value-000000000")):
+        domain = TableDomain.from_json({"columns": {"name": {"type": "text", "generator": "any", "size": 10**9,
+                                                             "missing": missing}}})
+        frame = pd.DataFrame({"name": [f"person {i}" for i in range(50)]})
+        model = IndependentColumns(epsilon=0.5, rho=0.999, random_state=0).fit(frame, domain)
+        assert model.models_["name"].keys == []
+        out = model.sample(20)["name"]
+        assert out.isna().all() if expected is None else (out == expected).all()
+
+
+def test_categorical_column_with_nothing_released_is_uniform_over_declared_values():
+    domain = TableDomain.from_json({"columns": {"c": {"type": "categorical", "values": ["a", "b"],
+                                                      "missing": False}}})
+    model = IndependentColumns(epsilon=0.05, rho=0.999, random_state=0).fit(pd.DataFrame({"c": ["a"]}), domain)
+    if model.models_["c"].is_empty:
+        assert set(model.sample(200)["c"]) == {"a", "b"}
 
 
 def test_secure_runs_differ():
@@ -115,3 +129,40 @@ def test_made_up_flags_never_reach_the_card(adult, adult_domain):
     text = str(model.card_details())
     assert "fidelity" not in text and "kept_values" not in text
     np.testing.assert_array_less(-1e-9, [v["fidelity"] for v in model.publisher_details().values()])
+
+
+# --- audit of the whole method on neighbouring tables (new category, extreme value) ---------
+# With a public row count, each output column depends on its own histogram only, so events
+# on one column are bounded by that column's epsilon (half of 1 here).
+
+_SPEC = {"columns": {"c": {"type": "categorical", "values": ["a", "b", "rare"], "missing": False},
+                     "x": {"type": "integer", "min": 0, "max": 100, "bin_width": 10, "missing": False}}}
+_D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6, "x": ["5"] * 20})
+_D_PRIME = pd.concat([_D, pd.DataFrame({"c": ["rare"], "x": ["100"]})], ignore_index=True)
+_COLUMN_EPS = 0.5
+_EVENTS = {"rare in the output": lambda out: (out["c"] == "rare").any(),
+           "rare 5 times or more": lambda out: (out["c"] == "rare").sum() >= 5,
+           "x = 100 in the output": lambda out: (out["x"] == 100).any(),
+           "x = 100 5 times or more": lambda out: (out["x"] == 100).sum() >= 5}
+
+
+def _release(frame, seed):
+    return IndependentColumns(epsilon=1.0, random_state=seed).fit(frame, _SPEC, rows=100).sample()
+
+
+def test_audit_method_passes():
+    result = audit(_release, _D, _D_PRIME, _EVENTS, trials=800, seed=1)
+    assert not result.violates(_COLUMN_EPS), result
+
+
+def test_audit_method_catches_values_present_only(monkeypatch):
+    # Broken (the book's listing, checklist 2): noise only the bins and categories that occur.
+    import dpsynth_core.synthesizers.independent as independent
+    from dpsynth_core import cathist as ch
+
+    real_histogram = independent.noisy_histogram
+    monkeypatch.setattr(independent, "noisy_histogram",
+                        lambda counts, **kw: np.where(counts > 0, real_histogram(counts, **kw), 0))
+    monkeypatch.setattr(ch.Enumeration, "__call__", lambda self, k, excluded, noise: [])
+    result = audit(_release, _D, _D_PRIME, _EVENTS, trials=200, seed=2)
+    assert result.violates(_COLUMN_EPS) and result.epsilon_lower_bound > 2, result
