@@ -20,8 +20,10 @@ Decoding rule, so that the made-up values of a release are exactly CatHist's (a 
 holds none with probability rho, as with ``cathist``): a vocabulary code decodes to its
 value; "missing" to a missing cell; "other" to a vocabulary value drawn in proportion to
 the vocabulary's noisy counts (a value outside the vocabulary is never invented). When the
-vocabulary is empty, "other" decodes to missing, or to the domain's first value when the
-column cannot be missing (the public rule the encoding uses for missing cells).
+vocabulary is empty (no value survived), "other" decodes to the domain's first value
+(``label_at(0)``), a fixed public placeholder (the one the encoding uses for missing cells in
+columns that cannot be missing): not a random made-up value, and not "missing", so the
+measured share of missing cells stays as it was measured.
 """
 
 from __future__ import annotations
@@ -79,8 +81,7 @@ class FiniteColumn:
 
     def _decode_other(self, count: int, noise) -> np.ndarray:
         if not self.vocabulary:
-            fallback = None if self.domain.missing else self.domain.label_at(0)
-            return np.full(count, fallback, dtype=object)
+            return np.full(count, self.domain.label_at(0), dtype=object)
         weights = np.clip(np.asarray(self.vocabulary_counts, dtype=float), 0, None)
         weights = weights / weights.sum() if weights.sum() > 0 else np.full(len(weights), 1 / len(weights))
         return np.asarray(self.vocabulary, dtype=object)[noise.rng.choice(len(weights), size=count, p=weights)]

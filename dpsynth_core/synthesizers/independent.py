@@ -56,15 +56,16 @@ class ColumnModel:
 def _uniform_column(domain: ColumnDomain, n: int, noise) -> pd.Series:
     """Nothing survived the noise (a data-independent, public fallback).
 
-    A binned column is drawn uniformly over its declared cells. A text column comes out
-    missing, or as its domain's first value when it cannot be missing: drawing from a
-    weakly constrained domain would invent about one value per row, while CatHist's made-up
-    values follow rho (none with probability rho).
+    A binned column is drawn uniformly over its declared cells. A text column shows its
+    domain's first value (``label_at(0)``), the public placeholder that
+    :mod:`dpsynth_core.finite` also uses: drawing from a weakly constrained domain would
+    invent about one value per row, while CatHist's made-up values follow rho (none with
+    probability rho).
     """
     if domain.binned:
         cells = domain.bins + (1 if domain.missing else 0)
         return decode_codes(domain, noise.rng.integers(0, cells, size=n), noise)
-    return pd.Series([None if domain.missing else domain.label_at(0)] * n, dtype=object)
+    return pd.Series([domain.label_at(0)] * n, dtype=object)
 
 
 def fit_column(column: EncodedColumn, *, epsilon: float, rho: float, noise, label: str) -> ColumnModel:
