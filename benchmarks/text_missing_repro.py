@@ -10,7 +10,8 @@ declaration. For each method that codes columns through ``dpsynth_core.finite`` 
 * the real and synthetic shares of missing cells;
 * the distinct values in the data and in the synthetic column;
 * the share of synthetic (non-missing) cells whose value occurs nowhere in the data, and the
-  number of such distinct made-up values;
+  number of such distinct made-up values (the public placeholder an empty vocabulary decodes
+  to, the domain's first value, is counted apart);
 
 and for adult the number of missing cells in columns that have none in the data.
 """
@@ -64,12 +65,15 @@ def text_rows(method, frame, spec, synthetic) -> list[dict]:
         present = set(real.dropna())
         fake = synthetic[c]
         filled = fake.dropna()
-        made_up = ~filled.isin(present)
+        placeholder = domain.columns[c].label_at(0)  # an empty vocabulary's public placeholder
+        made_up = ~filled.isin(present) & (filled != placeholder)
         out.append({"method": method, "column": c, "real missing": round(real.isna().mean(), 3),
                     "synthetic missing": round(fake.isna().mean(), 3), "real distinct": len(present),
                     "synthetic distinct": filled.nunique(),
                     "made-up cells": round(float(made_up.mean()) if len(filled) else 0.0, 3),
-                    "made-up values": int(filled[made_up].nunique()), "rows": len(fake)})
+                    "made-up values": int(filled[made_up].nunique()),
+                    "placeholder cells": round(float((filled == placeholder).mean()) if len(filled) else 0.0, 3),
+                    "rows": len(fake)})
     return out
 
 

@@ -1,7 +1,9 @@
 """Micro-aggregation with a noisy Gaussian per cluster (book chapter 6, section 6.4). No DP guarantee.
 
-Steps: every column becomes a number in [-1, 1] (its cell index over the declared cells,
-scaled by the declared number of cells, so no bound is read off the data); features are
+Steps: every column becomes a number in [-1, 1] (its cell's position among the declared
+cells, "missing" first, scaled by the declared number of cells, so no bound is read off
+the data; "missing" sits at the low end so that spread-out draws around a text column's
+large "other" cell, its last, do not turn into missing cells); features are
 grouped by agglomerative clustering on the distance ``1 - |Pearson correlation|``; within
 each group, MDAV (maximum distance to average record, Domingo-Ferrer) forms clusters of
 ``k`` similar records; each cluster's mean and covariance get Laplace noise; synthetic
@@ -118,7 +120,8 @@ class MicroAggregation(Synthesizer):
                 self._spend("CatHist", text_eps, f"vocabulary {name}")
         epsilon -= text_eps * len(texts)
         cells = np.array([self.columns_[n].cells for n in names], dtype=float)
-        points = coded_table(self.columns_, encoded.n_rows).records(names) / np.maximum(cells - 1, 1) * 2 - 1
+        positions = np.column_stack([_position(self.columns_[n], self.columns_[n].codes) for n in names])
+        points = positions / np.maximum(cells - 1, 1) * 2 - 1
         count = self.groups or max(1, math.ceil(len(names) / 4))
         self.groups_ = [[names[j] for j in g] for g in feature_groups(points, count)]
         per_group = epsilon / len(self.groups_)
@@ -152,7 +155,8 @@ class MicroAggregation(Synthesizer):
             values = means[choice] + np.einsum("nij,nj->ni", np.asarray(factors)[choice], z)
             for j, name in enumerate(group):
                 cells = self.columns_[name].cells
-                codes[name] = np.clip(np.rint((np.clip(values[:, j], -1, 1) + 1) / 2 * (cells - 1)), 0, cells - 1).astype(np.int64)
+                position = np.clip(np.rint((np.clip(values[:, j], -1, 1) + 1) / 2 * (cells - 1)), 0, cells - 1)
+                codes[name] = _code(self.columns_[name], position.astype(np.int64))
         return pd.DataFrame({name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
                              for name in names})
 
@@ -166,6 +170,20 @@ class MicroAggregation(Synthesizer):
     def publisher_details(self) -> dict:
         """The feature groups come from the real correlations without noise: publisher only."""
         return {"feature_groups": self.groups_}
+
+
+def _position(column, codes: np.ndarray) -> np.ndarray:
+    """A cell's place on the numeric axis: "missing" (the last code, when allowed) first, then the others."""
+    if column.missing_code is None:
+        return codes
+    return np.where(codes == column.missing_code, 0, codes + 1)
+
+
+def _code(column, position: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`_position`."""
+    if column.missing_code is None:
+        return position
+    return np.where(position == 0, column.missing_code, position - 1)
 
 
 def _psd(matrix: np.ndarray) -> np.ndarray:
