@@ -195,10 +195,11 @@ elif method == "deniability":
     from dpsynth_core.synthesizers.deniability import record_guarantee
 
     eps_r, delta_r, _ = record_guarantee(50, 2.0, 1.0)
-    st.warning(f"Besides ε = {format_epsilon(epsilon)} for the model, **each released record** is protected on its "
-               f"own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}). Guarantees add up over records: "
-               f"about {row_count:,} records make ε ≈ **{format_epsilon(whole_file)}** for the whole file, which "
-               "is what the ledger will count. Release few records, or prefer another method for a whole table.",
+    st.warning(f"Besides ε = {format_epsilon(epsilon)} for the model, **each candidate record tried** is protected "
+               f"on its own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}), whether it passes the test or not. "
+               f"Guarantees add up over tries: about {row_count:,} tries make ε ≈ **{format_epsilon(whole_file)}** "
+               "for the whole file (which holds the tries that passed, fewer rows), and that is what the ledger "
+               "will count. Try few records, or prefer another method for a whole table.",
                icon=":material/info:")
 elif method == "marginals":
     from dpsynth_core.planning import engine_delta

@@ -248,8 +248,8 @@ NO_GUARANTEE = {"microagg"}
 def planned_epsilon(method: str, epsilon: float, rows: int) -> float | None:
     """The epsilon a draw will add to the ledger, stated before it runs (None: no guarantee).
 
-    ``deniability`` protects each released record on its own, and those guarantees add up over
-    the records, so its whole-file epsilon is its model's plus ``rows`` times the per-record one.
+    ``deniability`` protects each candidate run on its own (a record or nothing), and it makes
+    ``rows`` runs, so its whole-file epsilon is its model's plus ``rows`` times the per-run one.
     """
     if method in NO_GUARANTEE:
         return None
