@@ -95,13 +95,14 @@ class MicroAggregation(Synthesizer):
     """MDAV micro-aggregation with a noisy Gaussian per cluster (see module docstring).
 
     Args:
-        k: records per cluster; groups: number of feature groups (default: a quarter of the
+        k: records per cluster; feature_groups: number of feature groups (default: a quarter of the
             columns, at least 1).
     """
 
-    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = 50, groups: int | None = None):
+    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = 50, feature_groups: int | None = None):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
-        self.k, self.groups = k, groups
+        # Not ``groups``: elsewhere that names publisher-chosen column groups (a list of column lists).
+        self.k, self.feature_groups = k, feature_groups
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
         if encoded.n_rows > MAX_ROWS:
@@ -122,7 +123,7 @@ class MicroAggregation(Synthesizer):
         cells = np.array([self.columns_[n].cells for n in names], dtype=float)
         positions = np.column_stack([_position(self.columns_[n], self.columns_[n].codes) for n in names])
         points = positions / np.maximum(cells - 1, 1) * 2 - 1
-        count = self.groups or max(1, math.ceil(len(names) / 4))
+        count = self.feature_groups or max(1, math.ceil(len(names) / 4))
         self.groups_ = [[names[j] for j in g] for g in feature_groups(points, count)]
         per_group = epsilon / len(self.groups_)
         self.models_ = []

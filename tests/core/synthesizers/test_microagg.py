@@ -75,7 +75,7 @@ _FLIP_SPEC = {"columns": {x: {"type": "integer", "min": 0, "max": 9, "missing": 
 
 
 def _correlation_gap(frame, seed):
-    out = MicroAggregation(epsilon=1.0, random_state=seed, k=200, groups=2).fit(frame, _FLIP_SPEC).sample(2000)
+    out = MicroAggregation(epsilon=1.0, random_state=seed, k=200, feature_groups=2).fit(frame, _FLIP_SPEC).sample(2000)
     out = out.astype(float)
     return out["a"].corr(out["b"]) - out["a"].corr(out["c"])
 
@@ -85,5 +85,5 @@ def test_audit_demonstrates_that_microagg_has_no_guarantee():
     events = {"a follows b more than c": lambda gap: gap > 0.1}
     result = audit(_correlation_gap, d, d_prime, events, trials=200, seed=1)
     noise_epsilon = synthesize(d, _FLIP_SPEC, 1.0, method="microagg", random_state=0, k=200,
-                               groups=2).card["guarantee"]["noise_epsilon"]
+                               feature_groups=2).card["guarantee"]["noise_epsilon"]
     assert result.violates(noise_epsilon), result
