@@ -192,15 +192,18 @@ class PlausibleDeniability(NetworkSynthesizer):
         self.released_ = getattr(self, "released_", 0) + passed
         return np.vstack(released)
 
-    def sample(self, n: int | None = None) -> pd.DataFrame:
+    def sample(self, n: int | None = None, *, progress=None) -> pd.DataFrame:
         """Run ``n`` candidates (default: ``candidates_``) and return those that pass, decoded.
 
         The file may have any number of rows from 0 to ``n``: how many pass is an output of
         the mechanism, covered by its guarantee. Each call is a new release, charged again.
+        ``progress``: as for :meth:`fit`.
         """
         if not hasattr(self, "accountant_"):
             raise RuntimeError("call fit() before sample()")
+        self._progress = progress
         runs = self.candidates_ if n is None else n
+        self._report(0.0, f"Running {runs:,} candidates through the privacy test")
         rows = self.run_candidates(runs)
         self.row_policy_ = (f"{runs:,} candidates were run (a public number fixed in advance: {self.runs_source_}); "
                             f"{len(rows):,} passed the privacy test and are released. How many pass is itself an "
@@ -208,6 +211,7 @@ class PlausibleDeniability(NetworkSynthesizer):
                             "outcome.")
         frame = pd.DataFrame({name: self.columns_[name].decode(rows[:, j], self.noise_).reset_index(drop=True)
                               for j, name in enumerate(self.order_)})
+        self._report(1.0, "Drawn")
         return frame[list(self.domain_.kept)]
 
     def _record_runs(self, runs: int) -> None:
