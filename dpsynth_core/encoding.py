@@ -84,11 +84,18 @@ class EncodedTable:
 
     def report(self) -> dict:
         """Cells changed by the public rule, per column (publisher-only diagnostics)."""
-        out = {n: {"out_of_domain": c.out_of_domain, "missing": c.missing} for n, c in self.columns.items()}
-        for name, column in self.columns.items():
-            if getattr(column.domain, "generator", None) == "any":
-                out[name]["merged_values"] = column.merged
-        return out
+        return changed_cells_report(self.columns)
+
+
+def changed_cells_report(columns: dict) -> dict:
+    """Per column: records moved out of the domain, missing cells and, for text declared ``any``,
+    distinct values that share a pseudonym (publisher only). ``columns`` hold ``domain``,
+    ``out_of_domain``, ``missing`` and ``merged``."""
+    out = {n: {"out_of_domain": c.out_of_domain, "missing": c.missing} for n, c in columns.items()}
+    for name, column in columns.items():
+        if getattr(column.domain, "generator", None) == "any":
+            out[name]["merged_values"] = column.merged
+    return out
 
 
 def _distinct_cells(series: pd.Series, markers) -> tuple[np.ndarray, pd.Series, np.ndarray]:

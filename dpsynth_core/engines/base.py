@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..counting import coarsen_counts
 from ..domain import ColumnDomain, TableDomain
-from ..encoding import encode_column
+from ..encoding import changed_cells_report, encode_column
 from ..errors import DomainError
 
 #: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
@@ -141,6 +141,7 @@ class ColumnMap:
     cells: int | None = None
     out_of_domain: int = 0
     missing: int = 0
+    merged: int = 0
 
     @classmethod
     def build(cls, domain: ColumnDomain, raw: list, counts, markers) -> "ColumnMap":
@@ -155,6 +156,7 @@ class ColumnMap:
         else:
             out.labels = np.asarray(encoded.labels, dtype=object)
             out.missing = int(counts[pd.isna(out.labels)].sum())
+            out.merged = encoded.merged  # distinct values sharing a pseudonym: the same on distinct values
         out.out_of_domain = _weighted_changes(domain, series, counts, markers, encoded.out_of_domain)
         return out
 
@@ -167,10 +169,11 @@ class ColumnMap:
             return pd.Series(counts[present], index=present)
         present = ~pd.isna(self.labels)
         counts = pd.Series(self.counts[present]).groupby(self.labels[present].astype(object)).sum()
-        counts.index.name = None
+        keys = sorted(counts.index, key=self.domain.index_of)  # the domain's public order, as in memory
+        values = counts[keys].tolist()
         if self.missing and self.domain.missing:
-            counts = pd.concat([counts, pd.Series({None: self.missing})])
-        return counts.astype(np.int64)
+            keys, values = keys + [None], values + [self.missing]
+        return pd.Series(values, index=pd.Index(keys, dtype=object), dtype=np.int64)
 
     def recoded(self, recoding) -> "ColumnMap":
         out = ColumnMap(**{k: getattr(self, k) for k in self.__dataclass_fields__})
@@ -299,7 +302,7 @@ class EngineSource:
 
     def report(self) -> dict:
         """Cells changed by the public rule, per column (publisher-only diagnostics)."""
-        return {n: {"out_of_domain": m.out_of_domain, "missing": m.missing} for n, m in self.maps.items()}
+        return changed_cells_report(self.maps)
 
     def value_counts(self, name: str) -> pd.Series:
         column = self.maps[name]
