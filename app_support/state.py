@@ -254,10 +254,9 @@ def planned_epsilon(method: str, epsilon: float, rows: int) -> float | None:
     if method in NO_GUARANTEE:
         return None
     if method == "deniability":
-        from dpsynth_core.synthesizers.deniability import record_guarantee
+        from dpsynth_core.synthesizers.deniability import whole_file_epsilon
 
-        per_record, _, _ = record_guarantee(50, 2.0, 1.0)
-        return epsilon + rows * per_record
+        return whole_file_epsilon(epsilon, rows)  # the app runs the method with its defaults
     return epsilon
 
 

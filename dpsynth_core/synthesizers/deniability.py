@@ -45,6 +45,8 @@ from ..finite import coded_table
 from .registry import register
 
 DELTA_PER_RECORD = 1e-6
+#: The test's defaults (k plausible seeds, probability factor gamma, threshold noise epsilon0).
+DEFAULT_K, DEFAULT_GAMMA, DEFAULT_EPSILON0 = 50, 2.0, 1.0
 #: Candidates pushed through the test at once (bounds memory; the number of runs is fixed in advance).
 CHUNK = 200_000
 
@@ -62,6 +64,13 @@ def record_guarantee(k: int, gamma: float, epsilon0: float, delta_target: float 
         t = 1
         best = (epsilon0 + math.log(1 + gamma), math.exp(-epsilon0 * (k - 1)), t)
     return best
+
+
+def whole_file_epsilon(epsilon: float, runs: int, *, k: int = DEFAULT_K, gamma: float = DEFAULT_GAMMA,
+                       epsilon0: float = DEFAULT_EPSILON0) -> float:
+    """The epsilon a whole release states, before it runs: the model's ``epsilon`` plus ``runs``
+    candidate runs at the per-run guarantee (basic composition)."""
+    return epsilon + runs * record_guarantee(k, gamma, epsilon0)[0]
 
 
 def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -104,8 +113,8 @@ class PlausibleDeniability(NetworkSynthesizer):
             holds those that pass.
     """
 
-    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = 50, gamma: float = 2.0,
-                 omega: int | None = None, epsilon0: float | None = 1.0, patterns: int = 16,
+    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = DEFAULT_K,
+                 gamma: float = DEFAULT_GAMMA, omega: int | None = None, epsilon0: float | None = DEFAULT_EPSILON0, patterns: int = 16,
                  candidates: int | None = None, max_cost: int = 2000, max_parents: int = 3):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state, max_cost=max_cost,
                          max_parents=max_parents)

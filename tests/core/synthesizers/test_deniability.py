@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.synthesizers.deniability import PlausibleDeniability, projection_keys, record_guarantee
+from dpsynth_core.synthesizers.deniability import (PlausibleDeniability, projection_keys, record_guarantee,
+                                                   whole_file_epsilon)
 from tests.audit import audit, clopper_pearson
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
@@ -72,6 +73,13 @@ def test_ledger_counts_every_candidate_run_not_only_released_records():
     assert "whole file" in details["per_record_note"]
     assert_in_domain(release.data, spec)
     assert 0 < release.publisher_report["columns"]["pass_rate"] < 1
+
+
+def test_planned_epsilon_is_the_cards_with_the_defaults():
+    frame, spec = adult_small(1000)
+    release = synthesize(frame, spec, 1.0, method="deniability", rows=200, random_state=2)
+    assert release.card["guarantee"]["epsilon"] == pytest.approx(whole_file_epsilon(1.0, 200))
+    assert whole_file_epsilon(1.0, 200, k=10) > whole_file_epsilon(1.0, 200)  # fewer seeds, weaker per run
 
 
 def test_candidates_parameter_and_a_second_sample_are_charged():
