@@ -131,11 +131,9 @@ def run_opendp(kind, codes, cells, eps, delta, seed, options):
     import opendp.prelude as dp
     import polars as pl
 
-    from dpsynth_core.accounting import zcdp_budget
-
     dp.enable_features("contrib")
     np.random.seed(seed)
-    rho = zcdp_budget(eps, delta)  # OpenDP's own conversion: rho-zCDP is (eps, delta)-DP
+    rho = options.pop("_rho")  # from the parent: OpenDP's own conversion makes rho-zCDP (eps, delta)-DP
     columns = list(codes.columns)
     context = dp.Context.compositor(data=pl.LazyFrame(codes.astype(np.int64)), privacy_unit=dp.unit_of(contributions=1),
                                     privacy_loss=dp.loss_of(rho=rho), split_evenly_over=1)
@@ -148,31 +146,53 @@ def run_opendp(kind, codes, cells, eps, delta, seed, options):
     return {"": synthetic[columns].fillna(0).astype(int)}
 
 
+def save_codes(columns, path: Path) -> None:
+    """The encoded table as integer codes and cell counts, for workers in the peers' environments
+    (which then need neither dpsynth's dependencies nor its declaration)."""
+    _, _, codes, cells = load(columns)
+    np.savez(path, names=np.array(list(cells)), cells=np.array(list(cells.values())),
+             **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(cells)})
+
+
+def load_codes(path: Path):
+    stored = np.load(path)
+    names = [str(n) for n in stored["names"]]
+    cells = {n: int(c) for n, c in zip(names, stored["cells"])}
+    codes = pd.DataFrame({n: stored[f"column_{i}"] for i, n in enumerate(names)})
+    return codes, cells
+
+
 def worker(opts) -> None:
     warnings.filterwarnings("ignore")
     columns = SUBSET6 if opts.subset6 else None
-    spec, raw, codes, cells = load(columns)
     method = opts.worker
+    if method in PEERS:
+        spec, raw = None, None
+        codes, cells = load_codes(Path(opts.codes))
+    else:
+        spec, raw, codes, cells = load(columns)
     options = json.loads(opts.options.get(method, "{}")) if isinstance(opts.options, dict) else {}
 
     def once(eps, seed, rows=None):
-        sub_raw, sub_codes = (raw, codes) if rows is None else (raw.head(rows), codes.head(rows))
+        sub_codes = codes if rows is None else codes.head(rows)
+        sub_raw = raw if rows is None or raw is None else raw.head(rows)
         if method in PEERS:
             kind = method.split("-")[1]
             run = run_smartnoise if PEERS[method] == "sn" else run_opendp
-            return run(kind, sub_codes, cells, eps, opts.delta, seed, options)
+            extra = dict(options, _rho=opts.rhos[str(eps)]) if PEERS[method] == "odp" else dict(options)
+            return run(kind, sub_codes, cells, eps, opts.delta, seed, extra)
         return run_ours(method, sub_raw, spec, sub_codes, cells, eps, opts.delta, None if opts.secure else seed,
                         options)
 
     once(opts.epsilons[0], 0, rows=1000)  # warm-up: imports and first compilations
     for eps in opts.epsilons:
         for seed in range(opts.seeds):
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             outputs = once(eps, seed)
-            seconds = time.perf_counter() - start
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
             for suffix, synthetic in outputs.items():
                 row = {"method": method + suffix, "epsilon": eps, "delta": opts.delta, "seed": seed,
-                       "seconds": seconds, **scores(codes, synthetic, cells),
+                       "seconds": seconds, "cpu_seconds": cpu, **scores(codes, synthetic, cells),
                        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
                 print("ROW " + json.dumps(row), flush=True)
 
@@ -204,6 +224,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--options", type=json.loads, default={}, help=argparse.SUPPRESS)
+    parser.add_argument("--codes", help=argparse.SUPPRESS)
+    parser.add_argument("--rhos", type=json.loads, default={}, help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.worker:
         worker(opts)
@@ -215,11 +237,18 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     store = out / f"{name}.csv"
     frame = pd.read_csv(store) if store.exists() else pd.DataFrame()
+    codes_file = out / f"{name}.codes.npz"
+    if any(m in PEERS for m in opts.methods):
+        save_codes(SUBSET6 if opts.subset6 else None, codes_file)
+    from dpsynth_core.accounting import zcdp_budget
+
+    rhos = {str(eps): zcdp_budget(eps, opts.delta) for eps in opts.epsilons}
     for method in opts.methods:
         python = pythons.get(PEERS.get(method, ""), sys.executable)
         command = [python, str(Path(__file__).resolve()), "--worker", method, "--delta", str(opts.delta),
                    "--seeds", str(opts.seeds), "--epsilons", *map(str, opts.epsilons),
-                   "--options", json.dumps(options)]
+                   "--options", json.dumps(options), "--codes", str(codes_file),
+                   "--rhos", json.dumps(rhos)]
         command += (["--subset6"] if opts.subset6 else []) + ([] if opts.secure else ["--seeded"])
         rows, status = [], "done"
         try:
