@@ -11,6 +11,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+
+
+class _Sizes:
+    """Cells of any set of columns given as a bit mask, by tables over 8-bit chunks (exact integers)."""
+
+    def __init__(self, cells: list):
+        self.tables = []
+        for start in range(0, len(cells), 8):
+            chunk = cells[start:start + 8]
+            table = [1] * (1 << len(chunk))
+            for mask in range(1, 1 << len(chunk)):
+                low = mask & -mask
+                table[mask] = table[mask ^ low] * chunk[low.bit_length() - 1]
+            self.tables.append(table)
+
+    def __call__(self, mask: int) -> int:
+        size = 1
+        for table in self.tables:
+            size *= table[mask & 0xFF]
+            mask >>= 8
+        return size
 
 
 def _elimination_cliques(cells: dict, cliques) -> list[tuple]:
@@ -23,30 +45,35 @@ def _elimination_cliques(cells: dict, cliques) -> list[tuple]:
             mask |= 1 << index[a]
         for a in clique:
             neighbours[index[a]] |= mask
-    size_of: dict = {}
-
-    def size(mask: int) -> int:
-        if mask not in size_of:
-            size_of[mask] = math.prod(cells[names[i]] for i in range(len(names)) if mask >> i & 1)
-        return size_of[mask]
-
+    size = _sizes(tuple(cells.values()))
     remaining = (1 << len(names)) - 1
+    left = list(range(len(names)))
+    cost = [size(mask) for mask in neighbours]
     found: list[int] = []
-    while remaining:
-        best, best_cost = -1, None
-        for v in range(len(names)):
-            if remaining >> v & 1:
-                cost = size(neighbours[v] & remaining)
-                if best_cost is None or cost < best_cost:
-                    best, best_cost = v, cost
+    while left:
+        best = min(left, key=cost.__getitem__)  # ties: the first column
         group = neighbours[best] & remaining
-        for u in range(len(names)):
-            if group >> u & 1:
-                neighbours[u] |= group
         remaining &= ~(1 << best)
+        left.remove(best)
         found.append(group)
-    maximal = [c for c in dict.fromkeys(found) if not any(c != o and c & o == c for o in found)]
-    return [tuple(names[i] for i in range(len(names)) if c >> i & 1) for c in maximal]
+        touched = group & remaining
+        while touched:  # only the eliminated column's neighbours change
+            low = touched & -touched
+            u = low.bit_length() - 1
+            neighbours[u] |= group
+            cost[u] = size(neighbours[u] & remaining)
+            touched ^= low
+    # a later elimination clique may lie inside an earlier one, never the other way round
+    maximal = []
+    for j, clique in enumerate(found):
+        if not any(clique & earlier == clique for earlier in found[:j]):
+            maximal.append(clique)
+    return [tuple(name for i, name in enumerate(names) if clique >> i & 1) for clique in maximal]
+
+
+@lru_cache(maxsize=8)
+def _sizes(cells: tuple) -> _Sizes:
+    return _Sizes(list(cells))
 
 
 def model_cells(cells: dict, cliques) -> int:

@@ -79,34 +79,79 @@ class GraphicalModel:
             self._up_shape[i] = _shape(cells, tree.cliques[i], sep)
             self._parent_axes[i] = _axes_outside(tree.cliques[parent], sep)
             self._parent_shape[i] = _shape(cells, tree.cliques[parent], sep)
+        # each potential broadcast onto its home clique; the largest first, so it can seed the sum
+        self._members = {i: [] for i in range(len(tree.cliques))}
+        for group in sorted(self.potentials, key=lambda g: -math.prod(cells[a] for a in g)):
+            i = self.home[group]
+            self._members[i].append((group, _shape(cells, tree.cliques[i], group)))
+        self._marginal_plans: dict = {}
+
+    def marginal_plan(self, groups) -> list:
+        """How to sum the beliefs down to each group, every group from the smallest array already
+        computed that holds it (a clique's belief or a larger group): ``(group, source, axes)``."""
+        key = tuple(groups)
+        if key not in self._marginal_plans:
+            by_home: dict = {}
+            for group in dict.fromkeys(groups):
+                by_home.setdefault(self.tree.home(group), []).append(group)
+            plan = []
+            for i, members in by_home.items():
+                clique = self.tree.cliques[i]
+                done: list = []
+                for group in sorted(members, key=len, reverse=True):
+                    source, columns = i, clique
+                    for other in done:  # the smallest computed superset
+                        if set(group) <= set(other) and len(other) < len(columns):
+                            source, columns = other, other
+                    plan.append((group, source, _axes_outside(columns, group)))
+                    done.append(group)
+            self._marginal_plans[key] = plan
+        return self._marginal_plans[key]
+
+    def marginals(self, groups, beliefs: list | None = None) -> dict:
+        """The marginal counts of every group inside one clique (group -> array), computed together."""
+        beliefs = self.beliefs if beliefs is None else beliefs
+        out: dict = {}
+        for group, source, axes in self.marginal_plan(groups):
+            array = beliefs[source] if isinstance(source, int) else out[source]
+            out[group] = array.sum(axis=axes) if axes else array
+        return out
 
     # --- inference ---------------------------------------------------------------------
 
     def calibrate(self, potentials: dict) -> list:
         """Clique marginals (in records) of the model with these potentials."""
         tree = self.tree
-        theta = [np.zeros(shape) for shape in self._clique_shape]
-        for group, value in potentials.items():
-            i = self.home[group]
-            theta[i] = theta[i] + value.reshape(_shape(self.cells, tree.cliques[i], group))
-        partial = [np.exp(t - t.max()) for t in theta]
+        partial = []
+        for i, shape in enumerate(self._clique_shape):
+            members = self._members[i]
+            if members:
+                group, broadcast = members[0]
+                theta = np.broadcast_to(potentials[group].reshape(broadcast), shape).copy()
+                for group, broadcast in members[1:]:
+                    theta += potentials[group].reshape(broadcast)
+                theta -= theta.max()
+                partial.append(np.exp(theta, out=theta))
+            else:
+                partial.append(np.ones(shape))
         up: dict = {}
         for i in reversed(tree.order):
             for child in self._children[i]:
-                partial[i] = partial[i] * up[child].reshape(self._parent_shape[child])
+                partial[i] *= up[child].reshape(self._parent_shape[child])
             if tree.parent[i] is not None:
                 message = partial[i].sum(axis=self._up_axes[i]) if self._up_axes[i] else partial[i].copy()
                 up[i] = message / max(message.sum(), 1e-300)
-        beliefs = [None] * len(theta)
+        beliefs = [None] * len(partial)
         for i in tree.order:
             full = partial[i]
             beliefs[i] = full * (self.total / max(full.sum(), 1e-300))
+            full = beliefs[i]
             for child in self._children[i]:
                 axes = self._parent_axes[child]
                 summed = full.sum(axis=axes) if axes else full
                 message = np.divide(summed, up[child], out=np.zeros_like(summed), where=up[child] > 0)
                 message /= max(message.sum(), 1e-300)
-                partial[child] = partial[child] * message.reshape(self._up_shape[child])
+                partial[child] *= message.reshape(self._up_shape[child])
         return beliefs
 
     def project(self, group, beliefs: list | None = None) -> np.ndarray:
@@ -145,156 +190,182 @@ class GraphicalModel:
     def project_many(self, groups) -> dict:
         """:meth:`project` for many groups at once (group -> counts).
 
-        Groups inside one clique are sums of its belief. For the others, one column ``a`` of
-        the group is carried down the tree: ``P(a, C)`` for a clique ``C`` without ``a`` is
-        ``P(a, S) * P(C) / P(S)`` for its separator ``S`` towards ``a``'s clique, so one pass
-        per carried column gives its joint with every clique on the way.
+        Groups inside one clique are sums of its belief. For a pair ``(a, b)`` across cliques,
+        the column with fewer cells, say ``a``, is carried along the tree from its clique:
+        entering a clique ``C`` through separator ``S``, ``P(a, S)`` becomes ``P(a, S')`` for
+        the separator ``S'`` of the next clique, and ``P(a, b)`` for ``b`` in ``C``, as
+        ``sum over S of P(a, S) * P(S, X) / P(S)`` with ``P(S, X)`` a small marginal of
+        ``C``'s belief. One pass per carried column serves every pair it is in.
         """
-        out, carried = {}, {}
+        out, carried, inside = {}, {}, []
         for group in groups:
             group = tuple(group)
             if self.tree.home(group) is not None:
-                out[group] = self.project(group)
+                inside.append(group)
             elif len(group) == 2:
-                carried.setdefault(group[0], []).append(group)
+                a, b = group
+                if self.cells[b] < self.cells[a]:
+                    a, b = b, a
+                carried.setdefault(a, []).append((b, group))
             else:
                 out[group] = self.project(group)
-        for column, pairs in carried.items():
-            joints = self._carry(column, [p[1] for p in pairs])
-            for pair in pairs:
-                out[pair] = joints[pair[1]]
+        out.update(self.marginals(inside))
+        sums: dict = {}  # (clique, columns) -> marginal of the clique's belief, shared by the passes
+        for column, targets in carried.items():
+            joints = self._carry(column, [b for b, _ in targets], sums)
+            for b, group in targets:
+                out[group] = joints[b] if group[0] == column else joints[b].T
         return out
 
-    def _carry(self, column: str, targets) -> dict:
-        """``P(column, b)`` (counts) for every ``b`` in ``targets``, by carrying ``column`` along the tree."""
-        tree, beliefs = self.tree, self.beliefs
-        root = tree.home((column,))
+    def _clique_sum(self, node: int, columns, sums: dict) -> np.ndarray:
+        """Marginal counts of clique ``node``'s belief over ``columns`` (in the clique's order)."""
+        key = (node, columns)
+        if key not in sums:
+            axes = _axes_outside(self.tree.cliques[node], columns)
+            sums[key] = self.beliefs[node].sum(axis=axes) if axes else self.beliefs[node]
+        return sums[key]
+
+    def _carry(self, column: str, targets, sums: dict) -> dict:
+        """``P(column, b)`` (counts, axes ``(column, b)``) for every ``b`` in ``targets``: no ``b``
+        shares a clique with ``column``."""
+        tree = self.tree
         neighbours: dict = {i: [] for i in range(len(tree.cliques))}
         for i, parent in enumerate(tree.parent):
             if parent is not None:
                 neighbours[i].append(parent)
                 neighbours[parent].append(i)
-        reach: dict = {root: None}
-        queue = [root]
-        while queue:
-            node = queue.pop(0)
+        root = tree.home((column,))
+        reach, depth, queue = {root: None}, {root: 0}, [root]
+        for node in queue:  # breadth-first from the column's clique
             for other in neighbours[node]:
                 if other not in reach:
-                    reach[other] = node
+                    reach[other], depth[other] = node, depth[node] + 1
                     queue.append(other)
-        wanted = {}
-        for b in targets:
-            wanted[b] = min((i for i, c in enumerate(tree.cliques) if b in c), key=lambda i: self._depth(reach, i))
-        needed = set()
+        wanted = {b: min((i for i, c in enumerate(tree.cliques) if b in c), key=depth.__getitem__) for b in targets}
+        needed: set = set()
         for home in wanted.values():
             node = home
             while node is not None and node not in needed:
                 needed.add(node)
                 node = reach[node]
-        joint: dict = {}
-        for node in [n for n in reach if n in needed]:  # breadth-first from the root
+        carried: dict = {}  # node -> (P(column, S) for S its separator towards the root, S)
+
+        def through(node, separator, keep):
+            """P(column, keep) from the carried P(column, separator) of ``node``'s entry."""
+            joint, _ = carried[node]
             clique = tree.cliques[node]
-            if column in clique:
+            order = tuple(a for a in clique if a in separator or a in keep)
+            entry = self._clique_sum(node, separator, sums)
+            inverse = np.divide(1.0, entry, out=np.zeros_like(entry), where=entry > 0)
+            conditional = self._clique_sum(node, order, sums) * inverse.reshape(_shape(self.cells, order, separator))
+            letter = {a: i for i, a in enumerate((column,) + order)}
+            return np.einsum(joint, [letter[column]] + [letter[a] for a in separator], conditional,
+                             [letter[a] for a in order], [letter[column]] + [letter[a] for a in keep])
+
+        for node in queue:
+            if node not in needed or node == root:
                 continue
             source = reach[node]
-            sep = tuple(a for a in clique if a in tree.cliques[source])
-            source_clique = tree.cliques[source]
-            if column in source_clique:
-                keep = (column,) + sep
-                axes = _axes_outside(source_clique, keep)
-                summed = beliefs[source].sum(axis=axes) if axes else beliefs[source]
-                order = [a for a in source_clique if a in keep]
-                summed = np.moveaxis(summed, order.index(column), 0)
+            separator = tuple(a for a in tree.cliques[node] if a in tree.cliques[source])
+            if column in tree.cliques[node]:
+                continue
+            if column in tree.cliques[source]:
+                keep = tuple(a for a in tree.cliques[source] if a == column or a in separator)
+                joint = np.moveaxis(self._clique_sum(source, keep, sums), keep.index(column), 0)
             else:
-                axes = tuple(1 + i for i in _axes_outside(source_clique, sep))
-                summed = joint[source].sum(axis=axes) if axes else joint[source]
-            sep_axes = _axes_outside(clique, sep)
-            sep_marginal = beliefs[node].sum(axis=sep_axes) if sep_axes else beliefs[node]
-            ratio = np.divide(summed, sep_marginal[None], out=np.zeros_like(summed), where=sep_marginal[None] > 0)
-            joint[node] = ratio.reshape((self.cells[column],) + _shape(self.cells, clique, sep)) * beliefs[node][None]
+                joint = through(source, carried[source][1], separator)
+            carried[node] = (joint, separator)
         out = {}
         for b, home in wanted.items():
-            clique = tree.cliques[home]
-            if column in clique:
-                pair = tuple(sorted((column, b), key=clique.index))
-                value = self.project(pair)
-                out[b] = value if pair[0] == column else value.T
+            separator = carried[home][1]
+            if b in separator:
+                joint = carried[home][0]
+                axes = tuple(1 + i for i, a in enumerate(separator) if a != b)
+                out[b] = joint.sum(axis=axes) if axes else joint
             else:
-                axes = tuple(1 + i for i in _axes_outside(clique, (b,)))
-                out[b] = joint[home].sum(axis=axes)
+                out[b] = through(home, separator, (b,))
         return out
 
-    def _depth(self, reach: dict, node: int) -> int:
-        depth = 0
-        while reach[node] is not None:
-            node = reach[node]
-            depth += 1
-        return depth
 
+class _Loss:
+    """``L(mu) = 1/2 sum_i |mu_{r_i} - y_i|^2 / sigma_i^2``, with the measurements of one group pooled:
+    ``1/2 P_r |mu_r|^2 - mu_r . b_r + c_r`` (``P_r = sum 1/sigma_i^2``, ``b_r = sum y_i / sigma_i^2``)."""
 
-def _evaluate(model: GraphicalModel, beliefs, measurements, plan) -> tuple[float, dict, dict]:
-    """The loss, its gradient with respect to each group's marginal, and those marginals."""
-    loss = 0.0
-    gradient = {g: np.zeros_like(v) for g, v in model.potentials.items()}
-    marginals: dict = {}
-    for m, (home, axes) in zip(measurements, plan):
-        if m.group not in marginals:
-            marginals[m.group] = beliefs[home].sum(axis=axes) if axes else beliefs[home]
-        diff = marginals[m.group] - m.noisy
-        loss += 0.5 * float(np.vdot(diff, diff)) / m.sigma**2
-        gradient[m.group] += diff / m.sigma**2
-    return loss, gradient, marginals
+    def __init__(self, measurements):
+        self.precision: dict = {}
+        self.weighted: dict = {}
+        self.constant = 0.0
+        for m in measurements:
+            w = 1.0 / m.sigma**2
+            self.precision[m.group] = self.precision.get(m.group, 0.0) + w
+            self.weighted[m.group] = self.weighted.get(m.group, 0.0) + w * m.noisy
+            self.constant += 0.5 * w * float(np.vdot(m.noisy, m.noisy))
+        self.groups = list(self.precision)
+
+    def __call__(self, model: GraphicalModel, beliefs) -> tuple[float, dict, dict]:
+        """The loss, its gradient with respect to each group's marginal, and those marginals."""
+        marginals = model.marginals(self.groups, beliefs)
+        loss, gradient = self.constant, {}
+        for group in self.groups:
+            mu, p, b = marginals[group], self.precision[group], self.weighted[group]
+            loss += 0.5 * p * float(np.vdot(mu, mu)) - float(np.vdot(mu, b))
+            gradient[group] = p * mu - b
+        return loss, gradient, marginals
 
 
 def estimate(cells: dict, measurements: list, total: float, *, iterations: int = 200,
-             warm: GraphicalModel | None = None, step: float | None = None) -> tuple[GraphicalModel, float]:
+             warm: GraphicalModel | None = None, step: float | None = None,
+             tolerance: float | None = None) -> tuple[GraphicalModel, float]:
     """Fit the potentials to the measurements; returns the model and the step size reached.
 
     Accelerated mirror descent: a gradient step on the potentials from an extrapolated
-    point (Nesterov momentum ``(k - 1) / (k + 2)``), an Armijo test on the step size, and an
-    adaptive restart of the momentum whenever the loss goes up (O'Donoghue and Candes 2015).
-    ``warm``: a previous model whose potentials start the descent (its groups keep their values).
+    point (Nesterov momentum ``(k - 1) / (k + 2)``), a test that the loss went down (else
+    the step is halved), and an adaptive restart of the momentum whenever the loss goes up
+    (O'Donoghue and Candes 2015). ``warm``: a previous model whose potentials start the
+    descent (its groups keep their values). ``tolerance``: stop early once ten accepted
+    steps lowered the loss by less than ``tolerance`` times the number of measured cells
+    (the loss is in units of noise variance, about half a unit per cell at the optimum).
     """
     groups = [m.group for m in measurements]
     model = GraphicalModel(cells, groups, total, warm.potentials if warm is not None else None)
-    plan = []
-    for m in measurements:
-        home = model.home[m.group]
-        plan.append((home, _axes_outside(model.tree.cliques[home], m.group)))
+    objective = _Loss(measurements)
     if step is None:
-        precision: dict = {}
-        for m in measurements:
-            precision[m.group] = precision.get(m.group, 0.0) + 1.0 / m.sigma**2
-        step = 1.0 / (max(precision.values()) * max(total, 1.0))
+        step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))
+    stop = None if tolerance is None else 10 * tolerance * sum(m.noisy.size for m in measurements)
     current = model.potentials
     current_beliefs = model.beliefs
-    current_loss, _, _ = _evaluate(model, current_beliefs, measurements, plan)
-    point, (loss, gradient, marginals) = current, _evaluate(model, current_beliefs, measurements, plan)
+    loss, gradient, marginals = objective(model, current_beliefs)
+    current_loss, point = loss, current
+    history = [current_loss]
     momentum = 0
-    for _ in range(iterations):
+    done = 0
+    for done in range(1, iterations + 1):
         trial = {g: point[g] - step * gradient[g] for g in point}
         trial_beliefs = model.calibrate(trial)
-        trial_loss, trial_gradient, trial_marginals = _evaluate(model, trial_beliefs, measurements, plan)
-        decrease = sum(float(np.vdot(gradient[g], marginals[g] - trial_marginals[g])) for g in gradient)
-        if loss - trial_loss < 0.5 * step * decrease:
+        trial_loss, trial_gradient, trial_marginals = objective(model, trial_beliefs)
+        if trial_loss > loss:  # too long a step from the extrapolated point
             step *= 0.5
             continue
         step *= 1.02
         if trial_loss > current_loss:  # restart: drop the momentum, step again from the last iterate
             momentum = 0
             point = current
-            loss, gradient, marginals = _evaluate(model, current_beliefs, measurements, plan)
+            loss, gradient, marginals = objective(model, current_beliefs)
             continue
         momentum += 1
         beta = (momentum - 1) / (momentum + 2)
         previous = current
         current, current_beliefs, current_loss = trial, trial_beliefs, trial_loss
+        history.append(current_loss)
+        if stop is not None and len(history) > 10 and history[-11] - current_loss < stop:
+            break
         if beta > 0:
             point = {g: current[g] + beta * (current[g] - previous[g]) for g in current}
-            loss, gradient, marginals = _evaluate(model, model.calibrate(point), measurements, plan)
+            loss, gradient, marginals = objective(model, model.calibrate(point))
         else:
             point, loss, gradient, marginals = current, trial_loss, trial_gradient, trial_marginals
     model.potentials = current
     model.beliefs = current_beliefs
     model.loss = current_loss
+    model.iterations = done
     return model, step

@@ -96,3 +96,26 @@ def test_warm_start_keeps_potentials():
     warm, _ = estimate(CELLS, more, 10_000.0, iterations=0, warm=model, step=step)
     assert warm.project(("a", "b")) == pytest.approx(model.project(("a", "b")))
     assert isinstance(warm, GraphicalModel)
+
+
+def test_pair_marginals_across_many_cliques():
+    cells = {"a": 3, "b": 4, "c": 2, "d": 5, "e": 3, "f": 2, "g": 4}
+    rng = np.random.default_rng(5)
+    groups = [("a", "b"), ("b", "c"), ("c", "d", "e"), ("e", "f"), ("d", "g"), ("a", "f")]
+    potentials = {g: rng.normal(0, 1, [cells[x] for x in g]) for g in groups}
+    model = GraphicalModel(cells, groups, 1000.0, potentials)
+    # the exact joint, by brute force over all 2,880 cells
+    names = list(cells)
+    log_joint = np.zeros([cells[x] for x in names])
+    for g, value in potentials.items():
+        log_joint = log_joint + value.reshape([cells[x] if x in g else 1 for x in names])
+    joint = np.exp(log_joint - log_joint.max())
+    joint *= 1000.0 / joint.sum()
+    pairs = list(itertools.combinations(cells, 2))
+    across = [p for p in pairs if model.tree.home(p) is None]
+    assert len(model.tree.cliques) >= 4 and len(across) >= 8
+    many = model.project_many(pairs)
+    for pair in pairs:
+        exact = joint.sum(axis=tuple(i for i, x in enumerate(names) if x not in pair))
+        assert many[pair] == pytest.approx(exact, rel=1e-9, abs=1e-9), pair
+        assert model.project(pair) == pytest.approx(exact, rel=1e-9, abs=1e-9), pair
