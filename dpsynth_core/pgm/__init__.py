@@ -12,6 +12,6 @@ Everything here is post-processing of noisy measurements: no module reads data.
 
 from .generate import generate
 from .junction_tree import JunctionTree, model_cells
-from .model import GraphicalModel, Measurement, estimate
+from .model import GraphicalModel, Measurement, absorb, estimate
 
-__all__ = ["JunctionTree", "model_cells", "GraphicalModel", "Measurement", "estimate", "generate"]
+__all__ = ["JunctionTree", "model_cells", "GraphicalModel", "Measurement", "absorb", "estimate", "generate"]

@@ -7,9 +7,10 @@ ICML 2019, Algorithm 1) finds the potentials whose marginals minimise
 
     L(mu) = 1/2 * sum over measurements i of |mu_{r_i} - y_i|^2 / sigma_i^2
 
-by entropic mirror descent, ``theta <- theta - alpha * dL/dmu``, with an Armijo line search
-on ``alpha``. Starting from the previous potentials (a warm start) makes each adaptive
-round cheap. All of it is post-processing: only noisy measurements go in.
+by entropic mirror descent, ``theta <- theta - alpha * dL/dmu``, accelerated, with the step
+``alpha`` halved whenever the loss would go up. Starting from the previous potentials, moved
+toward a new measurement by one proportional-fitting step (:func:`absorb`), makes each
+adaptive round cheap. All of it is post-processing: only noisy measurements go in.
 """
 
 from __future__ import annotations
@@ -36,6 +37,29 @@ def _shape(cells: dict, clique, group) -> tuple:
     """Shape that broadcasts an array over ``group`` onto an array over ``clique``."""
     members = set(group)
     return tuple(cells[a] if a in members else 1 for a in clique)
+
+
+def _sum_plan(cells: dict, clique: int, columns: tuple, source, groups: list, fixed: tuple, plan: list) -> None:
+    """Append to ``plan`` the steps ``(key, source, axes)`` that sum the array ``source`` (over
+    ``columns``, inside clique ``clique``) down to each group (subsets of ``columns`` holding every
+    column of ``fixed``). A step's key is its group, or ``(clique, columns)`` for an intermediate sum."""
+    groups = list(groups)
+    while groups:
+        free = [c for c in columns if c not in fixed]
+        best = max(free, key=lambda c: (sum(c not in g for g in groups), cells[c]), default=None)
+        rest = [g for g in groups if best is not None and best not in g]
+        if len(groups) == 1 or len(rest) < 2:  # no shared first step: each group directly
+            for g in (groups if len(groups) == 1 or not rest else rest):
+                plan.append((g, source, _axes_outside(columns, g)))
+            if len(groups) == 1 or not rest:
+                return
+        else:
+            smaller = tuple(c for c in columns if c != best)
+            key = smaller if smaller in rest else (clique, smaller)
+            plan.append((key, source, (columns.index(best),)))
+            _sum_plan(cells, clique, smaller, key, [g for g in rest if g != smaller], fixed, plan)
+        groups = [g for g in groups if best in g]
+        fixed = fixed + (best,)
 
 
 def _axes_outside(clique, group) -> tuple:
@@ -79,32 +103,22 @@ class GraphicalModel:
             self._up_shape[i] = _shape(cells, tree.cliques[i], sep)
             self._parent_axes[i] = _axes_outside(tree.cliques[parent], sep)
             self._parent_shape[i] = _shape(cells, tree.cliques[parent], sep)
-        # each potential broadcast onto its home clique; the largest first, so it can seed the sum
-        self._members = {i: [] for i in range(len(tree.cliques))}
-        for group in sorted(self.potentials, key=lambda g: -math.prod(cells[a] for a in g)):
-            i = self.home[group]
-            self._members[i].append((group, _shape(cells, tree.cliques[i], group)))
         self._marginal_plans: dict = {}
+        self._adjoint = None
 
     def marginal_plan(self, groups) -> list:
-        """How to sum the beliefs down to each group, every group from the smallest array already
-        computed that holds it (a clique's belief or a larger group): ``(group, source, axes)``."""
+        """How to sum the beliefs down to each group: ``(key, source, axes)`` steps, ``source`` a
+        clique's index or the key of an earlier step (see :func:`_sum_plan`). Within a clique, a
+        column is summed out first whenever that serves two groups or more (one pass over the
+        large array, the rest from the smaller one)."""
         key = tuple(groups)
         if key not in self._marginal_plans:
             by_home: dict = {}
             for group in dict.fromkeys(groups):
                 by_home.setdefault(self.tree.home(group), []).append(group)
-            plan = []
+            plan: list = []
             for i, members in by_home.items():
-                clique = self.tree.cliques[i]
-                done: list = []
-                for group in sorted(members, key=len, reverse=True):
-                    source, columns = i, clique
-                    for other in done:  # the smallest computed superset
-                        if set(group) <= set(other) and len(other) < len(columns):
-                            source, columns = other, other
-                    plan.append((group, source, _axes_outside(columns, group)))
-                    done.append(group)
+                _sum_plan(self.cells, i, self.tree.cliques[i], i, members, (), plan)
             self._marginal_plans[key] = plan
         return self._marginal_plans[key]
 
@@ -112,28 +126,60 @@ class GraphicalModel:
         """The marginal counts of every group inside one clique (group -> array), computed together."""
         beliefs = self.beliefs if beliefs is None else beliefs
         out: dict = {}
-        for group, source, axes in self.marginal_plan(groups):
+        for key, source, axes in self.marginal_plan(groups):
             array = beliefs[source] if isinstance(source, int) else out[source]
-            out[group] = array.sum(axis=axes) if axes else array
-        return out
+            out[key] = np.add.reduce(array, axis=axes) if axes else array
+        return {tuple(g): out[tuple(g)] for g in groups}
 
     # --- inference ---------------------------------------------------------------------
+
+    def clique_potentials(self, potentials: dict) -> list:
+        """Each clique's log-potential: the sum of its groups' potentials broadcast onto it (None if it
+        has none). The adjoint of :meth:`marginals`: groups are added up along the same plan, the
+        small ones into the intermediate arrays first, so each clique-sized array is added once
+        per step of the plan rather than once per group."""
+        acc: dict = dict(potentials)
+        owned: set = set()
+        out: list = [None] * len(self.tree.cliques)
+        for key, source, kept, shape in self._adjoint_plan():
+            value = acc.pop(key).reshape(kept)
+            if isinstance(source, int):
+                if out[source] is None:
+                    out[source] = np.broadcast_to(value, shape).copy()
+                else:
+                    out[source] += value
+            elif source in owned:
+                acc[source] += value
+            else:
+                acc[source] = value + acc[source] if source in acc else np.broadcast_to(value, shape).copy()
+                owned.add(source)
+        return out
+
+    def _adjoint_plan(self) -> list:
+        """The marginal plan of the potentials' groups, reversed, with each step's shapes:
+        ``(key, source, shape of the key's array broadcastable onto the source, source's shape)``."""
+        if self._adjoint is None:
+            def columns(key):
+                if isinstance(key, int):
+                    return self.tree.cliques[key]
+                return key[1] if isinstance(key[0], int) else key
+            self._adjoint = []
+            for key, source, axes in reversed(self.marginal_plan(list(self.potentials))):
+                shape = tuple(self.cells[a] for a in columns(source))
+                kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+                self._adjoint.append((key, source, kept, shape))
+        return self._adjoint
 
     def calibrate(self, potentials: dict) -> list:
         """Clique marginals (in records) of the model with these potentials."""
         tree = self.tree
         partial = []
-        for i, shape in enumerate(self._clique_shape):
-            members = self._members[i]
-            if members:
-                group, broadcast = members[0]
-                theta = np.broadcast_to(potentials[group].reshape(broadcast), shape).copy()
-                for group, broadcast in members[1:]:
-                    theta += potentials[group].reshape(broadcast)
+        for i, theta in enumerate(self.clique_potentials(potentials)):
+            if theta is None:
+                partial.append(np.ones(self._clique_shape[i]))
+            else:
                 theta -= theta.max()
                 partial.append(np.exp(theta, out=theta))
-            else:
-                partial.append(np.ones(shape))
         up: dict = {}
         for i in reversed(tree.order):
             for child in self._children[i]:
@@ -313,33 +359,50 @@ class _Loss:
         return loss, gradient, marginals
 
 
+def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, floor: float = 1.0) -> dict:
+    """Potentials that move ``model`` toward a new measurement of group ``r``: a warm start for :func:`estimate`.
+
+    ``theta_r += share * log(y_r / mu_r)``, with ``mu_r`` the model's marginal, ``y_r`` the noisy
+    counts raised to at least ``floor`` records and rescaled to the model's total. With
+    ``share = 1`` this is one step of iterative proportional fitting (the joint times a function
+    of ``x_r``): the new model's marginal on ``r`` is exactly ``y_r``. ``share`` below 1 moves it
+    part of the way, geometrically: the new measurement's share of the precision of every
+    measurement of ``r`` (``1 / sigma**2`` over their sum) pools it with the earlier ones.
+    Post-processing only: the noisy counts are the only input.
+    """
+    current = model.project(measurement.group)
+    target = np.maximum(measurement.noisy, floor)
+    target = target * (current.sum() / target.sum())
+    potentials = dict(model.potentials)
+    update = share * np.log(target / np.maximum(current, 1e-300))
+    group = measurement.group
+    potentials[group] = potentials[group] + update if group in potentials else update
+    return potentials
+
+
 def estimate(cells: dict, measurements: list, total: float, *, iterations: int = 200,
-             warm: GraphicalModel | None = None, step: float | None = None,
-             tolerance: float | None = None) -> tuple[GraphicalModel, float]:
+             warm: GraphicalModel | dict | None = None,
+             step: float | None = None) -> tuple[GraphicalModel, float]:
     """Fit the potentials to the measurements; returns the model and the step size reached.
 
     Accelerated mirror descent: a gradient step on the potentials from an extrapolated
     point (Nesterov momentum ``(k - 1) / (k + 2)``), a test that the loss went down (else
     the step is halved), and an adaptive restart of the momentum whenever the loss goes up
-    (O'Donoghue and Candes 2015). ``warm``: a previous model whose potentials start the
-    descent (its groups keep their values). ``tolerance``: stop early once ten accepted
-    steps lowered the loss by less than ``tolerance`` times the number of measured cells
-    (the loss is in units of noise variance, about half a unit per cell at the optimum).
+    (O'Donoghue and Candes 2015). ``warm``: a previous model (or potentials, such as
+    :func:`absorb` gives) that starts the descent (its groups keep their values).
     """
     groups = [m.group for m in measurements]
-    model = GraphicalModel(cells, groups, total, warm.potentials if warm is not None else None)
+    start = warm.potentials if isinstance(warm, GraphicalModel) else warm
+    model = GraphicalModel(cells, groups, total, start)
     objective = _Loss(measurements)
     if step is None:
         step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))
-    stop = None if tolerance is None else 10 * tolerance * sum(m.noisy.size for m in measurements)
     current = model.potentials
     current_beliefs = model.beliefs
     loss, gradient, marginals = objective(model, current_beliefs)
     current_loss, point = loss, current
-    history = [current_loss]
     momentum = 0
-    done = 0
-    for done in range(1, iterations + 1):
+    for _ in range(iterations):
         trial = {g: point[g] - step * gradient[g] for g in point}
         trial_beliefs = model.calibrate(trial)
         trial_loss, trial_gradient, trial_marginals = objective(model, trial_beliefs)
@@ -356,9 +419,6 @@ def estimate(cells: dict, measurements: list, total: float, *, iterations: int =
         beta = (momentum - 1) / (momentum + 2)
         previous = current
         current, current_beliefs, current_loss = trial, trial_beliefs, trial_loss
-        history.append(current_loss)
-        if stop is not None and len(history) > 10 and history[-11] - current_loss < stop:
-            break
         if beta > 0:
             point = {g: current[g] + beta * (current[g] - previous[g]) for g in current}
             loss, gradient, marginals = objective(model, model.calibrate(point))
@@ -367,5 +427,4 @@ def estimate(cells: dict, measurements: list, total: float, *, iterations: int =
     model.potentials = current
     model.beliefs = current_beliefs
     model.loss = current_loss
-    model.iterations = done
     return model, step

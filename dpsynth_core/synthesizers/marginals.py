@@ -12,7 +12,8 @@ for differentially private synthetic data", VLDB 2022, Algorithm 2), over the de
    ``w_r = sum over workload groups s of |r & s|``. Only candidates that keep the model
    within its size limit (growing with the budget used) are offered;
 3. measure the chosen marginal with noise, fit the graphical model to every measurement so
-   far (Private-PGM, :mod:`dpsynth_core.pgm`), and when the fit moved the chosen marginal by
+   far (Private-PGM, :mod:`dpsynth_core.pgm`: one proportional-fitting step toward the new
+   measurement, then mirror descent from there), and when the fit moved the chosen marginal by
    less than the noise expected, quadruple the per-round budget (annealing); the last round
    spends exactly what is left;
 4. generate records from the model (:func:`dpsynth_core.pgm.generate`).
@@ -42,7 +43,7 @@ from ..errors import ParameterError
 from ..finite import FiniteColumn, coded_table, finite_column
 from ..histogram import noisy_count, noisy_histogram
 from ..noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
-from ..pgm import Measurement, estimate, generate, model_cells
+from ..pgm import Measurement, absorb, estimate, generate, model_cells
 from .base import Synthesizer
 from .registry import register
 
@@ -274,6 +275,11 @@ class MarginalsSynthesizer(Synthesizer):
             self._report(0.1 + 0.85 * (1 - self._remaining() / self.budget_), f"Round {self.rounds_}: measuring "
                          + " x ".join(chosen))  # progress: the share of the budget spent so far
             self._measure(chosen, truth[chosen], noise_param)
+            # warm start: one proportional-fitting step toward the new measurement, pooled with
+            # earlier ones of the same marginal by precision; the descent then refits everything
+            new = self.measurements_[-1]
+            precision = sum(1 / m.sigma**2 for m in self.measurements_ if m.group == chosen)
+            model = absorb(model, new, (1 / new.sigma**2) / precision)
             model, step = estimate(cells, self.measurements_, self.total_, iterations=ROUND_ITERATIONS,
                                    warm=model, step=step)
             moved = float(np.abs(model.project(chosen) - before).sum())

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dpsynth_core.pgm import GraphicalModel, JunctionTree, Measurement, estimate, generate, model_cells
+from dpsynth_core.pgm import GraphicalModel, JunctionTree, Measurement, absorb, estimate, generate, model_cells
 
 CELLS = {"a": 3, "b": 4, "c": 2, "d": 5}
 
@@ -119,3 +119,49 @@ def test_pair_marginals_across_many_cliques():
         exact = joint.sum(axis=tuple(i for i, x in enumerate(names) if x not in pair))
         assert many[pair] == pytest.approx(exact, rel=1e-9, abs=1e-9), pair
         assert model.project(pair) == pytest.approx(exact, rel=1e-9, abs=1e-9), pair
+
+
+def test_marginals_of_many_groups_inside_one_clique():
+    cells = {"a": 3, "b": 4, "c": 2, "d": 5, "e": 3}
+    rng = np.random.default_rng(8)
+    potentials = {tuple(cells): rng.normal(0, 1, list(cells.values()))}
+    model = GraphicalModel(cells, list(potentials), 500.0, potentials)
+    groups = [g for size in (1, 2, 3, 4) for g in itertools.combinations(cells, size)]
+    joint = model.beliefs[0]
+    got = model.marginals(groups)
+    assert list(got) == groups  # exactly the groups asked for, no intermediate sums
+    for group in groups:
+        exact = joint.sum(axis=tuple(i for i, x in enumerate(cells) if x not in group))
+        assert got[group] == pytest.approx(exact, rel=1e-12), group
+
+
+def test_clique_potentials_add_every_group_once():
+    cells = {"a": 3, "b": 4, "c": 2, "d": 5, "e": 3}
+    rng = np.random.default_rng(9)
+    groups = [("a", "b", "c"), ("a", "b"), ("b", "c"), ("a", "c"), ("a",), ("c", "d"), ("d", "e"), ("e",)]
+    potentials = {g: rng.normal(0, 1, [cells[x] for x in g]) for g in groups}
+    model = GraphicalModel(cells, groups, 100.0, potentials)
+    before = {g: v.copy() for g, v in potentials.items()}
+    got = model.clique_potentials(potentials)
+    for i, clique in enumerate(model.tree.cliques):
+        naive = np.zeros([cells[x] for x in clique])
+        for g in groups:
+            if model.home[g] == i:
+                naive = naive + potentials[g].reshape([cells[x] if x in g else 1 for x in clique])
+        assert got[i] == pytest.approx(naive, rel=1e-12), clique
+    for g in groups:  # the inputs are left as they were
+        assert np.array_equal(potentials[g], before[g])
+
+
+def test_absorb_is_one_proportional_fitting_step():
+    joint = _joint(3)
+    groups = [("a", "b"), ("c", "d")]
+    model, _ = estimate(CELLS, [Measurement(g, _marginal(joint, g), 1.0) for g in groups], 10_000.0,
+                        iterations=300)
+    new = Measurement(("b", "c"), _marginal(joint, ("b", "c")), 1.0)
+    full = GraphicalModel(CELLS, groups + [new.group], 10_000.0, absorb(model, new, 1.0))
+    assert full.project(new.group) == pytest.approx(new.noisy, rel=1e-9)  # share 1: matched exactly
+    assert full.project(("a", "b")) == pytest.approx(model.project(("a", "b")), rel=1e-6)  # b was already right
+    half = GraphicalModel(CELLS, groups + [new.group], 10_000.0, absorb(model, new, 0.5))
+    geometric = np.sqrt(model.project(new.group) * new.noisy)  # share 1/2: the geometric mean, renormalised
+    assert half.project(new.group) / half.total == pytest.approx(geometric / geometric.sum(), rel=1e-9)
