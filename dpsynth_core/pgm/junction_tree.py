@@ -37,6 +37,13 @@ class _Sizes:
 
 def _elimination_cliques(cells: dict, cliques) -> list[tuple]:
     names = list(cells)
+    return [tuple(name for i, name in enumerate(names) if clique >> i & 1)
+            for clique in _elimination_masks(cells, cliques)]
+
+
+def _elimination_masks(cells: dict, cliques) -> list[int]:
+    """The maximal cliques of a greedy (least new cells first) elimination, as bit masks over ``cells``."""
+    names = list(cells)
     index = {name: i for i, name in enumerate(names)}
     neighbours = [1 << i for i in range(len(names))]  # bit masks, each column its own neighbour
     for clique in cliques:
@@ -68,7 +75,7 @@ def _elimination_cliques(cells: dict, cliques) -> list[tuple]:
     for j, clique in enumerate(found):
         if not any(clique & earlier == clique for earlier in found[:j]):
             maximal.append(clique)
-    return [tuple(name for i, name in enumerate(names) if clique >> i & 1) for clique in maximal]
+    return maximal
 
 
 @lru_cache(maxsize=8)
@@ -78,7 +85,8 @@ def _sizes(cells: tuple) -> _Sizes:
 
 def model_cells(cells: dict, cliques) -> int:
     """Total cells of the junction tree's cliques for these column groups (the model's size)."""
-    return sum(math.prod(cells[a] for a in c) for c in _elimination_cliques(cells, cliques))
+    size = _sizes(tuple(cells.values()))
+    return sum(size(mask) for mask in _elimination_masks(cells, cliques))
 
 
 @dataclass

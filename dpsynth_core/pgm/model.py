@@ -181,22 +181,26 @@ class GraphicalModel:
                 theta -= theta.max()
                 partial.append(np.exp(theta, out=theta))
         up: dict = {}
+        total = self.total
         for i in reversed(tree.order):
             for child in self._children[i]:
                 partial[i] *= up[child].reshape(self._parent_shape[child])
             if tree.parent[i] is not None:
-                message = partial[i].sum(axis=self._up_axes[i]) if self._up_axes[i] else partial[i].copy()
-                up[i] = message / max(message.sum(), 1e-300)
+                axes = self._up_axes[i]
+                message = np.asarray(np.add.reduce(partial[i], axis=axes)) if axes else partial[i].copy()
+                message /= max(float(message.sum()), 1e-300)
+                up[i] = message
         beliefs = [None] * len(partial)
         for i in tree.order:
             full = partial[i]
-            beliefs[i] = full * (self.total / max(full.sum(), 1e-300))
-            full = beliefs[i]
+            full *= total / max(float(full.sum()), 1e-300)
+            beliefs[i] = full
             for child in self._children[i]:
                 axes = self._parent_axes[child]
-                summed = full.sum(axis=axes) if axes else full
-                message = np.divide(summed, up[child], out=np.zeros_like(summed), where=up[child] > 0)
-                message /= max(message.sum(), 1e-300)
+                summed = np.asarray(np.add.reduce(full, axis=axes)) if axes else full.copy()
+                message = np.divide(summed, up[child], out=summed, where=up[child] > 0)
+                message[up[child] <= 0] = 0.0
+                message /= max(float(message.sum()), 1e-300)
                 partial[child] *= message.reshape(self._up_shape[child])
         return beliefs
 
