@@ -57,12 +57,14 @@ def _elimination_masks(cells: dict, cliques) -> list[int]:
     left = list(range(len(names)))
     cost = [size(mask) for mask in neighbours]
     found: list[int] = []
+    eliminated: list[int] = []
     while left:
         best = min(left, key=cost.__getitem__)  # ties: the first column
         group = neighbours[best] & remaining
         remaining &= ~(1 << best)
         left.remove(best)
         found.append(group)
+        eliminated.append(best)
         touched = group & remaining
         while touched:  # only the eliminated column's neighbours change
             low = touched & -touched
@@ -70,12 +72,23 @@ def _elimination_masks(cells: dict, cliques) -> list[int]:
             neighbours[u] |= group
             cost[u] = size(neighbours[u] & remaining)
             touched ^= low
-    # a later elimination clique may lie inside an earlier one, never the other way round
-    maximal = []
+    # The clique of the column eliminated at step j lies inside another one exactly when some
+    # column eliminated earlier had, as its other neighbours, that very clique; the first of those
+    # to go is then column j (maximal cliques of a perfect elimination order: Blair and Peyton 1993).
+    step = {v: j for j, v in enumerate(eliminated)}
+    inside = [False] * len(found)
     for j, clique in enumerate(found):
-        if not any(clique & earlier == clique for earlier in found[:j]):
-            maximal.append(clique)
-    return maximal
+        others = clique & ~(1 << eliminated[j])
+        first, bits = None, others
+        while bits:
+            low = bits & -bits
+            v = low.bit_length() - 1
+            if first is None or step[v] < step[first]:
+                first = v
+            bits ^= low
+        if first is not None and found[step[first]] == others:
+            inside[step[first]] = True
+    return [clique for j, clique in enumerate(found) if not inside[j]]
 
 
 @lru_cache(maxsize=8)

@@ -165,3 +165,24 @@ def test_absorb_is_one_proportional_fitting_step():
     half = GraphicalModel(CELLS, groups + [new.group], 10_000.0, absorb(model, new, 0.5))
     geometric = np.sqrt(model.project(new.group) * new.noisy)  # share 1/2: the geometric mean, renormalised
     assert half.project(new.group) / half.total == pytest.approx(geometric / geometric.sum(), rel=1e-9)
+
+
+def test_elimination_keeps_exactly_the_maximal_cliques():
+    from dpsynth_core.pgm.junction_tree import _elimination_masks
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(1, 16))
+        cells = {f"c{i}": int(rng.choice([2, 3, 5, 16])) for i in range(n)}
+        names = list(cells)
+        groups = [tuple(rng.choice(names, size=int(rng.integers(1, min(3, n) + 1)), replace=False))
+                  for _ in range(int(rng.integers(0, 2 * n + 1)))]
+        masks = _elimination_masks(cells, groups)
+        covered = 0
+        for mask in masks:
+            covered |= mask
+            assert not any(mask != other and mask & other == mask for other in masks)  # none inside another
+        assert covered == (1 << n) - 1
+        for group in groups:  # every group inside one clique
+            bits = sum(1 << names.index(a) for a in group)
+            assert any(bits & mask == bits for mask in masks)
