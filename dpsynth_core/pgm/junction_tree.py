@@ -102,6 +102,46 @@ def model_cells(cells: dict, cliques) -> int:
     return sum(size(mask) for mask in _elimination_masks(cells, cliques))
 
 
+def model_cells_with(cells: dict, groups, candidates) -> dict:
+    """``model_cells(cells, groups + [c])`` for every candidate group ``c``, exactly, faster.
+
+    The greedy elimination treats the connected components of the groups' graph independently
+    (a column's cost depends only on its own component, and the first column of the global order
+    wins ties in both), so only the components a candidate joins are eliminated again.
+    """
+    groups = [tuple(g) for g in groups] + [(name,) for name in cells]
+    parent = {name: name for name in cells}
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for group in groups:
+        for a in group[1:]:
+            parent[find(a)] = find(group[0])
+    members: dict = {}
+    for name in cells:
+        members.setdefault(find(name), []).append(name)
+    inside: dict = {}
+    for group in groups:
+        inside.setdefault(find(group[0]), []).append(group)
+
+    def eliminate(roots, extra=()):
+        columns = {a for r in roots for a in members[r]}
+        sub = {a: cells[a] for a in cells if a in columns}  # the global order, so the same ties
+        return model_cells(sub, [g for r in roots for g in inside[r]] + list(extra))
+
+    alone = {root: eliminate([root]) for root in members}
+    total = sum(alone.values())
+    out = {}
+    for candidate in candidates:
+        roots = list(dict.fromkeys(find(a) for a in candidate))
+        out[tuple(candidate)] = total - sum(alone[r] for r in roots) + eliminate(roots, [tuple(candidate)])
+    return out
+
+
 @dataclass
 class JunctionTree:
     """Maximal cliques, a rooted spanning tree over them, and each clique's separator with its parent.

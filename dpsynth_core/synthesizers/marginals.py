@@ -43,7 +43,7 @@ from ..errors import ParameterError
 from ..finite import FiniteColumn, coded_table, finite_column
 from ..histogram import noisy_count, noisy_histogram
 from ..noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
-from ..pgm import Measurement, absorb, estimate, generate, model_cells
+from ..pgm import Measurement, absorb, estimate, generate, model_cells_with
 from .base import Synthesizer
 from .registry import register
 
@@ -251,11 +251,11 @@ class MarginalsSynthesizer(Synthesizer):
             structure = tuple(model.tree.cliques)
             if structure != sizes_for:  # hypothetical model sizes change only with the model's cliques
                 sizes_for, sizes = structure, {}
-            groups_now = [m.group for m in self.measurements_]
-            for c in candidates:
-                if c not in sizes:
-                    sizes[c] = model.tree.size() if model.tree.home(c) is not None else \
-                        model_cells(cells, groups_now + [c])
+            missing = [c for c in candidates if c not in sizes]
+            inside = {c for c in missing if model.tree.home(c) is not None}
+            sizes.update({c: model.tree.size() for c in inside})
+            sizes.update(model_cells_with(cells, [m.group for m in self.measurements_],
+                                          [c for c in missing if c not in inside]))
             offered = [c for c in candidates if sizes[c] <= limit]
             if not offered:
                 break

@@ -5,7 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from dpsynth_core.pgm import GraphicalModel, JunctionTree, Measurement, absorb, estimate, generate, model_cells
+from dpsynth_core.pgm import (GraphicalModel, JunctionTree, Measurement, absorb, estimate, generate, model_cells,
+                              model_cells_with)
 
 CELLS = {"a": 3, "b": 4, "c": 2, "d": 5}
 
@@ -186,3 +187,20 @@ def test_elimination_keeps_exactly_the_maximal_cliques():
         for group in groups:  # every group inside one clique
             bits = sum(1 << names.index(a) for a in group)
             assert any(bits & mask == bits for mask in masks)
+
+
+def test_model_cells_with_candidates_matches_one_elimination_each():
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        n = int(rng.integers(2, 14))
+        cells = {f"c{i}": int(rng.choice([2, 3, 7, 16])) for i in range(n)}
+        names = list(cells)
+
+        def group(size):
+            return tuple(sorted(rng.choice(names, size=size, replace=False), key=names.index))
+
+        groups = [group(int(rng.integers(1, min(3, n) + 1))) for _ in range(int(rng.integers(0, n)))]
+        candidates = [group(2) for _ in range(4)]
+        got = model_cells_with(cells, groups, candidates)
+        for candidate in candidates:
+            assert got[candidate] == model_cells(cells, groups + [candidate])
