@@ -66,7 +66,7 @@ import pandas as pd
 from . import constraints
 from .counting import SortedValues
 from .domain import DateDomain, FloatDomain, TableDomain
-from .encoding import numeric_values
+from .encoding import numeric_value_counts, numeric_values
 from .histogram import noisy_histogram
 from .noise import NoiseSource, real_laplace
 
@@ -313,12 +313,14 @@ def _cut_special(piece_lows, weights, special, high, integer: bool):
     return lows, weights[parent] * share
 
 
-def fit_bins(data: pd.DataFrame, domain: TableDomain, *, epsilon: float, noise: NoiseSource,
+def fit_bins(data, domain: TableDomain, *, epsilon: float, noise: NoiseSource,
              substitution: bool = False) -> tuple[TableDomain, list[FittedBins]]:
     """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
 
     Args:
-        data: the table (its columns match ``domain``).
+        data: the table (its columns match ``domain``): a DataFrame, or a counting source
+            (:mod:`dpsynth_core.engines`) read through its ``raw_values`` (each distinct raw
+            value with its record count: the same interval counts, hence the same bins).
         domain: the declaration; columns with declared bins are left as they are.
         epsilon: the release's total epsilon (each column gets its share, :func:`binning_budget`).
         noise: the release's noise source.
@@ -330,7 +332,12 @@ def fit_bins(data: pd.DataFrame, domain: TableDomain, *, epsilon: float, noise: 
     fitted = []
     for name, column_epsilon in binning_budget(domain, epsilon).items():
         column = domain.columns[name]
-        values = SortedValues(numeric_values(column, data[name], domain.missing_markers))
+        if isinstance(data, pd.DataFrame):
+            values = SortedValues(numeric_values(column, data[name], domain.missing_markers))
+        else:
+            raw, counts = data.raw_values(name)
+            values = SortedValues(numeric_values(column, raw, domain.missing_markers)) if counts is None else \
+                SortedValues(*numeric_value_counts(column, raw, counts, domain.missing_markers))
         found = fit_column(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution)
         fitted.append(found)
         domain = domain.with_column(replace(column, edges=found.edges, spread=found.spread))

@@ -68,6 +68,9 @@ BINARY_SNIFF_BYTES = 1 << 16
 
 #: Rows at most in a synthetic table requested by the publisher.
 MAX_SYNTHETIC_ROWS = 5_000_000
+#: Rows at most in a synthetic table when the data is counted by an engine for large tables
+#: (DuckDB, Spark) and the release is written to a file in chunks (never whole in memory).
+MAX_ENGINE_SYNTHETIC_ROWS = 1_000_000_000
 #: Seeds are whole numbers in [0, MAX_SEED).
 MAX_SEED = 2**128
 

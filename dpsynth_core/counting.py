@@ -132,15 +132,24 @@ class CodedTable:
 class SortedValues:
     """One numeric column's true values in order (missing cells left out), for exact interval counts.
 
-    Data-adaptive binning reads a column only through :meth:`count`; the counts get noise
-    before anything depends on them (see :mod:`dpsynth_core.binning`).
+    ``weights`` (optional): how many records hold each value (an engine passes a column's
+    distinct values with their counts); the counts are then the same as for the values
+    repeated. Data-adaptive binning reads a column only through :meth:`count`; the counts get
+    noise before anything depends on them (see :mod:`dpsynth_core.binning`).
     """
 
-    def __init__(self, values):
-        self._values = np.sort(np.asarray(values))
+    def __init__(self, values, weights=None):
+        values = np.asarray(values)
+        if weights is None:
+            self._values, self._weights, self._cumulative = np.sort(values), None, None
+            return
+        order = np.argsort(values, kind="stable")
+        self._values = values[order]
+        self._weights = np.asarray(weights, dtype=np.int64)[order]
+        self._cumulative = np.concatenate([[0], np.cumsum(self._weights)])
 
     def __len__(self) -> int:
-        return int(self._values.size)
+        return int(self._values.size if self._cumulative is None else self._cumulative[-1])
 
     def count(self, lows, highs, *, closed) -> np.ndarray:
         """Exact number of values ``v`` with ``low <= v < high`` per interval (``v <= high`` where ``closed``)."""
@@ -150,8 +159,11 @@ class SortedValues:
         start = np.searchsorted(self._values, lows, side="left")
         end = np.where(closed, np.searchsorted(self._values, highs, side="right"),
                        np.searchsorted(self._values, highs, side="left"))
+        if self._cumulative is not None:
+            return (self._cumulative[end] - self._cumulative[start]).astype(np.int64)
         return (end - start).astype(np.int64)
 
     def without(self, excluded) -> "SortedValues":
         """The values other than ``excluded`` (public special values, counted in their own bins)."""
-        return SortedValues(self._values[~np.isin(self._values, np.asarray(list(excluded)))])
+        kept = ~np.isin(self._values, np.asarray(list(excluded)))
+        return SortedValues(self._values[kept], None if self._weights is None else self._weights[kept])

@@ -156,6 +156,19 @@ def numeric_values(domain: ColumnDomain, series: pd.Series, markers=("",)) -> np
     as int64 (dates in days since 1970-01-01), floats as float64. These are true values:
     only a mechanism that counts them with noise may use them (see :mod:`dpsynth_core.binning`).
     """
+    values, keep = _numeric_cells(domain, series, markers)
+    return values[keep]
+
+
+def numeric_value_counts(domain: ColumnDomain, raw: pd.Series, counts, markers=("",)) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`numeric_values` of a column given as its distinct raw values ``raw`` with their
+    record ``counts``: the readable values and their counts (the same multiset, by the per-cell rule)."""
+    values, keep = _numeric_cells(domain, raw, markers)
+    return values[keep], np.asarray(counts, dtype=np.int64)[keep]
+
+
+def _numeric_cells(domain: ColumnDomain, series: pd.Series, markers) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's value under the rule (see :func:`numeric_values`) and whether it is readable."""
     domain._require_complete()
     index, text, is_missing = _distinct_cells(series, markers)
     values, readable = _parse_numbers(domain, text, is_missing)
@@ -165,8 +178,7 @@ def numeric_values(domain: ColumnDomain, series: pd.Series, markers=("",)) -> np
         low, high = (domain.min, domain.max) if isinstance(domain, IntegerDomain) else \
             (int(domain.lows[0]), int(domain.highs[-1]))
         values = np.clip(np.where(readable, values, low), low, high).astype(np.int64)
-    keep = readable[index]
-    return values[index[keep]]
+    return values[index], readable[index]
 
 
 def _encode_ranges(lows: np.ndarray, values: np.ndarray, lo, hi, bins: int, readable: np.ndarray):

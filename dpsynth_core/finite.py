@@ -36,6 +36,7 @@ import pandas as pd
 from .cathist import cathist, draw_from_generator
 from .counting import CodedTable
 from .encoding import EncodedColumn, decode_codes
+from .engines.base import Merge, Vocabulary
 
 
 @dataclass
@@ -96,17 +97,51 @@ def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noi
     domain = column.domain
     if domain.binned:
         return FiniteColumn(domain.name, domain, column.codes, column.cells)
-    counts = column.label_counts(include_missing=False)
+    out = _vocabulary(domain, column.label_counts(include_missing=False), text_epsilon=text_epsilon, rho=rho,
+                      noise=noise, label=label)
+    other, cells = len(out.vocabulary), out.cells
+    index, uniques = pd.factorize(np.asarray(column.labels, dtype=object), use_na_sentinel=True)
+    position = {value: code for code, value in enumerate(out.vocabulary)}
+    unique_codes = np.array([position.get(value, other) for value in uniques] + [cells - 1], dtype=np.int64)
+    out.codes = unique_codes[index]  # the sentinel -1 (missing) picks the last entry: the missing code
+    return out
+
+
+def _vocabulary(domain, counts: pd.Series, *, text_epsilon: float, rho: float, noise, label: str) -> FiniteColumn:
+    """A text column's CatHist vocabulary from its true value counts (public order, missing left out)."""
     result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), domain.size, epsilon=text_epsilon, rho=rho,
                      draw_inactive=draw_from_generator(domain), noise=noise, label=label)
     vocabulary = list(result.keys)  # the domain's public order (CatHist lists results so)
-    other = len(vocabulary)
-    cells = other + (2 if domain.missing else 1)
-    index, uniques = pd.factorize(np.asarray(column.labels, dtype=object), use_na_sentinel=True)
-    position = {value: code for code, value in enumerate(vocabulary)}
-    unique_codes = np.array([position.get(value, other) for value in uniques] + [cells - 1], dtype=np.int64)
-    codes = unique_codes[index]  # the sentinel -1 (missing) picks the last entry: the missing code
-    return FiniteColumn(domain.name, domain, codes, cells, vocabulary, result.counts)
+    cells = len(vocabulary) + (2 if domain.missing else 1)
+    return FiniteColumn(domain.name, domain, None, cells, vocabulary, result.counts)
+
+
+def finite_source_column(source, domain, *, text_epsilon: float, rho: float, noise, label: str) -> FiniteColumn:
+    """:func:`finite_column` read through a counting source (:mod:`dpsynth_core.engines`): a text
+    column's vocabulary from ``source.value_counts``; the codes stay with the source
+    (``codes`` is None: count them on :func:`finite_source`)."""
+    if domain.binned:
+        return FiniteColumn(domain.name, domain, None, int(source.cells[domain.name]))
+    counts = source.value_counts(domain.name)
+    return _vocabulary(domain, counts[counts.index.notna()], text_epsilon=text_epsilon, rho=rho, noise=noise,
+                       label=label)
+
+
+def finite_source(source, columns: dict):
+    """The source with every text column of ``columns`` on its vocabulary codes (the public rule
+    in the module docstring: vocabulary, then "other", then "missing"), ready to count."""
+    texts = {n: c for n, c in columns.items() if c.vocabulary is not None}
+    if not texts:
+        return source
+    # Vocabulary codes missing (None) right after the values, and "other" last: swap those two.
+    source = source.recode({n: Vocabulary(tuple(c.vocabulary) + ((None,) if c.domain.missing else ()))
+                            for n, c in texts.items()})
+    swaps = {}
+    for name, column in texts.items():
+        if column.domain.missing:
+            size = len(column.vocabulary)
+            swaps[name] = Merge(tuple(range(size)) + (size + 1, size), column.cells)
+    return source.recode(swaps) if swaps else source
 
 
 def coded_table(columns: dict, n_rows: int) -> CodedTable:

@@ -98,13 +98,14 @@ def _whole(value, name: str, rule: str) -> int:
     raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
 
 
-def check_rows(rows) -> int | None:
-    """Return a requested row count as an int (None stays None), or raise if not in 1..MAX_SYNTHETIC_ROWS."""
+def check_rows(rows, limit: int = constraints.MAX_SYNTHETIC_ROWS) -> int | None:
+    """Return a requested row count as an int (None stays None), or raise if not in 1..``limit``
+    (MAX_SYNTHETIC_ROWS; MAX_ENGINE_SYNTHETIC_ROWS for a release written in chunks)."""
     if rows is None:
         return None
-    rule = f"a whole number from 1 to {constraints.MAX_SYNTHETIC_ROWS:,}"
+    rule = f"a whole number from 1 to {limit:,}"
     value = _whole(rows, "rows", rule)
-    if not 1 <= value <= constraints.MAX_SYNTHETIC_ROWS:
+    if not 1 <= value <= limit:
         raise ParameterError(f"rows ({_show(rows)}) must be {rule}")
     return value
 

@@ -6,7 +6,9 @@ A :class:`CountingSource` is a table over its declared domain that answers, exac
 * ``marginal(group)`` / ``marginals(groups)``: counts over the product of declared cells
   (``sparse_marginal(group)``: only the cells that hold records, for huge products);
 * ``value_counts(name)``: the count of each distinct in-domain value of a text column (what
-  CatHist needs), or of each present cell of a binned column;
+  CatHist needs, in the domain's public order), or of each present cell of a binned column;
+* ``raw_values(name)``: a column's raw values with the number of records holding each (None:
+  one record each), what DP adaptive binning counts intervals over;
 * ``recode({name: Vocabulary | Rebin | Merge})``: the same table with some columns on new
   public codes (a text column's DP vocabulary, DP bin edges), countable as above;
 * ``report()``: cells changed by the public out-of-domain rule (publisher-only).
@@ -59,6 +61,8 @@ class CountingSource(Protocol):
     def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]: ...
 
     def value_counts(self, name: str) -> pd.Series: ...
+
+    def raw_values(self, name: str) -> tuple[pd.Series, np.ndarray | None]: ...
 
     def recode(self, recodings: dict) -> "CountingSource": ...
 
@@ -155,6 +159,7 @@ class ColumnMap:
             out.missing = int(counts[out.codes == domain.bins].sum()) if domain.missing else 0
         else:
             out.labels = np.asarray(encoded.labels, dtype=object)
+            out.merged = int(encoded.merged)  # distinct texts sharing a label: the same over distinct values
             out.missing = int(counts[pd.isna(out.labels)].sum())
             out.merged = encoded.merged  # distinct values sharing a pseudonym: the same on distinct values
         out.out_of_domain = _weighted_changes(domain, series, counts, markers, encoded.out_of_domain)
@@ -307,6 +312,11 @@ class EngineSource:
     def value_counts(self, name: str) -> pd.Series:
         column = self.maps[name]
         return column.value_counts()  # exact counts: only a DP mechanism (CatHist) may read them
+
+    def raw_values(self, name: str) -> tuple[pd.Series, np.ndarray]:
+        """A column's distinct raw values and how many records hold each (exact: only noise may read them)."""
+        column = self.maps[name]
+        return column.raw, column.counts
 
     def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
         return self.marginals([group], buckets=buckets)[0]

@@ -64,6 +64,10 @@ class MemorySource:
         column = self.encoded.columns[name]
         return column.label_counts() if not column.domain.binned else self.table.value_counts(name)
 
+    def raw_values(self, name: str) -> tuple[pd.Series, None]:
+        """The column's raw cells, one per record (weights None)."""
+        return self.frame[name], None
+
     def report(self) -> dict:
         return self.encoded.report()
 

@@ -18,7 +18,7 @@ from ..accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
 from ..binning import fit_bins
 from ..domain import TableDomain, as_table_domain
 from ..encoding import EncodedTable, encode_table
-from ..errors import DataError
+from ..errors import DataError, ParameterError
 from ..histogram import noisy_count
 from ..noise import make_noise_source
 from ..tables import read_table
@@ -50,6 +50,9 @@ class Synthesizer:
     row_count_is_public = False
     #: Share of epsilon spent on the noisy row count when the publisher gives none.
     row_count_share = constraints.ROW_COUNT_SHARE
+    #: True for methods that read the data only through a counting source's calls
+    #: (:mod:`dpsynth_core.engines`), so the table may be counted by DuckDB or Spark.
+    reads_sources = False
     #: Rough share of a release's time spent in ``fit`` (the rest in ``sample``), for progress bars.
     fit_share = 0.7
 
@@ -60,9 +63,15 @@ class Synthesizer:
 
     # --- fitting ------------------------------------------------------------------------
 
-    def fit(self, data, domain, *, rows: int | None = None, progress=None) -> "Synthesizer":
+    def fit(self, data, domain, *, rows: int | None = None, progress=None, engine: str | None = "auto",
+            memory_limit: str | None = None) -> "Synthesizer":
         """Measure the data with DP. ``rows``: a public row count; None spends budget on a noisy one.
 
+        ``data``: a DataFrame, a path, or a counting source (:func:`dpsynth_core.engines.open_source`,
+        closed by its owner). ``engine`` (``auto``, ``pandas``, ``duckdb``, ``spark``) and
+        ``memory_limit`` (DuckDB) choose how a DataFrame or path is counted; a source opened
+        here is closed before ``fit`` returns. Methods whose :attr:`reads_sources` is False
+        read the table in memory (``pandas``) and refuse the other engines.
         ``progress``: optional ``callable(done, message)``, told at coarse steps how far the
         fit is (``done`` from 0 to 1); it only ever hears public facts (step names, labels).
         """
@@ -70,16 +79,58 @@ class Synthesizer:
         self._report(0.0, "Reading the table over the declared domain")
         self.epsilon_ = check_epsilon(self.epsilon)
         self.rho_ = check_rho(self.rho)
-        requested = check_rows(rows)
-        frame = as_frame(data)
         self.declared_domain_: TableDomain = as_table_domain(domain)
-        self.declared_domain_.check_matches(frame.columns)
+        source, frame, owned = self._open(data, engine, memory_limit)
+        try:
+            self._fit_opened(source, frame, rows)
+        finally:
+            if owned is not None:
+                owned.close()
+        self._report(1.0, "Measured")
+        return self
+
+    def _open(self, data, engine, memory_limit):
+        """(source, frame, source to close): a counting source, or the DataFrame of today's path."""
+        from ..engines import CountingSource, choose_engine, open_source
+
+        if isinstance(data, CountingSource):
+            if getattr(data, "engine", "") == "pandas" and not self.reads_sources:
+                return None, data.frame, None
+            self._check_engine(getattr(data, "engine", "?"))
+            if data.domain != self.declared_domain_:
+                raise ParameterError("the counting source was opened over another declaration than the one given")
+            return data, None, None
+        chosen = choose_engine(data, engine)
+        if chosen != "pandas" and not self.reads_sources and engine in (None, "auto") \
+                and isinstance(data, (str, Path)) and not str(data).lower().endswith((".parquet", ".pq", ".parq")):
+            chosen = "pandas"  # a large CSV with a method that reads in memory: today's path
+        if chosen == "pandas":
+            return None, as_frame(data), None
+        self._check_engine(chosen)
+        source = open_source(data, self.declared_domain_, engine=chosen, memory_limit=memory_limit)
+        return source, None, source
+
+    def _check_engine(self, engine: str) -> None:
+        if engine != "pandas" and not self.reads_sources:
+            from .registry import METHODS
+
+            able = ", ".join(n for n, info in METHODS.items() if info.cls.reads_sources)
+            raise ParameterError(f"method '{self.method_name}' reads the table in memory (engine 'pandas'), not "
+                                 f"with engine '{engine}'; the engines duckdb and spark serve: {able}")
+
+    def _fit_opened(self, source, frame, rows) -> None:
+        self.engine_ = "pandas" if source is None else source.engine
+        self.max_rows_ = (constraints.MAX_SYNTHETIC_ROWS if self.engine_ == "pandas"
+                          else constraints.MAX_ENGINE_SYNTHETIC_ROWS)
+        requested = check_rows(rows, self.max_rows_)
+        if frame is not None:
+            self.declared_domain_.check_matches(frame.columns)
         self.declared_domain_.validate()
         self._report(0.1, "Measuring the data with noise")
         self.noise_ = make_noise_source(self.random_state)
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
-        n_rows = len(frame)
+        n_rows = len(frame) if source is None else source.n_rows
         if requested is None and self.row_count_is_public:
             self.rows_ = n_rows
             self.row_policy_ = ("public: under the substitution relation the number of records is the same "
@@ -87,9 +138,7 @@ class Synthesizer:
         elif requested is None:
             row_epsilon = self.epsilon_ * self.row_count_share
             column_epsilon -= row_epsilon
-            # Capped at the public limit on synthetic rows (post-processing of the noisy count).
-            self.rows_ = min(noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_),
-                             constraints.MAX_SYNTHETIC_ROWS)
+            self.rows_ = noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_)
             self.accountant_.spend(PrivacyEvent("discrete Laplace count", row_epsilon,
                                                 neighbouring=self.neighbouring, label="row count"))
             self.row_policy_ = "noisy: the number of rows is the true count plus discrete Laplace noise"
@@ -98,7 +147,8 @@ class Synthesizer:
             self.row_policy_ = ("public: the publisher asked for this number of rows; it was not "
                                 "computed from the data")
         # Numeric and date columns declared without bins get bins fitted with DP (domain_ holds them).
-        self.domain_, self.bins_ = fit_bins(frame, self.declared_domain_, epsilon=self.epsilon_, noise=self.noise_,
+        self.domain_, self.bins_ = fit_bins(frame if source is None else source, self.declared_domain_,
+                                            epsilon=self.epsilon_, noise=self.noise_,
                                             substitution=self.neighbouring == SUBSTITUTE)
         for found in self.bins_:
             if found.tree_epsilon:
@@ -107,13 +157,27 @@ class Synthesizer:
             self._spend("discrete Laplace histogram (counts that place the bins)", found.count_epsilon,
                         f"bins {found.column}")
             column_epsilon -= found.epsilon
-        encoded = encode_table(frame, self.domain_)
-        self.encoding_report_ = encoded.report()
-        self._fit(encoded, column_epsilon)
-        self._report(1.0, "Measured")
-        return self
+        if not self.reads_sources:
+            encoded = encode_table(frame, self.domain_)
+            self.encoding_report_ = encoded.report()
+            self._fit(encoded, column_epsilon)
+        else:
+            if source is None:
+                from ..engines.memory import MemorySource
 
-    def _fit(self, encoded: EncodedTable, epsilon: float) -> None:  # pragma: no cover
+                source = MemorySource(frame, self.domain_)
+            elif self.bins_:
+                from ..engines import Rebin
+
+                source = source.recode({b.column: Rebin(self.domain_.kept[b.column]) for b in self.bins_})
+            self.encoding_report_ = source.report()
+            self._fit(source, column_epsilon)
+        # A public cap on the synthetic rows (post-processing of a noisy or public count).
+        self.rows_ = min(self.rows_, self.max_rows_)
+
+    def _fit(self, data, epsilon: float) -> None:  # pragma: no cover
+        """Spend ``epsilon`` on the columns of ``data``: an :class:`EncodedTable`, or a counting
+        source (over the release's domain, adaptive columns on their DP bins) when :attr:`reads_sources`."""
         raise NotImplementedError
 
     def _spend(self, mechanism: str, epsilon: float, label: str, delta: float = 0.0) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
 from ..domain import CategoricalDomain, ColumnDomain, TextDomain
-from ..encoding import EncodedColumn, EncodedTable, decode_codes
+from ..encoding import decode_codes
 from ..histogram import noisy_histogram, to_probabilities
 from .registry import register
 from .base import Synthesizer
@@ -68,26 +68,35 @@ def _uniform_column(domain: ColumnDomain, n: int, noise) -> pd.Series:
     return pd.Series([domain.label_at(0)] * n, dtype=object)
 
 
-def fit_column(column: EncodedColumn, *, epsilon: float, rho: float, noise, label: str) -> ColumnModel:
-    """One column's DP histogram: CatHist for categorical and text, full histogram for numeric bins."""
-    domain = column.domain
+def fit_column(source, domain: ColumnDomain, *, epsilon: float, rho: float, noise,
+               label: str) -> tuple[ColumnModel, dict]:
+    """One column's DP histogram: CatHist for categorical and text, full histogram for numeric bins.
+
+    ``source`` is a counting source (:mod:`dpsynth_core.engines`) and ``domain`` the column's
+    declaration in the release (with its DP bins): the column is read through its exact value
+    counts (text) or 1-way marginal (binned). Returns the model and the true counts of the
+    present keys (publisher-only diagnostics).
+    """
+    name = domain.name
     if isinstance(domain, TextDomain):
-        counts = column.label_counts()
+        counts = source.value_counts(name)
         size = domain.size + (1 if domain.missing else 0)
         result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), size, epsilon=epsilon,
                          rho=rho, draw_inactive=draw_from_generator(domain, with_missing=domain.missing),
                          noise=noise, label=label)
-        return ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau,
-                           result.threshold.cut)
-    counts = column.counts()
+        return (ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau,
+                            result.threshold.cut), dict(counts))
+    counts = source.marginal((name,))
+    cells = int(counts.size)
+    present = {i: int(c) for i, c in enumerate(counts) if c}
     if isinstance(domain, CategoricalDomain):
         active = np.flatnonzero(counts)
-        result = cathist(active.tolist(), counts[active], column.cells, epsilon=epsilon, rho=rho,
-                         draw_inactive=draw_from_range(column.cells), noise=noise, label=label)
-        return ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau,
-                           result.threshold.cut)
+        result = cathist(active.tolist(), counts[active], cells, epsilon=epsilon, rho=rho,
+                         draw_inactive=draw_from_range(cells), noise=noise, label=label)
+        return (ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau,
+                            result.threshold.cut), present)
     noisy = noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label)
-    return ColumnModel(domain, list(range(column.cells)), noisy, epsilon, "discrete Laplace histogram")
+    return ColumnModel(domain, list(range(cells)), noisy, epsilon, "discrete Laplace histogram"), present
 
 
 @register(
@@ -107,18 +116,18 @@ class IndependentColumns(Synthesizer):
     Budget: after the row count's share, epsilon is split equally across kept columns.
     """
 
-    def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
-        names = list(encoded.columns)
+    reads_sources = True
+
+    def _fit(self, source, epsilon: float) -> None:
+        names = list(self.domain_.kept)
         share = epsilon / len(names)
         self.models_: dict[str, ColumnModel] = {}
         self.true_counts_ = {}
         for name in names:
-            column = encoded.columns[name]
-            model = fit_column(column, epsilon=share, rho=self.rho_, noise=self.noise_, label=f"column {name}")
+            model, self.true_counts_[name] = fit_column(source, self.domain_.kept[name], epsilon=share, rho=self.rho_,
+                                                        noise=self.noise_, label=f"column {name}")
             self._spend(model.mechanism, share, f"column {name}")
             self.models_[name] = model
-            self.true_counts_[name] = (dict(column.label_counts()) if not column.domain.binned
-                                       else {i: int(c) for i, c in enumerate(column.counts()) if c})
 
     def _sample(self, n: int) -> pd.DataFrame:
         return pd.DataFrame({name: model.sample(n, self.noise_).reset_index(drop=True)

@@ -40,7 +40,7 @@ from .. import constraints
 from ..accounting import PrivacyEvent, default_delta, zcdp_budget
 from ..encoding import EncodedTable
 from ..errors import ParameterError
-from ..finite import FiniteColumn, coded_table, finite_column
+from ..finite import FiniteColumn, finite_source, finite_source_column
 from ..histogram import noisy_count, noisy_histogram
 from ..noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
 from ..pgm import Measurement, absorb, estimate, generate, model_cells_with
@@ -180,10 +180,12 @@ class MarginalsSynthesizer(Synthesizer):
 
     # --- fitting ------------------------------------------------------------------------
 
-    def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
+    reads_sources = True
+
+    def _fit(self, encoded, epsilon: float) -> None:  # encoded: a counting source (dpsynth_core.engines)
         if self.generation not in ("matched", "iid"):
             raise ParameterError(f"generation ({self.generation!r}) must be 'matched' or 'iid'")
-        names = list(encoded.columns)
+        names = list(self.domain_.kept)
         groups = self._check_groups(names)
         self.delta_ = self._choose_delta(encoded)
         self.zcdp_ = self.delta_ > 0
@@ -198,15 +200,15 @@ class MarginalsSynthesizer(Synthesizer):
                                  "steps before them")
 
         # text columns: a CatHist vocabulary each (pure epsilon-DP), then every column is codes
-        texts = [n for n in names if not encoded.columns[n].domain.binned]
+        texts = [n for n in names if not self.domain_.kept[n].binned]
         text_epsilon = self._pure_epsilon(self._remaining() * VOCABULARY_SHARE / len(texts)) if texts else 0.0
         self.columns_: dict[str, FiniteColumn] = {}
         for name in names:
-            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=text_epsilon, rho=self.rho_,
-                                                noise=self.noise_, label=f"vocabulary {name}")
+            self.columns_[name] = finite_source_column(encoded, self.domain_.kept[name], text_epsilon=text_epsilon,
+                                                       rho=self.rho_, noise=self.noise_, label=f"vocabulary {name}")
             if name in texts:
                 self._spend("CatHist", text_epsilon, f"vocabulary {name} (CatHist)")
-        table = coded_table(self.columns_, encoded.n_rows)
+        table = finite_source(encoded, self.columns_)
         cells = {n: self.columns_[n].cells for n in names}
         self.cells_ = cells
         position = {n: i for i, n in enumerate(names)}
@@ -223,7 +225,7 @@ class MarginalsSynthesizer(Synthesizer):
         candidates = sorted((c for c in candidates if math.prod(cells[a] for a in c) <= self.max_cells),
                             key=lambda c: [position[a] for a in c])
         weights = {c: float(sum(len(set(c) & set(s)) for s in workload)) for c in candidates}
-        truth = {c: table.marginal(c) for c in candidates}  # exact counts: only scores and noise read them
+        truth = dict(zip(candidates, table.marginals(candidates)))  # exact counts: only scores and noise read them
 
         rounds = (self.rounds or ROUNDS_PER_COLUMN * len(names)) if candidates else len(names)
         round_budget = self._remaining() / rounds
