@@ -2,7 +2,8 @@
 
     python -m dpsynth_core synth INPUT.csv --domain DOMAIN.json --epsilon E [--rho R]
         [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
-        --out OUT.csv [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER]
+        [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB]
+        --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER]
     python -m dpsynth_core ledger [INPUT.csv] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
@@ -12,6 +13,11 @@ Every check runs before anything is written: parameters and paths first (before 
 numerical libraries are even imported), then the declaration, then the data. Outputs are
 written to temporary files in their own folders and renamed into place only once all of
 them are complete, so a failure never leaves a half-written or replaced file.
+
+With ``--engine duckdb`` (chosen by ``auto`` for a Parquet file or a CSV above
+``constraints.ENGINE_AUTO_BYTES``) or ``spark``, the table is counted out of core and the
+synthetic table is written in chunks (never whole in memory) to a temporary file, renamed
+with the other outputs.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ from pathlib import Path
 
 from . import constraints
 from .errors import DPSynthError, ParameterError
-from .validation import (check_delta, check_domain_size, check_epsilon, check_publisher_rho, check_rows,
-                         check_seed, check_total_epsilon)
+from .validation import (check_delta, check_domain_size, check_epsilon, check_memory_limit, check_publisher_rho,
+                         check_rows, check_seed, check_total_epsilon)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
                      description="Differentially private synthetic data over declared domains.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     synth = sub.add_parser("synth", help="make a synthetic copy of a CSV file")
-    synth.add_argument("input", help="the sensitive CSV or TSV file")
+    synth.add_argument("input", help="the sensitive CSV, TSV or Parquet file")
     synth.add_argument("--domain", required=True, help="the domain declaration (JSON)")
     synth.add_argument("--epsilon", required=True,
                        help=f"total privacy budget, from {constraints.EPSILON_MIN:g} to {constraints.EPSILON_MAX:g}")
@@ -57,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
                             "the table's size; 0: pure epsilon-DP)")
     synth.add_argument("--rows", default=None,
                        help=f"a public number of synthetic rows, 1 to {constraints.MAX_SYNTHETIC_ROWS:,} "
-                            "(default: a noisy count)")
+                            f"({constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} with --engine duckdb or spark; "
+                            "default: a noisy count)")
     synth.add_argument("--seed", default=None,
                        help="seed for a repeatable run (tests and teaching only; never published)")
     synth.add_argument("--encoding", default=None,
@@ -65,7 +72,15 @@ def _parser() -> argparse.ArgumentParser:
                             "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8)")
     synth.add_argument("--delimiter", default=None,
                        help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)")
-    synth.add_argument("--out", required=True, help="where to write the synthetic CSV")
+    synth.add_argument("--engine", default="auto", choices=("auto", "pandas", "duckdb", "spark"),
+                       help="how the table is counted: pandas (in memory), duckdb (out of core, large files), "
+                            "spark (a local Spark session); auto (default): duckdb for Parquet and CSV files "
+                            f"above {constraints.ENGINE_AUTO_BYTES // 2**20} MB when the method reads through "
+                            "an engine (marginals, cathist), else pandas")
+    synth.add_argument("--memory-limit", default=None, metavar="SIZE",
+                       help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)")
+    synth.add_argument("--out", required=True,
+                       help="where to write the synthetic table (.parquet: Parquet; any other name: CSV)")
     synth.add_argument("--card", help="where to write the release card (JSON)")
     synth.add_argument("--card-html", help="where to write the release card (HTML page)")
     synth.add_argument("--workspace", metavar="FOLDER",
@@ -124,15 +139,16 @@ def _check_targets(args) -> list[tuple[str, Path]]:
     return targets
 
 
-def _write_all(files: list[tuple[Path, bytes]]) -> None:
+def _write_all(files: list[tuple[Path, bytes]], ready: tuple = ()) -> None:
     """Write every file to a temporary file beside it, then rename them all into place.
 
+    ``ready``: (temporary file, final path) pairs already written (a table written in chunks).
     Nothing is renamed until every temporary file is complete, so a failure (a full disk, a
     folder that refuses the file) leaves every existing file as it was and no stray file.
     """
     mask = os.umask(0)
     os.umask(mask)
-    written: list[tuple[str, Path]] = []
+    written: list[tuple[str, Path]] = list(ready)
     try:
         for path, content in files:
             fd, temporary = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -158,8 +174,9 @@ def _write_all(files: list[tuple[Path, bytes]]) -> None:
 def _run_synth(args) -> None:
     epsilon = check_total_epsilon(args.epsilon, "--epsilon")
     rho = check_publisher_rho(args.rho, "--rho")
-    rows = check_rows(args.rows)
+    rows = check_rows(args.rows, constraints.MAX_ENGINE_SYNTHETIC_ROWS)
     seed = check_seed(args.seed)
+    memory_limit = check_memory_limit(args.memory_limit)
     options = {}
     if args.group:
         if args.method not in ("marginals", "dirichlet"):
@@ -179,52 +196,84 @@ def _run_synth(args) -> None:
         raise ParameterError(f"file not found: {source}")
     if source.is_dir():
         raise ParameterError(f"{source} is a folder, not a file")
+    out_format = "parquet" if Path(args.out).suffix.lower() in (".parquet", ".pq", ".parq") else "csv"
 
     from .domain import TableDomain
+    from .synthesizers import get_method
+    from .synthesizers.base import resolve_engine
 
     domain = TableDomain.load(args.domain).validate()
+    info = get_method(args.method)
+    engine = resolve_engine(info.cls, args.input, args.engine)
+    if engine == "pandas":
+        check_rows(args.rows)  # a table held in memory: the in-memory cap
     from .tables import line_report_text, read_table
 
-    frame, info = read_table(args.input, encoding=args.encoding, delimiter=args.delimiter)
-    domain.check_matches(frame.columns)
+    info_lines = None
+    if engine == "pandas":
+        frame, table_info = read_table(args.input, encoding=args.encoding, delimiter=args.delimiter)
+        domain.check_matches(frame.columns)
+        info_lines = table_info["lines"]
     workspace = None
     if args.workspace:
-        from .synthesizers import get_method
         from .workspace import Workspace, fingerprint_file, planned_events
 
         workspace, key = Workspace(args.workspace), fingerprint_file(args.input)
-        workspace.check(key, planned_events(epsilon, get_method(args.method).neighbouring))
+        workspace.check(key, planned_events(epsilon, info.neighbouring))
     from .release import synthesize
 
-    release = synthesize(frame, domain, epsilon, method=args.method, rho=rho, rows=rows, random_state=seed,
-                         **options)
-    if workspace is not None:  # recorded (or refused) before any output is written
-        workspace.record_release(key, release, name=Path(args.input).name, source="cli",
-                                 settings={"epsilon": epsilon, "rho": rho, "method": args.method,
-                                           "rows": rows, "groups": args.group or [], "delta": args.delta})
-    contents = {"--out": release.data.to_csv(index=False).encode("utf-8")}
-    if args.card:
-        import json
+    out_path = Path(args.out)
+    streamed = engine != "pandas" or out_format == "parquet"
+    ready = []
+    if streamed:  # the table goes to a temporary file in chunks, renamed with the other outputs
+        fd, temporary = tempfile.mkstemp(dir=out_path.resolve().parent, prefix=f".{out_path.name}.", suffix=".tmp")
+        os.close(fd)
+        ready.append((temporary, out_path))
+    try:
+        if engine == "pandas":
+            release = synthesize(frame, domain, epsilon, method=args.method, rho=rho, rows=rows, random_state=seed,
+                                 engine="pandas", **options)
+            if streamed:
+                from .writer import write_synthetic
 
-        contents["--card"] = (json.dumps(release.card, indent=2) + "\n").encode("utf-8")
-    if args.card_html:
-        from .card import render_card_html
+                write_synthetic(temporary, release.rows, _slices(release.data), fmt=out_format,
+                                columns=release.columns)
+        else:
+            release = synthesize(args.input, domain, epsilon, method=args.method, rho=rho, rows=rows,
+                                 random_state=seed, engine=engine, memory_limit=memory_limit, out=temporary,
+                                 out_format=out_format, encoding=args.encoding, delimiter=args.delimiter, **options)
+        if workspace is not None:  # recorded (or refused) before any output is written
+            workspace.record_release(key, release, name=Path(args.input).name, source="cli",
+                                     settings={"epsilon": epsilon, "rho": rho, "method": args.method,
+                                               "rows": rows, "groups": args.group or [], "delta": args.delta,
+                                               "engine": engine})
+        contents = {} if streamed else {"--out": release.data.to_csv(index=False).encode("utf-8")}
+        if args.card:
+            import json
 
-        contents["--card-html"] = render_card_html(release.card).encode("utf-8")
-    _write_all([(path, contents[flag]) for flag, path in targets])
+            contents["--card"] = (json.dumps(release.card, indent=2) + "\n").encode("utf-8")
+        if args.card_html:
+            from .card import render_card_html
+
+            contents["--card-html"] = render_card_html(release.card).encode("utf-8")
+    except BaseException:
+        for temporary, _ in ready:
+            Path(temporary).unlink(missing_ok=True)
+        raise
+    _write_all([(path, contents[flag]) for flag, path in targets if flag in contents], ready=ready)
 
     # What follows is for the publisher's eyes only: stderr, never the release.
     if seed is not None:
         print("note: --seed made a repeatable run for tests and teaching; do not publish it as a release",
               file=sys.stderr)
-    reading = line_report_text(info["lines"])
+    reading = line_report_text(info_lines) if info_lines is not None else None
     if reading:
         print(f"note: {reading}", file=sys.stderr)
     for name, report in release.publisher_report["encoding"].items():
         if report["out_of_domain"]:
             print(f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
                   "were clamped or set to missing", file=sys.stderr)
-    written = len(release.data)
+    written = release.rows
     if rows is not None and written != rows:
         print(f"note: you asked for {rows:,} rows; the method released {written:,} (see the card)", file=sys.stderr)
     g = release.card["guarantee"]
@@ -234,6 +283,18 @@ def _run_synth(args) -> None:
         guarantee = f"epsilon {g['epsilon']:.4g}" + (f", delta {g['delta']:.2g}" if g.get("delta") else "") + \
             f", {g['neighbouring']}"
     print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee})")
+
+
+def _slices(frame):
+    """``sample(k)`` for the writer: the next ``k`` rows of a table already in memory."""
+    start = [0]
+
+    def take(k):
+        chunk = frame.iloc[start[0]:start[0] + k]
+        start[0] += k
+        return chunk
+
+    return take
 
 
 def _run_tau(args) -> None:

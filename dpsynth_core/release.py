@@ -13,6 +13,8 @@ from .accounting import Accountant
 from .card import build_card
 from .errors import ParameterError
 from .synthesizers import get_method
+from .synthesizers.base import resolve_engine
+from .writer import CHUNK_ROWS, output_format, write_synthetic
 from .tables import check_delimiter, check_encoding, read_table
 from .validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
@@ -22,7 +24,8 @@ class Release:
     """A finished release.
 
     Attributes:
-        data: the synthetic table (safe to publish).
+        data: the synthetic table (safe to publish); None when it was written to ``path`` in chunks.
+        path, rows, columns: where the table was written (``out``), its number of rows and its columns.
         card: the release card (safe to publish).
         accountant: the ledger of privacy spends behind the card.
         publisher_report: data-dependent diagnostics (lines changed by the per-record reading
@@ -30,15 +33,24 @@ class Release:
             only, never to be published.
     """
 
-    data: pd.DataFrame
+    data: pd.DataFrame | None
     card: dict
     accountant: Accountant
     publisher_report: dict
+    path: Path | None = None
+    rows: int | None = None
+    columns: list | None = None
+
+    def __post_init__(self):
+        if self.data is not None:
+            self.rows, self.columns = len(self.data), list(self.data.columns)
 
 
 def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: float = constraints.RHO_DEFAULT,
                rows: int | None = None, random_state=None, encoding: str | None = None,
-               delimiter: str | None = None, progress=None, **options) -> Release:
+               delimiter: str | None = None, progress=None, engine: str | None = "auto",
+               memory_limit: str | None = None, out=None, out_format: str | None = None,
+               chunk_rows: int = CHUNK_ROWS, **options) -> Release:
     """Make a DP synthetic copy of ``data`` over its declared ``domain``.
 
     Every parameter is checked before the data is read; the ranges are the app's.
@@ -58,13 +70,29 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             None reads them from the byte-order mark and the header line, never from the records.
         progress: optional ``callable(done, message)`` told how far the release is (0 to 1)
             at coarse steps, for progress bars.
+        engine: how the table is counted: ``auto`` (default), ``pandas`` (in memory), ``duckdb``
+            or ``spark`` (:mod:`dpsynth_core.engines`; only methods that read through a counting
+            source, such as ``marginals`` and ``cathist``, take the last two). ``data`` may also be
+            an open counting source. ``memory_limit``: DuckDB's, for example ``"2GB"``.
+        out: write the synthetic table to this file in chunks of ``chunk_rows`` rows (CSV or
+            Parquet, by ``out_format`` or the suffix; the file appears only when complete) instead
+            of returning it: the table is then never whole in memory, and may hold up to
+            ``constraints.MAX_ENGINE_SYNTHETIC_ROWS`` rows when an engine counted the data
+            (``constraints.MAX_SYNTHETIC_ROWS`` otherwise, and for a table returned in memory).
     """
     epsilon = check_total_epsilon(epsilon)
     rho = check_publisher_rho(rho)
-    rows = check_rows(rows)
+    if out is not None:
+        output_format(out, out_format)
+    info = get_method(method)
+    if not isinstance(data, (str, Path, pd.DataFrame)):
+        chosen = getattr(data, "engine", "pandas")
+    else:
+        chosen = resolve_engine(info.cls, data, engine)
+    streamed = out is not None and chosen != "pandas"
+    rows = check_rows(rows, constraints.MAX_ENGINE_SYNTHETIC_ROWS if streamed else constraints.MAX_SYNTHETIC_ROWS)
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
-    info = get_method(method)
     accepted = [p for p in inspect.signature(info.cls.__init__).parameters
                 if p not in ("self", "epsilon", "rho", "random_state")]
     unknown = [k for k in options if k not in accepted]
@@ -76,18 +104,47 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     if "groups" in options:
         options["groups"] = _check_groups(options["groups"])
     reading = None
-    if isinstance(data, (str, Path)):
+    if isinstance(data, (str, Path)) and chosen == "pandas":
         data, table_info = read_table(data, encoding=encoding, delimiter=delimiter)
         reading = table_info["lines"]
+    opened = None
+    if isinstance(data, (str, Path)) and chosen != "pandas":
+        from .engines import open_source
+
+        data = opened = open_source(data, domain, engine=chosen, memory_limit=memory_limit, encoding=encoding,
+                                    delimiter=delimiter)
     model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)
     share = model.fit_share
-    model.fit(data, domain, rows=rows, progress=_scaled(progress, 0.0, share))
-    synthetic = model.sample(progress=_scaled(progress, share, 1.0))
-    card = build_card(model, info, len(synthetic))
+    try:
+        model.fit(data, domain, rows=rows, progress=_scaled(progress, 0.0, share), engine=chosen,
+                  memory_limit=memory_limit)
+    finally:
+        if opened is not None:
+            opened.close()
+    if not streamed:  # a table held in memory keeps the in-memory cap (post-processing of the row count)
+        model.rows_ = min(model.rows_, constraints.MAX_SYNTHETIC_ROWS)
     report = {"encoding": model.encoding_report_, "columns": model.publisher_details()}
     if reading is not None:
         report["reading"] = reading
-    return Release(data=synthetic, card=card, accountant=model.accountant_, publisher_report=report)
+    if out is None:
+        synthetic = model.sample(progress=_scaled(progress, share, 1.0))
+        card = build_card(model, info, len(synthetic))
+        return Release(data=synthetic, card=card, accountant=model.accountant_, publisher_report=report)
+    told = _scaled(progress, share, 1.0)
+    done = [0]
+
+    def draw(k):
+        chunk = model.sample(k)
+        done[0] += k
+        if told is not None:
+            told(done[0] / max(model.rows_, 1), f"Written {done[0]:,} of {model.rows_:,} synthetic rows")
+        return chunk
+
+    written = write_synthetic(out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format,
+                              columns=list(model.domain_.kept))
+    card = build_card(model, info, written)
+    return Release(data=None, card=card, accountant=model.accountant_, publisher_report=report, path=Path(out),
+                   rows=written, columns=list(model.domain_.kept))
 
 
 def _scaled(progress, start: float, end: float):

@@ -11,6 +11,7 @@ Domain declarations are checked in :mod:`~dpsynth_core.schema`.
 from __future__ import annotations
 
 import math
+import re
 import numbers
 
 from . import constraints
@@ -140,3 +141,16 @@ def check_domain_size(size) -> int:
     if not 1 <= value <= _MAX_DOMAIN_SIZE:
         raise ParameterError(f"domain size ({_show(value)}) must be {rule}")
     return value
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+
+
+def check_memory_limit(limit, name: str = "--memory-limit") -> str | None:
+    """A memory limit for DuckDB such as ``2GB`` or ``512MiB`` (None stays None)."""
+    if limit is None:
+        return None
+    found = _SIZE.match(str(limit))
+    if not found or float(found.group(1)) <= 0:
+        raise ParameterError(f"{name} ({str(limit)[:40]!r}) must be a size such as 2GB or 512MB")
+    return f"{found.group(1)}{found.group(2).upper().replace('I', 'i')}"

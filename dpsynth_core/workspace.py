@@ -427,7 +427,9 @@ class Workspace:
         events = list(release.accountant.events)
         zcdp_delta = release.accountant.delta if release.accountant.has_zcdp else 0.0
         # compresslevel 1: this is on the way to showing the table
-        csv = gzip.compress(release.data.to_csv(index=False).encode("utf-8"), compresslevel=1)
+        # A release written to a file in chunks (``release.data`` None) is stored by its header only.
+        table = release.data if release.data is not None else pd.DataFrame(columns=release.columns)
+        csv = gzip.compress(table.to_csv(index=False).encode("utf-8"), compresslevel=1)
         with self._transaction() as conn:
             self._ensure_dataset(conn, fp, name)
             self._check(conn, fp, Spend(tuple(events), guaranteed, zcdp_delta), "This draw")
@@ -436,7 +438,7 @@ class Workspace:
                 "INSERT INTO releases (fingerprint, created, method, settings_key, settings, card, publisher_report, "
                 "rows, csv_gzip, metrics, seconds, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (fp, now, card["method"]["name"], settings_key, _json(settings), _json(card),
-                 _json(release.publisher_report), len(release.data), csv, None, seconds, source))
+                 _json(release.publisher_report), release.rows, csv, None, seconds, source))
             release_id = cursor.lastrowid
             conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, "
                          "source, release_id) VALUES (?, ?, 'release', ?, ?, ?, ?, ?, ?)",

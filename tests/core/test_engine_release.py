@@ -1,0 +1,110 @@
+"""Large releases: ``synthesize(engine=..., out=...)`` and ``--engine``/``--memory-limit`` in the CLI.
+
+The table is counted by DuckDB and the synthetic table written in chunks; the result is the
+in-memory release's (same seed), and outputs are still all or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from dpsynth_core import constraints
+from dpsynth_core.cli import main
+from dpsynth_core.errors import ParameterError
+from dpsynth_core.release import synthesize
+from dpsynth_core.workspace import Workspace, fingerprint_file
+from tests.conftest import complete_domain, shared_path
+
+
+@pytest.fixture(scope="module")
+def ce():
+    return pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
+
+
+def test_a_release_written_in_chunks_through_duckdb_is_the_in_memory_release(tmp_path, ce):
+    domain = complete_domain("ce")
+    for method in ("cathist", "marginals"):
+        whole = synthesize(ce, domain, 1.0, method=method, random_state=5, engine="pandas",
+                           out=tmp_path / "memory.csv", chunk_rows=700)
+        chunked = synthesize(ce, domain, 1.0, method=method, random_state=5, engine="duckdb", memory_limit="300MB",
+                             out=tmp_path / "engine.csv", chunk_rows=700)
+        assert chunked.data is None and chunked.rows == whole.rows > 700 and chunked.columns == list(ce.columns)
+        assert (tmp_path / "engine.csv").read_bytes() == (tmp_path / "memory.csv").read_bytes()
+        assert chunked.card == whole.card and chunked.card["rows"]["synthetic"] == chunked.rows
+    in_memory = synthesize(ce, domain, 1.0, method="cathist", random_state=5)  # no out: the table is returned
+    assert in_memory.data is not None and in_memory.rows == len(in_memory.data)
+
+
+def test_row_caps_are_public_and_depend_on_where_the_table_goes(tmp_path, ce):
+    domain = complete_domain("ce")
+    big = constraints.MAX_SYNTHETIC_ROWS + 1
+    with pytest.raises(ParameterError, match="rows"):
+        synthesize(ce, domain, 1.0, rows=big, engine="duckdb")  # returned in memory: the in-memory cap
+    with pytest.raises(ParameterError, match="rows"):
+        synthesize(ce, domain, 1.0, rows=big, engine="pandas", out=tmp_path / "o.csv")
+
+
+def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, ce, capsys):
+    data = tmp_path / "ce.parquet"
+    ce.to_parquet(data)
+    domain = tmp_path / "ce.domain.json"
+    domain.write_text(json.dumps(complete_domain("ce")))
+    out, card, ledger = tmp_path / "out.parquet", tmp_path / "card.json", tmp_path / "ws"
+    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--method", "marginals",
+            "--memory-limit", "300MB", "--card", str(card), "--workspace", str(ledger)]
+    assert main(argv + ["--out", str(out)]) == 0, capsys.readouterr().err  # 'auto' chose DuckDB for Parquet
+    synthetic = pq.read_table(out).to_pandas()
+    assert list(synthetic.columns) == list(ce.columns)
+    assert len(synthetic) == json.loads(card.read_text())["rows"]["synthetic"]
+    (stored,) = Workspace(ledger).releases(fingerprint_file(data))
+    assert stored.rows == len(synthetic)  # the ledger records the release and its spend
+    csv = tmp_path / "ce.csv"
+    ce.to_csv(csv, index=False)
+    for engine in ("duckdb", "pandas"):  # the same release from the CSV, out of core or in memory
+        assert main(["synth", str(csv), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--method",
+                     "marginals", "--engine", engine, "--out", str(tmp_path / f"{engine}.csv")]) == 0
+    assert (tmp_path / "duckdb.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert not [n for n in names if n.startswith(".")], names  # no temporary file left
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--memory-limit", "lots"], "--memory-limit ('lots') must be a size such as 2GB"),
+    (["--engine", "duckdb", "--method", "copula"], "method 'copula' reads the table in memory"),
+    (["--engine", "pandas", "--rows", str(constraints.MAX_SYNTHETIC_ROWS + 1)], "rows"),
+])
+def test_engine_options_are_checked_with_one_line(tmp_path, capsys, extra, message):
+    domain = tmp_path / "ce.domain.json"
+    domain.write_text(json.dumps(complete_domain("ce")))
+    out = tmp_path / "o.csv"
+    assert main(["synth", str(shared_path("ce.csv")), "--domain", str(domain), "--epsilon", "1", "--out", str(out),
+                 *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json"]
+
+
+def test_a_failure_while_writing_in_chunks_leaves_every_file_as_it_was(tmp_path, ce, capsys, monkeypatch):
+    from dpsynth_core import release as release_module
+
+    data = tmp_path / "ce.parquet"
+    ce.to_parquet(data)
+    domain = tmp_path / "ce.domain.json"
+    domain.write_text(json.dumps(complete_domain("ce")))
+    out = tmp_path / "out.csv"
+    out.write_text("the previous release\n")
+
+    def failing(path, rows, sample, **kwargs):
+        sample(10)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(release_module, "write_synthetic", failing)
+    assert main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--out", str(out),
+                 "--card", str(tmp_path / "card.json")]) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert out.read_text() == "the previous release\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json", "ce.parquet", "out.csv"]
