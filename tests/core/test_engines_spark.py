@@ -61,3 +61,16 @@ def test_spark_reads_messy_csvs_frames_and_recodes(spark, tmp_path):
     assert choose_engine(spark_frame) == "spark"
     with open_source(spark_frame, domain, spark=spark) as engine:
         assert_same_counts(open_source(frame, domain, engine="pandas"), engine)
+
+
+def test_a_marginals_release_through_spark_is_the_in_memory_release(spark):
+    from dpsynth_core.card import build_card
+    from dpsynth_core.synthesizers import get_method
+
+    info, path, domain = get_method("marginals"), shared_path("ce.csv"), complete_domain("ce")
+    memory = info.cls(epsilon=1.0, random_state=4, rounds=3).fit(path, domain, engine="pandas")
+    with open_source(path, domain, engine="spark", spark=spark) as source:
+        engine = info.cls(epsilon=1.0, random_state=4, rounds=3).fit(source, domain)
+    expected, got = memory.sample(), engine.sample()
+    pd.testing.assert_frame_equal(got, expected)
+    assert build_card(engine, info, len(got)) == build_card(memory, info, len(expected))
