@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -68,9 +69,12 @@ def write_synthetic(path, rows: int, sample, *, chunk_rows: int = CHUNK_ROWS, fm
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(temp, 0o666 & ~umask)  # the permissions a plain open() would give the file
-    written, writer, schema = 0, None, None
+    written, writer, schema, pending = 0, None, None, None
     # An empty release still gets its header (CSV) or schema (Parquet): one chunk of 0 rows.
     sizes = [min(int(chunk_rows), int(rows) - start) for start in range(0, int(rows), int(chunk_rows))] or [0]
+    # Parquet: a chunk is encoded and compressed by Arrow (without Python's lock) in a second
+    # thread while the next chunk is drawn; at most one chunk waits.
+    background = ThreadPoolExecutor(max_workers=1) if fmt == "parquet" else None
     try:
         for size in sizes:
             chunk = sample(size)
@@ -84,18 +88,29 @@ def write_synthetic(path, rows: int, sample, *, chunk_rows: int = CHUNK_ROWS, fm
                 chunk.to_csv(temp, index=False, header=written == 0, mode="w" if written == 0 else "a")
             else:
                 table = _arrow(chunk, schema)
+                del chunk
                 if writer is None:
                     schema = table.schema
                     writer = pq.ParquetWriter(temp, schema, compression="zstd")
-                writer.write_table(table)
+                if pending is not None:
+                    pending.result()
+                pending = background.submit(writer.write_table, table)
             written += size
+        if pending is not None:
+            pending.result()
+            pending = None
         if writer is not None:
             writer.close()
             writer = None
         os.replace(temp, path)
     except BaseException:
+        if pending is not None:
+            pending.exception()  # wait for it before closing the file
         if writer is not None:
             writer.close()
         Path(temp).unlink(missing_ok=True)
         raise
+    finally:
+        if background is not None:
+            background.shutdown(wait=True)
     return written

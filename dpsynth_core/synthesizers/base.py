@@ -147,7 +147,8 @@ class Synthesizer:
         elif requested is None:
             row_epsilon = self.epsilon_ * self.row_count_share
             column_epsilon -= row_epsilon
-            self.rows_ = noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_)
+            # Capped at the public limit on synthetic rows (post-processing of the noisy count).
+            self.rows_ = min(noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_), self.max_rows_)
             self.accountant_.spend(PrivacyEvent("discrete Laplace count", row_epsilon,
                                                 neighbouring=self.neighbouring, label="row count"))
             self.row_policy_ = "noisy: the number of rows is the true count plus discrete Laplace noise"
@@ -181,7 +182,7 @@ class Synthesizer:
                 source = source.recode({b.column: Rebin(self.domain_.kept[b.column]) for b in self.bins_})
             self.encoding_report_ = source.report()
             self._fit(source, column_epsilon)
-        # A public cap on the synthetic rows (post-processing of a noisy or public count).
+        # The same public cap on a count the method estimated (post-processing).
         self.rows_ = min(self.rows_, self.max_rows_)
 
     def _fit(self, data, epsilon: float) -> None:  # pragma: no cover

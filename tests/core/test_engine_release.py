@@ -108,3 +108,13 @@ def test_a_failure_while_writing_in_chunks_leaves_every_file_as_it_was(tmp_path,
     assert "No space left on device" in capsys.readouterr().err
     assert out.read_text() == "the previous release\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json", "ce.parquet", "out.csv"]
+
+
+def test_synthesize_takes_a_source_its_caller_opened(tmp_path, ce):
+    from dpsynth_core.engines import open_source
+
+    domain = complete_domain("ce")
+    with open_source(ce, domain, engine="duckdb") as source:
+        release = synthesize(source, domain, 1.0, random_state=1, out=tmp_path / "o.parquet")
+        assert source.marginal(("UrbanRural",)).sum() == len(ce)  # left open for its owner
+    assert release.rows == len(pq.read_table(tmp_path / "o.parquet")) == release.card["rows"]["synthetic"]
