@@ -159,7 +159,6 @@ class ColumnMap:
             out.missing = int(counts[out.codes == domain.bins].sum()) if domain.missing else 0
         else:
             out.labels = np.asarray(encoded.labels, dtype=object)
-            out.merged = int(encoded.merged)  # distinct texts sharing a label: the same over distinct values
             out.missing = int(counts[pd.isna(out.labels)].sum())
             out.merged = encoded.merged  # distinct values sharing a pseudonym: the same on distinct values
         out.out_of_domain = _weighted_changes(domain, series, counts, markers, encoded.out_of_domain)
