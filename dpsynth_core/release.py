@@ -123,13 +123,11 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             opened.close()
     if not streamed:  # a table held in memory keeps the in-memory cap (post-processing of the row count)
         model.rows_ = min(model.rows_, constraints.MAX_SYNTHETIC_ROWS)
-    report = {"encoding": model.encoding_report_, "columns": model.publisher_details()}
-    if reading is not None:
-        report["reading"] = reading
     if out is None:
         synthetic = model.sample(progress=_scaled(progress, share, 1.0))
         card = build_card(model, info, len(synthetic))
-        return Release(data=synthetic, card=card, accountant=model.accountant_, publisher_report=report)
+        return Release(data=synthetic, card=card, accountant=model.accountant_,
+                       publisher_report=_report(model, reading))
     told = _scaled(progress, share, 1.0)
     done = [0]
 
@@ -143,8 +141,16 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     written = write_synthetic(out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format,
                               columns=list(model.domain_.kept))
     card = build_card(model, info, written)
-    return Release(data=None, card=card, accountant=model.accountant_, publisher_report=report, path=Path(out),
-                   rows=written, columns=list(model.domain_.kept))
+    return Release(data=None, card=card, accountant=model.accountant_, publisher_report=_report(model, reading),
+                   path=Path(out), rows=written, columns=list(model.domain_.kept))
+
+
+def _report(model, reading) -> dict:
+    """The publisher-only report, once the table is drawn (some methods report on their draws)."""
+    report = {"encoding": model.encoding_report_, "columns": model.publisher_details()}
+    if reading is not None:
+        report["reading"] = reading
+    return report
 
 
 def _scaled(progress, start: float, end: float):

@@ -21,6 +21,11 @@ ENGINE_METHODS = ("marginals", "cathist")
 OPTIONS = {"marginals": {"rounds": 4}, "cathist": {}}
 
 
+def _timeless(card: dict) -> dict:
+    """A card without its creation time (minutes: two releases may straddle a minute)."""
+    return {k: v for k, v in card.items() if k != "created"}
+
+
 def _release(method: str, data, domain, engine: str, seed: int = 3, **fit):
     info = get_method(method)
     model = info.cls(epsilon=1.0, random_state=seed, **OPTIONS[method]).fit(data, domain, engine=engine, **fit)
@@ -37,7 +42,7 @@ def test_a_release_through_duckdb_is_the_in_memory_release(dataset, method):
     engine, synthetic_engine, card_engine = _release(method, path, domain, "duckdb", memory_limit="500MB")
     assert engine.engine_ == "duckdb" and memory.engine_ == "pandas"
     pd.testing.assert_frame_equal(synthetic_engine, synthetic)
-    assert card_engine == card
+    assert _timeless(card_engine) == _timeless(card)
     assert engine.encoding_report_ == memory.encoding_report_
     assert engine.publisher_details() == memory.publisher_details()
 
@@ -86,7 +91,7 @@ def test_tables_with_the_same_counts_give_the_same_release(adult_domain):
         second, b, card_b = _release(method, other, adult_domain, "duckdb")
         assert [e[:2] for e in first.noise_.log] == [e[:2] for e in second.noise_.log]
         pd.testing.assert_frame_equal(a, b)
-        assert card_a == card_b
+        assert _timeless(card_a) == _timeless(card_b)
         _, c, _ = _release(method, frame.iloc[1:], adult_domain, "duckdb")
         assert not c.equals(a)
 
