@@ -41,7 +41,12 @@ def _quantiles(groups: np.ndarray, matched: bool, rng) -> np.ndarray:
     uniform = rng.random(n)
     if not matched or n == 0:
         return uniform
-    order = np.lexsort((rng.random(n), groups))
+    # records in random order within each group: one int64 sort key, group * n + a random
+    # permutation (exact: groups are below the model's cell limit, so the key fits in int64)
+    if int(groups.max()) < np.iinfo(np.int64).max // n - 1:
+        order = np.argsort(groups.astype(np.int64) * n + rng.permutation(n))
+    else:  # pragma: no cover - a key that would overflow
+        order = np.lexsort((rng.permutation(n), groups))
     sorted_groups = groups[order]
     starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
     sizes = np.diff(np.r_[starts, n])

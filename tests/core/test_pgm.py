@@ -204,3 +204,18 @@ def test_model_cells_with_candidates_matches_one_elimination_each():
         got = model_cells_with(cells, groups, candidates)
         for candidate in candidates:
             assert got[candidate] == model_cells(cells, groups + [candidate])
+
+
+def test_matched_quantiles_are_stratified_within_each_group():
+    from dpsynth_core.pgm.generate import _quantiles
+
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 7, 5000)
+    u = _quantiles(groups, True, rng)
+    assert ((u >= 0) & (u < 1)).all()
+    for g in range(7):
+        mine = u[groups == g]
+        # the k-th of the group's records (in random order) falls in [k / size, (k + 1) / size)
+        assert sorted(np.floor(mine * len(mine)).astype(int)) == list(range(len(mine)))
+    again = _quantiles(groups, True, np.random.default_rng(4))
+    assert not np.array_equal(np.argsort(u), np.argsort(again))  # the order within groups is random
