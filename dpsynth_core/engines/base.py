@@ -381,8 +381,13 @@ class EngineSource:
 
     # --- engine primitives ------------------------------------------------------------------
 
-    def _twin(self) -> "EngineSource":  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _twin(self) -> "EngineSource":
+        """A source sharing this one's engine state (connection, spilled data), with its own maps;
+        the owner alone closes what they share."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("maps", "_codes", "_built")})
+        twin._owner = self
+        return twin
 
     def _distinct(self, names: list) -> tuple[int, dict]:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -190,12 +190,6 @@ class DuckDBSource(EngineSource):
                         np.asarray(result["__dpsynth_n"], dtype=np.int64)))
         return out
 
-    def _twin(self) -> "DuckDBSource":
-        twin = object.__new__(DuckDBSource)
-        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("maps", "_codes", "_built")})
-        twin._owner = self
-        return twin
-
     def close(self) -> None:
         """Close the connection and delete the spilled data (twins made by recode share it)."""
         if getattr(self, "_owner", None) is not None:

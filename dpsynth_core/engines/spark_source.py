@@ -218,12 +218,6 @@ class SparkSource(EngineSource):
             out.append(([np.asarray(c, dtype=np.int64) for c in codes], counts[mine]))
         return out
 
-    def _twin(self) -> "SparkSource":
-        twin = object.__new__(SparkSource)
-        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("maps", "_codes", "_built")})
-        twin._owner = self
-        return twin
-
     def close(self) -> None:
         """Remove the temporary copy of a transcoded CSV (the session stays: it may be the caller's)."""
         if getattr(self, "_owner", None) is not None:
