@@ -123,6 +123,16 @@ def check_recodings(recodings: dict, domain: TableDomain) -> None:
             raise DomainError(f"column '{name}' is binned: a Vocabulary re-codes text columns only")
 
 
+def merge_codes(name: str, merge: Merge, codes: np.ndarray | None, cells: int | None) -> np.ndarray:
+    """A column's ``codes`` over ``cells`` cells, merged by ``merge`` (None: a text column, refused)."""
+    if codes is None:
+        raise DomainError(f"column '{name}' is text: give it a Vocabulary before merging codes")
+    mapping = np.asarray(merge.mapping, dtype=np.int64)
+    if len(mapping) != cells or mapping.min() < 0 or mapping.max() >= merge.cells:
+        raise DomainError(f"Merge of '{name}' needs one new code in 0..{merge.cells - 1} for each of its {cells} cells")
+    return mapping[codes]
+
+
 # --- one column over its distinct raw values --------------------------------------------
 
 
@@ -187,13 +197,8 @@ class ColumnMap:
             encoded = encode_column(recoding.domain, self.raw, self.markers)
             out.current, out.cells = np.asarray(encoded.codes, dtype=np.int64), recoding.cells
         else:
-            if self.current is None:
-                raise DomainError(f"column '{self.domain.name}' is text: give it a Vocabulary before merging codes")
-            mapping = np.asarray(recoding.mapping, dtype=np.int64)
-            if len(mapping) != self.cells or mapping.min() < 0 or mapping.max() >= recoding.cells:
-                raise DomainError(f"Merge of '{self.domain.name}' needs one new code in 0..{recoding.cells - 1} "
-                                  f"for each of its {self.cells} cells")
-            out.current, out.cells = mapping[self.current], int(recoding.cells)
+            out.current = merge_codes(self.domain.name, recoding, self.current, self.cells)
+            out.cells = int(recoding.cells)
         return out
 
     @property

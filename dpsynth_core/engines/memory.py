@@ -18,7 +18,7 @@ from ..domain import TableDomain
 from ..encoding import EncodedTable, encode_column, encode_table
 from ..errors import DataError, DomainError
 from ..tables import read_table
-from .base import Merge, Rebin, Vocabulary, check_recodings
+from .base import Merge, Rebin, Vocabulary, check_recodings, merge_codes
 
 
 class MemorySource:
@@ -81,13 +81,7 @@ class MemorySource:
             elif isinstance(recoding, Rebin):
                 codes[name] = encode_column(recoding.domain, self.frame[name], self.domain.missing_markers).codes
             elif isinstance(recoding, Merge):
-                if name not in codes:
-                    raise DomainError(f"column '{name}' is text: give it a Vocabulary before merging codes")
-                mapping = np.asarray(recoding.mapping, dtype=np.int64)
-                if len(mapping) != cells[name] or mapping.min() < 0 or mapping.max() >= recoding.cells:
-                    raise DomainError(f"Merge of '{name}' needs one new code in 0..{recoding.cells - 1} "
-                                      f"for each of its {cells[name]} cells")
-                codes[name] = mapping[codes[name]]
+                codes[name] = merge_codes(name, recoding, codes.get(name), cells.get(name))
             cells[name] = int(recoding.cells)
         twin = object.__new__(MemorySource)
         twin.__dict__.update(self.__dict__)
