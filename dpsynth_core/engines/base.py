@@ -331,9 +331,8 @@ class EngineSource:
         for group in groups:
             self._check(group)
         blocks = plan_blocks(groups, cells)
-        if blocks and not self._built:
-            self._materialize({n: m for n, m in self.maps.items() if m.current is not None})
-            self._built = True
+        if blocks:
+            self._build()
         counted = {block: dense(list(block), codes, counts, cells)
                    for block, (codes, counts) in zip(blocks, self._block_counts(blocks))}
         out = []
@@ -352,9 +351,7 @@ class EngineSource:
         counts: for products too large to hold densely (as ``CodedTable.sparse_marginal``)."""
         group = tuple(group)
         self._check(group)
-        if not self._built:
-            self._materialize({n: m for n, m in self.maps.items() if m.current is not None})
-            self._built = True
+        self._build()
         cells = self.cells
         if len(group) == 1:
             counts = self.maps[group[0]].one_way
@@ -366,6 +363,12 @@ class EngineSource:
             index = index * cells[name] + column
         order = np.argsort(index, kind="stable")
         return index[order], counts[order]
+
+    def _build(self) -> None:
+        """Materialize the table of current codes, once per coding."""
+        if not self._built:
+            self._materialize({n: m for n, m in self.maps.items() if m.current is not None})
+            self._built = True
 
     def _check(self, group) -> None:
         cells = self.cells
