@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import constraints
 from ..domain import as_table_domain
 from ..errors import ParameterError
-from .base import CountingSource, Merge, Rebin, Vocabulary
+from .base import PARQUET_SUFFIXES, CountingSource, Merge, Rebin, Vocabulary
 
 ENGINES = ("auto", "pandas", "duckdb", "spark")
 
@@ -63,7 +63,7 @@ def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str 
     if chosen == "pandas":
         from .memory import MemorySource
 
-        if isinstance(data, (str, Path)) and Path(data).suffix.lower() in (".parquet", ".pq", ".parq"):
+        if isinstance(data, (str, Path)) and Path(data).suffix.lower() in PARQUET_SUFFIXES:
             raise ParameterError("the pandas engine reads CSV files; use engine='duckdb' for Parquet")
         return MemorySource(data, domain)
     if chosen == "duckdb":

@@ -43,6 +43,8 @@ from ..errors import DomainError
 BLOCK_CELLS = 1 << 18
 #: A block joins at most this many columns (wider GROUP BYs cost more per row than they save).
 BLOCK_COLUMNS = 3
+#: File names that the engines (and ``auto``) read as Parquet.
+PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 _MISSING_KEY = "\x00missing"
 
 

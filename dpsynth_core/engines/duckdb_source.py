@@ -23,10 +23,9 @@ import pyarrow as pa
 
 from ..domain import TableDomain
 from ..errors import DataError
-from .base import ColumnMap, EngineSource
+from .base import PARQUET_SUFFIXES, ColumnMap, EngineSource
 from .csvfile import csv_to_parquet
 
-PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 #: The table of codes is aggregated (one row per distinct combination, with its count) when the
 #: estimated number of distinct combinations is at most the number of records over this (0: never).
 AGGREGATE_BELOW = 4
