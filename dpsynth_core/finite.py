@@ -99,11 +99,8 @@ def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noi
         return FiniteColumn(domain.name, domain, column.codes, column.cells)
     out = _vocabulary(domain, column.label_counts(include_missing=False), text_epsilon=text_epsilon, rho=rho,
                       noise=noise, label=label)
-    other, cells = len(out.vocabulary), out.cells
-    index, uniques = pd.factorize(np.asarray(column.labels, dtype=object), use_na_sentinel=True)
-    position = {value: code for code, value in enumerate(out.vocabulary)}
-    unique_codes = np.array([position.get(value, other) for value in uniques] + [cells - 1], dtype=np.int64)
-    out.codes = unique_codes[index]  # the sentinel -1 (missing) picks the last entry: the missing code
+    out.codes = Vocabulary(tuple(out.vocabulary)).codes(column.labels)  # missing cells get "other" here:
+    out.codes[pd.isna(column.labels)] = out.cells - 1  # "missing" is the last code
     return out
 
 
