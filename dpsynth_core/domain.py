@@ -411,7 +411,7 @@ class FloatDomain(ColumnDomain):
             edges = np.linspace(self.min, self.max, (self.bins_requested or 20) + 1)
         if not self.special:
             return edges
-        points = np.asarray(sorted(float(v) for v in self.special))
+        points = self.special_values
         inner = np.union1d(edges, points)
         return np.sort(np.concatenate([inner, points]))
 

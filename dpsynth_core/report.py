@@ -200,7 +200,12 @@ def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pai
         column = coded[name]
         synthetic_counts = np.bincount(column.synthetic, minlength=column.cells)
         cells = np.arange(column.cells)
-        if column.cells > MAX_CHART_CELLS:  # chosen from the public synthetic table only
+        if not domain.kept[name].binned:
+            # Text: the cells are the values of both tables, numbered in the real table's order, so only
+            # values the public synthetic table holds are charted (its most common ones), listed by label.
+            used = sorted(np.flatnonzero(synthetic_counts), key=lambda i: (-synthetic_counts[i], column.labels[i]))
+            cells = np.asarray(sorted(used[:MAX_CHART_CELLS], key=lambda i: column.labels[i]), dtype=np.int64)
+        elif column.cells > MAX_CHART_CELLS:  # chosen from the public synthetic table only
             cells = np.sort(np.argsort(-synthetic_counts, kind="stable")[:MAX_CHART_CELLS])
         shares[name] = ([str(column.labels[i]) for i in cells], (synthetic_counts[cells] / len(synthetic)).tolist(),
                         np.bincount(column.real, minlength=column.cells)[cells])

@@ -368,7 +368,6 @@ class Workspace:
 
     def _check(self, conn, fp: str, spend: Spend, what: str) -> Spending:
         guaranteed = spend.guaranteed
-        before = self._spending(conn, fp)
         after = self._spending(conn, fp, [spend])
         limit = after.lifetime_epsilon
         if limit is None:
@@ -379,8 +378,9 @@ class Workspace:
                                  f"counted against the lifetime budget of ε = {limit:g} on {name}: remove the "
                                  "lifetime budget to use it anyway")
         for total in after.relations:
-            if total.epsilon > limit * (1 + 1e-9):
-                spent = next((r.epsilon for r in before.relations if r.neighbouring == total.neighbouring), 0.0)
+            if total.epsilon > limit * (1 + 1e-9):  # the spending before it, composed only for the message
+                spent = next((r.epsilon for r in self._spending(conn, fp).relations
+                              if r.neighbouring == total.neighbouring), 0.0)
                 raise BudgetExceeded(
                     f"{what} would bring the total on {name} to ε = {format_epsilon(total.epsilon)} "
                     f"({total.neighbouring}), over its lifetime budget of ε = {limit:g}: "

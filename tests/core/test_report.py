@@ -173,3 +173,15 @@ def adult_release():
     frame = read_table(example_csv("adult"))[0]
     declaration = example_declaration("adult")
     return synthesize(frame, declaration, 1.0, method="marginals", random_state=5), frame, declaration
+
+
+def test_text_chart_shows_only_values_of_the_synthetic_table_in_label_order():
+    # Text cells are numbered over both tables; a real-only value ("zz", "q") must not reach the report,
+    # nor the real table's order of first appearance.
+    domain = {"columns": {"name": {"type": "text", "generator": "letters", "max_length": 3}}}
+    real = pd.DataFrame({"name": ["zz", "b", "abc", "abc", "q"]})
+    synthetic = pd.DataFrame({"name": ["b", "abc", "b"]})
+    labels, shares, counts = report.exact_statistics(real, synthetic, domain, chart_columns=["name"]).shares["name"]
+    assert labels == ["abc", "b"]
+    assert shares == pytest.approx([1 / 3, 2 / 3])
+    assert counts.tolist() == [2, 1]
