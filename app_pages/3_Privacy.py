@@ -192,9 +192,9 @@ elif method == "microagg":
              "themselves are formed from the real records without noise, so one person can change them. Use it "
              "only for teaching or comparison.", icon=":material/gpp_bad:")
 elif method == "deniability":
-    from dpsynth_core.synthesizers.deniability import record_guarantee
+    from dpsynth_core.synthesizers.deniability import DEFAULT_EPSILON0, DEFAULT_GAMMA, DEFAULT_K, record_guarantee
 
-    eps_r, delta_r, _ = record_guarantee(50, 2.0, 1.0)
+    eps_r, delta_r, _ = record_guarantee(DEFAULT_K, DEFAULT_GAMMA, DEFAULT_EPSILON0)
     st.warning(f"Besides ε = {format_epsilon(epsilon)} for the model, **each candidate record tried** is protected "
                f"on its own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}), whether it passes the test or not. "
                f"Guarantees add up over tries: about {row_count:,} tries make ε ≈ **{format_epsilon(whole_file)}** "

@@ -183,15 +183,20 @@ def settings_key(values: dict) -> str:
 
 # --- releases ------------------------------------------------------------------------------
 
-def remember_release(release_id: int, entry: dict) -> dict:
-    """Keep a release's table in the session (the most recent few) and make it current."""
+def _keep(release_id: int, entry: dict) -> dict:
+    """Keep a release's table in the session as the most recent (only the last few are kept)."""
     releases = st.session_state[RELEASES]
     releases.pop(release_id, None)
     releases[release_id] = entry
     while len(releases) > KEPT_RELEASES:
         releases.popitem(last=False)
-    st.session_state[CURRENT] = release_id
     return entry
+
+
+def remember_release(release_id: int, entry: dict) -> dict:
+    """Keep a release's table in the session (the most recent few) and make it current."""
+    st.session_state[CURRENT] = release_id
+    return _keep(release_id, entry)
 
 
 def release_entry(release_id: int | None) -> dict | None:
@@ -207,10 +212,7 @@ def release_entry(release_id: int | None) -> dict | None:
     entry = {"id": stored.id, "data": stored.data(), "card": stored.card, "settings": stored.settings,
              "publisher_report": stored.publisher_report, "metrics": dict(stored.metrics),
              "seconds": stored.seconds, "created": stored.created}
-    releases[release_id] = entry
-    while len(releases) > KEPT_RELEASES:
-        releases.popitem(last=False)
-    return entry
+    return _keep(release_id, entry)
 
 
 def current_release() -> dict | None:

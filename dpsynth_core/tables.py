@@ -226,8 +226,9 @@ def _field_pattern(delimiter: str) -> str:
     return f'(?:"(?:[^"]|"")*"|[^"{d}][^{d}]*|)'
 
 
-def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per line: the rule that breaks it (index into _LINE_RULES, or -1) and whether it is empty.
+def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarray, "pa.Array"]:
+    """Per line: the rule that breaks it (index into _LINE_RULES, or -1) and whether it is empty;
+    and the lines as an Arrow array (a trailing carriage return dropped).
 
     Vectorised with Arrow's compute functions (RE2 regular expressions, linear time).
     """

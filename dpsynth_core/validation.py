@@ -38,53 +38,43 @@ def _show(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _ranged(value, name: str, low: float, high: float, rule: str, refusal: str | None = None) -> float:
+    """``value`` as a float when it is a number from ``low`` to ``high``; else raise naming ``rule``
+    (or, for a number out of range, ``refusal`` when given)."""
+    out = _number(value, name, rule)
+    if not low <= out <= high:
+        raise ParameterError(f"{name} ({_show(value)}) must be {refusal or rule}")
+    return out
+
+
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
     """Return one mechanism's epsilon as a float, or raise if it is outside the mechanism range."""
     low, high = constraints.MECHANISM_EPSILON_MIN, constraints.MECHANISM_EPSILON_MAX
-    rule = f"a number from {low:g} to {high:g}"
-    value = _number(epsilon, name, rule)
-    if not low <= value <= high:
-        raise ParameterError(f"{name} ({_show(epsilon)}) must be {rule}")
-    return value
+    return _ranged(epsilon, name, low, high, f"a number from {low:g} to {high:g}")
 
 
 def check_total_epsilon(epsilon, name: str = "epsilon") -> float:
     """Return the publisher's total epsilon, or raise if it is outside the app's range (0.01 to 20)."""
     low, high = constraints.EPSILON_MIN, constraints.EPSILON_MAX
-    rule = f"a number from {low:g} to {high:g}"
-    value = _number(epsilon, name, rule)
-    if not low <= value <= high:
-        raise ParameterError(f"{name} ({_show(epsilon)}) must be {rule}")
-    return value
+    return _ranged(epsilon, name, low, high, f"a number from {low:g} to {high:g}")
 
 
 def check_rho(rho, name: str = "rho") -> float:
     """Return one mechanism's rho as a float, or raise if it is not inside (0, 1) with room to compute."""
     low, high = constraints.MECHANISM_RHO_MIN, constraints.MECHANISM_RHO_MAX
-    rule = f"a number in (0, 1), from {low:g} to 1 - {1 - high:g}"
-    value = _number(rho, name, rule)
-    if not low <= value <= high:
-        raise ParameterError(f"{name} ({_show(rho)}) must be in (0, 1), from {low:g} to 1 - {1 - high:.0e}")
-    return value
+    return _ranged(rho, name, low, high, f"a number in (0, 1), from {low:g} to 1 - {1 - high:g}",
+                   f"in (0, 1), from {low:g} to 1 - {1 - high:.0e}")
 
 
 def check_publisher_rho(rho, name: str = "rho") -> float:
     """Return the publisher's rho, or raise if it is outside the app's range (0.01 to 0.99)."""
     low, high = constraints.RHO_MIN, constraints.RHO_MAX
-    rule = f"a number from {low:g} to {high:g}"
-    value = _number(rho, name, rule)
-    if not low <= value <= high:
-        raise ParameterError(f"{name} ({_show(rho)}) must be in (0, 1), from {low:g} to {high:g}")
-    return value
+    return _ranged(rho, name, low, high, f"a number from {low:g} to {high:g}", f"in (0, 1), from {low:g} to {high:g}")
 
 
 def check_delta(delta, name: str = "delta") -> float:
     """Return a publisher's delta, or raise if it is not a number from 0 to ``DELTA_MAX``."""
-    rule = f"a number from 0 to {constraints.DELTA_MAX:g}"
-    value = _number(delta, name, rule)
-    if not 0 <= value <= constraints.DELTA_MAX:
-        raise ParameterError(f"{name} ({_show(delta)}) must be {rule}")
-    return value
+    return _ranged(delta, name, 0, constraints.DELTA_MAX, f"a number from 0 to {constraints.DELTA_MAX:g}")
 
 
 def _whole(value, name: str, rule: str) -> int:
