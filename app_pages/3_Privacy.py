@@ -15,7 +15,8 @@ from dpsynth_core.workspace import format_epsilon
 
 st.title("3. Privacy")
 st.markdown("Choose how strongly people are protected and how the synthetic table is made. Nothing on this page "
-            "touches the data: the preview below is computed from your declaration and your choices alone.")
+            "spends budget: the preview below is computed from your declaration, your choices and the file's row "
+            "count (shown to you only, never released; the release uses a noisy count).")
 
 EPSILONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0]
 declaration = state.declaration()
