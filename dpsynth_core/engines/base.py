@@ -290,7 +290,8 @@ def project(block: tuple, counts: np.ndarray, group: tuple, cells: dict, buckets
 class EngineSource:
     """The shared half of the DuckDB and Spark sources: maps, planning, projections.
 
-    A subclass implements three primitives over its engine: ``_distinct(names)`` (the row
+    A subclass implements three primitives over its engine (and may ``_prepare`` the table
+    first, e.g. fold identical records into one weighted row): ``_distinct(names)`` (the row
     count and every column's distinct raw values with counts, in one pass),
     ``_materialize(maps)`` (a table of the current codes) and ``_block_counts(blocks)``
     (for each block of columns, a sparse GROUP BY over that table: codes and counts).
@@ -302,6 +303,7 @@ class EngineSource:
         self.domain = domain
         domain.check_matches(column_names)
         domain.validate()
+        self._prepare(list(domain.kept))
         self.n_rows, distinct = self._distinct(list(domain.kept))
         self.maps = {name: ColumnMap.build(col, *distinct[name], domain.missing_markers)
                      for name, col in domain.kept.items()}
@@ -398,6 +400,9 @@ class EngineSource:
         twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("maps", "_codes", "_built")})
         twin._owner = self
         return twin
+
+    def _prepare(self, names: list) -> None:
+        """Optionally fold the records over the kept columns ``names`` before the first pass (a speed choice)."""
 
     def _distinct(self, names: list) -> tuple[int, dict]:  # pragma: no cover - abstract
         raise NotImplementedError

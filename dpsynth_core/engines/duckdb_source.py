@@ -26,9 +26,12 @@ from ..errors import DataError
 from .base import PARQUET_SUFFIXES, ColumnMap, EngineSource
 from .csvfile import csv_to_parquet
 
-#: The table of codes is aggregated (one row per distinct combination, with its count) when the
-#: estimated number of distinct combinations is at most the number of records over this (0: never).
-AGGREGATE_BELOW = 4
+#: Records are folded into one row per distinct record (with its count) before anything else,
+#: and a table of codes into one row per distinct combination, when an estimate (HyperLogLog
+#: over the first ``SAMPLE_ROWS`` rows) finds at most one distinct row per this many (0: never).
+#: Exact either way; only the speed depends on the data.
+AGGREGATE_BELOW = 2
+SAMPLE_ROWS = 100_000
 
 
 def quote(name: str) -> str:
@@ -86,6 +89,7 @@ class DuckDBSource(EngineSource):
         self._numbers = itertools.count(1)
         try:
             names = self._register(data, encoding, delimiter, temp_directory)
+            self._table, self._weight = "src", "count(*)"
             self._setup(domain, names)
         except BaseException:
             self.close()
@@ -130,7 +134,8 @@ class DuckDBSource(EngineSource):
         cols = ", ".join(quote(n) for n in names)
         sets = ", ".join(f"({quote(n)})" for n in names)
         grouping = ", ".join(f"GROUPING({quote(n)}) AS __dpsynth_g{i}" for i, n in enumerate(names))
-        sql = f"SELECT {grouping}, {cols}, count(*) AS __dpsynth_n FROM src GROUP BY GROUPING SETS ({sets})"
+        sql = (f"SELECT {grouping}, {cols}, {self._weight} AS __dpsynth_n FROM {self._table} "
+               f"GROUP BY GROUPING SETS ({sets})")
         table = self._run(lambda: self.con.sql(sql).to_arrow_table())
         counts = table.column("__dpsynth_n").to_numpy()
         distinct, n_rows = {}, None
@@ -143,6 +148,26 @@ class DuckDBSource(EngineSource):
             raise DataError("the table has no rows")
         return n_rows, distinct
 
+    def _few_distinct(self, relation: str, names: list) -> bool:
+        """Whether the first rows of ``relation`` hold few distinct combinations of ``names`` (a speed choice)."""
+        if not AGGREGATE_BELOW or not names:
+            return False
+        cols = ", ".join(quote(n) for n in names)
+        rows, distinct = self._run(lambda: self.con.execute(
+            f"SELECT count(*), approx_count_distinct(hash({cols})) FROM (SELECT {cols} FROM {relation} "
+            f"LIMIT {SAMPLE_ROWS})").fetchall()[0])
+        return rows > 0 and distinct * AGGREGATE_BELOW <= rows
+
+    def _prepare(self, names: list) -> None:
+        """Count each distinct record once when they are few: every later pass reads the folded
+        table (one row per distinct record of the kept columns), weighted by its counts."""
+        if not self._few_distinct("src", names):
+            return
+        cols = ", ".join(quote(n) for n in names)
+        self._run(lambda: self.con.execute(f"CREATE TABLE records AS SELECT {cols}, count(*)::BIGINT AS __dpsynth_w "
+                                           f"FROM src GROUP BY ALL").fetchall())
+        self._table, self._weight = "records", "sum(__dpsynth_w)::BIGINT"
+
     def _materialize(self, maps: dict) -> None:
         number = next(self._numbers)
         table = f"codes_{number}"
@@ -153,20 +178,20 @@ class DuckDBSource(EngineSource):
             alias = f"m{i}"
             joins.append(f"LEFT JOIN map_{number}_{i} {alias} ON src.{quote(name)} IS NOT DISTINCT FROM {alias}.raw")
             selects.append(f"{alias}.code AS {quote(name)}")
-        self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS SELECT {', '.join(selects)} FROM src "
-                                           + " ".join(joins)).fetchall())
-        self._codes, self._weight = table, "count(*)"
-        # Records that share every code need counting only once: when an estimate (HyperLogLog)
-        # says the distinct code rows are at most a quarter of the records, keep one row per
-        # combination with its count. Exact either way; only the speed depends on the data.
-        cols = ", ".join(quote(n) for n in maps)
-        if cols and AGGREGATE_BELOW:
-            estimate = self.con.execute(f"SELECT approx_count_distinct(hash({cols})) FROM {table}").fetchall()[0][0]
-            if estimate * AGGREGATE_BELOW <= self.n_rows:
-                self._run(lambda: self.con.execute(f"CREATE TABLE {table}_agg AS SELECT {cols}, count(*)::BIGINT "
-                                                   f"AS __dpsynth_w FROM {table} GROUP BY ALL").fetchall())
-                self.con.execute(f"DROP TABLE {table}").fetchall()
-                self._codes, self._weight = f"{table}_agg", "sum(__dpsynth_w)::BIGINT"
+        coded = f"SELECT {', '.join(selects)}{{weight}} FROM {{table}} src " + " ".join(joins)
+        # Records that share every code need counting only once: keep one row per combination
+        # with its count when the records were folded or a sample of the codes has few distinct
+        # rows (one query: the join feeds the aggregate). Exact either way.
+        sample = f"({coded.format(weight='', table=f'(SELECT * FROM {self._table} LIMIT {SAMPLE_ROWS})')})"
+        if maps and (self._table != "src" or self._few_distinct(sample, list(maps))):
+            self._run(lambda: self.con.execute(
+                f"CREATE TABLE {table} AS " + coded.format(weight=f", {self._weight} AS __dpsynth_w", table=self._table)
+                + " GROUP BY ALL").fetchall())
+            self._codes, self._count = table, "sum(__dpsynth_w)::BIGINT"
+        else:
+            self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS "
+                                               + coded.format(weight="", table=self._table)).fetchall())
+            self._codes, self._count = table, "count(*)"
 
     def _register_map(self, name: str, column: ColumnMap, source_type: str) -> None:
         raw = pa.array(list(column.raw))
@@ -183,7 +208,7 @@ class DuckDBSource(EngineSource):
         out = []
         for block in blocks:
             cols = ", ".join(quote(c) for c in block)
-            result = self._run(lambda: self.con.sql(f"SELECT {cols}, {self._weight} AS __dpsynth_n FROM {self._codes} "
+            result = self._run(lambda: self.con.sql(f"SELECT {cols}, {self._count} AS __dpsynth_n FROM {self._codes} "
                                                     f"GROUP BY {cols}").fetchnumpy())
             out.append(([np.asarray(result[c], dtype=np.int64) for c in block],
                         np.asarray(result["__dpsynth_n"], dtype=np.int64)))

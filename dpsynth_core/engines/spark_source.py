@@ -26,6 +26,15 @@ from .csvfile import csv_to_parquet
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
+#: Records are folded into one row per distinct record (with its count, kept by Spark) before the
+#: first pass when the first ``SAMPLE_ROWS`` records hold at most one distinct record per
+#: ``AGGREGATE_BELOW`` (0: never). Exact either way; only the speed depends on the data.
+AGGREGATE_BELOW = 2
+SAMPLE_ROWS = 100_000
+#: Folded records that number at most this many are brought to the driver and counted there, by
+#: the same functions the executors run (no Python workers to start, no more Spark jobs).
+DRIVER_ROWS = 1_000_000
+_WEIGHT = "__dpsynth_w"
 
 
 def local_session(app: str = "dpsynth", cores: str = "*"):
@@ -60,7 +69,7 @@ class SparkSource(EngineSource):
         from pyspark.sql import DataFrame, SparkSession
 
         self.spark = spark or SparkSession.getActiveSession() or local_session()
-        self._dialect = None
+        self._dialect, self._folded, self._here = None, False, None
         try:
             if isinstance(data, DataFrame):
                 self.src = data
@@ -103,13 +112,49 @@ class SparkSource(EngineSource):
     # --- primitives ------------------------------------------------------------------------
 
     def _slotted(self, names: list):
-        """The source's columns renamed c0, c1, ... (Spark's Arrow functions cannot resolve names with dots)."""
+        """The source's columns renamed c0, c1, ... (Spark's Arrow functions cannot resolve names with
+        dots), then the records' weights when folded."""
         from pyspark.sql import functions as F
 
-        return self.src.select([F.col(f"`{n}`").alias(f"c{i}") for i, n in enumerate(names)])
+        weight = [F.col(_WEIGHT)] if self._folded else []
+        return self.src.select([F.col(f"`{n}`").alias(f"c{i}") for i, n in enumerate(names)] + weight)
+
+    def _prepare(self, names: list) -> None:
+        """Fold identical records into one weighted row, kept by Spark (on the executors), when a
+        sample says they are few: every later pass then reads the folded rows."""
+        from pyspark.sql import functions as F
+
+        if not AGGREGATE_BELOW:
+            return
+        columns = [F.col(f"`{n}`") for n in names]
+        sample = self._collect(self.src.select(columns).limit(SAMPLE_ROWS))
+        if not sample.num_rows or sample.group_by(sample.column_names).aggregate([]).num_rows * AGGREGATE_BELOW > (
+                sample.num_rows):
+            return
+        self.src = self.src.groupBy(columns).agg(F.count(F.lit(1)).alias(_WEIGHT)).persist()
+        self._folded = True
+        here = self._collect(self.src.limit(DRIVER_ROWS + 1))
+        if here.num_rows <= DRIVER_ROWS:
+            kinds = {n: _arrow_type(self.src.schema[n].dataType) for n in names}
+            self._here = pa.table({n: here.column(n).cast(kinds[n]) for n in names} | {_WEIGHT: here.column(_WEIGHT)})
+            self.src.unpersist()
+
+    def _partials(self, names: list, count, schema, keys: list) -> pa.Table:
+        """Run ``count`` (Arrow batches of the slotted columns -> partial counts ``n``) over every
+        partition and add the partials by ``keys``: on the executors, or on the driver when the
+        folded records are there."""
+        from pyspark.sql import functions as F
+
+        if self._here is None:
+            return self._collect(self._slotted(names).mapInArrow(count, schema).groupBy(keys)
+                                 .agg(F.sum("n").alias("n")))
+        slots = [f"c{i}" for i in range(len(names))] + [_WEIGHT]
+        rows = self._here.select(names + [_WEIGHT]).rename_columns(slots)
+        partial = pa.Table.from_batches(list(count(iter(rows.to_batches()))), schema=_arrow_schema(schema))
+        summed = partial.group_by(keys).aggregate([("n", "sum")])
+        return summed.rename_columns([{"n_sum": "n"}.get(c, c) for c in summed.column_names])
 
     def _distinct(self, names: list) -> tuple[int, dict]:
-        from pyspark.sql import functions as F
         from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
         # One pass: every partition counts each column's values in its Arrow batches
@@ -122,7 +167,7 @@ class SparkSource(EngineSource):
                             + [StructField(f"v{i}", kind) for i, kind in enumerate(kinds)]
                             + [StructField("n", LongType())])
         types = [_arrow_type(kind) for kind in kinds]
-        width = len(names)
+        width, folded = len(names), self._folded
 
         def count(batches):
             import pyarrow.compute as pc
@@ -130,12 +175,15 @@ class SparkSource(EngineSource):
             found = [[] for _ in range(width)]
             for batch in batches:
                 for i in range(width):
-                    found[i].append(pc.value_counts(batch.column(i)))
+                    if folded:  # one row per distinct record: add up its weights
+                        found[i].append(pa.table({"v": batch.column(i), "n": batch.column(width)}))
+                    else:
+                        pairs = pc.value_counts(batch.column(i))
+                        found[i].append(pa.table({"v": pairs.field(0), "n": pairs.field(1)}))
             for i, parts in enumerate(found):
                 if not parts:
                     continue
-                pairs = pa.concat_arrays(parts)
-                summed = pa.table({"v": pairs.field(0), "n": pairs.field(1)}).group_by("v").aggregate([("n", "sum")])
+                summed = pa.concat_tables(parts).group_by("v").aggregate([("n", "sum")])
                 size = summed.num_rows
                 columns = [pa.array(np.full(size, i, dtype=np.int32))]
                 columns += [summed.column("v").combine_chunks().cast(types[j]) if j == i else pa.nulls(size, types[j])
@@ -143,9 +191,7 @@ class SparkSource(EngineSource):
                 columns.append(summed.column("n_sum").combine_chunks())
                 yield pa.RecordBatch.from_arrays(columns, schema=_arrow_schema(schema))
 
-        keys = ["col"] + [f"v{i}" for i in range(width)]
-        summed = self._slotted(names).mapInArrow(count, schema).groupBy(keys).agg(F.sum("n").alias("n"))
-        table = self._collect(summed)
+        table = self._partials(names, count, schema, ["col"] + [f"v{i}" for i in range(width)])
         cols = table.column("col").to_numpy()
         counts = table.column("n").to_numpy().astype(np.int64)
         distinct, n_rows = {}, None
@@ -167,7 +213,6 @@ class SparkSource(EngineSource):
                  pa.array(maps[n].current, type=pa.int64())) for n in maps})
 
     def _block_counts(self, blocks: list) -> list:
-        from pyspark.sql import functions as F
         from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
         # All blocks in one pass: every partition looks its Arrow batches up in the maps
@@ -179,7 +224,7 @@ class SparkSource(EngineSource):
         used = sorted({n for block in blocks for n in block}, key=self._order.index)
         slot = {n: i for i, n in enumerate(used)}
         plan = [([slot[n] for n in block], [cells[n] for n in block]) for block in blocks]
-        lookups, order = self._lookups, used
+        lookups, order, folded = self._lookups, used, self._folded
         schema = StructType([StructField("block", IntegerType()), StructField("cell", LongType()),
                              StructField("n", LongType())])
 
@@ -198,7 +243,11 @@ class SparkSource(EngineSource):
                     index = np.zeros(batch.num_rows, dtype=np.int64)
                     for column, size in zip(columns, shape):
                         index = index * size + codes[column]
-                    total += np.bincount(index, minlength=len(total))
+                    if folded:  # weighted rows: exact while a cell's count stays below 2**53
+                        weights = batch.column(len(order)).to_numpy().astype(np.float64)
+                        total += np.rint(np.bincount(index, weights=weights, minlength=len(total))).astype(np.int64)
+                    else:
+                        total += np.bincount(index, minlength=len(total))
             for j, total in enumerate(totals):
                 present = np.flatnonzero(total)
                 if present.size:
@@ -206,8 +255,7 @@ class SparkSource(EngineSource):
                         [pa.array(np.full(present.size, j, dtype=np.int32)), pa.array(present),
                          pa.array(total[present])], names=["block", "cell", "n"])
 
-        counted = self._slotted(used).mapInArrow(count, schema)
-        table = self._collect(counted.groupBy("block", "cell").agg(F.sum("n").alias("n")))
+        table = self._partials(used, count, schema, ["block", "cell"])
         block_ids = table.column("block").to_numpy()
         cell_ids = table.column("cell").to_numpy().astype(np.int64)
         counts = table.column("n").to_numpy().astype(np.int64)
@@ -219,9 +267,12 @@ class SparkSource(EngineSource):
         return out
 
     def close(self) -> None:
-        """Remove the temporary copy of a transcoded CSV (the session stays: it may be the caller's)."""
+        """Remove the temporary copy of a transcoded CSV and the folded records (the session stays:
+        it may be the caller's)."""
         if getattr(self, "_owner", None) is not None:
             return
+        if getattr(self, "_folded", False):
+            self.src.unpersist()
         if self._dialect is not None:
             self._dialect.cleanup()
 

@@ -11,7 +11,7 @@ import pytest
 from dpsynth_core.counting import CodedTable, Counter, coarsen
 from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain
 from dpsynth_core.encoding import encode_table
-from dpsynth_core.engines import CountingSource, Merge, Rebin, Vocabulary, choose_engine, open_source
+from dpsynth_core.engines import CountingSource, Merge, Rebin, Vocabulary, choose_engine, duckdb_source, open_source
 from dpsynth_core.engines.base import ColumnMap, plan_blocks
 from dpsynth_core.engines.memory import MemorySource
 from dpsynth_core.errors import DataError, DomainError, ParameterError
@@ -19,12 +19,15 @@ from tests.conftest import DATASETS, complete_domain, shared_path
 from tests.core.engine_checks import ALL_PAIRS, MESSY_DOMAIN, assert_same_counts, messy_csv
 
 
+@pytest.mark.parametrize("fold", [0, 1e-9], ids=["rows", "folded"])
 @pytest.mark.parametrize("dataset", DATASETS)
-def test_duckdb_counts_equal_the_in_memory_path_on_every_shared_dataset(dataset):
+def test_duckdb_counts_equal_the_in_memory_path_on_every_shared_dataset(dataset, fold, monkeypatch):
+    monkeypatch.setattr(duckdb_source, "AGGREGATE_BELOW", fold)  # never, or always, fold identical records
     domain = complete_domain(dataset)
     path = shared_path(f"{dataset}.csv")
     reference = open_source(path, domain, engine="pandas")
     with open_source(path, domain, engine="duckdb", memory_limit="500MB", threads=1) as engine:
+        assert (engine._table == "records") is bool(fold)
         assert_same_counts(reference, engine, pairs=dataset in ALL_PAIRS)
 
 
@@ -77,10 +80,13 @@ def test_duplicate_records_are_counted_once_with_their_weight():
                 assert_same_counts(reference, engine)
             else:
                 assert engine.marginal(("age", "sex")).sum() == len(frame)
-            assert engine._weight.startswith("sum") is aggregated  # 1,000 distinct rows among 20,000
+            assert (engine._table == "records") is aggregated  # 1,000 distinct rows among 20,000
+            assert engine._count.startswith("sum") is aggregated
 
 
-def test_recoding_a_text_column_over_a_vocabulary_and_a_number_over_new_edges(tmp_path):
+@pytest.mark.parametrize("fold", [0, 1e-9], ids=["rows", "folded"])
+def test_recoding_a_text_column_over_a_vocabulary_and_a_number_over_new_edges(tmp_path, fold, monkeypatch):
+    monkeypatch.setattr(duckdb_source, "AGGREGATE_BELOW", fold)
     path = messy_csv(tmp_path / "messy.csv")
     recodings = {"word": Vocabulary(("apple", "hello", None)),
                  "score": Rebin(FloatDomain(name="score", min=0, max=10, edges=(0.0, 0.3, 2.0, 10.0))),

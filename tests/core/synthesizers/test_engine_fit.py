@@ -12,7 +12,7 @@ import pytest
 
 from dpsynth_core.card import build_card
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.engines import open_source
+from dpsynth_core.engines import duckdb_source, open_source
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.synthesizers import METHODS, get_method
 from tests.conftest import DATASETS, complete_domain, shared_path
@@ -33,10 +33,13 @@ def _release(method: str, data, domain, engine: str, seed: int = 3, **fit):
     return model, synthetic, build_card(model, info, len(synthetic))
 
 
+@pytest.mark.parametrize("fold", [0, 1e-9], ids=["rows", "folded"])
 @pytest.mark.parametrize("method", ENGINE_METHODS)
 @pytest.mark.parametrize("dataset", DATASETS)
-def test_a_release_through_duckdb_is_the_in_memory_release(dataset, method):
-    """Same seed: the same synthetic table, card and publisher report (adaptive bins, text vocabularies included)."""
+def test_a_release_through_duckdb_is_the_in_memory_release(dataset, method, fold, monkeypatch):
+    """Same seed: the same synthetic table, card and publisher report (adaptive bins, text vocabularies
+    included), whether DuckDB counts every record or folds identical records into weighted rows."""
+    monkeypatch.setattr(duckdb_source, "AGGREGATE_BELOW", fold)
     path, domain = shared_path(f"{dataset}.csv"), complete_domain(dataset)
     memory, synthetic, card = _release(method, path, domain, "pandas")
     engine, synthetic_engine, card_engine = _release(method, path, domain, "duckdb", memory_limit="500MB")
