@@ -184,6 +184,23 @@ def secure_generator() -> np.random.Generator:
     return np.random.Generator(ChaCha(key=secrets.randbits(256), rounds=20))
 
 
+def stream_key(rng: np.random.Generator) -> np.ndarray:
+    """256 bits for :func:`chunk_generator`, drawn from a release's generator (ChaCha20 for a real
+    release, so the key is as secret as the release's other draws)."""
+    return rng.integers(0, 2**64, size=4, dtype=np.uint64)
+
+
+def chunk_generator(key: np.ndarray, index: int) -> np.random.Generator:
+    """Stream ``index`` of a release: ChaCha20 (20 rounds) under ``key``, its 128-bit counter
+    starting at ``index * 2**64``, so streams never overlap (each uses far fewer than 2**64
+    blocks) and any worker can draw any stream, in any order."""
+    from randomgen import ChaCha
+
+    if not 0 <= int(index) < 2**64:
+        raise ValueError(f"stream index ({index}) must be in [0, 2**64)")
+    return np.random.Generator(ChaCha(key=np.asarray(key, dtype=np.uint64), counter=int(index) << 64, rounds=20))
+
+
 def make_noise_source(random_state=None) -> NoiseSource:
     """Turn a ``random_state`` argument into a :class:`NoiseSource`.
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +17,7 @@ from .card import build_card
 from .errors import ParameterError
 from .synthesizers import get_method
 from .synthesizers.base import resolve_engine
-from .writer import CHUNK_ROWS, output_format, write_synthetic
+from .writer import CHUNK_ROWS, chunk_sizes, output_format, write_synthetic
 from .tables import check_delimiter, check_encoding, read_table
 from .validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
@@ -123,26 +126,69 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             opened.close()
     if not streamed:  # a table held in memory keeps the in-memory cap (post-processing of the row count)
         model.rows_ = min(model.rows_, constraints.MAX_SYNTHETIC_ROWS)
-    if out is None:
-        synthetic = model.sample(progress=_scaled(progress, share, 1.0))
-        card = build_card(model, info, len(synthetic))
-        return Release(data=synthetic, card=card, accountant=model.accountant_,
-                       publisher_report=_report(model, reading))
     told = _scaled(progress, share, 1.0)
+    if out is None and not model.independent_chunks:
+        synthetic = model.sample(progress=told)
+        return Release(data=synthetic, card=build_card(model, info, len(synthetic)), accountant=model.accountant_,
+                       publisher_report=_report(model, reading))
+    # Chunks from their own streams (Model.chunk_sampler): a table returned in memory is the
+    # file a chunked release writes, for the same seed.
     done = [0]
+    sizes = chunk_sizes(model.rows_, chunk_rows)
+    with ChunksAhead(model.chunk_sampler(), sizes, SAMPLING_THREADS if model.independent_chunks else 1) as ahead:
 
-    def draw(k):
-        chunk = model.sample(k)
-        done[0] += k
-        if told is not None:
-            told(done[0] / max(model.rows_, 1), f"Written {done[0]:,} of {model.rows_:,} synthetic rows")
-        return chunk
+        def draw(k):
+            chunk = ahead.next(k)
+            done[0] += k
+            if told is not None:
+                told(done[0] / max(model.rows_, 1), f"Drew {done[0]:,} of {model.rows_:,} synthetic rows")
+            return chunk
 
-    written = write_synthetic(out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format,
-                              columns=list(model.domain_.kept))
+        if out is None:
+            synthetic = pd.concat([draw(k) for k in sizes], ignore_index=True) if len(sizes) > 1 else draw(sizes[0])
+            return Release(data=synthetic, card=build_card(model, info, len(synthetic)),
+                           accountant=model.accountant_, publisher_report=_report(model, reading))
+        written = write_synthetic(out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format,
+                                  columns=list(model.domain_.kept))
     card = build_card(model, info, written)
     return Release(data=None, card=card, accountant=model.accountant_, publisher_report=_report(model, reading),
                    path=Path(out), rows=written, columns=list(model.domain_.kept))
+
+
+#: Chunks of a large release drawn at once, in threads (numpy's sorts and searches run without
+#: Python's lock); each chunk has its own random stream, so the file is the same for any number.
+SAMPLING_THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+class ChunksAhead:
+    """Chunk ``i`` of ``sizes`` drawn by ``draw(i, size)``, up to ``threads`` chunks ahead of the
+    writer; :meth:`next` hands them over in order (at most ``threads`` chunks wait in memory)."""
+
+    def __init__(self, draw, sizes: list, threads: int = 1):
+        self.draw, self.sizes, self.threads = draw, list(sizes), max(1, int(threads))
+        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+        self._waiting, self._submitted, self._handed = deque(), 0, 0
+
+    def next(self, size: int) -> pd.DataFrame:
+        index = self._handed
+        if index >= len(self.sizes) or self.sizes[index] != size:
+            raise ValueError(f"chunk {index} of {size} rows was not planned")
+        self._handed += 1
+        if self._pool is None:
+            return self.draw(index, size)
+        while self._submitted < len(self.sizes) and len(self._waiting) < self.threads:
+            self._waiting.append(self._pool.submit(self.draw, self._submitted, self.sizes[self._submitted]))
+            self._submitted += 1
+        return self._waiting.popleft().result()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._pool is not None:
+            for future in self._waiting:
+                future.cancel()
+            self._pool.shutdown(wait=True)
 
 
 def _report(model, reading) -> dict:

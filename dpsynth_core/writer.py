@@ -39,6 +39,11 @@ def output_format(path, fmt: str | None = None) -> str:
     return fmt
 
 
+def chunk_sizes(rows: int, chunk_rows: int) -> list[int]:
+    """The sizes of the chunks :func:`write_synthetic` asks for, in order (an empty table: one chunk of 0 rows)."""
+    return [min(int(chunk_rows), int(rows) - start) for start in range(0, int(rows), int(chunk_rows))] or [0]
+
+
 def _arrow(chunk: pd.DataFrame, schema: pa.Schema | None) -> pa.Table:
     table = pa.Table.from_pandas(chunk, preserve_index=False)
     if schema is None:
@@ -70,8 +75,7 @@ def write_synthetic(path, rows: int, sample, *, chunk_rows: int = CHUNK_ROWS, fm
     os.umask(umask)
     os.chmod(temp, 0o666 & ~umask)  # the permissions a plain open() would give the file
     written, writer, schema, pending = 0, None, None, None
-    # An empty release still gets its header (CSV) or schema (Parquet): one chunk of 0 rows.
-    sizes = [min(int(chunk_rows), int(rows) - start) for start in range(0, int(rows), int(chunk_rows))] or [0]
+    sizes = chunk_sizes(rows, chunk_rows)  # an empty release still gets its header (CSV) or schema (Parquet)
     # Parquet: a chunk is encoded and compressed by Arrow (without Python's lock) in a second
     # thread while the next chunk is drawn; at most one chunk waits.
     background = ThreadPoolExecutor(max_workers=1) if fmt == "parquet" else None

@@ -9,6 +9,7 @@ statistics and never sees the data.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +21,7 @@ from ..domain import TableDomain, as_table_domain
 from ..encoding import EncodedTable, encode_table
 from ..errors import DataError, ParameterError
 from ..histogram import noisy_count
-from ..noise import make_noise_source
+from ..noise import NoiseSource, chunk_generator, make_noise_source, stream_key
 from ..tables import read_table
 from ..validation import check_epsilon, check_rho, check_rows
 
@@ -219,6 +220,35 @@ class Synthesizer:
 
     def _sample(self, n: int) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError
+
+    #: Rows drawn in chunks are post-processing of the fitted model alone, so each chunk may come
+    #: from its own random stream, in any order, on any worker (False: sampling is itself a
+    #: mechanism that counts its runs, and chunks are drawn in order by :meth:`sample`).
+    independent_chunks = True
+
+    def chunk_sampler(self):
+        """A function ``draw(index, size)`` -> chunk ``index`` of a large release, ``size`` rows.
+
+        Each chunk comes from its own stream (:func:`~dpsynth_core.noise.chunk_generator`) under
+        one 256-bit key drawn now from this release's generator, so a chunk depends only on the
+        model, the key, its index and its size: the same file whether chunks are drawn in
+        order, by threads, or by Spark executors. The function (and the model it carries) may
+        be pickled to workers; it never sees the data.
+        """
+        if not hasattr(self, "accountant_"):
+            raise RuntimeError("call fit() before sample()")
+        if not self.independent_chunks:
+            return lambda index, size: self.sample(size)
+        key, secure = stream_key(self.noise_.rng), self.noise_.secure
+        frozen = copy.copy(self)
+        frozen._progress = None
+
+        def draw(index: int, size: int) -> pd.DataFrame:
+            twin = copy.copy(frozen)
+            twin.noise_ = NoiseSource(secure=secure, rng=chunk_generator(key, index))
+            return twin.sample(size)
+
+        return draw
 
     def card_details(self) -> dict:
         """Method-specific, data-independent facts for the release card."""

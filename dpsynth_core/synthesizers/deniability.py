@@ -201,6 +201,8 @@ class PlausibleDeniability(NetworkSynthesizer):
         self.released_ = getattr(self, "released_", 0) + passed
         return np.vstack(released)
 
+    independent_chunks = False  # every call runs candidates and is charged: chunks are drawn in order
+
     def sample(self, n: int | None = None, *, progress=None) -> pd.DataFrame:
         """Run ``n`` candidates (default: ``candidates_``) and return those that pass, decoded.
 

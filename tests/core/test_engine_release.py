@@ -105,7 +105,7 @@ def test_a_failure_while_writing_in_chunks_leaves_every_file_as_it_was(tmp_path,
     out.write_text("the previous release\n")
 
     def failing(path, rows, sample, **kwargs):
-        sample(10)
+        sample(min(rows, kwargs["chunk_rows"]))  # the first chunk, as planned
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(release_module, "write_synthetic", failing)
@@ -124,3 +124,45 @@ def test_synthesize_takes_a_source_its_caller_opened(tmp_path, ce):
         release = synthesize(source, domain, 1.0, random_state=1, out=tmp_path / "o.parquet")
         assert source.marginal(("UrbanRural",)).sum() == len(ce)  # left open for its owner
     assert release.rows == len(pq.read_table(tmp_path / "o.parquet")) == release.card["rows"]["synthetic"]
+
+
+def test_chunks_come_from_their_own_streams_whatever_order_or_threads_draw_them(tmp_path, ce):
+    """A chunk depends only on the model, the release's key, its index and size: threads, order and
+    the table returned in memory give the same rows; distinct chunks are distinct draws."""
+    from dpsynth_core.release import ChunksAhead
+    from dpsynth_core.synthesizers import get_method
+
+    domain = complete_domain("ce")
+    for method in ("marginals", "copula"):
+        model = get_method(method).cls(epsilon=1.0, random_state=9).fit(ce, domain)
+        draw = model.chunk_sampler()
+        backwards = [draw(i, 400) for i in reversed(range(3))][::-1]
+        with ChunksAhead(draw, [400] * 3, threads=3) as ahead:
+            threaded = [ahead.next(400) for _ in range(3)]
+        for one, other in zip(backwards, threaded):
+            pd.testing.assert_frame_equal(one, other)
+        assert not backwards[0].equals(backwards[1])  # two streams, not one stream twice
+        assert not model.chunk_sampler()(0, 400).equals(backwards[0])  # each release draws a new key
+    kept = synthesize(ce, domain, 1.0, method="marginals", random_state=5, chunk_rows=700)
+    synthesize(ce, domain, 1.0, method="marginals", random_state=5, chunk_rows=700, engine="pandas",
+               out=tmp_path / "file.csv")
+    assert kept.data.to_csv(index=False).encode() == (tmp_path / "file.csv").read_bytes()
+
+
+def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
+    import numpy as np
+    from randomgen import ChaCha
+
+    from dpsynth_core.noise import chunk_generator, make_noise_source, stream_key
+
+    secure = make_noise_source(None)
+    key = stream_key(secure.rng)
+    assert key.dtype == np.uint64 and key.shape == (4,)
+    first = chunk_generator(key, 1)
+    state = first.bit_generator.state["state"]
+    assert isinstance(first.bit_generator, ChaCha) and state["rounds"] == 20
+    assert state["keysetup"].view(np.uint64).tolist() == key.tolist()  # the key is set directly, all 256 bits
+    assert state["ctr"].tolist() == [0, 1]  # stream 1 starts 2**64 blocks on: beyond what any chunk draws
+    assert not np.array_equal(chunk_generator(key, 0).integers(0, 2**63, 64), first.integers(0, 2**63, 64))
+    with pytest.raises(ValueError):
+        chunk_generator(key, 2**64)
