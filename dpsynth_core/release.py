@@ -17,7 +17,7 @@ from .card import build_card
 from .errors import ParameterError
 from .synthesizers import get_method
 from .synthesizers.base import resolve_engine
-from .writer import CHUNK_ROWS, chunk_sizes, output_format, write_synthetic
+from .writer import CHUNK_ROWS, check_spark_target, chunk_sizes, output_format, write_on_spark, write_synthetic
 from .tables import check_delimiter, check_encoding, read_table
 from .validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
@@ -82,6 +82,8 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             of returning it: the table is then never whole in memory, and may hold up to
             ``constraints.MAX_ENGINE_SYNTHETIC_ROWS`` rows when an engine counted the data
             (``constraints.MAX_SYNTHETIC_ROWS`` otherwise, and for a table returned in memory).
+            With ``engine="spark"`` and a Parquet ``out``, the chunks are drawn on Spark's executors
+            and ``out`` becomes a new folder of Parquet parts (:func:`~dpsynth_core.writer.write_on_spark`).
     """
     epsilon = check_total_epsilon(epsilon)
     rho = check_publisher_rho(rho)
@@ -93,6 +95,9 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     else:
         chosen = resolve_engine(info.cls, data, engine)
     streamed = out is not None and chosen != "pandas"
+    # Spark draws a Parquet release on its executors and writes a folder of parts
+    on_spark = streamed and chosen == "spark" and output_format(out, out_format) == "parquet"
+    spark_folder = check_spark_target(out) if on_spark else None
     rows = check_rows(rows, constraints.MAX_ENGINE_SYNTHETIC_ROWS if streamed else constraints.MAX_SYNTHETIC_ROWS)
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
@@ -118,6 +123,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
                                     delimiter=delimiter)
     model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)
     share = model.fit_share
+    spark = getattr(data, "spark", None)
     try:
         model.fit(data, domain, rows=rows, progress=_scaled(progress, 0.0, share), engine=chosen,
                   memory_limit=memory_limit)
@@ -135,6 +141,13 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     # file a chunked release writes, for the same seed.
     done = [0]
     sizes = chunk_sizes(model.rows_, chunk_rows)
+    if on_spark and model.independent_chunks:
+        if told is not None:
+            told(0.0, f"Drawing {model.rows_:,} synthetic rows on Spark's executors")
+        written = write_on_spark(spark, model.chunk_sampler(), sizes, out)
+        return Release(data=None, card=build_card(model, info, written), accountant=model.accountant_,
+                       publisher_report=_report(model, reading), path=spark_folder or out,
+                       rows=written, columns=list(model.domain_.kept))
     with ChunksAhead(model.chunk_sampler(), sizes, SAMPLING_THREADS if model.independent_chunks else 1) as ahead:
 
         def draw(k):

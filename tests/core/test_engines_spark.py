@@ -98,3 +98,29 @@ def test_a_marginals_release_through_spark_is_the_in_memory_release(spark):
     pd.testing.assert_frame_equal(got, expected)
     timeless = [{k: v for k, v in build_card(m, info, len(expected)).items() if k != "created"} for m in (engine, memory)]
     assert timeless[0] == timeless[1]
+
+
+def test_a_release_drawn_on_the_executors_is_the_release_the_driver_writes(spark, tmp_path):
+    """Chunks from their own streams: Spark's tasks write, as a folder of Parquet parts, the rows
+    the driver writes as one file; the folder appears only when complete and is never overwritten."""
+    import pyarrow.parquet as pq
+
+    from dpsynth_core import synthesize
+    from dpsynth_core.errors import ParameterError
+
+    frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
+    data, domain = tmp_path / "ce.parquet", complete_domain("ce")
+    frame.to_parquet(data)
+    common = dict(method="marginals", random_state=4, chunk_rows=300, rounds=3)
+    driver = synthesize(data, domain, 1.0, engine="duckdb", out=tmp_path / "driver.parquet", **common)
+    folder = tmp_path / "executors.parquet"
+    executors = synthesize(data, domain, 1.0, engine="spark", out=folder, **common)
+    assert folder.is_dir() and executors.path == folder and executors.rows == driver.rows > 600
+    parts = sorted(p.name for p in folder.glob("part-*.parquet"))
+    assert len(parts) == -(-driver.rows // 300)  # one part per chunk
+    pd.testing.assert_frame_equal(pq.read_table(folder).to_pandas(), pq.read_table(driver.path).to_pandas())
+    assert {k: v for k, v in executors.card.items() if k != "created"} == {
+        k: v for k, v in driver.card.items() if k != "created"}
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folder left
+    with pytest.raises(ParameterError, match="already exists"):
+        synthesize(data, domain, 1.0, engine="spark", out=folder, **common)
