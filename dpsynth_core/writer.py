@@ -6,6 +6,12 @@ most ``chunk_rows`` rows and appends each to a CSV (written exactly as
 ``DataFrame.to_csv(path, index=False)`` writes a whole table) or a Parquet file (one row
 group per chunk, one schema for the whole file). The file appears only when complete: it
 is written beside its final name and renamed at the end, and removed on failure.
+
+One rule names the format (:func:`output_format`, used by ``synthesize`` and the command
+line alike): a name ending in ``.parquet``, ``.pq`` or ``.parq`` (any case) is Parquet; a
+name whose suffix promises another format the writer does not produce (a compressed file,
+a spreadsheet, JSON, ...) is refused, since a CSV under that name would not open; any other
+name (``.csv``, ``.txt``, ``.tsv``, ``.dat``, no suffix) is CSV.
 """
 
 from __future__ import annotations
@@ -20,21 +26,34 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .engines.base import PARQUET_SUFFIXES
 from .errors import ParameterError
 
 FORMATS = ("csv", "parquet")
 #: Rows per chunk by default: about 100 MB of a 15-column table in memory.
 CHUNK_ROWS = 1_000_000
+#: Suffixes that promise a format the writer does not produce (refused rather than written as CSV).
+OTHER_FORMAT_SUFFIXES = {
+    "a compressed file": (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd", ".lz4", ".zip", ".7z", ".tar", ".tgz"),
+    "a spreadsheet": (".xlsx", ".xlsm", ".xls", ".ods"),
+    "another table format": (".json", ".jsonl", ".ndjson", ".feather", ".arrow", ".ipc", ".orc", ".avro",
+                             ".pkl", ".pickle", ".h5", ".hdf5", ".sqlite", ".db", ".dta", ".sav", ".sas7bdat"),
+}
 
 
 def output_format(path, fmt: str | None = None) -> str:
-    """``fmt`` when given, else the format named by the file's suffix (.csv, .parquet)."""
+    """``fmt`` when given, else the format the file's name says (the module docstring's rule):
+    Parquet for ``PARQUET_SUFFIXES``, a refusal for a suffix of another format, else CSV."""
     if fmt is None:
         suffix = Path(path).suffix.lower()
-        fmt = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(suffix)
-        if fmt is None:
-            raise ParameterError(f"cannot tell the output format from {Path(path).name!r}: "
-                                 "end the name in .csv or .parquet, or choose the format")
+        if suffix in PARQUET_SUFFIXES:
+            return "parquet"
+        for kind, suffixes in OTHER_FORMAT_SUFFIXES.items():
+            if suffix in suffixes:
+                raise ParameterError(f"cannot write {Path(path).name!r}: {suffix} names {kind}, and the synthetic "
+                                     f"table is written as CSV (.csv or any other name) or Parquet "
+                                     f"({', '.join(PARQUET_SUFFIXES)})")
+        return "csv"
     if fmt not in FORMATS:
         raise ParameterError(f"output format ({fmt!r}) must be one of {', '.join(FORMATS)}")
     return fmt

@@ -8,7 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.writer import write_synthetic
+from dpsynth_core.engines.base import PARQUET_SUFFIXES
+from dpsynth_core.writer import output_format, write_synthetic
 
 
 class Sampler:
@@ -65,7 +66,25 @@ def test_empty_release_has_a_header_and_failures_leave_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.csv"]
     with pytest.raises(ValueError, match="must return a DataFrame of 10 rows"):
         write_synthetic(tmp_path / "x.csv", 10, lambda n: Sampler()(n + 1))
-    with pytest.raises(ParameterError, match="end the name in .csv or .parquet"):
+    with pytest.raises(ParameterError, match="names a spreadsheet"):
         write_synthetic(tmp_path / "out.xlsx", 5, Sampler())
     with pytest.raises(ParameterError, match="does not exist"):
         write_synthetic(tmp_path / "no" / "out.csv", 5, Sampler())
+
+
+def test_one_rule_names_the_format_from_the_file_name(tmp_path):
+    # Parquet for the engines' Parquet suffixes (any case); CSV for any other name, as the CLI
+    # always wrote; refused for a suffix that promises another format (a CSV there would not open).
+    for name in [f"out{suffix}" for suffix in PARQUET_SUFFIXES] + ["OUT.PARQUET", "out.Pq"]:
+        assert output_format(name) == "parquet"
+    for name in ("out.csv", "out.txt", "out.tsv", "out.dat", "out", "out.parquet.csv", "archive.2026"):
+        assert output_format(name) == "csv"
+    for name, kind in (("out.csv.gz", "a compressed file"), ("out.zip", "a compressed file"),
+                       ("out.XLSX", "a spreadsheet"), ("out.json", "another table format")):
+        with pytest.raises(ParameterError, match=f"names {kind}"):
+            output_format(name)
+    assert output_format("out.gz", "csv") == "csv"  # an explicit format is the caller's choice
+    write_synthetic(tmp_path / "synthetic", 3, Sampler())
+    write_synthetic(tmp_path / "synthetic.parq", 3, Sampler())
+    assert (tmp_path / "synthetic").read_text().startswith("age,score,city\n")
+    assert pq.read_table(tmp_path / "synthetic.parq").num_rows == 3
