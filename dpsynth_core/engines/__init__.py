@@ -5,8 +5,12 @@
 * ``"pandas"``: the in-memory path (uploads; a DataFrame or a CSV read whole);
 * ``"duckdb"``: embedded DuckDB, CSV and Parquet read out of core with a memory limit;
 * ``"spark"``: Apache Spark, for a Spark DataFrame or any path Spark can read;
-* ``"auto"`` (default): Spark for a Spark DataFrame, DuckDB for a Parquet path or a CSV
-  larger than :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`, else pandas.
+* ``"auto"`` (default): Spark for a Spark DataFrame, DuckDB for a Parquet path (a file, a
+  folder of parts or a glob: :mod:`.parts`) or a CSV larger than
+  :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`, else pandas.
+
+A folder or glob is checked before it is read (:func:`.parts.parquet_parts`: Parquet files
+only, one schema), so both engines read exactly the same files.
 
 The engines are imported only when chosen (DuckDB and PySpark are not needed for uploads).
 """
@@ -19,10 +23,14 @@ from .. import constraints
 from ..domain import as_table_domain
 from ..errors import ParameterError
 from .base import PARQUET_SUFFIXES, CountingSource, Merge, Rebin, Vocabulary
+from .parts import is_file_set, names_parquet, parquet_parts
 
 ENGINES = ("auto", "pandas", "duckdb", "spark")
+PANDAS_READS_CSV = ("the pandas engine reads one CSV file; use engine='duckdb' or 'spark' for Parquet "
+                    "(a file, a folder of parts or a glob)")
 
-__all__ = ["ENGINES", "CountingSource", "Merge", "Rebin", "Vocabulary", "choose_engine", "open_source"]
+__all__ = ["ENGINES", "PARQUET_SUFFIXES", "CountingSource", "Merge", "Rebin", "Vocabulary", "choose_engine",
+           "lines_read", "names_parquet", "open_source", "parquet_parts"]
 
 
 def _is_spark_frame(data) -> bool:
@@ -39,10 +47,8 @@ def choose_engine(data, engine: str | None = "auto") -> str:
     if _is_spark_frame(data):
         return "spark"
     if isinstance(data, (str, Path)):
-        from .duckdb_source import is_parquet
-
         path = Path(data)
-        if is_parquet(data) or "*" in str(data):
+        if names_parquet(data):
             return "duckdb"
         if path.is_file() and path.stat().st_size > constraints.ENGINE_AUTO_BYTES:
             return "duckdb"
@@ -63,9 +69,11 @@ def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str 
     if chosen == "pandas":
         from .memory import MemorySource
 
-        if isinstance(data, (str, Path)) and Path(data).suffix.lower() in PARQUET_SUFFIXES:
-            raise ParameterError("the pandas engine reads CSV files; use engine='duckdb' for Parquet")
+        if names_parquet(data):
+            raise ParameterError(PANDAS_READS_CSV)
         return MemorySource(data, domain)
+    if is_file_set(data):
+        parquet_parts(data)  # Parquet files only, one schema: both engines read exactly these
     if chosen == "duckdb":
         from .duckdb_source import DuckDBSource
 
@@ -74,3 +82,12 @@ def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str 
     from .spark_source import SparkSource
 
     return SparkSource(data, domain, spark=spark, encoding=encoding, delimiter=delimiter)
+
+
+def lines_read(source) -> dict | None:
+    """How many lines of a CSV the per-record rule touched while a source read it (the
+    ``info["lines"]`` of :func:`~dpsynth_core.tables.read_table`, summed over the chunks the
+    engines read), or None when the source did not read a CSV file. Publisher-only."""
+    dialect = getattr(source, "_dialect", None)
+    lines = getattr(dialect, "lines", None)
+    return dict(lines) if lines is not None else None

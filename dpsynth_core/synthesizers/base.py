@@ -40,11 +40,11 @@ def as_frame(data) -> pd.DataFrame:
 def resolve_engine(cls, data, engine: str | None = "auto") -> str:
     """The engine a method of class ``cls`` reads ``data`` with (:func:`dpsynth_core.engines.choose_engine`),
     except that ``auto`` keeps a CSV in memory (today's path) for methods that do not read sources."""
-    from ..engines import PARQUET_SUFFIXES, choose_engine
+    from ..engines import choose_engine, names_parquet
 
     chosen = choose_engine(data, engine)
     if chosen != "pandas" and not cls.reads_sources and engine in (None, "auto") \
-            and isinstance(data, (str, Path)) and not str(data).lower().endswith(PARQUET_SUFFIXES):
+            and isinstance(data, (str, Path)) and not names_parquet(data):
         return "pandas"
     return chosen
 

@@ -187,3 +187,29 @@ def test_a_csv_read_in_small_chunks_is_read_as_one(tmp_path, monkeypatch):
     reference = open_source(path, MESSY_DOMAIN, engine="pandas")
     with open_source(path, MESSY_DOMAIN, engine="duckdb") as engine:
         assert_same_counts(reference, engine)
+
+
+def _parts(folder, frame, pieces=3):
+    """``frame`` written as a Spark job writes a table: part files and a _SUCCESS marker."""
+    folder.mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(frame)), pieces)):
+        frame.iloc[chunk].to_parquet(folder / f"part-{i:05d}.parquet", index=False)
+    (folder / "_SUCCESS").write_bytes(b"")
+    return folder
+
+
+def test_a_folder_or_glob_of_parquet_parts_counts_as_one_table(tmp_path):
+    domain = complete_domain("pums")
+    frame = pd.read_csv(shared_path("pums.csv"), dtype=str, keep_default_na=False)
+    folder = _parts(tmp_path / "pums", frame)
+    reference = open_source(shared_path("pums.csv"), domain, engine="pandas")
+    for data in (folder, f"{folder}/part-*.parquet"):
+        assert choose_engine(data) == "duckdb"
+        with open_source(data, domain) as engine:
+            assert engine.engine == "duckdb" and engine.n_rows == len(frame)
+            assert_same_counts(reference, engine)
+        with pytest.raises(ParameterError, match="engine='duckdb' or 'spark' for Parquet"):
+            open_source(data, domain, engine="pandas")
+    (folder / "notes.txt").write_text("not a part")  # checked before either engine reads the folder
+    with pytest.raises(DataError, match=r"not \.parquet files \(notes\.txt\)"):
+        open_source(folder, domain, engine="duckdb")

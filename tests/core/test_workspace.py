@@ -208,3 +208,30 @@ def test_policies_declarations_and_session_are_kept(tmp_path):
 def test_epsilon_is_printed_in_plain_digits():
     assert [format_epsilon(v) for v in (0.05, 1.0, 2.345, 34312.4, float("inf"))] == [
         "0.05", "1", "2.35", "34,312", "no guarantee"]
+
+
+def test_a_folder_of_parts_has_one_fingerprint_from_its_names_and_bytes(tmp_path):
+    import hashlib
+    import shutil
+
+    from dpsynth_core.workspace import fingerprint_file, fingerprint_files
+
+    folder = tmp_path / "table"
+    (folder / "sub").mkdir(parents=True)
+    files = [folder / "part-1.parquet", folder / "part-0.parquet", folder / "sub" / "part-2.parquet"]
+    for i, path in enumerate(files):
+        path.write_bytes(b"bytes of part %d" % i)
+    key = fingerprint_files(files)
+    manifest = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {name}\n"
+                       for name, p in sorted((p.relative_to(folder).as_posix(), p) for p in files))
+    assert key == hashlib.sha256(manifest.encode()).hexdigest() == fingerprint_files(files[::-1])
+    if shutil.which("sha256sum"):  # the documented shell command gives the same key
+        done = subprocess.run("LC_ALL=C sha256sum *.parquet sub/*.parquet | sha256sum", shell=True, cwd=folder,
+                              capture_output=True, text=True, check=True)
+        assert done.stdout.split()[0] == key
+    assert fingerprint_files(files[:1]) == fingerprint_file(files[0])  # one part: the file's own ledger
+    files[2].write_bytes(b"bytes of part 2!")
+    changed = fingerprint_files(files)
+    files[2].rename(folder / "sub" / "part-3.parquet")
+    renamed = fingerprint_files([*files[:2], folder / "sub" / "part-3.parquet"])
+    assert len({key, changed, renamed, fingerprint_files(files[:2])}) == 4
