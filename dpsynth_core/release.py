@@ -59,7 +59,8 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     Every parameter is checked before the data is read; the ranges are the app's.
 
     Args:
-        data: a DataFrame or a path to a CSV/TSV file.
+        data: a DataFrame, a path to a CSV/TSV or Parquet file, a folder or glob of Parquet files
+            (read by an engine: :mod:`dpsynth_core.engines.parts`), or an open counting source.
         domain: a :class:`~dpsynth_core.domain.TableDomain`, its JSON form as a dict, or a
             path to the JSON file.
         epsilon: the total privacy budget, from 0.01 to 20 (``constraints.EPSILON_MIN`` and
@@ -113,6 +114,10 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         options["groups"] = _check_groups(options["groups"])
     reading = None
     if isinstance(data, (str, Path)) and chosen == "pandas":
+        from .engines import PANDAS_READS_CSV, names_parquet
+
+        if names_parquet(data):
+            raise ParameterError(PANDAS_READS_CSV)
         data, table_info = read_table(data, encoding=encoding, delimiter=delimiter)
         reading = table_info["lines"]
     opened = None
@@ -121,6 +126,10 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
 
         data = opened = open_source(data, domain, engine=chosen, memory_limit=memory_limit, encoding=encoding,
                                     delimiter=delimiter)
+    if reading is None and not isinstance(data, pd.DataFrame):  # a source that read a CSV in chunks
+        from .engines import lines_read
+
+        reading = lines_read(data)
     model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)
     share = model.fit_share
     spark = getattr(data, "spark", None)
