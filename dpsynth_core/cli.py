@@ -1,10 +1,10 @@
 """Command line: a whole release headless.
 
-    python -m dpsynth_core synth INPUT.csv --domain DOMAIN.json --epsilon E [--rho R]
+    python -m dpsynth_core synth INPUT --domain DOMAIN.json --epsilon E [--rho R]
         [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
         [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB]
         --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER]
-    python -m dpsynth_core ledger [INPUT.csv] [--workspace FOLDER] [--limit EPSILON|none]
+    python -m dpsynth_core ledger [INPUT] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
 
@@ -14,10 +14,13 @@ numerical libraries are even imported), then the declaration, then the data. Out
 written to temporary files in their own folders and renamed into place only once all of
 them are complete, so a failure never leaves a half-written or replaced file.
 
-With ``--engine duckdb`` (chosen by ``auto`` for a Parquet file or a CSV above
-``constraints.ENGINE_AUTO_BYTES``) or ``spark``, the table is counted out of core and the
-synthetic table is written in chunks (never whole in memory) to a temporary file, renamed
-with the other outputs.
+INPUT is a CSV/TSV file, a Parquet file, or a folder or quoted glob of Parquet files
+(``'data/*.parquet'``: see :mod:`dpsynth_core.engines.parts`). With ``--engine duckdb``
+(chosen by ``auto`` for Parquet and for a CSV above ``constraints.ENGINE_AUTO_BYTES``) or
+``spark``, the table is counted out of core and the synthetic table is written in chunks
+(never whole in memory) to a temporary file, renamed with the other outputs. The output's
+format follows :func:`dpsynth_core.writer.output_format` (Parquet for .parquet, .pq, .parq;
+CSV for any other name, except suffixes of other formats, refused).
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                      description="Differentially private synthetic data over declared domains.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     synth = sub.add_parser("synth", help="make a synthetic copy of a CSV file")
-    synth.add_argument("input", help="the sensitive CSV, TSV or Parquet file")
+    synth.add_argument("input", help="the sensitive CSV, TSV or Parquet file, or a folder or quoted glob of Parquet "
+                                     "files ('data/*.parquet'; --engine duckdb or spark)")
     synth.add_argument("--domain", required=True, help="the domain declaration (JSON)")
     synth.add_argument("--epsilon", required=True,
                        help=f"total privacy budget, from {constraints.EPSILON_MIN:g} to {constraints.EPSILON_MAX:g}")
@@ -74,20 +78,22 @@ def _parser() -> argparse.ArgumentParser:
                        help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)")
     synth.add_argument("--engine", default="auto", choices=("auto", "pandas", "duckdb", "spark"),
                        help="how the table is counted: pandas (in memory), duckdb (out of core, large files), "
-                            "spark (a local Spark session); auto (default): duckdb for Parquet and CSV files "
+                            "spark (a local Spark session); auto (default): duckdb for Parquet (a file, a "
+                            "folder or a glob) and CSV files "
                             f"above {constraints.ENGINE_AUTO_BYTES // 2**20} MB when the method reads through "
                             "an engine (marginals, cathist), else pandas")
     synth.add_argument("--memory-limit", default=None, metavar="SIZE",
                        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)")
     synth.add_argument("--out", required=True,
-                       help="where to write the synthetic table (.parquet: Parquet; any other name: CSV)")
+                       help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; any other name: "
+                            "CSV, except suffixes of other formats such as .gz or .xlsx, refused)")
     synth.add_argument("--card", help="where to write the release card (JSON)")
     synth.add_argument("--card-html", help="where to write the release card (HTML page)")
     synth.add_argument("--workspace", metavar="FOLDER",
                        help="record the draw in this workspace's budget ledger (refused past its lifetime budget)")
     sub.add_parser("methods", help="list the synthesis methods")
     ledger = sub.add_parser("ledger", help="print the privacy budget ledger of a workspace")
-    ledger.add_argument("input", nargs="?", help="only this data file's ledger")
+    ledger.add_argument("input", nargs="?", help="only this data file's (or Parquet folder's or glob's) ledger")
     ledger.add_argument("--workspace", metavar="FOLDER",
                         help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
     ledger.add_argument("--limit", metavar="EPSILON",
@@ -169,6 +175,36 @@ def _write_all(files: list[tuple[Path, bytes]], ready: tuple = ()) -> None:
         raise
 
 
+def _check_outside_input(targets: list, pattern: str, parts: list) -> None:
+    """No output inside an input folder or matching an input glob: the next run would read it."""
+    folder = Path(pattern).resolve() if Path(pattern).is_dir() else None
+    for flag, path in targets:
+        where = path.resolve()
+        if any(_same_file(path, part) for part in parts):
+            raise ParameterError(f"{flag} ({path}) is one of the input's files: it would be replaced")
+        if folder is not None and folder in where.parents:
+            raise ParameterError(f"{flag} ({path}) is inside the input folder {pattern}: write it elsewhere "
+                                 "(a later run would read it as part of the table)")
+        if folder is None and where.match(str(Path(pattern).resolve())):
+            raise ParameterError(f"{flag} ({path}) matches the input glob {pattern!r}: write it elsewhere "
+                                 "(a later run would read it as part of the table)")
+
+
+def _fingerprint(path: str, parts: list | None = None) -> str:
+    """The ledger key of an input: one file's SHA-256, or that of a Parquet folder's or glob's files."""
+    from .engines import is_file_set, parquet_parts
+    from .workspace import fingerprint_file, fingerprint_files
+
+    if parts is None and is_file_set(path):
+        parts = parquet_parts(path)
+    return fingerprint_files(parts) if parts is not None else fingerprint_file(path)
+
+
+def _input_name(path: str) -> str:
+    """How the ledger names an input: a file's or folder's name, or a glob as typed."""
+    return path if any(c in path for c in "*?[") and not Path(path).exists() else Path(path).name
+
+
 # --- commands ---------------------------------------------------------------------------------
 
 def _run_synth(args) -> None:
@@ -192,19 +228,27 @@ def _run_synth(args) -> None:
     check_delimiter(args.delimiter)
     targets = _check_targets(args)
     source = Path(args.input)
-    if not source.exists():
+    if not source.exists() and not any(c in args.input for c in "*?["):  # a glob is listed below
         raise ParameterError(f"file not found: {source}")
-    if source.is_dir():
-        raise ParameterError(f"{source} is a folder, not a file")
-    out_format = "parquet" if Path(args.out).suffix.lower() in (".parquet", ".pq", ".parq") else "csv"
 
+    from .writer import output_format
+
+    out_format = output_format(args.out)  # the writer's rule: Parquet, CSV, or refused
     from .domain import TableDomain
+    from .engines import PARQUET_SUFFIXES, is_file_set, names_parquet, parquet_parts
     from .synthesizers import get_method
     from .synthesizers.base import resolve_engine
 
     domain = TableDomain.load(args.domain).validate()
     info = get_method(args.method)
     engine = resolve_engine(info.cls, args.input, args.engine)
+    if engine == "pandas" and names_parquet(args.input):
+        raise ParameterError(f"the pandas engine reads one CSV file; use --engine duckdb or --engine spark for "
+                             f"Parquet ({'/'.join(PARQUET_SUFFIXES)} files, a folder of them or a glob)")
+    parts = None
+    if is_file_set(args.input):  # a folder or glob of Parquet files: listed and checked before any work
+        parts = parquet_parts(args.input)
+        _check_outside_input(targets, args.input, parts)
     if engine == "pandas":
         check_rows(args.rows)  # a table held in memory: the in-memory cap
     from .tables import line_report_text, read_table
@@ -216,9 +260,9 @@ def _run_synth(args) -> None:
         info_lines = table_info["lines"]
     workspace = None
     if args.workspace:
-        from .workspace import Workspace, fingerprint_file, planned_events
+        from .workspace import Workspace, planned_events
 
-        workspace, key = Workspace(args.workspace), fingerprint_file(args.input)
+        workspace, key = Workspace(args.workspace), _fingerprint(args.input, parts)
         workspace.check(key, planned_events(epsilon, info.neighbouring))
     from .release import synthesize
 
@@ -243,7 +287,7 @@ def _run_synth(args) -> None:
                                  random_state=seed, engine=engine, memory_limit=memory_limit, out=temporary,
                                  out_format=out_format, encoding=args.encoding, delimiter=args.delimiter, **options)
         if workspace is not None:  # recorded (or refused) before any output is written
-            workspace.record_release(key, release, name=Path(args.input).name, source="cli",
+            workspace.record_release(key, release, name=_input_name(args.input), source="cli",
                                      settings={"epsilon": epsilon, "rho": rho, "method": args.method,
                                                "rows": rows, "groups": args.group or [], "delta": args.delta,
                                                "engine": engine})
@@ -266,6 +310,8 @@ def _run_synth(args) -> None:
     if seed is not None:
         print("note: --seed made a repeatable run for tests and teaching; do not publish it as a release",
               file=sys.stderr)
+    if info_lines is None:  # an engine read the CSV in chunks: the same count, from its source
+        info_lines = release.publisher_report.get("reading")
     reading = line_report_text(info_lines) if info_lines is not None else None
     if reading:
         print(f"note: {reading}", file=sys.stderr)
@@ -314,10 +360,10 @@ def _run_tau(args) -> None:
 
 
 def _run_ledger(args) -> None:
-    from .workspace import Workspace, fingerprint_file, ledger_text
+    from .workspace import Workspace, ledger_text
 
     workspace = Workspace(args.workspace)
-    key = fingerprint_file(args.input) if args.input else None
+    key = _fingerprint(args.input) if args.input else None
     if args.limit is not None:
         if key is None:
             raise DPSynthError("--limit needs the data file whose lifetime budget it sets")
@@ -325,7 +371,7 @@ def _run_ledger(args) -> None:
             limit = None if args.limit.strip().lower() == "none" else float(args.limit)
         except ValueError:
             raise DPSynthError(f"--limit ({args.limit!r}) must be a number > 0 or 'none'") from None
-        workspace.set_lifetime_budget(key, limit, name=Path(args.input).name)
+        workspace.set_lifetime_budget(key, limit, name=_input_name(args.input))
     print(ledger_text(workspace, key))
 
 

@@ -3,7 +3,7 @@
 Each :class:`Case` changes one thing of a small, valid release (a table, its complete
 declaration and the default options): a malformed or oddly encoded CSV, a declaration with
 a wrong JSON type or an absurd size, an extreme parameter, an output path that clashes with
-an input, a device. Every case says what must happen: a one-line refusal (``"error"``), or a
+an input, a device, a bad folder or glob of Parquet parts. Every case says what must happen: a one-line refusal (``"error"``), or a
 release (``"ok"``) for inputs that are odd but legitimate. ``tests/core/test_corpus.py``
 runs them all through the API and a representative part through the CLI.
 """
@@ -11,6 +11,7 @@ runs them all through the API and a representative part through the CLI.
 from __future__ import annotations
 
 import codecs
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,22 @@ def domain_with(column: str, spec: dict, **top) -> dict:
 
 #: Tokens for paths that are not files written by the case.
 MISSING, FOLDER, SAME_AS_DATA, SAME_AS_DOMAIN = "<missing>", "<folder>", "<data>", "<domain>"
+#: The folder of a case's Parquet parts (``Case.parts``); in ``data`` and output paths.
+PARTS = "<parts>"
+
+
+def parquet_part(rows: list[str], header: str = HEADER, types: dict | None = None) -> bytes:
+    """A Parquet file of CSV records (text columns; ``types`` casts some, e.g. {"age": "int64"})."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = header.split(",")
+    cells = [row.split(",") for row in rows]
+    table = pa.table({n: pa.array([c[i] for c in cells]).cast((types or {}).get(n, "string"))
+                      for i, n in enumerate(names)})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
 
 
 @dataclass(frozen=True)
@@ -71,6 +88,7 @@ class Case:
         api, cli: run through ``synthesize`` / through ``python -m dpsynth_core``.
         outputs: output flag -> file name or token (default: --out out.csv).
         existing: files present before the run (name -> bytes), which must survive a refusal.
+        parts: files of the folder ``PARTS`` (name -> bytes; None: no such folder).
     """
 
     kind: str
@@ -84,6 +102,7 @@ class Case:
     cli: bool = False
     outputs: dict = field(default_factory=lambda: {"--out": "out.csv"})
     existing: dict = field(default_factory=dict)
+    parts: dict | None = None
 
 
 def _csv_cases() -> list[Case]:
@@ -365,9 +384,42 @@ def _device_cases() -> list[Case]:
     ]
 
 
+def _parquet_cases() -> list[Case]:
+    rows = good_rows()
+    first, second = parquet_part(rows[:150]), parquet_part(rows[150:])
+    spark_folder = {"part-00000.parquet": first, "part-00001.parquet": second, "_SUCCESS": b"",
+                    ".part-00000.parquet.crc": b""}
+
+    def case(name, expect, parts, data=PARTS, **kw):
+        return Case("parquet", name, expect, data=data, parts=parts, **kw)
+
+    return [
+        case("a folder of Parquet parts", "ok", spark_folder, cli=True),
+        case("a glob of Parquet parts", "ok", spark_folder, data=f"{PARTS}/part-*.parquet"),
+        case("a glob matching nothing", "error", spark_folder, data=f"{PARTS}/nothing-*.parquet", cli=True),
+        case("an empty folder", "error", {}, cli=True),
+        case("a folder with a CSV file", "error", {"part-0.parquet": first, "notes.csv": good_csv()}, cli=True),
+        case("parts with different columns", "error",
+             {"a.parquet": first, "b.parquet": parquet_part([r + ",1" for r in rows[150:]], HEADER + ",extra")},
+             cli=True),
+        case("parts with different types", "error", {"a.parquet": first, "b.parquet": parquet_part(
+            rows[150:], types={"age": "int64"})}),
+        case("a part that is not Parquet", "error", {"a.parquet": first, "b.parquet": b"PAR1 not really PAR1"}),
+        case("a glob of CSV files", "error", {"a.csv": good_csv()}, data=f"{PARTS}/*.csv"),
+        case("a recursive glob", "error", spark_folder, data=f"{PARTS}/**/*.parquet"),
+        case("a glob matching a folder", "error", {"a.parquet": first, "b.parquet/part-0.parquet": second},
+             data=f"{PARTS}/*.parquet"),
+        case("a folder of folders", "error", {"year=2020/part-0.parquet": first}),
+        case("a hidden Parquet part", "error", {"a.parquet": first, "_b.parquet": second}),
+        case("the pandas engine on a folder", "error", spark_folder, options=(("--engine", "pandas"),)),
+        case("--out inside the input folder", "error", spark_folder, outputs={"--out": f"{PARTS}/out.parquet"},
+             api=False, cli=True),
+    ]
+
+
 def build_cases() -> list[Case]:
     """The whole corpus, in a fixed order."""
-    return _csv_cases() + _domain_cases() + _parameter_cases() + _path_cases() + _device_cases()
+    return _csv_cases() + _domain_cases() + _parameter_cases() + _path_cases() + _device_cases() + _parquet_cases()
 
 
 DEFAULT_OPTIONS = (("--epsilon", "1"), ("--seed", "0"))
@@ -391,7 +443,15 @@ def prepare(case: Case, folder: Path, shared: Path) -> dict:
         path.write_bytes(value if isinstance(value, bytes) else json.dumps(value).encode())
         return str(path)
 
-    data = place(case.data, "data.csv", folder / "data.csv")
+    if case.parts is not None:
+        (folder / "parts").mkdir(exist_ok=True)
+        for name, content in case.parts.items():
+            (folder / "parts" / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / "parts" / name).write_bytes(content)
+    if isinstance(case.data, str) and case.data.startswith(PARTS):
+        data = case.data.replace(PARTS, str(folder / "parts"), 1)
+    else:
+        data = place(case.data, "data.csv", folder / "data.csv")
     if case.data is None:
         Path(data).write_bytes((shared / "good.csv").read_bytes())
     domain = place(case.domain, "domain.json", shared / "good.json")
@@ -404,6 +464,7 @@ def prepare(case: Case, folder: Path, shared: Path) -> dict:
     for flag, target in case.outputs.items():
         outputs[flag] = {SAME_AS_DATA: data, SAME_AS_DOMAIN: domain}.get(target) or (
             place(target, f"out-{flag}", folder) if target == FOLDER else
+            target.replace(PARTS, str(folder / "parts"), 1) if target.startswith(PARTS) else
             target if target.startswith("/") else str(folder / target))
     options = dict(DEFAULT_OPTIONS) if case.command == "synth" else {}
     options.update(case.options)
@@ -433,12 +494,12 @@ def _typed(value: str):
 
 def api_kwargs(paths: dict) -> dict:
     names = {"--epsilon": "epsilon", "--rho": "rho", "--rows": "rows", "--seed": "random_state", "--delta": "delta",
-             "--method": "method", "--encoding": "encoding", "--delimiter": "delimiter"}
+             "--method": "method", "--encoding": "encoding", "--delimiter": "delimiter", "--engine": "engine"}
     out = {}
     for flag, value in paths["options"].items():
         if flag == "--group":
             out["groups"] = [tuple(value.split(","))]
-        elif flag in ("--encoding", "--delimiter", "--method"):
+        elif flag in ("--encoding", "--delimiter", "--method", "--engine"):
             out[names[flag]] = value
         else:
             out[names[flag]] = _typed(value)

@@ -182,6 +182,6 @@ def test_cli(corpus):
 
 def test_corpus_is_big_and_varied():
     kinds = {c.kind for c in CASES}
-    assert len(CASES) >= 150 and kinds == {"csv", "domain", "parameters", "paths", "devices"}
+    assert len(CASES) >= 150 and kinds == {"csv", "domain", "parameters", "paths", "devices", "parquet"}
     assert len({(c.kind, c.name) for c in CASES}) == len(CASES)
     assert sum(c.cli for c in CASES) >= 50 and sum(c.expect == "ok" for c in CASES) >= 20

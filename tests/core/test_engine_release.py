@@ -16,7 +16,8 @@ from dpsynth_core import constraints
 from dpsynth_core.cli import main
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.release import synthesize
-from dpsynth_core.workspace import Workspace, fingerprint_file
+from dpsynth_core.workspace import Workspace, fingerprint_file, fingerprint_files
+from dpsynth_core.writer import output_format
 from tests.conftest import complete_domain, shared_path
 
 
@@ -166,3 +167,69 @@ def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
     assert not np.array_equal(chunk_generator(key, 0).integers(0, 2**63, 64), first.integers(0, 2**63, 64))
     with pytest.raises(ValueError):
         chunk_generator(key, 2**64)
+
+
+def _cli(tmp_path, data, out, *extra):
+    domain = tmp_path / "ce.domain.json"
+    if not domain.exists():
+        domain.write_text(json.dumps(complete_domain("ce")))
+    return main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--out", str(out),
+                 *extra])
+
+
+def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_path, ce, capsys):
+    whole, folder = tmp_path / "ce.parquet", tmp_path / "ce-parts"
+    ce.to_parquet(whole, index=False)
+    folder.mkdir()
+    for i, start in enumerate(range(0, len(ce), 400)):
+        ce.iloc[start:start + 400].to_parquet(folder / f"part-{i:05d}.parquet", index=False)
+    (folder / "_SUCCESS").write_bytes(b"")
+    ledger = tmp_path / "ws"
+    assert _cli(tmp_path, whole, tmp_path / "whole.csv") == 0
+    for data, out in ((folder, "folder.csv"), (f"{folder}/part-*.parquet", "glob.csv")):  # 'auto' chose DuckDB
+        assert _cli(tmp_path, data, tmp_path / out, "--workspace", str(ledger)) == 0, capsys.readouterr().err
+        assert (tmp_path / out).read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    parts = sorted(folder.glob("part-*.parquet"))
+    assert len(Workspace(ledger).releases(fingerprint_files(parts))) == 2  # the folder and the glob: one ledger
+    capsys.readouterr()
+    assert _cli(tmp_path, folder, tmp_path / "pandas.csv", "--engine", "pandas") == 2
+    err = capsys.readouterr().err.strip()
+    assert "use --engine duckdb or --engine spark for Parquet" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "pandas.csv").exists()
+
+
+def test_the_engine_path_notes_unreadable_lines_as_the_in_memory_path(tmp_path, capsys):
+    text = shared_path("ce.csv").read_bytes()
+    header, first, rest = text.split(b"\n", 2)
+    data = tmp_path / "ce.csv"
+    data.write_bytes(header + b"\n" + first + b"\n" + b"Qu\x81\x8d\x8f,1,2,3\n" + b'"broken,1\n' + rest)
+    notes = {}
+    for engine in ("pandas", "duckdb"):
+        assert _cli(tmp_path, data, tmp_path / f"{engine}.csv", "--engine", engine) == 0
+        notes[engine] = [line for line in capsys.readouterr().err.splitlines() if "could not be read" in line]
+    assert notes["duckdb"] == notes["pandas"] and len(notes["pandas"]) == 1
+    assert "2 of" in notes["pandas"][0] and "1 not decodable, 1 broken quoting" in notes["pandas"][0]
+    domain = complete_domain("ce")  # the API reports it to the publisher the same way
+    reports = [synthesize(data, domain, 1.0, engine=engine, random_state=1, out=tmp_path / "api.csv")
+               .publisher_report["reading"] for engine in ("pandas", "duckdb")]
+    assert reports[0] == reports[1] and reports[0]["broken"] == 2
+
+
+def test_the_cli_names_the_output_format_by_the_writers_rule(tmp_path, ce, capsys):
+    data = tmp_path / "ce.parquet"
+    ce.to_parquet(data, index=False)
+    for engine, name in (("pandas", "s.txt"), ("pandas", "s.pq"), ("duckdb", "s"), ("duckdb", "s.PARQ")):
+        source = shared_path("ce.csv") if engine == "pandas" else data
+        assert _cli(tmp_path, source, tmp_path / name, "--engine", engine) == 0, capsys.readouterr().err
+        if output_format(name) == "parquet":
+            assert pq.read_table(tmp_path / name).column_names == list(ce.columns)
+        else:
+            assert (tmp_path / name).read_text().split("\n", 1)[0] == ",".join(ce.columns)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    capsys.readouterr()
+    for engine in ("pandas", "duckdb"):
+        assert _cli(tmp_path, data if engine == "duckdb" else shared_path("ce.csv"), tmp_path / "s.csv.gz",
+                    "--engine", engine) == 2
+        err = capsys.readouterr().err.strip()
+        assert "'s.csv.gz': .gz names a compressed file" in err and len(err.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

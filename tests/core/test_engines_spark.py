@@ -124,3 +124,23 @@ def test_a_release_drawn_on_the_executors_is_the_release_the_driver_writes(spark
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folder left
     with pytest.raises(ParameterError, match="already exists"):
         synthesize(data, domain, 1.0, engine="spark", out=folder, **common)
+
+
+def test_the_cli_reads_a_folder_or_glob_of_parts_through_spark_as_duckdb_does(spark, tmp_path, capsys):
+    import json
+
+    from dpsynth_core.cli import main
+
+    frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
+    folder = tmp_path / "ce.parquet"  # a folder named as Spark names its output
+    spark.createDataFrame(frame).repartition(3).write.parquet(str(folder))  # parts, _SUCCESS and .crc files
+    domain = tmp_path / "ce.domain.json"
+    domain.write_text(json.dumps(complete_domain("ce")))
+    with open_source(folder, complete_domain("ce"), engine="spark", spark=spark) as engine:
+        assert_same_counts(open_source(frame, complete_domain("ce"), engine="pandas"), engine)
+    for engine, data in (("duckdb", folder), ("spark", folder), ("spark", f"{folder}/part-*.parquet")):
+        out = tmp_path / f"{engine}-{len(str(data))}.csv"
+        assert main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "3", "--engine", engine,
+                     "--out", str(out)]) == 0, capsys.readouterr().err
+    outputs = sorted(tmp_path.glob("*.csv"))
+    assert len(outputs) == 3 and len({path.read_bytes() for path in outputs}) == 1
