@@ -20,13 +20,17 @@ INPUT is a CSV/TSV file, a Parquet file, or a folder or quoted glob of Parquet f
 ``spark``, the table is counted out of core and the synthetic table is written in chunks
 (never whole in memory) to a temporary file, renamed with the other outputs. The output's
 format follows :func:`dpsynth_core.writer.output_format` (Parquet for .parquet, .pq, .parq;
-CSV for any other name, except suffixes of other formats, refused).
+CSV for any other name, except suffixes of other formats, refused). With ``--engine spark``
+a Parquet output is drawn on Spark's executors and becomes a new folder of Parquet parts
+(:func:`dpsynth_core.writer.write_on_spark`); an existing one is never replaced.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
+import shutil
 import stat
 import sys
 import tempfile
@@ -168,11 +172,16 @@ def _write_all(files: list[tuple[Path, bytes]], ready: tuple = ()) -> None:
             os.replace(temporary, path)
     except BaseException:
         for temporary, _ in written:
-            try:
-                os.unlink(temporary)
-            except FileNotFoundError:
-                pass
+            _discard(temporary)
         raise
+
+
+def _discard(temporary) -> None:
+    """Remove a temporary output: a file, or the folder of parts Spark wrote."""
+    if Path(temporary).is_dir():
+        shutil.rmtree(temporary, ignore_errors=True)
+    else:
+        Path(temporary).unlink(missing_ok=True)
 
 
 def _check_outside_input(targets: list, pattern: str, parts: list) -> None:
@@ -269,7 +278,14 @@ def _run_synth(args) -> None:
     out_path = Path(args.out)
     streamed = engine != "pandas" or out_format == "parquet"
     ready = []
-    if streamed:  # the table goes to a temporary file in chunks, renamed with the other outputs
+    if engine == "spark" and out_format == "parquet":
+        # drawn on the executors into a new folder of Parquet parts, renamed with the other outputs
+        from .writer import check_spark_target
+
+        check_spark_target(out_path)
+        temporary = str(out_path.resolve().parent / f".{out_path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        ready.append((temporary, out_path))
+    elif streamed:  # the table goes to a temporary file in chunks, renamed with the other outputs
         fd, temporary = tempfile.mkstemp(dir=out_path.resolve().parent, prefix=f".{out_path.name}.", suffix=".tmp")
         os.close(fd)
         ready.append((temporary, out_path))
@@ -302,7 +318,7 @@ def _run_synth(args) -> None:
             contents["--card-html"] = render_card_html(release.card).encode("utf-8")
     except BaseException:
         for temporary, _ in ready:
-            Path(temporary).unlink(missing_ok=True)
+            _discard(temporary)
         raise
     _write_all([(path, contents[flag]) for flag, path in targets if flag in contents], ready=ready)
 

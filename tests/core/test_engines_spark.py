@@ -142,3 +142,27 @@ def test_the_cli_reads_a_folder_or_glob_of_parts_through_spark_as_duckdb_does(sp
                      "--out", str(out)]) == 0, capsys.readouterr().err
     outputs = sorted(tmp_path.glob("*.csv"))
     assert len(outputs) == 3 and len({path.read_bytes() for path in outputs}) == 1
+
+
+def test_the_cli_draws_a_spark_release_into_a_new_folder(spark, tmp_path, capsys):
+    import json
+
+    import pyarrow.parquet as pq
+
+    from dpsynth_core.cli import main
+
+    data, domain = tmp_path / "ce.parquet", tmp_path / "ce.domain.json"
+    pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False).to_parquet(data)
+    domain.write_text(json.dumps(complete_domain("ce")))
+    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "3", "--method", "cathist"]
+    for engine in ("spark", "duckdb"):
+        assert main(argv + ["--engine", engine, "--out", str(tmp_path / f"{engine}.parquet"),
+                            "--card", str(tmp_path / f"{engine}.json")]) == 0, capsys.readouterr().err
+    assert (tmp_path / "spark.parquet").is_dir()
+    pd.testing.assert_frame_equal(pq.read_table(tmp_path / "spark.parquet").to_pandas(),
+                                  pq.read_table(tmp_path / "duckdb.parquet").to_pandas())
+    capsys.readouterr()
+    assert main(argv + ["--engine", "spark", "--out", str(tmp_path / "spark.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "spark.parquet" in err and len(err.strip().splitlines()) == 1  # an old release is never replaced
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
