@@ -1,7 +1,9 @@
-"""End-to-end release benchmark (issue 12): ``marginals`` and ``cathist`` through DuckDB on large tables.
+"""End-to-end release benchmark (issue 12): ``marginals`` and ``cathist`` through DuckDB or Spark on large tables.
 
     python benchmarks/make_large.py --rows 10000000 --out /work/bigdata/adult_10m.parquet
     python benchmarks/bench_release.py --data /work/bigdata/adult_10m.parquet --methods marginals cathist
+    python benchmarks/bench_release.py --data /work/bigdata/adult_10m.parquet --sampling-threads 1
+    python benchmarks/bench_release.py --data /work/bigdata/adult_10m.parquet --engine spark
     python benchmarks/bench_release.py --data /work/bigdata/adult_100m.parquet --methods marginals
 
 A release as the CLI makes it (``python -m dpsynth_core synth BIG.parquet --engine duckdb
@@ -11,8 +13,11 @@ A release as the CLI makes it (``python -m dpsynth_core synth BIG.parquet --engi
 * ``counting``: every call the method makes on the source while fitting (the table of
   codes, one pass, then the GROUP BYs; value counts, distinct values for the DP bins);
 * ``fitting``: the rest of ``fit``: noise, CatHist, selection, estimation (on the driver);
-* ``sampling``: drawing the synthetic rows in chunks of a million and writing them to
-  Parquet (:func:`dpsynth_core.writer.write_synthetic`) as the same number of rows.
+* ``sampling``: drawing the synthetic rows in chunks of a million, each from its own stream,
+  ``--sampling-threads`` chunks at once, and writing them to one Parquet file
+  (:func:`dpsynth_core.writer.write_synthetic`); with ``--engine spark`` the chunks are drawn
+  by Spark's tasks (local mode, ``--threads`` cores) into a folder of parts
+  (:func:`dpsynth_core.writer.write_on_spark`), Spark's session start reported apart.
 
 Each case runs in a fresh subprocess; peak memory is the largest resident set of its whole
 process tree in each stage, sampled every 50 ms. Times are wall-clock seconds of one run on a
@@ -76,20 +81,32 @@ class TimedSource:
         return timed
 
 
-def case(method: str, data: str, memory_limit: str, threads: int) -> dict:
+def case(method: str, data: str, memory_limit: str, threads: int, engine: str = "duckdb",
+         sampling_threads: int = 2) -> dict:
+    import shutil
+
     from benchmarks.make_large import large_domain
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.engines import open_source
+    from dpsynth_core.release import ChunksAhead
     from dpsynth_core.synthesizers import get_method
-    from dpsynth_core.writer import write_synthetic
+    from dpsynth_core.writer import chunk_sizes, write_on_spark, write_synthetic
 
     domain = TableDomain.from_json(large_domain())
-    out = {"method": method, "data": Path(data).name}
+    out = {"method": method, "data": Path(data).name, "engine": engine, "sampling_threads": sampling_threads}
     target = Path(data).with_name(f"synthetic-{method}-{Path(data).stem}.parquet")
     with StagedMemory() as memory:
+        spark = None
+        if engine == "spark":
+            from dpsynth_core.engines.spark_source import local_session
+
+            start = time.perf_counter()
+            spark = local_session(cores=str(threads))
+            spark.sparkContext.setLogLevel("ERROR")
+            out["session_s"] = time.perf_counter() - start
         memory.enter("open")
         start = time.perf_counter()
-        source = open_source(data, domain, engine="duckdb", memory_limit=memory_limit, threads=threads)
+        source = open_source(data, domain, engine=engine, memory_limit=memory_limit, threads=threads, spark=spark)
         out["rows"] = source.n_rows
         out["open_s"] = time.perf_counter() - start
         memory.enter("fit")
@@ -103,10 +120,18 @@ def case(method: str, data: str, memory_limit: str, threads: int) -> dict:
         source.close()
         memory.enter("sampling")
         start = time.perf_counter()
-        out["synthetic_rows"] = write_synthetic(target, model.rows_, model.sample, fmt="parquet")
+        sizes = chunk_sizes(model.rows_, 1_000_000)
+        if spark is not None:  # drawn on the executors, a folder of Parquet parts
+            out["synthetic_rows"] = write_on_spark(spark, model.chunk_sampler(), sizes, str(target))
+        else:  # as synthesize(out=...): chunks from their own streams, drawn ahead in threads
+            with ChunksAhead(model.chunk_sampler(), sizes, sampling_threads) as ahead:
+                out["synthetic_rows"] = write_synthetic(target, model.rows_, ahead.next, fmt="parquet")
         out["sampling_s"] = time.perf_counter() - start
-        out["synthetic_mib"] = target.stat().st_size / 2**20
-        target.unlink()
+        files = list(target.glob("*.parquet")) if target.is_dir() else [target]
+        out["synthetic_mib"] = sum(f.stat().st_size for f in files) / 2**20
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+        if spark is not None:
+            spark.stop()
     out["total_s"] = out["open_s"] + out["counting_s"] + out["fitting_s"] + out["sampling_s"]
     out["peak_mib"] = {k: v / 2**20 for k, v in memory.peaks.items() if k != "start"}
     return out
@@ -117,17 +142,21 @@ def main(argv=None) -> None:
     parser.add_argument("--data", required=True, help="a Parquet file from make_large.py")
     parser.add_argument("--methods", nargs="+", default=["marginals", "cathist"])
     parser.add_argument("--memory-limit", default="2GB", help="DuckDB's memory limit")
-    parser.add_argument("--threads", type=int, default=2, help="DuckDB's threads")
+    parser.add_argument("--threads", type=int, default=2, help="DuckDB's threads (Spark: local cores)")
+    parser.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
+    parser.add_argument("--sampling-threads", type=int, default=2, help="chunks drawn at once (DuckDB path)")
     parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.case:
-        print(json.dumps(case(args.case, args.data, args.memory_limit, args.threads)))
+        print(json.dumps(case(args.case, args.data, args.memory_limit, args.threads, args.engine,
+                              args.sampling_threads)))
         return
     results = []
     for method in args.methods:
         before = os.getloadavg()[0]
         done = subprocess.run([sys.executable, __file__, "--data", args.data, "--memory-limit", args.memory_limit,
-                               "--threads", str(args.threads), "--case", method], capture_output=True, text=True,
+                               "--threads", str(args.threads), "--engine", args.engine, "--sampling-threads",
+                               str(args.sampling_threads), "--case", method], capture_output=True, text=True,
                               cwd=ROOT)
         if done.returncode:
             print(f"{method}: failed\n{done.stderr[-3000:]}")
@@ -136,13 +165,14 @@ def main(argv=None) -> None:
         r["load"] = [before, os.getloadavg()[0]]
         results.append(r)
         peaks = "  ".join(f"{k} {v:,.0f}" for k, v in r["peak_mib"].items())
-        print(f"{method:9s} rows {r['rows']:>12,}  open {r['open_s']:6.1f} s  counting {r['counting_s']:6.1f} s  "
+        print(f"{method:9s} {args.engine} x{args.sampling_threads} rows {r['rows']:>12,}  open {r['open_s']:6.1f} s  counting {r['counting_s']:6.1f} s  "
               f"fitting {r['fitting_s']:6.1f} s  sampling+writing {r['sampling_s']:6.1f} s "
               f"({r['synthetic_rows']:,} rows)  total {r['total_s']:7.1f} s  peak MiB: {peaks}  "
               f"load {r['load'][0]:.1f}->{r['load'][1]:.1f}", flush=True)
     folder = ROOT / "benchmarks" / "results"
     folder.mkdir(exist_ok=True)
-    (folder / f"release-{Path(args.data).stem}.json").write_text(json.dumps(results, indent=2))
+    name = f"release-{Path(args.data).stem}-{args.engine}-x{args.sampling_threads}.json"
+    (folder / name).write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -222,8 +222,9 @@ class Synthesizer:
         raise NotImplementedError
 
     #: Rows drawn in chunks are post-processing of the fitted model alone, so each chunk may come
-    #: from its own random stream, in any order, on any worker (False: sampling is itself a
-    #: mechanism that counts its runs, and chunks are drawn in order by :meth:`sample`).
+    #: from its own random stream, in any order, on any worker (False: the method draws through
+    #: :meth:`sample`, in order: deniability's sampling is itself a mechanism that counts its
+    #: runs; dirichlet draws exactly its fitted number of rows).
     independent_chunks = True
 
     def chunk_sampler(self):
@@ -241,12 +242,12 @@ class Synthesizer:
             return lambda index, size: self.sample(size)
         key, secure = stream_key(self.noise_.rng), self.noise_.secure
         frozen = copy.copy(self)
-        frozen._progress = None
 
         def draw(index: int, size: int) -> pd.DataFrame:
             twin = copy.copy(frozen)
             twin.noise_ = NoiseSource(secure=secure, rng=chunk_generator(key, index))
-            return twin.sample(size)
+            rows = twin._sample(max(1, int(size)))[list(twin.domain_.kept)]
+            return rows if size else rows.iloc[:0]  # size 0: an empty release keeps its columns and types
 
         return draw
 

@@ -93,6 +93,8 @@ class DirichletMultinomial(Synthesizer):
             self.counts_[table] = (cells, self.noise_.rng.multinomial(self.rows_, theta))
             self._spend("Dirichlet-multinomial", share, f"table {' x '.join(table)}")
 
+    independent_chunks = False  # draws exactly its fitted number of rows, in one piece
+
     def _sample(self, n: int) -> pd.DataFrame:
         if n != self.rows_:
             raise ParameterError(f"dirichlet draws exactly the fitted number of rows ({self.rows_}); "
