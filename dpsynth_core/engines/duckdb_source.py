@@ -23,8 +23,9 @@ import pyarrow as pa
 
 from ..domain import TableDomain
 from ..errors import DataError
-from .base import PARQUET_SUFFIXES, ColumnMap, EngineSource
+from .base import ColumnMap, EngineSource
 from .csvfile import csv_to_parquet
+from .parts import is_file_set, names_parquet, parquet_parts
 
 #: Records are folded into one row per distinct record (with its count) before anything else,
 #: and a table of codes into one row per distinct combination, when an estimate (HyperLogLog
@@ -58,11 +59,6 @@ def _arrow_frame(frame: pd.DataFrame) -> pa.Table:
             columns[str(name)] = pa.array(column.where(column.isna(), column.astype(str)), from_pandas=True,
                                           type=pa.string())
     return pa.table(columns)
-
-
-def is_parquet(path) -> bool:
-    text = str(path).lower()
-    return text.endswith(PARQUET_SUFFIXES) or (Path(path).is_dir() and any(Path(path).glob("*.parquet")))
 
 
 class DuckDBSource(EngineSource):
@@ -106,10 +102,11 @@ class DuckDBSource(EngineSource):
         elif isinstance(data, pa.Table):
             self.con.register("source_frame", data)
             self.con.execute("CREATE VIEW src AS SELECT * FROM source_frame")
-        elif isinstance(data, (str, Path)) and is_parquet(data):
-            path = Path(data)
-            target = str(path / "*.parquet") if path.is_dir() else str(data)
-            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet({_literal(target)})")
+        elif isinstance(data, (str, Path)) and names_parquet(data):
+            # a folder or glob: exactly the files parts.py checked (the same list Spark reads)
+            files = parquet_parts(data) if is_file_set(data) else [data]
+            listing = ", ".join(_literal(str(f)) for f in files)
+            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
         elif isinstance(data, (str, Path)):
             self._dialect = csv_to_parquet(data, encoding=encoding, delimiter=delimiter,
                                            temp_directory=temp_directory)

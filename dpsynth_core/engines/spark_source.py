@@ -23,6 +23,7 @@ from ..domain import TableDomain
 from ..errors import DataError
 from .base import EngineSource
 from .csvfile import csv_to_parquet
+from .parts import is_file_set, names_parquet, parquet_parts
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -83,8 +84,9 @@ class SparkSource(EngineSource):
             raise
 
     def _read(self, path: str, encoding, delimiter):
-        if path.lower().rstrip("/").endswith((".parquet", ".pq", ".parq")) or (
-                _is_local(path) and Path(path).is_dir()):
+        if is_file_set(path):  # a local folder or glob: exactly the files parts.py checked (as DuckDB reads)
+            return self.spark.read.parquet(*[str(f) for f in parquet_parts(path)])
+        if names_parquet(path):
             return self.spark.read.parquet(path)
         if _is_local(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
             self._dialect = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
