@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import shutil
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from . import constraints
@@ -283,7 +283,7 @@ def _run_synth(args) -> None:
         from .writer import check_spark_target
 
         check_spark_target(out_path)
-        temporary = str(out_path.resolve().parent / f".{out_path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        temporary = str(out_path.resolve().parent / f".{out_path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
         ready.append((temporary, out_path))
     elif streamed:  # the table goes to a temporary file in chunks, renamed with the other outputs
         fd, temporary = tempfile.mkstemp(dir=out_path.resolve().parent, prefix=f".{out_path.name}.", suffix=".tmp")
