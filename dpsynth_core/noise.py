@@ -11,10 +11,12 @@ floating-point artefact can leak the input (Mironov 2012). Two sources exist:
   ChaCha bit generator with 20 rounds (the ChaCha20 stream cipher), keyed with 256 bits
   from :mod:`secrets`. Its outputs do not reveal its state, so released positions inside
   bins cannot be used to recover which values were made up (a PCG64 state can be
-  recovered from enough outputs). This is what releases use.
-* **seeded** (an int or a ``numpy.random.Generator``): everything comes from numpy, so a
-  run can be repeated. For tests and teaching only: numpy's generator is not
-  cryptographic. The release card says which source was used, never the seed.
+  recovered from enough outputs). The rows of a release are drawn in chunks, each from its
+  own ChaCha20 stream under a 256-bit key drawn from that generator
+  (:func:`chunk_generator`). This is what releases use.
+* **seeded** (an int or a ``numpy.random.Generator``): everything comes from numpy (the
+  chunk streams' key too), so a run can be repeated. For tests and teaching only: numpy's
+  generator is not cryptographic. The release card says which source was used, never the seed.
 
 Discrete Laplace with scale ``b`` has ``P(Z = z) = (1 - a) / (1 + a) * a**|z|`` with
 ``a = exp(-1/b)``; on a count of L1 sensitivity 1 it gives ``1/b``-DP.
@@ -73,7 +75,8 @@ class NoiseSource:
         if self.secure:
             return ("OpenDP exact samplers for the noise on counts (operating-system CSPRNG); every other draw "
                     "(made-up values, positions inside bins, rows sampled) from the ChaCha20 stream cipher "
-                    "(randomgen, 20 rounds) keyed with 256 bits from the operating system")
+                    "(randomgen, 20 rounds) keyed with 256 bits from the operating system, the rows in chunks, "
+                    "each from its own ChaCha20 stream under a 256-bit key drawn from it")
         return ("seeded numpy PCG64 generator: repeatable, for tests and teaching only, "
                 "not for real releases")
 
