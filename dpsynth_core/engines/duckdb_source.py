@@ -175,19 +175,20 @@ class DuckDBSource(EngineSource):
             alias = f"m{i}"
             joins.append(f"LEFT JOIN map_{number}_{i} {alias} ON src.{quote(name)} IS NOT DISTINCT FROM {alias}.raw")
             selects.append(f"{alias}.code AS {quote(name)}")
-        coded = f"SELECT {', '.join(selects)}{{weight}} FROM {{table}} src " + " ".join(joins)
+        def coded(weight: str, relation: str) -> str:  # (no str.format: column names may hold braces)
+            return f"SELECT {', '.join(selects)}{weight} FROM {relation} src " + " ".join(joins)
+
         # Records that share every code need counting only once: keep one row per combination
         # with its count when the records were folded or a sample of the codes has few distinct
         # rows (one query: the join feeds the aggregate). Exact either way.
-        sample = f"({coded.format(weight='', table=f'(SELECT * FROM {self._table} LIMIT {SAMPLE_ROWS})')})"
+        sample = f"({coded('', f'(SELECT * FROM {self._table} LIMIT {SAMPLE_ROWS})')})"
         if maps and (self._table != "src" or self._few_distinct(sample, list(maps))):
-            self._run(lambda: self.con.execute(
-                f"CREATE TABLE {table} AS " + coded.format(weight=f", {self._weight} AS __dpsynth_w", table=self._table)
-                + " GROUP BY ALL").fetchall())
+            self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS "
+                                               + coded(f", {self._weight} AS __dpsynth_w", self._table)
+                                               + " GROUP BY ALL").fetchall())
             self._codes, self._count = table, "sum(__dpsynth_w)::BIGINT"
         else:
-            self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS "
-                                               + coded.format(weight="", table=self._table)).fetchall())
+            self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS " + coded("", self._table)).fetchall())
             self._codes, self._count = table, "count(*)"
 
     def _register_map(self, name: str, column: ColumnMap, source_type: str) -> None:

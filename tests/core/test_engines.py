@@ -213,3 +213,17 @@ def test_a_folder_or_glob_of_parquet_parts_counts_as_one_table(tmp_path):
     (folder / "notes.txt").write_text("not a part")  # checked before either engine reads the folder
     with pytest.raises(DataError, match=r"not \.parquet files \(notes\.txt\)"):
         open_source(folder, domain, engine="duckdb")
+
+
+@pytest.mark.parametrize("fold", [0, 1e-9], ids=["rows", "folded"])
+def test_column_names_with_braces_and_quotes_are_counted(fold, monkeypatch):
+    """Names reach SQL only quoted, never through a format string."""
+    monkeypatch.setattr(duckdb_source, "AGGREGATE_BELOW", fold)
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"a{b}": rng.integers(0, 5, 3000).astype(str), "c}{0}": rng.choice(["x", "y"], 3000),
+                          "q\"'s": rng.integers(0, 3, 3000).astype(str)})
+    domain = {"columns": {"a{b}": {"type": "integer", "min": 0, "max": 9},
+                          "c}{0}": {"type": "categorical", "values": ["x", "y"]},
+                          "q\"'s": {"type": "integer", "min": 0, "max": 2}}}
+    with open_source(frame, domain, engine="duckdb") as engine:
+        assert_same_counts(open_source(frame, domain, engine="pandas"), engine)
