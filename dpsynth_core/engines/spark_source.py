@@ -98,7 +98,7 @@ class SparkSource(EngineSource):
                    "encoding": encoding or "UTF-8", "sep": delimiter or ","}
         frame = self.spark.read.options(**options).csv(path)
         # A short row's absent cells: "" as Spark's PERMISSIVE reader leaves them null.
-        return frame.select([F.coalesce(F.col(f"`{c}`"), F.lit("")).alias(c) for c in frame.columns])
+        return frame.select([F.coalesce(_column(c), F.lit("")).alias(c) for c in frame.columns])
 
     def _fail(self, exc) -> Exception:
         name = "the table"
@@ -119,7 +119,7 @@ class SparkSource(EngineSource):
         from pyspark.sql import functions as F
 
         weight = [F.col(_WEIGHT)] if self._folded else []
-        return self.src.select([F.col(f"`{n}`").alias(f"c{i}") for i, n in enumerate(names)] + weight)
+        return self.src.select([_column(n).alias(f"c{i}") for i, n in enumerate(names)] + weight)
 
     def _prepare(self, names: list) -> None:
         """Fold identical records into one weighted row, kept by Spark (on the executors), when a
@@ -128,7 +128,7 @@ class SparkSource(EngineSource):
 
         if not AGGREGATE_BELOW:
             return
-        columns = [F.col(f"`{n}`") for n in names]
+        columns = [_column(n) for n in names]
         sample = self._collect(self.src.select(columns).limit(SAMPLE_ROWS))
         if not sample.num_rows or sample.group_by(sample.column_names).aggregate([]).num_rows * AGGREGATE_BELOW > (
                 sample.num_rows):
@@ -277,6 +277,13 @@ class SparkSource(EngineSource):
             self.src.unpersist()
         if self._dialect is not None:
             self._dialect.cleanup()
+
+
+def _column(name: str):
+    """A Spark column by its exact name (dots, spaces and backticks included)."""
+    from pyspark.sql import functions as F
+
+    return F.col("`" + str(name).replace("`", "``") + "`")
 
 
 def _arrow_schema(schema) -> pa.Schema:

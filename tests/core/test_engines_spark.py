@@ -76,10 +76,10 @@ def test_spark_reads_messy_csvs_frames_and_recodes(spark, tmp_path, mode):
         assert_same_counts(reference.recode(recodings), engine.recode(recodings))
 
     rng = np.random.default_rng(5)
-    frame = pd.DataFrame({"age": rng.integers(-3, 140, 500).astype("int64"),
-                          "city": rng.choice(["Paris", "Lyon", "Rome"], 500)})
-    domain = {"columns": {"age": {"type": "integer", "min": 0, "max": 120, "bin_width": 5},
-                          "city": {"type": "categorical", "values": ["Paris", "Lyon"]}}}
+    frame = pd.DataFrame({"age`s": rng.integers(-3, 140, 500).astype("int64"),  # names Spark must quote
+                          "the.city": rng.choice(["Paris", "Lyon", "Rome"], 500)})
+    domain = {"columns": {"age`s": {"type": "integer", "min": 0, "max": 120, "bin_width": 5},
+                          "the.city": {"type": "categorical", "values": ["Paris", "Lyon"]}}}
     spark_frame = spark.createDataFrame(frame)
     assert choose_engine(spark_frame) == "spark"
     with open_source(spark_frame, domain, spark=spark) as engine:
