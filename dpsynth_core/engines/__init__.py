@@ -9,8 +9,8 @@
   folder of parts or a glob: :mod:`.parts`) or a CSV larger than
   :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`, else pandas.
 
-A folder or glob is checked before it is read (:func:`.parts.parquet_parts`: Parquet files
-only, one schema), so both engines read exactly the same files.
+A folder or glob is listed and checked once, before either engine reads it
+(:func:`.parts.parquet_parts`: Parquet files only, one schema), so both read exactly the same files.
 
 The engines are imported only when chosen (DuckDB and PySpark are not needed for uploads).
 """
@@ -72,8 +72,6 @@ def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str 
         if names_parquet(data):
             raise ParameterError(PANDAS_READS_CSV)
         return MemorySource(data, domain)
-    if is_file_set(data):
-        parquet_parts(data)  # Parquet files only, one schema: both engines read exactly these
     if chosen == "duckdb":
         from .duckdb_source import DuckDBSource
 

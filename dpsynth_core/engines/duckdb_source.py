@@ -70,6 +70,7 @@ class DuckDBSource(EngineSource):
 
     def __init__(self, data, domain: TableDomain, *, memory_limit: str | None = None, threads: int | None = None,
                  temp_directory: str | None = None, encoding: str | None = None, delimiter: str | None = None):
+        files = parquet_parts(data) if is_file_set(data) else None  # a folder or glob: listed and checked first
         self._workdir = tempfile.mkdtemp(prefix="dpsynth-duckdb-", dir=temp_directory)
         self._dialect = None
         config = {"temp_directory": self._workdir, "preserve_insertion_order": False}
@@ -84,7 +85,7 @@ class DuckDBSource(EngineSource):
             raise DataError(f"DuckDB could not start: {exc}") from None
         self._numbers = itertools.count(1)
         try:
-            names = self._register(data, encoding, delimiter, temp_directory)
+            names = self._register(data, files, encoding, delimiter, temp_directory)
             self._table, self._weight = "src", "count(*)"
             self._setup(domain, names)
         except BaseException:
@@ -93,7 +94,7 @@ class DuckDBSource(EngineSource):
 
     # --- the source ------------------------------------------------------------------------
 
-    def _register(self, data, encoding, delimiter, temp_directory) -> list:
+    def _register(self, data, files, encoding, delimiter, temp_directory) -> list:
         if isinstance(data, pd.DataFrame):
             if len(data.columns) != len(set(map(str, data.columns))):
                 raise DataError("the table has duplicate column names")
@@ -104,8 +105,7 @@ class DuckDBSource(EngineSource):
             self.con.execute("CREATE VIEW src AS SELECT * FROM source_frame")
         elif isinstance(data, (str, Path)) and names_parquet(data):
             # a folder or glob: exactly the files parts.py checked (the same list Spark reads)
-            files = parquet_parts(data) if is_file_set(data) else [data]
-            listing = ", ".join(_literal(str(f)) for f in files)
+            listing = ", ".join(_literal(str(f)) for f in files or [data])
             self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
         elif isinstance(data, (str, Path)):
             self._dialect = csv_to_parquet(data, encoding=encoding, delimiter=delimiter,

@@ -69,13 +69,14 @@ class SparkSource(EngineSource):
                  delimiter: str | None = None):
         from pyspark.sql import DataFrame, SparkSession
 
+        files = parquet_parts(data) if is_file_set(data) else None  # checked before a session starts
         self.spark = spark or SparkSession.getActiveSession() or local_session()
         self._dialect, self._folded, self._here = None, False, None
         try:
             if isinstance(data, DataFrame):
                 self.src = data
             elif isinstance(data, (str, Path)):
-                self.src = self._read(str(data), encoding, delimiter)
+                self.src = self._read(str(data), files, encoding, delimiter)
             else:
                 raise DataError(f"data must be a Spark DataFrame or a path, got {type(data).__name__}")
             self._setup(domain, self.src.columns)
@@ -83,9 +84,9 @@ class SparkSource(EngineSource):
             self.close()
             raise
 
-    def _read(self, path: str, encoding, delimiter):
-        if is_file_set(path):  # a local folder or glob: exactly the files parts.py checked (as DuckDB reads)
-            return self.spark.read.parquet(*[str(f) for f in parquet_parts(path)])
+    def _read(self, path: str, files, encoding, delimiter):
+        if files is not None:  # a local folder or glob: exactly the files parts.py checked (as DuckDB reads)
+            return self.spark.read.parquet(*[str(f) for f in files])
         if names_parquet(path):
             return self.spark.read.parquet(path)
         if _is_local(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
