@@ -113,7 +113,9 @@ class DuckDBSource(EngineSource):
             self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet({_literal(str(self._dialect.path))})")
         else:
             raise DataError(f"data must be a path, a DataFrame or an Arrow table, got {type(data).__name__}")
-        return [row[0] for row in self.con.execute("DESCRIBE src").fetchall()]
+        described = self.con.execute("SELECT column_name, column_type FROM (DESCRIBE src)").fetchall()
+        self._types = dict(described)  # each column's SQL type, for the maps joined to it
+        return [name for name, _ in described]
 
     def _as_data_error(self, exc) -> Exception:
         detail = str(exc).strip().splitlines()[0]
@@ -169,9 +171,8 @@ class DuckDBSource(EngineSource):
         number = next(self._numbers)
         table = f"codes_{number}"
         selects, joins = [], []
-        source_types = dict(self.con.execute("SELECT column_name, column_type FROM (DESCRIBE src)").fetchall())
         for i, (name, column) in enumerate(maps.items()):
-            self._register_map(f"map_{number}_{i}", column, source_types[name])
+            self._register_map(f"map_{number}_{i}", column, self._types[name])
             alias = f"m{i}"
             joins.append(f"LEFT JOIN map_{number}_{i} {alias} ON src.{quote(name)} IS NOT DISTINCT FROM {alias}.raw")
             selects.append(f"{alias}.code AS {quote(name)}")
