@@ -83,9 +83,6 @@ def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str 
 
 
 def lines_read(source) -> dict | None:
-    """How many lines of a CSV the per-record rule touched while a source read it (the
-    ``info["lines"]`` of :func:`~dpsynth_core.tables.read_table`, summed over the chunks the
-    engines read), or None when the source did not read a CSV file. Publisher-only."""
-    dialect = getattr(source, "_dialect", None)
-    lines = getattr(dialect, "lines", None)
-    return dict(lines) if lines is not None else None
+    """A source's :attr:`~.base.EngineSource.lines_read` (the lines of a CSV it read in chunks),
+    or None for a source that has none (the in-memory source, a caller's own). Publisher-only."""
+    return getattr(source, "lines_read", None)

@@ -298,6 +298,15 @@ class EngineSource:
     """
 
     engine = ""
+    #: The CSV file read by ``read_table``'s rule, chunk by chunk (:mod:`.csvfile`); None for other inputs.
+    _csv = None
+
+    @property
+    def lines_read(self) -> dict | None:
+        """How many lines of a CSV the per-record rule touched while the source read it (the
+        ``info["lines"]`` of :func:`~dpsynth_core.tables.read_table`, summed over the chunks
+        read), or None when the source did not read a CSV file. Publisher-only."""
+        return dict(self._csv.lines) if self._csv is not None else None
 
     def _setup(self, domain: TableDomain, column_names) -> None:
         self.domain = domain

@@ -72,7 +72,6 @@ class DuckDBSource(EngineSource):
                  temp_directory: str | None = None, encoding: str | None = None, delimiter: str | None = None):
         files = parquet_parts(data) if is_file_set(data) else None  # a folder or glob: listed and checked first
         self._workdir = tempfile.mkdtemp(prefix="dpsynth-duckdb-", dir=temp_directory)
-        self._dialect = None
         config = {"temp_directory": self._workdir, "preserve_insertion_order": False}
         if memory_limit:
             config["memory_limit"] = str(memory_limit)
@@ -108,9 +107,8 @@ class DuckDBSource(EngineSource):
             listing = ", ".join(_literal(str(f)) for f in files or [data])
             self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
         elif isinstance(data, (str, Path)):
-            self._dialect = csv_to_parquet(data, encoding=encoding, delimiter=delimiter,
-                                           temp_directory=temp_directory)
-            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet({_literal(str(self._dialect.path))})")
+            self._csv = csv_to_parquet(data, encoding=encoding, delimiter=delimiter, temp_directory=temp_directory)
+            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet({_literal(str(self._csv.path))})")
         else:
             raise DataError(f"data must be a path, a DataFrame or an Arrow table, got {type(data).__name__}")
         described = self.con.execute("SELECT column_name, column_type FROM (DESCRIBE src)").fetchall()
@@ -220,6 +218,6 @@ class DuckDBSource(EngineSource):
         if getattr(self, "con", None) is not None:
             self.con.close()
             self.con = None
-        if self._dialect is not None:
-            self._dialect.cleanup()
+        if self._csv is not None:
+            self._csv.cleanup()
         shutil.rmtree(self._workdir, ignore_errors=True)

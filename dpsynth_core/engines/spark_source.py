@@ -71,7 +71,7 @@ class SparkSource(EngineSource):
 
         files = parquet_parts(data) if is_file_set(data) else None  # checked before a session starts
         self.spark = spark or SparkSession.getActiveSession() or local_session()
-        self._dialect, self._folded, self._here = None, False, None
+        self._folded, self._here = False, None
         try:
             if isinstance(data, DataFrame):
                 self.src = data
@@ -90,8 +90,8 @@ class SparkSource(EngineSource):
         if names_parquet(path):
             return self.spark.read.parquet(path)
         if _is_local(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
-            self._dialect = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
-            return self.spark.read.parquet(str(self._dialect.path))
+            self._csv = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
+            return self.spark.read.parquet(str(self._csv.path))
         from pyspark.sql import functions as F
 
         options = {"header": "true", "quote": '"', "escape": '"', "mode": "PERMISSIVE", "nullValue": _NULL_TEXT,
@@ -276,8 +276,8 @@ class SparkSource(EngineSource):
             return
         if getattr(self, "_folded", False):
             self.src.unpersist()
-        if self._dialect is not None:
-            self._dialect.cleanup()
+        if self._csv is not None:
+            self._csv.cleanup()
 
 
 def _column(name: str):
