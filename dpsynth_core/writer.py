@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .engines.base import PARQUET_SUFFIXES
+from .engines.parts import is_remote
 from .errors import ParameterError
 
 FORMATS = ("csv", "parquet")
@@ -148,7 +149,7 @@ PROBE_ROWS = 10_000
 
 def check_spark_target(path) -> Path | None:
     """The local folder a Spark release will create (None: a cluster's storage); refused when it exists."""
-    if "://" in str(path) and not str(path).startswith("file://"):
+    if is_remote(path):
         return None
     final = Path(str(path).removeprefix("file://"))
     if final.exists():

@@ -35,6 +35,7 @@ _SHOWN = 3
 
 
 def is_remote(path) -> bool:
+    """A path on a cluster's storage (a URL such as ``s3://`` or ``hdfs://``; ``file://`` is local)."""
     text = str(path)
     return "://" in text and not text.startswith("file://")
 

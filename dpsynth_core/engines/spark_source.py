@@ -23,7 +23,7 @@ from ..domain import TableDomain
 from ..errors import DataError
 from .base import EngineSource
 from .csvfile import csv_to_parquet
-from .parts import is_file_set, names_parquet, parquet_parts
+from .parts import is_file_set, is_remote, names_parquet, parquet_parts
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -56,10 +56,6 @@ def local_session(app: str = "dpsynth", cores: str = "*"):
             .getOrCreate())
 
 
-def _is_local(path: str) -> bool:
-    return "://" not in path or path.startswith("file://")
-
-
 class SparkSource(EngineSource):
     """A table counted by Spark (see the module docstring)."""
 
@@ -89,7 +85,7 @@ class SparkSource(EngineSource):
             return self.spark.read.parquet(*[str(f) for f in files])
         if names_parquet(path):
             return self.spark.read.parquet(path)
-        if _is_local(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
+        if not is_remote(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
             self._csv = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
             return self.spark.read.parquet(str(self._csv.path))
         from pyspark.sql import functions as F
