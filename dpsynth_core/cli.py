@@ -251,22 +251,20 @@ def _run_synth(args) -> None:
     domain = TableDomain.load(args.domain).validate()
     info = get_method(args.method)
     engine = resolve_engine(info.cls, args.input, args.engine)
-    if engine == "pandas" and names_parquet(args.input):
-        raise ParameterError(f"the pandas engine reads one CSV file; use --engine duckdb or --engine spark for "
-                             f"Parquet ({'/'.join(PARQUET_SUFFIXES)} files, a folder of them or a glob)")
-    parts = None
-    if is_file_set(args.input):  # a folder or glob of Parquet files: listed and checked before any work
-        parts = parquet_parts(args.input)
-        _check_outside_input(targets, args.input, parts)
-    if engine == "pandas":
-        check_rows(args.rows)  # a table held in memory: the in-memory cap
-    from .tables import line_report_text, read_table
+    parts = info_lines = None
+    if engine == "pandas":  # one CSV file, held in memory: the in-memory row cap
+        if names_parquet(args.input):
+            raise ParameterError(f"the pandas engine reads one CSV file; use --engine duckdb or --engine spark for "
+                                 f"Parquet ({'/'.join(PARQUET_SUFFIXES)} files, a folder of them or a glob)")
+        check_rows(args.rows)
+        from .tables import read_table
 
-    info_lines = None
-    if engine == "pandas":
         frame, table_info = read_table(args.input, encoding=args.encoding, delimiter=args.delimiter)
         domain.check_matches(frame.columns)
         info_lines = table_info["lines"]
+    elif is_file_set(args.input):  # a folder or glob of Parquet files: listed and checked before any work
+        parts = parquet_parts(args.input)
+        _check_outside_input(targets, args.input, parts)
     workspace = None
     if args.workspace:
         from .workspace import Workspace, planned_events
@@ -328,6 +326,8 @@ def _run_synth(args) -> None:
               file=sys.stderr)
     if info_lines is None:  # an engine read the CSV in chunks: the same count, from its source
         info_lines = release.publisher_report.get("reading")
+    from .tables import line_report_text
+
     reading = line_report_text(info_lines) if info_lines is not None else None
     if reading:
         print(f"note: {reading}", file=sys.stderr)
