@@ -211,7 +211,9 @@ def _fingerprint(path: str, parts: list | None = None) -> str:
 
 def _input_name(path: str) -> str:
     """How the ledger names an input: a file's or folder's name, or a glob as typed."""
-    return path if any(c in path for c in "*?[") and not Path(path).exists() else Path(path).name
+    from .engines.parts import is_glob
+
+    return path if is_glob(path) else Path(path).name
 
 
 # --- commands ---------------------------------------------------------------------------------
