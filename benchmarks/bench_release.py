@@ -165,8 +165,9 @@ def main(argv=None) -> None:
         r["load"] = [before, os.getloadavg()[0]]
         results.append(r)
         peaks = "  ".join(f"{k} {v:,.0f}" for k, v in r["peak_mib"].items())
-        print(f"{method:9s} {args.engine} x{args.sampling_threads} rows {r['rows']:>12,}  open {r['open_s']:6.1f} s  counting {r['counting_s']:6.1f} s  "
-              f"fitting {r['fitting_s']:6.1f} s  sampling+writing {r['sampling_s']:6.1f} s "
+        print(f"{method:9s} {args.engine} x{args.sampling_threads} rows {r['rows']:>12,}  open {r['open_s']:6.1f} s  "
+              f"counting {r['counting_s']:6.1f} s  fitting {r['fitting_s']:6.1f} s  "
+              f"sampling+writing {r['sampling_s']:6.1f} s "
               f"({r['synthetic_rows']:,} rows)  total {r['total_s']:7.1f} s  peak MiB: {peaks}  "
               f"load {r['load'][0]:.1f}->{r['load'][1]:.1f}", flush=True)
     folder = ROOT / "benchmarks" / "results"
