@@ -11,8 +11,8 @@ Domain declarations are checked in :mod:`~dpsynth_core.schema`.
 from __future__ import annotations
 
 import math
-import re
 import numbers
+import re
 
 from . import constraints
 from .errors import ParameterError
