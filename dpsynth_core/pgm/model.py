@@ -48,12 +48,12 @@ def _sum_plan(cells: dict, clique: int, columns: tuple, source, groups: list, fi
         free = [c for c in columns if c not in fixed]
         best = max(free, key=lambda c: (sum(c not in g for g in groups), cells[c]), default=None)
         rest = [g for g in groups if best is not None and best not in g]
-        if len(groups) == 1 or len(rest) < 2:  # no shared first step: each group directly
-            for g in (groups if len(groups) == 1 or not rest else rest):
-                plan.append((g, source, _axes_outside(columns, g)))
-            if len(groups) == 1 or not rest:
-                return
-        else:
+        if len(groups) == 1 or not rest:  # no column to sum out first: each group directly
+            plan.extend((g, source, _axes_outside(columns, g)) for g in groups)
+            return
+        if len(rest) == 1:  # one group without ``best``: directly
+            plan.append((rest[0], source, _axes_outside(columns, rest[0])))
+        else:  # ``best`` summed out once for every group without it
             smaller = tuple(c for c in columns if c != best)
             key = smaller if smaller in rest else (clique, smaller)
             plan.append((key, source, (columns.index(best),)))
