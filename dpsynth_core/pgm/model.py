@@ -198,8 +198,9 @@ class GraphicalModel:
             for child in self._children[i]:
                 axes = self._parent_axes[child]
                 summed = np.asarray(np.add.reduce(full, axis=axes)) if axes else full.copy()
-                message = np.divide(summed, up[child], out=summed, where=up[child] > 0)
-                message[up[child] <= 0] = 0.0
+                positive = up[child] > 0
+                message = np.divide(summed, up[child], out=summed, where=positive)
+                message[~positive] = 0.0
                 message /= max(float(message.sum()), 1e-300)
                 partial[child] *= message.reshape(self._up_shape[child])
         return beliefs
@@ -235,7 +236,6 @@ class GraphicalModel:
                 operands += [inverse, [letters[a] for a in sep]]
         out = np.einsum(*operands, [letters[a] for a in group], optimize="greedy")
         return out * self.total
-
 
     def project_many(self, groups) -> dict:
         """:meth:`project` for many groups at once (group -> counts).
