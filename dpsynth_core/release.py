@@ -88,8 +88,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     """
     epsilon = check_total_epsilon(epsilon)
     rho = check_publisher_rho(rho)
-    if out is not None:
-        output_format(out, out_format)
+    fmt = output_format(out, out_format) if out is not None else None
     info = get_method(method)
     if not isinstance(data, (str, Path, pd.DataFrame)):
         chosen = getattr(data, "engine", "pandas")
@@ -97,7 +96,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         chosen = resolve_engine(info.cls, data, engine)
     streamed = out is not None and chosen != "pandas"
     # Spark draws a Parquet release on its executors and writes a folder of parts
-    on_spark = streamed and chosen == "spark" and output_format(out, out_format) == "parquet"
+    on_spark = streamed and chosen == "spark" and fmt == "parquet"
     spark_folder = check_spark_target(out) if on_spark else None
     rows = check_rows(rows, constraints.MAX_ENGINE_SYNTHETIC_ROWS if streamed else constraints.MAX_SYNTHETIC_ROWS)
     random_state = check_seed(random_state)
@@ -142,21 +141,23 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     if not streamed:  # a table held in memory keeps the in-memory cap (post-processing of the row count)
         model.rows_ = min(model.rows_, constraints.MAX_SYNTHETIC_ROWS)
     told = _scaled(progress, share, 1.0)
+
+    def finished(synthetic=None, written=None, path=None) -> Release:
+        """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""
+        return Release(data=synthetic, card=build_card(model, info, written if synthetic is None else len(synthetic)),
+                       accountant=model.accountant_, publisher_report=_report(model, reading), path=path,
+                       rows=written, columns=None if synthetic is not None else list(model.domain_.kept))
+
     if out is None and not model.independent_chunks:
-        synthetic = model.sample(progress=told)
-        return Release(data=synthetic, card=build_card(model, info, len(synthetic)), accountant=model.accountant_,
-                       publisher_report=_report(model, reading))
+        return finished(model.sample(progress=told))
     # Chunks from their own streams (Model.chunk_sampler): a table returned in memory is the
     # file a chunked release writes, for the same seed.
-    done = [0]
     sizes = chunk_sizes(model.rows_, chunk_rows)
     if on_spark and model.independent_chunks:
         if told is not None:
             told(0.0, f"Drawing {model.rows_:,} synthetic rows on Spark's executors")
-        written = write_on_spark(spark, model.chunk_sampler(), sizes, out)
-        return Release(data=None, card=build_card(model, info, written), accountant=model.accountant_,
-                       publisher_report=_report(model, reading), path=spark_folder or out,
-                       rows=written, columns=list(model.domain_.kept))
+        return finished(written=write_on_spark(spark, model.chunk_sampler(), sizes, out), path=spark_folder or out)
+    done = [0]
     with ChunksAhead(model.chunk_sampler(), sizes, SAMPLING_THREADS if model.independent_chunks else 1) as ahead:
 
         def draw(k):
@@ -167,14 +168,11 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             return chunk
 
         if out is None:
-            synthetic = pd.concat([draw(k) for k in sizes], ignore_index=True) if len(sizes) > 1 else draw(sizes[0])
-            return Release(data=synthetic, card=build_card(model, info, len(synthetic)),
-                           accountant=model.accountant_, publisher_report=_report(model, reading))
+            return finished(pd.concat([draw(k) for k in sizes], ignore_index=True) if len(sizes) > 1
+                            else draw(sizes[0]))
         written = write_synthetic(out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format,
                                   columns=list(model.domain_.kept))
-    card = build_card(model, info, written)
-    return Release(data=None, card=card, accountant=model.accountant_, publisher_report=_report(model, reading),
-                   path=Path(out), rows=written, columns=list(model.domain_.kept))
+    return finished(written=written, path=Path(out))
 
 
 #: Chunks of a large release drawn at once, in threads (numpy's sorts and searches run without
