@@ -168,16 +168,25 @@ def test_absorb_is_one_proportional_fitting_step():
     assert half.project(new.group) / half.total == pytest.approx(geometric / geometric.sum(), rel=1e-9)
 
 
+def _random_cells(rng, low: int, high: int, sizes: list) -> dict:
+    """From ``low`` to ``high - 1`` columns ``c0, c1, ...``, each with a size drawn from ``sizes``."""
+    return {f"c{i}": int(rng.choice(sizes)) for i in range(int(rng.integers(low, high)))}
+
+
+def _random_group(rng, names: list, size: int | None = None) -> tuple:
+    """``size`` distinct columns (default: 1 to 3 of them), in the order drawn."""
+    size = int(rng.integers(1, min(3, len(names)) + 1)) if size is None else size
+    return tuple(rng.choice(names, size=size, replace=False))
+
+
 def test_elimination_keeps_exactly_the_maximal_cliques():
     from dpsynth_core.pgm.junction_tree import _elimination_masks
 
     rng = np.random.default_rng(11)
     for _ in range(300):
-        n = int(rng.integers(1, 16))
-        cells = {f"c{i}": int(rng.choice([2, 3, 5, 16])) for i in range(n)}
-        names = list(cells)
-        groups = [tuple(rng.choice(names, size=int(rng.integers(1, min(3, n) + 1)), replace=False))
-                  for _ in range(int(rng.integers(0, 2 * n + 1)))]
+        cells = _random_cells(rng, 1, 16, [2, 3, 5, 16])
+        names, n = list(cells), len(cells)
+        groups = [_random_group(rng, names) for _ in range(int(rng.integers(0, 2 * n + 1)))]
         masks = _elimination_masks(cells, groups)
         covered = 0
         for mask in masks:
@@ -192,14 +201,13 @@ def test_elimination_keeps_exactly_the_maximal_cliques():
 def test_model_cells_with_candidates_matches_one_elimination_each():
     rng = np.random.default_rng(12)
     for _ in range(200):
-        n = int(rng.integers(2, 14))
-        cells = {f"c{i}": int(rng.choice([2, 3, 7, 16])) for i in range(n)}
+        cells = _random_cells(rng, 2, 14, [2, 3, 7, 16])
         names = list(cells)
 
-        def group(size):
-            return tuple(sorted(rng.choice(names, size=size, replace=False), key=names.index))
+        def group(size=None):
+            return tuple(sorted(_random_group(rng, names, size), key=names.index))
 
-        groups = [group(int(rng.integers(1, min(3, n) + 1))) for _ in range(int(rng.integers(0, n)))]
+        groups = [group() for _ in range(int(rng.integers(0, len(names))))]
         candidates = [group(2) for _ in range(4)]
         got = model_cells_with(cells, groups, candidates)
         for candidate in candidates:
