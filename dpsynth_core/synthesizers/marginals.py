@@ -38,7 +38,6 @@ import pandas as pd
 
 from .. import constraints
 from ..accounting import PrivacyEvent, default_delta, zcdp_budget
-from ..encoding import EncodedTable
 from ..errors import ParameterError
 from ..finite import FiniteColumn, finite_source, finite_source_column
 from ..histogram import noisy_count, noisy_histogram
@@ -134,7 +133,7 @@ class MarginalsSynthesizer(Synthesizer):
 
     # --- budget -------------------------------------------------------------------------
 
-    def _choose_delta(self, encoded: EncodedTable) -> float:
+    def _choose_delta(self, source) -> float:
         if self.delta is not None:
             delta = float(self.delta)
             if not 0 <= delta <= constraints.DELTA_MAX:
@@ -146,7 +145,7 @@ class MarginalsSynthesizer(Synthesizer):
             count_epsilon, noisy = count[0].epsilon, self.rows_
         else:  # the publisher fixed the number of rows: a noisy count still bounds the table's size
             count_epsilon = self.epsilon_ * self.row_count_share
-            noisy = noisy_count(encoded.n_rows, epsilon=count_epsilon, noise=self.noise_,
+            noisy = noisy_count(source.n_rows, epsilon=count_epsilon, noise=self.noise_,
                                 label="record count (default delta)")
             self._spend("discrete Laplace count", count_epsilon, "record count (sets the default delta)")
         alpha = math.exp(-count_epsilon)
@@ -182,12 +181,12 @@ class MarginalsSynthesizer(Synthesizer):
 
     reads_sources = True
 
-    def _fit(self, encoded, epsilon: float) -> None:  # encoded: a counting source (dpsynth_core.engines)
+    def _fit(self, source, epsilon: float) -> None:  # a counting source (dpsynth_core.engines)
         if self.generation not in ("matched", "iid"):
             raise ParameterError(f"generation ({self.generation!r}) must be 'matched' or 'iid'")
         names = list(self.domain_.kept)
         groups = self._check_groups(names)
-        self.delta_ = self._choose_delta(encoded)
+        self.delta_ = self._choose_delta(source)
         self.zcdp_ = self.delta_ > 0
         if self.zcdp_:
             self.accountant_.delta = self.delta_
@@ -204,11 +203,11 @@ class MarginalsSynthesizer(Synthesizer):
         text_epsilon = self._pure_epsilon(self._remaining() * VOCABULARY_SHARE / len(texts)) if texts else 0.0
         self.columns_: dict[str, FiniteColumn] = {}
         for name in names:
-            self.columns_[name] = finite_source_column(encoded, self.domain_.kept[name], text_epsilon=text_epsilon,
+            self.columns_[name] = finite_source_column(source, self.domain_.kept[name], text_epsilon=text_epsilon,
                                                        rho=self.rho_, noise=self.noise_, label=f"vocabulary {name}")
             if name in texts:
                 self._spend("CatHist", text_epsilon, f"vocabulary {name} (CatHist)")
-        table = finite_source(encoded, self.columns_)
+        table = finite_source(source, self.columns_)
         cells = {n: self.columns_[n].cells for n in names}
         self.cells_ = cells
         position = {n: i for i, n in enumerate(names)}
