@@ -58,6 +58,7 @@ class DirichletMultinomial(Synthesizer):
 
     neighbouring = SUBSTITUTE
     row_count_is_public = True
+    independent_chunks = False  # draws exactly its fitted number of rows, in one piece (chunk_sampler)
 
     def __init__(self, *, epsilon, rho=0.9, random_state=None, groups=None):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
@@ -93,7 +94,20 @@ class DirichletMultinomial(Synthesizer):
             self.counts_[table] = (cells, self.noise_.rng.multinomial(self.rows_, theta))
             self._spend("Dirichlet-multinomial", share, f"table {' x '.join(table)}")
 
-    independent_chunks = False  # draws exactly its fitted number of rows, in one piece
+    def chunk_sampler(self):
+        """Chunks in order, as consecutive slices of the one table of the fitted number of rows
+        (drawn at the first chunk): the multinomial counts fix the whole table, not a chunk."""
+        whole, start = None, 0
+
+        def draw(index: int, size: int) -> pd.DataFrame:
+            nonlocal whole, start
+            if whole is None:
+                whole = self.sample()
+            chunk = whole.iloc[start:start + size].reset_index(drop=True)
+            start += size
+            return chunk
+
+        return draw
 
     def _sample(self, n: int) -> pd.DataFrame:
         if n != self.rows_:
