@@ -66,6 +66,11 @@ class Synthesizer:
     #: True for methods that read the data only through a counting source's calls
     #: (:mod:`dpsynth_core.engines`), so the table may be counted by DuckDB or Spark.
     reads_sources = False
+    #: True when rows drawn in chunks are post-processing of the fitted model alone, so each chunk
+    #: may come from its own random stream, in any order, on any worker. False: chunks are drawn
+    #: in order by :meth:`chunk_sampler` (deniability's sampling is itself a mechanism that counts
+    #: its runs; dirichlet slices the one table of its fitted number of rows).
+    independent_chunks = True
     #: Rough share of a release's time spent in ``fit`` (the rest in ``sample``), for progress bars.
     fit_share = 0.7
 
@@ -220,12 +225,6 @@ class Synthesizer:
 
     def _sample(self, n: int) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError
-
-    #: Rows drawn in chunks are post-processing of the fitted model alone, so each chunk may come
-    #: from its own random stream, in any order, on any worker (False: the method draws through
-    #: :meth:`sample`, in order: deniability's sampling is itself a mechanism that counts its
-    #: runs; dirichlet draws exactly its fitted number of rows).
-    independent_chunks = True
 
     def chunk_sampler(self):
         """A function ``draw(index, size)`` -> chunk ``index`` of a large release, ``size`` rows.

@@ -113,8 +113,10 @@ class PlausibleDeniability(NetworkSynthesizer):
             holds those that pass.
     """
 
-    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = DEFAULT_K,
-                 gamma: float = DEFAULT_GAMMA, omega: int | None = None, epsilon0: float | None = DEFAULT_EPSILON0, patterns: int = 16,
+    independent_chunks = False  # every call runs candidates and is charged: chunks are drawn in order
+
+    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = DEFAULT_K, gamma: float = DEFAULT_GAMMA,
+                 omega: int | None = None, epsilon0: float | None = DEFAULT_EPSILON0, patterns: int = 16,
                  candidates: int | None = None, max_cost: int = 2000, max_parents: int = 3):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state, max_cost=max_cost,
                          max_parents=max_parents)
@@ -200,8 +202,6 @@ class PlausibleDeniability(NetworkSynthesizer):
         self.candidates_run_ = getattr(self, "candidates_run_", 0) + runs
         self.released_ = getattr(self, "released_", 0) + passed
         return np.vstack(released)
-
-    independent_chunks = False  # every call runs candidates and is charged: chunks are drawn in order
 
     def sample(self, n: int | None = None, *, progress=None) -> pd.DataFrame:
         """Run ``n`` candidates (default: ``candidates_``) and return those that pass, decoded.
