@@ -279,15 +279,11 @@ class GraphicalModel:
         """``P(column, b)`` (counts, axes ``(column, b)``) for every ``b`` in ``targets``: no ``b``
         shares a clique with ``column``."""
         tree = self.tree
-        neighbours: dict = {i: [] for i in range(len(tree.cliques))}
-        for i, parent in enumerate(tree.parent):
-            if parent is not None:
-                neighbours[i].append(parent)
-                neighbours[parent].append(i)
         root = tree.home((column,))
         reach, depth, queue = {root: None}, {root: 0}, [root]
         for node in queue:  # breadth-first from the column's clique
-            for other in neighbours[node]:
+            parent = tree.parent[node]
+            for other in self._children[node] + ([] if parent is None else [parent]):
                 if other not in reach:
                     reach[other], depth[other] = node, depth[node] + 1
                     queue.append(other)
@@ -313,12 +309,10 @@ class GraphicalModel:
                              [letter[a] for a in order], [letter[column]] + [letter[a] for a in keep])
 
         for node in queue:
-            if node not in needed or node == root:
+            if node not in needed or column in tree.cliques[node]:  # the root holds the column itself
                 continue
             source = reach[node]
             separator = tuple(a for a in tree.cliques[node] if a in tree.cliques[source])
-            if column in tree.cliques[node]:
-                continue
             if column in tree.cliques[source]:
                 keep = tuple(a for a in tree.cliques[source] if a == column or a in separator)
                 joint = np.moveaxis(self._clique_sum(source, keep, sums), keep.index(column), 0)
