@@ -506,6 +506,18 @@ def api_kwargs(paths: dict) -> dict:
     return out
 
 
+def run_api(data, domain, kwargs: dict) -> tuple[str, str]:
+    """One case through the Python API: ``("ok", rows)`` or ``("error", the refusal's message)``."""
+    from dpsynth_core import synthesize
+    from dpsynth_core.errors import DPSynthError
+
+    try:
+        release = synthesize(data, domain, **kwargs)
+    except DPSynthError as exc:
+        return "error", str(exc)
+    return "ok", f"{len(release.data)} rows"
+
+
 def write_shared(shared: Path) -> None:
     shared.mkdir(parents=True, exist_ok=True)
     (shared / "good.csv").write_bytes(good_csv())

@@ -3,8 +3,10 @@
 Every case must end within 30 s with a one-line refusal (exit status 2 on the command line,
 a ``DPSynthError`` in the API) or, for odd but legitimate input, a release; never a
 traceback, never a changed file, never more than 1 GB of memory. The whole corpus runs
-through the API in this process; the cases marked ``cli`` also run as real subprocesses,
-two at a time, each with its own peak resident memory measured by a small launcher process.
+through the API, each case in its own fresh process (``tests/isolated.py``: forked from a
+server that imported the library, so its peak resident memory is the call's own, whatever
+ran before); the cases marked ``cli`` also run as real subprocesses, two at a time, each
+with its own peak resident memory measured by a small launcher process.
 """
 
 from __future__ import annotations
@@ -21,10 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from dpsynth_core import synthesize
-from dpsynth_core.errors import DPSynthError
 from tests.conftest import ROOT
 from tests.corpus import api_kwargs, build_cases, cli_argv, prepare, write_shared
+from tests.isolated import Isolated
 
 CASES = build_cases()
 TIME_LIMIT = 30.0
@@ -80,41 +81,36 @@ def _changed(before: dict, after: dict, allowed: set) -> list[str]:
     return sorted(k for k in keys if before.get(k) != after.get(k) and k not in allowed)
 
 
-def _peak_memory_reset() -> bool:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM, the peak resident memory
-        return True
-    except OSError:  # pragma: no cover - not Linux: the peak is then the whole run's
-        return False
-
-
-def _peak_memory() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return 0  # pragma: no cover
+@pytest.fixture(scope="module")
+def isolated():
+    """Each API case runs in its own fresh process (forked from a server that imported the library)."""
+    with Isolated("dpsynth_core.*", "tests.corpus") as server:
+        yield server
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.api], ids=_id)
-def test_api(case, corpus):
+def test_api(case, corpus, isolated):
     folder = corpus / f"api-{CASES.index(case):03d}"
     paths = prepare(case, folder, corpus / "shared")
     domain = case.domain if isinstance(case.domain, dict) else paths["domain"]
     before = _snapshot(folder, corpus / "shared")
-    _peak_memory_reset()
-    start = time.perf_counter()
-    try:
-        release = synthesize(paths["data"], domain, **api_kwargs(paths))
-        outcome, message = "ok", f"{len(release.data)} rows"
-    except DPSynthError as exc:
-        outcome, message = "error", str(exc)
-    seconds = time.perf_counter() - start
-    peak = _peak_memory()
-    _STATS[("api", case.name)] = {"seconds": seconds, "peak_bytes": peak}
+    run = isolated.run("tests.corpus:run_api", paths["data"], domain, api_kwargs(paths), timeout=2 * TIME_LIMIT)
+    _STATS[("api", case.name)] = {"seconds": run["seconds"], "peak_bytes": run["peak_bytes"]}
+    assert run["outcome"] == "ok", run["value"]  # not a crash, an unexpected exception or a timeout
+    outcome, message = run["value"]
     assert outcome == case.expect, message
     assert message and "\n" not in message and len(message) < 20_000
-    assert seconds < TIME_LIMIT and peak < MEMORY_LIMIT
+    assert run["seconds"] < TIME_LIMIT, f"took {run['seconds']:.1f} s"
+    assert run["peak_bytes"] < MEMORY_LIMIT, f"peak memory {run['peak_bytes'] >> 20} MB"
     assert not _changed(before, _snapshot(folder, corpus / "shared"), set())
+
+
+def test_the_memory_limit_catches_a_blow_up(isolated):
+    """The measurement itself: a call that holds 1.1 GiB fails the limit, a small one is far below it."""
+    big = isolated.run("tests.isolated:allocate", 1126)
+    small = isolated.run("tests.isolated:allocate", 1)
+    assert big["outcome"] == small["outcome"] == "ok"
+    assert big["peak_bytes"] >= MEMORY_LIMIT > 4 * small["peak_bytes"]
 
 
 #: Runs the CLI as its own child and writes that child's peak resident memory to a file. A child
