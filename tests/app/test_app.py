@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.examples import example_csv, example_declaration
 from dpsynth_core.workspace import Workspace, format_epsilon
-from tests.conftest import DATASETS, FIXTURES, ROOT, SHARED, complete_domain, shared_path
+from tests.conftest import DATASETS, FIXTURES, ROOT, complete_domain, shared_path
 
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py"))
 TINY = b"id,age,sex,notes\n1,34,Female,\n2,51,Male,\n3,29,Female,\n4,,Male,\n5,40,Female,\n"
@@ -179,7 +179,7 @@ def test_domain_page_asks_for_missing_bounds_of_ce():
     at = _visit(_app().run(), "app_pages/1_Data.py")
     at.selectbox(key="data_example").set_value("ce").run()
     at.button(key="data_use_example").click().run()
-    at = _load_declaration(at, json.loads((SHARED / "ce.domain.json").read_text()), "ce.domain.json")
+    at = _load_declaration(at, json.loads(shared_path("ce.domain.json").read_text()), "ce.domain.json")
     warnings = " ".join(w.value for w in at.warning)
     assert "no public minimum" in warnings and "Income" not in warnings.split("no public")[0][-5:]
     assert any("columns are ready" in e.value for e in at.error)
