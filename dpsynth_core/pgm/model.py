@@ -11,6 +11,11 @@ by entropic mirror descent, ``theta <- theta - alpha * dL/dmu``, accelerated, wi
 ``alpha`` halved whenever the loss would go up. Starting from the previous potentials, moved
 toward a new measurement by one proportional-fitting step (:func:`absorb`), makes each
 adaptive round cheap. All of it is post-processing: only noisy measurements go in.
+
+A model may also carry a *support* per column: the cells it may use at all. Outside them
+the model's probability is exactly zero (the potentials are multiplied by 0/1 indicators),
+so cells that the noisy measurements cannot tell from empty (:func:`support_from`) never
+turn into records.
 """
 
 from __future__ import annotations
@@ -75,13 +80,18 @@ class GraphicalModel:
         potentials: group -> log-potential array (axes in the group's order).
         total: the number of records the marginals add up to.
         beliefs: clique index -> marginal counts over the clique (after :meth:`calibrate`).
+        support: column -> boolean array over its cells (True: the cell may hold records);
+            a column not named may use every cell.
     """
 
-    def __init__(self, cells: dict, groups, total: float, potentials: dict | None = None):
+    def __init__(self, cells: dict, groups, total: float, potentials: dict | None = None,
+                 support: dict | None = None):
         self.cells = dict(cells)
         groups = list(dict.fromkeys(tuple(g) for g in groups))
         self.tree = JunctionTree.build(self.cells, groups)
         self.total = float(total)
+        self.support = {a: np.asarray(v, dtype=bool) for a, v in (support or {}).items()
+                        if a in self.cells and not np.all(v)}
         self.potentials = {g: np.zeros([self.cells[a] for a in g]) for g in groups}
         for group, value in (potentials or {}).items():
             if group in self.potentials:
@@ -105,6 +115,12 @@ class GraphicalModel:
             self._parent_shape[i] = _shape(cells, tree.cliques[parent], sep)
         self._marginal_plans: dict = {}
         self._adjoint = None
+        # each column's support enters once, in the clique that holds the column (log 0 = -inf outside)
+        self._log_support: list = [None] * len(tree.cliques)
+        for a, keep in self.support.items():
+            i = tree.home((a,))
+            mask = np.where(keep, 0.0, -np.inf).reshape(_shape(cells, tree.cliques[i], (a,)))
+            self._log_support[i] = mask if self._log_support[i] is None else self._log_support[i] + mask
 
     def marginal_plan(self, groups) -> list:
         """How to sum the beliefs down to each group: ``(key, source, axes)`` steps, ``source`` a
@@ -175,9 +191,14 @@ class GraphicalModel:
         tree = self.tree
         partial = []
         for i, theta in enumerate(self.clique_potentials(potentials)):
-            if theta is None:
+            outside = self._log_support[i]
+            if theta is None and outside is None:
                 partial.append(np.ones(self._clique_shape[i]))
             else:
+                if theta is None:
+                    theta = np.zeros(self._clique_shape[i])
+                if outside is not None:
+                    theta += outside
                 theta -= theta.max()
                 partial.append(np.exp(theta, out=theta))
         up: dict = {}
@@ -372,15 +393,46 @@ def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, flo
     target = np.maximum(measurement.noisy, floor)
     target = target * (current.sum() / target.sum())
     potentials = dict(model.potentials)
-    update = share * np.log(target / np.maximum(current, 1e-300))
+    update = np.where(current > 0, share * np.log(target / np.maximum(current, 1e-300)), 0.0)  # 0: outside the support
     group = measurement.group
     potentials[group] = potentials[group] + update if group in potentials else update
     return potentials
 
 
+def support_from(cells: dict, measurements: list, z: float) -> dict:
+    """Each column's cells that the measurements can tell from empty: column -> boolean array.
+
+    Every measurement holding the column gives an unbiased estimate of the column's counts (its
+    noisy counts summed over the other columns: standard deviation ``sigma * sqrt(k)`` per cell,
+    ``k`` the cells summed); the estimates are pooled by precision, and a cell is kept when its
+    pooled estimate reaches ``z`` standard deviations. A cell that holds no record is kept with
+    probability at most ``Phi(-z)`` (about 2.3% for ``z = 2``); a cell holding ``c`` records is
+    dropped with probability ``Phi(z - c / s)``, ``s`` its pooled standard deviation. The column's
+    largest cell is always kept. Post-processing of noisy measurements only.
+    """
+    weighted = {a: np.zeros(n) for a, n in cells.items()}
+    precision = dict.fromkeys(cells, 0.0)
+    for m in measurements:
+        for i, a in enumerate(m.group):
+            others = tuple(j for j in range(len(m.group)) if j != i)
+            summed = m.noisy.sum(axis=others) if others else m.noisy
+            variance = m.sigma**2 * (m.noisy.size // cells[a])
+            weighted[a] += summed / variance
+            precision[a] += 1 / variance
+    support = {}
+    for a, p in precision.items():
+        if p == 0:
+            continue
+        pooled = weighted[a] / p
+        keep = pooled >= z / math.sqrt(p)
+        keep[int(np.argmax(pooled))] = True
+        support[a] = keep
+    return support
+
+
 def estimate(cells: dict, measurements: list, total: float, *, iterations: int = 200,
              warm: GraphicalModel | dict | None = None,
-             step: float | None = None) -> tuple[GraphicalModel, float]:
+             step: float | None = None, support: dict | None = None) -> tuple[GraphicalModel, float]:
     """Fit the potentials to the measurements; returns the model and the step size reached.
 
     Accelerated mirror descent: a gradient step on the potentials from an extrapolated
@@ -388,10 +440,14 @@ def estimate(cells: dict, measurements: list, total: float, *, iterations: int =
     the step is halved), and an adaptive restart of the momentum whenever the loss goes up
     (O'Donoghue and Candes 2015). ``warm``: a previous model (or potentials, such as
     :func:`absorb` gives) that starts the descent (its groups keep their values).
+    ``support``: the cells each column may use (:class:`GraphicalModel`); None keeps a warm
+    model's.
     """
     groups = [m.group for m in measurements]
     start = warm.potentials if isinstance(warm, GraphicalModel) else warm
-    model = GraphicalModel(cells, groups, total, start)
+    if support is None and isinstance(warm, GraphicalModel):
+        support = warm.support
+    model = GraphicalModel(cells, groups, total, start, support)
     objective = _Loss(measurements)
     if step is None:
         step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))

@@ -227,3 +227,44 @@ def test_matched_quantiles_are_stratified_within_each_group():
         assert sorted(np.floor(mine * len(mine)).astype(int)) == list(range(len(mine)))
     again = _quantiles(groups, True, np.random.default_rng(4))
     assert not np.array_equal(np.argsort(u), np.argsort(again))  # the order within groups is random
+
+
+def test_support_drops_cells_the_noise_cannot_tell_from_empty():
+    """A cell holding no record passes the z-test with probability Phi(-z); a cell far above the
+    pooled noise (here 17 standard deviations) always passes."""
+    from scipy.stats import norm
+
+    from dpsynth_core.pgm import support_from
+
+    cells = {"a": 40, "b": 3}
+    truth = np.zeros((40, 3))
+    truth[:20] = 100.0  # 300 records in each of a's first 20 cells, none in the last 20
+    rng = np.random.default_rng(7)
+    sigma, z, trials = 20.0, 2.0, 300
+    kept_empty = 0
+    for _ in range(trials):
+        measurements = [Measurement(("a",), truth.sum(axis=1) + rng.normal(0, sigma, 40), sigma),
+                        Measurement(("a", "b"), truth + rng.normal(0, sigma, (40, 3)), sigma)]
+        keep = support_from(cells, measurements, z)["a"]
+        assert keep[:20].all()
+        kept_empty += int(keep[20:].sum())
+    # pooled standard deviation 1 / sqrt(1/400 + 1/(3 * 400)): each empty cell passes with Phi(-2)
+    p = norm.sf(z)
+    n = 20 * trials
+    assert abs(kept_empty - n * p) <= 4 * np.sqrt(n * p * (1 - p))
+
+
+def test_model_outside_its_support_has_no_mass_and_draws_no_records():
+    joint = _joint(3)
+    groups = [("a", "b"), ("b", "c"), ("c", "d")]
+    measurements = [Measurement(g, _marginal(joint, g), 1.0) for g in groups]
+    support = {"b": np.array([True, False, True, True]), "d": np.array([False, True, True, True, False])}
+    model, _ = estimate(CELLS, measurements, 10_000.0, iterations=100, support=support)
+    assert np.all(model.project(("b",))[1] == 0) and np.all(model.project(("d",))[[0, 4]] == 0)
+    assert model.project(("a", "d"))[:, [0, 4]].sum() == 0  # across cliques too
+    assert model.project(("b",)).sum() == pytest.approx(10_000.0)
+    warm, _ = estimate(CELLS, measurements, 10_000.0, iterations=5, warm=model)  # a warm model keeps it
+    assert warm.project(("b",))[1] == 0
+    for method in ("matched", "iid"):
+        codes = generate(model, 5000, np.random.default_rng(0), method=method)
+        assert not np.any(codes["b"] == 1) and not np.any(np.isin(codes["d"], [0, 4]))
