@@ -46,8 +46,20 @@ ENCODINGS = ("auto", "utf-8", "windows-1252", "latin-1", "utf-16", "utf-16-le", 
 
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
          (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+#: The opening bytes of common binary formats, and what to call them. Most binary files also
+#: hold a control byte in their first line; these are named whatever their first line holds
+#: (a PNG's first line is the 5 bytes ``\x89PNG\r``, text in Windows-1252).
 _MAGIC = ((b"PK\x03\x04", "a spreadsheet or archive (zip)"), (b"\xd0\xcf\x11\xe0", "an old Excel spreadsheet"),
-          (b"\x1f\x8b", "a compressed (gzip) file"), (b"%PDF", "a PDF document"))
+          (b"\x1f\x8b", "a compressed (gzip) file"), (b"%PDF", "a PDF document"), (b"PAR1", "a Parquet file"),
+          (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF87a", "a GIF image"),
+          (b"GIF89a", "a GIF image"), (b"II*\x00", "a TIFF image"), (b"MM\x00*", "a TIFF image"),
+          (b"SQLite format 3\x00", "an SQLite database"), (b"7z\xbc\xaf\x27\x1c", "a compressed (7-Zip) file"),
+          (b"Rar!\x1a\x07", "a compressed (RAR) file"), (b"\xfd7zXZ\x00", "a compressed (xz) file"),
+          (b"\x28\xb5\x2f\xfd", "a compressed (zstd) file"), (b"ARROW1", "an Arrow file"),
+          (b"\x7fELF", "a program"))
+_MAGIC_PATTERNS = ((re.compile(rb"RIFF.{4}WEBP", re.S), "a WebP image"),
+                   (re.compile(rb"RIFF.{4}(?:WAVE|AVI )", re.S), "a sound or video file"),
+                   (re.compile(rb"BZh[1-9]1AY&SY"), "a compressed (bzip2) file"))
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BAD = "\ud800"  # stands for bytes that could not be decoded (never produced by a strict decode)
 _LINE_RULES = ("not decodable", "too long", "broken quoting", "wrong number of fields")
@@ -154,12 +166,14 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
 def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
-    """Refuse what is plainly not text, from the header region only (up to the first line
-    feed in the first read): a device such as /dev/zero is refused after one read, and a
-    record's bytes never decide anything."""
-    for magic, what in _MAGIC:
-        if head.startswith(magic):
-            raise DataError(f"{name} is {what}, not a CSV: save it as CSV (UTF-8) and try again")
+    """Refuse what is plainly not text, whatever the file's name, from its start only: the
+    opening bytes of a known binary format (an image, an archive, a database, ...), or a
+    control byte in the header region (up to the first line feed in the first read). A device
+    such as /dev/zero is refused after one read, and a record's bytes never decide anything."""
+    what = next((what for magic, what in _MAGIC if head.startswith(magic)), None) or \
+        next((what for pattern, what in _MAGIC_PATTERNS if pattern.match(head)), None)
+    if what:
+        raise DataError(f"{name} is {what}, not a CSV: save it as CSV (UTF-8) and try again")
     found, _ = _bom(head)
     wide = _wide(encoding) if encoding is not None else found is not None and _wide(found)
     region = head.split(b"\n", 1)[0]

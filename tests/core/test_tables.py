@@ -87,6 +87,46 @@ def test_clear_messages_for_the_file_or_its_header(tmp_path, content, message):
         read_table(path)
 
 
+def _png() -> bytes:
+    """A real 1x1 PNG (its first line, ``\\x89PNG\\r``, has no control byte)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("content,what", [
+    (_png() + b"\n" * 600, "a PNG image"),  # once read as a 539-row table of one column "‰PNG"
+    (b"\xff\xd8\xff\xe0\x00\x10JFIF", "a JPEG image"),
+    (b"GIF89a,\x01,\x01", "a GIF image"),
+    (b"RIFF\x24\x08\x00\x00WEBPVP8 ", "a WebP image"),
+    (b"PAR1\x15\x04", "a Parquet file"),
+    (b"SQLite format 3\x00\x10\x00", "an SQLite database"),
+    (b"BZh91AY&SY\x8a", "a compressed (bzip2) file"),
+    (b"7z\xbc\xaf\x27\x1c\x00\x04", "a compressed (7-Zip) file"),
+])
+def test_binary_files_are_refused_whatever_their_name(tmp_path, content, what):
+    for source, name in ((content, "table.csv"), (io.BytesIO(content), "table.tsv")):
+        with pytest.raises(DataError) as refused:
+            read_table(source, name=name)
+        message = str(refused.value)
+        assert message == f"{name} is {what}, not a CSV: save it as CSV (UTF-8) and try again"
+    path = tmp_path / "picture.txt"
+    path.write_bytes(content)
+    with pytest.raises(DataError) as refused:
+        read_table(path)
+    assert f"picture.txt is {what}, not a CSV" in str(refused.value)
+
+
+def test_a_header_that_merely_starts_like_a_format_name_is_read():
+    frame, info = read_table(b"GIF,PAR1,RIFF\n1,2,3\n")
+    assert info["columns"] == ["GIF", "PAR1", "RIFF"] and len(frame) == 1
+
+
 def test_missing_file_folder_devices_and_pipes(tmp_path):
     import os
     import threading
