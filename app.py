@@ -30,5 +30,5 @@ PAGES = {
 
 navigation = st.navigation(PAGES)
 st.set_page_config(page_title=f"{navigation.title} · DP Synth", page_icon=":material/lock:", layout="wide")
-frame()
+frame(navigation.title, needs_data=navigation.title not in ("Home", "1. Data", "Learn"))
 navigation.run()

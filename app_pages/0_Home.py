@@ -40,6 +40,6 @@ st.caption("Your work is kept in a workspace on this computer (the privacy budge
            "release, your declarations), so a reload or a restart picks up where you were.")
 
 if st.button("Start with the example", type="primary", key="home_start"):
-    if state.data()["source"] != "example: adult":
+    if not state.has_data() or state.data()["source"] != "example: adult":
         state.use_example("adult")
     st.switch_page("app_pages/1_Data.py")

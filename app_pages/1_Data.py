@@ -5,7 +5,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import read_csv_bytes
-from app_support.sidebar import file_size
+from app_support.sidebar import file_size, upload_again
 from dpsynth_core import DataError, constraints
 from dpsynth_core.examples import EXAMPLES
 from dpsynth_core.tables import ENCODINGS, line_report_text
@@ -15,17 +15,14 @@ st.title("1. Data")
 st.markdown("Choose the table to protect. The tool reads it, but this page only ever shows its "
             "column names and size, **never its values**.")
 state.show_flash()
-missing = st.session_state.get(state.MISSING_UPLOAD)
-if missing:
-    st.warning(f"Last time you worked on **{missing['name']}**. Uploaded files are not kept when the app "
-               "restarts: upload it again under 'My own file' to carry on. Its privacy ledger, releases and "
-               "declaration are kept and come back with it.", icon=":material/history:")
+if not state.has_data():
+    upload_again()
 
 choice = st.radio("Where does the table come from?", ["A bundled example", "My own file"], horizontal=True,
-                  key="data_source_choice")
+                  index=0 if state.has_data() else 1, key="data_source_choice")
+current = state.data()["source"] if state.has_data() else None
 
 if choice == "A bundled example":
-    current = state.data()["source"]
     name = st.selectbox("Example", list(EXAMPLES), format_func=lambda n: f"{n}: {EXAMPLES[n]}",
                         key="data_example")
     if current != f"example: {name}":
@@ -50,22 +47,27 @@ else:
     if upload is not None and st.session_state.get("data_upload_done") != reading:
         raw = upload.getvalue()
         st.session_state["data_upload_done"] = reading
+        options = {"encoding": None if encoding == "auto" else encoding,
+                   "delimiter": None if delimiter == "auto" else delimiter}
         try:
-            frame, info = read_csv_bytes(raw, upload.name, None if encoding == "auto" else encoding,
-                                         None if delimiter == "auto" else delimiter)
+            frame, info = read_csv_bytes(raw, upload.name, **options)
         except DataError as problem:
-            st.error(f"This file could not be read: {problem}. Your previous table is still loaded.")
+            st.error(f"This file could not be read: {problem}." + (" Your previous table is still loaded."
+                                                                   if state.has_data() else ""))
         else:
             # Re-reading the same upload with another encoding or delimiter keeps the declaration made so far.
-            kept = state.declaration() if state.data()["source"] == f"upload: {upload.name}" and \
+            kept = state.declaration() if current == f"upload: {upload.name}" and \
                 list(state.data()["info"]["columns"]) == list(info["columns"]) else None
             known = state.use_upload(frame, info, name=upload.name, raw=raw,
-                                     declaration=kept or declaration_from_names(info["columns"], dataset=upload.name))
+                                     declaration=kept or declaration_from_names(info["columns"], dataset=upload.name),
+                                     **options)
             state.flash("success", f"Read {upload.name}. " + (
                 "You have worked on this file before: its declaration, releases and privacy ledger are back."
                 if known else "Next, declare what values each column could take."))
             st.rerun()  # redraw the sidebar with the new file
 
+if not state.has_data():
+    st.stop()
 loaded = state.data()
 info = loaded["info"]
 st.subheader("The table in use")

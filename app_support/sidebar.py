@@ -25,13 +25,29 @@ def _warm_up() -> None:
     threading.Thread(target=load, name="dpsynth-warm-up", daemon=True).start()
 
 
-def frame() -> None:
-    """Run before every page (from ``app.py``): state, styles, the sidebar."""
+def frame(title: str, needs_data: bool) -> None:
+    """Run before every page (from ``app.py``): state, styles, the sidebar. A page that ``needs_data``
+    and has none (this browser's file must be uploaded again) shows only its title and what to do."""
     _warm_up()
     state.ensure_state()
     state.save_session()
     st.markdown(_CSS, unsafe_allow_html=True)
     draw_sidebar()
+    state.store_identity()
+    if needs_data and not state.has_data():
+        st.title(title)
+        upload_again()
+        st.page_link("app_pages/1_Data.py", label="Go to Data", icon=":material/description:")
+        st.stop()
+
+
+def upload_again() -> None:
+    """Say plainly which file this browser was working on and that it must be uploaded again."""
+    missing = st.session_state[state.MISSING_UPLOAD]
+    st.warning(f"You were working on **{missing['name']}**, which must be uploaded again: uploaded files are "
+               "kept only in the app's memory, never saved, so they are gone after a restart. Upload it under "
+               "'My own file' on the Data page (its privacy ledger, releases and declaration come back with it), "
+               "or choose a bundled example.", icon=":material/history:")
 
 
 def file_size(size: int) -> str:
@@ -60,10 +76,13 @@ def spending_lines(spending: Spending) -> list[str]:
 
 
 def draw_sidebar() -> None:
-    info = state.data()
-    spending = state.workspace().spending(info["hash"])
     with st.sidebar:
         st.markdown("### Data in use")
+        if not state.has_data():
+            st.markdown(f"**None**: upload {st.session_state[state.MISSING_UPLOAD]['name']} again on the Data page")
+            return
+        info = state.data()
+        spending = state.workspace().spending(info["hash"])
         st.markdown(f"**{info['name']}**  \n{info['info']['rows']:,} rows, {len(info['info']['columns'])} columns, "
                     f"{file_size(info['info']['bytes'])}")
         st.markdown("### Privacy budget spent on it")

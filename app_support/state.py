@@ -6,17 +6,32 @@ left. :func:`ensure_state` runs before every page (from ``app.py``), so any page
 opened directly.
 
 What must outlive the browser tab lives in the workspace (``dpsynth_core.workspace``): the
-budget ledger, every release, the last declaration per dataset and the session itself
-(which data and settings), so a reload, a new tab or a restarted server resumes where the
-publisher was. Uploaded files are kept in this server process's memory only (never written
-to the workspace): after a restart the publisher uploads the file again, and its
-fingerprint finds its ledger, releases and declaration.
+budget ledger, every release, the last declaration per dataset and, per browser, the session
+itself (which data and settings), so a reload, a new tab or a restarted server resumes where
+the publisher was.
+
+**A browser's table stays in that browser.** Each browser has a secret identity: 32 bytes
+from ``secrets`` (a CSPRNG), kept in the cookie ``dpsynth_browser``. Streamlit can read
+cookies (``st.context.cookies``, as sent when the tab connected) but not set them, so a
+browser that sent none gets a new identity and a one-line script (``st.html`` with
+JavaScript) stores it as a cookie for the next reload or tab; JavaScript must be able to read
+it, which is harmless: it is only ever compared with itself. The uploaded file is kept in this
+server process's memory under that identity (:data:`_BROWSER_FILES`, the file in use of the
+last few browsers), never written to the workspace, and the workspace keeps the session
+under it too: another browser, which does not know the identity, starts afresh with the
+bundled example and never sees the file, its name, its counts or anything computed from it.
+After a restart (or once a browser's file has left memory) the session resumes without the
+file and the pages say plainly that it must be uploaded again; its fingerprint then finds its
+ledger, releases and declaration. Another dataset is never shown in its place.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import secrets
+import threading
 from collections import OrderedDict
 
 import streamlit as st
@@ -37,13 +52,21 @@ CURRENT = "current_release"  # id of the release on show
 DECLARATION_VERSION = "declaration_version"  # bumped when a declaration is loaded: resets its widgets
 NOTICE = "notice"            # a message to show once on the next run (e.g. after an upload)
 MISSING_UPLOAD = "missing_upload"  # {"name", "fingerprint"} of a file to upload again after a restart
+BROWSER = "browser"          # this browser's secret identity (the value of its cookie)
+_NEW_BROWSER = "_new_browser"  # True when the browser sent no identity: the page stores one as a cookie
 _SAVED = "_saved_session"
 
 #: Releases whose tables a session keeps in memory (all of them stay in the workspace).
 KEPT_RELEASES = 5
-#: Uploaded files this server process keeps in memory, so a reload or a new tab can resume.
-_KEPT_UPLOADS = 4
-_UPLOADS: "OrderedDict[str, tuple[bytes, str]]" = OrderedDict()
+#: The cookie holding the browser's identity, and its form (``secrets.token_urlsafe(32)``).
+COOKIE = "dpsynth_browser"
+_IDENTITY = re.compile(r"[A-Za-z0-9_-]{43}")
+#: Browsers whose uploaded file this server process keeps in memory, so a reload or a new tab resumes.
+_KEPT_BROWSERS = 4
+#: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter"}. Only the
+#: browser that holds the identity can reach its entry.
+_BROWSER_FILES: "OrderedDict[str, dict]" = OrderedDict()
+_BROWSER_FILES_LOCK = threading.Lock()
 
 
 @st.cache_resource(show_spinner=False)
@@ -56,8 +79,27 @@ def workspace() -> Workspace:
     return _open_workspace(str(default_folder()))
 
 
+def browser() -> str:
+    """This browser's secret identity: the one its cookie sent, else a new one (see the module's docstring)."""
+    ss = st.session_state
+    if BROWSER not in ss:
+        sent = st.context.cookies.get(COOKIE)
+        if isinstance(sent, str) and _IDENTITY.fullmatch(sent):
+            ss[BROWSER] = sent
+        else:
+            ss[BROWSER], ss[_NEW_BROWSER] = secrets.token_urlsafe(32), True
+    return ss[BROWSER]
+
+
+def store_identity() -> None:
+    """For a browser that sent no identity: store the new one as a cookie (a year; this site only)."""
+    if st.session_state.get(_NEW_BROWSER):
+        st.sidebar.html(f"<script>document.cookie = '{COOKIE}={browser()}; path=/; max-age=31536000; SameSite=Strict' + "
+                "(location.protocol === 'https:' ? '; Secure' : '');</script>", unsafe_allow_javascript=True)
+
+
 def ensure_state() -> None:
-    """Set every shared key once per session, resuming the last session from the workspace."""
+    """Set every shared key once per session, resuming this browser's last session from the workspace."""
     ss = st.session_state
     ss.setdefault(EPSILON, constraints.EPSILON_DEFAULT)
     ss.setdefault(RHO, constraints.RHO_DEFAULT)
@@ -67,36 +109,39 @@ def ensure_state() -> None:
     ss.setdefault(RELEASES, OrderedDict())
     ss.setdefault(CURRENT, None)
     ss.setdefault(DECLARATION_VERSION, 0)
-    if DATA not in ss and not _resume():
+    if DATA not in ss and MISSING_UPLOAD not in ss and not _resume():
         use_example("adult")
 
 
 def _resume() -> bool:
-    """Load the last session saved in the workspace; False if there is none to resume."""
-    last = workspace().last_session()
+    """Load this browser's last session from the workspace; False if there is none to resume.
+
+    Its uploaded file comes back from this process's memory if it is still there; otherwise
+    no data is loaded (``MISSING_UPLOAD`` says which file to upload again).
+    """
+    last = workspace().last_session(browser())
     if not last:
         return False
     ss = st.session_state
     source = last.get("source", "")
+    with _BROWSER_FILES_LOCK:
+        kept = _BROWSER_FILES.get(browser())
     if source.startswith("example: ") and source.removeprefix("example: ") in EXAMPLES:
         use_example(source.removeprefix("example: "), declaration=last.get("declaration"))
-    elif source.startswith("upload: ") and last.get("data") in _UPLOADS:
-        raw, name = _UPLOADS[last["data"]]
+    elif source.startswith("upload: ") and kept is not None and kept["hash"] == last.get("data"):
         from app_support.cached import read_csv_bytes
 
-        frame, info = read_csv_bytes(raw, name)
-        set_data(frame, info, source=source, raw=raw)
+        frame, info = read_csv_bytes(kept["raw"], kept["name"], kept["encoding"], kept["delimiter"])
+        set_data(frame, info, source=source, raw=kept["raw"])
         set_declaration(last.get("declaration") or {"columns": {}})
     else:
         ss[MISSING_UPLOAD] = {"name": source.removeprefix("upload: "), "fingerprint": last.get("data")}
-        use_example("adult")
-        return True
     for key in (EPSILON, RHO, METHOD, ROWS, GROUPS):
         if key in last:
             ss[key] = last[key]
-    if last.get("current_release"):
-        ss[CURRENT] = last["current_release"]
-    ss[_SAVED] = _snapshot()
+    if has_data():
+        ss[CURRENT] = last.get("current_release")
+        ss[_SAVED] = _snapshot()
     return True
 
 
@@ -108,14 +153,14 @@ def _snapshot() -> dict:
 
 
 def save_session() -> None:
-    """Write the session to the workspace when it changed (cheap when it did not)."""
+    """Write this browser's session to the workspace when it changed (cheap when it did not)."""
     ss = st.session_state
     if DATA not in ss:
         return
     snapshot = _snapshot()
     if snapshot != ss.get(_SAVED):
         ws = workspace()
-        ws.save_session(snapshot)
+        ws.save_session(browser(), snapshot)
         if snapshot["declaration"] != (ss.get(_SAVED) or {}).get("declaration"):
             ws.remember_declaration(snapshot["data"], snapshot["declaration"])
         ss[_SAVED] = snapshot
@@ -130,20 +175,23 @@ def use_example(name: str, declaration: dict | None = None) -> None:
     set_declaration(declaration or workspace().declaration_for(data()["hash"]) or example_declaration(name))
 
 
-def use_upload(frame, info: dict, *, name: str, raw: bytes, declaration: dict) -> bool:
-    """Load an uploaded table; its last declaration is restored if this file was seen before.
+def use_upload(frame, info: dict, *, name: str, raw: bytes, declaration: dict, encoding: str | None = None,
+               delimiter: str | None = None) -> bool:
+    """Load an uploaded table (read with ``encoding`` and ``delimiter``) for this browser only; its last
+    declaration is restored if this file was seen before.
 
     Returns True when the workspace already knew the file (same fingerprint).
     """
-    key = fingerprint(raw)
-    _UPLOADS[key] = (raw, name)
-    _UPLOADS.move_to_end(key)
-    while len(_UPLOADS) > _KEPT_UPLOADS:
-        _UPLOADS.popitem(last=False)
     set_data(frame, info, source=f"upload: {name}", raw=raw)
+    key = data()["hash"]
+    with _BROWSER_FILES_LOCK:
+        _BROWSER_FILES[browser()] = {"raw": raw, "name": name, "hash": key, "encoding": encoding,
+                                     "delimiter": delimiter}
+        _BROWSER_FILES.move_to_end(browser())
+        while len(_BROWSER_FILES) > _KEPT_BROWSERS:
+            _BROWSER_FILES.popitem(last=False)
     known = workspace().declaration_for(key)
     set_declaration(known or declaration)
-    st.session_state.pop(MISSING_UPLOAD, None)
     return known is not None
 
 
@@ -153,12 +201,18 @@ def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
     st.session_state[DATA] = {"frame": frame, "info": info, "source": source, "hash": key,
                               "name": name if "." in name else f"{name}.csv"}
     st.session_state[CURRENT] = None
+    st.session_state.pop(MISSING_UPLOAD, None)
     workspace().remember_dataset(key, st.session_state[DATA]["name"])
 
 
 def set_declaration(spec: dict) -> None:
     st.session_state[DECLARATION] = spec
     st.session_state[DECLARATION_VERSION] = st.session_state.get(DECLARATION_VERSION, 0) + 1
+
+
+def has_data() -> bool:
+    """False only when this browser's uploaded file must be uploaded again (``MISSING_UPLOAD``)."""
+    return DATA in st.session_state
 
 
 def data() -> dict:

@@ -13,7 +13,8 @@ re-upload of the same file finds its history):
   synthetic file itself (gzip CSV), so any release can be downloaded again. The real data
   is never stored here;
 * the last **declaration** used with it, and named, reusable **policies** (declarations);
-* the app's last **session** (which data, which settings), so a reload resumes.
+* the app's last **session** per browser (which data, which settings), so a reload or a new
+  tab of the same browser resumes, and another browser never sees it (:meth:`Workspace.save_session`).
 
 The ledger check and the insert happen in one ``BEGIN IMMEDIATE`` transaction, so two tabs
 or processes drawing at once both get recorded (or the second is refused), never lost.
@@ -45,7 +46,7 @@ from .errors import DPSynthError
 ENVIRONMENT_VARIABLE = "DPSYNTH_WORKSPACE"
 #: The database file inside the folder.
 FILE_NAME = "workspace.sqlite"
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -65,7 +66,8 @@ CREATE TABLE IF NOT EXISTS reports (
     created TEXT NOT NULL, epsilon REAL NOT NULL, figures TEXT NOT NULL, html TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS declarations (fingerprint TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS policies (name TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (browser TEXT PRIMARY KEY, updated TEXT NOT NULL, value TEXT NOT NULL);
+DROP TABLE IF EXISTS app_state;  -- version 1: one saved session that every browser resumed
 CREATE INDEX IF NOT EXISTS spends_by_data ON spends (fingerprint);
 CREATE INDEX IF NOT EXISTS releases_by_data ON releases (fingerprint, settings_key);
 """
@@ -579,17 +581,37 @@ class Workspace:
         with self._transaction() as conn:
             conn.execute("DELETE FROM policies WHERE name = ?", (name,))
 
-    # --- the app's session -----------------------------------------------------------------
+    # --- the app's sessions, one per browser ---------------------------------------------------
 
-    def save_session(self, session: dict) -> None:
+    def save_session(self, browser: str, session: dict) -> None:
+        """Keep the app's session (which data, which settings) for one browser.
+
+        ``browser`` is the browser's secret identity (a random cookie). Only its SHA-256 is
+        stored, so the workspace file does not hold what would let another browser pass for
+        it. The most recent ``KEPT_SESSIONS`` browsers are kept.
+        """
         with self._transaction() as conn:
-            conn.execute("INSERT INTO app_state (key, value) VALUES ('session', ?) ON CONFLICT (key) "
-                         "DO UPDATE SET value = excluded.value", (_json(session),))
+            # REPLACE gives the row a new, highest rowid: rowids order the browsers by last save.
+            conn.execute("INSERT OR REPLACE INTO sessions (browser, updated, value) VALUES (?, ?, ?)",
+                         (_browser_key(browser), _now(), _json(session)))
+            conn.execute("DELETE FROM sessions WHERE rowid NOT IN "
+                         "(SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)", (KEPT_SESSIONS,))
 
-    def last_session(self) -> dict | None:
+    def last_session(self, browser: str) -> dict | None:
+        """The session last saved for this browser (None for a browser never seen)."""
         with self._connect() as conn:
-            row = conn.execute("SELECT value FROM app_state WHERE key = 'session'").fetchone()
+            row = conn.execute("SELECT value FROM sessions WHERE browser = ?", (_browser_key(browser),)).fetchone()
         return json.loads(row[0]) if row else None
+
+
+#: Browsers whose last session the workspace keeps (the most recently saved).
+KEPT_SESSIONS = 50
+
+
+def _browser_key(browser: str) -> str:
+    if not isinstance(browser, str) or not browser:
+        raise ValueError("a session belongs to a browser: its identity must be a non-empty string")
+    return hashlib.sha256(browser.encode("utf-8")).hexdigest()
 
 
 def format_epsilon(value: float | None) -> str:

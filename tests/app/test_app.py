@@ -1,8 +1,10 @@
 """The app, headless with Streamlit's AppTest: every page, the walk, the workspace that survives a restart,
 bad uploads, no silent redraws, the lifetime budget, the Releases page and the stakeholder report.
 
-Every test gets an empty workspace of its own (``tests/conftest.py``); a new ``AppTest`` on the
-same workspace is what a reload, a new tab or a restarted server looks like to the app.
+Every test gets an empty workspace of its own (``tests/conftest.py``). A new ``AppTest`` is a new
+browser; one given the identity of another (``_app(browser)``, as its cookie would send it) is a
+reload or a new tab of that browser, and a restarted server when the uploads kept in memory are
+emptied first.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
+from app_support import state
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.examples import example_csv, example_declaration
 from dpsynth_core.workspace import Workspace, format_epsilon
@@ -22,8 +25,12 @@ PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob
 TINY = b"id,age,sex,notes\n1,34,Female,\n2,51,Male,\n3,29,Female,\n4,,Male,\n5,40,Female,\n"
 
 
-def _app() -> AppTest:
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+def _app(browser: str | None = None) -> AppTest:
+    """A new session: a new browser, or (``browser``: the identity its cookie sends) a reload or a new tab."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    if browser is not None:
+        at.session_state[state.BROWSER] = browser
+    return at
 
 
 def _visit(at: AppTest, path: str) -> AppTest:
@@ -311,8 +318,8 @@ def test_ledger_and_release_survive_a_reload_and_a_restart():
     at.select_slider(key="privacy_epsilon").set_value(0.5).run()
     at = _generate(at)
     release_id = at.session_state["current_release"]
-    # A reload, a new tab or a restarted server: a new session on the same workspace.
-    again = _app().run()
+    # A reload, a new tab or a restarted server: a new session of the same browser on the same workspace.
+    again = _app(at.session_state[state.BROWSER]).run()
     assert not again.exception
     assert again.session_state["epsilon"] == 0.5 and again.session_state["current_release"] == release_id
     assert "ε = 0.5" in _sidebar_text(again)
@@ -334,6 +341,95 @@ def test_reupload_of_the_same_file_finds_its_ledger_and_declaration():
     assert any("worked on this file before" in s.value for s in other.success)
     spent = _workspace().spending(other.session_state["data"]["hash"]).relations[0].epsilon
     assert spent > 0 and f"ε = {format_epsilon(spent)}" in _sidebar_text(other)
+
+
+# --- a browser's table stays in that browser -----------------------------------------------------
+
+#: An upload whose name, values and row count appear nowhere else (1,357 rows).
+PRIVATE_NAME = "zanzibar_patients.csv"
+PRIVATE = b"ward,diagnosis,age\n" + b"".join(f"Quokkaville-{i % 7},Xylophonitis-{i % 5},{20 + i % 60}\n".encode()
+                                              for i in range(1357))
+PRIVATE_MARKS = ("zanzibar", "Quokkaville", "Xylophonitis", "1,357", "1357")
+PRIVATE_DECLARATION = {"columns": {
+    "ward": {"type": "categorical", "values": [f"Quokkaville-{i}" for i in range(7)]},
+    "diagnosis": {"type": "categorical", "values": [f"Xylophonitis-{i}" for i in range(5)]},
+    "age": {"type": "integer", "min": 0, "max": 120}}}
+
+
+def _everything_shown(at: AppTest) -> str:
+    """Every element of the run as text: its protocol message (labels, values, chart specs, table bytes)."""
+    parts = []
+    for node in at._tree:
+        parts.append(str(getattr(node, "proto", "")))
+        if getattr(node, "type", "") == "arrow_data_frame":
+            parts.append(node.value.to_string())
+    return "\n".join(parts)
+
+
+def test_another_browser_never_sees_an_upload_on_any_page():
+    first = _load_declaration(_upload(_app().run(), PRIVATE_NAME, PRIVATE), PRIVATE_DECLARATION)
+    first = _generate(first)
+    assert any("Synthetic table ready" in s.value for s in first.success)
+    assert all(mark in _everything_shown(_visit(first, "app_pages/2_Domain.py")) for mark in PRIVATE_MARKS[:3])
+    assert first.session_state["data"]["info"]["rows"] == 1357
+    other = _app().run()
+    assert other.session_state[state.BROWSER] != first.session_state[state.BROWSER]
+    assert other.session_state["data"]["source"] == "example: adult"
+    for path in PAGES:
+        shown = _everything_shown(_visit(other, path))
+        assert not [mark for mark in PRIVATE_MARKS if mark in shown], path
+    again = _app(first.session_state[state.BROWSER]).run()  # a reload of the first browser resumes
+    assert again.session_state["data"]["source"] == f"upload: {PRIVATE_NAME}"
+    assert again.session_state["current_release"] == first.session_state["current_release"]
+    assert PRIVATE_NAME in _sidebar_text(again) and "1,357 rows" in _sidebar_text(again)
+
+
+def test_a_new_browser_gets_an_unguessable_identity_stored_as_a_cookie():
+    at = _app().run()
+    identity = at.session_state[state.BROWSER]
+    assert len(identity) == 43 and identity != _app().run().session_state[state.BROWSER]
+    script = next(h.proto.body for h in at.sidebar.get("html") if "document.cookie" in h.proto.body)
+    assert f"{state.COOKIE}={identity}; path=/" in script and "SameSite=Strict" in script
+    resumed = _app(identity).run()
+    assert not any("document.cookie" in h.proto.body for h in resumed.sidebar.get("html"))
+
+
+def test_after_a_restart_the_upload_is_asked_for_again_and_never_replaced():
+    first = _upload(_app().run(), PRIVATE_NAME, PRIVATE)
+    first = _visit(first, "app_pages/3_Privacy.py")
+    first.select_slider(key="privacy_epsilon").set_value(0.5).run()
+    browser = first.session_state[state.BROWSER]
+    state._BROWSER_FILES.clear()  # what a restart does to the files kept in memory
+    again = _app(browser).run()
+    assert "data" not in again.session_state and again.session_state["epsilon"] == 0.5
+    assert "None" in _sidebar_text(again) and PRIVATE_NAME in _sidebar_text(again)
+    for path in PAGES:
+        again = _visit(again, path)
+        shown = _everything_shown(again)
+        assert "adult.csv" not in shown and "32,561" not in shown, path  # the example's name and rows
+        if path.split("_", 2)[1] in ("Domain.py", "Privacy.py", "Preview.py", "Release.py", "Releases.py"):
+            assert any("must be uploaded again" in w.value for w in again.warning), path
+            assert not again.button, path  # nothing to draw from: no Generate, no report
+    again = _visit(again, "app_pages/1_Data.py")
+    assert any("must be uploaded again" in w.value for w in again.warning)
+    assert again.radio(key="data_source_choice").value == "My own file"
+    again.file_uploader(key="data_upload").upload(PRIVATE_NAME, PRIVATE, "text/csv").run()
+    assert again.session_state["data"]["source"] == f"upload: {PRIVATE_NAME}" and not again.warning
+    assert again.session_state["epsilon"] == 0.5
+
+
+def test_a_binary_file_is_refused_whatever_its_name_and_nothing_is_kept():
+    from tests.core.test_tables import _png
+
+    at = _upload(_app().run(), PRIVATE_NAME, PRIVATE)
+    before = _workspace().datasets()
+    at.file_uploader(key="data_upload").upload("picture.csv", _png() + b"\n" * 600, "text/csv").run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert errors == ["This file could not be read: picture.csv is a PNG image, not a CSV: save it as CSV (UTF-8) "
+                      "and try again. Your previous table is still loaded."]
+    assert at.session_state["data"]["source"] == f"upload: {PRIVATE_NAME}"
+    assert _workspace().datasets() == before and "picture" not in json.dumps(_workspace().datasets())
 
 
 @pytest.mark.parametrize("method", ["cathist", "marginals", "copula", "dirichlet", "bayesnet", "deniability",

@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.test_app import PRIVATE, PRIVATE_MARKS, PRIVATE_NAME
 from tests.conftest import ROOT
+from tests.core.test_tables import _png
 
 pytestmark = pytest.mark.browser
 
@@ -266,7 +268,7 @@ def test_budget_survives_a_server_restart_and_a_reload(browser, tmp_path):
         page.get_by_text("Synthetic table ready").wait_for(timeout=60_000)
         assert "ε = 1" in _sidebar(page) and "nothing drawn yet" not in _sidebar(page)
         assert page.get_by_role("button", name="Draw again").count() == 1
-        other = browser.new_page()  # a new tab resumes too
+        other = page.context.new_page()  # a new tab of the same browser resumes too
         other.goto(f"{server.url}/Release")
         other.get_by_text("The guarantee").first.wait_for()
         assert "ε = 1" in _sidebar(other)
@@ -291,4 +293,95 @@ def test_malformed_upload_in_browser(server, browser, tmp_path):
     page.locator("input[type='file']").set_input_files(str(archive))
     page.get_by_text("This file could not be read").wait_for()
     assert page.get_by_text("previous table is still loaded").count() >= 1
+    picture = tmp_path / "picture.csv"  # a PNG renamed .csv: refused, the table in use stays
+    picture.write_bytes(_png() + b"\n" * 600)
+    page.locator("input[type='file']").set_input_files(str(picture))
+    page.get_by_text("picture.csv is a PNG image, not a CSV").wait_for()
+    assert "malformed.csv" in _sidebar(page) and "picture" not in _sidebar(page)
+    _shot(page, tmp_path, "1_data_binary_upload", readme=False)
     page.close()
+
+
+# --- a browser's table stays in that browser ---------------------------------------------------
+
+PAGE_PATHS = {"": "Share a private synthetic copy", "Data": "1. Data", "Domain": "2. Domain",
+              "Privacy": "3. Privacy", "Preview": "4. Preview", "Release": "5. Release", "Releases": "Releases",
+              "Learn": "How it works"}
+
+
+def _upload_private(page, server, tmp_path: Path) -> None:
+    path = tmp_path / PRIVATE_NAME
+    path.write_bytes(PRIVATE)
+    page.goto(f"{server.url}/Data")
+    page.get_by_role("heading", name="1. Data").wait_for()
+    page.get_by_text("My own file").click()
+    page.locator("input[type='file']").set_input_files(str(path))
+    page.get_by_text(f"Read {PRIVATE_NAME}").wait_for()
+    assert PRIVATE_NAME in _sidebar(page) and "1,357 rows" in _sidebar(page)
+
+
+def _settled(page, heading: str) -> str:
+    """The page's whole HTML once its heading shows and the script has finished running."""
+    page.get_by_role("heading", name=heading).first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stSidebar']").get_by_text("Data in use").wait_for()
+    page.wait_for_timeout(1500)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=60_000)
+    return page.content()
+
+
+def test_a_second_browser_sees_nothing_of_the_first_ones_upload(server, browser, tmp_path):
+    first = browser.new_context(viewport={"width": 1400, "height": 1200})
+    page = first.new_page()
+    page.set_default_timeout(30_000)
+    _upload_private(page, server, tmp_path)
+    _go(page, "Domain", "2. Domain")
+    cookie = next(c for c in first.cookies() if c["name"] == "dpsynth_browser")
+    assert len(cookie["value"]) == 43 and cookie["sameSite"] == "Strict"
+
+    second = browser.new_context(viewport={"width": 1400, "height": 1200})
+    other = second.new_page()
+    other.set_default_timeout(30_000)
+    for path, heading in PAGE_PATHS.items():
+        other.goto(f"{server.url}/{path}")
+        shown = _settled(other, heading)
+        assert not [mark for mark in PRIVATE_MARKS if mark in shown], path
+        assert "adult.csv" in _sidebar(other), path
+        _no_exception(other)
+    _shot(other, tmp_path, "second_browser_learn", readme=False)
+    assert next(c for c in second.cookies() if c["name"] == "dpsynth_browser")["value"] != cookie["value"]
+
+    page.reload()  # the first browser resumes its upload, in this tab and in a new one
+    page.get_by_role("heading", name="2. Domain").wait_for()
+    page.locator("[data-testid='stSidebar']").get_by_text(PRIVATE_NAME).wait_for()
+    tab = first.new_page()
+    tab.goto(f"{server.url}/Data")
+    tab.locator("[data-testid='stSidebar']").get_by_text(PRIVATE_NAME).wait_for()
+    assert "1,357 rows" in _sidebar(tab)
+    first.close()
+    second.close()
+
+
+def test_after_a_restart_an_upload_is_asked_for_again_never_replaced(browser, tmp_path):
+    server = Server(tmp_path / "workspace", tmp_path / "streamlit.log")
+    server.start()
+    try:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        _upload_private(page, server, tmp_path)
+        _go(page, "Privacy", "3. Privacy")
+        server.stop()
+        server.start()
+        page.goto(f"{server.url}/Preview")
+        page.get_by_text(f"You were working on {PRIVATE_NAME}, which must be uploaded again").wait_for()
+        assert "adult" not in page.content() and "32,561" not in page.content()
+        assert "None" in _sidebar(page) and page.get_by_role("button").filter(has_text="Generate").count() == 0
+        _no_exception(page)
+        _shot(page, tmp_path, "4_preview_upload_again", full_page=False, readme=False)
+        _go(page, "Go to Data", "1. Data")
+        page.locator("input[type='file']").set_input_files(str(tmp_path / PRIVATE_NAME))
+        page.get_by_text("You have worked on this file before").wait_for()
+        assert PRIVATE_NAME in _sidebar(page)
+        context.close()
+    finally:
+        server.stop()

@@ -199,10 +199,46 @@ def test_policies_declarations_and_session_are_kept(tmp_path):
     ws = Workspace(tmp_path)
     ws.save_policy("census people", DOMAIN)
     ws.remember_declaration(FP, DOMAIN)
-    ws.save_session({"data": FP, "epsilon": 2.0})
+    ws.save_session("browser-a", {"data": FP, "epsilon": 2.0})
     again = Workspace(tmp_path)
     assert again.policy("census people") == DOMAIN and again.policies()[0]["columns"] == ["sex", "age"]
-    assert again.declaration_for(FP) == DOMAIN and again.last_session()["epsilon"] == 2.0
+    assert again.declaration_for(FP) == DOMAIN and again.last_session("browser-a")["epsilon"] == 2.0
+
+
+def test_each_browser_resumes_its_own_session_and_the_file_holds_no_identity(tmp_path, monkeypatch):
+    import sqlite3
+
+    from dpsynth_core import workspace as module
+
+    ws = Workspace(tmp_path)
+    ws.save_session("secret-a", {"source": "upload: people.csv", "data": FP})
+    ws.save_session("secret-b", {"source": "example: adult"})
+    ws.save_session("secret-a", {"source": "upload: people.csv", "data": FP, "epsilon": 0.5})
+    assert ws.last_session("secret-a") == {"source": "upload: people.csv", "data": FP, "epsilon": 0.5}
+    assert ws.last_session("secret-b") == {"source": "example: adult"}
+    assert ws.last_session("never-seen") is None
+    with pytest.raises(ValueError):
+        ws.last_session("")
+    assert b"secret-a" not in (tmp_path / "workspace.sqlite").read_bytes()
+    monkeypatch.setattr(module, "KEPT_SESSIONS", 2)
+    ws.save_session("secret-c", {"source": "example: ce"})
+    assert ws.last_session("secret-c") and ws.last_session("secret-a") and ws.last_session("secret-b") is None
+    with sqlite3.connect(tmp_path / "workspace.sqlite") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 2
+
+
+def test_the_single_shared_session_of_version_1_is_not_resumed_by_anyone(tmp_path):
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "workspace.sqlite") as conn:  # a workspace made by version 1
+        conn.executescript("CREATE TABLE app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                           "INSERT INTO app_state VALUES ('session', '{\"source\": \"upload: people.csv\"}');"
+                           "PRAGMA user_version = 1;")
+    ws = Workspace(tmp_path)
+    assert ws.last_session("any-browser") is None
+    with sqlite3.connect(tmp_path / "workspace.sqlite") as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "app_state" not in tables and "sessions" in tables
 
 
 def test_epsilon_is_printed_in_plain_digits():
