@@ -94,8 +94,9 @@ def browser() -> str:
 def store_identity() -> None:
     """For a browser that sent no identity: store the new one as a cookie (a year; this site only)."""
     if st.session_state.get(_NEW_BROWSER):
-        st.sidebar.html(f"<script>document.cookie = '{COOKIE}={browser()}; path=/; max-age=31536000; SameSite=Strict' + "
-                "(location.protocol === 'https:' ? '; Secure' : '');</script>", unsafe_allow_javascript=True)
+        cookie = f"{COOKIE}={browser()}; path=/; max-age=31536000; SameSite=Strict"
+        st.sidebar.html(f"<script>document.cookie = '{cookie}' + (location.protocol === 'https:' ? '; Secure' : '');"
+                        "</script>", unsafe_allow_javascript=True)
 
 
 def ensure_state() -> None:

@@ -255,7 +255,8 @@ def test_budget_survives_a_server_restart_and_a_reload(browser, tmp_path):
     server = Server(tmp_path / "workspace", tmp_path / "streamlit.log")
     server.start()
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        context = browser.new_context(viewport={"width": 1400, "height": 1200})
+        page = context.new_page()
         page.set_default_timeout(30_000)
         page.goto(f"{server.url}/Preview")
         page.get_by_role("button", name="Generate synthetic data").click()
@@ -268,12 +269,11 @@ def test_budget_survives_a_server_restart_and_a_reload(browser, tmp_path):
         page.get_by_text("Synthetic table ready").wait_for(timeout=60_000)
         assert "ε = 1" in _sidebar(page) and "nothing drawn yet" not in _sidebar(page)
         assert page.get_by_role("button", name="Draw again").count() == 1
-        other = page.context.new_page()  # a new tab of the same browser resumes too
+        other = context.new_page()  # a new tab of the same browser resumes too
         other.goto(f"{server.url}/Release")
         other.get_by_text("The guarantee").first.wait_for()
         assert "ε = 1" in _sidebar(other)
-        page.close()
-        other.close()
+        context.close()
     finally:
         server.stop()
 
