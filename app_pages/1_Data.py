@@ -7,9 +7,9 @@ from app_support import state
 from app_support.cached import read_csv_bytes
 from app_support.sidebar import file_size, upload_again
 from dpsynth_core import DataError, constraints
-from dpsynth_core.examples import EXAMPLES
-from dpsynth_core.tables import ENCODINGS, line_report_text
-from dpsynth_core.templates import declaration_from_names
+from dpsynth_core.data.examples import EXAMPLES
+from dpsynth_core.data.tables import ENCODINGS, line_report_text
+from dpsynth_core.domain.templates import declaration_from_names
 
 st.title("1. Data")
 st.markdown("Choose the table to protect. The tool reads it, but this page only ever shows its "

@@ -9,7 +9,7 @@ import streamlit as st
 from app_support import state
 from dpsynth_core import DomainError, TableDomain, column_from_json, constraints
 from dpsynth_core.domain import TEXT_GENERATORS, parse_declaration
-from dpsynth_core.public_lists import TITLES, public_list
+from dpsynth_core.domain.public_lists import TITLES, public_list
 
 st.title("2. Domain")
 st.markdown(

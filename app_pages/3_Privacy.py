@@ -9,8 +9,8 @@ import streamlit as st
 from app_support import state
 from app_support.cached import budget_split, column_plan
 from dpsynth_core import METHODS, DomainError, TableDomain, constraints, size_in_words
-from dpsynth_core.charts import budget_split_chart
-from dpsynth_core.planning import epsilon_guidance
+from dpsynth_core.evaluation.charts import budget_split_chart
+from dpsynth_core.synthesizers.planning import epsilon_guidance
 from dpsynth_core.workspace import format_epsilon
 
 st.title("3. Privacy")
@@ -203,7 +203,7 @@ elif method == "deniability":
                "will count. Try few records, or prefer another method for a whole table.",
                icon=":material/info:")
 elif method == "marginals":
-    from dpsynth_core.planning import engine_delta
+    from dpsynth_core.synthesizers.planning import engine_delta
 
     delta = engine_delta(row_count)
     st.info(f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with a second "

@@ -12,9 +12,9 @@ from app_support import state
 from app_support.cached import paired, quality
 from app_support.progress import run_with_progress
 from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
-from dpsynth_core.charts import (distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart,
+from dpsynth_core.evaluation.charts import (distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart,
                                  top_values_chart, two_way_heatmap, value_cdf_chart)
-from dpsynth_core.metrics import value_comparison
+from dpsynth_core.evaluation.metrics import value_comparison
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
 st.title("4. Preview")

@@ -7,9 +7,10 @@ import streamlit as st
 from app_support import state
 from app_support.cards import show_card, show_document
 from app_support.progress import run_with_progress
-from dpsynth_core import report as reports
-from dpsynth_core.card import render_card_html
-from dpsynth_core.accounting import ADD_REMOVE
+from dpsynth_core.evaluation import report as reports
+from dpsynth_core.evaluation import report_render
+from dpsynth_core.release.card import render_card_html
+from dpsynth_core.privacy.accounting import ADD_REMOVE
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
 st.title("5. Release")
@@ -73,7 +74,7 @@ with st.form("release_report_form", border=True):
                                   key="release_report_pairs",
                                   help="Defaults: the pairs the method itself joined (from the card), chosen without "
                                        "looking at the data. Each pair is one more measurement sharing the budget.")
-    charts = st.multiselect("Columns to chart value by value", columns, default=columns[:reports.DEFAULT_CHARTS],
+    charts = st.multiselect("Columns to chart value by value", columns, default=columns[:report_render.DEFAULT_CHARTS],
                             key="release_report_charts")
     st.caption(f"The report's budget is shared equally by its measurements: the row count, one distance per column "
                f"({len(columns)}), one per pair and one set of shares per charted column. Fewer measurements mean "
@@ -89,7 +90,7 @@ if make:
                                       epsilon=epsilon, pairs=[pair_names[p] for p in chosen_pairs],
                                       chart_columns=charts)
             report(0.4, "Drawing the charts")
-            return figures, reports.render_html(card, figures, total=(
+            return figures, report_render.render_html(card, figures, total=(
                 None if g["epsilon"] is None else
                 f"Release and report together: ε = {format_epsilon(g['epsilon'] + epsilon)} by adding up."))
 
@@ -110,10 +111,10 @@ if made:
     r1, r2 = st.columns(2)
     r1.download_button("Report (HTML)", latest["html"].encode("utf-8"), file_name=f"{stem}_report.html",
                        mime="text/html", key="release_report_html", type="primary", on_click="ignore")
-    r2.download_button("Report (PDF)", lambda page=latest["html"]: reports.html_to_pdf(page),
+    r2.download_button("Report (PDF)", lambda page=latest["html"]: report_render.html_to_pdf(page),
                        file_name=f"{stem}_report.pdf", mime="application/pdf", key="release_report_pdf",
-                       on_click="ignore", disabled=reports.find_chromium() is None,
-                       help=None if reports.find_chromium() else "Needs Chromium on this server "
+                       on_click="ignore", disabled=report_render.find_chromium() is None,
+                       help=None if report_render.find_chromium() else "Needs Chromium on this server "
                        "(apt-get install chromium); the HTML prints to PDF from any browser.")
     with st.expander("The report, as stakeholders will see it"):
         show_document(latest["html"])

@@ -11,7 +11,7 @@ from app_support.cached import quality
 from app_support.progress import run_with_progress
 from app_support.sidebar import spending_lines
 from dpsynth_core import METHODS
-from dpsynth_core.card import render_card_html
+from dpsynth_core.release.card import render_card_html
 from dpsynth_core.workspace import format_delta, format_epsilon
 
 st.title("Releases")

@@ -5,8 +5,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_support.cached import bad_bins_demo, dp_share_with_and_without, k_anonymous_example
-from dpsynth_core.charts import FONT, REAL, SYNTHETIC, tau_curve
-from dpsynth_core.kanonymity import l_diversity
+from dpsynth_core.evaluation.charts import FONT, REAL, SYNTHETIC, tau_curve
+from dpsynth_core.evaluation.kanonymity import l_diversity
 
 st.title("How it works")
 

@@ -6,8 +6,9 @@ import json
 
 import streamlit as st
 
-from dpsynth_core import metrics, planning
-from dpsynth_core.tables import read_table
+from dpsynth_core.evaluation import metrics
+from dpsynth_core.synthesizers import planning
+from dpsynth_core.data.tables import read_table
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -68,8 +69,8 @@ GAME_RECORDS = 3000
 @st.cache_data(show_spinner=False, max_entries=16)
 def k_anonymous_example(k: int):
     """The bundled adult example made k-anonymous, its classes by income, and the homogeneous ones."""
-    from dpsynth_core.examples import example_csv
-    from dpsynth_core.kanonymity import ADULT_HIERARCHIES, equivalence_classes, homogeneity_attack, k_anonymize
+    from dpsynth_core.data.examples import example_csv
+    from dpsynth_core.evaluation.kanonymity import ADULT_HIERARCHIES, equivalence_classes, homogeneity_attack, k_anonymize
 
     frame = read_table(example_csv("adult"))[0]
     result = k_anonymize(frame, ADULT_HIERARCHIES, k)
@@ -84,9 +85,9 @@ def dp_share_with_and_without(k: int, epsilon: float):
     import numpy as np
 
     from dpsynth_core import synthesize
-    from dpsynth_core.examples import example_csv, example_declaration
+    from dpsynth_core.data.examples import example_csv, example_declaration
 
-    from dpsynth_core.kanonymity import ADULT_HIERARCHIES
+    from dpsynth_core.evaluation.kanonymity import ADULT_HIERARCHIES
 
     result, _, homogeneous = k_anonymous_example(k)
     frame = read_table(example_csv("adult"))[0]
@@ -115,8 +116,8 @@ def bad_bins_demo(epsilon: float, runs: int) -> dict:
     """Learn page: how often 'rare disease' shows up, per method, without and with Alex (made-up data)."""
     import numpy as np
 
-    from dpsynth_core.cathist import cathist, draw_from_range
-    from dpsynth_core.noise import make_noise_source
+    from dpsynth_core.privacy.cathist import cathist, draw_from_range
+    from dpsynth_core.privacy.noise import make_noise_source
 
     diagnoses = 10
     without_alex, with_alex = {0: 12, 1: 7}, {0: 12, 1: 7, 4: 1}

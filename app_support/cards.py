@@ -6,7 +6,7 @@ import re
 
 import streamlit as st
 
-from dpsynth_core.card import render_card_html
+from dpsynth_core.release.card import render_card_html
 
 _SCOPED_CSS = """
 <style>

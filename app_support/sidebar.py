@@ -15,7 +15,7 @@ def _warm_up() -> None:
     import threading
 
     def load() -> None:
-        from dpsynth_core.noise import make_noise_source
+        from dpsynth_core.privacy.noise import make_noise_source
 
         make_noise_source(None).discrete_laplace(1, 1.0)
         import vl_convert  # the report's chart renderer starts its engine on first use

@@ -37,7 +37,7 @@ from collections import OrderedDict
 import streamlit as st
 
 from dpsynth_core import constraints
-from dpsynth_core.examples import EXAMPLES, example_csv, example_declaration
+from dpsynth_core.data.examples import EXAMPLES, example_csv, example_declaration
 from dpsynth_core.workspace import Workspace, default_folder, fingerprint
 
 DATA = "data"                # {"frame", "info", "source", "hash", "name"}

@@ -33,8 +33,8 @@ def _adult_domain() -> dict:
 
 
 def case_cathist(n: int, secure: bool) -> dict:
-    from dpsynth_core.cathist import cathist, draw_from_range
-    from dpsynth_core.noise import make_noise_source
+    from dpsynth_core.privacy.cathist import cathist, draw_from_range
+    from dpsynth_core.privacy.noise import make_noise_source
 
     keys, counts = list(range(40)), [1000 // (i + 1) for i in range(40)]
     times = []

@@ -15,9 +15,9 @@ A release as the CLI makes it (``python -m dpsynth_core synth BIG.parquet --engi
 * ``fitting``: the rest of ``fit``: noise, CatHist, selection, estimation (on the driver);
 * ``sampling``: drawing the synthetic rows in chunks of a million, each from its own stream,
   ``--sampling-threads`` chunks at once, and writing them to one Parquet file
-  (:func:`dpsynth_core.writer.write_synthetic`); with ``--engine spark`` the chunks are drawn
+  (:func:`dpsynth_core.release.writer.write_synthetic`); with ``--engine spark`` the chunks are drawn
   by Spark's tasks (local mode, ``--threads`` cores) into a folder of parts
-  (:func:`dpsynth_core.writer.write_on_spark`), Spark's session start reported apart.
+  (:func:`dpsynth_core.release.writer.write_on_spark`), Spark's session start reported apart.
 
 Each case runs in a fresh subprocess; peak memory is the largest resident set of its whole
 process tree in each stage, sampled every 50 ms. Times are wall-clock seconds of one run on a
@@ -90,7 +90,7 @@ def case(method: str, data: str, memory_limit: str, threads: int, engine: str = 
     from dpsynth_core.engines import open_source
     from dpsynth_core.release import ChunksAhead
     from dpsynth_core.synthesizers import get_method
-    from dpsynth_core.writer import chunk_sizes, write_on_spark, write_synthetic
+    from dpsynth_core.release.writer import chunk_sizes, write_on_spark, write_synthetic
 
     domain = TableDomain.from_json(large_domain())
     out = {"method": method, "data": Path(data).name, "engine": engine, "sampling_threads": sampling_threads}

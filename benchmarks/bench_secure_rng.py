@@ -43,7 +43,7 @@ def best(fn, repeats=3) -> float:
 
 
 def main() -> None:
-    from dpsynth_core import noise
+    from dpsynth_core.privacy import noise
     from dpsynth_core.synthesizers.independent import IndependentColumns
 
     frame = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)

@@ -83,7 +83,7 @@ def scores(real: pd.DataFrame, synthetic: pd.DataFrame, cells: dict) -> dict:
 
 def load(columns):
     from dpsynth_core.domain import TableDomain
-    from dpsynth_core.encoding import encode_table
+    from dpsynth_core.data.encoding import encode_table
 
     spec = declaration(columns)
     raw = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
@@ -100,7 +100,7 @@ def load(columns):
 def run_ours(method, raw, spec, codes, cells, eps, delta, seed, options):
     from dpsynth_core import synthesize
     from dpsynth_core.domain import TableDomain
-    from dpsynth_core.encoding import encode_table
+    from dpsynth_core.data.encoding import encode_table
 
     extra = dict(options)
     if method == "marginals":
@@ -240,7 +240,7 @@ def main() -> None:
     codes_file = out / f"{name}.codes.npz"
     if any(m in PEERS for m in opts.methods):
         save_codes(SUBSET6 if opts.subset6 else None, codes_file)
-    from dpsynth_core.accounting import zcdp_budget
+    from dpsynth_core.privacy.accounting import zcdp_budget
 
     rhos = {str(eps): zcdp_budget(eps, opts.delta) for eps in opts.epsilons}
     for method in opts.methods:

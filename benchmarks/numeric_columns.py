@@ -47,7 +47,7 @@ from benchmarks.compare_methods import declaration as scoring_declaration  # noq
 from benchmarks.compare_methods import scores  # noqa: E402
 from dpsynth_core import constraints, synthesize  # noqa: E402
 from dpsynth_core.domain import TableDomain  # noqa: E402
-from dpsynth_core.encoding import encode_table  # noqa: E402
+from dpsynth_core.data.encoding import encode_table  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "datasets"
 NUMERIC = ["age", "education-num", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]

@@ -4,7 +4,7 @@
 
 Compas, a few columns, with the three charge descriptions declared as weakly constrained
 codes (``{"type": "text", "generator": "any", "size": 17000}``), and adult with its own
-declaration. For each method that codes columns through ``dpsynth_core.finite`` (and
+declaration. For each method that codes columns through ``dpsynth_core.synthesizers.finite`` (and
 ``cathist`` as the reference), at epsilon 1, seeded, it reports per text column:
 
 * the real and synthetic shares of missing cells;

@@ -16,14 +16,14 @@ __version__ = "0.1.0"
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
-    "Accountant": "accounting", "PrivacyEvent": "accounting",
-    "cathist_tau": "cathist", "expected_made_up": "cathist", "fidelity": "cathist",
-    "inclusion_probability": "cathist", "threshold": "cathist",
+    "Accountant": "privacy.accounting", "PrivacyEvent": "privacy.accounting",
+    "cathist_tau": "privacy.cathist", "expected_made_up": "privacy.cathist", "fidelity": "privacy.cathist",
+    "inclusion_probability": "privacy.cathist", "threshold": "privacy.cathist",
     "TableDomain": "domain", "as_table_domain": "domain", "column_from_json": "domain", "size_in_words": "domain",
     "DataError": "errors", "DomainError": "errors", "DPSynthError": "errors", "ParameterError": "errors",
     "METHODS": "synthesizers", "get_method": "synthesizers",
     "Release": "release", "synthesize": "release",
-    "read_table": "tables",
+    "read_table": "data.tables",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

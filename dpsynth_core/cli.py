@@ -19,10 +19,10 @@ INPUT is a CSV/TSV file, a Parquet file, or a folder or quoted glob of Parquet f
 (chosen by ``auto`` for Parquet and for a CSV above ``constraints.ENGINE_AUTO_BYTES``) or
 ``spark``, the table is counted out of core and the synthetic table is written in chunks
 (never whole in memory) to a temporary file, renamed with the other outputs. The output's
-format follows :func:`dpsynth_core.writer.output_format` (Parquet for .parquet, .pq, .parq;
+format follows :func:`dpsynth_core.release.writer.output_format` (Parquet for .parquet, .pq, .parq;
 CSV for any other name, except suffixes of other formats, refused). With ``--engine spark``
 a Parquet output is drawn on Spark's executors and becomes a new folder of Parquet parts
-(:func:`dpsynth_core.writer.write_on_spark`); an existing one is never replaced.
+(:func:`dpsynth_core.release.writer.write_on_spark`); an existing one is never replaced.
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def _run_synth(args) -> None:
         if args.method != "marginals":
             raise ParameterError(f"--delta works with 'marginals', not '{args.method}'")
         options["delta"] = check_delta(args.delta, "--delta")
-    from .tables import check_delimiter, check_encoding
+    from .data.tables import check_delimiter, check_encoding
 
     check_encoding(args.encoding)
     check_delimiter(args.delimiter)
@@ -242,7 +242,7 @@ def _run_synth(args) -> None:
     if not source.exists() and not any(c in args.input for c in "*?["):  # a glob is listed below
         raise ParameterError(f"file not found: {source}")
 
-    from .writer import output_format
+    from .release.writer import output_format
 
     out_format = output_format(args.out)  # the writer's rule: Parquet, CSV, or refused
     from .domain import TableDomain
@@ -259,7 +259,7 @@ def _run_synth(args) -> None:
             raise ParameterError(f"the pandas engine reads one CSV file; use --engine duckdb or --engine spark for "
                                  f"Parquet ({'/'.join(PARQUET_SUFFIXES)} files, a folder of them or a glob)")
         check_rows(args.rows)
-        from .tables import read_table
+        from .data.tables import read_table
 
         frame, table_info = read_table(args.input, encoding=args.encoding, delimiter=args.delimiter)
         domain.check_matches(frame.columns)
@@ -280,7 +280,7 @@ def _run_synth(args) -> None:
     ready = []
     if engine == "spark" and out_format == "parquet":
         # drawn on the executors into a new folder of Parquet parts, renamed with the other outputs
-        from .writer import check_spark_target
+        from .release.writer import check_spark_target
 
         check_spark_target(out_path)
         temporary = str(out_path.resolve().parent / f".{out_path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
@@ -294,7 +294,7 @@ def _run_synth(args) -> None:
             release = synthesize(frame, domain, epsilon, method=args.method, rho=rho, rows=rows, random_state=seed,
                                  engine="pandas", **options)
             if streamed:
-                from .writer import write_synthetic
+                from .release.writer import write_synthetic
 
                 write_synthetic(temporary, release.rows, _slices(release.data), fmt=out_format,
                                 columns=release.columns)
@@ -313,7 +313,7 @@ def _run_synth(args) -> None:
 
             contents["--card"] = (json.dumps(release.card, indent=2) + "\n").encode("utf-8")
         if args.card_html:
-            from .card import render_card_html
+            from .release.card import render_card_html
 
             contents["--card-html"] = render_card_html(release.card).encode("utf-8")
     except BaseException:
@@ -328,7 +328,7 @@ def _run_synth(args) -> None:
               file=sys.stderr)
     if info_lines is None:  # an engine read the CSV in chunks: the same count, from its source
         info_lines = release.publisher_report.get("reading")
-    from .tables import line_report_text
+    from .data.tables import line_report_text
 
     reading = line_report_text(info_lines) if info_lines is not None else None
     if reading:
@@ -365,7 +365,7 @@ def _run_tau(args) -> None:
     size = check_domain_size(args.size)
     rho = check_publisher_rho(args.rho, "--rho")
     epsilon = check_epsilon(args.epsilon, "--epsilon")
-    from .cathist import cathist_tau, expected_made_up, threshold
+    from .privacy.cathist import cathist_tau, expected_made_up, threshold
     from .domain import size_in_words
 
     tau = cathist_tau(size, rho, epsilon)

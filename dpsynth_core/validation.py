@@ -5,7 +5,7 @@ Two ranges exist for epsilon and rho. What a publisher types (the app's sliders,
 :mod:`~dpsynth_core.constraints` (``check_total_epsilon``, ``check_publisher_rho``); one
 mechanism inside a release receives a share of it, which only has to lie in the wider
 range where its arithmetic stays exact and its loops short (``check_epsilon``, ``check_rho``).
-Domain declarations are checked in :mod:`~dpsynth_core.schema`.
+Domain declarations are checked in :mod:`~dpsynth_core.domain.schema`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ re-upload of the same file finds its history):
 
 * the **budget ledger**: every draw and every stakeholder report, with the privacy events
   the accountant recorded; totals are composed per neighbouring relation by
-  :class:`~dpsynth_core.accounting.Accountant` (events under different relations are never
+  :class:`~dpsynth_core.privacy.accounting.Accountant` (events under different relations are never
   added up), and a draw with no differential-privacy guarantee is counted as such;
 * an optional **lifetime budget**: a draw or report that would take the total of any
   relation above it is refused with an explanation (:class:`BudgetExceeded`);
@@ -28,19 +28,20 @@ import contextlib
 import datetime as dt
 import gzip
 import hashlib
-import io
 import json
 import math
 import os
 import sqlite3
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 
 import pandas as pd
 
-from . import constraints
-from .accounting import Accountant, PrivacyEvent
+from .data.fingerprint import fingerprint, fingerprint_file, fingerprint_files  # noqa: F401  (the ledger's keys)
 from .errors import DPSynthError
+from .privacy.accounting import Accountant, PrivacyEvent, Spend, Spending, compose, planned_events  # noqa: F401
+from .release.stored import StoredRelease
+from .wording import format_delta, format_epsilon, ledger_text  # noqa: F401  (re-exported for the app and CLI)
 
 #: Environment variable naming the workspace folder.
 ENVIRONMENT_VARIABLE = "DPSYNTH_WORKSPACE"
@@ -83,41 +84,6 @@ def default_folder() -> Path:
     return Path(chosen).expanduser() if chosen else Path.home() / ".dpsynth"
 
 
-def fingerprint(raw: bytes) -> str:
-    """The SHA-256 of a file's bytes, in hex: the same file always gets the same ledger."""
-    return hashlib.sha256(raw).hexdigest()
-
-
-def fingerprint_file(path) -> str:
-    """The SHA-256 of a file's bytes (read in blocks): :func:`fingerprint` without holding the file."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def fingerprint_files(paths) -> str:
-    """The ledger key of a table stored as several files (a folder or glob of Parquet parts).
-
-    One file: its own SHA-256, so a file and a folder holding only that file share a ledger.
-    Several: the SHA-256 of a manifest with one line per file, ``<SHA-256 of its bytes>  <name>``
-    and a line end, in order of name, where a name is the file's path relative to the deepest
-    folder holding them all (``/`` between folders). That manifest is what ``sha256sum``
-    prints, so ``cd data && LC_ALL=C sha256sum *.parquet | sha256sum`` gives the same key for
-    a folder of plain names. It changes when a file's bytes, a name or the set of files change.
-    """
-    paths = [Path(p) for p in paths]
-    if not paths:
-        raise ValueError("no files to fingerprint")
-    if len(paths) == 1:
-        return fingerprint_file(paths[0])
-    root = Path(os.path.commonpath([str(p.absolute().parent) for p in paths]))
-    named = sorted((p.absolute().relative_to(root).as_posix(), p) for p in paths)
-    manifest = "".join(f"{fingerprint_file(path)}  {name}\n" for name, path in named)
-    return hashlib.sha256(manifest.encode("utf-8", "surrogateescape")).hexdigest()
-
-
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -137,148 +103,6 @@ def _event(data: dict) -> PrivacyEvent:
     known = {f.name for f in fields(PrivacyEvent)}
     return PrivacyEvent(**{k: v for k, v in data.items() if k in known})
 
-
-# --- composed totals ----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RelationTotal:
-    """The composed guarantee of every guaranteed spend under one neighbouring relation.
-
-    ``basic_epsilon`` is what adding up each spend's own epsilon gives (for comparison).
-    """
-
-    neighbouring: str
-    epsilon: float
-    delta: float
-    composition: str
-    basic_epsilon: float
-    draws: int
-
-
-@dataclass(frozen=True)
-class Spend:
-    """One recorded use of a dataset: its privacy events, whether it has a guarantee, and the delta
-    at which its zero-concentrated events (if any) were stated."""
-
-    events: tuple
-    guaranteed: bool = True
-    zcdp_delta: float = 0.0
-
-
-@dataclass(frozen=True)
-class Spending:
-    """What has been spent on one dataset.
-
-    Attributes:
-        relations: one composed total per neighbouring relation (never added together).
-        unguaranteed: draws made with a method that has no differential-privacy guarantee.
-        draws: all recorded spends (releases and reports).
-        lifetime_epsilon: the publisher's limit, or None.
-    """
-
-    relations: tuple[RelationTotal, ...]
-    unguaranteed: int
-    draws: int
-    lifetime_epsilon: float | None
-
-    @property
-    def largest_epsilon(self) -> float:
-        return max((r.epsilon for r in self.relations), default=0.0)
-
-    def left(self) -> float | None:
-        """Epsilon that still fits the lifetime budget by plain addition (None: no limit)."""
-        if self.lifetime_epsilon is None:
-            return None
-        return max(0.0, self.lifetime_epsilon - self.largest_epsilon)
-
-
-def _accountant_total(events, delta: float) -> dict:
-    """The accountant's total of some events (zCDP ones stated at ``delta``)."""
-    return Accountant(events, delta=delta).total(constraints.ADVANCED_COMPOSITION_DELTA)
-
-
-def compose_events(events, zcdp_delta: float = 0.0) -> dict:
-    """The best guarantee the accountant gives for events of one relation: ``epsilon``, ``delta``, ``composition``.
-
-    With zero-concentrated events among pure ones, two statements are valid: everything in
-    zCDP (pure events count as epsilon²/2), or the zCDP events stated at ``zcdp_delta`` plus the
-    pure ones by basic or advanced composition, added up. The smaller epsilon is reported.
-    """
-    events = list(events)
-    whole = _accountant_total(events, zcdp_delta)
-    best = {"epsilon": whole["epsilon"], "delta": whole["delta"], "composition": whole["composition"]}
-    zcdp = [e for e in events if e.is_zcdp]
-    rest = [e for e in events if not e.is_zcdp]
-    if zcdp and rest:
-        first, second = _accountant_total(zcdp, zcdp_delta), _accountant_total(rest, zcdp_delta)
-        if first["epsilon"] + second["epsilon"] < best["epsilon"]:
-            best = {"epsilon": first["epsilon"] + second["epsilon"],
-                    "delta": min(1.0, first["delta"] + second["delta"]),
-                    "composition": f"zCDP, then {second['composition']} for the pure-DP spends"}
-    return best
-
-
-def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
-    """Totals per relation of :class:`Spend` records, composed by the accountant.
-
-    Two statements are valid and the smaller epsilon is kept: all the events composed together
-    (zCDP events stated at the largest delta their spends used), or each spend's own guarantee
-    (as on its card) added up by basic composition. A single release's total is its card's.
-    """
-    by_relation: dict[str, list] = {}
-    unguaranteed = 0
-    for spend in spends:
-        if not spend.guaranteed:
-            unguaranteed += 1
-            continue
-        for relation in {e.neighbouring for e in spend.events}:
-            by_relation.setdefault(relation, []).append(spend)
-    totals = []
-    for relation, group in by_relation.items():
-        events = [e for spend in group for e in spend.events if e.neighbouring == relation]
-        delta = max((spend.zcdp_delta for spend in group), default=0.0)
-        total = compose_events(events, delta)
-        each = [compose_events([e for e in spend.events if e.neighbouring == relation], spend.zcdp_delta)
-                for spend in group]
-        added = math.fsum(t["epsilon"] for t in each)
-        if len(group) > 1 and added < total["epsilon"]:
-            total = {"epsilon": added, "delta": min(1.0, math.fsum(t["delta"] for t in each)),
-                     "composition": "each spend's own guarantee, added up"}
-        totals.append(RelationTotal(relation, total["epsilon"], total["delta"], total["composition"], added,
-                                    len(group)))
-    return tuple(totals), unguaranteed
-
-
-# --- stored releases ----------------------------------------------------------------------
-
-@dataclass
-class StoredRelease:
-    """A release kept in the workspace (the synthetic file is loaded on demand)."""
-
-    id: int
-    fingerprint: str
-    created: str
-    method: str
-    settings: dict
-    card: dict
-    publisher_report: dict
-    rows: int
-    metrics: dict
-    seconds: float | None
-    source: str
-    _workspace: "Workspace"
-
-    @property
-    def epsilon(self) -> float | None:
-        return self.card["guarantee"]["epsilon"]
-
-    def csv_bytes(self) -> bytes:
-        """The synthetic file exactly as it was first offered for download."""
-        return gzip.decompress(self._workspace._blob(self.id))
-
-    def data(self) -> pd.DataFrame:
-        """The synthetic table, every cell as text (as an uploaded file is read)."""
-        return pd.read_csv(io.BytesIO(self.csv_bytes()), dtype=str, keep_default_na=False)
 
 
 class Workspace:
@@ -612,56 +436,3 @@ def _browser_key(browser: str) -> str:
     if not isinstance(browser, str) or not browser:
         raise ValueError("a session belongs to a browser: its identity must be a non-empty string")
     return hashlib.sha256(browser.encode("utf-8")).hexdigest()
-
-
-def format_epsilon(value: float | None) -> str:
-    """Epsilon in plain digits: ``0.05``, ``1.9``, ``34,312``; never scientific notation."""
-    if value is None or (isinstance(value, float) and math.isinf(value)):
-        return "no guarantee"
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 0.001:
-        return f"{value:.3g}"
-    return "less than 0.001" if value > 0 else "0"
-
-
-def format_delta(value: float) -> str:
-    """Delta as a power of ten when tiny (``1e-6``), since it is a probability of failure."""
-    if value == 0:
-        return "0"
-    return f"{value:.0e}".replace("e-0", "e-") if value < 1e-3 else f"{value:.3g}"
-
-
-# --- the command line ----------------------------------------------------------------------
-
-def ledger_text(workspace: Workspace, fp: str | None = None) -> str:
-    """The ledger as text, per dataset: limit, totals per relation and every spend."""
-    datasets = [d for d in workspace.datasets() if fp is None or d["fingerprint"] == fp]
-    if not datasets:
-        return f"no spends recorded in {workspace.path}" + (" for this file" if fp else "")
-    lines = [f"workspace: {workspace.path}"]
-    for data in datasets:
-        spending = workspace.spending(data["fingerprint"])
-        limit = data["lifetime_epsilon"]
-        lines.append("")
-        lines.append(f"{data['name']} (fingerprint {data['fingerprint'][:12]}): lifetime budget "
-                     + (f"ε = {limit:g}" if limit is not None else "none"))
-        for total in spending.relations:
-            lines.append(f"  total, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
-                         f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends)")
-        if spending.unguaranteed:
-            lines.append(f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
-                         "no total guarantee holds for this data")
-        for spend in workspace.spends(data["fingerprint"]):
-            cost = (f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
-                    if spend["guaranteed"] else "no guarantee")
-            lines.append(f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  "
-                         f"{spend['method']:<11}  {cost}")
-    return "\n".join(lines)
-
-
-def planned_events(epsilon: float, neighbouring: str) -> list[PrivacyEvent]:
-    """The cost a method states before it runs (its epsilon under its relation), for pre-checks."""
-    return [PrivacyEvent("planned draw", float(epsilon), 0.0, neighbouring, "planned")]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from scipy.stats import beta
 
-from dpsynth_core.noise import NoiseSource
+from dpsynth_core.privacy.noise import NoiseSource
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.999) -> tuple[float, float]:
@@ -84,8 +84,8 @@ def restore_frequency_order(monkeypatch) -> None:
     import numpy as np
     import pandas as pd
 
-    from dpsynth_core import cathist
-    from dpsynth_core.encoding import EncodedColumn
+    from dpsynth_core.privacy import cathist
+    from dpsynth_core.data.encoding import EncodedColumn
 
     def by_frequency(self, *, include_missing=True):
         series = pd.Series(self.labels, dtype=object)

@@ -14,10 +14,10 @@ A :class:`CountingSource` is a table over its declared domain that answers, exac
 * ``report()``: cells changed by the public out-of-domain rule (publisher-only).
 
 How the engines stay identical to the in-memory path: the public rule of
-:mod:`dpsynth_core.encoding` looks at one cell at a time, so a column's code is a function
+:mod:`dpsynth_core.data.encoding` looks at one cell at a time, so a column's code is a function
 of its raw value. An engine first finds every column's *distinct raw values* with their
 counts (one pass, GROUPING SETS), maps those values to codes with
-:func:`~dpsynth_core.encoding.encode_column` itself (so the rule is the same code, not a
+:func:`~dpsynth_core.data.encoding.encode_column` itself (so the rule is the same code, not a
 translation), registers each map as a small engine table, joins it to the data to build a
 compact table of codes (one pass, spilled to disk when large), and counts that table with
 GROUP BY. Nothing per row ever runs in Python. The cost is one map entry per distinct raw
@@ -34,9 +34,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from ..counting import coarsen_counts
+from ..data.counting import coarsen_counts
 from ..domain import ColumnDomain, TableDomain
-from ..encoding import changed_cells_report, encode_column
+from ..data.encoding import changed_cells_report, encode_column
 from ..errors import DomainError
 
 #: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
@@ -304,7 +304,7 @@ class EngineSource:
     @property
     def lines_read(self) -> dict | None:
         """How many lines of a CSV the per-record rule touched while the source read it (the
-        ``info["lines"]`` of :func:`~dpsynth_core.tables.read_table`, summed over the chunks
+        ``info["lines"]`` of :func:`~dpsynth_core.data.tables.read_table`, summed over the chunks
         read), or None when the source did not read a CSV file. Publisher-only."""
         return dict(self._csv.lines) if self._csv is not None else None
 

@@ -1,4 +1,4 @@
-"""A CSV file for the engines: read by :func:`~dpsynth_core.tables.read_table`'s own rule, in chunks.
+"""A CSV file for the engines: read by :func:`~dpsynth_core.data.tables.read_table`'s own rule, in chunks.
 
 ``read_table`` reads one record per line (its module docstring states the per-record rule:
 a line that does not decode or parse becomes a row of missing cells; the encoding and the
@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import tables
+from ..data import tables
 from ..errors import DataError
 
 CHUNK_BYTES = 32 << 20

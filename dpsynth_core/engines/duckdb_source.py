@@ -1,7 +1,7 @@
 """Counting with DuckDB (embedded, no server): CSV and Parquet read out of core, spilled to disk.
 
 ``DuckDBSource(path_or_frame, domain, memory_limit="2GB")`` reads a CSV/TSV (by
-:func:`~dpsynth_core.tables.read_table` itself, chunk by chunk: see :mod:`.csvfile`), one or
+:func:`~dpsynth_core.data.tables.read_table` itself, chunk by chunk: see :mod:`.csvfile`), one or
 more Parquet files (a path or a glob), a pandas DataFrame or an Arrow table. DuckDB keeps at
 most ``memory_limit`` in memory and spills the rest to ``temp_directory``, deleted on
 :meth:`close` with the temporary Parquet copy of a CSV.

@@ -1,9 +1,9 @@
 """The in-memory path (uploads, small tables): pandas, the public rule per column, numpy counts.
 
 This is today's path, the reference the engines for large tables are tested against: the
-table is read whole (:func:`~dpsynth_core.tables.read_table` for a file), encoded by
-:func:`~dpsynth_core.encoding.encode_table` and counted by a
-:class:`~dpsynth_core.counting.CodedTable`.
+table is read whole (:func:`~dpsynth_core.data.tables.read_table` for a file), encoded by
+:func:`~dpsynth_core.data.encoding.encode_table` and counted by a
+:class:`~dpsynth_core.data.counting.CodedTable`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..counting import CodedTable
+from ..data.counting import CodedTable
 from ..domain import TableDomain
-from ..encoding import EncodedTable, encode_column, encode_table
+from ..data.encoding import EncodedTable, encode_column, encode_table
 from ..errors import DataError, DomainError
-from ..tables import read_table
+from ..data.tables import read_table
 from .base import Merge, Rebin, Vocabulary, check_recodings, merge_codes
 
 

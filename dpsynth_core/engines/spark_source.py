@@ -5,7 +5,7 @@ path (local, HDFS, S3, ...). The work runs where the session runs: local mode on
 machine, or a cluster under ``spark-submit``. Only small things travel to the driver:
 each column's distinct values with their counts, and the sparse GROUP BY results.
 
-A local CSV is read by :func:`~dpsynth_core.tables.read_table` itself, chunk by chunk, into
+A local CSV is read by :func:`~dpsynth_core.data.tables.read_table` itself, chunk by chunk, into
 a temporary Parquet file (see :mod:`.csvfile`); a remote CSV is read by Spark's own reader
 as UTF-8 with a comma unless ``encoding``/``delimiter`` say otherwise (without the
 per-record rule: convert such files to Parquet first).

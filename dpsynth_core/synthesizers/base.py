@@ -1,7 +1,7 @@
 """The shape every synthesizer shares: ``Method(epsilon=..., ...).fit(data, domain)`` then ``.sample()``.
 
 ``fit`` is the only step that reads the data: it fits the bins of numeric and date columns
-declared without bins (a counted share of the budget, :mod:`dpsynth_core.binning`), encodes
+declared without bins (a counted share of the budget, :mod:`dpsynth_core.privacy.binning`), encodes
 the table over the resulting domain, spends the budget (each spend recorded by the
 accountant) and keeps only noisy statistics. ``sample`` is post-processing of those
 statistics and never sees the data.
@@ -15,14 +15,14 @@ from pathlib import Path
 import pandas as pd
 
 from .. import constraints
-from ..accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
-from ..binning import fit_bins
+from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
+from ..privacy.binning import fit_bins
 from ..domain import TableDomain, as_table_domain
-from ..encoding import EncodedTable, encode_table
+from ..data.encoding import EncodedTable, encode_table
 from ..errors import DataError, ParameterError
-from ..histogram import noisy_count
-from ..noise import NoiseSource, chunk_generator, make_noise_source, stream_key
-from ..tables import read_table
+from ..privacy.histogram import noisy_count
+from ..privacy.noise import NoiseSource, chunk_generator, make_noise_source, stream_key
+from ..data.tables import read_table
 from ..validation import check_epsilon, check_rho, check_rows
 
 
@@ -229,7 +229,7 @@ class Synthesizer:
     def chunk_sampler(self):
         """A function ``draw(index, size)`` -> chunk ``index`` of a large release, ``size`` rows.
 
-        Each chunk comes from its own stream (:func:`~dpsynth_core.noise.chunk_generator`) under
+        Each chunk comes from its own stream (:func:`~dpsynth_core.privacy.noise.chunk_generator`) under
         one 256-bit key drawn now from this release's generator, so a chunk depends only on the
         model, the key, its index and its size: the same file whether chunks are drawn in
         order, by threads, or by Spark executors. The function (and the model it carries) may

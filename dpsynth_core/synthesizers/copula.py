@@ -7,7 +7,7 @@ so the budget is per attribute, not per binary column, their Lemma 1); one noisy
 table per pair of attributes, whose cells are the positive conjunction counts of every
 pair of their dummies. Every measurement is a discrete Laplace histogram over declared
 cells (numeric columns in public bins; weakly constrained text through a CatHist
-vocabulary, see :mod:`dpsynth_core.finite`). Must be declared in advance: every domain.
+vocabulary, see :mod:`dpsynth_core.synthesizers.finite`). Must be declared in advance: every domain.
 
 From the noisy margins ``p_i`` and conjunctions ``p_ij``, each pair of dummies gets the
 Gaussian correlation ``r`` for which ``P(Z_i > t_i, Z_j > t_j) = p_ij`` with
@@ -30,10 +30,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from ..accounting import fit_to_budget
-from ..encoding import EncodedTable
-from ..finite import FiniteColumn, coded_table, finite_column
-from ..histogram import noisy_histogram, to_probabilities
+from ..privacy.accounting import fit_to_budget
+from ..data.encoding import EncodedTable
+from .finite import FiniteColumn, coded_table, finite_column
+from ..privacy.histogram import noisy_histogram, to_probabilities
 from .registry import register
 from .base import Synthesizer
 from .. import constraints
@@ -207,7 +207,7 @@ def measure(table, epsilon: float, noise) -> tuple[dict, dict]:
 
     Each is a discrete Laplace histogram of L1 sensitivity 1 with ``epsilon`` (a record
     adds one to one cell of each attribute's margin and of each pair's table).
-    ``table``: a :class:`~dpsynth_core.counting.CodedTable` of the attributes.
+    ``table``: a :class:`~dpsynth_core.data.counting.CodedTable` of the attributes.
     """
     names = list(table.codes)
     margins = {n: noisy_histogram(table.marginal((n,)), epsilon=epsilon, noise=noise, label=f"margin {n}")

@@ -38,10 +38,10 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..accounting import PrivacyEvent
+from ..privacy.accounting import PrivacyEvent
 from .network import NetworkSynthesizer
 from ..errors import ParameterError
-from ..finite import coded_table
+from .finite import coded_table
 from .registry import register
 
 DELTA_PER_RECORD = 1e-6

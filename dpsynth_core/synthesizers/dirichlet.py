@@ -22,10 +22,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..accounting import SUBSTITUTE
-from ..encoding import EncodedTable, decode_codes
+from ..privacy.accounting import SUBSTITUTE
+from ..data.encoding import EncodedTable, decode_codes
 from ..errors import ParameterError
-from ..noise import dirichlet
+from ..privacy.noise import dirichlet
 from .registry import register
 from .base import Synthesizer
 

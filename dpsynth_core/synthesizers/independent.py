@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
+from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
 from ..domain import CategoricalDomain, ColumnDomain, TextDomain
-from ..encoding import decode_codes
-from ..histogram import noisy_histogram, to_probabilities
+from ..data.encoding import decode_codes
+from ..privacy.histogram import noisy_histogram, to_probabilities
 from .registry import register
 from .base import Synthesizer
 
@@ -58,7 +58,7 @@ def _uniform_column(domain: ColumnDomain, n: int, noise) -> pd.Series:
 
     A binned column is drawn uniformly over its declared cells. A text column shows its
     domain's first value (``label_at(0)``), the public placeholder that
-    :mod:`dpsynth_core.finite` also uses: drawing from a weakly constrained domain would
+    :mod:`dpsynth_core.synthesizers.finite` also uses: drawing from a weakly constrained domain would
     invent about one value per row, while CatHist's made-up values follow rho (none with
     probability rho).
     """

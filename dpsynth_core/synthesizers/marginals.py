@@ -37,11 +37,11 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..accounting import PrivacyEvent, default_delta, zcdp_budget
+from ..privacy.accounting import PrivacyEvent, default_delta, zcdp_budget
 from ..errors import ParameterError
-from ..finite import FiniteColumn, finite_source, finite_source_column
-from ..histogram import noisy_count, noisy_histogram
-from ..noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
+from .finite import FiniteColumn, finite_source, finite_source_column
+from ..privacy.histogram import noisy_count, noisy_histogram
+from ..privacy.noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
 from ..pgm import Measurement, absorb, estimate, generate, model_cells_with
 from .base import Synthesizer
 from .registry import register
@@ -106,7 +106,7 @@ class MarginalsSynthesizer(Synthesizer):
         epsilon, rho, random_state: as for every synthesizer (``rho`` is the tolerance for
             made-up values of text columns, not the zCDP parameter).
         delta: the (epsilon, delta) guarantee's delta; None (default) applies the public rule
-            of :func:`dpsynth_core.accounting.default_delta` to a DP bound on the row count;
+            of :func:`dpsynth_core.privacy.accounting.default_delta` to a DP bound on the row count;
             0 gives pure epsilon-DP.
         groups: optional publisher column groups (tuples of 2 or 3 names): measured first and
             added to the workload.

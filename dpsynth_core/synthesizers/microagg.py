@@ -26,10 +26,10 @@ import pandas as pd
 from scipy.cluster.hierarchy import cut_tree, linkage
 from scipy.spatial.distance import squareform
 
-from ..encoding import EncodedTable
+from ..data.encoding import EncodedTable
 from ..errors import ParameterError
-from ..finite import FiniteColumn, coded_table, finite_column
-from ..noise import real_laplace
+from .finite import FiniteColumn, coded_table, finite_column
+from ..privacy.noise import real_laplace
 from .registry import register
 from .base import Synthesizer
 

@@ -20,7 +20,7 @@ greedy per attribute, keeping the graph acyclic and every table within ``max_cos
 cells. Parameters: ``theta ~ Dirichlet(noisy counts + 1)`` per parent configuration (the
 paper samples parameters rather than taking their mode). Sampling: ancestral, in a
 topological order. Must be declared in advance: every domain (text through a CatHist
-vocabulary, see :mod:`dpsynth_core.finite`).
+vocabulary, see :mod:`dpsynth_core.synthesizers.finite`).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..accounting import PrivacyEvent, fit_to_budget
-from ..counting import coarsen, flat_index
-from ..encoding import EncodedTable
-from ..finite import FiniteColumn, coded_table, finite_column
-from ..histogram import noisy_count, noisy_histogram
-from ..factors import Factor, sample_children
-from ..noise import discrete_laplace_alpha, real_laplace
+from ..privacy.accounting import PrivacyEvent, fit_to_budget
+from ..data.counting import coarsen, flat_index
+from ..data.encoding import EncodedTable
+from .finite import FiniteColumn, coded_table, finite_column
+from ..privacy.histogram import noisy_count, noisy_histogram
+from .factors import Factor, sample_children
+from ..privacy.noise import discrete_laplace_alpha, real_laplace
 from .base import Synthesizer
 
 SCORING_BUCKETS = 8

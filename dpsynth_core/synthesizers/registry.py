@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..accounting import ADD_REMOVE
+from ..privacy.accounting import ADD_REMOVE
 from ..errors import ParameterError
 
 

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_support import state
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.examples import example_csv, example_declaration
+from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.workspace import Workspace, format_epsilon
 from tests.conftest import DATASETS, FIXTURES, ROOT, complete_domain, shared_path
 
@@ -572,7 +572,7 @@ def _load_declaration(at: AppTest, spec, name: str = "d.json") -> AppTest:
 
 
 def _adult_spec() -> dict:
-    from dpsynth_core.examples import example_declaration
+    from dpsynth_core.data.examples import example_declaration
 
     return json.loads(json.dumps(example_declaration("adult")))
 

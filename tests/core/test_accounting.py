@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from dpsynth_core.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent, split_budget
+from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent, split_budget
 
 
 def test_events_are_immutable():
@@ -52,7 +52,7 @@ def test_split_budget_sums_exactly():
 
 
 def test_zcdp_conversion_reference_and_bounds():
-    from dpsynth_core.accounting import zcdp_budget, zcdp_to_epsilon
+    from dpsynth_core.privacy.accounting import zcdp_budget, zcdp_to_epsilon
 
     # OpenDP 0.16's conversion (Canonne, Kamath and Steinke 2020): rho = 0.005, delta = 1e-10
     assert zcdp_to_epsilon(0.005, 1e-10) == pytest.approx(0.60354, abs=1e-4)
@@ -64,7 +64,7 @@ def test_zcdp_conversion_reference_and_bounds():
 
 
 def test_ledger_with_zcdp_events_composes_in_rho():
-    from dpsynth_core.accounting import zcdp_to_epsilon
+    from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 
     ledger = Accountant([PrivacyEvent("count", 0.1), PrivacyEvent.zcdp("gauss", 0.02, "m")], delta=1e-9)
     total = ledger.total(1e-6)
@@ -79,7 +79,7 @@ def test_ledger_with_zcdp_events_composes_in_rho():
 
 
 def test_default_delta_rule():
-    from dpsynth_core.accounting import default_delta
+    from dpsynth_core.privacy.accounting import default_delta
 
     assert default_delta(32_985, 1e-6) == 1e-10  # 1 / 32,985^2 = 9.2e-10
     assert default_delta(20, 1e-6) == 1e-6        # capped

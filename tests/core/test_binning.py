@@ -8,13 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core import binning, constraints, synthesize
-from dpsynth_core.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
-from dpsynth_core.counting import SortedValues
+from dpsynth_core.privacy import binning
+from dpsynth_core import constraints, synthesize
+from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
+from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.encoding import decode_codes, encode_table
-from dpsynth_core.noise import make_noise_source
-from dpsynth_core.planning import budget_split
+from dpsynth_core.data.encoding import decode_codes, encode_table
+from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.synthesizers.planning import budget_split
 from tests.audit import audit
 
 # --- privacy audit of the tree: neighbours differ by one extreme value, or one record at a spike ----
@@ -276,8 +277,8 @@ def test_sorted_values_count_intervals_exactly():
 
 
 def test_card_lists_the_fitted_bins_and_the_plan_shows_them_before_any_data():
-    from dpsynth_core.card import render_card_html
-    from dpsynth_core.planning import column_plan
+    from dpsynth_core.release.card import render_card_html
+    from dpsynth_core.synthesizers.planning import column_plan
 
     frame, spec = _spiky_table(rows=2000)
     release = synthesize(frame, spec, 1.0, method="cathist", random_state=2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dpsynth_core import synthesize
-from dpsynth_core.card import plain_guarantee, plain_number, render_card_html
+from dpsynth_core.release.card import plain_guarantee, plain_number, render_card_html
 
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})
 DOMAIN = {"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]},

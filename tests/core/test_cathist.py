@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpsynth_core import cathist as ch
-from dpsynth_core.noise import (discrete_laplace_pmf, discrete_laplace_survival,
+from dpsynth_core.privacy import cathist as ch
+from dpsynth_core.privacy.noise import (discrete_laplace_pmf, discrete_laplace_survival,
                                 make_noise_source)
 from tests.audit import HalfNoise, audit, clopper_pearson
 

@@ -11,7 +11,7 @@ import pytest
 from dpsynth_core import cli
 from dpsynth_core.cli import main
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.examples import example_csv, example_declaration
+from dpsynth_core.data.examples import example_csv, example_declaration
 from tests.conftest import DATASETS, ROOT, complete_domain, shared_path
 
 

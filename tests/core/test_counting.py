@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from dpsynth_core.counting import CodedTable, coarsen, flat_index
+from dpsynth_core.data.counting import CodedTable, coarsen, flat_index
 
 
 def _table(rows: int = 500, seed: int = 0) -> CodedTable:

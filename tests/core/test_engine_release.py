@@ -17,7 +17,7 @@ from dpsynth_core.cli import main
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.release import synthesize
 from dpsynth_core.workspace import Workspace, fingerprint_file, fingerprint_files
-from dpsynth_core.writer import output_format
+from dpsynth_core.release.writer import output_format
 from tests.conftest import complete_domain, shared_path
 
 
@@ -154,7 +154,7 @@ def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
     import numpy as np
     from randomgen import ChaCha
 
-    from dpsynth_core.noise import chunk_generator, make_noise_source, stream_key
+    from dpsynth_core.privacy.noise import chunk_generator, make_noise_source, stream_key
 
     secure = make_noise_source(None)
     key = stream_key(secure.rng)

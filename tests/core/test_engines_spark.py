@@ -87,7 +87,7 @@ def test_spark_reads_messy_csvs_frames_and_recodes(spark, tmp_path, mode):
 
 
 def test_a_marginals_release_through_spark_is_the_in_memory_release(spark):
-    from dpsynth_core.card import build_card
+    from dpsynth_core.release.card import build_card
     from dpsynth_core.synthesizers import get_method
 
     info, path, domain = get_method("marginals"), shared_path("ce.csv"), complete_domain("ce")

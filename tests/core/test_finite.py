@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core import cathist as ch
+from dpsynth_core.privacy import cathist as ch
 from dpsynth_core.domain import TextDomain
-from dpsynth_core.encoding import EncodedColumn, encode_column
-from dpsynth_core.finite import finite_column
-from dpsynth_core.noise import make_noise_source
+from dpsynth_core.data.encoding import EncodedColumn, encode_column
+from dpsynth_core.synthesizers.finite import finite_column
+from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import audit, clopper_pearson, restore_frequency_order
 
 WORDS = TextDomain(name="w", generator="english_word")
@@ -123,7 +123,7 @@ def test_audit_vocabulary_new_value_passes():
 
 
 def test_audit_vocabulary_catches_values_present_only(monkeypatch):
-    import dpsynth_core.finite as finite
+    import dpsynth_core.synthesizers.finite as finite
 
     def present_only(keys, counts, size, *, epsilon, rho, draw_inactive, noise, label=""):
         noisy = np.asarray(counts) + noise.discrete_laplace(len(keys), 1 / epsilon)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from dpsynth_core.histogram import noisy_count, noisy_histogram, to_probabilities
-from dpsynth_core.noise import make_noise_source
+from dpsynth_core.privacy.histogram import noisy_count, noisy_histogram, to_probabilities
+from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import audit
 
 EPS = 0.5

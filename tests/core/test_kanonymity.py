@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from dpsynth_core.kanonymity import (ADULT_HIERARCHIES, age_band, equivalence_classes, homogeneity_attack,
+from dpsynth_core.evaluation.kanonymity import (ADULT_HIERARCHIES, age_band, equivalence_classes, homogeneity_attack,
                                      k_anonymize, keep, l_diversity, suppress)
 from tests.conftest import shared_path
 

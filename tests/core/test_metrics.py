@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core import metrics
+from dpsynth_core.evaluation import metrics
 
 SPEC = {"columns": {"a": {"type": "categorical", "values": ["x", "y"], "missing": False},
                     "b": {"type": "categorical", "values": ["0", "1"], "missing": False}}}
@@ -73,7 +73,7 @@ def test_empty_synthetic_table_gives_nan_not_an_error():
 
 
 def test_value_comparison_shows_a_spike_spread_over_its_bin():
-    from dpsynth_core.charts import top_values_chart, value_cdf_chart
+    from dpsynth_core.evaluation.charts import top_values_chart, value_cdf_chart
     from dpsynth_core.domain import column_from_json
 
     column = column_from_json("gain", {"type": "integer", "min": 0, "max": 99})

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core import report
-from dpsynth_core.noise import make_noise_source
+from dpsynth_core.evaluation import report, report_render
+from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import HalfNoise, audit
 
 DOMAIN = {"columns": {"colour": {"type": "categorical", "values": ["red", "green", "blue"]},
@@ -157,7 +157,7 @@ def test_html_is_self_contained_and_says_what_each_number_covers(adult_release):
     figures = report.measure(frame, release.data, declaration, epsilon=0.1,
                              pairs=report.default_pairs(release.card, release.data.columns),
                              chart_columns=["age", "sex"], random_state=3)
-    page = report.render_html(release.card, figures)
+    page = report_render.render_html(release.card, figures)
     assert page.count("<svg") == 4  # 1-way, 2-way, two share charts
     assert "What each number covers" in page and "ε = 0.1" in page and "Not in this report" in page
     assert "<script" not in page and not re.search(r"(src|href)=\"(http|//)", page)
@@ -167,8 +167,8 @@ def test_html_is_self_contained_and_says_what_each_number_covers(adult_release):
 @pytest.fixture(scope="module")
 def adult_release():
     from dpsynth_core import synthesize
-    from dpsynth_core.examples import example_csv, example_declaration
-    from dpsynth_core.tables import read_table
+    from dpsynth_core.data.examples import example_csv, example_declaration
+    from dpsynth_core.data.tables import read_table
 
     frame = read_table(example_csv("adult"))[0]
     declaration = example_declaration("adult")

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core.domain import TextDomain
-from dpsynth_core.encoding import encode_column
+from dpsynth_core.data.encoding import encode_column
 
 GENERATORS = {
     "letters": TextDomain(name="t", generator="letters", max_length=4, alphabet="abc"),

@@ -9,7 +9,7 @@ import pytest
 
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.engines.base import PARQUET_SUFFIXES
-from dpsynth_core.writer import output_format, write_synthetic
+from dpsynth_core.release.writer import output_format, write_synthetic
 
 
 class Sampler:

@@ -44,7 +44,7 @@ def missing_cells_bound(rows_out: int, rows_in: int, cells: int, epsilon: float,
     """
     from scipy.stats import beta, binom
 
-    from dpsynth_core.noise import discrete_laplace_survival
+    from dpsynth_core.privacy.noise import discrete_laplace_survival
 
     q = 0
     while discrete_laplace_survival(q, epsilon) > failure:

@@ -9,7 +9,7 @@ import pytest
 from dpsynth_core.synthesizers.bayesnet import BayesNet
 from dpsynth_core.synthesizers.network import (cfs_merit, count_lower_bound, entropy, entropy_sensitivity,
                                                symmetrical_uncertainty)
-from dpsynth_core.noise import make_noise_source
+from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import HalfNoise, audit, restore_frequency_order
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain, missing_cells_bound
 
@@ -102,8 +102,8 @@ def test_audit_catches_half_noise():
 # --- audit: the entropies (sensitivity from a noisy lower bound on n) ----------------------
 
 def _entropy(codes, seed, sensitivity_factor=1.0):
-    from dpsynth_core.counting import CodedTable
-    from dpsynth_core.histogram import noisy_count
+    from dpsynth_core.data.counting import CodedTable
+    from dpsynth_core.privacy.histogram import noisy_count
     from dpsynth_core.synthesizers import network
 
     noise = make_noise_source(seed)

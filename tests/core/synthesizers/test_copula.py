@@ -10,9 +10,9 @@ from scipy.special import ndtri
 
 from dpsynth_core.synthesizers.copula import (GaussianCopula, gaussian_correlation, measure, nearest_correlation,
                                  orthant_probability, per_measurement_epsilon)
-from dpsynth_core.accounting import Accountant, PrivacyEvent
-from dpsynth_core.counting import CodedTable
-from dpsynth_core.noise import make_noise_source
+from dpsynth_core.privacy.accounting import Accountant, PrivacyEvent
+from dpsynth_core.data.counting import CodedTable
+from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import audit, clopper_pearson
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain, missing_cells_bound
 

@@ -129,7 +129,7 @@ K, EPS0 = 5, 0.5
 
 def _released(count, seed, deterministic=False):
     model = PlausibleDeniability(epsilon=1.0, random_state=seed, k=K, epsilon0=None if deterministic else EPS0)
-    from dpsynth_core.noise import make_noise_source
+    from dpsynth_core.privacy.noise import make_noise_source
     model.noise_ = make_noise_source(seed)
     return bool(model.test(np.array([count]))[0])
 
@@ -174,7 +174,7 @@ def _outlier_model(frame):
 
 def _outlier_hits(frame, runs, seed, stopping_rule=False):
     """How many runs released the outlier's candidate, out of ``runs`` (one run: one trial)."""
-    from dpsynth_core.noise import make_noise_source
+    from dpsynth_core.privacy.noise import make_noise_source
 
     model = _outlier_model(frame)
     model.noise_ = make_noise_source(seed)

@@ -158,7 +158,7 @@ def test_audit_method_passes():
 def test_audit_method_catches_values_present_only(monkeypatch):
     # Broken (the book's listing, checklist 2): noise only the bins and categories that occur.
     import dpsynth_core.synthesizers.independent as independent
-    from dpsynth_core import cathist as ch
+    from dpsynth_core.privacy import cathist as ch
 
     real_histogram = independent.noisy_histogram
     monkeypatch.setattr(independent, "noisy_histogram",

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import constraints
-from .accounting import Accountant
+from .. import constraints
+from ..privacy.accounting import Accountant
 from .card import build_card
-from .errors import ParameterError
-from .synthesizers import get_method
-from .synthesizers.base import resolve_engine
+from ..errors import ParameterError
+from ..synthesizers import get_method
+from ..synthesizers.base import resolve_engine
 from .writer import CHUNK_ROWS, check_spark_target, chunk_sizes, output_format, write_on_spark, write_synthetic
-from .tables import check_delimiter, check_encoding, read_table
-from .validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
+from ..data.tables import check_delimiter, check_encoding, read_table
+from ..validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
 
 @dataclass
@@ -70,7 +70,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         rows: a public number of synthetic rows (1 to 5,000,000); None (default) noises the true count.
         random_state: None for the secure source (releases); an int in [0, 2^128) or a numpy
             Generator for repeatable runs (tests, teaching). The seed never appears in the card.
-        encoding, delimiter: how to read a CSV path (see :func:`~dpsynth_core.tables.read_table`);
+        encoding, delimiter: how to read a CSV path (see :func:`~dpsynth_core.data.tables.read_table`);
             None reads them from the byte-order mark and the header line, never from the records.
         progress: optional ``callable(done, message)`` told how far the release is (0 to 1)
             at coarse steps, for progress bars.
@@ -84,7 +84,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             ``constraints.MAX_ENGINE_SYNTHETIC_ROWS`` rows when an engine counted the data
             (``constraints.MAX_SYNTHETIC_ROWS`` otherwise, and for a table returned in memory).
             With ``engine="spark"`` and a Parquet ``out``, the chunks are drawn on Spark's executors
-            and ``out`` becomes a new folder of Parquet parts (:func:`~dpsynth_core.writer.write_on_spark`).
+            and ``out`` becomes a new folder of Parquet parts (:func:`~dpsynth_core.release.writer.write_on_spark`).
     """
     epsilon = check_total_epsilon(epsilon)
     rho = check_publisher_rho(rho)
@@ -113,7 +113,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         options["groups"] = _check_groups(options["groups"])
     reading = None
     if isinstance(data, (str, Path)) and chosen == "pandas":
-        from .engines import PANDAS_READS_CSV, names_parquet
+        from ..engines import PANDAS_READS_CSV, names_parquet
 
         if names_parquet(data):
             raise ParameterError(PANDAS_READS_CSV)
@@ -121,12 +121,12 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         reading = table_info["lines"]
     opened = None
     if isinstance(data, (str, Path)) and chosen != "pandas":
-        from .engines import open_source
+        from ..engines import open_source
 
         data = opened = open_source(data, domain, engine=chosen, memory_limit=memory_limit, encoding=encoding,
                                     delimiter=delimiter)
     if reading is None and not isinstance(data, pd.DataFrame):  # a source that read a CSV in chunks
-        from .engines import lines_read
+        from ..engines import lines_read
 
         reading = lines_read(data)
     model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)

@@ -26,9 +26,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .engines.base import PARQUET_SUFFIXES
-from .engines.parts import is_remote
-from .errors import ParameterError
+from ..engines.base import PARQUET_SUFFIXES
+from ..engines.parts import is_remote
+from ..errors import ParameterError
 
 FORMATS = ("csv", "parquet")
 #: Rows per chunk by default: about 100 MB of a 15-column table in memory.

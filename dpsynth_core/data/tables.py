@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import constraints
-from .errors import DataError
+from .. import constraints
+from ..errors import DataError
 
 #: Delimiters looked for in the header line, in the order that breaks ties.
 DELIMITERS = (",", "\t", ";", "|")

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
-from . import constraints as c
+from .. import constraints as c
 from .public_lists import TITLES
 
 DATE_UNITS = ("day", "month", "year")

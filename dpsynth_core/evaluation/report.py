@@ -23,30 +23,22 @@ The mechanism (:func:`measure`), for a report budget ``epsilon`` split equally o
 Error bars come from the known noise law alone: a distance's interval holds with
 probability at least 95% (a union bound over its own noise and the count's), a share's
 interval is a 95% interval for that bar. Everything else in the report (card, synthetic
-shares) is public. Noise is drawn through :mod:`dpsynth_core.noise` (secure by default).
+shares) is public. Noise is drawn through :mod:`dpsynth_core.privacy.noise` (secure by default).
 """
 
 from __future__ import annotations
 
-import html
 import math
-import os
-import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .accounting import ADD_REMOVE, PrivacyEvent
-from .card import render_card_html
-from .domain import as_table_domain
-from .errors import DPSynthError
+from ..domain import as_table_domain
+from ..errors import DPSynthError
+from ..privacy.accounting import ADD_REMOVE, PrivacyEvent
+from ..privacy.noise import make_noise_source, real_laplace
 from .metrics import paired_codes
-from .noise import make_noise_source, real_laplace
 
 #: Confidence of the error bars.
 CONFIDENCE = 0.95
@@ -56,7 +48,6 @@ MAX_CHART_CELLS = 24
 DEFAULT_SHARE = 0.10
 #: Default number of column pairs and of share charts.
 DEFAULT_PAIRS = 6
-DEFAULT_CHARTS = 4
 
 
 class ReportError(DPSynthError):
@@ -270,197 +261,27 @@ def measure(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: flo
 
 # --- charts ------------------------------------------------------------------------------
 
-_INK = "#1b1b1b"
-_SYNTHETIC = "#e07b24"
-_REAL = "#1f5fa8"
 
 
-def _svg(chart) -> str:
-    import vl_convert
-
-    return vl_convert.vegalite_to_svg(chart.to_dict())
 
 
-def _configure(chart):
-    return (chart.configure_axis(labelFontSize=13, titleFontSize=13, labelColor=_INK, titleColor=_INK,
-                                 labelLimit=260, grid=False)
-            .configure_view(stroke=None).configure_title(fontSize=15, anchor="start", color=_INK)
-            .configure_legend(labelFontSize=13, titleFontSize=13, orient="bottom"))
 
 
-def distance_chart(estimates: dict, title: str):
-    """Horizontal bars of estimated distances with their 95% intervals, value printed past the bar."""
-    import altair as alt
-
-    frame = pd.DataFrame([{"what": k, "value": v.value, "low": v.low, "high": v.high,
-                           "text": f"{v.value:.3f}"} for k, v in estimates.items()])
-    top = max([0.1] + [v.high * 1.25 for v in estimates.values()])
-    x = alt.X("value:Q", title="distance between real and synthetic (0 = identical)",
-              scale=alt.Scale(domain=[0, top], nice=False))
-    y = alt.Y("what:N", sort=None, title=None)
-    bars = alt.Chart(frame).mark_bar(color=_SYNTHETIC, height=16).encode(x=x, y=y)
-    whiskers = alt.Chart(frame).mark_rule(color=_INK, strokeWidth=2).encode(x="low:Q", x2="high:Q", y=y)
-    labels = alt.Chart(frame).mark_text(align="left", dx=6, fontSize=12, color=_INK).encode(
-        x="high:Q", y=y, text="text:N")
-    height = max(60, 26 * len(frame))
-    return _configure(alt.layer(bars, whiskers, labels).properties(title=title, width=520, height=height))
 
 
-def shares_chart(name: str, data: dict):
-    """Synthetic shares as bars, DP real shares as dots with their 95% interval per bar."""
-    import altair as alt
-
-    frame = pd.DataFrame({"value": data["labels"], "synthetic": data["synthetic"], "real": data["real"]})
-    frame["low"] = (frame["real"] - data["margin"]).clip(lower=0)
-    frame["high"] = frame["real"] + data["margin"]
-    x = alt.X("value:N", sort=None, title=None, axis=alt.Axis(labelAngle=-40, labelLimit=140))
-    bars = alt.Chart(frame).mark_bar(color=_SYNTHETIC, opacity=0.85).encode(
-        x=x, y=alt.Y("synthetic:Q", title="share of rows", axis=alt.Axis(format="%")))
-    rules = alt.Chart(frame).mark_rule(color=_REAL, strokeWidth=2).encode(x=x, y="low:Q", y2="high:Q")
-    dots = alt.Chart(frame).mark_point(color=_REAL, filled=True, size=45).encode(x=x, y="real:Q")
-    width = max(260, min(620, 30 * len(frame)))
-    return _configure(alt.layer(bars, rules, dots).properties(title=f"{name}: synthetic (bars) and real "
-                                                                    "(dots, with noise)", width=width, height=180))
 
 
 # --- the document ------------------------------------------------------------------------
 
-_STYLE = """
-@page { size: A4; margin: 16mm 14mm; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b;
-       max-width: 60rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; font-size: 15px; }
-h1 { font-size: 1.7rem; margin-bottom: .2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; width: 100%; margin: .6rem 0; }
-td, th { border: 1px solid #ddd; padding: .35rem .55rem; text-align: left; vertical-align: top; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.summary { background: #eef3fa; border-left: 6px solid #1f5fa8; padding: .8rem 1rem; }
-.figure { break-inside: avoid; page-break-inside: avoid; margin: 1rem 0; }
-.figure svg { max-width: 100%; height: auto; }
-.muted { color: #555; font-size: .92rem; }
-.card { border-top: 3px solid #1b1b1b; margin-top: 2.5rem; }
-.guarantee { background: #eef6ee; border-left: 6px solid #2e7d32; padding: 1rem; }
-.guarantee.none { background: #fdecea; border-left-color: #c62828; }
-"""
 
 
-def _card_body(card: dict) -> str:
-    page = render_card_html(card)
-    match = re.search(r"<body>(.*)</body>", page, re.S)
-    body = match.group(1) if match else ""
-    return body.replace("<h1>", "<h2>").replace("</h1>", "</h2>")
 
 
-def _rows(estimates: dict) -> str:
-    return "".join(f"<tr><td>{html.escape(k)}</td><td class='num'>{v.value:.3f}</td>"
-                   f"<td class='num'>{v.low:.3f} to {v.high:.3f}</td></tr>" for k, v in estimates.items())
 
 
-def render_html(card: dict, figures: ReportFigures, *, total: str | None = None) -> str:
-    """The report as one self-contained HTML page (charts inline as SVG, no scripts, no links out).
-
-    ``total``: a sentence on what the release and the report cost together (optional).
-    """
-    e = html.escape
-    g = card["guarantee"]
-    release_eps = "none (no guarantee)" if g["epsilon"] is None else f"ε = {g['epsilon']:.3g}"
-    dataset = card["domain"].get("dataset")
-    title = f"Quality report: the synthetic {dataset} table" if dataset else "Quality report: a synthetic table"
-    mean_one = float(np.mean([v.value for v in figures.one_way.values()])) if figures.one_way else float("nan")
-    worst = max(figures.one_way.items(), key=lambda kv: kv[1].value) if figures.one_way else None
-    pieces = [f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
-<style>{_STYLE}</style></head><body>
-<h1>{e(title)}</h1>
-<p class="muted">Made with {e(card['software']['name'])} {e(card['software']['version'])}. Release made
-{e(card['created'])}; method: {e(card['method']['title'])}; {e(release_eps)}.</p>
-<div class="summary">
-<p><b>In short.</b> Across the {len(figures.one_way)} columns, the synthetic table's distribution is on average
-<b>{mean_one:.3f}</b> away from the real one (0 = identical, 1 = nothing in common)"""
-              + (f"; the furthest column is <b>{e(worst[0])}</b> at {worst[1].value:.3f}" if worst else "")
-              + f""".</p>
-<p>Every figure below that describes the real data was itself measured with differential privacy, from a
-budget of <b>ε = {figures.epsilon:.3g}</b> set aside for this report (each of its
-{len(figures.events)} measurements gets ε = {figures.per_statistic:.3g}). This report can therefore be
-shared like the synthetic data itself.{(' ' + e(total)) if total else ''}</p>
-</div>
-<h2>How to read it</h2>
-<p>The <b>distance</b> between two distributions (total variation distance) is the share of records that would
-have to change value for the synthetic column to match the real one. 0 means identical, 1 means nothing in
-common; below 0.05 is close, above 0.2 is far. Each bar carries an <b>error bar</b>: the real-data side was
-measured with noise, so the true distance lies inside the bar's interval with probability at least
-{CONFIDENCE:.0%}.</p>
-<h2>What each number covers</h2>
-<ul>
-<li><b>The synthetic data and the release card</b> (at the end): covered by the release's own guarantee
-({e(release_eps)}).</li>
-<li><b>The distances and the real shares in this report</b>: computed from the real data with their own noise
-(ε = {figures.epsilon:.3g}, adding or removing one record), recorded in the data's privacy ledger. A distance is
-estimated as a noisy distance in records divided by a noisy row count
-({figures.rows:,} ± {figures.rows_margin:,}); its interval accounts for both noises (at least
-{CONFIDENCE:.0%}). The intervals describe the measurement noise only, not the randomness of the synthesis.</li>
-<li><b>The synthetic shares</b>: read off the synthetic table ({figures.synthetic_rows:,} rows), which is
-public; they cost nothing.</li>
-<li><b>Not in this report</b>: the publisher's preview charts (fidelity, exact distances, distinguishing
-game), which compare with the real data without noise and stay private.</li>
-</ul>
-<h2>1. Each column on its own</h2>
-<div class="figure">{_svg(distance_chart(figures.one_way, "Distance per column (95% intervals)"))}</div>
-<table><tr><th>column</th><th>distance</th><th>95% interval</th></tr>{_rows(figures.one_way)}</table>
-"""]
-    if figures.two_way:
-        pieces.append(f"""<h2>2. Pairs of columns together</h2>
-<p>The same distance for the joint distribution of two columns: it grows when a relationship between the two
-(say, age and marital status) is not kept.</p>
-<div class="figure">{_svg(distance_chart(figures.two_way, "Distance per pair of columns (95% intervals)"))}</div>
-<table><tr><th>pair</th><th>distance</th><th>95% interval</th></tr>{_rows(figures.two_way)}</table>
-""")
-    if figures.shares:
-        pieces.append(f"""<h2>{3 if figures.two_way else 2}. Values of selected columns</h2>
-<p>Bars: the share of synthetic rows with each value. Dots: the real share, measured with noise, with a
-{CONFIDENCE:.0%} interval for each dot (rare values can show a real share near zero: the noise hides
-them on purpose). Columns with many values show the synthetic table's {MAX_CHART_CELLS} most common ones.</p>
-""")
-        for name, data in figures.shares.items():
-            pieces.append(f'<div class="figure">{_svg(shares_chart(name, data))}</div>\n')
-    spends = "".join(f"<tr><td>{e(ev.label.removeprefix('report: '))}</td><td>{e(ev.mechanism)}</td>"
-                     f"<td class='num'>{ev.epsilon:.3g}</td></tr>" for ev in figures.events)
-    pieces.append(f"""<h2>The report's own privacy budget</h2>
-<table><tr><th>what was measured</th><th>how</th><th>ε</th></tr>{spends}</table>
-<div class="card">{_card_body(card)}</div>
-</body></html>
-""")
-    return "".join(pieces)
 
 
 # --- PDF ---------------------------------------------------------------------------------
 
-def find_chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
-def html_to_pdf(page: str, *, chromium: str | None = None, timeout: float = 90) -> bytes:
-    """Print an HTML page to PDF with headless Chromium (the page has no scripts and loads nothing)."""
-    executable = chromium or find_chromium()
-    if executable is None:
-        raise ReportError("making a PDF needs Chromium (Debian/Ubuntu: apt-get install chromium); "
-                          "the HTML report can also be printed to PDF from any browser")
-    with tempfile.TemporaryDirectory(prefix="dpsynth-report-") as folder:
-        source, target = Path(folder) / "report.html", Path(folder) / "report.pdf"
-        source.write_text(page, encoding="utf-8")
-        command = [executable, "--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                   "--disable-component-update", "--disable-sync",
-                   f"--user-data-dir={Path(folder) / 'profile'}", "--no-pdf-header-footer",
-                   f"--print-to-pdf={target}", source.as_uri()]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            command.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
-        try:
-            subprocess.run(command, capture_output=True, timeout=timeout, check=False)
-        except (OSError, subprocess.TimeoutExpired) as problem:
-            raise ReportError(f"Chromium could not print the report: {problem}") from None
-        if not target.exists() or target.stat().st_size == 0:
-            raise ReportError("Chromium did not produce a PDF; the HTML report can be printed from any browser")
-        return target.read_bytes()

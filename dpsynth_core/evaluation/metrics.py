@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .cathist import fidelity
-from .domain import TableDomain, as_table_domain
-from .counting import flat_index
-from .encoding import encode_column, numeric_values
-from .noise import make_noise_source, real_laplace
+from ..data.counting import flat_index
+from ..data.encoding import encode_column, numeric_values
+from ..domain import TableDomain, as_table_domain
+from ..privacy.cathist import fidelity
+from ..privacy.noise import make_noise_source, real_laplace
 
 
 @dataclass

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .cathist import cathist, draw_from_generator
-from .counting import CodedTable
-from .encoding import EncodedColumn, decode_codes
-from .engines.base import Merge, Vocabulary
+from ..privacy.cathist import cathist, draw_from_generator
+from ..data.counting import CodedTable
+from ..data.encoding import EncodedColumn, decode_codes
+from ..engines.base import Merge, Vocabulary
 
 
 @dataclass
@@ -142,6 +142,6 @@ def finite_source(source, columns: dict):
 
 
 def coded_table(columns: dict, n_rows: int) -> CodedTable:
-    """The finite columns as one :class:`~dpsynth_core.counting.CodedTable` to count on."""
+    """The finite columns as one :class:`~dpsynth_core.data.counting.CodedTable` to count on."""
     return CodedTable(codes={n: c.codes for n, c in columns.items()}, cells={n: c.cells for n, c in columns.items()},
                       n_rows=n_rows)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .noise import NoiseSource
-from .validation import check_epsilon
+from ..validation import check_epsilon
 
 
 def noisy_histogram(counts: np.ndarray, *, epsilon: float, noise: NoiseSource, label: str = "") -> np.ndarray:

@@ -12,8 +12,8 @@ import datetime as dt
 import html
 import math
 
-from . import __version__ as _version
-from . import constraints
+from .. import __version__ as _version
+from .. import constraints
 
 
 def build_card(model, method_info, synthetic_rows: int) -> dict:

@@ -18,11 +18,11 @@ from. Per column, one or two measurements, all counted by the accountant:
    split) is ``epsilon``-DP under adding or removing one record, however deep it grows:
    the bias ``d * delta`` pays for the depth. A node that cannot split by a public rule
    (one integer or one day; a real interval at the depth limit) is not tested, which only
-   removes terms from the privacy loss. Noise: :func:`dpsynth_core.noise.real_laplace`
+   removes terms from the privacy loss. Noise: :func:`dpsynth_core.privacy.noise.real_laplace`
    (OpenDP's float Laplace on the secure path; its rounding is charged by scaling
    ``lambda`` up by a factor ``1 + 1e-9``).
 2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
-   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.histogram`).
+   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`).
 
 The rest is post-processing of these DP outputs, using the unclipped noisy counts (their
 noise cancels on average when neighbours are summed):
@@ -50,7 +50,7 @@ Budget: the adaptive columns together get at most
 ``max(adaptive columns, 3)``; a PrivTree column spends half on the tree and half on the
 leaf counts. Under the substitution relation (one record replaced) every measurement runs
 at half its epsilon, since a substitution is one removal and one addition. The data is
-read only through exact interval counts (:class:`~dpsynth_core.counting.SortedValues`).
+read only through exact interval counts (:class:`~dpsynth_core.data.counting.SortedValues`).
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import constraints
-from .counting import SortedValues
-from .domain import DateDomain, FloatDomain, TableDomain
-from .encoding import numeric_value_counts, numeric_values
+from .. import constraints
+from ..data.counting import SortedValues
+from ..domain import DateDomain, FloatDomain, TableDomain
+from ..data.encoding import numeric_value_counts, numeric_values
 from .histogram import noisy_histogram
 from .noise import NoiseSource, real_laplace
 

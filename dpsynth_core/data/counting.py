@@ -135,7 +135,7 @@ class SortedValues:
     ``weights`` (optional): how many records hold each value (an engine passes a column's
     distinct values with their counts); the counts are then the same as for the values
     repeated. Data-adaptive binning reads a column only through :meth:`count`; the counts get
-    noise before anything depends on them (see :mod:`dpsynth_core.binning`).
+    noise before anything depends on them (see :mod:`dpsynth_core.privacy.binning`).
     """
 
     def __init__(self, values, weights=None):

@@ -22,6 +22,8 @@ import math
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
+from .. import constraints
+
 ADD_REMOVE = "add/remove one record"
 SUBSTITUTE = "substitute one record (row count public)"
 
@@ -269,3 +271,125 @@ def fit_to_budget(total: float, fixed, groups, delta_slack: float) -> list[float
         mid = (low + high) / 2
         low, high = (mid, high) if spent(mid) <= total else (low, mid)
     return [low * weight for _, weight in groups]
+
+
+# --- composed totals of a dataset's spends -------------------------------------------------
+
+@dataclass(frozen=True)
+class RelationTotal:
+    """The composed guarantee of every guaranteed spend under one neighbouring relation.
+
+    ``basic_epsilon`` is what adding up each spend's own epsilon gives (for comparison).
+    """
+
+    neighbouring: str
+    epsilon: float
+    delta: float
+    composition: str
+    basic_epsilon: float
+    draws: int
+
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One recorded use of a dataset: its privacy events, whether it has a guarantee, and the delta
+    at which its zero-concentrated events (if any) were stated."""
+
+    events: tuple
+    guaranteed: bool = True
+    zcdp_delta: float = 0.0
+
+
+
+@dataclass(frozen=True)
+class Spending:
+    """What has been spent on one dataset.
+
+    Attributes:
+        relations: one composed total per neighbouring relation (never added together).
+        unguaranteed: draws made with a method that has no differential-privacy guarantee.
+        draws: all recorded spends (releases and reports).
+        lifetime_epsilon: the publisher's limit, or None.
+    """
+
+    relations: tuple[RelationTotal, ...]
+    unguaranteed: int
+    draws: int
+    lifetime_epsilon: float | None
+
+    @property
+    def largest_epsilon(self) -> float:
+        return max((r.epsilon for r in self.relations), default=0.0)
+
+    def left(self) -> float | None:
+        """Epsilon that still fits the lifetime budget by plain addition (None: no limit)."""
+        if self.lifetime_epsilon is None:
+            return None
+        return max(0.0, self.lifetime_epsilon - self.largest_epsilon)
+
+
+
+def _accountant_total(events, delta: float) -> dict:
+    """The accountant's total of some events (zCDP ones stated at ``delta``)."""
+    return Accountant(events, delta=delta).total(constraints.ADVANCED_COMPOSITION_DELTA)
+
+
+
+def compose_events(events, zcdp_delta: float = 0.0) -> dict:
+    """The best guarantee the accountant gives for events of one relation: ``epsilon``, ``delta``, ``composition``.
+
+    With zero-concentrated events among pure ones, two statements are valid: everything in
+    zCDP (pure events count as epsilon²/2), or the zCDP events stated at ``zcdp_delta`` plus the
+    pure ones by basic or advanced composition, added up. The smaller epsilon is reported.
+    """
+    events = list(events)
+    whole = _accountant_total(events, zcdp_delta)
+    best = {"epsilon": whole["epsilon"], "delta": whole["delta"], "composition": whole["composition"]}
+    zcdp = [e for e in events if e.is_zcdp]
+    rest = [e for e in events if not e.is_zcdp]
+    if zcdp and rest:
+        first, second = _accountant_total(zcdp, zcdp_delta), _accountant_total(rest, zcdp_delta)
+        if first["epsilon"] + second["epsilon"] < best["epsilon"]:
+            best = {"epsilon": first["epsilon"] + second["epsilon"],
+                    "delta": min(1.0, first["delta"] + second["delta"]),
+                    "composition": f"zCDP, then {second['composition']} for the pure-DP spends"}
+    return best
+
+
+
+def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
+    """Totals per relation of :class:`Spend` records, composed by the accountant.
+
+    Two statements are valid and the smaller epsilon is kept: all the events composed together
+    (zCDP events stated at the largest delta their spends used), or each spend's own guarantee
+    (as on its card) added up by basic composition. A single release's total is its card's.
+    """
+    by_relation: dict[str, list] = {}
+    unguaranteed = 0
+    for spend in spends:
+        if not spend.guaranteed:
+            unguaranteed += 1
+            continue
+        for relation in {e.neighbouring for e in spend.events}:
+            by_relation.setdefault(relation, []).append(spend)
+    totals = []
+    for relation, group in by_relation.items():
+        events = [e for spend in group for e in spend.events if e.neighbouring == relation]
+        delta = max((spend.zcdp_delta for spend in group), default=0.0)
+        total = compose_events(events, delta)
+        each = [compose_events([e for e in spend.events if e.neighbouring == relation], spend.zcdp_delta)
+                for spend in group]
+        added = math.fsum(t["epsilon"] for t in each)
+        if len(group) > 1 and added < total["epsilon"]:
+            total = {"epsilon": added, "delta": min(1.0, math.fsum(t["delta"] for t in each)),
+                     "composition": "each spend's own guarantee, added up"}
+        totals.append(RelationTotal(relation, total["epsilon"], total["delta"], total["composition"], added,
+                                    len(group)))
+    return tuple(totals), unguaranteed
+
+
+
+def planned_events(epsilon: float, neighbouring: str) -> list[PrivacyEvent]:
+    """The cost a method states before it runs (its epsilon under its relation), for pre-checks."""
+    return [PrivacyEvent("planned draw", float(epsilon), 0.0, neighbouring, "planned")]

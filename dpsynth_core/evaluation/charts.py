@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .cathist import cathist_tau
+from ..privacy.cathist import cathist_tau
 
 REAL = "#1f5fa8"
 SYNTHETIC = "#e07b24"
@@ -131,7 +131,7 @@ def value_cdf_chart(comparison) -> go.Figure:
     """Real and synthetic distribution functions of one numeric or date column, value by value.
 
     A value held by many records is a vertical jump; a spike spread over a bin becomes a slope.
-    ``comparison``: a :class:`dpsynth_core.metrics.ValueComparison`.
+    ``comparison``: a :class:`dpsynth_core.evaluation.metrics.ValueComparison`.
     """
     x = comparison.shown(comparison.points)
     fig = go.Figure([go.Scatter(x=x, y=comparison.real_cdf, name="real", mode="lines", line_shape="hv",

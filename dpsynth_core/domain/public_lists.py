@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-LISTS_DIR = Path(__file__).resolve().parent.parent / "assets" / "lists"
+LISTS_DIR = Path(__file__).resolve().parents[2] / "assets" / "lists"
 
 _FILES = {
     "english_words": "english_words.txt",

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .counting import CodedTable
-from .domain import (CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain,
+from ..domain import (CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain,
                      TableDomain, TextDomain)
 
 _EPOCH64 = np.datetime64("1970-01-01", "D")
@@ -77,7 +77,7 @@ class EncodedTable:
     n_rows: int
 
     def coded(self) -> CodedTable:
-        """The binned columns as a :class:`~dpsynth_core.counting.CodedTable` (text columns are not coded)."""
+        """The binned columns as a :class:`~dpsynth_core.data.counting.CodedTable` (text columns are not coded)."""
         binned = {n: c for n, c in self.columns.items() if c.domain.binned}
         return CodedTable(codes={n: c.codes for n, c in binned.items()}, cells={n: c.cells for n, c in binned.items()},
                           n_rows=self.n_rows)
@@ -154,7 +154,7 @@ def numeric_values(domain: ColumnDomain, series: pd.Series, markers=("",)) -> np
 
     Values outside ``min..max`` are clamped, integers rounded; integers and dates come back
     as int64 (dates in days since 1970-01-01), floats as float64. These are true values:
-    only a mechanism that counts them with noise may use them (see :mod:`dpsynth_core.binning`).
+    only a mechanism that counts them with noise may use them (see :mod:`dpsynth_core.privacy.binning`).
     """
     values, keep = _numeric_cells(domain, series, markers)
     return values[keep]
@@ -282,7 +282,7 @@ def decode_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> pd.Series:
     Integers stay integers (pandas ``Int64`` whether or not any value is missing, so the
     dtype reveals nothing), dates are written YYYY-MM-DD, code ``bins`` is missing. Inside a
     bin, values are uniform, or follow the bin's finer pieces when the domain carries a
-    ``spread`` (DP output of adaptive binning, :mod:`dpsynth_core.binning`).
+    ``spread`` (DP output of adaptive binning, :mod:`dpsynth_core.privacy.binning`).
     """
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes >= domain.bins

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 
-from . import constraints
-from .binning import binning_budget, binning_events
-from .cathist import cathist_tau, expected_made_up, threshold
-from .domain import TableDomain, as_table_domain, size_in_words
-from .noise import typical_bin_error
+from .. import constraints
+from ..privacy.binning import binning_budget, binning_events
+from ..privacy.cathist import cathist_tau, expected_made_up, threshold
+from ..domain import TableDomain, as_table_domain, size_in_words
+from ..privacy.noise import typical_bin_error
 
 
 def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: str = "cathist",
@@ -23,7 +23,7 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
     the same epsilon, combined by the better of basic and advanced composition.
     ``dirichlet``: the row count is public (substitution), so nothing is spent on it.
     Numeric and date columns declared without bins first get bins fitted with DP
-    (``bins NAME``, :mod:`dpsynth_core.binning`), whatever the method.
+    (``bins NAME``, :mod:`dpsynth_core.privacy.binning`), whatever the method.
     """
     domain: TableDomain = as_table_domain(domain)
     columns = list(domain.kept)
@@ -39,7 +39,7 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
     if method == "marginals":
         return marginals_split(domain, epsilon, rows_public=rows_public, rows=rows, delta=delta)
     elif method == "copula":
-        from .synthesizers.copula import per_measurement_epsilon
+        from .copula import per_measurement_epsilon
 
         texts = sum(1 for c in domain.kept.values() if c.kind == "text")
         count = m + m * (m - 1) // 2 + texts
@@ -48,7 +48,7 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
             split[f"1-way margin {name}"] = each
         split[f"each of {m * (m - 1) // 2} pair tables"] = each
     elif method in ("bayesnet", "deniability"):
-        from .synthesizers.network import SHARES as NET
+        from .network import SHARES as NET
 
         split["record count (entropy bound)"] = epsilon * NET["count"]
         rest = remaining - split["record count (entropy bound)"]
@@ -68,7 +68,7 @@ def engine_delta(rows: int | None, delta: float | None = None) -> float:
     """The delta a ``marginals`` release will state: the publisher's, or the default rule applied to
     ``rows`` (on the Privacy page, the publisher's own row count; the release applies the rule to a
     DP bound on it, which can only give the same or a smaller delta)."""
-    from .accounting import default_delta
+    from ..privacy.accounting import default_delta
 
     if delta is not None:
         return float(delta)
@@ -84,8 +84,8 @@ def marginals_split(domain, epsilon: float, *, rows_public: bool = False, rows: 
     their number is not known in advance, only that a tenth of each round's budget chooses a
     marginal and the rest measures it.
     """
-    from .accounting import zcdp_budget
-    from .synthesizers.marginals import ROUNDS_PER_COLUMN, SELECT_SHARE, VOCABULARY_SHARE
+    from ..privacy.accounting import zcdp_budget
+    from .marginals import ROUNDS_PER_COLUMN, SELECT_SHARE, VOCABULARY_SHARE
 
     domain = as_table_domain(domain)
     columns = list(domain.kept)
@@ -118,8 +118,8 @@ def marginals_noise(domain, epsilon: float, *, rows_public: bool = False, rows: 
     zCDP, ``{"epsilon": ...}`` in pure DP, and the epsilon of a text column's vocabulary."""
     import math
 
-    from .accounting import zcdp_budget
-    from .synthesizers.marginals import VOCABULARY_SHARE
+    from ..privacy.accounting import zcdp_budget
+    from .marginals import VOCABULARY_SHARE
 
     domain = as_table_domain(domain)
     split = marginals_split(domain, epsilon, rows_public=rows_public, rows=rows, delta=delta)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "examples"
 
 EXAMPLES = {
     "adult": "US Census 1994 extract (UCI Adult): 32,561 people, 15 columns, income above or below $50K",

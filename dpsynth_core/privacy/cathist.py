@@ -38,7 +38,7 @@ from typing import Callable
 import numpy as np
 
 from .noise import NoiseSource, discrete_laplace_alpha, discrete_laplace_pmf, discrete_laplace_survival
-from .validation import check_domain_size, check_epsilon, check_rho
+from ..validation import check_domain_size, check_epsilon, check_rho
 
 
 def inclusion_probability(domain_size: int, rho: float) -> float:
@@ -163,7 +163,7 @@ def cathist(active_keys, active_counts, domain_size: int, *, epsilon: float, rho
             :func:`draw_from_generator`): ``draw_inactive(k, excluded, noise)`` returns ``k``
             distinct values uniformly among those not in ``excluded`` (the active keys), and
             its order is the order of the result.
-        noise: the release's :class:`~dpsynth_core.noise.NoiseSource`.
+        noise: the release's :class:`~dpsynth_core.privacy.noise.NoiseSource`.
 
     Returns:
         :class:`CatHistResult`, keys in the enumeration's public order. The caller records

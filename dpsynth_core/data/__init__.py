@@ -1,0 +1,1 @@
+"""Reading tables and putting them on the declared domain: tables, encoding, counting, bundled examples."""

@@ -1,0 +1,131 @@
+"""The base of every column kind, and the two simplest kinds: a dropped column and a list of categories."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .. import constraints
+from ..errors import DomainError
+
+
+@dataclass(frozen=True)
+class ColumnDomain:
+    """Base class of a column's declared domain."""
+
+    name: str
+    missing: bool = True
+    kind: ClassVar[str] = ""
+    #: True when values fall into a small, fixed set of histogram cells (codes 0..bins-1).
+    binned: ClassVar[bool] = True
+
+    def problems(self) -> list[str]:
+        """What the publisher must still supply before this column can be used."""
+        return []
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems()
+
+    def _require_complete(self):
+        found = self.problems()
+        if found:
+            raise DomainError.from_problems(found)
+
+    def _too_many_bins(self, count) -> list[str]:
+        """The resource limit on one column's cells, checked from the count alone (nothing allocated)."""
+        if count > constraints.MAX_COLUMN_CELLS:
+            shown = f"{count:,.0f}" if count < 1e18 else "more than 10^18"
+            return [f"column '{self.name}': {shown} bins is more than the {constraints.MAX_COLUMN_CELLS:,} "
+                    "a column may have; declare wider bins"]
+        return []
+
+    def _missing_bounds(self) -> list[str]:
+        """Messages for a range column whose public ``min`` or ``max`` is not declared."""
+        return [f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} is declared; "
+                f"supply '{bound}' from documentation or policy (it is never taken from the data)"
+                for bound in ("min", "max") if getattr(self, bound, None) is None]
+
+    def _base_json(self) -> dict:
+        out = {"type": self.kind}
+        if not self.missing:
+            out["missing"] = False
+        return out
+
+    def summary(self) -> dict:
+        """A short, public description for release cards and the app."""
+        return {"column": self.name, "kind": self.kind, "description": self.describe(),
+                "missing_allowed": self.missing}
+
+
+@dataclass(frozen=True)
+class DropDomain(ColumnDomain):
+    """A column left out of the release (identifiers, free text nobody declared)."""
+
+    kind: ClassVar[str] = "drop"
+
+    def describe(self) -> str:
+        return "dropped (not released)"
+
+    def to_json(self) -> dict:
+        return {"type": "drop"}
+
+
+@dataclass(frozen=True)
+class CategoricalDomain(ColumnDomain):
+    """An explicit list of values, typed or taken from a public code list.
+
+    Values that are not in the list map to ``other`` when one is declared, else to missing.
+    """
+
+    values: tuple = ()
+    labels: dict | None = None
+    other: object = None
+    kind: ClassVar[str] = "categorical"
+
+    def problems(self) -> list[str]:
+        if not self.values:
+            return [f"column '{self.name}': a categorical domain needs at least one value"]
+        out = []
+        if len(set(map(str, self.values))) != len(self.values):
+            out.append(f"column '{self.name}': the declared values contain duplicates")
+        if self.other is not None and self.other not in self.values:
+            out.append(f"column '{self.name}': 'other' ({self.other!r}) must be one of the declared values")
+        return out + self._too_many_bins(len(self.values))
+
+    @property
+    def integer_codes(self) -> bool:
+        return bool(self.values) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                         for v in self.values)
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+    @property
+    def bins(self) -> int:
+        return len(self.values)
+
+    def describe(self) -> str:
+        shown = ", ".join(self.bin_labels(self.values[:6]))  # codes with their labels, e.g. "1 (Urban)"
+        more = f", ... ({len(self.values)} values)" if len(self.values) > 6 else ""
+        return f"one of {shown}{more}"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        out["values"] = [int(v) if isinstance(v, np.integer) else v for v in self.values]
+        if self.labels:
+            out["labels"] = dict(self.labels)
+        if self.other is not None:
+            out["other"] = self.other
+        return out
+
+    def bin_labels(self, values=None) -> list[str]:
+        """Each value with its label when it has one: ``"1 (Urban)"``."""
+        values = self.values if values is None else values
+        if self.labels:
+            return [f"{v} ({self.labels.get(str(v), v)})" if str(self.labels.get(str(v), v)) != str(v)
+                    else str(v) for v in values]
+        return [str(v) for v in values]

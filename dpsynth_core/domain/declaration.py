@@ -1,0 +1,124 @@
+"""Declarations in and out of JSON: parsing, checking against the schema, building each column kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import constraints
+from ..errors import DomainError
+from .column import CategoricalDomain, ColumnDomain, DropDomain
+from .public_lists import public_list
+from .ranges import DateDomain, FloatDomain, IntegerDomain, _parse_date
+from .schema import column_problems
+from .text import DEFAULT_ALPHABET, TextDomain
+
+KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain,
+                                    TextDomain, DropDomain)}
+
+
+def column_from_json(name: str, spec: dict) -> ColumnDomain:
+    """Build one column's domain from its JSON form (the format in the README).
+
+    The form is checked first (:func:`~dpsynth_core.domain.schema.column_problems`): a wrong type,
+    an unknown key or a value out of range raises :class:`DomainError` naming every problem.
+    """
+    found = column_problems(name, spec)
+    if found:
+        raise DomainError.from_problems(found)
+    return _build_column(name, spec)
+
+
+def _build_column(name: str, spec: dict) -> ColumnDomain:
+    """Build a column from a declaration whose form has been checked."""
+    kind = spec["type"]
+    missing = spec.get("missing", True)
+    if kind == "drop":
+        return DropDomain(name=name)
+    if kind == "categorical":
+        values = spec.get("values")
+        if values is None and spec.get("list") is not None:
+            values = public_list(spec["list"])
+        labels = spec.get("labels")
+        return CategoricalDomain(name=name, missing=missing, values=tuple(values or ()),
+                                 labels={str(k): v for k, v in labels.items()} if labels else None,
+                                 other=spec.get("other"))
+    if kind == "integer":
+        edges = spec.get("edges")
+        return IntegerDomain(name=name, missing=missing, min=spec.get("min"), max=spec.get("max"),
+                             bin_width=spec.get("bin_width"), edges=tuple(edges) if edges else None,
+                             special=tuple(spec.get("special") or ()))
+    if kind == "float":
+        edges, low, high, width = spec.get("edges"), spec.get("min"), spec.get("max"), spec.get("bin_width")
+        return FloatDomain(name=name, missing=missing, min=None if low is None else float(low),
+                           max=None if high is None else float(high), bins_requested=spec.get("bins"),
+                           bin_width=None if width is None else float(width),
+                           edges=tuple(float(e) for e in edges) if edges else None,
+                           special=tuple(float(v) for v in spec.get("special") or ()))
+    if kind == "date":
+        edges = spec.get("edges")
+        return DateDomain(name=name, missing=missing, min=_parse_date(spec.get("min")),
+                          max=_parse_date(spec.get("max")), unit=spec.get("unit"),
+                          edges=tuple(_parse_date(d) for d in edges) if edges else None,
+                          special=tuple(_parse_date(d) for d in spec.get("special") or ()))
+    return TextDomain(name=name, missing=missing, generator=spec.get("generator"),
+                      max_length=spec.get("max_length"), alphabet=spec.get("alphabet") or DEFAULT_ALPHABET,
+                      length=spec.get("length"), declared_size=spec.get("size"))
+
+
+def read_declaration_bytes(path) -> bytes:
+    """The bytes of a declaration file, read with a cap (a device or a huge file is refused early)."""
+    path = Path(path)
+    limit = constraints.MAX_DECLARATION_BYTES
+    try:
+        if path.is_dir():
+            raise DomainError(f"domain file {path} is a folder, not a file")
+        if path.is_char_device() or path.is_block_device():
+            raise DomainError(f"domain file {path} is a device, not a file")
+        with path.open("rb") as handle:
+            raw = handle.read(constraints.BINARY_SNIFF_BYTES)
+            if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise DomainError(f"domain file {path} is not UTF-8 text (it is UTF-16): save it as UTF-8")
+            if b"\x00" in raw:
+                raise DomainError(f"domain file {path} holds binary data (NUL bytes), not JSON text")
+            if len(raw) <= limit:
+                raw += handle.read(limit + 1 - len(raw))
+    except FileNotFoundError:
+        raise DomainError(f"domain file not found: {path}") from None
+    except OSError as exc:
+        raise DomainError(f"domain file {path} cannot be read: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise DomainError(f"domain file {path} is larger than {limit >> 20} MB: is it a domain declaration?")
+    return raw
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
+    """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
+    no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DomainError(f"domain file {name} is not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise DomainError(f"domain file {name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:
+        raise DomainError(f"domain file {name} is not valid JSON: {exc}") from None
+    except RecursionError:  # deeper than the parser's own limit; shallower nesting is refused by the schema
+        raise DomainError(f"domain file {name} is nested more than {constraints.MAX_JSON_DEPTH} levels deep") from None

@@ -1,0 +1,119 @@
+"""A table's declared domain: its columns in order, which are kept, and whether it is complete."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .. import constraints
+from ..errors import DomainError
+from .column import ColumnDomain
+from .declaration import _build_column, parse_declaration, read_declaration_bytes
+from .schema import declaration_problems
+
+
+@dataclass(frozen=True)
+class TableDomain:
+    """The declared domain of a whole table: one :class:`ColumnDomain` per column, in order.
+
+    Attributes:
+        columns: column name -> domain, in the CSV's order.
+        missing_markers: cell texts that mean "missing" (default: the empty cell).
+        dataset, documentation, notes: free text carried along into the release card.
+    """
+
+    columns: dict
+    missing_markers: tuple = ("",)
+    dataset: str = ""
+    documentation: str = ""
+    notes: dict = field(default_factory=dict)
+
+    @property
+    def kept(self) -> dict:
+        """Columns that go into the release (everything but ``drop``)."""
+        return {n: c for n, c in self.columns.items() if c.kind != "drop"}
+
+    def problems(self) -> list[str]:
+        """Everything the publisher must still supply or fix, one message per problem (all of them)."""
+        out = [p for c in self.columns.values() for p in c.problems()]
+        if not self.kept:
+            out.append("every column is dropped: keep at least one column")
+        if not out:
+            cells = sum(c.bins + 1 for c in self.kept.values() if c.binned)
+            if cells > constraints.MAX_TABLE_CELLS:
+                out.append(f"the declared columns have {cells:,} bins in all, more than the "
+                           f"{constraints.MAX_TABLE_CELLS:,} a table may have; declare wider bins")
+        return out
+
+    def validate(self) -> "TableDomain":
+        """Return self, or raise :class:`DomainError` naming every thing to fix."""
+        found = self.problems()
+        if found:
+            raise DomainError.from_problems(found)
+        return self
+
+    def with_column(self, column: ColumnDomain) -> "TableDomain":
+        columns = dict(self.columns)
+        columns[column.name] = column
+        return replace(self, columns=columns)
+
+    def check_matches(self, column_names) -> None:
+        """Raise when the data's columns and the declaration's columns differ."""
+        names = list(column_names)
+        missing_in_data = [c for c in self.columns if c not in names]
+        undeclared = [c for c in names if c not in self.columns]
+        if missing_in_data:
+            raise DomainError(f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}")
+        if undeclared:
+            raise DomainError(f"the data has column(s) the domain does not declare: {', '.join(undeclared)} "
+                              "(declare them, or declare them as 'drop')")
+
+    # --- JSON ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, spec: dict) -> "TableDomain":
+        """Build a declaration from its JSON form, after checking the form of every key
+        (:func:`~dpsynth_core.domain.schema.declaration_problems`); raises :class:`DomainError`
+        naming every problem found. A declaration may still be incomplete: see :meth:`problems`."""
+        found = declaration_problems(spec)
+        if found:
+            raise DomainError.from_problems(found)
+        columns = {name: _build_column(name, col) for name, col in spec["columns"].items()}
+        mv = spec.get("missing_values") or {}
+        markers = mv.get("markers")
+        if markers is None:
+            marker = mv.get("marker", "empty cell")
+            markers = [""] if marker in ("empty cell", "", None) else ["", marker]
+        return cls(columns=columns, missing_markers=tuple(markers), dataset=spec.get("dataset") or "",
+                   documentation=spec.get("documentation") or "", notes=dict(spec.get("notes") or {}))
+
+    def to_json(self) -> dict:
+        out = {"dataset": self.dataset, "documentation": self.documentation,
+               "columns": {n: c.to_json() for n, c in self.columns.items()},
+               "missing_values": {"markers": list(self.missing_markers)}}
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+    @classmethod
+    def load(cls, path) -> "TableDomain":
+        """Read a declaration file (UTF-8 JSON, at most ``MAX_DECLARATION_BYTES``)."""
+        return cls.from_json(parse_declaration(read_declaration_bytes(path), str(path)))
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+    def summary(self) -> list[dict]:
+        return [c.summary() for c in self.columns.values()]
+
+
+def as_table_domain(domain) -> TableDomain:
+    """Accept a :class:`TableDomain`, its JSON form as a dict, or a path to the JSON file."""
+    if isinstance(domain, TableDomain):
+        return domain
+    if isinstance(domain, dict):
+        return TableDomain.from_json(domain)
+    if isinstance(domain, (str, Path)):
+        return TableDomain.load(domain)
+    raise DomainError(f"domain must be a TableDomain, a dict or a path, got {type(domain).__name__}")

@@ -1,0 +1,215 @@
+"""Weakly constrained text domains: values from a public generator (letters, words, digits, any value)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar
+
+from .. import constraints
+from ..wording import size_in_words
+from .column import ColumnDomain
+from .public_lists import english_word_set, public_list
+
+TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
+DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(frozen=True)
+class TextDomain(ColumnDomain):
+    """A weakly constrained domain of exact size, listed by a public generator.
+
+    Generators and their sizes:
+
+    * ``letters``: strings of 1 to ``max_length`` characters from ``alphabet``
+      (sum of ``len(alphabet)**l``);
+    * ``english_word``: any word of the bundled English word list, matched ignoring case
+      and released in lower case;
+    * ``word_pair``: two such words separated by a space (size ``W**2``);
+    * ``digits``: codes of exactly ``length`` digits such as ZIP codes (size ``10**length``);
+    * ``any``: any value, released as one of ``size`` public pseudonyms ``value-N``; a value
+      is mapped to its pseudonym by a fixed public hash, so the original strings never
+      appear in a release (printing them could not be DP: see the "bad bins" theorem).
+
+    Values outside the domain become missing.
+    """
+
+    generator: str | None = None
+    max_length: int | None = None
+    alphabet: str = DEFAULT_ALPHABET
+    length: int | None = None
+    declared_size: int | None = None
+    kind: ClassVar[str] = "text"
+    binned: ClassVar[bool] = False
+
+    def problems(self) -> list[str]:
+        if self.generator is None:
+            return [f"column '{self.name}': free text needs a declared domain; choose a generator "
+                    f"({', '.join(TEXT_GENERATORS)}) or drop the column"]
+        if self.generator not in TEXT_GENERATORS:
+            return [f"column '{self.name}': generator ({self.generator!r}) must be one of "
+                    f"{', '.join(TEXT_GENERATORS)}"]
+        if self.generator == "letters":
+            if not self.max_length or self.max_length < 1:
+                return [f"column '{self.name}': 'letters' needs max_length >= 1"]
+            if not self.alphabet or len(set(self.alphabet)) != len(self.alphabet):
+                return [f"column '{self.name}': the alphabet must be non-empty without repeats"]
+        if self.generator == "digits" and (not self.length or self.length < 1):
+            return [f"column '{self.name}': 'digits' needs length >= 1"]
+        if self.generator == "any" and (not self.declared_size or self.declared_size < 1):
+            return [f"column '{self.name}': 'any' needs a declared size >= 1"]
+        if self._count() > constraints.MAX_TEXT_DOMAIN_SIZE:
+            return [f"column '{self.name}': the domain has about 10^{len(str(self._count())) - 1} values, more than "
+                    f"10^{len(str(constraints.MAX_TEXT_DOMAIN_SIZE)) - 1}; declare a shorter length"]
+        return []
+
+    @property
+    def size(self) -> int:
+        self._require_complete()
+        return self._count()
+
+    def _count(self) -> int:
+        """The exact number of values of a complete declaration."""
+        if self.generator == "letters":
+            a = len(self.alphabet)
+            return sum(a**length for length in range(1, self.max_length + 1))
+        if self.generator == "english_word":
+            return len(english_word_set())
+        if self.generator == "word_pair":
+            return len(english_word_set()) ** 2
+        if self.generator == "digits":
+            return 10**self.length
+        return int(self.declared_size)
+
+    def describe(self) -> str:
+        if not self.complete:
+            return "free text (domain not declared yet)"
+        what = {
+            "letters": f"strings of 1 to {self.max_length} characters from '{self.alphabet}'",
+            "english_word": "any English word (bundled word list)",
+            "word_pair": "any pair of English words",
+            "digits": f"any {self.length}-digit code",
+            "any": "any value, released as public pseudonyms",
+        }[self.generator]
+        return f"{what}: {size_in_words(self.size)} possible values"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        if self.generator is not None:
+            out["generator"] = self.generator
+        if self.generator == "letters":
+            out["max_length"] = self.max_length
+            if self.alphabet != DEFAULT_ALPHABET:
+                out["alphabet"] = self.alphabet
+        if self.generator == "digits":
+            out["length"] = self.length
+        if self.generator == "any":
+            out["size"] = int(self.declared_size)
+        return out
+
+    # --- listing the domain -------------------------------------------------------------
+
+    def label_at(self, index: int) -> str:
+        """The value with position ``index`` in the domain's public enumeration."""
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        if self.generator == "letters":
+            a = len(self.alphabet)
+            length = 1
+            while index >= a**length:
+                index -= a**length
+                length += 1
+            chars = []
+            for _ in range(length):
+                index, r = divmod(index, a)
+                chars.append(self.alphabet[r])
+            return "".join(reversed(chars))
+        if self.generator == "english_word":
+            return _sorted_words()[index]
+        if self.generator == "word_pair":
+            words = _sorted_words()
+            first, second = divmod(index, len(words))
+            return f"{words[first]} {words[second]}"
+        if self.generator == "digits":
+            return f"{index:0{self.length}d}"
+        return self._pseudonym(index)
+
+    def index_of(self, label) -> int:
+        """The position of ``label`` in the public enumeration: the exact inverse of :meth:`label_at`.
+
+        Codes built on a text column follow these positions, never the data's frequencies.
+        Raises ``ValueError`` for a value outside the domain.
+        """
+        index = self._position(label) if isinstance(label, str) else None
+        if index is None or not 0 <= index < self.size or self.label_at(index) != label:
+            raise ValueError(f"column '{self.name}': {label!r} is not in the domain")
+        return index
+
+    def _position(self, label: str) -> int | None:
+        if self.generator == "letters":
+            a = len(self.alphabet)
+            if not 1 <= len(label) <= self.max_length or any(ch not in self.alphabet for ch in label):
+                return None
+            offset = sum(a**length for length in range(1, len(label)))
+            value = 0
+            for ch in label:
+                value = value * a + self.alphabet.index(ch)
+            return offset + value
+        if self.generator == "english_word":
+            return _word_positions().get(label)
+        if self.generator == "word_pair":
+            parts = label.split(" ")
+            positions = [_word_positions().get(p) for p in parts]
+            if len(parts) != 2 or None in positions:
+                return None
+            return positions[0] * len(_sorted_words()) + positions[1]
+        if self.generator == "digits":
+            return int(label) if len(label) == self.length and label.isascii() and label.isdigit() else None
+        digits = label[len("value-"):]
+        if not label.startswith("value-") or not (digits.isascii() and digits.isdigit()):
+            return None
+        return int(digits)
+
+    def _pseudonym(self, index: int) -> str:
+        return f"value-{index:0{len(str(self.declared_size - 1))}d}"
+
+    def normalise(self, values) -> list:
+        """Map raw strings to domain labels; ``None`` for anything outside the domain."""
+        import hashlib
+
+        out = []
+        if self.generator == "letters":
+            pattern = re.compile(f"[{re.escape(self.alphabet)}]{{1,{self.max_length}}}")
+            return [v if v is not None and pattern.fullmatch(v) else None for v in values]
+        if self.generator == "english_word":
+            words = english_word_set()
+            return [v.lower() if v is not None and v.lower() in words else None for v in values]
+        if self.generator == "word_pair":
+            words = english_word_set()
+            for v in values:
+                parts = v.lower().split() if v is not None else []
+                ok = len(parts) == 2 and parts[0] in words and parts[1] in words
+                out.append(" ".join(parts) if ok else None)
+            return out
+        if self.generator == "digits":
+            pattern = re.compile(f"[0-9]{{{self.length}}}")
+            return [v if v is not None and pattern.fullmatch(v) else None for v in values]
+        for v in values:
+            if v is None:
+                out.append(None)
+                continue
+            digest = hashlib.blake2b(v.encode("utf-8"), digest_size=16, person=b"dpsynth-any").digest()
+            out.append(self._pseudonym(int.from_bytes(digest, "big") % self.declared_size))
+        return out
+
+
+def _sorted_words() -> tuple[str, ...]:
+    """The bundled word list, which is stored sorted: position i is the i-th word."""
+    return public_list("english_words")
+
+
+@lru_cache(maxsize=1)
+def _word_positions() -> dict:
+    """Word -> its position in the bundled (sorted) list."""
+    return {word: i for i, word in enumerate(_sorted_words())}

@@ -1,0 +1,1 @@
+"""Measuring a release: metrics, charts, k-anonymity, and the DP stakeholder report."""

@@ -1,0 +1,1 @@
+"""Privacy mechanisms and accounting: safe noise, histograms, CatHist, DP binning, the accountant."""

@@ -1,0 +1,70 @@
+"""Numbers and sizes in plain words, one home for the app, the CLI, the planner and the card."""
+
+from __future__ import annotations
+
+import math
+
+
+def size_in_words(size: int) -> str:
+    """Say a domain size the way a person would: ``29400000000`` -> ``"about 29 billion"``."""
+    if size < 10_000:
+        return f"{size:,}"
+    names = [(10**15, "quadrillion"), (10**12, "trillion"), (10**9, "billion"),
+             (10**6, "million"), (10**3, "thousand")]
+    if size >= 10**18:
+        return f"about 10^{len(str(size)) - 1}"
+    for scale, name in names:
+        if size >= scale:
+            value = size / scale
+            shown = f"{value:.0f}" if value >= 10 else f"{value:.1f}".rstrip("0").rstrip(".")
+            return f"about {shown} {name}"
+    return f"{size:,}"  # pragma: no cover
+
+
+def format_epsilon(value: float | None) -> str:
+    """Epsilon in plain digits: ``0.05``, ``1.9``, ``34,312``; never scientific notation."""
+    if value is None or (isinstance(value, float) and math.isinf(value)):
+        return "no guarantee"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 0.001:
+        return f"{value:.3g}"
+    return "less than 0.001" if value > 0 else "0"
+
+
+
+def format_delta(value: float) -> str:
+    """Delta as a power of ten when tiny (``1e-6``), since it is a probability of failure."""
+    if value == 0:
+        return "0"
+    return f"{value:.0e}".replace("e-0", "e-") if value < 1e-3 else f"{value:.3g}"
+
+
+
+def ledger_text(workspace, fp: str | None = None) -> str:
+    """The ledger of a :class:`~dpsynth_core.workspace.Workspace` as text, per dataset: limit, totals per
+    relation and every spend."""
+    datasets = [d for d in workspace.datasets() if fp is None or d["fingerprint"] == fp]
+    if not datasets:
+        return f"no spends recorded in {workspace.path}" + (" for this file" if fp else "")
+    lines = [f"workspace: {workspace.path}"]
+    for data in datasets:
+        spending = workspace.spending(data["fingerprint"])
+        limit = data["lifetime_epsilon"]
+        lines.append("")
+        lines.append(f"{data['name']} (fingerprint {data['fingerprint'][:12]}): lifetime budget "
+                     + (f"ε = {limit:g}" if limit is not None else "none"))
+        for total in spending.relations:
+            lines.append(f"  total, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
+                         f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends)")
+        if spending.unguaranteed:
+            lines.append(f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
+                         "no total guarantee holds for this data")
+        for spend in workspace.spends(data["fingerprint"]):
+            cost = (f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
+                    if spend["guaranteed"] else "no guarantee")
+            lines.append(f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  "
+                         f"{spend['method']:<11}  {cost}")
+    return "\n".join(lines)
