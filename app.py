@@ -3,10 +3,13 @@
 Run with ``streamlit run app.py``. Pages live in ``app_pages/``; each gathers choices, calls the
 core and draws. The frame (state resumed from the workspace, the sidebar) runs before each.
 
-The folder is deliberately not called ``pages/``: Streamlit treats a ``pages/`` folder beside
-the entry script as its older multipage mode until ``st.navigation`` has run once in the
-server process, so after a restart a reload of a sub-page would run that page on its own
-(no state, no sidebar, a navigation entry named "app").
+The folder is deliberately not called ``pages/`` (the name the brief gives), checked in headless
+Chromium with Streamlit 1.67: the first server process that sees a ``pages/`` folder beside the
+entry script sets ``PagesManager.uses_pages_directory`` and runs every request through the old
+multipage mode (``_mpa_v1``) until ``st.navigation`` has run once in that process. Opening or
+reloading ``/Preview`` on a freshly (re)started server then ran ``pages/4_Preview.py`` on its own:
+no frame, no state, a blank page under a navigation of file names headed "app". ``st.navigation``
+ignoring ``pages/`` applies only after it has run; ``tests/app/test_app.py`` keeps the folder away.
 """
 
 import streamlit as st

@@ -638,3 +638,8 @@ def test_ten_thousand_columns_are_shown_a_page_at_a_time():
     assert any("0 of 10,000 columns are ready" in e.value and "and 9,980 more" in e.value for e in at.error)
     at.number_input(key="domain_page").set_value(3).run()
     assert not at.exception and "c100" in at.expander[1].label
+
+
+def test_no_pages_folder_beside_the_entry_script():
+    """A ``pages/`` folder would put a restarted server in Streamlit's old multipage mode (see ``app.py``)."""
+    assert not (ROOT / "pages").exists()
