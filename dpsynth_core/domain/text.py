@@ -29,8 +29,9 @@ class TextDomain(ColumnDomain):
     * ``word_pair``: two such words separated by a space (size ``W**2``);
     * ``digits``: codes of exactly ``length`` digits such as ZIP codes (size ``10**length``);
     * ``any``: any value, released as one of ``size`` public pseudonyms ``value-N``; a value
-      is mapped to its pseudonym by a fixed public hash, so the original strings never
-      appear in a release (printing them could not be DP: see the "bad bins" theorem).
+      is mapped to its pseudonym by a fixed public hash (a pseudonym maps to itself), so the
+      original strings never appear in a release (printing them could not be DP: see the "bad
+      bins" theorem).
 
     Values outside the domain become missing.
     """
@@ -175,7 +176,11 @@ class TextDomain(ColumnDomain):
         return f"value-{index:0{len(str(self.declared_size - 1))}d}"
 
     def normalise(self, values) -> list:
-        """Map raw strings to domain labels; ``None`` for anything outside the domain."""
+        """Map raw strings to domain labels; ``None`` for anything outside the domain.
+
+        Idempotent: a label of the domain maps to itself (a pseudonym included), so a released
+        table put through it again is unchanged and compares cell for cell with the real one.
+        """
         import hashlib
 
         out = []
@@ -195,9 +200,14 @@ class TextDomain(ColumnDomain):
         if self.generator == "digits":
             pattern = re.compile(f"[0-9]{{{self.length}}}")
             return [v if v is not None and pattern.fullmatch(v) else None for v in values]
+        width = len(str(self.declared_size - 1))
+        released = re.compile(f"value-[0-9]{{{width}}}")
         for v in values:
             if v is None:
                 out.append(None)
+                continue
+            if released.fullmatch(v) and int(v[6:]) < self.declared_size:
+                out.append(v)  # already a pseudonym: the released form of a released value is itself
                 continue
             digest = hashlib.blake2b(v.encode("utf-8"), digest_size=16, person=b"dpsynth-any").digest()
             out.append(self._pseudonym(int.from_bytes(digest, "big") % self.declared_size))
