@@ -4,7 +4,7 @@ the stakeholder report as HTML and PDF, and a bad upload.
 Starts ``streamlit run app.py`` on a free local port with a workspace of its own, drives
 Debian's Chromium with Playwright (its own browser download is not used), asserts on
 visible text and saves a screenshot of every page. Set ``DPSYNTH_UPDATE_SCREENSHOTS=1`` to
-refresh the copies in ``assets/screenshots/`` that the README shows.
+refresh the copies in ``docs/screenshots/`` that the README and the documentation show.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.browser
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-quic"]
-SCREENSHOTS = ROOT / "assets" / "screenshots"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
 def _free_port() -> int:
