@@ -70,8 +70,9 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         rows: a public number of synthetic rows (1 to 5,000,000); None (default) noises the true count.
         random_state: None for the secure source (releases); an int in [0, 2^128) or a numpy
             Generator for repeatable runs (tests, teaching). The seed never appears in the card.
-        encoding, delimiter: how to read a CSV path (see :func:`~dpsynth_core.data.tables.read_table`);
-            None reads them from the byte-order mark and the header line, never from the records.
+        encoding: how to read a CSV path (see :func:`~dpsynth_core.data.tables.read_table`); None
+            reads it from the byte-order mark, or line by line, never from the other records.
+        delimiter: the CSV's delimiter; None takes it from the header line, never from the records.
         progress: optional ``callable(done, message)`` told how far the release is (0 to 1)
             at coarse steps, for progress bars.
         engine: how the table is counted: ``auto`` (default), ``pandas`` (in memory), ``duckdb``
