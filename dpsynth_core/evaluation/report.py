@@ -20,9 +20,10 @@ The mechanism (:func:`measure`), for a report budget ``epsilon`` split equally o
   the synthetic table's most common values when there are many), a discrete Laplace
   histogram (sensitivity 1).
 
-Error bars come from the known noise law alone: a distance's interval holds with
-probability at least 95% (a union bound over its own noise and the count's), a share's
-interval is a 95% interval for that bar. Everything else in the report (card, synthetic
+Error bars come from the known noise laws alone: every figure is a noisy statistic over the
+noisy row count, and its interval holds with probability at least 95% (a union bound over
+its own noise and the count's, :func:`ratio_interval`); the row count's own interval holds
+with probability at least 97.5%. Everything else in the report (card, synthetic
 shares) is public. Noise is drawn through :mod:`dpsynth_core.privacy.noise` (secure by default).
 """
 
@@ -72,7 +73,7 @@ class ReportFigures:
         rows: the noisy real row count; ``rows_margin``: the half-width of its 95% interval.
         one_way: per column, the estimated distance; ``two_way``: per pair ("a × b").
         shares: per charted column: ``labels``, ``synthetic`` shares, DP ``real`` shares
-            and their ``margin`` (half-width of each bar's 95% interval).
+            and each bar's 95% interval ``low`` to ``high`` (both noises: the bar's and the row count's).
         events: the privacy events (one per statistic).
     """
 
@@ -203,43 +204,91 @@ def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pai
     return ExactStatistics(len(real), len(synthetic), distances, shares)
 
 
+def ratio_interval(numerator, denominator, numerator_margin: float, denominator_margin: float, *, top: float = 1.0):
+    """Estimate and interval of ``x / n`` from noisy ``x`` and ``n`` (arrays or numbers), clipped to ``[0, top]``.
+
+    If ``|x_noisy - x| <= numerator_margin`` and ``|n_noisy - n| <= denominator_margin`` (with
+    ``n >= 1``), the exact ratio lies inside: the low end divides the smallest possible ``x``
+    by the largest possible ``n``, the high end the largest ``x`` by the smallest ``n``. Each
+    margin is exceeded with probability at most ``(1 - CONFIDENCE) / 2``, so by the union
+    bound the interval holds with probability at least ``CONFIDENCE``.
+    """
+    x, n = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
+    value = np.clip(x / n, 0.0, top)
+    low = np.clip(np.maximum(x - numerator_margin, 0.0) / (n + denominator_margin), 0.0, top)
+    high = np.clip((x + numerator_margin) / np.maximum(1.0, n - denominator_margin), 0.0, top)
+    return value, low, high
+
+
+@dataclass
+class NoisyDraws:
+    """The noise step's output for ``runs`` independent runs at once (arrays with a leading run axis).
+
+    ``rows``: noisy row counts; ``distances``: ``label -> (value, low, high)``; ``shares``:
+    ``column -> (value, low, high)``, each ``(runs, cells)``. :func:`add_noise` takes one run;
+    a coverage test takes thousands through the same code.
+    """
+
+    per_statistic: float
+    rows: np.ndarray
+    rows_margin: int
+    distances: dict
+    shares: dict
+
+
+def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1) -> NoisyDraws:
+    """Every statistic with its noise and its interval, ``runs`` times (see the module docstring).
+
+    Each of the ``k`` statistics gets ``epsilon / k``; all have sensitivity 1, so the noise
+    scale is ``k / epsilon``. Intervals: :func:`ratio_interval` with each noise's margin at
+    level ``(1 - CONFIDENCE) / 2`` (the row count's noise and the statistic's own).
+    """
+    count = 1 + len(exact.distances) + len(exact.shares)
+    each = epsilon / count
+    scale = 1.0 / each
+    level = (1 - CONFIDENCE) / 2
+    rows = np.maximum(1, exact.rows + noise.discrete_laplace(runs, scale, label="report: row count"))
+    rows_margin = discrete_laplace_margin(scale, level)
+    labels = list(exact.distances)
+    exact_values = np.array([exact.distances[k][1] for k in labels], dtype=float)
+    noisy = real_laplace(noise, np.tile(exact_values, runs), scale, label="report: distances")
+    noisy = noisy.reshape(runs, len(labels))
+    value, low, high = ratio_interval(noisy, rows[:, None], laplace_margin(scale, level), rows_margin)
+    distances = {k: (value[:, i], low[:, i], high[:, i]) for i, k in enumerate(labels)}
+    bar_margin = discrete_laplace_margin(scale, level)
+    shares = {}
+    for name, (_, _, counts) in exact.shares.items():
+        counts = np.asarray(counts, dtype=np.int64)
+        drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: shares of {name}")
+        shares[name] = ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin)
+    return NoisyDraws(each, rows, rows_margin, distances, shares)
+
+
 def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None) -> ReportFigures:
     """The mechanism's noise step: every statistic gets ``epsilon / k`` (see the module docstring)."""
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
         raise ReportError(f"report epsilon ({epsilon!r}) must be a number > 0")
-    noise = make_noise_source(random_state)
-    count = 1 + len(exact.distances) + len(exact.shares)
-    each = epsilon / count
-    scale = 1.0 / each
-    level = (1 - CONFIDENCE) / 2  # union bound: a distance's noise and the count's
+    drawn = draw_noise(exact, epsilon=epsilon, noise=make_noise_source(random_state))
     events = []
 
     def spend(mechanism: str, label: str) -> None:
-        events.append(PrivacyEvent(mechanism, each, 0.0, ADD_REMOVE, f"report: {label}"))
+        events.append(PrivacyEvent(mechanism, drawn.per_statistic, 0.0, ADD_REMOVE, f"report: {label}"))
 
-    rows = max(1, exact.rows + int(noise.discrete_laplace(1, scale, label="report: row count")[0]))
     spend("discrete Laplace count", "row count")
-    rows_margin = discrete_laplace_margin(scale, level)
-    distance_margin = laplace_margin(scale, level)
-    labels = list(exact.distances)
-    noisy = real_laplace(noise, [exact.distances[k][1] for k in labels], scale, label="report: distances")
     one_way, two_way = {}, {}
-    for label, value in zip(labels, noisy.tolist()):
+    for label, (value, low, high) in drawn.distances.items():
         spend("Laplace on a distance (sensitivity 1)", f"distance of {label}")
         target = one_way if exact.distances[label][0] == "one_way" else two_way
-        target[label] = Estimate(min(1.0, max(0.0, value / rows)),
-                                 min(1.0, max(0.0, (value - distance_margin) / (rows + rows_margin))),
-                                 min(1.0, max(0.0, (value + distance_margin) / max(1, rows - rows_margin))))
+        target[label] = Estimate(float(value[0]), float(low[0]), float(high[0]))
     shares = {}
-    bar_margin = discrete_laplace_margin(scale, (1 - CONFIDENCE) / 2)
-    for name, (cell_labels, synthetic_shares, counts) in exact.shares.items():
-        noisy_counts = counts + noise.discrete_laplace(len(counts), scale, label=f"report: shares of {name}")
+    for name, (cell_labels, synthetic_shares, _) in exact.shares.items():
         spend("discrete Laplace histogram", f"shares of {name}")
-        shares[name] = {"labels": cell_labels, "synthetic": synthetic_shares,
-                        "real": np.clip(noisy_counts / rows, 0, None).tolist(), "margin": bar_margin / rows}
-    return ReportFigures(epsilon=float(epsilon), per_statistic=each, rows=int(rows), rows_margin=int(rows_margin),
-                         synthetic_rows=exact.synthetic_rows, one_way=one_way, two_way=two_way, shares=shares,
-                         events=events)
+        value, low, high = drawn.shares[name]
+        shares[name] = {"labels": cell_labels, "synthetic": synthetic_shares, "real": value[0].tolist(),
+                        "low": low[0].tolist(), "high": high[0].tolist()}
+    return ReportFigures(epsilon=float(epsilon), per_statistic=drawn.per_statistic, rows=int(drawn.rows[0]),
+                         rows_margin=int(drawn.rows_margin), synthetic_rows=exact.synthetic_rows, one_way=one_way,
+                         two_way=two_way, shares=shares, events=events)
 
 
 def measure(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: float, pairs=(),

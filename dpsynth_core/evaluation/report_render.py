@@ -74,8 +74,10 @@ def shares_chart(name: str, data: dict):
     import altair as alt
 
     frame = pd.DataFrame({"value": data["labels"], "synthetic": data["synthetic"], "real": data["real"]})
-    frame["low"] = (frame["real"] - data["margin"]).clip(lower=0)
-    frame["high"] = frame["real"] + data["margin"]
+    if "low" in data:
+        frame["low"], frame["high"] = data["low"], data["high"]
+    else:  # a report made before the intervals counted the row count's noise
+        frame["low"], frame["high"] = (frame["real"] - data["margin"]).clip(lower=0), frame["real"] + data["margin"]
     x = alt.X("value:N", sort=None, title=None, axis=alt.Axis(labelAngle=-40, labelLimit=140))
     bars = alt.Chart(frame).mark_bar(color=_SYNTHETIC, opacity=0.85).encode(
         x=x, y=alt.Y("synthetic:Q", title="share of rows", axis=alt.Axis(format="%")))
@@ -159,8 +161,8 @@ measured with noise, so the true distance lies inside the bar's interval with pr
 <li><b>The synthetic data and the release card</b> (at the end): covered by the release's own guarantee
 ({e(release_eps)}).</li>
 <li><b>The distances and the real shares in this report</b>: computed from the real data with their own noise
-(ε = {figures.epsilon:.3g}, adding or removing one record), recorded in the data's privacy ledger. A distance is
-estimated as a noisy distance in records divided by a noisy row count
+(ε = {figures.epsilon:.3g}, adding or removing one record), recorded in the data's privacy ledger. A distance
+(or a real share) is estimated as a noisy distance (or count) in records divided by a noisy row count
 ({figures.rows:,} ± {figures.rows_margin:,}); its interval accounts for both noises (at least
 {CONFIDENCE:.0%}). The intervals describe the measurement noise only, not the randomness of the synthesis.</li>
 <li><b>The synthetic shares</b>: read off the synthetic table ({figures.synthetic_rows:,} rows), which is
