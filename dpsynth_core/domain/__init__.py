@@ -26,7 +26,8 @@ must still supply. Nothing here ever fills a gap from the data.
 Domain sizes are exact Python integers and may exceed 10**12.
 
 One module per concept: :mod:`.column` (the base, drop, categorical), :mod:`.ranges` (integer,
-float, date), :mod:`.text`, :mod:`.table`, :mod:`.declaration` (JSON in and out), :mod:`.schema`
+float, date), :mod:`.text`, :mod:`.table`, :mod:`.declaration` (JSON in and out), :mod:`.kinds` (one statement of each kind's keys, which the
+schema, the parser and the Domain page are built from), :mod:`.schema`
 (the form of a declaration), :mod:`.templates` and :mod:`.public_lists`.
 """
 
@@ -37,10 +38,11 @@ from .column import CategoricalDomain, ColumnDomain, DropDomain
 from .declaration import KINDS, column_from_json, parse_declaration, read_declaration_bytes
 from .ranges import DateDomain, FloatDomain, IntegerDomain
 from .table import TableDomain, as_table_domain
-from .text import DEFAULT_ALPHABET, TEXT_GENERATORS, TextDomain
+from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
+from .text import TextDomain
 
 __all__ = [
-    "KINDS", "TEXT_GENERATORS", "DEFAULT_ALPHABET",
+    "KINDS", "KIND_STATEMENTS", "TEXT_GENERATORS", "DEFAULT_ALPHABET",
     "ColumnDomain", "DropDomain", "CategoricalDomain", "IntegerDomain", "FloatDomain", "DateDomain", "TextDomain",
     "TableDomain", "as_table_domain", "column_from_json", "parse_declaration", "read_declaration_bytes",
     "size_in_words",

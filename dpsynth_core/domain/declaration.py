@@ -8,10 +8,10 @@ from pathlib import Path
 from .. import constraints
 from ..errors import DomainError
 from .column import CategoricalDomain, ColumnDomain, DropDomain
-from .public_lists import public_list
-from .ranges import DateDomain, FloatDomain, IntegerDomain, _parse_date
+from .kinds import column_attributes
+from .ranges import DateDomain, FloatDomain, IntegerDomain
 from .schema import column_problems
-from .text import DEFAULT_ALPHABET, TextDomain
+from .text import TextDomain
 
 KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain,
                                     TextDomain, DropDomain)}
@@ -30,40 +30,9 @@ def column_from_json(name: str, spec: dict) -> ColumnDomain:
 
 
 def _build_column(name: str, spec: dict) -> ColumnDomain:
-    """Build a column from a declaration whose form has been checked."""
-    kind = spec["type"]
-    missing = spec.get("missing", True)
-    if kind == "drop":
-        return DropDomain(name=name)
-    if kind == "categorical":
-        values = spec.get("values")
-        if values is None and spec.get("list") is not None:
-            values = public_list(spec["list"])
-        labels = spec.get("labels")
-        return CategoricalDomain(name=name, missing=missing, values=tuple(values or ()),
-                                 labels={str(k): v for k, v in labels.items()} if labels else None,
-                                 other=spec.get("other"))
-    if kind == "integer":
-        edges = spec.get("edges")
-        return IntegerDomain(name=name, missing=missing, min=spec.get("min"), max=spec.get("max"),
-                             bin_width=spec.get("bin_width"), edges=tuple(edges) if edges else None,
-                             special=tuple(spec.get("special") or ()))
-    if kind == "float":
-        edges, low, high, width = spec.get("edges"), spec.get("min"), spec.get("max"), spec.get("bin_width")
-        return FloatDomain(name=name, missing=missing, min=None if low is None else float(low),
-                           max=None if high is None else float(high), bins_requested=spec.get("bins"),
-                           bin_width=None if width is None else float(width),
-                           edges=tuple(float(e) for e in edges) if edges else None,
-                           special=tuple(float(v) for v in spec.get("special") or ()))
-    if kind == "date":
-        edges = spec.get("edges")
-        return DateDomain(name=name, missing=missing, min=_parse_date(spec.get("min")),
-                          max=_parse_date(spec.get("max")), unit=spec.get("unit"),
-                          edges=tuple(_parse_date(d) for d in edges) if edges else None,
-                          special=tuple(_parse_date(d) for d in spec.get("special") or ()))
-    return TextDomain(name=name, missing=missing, generator=spec.get("generator"),
-                      max_length=spec.get("max_length"), alphabet=spec.get("alphabet") or DEFAULT_ALPHABET,
-                      length=spec.get("length"), declared_size=spec.get("size"))
+    """Build a column from a declaration whose form has been checked: the kind's class with the
+    attributes its statement (:mod:`.kinds`) converts from the JSON keys."""
+    return KINDS[spec["type"]](name=name, **column_attributes(spec))
 
 
 def read_declaration_bytes(path) -> bytes:

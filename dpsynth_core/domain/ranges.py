@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import constraints
 from .column import ColumnDomain
-from .schema import DATE_UNITS
+from .kinds import DATE_UNITS
 
 _EPOCH = dt.date(1970, 1, 1)
 
@@ -287,13 +287,6 @@ class FloatDomain(ColumnDomain):
     def bin_labels(self) -> list[str]:
         e = self.all_edges
         return [f"{a:g}" if a == b else f"{a:g}-{b:g}" for a, b in zip(e[:-1], e[1:])]
-
-
-def _parse_date(value) -> dt.date | None:
-    """A date the schema has checked: None, a ``datetime.date`` or text starting YYYY-MM-DD."""
-    if value is None or isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(str(value)[:10])
 
 
 @dataclass(frozen=True)

@@ -11,128 +11,38 @@ What the schema checks is the *form*: types, ranges, sizes, unknown keys, nestin
 declaration is complete and consistent (a bound still to supply, ``min`` above ``max``, too
 many bins) is :meth:`TableDomain.problems <dpsynth_core.domain.TableDomain.problems>`.
 
-To add a key, add a field (with its ``description``, the allowed range in words) to the model
-of its kind below.
+The column models are built from the one statement of each kind in :mod:`.kinds` (a key's type
+and its ``rule``, the allowed range in words); to add a key, add it there.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from .. import constraints as c
-from .public_lists import TITLES
+from .kinds import DATE_UNITS, KIND_STATEMENTS, Kind, Note, Text
 
-DATE_UNITS = ("day", "month", "year")
-
-_BIG = f"10^{len(str(c.MAX_ABS_NUMBER)) - 1}"
-_CELLS = f"{c.MAX_COLUMN_CELLS:,}"
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.+-Z]{0,30})?")
-
-
-def _date_text(value):
-    """A date written YYYY-MM-DD (a ``datetime.date`` from Python is accepted and written so)."""
-    if isinstance(value, dt.date):
-        return value.isoformat()[:10]
-    if not isinstance(value, str) or not _DATE.fullmatch(value):
-        raise ValueError("not a date")
-    dt.date.fromisoformat(value[:10])  # raises for 2021-02-30
-    return value
-
-
-Whole = Annotated[int, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER)]
-Number = Annotated[float, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)]
-Text = Annotated[str, Field(max_length=c.MAX_TEXT_CHARS)]
-Note = Annotated[str, Field(max_length=c.MAX_NOTE_CHARS)]
-DateText = Annotated[str, BeforeValidator(_date_text)]
-CategoryValue = Union[Text, Whole]
-CategoryValues = Annotated[list[CategoryValue], Field(max_length=c.MAX_COLUMN_CELLS)]
-PublicList = Literal[tuple(TITLES)]  # type: ignore[valid-type]
-Labels = Annotated[dict[Union[Text, Whole], Text], Field(max_length=c.MAX_COLUMN_CELLS)]
+__all__ = ["DATE_UNITS", "COLUMN_MODELS", "declaration_problems", "column_problems"]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class _Column(_Strict):
-    missing: bool = Field(True, description="true or false (a JSON boolean, not text)")
+def _column_model(kind: Kind) -> type[BaseModel]:
+    """The pydantic model of one kind, built from its statement (:mod:`.kinds`): one field per key."""
+    fields: dict = {}
+    for key in kind.keys:
+        annotation = Optional[key.type] if key.nullable else key.type
+        fields[key.name] = (annotation, Field(key.default if key.name == "missing" else None, description=key.rule))
+        if key.name == "missing":  # 'type' second, as in every message listing the known keys
+            fields["type"] = (Literal[kind.name], ...)
+    return create_model(f"{kind.name.capitalize()}Column", __base__=_Strict, **fields)
 
 
-class DropColumn(_Column):
-    type: Literal["drop"]
-
-
-class CategoricalColumn(_Column):
-    type: Literal["categorical"]
-    values: CategoryValues | None = Field(
-        None, description=f"a list of at most {_CELLS} values, each text of at most {c.MAX_TEXT_CHARS:,} "
-                          f"characters or a whole number from -{_BIG} to {_BIG}")
-    list: PublicList | None = Field(
-        None, description=f"the name of a bundled public list: {', '.join(TITLES)}")
-    labels: Labels | None = Field(
-        None, description=f"an object mapping each value to its label (text of at most {c.MAX_TEXT_CHARS:,} "
-                          "characters)")
-    other: CategoryValue | None = Field(None, description="one of the declared values")
-
-
-class IntegerColumn(_Column):
-    type: Literal["integer"]
-    min: Whole | None = Field(None, description=f"a whole number from -{_BIG} to {_BIG}")
-    max: Whole | None = Field(None, description=f"a whole number from -{_BIG} to {_BIG}")
-    bin_width: Annotated[int, Field(ge=1, le=c.MAX_ABS_NUMBER)] | None = Field(
-        None, description=f"a whole number from 1 to {_BIG}")
-    edges: Annotated[list[Whole], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)] | None = Field(
-        None, description=f"a list of 1 to {_CELLS} whole numbers from -{_BIG} to {_BIG}")
-    special: Annotated[list[Whole], Field(max_length=c.MAX_COLUMN_CELLS)] | None = Field(
-        None, description=f"a list of at most {_CELLS} whole numbers from -{_BIG} to {_BIG}")
-
-
-class FloatColumn(_Column):
-    type: Literal["float"]
-    min: Number | None = Field(None, description=f"a finite number from -{_BIG} to {_BIG}")
-    max: Number | None = Field(None, description=f"a finite number from -{_BIG} to {_BIG}")
-    bins: Annotated[int, Field(ge=1, le=c.MAX_COLUMN_CELLS)] | None = Field(
-        None, description=f"a whole number from 1 to {_CELLS}")
-    bin_width: Annotated[float, Field(gt=0, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)] | None = Field(
-        None, description=f"a finite number > 0 and at most {_BIG}")
-    edges: Annotated[list[Number], Field(min_length=2, max_length=c.MAX_COLUMN_CELLS + 1)] | None = Field(
-        None, description=f"a list of 2 to {c.MAX_COLUMN_CELLS + 1:,} finite numbers from -{_BIG} to {_BIG}")
-    special: Annotated[list[Number], Field(max_length=c.MAX_COLUMN_CELLS)] | None = Field(
-        None, description=f"a list of at most {_CELLS} finite numbers from -{_BIG} to {_BIG}")
-
-
-class DateColumn(_Column):
-    type: Literal["date"]
-    min: DateText | None = Field(None, description="a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31")
-    max: DateText | None = Field(None, description="a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31")
-    unit: Literal[DATE_UNITS] | None = Field(  # type: ignore[valid-type]
-        None, description=f"one of {', '.join(DATE_UNITS)}")
-    edges: Annotated[list[DateText], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)] | None = Field(
-        None, description=f"a list of 1 to {_CELLS} dates written YYYY-MM-DD (the first day of every bin)")
-    special: Annotated[list[DateText], Field(max_length=c.MAX_COLUMN_CELLS)] | None = Field(
-        None, description=f"a list of at most {_CELLS} dates written YYYY-MM-DD")
-
-
-class TextColumn(_Column):
-    type: Literal["text"]
-    generator: Annotated[str, Field(max_length=40)] | None = Field(
-        None, description="the name of a generator (letters, english_word, word_pair, digits, any)")
-    max_length: Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)] | None = Field(
-        None, description=f"a whole number from 1 to {c.MAX_TEXT_LENGTH}")
-    alphabet: Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)] | None = Field(
-        None, description=f"text of 1 to {c.MAX_TEXT_CHARS:,} different characters")
-    length: Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)] | None = Field(
-        None, description=f"a whole number from 1 to {c.MAX_TEXT_LENGTH}")
-    size: Annotated[int, Field(ge=1, le=c.MAX_TEXT_DOMAIN_SIZE)] | None = Field(
-        None, description=f"a whole number from 1 to 10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}")
-
-
-COLUMN_MODELS = {m.model_fields["type"].annotation.__args__[0]: m
-                 for m in (CategoricalColumn, IntegerColumn, FloatColumn, DateColumn, TextColumn, DropColumn)}
+COLUMN_MODELS = {name: _column_model(kind) for name, kind in KIND_STATEMENTS.items()}
 Column = Annotated[Union[tuple(COLUMN_MODELS.values())], Field(discriminator="type")]
 
 

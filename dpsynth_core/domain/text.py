@@ -10,10 +10,9 @@ from typing import ClassVar
 from .. import constraints
 from ..wording import size_in_words
 from .column import ColumnDomain
+from .kinds import DEFAULT_ALPHABET, TEXT_GENERATORS
 from .public_lists import english_word_set, public_list
 
-TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
-DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""The Domain page's editor of one column: every widget drawn from the one statement of its kind
+(:mod:`dpsynth_core.domain.kinds`: label, help, placeholder, limits, layout), typed text parsed by the core."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import streamlit as st
+
+from dpsynth_core.domain import KIND_STATEMENTS, kinds
+from dpsynth_core.domain.public_lists import TITLES, public_list
+
+#: Longer category lists are kept as loaded rather than put in a text box.
+EDITABLE_VALUES = 2_000
+NO_LIST = "(type the values below)"
+
+
+def _init(prefix: str, field: str, value) -> str:
+    """The widget key of one column's field, given its declared value the first time it is drawn."""
+    key = f"{prefix}_{field}"
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return key
+
+
+def _as_date(value):
+    return None if value in (None, "") else value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
+
+
+def _fill_from_list(prefix: str) -> None:
+    chosen = st.session_state[f"{prefix}_list"]
+    if chosen in TITLES:
+        st.session_state[f"{prefix}_values"] = "\n".join(public_list(chosen))
+
+
+def _categories(prefix: str, spec: dict, out: dict) -> None:
+    """Values typed one per line or filled from a public list; a very long list stays as loaded."""
+    declared = kinds.declared_values(spec)
+    if len(declared) > EDITABLE_VALUES:  # no text box of megabytes
+        st.caption(f"{len(declared):,} values, as declared ({', '.join(str(v) for v in declared[:5])}, ...). To "
+                   "change them, edit the declaration file and load it again.")
+        out.update({k: spec[k] for k in ("values", "list") if k in spec})
+        return
+    statement = KIND_STATEMENTS["categorical"]
+    st.selectbox(statement.key("list").label, [NO_LIST] + list(TITLES), format_func=lambda k: TITLES.get(k, k),
+                 key=_init(prefix, "list", spec["list"] if spec.get("list") in TITLES and "values" not in spec
+                           else NO_LIST), on_change=_fill_from_list, args=(prefix,))
+    text = st.text_area(statement.key("values").label, key=_init(prefix, "values", "\n".join(map(str, declared))),
+                        height=140)
+    out["values"] = kinds.parse_values(text)
+    if spec.get("labels"):
+        st.caption("Labels (shown on the release card): "
+                   + "; ".join(f"{code} = {label}" for code, label in spec["labels"].items()))
+
+
+def _widget(place, prefix: str, kind, key, spec: dict):
+    """One key's widget, as its statement describes it; returns the value given (None: not given)."""
+    declared = spec.get(key.name, key.default) if spec.get("type") == kind.name else key.default
+    common = dict(help=key.help, key=None)
+    if key.widget in ("whole", "number"):
+        common["key"] = _init(prefix, key.name, declared)
+        return place.number_input(key.label, value=None, min_value=key.low, max_value=key.high, step=key.step,
+                                  placeholder=key.placeholder, **common)
+    if key.widget == "date":
+        common["key"] = _init(prefix, key.name, _as_date(declared))
+        chosen = place.date_input(key.label, value=None, min_value=dt.date(1, 1, 1),
+                                  max_value=dt.date(9999, 12, 31), **common)
+        return chosen.isoformat() if chosen else None
+    if key.widget == "choice":
+        common["key"] = _init(prefix, key.name, declared if declared in key.choices else "")
+        return place.selectbox(key.label, list(key.choices), format_func=key.choices.get, **common) or None
+    if key.widget == "numbers":
+        common["key"] = _init(prefix, key.name, kinds.list_text(declared))
+        values, unread = kinds.parse_numbers(place.text_input(key.label, placeholder=key.placeholder, **common),
+                                             kind.name)
+        for message in unread:
+            st.warning(f"{key.label.split(' (')[0]}: {message}; it was left out.", icon=":material/warning:")
+        return values
+    common["key"] = _init(prefix, key.name, declared)
+    return place.text_input(key.label, **common) or None
+
+
+def column_editor(prefix: str, spec: dict) -> dict:
+    """Widgets for one column (keys start with ``prefix``), drawn from its kind's statement; returns
+    its new declaration. Nothing here reads the data."""
+    name = st.selectbox("What kind of values?", list(KIND_STATEMENTS),
+                        format_func=lambda k: KIND_STATEMENTS[k].title, key=_init(prefix, "kind", spec.get("type", "text")))
+    kind, out = KIND_STATEMENTS[name], {"type": name}
+    if kind.note:
+        st.caption(kind.note)
+    if name == "drop":
+        return out
+    if name == "categorical":
+        _categories(prefix, spec, out)
+    if name == spec.get("type"):  # keys the page does not edit are kept as declared
+        out.update({k.name: spec[k.name] for k in kind.keys if not k.widget and k.name in spec})
+    drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list")]
+    for row in sorted({k.row for k in drawn}):
+        keys = [k for k in drawn if k.row == row and (k.when is None or out.get(k.when[0]) == k.when[1])]
+        for place, key in zip(st.columns(len(keys)) if len(keys) > 1 else [st] * len(keys), keys):
+            value = _widget(place, prefix, kind, key, spec)
+            if value is not None:
+                out[key.name] = value
+    missing = kind.key("missing")
+    if not st.checkbox(missing.label, help=missing.help, key=_init(prefix, "missing", spec.get("missing", True))):
+        out["missing"] = False
+    return out

@@ -1,0 +1,85 @@
+"""A declaration being edited for one table: loading a file against its columns, applying part of
+one, and each column's status. Works on column *names* only; never reads the data's values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import constraints
+from ..errors import DomainError
+from .column import ColumnDomain
+from .declaration import column_from_json, parse_declaration
+from .table import TableDomain
+
+#: How an undeclared column starts: free text, which asks for a generator or to be dropped.
+UNDECLARED = {"type": "text"}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A declaration file read for a table. ``matching`` (when it does not fit the table as a whole,
+    ``problem`` says why) names the table's columns it declares, which may be applied alone."""
+
+    spec: dict
+    matching: tuple = ()
+    problem: str = ""
+
+    @property
+    def fits(self) -> bool:
+        return not self.problem
+
+
+def load_for(raw: bytes, file_name: str, columns) -> Loaded:
+    """Read a declaration file for a table with these columns. Raises :class:`DomainError` (one
+    clear message) when it cannot be used at all: too large, not JSON, not a declaration, or
+    declaring none of the table's columns."""
+    if len(raw) > constraints.MAX_DECLARATION_BYTES:
+        raise DomainError(f"the file is larger than {constraints.MAX_DECLARATION_BYTES >> 20} MB")
+    spec = parse_declaration(raw, file_name)
+    domain = TableDomain.from_json(spec)
+    try:
+        domain.check_matches(list(columns))
+    except DomainError as problem:
+        matching = tuple(c for c in columns if c in domain.columns)
+        if not matching:
+            raise
+        return Loaded(spec, matching, str(problem))
+    return Loaded(spec)
+
+
+def apply_columns(declaration: dict, loaded: dict, names, columns) -> dict:
+    """``declaration`` with the columns ``names`` taken from ``loaded``; every column of the table
+    in its order (the others as they were, undeclared ones as free text)."""
+    current = dict(declaration.get("columns", {}))
+    current.update({name: loaded["columns"][name] for name in names})
+    return {**declaration, "columns": {c: current.get(c, UNDECLARED) for c in columns}}
+
+
+def column_specs(declaration: dict, columns) -> dict:
+    """Each of the table's columns with its declaration (free text when undeclared), in order."""
+    declared = declaration.get("columns", {})
+    return {name: declared.get(name, UNDECLARED) for name in columns}
+
+
+def column_status(name: str, spec) -> tuple[list[str], ColumnDomain | None]:
+    """(what is still to fix, the column when its form is valid) for one column's declaration."""
+    try:
+        column = column_from_json(name, spec)
+    except DomainError as problem:
+        return list(problem.problems), None
+    return column.problems(), column
+
+
+def readiness(problems: dict, columns) -> str:
+    """One line on how many columns are ready and which are still to do (the first 20 named)."""
+    ready = len(columns) - len(problems)
+    if not problems:
+        return f"All {len(columns):,} columns are declared."
+    names = [f"**{n}**" for n in list(problems)[:20]]
+    more = f" and {len(problems) - 20:,} more" if len(problems) > 20 else ""
+    return f"{ready:,} of {len(columns):,} columns are ready. Still to do: " + "; ".join(names) + more + "."
+
+
+def policy_file_name(declaration: dict) -> str:
+    """The name a saved declaration is offered under: ``adult.domain.json``."""
+    return f"{(declaration.get('dataset') or 'table').removesuffix('.csv')}.domain.json"

@@ -1,0 +1,271 @@
+"""One statement of each column kind: its keys, their types, allowed ranges, defaults and help.
+
+Everything else is built from :data:`KIND_STATEMENTS`: the schema's pydantic models
+(:mod:`.schema`: a key's ``type`` and ``rule``), the parser (:func:`.declaration.column_from_json`:
+a key's ``attribute`` and ``convert``), and the Domain page's widgets (a key's ``widget``,
+``label``, ``help``, ``placeholder``, ``row``, ``when``). To add a key to a kind, add one
+:class:`Key` here (and the attribute to the kind's dataclass).
+
+Also here: the plain parsing of what a person types into those widgets (a list of values, a list
+of numbers or dates), so the page only gathers text and shows what could not be read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Literal, Union
+
+from pydantic import BeforeValidator, Field
+
+from .. import constraints as c
+from .public_lists import TITLES, public_list
+
+DATE_UNITS = ("day", "month", "year")
+TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
+DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+_BIG = f"10^{len(str(c.MAX_ABS_NUMBER)) - 1}"
+_CELLS = f"{c.MAX_COLUMN_CELLS:,}"
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.+-Z]{0,30})?")
+
+
+def _date_text(value):
+    """A date written YYYY-MM-DD (a ``datetime.date`` from Python is accepted and written so)."""
+    if isinstance(value, dt.date):
+        return value.isoformat()[:10]
+    if not isinstance(value, str) or not _DATE.fullmatch(value):
+        raise ValueError("not a date")
+    dt.date.fromisoformat(value[:10])  # raises for 2021-02-30
+    return value
+
+
+def parse_date(value) -> dt.date | None:
+    """A date the schema has checked: None, a ``datetime.date`` or text starting YYYY-MM-DD."""
+    if value is None or isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(str(value)[:10])
+
+
+# --- the types of values a key may hold (strict: "false" is text, not a boolean) -------------------
+Whole = Annotated[int, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER)]
+Number = Annotated[float, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)]
+Text = Annotated[str, Field(max_length=c.MAX_TEXT_CHARS)]
+Note = Annotated[str, Field(max_length=c.MAX_NOTE_CHARS)]
+DateText = Annotated[str, BeforeValidator(_date_text)]
+CategoryValue = Union[Text, Whole]
+CategoryValues = Annotated[list[CategoryValue], Field(max_length=c.MAX_COLUMN_CELLS)]
+PublicList = Literal[tuple(TITLES)]  # type: ignore[valid-type]
+Labels = Annotated[dict[Union[Text, Whole], Text], Field(max_length=c.MAX_COLUMN_CELLS)]
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a column kind's declaration.
+
+    ``type`` and ``rule`` (the allowed form in words) make the schema; ``attribute`` (when the
+    dataclass field has another name) and ``convert`` (JSON to the dataclass's value) make the
+    parser; ``widget`` (``whole``, ``number``, ``date``, ``numbers``, ``values``, ``public_list``,
+    ``choice``, ``text``, ``flag``; empty: kept as declared, not edited), ``label``, ``help``,
+    ``placeholder``, ``default``, ``low``/``high``/``step``, ``choices`` (value -> words), ``row``
+    (keys of one row sit side by side) and ``when`` (shown only when another key has that value)
+    make the Domain page's widgets.
+    """
+
+    name: str
+    type: Any
+    rule: str
+    attribute: str | None = None
+    convert: Callable | None = None
+    widget: str = ""
+    label: str = ""
+    help: str | None = None
+    placeholder: str | None = None
+    default: Any = None
+    low: Any = None
+    high: Any = None
+    step: Any = None
+    choices: dict | None = None
+    row: int = 0
+    when: tuple | None = None
+    nullable: bool = True
+
+    @property
+    def field(self) -> str:
+        """The dataclass attribute this key sets."""
+        return self.attribute or self.name
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A column kind: its name, its title in plain words, its keys, and notes the page shows."""
+
+    name: str
+    title: str
+    keys: tuple
+    #: Shown when the range is declared but no bins are: the release fits them with DP.
+    adaptive_note: str = ""
+    note: str = ""
+
+    def key(self, name: str) -> Key:
+        return next(k for k in self.keys if k.name == name)
+
+
+def _tuple(convert=None):
+    return lambda values: tuple(convert(v) for v in values) if convert else tuple(values)
+
+
+MISSING = Key("missing", bool, "true or false (a JSON boolean, not text)", widget="flag",
+              label="Missing values may occur", default=True, nullable=False,
+              help="When ticked, 'missing' is one more possible value, whether or not the data has any.")
+_RANGE_NOTE = ("With no bins given, the release chooses them from the data with differential privacy (a small "
+               "share of the budget, shown on the Privacy page), so values held by many people, such as 0 or 40, "
+               "keep their exact value.")
+_SPECIAL_HELP = ("Public codes that must come out exactly as they are (such as -1 for 'never' or 999 for 'not "
+                 "asked'): each gets a bin of its own, whatever the data holds.")
+_WHOLES = f"whole numbers from -{_BIG} to {_BIG}"
+_NUMBERS = f"finite numbers from -{_BIG} to {_BIG}"
+
+KIND_STATEMENTS: dict[str, Kind] = {k.name: k for k in (
+    Kind("categorical", "Categories: a list of values", (
+        MISSING,
+        Key("values", CategoryValues, f"a list of at most {_CELLS} values, each text of at most "
+            f"{c.MAX_TEXT_CHARS:,} characters or a whole number from -{_BIG} to {_BIG}", convert=tuple,
+            widget="values", label="Possible values, one per line (or separated by commas)"),
+        Key("list", PublicList, f"the name of a bundled public list: {', '.join(TITLES)}", attribute="values",
+            convert=public_list, widget="public_list", label="Fill from a public list (optional)"),
+        Key("labels", Labels, f"an object mapping each value to its label (text of at most "
+            f"{c.MAX_TEXT_CHARS:,} characters)", convert=lambda labels: {str(k): v for k, v in labels.items()}),
+        Key("other", CategoryValue, "one of the declared values"),
+    )),
+    Kind("integer", "Whole numbers in a range", (
+        MISSING,
+        Key("min", Whole, f"a whole number from -{_BIG} to {_BIG}", widget="whole", label="Smallest possible value",
+            placeholder="required", step=1),
+        Key("max", Whole, f"a whole number from -{_BIG} to {_BIG}", widget="whole", label="Largest possible value",
+            placeholder="required", step=1),
+        Key("bin_width", Annotated[int, Field(ge=1, le=c.MAX_ABS_NUMBER)], f"a whole number from 1 to {_BIG}",
+            widget="whole", label="Bin width (blank = fitted to the data)", placeholder="fitted", low=1, step=1),
+        Key("edges", Annotated[list[Whole], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],
+            f"a list of 1 to {_CELLS} {_WHOLES}", convert=_tuple(), widget="numbers", row=1,
+            label="Bin edges (optional): the first value of each bin, from the minimum",
+            placeholder="for example 0, 1, 10, 100"),
+        Key("special", Annotated[list[Whole], Field(max_length=c.MAX_COLUMN_CELLS)],
+            f"a list of at most {_CELLS} {_WHOLES}", convert=_tuple(), widget="numbers", row=1,
+            label="Special values kept exact (optional)", placeholder="for example -1, 999", help=_SPECIAL_HELP),
+    ), adaptive_note=_RANGE_NOTE),
+    Kind("float", "Decimal numbers in a range", (
+        MISSING,
+        Key("min", Number, f"a finite number from -{_BIG} to {_BIG}", convert=float, widget="number",
+            label="Smallest possible value", placeholder="required"),
+        Key("max", Number, f"a finite number from -{_BIG} to {_BIG}", convert=float, widget="number",
+            label="Largest possible value", placeholder="required"),
+        Key("bins", Annotated[int, Field(ge=1, le=c.MAX_COLUMN_CELLS)], f"a whole number from 1 to {_CELLS}",
+            attribute="bins_requested", widget="whole", label="Number of equal bins (blank = fitted to the data)",
+            placeholder="fitted", low=1, high=10_000, step=1),
+        Key("bin_width", Annotated[float, Field(gt=0, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)],
+            f"a finite number > 0 and at most {_BIG}", convert=float),
+        Key("edges", Annotated[list[Number], Field(min_length=2, max_length=c.MAX_COLUMN_CELLS + 1)],
+            f"a list of 2 to {c.MAX_COLUMN_CELLS + 1:,} {_NUMBERS}", convert=_tuple(float), widget="numbers",
+            row=1, label="Bin edges (optional): from the minimum to the maximum",
+            placeholder="for example 0, 0.5, 1"),
+        Key("special", Annotated[list[Number], Field(max_length=c.MAX_COLUMN_CELLS)],
+            f"a list of at most {_CELLS} {_NUMBERS}", convert=_tuple(float), widget="numbers", row=1,
+            label="Special values kept exact (optional)", placeholder="for example -1, 999", help=_SPECIAL_HELP),
+    ), adaptive_note=_RANGE_NOTE),
+    Kind("date", "Dates in a range", (
+        MISSING,
+        Key("min", DateText, "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31", convert=parse_date,
+            widget="date", label="First possible date"),
+        Key("max", DateText, "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31", convert=parse_date,
+            widget="date", label="Last possible date"),
+        Key("unit", Literal[DATE_UNITS], f"one of {', '.join(DATE_UNITS)}",  # type: ignore[valid-type]
+            widget="choice", label="Group by", choices={"": "fitted to the data", "day": "day", "month": "month",
+                                                        "year": "year"}),
+        Key("edges", Annotated[list[DateText], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],
+            f"a list of 1 to {_CELLS} dates written YYYY-MM-DD (the first day of every bin)",
+            convert=_tuple(parse_date)),
+        Key("special", Annotated[list[DateText], Field(max_length=c.MAX_COLUMN_CELLS)],
+            f"a list of at most {_CELLS} dates written YYYY-MM-DD", convert=_tuple(parse_date), widget="numbers",
+            row=1, label="Special dates kept exact (optional, YYYY-MM-DD)", placeholder="for example 1900-01-01",
+            help=_SPECIAL_HELP),
+    ), adaptive_note=_RANGE_NOTE),
+    Kind("text", "Free text or codes (large, weakly constrained)", (
+        MISSING,
+        Key("generator", Annotated[str, Field(max_length=40)],
+            f"the name of a generator ({', '.join(TEXT_GENERATORS)})", widget="choice",
+            label="Which values are possible?", choices={
+                "": "(choose one)", "letters": "Any string of letters up to a length",
+                "english_word": "Any English word", "word_pair": "Any pair of English words",
+                "digits": "A code of N digits (like a ZIP code)",
+                "any": "Any value, released as pseudonyms (value-123)"}),
+        Key("max_length", Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
+            f"a whole number from 1 to {c.MAX_TEXT_LENGTH}", widget="whole", label="Longest length", default=12,
+            low=1, high=40, step=1, row=1, when=("generator", "letters")),
+        Key("alphabet", Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)],
+            f"text of 1 to {c.MAX_TEXT_CHARS:,} different characters", widget="text", label="Allowed characters",
+            default=DEFAULT_ALPHABET, row=1, when=("generator", "letters")),
+        Key("length", Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
+            f"a whole number from 1 to {c.MAX_TEXT_LENGTH}", widget="whole", label="Number of digits", default=5,
+            low=1, high=30, step=1, when=("generator", "digits")),
+        Key("size", Annotated[int, Field(ge=1, le=c.MAX_TEXT_DOMAIN_SIZE)],
+            f"a whole number from 1 to 10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}", attribute="declared_size",
+            widget="whole", label="How many different values could there be?", default=1_000_000, low=1, step=1000,
+            when=("generator", "any"),
+            help="Values are replaced by public pseudonyms (value-000123) through a fixed hash: printing the "
+                 "original strings could never be private."),
+    )),
+    Kind("drop", "Drop: leave out of the release (identifiers)", (MISSING,),
+         note="This column will not appear in the synthetic table."),
+)}
+
+
+def column_attributes(spec: dict) -> dict:
+    """The dataclass attributes of one column from its JSON form (checked by the schema first):
+    every key given, converted; keys not given keep the dataclass's defaults."""
+    out = {}
+    for key in KIND_STATEMENTS[spec["type"]].keys:
+        value = spec.get(key.name)
+        if value is not None:
+            out[key.field] = key.convert(value) if key.convert else value
+    return out
+
+
+# --- what a person types ------------------------------------------------------------------------
+
+def parse_values(text: str) -> list:
+    """Category values typed one per line (or separated by commas); all whole numbers become ints."""
+    items = [v.strip() for v in (text.split("\n") if "\n" in text else text.split(","))]
+    values = [v for v in items if v]
+    if values and all(re.fullmatch(r"-?(0|[1-9][0-9]*)", v) for v in values):
+        return [int(v) for v in values]
+    return values
+
+
+_EXPECTED = {"integer": "a whole number", "float": "a number", "date": "a date written YYYY-MM-DD"}
+
+
+def parse_numbers(text: str, kind: str) -> tuple[list | None, list[str]]:
+    """A typed list of numbers or dates (commas, spaces or semicolons) for a column of ``kind``:
+    (the values, or None when nothing was typed; one message per entry that could not be read)."""
+    out, bad = [], []
+    for item in (t for t in re.split(r"[,\s;]+", text.strip()) if t):
+        try:
+            out.append(int(item) if kind == "integer" else float(item) if kind == "float"
+                       else dt.date.fromisoformat(item).isoformat())
+        except ValueError:
+            bad.append(f"'{item}' is not {_EXPECTED[kind]}")
+    return out or None, bad
+
+
+def list_text(values) -> str:
+    """A list of numbers or dates as one line to edit: ``0, 0.5, 1``."""
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values or [])
+
+
+def declared_values(spec: dict) -> list:
+    """The values a categorical declaration lists, directly or through a public list."""
+    if isinstance(spec.get("values"), list):
+        return spec["values"]
+    return list(public_list(spec["list"])) if spec.get("list") in TITLES else []
