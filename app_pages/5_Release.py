@@ -90,9 +90,7 @@ if make:
                                       epsilon=epsilon, pairs=[pair_names[p] for p in chosen_pairs],
                                       chart_columns=charts)
             report(0.4, "Drawing the charts")
-            return figures, report_render.render_html(card, figures, total=(
-                None if g["epsilon"] is None else
-                f"Release and report together: ε = {format_epsilon(g['epsilon'] + epsilon)} by adding up."))
+            return figures, report_render.render_html(card, figures, total=report_render.total_sentence(card, epsilon))
 
         workspace.check(loaded["hash"], planned_events(epsilon, ADD_REMOVE), what="This report")
         (figures, page), _ = run_with_progress(build, title="Measuring the distances with noise")

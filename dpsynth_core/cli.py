@@ -7,6 +7,7 @@
     python -m dpsynth_core ledger [INPUT] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
+    python -m dpsynth_core compare|report REAL SYNTHETIC --domain D ...  (:mod:`dpsynth_core.evaluation.commands`)
 
 Bad input ends with a one-line message on stderr and exit status 2, never a traceback.
 Every check runs before anything is written: parameters and paths first (before the
@@ -107,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     tau.add_argument("--rho", required=True,
                      help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}")
     tau.add_argument("--epsilon", required=True, help="the epsilon of one column (a share of the total)")
+    from .evaluation.commands import add_commands
+
+    add_commands(sub)  # compare, report
     return parser
 
 
@@ -412,6 +416,8 @@ def main(argv=None) -> int:
             _run_tau(args)
         elif args.command == "ledger":
             _run_ledger(args)
+        elif hasattr(args, "run"):
+            args.run(args)
         else:
             _run_synth(args)
     except DPSynthError as exc:

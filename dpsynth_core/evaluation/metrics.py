@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 
 from ..data.counting import flat_index
-from ..data.encoding import encode_column, numeric_values
+from ..data.encoding import encode_column
 from ..domain import TableDomain, as_table_domain
 from ..privacy.cathist import fidelity
 from ..privacy.noise import make_noise_source, real_laplace
+from .values import ValueComparison, value_comparison, value_summaries, value_summary  # noqa: F401
 
 
 @dataclass
@@ -162,75 +163,6 @@ def evaluate(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, random_stat
     return {"fidelity": fidelity_by_column(pairs), "one_way": one_way_distances(pairs),
             "two_way": two_way_distances(pairs), "game": distinguishing_game(pairs, random_state=random_state),
             "pairs": pairs}
-
-
-# --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
-
-@dataclass
-class ValueComparison:
-    """One numeric or date column of the real and the synthetic table, compared value by value.
-
-    Charts over bins cannot show a spike (0 in a capital-gain column) spread over its bin;
-    these figures can. Publisher-only, like everything in this module.
-
-    Attributes:
-        column, kind: the column and its kind (``integer``, ``float`` or ``date``).
-        points: values at which both distribution functions are given (sorted; days since
-            1970-01-01 for dates).
-        real_cdf, synthetic_cdf: share of non-missing values at or below each point.
-        top: the most frequent exact values of either table: ``value``, ``real`` and
-            ``synthetic`` shares of all rows (missing included), most frequent real first.
-        value_tvd: total variation distance over exact values (missing is one more value);
-            None for real numbers, whose exact values rarely repeat.
-        max_cdf_gap: the largest gap between the two distribution functions (Kolmogorov-Smirnov).
-        missing: share of missing cells in the real and in the synthetic table.
-    """
-
-    column: str
-    kind: str
-    points: np.ndarray
-    real_cdf: np.ndarray
-    synthetic_cdf: np.ndarray
-    top: pd.DataFrame
-    value_tvd: float | None
-    max_cdf_gap: float
-    missing: tuple
-
-    def shown(self, values) -> list:
-        """Values as a person reads them (dates as YYYY-MM-DD)."""
-        if self.kind == "date":
-            return [str(np.datetime64(int(v), "D")) for v in values]
-        return [float(v) if self.kind == "float" else int(v) for v in values]
-
-
-def value_comparison(real: pd.Series, synthetic: pd.Series, column, *, markers=("",), top: int = 10,
-                     max_points: int = 2000) -> ValueComparison:
-    """Compare a numeric or date column's real and synthetic values exactly (see :class:`ValueComparison`).
-
-    Both are read by the declaration's public rule (clamped to the range, integers rounded),
-    so the comparison is about what the method did, not about out-of-range cells.
-    """
-    a = numeric_values(column, real, markers)
-    b = numeric_values(column, synthetic, markers)
-    rows_a, rows_b = max(len(real), 1), max(len(synthetic), 1)
-    points = np.union1d(a, b)
-    if points.size > max_points:  # enough points to draw the curves: quantiles of both tables together
-        points = np.unique(np.quantile(np.concatenate([a, b]), np.linspace(0, 1, max_points), method="lower"))
-    real_cdf = np.searchsorted(np.sort(a), points, side="right") / max(a.size, 1)
-    synthetic_cdf = np.searchsorted(np.sort(b), points, side="right") / max(b.size, 1)
-    values_a, counts_a = np.unique(a, return_counts=True)
-    values_b, counts_b = np.unique(b, return_counts=True)
-    shares = pd.DataFrame({"real": pd.Series(counts_a / rows_a, index=values_a),
-                           "synthetic": pd.Series(counts_b / rows_b, index=values_b)}).fillna(0.0)
-    value_tvd = None
-    if column.kind != "float":
-        missing_gap = abs((rows_a - a.size) / rows_a - (rows_b - b.size) / rows_b)
-        value_tvd = float(0.5 * (np.abs(shares["real"] - shares["synthetic"]).sum() + missing_gap))
-    chosen = shares["real"].nlargest(top).index.union(shares["synthetic"].nlargest(top).index)
-    frequent = shares.loc[chosen].sort_values(["real", "synthetic"], ascending=False).rename_axis("value").reset_index()
-    gap = float(np.abs(real_cdf - synthetic_cdf).max()) if points.size else 0.0
-    return ValueComparison(column.name, column.kind, points, real_cdf, synthetic_cdf, frequent, value_tvd, gap,
-                           ((rows_a - a.size) / rows_a, (rows_b - b.size) / rows_b))
 
 
 # --- machine-learning utility and query errors (issue: the papers' evaluations) -------------

@@ -22,6 +22,15 @@ from .report import CONFIDENCE, MAX_CHART_CELLS, Estimate, ReportError, ReportFi
 DEFAULT_CHARTS = 4
 
 
+def total_sentence(card: dict, epsilon: float) -> str | None:
+    """What the release and its report cost together (None for a release without a guarantee)."""
+    from ..wording import format_epsilon
+
+    release = card["guarantee"]["epsilon"]
+    return None if release is None else (f"Release and report together: ε = {format_epsilon(release + epsilon)} "
+                                         "by adding up.")
+
+
 
 _INK = "#1b1b1b"
 

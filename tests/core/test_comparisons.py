@@ -9,7 +9,6 @@ distinguishing game cannot beat a coin flip.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from dpsynth_core.domain import TableDomain

@@ -1,0 +1,198 @@
+"""Command line for the figures: ``compare`` (exact, publisher-only) and ``report`` (DP, shareable).
+
+    python -m dpsynth_core compare REAL SYNTHETIC --domain D --json OUT
+    python -m dpsynth_core report REAL SYNTHETIC --domain D --epsilon E --workspace W --out report.html
+        [--pdf report.pdf] [--json figures.json] [--pair A,B ...] [--chart COLUMN ...] [--seed S]
+
+Both read the tables as the app does and compute their figures with the same core functions
+(:mod:`dpsynth_core.evaluation.metrics`, :mod:`dpsynth_core.evaluation.report`), over the
+released representation, so the numbers are the ones the app shows. ``compare`` reads the
+real data without noise: its output is for the publisher's eyes only. ``report`` spends its
+epsilon on DP figures, recorded in the workspace's ledger next to the release it describes
+(found by its synthetic file, or by its ``--card``), before anything is written.
+
+Only argument parsing happens at import; the numerical libraries load when a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import DPSynthError, ParameterError
+
+
+def add_commands(sub) -> None:
+    """Register ``compare`` and ``report`` on the CLI's subparsers (each sets ``run``)."""
+    compare = sub.add_parser("compare", help="exact comparison of a synthetic table with the real one "
+                                             "(for the publisher only: not differentially private)")
+    _tables(compare)
+    compare.add_argument("--json", required=True, metavar="OUT", help="where to write the figures (JSON)")
+    compare.set_defaults(run=run_compare)
+    report = sub.add_parser("report", help="a stakeholder report whose figures are differentially private "
+                                           "(its epsilon is recorded in the workspace's ledger)")
+    _tables(report)
+    report.add_argument("--epsilon", required=True, help="the report's own budget (for example 0.1)")
+    report.add_argument("--workspace", required=True, metavar="FOLDER",
+                        help="the workspace that recorded the release (its ledger records the report)")
+    report.add_argument("--out", required=True, help="where to write the report (HTML page)")
+    report.add_argument("--pdf", help="also print it to this PDF (needs Chromium)")
+    report.add_argument("--json", metavar="OUT", help="also write the DP figures (JSON)")
+    report.add_argument("--card", help="the release card (JSON), to find a release whose file the workspace "
+                                       "did not keep")
+    report.add_argument("--pair", action="append", default=None, metavar="A,B",
+                        help="a pair of columns to compare together (repeatable; default: the pairs the method "
+                             "joined, from the card)")
+    report.add_argument("--chart", action="append", default=None, metavar="COLUMN",
+                        help="a column whose values are charted (repeatable; default: the first four)")
+    report.add_argument("--seed", default=None, help="seed for repeatable noise (tests only; never publish it)")
+    report.set_defaults(run=run_report)
+
+
+def _tables(parser) -> None:
+    parser.add_argument("real", help="the real table (CSV)")
+    parser.add_argument("synthetic", help="the synthetic table (CSV), as released")
+    parser.add_argument("--domain", required=True, help="the domain declaration both are read over (JSON)")
+    parser.add_argument("--encoding", default=None, help="text encoding of both files (default: detected)")
+    parser.add_argument("--delimiter", default=None, help="field delimiter of both files (default: detected)")
+
+
+def _outputs(args, flags) -> list[tuple[str, Path]]:
+    """Output paths, checked before any work: a writable folder, not an input, not each other."""
+    inputs = [Path(p).resolve() for p in (args.real, args.synthetic, args.domain)]
+    targets = [(flag, Path(getattr(args, flag.strip("-")))) for flag in flags if getattr(args, flag.strip("-"))]
+    for i, (flag, path) in enumerate(targets):
+        folder = path.resolve().parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            raise ParameterError(f"cannot write {path} ({flag}): its folder does not exist or is not writable")
+        if path.is_dir():
+            raise ParameterError(f"cannot write {path} ({flag}): it is a folder")
+        if path.resolve() in inputs or any(path.resolve() == p.resolve() for _, p in targets[i + 1:]):
+            raise ParameterError(f"{flag} ({path}) names an input or another output: it would be replaced")
+    return targets
+
+
+def _write(files: list[tuple[Path, bytes]]) -> None:
+    """Write every file beside its target, then rename all into place (nothing half-written)."""
+    written = []
+    try:
+        for path, content in files:
+            fd, temporary = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
+            written.append((temporary, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+            os.chmod(temporary, 0o644)
+        for temporary, path in written:
+            os.replace(temporary, path)
+    except BaseException:
+        for temporary, _ in written:
+            Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _read(args):
+    """Both tables (cells as text, as the app reads an upload) and the declaration, checked against both."""
+    for path in (args.real, args.synthetic, args.domain):
+        if not Path(path).is_file():
+            raise ParameterError(f"file not found: {path}")
+    from ..data.tables import read_table
+    from ..domain import TableDomain
+
+    domain = TableDomain.load(args.domain).validate()
+    real = read_table(args.real, encoding=args.encoding, delimiter=args.delimiter)[0]
+    synthetic = read_table(args.synthetic, encoding=args.encoding, delimiter=args.delimiter)[0]
+    domain.check_matches(real.columns)
+    missing = [c for c in domain.kept if c not in synthetic.columns]
+    if missing:
+        raise DPSynthError(f"the synthetic table lacks column(s) {', '.join(missing)} of the declaration")
+    return real, synthetic, domain
+
+
+def pair_key(a: str, b: str) -> str:
+    return f"{a},{b}"
+
+
+def exact_figures(real, synthetic, domain) -> dict:
+    """The exact comparison ``compare`` writes: 1-way and 2-way total variation distances over the
+    released representation (the Preview's figures) and the value-level figures of numeric and date
+    columns. Reads the real data without noise: publisher-only."""
+    from . import metrics
+
+    pairs = metrics.paired_codes(real, synthetic, domain)
+    matrix = metrics.two_way_distances(pairs)
+    names = list(pairs)
+    return {"one_way": metrics.one_way_distances(pairs),
+            "two_way": {pair_key(a, b): float(matrix.loc[a, b]) for i, a in enumerate(names) for b in names[i + 1:]},
+            "values": metrics.value_summaries(real, synthetic, domain)}
+
+
+def run_compare(args) -> None:
+    targets = _outputs(args, ["--json"])
+    real, synthetic, domain = _read(args)
+    figures = exact_figures(real, synthetic, domain)
+    _write([(targets[0][1], (json.dumps(figures, indent=2) + "\n").encode("utf-8"))])
+    worst = max(figures["one_way"].items(), key=lambda kv: kv[1], default=None)
+    print(f"wrote the exact comparison of {len(figures['one_way'])} columns to {args.json}"
+          + (f" (furthest column: {worst[0]}, distance {worst[1]:.3f})" if worst else "")
+          + "; it reads the real data without noise: keep it to yourself")
+
+
+def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: str | None):
+    """The workspace's release whose synthetic file is ``synthetic_path`` (or whose card is ``card_path``)."""
+    content = Path(synthetic_path).read_bytes()
+    card = json.loads(Path(card_path).read_text(encoding="utf-8")) if card_path else None
+    for stored in workspace.releases(fingerprint):
+        if (card is not None and stored.card == card) or stored.csv_bytes() == content:
+            return stored
+    raise DPSynthError(f"{synthetic_path} is not a release of this real table recorded in the workspace: make it "
+                       "with 'synth --workspace', or pass its --card")
+
+
+def report_figures_json(figures) -> dict:
+    """The DP figures ``report --json`` writes: estimates with their 95% intervals."""
+    def estimate(e):
+        return {"estimate": e.value, "low": e.low, "high": e.high}
+
+    pairs = {label: label.split(" × ") for label in figures.two_way}
+    out = {"epsilon": figures.epsilon, "rows": {"estimate": figures.rows, "margin": figures.rows_margin},
+           "one_way": {k: estimate(v) for k, v in figures.one_way.items()},
+           "two_way": {pair_key(*pairs[k]): estimate(v) for k, v in figures.two_way.items()},
+           "shares": figures.shares}
+    if getattr(figures, "values", None):
+        out["values"] = figures.values
+    return out
+
+
+def run_report(args) -> None:
+    from ..validation import check_epsilon, check_seed
+
+    epsilon = check_epsilon(args.epsilon, "--epsilon")
+    seed = check_seed(args.seed)
+    targets = _outputs(args, ["--out", "--pdf", "--json"])
+    real, synthetic, domain = _read(args)
+    from ..privacy.accounting import ADD_REMOVE
+    from ..workspace import Workspace, fingerprint_file, planned_events
+    from . import report, report_render
+
+    workspace = Workspace(args.workspace)
+    fingerprint = fingerprint_file(args.real)
+    stored = _find_release(workspace, fingerprint, args.synthetic, args.card)
+    columns = list(domain.kept)
+    pairs = ([tuple(c.strip() for c in p.split(",")) for p in args.pair] if args.pair
+             else report.default_pairs(stored.card, columns))
+    charts = args.chart if args.chart else columns[:report_render.DEFAULT_CHARTS]
+    workspace.check(fingerprint, planned_events(epsilon, ADD_REMOVE), what="This report")
+    figures = report.measure(real, synthetic, domain, epsilon=epsilon, pairs=pairs, chart_columns=charts,
+                             random_state=seed)
+    page = report_render.render_html(stored.card, figures, total=report_render.total_sentence(stored.card, epsilon))
+    files = {"--out": page.encode("utf-8"),
+             "--json": (json.dumps(report_figures_json(figures), indent=2) + "\n").encode("utf-8")}
+    if args.pdf:
+        files["--pdf"] = report_render.html_to_pdf(page)
+    workspace.record_report(fingerprint, stored.id, events=figures.events, figures=figures.to_dict(), html=page,
+                            source="cli")
+    _write([(path, files[flag]) for flag, path in targets])
+    print(f"wrote the report to {args.out} (its figures spent epsilon {epsilon:g}, recorded in the ledger of "
+          f"{args.workspace})")

@@ -1,0 +1,158 @@
+"""Numeric and date columns compared value by value, not only by bins (publisher-only).
+
+Charts over bins cannot show a spike (0 in a capital-gain column) spread over its bin; these
+figures can: the distribution functions, the most frequent exact values, a distance over exact
+values, mean and quantiles, and plain sentences naming a column whose shape changed. Every
+function here reads the real data without noise: for the publisher's eyes only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.encoding import numeric_values
+from ..domain import as_table_domain
+
+
+# --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
+
+@dataclass
+class ValueComparison:
+    """One numeric or date column of the real and the synthetic table, compared value by value.
+
+    Charts over bins cannot show a spike (0 in a capital-gain column) spread over its bin;
+    these figures can. Publisher-only, like everything in this module.
+
+    Attributes:
+        column, kind: the column and its kind (``integer``, ``float`` or ``date``).
+        points: values at which both distribution functions are given (sorted; days since
+            1970-01-01 for dates).
+        real_cdf, synthetic_cdf: share of non-missing values at or below each point.
+        top: the most frequent exact values of either table: ``value``, ``real`` and
+            ``synthetic`` shares of all rows (missing included), most frequent real first.
+        value_tvd: total variation distance over exact values (missing is one more value);
+            None for real numbers, whose exact values rarely repeat.
+        max_cdf_gap: the largest gap between the two distribution functions (Kolmogorov-Smirnov).
+        missing: share of missing cells in the real and in the synthetic table.
+    """
+
+    column: str
+    kind: str
+    points: np.ndarray
+    real_cdf: np.ndarray
+    synthetic_cdf: np.ndarray
+    top: pd.DataFrame
+    value_tvd: float | None
+    max_cdf_gap: float
+    missing: tuple
+
+    def shown(self, values) -> list:
+        """Values as a person reads them (dates as YYYY-MM-DD)."""
+        return shown(self.kind, values)
+
+
+def shown(kind: str, values) -> list:
+    """Values of a numeric or date column as a person reads them (dates as YYYY-MM-DD)."""
+    if kind == "date":
+        return [str(np.datetime64(int(round(float(v))), "D")) for v in values]
+    return [float(v) if kind == "float" else int(v) for v in values]
+
+
+def value_comparison(real: pd.Series, synthetic: pd.Series, column, *, markers=("",), top: int = 10,
+                     max_points: int = 2000) -> ValueComparison:
+    """Compare a numeric or date column's real and synthetic values exactly (see :class:`ValueComparison`).
+
+    Both are read by the declaration's public rule (clamped to the range, integers rounded),
+    so the comparison is about what the method did, not about out-of-range cells.
+    """
+    a = numeric_values(column, real, markers)
+    b = numeric_values(column, synthetic, markers)
+    rows_a, rows_b = max(len(real), 1), max(len(synthetic), 1)
+    points = np.union1d(a, b)
+    if points.size > max_points:  # enough points to draw the curves: quantiles of both tables together
+        points = np.unique(np.quantile(np.concatenate([a, b]), np.linspace(0, 1, max_points), method="lower"))
+    real_cdf = np.searchsorted(np.sort(a), points, side="right") / max(a.size, 1)
+    synthetic_cdf = np.searchsorted(np.sort(b), points, side="right") / max(b.size, 1)
+    values_a, counts_a = np.unique(a, return_counts=True)
+    values_b, counts_b = np.unique(b, return_counts=True)
+    shares = pd.DataFrame({"real": pd.Series(counts_a / rows_a, index=values_a),
+                           "synthetic": pd.Series(counts_b / rows_b, index=values_b)}).fillna(0.0)
+    value_tvd = None
+    if column.kind != "float":
+        missing_gap = abs((rows_a - a.size) / rows_a - (rows_b - b.size) / rows_b)
+        value_tvd = float(0.5 * (np.abs(shares["real"] - shares["synthetic"]).sum() + missing_gap))
+    chosen = shares["real"].nlargest(top).index.union(shares["synthetic"].nlargest(top).index)
+    frequent = shares.loc[chosen].sort_values(["real", "synthetic"], ascending=False).rename_axis("value").reset_index()
+    gap = float(np.abs(real_cdf - synthetic_cdf).max()) if points.size else 0.0
+    return ValueComparison(column.name, column.kind, points, real_cdf, synthetic_cdf, frequent, value_tvd, gap,
+                           ((rows_a - a.size) / rows_a, (rows_b - b.size) / rows_b))
+
+
+#: A most common value whose share moved by at least this much (either way) names its column.
+SHAPE_SHARE_GAP = 0.10
+#: A mean that moved by more than this share of the real mean (or of the range) names its column.
+SHAPE_MEAN_GAP = 0.25
+#: Distribution functions this far apart name their column.
+SHAPE_CDF_GAP = 0.15
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def _side(values: np.ndarray, rows: int, column) -> dict:
+    if values.size == 0:
+        return {"mean": None, "quantiles": {}, "most_common": None, "most_common_share": 0.0}
+    found, counts = np.unique(values, return_counts=True)
+    top = int(np.argmax(counts))
+    mean = float(values.mean())
+    return {"mean": shown(column.kind, [mean])[0] if column.kind == "date" else mean,
+            "quantiles": {f"{q:g}": shown(column.kind, [v])[0] for q, v in
+                          zip(QUANTILES, np.quantile(values, QUANTILES, method="lower"))},
+            "most_common": shown(column.kind, [found[top]])[0], "most_common_share": float(counts[top] / rows)}
+
+
+def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",)) -> dict:
+    """Value-level figures of one numeric or date column, real vs synthetic (publisher-only, JSON-ready).
+
+    ``value_distance``: total variation distance over exact values (None for real numbers);
+    ``max_cdf_gap``: the largest gap between the distribution functions (Kolmogorov-Smirnov);
+    ``real``/``synthetic``: mean, quantiles, the most common value and its share of all rows;
+    ``shape``: plain sentences naming what changed (a frequent value's share, the mean, the spread),
+    empty when the values kept their shape.
+    """
+    compared = value_comparison(real, synthetic, column, markers=markers)
+    a = numeric_values(column, real, markers)
+    b = numeric_values(column, synthetic, markers)
+    sides = {"real": _side(a, max(len(real), 1), column), "synthetic": _side(b, max(len(synthetic), 1), column)}
+    shape = []
+    top = compared.top.assign(gap=(compared.top["real"] - compared.top["synthetic"]).abs())
+    moved = top[top["gap"] >= SHAPE_SHARE_GAP].sort_values("gap", ascending=False)
+    for _, row in moved.head(2).iterrows():
+        value = compared.shown([row["value"]])[0]
+        shape.append(f"{column.name}: {_plain(value)} is {row['real']:.0%} of the real values and "
+                     f"{row['synthetic']:.0%} of the synthetic ones")
+    if a.size and b.size and column.kind != "date":
+        mean_a, mean_b = float(a.mean()), float(b.mean())
+        scale = max(abs(mean_a), 1e-12)
+        if abs(mean_b - mean_a) > SHAPE_MEAN_GAP * scale:
+            shape.append(f"{column.name}: the mean is {_plain(mean_a)} in the real values and {_plain(mean_b)} in the "
+                         "synthetic ones")
+    if not shape and compared.max_cdf_gap >= SHAPE_CDF_GAP:
+        shape.append(f"{column.name}: the values are spread differently (up to {compared.max_cdf_gap:.0%} of the "
+                     "rows lie on different sides of some value)")
+    return {"kind": column.kind, "value_distance": compared.value_tvd, "max_cdf_gap": compared.max_cdf_gap,
+            **sides, "shape": shape}
+
+
+def _plain(value) -> str:
+    if isinstance(value, str):
+        return value
+    return f"{value:,.0f}" if abs(value) >= 100 or float(value).is_integer() else f"{value:,.3g}"
+
+
+def value_summaries(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict:
+    """:func:`value_summary` of every kept numeric and date column (publisher-only)."""
+    domain = as_table_domain(domain)
+    return {name: value_summary(real[name], synthetic[name], col, markers=domain.missing_markers)
+            for name, col in domain.kept.items() if col.kind in ("integer", "float", "date")}

@@ -1,0 +1,103 @@
+"""``compare`` and ``report`` from the command line give the app's own figures (issue 20, point 8)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.cli import main
+from dpsynth_core.data.examples import example_csv, example_declaration
+from dpsynth_core.data.tables import read_table
+from dpsynth_core.evaluation import metrics, report
+from dpsynth_core.workspace import Workspace, fingerprint_file
+from tests.every_kind import DOMAIN, real_table, released_form
+
+
+@pytest.fixture(scope="module")
+def adult(tmp_path_factory):
+    """The bundled example, a release recorded in a workspace by ``synth``, and the files."""
+    folder = tmp_path_factory.mktemp("figures")
+    domain = folder / "adult.policy.json"
+    domain.write_text(json.dumps(example_declaration("adult")))
+    out, card = folder / "synthetic.csv", folder / "card.json"
+    status = main(["synth", str(example_csv("adult")), "--domain", str(domain), "--epsilon", "1", "--method",
+                   "cathist", "--seed", "4", "--out", str(out), "--card", str(card),
+                   "--workspace", str(folder / "ws")])
+    assert status == 0
+    return folder, domain, out, card
+
+
+def test_compare_writes_the_previews_exact_figures(adult, capsys):
+    folder, domain, out, _ = adult
+    target = folder / "exact.json"
+    assert main(["compare", str(example_csv("adult")), str(out), "--domain", str(domain), "--json", str(target)]) == 0
+    assert "keep it to yourself" in capsys.readouterr().out
+    written = json.loads(target.read_text())
+    # the app reads the real upload as text and holds the release as the method returned it
+    real = read_table(example_csv("adult"))[0]
+    synthetic = read_table(out)[0]
+    pairs = metrics.paired_codes(real, synthetic, example_declaration("adult"))
+    assert written["one_way"] == pytest.approx(metrics.one_way_distances(pairs), abs=1e-12)
+    matrix = metrics.two_way_distances(pairs)
+    assert written["two_way"]["age,workclass"] == pytest.approx(matrix.loc["age", "workclass"], abs=1e-12)
+    assert len(written["two_way"]) == len(pairs) * (len(pairs) - 1) // 2
+    values = metrics.value_summaries(real, synthetic, example_declaration("adult"))
+    assert written["values"]["capital-gain"]["max_cdf_gap"] == pytest.approx(values["capital-gain"]["max_cdf_gap"])
+
+
+def test_compare_of_a_table_with_itself_and_with_its_release_is_zero(tmp_path):
+    real, domain = tmp_path / "real.csv", tmp_path / "domain.json"
+    real_table(0).to_csv(real, index=False)
+    domain.write_text(json.dumps(DOMAIN))
+    released = tmp_path / "released.csv"
+    released_form(real_table(0), DOMAIN).to_csv(released, index=False)
+    for other in (real, released):
+        target = tmp_path / "exact.json"
+        assert main(["compare", str(real), str(other), "--domain", str(domain), "--json", str(target)]) == 0
+        written = json.loads(target.read_text())
+        assert max(written["one_way"].values()) == pytest.approx(0, abs=1e-12)
+        assert max(written["two_way"].values()) == pytest.approx(0, abs=1e-12)
+        if other == real:  # a release draws new values inside the bins: only the bins are equal then
+            assert all(v["max_cdf_gap"] == 0 and not v["shape"] for v in written["values"].values())
+
+
+def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
+    folder, domain, out, card = adult
+    page, figures_json = folder / "report.html", folder / "figures.json"
+    status = main(["report", str(example_csv("adult")), str(out), "--domain", str(domain), "--epsilon", "0.1",
+                   "--workspace", str(folder / "ws"), "--out", str(page), "--json", str(figures_json),
+                   "--seed", "9"])
+    assert status == 0, capsys.readouterr().err
+    written = json.loads(figures_json.read_text())
+    workspace = Workspace(folder / "ws")
+    fingerprint = fingerprint_file(example_csv("adult"))
+    stored = workspace.releases(fingerprint)[0]
+    recorded = workspace.reports(stored.id)
+    assert len(recorded) == 1 and recorded[0]["epsilon"] == pytest.approx(0.1)
+    assert [s["purpose"] for s in workspace.spends(fingerprint)] == ["release", "report"]
+    # the same figures as the Release page's call, on the same tables with the same noise
+    real = read_table(example_csv("adult"))[0]
+    columns = list(stored.data().columns)
+    figures = report.measure(real, stored.data(), example_declaration("adult"), epsilon=0.1,
+                             pairs=report.default_pairs(stored.card, columns), chart_columns=columns[:4],
+                             random_state=9)
+    assert written["one_way"] == {k: {"estimate": v.value, "low": v.low, "high": v.high}
+                                  for k, v in figures.one_way.items()}
+    a, b = next(iter(figures.two_way)).split(" × ")
+    assert written["two_way"][f"{a},{b}"]["estimate"] == figures.two_way[f"{a} × {b}"].value
+    assert "Quality report" in page.read_text()
+
+
+def test_report_refuses_a_file_that_is_not_a_recorded_release(adult, tmp_path, capsys):
+    folder, domain, out, _ = adult
+    other = tmp_path / "other.csv"
+    pd.read_csv(out, dtype=str, keep_default_na=False).head(50).to_csv(other, index=False)
+    status = main(["report", str(example_csv("adult")), str(other), "--domain", str(domain), "--epsilon", "0.1",
+                   "--workspace", str(folder / "ws"), "--out", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert status == 2 and "not a release" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.html").exists()
+    assert np.isclose(sum(s["purpose"] == "report" for s in Workspace(folder / "ws").spends()), 1)
