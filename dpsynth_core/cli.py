@@ -52,7 +52,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m dpsynth_core",
+    installed = Path(sys.argv[0]).name == "dpsynth"  # the console script of `pip install .`
+    parser = _Parser(prog="dpsynth" if installed else "python -m dpsynth_core",
                      description="Differentially private synthetic data over declared domains.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     synth = sub.add_parser("synth", help="make a synthetic copy of a CSV file")

@@ -1,7 +1,8 @@
 """Public code lists bundled with the project (word lists, countries, US states, small fixed lists).
 
 These are public knowledge, never derived from uploaded data, so they may be used to
-declare domains. The files live in ``assets/lists/`` (sources in ``assets/CREDITS.md``).
+declare domains. The files live in ``lists/`` beside this module, so an installed package
+carries them (sources in ``assets/CREDITS.md``).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-LISTS_DIR = Path(__file__).resolve().parents[2] / "assets" / "lists"
+LISTS_DIR = Path(__file__).resolve().parent / "lists"
 
 _FILES = {
     "english_words": "english_words.txt",
