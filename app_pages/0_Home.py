@@ -37,7 +37,8 @@ st.page_link("app_pages/6_Releases.py", label="**Releases**: every release made 
              icon=":material/history:")
 st.page_link("app_pages/7_Learn.py", label="**Learn**: how it works, with live examples", icon=":material/school:")
 st.caption("Your work is kept in a workspace on this computer (the privacy budget spent on each file, every "
-           "release, your declarations), so a reload or a restart picks up where you were.")
+           "release, your declarations), so a reload or a restart picks up where you were; an uploaded file is "
+           "never saved, so after a restart it is asked for again.")
 
 if st.button("Start with the example", type="primary", key="home_start"):
     if not state.has_data() or state.data()["source"] != "example: adult":
