@@ -2,7 +2,7 @@
 
     python -m dpsynth_core synth INPUT --domain DOMAIN.json --epsilon E [--rho R]
         [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
-        [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB]
+        [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB] [--person COLUMN --max-rows-per-person K]
         --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER]
     python -m dpsynth_core ledger [INPUT] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
@@ -39,8 +39,8 @@ from pathlib import Path
 
 from . import constraints
 from .errors import DPSynthError, ParameterError
-from .validation import (check_delta, check_domain_size, check_epsilon, check_memory_limit, check_publisher_rho,
-                         check_rows, check_seed, check_total_epsilon)
+from .validation import (check_delta, check_domain_size, check_epsilon, check_max_rows_per_person,
+                         check_memory_limit, check_publisher_rho, check_rows, check_seed, check_total_epsilon)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,6 +90,10 @@ def _parser() -> argparse.ArgumentParser:
                             "an engine (marginals, cathist), else pandas")
     synth.add_argument("--memory-limit", default=None, metavar="SIZE",
                        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)")
+    synth.add_argument("--person", metavar="COLUMN", help="the column identifying a person with several rows: the "
+                       "guarantee then protects each person (with --max-rows-per-person; overrides the declaration)")
+    synth.add_argument("--max-rows-per-person", metavar="K", help="public bound on rows per person (rows beyond it "
+                       f"are dropped at random first), 1 to {constraints.MAX_ROWS_PER_PERSON:,}")
     synth.add_argument("--out", required=True,
                        help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; any other name: "
                             "CSV, except suffixes of other formats such as .gz or .xlsx, refused)")
@@ -238,6 +242,9 @@ def _run_synth(args) -> None:
         if args.method != "marginals":
             raise ParameterError(f"--delta works with 'marginals', not '{args.method}'")
         options["delta"] = check_delta(args.delta, "--delta")
+    if (args.person is None) != (args.max_rows_per_person is None):
+        raise ParameterError("--person and --max-rows-per-person go together: name the person column and the bound")
+    max_rows = args.person and check_max_rows_per_person(args.max_rows_per_person, "--max-rows-per-person")
     from .data.tables import check_delimiter, check_encoding
 
     check_encoding(args.encoding)
@@ -255,9 +262,13 @@ def _run_synth(args) -> None:
     from .synthesizers import get_method
     from .synthesizers.base import resolve_engine
 
-    domain = TableDomain.load(args.domain).validate()
+    domain = TableDomain.load(args.domain)
+    domain = (domain.with_person_bound(args.person, max_rows) if args.person else domain).validate()
     info = get_method(args.method)
-    engine = resolve_engine(info.cls, args.input, args.engine)
+    info.cls.check_unit(domain.person)
+    # a person unit is bounded in memory: ``auto`` keeps the table there (duckdb and spark are refused)
+    engine = resolve_engine(info.cls, args.input, "pandas" if domain.person is not None and args.engine == "auto"
+                            else args.engine)
     parts = info_lines = None
     if engine == "pandas":  # one CSV file, held in memory: the in-memory row cap
         if names_parquet(args.input):
@@ -274,10 +285,11 @@ def _run_synth(args) -> None:
         _check_outside_input(targets, args.input, parts)
     workspace = None
     if args.workspace:
+        from .privacy.persons import unit_relation
         from .workspace import Workspace, planned_events
 
         workspace, key = Workspace(args.workspace), _fingerprint(args.input, parts)
-        workspace.check(key, planned_events(epsilon, info.neighbouring))
+        workspace.check(key, planned_events(epsilon, unit_relation(domain.person, info.neighbouring)))
     from .release import synthesize
 
     out_path = Path(args.out)
@@ -311,7 +323,7 @@ def _run_synth(args) -> None:
             workspace.record_release(key, release, name=_input_name(args.input), source="cli",
                                      settings={"epsilon": epsilon, "rho": rho, "method": args.method,
                                                "rows": rows, "groups": args.group or [], "delta": args.delta,
-                                               "engine": engine})
+                                               "engine": engine, "person": domain.person and domain.person.to_json()})
         contents = {} if streamed else {"--out": release.data.to_csv(index=False).encode("utf-8")}
         if args.card:
             import json

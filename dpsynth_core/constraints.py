@@ -31,6 +31,9 @@ DELTA_MAX = 1e-6
 ENGINE_MAX_MARGINAL_CELLS = 100_000
 ENGINE_MAX_MODEL_CELLS = 200_000
 
+#: Largest public bound on rows per person (a declaration's ``person.max_rows``, ``--max-rows-per-person``).
+MAX_ROWS_PER_PERSON = 10_000
+
 #: Slack delta used when reporting advanced composition.
 ADVANCED_COMPOSITION_DELTA = 1e-6
 

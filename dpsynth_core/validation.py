@@ -101,6 +101,15 @@ def check_rows(rows, limit: int = constraints.MAX_SYNTHETIC_ROWS) -> int | None:
     return value
 
 
+def check_max_rows_per_person(value, name: str = "max_rows_per_person") -> int:
+    """A public bound on rows per person: a whole number in 1..``MAX_ROWS_PER_PERSON``."""
+    rule = f"a whole number from 1 to {constraints.MAX_ROWS_PER_PERSON:,}"
+    whole = _whole(value, name, rule)
+    if not 1 <= whole <= constraints.MAX_ROWS_PER_PERSON:
+        raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
+    return whole
+
+
 def check_seed(random_state):
     """Return ``random_state`` when it is None, a numpy Generator or a whole number in [0, 2**128)."""
     if random_state is None:

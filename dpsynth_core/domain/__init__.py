@@ -37,13 +37,13 @@ from ..wording import size_in_words
 from .column import CategoricalDomain, ColumnDomain, DropDomain
 from .declaration import KINDS, column_from_json, parse_declaration, read_declaration_bytes
 from .ranges import DateDomain, FloatDomain, IntegerDomain
-from .table import TableDomain, as_table_domain
+from .table import PersonUnit, TableDomain, as_table_domain
 from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
 from .text import TextDomain
 
 __all__ = [
     "KINDS", "KIND_STATEMENTS", "TEXT_GENERATORS", "DEFAULT_ALPHABET",
     "ColumnDomain", "DropDomain", "CategoricalDomain", "IntegerDomain", "FloatDomain", "DateDomain", "TextDomain",
-    "TableDomain", "as_table_domain", "column_from_json", "parse_declaration", "read_declaration_bytes",
+    "TableDomain", "PersonUnit", "as_table_domain", "column_from_json", "parse_declaration", "read_declaration_bytes",
     "size_in_words",
 ]

@@ -55,6 +55,15 @@ class MissingValues(_Strict):
     note: Note | None = Field(None, description=f"text of at most {c.MAX_NOTE_CHARS:,} characters")
 
 
+class Person(_Strict):
+    column: Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)] = Field(
+        description="the name of the declared column that identifies a person")
+    max_rows: Annotated[int, Field(ge=1, le=c.MAX_ROWS_PER_PERSON)] = Field(
+        description=f"a whole number from 1 to {c.MAX_ROWS_PER_PERSON:,}: the public bound on rows per person")
+    name: Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)] | None = Field(
+        None, description="what a person is called in plain words, such as 'patient'")
+
+
 class Declaration(_Strict):
     columns: Annotated[dict[Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)], Column],
                        Field(max_length=c.MAX_COLUMNS)] = Field(
@@ -63,6 +72,7 @@ class Declaration(_Strict):
     dataset: Text | None = Field(None, description=f"text of at most {c.MAX_TEXT_CHARS:,} characters")
     documentation: Note | None = Field(None, description=f"text of at most {c.MAX_NOTE_CHARS:,} characters")
     notes: dict[Text, Any] | None = Field(None, description="an object of free notes")
+    person: Person | None = Field(None, description="an object with 'column' and 'max_rows' (and 'name')")
     schema_: Text | None = Field(None, alias="$schema", description="the address of this schema")
 
 
@@ -105,6 +115,8 @@ def _locate(loc: list, column):
     """(column, model, rest of the location) of one error."""
     if column is None and loc[:1] == ["missing_values"]:
         return "missing_values", MissingValues, loc[1:]
+    if column is None and loc[:1] == ["person"]:
+        return "person", Person, loc[1:]
     if column is None and not (loc[:1] == ["columns"] and len(loc) >= 2):
         return None, Declaration, loc
     if column is None:
@@ -128,7 +140,7 @@ def _messages(errors, column=None) -> list[str]:
 
 def _message(col, key, *, error, rest, model, items) -> str:
     kind_of, value = error["type"], error["input"]
-    where = "missing_values: " if col == "missing_values" else _where(col)
+    where = f"{col}: " if col in ("missing_values", "person") else _where(col)
     if "[key]" in rest:  # a key of an object (a column name, a label's value) of the wrong type
         if key == "[key]":
             return f"column names must be text; {_show(value)} is not"
@@ -142,6 +154,8 @@ def _message(col, key, *, error, rest, model, items) -> str:
             return "a domain declaration must be a JSON object with a 'columns' object"
         if col == "missing_values":
             return f"missing_values ({_show(value)}) must be an object with 'markers'"
+        if col == "person":
+            return f"person ({_show(value)}) must be an object with 'column' and 'max_rows'"
         return f"{where}the declaration must be a JSON object such as {{\"type\": \"integer\", ...}}, " \
                f"not {_show(value)}"
     if kind_of == "extra_forbidden":

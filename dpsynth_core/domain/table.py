@@ -1,4 +1,5 @@
-"""A table's declared domain: its columns in order, which are kept, and whether it is complete."""
+"""A table's declared domain: its columns in order, which are kept, whether it is complete, and the
+privacy unit (a row, or a person identified by a column with a public bound on their rows)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,29 @@ from .schema import declaration_problems
 
 
 @dataclass(frozen=True)
+class PersonUnit:
+    """The privacy unit when one person may have several rows: the column that identifies a person
+    and a public bound on rows per person (declared from public knowledge, never read off the data).
+
+    A release keeps at most ``max_rows`` rows of each person, chosen at random, before any statistic
+    (:func:`dpsynth_core.privacy.persons.bound_rows`); the identifier is never released nor used as a
+    feature. ``name`` is what a person is called in plain words ("patient", "customer").
+    """
+
+    column: str
+    max_rows: int
+    name: str = "person"
+
+    def in_words(self) -> str:
+        """The unit in plain words: ``each patient, up to 2 rows``."""
+        rows = "1 row" if self.max_rows == 1 else f"{self.max_rows:,} rows"
+        return f"each {self.name}, up to {rows}"
+
+    def to_json(self) -> dict:
+        return {"column": self.column, "max_rows": self.max_rows, "name": self.name}
+
+
+@dataclass(frozen=True)
 class TableDomain:
     """The declared domain of a whole table: one :class:`ColumnDomain` per column, in order.
 
@@ -21,6 +45,8 @@ class TableDomain:
         columns: column name -> domain, in the CSV's order.
         missing_markers: cell texts that mean "missing" (default: the empty cell).
         dataset, documentation, notes: free text carried along into the release card.
+        person: the privacy unit when one person may have several rows (:class:`PersonUnit`); None:
+            the unit is one row.
     """
 
     columns: dict
@@ -28,15 +54,27 @@ class TableDomain:
     dataset: str = ""
     documentation: str = ""
     notes: dict = field(default_factory=dict)
+    person: PersonUnit | None = None
 
     @property
     def kept(self) -> dict:
-        """Columns that go into the release (everything but ``drop``)."""
-        return {n: c for n, c in self.columns.items() if c.kind != "drop"}
+        """Columns that go into the release (everything but ``drop`` and the person identifier)."""
+        person = self.person.column if self.person is not None else None
+        return {n: c for n, c in self.columns.items() if c.kind != "drop" and n != person}
+
+    def with_person(self, person: PersonUnit | None) -> "TableDomain":
+        """The same declaration with another privacy unit (None: one row)."""
+        return replace(self, person=person)
+
+    def with_person_bound(self, column: str, max_rows: int) -> "TableDomain":
+        """The unit "one person identified by ``column``, up to ``max_rows`` rows" (the declared name kept)."""
+        return self.with_person(PersonUnit(column, int(max_rows), self.person.name if self.person else "person"))
 
     def problems(self) -> list[str]:
         """Everything the publisher must still supply or fix, one message per problem (all of them)."""
         out = [p for c in self.columns.values() for p in c.problems()]
+        if self.person is not None and self.person.column not in self.columns:
+            out.append(f"the person column '{self.person.column}' is not declared: declare it (as 'drop')")
         if not self.kept:
             out.append("every column is dropped: keep at least one column")
         if not out:
@@ -85,8 +123,12 @@ class TableDomain:
         if markers is None:
             marker = mv.get("marker", "empty cell")
             markers = [""] if marker in ("empty cell", "", None) else ["", marker]
+        person = spec.get("person")
+        if person is not None:
+            person = PersonUnit(person["column"], person["max_rows"], person.get("name") or "person")
         return cls(columns=columns, missing_markers=tuple(markers), dataset=spec.get("dataset") or "",
-                   documentation=spec.get("documentation") or "", notes=dict(spec.get("notes") or {}))
+                   documentation=spec.get("documentation") or "", notes=dict(spec.get("notes") or {}),
+                   person=person)
 
     def to_json(self) -> dict:
         out = {"dataset": self.dataset, "documentation": self.documentation,
@@ -94,6 +136,8 @@ class TableDomain:
                "missing_values": {"markers": list(self.missing_markers)}}
         if self.notes:
             out["notes"] = self.notes
+        if self.person is not None:
+            out["person"] = self.person.to_json()
         return out
 
     @classmethod

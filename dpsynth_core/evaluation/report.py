@@ -39,6 +39,7 @@ from ..domain import as_table_domain
 from ..errors import DPSynthError
 from ..privacy.accounting import ADD_REMOVE, PrivacyEvent
 from ..privacy.noise import make_noise_source, real_laplace
+from ..privacy.persons import bound_rows, unit_relation
 from .metrics import paired_codes
 
 #: Confidence of the error bars.
@@ -236,7 +237,7 @@ class NoisyDraws:
     shares: dict
 
 
-def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1) -> NoisyDraws:
+def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, sensitivity: int = 1) -> NoisyDraws:
     """Every statistic with its noise and its interval, ``runs`` times (see the module docstring).
 
     Each of the ``k`` statistics gets ``epsilon / k``; all have sensitivity 1, so the noise
@@ -245,7 +246,7 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1) 
     """
     count = 1 + len(exact.distances) + len(exact.shares)
     each = epsilon / count
-    scale = 1.0 / each
+    scale = sensitivity / each  # K for a person unit: one person moves each statistic by at most K
     level = (1 - CONFIDENCE) / 2
     rows = np.maximum(1, exact.rows + noise.discrete_laplace(runs, scale, label="report: row count"))
     rows_margin = discrete_laplace_margin(scale, level)
@@ -264,15 +265,22 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1) 
     return NoisyDraws(each, rows, rows_margin, distances, shares)
 
 
-def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None) -> ReportFigures:
-    """The mechanism's noise step: every statistic gets ``epsilon / k`` (see the module docstring)."""
+def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit=None) -> ReportFigures:
+    """The mechanism's noise step: every statistic gets ``epsilon / k`` (see the module docstring).
+
+    ``unit``: a :class:`~dpsynth_core.domain.PersonUnit` when ``exact`` was computed on rows bounded to
+    ``K`` per person; one person then moves each statistic by at most ``K`` (K rows, each by at most 1),
+    so every noise scale is ``K`` times larger and each statistic still costs ``epsilon / k`` per person.
+    """
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
         raise ReportError(f"report epsilon ({epsilon!r}) must be a number > 0")
-    drawn = draw_noise(exact, epsilon=epsilon, noise=make_noise_source(random_state))
+    drawn = draw_noise(exact, epsilon=epsilon, noise=make_noise_source(random_state),
+                       sensitivity=1 if unit is None else unit.max_rows)
     events = []
+    relation = unit_relation(unit, ADD_REMOVE)
 
     def spend(mechanism: str, label: str) -> None:
-        events.append(PrivacyEvent(mechanism, drawn.per_statistic, 0.0, ADD_REMOVE, f"report: {label}"))
+        events.append(PrivacyEvent(mechanism, drawn.per_statistic, 0.0, relation, f"report: {label}"))
 
     spend("discrete Laplace count", "row count")
     one_way, two_way = {}, {}
@@ -304,8 +312,12 @@ def measure(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: flo
         chart_columns: columns whose real shares are measured for charts.
         random_state: None for the secure noise source; an int or Generator for tests.
     """
+    domain = as_table_domain(domain)
+    noise = make_noise_source(random_state)
+    if domain.person is not None:  # the release's privacy unit: at most K random rows per person, then sensitivity K
+        real = bound_rows(real, domain.person.column, domain.person.max_rows, noise.rng)
     exact = exact_statistics(real, synthetic, domain, pairs=pairs, chart_columns=chart_columns)
-    return add_noise(exact, epsilon=epsilon, random_state=random_state)
+    return add_noise(exact, epsilon=epsilon, random_state=noise, unit=domain.person)
 
 
 # --- charts ------------------------------------------------------------------------------

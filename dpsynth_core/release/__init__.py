@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import constraints
 from ..privacy.accounting import Accountant
+from ..domain import as_table_domain
 from .card import build_card
 from ..errors import ParameterError
 from ..synthesizers import get_method
@@ -91,10 +92,13 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     rho = check_publisher_rho(rho)
     fmt = output_format(out, out_format) if out is not None else None
     info = get_method(method)
+    domain = as_table_domain(domain)
+    info.cls.check_unit(domain.person)
     if not isinstance(data, (str, Path, pd.DataFrame)):
         chosen = getattr(data, "engine", "pandas")
-    else:
-        chosen = resolve_engine(info.cls, data, engine)
+    else:  # a person unit is bounded in memory: ``auto`` keeps the table there
+        chosen = resolve_engine(info.cls, data, "pandas" if domain.person is not None and engine in (None, "auto")
+                                else engine)
     streamed = out is not None and chosen != "pandas"
     # Spark draws a Parquet release on its executors and writes a folder of parts
     on_spark = streamed and chosen == "spark" and fmt == "parquet"
@@ -146,7 +150,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     def finished(synthetic=None, written=None, path=None) -> Release:
         """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""
         return Release(data=synthetic, card=build_card(model, info, written if synthetic is None else len(synthetic)),
-                       accountant=model.accountant_, publisher_report=_report(model, reading), path=path,
+                       accountant=model.ledger(), publisher_report=_report(model, reading), path=path,
                        rows=written, columns=None if synthetic is not None else list(model.domain_.kept))
 
     if out is None and not model.independent_chunks:

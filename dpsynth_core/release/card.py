@@ -18,25 +18,32 @@ from .. import constraints
 
 def build_card(model, method_info, synthetic_rows: int) -> dict:
     """The card of a fitted synthesizer, as a JSON-ready dict."""
-    ledger = model.accountant_
+    unit = getattr(model, "unit_", None)
+    ledger, per_row = model.ledger(), model.accountant_  # the same ledger when the unit is a row
+    row_total = per_row.total(constraints.ADVANCED_COMPOSITION_DELTA)
     total = ledger.total(constraints.ADVANCED_COMPOSITION_DELTA)
     epsilon, delta = total["epsilon"], total["delta"]
     split = {}
-    zcdp = total["composition"] == "zCDP"
-    for event in ledger.events:
+    zcdp = row_total["composition"] == "zCDP"
+    # each part's share of the per-row total, scaled to the guarantee's epsilon (per person by group privacy)
+    scale = epsilon / row_total["epsilon"] if row_total["epsilon"] > 0 else 1.0
+    for event in per_row.events:
         # a zCDP ledger composes rhos, so each part is shown as its share of rho, in epsilon units
-        cost = event.rho_cost / total["rho"] * epsilon if zcdp and total["rho"] > 0 else event.epsilon
-        split[event.label] = split.get(event.label, 0.0) + cost
+        cost = event.rho_cost / row_total["rho"] * row_total["epsilon"] if zcdp and row_total["rho"] > 0 \
+            else event.epsilon
+        split[event.label] = split.get(event.label, 0.0) + cost * scale
     domain = getattr(model, "declared_domain_", model.domain_)
     missing = model.missing_guarantee()
     guarantee = {
         "epsilon": epsilon,
         "delta": delta,
-        "composition": total["composition"],
+        "composition": total["composition"] if unit is None else
+        f"group privacy over {unit.max_rows:,} rows of the per-row {row_total['composition']} total",
         "neighbouring": ledger.neighbouring,
-        "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring),
+        "unit": unit_words(unit),
+        "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring, unit),
     }
-    if zcdp:
+    if zcdp and unit is None:
         guarantee["rho"] = total["rho"]
         guarantee["delta_in_plain_words"] = delta_words(delta)
     if missing:
@@ -50,10 +57,12 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "software": {"name": "dpsynth", "version": _version},
         "created": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
-        "parameters": {"epsilon": model.epsilon_, "rho": model.rho_},
+        "parameters": {"epsilon": getattr(model, "total_epsilon_", model.epsilon_), "rho": model.rho_},
+        "privacy_unit": _unit_card(unit, model.epsilon_),
         "guarantee": guarantee,
         # Without a guarantee there is no privacy unit to name, not even on each spend.
         "spends": [dict(e, neighbouring=None) for e in ledger.as_list()] if missing else ledger.as_list(),
+        **({"spends_per_row": per_row.as_list()} if unit is not None else {}),
         "budget_split": split,
         "budget_unit": ("each part's share of the zero-concentrated budget (rho), shown in epsilon" if zcdp
                         else "epsilon"),
@@ -85,15 +94,41 @@ def plain_number(value: float, digits: int = 3) -> str:
     return f"{value:.{digits + 4}f}".rstrip("0").rstrip(".") if "e" in text else text
 
 
-def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None) -> str:
-    unit = "one person's record" if neighbouring is None or "add/remove" in neighbouring else \
-        "one person's record being replaced by another (the number of rows is public)"
+def unit_words(unit) -> str:
+    """The privacy unit in plain words: ``each patient, up to 2 rows``, or one row."""
+    if unit is None:
+        return "each row: one record (no person column was declared, so a person with several rows is " \
+               "protected only row by row)"
+    return f"{unit.in_words()} (identified by the column {unit.column}, which is not released)"
+
+
+def _unit_card(unit, epsilon_per_row: float) -> dict:
+    if unit is None:
+        return {"in_words": unit_words(None), "person_column": None, "max_rows_per_person": None}
+    return {"in_words": unit_words(unit), "person_column": unit.column, "max_rows_per_person": unit.max_rows,
+            "person": unit.name, "epsilon_per_row": epsilon_per_row,
+            "how": f"at most {unit.max_rows:,} rows of each {unit.name} were kept, chosen at random, before any "
+                   f"statistic; the method spent epsilon / {unit.max_rows:,} per row, so by group privacy the "
+                   f"guarantee holds for each {unit.name} as a whole"}
+
+
+def _unit_line(card: dict, g: dict) -> str:
+    """The privacy unit in words on the HTML card (none without a guarantee: there is no unit to name)."""
+    if g["epsilon"] is None:
+        return ""
+    return f"<p>Privacy unit: {html.escape(card.get('privacy_unit', {}).get('in_words', 'each row: one record'))}.</p>"
+
+
+def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit=None) -> str:
+    who = (f"one {unit.name} (all of their rows)" if unit is not None else
+            "one person's record" if neighbouring is None or "add/remove" in neighbouring else
+            "one person's record being replaced by another (the number of rows is public)")
     ratio = plain_number(math.exp(epsilon)) if epsilon < 30 else "more than 10^13"
-    text = (f"Whether or not {unit} is in the data changes the chance of any outcome of this "
+    text = (f"Whether or not {who} is in the data changes the chance of any outcome of this "
             f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon)})")
     if delta > 0:
         text += f", except with probability at most {delta:.2g}"
-    return text + ". The more the data holds, the less any one record can be seen."
+    return text + f". The more the data holds, the less any one {'record' if unit is None else unit.name} can be seen."
 
 
 def delta_words(delta: float) -> str:
@@ -158,6 +193,7 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 <p class="guarantee{' none' if g['epsilon'] is None else ''}">{e(g['plain_words'])}</p>
 {per_record}
 <p>{_guarantee_line(g)}</p>
+{_unit_line(card, g)}
 <h2>What was done</h2>
 <p><b>{e(card['method']['title'])}.</b> {e(card['method']['summary'])}</p>
 <p>Tolerance for randomness (rho): {card['parameters']['rho']}: the chance that a column holds

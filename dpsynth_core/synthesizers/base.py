@@ -1,7 +1,10 @@
 """The shape every synthesizer shares: ``Method(epsilon=..., ...).fit(data, domain)`` then ``.sample()``.
 
-``fit`` is the only step that reads the data: it fits the bins of numeric and date columns
-declared without bins (a counted share of the budget, :mod:`dpsynth_core.privacy.binning`), encodes
+``fit`` is the only step that reads the data: when the declaration names a person column
+(:class:`~dpsynth_core.domain.PersonUnit`), it first keeps at most ``K`` random rows per person
+and runs the method at ``epsilon / K`` per row, the guarantee being stated per person by group
+privacy (:mod:`dpsynth_core.privacy.persons`, :meth:`Synthesizer.ledger`); then it fits the bins
+of numeric and date columns declared without bins (a counted share of the budget, :mod:`dpsynth_core.privacy.binning`), encodes
 the table over the resulting domain, spends the budget (each spend recorded by the
 accountant) and keeps only noisy statistics. ``sample`` is post-processing of those
 statistics and never sees the data.
@@ -22,6 +25,7 @@ from ..data.encoding import EncodedTable, encode_table
 from ..errors import DataError, ParameterError
 from ..privacy.histogram import noisy_count
 from ..privacy.noise import NoiseSource, chunk_generator, make_noise_source, stream_key
+from ..privacy.persons import bound_rows, person_ledger
 from ..data.tables import read_table
 from ..validation import check_epsilon, check_rho, check_rows
 
@@ -95,9 +99,13 @@ class Synthesizer:
         """
         self._progress = progress
         self._report(0.0, "Reading the table over the declared domain")
-        self.epsilon_ = check_epsilon(self.epsilon)
+        self.total_epsilon_ = check_epsilon(self.epsilon)
         self.rho_ = check_rho(self.rho)
         self.declared_domain_: TableDomain = as_table_domain(domain)
+        self.unit_ = self.declared_domain_.person
+        self.check_unit(self.unit_)
+        # What the mechanisms spend, per row: the publisher's epsilon is per person (group privacy).
+        self.epsilon_ = self.total_epsilon_ / (self.unit_.max_rows if self.unit_ is not None else 1)
         source, frame, owned = self._open(data, engine, memory_limit)
         try:
             self._fit_opened(source, frame, rows)
@@ -112,18 +120,33 @@ class Synthesizer:
         from ..engines import CountingSource, open_source
 
         if isinstance(data, CountingSource):
-            if getattr(data, "engine", "") == "pandas" and not self.reads_sources:
+            if getattr(data, "engine", "") == "pandas" and (not self.reads_sources or self.unit_ is not None):
                 return None, data.frame, None
+            self._check_unit_engine(getattr(data, "engine", "?"))
             self._check_engine(getattr(data, "engine", "?"))
             if data.domain != self.declared_domain_:
                 raise ParameterError("the counting source was opened over another declaration than the one given")
             return data, None, None
-        chosen = resolve_engine(type(self), data, engine)
+        chosen = resolve_engine(type(self), data, "pandas" if self.unit_ is not None and engine in (None, "auto")
+                                else engine)
         if chosen == "pandas":
             return None, as_frame(data), None
+        self._check_unit_engine(chosen)
         self._check_engine(chosen)
         source = open_source(data, self.declared_domain_, engine=chosen, memory_limit=memory_limit)
         return source, None, source
+
+    @classmethod
+    def check_unit(cls, unit) -> None:
+        """Refuse a person unit for a method whose relation fixes the number of records (before any reading)."""
+        if unit is not None and cls.neighbouring != ADD_REMOVE:
+            raise ParameterError(f"method '{cls.method_name}' protects one record with a public row count; it cannot "
+                                 f"protect a {unit.name} with several rows: choose another method, or no person column")
+
+    def _check_unit_engine(self, engine: str) -> None:
+        if self.unit_ is not None and engine != "pandas":
+            raise ParameterError(f"the person column needs the table in memory (engine 'pandas'); the {engine} engine "
+                                 "cannot bound the rows per person yet")
 
     def _check_engine(self, engine: str) -> None:
         if engine != "pandas" and not self.reads_sources:
@@ -143,6 +166,8 @@ class Synthesizer:
         self.declared_domain_.validate()
         self._report(0.1, "Measuring the data with noise")
         self.noise_ = make_noise_source(self.random_state)
+        if self.unit_ is not None:  # before any statistic; the identifier is then never read again
+            frame = bound_rows(frame, self.unit_.column, self.unit_.max_rows, self.noise_.rng)
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
         n_rows = len(frame) if source is None else source.n_rows
@@ -190,6 +215,14 @@ class Synthesizer:
             self._fit(source, column_epsilon)
         # The same public cap on a count the method estimated (post-processing).
         self.rows_ = min(self.rows_, self.max_rows_)
+
+    def ledger(self) -> Accountant:
+        """The release's ledger per privacy unit: the method's own (:attr:`accountant_`, per row) when the
+        unit is a row; with a person unit, its composed total stated per person by group privacy
+        (:func:`~dpsynth_core.privacy.persons.person_ledger`). The card and the workspace record this."""
+        if getattr(self, "unit_", None) is None:
+            return self.accountant_
+        return person_ledger(self.accountant_, self.unit_, constraints.ADVANCED_COMPOSITION_DELTA)
 
     def _fit(self, data, epsilon: float) -> None:  # pragma: no cover
         """Spend ``epsilon`` on the columns of ``data``: an :class:`EncodedTable`, or a counting
