@@ -15,7 +15,6 @@ from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
 from dpsynth_core.evaluation.charts import (distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart,
                                  top_values_chart, two_way_heatmap, value_cdf_chart)
 from dpsynth_core.evaluation.metrics import value_comparison
-from dpsynth_core.privacy.persons import unit_relation
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
 st.title("4. Preview")
@@ -49,9 +48,8 @@ cost = state.planned_epsilon(settings["method"], settings["epsilon"], state.expe
 earlier = workspace.draws_with(loaded["hash"], key)
 refusal = None
 try:
-    after = workspace.check(loaded["hash"], planned_events(cost or settings["epsilon"],
-                                                           unit_relation(domain.person, info.neighbouring)),
-                            guaranteed=cost is not None)
+    planned = planned_events(cost or settings["epsilon"], info.neighbouring, domain.person)
+    after = workspace.check(loaded["hash"], planned, guaranteed=cost is not None)
 except BudgetExceeded as problem:
     refusal, after = str(problem), None
 if cost is None:

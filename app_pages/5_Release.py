@@ -12,7 +12,6 @@ from dpsynth_core.evaluation import report_render
 from dpsynth_core.release.card import render_card_html
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy.accounting import ADD_REMOVE
-from dpsynth_core.privacy.persons import unit_relation
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
 st.title("5. Release")
@@ -95,7 +94,7 @@ if make:
             return figures, report_render.render_html(card, figures, total=report_render.total_sentence(card, epsilon))
 
         unit = TableDomain.from_json(entry["settings"]["declaration"]).person
-        workspace.check(loaded["hash"], planned_events(epsilon, unit_relation(unit, ADD_REMOVE)), what="This report")
+        workspace.check(loaded["hash"], planned_events(epsilon, ADD_REMOVE, unit), what="This report")
         (figures, page), _ = run_with_progress(build, title="Measuring the distances with noise")
         workspace.record_report(loaded["hash"], entry["id"], events=figures.events, figures=figures.to_dict(),
                                 html=page)

@@ -39,8 +39,8 @@ from pathlib import Path
 
 from . import constraints
 from .errors import DPSynthError, ParameterError
-from .validation import (check_delta, check_domain_size, check_epsilon, check_max_rows_per_person,
-                         check_memory_limit, check_publisher_rho, check_rows, check_seed, check_total_epsilon)
+from .validation import (check_delta, check_domain_size, check_epsilon, check_memory_limit, check_person_option,
+                         check_publisher_rho, check_rows, check_seed, check_total_epsilon)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,10 +90,8 @@ def _parser() -> argparse.ArgumentParser:
                             "an engine (marginals, cathist), else pandas")
     synth.add_argument("--memory-limit", default=None, metavar="SIZE",
                        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)")
-    synth.add_argument("--person", metavar="COLUMN", help="the column identifying a person with several rows: the "
-                       "guarantee then protects each person (with --max-rows-per-person; overrides the declaration)")
-    synth.add_argument("--max-rows-per-person", metavar="K", help="public bound on rows per person (rows beyond it "
-                       f"are dropped at random first), 1 to {constraints.MAX_ROWS_PER_PERSON:,}")
+    synth.add_argument("--person", metavar="COLUMN", help="the column identifying a person: protect people, not rows")
+    synth.add_argument("--max-rows-per-person", metavar="K", help="public bound on rows per person (with --person)")
     synth.add_argument("--out", required=True,
                        help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; any other name: "
                             "CSV, except suffixes of other formats such as .gz or .xlsx, refused)")
@@ -242,9 +240,7 @@ def _run_synth(args) -> None:
         if args.method != "marginals":
             raise ParameterError(f"--delta works with 'marginals', not '{args.method}'")
         options["delta"] = check_delta(args.delta, "--delta")
-    if (args.person is None) != (args.max_rows_per_person is None):
-        raise ParameterError("--person and --max-rows-per-person go together: name the person column and the bound")
-    max_rows = args.person and check_max_rows_per_person(args.max_rows_per_person, "--max-rows-per-person")
+    person = check_person_option(args.person, args.max_rows_per_person)
     from .data.tables import check_delimiter, check_encoding
 
     check_encoding(args.encoding)
@@ -263,12 +259,10 @@ def _run_synth(args) -> None:
     from .synthesizers.base import resolve_engine
 
     domain = TableDomain.load(args.domain)
-    domain = (domain.with_person_bound(args.person, max_rows) if args.person else domain).validate()
+    domain = (domain.with_person_bound(*person) if person else domain).validate()
     info = get_method(args.method)
     info.cls.check_unit(domain.person)
-    # a person unit is bounded in memory: ``auto`` keeps the table there (duckdb and spark are refused)
-    engine = resolve_engine(info.cls, args.input, "pandas" if domain.person is not None and args.engine == "auto"
-                            else args.engine)
+    engine = resolve_engine(info.cls, args.input, args.engine, unit=domain.person)
     parts = info_lines = None
     if engine == "pandas":  # one CSV file, held in memory: the in-memory row cap
         if names_parquet(args.input):
@@ -285,11 +279,10 @@ def _run_synth(args) -> None:
         _check_outside_input(targets, args.input, parts)
     workspace = None
     if args.workspace:
-        from .privacy.persons import unit_relation
         from .workspace import Workspace, planned_events
 
         workspace, key = Workspace(args.workspace), _fingerprint(args.input, parts)
-        workspace.check(key, planned_events(epsilon, unit_relation(domain.person, info.neighbouring)))
+        workspace.check(key, planned_events(epsilon, info.neighbouring, domain.person))
     from .release import synthesize
 
     out_path = Path(args.out)

@@ -110,6 +110,13 @@ def check_max_rows_per_person(value, name: str = "max_rows_per_person") -> int:
     return whole
 
 
+def check_person_option(column, max_rows) -> tuple[str, int] | None:
+    """The CLI's ``--person COLUMN --max-rows-per-person K``: both or neither; None when neither."""
+    if (column is None) != (max_rows is None):
+        raise ParameterError("--person and --max-rows-per-person go together: name the person column and the bound")
+    return None if column is None else (column, check_max_rows_per_person(max_rows, "--max-rows-per-person"))
+
+
 def check_seed(random_state):
     """Return ``random_state`` when it is None, a numpy Generator or a whole number in [0, 2**128)."""
     if random_state is None:

@@ -390,6 +390,18 @@ def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
 
 
 
-def planned_events(epsilon: float, neighbouring: str) -> list[PrivacyEvent]:
-    """The cost a method states before it runs (its epsilon under its relation), for pre-checks."""
-    return [PrivacyEvent("planned draw", float(epsilon), 0.0, neighbouring, "planned")]
+def person_relation(column: str) -> str:
+    """The neighbouring relation of a release whose unit is a person identified by ``column``
+    (:mod:`dpsynth_core.privacy.persons`)."""
+    return f"add/remove one person (all rows with the same {column})"
+
+
+def unit_relation(unit, neighbouring: str) -> str:
+    """The relation a release states: :func:`person_relation` with a person unit, else the method's own."""
+    return neighbouring if unit is None else person_relation(unit.column)
+
+
+def planned_events(epsilon: float, neighbouring: str, unit=None) -> list[PrivacyEvent]:
+    """The cost a method states before it runs (its epsilon under its relation, or per person with a
+    person ``unit``), for pre-checks."""
+    return [PrivacyEvent("planned draw", float(epsilon), 0.0, unit_relation(unit, neighbouring), "planned")]

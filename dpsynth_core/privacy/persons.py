@@ -31,17 +31,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .accounting import Accountant, PrivacyEvent
-
-
-def person_relation(column: str) -> str:
-    """The neighbouring relation of a release whose unit is a person identified by ``column``."""
-    return f"add/remove one person (all rows with the same {column})"
-
-
-def unit_relation(unit, neighbouring: str) -> str:
-    """The relation a release states: :func:`person_relation` with a person unit, else the method's own."""
-    return neighbouring if unit is None else person_relation(unit.column)
+from .accounting import Accountant, PrivacyEvent, person_relation, unit_relation  # noqa: F401 (re-exported)
 
 
 def bound_rows(frame: pd.DataFrame, column: str, max_rows: int, rng: np.random.Generator) -> pd.DataFrame:

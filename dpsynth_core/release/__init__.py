@@ -96,9 +96,8 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     info.cls.check_unit(domain.person)
     if not isinstance(data, (str, Path, pd.DataFrame)):
         chosen = getattr(data, "engine", "pandas")
-    else:  # a person unit is bounded in memory: ``auto`` keeps the table there
-        chosen = resolve_engine(info.cls, data, "pandas" if domain.person is not None and engine in (None, "auto")
-                                else engine)
+    else:
+        chosen = resolve_engine(info.cls, data, engine, domain.person)
     streamed = out is not None and chosen != "pandas"
     # Spark draws a Parquet release on its executors and writes a folder of parts
     on_spark = streamed and chosen == "spark" and fmt == "parquet"

@@ -4,9 +4,9 @@
 (:class:`~dpsynth_core.domain.PersonUnit`), it first keeps at most ``K`` random rows per person
 and runs the method at ``epsilon / K`` per row, the guarantee being stated per person by group
 privacy (:mod:`dpsynth_core.privacy.persons`, :meth:`Synthesizer.ledger`); then it fits the bins
-of numeric and date columns declared without bins (a counted share of the budget, :mod:`dpsynth_core.privacy.binning`), encodes
-the table over the resulting domain, spends the budget (each spend recorded by the
-accountant) and keeps only noisy statistics. ``sample`` is post-processing of those
+of numeric and date columns declared without bins (a counted share of the budget,
+:mod:`dpsynth_core.privacy.binning`), encodes the table over the resulting domain, spends the budget
+(each spend recorded by the accountant) and keeps only noisy statistics. ``sample`` is post-processing of those
 statistics and never sees the data.
 """
 
@@ -41,10 +41,14 @@ def as_frame(data) -> pd.DataFrame:
     raise DataError(f"data must be a DataFrame or a path to a CSV file, got {type(data).__name__}")
 
 
-def resolve_engine(cls, data, engine: str | None = "auto") -> str:
+def resolve_engine(cls, data, engine: str | None = "auto", unit=None) -> str:
     """The engine a method of class ``cls`` reads ``data`` with (:func:`dpsynth_core.engines.choose_engine`),
-    except that ``auto`` keeps a CSV in memory (today's path) for methods that do not read sources."""
+    except that ``auto`` keeps a CSV in memory (today's path) for methods that do not read sources, and
+    any table with a person ``unit`` (its rows are bounded in memory; the other engines refuse it)."""
     from ..engines import choose_engine, names_parquet
+
+    if unit is not None and engine in (None, "auto"):
+        engine = "pandas"
 
     chosen = choose_engine(data, engine)
     if chosen != "pandas" and not cls.reads_sources and engine in (None, "auto") \
@@ -127,8 +131,7 @@ class Synthesizer:
             if data.domain != self.declared_domain_:
                 raise ParameterError("the counting source was opened over another declaration than the one given")
             return data, None, None
-        chosen = resolve_engine(type(self), data, "pandas" if self.unit_ is not None and engine in (None, "auto")
-                                else engine)
+        chosen = resolve_engine(type(self), data, engine, self.unit_)
         if chosen == "pandas":
             return None, as_frame(data), None
         self._check_unit_engine(chosen)
