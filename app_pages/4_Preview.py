@@ -10,11 +10,12 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import paired, quality
+from app_support.comparisons import show_changed_cells, show_game
 from app_support.progress import run_with_progress
 from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
-from dpsynth_core.evaluation.charts import (distinguishing_chart, distribution_chart, fidelity_chart, one_way_chart,
-                                 top_values_chart, two_way_heatmap, value_cdf_chart)
-from dpsynth_core.evaluation.metrics import value_comparison
+from dpsynth_core.evaluation.charts import (distribution_chart, fidelity_chart, one_way_chart, top_values_chart,
+                                            two_way_heatmap, value_cdf_chart)
+from dpsynth_core.evaluation.values import shape_warnings, value_comparison, value_table
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
 st.title("4. Preview")
@@ -121,6 +122,11 @@ st.info("**For you only.** The comparisons below use the real data, so they are 
         "can be shared), and do not redraw until a chart 'looks right': each draw spends budget.",
         icon=":material/lock:")
 
+shapes = quality(entry, "values", loaded["frame"], declaration)  # numbers and dates value by value (cached)
+if shape_warnings(shapes):
+    st.warning("**Values that changed shape** (the bins can look fine): " + "; ".join(shape_warnings(shapes)) + ". "
+               "Marked ⚠ in the charts; see the table under Marginal distances.", icon=":material/warning:")
+flagged = {name for name, s in shapes.items() if s["shape"]}
 changed = {name: r for name, r in entry["publisher_report"].get("encoding", {}).items() if r.get("out_of_domain")}
 TABS = ["Synthetic rows", "Fidelity", "Marginal distances", "Distinguishing game", "One column",
         f"Cells outside the declaration ({sum(r['out_of_domain'] for r in changed.values()):,})"]
@@ -143,15 +149,20 @@ with tabs[0]:
 with tabs[1]:
     if tabs[1].open:
         fidelity = measure("fidelity", "Comparing which values each column uses")
-        st.plotly_chart(fidelity_chart(fidelity), width="stretch", key="preview_fidelity")
+        st.plotly_chart(fidelity_chart(fidelity, flagged), width="stretch", key="preview_fidelity")
         st.caption("How to read: F = 1 means the synthetic column uses exactly the values the real one uses; "
                    "lower means rare real values were left out (that is the protection) or made-up ones added.")
 with tabs[2]:
     if tabs[2].open:
         one_way = measure("one_way", "Comparing each column's distribution")
-        st.plotly_chart(one_way_chart(one_way), width="stretch", key="preview_one_way")
+        st.plotly_chart(one_way_chart(one_way, flagged), width="stretch", key="preview_one_way")
         st.caption("How to read: the total variation distance, the share of rows that would have to change value "
-                   "to turn the synthetic column into the real one. 0 = identical distribution; below 0.05 is close.")
+                   "to turn the synthetic column into the real one. 0 = identical distribution; below 0.05 is close, "
+                   "unless the column is marked ⚠.")
+        if shapes:
+            st.dataframe(value_table(shapes), hide_index=True, width="stretch")
+            st.caption("Numbers and dates value by value, without bins: a frequent value lost or a moved mean shows "
+                       "here even when the bins match.")
         two_way = measure("two_way", "Comparing every pair of columns")
         matrix = pd.DataFrame(two_way["values"], index=two_way["columns"], columns=two_way["columns"])
         st.plotly_chart(two_way_heatmap(matrix), width="stretch", key="preview_two_way")
@@ -160,20 +171,7 @@ with tabs[2]:
                    "cells where real columns are related (say, relationship and sex).")
 with tabs[3]:
     if tabs[3].open:
-        game = measure("game", "Training a classifier to tell real from synthetic records")
-        if game["test_records"] == 0:
-            st.info("Too few records (real or synthetic) to train and test a classifier: the game needs at least "
-                    "20 of each.")
-        else:
-            note = (f"{game['classifier'].capitalize()} trained on a random {game['records']:,} real and "
-                    f"{game['records']:,} synthetic records (70%), tested on the other {game['test_records']:,}; "
-                    "the line is a 95% interval.")
-            st.plotly_chart(distinguishing_chart(game["accuracy"], game["low"], game["high"], note=note),
-                            width="stretch", key="preview_game")
-            st.caption("How to read: 50% means the classifier cannot tell real from synthetic records (a coin flip), "
-                       "which is the goal. Up to about 60% the two are hard to tell apart; 60 to 75% means some "
-                       "patterns differ; above 75% synthetic records are easy to spot, usually because relationships "
-                       "between columns were lost. The game measures realism, not privacy: privacy comes from ε.")
+        show_game(measure("game", "Training a classifier to tell real from synthetic records"))
 with tabs[4]:
     if tabs[4].open:
         pairs = paired(entry, loaded["frame"], declaration)
@@ -195,18 +193,7 @@ with tabs[4]:
                        "bar; if the synthetic curve turns it into a slope, that value was spread over its neighbours.")
 with tabs[5]:
     if tabs[5].open:
-        st.markdown("Cells of the real data that do not fit your declaration are changed by a public rule before "
-                    "anything is measured: numbers and dates outside the range are clamped to the nearest bound, "
-                    "and anything else that does not fit (text in a number column, an unlisted category) becomes "
-                    "missing. These counts read the real data, so they are for you only.")
-        if changed:
-            st.dataframe(pd.DataFrame([{"column": n, "cells changed by the rule": r["out_of_domain"],
-                                        "missing after the rule": r.get("missing", 0)} for n, r in changed.items()]),
-                         hide_index=True, width="content")
-            st.warning("Do not widen the declaration just to fit these cells: a domain read off the data is not "
-                       "private. Change it only if the documentation says it is wrong.", icon=":material/warning:")
-        else:
-            st.success("Every cell fits the declaration: the rule changed nothing.")
+        show_changed_cells(changed)
 
 st.page_link("app_pages/5_Release.py", label="Next: download the release and make a report",
              icon=":material/arrow_forward:")

@@ -40,22 +40,32 @@ def budget_split_chart(split: dict[str, float]) -> go.Figure:
                   height=max(320, 34 * len(labels) + 140))
 
 
-def fidelity_chart(fidelity: dict[str, float]) -> go.Figure:
-    """Bars of fidelity F per column, on a 0-1 axis."""
+#: Bars of columns whose values changed shape (a frequent value lost, the mean moved), whatever their bins say.
+CHANGED = "#c62828"
+
+
+def _marks(names, values, colour, flagged, digits: int):
+    """Bar colours and texts: a column in ``flagged`` is red and says its values changed."""
+    return ([CHANGED if n in flagged else colour for n in names],
+            [f"{v:.{digits}f}" + (" ⚠" if n in flagged else "") for n, v in zip(names, values)])
+
+
+def fidelity_chart(fidelity: dict[str, float], flagged=()) -> go.Figure:
+    """Bars of fidelity F per column, on a 0-1 axis; ``flagged`` columns (values changed shape) in red."""
     names = list(fidelity)
     values = [fidelity[n] for n in names]
-    fig = go.Figure(go.Bar(x=names, y=values, marker_color=REAL, text=[f"{v:.2f}" for v in values],
-                           textposition="outside"))
+    colours, texts = _marks(names, values, REAL, set(flagged), 2)
+    fig = go.Figure(go.Bar(x=names, y=values, marker_color=colours, text=texts, textposition="outside"))
     fig.update_yaxes(range=[0, 1.1])
     return _style(fig, "Fidelity F per column (1 = the same values kept)", "column", "fidelity F")
 
 
-def one_way_chart(distances: dict[str, float]) -> go.Figure:
-    """Bars of the 1-way total variation distance per column."""
+def one_way_chart(distances: dict[str, float], flagged=()) -> go.Figure:
+    """Bars of the 1-way total variation distance per column; ``flagged`` columns (values changed shape) in red."""
     names = list(distances)
     values = [distances[n] for n in names]
-    fig = go.Figure(go.Bar(x=names, y=values, marker_color=SYNTHETIC, text=[f"{v:.3f}" for v in values],
-                           textposition="outside"))
+    colours, texts = _marks(names, values, SYNTHETIC, set(flagged), 3)
+    fig = go.Figure(go.Bar(x=names, y=values, marker_color=colours, text=texts, textposition="outside"))
     fig.update_yaxes(range=[0, max(0.05, max(values, default=0) * 1.25)])
     return _style(fig, "How far each column's distribution moved (0 = identical)", "column",
                   "total variation distance")

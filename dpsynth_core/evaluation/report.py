@@ -18,7 +18,14 @@ The mechanism (:func:`measure`), for a report budget ``epsilon`` split equally o
   variation distance is ``f / n``, estimated by the noisy ``f`` over the noisy count;
 * for a few chosen columns, the **real shares** over public cells (the declared cells, or
   the synthetic table's most common values when there are many), a discrete Laplace
-  histogram (sensitivity 1).
+  histogram (sensitivity 1);
+* per numeric or date column, two statistics over **exact values** (no bins, so a spike
+  spread over its bin shows): the largest gap between the real and synthetic distribution
+  functions in records (Kolmogorov-Smirnov, sensitivity 1, Laplace noise) and a discrete
+  Laplace histogram of the real records at a few public values (the synthetic table's most
+  common ones, the declared special values, the range's low end), see
+  :func:`.values.report_statistics`. A value whose real share is far from its synthetic share
+  is then named in plain words.
 
 Error bars come from the known noise laws alone: every figure is a noisy statistic over the
 noisy row count, and its interval holds with probability at least 95% (a union bound over
@@ -41,6 +48,7 @@ from ..privacy.accounting import ADD_REMOVE, PrivacyEvent
 from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows, unit_relation
 from .metrics import paired_codes
+from .values import report_sentences, report_statistics
 
 #: Confidence of the error bars.
 CONFIDENCE = 0.95
@@ -73,6 +81,10 @@ class ReportFigures:
         epsilon: the report's whole budget; ``per_statistic``: each statistic's share.
         rows: the noisy real row count; ``rows_margin``: the half-width of its 95% interval.
         one_way: per column, the estimated distance; ``two_way``: per pair ("a × b").
+        values: per numeric or date column, value by value (no bins): ``gap``, the largest gap between
+            the real and synthetic distribution functions (``value``, ``low``, ``high``); ``values``,
+            public exact values with their ``synthetic`` shares, DP ``real`` shares and intervals
+            (``low``, ``high``); ``shape``, plain sentences when a value's share or the spread changed.
         shares: per charted column: ``labels``, ``synthetic`` shares, DP ``real`` shares
             and each bar's 95% interval ``low`` to ``high`` (both noises: the bar's and the row count's).
         events: the privacy events (one per statistic).
@@ -87,6 +99,7 @@ class ReportFigures:
     two_way: dict
     shares: dict
     events: list = field(default_factory=list)
+    values: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -158,13 +171,15 @@ class ExactStatistics:
     """The true values the report's noise is added to. Private: never shown, stored or released.
 
     ``distances``: ``label -> (kind, half-L1 in records)`` with kind "one_way" or "two_way";
-    ``shares``: ``column -> (labels, synthetic shares, true counts)`` over public cells.
+    ``shares``: ``column -> (labels, synthetic shares, true counts)`` over public cells;
+    ``values``: per numeric or date column, :func:`.values.report_statistics` (exact values, no bins).
     """
 
     rows: int
     synthetic_rows: int
     distances: dict
     shares: dict
+    values: dict = field(default_factory=dict)
 
 
 def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pairs=(),
@@ -202,7 +217,9 @@ def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pai
             cells = np.sort(np.argsort(-synthetic_counts, kind="stable")[:MAX_CHART_CELLS])
         shares[name] = ([str(column.labels[i]) for i in cells], (synthetic_counts[cells] / len(synthetic)).tolist(),
                         np.bincount(column.real, minlength=column.cells)[cells])
-    return ExactStatistics(len(real), len(synthetic), distances, shares)
+    values = {name: report_statistics(real[name], synthetic[name], col, markers=domain.missing_markers)
+              for name, col in domain.kept.items() if col.kind in ("integer", "float", "date")}
+    return ExactStatistics(len(real), len(synthetic), distances, shares, values)
 
 
 def ratio_interval(numerator, denominator, numerator_margin: float, denominator_margin: float, *, top: float = 1.0):
@@ -226,7 +243,8 @@ class NoisyDraws:
     """The noise step's output for ``runs`` independent runs at once (arrays with a leading run axis).
 
     ``rows``: noisy row counts; ``distances``: ``label -> (value, low, high)``; ``shares``:
-    ``column -> (value, low, high)``, each ``(runs, cells)``. :func:`add_noise` takes one run;
+    ``column -> (value, low, high)``, each ``(runs, cells)``; ``values``: ``column -> (gap, shares)``,
+    both ``(value, low, high)``. :func:`add_noise` takes one run;
     a coverage test takes thousands through the same code.
     """
 
@@ -235,6 +253,7 @@ class NoisyDraws:
     rows_margin: int
     distances: dict
     shares: dict
+    values: dict = field(default_factory=dict)
 
 
 def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, sensitivity: int = 1) -> NoisyDraws:
@@ -244,7 +263,7 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     scale is ``k / epsilon``. Intervals: :func:`ratio_interval` with each noise's margin at
     level ``(1 - CONFIDENCE) / 2`` (the row count's noise and the statistic's own).
     """
-    count = 1 + len(exact.distances) + len(exact.shares)
+    count = 1 + len(exact.distances) + len(exact.shares) + 2 * len(exact.values)
     each = epsilon / count
     scale = sensitivity / each  # K for a person unit: one person moves each statistic by at most K
     level = (1 - CONFIDENCE) / 2
@@ -262,7 +281,15 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
         counts = np.asarray(counts, dtype=np.int64)
         drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: shares of {name}")
         shares[name] = ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin)
-    return NoisyDraws(each, rows, rows_margin, distances, shares)
+    values = {}
+    for name, found in exact.values.items():
+        gap = real_laplace(noise, np.full(runs, found["gap"]), scale, label=f"report: value gap of {name}")
+        counts = np.asarray(found["counts"], dtype=np.int64)
+        drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: exact values of {name}")
+        values[name] = (ratio_interval(gap, rows, laplace_margin(scale, level), rows_margin),
+                        ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin,
+                                       rows_margin))
+    return NoisyDraws(each, rows, rows_margin, distances, shares, values)
 
 
 def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit=None) -> ReportFigures:
@@ -294,9 +321,18 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
         value, low, high = drawn.shares[name]
         shares[name] = {"labels": cell_labels, "synthetic": synthetic_shares, "real": value[0].tolist(),
                         "low": low[0].tolist(), "high": high[0].tolist()}
+    values = {}
+    for name, found in exact.values.items():
+        spend("Laplace on a distance (sensitivity 1)", f"largest gap between the value curves of {name}")
+        spend("discrete Laplace histogram", f"shares of exact values of {name}")
+        (gap, gap_low, gap_high), (real, low, high) = drawn.values[name]
+        values[name] = {"gap": {"value": float(gap[0]), "low": float(gap_low[0]), "high": float(gap_high[0])},
+                        "values": found["values"], "synthetic": found["synthetic"], "real": real[0].tolist(),
+                        "low": low[0].tolist(), "high": high[0].tolist()}
+        values[name]["shape"] = report_sentences(name, values[name])
     return ReportFigures(epsilon=float(epsilon), per_statistic=drawn.per_statistic, rows=int(drawn.rows[0]),
                          rows_margin=int(drawn.rows_margin), synthetic_rows=exact.synthetic_rows, one_way=one_way,
-                         two_way=two_way, shares=shares, events=events)
+                         two_way=two_way, shares=shares, values=values, events=events)
 
 
 def measure(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: float, pairs=(),

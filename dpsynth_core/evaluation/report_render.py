@@ -103,6 +103,8 @@ _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b;
        max-width: 60rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; font-size: 15px; }
 h1 { font-size: 1.7rem; margin-bottom: .2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ccc; }
+h1, h2, h3 { break-after: avoid; page-break-after: avoid; }
+h2 + p { break-before: avoid; }
 table { border-collapse: collapse; width: 100%; margin: .6rem 0; }
 td, th { border: 1px solid #ddd; padding: .35rem .55rem; text-align: left; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -131,6 +133,36 @@ def _rows(estimates: dict) -> str:
 
 
 
+def _shape_summary(figures: ReportFigures) -> str:
+    """The summary's warning: numeric columns whose values changed shape, in plain words (DP figures)."""
+    sentences = [s for v in figures.values.values() for s in v.get("shape", [])]
+    if not sentences:
+        return ""
+    return ("<p><b>Values that changed shape</b> (the distances over bins above can look small for these): "
+            + "; ".join(html.escape(s) for s in sentences) + ".</p>")
+
+
+def _values_section(number: int, values: dict) -> str:
+    """Numbers and dates value by value: the largest gap between the curves and a few exact values' shares."""
+    rows = []
+    for name, v in values.items():
+        gap = v["gap"]
+        shares = "; ".join(f"{html.escape(str(x))}: {r:.1%} ({lo:.1%} to {hi:.1%}) vs {s:.1%}" for x, r, lo, hi, s in
+                           zip(v["values"], v["real"], v["low"], v["high"], v["synthetic"]))
+        rows.append(f"<tr><td>{html.escape(name)}</td><td class='num'>{gap['value']:.3f}<br>"
+                    f"<span class='muted'>{gap['low']:.3f} to {gap['high']:.3f}</span></td><td>{shares}</td>"
+                    f"<td>{'changed' if v.get('shape') else 'kept'}</td></tr>")
+    return f"""<h2>{number}. Numbers and dates value by value</h2>
+<p>Bins can hide a change inside them (a value held by many people spread over its bin). Here exact values are
+compared: the <b>largest gap</b> between the real and synthetic distribution functions (the share of rows on
+different sides of some value; 0 = the same spread), and the real share of a few exact values (the synthetic
+table's most common ones and the declared special values) against their synthetic share, each real figure
+measured with noise ({CONFIDENCE:.0%} intervals).</p>
+<table><tr><th>column</th><th>largest gap (95% interval)</th><th>value: real share (interval) vs synthetic</th>
+<th>shape</th></tr>{''.join(rows)}</table>
+"""
+
+
 def render_html(card: dict, figures: ReportFigures, *, total: str | None = None) -> str:
     """The report as one self-contained HTML page (charts inline as SVG, no scripts, no links out).
 
@@ -153,7 +185,7 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None)
 <p><b>In short.</b> Across the {len(figures.one_way)} columns, the synthetic table's distribution is on average
 <b>{mean_one:.3f}</b> away from the real one (0 = identical, 1 = nothing in common)"""
               + (f"; the furthest column is <b>{e(worst[0])}</b> at {worst[1].value:.3f}" if worst else "")
-              + f""".</p>
+              + f""".</p>{_shape_summary(figures)}
 <p>Every figure below that describes the real data was itself measured with differential privacy, from a
 budget of <b>ε = {figures.epsilon:.3g}</b> set aside for this report (each of its
 {len(figures.events)} measurements gets ε = {figures.per_statistic:.3g}). This report can therefore be
@@ -190,8 +222,12 @@ game), which compare with the real data without noise and stay private.</li>
 <div class="figure">{_svg(distance_chart(figures.two_way, "Distance per pair of columns (95% intervals)"))}</div>
 <table><tr><th>pair</th><th>distance</th><th>95% interval</th></tr>{_rows(figures.two_way)}</table>
 """)
+    section = 3 if figures.two_way else 2
+    if figures.values:
+        pieces.append(_values_section(section, figures.values))
+        section += 1
     if figures.shares:
-        pieces.append(f"""<h2>{3 if figures.two_way else 2}. Values of selected columns</h2>
+        pieces.append(f"""<h2>{section}. Values of selected columns</h2>
 <p>Bars: the share of synthetic rows with each value. Dots: the real share, measured with noise, with a
 {CONFIDENCE:.0%} interval for each dot (rare values can show a real share near zero: the noise hides
 them on purpose). Columns with many values show the synthetic table's {MAX_CHART_CELLS} most common ones.</p>

@@ -141,13 +141,17 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
     if not shape and compared.max_cdf_gap >= SHAPE_CDF_GAP:
         shape.append(f"{column.name}: the values are spread differently (up to {compared.max_cdf_gap:.0%} of the "
                      "rows lie on different sides of some value)")
+    top_value = sides["real"]["most_common"]
+    raw_top = compared.top["value"][compared.top["real"].idxmax()] if len(compared.top) and a.size else None
+    synthetic_share = float((b == raw_top).sum() / max(len(synthetic), 1)) if raw_top is not None else 0.0
     return {"kind": column.kind, "value_distance": compared.value_tvd, "max_cdf_gap": compared.max_cdf_gap,
-            **sides, "shape": shape}
+            **sides, "synthetic_share_of_real_top": synthetic_share if top_value is not None else 0.0,
+            "shape": shape}
 
 
 def _plain(value) -> str:
-    if isinstance(value, str):
-        return value
+    if isinstance(value, str) or value is None:
+        return value or "-"
     return f"{value:,.0f}" if abs(value) >= 100 or float(value).is_integer() else f"{value:,.3g}"
 
 
@@ -156,3 +160,85 @@ def value_summaries(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict
     domain = as_table_domain(domain)
     return {name: value_summary(real[name], synthetic[name], col, markers=domain.missing_markers)
             for name, col in domain.kept.items() if col.kind in ("integer", "float", "date")}
+
+
+def shape_warnings(summaries: dict) -> list[str]:
+    """Every plain sentence of :func:`value_summaries`, column by column."""
+    return [sentence for summary in summaries.values() for sentence in summary["shape"]]
+
+
+def value_table(summaries: dict) -> pd.DataFrame:
+    """One row per numeric or date column: the value-level figures side by side, for a table on screen."""
+    rows = []
+    for name, s in summaries.items():
+        real, synthetic = s["real"], s["synthetic"]
+        rows.append({"column": name,
+                     "distance over exact values": s["value_distance"],
+                     "largest gap between the curves": s["max_cdf_gap"],
+                     "mean (real / synthetic)": f"{_plain(real['mean'])} / {_plain(synthetic['mean'])}",
+                     "median (real / synthetic)": f"{_plain(real['quantiles'].get('0.5'))} / "
+                                                  f"{_plain(synthetic['quantiles'].get('0.5'))}",
+                     "most common real value": _plain(real["most_common"]),
+                     "its share (real / synthetic)": f"{real['most_common_share']:.1%} / "
+                                                     f"{s['synthetic_share_of_real_top']:.1%}",
+                     "shape kept": "no" if s["shape"] else "yes"})
+    return pd.DataFrame(rows)
+
+
+# --- the report's value-level statistics (their noise: :mod:`.report`) --------------------
+
+#: The synthetic table's most common exact values whose real share a report measures (with special values).
+REPORT_TOP_VALUES = 3
+
+
+def _days(value) -> int:
+    import datetime as dt
+
+    return (value - dt.date(1970, 1, 1)).days if isinstance(value, dt.date) else value
+
+
+def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=("",)) -> dict:
+    """The exact value-level statistics a report adds noise to (private: never shown as they are).
+
+    ``gap``: ``max_x |C(x) - n F(x)|`` in records (``C``: real values at or below ``x``, ``n``: real
+    rows, ``F``: the share of synthetic rows at or below ``x``, missing cells above every value).
+    One record moves ``n`` by one and ``C(x)`` by at most one, so each term by at most
+    ``max(F, 1 - F) <= 1``: sensitivity 1. ``values``: public exact values (the synthetic table's
+    most common ones, the declared special values and the range's low end), ``counts``: the real
+    records holding each (a histogram: sensitivity 1), ``synthetic``: their public synthetic shares.
+    """
+    a = np.sort(numeric_values(column, real, markers))
+    b = np.sort(numeric_values(column, synthetic, markers))
+    rows_a, rows_b = len(real), max(len(synthetic), 1)
+    points = np.union1d(a, b)
+    gap = 0.0
+    if points.size:
+        gap = float(np.abs(np.searchsorted(a, points, side="right")
+                           - rows_a * np.searchsorted(b, points, side="right") / rows_b).max())
+    found, counts = np.unique(b, return_counts=True)
+    chosen = list(found[np.argsort(-counts, kind="stable")[:REPORT_TOP_VALUES]])
+    low = None if column.kind == "date" else column.min
+    for extra in [*(column.special or ()), low]:
+        if extra is not None and _days(extra) not in chosen:
+            chosen.append(_days(extra))
+    chosen = np.sort(np.asarray(chosen, dtype=a.dtype if a.size else float))
+    real_counts = np.searchsorted(a, chosen, side="right") - np.searchsorted(a, chosen, side="left")
+    synthetic_counts = np.searchsorted(b, chosen, side="right") - np.searchsorted(b, chosen, side="left")
+    return {"gap": gap, "values": shown(column.kind, chosen), "counts": real_counts,
+            "synthetic": (synthetic_counts / rows_b).tolist()}
+
+
+def report_sentences(name: str, figures: dict) -> list[str]:
+    """Plain sentences from a report's DP value-level figures: an exact value whose real share is far
+    (by at least ``SHAPE_SHARE_GAP``, outside its interval) from its synthetic share, or curves far apart."""
+    out = []
+    for value, real, low, high, synthetic in zip(figures["values"], figures["real"], figures["low"],
+                                                 figures["high"], figures["synthetic"]):
+        if abs(real - synthetic) >= SHAPE_SHARE_GAP and not low <= synthetic <= high:
+            out.append(f"{name}: {_plain(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
+                       f"and {synthetic:.0%} of the synthetic ones")
+    gap = figures["gap"]
+    if not out and gap["low"] >= SHAPE_CDF_GAP:
+        out.append(f"{name}: the values are spread differently (up to {gap['value']:.0%} of the rows lie on "
+                   "different sides of some value)")
+    return out

@@ -55,7 +55,7 @@ def test_distance_sensitivity_is_one_for_added_removed_and_substituted_records()
 def test_budget_is_split_over_every_statistic_and_recorded():
     figures = report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")],
                              chart_columns=["colour"], random_state=1)
-    assert len(figures.events) == 1 + 2 + 1 + 1
+    assert len(figures.events) == 1 + 2 + 1 + 1 + 2  # the integer column "size" also value by value
     assert sum(e.epsilon for e in figures.events) == pytest.approx(0.5)
     assert all(e.neighbouring.startswith("add/remove") and e.label.startswith("report: ") for e in figures.events)
     again = report.ReportFigures.from_dict(json.loads(json.dumps(figures.to_dict())))
@@ -67,8 +67,10 @@ def test_every_noise_draw_is_logged_at_the_scale_the_events_claim():
     figures = report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")],
                              chart_columns=["colour", "size"], random_state=source)
     draws = sum(cells for _, scale, cells in source.log if scale == pytest.approx(1 / figures.per_statistic))
-    statistics = 1 + 3 + (3 + 1) + (2 + 1)  # count, three distances, the cells of two share charts
-    assert draws == statistics and len(source.log) == 4
+    exact_values = len(figures.values["size"]["values"])
+    # count, three distances, the cells of two share charts, the value gap and exact values of "size"
+    statistics = 1 + 3 + (3 + 1) + (2 + 1) + 1 + exact_values
+    assert draws == statistics and len(source.log) == 6
 
 
 def test_intervals_cover_the_true_distance_at_least_95_percent_of_the_time():
@@ -91,9 +93,9 @@ def _distance_events(column):
 
 
 def test_audit_distance_passes_at_its_own_epsilon():
-    # 3 statistics (count, two distances) at epsilon 1 each.
+    # 5 statistics (count, two distances, the value gap and exact values of "size") at epsilon 1 each.
     exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
-    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=3.0, random_state=seed), exact_a, exact_b,
+    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed), exact_a, exact_b,
                    _distance_events("colour"), trials=1500)
     assert not result.violates(1.0), result
 
@@ -103,7 +105,7 @@ def test_audit_catches_a_distance_with_half_the_noise(monkeypatch):
     monkeypatch.setattr(report, "real_laplace", lambda source, values, scale, label="": real_laplace(
         source, values, scale / 2, label))
     exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
-    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=3.0, random_state=seed), exact_a, exact_b,
+    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed), exact_a, exact_b,
                    _distance_events("colour"), trials=1500)
     assert result.violates(1.0), result
 
@@ -114,9 +116,9 @@ def _share_events():
 
 
 def test_audit_shares_pass_at_their_own_epsilon():
-    # 4 statistics (count, two distances, one share chart) at epsilon 1 each.
+    # 6 statistics (count, two distances, one share chart, two value-level ones) at epsilon 1 each.
     exact_a, exact_b = _exact(BASE, chart_columns=["colour"]), _exact(SWAPPED, chart_columns=["colour"])
-    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=4.0, random_state=seed), exact_a, exact_b,
+    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=6.0, random_state=seed), exact_a, exact_b,
                    _share_events(), trials=1500)
     assert not result.violates(1.0), result
 
@@ -125,10 +127,38 @@ def test_audit_catches_shares_with_half_the_noise():
     exact_a, exact_b = _exact(BASE, chart_columns=["colour"]), _exact(SWAPPED, chart_columns=["colour"])
 
     def broken(exact, seed):
-        return report.add_noise(exact, epsilon=4.0, random_state=HalfNoise(False, np.random.default_rng(seed)))
+        return report.add_noise(exact, epsilon=6.0, random_state=HalfNoise(False, np.random.default_rng(seed)))
 
     result = audit(broken, exact_a, exact_b, _share_events(), trials=1500)
     assert result.violates(1.0), result
+
+
+# One record's size moves from 1 to 7: the value-level statistics of "size" differ by their sensitivity.
+MOVED = BASE.copy()
+MOVED.loc[0, "size"] = "7"
+
+
+def _value_events():
+    events = {f"size gap above {t}": (lambda out, t=t: out.values["size"]["gap"]["value"] > t)
+              for t in (0.01, 0.02, 0.03)}
+    events.update({f"share of 1 above {t}": (lambda out, t=t: out.values["size"]["real"][1] > t)
+                   for t in (0.49, 0.5, 0.51)})
+    return events
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_audit_value_level_figures_pass_at_their_own_epsilon_and_catch_half_noise(broken, monkeypatch):
+    if broken:
+        real_laplace = report.real_laplace
+        monkeypatch.setattr(report, "real_laplace", lambda source, values, scale, label="": real_laplace(
+            source, values, scale / 2, label))
+
+    def run(exact, seed):  # 5 statistics at epsilon 1 each
+        source = HalfNoise(False, np.random.default_rng(seed)) if broken else seed
+        return report.add_noise(exact, epsilon=5.0, random_state=source)
+
+    result = audit(run, _exact(BASE), _exact(MOVED), _value_events(), trials=1500)
+    assert result.violates(1.0) == broken, result
 
 
 def test_bad_choices_give_one_line_messages():

@@ -55,9 +55,17 @@ def test_every_interval_covers_at_its_stated_rate(exact, epsilon):
         truth = np.asarray(counts) / rows
         for i, label in enumerate(labels):
             coverage[f"share of {label} in {name}"] = ((low[:, i] <= truth[i]) & (truth[i] <= high[:, i])).sum()
+    for name, found in exact.values.items():
+        (_, low, high), (_, share_low, share_high) = drawn.values[name]
+        truth = found["gap"] / rows
+        coverage[f"value gap of {name}"] = ((low <= truth) & (truth <= high)).sum()
+        truth = np.asarray(found["counts"]) / rows
+        for i, value in enumerate(found["values"]):
+            inside = (share_low[:, i] <= truth[i]) & (truth[i] <= share_high[:, i])
+            coverage[f"share of exact value {value} in {name}"] = inside.sum()
     short = {k: v / RUNS for k, v in coverage.items() if v < least}
     assert not short, f"intervals below {report.CONFIDENCE:.0%} (at least {least / RUNS:.4f} needed): {short}"
-    assert len(coverage) > 40  # every kind was checked, many bars among them
+    assert len(coverage) > 50 and any(k.startswith("value gap") for k in coverage)  # every kind, many bars
 
 
 def test_the_old_share_bars_would_fail(exact):
