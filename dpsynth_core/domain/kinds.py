@@ -208,11 +208,11 @@ KIND_STATEMENTS: dict[str, Kind] = {k.name: k for k in (
             default=DEFAULT_ALPHABET, row=1, when=("generator", "letters")),
         Key("length", Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
             f"a whole number from 1 to {c.MAX_TEXT_LENGTH}", widget="whole", label="Number of digits", default=5,
-            low=1, high=30, step=1, when=("generator", "digits")),
+            low=1, high=30, step=1, row=1, when=("generator", "digits")),
         Key("size", Annotated[int, Field(ge=1, le=c.MAX_TEXT_DOMAIN_SIZE)],
             f"a whole number from 1 to 10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}", attribute="declared_size",
             widget="whole", label="How many different values could there be?", default=1_000_000, low=1, step=1000,
-            when=("generator", "any"),
+            row=1, when=("generator", "any"),
             help="Values are replaced by public pseudonyms (value-000123) through a fixed hash: printing the "
                  "original strings could never be private."),
     )),

@@ -64,3 +64,10 @@ def test_status_and_readiness_in_words():
     assert editing.readiness({}, ["a", "b"]) == "All 2 columns are declared."
     assert editing.readiness({"b": ["x"]}, ["a", "b"]).startswith("1 of 2 columns are ready. Still to do: **b**")
     assert editing.policy_file_name({"dataset": "adult.csv"}) == "adult.domain.json"
+
+
+@pytest.mark.parametrize("name", list(KIND_STATEMENTS))
+def test_a_key_shown_on_a_condition_sits_below_the_key_it_depends_on(name):
+    """The page draws one row at a time: a key's condition must be decided in an earlier row."""
+    statement = KIND_STATEMENTS[name]
+    assert all(k.row > statement.key(k.when[0]).row for k in statement.keys if k.when)

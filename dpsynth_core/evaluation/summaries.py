@@ -1,0 +1,35 @@
+"""The publisher-only measures of a release the Preview and Releases pages show, in JSON form.
+
+Each compares the synthetic table with the real one, so none is differentially private and none
+enters a release; the pages say so.
+"""
+
+from __future__ import annotations
+
+from . import metrics
+
+#: The measures by name, in the order the pages offer them.
+MEASURES = ("fidelity", "one_way", "two_way", "game")
+#: Records of each kind the distinguishing game samples (a subsample keeps it to about a second).
+GAME_RECORDS = 3000
+
+
+def measure(name: str, pairs: dict, report=lambda done, message: None) -> dict | list:
+    """One measure over both tables' declared cells (``pairs`` from :func:`metrics.paired_codes`),
+    as plain JSON values: "fidelity", "one_way", "two_way" or "game"."""
+    if name == "fidelity":
+        return metrics.fidelity_by_column(pairs)
+    if name == "one_way":
+        return metrics.one_way_distances(pairs)
+    if name == "two_way":
+        report(0.4, f"Comparing {len(pairs) * (len(pairs) - 1) // 2:,} pairs of columns")
+        matrix = metrics.two_way_distances(pairs)
+        return {"columns": list(matrix.columns), "values": matrix.to_numpy().tolist()}
+    if name != "game":
+        raise ValueError(f"unknown measure {name!r} (one of {', '.join(MEASURES)})")
+    first = next(iter(pairs.values()), None)
+    size = min(GAME_RECORDS, len(first.real), len(first.synthetic)) if first is not None else 0
+    report(0.3, f"Training a classifier on {size:,} real and {size:,} synthetic records")
+    game = metrics.distinguishing_game(pairs, max_records=GAME_RECORDS)
+    return {"accuracy": game.accuracy, "low": game.low, "high": game.high, "test_records": game.test_records,
+            "classifier": game.classifier, "records": size}

@@ -1,0 +1,36 @@
+"""The Learn page's demonstrations and the publisher-only measure summaries, computed in the core."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.evaluation import metrics, summaries, teaching
+
+
+def test_noise_on_occurring_values_only_reveals_the_rare_value():
+    shares = teaching.bad_bins_demo(1.0, 300, rng=np.random.default_rng(1))
+    without, with_alex = shares["occurring values only"]
+    assert without == 0.0 and with_alex > 0.2  # seeing it proves Alex is there
+    cathist_without, cathist_with = shares["CatHist over the declared list"]
+    assert 0.0 <= cathist_without <= 1.0 and 0.0 <= cathist_with <= 1.0
+
+
+def test_the_k_anonymity_demo_finds_a_homogeneous_class():
+    result, classes, homogeneous = teaching.k_anonymous_example(5)
+    assert len(homogeneous) > 0 and homogeneous["size"].min() >= 5
+    target, shares = teaching.dp_share_with_and_without(5, 1.0, example=(result, classes, homogeneous))
+    assert set(shares) == {"with this person", "without this person"}
+
+
+def test_every_measure_is_plain_json():
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"a": rng.choice(["x", "y"], 200), "b": rng.integers(0, 5, 200).astype(str)})
+    synthetic = real.sample(frac=1, random_state=1).reset_index(drop=True)
+    declaration = {"columns": {"a": {"type": "categorical", "values": ["x", "y"]},
+                               "b": {"type": "integer", "min": 0, "max": 4}}}
+    pairs = metrics.paired_codes(real, synthetic, declaration)
+    out = {name: summaries.measure(name, pairs) for name in summaries.MEASURES}
+    assert out["two_way"]["columns"] == ["a", "b"] and out["game"]["records"] == 200
+    assert 0 <= out["game"]["accuracy"] <= 1
+    with pytest.raises(ValueError):
+        summaries.measure("nope", pairs)
