@@ -268,3 +268,25 @@ def test_model_outside_its_support_has_no_mass_and_draws_no_records():
     for method in ("matched", "iid"):
         codes = generate(model, 5000, np.random.default_rng(0), method=method)
         assert not np.any(codes["b"] == 1) and not np.any(np.isin(codes["d"], [0, 4]))
+
+
+def test_support_cuts_empty_tails_of_an_ordered_column_only_when_they_are_small():
+    """Ordered cells: a tail is cut when, at z standard deviations, it holds at most ``limit``
+    records. Empty tails of 10 cells (pooled s = 17.3, so z * s * sqrt(10) = 110) are cut unless
+    their noise exceeds limit - 110 = 190, 3.5 standard deviations of their sum; the cells holding
+    400 records are never cut."""
+    from dpsynth_core.pgm import support_from
+
+    cells = {"a": 41, "b": 3}  # 40 ordered cells, then "missing"
+    truth = np.zeros((41, 3))
+    truth[10:30] = 400 / 3
+    rng = np.random.default_rng(8)
+    sigma, z = 20.0, 2.0
+    cut_whole = 0
+    for _ in range(200):
+        measurements = [Measurement(("a",), truth.sum(axis=1) + rng.normal(0, sigma, 41), sigma),
+                        Measurement(("a", "b"), truth + rng.normal(0, sigma, (41, 3)), sigma)]
+        keep = support_from(cells, measurements, z, ordered={"a": 40}, limit=300.0)["a"]
+        assert keep[10:30].all() and keep[40]
+        cut_whole += int(not keep[:10].any() and not keep[30:40].any())
+    assert cut_whole >= 195
