@@ -42,7 +42,7 @@ from ..errors import ParameterError
 from .finite import FiniteColumn, finite_source, finite_source_column
 from ..privacy.histogram import noisy_count, noisy_histogram
 from ..privacy.noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
-from ..pgm import Measurement, absorb, estimate, generate, model_cells_with
+from ..pgm import Measurement, absorb, estimate, generate, model_cells_with, support_from
 from .base import Synthesizer
 from .registry import register
 
@@ -55,8 +55,27 @@ ROUNDS_PER_COLUMN = 16
 #: Mirror-descent iterations after each round (warm-started) and for the final model.
 ROUND_ITERATIONS = 10
 FINAL_ITERATIONS = 150
+#: A small table's first 1-way marginals get up to this share of the budget (after vocabularies):
+#: ``SMALL_ONE_WAY_SHARE * SMALL_ROWS / n`` for a DP count of ``n`` records, when that is more than
+#: AIM's share (one round's measuring budget per column), so their noise stays small next to the table.
+SMALL_ONE_WAY_SHARE = 0.3
+SMALL_ROWS = 2000
+#: Numeric and date columns lose the tails of their range that, at EMPTY_Z standard deviations of
+#: the noise, hold at most TAIL_SHARE of the estimated records (:func:`dpsynth_core.pgm.support_from`).
+EMPTY_Z = 2.0
+TAIL_SHARE = 0.01
 #: Expected |noise| of a discrete Gaussian of scale sigma, per cell: sqrt(2 / pi) * sigma.
 GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
+
+
+def one_way_share(columns: int, count: float | None, rounds: int | None = None) -> float:
+    """Share of the budget (after vocabularies) for the first 1-way marginals, all columns together:
+    AIM's, ``columns`` rounds' measuring budget (``rounds`` default ``ROUNDS_PER_COLUMN`` per
+    column), or for a small table up to ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records."""
+    aim = columns * (1 - SELECT_SHARE) / (rounds or ROUNDS_PER_COLUMN * columns)
+    if not count or count <= 0:
+        return aim
+    return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count))
 
 
 def measure(noise, counts: np.ndarray, noise_param: float, *, zcdp: bool, label: str = "") -> tuple:
@@ -148,6 +167,7 @@ class MarginalsSynthesizer(Synthesizer):
             noisy = noisy_count(source.n_rows, epsilon=count_epsilon, noise=self.noise_,
                                 label="record count (default delta)")
             self._spend("discrete Laplace count", count_epsilon, "record count (sets the default delta)")
+            self.count_ = noisy
         alpha = math.exp(-count_epsilon)
         margin = 3 * math.sqrt(2 * alpha) / (1 - alpha)  # three standard deviations of the count's noise
         bound = noisy + margin
@@ -156,6 +176,12 @@ class MarginalsSynthesizer(Synthesizer):
                             f"n being a DP upper bound on the number of records ({bound:,.0f}: the noisy "
                             "count plus three standard deviations of its noise)")
         return delta
+
+    def _dp_count(self) -> float | None:
+        """A DP count of the records (the row count's, or the one that set delta), None if none was made."""
+        if any(e.label == "row count" for e in self.accountant_.events):
+            return float(self.rows_)
+        return getattr(self, "count_", None)
 
     def _remaining(self) -> float:
         if self.zcdp_:
@@ -230,14 +256,20 @@ class MarginalsSynthesizer(Synthesizer):
         round_budget = self._remaining() / rounds
         noise_param, _ = self._split_round(round_budget) if candidates else self._split_round(
             round_budget / (1 - SELECT_SHARE))
+        first_param = noise_param
+        if candidates:  # the 1-ways take their share; the rounds keep theirs, the last one takes the rest
+            first = self._remaining() * one_way_share(len(names), self._dp_count(), self.rounds) / len(names)
+            first_param = math.sqrt(1 / (2 * first)) if self.zcdp_ else first
         self.measurements_: list[Measurement] = []
         self.measured_: list[dict] = []
         for name in names:
-            self._measure((name,), table.marginal((name,)), noise_param)
+            self._measure((name,), table.marginal((name,)), first_param)
         for group in groups:
             self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
         self.total_ = self._estimate_total()
-        model, step = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS // 3)
+        self.support_ = self._support(cells)
+        model, step = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS // 3,
+                               support=self.support_)
 
         self.rounds_ = 0
         sizes_for, sizes = None, {}
@@ -282,7 +314,7 @@ class MarginalsSynthesizer(Synthesizer):
             precision = sum(1 / m.sigma**2 for m in self.measurements_ if m.group == chosen)
             model = absorb(model, new, (1 / new.sigma**2) / precision)
             model, step = estimate(cells, self.measurements_, self.total_, iterations=ROUND_ITERATIONS,
-                                   warm=model, step=step)
+                                   warm=model, step=step, support=self.support_)
             moved = float(np.abs(model.project(chosen) - before).sum())
             if moved <= penalty * truth[chosen].size:
                 round_budget *= growth
@@ -295,12 +327,23 @@ class MarginalsSynthesizer(Synthesizer):
             for name in names:
                 self._measure((name,), table.marginal((name,)), noise_param)
         self.total_ = self._estimate_total()
+        self.support_ = self._support(cells)
         self.model_, _ = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS,
-                                  warm=model, step=step)
+                                  warm=model, step=step, support=self.support_)
         if self.row_policy_.startswith("noisy"):
             self.rows_ = max(1, int(round(self.total_)))
             self.row_policy_ = ("noisy: the number of rows is the model's estimate of the record count, "
                                 "from the noisy count and the noisy marginals")
+
+    def _support(self, cells: dict) -> dict:
+        """The cells the model may use: numeric and date columns lose the tails of their range that
+        the noisy counts cannot tell from empty (:func:`dpsynth_core.pgm.support_from`); None: every cell."""
+        if EMPTY_Z is None:
+            return {}
+        ordered = {n: cells[n] - (1 if self.columns_[n].missing_code is not None else 0)
+                   for n in cells if self.columns_[n].domain.kind in ("integer", "float", "date")}
+        found = support_from(cells, self.measurements_, EMPTY_Z, ordered=ordered, limit=TAIL_SHARE * self.total_)
+        return {n: keep for n, keep in found.items() if n in ordered}
 
     def _check_groups(self, names) -> list:
         out = []

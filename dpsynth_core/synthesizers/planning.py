@@ -80,12 +80,15 @@ def marginals_split(domain, epsilon: float, *, rows_public: bool = False, rows: 
     """The engine's plan before any data is read: each part's share of the budget, in epsilon.
 
     Under zCDP (delta > 0) the parts add up in rho, so each is shown as its share of rho times
-    epsilon (the bars add up to epsilon). The rounds after the 1-way marginals are adaptive:
-    their number is not known in advance, only that a tenth of each round's budget chooses a
-    marginal and the rest measures it.
+    epsilon (the bars add up to epsilon). The 1-way marginals get
+    :func:`~dpsynth_core.synthesizers.marginals.one_way_share` of what is left after the
+    vocabularies: AIM's share, or more for a small table (by ``rows``, the publisher's count here;
+    the release applies the same rule to a DP count of the records). The rounds after them are
+    adaptive: their number is not known in advance, only that a tenth of each round's budget
+    chooses a marginal and the rest measures it.
     """
     from ..privacy.accounting import zcdp_budget
-    from .marginals import ROUNDS_PER_COLUMN, SELECT_SHARE, VOCABULARY_SHARE
+    from .marginals import SELECT_SHARE, VOCABULARY_SHARE, one_way_share
 
     domain = as_table_domain(domain)
     columns = list(domain.kept)
@@ -104,8 +107,11 @@ def marginals_split(domain, epsilon: float, *, rows_public: bool = False, rows: 
     if texts:
         parts["vocabularies of text columns (CatHist)"] = left * VOCABULARY_SHARE
         left -= parts["vocabularies of text columns (CatHist)"]
-    per_round = left / (ROUNDS_PER_COLUMN * m)
-    parts["1-way marginals (every column)"] = m * per_round * (1 - SELECT_SHARE)
+    if m == 1:  # nothing to choose: the one column takes it all
+        parts["1-way marginals (every column)"] = left
+        return {label: value / total * epsilon for label, value in parts.items()}
+    counted = not (rows_public and delta_given)  # else no DP count is made, and the share is AIM's
+    parts["1-way marginals (every column)"] = left * one_way_share(m, rows if counted else None)
     left -= parts["1-way marginals (every column)"]
     parts["choosing marginals (exponential mechanism, each round)"] = left * SELECT_SHARE
     parts["measuring the chosen marginals (noise on every cell)"] = left * (1 - SELECT_SHARE)

@@ -193,3 +193,56 @@ def test_audit_selection_passes():
 def test_audit_catches_selection_without_noise():
     eps = math.sqrt(8 * SELECT_RHO)
     assert audit(lambda t, s: _selection(t, s, True), _D, _D2, _SELECT_EVENTS, trials=300, seed=6).violates(eps)
+
+
+# --- empty tails of a declared range -------------------------------------------------------
+
+def _tail_table(rows: int, seed: int):
+    """x declared 0-99 in ten public bins, every record in 40-59; g follows x."""
+    rng = make_noise_source(seed).rng
+    x = rng.integers(40, 60, rows)
+    g = np.where(x < 50, "low", "high")
+    spec = {"columns": {"x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10, "missing": False},
+                        "g": {"type": "categorical", "values": ["low", "high"], "missing": False}}}
+    return pd.DataFrame({"x": x.astype(str), "g": g}), spec
+
+
+def test_empty_tails_of_a_declared_range_stay_empty(monkeypatch):
+    """x's eight empty bins form two tails of four cells. A tail is cut when its pooled noisy count
+    plus z * s * sqrt(4) is at most TAIL_SHARE of the estimated records (here 250 of 50,000, while
+    z * s * sqrt(4) is about 75): it stays only if the noise of its sum (standard deviation 2 s,
+    about 40) exceeds 175, a chance below 1e-5 per release. Without the support the same releases
+    put rows there (noise in empty cells becomes rows)."""
+    from dpsynth_core.synthesizers import marginals
+
+    z0 = marginals.EMPTY_Z
+    assert z0 is not None
+    leaks = {}
+    for z in (z0, None):
+        monkeypatch.setattr(marginals, "EMPTY_Z", z)
+        leaks[z] = 0
+        for seed in range(3):
+            frame, spec = _tail_table(50_000, seed)
+            model = MarginalsSynthesizer(epsilon=1.0, random_state=seed).fit(frame, spec)
+            x = model.sample(50_000)["x"].astype(int)
+            leaks[z] += int(((x < 40) | (x > 59)).sum())
+            if z is not None:
+                assert not model.support_["x"][:4].any() and not model.support_["x"][6:].any()
+                assert model.support_["x"][4:6].all()
+    assert leaks[z0] == 0 and leaks[None] > 0
+
+
+def test_plan_states_the_one_way_share_the_release_spends():
+    """The plan's 1-way part (from the publisher's row count) is what a release spends on them (by a
+    DP count: equal up to its noise); a small table's 1-ways get more than AIM's share."""
+    from dpsynth_core.synthesizers.marginals import one_way_share
+    from dpsynth_core.synthesizers.planning import marginals_split
+
+    assert one_way_share(6, 1000) > one_way_share(6, 100_000) == one_way_share(6, None)
+    for rows in (1500, 4000):
+        frame, spec = adult_small(rows)
+        model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec)
+        names = list(model.domain_.kept)
+        spent = sum(e.rho for e in model.accountant_.events if e.label in {f"marginal {n}" for n in names})
+        planned = marginals_split(spec, 1.0, rows=rows)["1-way marginals (every column)"]
+        assert spent / model.accountant_.rho() == pytest.approx(planned, rel=0.05)
