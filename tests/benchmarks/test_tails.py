@@ -30,3 +30,10 @@ def test_one_small_run_reports_every_figure():
     result = tails.run("pums", 300, 0, 1.0, "marginals", {})
     assert result["n"] == 300 and 0 <= result["outside"] <= 1 and result["floor"] > 0
     assert result["ratio"] == pytest.approx(result["tvd2"] / result["floor"])
+
+
+def test_empty_bin_share_counts_rows_in_bins_without_real_records():
+    real = pd.DataFrame({"age": [20, 25, 60]})
+    synthetic = pd.DataFrame({"age": [22, 45, 61, 5, np.nan]})
+    bins = [{"column": "age", "edges": [0, 18, 30, 50, 120]}]  # real records in [18, 30) and [50, 120]
+    assert tails.empty_bin_share(real, synthetic, bins) == pytest.approx(2 / 5)
