@@ -63,7 +63,7 @@ SMALL_ROWS = 2000
 #: Numeric and date columns lose the tails of their range that, at EMPTY_Z standard deviations of
 #: the noise, hold at most TAIL_SHARE of the estimated records (:func:`dpsynth_core.pgm.support_from`).
 EMPTY_Z = 2.0
-TAIL_SHARE = 0.01
+TAIL_SHARE = 0.005
 #: Expected |noise| of a discrete Gaussian of scale sigma, per cell: sqrt(2 / pi) * sigma.
 GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
 
