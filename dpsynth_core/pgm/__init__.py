@@ -12,7 +12,8 @@ Everything here is post-processing of noisy measurements: no module reads data.
 
 from .generate import generate
 from .junction_tree import JunctionTree, model_cells, model_cells_with
-from .model import GraphicalModel, Measurement, absorb, estimate, support_from
+from .model import GraphicalModel, Measurement, absorb, estimate
+from .support import support_from
 
 __all__ = ["JunctionTree", "model_cells", "model_cells_with", "GraphicalModel", "Measurement", "absorb", "estimate",
            "generate", "support_from"]

@@ -12,10 +12,8 @@ by entropic mirror descent, ``theta <- theta - alpha * dL/dmu``, accelerated, wi
 toward a new measurement by one proportional-fitting step (:func:`absorb`), makes each
 adaptive round cheap. All of it is post-processing: only noisy measurements go in.
 
-A model may also carry a *support* per column: the cells it may use at all. Outside them
-the model's probability is exactly zero (the potentials are multiplied by 0/1 indicators),
-so cells that the noisy measurements cannot tell from empty (:func:`support_from`) never
-turn into records.
+A model may carry each column's *support* (:mod:`.support`): outside it, probability exactly 0
+(the potentials times 0/1 indicators), so cells the noise cannot tell from empty make no records.
 """
 
 from __future__ import annotations
@@ -194,13 +192,12 @@ class GraphicalModel:
             outside = self._log_support[i]
             if theta is None and outside is None:
                 partial.append(np.ones(self._clique_shape[i]))
-            else:
-                if theta is None:
-                    theta = np.zeros(self._clique_shape[i])
-                if outside is not None:
-                    theta += outside
-                theta -= theta.max()
-                partial.append(np.exp(theta, out=theta))
+                continue
+            theta = np.zeros(self._clique_shape[i]) if theta is None else theta
+            if outside is not None:
+                theta += outside
+            theta -= theta.max()
+            partial.append(np.exp(theta, out=theta))
         up: dict = {}
         total = self.total
         for i in reversed(tree.order):
@@ -399,61 +396,6 @@ def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, flo
     return potentials
 
 
-def support_from(cells: dict, measurements: list, z: float, *, ordered: dict | None = None,
-                 limit: float = 0.0) -> dict:
-    """Each column's cells that the measurements can tell from empty: column -> boolean array.
-
-    Every measurement holding the column gives an unbiased estimate of the column's counts (its
-    noisy counts summed over the other columns: standard deviation ``sigma * sqrt(k)`` per cell,
-    ``k`` the cells summed); the estimates are pooled by precision, with standard deviation ``s``
-    per cell. Then:
-
-    * a column of ``ordered`` (column -> how many leading cells follow an order, such as the bins
-      of a numeric range; the rest, such as "missing", is always kept) loses only its tails: from
-      each end, the longest run of ``j`` cells whose pooled counts, plus ``z * s * sqrt(j)``, stay
-      at most ``limit`` records. So a tail is cut only when, at ``z`` standard deviations, it holds
-      fewer than ``limit`` records: at most about ``limit`` real records are lost per tail, and
-      an empty tail of ``j`` cells is cut whenever its noise stays below
-      ``limit - z * s * sqrt(j)`` (probability ``Phi(limit / (s sqrt(j)) - z)``);
-    * any other column keeps each cell whose pooled estimate reaches ``z * s``: a cell holding
-      no record is kept with probability ``Phi(-z)`` (about 2.3% for ``z = 2``).
-
-    The column's largest cell is always kept. Post-processing of noisy measurements only.
-    """
-    ordered = ordered or {}
-    weighted = {a: np.zeros(n) for a, n in cells.items()}
-    precision = dict.fromkeys(cells, 0.0)
-    for m in measurements:
-        for i, a in enumerate(m.group):
-            others = tuple(j for j in range(len(m.group)) if j != i)
-            summed = m.noisy.sum(axis=others) if others else m.noisy
-            variance = m.sigma**2 * (m.noisy.size // cells[a])
-            weighted[a] += summed / variance
-            precision[a] += 1 / variance
-    support = {}
-    for a, p in precision.items():
-        if p == 0:
-            continue
-        pooled, s = weighted[a] / p, 1 / math.sqrt(p)
-        if a in ordered:
-            k = ordered[a]
-            keep = np.ones(cells[a], dtype=bool)
-            if k:
-                margin = z * s * np.sqrt(np.arange(1, k + 1))
-                left = np.flatnonzero(np.cumsum(pooled[:k]) + margin <= limit)
-                right = np.flatnonzero(np.cumsum(pooled[:k][::-1]) + margin <= limit)
-                low = left[-1] + 1 if left.size else 0  # the first cell kept
-                high = k - 2 - right[-1] if right.size else k - 1  # the last cell kept
-                if low <= high:
-                    keep[:low] = False
-                    keep[high + 1:k] = False
-        else:
-            keep = pooled >= z * s
-        keep[int(np.argmax(pooled))] = True
-        support[a] = keep
-    return support
-
-
 def estimate(cells: dict, measurements: list, total: float, *, iterations: int = 200,
              warm: GraphicalModel | dict | None = None,
              step: float | None = None, support: dict | None = None) -> tuple[GraphicalModel, float]:
@@ -464,8 +406,7 @@ def estimate(cells: dict, measurements: list, total: float, *, iterations: int =
     the step is halved), and an adaptive restart of the momentum whenever the loss goes up
     (O'Donoghue and Candes 2015). ``warm``: a previous model (or potentials, such as
     :func:`absorb` gives) that starts the descent (its groups keep their values).
-    ``support``: the cells each column may use (:class:`GraphicalModel`); None keeps a warm
-    model's.
+    ``support``: the cells each column may use (:class:`GraphicalModel`); None: a warm model's.
     """
     groups = [m.group for m in measurements]
     start = warm.potentials if isinstance(warm, GraphicalModel) else warm
