@@ -164,3 +164,22 @@ def top_values_chart(comparison) -> go.Figure:
     fig.update_yaxes(tickformat=".0%")
     return _style(fig, f"The most frequent exact values of '{comparison.column}'", comparison.column,
                   "share of rows")
+
+
+def risk_chart(report: dict) -> go.Figure:
+    """The empirical risks (``risk.RiskReport.as_json()``) as bars with their 95% intervals: singling
+    out, linkability, then attribute inference column by column."""
+    rows = [("singling out", report["singling_out"]), ("linkability", report["linkability"])]
+    rows += [(f"inference: {r['detail']}", r) for r in report["inference"]]
+    names = [name for name, _ in rows][::-1]
+    values = [r["risk"] * 100 for _, r in rows][::-1]
+    fig = go.Figure(go.Bar(
+        x=values, y=names, orientation="h", marker_color=[SYNTHETIC if r["meaningful"] else "#b0b0b0"
+                                                          for _, r in rows][::-1],
+        error_x=dict(type="data", symmetric=False, array=[(r["high"] - r["risk"]) * 100 for _, r in rows][::-1],
+                     arrayminus=[(r["risk"] - r["low"]) * 100 for _, r in rows][::-1], thickness=2, width=6),
+        hovertemplate="%{y}: %{x:.1f}%<extra></extra>"))
+    fig.update_xaxes(range=[0, 100], ticksuffix="%")
+    return _style(fig, "How much better attacks do on the people in the data than on others",
+                  "risk: excess success over held-out records (0 = none), with 95% intervals", "",
+                  height=max(320, 40 * len(rows) + 160))
