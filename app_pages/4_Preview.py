@@ -4,18 +4,16 @@ The synthetic table shows as soon as the core has made it; each comparison runs 
 opened, once per release, and is kept with the release.
 """
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_support import state
-from app_support.cached import paired, quality
-from app_support.comparisons import show_changed_cells, show_game
+from app_support import risk_tab, state
+from app_support.cached import quality
+from app_support.comparisons import show_changed_cells, show_game, show_one_column
 from app_support.progress import run_with_progress
 from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
-from dpsynth_core.evaluation.charts import (distribution_chart, fidelity_chart, one_way_chart, top_values_chart,
-                                            two_way_heatmap, value_cdf_chart)
-from dpsynth_core.evaluation.values import shape_warnings, value_comparison, value_table
+from dpsynth_core.evaluation.charts import fidelity_chart, one_way_chart, two_way_heatmap
+from dpsynth_core.evaluation.values import shape_warnings, value_table
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
 
 st.title("4. Preview")
@@ -129,7 +127,7 @@ if shape_warnings(shapes):
 flagged = {name for name, s in shapes.items() if s["shape"]}
 changed = {name: r for name, r in entry["publisher_report"].get("encoding", {}).items() if r.get("out_of_domain")}
 TABS = ["Synthetic rows", "Fidelity", "Marginal distances", "Distinguishing game", "One column",
-        f"Cells outside the declaration ({sum(r['out_of_domain'] for r in changed.values()):,})"]
+        f"Cells outside the declaration ({sum(r['out_of_domain'] for r in changed.values()):,})", "Empirical risk"]
 tabs = st.tabs(TABS, key="preview_tab", on_change="rerun")
 
 
@@ -174,26 +172,13 @@ with tabs[3]:
         show_game(measure("game", "Training a classifier to tell real from synthetic records"))
 with tabs[4]:
     if tabs[4].open:
-        pairs = paired(entry, loaded["frame"], declaration)
-        column = st.selectbox("Column", list(pairs), key="preview_column")
-        pair = pairs[column]
-        real = np.bincount(pair.real, minlength=pair.cells)
-        synthetic = np.bincount(pair.synthetic, minlength=pair.cells)
-        st.plotly_chart(distribution_chart(pair.labels, real, synthetic, column), width="stretch",
-                        key="preview_distribution")
-        st.caption("How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers.")
-        if domain.columns[column].kind in ("integer", "float", "date"):  # value by value: a spread-out spike shows
-            values = value_comparison(loaded["frame"][column], release_data[column], domain.columns[column],
-                                      markers=domain.missing_markers)
-            st.plotly_chart(value_cdf_chart(values), width="stretch", key="preview_value_cdf")
-            st.plotly_chart(top_values_chart(values), width="stretch", key="preview_top_values")
-            distance = "" if values.value_tvd is None else f"distance over exact values {values.value_tvd:.3f}; "
-            st.caption(f"How to read: the same column value by value ({distance}largest gap between the curves "
-                       f"{values.max_cdf_gap:.3f}). A value held by many people is a jump in the curves and a tall "
-                       "bar; if the synthetic curve turns it into a slope, that value was spread over its neighbours.")
+        show_one_column(entry, loaded["frame"], declaration, domain)
 with tabs[5]:
     if tabs[5].open:
         show_changed_cells(changed)
+with tabs[6]:
+    if tabs[6].open:
+        risk_tab.draw(entry, loaded["frame"], declaration, settings)
 
 st.page_link("app_pages/5_Release.py", label="Next: download the release and make a report",
              icon=":material/arrow_forward:")

@@ -1,11 +1,14 @@
-"""Preview pieces that only draw: the distinguishing game and the cells the public rule changed."""
+"""Preview pieces that only draw: the distinguishing game, one column, the cells the public rule changed."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpsynth_core.evaluation.charts import distinguishing_chart
+from app_support.cached import paired
+from dpsynth_core.evaluation.charts import distinguishing_chart, distribution_chart, top_values_chart, value_cdf_chart
+from dpsynth_core.evaluation.values import value_comparison
 
 
 def show_game(game: dict) -> None:
@@ -39,3 +42,24 @@ def show_changed_cells(changed: dict) -> None:
                    "private. Change it only if the documentation says it is wrong.", icon=":material/warning:")
     else:
         st.success("Every cell fits the declaration: the rule changed nothing.")
+
+
+def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
+    """One column of both tables: shares in public bins, then value by value for numbers and dates."""
+    pairs = paired(entry, frame, declaration)
+    column = st.selectbox("Column", list(pairs), key="preview_column")
+    pair = pairs[column]
+    real = np.bincount(pair.real, minlength=pair.cells)
+    synthetic = np.bincount(pair.synthetic, minlength=pair.cells)
+    st.plotly_chart(distribution_chart(pair.labels, real, synthetic, column), width="stretch",
+                    key="preview_distribution")
+    st.caption("How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers.")
+    if domain.columns[column].kind in ("integer", "float", "date"):  # value by value: a spread-out spike shows
+        values = value_comparison(frame[column], entry["data"][column], domain.columns[column],
+                                  markers=domain.missing_markers)
+        st.plotly_chart(value_cdf_chart(values), width="stretch", key="preview_value_cdf")
+        st.plotly_chart(top_values_chart(values), width="stretch", key="preview_top_values")
+        distance = "" if values.value_tvd is None else f"distance over exact values {values.value_tvd:.3f}; "
+        st.caption(f"How to read: the same column value by value ({distance}largest gap between the curves "
+                   f"{values.max_cdf_gap:.3f}). A value held by many people is a jump in the curves and a tall "
+                   "bar; if the synthetic curve turns it into a slope, that value was spread over its neighbours.")

@@ -643,3 +643,14 @@ def test_ten_thousand_columns_are_shown_a_page_at_a_time():
 def test_no_pages_folder_beside_the_entry_script():
     """A ``pages/`` folder would put a restarted server in Streamlit's old multipage mode (see ``app.py``)."""
     assert not (ROOT / "pages").exists()
+
+
+def test_the_empirical_risk_runs_on_request_in_its_own_tab():
+    at = _generate(_app().run())
+    at = _open_tab(at, "Empirical risk")
+    assert any("not differentially private" in w.value for w in at.warning)
+    at.button(key="preview_risk_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = " ".join(m.value for m in at.markdown)
+    assert "Singling out" in text and "Linkability" in text and "Attribute inference" in text
+    assert "not differentially private" in " ".join(w.value for w in at.warning)
