@@ -120,9 +120,7 @@ def _resume() -> bool:
     Its uploaded file comes back from this process's memory if it is still there; otherwise
     no data is loaded (``MISSING_UPLOAD`` says which file to upload again).
     """
-    last = workspace().last_session(browser())
-    if not last:
-        return False
+    last = workspace().last_session(browser()) or {}
     ss = st.session_state
     source = last.get("source", "")
     with _BROWSER_FILES_LOCK:
@@ -135,8 +133,10 @@ def _resume() -> bool:
         frame, info = read_csv_bytes(kept["raw"], kept["name"], kept["encoding"], kept["delimiter"])
         set_data(frame, info, source=source, raw=kept["raw"])
         set_declaration(last.get("declaration") or {"columns": {}})
-    else:
+    elif source.startswith("upload: "):
         ss[MISSING_UPLOAD] = {"name": source.removeprefix("upload: "), "fingerprint": last.get("data")}
+    else:  # a browser never seen (or a bundled example no longer bundled)
+        return False
     for key in (EPSILON, RHO, METHOD, ROWS, GROUPS):
         if key in last:
             ss[key] = last[key]
