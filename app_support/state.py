@@ -65,7 +65,7 @@ _IDENTITY = re.compile(r"[A-Za-z0-9_-]{43}")
 _KEPT_BROWSERS = 4
 #: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter"}. Only the
 #: browser that holds the identity can reach its entry.
-_BROWSER_FILES: "OrderedDict[str, dict]" = OrderedDict()
+_BROWSER_FILES: OrderedDict[str, dict] = OrderedDict()
 _BROWSER_FILES_LOCK = threading.Lock()
 
 
