@@ -47,6 +47,9 @@ MAX_UNIT_BINS = 120
 #: share this much of epsilon to find their bins (split equally over max(their number, 3)). Chosen by
 #: measurement (benchmarks/numeric_columns.py; the README's Benchmarks section says why).
 BINNING_SHARE = 0.2
+#: Share of epsilon that learns how values spread inside declared bins wider than one value (so a
+#: spike such as 0 in a bin of 5,000 stays), split over at least 3 such columns.
+INSIDE_SHARE = 0.1
 #: Most bins adaptive binning gives a column (small neighbouring bins are merged down to it);
 #: integer and date columns with at most this many values get one bin per value instead, free.
 ADAPTIVE_MAX_BINS = 12

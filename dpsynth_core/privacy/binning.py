@@ -109,6 +109,8 @@ class FittedBins:
     tree_epsilon: float
     count_epsilon: float
     spread: tuple = ((), ())
+    #: True when the bins are the declared ones and only the spread inside them was measured.
+    inside: bool = False
 
     @property
     def epsilon(self) -> float:
@@ -125,7 +127,9 @@ class FittedBins:
         return {"column": self.column, "edges": [public(v) for v in self.edges], "epsilon": self.epsilon,
                 "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
                 "mechanism": ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.tree_epsilon else "")
-                + "a discrete Laplace histogram of the leaves; bins merged from it (post-processing)"}
+                + "a discrete Laplace histogram of the leaves; "
+                + ("how values spread inside the declared bins (post-processing)" if self.inside
+                   else "bins merged from it (post-processing)")}
 
 
 def adaptive_columns(domain) -> list[str]:
@@ -133,13 +137,31 @@ def adaptive_columns(domain) -> list[str]:
     return [name for name, col in domain.kept.items() if getattr(col, "adaptive", False) and col.complete]
 
 
+def wide_bin_columns(domain) -> list[str]:
+    """Kept numeric and date columns with declared bins, some holding more than one value: the release
+    learns how values spread inside them (:func:`fit_inside`), so a spike such as 0 in a wide bin stays."""
+    out = []
+    for name, col in domain.kept.items():
+        if col.kind not in ("integer", "float", "date") or not col.complete or getattr(col, "adaptive", False):
+            continue
+        if isinstance(col, FloatDomain) or bool((col.highs > col.lows).any()):
+            out.append(name)
+    return out
+
+
 def binning_budget(domain, epsilon: float) -> dict[str, float]:
-    """Epsilon each adaptive column's bins cost: ``BINNING_SHARE * epsilon / max(adaptive columns, 3)``."""
-    names = adaptive_columns(domain)
-    if not names:
-        return {}
-    each = epsilon * constraints.BINNING_SHARE / max(len(names), MIN_SPLIT)
-    return {name: each for name in names}
+    """Epsilon each fitted column costs: ``BINNING_SHARE * epsilon / max(adaptive columns, 3)`` for the bins of
+    an adaptive column, ``INSIDE_SHARE * epsilon / max(wide-bin columns, 3)`` for the inside of declared bins."""
+    out = {}
+    for names, share in ((adaptive_columns(domain), constraints.BINNING_SHARE),
+                         (wide_bin_columns(domain), constraints.INSIDE_SHARE)):
+        out.update({name: epsilon * share / max(len(names), MIN_SPLIT) for name in names})
+    return out
+
+
+def binning_label(column) -> str:
+    """How the plan, the ledger and the card name a column's binning measurements."""
+    return f"bins {column.name}" if getattr(column, "adaptive", False) else f"values inside the bins of {column.name}"
 
 
 def binning_events(column, epsilon: float) -> list[float]:
@@ -157,11 +179,16 @@ def privtree(values: SortedValues, low, high, *, epsilon: float, integer: bool, 
     Integer nodes are closed ranges ``[lo, hi]`` split into ``[lo, mid]`` and ``[mid + 1, hi]``;
     real nodes are ``[lo, hi)`` (the last one closed at ``high``) split at the midpoint, at most
     ``max_depth`` times. Noise is drawn level by level, one vector call per level.
+
+    ``low`` and ``high`` may be arrays of disjoint intervals (the declared bins of a column): a
+    forest of trees, each from depth 0. A record lies in one root's subtree and its count enters
+    only the nodes on its path, so the proof for one tree holds unchanged.
     """
     scale = 3.0 / epsilon * (1 + _ROUNDING_SLACK)
     decay = scale * math.log(2)
     dtype = np.int64 if integer else float
-    lows, highs = np.array([low], dtype=dtype), np.array([high], dtype=dtype)
+    lows, highs = np.atleast_1d(np.asarray(low, dtype=dtype)), np.atleast_1d(np.asarray(high, dtype=dtype))
+    high = highs.max()
     leaf_lows, leaf_highs = [], []
     depth = 0
     while lows.size:
@@ -313,6 +340,48 @@ def _cut_special(piece_lows, weights, special, high, integer: bool):
     return lows, weights[parent] * share
 
 
+def fit_inside(column, values: SortedValues, *, epsilon: float, noise: NoiseSource,
+               substitution: bool = False) -> FittedBins:
+    """How values spread inside a column's declared bins (its ``spread``), with DP; the bins stay as declared.
+
+    Leaves: one per value for a short integer or date range, else a PrivTree forest rooted at
+    the declared bins (:func:`privtree`); their noisy counts (one histogram, sensitivity 1)
+    become non-negative weights per bin (:func:`_usable_weights`). Special values are taken out
+    first: their one-value bins need no spread. ``epsilon``-DP under adding or removing one
+    record (substitution: each measurement at half its epsilon).
+    """
+    factor = 2.0 if substitution else 1.0
+    label = binning_label(column)
+    integer = not isinstance(column, FloatDomain)
+    if integer:
+        bin_lows, bin_highs = column.lows.astype(np.int64), column.highs.astype(np.int64)
+        top = int(bin_highs[-1])
+        special = [(d - _EPOCH).days for d in column.special] if isinstance(column, DateDomain) else column.special
+    else:
+        edges = column.all_edges
+        bin_lows, bin_highs, top, special = edges[:-1], edges[1:], float(column.max), column.special_values
+    if len(special):
+        values = values.without(np.asarray(special, dtype=np.int64 if integer else float))
+    events = binning_events(column, epsilon)
+    roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
+    if len(events) == 1:
+        tree_epsilon, count_epsilon = 0.0, events[0]
+        lows = highs = np.arange(bin_lows[0], top + 1, dtype=np.int64)
+    else:
+        tree_epsilon, count_epsilon = events
+        lows, highs = privtree(values, bin_lows[roots], bin_highs[roots], epsilon=tree_epsilon / factor,
+                               integer=integer, noise=noise, label=label + " (tree)")
+    counts = values.count(lows, highs, closed=True if integer else highs >= top)
+    noisy = noisy_histogram(counts, epsilon=count_epsilon / factor, noise=noise, label=label + " (leaf counts)")
+    weights = _usable_weights(lows, noisy.astype(float), bin_lows[roots], top, integer)
+    if isinstance(column, DateDomain):  # the declared bins, in the column's own type (public)
+        edges = tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
+    else:
+        edges = tuple(float(v) for v in column.all_edges) if not integer else tuple(int(v) for v in bin_lows)
+    spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
+    return FittedBins(column.name, edges, int(lows.size), tree_epsilon, count_epsilon, spread, inside=True)
+
+
 def fit_bins(data, domain: TableDomain, *, epsilon: float, noise: NoiseSource,
              substitution: bool = False) -> tuple[TableDomain, list[FittedBins]]:
     """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
@@ -332,13 +401,15 @@ def fit_bins(data, domain: TableDomain, *, epsilon: float, noise: NoiseSource,
     fitted = []
     for name, column_epsilon in binning_budget(domain, epsilon).items():
         column = domain.columns[name]
+        fit = fit_column if getattr(column, "adaptive", False) else fit_inside
         if isinstance(data, pd.DataFrame):
             values = SortedValues(numeric_values(column, data[name], domain.missing_markers))
         else:
             raw, counts = data.raw_values(name)
             values = SortedValues(numeric_values(column, raw, domain.missing_markers)) if counts is None else \
                 SortedValues(*numeric_value_counts(column, raw, counts, domain.missing_markers))
-        found = fit_column(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution)
+        found = fit(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution)
         fitted.append(found)
-        domain = domain.with_column(replace(column, edges=found.edges, spread=found.spread))
+        domain = domain.with_column(replace(column, spread=found.spread) if found.inside else
+                                    replace(column, edges=found.edges, spread=found.spread))
     return domain, fitted

@@ -19,7 +19,7 @@ import pandas as pd
 
 from .. import constraints
 from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
-from ..privacy.binning import fit_bins
+from ..privacy.binning import binning_label, fit_bins
 from ..domain import TableDomain, as_table_domain
 from ..data.encoding import EncodedTable, encode_table
 from ..errors import DataError, ParameterError
@@ -195,11 +195,11 @@ class Synthesizer:
                                             epsilon=self.epsilon_, noise=self.noise_,
                                             substitution=self.neighbouring == SUBSTITUTE)
         for found in self.bins_:
+            label = binning_label(self.declared_domain_.columns[found.column])
             if found.tree_epsilon:
                 self._spend("PrivTree (the range split while a biased noisy count clears a threshold)",
-                            found.tree_epsilon, f"bins {found.column}")
-            self._spend("discrete Laplace histogram (counts that place the bins)", found.count_epsilon,
-                        f"bins {found.column}")
+                            found.tree_epsilon, label)
+            self._spend("discrete Laplace histogram (counts that place the bins)", found.count_epsilon, label)
             column_epsilon -= found.epsilon
         if not self.reads_sources:
             encoded = encode_table(frame, self.domain_)
@@ -213,7 +213,7 @@ class Synthesizer:
             elif self.bins_:
                 from ..engines import Rebin
 
-                source = source.recode({b.column: Rebin(self.domain_.kept[b.column]) for b in self.bins_})
+                source = source.recode({b.column: Rebin(self.domain_.kept[b.column]) for b in self.bins_ if not b.inside})
             self.encoding_report_ = source.report()
             self._fit(source, column_epsilon)
         # The same public cap on a count the method estimated (post-processing).

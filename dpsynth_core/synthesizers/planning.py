@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from .. import constraints
-from ..privacy.binning import binning_budget, binning_events
+from ..privacy.binning import binning_budget, binning_events, binning_label
 from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 from ..domain import TableDomain, as_table_domain, size_in_words
 from ..privacy.noise import typical_bin_error
@@ -34,7 +34,7 @@ def budget_split(domain, epsilon: float, *, rows_public: bool = False, method: s
         split["row count"] = epsilon * constraints.ROW_COUNT_SHARE
         remaining -= split["row count"]
     for name, cost in binning_budget(domain, epsilon).items():
-        split[f"bins {name}"] = cost
+        split[binning_label(domain.columns[name])] = cost
         remaining -= cost
     if method == "marginals":
         return marginals_split(domain, epsilon, rows_public=rows_public, rows=rows, delta=delta)
@@ -101,7 +101,8 @@ def marginals_split(domain, epsilon: float, *, rows_public: bool = False, rows: 
     if not rows_public or not delta_given:  # with public rows, a count still sets the default delta
         parts["row count"] = cost(epsilon * constraints.ENGINE_ROW_COUNT_SHARE)
     for name, column_epsilon in binning_budget(domain, epsilon).items():
-        parts[f"bins {name}"] = sum(cost(e) for e in binning_events(domain.columns[name], column_epsilon))
+        parts[binning_label(domain.columns[name])] = sum(cost(e) for e in binning_events(domain.columns[name],
+                                                                                       column_epsilon))
     left = total - sum(parts.values())
     texts = sum(1 for c in domain.kept.values() if c.kind == "text")
     if texts:
@@ -191,6 +192,9 @@ def column_plan(domain, epsilon: float, rho: float, *, rows_public: bool = False
                        domain_size=bins + (1 if col.missing else 0),
                        domain_size_words=f"up to {bins} bins, fitted with ε = {split[f'bins {name}']:.3g}",
                        bins_epsilon=split[f"bins {name}"])
+        elif binning_label(col) in split:  # declared bins wider than one value: how values spread inside
+            row.update(mechanism=row["mechanism"] + "; values inside the bins placed by a DP histogram (its own "
+                       "share of the budget)", bins_epsilon=split[binning_label(col)])
         plan.append(row)
     return plan
 

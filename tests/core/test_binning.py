@@ -160,19 +160,31 @@ def test_spikes_stay_exact_in_the_release_and_integers_stay_integers():
     assert pd.to_datetime(out["day"], format="%Y-%m-%d").notna().all()
 
 
-def test_declared_bins_win_and_cost_nothing():
-    frame, spec = _spiky_table(rows=2000)
+def test_declared_bins_stay_and_the_inside_of_wide_ones_is_learnt_and_charged():
+    """Declared bins are kept as declared; how values spread inside those wider than one value is
+    measured with DP (its own share, planned and recorded), so a spike in a wide bin keeps its value."""
+    frame, spec = _spiky_table(rows=20_000)
     spec["columns"]["gain"]["bin_width"] = 10_000
     spec["columns"]["hours"]["edges"] = [1, 20, 40, 41, 60]
     spec["columns"]["day"]["unit"] = "month"
     spec["columns"]["money"]["bins"] = 4
     declared = TableDomain.from_json(spec)
-    assert binning_budget(declared, 1.0) == {}
+    budget = binning_budget(declared, 1.0)
+    assert set(budget) == {"gain", "hours", "day", "money"}
+    assert sum(budget.values()) == pytest.approx(constraints.INSIDE_SHARE)
     released, fitted = fit_bins(frame, declared, epsilon=1.0, noise=make_noise_source(0))
-    assert fitted == [] and released == declared
+    assert all(f.inside for f in fitted) and len(fitted) == 4
+    for name, column in declared.columns.items():
+        assert np.array_equal(released.columns[name].lows if name != "money" else released.columns[name].all_edges,
+                              column.lows if name != "money" else column.all_edges)
+        assert released.columns[name].spread is not None
     model = synthesize(frame, spec, 1.0, method="cathist", random_state=0)
-    assert not any(e["label"].startswith("bins ") for e in model.card["spends"])
-    assert model.card["adaptive_bins"] == []
+    labels = {e["label"] for e in model.card["spends"]}
+    assert "values inside the bins of gain" in labels and not any(k.startswith("bins ") for k in labels)
+    gain = model.data["gain"].astype("Int64")
+    for value, share in ((0, 0.4), (999, 0.15), (50_000, 0.15)):  # spikes inside bins of 10,000 keep their value
+        assert abs((gain == value).mean() - share) < 0.03, value
+    assert abs((model.data["money"] < 1.0).mean() - 0.5) < 0.03  # real numbers: a narrow piece at 0
 
 
 def test_short_integer_ranges_keep_one_bin_per_value_for_free():
