@@ -213,7 +213,8 @@ class Synthesizer:
             elif self.bins_:
                 from ..engines import Rebin
 
-                source = source.recode({b.column: Rebin(self.domain_.kept[b.column]) for b in self.bins_ if not b.inside})
+                source = source.recode({b.column: Rebin(self.domain_.kept[b.column])
+                                        for b in self.bins_ if not b.inside})
             self.encoding_report_ = source.report()
             self._fit(source, column_epsilon)
         # The same public cap on a count the method estimated (post-processing).
