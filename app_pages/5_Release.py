@@ -10,6 +10,7 @@ from app_support.progress import run_with_progress
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
 from dpsynth_core.release.card import render_card_html
+from dpsynth_core.release.rerun import rerun_script, rerun_settings
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy.accounting import ADD_REMOVE
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
@@ -38,7 +39,7 @@ c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else format_epsilon(g["
 c2.metric("δ (delta)", "none" if g["epsilon"] is None else (f"{g['delta']:.0e}" if g["delta"] else "0"))
 c3.metric("Synthetic rows", f"{len(entry['data']):,}")
 st.markdown(f"**Method:** {card['method']['title']} · release #{entry['id']}")
-st.caption(("" if g["neighbouring"] is None else f"Privacy unit: {g['neighbouring']}. ")
+st.caption(("" if g["neighbouring"] is None else f"Privacy unit: {g.get('unit') or g['neighbouring']}. ")
            + f"Randomness: {card['noise_source']}. The random seed is never part of a release.")
 
 stem = (card["domain"]["dataset"] or "synthetic").removesuffix(".csv")
@@ -53,8 +54,17 @@ d3.download_button("Release card (JSON)", json.dumps(card, indent=2).encode("utf
                    on_click="ignore")
 d4.download_button("Domain declaration (JSON)", json.dumps(entry["settings"]["declaration"], indent=2).encode("utf-8"),
                    file_name=f"{stem}.domain.json", mime="application/json", key="release_domain", on_click="ignore")
-st.markdown("**What you can share:** the synthetic CSV, the release card, the declaration and the stakeholder "
-            "report below. **Keep to yourself:** the Preview comparisons, which use the real data without noise.")
+e1, e2 = st.columns(2)  # an auditor reruns the release with these and the declaration, on the same file
+script = rerun_script(entry, data=f"{stem}.csv", declaration=f"{stem}.domain.json")
+e1.download_button("Rerun script (Python)", script, file_name=f"rerun_{stem}.py", mime="text/x-python",
+                   key="release_rerun_script", on_click="ignore")
+e2.download_button("Release settings (JSON)", json.dumps(rerun_settings(entry), indent=2),
+                   file_name=f"{stem}.settings.json", mime="application/json", key="release_settings",
+                   on_click="ignore")
+st.markdown("**What you can share:** the synthetic CSV, the release card, the declaration, the rerun script and "
+            "settings (an auditor reruns the release on the same file: new noise, recorded in the ledger) and the "
+            "stakeholder report below. **Keep to yourself:** the Preview comparisons, which use the real data without "
+            "noise.")
 
 # --- the stakeholder report ------------------------------------------------------------------
 st.subheader("A report for stakeholders")

@@ -3,7 +3,7 @@
     python -m dpsynth_core synth INPUT --domain DOMAIN.json --epsilon E [--rho R]
         [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
         [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB] [--person COLUMN --max-rows-per-person K]
-        --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER]
+        --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER] [--rerun-script R.py]
     python -m dpsynth_core ledger [INPUT] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
@@ -29,6 +29,7 @@ a Parquet output is drawn on Spark's executors and becomes a new folder of Parqu
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import stat
@@ -97,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
                             "CSV, except suffixes of other formats such as .gz or .xlsx, refused)")
     synth.add_argument("--card", help="where to write the release card (JSON)")
     synth.add_argument("--card-html", help="where to write the release card (HTML page)")
+    synth.add_argument("--rerun-script", help="where to write a Python script that reruns this release (auditors)")
     synth.add_argument("--workspace", metavar="FOLDER",
                        help="record the draw in this workspace's budget ledger (refused past its lifetime budget)")
     sub.add_parser("methods", help="list the synthesis methods")
@@ -130,7 +132,8 @@ def _check_targets(args) -> list[tuple[str, Path]]:
     """Every output path, checked before any work: a writable folder, not a folder or device
     itself, not one of the inputs, not another output."""
     targets = [(flag, Path(value)) for flag, value in
-               (("--out", args.out), ("--card", args.card), ("--card-html", args.card_html)) if value]
+               (("--out", args.out), ("--card", args.card), ("--card-html", args.card_html),
+                ("--rerun-script", args.rerun_script)) if value]
     inputs = [("the input", Path(args.input)), ("--domain", Path(args.domain))]
     for flag, path in targets:
         if not str(path).strip():
@@ -283,7 +286,7 @@ def _run_synth(args) -> None:
 
         workspace, key = Workspace(args.workspace), _fingerprint(args.input, parts)
         workspace.check(key, planned_events(epsilon, info.neighbouring, domain.person))
-    from .release import synthesize
+    from .release import rerun_script, synthesize
 
     out_path = Path(args.out)
     streamed = engine != "pandas" or out_format == "parquet"
@@ -302,7 +305,7 @@ def _run_synth(args) -> None:
     try:
         if engine == "pandas":
             release = synthesize(frame, domain, epsilon, method=args.method, rho=rho, rows=rows, random_state=seed,
-                                 engine="pandas", **options)
+                                 engine="pandas", encoding=args.encoding, delimiter=args.delimiter, **options)
             if streamed:
                 from .release.writer import write_synthetic
 
@@ -314,14 +317,12 @@ def _run_synth(args) -> None:
                                  out_format=out_format, encoding=args.encoding, delimiter=args.delimiter, **options)
         if workspace is not None:  # recorded (or refused) before any output is written
             workspace.record_release(key, release, name=_input_name(args.input), source="cli",
-                                     settings={"epsilon": epsilon, "rho": rho, "method": args.method,
-                                               "rows": rows, "groups": args.group or [], "delta": args.delta,
-                                               "engine": engine, "person": domain.person and domain.person.to_json()})
+                                     settings=dict(release.settings, groups=args.group or [], delta=args.delta))
         contents = {} if streamed else {"--out": release.data.to_csv(index=False).encode("utf-8")}
         if args.card:
-            import json
-
             contents["--card"] = (json.dumps(release.card, indent=2) + "\n").encode("utf-8")
+        if args.rerun_script:
+            contents["--rerun-script"] = rerun_script(release, data=args.input, declaration=args.domain).encode()
         if args.card_html:
             from .release.card import render_card_html
 

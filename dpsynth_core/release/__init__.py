@@ -15,6 +15,7 @@ from .. import constraints
 from ..privacy.accounting import Accountant
 from ..domain import as_table_domain
 from .card import build_card
+from .rerun import rerun_script, rerun_settings  # noqa: F401 (public)
 from ..errors import ParameterError
 from ..synthesizers import get_method
 from ..synthesizers.base import resolve_engine
@@ -35,6 +36,8 @@ class Release:
         publisher_report: data-dependent diagnostics (lines changed by the per-record reading
             rule, cells changed by the encoding rule, per-column details): for the publisher
             only, never to be published.
+        settings: the public settings that made it (method, epsilon, rho, rows, options, reading,
+            engine, declaration; never the seed), for a rerun (:mod:`dpsynth_core.release.rerun`).
     """
 
     data: pd.DataFrame | None
@@ -44,6 +47,7 @@ class Release:
     path: Path | None = None
     rows: int | None = None
     columns: list | None = None
+    settings: dict | None = None
 
     def __post_init__(self):
         if self.data is not None:
@@ -133,6 +137,9 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         from ..engines import lines_read
 
         reading = lines_read(data)
+    settings = {"method": method, "epsilon": epsilon, "rho": rho, "rows": rows, "encoding": encoding,
+                "delimiter": delimiter, "engine": chosen, "declaration": domain.to_json(),
+                "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in options.items()}}
     model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)
     share = model.fit_share
     spark = getattr(data, "spark", None)
@@ -150,7 +157,8 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""
         return Release(data=synthetic, card=build_card(model, info, written if synthetic is None else len(synthetic)),
                        accountant=model.ledger(), publisher_report=_report(model, reading), path=path,
-                       rows=written, columns=None if synthetic is not None else list(model.domain_.kept))
+                       rows=written, columns=None if synthetic is not None else list(model.domain_.kept),
+                       settings=settings)
 
     if out is None and not model.independent_chunks:
         return finished(model.sample(progress=told))

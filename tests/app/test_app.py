@@ -288,7 +288,12 @@ def test_full_walk_on_adult(downloads):
     assert _workspace().release(entry["id"]).metrics["game"]["accuracy"] == entry["metrics"]["game"]["accuracy"]
     at = _visit(at, "app_pages/5_Release.py")
     labels = {b.proto.label for b in at.download_button}
-    assert labels == {"Synthetic data (CSV)", "Release card (HTML)", "Release card (JSON)", "Domain declaration (JSON)"}
+    assert labels == {"Synthetic data (CSV)", "Release card (HTML)", "Release card (JSON)", "Domain declaration (JSON)",
+                      "Rerun script (Python)", "Release settings (JSON)"}
+    script = _served(at, downloads, "Rerun script (Python)").decode()
+    compile(script, "rerun.py", "exec")
+    assert "'epsilon': 2.0" in script and "random_state=None" in script
+    assert json.loads(_served(at, downloads, "Release settings (JSON)"))["epsilon"] == 2.0
     card = json.loads(_served(at, downloads, "Release card (JSON)"))
     assert card["guarantee"]["epsilon"] == pytest.approx(2.0)
     assert not any(k in json.dumps(card) for k in ('"seed"', '"random_state"'))

@@ -1,0 +1,131 @@
+"""Releases an auditor can rerun: the settings of a release as JSON, and a short Python script.
+
+The script reruns a release with the library on the same file: the same method, settings,
+declaration (with its privacy unit) and budget, and a fresh secure seed (a release's seed is never
+published, so a rerun draws new noise: it is a new release, not a copy). It records its draw in a
+workspace's budget ledger, so a rerun spends the budget again and is refused past a lifetime limit.
+
+Everything here is public: the settings are the publisher's choices, never read off the data, and
+hold no seed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import __version__
+
+#: The settings that decide a release (besides the declaration), in the order the script shows them.
+_KEYS = ("method", "epsilon", "rho", "rows", "options", "encoding", "delimiter", "engine", "person")
+
+
+def rerun_settings(release) -> dict:
+    """The public settings of a release, enough to rerun it: method, epsilon, rho, rows (None: a noisy
+    count), the method's options, how the file is read, the engine and the person unit (None: a row).
+
+    ``release``: a :class:`~dpsynth_core.release.Release`, a stored release
+    (:class:`~dpsynth_core.release.stored.StoredRelease`) or the app's entry for one (a dict with
+    ``settings`` and ``card``).
+    """
+    settings = release["settings"] if isinstance(release, dict) else release.settings
+    card = release["card"] if isinstance(release, dict) else release.card
+    options = dict(settings.get("options") or {})
+    if settings.get("groups"):  # the app's and the CLI's stored form
+        options["groups"] = [g.split(",") if isinstance(g, str) else list(g) for g in settings["groups"]]
+    if settings.get("delta") is not None:
+        options["delta"] = float(settings["delta"])
+    declaration = settings.get("declaration") or {}
+    person = settings.get("person") or declaration.get("person")
+    out = {"method": settings.get("method") or card["method"]["name"], "epsilon": float(settings["epsilon"]),
+           "rho": float(settings.get("rho", card["parameters"]["rho"])), "rows": settings.get("rows"),
+           "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in options.items()},
+           "encoding": settings.get("encoding"), "delimiter": settings.get("delimiter"),
+           "engine": settings.get("engine") or "auto", "person": person}
+    return {key: out[key] for key in _KEYS}
+
+
+def rerun_declaration(release) -> dict | None:
+    """The declaration a release used (its JSON form), when the release kept it."""
+    settings = release["settings"] if isinstance(release, dict) else release.settings
+    return settings.get("declaration")
+
+
+def rerun_script(release, *, data: str = "data.csv", declaration: str = "declaration.json") -> str:
+    """A short Python script that reruns ``release`` (see :func:`rerun_settings`) on the file ``data``
+    with the declaration in the file ``declaration`` (the defaults the script's arguments start from)."""
+    settings = rerun_settings(release)
+    card = release["card"] if isinstance(release, dict) else release.card
+    literal = "{\n" + "".join(f"    {key!r}: {value!r},\n" for key, value in settings.items()) + "}"
+    title = card.get("title", "Synthetic data release")
+    return _TEMPLATE.format(title=title, created=card.get("created", "?"), version=__version__,
+                            method=settings["method"], epsilon=settings["epsilon"], settings=literal,
+                            data=json.dumps(Path(data).name if data else "data.csv"),
+                            declaration=json.dumps(str(declaration)))
+
+
+def write_rerun_files(release, folder, *, stem: str = "release", data: str = "data.csv") -> list[Path]:
+    """Write the script, the settings and the declaration of ``release`` into ``folder``; their paths."""
+    folder = Path(folder)
+    declaration = f"{stem}.domain.json"
+    files = {f"rerun_{stem}.py": rerun_script(release, data=data, declaration=declaration),
+             f"{stem}.settings.json": json.dumps(rerun_settings(release), indent=2) + "\n",
+             declaration: json.dumps(rerun_declaration(release), indent=2) + "\n"}
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return [folder / name for name in files]
+
+
+_TEMPLATE = '''"""Rerun of a dpsynth release: {title} (made {created} with dpsynth {version}).
+
+Same method ({method}), settings, declaration and budget (epsilon {epsilon}); a fresh secure seed, so
+the noise is new: this is a new release, not a copy of the first. The draw is recorded in the
+workspace's budget ledger (it spends the budget again, and is refused past a lifetime limit).
+
+    python this_script.py DATA.csv [--declaration DECLARATION.json] [--workspace FOLDER] [--out OUT.csv]
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from dpsynth_core.errors import DPSynthError
+from dpsynth_core.release import synthesize
+from dpsynth_core.workspace import Workspace, fingerprint_file
+
+SETTINGS = {settings}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="?", default={data}, help="the same sensitive file")
+    parser.add_argument("--declaration", default={declaration}, help="the release's declaration (JSON)")
+    parser.add_argument("--workspace", help="the workspace whose ledger records the draw (default: ~/.dpsynth)")
+    parser.add_argument("--out", default="rerun_synthetic.csv", help="where to write the synthetic table")
+    args = parser.parse_args()
+
+    declaration = json.loads(Path(args.declaration).read_text(encoding="utf-8"))
+    if SETTINGS["person"]:  # the privacy unit: each person, up to a public number of rows
+        declaration["person"] = SETTINGS["person"]
+    release = synthesize(args.data, declaration, SETTINGS["epsilon"], method=SETTINGS["method"],
+                         rho=SETTINGS["rho"], rows=SETTINGS["rows"], encoding=SETTINGS["encoding"],
+                         delimiter=SETTINGS["delimiter"], engine=SETTINGS["engine"],
+                         random_state=None,  # a fresh seed from the operating system, never published
+                         **SETTINGS["options"])
+    workspace = Workspace(args.workspace)
+    release_id = workspace.record_release(fingerprint_file(args.data), release, name=Path(args.data).name,
+                                          settings=dict(SETTINGS, declaration=declaration), source="rerun")
+    release.data.to_csv(args.out, index=False)
+    Path(args.out).with_suffix(".card.json").write_text(json.dumps(release.card, indent=2), encoding="utf-8")
+    guarantee = release.card["guarantee"]
+    print(f"release #{{release_id}}: {{len(release.data):,}} synthetic rows in {{args.out}} "
+          f"(epsilon {{guarantee['epsilon']}}, {{guarantee['neighbouring']}}); recorded in {{workspace.path}}")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (DPSynthError, OSError) as problem:  # one line, as the command line says it
+        sys.exit(f"error: {{problem}}")
+'''
