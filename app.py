@@ -14,6 +14,7 @@ ignoring ``pages/`` applies only after it has run; ``tests/app/test_app.py`` kee
 
 import streamlit as st
 
+from app_support import access
 from app_support.sidebar import frame
 
 PAGES = {
@@ -31,7 +32,23 @@ PAGES = {
     ],
 }
 
-navigation = st.navigation(PAGES)
+#: A reviewer's whole app: no publisher page exists for the session (see app_support/access.py).
+REVIEW_PAGES = [st.Page("app_pages/8_Review.py", title="Shared releases", icon=":material/verified:", url_path="Review",
+                        default=True),
+                st.Page("app_pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn")]
+
+role = access.role()
+if role == "reviewer":
+    navigation = st.navigation(REVIEW_PAGES)
+elif role == "publisher":
+    navigation = st.navigation(PAGES)
+elif role == "sign in":  # that page alone
+    navigation = st.navigation([st.Page(access.sign_in_page, title="Sign in", url_path="SignIn", default=True)])
+else:
+    navigation = st.navigation([st.Page(access.invalid_link_page, title="Review", url_path="Review", default=True)])
 st.set_page_config(page_title=f"{navigation.title} · DP Synth", page_icon=":material/lock:", layout="wide")
-frame(navigation.title, needs_data=navigation.title not in ("Home", "1. Data", "Learn"))
+if role == "publisher":
+    frame(navigation.title, needs_data=navigation.title not in ("Home", "1. Data", "Learn"))
+elif role == "reviewer":
+    access.review_sidebar()
 navigation.run()

@@ -11,6 +11,7 @@ from app_support.cached import quality
 from app_support.progress import run_with_progress
 from app_support.sidebar import spending_lines
 from dpsynth_core import METHODS
+from dpsynth_core.release import review
 from dpsynth_core.release.card import render_card_html
 from dpsynth_core.workspace import format_delta, format_epsilon
 
@@ -140,6 +141,17 @@ for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
         if st.button("Open on the Release page", key=f"releases_open_{side}_{release.id}"):
             st.session_state[state.CURRENT] = release.id
             st.switch_page("app_pages/5_Release.py")
+
+with st.expander("Share releases with reviewers (a link that opens them in review mode)"):
+    st.markdown("A reviewer link opens only the releases you choose: their cards, reports and synthetic rows, and "
+                "the Learn page. Never the real data, the comparisons, the file's name or these pages.")
+    shared = st.multiselect("Releases to share", ids, default=ids[:1], format_func=lambda i: f"#{i}", key="review_ids")
+    note = st.text_input("Who it is for (kept with the link)", key="review_note")
+    if st.button("Make a reviewer link", key="review_make", disabled=not shared):
+        token = review.create_link(workspace, shared, note)
+        address = (st.context.url or "http://localhost:8501").split("/Releases")[0].rstrip("/")
+        st.code(f"{address}/?review={token}", language=None)
+        st.caption("Shown once (only a hash of it is kept). Revoke links with `python -m dpsynth_core review-link`.")
 
 with st.expander("The full ledger of this data (every spend, oldest first)"):
     st.dataframe(pd.DataFrame([{

@@ -146,6 +146,11 @@ class Workspace:
                 raise
             conn.execute("COMMIT")
 
+    def transaction(self):
+        """A write transaction, for the stores kept beside the ledger (accounts and reviewer links,
+        :mod:`dpsynth_core.release.review`)."""
+        return self._transaction()
+
     # --- datasets and the ledger ----------------------------------------------------------
 
     def remember_dataset(self, fp: str, name: str) -> None:

@@ -46,13 +46,14 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.workspace, self.log_path = workspace, log_path
         self.proc = None
+        self.address = "127.0.0.1"  # "0.0.0.0": served beyond this computer (publisher pages need a login)
 
     def start(self) -> None:
         env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
                "DPSYNTH_WORKSPACE": str(self.workspace)}
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port",
-                                      str(self.port), "--server.address", "127.0.0.1", "--server.headless", "true"],
+                                      str(self.port), "--server.address", self.address, "--server.headless", "true"],
                                      cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while time.time() < deadline:
