@@ -52,6 +52,13 @@ SELECT_SHARE = 0.1
 VOCABULARY_SHARE = 0.05
 #: Rounds the budget is first divided into, per column (AIM: 16; annealing shortens the run).
 ROUNDS_PER_COLUMN = 16
+#: A large table's rounds per column go down to this, as ``ROUNDS_PER_COLUMN * sqrt(ROUNDS_ROWS / n)``
+#: for a DP count of ``n`` records: fewer, more precise measurements once the noise is small
+#: beside the table (adult, 32,561 records, 6 columns: mean 2-way TVD 0.0146 against 0.0156 at 16;
+#: tables of 1,000 records lose accuracy with fewer rounds, 8 rounds per column: 4.49 against 4.20
+#: times the sampling floor).
+MIN_ROUNDS_PER_COLUMN = 8
+ROUNDS_ROWS = 5000
 #: Mirror-descent iterations after each round (warm-started) and for the final model.
 ROUND_ITERATIONS = 10
 FINAL_ITERATIONS = 150
@@ -68,11 +75,19 @@ TAIL_SHARE = 0.005
 GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
 
 
+def planned_rounds(columns: int, count: float | None) -> int:
+    """Rounds the budget is first divided into (annealing then shortens the run): ``ROUNDS_PER_COLUMN``
+    per column (AIM), fewer for a large table by a DP ``count`` of its records."""
+    per_column = ROUNDS_PER_COLUMN
+    if count and count > ROUNDS_ROWS:
+        per_column = max(MIN_ROUNDS_PER_COLUMN, round(ROUNDS_PER_COLUMN * math.sqrt(ROUNDS_ROWS / count)))
+    return per_column * columns
+
+
 def one_way_share(columns: int, count: float | None, rounds: int | None = None) -> float:
     """Share of the budget (after vocabularies) for the first 1-way marginals, all columns together:
-    AIM's, ``columns`` rounds' measuring budget (``rounds`` default ``ROUNDS_PER_COLUMN`` per
-    column), or for a small table up to ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records."""
-    aim = columns * (1 - SELECT_SHARE) / (rounds or ROUNDS_PER_COLUMN * columns)
+    AIM's, ``columns`` rounds' measuring budget (``rounds`` default :func:`planned_rounds`), or for a small table up to ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records."""
+    aim = columns * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
     if not count or count <= 0:
         return aim
     return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count))
@@ -131,7 +146,8 @@ class MarginalsSynthesizer(Synthesizer):
             added to the workload.
         generation: ``"matched"`` (default: every clique's counts within one record of the
             model's) or ``"iid"``.
-        rounds: rounds the budget is first divided into (default 16 per column).
+        rounds: rounds the budget is first divided into (default :func:`planned_rounds`: 16 per
+            column, down to 8 for a large table).
         max_model_cells: most cells the model's cliques may hold in all.
         max_cells: most cells of one measured marginal.
     """
@@ -252,7 +268,7 @@ class MarginalsSynthesizer(Synthesizer):
         weights = {c: float(sum(len(set(c) & set(s)) for s in workload)) for c in candidates}
         truth = dict(zip(candidates, table.marginals(candidates)))  # exact counts: only scores and noise read them
 
-        rounds = (self.rounds or ROUNDS_PER_COLUMN * len(names)) if candidates else len(names)
+        rounds = (self.rounds or planned_rounds(len(names), self._dp_count())) if candidates else len(names)
         round_budget = self._remaining() / rounds
         noise_param, _ = self._split_round(round_budget) if candidates else self._split_round(
             round_budget / (1 - SELECT_SHARE))

@@ -235,10 +235,11 @@ def test_empty_tails_of_a_declared_range_stay_empty(monkeypatch):
 def test_plan_states_the_one_way_share_the_release_spends():
     """The plan's 1-way part (from the publisher's row count) is what a release spends on them (by a
     DP count: equal up to its noise); a small table's 1-ways get more than AIM's share."""
-    from dpsynth_core.synthesizers.marginals import one_way_share
+    from dpsynth_core.synthesizers.marginals import one_way_share, planned_rounds
     from dpsynth_core.synthesizers.planning import marginals_split
 
-    assert one_way_share(6, 1000) > one_way_share(6, 100_000) == one_way_share(6, None)
+    assert one_way_share(6, 1000) > one_way_share(6, 100_000) > one_way_share(6, None)
+    assert planned_rounds(6, None) == planned_rounds(6, 4000) == 96 and planned_rounds(6, 32_561) == 48
     for rows in (1500, 4000):
         frame, spec = adult_small(rows)
         model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec)
