@@ -1,11 +1,11 @@
 """Audit of the person unit: neighbouring tables that differ by one whole person.
 
-D has 20 people with one row each (x = 5); D' adds one more person with 5 rows (x = 25), more
+D has 20 people with one row each (x = 5); D' adds one more person with 9 rows (x = 25), more
 than the declared bound K = 3, so the release keeps 3 of them at random. The release's epsilon
 is 1 per person, all of it on the one column (public row count). The event reads the noisy count
 of x's bin 20-29 in the fitted model (the DP output the synthetic rows are drawn from). Two
-deliberately broken variants must be caught: no bounding (all 5 rows of the person counted:
-a true loss of 5/3) and sensitivity 1 (the method spends the whole epsilon per row: a loss of 3).
+deliberately broken variants must be caught: no bounding (all 9 rows of the person counted:
+a true loss of 3) and sensitivity 1 (the method spends the whole epsilon per row: a loss of 3).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ _SPEC = {"columns": {"pid": {"type": "drop"},
                      "x": {"type": "integer", "min": 0, "max": 29, "bin_width": 10, "missing": False}},
          "person": {"column": "pid", "max_rows": 3}}
 _D = pd.DataFrame({"pid": [str(i) for i in range(20)], "x": ["5"] * 20})
-_D_PRIME = pd.concat([_D, pd.DataFrame({"pid": ["newcomer"] * 5, "x": ["25"] * 5})], ignore_index=True)
+_D_PRIME = pd.concat([_D, pd.DataFrame({"pid": ["newcomer"] * 9, "x": ["25"] * 9})], ignore_index=True)
 _EPSILON = 1.0
-_EVENTS = {f"noisy count of 20-29 >= {t}": (lambda t: lambda count: count >= t)(t) for t in (1, 2, 3, 4, 5)}
+_EVENTS = {f"noisy count of 20-29 >= {t}": (lambda t: lambda count: count >= t)(t) for t in (1, 2, 3, 5, 7, 9)}
 
 
 def _noisy_count(frame, seed) -> int:
@@ -37,8 +37,8 @@ def test_audit_person_unit_passes():
 
 def test_audit_catches_no_bounding(monkeypatch):
     monkeypatch.setattr(base, "bound_rows", lambda frame, column, max_rows, rng: frame)
-    result = audit(_noisy_count, _D, _D_PRIME, _EVENTS, trials=800, seed=2)
-    assert result.violates(_EPSILON), result
+    result = audit(_noisy_count, _D, _D_PRIME, _EVENTS, trials=500, seed=2)
+    assert result.violates(_EPSILON) and result.epsilon_lower_bound > 1.5, result
 
 
 def test_audit_catches_sensitivity_one(monkeypatch):
