@@ -86,7 +86,8 @@ def planned_rounds(columns: int, count: float | None) -> int:
 
 def one_way_share(columns: int, count: float | None, rounds: int | None = None) -> float:
     """Share of the budget (after vocabularies) for the first 1-way marginals, all columns together:
-    AIM's, ``columns`` rounds' measuring budget (``rounds`` default :func:`planned_rounds`), or for a small table up to ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records."""
+    AIM's, ``columns`` rounds' measuring budget (``rounds`` default :func:`planned_rounds`), or for a
+    small table up to ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records."""
     aim = columns * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
     if not count or count <= 0:
         return aim
