@@ -11,6 +11,7 @@ from app_support.cached import budget_split, column_plan
 from dpsynth_core import METHODS, DomainError, TableDomain, constraints, size_in_words
 from dpsynth_core.evaluation.charts import budget_split_chart
 from dpsynth_core.synthesizers.planning import epsilon_guidance
+from dpsynth_core.synthesizers.registry import uses_tolerance
 from dpsynth_core.workspace import format_epsilon
 
 st.title("3. Privacy")
@@ -22,7 +23,7 @@ EPSILONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 1
 declaration = state.declaration()
 method = st.session_state.get("privacy_method", st.session_state[state.METHOD])
 has_text = any(spec.get("type") == "text" for spec in declaration.get("columns", {}).values())
-uses_rho = method == "cathist" or (has_text and method != "dirichlet")
+uses_rho = uses_tolerance(method, has_text)
 row_count = state.expected_rows()
 
 left, right = st.columns(2)

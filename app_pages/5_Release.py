@@ -5,7 +5,7 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cards import show_card, show_document
+from app_support.cards import show_card, show_page
 from app_support.progress import run_with_progress
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
@@ -127,7 +127,7 @@ if made:
                        help=None if report_render.find_chromium() else "Needs Chromium on this server "
                        "(apt-get install chromium); the HTML prints to PDF from any browser.")
     with st.expander("The report, as stakeholders will see it"):
-        show_document(latest["html"])
+        show_page(latest["html"])
 
 st.subheader("The release card, as stakeholders will see it")
 show_card(card)

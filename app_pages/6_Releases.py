@@ -68,7 +68,8 @@ def settings_rows(release) -> dict:
         "guarantee": "none" if g["epsilon"] is None else f"ε = {format_epsilon(g['epsilon'])}, "
                                                          f"δ = {format_delta(g['delta'])} ({g['composition']})",
         "privacy unit": g["neighbouring"] or "none",
-        "ρ": f"{release.card['parameters']['rho']:g}",
+        "tolerance for randomness": "not used" if release.card["parameters"].get("rho") is None
+        else f"{release.card['parameters']['rho']:g}",
         "rows": f"{release.rows:,} ({release.card['rows']['policy'].split(':')[0]})",
         "column groups": "; ".join(", ".join(x) for x in s.get("groups") or []) or "none",
         "made": f"{release.created} ({'app' if release.source == 'app' else 'command line'})"

@@ -37,5 +37,13 @@ def show_document(page: str) -> None:
     st.html(_SCOPED_CSS + f'<div class="dp-card">{body_of(page)}</div>')
 
 
+def show_page(page: str, height: int = 900) -> None:
+    """A whole self-contained page (a report: its own styles and inline SVG charts) exactly as downloaded,
+    in a scrolling frame (``st.html`` sanitises inline SVG away)."""
+    import streamlit.components.v1 as components
+
+    components.html(page, height=height, scrolling=True)
+
+
 def show_card(card: dict) -> None:
     show_document(render_card_html(card))

@@ -83,8 +83,9 @@ def draw_sidebar() -> None:
             return
         info = state.data()
         spending = state.workspace().spending(info["hash"])
-        st.markdown(f"**{info['name']}**  \n{info['info']['rows']:,} rows, {len(info['info']['columns'])} columns, "
-                    f"{file_size(info['info']['bytes'])}")
+        count = len(info["info"]["columns"])
+        st.markdown(f"**{info['name']}**  \n{info['info']['rows']:,} row{'s' if info['info']['rows'] != 1 else ''}, "
+                    f"{count} column{'s' if count != 1 else ''}, {file_size(info['info']['bytes'])}")
         st.markdown("### Privacy budget spent on it")
         if spending.unguaranteed:
             st.markdown(":red[**no guarantee**]")

@@ -121,7 +121,7 @@ def distribution_chart(labels: list, real: np.ndarray, synthetic: np.ndarray, co
     fig = go.Figure([go.Bar(x=names, y=real_share[order], name="real", marker_color=REAL),
                      go.Bar(x=names, y=syn_share[order], name="synthetic", marker_color=SYNTHETIC)])
     fig.update_layout(barmode="group")
-    fig.update_yaxes(tickformat=".0%")
+    fig.update_yaxes(tickformat=".1~%")  # "0.5%, 1%, 1.5%": no repeated "1%, 1%" on small shares
     return _style(fig, f"Real and synthetic values of '{column}'", column, "share of rows")
 
 
@@ -161,7 +161,7 @@ def top_values_chart(comparison) -> go.Figure:
                      go.Bar(x=names, y=top["synthetic"], name="synthetic", marker_color=SYNTHETIC)])
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
-    fig.update_yaxes(tickformat=".0%")
+    fig.update_yaxes(tickformat=".1~%")
     return _style(fig, f"The most frequent exact values of '{comparison.column}'", comparison.column,
                   "share of rows")
 

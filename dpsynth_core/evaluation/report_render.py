@@ -89,7 +89,7 @@ def shares_chart(name: str, data: dict):
         frame["low"], frame["high"] = (frame["real"] - data["margin"]).clip(lower=0), frame["real"] + data["margin"]
     x = alt.X("value:N", sort=None, title=None, axis=alt.Axis(labelAngle=-40, labelLimit=140))
     bars = alt.Chart(frame).mark_bar(color=_SYNTHETIC, opacity=0.85).encode(
-        x=x, y=alt.Y("synthetic:Q", title="share of rows", axis=alt.Axis(format="%")))
+        x=x, y=alt.Y("synthetic:Q", title="share of rows", axis=alt.Axis(format=".1~%")))
     rules = alt.Chart(frame).mark_rule(color=_REAL, strokeWidth=2).encode(x=x, y="low:Q", y2="high:Q")
     dots = alt.Chart(frame).mark_point(color=_REAL, filled=True, size=45).encode(x=x, y="real:Q")
     width = max(260, min(620, 30 * len(frame)))

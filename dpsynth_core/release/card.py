@@ -14,6 +14,7 @@ import math
 
 from .. import __version__ as _version
 from .. import constraints
+from ..synthesizers.registry import uses_tolerance
 
 
 def build_card(model, method_info, synthetic_rows: int) -> dict:
@@ -57,7 +58,10 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "software": {"name": "dpsynth", "version": _version},
         "created": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
-        "parameters": {"epsilon": getattr(model, "total_epsilon_", model.epsilon_), "rho": model.rho_},
+        "parameters": {"epsilon": getattr(model, "total_epsilon_", model.epsilon_),
+                       # the tolerance only where the method uses it (no leftover number on a card)
+                       "rho": model.rho_ if uses_tolerance(method_info.name, any(
+                           c.kind == "text" for c in domain.kept.values())) else None},
         "privacy_unit": _unit_card(unit, model.epsilon_),
         "guarantee": guarantee,
         # Without a guarantee there is no privacy unit to name, not even on each spend.
@@ -176,12 +180,16 @@ def render_card_html(card: dict) -> str:
     per_record = f"<p class='guarantee'>{e(note)}</p>" if note else ""
     covered = "".join(f"<li>{e(x)}</li>" for x in card["covered"])
     not_covered = "".join(f"<li>{e(x)}</li>" for x in card["not_covered"])
+    tolerance = ("" if card["parameters"].get("rho") is None else
+                 f"Tolerance for randomness: {card['parameters']['rho']} (the chance that a column holds no "
+                 "made-up value). ")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(card['title'])}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
        color: #1b1b1b; line-height: 1.5; }}
 h1 {{ font-size: 1.8rem; }} h2 {{ margin-top: 2rem; border-bottom: 1px solid #ccc; }}
+h1, h2, h3 {{ break-after: avoid; page-break-after: avoid; }}
 table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid #ddd; padding: .4rem .6rem;
        text-align: left; vertical-align: top; }}
 .guarantee {{ background: #eef6ee; border-left: 6px solid #2e7d32; padding: 1rem; font-size: 1.1rem; }}
@@ -196,8 +204,7 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 {_unit_line(card, g)}
 <h2>What was done</h2>
 <p><b>{e(card['method']['title'])}.</b> {e(card['method']['summary'])}</p>
-<p>Tolerance for randomness (rho): {card['parameters']['rho']}: the chance that a column holds
-no made-up value. Synthetic rows: {card['rows']['synthetic']:,} ({e(card['rows']['policy'])}).</p>
+<p>{tolerance}Synthetic rows: {card['rows']['synthetic']:,} ({e(card['rows']['policy'])}).</p>
 <p>Randomness: {e(card['noise_source'])}. The random seed is never published.</p>
 <h2>How the budget was split</h2>
 <p>{e(card.get('budget_unit', 'epsilon')).capitalize()}.</p>

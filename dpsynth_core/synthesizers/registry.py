@@ -35,6 +35,12 @@ def register(name: str, title: str, summary: str, neighbouring: str = ADD_REMOVE
     return add
 
 
+def uses_tolerance(method: str, has_text: bool) -> bool:
+    """True when a method uses the tolerance for randomness (rho, CatHist's chance of no made-up
+    value): CatHist on every column, the other methods except dirichlet on text columns."""
+    return method == "cathist" or (has_text and method != "dirichlet")
+
+
 def get_method(name: str) -> MethodInfo:
     if name not in METHODS:
         raise ParameterError(f"method ({name!r}) must be one of {', '.join(METHODS)}")

@@ -531,10 +531,13 @@ def test_releases_page_compares_two_and_downloads_again():
 def test_stakeholder_report_is_made_counted_and_offered(downloads):
     at = _visit(_generate(_app().run()), "app_pages/5_Release.py")
     at.select_slider(key="release_report_share").set_value(0.2)
+    drawn = _workspace().spending(at.session_state["data"]["hash"]).relations[0].basic_epsilon  # at most 1
     next(b for b in at.button if b.label == "Make the report").click().run()
     assert not at.exception, [e.value for e in at.exception]
     spending = _workspace().spending(at.session_state["data"]["hash"])
-    assert spending.draws == 2 and spending.relations[0].basic_epsilon == pytest.approx(1.2)
+    assert drawn <= 1 + 1e-9 and spending.draws == 2
+    # the report's 0.2 is split over its measurements: advanced composition may state a little less
+    assert drawn + 0.15 < spending.relations[0].basic_epsilon <= drawn + 0.2 + 1e-9
     page = _served(at, downloads, "Report (HTML)").decode()
     assert "What each number covers" in page and "<svg" in page and "ε = 0.2" in page
     assert any(b.proto.label == "Report (PDF)" for b in at.download_button)
