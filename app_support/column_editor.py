@@ -24,7 +24,9 @@ def _init(prefix: str, field: str, value) -> str:
 
 
 def _as_date(value):
-    return None if value in (None, "") else value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
+    if value in (None, ""):
+        return None
+    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
 
 
 def _fill_from_list(prefix: str) -> None:
@@ -84,7 +86,8 @@ def column_editor(prefix: str, spec: dict) -> dict:
     """Widgets for one column (keys start with ``prefix``), drawn from its kind's statement; returns
     its new declaration. Nothing here reads the data."""
     name = st.selectbox("What kind of values?", list(KIND_STATEMENTS),
-                        format_func=lambda k: KIND_STATEMENTS[k].title, key=_init(prefix, "kind", spec.get("type", "text")))
+                        format_func=lambda k: KIND_STATEMENTS[k].title,
+                        key=_init(prefix, "kind", spec.get("type", "text")))
     kind, out = KIND_STATEMENTS[name], {"type": name}
     if kind.note:
         st.caption(kind.note)

@@ -50,9 +50,11 @@ def draw(entry: dict, frame, declaration: dict, settings: dict) -> None:
         r = report[name]
         st.markdown(f"{EXPLAIN[name]} Risk **{r['risk']:.1%}** (95% interval {r['low']:.1%} to {r['high']:.1%}); "
                     f"success {r['training']:.1%} on people in the data, {r['control']:.1%} on the others.")
-    worst = max(report["inference"], key=lambda r: r["risk"])
-    st.markdown(f"{EXPLAIN['inference']} Highest for **{worst['detail']}**: risk **{worst['risk']:.1%}** "
-                f"({worst['low']:.1%} to {worst['high']:.1%}).")
+    beyond_chance = [r for r in report["inference"] if r["meaningful"]]
+    worst = max(beyond_chance or report["inference"], key=lambda r: r["risk"])
+    st.markdown(f"{EXPLAIN['inference']} Highest for **{worst['detail']}**"
+                + (" (of the columns where the attack beat random guessing)" if beyond_chance else "")
+                + f": risk **{worst['risk']:.1%}** ({worst['low']:.1%} to {worst['high']:.1%}).")
     st.caption("Grey bars: the attack did no better than guessing at random. How this relates to ε: differential "
                "privacy bounds what any attack can learn about any one person, in advance and whatever the "
                "attacker knows (a smaller ε, a tighter bound); these figures measure three particular attacks on "

@@ -214,7 +214,8 @@ def _singling_out(syn, train, control, cells, attacks: int, rng) -> Risk:
         if len(unique):
             take = rng.choice(unique, min(len(unique), max(1, attacks // 8)), replace=False)
             found += [(columns, take)]
-        random_codes = np.column_stack([rng.integers(cells[c], size=max(1, attacks // 64)) for c in range(syn.shape[1])])
+        random_codes = np.column_stack([rng.integers(cells[c], size=max(1, attacks // 64))
+                                        for c in range(syn.shape[1])])
         baseline += [(columns, _keys(random_codes, columns, cells))]
     queries = [(c, k) for c, ks in found for k in ks]
     if len(queries) > attacks:
