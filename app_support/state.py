@@ -38,7 +38,7 @@ import streamlit as st
 
 from dpsynth_core import constraints
 from dpsynth_core.data.examples import EXAMPLES, example_csv, example_declaration
-from dpsynth_core.workspace import Workspace, default_folder, fingerprint
+from dpsynth_core.workspace import Workspace, default_folder
 
 DATA = "data"                # {"frame", "info", "source", "hash", "name"}
 DECLARATION = "declaration"  # the working domain declaration, in the core's JSON form
@@ -197,7 +197,8 @@ def use_upload(frame, info: dict, *, name: str, raw: bytes, declaration: dict, e
 
 
 def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
-    key = fingerprint(raw)
+    # the ledger follows the records, whatever the file's form (dpsynth_core.release.ledger)
+    key = workspace().dataset_key(workspace().records_key(frame))
     name = source.split(": ", 1)[-1]
     st.session_state[DATA] = {"frame": frame, "info": info, "source": source, "hash": key,
                               "name": name if "." in name else f"{name}.csv"}

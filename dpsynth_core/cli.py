@@ -31,8 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import stat
+import signal
 import sys
 import tempfile
 import time
@@ -100,12 +99,18 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--card-html", help="where to write the release card (HTML page)")
     synth.add_argument("--rerun-script", help="where to write a Python script that reruns this release (auditors)")
     synth.add_argument("--workspace", metavar="FOLDER",
-                       help="record the draw in this workspace's budget ledger (refused past its lifetime budget)")
+                       help="the workspace whose budget ledger records the draw (refused past its lifetime "
+                            "budget; default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
+    synth.add_argument("--dataset", metavar="NAME",
+                       help="count the draw against this named dataset's budget (new versions of a table share it)")
+    synth.add_argument("--no-ledger", action="store_true",
+                       help="record the draw in no ledger (its card says so)")
     sub.add_parser("methods", help="list the synthesis methods")
     ledger = sub.add_parser("ledger", help="print the privacy budget ledger of a workspace")
     ledger.add_argument("input", nargs="?", help="only this data file's (or Parquet folder's or glob's) ledger")
     ledger.add_argument("--workspace", metavar="FOLDER",
                         help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
+    ledger.add_argument("--dataset", metavar="NAME", help="only this named dataset's ledger")
     ledger.add_argument("--limit", metavar="EPSILON",
                         help="set the input file's lifetime budget (a number, or 'none' to remove it)")
     tau = sub.add_parser("tau", help="CatHist threshold for a domain size, rho and epsilon")
@@ -117,106 +122,6 @@ def _parser() -> argparse.ArgumentParser:
 
     add_commands(sub)  # compare, report
     return parser
-
-
-# --- outputs ----------------------------------------------------------------------------------
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except OSError:
-        return False
-
-
-def _check_targets(args) -> list[tuple[str, Path]]:
-    """Every output path, checked before any work: a writable folder, not a folder or device
-    itself, not one of the inputs, not another output."""
-    targets = [(flag, Path(value)) for flag, value in
-               (("--out", args.out), ("--card", args.card), ("--card-html", args.card_html),
-                ("--rerun-script", args.rerun_script)) if value]
-    inputs = [("the input", Path(args.input)), ("--domain", Path(args.domain))]
-    for flag, path in targets:
-        if not str(path).strip():
-            raise ParameterError(f"{flag} must name a file")
-        folder = path.resolve().parent
-        if not folder.is_dir():
-            raise ParameterError(f"cannot write {path} ({flag}): its folder does not exist")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise ParameterError(f"cannot write {path} ({flag}): its folder is not writable")
-        if path.exists() or path.is_symlink():
-            mode = path.stat().st_mode if path.exists() else 0
-            if stat.S_ISDIR(mode):
-                raise ParameterError(f"cannot write {path} ({flag}): it is a folder")
-            if not stat.S_ISREG(mode):
-                raise ParameterError(f"cannot write {path} ({flag}): it is not a regular file")
-        for other, source in inputs:
-            if _same_file(path, source):
-                raise ParameterError(f"{flag} ({path}) is the same file as {other}: it would be replaced")
-    for i, (flag, path) in enumerate(targets):
-        for other, second in targets[i + 1:]:
-            if _same_file(path, second):
-                raise ParameterError(f"{flag} and {other} name the same file ({path})")
-    return targets
-
-
-def _write_all(files: list[tuple[Path, bytes]], ready: tuple = ()) -> None:
-    """Write every file to a temporary file beside it, then rename them all into place.
-
-    ``ready``: (temporary file, final path) pairs already written (a table written in chunks).
-    Nothing is renamed until every temporary file is complete, so a failure (a full disk, a
-    folder that refuses the file) leaves every existing file as it was and no stray file.
-    """
-    mask = os.umask(0)
-    os.umask(mask)
-    written: list[tuple[str, Path]] = list(ready)
-    try:
-        for path, content in files:
-            fd, temporary = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
-            written.append((temporary, path))
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(temporary, 0o666 & ~mask)
-        for temporary, path in written:
-            os.replace(temporary, path)
-    except BaseException:
-        for temporary, _ in written:
-            _discard(temporary)
-        raise
-
-
-def _discard(temporary) -> None:
-    """Remove a temporary output: a file, or the folder of parts Spark wrote."""
-    if Path(temporary).is_dir():
-        shutil.rmtree(temporary, ignore_errors=True)
-    else:
-        Path(temporary).unlink(missing_ok=True)
-
-
-def _check_outside_input(targets: list, pattern: str, parts: list) -> None:
-    """No output inside an input folder or matching an input glob: the next run would read it."""
-    folder = Path(pattern).resolve() if Path(pattern).is_dir() else None
-    for flag, path in targets:
-        where = path.resolve()
-        if any(_same_file(path, part) for part in parts):
-            raise ParameterError(f"{flag} ({path}) is one of the input's files: it would be replaced")
-        if folder is not None and folder in where.parents:
-            raise ParameterError(f"{flag} ({path}) is inside the input folder {pattern}: write it elsewhere "
-                                 "(a later run would read it as part of the table)")
-        if folder is None and where.match(str(Path(pattern).resolve())):
-            raise ParameterError(f"{flag} ({path}) matches the input glob {pattern!r}: write it elsewhere "
-                                 "(a later run would read it as part of the table)")
-
-
-def _fingerprint(path: str, parts: list | None = None) -> str:
-    """The ledger key of an input: one file's SHA-256, or that of a Parquet folder's or glob's files."""
-    from .engines import is_file_set, parquet_parts
-    from .workspace import fingerprint_file, fingerprint_files
-
-    if parts is None and is_file_set(path):
-        parts = parquet_parts(path)
-    return fingerprint_files(parts) if parts is not None else fingerprint_file(path)
 
 
 def _input_name(path: str) -> str:
@@ -248,7 +153,13 @@ def _run_synth(args) -> None:
 
     check_encoding(args.encoding)
     check_delimiter(args.delimiter)
-    targets = _check_targets(args)
+    from .release.outputs import check_apart_from_workspace, check_outside_input, check_targets, discard, write_all
+
+    targets = check_targets(args)
+    if args.no_ledger and (args.workspace is not None or args.dataset is not None):
+        raise ParameterError("--no-ledger records nothing: it cannot go with --workspace or --dataset")
+    if args.workspace is not None and not args.workspace.strip():
+        raise ParameterError("--workspace must name a folder")
     source = Path(args.input)
     if not source.exists() and not any(c in args.input for c in "*?["):  # a glob is listed below
         raise ParameterError(f"file not found: {source}")
@@ -267,11 +178,10 @@ def _run_synth(args) -> None:
     info.cls.check_unit(domain.person)
     engine = resolve_engine(info.cls, args.input, args.engine, unit=domain.person)
     parts = info_lines = None
-    if engine == "pandas":  # one CSV file, held in memory: the in-memory row cap
+    if engine == "pandas":  # one CSV file, held in memory
         if names_parquet(args.input):
             raise ParameterError(f"the pandas engine reads one CSV file; use --engine duckdb or --engine spark for "
                                  f"Parquet ({'/'.join(PARQUET_SUFFIXES)} files, a folder of them or a glob)")
-        check_rows(args.rows)
         from .data.tables import read_table
 
         frame, table_info = read_table(args.input, encoding=args.encoding, delimiter=args.delimiter)
@@ -279,17 +189,25 @@ def _run_synth(args) -> None:
         info_lines = table_info["lines"]
     elif is_file_set(args.input):  # a folder or glob of Parquet files: listed and checked before any work
         parts = parquet_parts(args.input)
-        _check_outside_input(targets, args.input, parts)
+        check_outside_input(targets, args.input, parts)
     workspace = None
-    if args.workspace:
-        from .workspace import Workspace, planned_events
+    if not args.no_ledger:  # the ledger of these records (or of the named dataset), checked before any work
+        from .workspace import FILE_NAME, default_folder, planned_events
 
-        workspace, key = Workspace(args.workspace), _fingerprint(args.input, parts)
-        workspace.check(key, planned_events(epsilon, info.neighbouring, domain.person))
+        folder = Path(args.workspace).expanduser() if args.workspace else default_folder()
+        check_apart_from_workspace(targets, folder / FILE_NAME, args.input)
+        workspace = _workspace(args.workspace)
+        records = workspace.records_key(frame if engine == "pandas" else args.input, encoding=args.encoding,
+                                        delimiter=args.delimiter)
+        key = workspace.dataset_key(records, args.dataset)
+        workspace.check(key, planned_events(epsilon, info.neighbouring, domain.person), guaranteed=seed is None)
     from .release import rerun_script, synthesize
 
+    if seed is not None:  # said once every check has passed, before anything is drawn or written
+        from .wording import SEED_NOTE
+
+        print(f"note: {SEED_NOTE}", file=sys.stderr)
     out_path = Path(args.out)
-    streamed = engine != "pandas" or out_format == "parquet"
     ready = []
     if engine == "spark" and out_format == "parquet":
         # drawn on the executors into a new folder of Parquet parts, renamed with the other outputs
@@ -298,27 +216,27 @@ def _run_synth(args) -> None:
         check_spark_target(out_path)
         temporary = str(out_path.resolve().parent / f".{out_path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
         ready.append((temporary, out_path))
-    elif streamed:  # the table goes to a temporary file in chunks, renamed with the other outputs
+    else:  # the table goes to a temporary file in chunks (any engine: one row cap), renamed with the other outputs
         fd, temporary = tempfile.mkstemp(dir=out_path.resolve().parent, prefix=f".{out_path.name}.", suffix=".tmp")
         os.close(fd)
         ready.append((temporary, out_path))
     try:
         if engine == "pandas":
             release = synthesize(frame, domain, epsilon, method=args.method, rho=rho, rows=rows, random_state=seed,
-                                 engine="pandas", encoding=args.encoding, delimiter=args.delimiter, **options)
-            if streamed:
-                from .release.writer import write_synthetic
-
-                write_synthetic(temporary, release.rows, _slices(release.data), fmt=out_format,
-                                columns=release.columns)
+                                 engine="pandas", encoding=args.encoding, delimiter=args.delimiter, out=temporary,
+                                 out_format=out_format, **options)
         else:
             release = synthesize(args.input, domain, epsilon, method=args.method, rho=rho, rows=rows,
                                  random_state=seed, engine=engine, memory_limit=memory_limit, out=temporary,
                                  out_format=out_format, encoding=args.encoding, delimiter=args.delimiter, **options)
         if workspace is not None:  # recorded (or refused) before any output is written
-            workspace.record_release(key, release, name=_input_name(args.input), source="cli",
+            workspace.record_release(key, release, name=args.dataset or _input_name(args.input), source="cli",
                                      settings=dict(release.settings, groups=args.group or [], delta=args.delta))
-        contents = {} if streamed else {"--out": release.data.to_csv(index=False).encode("utf-8")}
+        else:
+            from .release.ledger import NO_LEDGER
+
+            release.card["ledger"] = NO_LEDGER
+        contents = {}
         if args.card:
             contents["--card"] = (json.dumps(release.card, indent=2) + "\n").encode("utf-8")
         if args.rerun_script:
@@ -329,14 +247,11 @@ def _run_synth(args) -> None:
             contents["--card-html"] = render_card_html(release.card).encode("utf-8")
     except BaseException:
         for temporary, _ in ready:
-            _discard(temporary)
+            discard(temporary)
         raise
-    _write_all([(path, contents[flag]) for flag, path in targets if flag in contents], ready=ready)
+    write_all([(path, contents[flag]) for flag, path in targets if flag in contents], ready=ready)
 
     # What follows is for the publisher's eyes only: stderr, never the release.
-    if seed is not None:
-        print("note: --seed made a repeatable run for tests and teaching; do not publish it as a release",
-              file=sys.stderr)
     if info_lines is None:  # an engine read the CSV in chunks: the same count, from its source
         info_lines = release.publisher_report.get("reading")
     from .data.tables import line_report_text
@@ -360,18 +275,6 @@ def _run_synth(args) -> None:
     print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee})")
 
 
-def _slices(frame):
-    """``sample(k)`` for the writer: the next ``k`` rows of a table already in memory."""
-    start = [0]
-
-    def take(k):
-        chunk = frame.iloc[start[0]:start[0] + k]
-        start[0] += k
-        return chunk
-
-    return take
-
-
 def _run_tau(args) -> None:
     size = check_domain_size(args.size)
     rho = check_publisher_rho(args.rho, "--rho")
@@ -388,19 +291,36 @@ def _run_tau(args) -> None:
           f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time")
 
 
-def _run_ledger(args) -> None:
-    from .workspace import Workspace, ledger_text
+def _workspace(folder: str | None, *, read_only: bool = False):
+    """The workspace (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth); its notes go to stderr."""
+    from .workspace import Workspace
 
-    workspace = Workspace(args.workspace)
-    key = _fingerprint(args.input) if args.input else None
+    if folder is not None and not folder.strip():
+        raise ParameterError("--workspace must name a folder")
+    workspace = Workspace(folder, read_only=read_only)
+    for note in workspace.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return workspace
+
+
+def _run_ledger(args) -> None:
+    from .workspace import ledger_text
+
+    workspace = _workspace(args.workspace, read_only=args.limit is None)  # a listing never writes
+    key = None
+    if args.input or args.dataset is not None:
+        key = workspace.dataset_key(workspace.records_key(args.input) if args.input else None, args.dataset)
+        if key is None:
+            print(f"no spends recorded in {workspace.path} for this data")
+            return
     if args.limit is not None:
         if key is None:
-            raise DPSynthError("--limit needs the data file whose lifetime budget it sets")
+            raise DPSynthError("--limit needs the data file, or the --dataset, whose lifetime budget it sets")
         try:
             limit = None if args.limit.strip().lower() == "none" else float(args.limit)
         except ValueError:
             raise DPSynthError(f"--limit ({args.limit!r}) must be a number > 0 or 'none'") from None
-        workspace.set_lifetime_budget(key, limit, name=_input_name(args.input))
+        workspace.set_lifetime_budget(key, limit, name=args.dataset or _input_name(args.input), source="cli")
     print(ledger_text(workspace, key))
 
 
@@ -408,7 +328,28 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler, ``timeout``, ``docker stop``), raised where Ctrl-C would be, so the same
+    clean-up runs: temporary copies and partial outputs are removed, nothing is recorded."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
 def main(argv=None) -> int:
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread: the caller handles its signals
+        previous = None
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as done:
@@ -432,19 +373,20 @@ def main(argv=None) -> int:
         return 2
     except OSError as exc:
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-        print(f"error: {exc.strerror or _one_line(exc)}{where}", file=sys.stderr)
+        print(f"error: {exc.strerror or type(exc).__name__}{where}", file=sys.stderr)
         return 2
     except MemoryError:
         print("error: not enough memory for this table and declaration; declare fewer or wider bins",
               file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("error: interrupted; nothing was written", file=sys.stderr)
-        return 130
-    except Exception as exc:  # a bug: still one line, and the traceback on request
+    except KeyboardInterrupt as stop:
+        print(f"error: {'terminated' if isinstance(stop, _Terminated) else 'interrupted'}; nothing was written",
+              file=sys.stderr)
+        return 143 if isinstance(stop, _Terminated) else 130
+    except Exception as exc:  # a bug: still one line (never the exception's text, which could quote a cell)
         if os.environ.get("DPSYNTH_DEBUG"):
             raise
-        print(f"error: internal error ({type(exc).__name__}: {_one_line(exc)[:300]}); nothing was written. "
-              "Please report it; DPSYNTH_DEBUG=1 shows the details", file=sys.stderr)
+        print(f"error: internal error ({type(exc).__name__}); nothing was written. Please report it; "
+              "DPSYNTH_DEBUG=1 shows the details", file=sys.stderr)
         return 1
     return 0

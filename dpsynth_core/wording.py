@@ -21,6 +21,14 @@ def size_in_words(size: int) -> str:
     return f"{size:,}"  # pragma: no cover
 
 
+#: What a seeded run is, said before it runs (CLI) and in its card's guarantee.
+SEED_NOTE = ("--seed makes the release a fixed function of the data and the seed, so it is not private: anyone "
+             "who knows the seed can tell tables apart. Use it for tests and teaching only, never for a release")
+SEEDED_GUARANTEE = ("No differential-privacy guarantee: this release was drawn with a fixed random seed, so it is a "
+                    "fixed function of the data and the seed. Anyone who knows the seed can tell two tables apart "
+                    "from it, and no epsilon holds. Never publish it.")
+
+
 def format_epsilon(value: float | None) -> str:
     """Epsilon in plain digits: ``0.05``, ``1.9``, ``34,312``; never scientific notation."""
     if value is None or (isinstance(value, float) and math.isinf(value)):
@@ -48,14 +56,18 @@ def ledger_text(workspace, fp: str | None = None) -> str:
     relation and every spend."""
     datasets = [d for d in workspace.datasets() if fp is None or d["fingerprint"] == fp]
     if not datasets:
-        return f"no spends recorded in {workspace.path}" + (" for this file" if fp else "")
+        return f"no spends recorded in {workspace.path}" + (" for this data" if fp else "")
     lines = [f"workspace: {workspace.path}"]
     for data in datasets:
         spending = workspace.spending(data["fingerprint"])
         limit = data["lifetime_epsilon"]
         lines.append("")
-        lines.append(f"{data['name']} (fingerprint {data['fingerprint'][:12]}): lifetime budget "
-                     + (f"ε = {limit:g}" if limit is not None else "none"))
+        key = data["fingerprint"]
+        known = "named dataset" if key.startswith("name:") else f"records {key[:12]}"
+        lines.append(f"{data['name']} ({known}): lifetime budget " + (f"ε = {limit:g}" if limit is not None else "none"))
+        for change in workspace.limit_changes(key):
+            old, new = (f"ε = {v:g}" if v is not None else "none" for v in (change["old"], change["new"]))
+            lines.append(f"  {change['created']}  {change['source']:<3}  lifetime budget {old} -> {new}")
         for total in spending.relations:
             lines.append(f"  total, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
                          f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends)")

@@ -1,7 +1,8 @@
 """The publisher's workspace: one SQLite file that keeps the budget ledger, releases and policies.
 
-What it holds, per dataset (keyed by the SHA-256 *fingerprint* of the uploaded file, so a
-re-upload of the same file finds its history):
+What it holds, per dataset (keyed by a *fingerprint* of its records under the workspace's secret
+key, or by the name the publisher gave it, so the same records in any file form find their
+history: :mod:`dpsynth_core.release.ledger` says what the ledger can and cannot catch):
 
 * the **budget ledger**: every draw and every stakeholder report, with the privacy events
   the accountant recorded; totals are composed per neighbouring relation by
@@ -37,9 +38,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .data.fingerprint import fingerprint, fingerprint_file, fingerprint_files  # noqa: F401  (the ledger's keys)
 from .errors import DPSynthError
 from .privacy.accounting import Accountant, PrivacyEvent, Spend, Spending, compose, planned_events  # noqa: F401
+from .release import ledger
 from .release.stored import StoredRelease
 from .wording import format_delta, format_epsilon, ledger_text  # noqa: F401  (re-exported for the app and CLI)
 
@@ -47,7 +48,7 @@ from .wording import format_delta, format_epsilon, ledger_text  # noqa: F401  (r
 ENVIRONMENT_VARIABLE = "DPSYNTH_WORKSPACE"
 #: The database file inside the folder.
 FILE_NAME = "workspace.sqlite"
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -105,32 +106,43 @@ def _event(data: dict) -> PrivacyEvent:
 
 
 
-class Workspace:
+class Workspace(ledger.LedgerKeys):
     """The workspace database in ``folder`` (default :func:`default_folder`), created on first use."""
 
-    def __init__(self, folder=None):
+    def __init__(self, folder=None, *, read_only: bool = False):
         self.folder = Path(folder).expanduser() if folder is not None else default_folder()
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as problem:
-            raise DPSynthError(f"cannot create the workspace folder {self.folder}: {problem.strerror}") from None
+        self.read_only = read_only
+        #: Notes for the publisher about the folder (it was tightened), to show once.
+        self.notes = ledger.prepare_folder(self.folder, create=not read_only)
         self.path = self.folder / FILE_NAME
+        found = ledger.check_database_file(self.path)
+        self.exists = found != "none"
+        if read_only:
+            return
         with self._connect() as conn:
-            if conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
+            if found != "ours" or conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.executescript(_SCHEMA)
+                ledger.add_schema(conn)
                 conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        self.exists = True
         with contextlib.suppress(OSError):
             self.path.chmod(0o600)
 
     @contextlib.contextmanager
     def _connect(self):
         try:
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            if self.read_only:
+                conn = sqlite3.connect(ledger.read_only_uri(self.path), uri=True, timeout=60, isolation_level=None)
+            else:
+                conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         except sqlite3.Error as problem:
             raise DPSynthError(f"cannot open the workspace {self.path}: {problem}") from None
         try:
             yield conn
+        except sqlite3.DatabaseError as problem:
+            raise DPSynthError(f"the workspace {self.path} cannot be used ({problem}): if it is damaged, move it "
+                               "away or choose another folder") from None
         finally:
             conn.close()
 
@@ -165,6 +177,8 @@ class Workspace:
                       (fp, name, now, now))
 
     def datasets(self) -> list[dict]:
+        if not self.exists:  # opened read-only where no workspace was ever made
+            return []
         with self._connect() as conn:
             rows = conn.execute("SELECT fingerprint, name, first_seen, last_seen, lifetime_epsilon FROM datasets "
                                 "ORDER BY last_seen DESC").fetchall()
@@ -174,14 +188,6 @@ class Workspace:
         with self._connect() as conn:
             row = conn.execute("SELECT name FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
         return row[0] if row else None
-
-    def set_lifetime_budget(self, fp: str, epsilon: float | None, *, name: str = "this data") -> None:
-        """Set (or with None, remove) the lifetime epsilon of a dataset."""
-        if epsilon is not None and not (math.isfinite(epsilon) and epsilon > 0):
-            raise DPSynthError(f"lifetime budget ({epsilon}) must be a number > 0")
-        with self._transaction() as conn:
-            self._ensure_dataset(conn, fp, name)
-            conn.execute("UPDATE datasets SET lifetime_epsilon = ? WHERE fingerprint = ?", (epsilon, fp))
 
     def lifetime_budget(self, fp: str) -> float | None:
         with self._connect() as conn:
@@ -227,7 +233,8 @@ class Workspace:
             return after
         name = self.dataset_name_in(conn, fp)
         if not guaranteed:
-            raise BudgetExceeded(f"{what} uses a method with no differential-privacy guarantee, so it cannot be "
+            raise BudgetExceeded(f"{what} has no differential-privacy guarantee (its method has none, or it is "
+                                 "seeded), so it cannot be "
                                  f"counted against the lifetime budget of ε = {limit:g} on {name}: remove the "
                                  "lifetime budget to use it anyway")
         for total in after.relations:

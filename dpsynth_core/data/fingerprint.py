@@ -1,44 +1,250 @@
-"""The ledger's key for a table: a fingerprint of its file or files."""
+"""Which ledger a table belongs to: a keyed fingerprint of its records, not of its bytes.
+
+The ledger must follow the *records*: the same records shuffled, with other line ends, a
+blank line, another delimiter, saved as Parquet or split into Parquet parts are the same
+data and must find the same lifetime budget. :func:`records_fingerprint` therefore reads
+the table (a CSV/TSV by :func:`~dpsynth_core.data.tables.read_table`'s rule, chunk by chunk;
+Parquet files batch by batch; a DataFrame as it is) and reduces it to a multiset hash:
+
+* every cell is read by one fixed public rule, the same for every column and every
+  declaration (so a changed declaration, a column dropped or re-binned, never opens a fresh
+  ledger): missing (no value, or only spaces) / a finite number (text such as ``" 1.50"``
+  and a Parquet ``1.5`` are the same number) / otherwise its text without surrounding
+  spaces (Parquet dates as ``YYYY-MM-DD``, timestamps as ``YYYY-MM-DD HH:MM:SS``, in UTC);
+* each cell gets a 64-bit keyed hash (SipHash-2-4 for text, a keyed mix for numbers),
+  each record the chained mix of its cells under its column names (sorted, so column order
+  does not matter), and the table two sums of its records' hashes modulo 2^64 (so row order
+  and part files do not matter; exact integer arithmetic, vectorised with numpy);
+* the fingerprint is the HMAC-SHA-256, under the workspace's secret key, of those sums, the
+  number of records and the column names.
+
+The key is 256 random bits kept in the workspace (:mod:`dpsynth_core.workspace`), so a
+fingerprint shown on screen or printed by ``ledger`` confirms nothing about the data to
+anyone without the workspace: knowing the file but one cell, one cannot test a guess.
+
+What it cannot catch: a table whose records differ at all (one record added, one cell
+changed, a column added or renamed, a number written with more digits than float64 keeps
+excepted) is other data with its own fingerprint. New versions of one table share a budget
+only when the publisher names them (``--dataset NAME``).
+"""
 
 from __future__ import annotations
 
 import hashlib
-import os
+import hmac
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-def fingerprint(raw: bytes) -> str:
-    """The SHA-256 of a file's bytes, in hex: the same file always gets the same ledger."""
-    return hashlib.sha256(raw).hexdigest()
+from ..errors import DataError
 
-
-
-def fingerprint_file(path) -> str:
-    """The SHA-256 of a file's bytes (read in blocks): :func:`fingerprint` without holding the file."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+#: Bumped whenever the rule above changes (old fingerprints would no longer be found).
+VERSION = b"dpsynth records v1"
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: Parquet rows hashed at once (memory: a few arrays of this many 64-bit words per column).
+BATCH_ROWS = 1 << 18
 
 
+def _mix(x: np.ndarray) -> np.ndarray:
+    """A bijective 64-bit mix (the SplitMix64 finaliser), on uint64 arrays with wrapping arithmetic."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
-def fingerprint_files(paths) -> str:
-    """The ledger key of a table stored as several files (a folder or glob of Parquet parts).
 
-    One file: its own SHA-256, so a file and a folder holding only that file share a ledger.
-    Several: the SHA-256 of a manifest with one line per file, ``<SHA-256 of its bytes>  <name>``
-    and a line end, in order of name, where a name is the file's path relative to the deepest
-    folder holding them all (``/`` between folders). That manifest is what ``sha256sum``
-    prints, so ``cd data && LC_ALL=C sha256sum *.parquet | sha256sum`` gives the same key for
-    a folder of plain names. It changes when a file's bytes, a name or the set of files change.
+class _Keys:
+    """The sub-keys of one workspace secret (each an HMAC of the secret and a label)."""
+
+    def __init__(self, secret: bytes):
+        if not isinstance(secret, (bytes, bytearray)) or len(secret) < 16:
+            raise ValueError("the fingerprint key must be at least 16 random bytes")
+        self.secret = bytes(secret)
+        # SipHash's 16-byte key, given to pandas as 16 ASCII characters (112 random bits)
+        self.siphash = "".join(chr(b & 0x7F) for b in self._bytes(b"text")[:16])
+
+    def _bytes(self, label: bytes) -> bytes:
+        return hmac.new(self.secret, VERSION + b"/" + label, hashlib.sha256).digest()
+
+    def word(self, label: bytes) -> np.uint64:
+        return np.uint64(int.from_bytes(self._bytes(label)[:8], "little"))
+
+
+def _text_hashes(text: np.ndarray, keys: _Keys) -> np.ndarray:
+    hashed = pd.util.hash_array(np.asarray(text, dtype=object), encoding="utf8", hash_key=keys.siphash,
+                                categorize=False)
+    return _mix(hashed ^ keys.word(b"text kind"))
+
+
+def _number_hashes(values: np.ndarray, keys: _Keys) -> np.ndarray:
+    bits = (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)  # + 0.0: -0.0 is 0.0
+    return _mix(_mix(bits ^ keys.word(b"number")) ^ keys.word(b"number kind"))
+
+
+#: A number written as text: digits with an optional sign, point and exponent (not "inf", "nan", "0x1F").
+_NUMBER = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+def _as_text(values) -> pa.Array:
+    """Distinct cells that are not plain numbers or dates, as Arrow text (bytes read as UTF-8)."""
+    series = pd.Series(values)
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        if getattr(series.dt, "tz", None) is not None:
+            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        whole = series.dt.strftime("%Y-%m-%d %H:%M:%S.%f").str.rstrip("0").str.rstrip(".")
+        return pa.array(series.dt.strftime("%Y-%m-%d").where(series == series.dt.normalize(), whole), pa.string())
+    out = series.astype(object)
+    kind = pd.api.types.infer_dtype(out, skipna=True)
+    if kind == "bytes":
+        try:
+            return pa.array(out.to_numpy(dtype=object), pa.binary()).cast(pa.string())
+        except pa.ArrowInvalid:
+            raise DataError("holds binary data that is not UTF-8 text") from None
+    if kind not in ("string", "empty") and out.map(lambda v: isinstance(v, (list, tuple, dict, np.ndarray))).any():
+        raise DataError("holds lists, maps or structures: only plain values (text, numbers, dates) can be read")
+    if kind not in ("string", "empty"):
+        out = out.astype(str)
+    return pa.array(out.to_numpy(dtype=object), pa.string())
+
+
+def _distinct_hashes(uniques, keys: _Keys) -> np.ndarray:
+    """The hash of each distinct cell of a column (see the module docstring for the rule)."""
+    values = np.asarray(uniques) if not isinstance(uniques, pd.api.extensions.ExtensionArray) else None
+    missing = keys.word(b"missing")
+    if values is not None and values.dtype.kind in "iufb":
+        if values.dtype.kind == "b":
+            return _text_hashes(np.where(values, "True", "False").astype(object), keys)
+        numbers = values.astype(np.float64)
+        finite = np.isfinite(numbers)
+        out = np.full(len(values), missing, dtype=np.uint64)
+        out[finite] = _number_hashes(numbers[finite], keys)
+        other = ~finite & ~np.isnan(numbers)
+        if other.any():  # infinities: as text, as a CSV holds them
+            out[other] = _text_hashes(np.array([str(v) for v in numbers[other]], dtype=object), keys)
+        return out
+    text = pc.utf8_trim_whitespace(_as_text(uniques))
+    number = pc.match_substring_regex(text, _NUMBER).to_numpy(zero_copy_only=False)
+    numbers = np.full(len(text), np.nan)
+    if number.any():
+        numbers[number] = pc.cast(pc.filter(text, number), pa.float64()).to_numpy(zero_copy_only=False)
+    finite = np.isfinite(numbers)
+    out = _text_hashes(text.to_numpy(zero_copy_only=False), keys)
+    out[finite] = _number_hashes(numbers[finite], keys)
+    out[pc.equal(text, "").to_numpy(zero_copy_only=False)] = missing
+    return out
+
+
+def _cell_hashes(column: pd.Series, keys: _Keys) -> np.ndarray:
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    distinct = np.append(_distinct_hashes(uniques, keys), keys.word(b"missing"))  # code -1: missing
+    return distinct[codes]
+
+
+class RecordSums:
+    """The running multiset hash of a table's records (add frames in any order, any split)."""
+
+    def __init__(self, secret: bytes):
+        self.keys = _Keys(secret)
+        self.columns: list | None = None
+        self.rows = 0
+        self.sums = [0, 0]
+
+    def add(self, frame: pd.DataFrame) -> None:
+        names = [str(c) for c in frame.columns]
+        if len(set(names)) != len(names):
+            raise DataError("the table has duplicate column names")
+        if self.columns is None:
+            self.columns = sorted(names)
+        elif sorted(names) != self.columns:
+            raise DataError("the parts of the table have different columns")
+        if len(frame) == 0:
+            return
+        keys = self.keys
+        record = np.full(len(frame), keys.word(b"record"), dtype=np.uint64)
+        by_name = dict(zip(names, frame.columns))
+        for name in self.columns:
+            try:
+                cells = _cell_hashes(frame[by_name[name]], keys)
+            except DataError as problem:
+                raise DataError(f"column '{name}' {problem}") from None
+            except TypeError:
+                raise DataError(f"column '{name}' holds values that cannot be read as text, numbers or "
+                                "dates") from None
+            record = _mix((record ^ keys.word(b"column " + name.encode("utf-8", "surrogatepass"))) + cells)
+        second = _mix(record ^ keys.word(b"second lane"))
+        self.sums[0] = (self.sums[0] + int(record.sum(dtype=np.uint64))) % (1 << 64)
+        self.sums[1] = (self.sums[1] + int(second.sum(dtype=np.uint64))) % (1 << 64)
+        self.rows += len(frame)
+
+    def hexdigest(self) -> str:
+        if not self.rows:
+            raise DataError("the table has no rows")
+        message = b"\n".join([VERSION, str(self.rows).encode(), *(c.encode("utf-8", "surrogatepass")
+                                                                   for c in self.columns or []),
+                              self.sums[0].to_bytes(8, "little") + self.sums[1].to_bytes(8, "little")])
+        return hmac.new(self.keys.secret, message, hashlib.sha256).hexdigest()
+
+
+def records_fingerprint(data, secret: bytes, *, encoding: str | None = None, delimiter: str | None = None) -> str:
+    """The keyed fingerprint of a table's records (see the module docstring), read in bounded memory.
+
+    ``data``: a DataFrame, a CSV/TSV file (read by the in-memory path's own rule, chunk by
+    chunk, with ``encoding`` and ``delimiter`` as for :func:`~dpsynth_core.data.tables.read_table`),
+    a Parquet file, or a folder or glob of Parquet parts. ``secret``: the workspace's key.
     """
-    paths = [Path(p) for p in paths]
-    if not paths:
-        raise ValueError("no files to fingerprint")
-    if len(paths) == 1:
-        return fingerprint_file(paths[0])
-    root = Path(os.path.commonpath([str(p.absolute().parent) for p in paths]))
-    named = sorted((p.absolute().relative_to(root).as_posix(), p) for p in paths)
-    manifest = "".join(f"{fingerprint_file(path)}  {name}\n" for name, path in named)
-    return hashlib.sha256(manifest.encode("utf-8", "surrogateescape")).hexdigest()
+    sums = RecordSums(secret)
+    if isinstance(data, pd.DataFrame):
+        sums.add(data)
+        return sums.hexdigest()
+    from ..engines.parts import names_parquet
+
+    files = check_source(data)
+    if files is None and names_parquet(data):
+        files = [Path(data)]
+    if files is None:
+        from ..engines.csvfile import csv_frames
+
+        for frame, _ in csv_frames(data, encoding=encoding, delimiter=delimiter):
+            sums.add(frame)
+        return sums.hexdigest()
+    for file in files:
+        for batch in parquet_batches(file):
+            sums.add(batch)
+    return sums.hexdigest()
+
+
+def check_source(data) -> list | None:
+    """Refuse, in one line, an input that is neither a regular file nor a folder or glob of Parquet
+    parts (a device such as ``/dev/zero`` would never end); the parts of a folder or glob, else None."""
+    from ..engines.parts import is_file_set, parquet_parts
+
+    if is_file_set(data):
+        return parquet_parts(data)
+    path = Path(data)
+    if not path.exists():
+        raise DataError(f"file not found: {path}")
+    if not path.is_file():
+        raise DataError(f"{path} is not a data file (a folder of Parquet parts, a device or a pipe?)")
+    return None
+
+
+def parquet_batches(path):
+    """The records of one Parquet file as DataFrames of at most :data:`BATCH_ROWS` rows; a file that
+    is not readable Parquet ends with one line naming it."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path} is not a regular file" if path.exists() else f"file not found: {path}")
+    try:
+        handle = pq.ParquetFile(path)
+        for batch in handle.iter_batches(batch_size=BATCH_ROWS):
+            yield batch.to_pandas(timestamp_as_object=False, date_as_object=True)
+    except (pa.ArrowException, OSError, ValueError) as problem:
+        if isinstance(problem, DataError):
+            raise
+        raise DataError(f"{path.name} is not a readable Parquet file (empty, truncated or another format)") from None

@@ -14,6 +14,7 @@ UTF-16 and UTF-32 files (two- and four-byte line ends) are read whole, as in mem
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -65,51 +66,63 @@ def _add_lines(total: dict, lines: dict) -> None:
         total[key] = total.get(key, 0) + int(value)
 
 
-def csv_to_parquet(path, *, encoding: str | None = None, delimiter: str | None = None,
-                   temp_directory: str | None = None) -> CsvFile:
-    """Read a local CSV by ``read_table``'s rule, chunk by chunk, into a temporary Parquet file."""
+def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = None):
+    """``(frame, info)`` of each chunk of a local CSV, read by ``read_table``'s own rule (see the
+    module docstring); a file with no records raises ``read_table``'s error for the whole file."""
     path = Path(path)
     name = path.name
     if not path.exists():
         raise DataError(f"file not found: {path}")
     if path.is_dir():
         raise DataError(f"{path} is a folder, not a file")
+    if not path.is_file():
+        raise DataError(f"{path} is not a regular file (a device or a pipe)")
+    found_any = False
+    with path.open("rb") as handle:
+        head = handle.read(1 << 16)
+        found, _ = tables._bom(head)
+        chosen = tables.check_encoding(encoding)
+        wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
+        end = -1 if wide else head.find(b"\n")
+        if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
+            parts = [head + handle.read()]
+            header = b""
+        else:
+            header, rest = head[: end + 1], head[end + 1:]
+            parts = _chunks(handle, rest)
+        for part in parts:
+            try:
+                frame, info = tables.read_table(header + part, name=name, encoding=encoding, delimiter=delimiter)
+            except DataError as exc:
+                if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
+                    continue  # a chunk of blank lines only: no records in it
+                raise
+            delimiter = delimiter or {"tab": "\t"}.get(info["delimiter"], info["delimiter"])
+            found_any = True
+            yield frame, info
+    if not found_any:
+        tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter)  # raises the whole-file error
+        raise DataError(f"{name} has a header but no data rows")
+
+
+def csv_to_parquet(path, *, encoding: str | None = None, delimiter: str | None = None,
+                   temp_directory: str | None = None) -> CsvFile:
+    """Read a local CSV by ``read_table``'s rule, chunk by chunk, into a temporary Parquet file."""
+    frames = csv_frames(path, encoding=encoding, delimiter=delimiter)
+    first = next(frames)  # the file's own errors before any temporary file exists
     handle_fd, target = tempfile.mkstemp(suffix=".parquet", prefix="dpsynth-csv-", dir=temp_directory)
     os.close(handle_fd)
     target = Path(target)
-    writer, rows, lines, columns, used = None, 0, {}, None, None
+    writer, lines, columns, used = None, {}, None, None
     try:
-        with path.open("rb") as handle:
-            head = handle.read(1 << 16)
-            found, _ = tables._bom(head)
-            chosen = tables.check_encoding(encoding)
-            wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
-            end = -1 if wide else head.find(b"\n")
-            if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
-                parts = [head + handle.read()]
-                header = b""
-            else:
-                header, rest = head[: end + 1], head[end + 1:]
-                parts = _chunks(handle, rest)
-            for part in parts:
-                try:
-                    frame, info = tables.read_table(header + part, name=name, encoding=encoding, delimiter=delimiter)
-                except DataError as exc:
-                    if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
-                        continue  # a chunk of blank lines only: no records in it
-                    raise
-                columns, used = info["columns"], (info["encoding"], info["delimiter"])
-                delimiter = delimiter or {"tab": "\t"}.get(info["delimiter"], info["delimiter"])
-                _add_lines(lines, info["lines"])
-                table = pa.Table.from_pandas(frame, preserve_index=False).cast(
-                    pa.schema([pa.field(c, pa.string()) for c in frame.columns]))
-                if writer is None:
-                    writer = pq.ParquetWriter(target, table.schema)
-                writer.write_table(table)
-                rows += len(frame)
-        if writer is None:
-            tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter)  # raises the whole-file error
-            raise DataError(f"{name} has a header but no data rows")
+        for frame, info in itertools.chain([first], frames):
+            columns, used = info["columns"], (info["encoding"], info["delimiter"])
+            _add_lines(lines, info["lines"])
+            table = pa.Table.from_pandas(frame, preserve_index=False).cast(
+                pa.schema([pa.field(c, pa.string()) for c in frame.columns]))
+            if writer is None:
+                writer = pq.ParquetWriter(target, table.schema)
+            writer.write_table(table)
         writer.close()
         writer = None
     except BaseException:

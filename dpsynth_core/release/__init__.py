@@ -72,7 +72,8 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             ``EPSILON_MAX``), split as the card shows.
         method: a registered method name (see ``dpsynth_core.METHODS``).
         rho: tolerance for randomness, from 0.01 to 0.99: the chance a column has no made-up value.
-        rows: a public number of synthetic rows (1 to 5,000,000); None (default) noises the true count.
+        rows: a public number of synthetic rows (1 to 5,000,000; 10^9 with ``out``); None (default) noises
+            the true count.
         random_state: None for the secure source (releases); an int in [0, 2^128) or a numpy
             Generator for repeatable runs (tests, teaching). The seed never appears in the card.
         encoding: how to read a CSV path (see :func:`~dpsynth_core.data.tables.read_table`); None
@@ -87,8 +88,8 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         out: write the synthetic table to this file in chunks of ``chunk_rows`` rows (CSV or
             Parquet, by ``out_format`` or the suffix; the file appears only when complete) instead
             of returning it: the table is then never whole in memory, and may hold up to
-            ``constraints.MAX_ENGINE_SYNTHETIC_ROWS`` rows when an engine counted the data
-            (``constraints.MAX_SYNTHETIC_ROWS`` otherwise, and for a table returned in memory).
+            ``constraints.MAX_ENGINE_SYNTHETIC_ROWS`` rows, whichever engine counted the data
+            (``constraints.MAX_SYNTHETIC_ROWS`` for a table returned in memory).
             With ``engine="spark"`` and a Parquet ``out``, the chunks are drawn on Spark's executors
             and ``out`` becomes a new folder of Parquet parts (:func:`~dpsynth_core.release.writer.write_on_spark`).
     """
@@ -106,7 +107,10 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     # Spark draws a Parquet release on its executors and writes a folder of parts
     on_spark = streamed and chosen == "spark" and fmt == "parquet"
     spark_folder = check_spark_target(out) if on_spark else None
-    rows = check_rows(rows, constraints.MAX_ENGINE_SYNTHETIC_ROWS if streamed else constraints.MAX_SYNTHETIC_ROWS)
+    # the cap follows the publisher's choice of a file (written in chunks) or a table in memory, never
+    # the engine (``auto`` picks one from the file's size, a fact about the data)
+    cap = constraints.MAX_ENGINE_SYNTHETIC_ROWS if out is not None else constraints.MAX_SYNTHETIC_ROWS
+    rows = check_rows(rows, cap)
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     accepted = [p for p in inspect.signature(info.cls.__init__).parameters
@@ -145,12 +149,10 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     spark = getattr(data, "spark", None)
     try:
         model.fit(data, domain, rows=rows, progress=_scaled(progress, 0.0, share), engine=chosen,
-                  memory_limit=memory_limit)
+                  memory_limit=memory_limit, max_rows=cap)
     finally:
         if opened is not None:
             opened.close()
-    if not streamed:  # a table held in memory keeps the in-memory cap (post-processing of the row count)
-        model.rows_ = min(model.rows_, constraints.MAX_SYNTHETIC_ROWS)
     told = _scaled(progress, share, 1.0)
 
     def finished(synthetic=None, written=None, path=None) -> Release:
@@ -160,8 +162,13 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
                        rows=written, columns=None if synthetic is not None else list(model.domain_.kept),
                        settings=settings)
 
-    if out is None and not model.independent_chunks:
-        return finished(model.sample(progress=told))
+    if not model.independent_chunks:  # one table drawn in order (it may hold fewer rows than planned)
+        table = model.sample(progress=told)
+        if out is None:
+            return finished(table)
+        written = write_synthetic(out, len(table), _slices(table), chunk_rows=chunk_rows, fmt=out_format,
+                                  columns=list(table.columns))
+        return finished(written=written, path=Path(out))
     # Chunks from their own streams (Model.chunk_sampler): a table returned in memory is the
     # file a chunked release writes, for the same seed.
     sizes = chunk_sizes(model.rows_, chunk_rows)
@@ -229,6 +236,18 @@ def _report(model, reading) -> dict:
     if reading is not None:
         report["reading"] = reading
     return report
+
+
+def _slices(frame):
+    """``sample(k)`` for the writer: the next ``k`` rows of a table already in memory."""
+    start = [0]
+
+    def take(k):
+        chunk = frame.iloc[start[0]:start[0] + k]
+        start[0] += k
+        return chunk
+
+    return take
 
 
 def _scaled(progress, start: float, end: float):

@@ -15,6 +15,7 @@ import math
 from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.registry import uses_tolerance
+from ..wording import SEEDED_GUARANTEE
 
 
 def build_card(model, method_info, synthetic_rows: int) -> dict:
@@ -53,6 +54,12 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
                      "plain_words": f"No differential-privacy guarantee: {missing}. Noise with epsilon = "
                                     f"{plain_number(epsilon)} was added to the statistics, but that number does not "
                                     "bound what the release reveals."}
+    seeded = not getattr(getattr(model, "noise_", None), "secure", True)
+    if seeded:  # a fixed function of the data and the seed: no epsilon holds, whatever the mechanism
+        guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": None, "seeded": True,
+                     "noise_epsilon": epsilon, "plain_words": SEEDED_GUARANTEE,
+                     "unseeded": dict(guarantee, note="what the same draw from the secure source would guarantee")}
+        missing = missing or "seeded"
     return {
         "title": f"Synthetic data release{': ' + domain.dataset if domain.dataset else ''}",
         "software": {"name": "dpsynth", "version": _version},

@@ -92,7 +92,7 @@ from pathlib import Path
 
 from dpsynth_core.errors import DPSynthError
 from dpsynth_core.release import synthesize
-from dpsynth_core.workspace import Workspace, fingerprint_file
+from dpsynth_core.workspace import Workspace
 
 SETTINGS = {settings}
 
@@ -113,8 +113,10 @@ def main():
                          delimiter=SETTINGS["delimiter"], engine=SETTINGS["engine"],
                          random_state=None,  # a fresh seed from the operating system, never published
                          **SETTINGS["options"])
-    workspace = Workspace(args.workspace)
-    release_id = workspace.record_release(fingerprint_file(args.data), release, name=Path(args.data).name,
+    workspace = Workspace(args.workspace)  # the ledger of these records, whatever the file's form
+    key = workspace.dataset_key(workspace.records_key(args.data, encoding=SETTINGS["encoding"],
+                                                      delimiter=SETTINGS["delimiter"]))
+    release_id = workspace.record_release(key, release, name=Path(args.data).name,
                                           settings=dict(SETTINGS, declaration=declaration), source="rerun")
     release.data.to_csv(args.out, index=False)
     Path(args.out).with_suffix(".card.json").write_text(json.dumps(release.card, indent=2), encoding="utf-8")

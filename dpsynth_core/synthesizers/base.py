@@ -90,7 +90,7 @@ class Synthesizer:
     # --- fitting ------------------------------------------------------------------------
 
     def fit(self, data, domain, *, rows: int | None = None, progress=None, engine: str | None = "auto",
-            memory_limit: str | None = None) -> "Synthesizer":
+            memory_limit: str | None = None, max_rows: int | None = None) -> "Synthesizer":
         """Measure the data with DP. ``rows``: a public row count; None spends budget on a noisy one.
 
         ``data``: a DataFrame, a path, or a counting source (:func:`dpsynth_core.engines.open_source`,
@@ -100,7 +100,11 @@ class Synthesizer:
         read the table in memory (``pandas``) and refuse the other engines.
         ``progress``: optional ``callable(done, message)``, told at coarse steps how far the
         fit is (``done`` from 0 to 1); it only ever hears public facts (step names, labels).
+        ``max_rows``: the public cap on synthetic rows (default ``constraints.MAX_SYNTHETIC_ROWS``;
+        :func:`~dpsynth_core.release.synthesize` raises it for a release written to a file). It never
+        depends on the engine, which ``auto`` chooses from the file's size.
         """
+        self._max_rows = max_rows
         self._progress = progress
         self._report(0.0, "Reading the table over the declared domain")
         self.total_epsilon_ = check_epsilon(self.epsilon)
@@ -161,8 +165,7 @@ class Synthesizer:
 
     def _fit_opened(self, source, frame, rows) -> None:
         self.engine_ = "pandas" if source is None else source.engine
-        self.max_rows_ = (constraints.MAX_SYNTHETIC_ROWS if self.engine_ == "pandas"
-                          else constraints.MAX_ENGINE_SYNTHETIC_ROWS)
+        self.max_rows_ = getattr(self, "_max_rows", None) or constraints.MAX_SYNTHETIC_ROWS
         requested = check_rows(rows, self.max_rows_)
         if frame is not None:
             self.declared_domain_.check_matches(frame.columns)

@@ -347,6 +347,12 @@ def test_reupload_of_the_same_file_finds_its_ledger_and_declaration():
     assert any("worked on this file before" in s.value for s in other.success)
     spent = _workspace().spending(other.session_state["data"]["hash"]).relations[0].epsilon
     assert spent > 0 and f"ε = {format_epsilon(spent)}" in _sidebar_text(other)
+    # the same records in another form (shuffled, CRLF, semicolons, a blank line) find the same ledger
+    lines = TINY.decode().splitlines()
+    reshaped = "\r\n".join([lines[0], *lines[:0:-1], ""]).replace(",", ";") + "\r\n"
+    third = _upload(_app().run(), "again.csv", reshaped.encode())
+    assert third.session_state["data"]["hash"] == other.session_state["data"]["hash"]
+    assert f"ε = {format_epsilon(spent)}" in _sidebar_text(third)
 
 
 # --- a browser's table stays in that browser -----------------------------------------------------

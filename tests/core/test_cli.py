@@ -111,7 +111,7 @@ def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
     ("rho one", "--rho ('1') must be in (0, 1)"),
     ("rho tiny", "--rho ('1e-300') must be in (0, 1)"),
     ("rows huge", "rows ('100000000000000000000000000000000000...) must be a whole number from 1"),
-    ("rows over the cap", "rows ('5000001') must be a whole number from 1 to 5,000,000"),
+    ("rows over the cap", "rows ('1000000001') must be a whole number from 1 to 1,000,000,000"),
     ("seed negative", "seed ('-1') must be"),
     ("incomplete domain", "fnlwgt"),
     ("out folder missing", "folder does not exist"),
@@ -146,7 +146,7 @@ def test_bad_input_gives_one_line_and_exit_2(tmp_path, case, message):
     elif case == "rows huge":
         args["--rows"] = str(10**40)
     elif case == "rows over the cap":
-        args["--rows"] = "5000001"
+        args["--rows"] = "1000000001"  # the file cap, for every engine
     elif case == "seed negative":
         args["--seed"] = "-1"
     elif case == "incomplete domain":
@@ -234,7 +234,7 @@ def test_a_failure_while_writing_leaves_every_file_as_it_was(tmp_path, monkeypat
     def failing_fdopen(fd, mode="r", *args, **kwargs):
         handle = real_fdopen(fd, mode, *args, **kwargs)
         calls["n"] += 1
-        if calls["n"] == 2:  # the second file (the card) hits a full disk half-way
+        if calls["n"] == 1:  # the card (the table went to its temporary file in chunks) hits a full disk
             original_write = handle.write
 
             def write(data):

@@ -16,7 +16,7 @@ from dpsynth_core import constraints
 from dpsynth_core.cli import main
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.release import synthesize
-from dpsynth_core.workspace import Workspace, fingerprint_file, fingerprint_files
+from dpsynth_core.workspace import Workspace
 from dpsynth_core.release.writer import output_format
 from tests.conftest import complete_domain, shared_path
 
@@ -46,13 +46,14 @@ def test_a_release_written_in_chunks_through_duckdb_is_the_in_memory_release(tmp
     assert in_memory.data is not None and in_memory.rows == len(in_memory.data)
 
 
-def test_row_caps_are_public_and_depend_on_where_the_table_goes(tmp_path, ce):
+def test_row_caps_are_public_and_depend_on_where_the_table_goes_never_on_the_engine(tmp_path, ce):
     domain = complete_domain("ce")
-    big = constraints.MAX_SYNTHETIC_ROWS + 1
-    with pytest.raises(ParameterError, match="rows"):
-        synthesize(ce, domain, 1.0, rows=big, engine="duckdb")  # returned in memory: the in-memory cap
-    with pytest.raises(ParameterError, match="rows"):
-        synthesize(ce, domain, 1.0, rows=big, engine="pandas", out=tmp_path / "o.csv")
+    for engine in ("pandas", "duckdb"):
+        with pytest.raises(ParameterError, match="rows"):  # returned in memory: the in-memory cap
+            synthesize(ce, domain, 1.0, rows=constraints.MAX_SYNTHETIC_ROWS + 1, engine=engine)
+        with pytest.raises(ParameterError, match="rows"):  # written to a file: the file cap, whatever the engine
+            synthesize(ce, domain, 1.0, rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS + 1, engine=engine,
+                       out=tmp_path / "o.csv")
 
 
 def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, ce, capsys):
@@ -67,7 +68,8 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
     synthetic = pq.read_table(out).to_pandas()
     assert list(synthetic.columns) == list(ce.columns)
     assert len(synthetic) == json.loads(card.read_text())["rows"]["synthetic"]
-    (stored,) = Workspace(ledger).releases(fingerprint_file(data))
+    ws = Workspace(ledger)
+    (stored,) = ws.releases(ws.dataset_key(ws.records_key(data)))
     assert stored.rows == len(synthetic)  # the ledger records the release and its spend
     csv = tmp_path / "ce.csv"
     ce.to_csv(csv, index=False)
@@ -82,7 +84,7 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
 @pytest.mark.parametrize("extra, message", [
     (["--memory-limit", "lots"], "--memory-limit ('lots') must be a size such as 2GB"),
     (["--engine", "duckdb", "--method", "copula"], "method 'copula' reads the table in memory"),
-    (["--engine", "pandas", "--rows", str(constraints.MAX_SYNTHETIC_ROWS + 1)], "rows"),
+    (["--engine", "pandas", "--rows", str(constraints.MAX_ENGINE_SYNTHETIC_ROWS + 1)], "rows"),
 ])
 def test_engine_options_are_checked_with_one_line(tmp_path, capsys, extra, message):
     domain = tmp_path / "ce.domain.json"
@@ -189,8 +191,9 @@ def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_p
     for data, out in ((folder, "folder.csv"), (f"{folder}/part-*.parquet", "glob.csv")):  # 'auto' chose DuckDB
         assert _cli(tmp_path, data, tmp_path / out, "--workspace", str(ledger)) == 0, capsys.readouterr().err
         assert (tmp_path / out).read_bytes() == (tmp_path / "whole.csv").read_bytes()
-    parts = sorted(folder.glob("part-*.parquet"))
-    assert len(Workspace(ledger).releases(fingerprint_files(parts))) == 2  # the folder and the glob: one ledger
+    ws = Workspace(ledger)
+    assert len(ws.releases(ws.dataset_key(ws.records_key(folder)))) == 2  # the folder and the glob: one ledger
+    assert ws.dataset_key(ws.records_key(whole)) == ws.dataset_key(ws.records_key(ce))  # the records' ledger
     capsys.readouterr()
     assert _cli(tmp_path, folder, tmp_path / "pandas.csv", "--engine", "pandas") == 2
     err = capsys.readouterr().err.strip()

@@ -15,16 +15,16 @@ import pytest
 from dpsynth_core import synthesize
 from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
 from dpsynth_core.constraints import ADVANCED_COMPOSITION_DELTA
-from dpsynth_core.workspace import BudgetExceeded, Workspace, fingerprint, format_epsilon, ledger_text
+from dpsynth_core.workspace import BudgetExceeded, Workspace, format_epsilon, ledger_text
 from tests.conftest import ROOT
 
 DOMAIN = {"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]},
                       "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}}}
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 30, "age": [str(20 + i % 50) for i in range(60)]})
-FP = fingerprint(b"the bytes of some file")
+FP = "0123456789abcdef" * 4  # a dataset key (records_key gives them in use)
 
 
-def _release(epsilon=1.0, method="cathist", seed=0):
+def _release(epsilon=1.0, method="cathist", seed=None):  # a seeded draw has no guarantee
     return synthesize(TABLE, DOMAIN, epsilon, method=method, random_state=seed)
 
 
@@ -61,7 +61,7 @@ def test_composition_is_the_accountants_and_reports_delta(tmp_path):
 
 def test_zcdp_releases_compose_in_rho_at_their_delta(tmp_path):
     ws = Workspace(tmp_path)
-    releases = [_release(1.0, "marginals", seed) for seed in range(2)]
+    releases = [_release(1.0, "marginals") for _ in range(2)]
     for release in releases:
         ws.record_release(FP, release, name="people.csv", settings={})
     single = releases[0].card["guarantee"]
@@ -109,7 +109,7 @@ def test_two_concurrent_draws_record_two_spends(tmp_path, monkeypatch):
         return result
 
     monkeypatch.setattr(Workspace, "_check", slow_check)
-    releases = [_release(1.0, seed=s) for s in range(2)]
+    releases = [_release(1.0) for _ in range(2)]
     start = threading.Barrier(2)
     outcomes = []
 
@@ -143,7 +143,7 @@ def test_two_concurrent_draws_never_overspend_a_lifetime_budget(tmp_path, monkey
     def draw(seed):
         start.wait()
         try:
-            Workspace(tmp_path).record_release(FP, _release(1.0, seed=seed), name="people.csv", settings={})
+            Workspace(tmp_path).record_release(FP, _release(1.0), name="people.csv", settings={})
             outcomes.append("recorded")
         except BudgetExceeded:
             outcomes.append("refused")
@@ -163,14 +163,14 @@ def test_two_cli_processes_drawing_at_once_both_reach_the_ledger(tmp_path, capsy
     domain = tmp_path / "people.domain.json"
     domain.write_text(json.dumps(DOMAIN))
     runs = [subprocess.Popen([sys.executable, "-m", "dpsynth_core", "synth", str(data), "--domain", str(domain),
-                              "--epsilon", "0.5", "--seed", str(i), "--out", str(tmp_path / f"out{i}.csv"),
+                              "--epsilon", "0.5", "--out", str(tmp_path / f"out{i}.csv"),
                               "--workspace", str(tmp_path / "ws")], cwd=ROOT, stderr=subprocess.PIPE, text=True)
             for i in range(2)]
     for run in runs:
         _, errors = run.communicate(timeout=120)
         assert run.returncode == 0, errors
     ws = Workspace(tmp_path / "ws")
-    key = fingerprint(data.read_bytes())
+    key = ws.dataset_key(ws.records_key(data))
     assert ws.spending(key).draws == 2 and ws.spending(key).relations[0].epsilon == pytest.approx(1.0)
     from dpsynth_core.cli import main
 
@@ -244,30 +244,3 @@ def test_the_single_shared_session_of_version_1_is_not_resumed_by_anyone(tmp_pat
 def test_epsilon_is_printed_in_plain_digits():
     assert [format_epsilon(v) for v in (0.05, 1.0, 2.345, 34312.4, float("inf"))] == [
         "0.05", "1", "2.35", "34,312", "no guarantee"]
-
-
-def test_a_folder_of_parts_has_one_fingerprint_from_its_names_and_bytes(tmp_path):
-    import hashlib
-    import shutil
-
-    from dpsynth_core.workspace import fingerprint_file, fingerprint_files
-
-    folder = tmp_path / "table"
-    (folder / "sub").mkdir(parents=True)
-    files = [folder / "part-1.parquet", folder / "part-0.parquet", folder / "sub" / "part-2.parquet"]
-    for i, path in enumerate(files):
-        path.write_bytes(b"bytes of part %d" % i)
-    key = fingerprint_files(files)
-    manifest = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {name}\n"
-                       for name, p in sorted((p.relative_to(folder).as_posix(), p) for p in files))
-    assert key == hashlib.sha256(manifest.encode()).hexdigest() == fingerprint_files(files[::-1])
-    if shutil.which("sha256sum"):  # the documented shell command gives the same key
-        done = subprocess.run("LC_ALL=C sha256sum *.parquet sub/*.parquet | sha256sum", shell=True, cwd=folder,
-                              capture_output=True, text=True, check=True)
-        assert done.stdout.split()[0] == key
-    assert fingerprint_files(files[:1]) == fingerprint_file(files[0])  # one part: the file's own ledger
-    files[2].write_bytes(b"bytes of part 2!")
-    changed = fingerprint_files(files)
-    files[2].rename(folder / "sub" / "part-3.parquet")
-    renamed = fingerprint_files([*files[:2], folder / "sub" / "part-3.parquet"])
-    assert len({key, changed, renamed, fingerprint_files(files[:2])}) == 4

@@ -1,0 +1,123 @@
+"""The command line's outputs: checked before any work, written whole or not at all.
+
+:func:`check_targets` refuses, before anything is read, an output that is a folder or a device,
+one of the inputs, another output, the workspace's database (or its journal) or inside the
+workspace folder; :func:`write_all` writes every file beside its final name and renames them
+all into place only once all are complete.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from ..errors import ParameterError
+
+
+def same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def check_targets(args) -> list[tuple[str, Path]]:
+    """Every output path, checked before any work: a writable folder, not a folder or device
+    itself, not one of the inputs, not another output."""
+    named = [(flag, value) for flag, value in
+             (("--out", args.out), ("--card", args.card), ("--card-html", args.card_html),
+              ("--rerun-script", getattr(args, "rerun_script", None))) if value is not None]
+    for flag, value in named:
+        if not value.strip():
+            raise ParameterError(f"{flag} must name a file")
+    targets = [(flag, Path(value)) for flag, value in named]
+    inputs = [("the input", Path(args.input)), ("--domain", Path(args.domain))]
+    for flag, path in targets:
+        folder = path.resolve().parent
+        if not folder.is_dir():
+            raise ParameterError(f"cannot write {path} ({flag}): its folder does not exist")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ParameterError(f"cannot write {path} ({flag}): its folder is not writable")
+        if path.exists() or path.is_symlink():
+            mode = path.stat().st_mode if path.exists() else 0
+            if stat.S_ISDIR(mode):
+                raise ParameterError(f"cannot write {path} ({flag}): it is a folder")
+            if not stat.S_ISREG(mode):
+                raise ParameterError(f"cannot write {path} ({flag}): it is not a regular file")
+        for other, source in inputs:
+            if same_file(path, source):
+                raise ParameterError(f"{flag} ({path}) is the same file as {other}: it would be replaced")
+    for i, (flag, path) in enumerate(targets):
+        for other, second in targets[i + 1:]:
+            if same_file(path, second):
+                raise ParameterError(f"{flag} and {other} name the same file ({path})")
+    return targets
+
+
+def write_all(files: list[tuple[Path, bytes]], ready: tuple = ()) -> None:
+    """Write every file to a temporary file beside it, then rename them all into place.
+
+    ``ready``: (temporary file, final path) pairs already written (a table written in chunks).
+    Nothing is renamed until every temporary file is complete, so a failure (a full disk, a
+    folder that refuses the file) leaves every existing file as it was and no stray file.
+    """
+    mask = os.umask(0)
+    os.umask(mask)
+    written: list[tuple[str, Path]] = list(ready)
+    try:
+        for path, content in files:
+            fd, temporary = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
+            written.append((temporary, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(temporary, 0o666 & ~mask)
+        for temporary, path in written:
+            os.replace(temporary, path)
+    except BaseException:
+        for temporary, _ in written:
+            discard(temporary)
+        raise
+
+
+def discard(temporary) -> None:
+    """Remove a temporary output: a file, or the folder of parts Spark wrote."""
+    if Path(temporary).is_dir():
+        shutil.rmtree(temporary, ignore_errors=True)
+    else:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def check_outside_input(targets: list, pattern: str, parts: list) -> None:
+    """No output inside an input folder or matching an input glob: the next run would read it."""
+    folder = Path(pattern).resolve() if Path(pattern).is_dir() else None
+    for flag, path in targets:
+        where = path.resolve()
+        if any(same_file(path, part) for part in parts):
+            raise ParameterError(f"{flag} ({path}) is one of the input's files: it would be replaced")
+        if folder is not None and folder in where.parents:
+            raise ParameterError(f"{flag} ({path}) is inside the input folder {pattern}: write it elsewhere "
+                                 "(a later run would read it as part of the table)")
+        if folder is None and where.match(str(Path(pattern).resolve())):
+            raise ParameterError(f"{flag} ({path}) matches the input glob {pattern!r}: write it elsewhere "
+                                 "(a later run would read it as part of the table)")
+
+
+def check_apart_from_workspace(targets: list, database: Path, data: str) -> None:
+    """No output may be the workspace's database or its journal (a card written there would
+    replace the whole ledger), and the workspace may not sit inside the input folder (its
+    database would become part of the table)."""
+    journals = [database.with_name(database.name + end) for end in ("", "-wal", "-shm", "-journal")]
+    for flag, path in targets:
+        if any(same_file(path, journal) for journal in journals):
+            raise ParameterError(f"{flag} ({path}) is the workspace's database: it would replace the budget ledger")
+    source = Path(data)
+    if source.is_dir():
+        inside = source.resolve()
+        if database.parent.resolve() == inside or inside in database.parent.resolve().parents:
+            raise ParameterError(f"the workspace {database.parent} is inside the input folder {data}: choose "
+                                 "another workspace folder")

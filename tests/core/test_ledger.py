@@ -1,0 +1,258 @@
+"""The ledger follows the records (any file form, one key per workspace), named datasets share a
+budget, every limit change is kept, a seeded run is not called private, and the workspace's
+surfaces fail cleanly: another program's database, devices, damaged or read-only workspaces."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from dpsynth_core import synthesize
+from dpsynth_core.cli import main
+from dpsynth_core.data.fingerprint import RecordSums, records_fingerprint
+from dpsynth_core.errors import DataError
+from dpsynth_core.release.ledger import APPLICATION_ID
+from dpsynth_core.workspace import Workspace
+from tests.conftest import ROOT
+from tests.corpus import good_csv, good_domain
+
+KEY = bytes(range(32))
+
+
+@pytest.fixture
+def files(tmp_path):
+    """The same 300 records as CSV, shuffled with CRLF and a blank line, TSV, Parquet and Parquet parts."""
+    (tmp_path / "a.csv").write_bytes(good_csv())
+    frame = pd.read_csv(tmp_path / "a.csv", dtype=str, keep_default_na=False)
+    shuffled = frame.sample(frac=1, random_state=3)
+    (tmp_path / "b.csv").write_bytes(shuffled.to_csv(index=False, lineterminator="\r\n").encode() + b"\r\n")
+    shuffled.to_csv(tmp_path / "c.tsv", sep="\t", index=False)
+    typed = frame.assign(age=frame["age"].astype("int64"), income=frame["income"].astype(float),
+                         day=pd.to_datetime(frame["day"]).dt.date)
+    pq.write_table(pa.Table.from_pandas(typed, preserve_index=False), tmp_path / "d.parquet")
+    (tmp_path / "parts").mkdir()
+    for i, part in enumerate((shuffled.iloc[:100], shuffled.iloc[100:])):
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), tmp_path / "parts" / f"part-{i}.parquet")
+    (tmp_path / "d.json").write_text(json.dumps(good_domain()))
+    return tmp_path
+
+
+def test_the_fingerprint_follows_the_records_in_any_form(files):
+    forms = ["a.csv", "b.csv", "c.tsv", "d.parquet", "parts"]
+    keys = {records_fingerprint(files / f, KEY) for f in forms}
+    frame = pd.read_csv(files / "a.csv", dtype=str, keep_default_na=False)
+    keys.add(records_fingerprint(frame[frame.columns[::-1]], KEY))  # column order does not matter
+    assert len(keys) == 1
+    other = frame.copy()
+    other.loc[7, "age"] = "101"
+    assert records_fingerprint(other, KEY) not in keys  # one changed cell: other data
+    assert records_fingerprint(frame.iloc[1:], KEY) not in keys  # one record fewer
+    assert records_fingerprint(pd.concat([frame, frame.iloc[:1]]), KEY) not in keys  # one record more
+
+
+def test_the_fingerprint_is_keyed_so_it_confirms_nothing_offline(files):
+    key = records_fingerprint(files / "a.csv", KEY)
+    assert records_fingerprint(files / "a.csv", bytes(32)) != key
+    assert key != hashlib.sha256((files / "a.csv").read_bytes()).hexdigest()
+    sums = RecordSums(KEY)  # pinned: a change of the rule (or of pandas' SipHash) would orphan every ledger
+    sums.add(pd.DataFrame({"a": ["x", " 1.50", None], "b": [1, 2, 3]}))
+    assert sums.hexdigest()[:16] == PINNED
+
+
+PINNED = "cf51bd1ac2177c62"
+
+
+def test_a_limit_holds_for_the_records_in_every_form_and_every_change_is_kept(files, capsys):
+    ws = str(files / "ws")
+    assert main(["ledger", str(files / "a.csv"), "--workspace", ws, "--limit", "1.5"]) == 0
+
+    def synth(name, epsilon, *extra):
+        return main(["synth", str(files / name), "--domain", str(files / "d.json"), "--epsilon", str(epsilon),
+                     "--out", str(files / f"out-{name}-{epsilon}.csv"), "--workspace", ws, *extra])
+
+    assert synth("a.csv", 1) == 0
+    for form in ("b.csv", "c.tsv", "d.parquet", "parts"):
+        assert synth(form, 1) == 2
+        assert "lifetime budget of ε = 1.5" in capsys.readouterr().err
+    assert synth("parts", 0.5) == 0
+    assert main(["ledger", str(files / "d.parquet"), "--workspace", ws, "--limit", "none"]) == 0
+    printed = capsys.readouterr().out
+    assert "none -> ε = 1.5" in printed and "ε = 1.5 -> none" in printed and printed.count(" release ") == 2
+
+
+def test_synth_records_in_the_default_workspace_unless_told_not_to(files):
+    default = Workspace()
+    assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1",
+                 "--out", str(files / "o.csv")]) == 0
+    assert default.spending(default.dataset_key(default.records_key(files / "d.parquet"))).draws == 1
+    card = files / "card.json"
+    assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1",
+                 "--out", str(files / "o2.csv"), "--no-ledger", "--card", str(card)]) == 0
+    assert "in no budget ledger" in json.loads(card.read_text())["ledger"]
+    assert len(default.spends()) == 1
+
+
+def test_named_versions_share_one_budget_and_their_records_find_it(files, capsys):
+    ws = str(files / "ws")
+    frame = pd.read_csv(files / "a.csv", dtype=str, keep_default_na=False)
+    frame.iloc[:250].to_csv(files / "v1.csv", index=False)
+    base = ["--domain", str(files / "d.json"), "--workspace", ws]
+    assert main(["synth", str(files / "v1.csv"), *base, "--epsilon", "1", "--out", str(files / "o1.csv")]) == 0
+    assert main(["ledger", "--dataset", "monthly", "--workspace", ws, "--limit", "2.5"]) == 0
+    # v1 joins the name with its earlier draw; v2 (more records) shares the budget
+    assert main(["synth", str(files / "v1.csv"), *base, "--dataset", "monthly", "--epsilon", "1",
+                 "--out", str(files / "o2.csv")]) == 0
+    assert main(["synth", str(files / "a.csv"), *base, "--dataset", "monthly", "--epsilon", "1",
+                 "--out", str(files / "o3.csv")]) == 2
+    assert "over its lifetime budget of ε = 2.5" in capsys.readouterr().err
+    # the records, without the name, find the named dataset; they cannot join another name
+    assert main(["synth", str(files / "d.parquet"), *base, "--epsilon", "0.6", "--out", str(files / "o4.csv")]) == 2
+    assert main(["synth", str(files / "v1.csv"), *base, "--dataset", "other", "--epsilon", "0.1",
+                 "--out", str(files / "o5.csv")]) == 2
+    assert "already counted in the dataset 'monthly'" in capsys.readouterr().err
+
+
+def test_a_seeded_run_says_it_is_not_private_before_writing_and_the_ledger_agrees(files, capsys):
+    release = synthesize(pd.read_csv(files / "a.csv", dtype=str), good_domain(), 1.0, random_state=5)
+    guarantee = release.card["guarantee"]
+    assert guarantee["epsilon"] is None and guarantee["seeded"] and "fixed random seed" in guarantee["plain_words"]
+    assert synthesize(pd.read_csv(files / "a.csv", dtype=str), good_domain(), 1.0).card["guarantee"]["epsilon"] == 1
+    ws = str(files / "ws")
+    out = files / "seeded.csv"
+    assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1", "--seed", "3",
+                 "--out", str(out), "--workspace", str(files / "a.csv")]) == 2  # refused later: the note came first
+    assert "not private" in capsys.readouterr().err and not out.exists()
+    assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1", "--seed", "3",
+                 "--out", str(out), "--workspace", ws]) == 0
+    (spend,) = Workspace(ws).spends()
+    assert spend["guaranteed"] is False and spend["epsilon"] is None
+
+
+def test_the_app_never_seeds_a_release():
+    """Every draw of the publisher's data in the app uses the secure source. (The k-anonymity page's
+    demo, on the bundled example and never a release, is seeded so that it reads the same each time.)"""
+    calls = []
+    for page in [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "app_support").glob("*.py")]:
+        for call in page.read_text().split("synthesize(")[1:]:
+            calls.append((page.name, call[:call.index(")\n") if ")\n" in call else 400]))
+    releases = [(name, call) for name, call in calls if "example_declaration" not in call]
+    assert releases and all("random_state" not in call and "seed" not in call for _, call in releases), releases
+
+
+# --- the workspace's surfaces -----------------------------------------------------------------
+
+def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path, capsys):
+    folder = tmp_path / "other"
+    folder.mkdir()
+    with sqlite3.connect(folder / "workspace.sqlite") as conn:
+        conn.executescript("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine'); "
+                           "PRAGMA user_version = 7;")
+    before = (folder / "workspace.sqlite").read_bytes()
+    for argv in (["ledger", "--workspace", str(folder)], ["ledger", "--workspace", str(folder), "--dataset", "x",
+                                                           "--limit", "1"]):
+        assert main(argv) == 2
+        assert "another program's database" in capsys.readouterr().err
+    assert (folder / "workspace.sqlite").read_bytes() == before and sorted(os.listdir(folder)) == ["workspace.sqlite"]
+
+
+@pytest.mark.parametrize("content", [b"not a database at all", b"SQLite format 3\x00" + b"\x00" * 50, b"\x00" * 4096])
+def test_a_damaged_workspace_is_one_line(tmp_path, capsys, content):
+    (tmp_path / "workspace.sqlite").write_bytes(content)
+    assert main(["ledger", "--workspace", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "internal" not in err
+
+
+def test_a_truncated_workspace_is_one_line(tmp_path, capsys):
+    ws = Workspace(tmp_path)
+    ws.set_lifetime_budget("0" * 64, 1.0, name="x")
+    with sqlite3.connect(tmp_path / "workspace.sqlite") as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = (tmp_path / "workspace.sqlite").read_bytes()
+    (tmp_path / "workspace.sqlite").write_bytes(data[: len(data) // 2])
+    assert main(["ledger", "--workspace", str(tmp_path)]) == 2
+    assert "internal" not in capsys.readouterr().err
+
+
+def test_a_read_only_workspace_can_be_listed(tmp_path, capsys, monkeypatch):
+    ws = Workspace(tmp_path / "ws")
+    ws.set_lifetime_budget("0" * 64, 2.0, name="people.csv")
+    os.chmod(tmp_path / "ws" / "workspace.sqlite", 0o400)
+    os.chmod(tmp_path / "ws", 0o500)
+    from dpsynth_core.release import ledger
+
+    real = os.access
+    monkeypatch.setattr(ledger.os, "access", lambda path, mode: False if mode & os.W_OK else real(path, mode))
+    try:  # (as root, permissions do not bind: os.access says what an ordinary user would meet)
+        before = sorted(os.listdir(tmp_path / "ws"))
+        assert main(["ledger", "--workspace", str(tmp_path / "ws")]) == 0
+        assert "people.csv" in capsys.readouterr().out and sorted(os.listdir(tmp_path / "ws")) == before
+    finally:
+        os.chmod(tmp_path / "ws", 0o700)
+
+
+def test_ledger_refuses_devices_and_missing_files(tmp_path, capsys):
+    for target in ("/dev/zero", str(tmp_path / "missing.csv"), str(tmp_path)):
+        started = time.monotonic()
+        assert main(["ledger", target, "--workspace", str(tmp_path / "ws")]) == 2
+        assert time.monotonic() - started < 30 and "internal" not in capsys.readouterr().err
+
+
+def test_a_folder_others_can_write_is_tightened_with_a_note(tmp_path, capsys):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+    assert main(["ledger", "--workspace", str(folder), "--dataset", "x", "--limit", "1"]) == 0
+    assert "chmod 700" in capsys.readouterr().err and (folder.stat().st_mode & 0o777) == 0o700
+
+
+def test_outputs_never_name_the_workspace_and_empty_paths_are_refused(files, capsys):
+    ws = files / "ws"
+    Workspace(ws)
+    before = (ws / "workspace.sqlite").read_bytes()
+    base = ["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1"]
+    for extra in (["--out", str(files / "o.csv"), "--card", str(ws / "workspace.sqlite"), "--workspace", str(ws)],
+                  ["--out", str(files / "o.csv"), "--card-html", str(ws / "workspace.sqlite-wal"),
+                   "--workspace", str(ws)],
+                  ["--out", str(ws / "workspace.sqlite"), "--workspace", str(ws)],
+                  ["--out", ""], ["--out", str(files / "o.csv"), "--workspace", ""],
+                  ["--out", str(files / "o.csv"), "--workspace", str(files / "parts" / "ws"), "--input-parts"]):
+        argv = base + extra
+        if "--input-parts" in extra:  # the workspace inside the input folder: its database would join the table
+            argv = [a for a in argv if a != "--input-parts"]
+            argv[1] = str(files / "parts")
+        assert main(argv) == 2, extra
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "internal" not in err, err
+    assert (ws / "workspace.sqlite").read_bytes() == before and not (files / "o.csv").exists()
+    assert sorted(os.listdir(files / "parts")) == ["part-0.parquet", "part-1.parquet"]
+
+
+def test_sigterm_removes_temporary_copies_and_partial_outputs(files, tmp_path):
+    rows = pd.read_csv(files / "a.csv", dtype=str, keep_default_na=False)
+    big = pd.concat([rows] * 1500, ignore_index=True)
+    big.to_csv(files / "big.csv", index=False)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    out = files / "out"
+    out.mkdir()
+    run = subprocess.Popen([sys.executable, "-m", "dpsynth_core", "synth", str(files / "big.csv"), "--domain",
+                            str(files / "d.json"), "--epsilon", "1", "--engine", "duckdb", "--no-ledger",
+                            "--rows", "3000000", "--out", str(out / "o.csv")], cwd=ROOT, stderr=subprocess.PIPE,
+                           text=True, env=dict(os.environ, TMPDIR=str(temp)))
+    time.sleep(4)
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode in (143, 2, 0), err
+    assert list(temp.iterdir()) == [] and [p.name for p in out.iterdir()] in ([], ["o.csv"]), err
