@@ -82,3 +82,9 @@ def _warnings_are_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         yield
+
+
+def stated(card: dict) -> dict:
+    """What a card's guarantee states for its mechanism: a seeded release (a repeatable test) claims
+    none, and keeps what the same draw from the secure source would guarantee under ``unseeded``."""
+    return card["guarantee"].get("unseeded", card["guarantee"])

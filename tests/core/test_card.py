@@ -6,6 +6,7 @@ import pandas as pd
 
 from dpsynth_core import synthesize
 from dpsynth_core.release.card import plain_guarantee, plain_number, render_card_html
+from tests.conftest import stated
 
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})
 DOMAIN = {"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]},
@@ -21,7 +22,7 @@ def test_numbers_are_plain_digits():
 
 def test_a_method_without_guarantee_names_no_privacy_unit_and_is_not_green():
     card = synthesize(TABLE, DOMAIN, 1.0, method="microagg", random_state=1, k=10).card
-    assert card["guarantee"]["neighbouring"] is None
+    assert stated(card)["neighbouring"] is None
     assert all(spend["neighbouring"] is None for spend in card["spends"])
     page = render_card_html(card)
     assert 'class="guarantee none"' in page and "privacy unit" not in page.lower()

@@ -15,6 +15,7 @@ from dpsynth_core.data.counting import CodedTable
 from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import audit, clopper_pearson
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain, missing_cells_bound
+from tests.conftest import stated
 
 
 def test_orthant_probability_matches_scipy():
@@ -70,7 +71,7 @@ def test_composition_reported_is_the_better_one():
 
     # 7 columns: 28 measurements, where advanced composition does not beat basic
     frame, spec = adult_small(2000)
-    g = synthesize(frame, spec, 1.0, method="copula", random_state=4).card["guarantee"]
+    g = stated(synthesize(frame, spec, 1.0, method="copula", random_state=4).card)
     assert g["composition"] == "basic" and g["epsilon"] == pytest.approx(1.0) and g["delta"] == 0
     # 15 columns: 120 measurements, where it does; delta is reported. Two values per column keep the
     # latent dimension (and the run time) small: the choice depends on the number of measurements only.
@@ -79,9 +80,9 @@ def test_composition_reported_is_the_better_one():
     spec = {"columns": {f"c{i}": {"type": "categorical", "values": ["yes", "no"], "missing": False}
                         for i in range(m)}}
     release = synthesize(wide, spec, 1.0, method="copula", random_state=4)
-    g = release.card["guarantee"]
+    g = stated(release.card)
     assert g["composition"] == "advanced" and g["delta"] == pytest.approx(1e-6)
-    assert g["epsilon"] <= 1.0 + 1e-9 and release.card["guarantee"] == g
+    assert g["epsilon"] <= 1.0 + 1e-9 and stated(release.card) == g
     measured = [e for e in release.card["spends"] if not e["label"].startswith("bins ")]  # binning: see test_binning
     assert len(measured) == 1 + m + m * (m - 1) // 2
 

@@ -11,6 +11,7 @@ from dpsynth_core.synthesizers.deniability import (PlausibleDeniability, project
                                                    whole_file_epsilon)
 from tests.audit import audit, clopper_pearson
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
+from tests.conftest import stated
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,7 @@ def test_ledger_counts_every_candidate_run_not_only_released_records():
     runs = next(e for e in release.card["spends"] if "candidate runs" in e["label"])
     assert runs["epsilon"] == pytest.approx(1000 * per_run["epsilon"])
     assert runs["delta"] == pytest.approx(min(1.0, 1000 * per_run["delta"]))
-    assert release.card["guarantee"]["epsilon"] > 1000
+    assert stated(release.card)["epsilon"] > 1000
     assert 0 < len(release.data) < 1000  # the file holds the runs that passed, fewer than the runs
     assert "1,000 candidates" in release.card["rows"]["policy"]
     assert "asked for this number of rows" not in release.card["rows"]["policy"]
@@ -78,7 +79,7 @@ def test_ledger_counts_every_candidate_run_not_only_released_records():
 def test_planned_epsilon_is_the_cards_with_the_defaults():
     frame, spec = adult_small(1000)
     release = synthesize(frame, spec, 1.0, method="deniability", rows=200, random_state=2)
-    assert release.card["guarantee"]["epsilon"] == pytest.approx(whole_file_epsilon(1.0, 200))
+    assert stated(release.card)["epsilon"] == pytest.approx(whole_file_epsilon(1.0, 200))
     assert whole_file_epsilon(1.0, 200, k=10) > whole_file_epsilon(1.0, 200)  # fewer seeds, weaker per run
 
 
@@ -119,7 +120,7 @@ def test_rejects_bad_candidates():
 def test_deterministic_test_has_no_guarantee():
     frame, spec = adult_small(2000)
     release = synthesize(frame, spec, 1.0, method="deniability", rows=200, random_state=4, k=10, epsilon0=None)
-    assert release.card["guarantee"]["epsilon"] is None
+    assert stated(release.card)["epsilon"] is None
 
 
 # --- audit of the randomised test's release probability; the deterministic test is caught ---

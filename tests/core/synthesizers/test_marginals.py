@@ -15,6 +15,7 @@ from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, choose, measure, score
 from tests.audit import HalfGaussian, HalfNoise, audit
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
+from tests.conftest import stated
 
 
 def _mean_two_way(frame, out, spec):
@@ -50,7 +51,7 @@ def test_budget_is_spent_exactly_and_matches_the_noise_drawn():
 def test_pure_mode_uses_basic_composition():
     frame, spec = adult_small(2000)
     release = synthesize(frame, spec, 1.0, method="marginals", random_state=1, delta=0)
-    g = release.card["guarantee"]
+    g = stated(release.card)
     assert g["delta"] == 0 and g["composition"] == "basic" and g["epsilon"] == pytest.approx(1.0)
     assert not any(e["mechanism"].startswith("discrete Gaussian") for e in release.card["spends"])
     with pytest.raises(ParameterError, match="delta"):
@@ -60,7 +61,7 @@ def test_pure_mode_uses_basic_composition():
 def test_card_states_the_chosen_epsilon_and_explains_delta():
     frame, spec = adult_small(2000)
     card = synthesize(frame, spec, 1.0, method="marginals", random_state=2).card
-    g = card["guarantee"]
+    g = stated(card)
     assert f"{g['epsilon']:.4g}" == "1" and "rho" in g and "chance" in g["delta_in_plain_words"]
     assert sum(card["budget_split"].values()) == pytest.approx(1.0, rel=1e-6)
     assert "delta_rule" in card["method_details"] and card["method_details"]["measured_marginals"]
@@ -115,7 +116,7 @@ def test_single_column_table():
     frame = pd.DataFrame({"sex": ["F"] * 70 + ["M"] * 30})
     release = synthesize(frame, spec, 1.0, method="marginals", random_state=0)
     assert set(release.data["sex"]) <= {"F", "M"}
-    assert release.card["guarantee"]["epsilon"] == pytest.approx(1.0, rel=1e-6)
+    assert stated(release.card)["epsilon"] == pytest.approx(1.0, rel=1e-6)
 
 
 # --- privacy audits: one measurement, one selection step ---------------------------------

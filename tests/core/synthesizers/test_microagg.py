@@ -9,6 +9,7 @@ from dpsynth_core.errors import ParameterError
 from dpsynth_core.synthesizers.microagg import MicroAggregation, feature_groups, mdav
 from tests.audit import audit
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
+from tests.conftest import stated
 
 
 def test_mdav_clusters_have_at_least_k_records_and_cover_all():
@@ -37,8 +38,8 @@ def test_feature_groups_follow_correlation():
 def test_card_states_there_is_no_guarantee():
     frame, spec = adult_small(2000)
     release = synthesize(frame, spec, 1.0, method="microagg", random_state=0, k=25)
-    assert release.card["guarantee"]["epsilon"] is None
-    assert "without noise" in release.card["guarantee"]["plain_words"]
+    assert stated(release.card)["epsilon"] is None
+    assert "without noise" in stated(release.card)["plain_words"]
     assert_in_domain(release.data, spec)
 
 
@@ -84,6 +85,6 @@ def test_audit_demonstrates_that_microagg_has_no_guarantee():
     d, d_prime = _flip_tables()
     events = {"a follows b more than c": lambda gap: gap > 0.1}
     result = audit(_correlation_gap, d, d_prime, events, trials=200, seed=1)
-    noise_epsilon = synthesize(d, _FLIP_SPEC, 1.0, method="microagg", random_state=0, k=200,
-                               feature_groups=2).card["guarantee"]["noise_epsilon"]
+    noise_epsilon = stated(synthesize(d, _FLIP_SPEC, 1.0, method="microagg", random_state=0, k=200,
+                               feature_groups=2).card)["noise_epsilon"]
     assert result.violates(noise_epsilon), result
