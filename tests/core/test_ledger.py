@@ -21,7 +21,6 @@ import pytest
 from dpsynth_core import synthesize
 from dpsynth_core.cli import main
 from dpsynth_core.data.fingerprint import RecordSums, records_fingerprint
-from dpsynth_core.errors import DataError
 from dpsynth_core.release.ledger import APPLICATION_ID
 from dpsynth_core.workspace import Workspace
 from tests.conftest import ROOT
@@ -164,6 +163,9 @@ def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path, capsy
         assert main(argv) == 2
         assert "another program's database" in capsys.readouterr().err
     assert (folder / "workspace.sqlite").read_bytes() == before and sorted(os.listdir(folder)) == ["workspace.sqlite"]
+    Workspace(tmp_path / "ours")  # a workspace says whose it is: SQLite's application_id
+    with sqlite3.connect(tmp_path / "ours" / "workspace.sqlite") as conn:
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
 
 
 @pytest.mark.parametrize("content", [b"not a database at all", b"SQLite format 3\x00" + b"\x00" * 50, b"\x00" * 4096])

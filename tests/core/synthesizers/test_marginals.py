@@ -7,15 +7,15 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 from dpsynth_core.data.counting import CodedTable
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
+from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, choose, measure, score
 from tests.audit import HalfGaussian, HalfNoise, audit
-from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 from tests.conftest import stated
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 def _mean_two_way(frame, out, spec):

@@ -8,8 +8,8 @@ from dpsynth_core import synthesize
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.synthesizers.microagg import MicroAggregation, feature_groups, mdav
 from tests.audit import audit
-from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 from tests.conftest import stated
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 def test_mdav_clusters_have_at_least_k_records_and_cover_all():
