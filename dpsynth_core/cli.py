@@ -304,8 +304,19 @@ def _workspace(folder: str | None, *, read_only: bool = False):
 
 
 def _run_ledger(args) -> None:
+    from .data.fingerprint import check_source
     from .workspace import ledger_text
 
+    limit = None
+    if args.limit is not None:  # every check before the workspace is opened (or made)
+        if not args.input and args.dataset is None:
+            raise DPSynthError("--limit needs the data file, or the --dataset, whose lifetime budget it sets")
+        try:
+            limit = None if args.limit.strip().lower() == "none" else float(args.limit)
+        except ValueError:
+            raise DPSynthError(f"--limit ({args.limit!r}) must be a number > 0 or 'none'") from None
+    if args.input:
+        check_source(args.input)
     workspace = _workspace(args.workspace, read_only=args.limit is None)  # a listing never writes
     key = None
     if args.input or args.dataset is not None:
@@ -314,12 +325,6 @@ def _run_ledger(args) -> None:
             print(f"no spends recorded in {workspace.path} for this data")
             return
     if args.limit is not None:
-        if key is None:
-            raise DPSynthError("--limit needs the data file, or the --dataset, whose lifetime budget it sets")
-        try:
-            limit = None if args.limit.strip().lower() == "none" else float(args.limit)
-        except ValueError:
-            raise DPSynthError(f"--limit ({args.limit!r}) must be a number > 0 or 'none'") from None
         workspace.set_lifetime_budget(key, limit, name=args.dataset or _input_name(args.input), source="cli")
     print(ledger_text(workspace, key))
 

@@ -57,6 +57,8 @@ def domain_with(column: str, spec: dict, **top) -> dict:
 MISSING, FOLDER, SAME_AS_DATA, SAME_AS_DOMAIN = "<missing>", "<folder>", "<data>", "<domain>"
 #: The folder of a case's Parquet parts (``Case.parts``); in ``data`` and output paths.
 PARTS = "<parts>"
+#: The case's own folder, in option values (``--workspace <here>/ws``); an empty path.
+HERE, EMPTY = "<here>", "<empty>"
 
 
 def parquet_part(rows: list[str], header: str = HEADER, types: dict | None = None) -> bytes:
@@ -417,9 +419,105 @@ def _parquet_cases() -> list[Case]:
     ]
 
 
+def parquet_file(column) -> bytes:
+    """A Parquet file of the good records whose ``city`` column is replaced by ``column`` (an Arrow array)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names, cells = HEADER.split(","), [row.split(",") for row in good_rows()]
+    table = pa.table({n: pa.array([c[i] for c in cells]) for i, n in enumerate(names)})
+    sink = io.BytesIO()
+    pq.write_table(table.set_column(0, "city", column(len(cells))), sink)
+    return sink.getvalue()
+
+
+def foreign_database() -> bytes:
+    """Another program's SQLite database (its own table, its own user_version)."""
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    conn.executescript("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine'); PRAGMA user_version = 7;")
+    raw = conn.serialize()
+    conn.close()
+    return raw
+
+
+def _surface_cases() -> list[Case]:
+    """The newer surfaces: single Parquet files, odd columns, workspaces and the ledger command."""
+    import pyarrow as pa
+
+    whole = parquet_part(good_rows())
+    city = [c for c in CITIES for _ in range(60)][:300]
+    columns = {"a list column": lambda n: pa.array([[x] for x in city[:n]]),
+               "a struct column": lambda n: pa.array([{"name": x} for x in city[:n]]),
+               "a map column": lambda n: pa.array([[(x, 1)] for x in city[:n]], pa.map_(pa.string(), pa.int64())),
+               "a binary column that is not UTF-8": lambda n: pa.array([b"\xff" + x.encode() for x in city[:n]],
+                                                                       pa.binary())}
+    reserved = good_csv(header="__dpsynth_w,age,income,day,code")
+    spec = good_domain()
+    spec["columns"] = {("__dpsynth_w" if k == "city" else k): v for k, v in spec["columns"].items()}
+    ws = {"--workspace": f"{HERE}/ws"}
+
+    def paths(name, expect, outputs, options=(), **kw):
+        return Case("paths", name, expect, outputs=outputs, options=tuple(options), api=False, cli=True, **kw)
+
+    def ledger(name, data, options=(), **kw):
+        return Case("devices", name, "error", data=data, options=tuple(options), command="ledger", api=False,
+                    cli=True, outputs={}, **kw)
+
+    cases = [Case("parquet", f"one Parquet file: {label}", "error", data=f"{PARTS}/t.parquet",
+                  parts={"t.parquet": content}, cli=True)
+             for label, content in (("truncated", whole[: len(whole) // 2]), ("empty", b""),
+                                    ("a CSV named .parquet", good_csv()), ("damaged", whole[:60] + bytes(40) + whole[100:]))]
+    cases += [Case("parquet", f"a Parquet file with {label}", "error", data=f"{PARTS}/t.parquet",
+                   parts={"t.parquet": parquet_file(column)}, cli=True) for label, column in columns.items()]
+    cases += [
+        Case("csv", "--encoding idna", "error", options=(("--encoding", "idna"),), cli=True),
+        Case("csv", "a column named like an internal one", "error", data=reserved, domain=spec, cli=True),
+        Case("csv", "a column named like an internal one, DuckDB", "error", data=reserved, domain=spec,
+             options=(("--engine", "duckdb"),)),
+        paths("--card is the workspace's database", "error", {"--out": "new.csv", "--card": "ws/workspace.sqlite"},
+              ws.items()),
+        paths("--card-html is the workspace's journal", "error",
+              {"--out": "new.csv", "--card-html": "ws/workspace.sqlite-wal"}, ws.items()),
+        paths("--out is the workspace's database", "error", {"--out": "ws/workspace.sqlite"}, ws.items()),
+        paths("--out is empty", "error", {"--out": EMPTY}),
+        paths("--card is empty", "error", {"--out": "new.csv", "--card": EMPTY}),
+        paths("--workspace is empty", "error", {"--out": "new.csv"}, [("--workspace", EMPTY)]),
+        paths("--workspace is a file", "error", {"--out": "new.csv"}, [("--workspace", f"{HERE}/data.csv")]),
+        paths("--workspace is a device", "error", {"--out": "new.csv"}, [("--workspace", "/dev/null")]),
+        paths("--workspace holds another program's database", "error", {"--out": "new.csv"}, ws.items(),
+              existing={"ws/workspace.sqlite": foreign_database()}),
+        paths("--workspace holds a damaged database", "error", {"--out": "new.csv"}, ws.items(),
+              existing={"ws/workspace.sqlite": b"SQLite format 3\x00" + bytes(200)}),
+        paths("--workspace is not a database", "error", {"--out": "new.csv"}, ws.items(),
+              existing={"ws/workspace.sqlite": b"my notes\n"}),
+        paths("--no-ledger with --workspace", "error", {"--out": "new.csv"}, [("--no-ledger", None), *ws.items()]),
+        paths("--dataset with an empty name", "error", {"--out": "new.csv"}, [("--dataset", EMPTY)]),
+        paths("--dataset with a line end", "error", {"--out": "new.csv"}, [("--dataset", "a\nb")]),
+        paths("--no-ledger", "ok", {"--out": "new.csv", "--card": "card.json"}, [("--no-ledger", None)]),
+        paths("a named dataset", "ok", {"--out": "new.csv"}, [("--dataset", "monthly extract")]),
+        Case("parquet", "--workspace inside the input folder", "error", data=PARTS,
+             parts={"part-0.parquet": whole}, options=(("--workspace", f"{PARTS}/ws"),), api=False, cli=True),
+        ledger("ledger of /dev/zero", "/dev/zero", ws.items()),
+        ledger("ledger --limit of /dev/zero", "/dev/zero", [("--limit", "1"), *ws.items()]),
+        ledger("ledger of a missing file", MISSING, ws.items()),
+        ledger("ledger of another program's database", None, ws.items(),
+               existing={"ws/workspace.sqlite": foreign_database()}),
+        ledger("ledger --limit on another program's database", None, [("--dataset", "x"), ("--limit", "1"),
+                                                                       *ws.items()],
+               existing={"ws/workspace.sqlite": foreign_database()}),
+        ledger("ledger of a damaged workspace", None, ws.items(),
+               existing={"ws/workspace.sqlite": b"SQLite format 3\x00" + bytes(200)}),
+        ledger("ledger --limit that is not a number", None, [("--dataset", "x"), ("--limit", "lots"), *ws.items()]),
+    ]
+    return cases
+
+
 def build_cases() -> list[Case]:
     """The whole corpus, in a fixed order."""
-    return _csv_cases() + _domain_cases() + _parameter_cases() + _path_cases() + _device_cases() + _parquet_cases()
+    return (_csv_cases() + _domain_cases() + _parameter_cases() + _path_cases() + _device_cases() + _parquet_cases()
+            + _surface_cases())
 
 
 DEFAULT_OPTIONS = (("--epsilon", "1"), ("--seed", "0"))
@@ -456,6 +554,7 @@ def prepare(case: Case, folder: Path, shared: Path) -> dict:
         Path(data).write_bytes((shared / "good.csv").read_bytes())
     domain = place(case.domain, "domain.json", shared / "good.json")
     for name, content in case.existing.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(content)
     if case.kind == "paths":
         (folder / "link-to-data.csv").symlink_to(data)
@@ -465,18 +564,22 @@ def prepare(case: Case, folder: Path, shared: Path) -> dict:
         outputs[flag] = {SAME_AS_DATA: data, SAME_AS_DOMAIN: domain}.get(target) or (
             place(target, f"out-{flag}", folder) if target == FOLDER else
             target.replace(PARTS, str(folder / "parts"), 1) if target.startswith(PARTS) else
-            target if target.startswith("/") else str(folder / target))
+            "" if target == EMPTY else target if target.startswith("/") else str(folder / target))
     options = dict(DEFAULT_OPTIONS) if case.command == "synth" else {}
-    options.update(case.options)
+    options.update({flag: value if value is None else value.replace(HERE, str(folder)).replace(
+        PARTS, str(folder / "parts")).replace(EMPTY, "") for flag, value in case.options})
     return {"data": data, "domain": domain, "outputs": outputs, "options": options}
 
 
 def cli_argv(case: Case, paths: dict) -> list[str]:
     if case.command == "tau":
         return ["tau", *[x for pair in paths["options"].items() for x in pair]]
+    if case.command == "ledger":  # the ledger of the case's data (or of the --dataset named)
+        chosen = [] if case.data is None else [paths["data"]]
+        return ["ledger", *chosen, *[x for pair in paths["options"].items() for x in pair]]
     argv = ["synth", paths["data"], "--domain", paths["domain"]]
     for flag, value in paths["options"].items():
-        argv += [flag, value]
+        argv += [flag] if value is None else [flag, value]
     for flag, value in paths["outputs"].items():
         argv += [flag, value]
     return argv

@@ -200,11 +200,7 @@ def records_fingerprint(data, secret: bytes, *, encoding: str | None = None, del
     if isinstance(data, pd.DataFrame):
         sums.add(data)
         return sums.hexdigest()
-    from ..engines.parts import names_parquet
-
     files = check_source(data)
-    if files is None and names_parquet(data):
-        files = [Path(data)]
     if files is None:
         from ..engines.csvfile import csv_frames
 
@@ -219,11 +215,13 @@ def records_fingerprint(data, secret: bytes, *, encoding: str | None = None, del
 
 def check_source(data) -> list | None:
     """Refuse, in one line, an input that is neither a regular file nor a folder or glob of Parquet
-    parts (a device such as ``/dev/zero`` would never end); the parts of a folder or glob, else None."""
-    from ..engines.parts import is_file_set, parquet_parts
+    parts (a device such as ``/dev/zero`` would never end); Parquet files are checked as the engines
+    check them (:func:`~dpsynth_core.engines.parts.checked_files`). Their list, or None for a CSV."""
+    from ..engines.parts import checked_files
 
-    if is_file_set(data):
-        return parquet_parts(data)
+    files = checked_files(data)
+    if files is not None:
+        return files
     path = Path(data)
     if not path.exists():
         raise DataError(f"file not found: {path}")

@@ -90,7 +90,8 @@ def check_encoding(encoding) -> str | None:
     if not _wide(name):
         try:
             ascii_safe = "\n,;\t|\"".encode(name) == b"\n,;\t|\""
-        except (UnicodeError, LookupError):
+            bytes(range(256)).decode(name, "dpsynth-mark")  # any bytes: decoded, or marked line by line
+        except (UnicodeError, LookupError, TypeError, ValueError):
             ascii_safe = False
         if not ascii_safe:
             raise DataError(f"encoding ({encoding!r}) is not a text encoding that keeps line ends and "

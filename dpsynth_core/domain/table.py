@@ -14,6 +14,10 @@ from .declaration import _build_column, parse_declaration, read_declaration_byte
 from .schema import declaration_problems
 
 
+#: Column names starting with this are the engines' own working columns (weights, counts, groupings).
+RESERVED_PREFIX = "__dpsynth_"
+
+
 @dataclass(frozen=True)
 class PersonUnit:
     """The privacy unit when one person may have several rows: the column that identifies a person
@@ -99,6 +103,10 @@ class TableDomain:
     def check_matches(self, column_names) -> None:
         """Raise when the data's columns and the declaration's columns differ."""
         names = list(column_names)
+        reserved = [str(c) for c in names if str(c).startswith(RESERVED_PREFIX)]
+        if reserved:
+            raise DomainError(f"column '{reserved[0]}': names starting with {RESERVED_PREFIX} are kept for dpsynth's "
+                              "own working columns; rename it")
         missing_in_data = [c for c in self.columns if c not in names]
         undeclared = [c for c in names if c not in self.columns]
         if missing_in_data:

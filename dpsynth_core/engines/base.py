@@ -37,7 +37,7 @@ import pandas as pd
 from ..data.counting import coarsen_counts
 from ..domain import ColumnDomain, TableDomain
 from ..data.encoding import changed_cells_report, encode_column
-from ..errors import DomainError
+from ..errors import DataError, DomainError
 
 #: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
 BLOCK_CELLS = 1 << 18
@@ -314,8 +314,13 @@ class EngineSource:
         domain.validate()
         self._prepare(list(domain.kept))
         self.n_rows, distinct = self._distinct(list(domain.kept))
-        self.maps = {name: ColumnMap.build(col, *distinct[name], domain.missing_markers)
-                     for name, col in domain.kept.items()}
+        self.maps = {}
+        for name, col in domain.kept.items():
+            try:
+                self.maps[name] = ColumnMap.build(col, *distinct[name], domain.missing_markers)
+            except (TypeError, UnicodeDecodeError):  # a list, map or structure, or bytes that are not UTF-8
+                raise DataError(f"column '{name}' holds values that are not plain text, numbers or dates (lists, "
+                                "maps, structures, or binary data that is not UTF-8 text)") from None
         self._built = False
 
     @property

@@ -12,6 +12,7 @@ How it counts, and why the counts equal the in-memory path's: see :mod:`.base`.
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,7 +26,7 @@ from ..domain import TableDomain
 from ..errors import DataError
 from .base import ColumnMap, EngineSource
 from .csvfile import csv_to_parquet
-from .parts import is_file_set, names_parquet, parquet_parts
+from .parts import checked_files, names_parquet
 
 #: Records are folded into one row per distinct record (with its count) before anything else,
 #: and a table of codes into one row per distinct combination, when an estimate (HyperLogLog
@@ -70,7 +71,7 @@ class DuckDBSource(EngineSource):
 
     def __init__(self, data, domain: TableDomain, *, memory_limit: str | None = None, threads: int | None = None,
                  temp_directory: str | None = None, encoding: str | None = None, delimiter: str | None = None):
-        files = parquet_parts(data) if is_file_set(data) else None  # a folder or glob: listed and checked first
+        files = checked_files(data)  # a folder or glob: listed and checked first
         self._workdir = tempfile.mkdtemp(prefix="dpsynth-duckdb-", dir=temp_directory)
         config = {"temp_directory": self._workdir, "preserve_insertion_order": False}
         if memory_limit:
@@ -84,7 +85,7 @@ class DuckDBSource(EngineSource):
             raise DataError(f"DuckDB could not start: {exc}") from None
         self._numbers = itertools.count(1)
         try:
-            names = self._register(data, files, encoding, delimiter, temp_directory)
+            names = self._run(lambda: self._register(data, files, encoding, delimiter, temp_directory))
             self._table, self._weight = "src", "count(*)"
             self._setup(domain, names)
         except BaseException:
@@ -116,8 +117,10 @@ class DuckDBSource(EngineSource):
         return [name for name, _ in described]
 
     def _as_data_error(self, exc) -> Exception:
-        detail = str(exc).strip().splitlines()[0]
-        return DataError(f"the table could not be read: {detail}")
+        # DuckDB's message may quote a cell (a value it could not convert): shown only on request
+        detail = str(exc).strip().splitlines()[0] if os.environ.get("DPSYNTH_DEBUG") else \
+            f"{type(exc).__name__}; DPSYNTH_DEBUG=1 shows DuckDB's message"
+        return DataError(f"the table could not be read ({detail})")
 
     def _run(self, fetch):
         try:

@@ -121,15 +121,35 @@ def parquet_parts(path) -> list[Path]:
     return files
 
 
+def checked_files(data) -> list[Path] | None:
+    """The local Parquet files ``data`` names, checked as a folder's parts are (readable Parquet, plain
+    columns), so one bad file ends with the same one line; None for anything else (a CSV, a frame, a URL)."""
+    if is_file_set(data):
+        return parquet_parts(data)
+    if not isinstance(data, (str, Path)) or not names_parquet(data) or is_remote(data):
+        return None
+    path = Path(str(data).removeprefix("file://"))
+    if not path.exists():
+        raise DataError(f"file not found: {path}")
+    if not path.is_file():
+        raise DataError(f"{path} is not a regular file")
+    _check_one_schema([path])
+    return [path]
+
+
 def _check_one_schema(files: list[Path]) -> None:
     first = None
     for path in files:
         try:
             schema = pq.read_schema(path)
         except (pa.ArrowException, OSError) as exc:
-            detail = " ".join(str(exc).split())[:200]
-            raise DataError(f"{path} is not a readable Parquet file ({detail})") from None
+            raise DataError(f"{path} is not a readable Parquet file (empty, truncated, damaged or another "
+                            f"format: {type(exc).__name__})") from None
         fields = [(f.name, str(f.type)) for f in schema]
+        nested = [f.name for f in schema if pa.types.is_nested(f.type)]
+        if nested:
+            raise DataError(f"column '{nested[0]}' of {path.name} holds lists, maps or structures: only plain "
+                            "columns (text, numbers, dates) can be read")
         if first is None:
             first = (path, fields)
             continue

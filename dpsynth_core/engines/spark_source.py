@@ -23,7 +23,7 @@ from ..domain import TableDomain
 from ..errors import DataError
 from .base import EngineSource
 from .csvfile import csv_to_parquet
-from .parts import is_file_set, is_remote, names_parquet, parquet_parts
+from .parts import checked_files, is_remote, names_parquet
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -65,7 +65,7 @@ class SparkSource(EngineSource):
                  delimiter: str | None = None):
         from pyspark.sql import DataFrame, SparkSession
 
-        files = parquet_parts(data) if is_file_set(data) else None  # checked before a session starts
+        files = checked_files(data)  # checked before a session starts
         self.spark = spark or SparkSession.getActiveSession() or local_session()
         self._folded, self._here = False, None
         try:
