@@ -9,6 +9,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import budget_split, column_plan
 from dpsynth_core import METHODS, DomainError, TableDomain, constraints, size_in_words
+from dpsynth_core.errors import DPSynthError
 from dpsynth_core.evaluation.charts import budget_split_chart
 from dpsynth_core.synthesizers.planning import epsilon_guidance
 from dpsynth_core.synthesizers.registry import uses_tolerance
@@ -119,6 +120,18 @@ with st.expander("Lifetime budget for this data", expanded=state.workspace().lif
     if new_limit != limit and c2.button("Set" if new_limit else "Remove the limit", key="privacy_lifetime_set"):
         state.workspace().set_lifetime_budget(fingerprint, new_limit, name=state.data()["name"])
         st.rerun()
+    st.markdown("The same records in any file form find this budget. To let new versions of a table (monthly "
+                "extracts, corrected files) share it, give the dataset a name and use the same name for each.")
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+    named = c1.text_input("Dataset name", max_chars=200, key="privacy_dataset_name",
+                          placeholder="for example: patients, monthly extract")
+    if named.strip() and c2.button("Use this name", key="privacy_dataset_set"):
+        try:
+            state.data()["hash"] = state.workspace().dataset_key(state.data()["records"], named)
+        except DPSynthError as problem:
+            st.error(str(problem), icon=":material/block:")
+        else:
+            st.rerun()
 
 st.divider()
 st.subheader("What these choices imply, column by column")

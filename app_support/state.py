@@ -198,9 +198,10 @@ def use_upload(frame, info: dict, *, name: str, raw: bytes, declaration: dict, e
 
 def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
     # the ledger follows the records, whatever the file's form (dpsynth_core.release.ledger)
-    key = workspace().dataset_key(workspace().records_key(frame))
+    records = workspace().records_key(frame)
+    key = workspace().dataset_key(records)
     name = source.split(": ", 1)[-1]
-    st.session_state[DATA] = {"frame": frame, "info": info, "source": source, "hash": key,
+    st.session_state[DATA] = {"frame": frame, "info": info, "source": source, "hash": key, "records": records,
                               "name": name if "." in name else f"{name}.csv"}
     st.session_state[CURRENT] = None
     st.session_state.pop(MISSING_UPLOAD, None)

@@ -106,10 +106,11 @@ class MicroAggregation(Synthesizer):
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
         if encoded.n_rows > MAX_ROWS:
-            raise ParameterError(f"microagg clusters at most {MAX_ROWS:,} rows (MDAV is quadratic); "
-                                 f"this table has {encoded.n_rows:,}")
+            # (no exact count in a message: it could be copied where the publisher-only report is not)
+            raise ParameterError(f"microagg clusters at most {MAX_ROWS:,} rows (MDAV is quadratic); this table "
+                                 "has more: choose another method")
         if self.k < 2 or self.k > encoded.n_rows:
-            raise ParameterError(f"k ({self.k}) must be between 2 and the number of rows ({encoded.n_rows})")
+            raise ParameterError(f"k ({self.k}) must be at least 2 and at most the number of rows")
         names = list(encoded.columns)
         texts = [n for n, c in encoded.columns.items() if not c.domain.binned]
         text_eps = epsilon / (2 * len(names)) if texts else 0.0

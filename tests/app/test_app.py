@@ -336,6 +336,25 @@ def test_ledger_and_release_survive_a_reload_and_a_restart():
     assert any(m.label == "Synthetic rows" for m in again.metric)
 
 
+def test_a_named_dataset_shares_its_budget_with_new_versions_of_the_table():
+    at = _upload(_app().run(), "tiny.csv", TINY)
+    at = _visit(at, "app_pages/3_Privacy.py")
+    at.text_input(key="privacy_dataset_name").input("people").run()
+    at.button(key="privacy_dataset_set").click().run()
+    assert at.session_state["data"]["hash"] == "name:people" and not at.exception
+    at.number_input(key="privacy_lifetime").set_value(1.5).run()
+    at.button(key="privacy_lifetime_set").click().run()
+    # a new version (one more record), named the same: the same lifetime budget
+    other = _upload(_app().run(), "tiny-v2.csv", TINY + b"6,62,Male,\n")
+    other = _visit(other, "app_pages/3_Privacy.py")
+    other.text_input(key="privacy_dataset_name").input("people").run()
+    other.button(key="privacy_dataset_set").click().run()
+    assert _workspace().lifetime_budget(other.session_state["data"]["hash"]) == 1.5
+    # the first version's records, uploaded again without the name, find the named dataset
+    again = _upload(_app().run(), "tiny-again.csv", TINY)
+    assert again.session_state["data"]["hash"] == "name:people"
+
+
 def test_reupload_of_the_same_file_finds_its_ledger_and_declaration():
     at = _upload(_app().run(), "tiny.csv", TINY)
     at = _visit(at, "app_pages/2_Domain.py")
