@@ -117,6 +117,9 @@ class DuckDBSource(EngineSource):
         return [name for name, _ in described]
 
     def _as_data_error(self, exc) -> Exception:
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            return DataError("DuckDB ran out of memory within its memory limit: raise --memory-limit (what does not "
+                             "fit spills to disk, but each step needs some memory)")
         # DuckDB's message may quote a cell (a value it could not convert): shown only on request
         detail = str(exc).strip().splitlines()[0] if os.environ.get("DPSYNTH_DEBUG") else \
             f"{type(exc).__name__}; DPSYNTH_DEBUG=1 shows DuckDB's message"
