@@ -3,8 +3,9 @@
     python -m dpsynth_core synth INPUT --domain DOMAIN.json --epsilon E [--rho R]
         [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
         [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB] [--person COLUMN --max-rows-per-person K]
-        --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--workspace FOLDER] [--rerun-script R.py]
-    python -m dpsynth_core ledger [INPUT] [--workspace FOLDER] [--limit EPSILON|none]
+        --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--rerun-script R.py]
+        [--workspace FOLDER] [--dataset NAME | --no-ledger]
+    python -m dpsynth_core ledger [INPUT] [--dataset NAME] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
     python -m dpsynth_core compare|report REAL SYNTHETIC --domain D ...  (:mod:`dpsynth_core.evaluation.commands`)
@@ -72,11 +73,11 @@ def _parser() -> argparse.ArgumentParser:
                        help=f"delta for 'marginals', from 0 to {constraints.DELTA_MAX:g} (default: a public rule from "
                             "the table's size; 0: pure epsilon-DP)")
     synth.add_argument("--rows", default=None,
-                       help=f"a public number of synthetic rows, 1 to {constraints.MAX_SYNTHETIC_ROWS:,} "
-                            f"({constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} with --engine duckdb or spark; "
-                            "default: a noisy count)")
+                       help=f"a public number of synthetic rows, 1 to {constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} "
+                            "(written in chunks, whatever the engine; default: a noisy count)")
     synth.add_argument("--seed", default=None,
-                       help="seed for a repeatable run (tests and teaching only; never published)")
+                       help="seed for a repeatable run (tests and teaching only): the release is then not private, "
+                            "its card claims no epsilon and the ledger records no guarantee")
     synth.add_argument("--encoding", default=None,
                        help="text encoding of the input (utf-8, windows-1252, utf-16, ...; default: from a "
                             "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8)")
