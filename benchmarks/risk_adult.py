@@ -1,6 +1,6 @@
 """Time the empirical risk (dpsynth_core.evaluation.risk) on the bundled adult example, as the Preview runs it.
 
-    python benchmarks/risk_adult.py [--attacks 500] [--method marginals] [--epsilon 1]
+    PYTHONPATH=. python benchmarks/risk_adult.py [--attacks 500] [--method marginals] [--epsilon 1]
 
 Prints the time of each part and the three risks; the Preview's budget is 30 s in all.
 """
