@@ -81,7 +81,10 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "noise_source": model.noise_.describe(),
         "domain": {"dataset": domain.dataset, "documentation": domain.documentation,
                    "columns": domain.summary()},
-        "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", [])],
+        # Bins chosen from the data (a range declared without bins) apart from the spread measured inside
+        # declared bins: the card says of the first that their bins were fitted, which the second's are not.
+        "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", []) if not found.inside],
+        "spread_inside_bins": [found.as_card() for found in getattr(model, "bins_", []) if found.inside],
         "method_details": model.card_details(),
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
@@ -182,6 +185,11 @@ def render_card_html(card: dict) -> str:
                     "and no bins; their bins were chosen from the data with the budget shown (part of the total "
                     "above), so they are covered by the guarantee.</p><table><tr><th>column</th><th>bins "
                     f"(first value of each)</th><th>epsilon</th></tr>{bins}</table>") if bins else ""
+    inside = ", ".join(f"{e(b['column'])} (epsilon {plain_number(b['epsilon'], 4)})"
+                       for b in card.get("spread_inside_bins", []))
+    if inside:
+        bins_section += ("<h2>Values inside declared bins</h2><p>These columns keep their declared bins; how values "
+                         f"spread inside each bin was measured with differential privacy: {inside}.</p>")
     details = card.get("method_details", {})
     note = details.get("per_record_note")
     per_record = f"<p class='guarantee'>{e(note)}</p>" if note else ""
