@@ -7,12 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state
-from app_support.cached import budget_split, column_plan
-from dpsynth_core import METHODS, DomainError, TableDomain, constraints, size_in_words
-from dpsynth_core.errors import DPSynthError
+from app_support.cached import budget_split, column_plan, price
+from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints, size_in_words
 from dpsynth_core.evaluation.charts import budget_split_chart
-from dpsynth_core.synthesizers.planning import epsilon_guidance
-from dpsynth_core.synthesizers.registry import uses_tolerance
+from dpsynth_core.synthesizers import ranked
+from dpsynth_core.synthesizers.planning import epsilon_guidance, privacy_note
 from dpsynth_core.workspace import format_epsilon
 
 st.title("3. Privacy")
@@ -22,10 +21,24 @@ st.markdown("Choose how strongly people are protected and how the synthetic tabl
 
 EPSILONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0]
 declaration = state.declaration()
+spec_json = json.dumps(declaration)  # column order matters for the table
 method = st.session_state.get("privacy_method", st.session_state[state.METHOD])
-has_text = any(spec.get("type") == "text" for spec in declaration.get("columns", {}).values())
-uses_rho = uses_tolerance(method, has_text)
-row_count = state.expected_rows()
+try:
+    declared = TableDomain.from_json(declaration)
+except DomainError:  # said below, where the plan would be
+    declared = None
+info = METHODS[method]
+uses_rho = declared is None or info.cls.uses_tolerance(declared)
+
+
+def whole_file_epsilon(epsilon: float) -> float | None:
+    """What the ledger will record for a draw with these settings (None: no guarantee); the nominal ε
+    while the declaration is not complete enough to price it."""
+    options = json.dumps(state.options(state.settings()), sort_keys=True)
+    try:
+        return price(spec_json, epsilon, method, st.session_state[state.ROWS], options).epsilon
+    except DPSynthError:
+        return epsilon
 
 left, right = st.columns(2)
 with left:
@@ -34,7 +47,7 @@ with left:
     epsilon = st.select_slider("Smaller ε = stronger protection, noisier data", options=EPSILONS,
                                key="privacy_epsilon")
     st.session_state[state.EPSILON] = epsilon
-    whole_file = state.planned_epsilon(method, float(epsilon), row_count)
+    whole_file = whole_file_epsilon(float(epsilon))
     if whole_file is None:
         st.error("**No guarantee.** The method chosen below gives no differential-privacy guarantee, whatever ε "
                  "is: ε only sets how much noise it adds.", icon=":material/gpp_bad:")
@@ -45,7 +58,7 @@ with left:
                 "by an astronomically large factor. Release few records, or choose another method.")
         else:
             level, sentence = epsilon_guidance(whole_file)
-        prefix = "" if whole_file == epsilon else (
+        prefix = "" if format_epsilon(whole_file) == format_epsilon(epsilon) else (
             f"With this method the whole file's ε is **{format_epsilon(whole_file)}** (see below). ")
         (st.warning if whole_file > constraints.EPSILON_WARN_ABOVE else st.info)(
             f"{prefix}**{level.capitalize()}.** {sentence}")
@@ -60,8 +73,7 @@ with right:
                         max_value=constraints.RHO_MAX, step=0.01, key="privacy_rho")
         st.session_state[state.RHO] = rho
         st.caption("To keep rare real values deniable, a private release must sometimes show values that are "
-                   "not in the data. With ρ = 0.9, each " + ("category or text" if method == "cathist" else "text")
-                   + " column has a 90% chance of showing none. A higher ρ means fewer made-up values, but only "
+                   f"not in the data. With ρ = 0.9, each {info.cls.tolerance_columns} column has a 90% chance of showing none. A higher ρ means fewer made-up values, but only "
                    "values held by more people survive.")
     else:
         rho = st.session_state[state.RHO]
@@ -72,16 +84,17 @@ with right:
 
 st.subheader("Method")
 state.bind_widget("privacy_method", state.METHOD)
-method = st.radio("How the synthetic table is made", sorted(METHODS, key=lambda m: METHODS[m].rank),
-                  format_func=lambda m: METHODS[m].title, key="privacy_method")
+method = st.radio("How the synthetic table is made", ranked(), format_func=lambda m: METHODS[m].title,
+                  key="privacy_method")
 st.session_state[state.METHOD] = method
-st.markdown(METHODS[method].summary)
+info = METHODS[method]
+st.markdown(info.summary)
 
-if method in ("marginals", "dirichlet"):
+if info.takes("groups"):
     columns = [c for c, spec in declaration["columns"].items() if spec.get("type") != "drop"]
     current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
     text = st.text_area("Column groups to keep together (optional): one group per line, 2 or 3 column names "
-                        "separated by commas" + (" ; each group is measured together" if method == "marginals" else ""),
+                        f"separated by commas ({info.options['groups'].help})",
                         value=current, key="privacy_groups", height=90,
                         placeholder="sex, relationship\nage, marital-status, income")
     groups, unknown = [], []
@@ -106,7 +119,8 @@ if rows_public:
 else:
     st.session_state[state.ROWS] = None
 row_count = state.expected_rows()
-whole_file = state.planned_epsilon(method, float(epsilon), row_count)
+public_rows = st.session_state[state.ROWS]
+options = state.options(state.settings())
 
 with st.expander("Lifetime budget for this data", expanded=state.workspace().lifetime_budget(
         state.data()["hash"]) is not None):
@@ -145,15 +159,21 @@ if problems:
     st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
                "declared columns only.", icon=":material/warning:")
     st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
-spec_json = json.dumps(declaration)  # column order matters for the table
-plan = column_plan(spec_json, float(epsilon), float(rho), rows_public, method, row_count)
+try:
+    plan = column_plan(spec_json, float(epsilon), float(rho), method, public_rows, row_count,
+                       json.dumps(options, sort_keys=True))
+    split = budget_split(spec_json, float(epsilon), method, public_rows, json.dumps(options, sort_keys=True))
+except DPSynthError as problem:  # the method refuses these settings (said before any data is read)
+    st.error(f"{info.title} cannot be used with these choices: {problem}", icon=":material/block:")
+    state.save_session()
+    st.stop()
 
 
 def possible_values(row: dict) -> str:
     size = row.get("domain_size")
     if not size:
         return ""
-    unit = "cells" if method == "dirichlet" else "bins" if row["kind"] in ("integer", "float", "date") else "values"
+    unit = row["unit"]
     return f"{size:,} {unit}" if size < 10_000 else f"{size_in_words(size)} {unit}"
 
 
@@ -190,45 +210,10 @@ st.dataframe(table, hide_index=True, width="stretch",
 if "τ" in table.columns:
     st.caption("τ is the noisy count a value needs to appear in the release. Values held by fewer people than "
                "the 'kept half the time' figure will usually be left out, which is what protects them.")
-if method == "dirichlet":
-    st.info("This method protects against one record being **replaced** by another; the number of rows is "
-            "public and is used as it is. Each cell gets a prior of rows / (e^ε − 1) made-up records: when that "
-            "is much larger than the data in a cell, the output is close to uniform. It suits a few columns "
-            "with short lists of values, or a higher ε.", icon=":material/info:")
-elif method == "copula":
-    st.info("Every measurement gets the ε shown; they are combined by advanced composition, whose guarantee "
-            "has a failure probability δ = 1e-6, so the bars add up to more than the total ε.",
-            icon=":material/info:")
-elif method == "microagg":
-    st.error("Micro-aggregation gives **no differential-privacy guarantee**. It groups the real records into "
-             "clusters of at least k similar people with **MDAV** (maximum distance to average vector: take the "
-             "record furthest from the average and its k − 1 nearest neighbours, then the record furthest from "
-             "that one and its neighbours, and repeat), then releases noisy averages per cluster. The clusters "
-             "themselves are formed from the real records without noise, so one person can change them. Use it "
-             "only for teaching or comparison.", icon=":material/gpp_bad:")
-elif method == "deniability":
-    from dpsynth_core.synthesizers.deniability import DEFAULT_EPSILON0, DEFAULT_GAMMA, DEFAULT_K, record_guarantee
-
-    eps_r, delta_r, _ = record_guarantee(DEFAULT_K, DEFAULT_GAMMA, DEFAULT_EPSILON0)
-    st.warning(f"Besides ε = {format_epsilon(epsilon)} for the model, **each candidate record tried** is protected "
-               f"on its own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}), whether it passes the test or not. "
-               f"Guarantees add up over tries: about {row_count:,} tries make ε ≈ **{format_epsilon(whole_file)}** "
-               "for the whole file (which holds the tries that passed, fewer rows), and that is what the ledger "
-               "will count. Try few records, or prefer another method for a whole table.",
-               icon=":material/info:")
-elif method == "marginals":
-    from dpsynth_core.synthesizers.planning import engine_delta
-
-    delta = engine_delta(row_count)
-    st.info(f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with a second "
-            "number: δ is the chance, allowed by the method, that the ε above does not hold. It is set in advance "
-            "by a public rule, the largest power of ten at most 1 / (number of records)² and at most "
-            f"{constraints.DELTA_MAX:g} (the release uses a noisy count of the records for this), so it stands "
-            "for an event too unlikely to expect, not for a share of the people in the data. The budget is "
-            "spent exactly: the release card states the ε you chose. The pairs of columns to measure are chosen "
-            "privately, in rounds, when you generate; the bars show each part's share of the budget.",
-            icon=":material/info:")
-st.plotly_chart(budget_split_chart(budget_split(spec_json, float(epsilon), rows_public, method)), width="stretch",
-                key="privacy_split_chart")
+note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
+if note:  # what the method says about its guarantee, in its own words
+    level, text = note
+    getattr(st, level)(text, icon=":material/gpp_bad:" if level == "error" else ":material/info:")
+st.plotly_chart(budget_split_chart(split), width="stretch", key="privacy_split_chart")
 state.save_session()
 st.page_link("app_pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")

@@ -4,17 +4,20 @@ The synthetic table shows as soon as the core has made it; each comparison runs 
 opened, once per release, and is kept with the release.
 """
 
+import json
+
 import pandas as pd
 import streamlit as st
 
 from app_support import risk_tab, state
-from app_support.cached import quality
+from app_support.cached import price, quality
 from app_support.comparisons import show_changed_cells, show_game, show_one_column
 from app_support.progress import run_with_progress
-from dpsynth_core import DPSynthError, METHODS, TableDomain, synthesize
+from dpsynth_core import DPSynthError, METHODS, TableDomain
 from dpsynth_core.evaluation.charts import fidelity_chart, one_way_chart, two_way_heatmap
 from dpsynth_core.evaluation.values import shape_warnings, value_table
-from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
+from dpsynth_core.release.budgeted import draw, projection
+from dpsynth_core.workspace import BudgetExceeded, format_epsilon
 
 st.title("4. Preview")
 
@@ -36,29 +39,36 @@ if problems:
     st.stop()
 
 info = METHODS[settings["method"]]
+options = state.options(settings)
+default_rows = info.cls.default_rows
 st.markdown(f"**Method:** {info.title} · **ε** = {settings['epsilon']:g}"
-            + (f" · **ρ** = {settings['rho']:g}" if settings["method"] == "cathist" else "") + " · **rows:** "
+            + (f" · **ρ** = {settings['rho']:g}" if info.cls.uses_tolerance(domain) else "") + " · **rows:** "
             + (f"{settings['rows']:,} (your choice)" if settings["rows"] else
+               f"{default_rows:,} tries (the method's own number, fixed in advance)" if default_rows else
                "the real count (public under this method's privacy unit)"
                if info.cls.row_count_is_public else "the real count plus noise"))
 
-# --- the cost of a draw, stated before it runs --------------------------------------------
-cost = state.planned_epsilon(settings["method"], settings["epsilon"], state.expected_rows())
+# --- the cost of a draw, stated before it runs: exactly what the ledger will record ------------
+try:
+    charge = price(json.dumps(declaration), settings["epsilon"], settings["method"], settings["rows"],
+                   json.dumps(options, sort_keys=True))
+except DPSynthError as problem:  # the method refuses these settings, before any data is read
+    st.error(f"The release could not be made: {problem}")
+    st.stop()
 earlier = workspace.draws_with(loaded["hash"], key)
 refusal = None
 try:
-    planned = planned_events(cost or settings["epsilon"], info.neighbouring, domain.person)
-    after = workspace.check(loaded["hash"], planned, guaranteed=cost is not None)
+    after = projection(workspace, loaded["hash"], charge)
 except BudgetExceeded as problem:
     refusal, after = str(problem), None
-if cost is None:
-    price = "no guarantee: this method's release is not differentially private"
+if not charge.guaranteed:
+    cost = "no guarantee: this method's release is not differentially private"
 else:
-    price = f"spends {'about ' if cost != settings['epsilon'] else ''}ε = {format_epsilon(cost)}"
-    total = next((r.epsilon for r in after.relations if r.neighbouring == info.neighbouring), None) if after else None
+    cost = f"spends ε = {format_epsilon(charge.epsilon)}"
+    total = next((r.epsilon for r in after.relations if r.neighbouring == charge.neighbouring), None) if after else None
     if earlier and total is not None:
-        price += f"; the total on this data becomes ε = {format_epsilon(total)}"
-label = ("Draw again" if earlier else "Generate synthetic data") + f" ({price})"
+        cost += f"; the total on this data becomes ε = {format_epsilon(total)}"
+label = ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
 if earlier:
     st.caption(f"You made {earlier} draw{'s' if earlier > 1 else ''} with exactly these settings. A new draw is a "
                "new use of the data: choosing the best-looking of several draws would leak information, so "
@@ -69,26 +79,24 @@ clicked = st.button(label, type="secondary" if earlier else "primary", key="prev
                     disabled=refusal is not None)
 
 if clicked:
-    options = {"groups": [tuple(g) for g in settings["groups"]]} if settings["groups"] else {}
-
-    def draw(report):
-        return synthesize(loaded["frame"], declaration, settings["epsilon"], method=settings["method"],
-                          rho=settings["rho"], rows=settings["rows"], progress=report, **options)
+    def run(report):  # priced, checked and recorded before the data is read (dpsynth_core.release.budgeted)
+        return draw(loaded["frame"], declaration, settings["epsilon"], workspace=workspace, fingerprint=loaded["hash"],
+                    name=loaded["name"], settings=settings, settings_key=key, method=settings["method"],
+                    rho=settings["rho"], rows=settings["rows"], progress=report, **options)
 
     try:
-        release, seconds = run_with_progress(draw, title="Measuring the data with noise",
-                                             expected=workspace.typical_seconds(loaded["hash"], settings["method"]))
-        release_id = workspace.record_release(loaded["hash"], release, name=loaded["name"], settings=settings,
-                                              settings_key=key, seconds=seconds)
+        made, _ = run_with_progress(run, title="Measuring the data with noise",
+                                    expected=workspace.typical_seconds(loaded["hash"], settings["method"]))
     except BudgetExceeded as problem:
-        st.error(f"{problem}. The draw was discarded unseen and nothing was recorded.", icon=":material/block:")
+        st.error(f"{problem}. Nothing was drawn and nothing was recorded.", icon=":material/block:")
         st.stop()
     except DPSynthError as problem:
         st.error(f"The release could not be made: {problem}")
         st.stop()
+    release, release_id = made.release, made.release_id
     state.remember_release(release_id, {
         "id": release_id, "data": release.data, "card": release.card, "settings": settings,
-        "publisher_report": release.publisher_report, "metrics": {}, "seconds": seconds})
+        "publisher_report": release.publisher_report, "metrics": {}, "seconds": made.seconds})
     state.save_session()
     st.rerun()
 

@@ -10,10 +10,9 @@ from app_support.progress import run_with_progress
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
 from dpsynth_core.release.card import render_card_html
+from dpsynth_core.release import budgeted
 from dpsynth_core.release.rerun import rerun_script, rerun_settings
-from dpsynth_core.domain import TableDomain
-from dpsynth_core.privacy.accounting import ADD_REMOVE
-from dpsynth_core.workspace import BudgetExceeded, format_epsilon, planned_events
+from dpsynth_core.workspace import BudgetExceeded, format_epsilon
 
 st.title("5. Release")
 
@@ -95,19 +94,15 @@ with st.form("release_report_form", border=True):
 if make:
     epsilon = share * base
     try:
-        def build(report):
+        def build(report):  # priced, checked and recorded before the data is read (dpsynth_core.release.budgeted)
             report(0.1, "Measuring the distances with noise")
-            figures = reports.measure(loaded["frame"], entry["data"], entry["settings"]["declaration"],
-                                      epsilon=epsilon, pairs=[pair_names[p] for p in chosen_pairs],
-                                      chart_columns=charts)
-            report(0.4, "Drawing the charts")
-            return figures, report_render.render_html(card, figures, total=report_render.total_sentence(card, epsilon))
+            return budgeted.report(workspace, loaded["hash"], entry["id"], loaded["frame"], entry["data"],
+                                   entry["settings"]["declaration"], epsilon=epsilon, name=loaded["name"],
+                                   pairs=[pair_names[p] for p in chosen_pairs], chart_columns=charts,
+                                   render=lambda figures: report_render.render_html(
+                                       card, figures, total=report_render.total_sentence(card, epsilon)))
 
-        unit = TableDomain.from_json(entry["settings"]["declaration"]).person
-        workspace.check(loaded["hash"], planned_events(epsilon, ADD_REMOVE, unit), what="This report")
-        (figures, page), _ = run_with_progress(build, title="Measuring the distances with noise")
-        workspace.record_report(loaded["hash"], entry["id"], events=figures.events, figures=figures.to_dict(),
-                                html=page)
+        run_with_progress(build, title="Measuring the distances with noise")
     except (BudgetExceeded, reports.ReportError) as problem:
         st.error(f"{problem}.", icon=":material/block:")
     else:

@@ -18,14 +18,23 @@ def read_csv_bytes(raw: bytes, name: str, encoding: str | None = None, delimiter
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def column_plan(declaration_json: str, epsilon: float, rho: float, rows_public: bool, method: str, rows: int):
-    return planning.column_plan(json.loads(declaration_json), epsilon, rho, rows_public=rows_public,
-                                method=method, rows=rows)
+def column_plan(declaration_json: str, epsilon: float, rho: float, method: str, rows: int | None,
+                expected_rows: int, options_json: str = "{}"):
+    """The method's plan per column (``rows``: the public row count or None; ``options_json``: its options)."""
+    return planning.column_plan(json.loads(declaration_json), epsilon, rho, method=method, rows=rows,
+                                expected_rows=expected_rows, **json.loads(options_json))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def budget_split(declaration_json: str, epsilon: float, rows_public: bool, method: str):
-    return planning.budget_split(json.loads(declaration_json), epsilon, rows_public=rows_public, method=method)
+def budget_split(declaration_json: str, epsilon: float, method: str, rows: int | None, options_json: str = "{}"):
+    return planning.budget_split(json.loads(declaration_json), epsilon, method=method, rows=rows,
+                                 **json.loads(options_json))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def price(declaration_json: str, epsilon: float, method: str, rows: int | None, options_json: str = "{}"):
+    """The exact charge of a draw with these settings (what the ledger will record), before any data is read."""
+    return planning.price(json.loads(declaration_json), epsilon, method=method, rows=rows, **json.loads(options_json))
 
 
 def paired(entry: dict, real, declaration: dict) -> dict:

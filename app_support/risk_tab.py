@@ -27,7 +27,7 @@ def draw(entry: dict, frame, declaration: dict, settings: dict) -> None:
                 "half of the rows; the other half, never seen by the method, is the control. The **risk** is how "
                 "much better each attack does on the people in the data than on the people left out (0% = no "
                 "better): what the attacks learn about people in general is what a synthetic table is for.")
-    options = {"groups": [tuple(g) for g in settings["groups"]]} if settings.get("groups") else {}
+    options = state.options(settings)
 
     def work(report):
         def synthesize_from(rows):

@@ -46,7 +46,7 @@ EPSILON = "epsilon"
 RHO = "rho"
 METHOD = "method"
 ROWS = "rows"                # None: noisy row count; an int: a public row count
-GROUPS = "groups"            # publisher-chosen column groups (marginals, dirichlet)
+GROUPS = "groups"            # publisher-chosen column groups (for the methods that take them)
 RELEASES = "releases"        # release id -> entry (a few recent ones, with their tables)
 CURRENT = "current_release"  # id of the release on show
 DECLARATION_VERSION = "declaration_version"  # bumped when a declaration is loaded: resets its widgets
@@ -104,7 +104,7 @@ def ensure_state() -> None:
     ss = st.session_state
     ss.setdefault(EPSILON, constraints.EPSILON_DEFAULT)
     ss.setdefault(RHO, constraints.RHO_DEFAULT)
-    ss.setdefault(METHOD, "marginals")  # the recommended method for whole-table releases
+    ss.setdefault(METHOD, constraints.DEFAULT_METHOD)
     ss.setdefault(ROWS, None)
     ss.setdefault(GROUPS, [])
     ss.setdefault(RELEASES, OrderedDict())
@@ -231,7 +231,13 @@ def settings() -> dict:
     ss = st.session_state
     return {"data": ss[DATA]["hash"], "declaration": ss[DECLARATION], "epsilon": float(ss[EPSILON]),
             "rho": float(ss[RHO]), "method": ss[METHOD], "rows": ss[ROWS],
-            "groups": ss[GROUPS] if ss[METHOD] in ("marginals", "dirichlet") else []}
+            "groups": ss[GROUPS] if _takes(ss[METHOD], "groups") else []}
+
+
+def _takes(method: str, option: str) -> bool:
+    from dpsynth_core.synthesizers import METHODS
+
+    return method in METHODS and METHODS[method].takes(option)
 
 
 def settings_key(values: dict) -> str:
@@ -298,25 +304,16 @@ def show_flash() -> None:
         getattr(st, notice[0])(notice[1])
 
 
-# --- costs, stated before a draw ------------------------------------------------------------
+# --- the draw's settings, public ----------------------------------------------------------------
 
-#: Methods whose release has no differential-privacy guarantee.
-NO_GUARANTEE = {"microagg"}
+def options(values: dict | None = None) -> dict:
+    """The method's own options among the settings (the ones it takes, as its option specs name them)."""
+    from dpsynth_core.synthesizers import get_method
 
-
-def planned_epsilon(method: str, epsilon: float, rows: int) -> float | None:
-    """The epsilon a draw will add to the ledger, stated before it runs (None: no guarantee).
-
-    ``deniability`` protects each candidate run on its own (a record or nothing), and it makes
-    ``rows`` runs, so its whole-file epsilon is its model's plus ``rows`` times the per-run one.
-    """
-    if method in NO_GUARANTEE:
-        return None
-    if method == "deniability":
-        from dpsynth_core.synthesizers.deniability import whole_file_epsilon
-
-        return whole_file_epsilon(epsilon, rows)  # the app runs the method with its defaults
-    return epsilon
+    values = settings() if values is None else values
+    info = get_method(values["method"])
+    chosen = {"groups": [tuple(g) for g in values.get("groups") or []] or None}
+    return {name: value for name, value in chosen.items() if info.takes(name) and value is not None}
 
 
 def expected_rows() -> int:

@@ -1,7 +1,7 @@
 """Command line: a whole release headless.
 
     python -m dpsynth_core synth INPUT --domain DOMAIN.json --epsilon E [--rho R]
-        [--method M] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
+        [--method M (default marginals)] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
         [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB] [--person COLUMN --max-rows-per-person K]
         --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--rerun-script R.py]
         [--workspace FOLDER] [--dataset NAME | --no-ledger]
@@ -40,7 +40,7 @@ from pathlib import Path
 
 from . import constraints
 from .errors import DPSynthError, ParameterError
-from .validation import (check_delta, check_domain_size, check_epsilon, check_memory_limit, check_person_option,
+from .validation import (check_domain_size, check_epsilon, check_memory_limit, check_person_option,
                          check_publisher_rho, check_rows, check_seed, check_total_epsilon)
 
 
@@ -66,8 +66,10 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--rho", default=str(constraints.RHO_DEFAULT),
                        help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g} "
                             "(default %(default)s)")
-    synth.add_argument("--method", default="cathist", help="synthesis method (see 'methods')")
-    synth.add_argument("--group", action="append", default=None, metavar="A,B[,C]",
+    synth.add_argument("--method", default=constraints.DEFAULT_METHOD,
+                       help="synthesis method (default %(default)s, the best general-purpose one; 'methods' lists "
+                            "them all with their options)")
+    synth.add_argument("--group", dest="groups", action="append", default=None, metavar="A,B[,C]",
                        help="a column group for 'marginals' or 'dirichlet' (repeatable)")
     synth.add_argument("--delta", default=None,
                        help=f"delta for 'marginals', from 0 to {constraints.DELTA_MAX:g} (default: a public rule from "
@@ -112,6 +114,8 @@ def _parser() -> argparse.ArgumentParser:
     ledger.add_argument("--workspace", metavar="FOLDER",
                         help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
     ledger.add_argument("--dataset", metavar="NAME", help="only this named dataset's ledger")
+    ledger.add_argument("--json", action="store_true",
+                        help="print every spend (method, epsilon, delta, time) and the composed totals as JSON")
     ledger.add_argument("--limit", metavar="EPSILON",
                         help="set the input file's lifetime budget (a number, or 'none' to remove it)")
     tau = sub.add_parser("tau", help="CatHist threshold for a domain size, rho and epsilon")
@@ -140,15 +144,9 @@ def _run_synth(args) -> None:
     rows = check_rows(args.rows, constraints.MAX_ENGINE_SYNTHETIC_ROWS)
     seed = check_seed(args.seed)
     memory_limit = check_memory_limit(args.memory_limit)
-    options = {}
-    if args.group:
-        if args.method not in ("marginals", "dirichlet"):
-            raise ParameterError(f"--group works with 'marginals' and 'dirichlet', not '{args.method}'")
-        options["groups"] = [tuple(c.strip() for c in g.split(",") if c.strip()) for g in args.group]
-    if args.delta is not None:
-        if args.method != "marginals":
-            raise ParameterError(f"--delta works with 'marginals', not '{args.method}'")
-        options["delta"] = check_delta(args.delta, "--delta")
+    from .synthesizers import get_method
+
+    options = _options(args, get_method(args.method))
     person = check_person_option(args.person, args.max_rows_per_person)
     from .data.tables import check_delimiter, check_encoding
 
@@ -193,7 +191,8 @@ def _run_synth(args) -> None:
         check_outside_input(targets, args.input, parts)
     workspace = None
     if not args.no_ledger:  # the ledger of these records (or of the named dataset), checked before any work
-        from .workspace import FILE_NAME, default_folder, planned_events
+        from .synthesizers.planning import price
+        from .workspace import FILE_NAME, default_folder
 
         folder = Path(args.workspace).expanduser() if args.workspace else default_folder()
         check_apart_from_workspace(targets, folder / FILE_NAME, args.input)
@@ -201,7 +200,8 @@ def _run_synth(args) -> None:
         records = workspace.records_key(frame if engine == "pandas" else args.input, encoding=args.encoding,
                                         delimiter=args.delimiter)
         key = workspace.dataset_key(records, args.dataset)
-        workspace.check(key, planned_events(epsilon, info.neighbouring, domain.person), guaranteed=seed is None)
+        charge = price(domain, epsilon, method=args.method, rows=rows, **options)  # what the ledger will record
+        workspace.check(key, charge if seed is None else type(charge)(charge.events, False, charge.zcdp_delta))
     from .release import rerun_script, synthesize
 
     if seed is not None:  # said once every check has passed, before anything is drawn or written
@@ -232,7 +232,7 @@ def _run_synth(args) -> None:
                                  out_format=out_format, encoding=args.encoding, delimiter=args.delimiter, **options)
         if workspace is not None:  # recorded (or refused) before any output is written
             workspace.record_release(key, release, name=args.dataset or _input_name(args.input), source="cli",
-                                     settings=dict(release.settings, groups=args.group or [], delta=args.delta))
+                                     settings=release.settings)
         else:
             from .release.ledger import NO_LEDGER
 
@@ -327,7 +327,45 @@ def _run_ledger(args) -> None:
             return
     if args.limit is not None:
         workspace.set_lifetime_budget(key, limit, name=args.dataset or _input_name(args.input), source="cli")
-    print(ledger_text(workspace, key))
+    if args.json:
+        print(json.dumps(_ledger_json(workspace, key), indent=2))
+    else:
+        print(ledger_text(workspace, key))
+
+
+def _ledger_json(workspace, key: str | None) -> dict:
+    """Every spend (what, method, epsilon, delta, when) and the composed totals, per dataset."""
+    datasets = []
+    for data in workspace.datasets():
+        if key is not None and data["fingerprint"] != key:
+            continue
+        spending = workspace.spending(data["fingerprint"])
+        spends = [{k: spend[k] for k in ("created", "source", "purpose", "method", "guaranteed", "epsilon", "delta",
+                                         "neighbouring", "release_id")}
+                  for spend in workspace.spends(data["fingerprint"])]
+        datasets.append({"name": data["name"], "fingerprint": data["fingerprint"],
+                         "lifetime_epsilon": data["lifetime_epsilon"], "spends": spends,
+                         "totals": [{"neighbouring": t.neighbouring, "epsilon": t.epsilon, "delta": t.delta,
+                                     "composition": t.composition, "spends": t.draws} for t in spending.relations],
+                         "spends_without_guarantee": spending.unguaranteed})
+    return {"workspace": str(workspace.path), "datasets": datasets}
+
+
+def _options(args, info) -> dict:
+    """The method's options from their flags (:attr:`Synthesizer.options`); checked by the method's specs."""
+    from .synthesizers import METHODS
+
+    options = {}
+    for option in {o.flag: o for m in METHODS.values() for o in m.cls.options}.values():
+        given = getattr(args, option.name, None)
+        if given is None:
+            continue
+        if not info.takes(option.name):
+            takers = [m.name for m in METHODS.values() if m.takes(option.name)]
+            raise ParameterError(f"{option.flag} works with {' and '.join(repr(t) for t in takers)}, "
+                                 f"not '{info.name}'")
+        options[option.name] = [option.parse(v) for v in given] if option.repeat else option.parse(given)
+    return options
 
 
 def _one_line(exc: BaseException) -> str:

@@ -4,6 +4,10 @@ Every resource limit is checked *before* anything of that size is allocated, so 
 ends with a one-line message instead of exhausting memory or time.
 """
 
+#: The method used when none is named: the best general-purpose one (the app, the command line and
+#: ``synthesize`` all start from it; its registry entry is in dpsynth_core/synthesizers).
+DEFAULT_METHOD = "marginals"
+
 EPSILON_MIN = 0.01
 EPSILON_MAX = 20.0
 EPSILON_DEFAULT = 1.0
@@ -28,6 +32,11 @@ ROW_COUNT_SHARE = 0.05
 #: it accepts or chooses, the most cells of one measured marginal and of the whole model.
 ENGINE_ROW_COUNT_SHARE = 0.01
 DELTA_MAX = 1e-6
+#: Its delta when the publisher gives none: a public constant, so the charge is known before any
+#: data is read; the rule "the largest power of ten at most 1 / n**2" for tables of up to
+#: DELTA_DEFAULT_RECORDS records (a publisher with a larger table gives delta).
+DELTA_DEFAULT_RECORDS = 100_000
+DELTA_DEFAULT = 1e-10
 ENGINE_MAX_MARGINAL_CELLS = 100_000
 ENGINE_MAX_MODEL_CELLS = 200_000
 

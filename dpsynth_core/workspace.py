@@ -189,6 +189,14 @@ class Workspace(ledger.LedgerKeys):
             row = conn.execute("SELECT name FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
         return row[0] if row else None
 
+    def set_lifetime_budget(self, fp: str, epsilon: float | None, *, name: str = "this data") -> None:
+        """Set (or with None, remove) the lifetime epsilon of a dataset."""
+        if epsilon is not None and not (math.isfinite(epsilon) and epsilon > 0):
+            raise DPSynthError(f"lifetime budget ({epsilon}) must be a number > 0")
+        with self._transaction() as conn:
+            self._ensure_dataset(conn, fp, name)
+            conn.execute("UPDATE datasets SET lifetime_epsilon = ? WHERE fingerprint = ?", (epsilon, fp))
+
     def lifetime_budget(self, fp: str) -> float | None:
         with self._connect() as conn:
             return self._limit(conn, fp)
@@ -217,13 +225,29 @@ class Workspace(ledger.LedgerKeys):
 
     def check(self, fp: str, events, *, guaranteed: bool = True, what: str = "This draw",
               zcdp_delta: float = 0.0) -> Spending:
-        """Refuse (raise :class:`BudgetExceeded`) if ``events`` would exceed the lifetime budget.
-
-        Returns the spending as it would be after them. Used before touching the data; the
-        recording methods check again inside their transaction.
-        """
+        """The spending after ``events`` (a :class:`Spend` or a list of events), composed as :meth:`reserve`
+        records it; raises :class:`BudgetExceeded` if it would exceed the lifetime budget."""
+        spend = events if isinstance(events, Spend) else Spend(tuple(events), guaranteed, zcdp_delta)
         with self._connect() as conn:
-            return self._check(conn, fp, Spend(tuple(events), guaranteed, zcdp_delta), what)
+            return self._check(conn, fp, spend, what)
+
+    def reserve(self, fp: str, spend: Spend, *, name: str, method: str, purpose: str = "release",
+                source: str = "app", what: str = "This draw") -> int:
+        """Check ``spend`` and record it in one transaction, before the data is read; its id. Raises
+        :class:`BudgetExceeded` (nothing recorded) when it does not fit (:mod:`dpsynth_core.release.budgeted`)."""
+        with self._transaction() as conn:
+            self._ensure_dataset(conn, fp, name)
+            self._check(conn, fp, spend, what)
+            return self._insert_spend(conn, fp, spend, purpose, method, source)
+
+    @staticmethod
+    def _insert_spend(conn, fp: str, spend: Spend, purpose: str, method: str, source: str,
+                      release_id: int | None = None) -> int:
+        return conn.execute(
+            "INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, source, "
+            "release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (fp, _now(), purpose, method, int(spend.guaranteed), _json([e.as_dict() for e in spend.events]),
+             spend.zcdp_delta, source, release_id)).lastrowid
 
     def _check(self, conn, fp: str, spend: Spend, what: str) -> Spending:
         guaranteed = spend.guaranteed
@@ -276,34 +300,30 @@ class Workspace(ledger.LedgerKeys):
     # --- releases --------------------------------------------------------------------------
 
     def record_release(self, fp: str, release, *, name: str, settings: dict, settings_key: str | None = None,
-                       source: str = "app", seconds: float | None = None) -> int:
-        """Record a release and its spend in one transaction; returns the release id.
-
-        Raises :class:`BudgetExceeded` (and records nothing) when the dataset's lifetime
-        budget would be exceeded: the release must then be discarded unseen.
-        """
+                       source: str = "app", seconds: float | None = None, spend_id: int | None = None) -> int:
+        """Record a release (attached to the spend :meth:`reserve` recorded, ``spend_id``; else its charge is
+        checked and recorded here, :class:`BudgetExceeded` if it does not fit); returns the release id."""
         card = release.card
-        guaranteed = card["guarantee"]["epsilon"] is not None
-        events = list(release.accountant.events)
-        zcdp_delta = release.accountant.delta if release.accountant.has_zcdp else 0.0
+        spend = getattr(release, "charge", None) or Spend(
+            release.accountant.events, card["guarantee"]["epsilon"] is not None,
+            release.accountant.delta if release.accountant.has_zcdp else 0.0)
         # compresslevel 1: this is on the way to showing the table
         # A release written to a file in chunks (``release.data`` None) is stored by its header only.
         table = release.data if release.data is not None else pd.DataFrame(columns=release.columns)
         csv = gzip.compress(table.to_csv(index=False).encode("utf-8"), compresslevel=1)
         with self._transaction() as conn:
             self._ensure_dataset(conn, fp, name)
-            self._check(conn, fp, Spend(tuple(events), guaranteed, zcdp_delta), "This draw")
-            now = _now()
-            cursor = conn.execute(
+            if spend_id is None:
+                self._check(conn, fp, spend, "This draw")
+            release_id = conn.execute(
                 "INSERT INTO releases (fingerprint, created, method, settings_key, settings, card, publisher_report, "
                 "rows, csv_gzip, metrics, seconds, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (fp, now, card["method"]["name"], settings_key, _json(settings), _json(card),
-                 _json(release.publisher_report), release.rows, csv, None, seconds, source))
-            release_id = cursor.lastrowid
-            conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, "
-                         "source, release_id) VALUES (?, ?, 'release', ?, ?, ?, ?, ?, ?)",
-                         (fp, now, card["method"]["name"], int(guaranteed), _json([e.as_dict() for e in events]),
-                          zcdp_delta, source, release_id))
+                (fp, _now(), card["method"]["name"], settings_key, _json(settings), _json(card),
+                 _json(release.publisher_report), release.rows, csv, None, seconds, source)).lastrowid
+            if spend_id is None:
+                self._insert_spend(conn, fp, spend, "release", card["method"]["name"], source, release_id)
+            else:
+                conn.execute("UPDATE spends SET release_id = ? WHERE id = ?", (release_id, int(spend_id)))
         return release_id
 
     _RELEASE_COLUMNS = ("id, fingerprint, created, method, settings, card, publisher_report, rows, metrics, "
@@ -358,16 +378,19 @@ class Workspace(ledger.LedgerKeys):
     # --- reports ---------------------------------------------------------------------------
 
     def record_report(self, fp: str, release_id: int, *, events, figures: dict, html: str,
-                      source: str = "app") -> int:
-        """Record a stakeholder report and its spend in one transaction (refused past the budget)."""
+                      source: str = "app", spend_id: int | None = None) -> int:
+        """Record a stakeholder report and its spend in one transaction (refused past the budget);
+        with ``spend_id``, the report is attached to the spend :meth:`reserve` recorded for it."""
         events = list(events)
         epsilon = math.fsum(e.epsilon for e in events)
         with self._transaction() as conn:
-            self._check(conn, fp, Spend(tuple(events)), "This report")
             now = _now()
-            spend = conn.execute("INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, "
-                                 "source, release_id) VALUES (?, ?, 'report', 'report', 1, ?, ?, ?)",
-                                 (fp, now, _json([e.as_dict() for e in events]), source, int(release_id))).lastrowid
+            if spend_id is None:
+                self._check(conn, fp, Spend(tuple(events)), "This report")
+                spend = self._insert_spend(conn, fp, Spend(tuple(events)), "report", "report", source, release_id)
+            else:
+                spend = int(spend_id)
+                conn.execute("UPDATE spends SET release_id = ? WHERE id = ?", (int(release_id), spend))
             return conn.execute("INSERT INTO reports (release_id, spend_id, created, epsilon, figures, html) "
                                 "VALUES (?, ?, ?, ?, ?, ?)",
                                 (int(release_id), spend, now, epsilon, _json(figures), html)).lastrowid
@@ -412,10 +435,6 @@ class Workspace(ledger.LedgerKeys):
         with self._connect() as conn:
             row = conn.execute("SELECT spec FROM policies WHERE name = ?", (name,)).fetchone()
         return json.loads(row[0]) if row else None
-
-    def delete_policy(self, name: str) -> None:
-        with self._transaction() as conn:
-            conn.execute("DELETE FROM policies WHERE name = ?", (name,))
 
     # --- the app's sessions, one per browser ---------------------------------------------------
 

@@ -8,15 +8,14 @@ can stand, and one place to review for what leaves the data.
 
 A :class:`CodedTable` holds every kept column as integer codes over a small public set of
 cells (declared bins, categories plus "missing", or a text column's DP vocabulary).
-:class:`Counter` is what a method may ask of any counting back end; the in-memory
-:class:`CodedTable` and the engines for large tables (``dpsynth_core.engines``: DuckDB,
-Spark) all answer it, with identical counts.
+The in-memory :class:`CodedTable` and the engines for large tables (``dpsynth_core.engines``:
+DuckDB, Spark; their interface is :class:`~dpsynth_core.engines.CountingSource`) answer the same
+questions, with identical counts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -39,27 +38,6 @@ def coarsen(codes: np.ndarray, cells: int, buckets: int) -> tuple[np.ndarray, in
     if cells <= buckets:
         return codes, cells
     return (np.asarray(codes, dtype=np.int64) * buckets) // cells, buckets
-
-
-@runtime_checkable
-class Counter(Protocol):
-    """Exact counts over public cells: what every counting back end answers.
-
-    ``n_rows`` is the true number of records (only noise may read it); ``cells`` maps each
-    countable column to its number of public cells.
-    """
-
-    n_rows: int
-    cells: dict
-
-    def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
-        """Exact counts of every cell of the product of ``group``'s cells (shape: their cells)."""
-
-    def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
-        """:meth:`marginal` for several groups, in as few passes over the data as the back end can."""
-
-    def value_counts(self, name: str) -> pd.Series:
-        """The true count of every value of ``name`` present in the data (cells with no record are left out)."""
 
 
 def coarsen_counts(counts: np.ndarray, axis: int, cells: int, buckets: int) -> np.ndarray:

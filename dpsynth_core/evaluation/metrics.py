@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..data.counting import flat_index
 from ..data.encoding import encode_column
-from ..domain import TableDomain, as_table_domain
+from ..domain import as_table_domain
 from ..privacy.cathist import fidelity
 from ..privacy.noise import make_noise_source, real_laplace
 from .values import ValueComparison, value_comparison, value_summaries, value_summary  # noqa: F401
@@ -154,15 +154,6 @@ def wilson_interval(share: float, n: int, z: float = 1.96) -> tuple[float, float
     centre = (share + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def evaluate(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, random_state=None) -> dict:
-    """Everything the Preview page shows, in one call (publisher-only)."""
-    domain: TableDomain = as_table_domain(domain)
-    pairs = paired_codes(real, synthetic, domain)
-    return {"fidelity": fidelity_by_column(pairs), "one_way": one_way_distances(pairs),
-            "two_way": two_way_distances(pairs), "game": distinguishing_game(pairs, random_state=random_state),
-            "pairs": pairs}
 
 
 # --- machine-learning utility and query errors (issue: the papers' evaluations) -------------

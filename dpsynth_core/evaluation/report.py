@@ -44,7 +44,7 @@ import pandas as pd
 
 from ..domain import as_table_domain
 from ..errors import DPSynthError
-from ..privacy.accounting import ADD_REMOVE, PrivacyEvent
+from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, Spend
 from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows, unit_relation
 from .metrics import paired_codes
@@ -182,11 +182,9 @@ class ExactStatistics:
     values: dict = field(default_factory=dict)
 
 
-def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pairs=(),
-                     chart_columns=()) -> ExactStatistics:
-    """The exact statistics behind a report (the only step that reads the real data)."""
-    domain = as_table_domain(domain)
-    names = list(domain.kept)
+def check_choices(domain, synthetic: pd.DataFrame, pairs=(), chart_columns=()) -> tuple[list, list]:
+    """The report's public choices, checked before the data is read: ``(pairs, chart_columns)``."""
+    names = list(as_table_domain(domain).kept)
     pairs = [tuple(p) for p in pairs]
     chart_columns = list(chart_columns)
     unknown = sorted(({c for p in pairs for c in p} | set(chart_columns)) - set(names))
@@ -196,6 +194,20 @@ def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pai
         raise ReportError("each pair must name two different columns")
     if len(synthetic) == 0:
         raise ReportError("the release has no rows, so there is nothing to compare")
+    return pairs, chart_columns
+
+
+def value_columns(domain) -> list[str]:
+    """The columns whose exact values a report compares (numbers and dates: two statistics each)."""
+    return [name for name, col in as_table_domain(domain).kept.items() if col.kind in ("integer", "float", "date")]
+
+
+def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pairs=(),
+                     chart_columns=()) -> ExactStatistics:
+    """The exact statistics behind a report (the only step that reads the real data)."""
+    domain = as_table_domain(domain)
+    names = list(domain.kept)
+    pairs, chart_columns = check_choices(domain, synthetic, pairs, chart_columns)
     coded = paired_codes(real, synthetic, domain)
     distances = {name: ("one_way", _half_l1(coded[name].real, coded[name].synthetic)) for name in names}
     for a, b in pairs:
@@ -217,8 +229,8 @@ def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pai
             cells = np.sort(np.argsort(-synthetic_counts, kind="stable")[:MAX_CHART_CELLS])
         shares[name] = ([str(column.labels[i]) for i in cells], (synthetic_counts[cells] / len(synthetic)).tolist(),
                         np.bincount(column.real, minlength=column.cells)[cells])
-    values = {name: report_statistics(real[name], synthetic[name], col, markers=domain.missing_markers)
-              for name, col in domain.kept.items() if col.kind in ("integer", "float", "date")}
+    values = {name: report_statistics(real[name], synthetic[name], domain.kept[name], markers=domain.missing_markers)
+              for name in value_columns(domain)}
     return ExactStatistics(len(real), len(synthetic), distances, shares, values)
 
 
@@ -292,6 +304,31 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     return NoisyDraws(each, rows, rows_margin, distances, shares, values)
 
 
+def report_events(epsilon: float, distances, charts, values=(), relation: str = ADD_REMOVE) -> list[PrivacyEvent]:
+    """The report's privacy events, each ``epsilon / k`` under ``relation``: the row count, one per
+    distance (``distances``: their labels), one per charted column and two per compared numeric column."""
+    distances, charts, values = (list(dict.fromkeys(x)) for x in (distances, charts, values))
+    each = epsilon / (1 + len(distances) + len(charts) + 2 * len(values))
+
+    def event(mechanism: str, label: str) -> PrivacyEvent:
+        return PrivacyEvent(mechanism, each, 0.0, relation, f"report: {label}")
+
+    return ([event("discrete Laplace count", "row count")]
+            + [event("Laplace on a distance (sensitivity 1)", f"distance of {d}") for d in distances]
+            + [event("discrete Laplace histogram", f"shares of {c}") for c in charts]
+            + [e for v in values for e in (
+                event("Laplace on a distance (sensitivity 1)", f"largest gap between the value curves of {v}"),
+                event("discrete Laplace histogram", f"shares of exact values of {v}"))])
+
+
+def report_charge(epsilon: float, domain, *, pairs=(), chart_columns=()) -> Spend:
+    """What a report on a release over ``domain`` costs, from public choices only (before the data is
+    read): the spend the ledger records for it (:func:`measure` spends exactly these events)."""
+    domain = as_table_domain(domain)
+    return Spend(tuple(report_events(epsilon, list(domain.kept) + [pair_name(a, b) for a, b in pairs],
+                                     chart_columns, value_columns(domain), unit_relation(domain.person, ADD_REMOVE))))
+
+
 def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit=None) -> ReportFigures:
     """The mechanism's noise step: every statistic gets ``epsilon / k`` (see the module docstring).
 
@@ -303,28 +340,19 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
         raise ReportError(f"report epsilon ({epsilon!r}) must be a number > 0")
     drawn = draw_noise(exact, epsilon=epsilon, noise=make_noise_source(random_state),
                        sensitivity=1 if unit is None else unit.max_rows)
-    events = []
-    relation = unit_relation(unit, ADD_REMOVE)
-
-    def spend(mechanism: str, label: str) -> None:
-        events.append(PrivacyEvent(mechanism, drawn.per_statistic, 0.0, relation, f"report: {label}"))
-
-    spend("discrete Laplace count", "row count")
+    accountant = Accountant(report_events(epsilon, exact.distances, exact.shares, exact.values,
+                                          unit_relation(unit, ADD_REMOVE)))
     one_way, two_way = {}, {}
     for label, (value, low, high) in drawn.distances.items():
-        spend("Laplace on a distance (sensitivity 1)", f"distance of {label}")
         target = one_way if exact.distances[label][0] == "one_way" else two_way
         target[label] = Estimate(float(value[0]), float(low[0]), float(high[0]))
     shares = {}
     for name, (cell_labels, synthetic_shares, _) in exact.shares.items():
-        spend("discrete Laplace histogram", f"shares of {name}")
         value, low, high = drawn.shares[name]
         shares[name] = {"labels": cell_labels, "synthetic": synthetic_shares, "real": value[0].tolist(),
                         "low": low[0].tolist(), "high": high[0].tolist()}
     values = {}
     for name, found in exact.values.items():
-        spend("Laplace on a distance (sensitivity 1)", f"largest gap between the value curves of {name}")
-        spend("discrete Laplace histogram", f"shares of exact values of {name}")
         (gap, gap_low, gap_high), (real, low, high) = drawn.values[name]
         values[name] = {"gap": {"value": float(gap[0]), "low": float(gap_low[0]), "high": float(gap_high[0])},
                         "values": found["values"], "synthetic": found["synthetic"], "real": real[0].tolist(),
@@ -332,7 +360,7 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
         values[name]["shape"] = report_sentences(name, values[name])
     return ReportFigures(epsilon=float(epsilon), per_statistic=drawn.per_statistic, rows=int(drawn.rows[0]),
                          rows_margin=int(drawn.rows_margin), synthetic_rows=exact.synthetic_rows, one_way=one_way,
-                         two_way=two_way, shares=shares, values=values, events=events)
+                         two_way=two_way, shares=shares, values=values, events=list(accountant.events))
 
 
 def measure(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: float, pairs=(),

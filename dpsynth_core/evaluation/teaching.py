@@ -68,7 +68,7 @@ def dp_share_with_and_without(k: int, epsilon: float, example=None):
     shares = {}
     member = np.flatnonzero(in_class(frame))[0]
     for label, data in (("with this person", frame), ("without this person", frame.drop(index=member))):
-        synthetic = synthesize(data, example_declaration("adult"), epsilon, method="marginals",
+        synthetic = synthesize(data, example_declaration("adult"), epsilon,
                                random_state=np.random.default_rng(len(data))).data
         group = synthetic.loc[in_class(synthetic), "income"]
         shares[label] = (float((group == target["most common value"]).mean()) if len(group) else float("nan"),

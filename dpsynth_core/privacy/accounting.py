@@ -294,11 +294,35 @@ class RelationTotal:
 @dataclass(frozen=True)
 class Spend:
     """One recorded use of a dataset: its privacy events, whether it has a guarantee, and the delta
-    at which its zero-concentrated events (if any) were stated."""
+    at which its zero-concentrated events (if any) were stated.
+
+    A method's charge (:meth:`dpsynth_core.synthesizers.Synthesizer.charge`) is a Spend computed
+    from public settings before a draw; the ledger records exactly it.
+    """
 
     events: tuple
     guaranteed: bool = True
     zcdp_delta: float = 0.0
+
+    def total(self) -> "RelationTotal | None":
+        """Its own guarantee, composed as the ledger composes it (None: no guarantee, or no event)."""
+        relations, _ = compose([self])
+        return relations[0] if relations and self.guaranteed else None
+
+    @property
+    def epsilon(self) -> float | None:
+        """Its composed epsilon (None: no guarantee)."""
+        total = self.total()
+        return None if not self.guaranteed else (total.epsilon if total else 0.0)
+
+    @property
+    def delta(self) -> float | None:
+        total = self.total()
+        return None if not self.guaranteed else (total.delta if total else 0.0)
+
+    @property
+    def neighbouring(self) -> str | None:
+        return self.events[0].neighbouring if self.events else None
 
 
 
@@ -387,7 +411,6 @@ def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
         totals.append(RelationTotal(relation, total["epsilon"], total["delta"], total["composition"], added,
                                     len(group)))
     return tuple(totals), unguaranteed
-
 
 
 def person_relation(column: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -12,16 +11,17 @@ from pathlib import Path
 import pandas as pd
 
 from .. import constraints
-from ..privacy.accounting import Accountant
 from ..domain import as_table_domain
+from ..privacy.accounting import Accountant, Spend
 from .card import build_card
 from .rerun import rerun_script, rerun_settings  # noqa: F401 (public)
 from ..errors import ParameterError
-from ..synthesizers import get_method
+from ..synthesizers import DEFAULT_METHOD, get_method
 from ..synthesizers.base import resolve_engine
-from .writer import CHUNK_ROWS, check_spark_target, chunk_sizes, output_format, write_on_spark, write_synthetic
+from .writer import (CHUNK_ROWS, check_spark_target, chunk_sizes, is_remote, output_format, write_on_spark,
+                     write_synthetic)
 from ..data.tables import check_delimiter, check_encoding, read_table
-from ..validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
+from ..validation import check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
 
 @dataclass
@@ -33,6 +33,8 @@ class Release:
         path, rows, columns: where the table was written (``out``), its number of rows and its columns.
         card: the release card (safe to publish).
         accountant: the ledger of privacy spends behind the card.
+        charge: the draw's price, computed before the data was read; what the workspace's ledger
+            records (the accountant's events compose to it).
         publisher_report: data-dependent diagnostics (lines changed by the per-record reading
             rule, cells changed by the encoding rule, per-column details): for the publisher
             only, never to be published.
@@ -48,13 +50,14 @@ class Release:
     rows: int | None = None
     columns: list | None = None
     settings: dict | None = None
+    charge: Spend | None = None
 
     def __post_init__(self):
         if self.data is not None:
             self.rows, self.columns = len(self.data), list(self.data.columns)
 
 
-def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: float = constraints.RHO_DEFAULT,
+def synthesize(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rho: float = constraints.RHO_DEFAULT,
                rows: int | None = None, random_state=None, encoding: str | None = None,
                delimiter: str | None = None, progress=None, engine: str | None = "auto",
                memory_limit: str | None = None, out=None, out_format: str | None = None,
@@ -70,7 +73,9 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             path to the JSON file.
         epsilon: the total privacy budget, from 0.01 to 20 (``constraints.EPSILON_MIN`` and
             ``EPSILON_MAX``), split as the card shows.
-        method: a registered method name (see ``dpsynth_core.METHODS``).
+        method: a registered method name (see ``dpsynth_core.METHODS``; default ``marginals``, the
+            best general-purpose one). ``options``: the method's own (``groups``, ``delta``...),
+            checked by the method's option specs.
         rho: tolerance for randomness, from 0.01 to 0.99: the chance a column has no made-up value.
         rows: a public number of synthetic rows (1 to 5,000,000; 10^9 with ``out``); None (default) noises
             the true count.
@@ -93,6 +98,50 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
             With ``engine="spark"`` and a Parquet ``out``, the chunks are drawn on Spark's executors
             and ``out`` becomes a new folder of Parquet parts (:func:`~dpsynth_core.release.writer.write_on_spark`).
     """
+    request = prepare(data, domain, epsilon, method=method, rho=rho, rows=rows, random_state=random_state,
+                      encoding=encoding, delimiter=delimiter, engine=engine, memory_limit=memory_limit, out=out,
+                      out_format=out_format, chunk_rows=chunk_rows, **options)
+    return request.run(data, progress=progress)
+
+
+@dataclass
+class Request:
+    """A release asked for, every parameter checked and the draw priced, before any data is read.
+
+    ``charge``: what the draw costs (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`),
+    recorded by the ledger as it is; :meth:`run` makes the release.
+    """
+
+    info: object
+    domain: object
+    epsilon: float
+    rho: float
+    rows: int | None
+    random_state: object
+    encoding: str | None
+    delimiter: str | None
+    engine: str
+    memory_limit: str | None
+    out: object
+    out_format: str | None
+    chunk_rows: int
+    options: dict
+    charge: Spend
+
+    @property
+    def method(self) -> str:
+        return self.info.name
+
+    def run(self, data, *, progress=None) -> Release:
+        """Read ``data`` (the only step that does), fit the method and draw the release."""
+        return _run(self, data, progress)
+
+
+def prepare(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rho: float = constraints.RHO_DEFAULT,
+            rows: int | None = None, random_state=None, encoding: str | None = None, delimiter: str | None = None,
+            engine: str | None = "auto", memory_limit: str | None = None, out=None, out_format: str | None = None,
+            chunk_rows: int = CHUNK_ROWS, **options) -> Request:
+    """Check every input of :func:`synthesize` once and price the draw, without reading the data."""
     epsilon = check_total_epsilon(epsilon)
     rho = check_publisher_rho(rho)
     fmt = output_format(out, out_format) if out is not None else None
@@ -104,31 +153,37 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
     else:
         chosen = resolve_engine(info.cls, data, engine, domain.person)
     streamed = out is not None and chosen != "pandas"
-    # Spark draws a Parquet release on its executors and writes a folder of parts
-    on_spark = streamed and chosen == "spark" and fmt == "parquet"
-    spark_folder = check_spark_target(out) if on_spark else None
     # the cap follows the publisher's choice of a file (written in chunks) or a table in memory, never
     # the engine (``auto`` picks one from the file's size, a fact about the data)
     cap = constraints.MAX_ENGINE_SYNTHETIC_ROWS if out is not None else constraints.MAX_SYNTHETIC_ROWS
     rows = check_rows(rows, cap)
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
-    accepted = [p for p in inspect.signature(info.cls.__init__).parameters
-                if p not in ("self", "epsilon", "rho", "random_state")]
-    unknown = [k for k in options if k not in accepted]
-    if unknown:
-        raise ParameterError(f"method '{method}' has no option {', '.join(map(repr, unknown))} "
-                             f"(its options: {', '.join(accepted) or 'none'})")
-    if options.get("delta") is not None:
-        options["delta"] = check_delta(options["delta"])
-    if "groups" in options:
-        options["groups"] = _check_groups(options["groups"])
-    reading = None
+    options = info.check_options(options)
     if isinstance(data, (str, Path)) and chosen == "pandas":
         from ..engines import PANDAS_READS_CSV, names_parquet
 
         if names_parquet(data):
             raise ParameterError(PANDAS_READS_CSV)
+    if streamed and chosen == "spark" and fmt == "parquet":
+        check_spark_target(out)
+    domain.validate()
+    charge = info.cls.charge(domain, epsilon, rows=rows, **options)
+    if random_state is not None:  # a seeded (repeatable) draw claims no guarantee: recorded as such
+        charge = Spend(charge.events, False, charge.zcdp_delta)
+    return Request(info, domain, epsilon, rho, rows, random_state, encoding, delimiter, chosen, memory_limit, out,
+                   fmt, chunk_rows, options, charge)
+
+
+def _run(request: Request, data, progress) -> Release:
+    info, domain, out, chosen = request.info, request.domain, request.out, request.engine
+    encoding, delimiter, memory_limit = request.encoding, request.delimiter, request.memory_limit
+    chunk_rows, out_format, rows = request.chunk_rows, request.out_format, request.rows
+    streamed = out is not None and chosen != "pandas"
+    on_spark = streamed and chosen == "spark" and out_format == "parquet"
+    spark_folder = Path(str(out).removeprefix("file://")) if on_spark and not is_remote(out) else None
+    reading = None
+    if isinstance(data, (str, Path)) and chosen == "pandas":
         data, table_info = read_table(data, encoding=encoding, delimiter=delimiter)
         reading = table_info["lines"]
     opened = None
@@ -141,15 +196,17 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         from ..engines import lines_read
 
         reading = lines_read(data)
-    settings = {"method": method, "epsilon": epsilon, "rho": rho, "rows": rows, "encoding": encoding,
-                "delimiter": delimiter, "engine": chosen, "declaration": domain.to_json(),
-                "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in options.items()}}
-    model = info.cls(epsilon=epsilon, rho=rho, random_state=random_state, **options)
+    settings = {"method": info.name, "epsilon": request.epsilon, "rho": request.rho, "rows": rows,
+                "encoding": encoding, "delimiter": delimiter, "engine": chosen, "declaration": domain.to_json(),
+                "options": {k: [list(g) for g in v] if k == "groups" and v else v
+                            for k, v in request.options.items()}}
+    model = info.cls(epsilon=request.epsilon, rho=request.rho, random_state=request.random_state, **request.options)
     share = model.fit_share
     spark = getattr(data, "spark", None)
     try:
         model.fit(data, domain, rows=rows, progress=_scaled(progress, 0.0, share), engine=chosen,
-                  memory_limit=memory_limit, max_rows=cap)
+                  memory_limit=memory_limit,
+                  max_rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS if out is not None else constraints.MAX_SYNTHETIC_ROWS)
     finally:
         if opened is not None:
             opened.close()
@@ -160,7 +217,7 @@ def synthesize(data, domain, epsilon: float, *, method: str = "cathist", rho: fl
         return Release(data=synthetic, card=build_card(model, info, written if synthetic is None else len(synthetic)),
                        accountant=model.ledger(), publisher_report=_report(model, reading), path=path,
                        rows=written, columns=None if synthetic is not None else list(model.domain_.kept),
-                       settings=settings)
+                       settings=settings, charge=request.charge)
 
     if not model.independent_chunks:  # one table drawn in order (it may hold fewer rows than planned)
         table = model.sample(progress=told)
@@ -255,19 +312,3 @@ def _scaled(progress, start: float, end: float):
     if progress is None:
         return None
     return lambda done, message: progress(start + (end - start) * done, message)
-
-
-def _check_groups(groups):
-    """Column groups must be a list of lists of column names (their meaning is checked by the method)."""
-    if groups is None:
-        return None
-    rule = "a list of column groups, each a list of column names"
-    if isinstance(groups, (str, bytes)) or not isinstance(groups, (list, tuple)) or len(groups) > 10_000:
-        raise ParameterError(f"groups must be {rule}")
-    out = []
-    for group in groups:
-        if isinstance(group, (str, bytes)) or not isinstance(group, (list, tuple)) or \
-                not all(isinstance(c, str) for c in group) or not 1 <= len(group) <= constraints.MAX_COLUMNS:
-            raise ParameterError(f"groups must be {rule}; {str(group)[:60]!r} is not")
-        out.append(tuple(group))
-    return out

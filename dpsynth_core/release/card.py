@@ -14,7 +14,6 @@ import math
 
 from .. import __version__ as _version
 from .. import constraints
-from ..synthesizers.registry import uses_tolerance
 from ..wording import SEEDED_GUARANTEE
 
 
@@ -67,8 +66,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
         "parameters": {"epsilon": getattr(model, "total_epsilon_", model.epsilon_),
                        # the tolerance only where the method uses it (no leftover number on a card)
-                       "rho": model.rho_ if uses_tolerance(method_info.name, any(
-                           c.kind == "text" for c in domain.kept.values())) else None},
+                       "rho": model.rho_ if method_info.cls.uses_tolerance(domain) else None},
         "privacy_unit": _unit_card(unit, model.epsilon_),
         "guarantee": guarantee,
         # Without a guarantee there is no privacy unit to name, not even on each spend.

@@ -91,7 +91,7 @@ import sys
 from pathlib import Path
 
 from dpsynth_core.errors import DPSynthError
-from dpsynth_core.release import synthesize
+from dpsynth_core.release.budgeted import draw
 from dpsynth_core.workspace import Workspace
 
 SETTINGS = {settings}
@@ -108,16 +108,16 @@ def main():
     declaration = json.loads(Path(args.declaration).read_text(encoding="utf-8"))
     if SETTINGS["person"]:  # the privacy unit: each person, up to a public number of rows
         declaration["person"] = SETTINGS["person"]
-    release = synthesize(args.data, declaration, SETTINGS["epsilon"], method=SETTINGS["method"],
-                         rho=SETTINGS["rho"], rows=SETTINGS["rows"], encoding=SETTINGS["encoding"],
-                         delimiter=SETTINGS["delimiter"], engine=SETTINGS["engine"],
-                         random_state=None,  # a fresh seed from the operating system, never published
-                         **SETTINGS["options"])
     workspace = Workspace(args.workspace)  # the ledger of these records, whatever the file's form
     key = workspace.dataset_key(workspace.records_key(args.data, encoding=SETTINGS["encoding"],
                                                       delimiter=SETTINGS["delimiter"]))
-    release_id = workspace.record_release(key, release, name=Path(args.data).name,
-                                          settings=dict(SETTINGS, declaration=declaration), source="rerun")
+    made = draw(args.data, declaration, SETTINGS["epsilon"], workspace=workspace, fingerprint=key,
+                name=Path(args.data).name, source="rerun", settings=dict(SETTINGS, declaration=declaration),
+                method=SETTINGS["method"], rho=SETTINGS["rho"], rows=SETTINGS["rows"], encoding=SETTINGS["encoding"],
+                delimiter=SETTINGS["delimiter"], engine=SETTINGS["engine"],
+                random_state=None,  # a fresh seed from the operating system, never published
+                **SETTINGS["options"])  # priced, checked and recorded before the data is read
+    release, release_id = made.release, made.release_id
     release.data.to_csv(args.out, index=False)
     Path(args.out).with_suffix(".card.json").write_text(json.dumps(release.card, indent=2), encoding="utf-8")
     guarantee = release.card["guarantee"]

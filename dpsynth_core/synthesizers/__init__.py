@@ -7,7 +7,7 @@ modules) stand apart.
 """
 
 from .base import Synthesizer, as_frame
-from .registry import METHODS, MethodInfo, get_method, register
+from .registry import DEFAULT_METHOD, METHODS, MethodInfo, get_method, ranked, register
 from . import bayesnet, copula, deniability, dirichlet, independent, marginals, microagg  # noqa: F401  (registration)
 
-__all__ = ["Synthesizer", "as_frame", "METHODS", "MethodInfo", "get_method", "register"]
+__all__ = ["Synthesizer", "as_frame", "DEFAULT_METHOD", "METHODS", "MethodInfo", "get_method", "ranked", "register"]

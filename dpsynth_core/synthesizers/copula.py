@@ -35,7 +35,7 @@ from ..data.encoding import EncodedTable
 from .finite import FiniteColumn, coded_table, finite_column
 from ..privacy.histogram import noisy_histogram, to_probabilities
 from .registry import register
-from .base import Synthesizer
+from .base import APPROXIMATE_DP, Synthesizer
 from .. import constraints
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)
@@ -124,6 +124,42 @@ def per_measurement_epsilon(total: float, fixed: list, count: int, delta: float)
 )
 class GaussianCopula(Synthesizer):
     """DP Gaussian copula over dummy-coded columns (see module docstring)."""
+
+    guarantee = APPROXIMATE_DP
+    column_label = "1-way margin {}"
+
+    @classmethod
+    def _method_events(cls, domain, epsilon, left, common, *, rows=None, **options) -> list:
+        names = list(domain.kept)
+        m = len(names)
+        texts = [n for n in names if not domain.kept[n].binned]
+        count = m + m * (m - 1) // 2 + len(texts)
+        eps0 = per_measurement_epsilon(epsilon, [e.epsilon for e in common], count,
+                                       constraints.ADVANCED_COMPOSITION_DELTA)
+        return ([cls._event("CatHist", eps0, f"vocabulary {n}") for n in texts]
+                + [cls._event("discrete Laplace histogram", eps0, f"1-way margin {n}") for n in names]
+                + [cls._event("discrete Laplace histogram", eps0, f"2-way conjunctions {a} x {b}")
+                   for i, a in enumerate(names) for b in names[i + 1:]])
+
+    @classmethod
+    def _row_plan(cls, domain, epsilon, *, rows=None, **options) -> dict:
+        """Every measurement's own epsilon (the pair tables as one bar: they all get the same)."""
+        plan, pairs = {}, 0
+        for event in cls._row_charge(domain, epsilon, rows=rows, **options).events:
+            if event.label.startswith("2-way conjunctions"):
+                pairs += 1
+                plan["pair tables"] = event.epsilon
+            else:
+                plan[event.label] = event.epsilon
+        if pairs:
+            plan[f"each of {pairs} pair tables"] = plan.pop("pair tables")
+        return plan
+
+    @classmethod
+    def privacy_note(cls, domain, epsilon, *, rows=None, **options):
+        return ("info", "Every measurement gets the ε shown; they are combined by advanced composition, whose "
+                        f"guarantee has a failure probability δ = {constraints.ADVANCED_COMPOSITION_DELTA:g}, so the "
+                        "bars add up to more than the total ε.")
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
         names = list(encoded.columns)

@@ -19,14 +19,24 @@ Guarantee (their Theorem 1, Privacy Test 2): with the randomised threshold
 candidate, test it, output the candidate or nothing) is
 ``(epsilon0 + ln(1 + gamma / t), exp(-epsilon0 (k - t)))``-DP for any integer
 ``1 <= t < k`` (``t`` is chosen to make delta at most 1e-6), under adding or removing
-one record. A release makes a fixed, public number ``C`` of runs (``candidates``;
-default: the row target, i.e. the publisher's ``rows`` or the noisy row count) and
-publishes the candidates that pass: ``C`` runs compose to ``C`` times that (basic
-composition), plus the network's budget, whatever number of records passes, zero
-included. Drawing candidates *until* ``n`` pass would hide the failed runs and multiply
-the chance of a rare record's candidate by about one over the pass rate (a stopping rule
-is a use of the data): the number of runs never depends on the outcomes. A large release
-has a large total epsilon, and the card says so. With the deterministic test
+one record.
+
+The charge is fixed before any data is read. A release makes ``C`` runs, where ``C`` is a
+public number: the publisher's ``candidates``, else the publisher's ``rows``, else the public
+constant :data:`DEFAULT_RUNS`; never a count of the data (a noisy row count would make the
+charge known only after it is drawn). Proof sketch: the network is
+``epsilon_model``-DP (with its own small delta, :mod:`.network`) and uses the data only
+through its noisy statistics; given the model, run ``i`` is a mechanism on the data that is
+``(epsilon_r, delta_r)``-DP by Theorem 1, whatever the earlier runs released (the seed,
+the redrawn attributes and the threshold noise are fresh each run). ``C`` adaptive runs are
+``(C epsilon_r, C delta_r)``-DP by basic composition, and with the model
+``(epsilon_model + C epsilon_r, delta_model + C delta_r)``-DP: the one event
+``C epsilon_r`` the accountant records beside the model's, composed by the ledger. The number
+of runs does not depend on any outcome, and the file holds those that pass (any number from
+0 to ``C``, itself an output covered by the guarantee). Drawing candidates *until* ``n``
+pass would hide the failed runs and multiply the chance of a rare record's candidate by
+about one over the pass rate (a stopping rule is a use of the data). A large release has a
+large total epsilon, and the card says so. With the deterministic test
 (``epsilon0=None``) there is no DP guarantee at all.
 """
 
@@ -47,6 +57,8 @@ from .registry import register
 DELTA_PER_RECORD = 1e-6
 #: The test's defaults (k plausible seeds, probability factor gamma, threshold noise epsilon0).
 DEFAULT_K, DEFAULT_GAMMA, DEFAULT_EPSILON0 = 50, 2.0, 1.0
+#: Candidate runs of a release when the publisher names no number (a public constant).
+DEFAULT_RUNS = 1_000
 #: Candidates pushed through the test at once (bounds memory; the number of runs is fixed in advance).
 CHUNK = 200_000
 
@@ -66,11 +78,20 @@ def record_guarantee(k: int, gamma: float, epsilon0: float, delta_target: float 
     return best
 
 
-def whole_file_epsilon(epsilon: float, runs: int, *, k: int = DEFAULT_K, gamma: float = DEFAULT_GAMMA,
-                       epsilon0: float = DEFAULT_EPSILON0) -> float:
-    """The epsilon a whole release states, before it runs: the model's ``epsilon`` plus ``runs``
-    candidate runs at the per-run guarantee (basic composition)."""
-    return epsilon + runs * record_guarantee(k, gamma, epsilon0)[0]
+def _check_test(k, gamma) -> None:
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 2 or not gamma >= 1:
+        raise ParameterError(f"k ({k!r}) must be a whole number >= 2 and gamma ({gamma!r}) a number >= 1")
+
+
+TEST_MECHANISM = "plausible-deniability test (Privacy Test 2)"
+
+
+def runs_event(runs: int, k: int, gamma: float, epsilon0: float, neighbouring: str) -> PrivacyEvent:
+    """The one event ``runs`` candidate runs cost: each ``(epsilon_r, delta_r)``-DP, basic composition."""
+    eps_r, delta_r, _ = record_guarantee(k, gamma, epsilon0)
+    return PrivacyEvent(TEST_MECHANISM, runs * eps_r, min(1.0, runs * delta_r), neighbouring,
+                        f"{runs:,} candidate runs, each ({eps_r:.3g}, {delta_r:.2g})-DP (a record or nothing), "
+                        "basic composition")
 
 
 def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -96,8 +117,8 @@ def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> n
     """Makes each synthetic record by taking a real record, keeping some of its values and
     redrawing the rest from a private model of the data, then releases it only if many real
     people could equally have been its starting point. It runs a fixed number of such
-    attempts and releases those that pass, so the file is smaller than the number of
-    attempts. Records stay realistic. Its privacy promise holds for each attempt on its own;
+    attempts (the number of rows you ask for, else 1,000) and releases those that pass, so the
+    file is smaller than the number of attempts. Records stay realistic. Its privacy promise holds for each attempt on its own;
     for the whole file the promise weakens with every attempt, which the release card spells out.""",
     rank=6,
 )
@@ -114,6 +135,48 @@ class PlausibleDeniability(NetworkSynthesizer):
     """
 
     independent_chunks = False  # every call runs candidates and is charged: chunks are drawn in order
+    #: The number of runs when the publisher gives no ``rows``: public, so the charge is known in advance.
+    default_rows = DEFAULT_RUNS
+
+    @classmethod
+    def runs(cls, rows=None, candidates=None) -> int:
+        """The number of candidate runs of a release: ``candidates``, else ``rows``, else :data:`DEFAULT_RUNS`."""
+        return cls._check_runs(candidates if candidates is not None else rows if rows is not None else DEFAULT_RUNS)
+
+    @classmethod
+    def _row_charge(cls, domain, epsilon, *, rows=None, **options):
+        spend = super()._row_charge(domain, epsilon, rows=rows, **options)
+        if options.get("epsilon0", DEFAULT_EPSILON0) is None:
+            return type(spend)(spend.events, False)
+        return spend
+
+    @classmethod
+    def _method_events(cls, domain, epsilon, left, common, *, rows=None, candidates=None, k=DEFAULT_K,
+                       gamma=DEFAULT_GAMMA, epsilon0=DEFAULT_EPSILON0, **options) -> list:
+        _check_test(k, gamma)
+        events = super()._method_events(domain, epsilon, left, common, rows=rows)
+        if epsilon0 is None:
+            return events
+        return events + [runs_event(cls.runs(rows, candidates), k, gamma, epsilon0, cls.neighbouring)]
+
+    @classmethod
+    def privacy_note(cls, domain, epsilon, *, rows=None, **options):
+        from ..wording import format_epsilon
+
+        spend = cls.charge(domain, epsilon, rows=rows, **options)
+        if not spend.guaranteed:
+            return ("error", "The deterministic plausible-deniability test gives **no differential-privacy "
+                             "guarantee**.")
+        eps_r, delta_r, _ = record_guarantee(options.get("k", DEFAULT_K), options.get("gamma", DEFAULT_GAMMA),
+                                             options.get("epsilon0", DEFAULT_EPSILON0))
+        runs = cls.runs(rows, options.get("candidates"))
+        return ("warning", f"Besides ε = {format_epsilon(epsilon)} for the model, **each candidate record tried** "
+                           f"is protected on its own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}), whether "
+                           f"it passes the test or not. Guarantees add up over tries: {runs:,} tries (a number "
+                           f"fixed in advance{'' if rows is not None else ', the default'}) make "
+                           f"ε = **{format_epsilon(spend.epsilon)}** for the whole file (which holds the tries that "
+                           "passed, fewer rows), and that is what the ledger will count. Try few records, or "
+                           "prefer another method for a whole table.")
 
     def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = DEFAULT_K, gamma: float = DEFAULT_GAMMA,
                  omega: int | None = None, epsilon0: float | None = DEFAULT_EPSILON0, patterns: int = 16,
@@ -124,12 +187,12 @@ class PlausibleDeniability(NetworkSynthesizer):
         self.patterns, self.candidates = patterns, candidates
 
     def _fit(self, encoded, epsilon):
-        if self.k < 2 or self.gamma < 1:
-            raise ParameterError(f"k ({self.k}) must be >= 2 and gamma ({self.gamma}) >= 1")
+        _check_test(self.k, self.gamma)
         self.candidates_ = self._check_runs(self.rows_ if self.candidates is None else self.candidates)
+        self.rows_ = self.candidates_  # the runs a release makes (chunks add up to them)
         self.runs_source_ = ("the publisher's number of candidates" if self.candidates is not None else
-                             "the row count" + (" asked for by the publisher" if "publisher" in self.row_policy_
-                                                else ", noisy"))
+                             "the number of rows asked for by the publisher" if "publisher" in self.row_policy_
+                             else "the method's default")
         super()._fit(encoded, epsilon)
         # The seeds: real records, kept to be tested against (every run is charged, see sample()).
         self.seeds_ = coded_table(self.columns_, encoded.n_rows).records(self.order_)
@@ -145,6 +208,7 @@ class PlausibleDeniability(NetworkSynthesizer):
 
     @staticmethod
     def _check_runs(runs) -> int:
+        """A number of runs: a whole number from 1 to the public limit on rows."""
         limit = constraints.MAX_SYNTHETIC_ROWS
         if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= limit:
             raise ParameterError(f"candidates ({runs!r}) must be a whole number from 1 to {limit:,}")
@@ -231,10 +295,7 @@ class PlausibleDeniability(NetworkSynthesizer):
             return
         eps_r, delta_r, t = record_guarantee(self.k, self.gamma, self.epsilon0)
         self.record_guarantee_ = {"epsilon": eps_r, "delta": delta_r, "t": t}
-        self.accountant_.spend(PrivacyEvent("plausible-deniability test (Privacy Test 2)", runs * eps_r,
-                                            min(1.0, runs * delta_r), self.neighbouring,
-                                            f"{runs:,} candidate runs, each ({eps_r:.3g}, {delta_r:.2g})-DP "
-                                            "(a record or nothing), basic composition"))
+        self.accountant_.spend(runs_event(runs, self.k, self.gamma, self.epsilon0, self.neighbouring))
 
     def card_details(self) -> dict:
         details = super().card_details()

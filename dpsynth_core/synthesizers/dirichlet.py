@@ -27,9 +27,28 @@ from ..data.encoding import EncodedTable, decode_codes
 from ..errors import ParameterError
 from ..privacy.noise import dirichlet
 from .registry import register
-from .base import Synthesizer
+from .base import PRIOR, Synthesizer
+from .options import groups_option
 
 MAX_TABLE_CELLS = 2_000_000
+
+
+def _refuse_text(text: list) -> None:
+    if text:
+        raise ParameterError(f"dirichlet needs finite declared domains; column(s) {', '.join(text)} are "
+                             "weakly constrained text: use 'cathist' or 'marginals', or drop them")
+
+
+def _tables(groups, names) -> list[tuple]:
+    """The contingency tables: the publisher's groups, then every other column alone."""
+    grouped = [tuple(g) for g in (groups or [])]
+    seen = [c for g in grouped for c in g]
+    unknown = [c for c in seen if c not in names]
+    if unknown:
+        raise ParameterError(f"groups name column(s) not in the release: {', '.join(unknown)}")
+    if len(set(seen)) != len(seen):
+        raise ParameterError("a column may appear in only one group")
+    return grouped + [(n,) for n in names if n not in seen]
 
 
 def alpha_min(n_synthetic: int, epsilon: float) -> float:
@@ -59,26 +78,42 @@ class DirichletMultinomial(Synthesizer):
     neighbouring = SUBSTITUTE
     row_count_is_public = True
     independent_chunks = False  # draws exactly its fitted number of rows, in one piece (chunk_sampler)
+    options = (groups_option("column groups, each one contingency table (a column may appear in one group "
+                             "only); the other columns are tables of their own"),)
+    column_label = "table {}"
 
     def __init__(self, *, epsilon, rho=0.9, random_state=None, groups=None):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
         self.groups = groups
 
+    @classmethod
+    def uses_tolerance(cls, domain) -> bool:
+        return False  # text cannot be used; every declared cell gets the prior, none is made up
+
+    @classmethod
+    def column_mechanism(cls, column, **options) -> str:
+        return PRIOR
+
+    @classmethod
+    def _method_events(cls, domain, epsilon, left, common, *, rows=None, groups=None, **options) -> list:
+        names = list(domain.kept)
+        _refuse_text([n for n in names if not domain.kept[n].binned])
+        tables = _tables(groups, names)
+        share = left / len(tables)
+        return [cls._event("Dirichlet-multinomial", share, f"table {' x '.join(t)}") for t in tables]
+
+    @classmethod
+    def privacy_note(cls, domain, epsilon, *, rows=None, **options):
+        return ("info", "This method protects against one record being **replaced** by another; the number of "
+                        "rows is public and is used as it is. Each cell gets a prior of rows / (e^ε − 1) made-up "
+                        "records: when that is much larger than the data in a cell, the output is close to "
+                        "uniform. It suits a few columns with short lists of values, or a higher ε.")
+
     def _tables(self, names) -> list[tuple]:
-        grouped = [tuple(g) for g in (self.groups or [])]
-        seen = [c for g in grouped for c in g]
-        unknown = [c for c in seen if c not in names]
-        if unknown:
-            raise ParameterError(f"groups name column(s) not in the release: {', '.join(unknown)}")
-        if len(set(seen)) != len(seen):
-            raise ParameterError("a column may appear in only one group")
-        return grouped + [(n,) for n in names if n not in seen]
+        return _tables(self.groups, names)
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
-        text = [n for n, c in encoded.columns.items() if not c.domain.binned]
-        if text:
-            raise ParameterError(f"dirichlet needs finite declared domains; column(s) {', '.join(text)} are "
-                                 "weakly constrained text: use 'cathist' or 'marginals', or drop them")
+        _refuse_text([n for n, c in encoded.columns.items() if not c.domain.binned])
         self.tables_ = self._tables(list(encoded.columns))
         share = epsilon / len(self.tables_)
         self.alpha_ = alpha_min(self.rows_, share)

@@ -20,7 +20,7 @@ from ..domain import CategoricalDomain, ColumnDomain, TextDomain
 from ..data.encoding import decode_codes
 from ..privacy.histogram import noisy_histogram, to_probabilities
 from .registry import register
-from .base import Synthesizer
+from .base import CATHIST, HISTOGRAM, Synthesizer
 
 
 @dataclass
@@ -117,6 +117,22 @@ class IndependentColumns(Synthesizer):
     """
 
     reads_sources = True
+    tolerance_columns = "category or text"
+
+    @classmethod
+    def uses_tolerance(cls, domain) -> bool:
+        return True  # categories, like text, go through CatHist's threshold
+
+    @classmethod
+    def column_mechanism(cls, column, **options) -> str:
+        return CATHIST if column.kind in ("categorical", "text") else HISTOGRAM
+
+    @classmethod
+    def _method_events(cls, domain, epsilon, left, common, *, rows=None, **options) -> list:
+        names = list(domain.kept)
+        share = left / len(names)
+        return [cls._event("CatHist" if domain.kept[n].kind in ("categorical", "text") else
+                           "discrete Laplace histogram", share, f"column {n}") for n in names]
 
     def _fit(self, source, epsilon: float) -> None:
         names = list(self.domain_.kept)

@@ -37,13 +37,15 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..privacy.accounting import PrivacyEvent, default_delta, zcdp_budget
+from ..privacy.accounting import PrivacyEvent, Spend, zcdp_budget
+from ..domain import as_table_domain
 from ..errors import ParameterError
 from .finite import FiniteColumn, finite_source, finite_source_column
-from ..privacy.histogram import noisy_count, noisy_histogram
+from ..privacy.histogram import noisy_histogram
 from ..privacy.noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
 from ..pgm import Measurement, absorb, estimate, generate, model_cells_with, support_from
-from .base import Synthesizer
+from .base import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, Synthesizer
+from .options import DELTA, groups_option
 from .registry import register
 
 #: Each round's budget: this share chooses the marginal, the rest measures it (AIM's split).
@@ -71,6 +73,12 @@ SMALL_ROWS = 2000
 #: the noise, hold at most TAIL_SHARE of the estimated records (:func:`dpsynth_core.pgm.support_from`).
 EMPTY_Z = 2.0
 TAIL_SHARE = 0.005
+#: The labels of the adaptive part of the budget plan.
+ONE_WAY = "1-way marginals (every column)"
+CHOOSING = "choosing marginals (exponential mechanism, each round)"
+MEASURING = "measuring the chosen marginals (noise on every cell)"
+#: zCDP's budget is calibrated a hair below the publisher's epsilon, so floating-point sums never state more.
+BUDGET_MARGIN = 1e-9
 #: Expected |noise| of a discrete Gaussian of scale sigma, per cell: sqrt(2 / pi) * sigma.
 GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
 
@@ -92,6 +100,16 @@ def one_way_share(columns: int, count: float | None, rounds: int | None = None) 
     if not count or count <= 0:
         return aim
     return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count))
+
+
+def _delta(delta) -> float:
+    """The delta of a release: the publisher's (checked), else the public default."""
+    if delta is None:
+        return constraints.DELTA_DEFAULT
+    delta = float(delta)
+    if not 0 <= delta <= constraints.DELTA_MAX:
+        raise ParameterError(f"delta ({delta}) must be in [0, {constraints.DELTA_MAX:g}]")
+    return delta
 
 
 def measure(noise, counts: np.ndarray, noise_param: float, *, zcdp: bool, label: str = "") -> tuple:
@@ -140,9 +158,8 @@ class MarginalsSynthesizer(Synthesizer):
     Args:
         epsilon, rho, random_state: as for every synthesizer (``rho`` is the tolerance for
             made-up values of text columns, not the zCDP parameter).
-        delta: the (epsilon, delta) guarantee's delta; None (default) applies the public rule
-            of :func:`dpsynth_core.privacy.accounting.default_delta` to a DP bound on the row count;
-            0 gives pure epsilon-DP.
+        delta: the (epsilon, delta) guarantee's delta; None (default) is the public constant
+            ``constraints.DELTA_DEFAULT``; 0 gives pure epsilon-DP.
         groups: optional publisher column groups (tuples of 2 or 3 names): measured first and
             added to the workload.
         generation: ``"matched"`` (default: every clique's counts within one record of the
@@ -154,6 +171,10 @@ class MarginalsSynthesizer(Synthesizer):
     """
 
     row_count_share = constraints.ENGINE_ROW_COUNT_SHARE
+    guarantee = ZCDP  # stated as (epsilon, delta)-DP; pure epsilon-DP with delta = 0
+    options = (groups_option("a column group of 2 or 3 columns, measured together and added to the workload"),
+               DELTA)
+    column_label = "1-way marginal {}"
 
     def __init__(self, *, epsilon, rho=constraints.RHO_DEFAULT, random_state=None, delta=None, groups=None,
                  generation: str = "matched", rounds: int | None = None,
@@ -169,29 +190,12 @@ class MarginalsSynthesizer(Synthesizer):
 
     # --- budget -------------------------------------------------------------------------
 
-    def _choose_delta(self, source) -> float:
-        if self.delta is not None:
-            delta = float(self.delta)
-            if not 0 <= delta <= constraints.DELTA_MAX:
-                raise ParameterError(f"delta ({self.delta}) must be in [0, {constraints.DELTA_MAX:g}]")
-            self.delta_rule_ = "chosen by the publisher" if delta else "pure epsilon-DP (delta = 0)"
-            return delta
-        count = [e for e in self.accountant_.events if e.label == "row count"]
-        if count:
-            count_epsilon, noisy = count[0].epsilon, self.rows_
-        else:  # the publisher fixed the number of rows: a noisy count still bounds the table's size
-            count_epsilon = self.epsilon_ * self.row_count_share
-            noisy = noisy_count(source.n_rows, epsilon=count_epsilon, noise=self.noise_,
-                                label="record count (default delta)")
-            self._spend("discrete Laplace count", count_epsilon, "record count (sets the default delta)")
-            self.count_ = noisy
-        alpha = math.exp(-count_epsilon)
-        margin = 3 * math.sqrt(2 * alpha) / (1 - alpha)  # three standard deviations of the count's noise
-        bound = noisy + margin
-        delta = default_delta(bound, constraints.DELTA_MAX)
-        self.delta_rule_ = (f"the largest power of ten at most 1/n^2 and at most {constraints.DELTA_MAX:g}, "
-                            f"n being a DP upper bound on the number of records ({bound:,.0f}: the noisy "
-                            "count plus three standard deviations of its noise)")
+    def _choose_delta(self) -> float:
+        delta = _delta(self.delta)
+        self.delta_rule_ = ("chosen by the publisher" if self.delta is not None and delta else
+                            "pure epsilon-DP (delta = 0)" if not delta else
+                            f"a public constant: the largest power of ten at most 1/n^2 for tables of up to "
+                            f"{constraints.DELTA_DEFAULT_RECORDS:,} records")
         return delta
 
     def _dp_count(self) -> float | None:
@@ -199,6 +203,78 @@ class MarginalsSynthesizer(Synthesizer):
         if any(e.label == "row count" for e in self.accountant_.events):
             return float(self.rows_)
         return getattr(self, "count_", None)
+
+    # --- the charge, before any data is read ----------------------------------------------
+
+    @classmethod
+    def _row_charge(cls, domain, epsilon, *, rows=None, delta=None, groups=None, **options) -> Spend:
+        """The row count, the bins and the vocabularies as pure events; the adaptive rounds as the
+        rest of the budget, in three parts (zCDP events, or pure ones when ``delta`` is 0): the
+        1-way marginals, the choices and the measurements of the chosen marginals."""
+        delta = _delta(delta)
+        zcdp = delta > 0
+        budget = zcdp_budget(epsilon, delta) * (1 - BUDGET_MARGIN) if zcdp else epsilon
+        events, _ = cls._common_events(domain, epsilon, rows)
+
+        def remaining() -> float:
+            return budget - math.fsum(e.rho_cost if zcdp else e.epsilon for e in events)
+
+        if remaining() <= 0:
+            raise ParameterError(f"epsilon ({epsilon:g}) leaves nothing for the marginals after the steps "
+                                 "before them")
+        names = list(domain.kept)
+        texts = [n for n in names if not domain.kept[n].binned]
+        if texts:
+            share = remaining() * VOCABULARY_SHARE / len(texts)
+            text_epsilon = math.sqrt(2 * share) if zcdp else share
+            events += [cls._event("CatHist", text_epsilon, f"vocabulary {n} (CatHist)") for n in texts]
+        left = remaining()  # the rounds: their split is adaptive (a small table's 1-ways take more, by a DP count)
+        one_way = left if len(names) == 1 else left * one_way_share(len(names), None)
+        rest = left - one_way
+        parts = [("discrete Gaussian histogram" if zcdp else "discrete Laplace histogram", one_way, ONE_WAY),
+                 ("exponential mechanism", rest * SELECT_SHARE, CHOOSING),
+                 ("discrete Gaussian histogram" if zcdp else "discrete Laplace histogram", rest * (1 - SELECT_SHARE),
+                  MEASURING)]
+        for mechanism, cost, label in parts:
+            events.append(PrivacyEvent.zcdp(mechanism, cost, label, cls.neighbouring) if zcdp else
+                          cls._event(mechanism, cost, label))
+        return Spend(tuple(events), True, delta if zcdp else 0.0)
+
+    @classmethod
+    def column_mechanism(cls, column, *, delta=None, **options) -> str:
+        return VOCABULARY if column.kind == "text" else GAUSSIAN if _delta(delta) > 0 else HISTOGRAM
+
+    @classmethod
+    def column_noise(cls, domain, epsilon, *, rows=None, **options) -> dict:
+        """A column's 1-way marginal in the plan (its share of the rounds' first part; sigma under
+        zCDP), or a text column's vocabulary."""
+        domain = as_table_domain(domain)
+        spend = cls._row_charge(domain, epsilon, rows=rows, **options)
+        plan = cls._row_plan(domain, epsilon, rows=rows, **options)
+        m = max(len(domain.kept), 1)
+        one_way = next(e for e in spend.events if e.label == ONE_WAY)
+        noise = {"epsilon": plan[ONE_WAY] / m}
+        if one_way.is_zcdp:
+            noise["sigma"] = math.sqrt(1 / (2 * one_way.rho / m))
+        vocabularies = {e.label: e.epsilon for e in spend.events}
+        return {n: ({"epsilon": vocabularies[f"vocabulary {n} (CatHist)"]} if c.kind == "text" else noise)
+                for n, c in domain.kept.items()}
+
+    @classmethod
+    def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):
+        delta = _delta(delta)
+        if not delta:
+            return ("info", "**δ (delta) = 0: pure ε-DP.** Every measurement gets discrete Laplace noise and the "
+                            "parts add up to the ε you chose. The pairs of columns to measure are chosen privately, "
+                            "in rounds, when you generate; the bars show each part's share of the budget.")
+        return ("info", f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with "
+                        "a second number: δ is the chance, allowed by the method, that the ε above does not hold. It "
+                        "is fixed in advance by a public rule, the largest power of ten at most 1 / (number of "
+                        f"records)² for tables of up to {constraints.DELTA_DEFAULT_RECORDS:,} records, so it stands "
+                        "for an event too unlikely to expect, not for a share of the people in the data. The budget "
+                        "is spent exactly: the release card states the ε you chose. The pairs of columns to measure "
+                        "are chosen privately, in rounds, when you generate; the bars show each part's share of "
+                        "the budget.")
 
     def _remaining(self) -> float:
         if self.zcdp_:
@@ -229,12 +305,12 @@ class MarginalsSynthesizer(Synthesizer):
             raise ParameterError(f"generation ({self.generation!r}) must be 'matched' or 'iid'")
         names = list(self.domain_.kept)
         groups = self._check_groups(names)
-        self.delta_ = self._choose_delta(source)
+        self.delta_ = self._choose_delta()
         self.zcdp_ = self.delta_ > 0
         if self.zcdp_:
             self.accountant_.delta = self.delta_
             # a hair below the target, so floating-point sums never state more than epsilon
-            self.budget_ = zcdp_budget(self.epsilon_, self.delta_) * (1 - 1e-9)
+            self.budget_ = zcdp_budget(self.epsilon_, self.delta_) * (1 - BUDGET_MARGIN)
         else:
             self.budget_ = self.epsilon_
         if self._remaining() <= 0:

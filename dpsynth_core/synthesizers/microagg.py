@@ -31,7 +31,7 @@ from ..errors import ParameterError
 from .finite import FiniteColumn, coded_table, finite_column
 from ..privacy.noise import real_laplace
 from .registry import register
-from .base import Synthesizer
+from .base import NO_GUARANTEE, Synthesizer
 
 MAX_ROWS = 200_000
 
@@ -99,10 +99,41 @@ class MicroAggregation(Synthesizer):
             columns, at least 1).
     """
 
+    guarantee = NO_GUARANTEE
+
     def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = 50, feature_groups: int | None = None):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
         # Not ``groups``: elsewhere that names publisher-chosen column groups (a list of column lists).
         self.k, self.feature_groups = k, feature_groups
+
+    @classmethod
+    def _method_events(cls, domain, epsilon, left, common, *, rows=None, feature_groups=None, **options) -> list:
+        """The noise it adds (no guarantee: the events only say how epsilon is split)."""
+        names = list(domain.kept)
+        texts = [n for n in names if not domain.kept[n].binned]
+        text_eps = left / (2 * len(names)) if texts else 0.0
+        count = min(len(names), feature_groups or max(1, math.ceil(len(names) / 4)))
+        per_group = (left - text_eps * len(texts)) / count
+        return ([cls._event("CatHist", text_eps, f"vocabulary {n}") for n in texts]
+                + [cls._event("Laplace on cluster means and covariances", per_group, f"feature group {i}")
+                   for i in range(1, count + 1)])
+
+    @classmethod
+    def budget_plan(cls, domain, epsilon, *, rows=None, **options) -> dict:
+        plan = super().budget_plan(domain, epsilon, rows=rows, **options)
+        groups = [label for label in plan if label.startswith("feature group")]
+        if groups:
+            plan["noise on cluster means and covariances (no guarantee)"] = sum(plan.pop(g) for g in groups)
+        return plan
+
+    @classmethod
+    def privacy_note(cls, domain, epsilon, *, rows=None, **options):
+        return ("error", "Micro-aggregation gives **no differential-privacy guarantee**. It groups the real records "
+                         "into clusters of at least k similar people with **MDAV** (maximum distance to average "
+                         "vector: take the record furthest from the average and its k − 1 nearest neighbours, then "
+                         "the record furthest from that one and its neighbours, and repeat), then releases noisy "
+                         "averages per cluster. The clusters themselves are formed from the real records without "
+                         "noise, so one person can change them. Use it only for teaching or comparison.")
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
         if encoded.n_rows > MAX_ROWS:

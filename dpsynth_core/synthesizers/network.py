@@ -38,7 +38,7 @@ from .finite import FiniteColumn, coded_table, finite_column
 from ..privacy.histogram import noisy_count, noisy_histogram
 from .factors import Factor, sample_children
 from ..privacy.noise import discrete_laplace_alpha, real_laplace
-from .base import Synthesizer
+from .base import APPROXIMATE_DP, Synthesizer
 
 SCORING_BUCKETS = 8
 SHARES = {"count": 0.05, "entropy": 0.3, "parameters": 0.65}
@@ -111,10 +111,35 @@ class NetworkSynthesizer(Synthesizer):
         max_parents: most parents per attribute.
     """
 
+    guarantee = APPROXIMATE_DP
+    column_label = "table {}"
+
     def __init__(self, *, epsilon, rho=0.9, random_state=None, max_cost: int = 2000, max_parents: int = 3):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
         self.max_cost = max_cost
         self.max_parents = max_parents
+
+    @classmethod
+    def _method_events(cls, domain, epsilon, left, common, *, rows=None, **options) -> list:
+        """What :meth:`_fit` spends: the count, the vocabularies, the entropies and the tables."""
+        names = list(domain.kept)
+        m = len(names)
+        count_eps = epsilon * SHARES["count"]
+        events = [cls._event("discrete Laplace count", count_eps, "record count (entropy sensitivity)")]
+        budget = left - count_eps
+        texts = [n for n in names if not domain.kept[n].binned]
+        entropy_budget = budget * SHARES["entropy"] / (SHARES["entropy"] + SHARES["parameters"])
+        parameter_budget = budget - entropy_budget
+        text_eps = parameter_budget / (m + len(texts)) if texts else 0.0
+        events += [cls._event("CatHist", text_eps, f"vocabulary {n}") for n in texts]
+        parameter_budget -= text_eps * len(texts)
+        pairs = _pairs(names)
+        h_eps, p_eps = fit_to_budget(epsilon, [e.epsilon for e in common + events],
+                                     [(m + len(pairs), entropy_budget / (m + len(pairs))),
+                                      (m, parameter_budget / m)], constraints.ADVANCED_COMPOSITION_DELTA)
+        events += [cls._event("Laplace entropy", h_eps, "entropies (choosing the network)",
+                              COUNT_FAILURE if i == 0 else 0.0) for i in range(m + len(pairs))]
+        return events + [cls._event("discrete Laplace histogram", p_eps, f"table {n}") for n in names]
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
         names = list(encoded.columns)

@@ -484,7 +484,7 @@ def test_preview_and_release_work_with_every_method(method, downloads):
         assert any("no differential-privacy" in e.value for e in at.error)
         assert spending.unguaranteed == 1 and "no guarantee" in _sidebar_text(at)
     elif method == "deniability":
-        assert card["guarantee"]["epsilon"] > 1000  # per-record guarantees add up over ~32,000 records
+        assert card["guarantee"]["epsilon"] > 1000  # per-record guarantees add up over the 1,000 tries
         assert "e+" not in _sidebar_text(at)
     else:
         assert card["guarantee"]["epsilon"] <= 1.0 + 1e-9
@@ -497,7 +497,8 @@ def test_deniability_states_one_plain_epsilon_everywhere():
     assert "Very weak" in guidance and "Moderate" not in guidance and "e+" not in guidance
     whole = guidance.split("whole file's ε is **")[1].split("**")[0]
     at = _visit(at, "app_pages/4_Preview.py")
-    assert f"about ε = {whole}" in at.button(key="preview_generate").label
+    label = at.button(key="preview_generate").label
+    assert f"spends ε = {whole}" in label and "about" not in label  # the exact charge, fixed in advance
 
 
 def test_rho_and_tau_appear_only_where_they_apply():
@@ -518,15 +519,18 @@ def test_microagg_is_explained_and_never_shown_as_guaranteed():
 
 def test_lifetime_budget_refuses_a_draw_with_an_explanation():
     at = _visit(_app().run(), "app_pages/3_Privacy.py")
-    at.number_input(key="privacy_lifetime").set_value(1.5).run()
+    # Two draws at ε = 1 compose (in zCDP, as the ledger composes them) to ε = 1.43: a lifetime budget of 1.4
+    # lets the first through and refuses the second before it runs, with the ledger's own number.
+    at.number_input(key="privacy_lifetime").set_value(1.4).run()
     at.button(key="privacy_lifetime_set").click().run()
-    assert _workspace().lifetime_budget(at.session_state["data"]["hash"]) == 1.5
+    assert _workspace().lifetime_budget(at.session_state["data"]["hash"]) == 1.4
     at = _generate(at)
-    assert "0.5 left" in " ".join(p.proto.text for p in at.sidebar.get("progress"))
+    assert "0.4 left" in " ".join(p.proto.text for p in at.sidebar.get("progress"))
     at.button(key="preview_generate").run()
     button = at.button(key="preview_generate")
     assert button.disabled
-    assert any("over its lifetime budget of ε = 1.5" in e.value and "0.5 is left" in e.value for e in at.error)
+    assert any("to ε = 1.43" in e.value and "over its lifetime budget of ε = 1.4" in e.value
+               and "0.4 is left" in e.value for e in at.error)
     assert _workspace().spending(at.session_state["data"]["hash"]).draws == 1
 
 

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.synthesizers.deniability import (PlausibleDeniability, projection_keys, record_guarantee,
-                                                   whole_file_epsilon)
+from dpsynth_core.synthesizers.deniability import (DEFAULT_RUNS, PlausibleDeniability, projection_keys,
+                                                   record_guarantee)
 from tests.audit import audit, clopper_pearson
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 from tests.conftest import stated
@@ -76,11 +76,19 @@ def test_ledger_counts_every_candidate_run_not_only_released_records():
     assert 0 < release.publisher_report["columns"]["pass_rate"] < 1
 
 
-def test_planned_epsilon_is_the_cards_with_the_defaults():
+def test_the_charge_is_fixed_in_advance_and_is_the_cards():
     frame, spec = adult_small(1000)
     release = synthesize(frame, spec, 1.0, method="deniability", rows=200, random_state=2)
-    assert stated(release.card)["epsilon"] == pytest.approx(whole_file_epsilon(1.0, 200))
-    assert whole_file_epsilon(1.0, 200, k=10) > whole_file_epsilon(1.0, 200)  # fewer seeds, weaker per run
+    charge = PlausibleDeniability.charge(spec, 1.0, rows=200)
+    assert stated(release.card)["epsilon"] == pytest.approx(charge.epsilon)
+    assert PlausibleDeniability.charge(spec, 1.0, rows=200, k=10).epsilon > charge.epsilon  # fewer seeds, weaker
+    # with no rows asked for, the public default number of runs (never a count of the data)
+    default = PlausibleDeniability.charge(spec, 1.0)
+    assert default.events[-1].label.startswith(f"{DEFAULT_RUNS:,} candidate runs")
+    eps_r = record_guarantee(50, 2.0, 1.0)[0]
+    assert default.epsilon == pytest.approx(1.0 + DEFAULT_RUNS * eps_r)
+    model = PlausibleDeniability(epsilon=1.0, random_state=1).fit(frame, spec)
+    assert model.rows_ == DEFAULT_RUNS and model.candidates_ == DEFAULT_RUNS
 
 
 def test_candidates_parameter_and_a_second_sample_are_charged():

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpsynth_core import constraints
+
 from dpsynth_core import synthesize
 from dpsynth_core.data.counting import CodedTable
 from dpsynth_core.errors import ParameterError
@@ -37,8 +39,9 @@ def test_budget_is_spent_exactly_and_matches_the_noise_drawn():
     frame, spec = adult_small()
     model = MarginalsSynthesizer(epsilon=0.8, random_state=3).fit(frame, spec)
     total = model.accountant_.total()
-    # the default delta: largest power of ten <= 1 / n_bound^2 with n_bound a bit above 4,000 rows
-    assert model.delta_ == 1e-8 and total["delta"] == 1e-8 and total["composition"] == "zCDP"
+    # the default delta: a public constant (never a function of the data), so the charge is known in advance
+    assert model.delta_ == constraints.DELTA_DEFAULT == 1e-10
+    assert total["delta"] == 1e-10 and total["composition"] == "zCDP"
     assert total["epsilon"] == pytest.approx(0.8, rel=1e-6) and total["epsilon"] <= 0.8
     # every zCDP cost in the ledger was drawn, and the pure spends are the logged Laplace draws
     drawn_rho = sum(rho for _, rho, _ in model.noise_.zcdp_log)

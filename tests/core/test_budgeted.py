@@ -1,0 +1,218 @@
+"""One budgeted draw, for every registered method: the projection shown before a draw is the charge
+recorded after it (to the printed digit), two draws at the same settings record the same charge, the
+charge is what the method's fit spends, and a lifetime budget just below the charge refuses before
+the data is read (no file, nothing recorded) while one just above lets the draw through. Through the
+core function and through the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpsynth_core.cli import main
+from dpsynth_core.privacy.accounting import Spend, compose
+from dpsynth_core.release.budgeted import draw, projection, report
+from dpsynth_core.synthesizers import METHODS
+from dpsynth_core.synthesizers.planning import price
+from dpsynth_core.wording import format_delta, format_epsilon
+from dpsynth_core.workspace import BudgetExceeded, Workspace
+from tests.core.synthesizers.methods_common import adult_small
+
+FP = "f" * 64
+#: Options that keep every method quick on a small table (public settings, like any other).
+QUICK = {"deniability": {"k": 10}, "microagg": {"k": 25}}
+ROWS = {"deniability": 100}
+
+
+@pytest.fixture(scope="module")
+def table():
+    frame, spec = adult_small(600)
+    keep = ["age", "education", "sex", "income"]
+    spec["columns"] = {c: spec["columns"][c] for c in keep}
+    return frame[keep], spec
+
+
+def _settings(method):
+    return {"method": method, "rows": ROWS.get(method), **QUICK.get(method, {})}
+
+
+def _draw(table, workspace, method, seed):
+    frame, spec = table
+    return draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", **_settings(method))
+
+
+def _shown(total) -> tuple:
+    return (format_epsilon(total.epsilon), format_delta(total.delta)) if total is not None else None
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_projection_is_the_recorded_charge_and_the_same_every_time(table, method, tmp_path):
+    frame, spec = table
+    workspace = Workspace(tmp_path)
+    charge = price(spec, 1.0, **_settings(method))
+    first = projection(workspace, FP, charge)  # before any data: the ledger's own composition
+    made = _draw(table, workspace, method, seed=1)
+    assert made.charge == charge and made.release.charge == charge
+    recorded = workspace.spending(FP)
+    assert recorded.relations == first.relations and recorded.unguaranteed == first.unguaranteed
+    if charge.guaranteed:
+        shown = format_epsilon(charge.epsilon)
+        assert format_epsilon(recorded.relations[0].epsilon) == shown
+        assert format_epsilon(made.release.card["guarantee"]["epsilon"]) == shown  # the card says the same
+    else:
+        assert recorded.relations == () and recorded.unguaranteed == 1
+        assert made.release.card["guarantee"]["epsilon"] is None
+    # a second draw at the same settings (another seed) records the same charge, as projected
+    second = projection(workspace, FP, charge)
+    _draw(table, workspace, method, seed=2)
+    spends = workspace.spends(FP)
+    assert len(spends) == 2 and spends[0]["epsilon"] == spends[1]["epsilon"]
+    assert spends[0]["delta"] == spends[1]["delta"]
+    assert workspace.spending(FP).relations == second.relations
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_the_charge_is_what_the_fit_spends(table, method):
+    """The charge is fixed from public settings; the method's own ledger composes to the same digits."""
+    made = _draw(table, None, method, seed=3)
+    accountant = made.release.accountant
+    fitted = Spend(accountant.events, made.charge.guaranteed, accountant.delta if accountant.has_zcdp else 0.0)
+    assert _shown(fitted.total()) == _shown(made.charge.total())
+    if made.charge.guaranteed:  # the charge never understates: every statement bounds the fit's own
+        assert fitted.epsilon <= made.charge.epsilon * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_a_lifetime_budget_just_below_refuses_before_the_data_is_read(table, method, tmp_path):
+    frame, spec = table
+    workspace = Workspace(tmp_path)
+    charge = price(spec, 1.0, **_settings(method))
+    limit = (charge.epsilon or 1.0) * (1 - 1e-6)
+    workspace.set_lifetime_budget(FP, limit, name="adult.csv")
+    missing = tmp_path / "not-read.csv"  # never opened: the refusal comes first
+    with pytest.raises(BudgetExceeded) as refused:
+        draw(str(missing), spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", engine="pandas",
+             **_settings(method))
+    assert workspace.spends(FP) == [] and not missing.exists()
+    if charge.guaranteed:
+        assert f"to ε = {format_epsilon(charge.epsilon)}" in str(refused.value)
+        workspace.set_lifetime_budget(FP, charge.epsilon * (1 + 1e-6), name="adult.csv")
+        made = _draw(table, workspace, method, seed=4)
+        assert made.release_id is not None and len(workspace.spends(FP)) == 1
+    else:
+        assert "no differential-privacy guarantee" in str(refused.value)
+        workspace.set_lifetime_budget(FP, None)
+        assert _draw(table, workspace, method, seed=4).release_id is not None
+
+
+def test_a_report_is_priced_checked_and_recorded_as_projected(table, tmp_path):
+    from dpsynth_core.evaluation.report import report_charge
+
+    frame, spec = table
+    workspace = Workspace(tmp_path)
+    made = _draw(table, workspace, "cathist", seed=None)
+    charge = report_charge(0.2, spec, pairs=[("age", "sex")], chart_columns=["sex"])
+    after = projection(workspace, FP, charge, what="This report")
+    report(workspace, FP, made.release_id, frame, made.release.data, spec, epsilon=0.2, name="adult.csv",
+           pairs=[("age", "sex")], chart_columns=["sex"], render=lambda figures: "<p>report</p>")
+    assert workspace.spending(FP).relations == after.relations
+    assert [s["purpose"] for s in workspace.spends(FP)] == ["release", "report"]
+    # just below: refused before the real data is read (a table that cannot be read would raise otherwise)
+    workspace.set_lifetime_budget(FP, after.relations[0].epsilon + 0.2 * (1 - 1e-6), name="adult.csv")
+    with pytest.raises(BudgetExceeded):
+        report(workspace, FP, made.release_id, None, made.release.data, spec, epsilon=0.2, name="adult.csv",
+               pairs=[("age", "sex")], chart_columns=["sex"], render=lambda figures: "")
+    assert len(workspace.spends(FP)) == 2
+
+
+# --- the same through the command line ----------------------------------------------------------
+
+def _cli(tmp_path, table, method, out, *extra):
+    frame, spec = table
+    data, domain = tmp_path / "adult.csv", tmp_path / "adult.domain.json"
+    if not data.exists():
+        frame.to_csv(data, index=False)
+        domain.write_text(json.dumps(spec))
+    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--method", method, "--out", str(out),
+            "--workspace", str(tmp_path / "ws")]
+    if method in ROWS:
+        argv += ["--rows", str(ROWS[method])]
+    return main(argv + list(extra)), data
+
+
+def _ledger(tmp_path, capsys) -> dict:
+    capsys.readouterr()
+    assert main(["ledger", "--workspace", str(tmp_path / "ws"), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("method", [m for m in METHODS if m not in QUICK])
+def test_the_cli_records_the_projected_charge_and_refuses_just_below(table, method, tmp_path, capsys):
+    frame, spec = table
+    charge = price(spec, 1.0, **_settings(method))
+    status, data = _cli(tmp_path, table, method, tmp_path / "one.csv")
+    assert status == 0
+    status, _ = _cli(tmp_path, table, method, tmp_path / "two.csv")
+    assert status == 0
+    ledger = _ledger(tmp_path, capsys)["datasets"][0]
+    assert [s["method"] for s in ledger["spends"]] == [method, method]
+    assert ledger["spends"][0]["epsilon"] == ledger["spends"][1]["epsilon"] == charge.epsilon
+    assert ledger["totals"][0]["epsilon"] == compose([charge, charge])[0][0].epsilon
+    spent = ledger["totals"][0]["epsilon"]
+    after = compose([charge] * 3)[0][0].epsilon
+    assert main(["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit", repr(after * (1 - 1e-6))]) == 0
+    capsys.readouterr()
+    status, _ = _cli(tmp_path, table, method, tmp_path / "three.csv")
+    err = capsys.readouterr().err
+    assert status == 2 and "over its lifetime budget" in err and f"ε = {format_epsilon(after)}" in err
+    assert not (tmp_path / "three.csv").exists() and len(_ledger(tmp_path, capsys)["datasets"][0]["spends"]) == 2
+    assert main(["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit", repr(after * (1 + 1e-6))]) == 0
+    status, _ = _cli(tmp_path, table, method, tmp_path / "three.csv")
+    assert status == 0 and (tmp_path / "three.csv").exists()
+    assert _ledger(tmp_path, capsys)["datasets"][0]["totals"][0]["epsilon"] == after > spent
+
+
+@pytest.mark.parametrize("method", sorted(QUICK))
+def test_the_cli_charges_deniability_and_microagg_as_stated_before_they_run(table, method, tmp_path, capsys):
+    frame, spec = table
+    charge = price(spec, 1.0, method=method, rows=ROWS.get(method))  # the CLI runs the method's defaults
+    data = tmp_path / "adult.csv"
+    frame.to_csv(data, index=False)
+    (tmp_path / "adult.domain.json").write_text(json.dumps(spec))
+    assert main(["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit",
+                 repr((charge.epsilon or 1.0) * (1 - 1e-6))]) == 0
+    capsys.readouterr()
+    status, _ = _cli(tmp_path, table, method, tmp_path / "o.csv")
+    err = capsys.readouterr().err
+    assert status == 2 and not (tmp_path / "o.csv").exists()
+    assert ("over its lifetime budget" if charge.guaranteed else "no differential-privacy guarantee") in err
+    assert _ledger(tmp_path, capsys)["datasets"][0]["spends"] == []
+    if charge.guaranteed:
+        assert main(["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit",
+                     repr(charge.epsilon * (1 + 1e-6))]) == 0
+        status, _ = _cli(tmp_path, table, method, tmp_path / "o.csv")
+        assert status == 0
+        assert _ledger(tmp_path, capsys)["datasets"][0]["spends"][0]["epsilon"] == charge.epsilon
+
+
+@pytest.mark.parametrize("method", [m for m in METHODS if METHODS[m].neighbouring == METHODS["cathist"].neighbouring])
+def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"pid": rng.integers(0, 300, 900).astype(str), "c": rng.choice(list("abc"), 900),
+                          "x": rng.integers(0, 100, 900).astype(str)})
+    spec = {"columns": {"pid": {"type": "drop"}, "c": {"type": "categorical", "values": ["a", "b", "c"]},
+                        "x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}},
+            "person": {"column": "pid", "max_rows": 2, "name": "patient"}}
+    workspace = Workspace(tmp_path)
+    settings = _settings(method)
+    charge = price(spec, 1.0, **settings)
+    after = projection(workspace, FP, charge)
+    made = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="visits.csv", **settings)
+    assert made.charge == charge and workspace.spending(FP).relations == after.relations
+    if charge.guaranteed:
+        assert "patient" in charge.neighbouring or "pid" in charge.neighbouring
+        assert format_epsilon(made.release.card["guarantee"]["epsilon"]) == format_epsilon(charge.epsilon)
