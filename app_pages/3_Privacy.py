@@ -73,8 +73,8 @@ with right:
                         max_value=constraints.RHO_MAX, step=0.01, key="privacy_rho")
         st.session_state[state.RHO] = rho
         st.caption("To keep rare real values deniable, a private release must sometimes show values that are "
-                   f"not in the data. With ρ = 0.9, each {info.cls.tolerance_columns} column has a 90% chance of showing none. A higher ρ means fewer made-up values, but only "
-                   "values held by more people survive.")
+                   f"not in the data. With ρ = 0.9, each {info.cls.tolerance_columns} column has a 90% chance of "
+                   "showing none. A higher ρ means fewer made-up values, but only values held by more people survive.")
     else:
         rho = st.session_state[state.RHO]
         st.markdown("Does not apply here.")
@@ -162,7 +162,7 @@ if problems:
 try:
     plan = column_plan(spec_json, float(epsilon), float(rho), method, public_rows, row_count,
                        json.dumps(options, sort_keys=True))
-    split = budget_split(spec_json, float(epsilon), method, public_rows, json.dumps(options, sort_keys=True))
+    split = budget_split(spec_json, float(epsilon), method, public_rows, row_count, json.dumps(options, sort_keys=True))
 except DPSynthError as problem:  # the method refuses these settings (said before any data is read)
     st.error(f"{info.title} cannot be used with these choices: {problem}", icon=":material/block:")
     state.save_session()

@@ -26,9 +26,10 @@ def column_plan(declaration_json: str, epsilon: float, rho: float, method: str, 
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def budget_split(declaration_json: str, epsilon: float, method: str, rows: int | None, options_json: str = "{}"):
+def budget_split(declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int,
+                 options_json: str = "{}"):
     return planning.budget_split(json.loads(declaration_json), epsilon, method=method, rows=rows,
-                                 **json.loads(options_json))
+                                 expected_rows=expected_rows, **json.loads(options_json))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -197,17 +197,20 @@ class Synthesizer:
         raise NotImplementedError
 
     @classmethod
-    def budget_plan(cls, domain, epsilon: float, *, rows: int | None = None, **options) -> dict[str, float]:
+    def budget_plan(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
+                    **options) -> dict[str, float]:
         """How the draw splits epsilon, per measurement label, before any data is read (as the card
         shows it: a zero-concentrated charge shows each part's share of rho, in epsilon). With a
-        person unit, each part per row times ``K`` (the bars add up to the publisher's epsilon)."""
+        person unit, each part per row times ``K`` (the bars add up to the publisher's epsilon).
+        ``expected_rows``: about how many records the table holds (the publisher's figure), for a
+        split that the release makes by a DP count (display only: the charge never depends on it)."""
         domain = as_table_domain(domain)
         group = domain.person.max_rows if domain.person is not None else 1
-        plan = cls._row_plan(domain, float(epsilon) / group, rows=rows, **options)
+        plan = cls._row_plan(domain, float(epsilon) / group, rows=rows, expected_rows=expected_rows, **options)
         return {label: value * group for label, value in plan.items()}
 
     @classmethod
-    def _row_plan(cls, domain, epsilon: float, *, rows=None, **options) -> dict[str, float]:
+    def _row_plan(cls, domain, epsilon: float, *, rows=None, expected_rows=None, **options) -> dict[str, float]:
         return split_by_label(cls._row_charge(domain, epsilon, rows=rows, **options).events, epsilon)
 
     @classmethod
@@ -216,11 +219,12 @@ class Synthesizer:
         return VOCABULARY if column.kind == "text" else HISTOGRAM
 
     @classmethod
-    def column_noise(cls, domain, epsilon: float, *, rows: int | None = None, **options) -> dict[str, dict]:
+    def column_noise(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
+                     **options) -> dict[str, dict]:
         """Per kept column, the noise of its own measurement: ``{"epsilon": ...}``, and ``"sigma"``
         for Gaussian noise (from the budget plan, before any data is read)."""
         domain = as_table_domain(domain)
-        plan = cls._row_plan(domain, epsilon, rows=rows, **options)
+        plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         even = epsilon / max(len(domain.kept), 1)
         return {name: {"epsilon": plan.get(cls.column_label.format(name), even)} for name in domain.kept}
 

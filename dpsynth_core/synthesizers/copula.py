@@ -142,7 +142,7 @@ class GaussianCopula(Synthesizer):
                    for i, a in enumerate(names) for b in names[i + 1:]])
 
     @classmethod
-    def _row_plan(cls, domain, epsilon, *, rows=None, **options) -> dict:
+    def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
         """Every measurement's own epsilon (the pair tables as one bar: they all get the same)."""
         plan, pairs = {}, 0
         for event in cls._row_charge(domain, epsilon, rows=rows, **options).events:

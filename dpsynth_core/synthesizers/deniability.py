@@ -118,7 +118,8 @@ def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> n
     redrawing the rest from a private model of the data, then releases it only if many real
     people could equally have been its starting point. It runs a fixed number of such
     attempts (the number of rows you ask for, else 1,000) and releases those that pass, so the
-    file is smaller than the number of attempts. Records stay realistic. Its privacy promise holds for each attempt on its own;
+    file is smaller than the number of attempts. Records stay realistic. Its privacy promise
+    holds for each attempt on its own;
     for the whole file the promise weakens with every attempt, which the release card spells out.""",
     rank=6,
 )

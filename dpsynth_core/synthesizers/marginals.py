@@ -37,15 +37,15 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..privacy.accounting import PrivacyEvent, Spend, zcdp_budget
+from ..privacy.accounting import Accountant, PrivacyEvent, Spend, zcdp_budget
 from ..domain import as_table_domain
 from ..errors import ParameterError
 from .finite import FiniteColumn, finite_source, finite_source_column
-from ..privacy.histogram import noisy_histogram
-from ..privacy.noise import exponential_mechanism_zcdp, report_noisy_max, typical_bin_error
+from ..privacy.noise import typical_bin_error
 from ..pgm import Measurement, absorb, estimate, generate, model_cells_with, support_from
+from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
 from .base import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, Synthesizer
-from .options import DELTA, groups_option
+from .options import DELTA, delta_note, delta_of as _delta, delta_rule, groups_option
 from .registry import register
 
 #: Each round's budget: this share chooses the marginal, the rest measures it (AIM's split).
@@ -79,8 +79,6 @@ CHOOSING = "choosing marginals (exponential mechanism, each round)"
 MEASURING = "measuring the chosen marginals (noise on every cell)"
 #: zCDP's budget is calibrated a hair below the publisher's epsilon, so floating-point sums never state more.
 BUDGET_MARGIN = 1e-9
-#: Expected |noise| of a discrete Gaussian of scale sigma, per cell: sqrt(2 / pi) * sigma.
-GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
 
 
 def planned_rounds(columns: int, count: float | None) -> int:
@@ -100,46 +98,6 @@ def one_way_share(columns: int, count: float | None, rounds: int | None = None) 
     if not count or count <= 0:
         return aim
     return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count))
-
-
-def _delta(delta) -> float:
-    """The delta of a release: the publisher's (checked), else the public default."""
-    if delta is None:
-        return constraints.DELTA_DEFAULT
-    delta = float(delta)
-    if not 0 <= delta <= constraints.DELTA_MAX:
-        raise ParameterError(f"delta ({delta}) must be in [0, {constraints.DELTA_MAX:g}]")
-    return delta
-
-
-def measure(noise, counts: np.ndarray, noise_param: float, *, zcdp: bool, label: str = "") -> tuple:
-    """A marginal's counts plus noise on every cell, and the noise's standard deviation.
-
-    zCDP: discrete Gaussian of scale ``sigma = noise_param`` (``1 / (2 sigma**2)``-zCDP, L2
-    sensitivity 1). Pure DP: discrete Laplace of scale ``1 / noise_param`` (``noise_param``-DP).
-    """
-    counts = np.asarray(counts, dtype=np.int64)
-    if zcdp:
-        noisy = counts + noise.discrete_gaussian(counts.size, noise_param, label=label).reshape(counts.shape)
-        return noisy, noise_param
-    noisy = noisy_histogram(counts, epsilon=noise_param, noise=noise, label=label)
-    alpha = math.exp(-noise_param)
-    return noisy, math.sqrt(2 * alpha) / (1 - alpha)
-
-
-def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float) -> list:
-    """AIM's quality score of each candidate marginal ``r``:
-    ``w_r * (|M_r(data) - M_r(model)|_1 - penalty * cells_r)``; adding or removing a record moves
-    it by at most ``w_r`` (the L1 term by 1, the rest is public)."""
-    return [weights[c] * (float(np.abs(truth[c] - answers[c]).sum()) - penalty * truth[c].size)
-            for c in candidates]
-
-
-def choose(noise, scores, budget: float, sensitivity: float, *, zcdp: bool) -> int:
-    """The exponential mechanism on the scores: ``budget`` is rho (zCDP, ``eps = sqrt(8 rho)``) or epsilon."""
-    if zcdp:
-        return exponential_mechanism_zcdp(noise, scores, budget, sensitivity)
-    return report_noisy_max(noise, scores, budget, sensitivity)
 
 
 @register(
@@ -192,10 +150,7 @@ class MarginalsSynthesizer(Synthesizer):
 
     def _choose_delta(self) -> float:
         delta = _delta(self.delta)
-        self.delta_rule_ = ("chosen by the publisher" if self.delta is not None and delta else
-                            "pure epsilon-DP (delta = 0)" if not delta else
-                            f"a public constant: the largest power of ten at most 1/n^2 for tables of up to "
-                            f"{constraints.DELTA_DEFAULT_RECORDS:,} records")
+        self.delta_rule_ = delta_rule(self.delta, delta)
         return delta
 
     def _dp_count(self) -> float | None:
@@ -208,9 +163,7 @@ class MarginalsSynthesizer(Synthesizer):
 
     @classmethod
     def _row_charge(cls, domain, epsilon, *, rows=None, delta=None, groups=None, **options) -> Spend:
-        """The row count, the bins and the vocabularies as pure events; the adaptive rounds as the
-        rest of the budget, in three parts (zCDP events, or pure ones when ``delta`` is 0): the
-        1-way marginals, the choices and the measurements of the chosen marginals."""
+        """Row count, bins, vocabularies as pure events; the adaptive rounds as the rest, in three parts."""
         delta = _delta(delta)
         zcdp = delta > 0
         budget = zcdp_budget(epsilon, delta) * (1 - BUDGET_MARGIN) if zcdp else epsilon
@@ -220,8 +173,7 @@ class MarginalsSynthesizer(Synthesizer):
             return budget - math.fsum(e.rho_cost if zcdp else e.epsilon for e in events)
 
         if remaining() <= 0:
-            raise ParameterError(f"epsilon ({epsilon:g}) leaves nothing for the marginals after the steps "
-                                 "before them")
+            raise ParameterError(f"epsilon ({epsilon:g}) leaves nothing for the marginals after the steps before them")
         names = list(domain.kept)
         texts = [n for n in names if not domain.kept[n].binned]
         if texts:
@@ -245,36 +197,35 @@ class MarginalsSynthesizer(Synthesizer):
         return VOCABULARY if column.kind == "text" else GAUSSIAN if _delta(delta) > 0 else HISTOGRAM
 
     @classmethod
-    def column_noise(cls, domain, epsilon, *, rows=None, **options) -> dict:
-        """A column's 1-way marginal in the plan (its share of the rounds' first part; sigma under
-        zCDP), or a text column's vocabulary."""
+    def column_noise(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
+        """A column's 1-way marginal in the plan (sigma under zCDP), or a text column's vocabulary."""
         domain = as_table_domain(domain)
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
-        plan = cls._row_plan(domain, epsilon, rows=rows, **options)
+        plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         m = max(len(domain.kept), 1)
-        one_way = next(e for e in spend.events if e.label == ONE_WAY)
         noise = {"epsilon": plan[ONE_WAY] / m}
-        if one_way.is_zcdp:
-            noise["sigma"] = math.sqrt(1 / (2 * one_way.rho / m))
+        if spend.zcdp_delta:  # the plan shows shares of rho times epsilon
+            rho = Accountant(spend.events).rho()
+            noise["sigma"] = math.sqrt(1 / (2 * plan[ONE_WAY] / epsilon * rho / m))
         vocabularies = {e.label: e.epsilon for e in spend.events}
         return {n: ({"epsilon": vocabularies[f"vocabulary {n} (CatHist)"]} if c.kind == "text" else noise)
                 for n, c in domain.kept.items()}
 
     @classmethod
+    def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
+        """The charge's parts, the rounds split as a release would for about ``expected_rows`` records."""
+        plan = super()._row_plan(domain, epsilon, rows=rows, **options)
+        m = len(as_table_domain(domain).kept)
+        if m > 1 and expected_rows and rows is None:  # a public row count makes no DP count: AIM's share
+            rounds = plan[ONE_WAY] + plan[CHOOSING] + plan[MEASURING]
+            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows)
+            plan[CHOOSING] = (rounds - plan[ONE_WAY]) * SELECT_SHARE
+            plan[MEASURING] = (rounds - plan[ONE_WAY]) * (1 - SELECT_SHARE)
+        return plan
+
+    @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):
-        delta = _delta(delta)
-        if not delta:
-            return ("info", "**δ (delta) = 0: pure ε-DP.** Every measurement gets discrete Laplace noise and the "
-                            "parts add up to the ε you chose. The pairs of columns to measure are chosen privately, "
-                            "in rounds, when you generate; the bars show each part's share of the budget.")
-        return ("info", f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with "
-                        "a second number: δ is the chance, allowed by the method, that the ε above does not hold. It "
-                        "is fixed in advance by a public rule, the largest power of ten at most 1 / (number of "
-                        f"records)² for tables of up to {constraints.DELTA_DEFAULT_RECORDS:,} records, so it stands "
-                        "for an event too unlikely to expect, not for a share of the people in the data. The budget "
-                        "is spent exactly: the release card states the ε you chose. The pairs of columns to measure "
-                        "are chosen privately, in rounds, when you generate; the bars show each part's share of "
-                        "the budget.")
+        return delta_note(_delta(delta))
 
     def _remaining(self) -> float:
         if self.zcdp_:

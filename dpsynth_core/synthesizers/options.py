@@ -71,6 +71,37 @@ def _delta(value):
     return None if value is None else check_delta(value, "delta")
 
 
+def delta_of(value) -> float:
+    """The delta a release states: the publisher's (checked), else the public default."""
+    return constraints.DELTA_DEFAULT if value is None else check_delta(value, "delta")
+
+
 DELTA = Option("delta", "--delta",
                f"delta, from 0 to {constraints.DELTA_MAX:g} (0: pure epsilon-DP)", _delta, default=None,
                default_words=f"{constraints.DELTA_DEFAULT:g}, a public constant")
+
+
+def delta_rule(given, delta: float) -> str:
+    """Where a release's delta came from, for the card."""
+    if not delta:
+        return "pure epsilon-DP (delta = 0)"
+    if given is not None:
+        return "chosen by the publisher"
+    return (f"a public constant: the largest power of ten at most 1/n^2 for tables of up to "
+            f"{constraints.DELTA_DEFAULT_RECORDS:,} records")
+
+
+def delta_note(delta: float) -> tuple[str, str]:
+    """What a release's delta means, for the Privacy page: ``(level, text)``."""
+    if not delta:
+        return ("info", "**δ (delta) = 0: pure ε-DP.** Every measurement gets discrete Laplace noise and the "
+                        "parts add up to the ε you chose. The pairs of columns to measure are chosen privately, "
+                        "in rounds, when you generate; the bars show each part's share of the budget.")
+    return ("info", f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with "
+                    "a second number: δ is the chance, allowed by the method, that the ε above does not hold. It "
+                    "is fixed in advance by a public rule, the largest power of ten at most 1 / (number of "
+                    f"records)² for tables of up to {constraints.DELTA_DEFAULT_RECORDS:,} records, so it stands "
+                    "for an event too unlikely to expect, not for a share of the people in the data. The budget "
+                    "is spent exactly: the release card states the ε you chose. The pairs of columns to measure "
+                    "are chosen privately, in rounds, when you generate; the bars show each part's share of "
+                    "the budget.")

@@ -20,14 +20,16 @@ from .registry import DEFAULT_METHOD, get_method
 
 
 def budget_split(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None,
-                 **options) -> dict[str, float]:
+                 expected_rows: int | None = None, **options) -> dict[str, float]:
     """How the method splits epsilon, before any data is read (labels as in the release card):
     the method's own plan (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.budget_plan`).
 
-    ``rows``: a public number of rows (None: the method's rule); ``options``: the method's.
+    ``rows``: a public number of rows (None: the method's rule); ``expected_rows``: about how many
+    records the table holds (display only); ``options``: the method's.
     """
     info = get_method(method)
-    return info.cls.budget_plan(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
+    return info.cls.budget_plan(as_table_domain(domain), epsilon, rows=rows, expected_rows=expected_rows,
+                                **info.check_options(options))
 
 
 def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_METHOD, rows: int | None = None,
@@ -41,8 +43,8 @@ def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_MET
     info = get_method(method)
     options = info.check_options(options)
     domain = as_table_domain(domain)
-    split = info.cls.budget_plan(domain, epsilon, rows=rows, **options)
-    noise = info.cls.column_noise(domain, epsilon, rows=rows, **options)
+    split = info.cls.budget_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
+    noise = info.cls.column_noise(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
     plan = []
     for name, col in domain.kept.items():
         share = noise[name]["epsilon"]
@@ -54,7 +56,8 @@ def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_MET
         mechanism = info.cls.column_mechanism(col, **options)
         cells = col.bins + (1 if col.missing else 0) if col.binned else None
         unit = "bins" if col.kind != "categorical" else "values"
-        row["unit"] = "cells" if mechanism == PRIOR else "bins" if col.kind in ("integer", "float", "date") else "values"
+        row["unit"] = ("cells" if mechanism == PRIOR else "bins" if col.kind in ("integer", "float", "date")
+                       else "values")
         if mechanism == PRIOR:
             row.update(mechanism="Dirichlet prior on every cell" if cells else "not possible: free text",
                        domain_size=cells or col.size, domain_size_words=f"{cells} cells" if cells else "",

@@ -240,7 +240,7 @@ def test_plan_states_the_one_way_share_the_release_spends():
     """The plan's 1-way part (from the publisher's row count) is what a release spends on them (by a
     DP count: equal up to its noise); a small table's 1-ways get more than AIM's share."""
     from dpsynth_core.synthesizers.marginals import one_way_share, planned_rounds
-    from dpsynth_core.synthesizers.planning import marginals_split
+    from dpsynth_core.synthesizers.planning import budget_split
 
     assert one_way_share(6, 1000) > one_way_share(6, 100_000) > one_way_share(6, None)
     assert planned_rounds(6, None) == planned_rounds(6, 4000) == 96 and planned_rounds(6, 32_561) == 48
@@ -249,5 +249,5 @@ def test_plan_states_the_one_way_share_the_release_spends():
         model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec)
         names = list(model.domain_.kept)
         spent = sum(e.rho for e in model.accountant_.events if e.label in {f"marginal {n}" for n in names})
-        planned = marginals_split(spec, 1.0, rows=rows)["1-way marginals (every column)"]
+        planned = budget_split(spec, 1.0, expected_rows=rows)["1-way marginals (every column)"]
         assert spent / model.accountant_.rho() == pytest.approx(planned, rel=0.05)
