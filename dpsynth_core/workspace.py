@@ -189,14 +189,6 @@ class Workspace(ledger.LedgerKeys):
             row = conn.execute("SELECT name FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
         return row[0] if row else None
 
-    def set_lifetime_budget(self, fp: str, epsilon: float | None, *, name: str = "this data") -> None:
-        """Set (or with None, remove) the lifetime epsilon of a dataset."""
-        if epsilon is not None and not (math.isfinite(epsilon) and epsilon > 0):
-            raise DPSynthError(f"lifetime budget ({epsilon}) must be a number > 0")
-        with self._transaction() as conn:
-            self._ensure_dataset(conn, fp, name)
-            conn.execute("UPDATE datasets SET lifetime_epsilon = ? WHERE fingerprint = ?", (epsilon, fp))
-
     def lifetime_budget(self, fp: str) -> float | None:
         with self._connect() as conn:
             return self._limit(conn, fp)
@@ -230,24 +222,6 @@ class Workspace(ledger.LedgerKeys):
         spend = events if isinstance(events, Spend) else Spend(tuple(events), guaranteed, zcdp_delta)
         with self._connect() as conn:
             return self._check(conn, fp, spend, what)
-
-    def reserve(self, fp: str, spend: Spend, *, name: str, method: str, purpose: str = "release",
-                source: str = "app", what: str = "This draw") -> int:
-        """Check ``spend`` and record it in one transaction, before the data is read; its id. Raises
-        :class:`BudgetExceeded` (nothing recorded) when it does not fit (:mod:`dpsynth_core.release.budgeted`)."""
-        with self._transaction() as conn:
-            self._ensure_dataset(conn, fp, name)
-            self._check(conn, fp, spend, what)
-            return self._insert_spend(conn, fp, spend, purpose, method, source)
-
-    @staticmethod
-    def _insert_spend(conn, fp: str, spend: Spend, purpose: str, method: str, source: str,
-                      release_id: int | None = None) -> int:
-        return conn.execute(
-            "INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, source, "
-            "release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (fp, _now(), purpose, method, int(spend.guaranteed), _json([e.as_dict() for e in spend.events]),
-             spend.zcdp_delta, source, release_id)).lastrowid
 
     def _check(self, conn, fp: str, spend: Spend, what: str) -> Spending:
         guaranteed = spend.guaranteed
@@ -435,6 +409,10 @@ class Workspace(ledger.LedgerKeys):
         with self._connect() as conn:
             row = conn.execute("SELECT spec FROM policies WHERE name = ?", (name,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    def delete_policy(self, name: str) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM policies WHERE name = ?", (name,))
 
     # --- the app's sessions, one per browser ---------------------------------------------------
 

@@ -238,6 +238,26 @@ class LedgerKeys:
     :class:`~dpsynth_core.workspace.Workspace`, which provides ``_connect``, ``_transaction``,
     ``_ensure_dataset``, ``exists`` and ``read_only``)."""
 
+    def reserve(self, fp: str, spend, *, name: str, method: str, purpose: str = "release",
+                source: str = "app", what: str = "This draw") -> int:
+        """Check ``spend`` (a :class:`~dpsynth_core.privacy.accounting.Spend`) against the lifetime budget
+        and record it, in one transaction, before the data is read; returns its id. Raises
+        ``BudgetExceeded`` (nothing recorded) when it does not fit (:mod:`dpsynth_core.release.budgeted`)."""
+        with self._transaction() as conn:
+            self._ensure_dataset(conn, fp, name)
+            self._check(conn, fp, spend, what)
+            return self._insert_spend(conn, fp, spend, purpose, method, source)
+
+    @staticmethod
+    def _insert_spend(conn, fp: str, spend, purpose: str, method: str, source: str,
+                      release_id: int | None = None) -> int:
+        import json
+
+        return conn.execute(
+            "INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, source, "
+            "release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (fp, now(), purpose, method, int(spend.guaranteed), json.dumps([e.as_dict() for e in spend.events], default=float),
+             spend.zcdp_delta, source, release_id)).lastrowid
     def set_lifetime_budget(self, fp: str, epsilon: float | None, *, name: str = "this data",
                             source: str = "app") -> None:
         """Set (or with None, remove) the lifetime epsilon of a dataset; the change is kept with its time."""
