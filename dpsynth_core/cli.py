@@ -1,7 +1,8 @@
 """Command line: a whole release headless.
 
     python -m dpsynth_core synth INPUT --domain DOMAIN.json --epsilon E [--rho R]
-        [--method M (default marginals)] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S] [--encoding ENC] [--delimiter D]
+        [--method M (default marginals)] [--group A,B[,C] ...] [--delta D] [--rows N] [--seed S]
+        [--encoding ENC] [--delimiter D]
         [--engine auto|pandas|duckdb|spark] [--memory-limit 2GB] [--person COLUMN --max-rows-per-person K]
         --out OUT.csv|OUT.parquet [--card CARD.json] [--card-html CARD.html] [--rerun-script R.py]
         [--workspace FOLDER] [--dataset NAME | --no-ledger]

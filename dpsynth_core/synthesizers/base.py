@@ -199,11 +199,8 @@ class Synthesizer:
     @classmethod
     def budget_plan(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
                     **options) -> dict[str, float]:
-        """How the draw splits epsilon, per measurement label, before any data is read (as the card
-        shows it: a zero-concentrated charge shows each part's share of rho, in epsilon). With a
-        person unit, each part per row times ``K`` (the bars add up to the publisher's epsilon).
-        ``expected_rows``: about how many records the table holds (the publisher's figure), for a
-        split that the release makes by a DP count (display only: the charge never depends on it)."""
+        """How the draw splits epsilon per label, before any data is read, as the card shows it (zCDP: shares
+        of rho, in epsilon; a person unit: per row times K). ``expected_rows``: display only."""
         domain = as_table_domain(domain)
         group = domain.person.max_rows if domain.person is not None else 1
         plan = cls._row_plan(domain, float(epsilon) / group, rows=rows, expected_rows=expected_rows, **options)
@@ -221,8 +218,7 @@ class Synthesizer:
     @classmethod
     def column_noise(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
                      **options) -> dict[str, dict]:
-        """Per kept column, the noise of its own measurement: ``{"epsilon": ...}``, and ``"sigma"``
-        for Gaussian noise (from the budget plan, before any data is read)."""
+        """Per kept column, its own measurement's noise (from the plan): ``{"epsilon": ...}`` (and ``"sigma"``)."""
         domain = as_table_domain(domain)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         even = epsilon / max(len(domain.kept), 1)
