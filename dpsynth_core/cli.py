@@ -71,10 +71,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="synthesis method (default %(default)s, the best general-purpose one; 'methods' lists "
                             "them all with their options)")
     synth.add_argument("--group", dest="groups", action="append", default=None, metavar="A,B[,C]",
-                       help="a column group for 'marginals' or 'dirichlet' (repeatable)")
+                       help="a column group, for the methods that take groups (repeatable; see 'methods')")
     synth.add_argument("--delta", default=None,
-                       help=f"delta for 'marginals', from 0 to {constraints.DELTA_MAX:g} (default: a public rule from "
-                            "the table's size; 0: pure epsilon-DP)")
+                       help=f"delta, for the methods that take it, from 0 to {constraints.DELTA_MAX:g} (default "
+                            f"{constraints.DELTA_DEFAULT:g}, a public constant; 0: pure epsilon-DP)")
     synth.add_argument("--rows", default=None,
                        help=f"a public number of synthetic rows, 1 to {constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} "
                             "(written in chunks, whatever the engine; default: a noisy count)")
