@@ -172,27 +172,34 @@ def run_report(args) -> None:
     seed = check_seed(args.seed)
     targets = _outputs(args, ["--out", "--pdf", "--json"])
     real, synthetic, domain = _read(args)
-    from ..privacy.accounting import ADD_REMOVE
-    from ..workspace import Workspace, fingerprint_file, planned_events
+    from ..release import budgeted
+    from ..workspace import Workspace
     from . import report, report_render
 
     workspace = Workspace(args.workspace)
-    fingerprint = fingerprint_file(args.real)
+    # The ledger of the real table's records (any file form), as ``synth`` recorded the release in.
+    fingerprint = workspace.dataset_key(workspace.records_key(real))
     stored = _find_release(workspace, fingerprint, args.synthetic, args.card)
     columns = list(domain.kept)
     pairs = ([tuple(c.strip() for c in p.split(",")) for p in args.pair] if args.pair
              else report.default_pairs(stored.card, columns))
     charts = args.chart if args.chart else columns[:report_render.DEFAULT_CHARTS]
-    workspace.check(fingerprint, planned_events(epsilon, ADD_REMOVE), what="This report")
-    figures = report.measure(real, synthetic, domain, epsilon=epsilon, pairs=pairs, chart_columns=charts,
-                             random_state=seed)
-    page = report_render.render_html(stored.card, figures, total=report_render.total_sentence(stored.card, epsilon))
+    made = {}
+
+    def render(figures) -> str:
+        made["figures"] = figures
+        made["page"] = report_render.render_html(stored.card, figures,
+                                                 total=report_render.total_sentence(stored.card, epsilon))
+        return made["page"]
+
+    # Priced from public settings, checked against the lifetime budget and recorded before the data is read.
+    budgeted.report(workspace, fingerprint, stored.id, real, synthetic, domain, epsilon=epsilon, name="",
+                    render=render, pairs=pairs, chart_columns=charts, source="cli", random_state=seed)
+    figures, page = made["figures"], made["page"]
     files = {"--out": page.encode("utf-8"),
              "--json": (json.dumps(report_figures_json(figures), indent=2) + "\n").encode("utf-8")}
     if args.pdf:
         files["--pdf"] = report_render.html_to_pdf(page)
-    workspace.record_report(fingerprint, stored.id, events=figures.events, figures=figures.to_dict(), html=page,
-                            source="cli")
     _write([(path, files[flag]) for flag, path in targets])
     print(f"wrote the report to {args.out} (its figures spent epsilon {epsilon:g}, recorded in the ledger of "
           f"{args.workspace})")
