@@ -3,15 +3,15 @@ that needs no data."""
 
 import json
 
-import pandas as pd
 import streamlit as st
 
 from app_support import state
 from app_support.cached import budget_split, column_plan, price
-from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints, size_in_words
+from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints
+from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.evaluation.charts import budget_split_chart
 from dpsynth_core.synthesizers import ranked
-from dpsynth_core.synthesizers.planning import epsilon_guidance, privacy_note
+from dpsynth_core.synthesizers.planning import PLAN_HELP, epsilon_guidance, plan_table, privacy_note
 from dpsynth_core.workspace import format_epsilon
 
 st.title("3. Privacy")
@@ -97,12 +97,7 @@ if info.takes("groups"):
                         f"separated by commas ({info.options['groups'].help})",
                         value=current, key="privacy_groups", height=90,
                         placeholder="sex, relationship\nage, marital-status, income")
-    groups, unknown = [], []
-    for line in text.splitlines():
-        group = [c.strip() for c in line.split(",") if c.strip()]
-        unknown += [c for c in group if c not in columns]
-        if group:
-            groups.append(group)
+    groups, unknown = parse_groups(text, columns)
     if unknown:
         st.error(f"Unknown column(s): {', '.join(unknown)}. Use names from the Domain page.")
     else:
@@ -169,43 +164,9 @@ except DPSynthError as problem:  # the method refuses these settings (said befor
     st.stop()
 
 
-def possible_values(row: dict) -> str:
-    size = row.get("domain_size")
-    if not size:
-        return ""
-    unit = row["unit"]
-    return f"{size:,} {unit}" if size < 10_000 else f"{size_in_words(size)} {unit}"
-
-
-table = pd.DataFrame([{
-    "column": r["column"],
-    "protected by": r.get("mechanism", r.get("note", "")),
-    "ε": round(r["epsilon"], 4),
-    "possible values": possible_values(r),
-    "τ": round(r["tau"], 1) if "tau" in r else None,
-    "made-up values": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
-    "kept half the time": r.get("kept_half_the_time"),
-    "kept 95% of the time": r.get("kept_almost_always"),
-    "noise per bin": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
-    "prior per cell": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
-} for r in plan]).dropna(axis=1, how="all")
-# Text cells throughout: blank, not "None", where a figure does not apply to a column.
-table = table.map(lambda v: "" if pd.isna(v) else (f"{v:,.4g}" if isinstance(v, float) else f"{v:,}"
-                                                    if isinstance(v, int) else str(v)))
-HELP = {
-    "protected by": "The mechanism that measures this column with noise.",
-    "ε": "The share of the privacy budget this column's own measurement gets.",
-    "possible values": "How many values the declaration allows (bins for numbers and dates).",
-    "τ": "Threshold: the noisy count a value needs to appear in the release.",
-    "made-up values": "Expected number of values in the release that are not in the data (the price of "
-                      "keeping rare real values deniable).",
-    "kept half the time": "A value held by this many people appears in the release half the time.",
-    "kept 95% of the time": "A value held by this many people appears in the release 95% of the time.",
-    "noise per bin": "Typical error, in people, of each bin's count.",
-    "prior per cell": "Made-up records added to every cell by the Dirichlet prior.",
-}
+table = plan_table(plan)
 st.dataframe(table, hide_index=True, width="stretch",
-             column_config={name: st.column_config.TextColumn(name, help=text) for name, text in HELP.items()
+             column_config={name: st.column_config.TextColumn(name, help=text) for name, text in PLAN_HELP.items()
                             if name in table.columns})
 if "τ" in table.columns:
     st.caption("τ is the noisy count a value needs to appear in the release. Values held by fewer people than "

@@ -83,3 +83,14 @@ def readiness(problems: dict, columns) -> str:
 def policy_file_name(declaration: dict) -> str:
     """The name a saved declaration is offered under: ``adult.domain.json``."""
     return f"{(declaration.get('dataset') or 'table').removesuffix('.csv')}.domain.json"
+
+
+def parse_groups(text: str, columns) -> tuple[list[list[str]], list[str]]:
+    """Column groups typed one per line, names separated by commas: ``(groups, unknown names)``."""
+    groups, unknown = [], []
+    for line in text.splitlines():
+        group = [c.strip() for c in line.split(",") if c.strip()]
+        unknown += [c for c in group if c not in columns]
+        if group:
+            groups.append(group)
+    return groups, unknown

@@ -125,3 +125,46 @@ def epsilon_guidance(epsilon: float) -> tuple[str, str]:
                         f"{math.exp(epsilon):.0f} times. Use only when the data is not very sensitive.")
     return "very weak", (f"Very weak protection: a factor of {math.exp(epsilon):,.0f}. Values above "
                          f"{constraints.EPSILON_WARN_ABOVE:g} are rarely defensible for data about people.")
+
+
+#: What each column of :func:`plan_table` means, in plain words (the Privacy page's column help).
+PLAN_HELP = {
+    "protected by": "The mechanism that measures this column with noise.",
+    "ε": "The share of the privacy budget this column's own measurement gets.",
+    "possible values": "How many values the declaration allows (bins for numbers and dates).",
+    "τ": "Threshold: the noisy count a value needs to appear in the release.",
+    "made-up values": "Expected number of values in the release that are not in the data (the price of "
+                      "keeping rare real values deniable).",
+    "kept half the time": "A value held by this many people appears in the release half the time.",
+    "kept 95% of the time": "A value held by this many people appears in the release 95% of the time.",
+    "noise per bin": "Typical error, in people, of each bin's count.",
+    "prior per cell": "Made-up records added to every cell by the Dirichlet prior.",
+}
+
+
+def _possible_values(row: dict) -> str:
+    size = row.get("domain_size")
+    if not size:
+        return ""
+    return f"{size:,} {row['unit']}" if size < 10_000 else f"{size_in_words(size)} {row['unit']}"
+
+
+def plan_table(plan: list[dict]):
+    """:func:`column_plan` as a table of text cells, one row per column, with only the figures that apply
+    (blank, not "None", where a figure does not apply to a column); :data:`PLAN_HELP` explains each column."""
+    import pandas as pd
+
+    table = pd.DataFrame([{
+        "column": r["column"],
+        "protected by": r.get("mechanism", r.get("note", "")),
+        "ε": round(r["epsilon"], 4),
+        "possible values": _possible_values(r),
+        "τ": round(r["tau"], 1) if "tau" in r else None,
+        "made-up values": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
+        "kept half the time": r.get("kept_half_the_time"),
+        "kept 95% of the time": r.get("kept_almost_always"),
+        "noise per bin": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
+        "prior per cell": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
+    } for r in plan]).dropna(axis=1, how="all")
+    return table.map(lambda v: "" if pd.isna(v) else (f"{v:,.4g}" if isinstance(v, float) else f"{v:,}"
+                                                      if isinstance(v, int) else str(v)))

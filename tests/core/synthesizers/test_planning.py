@@ -1,0 +1,23 @@
+"""The Privacy page's plan, computed before any data is read: its table and the column groups typed there."""
+
+from dpsynth_core.data.examples import example_declaration
+from dpsynth_core.domain.editing import parse_groups
+from dpsynth_core.synthesizers.planning import PLAN_HELP, column_plan, plan_table
+
+
+def test_plan_table_has_text_cells_and_only_figures_that_apply():
+    declaration = example_declaration("adult")
+    plan = column_plan(declaration, 1.0, 0.9, method="cathist")
+    table = plan_table(plan)
+    assert list(table["column"]) == [row["column"] for row in plan]
+    assert all(isinstance(v, str) and v != "None" for v in table.to_numpy().ravel())
+    assert set(table.columns) - {"column"} <= set(PLAN_HELP)
+    assert "τ" in table.columns  # CatHist columns have a threshold
+    marginals = plan_table(column_plan(declaration, 1.0, 0.9, method="marginals"))
+    assert "τ" not in marginals.columns and "prior per cell" not in marginals.columns
+
+
+def test_groups_are_read_one_per_line_and_unknown_names_are_named():
+    groups, unknown = parse_groups("sex, income\n\n age ,marital-status, nope\n", ["sex", "income", "age",
+                                                                              "marital-status"])
+    assert groups == [["sex", "income"], ["age", "marital-status", "nope"]] and unknown == ["nope"]
