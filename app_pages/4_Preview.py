@@ -13,7 +13,7 @@ from app_support import risk_tab, state
 from app_support.cached import price, quality
 from app_support.comparisons import show_changed_cells, show_game, show_one_column
 from app_support.progress import run_with_progress
-from dpsynth_core import DPSynthError, METHODS, TableDomain
+from dpsynth_core import METHODS, DPSynthError, TableDomain
 from dpsynth_core.evaluation.charts import fidelity_chart, one_way_chart, two_way_heatmap
 from dpsynth_core.evaluation.values import shape_warnings, value_table
 from dpsynth_core.release.budgeted import draw, projection

@@ -9,8 +9,8 @@ from app_support.cards import show_card, show_page
 from app_support.progress import run_with_progress
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
-from dpsynth_core.release.card import render_card_html
 from dpsynth_core.release import budgeted
+from dpsynth_core.release.card import render_card_html
 from dpsynth_core.release.rerun import rerun_script, rerun_settings
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon
 

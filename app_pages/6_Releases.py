@@ -107,7 +107,7 @@ if missing and st.button("Compute the comparisons for these two", key="releases_
     for release in missing:
         entry = state.release_entry(release.id)
 
-        def work(report, entry=entry):
+        def work(report, entry=entry, release=release):
             for step, name in enumerate(METRIC_NAMES):
                 report(step / len(METRIC_NAMES), f"Release #{entry['id']}: {METRIC_NAMES[name].split(' (')[0]}")
                 quality(entry, name, loaded["frame"], release.settings["declaration"])

@@ -48,7 +48,8 @@ fig.update_layout(barmode="group", font=FONT, height=420, plot_bgcolor="white",
                   yaxis=dict(title="share of runs", tickformat=".0%", range=[0, 1.1]),
                   xaxis=dict(title="method"))
 st.plotly_chart(fig, width="stretch", key="learn_bad_bins")
-st.markdown(f"Without Alex, the first method **never** shows the rare disease ({shares['occurring values only'][0]:.0%}), "
+never = shares["occurring values only"][0]
+st.markdown(f"Without Alex, the first method **never** shows the rare disease ({never:.0%}), "
             "so its appearance is proof. CatHist shows it sometimes either way: the two bars differ by at most "
             f"a factor of e^ε = {np.exp(eps):.1f}, as promised. This is the 'bad bins' result of Rodriguez "
             "and Howe (2018): no private method can output only values that occur in the data.")

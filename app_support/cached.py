@@ -6,9 +6,9 @@ import json
 
 import streamlit as st
 
+from dpsynth_core.data.tables import read_table
 from dpsynth_core.evaluation import metrics, summaries, teaching
 from dpsynth_core.synthesizers import planning
-from dpsynth_core.data.tables import read_table
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

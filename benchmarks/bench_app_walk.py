@@ -94,7 +94,7 @@ def main() -> None:
                       visible=lambda: page.get_by_text("Synthetic table ready").wait_for())
                 ready = page.get_by_text("Synthetic table ready").inner_text()
                 core = float(ready.split(" rows in ")[1].split(" s")[0]) if " rows in " in ready else float("nan")
-                rows.append((f"  of which the release itself (the core, in its worker thread)", core))
+                rows.append(("  of which the release itself (the core, in its worker thread)", core))
                 if method == "marginals":
                     for tab in ("Fidelity", "Marginal distances", "Distinguishing game", "One column"):
                         timed(f"  tab '{tab}' (first opening: computed)", page.get_by_role("tab", name=tab).click,

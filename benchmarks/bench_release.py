@@ -89,8 +89,8 @@ def case(method: str, data: str, memory_limit: str, threads: int, engine: str = 
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.engines import open_source
     from dpsynth_core.release import ChunksAhead
-    from dpsynth_core.synthesizers import get_method
     from dpsynth_core.release.writer import chunk_sizes, write_on_spark, write_synthetic
+    from dpsynth_core.synthesizers import get_method
 
     domain = TableDomain.from_json(large_domain())
     out = {"method": method, "data": Path(data).name, "engine": engine, "sampling_threads": sampling_threads}

@@ -82,8 +82,8 @@ def scores(real: pd.DataFrame, synthetic: pd.DataFrame, cells: dict) -> dict:
 
 
 def load(columns):
-    from dpsynth_core.domain import TableDomain
     from dpsynth_core.data.encoding import encode_table
+    from dpsynth_core.domain import TableDomain
 
     spec = declaration(columns)
     raw = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
@@ -99,8 +99,8 @@ def load(columns):
 
 def run_ours(method, raw, spec, codes, cells, eps, delta, seed, options):
     from dpsynth_core import synthesize
-    from dpsynth_core.domain import TableDomain
     from dpsynth_core.data.encoding import encode_table
+    from dpsynth_core.domain import TableDomain
 
     extra = dict(options)
     if method == "marginals":

@@ -46,8 +46,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.compare_methods import declaration as scoring_declaration  # noqa: E402
 from benchmarks.compare_methods import scores  # noqa: E402
 from dpsynth_core import constraints, synthesize  # noqa: E402
-from dpsynth_core.domain import TableDomain  # noqa: E402
 from dpsynth_core.data.encoding import encode_table  # noqa: E402
+from dpsynth_core.domain import TableDomain  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "datasets"
 NUMERIC = ["age", "education-num", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from dpsynth_core.evaluation import metrics
 from dpsynth_core import synthesize  # noqa: E402
+from dpsynth_core.evaluation import metrics  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "datasets"
 METHODS = ["cathist", "marginals", "copula", "dirichlet", "bayesnet", "deniability", "microagg"]

@@ -41,8 +41,16 @@ from pathlib import Path
 
 from . import constraints
 from .errors import DPSynthError, ParameterError
-from .validation import (check_domain_size, check_epsilon, check_memory_limit, check_person_option,
-                         check_publisher_rho, check_rows, check_seed, check_total_epsilon)
+from .validation import (
+    check_domain_size,
+    check_epsilon,
+    check_memory_limit,
+    check_person_option,
+    check_publisher_rho,
+    check_rows,
+    check_seed,
+    check_total_epsilon,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -281,8 +289,8 @@ def _run_tau(args) -> None:
     size = check_domain_size(args.size)
     rho = check_publisher_rho(args.rho, "--rho")
     epsilon = check_epsilon(args.epsilon, "--epsilon")
-    from .privacy.cathist import cathist_tau, expected_made_up, threshold
     from .domain import size_in_words
+    from .privacy.cathist import cathist_tau, expected_made_up, threshold
 
     tau = cathist_tau(size, rho, epsilon)
     rule = threshold(size, rho, epsilon)

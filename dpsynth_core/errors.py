@@ -16,7 +16,7 @@ class DPSynthError(ValueError):
         self.problems = tuple(problems) if problems is not None else (message,)
 
     @classmethod
-    def from_problems(cls, problems) -> "DPSynthError":
+    def from_problems(cls, problems) -> DPSynthError:
         """One error naming every problem in ``problems`` on one line."""
         from .constraints import MAX_PROBLEMS_SHOWN
 

@@ -6,7 +6,13 @@ import math
 
 
 def size_in_words(size: int) -> str:
-    """Say a domain size the way a person would: ``29400000000`` -> ``"about 29 billion"``."""
+    """Say a domain size the way a person would.
+
+    >>> size_in_words(29_400_000_000)
+    'about 29 billion'
+    >>> size_in_words(171_000), size_in_words(9_999)
+    ('about 171 thousand', '9,999')
+    """
     if size < 10_000:
         return f"{size:,}"
     names = [(10**15, "quadrillion"), (10**12, "trillion"), (10**9, "billion"),
@@ -30,7 +36,11 @@ SEEDED_GUARANTEE = ("No differential-privacy guarantee: this release was drawn w
 
 
 def format_epsilon(value: float | None) -> str:
-    """Epsilon in plain digits: ``0.05``, ``1.9``, ``34,312``; never scientific notation."""
+    """Epsilon in plain digits, never scientific notation.
+
+    >>> [format_epsilon(v) for v in (0.05, 1.9, 34312.4, 0.0001, None)]
+    ['0.05', '1.9', '34,312', 'less than 0.001', 'no guarantee']
+    """
     if value is None or (isinstance(value, float) and math.isinf(value)):
         return "no guarantee"
     if value >= 100:
@@ -44,7 +54,11 @@ def format_epsilon(value: float | None) -> str:
 
 
 def format_delta(value: float) -> str:
-    """Delta as a power of ten when tiny (``1e-6``), since it is a probability of failure."""
+    """Delta as a power of ten when tiny, since it is a probability of failure.
+
+    >>> format_delta(1e-6), format_delta(0.0)
+    ('1e-6', '0')
+    """
     if value == 0:
         return "0"
     return f"{value:.0e}".replace("e-0", "e-") if value < 1e-3 else f"{value:.3g}"
@@ -64,7 +78,8 @@ def ledger_text(workspace, fp: str | None = None) -> str:
         lines.append("")
         key = data["fingerprint"]
         known = "named dataset" if key.startswith("name:") else f"records {key[:12]}"
-        lines.append(f"{data['name']} ({known}): lifetime budget " + (f"ε = {limit:g}" if limit is not None else "none"))
+        lines.append(f"{data['name']} ({known}): lifetime budget "
+                     + (f"ε = {limit:g}" if limit is not None else "none"))
         for change in workspace.limit_changes(key):
             old, new = (f"ε = {v:g}" if v is not None else "none" for v in (change["old"], change["new"]))
             lines.append(f"  {change['created']}  {change['source']:<3}  lifetime budget {old} -> {new}")

@@ -84,8 +84,8 @@ def restore_frequency_order(monkeypatch) -> None:
     import numpy as np
     import pandas as pd
 
-    from dpsynth_core.privacy import cathist
     from dpsynth_core.data.encoding import EncodedColumn
+    from dpsynth_core.privacy import cathist
 
     def by_frequency(self, *, include_missing=True):
         series = pd.Series(self.labels, dtype=object)

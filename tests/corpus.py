@@ -25,7 +25,7 @@ HEADER = "city,age,income,day,code"
 def good_rows(count: int = 300) -> list[str]:
     rng = np.random.default_rng(11)
     rows = []
-    for i in range(count):
+    for _ in range(count):
         day = np.datetime64("2000-01-01") + int(rng.integers(0, 7000))
         rows.append(f"{CITIES[int(rng.integers(len(CITIES)))]},{int(rng.integers(0, 100))},"
                     f"{rng.uniform(0, 200_000):.2f},{day},{int(rng.integers(0, 100_000)):05d}")

@@ -141,7 +141,7 @@ class SortedValues:
             return (self._cumulative[end] - self._cumulative[start]).astype(np.int64)
         return (end - start).astype(np.int64)
 
-    def without(self, excluded) -> "SortedValues":
+    def without(self, excluded) -> SortedValues:
         """The values other than ``excluded`` (public special values, counted in their own bins)."""
         kept = ~np.isin(self._values, np.asarray(list(excluded)))
         return SortedValues(self._values[kept], None if self._weights is None else self._weights[kept])

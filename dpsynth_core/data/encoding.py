@@ -20,9 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from .counting import CodedTable
-from ..domain import (CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain,
-                     TableDomain, TextDomain)
 
 _EPOCH64 = np.datetime64("1970-01-01", "D")
 

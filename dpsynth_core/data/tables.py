@@ -33,11 +33,16 @@ import io
 import re
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import constraints
 from ..errors import DataError
+
+if TYPE_CHECKING:  # imported where they are used, so the command line starts fast
+    import pandas as pd
+    import pyarrow as pa
 
 #: Delimiters looked for in the header line, in the order that breaks ties.
 DELIMITERS = (",", "\t", ";", "|")
@@ -241,7 +246,7 @@ def _field_pattern(delimiter: str) -> str:
     return f'(?:"(?:[^"]|"")*"|[^"{d}][^{d}]*|)'
 
 
-def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarray, "pa.Array"]:
+def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     """Per line: the rule that breaks it (index into _LINE_RULES, or -1) and whether it is empty;
     and the lines as an Arrow array (a trailing carriage return dropped).
 
@@ -298,7 +303,7 @@ def _column_names(header: str, delimiter: str, name: str) -> list[str]:
 
 
 def read_table(source, *, name: str | None = None, encoding: str | None = None,
-               delimiter: str | None = None) -> tuple["pd.DataFrame", dict]:
+               delimiter: str | None = None) -> tuple[pd.DataFrame, dict]:
     """Read a CSV/TSV from a path, bytes or a binary file object, one record per line.
 
     Args:

@@ -26,8 +26,8 @@ must still supply. Nothing here ever fills a gap from the data.
 Domain sizes are exact Python integers and may exceed 10**12.
 
 One module per concept: :mod:`.column` (the base, drop, categorical), :mod:`.ranges` (integer,
-float, date), :mod:`.text`, :mod:`.table`, :mod:`.declaration` (JSON in and out), :mod:`.kinds` (one statement of each kind's keys, which the
-schema, the parser and the Domain page are built from), :mod:`.schema`
+float, date), :mod:`.text`, :mod:`.table`, :mod:`.declaration` (JSON in and out), :mod:`.kinds`
+(one statement of each kind's keys, which the schema, the parser and the Domain page are built from), :mod:`.schema`
 (the form of a declaration), :mod:`.templates` and :mod:`.public_lists`.
 """
 
@@ -36,9 +36,9 @@ from __future__ import annotations
 from ..wording import size_in_words
 from .column import CategoricalDomain, ColumnDomain, DropDomain
 from .declaration import KINDS, column_from_json, parse_declaration, read_declaration_bytes
+from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
 from .ranges import DateDomain, FloatDomain, IntegerDomain
 from .table import PersonUnit, TableDomain, as_table_domain
-from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
 from .text import TextDomain
 
 __all__ = [

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BeforeValidator, Field
 
@@ -54,10 +55,10 @@ Number = Annotated[float, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER, allow
 Text = Annotated[str, Field(max_length=c.MAX_TEXT_CHARS)]
 Note = Annotated[str, Field(max_length=c.MAX_NOTE_CHARS)]
 DateText = Annotated[str, BeforeValidator(_date_text)]
-CategoryValue = Union[Text, Whole]
+CategoryValue = Union[Text, Whole]  # noqa: UP007  (pydantic reads this alias at run time)
 CategoryValues = Annotated[list[CategoryValue], Field(max_length=c.MAX_COLUMN_CELLS)]
 PublicList = Literal[tuple(TITLES)]  # type: ignore[valid-type]
-Labels = Annotated[dict[Union[Text, Whole], Text], Field(max_length=c.MAX_COLUMN_CELLS)]
+Labels = Annotated[dict[Union[Text, Whole], Text], Field(max_length=c.MAX_COLUMN_CELLS)]  # noqa: UP007
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ carries them (sources in ``assets/CREDITS.md``).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LISTS_DIR = Path(__file__).resolve().parent / "lists"
@@ -41,7 +41,7 @@ TITLES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def public_list(name: str) -> tuple[str, ...]:
     """The values of a bundled public list, in file order."""
     if name in _INLINE:
@@ -52,6 +52,6 @@ def public_list(name: str) -> tuple[str, ...]:
     return tuple(line for line in text.splitlines() if line)
 
 
-@lru_cache(maxsize=None)
+@cache
 def english_word_set() -> frozenset[str]:
     return frozenset(public_list("english_words"))

@@ -35,7 +35,7 @@ def _column_model(kind: Kind) -> type[BaseModel]:
     """The pydantic model of one kind, built from its statement (:mod:`.kinds`): one field per key."""
     fields: dict = {}
     for key in kind.keys:
-        annotation = Optional[key.type] if key.nullable else key.type
+        annotation = Optional[key.type] if key.nullable else key.type  # noqa: UP045  (a typing alias at run time)
         fields[key.name] = (annotation, Field(key.default if key.name == "missing" else None, description=key.rule))
         if key.name == "missing":  # 'type' second, as in every message listing the known keys
             fields["type"] = (Literal[kind.name], ...)
@@ -43,7 +43,7 @@ def _column_model(kind: Kind) -> type[BaseModel]:
 
 
 COLUMN_MODELS = {name: _column_model(kind) for name, kind in KIND_STATEMENTS.items()}
-Column = Annotated[Union[tuple(COLUMN_MODELS.values())], Field(discriminator="type")]
+Column = Annotated[Union[tuple(COLUMN_MODELS.values())], Field(discriminator="type")]  # noqa: UP007  (built at run time)
 
 
 class MissingValues(_Strict):

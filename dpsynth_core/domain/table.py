@@ -13,7 +13,6 @@ from .column import ColumnDomain
 from .declaration import _build_column, parse_declaration, read_declaration_bytes
 from .schema import declaration_problems
 
-
 #: Column names starting with this are the engines' own working columns (weights, counts, groupings).
 RESERVED_PREFIX = "__dpsynth_"
 
@@ -66,11 +65,11 @@ class TableDomain:
         person = self.person.column if self.person is not None else None
         return {n: c for n, c in self.columns.items() if c.kind != "drop" and n != person}
 
-    def with_person(self, person: PersonUnit | None) -> "TableDomain":
+    def with_person(self, person: PersonUnit | None) -> TableDomain:
         """The same declaration with another privacy unit (None: one row)."""
         return replace(self, person=person)
 
-    def with_person_bound(self, column: str, max_rows: int) -> "TableDomain":
+    def with_person_bound(self, column: str, max_rows: int) -> TableDomain:
         """The unit "one person identified by ``column``, up to ``max_rows`` rows" (the declared name kept)."""
         return self.with_person(PersonUnit(column, int(max_rows), self.person.name if self.person else "person"))
 
@@ -88,14 +87,14 @@ class TableDomain:
                            f"{constraints.MAX_TABLE_CELLS:,} a table may have; declare wider bins")
         return out
 
-    def validate(self) -> "TableDomain":
+    def validate(self) -> TableDomain:
         """Return self, or raise :class:`DomainError` naming every thing to fix."""
         found = self.problems()
         if found:
             raise DomainError.from_problems(found)
         return self
 
-    def with_column(self, column: ColumnDomain) -> "TableDomain":
+    def with_column(self, column: ColumnDomain) -> TableDomain:
         columns = dict(self.columns)
         columns[column.name] = column
         return replace(self, columns=columns)
@@ -118,7 +117,7 @@ class TableDomain:
     # --- JSON ---------------------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, spec: dict) -> "TableDomain":
+    def from_json(cls, spec: dict) -> TableDomain:
         """Build a declaration from its JSON form, after checking the form of every key
         (:func:`~dpsynth_core.domain.schema.declaration_problems`); raises :class:`DomainError`
         naming every problem found. A declaration may still be incomplete: see :meth:`problems`."""
@@ -149,7 +148,7 @@ class TableDomain:
         return out
 
     @classmethod
-    def load(cls, path) -> "TableDomain":
+    def load(cls, path) -> TableDomain:
         """Read a declaration file (UTF-8 JSON, at most ``MAX_DECLARATION_BYTES``)."""
         return cls.from_json(parse_declaration(read_declaration_bytes(path), str(path)))
 

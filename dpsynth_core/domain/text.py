@@ -14,7 +14,6 @@ from .kinds import DEFAULT_ALPHABET, TEXT_GENERATORS
 from .public_lists import english_word_set, public_list
 
 
-
 @dataclass(frozen=True)
 class TextDomain(ColumnDomain):
     """A weakly constrained domain of exact size, listed by a public generator.

@@ -23,7 +23,7 @@ from .. import constraints
 from ..domain import as_table_domain
 from ..errors import ParameterError
 from .base import PARQUET_SUFFIXES, CountingSource, Merge, Rebin, Vocabulary
-from .parts import is_file_set, names_parquet, parquet_parts
+from .parts import is_file_set, names_parquet, parquet_parts  # noqa: F401  (re-exported)
 
 ENGINES = ("auto", "pandas", "duckdb", "spark")
 PANDAS_READS_CSV = ("the pandas engine reads one CSV file; use engine='duckdb' or 'spark' for Parquet "

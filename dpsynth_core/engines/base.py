@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.counting import coarsen_counts
-from ..domain import ColumnDomain, TableDomain
 from ..data.encoding import changed_cells_report, encode_column
+from ..domain import ColumnDomain, TableDomain
 from ..errors import DataError, DomainError
 
 #: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
@@ -66,7 +66,7 @@ class CountingSource(Protocol):
 
     def raw_values(self, name: str) -> tuple[pd.Series, np.ndarray | None]: ...
 
-    def recode(self, recodings: dict) -> "CountingSource": ...
+    def recode(self, recodings: dict) -> CountingSource: ...
 
     def report(self) -> dict: ...
 
@@ -118,7 +118,8 @@ def check_recodings(recodings: dict, domain: TableDomain) -> None:
         if name not in domain.kept:
             raise DomainError(f"cannot re-code column '{name}': it is not a kept column of the declaration")
         if not isinstance(recoding, (Vocabulary, Rebin, Merge)):
-            raise TypeError(f"re-coding of '{name}' must be a Vocabulary, Rebin or Merge, got {type(recoding).__name__}")
+            raise TypeError(f"re-coding of '{name}' must be a Vocabulary, Rebin or Merge, "
+                            f"got {type(recoding).__name__}")
         if isinstance(recoding, Rebin) and (recoding.domain.name != name or not recoding.domain.binned):
             raise DomainError(f"Rebin of '{name}' needs a binned declaration of the same column")
         if isinstance(recoding, Vocabulary) and domain.kept[name].binned:
@@ -160,7 +161,7 @@ class ColumnMap:
     merged: int = 0
 
     @classmethod
-    def build(cls, domain: ColumnDomain, raw: list, counts, markers) -> "ColumnMap":
+    def build(cls, domain: ColumnDomain, raw: list, counts, markers) -> ColumnMap:
         series = pd.Series(raw, dtype=object)
         counts = np.asarray(counts, dtype=np.int64)
         encoded = encode_column(domain, series, markers)
@@ -191,7 +192,7 @@ class ColumnMap:
             keys, values = keys + [None], values + [self.missing]
         return pd.Series(values, index=pd.Index(keys, dtype=object), dtype=np.int64)
 
-    def recoded(self, recoding) -> "ColumnMap":
+    def recoded(self, recoding) -> ColumnMap:
         out = ColumnMap(**{k: getattr(self, k) for k in self.__dataclass_fields__})
         if isinstance(recoding, Vocabulary):
             out.current, out.cells = recoding.codes(self.labels), recoding.cells
@@ -395,7 +396,7 @@ class EngineSource:
                 raise DomainError(f"column '{name}' is text: re-code it over a vocabulary before counting "
                                   "it in a marginal" if name in self.maps else f"unknown column '{name}'")
 
-    def recode(self, recodings: dict) -> "EngineSource":
+    def recode(self, recodings: dict) -> EngineSource:
         """The same table with the given columns on new codes (one new pass when next counted)."""
         check_recodings(recodings, self.domain)
         twin = self._twin()
@@ -407,7 +408,7 @@ class EngineSource:
 
     # --- engine primitives ------------------------------------------------------------------
 
-    def _twin(self) -> "EngineSource":
+    def _twin(self) -> EngineSource:
         """A source sharing this one's engine state (connection, spilled data), with its own maps;
         the owner alone closes what they share."""
         twin = object.__new__(type(self))

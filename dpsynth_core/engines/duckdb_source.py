@@ -211,8 +211,8 @@ class DuckDBSource(EngineSource):
         out = []
         for block in blocks:
             cols = ", ".join(quote(c) for c in block)
-            result = self._run(lambda: self.con.sql(f"SELECT {cols}, {self._count} AS __dpsynth_n FROM {self._codes} "
-                                                    f"GROUP BY {cols}").fetchnumpy())
+            query = f"SELECT {cols}, {self._count} AS __dpsynth_n FROM {self._codes} GROUP BY {cols}"
+            result = self._run(lambda query=query: self.con.sql(query).fetchnumpy())
             out.append(([np.asarray(result[c], dtype=np.int64) for c in block],
                         np.asarray(result["__dpsynth_n"], dtype=np.int64)))
         return out

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ..data.counting import CodedTable
-from ..domain import TableDomain
 from ..data.encoding import EncodedTable, encode_column, encode_table
-from ..errors import DataError, DomainError
 from ..data.tables import read_table
+from ..domain import TableDomain
+from ..errors import DataError, DomainError
 from .base import Merge, Rebin, Vocabulary, check_recodings, merge_codes
 
 
@@ -71,7 +71,7 @@ class MemorySource:
     def report(self) -> dict:
         return self.encoded.report()
 
-    def recode(self, recodings: dict) -> "MemorySource":
+    def recode(self, recodings: dict) -> MemorySource:
         """The same table with the given columns on new codes (see :mod:`.base`)."""
         check_recodings(recodings, self.domain)
         codes, cells = dict(self.table.codes), dict(self.table.cells)

@@ -101,8 +101,8 @@ def distinguishing_chart(accuracy: float, low: float, high: float, note: str = "
                        xanchor="left", font=dict(size=22, color="#1b1b1b"))
     fig.update_xaxes(range=[0, 100], ticksuffix="%")
     fig.update_yaxes(showticklabels=False)
-    fig = _style(fig, "Can a classifier tell real records from synthetic ones?", "held-out accuracy (50% = a coin flip)",
-                 "", height=360)
+    fig = _style(fig, "Can a classifier tell real records from synthetic ones?",
+                 "held-out accuracy (50% = a coin flip)", "", height=360)
     if note:  # what was trained on what, stated on the chart itself
         fig.update_layout(title=dict(subtitle=dict(text=note, font=dict(size=14, color="#555")), y=0.97,
                                      yanchor="top"), margin=dict(t=150), height=400)

@@ -107,7 +107,7 @@ class ReportFigures:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ReportFigures":
+    def from_dict(cls, data: dict) -> ReportFigures:
         values = dict(data)
         values["one_way"] = {k: Estimate(**v) for k, v in data["one_way"].items()}
         values["two_way"] = {k: Estimate(**v) for k, v in data["two_way"].items()}

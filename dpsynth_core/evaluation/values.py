@@ -16,7 +16,6 @@ import pandas as pd
 from ..data.encoding import numeric_values
 from ..domain import as_table_domain
 
-
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
 
 @dataclass

@@ -161,7 +161,7 @@ class JunctionTree:
     separator: list
 
     @classmethod
-    def build(cls, cells: dict, groups) -> "JunctionTree":
+    def build(cls, cells: dict, groups) -> JunctionTree:
         groups = [tuple(g) for g in groups] + [(name,) for name in cells]
         cliques = _elimination_cliques(cells, groups)
         cliques.sort(key=lambda c: -math.prod(cells[a] for a in c))

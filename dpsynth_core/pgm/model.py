@@ -18,7 +18,6 @@ A model may carry each column's *support* (:mod:`.support`): outside it, probabi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -424,7 +423,7 @@ def estimate(cells: dict, measurements: list, total: float, *, iterations: int =
     for _ in range(iterations):
         trial = {g: point[g] - step * gradient[g] for g in point}
         trial_beliefs = model.calibrate(trial)
-        trial_loss, trial_gradient, trial_marginals = objective(model, trial_beliefs)
+        trial_loss, trial_gradient, _ = objective(model, trial_beliefs)
         if trial_loss > loss:  # too long a step from the extrapolated point
             step *= 0.5
             continue
@@ -440,9 +439,9 @@ def estimate(cells: dict, measurements: list, total: float, *, iterations: int =
         current, current_beliefs, current_loss = trial, trial_beliefs, trial_loss
         if beta > 0:
             point = {g: current[g] + beta * (current[g] - previous[g]) for g in current}
-            loss, gradient, marginals = objective(model, model.calibrate(point))
+            loss, gradient, _ = objective(model, model.calibrate(point))
         else:
-            point, loss, gradient, marginals = current, trial_loss, trial_gradient, trial_marginals
+            point, loss, gradient = current, trial_loss, trial_gradient
     model.potentials = current
     model.beliefs = current_beliefs
     model.loss = current_loss

@@ -61,7 +61,7 @@ class PrivacyEvent:
                 raise ValueError("a zCDP event states its cost as rho only (epsilon = delta = 0)")
 
     @classmethod
-    def zcdp(cls, mechanism: str, rho: float, label: str = "", neighbouring: str = ADD_REMOVE) -> "PrivacyEvent":
+    def zcdp(cls, mechanism: str, rho: float, label: str = "", neighbouring: str = ADD_REMOVE) -> PrivacyEvent:
         """A zero-concentrated DP event costing ``rho``."""
         return cls(mechanism, 0.0, 0.0, neighbouring, label, float(rho))
 
@@ -304,7 +304,7 @@ class Spend:
     guaranteed: bool = True
     zcdp_delta: float = 0.0
 
-    def total(self) -> "RelationTotal | None":
+    def total(self) -> RelationTotal | None:
         """Its own guarantee, composed as the ledger composes it (None: no guarantee, or no event)."""
         relations, _ = compose([self])
         return relations[0] if relations and self.guaranteed else None

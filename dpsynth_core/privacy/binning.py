@@ -65,8 +65,8 @@ import pandas as pd
 
 from .. import constraints
 from ..data.counting import SortedValues
-from ..domain import DateDomain, FloatDomain, TableDomain
 from ..data.encoding import numeric_value_counts, numeric_values
+from ..domain import DateDomain, FloatDomain, TableDomain
 from .histogram import noisy_histogram
 from .noise import NoiseSource, real_laplace
 

@@ -32,17 +32,21 @@ Time and memory are O(|active| + k), independent of ``n``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from .noise import NoiseSource, discrete_laplace_alpha, discrete_laplace_pmf, discrete_laplace_survival
 from ..validation import check_domain_size, check_epsilon, check_rho
+from .noise import NoiseSource, discrete_laplace_alpha, discrete_laplace_pmf, discrete_laplace_survival
 
 
 def inclusion_probability(domain_size: int, rho: float) -> float:
-    """``p = 1 - rho**(1/n)``, the chance an empty bin is kept, stable for n up to 10**15 and beyond."""
+    """``p = 1 - rho**(1/n)``, the chance an empty bin is kept, stable for n up to 10**15 and beyond.
+
+    >>> f"{inclusion_probability(10**10, 0.9):.4e}"  # -expm1(log(rho)/n): plain 1 - rho**(1/n) loses digits
+    '1.0536e-11'
+    """
     n = check_domain_size(domain_size)
     return -math.expm1(math.log(check_rho(rho)) / n)
 
@@ -51,7 +55,10 @@ def cathist_tau(domain_size: int, rho: float, epsilon: float) -> float:
     """The paper's threshold for continuous Laplace noise: ``P(Lap(1/eps) >= tau) = p``.
 
     ``tau = -ln(2p)/eps`` when ``p <= 1/2``, else ``ln(2(1-p))/eps`` (negative tau: small
-    domains with small rho).
+    domains with small rho). The design notes' reference values:
+
+    >>> round(cathist_tau(171_000, 0.9, 1.0), 4), round(cathist_tau(29_400_000_000, 0.9, 1.0), 4)
+    (13.6066, 25.6615)
     """
     p = inclusion_probability(domain_size, rho)
     epsilon = check_epsilon(epsilon)

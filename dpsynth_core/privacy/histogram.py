@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .noise import NoiseSource
 from ..validation import check_epsilon
+from .noise import NoiseSource
 
 
 def noisy_histogram(counts: np.ndarray, *, epsilon: float, noise: NoiseSource, label: str = "") -> np.ndarray:

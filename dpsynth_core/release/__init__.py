@@ -11,17 +11,24 @@ from pathlib import Path
 import pandas as pd
 
 from .. import constraints
+from ..data.tables import check_delimiter, check_encoding, read_table
 from ..domain import as_table_domain
-from ..privacy.accounting import Accountant, Spend
-from .card import build_card
-from .rerun import rerun_script, rerun_settings  # noqa: F401 (public)
 from ..errors import ParameterError
+from ..privacy.accounting import Accountant, Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
 from ..synthesizers.base import resolve_engine
-from .writer import (CHUNK_ROWS, check_spark_target, chunk_sizes, is_remote, output_format, write_on_spark,
-                     write_synthetic)
-from ..data.tables import check_delimiter, check_encoding, read_table
 from ..validation import check_publisher_rho, check_rows, check_seed, check_total_epsilon
+from .card import build_card
+from .rerun import rerun_script, rerun_settings  # noqa: F401 (public)
+from .writer import (
+    CHUNK_ROWS,
+    check_spark_target,
+    chunk_sizes,
+    is_remote,
+    output_format,
+    write_on_spark,
+    write_synthetic,
+)
 
 
 @dataclass

@@ -62,7 +62,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
     return {
         "title": f"Synthetic data release{': ' + domain.dataset if domain.dataset else ''}",
         "software": {"name": "dpsynth", "version": _version},
-        "created": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "created": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
         "parameters": {"epsilon": getattr(model, "total_epsilon_", model.epsilon_),
                        # the tolerance only where the method uses it (no leftover number on a card)
@@ -177,7 +177,8 @@ def render_card_html(card: dict) -> str:
     split = "".join(f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>"
                     for label, eps in card["budget_split"].items())
     bins = "".join(
-        f"<tr><td>{e(b['column'])}</td><td>{e(_bins_text(b['edges']))}</td><td>{plain_number(b['epsilon'], 4)}</td></tr>"
+        f"<tr><td>{e(b['column'])}</td><td>{e(_bins_text(b['edges']))}</td>"
+        f"<td>{plain_number(b['epsilon'], 4)}</td></tr>"
         for b in card.get("adaptive_bins", []))
     bins_section = ("<h2>Bins fitted with differential privacy</h2><p>These columns were declared with a range "
                     "and no bins; their bins were chosen from the data with the budget shown (part of the total "

@@ -230,7 +230,7 @@ def record_limit(conn, key: str, epsilon: float | None, now: str, source: str) -
 
 
 def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 class LedgerKeys:
@@ -256,7 +256,8 @@ class LedgerKeys:
         return conn.execute(
             "INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, source, "
             "release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (fp, now(), purpose, method, int(spend.guaranteed), json.dumps([e.as_dict() for e in spend.events], default=float),
+            (fp, now(), purpose, method, int(spend.guaranteed),
+             json.dumps([e.as_dict() for e in spend.events], default=float),
              spend.zcdp_delta, source, release_id)).lastrowid
     def set_lifetime_budget(self, fp: str, epsilon: float | None, *, name: str = "this data",
                             source: str = "app") -> None:

@@ -6,8 +6,8 @@ Every method has the estimator shape ``Method(epsilon=..., ...).fit(data, domain
 modules) stand apart.
 """
 
+from . import bayesnet, copula, deniability, dirichlet, independent, marginals, microagg  # noqa: F401  (registration)
 from .base import Synthesizer, as_frame
 from .registry import DEFAULT_METHOD, METHODS, MethodInfo, get_method, ranked, register
-from . import bayesnet, copula, deniability, dirichlet, independent, marginals, microagg  # noqa: F401  (registration)
 
 __all__ = ["Synthesizer", "as_frame", "DEFAULT_METHOD", "METHODS", "MethodInfo", "get_method", "ranked", "register"]

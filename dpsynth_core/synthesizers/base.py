@@ -18,17 +18,16 @@ from pathlib import Path
 import pandas as pd
 
 from .. import constraints
+from ..data.encoding import encode_table
+from ..data.tables import read_table
+from ..domain import TableDomain, as_table_domain
+from ..errors import DataError, ParameterError
 from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent, Spend
 from ..privacy.binning import binning_budget, binning_events, binning_label, fit_bins
-from ..domain import TableDomain, as_table_domain
-from ..data.encoding import EncodedTable, encode_table
-from ..errors import DataError, ParameterError
 from ..privacy.histogram import noisy_count
 from ..privacy.noise import NoiseSource, chunk_generator, make_noise_source, stream_key
 from ..privacy.persons import bound_rows, person_ledger
-from ..data.tables import read_table
 from ..validation import check_epsilon, check_rho, check_rows
-
 
 #: How a method measures one column (:meth:`Synthesizer.column_mechanism`): CatHist over the declared
 #: values; CatHist choosing a text column's values, then counted with the others; a noisy histogram over
@@ -233,7 +232,7 @@ class Synthesizer:
     # --- fitting ------------------------------------------------------------------------
 
     def fit(self, data, domain, *, rows: int | None = None, progress=None, engine: str | None = "auto",
-            memory_limit: str | None = None, max_rows: int | None = None) -> "Synthesizer":
+            memory_limit: str | None = None, max_rows: int | None = None) -> Synthesizer:
         """Measure the data with DP. ``rows``: a public row count; None spends budget on a noisy one.
 
         ``data``: a DataFrame, a path, or a counting source (:func:`dpsynth_core.engines.open_source`,

@@ -30,13 +30,13 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from ..privacy.accounting import fit_to_budget
-from ..data.encoding import EncodedTable
-from .finite import FiniteColumn, coded_table, finite_column
-from ..privacy.histogram import noisy_histogram, to_probabilities
-from .registry import register
-from .base import APPROXIMATE_DP, Synthesizer
 from .. import constraints
+from ..data.encoding import EncodedTable
+from ..privacy.accounting import fit_to_budget
+from ..privacy.histogram import noisy_histogram, to_probabilities
+from .base import APPROXIMATE_DP, Synthesizer
+from .finite import FiniteColumn, coded_table, finite_column
+from .registry import register
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)
 

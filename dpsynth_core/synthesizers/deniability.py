@@ -48,10 +48,10 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..privacy.accounting import PrivacyEvent
-from .network import NetworkSynthesizer
 from ..errors import ParameterError
+from ..privacy.accounting import PrivacyEvent
 from .finite import coded_table
+from .network import NetworkSynthesizer
 from .registry import register
 
 DELTA_PER_RECORD = 1e-6

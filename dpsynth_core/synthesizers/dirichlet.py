@@ -22,13 +22,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..privacy.accounting import SUBSTITUTE
 from ..data.encoding import EncodedTable, decode_codes
 from ..errors import ParameterError
+from ..privacy.accounting import SUBSTITUTE
 from ..privacy.noise import dirichlet
-from .registry import register
 from .base import PRIOR, Synthesizer
 from .options import groups_option
+from .registry import register
 
 MAX_TABLE_CELLS = 2_000_000
 

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..privacy.cathist import cathist, draw_from_generator
 from ..data.counting import CodedTable
 from ..data.encoding import EncodedColumn, decode_codes
 from ..engines.base import Merge, Vocabulary
+from ..privacy.cathist import cathist, draw_from_generator
 
 
 @dataclass

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
-from ..domain import CategoricalDomain, ColumnDomain, TextDomain
 from ..data.encoding import decode_codes
+from ..domain import CategoricalDomain, ColumnDomain, TextDomain
+from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
 from ..privacy.histogram import noisy_histogram, to_probabilities
-from .registry import register
 from .base import CATHIST, HISTOGRAM, Synthesizer
+from .registry import register
 
 
 @dataclass

@@ -37,15 +37,16 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..privacy.accounting import Accountant, PrivacyEvent, Spend, zcdp_budget
 from ..domain import as_table_domain
 from ..errors import ParameterError
-from .finite import FiniteColumn, finite_source, finite_source_column
-from ..privacy.noise import typical_bin_error
 from ..pgm import Measurement, absorb, estimate, generate, model_cells_with, support_from
+from ..privacy.accounting import Accountant, PrivacyEvent, Spend, zcdp_budget
+from ..privacy.noise import typical_bin_error
 from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
 from .base import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, Synthesizer
-from .options import DELTA, delta_note, delta_of as _delta, delta_rule, groups_option
+from .finite import FiniteColumn, finite_source, finite_source_column
+from .options import DELTA, delta_note, delta_rule, groups_option
+from .options import delta_of as _delta
 from .registry import register
 
 #: Each round's budget: this share chooses the marginal, the rest measures it (AIM's split).

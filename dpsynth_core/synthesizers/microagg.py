@@ -28,10 +28,10 @@ from scipy.spatial.distance import squareform
 
 from ..data.encoding import EncodedTable
 from ..errors import ParameterError
-from .finite import FiniteColumn, coded_table, finite_column
 from ..privacy.noise import real_laplace
-from .registry import register
 from .base import NO_GUARANTEE, Synthesizer
+from .finite import FiniteColumn, finite_column
+from .registry import register
 
 MAX_ROWS = 200_000
 
@@ -171,8 +171,10 @@ class MicroAggregation(Synthesizer):
             # 2/s per coordinate and a covariance entry by at most about 8/s (substitution).
             mean_scale = 2 * g / (self.k * per_group / 2)
             cov_scale = 8 * g * g / (self.k * per_group / 2)
-            noisy_means = real_laplace(self.noise_, means.ravel(), mean_scale, label="cluster means").reshape(means.shape)
-            noisy_covs = real_laplace(self.noise_, covs.ravel(), cov_scale, label="cluster covariances").reshape(covs.shape)
+            noisy_means = real_laplace(self.noise_, means.ravel(), mean_scale,
+                                       label="cluster means").reshape(means.shape)
+            noisy_covs = real_laplace(self.noise_, covs.ravel(), cov_scale,
+                                      label="cluster covariances").reshape(covs.shape)
             # Labelled by index: which columns form a group comes from the real correlations
             # without noise, so the lists go to the publisher only (publisher_details).
             self._spend("Laplace on cluster means and covariances", per_group, f"feature group {index}")

@@ -31,14 +31,14 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
-from ..privacy.accounting import PrivacyEvent, fit_to_budget
 from ..data.counting import coarsen, flat_index
 from ..data.encoding import EncodedTable
-from .finite import FiniteColumn, coded_table, finite_column
+from ..privacy.accounting import PrivacyEvent, fit_to_budget
 from ..privacy.histogram import noisy_count, noisy_histogram
-from .factors import Factor, sample_children
 from ..privacy.noise import discrete_laplace_alpha, real_laplace
 from .base import APPROXIMATE_DP, Synthesizer
+from .factors import Factor, sample_children
+from .finite import FiniteColumn, coded_table, finite_column
 
 SCORING_BUCKETS = 8
 SHARES = {"count": 0.05, "entropy": 0.3, "parameters": 0.65}
@@ -197,7 +197,8 @@ class NetworkSynthesizer(Synthesizer):
             config_cells = tuple(scored[p][1] for p in self.parents_[name])
             configs = int(np.prod(config_cells)) if config_cells else 1
             cells = self.columns_[name].cells
-            counts = table.marginal((*self.parents_[name], name), buckets={p: SCORING_BUCKETS for p in self.parents_[name]})
+            counts = table.marginal((*self.parents_[name], name),
+                                    buckets={p: SCORING_BUCKETS for p in self.parents_[name]})
             noisy_counts = noisy_histogram(counts, epsilon=p_eps, noise=self.noise_, label=f"table {name}")
             self._spend("discrete Laplace histogram", p_eps, f"table {name} | {', '.join(self.parents_[name]) or '-'}")
             self.noisy_counts_[name] = noisy_counts

@@ -8,8 +8,8 @@ keyword arguments, such as ``k`` for the plausible-deniability test) are checked
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .. import constraints
 from ..errors import ParameterError

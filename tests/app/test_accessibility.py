@@ -12,8 +12,12 @@ import json
 
 import pytest
 
-from tests.app.test_browser import CHROMIUM_FLAGS, Server, _go  # noqa: F401
-from tests.app.test_browser import browser  # noqa: F401 - the shared Chromium fixture
+from tests.app.test_browser import (  # noqa: F401
+    CHROMIUM_FLAGS,
+    Server,
+    _go,
+    browser,  # noqa: F401 - the shared Chromium fixture
+)
 
 pytestmark = pytest.mark.browser
 

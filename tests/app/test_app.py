@@ -16,8 +16,8 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from app_support import state
-from dpsynth_core.domain import TableDomain
 from dpsynth_core.data.examples import example_csv, example_declaration
+from dpsynth_core.domain import TableDomain
 from dpsynth_core.workspace import Workspace, format_epsilon
 from tests.conftest import DATASETS, FIXTURES, ROOT, complete_domain, shared_path
 

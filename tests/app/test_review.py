@@ -50,7 +50,7 @@ def test_a_reviewer_link_opens_only_the_review_pages(tmp_path, monkeypatch):
     assert at.title[0].value == "Releases shared with you"
     shown = " ".join(str(node.proto) for node in at._tree if hasattr(node, "proto")) + str(at.sidebar)
     assert not [s for s in SECRETS if s in shown] and "Data in use" not in shown
-    with pytest.raises(Exception):  # a publisher page is not part of a reviewer's app
+    with pytest.raises(Exception):  # noqa: B017  a publisher page is not part of a reviewer's app
         at.switch_page("app_pages/4_Preview.py").run()
     bad = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     bad.query_params["review"] = "not-a-token"

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.privacy import binning
 from dpsynth_core import constraints, synthesize
-from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
 from dpsynth_core.data.counting import SortedValues
-from dpsynth_core.domain import TableDomain
 from dpsynth_core.data.encoding import decode_codes, encode_table
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.privacy import binning
+from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.synthesizers.planning import budget_split
 from tests.audit import audit

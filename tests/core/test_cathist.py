@@ -10,10 +10,8 @@ import pytest
 from scipy import stats
 
 from dpsynth_core.privacy import cathist as ch
-from dpsynth_core.privacy.noise import (discrete_laplace_pmf, discrete_laplace_survival,
-                                make_noise_source)
+from dpsynth_core.privacy.noise import discrete_laplace_pmf, discrete_laplace_survival, make_noise_source
 from tests.audit import HalfNoise, audit, clopper_pearson
-
 
 # --- reference values (DESIGN.md section 3) ------------------------------------------------
 

@@ -10,8 +10,8 @@ import pytest
 
 from dpsynth_core import cli
 from dpsynth_core.cli import main
-from dpsynth_core.domain import TableDomain
 from dpsynth_core.data.examples import example_csv, example_declaration
+from dpsynth_core.domain import TableDomain
 from tests.conftest import DATASETS, ROOT, complete_domain, shared_path
 
 

@@ -15,6 +15,7 @@ from dpsynth_core.domain import TableDomain
 from dpsynth_core.evaluation import metrics, report
 from tests.every_kind import DOMAIN, ROWS, real_table, released_form
 
+
 @pytest.fixture(scope="module")
 def tables():
     real = real_table()
@@ -39,7 +40,7 @@ def test_distances_are_zero_and_fidelity_one(tables, which):
     exact = report.exact_statistics(real, other, DOMAIN, pairs=[("name", "age"), ("day", "zip")],
                                     chart_columns=["name", "gain"])
     assert {k: v[1] for k, v in exact.distances.items()} == pytest.approx({k: 0.0 for k in exact.distances})
-    for labels, synthetic_shares, counts in exact.shares.values():  # real and synthetic shares agree
+    for _labels, synthetic_shares, counts in exact.shares.values():  # real and synthetic shares agree
         assert np.allclose(np.asarray(counts) / ROWS, synthetic_shares)
 
 

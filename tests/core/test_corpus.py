@@ -57,7 +57,6 @@ def _summary() -> dict:
     for channel in ("api", "cli"):
         runs = [(k[1], v) for k, v in _STATS.items() if k[0] == channel]
         if runs:
-            slowest = max(runs, key=lambda kv: kv[1]["seconds"])
             biggest = max(runs, key=lambda kv: kv[1]["peak_bytes"])
             ranked = sorted(runs, key=lambda kv: -kv[1]["seconds"])[:5]
             out[channel] = {"runs": len(runs), "slowest": [[k, round(v["seconds"], 2)] for k, v in ranked],

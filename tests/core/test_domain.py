@@ -4,8 +4,17 @@ import json
 
 import pytest
 
-from dpsynth_core.domain import (CategoricalDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain,
-                                 TextDomain, as_table_domain, column_from_json, size_in_words)
+from dpsynth_core.domain import (
+    CategoricalDomain,
+    DateDomain,
+    FloatDomain,
+    IntegerDomain,
+    TableDomain,
+    TextDomain,
+    as_table_domain,
+    column_from_json,
+    size_in_words,
+)
 from dpsynth_core.errors import DomainError
 from tests.conftest import DATASETS, complete_domain, shared_path
 

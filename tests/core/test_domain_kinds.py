@@ -6,7 +6,7 @@ import json
 import pytest
 
 from dpsynth_core import DomainError
-from dpsynth_core.domain import KINDS, KIND_STATEMENTS, column_from_json, editing, kinds
+from dpsynth_core.domain import KIND_STATEMENTS, KINDS, column_from_json, editing, kinds
 from dpsynth_core.domain.schema import COLUMN_MODELS
 
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain, column_from_json
 from dpsynth_core.data.encoding import decode_codes, encode_column, encode_table, numeric_values
+from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain, column_from_json
 from dpsynth_core.privacy.noise import make_noise_source
 from tests.conftest import complete_domain, shared_path
 

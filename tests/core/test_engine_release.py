@@ -16,8 +16,8 @@ from dpsynth_core import constraints
 from dpsynth_core.cli import main
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.release import synthesize
-from dpsynth_core.workspace import Workspace
 from dpsynth_core.release.writer import output_format
+from dpsynth_core.workspace import Workspace
 from tests.conftest import complete_domain, shared_path
 
 

@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpsynth_core.data.counting import CodedTable, coarsen
-from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain
 from dpsynth_core.data.encoding import encode_table
+from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain
 from dpsynth_core.engines import CountingSource, Merge, Rebin, Vocabulary, choose_engine, duckdb_source, open_source
 from dpsynth_core.engines.base import ColumnMap, plan_blocks
 from dpsynth_core.engines.memory import MemorySource

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.engines import Rebin, Vocabulary, choose_engine, open_source
 from dpsynth_core.domain import IntegerDomain
+from dpsynth_core.engines import Rebin, Vocabulary, choose_engine, open_source
 from tests.conftest import DATASETS, complete_domain, shared_path
 from tests.core.engine_checks import MESSY_DOMAIN, assert_same_counts, messy_csv
 

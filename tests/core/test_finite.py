@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
-from dpsynth_core.privacy import cathist as ch
-from dpsynth_core.domain import TextDomain
 from dpsynth_core.data.encoding import EncodedColumn, encode_column
-from dpsynth_core.synthesizers.finite import finite_column
+from dpsynth_core.domain import TextDomain
+from dpsynth_core.privacy import cathist as ch
 from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.synthesizers.finite import finite_column
 from tests.audit import audit, clopper_pearson, restore_frequency_order
 
 WORDS = TextDomain(name="w", generator="english_word")

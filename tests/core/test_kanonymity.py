@@ -2,8 +2,16 @@
 
 import pandas as pd
 
-from dpsynth_core.evaluation.kanonymity import (ADULT_HIERARCHIES, age_band, equivalence_classes, homogeneity_attack,
-                                     k_anonymize, keep, l_diversity, suppress)
+from dpsynth_core.evaluation.kanonymity import (
+    ADULT_HIERARCHIES,
+    age_band,
+    equivalence_classes,
+    homogeneity_attack,
+    k_anonymize,
+    keep,
+    l_diversity,
+    suppress,
+)
 from tests.conftest import shared_path
 
 TABLE = pd.DataFrame({"age": ["21", "23", "24", "36", "38", "39"],

@@ -73,8 +73,8 @@ def test_empty_synthetic_table_gives_nan_not_an_error():
 
 
 def test_value_comparison_shows_a_spike_spread_over_its_bin():
-    from dpsynth_core.evaluation.charts import top_values_chart, value_cdf_chart
     from dpsynth_core.domain import column_from_json
+    from dpsynth_core.evaluation.charts import top_values_chart, value_cdf_chart
 
     column = column_from_json("gain", {"type": "integer", "min": 0, "max": 99})
     real = pd.Series(["0"] * 90 + ["50"] * 10)

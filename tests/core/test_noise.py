@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpsynth_core.privacy.noise import (NoiseSource, discrete_laplace_pmf, discrete_laplace_survival,
-                                make_noise_source)
+from dpsynth_core.privacy.noise import NoiseSource, discrete_laplace_pmf, discrete_laplace_survival, make_noise_source
 
 
 @pytest.mark.parametrize("secure", [False, True])

@@ -5,8 +5,16 @@ import itertools
 import numpy as np
 import pytest
 
-from dpsynth_core.pgm import (GraphicalModel, JunctionTree, Measurement, absorb, estimate, generate, model_cells,
-                              model_cells_with)
+from dpsynth_core.pgm import (
+    GraphicalModel,
+    JunctionTree,
+    Measurement,
+    absorb,
+    estimate,
+    generate,
+    model_cells,
+    model_cells_with,
+)
 
 CELLS = {"a": 3, "b": 4, "c": 2, "d": 5}
 
@@ -204,7 +212,7 @@ def test_model_cells_with_candidates_matches_one_elimination_each():
         cells = _random_cells(rng, 2, 14, [2, 3, 7, 16])
         names = list(cells)
 
-        def group(size=None):
+        def group(size=None, names=names):
             return tuple(sorted(_random_group(rng, names, size), key=names.index))
 
         groups = [group() for _ in range(int(rng.integers(0, len(names))))]

@@ -7,8 +7,8 @@ import pytest
 
 import dpsynth_core
 from dpsynth_core import synthesize
-from dpsynth_core.release.card import render_card_html
 from dpsynth_core.errors import DomainError, ParameterError
+from dpsynth_core.release.card import render_card_html
 from tests.conftest import complete_domain, shared_path
 
 

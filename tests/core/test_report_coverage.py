@@ -46,7 +46,7 @@ def test_every_interval_covers_at_its_stated_rate(exact, epsilon):
     rows = exact.rows
     covered = np.abs(drawn.rows - rows) <= drawn.rows_margin
     coverage["row count"] = covered.sum()
-    for label, (kind, value) in exact.distances.items():
+    for label, (_kind, value) in exact.distances.items():
         _, low, high = drawn.distances[label]
         truth = value / rows
         coverage[f"distance {label}"] = ((low <= truth) & (truth <= high)).sum()

@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import constraints
-from dpsynth_core.domain import TableDomain
 from dpsynth_core.data.encoding import encode_table
-from dpsynth_core.errors import DataError
 from dpsynth_core.data.tables import line_report_text, read_table
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.errors import DataError
 from tests.conftest import FIXTURES, shared_path
 
 

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.domain import TextDomain
 from dpsynth_core.data.encoding import encode_column
+from dpsynth_core.domain import TextDomain
 
 GENERATORS = {
     "letters": TextDomain(name="t", generator="letters", max_length=4, alphabet="abc"),

@@ -7,8 +7,15 @@ import pytest
 
 from dpsynth_core import constraints, synthesize
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.validation import (check_domain_size, check_epsilon, check_publisher_rho, check_rho, check_rows,
-                                     check_seed, check_total_epsilon)
+from dpsynth_core.validation import (
+    check_domain_size,
+    check_epsilon,
+    check_publisher_rho,
+    check_rho,
+    check_rows,
+    check_seed,
+    check_total_epsilon,
+)
 
 
 @pytest.mark.parametrize("value", [0, -1, 0.009, 20.01, 1e308, math.inf, math.nan, "abc", None, True, [1], 1e-12,

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
 from dpsynth_core.constraints import ADVANCED_COMPOSITION_DELTA
+from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
 from dpsynth_core.workspace import BudgetExceeded, Workspace, format_epsilon, ledger_text
 from tests.conftest import ROOT
 

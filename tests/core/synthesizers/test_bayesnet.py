@@ -6,10 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.synthesizers.bayesnet import BayesNet
-from dpsynth_core.synthesizers.network import (cfs_merit, count_lower_bound, entropy, entropy_sensitivity,
-                                               symmetrical_uncertainty)
 from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.synthesizers.bayesnet import BayesNet
+from dpsynth_core.synthesizers.network import (
+    cfs_merit,
+    count_lower_bound,
+    entropy,
+    entropy_sensitivity,
+    symmetrical_uncertainty,
+)
 from tests.audit import HalfNoise, audit, restore_frequency_order
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain, missing_cells_bound
 

@@ -5,17 +5,23 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import multivariate_normal
 from scipy.special import ndtri
+from scipy.stats import multivariate_normal
 
-from dpsynth_core.synthesizers.copula import (GaussianCopula, gaussian_correlation, measure, nearest_correlation,
-                                 orthant_probability, per_measurement_epsilon)
-from dpsynth_core.privacy.accounting import Accountant, PrivacyEvent
 from dpsynth_core.data.counting import CodedTable
+from dpsynth_core.privacy.accounting import Accountant, PrivacyEvent
 from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.synthesizers.copula import (
+    GaussianCopula,
+    gaussian_correlation,
+    measure,
+    nearest_correlation,
+    orthant_probability,
+    per_measurement_epsilon,
+)
 from tests.audit import audit, clopper_pearson
-from tests.core.synthesizers.methods_common import adult_small, assert_in_domain, missing_cells_bound
 from tests.conftest import stated
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain, missing_cells_bound
 
 
 def test_orthant_probability_matches_scipy():

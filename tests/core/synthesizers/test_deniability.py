@@ -7,11 +7,10 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.synthesizers.deniability import (DEFAULT_RUNS, PlausibleDeniability, projection_keys,
-                                                   record_guarantee)
+from dpsynth_core.synthesizers.deniability import DEFAULT_RUNS, PlausibleDeniability, projection_keys, record_guarantee
 from tests.audit import audit, clopper_pearson
-from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 from tests.conftest import stated
+from tests.core.synthesizers.methods_common import adult_small, assert_in_domain
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +105,9 @@ def test_no_record_passing_is_a_valid_empty_release(tmp_path):
     assert len(release.data) == 0 and list(release.data.columns) == list(spec["columns"])
     assert "0 passed" in release.card["rows"]["policy"]
     assert release.card["method_details"]["candidates_run"] == 200
-    from dpsynth_core.cli import main
     import json
+
+    from dpsynth_core.cli import main
     data, domain, out = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "out.csv"
     frame.to_csv(data, index=False)
     domain.write_text(json.dumps(spec))

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.synthesizers.dirichlet import DirichletMultinomial, alpha_min
 from dpsynth_core.errors import ParameterError
+from dpsynth_core.synthesizers.dirichlet import DirichletMultinomial, alpha_min
 from tests.audit import audit
 from tests.conftest import complete_domain, shared_path, stated
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.release.card import build_card
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.engines import duckdb_source, open_source
 from dpsynth_core.errors import ParameterError
+from dpsynth_core.release.card import build_card
 from dpsynth_core.synthesizers import METHODS, get_method
 from tests.conftest import DATASETS, complete_domain, shared_path
 

@@ -6,9 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core import constraints
-
-from dpsynth_core import synthesize
+from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import CodedTable
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
