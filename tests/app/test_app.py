@@ -286,7 +286,7 @@ def test_full_walk_on_adult(downloads):
         at = _open_tab(at, tab)
         assert len(at.get("plotly_chart")) == charts, tab
     entry = at.session_state["releases"][at.session_state["current_release"]]
-    assert set(entry["metrics"]) == {"fidelity", "one_way", "two_way", "game"}
+    assert set(entry["metrics"]) == {"fidelity", "one_way", "two_way", "game", "values"}  # values: value-level quality
     assert _workspace().release(entry["id"]).metrics["game"]["accuracy"] == entry["metrics"]["game"]["accuracy"]
     at = _visit(at, "app_pages/5_Release.py")
     labels = {b.proto.label for b in at.download_button}
