@@ -76,9 +76,11 @@ def prepare_folder(folder: Path, *, create: bool = True) -> list[str]:
             return []
         try:
             folder.mkdir(parents=True, mode=0o700)
+            return []
+        except FileExistsError:  # another process made it a moment ago: checked below like any folder
+            pass
         except OSError as problem:
             raise DPSynthError(f"cannot create the workspace folder {folder}: {problem.strerror}") from None
-        return []
     info = folder.stat()
     if not stat.S_ISDIR(info.st_mode):
         raise DPSynthError(f"the workspace {folder} is not a folder")
