@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from ..errors import DPSynthError, ParameterError
@@ -76,20 +75,9 @@ def _outputs(args, flags) -> list[tuple[str, Path]]:
 
 def _write(files: list[tuple[Path, bytes]]) -> None:
     """Write every file beside its target, then rename all into place (nothing half-written)."""
-    written = []
-    try:
-        for path, content in files:
-            fd, temporary = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
-            written.append((temporary, path))
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content)
-            os.chmod(temporary, 0o644)
-        for temporary, path in written:
-            os.replace(temporary, path)
-    except BaseException:
-        for temporary, _ in written:
-            Path(temporary).unlink(missing_ok=True)
-        raise
+    from ..release.outputs import write_all
+
+    write_all(files)
 
 
 def _read(args):
