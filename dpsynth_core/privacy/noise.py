@@ -44,12 +44,14 @@ _BINOMIAL_INT_LIMIT = 2**62
 
 @lru_cache(maxsize=64)
 def _opendp_discrete_laplace(scale: float):
-    import opendp.prelude as dp
+    # not opendp.prelude: it imports every extra (scikit-learn, scipy, polars), seconds of a cold start
+    from opendp.domains import atom_domain, vector_domain
+    from opendp.measurements import make_laplace
+    from opendp.metrics import l1_distance
+    from opendp.mod import enable_features
 
-    dp.enable_features("contrib")
-    return dp.m.make_laplace(
-        dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=float(scale)
-    )
+    enable_features("contrib")
+    return make_laplace(vector_domain(atom_domain(T=int)), l1_distance(T=int), scale=float(scale))
 
 
 @dataclass
@@ -252,11 +254,15 @@ def typical_bin_error(epsilon: float) -> float:
 
 @lru_cache(maxsize=64)
 def _opendp_noisy_max(scale: float):
-    import opendp.prelude as dp
+    from opendp.domains import atom_domain, vector_domain
+    from opendp.measurements import make_noisy_max
+    from opendp.measures import max_divergence
+    from opendp.metrics import linf_distance
+    from opendp.mod import enable_features
 
-    dp.enable_features("contrib")
-    return dp.m.make_noisy_max(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float),
-                               dp.max_divergence(), scale=float(scale))
+    enable_features("contrib")
+    return make_noisy_max(vector_domain(atom_domain(T=float, nan=False)), linf_distance(T=float), max_divergence(),
+                          scale=float(scale))
 
 
 def report_noisy_max(source: NoiseSource, scores, epsilon: float, sensitivity: float = 1.0) -> int:
@@ -316,11 +322,13 @@ def dirichlet(source: NoiseSource, concentration) -> np.ndarray:
 
 @lru_cache(maxsize=64)
 def _opendp_float_laplace(scale: float):
-    import opendp.prelude as dp
+    from opendp.domains import atom_domain, vector_domain
+    from opendp.measurements import make_laplace
+    from opendp.metrics import l1_distance
+    from opendp.mod import enable_features
 
-    dp.enable_features("contrib")
-    return dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float),
-                             scale=float(scale))
+    enable_features("contrib")
+    return make_laplace(vector_domain(atom_domain(T=float, nan=False)), l1_distance(T=float), scale=float(scale))
 
 
 def real_laplace(source: NoiseSource, values, scale: float, label: str = "") -> np.ndarray:

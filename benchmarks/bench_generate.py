@@ -1,0 +1,118 @@
+"""Generate on the app's Preview page, timed in headless Chromium over several draws. Not a test: prints a table.
+
+    python benchmarks/bench_generate.py              # 5 draws with the default method on the bundled example
+    python benchmarks/bench_generate.py --runs 8 --method cathist
+
+Starts ``streamlit run app.py`` on a free port with an empty workspace, opens the Preview page
+in Debian's Chromium (``--headless --no-sandbox --disable-gpu``, through Playwright) and
+presses Generate (then Draw again) ``--runs`` times. Each time is wall clock from the click to
+the moment the new release's synthetic table is visible, as a publisher sees it; beside it,
+the release alone as the app reports it (the core, in its worker thread). The first draw is
+reported apart (a cold server: imports and caches); the median is over the others. The server
+and the browser share this machine's cores with whatever else runs: the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--disable-quic"]
+READY = re.compile(r"Synthetic table ready: [\d,]+ rows(?: in ([\d.]+) s)? \(release #(\d+);")
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(url: str, port: int, env: dict, profile: str | None = None) -> subprocess.Popen:
+    spy = ["py-spy", "record", "--format", "raw", "--threads", "--rate", "200", "-o", profile, "--"] if profile else []
+    server = subprocess.Popen([*spy, sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                               "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while True:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return server
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit("the server stopped before answering")
+            time.sleep(0.1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="draws to time (default 5)")
+    parser.add_argument("--method", default=None, help="a method's name (default: the app's default method)")
+    parser.add_argument("--profile", metavar="FILE", help="sample the server with py-spy into FILE (collapsed stacks)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    workspace = tempfile.mkdtemp(prefix="dpsynth-bench-")
+    port = _port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "DPSYNTH_WORKSPACE": workspace, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    times: list[tuple[float, float]] = []
+    server = _start(url, port, env, args.profile)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1200})
+            page.set_default_timeout(180_000)
+            if args.method:
+                from dpsynth_core import METHODS
+
+                page.goto(f"{url}/Privacy")
+                page.get_by_text("What these choices imply").wait_for()
+                page.get_by_text(METHODS[args.method].title, exact=True).click()
+                page.wait_for_timeout(1500)
+                page.get_by_role("link", name="4. Preview").first.click()
+            else:
+                page.goto(f"{url}/Preview")
+            page.get_by_role("heading", name="4. Preview").wait_for()
+            last = 0
+            for _ in range(args.runs):
+                button = page.get_by_role("button", name=re.compile("^(Generate synthetic data|Draw again)"))
+                button.wait_for()
+                began = time.perf_counter()
+                button.click()
+                ready = page.get_by_text(re.compile(rf"release #{last + 1};"))
+                ready.wait_for()
+                seconds = time.perf_counter() - began
+                found = READY.search(ready.inner_text())
+                core = float(found.group(1)) if found and found.group(1) else float("nan")
+                last += 1
+                times.append((seconds, core))
+                page.wait_for_timeout(300)
+            browser.close()
+    finally:
+        server.send_signal(signal.SIGINT) if args.profile else server.terminate()
+        server.wait()
+        shutil.rmtree(workspace, ignore_errors=True)
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} cores")
+    print("| draw | click to table (s) | the release in the core (s) |\n|---|---|---|")
+    for index, (seconds, core) in enumerate(times, 1):
+        print(f"| {index}{' (first on a fresh server)' if index == 1 else ''} | {seconds:.2f} | {core:.2f} |")
+    rest = times[1:] or times
+    print(f"| median of draws 2-{len(times)} | {statistics.median(s for s, _ in rest):.2f} | "
+          f"{statistics.median(c for _, c in rest):.2f} |")
+
+
+if __name__ == "__main__":
+    main()
