@@ -62,6 +62,9 @@ ROUNDS_PER_COLUMN = 16
 #: times the sampling floor).
 MIN_ROUNDS_PER_COLUMN = 8
 ROUNDS_ROWS = 5000
+#: Smallest candidate marginal: 1 offers every column's 1-way marginal again (AIM's downward closure of
+#: the workload), so a round may re-measure a column whose counts the model still gets wrong.
+MIN_CANDIDATE_SIZE = 1
 #: Mirror-descent iterations after each round (warm-started) and for the final model.
 ROUND_ITERATIONS = 10
 FINAL_ITERATIONS = 150
@@ -290,7 +293,7 @@ class MarginalsSynthesizer(Synthesizer):
         workload = list(dict.fromkeys(list(itertools.combinations(names, 2)) + groups))
         candidates = set()
         for group in workload:
-            for size in range(2, len(group) + 1):
+            for size in range(MIN_CANDIDATE_SIZE, len(group) + 1):
                 candidates.update(itertools.combinations(group, size))
         candidates = sorted((c for c in candidates if math.prod(cells[a] for a in c) <= self.max_cells),
                             key=lambda c: [position[a] for a in c])
@@ -298,7 +301,8 @@ class MarginalsSynthesizer(Synthesizer):
         truth = dict(zip(candidates, table.marginals(candidates)))  # exact counts: only scores and noise read them
 
         rounds = (self.rounds or planned_rounds(len(names), self._dp_count())) if candidates else len(names)
-        round_budget = self._remaining() / rounds
+        adaptive = self._remaining()
+        round_budget = adaptive / rounds
         noise_param, _ = self._split_round(round_budget) if candidates else self._split_round(
             round_budget / (1 - SELECT_SHARE))
         first_param = noise_param
@@ -312,6 +316,8 @@ class MarginalsSynthesizer(Synthesizer):
         for group in groups:
             self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
         self.total_ = self._estimate_total()
+        if candidates and not self.rounds and self._dp_count() is None:  # a public row count: the rounds are
+            round_budget = adaptive / planned_rounds(len(names), self.total_)  # planned by the 1-ways' total
         self.support_ = self._support(cells)
         model, step = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS // 3,
                                support=self.support_)

@@ -1,0 +1,118 @@
+"""Where the default method's error comes from (issue 21, item 1): an ablation. Not a test.
+
+On the integer codes of ``benchmarks/versus_aim.py`` (the same tables, the same scores), each
+variant changes one part of ``marginals`` (module constants or options, restored after) and is
+run over several seeds in this process. Three numbers per variant separate the parts:
+
+* ``model``: mean 2-way TVD of the fitted model's own marginals (selection and estimation);
+* ``records``: the same for the synthetic records (``records - model``: generation's share);
+* ``seconds``: wall time of fit and sample.
+
+    python benchmarks/ablation_marginals.py --tables pums adult6 --seeds 6
+    python benchmarks/ablation_marginals.py --tables pums --variants base rounds8 --epsilon 0.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.versus_aim import coded_table, scores  # noqa: E402
+from dpsynth_core.synthesizers import marginals as M  # noqa: E402
+
+#: variant -> (module constants to set, options of the synthesizer)
+VARIANTS = {
+    "base": ({}, {}),
+    "noisy count": ({}, {"rows": None}),
+    "noisy count, AIM 1-way share": ({"SMALL_ONE_WAY_SHARE": 0.0}, {"rows": None}),
+    "noisy count, 16 rounds/col": ({"MIN_ROUNDS_PER_COLUMN": 16}, {"rows": None}),
+    "2-way candidates only": ({"MIN_CANDIDATE_SIZE": 2}, {}),
+    "2-way cands, noisy count": ({"MIN_CANDIDATE_SIZE": 2}, {"rows": None}),
+    "rounds 4/col": ({"ROUNDS_PER_COLUMN": 4, "MIN_ROUNDS_PER_COLUMN": 4}, {}),
+    "rounds 2/col": ({"ROUNDS_PER_COLUMN": 2, "MIN_ROUNDS_PER_COLUMN": 2}, {}),
+    "iid": ({}, {"generation": "iid"}),
+    "iterations x5": ({"ROUND_ITERATIONS": 50, "FINAL_ITERATIONS": 750}, {}),
+    "1-way share AIM": ({"SMALL_ONE_WAY_SHARE": 0.0}, {}),
+    "1-way share 0.15": ({"SMALL_ONE_WAY_SHARE": 0.15}, {}),
+    "rounds 8/col": ({"ROUNDS_PER_COLUMN": 8}, {}),
+    "rounds 32/col": ({"ROUNDS_PER_COLUMN": 32, "MIN_ROUNDS_PER_COLUMN": 16}, {}),
+    "model 10M cells": ({}, {"max_model_cells": 10_000_000}),
+    "select share 0.05": ({"SELECT_SHARE": 0.05}, {}),
+}
+
+
+@contextlib.contextmanager
+def patched(constants: dict):
+    old = {k: getattr(M, k) for k in constants}
+    for k, v in constants.items():
+        setattr(M, k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(M, k, v)
+
+
+def run(codes: pd.DataFrame, cells: dict, epsilon: float, seed: int, constants: dict, options: dict) -> dict:
+    spec = {"columns": {c: {"type": "categorical", "values": list(range(n)), "missing": False}
+                        for c, n in cells.items()}}
+    with patched(constants):
+        start = time.perf_counter()
+        options = dict(options)
+        rows = options.pop("rows", len(codes))
+        synth = M.MarginalsSynthesizer(epsilon=epsilon, random_state=seed, delta=1e-9, **options)
+        synth.fit(codes, spec, rows=rows)
+        synthetic = synth.sample(len(codes)).astype(np.int64)
+        seconds = time.perf_counter() - start
+    pairs = list(itertools.combinations(list(cells), 2))
+    model = synth.model_
+    answers = model.project_many(pairs)
+    real = {p: codes.groupby(list(p)).size() for p in pairs}
+    tvds = []
+    for p in pairs:
+        truth = np.zeros([cells[a] for a in p])
+        index = real[p].index
+        truth[tuple(np.asarray(index.get_level_values(i)) for i in range(2))] = real[p].to_numpy()
+        fitted = np.clip(answers[p], 0, None)
+        tvds.append(0.5 * np.abs(truth / truth.sum() - fitted / fitted.sum()).sum())
+    out = scores(codes, synthetic, cells, [])
+    return {"model": float(np.mean(tvds)), "records": out["tvd2"], "seconds": seconds,
+            "cliques": len(model.tree.cliques), "max_clique": max(len(c) for c in model.tree.cliques)}
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", nargs="+", default=["pums", "adult6"])
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--seeds", type=int, default=6)
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    rows = []
+    for table in args.tables:
+        codes, cells = coded_table(table, 16)
+        for variant in args.variants:
+            constants, options = VARIANTS[variant]
+            runs = [run(codes, cells, args.epsilon, seed, constants, options) for seed in range(args.seeds)]
+            row = {"table": table, "variant": variant, **{k: float(np.mean([r[k] for r in runs])) for k in runs[0]},
+                   "sd_records": float(np.std([r["records"] for r in runs]) / np.sqrt(len(runs)))}
+            rows.append(row)
+            print(row, flush=True)
+    frame = pd.DataFrame(rows)
+    print(frame.to_string(index=False, float_format="{:.4g}".format))
+    return frame
+
+
+if __name__ == "__main__":
+    main()
