@@ -19,17 +19,22 @@ with mbi's reference mechanisms (``mechanisms/aim.py``, ``mst.py``, ``mechanism.
     python benchmarks/versus_aim.py --peer-python /work/benchvenv/bin/python \\
         --mechanisms /path/to/mbi/mechanisms            # every table, 3 seeds, epsilon 1
     python benchmarks/versus_aim.py --methods marginals --tables adult6 pums --seeds 1   # ours alone
+    python benchmarks/versus_aim.py --methods marginals --epsilons 0.5 1 5   # ours, beside the stored peers
 
 Tables: ``adult6`` (age, education, sex, relationship, marital-status, income), ``adult15``,
 ``pums``, ``compas`` (its numeric and categorical columns) and ``australian`` (wide numeric
-ranges: up to 0-200,000). Results go to ``benchmarks/results/versus_aim.csv`` (not committed),
-replacing the rows of the (method, table) pairs that ran; a run that fails or exceeds
-``--timeout`` is reported as such.
+ranges: up to 0-200,000). Results go to ``benchmarks/results/versus_aim.csv`` (committed: it caches
+the peers' runs, which take minutes to hours, with the date and the versions that made each row),
+replacing the rows of the (method, table, epsilon) triples that ran; a run that fails or exceeds
+``--timeout`` is kept as such (its status says which), so the table states it. Peers run under
+``nice -n 10``, one at a time (the machine is shared); ``--summary`` prints the table of the stored
+results without running anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import itertools
 import json
 import resource
@@ -112,15 +117,27 @@ def worker(args) -> None:
     print(json.dumps({"seconds": seconds, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def run_one(method: str, codes_file: Path, names: list, args, seed: int) -> dict:
+def version(method: str, args) -> str:
+    """What made a row: mbi's version for the peers, the checkout's commit for ours."""
+    if method in PEERS:
+        if not args.peer_python:
+            return ""
+        done = subprocess.run([args.peer_python, "-c", "import importlib.metadata as m; print(m.version('mbi'))"],
+                              capture_output=True, text=True)
+        return f"mbi {done.stdout.strip()}"
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return f"dpsynth {done.stdout.strip()}"
+
+
+def run_one(method: str, codes_file: Path, names: list, args, seed: int, epsilon: float) -> dict:
     out = Path(tempfile.mkdtemp()) / "synthetic.npz"
-    common = ["--codes", str(codes_file), "--epsilon", str(args.epsilon), "--delta", str(args.delta),
+    common = ["--codes", str(codes_file), "--epsilon", str(epsilon), "--delta", str(args.delta),
               "--seed", str(seed), "--out", str(out)]
     if method in PEERS:
         if not args.peer_python or not args.mechanisms:
             return {"status": "skipped: give --peer-python and --mechanisms"}
-        command = [args.peer_python, str(ROOT / "benchmarks" / "mbi_peer.py"), "--mechanisms", args.mechanisms,
-                   "--method", method] + common
+        command = ["nice", "-n", "10", args.peer_python, str(ROOT / "benchmarks" / "mbi_peer.py"),
+                   "--mechanisms", args.mechanisms, "--method", method] + common
     else:
         command = [sys.executable, str(Path(__file__).resolve()), "--worker"] + common
     try:
@@ -146,60 +163,77 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES)
     parser.add_argument("--methods", nargs="+", default=["marginals", "aim", "mst"], choices=("marginals",) + PEERS)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--epsilons", type=float, nargs="+", default=[1.0])
     parser.add_argument("--delta", type=float, default=1e-9)
     parser.add_argument("--bins", type=int, default=16, help="public equal bins of each numeric range")
     parser.add_argument("--peer-python", help="the interpreter of the mbi 2.0 environment")
     parser.add_argument("--mechanisms", help="folder of the mbi repository's mechanisms/ (aim.py, mst.py)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"), help="folder of the results")
+    parser.add_argument("--summary", action="store_true", help="print the stored results' table, run nothing")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--epsilon", type=float, default=1.0, help=argparse.SUPPRESS)
     parser.add_argument("--codes", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:  # --out is then the file of synthetic codes
         worker(args)
         return pd.DataFrame()
-    rows = []
-    folder = Path(tempfile.mkdtemp())
-    for table in args.tables:
-        codes, cells = coded_table(table, args.bins)
-        names = list(cells)
-        codes_file = folder / f"{table}.npz"
-        np.savez(codes_file, names=np.array(names), cells=np.array([cells[n] for n in names]),
-                 **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(names)})
-        triples = list(itertools.combinations(names, 3))
-        if len(triples) > 300:
-            triples = [triples[i] for i in np.random.default_rng(0).choice(len(triples), 300, replace=False)]
-        for method in args.methods:
-            for seed in range(args.seeds):
-                result = run_one(method, codes_file, names, args, seed)
-                row = {"table": table, "method": method, "seed": seed, "status": result["status"]}
-                if result["status"] == "ok":
-                    row.update(scores(codes, result["synthetic"], cells, triples), seconds=result["seconds"],
-                               peak_mb=result["peak_mb"])
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-                if result["status"] != "ok":
-                    break  # the other seeds would fail or time out the same way
-    frame = pd.DataFrame(rows)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     store = out / "versus_aim.csv"
+    if args.summary:
+        return summarise(pd.read_csv(store))
+    folder = Path(tempfile.mkdtemp())
+    versions = {m: version(m, args) for m in args.methods}
+    today = datetime.date.today().isoformat()
+    for epsilon in args.epsilons:
+        for table in args.tables:
+            codes, cells = coded_table(table, args.bins)
+            names = list(cells)
+            codes_file = folder / f"{table}.npz"
+            np.savez(codes_file, names=np.array(names), cells=np.array([cells[n] for n in names]),
+                     **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(names)})
+            triples = list(itertools.combinations(names, 3))
+            if len(triples) > 300:
+                triples = [triples[i] for i in np.random.default_rng(0).choice(len(triples), 300, replace=False)]
+            for method in args.methods:
+                rows = []
+                for seed in range(args.seeds):
+                    result = run_one(method, codes_file, names, args, seed, epsilon)
+                    row = {"table": table, "method": method, "epsilon": epsilon, "seed": seed,
+                           "status": result["status"], "date": today, "version": versions[method]}
+                    if result["status"] == "ok":
+                        row.update(scores(codes, result["synthetic"], cells, triples), seconds=result["seconds"],
+                                   peak_mb=result["peak_mb"])
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    if result["status"] != "ok":
+                        break  # the other seeds would fail or time out the same way
+                store_rows(store, pd.DataFrame(rows))  # after every (method, table, epsilon): a long run keeps its parts
+    return summarise(pd.read_csv(store))
+
+
+def store_rows(store: Path, frame: pd.DataFrame) -> None:
+    """Replace the stored rows of the (table, method, epsilon) triples in ``frame`` by its rows."""
+    store.parent.mkdir(parents=True, exist_ok=True)
     if store.exists():
         old = pd.read_csv(store)
-        ran = set(zip(frame["table"], frame["method"], strict=True))
-        old = old[[(t, m) not in ran for t, m in zip(old["table"], old["method"], strict=True)]]
+        ran = set(zip(frame["table"], frame["method"], frame["epsilon"], strict=True))
+        old = old[[k not in ran for k in zip(old["table"], old["method"], old["epsilon"], strict=True)]]
         frame = pd.concat([old, frame], ignore_index=True)
-    frame.to_csv(store, index=False)
+    frame.sort_values(["epsilon", "table", "method", "seed"], kind="stable").to_csv(store, index=False)
+
+
+def summarise(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table of the docs: means over seeds (median seconds, largest peak memory), failures stated."""
     ok = frame[frame["status"] == "ok"]
-    summary = ok.groupby(["table", "method"], sort=False).agg(
+    summary = ok.groupby(["epsilon", "table", "method"], sort=False).agg(
         tvd2=("tvd2", "mean"), score3=("score3", "mean"), seconds=("seconds", "median"),
         peak_mb=("peak_mb", "max"), runs=("seed", "count")).reset_index()
-    failed = frame[frame["status"] != "ok"].drop_duplicates(["table", "method"])
+    failed = frame[frame["status"] != "ok"].drop_duplicates(["epsilon", "table", "method"])
     print(_markdown(summary))
     for row in failed.itertuples(index=False):
-        print(f"{row.table} / {row.method}: {row.status}")
+        print(f"epsilon {row.epsilon:g}, {row.table} / {row.method}: {row.status}")
     return frame
 
 
