@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.versus_aim import coded_table, scores  # noqa: E402
 from dpsynth_core.synthesizers import marginals as M  # noqa: E402
+from dpsynth_core.synthesizers import marginals_budget as B  # noqa: E402
 
 #: variant -> (module constants to set, options of the synthesizer)
 VARIANTS = {
@@ -54,14 +55,15 @@ VARIANTS = {
 
 @contextlib.contextmanager
 def patched(constants: dict):
-    old = {k: getattr(M, k) for k in constants}
-    for k, v in constants.items():
-        setattr(M, k, v)
+    """Set module constants wherever they are read (the method's module and its budget's)."""
+    old = {(m, k): getattr(m, k) for k in constants for m in (M, B) if hasattr(m, k)}
+    for m, k in old:
+        setattr(m, k, constants[k])
     try:
         yield
     finally:
-        for k, v in old.items():
-            setattr(M, k, v)
+        for (m, k), v in old.items():
+            setattr(m, k, v)
 
 
 def run(codes: pd.DataFrame, cells: dict, epsilon: float, seed: int, constants: dict, options: dict) -> dict:

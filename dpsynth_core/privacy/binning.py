@@ -24,8 +24,8 @@ from. Per column, one or two measurements, all counted by the accountant:
 2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
    L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`).
 
-The rest is post-processing of these DP outputs, using the unclipped noisy counts (their
-noise cancels on average when neighbours are summed):
+The rest is post-processing of these DP outputs (:mod:`.bin_weights`), using the unclipped noisy
+counts (their noise cancels on average when neighbours are summed):
 
 * neighbouring leaves whose noisy total is negative are merged into *pieces* (at most
   :data:`FINE_MAX_BINS`);
@@ -56,7 +56,6 @@ read only through exact interval counts (:class:`~dpsynth_core.data.counting.Sor
 from __future__ import annotations
 
 import datetime as dt
-import heapq
 import math
 from dataclasses import dataclass, replace
 
@@ -67,6 +66,7 @@ from .. import constraints
 from ..data.counting import SortedValues
 from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
+from .bin_weights import cut_special, merge_small_bins, usable_weights
 from .histogram import noisy_histogram
 from .noise import NoiseSource, real_laplace
 
@@ -211,41 +211,6 @@ def privtree(values: SortedValues, low, high, *, epsilon: float, integer: bool, 
     return lows[order], highs[order]
 
 
-def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
-    """Indices of the first leaf of every merged bin (post-processing of noisy leaf weights).
-
-    Neighbouring bins are merged, the pair with the smallest combined weight first, while
-    there are more than ``cap`` bins or some pair weighs less than ``min_mass``.
-    """
-    weight = [float(w) for w in weights]
-    count = len(weight)
-    if count <= 1:
-        return np.zeros(count, dtype=np.int64)
-    nxt = list(range(1, count)) + [-1]
-    prv = [-1] + list(range(count - 1))
-    alive = [True] * count
-    heap = [(weight[i] + weight[i + 1], i, i + 1) for i in range(count - 1)]
-    heapq.heapify(heap)
-    bins = count
-    while heap and bins > 1:
-        total, left, right = heap[0]
-        if bins <= cap and total >= min_mass:
-            break
-        heapq.heappop(heap)
-        if not (alive[left] and alive[right] and nxt[left] == right and weight[left] + weight[right] == total):
-            continue  # a stale pair: one side was merged since
-        weight[left] = total
-        alive[right] = False
-        nxt[left] = nxt[right]
-        if nxt[right] >= 0:
-            prv[nxt[right]] = left
-            heapq.heappush(heap, (weight[left] + weight[nxt[left]], left, nxt[left]))
-        if prv[left] >= 0:
-            heapq.heappush(heap, (weight[prv[left]] + weight[left], prv[left], left))
-        bins -= 1
-    return np.flatnonzero(alive)
-
-
 def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSource,
                substitution: bool = False) -> FittedBins:
     """One column's bins: leaves (one per value of a short range, else PrivTree's), noisy leaf counts, merges.
@@ -282,10 +247,10 @@ def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
     chosen = merge_small_bins(piece_counts, cap=constraints.ADAPTIVE_MAX_BINS,
                               min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS))
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
-    weights = _usable_weights(piece_lows, piece_counts, bin_lows, high, integer)
+    weights = usable_weights(piece_lows, piece_counts, bin_lows, high, integer)
     if column.special:
         cuts = np.asarray(special, dtype=np.int64) if integer else column.special_values
-        piece_lows, weights = _cut_special(piece_lows, weights, cuts, high, integer)
+        piece_lows, weights = cut_special(piece_lows, weights, cuts, high, integer)
     if isinstance(column, FloatDomain):
         edges = tuple(float(v) for v in bin_lows) + (high,)
     elif isinstance(column, DateDomain):
@@ -296,57 +261,13 @@ def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
     return FittedBins(column.name, edges, int(lows.size), tree_epsilon, count_epsilon, spread)
 
 
-def _widths(piece_lows: np.ndarray, high, integer: bool) -> np.ndarray:
-    ends = np.append(piece_lows[1:], high + 1 if integer else high)
-    return (ends - piece_lows).astype(float)
-
-
-def _usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool) -> np.ndarray:
-    """Non-negative piece weights that keep each bin's noisy total (post-processing).
-
-    Clipping every noisy count at zero would give every empty piece about half a noise level
-    of made-up mass; instead, within each bin, the noisy counts are projected onto the
-    non-negative weights with the same total (``max(count - t, 0)`` with one shift ``t`` per
-    bin). A bin whose total is not positive spreads by width.
-    """
-    owner = np.searchsorted(bin_lows, piece_lows, side="right") - 1
-    weights = np.zeros(len(piece_lows))
-    widths = _widths(piece_lows, high, integer)
-    for code in range(len(bin_lows)):
-        inside = np.flatnonzero(owner == code)
-        counts = piece_counts[inside]
-        total = counts.sum()
-        if total <= 0:
-            weights[inside] = widths[inside]
-            continue
-        ordered = np.sort(counts)[::-1]
-        shifts = (np.cumsum(ordered) - total) / np.arange(1, len(ordered) + 1)
-        shift = shifts[np.flatnonzero(ordered - shifts > 0)[-1]]
-        weights[inside] = np.clip(counts - shift, 0, None)
-    return weights
-
-
-def _cut_special(piece_lows, weights, special, high, integer: bool):
-    """Cut the pieces at every special value (integers: also after it); a cut piece's weight splits by width.
-
-    So no piece straddles a special value's own bin, and decoding never places a value of a
-    neighbouring bin on the far side of it.
-    """
-    widths = _widths(piece_lows, high, integer)
-    cuts = np.union1d(special, special[special < high] + 1) if integer else np.asarray(special, dtype=float)
-    lows = np.union1d(piece_lows, cuts)
-    parent = np.searchsorted(piece_lows, lows, side="right") - 1
-    share = _widths(lows, high, integer) / widths[parent]
-    return lows, weights[parent] * share
-
-
 def fit_inside(column, values: SortedValues, *, epsilon: float, noise: NoiseSource,
                substitution: bool = False) -> FittedBins:
     """How values spread inside a column's declared bins (its ``spread``), with DP; the bins stay as declared.
 
     Leaves: one per value for a short integer or date range, else a PrivTree forest rooted at
     the declared bins (:func:`privtree`); their noisy counts (one histogram, sensitivity 1)
-    become non-negative weights per bin (:func:`_usable_weights`). Special values are taken out
+    become non-negative weights per bin (:func:`usable_weights`). Special values are taken out
     first: their one-value bins need no spread. ``epsilon``-DP under adding or removing one
     record (substitution: each measurement at half its epsilon).
     """
@@ -373,7 +294,7 @@ def fit_inside(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
                                integer=integer, noise=noise, label=label + " (tree)")
     counts = values.count(lows, highs, closed=True if integer else highs >= top)
     noisy = noisy_histogram(counts, epsilon=count_epsilon / factor, noise=noise, label=label + " (leaf counts)")
-    weights = _usable_weights(lows, noisy.astype(float), bin_lows[roots], top, integer)
+    weights = usable_weights(lows, noisy.astype(float), bin_lows[roots], top, integer)
     if isinstance(column, DateDomain):  # the declared bins, in the column's own type (public)
         edges = tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
     else:

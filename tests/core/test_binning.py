@@ -12,7 +12,7 @@ from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.data.encoding import decode_codes, encode_table
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.privacy import binning
+from dpsynth_core.privacy import bin_weights, binning
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.synthesizers.planning import budget_split
@@ -277,7 +277,7 @@ def test_merge_keeps_the_cap_and_merges_the_lightest_pairs_first():
 
 def test_piece_weights_keep_each_bins_noisy_total_and_are_never_negative():
     lows = np.array([0, 1, 2, 3, 10, 11])
-    weights = binning._usable_weights(lows, np.array([5.0, -2, 1, 4, -3, -1]), np.array([0, 10]), 20, True)
+    weights = bin_weights.usable_weights(lows, np.array([5.0, -2, 1, 4, -3, -1]), np.array([0, 10]), 20, True)
     assert weights[:4].sum() == pytest.approx(8) and (weights >= 0).all()
     assert list(weights[4:]) == [1, 10]  # a bin with no positive total spreads by width
 

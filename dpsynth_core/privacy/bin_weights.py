@@ -1,0 +1,90 @@
+"""Post-processing of the noisy counts of :mod:`dpsynth_core.privacy.binning`: merging leaves into bins,
+and the non-negative weights that place values inside a bin (the domain's ``spread``).
+
+Every function here reads only DP outputs (noisy counts, public bounds); nothing touches the data.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+
+def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
+    """Indices of the first leaf of every merged bin (post-processing of noisy leaf weights).
+
+    Neighbouring bins are merged, the pair with the smallest combined weight first, while
+    there are more than ``cap`` bins or some pair weighs less than ``min_mass``.
+    """
+    weight = [float(w) for w in weights]
+    count = len(weight)
+    if count <= 1:
+        return np.zeros(count, dtype=np.int64)
+    nxt = list(range(1, count)) + [-1]
+    prv = [-1] + list(range(count - 1))
+    alive = [True] * count
+    heap = [(weight[i] + weight[i + 1], i, i + 1) for i in range(count - 1)]
+    heapq.heapify(heap)
+    bins = count
+    while heap and bins > 1:
+        total, left, right = heap[0]
+        if bins <= cap and total >= min_mass:
+            break
+        heapq.heappop(heap)
+        if not (alive[left] and alive[right] and nxt[left] == right and weight[left] + weight[right] == total):
+            continue  # a stale pair: one side was merged since
+        weight[left] = total
+        alive[right] = False
+        nxt[left] = nxt[right]
+        if nxt[right] >= 0:
+            prv[nxt[right]] = left
+            heapq.heappush(heap, (weight[left] + weight[nxt[left]], left, nxt[left]))
+        if prv[left] >= 0:
+            heapq.heappush(heap, (weight[prv[left]] + weight[left], prv[left], left))
+        bins -= 1
+    return np.flatnonzero(alive)
+
+
+def _widths(piece_lows: np.ndarray, high, integer: bool) -> np.ndarray:
+    ends = np.append(piece_lows[1:], high + 1 if integer else high)
+    return (ends - piece_lows).astype(float)
+
+
+def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool) -> np.ndarray:
+    """Non-negative piece weights that keep each bin's noisy total (post-processing).
+
+    Clipping every noisy count at zero would give every empty piece about half a noise level
+    of made-up mass; instead, within each bin, the noisy counts are projected onto the
+    non-negative weights with the same total (``max(count - t, 0)`` with one shift ``t`` per
+    bin). A bin whose total is not positive spreads by width.
+    """
+    owner = np.searchsorted(bin_lows, piece_lows, side="right") - 1
+    weights = np.zeros(len(piece_lows))
+    widths = _widths(piece_lows, high, integer)
+    for code in range(len(bin_lows)):
+        inside = np.flatnonzero(owner == code)
+        counts = piece_counts[inside]
+        total = counts.sum()
+        if total <= 0:
+            weights[inside] = widths[inside]
+            continue
+        ordered = np.sort(counts)[::-1]
+        shifts = (np.cumsum(ordered) - total) / np.arange(1, len(ordered) + 1)
+        shift = shifts[np.flatnonzero(ordered - shifts > 0)[-1]]
+        weights[inside] = np.clip(counts - shift, 0, None)
+    return weights
+
+
+def cut_special(piece_lows, weights, special, high, integer: bool):
+    """Cut the pieces at every special value (integers: also after it); a cut piece's weight splits by width.
+
+    So no piece straddles a special value's own bin, and decoding never places a value of a
+    neighbouring bin on the far side of it.
+    """
+    widths = _widths(piece_lows, high, integer)
+    cuts = np.union1d(special, special[special < high] + 1) if integer else np.asarray(special, dtype=float)
+    lows = np.union1d(piece_lows, cuts)
+    parent = np.searchsorted(piece_lows, lows, side="right") - 1
+    share = _widths(lows, high, integer) / widths[parent]
+    return lows, weights[parent] * share
