@@ -74,7 +74,7 @@ def _widget(place, prefix: str, kind, key, spec: dict):
     if key.widget == "numbers":
         common["key"] = _init(prefix, key.name, kinds.list_text(declared))
         values, unread = kinds.parse_numbers(place.text_input(key.label, placeholder=key.placeholder, **common),
-                                             kind.name)
+                                             "integer" if kind.name == "text" else kind.name)
         for message in unread:
             st.warning(f"{key.label.split(' (')[0]}: {message}; it was left out.", icon=":material/warning:")
         return values
@@ -99,7 +99,8 @@ def column_editor(prefix: str, spec: dict) -> dict:
         out.update({k.name: spec[k.name] for k in kind.keys if not k.widget and k.name in spec})
     drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list")]
     for row in sorted({k.row for k in drawn}):
-        keys = [k for k in drawn if k.row == row and (k.when is None or out.get(k.when[0]) == k.when[1])]
+        keys = [k for k in drawn if k.row == row and (k.when is None or out.get(k.when[0]) in (
+            k.when[1] if isinstance(k.when[1], tuple) else (k.when[1],)))]
         for place, key in zip(st.columns(len(keys)) if len(keys) > 1 else [st] * len(keys), keys):
             value = _widget(place, prefix, kind, key, spec)
             if value is not None:

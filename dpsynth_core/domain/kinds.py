@@ -70,8 +70,8 @@ class Key:
     parser; ``widget`` (``whole``, ``number``, ``date``, ``numbers``, ``values``, ``public_list``,
     ``choice``, ``text``, ``flag``; empty: kept as declared, not edited), ``label``, ``help``,
     ``placeholder``, ``default``, ``low``/``high``/``step``, ``choices`` (value -> words), ``row``
-    (keys of one row sit side by side) and ``when`` (shown only when another key has that value)
-    make the Domain page's widgets.
+    (keys of one row sit side by side) and ``when`` (shown only when another key has that value, or one
+    of a tuple of values) make the Domain page's widgets.
     """
 
     name: str
@@ -216,6 +216,14 @@ KIND_STATEMENTS: dict[str, Kind] = {k.name: k for k in (
             row=1, when=("generator", "any"),
             help="Values are replaced by public pseudonyms (value-000123) through a fixed hash: printing the "
                  "original strings could never be private."),
+        Key("prefixes", Annotated[list[Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)]], Field(max_length=4)],
+            f"a list of at most 4 whole numbers from 1 to {c.MAX_TEXT_LENGTH}, each shorter than the codes",
+            convert=_tuple(), widget="numbers", label="Meaningful prefix lengths (optional, codes only)",
+            placeholder="for example 3, 2", row=2, when=("generator", ("letters", "digits")),
+            help="For codes whose first characters mean something (diagnosis codes such as 428.31, ZIP codes, "
+                 "occupation codes): a code held by too few people to be released comes out as its longest "
+                 "released prefix (428*, then 42*) instead of being replaced by another code. The column's budget "
+                 "is split equally between the full codes and each prefix length."),
     )),
     Kind("drop", "Drop: leave out of the release (identifiers)", (MISSING,),
          note="This column will not appear in the synthetic table."),

@@ -32,6 +32,11 @@ class TextDomain(ColumnDomain):
       bins" theorem).
 
     Values outside the domain become missing.
+
+    ``prefixes`` (``letters`` and ``digits`` only): declared prefix lengths that mean something
+    (``428.31`` -> ``428`` -> ``42``). A value's *generalised* form at length ``L`` is its first ``L``
+    characters followed by ``*`` (``428*``); a release may hold these, and they read back as themselves
+    (:meth:`normalise`). How the levels are released: :mod:`dpsynth_core.privacy.prefixes`.
     """
 
     generator: str | None = None
@@ -39,6 +44,7 @@ class TextDomain(ColumnDomain):
     alphabet: str = DEFAULT_ALPHABET
     length: int | None = None
     declared_size: int | None = None
+    prefixes: tuple = ()
     kind: ClassVar[str] = "text"
     binned: ClassVar[bool] = False
 
@@ -58,10 +64,36 @@ class TextDomain(ColumnDomain):
             return [f"column '{self.name}': 'digits' needs length >= 1"]
         if self.generator == "any" and (not self.declared_size or self.declared_size < 1):
             return [f"column '{self.name}': 'any' needs a declared size >= 1"]
+        if self.prefixes:
+            return self._prefix_problems()
         if self._count() > constraints.MAX_TEXT_DOMAIN_SIZE:
             return [f"column '{self.name}': the domain has about 10^{len(str(self._count())) - 1} values, more than "
                     f"10^{len(str(constraints.MAX_TEXT_DOMAIN_SIZE)) - 1}; declare a shorter length"]
         return []
+
+    def _prefix_problems(self) -> list[str]:
+        longest = self.max_length if self.generator == "letters" else self.length
+        if self.generator not in ("letters", "digits"):
+            return [f"column '{self.name}': prefix lengths need codes of letters or digits (a pseudonym or an "
+                    "English word has no meaningful prefix)"]
+        if len(set(self.prefixes)) != len(self.prefixes) or not all(1 <= p < longest for p in self.prefixes):
+            return [f"column '{self.name}': prefix lengths must be different whole numbers from 1 to {longest - 1} "
+                    f"(shorter than the codes' {longest} characters)"]
+        if "*" in self.alphabet:
+            return [f"column '{self.name}': with prefix lengths the allowed characters cannot include '*' (it marks "
+                    "a shortened code)"]
+        return []
+
+    @property
+    def levels(self) -> tuple:
+        """The declared prefix lengths, longest first (empty: no fallback)."""
+        return tuple(sorted(self.prefixes, reverse=True))
+
+    def prefix_domain(self, length: int) -> TextDomain:
+        """The domain of the prefixes of length ``length``: what CatHist lists at that level."""
+        if self.generator == "digits":
+            return TextDomain(self.name, missing=False, generator="digits", length=length)
+        return TextDomain(self.name, missing=False, generator="letters", max_length=length, alphabet=self.alphabet)
 
     @property
     def size(self) -> int:
@@ -91,7 +123,11 @@ class TextDomain(ColumnDomain):
             "digits": f"any {self.length}-digit code",
             "any": "any value, released as public pseudonyms",
         }[self.generator]
-        return f"{what}: {size_in_words(self.size)} possible values"
+        fallback = ""
+        if self.prefixes:
+            fallback = ("; a code too rare to release comes out as its first "
+                        + " or ".join(map(str, self.levels)) + " characters and '*'")
+        return f"{what}: {size_in_words(self.size)} possible values{fallback}"
 
     def to_json(self) -> dict:
         out = self._base_json()
@@ -105,6 +141,8 @@ class TextDomain(ColumnDomain):
             out["length"] = self.length
         if self.generator == "any":
             out["size"] = int(self.declared_size)
+        if self.prefixes:
+            out["prefixes"] = list(self.prefixes)
         return out
 
     # --- listing the domain -------------------------------------------------------------
@@ -140,6 +178,8 @@ class TextDomain(ColumnDomain):
         Codes built on a text column follow these positions, never the data's frequencies.
         Raises ``ValueError`` for a value outside the domain.
         """
+        if self.prefixes and isinstance(label, str) and self._generalised(label):
+            return self.size + self._generalised_position(label[:-1])
         index = self._position(label) if isinstance(label, str) else None
         if index is None or not 0 <= index < self.size or self.label_at(index) != label:
             raise ValueError(f"column '{self.name}': {label!r} is not in the domain")
@@ -170,6 +210,24 @@ class TextDomain(ColumnDomain):
             return None
         return int(digits)
 
+    def _generalised(self, label: str) -> bool:
+        """Whether ``label`` is a shortened code of a declared level: its stem then ``*``."""
+        stem = label[:-1]
+        if not label.endswith("*") or not 1 <= len(stem) <= max(self.prefixes):
+            return False
+        allowed = "0123456789" if self.generator == "digits" else self.alphabet
+        return all(ch in allowed for ch in stem) and (self.generator != "digits" or len(stem) in self.prefixes)
+
+    def _generalised_position(self, stem: str) -> int:
+        """A public position for a shortened code, after the domain's own values: its stem's place among
+        the strings of its characters, shortest first."""
+        allowed = "0123456789" if self.generator == "digits" else self.alphabet
+        a = len(allowed)
+        value = 0
+        for ch in stem:
+            value = value * a + allowed.index(ch)
+        return sum(a**length for length in range(1, len(stem))) + value
+
     def _pseudonym(self, index: int) -> str:
         return f"value-{index:0{len(str(self.declared_size - 1))}d}"
 
@@ -179,6 +237,14 @@ class TextDomain(ColumnDomain):
         Idempotent: a label of the domain maps to itself (a pseudonym included), so a released
         table put through it again is unchanged and compares cell for cell with the real one.
         """
+        if self.prefixes:  # shortened codes of a release read back as themselves
+            values = list(values)
+            kept = [v if isinstance(v, str) and self._generalised(v) else None for v in values]
+            plain = self._normalise_plain([None if k is not None else v for k, v in zip(kept, values)])
+            return [k if k is not None else p for k, p in zip(kept, plain)]
+        return self._normalise_plain(values)
+
+    def _normalise_plain(self, values) -> list:
         import hashlib
 
         out = []

@@ -38,6 +38,7 @@ from ..data.counting import coarsen_counts
 from ..data.encoding import changed_cells_report, encode_column
 from ..domain import ColumnDomain, TableDomain
 from ..errors import DataError, DomainError
+from ..privacy.prefixes import fallback_codes
 
 #: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
 BLOCK_CELLS = 1 << 18
@@ -79,15 +80,20 @@ class CountingSource(Protocol):
 @dataclass(frozen=True)
 class Vocabulary:
     """Code a text column over a released vocabulary: value ``values[i]`` -> code ``i``, any other
-    value -> the "other" code ``len(values)``. ``None`` in ``values`` stands for missing."""
+    value -> the "other" code ``len(values)``. ``None`` in ``values`` stands for missing. With
+    ``prefixes`` (declared prefix lengths, longest first), a value not in ``values`` takes the code of its
+    longest released prefix ``P*`` first (:func:`~dpsynth_core.privacy.prefixes.fallback_codes`)."""
 
     values: tuple
+    prefixes: tuple = ()
 
     @property
     def cells(self) -> int:
         return len(self.values) + 1
 
     def codes(self, labels: np.ndarray) -> np.ndarray:
+        if self.prefixes:
+            return fallback_codes(labels, self.values, self.prefixes)
         keys = pd.Index([_MISSING_KEY if v is None else v for v in self.values])
         found = keys.get_indexer(np.where(pd.isna(labels), _MISSING_KEY, labels).astype(object))
         return np.where(found < 0, len(self.values), found).astype(np.int64)

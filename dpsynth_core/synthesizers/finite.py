@@ -24,6 +24,13 @@ vocabulary is empty (no value survived), "other" decodes to the domain's first v
 (``label_at(0)``), a fixed public placeholder (the one the encoding uses for missing cells in
 columns that cannot be missing): not a random made-up value, and not "missing", so the
 measured share of missing cells stays as it was measured.
+
+Hierarchical codes (a text column with declared ``prefixes``): the vocabulary is released level
+by level (:mod:`dpsynth_core.privacy.prefixes`, within the same ``text_epsilon``) and holds the
+released full codes, then each level's released prefixes as ``P*``; a record's code is its full
+code, else its longest released prefix, else "other". "Other" then decodes to the shortest
+level's released prefixes in proportion to their noisy counts (a shortened code, not another full
+code), or by the rule above when no prefix was released.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from ..data.counting import CodedTable
 from ..data.encoding import EncodedColumn, decode_codes
 from ..engines.base import Merge, Vocabulary
 from ..privacy.cathist import cathist, draw_from_generator
+from ..privacy.prefixes import release_levels
 
 
 @dataclass
@@ -54,6 +62,15 @@ class FiniteColumn:
     cells: int
     vocabulary: list | None = None
     vocabulary_counts: np.ndarray | None = None
+
+    @property
+    def prefixes(self) -> tuple:
+        """Text only: the declared prefix lengths, longest first (empty: no fallback)."""
+        return tuple(getattr(self.domain, "levels", ()))
+
+    def recoding(self, with_missing: bool = False) -> Vocabulary:
+        """The public rule that codes this text column over its vocabulary (``None`` for missing, when asked)."""
+        return Vocabulary(tuple(self.vocabulary) + ((None,) if with_missing else ()), self.prefixes)
 
     @property
     def other_code(self) -> int | None:
@@ -83,9 +100,14 @@ class FiniteColumn:
     def _decode_other(self, count: int, noise) -> np.ndarray:
         if not self.vocabulary:
             return np.full(count, self.domain.label_at(0), dtype=object)
-        weights = np.clip(np.asarray(self.vocabulary_counts, dtype=float), 0, None)
+        vocabulary, weights = np.asarray(self.vocabulary, dtype=object), np.asarray(self.vocabulary_counts, float)
+        if self.prefixes:  # the shortest level's released prefixes, when there are any
+            stems = np.array([len(v) - 1 if v.endswith("*") else -1 for v in self.vocabulary])
+            if (stems == min(self.prefixes)).any():
+                vocabulary, weights = vocabulary[stems == min(self.prefixes)], weights[stems == min(self.prefixes)]
+        weights = np.clip(weights, 0, None)
         weights = weights / weights.sum() if weights.sum() > 0 else np.full(len(weights), 1 / len(weights))
-        return np.asarray(self.vocabulary, dtype=object)[noise.rng.choice(len(weights), size=count, p=weights)]
+        return vocabulary[noise.rng.choice(len(weights), size=count, p=weights)]
 
 
 def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noise, label: str) -> FiniteColumn:
@@ -99,13 +121,17 @@ def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noi
         return FiniteColumn(domain.name, domain, column.codes, column.cells)
     out = _vocabulary(domain, column.label_counts(include_missing=False), text_epsilon=text_epsilon, rho=rho,
                       noise=noise, label=label)
-    out.codes = Vocabulary(tuple(out.vocabulary)).codes(column.labels)  # missing cells get "other" here:
+    out.codes = out.recoding().codes(column.labels)  # missing cells get "other" here:
     out.codes[pd.isna(column.labels)] = out.cells - 1  # "missing" is the last code
     return out
 
 
 def _vocabulary(domain, counts: pd.Series, *, text_epsilon: float, rho: float, noise, label: str) -> FiniteColumn:
-    """A text column's CatHist vocabulary from its true value counts (public order, missing left out)."""
+    """A text column's CatHist vocabulary from its true value counts (public order, missing left out);
+    level by level when the column declares prefixes."""
+    if domain.prefixes:
+        vocabulary, noisy, _ = release_levels(domain, counts, epsilon=text_epsilon, rho=rho, noise=noise, label=label)
+        return FiniteColumn(domain.name, domain, None, len(vocabulary) + (2 if domain.missing else 1), vocabulary, noisy)
     result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), domain.size, epsilon=text_epsilon, rho=rho,
                      draw_inactive=draw_from_generator(domain), noise=noise, label=label)
     vocabulary = list(result.keys)  # the domain's public order (CatHist lists results so)
@@ -131,8 +157,7 @@ def finite_source(source, columns: dict):
     if not texts:
         return source
     # Vocabulary codes missing (None) right after the values, and "other" last: swap those two.
-    source = source.recode({n: Vocabulary(tuple(c.vocabulary) + ((None,) if c.domain.missing else ()))
-                            for n, c in texts.items()})
+    source = source.recode({n: c.recoding(with_missing=c.domain.missing) for n, c in texts.items()})
     swaps = {}
     for name, column in texts.items():
         if column.domain.missing:

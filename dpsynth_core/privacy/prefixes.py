@@ -1,0 +1,101 @@
+"""Hierarchical codes: a code too rare to release falls back to its longest released prefix.
+
+For a text column whose prefixes the publisher declared meaningful (``prefixes`` in the
+declaration: ICD-style ``428.31`` -> ``428`` -> ``42``, ZIP codes, occupation codes), the column's
+vocabulary is released level by level:
+
+1. the full codes: CatHist (:func:`~dpsynth_core.privacy.cathist.cathist`) over the declared domain;
+2. for every declared prefix length ``L``, longest first: CatHist over the domain of prefixes of
+   length ``L`` (:meth:`~dpsynth_core.domain.TextDomain.prefix_domain`), on the counts of each
+   record's first ``L`` characters. A released prefix ``P`` enters the vocabulary as ``P*``.
+
+Guarantee: epsilon-DP under adding or removing one record, for the whole vocabulary. The column's
+``epsilon`` is split equally between the ``1 + len(prefixes)`` levels and each level is one CatHist
+histogram in which a record changes one count by one, so the levels compose to ``epsilon`` (basic
+composition). Each level runs with tolerance ``rho ** (1 / levels)``, so the chance that no level
+holds a made-up value is exactly ``rho``, as for a column without prefixes. Prefixes enter the release
+only through a level's threshold (never, for example, as the prefixes of released codes or of the
+data's values), and the levels are listed in the public order of their domains.
+
+A record's code then follows a public rule on the released vocabulary (:func:`fallback_codes`): its
+full code when released, else its longest released prefix, else "other". Must be declared in
+advance: the domain and its prefix lengths.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .cathist import cathist, draw_from_generator
+
+
+def level_budget(domain, epsilon: float, rho: float) -> tuple[float, float, int]:
+    """Each level's epsilon and tolerance, and the number of levels (1 when no prefix is declared)."""
+    levels = 1 + len(getattr(domain, "prefixes", ()) or ())
+    return epsilon / levels, rho ** (1 / levels), levels
+
+
+def shortened(labels: pd.Series, length: int) -> pd.Series:
+    """Every label's prefix of ``length`` characters, where it has one (else None).
+
+    A value shorter than ``length`` is its own prefix (letters); a shortened code ``P*`` has a prefix
+    of length ``L`` only when ``len(P) >= L`` (its longer characters are not known).
+    """
+    text = labels.astype(object).where(labels.notna(), "").astype(str)
+    is_short = text.str.endswith("*")
+    stems = text.where(~is_short, text.str[:-1])
+    usable = labels.notna() & (~is_short | (stems.str.len() >= length))
+    return stems.str[:length].where(usable, None)
+
+
+def release_levels(domain, counts: pd.Series, *, epsilon: float, rho: float, noise, label: str):
+    """The column's vocabulary released level by level (see the module docstring).
+
+    Args:
+        domain: the column's :class:`~dpsynth_core.domain.TextDomain` (with ``prefixes``).
+        counts: the true count of every value present, missing left out (shortened codes ``P*``
+            found in the data count at the levels they reach, never as full codes).
+        epsilon, rho: the column's budget and tolerance, split as :func:`level_budget` says.
+
+    Returns:
+        ``(values, counts, made_up)``: the full codes released then each level's ``P*``, every
+        level in its domain's public order; their noisy counts; which are made up.
+    """
+    each, rho_each, _ = level_budget(domain, epsilon, rho)
+    keys = pd.Series(list(counts.index), dtype=object)
+    true = counts.to_numpy(dtype=np.int64)
+    full = ~keys.astype(str).str.endswith("*").to_numpy()
+    result = cathist(keys[full].tolist(), true[full], domain.size, epsilon=each, rho=rho_each,
+                     draw_inactive=draw_from_generator(domain), noise=noise, label=label)
+    values, noisy, made_up = list(result.keys), [result.counts], [result.made_up]
+    for length in domain.levels:
+        prefixes = shortened(keys, length)
+        grouped = pd.Series(true).groupby(prefixes.to_numpy(), dropna=True).sum()
+        level = domain.prefix_domain(length)
+        present = sorted(grouped.index, key=level.index_of)
+        result = cathist(present, grouped[present].to_numpy(dtype=np.int64), level.size, epsilon=each,
+                         rho=rho_each, draw_inactive=draw_from_generator(level), noise=noise,
+                         label=f"{label} (first {length} characters)")
+        values += [f"{key}*" for key in result.keys]
+        noisy.append(result.counts)
+        made_up.append(result.made_up)
+    return values, np.concatenate(noisy).astype(np.int64), np.concatenate(made_up).astype(bool)
+
+
+def fallback_codes(labels, values: tuple, levels: tuple) -> np.ndarray:
+    """Codes by the public rule: the index of a label in ``values`` (a released full code, or a shortened
+    code of the data read as itself), else of its longest released prefix ``P*`` among ``levels``, else
+    ``len(values)`` ("other"). ``None`` in ``values`` stands for missing. Vectorised over the labels."""
+    labels = pd.Series(np.asarray(labels, dtype=object))
+    keys = pd.Index(["\x00missing" if v is None else v for v in values])
+    missing = labels.isna().to_numpy()
+    codes = keys.get_indexer(labels.where(~labels.isna(), "\x00missing").to_numpy(dtype=object))
+    for length in levels:
+        todo = (codes < 0) & ~missing
+        if not todo.any():
+            break
+        prefix = shortened(labels[todo], length)
+        found = keys.get_indexer((prefix + "*").where(prefix.notna(), "\x00none").to_numpy(dtype=object))
+        codes[np.flatnonzero(todo)] = found
+    return np.where(codes < 0, len(values), codes).astype(np.int64)
