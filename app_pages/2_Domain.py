@@ -5,9 +5,11 @@ import json
 import streamlit as st
 
 from app_support import state
+from app_support.cached import column_plan
 from app_support.column_editor import column_editor
-from dpsynth_core import DomainError
+from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
+from dpsynth_core.synthesizers.planning import text_outlook
 
 st.title("2. Domain")
 st.markdown(
@@ -62,6 +64,23 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
             st.rerun()
 
 
+def _outlook(name: str, spec: dict) -> None:
+    """What a text column will become at the Privacy page's current settings (public settings and the
+    file's row count, shown to you only): from the method's plan, never from the column's values."""
+    ss = st.session_state
+    whole = {**declaration, "columns": {**specs, name: spec}}
+    try:
+        plan = column_plan(json.dumps(whole), float(ss[state.EPSILON]), float(ss[state.RHO]), ss[state.METHOD],
+                           ss[state.ROWS], state.data()["info"]["rows"], json.dumps(state.options(), sort_keys=True))
+    except DPSynthError:
+        return
+    words = next((text_outlook(row) for row in plan if row["column"] == name), [])
+    if words:
+        st.info(f"**What this column will become** at the current choices (ε = {ss[state.EPSILON]:g}, ρ = "
+                f"{ss[state.RHO]:g}, {METHODS[ss[state.METHOD]].title.lower()}; change them on the Privacy page). "
+                + " ".join(words), icon=":material/lightbulb:")
+
+
 specs = editing.column_specs(declaration, columns_in_data)
 statuses = {name: editing.column_status(name, spec) for name, spec in specs.items()}
 problems = {name: found for name, (found, _) in statuses.items() if found}
@@ -90,6 +109,8 @@ for name in shown:
             st.caption(f"Declared: {column.describe()}.")
             if getattr(column, "adaptive", False):
                 st.caption(KIND_STATEMENTS[column.kind].adaptive_note)
+            if column.kind == "text":  # what it will become at the current settings, before any draw
+                _outlook(name, specs[name])
     problems.pop(name, None)
     if found:
         problems[name] = found

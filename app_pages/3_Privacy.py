@@ -11,7 +11,7 @@ from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constr
 from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.evaluation.charts import budget_split_chart
 from dpsynth_core.synthesizers import ranked
-from dpsynth_core.synthesizers.planning import PLAN_HELP, epsilon_guidance, plan_table, privacy_note
+from dpsynth_core.synthesizers.planning import PLAN_HELP, epsilon_guidance, plan_table, privacy_note, text_outlook
 from dpsynth_core.workspace import format_epsilon
 
 st.title("3. Privacy")
@@ -171,6 +171,10 @@ st.dataframe(table, hide_index=True, width="stretch",
 if "τ" in table.columns:
     st.caption("τ is the noisy count a value needs to appear in the release. Values held by fewer people than "
                "the 'kept half the time' figure will usually be left out, which is what protects them.")
+for row in plan:
+    words = text_outlook(row) if row["kind"] == "text" else []
+    if words:
+        st.info(f"**{row['column']}**: " + " ".join(words), icon=":material/lightbulb:")
 note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
 if note:  # what the method says about its guarantee, in its own words
     level, text = note

@@ -126,7 +126,8 @@ class TextDomain(ColumnDomain):
         fallback = ""
         if self.prefixes:
             fallback = ("; a code too rare to release comes out as its first "
-                        + " or ".join(map(str, self.levels)) + " characters and '*'")
+                        + " or ".join(map(str, self.levels)) + " characters and '*' (the column's budget split "
+                        f"equally between the full codes and the {len(self.levels)} prefix length(s))")
         return f"{what}: {size_in_words(self.size)} possible values{fallback}"
 
     def to_json(self) -> dict:

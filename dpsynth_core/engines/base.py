@@ -46,7 +46,6 @@ BLOCK_CELLS = 1 << 18
 BLOCK_COLUMNS = 3
 #: File names that the engines (and ``auto``) read as Parquet.
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-_MISSING_KEY = "\x00missing"
 
 
 @runtime_checkable
@@ -79,10 +78,9 @@ class CountingSource(Protocol):
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """Code a text column over a released vocabulary: value ``values[i]`` -> code ``i``, any other
-    value -> the "other" code ``len(values)``. ``None`` in ``values`` stands for missing. With
-    ``prefixes`` (declared prefix lengths, longest first), a value not in ``values`` takes the code of its
-    longest released prefix ``P*`` first (:func:`~dpsynth_core.privacy.prefixes.fallback_codes`)."""
+    """Code a text column over a released vocabulary: value ``values[i]`` -> code ``i``, else the code of its
+    longest released prefix ``P*`` among ``prefixes`` (:func:`~dpsynth_core.privacy.prefixes.fallback_codes`),
+    else "other", ``len(values)``. ``None`` in ``values`` stands for missing."""
 
     values: tuple
     prefixes: tuple = ()
@@ -92,11 +90,7 @@ class Vocabulary:
         return len(self.values) + 1
 
     def codes(self, labels: np.ndarray) -> np.ndarray:
-        if self.prefixes:
-            return fallback_codes(labels, self.values, self.prefixes)
-        keys = pd.Index([_MISSING_KEY if v is None else v for v in self.values])
-        found = keys.get_indexer(np.where(pd.isna(labels), _MISSING_KEY, labels).astype(object))
-        return np.where(found < 0, len(self.values), found).astype(np.int64)
+        return fallback_codes(labels, self.values, self.prefixes)
 
 
 @dataclass(frozen=True)

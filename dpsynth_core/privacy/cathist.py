@@ -85,10 +85,28 @@ class Threshold:
     def keep_probability(self, count) -> np.ndarray:
         """Chance that a bin with true count ``count`` is kept (vectorised)."""
         counts = np.atleast_1d(np.asarray(count, dtype=np.int64))
-        out = np.array([discrete_laplace_survival(self.cut + 1 - c, self.epsilon)
-                        + self.tie_keep * discrete_laplace_pmf(self.cut - c, self.epsilon)
-                        for c in counts.tolist()])
+        alpha = discrete_laplace_alpha(self.epsilon)
+        above = (self.cut + 1 - counts).astype(float)  # P(Z >= above), exact on both sides of 0
+        survival = np.where(above >= 1, alpha ** np.maximum(above, 1) / (1 + alpha),
+                            1.0 - alpha ** np.maximum(1 - above, 0) / (1 + alpha))
+        out = survival + self.tie_keep * (1 - alpha) / (1 + alpha) * alpha ** np.abs(self.cut - counts)
         return out if np.ndim(count) else float(out[0])
+
+    def made_up_count(self) -> float:
+        """The expected noisy count of a made-up value (an empty bin's noise, given that it was kept):
+        a made-up value weighs as much as this many real records."""
+        alpha = discrete_laplace_alpha(self.epsilon)
+        c = (1 - alpha) / (1 + alpha)
+        start = self.cut + 1 if self.cut >= 0 else -self.cut  # sum of z P(Z = z) over z > cut, in closed form
+        tail = c * alpha**start * (start * (1 - alpha) + alpha) / (1 - alpha) ** 2
+        return (self.tie_keep * self.cut * discrete_laplace_pmf(self.cut, self.epsilon) + tail) / self.p
+
+    def most_values(self, rows: int) -> float:
+        """An upper bound on the expected number of real values kept, whatever ``rows`` records hold:
+        ``rows * max over c >= 1 of keep_probability(c) / c`` (values held by ``c`` records each, for the
+        best ``c``, keep the most). From the threshold and the row count alone."""
+        counts = np.arange(1, max(self.cut, 0) + int(math.ceil(40 / self.epsilon)) + 2)
+        return float(rows * np.max(self.keep_probability(counts) / counts))
 
     def smallest_count_kept(self, probability: float = 0.5) -> int:
         """Smallest true count kept with at least ``probability``."""

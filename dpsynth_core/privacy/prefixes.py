@@ -66,17 +66,32 @@ def release_levels(domain, counts: pd.Series, *, epsilon: float, rho: float, noi
     keys = pd.Series(list(counts.index), dtype=object)
     true = counts.to_numpy(dtype=np.int64)
     full = ~keys.astype(str).str.endswith("*").to_numpy()
-    result = cathist(keys[full].tolist(), true[full], domain.size, epsilon=each, rho=rho_each,
-                     draw_inactive=draw_from_generator(domain), noise=noise, label=label)
+    result = cathist(
+        keys[full].tolist(),
+        true[full],
+        domain.size,
+        epsilon=each,
+        rho=rho_each,
+        draw_inactive=draw_from_generator(domain),
+        noise=noise,
+        label=label,
+    )
     values, noisy, made_up = list(result.keys), [result.counts], [result.made_up]
     for length in domain.levels:
         prefixes = shortened(keys, length)
         grouped = pd.Series(true).groupby(prefixes.to_numpy(), dropna=True).sum()
         level = domain.prefix_domain(length)
         present = sorted(grouped.index, key=level.index_of)
-        result = cathist(present, grouped[present].to_numpy(dtype=np.int64), level.size, epsilon=each,
-                         rho=rho_each, draw_inactive=draw_from_generator(level), noise=noise,
-                         label=f"{label} (first {length} characters)")
+        result = cathist(
+            present,
+            grouped[present].to_numpy(dtype=np.int64),
+            level.size,
+            epsilon=each,
+            rho=rho_each,
+            draw_inactive=draw_from_generator(level),
+            noise=noise,
+            label=f"{label} (first {length} characters)",
+        )
         values += [f"{key}*" for key in result.keys]
         noisy.append(result.counts)
         made_up.append(result.made_up)

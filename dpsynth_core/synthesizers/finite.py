@@ -130,8 +130,10 @@ def _vocabulary(domain, counts: pd.Series, *, text_epsilon: float, rho: float, n
     """A text column's CatHist vocabulary from its true value counts (public order, missing left out);
     level by level when the column declares prefixes."""
     if domain.prefixes:
-        vocabulary, noisy, _ = release_levels(domain, counts, epsilon=text_epsilon, rho=rho, noise=noise, label=label)
-        return FiniteColumn(domain.name, domain, None, len(vocabulary) + (2 if domain.missing else 1), vocabulary, noisy)
+        vocabulary, noisy, _ = release_levels(domain, counts, epsilon=text_epsilon, rho=rho, noise=noise,
+                                              label=label)
+        cells = len(vocabulary) + (2 if domain.missing else 1)
+        return FiniteColumn(domain.name, domain, None, cells, vocabulary, noisy)
     result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), domain.size, epsilon=text_epsilon, rho=rho,
                      draw_inactive=draw_from_generator(domain), noise=noise, label=label)
     vocabulary = list(result.keys)  # the domain's public order (CatHist lists results so)

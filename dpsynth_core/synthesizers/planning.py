@@ -15,6 +15,7 @@ from ..privacy.accounting import Spend
 from ..privacy.binning import binning_label
 from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 from ..privacy.noise import typical_bin_error
+from ..privacy.prefixes import level_budget
 from .base import CATHIST, GAUSSIAN, PRIOR, VOCABULARY
 from .registry import DEFAULT_METHOD, get_method
 
@@ -54,6 +55,7 @@ def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_MET
             plan.append(row)
             continue
         mechanism = info.cls.column_mechanism(col, **options)
+        row["rows"] = expected_rows
         cells = col.bins + (1 if col.missing else 0) if col.binned else None
         unit = "bins" if col.kind != "categorical" else "values"
         row["unit"] = ("cells" if mechanism == PRIOR else "bins" if col.kind in ("integer", "float", "date")
@@ -63,17 +65,7 @@ def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_MET
                        domain_size=cells or col.size, domain_size_words=f"{cells} cells" if cells else "",
                        prior_per_cell=(expected_rows / math.expm1(share)) if expected_rows and cells else None)
         elif mechanism in (CATHIST, VOCABULARY):
-            size = col.size + (1 if col.missing else 0)
-            rule = threshold(size, rho, share)
-            row.update(
-                mechanism="CatHist" + (" (chooses the values the method can use)" if mechanism == VOCABULARY else ""),
-                domain_size=size,
-                domain_size_words=size_in_words(size),
-                tau=cathist_tau(size, rho, share),
-                expected_made_up=expected_made_up(size, rho),
-                kept_half_the_time=rule.smallest_count_kept(0.5),
-                kept_almost_always=rule.smallest_count_kept(0.95),
-            )
+            row.update(_threshold_plan(col, share, rho, mechanism, expected_rows))
         elif mechanism == GAUSSIAN:
             row.update(mechanism="1-way marginal with Gaussian noise (zCDP), then pairs chosen in rounds",
                        domain_size=cells, domain_size_words=f"{cells} {unit}",
@@ -92,6 +84,84 @@ def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_MET
                        "share of the budget)", bins_epsilon=split[binning_label(col)])
         plan.append(row)
     return plan
+
+
+def _threshold_plan(col, share: float, rho: float, mechanism: str, rows: int | None) -> dict:
+    """A thresholded column's figures (:func:`column_plan`): its threshold, what survives and what is made
+    up, from its share of epsilon, rho, the declared sizes and ``rows`` alone (never the data's values).
+    A text column with declared prefixes (under a vocabulary) splits its share between its levels."""
+    prefixes = getattr(col, "levels", ()) if mechanism == VOCABULARY else ()
+    each, rho_each, _ = level_budget(col, share, rho) if prefixes else (share, rho, 1)
+    size = col.size + (1 if col.missing and mechanism == CATHIST else 0)  # a vocabulary leaves "missing" out
+    rule = threshold(size, rho_each, each)
+    out = dict(mechanism="CatHist" + (" (chooses the values the method can use)" if mechanism == VOCABULARY else ""),
+               domain_size=size, domain_size_words=size_in_words(size), tau=cathist_tau(size, rho_each, each),
+               expected_made_up=expected_made_up(size, rho_each), kept_half_the_time=rule.smallest_count_kept(0.5),
+               kept_almost_always=rule.smallest_count_kept(0.95), made_up_count=rule.made_up_count(),
+               handed_out=mechanism == VOCABULARY, level_epsilon=each)
+    if rows:
+        out["most_values"] = min(rule.most_values(rows), size)
+    if prefixes:
+        out["mechanism"] += f"; codes fall back to their first {' or '.join(map(str, prefixes))} characters"
+        out["levels"] = []
+        for length in prefixes:
+            level = col.prefix_domain(length)
+            kept = threshold(level.size, rho_each, each)
+            out["levels"].append({"length": length, "domain_size": level.size, "epsilon": each,
+                                  "kept_half_the_time": kept.smallest_count_kept(0.5),
+                                  "expected_made_up": expected_made_up(level.size, rho_each)})
+    return out
+
+
+def made_up_share(row: dict, covered: float) -> float | None:
+    """Expected share of a text column's rows that carry made-up values, when the values that survive
+    hold ``covered`` of the rows (a what-if: the data decides it). A made-up value weighs as much as
+    ``made_up_count`` records. Drawn in proportion to the released counts (``cathist``), made-up values
+    take ``M / (M + K)`` of the rows; handed out only for the rows whose value did not survive (a
+    vocabulary), ``(1 - covered) * M / (M + K)``, where ``M`` is the made-up weight and ``K`` the rows
+    of the values that survive. None without a row count."""
+    rows = row.get("rows")
+    if not rows or "made_up_count" not in row:
+        return None
+    weight, kept = row["expected_made_up"] * row["made_up_count"], covered * rows
+    share = weight / (weight + kept) if weight + kept > 0 else 0.0
+    return (1 - covered) * share if row.get("handed_out") else share
+
+
+def text_outlook(row: dict) -> list[str]:
+    """What a thresholded column will become, in plain words, before the draw (the Domain page, the plan):
+    how many values can survive, how many are made up, where the rest of the rows go, the better choices."""
+    if "kept_half_the_time" not in row:
+        return []
+    half, sure, levels = row["kept_half_the_time"], row["kept_almost_always"], row.get("levels", [])
+    split = (f", split equally between the full codes and {len(levels)} prefix length(s): "
+             f"{row['level_epsilon']:.3g} each" if levels else "")
+    words = [f"At ε = {row['epsilon']:.3g} for this column{split}, a value needs about {half:,} records to come "
+             f"out half the time and {sure:,} to come out almost always."]
+    if row.get("most_values") is not None:
+        words.append(f"Of about {row['rows']:,} records, at most about {row['most_values']:,.0f} different values "
+                     "can come out on average, however the records are spread.")
+    made_up = row["expected_made_up"]
+    low, high = made_up_share(row, 0.9), made_up_share(row, 0.5)
+    share = (f": about {100 * low:.1f}% of the rows if the values that come out hold 90% of the records, "
+             f"{100 * high:.1f}% if they hold half" if low is not None else "")
+    what = "full codes" if levels else "values"
+    words.append(f"Expect {made_up:.2f} made-up {what} (each as frequent as about {row['made_up_count']:,.0f} "
+                 f"records){share}.")
+    for level in levels:
+        words.append(f"A code that does not come out falls back to its first {level['length']} characters and '*' "
+                     f"when those come out (about {level['kept_half_the_time']:,} records needed).")
+    if levels:
+        words.append("The records of codes with no prefix that comes out are given to the shortest prefixes that do, "
+                     "in proportion to their counts.")
+    elif row.get("handed_out"):
+        words.append("The records whose value does not come out are given to the values that do, in proportion to "
+                     "their counts, so those values look more common than they are.")
+    words.append("Better choices: a public list of the possible values (the 'Categories' kind: every value is "
+                 "measured, none is made up), or grouping the values into a few categories you name"
+                 + ("." if levels else "; for codes whose first characters mean something (diagnosis, ZIP or "
+                    "occupation codes), their meaningful prefix lengths."))
+    return words
 
 
 def price(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None, **options) -> Spend:
@@ -137,6 +207,8 @@ PLAN_HELP = {
                       "keeping rare real values deniable).",
     "kept half the time": "A value held by this many people appears in the release half the time.",
     "kept 95% of the time": "A value held by this many people appears in the release 95% of the time.",
+    "values that can come out": "At most this many different real values come out on average, however the "
+                                "records are spread (from the threshold and the row count alone).",
     "noise per bin": "Typical error, in people, of each bin's count.",
     "prior per cell": "Made-up records added to every cell by the Dirichlet prior.",
 }
@@ -163,6 +235,7 @@ def plan_table(plan: list[dict]):
         "made-up values": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
         "kept half the time": r.get("kept_half_the_time"),
         "kept 95% of the time": r.get("kept_almost_always"),
+        "values that can come out": round(r["most_values"]) if r.get("most_values") is not None else None,
         "noise per bin": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
         "prior per cell": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
     } for r in plan]).dropna(axis=1, how="all")

@@ -693,3 +693,18 @@ def test_the_empirical_risk_runs_on_request_in_its_own_tab():
     text = " ".join(m.value for m in at.markdown)
     assert "Singling out" in text and "Linkability" in text and "Attribute inference" in text
     assert "not differentially private" in " ".join(w.value for w in at.warning)
+
+
+def test_the_domain_and_privacy_pages_say_what_free_text_will_become():
+    """Issue 20 point 5: before the draw, how many values can come out, the made-up ones, the better choices."""
+    at = _upload(_app().run(), "tiny.csv", TINY)
+    at = _visit(at, "app_pages/2_Domain.py")
+    version = at.session_state["declaration_version"]
+    at.selectbox(key=f"domain_v{version}_3_kind").set_value("text").run()
+    at.selectbox(key=f"domain_v{version}_3_generator").set_value("digits").run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(i.value for i in at.info)
+    assert "What this column will become" in shown and "can come out" in shown and "public list" in shown
+    assert "prefix lengths" in shown  # the better choice for codes
+    at = _visit(at, "app_pages/3_Privacy.py")
+    assert any("**notes**" in i.value and "made-up" in i.value for i in at.info)

@@ -1,0 +1,136 @@
+"""Hierarchical codes (issue 20 point 5): a code too rare to release falls back to its longest released
+prefix, through a counted DP mechanism (a CatHist threshold at every level, the column's budget split)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.data.encoding import encode_column
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.domain.schema import declaration_problems
+from dpsynth_core.engines.base import Vocabulary
+from dpsynth_core.privacy import prefixes
+from dpsynth_core.privacy.noise import NoiseSource
+from dpsynth_core.synthesizers.finite import finite_column
+
+
+def _noise(seed):
+    return NoiseSource(False, np.random.default_rng(seed))
+
+
+def _column(**spec):
+    return TableDomain.from_json({"columns": {"dx": {"type": "text", **spec}}}).kept["dx"]
+
+
+def zipf_codes(rows: int, codes: int = 750, seed: int = 0) -> pd.Series:
+    """A synthetic diagnosis column: ``codes`` five-digit codes under 25 two-digit chapters, Zipf frequencies."""
+    rng = np.random.default_rng(seed)
+    chapters, found = rng.choice(100, 25, replace=False), set()
+    while len(found) < codes:
+        chapter = chapters[min(int(rng.zipf(1.5)) - 1, 24)]
+        found.add(f"{chapter:02d}{rng.integers(0, 10)}{rng.integers(0, 100):02d}")
+    found = sorted(found)
+    rng.shuffle(found)
+    weights = 1 / np.arange(1, codes + 1) ** 1.1
+    return pd.Series(np.asarray(found, dtype=object)[rng.choice(codes, rows, p=weights / weights.sum())])
+
+
+def test_the_declaration_of_prefixes():
+    column = _column(generator="digits", length=5, prefixes=[2, 3])
+    assert column.levels == (3, 2) and column.to_json()["prefixes"] == [2, 3]
+    assert "first 3 or 2 characters" in column.describe()
+    assert column.normalise(["42831", "428*", "42*", "4*", "4283*", "x", None]) == [
+        "42831",
+        "428*",
+        "42*",
+        None,
+        None,
+        None,
+        None,
+    ]
+    assert column.normalise(column.normalise(["428*", "42831"])) == ["428*", "42831"]  # released form read once
+    assert column.index_of("428*") >= column.size and column.prefix_domain(3).size == 1000
+    assert "letters or digits" in _column(generator="any", size=100, prefixes=[2]).problems()[0]
+    assert "shorter than" in _column(generator="digits", length=5, prefixes=[5]).problems()[0]
+    assert "'*'" in _column(generator="letters", max_length=6, alphabet="0123456789.*", prefixes=[3]).problems()[0]
+    icd = _column(generator="letters", max_length=6, alphabet="0123456789.", prefixes=[3])
+    assert icd.normalise(["428.31", "428*"]) == ["428.31", "428*"] and not icd.problems()
+    assert (
+        declaration_problems(
+            {"columns": {"dx": {"type": "text", "generator": "digits", "length": 5, "prefixes": [3, 2]}}}
+        )
+        == []
+    )
+    assert declaration_problems(
+        {"columns": {"dx": {"type": "text", "generator": "digits", "length": 5, "prefixes": ["3"]}}}
+    )
+
+
+def test_the_fallback_rule_is_public_and_longest_first():
+    values = ("42831", "428*", "42*", "51*", None)
+    labels = np.array(["42831", "42899", "42100", "51999", "77777", None, "428*", "4*"], dtype=object)
+    assert Vocabulary(values, (3, 2)).codes(labels).tolist() == [0, 1, 2, 3, 5, 4, 1, 5]
+    assert Vocabulary(values).codes(labels).tolist() == [0, 5, 5, 5, 5, 4, 1, 5]  # without prefixes: "other"
+
+
+def test_each_level_is_a_cathist_with_its_share_of_the_column_budget():
+    column, noise = _column(generator="digits", length=5, prefixes=[3, 2]), _noise(3)
+    counts = zipf_codes(5000).value_counts()
+    counts = counts[sorted(counts.index, key=column.index_of)]
+    values, noisy, made_up = prefixes.release_levels(column, counts, epsilon=0.6, rho=0.9, noise=noise, label="dx")
+    scales = [scale for _, scale, _ in noise.log]
+    assert len(scales) == 3 and scales == pytest.approx([1 / 0.2] * 3)  # 0.6 split equally: full codes, 3, 2
+    assert prefixes.level_budget(column, 0.6, 0.9) == pytest.approx((0.2, 0.9 ** (1 / 3), 3))
+    assert len(values) == len(noisy) == len(made_up) and any(v.endswith("*") for v in values)
+    short = [v for v in values if v.endswith("*")]
+    assert [len(v) for v in short] == sorted((len(v) for v in short), reverse=True)  # longest level first
+
+
+def _release(counts: pd.Series, column, seed: int, broken: bool) -> set:
+    values, _, _ = prefixes.release_levels(column, counts, epsilon=2.0, rho=0.5, noise=_noise(seed), label="dx")
+    if broken:  # a wrong variant: every prefix present in the data enters the release, without noise
+        values = values + [f"{p}*" for p in prefixes.shortened(pd.Series(counts.index, dtype=object), 1).dropna()]
+    return set(values)
+
+
+def test_neighbouring_tables_cannot_be_told_apart_beyond_e_to_the_epsilon_and_a_broken_variant_is_caught():
+    """D and D' differ in one record, the only one whose code starts with 9. The event "9* is released" has
+    probability p (made up: 1 - 0.5^(1/20) at the level of first digits) under D and at most e^1 p under D'
+    (the column's epsilon 2 split between two levels; the column's claim is e^2); a variant that releases the
+    data's prefixes without noise gives it probability 1 under D'."""
+    column = _column(generator="digits", length=3, prefixes=[1], missing=False)
+    base = pd.Series({"123": 40, "150": 30, "311": 25})
+    counts, neighbour = base, pd.concat([base, pd.Series({"901": 1})])
+    for broken, runs in ((False, 1200), (True, 300)):
+        hits = [sum("9*" in _release(c, column, seed, broken) for seed in range(runs)) for c in (counts, neighbour)]
+        p, q = (h / runs for h in hits)
+        ratio = max(q / p, p / q) if p and q else math.inf
+        if broken:
+            assert ratio > 2 * math.exp(2.0), ratio  # caught: far beyond the column's claim
+        else:  # within e^1 (the level's epsilon) up to the simulation's own error (3 standard errors of a ratio)
+            error = 3 * math.sqrt(1 / hits[0] + 1 / hits[1])
+            assert 0.01 < p < 0.1 and ratio <= math.exp(1.0) * (1 + error) < math.exp(2.0), (p, q, ratio)
+
+
+def test_fewer_rows_are_handed_to_other_codes_on_a_table_of_750_codes():
+    """The issue's hospital table, as a Zipf set of 750 five-digit codes: the share of rows whose value comes
+    out as another full code, with and without declared prefixes (a perfect model of the codes, so only the
+    vocabulary's effect is measured)."""
+    real = zipf_codes(20_000)
+    shares = {}
+    for declared in ([], [3, 2]):
+        column = _column(generator="digits", length=5, missing=False, **({"prefixes": declared} if declared else {}))
+        coded = finite_column(encode_column(column, real, ()), text_epsilon=0.3, rho=0.9, noise=_noise(5), label="dx")
+        out = pd.Series(coded.decode(coded.codes, _noise(6)))
+        full = ~out.str.endswith("*")
+        stems = out.str[:-1]
+        shares[tuple(declared)] = {
+            "inflated": float((full & (out != real)).mean()),
+            "exact": float((out == real).mean()),
+            "true prefix": float((~full & pd.Series([r.startswith(s) for r, s in zip(real, stems)])).mean()),
+        }
+    before, after = shares[()], shares[(3, 2)]
+    assert before["inflated"] > 0.2 and after["inflated"] < 0.01, shares
+    assert after["true prefix"] > 0.25 and after["exact"] + after["true prefix"] > 0.97

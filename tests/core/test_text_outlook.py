@@ -1,0 +1,96 @@
+"""What free text will become, said before the draw (issue 20 point 5), checked against the mechanism itself."""
+
+import numpy as np
+import pytest
+
+from dpsynth_core.privacy.cathist import cathist, draw_from_range, expected_made_up, threshold
+from dpsynth_core.privacy.noise import NoiseSource, discrete_laplace_pmf, discrete_laplace_survival
+from dpsynth_core.synthesizers import planning
+
+
+def _noise(seed):
+    return NoiseSource(False, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("eps,n,rho", [(0.05, 10**5, 0.9), (1.0, 10, 0.1), (0.5, 1000, 0.5), (2.0, 3, 0.1)])
+def test_the_vectorised_keep_probability_is_the_exact_one(eps, n, rho):
+    rule = threshold(n, rho, eps)
+    counts = np.arange(0, 400)
+    exact = [
+        discrete_laplace_survival(rule.cut + 1 - c, eps) + rule.tie_keep * discrete_laplace_pmf(rule.cut - c, eps)
+        for c in counts
+    ]
+    assert np.allclose(rule.keep_probability(counts), exact, rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("eps,n,rho", [(0.5, 1000, 0.5), (1.0, 50, 0.2)])
+def test_made_up_values_and_their_weight_match_simulation(eps, n, rho):
+    rule, noise, runs = threshold(n, rho, eps), _noise(0), 4000
+    made, weight = np.zeros(runs), np.zeros(runs)
+    for i in range(runs):
+        result = cathist([], [], n, epsilon=eps, rho=rho, draw_inactive=draw_from_range(n), noise=noise)
+        made[i], weight[i] = result.n_made_up, result.counts.sum()
+    expected = expected_made_up(n, rho)
+    assert made.mean() == pytest.approx(expected, abs=4 * made.std() / np.sqrt(runs))
+    per_value = weight.sum() / made.sum()
+    assert per_value == pytest.approx(rule.made_up_count(), rel=0.05)
+
+
+def test_at_most_so_many_values_survive_whatever_the_spread():
+    """The bound from the threshold and the row count holds for any spread of the records, and is reached
+    by the spread it names (every value held by the best number of records)."""
+    eps, n, rho, rows = 0.3, 10**5, 0.9, 3000
+    rule, noise = threshold(n, rho, eps), _noise(1)
+    bound = rule.most_values(rows)
+    counts_range = np.arange(1, 300)
+    best = int(counts_range[np.argmax(rule.keep_probability(counts_range) / counts_range)])
+    zipf = np.bincount(np.random.default_rng(2).zipf(1.3, rows) % 2000)
+    spreads = {"best": np.full(rows // best, best), "zipf": zipf[zipf > 0], "flat": np.full(rows // 5, 5)}
+    for name, counts in spreads.items():
+        survived = [
+            len(
+                cathist(
+                    list(range(len(counts))),
+                    counts,
+                    n,
+                    epsilon=eps,
+                    rho=rho,
+                    draw_inactive=draw_from_range(n),
+                    noise=noise,
+                ).keys
+            )
+            for _ in range(300)
+        ]
+        assert np.mean(survived) <= bound + 4 * np.std(survived) / np.sqrt(300) + 1, name
+    assert np.mean(survived) < bound  # "flat": far from the bound
+    assert rule.keep_probability(best) * (rows // best) == pytest.approx(bound, rel=0.05)
+
+
+def test_the_plan_says_what_free_text_will_become_from_public_settings_only():
+    declaration = {
+        "columns": {
+            "charge": {"type": "text", "generator": "any", "size": 1_000_000},
+            "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+        }
+    }
+    plan = {r["column"]: r for r in planning.column_plan(declaration, 1.0, 0.9, expected_rows=1000)}
+    row = plan["charge"]
+    assert row["most_values"] == pytest.approx(threshold(row["domain_size"], 0.9, row["epsilon"]).most_values(1000))
+    assert row["handed_out"] and planning.made_up_share(row, 0.5) < planning.made_up_share(
+        {**row, "handed_out": False}, 0.5
+    )
+    words = " ".join(planning.text_outlook(row))
+    assert "can come out" in words and "made-up" in words and "public list" in words and "given to" in words
+    assert "prefix" in words  # the better choice for codes is offered
+    assert planning.text_outlook(plan["age"]) == []
+    table = planning.plan_table(list(plan.values()))
+    assert table.loc[0, "values that can come out"] == f"{round(row['most_values']):,}"
+    cathist_row = planning.column_plan(declaration, 1.0, 0.9, method="cathist", expected_rows=1000)[0]
+    assert not cathist_row["handed_out"] and "given to" not in " ".join(planning.text_outlook(cathist_row))
+
+
+def test_the_made_up_share_follows_the_mechanism_that_hands_rows_out():
+    row = {"rows": 1000, "expected_made_up": 1.0, "made_up_count": 100.0, "handed_out": False}
+    assert planning.made_up_share(row, 0.9) == pytest.approx(100 / (100 + 900))
+    assert planning.made_up_share({**row, "handed_out": True}, 0.9) == pytest.approx(0.1 * 100 / 1000)
+    assert planning.made_up_share({**row, "rows": None}, 0.9) is None
