@@ -28,8 +28,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, ndtri
-
 from .. import constraints
 from ..data.encoding import EncodedTable
 from ..privacy.accounting import fit_to_budget
@@ -47,6 +45,8 @@ def orthant_probability(h: np.ndarray, k: np.ndarray, r: np.ndarray) -> np.ndarr
     Sheppard's formula ``Phi(-h) Phi(-k) + 1/(2 pi) int_0^asin(r) exp(-(h^2 + k^2 - 2hk sin t) /
     (2 cos^2 t)) dt`` with 24-point Gauss-Legendre quadrature.
     """
+    from scipy.special import ndtr  # here: importing scipy costs a start that makes no copula a few tenths
+
     h, k, r = np.broadcast_arrays(np.asarray(h, float), np.asarray(k, float), np.asarray(r, float))
     upper = np.arcsin(np.clip(r, -1.0, 1.0))
     theta = 0.5 * upper[..., None] * (_NODES + 1.0)
@@ -66,6 +66,8 @@ def gaussian_correlation(p_i: np.ndarray, p_j: np.ndarray, p_ij: np.ndarray) -> 
     density at ``(t_i, t_j)`` (Plackett 1954), so 10 bisection steps bracket the root and
     safeguarded Newton steps finish it.
     """
+    from scipy.special import ndtri
+
     t_i, t_j = ndtri(1 - p_i), ndtri(1 - p_j)
     low = np.full(np.shape(p_ij), -1.0)
     high = np.full(np.shape(p_ij), 1.0)
@@ -85,7 +87,18 @@ def gaussian_correlation(p_i: np.ndarray, p_j: np.ndarray, p_ij: np.ndarray) -> 
 
 
 def nearest_correlation(matrix: np.ndarray, iterations: int = 60, floor: float = 1e-4) -> np.ndarray:
-    """Higham's alternating projections (with Dykstra's correction), then forced positive definite."""
+    """Higham's alternating projections (with Dykstra's correction), then forced positive definite.
+
+    On one BLAS thread (as in the app): a few hundred rows are too small to share, and on a busy
+    2-core machine two threads made its 60 eigendecompositions 20 times slower.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return _nearest_correlation(matrix, iterations, floor)
+
+
+def _nearest_correlation(matrix: np.ndarray, iterations: int, floor: float) -> np.ndarray:
     y = (matrix + matrix.T) / 2
     correction = np.zeros_like(y)
     for _ in range(iterations):
@@ -199,6 +212,8 @@ class GaussianCopula(Synthesizer):
         correlation[upper_i, upper_j] = gaussian_correlation(p[upper_i], p[upper_j], target)
         correlation[upper_j, upper_i] = correlation[upper_i, upper_j]
         self.margin_ = p
+        from scipy.special import ndtri
+
         self.thresholds_ = ndtri(1 - p)
         self.correlation_ = nearest_correlation(correlation)
         self.cholesky_ = np.linalg.cholesky(self.correlation_)
@@ -207,17 +222,21 @@ class GaussianCopula(Synthesizer):
     def _latent(self, n: int) -> np.ndarray:
         return self.noise_.rng.standard_normal((n, len(self.margin_))) @ self.cholesky_.T
 
-    def _choose(self, latent: np.ndarray, shift: np.ndarray) -> dict:
-        excess = latent - self.thresholds_ + shift
-        return {name: np.argmax(excess[:, self.offsets_[i]:self.offsets_[i + 1]], axis=1)
-                for i, name in enumerate(self.columns_)}
+    def _blocks(self, latent: np.ndarray) -> list:
+        """Each attribute's latent values minus their thresholds, one contiguous array per attribute."""
+        t = self.thresholds_
+        return [np.ascontiguousarray(latent[:, lo:hi] - t[lo:hi]) for lo, hi in zip(self.offsets_, self.offsets_[1:])]
+
+    def _choose(self, blocks: list, shift: np.ndarray) -> dict:
+        return {name: np.argmax(block + shift[lo:hi], axis=1)
+                for name, block, lo, hi in zip(self.columns_, blocks, self.offsets_, self.offsets_[1:])}
 
     def _calibrate(self, rows: int = 20_000, rounds: int = 30) -> np.ndarray:
         """Offsets so each attribute's argmax frequencies match its noisy margin (post-processing)."""
-        latent = self._latent(rows)
+        blocks = self._blocks(self._latent(rows))
         shift = np.zeros(len(self.margin_))
         for _ in range(rounds):
-            chosen = self._choose(latent, shift)
+            chosen = self._choose(blocks, shift)
             for i, name in enumerate(self.columns_):
                 lo, hi = self.offsets_[i], self.offsets_[i + 1]
                 target = self.margin_[lo:hi] / self.margin_[lo:hi].sum()
@@ -227,7 +246,8 @@ class GaussianCopula(Synthesizer):
 
     def _sample(self, n: int, chunk: int = 50_000) -> pd.DataFrame:
         # In chunks: a million rows of a few hundred latent normals would need gigabytes at once.
-        parts = [self._choose(self._latent(min(chunk, n - start)), self.calibration_) for start in range(0, n, chunk)]
+        parts = [self._choose(self._blocks(self._latent(min(chunk, n - start))), self.calibration_)
+                 for start in range(0, n, chunk)]
         chosen = {name: np.concatenate([p[name] for p in parts]) for name in self.columns_}
         return pd.DataFrame({name: self.columns_[name].decode(chosen[name], self.noise_).reset_index(drop=True)
                              for name in self.columns_})

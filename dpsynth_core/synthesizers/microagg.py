@@ -23,8 +23,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.cluster.hierarchy import cut_tree, linkage
-from scipy.spatial.distance import squareform
 
 from ..data.encoding import EncodedTable
 from ..errors import ParameterError
@@ -71,6 +69,9 @@ def feature_groups(points: np.ndarray, count: int) -> list[list[int]]:
 
     Exactly ``min(count, columns)`` groups (the tree is cut there), so their number is public.
     """
+    from scipy.cluster.hierarchy import cut_tree, linkage  # here: scipy costs every other start a few tenths
+    from scipy.spatial.distance import squareform
+
     d = points.shape[1]
     if count >= d or d == 1:
         return [[j] for j in range(d)]
