@@ -134,6 +134,42 @@ class Isolated:
         self.close()
 
 
+def cli(argv: list[str], stdout: str, stderr: str, workspace: str) -> int:
+    """``python -m dpsynth_core ARGV`` in this (forked, fresh) process: standard input from /dev/null,
+    output and errors into the two files, the workspace folder ``workspace``; the exit status.
+
+    The module runs as ``-m`` runs it (``runpy`` as ``__main__``, the same ``sys.argv``), and what
+    would escape it is what the interpreter would do: ``SystemExit`` gives the status, any other
+    exception prints its traceback and gives 1. The call's peak memory is measured as for any call.
+    """
+    import runpy
+
+    for fd, path, flags in ((0, os.devnull, os.O_RDONLY), (1, stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                            (2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+        opened = os.open(path, flags, 0o644)
+        os.dup2(opened, fd)
+        os.close(opened)
+    sys.stdin, sys.stdout = open(0, closefd=False), open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")
+    os.environ["DPSYNTH_WORKSPACE"] = workspace
+    sys.argv = [str(ROOT / "dpsynth_core" / "__main__.py"), *argv]
+    try:
+        runpy.run_module("dpsynth_core", run_name="__main__", alter_sys=True)
+        status = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            status = exc.code or 0
+        else:
+            print(exc.code, file=sys.stderr)
+            status = 1
+    except BaseException:  # noqa: BLE001 - what the interpreter would print
+        traceback.print_exc()
+        status = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return status
+
+
 def allocate(megabytes: int) -> int:
     """Touch that many MiB (the self-test of the measurement)."""
     block = bytearray(megabytes << 20)

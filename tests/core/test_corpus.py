@@ -5,8 +5,11 @@ a ``DPSynthError`` in the API) or, for odd but legitimate input, a release; neve
 traceback, never a changed file, never more than 1 GB of memory. The whole corpus runs
 through the API, each case in its own fresh process (``tests/isolated.py``: forked from a
 server that imported the library, so its peak resident memory is the call's own, whatever
-ran before); the cases marked ``cli`` also run as real subprocesses, two at a time, each
-with its own peak resident memory measured by a small launcher process.
+ran before); the cases marked ``cli`` also run through ``python -m dpsynth_core``'s own
+``__main__`` in such a forked process, with its own standard streams and exit status (the
+interpreter's start-up, a second or two per case, is paid once). A few of them run again as real
+subprocesses, each with its own peak resident memory measured by a small launcher process, so the
+two ways are checked to agree.
 """
 
 from __future__ import annotations
@@ -140,12 +143,29 @@ def _run_cli(argv: list[str], folder: Path) -> dict:
     return result
 
 
-def _check_cli(case, corpus) -> list[str]:
-    folder = corpus / f"cli-{CASES.index(case):03d}"
+def _run_forked(argv: list[str], folder: Path, isolated: Isolated) -> dict:
+    """Run the CLI's ``__main__`` in a fresh forked process; the same result as :func:`_run_cli`."""
+    out, err = folder / ".stdout", folder / ".stderr"
+    run = isolated.run("tests.isolated:cli", argv, str(out), str(err), os.environ["DPSYNTH_WORKSPACE"],
+                       timeout=2 * TIME_LIMIT)
+    status = run["value"] if run["outcome"] == "ok" else f"{run['outcome']}: {run['value']}"
+    result = {"status": status, "stdout": out.read_text(errors="replace") if out.exists() else "",
+              "stderr": err.read_text(errors="replace") if err.exists() else "", "seconds": run["seconds"],
+              "peak_bytes": run["peak_bytes"]}
+    for path in (out, err):
+        path.unlink(missing_ok=True)
+    return result
+
+
+def _check_cli(case, corpus, isolated=None) -> list[str]:
+    """A case through the CLI, in a forked process (``isolated``) or else a real subprocess."""
+    folder = corpus / f"cli-{'forked' if isolated else 'process'}-{CASES.index(case):03d}"
     paths = prepare(case, folder, corpus / "shared")
     before = _snapshot(folder, corpus / "shared")
-    run = _run_cli(cli_argv(case, paths), folder)
-    _STATS[("cli", case.name)] = {"seconds": run["seconds"], "peak_bytes": run["peak_bytes"]}
+    argv = cli_argv(case, paths)
+    run = _run_forked(argv, folder, isolated) if isolated else _run_cli(argv, folder)
+    _STATS[("cli" if isolated else "process", case.name)] = {"seconds": run["seconds"],
+                                                             "peak_bytes": run["peak_bytes"]}
     problems = []
     expected_status = 2 if case.expect == "error" else 0
     if run["status"] != expected_status:
@@ -168,8 +188,20 @@ def _check_cli(case, corpus) -> list[str]:
     return [f"{_id(case)}: {p}" for p in problems]
 
 
-def test_cli(corpus):
-    cases = [c for c in CASES if c.cli]
+def test_cli(corpus, isolated):
+    found = [p for case in CASES if case.cli for p in _check_cli(case, corpus, isolated)]
+    assert not found, "\n".join(found)
+
+
+#: Cases run again as real ``python -m dpsynth_core`` processes: a release, a refusal of the data, of the
+#: declaration, of the options and of the outputs, a device, and the memory-hungry 20 MB record.
+AS_PROCESSES = ("a 20 MB record", "header only", "not JSON", "epsilon nan", "--out is the input",
+                "/dev/zero as the declaration")
+
+
+def test_cli_as_real_processes(corpus):
+    cases = [c for c in CASES if c.cli and c.name in AS_PROCESSES]
+    assert len(cases) == len(AS_PROCESSES)
     with ThreadPoolExecutor(max_workers=2) as pool:
         found = [p for problems in pool.map(lambda c: _check_cli(c, corpus), cases) for p in problems]
     assert not found, "\n".join(found)
