@@ -66,6 +66,23 @@ def complete_domain(dataset: str) -> dict:
     return spec
 
 
+def pytest_collection_modifyitems(items):
+    """Keep what is shared on one pytest-xdist worker (pyproject's addopts: ``-n auto --dist loadgroup``).
+
+    Tests go to the workers one by one, except: every real-browser test runs on one worker (one
+    Chromium, one app server at a time, so their time limits hold on two cores), and the tests of a
+    module that share a module-scoped fixture (a fit, a server, a Spark session) run on one worker,
+    so the fixture is made once.
+    """
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+            continue
+        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        if any(defs and defs[-1].scope in ("module", "package") for defs in definitions.values()):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 @pytest.fixture(scope="session")
 def adult_domain() -> dict:
     return complete_domain("adult")

@@ -12,12 +12,7 @@ import json
 
 import pytest
 
-from tests.app.test_browser import (  # noqa: F401
-    CHROMIUM_FLAGS,
-    Server,
-    _go,
-    browser,  # noqa: F401 - the shared Chromium fixture
-)
+from tests.app.test_browser import Server, _go
 
 pytestmark = pytest.mark.browser
 
@@ -53,7 +48,7 @@ def _scan(page) -> list[dict]:
             for v in result["violations"]]
 
 
-def test_every_page_after_a_generate_has_no_violation(server, browser):  # noqa: F811
+def test_every_page_after_a_generate_has_no_violation(server, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1500})
     page = context.new_page()
     page.set_default_timeout(30_000)

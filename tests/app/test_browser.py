@@ -26,9 +26,6 @@ from tests.core.test_tables import _png
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-quic"]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
@@ -85,19 +82,6 @@ def server(tmp_path_factory):
     running.start()
     yield running
     running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.fail("Chromium is not installed: `apt-get install chromium chromium-driver` (.ci/run does this)")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
 
 
 def _shot(page, tmp_dir: Path, name: str, full_page: bool = True, readme: bool = True) -> Path:

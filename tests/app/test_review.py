@@ -7,7 +7,7 @@ the real table's file name and its distinctive values.
 
 from __future__ import annotations
 
-import shutil
+import contextlib
 
 import pandas as pd
 import pytest
@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dpsynth_core import synthesize
 from dpsynth_core.release import review
 from dpsynth_core.workspace import Workspace
-from tests.app.test_browser import CHROMIUM_FLAGS, Server
+from tests.app.test_browser import Server
 from tests.conftest import ROOT
 
 FILE_NAME = "zanzibar_patients.csv"
@@ -59,17 +59,13 @@ def test_a_reviewer_link_opens_only_the_review_pages(tmp_path, monkeypatch):
 
 
 @pytest.mark.browser
-def test_in_chromium_a_reviewer_sees_no_real_value_and_no_publisher_page(tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_in_chromium_a_reviewer_sees_no_real_value_and_no_publisher_page(browser, tmp_path):
     workspace, token = _shared_release(tmp_path / "workspace")
     server = Server(tmp_path / "workspace", tmp_path / "streamlit.log")
     server.address = "0.0.0.0"
     server.start()
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+        with contextlib.closing(browser.new_page(viewport={"width": 1280, "height": 900})) as page:
             page.goto(f"{server.url}/?review={token}")
             page.get_by_role("heading", name="Releases shared with you").wait_for(timeout=60_000)
             page.get_by_text("Synthetic data release").first.wait_for(timeout=30_000)
@@ -88,7 +84,6 @@ def test_in_chromium_a_reviewer_sees_no_real_value_and_no_publisher_page(tmp_pat
             page.goto(f"{server.url}/Preview")  # no link, server beyond this computer: a login
             page.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
             page.screenshot(path=str(tmp_path / "sign_in.png"))
-            browser.close()
     finally:
         server.stop()
     shown = "\n".join(texts)

@@ -1,0 +1,24 @@
+"""One headless Chromium for every real-browser test of the session (they run on one worker)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-quic"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.fail("Chromium is not installed: `apt-get install chromium chromium-driver` (.ci/run does this)")
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
