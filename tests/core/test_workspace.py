@@ -209,7 +209,7 @@ def test_policies_declarations_and_session_are_kept(tmp_path):
 def test_each_browser_resumes_its_own_session_and_the_file_holds_no_identity(tmp_path, monkeypatch):
     import sqlite3
 
-    from dpsynth_core import workspace as module
+    from dpsynth_core.workspace import choices as module
 
     ws = Workspace(tmp_path)
     ws.save_session("secret-a", {"source": "upload: people.csv", "data": FP})

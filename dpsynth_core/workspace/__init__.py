@@ -25,79 +25,24 @@ readable by its owner only. One workspace serves one publisher.
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import gzip
-import hashlib
 import json
 import math
-import os
-import sqlite3
 from dataclasses import fields
-from pathlib import Path
 
 import pandas as pd
 
-from .errors import DPSynthError
-from .privacy.accounting import Accountant, PrivacyEvent, Spend, Spending, compose, planned_events  # noqa: F401
-from .release import ledger
-from .release.stored import StoredRelease
-from .wording import format_delta, format_epsilon, ledger_text  # noqa: F401  (re-exported for the app and CLI)
-
-#: Environment variable naming the workspace folder.
-ENVIRONMENT_VARIABLE = "DPSYNTH_WORKSPACE"
-#: The database file inside the folder.
-FILE_NAME = "workspace.sqlite"
-_SCHEMA_VERSION = 3
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS datasets (
-    fingerprint TEXT PRIMARY KEY, name TEXT NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
-    lifetime_epsilon REAL);
-CREATE TABLE IF NOT EXISTS releases (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
-    method TEXT NOT NULL, settings_key TEXT, settings TEXT NOT NULL, card TEXT NOT NULL,
-    publisher_report TEXT NOT NULL, rows INTEGER NOT NULL, csv_gzip BLOB NOT NULL, metrics TEXT,
-    seconds REAL, source TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS spends (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
-    purpose TEXT NOT NULL, method TEXT NOT NULL, guaranteed INTEGER NOT NULL, events TEXT NOT NULL,
-    zcdp_delta REAL NOT NULL DEFAULT 0, source TEXT NOT NULL, release_id INTEGER);
-CREATE TABLE IF NOT EXISTS reports (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, release_id INTEGER NOT NULL, spend_id INTEGER NOT NULL,
-    created TEXT NOT NULL, epsilon REAL NOT NULL, figures TEXT NOT NULL, html TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS declarations (fingerprint TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS policies (name TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (browser TEXT PRIMARY KEY, updated TEXT NOT NULL, value TEXT NOT NULL);
-DROP TABLE IF EXISTS app_state;  -- version 1: one saved session that every browser resumed
-CREATE INDEX IF NOT EXISTS spends_by_data ON spends (fingerprint);
-CREATE INDEX IF NOT EXISTS releases_by_data ON releases (fingerprint, settings_key);
-"""
+from ..errors import DPSynthError
+from ..privacy.accounting import Accountant, PrivacyEvent, Spend, Spending, compose, planned_events  # noqa: F401
+from ..release import ledger
+from ..release.stored import StoredRelease
+from ..wording import format_delta, format_epsilon, ledger_text  # noqa: F401  (re-exported for the app and CLI)
+from .choices import SavedChoices
+from .database import ENVIRONMENT_VARIABLE, FILE_NAME, _json, _now, default_folder  # noqa: F401
 
 
 class BudgetExceeded(DPSynthError):
     """A draw or report would take a dataset past its lifetime budget (nothing was recorded)."""
-
-
-def default_folder() -> Path:
-    """``$DPSYNTH_WORKSPACE`` if set, else ``~/.dpsynth``."""
-    chosen = os.environ.get(ENVIRONMENT_VARIABLE)
-    return Path(chosen).expanduser() if chosen else Path.home() / ".dpsynth"
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _json(value) -> str:
-    def plain(obj):
-        if hasattr(obj, "item"):  # numpy scalars
-            return obj.item()
-        if isinstance(obj, (set, tuple)):
-            return list(obj)
-        return str(obj)
-
-    return json.dumps(value, default=plain, allow_nan=True)
 
 
 def _event(data: dict) -> PrivacyEvent:
@@ -105,63 +50,10 @@ def _event(data: dict) -> PrivacyEvent:
     return PrivacyEvent(**{k: v for k, v in data.items() if k in known})
 
 
-
-class Workspace(ledger.LedgerKeys):
-    """The workspace database in ``folder`` (default :func:`default_folder`), created on first use."""
-
-    def __init__(self, folder=None, *, read_only: bool = False):
-        self.folder = Path(folder).expanduser() if folder is not None else default_folder()
-        self.read_only = read_only
-        #: Notes for the publisher about the folder (it was tightened), to show once.
-        self.notes = ledger.prepare_folder(self.folder, create=not read_only)
-        self.path = self.folder / FILE_NAME
-        found = ledger.check_database_file(self.path)
-        self.exists = found != "none"
-        if read_only:
-            return
-        with self._connect() as conn:
-            if found != "ours" or conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(_SCHEMA)
-                ledger.add_schema(conn)
-                conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-        self.exists = True
-        with contextlib.suppress(OSError):
-            self.path.chmod(0o600)
-
-    @contextlib.contextmanager
-    def _connect(self):
-        try:
-            if self.read_only:
-                conn = sqlite3.connect(ledger.read_only_uri(self.path), uri=True, timeout=60, isolation_level=None)
-            else:
-                conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        except sqlite3.Error as problem:
-            raise DPSynthError(f"cannot open the workspace {self.path}: {problem}") from None
-        try:
-            yield conn
-        except sqlite3.DatabaseError as problem:
-            raise DPSynthError(f"the workspace {self.path} cannot be used ({problem}): if it is damaged, move it "
-                               "away or choose another folder") from None
-        finally:
-            conn.close()
-
-    @contextlib.contextmanager
-    def _transaction(self):
-        """A write transaction that holds the database's write lock from its first statement."""
-        with self._connect() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-
-    def transaction(self):
-        """A write transaction, for the stores kept beside the ledger (accounts and reviewer links,
-        :mod:`dpsynth_core.release.review`)."""
-        return self._transaction()
+class Workspace(ledger.LedgerKeys, SavedChoices):
+    """The workspace database in ``folder`` (default :func:`default_folder`), created on first use: the
+    ledger and the releases here, the publisher's saved choices in :class:`SavedChoices`, the file and
+    its connections in :class:`~dpsynth_core.workspace.database.Database`."""
 
     # --- datasets and the ledger ----------------------------------------------------------
 
@@ -376,72 +268,3 @@ class Workspace(ledger.LedgerKeys):
                                 "ORDER BY id DESC", (int(release_id),)).fetchall()
         return [{"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4]}
                 for r in rows]
-
-    # --- declarations and policies ---------------------------------------------------------
-
-    def remember_declaration(self, fp: str, spec: dict) -> None:
-        with self._transaction() as conn:
-            conn.execute("INSERT INTO declarations (fingerprint, updated, spec) VALUES (?, ?, ?) ON CONFLICT "
-                         "(fingerprint) DO UPDATE SET updated = excluded.updated, spec = excluded.spec",
-                         (fp, _now(), _json(spec)))
-
-    def declaration_for(self, fp: str) -> dict | None:
-        """The declaration last used with this dataset, if any."""
-        with self._connect() as conn:
-            row = conn.execute("SELECT spec FROM declarations WHERE fingerprint = ?", (fp,)).fetchone()
-        return json.loads(row[0]) if row else None
-
-    def save_policy(self, name: str, spec: dict) -> None:
-        name = name.strip()
-        if not name:
-            raise DPSynthError("a policy needs a name")
-        with self._transaction() as conn:
-            conn.execute("INSERT INTO policies (name, updated, spec) VALUES (?, ?, ?) ON CONFLICT (name) "
-                         "DO UPDATE SET updated = excluded.updated, spec = excluded.spec", (name, _now(), _json(spec)))
-
-    def policies(self) -> list[dict]:
-        """Saved policies, newest first: name, date and the columns they declare."""
-        with self._connect() as conn:
-            rows = conn.execute("SELECT name, updated, spec FROM policies ORDER BY updated DESC, name").fetchall()
-        return [{"name": n, "updated": u, "columns": list(json.loads(s).get("columns", {}))} for n, u, s in rows]
-
-    def policy(self, name: str) -> dict | None:
-        with self._connect() as conn:
-            row = conn.execute("SELECT spec FROM policies WHERE name = ?", (name,)).fetchone()
-        return json.loads(row[0]) if row else None
-
-    def delete_policy(self, name: str) -> None:
-        with self._transaction() as conn:
-            conn.execute("DELETE FROM policies WHERE name = ?", (name,))
-
-    # --- the app's sessions, one per browser ---------------------------------------------------
-
-    def save_session(self, browser: str, session: dict) -> None:
-        """Keep the app's session (which data, which settings) for one browser.
-
-        ``browser`` is the browser's secret identity (a random cookie). Only its SHA-256 is
-        stored, so the workspace file does not hold what would let another browser pass for
-        it. The most recent ``KEPT_SESSIONS`` browsers are kept.
-        """
-        with self._transaction() as conn:
-            # REPLACE gives the row a new, highest rowid: rowids order the browsers by last save.
-            conn.execute("INSERT OR REPLACE INTO sessions (browser, updated, value) VALUES (?, ?, ?)",
-                         (_browser_key(browser), _now(), _json(session)))
-            conn.execute("DELETE FROM sessions WHERE rowid NOT IN "
-                         "(SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)", (KEPT_SESSIONS,))
-
-    def last_session(self, browser: str) -> dict | None:
-        """The session last saved for this browser (None for a browser never seen)."""
-        with self._connect() as conn:
-            row = conn.execute("SELECT value FROM sessions WHERE browser = ?", (_browser_key(browser),)).fetchone()
-        return json.loads(row[0]) if row else None
-
-
-#: Browsers whose last session the workspace keeps (the most recently saved).
-KEPT_SESSIONS = 50
-
-
-def _browser_key(browser: str) -> str:
-    if not isinstance(browser, str) or not browser:
-        raise ValueError("a session belongs to a browser: its identity must be a non-empty string")
-    return hashlib.sha256(browser.encode("utf-8")).hexdigest()

@@ -1,0 +1,123 @@
+"""The workspace's database file: where it lives, its tables, and the connections and write
+transactions every part of :class:`~dpsynth_core.workspace.Workspace` goes through."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from ..errors import DPSynthError
+from ..release import ledger
+
+#: Environment variable naming the workspace folder.
+ENVIRONMENT_VARIABLE = "DPSYNTH_WORKSPACE"
+#: The database file inside the folder.
+FILE_NAME = "workspace.sqlite"
+_SCHEMA_VERSION = 3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS datasets (
+    fingerprint TEXT PRIMARY KEY, name TEXT NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
+    lifetime_epsilon REAL);
+CREATE TABLE IF NOT EXISTS releases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
+    method TEXT NOT NULL, settings_key TEXT, settings TEXT NOT NULL, card TEXT NOT NULL,
+    publisher_report TEXT NOT NULL, rows INTEGER NOT NULL, csv_gzip BLOB NOT NULL, metrics TEXT,
+    seconds REAL, source TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS spends (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
+    purpose TEXT NOT NULL, method TEXT NOT NULL, guaranteed INTEGER NOT NULL, events TEXT NOT NULL,
+    zcdp_delta REAL NOT NULL DEFAULT 0, source TEXT NOT NULL, release_id INTEGER);
+CREATE TABLE IF NOT EXISTS reports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, release_id INTEGER NOT NULL, spend_id INTEGER NOT NULL,
+    created TEXT NOT NULL, epsilon REAL NOT NULL, figures TEXT NOT NULL, html TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS declarations (fingerprint TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS policies (name TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (browser TEXT PRIMARY KEY, updated TEXT NOT NULL, value TEXT NOT NULL);
+DROP TABLE IF EXISTS app_state;  -- version 1: one saved session that every browser resumed
+CREATE INDEX IF NOT EXISTS spends_by_data ON spends (fingerprint);
+CREATE INDEX IF NOT EXISTS releases_by_data ON releases (fingerprint, settings_key);
+"""
+
+
+def default_folder() -> Path:
+    """``$DPSYNTH_WORKSPACE`` if set, else ``~/.dpsynth``."""
+    chosen = os.environ.get(ENVIRONMENT_VARIABLE)
+    return Path(chosen).expanduser() if chosen else Path.home() / ".dpsynth"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _json(value) -> str:
+    def plain(obj):
+        if hasattr(obj, "item"):  # numpy scalars
+            return obj.item()
+        if isinstance(obj, (set, tuple)):
+            return list(obj)
+        return str(obj)
+
+    return json.dumps(value, default=plain, allow_nan=True)
+
+
+class Database:
+    """The workspace database in ``folder`` (default :func:`default_folder`), created on first use."""
+
+    def __init__(self, folder=None, *, read_only: bool = False):
+        self.folder = Path(folder).expanduser() if folder is not None else default_folder()
+        self.read_only = read_only
+        #: Notes for the publisher about the folder (it was tightened), to show once.
+        self.notes = ledger.prepare_folder(self.folder, create=not read_only)
+        self.path = self.folder / FILE_NAME
+        found = ledger.check_database_file(self.path)
+        self.exists = found != "none"
+        if read_only:
+            return
+        with self._connect() as conn:
+            if found != "ours" or conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(_SCHEMA)
+                ledger.add_schema(conn)
+                conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        self.exists = True
+        with contextlib.suppress(OSError):
+            self.path.chmod(0o600)
+
+    @contextlib.contextmanager
+    def _connect(self):
+        try:
+            if self.read_only:
+                conn = sqlite3.connect(ledger.read_only_uri(self.path), uri=True, timeout=60, isolation_level=None)
+            else:
+                conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        except sqlite3.Error as problem:
+            raise DPSynthError(f"cannot open the workspace {self.path}: {problem}") from None
+        try:
+            yield conn
+        except sqlite3.DatabaseError as problem:
+            raise DPSynthError(f"the workspace {self.path} cannot be used ({problem}): if it is damaged, move it "
+                               "away or choose another folder") from None
+        finally:
+            conn.close()
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """A write transaction that holds the database's write lock from its first statement."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def transaction(self):
+        """A write transaction, for the stores kept beside the ledger (accounts and reviewer links,
+        :mod:`dpsynth_core.release.review`)."""
+        return self._transaction()
