@@ -22,34 +22,26 @@ from ..data.encoding import encode_table
 from ..data.tables import read_table
 from ..domain import TableDomain, as_table_domain
 from ..errors import DataError, ParameterError
-from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent, Spend
-from ..privacy.binning import binning_budget, binning_events, binning_label, fit_bins
+from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
+from ..privacy.binning import binning_label, fit_bins
 from ..privacy.histogram import noisy_count
 from ..privacy.noise import NoiseSource, chunk_generator, make_noise_source, stream_key
 from ..privacy.persons import bound_rows, person_ledger
 from ..validation import check_epsilon, check_rho, check_rows
-
-#: How a method measures one column (:meth:`Synthesizer.column_mechanism`): CatHist over the declared
-#: values; CatHist choosing a text column's values, then counted with the others; a noisy histogram over
-#: the declared cells; a Gaussian-noise marginal (zCDP); a Dirichlet prior on every declared cell.
-CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR = ("CatHist", "CatHist vocabulary", "histogram", "Gaussian marginal",
-                                                   "Dirichlet prior")
-COLUMN_MECHANISMS = (CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR)
-TREE_MECHANISM = "PrivTree (the range split while a biased noisy count clears a threshold)"
-BIN_COUNTS_MECHANISM = "discrete Laplace histogram (counts that place the bins)"
-
-
-def split_by_label(events, epsilon: float) -> dict[str, float]:
-    """Each label's share of a charge, in epsilon: its epsilon, or for a zero-concentrated charge its
-    share of rho times ``epsilon`` (the parts then add up to ``epsilon``, as on the card)."""
-    events = list(events)
-    ledger = Accountant(events)
-    rho = ledger.rho()
-    split: dict[str, float] = {}
-    for event in events:
-        cost = event.rho_cost / rho * epsilon if ledger.has_zcdp and rho > 0 else event.epsilon
-        split[event.label] = split.get(event.label, 0.0) + cost
-    return split
+from .charges import (  # noqa: F401  (the mechanisms' and guarantees' names, re-exported for the methods)
+    APPROXIMATE_DP,
+    BIN_COUNTS_MECHANISM,
+    CATHIST,
+    GAUSSIAN,
+    HISTOGRAM,
+    NO_GUARANTEE,
+    PRIOR,
+    PURE_DP,
+    TREE_MECHANISM,
+    VOCABULARY,
+    ZCDP,
+    PublicCharge,
+)
 
 
 def as_frame(data) -> pd.DataFrame:
@@ -79,16 +71,12 @@ def resolve_engine(cls, data, engine: str | None = "auto", unit=None) -> str:
     return chosen
 
 
-#: The guarantees a method can carry.
-PURE_DP, ZCDP, APPROXIMATE_DP, NO_GUARANTEE = "pure DP", "zCDP", "approximate DP", "none"
-GUARANTEES = (PURE_DP, ZCDP, APPROXIMATE_DP, NO_GUARANTEE)
-
-
-class Synthesizer:
+class Synthesizer(PublicCharge):
     """Base class: parameter storage, budget bookkeeping and the noisy row count.
 
     Subclasses implement ``_fit(encoded, epsilon)`` (spend ``epsilon`` on the columns) and
-    ``_sample(n)`` (return a DataFrame of ``n`` synthetic rows over the kept columns).
+    ``_sample(n)`` (return a DataFrame of ``n`` synthetic rows over the kept columns). What a draw
+    costs, from public settings only, is :class:`~.charges.PublicCharge`'s.
     """
 
     # --- what the method is: the app, the CLI, the planner and the card ask these -------------
@@ -96,7 +84,7 @@ class Synthesizer:
     #: A short title and a paragraph for non-experts (set by :func:`~.registry.register`).
     title = ""
     summary = ""
-    #: The guarantee it carries: one of :data:`GUARANTEES`.
+    #: The guarantee it carries: one of :data:`~.charges.GUARANTEES`.
     guarantee = PURE_DP
     #: The publisher-facing options it takes (:class:`~.options.Option`), with defaults and ranges.
     options: tuple = ()
@@ -128,106 +116,6 @@ class Synthesizer:
         self.epsilon = epsilon
         self.rho = rho
         self.random_state = random_state
-
-    # --- the price of a draw, from public settings only ------------------------------------
-
-    @classmethod
-    def uses_tolerance(cls, domain) -> bool:
-        """Whether the tolerance for randomness (rho) changes anything for this declaration."""
-        return any(c.kind == "text" for c in as_table_domain(domain).kept.values())
-
-    @classmethod
-    def charge(cls, domain, epsilon: float, *, rows: int | None = None, **options) -> Spend:
-        """The exact charge of one draw, from public settings only, before any data is read.
-
-        ``domain``: the declaration; ``epsilon``: the publisher's total; ``rows``: a public
-        number of rows (None: the method's rule); ``options``: the method's options, checked.
-        Returns the :class:`~dpsynth_core.privacy.accounting.Spend` the ledger records for the
-        draw: the events :meth:`fit` spends (an adaptive part is one event covering it), whether
-        they carry a guarantee, and the delta of their zero-concentrated events; with a person
-        unit, the per-row charge at ``epsilon / K`` stated per person as :meth:`ledger` states it.
-        Every method's ``fit`` is tested to compose to exactly this.
-        """
-        domain = as_table_domain(domain)
-        unit = domain.person
-        cls.check_unit(unit)
-        per_row = cls._row_charge(domain, float(epsilon) / (unit.max_rows if unit is not None else 1), rows=rows,
-                                  **options)
-        if unit is None:
-            return per_row
-        ledger = person_ledger(Accountant(per_row.events, delta=per_row.zcdp_delta), unit,
-                               constraints.ADVANCED_COMPOSITION_DELTA)
-        return Spend(ledger.events, per_row.guaranteed)
-
-    @classmethod
-    def _row_charge(cls, domain, epsilon: float, *, rows=None, **options) -> Spend:
-        """The charge per row at the per-row ``epsilon`` (the method's own events)."""
-        common, left = cls._common_events(domain, epsilon, rows)
-        events = common + cls._method_events(domain, epsilon, left, common, rows=rows, **options)
-        return Spend(tuple(events), cls.guarantee != NO_GUARANTEE)
-
-    @classmethod
-    def _event(cls, mechanism: str, epsilon: float, label: str, delta: float = 0.0) -> PrivacyEvent:
-        return PrivacyEvent(mechanism, epsilon, delta, cls.neighbouring, label)
-
-    @classmethod
-    def _common_events(cls, domain, epsilon: float, rows) -> tuple[list, float]:
-        """The noisy row count and the bins of adaptive columns (what :meth:`_fit_opened` spends),
-        and the epsilon left for the columns."""
-        events, left = [], epsilon
-        if rows is None and not cls.row_count_is_public and cls.default_rows is None:
-            row_epsilon = epsilon * cls.row_count_share
-            left -= row_epsilon
-            events.append(cls._event("discrete Laplace count", row_epsilon, "row count"))
-        for name, column_epsilon in binning_budget(domain, epsilon).items():
-            parts = binning_events(domain.columns[name], column_epsilon)
-            tree, count = (parts[0], parts[1]) if len(parts) == 2 else (0.0, parts[0])
-            label = binning_label(domain.columns[name])
-            if tree:
-                events.append(cls._event(TREE_MECHANISM, tree, label))
-            events.append(cls._event(BIN_COUNTS_MECHANISM, count, label))
-            left -= tree + count
-        return events, left
-
-    @classmethod
-    def _method_events(cls, domain, epsilon: float, left: float, common: list, *, rows=None,
-                       **options) -> list:  # pragma: no cover
-        """The events the method spends on the columns, ``left`` being the epsilon left for them."""
-        raise NotImplementedError
-
-    @classmethod
-    def budget_plan(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
-                    **options) -> dict[str, float]:
-        """How the draw splits epsilon per label, before any data is read, as the card shows it (zCDP: shares
-        of rho, in epsilon; a person unit: per row times K). ``expected_rows``: display only."""
-        domain = as_table_domain(domain)
-        group = domain.person.max_rows if domain.person is not None else 1
-        plan = cls._row_plan(domain, float(epsilon) / group, rows=rows, expected_rows=expected_rows, **options)
-        return {label: value * group for label, value in plan.items()}
-
-    @classmethod
-    def _row_plan(cls, domain, epsilon: float, *, rows=None, expected_rows=None, **options) -> dict[str, float]:
-        return split_by_label(cls._row_charge(domain, epsilon, rows=rows, **options).events, epsilon)
-
-    @classmethod
-    def column_mechanism(cls, column, **options) -> str:
-        """How the method measures one declared column: one of :data:`COLUMN_MECHANISMS`."""
-        return VOCABULARY if column.kind == "text" else HISTOGRAM
-
-    @classmethod
-    def column_noise(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
-                     **options) -> dict[str, dict]:
-        """Per kept column, its own measurement's noise (from the plan): ``{"epsilon": ...}`` (and ``"sigma"``)."""
-        domain = as_table_domain(domain)
-        plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
-        even = epsilon / max(len(domain.kept), 1)
-        return {name: {"epsilon": plan.get(cls.column_label.format(name), even)} for name in domain.kept}
-
-    @classmethod
-    def privacy_note(cls, domain, epsilon: float, *, rows: int | None = None, **options):
-        """A note the Privacy page shows under the plan: ``(level, text)`` with level ``info``,
-        ``warning`` or ``error``, or None."""
-        return None
 
     # --- fitting ------------------------------------------------------------------------
 
