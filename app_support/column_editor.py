@@ -7,7 +7,7 @@ import datetime as dt
 
 import streamlit as st
 
-from dpsynth_core.domain import KIND_STATEMENTS, kinds
+from dpsynth_core.domain import KIND_STATEMENTS, typed_values
 from dpsynth_core.domain.public_lists import TITLES, public_list
 
 #: Longer category lists are kept as loaded rather than put in a text box.
@@ -37,7 +37,7 @@ def _fill_from_list(prefix: str) -> None:
 
 def _categories(prefix: str, spec: dict, out: dict) -> None:
     """Values typed one per line or filled from a public list; a very long list stays as loaded."""
-    declared = kinds.declared_values(spec)
+    declared = typed_values.declared_values(spec)
     if len(declared) > EDITABLE_VALUES:  # no text box of megabytes
         st.caption(f"{len(declared):,} values, as declared ({', '.join(str(v) for v in declared[:5])}, ...). To "
                    "change them, edit the declaration file and load it again.")
@@ -49,7 +49,7 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
                            else NO_LIST), on_change=_fill_from_list, args=(prefix,))
     text = st.text_area(statement.key("values").label, key=_init(prefix, "values", "\n".join(map(str, declared))),
                         height=140)
-    out["values"] = kinds.parse_values(text)
+    out["values"] = typed_values.parse_values(text)
     if spec.get("labels"):
         st.caption("Labels (shown on the release card): "
                    + "; ".join(f"{code} = {label}" for code, label in spec["labels"].items()))
@@ -72,9 +72,9 @@ def _widget(place, prefix: str, kind, key, spec: dict):
         common["key"] = _init(prefix, key.name, declared if declared in key.choices else "")
         return place.selectbox(key.label, list(key.choices), format_func=key.choices.get, **common) or None
     if key.widget == "numbers":
-        common["key"] = _init(prefix, key.name, kinds.list_text(declared))
-        values, unread = kinds.parse_numbers(place.text_input(key.label, placeholder=key.placeholder, **common),
-                                             "integer" if kind.name == "text" else kind.name)
+        common["key"] = _init(prefix, key.name, typed_values.list_text(declared))
+        values, unread = typed_values.parse_numbers(place.text_input(key.label, placeholder=key.placeholder, **common),
+                                                    "integer" if kind.name == "text" else kind.name)
         for message in unread:
             st.warning(f"{key.label.split(' (')[0]}: {message}; it was left out.", icon=":material/warning:")
         return values

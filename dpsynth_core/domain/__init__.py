@@ -35,9 +35,10 @@ from __future__ import annotations
 
 from ..wording import size_in_words
 from .column import CategoricalDomain, ColumnDomain, DropDomain
+from .dates import DateDomain
 from .declaration import KINDS, column_from_json, parse_declaration, read_declaration_bytes
 from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
-from .ranges import DateDomain, FloatDomain, IntegerDomain
+from .ranges import FloatDomain, IntegerDomain
 from .table import PersonUnit, TableDomain, as_table_domain
 from .text import TextDomain
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from .. import constraints
 from ..errors import DomainError
 from .column import CategoricalDomain, ColumnDomain, DropDomain
+from .dates import DateDomain
 from .kinds import column_attributes
-from .ranges import DateDomain, FloatDomain, IntegerDomain
+from .ranges import FloatDomain, IntegerDomain
 from .schema import column_problems
 from .text import TextDomain
 

@@ -6,22 +6,21 @@ a key's ``attribute`` and ``convert``), and the Domain page's widgets (a key's `
 ``label``, ``help``, ``placeholder``, ``row``, ``when``). To add a key to a kind, add one
 :class:`Key` here (and the attribute to the kind's dataclass).
 
-Also here: the plain parsing of what a person types into those widgets (a list of values, a list
-of numbers or dates), so the page only gathers text and shows what could not be read.
+The types of the keys' values are :mod:`.value_types`'s; the plain parsing of what a person types
+into the widgets is :mod:`.typed_values`'s.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import Field
 
 from .. import constraints as c
 from .public_lists import TITLES, public_list
+from .value_types import CategoryValue, CategoryValues, DateText, Labels, Number, PublicList, Whole, parse_date
 
 DATE_UNITS = ("day", "month", "year")
 TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
@@ -29,38 +28,6 @@ DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 _BIG = f"10^{len(str(c.MAX_ABS_NUMBER)) - 1}"
 _CELLS = f"{c.MAX_COLUMN_CELLS:,}"
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.+-Z]{0,30})?")
-
-
-def _date_text(value):
-    """A date written YYYY-MM-DD (a ``datetime.date`` from Python is accepted and written so)."""
-    if isinstance(value, dt.date):
-        return value.isoformat()[:10]
-    if not isinstance(value, str) or not _DATE.fullmatch(value):
-        raise ValueError("not a date")
-    dt.date.fromisoformat(value[:10])  # raises for 2021-02-30
-    return value
-
-
-def parse_date(value) -> dt.date | None:
-    """A date the schema has checked: None, a ``datetime.date`` or text starting YYYY-MM-DD."""
-    if value is None or isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(str(value)[:10])
-
-
-# --- the types of values a key may hold (strict: "false" is text, not a boolean) -------------------
-Whole = Annotated[int, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER)]
-Number = Annotated[float, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)]
-Text = Annotated[str, Field(max_length=c.MAX_TEXT_CHARS)]
-Note = Annotated[str, Field(max_length=c.MAX_NOTE_CHARS)]
-DateText = Annotated[str, BeforeValidator(_date_text)]
-CategoryValue = Union[Text, Whole]  # noqa: UP007  (pydantic reads this alias at run time)
-CategoryValues = Annotated[list[CategoryValue], Field(max_length=c.MAX_COLUMN_CELLS)]
-PublicList = Literal[tuple(TITLES)]  # type: ignore[valid-type]
-Labels = Annotated[dict[Union[Text, Whole], Text], Field(max_length=c.MAX_COLUMN_CELLS)]  # noqa: UP007
-
-
 @dataclass(frozen=True)
 class Key:
     """One key of a column kind's declaration.
@@ -239,42 +206,3 @@ def column_attributes(spec: dict) -> dict:
         if value is not None:
             out[key.field] = key.convert(value) if key.convert else value
     return out
-
-
-# --- what a person types ------------------------------------------------------------------------
-
-def parse_values(text: str) -> list:
-    """Category values typed one per line (or separated by commas); all whole numbers become ints."""
-    items = [v.strip() for v in (text.split("\n") if "\n" in text else text.split(","))]
-    values = [v for v in items if v]
-    if values and all(re.fullmatch(r"-?(0|[1-9][0-9]*)", v) for v in values):
-        return [int(v) for v in values]
-    return values
-
-
-_EXPECTED = {"integer": "a whole number", "float": "a number", "date": "a date written YYYY-MM-DD"}
-
-
-def parse_numbers(text: str, kind: str) -> tuple[list | None, list[str]]:
-    """A typed list of numbers or dates (commas, spaces or semicolons) for a column of ``kind``:
-    (the values, or None when nothing was typed; one message per entry that could not be read)."""
-    out, bad = [], []
-    for item in (t for t in re.split(r"[,\s;]+", text.strip()) if t):
-        try:
-            out.append(int(item) if kind == "integer" else float(item) if kind == "float"
-                       else dt.date.fromisoformat(item).isoformat())
-        except ValueError:
-            bad.append(f"'{item}' is not {_EXPECTED[kind]}")
-    return out or None, bad
-
-
-def list_text(values) -> str:
-    """A list of numbers or dates as one line to edit: ``0, 0.5, 1``."""
-    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values or [])
-
-
-def declared_values(spec: dict) -> list:
-    """The values a categorical declaration lists, directly or through a public list."""
-    if isinstance(spec.get("values"), list):
-        return spec["values"]
-    return list(public_list(spec["list"])) if spec.get("list") in TITLES else []

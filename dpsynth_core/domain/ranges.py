@@ -1,8 +1,8 @@
-"""Integer, real and date ranges split into public bins, with public special values kept exact."""
+"""Integer and real ranges split into public bins, with public special values kept exact (dates:
+:mod:`.dates`, which shares the helpers here)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -11,12 +11,9 @@ import numpy as np
 
 from .. import constraints
 from .column import ColumnDomain
-from .kinds import DATE_UNITS
-
-_EPOCH = dt.date(1970, 1, 1)
 
 
-def _nice_width(span: float, target_bins: int, integer: bool) -> float:
+def nice_width(span: float, target_bins: int, integer: bool) -> float:
     """Smallest width of the form 1, 2 or 5 times a power of ten giving at most target bins."""
     raw = span / target_bins
     if raw <= 0:
@@ -31,7 +28,7 @@ def _nice_width(span: float, target_bins: int, integer: bool) -> float:
     return width
 
 
-def _with_special(lows: np.ndarray, special, top: int) -> np.ndarray:
+def with_special(lows: np.ndarray, special, top: int) -> np.ndarray:
     """Bin lows (integers) with a one-value bin cut out for every special value in range."""
     if not special:
         return lows
@@ -39,7 +36,7 @@ def _with_special(lows: np.ndarray, special, top: int) -> np.ndarray:
     return np.unique(np.concatenate([lows, np.asarray(cuts, dtype=np.int64)]))
 
 
-def _special_problems(name: str, special, low, high, shown=str) -> list[str]:
+def special_problems(name: str, special, low, high, shown=str) -> list[str]:
     if len(set(special)) != len(special):
         return [f"column '{name}': the special values contain duplicates"]
     outside = [shown(v) for v in special if not low <= v <= high]
@@ -83,7 +80,7 @@ class IntegerDomain(ColumnDomain):
                 return [f"column '{self.name}': edges must increase strictly, start at min "
                         f"({self.min}) and not pass max ({self.max})"]
         # the declared bins first (counted, never built), then the special values cut into them
-        out = self._too_many_bins(self._declared_bins()) or _special_problems(self.name, self.special, self.min,
+        out = self._too_many_bins(self._declared_bins()) or special_problems(self.name, self.special, self.min,
                                                                                 self.max)
         return out or self._too_many_bins(self.bins)
 
@@ -112,7 +109,7 @@ class IntegerDomain(ColumnDomain):
             return int(self.bin_width)
         if self.size <= constraints.MAX_UNIT_BINS:
             return 1
-        return int(_nice_width(self.size, constraints.DEFAULT_TARGET_BINS, integer=True))
+        return int(nice_width(self.size, constraints.DEFAULT_TARGET_BINS, integer=True))
 
     @property
     def lows(self) -> np.ndarray:
@@ -121,7 +118,7 @@ class IntegerDomain(ColumnDomain):
             lows = np.asarray(self.edges, dtype=np.int64)
         else:
             lows = np.arange(int(self.min), int(self.max) + 1, self.width, dtype=np.int64)
-        return _with_special(lows, self.special, int(self.max))
+        return with_special(lows, self.special, int(self.max))
 
     @property
     def highs(self) -> np.ndarray:
@@ -204,7 +201,7 @@ class FloatDomain(ColumnDomain):
             if e != sorted(set(e)) or len(e) < 2 or e[0] != self.min or e[-1] != self.max:
                 return [f"column '{self.name}': edges must increase strictly from min ({self.min}) "
                         f"to max ({self.max})"]
-        out = self._too_many_bins(self._bin_count()) or _special_problems(
+        out = self._too_many_bins(self._bin_count()) or special_problems(
             self.name, self.special, self.min, self.max, shown=lambda v: f"{v:g}")
         return out or self._too_many_bins(self._bin_count() + 2 * len(self.special))
 
@@ -287,136 +284,3 @@ class FloatDomain(ColumnDomain):
     def bin_labels(self) -> list[str]:
         e = self.all_edges
         return [f"{a:g}" if a == b else f"{a:g}-{b:g}" for a, b in zip(e[:-1], e[1:])]
-
-
-@dataclass(frozen=True)
-class DateDomain(ColumnDomain):
-    """Calendar days in ``min..max``; released as YYYY-MM-DD.
-
-    Bins: ``edges`` (the first day of every bin, from ``min``), else by ``unit`` (day, month
-    or year), else fitted to the data with DP when released (:attr:`adaptive`), or one bin
-    per day when the range holds few days. ``special`` days always get a bin of their own.
-    ``spread``: as for :class:`IntegerDomain` (pieces' lows in days since 1970-01-01).
-    """
-
-    min: dt.date | None = None
-    max: dt.date | None = None
-    unit: str | None = None
-    edges: tuple | None = None
-    special: tuple = ()
-    spread: tuple | None = field(default=None, repr=False)
-    kind: ClassVar[str] = "date"
-
-    def problems(self) -> list[str]:
-        out = [f"column '{self.name}': no public {'first' if b == 'min' else 'last'} date is declared; "
-               f"supply '{b}' (it is never taken from the data)"
-               for b in ("min", "max") if getattr(self, b) is None]
-        if out:
-            return out
-        if self.min > self.max:
-            return [f"column '{self.name}': min ({self.min}) must be on or before max ({self.max})"]
-        if self.unit is not None and self.unit not in DATE_UNITS:
-            return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(DATE_UNITS)}"]
-        if self.edges is not None:
-            e = list(self.edges)
-            if not e or e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
-                return [f"column '{self.name}': edges must be dates in increasing order, start at min "
-                        f"({self.min}) and not pass max ({self.max})"]
-        out = self._too_many_bins(self._declared_bins()) or _special_problems(
-            self.name, self.special, self.min, self.max, shown=lambda v: v.isoformat())
-        return out or self._too_many_bins(self.bins)
-
-    @property
-    def declares_bins(self) -> bool:
-        """True when the publisher declared the bins (``edges`` or ``unit``)."""
-        return self.edges is not None or self.unit is not None
-
-    @property
-    def adaptive(self) -> bool:
-        """True when the release fits this column's bins to the data (paid for with DP)."""
-        return (not self.declares_bins and self.min is not None and self.max is not None
-                and self.size > constraints.ADAPTIVE_MAX_BINS)
-
-    @property
-    def bin_unit(self) -> str:
-        if self.unit:
-            return self.unit
-        days = (self.max - self.min).days + 1
-        if days <= 400:
-            return "day"
-        if days <= 31 * 600:
-            return "month"
-        return "year"
-
-    @property
-    def lows(self) -> np.ndarray:
-        """First day of every bin, as days since 1970-01-01 (the first bin starts at ``min``)."""
-        first, last = (self.min - _EPOCH).days, (self.max - _EPOCH).days
-        if self.edges is not None:
-            lows = np.array([(d - _EPOCH).days for d in self.edges], dtype=np.int64)
-        elif self.bin_unit == "day":
-            lows = np.arange(first, last + 1, dtype=np.int64)
-        else:
-            step = {"month": "M", "year": "Y"}[self.bin_unit]
-            periods = np.arange(np.datetime64(self.min, step), np.datetime64(self.max, step) + 1)
-            lows = (periods.astype("datetime64[D]") - np.datetime64("1970-01-01", "D")).astype(np.int64)
-            lows[0] = first
-        return _with_special(lows, [(d - _EPOCH).days for d in self.special], last)
-
-    @property
-    def highs(self) -> np.ndarray:
-        lows = self.lows
-        return np.append(lows[1:] - 1, (self.max - _EPOCH).days).astype(np.int64)
-
-    def _declared_bins(self) -> int:
-        """Number of bins before special days are cut out, counted without building them."""
-        if self.edges is not None:
-            return len(self.edges)
-        unit = self.bin_unit
-        if unit == "day":
-            return self.size
-        years = self.max.year - self.min.year
-        return years + 1 if unit == "year" else years * 12 + self.max.month - self.min.month + 1
-
-    @property
-    def bins(self) -> int:
-        """Number of bins (built only when special days cut into them)."""
-        return len(self.lows) if self.special else self._declared_bins()
-
-    @property
-    def size(self) -> int:
-        return (self.max - self.min).days + 1
-
-    def describe(self) -> str:
-        if self.min is None or self.max is None:
-            return "dates (range missing)"
-        special = f"; {', '.join(d.isoformat() for d in self.special)} kept exact" if self.special else ""
-        if self.adaptive:
-            return (f"dates from {self.min} to {self.max}, in up to {constraints.ADAPTIVE_MAX_BINS} bins "
-                    f"fitted to the data with DP when released{special}")
-        if self.edges is not None:
-            return f"dates from {self.min} to {self.max} in {self.bins} bins{special}"
-        return f"dates from {self.min} to {self.max} by {self.bin_unit}, {self.bins} bins{special}"
-
-    def to_json(self) -> dict:
-        out = self._base_json()
-        if self.min is not None:
-            out["min"] = self.min.isoformat()
-        if self.max is not None:
-            out["max"] = self.max.isoformat()
-        if self.edges is not None:
-            out["edges"] = [d.isoformat() for d in self.edges]
-        elif self.unit is not None:
-            out["unit"] = self.unit
-        if self.special:
-            out["special"] = [d.isoformat() for d in self.special]
-        return out
-
-    def bin_labels(self) -> list[str]:
-        def day(d):
-            return (_EPOCH + dt.timedelta(days=int(d))).isoformat()
-
-        if self.edges is not None or self.special:
-            return [day(lo) if lo == hi else f"{day(lo)} to {day(hi)}" for lo, hi in zip(self.lows, self.highs)]
-        width = {"day": 10, "month": 7, "year": 4}[self.bin_unit]
-        return [(_EPOCH + dt.timedelta(days=int(d))).isoformat()[:width] for d in self.lows]

@@ -22,7 +22,8 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from .. import constraints as c
-from .kinds import DATE_UNITS, KIND_STATEMENTS, Kind, Note, Text
+from .kinds import DATE_UNITS, KIND_STATEMENTS, Kind
+from .value_types import Note, Text
 
 __all__ = ["DATE_UNITS", "COLUMN_MODELS", "declaration_problems", "column_problems"]
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from dpsynth_core import DomainError
-from dpsynth_core.domain import KIND_STATEMENTS, KINDS, column_from_json, editing, kinds
+from dpsynth_core.domain import KIND_STATEMENTS, KINDS, column_from_json, editing, kinds, typed_values
 from dpsynth_core.domain.schema import COLUMN_MODELS
 
 
@@ -33,14 +33,14 @@ def test_keys_with_another_attribute_name_reach_it():
 
 
 def test_typed_text_is_parsed_in_the_core():
-    assert kinds.parse_values("1\n2\n 3 ") == [1, 2, 3]
-    assert kinds.parse_values("a, b,,c") == ["a", "b", "c"]
-    assert kinds.parse_values("01, 2") == ["01", "2"]  # a leading zero stays text
-    assert kinds.parse_numbers("17, 25;40 65", "integer") == ([17, 25, 40, 65], [])
-    assert kinds.parse_numbers("40, 99, forty", "integer") == ([40, 99], ["'forty' is not a whole number"])
-    assert kinds.parse_numbers("  ", "float") == (None, [])
-    assert kinds.parse_numbers("2020-01-01 2020-13-01", "date")[0] == ["2020-01-01"]
-    assert kinds.list_text([0.5, 1.0, 2]) == "0.5, 1, 2"
+    assert typed_values.parse_values("1\n2\n 3 ") == [1, 2, 3]
+    assert typed_values.parse_values("a, b,,c") == ["a", "b", "c"]
+    assert typed_values.parse_values("01, 2") == ["01", "2"]  # a leading zero stays text
+    assert typed_values.parse_numbers("17, 25;40 65", "integer") == ([17, 25, 40, 65], [])
+    assert typed_values.parse_numbers("40, 99, forty", "integer") == ([40, 99], ["'forty' is not a whole number"])
+    assert typed_values.parse_numbers("  ", "float") == (None, [])
+    assert typed_values.parse_numbers("2020-01-01 2020-13-01", "date")[0] == ["2020-01-01"]
+    assert typed_values.list_text([0.5, 1.0, 2]) == "0.5, 1, 2"
 
 
 def test_a_declaration_file_is_loaded_for_a_table():

@@ -1,0 +1,47 @@
+"""What a person types into the Domain page's widgets, read plainly: a list of values, a list of
+numbers or dates (and what could not be read), a list written back as one line to edit, and the
+values a categorical declaration lists. The page only gathers the text and shows what could not be read."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from .public_lists import TITLES, public_list
+
+
+def parse_values(text: str) -> list:
+    """Category values typed one per line (or separated by commas); all whole numbers become ints."""
+    items = [v.strip() for v in (text.split("\n") if "\n" in text else text.split(","))]
+    values = [v for v in items if v]
+    if values and all(re.fullmatch(r"-?(0|[1-9][0-9]*)", v) for v in values):
+        return [int(v) for v in values]
+    return values
+
+
+_EXPECTED = {"integer": "a whole number", "float": "a number", "date": "a date written YYYY-MM-DD"}
+
+
+def parse_numbers(text: str, kind: str) -> tuple[list | None, list[str]]:
+    """A typed list of numbers or dates (commas, spaces or semicolons) for a column of ``kind``:
+    (the values, or None when nothing was typed; one message per entry that could not be read)."""
+    out, bad = [], []
+    for item in (t for t in re.split(r"[,\s;]+", text.strip()) if t):
+        try:
+            out.append(int(item) if kind == "integer" else float(item) if kind == "float"
+                       else dt.date.fromisoformat(item).isoformat())
+        except ValueError:
+            bad.append(f"'{item}' is not {_EXPECTED[kind]}")
+    return out or None, bad
+
+
+def list_text(values) -> str:
+    """A list of numbers or dates as one line to edit: ``0, 0.5, 1``."""
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values or [])
+
+
+def declared_values(spec: dict) -> list:
+    """The values a categorical declaration lists, directly or through a public list."""
+    if isinstance(spec.get("values"), list):
+        return spec["values"]
+    return list(public_list(spec["list"])) if spec.get("list") in TITLES else []

@@ -1,0 +1,44 @@
+"""The types of values a declaration's keys may hold, as pydantic reads them (strict: "false" is
+text, not a boolean; numbers finite and within the declared maximum), and dates as a declaration
+writes them (YYYY-MM-DD)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Literal, Union
+
+from pydantic import BeforeValidator, Field
+
+from .. import constraints as c
+from .public_lists import TITLES
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.+-Z]{0,30})?")
+
+
+def _date_text(value):
+    """A date written YYYY-MM-DD (a ``datetime.date`` from Python is accepted and written so)."""
+    if isinstance(value, dt.date):
+        return value.isoformat()[:10]
+    if not isinstance(value, str) or not _DATE.fullmatch(value):
+        raise ValueError("not a date")
+    dt.date.fromisoformat(value[:10])  # raises for 2021-02-30
+    return value
+
+
+def parse_date(value) -> dt.date | None:
+    """A date the schema has checked: None, a ``datetime.date`` or text starting YYYY-MM-DD."""
+    if value is None or isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(str(value)[:10])
+
+
+Whole = Annotated[int, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER)]
+Number = Annotated[float, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)]
+Text = Annotated[str, Field(max_length=c.MAX_TEXT_CHARS)]
+Note = Annotated[str, Field(max_length=c.MAX_NOTE_CHARS)]
+DateText = Annotated[str, BeforeValidator(_date_text)]
+CategoryValue = Union[Text, Whole]  # noqa: UP007  (pydantic reads this alias at run time)
+CategoryValues = Annotated[list[CategoryValue], Field(max_length=c.MAX_COLUMN_CELLS)]
+PublicList = Literal[tuple(TITLES)]  # type: ignore[valid-type]
+Labels = Annotated[dict[Union[Text, Whole], Text], Field(max_length=c.MAX_COLUMN_CELLS)]  # noqa: UP007
