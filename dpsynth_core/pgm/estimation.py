@@ -1,0 +1,130 @@
+"""Private-PGM estimation: the potentials of a :class:`~.model.GraphicalModel` from noisy marginals.
+
+Estimation (McKenna, Sheldon and Miklau, ICML 2019, Algorithm 1) finds the potentials whose
+marginals minimise
+
+    L(mu) = 1/2 * sum over measurements i of |mu_{r_i} - y_i|^2 / sigma_i^2
+
+by entropic mirror descent, ``theta <- theta - alpha * dL/dmu``, accelerated, with the step
+``alpha`` halved whenever the loss would go up. Starting from the previous potentials, moved
+toward a new measurement by one proportional-fitting step (:func:`absorb`), makes each
+adaptive round cheap. All of it is post-processing: only noisy measurements go in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import GraphicalModel
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A noisy marginal: the column group (global order), its noisy counts (shaped by the group's
+    cells) and the noise's standard deviation."""
+
+    group: tuple
+    noisy: np.ndarray
+    sigma: float
+
+
+class _Loss:
+    """``L(mu) = 1/2 sum_i |mu_{r_i} - y_i|^2 / sigma_i^2``, with the measurements of one group pooled:
+    ``1/2 P_r |mu_r|^2 - mu_r . b_r + c_r`` (``P_r = sum 1/sigma_i^2``, ``b_r = sum y_i / sigma_i^2``)."""
+
+    def __init__(self, measurements):
+        self.precision: dict = {}
+        self.weighted: dict = {}
+        self.constant = 0.0
+        for m in measurements:
+            w = 1.0 / m.sigma**2
+            self.precision[m.group] = self.precision.get(m.group, 0.0) + w
+            self.weighted[m.group] = self.weighted.get(m.group, 0.0) + w * m.noisy
+            self.constant += 0.5 * w * float(np.vdot(m.noisy, m.noisy))
+        self.groups = list(self.precision)
+
+    def __call__(self, model: GraphicalModel, beliefs) -> tuple[float, dict, dict]:
+        """The loss, its gradient with respect to each group's marginal, and those marginals."""
+        marginals = model.marginals(self.groups, beliefs)
+        loss, gradient = self.constant, {}
+        for group in self.groups:
+            mu, p, b = marginals[group], self.precision[group], self.weighted[group]
+            loss += 0.5 * p * float(np.vdot(mu, mu)) - float(np.vdot(mu, b))
+            gradient[group] = p * mu - b
+        return loss, gradient, marginals
+
+
+def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, floor: float = 1.0) -> dict:
+    """Potentials that move ``model`` toward a new measurement of group ``r``: a warm start for :func:`estimate`.
+
+    ``theta_r += share * log(y_r / mu_r)``, with ``mu_r`` the model's marginal, ``y_r`` the noisy
+    counts raised to at least ``floor`` records and rescaled to the model's total. With
+    ``share = 1`` this is one step of iterative proportional fitting (the joint times a function
+    of ``x_r``): the new model's marginal on ``r`` is exactly ``y_r``. ``share`` below 1 moves it
+    part of the way, geometrically: the new measurement's share of the precision of every
+    measurement of ``r`` (``1 / sigma**2`` over their sum) pools it with the earlier ones.
+    Post-processing only: the noisy counts are the only input.
+    """
+    current = model.project(measurement.group)
+    target = np.maximum(measurement.noisy, floor)
+    target = target * (current.sum() / target.sum())
+    potentials = dict(model.potentials)
+    update = np.where(current > 0, share * np.log(target / np.maximum(current, 1e-300)), 0.0)  # 0: outside the support
+    group = measurement.group
+    potentials[group] = potentials[group] + update if group in potentials else update
+    return potentials
+
+
+def estimate(cells: dict, measurements: list, total: float, *, iterations: int = 200,
+             warm: GraphicalModel | dict | None = None,
+             step: float | None = None, support: dict | None = None) -> tuple[GraphicalModel, float]:
+    """Fit the potentials to the measurements; returns the model and the step size reached.
+
+    Accelerated mirror descent: a gradient step on the potentials from an extrapolated
+    point (Nesterov momentum ``(k - 1) / (k + 2)``), a test that the loss went down (else
+    the step is halved), and an adaptive restart of the momentum whenever the loss goes up
+    (O'Donoghue and Candes 2015). ``warm``: a previous model (or potentials, such as
+    :func:`absorb` gives) that starts the descent (its groups keep their values).
+    ``support``: the cells each column may use (:class:`GraphicalModel`); None: a warm model's.
+    """
+    groups = [m.group for m in measurements]
+    start = warm.potentials if isinstance(warm, GraphicalModel) else warm
+    if support is None and isinstance(warm, GraphicalModel):
+        support = warm.support
+    model = GraphicalModel(cells, groups, total, start, support)
+    objective = _Loss(measurements)
+    if step is None:
+        step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))
+    current = model.potentials
+    current_beliefs = model.beliefs
+    loss, gradient, marginals = objective(model, current_beliefs)
+    current_loss, point = loss, current
+    momentum = 0
+    for _ in range(iterations):
+        trial = {g: point[g] - step * gradient[g] for g in point}
+        trial_beliefs = model.calibrate(trial)
+        trial_loss, trial_gradient, _ = objective(model, trial_beliefs)
+        if trial_loss > loss:  # too long a step from the extrapolated point
+            step *= 0.5
+            continue
+        step *= 1.02
+        if trial_loss > current_loss:  # restart: drop the momentum, step again from the last iterate
+            momentum = 0
+            point = current
+            loss, gradient, marginals = objective(model, current_beliefs)
+            continue
+        momentum += 1
+        beta = (momentum - 1) / (momentum + 2)
+        previous = current
+        current, current_beliefs, current_loss = trial, trial_beliefs, trial_loss
+        if beta > 0:
+            point = {g: current[g] + beta * (current[g] - previous[g]) for g in current}
+            loss, gradient, _ = objective(model, model.calibrate(point))
+        else:
+            point, loss, gradient = current, trial_loss, trial_gradient
+    model.potentials = current
+    model.beliefs = current_beliefs
+    model.loss = current_loss
+    return model, step
