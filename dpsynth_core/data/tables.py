@@ -3,6 +3,9 @@
 Cells are read as text so that each column is parsed by its declared kind (a ZIP code
 keeps its leading zero, ``1e+05`` is read as a number only where a number is declared).
 
+The file's bytes, read with a cap and refused when plainly not text, and the encoding and
+delimiter options are :mod:`.file_bytes`'.
+
 **No record changes how another is read.** The encoding and the delimiter are the
 publisher's choice, or a property of the start of the file alone (a byte-order mark; the
 header line's delimiter), never of the records. Then a per-record rule (the README's "one
@@ -27,11 +30,9 @@ decision that depends on records is that a file with none at all is refused.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import re
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,9 @@ import numpy as np
 
 from .. import constraints
 from ..errors import DataError
+from .file_bytes import ENCODINGS, byte_order_mark, check_delimiter, check_encoding, read_capped  # noqa: F401
+
+# ENCODINGS, check_encoding and check_delimiter are file_bytes's, imported from here by the app and the CLI too.
 
 if TYPE_CHECKING:  # imported where they are used, so the command line starts fast
     import pandas as pd
@@ -46,153 +50,9 @@ if TYPE_CHECKING:  # imported where they are used, so the command line starts fa
 
 #: Delimiters looked for in the header line, in the order that breaks ties.
 DELIMITERS = (",", "\t", ";", "|")
-#: Encodings offered by the app (any other ASCII-compatible codec, or UTF-16/32, is accepted too).
-ENCODINGS = ("auto", "utf-8", "windows-1252", "latin-1", "utf-16", "utf-16-le", "utf-16-be")
 
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
-         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
-#: The opening bytes of common binary formats, and what to call them. Most binary files also
-#: hold a control byte in their first line; these are named whatever their first line holds
-#: (a PNG's first line is the 5 bytes ``\x89PNG\r``, text in Windows-1252).
-_MAGIC = ((b"PK\x03\x04", "a spreadsheet or archive (zip)"), (b"\xd0\xcf\x11\xe0", "an old Excel spreadsheet"),
-          (b"\x1f\x8b", "a compressed (gzip) file"), (b"%PDF", "a PDF document"), (b"PAR1", "a Parquet file"),
-          (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF87a", "a GIF image"),
-          (b"GIF89a", "a GIF image"), (b"II*\x00", "a TIFF image"), (b"MM\x00*", "a TIFF image"),
-          (b"SQLite format 3\x00", "an SQLite database"), (b"7z\xbc\xaf\x27\x1c", "a compressed (7-Zip) file"),
-          (b"Rar!\x1a\x07", "a compressed (RAR) file"), (b"\xfd7zXZ\x00", "a compressed (xz) file"),
-          (b"\x28\xb5\x2f\xfd", "a compressed (zstd) file"), (b"ARROW1", "an Arrow file"),
-          (b"\x7fELF", "a program"))
-_MAGIC_PATTERNS = ((re.compile(rb"RIFF.{4}WEBP", re.S), "a WebP image"),
-                   (re.compile(rb"RIFF.{4}(?:WAVE|AVI )", re.S), "a sound or video file"),
-                   (re.compile(rb"BZh[1-9]1AY&SY"), "a compressed (bzip2) file"))
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_BAD = "\ud800"  # stands for bytes that could not be decoded (never produced by a strict decode)
 _LINE_RULES = ("not decodable", "too long", "broken quoting", "wrong number of fields")
-
-
-def _mark_undecodable(error: UnicodeDecodeError):
-    return _BAD, error.end
-
-
-codecs.register_error("dpsynth-mark", _mark_undecodable)
-
-
-# --- options --------------------------------------------------------------------------------
-
-def check_encoding(encoding) -> str | None:
-    """Normalise the publisher's encoding choice (None or "auto": from the byte-order mark)."""
-    if encoding is None or (isinstance(encoding, str) and encoding.strip().lower() in ("", "auto")):
-        return None
-    if not isinstance(encoding, str) or len(encoding) > 40:
-        raise DataError(f"encoding ({encoding!r}) must be one of {', '.join(ENCODINGS)} or another text encoding")
-    try:
-        name = codecs.lookup(encoding.strip()).name
-    except LookupError:
-        raise DataError(f"encoding ({encoding!r}) is not a known text encoding; use one of "
-                        f"{', '.join(ENCODINGS)}") from None
-    aliases = {"cp1252": "windows-1252", "iso8859-1": "latin-1", "utf-8-sig": "utf-8"}
-    name = aliases.get(name, name)
-    if not _wide(name):
-        try:
-            ascii_safe = "\n,;\t|\"".encode(name) == b"\n,;\t|\""
-            bytes(range(256)).decode(name, "dpsynth-mark")  # any bytes: decoded, or marked line by line
-        except (UnicodeError, LookupError, TypeError, ValueError):
-            ascii_safe = False
-        if not ascii_safe:
-            raise DataError(f"encoding ({encoding!r}) is not a text encoding that keeps line ends and "
-                            f"delimiters as they are; use one of {', '.join(ENCODINGS)}")
-    return name
-
-
-def check_delimiter(delimiter) -> str | None:
-    """Normalise the publisher's delimiter choice (None or "auto": from the header line)."""
-    if delimiter is None or (isinstance(delimiter, str) and delimiter.strip().lower() in ("auto",)):
-        return None
-    if isinstance(delimiter, str) and delimiter.lower() in ("tab", "\\t"):
-        return "\t"
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter == '"' or not delimiter.isascii() or \
-            not (delimiter.isprintable() or delimiter == "\t") or delimiter.isalnum():
-        raise DataError(f"delimiter ({delimiter!r}) must be one ASCII punctuation character, a space or 'tab' "
-                        "(such as , ; |), not a letter, a digit, a quote or a line end")
-    return delimiter
-
-
-def _wide(encoding: str) -> bool:
-    return encoding.startswith(("utf-16", "utf-32"))
-
-
-# --- bytes ----------------------------------------------------------------------------------
-
-def _read_capped(source, name: str, encoding: str | None) -> bytes:
-    """The bytes of ``source`` (a path, bytes or a binary file object), read with a cap."""
-    limit = constraints.MAX_FILE_BYTES
-    too_big = f"{name} is larger than {limit >> 20:,} MB, the most this tool reads"
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        raw = bytes(source)
-        if len(raw) > limit:
-            raise DataError(too_big)
-        _sniff_binary(raw[:constraints.BINARY_SNIFF_BYTES], name, encoding)
-        return raw
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        try:
-            info = path.stat()
-        except FileNotFoundError:
-            raise DataError(f"file not found: {path}") from None
-        except OSError as exc:
-            raise DataError(f"{path} cannot be read: {exc.strerror or exc}") from None
-        if stat.S_ISDIR(info.st_mode):
-            raise DataError(f"{path} is a folder, not a file")
-        if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):  # /dev/zero, /dev/urandom, a disk, ...
-            raise DataError(f"{path} is a device, not a file")
-        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-            raise DataError(too_big)
-        try:
-            with path.open("rb") as handle:
-                return _read_stream(handle, name, limit, too_big, encoding)
-        except OSError as exc:
-            raise DataError(f"{path} cannot be read: {exc.strerror or exc}") from None
-    if hasattr(source, "read"):
-        return _read_stream(source, name, limit, too_big, encoding)
-    raise DataError(f"data must be a path, bytes or a binary file, got {type(source).__name__}")
-
-
-def _read_stream(handle, name: str, limit: int, too_big: str, encoding: str | None) -> bytes:
-    head = handle.read(constraints.BINARY_SNIFF_BYTES)
-    if not isinstance(head, (bytes, bytearray)):
-        raise DataError(f"{name} must be opened in binary mode ('rb')")
-    _sniff_binary(head, name, encoding)
-    rest = handle.read(limit + 1 - len(head)) if len(head) <= limit else b""
-    if len(head) + len(rest) > limit:
-        raise DataError(too_big)
-    return bytes(head) + bytes(rest)
-
-
-_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-
-
-def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
-    """Refuse what is plainly not text, whatever the file's name, from its start only: the
-    opening bytes of a known binary format (an image, an archive, a database, ...), or a
-    control byte in the header region (up to the first line feed in the first read). A device
-    such as /dev/zero is refused after one read, and a record's bytes never decide anything."""
-    what = next((what for magic, what in _MAGIC if head.startswith(magic)), None) or \
-        next((what for pattern, what in _MAGIC_PATTERNS if pattern.match(head)), None)
-    if what:
-        raise DataError(f"{name} is {what}, not a CSV: save it as CSV (UTF-8) and try again")
-    found, _ = _bom(head)
-    wide = _wide(encoding) if encoding is not None else found is not None and _wide(found)
-    region = head.split(b"\n", 1)[0]
-    if not wide and _CONTROL.search(region):
-        raise DataError(f"{name} holds binary data (NUL or control bytes) in its first line: it is not a CSV "
-                        "text file (if it is UTF-16 text without a byte-order mark, choose that encoding)")
-
-
-def _bom(raw: bytes) -> tuple[str | None, int]:
-    for mark, encoding in _BOMS:
-        if raw.startswith(mark):
-            return encoding, len(mark)
-    return None, 0
 
 
 # --- text -----------------------------------------------------------------------------------
@@ -200,7 +60,7 @@ def _bom(raw: bytes) -> tuple[str | None, int]:
 def _decode(raw: bytes, encoding: str | None, name: str) -> tuple[list[str], np.ndarray, int, str]:
     """Lines of text, which of them could not be decoded, how many were read as Windows-1252,
     and the name of the encoding used."""
-    found, skip = _bom(raw)
+    found, skip = byte_order_mark(raw)
     if encoding is None:
         chosen = found or "utf-8"
     else:
@@ -323,7 +183,7 @@ def read_table(source, *, name: str | None = None, encoding: str | None = None,
     if name is None:
         name = str(source) if isinstance(source, (str, Path)) else "the file"
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
-    raw = _read_capped(source, name, encoding)
+    raw = read_capped(source, name, encoding)
     if not raw.strip():
         raise DataError(f"{name} is empty")
     lines, undecodable, recoded, used = _decode(raw, encoding, name)

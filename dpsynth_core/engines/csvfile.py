@@ -23,7 +23,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..data import tables
+from ..data import file_bytes, tables
 from ..errors import DataError
 
 CHUNK_BYTES = 32 << 20
@@ -80,8 +80,8 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
     found_any = False
     with path.open("rb") as handle:
         head = handle.read(1 << 16)
-        found, _ = tables._bom(head)
-        chosen = tables.check_encoding(encoding)
+        found, _ = file_bytes.byte_order_mark(head)
+        chosen = file_bytes.check_encoding(encoding)
         wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
         end = -1 if wide else head.find(b"\n")
         if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
