@@ -38,6 +38,7 @@ import streamlit as st
 
 from dpsynth_core import constraints
 from dpsynth_core.data.examples import EXAMPLES, example_csv, example_declaration
+from dpsynth_core.synthesizers import DEFAULT_METHOD
 from dpsynth_core.workspace import Workspace, default_folder
 
 DATA = "data"                # {"frame", "info", "source", "hash", "name"}
@@ -104,7 +105,7 @@ def ensure_state() -> None:
     ss = st.session_state
     ss.setdefault(EPSILON, constraints.EPSILON_DEFAULT)
     ss.setdefault(RHO, constraints.RHO_DEFAULT)
-    ss.setdefault(METHOD, constraints.DEFAULT_METHOD)
+    ss.setdefault(METHOD, DEFAULT_METHOD)
     ss.setdefault(ROWS, None)
     ss.setdefault(GROUPS, [])
     ss.setdefault(RELEASES, OrderedDict())

@@ -4,10 +4,6 @@ Every resource limit is checked *before* anything of that size is allocated, so 
 ends with a one-line message instead of exhausting memory or time.
 """
 
-#: The method used when none is named: the best general-purpose one (the app, the command line and
-#: ``synthesize`` all start from it; its registry entry is in dpsynth_core/synthesizers).
-DEFAULT_METHOD = "marginals"
-
 EPSILON_MIN = 0.01
 EPSILON_MAX = 20.0
 EPSILON_DEFAULT = 1.0

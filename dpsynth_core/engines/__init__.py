@@ -29,7 +29,8 @@ ENGINES = ("auto", "pandas", "duckdb", "spark")
 PANDAS_READS_CSV = ("the pandas engine reads one CSV file; use engine='duckdb' or 'spark' for Parquet "
                     "(a file, a folder of parts or a glob)")
 
-__all__ = ["ENGINES", "PARQUET_SUFFIXES", "CountingSource", "Merge", "Rebin", "Vocabulary", "choose_engine",
+__all__ = ["ENGINES", "PARQUET_SUFFIXES", "CountingSource", "Merge", "Rebin", "Vocabulary", "check_column_names",
+           "choose_engine",
            "lines_read", "names_parquet", "open_source", "parquet_parts"]
 
 
@@ -55,6 +56,21 @@ def choose_engine(data, engine: str | None = "auto") -> str:
     return "pandas"
 
 
+def check_column_names(domain, engine: str) -> None:
+    """DuckDB and Spark resolve column names without regard to case, so two declared columns whose
+    names differ only in case (``Race`` and ``race``) would be read as one: refused in one line,
+    naming the columns (the pandas engine tells them apart)."""
+    if engine == "pandas":
+        return
+    seen = {}
+    for name in as_table_domain(domain).columns:
+        key = str(name).casefold()
+        if key in seen:
+            raise ParameterError(f"columns '{seen[key]}' and '{name}' differ only in case, which the {engine} engine "
+                                 "cannot tell apart: rename one, or use the pandas engine")
+        seen[key] = name
+
+
 def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str | None = None,
                 threads: int | None = None, temp_directory: str | None = None, encoding: str | None = None,
                 delimiter: str | None = None, spark=None) -> CountingSource:
@@ -66,6 +82,7 @@ def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str 
     """
     domain = as_table_domain(domain)
     chosen = choose_engine(data, engine)
+    check_column_names(domain, chosen)
     if chosen == "pandas":
         from .memory import MemorySource
 

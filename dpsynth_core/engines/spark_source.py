@@ -75,6 +75,7 @@ class SparkSource(EngineSource):
                 self.src = self._read(str(data), files, encoding, delimiter)
             else:
                 raise DataError(f"data must be a Spark DataFrame or a path, got {type(data).__name__}")
+            self.src = _utc_wall_time(self.src, self.spark)
             self._setup(domain, self.src.columns)
         except BaseException:
             self.close()
@@ -97,16 +98,29 @@ class SparkSource(EngineSource):
         # A short row's absent cells: "" as Spark's PERMISSIVE reader leaves them null.
         return frame.select([F.coalesce(_column(c), F.lit("")).alias(c) for c in frame.columns])
 
-    def _fail(self, exc) -> Exception:
-        name = "the table"
-        lines = [line for line in str(exc).strip().splitlines() if line.strip()]
-        return DataError(f"{name} could not be read by Spark: {lines[0] if lines else type(exc).__name__}")
+    def _fail(self, exc, names=()) -> Exception:
+        """Spark's failure as one line naming the problem (its error class) and the columns read,
+        never Spark's message, which may quote a cell (a value it could not convert); that message
+        only with ``DPSYNTH_DEBUG``."""
+        import os
 
-    def _collect(self, frame):
+        where = f" in column(s) {', '.join(repr(n) for n in names)}" if names else ""
+        if os.environ.get("DPSYNTH_DEBUG"):
+            lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+            detail = lines[0] if lines else type(exc).__name__
+        else:
+            try:
+                kind = exc.getErrorClass() or type(exc).__name__
+            except Exception:  # not one of Spark's own exceptions
+                kind = type(exc).__name__
+            detail = f"{kind}; DPSYNTH_DEBUG=1 shows Spark's message"
+        return DataError(f"the table could not be read by Spark{where} ({detail})")
+
+    def _collect(self, frame, names=()):
         try:
             return frame.toArrow()
         except Exception as exc:  # Spark raises its own exception classes from the JVM
-            raise self._fail(exc) from None
+            raise self._fail(exc, names) from None
 
     # --- primitives ------------------------------------------------------------------------
 
@@ -126,13 +140,13 @@ class SparkSource(EngineSource):
         if not AGGREGATE_BELOW:
             return
         columns = [_column(n) for n in names]
-        sample = self._collect(self.src.select(columns).limit(SAMPLE_ROWS))
+        sample = self._collect(self.src.select(columns).limit(SAMPLE_ROWS), names)
         if not sample.num_rows or sample.group_by(sample.column_names).aggregate([]).num_rows * AGGREGATE_BELOW > (
                 sample.num_rows):
             return
         self.src = self.src.groupBy(columns).agg(F.count(F.lit(1)).alias(_WEIGHT)).persist()
         self._folded = True
-        here = self._collect(self.src.limit(DRIVER_ROWS + 1))
+        here = self._collect(self.src.limit(DRIVER_ROWS + 1), names)
         if here.num_rows <= DRIVER_ROWS:
             kinds = {n: _arrow_type(self.src.schema[n].dataType) for n in names}
             self._here = pa.table({n: here.column(n).cast(kinds[n]) for n in names} | {_WEIGHT: here.column(_WEIGHT)})
@@ -146,7 +160,7 @@ class SparkSource(EngineSource):
 
         if self._here is None:
             return self._collect(self._slotted(names).mapInArrow(count, schema).groupBy(keys)
-                                 .agg(F.sum("n").alias("n")))
+                                 .agg(F.sum("n").alias("n")), names)
         slots = [f"c{i}" for i in range(len(names))] + [_WEIGHT]
         rows = self._here.select(names + [_WEIGHT]).rename_columns(slots)
         partial = pa.Table.from_batches(list(count(iter(rows.to_batches()))), schema=_arrow_schema(schema))
@@ -274,6 +288,20 @@ class SparkSource(EngineSource):
             self.src.unpersist()
         if self._csv is not None:
             self._csv.cleanup()
+
+
+def _utc_wall_time(frame, spark):
+    """Time-zone timestamps (Spark's ``TimestampType``) as plain timestamps of their UTC wall-clock
+    time, as DuckDB and the records' fingerprint read them (Arrow needs no session time zone then)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    zoned = [f.name for f in frame.schema.fields if isinstance(f.dataType, TimestampType)]
+    if not zoned:
+        return frame
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    return frame.select([F.to_utc_timestamp(_column(f.name), zone).cast("timestamp_ntz").alias(f.name)
+                         if f.name in zoned else _column(f.name) for f in frame.schema.fields])
 
 
 def _column(name: str):

@@ -17,7 +17,7 @@ from ..errors import ParameterError
 from ..privacy.accounting import Accountant, Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
 from ..synthesizers.base import resolve_engine
-from ..validation import check_publisher_rho, check_rows, check_seed, check_total_epsilon
+from ..validation import check_memory_limit, check_publisher_rho, check_rows, check_seed, check_total_epsilon
 from .card import build_card
 from .rerun import rerun_script, rerun_settings  # noqa: F401 (public)
 from .writer import (
@@ -166,6 +166,7 @@ def prepare(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rho: 
     rows = check_rows(rows, cap)
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
+    memory_limit = check_memory_limit(memory_limit, "memory limit")
     options = info.check_options(options)
     if isinstance(data, (str, Path)) and chosen == "pandas":
         from ..engines import PANDAS_READS_CSV, names_parquet
@@ -175,6 +176,10 @@ def prepare(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rho: 
     if streamed and chosen == "spark" and fmt == "parquet":
         check_spark_target(out)
     domain.validate()
+    if chosen != "pandas":  # before the draw is priced and recorded: names an engine cannot tell apart
+        from ..engines import check_column_names
+
+        check_column_names(domain, chosen)
     charge = info.cls.charge(domain, epsilon, rows=rows, **options)
     if random_state is not None:  # a seeded (repeatable) draw claims no guarantee: recorded as such
         charge = Spend(charge.events, False, charge.zcdp_delta)

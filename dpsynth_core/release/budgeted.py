@@ -1,7 +1,7 @@
 """One budgeted draw: price it from the method, check the lifetime budget, record, then draw.
 
 Every use of the data that leaves a figure goes through :func:`draw` (a release, from the app's
-Preview page or the command line) or :func:`report` (a stakeholder report):
+Preview page, the command line's ``synth`` or a rerun script) or :func:`report` (a stakeholder report):
 
 1. **price** it from public settings only: the method's charge
    (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`, via
@@ -51,18 +51,31 @@ def projection(workspace, fingerprint: str, charge: Spend, *, what: str = "This 
 
 def draw(data, domain, epsilon: float, *, workspace=None, fingerprint: str | None = None, name: str = "",
          source: str = "app", settings: dict | None = None, settings_key: str | None = None, progress=None,
-         **options) -> Draw:
+         open_ledger=None, ready=None, **options) -> Draw:
     """Price, check, record and make one release (see the module docstring).
 
     ``data``, ``domain``, ``epsilon`` and ``options``: as for :func:`~dpsynth_core.release.synthesize`
     (checked there once). ``workspace`` and ``fingerprint``: the ledger to charge (None: no ledger,
     nothing is checked or recorded); ``name``: the dataset's name in it; ``settings`` (default: the
     release's own) and ``settings_key``: stored with the release; ``source``: ``app`` or ``cli``.
+
+    ``open_ledger``: ``(request, data) -> (data, workspace, fingerprint)``, for a ledger found from the
+    records themselves (the command line, given a file), in place of ``workspace`` and ``fingerprint``:
+    called once every setting is checked and the draw priced, before the budget check. It may open
+    the workspace and read the records to key their ledger (handing back the table it read, so that
+    it is read once), nothing more: no mechanism has run, and a refusal that follows is worded from
+    public settings and earlier spends only. ``ready``: called with the
+    request once the spend is recorded, just before the data is drawn (for a note such as the
+    command line's on a seeded run, said before anything is drawn or written).
     """
     request = prepare(data, domain, epsilon, **options)
+    if open_ledger is not None:
+        data, workspace, fingerprint = open_ledger(request, data)
     spend_id = None
     if workspace is not None:
         spend_id = workspace.reserve(fingerprint, request.charge, name=name, method=request.method, source=source)
+    if ready is not None:
+        ready(request)
     start = time.monotonic()
     release = request.run(data, progress=progress)
     seconds = time.monotonic() - start

@@ -1,9 +1,11 @@
-"""What a method takes: each publisher-facing option with its default, its range and its check.
+"""What a draw takes: each publisher-facing option with its default, its range and its check.
 
-A method lists its options (:attr:`Synthesizer.options`); :func:`dpsynth_core.release.synthesize`
-checks them with the method's own specs (once), the CLI builds its flags from them, and the app
-shows the ones it has widgets for. Options a method takes only from Python (its advanced
-keyword arguments, such as ``k`` for the plausible-deniability test) are checked by the method.
+:data:`SETTINGS` are the settings every draw takes (epsilon, rho, rows, seed); a method lists its
+own options (:attr:`Synthesizer.options`), each one of :data:`METHOD_OPTIONS`.
+:func:`dpsynth_core.release.prepare` checks them all, once; the command line builds its flags, their
+defaults and help from these descriptions (this module loads no method and no numerical library),
+and the app shows the ones it has widgets for. Options a method takes only from Python (its
+advanced keyword arguments, such as ``k`` for the plausible-deniability test) are checked by the method.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 
 from .. import constraints
 from ..errors import ParameterError
-from ..validation import check_delta
+from ..validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,8 @@ class Option:
         check: value -> checked value (raises :class:`ParameterError` naming the value and the range).
         parse: the command line's text -> value (before ``check``).
         repeat: the flag may be given several times (the values form a list).
+        required: the command line needs it.
+        metavar: how the command line's help shows its value.
     """
 
     name: str
@@ -39,6 +43,13 @@ class Option:
     default_words: str = ""
     parse: Callable = str
     repeat: bool = False
+    required: bool = False
+    metavar: str | None = None
+
+    @property
+    def help_text(self) -> str:
+        """The command line's help: the line, then the default in words."""
+        return self.help + (f" (default: {self.default_words})" if self.default_words else "")
 
 
 def check_groups(groups):
@@ -64,7 +75,7 @@ def parse_group(text: str) -> tuple:
 
 def groups_option(help: str) -> Option:
     return Option("groups", "--group", help, check_groups, default=None, default_words="none",
-                  parse=parse_group, repeat=True)
+                  parse=parse_group, repeat=True, metavar="A,B[,C]")
 
 
 def _delta(value):
@@ -79,6 +90,26 @@ def delta_of(value) -> float:
 DELTA = Option("delta", "--delta",
                f"delta, from 0 to {constraints.DELTA_MAX:g} (0: pure epsilon-DP)", _delta, default=None,
                default_words=f"{constraints.DELTA_DEFAULT:g}, a public constant")
+
+#: Every option a method may take, as the command line offers it (a method's own description may
+#: word its help for that method; its name, flag and parsing are these).
+METHOD_OPTIONS = (groups_option("a column group, for the methods that take groups (repeatable; see 'methods')"),
+                  DELTA)
+
+#: The settings of every draw (the keywords of :func:`~dpsynth_core.release.synthesize`).
+EPSILON = Option("epsilon", "--epsilon",
+                 f"total privacy budget, from {constraints.EPSILON_MIN:g} to {constraints.EPSILON_MAX:g}",
+                 check_total_epsilon, required=True)
+RHO = Option("rho", "--rho", f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}: "
+             "the chance a column has no made-up value", check_publisher_rho, default=constraints.RHO_DEFAULT,
+             default_words=f"{constraints.RHO_DEFAULT:g}")
+ROWS = Option("rows", "--rows", f"a public number of synthetic rows, 1 to {constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} "
+              f"in a file ({constraints.MAX_SYNTHETIC_ROWS:,} in memory), written in chunks whatever the engine",
+              check_rows, default_words="the true count plus noise (or the method's own public number)", metavar="N")
+SEED = Option("random_state", "--seed", "seed for a repeatable run (tests and teaching only): the release is then not "
+              "private, its card claims no epsilon and the ledger records no guarantee", check_seed,
+              default_words="a fresh seed from the operating system", metavar="SEED")
+SETTINGS = (EPSILON, RHO, ROWS, SEED)
 
 
 def delta_rule(given, delta: float) -> str:

@@ -3,14 +3,18 @@
 What a method *is* lives on its class (:class:`~.base.Synthesizer`): title, summary, guarantee,
 options, whether the tolerance for randomness applies, its budget plan and its exact charge.
 The registry only names the classes; nothing outside this package tests a method's name.
+
+The method modules (and numpy with them) load on the first look at :data:`METHODS`, so the command
+line can build its parser from the option descriptions (:mod:`.options`) and refuse bad input quickly.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..constraints import DEFAULT_METHOD  # noqa: F401  (the method used when none is named)
 from ..errors import ParameterError
 from ..privacy.accounting import ADD_REMOVE
 
@@ -57,7 +61,48 @@ class MethodInfo:
         return {k: (specs[k].check(v) if k in specs else v) for k, v in options.items()}
 
 
-METHODS: dict[str, MethodInfo] = {}
+#: The modules that register a method (each one, by :func:`register`).
+MODULES = ("bayesnet", "copula", "deniability", "dirichlet", "independent", "marginals", "microagg")
+
+
+class _Methods(Mapping):
+    """Name -> :class:`MethodInfo`, read-only; the method modules are imported on the first read."""
+
+    def __init__(self):
+        self._registered: dict[str, MethodInfo] = {}
+        self._loaded = False
+
+    def _load(self) -> dict:
+        if not self._loaded:
+            self._loaded = True  # before importing: a module that looks at the registry does not recurse
+            for module in MODULES:
+                importlib.import_module(f"{__package__}.{module}")
+
+            def order(item):  # the order of MODULES, whichever module was imported first
+                module = item[1].cls.__module__.rsplit(".", 1)[-1]
+                return MODULES.index(module) if module in MODULES else len(MODULES)
+
+            self._registered = dict(sorted(self._registered.items(), key=order))
+        return self._registered
+
+    def __getitem__(self, name):
+        return self._load()[name]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self):
+        return len(self._load())
+
+    def __repr__(self):
+        return f"METHODS({list(self)})"
+
+
+METHODS: Mapping[str, MethodInfo] = _Methods()
+
+#: The method used when none is named: the best general-purpose one (the app, the command line and
+#: ``synthesize`` all start from it). Its home is here, beside the registry it names an entry of.
+DEFAULT_METHOD = "marginals"
 
 
 def register(name: str, title: str, summary: str, neighbouring: str = ADD_REMOVE, rank: int = 100):
@@ -65,7 +110,7 @@ def register(name: str, title: str, summary: str, neighbouring: str = ADD_REMOVE
 
     def add(cls):
         summary_text = " ".join(summary.split())
-        METHODS[name] = MethodInfo(name=name, title=title, summary=summary_text, cls=cls,
+        METHODS._registered[name] = MethodInfo(name=name, title=title, summary=summary_text, cls=cls,
                                    neighbouring=neighbouring, rank=rank)
         cls.method_name, cls.title, cls.summary = name, title, summary_text
         return cls

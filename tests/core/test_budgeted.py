@@ -167,6 +167,7 @@ def test_the_cli_records_the_projected_charge_and_refuses_just_below(table, meth
     err = capsys.readouterr().err
     assert status == 2 and "over its lifetime budget" in err and f"ε = {format_epsilon(after)}" in err
     assert not (tmp_path / "three.csv").exists() and len(_ledger(tmp_path, capsys)["datasets"][0]["spends"]) == 2
+    assert not list(tmp_path.glob(".three.csv*"))  # no temporary file beside it either
     assert main(["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit", repr(after * (1 + 1e-6))]) == 0
     status, _ = _cli(tmp_path, table, method, tmp_path / "three.csv")
     assert status == 0 and (tmp_path / "three.csv").exists()

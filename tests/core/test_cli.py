@@ -106,10 +106,10 @@ def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
     ("binary", "binary"),
     ("domain names absent column", "lacks: ghost"),
     ("column not declared", "does not declare: income"),
-    ("epsilon zero", "--epsilon ('0') must be a number from 0.01 to 20"),
-    ("epsilon too large", "--epsilon ('21') must be a number from 0.01 to 20"),
-    ("rho one", "--rho ('1') must be in (0, 1)"),
-    ("rho tiny", "--rho ('1e-300') must be in (0, 1)"),
+    ("epsilon zero", "epsilon ('0') must be a number from 0.01 to 20"),
+    ("epsilon too large", "epsilon ('21') must be a number from 0.01 to 20"),
+    ("rho one", "rho ('1') must be in (0, 1)"),
+    ("rho tiny", "rho ('1e-300') must be in (0, 1)"),
     ("rows huge", "rows ('100000000000000000000000000000000000...) must be a whole number from 1"),
     ("rows over the cap", "rows ('1000000001') must be a whole number from 1 to 1,000,000,000"),
     ("seed negative", "seed ('-1') must be"),
@@ -179,12 +179,17 @@ def test_wrong_encoding_domain_file(tmp_path):
     assert done.returncode == 2 and "not UTF-8" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_a_refused_run_exits_before_importing_the_numerical_libraries(tmp_path):
-    code = ("import sys; from dpsynth_core.cli import main; "
-            "status = main(['synth', 'x.csv', '--domain', 'd.json', '--epsilon', '0', '--out', 'o.csv']); "
-            "print(status, 'pandas' in sys.modules, 'numpy' in sys.modules)")
+def test_a_refused_run_exits_before_reading_anything_or_opening_a_workspace(tmp_path):
+    """The core checks every setting once, before the input is read, an engine loads or a workspace
+    is made; building the parser (and ``--help``) loads no method and no numerical library."""
+    code = ("import sys; from dpsynth_core.cli.parser import build_parser; build_parser(); "
+            "light = 'numpy' not in sys.modules; from dpsynth_core.cli import main; "
+            f"status = main(['synth', 'x.csv', '--domain', 'd.json', '--epsilon', '0', '--out', 'o.csv', "
+            f"'--workspace', {str(tmp_path / 'ws')!r}]); "
+            "print(status, light, 'duckdb' in sys.modules, 'pyspark' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert done.stdout.split() == ["2", "False", "False"], done.stderr
+    assert done.stdout.split() == ["2", "True", "False", "False"], done.stderr
+    assert "epsilon ('0')" in done.stderr and not (tmp_path / "ws").exists()
 
 
 # --- outputs: checked before work, written all or nothing -------------------------------------

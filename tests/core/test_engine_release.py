@@ -82,7 +82,7 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--memory-limit", "lots"], "--memory-limit ('lots') must be a size such as 2GB"),
+    (["--memory-limit", "lots"], "memory limit ('lots') must be a size such as 2GB"),
     (["--engine", "duckdb", "--method", "copula"], "method 'copula' reads the table in memory"),
     (["--engine", "pandas", "--rows", str(constraints.MAX_ENGINE_SYNTHETIC_ROWS + 1)], "rows"),
 ])
@@ -197,7 +197,7 @@ def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_p
     capsys.readouterr()
     assert _cli(tmp_path, folder, tmp_path / "pandas.csv", "--engine", "pandas") == 2
     err = capsys.readouterr().err.strip()
-    assert "use --engine duckdb or --engine spark for Parquet" in err and len(err.splitlines()) == 1
+    assert "use engine='duckdb' or 'spark' for Parquet" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "pandas.csv").exists()
 
 

@@ -78,3 +78,24 @@ def test_modules_are_short_and_the_top_level_is_small():
             if (n := len(p.read_text().splitlines())) > 450]
     top = sorted(p.name for p in CORE.glob("*.py"))
     assert long == [] and len(top) <= 8, (long, top)
+
+
+def test_no_method_name_outside_the_synthesizers():
+    """What a method is lives on its class: no product code outside ``synthesizers/`` names one (its
+    default included). Tests, docs and benchmarks, which compare methods by name, are excepted."""
+    from dpsynth_core.synthesizers import METHODS
+
+    folders = [CORE, ROOT / "app_pages", ROOT / "app_support", ROOT / "scripts"]
+    files = [ROOT / "app.py"] + [p for folder in folders if folder.is_dir() for p in folder.rglob("*.py")]
+    found = [f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}" for path in files
+             if CORE / "synthesizers" not in path.parents
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in METHODS]
+    assert found == []
+
+
+def test_the_default_method_lives_in_the_registry():
+    from dpsynth_core import constraints
+    from dpsynth_core.synthesizers import DEFAULT_METHOD, METHODS
+
+    assert DEFAULT_METHOD in METHODS and not hasattr(constraints, "DEFAULT_METHOD")

@@ -132,13 +132,13 @@ def test_a_seeded_run_says_it_is_not_private_before_writing_and_the_ledger_agree
     out = files / "seeded.csv"
     from dpsynth_core import release as releases
 
-    seen, real = [], releases.synthesize
+    seen, real = [], releases.Request.run
 
-    def drawing(*args, **kwargs):  # the note is out before anything is drawn or written
+    def drawing(self, *args, **kwargs):  # the note is out before anything is drawn or written
         seen.append(capsys.readouterr().err)
-        return real(*args, **kwargs)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(releases, "synthesize", drawing)
+    monkeypatch.setattr(releases.Request, "run", drawing)
     assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1", "--seed", "3",
                  "--out", str(out), "--workspace", ws]) == 0
     assert "not private" in seen[0] and out.exists()

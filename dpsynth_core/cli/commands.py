@@ -1,0 +1,123 @@
+"""The command line's small commands: ``methods``, ``ledger`` and ``tau`` (and the workspace they open)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .. import constraints
+from ..errors import DPSynthError, ParameterError
+
+
+def run_methods(args) -> None:
+    from ..synthesizers import METHODS
+
+    for info in METHODS.values():
+        print(f"{info.name}: {info.title}. {info.summary}")
+
+
+def add_ledger(sub) -> None:
+    ledger = sub.add_parser("ledger", help="print the privacy budget ledger of a workspace")
+    ledger.add_argument("input", nargs="?", help="only this data file's (or Parquet folder's or glob's) ledger")
+    ledger.add_argument("--workspace", metavar="FOLDER",
+                        help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
+    ledger.add_argument("--dataset", metavar="NAME", help="only this named dataset's ledger")
+    ledger.add_argument("--json", action="store_true",
+                        help="print every spend (method, epsilon, delta, time) and the composed totals as JSON")
+    ledger.add_argument("--limit", metavar="EPSILON",
+                        help="set the input file's lifetime budget (a number, or 'none' to remove it)")
+    ledger.set_defaults(run=run_ledger)
+
+
+def add_tau(sub) -> None:
+    tau = sub.add_parser("tau", help="CatHist threshold for a domain size, rho and epsilon")
+    tau.add_argument("--size", required=True, help="domain size n (a whole number, may be huge)")
+    tau.add_argument("--rho", required=True,
+                     help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}")
+    tau.add_argument("--epsilon", required=True, help="the epsilon of one column (a share of the total)")
+    tau.set_defaults(run=run_tau)
+
+
+def input_name(path: str) -> str:
+    """How the ledger names an input: a file's or folder's name, or a glob as typed."""
+    from ..engines.parts import is_glob
+
+    return path if is_glob(path) else Path(path).name
+
+
+def open_workspace(folder: str | None, *, read_only: bool = False):
+    """The workspace (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth); its notes go to stderr."""
+    from ..workspace import Workspace
+
+    if folder is not None and not folder.strip():
+        raise ParameterError("--workspace must name a folder")
+    workspace = Workspace(folder, read_only=read_only)
+    for note in workspace.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return workspace
+
+
+def run_tau(args) -> None:
+    from ..validation import check_domain_size, check_epsilon, check_publisher_rho
+
+    size = check_domain_size(args.size)
+    rho = check_publisher_rho(args.rho, "--rho")
+    epsilon = check_epsilon(args.epsilon, "--epsilon")
+    from ..domain import size_in_words
+    from ..privacy.cathist import cathist_tau, expected_made_up, threshold
+
+    tau = cathist_tau(size, rho, epsilon)
+    rule = threshold(size, rho, epsilon)
+    print(f"domain size n = {size if size < 10**30 else size_in_words(size)} ({size_in_words(size)})")
+    print(f"tau = {tau:.4f}")
+    print(f"expected made-up values = {expected_made_up(size, rho):.4f}")
+    print(f"discrete threshold: keep noisy counts > {rule.cut}, and = {rule.cut} with probability "
+          f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time")
+
+
+def run_ledger(args) -> None:
+    from ..data.fingerprint import check_source
+    from ..workspace import ledger_text
+
+    limit = None
+    if args.limit is not None:  # every check before the workspace is opened (or made)
+        if not args.input and args.dataset is None:
+            raise DPSynthError("--limit needs the data file, or the --dataset, whose lifetime budget it sets")
+        try:
+            limit = None if args.limit.strip().lower() == "none" else float(args.limit)
+        except ValueError:
+            raise DPSynthError(f"--limit ({args.limit!r}) must be a number > 0 or 'none'") from None
+    if args.input:
+        check_source(args.input)
+    workspace = open_workspace(args.workspace, read_only=args.limit is None)  # a listing never writes
+    key = None
+    if args.input or args.dataset is not None:
+        key = workspace.dataset_key(workspace.records_key(args.input) if args.input else None, args.dataset)
+        if key is None:
+            print(f"no spends recorded in {workspace.path} for this data")
+            return
+    if args.limit is not None:
+        workspace.set_lifetime_budget(key, limit, name=args.dataset or input_name(args.input), source="cli")
+    if args.json:
+        print(json.dumps(ledger_json(workspace, key), indent=2))
+    else:
+        print(ledger_text(workspace, key))
+
+
+def ledger_json(workspace, key: str | None) -> dict:
+    """Every spend (what, method, epsilon, delta, when) and the composed totals, per dataset."""
+    datasets = []
+    for data in workspace.datasets():
+        if key is not None and data["fingerprint"] != key:
+            continue
+        spending = workspace.spending(data["fingerprint"])
+        spends = [{k: spend[k] for k in ("created", "source", "purpose", "method", "guaranteed", "epsilon", "delta",
+                                         "neighbouring", "release_id")}
+                  for spend in workspace.spends(data["fingerprint"])]
+        datasets.append({"name": data["name"], "fingerprint": data["fingerprint"],
+                         "lifetime_epsilon": data["lifetime_epsilon"], "spends": spends,
+                         "totals": [{"neighbouring": t.neighbouring, "epsilon": t.epsilon, "delta": t.delta,
+                                     "composition": t.composition, "spends": t.draws} for t in spending.relations],
+                         "spends_without_guarantee": spending.unguaranteed})
+    return {"workspace": str(workspace.path), "datasets": datasets}

@@ -1,0 +1,147 @@
+"""``synth``: a whole release headless, through the one budgeted draw (:func:`dpsynth_core.release.budgeted.draw`).
+
+The order: the outputs' paths are checked (before anything is read); the core checks every setting
+once and prices the draw from the method (:func:`~dpsynth_core.release.prepare`); the input is then
+read only to key its ledger by its records (:meth:`~dpsynth_core.workspace.Workspace.records_key`)
+and the charge is checked against the lifetime budget, in the ledger's own composition, and
+recorded; a refusal comes there, before any mechanism runs, worded from public settings and
+earlier spends only. Then the data is drawn, the release recorded, and every output written
+whole or not at all (:func:`~dpsynth_core.release.outputs.write_all`). Notes computed from the data
+(lines read, cells clamped, rows released) go to stderr, for the publisher, after a draw only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..errors import ParameterError
+from .commands import input_name, open_workspace
+
+
+def given_settings(args) -> dict:
+    """The settings and method options given on the command line, parsed (not checked: the core does)."""
+    from ..synthesizers.options import METHOD_OPTIONS, SETTINGS
+
+    given = {}
+    for option in SETTINGS + METHOD_OPTIONS:
+        value = getattr(args, option.name, None)
+        if value is not None:
+            given[option.name] = [option.parse(v) for v in value] if option.repeat else option.parse(value)
+    return given
+
+
+def _temporary(out: Path) -> str:
+    """A new name beside the output, for the table until every output is complete (created by the writer)."""
+    return str(out.resolve().parent / f".{out.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+
+
+def run_synth(args) -> None:
+    from ..release.outputs import check_apart_from_workspace, check_outside_input, check_targets, discard, write_all
+    from ..release.writer import output_format
+    from ..validation import check_person_option
+
+    targets = check_targets(args)
+    out_format = output_format(args.out)  # the writer's rule: Parquet, CSV, or refused
+    if args.no_ledger and (args.workspace is not None or args.dataset is not None):
+        raise ParameterError("--no-ledger records nothing: it cannot go with --workspace or --dataset")
+    if args.workspace is not None and not args.workspace.strip():
+        raise ParameterError("--workspace must name a folder")
+    person = check_person_option(args.person, args.max_rows_per_person)
+    domain = args.domain
+    if person:
+        from ..domain import TableDomain
+
+        domain = TableDomain.load(args.domain).with_person_bound(*person)
+    reading = {}
+
+    def open_ledger(request, data):
+        """Once the core has checked every setting and priced the draw: the input's paths, then its
+        ledger's key (the only reading before the budget check; no mechanism runs here)."""
+        from ..engines import is_file_set, parquet_parts
+        from ..engines.parts import is_glob
+
+        if not Path(data).exists() and not is_glob(data):  # a glob is listed below
+            raise ParameterError(f"file not found: {data}")
+        if is_file_set(data):  # a folder or glob of Parquet files: listed and checked before any work
+            check_outside_input(targets, data, parquet_parts(data))
+        if args.no_ledger:
+            return data, None, None
+        from ..workspace import FILE_NAME, default_folder
+
+        folder = Path(args.workspace).expanduser() if args.workspace else default_folder()
+        check_apart_from_workspace(targets, folder / FILE_NAME, data)
+        workspace = open_workspace(args.workspace)
+        if request.engine == "pandas":  # read once: the table keys the ledger and is drawn from
+            from ..data.tables import read_table
+
+            data, info = read_table(data, encoding=request.encoding, delimiter=request.delimiter)
+            request.domain.check_matches(data.columns)
+            reading["lines"] = info["lines"]
+        records = workspace.records_key(data, encoding=request.encoding, delimiter=request.delimiter)
+        return data, workspace, workspace.dataset_key(records, args.dataset)
+
+    def ready(request):  # the draw is priced, checked and recorded; nothing is drawn or written yet
+        if request.random_state is not None:
+            from ..wording import SEED_NOTE
+
+            print(f"note: {SEED_NOTE}", file=sys.stderr)
+
+    from ..release import rerun_script
+    from ..release.budgeted import draw
+
+    out_path = Path(args.out)
+    temporary = _temporary(out_path)  # a folder of parts (Spark, Parquet) or one file, renamed with the rest
+    settings = given_settings(args)
+    try:
+        made = draw(args.input, domain, settings.pop("epsilon"), method=args.method, engine=args.engine,
+                    memory_limit=args.memory_limit, encoding=args.encoding, delimiter=args.delimiter,
+                    out=temporary, out_format=out_format, source="cli", name=args.dataset or input_name(args.input),
+                    open_ledger=open_ledger, ready=ready, **settings)
+        release = made.release
+        if args.no_ledger:
+            from ..release.ledger import NO_LEDGER
+
+            release.card["ledger"] = NO_LEDGER
+        contents = {}
+        if args.card:
+            contents["--card"] = (json.dumps(release.card, indent=2) + "\n").encode("utf-8")
+        if args.rerun_script:
+            contents["--rerun-script"] = rerun_script(release, data=args.input, declaration=args.domain).encode()
+        if args.card_html:
+            from ..release.card import render_card_html
+
+            contents["--card-html"] = render_card_html(release.card).encode("utf-8")
+    except BaseException:
+        discard(temporary)
+        raise
+    write_all([(path, contents[flag]) for flag, path in targets if flag in contents], ready=[(temporary, out_path)])
+    _publisher_notes(release, reading.get("lines"), args)
+
+
+def _publisher_notes(release, lines, args) -> None:
+    """What follows is for the publisher's eyes only: stderr, never the release."""
+    from ..data.tables import line_report_text
+
+    if lines is None:  # read by the core (or an engine, in chunks): the same count, from its report
+        lines = release.publisher_report.get("reading")
+    text = line_report_text(lines) if lines is not None else None
+    if text:
+        print(f"note: {text}", file=sys.stderr)
+    for name, report in release.publisher_report["encoding"].items():
+        if report["out_of_domain"]:
+            print(f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
+                  "were clamped or set to missing", file=sys.stderr)
+    written, asked = release.rows, release.settings.get("rows") if release.settings else None
+    if asked is not None and written != asked:
+        print(f"note: you asked for {asked:,} rows; the method released {written:,} (see the card)", file=sys.stderr)
+    g = release.card["guarantee"]
+    if g.get("epsilon") is None:
+        guarantee = "no differential-privacy guarantee: see the card"
+    else:
+        guarantee = f"epsilon {g['epsilon']:.4g}" + (f", delta {g['delta']:.2g}" if g.get("delta") else "") + \
+            f", {g['neighbouring']}"
+    print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee})")
