@@ -77,8 +77,8 @@ def _outlook(name: str, spec: dict) -> None:
     words = next((text_outlook(row) for row in plan if row["column"] == name), [])
     if words:
         st.info(f"**What this column will become** at the current choices (ε = {ss[state.EPSILON]:g}, ρ = "
-                f"{ss[state.RHO]:g}, {METHODS[ss[state.METHOD]].title.lower()}; change them on the Privacy page). "
-                + " ".join(words), icon=":material/lightbulb:")
+                f"{ss[state.RHO]:g}, {METHODS[ss[state.METHOD]].title}; change them on the Privacy page):\n\n"
+                + "\n".join(f"- {w}".replace("*", "\\*") for w in words), icon=":material/lightbulb:")
 
 
 specs = editing.column_specs(declaration, columns_in_data)

@@ -174,7 +174,8 @@ if "τ" in table.columns:
 for row in plan:
     words = text_outlook(row) if row["kind"] == "text" else []
     if words:
-        st.info(f"**{row['column']}**: " + " ".join(words), icon=":material/lightbulb:")
+        st.info(f"**{row['column']}**:\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
+                icon=":material/lightbulb:")
 note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
 if note:  # what the method says about its guarantee, in its own words
     level, text = note

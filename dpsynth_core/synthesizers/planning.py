@@ -149,7 +149,7 @@ def text_outlook(row: dict) -> list[str]:
     words.append(f"Expect {made_up:.2f} made-up {what} (each as frequent as about {row['made_up_count']:,.0f} "
                  f"records){share}.")
     for level in levels:
-        words.append(f"A code that does not come out falls back to its first {level['length']} characters and '*' "
+        words.append(f"A code that does not come out falls back to its first {level['length']} characters and a star "
                      f"when those come out (about {level['kept_half_the_time']:,} records needed).")
     if levels:
         words.append("The records of codes with no prefix that comes out are given to the shortest prefixes that do, "
