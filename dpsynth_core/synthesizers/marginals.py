@@ -40,6 +40,7 @@ import pandas as pd
 from .. import constraints
 from ..errors import ParameterError
 from ..pgm import Measurement, absorb, estimate, generate, model_cells_with, support_from
+from ..pgm.support import special_cells
 from ..privacy.accounting import PrivacyEvent, zcdp_budget
 from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
 from .base import ZCDP
@@ -259,7 +260,8 @@ class MarginalsSynthesizer(MarginalsBudget):
             return {}
         ordered = {n: cells[n] - (1 if self.columns_[n].missing_code is not None else 0)
                    for n in cells if self.columns_[n].domain.kind in ("integer", "float", "date")}
-        found = support_from(cells, self.measurements_, EMPTY_Z, ordered=ordered, limit=TAIL_SHARE * self.total_)
+        found = support_from(cells, self.measurements_, EMPTY_Z, ordered=ordered, limit=TAIL_SHARE * self.total_,
+                             protected={n: special_cells(self.columns_[n].domain, k) for n, k in ordered.items()})
         return {n: keep for n, keep in found.items() if n in ordered}
 
     def _check_groups(self, names) -> list:
