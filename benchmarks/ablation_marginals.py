@@ -38,6 +38,8 @@ VARIANTS = {
     "noisy count": ({}, {"rows": None}),
     "noisy count, AIM 1-way share": ({"SMALL_ONE_WAY_SHARE": 0.0}, {"rows": None}),
     "noisy count, 16 rounds/col": ({"MIN_ROUNDS_PER_COLUMN": 16}, {"rows": None}),
+    "3-way candidates <= 5,000 cells": ({"TRIPLE_CELLS": 5000}, {}),
+    "3-way candidates <= 50,000 cells": ({"TRIPLE_CELLS": 50000}, {}),
     "2-way candidates only": ({"MIN_CANDIDATE_SIZE": 2}, {}),
     "2-way cands, noisy count": ({"MIN_CANDIDATE_SIZE": 2}, {"rows": None}),
     "rounds 4/col": ({"ROUNDS_PER_COLUMN": 4, "MIN_ROUNDS_PER_COLUMN": 4}, {}),

@@ -62,6 +62,8 @@ from .registry import register
 #: Smallest candidate marginal: 1 offers every column's 1-way marginal again (AIM's downward closure of
 #: the workload), so a round may re-measure a column whose counts the model still gets wrong.
 MIN_CANDIDATE_SIZE = 1
+#: Every column triple of at most this many cells is a candidate too (0: none); ablation only.
+TRIPLE_CELLS = 0
 #: Mirror-descent iterations after each round (warm-started) and for the final model.
 ROUND_ITERATIONS = 10
 FINAL_ITERATIONS = 150
@@ -162,6 +164,9 @@ class MarginalsSynthesizer(MarginalsBudget):
         for group in workload:
             for size in range(MIN_CANDIDATE_SIZE, len(group) + 1):
                 candidates.update(itertools.combinations(group, size))
+        if TRIPLE_CELLS:  # 3-way candidates of at most TRIPLE_CELLS cells (the model's size limit still applies)
+            candidates.update(t for t in itertools.combinations(names, 3)
+                              if math.prod(cells[a] for a in t) <= TRIPLE_CELLS)
         candidates = sorted((c for c in candidates if math.prod(cells[a] for a in c) <= self.max_cells),
                             key=lambda c: [position[a] for a in c])
         weights = {c: float(sum(len(set(c) & set(s)) for s in workload)) for c in candidates}
