@@ -66,6 +66,7 @@ def complete_domain(dataset: str) -> dict:
     return spec
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the tests' ids
 def pytest_collection_modifyitems(items):
     """Keep what is shared on one pytest-xdist worker (pyproject's addopts: ``-n auto --dist loadgroup``).
 
