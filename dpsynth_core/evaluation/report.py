@@ -19,13 +19,17 @@ The mechanism (:func:`measure`), for a report budget ``epsilon`` split equally o
 * for a few chosen columns, the **real shares** over public cells (the declared cells, or
   the synthetic table's most common values when there are many), a discrete Laplace
   histogram (sensitivity 1);
-* per numeric or date column, two statistics over **exact values** (no bins, so a spike
+* per numeric or date column, four statistics over **exact values** (no bins, so a spike
   spread over its bin shows): the largest gap between the real and synthetic distribution
-  functions in records (Kolmogorov-Smirnov, sensitivity 1, Laplace noise) and a discrete
+  functions in records (Kolmogorov-Smirnov, sensitivity 1, Laplace noise); a discrete
   Laplace histogram of the real records at a few public values (the synthetic table's most
-  common ones, the declared special values, the range's low end), see
-  :func:`.values.report_statistics`. A value whose real share is far from its synthetic share
-  is then named in plain words.
+  common ones, the declared special values, the range's low end); the **mean** (the sum of
+  the values clipped to the declared range, less its low end, with Laplace noise of
+  sensitivity the range's width, over the noisy number of values present); and the
+  **quartiles** (a discrete Laplace histogram of the real values in the cells that the
+  synthetic table's quartiles cut, giving the real share at or below each), see
+  :func:`.values.report_statistics` and :func:`.intervals.value_noise`. A value whose real share,
+  or a mean that is far from the synthetic one, is then named in plain words.
 
 Error bars come from the known noise laws alone: every figure is a noisy statistic over the
 noisy row count, and its interval holds with probability at least 95% (a union bound over
@@ -47,17 +51,18 @@ from ..errors import DPSynthError
 from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, Spend
 from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows, unit_relation
+from .intervals import CONFIDENCE, discrete_laplace_margin, laplace_margin, ratio_interval, value_noise
 from .metrics import paired_codes
-from .values import report_sentences, report_statistics
+from .values import QUARTILES, report_sentences, report_statistics
 
-#: Confidence of the error bars.
-CONFIDENCE = 0.95
 #: Most bars in a column's share chart (the synthetic table's most common cells beyond that).
 MAX_CHART_CELLS = 24
 #: Default share of a release's epsilon that a report spends.
 DEFAULT_SHARE = 0.10
 #: Default number of column pairs and of share charts.
 DEFAULT_PAIRS = 6
+#: Statistics per compared numeric or date column: the value gap, exact values, the mean, the quartiles.
+VALUE_STATISTICS = 4
 
 
 class ReportError(DPSynthError):
@@ -151,21 +156,6 @@ def _half_l1(real_index: np.ndarray, synthetic_index: np.ndarray) -> float:
     return float(0.5 * np.abs(real - n * synthetic / m).sum())
 
 
-def laplace_margin(scale: float, level: float) -> float:
-    """``t`` with ``P(|Z| > t) = level`` for Laplace noise of ``scale``."""
-    return scale * math.log(1 / level)
-
-
-def discrete_laplace_margin(scale: float, level: float) -> int:
-    """Smallest whole ``k`` with ``P(|Z| >= k + 1) <= level`` for discrete Laplace of ``scale``.
-
-    ``P(|Z| >= j) = 2 a**j / (1 + a)`` with ``a = exp(-1/scale)``.
-    """
-    a = math.exp(-1.0 / scale)
-    j = math.ceil(math.log(level * (1 + a) / 2) / math.log(a))
-    return max(0, j - 1)
-
-
 @dataclass
 class ExactStatistics:
     """The true values the report's noise is added to. Private: never shown, stored or released.
@@ -234,22 +224,6 @@ def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pai
     return ExactStatistics(len(real), len(synthetic), distances, shares, values)
 
 
-def ratio_interval(numerator, denominator, numerator_margin: float, denominator_margin: float, *, top: float = 1.0):
-    """Estimate and interval of ``x / n`` from noisy ``x`` and ``n`` (arrays or numbers), clipped to ``[0, top]``.
-
-    If ``|x_noisy - x| <= numerator_margin`` and ``|n_noisy - n| <= denominator_margin`` (with
-    ``n >= 1``), the exact ratio lies inside: the low end divides the smallest possible ``x``
-    by the largest possible ``n``, the high end the largest ``x`` by the smallest ``n``. Each
-    margin is exceeded with probability at most ``(1 - CONFIDENCE) / 2``, so by the union
-    bound the interval holds with probability at least ``CONFIDENCE``.
-    """
-    x, n = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
-    value = np.clip(x / n, 0.0, top)
-    low = np.clip(np.maximum(x - numerator_margin, 0.0) / (n + denominator_margin), 0.0, top)
-    high = np.clip((x + numerator_margin) / np.maximum(1.0, n - denominator_margin), 0.0, top)
-    return value, low, high
-
-
 @dataclass
 class NoisyDraws:
     """The noise step's output for ``runs`` independent runs at once (arrays with a leading run axis).
@@ -275,7 +249,7 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     scale is ``k / epsilon``. Intervals: :func:`ratio_interval` with each noise's margin at
     level ``(1 - CONFIDENCE) / 2`` (the row count's noise and the statistic's own).
     """
-    count = 1 + len(exact.distances) + len(exact.shares) + 2 * len(exact.values)
+    count = 1 + len(exact.distances) + len(exact.shares) + VALUE_STATISTICS * len(exact.values)
     each = epsilon / count
     scale = sensitivity / each  # K for a person unit: one person moves each statistic by at most K
     level = (1 - CONFIDENCE) / 2
@@ -293,22 +267,16 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
         counts = np.asarray(counts, dtype=np.int64)
         drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: shares of {name}")
         shares[name] = ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin)
-    values = {}
-    for name, found in exact.values.items():
-        gap = real_laplace(noise, np.full(runs, found["gap"]), scale, label=f"report: value gap of {name}")
-        counts = np.asarray(found["counts"], dtype=np.int64)
-        drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: exact values of {name}")
-        values[name] = (ratio_interval(gap, rows, laplace_margin(scale, level), rows_margin),
-                        ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin,
-                                       rows_margin))
+    values = {name: value_noise(found, scale=scale, rows=rows, rows_margin=rows_margin, noise=noise, runs=runs,
+                                name=name) for name, found in exact.values.items()}
     return NoisyDraws(each, rows, rows_margin, distances, shares, values)
 
 
 def report_events(epsilon: float, distances, charts, values=(), relation: str = ADD_REMOVE) -> list[PrivacyEvent]:
     """The report's privacy events, each ``epsilon / k`` under ``relation``: the row count, one per
-    distance (``distances``: their labels), one per charted column and two per compared numeric column."""
+    distance (``distances``: their labels), one per charted column and four per compared numeric column."""
     distances, charts, values = (list(dict.fromkeys(x)) for x in (distances, charts, values))
-    each = epsilon / (1 + len(distances) + len(charts) + 2 * len(values))
+    each = epsilon / (1 + len(distances) + len(charts) + VALUE_STATISTICS * len(values))
 
     def event(mechanism: str, label: str) -> PrivacyEvent:
         return PrivacyEvent(mechanism, each, 0.0, relation, f"report: {label}")
@@ -318,7 +286,9 @@ def report_events(epsilon: float, distances, charts, values=(), relation: str = 
             + [event("discrete Laplace histogram", f"shares of {c}") for c in charts]
             + [e for v in values for e in (
                 event("Laplace on a distance (sensitivity 1)", f"largest gap between the value curves of {v}"),
-                event("discrete Laplace histogram", f"shares of exact values of {v}"))])
+                event("discrete Laplace histogram", f"shares of exact values of {v}"),
+                event("Laplace on a clipped sum (sensitivity: the declared range)", f"mean of {v}"),
+                event("discrete Laplace histogram", f"values around the synthetic quartiles of {v}"))])
 
 
 def report_charge(epsilon: float, domain, *, pairs=(), chart_columns=()) -> Spend:
@@ -353,10 +323,17 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
                         "low": low[0].tolist(), "high": high[0].tolist()}
     values = {}
     for name, found in exact.values.items():
-        (gap, gap_low, gap_high), (real, low, high) = drawn.values[name]
+        (gap, gap_low, gap_high), (real, low, high), mean, below = drawn.values[name]
         values[name] = {"gap": {"value": float(gap[0]), "low": float(gap_low[0]), "high": float(gap_high[0])},
                         "values": found["values"], "synthetic": found["synthetic"], "real": real[0].tolist(),
-                        "low": low[0].tolist(), "high": high[0].tolist()}
+                        "low": low[0].tolist(), "high": high[0].tolist(),
+                        "quartiles": [{"at": q, "point": p, "synthetic": sb, "real": float(v), "low": float(lo),
+                                       "high": float(hi)} for q, p, sb, v, lo, hi in zip(
+                                           QUARTILES, found["quartiles"], found["synthetic_below"], below[0][0],
+                                           below[1][0], below[2][0])]}
+        if found["synthetic_mean"] is not None and found["kind"] != "date":  # a date's quartiles say more
+            values[name]["mean"] = {"value": float(mean[0][0]), "low": float(mean[1][0]), "high": float(mean[2][0]),
+                                    "synthetic": found["synthetic_mean"]}
         values[name]["shape"] = report_sentences(name, values[name])
     return ReportFigures(epsilon=float(epsilon), per_statistic=drawn.per_statistic, rows=int(drawn.rows[0]),
                          rows_margin=int(drawn.rows_margin), synthetic_rows=exact.synthetic_rows, one_way=one_way,

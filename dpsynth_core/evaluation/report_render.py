@@ -142,6 +142,10 @@ def _shape_summary(figures: ReportFigures) -> str:
             + "; ".join(html.escape(s) for s in sentences) + ".</p>")
 
 
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.3g}"
+
+
 def _values_section(number: int, values: dict) -> str:
     """Numbers and dates value by value: the largest gap between the curves and a few exact values' shares."""
     rows = []
@@ -149,16 +153,24 @@ def _values_section(number: int, values: dict) -> str:
         gap = v["gap"]
         shares = "; ".join(f"{html.escape(str(x))}: {r:.1%} ({lo:.1%} to {hi:.1%}) vs {s:.1%}" for x, r, lo, hi, s in
                            zip(v["values"], v["real"], v["low"], v["high"], v["synthetic"]))
+        mean = v.get("mean")
+        middle = (f"{_number(mean['value'])} ({_number(mean['low'])} to {_number(mean['high'])}) vs "
+                  f"{_number(mean['synthetic'])}<br>" if mean else "")
+        middle += "<br>".join(f"{html.escape(str(q['point']))}: {q['real']:.0%} ({q['low']:.0%} to {q['high']:.0%}) "
+                              f"vs {q['synthetic']:.0%}" for q in v.get("quartiles", []))
         rows.append(f"<tr><td>{html.escape(name)}</td><td class='num'>{gap['value']:.3f}<br>"
-                    f"<span class='muted'>{gap['low']:.3f} to {gap['high']:.3f}</span></td><td>{shares}</td>"
-                    f"<td>{'changed' if v.get('shape') else 'kept'}</td></tr>")
+                    f"<span class='muted'>{gap['low']:.3f} to {gap['high']:.3f}</span></td><td>{middle}</td>"
+                    f"<td>{shares}</td><td>{'changed' if v.get('shape') else 'kept'}</td></tr>")
     return f"""<h2>{number}. Numbers and dates value by value</h2>
 <p>Bins can hide a change inside them (a value held by many people spread over its bin). Here exact values are
 compared: the <b>largest gap</b> between the real and synthetic distribution functions (the share of rows on
 different sides of some value; 0 = the same spread), and the real share of a few exact values (the synthetic
-table's most common ones and the declared special values) against their synthetic share, each real figure
-measured with noise ({CONFIDENCE:.0%} intervals).</p>
-<table><tr><th>column</th><th>largest gap (95% interval)</th><th>value: real share (interval) vs synthetic</th>
+table's most common ones and the declared special values) against their synthetic share; the <b>mean</b> (real,
+its interval, vs synthetic; its noise grows with the declared range) and, at each of the synthetic table's
+quartiles, the share of real values at or below it against the synthetic share (25%, 50%, 75%). Each real figure
+is measured with noise ({CONFIDENCE:.0%} intervals).</p>
+<table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean; values at or below each synthetic quartile:
+real (interval) vs synthetic</th><th>value: real share (interval) vs synthetic</th>
 <th>shape</th></tr>{''.join(rows)}</table>
 """
 

@@ -188,6 +188,8 @@ def value_table(summaries: dict) -> pd.DataFrame:
 
 #: The synthetic table's most common exact values whose real share a report measures (with special values).
 REPORT_TOP_VALUES = 3
+#: The synthetic quartiles at which a report measures the real share of values at or below.
+QUARTILES = (0.25, 0.5, 0.75)
 
 
 def _days(value) -> int:
@@ -223,8 +225,18 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
     chosen = np.sort(np.asarray(chosen, dtype=a.dtype if a.size else float))
     real_counts = np.searchsorted(a, chosen, side="right") - np.searchsorted(a, chosen, side="left")
     synthetic_counts = np.searchsorted(b, chosen, side="right") - np.searchsorted(b, chosen, side="left")
-    return {"gap": gap, "values": shown(column.kind, chosen), "counts": real_counts,
-            "synthetic": (synthetic_counts / rows_b).tolist()}
+    low_end, high_end = _days(column.min), _days(column.max)
+    points = np.quantile(b, QUARTILES, method="inverted_cdf") if b.size else np.zeros(len(QUARTILES))
+    return {"kind": column.kind, "gap": gap, "values": shown(column.kind, chosen), "counts": real_counts,
+            "synthetic": (synthetic_counts / rows_b).tolist(),
+            # the mean: a clipped sum over the values present (public low end and width); the quartiles: the
+            # real values in the cells the synthetic table's quartiles cut (a histogram: sensitivity 1)
+            "low_end": float(low_end), "width": float(high_end - low_end),
+            "sum": float((np.clip(a, low_end, high_end) - low_end).sum()),
+            "synthetic_mean": float(b.mean()) if b.size else None,
+            "quartiles": shown(column.kind, points), "quartile_points": points.tolist(),
+            "quartile_counts": np.bincount(np.searchsorted(points, a, side="left"), minlength=len(points) + 1),
+            "synthetic_below": (np.searchsorted(b, points, side="right") / max(b.size, 1)).tolist()}
 
 
 def report_sentences(name: str, figures: dict) -> list[str]:
@@ -236,6 +248,11 @@ def report_sentences(name: str, figures: dict) -> list[str]:
         if abs(real - synthetic) >= SHAPE_SHARE_GAP and not low <= synthetic <= high:
             out.append(f"{name}: {_plain(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
                        f"and {synthetic:.0%} of the synthetic ones")
+    mean = figures.get("mean")
+    if mean and mean["synthetic"] is not None and not mean["low"] <= mean["synthetic"] <= mean["high"] and \
+            abs(mean["synthetic"] - mean["value"]) > SHAPE_MEAN_GAP * max(abs(mean["value"]), 1e-12):
+        out.append(f"{name}: the mean is about {_plain(mean['value'])} in the real values ({_plain(mean['low'])} to "
+                   f"{_plain(mean['high'])}) and {_plain(mean['synthetic'])} in the synthetic ones")
     gap = figures["gap"]
     if not out and gap["low"] >= SHAPE_CDF_GAP:
         out.append(f"{name}: the values are spread differently (up to {gap['value']:.0%} of the rows lie on "

@@ -55,7 +55,7 @@ def test_distance_sensitivity_is_one_for_added_removed_and_substituted_records()
 def test_budget_is_split_over_every_statistic_and_recorded():
     figures = report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")],
                              chart_columns=["colour"], random_state=1)
-    assert len(figures.events) == 1 + 2 + 1 + 1 + 2  # the integer column "size" also value by value
+    assert len(figures.events) == 1 + 2 + 1 + 1 + 4  # the integer column "size" also value by value
     assert sum(e.epsilon for e in figures.events) == pytest.approx(0.5)
     assert all(e.neighbouring.startswith("add/remove") and e.label.startswith("report: ") for e in figures.events)
     again = report.ReportFigures.from_dict(json.loads(json.dumps(figures.to_dict())))
@@ -68,9 +68,12 @@ def test_every_noise_draw_is_logged_at_the_scale_the_events_claim():
                              chart_columns=["colour", "size"], random_state=source)
     draws = sum(cells for _, scale, cells in source.log if scale == pytest.approx(1 / figures.per_statistic))
     exact_values = len(figures.values["size"]["values"])
-    # count, three distances, the cells of two share charts, the value gap and exact values of "size"
-    statistics = 1 + 3 + (3 + 1) + (2 + 1) + 1 + exact_values
-    assert draws == statistics and len(source.log) == 6
+    # count, three distances, the cells of two share charts, the value gap, exact values and the cells around
+    # the quartiles of "size" (its mean's sum has the scale of its declared width)
+    statistics = 1 + 3 + (3 + 1) + (2 + 1) + 1 + exact_values + 4
+    width = figures.values["size"]["mean"] and 9.0
+    summed = [s for _, s, _ in source.log if s == pytest.approx(width / figures.per_statistic)]
+    assert draws == statistics and len(source.log) == 8 and len(summed) == 1
 
 
 def test_intervals_cover_the_true_distance_at_least_95_percent_of_the_time():
@@ -143,19 +146,25 @@ def _value_events():
               for t in (0.01, 0.02, 0.03)}
     events.update({f"share of 1 above {t}": (lambda out, t=t: out.values["size"]["real"][1] > t)
                    for t in (0.49, 0.5, 0.51)})
+    events.update({f"mean above {t}": (lambda out, t=t: out.values["size"]["mean"]["value"] > t) for t in (4, 4.5, 5)})
+    events.update({f"median share above {t}": (lambda out, t=t: out.values["size"]["quartiles"][1]["real"] > t)
+                   for t in (0.45, 0.5, 0.55)})
     return events
 
 
 @pytest.mark.parametrize("broken", [False, True])
 def test_audit_value_level_figures_pass_at_their_own_epsilon_and_catch_half_noise(broken, monkeypatch):
     if broken:
-        real_laplace = report.real_laplace
-        monkeypatch.setattr(report, "real_laplace", lambda source, values, scale, label="": real_laplace(
-            source, values, scale / 2, label))
+        from dpsynth_core.evaluation import intervals
 
-    def run(exact, seed):  # 5 statistics at epsilon 1 each
+        real_laplace = report.real_laplace
+        for module in (report, intervals):
+            monkeypatch.setattr(module, "real_laplace", lambda source, values, scale, label="": real_laplace(
+                source, values, scale / 2, label))
+
+    def run(exact, seed):  # 7 statistics at epsilon 1 each (count, two distances, four value-level ones)
         source = HalfNoise(False, np.random.default_rng(seed)) if broken else seed
-        return report.add_noise(exact, epsilon=5.0, random_state=source)
+        return report.add_noise(exact, epsilon=7.0, random_state=source)
 
     result = audit(run, _exact(BASE), _exact(MOVED), _value_events(), trials=1500)
     assert result.violates(1.0) == broken, result

@@ -56,7 +56,14 @@ def test_every_interval_covers_at_its_stated_rate(exact, epsilon):
         for i, label in enumerate(labels):
             coverage[f"share of {label} in {name}"] = ((low[:, i] <= truth[i]) & (truth[i] <= high[:, i])).sum()
     for name, found in exact.values.items():
-        (_, low, high), (_, share_low, share_high) = drawn.values[name]
+        (_, low, high), (_, share_low, share_high), (_, mean_low, mean_high), (_, q_low, q_high) = drawn.values[name]
+        values = np.asarray(found["quartile_counts"])
+        truth = np.cumsum(values)[:-1] / values.sum()
+        for i, at in enumerate(found["quartiles"]):
+            inside = (q_low[:, i] <= truth[i]) & (truth[i] <= q_high[:, i])
+            coverage[f"real share at or below the synthetic quartile {at} of {name}"] = inside.sum()
+        truth = found["low_end"] + found["sum"] / values.sum()
+        coverage[f"mean of {name}"] = ((mean_low <= truth) & (truth <= mean_high)).sum()
         truth = found["gap"] / rows
         coverage[f"value gap of {name}"] = ((low <= truth) & (truth <= high)).sum()
         truth = np.asarray(found["counts"]) / rows
@@ -66,6 +73,7 @@ def test_every_interval_covers_at_its_stated_rate(exact, epsilon):
     short = {k: v / RUNS for k, v in coverage.items() if v < least}
     assert not short, f"intervals below {report.CONFIDENCE:.0%} (at least {least / RUNS:.4f} needed): {short}"
     assert len(coverage) > 50 and any(k.startswith("value gap") for k in coverage)  # every kind, many bars
+    assert any(k.startswith("mean of") for k in coverage) and any("quartile" in k for k in coverage)
 
 
 def test_the_old_share_bars_would_fail(exact):
