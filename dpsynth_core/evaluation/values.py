@@ -67,9 +67,14 @@ def value_comparison(real: pd.Series, synthetic: pd.Series, column, *, markers=(
     Both are read by the declaration's public rule (clamped to the range, integers rounded),
     so the comparison is about what the method did, not about out-of-range cells.
     """
-    a = numeric_values(column, real, markers)
-    b = numeric_values(column, synthetic, markers)
-    rows_a, rows_b = max(len(real), 1), max(len(synthetic), 1)
+    return _compare(numeric_values(column, real, markers), numeric_values(column, synthetic, markers),
+                    max(len(real), 1), max(len(synthetic), 1), column, top, max_points)
+
+
+def _compare(a: np.ndarray, b: np.ndarray, rows_a: int, rows_b: int, column, top: int = 10,
+             max_points: int = 2000) -> ValueComparison:
+    """:func:`value_comparison` of the values already read (``a`` real, ``b`` synthetic, of ``rows_a`` and
+    ``rows_b`` rows)."""
     points = np.union1d(a, b)
     if points.size > max_points:  # enough points to draw the curves: quantiles of both tables together
         points = np.unique(np.quantile(np.concatenate([a, b]), np.linspace(0, 1, max_points), method="lower"))
@@ -120,9 +125,9 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
     ``shape``: plain sentences naming what changed (a frequent value's share, the mean, the spread),
     empty when the values kept their shape.
     """
-    compared = value_comparison(real, synthetic, column, markers=markers)
     a = numeric_values(column, real, markers)
     b = numeric_values(column, synthetic, markers)
+    compared = _compare(a, b, max(len(real), 1), max(len(synthetic), 1), column)  # each table read once
     sides = {"real": _side(a, max(len(real), 1), column), "synthetic": _side(b, max(len(synthetic), 1), column)}
     shape = []
     top = compared.top.assign(gap=(compared.top["real"] - compared.top["synthetic"]).abs())
