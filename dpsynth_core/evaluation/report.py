@@ -53,7 +53,7 @@ from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows, unit_relation
 from .intervals import CONFIDENCE, discrete_laplace_margin, laplace_margin, ratio_interval, value_noise
 from .metrics import paired_codes
-from .values import QUARTILES, report_sentences, report_statistics
+from .values import report_sentences, report_statistics
 
 #: Most bars in a column's share chart (the synthetic table's most common cells beyond that).
 MAX_CHART_CELLS = 24
@@ -329,7 +329,7 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
                         "low": low[0].tolist(), "high": high[0].tolist(),
                         "quartiles": [{"at": q, "point": p, "synthetic": sb, "real": float(v), "low": float(lo),
                                        "high": float(hi)} for q, p, sb, v, lo, hi in zip(
-                                           QUARTILES, found["quartiles"], found["synthetic_below"], below[0][0],
+                                           found["quartile_at"], found["quartiles"], found["synthetic_below"], below[0][0],
                                            below[1][0], below[2][0])]}
         if found["synthetic_mean"] is not None and found["kind"] != "date":  # a date's quartiles say more
             values[name]["mean"] = {"value": float(mean[0][0]), "low": float(mean[1][0]), "high": float(mean[2][0]),

@@ -232,6 +232,7 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
     synthetic_counts = np.searchsorted(b, chosen, side="right") - np.searchsorted(b, chosen, side="left")
     low_end, high_end = _days(column.min), _days(column.max)
     points = np.quantile(b, QUARTILES, method="inverted_cdf") if b.size else np.zeros(len(QUARTILES))
+    points, first = np.unique(points, return_index=True)  # a spike (capital-gain's 0) holds several quartiles
     return {"kind": column.kind, "gap": gap, "values": shown(column.kind, chosen), "counts": real_counts,
             "synthetic": (synthetic_counts / rows_b).tolist(),
             # the mean: a clipped sum over the values present (public low end and width); the quartiles: the
@@ -239,7 +240,7 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
             "low_end": float(low_end), "width": float(high_end - low_end),
             "sum": float((np.clip(a, low_end, high_end) - low_end).sum()),
             "synthetic_mean": float(b.mean()) if b.size else None,
-            "quartiles": shown(column.kind, points), "quartile_points": points.tolist(),
+            "quartiles": shown(column.kind, points), "quartile_at": [QUARTILES[i] for i in first],
             "quartile_counts": np.bincount(np.searchsorted(points, a, side="left"), minlength=len(points) + 1),
             "synthetic_below": (np.searchsorted(b, points, side="right") / max(b.size, 1)).tolist()}
 
