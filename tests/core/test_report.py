@@ -70,7 +70,7 @@ def test_every_noise_draw_is_logged_at_the_scale_the_events_claim():
     exact_values = len(figures.values["size"]["values"])
     # count, three distances, the cells of two share charts, the value gap, exact values and the cells around
     # the quartiles of "size" (its mean's sum has the scale of its declared width)
-    statistics = 1 + 3 + (3 + 1) + (2 + 1) + 1 + exact_values + 4
+    statistics = 1 + 3 + (3 + 1) + (2 + 1) + 1 + exact_values + len(figures.values["size"]["quartiles"]) + 1
     width = figures.values["size"]["mean"] and 9.0
     summed = [s for _, s, _ in source.log if s == pytest.approx(width / figures.per_statistic)]
     assert draws == statistics and len(source.log) == 8 and len(summed) == 1
