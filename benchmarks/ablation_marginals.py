@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import itertools
 import sys
 import time
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.versus_aim import coded_table, scores  # noqa: E402
+G = importlib.import_module("dpsynth_core.pgm.generate")  # the module (the package names its function)
 from dpsynth_core.synthesizers import marginals as M  # noqa: E402
 from dpsynth_core.synthesizers import marginals_budget as B  # noqa: E402
 
@@ -45,6 +47,7 @@ VARIANTS = {
     "rounds 4/col": ({"ROUNDS_PER_COLUMN": 4, "MIN_ROUNDS_PER_COLUMN": 4}, {}),
     "rounds 2/col": ({"ROUNDS_PER_COLUMN": 2, "MIN_ROUNDS_PER_COLUMN": 2}, {}),
     "iid": ({}, {"generation": "iid"}),
+    "clique drawn whole": ({"SEQUENTIAL": False}, {}),
     "iterations x5": ({"ROUND_ITERATIONS": 50, "FINAL_ITERATIONS": 750}, {}),
     "1-way share AIM": ({"SMALL_ONE_WAY_SHARE": 0.0}, {}),
     "1-way share 0.15": ({"SMALL_ONE_WAY_SHARE": 0.15}, {}),
@@ -58,7 +61,7 @@ VARIANTS = {
 @contextlib.contextmanager
 def patched(constants: dict):
     """Set module constants wherever they are read (the method's module and its budget's)."""
-    old = {(m, k): getattr(m, k) for k in constants for m in (M, B) if hasattr(m, k)}
+    old = {(m, k): getattr(m, k) for k in constants for m in (M, B, G) if hasattr(m, k)}
     for m, k in old:
         setattr(m, k, constants[k])
     try:

@@ -1,17 +1,21 @@
 """Synthetic records from a calibrated graphical model, clique by clique down the junction tree.
 
-The root clique's columns are drawn from its marginal; every other clique's new columns are
-drawn given the values already drawn for its separator, from the model's conditional table.
+Within each clique, in the tree's order, the columns not drawn yet are drawn one at a time, each
+from the model's conditional table given the values already drawn for the clique's separator and
+for the clique's columns drawn before it (the first column of the root clique from its marginal).
 Two ways to draw, both post-processing of the model:
 
 * ``"iid"``: every record independently (plain ancestral sampling);
-* ``"matched"``: stratified. The root's counts are the model's counts rounded (largest
-  remainders, ties broken at random); within each group of records sharing a separator
-  value, the records are put in random order and the ``k``-th of ``g`` takes the value at
+* ``"matched"``: stratified. The first column's counts are the model's counts rounded (largest
+  remainders, ties broken at random); within each group of records sharing the values it is
+  drawn given, the records are put in random order and the ``k``-th of ``g`` takes the value at
   the conditional quantile ``(k + u) / g`` (one uniform ``u`` per record), so each group's
   counts are within one record of the model's. Sampling noise then no longer adds
   spurious correlations on top of the model's (the Private-PGM maintainers' 2026 fix; our
-  measurement in the README).
+  measurement in the README). Drawing a clique's columns one at a time keeps every prefix of
+  them within one record per group, not only the whole clique: on 6-column adult at epsilon 5
+  (one clique of all six columns) the records' mean 2-way TVD goes from 0.0049 to 0.0040
+  against the model's own 0.0032 (``benchmarks/ablation_marginals.py``, 3 seeds).
 """
 
 from __future__ import annotations
@@ -19,6 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from .model import GraphicalModel
+
+#: A clique's new columns are drawn one at a time, each given the separator and the clique's columns
+#: drawn before it (so with ``matched`` every prefix of the clique's columns keeps the model's counts
+#: within one record per group); False: all together, given the separator.
+SEQUENTIAL = True
 
 
 def _round_counts(probabilities: np.ndarray, total: int, rng) -> np.ndarray:
@@ -57,6 +66,37 @@ def _quantiles(groups: np.ndarray, matched: bool, rng) -> np.ndarray:
     return out
 
 
+def _draw(belief, clique, given: list, new: list, cells: dict, codes: dict, rows: int, matched: bool, rng) -> None:
+    """Draw the columns ``new`` of a clique given the columns ``given`` already drawn (into ``codes``)."""
+    keep = [c for c in clique if c in given or c in new]
+    outside = tuple(k for k, c in enumerate(clique) if c not in keep)
+    marginal = belief.sum(axis=outside) if outside else belief
+    axes = [keep.index(c) for c in given] + [keep.index(c) for c in new]
+    given_cells = int(np.prod([cells[c] for c in given])) if given else 1
+    new_cells = int(np.prod([cells[c] for c in new]))
+    table = np.transpose(marginal, axes).reshape(given_cells, new_cells)
+    if given:
+        key = np.ravel_multi_index([codes[c] for c in given], [cells[c] for c in given])
+    else:
+        key = np.zeros(rows, dtype=np.int64)
+    fallback = table.sum(axis=0)
+    fallback = fallback / fallback.sum() if fallback.sum() > 0 else np.full(new_cells, 1.0 / new_cells)
+    mass = table.sum(axis=1, keepdims=True)
+    conditional = np.where(mass > 0, table / np.where(mass > 0, mass, 1.0), fallback[None, :])
+    if not given and matched:
+        counts = _round_counts(conditional[0], rows, rng)
+        drawn = rng.permutation(np.repeat(np.arange(new_cells), counts))
+    else:
+        cdf = np.cumsum(conditional, axis=1)
+        cdf[:, -1] = 1.0
+        u = _quantiles(key, matched, rng)
+        flat = (cdf + np.arange(given_cells)[:, None]).ravel()
+        drawn = np.searchsorted(flat, key + u, side="right") - key * new_cells
+        drawn = np.minimum(drawn, new_cells - 1)
+    for c, values in zip(new, np.unravel_index(drawn, [cells[c] for c in new])):
+        codes[c] = values.astype(np.int64)
+
+
 def generate(model: GraphicalModel, rows: int, rng, *, method: str = "matched") -> dict:
     """Codes of ``rows`` synthetic records for every column (column -> int64 array)."""
     if method not in ("matched", "iid"):
@@ -68,31 +108,9 @@ def generate(model: GraphicalModel, rows: int, rng, *, method: str = "matched") 
         clique = tree.cliques[i]
         sep = [a for a in tree.separator[i] if a in codes] if tree.parent[i] is not None else []
         new = [a for a in clique if a not in codes]
-        if not new:
-            continue
         belief = np.clip(model.beliefs[i], 0, None)
-        axes = [clique.index(a) for a in sep] + [clique.index(a) for a in new]
-        sep_cells = int(np.prod([cells[a] for a in sep])) if sep else 1
-        new_cells = int(np.prod([cells[a] for a in new]))
-        table = np.transpose(belief, axes).reshape(sep_cells, new_cells)
-        if sep:
-            key = np.ravel_multi_index([codes[a] for a in sep], [cells[a] for a in sep])
-        else:
-            key = np.zeros(rows, dtype=np.int64)
-        fallback = table.sum(axis=0)
-        fallback = fallback / fallback.sum() if fallback.sum() > 0 else np.full(new_cells, 1.0 / new_cells)
-        mass = table.sum(axis=1, keepdims=True)
-        conditional = np.where(mass > 0, table / np.where(mass > 0, mass, 1.0), fallback[None, :])
-        if not sep and matched:
-            counts = _round_counts(conditional[0], rows, rng)
-            drawn = rng.permutation(np.repeat(np.arange(new_cells), counts))
-        else:
-            cdf = np.cumsum(conditional, axis=1)
-            cdf[:, -1] = 1.0
-            u = _quantiles(key, matched, rng)
-            flat = (cdf + np.arange(sep_cells)[:, None]).ravel()
-            drawn = np.searchsorted(flat, key + u, side="right") - key * new_cells
-            drawn = np.minimum(drawn, new_cells - 1)
-        for a, values in zip(new, np.unravel_index(drawn, [cells[a] for a in new])):
-            codes[a] = values.astype(np.int64)
+        given = list(sep)
+        for step in ([[a] for a in new] if SEQUENTIAL else [new] if new else []):
+            _draw(belief, clique, given, step, cells, codes, rows, matched, rng)
+            given += step
     return codes
