@@ -34,6 +34,8 @@ from .parts import checked_files, names_parquet
 #: Exact either way; only the speed depends on the data.
 AGGREGATE_BELOW = 2
 SAMPLE_ROWS = 100_000
+#: Columns whose distinct values one query counts (see ``_distinct``).
+DISTINCT_COLUMNS = 32
 
 
 def quote(name: str) -> str:
@@ -134,19 +136,25 @@ class DuckDBSource(EngineSource):
     # --- primitives ------------------------------------------------------------------------
 
     def _distinct(self, names: list) -> tuple[int, dict]:
-        cols = ", ".join(quote(n) for n in names)
-        sets = ", ".join(f"({quote(n)})" for n in names)
-        grouping = ", ".join(f"GROUPING({quote(n)}) AS __dpsynth_g{i}" for i, n in enumerate(names))
-        sql = (f"SELECT {grouping}, {cols}, {self._weight} AS __dpsynth_n FROM {self._table} "
-               f"GROUP BY GROUPING SETS ({sets})")
-        table = self._run(lambda: self.con.sql(sql).to_arrow_table())
-        counts = table.column("__dpsynth_n").to_numpy()
+        # Each column's distinct values and counts, by GROUPING SETS over at most DISTINCT_COLUMNS
+        # columns a query: DuckDB keeps one hash table per set, so one query over every column of
+        # a wide table needs memory and time that grow with the square of its width (1,500
+        # columns: 3.5 GB and 150 s for a 0.6 MB file; in parts of 32 columns, well under 1 GB).
         distinct, n_rows = {}, None
-        for i, name in enumerate(names):
-            mine = np.flatnonzero(table.column(f"__dpsynth_g{i}").to_numpy() == 0)
-            values = table.column(name).take(pa.array(mine)).to_pylist()
-            distinct[name] = (values, counts[mine])
-            n_rows = int(counts[mine].sum()) if n_rows is None else n_rows
+        for start in range(0, len(names), DISTINCT_COLUMNS):
+            part = names[start:start + DISTINCT_COLUMNS]
+            cols = ", ".join(quote(n) for n in part)
+            sets = ", ".join(f"({quote(n)})" for n in part)
+            grouping = ", ".join(f"GROUPING({quote(n)}) AS __dpsynth_g{i}" for i, n in enumerate(part))
+            sql = (f"SELECT {grouping}, {cols}, {self._weight} AS __dpsynth_n FROM {self._table} "
+                   f"GROUP BY GROUPING SETS ({sets})")
+            table = self._run(lambda sql=sql: self.con.sql(sql).to_arrow_table())
+            counts = table.column("__dpsynth_n").to_numpy()
+            for i, name in enumerate(part):
+                mine = np.flatnonzero(table.column(f"__dpsynth_g{i}").to_numpy() == 0)
+                values = table.column(name).take(pa.array(mine)).to_pylist()
+                distinct[name] = (values, counts[mine])
+                n_rows = int(counts[mine].sum()) if n_rows is None else n_rows
         if not n_rows:
             raise DataError("the table has no rows")
         return n_rows, distinct
