@@ -28,17 +28,6 @@ spark_only = pytest.mark.skipif(not HAS_SPARK, reason="Spark needs a Java runtim
 ENGINES = ["duckdb", pytest.param("spark", marks=spark_only)]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _quiet_spark():
-    yield
-    if HAS_SPARK and "pyspark" in sys.modules:  # the session the CLI's runs shared, started by this module
-        from pyspark.sql import SparkSession
-
-        session = SparkSession.getActiveSession()
-        if session is not None:
-            session.stop()
-
-
 def _synth(capsys, data, spec, engine, tmp_path, *extra) -> tuple[int, str]:
     domain = tmp_path / "d.json"
     domain.write_text(json.dumps(spec))
@@ -76,8 +65,8 @@ def _hostile_tables(tmp_path) -> list:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_no_message_quotes_a_cell_on_hostile_tables(engine, tmp_path, capsys):
     for data, spec in _hostile_tables(tmp_path):
-        if engine == "spark" and data.suffix == ".csv" and data.stem != "age":
-            continue  # Spark reads a CSV through the same Parquet copy as DuckDB: one CSV case is enough
+        if engine == "spark" and data.name not in ("age.csv", "day.parquet", "binary.parquet"):
+            continue  # Spark reads a CSV through the same Parquet copy as DuckDB, and each run is slow
         status, said = _synth(capsys, data, spec, engine, tmp_path)
         assert status in (0, 2), (data.name, said)
         assert SECRET not in said, (data.name, said)
