@@ -68,5 +68,5 @@ def dp_share_with_and_without(k: int, epsilon: float):
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def bad_bins_demo(epsilon: float, runs: int) -> dict:
-    return teaching.bad_bins_demo(epsilon, runs)
+def bad_bins_exact(epsilon: float) -> dict:
+    return teaching.bad_bins_exact(epsilon)

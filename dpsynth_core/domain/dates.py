@@ -37,7 +37,7 @@ class DateDomain(ColumnDomain):
 
     def problems(self) -> list[str]:
         out = [f"column '{self.name}': no public {'first' if b == 'min' else 'last'} date is declared; "
-               f"supply '{b}' (it is never taken from the data)"
+               f"enter the {'first' if b == 'min' else 'last'} possible date (it is never taken from the data)"
                for b in ("min", "max") if getattr(self, b) is None]
         if out:
             return out

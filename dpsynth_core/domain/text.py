@@ -50,8 +50,9 @@ class TextDomain(ColumnDomain):
 
     def problems(self) -> list[str]:
         if self.generator is None:
-            return [f"column '{self.name}': free text needs a declared domain; choose a generator "
-                    f"({', '.join(TEXT_GENERATORS)}) or drop the column"]
+            return [f"column '{self.name}': free text needs its possible values declared: choose any string of "
+                    "letters, any English word, any pair of English words, a code of N digits, or any value released "
+                    "as pseudonyms; or list the values as categories, or drop the column"]
         if self.generator not in TEXT_GENERATORS:
             return [f"column '{self.name}': generator ({self.generator!r}) must be one of "
                     f"{', '.join(TEXT_GENERATORS)}"]

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..data.examples import example_csv, example_declaration
 from ..data.tables import read_table
-from ..privacy.cathist import cathist, draw_from_range
-from ..privacy.noise import make_noise_source
+from ..privacy.cathist import cathist, draw_from_range, threshold
+from ..privacy.noise import discrete_laplace_survival, make_noise_source
 from .kanonymity import ADULT_HIERARCHIES, equivalence_classes, homogeneity_attack, k_anonymize
 
 #: The clinic of the "bad bins" demo: ten possible diagnoses, code 4 is Alex's rare disease.
@@ -37,6 +37,17 @@ def bad_bins_demo(epsilon: float, runs: int, rng=None) -> dict:
 
     return {m: [float(np.mean([shows_rare(d, m) for _ in range(runs)])) for d in (WITHOUT_ALEX, WITH_ALEX)]
             for m in BAD_BINS_METHODS}
+
+
+def bad_bins_exact(epsilon: float) -> dict:
+    """The exact chance that the rare disease shows up, per method, without and with Alex (the limit of
+    :func:`bad_bins_demo` as the runs grow): noise on the occurring values only shows it never without
+    Alex and with chance ``P(1 + Z > 0)`` with him; CatHist shows it with chance ``p`` (an empty bin
+    kept, tolerance 0.5) without him and with the threshold's keep-probability of a count of 1 with him,
+    so the two differ by at most ``e^epsilon``."""
+    rule = threshold(DIAGNOSES, 0.5, epsilon)
+    return {BAD_BINS_METHODS[0]: [0.0, float(discrete_laplace_survival(0, epsilon))],
+            BAD_BINS_METHODS[1]: [float(rule.p), float(rule.keep_probability(1))]}
 
 
 def k_anonymous_example(k: int):

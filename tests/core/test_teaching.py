@@ -15,6 +15,21 @@ def test_noise_on_occurring_values_only_reveals_the_rare_value():
     assert 0.0 <= cathist_without <= 1.0 and 0.0 <= cathist_with <= 1.0
 
 
+@pytest.mark.parametrize("epsilon", [0.25, 0.5, 1.0, 2.0])
+def test_the_learn_page_shows_exact_chances_that_keep_the_promise(epsilon):
+    """Issue 20: 1,000 runs showed a ratio of 3.3 under a caption promising at most e^1 = 2.7; the page now
+    shows the exact chances, which a simulation of the mechanism agrees with."""
+    exact = teaching.bad_bins_exact(epsilon)
+    without, with_alex = exact["CatHist over the declared list"]
+    assert 0 < without <= with_alex <= np.exp(epsilon) * without * (1 + 1e-12)
+    assert exact["occurring values only"][0] == 0.0
+    runs = 4000
+    simulated = teaching.bad_bins_demo(epsilon, runs, rng=np.random.default_rng(2))
+    for method, chances in exact.items():
+        for p, seen in zip(chances, simulated[method]):
+            assert abs(seen - p) <= 4 * np.sqrt(p * (1 - p) / runs) + 1e-9, (method, p, seen)
+
+
 def test_the_k_anonymity_demo_finds_a_homogeneous_class():
     result, classes, homogeneous = teaching.k_anonymous_example(5)
     assert len(homogeneous) > 0 and homogeneous["size"].min() >= 5
