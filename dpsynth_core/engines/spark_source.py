@@ -77,8 +77,10 @@ class SparkSource(EngineSource):
                 raise DataError(f"data must be a Spark DataFrame or a path, got {type(data).__name__}")
             self.src = _utc_wall_time(self.src, self.spark)
             self._setup(domain, self.src.columns)
-        except BaseException:
+        except BaseException as exc:
             self.close()
+            if _from_spark(exc):  # Spark could not read or plan the table: one line, never its message
+                raise self._fail(exc) from None
             raise
 
     def _read(self, path: str, files, encoding, delimiter):
@@ -288,6 +290,14 @@ class SparkSource(EngineSource):
             self.src.unpersist()
         if self._csv is not None:
             self._csv.cleanup()
+
+
+def _from_spark(exc) -> bool:
+    """Whether ``exc`` is one of Spark's own errors (from the JVM or PySpark)."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    return isinstance(exc, (PySparkException, Py4JError))
 
 
 def _utc_wall_time(frame, spark):

@@ -114,6 +114,25 @@ def test_an_engine_error_quoting_a_cell_is_named_by_its_kind_and_columns(engine,
     assert status == 2 and SECRET in said
 
 
+@spark_only
+def test_a_spark_error_while_reading_is_one_line_without_its_message(tmp_path, capsys, monkeypatch):
+    from pyspark.errors.exceptions.captured import AnalysisException
+
+    from dpsynth_core.engines import spark_source
+
+    def fail(self, *args):
+        raise AnalysisException(desc=f"[CAST_INVALID_INPUT] The value '{SECRET}' cannot be cast", stackTrace="")
+
+    monkeypatch.setattr(spark_source.SparkSource, "_read", fail)
+    monkeypatch.delenv("DPSYNTH_DEBUG", raising=False)
+    frame = pd.DataFrame({"c": ["a", "b"] * 50})
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "t.parquet")
+    status, said = _synth(capsys, tmp_path / "t.parquet", {"columns": {"c": {"type": "categorical",
+                                                                             "values": ["a", "b"]}}},
+                          "spark", tmp_path)
+    assert status == 2 and SECRET not in said and said.count("error:") == 1 and "could not be read" in said, said
+
+
 @pytest.mark.parametrize("engine", ["pandas", "duckdb", pytest.param("spark", marks=spark_only)])
 def test_columns_named_race_and_Race_work_in_memory_and_are_refused_in_one_line_by_the_engines(engine, tmp_path,
                                                                                                 capsys):
