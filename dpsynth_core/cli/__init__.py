@@ -88,17 +88,21 @@ def _main(argv) -> int:
         print(f"error: {exc.strerror or type(exc).__name__}{where}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("error: not enough memory for this table and declaration; declare fewer or wider bins",
-              file=sys.stderr)
+        print("error: not enough memory for this table and declaration; declare fewer or wider bins", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
-        print(f"error: {'terminated' if isinstance(stop, _Terminated) else 'interrupted'}; nothing was written",
-              file=sys.stderr)
+        print(
+            f"error: {'terminated' if isinstance(stop, _Terminated) else 'interrupted'}; nothing was written",
+            file=sys.stderr,
+        )
         return 143 if isinstance(stop, _Terminated) else 130
     except Exception as exc:  # a bug: still one line (never the exception's text, which could quote a cell)
         if os.environ.get("DPSYNTH_DEBUG"):
             raise
-        print(f"error: internal error ({type(exc).__name__}); nothing was written. Please report it; "
-              "DPSYNTH_DEBUG=1 shows the details", file=sys.stderr)
+        print(
+            f"error: internal error ({type(exc).__name__}); nothing was written. Please report it; "
+            "DPSYNTH_DEBUG=1 shows the details",
+            file=sys.stderr,
+        )
         return 1
     return 0

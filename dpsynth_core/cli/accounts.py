@@ -66,5 +66,7 @@ def run_review_link(args) -> None:
         print("revoked")
     else:
         for link in review.links(workspace):
-            print(f"{link['id']}  {link['created']}  releases {link['releases']}  "
-                  f"{'revoked' if link['revoked'] else 'open'}  {link['note']}")
+            print(
+                f"{link['id']}  {link['created']}  releases {link['releases']}  "
+                f"{'revoked' if link['revoked'] else 'open'}  {link['note']}"
+            )

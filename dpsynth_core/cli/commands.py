@@ -20,21 +20,29 @@ def run_methods(args) -> None:
 def add_ledger(sub) -> None:
     ledger = sub.add_parser("ledger", help="print the privacy budget ledger of a workspace")
     ledger.add_argument("input", nargs="?", help="only this data file's (or Parquet folder's or glob's) ledger")
-    ledger.add_argument("--workspace", metavar="FOLDER",
-                        help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
+    ledger.add_argument(
+        "--workspace", metavar="FOLDER", help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)"
+    )
     ledger.add_argument("--dataset", metavar="NAME", help="only this named dataset's ledger")
-    ledger.add_argument("--json", action="store_true",
-                        help="print every spend (method, epsilon, delta, time) and the composed totals as JSON")
-    ledger.add_argument("--limit", metavar="EPSILON",
-                        help="set the input file's lifetime budget (a number, or 'none' to remove it)")
+    ledger.add_argument(
+        "--json",
+        action="store_true",
+        help="print every spend (method, epsilon, delta, time) and the composed totals as JSON",
+    )
+    ledger.add_argument(
+        "--limit", metavar="EPSILON", help="set the input file's lifetime budget (a number, or 'none' to remove it)"
+    )
     ledger.set_defaults(run=run_ledger)
 
 
 def add_tau(sub) -> None:
     tau = sub.add_parser("tau", help="CatHist threshold for a domain size, rho and epsilon")
     tau.add_argument("--size", required=True, help="domain size n (a whole number, may be huge)")
-    tau.add_argument("--rho", required=True,
-                     help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}")
+    tau.add_argument(
+        "--rho",
+        required=True,
+        help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}",
+    )
     tau.add_argument("--epsilon", required=True, help="the epsilon of one column (a share of the total)")
     tau.set_defaults(run=run_tau)
 
@@ -72,8 +80,10 @@ def run_tau(args) -> None:
     print(f"domain size n = {size if size < 10**30 else size_in_words(size)} ({size_in_words(size)})")
     print(f"tau = {tau:.4f}")
     print(f"expected made-up values = {expected_made_up(size, rho):.4f}")
-    print(f"discrete threshold: keep noisy counts > {rule.cut}, and = {rule.cut} with probability "
-          f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time")
+    print(
+        f"discrete threshold: keep noisy counts > {rule.cut}, and = {rule.cut} with probability "
+        f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time"
+    )
 
 
 def run_ledger(args) -> None:
@@ -112,12 +122,40 @@ def ledger_json(workspace, key: str | None) -> dict:
         if key is not None and data["fingerprint"] != key:
             continue
         spending = workspace.spending(data["fingerprint"])
-        spends = [{k: spend[k] for k in ("created", "source", "purpose", "method", "guaranteed", "epsilon", "delta",
-                                         "neighbouring", "release_id")}
-                  for spend in workspace.spends(data["fingerprint"])]
-        datasets.append({"name": data["name"], "fingerprint": data["fingerprint"],
-                         "lifetime_epsilon": data["lifetime_epsilon"], "spends": spends,
-                         "totals": [{"neighbouring": t.neighbouring, "epsilon": t.epsilon, "delta": t.delta,
-                                     "composition": t.composition, "spends": t.draws} for t in spending.relations],
-                         "spends_without_guarantee": spending.unguaranteed})
+        spends = [
+            {
+                k: spend[k]
+                for k in (
+                    "created",
+                    "source",
+                    "purpose",
+                    "method",
+                    "guaranteed",
+                    "epsilon",
+                    "delta",
+                    "neighbouring",
+                    "release_id",
+                )
+            }
+            for spend in workspace.spends(data["fingerprint"])
+        ]
+        datasets.append(
+            {
+                "name": data["name"],
+                "fingerprint": data["fingerprint"],
+                "lifetime_epsilon": data["lifetime_epsilon"],
+                "spends": spends,
+                "totals": [
+                    {
+                        "neighbouring": t.neighbouring,
+                        "epsilon": t.epsilon,
+                        "delta": t.delta,
+                        "composition": t.composition,
+                        "spends": t.draws,
+                    }
+                    for t in spending.relations
+                ],
+                "spends_without_guarantee": spending.unguaranteed,
+            }
+        )
     return {"workspace": str(workspace.path), "datasets": datasets}

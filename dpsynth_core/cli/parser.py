@@ -49,47 +49,81 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_option(parser, option) -> None:
     """One flag from an option's description (:class:`~dpsynth_core.synthesizers.options.Option`)."""
-    parser.add_argument(option.flag, dest=option.name, default=None, required=option.required,
-                        action="append" if option.repeat else "store", metavar=option.metavar,
-                        help=option.help_text.replace("%", "%%"))
+    parser.add_argument(
+        option.flag,
+        dest=option.name,
+        default=None,
+        required=option.required,
+        action="append" if option.repeat else "store",
+        metavar=option.metavar,
+        help=option.help_text.replace("%", "%%"),
+    )
 
 
 def add_synth(synth) -> None:
     from ..synthesizers.options import METHOD_OPTIONS, SETTINGS
     from ..synthesizers.registry import DEFAULT_METHOD
 
-    synth.add_argument("input", help="the sensitive CSV, TSV or Parquet file, or a folder or quoted glob of Parquet "
-                                     "files ('data/*.parquet'; --engine duckdb or spark)")
+    synth.add_argument(
+        "input",
+        help="the sensitive CSV, TSV or Parquet file, or a folder or quoted glob of Parquet "
+        "files ('data/*.parquet'; --engine duckdb or spark)",
+    )
     synth.add_argument("--domain", required=True, help="the domain declaration (JSON)")
-    synth.add_argument("--method", default=DEFAULT_METHOD,
-                       help="synthesis method (default %(default)s, the best general-purpose one; 'methods' lists "
-                            "them all with their options)")
+    synth.add_argument(
+        "--method",
+        default=DEFAULT_METHOD,
+        help="synthesis method (default %(default)s, the best general-purpose one; 'methods' lists "
+        "them all with their options)",
+    )
     for option in SETTINGS + METHOD_OPTIONS:
         add_option(synth, option)
-    synth.add_argument("--encoding", default=None,
-                       help="text encoding of the input (utf-8, windows-1252, utf-16, ...; default: from a "
-                            "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8)")
-    synth.add_argument("--delimiter", default=None,
-                       help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)")
-    synth.add_argument("--engine", default="auto", choices=("auto", "pandas", "duckdb", "spark"),
-                       help="how the table is counted: pandas (in memory), duckdb (out of core, large files), "
-                            "spark (a local Spark session); auto (default): duckdb for Parquet (a file, a "
-                            "folder or a glob) and CSV files "
-                            f"above {constraints.ENGINE_AUTO_BYTES // 2**20} MB when the method reads through "
-                            "an engine, else pandas")
-    synth.add_argument("--memory-limit", dest="memory_limit", default=None, metavar="SIZE",
-                       help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)")
+    synth.add_argument(
+        "--encoding",
+        default=None,
+        help="text encoding of the input (utf-8, windows-1252, utf-16, ...; default: from a "
+        "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8)",
+    )
+    synth.add_argument(
+        "--delimiter", default=None, help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)"
+    )
+    synth.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "pandas", "duckdb", "spark"),
+        help="how the table is counted: pandas (in memory), duckdb (out of core, large files), "
+        "spark (a local Spark session); auto (default): duckdb for Parquet (a file, a "
+        "folder or a glob) and CSV files "
+        f"above {constraints.ENGINE_AUTO_BYTES // 2**20} MB when the method reads through "
+        "an engine, else pandas",
+    )
+    synth.add_argument(
+        "--memory-limit",
+        dest="memory_limit",
+        default=None,
+        metavar="SIZE",
+        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)",
+    )
     synth.add_argument("--person", metavar="COLUMN", help="the column identifying a person: protect people, not rows")
     synth.add_argument("--max-rows-per-person", metavar="K", help="public bound on rows per person (with --person)")
-    synth.add_argument("--out", required=True,
-                       help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; any other name: "
-                            "CSV, except suffixes of other formats such as .gz or .xlsx, refused)")
+    synth.add_argument(
+        "--out",
+        required=True,
+        help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; any other name: "
+        "CSV, except suffixes of other formats such as .gz or .xlsx, refused)",
+    )
     synth.add_argument("--card", help="where to write the release card (JSON)")
     synth.add_argument("--card-html", help="where to write the release card (HTML page)")
     synth.add_argument("--rerun-script", help="where to write a Python script that reruns this release (auditors)")
-    synth.add_argument("--workspace", metavar="FOLDER",
-                       help="the workspace whose budget ledger records the draw (refused past its lifetime "
-                            "budget; default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)")
-    synth.add_argument("--dataset", metavar="NAME",
-                       help="count the draw against this named dataset's budget (new versions of a table share it)")
+    synth.add_argument(
+        "--workspace",
+        metavar="FOLDER",
+        help="the workspace whose budget ledger records the draw (refused past its lifetime "
+        "budget; default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)",
+    )
+    synth.add_argument(
+        "--dataset",
+        metavar="NAME",
+        help="count the draw against this named dataset's budget (new versions of a table share it)",
+    )
     synth.add_argument("--no-ledger", action="store_true", help="record the draw in no ledger (its card says so)")

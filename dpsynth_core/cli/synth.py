@@ -97,10 +97,23 @@ def run_synth(args) -> None:
     temporary = _temporary(out_path)  # a folder of parts (Spark, Parquet) or one file, renamed with the rest
     settings = given_settings(args)
     try:
-        made = draw(args.input, domain, settings.pop("epsilon"), method=args.method, engine=args.engine,
-                    memory_limit=args.memory_limit, encoding=args.encoding, delimiter=args.delimiter,
-                    out=temporary, out_format=out_format, source="cli", name=args.dataset or input_name(args.input),
-                    open_ledger=open_ledger, ready=ready, **settings)
+        made = draw(
+            args.input,
+            domain,
+            settings.pop("epsilon"),
+            method=args.method,
+            engine=args.engine,
+            memory_limit=args.memory_limit,
+            encoding=args.encoding,
+            delimiter=args.delimiter,
+            out=temporary,
+            out_format=out_format,
+            source="cli",
+            name=args.dataset or input_name(args.input),
+            open_ledger=open_ledger,
+            ready=ready,
+            **settings,
+        )
         release = made.release
         if args.no_ledger:
             from ..release.ledger import NO_LEDGER
@@ -133,8 +146,11 @@ def _publisher_notes(release, lines, args) -> None:
         print(f"note: {text}", file=sys.stderr)
     for name, report in release.publisher_report["encoding"].items():
         if report["out_of_domain"]:
-            print(f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
-                  "were clamped or set to missing", file=sys.stderr)
+            print(
+                f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
+                "were clamped or set to missing",
+                file=sys.stderr,
+            )
     written, asked = release.rows, release.settings.get("rows") if release.settings else None
     if asked is not None and written != asked:
         print(f"note: you asked for {asked:,} rows; the method released {written:,} (see the card)", file=sys.stderr)
@@ -142,6 +158,9 @@ def _publisher_notes(release, lines, args) -> None:
     if g.get("epsilon") is None:
         guarantee = "no differential-privacy guarantee: see the card"
     else:
-        guarantee = f"epsilon {g['epsilon']:.4g}" + (f", delta {g['delta']:.2g}" if g.get("delta") else "") + \
-            f", {g['neighbouring']}"
+        guarantee = (
+            f"epsilon {g['epsilon']:.4g}"
+            + (f", delta {g['delta']:.2g}" if g.get("delta") else "")
+            + f", {g['neighbouring']}"
+        )
     print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee})")

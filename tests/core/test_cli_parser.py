@@ -27,8 +27,10 @@ def test_both_entry_points_are_the_one_parser_with_every_subcommand():
     assert script == "dpsynth_core.cli:main"
     assert "main()" in (ROOT / "dpsynth_core" / "__main__.py").read_text()  # no second dispatcher
     assert _subcommands(build_parser()) == COMMANDS
-    for prog in (["-m", "dpsynth_core"], ["-c", "import sys; sys.argv[0] = 'dpsynth'; "
-                                                  "from dpsynth_core.cli import main; sys.exit(main())"]):
+    for prog in (
+        ["-m", "dpsynth_core"],
+        ["-c", "import sys; sys.argv[0] = 'dpsynth'; from dpsynth_core.cli import main; sys.exit(main())"],
+    ):
         done = subprocess.run([sys.executable, *prog, "--help"], capture_output=True, text=True, cwd=ROOT, timeout=60)
         assert done.returncode == 0, done.stderr
         assert all(c in done.stdout for c in COMMANDS), done.stdout
@@ -59,5 +61,9 @@ def test_every_method_option_is_one_the_command_line_offers(method):
     for option in METHODS[method].cls.options:
         assert option.name in offered, option.name
         same = offered[option.name]
-        assert (option.flag, option.parse, option.repeat, option.check) == \
-            (same.flag, same.parse, same.repeat, same.check)
+        assert (option.flag, option.parse, option.repeat, option.check) == (
+            same.flag,
+            same.parse,
+            same.repeat,
+            same.check,
+        )

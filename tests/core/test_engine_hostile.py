@@ -32,8 +32,26 @@ def _synth(capsys, data, spec, engine, tmp_path, *extra) -> tuple[int, str]:
     domain = tmp_path / "d.json"
     domain.write_text(json.dumps(spec))
     capsys.readouterr()
-    status = main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--method", "cathist",
-                   "--engine", engine, "--no-ledger", "--seed", "4", "--out", str(tmp_path / "o.csv"), *extra])
+    status = main(
+        [
+            "synth",
+            str(data),
+            "--domain",
+            str(domain),
+            "--epsilon",
+            "1",
+            "--method",
+            "cathist",
+            "--engine",
+            engine,
+            "--no-ledger",
+            "--seed",
+            "4",
+            "--out",
+            str(tmp_path / "o.csv"),
+            *extra,
+        ]
+    )
     seen = capsys.readouterr()
     return status, seen.out + seen.err
 
@@ -43,9 +61,13 @@ def _hostile_tables(tmp_path) -> list:
     bytes that are not UTF-8, as a CSV and as Parquet."""
     n = 200
     base = {"age": [str(i % 90) for i in range(n)], "c": ["a", "b"] * (n // 2), "day": ["2020-03-01"] * n}
-    spec = {"columns": {"age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
-                        "c": {"type": "categorical", "values": ["a", "b"]},
-                        "day": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"}}}
+    spec = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
+            "c": {"type": "categorical", "values": ["a", "b"]},
+            "day": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
+        }
+    }
     cases = []
     for column in ("age", "c", "day"):
         frame = pd.DataFrame(base)
@@ -53,8 +75,13 @@ def _hostile_tables(tmp_path) -> list:
         frame.to_csv(tmp_path / f"{column}.csv", index=False)
         pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / f"{column}.parquet")
         cases += [(tmp_path / f"{column}.csv", spec), (tmp_path / f"{column}.parquet", spec)]
-    raw = pa.table({"age": pa.array([str(i % 90).encode() for i in range(n - 1)] + [SECRET.encode() + b"\xff"],
-                                    pa.binary()), "c": base["c"], "day": base["day"]})
+    raw = pa.table(
+        {
+            "age": pa.array([str(i % 90).encode() for i in range(n - 1)] + [SECRET.encode() + b"\xff"], pa.binary()),
+            "c": base["c"],
+            "day": base["day"],
+        }
+    )
     pq.write_table(raw, tmp_path / "binary.parquet")
     cases.append((tmp_path / "binary.parquet", spec))
     text = {"columns": {**spec["columns"], "c": {"type": "text", "generator": "letters", "max_length": 3}}}
@@ -79,8 +106,12 @@ def test_an_engine_error_quoting_a_cell_is_named_by_its_kind_and_columns(engine,
     """The engines' own messages may quote a value they could not convert: shown only with DPSYNTH_DEBUG."""
     frame = pd.DataFrame({"age": [str(i % 90) for i in range(100)], "c": ["a", "b"] * 50})
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "t.parquet")
-    spec = {"columns": {"age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
-                        "c": {"type": "categorical", "values": ["a", "b"]}}}
+    spec = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
+            "c": {"type": "categorical", "values": ["a", "b"]},
+        }
+    }
     quoted = f"Could not convert string '{SECRET}' to INT32"
     if engine == "duckdb":
         import duckdb
@@ -127,19 +158,28 @@ def test_a_spark_error_while_reading_is_one_line_without_its_message(tmp_path, c
     monkeypatch.delenv("DPSYNTH_DEBUG", raising=False)
     frame = pd.DataFrame({"c": ["a", "b"] * 50})
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "t.parquet")
-    status, said = _synth(capsys, tmp_path / "t.parquet", {"columns": {"c": {"type": "categorical",
-                                                                             "values": ["a", "b"]}}},
-                          "spark", tmp_path)
+    status, said = _synth(
+        capsys,
+        tmp_path / "t.parquet",
+        {"columns": {"c": {"type": "categorical", "values": ["a", "b"]}}},
+        "spark",
+        tmp_path,
+    )
     assert status == 2 and SECRET not in said and said.count("error:") == 1 and "could not be read" in said, said
 
 
 @pytest.mark.parametrize("engine", ["pandas", "duckdb", pytest.param("spark", marks=spark_only)])
-def test_columns_named_race_and_Race_work_in_memory_and_are_refused_in_one_line_by_the_engines(engine, tmp_path,
-                                                                                                capsys):
+def test_columns_named_race_and_Race_work_in_memory_and_are_refused_in_one_line_by_the_engines(
+    engine, tmp_path, capsys
+):
     frame = pd.DataFrame({"Race": ["a", "b"] * 50, "race": ["x", "y", "y", "x"] * 25})
     frame.to_csv(tmp_path / "t.csv", index=False)
-    spec = {"columns": {"Race": {"type": "categorical", "values": ["a", "b"]},
-                        "race": {"type": "categorical", "values": ["x", "y"]}}}
+    spec = {
+        "columns": {
+            "Race": {"type": "categorical", "values": ["a", "b"]},
+            "race": {"type": "categorical", "values": ["x", "y"]},
+        }
+    }
     status, said = _synth(capsys, tmp_path / "t.csv", spec, engine, tmp_path)
     if engine == "pandas":
         assert status == 0, said
@@ -153,8 +193,12 @@ def test_time_zone_timestamps_give_the_same_release_on_duckdb_and_spark(tmp_path
     """Read as their UTC wall-clock time on both engines (and by the records' fingerprint)."""
     stamps = pd.date_range("2020-01-01", periods=300, freq="D", tz="Europe/Paris")
     pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), tmp_path / "tz.parquet")
-    spec = {"columns": {"when": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
-                        "c": {"type": "categorical", "values": ["a", "b", "c"]}}}
+    spec = {
+        "columns": {
+            "when": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
+            "c": {"type": "categorical", "values": ["a", "b", "c"]},
+        }
+    }
     written = {}
     for engine in ["duckdb"] + (["spark"] if HAS_SPARK else []):
         status, said = _synth(capsys, tmp_path / "tz.parquet", spec, engine, tmp_path)
@@ -165,7 +209,8 @@ def test_time_zone_timestamps_give_the_same_release_on_duckdb_and_spark(tmp_path
     assert len(set(written.values())) == 1
     # the same instants as text with their offsets, in memory: one line or a release, never an internal error
     pd.DataFrame({"when": stamps.strftime("%Y-%m-%dT%H:%M:%S%z"), "c": ["a", "b", "c"] * 100}).to_csv(
-        tmp_path / "tz.csv", index=False)
+        tmp_path / "tz.csv", index=False
+    )
     status, said = _synth(capsys, tmp_path / "tz.csv", spec, "pandas", tmp_path)
     assert status in (0, 2) and "internal" not in said, said
 
@@ -179,13 +224,16 @@ def test_a_wide_parquet_file_stays_within_memory_through_duckdb(tmp_path):
     columns, rows = 1500, 300
     rng = np.random.default_rng(0)
     pq.write_table(pa.table({f"c{i}": rng.integers(0, 4, rows) for i in range(columns)}), tmp_path / "w.parquet")
-    (tmp_path / "w.json").write_text(json.dumps(
-        {"columns": {f"c{i}": {"type": "categorical", "values": [0, 1, 2, 3]} for i in range(columns)}}))
-    code = ("import resource, sys; from dpsynth_core import synthesize; import duckdb, pyarrow; "
-            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-            f"release = synthesize({str(tmp_path / 'w.parquet')!r}, {str(tmp_path / 'w.json')!r}, 1.0, "
-            f"method='cathist', engine='duckdb', out={str(tmp_path / 'o.csv')!r}); "
-            "print(release.rows, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)")
+    (tmp_path / "w.json").write_text(
+        json.dumps({"columns": {f"c{i}": {"type": "categorical", "values": [0, 1, 2, 3]} for i in range(columns)}})
+    )
+    code = (
+        "import resource, sys; from dpsynth_core import synthesize; import duckdb, pyarrow; "
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+        f"release = synthesize({str(tmp_path / 'w.parquet')!r}, {str(tmp_path / 'w.json')!r}, 1.0, "
+        f"method='cathist', engine='duckdb', out={str(tmp_path / 'o.csv')!r}); "
+        "print(release.rows, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     released, megabytes = map(int, done.stdout.split())
@@ -195,28 +243,60 @@ def test_a_wide_parquet_file_stays_within_memory_through_duckdb(tmp_path):
 
 # --- SIGTERM mid-way: nothing left behind -------------------------------------------------------
 
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_sigterm_while_the_engine_holds_a_parquet_copy_leaves_nothing_behind(engine, tmp_path):
     """Signalled while the engine's Parquet copy of the CSV exists (the raw records, in the temporary
     folder): afterwards no copy, no spill folder, and nothing beside the output (no empty file)."""
     rng = np.random.default_rng(1)
     rows = 600_000
-    frame = pd.DataFrame({"age": rng.integers(0, 90, rows), "c": rng.choice(["a", "b", "c"], rows),
-                          "x": rng.integers(0, 1000, rows)})
+    frame = pd.DataFrame(
+        {"age": rng.integers(0, 90, rows), "c": rng.choice(["a", "b", "c"], rows), "x": rng.integers(0, 1000, rows)}
+    )
     frame.to_csv(tmp_path / "big.csv", index=False)
-    (tmp_path / "d.json").write_text(json.dumps({"columns": {
-        "age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
-        "c": {"type": "categorical", "values": ["a", "b", "c"]},
-        "x": {"type": "integer", "min": 0, "max": 999, "bin_width": 1}}}))
+    (tmp_path / "d.json").write_text(
+        json.dumps(
+            {
+                "columns": {
+                    "age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
+                    "c": {"type": "categorical", "values": ["a", "b", "c"]},
+                    "x": {"type": "integer", "min": 0, "max": 999, "bin_width": 1},
+                }
+            }
+        )
+    )
     temp, out = tmp_path / "tmp", tmp_path / "out"
     temp.mkdir()
     out.mkdir()
     env = dict(os.environ, TMPDIR=str(temp), PYTHONWARNINGS="ignore")
     env.pop("DPSYNTH_DEBUG", None)
-    run = subprocess.Popen([sys.executable, "-m", "dpsynth_core", "synth", str(tmp_path / "big.csv"), "--domain",
-                            str(tmp_path / "d.json"), "--epsilon", "1", "--engine", engine, "--method", "cathist",
-                            "--no-ledger", "--rows", "2000000", "--out", str(out / "o.csv")], cwd=ROOT,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dpsynth_core",
+            "synth",
+            str(tmp_path / "big.csv"),
+            "--domain",
+            str(tmp_path / "d.json"),
+            "--epsilon",
+            "1",
+            "--engine",
+            engine,
+            "--method",
+            "cathist",
+            "--no-ledger",
+            "--rows",
+            "2000000",
+            "--out",
+            str(out / "o.csv"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     deadline = time.monotonic() + 240
     copy = []
     while not copy and run.poll() is None and time.monotonic() < deadline:
