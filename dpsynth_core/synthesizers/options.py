@@ -105,7 +105,7 @@ RHO = Option("rho", "--rho", f"tolerance for randomness, from {constraints.RHO_M
              default_words=f"{constraints.RHO_DEFAULT:g}")
 ROWS = Option("rows", "--rows", f"a public number of synthetic rows, 1 to {constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} "
               f"in a file ({constraints.MAX_SYNTHETIC_ROWS:,} in memory), written in chunks whatever the engine",
-              check_rows, default_words="the true count plus noise (or the method's own public number)", metavar="N")
+              check_rows, default_words="the true count plus noise, or the method's own public number", metavar="N")
 SEED = Option("random_state", "--seed", "seed for a repeatable run (tests and teaching only): the release is then not "
               "private, its card claims no epsilon and the ledger records no guarantee", check_seed,
               default_words="a fresh seed from the operating system", metavar="SEED")
