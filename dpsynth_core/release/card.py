@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import math
+import re
 
 from .. import __version__ as _version
 from .. import constraints
@@ -166,6 +167,26 @@ def _guarantee_line(g: dict) -> str:
     return line
 
 
+#: A budget split longer than this is summed by kind in the card's body (every row in an appendix).
+SPLIT_ROWS_IN_BODY = 12
+
+
+def split_summary(card: dict) -> dict:
+    """The budget split summed by kind of measurement: a label with its column names and round number taken
+    out (``marginal age x sex`` -> ``marginal … × …``); a kind that occurs once keeps its own label."""
+    names = sorted((c["column"] for c in card["domain"]["columns"]), key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(n) for n in names)) if names else None
+    groups: dict = {}
+    for label, eps in card["budget_split"].items():
+        kind = re.sub(r", round \d+$", ", every round", label)
+        kind = pattern.sub("…", kind) if pattern else kind
+        groups.setdefault(kind.replace(" x ", " × "), []).append((label, eps))
+    out = {}
+    for kind, rows in groups.items():
+        out[rows[0][0] if len(rows) == 1 else f"{kind} ({len(rows)})"] = sum(eps for _, eps in rows)
+    return out
+
+
 def render_card_html(card: dict) -> str:
     """A self-contained HTML page of the card for stakeholders."""
     e = html.escape
@@ -176,6 +197,16 @@ def render_card_html(card: dict) -> str:
         for c in card["domain"]["columns"])
     split = "".join(f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>"
                     for label, eps in card["budget_split"].items())
+    summary, appendices = split, ""
+    if len(card["budget_split"]) > SPLIT_ROWS_IN_BODY:  # the rounds summed in the body, every row in an appendix
+        summary = "".join(f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>"
+                          for label, eps in split_summary(card).items())
+        appendices += ("<h2>Appendix A. Every measurement</h2><table><tr><th>what was measured</th><th>epsilon</th>"
+                       f"</tr>{split}</table>")
+    randomness = e(card["noise_source"])
+    if not card["noise_source"].startswith("seeded"):
+        randomness = "from the operating system's secure generator and a cryptographic stream cipher (Appendix B)"
+        appendices += f"<h2>Appendix B. Randomness</h2><p>{e(card['noise_source'])}.</p>"
     bins = "".join(
         f"<tr><td>{e(b['column'])}</td><td>{e(_bins_text(b['edges']))}</td>"
         f"<td>{plain_number(b['epsilon'], 4)}</td></tr>"
@@ -219,14 +250,16 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 <h2>What was done</h2>
 <p><b>{e(card['method']['title'])}.</b> {e(card['method']['summary'])}</p>
 <p>{tolerance}Synthetic rows: {card['rows']['synthetic']:,} ({e(card['rows']['policy'])}).</p>
-<p>Randomness: {e(card['noise_source'])}. The random seed is never published.</p>
+<p>Randomness: {randomness}. The random seed is never published.</p>
 <h2>How the budget was split</h2>
-<p>{e(card.get('budget_unit', 'epsilon')).capitalize()}.</p>
-<table><tr><th>what was measured</th><th>epsilon</th></tr>{split}</table>
+<p>{e(card.get('budget_unit', 'epsilon')).capitalize()}.{' Repeated measurements are summed here; Appendix A lists '
+ 'each one.' if summary is not split else ''}</p>
+<table><tr><th>what was measured</th><th>epsilon</th></tr>{summary}</table>
 <h2>Declared domain (public knowledge, not read from the data)</h2>
 <table><tr><th>column</th><th>kind</th><th>domain</th><th>missing values possible</th></tr>{rows}</table>
 {bins_section}
 <h2>What the guarantee covers</h2><ul>{covered}</ul>
 <h2>What it does not cover</h2><ul>{not_covered}</ul>
+{appendices}
 </body></html>
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from dpsynth_core import synthesize
 from dpsynth_core.release.card import plain_guarantee, plain_number, render_card_html
@@ -26,3 +27,22 @@ def test_a_method_without_guarantee_names_no_privacy_unit_and_is_not_green():
     assert all(spend["neighbouring"] is None for spend in card["spends"])
     page = render_card_html(card)
     assert 'class="guarantee none"' in page and "privacy unit" not in page.lower()
+
+
+def test_a_long_budget_split_is_summed_in_the_body_and_listed_in_an_appendix():
+    """Issue 20 point 7: 41 "choice of marginal, round N" rows filled five PDF pages; the body now sums the
+    measurements by kind (column names and round numbers taken out) and Appendix A lists every one; the
+    randomness details move to Appendix B."""
+    from dpsynth_core.release.card import split_summary
+
+    columns = [{"column": n, "kind": "integer", "description": "", "missing_allowed": True} for n in ("age", "sex")]
+    split = {"row count": 0.01, "marginal age": 0.02, "marginal sex": 0.02, "marginal age x sex": 0.5}
+    split.update({f"choice of marginal, round {i}": 0.01 for i in range(1, 21)})
+    summary = split_summary({"budget_split": split, "domain": {"columns": columns}})
+    assert summary == pytest.approx({"row count": 0.01, "marginal … (2)": 0.04,
+                                     "choice of marginal, every round (20)": 0.2, "marginal age x sex": 0.5})
+    card = synthesize(TABLE, DOMAIN, 1.0, method="marginals").card
+    page = render_card_html({**card, "budget_split": split})
+    body, appendix = page.split("<h2>Appendix A")
+    assert "round 3," not in body and "every round" in body and "round 3" in appendix
+    assert "ChaCha20" not in body and "Appendix B" in body and "ChaCha20" in appendix
