@@ -82,6 +82,9 @@ class DuckDBSource(EngineSource):
             config["threads"] = int(threads)
         try:
             self.con = duckdb.connect(":memory:", config=config)
+            # Time-zone timestamps cast to plain ones as their UTC wall time (as Spark and pandas read
+            # them), not the machine's local time: the release must not depend on where it ran.
+            self.con.execute("SET TimeZone = 'UTC'")
         except duckdb.Error as exc:
             shutil.rmtree(self._workdir, ignore_errors=True)
             raise DataError(f"DuckDB could not start: {exc}") from None
