@@ -44,6 +44,9 @@ def add_tau(sub) -> None:
         help=f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}",
     )
     tau.add_argument("--epsilon", required=True, help="the epsilon of one column (a share of the total)")
+    tau.add_argument(
+        "--records", help="about how many records the table holds: also print how many different values can come out"
+    )
     tau.set_defaults(run=run_tau)
 
 
@@ -84,6 +87,15 @@ def run_tau(args) -> None:
         f"discrete threshold: keep noisy counts > {rule.cut}, and = {rule.cut} with probability "
         f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time"
     )
+    print(f"a made-up value comes with a noisy count of about {rule.made_up_count():,.1f} records")
+    if args.records is not None:
+        records = int(args.records) if str(args.records).isdigit() and int(args.records) >= 1 else None
+        if records is None:
+            raise ParameterError(f"--records ({args.records!r}) must be a whole number of at least 1")
+        print(
+            f"of {records:,} records, at most about {min(rule.most_values(records), size):,.1f} different values "
+            "come out on average, however the records are spread"
+        )
 
 
 def run_ledger(args) -> None:

@@ -83,6 +83,11 @@ def test_methods_and_tau(capsys):
     text = capsys.readouterr().out
     assert "tau = 13.6066" in text and "expected made-up values = 0.1054" in text
     assert main(["tau", "--size", "1000000000000000", "--rho", "0.9", "--epsilon", "1"]) == 0
+    capsys.readouterr()
+    assert main(["tau", "--size", "100000", "--rho", "0.9", "--epsilon", "0.05", "--records", "10000"]) == 0
+    text = capsys.readouterr().out
+    assert "made-up value comes with a noisy count of about" in text and "at most about 3" in text
+    assert main(["tau", "--size", "10", "--rho", "0.9", "--epsilon", "1", "--records", "many"]) == 2
 
 
 @pytest.mark.parametrize("argv,message", [
