@@ -91,17 +91,17 @@ def write_synthetic(path, rows: int, sample, *, chunk_rows: int = CHUNK_ROWS, fm
     path = Path(path)
     if not path.parent.is_dir():
         raise ParameterError(f"cannot write {path}: the folder {path.parent} does not exist")
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    os.close(handle)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temp, 0o666 & ~umask)  # the permissions a plain open() would give the file
-    written, writer, schema, pending = 0, None, None, None
+    written, writer, schema, pending, temp = 0, None, None, None, None
     sizes = chunk_sizes(rows, chunk_rows)  # an empty release still gets its header (CSV) or schema (Parquet)
     # Parquet: a chunk is encoded and compressed by Arrow (without Python's lock) in a second
     # thread while the next chunk is drawn; at most one chunk waits.
     background = ThreadPoolExecutor(max_workers=1) if fmt == "parquet" else None
-    try:
+    try:  # the temporary file is made inside: a SIGTERM (raised as an exception) right after leaves none
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        os.close(handle)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # the permissions a plain open() would give the file
         for size in sizes:
             chunk = sample(size)
             if not isinstance(chunk, pd.DataFrame) or len(chunk) != size:
@@ -134,7 +134,8 @@ def write_synthetic(path, rows: int, sample, *, chunk_rows: int = CHUNK_ROWS, fm
             pending.exception()  # wait for it before closing the file
         if writer is not None:
             writer.close()
-        Path(temp).unlink(missing_ok=True)
+        if temp is not None:
+            Path(temp).unlink(missing_ok=True)
         raise
     finally:
         if background is not None:
