@@ -256,7 +256,13 @@ def fit_to_budget(total: float, fixed, groups, delta_slack: float) -> list[float
     stays within ``total`` by the better of basic and advanced composition. With
     ``sum(count * weight) + sum(fixed) == total``, ``s >= 1`` (basic composition alone fits).
     """
-    fixed = list(fixed)
+    return list(_fitted_scales(float(total), tuple(fixed), tuple(map(tuple, groups)), delta_slack))
+
+
+@lru_cache(maxsize=256)
+def _fitted_scales(total: float, fixed: tuple, groups: tuple, delta_slack: float) -> tuple[float, ...]:
+    """:func:`fit_to_budget` on hashable public settings, remembered: its bisection composes the
+    whole ledger about 80 times, and a method fitted again at the same settings asks the same."""
 
     def spent(scale: float) -> float:
         events = [PrivacyEvent("fixed", e) for e in fixed]
@@ -270,7 +276,7 @@ def fit_to_budget(total: float, fixed, groups, delta_slack: float) -> list[float
     for _ in range(60):
         mid = (low + high) / 2
         low, high = (mid, high) if spent(mid) <= total else (low, mid)
-    return [low * weight for _, weight in groups]
+    return tuple(low * weight for _, weight in groups)
 
 
 # --- composed totals of a dataset's spends -------------------------------------------------
