@@ -451,7 +451,7 @@ def test_after_a_restart_the_upload_is_asked_for_again_and_never_replaced():
 
 
 def test_a_binary_file_is_refused_whatever_its_name_and_nothing_is_kept():
-    from tests.core.test_tables import _png
+    from tests.core.data.test_tables import _png
 
     at = _upload(_app().run(), PRIVATE_NAME, PRIVATE)
     before = _workspace().datasets()

@@ -22,7 +22,7 @@ import pytest
 
 from tests.app.test_app import PRIVATE, PRIVATE_MARKS, PRIVATE_NAME
 from tests.conftest import ROOT
-from tests.core.test_tables import _png
+from tests.core.data.test_tables import _png
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ import pytest
 from dpsynth_core.domain import IntegerDomain
 from dpsynth_core.engines import Rebin, Vocabulary, choose_engine, open_source
 from tests.conftest import DATASETS, complete_domain, shared_path
-from tests.core.engine_checks import MESSY_DOMAIN, assert_same_counts, messy_csv
+from tests.core.engines.engine_checks import MESSY_DOMAIN, assert_same_counts, messy_csv
 
 pytest.importorskip("pyspark")
 if shutil.which("java") is None and not os.environ.get("CI"):

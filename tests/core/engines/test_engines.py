@@ -16,7 +16,7 @@ from dpsynth_core.engines.base import ColumnMap, plan_blocks
 from dpsynth_core.engines.memory import MemorySource
 from dpsynth_core.errors import DataError, DomainError, ParameterError
 from tests.conftest import DATASETS, complete_domain, shared_path
-from tests.core.engine_checks import ALL_PAIRS, MESSY_DOMAIN, assert_same_counts, messy_csv
+from tests.core.engines.engine_checks import ALL_PAIRS, MESSY_DOMAIN, assert_same_counts, messy_csv
 
 
 @pytest.mark.parametrize("fold", [0, 1e-9], ids=["rows", "folded"])
