@@ -33,9 +33,12 @@ PAGES = {
 }
 
 #: A reviewer's whole app: no publisher page exists for the session (see app_support/access.py).
-REVIEW_PAGES = [st.Page("app_pages/8_Review.py", title="Shared releases", icon=":material/verified:", url_path="Review",
-                        default=True),
-                st.Page("app_pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn")]
+REVIEW_PAGES = [
+    st.Page(
+        "app_pages/8_Review.py", title="Shared releases", icon=":material/verified:", url_path="Review", default=True
+    ),
+    st.Page("app_pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn"),
+]
 
 role = access.role()
 if role == "reviewer":

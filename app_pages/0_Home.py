@@ -18,27 +18,42 @@ synthetic table with a **release card** that explains what was done.
 """
 )
 
-st.info("A bundled example (the 1994 US Census 'Adult' table) is loaded unless you were working on "
-        "something else, so you can walk through every step right now without uploading anything.",
-        icon=":material/arrow_forward:")
+st.info(
+    "A bundled example (the 1994 US Census 'Adult' table) is loaded unless you were working on "
+    "something else, so you can walk through every step right now without uploading anything.",
+    icon=":material/arrow_forward:",
+)
 
 st.subheader("Five steps")
-st.page_link("app_pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file",
-             icon=":material/description:")
-st.page_link("app_pages/2_Domain.py", label="**2. Domain**: say what values each column could take",
-             icon=":material/rule:")
+st.page_link(
+    "app_pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon=":material/description:"
+)
+st.page_link(
+    "app_pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon=":material/rule:"
+)
 st.page_link("app_pages/3_Privacy.py", label="**3. Privacy**: choose the protection level", icon=":material/tune:")
-st.page_link("app_pages/4_Preview.py", label="**4. Preview**: generate and compare with the real data",
-             icon=":material/bar_chart:")
-st.page_link("app_pages/5_Release.py", label="**5. Release**: download the synthetic table, its card and a report",
-             icon=":material/download:")
+st.page_link(
+    "app_pages/4_Preview.py",
+    label="**4. Preview**: generate and compare with the real data",
+    icon=":material/bar_chart:",
+)
+st.page_link(
+    "app_pages/5_Release.py",
+    label="**5. Release**: download the synthetic table, its card and a report",
+    icon=":material/download:",
+)
 st.subheader("And")
-st.page_link("app_pages/6_Releases.py", label="**Releases**: every release made from this data, side by side",
-             icon=":material/history:")
+st.page_link(
+    "app_pages/6_Releases.py",
+    label="**Releases**: every release made from this data, side by side",
+    icon=":material/history:",
+)
 st.page_link("app_pages/7_Learn.py", label="**Learn**: how it works, with live examples", icon=":material/school:")
-st.caption("Your work is kept in a workspace on this computer (the privacy budget spent on each file, every "
-           "release, your declarations), so a reload or a restart picks up where you were; an uploaded file is "
-           "never saved, so after a restart it is asked for again.")
+st.caption(
+    "Your work is kept in a workspace on this computer (the privacy budget spent on each file, every "
+    "release, your declarations), so a reload or a restart picks up where you were; an uploaded file is "
+    "never saved, so after a restart it is asked for again."
+)
 
 if st.button("Start with the example", type="primary", key="home_start"):
     if not state.has_data() or state.data()["source"] != "example: adult":

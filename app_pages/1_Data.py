@@ -12,58 +12,95 @@ from dpsynth_core.data.tables import ENCODINGS, line_report_text
 from dpsynth_core.domain.templates import declaration_from_names
 
 st.title("1. Data")
-st.markdown("Choose the table to protect. The tool reads it, but this page only ever shows its "
-            "column names and size, **never its values**.")
+st.markdown(
+    "Choose the table to protect. The tool reads it, but this page only ever shows its "
+    "column names and size, **never its values**."
+)
 state.show_flash()
 if not state.has_data():
     upload_again()
 
-choice = st.radio("Where does the table come from?", ["A bundled example", "My own file"], horizontal=True,
-                  index=0 if state.has_data() else 1, key="data_source_choice")
+choice = st.radio(
+    "Where does the table come from?",
+    ["A bundled example", "My own file"],
+    horizontal=True,
+    index=0 if state.has_data() else 1,
+    key="data_source_choice",
+)
 current = state.data()["source"] if state.has_data() else None
 
 if choice == "A bundled example":
-    name = st.selectbox("Example", list(EXAMPLES), format_func=lambda n: f"{n}: {EXAMPLES[n]}",
-                        key="data_example")
+    name = st.selectbox("Example", list(EXAMPLES), format_func=lambda n: f"{n}: {EXAMPLES[n]}", key="data_example")
     if current != f"example: {name}":
         if st.button(f"Use the '{name}' example", type="primary", key="data_use_example"):
             state.use_example(name)
             st.rerun()
 else:
-    st.caption(f"CSV or TSV, up to {constraints.UPLOAD_LIMIT_MB} MB (the server's upload limit, set by "
-               "`server.maxUploadSize` in `.streamlit/config.toml`). The file stays on this server and is never "
-               "shown.")
+    st.caption(
+        f"CSV or TSV, up to {constraints.UPLOAD_LIMIT_MB} MB (the server's upload limit, set by "
+        "`server.maxUploadSize` in `.streamlit/config.toml`). The file stays on this server and is never "
+        "shown."
+    )
     left, right = st.columns(2)
-    encoding = left.selectbox("Text encoding", ENCODINGS, key="data_encoding",
-                              format_func=lambda e: "automatic" if e == "auto" else e,
-                              help="Automatic: a byte-order mark at the start decides; without one, each line is "
-                                   "read as UTF-8, or as Windows-1252 when it is not UTF-8.")
-    delimiter = right.selectbox("Delimiter", ["auto", ",", ";", "tab", "|"], key="data_delimiter",
-                                format_func=lambda d: "automatic (from the header line)" if d == "auto" else d)
-    st.caption("Neither is ever guessed from the records: one odd record cannot change how the others are read. "
-               "Each line is one record; a line that cannot be read becomes a row of missing values.")
+    encoding = left.selectbox(
+        "Text encoding",
+        ENCODINGS,
+        key="data_encoding",
+        format_func=lambda e: "automatic" if e == "auto" else e,
+        help="Automatic: a byte-order mark at the start decides; without one, each line is "
+        "read as UTF-8, or as Windows-1252 when it is not UTF-8.",
+    )
+    delimiter = right.selectbox(
+        "Delimiter",
+        ["auto", ",", ";", "tab", "|"],
+        key="data_delimiter",
+        format_func=lambda d: "automatic (from the header line)" if d == "auto" else d,
+    )
+    st.caption(
+        "Neither is ever guessed from the records: one odd record cannot change how the others are read. "
+        "Each line is one record; a line that cannot be read becomes a row of missing values."
+    )
     upload = st.file_uploader("Upload a table", type=["csv", "tsv", "txt"], key="data_upload")
     reading = (upload.file_id, encoding, delimiter) if upload is not None else None
     if upload is not None and st.session_state.get("data_upload_done") != reading:
         raw = upload.getvalue()
         st.session_state["data_upload_done"] = reading
-        options = {"encoding": None if encoding == "auto" else encoding,
-                   "delimiter": None if delimiter == "auto" else delimiter}
+        options = {
+            "encoding": None if encoding == "auto" else encoding,
+            "delimiter": None if delimiter == "auto" else delimiter,
+        }
         try:
             frame, info = read_csv_bytes(raw, upload.name, **options)
         except DataError as problem:
-            st.error(f"This file could not be read: {problem}." + (" Your previous table is still loaded."
-                                                                   if state.has_data() else ""))
+            st.error(
+                f"This file could not be read: {problem}."
+                + (" Your previous table is still loaded." if state.has_data() else "")
+            )
         else:
             # Re-reading the same upload with another encoding or delimiter keeps the declaration made so far.
-            kept = state.declaration() if current == f"upload: {upload.name}" and \
-                list(state.data()["info"]["columns"]) == list(info["columns"]) else None
-            known = state.use_upload(frame, info, name=upload.name, raw=raw,
-                                     declaration=kept or declaration_from_names(info["columns"], dataset=upload.name),
-                                     **options)
-            state.flash("success", f"Read {upload.name}. " + (
-                "You have worked on this file before: its declaration, releases and privacy ledger are back."
-                if known else "Next, declare what values each column could take."))
+            kept = (
+                state.declaration()
+                if current == f"upload: {upload.name}"
+                and list(state.data()["info"]["columns"]) == list(info["columns"])
+                else None
+            )
+            known = state.use_upload(
+                frame,
+                info,
+                name=upload.name,
+                raw=raw,
+                declaration=kept or declaration_from_names(info["columns"], dataset=upload.name),
+                **options,
+            )
+            state.flash(
+                "success",
+                f"Read {upload.name}. "
+                + (
+                    "You have worked on this file before: its declaration, releases and privacy ledger are back."
+                    if known
+                    else "Next, declare what values each column could take."
+                ),
+            )
             st.rerun()  # redraw the sidebar with the new file
 
 if not state.has_data():
@@ -76,13 +113,22 @@ c1.metric("Source", loaded["source"].split(": ", 1)[-1])
 c2.metric("Rows", f"{info['rows']:,}")
 c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
-st.caption(f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
-           "The row count is shown to you only; the release uses a noisy count.")
+st.caption(
+    f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
+    "The row count is shown to you only; the release uses a noisy count."
+)
 affected = line_report_text(info.get("lines", {}))
 if affected:  # for the publisher only: never part of a release
-    st.warning(f"{affected} Only those lines are affected; choose the encoding or the delimiter above if this "
-               "looks wrong. (Shown to you only.)", icon=":material/warning:")
-st.dataframe(pd.DataFrame({"column name": info["columns"]}), hide_index=True, width=420,
-             height=min(38 * len(info["columns"]) + 40, 420))
+    st.warning(
+        f"{affected} Only those lines are affected; choose the encoding or the delimiter above if this "
+        "looks wrong. (Shown to you only.)",
+        icon=":material/warning:",
+    )
+st.dataframe(
+    pd.DataFrame({"column name": info["columns"]}),
+    hide_index=True,
+    width=420,
+    height=min(38 * len(info["columns"]) + 40, 420),
+)
 
 st.page_link("app_pages/2_Domain.py", label="Next: declare each column's domain", icon=":material/arrow_forward:")

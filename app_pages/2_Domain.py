@@ -17,7 +17,8 @@ st.markdown(
     "not from looking at the data. Privacy depends on this: if the list of possible values were read "
     "off the data, the release could reveal that a rare value is present. Values in the data that fall "
     "outside what you declare are handled by a public rule (numbers are clamped to the range, anything "
-    "else becomes 'missing'); the domain is never widened to fit them.")
+    "else becomes 'missing'); the domain is never widened to fit them."
+)
 
 #: Columns drawn per page (a table of 10,000 columns is shown a page at a time).
 PAGE_SIZE = 50
@@ -41,24 +42,35 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
             if loaded.fits:
                 state.set_declaration(loaded.spec)
                 st.rerun()
-            st.session_state["domain_load_partial"] = {"spec": loaded.spec, "matching": list(loaded.matching),
-                                                       "problem": loaded.problem}
+            st.session_state["domain_load_partial"] = {
+                "spec": loaded.spec,
+                "matching": list(loaded.matching),
+                "problem": loaded.problem,
+            }
     partial = st.session_state.get("domain_load_partial")
     if partial:
-        st.warning(f"That declaration does not fit this table as a whole: {partial['problem']}. It declares "
-                   f"{len(partial['matching'])} of this table's {len(columns_in_data)} columns: "
-                   + ", ".join(partial["matching"]) + ".", icon=":material/warning:")
-        if st.button(f"Apply the {len(partial['matching'])} matching column(s), keep the others as they are",
-                     key="domain_load_apply"):
-            state.set_declaration(editing.apply_columns(declaration, partial["spec"], partial["matching"],
-                                                        columns_in_data))
+        st.warning(
+            f"That declaration does not fit this table as a whole: {partial['problem']}. It declares "
+            f"{len(partial['matching'])} of this table's {len(columns_in_data)} columns: "
+            + ", ".join(partial["matching"])
+            + ".",
+            icon=":material/warning:",
+        )
+        if st.button(
+            f"Apply the {len(partial['matching'])} matching column(s), keep the others as they are",
+            key="domain_load_apply",
+        ):
+            state.set_declaration(
+                editing.apply_columns(declaration, partial["spec"], partial["matching"], columns_in_data)
+            )
             st.session_state.pop("domain_load_partial")
             st.rerun()
     policies = [p for p in state.workspace().policies() if set(p["columns"]) >= set(columns_in_data)]
     if policies:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        chosen = c1.selectbox("Or reuse a policy saved in your workspace", [p["name"] for p in policies],
-                              key="domain_policy_choice")
+        chosen = c1.selectbox(
+            "Or reuse a policy saved in your workspace", [p["name"] for p in policies], key="domain_policy_choice"
+        )
         if c2.button("Use this policy", key="domain_policy_use"):
             state.set_declaration(state.workspace().policy(chosen))
             st.rerun()
@@ -70,15 +82,25 @@ def _outlook(name: str, spec: dict) -> None:
     ss = st.session_state
     whole = {**declaration, "columns": {**specs, name: spec}}
     try:
-        plan = column_plan(json.dumps(whole), float(ss[state.EPSILON]), float(ss[state.RHO]), ss[state.METHOD],
-                           ss[state.ROWS], state.data()["info"]["rows"], json.dumps(state.options(), sort_keys=True))
+        plan = column_plan(
+            json.dumps(whole),
+            float(ss[state.EPSILON]),
+            float(ss[state.RHO]),
+            ss[state.METHOD],
+            ss[state.ROWS],
+            state.data()["info"]["rows"],
+            json.dumps(state.options(), sort_keys=True),
+        )
     except DPSynthError:
         return
     words = next((text_outlook(row) for row in plan if row["column"] == name), [])
     if words:
-        st.info(f"**What this column will become** at the current choices (ε = {ss[state.EPSILON]:g}, ρ = "
-                f"{ss[state.RHO]:g}, {METHODS[ss[state.METHOD]].title}; change them on the Privacy page):\n\n"
-                + "\n".join(f"- {w}".replace("*", "\\*") for w in words), icon=":material/lightbulb:")
+        st.info(
+            f"**What this column will become** at the current choices (ε = {ss[state.EPSILON]:g}, ρ = "
+            f"{ss[state.RHO]:g}, {METHODS[ss[state.METHOD]].title}; change them on the Privacy page):\n\n"
+            + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
+            icon=":material/lightbulb:",
+        )
 
 
 specs = editing.column_specs(declaration, columns_in_data)
@@ -90,17 +112,29 @@ if len(columns_in_data) > PAGE_SIZE:  # a wide table is drawn a page at a time
     only_todo = c2.toggle("Show only the columns still to declare", key="domain_only_todo", value=bool(problems))
     pool = list(problems) if only_todo and problems else list(columns_in_data)
     pages = max(1, -(-len(pool) // PAGE_SIZE))
-    number = c1.number_input(f"Page (of {pages:,}, {PAGE_SIZE} columns each)", min_value=1, max_value=pages,
-                             value=1, step=1, key="domain_page")
-    shown = pool[(int(number) - 1) * PAGE_SIZE:int(number) * PAGE_SIZE]
+    number = c1.number_input(
+        f"Page (of {pages:,}, {PAGE_SIZE} columns each)",
+        min_value=1,
+        max_value=pages,
+        value=1,
+        step=1,
+        key="domain_page",
+    )
+    shown = pool[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
 index_of = {name: i for i, name in enumerate(columns_in_data)}
 
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
-    icon = (":orange[:material/warning:]" if status else
-            ":gray[:material/remove_circle:]" if spec.get("type") == "drop" else ":green[:material/check_circle:]")
-    with st.expander(f"{icon} **{name}**: {status[0].split(': ', 1)[-1] if status else before.describe()}",
-                     expanded=bool(status)):
+    icon = (
+        ":orange[:material/warning:]"
+        if status
+        else ":gray[:material/remove_circle:]"
+        if spec.get("type") == "drop"
+        else ":green[:material/check_circle:]"
+    )
+    with st.expander(
+        f"{icon} **{name}**: {status[0].split(': ', 1)[-1] if status else before.describe()}", expanded=bool(status)
+    ):
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
         found, column = editing.column_status(name, specs[name])
         for message in found:
@@ -123,10 +157,16 @@ if changed:
 
 (st.error if problems else st.success)(editing.readiness(problems, columns_in_data))
 c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
-c1.download_button("Save this declaration (JSON)", json.dumps(declaration, indent=2),
-                   file_name=editing.policy_file_name(declaration), mime="application/json", key="domain_save")
-policy_name = c2.text_input("Or keep it in your workspace as a policy named", key="domain_policy_name",
-                            placeholder="e.g. census people 2024")
+c1.download_button(
+    "Save this declaration (JSON)",
+    json.dumps(declaration, indent=2),
+    file_name=editing.policy_file_name(declaration),
+    mime="application/json",
+    key="domain_save",
+)
+policy_name = c2.text_input(
+    "Or keep it in your workspace as a policy named", key="domain_policy_name", placeholder="e.g. census people 2024"
+)
 if c3.button("Keep", key="domain_policy_keep", disabled=not policy_name.strip()):
     state.workspace().save_policy(policy_name, declaration)
     st.toast(f"Kept as the policy '{policy_name.strip()}': it is offered for every table with these columns.")

@@ -15,9 +15,11 @@ from dpsynth_core.synthesizers.planning import PLAN_HELP, epsilon_guidance, plan
 from dpsynth_core.workspace import format_epsilon
 
 st.title("3. Privacy")
-st.markdown("Choose how strongly people are protected and how the synthetic table is made. Nothing on this page "
-            "spends budget: the preview below is computed from your declaration, your choices and the file's row "
-            "count (shown to you only, never released; the release uses a noisy count).")
+st.markdown(
+    "Choose how strongly people are protected and how the synthetic table is made. Nothing on this page "
+    "spends budget: the preview below is computed from your declaration, your choices and the file's row "
+    "count (shown to you only, never released; the release uses a noisy count)."
+)
 
 EPSILONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0]
 declaration = state.declaration()
@@ -40,52 +42,75 @@ def whole_file_epsilon(epsilon: float) -> float | None:
     except DPSynthError:
         return epsilon
 
+
 left, right = st.columns(2)
 with left:
     st.subheader("Privacy budget ε (epsilon)")
     state.bind_widget("privacy_epsilon", state.EPSILON)
-    epsilon = st.select_slider("Smaller ε = stronger protection, noisier data", options=EPSILONS,
-                               key="privacy_epsilon")
+    epsilon = st.select_slider("Smaller ε = stronger protection, noisier data", options=EPSILONS, key="privacy_epsilon")
     st.session_state[state.EPSILON] = epsilon
     whole_file = whole_file_epsilon(float(epsilon))
     if whole_file is None:
-        st.error("**No guarantee.** The method chosen below gives no differential-privacy guarantee, whatever ε "
-                 "is: ε only sets how much noise it adds.", icon=":material/gpp_bad:")
+        st.error(
+            "**No guarantee.** The method chosen below gives no differential-privacy guarantee, whatever ε "
+            "is: ε only sets how much noise it adds.",
+            icon=":material/gpp_bad:",
+        )
     else:
         if whole_file > constraints.EPSILON_MAX:
-            level, sentence = "very weak", (
-                "At this ε the promise bounds almost nothing: one person can change the chance of a result "
-                "by an astronomically large factor. Release few records, or choose another method.")
+            level, sentence = (
+                "very weak",
+                (
+                    "At this ε the promise bounds almost nothing: one person can change the chance of a result "
+                    "by an astronomically large factor. Release few records, or choose another method."
+                ),
+            )
         else:
             level, sentence = epsilon_guidance(whole_file)
-        prefix = "" if format_epsilon(whole_file) == format_epsilon(epsilon) else (
-            f"With this method the whole file's ε is **{format_epsilon(whole_file)}** (see below). ")
+        prefix = (
+            ""
+            if format_epsilon(whole_file) == format_epsilon(epsilon)
+            else (f"With this method the whole file's ε is **{format_epsilon(whole_file)}** (see below). ")
+        )
         (st.warning if whole_file > constraints.EPSILON_WARN_ABOVE else st.info)(
-            f"{prefix}**{level.capitalize()}.** {sentence}")
-    st.caption("Rough guide: ε = 0.1 is very strong protection (results are noisy); ε = 1 is a common "
-               "choice for public releases; ε = 10 is weak protection, where one person can noticeably "
-               "change what is published.")
+            f"{prefix}**{level.capitalize()}.** {sentence}"
+        )
+    st.caption(
+        "Rough guide: ε = 0.1 is very strong protection (results are noisy); ε = 1 is a common "
+        "choice for public releases; ε = 10 is weak protection, where one person can noticeably "
+        "change what is published."
+    )
 with right:
     st.subheader("Tolerance for randomness ρ (rho)")
     if uses_rho:
         state.bind_widget("privacy_rho", state.RHO)
-        rho = st.slider("The chance that a column contains no made-up values", min_value=constraints.RHO_MIN,
-                        max_value=constraints.RHO_MAX, step=0.01, key="privacy_rho")
+        rho = st.slider(
+            "The chance that a column contains no made-up values",
+            min_value=constraints.RHO_MIN,
+            max_value=constraints.RHO_MAX,
+            step=0.01,
+            key="privacy_rho",
+        )
         st.session_state[state.RHO] = rho
-        st.caption("To keep rare real values deniable, a private release must sometimes show values that are "
-                   f"not in the data. With ρ = 0.9, each {info.cls.tolerance_columns} column has a 90% chance of "
-                   "showing none. A higher ρ means fewer made-up values, but only values held by more people survive.")
+        st.caption(
+            "To keep rare real values deniable, a private release must sometimes show values that are "
+            f"not in the data. With ρ = 0.9, each {info.cls.tolerance_columns} column has a 90% chance of "
+            "showing none. A higher ρ means fewer made-up values, but only values held by more people survive."
+        )
     else:
         rho = st.session_state[state.RHO]
         st.markdown("Does not apply here.")
-        st.caption("ρ sets the threshold τ that values from a very large list (free text, or every category with "
-                   "the 'Independent columns' method) must clear. With this method and this declaration every "
-                   "possible value is measured with noise instead, so there is no threshold.")
+        st.caption(
+            "ρ sets the threshold τ that values from a very large list (free text, or every category with "
+            "the 'Independent columns' method) must clear. With this method and this declaration every "
+            "possible value is measured with noise instead, so there is no threshold."
+        )
 
 st.subheader("Method")
 state.bind_widget("privacy_method", state.METHOD)
-method = st.radio("How the synthetic table is made", ranked(), format_func=lambda m: METHODS[m].title,
-                  key="privacy_method")
+method = st.radio(
+    "How the synthetic table is made", ranked(), format_func=lambda m: METHODS[m].title, key="privacy_method"
+)
 st.session_state[state.METHOD] = method
 info = METHODS[method]
 st.markdown(info.summary)
@@ -93,23 +118,36 @@ st.markdown(info.summary)
 if info.takes("groups"):
     columns = [c for c, spec in declaration["columns"].items() if spec.get("type") != "drop"]
     current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
-    text = st.text_area("Column groups to keep together (optional): one group per line, 2 or 3 column names "
-                        f"separated by commas ({info.options['groups'].help})",
-                        value=current, key="privacy_groups", height=90,
-                        placeholder="sex, relationship\nage, marital-status, income")
+    text = st.text_area(
+        "Column groups to keep together (optional): one group per line, 2 or 3 column names "
+        f"separated by commas ({info.options['groups'].help})",
+        value=current,
+        key="privacy_groups",
+        height=90,
+        placeholder="sex, relationship\nage, marital-status, income",
+    )
     groups, unknown = parse_groups(text, columns)
     if unknown:
         st.error(f"Unknown column(s): {', '.join(unknown)}. Use names from the Domain page.")
     else:
         st.session_state[state.GROUPS] = groups
 
-rows_public = st.checkbox("Use a fixed number of rows that I choose (not computed from the data)",
-                          value=st.session_state[state.ROWS] is not None, key="privacy_rows_fixed",
-                          help="By default the number of synthetic rows is the real count plus noise, "
-                               "paid from the budget. A number you choose without looking at the data costs nothing.")
+rows_public = st.checkbox(
+    "Use a fixed number of rows that I choose (not computed from the data)",
+    value=st.session_state[state.ROWS] is not None,
+    key="privacy_rows_fixed",
+    help="By default the number of synthetic rows is the real count plus noise, "
+    "paid from the budget. A number you choose without looking at the data costs nothing.",
+)
 if rows_public:
-    rows = st.number_input("Number of synthetic rows", min_value=1, max_value=constraints.MAX_SYNTHETIC_ROWS,
-                           value=st.session_state[state.ROWS] or 10_000, step=1000, key="privacy_rows")
+    rows = st.number_input(
+        "Number of synthetic rows",
+        min_value=1,
+        max_value=constraints.MAX_SYNTHETIC_ROWS,
+        value=st.session_state[state.ROWS] or 10_000,
+        step=1000,
+        key="privacy_rows",
+    )
     st.session_state[state.ROWS] = int(rows)
 else:
     st.session_state[state.ROWS] = None
@@ -117,23 +155,36 @@ row_count = state.expected_rows()
 public_rows = st.session_state[state.ROWS]
 options = state.options(state.settings())
 
-with st.expander("Lifetime budget for this data", expanded=state.workspace().lifetime_budget(
-        state.data()["hash"]) is not None):
+with st.expander(
+    "Lifetime budget for this data", expanded=state.workspace().lifetime_budget(state.data()["hash"]) is not None
+):
     fingerprint = state.data()["hash"]
     limit = state.workspace().lifetime_budget(fingerprint)
-    st.markdown("Set the most ε that may ever be spent on this file, across every draw and report, in this "
-                "workspace. A draw that would go past it is refused, with the reason.")
+    st.markdown(
+        "Set the most ε that may ever be spent on this file, across every draw and report, in this "
+        "workspace. A draw that would go past it is refused, with the reason."
+    )
     c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-    new_limit = c1.number_input("Lifetime budget ε (blank = no limit)", min_value=0.01, max_value=1000.0,
-                                value=limit, step=0.5, placeholder="no limit", key="privacy_lifetime")
+    new_limit = c1.number_input(
+        "Lifetime budget ε (blank = no limit)",
+        min_value=0.01,
+        max_value=1000.0,
+        value=limit,
+        step=0.5,
+        placeholder="no limit",
+        key="privacy_lifetime",
+    )
     if new_limit != limit and c2.button("Set" if new_limit else "Remove the limit", key="privacy_lifetime_set"):
         state.workspace().set_lifetime_budget(fingerprint, new_limit, name=state.data()["name"])
         st.rerun()
-    st.markdown("The same records in any file form find this budget. To let new versions of a table (monthly "
-                "extracts, corrected files) share it, give the dataset a name and use the same name for each.")
+    st.markdown(
+        "The same records in any file form find this budget. To let new versions of a table (monthly "
+        "extracts, corrected files) share it, give the dataset a name and use the same name for each."
+    )
     c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-    named = c1.text_input("Dataset name", max_chars=200, key="privacy_dataset_name",
-                          placeholder="for example: patients, monthly extract")
+    named = c1.text_input(
+        "Dataset name", max_chars=200, key="privacy_dataset_name", placeholder="for example: patients, monthly extract"
+    )
     if named.strip() and c2.button("Use this name", key="privacy_dataset_set"):
         try:
             state.data()["hash"] = state.workspace().dataset_key(state.data()["records"], named)
@@ -151,12 +202,16 @@ except DomainError as problem:  # a declaration that does not fit the schema: sa
     st.page_link("app_pages/2_Domain.py", label="Fix the domain declaration", icon=":material/rule:")
     st.stop()
 if problems:
-    st.warning(f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
-               "declared columns only.", icon=":material/warning:")
+    st.warning(
+        f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
+        "declared columns only.",
+        icon=":material/warning:",
+    )
     st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
 try:
-    plan = column_plan(spec_json, float(epsilon), float(rho), method, public_rows, row_count,
-                       json.dumps(options, sort_keys=True))
+    plan = column_plan(
+        spec_json, float(epsilon), float(rho), method, public_rows, row_count, json.dumps(options, sort_keys=True)
+    )
     split = budget_split(spec_json, float(epsilon), method, public_rows, row_count, json.dumps(options, sort_keys=True))
 except DPSynthError as problem:  # the method refuses these settings (said before any data is read)
     st.error(f"{info.title} cannot be used with these choices: {problem}", icon=":material/block:")
@@ -165,17 +220,26 @@ except DPSynthError as problem:  # the method refuses these settings (said befor
 
 
 table = plan_table(plan)
-st.dataframe(table, hide_index=True, width="stretch",
-             column_config={name: st.column_config.TextColumn(name, help=text) for name, text in PLAN_HELP.items()
-                            if name in table.columns})
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        name: st.column_config.TextColumn(name, help=text) for name, text in PLAN_HELP.items() if name in table.columns
+    },
+)
 if "τ" in table.columns:
-    st.caption("τ is the noisy count a value needs to appear in the release. Values held by fewer people than "
-               "the 'kept half the time' figure will usually be left out, which is what protects them.")
+    st.caption(
+        "τ is the noisy count a value needs to appear in the release. Values held by fewer people than "
+        "the 'kept half the time' figure will usually be left out, which is what protects them."
+    )
 for row in plan:
     words = text_outlook(row) if row["kind"] == "text" else []
     if words:
-        st.info(f"**{row['column']}**:\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
-                icon=":material/lightbulb:")
+        st.info(
+            f"**{row['column']}**:\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
+            icon=":material/lightbulb:",
+        )
 note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
 if note:  # what the method says about its guarantee, in its own words
     level, text = note

@@ -28,8 +28,11 @@ card = entry["card"]
 g = card["guarantee"]
 st.markdown(f"### The guarantee\n{g['plain_words']}")
 if g["epsilon"] is None:
-    st.error("This method gives **no differential-privacy guarantee**. Use it for teaching or comparison, "
-             "not for a real release.", icon=":material/gpp_bad:")
+    st.error(
+        "This method gives **no differential-privacy guarantee**. Use it for teaching or comparison, "
+        "not for a real release.",
+        icon=":material/gpp_bad:",
+    )
 note = card.get("method_details", {}).get("per_record_note")
 if note:
     st.warning(note, icon=":material/info:")
@@ -38,69 +41,133 @@ c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else format_epsilon(g["
 c2.metric("δ (delta)", "none" if g["epsilon"] is None else (f"{g['delta']:.0e}" if g["delta"] else "0"))
 c3.metric("Synthetic rows", f"{len(entry['data']):,}")
 st.markdown(f"**Method:** {card['method']['title']} · release #{entry['id']}")
-st.caption(("" if g["neighbouring"] is None else f"Privacy unit: {g.get('unit') or g['neighbouring']}. ")
-           + f"Randomness: {card['noise_source']}. The random seed is never part of a release.")
+st.caption(
+    ("" if g["neighbouring"] is None else f"Privacy unit: {g.get('unit') or g['neighbouring']}. ")
+    + f"Randomness: {card['noise_source']}. The random seed is never part of a release."
+)
 
 stem = (card["domain"]["dataset"] or "synthetic").removesuffix(".csv")
 d1, d2, d3, d4 = st.columns(4)
-d1.download_button("Synthetic data (CSV)", lambda release_id=entry["id"]: workspace.release(release_id).csv_bytes(),
-                   file_name=f"{stem}_synthetic.csv", mime="text/csv", type="primary", key="release_csv",
-                   on_click="ignore")
-d2.download_button("Release card (HTML)", render_card_html(card).encode("utf-8"),
-                   file_name=f"{stem}_release_card.html", mime="text/html", key="release_card_html", on_click="ignore")
-d3.download_button("Release card (JSON)", json.dumps(card, indent=2).encode("utf-8"),
-                   file_name=f"{stem}_release_card.json", mime="application/json", key="release_card_json",
-                   on_click="ignore")
-d4.download_button("Domain declaration (JSON)", json.dumps(entry["settings"]["declaration"], indent=2).encode("utf-8"),
-                   file_name=f"{stem}.domain.json", mime="application/json", key="release_domain", on_click="ignore")
+d1.download_button(
+    "Synthetic data (CSV)",
+    lambda release_id=entry["id"]: workspace.release(release_id).csv_bytes(),
+    file_name=f"{stem}_synthetic.csv",
+    mime="text/csv",
+    type="primary",
+    key="release_csv",
+    on_click="ignore",
+)
+d2.download_button(
+    "Release card (HTML)",
+    render_card_html(card).encode("utf-8"),
+    file_name=f"{stem}_release_card.html",
+    mime="text/html",
+    key="release_card_html",
+    on_click="ignore",
+)
+d3.download_button(
+    "Release card (JSON)",
+    json.dumps(card, indent=2).encode("utf-8"),
+    file_name=f"{stem}_release_card.json",
+    mime="application/json",
+    key="release_card_json",
+    on_click="ignore",
+)
+d4.download_button(
+    "Domain declaration (JSON)",
+    json.dumps(entry["settings"]["declaration"], indent=2).encode("utf-8"),
+    file_name=f"{stem}.domain.json",
+    mime="application/json",
+    key="release_domain",
+    on_click="ignore",
+)
 e1, e2 = st.columns(2)  # an auditor reruns the release with these and the declaration, on the same file
 script = rerun_script(entry, data=f"{stem}.csv", declaration=f"{stem}.domain.json")
-e1.download_button("Rerun script (Python)", script, file_name=f"rerun_{stem}.py", mime="text/x-python",
-                   key="release_rerun_script", on_click="ignore")
-e2.download_button("Release settings (JSON)", json.dumps(rerun_settings(entry), indent=2),
-                   file_name=f"{stem}.settings.json", mime="application/json", key="release_settings",
-                   on_click="ignore")
-st.markdown("**What you can share:** the synthetic CSV, the release card, the declaration, the rerun script and "
-            "settings (an auditor reruns the release on the same file: new noise, recorded in the ledger) and the "
-            "stakeholder report below. **Keep to yourself:** the Preview comparisons, which use the real data without "
-            "noise.")
+e1.download_button(
+    "Rerun script (Python)",
+    script,
+    file_name=f"rerun_{stem}.py",
+    mime="text/x-python",
+    key="release_rerun_script",
+    on_click="ignore",
+)
+e2.download_button(
+    "Release settings (JSON)",
+    json.dumps(rerun_settings(entry), indent=2),
+    file_name=f"{stem}.settings.json",
+    mime="application/json",
+    key="release_settings",
+    on_click="ignore",
+)
+st.markdown(
+    "**What you can share:** the synthetic CSV, the release card, the declaration, the rerun script and "
+    "settings (an auditor reruns the release on the same file: new noise, recorded in the ledger) and the "
+    "stakeholder report below. **Keep to yourself:** the Preview comparisons, which use the real data without "
+    "noise."
+)
 
 # --- the stakeholder report ------------------------------------------------------------------
 st.subheader("A report for stakeholders")
-st.markdown("The card says what was done; a report also says **how close the synthetic table is to the real "
-            "one**. Its quality figures are themselves measured with differential privacy, from a small extra "
-            "budget you choose, so the report can be shared like the release. It comes as a self-contained HTML "
-            "page and as a PDF.")
+st.markdown(
+    "The card says what was done; a report also says **how close the synthetic table is to the real "
+    "one**. Its quality figures are themselves measured with differential privacy, from a small extra "
+    "budget you choose, so the report can be shared like the release. It comes as a self-contained HTML "
+    "page and as a PDF."
+)
 columns = list(entry["data"].columns)
 base = entry["settings"]["epsilon"]
 with st.form("release_report_form", border=True):
-    share = st.select_slider("Budget for the report, as a share of this release's ε",
-                             options=[0.05, 0.1, 0.2, 0.3, 0.5], value=reports.DEFAULT_SHARE,
-                             format_func=lambda s: f"{s:.0%} (ε = {format_epsilon(s * base)})",
-                             key="release_report_share")
-    pair_names = {reports.pair_name(a, b): (a, b) for i, a in enumerate(columns) for b in columns[i + 1:]}
+    share = st.select_slider(
+        "Budget for the report, as a share of this release's ε",
+        options=[0.05, 0.1, 0.2, 0.3, 0.5],
+        value=reports.DEFAULT_SHARE,
+        format_func=lambda s: f"{s:.0%} (ε = {format_epsilon(s * base)})",
+        key="release_report_share",
+    )
+    pair_names = {reports.pair_name(a, b): (a, b) for i, a in enumerate(columns) for b in columns[i + 1 :]}
     default_pairs = [reports.pair_name(a, b) for a, b in reports.default_pairs(card, columns)]
-    chosen_pairs = st.multiselect("Pairs of columns to compare together", list(pair_names), default=default_pairs,
-                                  key="release_report_pairs",
-                                  help="Defaults: the pairs the method itself joined (from the card), chosen without "
-                                       "looking at the data. Each pair is one more measurement sharing the budget.")
-    charts = st.multiselect("Columns to chart value by value", columns, default=columns[:report_render.DEFAULT_CHARTS],
-                            key="release_report_charts")
-    st.caption(f"The report's budget is shared equally by its measurements: the row count, one distance per column "
-               f"({len(columns)}), one per pair and one set of shares per charted column. Fewer measurements mean "
-               "smaller error bars.")
+    chosen_pairs = st.multiselect(
+        "Pairs of columns to compare together",
+        list(pair_names),
+        default=default_pairs,
+        key="release_report_pairs",
+        help="Defaults: the pairs the method itself joined (from the card), chosen without "
+        "looking at the data. Each pair is one more measurement sharing the budget.",
+    )
+    charts = st.multiselect(
+        "Columns to chart value by value",
+        columns,
+        default=columns[: report_render.DEFAULT_CHARTS],
+        key="release_report_charts",
+    )
+    st.caption(
+        f"The report's budget is shared equally by its measurements: the row count, one distance per column "
+        f"({len(columns)}), one per pair and one set of shares per charted column. Fewer measurements mean "
+        "smaller error bars."
+    )
     make = st.form_submit_button("Make the report", type="primary")
 
 if make:
     epsilon = share * base
     try:
+
         def build(report):  # priced, checked and recorded before the data is read (dpsynth_core.release.budgeted)
             report(0.1, "Measuring the distances with noise")
-            return budgeted.report(workspace, loaded["hash"], entry["id"], loaded["frame"], entry["data"],
-                                   entry["settings"]["declaration"], epsilon=epsilon, name=loaded["name"],
-                                   pairs=[pair_names[p] for p in chosen_pairs], chart_columns=charts,
-                                   render=lambda figures: report_render.render_html(
-                                       card, figures, total=report_render.total_sentence(card, epsilon)))
+            return budgeted.report(
+                workspace,
+                loaded["hash"],
+                entry["id"],
+                loaded["frame"],
+                entry["data"],
+                entry["settings"]["declaration"],
+                epsilon=epsilon,
+                name=loaded["name"],
+                pairs=[pair_names[p] for p in chosen_pairs],
+                chart_columns=charts,
+                render=lambda figures: report_render.render_html(
+                    card, figures, total=report_render.total_sentence(card, epsilon)
+                ),
+            )
 
         run_with_progress(build, title="Measuring the distances with noise")
     except (BudgetExceeded, reports.ReportError) as problem:
@@ -111,16 +178,32 @@ if make:
 made = workspace.reports(entry["id"])
 if made:
     latest = made[0]
-    st.success(f"Report made {latest['created']} (spent ε = {format_epsilon(latest['epsilon'])}, recorded in the "
-               "ledger). Download it, or open it below.")
+    st.success(
+        f"Report made {latest['created']} (spent ε = {format_epsilon(latest['epsilon'])}, recorded in the "
+        "ledger). Download it, or open it below."
+    )
     r1, r2 = st.columns(2)
-    r1.download_button("Report (HTML)", latest["html"].encode("utf-8"), file_name=f"{stem}_report.html",
-                       mime="text/html", key="release_report_html", type="primary", on_click="ignore")
-    r2.download_button("Report (PDF)", lambda page=latest["html"]: report_render.html_to_pdf(page),
-                       file_name=f"{stem}_report.pdf", mime="application/pdf", key="release_report_pdf",
-                       on_click="ignore", disabled=report_render.find_chromium() is None,
-                       help=None if report_render.find_chromium() else "Needs Chromium on this server "
-                       "(apt-get install chromium); the HTML prints to PDF from any browser.")
+    r1.download_button(
+        "Report (HTML)",
+        latest["html"].encode("utf-8"),
+        file_name=f"{stem}_report.html",
+        mime="text/html",
+        key="release_report_html",
+        type="primary",
+        on_click="ignore",
+    )
+    r2.download_button(
+        "Report (PDF)",
+        lambda page=latest["html"]: report_render.html_to_pdf(page),
+        file_name=f"{stem}_report.pdf",
+        mime="application/pdf",
+        key="release_report_pdf",
+        on_click="ignore",
+        disabled=report_render.find_chromium() is None,
+        help=None
+        if report_render.find_chromium()
+        else "Needs Chromium on this server (apt-get install chromium); the HTML prints to PDF from any browser.",
+    )
     with st.expander("The report, as stakeholders will see it"):
         show_page(latest["html"])
 

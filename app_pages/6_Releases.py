@@ -19,9 +19,11 @@ st.title("Releases")
 workspace = state.workspace()
 loaded = state.data()
 stored = workspace.releases(loaded["hash"])
-st.markdown(f"Every release made from **{loaded['name']}** in this workspace, from the app or the command line, "
-            "newest first. The same file uploaded again finds them by its fingerprint "
-            f"(`{loaded['hash'][:12]}…`). The workspace is the file `{workspace.path}`.")
+st.markdown(
+    f"Every release made from **{loaded['name']}** in this workspace, from the app or the command line, "
+    "newest first. The same file uploaded again finds them by its fingerprint "
+    f"(`{loaded['hash'][:12]}…`). The workspace is the file `{workspace.path}`."
+)
 
 if not stored:
     st.info("No release yet for this data. Make one on the Preview page.")
@@ -35,28 +37,52 @@ def epsilon_text(release) -> str:
 
 
 reports_by_release = {r.id: workspace.reports(r.id) for r in stored}
-st.dataframe(pd.DataFrame([{
-    "release": f"#{r.id}", "made": r.created, "method": METHODS[r.method].title if r.method in METHODS else r.method,
-    "ε": epsilon_text(r), "δ": "" if r.card["guarantee"]["epsilon"] is None else format_delta(
-        r.card["guarantee"]["delta"]), "rows": f"{r.rows:,}",
-    "made with": "app" if r.source == "app" else "command line",
-    "reports": len(reports_by_release[r.id]),
-} for r in stored]), hide_index=True, width="stretch")
+st.dataframe(
+    pd.DataFrame(
+        [
+            {
+                "release": f"#{r.id}",
+                "made": r.created,
+                "method": METHODS[r.method].title if r.method in METHODS else r.method,
+                "ε": epsilon_text(r),
+                "δ": "" if r.card["guarantee"]["epsilon"] is None else format_delta(r.card["guarantee"]["delta"]),
+                "rows": f"{r.rows:,}",
+                "made with": "app" if r.source == "app" else "command line",
+                "reports": len(reports_by_release[r.id]),
+            }
+            for r in stored
+        ]
+    ),
+    hide_index=True,
+    width="stretch",
+)
 
 spending = workspace.spending(loaded["hash"])
-st.markdown("**Spent on this data in all** (releases and reports): " + "; ".join(
-    spending_lines(spending) or ["nothing"]) + (" · :red[no guarantee: a method without one was used]"
-                                                 if spending.unguaranteed else ""))
+st.markdown(
+    "**Spent on this data in all** (releases and reports): "
+    + "; ".join(spending_lines(spending) or ["nothing"])
+    + (" · :red[no guarantee: a method without one was used]" if spending.unguaranteed else "")
+)
 
 # --- two side by side ------------------------------------------------------------------------
 st.subheader("Two releases side by side")
 ids = [r.id for r in stored]
 by_id = {r.id: r for r in stored}
 c1, c2 = st.columns(2)
-left_id = c1.selectbox("Left", ids, index=min(1, len(ids) - 1), format_func=lambda i: f"#{i}: {by_id[i].method}, "
-                       f"ε = {epsilon_text(by_id[i])}, {by_id[i].created[:16]}", key="releases_left")
-right_id = c2.selectbox("Right", ids, index=0, format_func=lambda i: f"#{i}: {by_id[i].method}, "
-                        f"ε = {epsilon_text(by_id[i])}, {by_id[i].created[:16]}", key="releases_right")
+left_id = c1.selectbox(
+    "Left",
+    ids,
+    index=min(1, len(ids) - 1),
+    format_func=lambda i: f"#{i}: {by_id[i].method}, ε = {epsilon_text(by_id[i])}, {by_id[i].created[:16]}",
+    key="releases_left",
+)
+right_id = c2.selectbox(
+    "Right",
+    ids,
+    index=0,
+    format_func=lambda i: f"#{i}: {by_id[i].method}, ε = {epsilon_text(by_id[i])}, {by_id[i].created[:16]}",
+    key="releases_right",
+)
 chosen = [by_id[left_id]] + ([by_id[right_id]] if right_id != left_id else [])
 
 
@@ -65,25 +91,29 @@ def settings_rows(release) -> dict:
     return {
         "method": release.card["method"]["title"],
         "ε asked for": f"{s.get('epsilon', ''):g}" if isinstance(s.get("epsilon"), (int, float)) else "",
-        "guarantee": "none" if g["epsilon"] is None else f"ε = {format_epsilon(g['epsilon'])}, "
-                                                         f"δ = {format_delta(g['delta'])} ({g['composition']})",
+        "guarantee": "none"
+        if g["epsilon"] is None
+        else f"ε = {format_epsilon(g['epsilon'])}, δ = {format_delta(g['delta'])} ({g['composition']})",
         "privacy unit": g["neighbouring"] or "none",
-        "tolerance for randomness": "not used" if release.card["parameters"].get("rho") is None
+        "tolerance for randomness": "not used"
+        if release.card["parameters"].get("rho") is None
         else f"{release.card['parameters']['rho']:g}",
         "rows": f"{release.rows:,} ({release.card['rows']['policy'].split(':')[0]})",
         "column groups": "; ".join(", ".join(x) for x in s.get("groups") or []) or "none",
         "made": f"{release.created} ({'app' if release.source == 'app' else 'command line'})"
-                + (f" in {release.seconds:.1f} s" if release.seconds else ""),
+        + (f" in {release.seconds:.1f} s" if release.seconds else ""),
     }
 
 
 st.markdown("**Settings and guarantee**")
 st.dataframe(pd.DataFrame({f"#{r.id}": settings_rows(r) for r in chosen}), width="stretch")
 
-METRIC_NAMES = {"fidelity": "mean fidelity F (1 = same values kept)",
-                "one_way": "mean 1-way distance (0 = identical)",
-                "two_way": "mean 2-way distance (0 = identical)",
-                "game": "distinguishing game accuracy (50% = a coin flip)"}
+METRIC_NAMES = {
+    "fidelity": "mean fidelity F (1 = same values kept)",
+    "one_way": "mean 1-way distance (0 = identical)",
+    "two_way": "mean 2-way distance (0 = identical)",
+    "game": "distinguishing game accuracy (50% = a coin flip)",
+}
 
 
 def summary(metrics: dict) -> dict:
@@ -118,34 +148,55 @@ if missing and st.button("Compute the comparisons for these two", key="releases_
     st.rerun()
 table = pd.DataFrame({f"#{r.id}": summary(r.metrics) for r in chosen}).reindex(list(METRIC_NAMES.values()))
 st.dataframe(table.astype(object).where(table.notna(), "not computed yet"), width="stretch")
-st.caption("Computed when you open the Preview's tabs for a release, or with the button above; kept with the "
-           "release.")
+st.caption("Computed when you open the Preview's tabs for a release, or with the button above; kept with the release.")
 
 st.markdown("**Download again**")
 for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
     stem = f"{(release.card['domain']['dataset'] or 'synthetic').removesuffix('.csv')}_release{release.id}"
     with column:
         st.markdown(f"Release #{release.id}")
-        st.download_button("Synthetic data (CSV)", release.csv_bytes, file_name=f"{stem}_synthetic.csv",
-                           mime="text/csv", key=f"releases_csv_{side}_{release.id}",
-                           on_click="ignore")
-        st.download_button("Release card (HTML)", render_card_html(release.card).encode("utf-8"),
-                           file_name=f"{stem}_card.html", mime="text/html", key=f"releases_card_{side}_{release.id}",
-                           on_click="ignore")
-        st.download_button("Release card (JSON)", json.dumps(release.card, indent=2).encode("utf-8"),
-                           file_name=f"{stem}_card.json", mime="application/json",
-                           key=f"releases_card_json_{side}_{release.id}", on_click="ignore")
+        st.download_button(
+            "Synthetic data (CSV)",
+            release.csv_bytes,
+            file_name=f"{stem}_synthetic.csv",
+            mime="text/csv",
+            key=f"releases_csv_{side}_{release.id}",
+            on_click="ignore",
+        )
+        st.download_button(
+            "Release card (HTML)",
+            render_card_html(release.card).encode("utf-8"),
+            file_name=f"{stem}_card.html",
+            mime="text/html",
+            key=f"releases_card_{side}_{release.id}",
+            on_click="ignore",
+        )
+        st.download_button(
+            "Release card (JSON)",
+            json.dumps(release.card, indent=2).encode("utf-8"),
+            file_name=f"{stem}_card.json",
+            mime="application/json",
+            key=f"releases_card_json_{side}_{release.id}",
+            on_click="ignore",
+        )
         for made in reports_by_release[release.id][:1]:
-            st.download_button("Stakeholder report (HTML)", made["html"].encode("utf-8"),
-                               file_name=f"{stem}_report.html", mime="text/html",
-                               key=f"releases_report_{side}_{release.id}", on_click="ignore")
+            st.download_button(
+                "Stakeholder report (HTML)",
+                made["html"].encode("utf-8"),
+                file_name=f"{stem}_report.html",
+                mime="text/html",
+                key=f"releases_report_{side}_{release.id}",
+                on_click="ignore",
+            )
         if st.button("Open on the Release page", key=f"releases_open_{side}_{release.id}"):
             st.session_state[state.CURRENT] = release.id
             st.switch_page("app_pages/5_Release.py")
 
 with st.expander("Share releases with reviewers (a link that opens them in review mode)"):
-    st.markdown("A reviewer link opens only the releases you choose: their cards, reports and synthetic rows, and "
-                "the Learn page. Never the real data, the comparisons, the file's name or these pages.")
+    st.markdown(
+        "A reviewer link opens only the releases you choose: their cards, reports and synthetic rows, and "
+        "the Learn page. Never the real data, the comparisons, the file's name or these pages."
+    )
     shared = st.multiselect("Releases to share", ids, default=ids[:1], format_func=lambda i: f"#{i}", key="review_ids")
     note = st.text_input("Who it is for (kept with the link)", key="review_note")
     if st.button("Make a reviewer link", key="review_make", disabled=not shared):
@@ -155,10 +206,25 @@ with st.expander("Share releases with reviewers (a link that opens them in revie
         st.caption("Shown once (only a hash of it is kept). Revoke links with `python -m dpsynth_core review-link`.")
 
 with st.expander("The full ledger of this data (every spend, oldest first)"):
-    st.dataframe(pd.DataFrame([{
-        "when": s["created"], "what": s["purpose"] + (f" #{s['release_id']}" if s["release_id"] else ""),
-        "method": s["method"], "from": s["source"],
-        "cost": (f"ε = {format_epsilon(s['epsilon'])}, δ = {format_delta(s['delta'])}" if s["guaranteed"]
-                 else "no guarantee"), "privacy unit": s["neighbouring"] if s["guaranteed"] else "",
-    } for s in workspace.spends(loaded["hash"])]), hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "when": s["created"],
+                    "what": s["purpose"] + (f" #{s['release_id']}" if s["release_id"] else ""),
+                    "method": s["method"],
+                    "from": s["source"],
+                    "cost": (
+                        f"ε = {format_epsilon(s['epsilon'])}, δ = {format_delta(s['delta'])}"
+                        if s["guaranteed"]
+                        else "no guarantee"
+                    ),
+                    "privacy unit": s["neighbouring"] if s["guaranteed"] else "",
+                }
+                for s in workspace.spends(loaded["hash"])
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
     st.caption("The same ledger prints from the command line: `python -m dpsynth_core ledger`.")

@@ -36,22 +36,44 @@ when the table is *without* Alex and *with* Alex (exact chances, worked out from
 )
 eps = st.select_slider("ε for this demo", options=[0.25, 0.5, 1.0, 2.0], value=1.0, key="learn_demo_eps")
 shares = bad_bins_exact(float(eps))
-fig = go.Figure([
-    go.Bar(name="without Alex", x=list(shares), y=[v[0] for v in shares.values()], marker_color=REAL,
-           text=[f"{v[0]:.1%}" for v in shares.values()], textposition="outside"),
-    go.Bar(name="with Alex", x=list(shares), y=[v[1] for v in shares.values()], marker_color=SYNTHETIC,
-           text=[f"{v[1]:.1%}" for v in shares.values()], textposition="outside")])
-fig.update_layout(barmode="group", font=FONT, height=420, plot_bgcolor="white",
-                  title=dict(text="How often the release shows 'rare disease'", font=dict(size=22)),
-                  yaxis=dict(title="chance", tickformat=".0%", range=[0, 1.1]),
-                  xaxis=dict(title="method"))
+fig = go.Figure(
+    [
+        go.Bar(
+            name="without Alex",
+            x=list(shares),
+            y=[v[0] for v in shares.values()],
+            marker_color=REAL,
+            text=[f"{v[0]:.1%}" for v in shares.values()],
+            textposition="outside",
+        ),
+        go.Bar(
+            name="with Alex",
+            x=list(shares),
+            y=[v[1] for v in shares.values()],
+            marker_color=SYNTHETIC,
+            text=[f"{v[1]:.1%}" for v in shares.values()],
+            textposition="outside",
+        ),
+    ]
+)
+fig.update_layout(
+    barmode="group",
+    font=FONT,
+    height=420,
+    plot_bgcolor="white",
+    title=dict(text="How often the release shows 'rare disease'", font=dict(size=22)),
+    yaxis=dict(title="chance", tickformat=".0%", range=[0, 1.1]),
+    xaxis=dict(title="method"),
+)
 st.plotly_chart(fig, width="stretch", key="learn_bad_bins")
 never, (without, with_alex) = shares["occurring values only"][0], shares["CatHist over the declared list"]
-st.markdown(f"Without Alex, the first method **never** shows the rare disease ({never:.0%}), "
-            f"so its appearance is proof. CatHist shows it sometimes either way: {without:.1%} and {with_alex:.1%}, "
-            f"a factor of {with_alex / without:.2f}, at most e^ε = {np.exp(eps):.2f} as promised. This is the "
-            "'bad bins' result of Rodriguez and Howe (2018): no private method can output only values that occur "
-            "in the data.")
+st.markdown(
+    f"Without Alex, the first method **never** shows the rare disease ({never:.0%}), "
+    f"so its appearance is proof. CatHist shows it sometimes either way: {without:.1%} and {with_alex:.1%}, "
+    f"a factor of {with_alex / without:.2f}, at most e^ε = {np.exp(eps):.2f} as promised. This is the "
+    "'bad bins' result of Rodriguez and Howe (2018): no private method can output only values that occur "
+    "in the data."
+)
 
 st.header("The threshold τ and the tolerance for randomness ρ")
 st.markdown(
@@ -64,8 +86,10 @@ domain size, so even "any pair of English words" (5 billion possibilities) needs
 )
 learn_eps = st.select_slider("ε for the plot", options=[0.1, 0.5, 1.0, 2.0, 5.0], value=1.0, key="learn_tau_eps")
 st.plotly_chart(tau_curve(epsilon=learn_eps), width="stretch", key="learn_tau")
-st.caption("How to read: follow a line to your domain size on the bottom axis; the height is the noisy count "
-           "a value needs in order to be released.")
+st.caption(
+    "How to read: follow a line to your domain size on the bottom axis; the height is the noisy count "
+    "a value needs in order to be released."
+)
 
 st.header("The distinguishing game")
 st.markdown(
@@ -97,8 +121,9 @@ c1.metric("groups of look-alikes", f"{len(classes):,}")
 c2.metric("people removed", f"{result.suppressed:,}")
 c3.metric("l-diversity of income", l_diversity(classes))
 c4.metric("incomes given away", f"{int(homogeneous['size'].sum()):,}")
-st.caption("Generalisation used: " + ", ".join(f"{n}: level {lvl}" for n, lvl in result.levels.items())
-           + " (0 = exact value).")
+st.caption(
+    "Generalisation used: " + ", ".join(f"{n}: level {lvl}" for n, lvl in result.levels.items()) + " (0 = exact value)."
+)
 st.dataframe(homogeneous.head(6), hide_index=True, width="stretch")
 if len(homogeneous):
     target, shares = dp_share_with_and_without(k, 1.0)
@@ -110,4 +135,5 @@ if len(homogeneous):
         "these people: the share of matching synthetic records with that income is "
         + " and ".join(f"{v[0]:.0%} {k_}" for k_, v in shares.items())
         + ". A DP release is built so that this answer hardly depends on any one person: whatever it says "
-        "about the group, it would have said without your neighbour too.")
+        "about the group, it would have said without your neighbour too."
+    )

@@ -20,7 +20,7 @@ ACCOUNT = "signed_in_account"
 
 
 def role() -> str:
-    """"reviewer", "publisher", "sign in" or "invalid link"."""
+    """ "reviewer", "publisher", "sign in" or "invalid link"."""
     ss = st.session_state
     token = st.query_params.get("review")
     if token and token != ss.get(TOKEN):
@@ -39,8 +39,10 @@ def role() -> str:
 
 def sign_in_page() -> None:
     st.title("Sign in")
-    st.markdown("This app is served beyond the publisher's computer, so its publisher pages need an account. "
-                "Reviewers open the link they were given instead.")
+    st.markdown(
+        "This app is served beyond the publisher's computer, so its publisher pages need an account. "
+        "Reviewers open the link they were given instead."
+    )
     if not review.accounts(state.workspace()):
         st.info("No account yet. On the server, create one with `python -m dpsynth_core account add NAME`.")
     with st.form("sign_in"):
@@ -61,5 +63,7 @@ def invalid_link_page() -> None:
 def review_sidebar() -> None:
     with st.sidebar:
         st.markdown("### Review mode")
-        st.caption("You are seeing releases shared with you: synthetic data with its differential-privacy "
-                   "guarantee, its card and its reports. Nothing here shows the real data.")
+        st.caption(
+            "You are seeing releases shared with you: synthetic data with its differential-privacy "
+            "guarantee, its card and its reports. Nothing here shows the real data."
+        )

@@ -18,18 +18,39 @@ def read_csv_bytes(raw: bytes, name: str, encoding: str | None = None, delimiter
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def column_plan(declaration_json: str, epsilon: float, rho: float, method: str, rows: int | None,
-                expected_rows: int, options_json: str = "{}"):
+def column_plan(
+    declaration_json: str,
+    epsilon: float,
+    rho: float,
+    method: str,
+    rows: int | None,
+    expected_rows: int,
+    options_json: str = "{}",
+):
     """The method's plan per column (``rows``: the public row count or None; ``options_json``: its options)."""
-    return planning.column_plan(json.loads(declaration_json), epsilon, rho, method=method, rows=rows,
-                                expected_rows=expected_rows, **json.loads(options_json))
+    return planning.column_plan(
+        json.loads(declaration_json),
+        epsilon,
+        rho,
+        method=method,
+        rows=rows,
+        expected_rows=expected_rows,
+        **json.loads(options_json),
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def budget_split(declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int,
-                 options_json: str = "{}"):
-    return planning.budget_split(json.loads(declaration_json), epsilon, method=method, rows=rows,
-                                 expected_rows=expected_rows, **json.loads(options_json))
+def budget_split(
+    declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int, options_json: str = "{}"
+):
+    return planning.budget_split(
+        json.loads(declaration_json),
+        epsilon,
+        method=method,
+        rows=rows,
+        expected_rows=expected_rows,
+        **json.loads(options_json),
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -39,20 +39,30 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
     """Values typed one per line or filled from a public list; a very long list stays as loaded."""
     declared = typed_values.declared_values(spec)
     if len(declared) > EDITABLE_VALUES:  # no text box of megabytes
-        st.caption(f"{len(declared):,} values, as declared ({', '.join(str(v) for v in declared[:5])}, ...). To "
-                   "change them, edit the declaration file and load it again.")
+        st.caption(
+            f"{len(declared):,} values, as declared ({', '.join(str(v) for v in declared[:5])}, ...). To "
+            "change them, edit the declaration file and load it again."
+        )
         out.update({k: spec[k] for k in ("values", "list") if k in spec})
         return
     statement = KIND_STATEMENTS["categorical"]
-    st.selectbox(statement.key("list").label, [NO_LIST] + list(TITLES), format_func=lambda k: TITLES.get(k, k),
-                 key=_init(prefix, "list", spec["list"] if spec.get("list") in TITLES and "values" not in spec
-                           else NO_LIST), on_change=_fill_from_list, args=(prefix,))
-    text = st.text_area(statement.key("values").label, key=_init(prefix, "values", "\n".join(map(str, declared))),
-                        height=140)
+    st.selectbox(
+        statement.key("list").label,
+        [NO_LIST] + list(TITLES),
+        format_func=lambda k: TITLES.get(k, k),
+        key=_init(prefix, "list", spec["list"] if spec.get("list") in TITLES and "values" not in spec else NO_LIST),
+        on_change=_fill_from_list,
+        args=(prefix,),
+    )
+    text = st.text_area(
+        statement.key("values").label, key=_init(prefix, "values", "\n".join(map(str, declared))), height=140
+    )
     out["values"] = typed_values.parse_values(text)
     if spec.get("labels"):
-        st.caption("Labels (shown on the release card): "
-                   + "; ".join(f"{code} = {label}" for code, label in spec["labels"].items()))
+        st.caption(
+            "Labels (shown on the release card): "
+            + "; ".join(f"{code} = {label}" for code, label in spec["labels"].items())
+        )
 
 
 def _widget(place, prefix: str, kind, key, spec: dict):
@@ -61,20 +71,30 @@ def _widget(place, prefix: str, kind, key, spec: dict):
     common = dict(help=key.help, key=None)
     if key.widget in ("whole", "number"):
         common["key"] = _init(prefix, key.name, declared)
-        return place.number_input(key.label, value=None, min_value=key.low, max_value=key.high, step=key.step,
-                                  placeholder=key.placeholder, **common)
+        return place.number_input(
+            key.label,
+            value=None,
+            min_value=key.low,
+            max_value=key.high,
+            step=key.step,
+            placeholder=key.placeholder,
+            **common,
+        )
     if key.widget == "date":
         common["key"] = _init(prefix, key.name, _as_date(declared))
-        chosen = place.date_input(key.label, value=None, min_value=dt.date(1, 1, 1),
-                                  max_value=dt.date(9999, 12, 31), **common)
+        chosen = place.date_input(
+            key.label, value=None, min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31), **common
+        )
         return chosen.isoformat() if chosen else None
     if key.widget == "choice":
         common["key"] = _init(prefix, key.name, declared if declared in key.choices else "")
         return place.selectbox(key.label, list(key.choices), format_func=key.choices.get, **common) or None
     if key.widget == "numbers":
         common["key"] = _init(prefix, key.name, typed_values.list_text(declared))
-        values, unread = typed_values.parse_numbers(place.text_input(key.label, placeholder=key.placeholder, **common),
-                                                    "integer" if kind.name == "text" else kind.name)
+        values, unread = typed_values.parse_numbers(
+            place.text_input(key.label, placeholder=key.placeholder, **common),
+            "integer" if kind.name == "text" else kind.name,
+        )
         for message in unread:
             st.warning(f"{key.label.split(' (')[0]}: {message}; it was left out.", icon=":material/warning:")
         return values
@@ -85,9 +105,12 @@ def _widget(place, prefix: str, kind, key, spec: dict):
 def column_editor(prefix: str, spec: dict) -> dict:
     """Widgets for one column (keys start with ``prefix``), drawn from its kind's statement; returns
     its new declaration. Nothing here reads the data."""
-    name = st.selectbox("What kind of values?", list(KIND_STATEMENTS),
-                        format_func=lambda k: KIND_STATEMENTS[k].title,
-                        key=_init(prefix, "kind", spec.get("type", "text")))
+    name = st.selectbox(
+        "What kind of values?",
+        list(KIND_STATEMENTS),
+        format_func=lambda k: KIND_STATEMENTS[k].title,
+        key=_init(prefix, "kind", spec.get("type", "text")),
+    )
     kind, out = KIND_STATEMENTS[name], {"type": name}
     if kind.note:
         st.caption(kind.note)
@@ -99,8 +122,12 @@ def column_editor(prefix: str, spec: dict) -> dict:
         out.update({k.name: spec[k.name] for k in kind.keys if not k.widget and k.name in spec})
     drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list")]
     for row in sorted({k.row for k in drawn}):
-        keys = [k for k in drawn if k.row == row and (k.when is None or out.get(k.when[0]) in (
-            k.when[1] if isinstance(k.when[1], tuple) else (k.when[1],)))]
+        keys = [
+            k
+            for k in drawn
+            if k.row == row
+            and (k.when is None or out.get(k.when[0]) in (k.when[1] if isinstance(k.when[1], tuple) else (k.when[1],)))
+        ]
         for place, key in zip(st.columns(len(keys)) if len(keys) > 1 else [st] * len(keys), keys):
             value = _widget(place, prefix, kind, key, spec)
             if value is not None:

@@ -44,10 +44,13 @@ def frame(title: str, needs_data: bool) -> None:
 def upload_again() -> None:
     """Say plainly which file this browser was working on and that it must be uploaded again."""
     missing = st.session_state[state.MISSING_UPLOAD]
-    st.warning(f"You were working on **{missing['name']}**, which must be uploaded again: uploaded files are "
-               "kept only in the app's memory, never saved, so they are gone after a restart. Upload it under "
-               "'My own file' on the Data page (its privacy ledger, releases and declaration come back with it), "
-               "or choose a bundled example.", icon=":material/history:")
+    st.warning(
+        f"You were working on **{missing['name']}**, which must be uploaded again: uploaded files are "
+        "kept only in the app's memory, never saved, so they are gone after a restart. Upload it under "
+        "'My own file' on the Data page (its privacy ledger, releases and declaration come back with it), "
+        "or choose a bundled example.",
+        icon=":material/history:",
+    )
 
 
 def file_size(size: int) -> str:
@@ -63,8 +66,11 @@ def spending_lines(spending: Spending) -> list[str]:
     """One line per neighbouring relation (never added together), in plain numbers."""
     lines = []
     for total in spending.relations:
-        unit = "adding or removing one record" if total.neighbouring.startswith("add/remove") else \
-            "replacing one record (row count public)"
+        unit = (
+            "adding or removing one record"
+            if total.neighbouring.startswith("add/remove")
+            else "replacing one record (row count public)"
+        )
         text = f"ε = {format_epsilon(total.epsilon)}"
         if total.delta > 0:
             text += f", δ = {format_delta(total.delta)}"
@@ -84,13 +90,17 @@ def draw_sidebar() -> None:
         info = state.data()
         spending = state.workspace().spending(info["hash"])
         count = len(info["info"]["columns"])
-        st.markdown(f"**{info['name']}**  \n{info['info']['rows']:,} row{'s' if info['info']['rows'] != 1 else ''}, "
-                    f"{count} column{'s' if count != 1 else ''}, {file_size(info['info']['bytes'])}")
+        st.markdown(
+            f"**{info['name']}**  \n{info['info']['rows']:,} row{'s' if info['info']['rows'] != 1 else ''}, "
+            f"{count} column{'s' if count != 1 else ''}, {file_size(info['info']['bytes'])}"
+        )
         st.markdown("### Privacy budget spent on it")
         if spending.unguaranteed:
             st.markdown(":red[**no guarantee**]")
-            st.caption(f"{spending.unguaranteed} draw(s) used a method without a differential-privacy guarantee, "
-                       "so no total guarantee holds for this data.")
+            st.caption(
+                f"{spending.unguaranteed} draw(s) used a method without a differential-privacy guarantee, "
+                "so no total guarantee holds for this data."
+            )
         if spending.relations:
             for line in spending_lines(spending):
                 st.markdown(line)
@@ -100,15 +110,20 @@ def draw_sidebar() -> None:
         if limit is not None:
             used = min(1.0, spending.largest_epsilon / limit)
             st.progress(used, text=f"Lifetime budget ε = {limit:g}: {format_epsilon(spending.left())} left")
-        recorded = (f"{spending.draws} draw{'s' if spending.draws != 1 else ''} or report"
-                    f"{'s' if spending.draws != 1 else ''} recorded on this file" if spending.draws else
-                    "Nothing recorded on this file yet")
-        st.caption(f"{recorded}, kept across reloads and restarts. Only the Generate and report buttons spend; "
-                   "each says what it costs.",
-                   help="Every release from the same data adds up: two draws at ε = 1 protect people about as "
-                        "much as one draw at ε = 2. Totals come from the privacy accountant: draws protecting "
-                        "against a record being added or removed, and draws protecting against a record being "
-                        "replaced, are different promises and are shown apart.")
+        recorded = (
+            f"{spending.draws} draw{'s' if spending.draws != 1 else ''} or report"
+            f"{'s' if spending.draws != 1 else ''} recorded on this file"
+            if spending.draws
+            else "Nothing recorded on this file yet"
+        )
+        st.caption(
+            f"{recorded}, kept across reloads and restarts. Only the Generate and report buttons spend; "
+            "each says what it costs.",
+            help="Every release from the same data adds up: two draws at ε = 1 protect people about as "
+            "much as one draw at ε = 2. Totals come from the privacy accountant: draws protecting "
+            "against a record being added or removed, and draws protecting against a record being "
+            "replaced, are different promises and are shown apart.",
+        )
 
 
 _CSS = """

@@ -41,19 +41,19 @@ from dpsynth_core.data.examples import EXAMPLES, example_csv, example_declaratio
 from dpsynth_core.synthesizers import DEFAULT_METHOD
 from dpsynth_core.workspace import Workspace, default_folder
 
-DATA = "data"                # {"frame", "info", "source", "hash", "name"}
+DATA = "data"  # {"frame", "info", "source", "hash", "name"}
 DECLARATION = "declaration"  # the working domain declaration, in the core's JSON form
 EPSILON = "epsilon"
 RHO = "rho"
 METHOD = "method"
-ROWS = "rows"                # None: noisy row count; an int: a public row count
-GROUPS = "groups"            # publisher-chosen column groups (for the methods that take them)
-RELEASES = "releases"        # release id -> entry (a few recent ones, with their tables)
+ROWS = "rows"  # None: noisy row count; an int: a public row count
+GROUPS = "groups"  # publisher-chosen column groups (for the methods that take them)
+RELEASES = "releases"  # release id -> entry (a few recent ones, with their tables)
 CURRENT = "current_release"  # id of the release on show
 DECLARATION_VERSION = "declaration_version"  # bumped when a declaration is loaded: resets its widgets
-NOTICE = "notice"            # a message to show once on the next run (e.g. after an upload)
+NOTICE = "notice"  # a message to show once on the next run (e.g. after an upload)
 MISSING_UPLOAD = "missing_upload"  # {"name", "fingerprint"} of a file to upload again after a restart
-BROWSER = "browser"          # this browser's secret identity (the value of its cookie)
+BROWSER = "browser"  # this browser's secret identity (the value of its cookie)
 _NEW_BROWSER = "_new_browser"  # True when the browser sent no identity: the page stores one as a cookie
 _SAVED = "_saved_session"
 
@@ -96,8 +96,10 @@ def store_identity() -> None:
     """For a browser that sent no identity: store the new one as a cookie (a year; this site only)."""
     if st.session_state.get(_NEW_BROWSER):
         cookie = f"{COOKIE}={browser()}; path=/; max-age=31536000; SameSite=Strict"
-        st.sidebar.html(f"<script>document.cookie = '{cookie}' + (location.protocol === 'https:' ? '; Secure' : '');"
-                        "</script>", unsafe_allow_javascript=True)
+        st.sidebar.html(
+            f"<script>document.cookie = '{cookie}' + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+            unsafe_allow_javascript=True,
+        )
 
 
 def ensure_state() -> None:
@@ -149,9 +151,17 @@ def _resume() -> bool:
 
 def _snapshot() -> dict:
     ss = st.session_state
-    return {"source": ss[DATA]["source"], "data": ss[DATA]["hash"], "declaration": ss.get(DECLARATION),
-            EPSILON: ss[EPSILON], RHO: ss[RHO], METHOD: ss[METHOD], ROWS: ss[ROWS], GROUPS: ss[GROUPS],
-            "current_release": ss.get(CURRENT)}
+    return {
+        "source": ss[DATA]["source"],
+        "data": ss[DATA]["hash"],
+        "declaration": ss.get(DECLARATION),
+        EPSILON: ss[EPSILON],
+        RHO: ss[RHO],
+        METHOD: ss[METHOD],
+        ROWS: ss[ROWS],
+        GROUPS: ss[GROUPS],
+        "current_release": ss.get(CURRENT),
+    }
 
 
 def save_session() -> None:
@@ -177,8 +187,16 @@ def use_example(name: str, declaration: dict | None = None) -> None:
     set_declaration(declaration or workspace().declaration_for(data()["hash"]) or example_declaration(name))
 
 
-def use_upload(frame, info: dict, *, name: str, raw: bytes, declaration: dict, encoding: str | None = None,
-               delimiter: str | None = None) -> bool:
+def use_upload(
+    frame,
+    info: dict,
+    *,
+    name: str,
+    raw: bytes,
+    declaration: dict,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+) -> bool:
     """Load an uploaded table (read with ``encoding`` and ``delimiter``) for this browser only; its last
     declaration is restored if this file was seen before.
 
@@ -187,8 +205,13 @@ def use_upload(frame, info: dict, *, name: str, raw: bytes, declaration: dict, e
     set_data(frame, info, source=f"upload: {name}", raw=raw)
     key = data()["hash"]
     with _BROWSER_FILES_LOCK:
-        _BROWSER_FILES[browser()] = {"raw": raw, "name": name, "hash": key, "encoding": encoding,
-                                     "delimiter": delimiter}
+        _BROWSER_FILES[browser()] = {
+            "raw": raw,
+            "name": name,
+            "hash": key,
+            "encoding": encoding,
+            "delimiter": delimiter,
+        }
         _BROWSER_FILES.move_to_end(browser())
         while len(_BROWSER_FILES) > _KEPT_BROWSERS:
             _BROWSER_FILES.popitem(last=False)
@@ -202,8 +225,14 @@ def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
     records = workspace().records_key(frame)
     key = workspace().dataset_key(records)
     name = source.split(": ", 1)[-1]
-    st.session_state[DATA] = {"frame": frame, "info": info, "source": source, "hash": key, "records": records,
-                              "name": name if "." in name else f"{name}.csv"}
+    st.session_state[DATA] = {
+        "frame": frame,
+        "info": info,
+        "source": source,
+        "hash": key,
+        "records": records,
+        "name": name if "." in name else f"{name}.csv",
+    }
     st.session_state[CURRENT] = None
     st.session_state.pop(MISSING_UPLOAD, None)
     workspace().remember_dataset(key, st.session_state[DATA]["name"])
@@ -230,9 +259,15 @@ def declaration() -> dict:
 def settings() -> dict:
     """Everything that decides a release; two equal settings must not silently redraw."""
     ss = st.session_state
-    return {"data": ss[DATA]["hash"], "declaration": ss[DECLARATION], "epsilon": float(ss[EPSILON]),
-            "rho": float(ss[RHO]), "method": ss[METHOD], "rows": ss[ROWS],
-            "groups": ss[GROUPS] if _takes(ss[METHOD], "groups") else []}
+    return {
+        "data": ss[DATA]["hash"],
+        "declaration": ss[DECLARATION],
+        "epsilon": float(ss[EPSILON]),
+        "rho": float(ss[RHO]),
+        "method": ss[METHOD],
+        "rows": ss[ROWS],
+        "groups": ss[GROUPS] if _takes(ss[METHOD], "groups") else [],
+    }
 
 
 def _takes(method: str, option: str) -> bool:
@@ -246,6 +281,7 @@ def settings_key(values: dict) -> str:
 
 
 # --- releases ------------------------------------------------------------------------------
+
 
 def _keep(release_id: int, entry: dict) -> dict:
     """Keep a release's table in the session as the most recent (only the last few are kept)."""
@@ -273,9 +309,16 @@ def release_entry(release_id: int | None) -> dict | None:
     stored = workspace().release(release_id)
     if stored is None or stored.fingerprint != data()["hash"]:
         return None
-    entry = {"id": stored.id, "data": stored.data(), "card": stored.card, "settings": stored.settings,
-             "publisher_report": stored.publisher_report, "metrics": dict(stored.metrics),
-             "seconds": stored.seconds, "created": stored.created}
+    entry = {
+        "id": stored.id,
+        "data": stored.data(),
+        "card": stored.card,
+        "settings": stored.settings,
+        "publisher_report": stored.publisher_report,
+        "metrics": dict(stored.metrics),
+        "seconds": stored.seconds,
+        "created": stored.created,
+    }
     return _keep(release_id, entry)
 
 
@@ -306,6 +349,7 @@ def show_flash() -> None:
 
 
 # --- the draw's settings, public ----------------------------------------------------------------
+
 
 def options(values: dict | None = None) -> dict:
     """The method's own options among the settings (the ones it takes, as its option specs name them)."""

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.versus_aim import coded_table, scores  # noqa: E402
+
 G = importlib.import_module("dpsynth_core.pgm.generate")  # the module (the package names its function)
 from dpsynth_core.synthesizers import marginals as M  # noqa: E402
 from dpsynth_core.synthesizers import marginals_budget as B  # noqa: E402
@@ -72,8 +73,9 @@ def patched(constants: dict):
 
 
 def run(codes: pd.DataFrame, cells: dict, epsilon: float, seed: int, constants: dict, options: dict) -> dict:
-    spec = {"columns": {c: {"type": "categorical", "values": list(range(n)), "missing": False}
-                        for c, n in cells.items()}}
+    spec = {
+        "columns": {c: {"type": "categorical", "values": list(range(n)), "missing": False} for c, n in cells.items()}
+    }
     with patched(constants):
         start = time.perf_counter()
         options = dict(options)
@@ -94,8 +96,13 @@ def run(codes: pd.DataFrame, cells: dict, epsilon: float, seed: int, constants: 
         fitted = np.clip(answers[p], 0, None)
         tvds.append(0.5 * np.abs(truth / truth.sum() - fitted / fitted.sum()).sum())
     out = scores(codes, synthetic, cells, [])
-    return {"model": float(np.mean(tvds)), "records": out["tvd2"], "seconds": seconds,
-            "cliques": len(model.tree.cliques), "max_clique": max(len(c) for c in model.tree.cliques)}
+    return {
+        "model": float(np.mean(tvds)),
+        "records": out["tvd2"],
+        "seconds": seconds,
+        "cliques": len(model.tree.cliques),
+        "max_clique": max(len(c) for c in model.tree.cliques),
+    }
 
 
 def main(argv=None) -> pd.DataFrame:
@@ -112,8 +119,12 @@ def main(argv=None) -> pd.DataFrame:
         for variant in args.variants:
             constants, options = VARIANTS[variant]
             runs = [run(codes, cells, args.epsilon, seed, constants, options) for seed in range(args.seeds)]
-            row = {"table": table, "variant": variant, **{k: float(np.mean([r[k] for r in runs])) for k in runs[0]},
-                   "sd_records": float(np.std([r["records"] for r in runs]) / np.sqrt(len(runs)))}
+            row = {
+                "table": table,
+                "variant": variant,
+                **{k: float(np.mean([r[k] for r in runs])) for k in runs[0]},
+                "sd_records": float(np.std([r["records"] for r in runs]) / np.sqrt(len(runs))),
+            }
             rows.append(row)
             print(row, flush=True)
     frame = pd.DataFrame(rows)

@@ -23,12 +23,25 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-quic"]
-METHOD_TITLES = {"marginals": "Related columns (DP marginals)", "cathist": "Independent columns (CatHist)",
-                 "copula": "Gaussian copula", "dirichlet": "Dirichlet-multinomial (fixed row count)",
-                 "bayesnet": "Bayesian network", "deniability": "Plausible deniability",
-                 "microagg": "Micro-aggregation (no formal guarantee)"}
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
+METHOD_TITLES = {
+    "marginals": "Related columns (DP marginals)",
+    "cathist": "Independent columns (CatHist)",
+    "copula": "Gaussian copula",
+    "dirichlet": "Dirichlet-multinomial (fixed row count)",
+    "bayesnet": "Bayesian network",
+    "deniability": "Plausible deniability",
+    "microagg": "Micro-aggregation (no formal guarantee)",
+}
 
 
 def _port() -> int:
@@ -49,9 +62,25 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "DPSYNTH_WORKSPACE": workspace, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     start = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         while True:
             try:
@@ -71,15 +100,26 @@ def main() -> None:
                 visible()
                 rows.append((label, time.perf_counter() - began))
 
-            timed("Home page, first load", lambda: page.goto(url),
-                  visible=lambda: page.get_by_role("heading", name="Share a private synthetic copy").wait_for())
-            timed("1. Data", lambda: page.get_by_role("link", name="1. Data").first.click(),
-                  visible=lambda: page.get_by_text("32,561").first.wait_for())
-            timed("2. Domain (15 columns declared)", lambda: page.get_by_role("link", name="2. Domain").first.click(),
-                  visible=lambda: page.get_by_text("All 15 columns are declared").wait_for())
-            timed("3. Privacy (column-by-column plan)",
-                  lambda: page.get_by_role("link", name="3. Privacy").first.click(),
-                  visible=lambda: page.get_by_text("What these choices imply").wait_for())
+            timed(
+                "Home page, first load",
+                lambda: page.goto(url),
+                visible=lambda: page.get_by_role("heading", name="Share a private synthetic copy").wait_for(),
+            )
+            timed(
+                "1. Data",
+                lambda: page.get_by_role("link", name="1. Data").first.click(),
+                visible=lambda: page.get_by_text("32,561").first.wait_for(),
+            )
+            timed(
+                "2. Domain (15 columns declared)",
+                lambda: page.get_by_role("link", name="2. Domain").first.click(),
+                visible=lambda: page.get_by_text("All 15 columns are declared").wait_for(),
+            )
+            timed(
+                "3. Privacy (column-by-column plan)",
+                lambda: page.get_by_role("link", name="3. Privacy").first.click(),
+                visible=lambda: page.get_by_text("What these choices imply").wait_for(),
+            )
             methods = ["marginals"] if args.quick else list(METHOD_TITLES)
             for index, method in enumerate(methods):
                 if index:
@@ -90,31 +130,49 @@ def main() -> None:
                 page.get_by_role("link", name="4. Preview").first.click()
                 page.get_by_role("heading", name="4. Preview").wait_for()
                 button = page.get_by_role("button", name="Generate synthetic data")
-                timed(f"Generate with {method}: click to synthetic table shown", button.click,
-                      visible=lambda: page.get_by_text("Synthetic table ready").wait_for())
+                timed(
+                    f"Generate with {method}: click to synthetic table shown",
+                    button.click,
+                    visible=lambda: page.get_by_text("Synthetic table ready").wait_for(),
+                )
                 ready = page.get_by_text("Synthetic table ready").inner_text()
                 core = float(ready.split(" rows in ")[1].split(" s")[0]) if " rows in " in ready else float("nan")
                 rows.append(("  of which the release itself (the core, in its worker thread)", core))
                 if method == "marginals":
                     for tab in ("Fidelity", "Marginal distances", "Distinguishing game", "One column"):
-                        timed(f"  tab '{tab}' (first opening: computed)", page.get_by_role("tab", name=tab).click,
-                              visible=lambda: page.locator("[data-testid='stPlotlyChart']").first.wait_for())
-                    timed("  tab 'Distinguishing game' again (kept)",
-                          lambda: (page.get_by_role("tab", name="Synthetic rows").click(),
-                                   page.get_by_role("tab", name="Distinguishing game").click()),
-                          visible=lambda: page.locator("[data-testid='stPlotlyChart']").first.wait_for())
-                    timed("5. Release page", lambda: page.get_by_role("link", name="5. Release").first.click(),
-                          visible=lambda: page.get_by_text("The guarantee").first.wait_for())
-                    timed("  stakeholder report (DP figures, charts, HTML)",
-                          page.get_by_role("button", name="Make the report").click,
-                          visible=lambda: page.get_by_text("Report made").first.wait_for())
+                        timed(
+                            f"  tab '{tab}' (first opening: computed)",
+                            page.get_by_role("tab", name=tab).click,
+                            visible=lambda: page.locator("[data-testid='stPlotlyChart']").first.wait_for(),
+                        )
+                    timed(
+                        "  tab 'Distinguishing game' again (kept)",
+                        lambda: (
+                            page.get_by_role("tab", name="Synthetic rows").click(),
+                            page.get_by_role("tab", name="Distinguishing game").click(),
+                        ),
+                        visible=lambda: page.locator("[data-testid='stPlotlyChart']").first.wait_for(),
+                    )
+                    timed(
+                        "5. Release page",
+                        lambda: page.get_by_role("link", name="5. Release").first.click(),
+                        visible=lambda: page.get_by_text("The guarantee").first.wait_for(),
+                    )
+                    timed(
+                        "  stakeholder report (DP figures, charts, HTML)",
+                        page.get_by_role("button", name="Make the report").click,
+                        visible=lambda: page.get_by_text("Report made").first.wait_for(),
+                    )
                     began = time.perf_counter()
                     with page.expect_download() as pdf:
                         page.get_by_role("button", name="Report (PDF)").click()
                     pdf.value.path()
                     rows.append(("  report as PDF (headless Chromium), click to file", time.perf_counter() - began))
-            timed("Releases page", lambda: page.get_by_role("link", name="Releases").first.click(),
-                  visible=lambda: page.get_by_text("Two releases side by side").wait_for())
+            timed(
+                "Releases page",
+                lambda: page.get_by_role("link", name="Releases").first.click(),
+                visible=lambda: page.get_by_text("Two releases side by side").wait_for(),
+            )
             browser.close()
     finally:
         server.terminate()

@@ -80,9 +80,11 @@ def case_deniability_candidates(secure: bool, count: int = 1_000_000) -> dict:
 
 
 def _run_case(name: str, args: list) -> dict:
-    code = (f"import json, resource, sys; sys.path.insert(0, {str(ROOT)!r}); "
-            f"from benchmarks.bench_core import {name}; out = {name}(*{args!r}); "
-            "out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024; print(json.dumps(out))")
+    code = (
+        f"import json, resource, sys; sys.path.insert(0, {str(ROOT)!r}); "
+        f"from benchmarks.bench_core import {name}; out = {name}(*{args!r}); "
+        "out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024; print(json.dumps(out))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -95,25 +97,51 @@ def main() -> None:
     for n in (10**3, 10**6, 10**10, 10**15):
         for secure in (False, True):
             out = _run_case("case_cathist", [n, secure])
-            rows.append((f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), median of 20",
-                         out["seconds"], out["peak_mb"]))
-            rows.append((f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), worst of 20",
-                         out["worst_seconds"], out["peak_mb"]))
+            rows.append(
+                (
+                    f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), median of 20",
+                    out["seconds"],
+                    out["peak_mb"],
+                )
+            )
+            rows.append(
+                (
+                    f"CatHist n=10^{len(str(n)) - 1} ({'secure' if secure else 'seeded'}), worst of 20",
+                    out["worst_seconds"],
+                    out["peak_mb"],
+                )
+            )
     for method in ("marginals", "copula", "dirichlet", "bayesnet", "deniability", "microagg"):
         out = _run_case("case_synth", [str(SHARED / "adult.csv"), True, 3, method])
         rows.append((f"{method} on adult.csv (secure), warm", out["seconds"], out["peak_mb"]))
     for secure in (False, True):
         out = _run_case("case_deniability_candidates", [secure])
-        rows.append((f"deniability: 1,000,000 candidates through the test ({'secure' if secure else 'seeded'}), "
-                     f"pass rate {out['pass_rate']:.1%}", out["seconds"], out["peak_mb"]))
+        rows.append(
+            (
+                f"deniability: 1,000,000 candidates through the test ({'secure' if secure else 'seeded'}), "
+                f"pass rate {out['pass_rate']:.1%}",
+                out["seconds"],
+                out["peak_mb"],
+            )
+        )
     out = _run_case("case_synth", [str(SHARED / "adult.csv"), True, 3, "copula", True])
     rows.append(("copula on adult.csv, paper-like public bins (secure), warm", out["seconds"], out["peak_mb"]))
     for secure in (False, True):
         out = _run_case("case_synth", [str(SHARED / "adult.csv"), secure, 4])
-        rows.append((f"cathist on adult.csv, 32,561 rows ({'secure' if secure else 'seeded'}), warm",
-                     out["seconds"], out["peak_mb"]))
-        rows.append((f"cathist on adult.csv ({'secure' if secure else 'seeded'}), cold (imports)",
-                     out["cold_seconds"], out["peak_mb"]))
+        rows.append(
+            (
+                f"cathist on adult.csv, 32,561 rows ({'secure' if secure else 'seeded'}), warm",
+                out["seconds"],
+                out["peak_mb"],
+            )
+        )
+        rows.append(
+            (
+                f"cathist on adult.csv ({'secure' if secure else 'seeded'}), cold (imports)",
+                out["cold_seconds"],
+                out["peak_mb"],
+            )
+        )
     if not opts.quick:
         import pandas as pd
 
@@ -123,8 +151,13 @@ def main() -> None:
             adult.sample(1_000_000, replace=True, random_state=0).to_csv(big, index=False)
             for secure in (False, True):
                 out = _run_case("case_synth", [str(big), secure, 2])
-                rows.append((f"cathist on 1,000,000 resampled adult rows ({'secure' if secure else 'seeded'})",
-                             out["seconds"], out["peak_mb"]))
+                rows.append(
+                    (
+                        f"cathist on 1,000,000 resampled adult rows ({'secure' if secure else 'seeded'})",
+                        out["seconds"],
+                        out["peak_mb"],
+                    )
+                )
             for method in ("marginals", "copula", "dirichlet", "bayesnet", "deniability"):
                 out = _run_case("case_synth", [str(big), True, 1, method])
                 rows.append((f"{method} on 1,000,000 resampled adult rows (secure)", out["seconds"], out["peak_mb"]))

@@ -112,8 +112,9 @@ def case(engine: str, data: str, memory_limit: str) -> dict:
                 from dpsynth_core.engines import duckdb_source
 
                 duckdb_source.AGGREGATE_BELOW = 0
-            source = open_source(data, domain, engine=engine.split("-")[0], memory_limit=memory_limit, threads=2,
-                                 spark=spark)
+            source = open_source(
+                data, domain, engine=engine.split("-")[0], memory_limit=memory_limit, threads=2, spark=spark
+            )
         out["rows"] = source.n_rows
         out["open_s"] = time.perf_counter() - start
         start = time.perf_counter()
@@ -144,16 +145,23 @@ def main(argv=None) -> None:
         return
     results = []
     for engine in args.engines:
-        done = subprocess.run([sys.executable, __file__, "--data", args.data, "--memory-limit", args.memory_limit,
-                               "--case", engine], capture_output=True, text=True, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, __file__, "--data", args.data, "--memory-limit", args.memory_limit, "--case", engine],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         if done.returncode:
             print(f"{engine}: failed\n{done.stderr[-3000:]}")
             continue
         results.append(json.loads(done.stdout.strip().splitlines()[-1]))
         r = results[-1]
-        print(f"{engine:7s} rows {r['rows']:>12,}  open {r['open_s']:7.1f} s  count {r['count_s']:7.1f} s  "
-              f"total {r['total_s']:7.1f} s  peak {r['peak_mib']:7,.0f} MiB"
-              + (f"  (session {r['session_s']:.1f} s)" if "session_s" in r else ""), flush=True)
+        print(
+            f"{engine:7s} rows {r['rows']:>12,}  open {r['open_s']:7.1f} s  count {r['count_s']:7.1f} s  "
+            f"total {r['total_s']:7.1f} s  peak {r['peak_mib']:7,.0f} MiB"
+            + (f"  (session {r['session_s']:.1f} s)" if "session_s" in r else ""),
+            flush=True,
+        )
     load = os.getloadavg()
     print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
     folder = ROOT / "benchmarks" / "results"

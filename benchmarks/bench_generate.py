@@ -30,8 +30,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-quic"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
 READY = re.compile(r"Synthetic table ready: [\d,]+ rows(?: in ([\d.]+) s)? \(release #(\d+);")
 
 
@@ -43,9 +51,26 @@ def _port() -> int:
 
 def _start(url: str, port: int, env: dict, profile: str | None = None) -> subprocess.Popen:
     spy = ["py-spy", "record", "--format", "raw", "--threads", "--rate", "200", "-o", profile, "--"] if profile else []
-    server = subprocess.Popen([*spy, sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            *spy,
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     while True:
         try:
             if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
@@ -112,11 +137,15 @@ def main() -> None:
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} cores")
     print("| draw | click to table (s) | click to the page done (s) | the release in the core (s) |\n|---|---|---|---|")
     for index, (seconds, core, settled) in enumerate(times, 1):
-        print(f"| {index}{' (first on a fresh server)' if index == 1 else ''} | {seconds:.2f} | {settled:.2f} | "
-              f"{core:.2f} |")
+        print(
+            f"| {index}{' (first on a fresh server)' if index == 1 else ''} | {seconds:.2f} | {settled:.2f} | "
+            f"{core:.2f} |"
+        )
     rest = times[1:] or times
-    print(f"| median of draws 2-{len(times)} | {statistics.median(t[0] for t in rest):.2f} | "
-          f"{statistics.median(t[2] for t in rest):.2f} | {statistics.median(t[1] for t in rest):.2f} |")
+    print(
+        f"| median of draws 2-{len(times)} | {statistics.median(t[0] for t in rest):.2f} | "
+        f"{statistics.median(t[2] for t in rest):.2f} | {statistics.median(t[1] for t in rest):.2f} |"
+    )
 
 
 if __name__ == "__main__":

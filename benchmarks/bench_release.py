@@ -78,11 +78,13 @@ class TimedSource:
                 return value(*args, **kwargs)
             finally:
                 self._spent[0] += time.perf_counter() - start
+
         return timed
 
 
-def case(method: str, data: str, memory_limit: str, threads: int, engine: str = "duckdb",
-         sampling_threads: int = 2) -> dict:
+def case(
+    method: str, data: str, memory_limit: str, threads: int, engine: str = "duckdb", sampling_threads: int = 2
+) -> dict:
     import shutil
 
     from benchmarks.make_large import large_domain
@@ -148,16 +150,34 @@ def main(argv=None) -> None:
     parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.case:
-        print(json.dumps(case(args.case, args.data, args.memory_limit, args.threads, args.engine,
-                              args.sampling_threads)))
+        print(
+            json.dumps(case(args.case, args.data, args.memory_limit, args.threads, args.engine, args.sampling_threads))
+        )
         return
     results = []
     for method in args.methods:
         before = os.getloadavg()[0]
-        done = subprocess.run([sys.executable, __file__, "--data", args.data, "--memory-limit", args.memory_limit,
-                               "--threads", str(args.threads), "--engine", args.engine, "--sampling-threads",
-                               str(args.sampling_threads), "--case", method], capture_output=True, text=True,
-                              cwd=ROOT)
+        done = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--data",
+                args.data,
+                "--memory-limit",
+                args.memory_limit,
+                "--threads",
+                str(args.threads),
+                "--engine",
+                args.engine,
+                "--sampling-threads",
+                str(args.sampling_threads),
+                "--case",
+                method,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         if done.returncode:
             print(f"{method}: failed\n{done.stderr[-3000:]}")
             continue
@@ -165,11 +185,14 @@ def main(argv=None) -> None:
         r["load"] = [before, os.getloadavg()[0]]
         results.append(r)
         peaks = "  ".join(f"{k} {v:,.0f}" for k, v in r["peak_mib"].items())
-        print(f"{method:9s} {args.engine} x{args.sampling_threads} rows {r['rows']:>12,}  open {r['open_s']:6.1f} s  "
-              f"counting {r['counting_s']:6.1f} s  fitting {r['fitting_s']:6.1f} s  "
-              f"sampling+writing {r['sampling_s']:6.1f} s "
-              f"({r['synthetic_rows']:,} rows)  total {r['total_s']:7.1f} s  peak MiB: {peaks}  "
-              f"load {r['load'][0]:.1f}->{r['load'][1]:.1f}", flush=True)
+        print(
+            f"{method:9s} {args.engine} x{args.sampling_threads} rows {r['rows']:>12,}  open {r['open_s']:6.1f} s  "
+            f"counting {r['counting_s']:6.1f} s  fitting {r['fitting_s']:6.1f} s  "
+            f"sampling+writing {r['sampling_s']:6.1f} s "
+            f"({r['synthetic_rows']:,} rows)  total {r['total_s']:7.1f} s  peak MiB: {peaks}  "
+            f"load {r['load'][0]:.1f}->{r['load'][1]:.1f}",
+            flush=True,
+        )
     folder = ROOT / "benchmarks" / "results"
     folder.mkdir(exist_ok=True)
     name = f"release-{Path(args.data).stem}-{args.engine}-x{args.sampling_threads}.json"

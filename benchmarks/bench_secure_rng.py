@@ -27,9 +27,11 @@ sys.path.insert(0, str(ROOT))
 def generators():
     from randomgen import AESCounter, ChaCha
 
-    return {"PCG64": lambda: np.random.Generator(np.random.PCG64(secrets.randbits(256))),
-            "ChaCha20 (secure path)": lambda: np.random.Generator(ChaCha(key=secrets.randbits(256), rounds=20)),
-            "AESCounter": lambda: np.random.Generator(AESCounter(key=secrets.randbits(128)))}
+    return {
+        "PCG64": lambda: np.random.Generator(np.random.PCG64(secrets.randbits(256))),
+        "ChaCha20 (secure path)": lambda: np.random.Generator(ChaCha(key=secrets.randbits(256), rounds=20)),
+        "AESCounter": lambda: np.random.Generator(AESCounter(key=secrets.randbits(128))),
+    }
 
 
 def best(fn, repeats=3) -> float:
@@ -53,24 +55,36 @@ def main() -> None:
     rows = []
     for name, make in generators().items():
         rng = make()
-        rows.append({"generator": name,
-                     "10^7 uniforms (s)": best(lambda rng=rng: rng.random(10_000_000)),
-                     "10^7 integers (s)": best(lambda rng=rng: rng.integers(0, 1000, 10_000_000)),
-                     "10^6 weighted choices of 100 (s)": best(lambda rng=rng: rng.choice(100, 1_000_000, p=np.full(100, 0.01)))})
+        rows.append(
+            {
+                "generator": name,
+                "10^7 uniforms (s)": best(lambda rng=rng: rng.random(10_000_000)),
+                "10^7 integers (s)": best(lambda rng=rng: rng.integers(0, 1000, 10_000_000)),
+                "10^6 weighted choices of 100 (s)": best(
+                    lambda rng=rng: rng.choice(100, 1_000_000, p=np.full(100, 0.01))
+                ),
+            }
+        )
         original = noise.secure_generator
         noise.secure_generator = make  # the secure path with this helper generator
         try:
             rows[-1]["cathist release of adult (s)"] = best(
-                lambda: IndependentColumns(epsilon=1.0).fit(frame, spec).sample())
+                lambda: IndependentColumns(epsilon=1.0).fit(frame, spec).sample()
+            )
             model = IndependentColumns(epsilon=1.0).fit(frame, spec)
             rows[-1]["sample 10^6 rows (s)"] = best(lambda model=model: model.sample(1_000_000), repeats=2)
         finally:
             noise.secure_generator = original
     seeded = IndependentColumns(epsilon=1.0, random_state=1).fit(frame, spec)
-    rows.append({"generator": "seeded numpy PCG64, count noise too (tests only)",
-                 "cathist release of adult (s)": best(lambda: IndependentColumns(epsilon=1.0, random_state=1)
-                                                      .fit(frame, spec).sample()),
-                 "sample 10^6 rows (s)": best(lambda: seeded.sample(1_000_000), repeats=2)})
+    rows.append(
+        {
+            "generator": "seeded numpy PCG64, count noise too (tests only)",
+            "cathist release of adult (s)": best(
+                lambda: IndependentColumns(epsilon=1.0, random_state=1).fit(frame, spec).sample()
+            ),
+            "sample 10^6 rows (s)": best(lambda: seeded.sample(1_000_000), repeats=2),
+        }
+    )
     print(pd.DataFrame(rows).set_index("generator").round(3).to_string())
 
 

@@ -33,10 +33,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 ADULT = ROOT / "assets" / "examples" / "adult.csv"
-_COLD = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, {root!r}); from dpsynth_core import synthesize; "
-         "from dpsynth_core.data.examples import example_declaration; "
-         "r = synthesize({path!r}, example_declaration('adult'), 1.0, method={method!r}); "
-         "print(time.perf_counter() - t)")
+_COLD = (
+    "import sys, time; t = time.perf_counter(); sys.path.insert(0, {root!r}); from dpsynth_core import synthesize; "
+    "from dpsynth_core.data.examples import example_declaration; "
+    "r = synthesize({path!r}, example_declaration('adult'), 1.0, method={method!r}); "
+    "print(time.perf_counter() - t)"
+)
 
 
 def _median(work, repeats: int) -> float:
@@ -62,16 +64,23 @@ def warm(repeats: int) -> list[tuple[str, float]]:
     declaration = example_declaration("adult")
     frame, _ = read_table(ADULT)
     domain = as_table_domain(declaration)
-    rows = [("pandas.read_csv (types inferred)", _median(lambda: pd.read_csv(ADULT), repeats)),
-            ("pandas.read_csv (every cell as text)",
-             _median(lambda: pd.read_csv(ADULT, dtype=str, keep_default_na=False), repeats)),
-            ("cathist release from the path (synthesize)",
-             _median(lambda: synthesize(str(ADULT), declaration, 1.0, method="cathist"), repeats)),
-            ("  read_table", _median(lambda: read_table(ADULT), repeats)),
-            ("  the ledger's fingerprint of the records (records_fingerprint)",
-             _median(lambda: records_fingerprint(frame, bytes(32)), repeats)),
-            ("  encode_table (every column to its declared cells)",
-             _median(lambda: encode_table(frame, domain), repeats))]
+    rows = [
+        ("pandas.read_csv (types inferred)", _median(lambda: pd.read_csv(ADULT), repeats)),
+        (
+            "pandas.read_csv (every cell as text)",
+            _median(lambda: pd.read_csv(ADULT, dtype=str, keep_default_na=False), repeats),
+        ),
+        (
+            "cathist release from the path (synthesize)",
+            _median(lambda: synthesize(str(ADULT), declaration, 1.0, method="cathist"), repeats),
+        ),
+        ("  read_table", _median(lambda: read_table(ADULT), repeats)),
+        (
+            "  the ledger's fingerprint of the records (records_fingerprint)",
+            _median(lambda: records_fingerprint(frame, bytes(32)), repeats),
+        ),
+        ("  encode_table (every column to its declared cells)", _median(lambda: encode_table(frame, domain), repeats)),
+    ]
     return rows
 
 

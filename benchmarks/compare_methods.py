@@ -77,8 +77,13 @@ def scores(real: pd.DataFrame, synthetic: pd.DataFrame, cells: dict) -> dict:
     one = [tvd((c,)) for c in names]
     two = [tvd(p) for p in itertools.combinations(names, 2)]
     three = [tvd(t) for t in itertools.combinations(names, 3)]
-    return {"tvd1_mean": float(np.mean(one)), "tvd1_max": float(np.max(one)), "tvd2_mean": float(np.mean(two)),
-            "tvd2_max": float(np.max(two)), "score3": float(1 - np.mean(three))}
+    return {
+        "tvd1_mean": float(np.mean(one)),
+        "tvd1_max": float(np.max(one)),
+        "tvd2_mean": float(np.mean(two)),
+        "tvd2_max": float(np.max(two)),
+        "score3": float(1 - np.mean(three)),
+    }
 
 
 def load(columns):
@@ -96,6 +101,7 @@ def load(columns):
 
 
 # --- one run of each kind of method -----------------------------------------------------
+
 
 def run_ours(method, raw, spec, codes, cells, eps, delta, seed, options):
     from dpsynth_core import synthesize
@@ -135,11 +141,19 @@ def run_opendp(kind, codes, cells, eps, delta, seed, options):
     np.random.seed(seed)
     rho = options.pop("_rho")  # from the parent: OpenDP's own conversion makes rho-zCDP (eps, delta)-DP
     columns = list(codes.columns)
-    context = dp.Context.compositor(data=pl.LazyFrame(codes.astype(np.int64)), privacy_unit=dp.unit_of(contributions=1),
-                                    privacy_loss=dp.loss_of(rho=rho), split_evenly_over=1)
+    context = dp.Context.compositor(
+        data=pl.LazyFrame(codes.astype(np.int64)),
+        privacy_unit=dp.unit_of(contributions=1),
+        privacy_loss=dp.loss_of(rho=rho),
+        split_evenly_over=1,
+    )
     algorithm = dp.mbi.AIM(**options) if kind == "aim" else dp.mbi.MST(**options)
-    table = (context.query().select(columns)
-             .contingency_table(keys={c: list(range(cells[c])) for c in columns}, algorithm=algorithm).release())
+    table = (
+        context.query()
+        .select(columns)
+        .contingency_table(keys={c: list(range(cells[c])) for c in columns}, algorithm=algorithm)
+        .release()
+    )
     # OpenDP adds a null key to every column (values outside the keys); the few synthetic nulls
     # are scored as the column's first code
     synthetic = table.synthesize(rows=len(codes)).to_pandas()
@@ -150,8 +164,12 @@ def save_codes(columns, path: Path) -> None:
     """The encoded table as integer codes and cell counts, for workers in the peers' environments
     (which then need neither dpsynth's dependencies nor its declaration)."""
     _, _, codes, cells = load(columns)
-    np.savez(path, names=np.array(list(cells)), cells=np.array(list(cells.values())),
-             **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(cells)})
+    np.savez(
+        path,
+        names=np.array(list(cells)),
+        cells=np.array(list(cells.values())),
+        **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(cells)},
+    )
 
 
 def load_codes(path: Path):
@@ -181,8 +199,9 @@ def worker(opts) -> None:
             run = run_smartnoise if PEERS[method] == "sn" else run_opendp
             extra = dict(options, _rho=opts.rhos[str(eps)]) if PEERS[method] == "odp" else dict(options)
             return run(kind, sub_codes, cells, eps, opts.delta, seed, extra)
-        return run_ours(method, sub_raw, spec, sub_codes, cells, eps, opts.delta, None if opts.secure else seed,
-                        options)
+        return run_ours(
+            method, sub_raw, spec, sub_codes, cells, eps, opts.delta, None if opts.secure else seed, options
+        )
 
     once(opts.epsilons[0], 0, rows=1000)  # warm-up: imports and first compilations
     for eps in opts.epsilons:
@@ -191,35 +210,63 @@ def worker(opts) -> None:
             outputs = once(eps, seed)
             seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
             for suffix, synthetic in outputs.items():
-                row = {"method": method + suffix, "epsilon": eps, "delta": opts.delta, "seed": seed,
-                       "seconds": seconds, "cpu_seconds": cpu, **scores(codes, synthetic, cells),
-                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+                row = {
+                    "method": method + suffix,
+                    "epsilon": eps,
+                    "delta": opts.delta,
+                    "seed": seed,
+                    "seconds": seconds,
+                    "cpu_seconds": cpu,
+                    **scores(codes, synthetic, cells),
+                    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                }
                 print("ROW " + json.dumps(row), flush=True)
 
 
 def _markdown(frame: pd.DataFrame) -> str:
     """A GitHub table (no optional dependency)."""
     lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
+    lines += [
+        "| " + " | ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in row) + " |"
+        for row in frame.itertuples(index=False)
+    ]
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.3, 1.0, 3.0])
-    parser.add_argument("--delta", type=float, default=1e-10,
-                        help="delta for every method (default 1e-10: the engine's default rule on adult)")
+    parser.add_argument(
+        "--delta",
+        type=float,
+        default=1e-10,
+        help="delta for every method (default 1e-10: the engine's default rule on adult)",
+    )
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--methods", nargs="+",
-                        default=["marginals", "cathist", "sn-mst", "sn-aim", "odp-mst", "odp-aim"])
+    parser.add_argument(
+        "--methods", nargs="+", default=["marginals", "cathist", "sn-mst", "sn-aim", "odp-mst", "odp-aim"]
+    )
     parser.add_argument("--subset6", action="store_true", help="the 6-column subset")
-    parser.add_argument("--python", action="append", default=[], metavar="ENV=PATH",
-                        help="interpreter for the peers of one environment: sn=... (SmartNoise), odp=... (OpenDP)")
-    parser.add_argument("--option", action="append", default=[], metavar="METHOD=JSON",
-                        help="keyword options for one method, e.g. sn-aim='{\"rounds\": 40}'")
-    parser.add_argument("--seeded", dest="secure", action="store_false",
-                        help="our methods from seeded numpy instead of the secure source")
+    parser.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="ENV=PATH",
+        help="interpreter for the peers of one environment: sn=... (SmartNoise), odp=... (OpenDP)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="METHOD=JSON",
+        help="keyword options for one method, e.g. sn-aim='{\"rounds\": 40}'",
+    )
+    parser.add_argument(
+        "--seeded",
+        dest="secure",
+        action="store_false",
+        help="our methods from seeded numpy instead of the secure source",
+    )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per method (all runs)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -245,10 +292,24 @@ def main() -> None:
     rhos = {str(eps): zcdp_budget(eps, opts.delta) for eps in opts.epsilons}
     for method in opts.methods:
         python = pythons.get(PEERS.get(method, ""), sys.executable)
-        command = [python, str(Path(__file__).resolve()), "--worker", method, "--delta", str(opts.delta),
-                   "--seeds", str(opts.seeds), "--epsilons", *map(str, opts.epsilons),
-                   "--options", json.dumps(options), "--codes", str(codes_file),
-                   "--rhos", json.dumps(rhos)]
+        command = [
+            python,
+            str(Path(__file__).resolve()),
+            "--worker",
+            method,
+            "--delta",
+            str(opts.delta),
+            "--seeds",
+            str(opts.seeds),
+            "--epsilons",
+            *map(str, opts.epsilons),
+            "--options",
+            json.dumps(options),
+            "--codes",
+            str(codes_file),
+            "--rhos",
+            json.dumps(rhos),
+        ]
         command += (["--subset6"] if opts.subset6 else []) + ([] if opts.secure else ["--seeded"])
         rows, status = [], "done"
         try:
@@ -273,8 +334,10 @@ def main() -> None:
     table = grouped.mean(numeric_only=True).drop(columns=["seed", "delta"])
     table["seconds"] = grouped["seconds"].median()
     table["runs"] = grouped.size()
-    title = (f"adult, {'6-column subset' if opts.subset6 else 'all 15 columns'}, delta = {opts.delta:g}; "
-             "scores: mean over runs; seconds: median")
+    title = (
+        f"adult, {'6-column subset' if opts.subset6 else 'all 15 columns'}, delta = {opts.delta:g}; "
+        "scores: mean over runs; seconds: median"
+    )
     text = f"## {title}\n\n" + _markdown(table.round(4).reset_index()) + "\n"
     print(text)
     (out / f"{name}.md").write_text(text)

@@ -44,11 +44,13 @@ def large_domain() -> dict:
 
 def adult_arrow() -> pa.Table:
     """adult.csv as an Arrow table: integer columns as int64, the rest as strings (empty cell -> null)."""
-    options = pacsv.ConvertOptions(column_types={c: pa.int64() for c in INTEGER_COLUMNS},
-                                   strings_can_be_null=True, null_values=[""])
+    options = pacsv.ConvertOptions(
+        column_types={c: pa.int64() for c in INTEGER_COLUMNS}, strings_can_be_null=True, null_values=[""]
+    )
     table = pacsv.read_csv(SHARED / "adult.csv", convert_options=options)
-    return table.cast(pa.schema([pa.field(f.name, pa.int64() if f.name in INTEGER_COLUMNS else pa.string())
-                                 for f in table.schema]))
+    return table.cast(
+        pa.schema([pa.field(f.name, pa.int64() if f.name in INTEGER_COLUMNS else pa.string()) for f in table.schema])
+    )
 
 
 def build(rows: int, out: Path, fmt: str = "parquet", seed: int = 12) -> Path:
@@ -62,9 +64,11 @@ def build(rows: int, out: Path, fmt: str = "parquet", seed: int = 12) -> Path:
             size = min(BATCH, rows - start)
             batch = base.take(pa.array(rng.integers(0, base.num_rows, size)))
             if writer is None:
-                writer = (pq.ParquetWriter(out, batch.schema, compression="zstd") if fmt == "parquet"
-                          else pacsv.CSVWriter(out, batch.schema,
-                                               write_options=pacsv.WriteOptions(quoting_style="none")))
+                writer = (
+                    pq.ParquetWriter(out, batch.schema, compression="zstd")
+                    if fmt == "parquet"
+                    else pacsv.CSVWriter(out, batch.schema, write_options=pacsv.WriteOptions(quoting_style="none"))
+                )
             if fmt == "parquet":
                 writer.write_table(batch, row_group_size=BATCH)
             else:
@@ -86,8 +90,9 @@ def main(argv=None) -> None:
         sys.exit("write the table outside the repository (it must never be committed)")
     start = time.perf_counter()
     path = build(args.rows, args.out, args.format, args.seed)
-    print(f"{args.rows:,} rows -> {path} ({path.stat().st_size / 2**20:,.0f} MiB) "
-          f"in {time.perf_counter() - start:.1f} s")
+    print(
+        f"{args.rows:,} rows -> {path} ({path.stat().st_size / 2**20:,.0f} MiB) in {time.perf_counter() - start:.1f} s"
+    )
 
 
 if __name__ == "__main__":

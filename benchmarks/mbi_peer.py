@@ -52,6 +52,7 @@ def main() -> None:
     from mbi import Dataset, Domain, estimation
 
     if not hasattr(estimation, "mirror_descent"):  # the mechanisms call the function form of the repository's HEAD
+
         class Fitted:
             """The wheel's model, with its cliques as a list (the mechanisms append to them)."""
 
@@ -62,8 +63,11 @@ def main() -> None:
                 return getattr(self.model, name)
 
         def mirror_descent(domain, measurements, iters=1000, potentials=None, callback_fn=None):
-            return Fitted(estimation.MirrorDescent().estimate(domain, measurements, iters=iters,
-                                                              warm_start=potentials, callback_fn=callback_fn))
+            return Fitted(
+                estimation.MirrorDescent().estimate(
+                    domain, measurements, iters=iters, warm_start=potentials, callback_fn=callback_fn
+                )
+            )
 
         estimation.mirror_descent = mirror_descent
     if not hasattr(Dataset, "df"):  # mst.py reads and rebuilds the table as a DataFrame

@@ -83,8 +83,11 @@ def default_bins_declaration() -> dict:
     return spec
 
 
-DECLARATIONS = {"min/max only": minmax_declaration, "default bins": default_bins_declaration,
-                "hand-made bins": scoring_declaration}
+DECLARATIONS = {
+    "min/max only": minmax_declaration,
+    "default bins": default_bins_declaration,
+    "hand-made bins": scoring_declaration,
+}
 
 
 def value_tvd(real: pd.Series, synthetic: pd.Series) -> float:
@@ -126,8 +129,11 @@ def main() -> None:
     parser.add_argument("--method", default="marginals")
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--secure", action="store_true", help="also time one release per declaration on the "
-                                                                 "secure (OpenDP, unseeded) path")
+    parser.add_argument(
+        "--secure",
+        action="store_true",
+        help="also time one release per declaration on the secure (OpenDP, unseeded) path",
+    )
     parser.add_argument("--declarations", nargs="+", default=list(DECLARATIONS), choices=list(DECLARATIONS))
     opts = parser.parse_args()
     raw = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
@@ -148,8 +154,10 @@ def main() -> None:
     numeric = seeded.drop(columns=["seed", "bins found"]).groupby("declaration", sort=False).mean()
     if opts.secure:
         numeric["seconds (secure)"] = frame[frame["seed"].isna()].groupby("declaration", sort=False)["seconds"].mean()
-    print(f"## adult.csv, {opts.method}, epsilon {opts.epsilon:g}, mean of {opts.seeds} seeds "
-          f"(binning share {getattr(constraints, 'BINNING_SHARE', 0):g})\n")
+    print(
+        f"## adult.csv, {opts.method}, epsilon {opts.epsilon:g}, mean of {opts.seeds} seeds "
+        f"(binning share {getattr(constraints, 'BINNING_SHARE', 0):g})\n"
+    )
     table = numeric.T
     table.index.name = "score"
     print(table.to_string(float_format=lambda v: f"{v:.4f}"))

@@ -68,20 +68,49 @@ def adult_tables(methods, seeds) -> None:
             for model in ("random forest", "decision tree"):
                 row[model] = metrics.distinguishing_game(pairs, random_state=seed, classifier=model).accuracy
             games.append(row)
-            utility.append({"method": method, "seed": seed,
-                            **metrics.ml_utility(real, data, test, spec, "income", random_state=seed)})
+            utility.append(
+                {
+                    "method": method,
+                    "seed": seed,
+                    **metrics.ml_utility(real, data, test, spec, "income", random_state=seed),
+                }
+            )
             errors = metrics.query_errors(real, data, spec, epsilon=1.0, random_state=seed)
             for order, result in errors.items():
                 for source in ("synthetic", "independent Laplace"):
                     for share, stats in result[source].items():
-                        queries.append({"method": method, "queries": f"{order} ({result['queries']:,})",
-                                        "answers": source, "subset": share, "mean": stats["mean"], "max": stats["max"]})
+                        queries.append(
+                            {
+                                "method": method,
+                                "queries": f"{order} ({result['queries']:,})",
+                                "answers": source,
+                                "subset": share,
+                                "mean": stats["mean"],
+                                "max": stats["max"],
+                            }
+                        )
     print("## Distinguishing game on adult, epsilon 1 (accuracy; 0.5 = indistinguishable)\n")
-    print(pd.DataFrame(games).groupby("method", sort=False).mean(numeric_only=True).drop(columns="seed").round(3).to_markdown())
+    print(
+        pd.DataFrame(games)
+        .groupby("method", sort=False)
+        .mean(numeric_only=True)
+        .drop(columns="seed")
+        .round(3)
+        .to_markdown()
+    )
     print("\n## Machine-learning utility on adult (income), epsilon 1\n")
-    print(pd.DataFrame(utility).groupby("method", sort=False).mean(numeric_only=True).drop(columns="seed").round(3).to_markdown())
+    print(
+        pd.DataFrame(utility)
+        .groupby("method", sort=False)
+        .mean(numeric_only=True)
+        .drop(columns="seed")
+        .round(3)
+        .to_markdown()
+    )
     print("\n## Query errors on adult, epsilon 1 (absolute count errors)\n")
-    table = pd.DataFrame(queries).groupby(["queries", "method", "answers", "subset"], sort=False).mean(numeric_only=True)
+    table = (
+        pd.DataFrame(queries).groupby(["queries", "method", "answers", "subset"], sort=False).mean(numeric_only=True)
+    )
     print(table.round(1).to_markdown())
 
 
@@ -108,15 +137,28 @@ def book_scenarios(methods, seeds, epsilons) -> None:
                     s2 = metrics.ml_utility(seed2, syn2, test2, spec, label, model="svm")
                     r2 = metrics.regression_mse(seed2, syn2, test2, spec, regress)
                     km = metrics.kmeans_agreement(frame, syn2, spec, label, random_state=seed)
-                    rows.append({"dataset": name, "method": method, "epsilon": eps,
-                                 "scenario 1 SVM acc": s1["train real, test synthetic"],
-                                 "scenario 2 SVM acc": s2["train synthetic, test real"],
-                                 "SVM acc, real only": s2["train real, test real"],
-                                 "scenario 2 LR MSE": r2["train synthetic, test real"],
-                                 "LR MSE, real only": r2["train real, test real"],
-                                 "k-means, synthetic": km["synthetic"], "k-means, real": km["real"]})
+                    rows.append(
+                        {
+                            "dataset": name,
+                            "method": method,
+                            "epsilon": eps,
+                            "scenario 1 SVM acc": s1["train real, test synthetic"],
+                            "scenario 2 SVM acc": s2["train synthetic, test real"],
+                            "SVM acc, real only": s2["train real, test real"],
+                            "scenario 2 LR MSE": r2["train synthetic, test real"],
+                            "LR MSE, real only": r2["train real, test real"],
+                            "k-means, synthetic": km["synthetic"],
+                            "k-means, real": km["real"],
+                        }
+                    )
     print("\n## Book section 6.4 scenarios (mean over seeds)\n")
-    print(pd.DataFrame(rows).groupby(["dataset", "method", "epsilon"], sort=False).mean(numeric_only=True).round(3).to_markdown())
+    print(
+        pd.DataFrame(rows)
+        .groupby(["dataset", "method", "epsilon"], sort=False)
+        .mean(numeric_only=True)
+        .round(3)
+        .to_markdown()
+    )
 
 
 def main() -> None:
@@ -130,8 +172,9 @@ def main() -> None:
     if opts.only != "book":
         adult_tables(methods, seeds)
     if opts.only != "adult":
-        book_scenarios(["marginals", "microagg"] if opts.quick else METHODS, seeds,
-                       [1.0] if opts.quick else [0.1, 0.5, 1.0])
+        book_scenarios(
+            ["marginals", "microagg"] if opts.quick else METHODS, seeds, [1.0] if opts.quick else [0.1, 0.5, 1.0]
+        )
 
 
 if __name__ == "__main__":

@@ -30,16 +30,23 @@ def main() -> None:
         marks.append((message, time.perf_counter()))
 
     start = time.perf_counter()
-    report = empirical_risk(frame, lambda rows: synthesize(rows, declaration, args.epsilon, method=args.method).data,
-                            declaration, attacks=args.attacks, progress=progress)
+    report = empirical_risk(
+        frame,
+        lambda rows: synthesize(rows, declaration, args.epsilon, method=args.method).data,
+        declaration,
+        attacks=args.attacks,
+        progress=progress,
+    )
     total = time.perf_counter() - start
     for (message, at), (_, after) in zip(marks[1:], marks[2:] + [("end", time.perf_counter())]):
         print(f"{after - at:6.2f} s  {message}")
     print(f"total {total:.1f} s for {args.attacks} attacks ({args.method}, epsilon {args.epsilon:g}; budget 30 s)")
     for risk in [report.singling_out, report.linkability] + report.inference:
         low, high = risk.interval
-        print(f"{risk.attack:15s} {risk.detail[:40]:40s} risk {risk.value:.3f} [{low:.3f}, {high:.3f}] "
-              f"train {risk.training.value:.3f} control {risk.control.value:.3f} baseline {risk.baseline.value:.3f}")
+        print(
+            f"{risk.attack:15s} {risk.detail[:40]:40s} risk {risk.value:.3f} [{low:.3f}, {high:.3f}] "
+            f"train {risk.training.value:.3f} control {risk.control.value:.3f} baseline {risk.baseline.value:.3f}"
+        )
     assert np.isfinite(total)
 
 

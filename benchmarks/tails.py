@@ -57,8 +57,11 @@ def load(name: str) -> tuple[pd.DataFrame, dict]:
     spec = complete_domain(name)
     frame = pd.read_csv(SHARED / f"{name}.csv" if (SHARED / f"{name}.csv").exists() else shared_path(f"{name}.csv"))
     if name == "compas":
-        keep = [c for c, d in spec["columns"].items() if d.get("type") in NUMERIC + ("categorical",)
-                and frame[c].notna().any()]
+        keep = [
+            c
+            for c, d in spec["columns"].items()
+            if d.get("type") in NUMERIC + ("categorical",) and frame[c].notna().any()
+        ]
         spec["columns"] = {c: spec["columns"][c] for c in keep}
         frame = frame[keep]
     return frame, spec
@@ -147,7 +150,7 @@ def run(table: str, n: int, seed: int, epsilon: float, method: str, options: dic
     order = rng.permutation(len(frame))
     real = frame.iloc[order[:size]].reset_index(drop=True)
     if len(frame) >= 2 * size:
-        other = frame.iloc[order[size:2 * size]].reset_index(drop=True)
+        other = frame.iloc[order[size : 2 * size]].reset_index(drop=True)
     else:
         other = frame.iloc[rng.integers(0, len(frame), size)].reset_index(drop=True)
     start = time.perf_counter()
@@ -162,9 +165,19 @@ def run(table: str, n: int, seed: int, epsilon: float, method: str, options: dic
     floor = mean_two_way(a, b, cells)
     tvd2 = mean_two_way(a, s, cells)
     worst = max(per, key=per.get) if per else ""
-    return {"table": table, "n": size, "seed": seed, "outside": outside, "empty_bins": empty, "tvd2": tvd2,
-            "floor": floor,
-            "ratio": tvd2 / floor, "seconds": seconds, "worst_column": worst, "worst_outside": per.get(worst, 0.0)}
+    return {
+        "table": table,
+        "n": size,
+        "seed": seed,
+        "outside": outside,
+        "empty_bins": empty,
+        "tvd2": tvd2,
+        "floor": floor,
+        "ratio": tvd2 / floor,
+        "seconds": seconds,
+        "worst_column": worst,
+        "worst_outside": per.get(worst, 0.0),
+    }
 
 
 def main(argv=None) -> pd.DataFrame:
@@ -175,8 +188,13 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--method", default="marginals")
     parser.add_argument("--per-seed", action="store_true", help="print every run, not only the means")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="for ablations: a module constant of dpsynth_core.synthesizers.marginals (JSON value)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="for ablations: a module constant of dpsynth_core.synthesizers.marginals (JSON value)",
+    )
     args = parser.parse_args(argv)
     if args.set:
         import json
@@ -202,8 +220,9 @@ def main(argv=None) -> pd.DataFrame:
                 if args.per_seed:
                     print(result, flush=True)
     frame = pd.DataFrame(rows)
-    summary = frame.groupby(["table", "n"], sort=False)[["outside", "empty_bins", "tvd2", "floor", "ratio",
-                                                             "seconds"]].mean()
+    summary = frame.groupby(["table", "n"], sort=False)[
+        ["outside", "empty_bins", "tvd2", "floor", "ratio", "seconds"]
+    ].mean()
     pd.set_option("display.width", 140)
     print(summary.round(4).to_string())
     print("mean", summary[["outside", "empty_bins", "tvd2", "floor", "ratio"]].mean().round(4).to_dict())

@@ -30,8 +30,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "datasets"
 sys.path.insert(0, str(ROOT))
 
-COMPAS_COLUMNS = ["sex", "age_cat", "race", "c_charge_degree", "c_charge_desc", "r_charge_desc", "vr_charge_desc",
-                  "is_recid", "decile_score", "two_year_recid"]
+COMPAS_COLUMNS = [
+    "sex",
+    "age_cat",
+    "race",
+    "c_charge_degree",
+    "c_charge_desc",
+    "r_charge_desc",
+    "vr_charge_desc",
+    "is_recid",
+    "decile_score",
+    "two_year_recid",
+]
 TEXT = ("c_charge_desc", "r_charge_desc", "vr_charge_desc")
 METHODS = ("cathist", "marginals", "copula", "bayesnet", "deniability", "microagg")
 
@@ -67,13 +77,20 @@ def text_rows(method, frame, spec, synthetic) -> list[dict]:
         filled = fake.dropna()
         placeholder = domain.columns[c].label_at(0)  # an empty vocabulary's public placeholder
         made_up = ~filled.isin(present) & (filled != placeholder)
-        out.append({"method": method, "column": c, "real missing": round(real.isna().mean(), 3),
-                    "synthetic missing": round(fake.isna().mean(), 3), "real distinct": len(present),
-                    "synthetic distinct": filled.nunique(),
-                    "made-up cells": round(float(made_up.mean()) if len(filled) else 0.0, 3),
-                    "made-up values": int(filled[made_up].nunique()),
-                    "placeholder cells": round(float((filled == placeholder).mean()) if len(filled) else 0.0, 3),
-                    "rows": len(fake)})
+        out.append(
+            {
+                "method": method,
+                "column": c,
+                "real missing": round(real.isna().mean(), 3),
+                "synthetic missing": round(fake.isna().mean(), 3),
+                "real distinct": len(present),
+                "synthetic distinct": filled.nunique(),
+                "made-up cells": round(float(made_up.mean()) if len(filled) else 0.0, 3),
+                "made-up values": int(filled[made_up].nunique()),
+                "placeholder cells": round(float((filled == placeholder).mean()) if len(filled) else 0.0, 3),
+                "rows": len(fake),
+            }
+        )
     return out
 
 
@@ -92,25 +109,40 @@ def main() -> None:
         for seed in range(args.seeds):
             start = time.perf_counter()
             release = synthesize(c_frame, c_spec, 1.0, method=method, random_state=seed)
-            rows += [dict(r, seed=seed, seconds=round(time.perf_counter() - start, 2))
-                     for r in text_rows(method, c_frame, c_spec, release.data)]
+            rows += [
+                dict(r, seed=seed, seconds=round(time.perf_counter() - start, 2))
+                for r in text_rows(method, c_frame, c_spec, release.data)
+            ]
             if method == "microagg":
                 continue  # MDAV on 32,561 adult rows takes minutes; compas covers it
             release = synthesize(a_frame, a_spec, 1.0, method=method, random_state=seed)
             data = release.data
             no_missing = [c for c in data.columns if (a_frame[c] == "").sum() == 0 and (a_frame[c] == "?").sum() == 0]
-            adult_rows.append({"method": method, "seed": seed, "rows": len(data),
-                               "sex missing cells": int(data["sex"].isna().sum()),
-                               "missing cells in columns with none (share)":
-                                   round(float(data[no_missing].isna().to_numpy().mean()), 4)})
+            adult_rows.append(
+                {
+                    "method": method,
+                    "seed": seed,
+                    "rows": len(data),
+                    "sex missing cells": int(data["sex"].isna().sum()),
+                    "missing cells in columns with none (share)": round(
+                        float(data[no_missing].isna().to_numpy().mean()), 4
+                    ),
+                }
+            )
     table = pd.DataFrame(rows)
     summary = table.groupby(["method", "column"], sort=False).mean(numeric_only=True).drop(columns="seed").round(3)
     print("compas, charge descriptions as 'any' with size 17,000, epsilon 1, mean over seeds")
     print(summary.to_string())
     print()
     print("adult, epsilon 1")
-    print(pd.DataFrame(adult_rows).groupby("method", sort=False).mean(numeric_only=True).drop(columns="seed")
-          .round(4).to_string())
+    print(
+        pd.DataFrame(adult_rows)
+        .groupby("method", sort=False)
+        .mean(numeric_only=True)
+        .drop(columns="seed")
+        .round(4)
+        .to_string()
+    )
 
 
 if __name__ == "__main__":

@@ -96,11 +96,11 @@ def ours(codes: pd.DataFrame, cells: dict, epsilon: float, delta: float, seed: i
     """The default method on the codes declared as categorical values (delta as the peers')."""
     from dpsynth_core import synthesize
 
-    spec = {"columns": {c: {"type": "categorical", "values": list(range(n)), "missing": False}
-                        for c, n in cells.items()}}
+    spec = {
+        "columns": {c: {"type": "categorical", "values": list(range(n)), "missing": False} for c, n in cells.items()}
+    }
     start = time.perf_counter()
-    release = synthesize(codes, spec, epsilon, method="marginals", random_state=seed, delta=delta,
-                         rows=len(codes))
+    release = synthesize(codes, spec, epsilon, method="marginals", random_state=seed, delta=delta, rows=len(codes))
     seconds = time.perf_counter() - start
     return release.data.astype(np.int64), seconds
 
@@ -122,8 +122,11 @@ def version(method: str, args) -> str:
     if method in PEERS:
         if not args.peer_python:
             return ""
-        done = subprocess.run([args.peer_python, "-c", "import importlib.metadata as m; print(m.version('mbi'))"],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [args.peer_python, "-c", "import importlib.metadata as m; print(m.version('mbi'))"],
+            capture_output=True,
+            text=True,
+        )
         return f"mbi {done.stdout.strip()}"
     done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     return f"dpsynth {done.stdout.strip()}"
@@ -131,13 +134,32 @@ def version(method: str, args) -> str:
 
 def run_one(method: str, codes_file: Path, names: list, args, seed: int, epsilon: float) -> dict:
     out = Path(tempfile.mkdtemp()) / "synthetic.npz"
-    common = ["--codes", str(codes_file), "--epsilon", str(epsilon), "--delta", str(args.delta),
-              "--seed", str(seed), "--out", str(out)]
+    common = [
+        "--codes",
+        str(codes_file),
+        "--epsilon",
+        str(epsilon),
+        "--delta",
+        str(args.delta),
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+    ]
     if method in PEERS:
         if not args.peer_python or not args.mechanisms:
             return {"status": "skipped: give --peer-python and --mechanisms"}
-        command = ["nice", "-n", "10", args.peer_python, str(ROOT / "benchmarks" / "mbi_peer.py"),
-                   "--mechanisms", args.mechanisms, "--method", method] + common
+        command = [
+            "nice",
+            "-n",
+            "10",
+            args.peer_python,
+            str(ROOT / "benchmarks" / "mbi_peer.py"),
+            "--mechanisms",
+            args.mechanisms,
+            "--method",
+            method,
+        ] + common
     else:
         command = [sys.executable, str(Path(__file__).resolve()), "--worker"] + common
     try:
@@ -153,8 +175,10 @@ def run_one(method: str, codes_file: Path, names: list, args, seed: int, epsilon
 
 def _markdown(frame: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
+    lines += [
+        "| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |"
+        for row in frame.itertuples(index=False)
+    ]
     return "\n".join(lines)
 
 
@@ -191,8 +215,12 @@ def main(argv=None) -> pd.DataFrame:
             codes, cells = coded_table(table, args.bins)
             names = list(cells)
             codes_file = folder / f"{table}.npz"
-            np.savez(codes_file, names=np.array(names), cells=np.array([cells[n] for n in names]),
-                     **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(names)})
+            np.savez(
+                codes_file,
+                names=np.array(names),
+                cells=np.array([cells[n] for n in names]),
+                **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(names)},
+            )
             triples = list(itertools.combinations(names, 3))
             if len(triples) > 300:
                 triples = [triples[i] for i in np.random.default_rng(0).choice(len(triples), 300, replace=False)]
@@ -200,16 +228,28 @@ def main(argv=None) -> pd.DataFrame:
                 rows = []
                 for seed in range(args.seeds):
                     result = run_one(method, codes_file, names, args, seed, epsilon)
-                    row = {"table": table, "method": method, "epsilon": epsilon, "seed": seed,
-                           "status": result["status"], "date": today, "version": versions[method]}
+                    row = {
+                        "table": table,
+                        "method": method,
+                        "epsilon": epsilon,
+                        "seed": seed,
+                        "status": result["status"],
+                        "date": today,
+                        "version": versions[method],
+                    }
                     if result["status"] == "ok":
-                        row.update(scores(codes, result["synthetic"], cells, triples), seconds=result["seconds"],
-                                   peak_mb=result["peak_mb"])
+                        row.update(
+                            scores(codes, result["synthetic"], cells, triples),
+                            seconds=result["seconds"],
+                            peak_mb=result["peak_mb"],
+                        )
                     rows.append(row)
                     print(json.dumps(row), flush=True)
                     if result["status"] != "ok":
                         break  # the other seeds would fail or time out the same way
-                store_rows(store, pd.DataFrame(rows))  # after every (method, table, epsilon): a long run keeps its parts
+                store_rows(
+                    store, pd.DataFrame(rows)
+                )  # after every (method, table, epsilon): a long run keeps its parts
     return summarise(pd.read_csv(store))
 
 
@@ -227,9 +267,17 @@ def store_rows(store: Path, frame: pd.DataFrame) -> None:
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     """The table of the docs: means over seeds (median seconds, largest peak memory), failures stated."""
     ok = frame[frame["status"] == "ok"]
-    summary = ok.groupby(["epsilon", "table", "method"], sort=False).agg(
-        tvd2=("tvd2", "mean"), score3=("score3", "mean"), seconds=("seconds", "median"),
-        peak_mb=("peak_mb", "max"), runs=("seed", "count")).reset_index()
+    summary = (
+        ok.groupby(["epsilon", "table", "method"], sort=False)
+        .agg(
+            tvd2=("tvd2", "mean"),
+            score3=("score3", "mean"),
+            seconds=("seconds", "median"),
+            peak_mb=("peak_mb", "max"),
+            runs=("seed", "count"),
+        )
+        .reset_index()
+    )
     failed = frame[frame["status"] != "ok"].drop_duplicates(["epsilon", "table", "method"])
     print(_markdown(summary))
     for row in failed.itertuples(index=False):

@@ -16,13 +16,25 @@ __version__ = "0.1.0"
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
-    "Accountant": "privacy.accounting", "PrivacyEvent": "privacy.accounting",
-    "cathist_tau": "privacy.cathist", "expected_made_up": "privacy.cathist", "fidelity": "privacy.cathist",
-    "inclusion_probability": "privacy.cathist", "threshold": "privacy.cathist",
-    "TableDomain": "domain", "as_table_domain": "domain", "column_from_json": "domain", "size_in_words": "domain",
-    "DataError": "errors", "DomainError": "errors", "DPSynthError": "errors", "ParameterError": "errors",
-    "METHODS": "synthesizers", "get_method": "synthesizers",
-    "Release": "release", "synthesize": "release",
+    "Accountant": "privacy.accounting",
+    "PrivacyEvent": "privacy.accounting",
+    "cathist_tau": "privacy.cathist",
+    "expected_made_up": "privacy.cathist",
+    "fidelity": "privacy.cathist",
+    "inclusion_probability": "privacy.cathist",
+    "threshold": "privacy.cathist",
+    "TableDomain": "domain",
+    "as_table_domain": "domain",
+    "column_from_json": "domain",
+    "size_in_words": "domain",
+    "DataError": "errors",
+    "DomainError": "errors",
+    "DPSynthError": "errors",
+    "ParameterError": "errors",
+    "METHODS": "synthesizers",
+    "get_method": "synthesizers",
+    "Release": "release",
+    "synthesize": "release",
     "read_table": "data.tables",
 }
 

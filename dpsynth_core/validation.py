@@ -62,8 +62,14 @@ def check_total_epsilon(epsilon, name: str = "epsilon") -> float:
 def check_rho(rho, name: str = "rho") -> float:
     """Return one mechanism's rho as a float, or raise if it is not inside (0, 1) with room to compute."""
     low, high = constraints.MECHANISM_RHO_MIN, constraints.MECHANISM_RHO_MAX
-    return _ranged(rho, name, low, high, f"a number in (0, 1), from {low:g} to 1 - {1 - high:g}",
-                   f"in (0, 1), from {low:g} to 1 - {1 - high:.0e}")
+    return _ranged(
+        rho,
+        name,
+        low,
+        high,
+        f"a number in (0, 1), from {low:g} to 1 - {1 - high:g}",
+        f"in (0, 1), from {low:g} to 1 - {1 - high:.0e}",
+    )
 
 
 def check_publisher_rho(rho, name: str = "rho") -> float:

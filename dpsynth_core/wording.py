@@ -15,8 +15,7 @@ def size_in_words(size: int) -> str:
     """
     if size < 10_000:
         return f"{size:,}"
-    names = [(10**15, "quadrillion"), (10**12, "trillion"), (10**9, "billion"),
-             (10**6, "million"), (10**3, "thousand")]
+    names = [(10**15, "quadrillion"), (10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (10**3, "thousand")]
     if size >= 10**18:
         return f"about 10^{len(str(size)) - 1}"
     for scale, name in names:
@@ -28,11 +27,15 @@ def size_in_words(size: int) -> str:
 
 
 #: What a seeded run is, said before it runs (CLI) and in its card's guarantee.
-SEED_NOTE = ("--seed makes the release a fixed function of the data and the seed, so it is not private: anyone "
-             "who knows the seed can tell tables apart. Use it for tests and teaching only, never for a release")
-SEEDED_GUARANTEE = ("No differential-privacy guarantee: this release was drawn with a fixed random seed, so it is a "
-                    "fixed function of the data and the seed. Anyone who knows the seed can tell two tables apart "
-                    "from it, and no epsilon holds. Never publish it.")
+SEED_NOTE = (
+    "--seed makes the release a fixed function of the data and the seed, so it is not private: anyone "
+    "who knows the seed can tell tables apart. Use it for tests and teaching only, never for a release"
+)
+SEEDED_GUARANTEE = (
+    "No differential-privacy guarantee: this release was drawn with a fixed random seed, so it is a "
+    "fixed function of the data and the seed. Anyone who knows the seed can tell two tables apart "
+    "from it, and no epsilon holds. Never publish it."
+)
 
 
 def format_epsilon(value: float | None) -> str:
@@ -52,7 +55,6 @@ def format_epsilon(value: float | None) -> str:
     return "less than 0.001" if value > 0 else "0"
 
 
-
 def format_delta(value: float) -> str:
     """Delta as a power of ten when tiny, since it is a probability of failure.
 
@@ -62,7 +64,6 @@ def format_delta(value: float) -> str:
     if value == 0:
         return "0"
     return f"{value:.0e}".replace("e-0", "e-") if value < 1e-3 else f"{value:.3g}"
-
 
 
 def ledger_text(workspace, fp: str | None = None) -> str:
@@ -78,20 +79,29 @@ def ledger_text(workspace, fp: str | None = None) -> str:
         lines.append("")
         key = data["fingerprint"]
         known = "named dataset" if key.startswith("name:") else f"records {key[:12]}"
-        lines.append(f"{data['name']} ({known}): lifetime budget "
-                     + (f"ε = {limit:g}" if limit is not None else "none"))
+        lines.append(
+            f"{data['name']} ({known}): lifetime budget " + (f"ε = {limit:g}" if limit is not None else "none")
+        )
         for change in workspace.limit_changes(key):
             old, new = (f"ε = {v:g}" if v is not None else "none" for v in (change["old"], change["new"]))
             lines.append(f"  {change['created']}  {change['source']:<3}  lifetime budget {old} -> {new}")
         for total in spending.relations:
-            lines.append(f"  total, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
-                         f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends)")
+            lines.append(
+                f"  total, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
+                f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends)"
+            )
         if spending.unguaranteed:
-            lines.append(f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
-                         "no total guarantee holds for this data")
+            lines.append(
+                f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
+                "no total guarantee holds for this data"
+            )
         for spend in workspace.spends(data["fingerprint"]):
-            cost = (f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
-                    if spend["guaranteed"] else "no guarantee")
-            lines.append(f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  "
-                         f"{spend['method']:<11}  {cost}")
+            cost = (
+                f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
+                if spend["guaranteed"]
+                else "no guarantee"
+            )
+            lines.append(
+                f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  {spend['method']:<11}  {cost}"
+            )
     return "\n".join(lines)

@@ -35,8 +35,9 @@ class AuditResult:
         return self.epsilon_lower_bound > epsilon
 
 
-def audit(run, data_a, data_b, events: dict, trials: int, seed: int = 0,
-          confidence: float = 0.999, delta: float = 0.0) -> AuditResult:
+def audit(
+    run, data_a, data_b, events: dict, trials: int, seed: int = 0, confidence: float = 0.999, delta: float = 0.0
+) -> AuditResult:
     """Run ``run(data, rng_seed)`` ``trials`` times on each dataset and test every event.
 
     ``events`` maps a name to a predicate on the mechanism's output. The returned bound is

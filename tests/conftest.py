@@ -22,24 +22,53 @@ SUPPLIED = {
     "adult": {"fnlwgt": {"max": 2_000_000}, "capital-loss": {"max": 99_999}},
     "adult_test": {"fnlwgt": {"max": 2_000_000}, "capital-loss": {"max": 99_999}},
     "ce": {"Income": {"min": -100_000, "max": 1_000_000}, "Expenditure": {"max": 200_000}},
-    "australian": {"A2": {"min": 0, "max": 100}, "A3": {"min": 0, "max": 50}, "A7": {"min": 0, "max": 50},
-                   "A10": {"min": 0, "max": 100}, "A13": {"min": 0, "max": 5000},
-                   "A14": {"min": 0, "max": 200_000}},
-    "diabetes": {"Pregnancies": {"max": 20}, "Glucose": {"max": 300}, "BloodPressure": {"max": 200},
-                 "SkinThickness": {"max": 100}, "Insulin": {"max": 1000}, "BMI": {"max": 80},
-                 "DiabetesPedigreeFunction": {"max": 3}},
+    "australian": {
+        "A2": {"min": 0, "max": 100},
+        "A3": {"min": 0, "max": 50},
+        "A7": {"min": 0, "max": 50},
+        "A10": {"min": 0, "max": 100},
+        "A13": {"min": 0, "max": 5000},
+        "A14": {"min": 0, "max": 200_000},
+    },
+    "diabetes": {
+        "Pregnancies": {"max": 20},
+        "Glucose": {"max": 300},
+        "BloodPressure": {"max": 200},
+        "SkinThickness": {"max": 100},
+        "Insulin": {"max": 1000},
+        "BMI": {"max": 80},
+        "DiabetesPedigreeFunction": {"max": 3},
+    },
     "compas": {
-        **{c: _DROP for c in ("id", "name", "first", "last", "c_case_number", "r_case_number",
-                              "vr_case_number")},
-        **{c: _DATES for c in ("compas_screening_date", "c_offense_date", "c_arrest_date", "r_offense_date",
-                               "vr_offense_date", "screening_date", "v_screening_date", "in_custody",
-                               "out_custody", "c_jail_in", "c_jail_out", "r_jail_in", "r_jail_out")},
+        **{c: _DROP for c in ("id", "name", "first", "last", "c_case_number", "r_case_number", "vr_case_number")},
+        **{
+            c: _DATES
+            for c in (
+                "compas_screening_date",
+                "c_offense_date",
+                "c_arrest_date",
+                "r_offense_date",
+                "vr_offense_date",
+                "screening_date",
+                "v_screening_date",
+                "in_custody",
+                "out_custody",
+                "c_jail_in",
+                "c_jail_out",
+                "r_jail_in",
+                "r_jail_out",
+            )
+        },
         "dob": {"type": "date", "min": "1900-01-01", "max": "2010-12-31", "unit": "year"},
-        **{c: {"type": "text", "generator": "any", "size": 100_000}
-           for c in ("c_charge_desc", "r_charge_desc", "vr_charge_desc")},
+        **{
+            c: {"type": "text", "generator": "any", "size": 100_000}
+            for c in ("c_charge_desc", "r_charge_desc", "vr_charge_desc")
+        },
         **{c: {"type": "text", "generator": "any", "size": 100} for c in ("r_charge_degree", "vr_charge_degree")},
-        **{c: {"max": 100} for c in ("juv_fel_count", "juv_misd_count", "juv_other_count", "priors_count",
-                                     "priors_count.1")},
+        **{
+            c: {"max": 100}
+            for c in ("juv_fel_count", "juv_misd_count", "juv_other_count", "priors_count", "priors_count.1")
+        },
         **{c: {"min": -10_000, "max": 10_000} for c in ("days_b_screening_arrest", "r_days_from_arrest")},
         **{c: {"max": 10_000} for c in ("c_days_from_compas", "start", "end")},
     },

@@ -27,8 +27,10 @@ def good_rows(count: int = 300) -> list[str]:
     rows = []
     for _ in range(count):
         day = np.datetime64("2000-01-01") + int(rng.integers(0, 7000))
-        rows.append(f"{CITIES[int(rng.integers(len(CITIES)))]},{int(rng.integers(0, 100))},"
-                    f"{rng.uniform(0, 200_000):.2f},{day},{int(rng.integers(0, 100_000)):05d}")
+        rows.append(
+            f"{CITIES[int(rng.integers(len(CITIES)))]},{int(rng.integers(0, 100))},"
+            f"{rng.uniform(0, 200_000):.2f},{day},{int(rng.integers(0, 100_000)):05d}"
+        )
     return rows
 
 
@@ -38,12 +40,16 @@ def good_csv(rows: list[str] | None = None, *, header: str = HEADER, end: str = 
 
 
 def good_domain() -> dict:
-    return {"dataset": "corpus", "columns": {
-        "city": {"type": "categorical", "values": CITIES},
-        "age": {"type": "integer", "min": 0, "max": 120},
-        "income": {"type": "float", "min": 0, "max": 1_000_000, "bins": 20},
-        "day": {"type": "date", "min": "2000-01-01", "max": "2020-12-31"},
-        "code": {"type": "text", "generator": "digits", "length": 5}}}
+    return {
+        "dataset": "corpus",
+        "columns": {
+            "city": {"type": "categorical", "values": CITIES},
+            "age": {"type": "integer", "min": 0, "max": 120},
+            "income": {"type": "float", "min": 0, "max": 1_000_000, "bins": 20},
+            "day": {"type": "date", "min": "2000-01-01", "max": "2020-12-31"},
+            "code": {"type": "text", "generator": "digits", "length": 5},
+        },
+    }
 
 
 def domain_with(column: str, spec: dict, **top) -> dict:
@@ -68,8 +74,9 @@ def parquet_part(rows: list[str], header: str = HEADER, types: dict | None = Non
 
     names = header.split(",")
     cells = [row.split(",") for row in rows]
-    table = pa.table({n: pa.array([c[i] for c in cells]).cast((types or {}).get(n, "string"))
-                      for i, n in enumerate(names)})
+    table = pa.table(
+        {n: pa.array([c[i] for c in cells]).cast((types or {}).get(n, "string")) for i, n in enumerate(names)}
+    )
     sink = io.BytesIO()
     pq.write_table(table, sink)
     return sink.getvalue()
@@ -116,7 +123,7 @@ def _csv_cases() -> list[Case]:
 
     def with_record(record: bytes, at: int = 1) -> bytes:
         lines = good_csv().split(b"\n")
-        return b"\n".join(lines[:at + 1] + [record] + lines[at + 1:])
+        return b"\n".join(lines[: at + 1] + [record] + lines[at + 1 :])
 
     case("empty file", "error", b"", cli=True)
     case("only a byte-order mark", "error", codecs.BOM_UTF8)
@@ -143,7 +150,9 @@ def _csv_cases() -> list[Case]:
     case("empty quoted fields", "ok", with_record(b'"","","","",""', 2))
     case("carriage returns only", "error", good_csv(end="\r"), cli=True)
     case("Windows line ends", "ok", good_csv(end="\r\n"))
-    case("mixed line ends", "ok", b"\r\n".join(good_csv().split(b"\n")[:100]) + b"\n" + good_csv().split(b"\n", 100)[100])
+    case(
+        "mixed line ends", "ok", b"\r\n".join(good_csv().split(b"\n")[:100]) + b"\n" + good_csv().split(b"\n", 100)[100]
+    )
     case("a lone carriage return in a field", "ok", with_record(b"Laval,3\r0,1.5,2001-01-01,00001", 2))
     case("a Windows-1252 record", "ok", with_record("Québec,40,1.5,2001-01-01,00001".encode("cp1252"), 2), cli=True)
     case("an undecodable byte", "ok", with_record(b"Qu\x81bec,40,1.5,2001-01-01,00001", 2))
@@ -162,10 +171,17 @@ def _csv_cases() -> list[Case]:
     case("an empty header name", "error", good_csv(header="city,,income,day,code"))
     case("a header of delimiters", "error", good_csv(header=",,,,"))
     case("a header of spaces", "error", good_csv(header="     "))
-    case("semicolons, read from the header", "ok", good_csv([r.replace(",", ";") for r in rows],
-                                                             header=HEADER.replace(",", ";")))
-    case("semicolons, comma chosen", "error", good_csv([r.replace(",", ";") for r in rows],
-                                                       header=HEADER.replace(",", ";")), options=(("--delimiter", ","),))
+    case(
+        "semicolons, read from the header",
+        "ok",
+        good_csv([r.replace(",", ";") for r in rows], header=HEADER.replace(",", ";")),
+    )
+    case(
+        "semicolons, comma chosen",
+        "error",
+        good_csv([r.replace(",", ";") for r in rows], header=HEADER.replace(",", ";")),
+        options=(("--delimiter", ","),),
+    )
     case("tabs", "ok", good_csv([r.replace(",", "\t") for r in rows], header=HEADER.replace(",", "\t")))
     case("quoted header names", "ok", good_csv(header='"city","age","income","day","code"'))
     case("blank lines before the header", "ok", b"\n" * 10_000 + good_csv())
@@ -173,11 +189,35 @@ def _csv_cases() -> list[Case]:
     case("a record of 10,000 delimiters", "ok", with_record(b"," * 10_000, 2))
     case("an HTML page", "error", b"<!DOCTYPE html><html><body><table><tr><td>1</td></tr></table></body></html>\n")
     case("a JSON file", "error", json.dumps({"city": CITIES}).encode() + b"\n")
-    case("odd numbers", "ok", good_csv([f"Laval,{v},{v},2001-01-01,00001" for v in
-                                        ("1e5", "inf", "-inf", "nan", "-0", "0x10", "１２", "9" * 5000, "1,5")]))
-    case("odd dates", "ok", good_csv([f"Laval,1,1,{d},00001" for d in
-                                      ("0001-01-01", "9999-12-31", "10000-01-01", "2020-02-30", "2020-01-01T25:00",
-                                       "2020-01-01T00:00+05:00", "-2020-01-01", "1e9")]))
+    case(
+        "odd numbers",
+        "ok",
+        good_csv(
+            [
+                f"Laval,{v},{v},2001-01-01,00001"
+                for v in ("1e5", "inf", "-inf", "nan", "-0", "0x10", "１２", "9" * 5000, "1,5")
+            ]
+        ),
+    )
+    case(
+        "odd dates",
+        "ok",
+        good_csv(
+            [
+                f"Laval,1,1,{d},00001"
+                for d in (
+                    "0001-01-01",
+                    "9999-12-31",
+                    "10000-01-01",
+                    "2020-02-30",
+                    "2020-01-01T25:00",
+                    "2020-01-01T00:00+05:00",
+                    "-2020-01-01",
+                    "1e9",
+                )
+            ]
+        ),
+    )
     case("a folder", "error", FOLDER, cli=True)
     case("a missing file", "error", MISSING)
     return bad
@@ -215,8 +255,12 @@ def _domain_cases() -> list[Case]:
         "an unknown key": {"type": "integer", "min": 0, "max": 120, "bin_widht": 5},
     }
     for name, spec in wrong.items():
-        case(name, "error", domain_with("city", spec), cli=name in ("a list for type", "a string for missing",
-                                                                       "an unknown public list", "2,000,001 values"))
+        case(
+            name,
+            "error",
+            domain_with("city", spec),
+            cli=name in ("a list for type", "a string for missing", "an unknown public list", "2,000,001 values"),
+        )
     numbers = {
         "infinite bound": {"type": "float", "min": 0, "max": float("inf")},
         "NaN bound": {"type": "float", "min": float("nan"), "max": 1},
@@ -253,14 +297,22 @@ def _domain_cases() -> list[Case]:
     }
     for name, spec in dates.items():
         case(name, "error", domain_with("day", spec), cli=name == "days from year 1 to 9999")
-    case("years from 1 to 9999", "ok", domain_with("day", {"type": "date", "min": "0001-01-01", "max": "9999-12-31"}),
-         cli=True)
+    case(
+        "years from 1 to 9999",
+        "ok",
+        domain_with("day", {"type": "date", "min": "0001-01-01", "max": "9999-12-31"}),
+        cli=True,
+    )
     texts = {
         "digits of length 5,000": {"type": "text", "generator": "digits", "length": 5000},
         "letters of length 10^30": {"type": "text", "generator": "letters", "max_length": 10**30},
         "a size of 10^101": {"type": "text", "generator": "any", "size": 10**101},
-        "a domain of 10^300 values": {"type": "text", "generator": "letters", "max_length": 100,
-                                      "alphabet": "".join(chr(0x4E00 + i) for i in range(1000))},
+        "a domain of 10^300 values": {
+            "type": "text",
+            "generator": "letters",
+            "max_length": 100,
+            "alphabet": "".join(chr(0x4E00 + i) for i in range(1000)),
+        },
         "an unknown generator": {"type": "text", "generator": "names"},
         "no generator": {"type": "text"},
         "an alphabet with repeats": {"type": "text", "generator": "letters", "max_length": 3, "alphabet": "aab"},
@@ -308,21 +360,58 @@ def _parameter_cases() -> list[Case]:
     def case(name, expect, options, **kw):
         bad.append(Case("parameters", name, expect, options=options, **kw))
 
-    for value, expect in (("0", "error"), ("-1", "error"), ("nan", "error"), ("inf", "error"), ("1e-12", "error"),
-                          ("1e-300", "error"), ("21", "error"), ("1e308", "error"), ("abc", "error"), ("", "error"),
-                          ("0.01", "ok"), ("20", "ok")):
+    for value, expect in (
+        ("0", "error"),
+        ("-1", "error"),
+        ("nan", "error"),
+        ("inf", "error"),
+        ("1e-12", "error"),
+        ("1e-300", "error"),
+        ("21", "error"),
+        ("1e308", "error"),
+        ("abc", "error"),
+        ("", "error"),
+        ("0.01", "ok"),
+        ("20", "ok"),
+    ):
         case(f"epsilon {value or 'empty'}", expect, (("--epsilon", value),), cli=value in ("1e-12", "1e-300", "nan"))
-    for value, expect in (("0", "error"), ("1", "error"), ("1e-300", "error"), ("nan", "error"), ("-0.5", "error"),
-                          ("0.9999", "error"), ("0.01", "ok"), ("0.99", "ok")):
+    for value, expect in (
+        ("0", "error"),
+        ("1", "error"),
+        ("1e-300", "error"),
+        ("nan", "error"),
+        ("-0.5", "error"),
+        ("0.9999", "error"),
+        ("0.01", "ok"),
+        ("0.99", "ok"),
+    ):
         case(f"rho {value}", expect, (("--rho", value),), cli=value == "1e-300")
     # 5,000,001: over the cap of a table returned in memory (the API); the CLI writes in chunks, whose cap,
     # 10^9, is the same for every engine
-    for value, expect in (("0", "error"), ("-5", "error"), (str(10**40), "error"), ("5000001", "error"),
-                          ("1000000001", "error"), ("1.5", "error"), ("x", "error"), ("1", "ok"), ("20000", "ok")):
-        case(f"rows {value if len(value) < 12 else f'of {len(value)} digits'}", expect, (("--rows", value),),
-             cli=value in (str(10**40), "1000000001"))
-    for label, value, expect in (("-1", "-1", "error"), ("2^128", str(2**128), "error"), ("x", "x", "error"),
-                                 ("1.5", "1.5", "error"), ("2^128 - 1", str(2**128 - 1), "ok")):
+    for value, expect in (
+        ("0", "error"),
+        ("-5", "error"),
+        (str(10**40), "error"),
+        ("5000001", "error"),
+        ("1000000001", "error"),
+        ("1.5", "error"),
+        ("x", "error"),
+        ("1", "ok"),
+        ("20000", "ok"),
+    ):
+        case(
+            f"rows {value if len(value) < 12 else f'of {len(value)} digits'}",
+            expect,
+            (("--rows", value),),
+            cli=value in (str(10**40), "1000000001"),
+        )
+    for label, value, expect in (
+        ("-1", "-1", "error"),
+        ("2^128", str(2**128), "error"),
+        ("x", "x", "error"),
+        ("1.5", "1.5", "error"),
+        ("2^128 - 1", str(2**128 - 1), "ok"),
+    ):
         case(f"seed {label}", expect, (("--seed", value),), cli=value == "-1")
     case("an unknown method", "error", (("--method", "magic"),), cli=True)
     case("a group of unknown columns", "error", (("--method", "marginals"), ("--group", "x,y")))
@@ -337,15 +426,34 @@ def _parameter_cases() -> list[Case]:
     for value in ('"', ";;", "\n", "", "é", "a", "\x00"):
         case(f"delimiter {value!r}", "error", (("--delimiter", value),))
     tau = (("--size", "171000"), ("--rho", "0.9"), ("--epsilon", "1"))
-    for flag, value, expect in (("--size", "0", "error"), ("--size", "-1", "error"), ("--size", "abc", "error"),
-                                ("--size", "1" + "0" * 1000, "error"), ("--size", "1" + "0" * 30, "ok"),
-                                ("--epsilon", "1e-300", "error"), ("--epsilon", "1e-12", "error"),
-                                ("--epsilon", "0", "error"), ("--rho", "1e-300", "error"), ("--rho", "1", "error"),
-                                ("--epsilon", "1e-9", "ok"), ("--epsilon", "1e6", "ok")):
+    for flag, value, expect in (
+        ("--size", "0", "error"),
+        ("--size", "-1", "error"),
+        ("--size", "abc", "error"),
+        ("--size", "1" + "0" * 1000, "error"),
+        ("--size", "1" + "0" * 30, "ok"),
+        ("--epsilon", "1e-300", "error"),
+        ("--epsilon", "1e-12", "error"),
+        ("--epsilon", "0", "error"),
+        ("--rho", "1e-300", "error"),
+        ("--rho", "1", "error"),
+        ("--epsilon", "1e-9", "ok"),
+        ("--epsilon", "1e6", "ok"),
+    ):
         options = tuple((f, value if f == flag else v) for f, v in tau)
         shown = value if len(value) < 12 else f"of {len(value)} digits"
-        bad.append(Case("parameters", f"tau {flag} {shown}", expect, options=options, command="tau", api=False,
-                        cli=True, outputs={}))
+        bad.append(
+            Case(
+                "parameters",
+                f"tau {flag} {shown}",
+                expect,
+                options=options,
+                command="tau",
+                api=False,
+                cli=True,
+                outputs={},
+            )
+        )
     return bad
 
 
@@ -369,12 +477,23 @@ def _path_cases() -> list[Case]:
         case("--out in a missing folder", "error", {"--out": "missing/out.csv"}),
         case("--out under a file", "error", {"--out": "data.csv/out.csv"}),
         case("--card in a missing folder", "error", {"--out": "out.csv", "--card": "missing/card.json"}),
-        case("refused after the paths: bad epsilon", "error", {"--out": "out.csv", "--card": "card.json"},
-             options=(("--epsilon", "0"),)),
-        case("refused after the paths: bad declaration", "error", {"--out": "out.csv", "--card": "card.json"},
-             domain=b"{nope"),
-        case("an existing output is replaced", "ok", {"--out": "out.csv", "--card": "card.json",
-                                                       "--card-html": "card.html"}),
+        case(
+            "refused after the paths: bad epsilon",
+            "error",
+            {"--out": "out.csv", "--card": "card.json"},
+            options=(("--epsilon", "0"),),
+        ),
+        case(
+            "refused after the paths: bad declaration",
+            "error",
+            {"--out": "out.csv", "--card": "card.json"},
+            domain=b"{nope",
+        ),
+        case(
+            "an existing output is replaced",
+            "ok",
+            {"--out": "out.csv", "--card": "card.json", "--card-html": "card.html"},
+        ),
     ]
 
 
@@ -392,8 +511,12 @@ def _device_cases() -> list[Case]:
 def _parquet_cases() -> list[Case]:
     rows = good_rows()
     first, second = parquet_part(rows[:150]), parquet_part(rows[150:])
-    spark_folder = {"part-00000.parquet": first, "part-00001.parquet": second, "_SUCCESS": b"",
-                    ".part-00000.parquet.crc": b""}
+    spark_folder = {
+        "part-00000.parquet": first,
+        "part-00001.parquet": second,
+        "_SUCCESS": b"",
+        ".part-00000.parquet.crc": b"",
+    }
 
     def case(name, expect, parts, data=PARTS, **kw):
         return Case("parquet", name, expect, data=data, parts=parts, **kw)
@@ -404,21 +527,37 @@ def _parquet_cases() -> list[Case]:
         case("a glob matching nothing", "error", spark_folder, data=f"{PARTS}/nothing-*.parquet", cli=True),
         case("an empty folder", "error", {}, cli=True),
         case("a folder with a CSV file", "error", {"part-0.parquet": first, "notes.csv": good_csv()}, cli=True),
-        case("parts with different columns", "error",
-             {"a.parquet": first, "b.parquet": parquet_part([r + ",1" for r in rows[150:]], HEADER + ",extra")},
-             cli=True),
-        case("parts with different types", "error", {"a.parquet": first, "b.parquet": parquet_part(
-            rows[150:], types={"age": "int64"})}),
+        case(
+            "parts with different columns",
+            "error",
+            {"a.parquet": first, "b.parquet": parquet_part([r + ",1" for r in rows[150:]], HEADER + ",extra")},
+            cli=True,
+        ),
+        case(
+            "parts with different types",
+            "error",
+            {"a.parquet": first, "b.parquet": parquet_part(rows[150:], types={"age": "int64"})},
+        ),
         case("a part that is not Parquet", "error", {"a.parquet": first, "b.parquet": b"PAR1 not really PAR1"}),
         case("a glob of CSV files", "error", {"a.csv": good_csv()}, data=f"{PARTS}/*.csv"),
         case("a recursive glob", "error", spark_folder, data=f"{PARTS}/**/*.parquet"),
-        case("a glob matching a folder", "error", {"a.parquet": first, "b.parquet/part-0.parquet": second},
-             data=f"{PARTS}/*.parquet"),
+        case(
+            "a glob matching a folder",
+            "error",
+            {"a.parquet": first, "b.parquet/part-0.parquet": second},
+            data=f"{PARTS}/*.parquet",
+        ),
         case("a folder of folders", "error", {"year=2020/part-0.parquet": first}),
         case("a hidden Parquet part", "error", {"a.parquet": first, "_b.parquet": second}),
         case("the pandas engine on a folder", "error", spark_folder, options=(("--engine", "pandas"),)),
-        case("--out inside the input folder", "error", spark_folder, outputs={"--out": f"{PARTS}/out.parquet"},
-             api=False, cli=True),
+        case(
+            "--out inside the input folder",
+            "error",
+            spark_folder,
+            outputs={"--out": f"{PARTS}/out.parquet"},
+            api=False,
+            cli=True,
+        ),
     ]
 
 
@@ -451,11 +590,12 @@ def _surface_cases() -> list[Case]:
 
     whole = parquet_part(good_rows())
     city = [c for c in CITIES for _ in range(60)][:300]
-    columns = {"a list column": lambda n: pa.array([[x] for x in city[:n]]),
-               "a struct column": lambda n: pa.array([{"name": x} for x in city[:n]]),
-               "a map column": lambda n: pa.array([[(x, 1)] for x in city[:n]], pa.map_(pa.string(), pa.int64())),
-               "a binary column that is not UTF-8": lambda n: pa.array([b"\xff" + x.encode() for x in city[:n]],
-                                                                       pa.binary())}
+    columns = {
+        "a list column": lambda n: pa.array([[x] for x in city[:n]]),
+        "a struct column": lambda n: pa.array([{"name": x} for x in city[:n]]),
+        "a map column": lambda n: pa.array([[(x, 1)] for x in city[:n]], pa.map_(pa.string(), pa.int64())),
+        "a binary column that is not UTF-8": lambda n: pa.array([b"\xff" + x.encode() for x in city[:n]], pa.binary()),
+    }
     reserved = good_csv(header="__dpsynth_w,age,income,day,code")
     spec = good_domain()
     spec["columns"] = {("__dpsynth_w" if k == "city" else k): v for k, v in spec["columns"].items()}
@@ -465,53 +605,132 @@ def _surface_cases() -> list[Case]:
         return Case("paths", name, expect, outputs=outputs, options=tuple(options), api=False, cli=True, **kw)
 
     def ledger(name, data, options=(), **kw):
-        return Case("devices", name, "error", data=data, options=tuple(options), command="ledger", api=False,
-                    cli=True, outputs={}, **kw)
+        return Case(
+            "devices",
+            name,
+            "error",
+            data=data,
+            options=tuple(options),
+            command="ledger",
+            api=False,
+            cli=True,
+            outputs={},
+            **kw,
+        )
 
-    cases = [Case("parquet", f"one Parquet file: {label}", "error", data=f"{PARTS}/t.parquet",
-                  parts={"t.parquet": content}, cli=True)
-             for label, content in (("truncated", whole[: len(whole) // 2]), ("empty", b""),
-                                    ("a CSV named .parquet", good_csv()), ("damaged", whole[:60] + bytes(40) + whole[100:]))]
-    cases += [Case("parquet", f"a Parquet file with {label}", "error", data=f"{PARTS}/t.parquet",
-                   parts={"t.parquet": parquet_file(column)}, cli=True) for label, column in columns.items()]
+    cases = [
+        Case(
+            "parquet",
+            f"one Parquet file: {label}",
+            "error",
+            data=f"{PARTS}/t.parquet",
+            parts={"t.parquet": content},
+            cli=True,
+        )
+        for label, content in (
+            ("truncated", whole[: len(whole) // 2]),
+            ("empty", b""),
+            ("a CSV named .parquet", good_csv()),
+            ("damaged", whole[:60] + bytes(40) + whole[100:]),
+        )
+    ]
+    cases += [
+        Case(
+            "parquet",
+            f"a Parquet file with {label}",
+            "error",
+            data=f"{PARTS}/t.parquet",
+            parts={"t.parquet": parquet_file(column)},
+            cli=True,
+        )
+        for label, column in columns.items()
+    ]
     cases += [
         Case("csv", "--encoding idna", "error", options=(("--encoding", "idna"),), cli=True),
         Case("csv", "a column named like an internal one", "error", data=reserved, domain=spec, cli=True),
-        Case("csv", "a column named like an internal one, DuckDB", "error", data=reserved, domain=spec,
-             options=(("--engine", "duckdb"),)),
-        paths("--card is the workspace's database", "error", {"--out": "new.csv", "--card": "ws/workspace.sqlite"},
-              ws.items()),
-        paths("--card-html is the workspace's journal", "error",
-              {"--out": "new.csv", "--card-html": "ws/workspace.sqlite-wal"}, ws.items()),
+        Case(
+            "csv",
+            "a column named like an internal one, DuckDB",
+            "error",
+            data=reserved,
+            domain=spec,
+            options=(("--engine", "duckdb"),),
+        ),
+        paths(
+            "--card is the workspace's database",
+            "error",
+            {"--out": "new.csv", "--card": "ws/workspace.sqlite"},
+            ws.items(),
+        ),
+        paths(
+            "--card-html is the workspace's journal",
+            "error",
+            {"--out": "new.csv", "--card-html": "ws/workspace.sqlite-wal"},
+            ws.items(),
+        ),
         paths("--out is the workspace's database", "error", {"--out": "ws/workspace.sqlite"}, ws.items()),
         paths("--out is empty", "error", {"--out": EMPTY}),
         paths("--card is empty", "error", {"--out": "new.csv", "--card": EMPTY}),
         paths("--workspace is empty", "error", {"--out": "new.csv"}, [("--workspace", EMPTY)]),
         paths("--workspace is a file", "error", {"--out": "new.csv"}, [("--workspace", f"{HERE}/data.csv")]),
         paths("--workspace is a device", "error", {"--out": "new.csv"}, [("--workspace", "/dev/null")]),
-        paths("--workspace holds another program's database", "error", {"--out": "new.csv"}, ws.items(),
-              existing={"ws/workspace.sqlite": foreign_database()}),
-        paths("--workspace holds a damaged database", "error", {"--out": "new.csv"}, ws.items(),
-              existing={"ws/workspace.sqlite": b"SQLite format 3\x00" + bytes(200)}),
-        paths("--workspace is not a database", "error", {"--out": "new.csv"}, ws.items(),
-              existing={"ws/workspace.sqlite": b"my notes\n"}),
+        paths(
+            "--workspace holds another program's database",
+            "error",
+            {"--out": "new.csv"},
+            ws.items(),
+            existing={"ws/workspace.sqlite": foreign_database()},
+        ),
+        paths(
+            "--workspace holds a damaged database",
+            "error",
+            {"--out": "new.csv"},
+            ws.items(),
+            existing={"ws/workspace.sqlite": b"SQLite format 3\x00" + bytes(200)},
+        ),
+        paths(
+            "--workspace is not a database",
+            "error",
+            {"--out": "new.csv"},
+            ws.items(),
+            existing={"ws/workspace.sqlite": b"my notes\n"},
+        ),
         paths("--no-ledger with --workspace", "error", {"--out": "new.csv"}, [("--no-ledger", None), *ws.items()]),
         paths("--dataset with an empty name", "error", {"--out": "new.csv"}, [("--dataset", EMPTY)]),
         paths("--dataset with a line end", "error", {"--out": "new.csv"}, [("--dataset", "a\nb")]),
         paths("--no-ledger", "ok", {"--out": "new.csv", "--card": "card.json"}, [("--no-ledger", None)]),
         paths("a named dataset", "ok", {"--out": "new.csv"}, [("--dataset", "monthly extract")]),
-        Case("parquet", "--workspace inside the input folder", "error", data=PARTS,
-             parts={"part-0.parquet": whole}, options=(("--workspace", f"{PARTS}/ws"),), api=False, cli=True),
+        Case(
+            "parquet",
+            "--workspace inside the input folder",
+            "error",
+            data=PARTS,
+            parts={"part-0.parquet": whole},
+            options=(("--workspace", f"{PARTS}/ws"),),
+            api=False,
+            cli=True,
+        ),
         ledger("ledger of /dev/zero", "/dev/zero", ws.items()),
         ledger("ledger --limit of /dev/zero", "/dev/zero", [("--limit", "1"), *ws.items()]),
         ledger("ledger of a missing file", MISSING, ws.items()),
-        ledger("ledger of another program's database", None, ws.items(),
-               existing={"ws/workspace.sqlite": foreign_database()}),
-        ledger("ledger --limit on another program's database", None, [("--dataset", "x"), ("--limit", "1"),
-                                                                       *ws.items()],
-               existing={"ws/workspace.sqlite": foreign_database()}),
-        ledger("ledger of a damaged workspace", None, ws.items(),
-               existing={"ws/workspace.sqlite": b"SQLite format 3\x00" + bytes(200)}),
+        ledger(
+            "ledger of another program's database",
+            None,
+            ws.items(),
+            existing={"ws/workspace.sqlite": foreign_database()},
+        ),
+        ledger(
+            "ledger --limit on another program's database",
+            None,
+            [("--dataset", "x"), ("--limit", "1"), *ws.items()],
+            existing={"ws/workspace.sqlite": foreign_database()},
+        ),
+        ledger(
+            "ledger of a damaged workspace",
+            None,
+            ws.items(),
+            existing={"ws/workspace.sqlite": b"SQLite format 3\x00" + bytes(200)},
+        ),
         ledger("ledger --limit that is not a number", None, [("--dataset", "x"), ("--limit", "lots"), *ws.items()]),
     ]
     return cases
@@ -519,8 +738,15 @@ def _surface_cases() -> list[Case]:
 
 def build_cases() -> list[Case]:
     """The whole corpus, in a fixed order."""
-    return (_csv_cases() + _domain_cases() + _parameter_cases() + _path_cases() + _device_cases() + _parquet_cases()
-            + _surface_cases())
+    return (
+        _csv_cases()
+        + _domain_cases()
+        + _parameter_cases()
+        + _path_cases()
+        + _device_cases()
+        + _parquet_cases()
+        + _surface_cases()
+    )
 
 
 DEFAULT_OPTIONS = (("--epsilon", "1"), ("--seed", "0"))
@@ -565,12 +791,25 @@ def prepare(case: Case, folder: Path, shared: Path) -> dict:
     outputs = {}
     for flag, target in case.outputs.items():
         outputs[flag] = {SAME_AS_DATA: data, SAME_AS_DOMAIN: domain}.get(target) or (
-            place(target, f"out-{flag}", folder) if target == FOLDER else
-            target.replace(PARTS, str(folder / "parts"), 1) if target.startswith(PARTS) else
-            "" if target == EMPTY else target if target.startswith("/") else str(folder / target))
+            place(target, f"out-{flag}", folder)
+            if target == FOLDER
+            else target.replace(PARTS, str(folder / "parts"), 1)
+            if target.startswith(PARTS)
+            else ""
+            if target == EMPTY
+            else target
+            if target.startswith("/")
+            else str(folder / target)
+        )
     options = dict(DEFAULT_OPTIONS) if case.command == "synth" else {}
-    options.update({flag: value if value is None else value.replace(HERE, str(folder)).replace(
-        PARTS, str(folder / "parts")).replace(EMPTY, "") for flag, value in case.options})
+    options.update(
+        {
+            flag: value
+            if value is None
+            else value.replace(HERE, str(folder)).replace(PARTS, str(folder / "parts")).replace(EMPTY, "")
+            for flag, value in case.options
+        }
+    )
     return {"data": data, "domain": domain, "outputs": outputs, "options": options}
 
 
@@ -599,8 +838,17 @@ def _typed(value: str):
 
 
 def api_kwargs(paths: dict) -> dict:
-    names = {"--epsilon": "epsilon", "--rho": "rho", "--rows": "rows", "--seed": "random_state", "--delta": "delta",
-             "--method": "method", "--encoding": "encoding", "--delimiter": "delimiter", "--engine": "engine"}
+    names = {
+        "--epsilon": "epsilon",
+        "--rho": "rho",
+        "--rows": "rows",
+        "--seed": "random_state",
+        "--delta": "delta",
+        "--method": "method",
+        "--encoding": "encoding",
+        "--delimiter": "delimiter",
+        "--engine": "engine",
+    }
     out = {}
     for flag, value in paths["options"].items():
         if flag == "--group":

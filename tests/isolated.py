@@ -77,8 +77,12 @@ def _run_one(target: str, args: tuple, kwargs: dict, timeout: float) -> dict:
         outcome = ("raised", f"the child died (wait status {status})")
     else:
         outcome = pickle.loads(b"".join(chunks))
-    return {"outcome": outcome[0], "value": outcome[1], "seconds": seconds,
-            "peak_bytes": usage.ru_maxrss * 1024}  # ru_maxrss is in KiB on Linux
+    return {
+        "outcome": outcome[0],
+        "value": outcome[1],
+        "seconds": seconds,
+        "peak_bytes": usage.ru_maxrss * 1024,
+    }  # ru_maxrss is in KiB on Linux
 
 
 def _preload(name: str) -> None:
@@ -112,9 +116,13 @@ class Isolated:
     """A running server; ``run("module:function", *args)`` calls it in a fresh child."""
 
     def __init__(self, *preload: str):
-        self._proc = subprocess.Popen([sys.executable, "-m", "tests.isolated", *preload], cwd=ROOT,
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      env={**os.environ, "PYTHONPATH": str(ROOT)})
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.isolated", *preload],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
 
     def run(self, target: str, *args, timeout: float = 60.0, **kwargs) -> dict:
         """``{"outcome": "ok"|"raised"|"timeout", "value", "seconds", "peak_bytes"}`` of one call."""
@@ -144,8 +152,11 @@ def cli(argv: list[str], stdout: str, stderr: str, workspace: str) -> int:
     """
     import runpy
 
-    for fd, path, flags in ((0, os.devnull, os.O_RDONLY), (1, stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                            (2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+    for fd, path, flags in (
+        (0, os.devnull, os.O_RDONLY),
+        (1, stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+        (2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+    ):
         opened = os.open(path, flags, 0o644)
         os.dup2(opened, fd)
         os.close(opened)

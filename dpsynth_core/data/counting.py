@@ -135,8 +135,11 @@ class SortedValues:
         highs = np.asarray(highs)
         closed = np.broadcast_to(np.asarray(closed, dtype=bool), highs.shape)
         start = np.searchsorted(self._values, lows, side="left")
-        end = np.where(closed, np.searchsorted(self._values, highs, side="right"),
-                       np.searchsorted(self._values, highs, side="left"))
+        end = np.where(
+            closed,
+            np.searchsorted(self._values, highs, side="right"),
+            np.searchsorted(self._values, highs, side="left"),
+        )
         if self._cumulative is not None:
             return (self._cumulative[end] - self._cumulative[start]).astype(np.int64)
         return (end - start).astype(np.int64)

@@ -50,7 +50,8 @@ class EncodedColumn:
     def counts(self) -> np.ndarray:
         """True count of every cell of a binned column (int64, length ``cells``)."""
         return CodedTable({self.domain.name: self.codes}, {self.domain.name: self.cells}, len(self.codes)).marginal(
-            (self.domain.name,))
+            (self.domain.name,)
+        )
 
     def label_counts(self, *, include_missing: bool = True) -> pd.Series:
         """True count of every value present in a text column, in the domain's public order.
@@ -78,8 +79,11 @@ class EncodedTable:
     def coded(self) -> CodedTable:
         """The binned columns as a :class:`~dpsynth_core.data.counting.CodedTable` (text columns are not coded)."""
         binned = {n: c for n, c in self.columns.items() if c.domain.binned}
-        return CodedTable(codes={n: c.codes for n, c in binned.items()}, cells={n: c.cells for n, c in binned.items()},
-                          n_rows=self.n_rows)
+        return CodedTable(
+            codes={n: c.codes for n, c in binned.items()},
+            cells={n: c.cells for n, c in binned.items()},
+            n_rows=self.n_rows,
+        )
 
     def report(self) -> dict:
         """Cells changed by the public rule, per column (publisher-only diagnostics)."""
@@ -138,8 +142,11 @@ def _parse_numbers(domain, text: pd.Series, is_missing: np.ndarray) -> tuple[np.
         iso = text.where(~is_missing & text.str.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ]|$)")).str.slice(0, 10)
         stamps = pd.to_datetime(iso, errors="coerce", format="%Y-%m-%d")
         readable = ~pd.isna(stamps).to_numpy()
-        days = ((stamps.to_numpy().astype("datetime64[D]") - _EPOCH64)  # any unit: years 1 to 9999
-                .astype("timedelta64[D]").astype(np.int64))
+        days = (
+            (stamps.to_numpy().astype("datetime64[D]") - _EPOCH64)  # any unit: years 1 to 9999
+            .astype("timedelta64[D]")
+            .astype(np.int64)
+        )
         return np.where(readable, days, 0), readable
     values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
     readable = np.isfinite(values)
@@ -174,8 +181,11 @@ def _numeric_cells(domain: ColumnDomain, series: pd.Series, markers) -> tuple[np
     if isinstance(domain, FloatDomain):
         values = np.clip(values, domain.min, domain.max)
     else:
-        low, high = (domain.min, domain.max) if isinstance(domain, IntegerDomain) else \
-            (int(domain.lows[0]), int(domain.highs[-1]))
+        low, high = (
+            (domain.min, domain.max)
+            if isinstance(domain, IntegerDomain)
+            else (int(domain.lows[0]), int(domain.highs[-1]))
+        )
         values = np.clip(np.where(readable, values, low), low, high).astype(np.int64)
     return values[index], readable[index]
 
@@ -203,8 +213,13 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         used = per_row > 0
         named = used & ~pd.isna(labels)
         merged = int(text[named].nunique() - pd.Series(labels[named], dtype=object).nunique())
-        return EncodedColumn(domain, labels=row_labels, out_of_domain=int(per_row[changed].sum()),
-                             missing=int(per_row[pd.isna(labels)].sum()), merged=merged)
+        return EncodedColumn(
+            domain,
+            labels=row_labels,
+            out_of_domain=int(per_row[changed].sum()),
+            missing=int(per_row[pd.isna(labels)].sum()),
+            merged=merged,
+        )
     if isinstance(domain, CategoricalDomain):
         codes, changed = _encode_categorical(domain, text, is_missing)
     elif isinstance(domain, (IntegerDomain, FloatDomain, DateDomain)):
@@ -226,16 +241,19 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
     if not domain.missing:
         codes[codes == domain.bins] = 0
     row_codes = codes[index]
-    return EncodedColumn(domain, codes=row_codes, out_of_domain=int(per_row[changed].sum()),
-                         missing=int(per_row[codes == domain.bins].sum()))
+    return EncodedColumn(
+        domain,
+        codes=row_codes,
+        out_of_domain=int(per_row[changed].sum()),
+        missing=int(per_row[codes == domain.bins].sum()),
+    )
 
 
 def encode_table(data: pd.DataFrame, domain: TableDomain) -> EncodedTable:
     """Encode every kept column of ``data`` over ``domain`` (which must match its columns)."""
     domain.check_matches(data.columns)
     domain.validate()
-    columns = {name: encode_column(col, data[name], domain.missing_markers)
-               for name, col in domain.kept.items()}
+    columns = {name: encode_column(col, data[name], domain.missing_markers) for name, col in domain.kept.items()}
     return EncodedTable(columns=columns, n_rows=len(data))
 
 
@@ -267,8 +285,7 @@ def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) 
     cumulative = owner + np.minimum(running - before, 1.0)
     cumulative[last] = owner[last] + 1.0
     uniform = totals[codes] <= 0
-    piece = np.searchsorted(cumulative, codes + noise.uniform(np.zeros(codes.size), np.ones(codes.size)),
-                            side="right")
+    piece = np.searchsorted(cumulative, codes + noise.uniform(np.zeros(codes.size), np.ones(codes.size)), side="right")
     piece = np.minimum(piece, len(piece_lows) - 1)
     low = np.where(uniform, lows[codes], piece_lows[piece])
     high = np.where(uniform, highs[codes], piece_highs[piece])

@@ -15,7 +15,7 @@ EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "examples"
 EXAMPLES = {
     "adult": "US Census 1994 extract (UCI Adult): 32,561 people, 15 columns, income above or below $50K",
     "ce": "Consumer Expenditure Survey 2017 sample: 994 households, 4 columns (income and spending have no "
-          "published bounds: the saved policy states the ones it assumes)",
+    "published bounds: the saved policy states the ones it assumes)",
 }
 
 

@@ -20,22 +20,41 @@ from ..errors import DataError
 #: Encodings offered by the app (any other ASCII-compatible codec, or UTF-16/32, is accepted too).
 ENCODINGS = ("auto", "utf-8", "windows-1252", "latin-1", "utf-16", "utf-16-le", "utf-16-be")
 
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
-         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
 #: The opening bytes of common binary formats, and what to call them. Most binary files also
 #: hold a control byte in their first line; these are named whatever their first line holds
 #: (a PNG's first line is the 5 bytes ``\x89PNG\r``, text in Windows-1252).
-_MAGIC = ((b"PK\x03\x04", "a spreadsheet or archive (zip)"), (b"\xd0\xcf\x11\xe0", "an old Excel spreadsheet"),
-          (b"\x1f\x8b", "a compressed (gzip) file"), (b"%PDF", "a PDF document"), (b"PAR1", "a Parquet file"),
-          (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF87a", "a GIF image"),
-          (b"GIF89a", "a GIF image"), (b"II*\x00", "a TIFF image"), (b"MM\x00*", "a TIFF image"),
-          (b"SQLite format 3\x00", "an SQLite database"), (b"7z\xbc\xaf\x27\x1c", "a compressed (7-Zip) file"),
-          (b"Rar!\x1a\x07", "a compressed (RAR) file"), (b"\xfd7zXZ\x00", "a compressed (xz) file"),
-          (b"\x28\xb5\x2f\xfd", "a compressed (zstd) file"), (b"ARROW1", "an Arrow file"),
-          (b"\x7fELF", "a program"))
-_MAGIC_PATTERNS = ((re.compile(rb"RIFF.{4}WEBP", re.S), "a WebP image"),
-                   (re.compile(rb"RIFF.{4}(?:WAVE|AVI )", re.S), "a sound or video file"),
-                   (re.compile(rb"BZh[1-9]1AY&SY"), "a compressed (bzip2) file"))
+_MAGIC = (
+    (b"PK\x03\x04", "a spreadsheet or archive (zip)"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel spreadsheet"),
+    (b"\x1f\x8b", "a compressed (gzip) file"),
+    (b"%PDF", "a PDF document"),
+    (b"PAR1", "a Parquet file"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"7z\xbc\xaf\x27\x1c", "a compressed (7-Zip) file"),
+    (b"Rar!\x1a\x07", "a compressed (RAR) file"),
+    (b"\xfd7zXZ\x00", "a compressed (xz) file"),
+    (b"\x28\xb5\x2f\xfd", "a compressed (zstd) file"),
+    (b"ARROW1", "an Arrow file"),
+    (b"\x7fELF", "a program"),
+)
+_MAGIC_PATTERNS = (
+    (re.compile(rb"RIFF.{4}WEBP", re.S), "a WebP image"),
+    (re.compile(rb"RIFF.{4}(?:WAVE|AVI )", re.S), "a sound or video file"),
+    (re.compile(rb"BZh[1-9]1AY&SY"), "a compressed (bzip2) file"),
+)
 _BAD = "\ud800"  # stands for bytes that could not be decoded (never produced by a strict decode)
 
 
@@ -55,19 +74,22 @@ def check_encoding(encoding) -> str | None:
     try:
         name = codecs.lookup(encoding.strip()).name
     except LookupError:
-        raise DataError(f"encoding ({encoding!r}) is not a known text encoding; use one of "
-                        f"{', '.join(ENCODINGS)}") from None
+        raise DataError(
+            f"encoding ({encoding!r}) is not a known text encoding; use one of {', '.join(ENCODINGS)}"
+        ) from None
     aliases = {"cp1252": "windows-1252", "iso8859-1": "latin-1", "utf-8-sig": "utf-8"}
     name = aliases.get(name, name)
     if not _wide(name):
         try:
-            ascii_safe = "\n,;\t|\"".encode(name) == b"\n,;\t|\""
+            ascii_safe = '\n,;\t|"'.encode(name) == b'\n,;\t|"'
             bytes(range(256)).decode(name, "dpsynth-mark")  # any bytes: decoded, or marked line by line
         except (UnicodeError, LookupError, TypeError, ValueError):
             ascii_safe = False
         if not ascii_safe:
-            raise DataError(f"encoding ({encoding!r}) is not a text encoding that keeps line ends and "
-                            f"delimiters as they are; use one of {', '.join(ENCODINGS)}")
+            raise DataError(
+                f"encoding ({encoding!r}) is not a text encoding that keeps line ends and "
+                f"delimiters as they are; use one of {', '.join(ENCODINGS)}"
+            )
     return name
 
 
@@ -77,10 +99,18 @@ def check_delimiter(delimiter) -> str | None:
         return None
     if isinstance(delimiter, str) and delimiter.lower() in ("tab", "\\t"):
         return "\t"
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter == '"' or not delimiter.isascii() or \
-            not (delimiter.isprintable() or delimiter == "\t") or delimiter.isalnum():
-        raise DataError(f"delimiter ({delimiter!r}) must be one ASCII punctuation character, a space or 'tab' "
-                        "(such as , ; |), not a letter, a digit, a quote or a line end")
+    if (
+        not isinstance(delimiter, str)
+        or len(delimiter) != 1
+        or delimiter == '"'
+        or not delimiter.isascii()
+        or not (delimiter.isprintable() or delimiter == "\t")
+        or delimiter.isalnum()
+    ):
+        raise DataError(
+            f"delimiter ({delimiter!r}) must be one ASCII punctuation character, a space or 'tab' "
+            "(such as , ; |), not a letter, a digit, a quote or a line end"
+        )
     return delimiter
 
 
@@ -96,7 +126,7 @@ def read_capped(source, name: str, encoding: str | None) -> bytes:
         raw = bytes(source)
         if len(raw) > limit:
             raise DataError(too_big)
-        _sniff_binary(raw[:constraints.BINARY_SNIFF_BYTES], name, encoding)
+        _sniff_binary(raw[: constraints.BINARY_SNIFF_BYTES], name, encoding)
         return raw
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -141,16 +171,19 @@ def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
     opening bytes of a known binary format (an image, an archive, a database, ...), or a
     control byte in the header region (up to the first line feed in the first read). A device
     such as /dev/zero is refused after one read, and a record's bytes never decide anything."""
-    what = next((what for magic, what in _MAGIC if head.startswith(magic)), None) or \
-        next((what for pattern, what in _MAGIC_PATTERNS if pattern.match(head)), None)
+    what = next((what for magic, what in _MAGIC if head.startswith(magic)), None) or next(
+        (what for pattern, what in _MAGIC_PATTERNS if pattern.match(head)), None
+    )
     if what:
         raise DataError(f"{name} is {what}, not a CSV: save it as CSV (UTF-8) and try again")
     found, _ = byte_order_mark(head)
     wide = _wide(encoding) if encoding is not None else found is not None and _wide(found)
     region = head.split(b"\n", 1)[0]
     if not wide and _CONTROL.search(region):
-        raise DataError(f"{name} holds binary data (NUL or control bytes) in its first line: it is not a CSV "
-                        "text file (if it is UTF-16 text without a byte-order mark, choose that encoding)")
+        raise DataError(
+            f"{name} holds binary data (NUL or control bytes) in its first line: it is not a CSV "
+            "text file (if it is UTF-16 text without a byte-order mark, choose that encoding)"
+        )
 
 
 def byte_order_mark(raw: bytes) -> tuple[str | None, int]:

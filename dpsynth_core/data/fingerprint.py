@@ -75,8 +75,9 @@ class _Keys:
 
 
 def _text_hashes(text: np.ndarray, keys: _Keys) -> np.ndarray:
-    hashed = pd.util.hash_array(np.asarray(text, dtype=object), encoding="utf8", hash_key=keys.siphash,
-                                categorize=False)
+    hashed = pd.util.hash_array(
+        np.asarray(text, dtype=object), encoding="utf8", hash_key=keys.siphash, categorize=False
+    )
     return _mix(hashed ^ keys.word(b"text kind"))
 
 
@@ -172,8 +173,7 @@ class RecordSums:
             except DataError as problem:
                 raise DataError(f"column '{name}' {problem}") from None
             except TypeError:
-                raise DataError(f"column '{name}' holds values that cannot be read as text, numbers or "
-                                "dates") from None
+                raise DataError(f"column '{name}' holds values that cannot be read as text, numbers or dates") from None
             record = _mix((record ^ keys.word(b"column " + name.encode("utf-8", "surrogatepass"))) + cells)
         second = _mix(record ^ keys.word(b"second lane"))
         self.sums[0] = (self.sums[0] + int(record.sum(dtype=np.uint64))) % (1 << 64)
@@ -183,9 +183,14 @@ class RecordSums:
     def hexdigest(self) -> str:
         if not self.rows:
             raise DataError("the table has no rows")
-        message = b"\n".join([VERSION, str(self.rows).encode(), *(c.encode("utf-8", "surrogatepass")
-                                                                   for c in self.columns or []),
-                              self.sums[0].to_bytes(8, "little") + self.sums[1].to_bytes(8, "little")])
+        message = b"\n".join(
+            [
+                VERSION,
+                str(self.rows).encode(),
+                *(c.encode("utf-8", "surrogatepass") for c in self.columns or []),
+                self.sums[0].to_bytes(8, "little") + self.sums[1].to_bytes(8, "little"),
+            ]
+        )
         return hmac.new(self.keys.secret, message, hashlib.sha256).hexdigest()
 
 

@@ -57,6 +57,7 @@ _LINE_RULES = ("not decodable", "too long", "broken quoting", "wrong number of f
 
 # --- text -----------------------------------------------------------------------------------
 
+
 def _decode(raw: bytes, encoding: str | None, name: str) -> tuple[list[str], np.ndarray, int, str]:
     """Lines of text, which of them could not be decoded, how many were read as Windows-1252,
     and the name of the encoding used."""
@@ -166,8 +167,9 @@ def _column_names(header: str, delimiter: str, name: str) -> list[str]:
     return out
 
 
-def read_table(source, *, name: str | None = None, encoding: str | None = None,
-               delimiter: str | None = None) -> tuple[pd.DataFrame, dict]:
+def read_table(
+    source, *, name: str | None = None, encoding: str | None = None, delimiter: str | None = None
+) -> tuple[pd.DataFrame, dict]:
     """Read a CSV/TSV from a path, bytes or a binary file object, one record per line.
 
     Args:
@@ -198,16 +200,18 @@ def read_table(source, *, name: str | None = None, encoding: str | None = None,
     if undecodable[first]:
         raise DataError(f"{name}: the header line cannot be decoded as {encoding or 'utf-8'}; choose the encoding")
     if len(header) > constraints.MAX_HEADER_CHARS:
-        raise DataError(f"{name}: the first line is longer than {constraints.MAX_HEADER_CHARS:,} characters, "
-                        "so it is not a CSV header")
+        raise DataError(
+            f"{name}: the first line is longer than {constraints.MAX_HEADER_CHARS:,} characters, "
+            "so it is not a CSV header"
+        )
     if "\x00" in header:
         raise DataError(f"{name}: the header line holds binary data (NUL characters)")
     delimiter = delimiter or _header_delimiter(header)
     columns = _column_names(header, delimiter, name)
-    records = lines[first + 1:]
+    records = lines[first + 1 :]
     del lines
     broken, empty, array = _classify(records, delimiter, len(columns))
-    bad = undecodable[first + 1:]
+    bad = undecodable[first + 1 :]
     broken[bad], empty[bad] = 0, False  # an undecodable line was blanked, but it is a record
     keep = ~empty
     broken, array = broken[keep], array.filter(keep)
@@ -220,11 +224,20 @@ def read_table(source, *, name: str | None = None, encoding: str | None = None,
         frame = frame.reindex(np.arange(len(broken)))
     frame = frame.reset_index(drop=True)
     tally = np.bincount(broken[broken >= 0], minlength=len(_LINE_RULES))
-    lines_report = {"records": int(len(broken)), "broken": int(len(broken) - len(good)),
-                    **{rule: int(n) for rule, n in zip(_LINE_RULES, tally)},
-                    "read as windows-1252": int(recoded)}
-    info = {"encoding": used, "delimiter": {"\t": "tab"}.get(delimiter, delimiter), "rows": len(frame),
-            "columns": columns, "bytes": len(raw), "lines": lines_report}
+    lines_report = {
+        "records": int(len(broken)),
+        "broken": int(len(broken) - len(good)),
+        **{rule: int(n) for rule, n in zip(_LINE_RULES, tally)},
+        "read as windows-1252": int(recoded),
+    }
+    info = {
+        "encoding": used,
+        "delimiter": {"\t": "tab"}.get(delimiter, delimiter),
+        "rows": len(frame),
+        "columns": columns,
+        "bytes": len(raw),
+        "lines": lines_report,
+    }
     return frame, info
 
 
@@ -247,24 +260,44 @@ def _parse(lines: pa.Array, columns: list[str], delimiter: str, name: str):
         text_type = pa.large_string()
         ended = pc.binary_join_element_wise(lines, pa.scalar("", text_type), pa.scalar("\n", text_type))  # + "\n"
         offsets = np.frombuffer(ended.buffers()[1], dtype=np.int64, count=len(ended) + 1, offset=ended.offset * 8)
-        text = ended.buffers()[2][int(offsets[0]):int(offsets[-1])]
+        text = ended.buffers()[2][int(offsets[0]) : int(offsets[-1])]
         names = [f"f{i}" for i in range(len(columns))]
         try:
             table = pcsv.read_csv(
-                pa.BufferReader(text), read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
-                parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
-                                                newlines_in_values=False, ignore_empty_lines=False),
-                convert_options=pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()),
-                                                    strings_can_be_null=False, quoted_strings_can_be_null=False))
+                pa.BufferReader(text),
+                read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
+                parse_options=pcsv.ParseOptions(
+                    delimiter=delimiter,
+                    quote_char='"',
+                    double_quote=True,
+                    newlines_in_values=False,
+                    ignore_empty_lines=False,
+                ),
+                convert_options=pcsv.ConvertOptions(
+                    column_types=dict.fromkeys(names, pa.string()),
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                ),
+            )
         except pa.ArrowInvalid:  # pragma: no cover - the classification leaves nothing Arrow refuses
             table = None
         if table is not None and table.num_rows == len(lines):
             frame = table.to_pandas(types_mapper={pa.string(): pd.StringDtype("pyarrow", na_value=np.nan)}.get)
             frame.columns = columns
             return frame
-    frame = pd.read_csv(io.StringIO("\n".join(lines.to_pylist())), sep=delimiter, header=None,
-                        names=list(range(len(columns))), dtype=str, keep_default_na=False, skip_blank_lines=False,
-                        lineterminator="\n", quotechar='"', doublequote=True, engine="c")
+    frame = pd.read_csv(
+        io.StringIO("\n".join(lines.to_pylist())),
+        sep=delimiter,
+        header=None,
+        names=list(range(len(columns))),
+        dtype=str,
+        keep_default_na=False,
+        skip_blank_lines=False,
+        lineterminator="\n",
+        quotechar='"',
+        doublequote=True,
+        engine="c",
+    )
     if len(frame) != len(lines):  # pragma: no cover - the classification guarantees one row per line
         raise DataError(f"{name}: internal reading error ({len(frame)} rows from {len(lines)} lines)")
     frame.columns = columns
@@ -276,11 +309,12 @@ def line_report_text(lines: dict) -> str:
     parts = [f"{lines[rule]:,} {rule}" for rule in _LINE_RULES if lines.get(rule)]
     out = ""
     if lines.get("broken"):
-        out = (f"{lines['broken']:,} of {lines['records']:,} lines could not be read as records "
-               f"({', '.join(parts)}) and became rows of missing cells.")
+        out = (
+            f"{lines['broken']:,} of {lines['records']:,} lines could not be read as records "
+            f"({', '.join(parts)}) and became rows of missing cells."
+        )
     if lines.get("read as windows-1252"):
-        out += (" " if out else "") + (f"{lines['read as windows-1252']:,} lines were not UTF-8 and were read as "
-                                       "Windows-1252.")
+        out += (" " if out else "") + (
+            f"{lines['read as windows-1252']:,} lines were not UTF-8 and were read as Windows-1252."
+        )
     return out
-
-

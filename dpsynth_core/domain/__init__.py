@@ -43,8 +43,22 @@ from .table import PersonUnit, TableDomain, as_table_domain
 from .text import TextDomain
 
 __all__ = [
-    "KINDS", "KIND_STATEMENTS", "TEXT_GENERATORS", "DEFAULT_ALPHABET",
-    "ColumnDomain", "DropDomain", "CategoricalDomain", "IntegerDomain", "FloatDomain", "DateDomain", "TextDomain",
-    "TableDomain", "PersonUnit", "as_table_domain", "column_from_json", "parse_declaration", "read_declaration_bytes",
+    "KINDS",
+    "KIND_STATEMENTS",
+    "TEXT_GENERATORS",
+    "DEFAULT_ALPHABET",
+    "ColumnDomain",
+    "DropDomain",
+    "CategoricalDomain",
+    "IntegerDomain",
+    "FloatDomain",
+    "DateDomain",
+    "TextDomain",
+    "TableDomain",
+    "PersonUnit",
+    "as_table_domain",
+    "column_from_json",
+    "parse_declaration",
+    "read_declaration_bytes",
     "size_in_words",
 ]

@@ -38,16 +38,21 @@ class ColumnDomain:
         """The resource limit on one column's cells, checked from the count alone (nothing allocated)."""
         if count > constraints.MAX_COLUMN_CELLS:
             shown = f"{count:,.0f}" if count < 1e18 else "more than 10^18"
-            return [f"column '{self.name}': {shown} bins is more than the {constraints.MAX_COLUMN_CELLS:,} "
-                    "a column may have; declare wider bins"]
+            return [
+                f"column '{self.name}': {shown} bins is more than the {constraints.MAX_COLUMN_CELLS:,} "
+                "a column may have; declare wider bins"
+            ]
         return []
 
     def _missing_bounds(self) -> list[str]:
         """Messages for a range column whose public ``min`` or ``max`` is not declared."""
-        return [f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} is declared; "
-                f"enter the {'smallest' if bound == 'min' else 'largest'} possible value from documentation or "
-                "policy (it is never taken from the data)"
-                for bound in ("min", "max") if getattr(self, bound, None) is None]
+        return [
+            f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} is declared; "
+            f"enter the {'smallest' if bound == 'min' else 'largest'} possible value from documentation or "
+            "policy (it is never taken from the data)"
+            for bound in ("min", "max")
+            if getattr(self, bound, None) is None
+        ]
 
     def _base_json(self) -> dict:
         out = {"type": self.kind}
@@ -57,8 +62,7 @@ class ColumnDomain:
 
     def summary(self) -> dict:
         """A short, public description for release cards and the app."""
-        return {"column": self.name, "kind": self.kind, "description": self.describe(),
-                "missing_allowed": self.missing}
+        return {"column": self.name, "kind": self.kind, "description": self.describe(), "missing_allowed": self.missing}
 
 
 @dataclass(frozen=True)
@@ -98,8 +102,9 @@ class CategoricalDomain(ColumnDomain):
 
     @property
     def integer_codes(self) -> bool:
-        return bool(self.values) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                                         for v in self.values)
+        return bool(self.values) and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in self.values
+        )
 
     @property
     def size(self) -> int:
@@ -127,6 +132,8 @@ class CategoricalDomain(ColumnDomain):
         """Each value with its label when it has one: ``"1 (Urban)"``."""
         values = self.values if values is None else values
         if self.labels:
-            return [f"{v} ({self.labels.get(str(v), v)})" if str(self.labels.get(str(v), v)) != str(v)
-                    else str(v) for v in values]
+            return [
+                f"{v} ({self.labels.get(str(v), v)})" if str(self.labels.get(str(v), v)) != str(v) else str(v)
+                for v in values
+            ]
         return [str(v) for v in values]

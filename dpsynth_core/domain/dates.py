@@ -36,9 +36,12 @@ class DateDomain(ColumnDomain):
     kind: ClassVar[str] = "date"
 
     def problems(self) -> list[str]:
-        out = [f"column '{self.name}': no public {'first' if b == 'min' else 'last'} date is declared; "
-               f"enter the {'first' if b == 'min' else 'last'} possible date (it is never taken from the data)"
-               for b in ("min", "max") if getattr(self, b) is None]
+        out = [
+            f"column '{self.name}': no public {'first' if b == 'min' else 'last'} date is declared; "
+            f"enter the {'first' if b == 'min' else 'last'} possible date (it is never taken from the data)"
+            for b in ("min", "max")
+            if getattr(self, b) is None
+        ]
         if out:
             return out
         if self.min > self.max:
@@ -48,10 +51,13 @@ class DateDomain(ColumnDomain):
         if self.edges is not None:
             e = list(self.edges)
             if not e or e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
-                return [f"column '{self.name}': edges must be dates in increasing order, start at min "
-                        f"({self.min}) and not pass max ({self.max})"]
+                return [
+                    f"column '{self.name}': edges must be dates in increasing order, start at min "
+                    f"({self.min}) and not pass max ({self.max})"
+                ]
         out = self._too_many_bins(self._declared_bins()) or special_problems(
-            self.name, self.special, self.min, self.max, shown=lambda v: v.isoformat())
+            self.name, self.special, self.min, self.max, shown=lambda v: v.isoformat()
+        )
         return out or self._too_many_bins(self.bins)
 
     @property
@@ -62,8 +68,12 @@ class DateDomain(ColumnDomain):
     @property
     def adaptive(self) -> bool:
         """True when the release fits this column's bins to the data (paid for with DP)."""
-        return (not self.declares_bins and self.min is not None and self.max is not None
-                and self.size > constraints.ADAPTIVE_MAX_BINS)
+        return (
+            not self.declares_bins
+            and self.min is not None
+            and self.max is not None
+            and self.size > constraints.ADAPTIVE_MAX_BINS
+        )
 
     @property
     def bin_unit(self) -> str:
@@ -120,8 +130,10 @@ class DateDomain(ColumnDomain):
             return "dates (range missing)"
         special = f"; {', '.join(d.isoformat() for d in self.special)} kept exact" if self.special else ""
         if self.adaptive:
-            return (f"dates from {self.min} to {self.max}, in up to {constraints.ADAPTIVE_MAX_BINS} bins "
-                    f"fitted to the data with DP when released{special}")
+            return (
+                f"dates from {self.min} to {self.max}, in up to {constraints.ADAPTIVE_MAX_BINS} bins "
+                f"fitted to the data with DP when released{special}"
+            )
         if self.edges is not None:
             return f"dates from {self.min} to {self.max} in {self.bins} bins{special}"
         return f"dates from {self.min} to {self.max} by {self.bin_unit}, {self.bins} bins{special}"

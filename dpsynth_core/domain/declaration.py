@@ -14,8 +14,7 @@ from .ranges import FloatDomain, IntegerDomain
 from .schema import column_problems
 from .text import TextDomain
 
-KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain,
-                                    TextDomain, DropDomain)}
+KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain, TextDomain, DropDomain)}
 
 
 def column_from_json(name: str, spec: dict) -> ColumnDomain:

@@ -28,6 +28,8 @@ DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 _BIG = f"10^{len(str(c.MAX_ABS_NUMBER)) - 1}"
 _CELLS = f"{c.MAX_COLUMN_CELLS:,}"
+
+
 @dataclass(frozen=True)
 class Key:
     """One key of a column kind's declaration.
@@ -84,117 +86,330 @@ def _tuple(convert=None):
     return lambda values: tuple(convert(v) for v in values) if convert else tuple(values)
 
 
-MISSING = Key("missing", bool, "true or false (a JSON boolean, not text)", widget="flag",
-              label="Missing values may occur", default=True, nullable=False,
-              help="When ticked, 'missing' is one more possible value, whether or not the data has any.")
-_RANGE_NOTE = ("With no bins given, the release chooses them from the data with differential privacy (a small "
-               "share of the budget, shown on the Privacy page), so values held by many people, such as 0 or 40, "
-               "keep their exact value.")
-_SPECIAL_HELP = ("Public codes that must come out exactly as they are (such as -1 for 'never' or 999 for 'not "
-                 "asked'): each gets a bin of its own, whatever the data holds.")
+MISSING = Key(
+    "missing",
+    bool,
+    "true or false (a JSON boolean, not text)",
+    widget="flag",
+    label="Missing values may occur",
+    default=True,
+    nullable=False,
+    help="When ticked, 'missing' is one more possible value, whether or not the data has any.",
+)
+_RANGE_NOTE = (
+    "With no bins given, the release chooses them from the data with differential privacy (a small "
+    "share of the budget, shown on the Privacy page), so values held by many people, such as 0 or 40, "
+    "keep their exact value."
+)
+_SPECIAL_HELP = (
+    "Public codes that must come out exactly as they are (such as -1 for 'never' or 999 for 'not "
+    "asked'): each gets a bin of its own, whatever the data holds."
+)
 _WHOLES = f"whole numbers from -{_BIG} to {_BIG}"
 _NUMBERS = f"finite numbers from -{_BIG} to {_BIG}"
 
-KIND_STATEMENTS: dict[str, Kind] = {k.name: k for k in (
-    Kind("categorical", "Categories: a list of values", (
-        MISSING,
-        Key("values", CategoryValues, f"a list of at most {_CELLS} values, each text of at most "
-            f"{c.MAX_TEXT_CHARS:,} characters or a whole number from -{_BIG} to {_BIG}", convert=tuple,
-            widget="values", label="Possible values, one per line (or separated by commas)"),
-        Key("list", PublicList, f"the name of a bundled public list: {', '.join(TITLES)}", attribute="values",
-            convert=public_list, widget="public_list", label="Fill from a public list (optional)"),
-        Key("labels", Labels, f"an object mapping each value to its label (text of at most "
-            f"{c.MAX_TEXT_CHARS:,} characters)", convert=lambda labels: {str(k): v for k, v in labels.items()}),
-        Key("other", CategoryValue, "one of the declared values"),
-    )),
-    Kind("integer", "Whole numbers in a range", (
-        MISSING,
-        Key("min", Whole, f"a whole number from -{_BIG} to {_BIG}", widget="whole", label="Smallest possible value",
-            placeholder="required", step=1),
-        Key("max", Whole, f"a whole number from -{_BIG} to {_BIG}", widget="whole", label="Largest possible value",
-            placeholder="required", step=1),
-        Key("bin_width", Annotated[int, Field(ge=1, le=c.MAX_ABS_NUMBER)], f"a whole number from 1 to {_BIG}",
-            widget="whole", label="Bin width (blank = fitted to the data)", placeholder="fitted", low=1, step=1),
-        Key("edges", Annotated[list[Whole], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],
-            f"a list of 1 to {_CELLS} {_WHOLES}", convert=_tuple(), widget="numbers", row=1,
-            label="Bin edges (optional): the first value of each bin, from the minimum",
-            placeholder="for example 0, 1, 10, 100"),
-        Key("special", Annotated[list[Whole], Field(max_length=c.MAX_COLUMN_CELLS)],
-            f"a list of at most {_CELLS} {_WHOLES}", convert=_tuple(), widget="numbers", row=1,
-            label="Special values kept exact (optional)", placeholder="for example -1, 999", help=_SPECIAL_HELP),
-    ), adaptive_note=_RANGE_NOTE),
-    Kind("float", "Decimal numbers in a range", (
-        MISSING,
-        Key("min", Number, f"a finite number from -{_BIG} to {_BIG}", convert=float, widget="number",
-            label="Smallest possible value", placeholder="required"),
-        Key("max", Number, f"a finite number from -{_BIG} to {_BIG}", convert=float, widget="number",
-            label="Largest possible value", placeholder="required"),
-        Key("bins", Annotated[int, Field(ge=1, le=c.MAX_COLUMN_CELLS)], f"a whole number from 1 to {_CELLS}",
-            attribute="bins_requested", widget="whole", label="Number of equal bins (blank = fitted to the data)",
-            placeholder="fitted", low=1, high=10_000, step=1),
-        Key("bin_width", Annotated[float, Field(gt=0, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)],
-            f"a finite number > 0 and at most {_BIG}", convert=float),
-        Key("edges", Annotated[list[Number], Field(min_length=2, max_length=c.MAX_COLUMN_CELLS + 1)],
-            f"a list of 2 to {c.MAX_COLUMN_CELLS + 1:,} {_NUMBERS}", convert=_tuple(float), widget="numbers",
-            row=1, label="Bin edges (optional): from the minimum to the maximum",
-            placeholder="for example 0, 0.5, 1"),
-        Key("special", Annotated[list[Number], Field(max_length=c.MAX_COLUMN_CELLS)],
-            f"a list of at most {_CELLS} {_NUMBERS}", convert=_tuple(float), widget="numbers", row=1,
-            label="Special values kept exact (optional)", placeholder="for example -1, 999", help=_SPECIAL_HELP),
-    ), adaptive_note=_RANGE_NOTE),
-    Kind("date", "Dates in a range", (
-        MISSING,
-        Key("min", DateText, "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31", convert=parse_date,
-            widget="date", label="First possible date"),
-        Key("max", DateText, "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31", convert=parse_date,
-            widget="date", label="Last possible date"),
-        Key("unit", Literal[DATE_UNITS], f"one of {', '.join(DATE_UNITS)}",  # type: ignore[valid-type]
-            widget="choice", label="Group by", choices={"": "fitted to the data", "day": "day", "month": "month",
-                                                        "year": "year"}),
-        Key("edges", Annotated[list[DateText], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],
-            f"a list of 1 to {_CELLS} dates written YYYY-MM-DD (the first day of every bin)",
-            convert=_tuple(parse_date)),
-        Key("special", Annotated[list[DateText], Field(max_length=c.MAX_COLUMN_CELLS)],
-            f"a list of at most {_CELLS} dates written YYYY-MM-DD", convert=_tuple(parse_date), widget="numbers",
-            row=1, label="Special dates kept exact (optional, YYYY-MM-DD)", placeholder="for example 1900-01-01",
-            help=_SPECIAL_HELP),
-    ), adaptive_note=_RANGE_NOTE),
-    Kind("text", "Free text or codes (large, weakly constrained)", (
-        MISSING,
-        Key("generator", Annotated[str, Field(max_length=40)],
-            f"the name of a generator ({', '.join(TEXT_GENERATORS)})", widget="choice",
-            label="Which values are possible?", choices={
-                "": "(choose one)", "letters": "Any string of letters up to a length",
-                "english_word": "Any English word", "word_pair": "Any pair of English words",
-                "digits": "A code of N digits (like a ZIP code)",
-                "any": "Any value, released as pseudonyms (value-123)"}),
-        Key("max_length", Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
-            f"a whole number from 1 to {c.MAX_TEXT_LENGTH}", widget="whole", label="Longest length", default=12,
-            low=1, high=40, step=1, row=1, when=("generator", "letters")),
-        Key("alphabet", Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)],
-            f"text of 1 to {c.MAX_TEXT_CHARS:,} different characters", widget="text", label="Allowed characters",
-            default=DEFAULT_ALPHABET, row=1, when=("generator", "letters")),
-        Key("length", Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
-            f"a whole number from 1 to {c.MAX_TEXT_LENGTH}", widget="whole", label="Number of digits", default=5,
-            low=1, high=30, step=1, row=1, when=("generator", "digits")),
-        Key("size", Annotated[int, Field(ge=1, le=c.MAX_TEXT_DOMAIN_SIZE)],
-            f"a whole number from 1 to 10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}", attribute="declared_size",
-            widget="whole", label="How many different values could there be?", default=1_000_000, low=1, step=1000,
-            row=1, when=("generator", "any"),
-            help="Values are replaced by public pseudonyms (value-000123) through a fixed hash: printing the "
-                 "original strings could never be private."),
-        Key("prefixes", Annotated[list[Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)]], Field(max_length=4)],
-            f"a list of at most 4 whole numbers from 1 to {c.MAX_TEXT_LENGTH}, each shorter than the codes",
-            convert=_tuple(), widget="numbers", label="Meaningful prefix lengths (optional, codes only)",
-            placeholder="for example 3, 2", row=2, when=("generator", ("letters", "digits")),
-            help="For codes whose first characters mean something (diagnosis codes such as 428.31, ZIP codes, "
-                 "occupation codes): a code held by too few people to be released comes out as its longest "
-                 "released prefix (428*, then 42*) instead of being replaced by another code. The column's budget "
-                 "is split equally between the full codes and each prefix length."),
-    )),
-    Kind("drop", "Drop: leave out of the release (identifiers)", (MISSING,),
-         note="This column will not appear in the synthetic table."),
-)}
+KIND_STATEMENTS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind(
+            "categorical",
+            "Categories: a list of values",
+            (
+                MISSING,
+                Key(
+                    "values",
+                    CategoryValues,
+                    f"a list of at most {_CELLS} values, each text of at most "
+                    f"{c.MAX_TEXT_CHARS:,} characters or a whole number from -{_BIG} to {_BIG}",
+                    convert=tuple,
+                    widget="values",
+                    label="Possible values, one per line (or separated by commas)",
+                ),
+                Key(
+                    "list",
+                    PublicList,
+                    f"the name of a bundled public list: {', '.join(TITLES)}",
+                    attribute="values",
+                    convert=public_list,
+                    widget="public_list",
+                    label="Fill from a public list (optional)",
+                ),
+                Key(
+                    "labels",
+                    Labels,
+                    f"an object mapping each value to its label (text of at most {c.MAX_TEXT_CHARS:,} characters)",
+                    convert=lambda labels: {str(k): v for k, v in labels.items()},
+                ),
+                Key("other", CategoryValue, "one of the declared values"),
+            ),
+        ),
+        Kind(
+            "integer",
+            "Whole numbers in a range",
+            (
+                MISSING,
+                Key(
+                    "min",
+                    Whole,
+                    f"a whole number from -{_BIG} to {_BIG}",
+                    widget="whole",
+                    label="Smallest possible value",
+                    placeholder="required",
+                    step=1,
+                ),
+                Key(
+                    "max",
+                    Whole,
+                    f"a whole number from -{_BIG} to {_BIG}",
+                    widget="whole",
+                    label="Largest possible value",
+                    placeholder="required",
+                    step=1,
+                ),
+                Key(
+                    "bin_width",
+                    Annotated[int, Field(ge=1, le=c.MAX_ABS_NUMBER)],
+                    f"a whole number from 1 to {_BIG}",
+                    widget="whole",
+                    label="Bin width (blank = fitted to the data)",
+                    placeholder="fitted",
+                    low=1,
+                    step=1,
+                ),
+                Key(
+                    "edges",
+                    Annotated[list[Whole], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],
+                    f"a list of 1 to {_CELLS} {_WHOLES}",
+                    convert=_tuple(),
+                    widget="numbers",
+                    row=1,
+                    label="Bin edges (optional): the first value of each bin, from the minimum",
+                    placeholder="for example 0, 1, 10, 100",
+                ),
+                Key(
+                    "special",
+                    Annotated[list[Whole], Field(max_length=c.MAX_COLUMN_CELLS)],
+                    f"a list of at most {_CELLS} {_WHOLES}",
+                    convert=_tuple(),
+                    widget="numbers",
+                    row=1,
+                    label="Special values kept exact (optional)",
+                    placeholder="for example -1, 999",
+                    help=_SPECIAL_HELP,
+                ),
+            ),
+            adaptive_note=_RANGE_NOTE,
+        ),
+        Kind(
+            "float",
+            "Decimal numbers in a range",
+            (
+                MISSING,
+                Key(
+                    "min",
+                    Number,
+                    f"a finite number from -{_BIG} to {_BIG}",
+                    convert=float,
+                    widget="number",
+                    label="Smallest possible value",
+                    placeholder="required",
+                ),
+                Key(
+                    "max",
+                    Number,
+                    f"a finite number from -{_BIG} to {_BIG}",
+                    convert=float,
+                    widget="number",
+                    label="Largest possible value",
+                    placeholder="required",
+                ),
+                Key(
+                    "bins",
+                    Annotated[int, Field(ge=1, le=c.MAX_COLUMN_CELLS)],
+                    f"a whole number from 1 to {_CELLS}",
+                    attribute="bins_requested",
+                    widget="whole",
+                    label="Number of equal bins (blank = fitted to the data)",
+                    placeholder="fitted",
+                    low=1,
+                    high=10_000,
+                    step=1,
+                ),
+                Key(
+                    "bin_width",
+                    Annotated[float, Field(gt=0, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)],
+                    f"a finite number > 0 and at most {_BIG}",
+                    convert=float,
+                ),
+                Key(
+                    "edges",
+                    Annotated[list[Number], Field(min_length=2, max_length=c.MAX_COLUMN_CELLS + 1)],
+                    f"a list of 2 to {c.MAX_COLUMN_CELLS + 1:,} {_NUMBERS}",
+                    convert=_tuple(float),
+                    widget="numbers",
+                    row=1,
+                    label="Bin edges (optional): from the minimum to the maximum",
+                    placeholder="for example 0, 0.5, 1",
+                ),
+                Key(
+                    "special",
+                    Annotated[list[Number], Field(max_length=c.MAX_COLUMN_CELLS)],
+                    f"a list of at most {_CELLS} {_NUMBERS}",
+                    convert=_tuple(float),
+                    widget="numbers",
+                    row=1,
+                    label="Special values kept exact (optional)",
+                    placeholder="for example -1, 999",
+                    help=_SPECIAL_HELP,
+                ),
+            ),
+            adaptive_note=_RANGE_NOTE,
+        ),
+        Kind(
+            "date",
+            "Dates in a range",
+            (
+                MISSING,
+                Key(
+                    "min",
+                    DateText,
+                    "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31",
+                    convert=parse_date,
+                    widget="date",
+                    label="First possible date",
+                ),
+                Key(
+                    "max",
+                    DateText,
+                    "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31",
+                    convert=parse_date,
+                    widget="date",
+                    label="Last possible date",
+                ),
+                Key(
+                    "unit",
+                    Literal[DATE_UNITS],
+                    f"one of {', '.join(DATE_UNITS)}",  # type: ignore[valid-type]
+                    widget="choice",
+                    label="Group by",
+                    choices={"": "fitted to the data", "day": "day", "month": "month", "year": "year"},
+                ),
+                Key(
+                    "edges",
+                    Annotated[list[DateText], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],
+                    f"a list of 1 to {_CELLS} dates written YYYY-MM-DD (the first day of every bin)",
+                    convert=_tuple(parse_date),
+                ),
+                Key(
+                    "special",
+                    Annotated[list[DateText], Field(max_length=c.MAX_COLUMN_CELLS)],
+                    f"a list of at most {_CELLS} dates written YYYY-MM-DD",
+                    convert=_tuple(parse_date),
+                    widget="numbers",
+                    row=1,
+                    label="Special dates kept exact (optional, YYYY-MM-DD)",
+                    placeholder="for example 1900-01-01",
+                    help=_SPECIAL_HELP,
+                ),
+            ),
+            adaptive_note=_RANGE_NOTE,
+        ),
+        Kind(
+            "text",
+            "Free text or codes (large, weakly constrained)",
+            (
+                MISSING,
+                Key(
+                    "generator",
+                    Annotated[str, Field(max_length=40)],
+                    f"the name of a generator ({', '.join(TEXT_GENERATORS)})",
+                    widget="choice",
+                    label="Which values are possible?",
+                    choices={
+                        "": "(choose one)",
+                        "letters": "Any string of letters up to a length",
+                        "english_word": "Any English word",
+                        "word_pair": "Any pair of English words",
+                        "digits": "A code of N digits (like a ZIP code)",
+                        "any": "Any value, released as pseudonyms (value-123)",
+                    },
+                ),
+                Key(
+                    "max_length",
+                    Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
+                    f"a whole number from 1 to {c.MAX_TEXT_LENGTH}",
+                    widget="whole",
+                    label="Longest length",
+                    default=12,
+                    low=1,
+                    high=40,
+                    step=1,
+                    row=1,
+                    when=("generator", "letters"),
+                ),
+                Key(
+                    "alphabet",
+                    Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)],
+                    f"text of 1 to {c.MAX_TEXT_CHARS:,} different characters",
+                    widget="text",
+                    label="Allowed characters",
+                    default=DEFAULT_ALPHABET,
+                    row=1,
+                    when=("generator", "letters"),
+                ),
+                Key(
+                    "length",
+                    Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
+                    f"a whole number from 1 to {c.MAX_TEXT_LENGTH}",
+                    widget="whole",
+                    label="Number of digits",
+                    default=5,
+                    low=1,
+                    high=30,
+                    step=1,
+                    row=1,
+                    when=("generator", "digits"),
+                ),
+                Key(
+                    "size",
+                    Annotated[int, Field(ge=1, le=c.MAX_TEXT_DOMAIN_SIZE)],
+                    f"a whole number from 1 to 10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}",
+                    attribute="declared_size",
+                    widget="whole",
+                    label="How many different values could there be?",
+                    default=1_000_000,
+                    low=1,
+                    step=1000,
+                    row=1,
+                    when=("generator", "any"),
+                    help="Values are replaced by public pseudonyms (value-000123) through a fixed hash: printing the "
+                    "original strings could never be private.",
+                ),
+                Key(
+                    "prefixes",
+                    Annotated[list[Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)]], Field(max_length=4)],
+                    f"a list of at most 4 whole numbers from 1 to {c.MAX_TEXT_LENGTH}, each shorter than the codes",
+                    convert=_tuple(),
+                    widget="numbers",
+                    label="Meaningful prefix lengths (optional, codes only)",
+                    placeholder="for example 3, 2",
+                    row=2,
+                    when=("generator", ("letters", "digits")),
+                    help="For codes whose first characters mean something (diagnosis codes such as 428.31, ZIP codes, "
+                    "occupation codes): a code held by too few people to be released comes out as its longest "
+                    "released prefix (428*, then 42*) instead of being replaced by another code. The column's budget "
+                    "is split equally between the full codes and each prefix length.",
+                ),
+            ),
+        ),
+        Kind(
+            "drop",
+            "Drop: leave out of the release (identifiers)",
+            (MISSING,),
+            note="This column will not appear in the synthetic table.",
+        ),
+    )
+}
 
 
 def column_attributes(spec: dict) -> dict:

@@ -24,8 +24,20 @@ _INLINE = {
     "yes_no": ("Yes", "No"),
     "true_false": ("True", "False"),
     "weekdays": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
-    "months": ("January", "February", "March", "April", "May", "June", "July", "August",
-               "September", "October", "November", "December"),
+    "months": (
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ),
 }
 
 #: Human titles for the app's picker.

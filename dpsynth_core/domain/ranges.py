@@ -41,8 +41,10 @@ def special_problems(name: str, special, low, high, shown=str) -> list[str]:
         return [f"column '{name}': the special values contain duplicates"]
     outside = [shown(v) for v in special if not low <= v <= high]
     if outside:
-        return [f"column '{name}': special value(s) {', '.join(outside)} outside the declared range "
-                f"{shown(low)} to {shown(high)}"]
+        return [
+            f"column '{name}': special value(s) {', '.join(outside)} outside the declared range "
+            f"{shown(low)} to {shown(high)}"
+        ]
     return []
 
 
@@ -77,11 +79,14 @@ class IntegerDomain(ColumnDomain):
         if self.edges is not None:
             e = list(self.edges)
             if not e or e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
-                return [f"column '{self.name}': edges must increase strictly, start at min "
-                        f"({self.min}) and not pass max ({self.max})"]
+                return [
+                    f"column '{self.name}': edges must increase strictly, start at min "
+                    f"({self.min}) and not pass max ({self.max})"
+                ]
         # the declared bins first (counted, never built), then the special values cut into them
-        out = self._too_many_bins(self._declared_bins()) or special_problems(self.name, self.special, self.min,
-                                                                                self.max)
+        out = self._too_many_bins(self._declared_bins()) or special_problems(
+            self.name, self.special, self.min, self.max
+        )
         return out or self._too_many_bins(self.bins)
 
     @property
@@ -100,8 +105,12 @@ class IntegerDomain(ColumnDomain):
         That is a column with a public range, no declared bins, and more possible values
         than :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` (fewer get one bin per value, exact and free).
         """
-        return (not self.declares_bins and self.min is not None and self.max is not None
-                and self.size > constraints.ADAPTIVE_MAX_BINS)
+        return (
+            not self.declares_bins
+            and self.min is not None
+            and self.max is not None
+            and self.size > constraints.ADAPTIVE_MAX_BINS
+        )
 
     @property
     def width(self) -> int:
@@ -139,14 +148,21 @@ class IntegerDomain(ColumnDomain):
 
     def describe(self) -> str:
         if self.min is None or self.max is None:
-            return f"whole numbers from {self.min if self.min is not None else '?'} to " \
-                   f"{self.max if self.max is not None else '?'} (bound missing)"
+            return (
+                f"whole numbers from {self.min if self.min is not None else '?'} to "
+                f"{self.max if self.max is not None else '?'} (bound missing)"
+            )
         special = f"; {', '.join(str(v) for v in self.special)} kept exact" if self.special else ""
         if self.adaptive:
-            return (f"whole numbers from {self.min:,} to {self.max:,}, in up to {constraints.ADAPTIVE_MAX_BINS} "
-                    f"bins fitted to the data with DP when released{special}")
-        w = "" if self.edges is not None else (" (one bin per value)" if self.width == 1
-                                               else f" in bins of {self.width}")
+            return (
+                f"whole numbers from {self.min:,} to {self.max:,}, in up to {constraints.ADAPTIVE_MAX_BINS} "
+                f"bins fitted to the data with DP when released{special}"
+            )
+        w = (
+            ""
+            if self.edges is not None
+            else (" (one bin per value)" if self.width == 1 else f" in bins of {self.width}")
+        )
         return f"whole numbers from {self.min:,} to {self.max:,}{w}, {self.bins} bins{special}"
 
     def to_json(self) -> dict:
@@ -199,10 +215,10 @@ class FloatDomain(ColumnDomain):
         if self.edges is not None:
             e = list(self.edges)
             if e != sorted(set(e)) or len(e) < 2 or e[0] != self.min or e[-1] != self.max:
-                return [f"column '{self.name}': edges must increase strictly from min ({self.min}) "
-                        f"to max ({self.max})"]
+                return [f"column '{self.name}': edges must increase strictly from min ({self.min}) to max ({self.max})"]
         out = self._too_many_bins(self._bin_count()) or special_problems(
-            self.name, self.special, self.min, self.max, shown=lambda v: f"{v:g}")
+            self.name, self.special, self.min, self.max, shown=lambda v: f"{v:g}"
+        )
         return out or self._too_many_bins(self._bin_count() + 2 * len(self.special))
 
     def _bin_count(self) -> float:
@@ -257,12 +273,16 @@ class FloatDomain(ColumnDomain):
 
     def describe(self) -> str:
         if self.min is None or self.max is None:
-            return f"real numbers from {self.min if self.min is not None else '?'} to " \
-                   f"{self.max if self.max is not None else '?'} (bound missing)"
+            return (
+                f"real numbers from {self.min if self.min is not None else '?'} to "
+                f"{self.max if self.max is not None else '?'} (bound missing)"
+            )
         special = f"; {', '.join(f'{v:g}' for v in self.special)} kept exact" if self.special else ""
         if self.adaptive:
-            return (f"real numbers from {self.min:g} to {self.max:g}, in up to {constraints.ADAPTIVE_MAX_BINS} "
-                    f"bins fitted to the data with DP when released{special}")
+            return (
+                f"real numbers from {self.min:g} to {self.max:g}, in up to {constraints.ADAPTIVE_MAX_BINS} "
+                f"bins fitted to the data with DP when released{special}"
+            )
         return f"real numbers from {self.min:g} to {self.max:g} in {self.bins} bins{special}"
 
     def to_json(self) -> dict:

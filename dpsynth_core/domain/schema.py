@@ -49,8 +49,8 @@ Column = Annotated[Union[tuple(COLUMN_MODELS.values())], Field(discriminator="ty
 
 class MissingValues(_Strict):
     markers: Annotated[list[Text], Field(max_length=c.MAX_MARKERS)] | None = Field(
-        None, description=f"a list of at most {c.MAX_MARKERS} cell texts (each at most {c.MAX_TEXT_CHARS:,} "
-                          "characters)")
+        None, description=f"a list of at most {c.MAX_MARKERS} cell texts (each at most {c.MAX_TEXT_CHARS:,} characters)"
+    )
     marker: Text | None = Field(None, description=f"text of at most {c.MAX_TEXT_CHARS:,} characters")
     source_marker: Text | None = Field(None, description=f"text of at most {c.MAX_TEXT_CHARS:,} characters")
     note: Note | None = Field(None, description=f"text of at most {c.MAX_NOTE_CHARS:,} characters")
@@ -58,17 +58,20 @@ class MissingValues(_Strict):
 
 class Person(_Strict):
     column: Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)] = Field(
-        description="the name of the declared column that identifies a person")
+        description="the name of the declared column that identifies a person"
+    )
     max_rows: Annotated[int, Field(ge=1, le=c.MAX_ROWS_PER_PERSON)] = Field(
-        description=f"a whole number from 1 to {c.MAX_ROWS_PER_PERSON:,}: the public bound on rows per person")
+        description=f"a whole number from 1 to {c.MAX_ROWS_PER_PERSON:,}: the public bound on rows per person"
+    )
     name: Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)] | None = Field(
-        None, description="what a person is called in plain words, such as 'patient'")
+        None, description="what a person is called in plain words, such as 'patient'"
+    )
 
 
 class Declaration(_Strict):
-    columns: Annotated[dict[Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)], Column],
-                       Field(max_length=c.MAX_COLUMNS)] = Field(
-        description=f"an object with one declaration per column (at most {c.MAX_COLUMNS:,} columns)")
+    columns: Annotated[
+        dict[Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)], Column], Field(max_length=c.MAX_COLUMNS)
+    ] = Field(description=f"an object with one declaration per column (at most {c.MAX_COLUMNS:,} columns)")
     missing_values: MissingValues | None = Field(None, description="an object with 'markers'")
     dataset: Text | None = Field(None, description=f"text of at most {c.MAX_TEXT_CHARS:,} characters")
     documentation: Note | None = Field(None, description=f"text of at most {c.MAX_NOTE_CHARS:,} characters")
@@ -83,6 +86,7 @@ _KINDS = ", ".join(COLUMN_MODELS)
 
 
 # --- messages ---------------------------------------------------------------------------------
+
 
 def _show(value) -> str:
     """A short rendering of a user's value (never a huge string, list or number)."""
@@ -109,7 +113,7 @@ def _short(name) -> str:
 
 def _rule(model, key: str) -> str:
     field = model.model_fields.get(key) if model is not None else None
-    return (field.description if field is not None and field.description else "of the documented form")
+    return field.description if field is not None and field.description else "of the documented form"
 
 
 def _locate(loc: list, column):
@@ -157,8 +161,7 @@ def _message(col, key, *, error, rest, model, items) -> str:
             return f"missing_values ({_show(value)}) must be an object with 'markers'"
         if col == "person":
             return f"person ({_show(value)}) must be an object with 'column' and 'max_rows'"
-        return f"{where}the declaration must be a JSON object such as {{\"type\": \"integer\", ...}}, " \
-               f"not {_show(value)}"
+        return f'{where}the declaration must be a JSON object such as {{"type": "integer", ...}}, not {_show(value)}'
     if kind_of == "extra_forbidden":
         names = [model.model_fields[k].alias or k for k in model.model_fields]
         known = ", ".join(sorted(names, key=lambda k: k != "type"))

@@ -83,8 +83,10 @@ class TableDomain:
         if not out:
             cells = sum(c.bins + 1 for c in self.kept.values() if c.binned)
             if cells > constraints.MAX_TABLE_CELLS:
-                out.append(f"the declared columns have {cells:,} bins in all, more than the "
-                           f"{constraints.MAX_TABLE_CELLS:,} a table may have; declare wider bins")
+                out.append(
+                    f"the declared columns have {cells:,} bins in all, more than the "
+                    f"{constraints.MAX_TABLE_CELLS:,} a table may have; declare wider bins"
+                )
         return out
 
     def validate(self) -> TableDomain:
@@ -104,15 +106,19 @@ class TableDomain:
         names = list(column_names)
         reserved = [str(c) for c in names if str(c).startswith(RESERVED_PREFIX)]
         if reserved:
-            raise DomainError(f"column '{reserved[0]}': names starting with {RESERVED_PREFIX} are kept for dpsynth's "
-                              "own working columns; rename it")
+            raise DomainError(
+                f"column '{reserved[0]}': names starting with {RESERVED_PREFIX} are kept for dpsynth's "
+                "own working columns; rename it"
+            )
         missing_in_data = [c for c in self.columns if c not in names]
         undeclared = [c for c in names if c not in self.columns]
         if missing_in_data:
             raise DomainError(f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}")
         if undeclared:
-            raise DomainError(f"the data has column(s) the domain does not declare: {', '.join(undeclared)} "
-                              "(declare them, or declare them as 'drop')")
+            raise DomainError(
+                f"the data has column(s) the domain does not declare: {', '.join(undeclared)} "
+                "(declare them, or declare them as 'drop')"
+            )
 
     # --- JSON ---------------------------------------------------------------------------
 
@@ -133,14 +139,22 @@ class TableDomain:
         person = spec.get("person")
         if person is not None:
             person = PersonUnit(person["column"], person["max_rows"], person.get("name") or "person")
-        return cls(columns=columns, missing_markers=tuple(markers), dataset=spec.get("dataset") or "",
-                   documentation=spec.get("documentation") or "", notes=dict(spec.get("notes") or {}),
-                   person=person)
+        return cls(
+            columns=columns,
+            missing_markers=tuple(markers),
+            dataset=spec.get("dataset") or "",
+            documentation=spec.get("documentation") or "",
+            notes=dict(spec.get("notes") or {}),
+            person=person,
+        )
 
     def to_json(self) -> dict:
-        out = {"dataset": self.dataset, "documentation": self.documentation,
-               "columns": {n: c.to_json() for n, c in self.columns.items()},
-               "missing_values": {"markers": list(self.missing_markers)}}
+        out = {
+            "dataset": self.dataset,
+            "documentation": self.documentation,
+            "columns": {n: c.to_json() for n, c in self.columns.items()},
+            "missing_values": {"markers": list(self.missing_markers)},
+        }
         if self.notes:
             out["notes"] = self.notes
         if self.person is not None:

@@ -13,8 +13,10 @@ import re
 from .public_lists import public_list
 
 _RULES = [
-    (r"(^|_)(id|uuid|ssn|email|e-mail|phone|address)$|^(name|first|last|full_?name|surname)$|case_?number",
-     {"type": "drop"}),
+    (
+        r"(^|_)(id|uuid|ssn|email|e-mail|phone|address)$|^(name|first|last|full_?name|surname)$|case_?number",
+        {"type": "drop"},
+    ),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
     (r"^(sex|gender)$", {"type": "categorical", "values": list(public_list("sex"))}),
     (r"(^|_)country$", {"type": "categorical", "values": list(public_list("countries"))}),
@@ -36,5 +38,8 @@ def template_for(name: str) -> dict:
 
 def declaration_from_names(names, dataset: str = "") -> dict:
     """A starting declaration for a table, built from its column names only."""
-    return {"dataset": dataset, "documentation": "started from column-name templates; review every column",
-            "columns": {name: template_for(name) for name in names}}
+    return {
+        "dataset": dataset,
+        "documentation": "started from column-name templates; review every column",
+        "columns": {name: template_for(name) for name in names},
+    }

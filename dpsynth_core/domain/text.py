@@ -50,12 +50,13 @@ class TextDomain(ColumnDomain):
 
     def problems(self) -> list[str]:
         if self.generator is None:
-            return [f"column '{self.name}': free text needs its possible values declared: choose any string of "
-                    "letters, any English word, any pair of English words, a code of N digits, or any value released "
-                    "as pseudonyms; or list the values as categories, or drop the column"]
+            return [
+                f"column '{self.name}': free text needs its possible values declared: choose any string of "
+                "letters, any English word, any pair of English words, a code of N digits, or any value released "
+                "as pseudonyms; or list the values as categories, or drop the column"
+            ]
         if self.generator not in TEXT_GENERATORS:
-            return [f"column '{self.name}': generator ({self.generator!r}) must be one of "
-                    f"{', '.join(TEXT_GENERATORS)}"]
+            return [f"column '{self.name}': generator ({self.generator!r}) must be one of {', '.join(TEXT_GENERATORS)}"]
         if self.generator == "letters":
             if not self.max_length or self.max_length < 1:
                 return [f"column '{self.name}': 'letters' needs max_length >= 1"]
@@ -68,21 +69,29 @@ class TextDomain(ColumnDomain):
         if self.prefixes:
             return self._prefix_problems()
         if self._count() > constraints.MAX_TEXT_DOMAIN_SIZE:
-            return [f"column '{self.name}': the domain has about 10^{len(str(self._count())) - 1} values, more than "
-                    f"10^{len(str(constraints.MAX_TEXT_DOMAIN_SIZE)) - 1}; declare a shorter length"]
+            return [
+                f"column '{self.name}': the domain has about 10^{len(str(self._count())) - 1} values, more than "
+                f"10^{len(str(constraints.MAX_TEXT_DOMAIN_SIZE)) - 1}; declare a shorter length"
+            ]
         return []
 
     def _prefix_problems(self) -> list[str]:
         longest = self.max_length if self.generator == "letters" else self.length
         if self.generator not in ("letters", "digits"):
-            return [f"column '{self.name}': prefix lengths need codes of letters or digits (a pseudonym or an "
-                    "English word has no meaningful prefix)"]
+            return [
+                f"column '{self.name}': prefix lengths need codes of letters or digits (a pseudonym or an "
+                "English word has no meaningful prefix)"
+            ]
         if len(set(self.prefixes)) != len(self.prefixes) or not all(1 <= p < longest for p in self.prefixes):
-            return [f"column '{self.name}': prefix lengths must be different whole numbers from 1 to {longest - 1} "
-                    f"(shorter than the codes' {longest} characters)"]
+            return [
+                f"column '{self.name}': prefix lengths must be different whole numbers from 1 to {longest - 1} "
+                f"(shorter than the codes' {longest} characters)"
+            ]
         if "*" in self.alphabet:
-            return [f"column '{self.name}': with prefix lengths the allowed characters cannot include '*' (it marks "
-                    "a shortened code)"]
+            return [
+                f"column '{self.name}': with prefix lengths the allowed characters cannot include '*' (it marks "
+                "a shortened code)"
+            ]
         return []
 
     @property
@@ -126,9 +135,12 @@ class TextDomain(ColumnDomain):
         }[self.generator]
         fallback = ""
         if self.prefixes:
-            fallback = ("; a code too rare to release comes out as its first "
-                        + " or ".join(map(str, self.levels)) + " characters and '*' (the column's budget split "
-                        f"equally between the full codes and the {len(self.levels)} prefix length(s))")
+            fallback = (
+                "; a code too rare to release comes out as its first "
+                + " or ".join(map(str, self.levels))
+                + " characters and '*' (the column's budget split "
+                f"equally between the full codes and the {len(self.levels)} prefix length(s))"
+            )
         return f"{what}: {size_in_words(self.size)} possible values{fallback}"
 
     def to_json(self) -> dict:
@@ -207,7 +219,7 @@ class TextDomain(ColumnDomain):
             return positions[0] * len(_sorted_words()) + positions[1]
         if self.generator == "digits":
             return int(label) if len(label) == self.length and label.isascii() and label.isdigit() else None
-        digits = label[len("value-"):]
+        digits = label[len("value-") :]
         if not label.startswith("value-") or not (digits.isascii() and digits.isdigit()):
             return None
         return int(digits)

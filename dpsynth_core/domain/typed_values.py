@@ -28,8 +28,13 @@ def parse_numbers(text: str, kind: str) -> tuple[list | None, list[str]]:
     out, bad = [], []
     for item in (t for t in re.split(r"[,\s;]+", text.strip()) if t):
         try:
-            out.append(int(item) if kind == "integer" else float(item) if kind == "float"
-                       else dt.date.fromisoformat(item).isoformat())
+            out.append(
+                int(item)
+                if kind == "integer"
+                else float(item)
+                if kind == "float"
+                else dt.date.fromisoformat(item).isoformat()
+            )
         except ValueError:
             bad.append(f"'{item}' is not {_EXPECTED[kind]}")
     return out or None, bad

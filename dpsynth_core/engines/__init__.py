@@ -26,12 +26,25 @@ from .base import PARQUET_SUFFIXES, CountingSource, Merge, Rebin, Vocabulary
 from .parts import is_file_set, names_parquet, parquet_parts  # noqa: F401  (re-exported)
 
 ENGINES = ("auto", "pandas", "duckdb", "spark")
-PANDAS_READS_CSV = ("the pandas engine reads one CSV file; use engine='duckdb' or 'spark' for Parquet "
-                    "(a file, a folder of parts or a glob)")
+PANDAS_READS_CSV = (
+    "the pandas engine reads one CSV file; use engine='duckdb' or 'spark' for Parquet "
+    "(a file, a folder of parts or a glob)"
+)
 
-__all__ = ["ENGINES", "PARQUET_SUFFIXES", "CountingSource", "Merge", "Rebin", "Vocabulary", "check_column_names",
-           "choose_engine",
-           "lines_read", "names_parquet", "open_source", "parquet_parts"]
+__all__ = [
+    "ENGINES",
+    "PARQUET_SUFFIXES",
+    "CountingSource",
+    "Merge",
+    "Rebin",
+    "Vocabulary",
+    "check_column_names",
+    "choose_engine",
+    "lines_read",
+    "names_parquet",
+    "open_source",
+    "parquet_parts",
+]
 
 
 def _is_spark_frame(data) -> bool:
@@ -66,14 +79,25 @@ def check_column_names(domain, engine: str) -> None:
     for name in as_table_domain(domain).columns:
         key = str(name).casefold()
         if key in seen:
-            raise ParameterError(f"columns '{seen[key]}' and '{name}' differ only in case, which the {engine} engine "
-                                 "cannot tell apart: rename one, or use the pandas engine")
+            raise ParameterError(
+                f"columns '{seen[key]}' and '{name}' differ only in case, which the {engine} engine "
+                "cannot tell apart: rename one, or use the pandas engine"
+            )
         seen[key] = name
 
 
-def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str | None = None,
-                threads: int | None = None, temp_directory: str | None = None, encoding: str | None = None,
-                delimiter: str | None = None, spark=None) -> CountingSource:
+def open_source(
+    data,
+    domain,
+    *,
+    engine: str | None = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_directory: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    spark=None,
+) -> CountingSource:
     """The table ``data`` over its declared ``domain``, counted by the chosen engine.
 
     ``memory_limit`` (DuckDB, e.g. ``"2GB"``), ``threads`` and ``temp_directory`` (where
@@ -92,8 +116,15 @@ def open_source(data, domain, *, engine: str | None = "auto", memory_limit: str 
     if chosen == "duckdb":
         from .duckdb_source import DuckDBSource
 
-        return DuckDBSource(data, domain, memory_limit=memory_limit, threads=threads,
-                            temp_directory=temp_directory, encoding=encoding, delimiter=delimiter)
+        return DuckDBSource(
+            data,
+            domain,
+            memory_limit=memory_limit,
+            threads=threads,
+            temp_directory=temp_directory,
+            encoding=encoding,
+            delimiter=delimiter,
+        )
     from .spark_source import SparkSource
 
     return SparkSource(data, domain, spark=spark, encoding=encoding, delimiter=delimiter)

@@ -118,8 +118,9 @@ def check_recodings(recodings: dict, domain: TableDomain) -> None:
         if name not in domain.kept:
             raise DomainError(f"cannot re-code column '{name}': it is not a kept column of the declaration")
         if not isinstance(recoding, (Vocabulary, Rebin, Merge)):
-            raise TypeError(f"re-coding of '{name}' must be a Vocabulary, Rebin or Merge, "
-                            f"got {type(recoding).__name__}")
+            raise TypeError(
+                f"re-coding of '{name}' must be a Vocabulary, Rebin or Merge, got {type(recoding).__name__}"
+            )
         if isinstance(recoding, Rebin) and (recoding.domain.name != name or not recoding.domain.binned):
             raise DomainError(f"Rebin of '{name}' needs a binned declaration of the same column")
         if isinstance(recoding, Vocabulary) and domain.kept[name].binned:
@@ -320,8 +321,10 @@ class EngineSource:
             try:
                 self.maps[name] = ColumnMap.build(col, *distinct[name], domain.missing_markers)
             except (TypeError, UnicodeDecodeError):  # a list, map or structure, or bytes that are not UTF-8
-                raise DataError(f"column '{name}' holds values that are not plain text, numbers or dates (lists, "
-                                "maps, structures, or binary data that is not UTF-8 text)") from None
+                raise DataError(
+                    f"column '{name}' holds values that are not plain text, numbers or dates (lists, "
+                    "maps, structures, or binary data that is not UTF-8 text)"
+                ) from None
         self._built = False
 
     @property
@@ -352,8 +355,10 @@ class EngineSource:
         blocks = plan_blocks(groups, cells)
         if blocks:
             self._build()
-        counted = {block: dense(list(block), codes, counts, cells)
-                   for block, (codes, counts) in zip(blocks, self._block_counts(blocks))}
+        counted = {
+            block: dense(list(block), codes, counts, cells)
+            for block, (codes, counts) in zip(blocks, self._block_counts(blocks))
+        }
         out = []
         for group in groups:
             if len(group) == 0:
@@ -376,7 +381,7 @@ class EngineSource:
             counts = self.maps[group[0]].one_way
             present = np.flatnonzero(counts)
             return present.astype(np.int64), counts[present]
-        (codes, counts), = self._block_counts([group])
+        ((codes, counts),) = self._block_counts([group])
         index = np.zeros(len(counts), dtype=np.int64)
         for column, name in zip(codes, group):
             index = index * cells[name] + column
@@ -393,8 +398,11 @@ class EngineSource:
         cells = self.cells
         for name in group:
             if name not in cells:
-                raise DomainError(f"column '{name}' is text: re-code it over a vocabulary before counting "
-                                  "it in a marginal" if name in self.maps else f"unknown column '{name}'")
+                raise DomainError(
+                    f"column '{name}' is text: re-code it over a vocabulary before counting it in a marginal"
+                    if name in self.maps
+                    else f"unknown column '{name}'"
+                )
 
     def recode(self, recodings: dict) -> EngineSource:
         """The same table with the given columns on new codes (one new pass when next counted)."""

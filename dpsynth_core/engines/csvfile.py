@@ -58,7 +58,7 @@ def _chunks(handle, first: bytes):
             carry = data
             continue
         yield data[: cut + 1]
-        carry = data[cut + 1:]
+        carry = data[cut + 1 :]
 
 
 def _add_lines(total: dict, lines: dict) -> None:
@@ -88,7 +88,7 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
             parts = [head + handle.read()]
             header = b""
         else:
-            header, rest = head[: end + 1], head[end + 1:]
+            header, rest = head[: end + 1], head[end + 1 :]
             parts = _chunks(handle, rest)
         for part in parts:
             try:
@@ -105,8 +105,9 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
         raise DataError(f"{name} has a header but no data rows")
 
 
-def csv_to_parquet(path, *, encoding: str | None = None, delimiter: str | None = None,
-                   temp_directory: str | None = None) -> CsvFile:
+def csv_to_parquet(
+    path, *, encoding: str | None = None, delimiter: str | None = None, temp_directory: str | None = None
+) -> CsvFile:
     """Read a local CSV by ``read_table``'s rule, chunk by chunk, into a temporary Parquet file."""
     frames = csv_frames(path, encoding=encoding, delimiter=delimiter)
     first = next(frames)  # the file's own errors before any temporary file exists
@@ -119,7 +120,8 @@ def csv_to_parquet(path, *, encoding: str | None = None, delimiter: str | None =
             columns, used = info["columns"], (info["encoding"], info["delimiter"])
             _add_lines(lines, info["lines"])
             table = pa.Table.from_pandas(frame, preserve_index=False).cast(
-                pa.schema([pa.field(c, pa.string()) for c in frame.columns]))
+                pa.schema([pa.field(c, pa.string()) for c in frame.columns])
+            )
             if writer is None:
                 writer = pq.ParquetWriter(target, table.schema)
             writer.write_table(table)

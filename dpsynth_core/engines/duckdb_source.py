@@ -59,8 +59,9 @@ def _arrow_frame(frame: pd.DataFrame) -> pa.Table:
             columns[str(name)] = pa.array(frame[name], from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             column = frame[name].astype(object)
-            columns[str(name)] = pa.array(column.where(column.isna(), column.astype(str)), from_pandas=True,
-                                          type=pa.string())
+            columns[str(name)] = pa.array(
+                column.where(column.isna(), column.astype(str)), from_pandas=True, type=pa.string()
+            )
     return pa.table(columns)
 
 
@@ -71,8 +72,17 @@ class DuckDBSource(EngineSource):
 
     engine = "duckdb"
 
-    def __init__(self, data, domain: TableDomain, *, memory_limit: str | None = None, threads: int | None = None,
-                 temp_directory: str | None = None, encoding: str | None = None, delimiter: str | None = None):
+    def __init__(
+        self,
+        data,
+        domain: TableDomain,
+        *,
+        memory_limit: str | None = None,
+        threads: int | None = None,
+        temp_directory: str | None = None,
+        encoding: str | None = None,
+        delimiter: str | None = None,
+    ):
         files = checked_files(data)  # a folder or glob: listed and checked first
         self._workdir = tempfile.mkdtemp(prefix="dpsynth-duckdb-", dir=temp_directory)
         config = {"temp_directory": self._workdir, "preserve_insertion_order": False}
@@ -123,11 +133,16 @@ class DuckDBSource(EngineSource):
 
     def _as_data_error(self, exc) -> Exception:
         if isinstance(exc, duckdb.OutOfMemoryException):
-            return DataError("DuckDB ran out of memory within its memory limit: raise --memory-limit (what does not "
-                             "fit spills to disk, but each step needs some memory)")
+            return DataError(
+                "DuckDB ran out of memory within its memory limit: raise --memory-limit (what does not "
+                "fit spills to disk, but each step needs some memory)"
+            )
         # DuckDB's message may quote a cell (a value it could not convert): shown only on request
-        detail = str(exc).strip().splitlines()[0] if os.environ.get("DPSYNTH_DEBUG") else \
-            f"{type(exc).__name__}; DPSYNTH_DEBUG=1 shows DuckDB's message"
+        detail = (
+            str(exc).strip().splitlines()[0]
+            if os.environ.get("DPSYNTH_DEBUG")
+            else f"{type(exc).__name__}; DPSYNTH_DEBUG=1 shows DuckDB's message"
+        )
         return DataError(f"the table could not be read ({detail})")
 
     def _run(self, fetch):
@@ -145,12 +160,14 @@ class DuckDBSource(EngineSource):
         # columns: 3.5 GB and 150 s for a 0.6 MB file; in parts of 32 columns, well under 1 GB).
         distinct, n_rows = {}, None
         for start in range(0, len(names), DISTINCT_COLUMNS):
-            part = names[start:start + DISTINCT_COLUMNS]
+            part = names[start : start + DISTINCT_COLUMNS]
             cols = ", ".join(quote(n) for n in part)
             sets = ", ".join(f"({quote(n)})" for n in part)
             grouping = ", ".join(f"GROUPING({quote(n)}) AS __dpsynth_g{i}" for i, n in enumerate(part))
-            sql = (f"SELECT {grouping}, {cols}, {self._weight} AS __dpsynth_n FROM {self._table} "
-                   f"GROUP BY GROUPING SETS ({sets})")
+            sql = (
+                f"SELECT {grouping}, {cols}, {self._weight} AS __dpsynth_n FROM {self._table} "
+                f"GROUP BY GROUPING SETS ({sets})"
+            )
             table = self._run(lambda sql=sql: self.con.sql(sql).to_arrow_table())
             counts = table.column("__dpsynth_n").to_numpy()
             for i, name in enumerate(part):
@@ -167,9 +184,12 @@ class DuckDBSource(EngineSource):
         if not AGGREGATE_BELOW or not names:
             return False
         cols = ", ".join(quote(n) for n in names)
-        rows, distinct = self._run(lambda: self.con.execute(
-            f"SELECT count(*), approx_count_distinct(hash({cols})) FROM (SELECT {cols} FROM {relation} "
-            f"LIMIT {SAMPLE_ROWS})").fetchall()[0])
+        rows, distinct = self._run(
+            lambda: self.con.execute(
+                f"SELECT count(*), approx_count_distinct(hash({cols})) FROM (SELECT {cols} FROM {relation} "
+                f"LIMIT {SAMPLE_ROWS})"
+            ).fetchall()[0]
+        )
         return rows > 0 and distinct * AGGREGATE_BELOW <= rows
 
     def _prepare(self, names: list) -> None:
@@ -178,8 +198,11 @@ class DuckDBSource(EngineSource):
         if not self._few_distinct("src", names):
             return
         cols = ", ".join(quote(n) for n in names)
-        self._run(lambda: self.con.execute(f"CREATE TABLE records AS SELECT {cols}, count(*)::BIGINT AS __dpsynth_w "
-                                           f"FROM src GROUP BY ALL").fetchall())
+        self._run(
+            lambda: self.con.execute(
+                f"CREATE TABLE records AS SELECT {cols}, count(*)::BIGINT AS __dpsynth_w FROM src GROUP BY ALL"
+            ).fetchall()
+        )
         self._table, self._weight = "records", "sum(__dpsynth_w)::BIGINT"
 
     def _materialize(self, maps: dict) -> None:
@@ -191,6 +214,7 @@ class DuckDBSource(EngineSource):
             alias = f"m{i}"
             joins.append(f"LEFT JOIN map_{number}_{i} {alias} ON src.{quote(name)} IS NOT DISTINCT FROM {alias}.raw")
             selects.append(f"{alias}.code AS {quote(name)}")
+
         def coded(weight: str, relation: str) -> str:  # (no str.format: column names may hold braces)
             return f"SELECT {', '.join(selects)}{weight} FROM {relation} src " + " ".join(joins)
 
@@ -199,9 +223,13 @@ class DuckDBSource(EngineSource):
         # rows (one query: the join feeds the aggregate). Exact either way.
         sample = f"({coded('', f'(SELECT * FROM {self._table} LIMIT {SAMPLE_ROWS})')})"
         if maps and (self._table != "src" or self._few_distinct(sample, list(maps))):
-            self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS "
-                                               + coded(f", {self._weight} AS __dpsynth_w", self._table)
-                                               + " GROUP BY ALL").fetchall())
+            self._run(
+                lambda: self.con.execute(
+                    f"CREATE TABLE {table} AS "
+                    + coded(f", {self._weight} AS __dpsynth_w", self._table)
+                    + " GROUP BY ALL"
+                ).fetchall()
+            )
             self._codes, self._count = table, "sum(__dpsynth_w)::BIGINT"
         else:
             self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS " + coded("", self._table)).fetchall())
@@ -211,8 +239,9 @@ class DuckDBSource(EngineSource):
         raw = pa.array(list(column.raw))
         codes = pa.array(column.current, type=_code_type(column.cells))
         self.con.register(f"{name}_arrow", pa.table({"raw": raw, "code": codes}))
-        self.con.execute(f"CREATE TABLE {name} AS SELECT CAST(raw AS {source_type}) AS raw, code "
-                         f"FROM {name}_arrow").fetchall()
+        self.con.execute(
+            f"CREATE TABLE {name} AS SELECT CAST(raw AS {source_type}) AS raw, code FROM {name}_arrow"
+        ).fetchall()
         self.con.unregister(f"{name}_arrow")
 
     def _block_counts(self, blocks: list) -> list:
@@ -224,8 +253,12 @@ class DuckDBSource(EngineSource):
             cols = ", ".join(quote(c) for c in block)
             query = f"SELECT {cols}, {self._count} AS __dpsynth_n FROM {self._codes} GROUP BY {cols}"
             result = self._run(lambda query=query: self.con.sql(query).fetchnumpy())
-            out.append(([np.asarray(result[c], dtype=np.int64) for c in block],
-                        np.asarray(result["__dpsynth_n"], dtype=np.int64)))
+            out.append(
+                (
+                    [np.asarray(result[c], dtype=np.int64) for c in block],
+                    np.asarray(result["__dpsynth_n"], dtype=np.int64),
+                )
+            )
         return out
 
     def close(self) -> None:

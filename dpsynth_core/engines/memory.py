@@ -57,8 +57,11 @@ class MemorySource:
     def _check(self, group) -> None:
         for name in group:
             if name not in self.table.cells:
-                raise DomainError(f"column '{name}' is text: re-code it over a vocabulary before counting "
-                                  "it in a marginal" if name in self.encoded.columns else f"unknown column '{name}'")
+                raise DomainError(
+                    f"column '{name}' is text: re-code it over a vocabulary before counting it in a marginal"
+                    if name in self.encoded.columns
+                    else f"unknown column '{name}'"
+                )
 
     def value_counts(self, name: str) -> pd.Series:
         column = self.encoded.columns[name]

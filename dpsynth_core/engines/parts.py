@@ -56,8 +56,9 @@ def is_file_set(path) -> bool:
 
 def names_parquet(path) -> bool:
     """True for a path read as Parquet: a name ending in a Parquet suffix, a folder or a glob."""
-    return isinstance(path, (str, Path)) and (str(path).lower().rstrip("/").endswith(PARQUET_SUFFIXES)
-                                              or is_file_set(path))
+    return isinstance(path, (str, Path)) and (
+        str(path).lower().rstrip("/").endswith(PARQUET_SUFFIXES) or is_file_set(path)
+    )
 
 
 def _listed(names: list[str]) -> str:
@@ -76,13 +77,17 @@ def _folder_parts(folder: Path) -> list[Path]:
         raise DataError(f"cannot list the folder {folder}: {exc.strerror or exc}") from None
     subfolders = [p.name for p in entries if p.is_dir()]
     if subfolders:
-        raise DataError(f"the folder {folder} holds folders ({_listed(subfolders)}): only a flat folder of .parquet "
-                        f"files is read; pass a glob such as '{folder}/*/*.parquet' to read the files under them")
+        raise DataError(
+            f"the folder {folder} holds folders ({_listed(subfolders)}): only a flat folder of .parquet "
+            f"files is read; pass a glob such as '{folder}/*/*.parquet' to read the files under them"
+        )
     files = [p for p in entries if not (_hidden(p) and not p.name.lower().endswith(PARQUET_SUFFIXES))]
     others = [p.name for p in files if not p.name.endswith(".parquet")]
     if others:
-        raise DataError(f"the folder {folder} holds files that are not .parquet files ({_listed(others)}): "
-                        "move them out, or pass a glob that names the Parquet files")
+        raise DataError(
+            f"the folder {folder} holds files that are not .parquet files ({_listed(others)}): "
+            "move them out, or pass a glob that names the Parquet files"
+        )
     if not files:
         raise DataError(f"the folder {folder} holds no .parquet files")
     return files
@@ -90,18 +95,22 @@ def _folder_parts(folder: Path) -> list[Path]:
 
 def _glob_parts(pattern: str) -> list[Path]:
     if "**" in pattern:
-        raise DataError(f"the glob {pattern!r} has '**': name each folder level instead "
-                        "(for example 'data/*/*.parquet')")
+        raise DataError(
+            f"the glob {pattern!r} has '**': name each folder level instead (for example 'data/*/*.parquet')"
+        )
     if not pattern.lower().endswith(PARQUET_SUFFIXES):
-        raise DataError(f"the glob {pattern!r} must end in .parquet, .pq or .parq (only Parquet files are read "
-                        "as a set)")
+        raise DataError(
+            f"the glob {pattern!r} must end in .parquet, .pq or .parq (only Parquet files are read as a set)"
+        )
     matches = sorted(Path(p) for p in glob.glob(pattern, include_hidden=True))
     if not matches:
         raise DataError(f"no file matches {pattern!r}")
     folders = [str(p) for p in matches if p.is_dir()]
     if folders:
-        raise DataError(f"the glob {pattern!r} matches folders ({_listed(folders)}): a glob names files; add "
-                        "'/*.parquet' to name the files in them")
+        raise DataError(
+            f"the glob {pattern!r} matches folders ({_listed(folders)}): a glob names files; add "
+            "'/*.parquet' to name the files in them"
+        )
     return matches
 
 
@@ -115,8 +124,10 @@ def parquet_parts(path) -> list[Path]:
     files = _folder_parts(Path(text)) if Path(text).is_dir() else _glob_parts(text)
     hidden = [str(p) for p in files if _hidden(p)]
     if hidden:
-        raise DataError(f"{_listed(hidden)}: a Parquet file whose name starts with '_' or '.' is skipped by Spark "
-                        "and read by DuckDB; rename it or move it out")
+        raise DataError(
+            f"{_listed(hidden)}: a Parquet file whose name starts with '_' or '.' is skipped by Spark "
+            "and read by DuckDB; rename it or move it out"
+        )
     _check_one_schema(files)
     return files
 
@@ -143,20 +154,26 @@ def _check_one_schema(files: list[Path]) -> None:
         try:
             schema = pq.read_schema(path)
         except (pa.ArrowException, OSError) as exc:
-            raise DataError(f"{path} is not a readable Parquet file (empty, truncated, damaged or another "
-                            f"format: {type(exc).__name__})") from None
+            raise DataError(
+                f"{path} is not a readable Parquet file (empty, truncated, damaged or another "
+                f"format: {type(exc).__name__})"
+            ) from None
         fields = [(f.name, str(f.type)) for f in schema]
         nested = [f.name for f in schema if pa.types.is_nested(f.type)]
         if nested:
-            raise DataError(f"column '{nested[0]}' of {path.name} holds lists, maps or structures: only plain "
-                            "columns (text, numbers, dates) can be read")
+            raise DataError(
+                f"column '{nested[0]}' of {path.name} holds lists, maps or structures: only plain "
+                "columns (text, numbers, dates) can be read"
+            )
         if first is None:
             first = (path, fields)
             continue
         if fields != first[1]:
-            raise DataError(f"the Parquet files do not share one schema: {path.name} has "
-                            f"{_schema_difference(fields, first[1])} where {first[0].name} has "
-                            f"{_schema_difference(first[1], fields)}")
+            raise DataError(
+                f"the Parquet files do not share one schema: {path.name} has "
+                f"{_schema_difference(fields, first[1])} where {first[0].name} has "
+                f"{_schema_difference(first[1], fields)}"
+            )
 
 
 def _schema_difference(mine: list, theirs: list) -> str:

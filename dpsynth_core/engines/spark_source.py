@@ -48,12 +48,18 @@ def local_session(app: str = "dpsynth", cores: str = "*"):
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-    return (SparkSession.builder.master(f"local[{cores}]").appName(app)
-            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-            .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.sql.shuffle.partitions", "8").config("spark.pyspark.python", sys.executable)
-            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-            .getOrCreate())
+    return (
+        SparkSession.builder.master(f"local[{cores}]")
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
 
 
 class SparkSource(EngineSource):
@@ -61,8 +67,9 @@ class SparkSource(EngineSource):
 
     engine = "spark"
 
-    def __init__(self, data, domain: TableDomain, *, spark=None, encoding: str | None = None,
-                 delimiter: str | None = None):
+    def __init__(
+        self, data, domain: TableDomain, *, spark=None, encoding: str | None = None, delimiter: str | None = None
+    ):
         from pyspark.sql import DataFrame, SparkSession
 
         files = checked_files(data)  # checked before a session starts
@@ -93,9 +100,18 @@ class SparkSource(EngineSource):
             return self.spark.read.parquet(str(self._csv.path))
         from pyspark.sql import functions as F
 
-        options = {"header": "true", "quote": '"', "escape": '"', "mode": "PERMISSIVE", "nullValue": _NULL_TEXT,
-                   "emptyValue": "", "ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false",
-                   "encoding": encoding or "UTF-8", "sep": delimiter or ","}
+        options = {
+            "header": "true",
+            "quote": '"',
+            "escape": '"',
+            "mode": "PERMISSIVE",
+            "nullValue": _NULL_TEXT,
+            "emptyValue": "",
+            "ignoreLeadingWhiteSpace": "false",
+            "ignoreTrailingWhiteSpace": "false",
+            "encoding": encoding or "UTF-8",
+            "sep": delimiter or ",",
+        }
         frame = self.spark.read.options(**options).csv(path)
         # A short row's absent cells: "" as Spark's PERMISSIVE reader leaves them null.
         return frame.select([F.coalesce(_column(c), F.lit("")).alias(c) for c in frame.columns])
@@ -144,7 +160,8 @@ class SparkSource(EngineSource):
         columns = [_column(n) for n in names]
         sample = self._collect(self.src.select(columns).limit(SAMPLE_ROWS), names)
         if not sample.num_rows or sample.group_by(sample.column_names).aggregate([]).num_rows * AGGREGATE_BELOW > (
-                sample.num_rows):
+            sample.num_rows
+        ):
             return
         self.src = self.src.groupBy(columns).agg(F.count(F.lit(1)).alias(_WEIGHT)).persist()
         self._folded = True
@@ -161,8 +178,9 @@ class SparkSource(EngineSource):
         from pyspark.sql import functions as F
 
         if self._here is None:
-            return self._collect(self._slotted(names).mapInArrow(count, schema).groupBy(keys)
-                                 .agg(F.sum("n").alias("n")), names)
+            return self._collect(
+                self._slotted(names).mapInArrow(count, schema).groupBy(keys).agg(F.sum("n").alias("n")), names
+            )
         slots = [f"c{i}" for i in range(len(names))] + [_WEIGHT]
         rows = self._here.select(names + [_WEIGHT]).rename_columns(slots)
         partial = pa.Table.from_batches(list(count(iter(rows.to_batches()))), schema=_arrow_schema(schema))
@@ -178,9 +196,11 @@ class SparkSource(EngineSource):
         # the partitions. (GROUPING SETS would expand every row once per column: measured
         # 199 s against DuckDB's 8 s for 10 million rows of 15 columns.)
         kinds = [self.src.schema[n].dataType for n in names]
-        schema = StructType([StructField("col", IntegerType())]
-                            + [StructField(f"v{i}", kind) for i, kind in enumerate(kinds)]
-                            + [StructField("n", LongType())])
+        schema = StructType(
+            [StructField("col", IntegerType())]
+            + [StructField(f"v{i}", kind) for i, kind in enumerate(kinds)]
+            + [StructField("n", LongType())]
+        )
         types = [_arrow_type(kind) for kind in kinds]
         width, folded = len(names), self._folded
 
@@ -201,8 +221,10 @@ class SparkSource(EngineSource):
                 summed = pa.concat_tables(parts).group_by("v").aggregate([("n", "sum")])
                 size = summed.num_rows
                 columns = [pa.array(np.full(size, i, dtype=np.int32))]
-                columns += [summed.column("v").combine_chunks().cast(types[j]) if j == i else pa.nulls(size, types[j])
-                            for j in range(width)]
+                columns += [
+                    summed.column("v").combine_chunks().cast(types[j]) if j == i else pa.nulls(size, types[j])
+                    for j in range(width)
+                ]
                 columns.append(summed.column("n_sum").combine_chunks())
                 yield pa.RecordBatch.from_arrays(columns, schema=_arrow_schema(schema))
 
@@ -224,8 +246,14 @@ class SparkSource(EngineSource):
         # between the JVM and Python than it saved). Here the maps go to the executors, once.
         self._order = list(self.maps)
         self._lookups = self.spark.sparkContext.broadcast(
-            {n: (pa.array(list(maps[n].raw), type=_arrow_type(self.src.schema[n].dataType)),
-                 pa.array(maps[n].current, type=pa.int64())) for n in maps})
+            {
+                n: (
+                    pa.array(list(maps[n].raw), type=_arrow_type(self.src.schema[n].dataType)),
+                    pa.array(maps[n].current, type=pa.int64()),
+                )
+                for n in maps
+            }
+        )
 
     def _block_counts(self, blocks: list) -> list:
         from pyspark.sql.types import IntegerType, LongType, StructField, StructType
@@ -240,8 +268,9 @@ class SparkSource(EngineSource):
         slot = {n: i for i, n in enumerate(used)}
         plan = [([slot[n] for n in block], [cells[n] for n in block]) for block in blocks]
         lookups, order, folded = self._lookups, used, self._folded
-        schema = StructType([StructField("block", IntegerType()), StructField("cell", LongType()),
-                             StructField("n", LongType())])
+        schema = StructType(
+            [StructField("block", IntegerType()), StructField("cell", LongType()), StructField("n", LongType())]
+        )
 
         def count(batches):
             import pyarrow.compute as pc
@@ -267,8 +296,13 @@ class SparkSource(EngineSource):
                 present = np.flatnonzero(total)
                 if present.size:
                     yield pa.RecordBatch.from_arrays(
-                        [pa.array(np.full(present.size, j, dtype=np.int32)), pa.array(present),
-                         pa.array(total[present])], names=["block", "cell", "n"])
+                        [
+                            pa.array(np.full(present.size, j, dtype=np.int32)),
+                            pa.array(present),
+                            pa.array(total[present]),
+                        ],
+                        names=["block", "cell", "n"],
+                    )
 
         table = self._partials(used, count, schema, ["block", "cell"])
         block_ids = table.column("block").to_numpy()
@@ -310,8 +344,14 @@ def _utc_wall_time(frame, spark):
     if not zoned:
         return frame
     zone = spark.conf.get("spark.sql.session.timeZone")
-    return frame.select([F.to_utc_timestamp(_column(f.name), zone).cast("timestamp_ntz").alias(f.name)
-                         if f.name in zoned else _column(f.name) for f in frame.schema.fields])
+    return frame.select(
+        [
+            F.to_utc_timestamp(_column(f.name), zone).cast("timestamp_ntz").alias(f.name)
+            if f.name in zoned
+            else _column(f.name)
+            for f in frame.schema.fields
+        ]
+    )
 
 
 def _column(name: str):

@@ -18,14 +18,31 @@ FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=17, color="#1b1b1b
 
 
 def _style(fig: go.Figure, title: str, x: str, y: str, height: int = 440) -> go.Figure:
-    fig.update_layout(title=dict(text=title, font=dict(size=22)), font=FONT, height=height,
-                      margin=dict(l=70, r=30, t=70, b=70), plot_bgcolor="white",
-                      legend=dict(font=dict(size=16), orientation="h", y=-0.2))
+    fig.update_layout(
+        title=dict(text=title, font=dict(size=22)),
+        font=FONT,
+        height=height,
+        margin=dict(l=70, r=30, t=70, b=70),
+        plot_bgcolor="white",
+        legend=dict(font=dict(size=16), orientation="h", y=-0.2),
+    )
     ticks = dict(size=15, color="#1b1b1b")
-    fig.update_xaxes(title_text=x, showgrid=False, linecolor="#888", automargin=True, tickfont=ticks,
-                     title_font=dict(size=17, color="#1b1b1b"))
-    fig.update_yaxes(title_text=y, gridcolor="#e6e6e6", linecolor="#888", automargin=True, tickfont=ticks,
-                     title_font=dict(size=17, color="#1b1b1b"))
+    fig.update_xaxes(
+        title_text=x,
+        showgrid=False,
+        linecolor="#888",
+        automargin=True,
+        tickfont=ticks,
+        title_font=dict(size=17, color="#1b1b1b"),
+    )
+    fig.update_yaxes(
+        title_text=y,
+        gridcolor="#e6e6e6",
+        linecolor="#888",
+        automargin=True,
+        tickfont=ticks,
+        title_font=dict(size=17, color="#1b1b1b"),
+    )
     return fig
 
 
@@ -33,11 +50,19 @@ def budget_split_chart(split: dict[str, float]) -> go.Figure:
     """Horizontal bars: how much epsilon each measured part gets (values printed past each bar)."""
     labels = list(split)[::-1]
     values = [split[k] for k in labels]
-    fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", marker_color=REAL,
-                           text=[f"{v:.3g}" for v in values], textposition="outside", cliponaxis=False))
+    fig = go.Figure(
+        go.Bar(
+            x=values,
+            y=labels,
+            orientation="h",
+            marker_color=REAL,
+            text=[f"{v:.3g}" for v in values],
+            textposition="outside",
+            cliponaxis=False,
+        )
+    )
     fig.update_xaxes(range=[0, max(values, default=1) * 1.22])  # room for the longest bar's value
-    return _style(fig, "How the privacy budget is split", "epsilon spent", "",
-                  height=max(320, 34 * len(labels) + 140))
+    return _style(fig, "How the privacy budget is split", "epsilon spent", "", height=max(320, 34 * len(labels) + 140))
 
 
 #: Bars of columns whose values changed shape (a frequent value lost, the mean moved), whatever their bins say.
@@ -46,8 +71,10 @@ CHANGED = "#c62828"
 
 def _marks(names, values, colour, flagged, digits: int):
     """Bar colours and texts: a column in ``flagged`` is red and says its values changed."""
-    return ([CHANGED if n in flagged else colour for n in names],
-            [f"{v:.{digits}f}" + (" ⚠" if n in flagged else "") for n, v in zip(names, values)])
+    return (
+        [CHANGED if n in flagged else colour for n in names],
+        [f"{v:.{digits}f}" + (" ⚠" if n in flagged else "") for n, v in zip(names, values)],
+    )
 
 
 def fidelity_chart(fidelity: dict[str, float], flagged=()) -> go.Figure:
@@ -67,50 +94,102 @@ def one_way_chart(distances: dict[str, float], flagged=()) -> go.Figure:
     colours, texts = _marks(names, values, SYNTHETIC, set(flagged), 3)
     fig = go.Figure(go.Bar(x=names, y=values, marker_color=colours, text=texts, textposition="outside"))
     fig.update_yaxes(range=[0, max(0.05, max(values, default=0) * 1.25)])
-    return _style(fig, "How far each column's distribution moved (0 = identical)", "column",
-                  "total variation distance")
+    return _style(fig, "How far each column's distribution moved (0 = identical)", "column", "total variation distance")
 
 
 def two_way_heatmap(matrix: pd.DataFrame) -> go.Figure:
     """Heatmap of 2-way total variation distances for every pair of columns."""
     values = matrix.to_numpy(dtype=float)
-    fig = go.Figure(go.Heatmap(z=values, x=list(matrix.columns), y=list(matrix.index), colorscale="Oranges",
-                               zmin=0, zmax=max(0.1, float(np.nanmax(values))),
-                               colorbar=dict(title="distance"), text=np.round(values, 2),
-                               texttemplate="%{text}" if len(matrix) <= 16 else None,
-                               hovertemplate="%{y} x %{x}: %{z:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=list(matrix.columns),
+            y=list(matrix.index),
+            colorscale="Oranges",
+            zmin=0,
+            zmax=max(0.1, float(np.nanmax(values))),
+            colorbar=dict(title="distance"),
+            text=np.round(values, 2),
+            texttemplate="%{text}" if len(matrix) <= 16 else None,
+            hovertemplate="%{y} x %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed")
-    return _style(fig, "How far each pair of columns moved (0 = identical; darker = further)", "column", "column",
-                  height=max(480, 36 * len(matrix) + 200))
+    return _style(
+        fig,
+        "How far each pair of columns moved (0 = identical; darker = further)",
+        "column",
+        "column",
+        height=max(480, 36 * len(matrix) + 200),
+    )
 
 
 def distinguishing_chart(accuracy: float, low: float, high: float, note: str = "") -> go.Figure:
     """The classifier's held-out accuracy with its interval, on bands that say how to read it."""
-    fig = go.Figure(go.Bar(x=[accuracy * 100], y=["classifier"], orientation="h", marker_color=SYNTHETIC,
-                           width=0.5, error_x=dict(type="data", symmetric=False, array=[(high - accuracy) * 100],
-                                                   arrayminus=[(accuracy - low) * 100], thickness=3, width=10),
-                           hoverinfo="skip"))
-    bands = ((50, 60, "#e8f5e9", "hard to<br>tell apart"), (60, 75, "#fff8e1", "some<br>differences"),
-             (75, 100, "#fdecea", "easy to<br>tell apart"))
+    fig = go.Figure(
+        go.Bar(
+            x=[accuracy * 100],
+            y=["classifier"],
+            orientation="h",
+            marker_color=SYNTHETIC,
+            width=0.5,
+            error_x=dict(
+                type="data",
+                symmetric=False,
+                array=[(high - accuracy) * 100],
+                arrayminus=[(accuracy - low) * 100],
+                thickness=3,
+                width=10,
+            ),
+            hoverinfo="skip",
+        )
+    )
+    bands = (
+        (50, 60, "#e8f5e9", "hard to<br>tell apart"),
+        (60, 75, "#fff8e1", "some<br>differences"),
+        (75, 100, "#fdecea", "easy to<br>tell apart"),
+    )
     for start, end, colour, words in bands:
         fig.add_vrect(x0=start, x1=end, fillcolor=colour, line_width=0, layer="below")
-        fig.add_annotation(x=(start + end) / 2, y=1.0, yref="paper", yanchor="bottom", text=words, showarrow=False,
-                           font=dict(size=14, color="#333"))
+        fig.add_annotation(
+            x=(start + end) / 2,
+            y=1.0,
+            yref="paper",
+            yanchor="bottom",
+            text=words,
+            showarrow=False,
+            font=dict(size=14, color="#333"),
+        )
     fig.add_vline(x=50, line_dash="dash", line_color="#2e7d32", line_width=3)
-    fig.add_annotation(x=min(high * 100 + 1.5, 97), y=0, text=f"<b>{accuracy:.0%}</b>", showarrow=False,
-                       xanchor="left", font=dict(size=22, color="#1b1b1b"))
+    fig.add_annotation(
+        x=min(high * 100 + 1.5, 97),
+        y=0,
+        text=f"<b>{accuracy:.0%}</b>",
+        showarrow=False,
+        xanchor="left",
+        font=dict(size=22, color="#1b1b1b"),
+    )
     fig.update_xaxes(range=[0, 100], ticksuffix="%")
     fig.update_yaxes(showticklabels=False)
-    fig = _style(fig, "Can a classifier tell real records from synthetic ones?",
-                 "held-out accuracy (50% = a coin flip)", "", height=360)
+    fig = _style(
+        fig,
+        "Can a classifier tell real records from synthetic ones?",
+        "held-out accuracy (50% = a coin flip)",
+        "",
+        height=360,
+    )
     if note:  # what was trained on what, stated on the chart itself
-        fig.update_layout(title=dict(subtitle=dict(text=note, font=dict(size=14, color="#555")), y=0.97,
-                                     yanchor="top"), margin=dict(t=150), height=400)
+        fig.update_layout(
+            title=dict(subtitle=dict(text=note, font=dict(size=14, color="#555")), y=0.97, yanchor="top"),
+            margin=dict(t=150),
+            height=400,
+        )
     return fig
 
 
-def distribution_chart(labels: list, real: np.ndarray, synthetic: np.ndarray, column: str,
-                       max_bars: int = 40) -> go.Figure:
+def distribution_chart(
+    labels: list, real: np.ndarray, synthetic: np.ndarray, column: str, max_bars: int = 40
+) -> go.Figure:
     """Side-by-side shares of real and synthetic values for one column."""
     real_share = real / max(real.sum(), 1)
     syn_share = synthetic / max(synthetic.sum(), 1)
@@ -118,8 +197,12 @@ def distribution_chart(labels: list, real: np.ndarray, synthetic: np.ndarray, co
     if len(labels) > max_bars:  # too many to read: the largest cells of either table
         order = np.sort(np.argsort(-(real_share + syn_share))[:max_bars])
     names = [str(labels[i]) for i in order]
-    fig = go.Figure([go.Bar(x=names, y=real_share[order], name="real", marker_color=REAL),
-                     go.Bar(x=names, y=syn_share[order], name="synthetic", marker_color=SYNTHETIC)])
+    fig = go.Figure(
+        [
+            go.Bar(x=names, y=real_share[order], name="real", marker_color=REAL),
+            go.Bar(x=names, y=syn_share[order], name="synthetic", marker_color=SYNTHETIC),
+        ]
+    )
     fig.update_layout(barmode="group")
     fig.update_yaxes(tickformat=".1~%")  # "0.5%, 1%, 1.5%": no repeated "1%, 1%" on small shares
     return _style(fig, f"Real and synthetic values of '{column}'", column, "share of rows")
@@ -130,11 +213,22 @@ def tau_curve(rhos=(0.5, 0.9, 0.99), epsilon: float = 1.0) -> go.Figure:
     sizes = np.logspace(1, 15, 60)
     fig = go.Figure()
     for rho in rhos:
-        fig.add_trace(go.Scatter(x=sizes, y=[cathist_tau(int(n), rho, epsilon) for n in sizes], mode="lines",
-                                 name=f"rho = {rho}", line=dict(width=4)))
+        fig.add_trace(
+            go.Scatter(
+                x=sizes,
+                y=[cathist_tau(int(n), rho, epsilon) for n in sizes],
+                mode="lines",
+                name=f"rho = {rho}",
+                line=dict(width=4),
+            )
+        )
     fig.update_xaxes(type="log", exponentformat="power")
-    return _style(fig, f"Threshold tau grows slowly with the domain size (epsilon = {epsilon:g})",
-                  "domain size n (number of possible values)", "threshold tau (count)")
+    return _style(
+        fig,
+        f"Threshold tau grows slowly with the domain size (epsilon = {epsilon:g})",
+        "domain size n (number of possible values)",
+        "threshold tau (count)",
+    )
 
 
 def value_cdf_chart(comparison) -> go.Figure:
@@ -144,26 +238,44 @@ def value_cdf_chart(comparison) -> go.Figure:
     ``comparison``: a :class:`dpsynth_core.evaluation.metrics.ValueComparison`.
     """
     x = comparison.shown(comparison.points)
-    fig = go.Figure([go.Scatter(x=x, y=comparison.real_cdf, name="real", mode="lines", line_shape="hv",
-                                line=dict(color=REAL, width=4)),
-                     go.Scatter(x=x, y=comparison.synthetic_cdf, name="synthetic", mode="lines", line_shape="hv",
-                                line=dict(color=SYNTHETIC, width=3, dash="dash"))])
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=x, y=comparison.real_cdf, name="real", mode="lines", line_shape="hv", line=dict(color=REAL, width=4)
+            ),
+            go.Scatter(
+                x=x,
+                y=comparison.synthetic_cdf,
+                name="synthetic",
+                mode="lines",
+                line_shape="hv",
+                line=dict(color=SYNTHETIC, width=3, dash="dash"),
+            ),
+        ]
+    )
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
-    return _style(fig, f"Share of rows at or below each value of '{comparison.column}'", comparison.column,
-                  "share of rows (missing left out)")
+    return _style(
+        fig,
+        f"Share of rows at or below each value of '{comparison.column}'",
+        comparison.column,
+        "share of rows (missing left out)",
+    )
 
 
 def top_values_chart(comparison) -> go.Figure:
     """Side-by-side shares of the most frequent exact values of a numeric or date column."""
     top = comparison.top
     names = [str(v) for v in comparison.shown(top["value"])]
-    fig = go.Figure([go.Bar(x=names, y=top["real"], name="real", marker_color=REAL),
-                     go.Bar(x=names, y=top["synthetic"], name="synthetic", marker_color=SYNTHETIC)])
+    fig = go.Figure(
+        [
+            go.Bar(x=names, y=top["real"], name="real", marker_color=REAL),
+            go.Bar(x=names, y=top["synthetic"], name="synthetic", marker_color=SYNTHETIC),
+        ]
+    )
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
     fig.update_yaxes(tickformat=".1~%")
-    return _style(fig, f"The most frequent exact values of '{comparison.column}'", comparison.column,
-                  "share of rows")
+    return _style(fig, f"The most frequent exact values of '{comparison.column}'", comparison.column, "share of rows")
 
 
 def risk_chart(report: dict) -> go.Figure:
@@ -173,13 +285,28 @@ def risk_chart(report: dict) -> go.Figure:
     rows += [(f"inference: {r['detail']}", r) for r in report["inference"]]
     names = [name for name, _ in rows][::-1]
     values = [r["risk"] * 100 for _, r in rows][::-1]
-    fig = go.Figure(go.Bar(
-        x=values, y=names, orientation="h", marker_color=[SYNTHETIC if r["meaningful"] else "#b0b0b0"
-                                                          for _, r in rows][::-1],
-        error_x=dict(type="data", symmetric=False, array=[(r["high"] - r["risk"]) * 100 for _, r in rows][::-1],
-                     arrayminus=[(r["risk"] - r["low"]) * 100 for _, r in rows][::-1], thickness=2, width=6),
-        hovertemplate="%{y}: %{x:.1f}%<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=values,
+            y=names,
+            orientation="h",
+            marker_color=[SYNTHETIC if r["meaningful"] else "#b0b0b0" for _, r in rows][::-1],
+            error_x=dict(
+                type="data",
+                symmetric=False,
+                array=[(r["high"] - r["risk"]) * 100 for _, r in rows][::-1],
+                arrayminus=[(r["risk"] - r["low"]) * 100 for _, r in rows][::-1],
+                thickness=2,
+                width=6,
+            ),
+            hovertemplate="%{y}: %{x:.1f}%<extra></extra>",
+        )
+    )
     fig.update_xaxes(range=[0, 100], ticksuffix="%")
-    return _style(fig, "How much better attacks do on the people in the data than on others",
-                  "risk: excess success over held-out records (0 = none), with 95% intervals", "",
-                  height=max(320, 40 * len(rows) + 160))
+    return _style(
+        fig,
+        "How much better attacks do on the people in the data than on others",
+        "risk: excess success over held-out records (0 = none), with 95% intervals",
+        "",
+        height=max(320, 40 * len(rows) + 160),
+    )

@@ -25,27 +25,47 @@ from ..errors import DPSynthError, ParameterError
 
 def add_commands(sub) -> None:
     """Register ``compare`` and ``report`` on the CLI's subparsers (each sets ``run``)."""
-    compare = sub.add_parser("compare", help="exact comparison of a synthetic table with the real one "
-                                             "(for the publisher only: not differentially private)")
+    compare = sub.add_parser(
+        "compare",
+        help="exact comparison of a synthetic table with the real one "
+        "(for the publisher only: not differentially private)",
+    )
     _tables(compare)
     compare.add_argument("--json", required=True, metavar="OUT", help="where to write the figures (JSON)")
     compare.set_defaults(run=run_compare)
-    report = sub.add_parser("report", help="a stakeholder report whose figures are differentially private "
-                                           "(its epsilon is recorded in the workspace's ledger)")
+    report = sub.add_parser(
+        "report",
+        help="a stakeholder report whose figures are differentially private "
+        "(its epsilon is recorded in the workspace's ledger)",
+    )
     _tables(report)
     report.add_argument("--epsilon", required=True, help="the report's own budget (for example 0.1)")
-    report.add_argument("--workspace", required=True, metavar="FOLDER",
-                        help="the workspace that recorded the release (its ledger records the report)")
+    report.add_argument(
+        "--workspace",
+        required=True,
+        metavar="FOLDER",
+        help="the workspace that recorded the release (its ledger records the report)",
+    )
     report.add_argument("--out", required=True, help="where to write the report (HTML page)")
     report.add_argument("--pdf", help="also print it to this PDF (needs Chromium)")
     report.add_argument("--json", metavar="OUT", help="also write the DP figures (JSON)")
-    report.add_argument("--card", help="the release card (JSON), to find a release whose file the workspace "
-                                       "did not keep")
-    report.add_argument("--pair", action="append", default=None, metavar="A,B",
-                        help="a pair of columns to compare together (repeatable; default: the pairs the method "
-                             "joined, from the card)")
-    report.add_argument("--chart", action="append", default=None, metavar="COLUMN",
-                        help="a column whose values are charted (repeatable; default: the first four)")
+    report.add_argument(
+        "--card", help="the release card (JSON), to find a release whose file the workspace did not keep"
+    )
+    report.add_argument(
+        "--pair",
+        action="append",
+        default=None,
+        metavar="A,B",
+        help="a pair of columns to compare together (repeatable; default: the pairs the method joined, from the card)",
+    )
+    report.add_argument(
+        "--chart",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="a column whose values are charted (repeatable; default: the first four)",
+    )
     report.add_argument("--seed", default=None, help="seed for repeatable noise (tests only; never publish it)")
     report.set_defaults(run=run_report)
 
@@ -68,7 +88,7 @@ def _outputs(args, flags) -> list[tuple[str, Path]]:
             raise ParameterError(f"cannot write {path} ({flag}): its folder does not exist or is not writable")
         if path.is_dir():
             raise ParameterError(f"cannot write {path} ({flag}): it is a folder")
-        if path.resolve() in inputs or any(path.resolve() == p.resolve() for _, p in targets[i + 1:]):
+        if path.resolve() in inputs or any(path.resolve() == p.resolve() for _, p in targets[i + 1 :]):
             raise ParameterError(f"{flag} ({path}) names an input or another output: it would be replaced")
     return targets
 
@@ -111,9 +131,11 @@ def exact_figures(real, synthetic, domain) -> dict:
     pairs = metrics.paired_codes(real, synthetic, domain)
     matrix = metrics.two_way_distances(pairs)
     names = list(pairs)
-    return {"one_way": metrics.one_way_distances(pairs),
-            "two_way": {pair_key(a, b): float(matrix.loc[a, b]) for i, a in enumerate(names) for b in names[i + 1:]},
-            "values": metrics.value_summaries(real, synthetic, domain)}
+    return {
+        "one_way": metrics.one_way_distances(pairs),
+        "two_way": {pair_key(a, b): float(matrix.loc[a, b]) for i, a in enumerate(names) for b in names[i + 1 :]},
+        "values": metrics.value_summaries(real, synthetic, domain),
+    }
 
 
 def run_compare(args) -> None:
@@ -122,9 +144,11 @@ def run_compare(args) -> None:
     figures = exact_figures(real, synthetic, domain)
     _write([(targets[0][1], (json.dumps(figures, indent=2) + "\n").encode("utf-8"))])
     worst = max(figures["one_way"].items(), key=lambda kv: kv[1], default=None)
-    print(f"wrote the exact comparison of {len(figures['one_way'])} columns to {args.json}"
-          + (f" (furthest column: {worst[0]}, distance {worst[1]:.3f})" if worst else "")
-          + "; it reads the real data without noise: keep it to yourself")
+    print(
+        f"wrote the exact comparison of {len(figures['one_way'])} columns to {args.json}"
+        + (f" (furthest column: {worst[0]}, distance {worst[1]:.3f})" if worst else "")
+        + "; it reads the real data without noise: keep it to yourself"
+    )
 
 
 def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: str | None):
@@ -134,20 +158,26 @@ def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: s
     for stored in workspace.releases(fingerprint):
         if (card is not None and stored.card == card) or stored.csv_bytes() == content:
             return stored
-    raise DPSynthError(f"{synthetic_path} is not a release of this real table recorded in the workspace: make it "
-                       "with 'synth --workspace', or pass its --card")
+    raise DPSynthError(
+        f"{synthetic_path} is not a release of this real table recorded in the workspace: make it "
+        "with 'synth --workspace', or pass its --card"
+    )
 
 
 def report_figures_json(figures) -> dict:
     """The DP figures ``report --json`` writes: estimates with their 95% intervals."""
+
     def estimate(e):
         return {"estimate": e.value, "low": e.low, "high": e.high}
 
     pairs = {label: label.split(" × ") for label in figures.two_way}
-    out = {"epsilon": figures.epsilon, "rows": {"estimate": figures.rows, "margin": figures.rows_margin},
-           "one_way": {k: estimate(v) for k, v in figures.one_way.items()},
-           "two_way": {pair_key(*pairs[k]): estimate(v) for k, v in figures.two_way.items()},
-           "shares": figures.shares}
+    out = {
+        "epsilon": figures.epsilon,
+        "rows": {"estimate": figures.rows, "margin": figures.rows_margin},
+        "one_way": {k: estimate(v) for k, v in figures.one_way.items()},
+        "two_way": {pair_key(*pairs[k]): estimate(v) for k, v in figures.two_way.items()},
+        "shares": figures.shares,
+    }
     if getattr(figures, "values", None):
         out["values"] = figures.values
     return out
@@ -169,25 +199,46 @@ def run_report(args) -> None:
     fingerprint = workspace.dataset_key(workspace.records_key(real))
     stored = _find_release(workspace, fingerprint, args.synthetic, args.card)
     columns = list(domain.kept)
-    pairs = ([tuple(c.strip() for c in p.split(",")) for p in args.pair] if args.pair
-             else report.default_pairs(stored.card, columns))
-    charts = args.chart if args.chart else columns[:report_render.DEFAULT_CHARTS]
+    pairs = (
+        [tuple(c.strip() for c in p.split(",")) for p in args.pair]
+        if args.pair
+        else report.default_pairs(stored.card, columns)
+    )
+    charts = args.chart if args.chart else columns[: report_render.DEFAULT_CHARTS]
     made = {}
 
     def render(figures) -> str:
         made["figures"] = figures
-        made["page"] = report_render.render_html(stored.card, figures,
-                                                 total=report_render.total_sentence(stored.card, epsilon))
+        made["page"] = report_render.render_html(
+            stored.card, figures, total=report_render.total_sentence(stored.card, epsilon)
+        )
         return made["page"]
 
     # Priced from public settings, checked against the lifetime budget and recorded before the data is read.
-    budgeted.report(workspace, fingerprint, stored.id, real, synthetic, domain, epsilon=epsilon, name="",
-                    render=render, pairs=pairs, chart_columns=charts, source="cli", random_state=seed)
+    budgeted.report(
+        workspace,
+        fingerprint,
+        stored.id,
+        real,
+        synthetic,
+        domain,
+        epsilon=epsilon,
+        name="",
+        render=render,
+        pairs=pairs,
+        chart_columns=charts,
+        source="cli",
+        random_state=seed,
+    )
     figures, page = made["figures"], made["page"]
-    files = {"--out": page.encode("utf-8"),
-             "--json": (json.dumps(report_figures_json(figures), indent=2) + "\n").encode("utf-8")}
+    files = {
+        "--out": page.encode("utf-8"),
+        "--json": (json.dumps(report_figures_json(figures), indent=2) + "\n").encode("utf-8"),
+    }
     if args.pdf:
         files["--pdf"] = report_render.html_to_pdf(page)
     _write([(path, files[flag]) for flag, path in targets])
-    print(f"wrote the report to {args.out} (its figures spent epsilon {epsilon:g}, recorded in the ledger of "
-          f"{args.workspace})")
+    print(
+        f"wrote the report to {args.out} (its figures spent epsilon {epsilon:g}, recorded in the ledger of "
+        f"{args.workspace})"
+    )

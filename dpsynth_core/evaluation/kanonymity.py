@@ -24,6 +24,7 @@ def age_band(width: int):
         numbers = pd.to_numeric(values, errors="coerce")
         low = (numbers // width * width).astype("Int64")
         return low.astype(str) + "-" + (low + width - 1).astype(str)
+
     return generalise
 
 
@@ -77,9 +78,14 @@ def k_anonymize(frame: pd.DataFrame, hierarchies: dict, k: int, max_suppressed: 
 def equivalence_classes(table: pd.DataFrame, quasi: list, sensitive: str) -> pd.DataFrame:
     """Per class of identical quasi-identifiers: its size, distinct sensitive values (l), the top value and share."""
     grouped = table.groupby(quasi, dropna=False)[sensitive]
-    out = pd.DataFrame({"size": grouped.size(), "distinct values (l)": grouped.nunique(),
-                        "most common value": grouped.agg(lambda s: s.value_counts().index[0]),
-                        "share of most common": grouped.agg(lambda s: s.value_counts(normalize=True).iloc[0])})
+    out = pd.DataFrame(
+        {
+            "size": grouped.size(),
+            "distinct values (l)": grouped.nunique(),
+            "most common value": grouped.agg(lambda s: s.value_counts().index[0]),
+            "share of most common": grouped.agg(lambda s: s.value_counts(normalize=True).iloc[0]),
+        }
+    )
     return out.reset_index().sort_values(["distinct values (l)", "size"], ascending=[True, False])
 
 
@@ -93,5 +99,15 @@ def l_diversity(classes: pd.DataFrame) -> int:
     return int(min(classes["distinct values (l)"], default=0))
 
 
-__all__ = ["ADULT_HIERARCHIES", "KAnonymity", "k_anonymize", "equivalence_classes", "homogeneity_attack",
-           "l_diversity", "age_band", "keep", "suppress", "us_or_not"]
+__all__ = [
+    "ADULT_HIERARCHIES",
+    "KAnonymity",
+    "k_anonymize",
+    "equivalence_classes",
+    "homogeneity_attack",
+    "l_diversity",
+    "age_band",
+    "keep",
+    "suppress",
+    "us_or_not",
+]

@@ -47,7 +47,7 @@ def paired_codes(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict[st
             both = np.where(pd.isna(both), "\x00missing", both).astype(str)
             codes, uniques = pd.factorize(both)
             labels = ["(missing)" if u == "\x00missing" else u for u in uniques]
-            out[name] = PairedColumn(codes[: len(a.labels)], codes[len(a.labels):], len(uniques), labels)
+            out[name] = PairedColumn(codes[: len(a.labels)], codes[len(a.labels) :], len(uniques), labels)
     return out
 
 
@@ -63,8 +63,10 @@ def total_variation(p: np.ndarray, q: np.ndarray) -> float:
 
 def one_way_distances(pairs: dict[str, PairedColumn]) -> dict[str, float]:
     """TVD of every column's distribution, real vs synthetic (0 = identical, 1 = disjoint)."""
-    return {n: total_variation(_distribution(c.real, c.cells), _distribution(c.synthetic, c.cells))
-            for n, c in pairs.items()}
+    return {
+        n: total_variation(_distribution(c.real, c.cells), _distribution(c.synthetic, c.cells))
+        for n, c in pairs.items()
+    }
 
 
 def two_way_distances(pairs: dict[str, PairedColumn]) -> pd.DataFrame:
@@ -78,8 +80,10 @@ def two_way_distances(pairs: dict[str, PairedColumn]) -> pd.DataFrame:
                 value = total_variation(_distribution(pa.real, pa.cells), _distribution(pa.synthetic, pa.cells))
             else:
                 cells = pa.cells * pb.cells
-                value = total_variation(_distribution(pa.real * pb.cells + pb.real, cells),
-                                        _distribution(pa.synthetic * pb.cells + pb.synthetic, cells))
+                value = total_variation(
+                    _distribution(pa.real * pb.cells + pb.real, cells),
+                    _distribution(pa.synthetic * pb.cells + pb.synthetic, cells),
+                )
             matrix.loc[a, b] = matrix.loc[b, a] = value
     return matrix
 
@@ -90,8 +94,9 @@ def fidelity_by_column(pairs: dict[str, PairedColumn]) -> dict[str, float]:
     for name, c in pairs.items():
         true = np.bincount(c.real, minlength=c.cells)
         released = np.bincount(c.synthetic, minlength=c.cells)
-        out[name] = fidelity({i: int(v) for i, v in enumerate(true) if v},
-                             {i: int(v) for i, v in enumerate(released) if v})
+        out[name] = fidelity(
+            {i: int(v) for i, v in enumerate(true) if v}, {i: int(v) for i, v in enumerate(released) if v}
+        )
     return out
 
 
@@ -110,8 +115,9 @@ class GameResult:
     classifier: str
 
 
-def distinguishing_game(pairs: dict[str, PairedColumn], *, max_records: int = 5000, random_state=None,
-                        classifier: str = "gradient boosting") -> GameResult:
+def distinguishing_game(
+    pairs: dict[str, PairedColumn], *, max_records: int = 5000, random_state=None, classifier: str = "gradient boosting"
+) -> GameResult:
     """Train a classifier on an equal mix of real and synthetic records; score it on held-out ones.
 
     Accuracy near 50% means the records are hard to tell apart. The interval is a 95%
@@ -129,12 +135,17 @@ def distinguishing_game(pairs: dict[str, PairedColumn], *, max_records: int = 50
         return GameResult(float("nan"), float("nan"), float("nan"), 0, classifier)
     real_rows = rng.choice(n_real, size=size, replace=False)
     syn_rows = rng.choice(n_syn, size=size, replace=False)
-    features = np.vstack([np.column_stack([pairs[n].real[real_rows] for n in names]),
-                          np.column_stack([pairs[n].synthetic[syn_rows] for n in names])])
+    features = np.vstack(
+        [
+            np.column_stack([pairs[n].real[real_rows] for n in names]),
+            np.column_stack([pairs[n].synthetic[syn_rows] for n in names]),
+        ]
+    )
     target = np.concatenate([np.zeros(size, int), np.ones(size, int)])
     seed = int(rng.integers(2**31))
-    x_train, x_test, y_train, y_test = train_test_split(features, target, test_size=0.3, stratify=target,
-                                                        random_state=seed)
+    x_train, x_test, y_train, y_test = train_test_split(
+        features, target, test_size=0.3, stratify=target, random_state=seed
+    )
     if classifier == "random forest":
         model = RandomForestClassifier(n_estimators=100, n_jobs=2, random_state=seed)
     elif classifier == "decision tree":
@@ -158,14 +169,23 @@ def wilson_interval(share: float, n: int, z: float = 1.96) -> tuple[float, float
 
 # --- machine-learning utility and query errors (issue: the papers' evaluations) -------------
 
+
 def _features(pairs: dict[str, PairedColumn], target: str, which: str) -> tuple[np.ndarray, np.ndarray]:
     names = [n for n in pairs if n != target]
     x = np.column_stack([getattr(pairs[n], which) / max(pairs[n].cells - 1, 1) * 2 - 1 for n in names])
     return x, getattr(pairs[target], which)
 
 
-def ml_utility(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, domain, target: str, *,
-               model: str = "random forest", random_state=None) -> dict:
+def ml_utility(
+    train: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    test: pd.DataFrame,
+    domain,
+    target: str,
+    *,
+    model: str = "random forest",
+    random_state=None,
+) -> dict:
     """Train on real vs on synthetic, test on held-out real records (and the reverse).
 
     Returns accuracies for: train-real/test-real, train-synthetic/test-real (book scenario 2),
@@ -180,8 +200,12 @@ def ml_utility(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame,
     domain = as_table_domain(domain)
     if len(synthetic) == 0:  # e.g. a privacy test that released nothing
         nan = float("nan")
-        return {"train real, test real": nan, "train synthetic, test real": nan,
-                "train real, test synthetic": nan, "agreement": nan}
+        return {
+            "train real, test real": nan,
+            "train synthetic, test real": nan,
+            "train real, test synthetic": nan,
+            "agreement": nan,
+        }
     train_pairs = paired_codes(train, synthetic, domain)
     test_pairs = paired_codes(test, test, domain)
     x_real, y_real = _features(train_pairs, target, "real")
@@ -202,10 +226,12 @@ def ml_utility(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame,
         on_syn = make().fit(x_syn, y_syn)
     real_pred = on_real.predict(x_test)
     syn_pred = on_syn.predict(x_test) if on_syn is not None else np.full(len(y_test), y_syn[0])
-    return {"train real, test real": float((real_pred == y_test).mean()),
-            "train synthetic, test real": float((syn_pred == y_test).mean()),
-            "train real, test synthetic": float((on_real.predict(x_syn) == y_syn).mean()),
-            "agreement": float((real_pred == syn_pred).mean())}
+    return {
+        "train real, test real": float((real_pred == y_test).mean()),
+        "train synthetic, test real": float((syn_pred == y_test).mean()),
+        "train real, test synthetic": float((on_real.predict(x_syn) == y_syn).mean()),
+        "agreement": float((real_pred == syn_pred).mean()),
+    }
 
 
 def regression_mse(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, domain, target: str) -> dict:
@@ -214,8 +240,10 @@ def regression_mse(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFr
 
     domain = as_table_domain(domain)
     if len(synthetic) == 0:
-        return {k: float("nan") for k in ("train real, test real", "train synthetic, test real",
-                                          "train real, test synthetic")}
+        return {
+            k: float("nan")
+            for k in ("train real, test real", "train synthetic, test real", "train real, test synthetic")
+        }
     pairs = paired_codes(train, synthetic, domain)
     test_pairs = paired_codes(test, test, domain)
     scale = max(pairs[target].cells - 1, 1)
@@ -225,9 +253,11 @@ def regression_mse(train: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFr
     y_real, y_syn, y_test = (y / scale * 2 - 1 for y in (y_real, y_syn, y_test))
     real = LinearRegression().fit(x_real, y_real)
     syn = LinearRegression().fit(x_syn, y_syn)
-    return {"train real, test real": float(np.mean((real.predict(x_test) - y_test) ** 2)),
-            "train synthetic, test real": float(np.mean((syn.predict(x_test) - y_test) ** 2)),
-            "train real, test synthetic": float(np.mean((real.predict(x_syn) - y_syn) ** 2))}
+    return {
+        "train real, test real": float(np.mean((real.predict(x_test) - y_test) ** 2)),
+        "train synthetic, test real": float(np.mean((syn.predict(x_test) - y_test) ** 2)),
+        "train real, test synthetic": float(np.mean((real.predict(x_syn) - y_syn) ** 2)),
+    }
 
 
 def kmeans_agreement(real: pd.DataFrame, synthetic: pd.DataFrame, domain, target: str, *, random_state=None) -> dict:
@@ -259,8 +289,9 @@ def _conjunction_counts(pairs: dict[str, PairedColumn], which: str, order: int) 
     return np.concatenate(pieces).astype(float)
 
 
-def query_errors(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: float, random_state=None,
-                 orders=(1, 2, 3)) -> dict:
+def query_errors(
+    real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: float, random_state=None, orders=(1, 2, 3)
+) -> dict:
     """Absolute count errors of all 1-way counts and 2- and 3-way positive conjunctions (copula paper, Table 2).
 
     For each order: the mean and the max error over the best 95%, 99% and 100% of queries,
@@ -278,8 +309,11 @@ def query_errors(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon
         fake = _conjunction_counts(pairs, "synthetic", order) * (n_real / n_syn)
         scale = math.comb(m, order) / epsilon
         baseline = np.abs(real_laplace(make_noise_source(rng), np.zeros(truth.size), scale, label="baseline"))
-        out[f"{order}-way"] = {"queries": int(truth.size), "synthetic": _best(np.abs(fake - truth)),
-                               "independent Laplace": _best(baseline)}
+        out[f"{order}-way"] = {
+            "queries": int(truth.size),
+            "synthetic": _best(np.abs(fake - truth)),
+            "independent Laplace": _best(baseline),
+        }
     return out
 
 

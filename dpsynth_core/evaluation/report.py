@@ -138,7 +138,7 @@ def default_pairs(card: dict, columns, limit: int = DEFAULT_PAIRS) -> list[tuple
     for group in groups:
         group = [c for c in group if c in columns]
         for i, a in enumerate(group):
-            for b in group[i + 1:]:
+            for b in group[i + 1 :]:
                 pair = tuple(sorted((a, b), key=columns.index))
                 if pair[0] != pair[1] and pair not in pairs:
                     pairs.append(pair)
@@ -192,8 +192,9 @@ def value_columns(domain) -> list[str]:
     return [name for name, col in as_table_domain(domain).kept.items() if col.kind in ("integer", "float", "date")]
 
 
-def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pairs=(),
-                     chart_columns=()) -> ExactStatistics:
+def exact_statistics(
+    real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pairs=(), chart_columns=()
+) -> ExactStatistics:
     """The exact statistics behind a report (the only step that reads the real data)."""
     domain = as_table_domain(domain)
     names = list(domain.kept)
@@ -217,10 +218,15 @@ def exact_statistics(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, pai
             cells = np.asarray(sorted(used[:MAX_CHART_CELLS], key=lambda i: column.labels[i]), dtype=np.int64)
         elif column.cells > MAX_CHART_CELLS:  # chosen from the public synthetic table only
             cells = np.sort(np.argsort(-synthetic_counts, kind="stable")[:MAX_CHART_CELLS])
-        shares[name] = ([str(column.labels[i]) for i in cells], (synthetic_counts[cells] / len(synthetic)).tolist(),
-                        np.bincount(column.real, minlength=column.cells)[cells])
-    values = {name: report_statistics(real[name], synthetic[name], domain.kept[name], markers=domain.missing_markers)
-              for name in value_columns(domain)}
+        shares[name] = (
+            [str(column.labels[i]) for i in cells],
+            (synthetic_counts[cells] / len(synthetic)).tolist(),
+            np.bincount(column.real, minlength=column.cells)[cells],
+        )
+    values = {
+        name: report_statistics(real[name], synthetic[name], domain.kept[name], markers=domain.missing_markers)
+        for name in value_columns(domain)
+    }
     return ExactStatistics(len(real), len(synthetic), distances, shares, values)
 
 
@@ -267,8 +273,10 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
         counts = np.asarray(counts, dtype=np.int64)
         drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: shares of {name}")
         shares[name] = ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin)
-    values = {name: value_noise(found, scale=scale, rows=rows, rows_margin=rows_margin, noise=noise, runs=runs,
-                                name=name) for name, found in exact.values.items()}
+    values = {
+        name: value_noise(found, scale=scale, rows=rows, rows_margin=rows_margin, noise=noise, runs=runs, name=name)
+        for name, found in exact.values.items()
+    }
     return NoisyDraws(each, rows, rows_margin, distances, shares, values)
 
 
@@ -281,22 +289,38 @@ def report_events(epsilon: float, distances, charts, values=(), relation: str = 
     def event(mechanism: str, label: str) -> PrivacyEvent:
         return PrivacyEvent(mechanism, each, 0.0, relation, f"report: {label}")
 
-    return ([event("discrete Laplace count", "row count")]
-            + [event("Laplace on a distance (sensitivity 1)", f"distance of {d}") for d in distances]
-            + [event("discrete Laplace histogram", f"shares of {c}") for c in charts]
-            + [e for v in values for e in (
+    return (
+        [event("discrete Laplace count", "row count")]
+        + [event("Laplace on a distance (sensitivity 1)", f"distance of {d}") for d in distances]
+        + [event("discrete Laplace histogram", f"shares of {c}") for c in charts]
+        + [
+            e
+            for v in values
+            for e in (
                 event("Laplace on a distance (sensitivity 1)", f"largest gap between the value curves of {v}"),
                 event("discrete Laplace histogram", f"shares of exact values of {v}"),
                 event("Laplace on a clipped sum (sensitivity: the declared range)", f"mean of {v}"),
-                event("discrete Laplace histogram", f"values around the synthetic quartiles of {v}"))])
+                event("discrete Laplace histogram", f"values around the synthetic quartiles of {v}"),
+            )
+        ]
+    )
 
 
 def report_charge(epsilon: float, domain, *, pairs=(), chart_columns=()) -> Spend:
     """What a report on a release over ``domain`` costs, from public choices only (before the data is
     read): the spend the ledger records for it (:func:`measure` spends exactly these events)."""
     domain = as_table_domain(domain)
-    return Spend(tuple(report_events(epsilon, list(domain.kept) + [pair_name(a, b) for a, b in pairs],
-                                     chart_columns, value_columns(domain), unit_relation(domain.person, ADD_REMOVE))))
+    return Spend(
+        tuple(
+            report_events(
+                epsilon,
+                list(domain.kept) + [pair_name(a, b) for a, b in pairs],
+                chart_columns,
+                value_columns(domain),
+                unit_relation(domain.person, ADD_REMOVE),
+            )
+        )
+    )
 
 
 def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit=None) -> ReportFigures:
@@ -308,10 +332,12 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
     """
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
         raise ReportError(f"report epsilon ({epsilon!r}) must be a number > 0")
-    drawn = draw_noise(exact, epsilon=epsilon, noise=make_noise_source(random_state),
-                       sensitivity=1 if unit is None else unit.max_rows)
-    accountant = Accountant(report_events(epsilon, exact.distances, exact.shares, exact.values,
-                                          unit_relation(unit, ADD_REMOVE)))
+    drawn = draw_noise(
+        exact, epsilon=epsilon, noise=make_noise_source(random_state), sensitivity=1 if unit is None else unit.max_rows
+    )
+    accountant = Accountant(
+        report_events(epsilon, exact.distances, exact.shares, exact.values, unit_relation(unit, ADD_REMOVE))
+    )
     one_way, two_way = {}, {}
     for label, (value, low, high) in drawn.distances.items():
         target = one_way if exact.distances[label][0] == "one_way" else two_way
@@ -319,29 +345,67 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
     shares = {}
     for name, (cell_labels, synthetic_shares, _) in exact.shares.items():
         value, low, high = drawn.shares[name]
-        shares[name] = {"labels": cell_labels, "synthetic": synthetic_shares, "real": value[0].tolist(),
-                        "low": low[0].tolist(), "high": high[0].tolist()}
+        shares[name] = {
+            "labels": cell_labels,
+            "synthetic": synthetic_shares,
+            "real": value[0].tolist(),
+            "low": low[0].tolist(),
+            "high": high[0].tolist(),
+        }
     values = {}
     for name, found in exact.values.items():
         (gap, gap_low, gap_high), (real, low, high), mean, below = drawn.values[name]
-        values[name] = {"gap": {"value": float(gap[0]), "low": float(gap_low[0]), "high": float(gap_high[0])},
-                        "values": found["values"], "synthetic": found["synthetic"], "real": real[0].tolist(),
-                        "low": low[0].tolist(), "high": high[0].tolist(),
-                        "quartiles": [{"at": q, "point": p, "synthetic": sb, "real": float(v), "low": float(lo),
-                                       "high": float(hi)} for q, p, sb, v, lo, hi in zip(
-                                           found["quartile_at"], found["quartiles"], found["synthetic_below"], below[0][0],
-                                           below[1][0], below[2][0])]}
+        values[name] = {
+            "gap": {"value": float(gap[0]), "low": float(gap_low[0]), "high": float(gap_high[0])},
+            "values": found["values"],
+            "synthetic": found["synthetic"],
+            "real": real[0].tolist(),
+            "low": low[0].tolist(),
+            "high": high[0].tolist(),
+            "quartiles": [
+                {"at": q, "point": p, "synthetic": sb, "real": float(v), "low": float(lo), "high": float(hi)}
+                for q, p, sb, v, lo, hi in zip(
+                    found["quartile_at"],
+                    found["quartiles"],
+                    found["synthetic_below"],
+                    below[0][0],
+                    below[1][0],
+                    below[2][0],
+                )
+            ],
+        }
         if found["synthetic_mean"] is not None and found["kind"] != "date":  # a date's quartiles say more
-            values[name]["mean"] = {"value": float(mean[0][0]), "low": float(mean[1][0]), "high": float(mean[2][0]),
-                                    "synthetic": found["synthetic_mean"]}
+            values[name]["mean"] = {
+                "value": float(mean[0][0]),
+                "low": float(mean[1][0]),
+                "high": float(mean[2][0]),
+                "synthetic": found["synthetic_mean"],
+            }
         values[name]["shape"] = report_sentences(name, values[name])
-    return ReportFigures(epsilon=float(epsilon), per_statistic=drawn.per_statistic, rows=int(drawn.rows[0]),
-                         rows_margin=int(drawn.rows_margin), synthetic_rows=exact.synthetic_rows, one_way=one_way,
-                         two_way=two_way, shares=shares, values=values, events=list(accountant.events))
+    return ReportFigures(
+        epsilon=float(epsilon),
+        per_statistic=drawn.per_statistic,
+        rows=int(drawn.rows[0]),
+        rows_margin=int(drawn.rows_margin),
+        synthetic_rows=exact.synthetic_rows,
+        one_way=one_way,
+        two_way=two_way,
+        shares=shares,
+        values=values,
+        events=list(accountant.events),
+    )
 
 
-def measure(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: float, pairs=(),
-            chart_columns=(), random_state=None) -> ReportFigures:
+def measure(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    domain,
+    *,
+    epsilon: float,
+    pairs=(),
+    chart_columns=(),
+    random_state=None,
+) -> ReportFigures:
     """The report's DP figures (see the module docstring for the mechanism and its proof).
 
     Args:
@@ -364,26 +428,7 @@ def measure(real: pd.DataFrame, synthetic: pd.DataFrame, domain, *, epsilon: flo
 # --- charts ------------------------------------------------------------------------------
 
 
-
-
-
-
-
-
-
-
-
 # --- the document ------------------------------------------------------------------------
 
 
-
-
-
-
-
-
-
 # --- PDF ---------------------------------------------------------------------------------
-
-
-

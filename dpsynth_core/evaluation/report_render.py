@@ -27,21 +27,20 @@ def total_sentence(card: dict, epsilon: float) -> str | None:
     from ..wording import format_epsilon
 
     release = card["guarantee"]["epsilon"]
-    return None if release is None else (f"Release and report together: ε = {format_epsilon(release + epsilon)} "
-                                         "by adding up.")
-
+    return (
+        None
+        if release is None
+        else (f"Release and report together: ε = {format_epsilon(release + epsilon)} by adding up.")
+    )
 
 
 _INK = "#1b1b1b"
 
 
-
 _SYNTHETIC = "#e07b24"
 
 
-
 _REAL = "#1f5fa8"
-
 
 
 def _svg(chart) -> str:
@@ -50,32 +49,41 @@ def _svg(chart) -> str:
     return vl_convert.vegalite_to_svg(chart.to_dict())
 
 
-
 def _configure(chart):
-    return (chart.configure_axis(labelFontSize=13, titleFontSize=13, labelColor=_INK, titleColor=_INK,
-                                 labelLimit=260, grid=False)
-            .configure_view(stroke=None).configure_title(fontSize=15, anchor="start", color=_INK)
-            .configure_legend(labelFontSize=13, titleFontSize=13, orient="bottom"))
-
+    return (
+        chart.configure_axis(
+            labelFontSize=13, titleFontSize=13, labelColor=_INK, titleColor=_INK, labelLimit=260, grid=False
+        )
+        .configure_view(stroke=None)
+        .configure_title(fontSize=15, anchor="start", color=_INK)
+        .configure_legend(labelFontSize=13, titleFontSize=13, orient="bottom")
+    )
 
 
 def distance_chart(estimates: dict, title: str):
     """Horizontal bars of estimated distances with their 95% intervals, value printed past the bar."""
     import altair as alt
 
-    frame = pd.DataFrame([{"what": k, "value": v.value, "low": v.low, "high": v.high,
-                           "text": f"{v.value:.3f}"} for k, v in estimates.items()])
+    frame = pd.DataFrame(
+        [
+            {"what": k, "value": v.value, "low": v.low, "high": v.high, "text": f"{v.value:.3f}"}
+            for k, v in estimates.items()
+        ]
+    )
     top = max([0.1] + [v.high * 1.25 for v in estimates.values()])
-    x = alt.X("value:Q", title="distance between real and synthetic (0 = identical)",
-              scale=alt.Scale(domain=[0, top], nice=False))
+    x = alt.X(
+        "value:Q",
+        title="distance between real and synthetic (0 = identical)",
+        scale=alt.Scale(domain=[0, top], nice=False),
+    )
     y = alt.Y("what:N", sort=None, title=None)
     bars = alt.Chart(frame).mark_bar(color=_SYNTHETIC, height=16).encode(x=x, y=y)
     whiskers = alt.Chart(frame).mark_rule(color=_INK, strokeWidth=2).encode(x="low:Q", x2="high:Q", y=y)
-    labels = alt.Chart(frame).mark_text(align="left", dx=6, fontSize=12, color=_INK).encode(
-        x="high:Q", y=y, text="text:N")
+    labels = (
+        alt.Chart(frame).mark_text(align="left", dx=6, fontSize=12, color=_INK).encode(x="high:Q", y=y, text="text:N")
+    )
     height = max(60, 26 * len(frame))
     return _configure(alt.layer(bars, whiskers, labels).properties(title=title, width=520, height=height))
-
 
 
 def shares_chart(name: str, data: dict):
@@ -88,14 +96,19 @@ def shares_chart(name: str, data: dict):
     else:  # a report made before the intervals counted the row count's noise
         frame["low"], frame["high"] = (frame["real"] - data["margin"]).clip(lower=0), frame["real"] + data["margin"]
     x = alt.X("value:N", sort=None, title=None, axis=alt.Axis(labelAngle=-40, labelLimit=140))
-    bars = alt.Chart(frame).mark_bar(color=_SYNTHETIC, opacity=0.85).encode(
-        x=x, y=alt.Y("synthetic:Q", title="share of rows", axis=alt.Axis(format=".1~%")))
+    bars = (
+        alt.Chart(frame)
+        .mark_bar(color=_SYNTHETIC, opacity=0.85)
+        .encode(x=x, y=alt.Y("synthetic:Q", title="share of rows", axis=alt.Axis(format=".1~%")))
+    )
     rules = alt.Chart(frame).mark_rule(color=_REAL, strokeWidth=2).encode(x=x, y="low:Q", y2="high:Q")
     dots = alt.Chart(frame).mark_point(color=_REAL, filled=True, size=45).encode(x=x, y="real:Q")
     width = max(260, min(620, 30 * len(frame)))
-    return _configure(alt.layer(bars, rules, dots).properties(title=f"{name}: synthetic (bars) and real "
-                                                                    "(dots, with noise)", width=width, height=180))
-
+    return _configure(
+        alt.layer(bars, rules, dots).properties(
+            title=f"{name}: synthetic (bars) and real (dots, with noise)", width=width, height=180
+        )
+    )
 
 
 _STYLE = """
@@ -118,7 +131,6 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 """
 
 
-
 def _card_body(card: dict) -> str:
     page = render_card_html(card)
     match = re.search(r"<body>(.*)</body>", page, re.S)
@@ -126,11 +138,12 @@ def _card_body(card: dict) -> str:
     return body.replace("<h1>", "<h2>").replace("</h1>", "</h2>")
 
 
-
 def _rows(estimates: dict) -> str:
-    return "".join(f"<tr><td>{html.escape(k)}</td><td class='num'>{v.value:.3f}</td>"
-                   f"<td class='num'>{v.low:.3f} to {v.high:.3f}</td></tr>" for k, v in estimates.items())
-
+    return "".join(
+        f"<tr><td>{html.escape(k)}</td><td class='num'>{v.value:.3f}</td>"
+        f"<td class='num'>{v.low:.3f} to {v.high:.3f}</td></tr>"
+        for k, v in estimates.items()
+    )
 
 
 def _shape_summary(figures: ReportFigures) -> str:
@@ -138,8 +151,11 @@ def _shape_summary(figures: ReportFigures) -> str:
     sentences = [s for v in figures.values.values() for s in v.get("shape", [])]
     if not sentences:
         return ""
-    return ("<p><b>Values that changed shape</b> (the distances over bins above can look small for these): "
-            + "; ".join(html.escape(s) for s in sentences) + ".</p>")
+    return (
+        "<p><b>Values that changed shape</b> (the distances over bins above can look small for these): "
+        + "; ".join(html.escape(s) for s in sentences)
+        + ".</p>"
+    )
 
 
 def _number(value: float) -> str:
@@ -151,16 +167,27 @@ def _values_section(number: int, values: dict) -> str:
     rows = []
     for name, v in values.items():
         gap = v["gap"]
-        shares = "; ".join(f"{html.escape(str(x))}: {r:.1%} ({lo:.1%} to {hi:.1%}) vs {s:.1%}" for x, r, lo, hi, s in
-                           zip(v["values"], v["real"], v["low"], v["high"], v["synthetic"]))
+        shares = "; ".join(
+            f"{html.escape(str(x))}: {r:.1%} ({lo:.1%} to {hi:.1%}) vs {s:.1%}"
+            for x, r, lo, hi, s in zip(v["values"], v["real"], v["low"], v["high"], v["synthetic"])
+        )
         mean = v.get("mean")
-        middle = (f"{_number(mean['value'])} ({_number(mean['low'])} to {_number(mean['high'])}) vs "
-                  f"{_number(mean['synthetic'])}<br>" if mean else "")
-        middle += "<br>".join(f"{html.escape(str(q['point']))}: {q['real']:.0%} ({q['low']:.0%} to {q['high']:.0%}) "
-                              f"vs {q['synthetic']:.0%}" for q in v.get("quartiles", []))
-        rows.append(f"<tr><td>{html.escape(name)}</td><td class='num'>{gap['value']:.3f}<br>"
-                    f"<span class='muted'>{gap['low']:.3f} to {gap['high']:.3f}</span></td><td>{middle}</td>"
-                    f"<td>{shares}</td><td>{'changed' if v.get('shape') else 'kept'}</td></tr>")
+        middle = (
+            f"{_number(mean['value'])} ({_number(mean['low'])} to {_number(mean['high'])}) vs "
+            f"{_number(mean['synthetic'])}<br>"
+            if mean
+            else ""
+        )
+        middle += "<br>".join(
+            f"{html.escape(str(q['point']))}: {q['real']:.0%} ({q['low']:.0%} to {q['high']:.0%}) "
+            f"vs {q['synthetic']:.0%}"
+            for q in v.get("quartiles", [])
+        )
+        rows.append(
+            f"<tr><td>{html.escape(name)}</td><td class='num'>{gap['value']:.3f}<br>"
+            f"<span class='muted'>{gap['low']:.3f} to {gap['high']:.3f}</span></td><td>{middle}</td>"
+            f"<td>{shares}</td><td>{'changed' if v.get('shape') else 'kept'}</td></tr>"
+        )
     return f"""<h2>{number}. Numbers and dates value by value</h2>
 <p>Bins can hide a change inside them (a value held by many people spread over its bin). Here exact values are
 compared: the <b>largest gap</b> between the real and synthetic distribution functions (the share of rows on
@@ -171,7 +198,7 @@ quartiles, the share of real values at or below it against the synthetic share (
 is measured with noise ({CONFIDENCE:.0%} intervals).</p>
 <table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean; values at or below each synthetic quartile:
 real (interval) vs synthetic</th><th>value: real share (interval) vs synthetic</th>
-<th>shape</th></tr>{''.join(rows)}</table>
+<th>shape</th></tr>{"".join(rows)}</table>
 """
 
 
@@ -187,21 +214,22 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None)
     title = f"Quality report: the synthetic {dataset} table" if dataset else "Quality report: a synthetic table"
     mean_one = float(np.mean([v.value for v in figures.one_way.values()])) if figures.one_way else float("nan")
     worst = max(figures.one_way.items(), key=lambda kv: kv[1].value) if figures.one_way else None
-    pieces = [f"""<!doctype html>
+    pieces = [
+        f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
 <style>{_STYLE}</style></head><body>
 <h1>{e(title)}</h1>
-<p class="muted">Made with {e(card['software']['name'])} {e(card['software']['version'])}. Release made
-{e(card['created'])}; method: {e(card['method']['title'])}; {e(release_eps)}.</p>
+<p class="muted">Made with {e(card["software"]["name"])} {e(card["software"]["version"])}. Release made
+{e(card["created"])}; method: {e(card["method"]["title"])}; {e(release_eps)}.</p>
 <div class="summary">
 <p><b>In short.</b> Across the {len(figures.one_way)} columns, the synthetic table's distribution is on average
 <b>{mean_one:.3f}</b> away from the real one (0 = identical, 1 = nothing in common)"""
-              + (f"; the furthest column is <b>{e(worst[0])}</b> at {worst[1].value:.3f}" if worst else "")
-              + f""".</p>{_shape_summary(figures)}
+        + (f"; the furthest column is <b>{e(worst[0])}</b> at {worst[1].value:.3f}" if worst else "")
+        + f""".</p>{_shape_summary(figures)}
 <p>Every figure below that describes the real data was itself measured with differential privacy, from a
 budget of <b>ε = {figures.epsilon:.3g}</b> set aside for this report (each of its
 {len(figures.events)} measurements gets ε = {figures.per_statistic:.3g}). This report can therefore be
-shared like the synthetic data itself.{(' ' + e(total)) if total else ''}</p>
+shared like the synthetic data itself.{(" " + e(total)) if total else ""}</p>
 </div>
 <h2>How to read it</h2>
 <p>The <b>distance</b> between two distributions (total variation distance) is the share of records that would
@@ -226,7 +254,8 @@ game), which compare with the real data without noise and stay private.</li>
 <h2>1. Each column on its own</h2>
 <div class="figure">{_svg(distance_chart(figures.one_way, "Distance per column (95% intervals)"))}</div>
 <table><tr><th>column</th><th>distance</th><th>95% interval</th></tr>{_rows(figures.one_way)}</table>
-"""]
+"""
+    ]
     if figures.two_way:
         pieces.append(f"""<h2>2. Pairs of columns together</h2>
 <p>The same distance for the joint distribution of two columns: it grows when a relationship between the two
@@ -246,15 +275,17 @@ them on purpose). Columns with many values show the synthetic table's {MAX_CHART
 """)
         for name, data in figures.shares.items():
             pieces.append(f'<div class="figure">{_svg(shares_chart(name, data))}</div>\n')
-    spends = "".join(f"<tr><td>{e(ev.label.removeprefix('report: '))}</td><td>{e(ev.mechanism)}</td>"
-                     f"<td class='num'>{ev.epsilon:.3g}</td></tr>" for ev in figures.events)
+    spends = "".join(
+        f"<tr><td>{e(ev.label.removeprefix('report: '))}</td><td>{e(ev.mechanism)}</td>"
+        f"<td class='num'>{ev.epsilon:.3g}</td></tr>"
+        for ev in figures.events
+    )
     pieces.append(f"""<h2>The report's own privacy budget</h2>
 <table><tr><th>what was measured</th><th>how</th><th>ε</th></tr>{spends}</table>
 <div class="card">{_card_body(card)}</div>
 </body></html>
 """)
     return "".join(pieces)
-
 
 
 def find_chromium() -> str | None:
@@ -265,20 +296,30 @@ def find_chromium() -> str | None:
     return None
 
 
-
 def html_to_pdf(page: str, *, chromium: str | None = None, timeout: float = 90) -> bytes:
     """Print an HTML page to PDF with headless Chromium (the page has no scripts and loads nothing)."""
     executable = chromium or find_chromium()
     if executable is None:
-        raise ReportError("making a PDF needs Chromium (Debian/Ubuntu: apt-get install chromium); "
-                          "the HTML report can also be printed to PDF from any browser")
+        raise ReportError(
+            "making a PDF needs Chromium (Debian/Ubuntu: apt-get install chromium); "
+            "the HTML report can also be printed to PDF from any browser"
+        )
     with tempfile.TemporaryDirectory(prefix="dpsynth-report-") as folder:
         source, target = Path(folder) / "report.html", Path(folder) / "report.pdf"
         source.write_text(page, encoding="utf-8")
-        command = [executable, "--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                   "--disable-component-update", "--disable-sync",
-                   f"--user-data-dir={Path(folder) / 'profile'}", "--no-pdf-header-footer",
-                   f"--print-to-pdf={target}", source.as_uri()]
+        command = [
+            executable,
+            "--headless",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={Path(folder) / 'profile'}",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={target}",
+            source.as_uri(),
+        ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
         try:

@@ -98,9 +98,18 @@ class Risk:
 
     def as_json(self) -> dict:
         low, high = self.interval
-        return {"attack": self.attack, "risk": self.value, "low": low, "high": high, "detail": self.detail,
-                "training": self.training.value, "control": self.control.value, "baseline": self.baseline.value,
-                "attempts": self.training.attempts, "meaningful": self.meaningful}
+        return {
+            "attack": self.attack,
+            "risk": self.value,
+            "low": low,
+            "high": high,
+            "detail": self.detail,
+            "training": self.training.value,
+            "control": self.control.value,
+            "baseline": self.baseline.value,
+            "attempts": self.training.attempts,
+            "meaningful": self.meaningful,
+        }
 
 
 @dataclass
@@ -114,9 +123,13 @@ class RiskReport:
     control_rows: int = 0
 
     def as_json(self) -> dict:
-        return {"singling_out": self.singling_out.as_json(), "linkability": self.linkability.as_json(),
-                "inference": [r.as_json() for r in self.inference], "training_rows": self.training_rows,
-                "control_rows": self.control_rows}
+        return {
+            "singling_out": self.singling_out.as_json(),
+            "linkability": self.linkability.as_json(),
+            "inference": [r.as_json() for r in self.inference],
+            "training_rows": self.training_rows,
+            "control_rows": self.control_rows,
+        }
 
 
 def split_rows(rows: int, control_share: float = 0.5, rng=None) -> tuple[np.ndarray, np.ndarray]:
@@ -127,8 +140,16 @@ def split_rows(rows: int, control_share: float = 0.5, rng=None) -> tuple[np.ndar
     return np.sort(order[control:]), np.sort(order[:control])
 
 
-def empirical_risk(real: pd.DataFrame, synthesize_from, declaration, *, control_share: float = 0.5,
-                   attacks: int = 500, rng=None, progress=lambda done, message: None) -> RiskReport:
+def empirical_risk(
+    real: pd.DataFrame,
+    synthesize_from,
+    declaration,
+    *,
+    control_share: float = 0.5,
+    attacks: int = 500,
+    rng=None,
+    progress=lambda done, message: None,
+) -> RiskReport:
     """Split ``real`` into training and control records, make a synthetic table from the training
     records alone with ``synthesize_from(training_frame)`` (the release's own method and settings),
     and run the three attacks with ``attacks`` targets each. The control records must be unseen by
@@ -138,12 +159,21 @@ def empirical_risk(real: pd.DataFrame, synthesize_from, declaration, *, control_
     progress(0.05, f"Making a synthetic table from {len(train_at):,} rows ({len(control_at):,} held out)")
     synthetic = synthesize_from(real.iloc[train_at].reset_index(drop=True))
     progress(0.4, "Encoding the records over the declared cells")
-    return risk_of(real.iloc[train_at], real.iloc[control_at], synthetic, declaration, attacks=attacks, rng=rng,
-                   progress=progress)
+    return risk_of(
+        real.iloc[train_at], real.iloc[control_at], synthetic, declaration, attacks=attacks, rng=rng, progress=progress
+    )
 
 
-def risk_of(training: pd.DataFrame, control: pd.DataFrame, synthetic: pd.DataFrame, declaration, *,
-            attacks: int = 500, rng=None, progress=lambda done, message: None) -> RiskReport:
+def risk_of(
+    training: pd.DataFrame,
+    control: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    declaration,
+    *,
+    attacks: int = 500,
+    rng=None,
+    progress=lambda done, message: None,
+) -> RiskReport:
     """The three attacks on a synthetic table made from ``training`` (and never from ``control``)."""
     rng = rng if rng is not None else np.random.default_rng()
     domain = as_table_domain(declaration)
@@ -155,7 +185,7 @@ def risk_of(training: pd.DataFrame, control: pd.DataFrame, synthetic: pd.DataFra
     cells = np.array([pairs[n].cells for n in names], dtype=np.int64)
     ordinal = np.array([domain.kept[n].kind in ("integer", "float", "date") for n in names])
     bins = np.array([getattr(domain.kept[n], "bins", 1) if ordinal[i] else 1 for i, n in enumerate(names)])
-    train, held = real_codes[:len(training)], real_codes[len(training):]
+    train, held = real_codes[: len(training)], real_codes[len(training) :]
     n = min(attacks, len(held), len(train))
     train_targets = train[rng.choice(len(train), n, replace=False)]
     control_targets = held[rng.choice(len(held), n, replace=False)]
@@ -169,19 +199,29 @@ def risk_of(training: pd.DataFrame, control: pd.DataFrame, synthetic: pd.DataFra
     progress(0.6, "Linkability: linking two halves of each record through the synthetic table")
     order = rng.permutation(len(names))
     half_a, half_b = np.zeros(len(names), bool), np.zeros(len(names), bool)
-    half_a[order[: len(names) // 2]], half_b[order[len(names) // 2:]] = True, True
-    link = Risk("linkability", _links(train_features, syn_features, features, half_a, half_b),
-                _links(control_features, syn_features, features, half_a, half_b),
-                Rate(int(np.sum(rng.integers(len(syn), size=n) == rng.integers(len(syn), size=n))), n),
-                detail=f"{', '.join(np.array(names)[half_a])} | {', '.join(np.array(names)[half_b])}")
+    half_a[order[: len(names) // 2]], half_b[order[len(names) // 2 :]] = True, True
+    link = Risk(
+        "linkability",
+        _links(train_features, syn_features, features, half_a, half_b),
+        _links(control_features, syn_features, features, half_a, half_b),
+        Rate(int(np.sum(rng.integers(len(syn), size=n) == rng.integers(len(syn), size=n))), n),
+        detail=f"{', '.join(np.array(names)[half_a])} | {', '.join(np.array(names)[half_b])}",
+    )
     progress(0.75, f"Inference: guessing each of {len(names)} columns from the others")
     inference = []
     hits_train = _inference_hits(train_features, train_targets, syn_features, syn, features, rng)
     hits_control = _inference_hits(control_features, control_targets, syn_features, syn, features, rng)
     for i, name in enumerate(names):
         guesses = syn[rng.integers(len(syn), size=n), i]
-        inference.append(Risk("inference", Rate(int(hits_train[:, i].sum()), n), Rate(int(hits_control[:, i].sum()), n),
-                              Rate(int(np.sum(guesses == train_targets[:, i])), n), detail=name))
+        inference.append(
+            Risk(
+                "inference",
+                Rate(int(hits_train[:, i].sum()), n),
+                Rate(int(hits_control[:, i].sum()), n),
+                Rate(int(np.sum(guesses == train_targets[:, i])), n),
+                detail=name,
+            )
+        )
     progress(1.0, "Done")
     return RiskReport(singling, link, inference, len(training), len(control))
 
@@ -214,8 +254,9 @@ def _singling_out(syn, train, control, cells, attacks: int, rng) -> Risk:
         if len(unique):
             take = rng.choice(unique, min(len(unique), max(1, attacks // 8)), replace=False)
             found += [(columns, take)]
-        random_codes = np.column_stack([rng.integers(cells[c], size=max(1, attacks // 64))
-                                        for c in range(syn.shape[1])])
+        random_codes = np.column_stack(
+            [rng.integers(cells[c], size=max(1, attacks // 64)) for c in range(syn.shape[1])]
+        )
         baseline += [(columns, _keys(random_codes, columns, cells))]
     queries = [(c, k) for c, ks in found for k in ks]
     if len(queries) > attacks:
@@ -228,10 +269,14 @@ def _singling_out(syn, train, control, cells, attacks: int, rng) -> Risk:
             total += int(np.sum(_counts(_keys(codes, np.array(columns), cells), wanted) == 1))
         return total
 
-    base = [(c, k) for c, ks in baseline for k in ks][:max(len(queries), 1)]
-    return Risk("singling out", Rate(successes(train, queries), len(queries)),
-                Rate(successes(control, queries), len(queries)), Rate(successes(train, base), len(base)),
-                detail=f"{len(queries):,} predicates on {width} columns, on {len(control):,} records each")
+    base = [(c, k) for c, ks in baseline for k in ks][: max(len(queries), 1)]
+    return Risk(
+        "singling out",
+        Rate(successes(train, queries), len(queries)),
+        Rate(successes(control, queries), len(queries)),
+        Rate(successes(train, base), len(base)),
+        detail=f"{len(queries):,} predicates on {width} columns, on {len(control):,} records each",
+    )
 
 
 class _Features:
@@ -268,7 +313,7 @@ class _Features:
             if self.ordinal[c] and self.bins[c] > 1:
                 thermometer = np.arange(self.bins[c] - 1)[None, :] < np.minimum(v, self.bins[c] - 1)[:, None]
                 missing = v >= self.bins[c]
-                out[:, offset:offset + self.bins[c] - 1] = thermometer & ~missing[:, None]
+                out[:, offset : offset + self.bins[c] - 1] = thermometer & ~missing[:, None]
                 if width > self.bins[c] - 1:
                     out[rows, offset + width - 1] = missing
             else:
@@ -295,7 +340,7 @@ def _links(targets, syn, features, half_a, half_b) -> Rate:
     a, b = features.select(half_a), features.select(half_b)
     linked = 0
     for start in range(0, len(targets), CHUNK):
-        chunk = targets[start:start + CHUNK]
+        chunk = targets[start : start + CHUNK]
         d_a, d_b = _distances(chunk, syn, a), _distances(chunk, syn, b)
         near_a = d_a <= d_a.min(axis=1, keepdims=True) + 1e-4
         near_b = d_b <= d_b.min(axis=1, keepdims=True) + 1e-4
@@ -312,10 +357,10 @@ def _inference_hits(targets, target_codes, syn, syn_codes, features, rng) -> np.
     each = [features.select(np.arange(columns) == c) for c in range(columns)]
     every = features.select(np.ones(columns, dtype=bool))
     for start in range(0, len(targets), CHUNK):
-        chunk = targets[start:start + CHUNK]
+        chunk = targets[start : start + CHUNK]
         total = _distances(chunk, syn, every)
         total += rng.random(total.shape, dtype=np.float32) * 1e-4
         for c in range(columns):
             nearest = np.argmin(total - _distances(chunk, syn, each[c]), axis=1)
-            hits[start:start + CHUNK, c] = syn_codes[nearest, c] == target_codes[start:start + CHUNK, c]
+            hits[start : start + CHUNK, c] = syn_codes[nearest, c] == target_codes[start : start + CHUNK, c]
     return hits

@@ -31,5 +31,11 @@ def measure(name: str, pairs: dict, report=lambda done, message: None) -> dict |
     size = min(GAME_RECORDS, len(first.real), len(first.synthetic)) if first is not None else 0
     report(0.3, f"Training a classifier on {size:,} real and {size:,} synthetic records")
     game = metrics.distinguishing_game(pairs, max_records=GAME_RECORDS)
-    return {"accuracy": game.accuracy, "low": game.low, "high": game.high, "test_records": game.test_records,
-            "classifier": game.classifier, "records": size}
+    return {
+        "accuracy": game.accuracy,
+        "low": game.low,
+        "high": game.high,
+        "test_records": game.test_records,
+        "classifier": game.classifier,
+        "records": size,
+    }

@@ -31,12 +31,21 @@ def bad_bins_demo(epsilon: float, runs: int, rng=None) -> dict:
         if method == BAD_BINS_METHODS[0]:
             noisy = np.array(list(counts.values())) + noise.discrete_laplace(len(keys), 1 / epsilon)
             return any(k == RARE and v > 0 for k, v in zip(keys, noisy))
-        result = cathist(keys, list(counts.values()), DIAGNOSES, epsilon=epsilon, rho=0.5,
-                         draw_inactive=draw_from_range(DIAGNOSES), noise=noise)
+        result = cathist(
+            keys,
+            list(counts.values()),
+            DIAGNOSES,
+            epsilon=epsilon,
+            rho=0.5,
+            draw_inactive=draw_from_range(DIAGNOSES),
+            noise=noise,
+        )
         return RARE in result.keys
 
-    return {m: [float(np.mean([shows_rare(d, m) for _ in range(runs)])) for d in (WITHOUT_ALEX, WITH_ALEX)]
-            for m in BAD_BINS_METHODS}
+    return {
+        m: [float(np.mean([shows_rare(d, m) for _ in range(runs)])) for d in (WITHOUT_ALEX, WITH_ALEX)]
+        for m in BAD_BINS_METHODS
+    }
 
 
 def bad_bins_exact(epsilon: float) -> dict:
@@ -46,8 +55,10 @@ def bad_bins_exact(epsilon: float) -> dict:
     kept, tolerance 0.5) without him and with the threshold's keep-probability of a count of 1 with him,
     so the two differ by at most ``e^epsilon``."""
     rule = threshold(DIAGNOSES, 0.5, epsilon)
-    return {BAD_BINS_METHODS[0]: [0.0, float(discrete_laplace_survival(0, epsilon))],
-            BAD_BINS_METHODS[1]: [float(rule.p), float(rule.keep_probability(1))]}
+    return {
+        BAD_BINS_METHODS[0]: [0.0, float(discrete_laplace_survival(0, epsilon))],
+        BAD_BINS_METHODS[1]: [float(rule.p), float(rule.keep_probability(1))],
+    }
 
 
 def k_anonymous_example(k: int):
@@ -79,9 +90,12 @@ def dp_share_with_and_without(k: int, epsilon: float, example=None):
     shares = {}
     member = np.flatnonzero(in_class(frame))[0]
     for label, data in (("with this person", frame), ("without this person", frame.drop(index=member))):
-        synthetic = synthesize(data, example_declaration("adult"), epsilon,
-                               random_state=np.random.default_rng(len(data))).data
+        synthetic = synthesize(
+            data, example_declaration("adult"), epsilon, random_state=np.random.default_rng(len(data))
+        ).data
         group = synthetic.loc[in_class(synthetic), "income"]
-        shares[label] = (float((group == target["most common value"]).mean()) if len(group) else float("nan"),
-                         int(len(group)))
+        shares[label] = (
+            float((group == target["most common value"]).mean()) if len(group) else float("nan"),
+            int(len(group)),
+        )
     return target.to_dict(), shares

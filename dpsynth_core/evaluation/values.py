@@ -18,6 +18,7 @@ from ..domain import as_table_domain
 
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
 
+
 @dataclass
 class ValueComparison:
     """One numeric or date column of the real and the synthetic table, compared value by value.
@@ -60,19 +61,28 @@ def shown(kind: str, values) -> list:
     return [float(v) if kind == "float" else int(v) for v in values]
 
 
-def value_comparison(real: pd.Series, synthetic: pd.Series, column, *, markers=("",), top: int = 10,
-                     max_points: int = 2000) -> ValueComparison:
+def value_comparison(
+    real: pd.Series, synthetic: pd.Series, column, *, markers=("",), top: int = 10, max_points: int = 2000
+) -> ValueComparison:
     """Compare a numeric or date column's real and synthetic values exactly (see :class:`ValueComparison`).
 
     Both are read by the declaration's public rule (clamped to the range, integers rounded),
     so the comparison is about what the method did, not about out-of-range cells.
     """
-    return _compare(numeric_values(column, real, markers), numeric_values(column, synthetic, markers),
-                    max(len(real), 1), max(len(synthetic), 1), column, top, max_points)
+    return _compare(
+        numeric_values(column, real, markers),
+        numeric_values(column, synthetic, markers),
+        max(len(real), 1),
+        max(len(synthetic), 1),
+        column,
+        top,
+        max_points,
+    )
 
 
-def _compare(a: np.ndarray, b: np.ndarray, rows_a: int, rows_b: int, column, top: int = 10,
-             max_points: int = 2000) -> ValueComparison:
+def _compare(
+    a: np.ndarray, b: np.ndarray, rows_a: int, rows_b: int, column, top: int = 10, max_points: int = 2000
+) -> ValueComparison:
     """:func:`value_comparison` of the values already read (``a`` real, ``b`` synthetic, of ``rows_a`` and
     ``rows_b`` rows)."""
     points = np.union1d(a, b)
@@ -82,8 +92,12 @@ def _compare(a: np.ndarray, b: np.ndarray, rows_a: int, rows_b: int, column, top
     synthetic_cdf = np.searchsorted(np.sort(b), points, side="right") / max(b.size, 1)
     values_a, counts_a = np.unique(a, return_counts=True)
     values_b, counts_b = np.unique(b, return_counts=True)
-    shares = pd.DataFrame({"real": pd.Series(counts_a / rows_a, index=values_a),
-                           "synthetic": pd.Series(counts_b / rows_b, index=values_b)}).fillna(0.0)
+    shares = pd.DataFrame(
+        {
+            "real": pd.Series(counts_a / rows_a, index=values_a),
+            "synthetic": pd.Series(counts_b / rows_b, index=values_b),
+        }
+    ).fillna(0.0)
     value_tvd = None
     if column.kind != "float":
         missing_gap = abs((rows_a - a.size) / rows_a - (rows_b - b.size) / rows_b)
@@ -91,8 +105,17 @@ def _compare(a: np.ndarray, b: np.ndarray, rows_a: int, rows_b: int, column, top
     chosen = shares["real"].nlargest(top).index.union(shares["synthetic"].nlargest(top).index)
     frequent = shares.loc[chosen].sort_values(["real", "synthetic"], ascending=False).rename_axis("value").reset_index()
     gap = float(np.abs(real_cdf - synthetic_cdf).max()) if points.size else 0.0
-    return ValueComparison(column.name, column.kind, points, real_cdf, synthetic_cdf, frequent, value_tvd, gap,
-                           ((rows_a - a.size) / rows_a, (rows_b - b.size) / rows_b))
+    return ValueComparison(
+        column.name,
+        column.kind,
+        points,
+        real_cdf,
+        synthetic_cdf,
+        frequent,
+        value_tvd,
+        gap,
+        ((rows_a - a.size) / rows_a, (rows_b - b.size) / rows_b),
+    )
 
 
 #: A most common value whose share moved by at least this much (either way) names its column.
@@ -110,10 +133,15 @@ def _side(values: np.ndarray, rows: int, column) -> dict:
     found, counts = np.unique(values, return_counts=True)
     top = int(np.argmax(counts))
     mean = float(values.mean())
-    return {"mean": shown(column.kind, [mean])[0] if column.kind == "date" else mean,
-            "quantiles": {f"{q:g}": shown(column.kind, [v])[0] for q, v in
-                          zip(QUANTILES, np.quantile(values, QUANTILES, method="lower"))},
-            "most_common": shown(column.kind, [found[top]])[0], "most_common_share": float(counts[top] / rows)}
+    return {
+        "mean": shown(column.kind, [mean])[0] if column.kind == "date" else mean,
+        "quantiles": {
+            f"{q:g}": shown(column.kind, [v])[0]
+            for q, v in zip(QUANTILES, np.quantile(values, QUANTILES, method="lower"))
+        },
+        "most_common": shown(column.kind, [found[top]])[0],
+        "most_common_share": float(counts[top] / rows),
+    }
 
 
 def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",)) -> dict:
@@ -134,23 +162,34 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
     moved = top[top["gap"] >= SHAPE_SHARE_GAP].sort_values("gap", ascending=False)
     for _, row in moved.head(2).iterrows():
         value = compared.shown([row["value"]])[0]
-        shape.append(f"{column.name}: {_plain(value)} is {row['real']:.0%} of the real values and "
-                     f"{row['synthetic']:.0%} of the synthetic ones")
+        shape.append(
+            f"{column.name}: {_plain(value)} is {row['real']:.0%} of the real values and "
+            f"{row['synthetic']:.0%} of the synthetic ones"
+        )
     if a.size and b.size and column.kind != "date":
         mean_a, mean_b = float(a.mean()), float(b.mean())
         scale = max(abs(mean_a), 1e-12)
         if abs(mean_b - mean_a) > SHAPE_MEAN_GAP * scale:
-            shape.append(f"{column.name}: the mean is {_plain(mean_a)} in the real values and {_plain(mean_b)} in the "
-                         "synthetic ones")
+            shape.append(
+                f"{column.name}: the mean is {_plain(mean_a)} in the real values and {_plain(mean_b)} in the "
+                "synthetic ones"
+            )
     if not shape and compared.max_cdf_gap >= SHAPE_CDF_GAP:
-        shape.append(f"{column.name}: the values are spread differently (up to {compared.max_cdf_gap:.0%} of the "
-                     "rows lie on different sides of some value)")
+        shape.append(
+            f"{column.name}: the values are spread differently (up to {compared.max_cdf_gap:.0%} of the "
+            "rows lie on different sides of some value)"
+        )
     top_value = sides["real"]["most_common"]
     raw_top = compared.top["value"][compared.top["real"].idxmax()] if len(compared.top) and a.size else None
     synthetic_share = float((b == raw_top).sum() / max(len(synthetic), 1)) if raw_top is not None else 0.0
-    return {"kind": column.kind, "value_distance": compared.value_tvd, "max_cdf_gap": compared.max_cdf_gap,
-            **sides, "synthetic_share_of_real_top": synthetic_share if top_value is not None else 0.0,
-            "shape": shape}
+    return {
+        "kind": column.kind,
+        "value_distance": compared.value_tvd,
+        "max_cdf_gap": compared.max_cdf_gap,
+        **sides,
+        "synthetic_share_of_real_top": synthetic_share if top_value is not None else 0.0,
+        "shape": shape,
+    }
 
 
 def _plain(value) -> str:
@@ -162,8 +201,11 @@ def _plain(value) -> str:
 def value_summaries(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict:
     """:func:`value_summary` of every kept numeric and date column (publisher-only)."""
     domain = as_table_domain(domain)
-    return {name: value_summary(real[name], synthetic[name], col, markers=domain.missing_markers)
-            for name, col in domain.kept.items() if col.kind in ("integer", "float", "date")}
+    return {
+        name: value_summary(real[name], synthetic[name], col, markers=domain.missing_markers)
+        for name, col in domain.kept.items()
+        if col.kind in ("integer", "float", "date")
+    }
 
 
 def shape_warnings(summaries: dict) -> list[str]:
@@ -176,16 +218,20 @@ def value_table(summaries: dict) -> pd.DataFrame:
     rows = []
     for name, s in summaries.items():
         real, synthetic = s["real"], s["synthetic"]
-        rows.append({"column": name,
-                     "distance over exact values": s["value_distance"],
-                     "largest gap between the curves": s["max_cdf_gap"],
-                     "mean (real / synthetic)": f"{_plain(real['mean'])} / {_plain(synthetic['mean'])}",
-                     "median (real / synthetic)": f"{_plain(real['quantiles'].get('0.5'))} / "
-                                                  f"{_plain(synthetic['quantiles'].get('0.5'))}",
-                     "most common real value": _plain(real["most_common"]),
-                     "its share (real / synthetic)": f"{real['most_common_share']:.1%} / "
-                                                     f"{s['synthetic_share_of_real_top']:.1%}",
-                     "shape kept": "no" if s["shape"] else "yes"})
+        rows.append(
+            {
+                "column": name,
+                "distance over exact values": s["value_distance"],
+                "largest gap between the curves": s["max_cdf_gap"],
+                "mean (real / synthetic)": f"{_plain(real['mean'])} / {_plain(synthetic['mean'])}",
+                "median (real / synthetic)": f"{_plain(real['quantiles'].get('0.5'))} / "
+                f"{_plain(synthetic['quantiles'].get('0.5'))}",
+                "most common real value": _plain(real["most_common"]),
+                "its share (real / synthetic)": f"{real['most_common_share']:.1%} / "
+                f"{s['synthetic_share_of_real_top']:.1%}",
+                "shape kept": "no" if s["shape"] else "yes",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -219,8 +265,11 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
     points = np.union1d(a, b)
     gap = 0.0
     if points.size:
-        gap = float(np.abs(np.searchsorted(a, points, side="right")
-                           - rows_a * np.searchsorted(b, points, side="right") / rows_b).max())
+        gap = float(
+            np.abs(
+                np.searchsorted(a, points, side="right") - rows_a * np.searchsorted(b, points, side="right") / rows_b
+            ).max()
+        )
     found, counts = np.unique(b, return_counts=True)
     chosen = list(found[np.argsort(-counts, kind="stable")[:REPORT_TOP_VALUES]])
     low = None if column.kind == "date" else column.min
@@ -233,34 +282,52 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
     low_end, high_end = _days(column.min), _days(column.max)
     points = np.quantile(b, QUARTILES, method="inverted_cdf") if b.size else np.zeros(len(QUARTILES))
     points, first = np.unique(points, return_index=True)  # a spike (capital-gain's 0) holds several quartiles
-    return {"kind": column.kind, "gap": gap, "values": shown(column.kind, chosen), "counts": real_counts,
-            "synthetic": (synthetic_counts / rows_b).tolist(),
-            # the mean: a clipped sum over the values present (public low end and width); the quartiles: the
-            # real values in the cells the synthetic table's quartiles cut (a histogram: sensitivity 1)
-            "low_end": float(low_end), "width": float(high_end - low_end),
-            "sum": float((np.clip(a, low_end, high_end) - low_end).sum()),
-            "synthetic_mean": float(b.mean()) if b.size else None,
-            "quartiles": shown(column.kind, points), "quartile_at": [QUARTILES[i] for i in first],
-            "quartile_counts": np.bincount(np.searchsorted(points, a, side="left"), minlength=len(points) + 1),
-            "synthetic_below": (np.searchsorted(b, points, side="right") / max(b.size, 1)).tolist()}
+    return {
+        "kind": column.kind,
+        "gap": gap,
+        "values": shown(column.kind, chosen),
+        "counts": real_counts,
+        "synthetic": (synthetic_counts / rows_b).tolist(),
+        # the mean: a clipped sum over the values present (public low end and width); the quartiles: the
+        # real values in the cells the synthetic table's quartiles cut (a histogram: sensitivity 1)
+        "low_end": float(low_end),
+        "width": float(high_end - low_end),
+        "sum": float((np.clip(a, low_end, high_end) - low_end).sum()),
+        "synthetic_mean": float(b.mean()) if b.size else None,
+        "quartiles": shown(column.kind, points),
+        "quartile_at": [QUARTILES[i] for i in first],
+        "quartile_counts": np.bincount(np.searchsorted(points, a, side="left"), minlength=len(points) + 1),
+        "synthetic_below": (np.searchsorted(b, points, side="right") / max(b.size, 1)).tolist(),
+    }
 
 
 def report_sentences(name: str, figures: dict) -> list[str]:
     """Plain sentences from a report's DP value-level figures: an exact value whose real share is far
     (by at least ``SHAPE_SHARE_GAP``, outside its interval) from its synthetic share, or curves far apart."""
     out = []
-    for value, real, low, high, synthetic in zip(figures["values"], figures["real"], figures["low"],
-                                                 figures["high"], figures["synthetic"]):
+    for value, real, low, high, synthetic in zip(
+        figures["values"], figures["real"], figures["low"], figures["high"], figures["synthetic"]
+    ):
         if abs(real - synthetic) >= SHAPE_SHARE_GAP and not low <= synthetic <= high:
-            out.append(f"{name}: {_plain(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
-                       f"and {synthetic:.0%} of the synthetic ones")
+            out.append(
+                f"{name}: {_plain(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
+                f"and {synthetic:.0%} of the synthetic ones"
+            )
     mean = figures.get("mean")
-    if mean and mean["synthetic"] is not None and not mean["low"] <= mean["synthetic"] <= mean["high"] and \
-            abs(mean["synthetic"] - mean["value"]) > SHAPE_MEAN_GAP * max(abs(mean["value"]), 1e-12):
-        out.append(f"{name}: the mean is about {_plain(mean['value'])} in the real values ({_plain(mean['low'])} to "
-                   f"{_plain(mean['high'])}) and {_plain(mean['synthetic'])} in the synthetic ones")
+    if (
+        mean
+        and mean["synthetic"] is not None
+        and not mean["low"] <= mean["synthetic"] <= mean["high"]
+        and abs(mean["synthetic"] - mean["value"]) > SHAPE_MEAN_GAP * max(abs(mean["value"]), 1e-12)
+    ):
+        out.append(
+            f"{name}: the mean is about {_plain(mean['value'])} in the real values ({_plain(mean['low'])} to "
+            f"{_plain(mean['high'])}) and {_plain(mean['synthetic'])} in the synthetic ones"
+        )
     gap = figures["gap"]
     if not out and gap["low"] >= SHAPE_CDF_GAP:
-        out.append(f"{name}: the values are spread differently (up to {gap['value']:.0%} of the rows lie on "
-                   "different sides of some value)")
+        out.append(
+            f"{name}: the values are spread differently (up to {gap['value']:.0%} of the rows lie on "
+            "different sides of some value)"
+        )
     return out

@@ -16,5 +16,14 @@ from .junction_tree import JunctionTree, model_cells, model_cells_with
 from .model import GraphicalModel
 from .support import support_from
 
-__all__ = ["JunctionTree", "model_cells", "model_cells_with", "GraphicalModel", "Measurement", "absorb", "estimate",
-           "generate", "support_from"]
+__all__ = [
+    "JunctionTree",
+    "model_cells",
+    "model_cells_with",
+    "GraphicalModel",
+    "Measurement",
+    "absorb",
+    "estimate",
+    "generate",
+    "support_from",
+]

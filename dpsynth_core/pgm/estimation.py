@@ -77,9 +77,16 @@ def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, flo
     return potentials
 
 
-def estimate(cells: dict, measurements: list, total: float, *, iterations: int = 200,
-             warm: GraphicalModel | dict | None = None,
-             step: float | None = None, support: dict | None = None) -> tuple[GraphicalModel, float]:
+def estimate(
+    cells: dict,
+    measurements: list,
+    total: float,
+    *,
+    iterations: int = 200,
+    warm: GraphicalModel | dict | None = None,
+    step: float | None = None,
+    support: dict | None = None,
+) -> tuple[GraphicalModel, float]:
     """Fit the potentials to the measurements; returns the model and the step size reached.
 
     Accelerated mirror descent: a gradient step on the potentials from an extrapolated

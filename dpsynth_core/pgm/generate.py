@@ -38,8 +38,11 @@ def _round_counts(probabilities: np.ndarray, total: int, rng) -> np.ndarray:
     if short > 0:
         remainder = expected - counts
         weights = remainder / remainder.sum() if remainder.sum() > 0 else None
-        extra = rng.choice(len(counts), size=short, replace=False, p=weights) if weights is not None \
+        extra = (
+            rng.choice(len(counts), size=short, replace=False, p=weights)
+            if weights is not None
             else rng.choice(len(counts), size=short, replace=True)
+        )
         np.add.at(counts, extra, 1)
     return counts
 
@@ -110,7 +113,7 @@ def generate(model: GraphicalModel, rows: int, rng, *, method: str = "matched") 
         new = [a for a in clique if a not in codes]
         belief = np.clip(model.beliefs[i], 0, None)
         given = list(sep)
-        for step in ([[a] for a in new] if SEQUENTIAL else [new] if new else []):
+        for step in [[a] for a in new] if SEQUENTIAL else [new] if new else []:
             _draw(belief, clique, given, step, cells, codes, rows, matched, rng)
             given += step
     return codes

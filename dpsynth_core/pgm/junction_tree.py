@@ -20,7 +20,7 @@ class _Sizes:
     def __init__(self, cells: list):
         self.tables = []
         for start in range(0, len(cells), 8):
-            chunk = cells[start:start + 8]
+            chunk = cells[start : start + 8]
             table = [1] * (1 << len(chunk))
             for mask in range(1, 1 << len(chunk)):
                 low = mask & -mask
@@ -37,8 +37,9 @@ class _Sizes:
 
 def _elimination_cliques(cells: dict, cliques) -> list[tuple]:
     names = list(cells)
-    return [tuple(name for i, name in enumerate(names) if clique >> i & 1)
-            for clique in _elimination_masks(cells, cliques)]
+    return [
+        tuple(name for i, name in enumerate(names) if clique >> i & 1) for clique in _elimination_masks(cells, cliques)
+    ]
 
 
 def _elimination_masks(cells: dict, cliques) -> list[int]:
@@ -191,8 +192,9 @@ class JunctionTree:
             node = queue.pop(0)
             bfs.append(node)
             queue.extend(children[node])
-        separator = [() if parent[i] is None else tuple(a for a in cliques[i] if a in cliques[parent[i]])
-                     for i in range(k)]
+        separator = [
+            () if parent[i] is None else tuple(a for a in cliques[i] if a in cliques[parent[i]]) for i in range(k)
+        ]
         return cls(cells=dict(cells), cliques=cliques, order=bfs, parent=parent, separator=separator)
 
     def size(self) -> int:
@@ -218,4 +220,4 @@ class JunctionTree:
             node = self.parent[node]
             up_b.append(node)
         meet = up_b[-1]
-        return up_a[:up_a.index(meet) + 1] + up_b[-2::-1]
+        return up_a[: up_a.index(meet) + 1] + up_b[-2::-1]

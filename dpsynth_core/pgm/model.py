@@ -60,14 +60,14 @@ class GraphicalModel:
             a column not named may use every cell.
     """
 
-    def __init__(self, cells: dict, groups, total: float, potentials: dict | None = None,
-                 support: dict | None = None):
+    def __init__(self, cells: dict, groups, total: float, potentials: dict | None = None, support: dict | None = None):
         self.cells = dict(cells)
         groups = list(dict.fromkeys(tuple(g) for g in groups))
         self.tree = JunctionTree.build(self.cells, groups)
         self.total = float(total)
-        self.support = {a: np.asarray(v, dtype=bool) for a, v in (support or {}).items()
-                        if a in self.cells and not np.all(v)}
+        self.support = {
+            a: np.asarray(v, dtype=bool) for a, v in (support or {}).items() if a in self.cells and not np.all(v)
+        }
         self.potentials = {g: np.zeros([self.cells[a] for a in g]) for g in groups}
         for group, value in (potentials or {}).items():
             if group in self.potentials:
@@ -151,10 +151,12 @@ class GraphicalModel:
         """The marginal plan of the potentials' groups, reversed, with each step's shapes:
         ``(key, source, shape of the key's array broadcastable onto the source, source's shape)``."""
         if self._adjoint is None:
+
             def columns(key):
                 if isinstance(key, int):
                     return self.tree.cliques[key]
                 return key[1] if isinstance(key[0], int) else key
+
             self._adjoint = []
             for key, source, axes in reversed(self.marginal_plan(list(self.potentials))):
                 shape = tuple(self.cells[a] for a in columns(source))
@@ -213,8 +215,12 @@ class GraphicalModel:
         # the smallest set of cliques joined on the tree that covers the group
         homes = []
         for a in group:
-            homes.append(min((i for i, c in enumerate(tree.cliques) if a in c),
-                             key=lambda i: (-len(set(tree.cliques[i]) & set(group)), i)))
+            homes.append(
+                min(
+                    (i for i, c in enumerate(tree.cliques) if a in c),
+                    key=lambda i: (-len(set(tree.cliques[i]) & set(group)), i),
+                )
+            )
         nodes = {homes[0]}
         for other in homes[1:]:
             nodes.update(tree.path(homes[0], other))
@@ -301,8 +307,13 @@ class GraphicalModel:
             inverse = np.divide(1.0, entry, out=np.zeros_like(entry), where=entry > 0)
             conditional = self._clique_sum(node, order, sums) * inverse.reshape(_shape(self.cells, order, separator))
             letter = {a: i for i, a in enumerate((column,) + order)}
-            return np.einsum(joint, [letter[column]] + [letter[a] for a in separator], conditional,
-                             [letter[a] for a in order], [letter[column]] + [letter[a] for a in keep])
+            return np.einsum(
+                joint,
+                [letter[column]] + [letter[a] for a in separator],
+                conditional,
+                [letter[a] for a in order],
+                [letter[column]] + [letter[a] for a in keep],
+            )
 
         for node in queue:
             if node not in needed or column in tree.cliques[node]:  # the root holds the column itself

@@ -8,8 +8,15 @@ import numpy as np
 import pandas as pd
 
 
-def support_from(cells: dict, measurements: list, z: float, *, ordered: dict | None = None,
-                 limit: float = 0.0, protected: dict | None = None) -> dict:
+def support_from(
+    cells: dict,
+    measurements: list,
+    z: float,
+    *,
+    ordered: dict | None = None,
+    limit: float = 0.0,
+    protected: dict | None = None,
+) -> dict:
     """Each column's cells that the measurements can tell from empty: column -> boolean array.
 
     Every measurement holding the column gives an unbiased estimate of the column's counts (its
@@ -59,7 +66,7 @@ def support_from(cells: dict, measurements: list, z: float, *, ordered: dict | N
                 high = k - 2 - right[-1] if right.size else k - 1  # the last cell kept
                 if low <= high:
                     keep[:low] = False
-                    keep[high + 1:k] = False
+                    keep[high + 1 : k] = False
         else:
             keep = pooled >= z * s
         keep[int(np.argmax(pooled))] = True
@@ -80,8 +87,9 @@ def special_cells(domain, ordered: int) -> np.ndarray:
     return out
 
 
-def _cuttable(pooled: np.ndarray, margin: np.ndarray, cell_margin: float, limit: float,
-              named: np.ndarray) -> np.ndarray:
+def _cuttable(
+    pooled: np.ndarray, margin: np.ndarray, cell_margin: float, limit: float, named: np.ndarray
+) -> np.ndarray:
     """For each tail length ``j`` (cells from one end): whether that tail may be cut. Either it holds at
     most ``limit`` records at ``z`` standard deviations (estimate plus ``margin``), or it cannot be told
     from empty (estimate at most ``margin``, and no cell of it reaching ``cell_margin`` on its own) while

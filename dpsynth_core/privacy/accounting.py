@@ -103,7 +103,8 @@ class Accountant:
         if self._events and event.neighbouring != self._events[0].neighbouring:
             raise ValueError(
                 f"cannot compose '{event.neighbouring}' with '{self._events[0].neighbouring}' "
-                "in one total: the neighbouring relations differ")
+                "in one total: the neighbouring relations differ"
+            )
         self._events.append(event)
         return event
 
@@ -168,11 +169,20 @@ class Accountant:
         """
         if self.has_zcdp:
             zcdp = self.zcdp_total()
-            return {"zcdp": zcdp, "epsilon": zcdp["epsilon"], "delta": zcdp["delta"], "rho": zcdp["rho"],
-                    "composition": "zCDP"}
+            return {
+                "zcdp": zcdp,
+                "epsilon": zcdp["epsilon"],
+                "delta": zcdp["delta"],
+                "rho": zcdp["rho"],
+                "composition": "zCDP",
+            }
         basic_eps, basic_delta = self.basic()
-        out = {"basic": {"epsilon": basic_eps, "delta": basic_delta},
-               "epsilon": basic_eps, "delta": basic_delta, "composition": "basic"}
+        out = {
+            "basic": {"epsilon": basic_eps, "delta": basic_delta},
+            "epsilon": basic_eps,
+            "delta": basic_delta,
+            "composition": "basic",
+        }
         if delta_slack is not None and self._events:
             adv_eps, adv_delta = self.advanced(delta_slack)
             out["advanced"] = {"epsilon": adv_eps, "delta": adv_delta}
@@ -185,6 +195,7 @@ class Accountant:
 
 
 # --- zCDP and (epsilon, delta) ----------------------------------------------------------
+
 
 @lru_cache(maxsize=1)
 def _opendp_zcdp_converter():
@@ -281,6 +292,7 @@ def _fitted_scales(total: float, fixed: tuple, groups: tuple, delta_slack: float
 
 # --- composed totals of a dataset's spends -------------------------------------------------
 
+
 @dataclass(frozen=True)
 class RelationTotal:
     """The composed guarantee of every guaranteed spend under one neighbouring relation.
@@ -294,7 +306,6 @@ class RelationTotal:
     composition: str
     basic_epsilon: float
     draws: int
-
 
 
 @dataclass(frozen=True)
@@ -331,7 +342,6 @@ class Spend:
         return self.events[0].neighbouring if self.events else None
 
 
-
 @dataclass(frozen=True)
 class Spending:
     """What has been spent on one dataset.
@@ -359,11 +369,9 @@ class Spending:
         return max(0.0, self.lifetime_epsilon - self.largest_epsilon)
 
 
-
 def _accountant_total(events, delta: float) -> dict:
     """The accountant's total of some events (zCDP ones stated at ``delta``)."""
     return Accountant(events, delta=delta).total(constraints.ADVANCED_COMPOSITION_DELTA)
-
 
 
 def compose_events(events, zcdp_delta: float = 0.0) -> dict:
@@ -381,11 +389,12 @@ def compose_events(events, zcdp_delta: float = 0.0) -> dict:
     if zcdp and rest:
         first, second = _accountant_total(zcdp, zcdp_delta), _accountant_total(rest, zcdp_delta)
         if first["epsilon"] + second["epsilon"] < best["epsilon"]:
-            best = {"epsilon": first["epsilon"] + second["epsilon"],
-                    "delta": min(1.0, first["delta"] + second["delta"]),
-                    "composition": f"zCDP, then {second['composition']} for the pure-DP spends"}
+            best = {
+                "epsilon": first["epsilon"] + second["epsilon"],
+                "delta": min(1.0, first["delta"] + second["delta"]),
+                "composition": f"zCDP, then {second['composition']} for the pure-DP spends",
+            }
     return best
-
 
 
 def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
@@ -408,14 +417,19 @@ def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
         events = [e for spend in group for e in spend.events if e.neighbouring == relation]
         delta = max((spend.zcdp_delta for spend in group), default=0.0)
         total = compose_events(events, delta)
-        each = [compose_events([e for e in spend.events if e.neighbouring == relation], spend.zcdp_delta)
-                for spend in group]
+        each = [
+            compose_events([e for e in spend.events if e.neighbouring == relation], spend.zcdp_delta) for spend in group
+        ]
         added = math.fsum(t["epsilon"] for t in each)
         if len(group) > 1 and added < total["epsilon"]:
-            total = {"epsilon": added, "delta": min(1.0, math.fsum(t["delta"] for t in each)),
-                     "composition": "each spend's own guarantee, added up"}
-        totals.append(RelationTotal(relation, total["epsilon"], total["delta"], total["composition"], added,
-                                    len(group)))
+            total = {
+                "epsilon": added,
+                "delta": min(1.0, math.fsum(t["delta"] for t in each)),
+                "composition": "each spend's own guarantee, added up",
+            }
+        totals.append(
+            RelationTotal(relation, total["epsilon"], total["delta"], total["composition"], added, len(group))
+        )
     return tuple(totals), unguaranteed
 
 

@@ -118,18 +118,26 @@ class FittedBins:
 
     def as_card(self) -> dict:
         """JSON-ready form for the release card (every number here is DP output)."""
+
         def public(v):
             return v.isoformat() if isinstance(v, dt.date) else v
 
         lows, weights = self.spread
         if lows and isinstance(self.edges[0], dt.date):
             lows = [_EPOCH + dt.timedelta(days=int(d)) for d in lows]
-        return {"column": self.column, "edges": [public(v) for v in self.edges], "epsilon": self.epsilon,
-                "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
-                "mechanism": ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.tree_epsilon else "")
-                + "a discrete Laplace histogram of the leaves; "
-                + ("how values spread inside the declared bins (post-processing)" if self.inside
-                   else "bins merged from it (post-processing)")}
+        return {
+            "column": self.column,
+            "edges": [public(v) for v in self.edges],
+            "epsilon": self.epsilon,
+            "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
+            "mechanism": ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.tree_epsilon else "")
+            + "a discrete Laplace histogram of the leaves; "
+            + (
+                "how values spread inside the declared bins (post-processing)"
+                if self.inside
+                else "bins merged from it (post-processing)"
+            ),
+        }
 
 
 def adaptive_columns(domain) -> list[str]:
@@ -153,8 +161,10 @@ def binning_budget(domain, epsilon: float) -> dict[str, float]:
     """Epsilon each fitted column costs: ``BINNING_SHARE * epsilon / max(adaptive columns, 3)`` for the bins of
     an adaptive column, ``INSIDE_SHARE * epsilon / max(wide-bin columns, 3)`` for the inside of declared bins."""
     out = {}
-    for names, share in ((adaptive_columns(domain), constraints.BINNING_SHARE),
-                         (wide_bin_columns(domain), constraints.INSIDE_SHARE)):
+    for names, share in (
+        (adaptive_columns(domain), constraints.BINNING_SHARE),
+        (wide_bin_columns(domain), constraints.INSIDE_SHARE),
+    ):
         out.update({name: epsilon * share / max(len(names), MIN_SPLIT) for name in names})
     return out
 
@@ -172,8 +182,18 @@ def binning_events(column, epsilon: float) -> list[float]:
     return [epsilon * TREE_SHARE, epsilon * (1 - TREE_SHARE)]
 
 
-def privtree(values: SortedValues, low, high, *, epsilon: float, integer: bool, noise: NoiseSource,
-             label: str = "", threshold: float = THRESHOLD, max_depth: int = FLOAT_MAX_DEPTH):
+def privtree(
+    values: SortedValues,
+    low,
+    high,
+    *,
+    epsilon: float,
+    integer: bool,
+    noise: NoiseSource,
+    label: str = "",
+    threshold: float = THRESHOLD,
+    max_depth: int = FLOAT_MAX_DEPTH,
+):
     """PrivTree over ``[low, high]``: the leaves' lower and upper ends, in order (epsilon-DP, add/remove).
 
     Integer nodes are closed ranges ``[lo, hi]`` split into ``[lo, mid]`` and ``[mid + 1, hi]``;
@@ -211,8 +231,9 @@ def privtree(values: SortedValues, low, high, *, epsilon: float, integer: bool, 
     return lows[order], highs[order]
 
 
-def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSource,
-               substitution: bool = False) -> FittedBins:
+def fit_column(
+    column, values: SortedValues, *, epsilon: float, noise: NoiseSource, substitution: bool = False
+) -> FittedBins:
     """One column's bins: leaves (one per value of a short range, else PrivTree's), noisy leaf counts, merges.
 
     ``epsilon``-DP under adding or removing one record (the whole of ``values`` is one
@@ -236,16 +257,20 @@ def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
         lows = highs = np.arange(low, high + 1, dtype=np.int64)
     else:
         tree_epsilon, count_epsilon = events
-        lows, highs = privtree(values, low, high, epsilon=tree_epsilon / factor, integer=integer, noise=noise,
-                               label=label + " (tree)")
+        lows, highs = privtree(
+            values, low, high, epsilon=tree_epsilon / factor, integer=integer, noise=noise, label=label + " (tree)"
+        )
     counts = values.count(lows, highs, closed=True if integer else highs >= high)
     noisy = noisy_histogram(counts, epsilon=count_epsilon / factor, noise=noise, label=label + " (leaf counts)")
     # Post-processing. Merging uses the unclipped noisy counts, whose noise cancels on average when
     # neighbours are summed: first the finer pieces (how values spread inside a bin), then the bins.
     pieces = merge_small_bins(noisy, cap=FINE_MAX_BINS, min_mass=0.0)
     piece_counts = np.add.reduceat(noisy, pieces).astype(float)
-    chosen = merge_small_bins(piece_counts, cap=constraints.ADAPTIVE_MAX_BINS,
-                              min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS))
+    chosen = merge_small_bins(
+        piece_counts,
+        cap=constraints.ADAPTIVE_MAX_BINS,
+        min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS),
+    )
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
     weights = usable_weights(piece_lows, piece_counts, bin_lows, high, integer)
     if column.special:
@@ -261,8 +286,9 @@ def fit_column(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
     return FittedBins(column.name, edges, int(lows.size), tree_epsilon, count_epsilon, spread)
 
 
-def fit_inside(column, values: SortedValues, *, epsilon: float, noise: NoiseSource,
-               substitution: bool = False) -> FittedBins:
+def fit_inside(
+    column, values: SortedValues, *, epsilon: float, noise: NoiseSource, substitution: bool = False
+) -> FittedBins:
     """How values spread inside a column's declared bins (its ``spread``), with DP; the bins stay as declared.
 
     Leaves: one per value for a short integer or date range, else a PrivTree forest rooted at
@@ -290,8 +316,15 @@ def fit_inside(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
         lows = highs = np.arange(bin_lows[0], top + 1, dtype=np.int64)
     else:
         tree_epsilon, count_epsilon = events
-        lows, highs = privtree(values, bin_lows[roots], bin_highs[roots], epsilon=tree_epsilon / factor,
-                               integer=integer, noise=noise, label=label + " (tree)")
+        lows, highs = privtree(
+            values,
+            bin_lows[roots],
+            bin_highs[roots],
+            epsilon=tree_epsilon / factor,
+            integer=integer,
+            noise=noise,
+            label=label + " (tree)",
+        )
     counts = values.count(lows, highs, closed=True if integer else highs >= top)
     noisy = noisy_histogram(counts, epsilon=count_epsilon / factor, noise=noise, label=label + " (leaf counts)")
     weights = usable_weights(lows, noisy.astype(float), bin_lows[roots], top, integer)
@@ -303,8 +336,9 @@ def fit_inside(column, values: SortedValues, *, epsilon: float, noise: NoiseSour
     return FittedBins(column.name, edges, int(lows.size), tree_epsilon, count_epsilon, spread, inside=True)
 
 
-def fit_bins(data, domain: TableDomain, *, epsilon: float, noise: NoiseSource,
-             substitution: bool = False) -> tuple[TableDomain, list[FittedBins]]:
+def fit_bins(
+    data, domain: TableDomain, *, epsilon: float, noise: NoiseSource, substitution: bool = False
+) -> tuple[TableDomain, list[FittedBins]]:
     """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
 
     Args:
@@ -327,10 +361,16 @@ def fit_bins(data, domain: TableDomain, *, epsilon: float, noise: NoiseSource,
             values = SortedValues(numeric_values(column, data[name], domain.missing_markers))
         else:
             raw, counts = data.raw_values(name)
-            values = SortedValues(numeric_values(column, raw, domain.missing_markers)) if counts is None else \
-                SortedValues(*numeric_value_counts(column, raw, counts, domain.missing_markers))
+            values = (
+                SortedValues(numeric_values(column, raw, domain.missing_markers))
+                if counts is None
+                else SortedValues(*numeric_value_counts(column, raw, counts, domain.missing_markers))
+            )
         found = fit(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution)
         fitted.append(found)
-        domain = domain.with_column(replace(column, spread=found.spread) if found.inside else
-                                    replace(column, edges=found.edges, spread=found.spread))
+        domain = domain.with_column(
+            replace(column, spread=found.spread)
+            if found.inside
+            else replace(column, edges=found.edges, spread=found.spread)
+        )
     return domain, fitted

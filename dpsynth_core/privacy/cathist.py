@@ -87,8 +87,11 @@ class Threshold:
         counts = np.atleast_1d(np.asarray(count, dtype=np.int64))
         alpha = discrete_laplace_alpha(self.epsilon)
         above = (self.cut + 1 - counts).astype(float)  # P(Z >= above), exact on both sides of 0
-        survival = np.where(above >= 1, alpha ** np.maximum(above, 1) / (1 + alpha),
-                            1.0 - alpha ** np.maximum(1 - above, 0) / (1 + alpha))
+        survival = np.where(
+            above >= 1,
+            alpha ** np.maximum(above, 1) / (1 + alpha),
+            1.0 - alpha ** np.maximum(1 - above, 0) / (1 + alpha),
+        )
         out = survival + self.tie_keep * (1 - alpha) / (1 + alpha) * alpha ** np.abs(self.cut - counts)
         return out if np.ndim(count) else float(out[0])
 
@@ -175,8 +178,17 @@ class CatHistResult:
         return int(self.made_up.sum())
 
 
-def cathist(active_keys, active_counts, domain_size: int, *, epsilon: float, rho: float,
-            draw_inactive, noise: NoiseSource, label: str = "") -> CatHistResult:
+def cathist(
+    active_keys,
+    active_counts,
+    domain_size: int,
+    *,
+    epsilon: float,
+    rho: float,
+    draw_inactive,
+    noise: NoiseSource,
+    label: str = "",
+) -> CatHistResult:
     """Run CatHist on one histogram.
 
     Args:
@@ -212,8 +224,13 @@ def cathist(active_keys, active_counts, domain_size: int, *, epsilon: float, rho
     # The release lists values in the domain's public order: the order of the input keys
     # (often the true frequency order) and "made-up values last" would both leak.
     order = np.argsort(draw_inactive.positions(keys), kind="stable") if keys else np.zeros(0, dtype=np.int64)
-    return CatHistResult(keys=[keys[i] for i in order], counts=all_counts[order], made_up=flags[order],
-                         threshold=rule, tau=cathist_tau(n, rho, epsilon))
+    return CatHistResult(
+        keys=[keys[i] for i in order],
+        counts=all_counts[order],
+        made_up=flags[order],
+        threshold=rule,
+        tau=cathist_tau(n, rho, epsilon),
+    )
 
 
 @dataclass(frozen=True)

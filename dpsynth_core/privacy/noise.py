@@ -75,12 +75,13 @@ class NoiseSource:
 
     def describe(self) -> str:
         if self.secure:
-            return ("OpenDP exact samplers for the noise on counts (operating-system CSPRNG); every other draw "
-                    "(made-up values, positions inside bins, rows sampled) from the ChaCha20 stream cipher "
-                    "(randomgen, 20 rounds) keyed with 256 bits from the operating system, the rows in chunks, "
-                    "each from its own ChaCha20 stream under a 256-bit key drawn from it")
-        return ("seeded numpy PCG64 generator: repeatable, for tests and teaching only, "
-                "not for real releases")
+            return (
+                "OpenDP exact samplers for the noise on counts (operating-system CSPRNG); every other draw "
+                "(made-up values, positions inside bins, rows sampled) from the ChaCha20 stream cipher "
+                "(randomgen, 20 rounds) keyed with 256 bits from the operating system, the rows in chunks, "
+                "each from its own ChaCha20 stream under a 256-bit key drawn from it"
+            )
+        return "seeded numpy PCG64 generator: repeatable, for tests and teaching only, not for real releases"
 
     def discrete_laplace(self, size: int, scale: float, label: str = "") -> np.ndarray:
         """Draw ``size`` independent discrete Laplace values with the given scale (int64)."""
@@ -174,7 +175,7 @@ def _seeded_discrete_gaussian(rng: np.random.Generator, size: int, sigma: float)
         proposal = rng.geometric(success, batch) - rng.geometric(success, batch)
         accept = rng.random(batch) < np.exp(-((np.abs(proposal) - sigma**2 / t) ** 2) / (2 * sigma**2))
         kept = proposal[accept][: size - filled]
-        out[filled:filled + kept.size] = kept
+        out[filled : filled + kept.size] = kept
         filled += kept.size
     return out
 
@@ -225,6 +226,7 @@ def make_noise_source(random_state=None) -> NoiseSource:
 
 # --- the discrete Laplace distribution, for thresholds ---------------------------------
 
+
 def discrete_laplace_alpha(epsilon: float) -> float:
     """``a = exp(-epsilon)``: the ratio of successive probabilities of scale ``1/epsilon``."""
     return math.exp(-epsilon)
@@ -252,6 +254,7 @@ def typical_bin_error(epsilon: float) -> float:
 
 # --- private selection and posterior draws ---------------------------------------------
 
+
 @lru_cache(maxsize=64)
 def _opendp_noisy_max(scale: float):
     from opendp.domains import atom_domain, vector_domain
@@ -261,8 +264,9 @@ def _opendp_noisy_max(scale: float):
     from opendp.mod import enable_features
 
     enable_features("contrib")
-    return make_noisy_max(vector_domain(atom_domain(T=float, nan=False)), linf_distance(T=float), max_divergence(),
-                          scale=float(scale))
+    return make_noisy_max(
+        vector_domain(atom_domain(T=float, nan=False)), linf_distance(T=float), max_divergence(), scale=float(scale)
+    )
 
 
 def report_noisy_max(source: NoiseSource, scores, epsilon: float, sensitivity: float = 1.0) -> int:
@@ -289,12 +293,17 @@ def _opendp_gumbel_max(scale: float):
     from opendp.mod import enable_features
 
     enable_features("contrib")
-    return make_noisy_max(vector_domain(atom_domain(T=float, nan=False)), linf_distance(T=float),
-                          zero_concentrated_divergence(), scale=float(scale))
+    return make_noisy_max(
+        vector_domain(atom_domain(T=float, nan=False)),
+        linf_distance(T=float),
+        zero_concentrated_divergence(),
+        scale=float(scale),
+    )
 
 
-def exponential_mechanism_zcdp(source: NoiseSource, scores, rho: float, sensitivity: float = 1.0,
-                               label: str = "noisy max (zCDP)") -> int:
+def exponential_mechanism_zcdp(
+    source: NoiseSource, scores, rho: float, sensitivity: float = 1.0, label: str = "noisy max (zCDP)"
+) -> int:
     """Index chosen by the exponential mechanism, ``P(i)`` proportional to ``exp(eps * score_i / (2 sensitivity))``.
 
     Report noisy max with Gumbel noise of scale ``2 * sensitivity / eps`` is exactly this

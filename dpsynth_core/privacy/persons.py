@@ -78,7 +78,10 @@ def person_ledger(row_ledger: Accountant, unit, delta_slack: float) -> Accountan
     total = row_ledger.total(delta_slack)
     epsilon, delta = group_guarantee(total["epsilon"], total["delta"], unit.max_rows)
     rows = "1 row" if unit.max_rows == 1 else f"{unit.max_rows:,} rows"
-    mechanism = (f"group privacy over up to {rows} of the release's per-row guarantee (epsilon "
-                 f"{total['epsilon']:.6g}, delta {total['delta']:.3g}, {total['composition']} composition)")
-    return Accountant([PrivacyEvent(mechanism, epsilon, delta, unit_relation(unit, ""),
-                                    f"the whole release, {unit.in_words()}")])
+    mechanism = (
+        f"group privacy over up to {rows} of the release's per-row guarantee (epsilon "
+        f"{total['epsilon']:.6g}, delta {total['delta']:.3g}, {total['composition']} composition)"
+    )
+    return Accountant(
+        [PrivacyEvent(mechanism, epsilon, delta, unit_relation(unit, ""), f"the whole release, {unit.in_words()}")]
+    )

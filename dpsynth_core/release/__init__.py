@@ -64,11 +64,25 @@ class Release:
             self.rows, self.columns = len(self.data), list(self.data.columns)
 
 
-def synthesize(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rho: float = constraints.RHO_DEFAULT,
-               rows: int | None = None, random_state=None, encoding: str | None = None,
-               delimiter: str | None = None, progress=None, engine: str | None = "auto",
-               memory_limit: str | None = None, out=None, out_format: str | None = None,
-               chunk_rows: int = CHUNK_ROWS, **options) -> Release:
+def synthesize(
+    data,
+    domain,
+    epsilon: float,
+    *,
+    method: str = DEFAULT_METHOD,
+    rho: float = constraints.RHO_DEFAULT,
+    rows: int | None = None,
+    random_state=None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    progress=None,
+    engine: str | None = "auto",
+    memory_limit: str | None = None,
+    out=None,
+    out_format: str | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+    **options,
+) -> Release:
     """Make a DP synthetic copy of ``data`` over its declared ``domain``.
 
     Every parameter is checked before the data is read; the ranges are the app's.
@@ -105,9 +119,23 @@ def synthesize(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rh
             With ``engine="spark"`` and a Parquet ``out``, the chunks are drawn on Spark's executors
             and ``out`` becomes a new folder of Parquet parts (:func:`~dpsynth_core.release.writer.write_on_spark`).
     """
-    request = prepare(data, domain, epsilon, method=method, rho=rho, rows=rows, random_state=random_state,
-                      encoding=encoding, delimiter=delimiter, engine=engine, memory_limit=memory_limit, out=out,
-                      out_format=out_format, chunk_rows=chunk_rows, **options)
+    request = prepare(
+        data,
+        domain,
+        epsilon,
+        method=method,
+        rho=rho,
+        rows=rows,
+        random_state=random_state,
+        encoding=encoding,
+        delimiter=delimiter,
+        engine=engine,
+        memory_limit=memory_limit,
+        out=out,
+        out_format=out_format,
+        chunk_rows=chunk_rows,
+        **options,
+    )
     return request.run(data, progress=progress)
 
 
@@ -144,10 +172,24 @@ class Request:
         return _run(self, data, progress)
 
 
-def prepare(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rho: float = constraints.RHO_DEFAULT,
-            rows: int | None = None, random_state=None, encoding: str | None = None, delimiter: str | None = None,
-            engine: str | None = "auto", memory_limit: str | None = None, out=None, out_format: str | None = None,
-            chunk_rows: int = CHUNK_ROWS, **options) -> Request:
+def prepare(
+    data,
+    domain,
+    epsilon: float,
+    *,
+    method: str = DEFAULT_METHOD,
+    rho: float = constraints.RHO_DEFAULT,
+    rows: int | None = None,
+    random_state=None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    engine: str | None = "auto",
+    memory_limit: str | None = None,
+    out=None,
+    out_format: str | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+    **options,
+) -> Request:
     """Check every input of :func:`synthesize` once and price the draw, without reading the data."""
     epsilon = check_total_epsilon(epsilon)
     rho = check_publisher_rho(rho)
@@ -183,8 +225,23 @@ def prepare(data, domain, epsilon: float, *, method: str = DEFAULT_METHOD, rho: 
     charge = info.cls.charge(domain, epsilon, rows=rows, **options)
     if random_state is not None:  # a seeded (repeatable) draw claims no guarantee: recorded as such
         charge = Spend(charge.events, False, charge.zcdp_delta)
-    return Request(info, domain, epsilon, rho, rows, random_state, encoding, delimiter, chosen, memory_limit, out,
-                   fmt, chunk_rows, options, charge)
+    return Request(
+        info,
+        domain,
+        epsilon,
+        rho,
+        rows,
+        random_state,
+        encoding,
+        delimiter,
+        chosen,
+        memory_limit,
+        out,
+        fmt,
+        chunk_rows,
+        options,
+        charge,
+    )
 
 
 def _run(request: Request, data, progress) -> Release:
@@ -202,23 +259,37 @@ def _run(request: Request, data, progress) -> Release:
     if isinstance(data, (str, Path)) and chosen != "pandas":
         from ..engines import open_source
 
-        data = opened = open_source(data, domain, engine=chosen, memory_limit=memory_limit, encoding=encoding,
-                                    delimiter=delimiter)
+        data = opened = open_source(
+            data, domain, engine=chosen, memory_limit=memory_limit, encoding=encoding, delimiter=delimiter
+        )
     if reading is None and not isinstance(data, pd.DataFrame):  # a source that read a CSV in chunks
         from ..engines import lines_read
 
         reading = lines_read(data)
-    settings = {"method": info.name, "epsilon": request.epsilon, "rho": request.rho, "rows": rows,
-                "encoding": encoding, "delimiter": delimiter, "engine": chosen, "declaration": domain.to_json(),
-                "options": {k: [list(g) for g in v] if k == "groups" and v else v
-                            for k, v in request.options.items()}}
+    settings = {
+        "method": info.name,
+        "epsilon": request.epsilon,
+        "rho": request.rho,
+        "rows": rows,
+        "encoding": encoding,
+        "delimiter": delimiter,
+        "engine": chosen,
+        "declaration": domain.to_json(),
+        "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in request.options.items()},
+    }
     model = info.cls(epsilon=request.epsilon, rho=request.rho, random_state=request.random_state, **request.options)
     share = model.fit_share
     spark = getattr(data, "spark", None)
     try:
-        model.fit(data, domain, rows=rows, progress=_scaled(progress, 0.0, share), engine=chosen,
-                  memory_limit=memory_limit,
-                  max_rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS if out is not None else constraints.MAX_SYNTHETIC_ROWS)
+        model.fit(
+            data,
+            domain,
+            rows=rows,
+            progress=_scaled(progress, 0.0, share),
+            engine=chosen,
+            memory_limit=memory_limit,
+            max_rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS if out is not None else constraints.MAX_SYNTHETIC_ROWS,
+        )
     finally:
         if opened is not None:
             opened.close()
@@ -226,17 +297,25 @@ def _run(request: Request, data, progress) -> Release:
 
     def finished(synthetic=None, written=None, path=None) -> Release:
         """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""
-        return Release(data=synthetic, card=build_card(model, info, written if synthetic is None else len(synthetic)),
-                       accountant=model.ledger(), publisher_report=_report(model, reading), path=path,
-                       rows=written, columns=None if synthetic is not None else list(model.domain_.kept),
-                       settings=settings, charge=request.charge)
+        return Release(
+            data=synthetic,
+            card=build_card(model, info, written if synthetic is None else len(synthetic)),
+            accountant=model.ledger(),
+            publisher_report=_report(model, reading),
+            path=path,
+            rows=written,
+            columns=None if synthetic is not None else list(model.domain_.kept),
+            settings=settings,
+            charge=request.charge,
+        )
 
     if not model.independent_chunks:  # one table drawn in order (it may hold fewer rows than planned)
         table = model.sample(progress=told)
         if out is None:
             return finished(table)
-        written = write_synthetic(out, len(table), _slices(table), chunk_rows=chunk_rows, fmt=out_format,
-                                  columns=list(table.columns))
+        written = write_synthetic(
+            out, len(table), _slices(table), chunk_rows=chunk_rows, fmt=out_format, columns=list(table.columns)
+        )
         return finished(written=written, path=Path(out))
     # Chunks from their own streams (Model.chunk_sampler): a table returned in memory is the
     # file a chunked release writes, for the same seed.
@@ -256,10 +335,12 @@ def _run(request: Request, data, progress) -> Release:
             return chunk
 
         if out is None:
-            return finished(pd.concat([draw(k) for k in sizes], ignore_index=True) if len(sizes) > 1
-                            else draw(sizes[0]))
-        written = write_synthetic(out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format,
-                                  columns=list(model.domain_.kept))
+            return finished(
+                pd.concat([draw(k) for k in sizes], ignore_index=True) if len(sizes) > 1 else draw(sizes[0])
+            )
+        written = write_synthetic(
+            out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format, columns=list(model.domain_.kept)
+        )
     return finished(written=written, path=Path(out))
 
 
@@ -312,7 +393,7 @@ def _slices(frame):
     start = [0]
 
     def take(k):
-        chunk = frame.iloc[start[0]:start[0] + k]
+        chunk = frame.iloc[start[0] : start[0] + k]
         start[0] += k
         return chunk
 

@@ -49,9 +49,22 @@ def projection(workspace, fingerprint: str, charge: Spend, *, what: str = "This 
     return workspace.check(fingerprint, charge, what=what)
 
 
-def draw(data, domain, epsilon: float, *, workspace=None, fingerprint: str | None = None, name: str = "",
-         source: str = "app", settings: dict | None = None, settings_key: str | None = None, progress=None,
-         open_ledger=None, ready=None, **options) -> Draw:
+def draw(
+    data,
+    domain,
+    epsilon: float,
+    *,
+    workspace=None,
+    fingerprint: str | None = None,
+    name: str = "",
+    source: str = "app",
+    settings: dict | None = None,
+    settings_key: str | None = None,
+    progress=None,
+    open_ledger=None,
+    ready=None,
+    **options,
+) -> Draw:
     """Price, check, record and make one release (see the module docstring).
 
     ``data``, ``domain``, ``epsilon`` and ``options``: as for :func:`~dpsynth_core.release.synthesize`
@@ -81,15 +94,35 @@ def draw(data, domain, epsilon: float, *, workspace=None, fingerprint: str | Non
     seconds = time.monotonic() - start
     release_id = None
     if workspace is not None:
-        release_id = workspace.record_release(fingerprint, release, name=name,
-                                              settings=release.settings if settings is None else settings,
-                                              settings_key=settings_key, source=source, seconds=seconds,
-                                              spend_id=spend_id)
+        release_id = workspace.record_release(
+            fingerprint,
+            release,
+            name=name,
+            settings=release.settings if settings is None else settings,
+            settings_key=settings_key,
+            source=source,
+            seconds=seconds,
+            spend_id=spend_id,
+        )
     return Draw(release, release_id, spend_id, request.charge, seconds)
 
 
-def report(workspace, fingerprint: str, release_id: int, real, synthetic, declaration, *, epsilon: float,
-           name: str, render, pairs=(), chart_columns=(), source: str = "app", random_state=None) -> int:
+def report(
+    workspace,
+    fingerprint: str,
+    release_id: int,
+    real,
+    synthetic,
+    declaration,
+    *,
+    epsilon: float,
+    name: str,
+    render,
+    pairs=(),
+    chart_columns=(),
+    source: str = "app",
+    random_state=None,
+) -> int:
     """Price, check, record and make one stakeholder report of a release; returns the report's id.
 
     ``real``: the real table (read only by the report's noisy statistics); ``synthetic``: the
@@ -100,14 +133,32 @@ def report(workspace, fingerprint: str, release_id: int, real, synthetic, declar
     from ..domain import as_table_domain
     from ..evaluation.report import ReportError, check_choices, measure, report_charge
 
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or \
-            not (math.isfinite(epsilon) and epsilon > 0):
+    if (
+        isinstance(epsilon, bool)
+        or not isinstance(epsilon, (int, float))
+        or not (math.isfinite(epsilon) and epsilon > 0)
+    ):
         raise ReportError(f"report epsilon ({epsilon!r}) must be a number > 0")
     pairs, chart_columns = check_choices(declaration, synthetic, pairs, chart_columns)
     charge = report_charge(epsilon, as_table_domain(declaration), pairs=pairs, chart_columns=chart_columns)
-    spend_id = workspace.reserve(fingerprint, charge, name=name, method="report", purpose="report",
-                                 source=source, what="This report")
-    figures = measure(real, synthetic, declaration, epsilon=epsilon, pairs=pairs, chart_columns=chart_columns,
-                      random_state=random_state)
-    return workspace.record_report(fingerprint, release_id, events=figures.events, figures=figures.to_dict(),
-                                   html=render(figures), source=source, spend_id=spend_id)
+    spend_id = workspace.reserve(
+        fingerprint, charge, name=name, method="report", purpose="report", source=source, what="This report"
+    )
+    figures = measure(
+        real,
+        synthetic,
+        declaration,
+        epsilon=epsilon,
+        pairs=pairs,
+        chart_columns=chart_columns,
+        random_state=random_state,
+    )
+    return workspace.record_report(
+        fingerprint,
+        release_id,
+        events=figures.events,
+        figures=figures.to_dict(),
+        html=render(figures),
+        source=source,
+        spend_id=spend_id,
+    )

@@ -31,16 +31,18 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
     scale = epsilon / row_total["epsilon"] if row_total["epsilon"] > 0 else 1.0
     for event in per_row.events:
         # a zCDP ledger composes rhos, so each part is shown as its share of rho, in epsilon units
-        cost = event.rho_cost / row_total["rho"] * row_total["epsilon"] if zcdp and row_total["rho"] > 0 \
-            else event.epsilon
+        cost = (
+            event.rho_cost / row_total["rho"] * row_total["epsilon"] if zcdp and row_total["rho"] > 0 else event.epsilon
+        )
         split[event.label] = split.get(event.label, 0.0) + cost * scale
     domain = getattr(model, "declared_domain_", model.domain_)
     missing = model.missing_guarantee()
     guarantee = {
         "epsilon": epsilon,
         "delta": delta,
-        "composition": total["composition"] if unit is None else
-        f"group privacy over {unit.max_rows:,} rows of the per-row {row_total['composition']} total",
+        "composition": total["composition"]
+        if unit is None
+        else f"group privacy over {unit.max_rows:,} rows of the per-row {row_total['composition']} total",
         "neighbouring": ledger.neighbouring,
         "unit": unit_words(unit),
         "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring, unit),
@@ -49,37 +51,51 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         guarantee["rho"] = total["rho"]
         guarantee["delta_in_plain_words"] = delta_words(delta)
     if missing:
-        guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": None,
-                     "noise_epsilon": epsilon,
-                     "plain_words": f"No differential-privacy guarantee: {missing}. Noise with epsilon = "
-                                    f"{plain_number(epsilon)} was added to the statistics, but that number does not "
-                                    "bound what the release reveals."}
+        guarantee = {
+            "epsilon": None,
+            "delta": None,
+            "composition": None,
+            "neighbouring": None,
+            "noise_epsilon": epsilon,
+            "plain_words": f"No differential-privacy guarantee: {missing}. Noise with epsilon = "
+            f"{plain_number(epsilon)} was added to the statistics, but that number does not "
+            "bound what the release reveals.",
+        }
     seeded = not getattr(getattr(model, "noise_", None), "secure", True)
     if seeded:  # a fixed function of the data and the seed: no epsilon holds, whatever the mechanism
-        guarantee = {"epsilon": None, "delta": None, "composition": None, "neighbouring": None, "seeded": True,
-                     "noise_epsilon": epsilon, "plain_words": SEEDED_GUARANTEE,
-                     "unseeded": dict(guarantee, note="what the same draw from the secure source would guarantee")}
+        guarantee = {
+            "epsilon": None,
+            "delta": None,
+            "composition": None,
+            "neighbouring": None,
+            "seeded": True,
+            "noise_epsilon": epsilon,
+            "plain_words": SEEDED_GUARANTEE,
+            "unseeded": dict(guarantee, note="what the same draw from the secure source would guarantee"),
+        }
         missing = missing or "seeded"
     return {
         "title": f"Synthetic data release{': ' + domain.dataset if domain.dataset else ''}",
         "software": {"name": "dpsynth", "version": _version},
         "created": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "method": {"name": method_info.name, "title": method_info.title, "summary": method_info.summary},
-        "parameters": {"epsilon": getattr(model, "total_epsilon_", model.epsilon_),
-                       # the tolerance only where the method uses it (no leftover number on a card)
-                       "rho": model.rho_ if method_info.cls.uses_tolerance(domain) else None},
+        "parameters": {
+            "epsilon": getattr(model, "total_epsilon_", model.epsilon_),
+            # the tolerance only where the method uses it (no leftover number on a card)
+            "rho": model.rho_ if method_info.cls.uses_tolerance(domain) else None,
+        },
         "privacy_unit": _unit_card(unit, model.epsilon_),
         "guarantee": guarantee,
         # Without a guarantee there is no privacy unit to name, not even on each spend.
         "spends": [dict(e, neighbouring=None) for e in ledger.as_list()] if missing else ledger.as_list(),
         **({"spends_per_row": per_row.as_list()} if unit is not None else {}),
         "budget_split": split,
-        "budget_unit": ("each part's share of the zero-concentrated budget (rho), shown in epsilon" if zcdp
-                        else "epsilon"),
+        "budget_unit": (
+            "each part's share of the zero-concentrated budget (rho), shown in epsilon" if zcdp else "epsilon"
+        ),
         "rows": {"synthetic": int(synthetic_rows), "policy": model.row_policy_},
         "noise_source": model.noise_.describe(),
-        "domain": {"dataset": domain.dataset, "documentation": domain.documentation,
-                   "columns": domain.summary()},
+        "domain": {"dataset": domain.dataset, "documentation": domain.documentation, "columns": domain.summary()},
         # Bins chosen from the data (a range declared without bins) apart from the spread measured inside
         # declared bins: the card says of the first that their bins were fitted, which the second's are not.
         "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", []) if not found.inside],
@@ -87,8 +103,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "method_details": model.card_details(),
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
-            "this card: it holds only the declaration, the parameters, the privacy spends and the bins "
-            "fitted with DP",
+            "this card: it holds only the declaration, the parameters, the privacy spends and the bins fitted with DP",
         ],
         "not_covered": [
             "quality charts computed against the real data in the app (fidelity, distances, "
@@ -101,7 +116,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
 
 def plain_number(value: float, digits: int = 3) -> str:
     """A number in plain digits for readers (``34,312``, ``2.72``, ``0.0475``), never ``3.43e+04``."""
-    if value >= 10 ** digits:
+    if value >= 10**digits:
         return f"{value:,.0f}"
     text = f"{value:.{digits}g}"
     return f"{value:.{digits + 4}f}".rstrip("0").rstrip(".") if "e" in text else text
@@ -110,19 +125,26 @@ def plain_number(value: float, digits: int = 3) -> str:
 def unit_words(unit) -> str:
     """The privacy unit in plain words: ``each patient, up to 2 rows``, or one row."""
     if unit is None:
-        return "each row: one record (no person column was declared, so a person with several rows is " \
-               "protected only row by row)"
+        return (
+            "each row: one record (no person column was declared, so a person with several rows is "
+            "protected only row by row)"
+        )
     return f"{unit.in_words()} (identified by the column {unit.column}, which is not released)"
 
 
 def _unit_card(unit, epsilon_per_row: float) -> dict:
     if unit is None:
         return {"in_words": unit_words(None), "person_column": None, "max_rows_per_person": None}
-    return {"in_words": unit_words(unit), "person_column": unit.column, "max_rows_per_person": unit.max_rows,
-            "person": unit.name, "epsilon_per_row": epsilon_per_row,
-            "how": f"at most {unit.max_rows:,} rows of each {unit.name} were kept, chosen at random, before any "
-                   f"statistic; the method spent epsilon / {unit.max_rows:,} per row, so by group privacy the "
-                   f"guarantee holds for each {unit.name} as a whole"}
+    return {
+        "in_words": unit_words(unit),
+        "person_column": unit.column,
+        "max_rows_per_person": unit.max_rows,
+        "person": unit.name,
+        "epsilon_per_row": epsilon_per_row,
+        "how": f"at most {unit.max_rows:,} rows of each {unit.name} were kept, chosen at random, before any "
+        f"statistic; the method spent epsilon / {unit.max_rows:,} per row, so by group privacy the "
+        f"guarantee holds for each {unit.name} as a whole",
+    }
 
 
 def _unit_line(card: dict, g: dict) -> str:
@@ -133,12 +155,18 @@ def _unit_line(card: dict, g: dict) -> str:
 
 
 def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit=None) -> str:
-    who = (f"one {unit.name} (all of their rows)" if unit is not None else
-            "one person's record" if neighbouring is None or "add/remove" in neighbouring else
-            "one person's record being replaced by another (the number of rows is public)")
+    who = (
+        f"one {unit.name} (all of their rows)"
+        if unit is not None
+        else "one person's record"
+        if neighbouring is None or "add/remove" in neighbouring
+        else "one person's record being replaced by another (the number of rows is public)"
+    )
     ratio = plain_number(math.exp(epsilon)) if epsilon < 30 else "more than 10^13"
-    text = (f"Whether or not {who} is in the data changes the chance of any outcome of this "
-            f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon)})")
+    text = (
+        f"Whether or not {who} is in the data changes the chance of any outcome of this "
+        f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon)})"
+    )
     if delta > 0:
         text += f", except with probability at most {delta:.2g}"
     return text + f". The more the data holds, the less any one {'record' if unit is None else unit.name} can be seen."
@@ -148,9 +176,11 @@ def delta_words(delta: float) -> str:
     """What delta means, for a stakeholder."""
     if delta <= 0:
         return "delta = 0: the guarantee holds always (pure differential privacy)."
-    return (f"delta = {delta:.0e} is the chance, allowed by the method, that the guarantee above does not "
-            "hold. It is fixed in advance far below one in the number of records squared, so it stands for "
-            "an event too unlikely to expect in practice, not for a share of the people in the data.")
+    return (
+        f"delta = {delta:.0e} is the chance, allowed by the method, that the guarantee above does not "
+        "hold. It is fixed in advance far below one in the number of records squared, so it stands for "
+        "an event too unlikely to expect in practice, not for a share of the people in the data."
+    )
 
 
 def _bins_text(edges: list) -> str:
@@ -160,8 +190,10 @@ def _bins_text(edges: list) -> str:
 def _guarantee_line(g: dict) -> str:
     if g["epsilon"] is None:
         return "<b>No formal differential-privacy guarantee.</b>"
-    line = (f"Differential privacy: epsilon = {plain_number(g['epsilon'])}, delta = {g['delta']:.2g} "
-            f"({html.escape(g['composition'])} composition); privacy unit: {html.escape(g['neighbouring'] or 'n/a')}.")
+    line = (
+        f"Differential privacy: epsilon = {plain_number(g['epsilon'])}, delta = {g['delta']:.2g} "
+        f"({html.escape(g['composition'])} composition); privacy unit: {html.escape(g['neighbouring'] or 'n/a')}."
+    )
     if "rho" in g:
         line += f" Zero-concentrated DP: rho = {g['rho']:.4g}. {html.escape(g['delta_in_plain_words'])}"
     return line
@@ -194,15 +226,20 @@ def render_card_html(card: dict) -> str:
     rows = "".join(
         f"<tr><td>{e(c['column'])}</td><td>{e(c['kind'])}</td><td>{e(c['description'])}</td>"
         f"<td>{'yes' if c['missing_allowed'] else 'no'}</td></tr>"
-        for c in card["domain"]["columns"])
-    split = "".join(f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>"
-                    for label, eps in card["budget_split"].items())
+        for c in card["domain"]["columns"]
+    )
+    split = "".join(
+        f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>" for label, eps in card["budget_split"].items()
+    )
     summary, appendices = split, ""
     if len(card["budget_split"]) > SPLIT_ROWS_IN_BODY:  # the rounds summed in the body, every row in an appendix
-        summary = "".join(f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>"
-                          for label, eps in split_summary(card).items())
-        appendices += ("<h2>Appendix A. Every measurement</h2><table><tr><th>what was measured</th><th>epsilon</th>"
-                       f"</tr>{split}</table>")
+        summary = "".join(
+            f"<tr><td>{e(label)}</td><td>{plain_number(eps, 4)}</td></tr>" for label, eps in split_summary(card).items()
+        )
+        appendices += (
+            "<h2>Appendix A. Every measurement</h2><table><tr><th>what was measured</th><th>epsilon</th>"
+            f"</tr>{split}</table>"
+        )
     randomness = e(card["noise_source"])
     if not card["noise_source"].startswith("seeded"):
         randomness = "from the operating system's secure generator and a cryptographic stream cipher (Appendix B)"
@@ -210,26 +247,39 @@ def render_card_html(card: dict) -> str:
     bins = "".join(
         f"<tr><td>{e(b['column'])}</td><td>{e(_bins_text(b['edges']))}</td>"
         f"<td>{plain_number(b['epsilon'], 4)}</td></tr>"
-        for b in card.get("adaptive_bins", []))
-    bins_section = ("<h2>Bins fitted with differential privacy</h2><p>These columns were declared with a range "
-                    "and no bins; their bins were chosen from the data with the budget shown (part of the total "
-                    "above), so they are covered by the guarantee.</p><table><tr><th>column</th><th>bins "
-                    f"(first value of each)</th><th>epsilon</th></tr>{bins}</table>") if bins else ""
-    inside = ", ".join(f"{e(b['column'])} (epsilon {plain_number(b['epsilon'], 4)})"
-                       for b in card.get("spread_inside_bins", []))
+        for b in card.get("adaptive_bins", [])
+    )
+    bins_section = (
+        (
+            "<h2>Bins fitted with differential privacy</h2><p>These columns were declared with a range "
+            "and no bins; their bins were chosen from the data with the budget shown (part of the total "
+            "above), so they are covered by the guarantee.</p><table><tr><th>column</th><th>bins "
+            f"(first value of each)</th><th>epsilon</th></tr>{bins}</table>"
+        )
+        if bins
+        else ""
+    )
+    inside = ", ".join(
+        f"{e(b['column'])} (epsilon {plain_number(b['epsilon'], 4)})" for b in card.get("spread_inside_bins", [])
+    )
     if inside:
-        bins_section += ("<h2>Values inside declared bins</h2><p>These columns keep their declared bins; how values "
-                         f"spread inside each bin was measured with differential privacy: {inside}.</p>")
+        bins_section += (
+            "<h2>Values inside declared bins</h2><p>These columns keep their declared bins; how values "
+            f"spread inside each bin was measured with differential privacy: {inside}.</p>"
+        )
     details = card.get("method_details", {})
     note = details.get("per_record_note")
     per_record = f"<p class='guarantee'>{e(note)}</p>" if note else ""
     covered = "".join(f"<li>{e(x)}</li>" for x in card["covered"])
     not_covered = "".join(f"<li>{e(x)}</li>" for x in card["not_covered"])
-    tolerance = ("" if card["parameters"].get("rho") is None else
-                 f"Tolerance for randomness: {card['parameters']['rho']} (the chance that a column holds no "
-                 "made-up value). ")
+    tolerance = (
+        ""
+        if card["parameters"].get("rho") is None
+        else f"Tolerance for randomness: {card['parameters']['rho']} (the chance that a column holds no "
+        "made-up value). "
+    )
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{e(card['title'])}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{e(card["title"])}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
        color: #1b1b1b; line-height: 1.5; }}
@@ -240,20 +290,21 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 .guarantee {{ background: #eef6ee; border-left: 6px solid #2e7d32; padding: 1rem; font-size: 1.1rem; }}
 .guarantee.none {{ background: #fdecea; border-left-color: #c62828; }}
 </style></head><body>
-<h1>{e(card['title'])}</h1>
-<p>Made with {e(card['software']['name'])} {e(card['software']['version'])} on {e(card['created'])}.</p>
+<h1>{e(card["title"])}</h1>
+<p>Made with {e(card["software"]["name"])} {e(card["software"]["version"])} on {e(card["created"])}.</p>
 <h2>The guarantee</h2>
-<p class="guarantee{' none' if g['epsilon'] is None else ''}">{e(g['plain_words'])}</p>
+<p class="guarantee{" none" if g["epsilon"] is None else ""}">{e(g["plain_words"])}</p>
 {per_record}
 <p>{_guarantee_line(g)}</p>
 {_unit_line(card, g)}
 <h2>What was done</h2>
-<p><b>{e(card['method']['title'])}.</b> {e(card['method']['summary'])}</p>
-<p>{tolerance}Synthetic rows: {card['rows']['synthetic']:,} ({e(card['rows']['policy'])}).</p>
+<p><b>{e(card["method"]["title"])}.</b> {e(card["method"]["summary"])}</p>
+<p>{tolerance}Synthetic rows: {card["rows"]["synthetic"]:,} ({e(card["rows"]["policy"])}).</p>
 <p>Randomness: {randomness}. The random seed is never published.</p>
 <h2>How the budget was split</h2>
-<p>{e(card.get('budget_unit', 'epsilon')).capitalize()}.{' Repeated measurements are summed here; Appendix A lists '
- 'each one.' if summary is not split else ''}</p>
+<p>{e(card.get("budget_unit", "epsilon")).capitalize()}.{
+        " Repeated measurements are summed here; Appendix A lists each one." if summary is not split else ""
+    }</p>
 <table><tr><th>what was measured</th><th>epsilon</th></tr>{summary}</table>
 <h2>Declared domain (public knowledge, not read from the data)</h2>
 <table><tr><th>column</th><th>kind</th><th>domain</th><th>missing values possible</th></tr>{rows}</table>

@@ -45,8 +45,9 @@ from ..errors import DPSynthError
 #: SQLite's ``application_id`` of a dpsynth workspace ("dpsy").
 APPLICATION_ID = 0x64707379
 #: What a release's card says when the command line recorded it in no ledger (``--no-ledger``).
-NO_LEDGER = ("This release is in no budget ledger (made with --no-ledger): its privacy spend counts against no "
-             "lifetime budget.")
+NO_LEDGER = (
+    "This release is in no budget ledger (made with --no-ledger): its privacy spend counts against no lifetime budget."
+)
 #: Tables of the workspace this module adds (schema version 3).
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_key (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL);
@@ -61,6 +62,7 @@ _NAME_PREFIX = "name:"
 
 
 # --- the folder and the file ---------------------------------------------------------------
+
 
 def prepare_folder(folder: Path, *, create: bool = True) -> list[str]:
     """Make sure ``folder`` is the owner's alone; returns notes for the publisher (a folder tightened).
@@ -90,10 +92,14 @@ def prepare_folder(folder: Path, *, create: bool = True) -> list[str]:
         try:
             folder.chmod(0o700)
         except OSError as problem:
-            raise DPSynthError(f"the workspace folder {folder} can be changed by other users and could not be "
-                               f"made private ({problem.strerror}): use a folder of your own") from None
-        return [f"the workspace folder {folder} could be changed by other users; it is now readable and "
-                "writable by you alone (chmod 700)"]
+            raise DPSynthError(
+                f"the workspace folder {folder} can be changed by other users and could not be "
+                f"made private ({problem.strerror}): use a folder of your own"
+            ) from None
+        return [
+            f"the workspace folder {folder} could be changed by other users; it is now readable and "
+            "writable by you alone (chmod 700)"
+        ]
     return []
 
 
@@ -117,8 +123,10 @@ def check_database_file(path: Path) -> str:
     except OSError as problem:
         raise DPSynthError(f"cannot read the workspace {path}: {problem.strerror}") from None
     if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-        raise DPSynthError(f"{path} is not a dpsynth workspace (not an SQLite database, or a damaged one): "
-                           "move it away or choose another folder")
+        raise DPSynthError(
+            f"{path} is not a dpsynth workspace (not an SQLite database, or a damaged one): "
+            "move it away or choose another folder"
+        )
     user_version = int.from_bytes(header[60:64], "big", signed=True)
     application = int.from_bytes(header[68:72], "big")
     if application == APPLICATION_ID:
@@ -134,8 +142,9 @@ def check_database_file(path: Path) -> str:
 
 
 def _foreign(path: Path) -> DPSynthError:
-    return DPSynthError(f"{path} holds another program's database, not a dpsynth workspace: it was left as it "
-                        "is; choose another folder")
+    return DPSynthError(
+        f"{path} holds another program's database, not a dpsynth workspace: it was left as it is; choose another folder"
+    )
 
 
 def _tables(path: Path) -> set:
@@ -146,8 +155,9 @@ def _tables(path: Path) -> set:
         finally:
             conn.close()
     except sqlite3.Error as problem:
-        raise DPSynthError(f"the workspace {path} cannot be read ({problem}): move it away or choose another "
-                           "folder") from None
+        raise DPSynthError(
+            f"the workspace {path} cannot be read ({problem}): move it away or choose another folder"
+        ) from None
 
 
 def read_only_uri(path: Path) -> str:
@@ -175,6 +185,7 @@ def secret(conn) -> bytes | None:
 
 # --- which ledger ---------------------------------------------------------------------------
 
+
 def name_key(name: str) -> str:
     """The ledger key of a dataset the publisher named."""
     if not isinstance(name, str) or not name.strip():
@@ -187,7 +198,7 @@ def name_key(name: str) -> str:
 
 def shown_name(key: str) -> str | None:
     """The publisher's name of a named dataset's key, else None."""
-    return key[len(_NAME_PREFIX):] if key.startswith(_NAME_PREFIX) else None
+    return key[len(_NAME_PREFIX) :] if key.startswith(_NAME_PREFIX) else None
 
 
 def named_by(conn, records: str) -> str | None:
@@ -205,8 +216,10 @@ def join_named(conn, records: str, key: str, now: str) -> None:
     if current == key:
         return
     if current is not None:
-        raise DPSynthError(f"these records are already counted in the dataset '{shown_name(current)}': use that "
-                           "name, so that one lifetime budget holds for them")
+        raise DPSynthError(
+            f"these records are already counted in the dataset '{shown_name(current)}': use that "
+            "name, so that one lifetime budget holds for them"
+        )
     conn.execute("INSERT INTO dataset_records (records, dataset, joined) VALUES (?, ?, ?)", (records, key, now))
     for table in ("spends", "releases"):
         conn.execute(f"UPDATE {table} SET fingerprint = ? WHERE fingerprint = ?", (key, records))
@@ -215,8 +228,10 @@ def join_named(conn, records: str, key: str, now: str) -> None:
     if own is not None and own[0] is not None:
         theirs = conn.execute("SELECT lifetime_epsilon FROM datasets WHERE fingerprint = ?", (key,)).fetchone()
         if theirs is None or theirs[0] is None or own[0] < theirs[0]:
-            conn.execute("INSERT OR IGNORE INTO datasets (fingerprint, name, first_seen, last_seen) "
-                         "VALUES (?, ?, ?, ?)", (key, shown_name(key), now, now))
+            conn.execute(
+                "INSERT OR IGNORE INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?)",
+                (key, shown_name(key), now, now),
+            )
             record_limit(conn, key, own[0], now, "joined")
     conn.execute("DELETE FROM datasets WHERE fingerprint = ?", (records,))
 
@@ -227,8 +242,10 @@ def record_limit(conn, key: str, epsilon: float | None, now: str, source: str) -
     old = row[0] if row else None
     conn.execute("UPDATE datasets SET lifetime_epsilon = ? WHERE fingerprint = ?", (epsilon, key))
     if old != epsilon:
-        conn.execute("INSERT INTO limit_changes (fingerprint, created, old, new, source) VALUES (?, ?, ?, ?, ?)",
-                     (key, now, old, epsilon, source))
+        conn.execute(
+            "INSERT INTO limit_changes (fingerprint, created, old, new, source) VALUES (?, ?, ?, ?, ?)",
+            (key, now, old, epsilon, source),
+        )
 
 
 def now() -> str:
@@ -240,8 +257,17 @@ class LedgerKeys:
     :class:`~dpsynth_core.workspace.Workspace`, which provides ``_connect``, ``_transaction``,
     ``_ensure_dataset``, ``exists`` and ``read_only``)."""
 
-    def reserve(self, fp: str, spend, *, name: str, method: str, purpose: str = "release",
-                source: str = "app", what: str = "This draw") -> int:
+    def reserve(
+        self,
+        fp: str,
+        spend,
+        *,
+        name: str,
+        method: str,
+        purpose: str = "release",
+        source: str = "app",
+        what: str = "This draw",
+    ) -> int:
         """Check ``spend`` (a :class:`~dpsynth_core.privacy.accounting.Spend`) against the lifetime budget
         and record it, in one transaction, before the data is read; returns its id. Raises
         ``BudgetExceeded`` (nothing recorded) when it does not fit (:mod:`dpsynth_core.release.budgeted`)."""
@@ -251,18 +277,30 @@ class LedgerKeys:
             return self._insert_spend(conn, fp, spend, purpose, method, source)
 
     @staticmethod
-    def _insert_spend(conn, fp: str, spend, purpose: str, method: str, source: str,
-                      release_id: int | None = None) -> int:
+    def _insert_spend(
+        conn, fp: str, spend, purpose: str, method: str, source: str, release_id: int | None = None
+    ) -> int:
         import json
 
         return conn.execute(
             "INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, source, "
             "release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (fp, now(), purpose, method, int(spend.guaranteed),
-             json.dumps([e.as_dict() for e in spend.events], default=float),
-             spend.zcdp_delta, source, release_id)).lastrowid
-    def set_lifetime_budget(self, fp: str, epsilon: float | None, *, name: str = "this data",
-                            source: str = "app") -> None:
+            (
+                fp,
+                now(),
+                purpose,
+                method,
+                int(spend.guaranteed),
+                json.dumps([e.as_dict() for e in spend.events], default=float),
+                spend.zcdp_delta,
+                source,
+                release_id,
+            ),
+        ).lastrowid
+
+    def set_lifetime_budget(
+        self, fp: str, epsilon: float | None, *, name: str = "this data", source: str = "app"
+    ) -> None:
         """Set (or with None, remove) the lifetime epsilon of a dataset; the change is kept with its time."""
         if epsilon is not None and not (math.isfinite(epsilon) and epsilon > 0):
             raise DPSynthError(f"lifetime budget ({epsilon}) must be a number > 0")
@@ -276,8 +314,9 @@ class LedgerKeys:
             return []
         with self._connect() as conn:
             try:
-                rows = conn.execute("SELECT created, old, new, source FROM limit_changes WHERE fingerprint = ? "
-                                    "ORDER BY id", (fp,)).fetchall()
+                rows = conn.execute(
+                    "SELECT created, old, new, source FROM limit_changes WHERE fingerprint = ? ORDER BY id", (fp,)
+                ).fetchall()
             except sqlite3.OperationalError:  # a workspace older than the table, opened read-only
                 return []
         return [dict(zip(("created", "old", "new", "source"), r)) for r in rows]
@@ -312,4 +351,3 @@ class LedgerKeys:
                 return named_by(conn, records) or records
             except sqlite3.OperationalError:  # an older workspace, opened read-only
                 return records
-

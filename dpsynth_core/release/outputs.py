@@ -27,9 +27,16 @@ def same_file(a: Path, b: Path) -> bool:
 def check_targets(args) -> list[tuple[str, Path]]:
     """Every output path, checked before any work: a writable folder, not a folder or device
     itself, not one of the inputs, not another output."""
-    named = [(flag, value) for flag, value in
-             (("--out", args.out), ("--card", args.card), ("--card-html", args.card_html),
-              ("--rerun-script", getattr(args, "rerun_script", None))) if value is not None]
+    named = [
+        (flag, value)
+        for flag, value in (
+            ("--out", args.out),
+            ("--card", args.card),
+            ("--card-html", args.card_html),
+            ("--rerun-script", getattr(args, "rerun_script", None)),
+        )
+        if value is not None
+    ]
     for flag, value in named:
         if not value.strip():
             raise ParameterError(f"{flag} must name a file")
@@ -51,7 +58,7 @@ def check_targets(args) -> list[tuple[str, Path]]:
             if same_file(path, source):
                 raise ParameterError(f"{flag} ({path}) is the same file as {other}: it would be replaced")
     for i, (flag, path) in enumerate(targets):
-        for other, second in targets[i + 1:]:
+        for other, second in targets[i + 1 :]:
             if same_file(path, second):
                 raise ParameterError(f"{flag} and {other} name the same file ({path})")
     return targets
@@ -100,11 +107,15 @@ def check_outside_input(targets: list, pattern: str, parts: list) -> None:
         if any(same_file(path, part) for part in parts):
             raise ParameterError(f"{flag} ({path}) is one of the input's files: it would be replaced")
         if folder is not None and folder in where.parents:
-            raise ParameterError(f"{flag} ({path}) is inside the input folder {pattern}: write it elsewhere "
-                                 "(a later run would read it as part of the table)")
+            raise ParameterError(
+                f"{flag} ({path}) is inside the input folder {pattern}: write it elsewhere "
+                "(a later run would read it as part of the table)"
+            )
         if folder is None and where.match(str(Path(pattern).resolve())):
-            raise ParameterError(f"{flag} ({path}) matches the input glob {pattern!r}: write it elsewhere "
-                                 "(a later run would read it as part of the table)")
+            raise ParameterError(
+                f"{flag} ({path}) matches the input glob {pattern!r}: write it elsewhere "
+                "(a later run would read it as part of the table)"
+            )
 
 
 def check_apart_from_workspace(targets: list, database: Path, data: str) -> None:
@@ -119,5 +130,6 @@ def check_apart_from_workspace(targets: list, database: Path, data: str) -> None
     if source.is_dir():
         inside = source.resolve()
         if database.parent.resolve() == inside or inside in database.parent.resolve().parents:
-            raise ParameterError(f"the workspace {database.parent} is inside the input folder {data}: choose "
-                                 "another workspace folder")
+            raise ParameterError(
+                f"the workspace {database.parent} is inside the input folder {data}: choose another workspace folder"
+            )

@@ -37,11 +37,17 @@ def rerun_settings(release) -> dict:
         options["delta"] = float(settings["delta"])
     declaration = settings.get("declaration") or {}
     person = settings.get("person") or declaration.get("person")
-    out = {"method": settings.get("method") or card["method"]["name"], "epsilon": float(settings["epsilon"]),
-           "rho": float(settings.get("rho", card["parameters"]["rho"])), "rows": settings.get("rows"),
-           "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in options.items()},
-           "encoding": settings.get("encoding"), "delimiter": settings.get("delimiter"),
-           "engine": settings.get("engine") or "auto", "person": person}
+    out = {
+        "method": settings.get("method") or card["method"]["name"],
+        "epsilon": float(settings["epsilon"]),
+        "rho": float(settings.get("rho", card["parameters"]["rho"])),
+        "rows": settings.get("rows"),
+        "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in options.items()},
+        "encoding": settings.get("encoding"),
+        "delimiter": settings.get("delimiter"),
+        "engine": settings.get("engine") or "auto",
+        "person": person,
+    }
     return {key: out[key] for key in _KEYS}
 
 
@@ -58,19 +64,27 @@ def rerun_script(release, *, data: str = "data.csv", declaration: str = "declara
     card = release["card"] if isinstance(release, dict) else release.card
     literal = "{\n" + "".join(f"    {key!r}: {value!r},\n" for key, value in settings.items()) + "}"
     title = card.get("title", "Synthetic data release")
-    return _TEMPLATE.format(title=title, created=card.get("created", "?"), version=__version__,
-                            method=settings["method"], epsilon=settings["epsilon"], settings=literal,
-                            data=json.dumps(Path(data).name if data else "data.csv"),
-                            declaration=json.dumps(str(declaration)))
+    return _TEMPLATE.format(
+        title=title,
+        created=card.get("created", "?"),
+        version=__version__,
+        method=settings["method"],
+        epsilon=settings["epsilon"],
+        settings=literal,
+        data=json.dumps(Path(data).name if data else "data.csv"),
+        declaration=json.dumps(str(declaration)),
+    )
 
 
 def write_rerun_files(release, folder, *, stem: str = "release", data: str = "data.csv") -> list[Path]:
     """Write the script, the settings and the declaration of ``release`` into ``folder``; their paths."""
     folder = Path(folder)
     declaration = f"{stem}.domain.json"
-    files = {f"rerun_{stem}.py": rerun_script(release, data=data, declaration=declaration),
-             f"{stem}.settings.json": json.dumps(rerun_settings(release), indent=2) + "\n",
-             declaration: json.dumps(rerun_declaration(release), indent=2) + "\n"}
+    files = {
+        f"rerun_{stem}.py": rerun_script(release, data=data, declaration=declaration),
+        f"{stem}.settings.json": json.dumps(rerun_settings(release), indent=2) + "\n",
+        declaration: json.dumps(rerun_declaration(release), indent=2) + "\n",
+    }
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     return [folder / name for name in files]

@@ -52,6 +52,7 @@ def _run(workspace, sql: str, params=()) -> list:
 
 # --- accounts ---------------------------------------------------------------------------------
 
+
 def hash_password(password: str, salt: bytes | None = None) -> str:
     """``scrypt$n$r$p$salt$hash`` (hex) of a password."""
     salt = salt if salt is not None else secrets.token_bytes(16)
@@ -63,8 +64,15 @@ def password_matches(password: str, stored: str) -> bool:
     """True when ``password`` hashes to ``stored`` (compared in constant time)."""
     try:
         kind, n, r, p, salt, digest = stored.split("$")
-        again = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                               dklen=len(digest) // 2, maxmem=_MAXMEM)
+        again = hashlib.scrypt(
+            password.encode("utf-8"),
+            salt=bytes.fromhex(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(digest) // 2,
+            maxmem=_MAXMEM,
+        )
     except (ValueError, TypeError):
         return False
     return kind == "scrypt" and hmac.compare_digest(again.hex(), digest)
@@ -77,8 +85,11 @@ def add_account(workspace, name: str, password: str) -> None:
         raise DPSynthError("an account name is 1 to 64 letters, digits or . _ @ -")
     if len(password) < MIN_PASSWORD:
         raise DPSynthError(f"a password needs at least {MIN_PASSWORD} characters")
-    _run(workspace, "INSERT OR REPLACE INTO accounts (name, created, hash) VALUES (?, datetime('now'), ?)",
-         (name, hash_password(password)))
+    _run(
+        workspace,
+        "INSERT OR REPLACE INTO accounts (name, created, hash) VALUES (?, datetime('now'), ?)",
+        (name, hash_password(password)),
+    )
 
 
 def accounts(workspace) -> list[str]:
@@ -112,6 +123,7 @@ def login_required(address: str | None) -> bool:
 
 # --- reviewer links ---------------------------------------------------------------------------
 
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -125,8 +137,11 @@ def create_link(workspace, release_ids, note: str = "") -> str:
     if missing:
         raise DPSynthError(f"no release #{missing[0]} in this workspace")
     token = secrets.token_urlsafe(32)
-    _run(workspace, "INSERT INTO review_links (digest, created, note, releases) VALUES (?, datetime('now'), ?, ?)",
-         (_digest(token), note[:200], json.dumps(ids)))
+    _run(
+        workspace,
+        "INSERT INTO review_links (digest, created, note, releases) VALUES (?, datetime('now'), ?, ?)",
+        (_digest(token), note[:200], json.dumps(ids)),
+    )
     return token
 
 
@@ -141,8 +156,10 @@ def releases_for(workspace, token: str | None) -> list[int] | None:
 def links(workspace) -> list[dict]:
     """Every link (without its token): when, note, releases, revoked; newest first."""
     rows = _run(workspace, "SELECT digest, created, note, releases, revoked FROM review_links ORDER BY created DESC")
-    return [{"id": r[0][:12], "created": r[1], "note": r[2], "releases": json.loads(r[3]), "revoked": bool(r[4])}
-            for r in rows]
+    return [
+        {"id": r[0][:12], "created": r[1], "note": r[2], "releases": json.loads(r[3]), "revoked": bool(r[4])}
+        for r in rows
+    ]
 
 
 def revoke_link(workspace, link_id: str) -> None:
@@ -151,6 +168,7 @@ def revoke_link(workspace, link_id: str) -> None:
 
 
 # --- what a reviewer sees ---------------------------------------------------------------------
+
 
 @dataclass
 class ReviewerView:
@@ -177,8 +195,11 @@ def reviewer_view(workspace, release_id: int) -> ReviewerView:
         raise DPSynthError(f"no release #{release_id}")
     name = workspace.dataset_name(release.fingerprint) or ""
     dataset = release.card.get("domain", {}).get("dataset") or ""
-    names = sorted({n for base in (name, dataset) if base for n in (base, base.rsplit(".", 1)[0]) if len(n) >= 3},
-                   key=len, reverse=True)
+    names = sorted(
+        {n for base in (name, dataset) if base for n in (base, base.rsplit(".", 1)[0]) if len(n) >= 3},
+        key=len,
+        reverse=True,
+    )
     card = json.loads(_scrub(json.dumps(copy.deepcopy(release.card)), [json.dumps(n)[1:-1] for n in names]))
     reports = [_scrub(r["html"], names) for r in workspace.reports(release_id)]
     return ReviewerView(release.id, release.created, card, reports, release.csv_bytes())

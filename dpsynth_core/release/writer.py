@@ -37,8 +37,25 @@ CHUNK_ROWS = 1_000_000
 OTHER_FORMAT_SUFFIXES = {
     "a compressed file": (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd", ".lz4", ".zip", ".7z", ".tar", ".tgz"),
     "a spreadsheet": (".xlsx", ".xlsm", ".xls", ".ods"),
-    "another table format": (".json", ".jsonl", ".ndjson", ".feather", ".arrow", ".ipc", ".orc", ".avro",
-                             ".pkl", ".pickle", ".h5", ".hdf5", ".sqlite", ".db", ".dta", ".sav", ".sas7bdat"),
+    "another table format": (
+        ".json",
+        ".jsonl",
+        ".ndjson",
+        ".feather",
+        ".arrow",
+        ".ipc",
+        ".orc",
+        ".avro",
+        ".pkl",
+        ".pickle",
+        ".h5",
+        ".hdf5",
+        ".sqlite",
+        ".db",
+        ".dta",
+        ".sav",
+        ".sas7bdat",
+    ),
 }
 
 
@@ -51,9 +68,11 @@ def output_format(path, fmt: str | None = None) -> str:
             return "parquet"
         for kind, suffixes in OTHER_FORMAT_SUFFIXES.items():
             if suffix in suffixes:
-                raise ParameterError(f"cannot write {Path(path).name!r}: {suffix} names {kind}, and the synthetic "
-                                     f"table is written as CSV (.csv or any other name) or Parquet "
-                                     f"({', '.join(PARQUET_SUFFIXES)})")
+                raise ParameterError(
+                    f"cannot write {Path(path).name!r}: {suffix} names {kind}, and the synthetic "
+                    f"table is written as CSV (.csv or any other name) or Parquet "
+                    f"({', '.join(PARQUET_SUFFIXES)})"
+                )
         return "csv"
     if fmt not in FORMATS:
         raise ParameterError(f"output format ({fmt!r}) must be one of {', '.join(FORMATS)}")
@@ -70,14 +89,16 @@ def arrow_chunk(chunk: pd.DataFrame, schema: pa.Schema | None) -> pa.Table:
     table = pa.Table.from_pandas(chunk, preserve_index=False)
     if schema is None:
         # A column all missing in the first chunk has no type yet: text is what it can only be.
-        fields = [pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f.remove_metadata()
-                  for f in table.schema]
+        fields = [
+            pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f.remove_metadata() for f in table.schema
+        ]
         return table.cast(pa.schema(fields))
     return table.cast(schema)
 
 
-def write_synthetic(path, rows: int, sample, *, chunk_rows: int = CHUNK_ROWS, fmt: str | None = None,
-                    columns: list | None = None) -> int:
+def write_synthetic(
+    path, rows: int, sample, *, chunk_rows: int = CHUNK_ROWS, fmt: str | None = None, columns: list | None = None
+) -> int:
     """Write ``rows`` rows drawn by ``sample(k)`` to ``path`` in chunks; returns the rows written.
 
     ``columns``: the expected column names in order (default: those of the first chunk);

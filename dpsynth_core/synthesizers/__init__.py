@@ -20,4 +20,5 @@ def __getattr__(name):
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = ["Synthesizer", "as_frame", "DEFAULT_METHOD", "METHODS", "MethodInfo", "get_method", "ranked", "register"]

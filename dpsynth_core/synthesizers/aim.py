@@ -33,8 +33,7 @@ def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float)
     """AIM's quality score of each candidate marginal ``r``:
     ``w_r * (|M_r(data) - M_r(model)|_1 - penalty * cells_r)``; adding or removing a record moves
     it by at most ``w_r`` (the L1 term by 1, the rest is public)."""
-    return [weights[c] * (float(np.abs(truth[c] - answers[c]).sum()) - penalty * truth[c].size)
-            for c in candidates]
+    return [weights[c] * (float(np.abs(truth[c] - answers[c]).sum()) - penalty * truth[c].size) for c in candidates]
 
 
 def choose(noise, scores, budget: float, sensitivity: float, *, zcdp: bool) -> int:

@@ -65,8 +65,13 @@ def resolve_engine(cls, data, engine: str | None = "auto", unit=None) -> str:
         engine = "pandas"
 
     chosen = choose_engine(data, engine)
-    if chosen != "pandas" and not cls.reads_sources and engine in (None, "auto") \
-            and isinstance(data, (str, Path)) and not names_parquet(data):
+    if (
+        chosen != "pandas"
+        and not cls.reads_sources
+        and engine in (None, "auto")
+        and isinstance(data, (str, Path))
+        and not names_parquet(data)
+    ):
         return "pandas"
     return chosen
 
@@ -119,8 +124,17 @@ class Synthesizer(PublicCharge):
 
     # --- fitting ------------------------------------------------------------------------
 
-    def fit(self, data, domain, *, rows: int | None = None, progress=None, engine: str | None = "auto",
-            memory_limit: str | None = None, max_rows: int | None = None) -> Synthesizer:
+    def fit(
+        self,
+        data,
+        domain,
+        *,
+        rows: int | None = None,
+        progress=None,
+        engine: str | None = "auto",
+        memory_limit: str | None = None,
+        max_rows: int | None = None,
+    ) -> Synthesizer:
         """Measure the data with DP. ``rows``: a public row count; None spends budget on a noisy one.
 
         ``data``: a DataFrame, a path, or a counting source (:func:`dpsynth_core.engines.open_source`,
@@ -177,21 +191,27 @@ class Synthesizer(PublicCharge):
     def check_unit(cls, unit) -> None:
         """Refuse a person unit for a method whose relation fixes the number of records (before any reading)."""
         if unit is not None and cls.neighbouring != ADD_REMOVE:
-            raise ParameterError(f"method '{cls.method_name}' protects one record with a public row count; it cannot "
-                                 f"protect a {unit.name} with several rows: choose another method, or no person column")
+            raise ParameterError(
+                f"method '{cls.method_name}' protects one record with a public row count; it cannot "
+                f"protect a {unit.name} with several rows: choose another method, or no person column"
+            )
 
     def _check_unit_engine(self, engine: str) -> None:
         if self.unit_ is not None and engine != "pandas":
-            raise ParameterError(f"the person column needs the table in memory (engine 'pandas'); the {engine} engine "
-                                 "cannot bound the rows per person yet")
+            raise ParameterError(
+                f"the person column needs the table in memory (engine 'pandas'); the {engine} engine "
+                "cannot bound the rows per person yet"
+            )
 
     def _check_engine(self, engine: str) -> None:
         if engine != "pandas" and not self.reads_sources:
             from .registry import METHODS
 
             able = ", ".join(n for n, info in METHODS.items() if info.cls.reads_sources)
-            raise ParameterError(f"method '{self.method_name}' reads the table in memory (engine 'pandas'), not "
-                                 f"with engine '{engine}'; the engines duckdb and spark serve: {able}")
+            raise ParameterError(
+                f"method '{self.method_name}' reads the table in memory (engine 'pandas'), not "
+                f"with engine '{engine}'; the engines duckdb and spark serve: {able}"
+            )
 
     def _fit_opened(self, source, frame, rows) -> None:
         self.engine_ = "pandas" if source is None else source.engine
@@ -209,28 +229,36 @@ class Synthesizer(PublicCharge):
         n_rows = len(frame) if source is None else source.n_rows
         if requested is None and self.row_count_is_public:
             self.rows_ = n_rows
-            self.row_policy_ = ("public: under the substitution relation the number of records is the same "
-                                "for neighbouring tables, so the true count is used")
+            self.row_policy_ = (
+                "public: under the substitution relation the number of records is the same "
+                "for neighbouring tables, so the true count is used"
+            )
         elif requested is None and self.default_rows is not None:
             self.rows_ = self.default_rows
-            self.row_policy_ = ("public: the method's fixed default number of rows "
-                                f"({self.default_rows:,}); it was not computed from the data")
+            self.row_policy_ = (
+                "public: the method's fixed default number of rows "
+                f"({self.default_rows:,}); it was not computed from the data"
+            )
         elif requested is None:
             row_epsilon = self.epsilon_ * self.row_count_share
             column_epsilon -= row_epsilon
             # Capped at the public limit on synthetic rows (post-processing of the noisy count).
             self.rows_ = min(noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_), self.max_rows_)
-            self.accountant_.spend(PrivacyEvent("discrete Laplace count", row_epsilon,
-                                                neighbouring=self.neighbouring, label="row count"))
+            self.accountant_.spend(
+                PrivacyEvent("discrete Laplace count", row_epsilon, neighbouring=self.neighbouring, label="row count")
+            )
             self.row_policy_ = "noisy: the number of rows is the true count plus discrete Laplace noise"
         else:
             self.rows_ = requested
-            self.row_policy_ = ("public: the publisher asked for this number of rows; it was not "
-                                "computed from the data")
+            self.row_policy_ = "public: the publisher asked for this number of rows; it was not computed from the data"
         # Numeric and date columns declared without bins get bins fitted with DP (domain_ holds them).
-        self.domain_, self.bins_ = fit_bins(frame if source is None else source, self.declared_domain_,
-                                            epsilon=self.epsilon_, noise=self.noise_,
-                                            substitution=self.neighbouring == SUBSTITUTE)
+        self.domain_, self.bins_ = fit_bins(
+            frame if source is None else source,
+            self.declared_domain_,
+            epsilon=self.epsilon_,
+            noise=self.noise_,
+            substitution=self.neighbouring == SUBSTITUTE,
+        )
         for found in self.bins_:
             label = binning_label(self.declared_domain_.columns[found.column])
             if found.tree_epsilon:
@@ -249,8 +277,9 @@ class Synthesizer(PublicCharge):
             elif self.bins_:
                 from ..engines import Rebin
 
-                source = source.recode({b.column: Rebin(self.domain_.kept[b.column])
-                                        for b in self.bins_ if not b.inside})
+                source = source.recode(
+                    {b.column: Rebin(self.domain_.kept[b.column]) for b in self.bins_ if not b.inside}
+                )
             self.encoding_report_ = source.report()
             self._fit(source, column_epsilon)
         # The same public cap on a count the method estimated (post-processing).

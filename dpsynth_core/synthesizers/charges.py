@@ -13,8 +13,13 @@ from ..privacy.persons import person_ledger
 #: How a method measures one column (:meth:`Synthesizer.column_mechanism`): CatHist over the declared
 #: values; CatHist choosing a text column's values, then counted with the others; a noisy histogram over
 #: the declared cells; a Gaussian-noise marginal (zCDP); a Dirichlet prior on every declared cell.
-CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR = ("CatHist", "CatHist vocabulary", "histogram", "Gaussian marginal",
-                                                   "Dirichlet prior")
+CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR = (
+    "CatHist",
+    "CatHist vocabulary",
+    "histogram",
+    "Gaussian marginal",
+    "Dirichlet prior",
+)
 COLUMN_MECHANISMS = (CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR)
 TREE_MECHANISM = "PrivTree (the range split while a biased noisy count clears a threshold)"
 BIN_COUNTS_MECHANISM = "discrete Laplace histogram (counts that place the bins)"
@@ -63,12 +68,14 @@ class PublicCharge:
         domain = as_table_domain(domain)
         unit = domain.person
         cls.check_unit(unit)
-        per_row = cls._row_charge(domain, float(epsilon) / (unit.max_rows if unit is not None else 1), rows=rows,
-                                  **options)
+        per_row = cls._row_charge(
+            domain, float(epsilon) / (unit.max_rows if unit is not None else 1), rows=rows, **options
+        )
         if unit is None:
             return per_row
-        ledger = person_ledger(Accountant(per_row.events, delta=per_row.zcdp_delta), unit,
-                               constraints.ADVANCED_COMPOSITION_DELTA)
+        ledger = person_ledger(
+            Accountant(per_row.events, delta=per_row.zcdp_delta), unit, constraints.ADVANCED_COMPOSITION_DELTA
+        )
         return Spend(ledger.events, per_row.guaranteed)
 
     @classmethod
@@ -102,14 +109,16 @@ class PublicCharge:
         return events, left
 
     @classmethod
-    def _method_events(cls, domain, epsilon: float, left: float, common: list, *, rows=None,
-                       **options) -> list:  # pragma: no cover
+    def _method_events(
+        cls, domain, epsilon: float, left: float, common: list, *, rows=None, **options
+    ) -> list:  # pragma: no cover
         """The events the method spends on the columns, ``left`` being the epsilon left for them."""
         raise NotImplementedError
 
     @classmethod
-    def budget_plan(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
-                    **options) -> dict[str, float]:
+    def budget_plan(
+        cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None, **options
+    ) -> dict[str, float]:
         """How the draw splits epsilon per label, before any data is read, as the card shows it (zCDP: shares
         of rho, in epsilon; a person unit: per row times K). ``expected_rows``: display only."""
         domain = as_table_domain(domain)
@@ -127,8 +136,9 @@ class PublicCharge:
         return VOCABULARY if column.kind == "text" else HISTOGRAM
 
     @classmethod
-    def column_noise(cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None,
-                     **options) -> dict[str, dict]:
+    def column_noise(
+        cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None, **options
+    ) -> dict[str, dict]:
         """Per kept column, its own measurement's noise (from the plan): ``{"epsilon": ...}`` (and ``"sigma"``)."""
         domain = as_table_domain(domain)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)

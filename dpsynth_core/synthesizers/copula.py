@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 import pandas as pd
+
 from .. import constraints
 from ..data.encoding import EncodedTable
 from ..privacy.accounting import fit_to_budget
@@ -147,12 +148,18 @@ class GaussianCopula(Synthesizer):
         m = len(names)
         texts = [n for n in names if not domain.kept[n].binned]
         count = m + m * (m - 1) // 2 + len(texts)
-        eps0 = per_measurement_epsilon(epsilon, [e.epsilon for e in common], count,
-                                       constraints.ADVANCED_COMPOSITION_DELTA)
-        return ([cls._event("CatHist", eps0, f"vocabulary {n}") for n in texts]
-                + [cls._event("discrete Laplace histogram", eps0, f"1-way margin {n}") for n in names]
-                + [cls._event("discrete Laplace histogram", eps0, f"2-way conjunctions {a} x {b}")
-                   for i, a in enumerate(names) for b in names[i + 1:]])
+        eps0 = per_measurement_epsilon(
+            epsilon, [e.epsilon for e in common], count, constraints.ADVANCED_COMPOSITION_DELTA
+        )
+        return (
+            [cls._event("CatHist", eps0, f"vocabulary {n}") for n in texts]
+            + [cls._event("discrete Laplace histogram", eps0, f"1-way margin {n}") for n in names]
+            + [
+                cls._event("discrete Laplace histogram", eps0, f"2-way conjunctions {a} x {b}")
+                for i, a in enumerate(names)
+                for b in names[i + 1 :]
+            ]
+        )
 
     @classmethod
     def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
@@ -170,9 +177,12 @@ class GaussianCopula(Synthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, **options):
-        return ("info", "Every measurement gets the ε shown; they are combined by advanced composition, whose "
-                        f"guarantee has a failure probability δ = {constraints.ADVANCED_COMPOSITION_DELTA:g}, so the "
-                        "bars add up to more than the total ε.")
+        return (
+            "info",
+            "Every measurement gets the ε shown; they are combined by advanced composition, whose "
+            f"guarantee has a failure probability δ = {constraints.ADVANCED_COMPOSITION_DELTA:g}, so the "
+            "bars add up to more than the total ε.",
+        )
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
         names = list(encoded.columns)
@@ -184,8 +194,9 @@ class GaussianCopula(Synthesizer):
         self.measurement_epsilon_ = eps0
         self.columns_: dict[str, FiniteColumn] = {}
         for name in names:
-            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=eps0, rho=self.rho_,
-                                                noise=self.noise_, label=f"vocabulary {name}")
+            self.columns_[name] = finite_column(
+                encoded.columns[name], text_epsilon=eps0, rho=self.rho_, noise=self.noise_, label=f"vocabulary {name}"
+            )
             if self.columns_[name].vocabulary is not None:
                 self._spend("CatHist", eps0, f"vocabulary {name}")
         offsets = np.cumsum([0] + [self.columns_[n].cells for n in names])
@@ -201,7 +212,7 @@ class GaussianCopula(Synthesizer):
         for (a, b), noisy in pairs.items():
             i, j = names.index(a), names.index(b)
             block = to_probabilities(noisy).reshape(self.columns_[a].cells, self.columns_[b].cells)
-            conjunction[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]] = block
+            conjunction[offsets[i] : offsets[i + 1], offsets[j] : offsets[j + 1]] = block
         p = np.clip(margin, 1e-6, 1 - 1e-6)
         upper_i, upper_j = np.triu_indices(d, 1)
         target = conjunction[upper_i, upper_j]  # zero inside an attribute: its dummies exclude each other
@@ -228,8 +239,10 @@ class GaussianCopula(Synthesizer):
         return [np.ascontiguousarray(latent[:, lo:hi] - t[lo:hi]) for lo, hi in zip(self.offsets_, self.offsets_[1:])]
 
     def _choose(self, blocks: list, shift: np.ndarray) -> dict:
-        return {name: np.argmax(block + shift[lo:hi], axis=1)
-                for name, block, lo, hi in zip(self.columns_, blocks, self.offsets_, self.offsets_[1:])}
+        return {
+            name: np.argmax(block + shift[lo:hi], axis=1)
+            for name, block, lo, hi in zip(self.columns_, blocks, self.offsets_, self.offsets_[1:])
+        }
 
     def _calibrate(self, rows: int = 20_000, rounds: int = 30) -> np.ndarray:
         """Offsets so each attribute's argmax frequencies match its noisy margin (post-processing)."""
@@ -246,16 +259,25 @@ class GaussianCopula(Synthesizer):
 
     def _sample(self, n: int, chunk: int = 50_000) -> pd.DataFrame:
         # In chunks: a million rows of a few hundred latent normals would need gigabytes at once.
-        parts = [self._choose(self._blocks(self._latent(min(chunk, n - start))), self.calibration_)
-                 for start in range(0, n, chunk)]
+        parts = [
+            self._choose(self._blocks(self._latent(min(chunk, n - start))), self.calibration_)
+            for start in range(0, n, chunk)
+        ]
         chosen = {name: np.concatenate([p[name] for p in parts]) for name in self.columns_}
-        return pd.DataFrame({name: self.columns_[name].decode(chosen[name], self.noise_).reset_index(drop=True)
-                             for name in self.columns_})
+        return pd.DataFrame(
+            {
+                name: self.columns_[name].decode(chosen[name], self.noise_).reset_index(drop=True)
+                for name in self.columns_
+            }
+        )
 
     def card_details(self) -> dict:
-        return {"binary_columns": int(len(self.margin_)), "measurement_epsilon": self.measurement_epsilon_,
-                "decoding_rule": "each attribute takes the category whose latent most exceeds its threshold, "
-                                 "with offsets calibrated to the noisy margins"}
+        return {
+            "binary_columns": int(len(self.margin_)),
+            "measurement_epsilon": self.measurement_epsilon_,
+            "decoding_rule": "each attribute takes the category whose latent most exceeds its threshold, "
+            "with offsets calibrated to the noisy margins",
+        }
 
 
 def measure(table, epsilon: float, noise) -> tuple[dict, dict]:
@@ -266,11 +288,13 @@ def measure(table, epsilon: float, noise) -> tuple[dict, dict]:
     ``table``: a :class:`~dpsynth_core.data.counting.CodedTable` of the attributes.
     """
     names = list(table.codes)
-    margins = {n: noisy_histogram(table.marginal((n,)), epsilon=epsilon, noise=noise, label=f"margin {n}")
-               for n in names}
+    margins = {
+        n: noisy_histogram(table.marginal((n,)), epsilon=epsilon, noise=noise, label=f"margin {n}") for n in names
+    }
     pairs = {}
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            pairs[(a, b)] = noisy_histogram(table.marginal((a, b)).ravel(), epsilon=epsilon, noise=noise,
-                                            label=f"pair {a} x {b}")
+        for b in names[i + 1 :]:
+            pairs[(a, b)] = noisy_histogram(
+                table.marginal((a, b)).ravel(), epsilon=epsilon, noise=noise, label=f"pair {a} x {b}"
+            )
     return margins, pairs

@@ -89,9 +89,13 @@ TEST_MECHANISM = "plausible-deniability test (Privacy Test 2)"
 def runs_event(runs: int, k: int, gamma: float, epsilon0: float, neighbouring: str) -> PrivacyEvent:
     """The one event ``runs`` candidate runs cost: each ``(epsilon_r, delta_r)``-DP, basic composition."""
     eps_r, delta_r, _ = record_guarantee(k, gamma, epsilon0)
-    return PrivacyEvent(TEST_MECHANISM, runs * eps_r, min(1.0, runs * delta_r), neighbouring,
-                        f"{runs:,} candidate runs, each ({eps_r:.3g}, {delta_r:.2g})-DP (a record or nothing), "
-                        "basic composition")
+    return PrivacyEvent(
+        TEST_MECHANISM,
+        runs * eps_r,
+        min(1.0, runs * delta_r),
+        neighbouring,
+        f"{runs:,} candidate runs, each ({eps_r:.3g}, {delta_r:.2g})-DP (a record or nothing), basic composition",
+    )
 
 
 def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -152,8 +156,20 @@ class PlausibleDeniability(NetworkSynthesizer):
         return spend
 
     @classmethod
-    def _method_events(cls, domain, epsilon, left, common, *, rows=None, candidates=None, k=DEFAULT_K,
-                       gamma=DEFAULT_GAMMA, epsilon0=DEFAULT_EPSILON0, **options) -> list:
+    def _method_events(
+        cls,
+        domain,
+        epsilon,
+        left,
+        common,
+        *,
+        rows=None,
+        candidates=None,
+        k=DEFAULT_K,
+        gamma=DEFAULT_GAMMA,
+        epsilon0=DEFAULT_EPSILON0,
+        **options,
+    ) -> list:
         _check_test(k, gamma)
         events = super()._method_events(domain, epsilon, left, common, rows=rows)
         if epsilon0 is None:
@@ -166,24 +182,43 @@ class PlausibleDeniability(NetworkSynthesizer):
 
         spend = cls.charge(domain, epsilon, rows=rows, **options)
         if not spend.guaranteed:
-            return ("error", "The deterministic plausible-deniability test gives **no differential-privacy "
-                             "guarantee**.")
-        eps_r, delta_r, _ = record_guarantee(options.get("k", DEFAULT_K), options.get("gamma", DEFAULT_GAMMA),
-                                             options.get("epsilon0", DEFAULT_EPSILON0))
+            return (
+                "error",
+                "The deterministic plausible-deniability test gives **no differential-privacy guarantee**.",
+            )
+        eps_r, delta_r, _ = record_guarantee(
+            options.get("k", DEFAULT_K), options.get("gamma", DEFAULT_GAMMA), options.get("epsilon0", DEFAULT_EPSILON0)
+        )
         runs = cls.runs(rows, options.get("candidates"))
-        return ("warning", f"Besides ε = {format_epsilon(epsilon)} for the model, **each candidate record tried** "
-                           f"is protected on its own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}), whether "
-                           f"it passes the test or not. Guarantees add up over tries: {runs:,} tries (a number "
-                           f"fixed in advance{'' if rows is not None else ', the default'}) make "
-                           f"ε = **{format_epsilon(spend.epsilon)}** for the whole file (which holds the tries that "
-                           "passed, fewer rows), and that is what the ledger will count. Try few records, or "
-                           "prefer another method for a whole table.")
+        return (
+            "warning",
+            f"Besides ε = {format_epsilon(epsilon)} for the model, **each candidate record tried** "
+            f"is protected on its own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}), whether "
+            f"it passes the test or not. Guarantees add up over tries: {runs:,} tries (a number "
+            f"fixed in advance{'' if rows is not None else ', the default'}) make "
+            f"ε = **{format_epsilon(spend.epsilon)}** for the whole file (which holds the tries that "
+            "passed, fewer rows), and that is what the ledger will count. Try few records, or "
+            "prefer another method for a whole table.",
+        )
 
-    def __init__(self, *, epsilon, rho=0.9, random_state=None, k: int = DEFAULT_K, gamma: float = DEFAULT_GAMMA,
-                 omega: int | None = None, epsilon0: float | None = DEFAULT_EPSILON0, patterns: int = 16,
-                 candidates: int | None = None, max_cost: int = 2000, max_parents: int = 3):
-        super().__init__(epsilon=epsilon, rho=rho, random_state=random_state, max_cost=max_cost,
-                         max_parents=max_parents)
+    def __init__(
+        self,
+        *,
+        epsilon,
+        rho=0.9,
+        random_state=None,
+        k: int = DEFAULT_K,
+        gamma: float = DEFAULT_GAMMA,
+        omega: int | None = None,
+        epsilon0: float | None = DEFAULT_EPSILON0,
+        patterns: int = 16,
+        candidates: int | None = None,
+        max_cost: int = 2000,
+        max_parents: int = 3,
+    ):
+        super().__init__(
+            epsilon=epsilon, rho=rho, random_state=random_state, max_cost=max_cost, max_parents=max_parents
+        )
         self.k, self.gamma, self.omega, self.epsilon0 = k, gamma, omega, epsilon0
         self.patterns, self.candidates = patterns, candidates
 
@@ -191,9 +226,13 @@ class PlausibleDeniability(NetworkSynthesizer):
         _check_test(self.k, self.gamma)
         self.candidates_ = self._check_runs(self.rows_ if self.candidates is None else self.candidates)
         self.rows_ = self.candidates_  # the runs a release makes (chunks add up to them)
-        self.runs_source_ = ("the publisher's number of candidates" if self.candidates is not None else
-                             "the number of rows asked for by the publisher" if "publisher" in self.row_policy_
-                             else "the method's default")
+        self.runs_source_ = (
+            "the publisher's number of candidates"
+            if self.candidates is not None
+            else "the number of rows asked for by the publisher"
+            if "publisher" in self.row_policy_
+            else "the method's default"
+        )
         super()._fit(encoded, epsilon)
         # The seeds: real records, kept to be tested against (every run is charged, see sample()).
         self.seeds_ = coded_table(self.columns_, encoded.n_rows).records(self.order_)
@@ -234,8 +273,10 @@ class PlausibleDeniability(NetworkSynthesizer):
             rows = np.flatnonzero(patterns == pattern)
             keep = ~redraw[rows[0]]
             if pattern not in cache:  # the seeds' projections for this kept set, counted once
-                cache[pattern] = np.unique(projection_keys(self.seeds_, np.broadcast_to(keep, self.seeds_.shape),
-                                                           self.cells_), return_counts=True)
+                cache[pattern] = np.unique(
+                    projection_keys(self.seeds_, np.broadcast_to(keep, self.seeds_.shape), self.cells_),
+                    return_counts=True,
+                )
             seed_keys = cache[pattern]
             keys = projection_keys(candidates[rows], np.broadcast_to(keep, (len(rows), len(keep))), self.cells_)
             where = np.searchsorted(seed_keys[0], keys)
@@ -281,12 +322,18 @@ class PlausibleDeniability(NetworkSynthesizer):
         runs = self.candidates_ if n is None else n
         self._report(0.0, f"Running {runs:,} candidates through the privacy test")
         rows = self.run_candidates(runs)
-        self.row_policy_ = (f"{runs:,} candidates were run (a public number fixed in advance: {self.runs_source_}); "
-                            f"{len(rows):,} passed the privacy test and are released. How many pass is itself an "
-                            "output of the mechanism, covered by the guarantee; a file with no rows is a valid "
-                            "outcome.")
-        frame = pd.DataFrame({name: self.columns_[name].decode(rows[:, j], self.noise_).reset_index(drop=True)
-                              for j, name in enumerate(self.order_)})
+        self.row_policy_ = (
+            f"{runs:,} candidates were run (a public number fixed in advance: {self.runs_source_}); "
+            f"{len(rows):,} passed the privacy test and are released. How many pass is itself an "
+            "output of the mechanism, covered by the guarantee; a file with no rows is a valid "
+            "outcome."
+        )
+        frame = pd.DataFrame(
+            {
+                name: self.columns_[name].decode(rows[:, j], self.noise_).reset_index(drop=True)
+                for j, name in enumerate(self.order_)
+            }
+        )
         self._report(1.0, "Drawn")
         return frame[list(self.domain_.kept)]
 
@@ -302,21 +349,35 @@ class PlausibleDeniability(NetworkSynthesizer):
         details = super().card_details()
         runs = getattr(self, "candidates_run_", 0)
         per_run = getattr(self, "record_guarantee_", None)
-        total = None if per_run is None else {"epsilon": runs * per_run["epsilon"],
-                                              "delta": min(1.0, runs * per_run["delta"])}
-        details.update(k=self.k, gamma=self.gamma, omega=self.omega_, epsilon0=self.epsilon0,
-                       candidates_run=runs, per_run_guarantee=per_run, runs_guarantee=total,
-                       per_record_note=(f"Each of the {runs:,} candidate runs (whose output is a record or "
-                                        "nothing) is protected on its own by the per-run guarantee; the whole "
-                                        "file's guarantee adds them all up, whatever number of records passed."
-                                        if self.epsilon0 is not None else
-                                        "Deterministic test: no differential privacy guarantee."))
+        total = (
+            None
+            if per_run is None
+            else {"epsilon": runs * per_run["epsilon"], "delta": min(1.0, runs * per_run["delta"])}
+        )
+        details.update(
+            k=self.k,
+            gamma=self.gamma,
+            omega=self.omega_,
+            epsilon0=self.epsilon0,
+            candidates_run=runs,
+            per_run_guarantee=per_run,
+            runs_guarantee=total,
+            per_record_note=(
+                f"Each of the {runs:,} candidate runs (whose output is a record or "
+                "nothing) is protected on its own by the per-run guarantee; the whole "
+                "file's guarantee adds them all up, whatever number of records passed."
+                if self.epsilon0 is not None
+                else "Deterministic test: no differential privacy guarantee."
+            ),
+        )
         return details
 
     def missing_guarantee(self) -> str | None:
         if self.epsilon0 is None:
-            return ("the deterministic plausible-deniability test (k, gamma) is not differentially private: "
-                    "whether a record passes depends on the exact number of similar real records")
+            return (
+                "the deterministic plausible-deniability test (k, gamma) is not differentially private: "
+                "whether a record passes depends on the exact number of similar real records"
+            )
         return None
 
     def publisher_details(self) -> dict:

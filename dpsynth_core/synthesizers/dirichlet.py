@@ -35,8 +35,10 @@ MAX_TABLE_CELLS = 2_000_000
 
 def _refuse_text(text: list) -> None:
     if text:
-        raise ParameterError(f"dirichlet needs finite declared domains; column(s) {', '.join(text)} are "
-                             "weakly constrained text: use 'cathist' or 'marginals', or drop them")
+        raise ParameterError(
+            f"dirichlet needs finite declared domains; column(s) {', '.join(text)} are "
+            "weakly constrained text: use 'cathist' or 'marginals', or drop them"
+        )
 
 
 def _tables(groups, names) -> list[tuple]:
@@ -78,8 +80,12 @@ class DirichletMultinomial(Synthesizer):
     neighbouring = SUBSTITUTE
     row_count_is_public = True
     independent_chunks = False  # draws exactly its fitted number of rows, in one piece (chunk_sampler)
-    options = (groups_option("column groups, each one contingency table (a column may appear in one group "
-                             "only); the other columns are tables of their own"),)
+    options = (
+        groups_option(
+            "column groups, each one contingency table (a column may appear in one group "
+            "only); the other columns are tables of their own"
+        ),
+    )
     column_label = "table {}"
 
     def __init__(self, *, epsilon, rho=0.9, random_state=None, groups=None):
@@ -104,10 +110,13 @@ class DirichletMultinomial(Synthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, **options):
-        return ("info", "This method protects against one record being **replaced** by another; the number of "
-                        "rows is public and is used as it is. Each cell gets a prior of rows / (e^ε − 1) made-up "
-                        "records: when that is much larger than the data in a cell, the output is close to "
-                        "uniform. It suits a few columns with short lists of values, or a higher ε.")
+        return (
+            "info",
+            "This method protects against one record being **replaced** by another; the number of "
+            "rows is public and is used as it is. Each cell gets a prior of rows / (e^ε − 1) made-up "
+            "records: when that is much larger than the data in a cell, the output is close to "
+            "uniform. It suits a few columns with short lists of values, or a higher ε.",
+        )
 
     def _tables(self, names) -> list[tuple]:
         return _tables(self.groups, names)
@@ -138,7 +147,7 @@ class DirichletMultinomial(Synthesizer):
             nonlocal whole, start
             if whole is None:
                 whole = self.sample()
-            chunk = whole.iloc[start:start + size].reset_index(drop=True)
+            chunk = whole.iloc[start : start + size].reset_index(drop=True)
             start += size
             return chunk
 
@@ -146,8 +155,10 @@ class DirichletMultinomial(Synthesizer):
 
     def _sample(self, n: int) -> pd.DataFrame:
         if n != self.rows_:
-            raise ParameterError(f"dirichlet draws exactly the fitted number of rows ({self.rows_}); "
-                                 "pass rows= to fit for another public count")
+            raise ParameterError(
+                f"dirichlet draws exactly the fitted number of rows ({self.rows_}); "
+                "pass rows= to fit for another public count"
+            )
         rng = self.noise_.rng
         out = {}
         for table, (cells, counts) in self.counts_.items():
@@ -158,6 +169,9 @@ class DirichletMultinomial(Synthesizer):
         return pd.DataFrame({c: out[c].reset_index(drop=True) for c in out})
 
     def card_details(self) -> dict:
-        return {"tables": [list(t) for t in self.tables_], "alpha_per_cell": self.alpha_,
-                "sampler": "numpy Dirichlet and multinomial (floating point; no exact sampler exists), "
-                           "over the release's generator (ChaCha20 in real releases)"}
+        return {
+            "tables": [list(t) for t in self.tables_],
+            "alpha_per_cell": self.alpha_,
+            "sampler": "numpy Dirichlet and multinomial (floating point; no exact sampler exists), "
+            "over the release's generator (ChaCha20 in real releases)",
+        }

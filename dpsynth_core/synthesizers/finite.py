@@ -119,8 +119,9 @@ def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noi
     domain = column.domain
     if domain.binned:
         return FiniteColumn(domain.name, domain, column.codes, column.cells)
-    out = _vocabulary(domain, column.label_counts(include_missing=False), text_epsilon=text_epsilon, rho=rho,
-                      noise=noise, label=label)
+    out = _vocabulary(
+        domain, column.label_counts(include_missing=False), text_epsilon=text_epsilon, rho=rho, noise=noise, label=label
+    )
     out.codes = out.recoding().codes(column.labels)  # missing cells get "other" here:
     out.codes[pd.isna(column.labels)] = out.cells - 1  # "missing" is the last code
     return out
@@ -130,12 +131,19 @@ def _vocabulary(domain, counts: pd.Series, *, text_epsilon: float, rho: float, n
     """A text column's CatHist vocabulary from its true value counts (public order, missing left out);
     level by level when the column declares prefixes."""
     if domain.prefixes:
-        vocabulary, noisy, _ = release_levels(domain, counts, epsilon=text_epsilon, rho=rho, noise=noise,
-                                              label=label)
+        vocabulary, noisy, _ = release_levels(domain, counts, epsilon=text_epsilon, rho=rho, noise=noise, label=label)
         cells = len(vocabulary) + (2 if domain.missing else 1)
         return FiniteColumn(domain.name, domain, None, cells, vocabulary, noisy)
-    result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), domain.size, epsilon=text_epsilon, rho=rho,
-                     draw_inactive=draw_from_generator(domain), noise=noise, label=label)
+    result = cathist(
+        list(counts.index),
+        counts.to_numpy(dtype=np.int64),
+        domain.size,
+        epsilon=text_epsilon,
+        rho=rho,
+        draw_inactive=draw_from_generator(domain),
+        noise=noise,
+        label=label,
+    )
     vocabulary = list(result.keys)  # the domain's public order (CatHist lists results so)
     cells = len(vocabulary) + (2 if domain.missing else 1)
     return FiniteColumn(domain.name, domain, None, cells, vocabulary, result.counts)
@@ -148,8 +156,9 @@ def finite_source_column(source, domain, *, text_epsilon: float, rho: float, noi
     if domain.binned:
         return FiniteColumn(domain.name, domain, None, int(source.cells[domain.name]))
     counts = source.value_counts(domain.name)
-    return _vocabulary(domain, counts[counts.index.notna()], text_epsilon=text_epsilon, rho=rho, noise=noise,
-                       label=label)
+    return _vocabulary(
+        domain, counts[counts.index.notna()], text_epsilon=text_epsilon, rho=rho, noise=noise, label=label
+    )
 
 
 def finite_source(source, columns: dict):
@@ -170,5 +179,6 @@ def finite_source(source, columns: dict):
 
 def coded_table(columns: dict, n_rows: int) -> CodedTable:
     """The finite columns as one :class:`~dpsynth_core.data.counting.CodedTable` to count on."""
-    return CodedTable(codes={n: c.codes for n, c in columns.items()}, cells={n: c.cells for n, c in columns.items()},
-                      n_rows=n_rows)
+    return CodedTable(
+        codes={n: c.codes for n, c in columns.items()}, cells={n: c.cells for n, c in columns.items()}, n_rows=n_rows
+    )

@@ -68,8 +68,9 @@ def _uniform_column(domain: ColumnDomain, n: int, noise) -> pd.Series:
     return pd.Series([domain.label_at(0)] * n, dtype=object)
 
 
-def fit_column(source, domain: ColumnDomain, *, epsilon: float, rho: float, noise,
-               label: str) -> tuple[ColumnModel, dict]:
+def fit_column(
+    source, domain: ColumnDomain, *, epsilon: float, rho: float, noise, label: str
+) -> tuple[ColumnModel, dict]:
     """One column's DP histogram: CatHist for categorical and text, full histogram for numeric bins.
 
     ``source`` is a counting source (:mod:`dpsynth_core.engines`) and ``domain`` the column's
@@ -81,20 +82,39 @@ def fit_column(source, domain: ColumnDomain, *, epsilon: float, rho: float, nois
     if isinstance(domain, TextDomain):
         counts = source.value_counts(name)
         size = domain.size + (1 if domain.missing else 0)
-        result = cathist(list(counts.index), counts.to_numpy(dtype=np.int64), size, epsilon=epsilon,
-                         rho=rho, draw_inactive=draw_from_generator(domain, with_missing=domain.missing),
-                         noise=noise, label=label)
-        return (ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau,
-                            result.threshold.cut), dict(counts))
+        result = cathist(
+            list(counts.index),
+            counts.to_numpy(dtype=np.int64),
+            size,
+            epsilon=epsilon,
+            rho=rho,
+            draw_inactive=draw_from_generator(domain, with_missing=domain.missing),
+            noise=noise,
+            label=label,
+        )
+        return (
+            ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau, result.threshold.cut),
+            dict(counts),
+        )
     counts = source.marginal((name,))
     cells = int(counts.size)
     present = {i: int(c) for i, c in enumerate(counts) if c}
     if isinstance(domain, CategoricalDomain):
         active = np.flatnonzero(counts)
-        result = cathist(active.tolist(), counts[active], cells, epsilon=epsilon, rho=rho,
-                         draw_inactive=draw_from_range(cells), noise=noise, label=label)
-        return (ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau,
-                            result.threshold.cut), present)
+        result = cathist(
+            active.tolist(),
+            counts[active],
+            cells,
+            epsilon=epsilon,
+            rho=rho,
+            draw_inactive=draw_from_range(cells),
+            noise=noise,
+            label=label,
+        )
+        return (
+            ColumnModel(domain, result.keys, result.counts, epsilon, "CatHist", result.tau, result.threshold.cut),
+            present,
+        )
     noisy = noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label)
     return ColumnModel(domain, list(range(cells)), noisy, epsilon, "discrete Laplace histogram"), present
 
@@ -131,8 +151,14 @@ class IndependentColumns(Synthesizer):
     def _method_events(cls, domain, epsilon, left, common, *, rows=None, **options) -> list:
         names = list(domain.kept)
         share = left / len(names)
-        return [cls._event("CatHist" if domain.kept[n].kind in ("categorical", "text") else
-                           "discrete Laplace histogram", share, f"column {n}") for n in names]
+        return [
+            cls._event(
+                "CatHist" if domain.kept[n].kind in ("categorical", "text") else "discrete Laplace histogram",
+                share,
+                f"column {n}",
+            )
+            for n in names
+        ]
 
     def _fit(self, source, epsilon: float) -> None:
         names = list(self.domain_.kept)
@@ -140,14 +166,16 @@ class IndependentColumns(Synthesizer):
         self.models_: dict[str, ColumnModel] = {}
         self.true_counts_ = {}
         for name in names:
-            model, self.true_counts_[name] = fit_column(source, self.domain_.kept[name], epsilon=share, rho=self.rho_,
-                                                        noise=self.noise_, label=f"column {name}")
+            model, self.true_counts_[name] = fit_column(
+                source, self.domain_.kept[name], epsilon=share, rho=self.rho_, noise=self.noise_, label=f"column {name}"
+            )
             self._spend(model.mechanism, share, f"column {name}")
             self.models_[name] = model
 
     def _sample(self, n: int) -> pd.DataFrame:
-        return pd.DataFrame({name: model.sample(n, self.noise_).reset_index(drop=True)
-                             for name, model in self.models_.items()})
+        return pd.DataFrame(
+            {name: model.sample(n, self.noise_).reset_index(drop=True) for name, model in self.models_.items()}
+        )
 
     def card_details(self) -> dict:
         out = {}
@@ -155,8 +183,11 @@ class IndependentColumns(Synthesizer):
             entry = {"mechanism": model.mechanism, "epsilon": model.epsilon}
             if model.tau is not None:
                 size = _cathist_size(model.domain)
-                entry.update(tau=round(model.tau, 4), discrete_cut=model.cut,
-                             expected_made_up_values=round(expected_made_up(size, self.rho_), 4))
+                entry.update(
+                    tau=round(model.tau, 4),
+                    discrete_cut=model.cut,
+                    expected_made_up_values=round(expected_made_up(size, self.rho_), 4),
+                )
             out[name] = entry
         return {"columns": out}
 
@@ -165,9 +196,11 @@ class IndependentColumns(Synthesizer):
         out = {}
         for name, model in self.models_.items():
             released = {k: c for k, c in zip(model.keys, model.noisy_counts)}
-            out[name] = {"fidelity": fidelity(self.true_counts_[name], released),
-                         "kept_values": len(model.keys),
-                         "true_values": len(self.true_counts_[name])}
+            out[name] = {
+                "fidelity": fidelity(self.true_counts_[name], released),
+                "kept_values": len(model.keys),
+                "true_values": len(self.true_counts_[name]),
+            }
         return out
 
 

@@ -73,7 +73,6 @@ EMPTY_Z = 2.0
 TAIL_SHARE = 0.005
 
 
-
 @register(
     "marginals",
     "Related columns (adaptive DP marginals)",
@@ -104,14 +103,22 @@ class MarginalsSynthesizer(MarginalsBudget):
 
     row_count_share = constraints.ENGINE_ROW_COUNT_SHARE
     guarantee = ZCDP  # stated as (epsilon, delta)-DP; pure epsilon-DP with delta = 0
-    options = (groups_option("a column group of 2 or 3 columns, measured together and added to the workload"),
-               DELTA)
+    options = (groups_option("a column group of 2 or 3 columns, measured together and added to the workload"), DELTA)
     column_label = "1-way marginal {}"
 
-    def __init__(self, *, epsilon, rho=constraints.RHO_DEFAULT, random_state=None, delta=None, groups=None,
-                 generation: str = "matched", rounds: int | None = None,
-                 max_model_cells: int = constraints.ENGINE_MAX_MODEL_CELLS,
-                 max_cells: int = constraints.ENGINE_MAX_MARGINAL_CELLS):
+    def __init__(
+        self,
+        *,
+        epsilon,
+        rho=constraints.RHO_DEFAULT,
+        random_state=None,
+        delta=None,
+        groups=None,
+        generation: str = "matched",
+        rounds: int | None = None,
+        max_model_cells: int = constraints.ENGINE_MAX_MODEL_CELLS,
+        max_cells: int = constraints.ENGINE_MAX_MARGINAL_CELLS,
+    ):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
         self.delta = delta
         self.groups = groups
@@ -138,16 +145,23 @@ class MarginalsSynthesizer(MarginalsBudget):
         else:
             self.budget_ = self.epsilon_
         if self._remaining() <= 0:
-            raise ParameterError(f"epsilon ({self.epsilon_:g}) leaves nothing for the marginals after the "
-                                 "steps before them")
+            raise ParameterError(
+                f"epsilon ({self.epsilon_:g}) leaves nothing for the marginals after the steps before them"
+            )
 
         # text columns: a CatHist vocabulary each (pure epsilon-DP), then every column is codes
         texts = [n for n in names if not self.domain_.kept[n].binned]
         text_epsilon = self._pure_epsilon(self._remaining() * VOCABULARY_SHARE / len(texts)) if texts else 0.0
         self.columns_: dict[str, FiniteColumn] = {}
         for name in names:
-            self.columns_[name] = finite_source_column(source, self.domain_.kept[name], text_epsilon=text_epsilon,
-                                                       rho=self.rho_, noise=self.noise_, label=f"vocabulary {name}")
+            self.columns_[name] = finite_source_column(
+                source,
+                self.domain_.kept[name],
+                text_epsilon=text_epsilon,
+                rho=self.rho_,
+                noise=self.noise_,
+                label=f"vocabulary {name}",
+            )
             if name in texts:
                 self._spend("CatHist", text_epsilon, f"vocabulary {name} (CatHist)")
         table = finite_source(source, self.columns_)
@@ -165,18 +179,22 @@ class MarginalsSynthesizer(MarginalsBudget):
             for size in range(MIN_CANDIDATE_SIZE, len(group) + 1):
                 candidates.update(itertools.combinations(group, size))
         if TRIPLE_CELLS:  # 3-way candidates of at most TRIPLE_CELLS cells (the model's size limit still applies)
-            candidates.update(t for t in itertools.combinations(names, 3)
-                              if math.prod(cells[a] for a in t) <= TRIPLE_CELLS)
-        candidates = sorted((c for c in candidates if math.prod(cells[a] for a in c) <= self.max_cells),
-                            key=lambda c: [position[a] for a in c])
+            candidates.update(
+                t for t in itertools.combinations(names, 3) if math.prod(cells[a] for a in t) <= TRIPLE_CELLS
+            )
+        candidates = sorted(
+            (c for c in candidates if math.prod(cells[a] for a in c) <= self.max_cells),
+            key=lambda c: [position[a] for a in c],
+        )
         weights = {c: float(sum(len(set(c) & set(s)) for s in workload)) for c in candidates}
         truth = dict(zip(candidates, table.marginals(candidates)))  # exact counts: only scores and noise read them
 
         rounds = (self.rounds or planned_rounds(len(names), self._dp_count())) if candidates else len(names)
         adaptive = self._remaining()
         round_budget = adaptive / rounds
-        noise_param, _ = self._split_round(round_budget) if candidates else self._split_round(
-            round_budget / (1 - SELECT_SHARE))
+        noise_param, _ = (
+            self._split_round(round_budget) if candidates else self._split_round(round_budget / (1 - SELECT_SHARE))
+        )
         first_param = noise_param
         if candidates:  # the 1-ways take their share; the rounds keep theirs, the last one takes the rest
             first = self._remaining() * one_way_share(len(names), self._dp_count(), self.rounds) / len(names)
@@ -191,8 +209,9 @@ class MarginalsSynthesizer(MarginalsBudget):
         if candidates and not self.rounds and self._dp_count() is None:  # a public row count: the rounds are
             round_budget = adaptive / planned_rounds(len(names), self.total_)  # planned by the 1-ways' total
         self.support_ = self._support(cells)
-        model, step = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS // 3,
-                               support=self.support_)
+        model, step = estimate(
+            cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS // 3, support=self.support_
+        )
 
         self.rounds_ = 0
         sizes_for, sizes = None, {}
@@ -210,8 +229,9 @@ class MarginalsSynthesizer(MarginalsBudget):
             missing = [c for c in candidates if c not in sizes]
             inside = {c for c in missing if model.tree.home(c) is not None}
             sizes.update({c: model.tree.size() for c in inside})
-            sizes.update(model_cells_with(cells, [m.group for m in self.measurements_],
-                                          [c for c in missing if c not in inside]))
+            sizes.update(
+                model_cells_with(cells, [m.group for m in self.measurements_], [c for c in missing if c not in inside])
+            )
             offered = [c for c in candidates if sizes[c] <= limit]
             if not offered:
                 break
@@ -223,21 +243,31 @@ class MarginalsSynthesizer(MarginalsBudget):
             label = f"choice of marginal, round {self.rounds_}"
             chosen = offered[choose(self.noise_, scores, select_param, sensitivity, zcdp=self.zcdp_)]
             if self.zcdp_:
-                self.accountant_.spend(PrivacyEvent.zcdp("exponential mechanism", select_param, label,
-                                                         self.neighbouring))
+                self.accountant_.spend(
+                    PrivacyEvent.zcdp("exponential mechanism", select_param, label, self.neighbouring)
+                )
             else:
                 self._spend("exponential mechanism (report noisy max)", select_param, label)
             before = model.project(chosen)
-            self._report(0.1 + 0.85 * (1 - self._remaining() / self.budget_), f"Round {self.rounds_}: measuring "
-                         + " x ".join(chosen))  # progress: the share of the budget spent so far
+            self._report(
+                0.1 + 0.85 * (1 - self._remaining() / self.budget_),
+                f"Round {self.rounds_}: measuring " + " x ".join(chosen),
+            )  # progress: the share of the budget spent so far
             self._measure(chosen, truth[chosen], noise_param)
             # warm start: one proportional-fitting step toward the new measurement, pooled with
             # earlier ones of the same marginal by precision; the descent then refits everything
             new = self.measurements_[-1]
             precision = sum(1 / m.sigma**2 for m in self.measurements_ if m.group == chosen)
             model = absorb(model, new, (1 / new.sigma**2) / precision)
-            model, step = estimate(cells, self.measurements_, self.total_, iterations=ROUND_ITERATIONS,
-                                   warm=model, step=step, support=self.support_)
+            model, step = estimate(
+                cells,
+                self.measurements_,
+                self.total_,
+                iterations=ROUND_ITERATIONS,
+                warm=model,
+                step=step,
+                support=self.support_,
+            )
             moved = float(np.abs(model.project(chosen) - before).sum())
             if moved <= penalty * truth[chosen].size:
                 round_budget *= growth
@@ -251,22 +281,40 @@ class MarginalsSynthesizer(MarginalsBudget):
                 self._measure((name,), table.marginal((name,)), noise_param)
         self.total_ = self._estimate_total()
         self.support_ = self._support(cells)
-        self.model_, _ = estimate(cells, self.measurements_, self.total_, iterations=FINAL_ITERATIONS,
-                                  warm=model, step=step, support=self.support_)
+        self.model_, _ = estimate(
+            cells,
+            self.measurements_,
+            self.total_,
+            iterations=FINAL_ITERATIONS,
+            warm=model,
+            step=step,
+            support=self.support_,
+        )
         if self.row_policy_.startswith("noisy"):
             self.rows_ = max(1, int(round(self.total_)))
-            self.row_policy_ = ("noisy: the number of rows is the model's estimate of the record count, "
-                                "from the noisy count and the noisy marginals")
+            self.row_policy_ = (
+                "noisy: the number of rows is the model's estimate of the record count, "
+                "from the noisy count and the noisy marginals"
+            )
 
     def _support(self, cells: dict) -> dict:
         """The cells the model may use: numeric and date columns lose the tails of their range that
         the noisy counts cannot tell from empty (:func:`dpsynth_core.pgm.support_from`); None: every cell."""
         if EMPTY_Z is None:
             return {}
-        ordered = {n: cells[n] - (1 if self.columns_[n].missing_code is not None else 0)
-                   for n in cells if self.columns_[n].domain.kind in ("integer", "float", "date")}
-        found = support_from(cells, self.measurements_, EMPTY_Z, ordered=ordered, limit=TAIL_SHARE * self.total_,
-                             protected={n: special_cells(self.columns_[n].domain, k) for n, k in ordered.items()})
+        ordered = {
+            n: cells[n] - (1 if self.columns_[n].missing_code is not None else 0)
+            for n in cells
+            if self.columns_[n].domain.kind in ("integer", "float", "date")
+        }
+        found = support_from(
+            cells,
+            self.measurements_,
+            EMPTY_Z,
+            ordered=ordered,
+            limit=TAIL_SHARE * self.total_,
+            protected={n: special_cells(self.columns_[n].domain, k) for n, k in ordered.items()},
+        )
         return {n: keep for n, keep in found.items() if n in ordered}
 
     def _check_groups(self, names) -> list:
@@ -285,12 +333,15 @@ class MarginalsSynthesizer(MarginalsBudget):
         label = f"marginal {' x '.join(group)}"
         size = int(np.prod(counts.shape))
         if size > self.max_cells:
-            raise ParameterError(f"group {group} has {size:,} cells, more than the limit of {self.max_cells:,}; "
-                                 "declare coarser bins or leave the group out")
+            raise ParameterError(
+                f"group {group} has {size:,} cells, more than the limit of {self.max_cells:,}; "
+                "declare coarser bins or leave the group out"
+            )
         noisy, sigma = measure(self.noise_, counts, noise_param, zcdp=self.zcdp_, label=label)
         if self.zcdp_:
-            self.accountant_.spend(PrivacyEvent.zcdp("discrete Gaussian histogram", 1 / (2 * noise_param**2),
-                                                     label, self.neighbouring))
+            self.accountant_.spend(
+                PrivacyEvent.zcdp("discrete Gaussian histogram", 1 / (2 * noise_param**2), label, self.neighbouring)
+            )
         else:
             self._spend("discrete Laplace histogram", noise_param, label)
         self.measurements_.append(Measurement(group, noisy.astype(float), sigma))
@@ -314,12 +365,24 @@ class MarginalsSynthesizer(MarginalsBudget):
 
     def _sample(self, n: int) -> pd.DataFrame:
         codes = generate(self.model_, n, self.noise_.rng, method=self.generation)
-        return pd.DataFrame({name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
-                             for name in self.columns_})
+        return pd.DataFrame(
+            {
+                name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
+                for name in self.columns_
+            }
+        )
 
     def card_details(self) -> dict:
-        return {"privacy": (f"zero-concentrated DP (rho = {self.budget_:.6g}), stated as (epsilon, delta)-DP"
-                            if self.zcdp_ else "pure epsilon-DP"),
-                "delta": self.delta_, "delta_rule": self.delta_rule_, "rounds": self.rounds_,
-                "measured_marginals": self.measured_,
-                "model_cliques": [list(c) for c in self.model_.tree.cliques], "generation": self.generation}
+        return {
+            "privacy": (
+                f"zero-concentrated DP (rho = {self.budget_:.6g}), stated as (epsilon, delta)-DP"
+                if self.zcdp_
+                else "pure epsilon-DP"
+            ),
+            "delta": self.delta_,
+            "delta_rule": self.delta_rule_,
+            "rounds": self.rounds_,
+            "measured_marginals": self.measured_,
+            "model_cliques": [list(c) for c in self.model_.tree.cliques],
+            "generation": self.generation,
+        }

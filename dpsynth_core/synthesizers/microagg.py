@@ -115,9 +115,10 @@ class MicroAggregation(Synthesizer):
         text_eps = left / (2 * len(names)) if texts else 0.0
         count = min(len(names), feature_groups or max(1, math.ceil(len(names) / 4)))
         per_group = (left - text_eps * len(texts)) / count
-        return ([cls._event("CatHist", text_eps, f"vocabulary {n}") for n in texts]
-                + [cls._event("Laplace on cluster means and covariances", per_group, f"feature group {i}")
-                   for i in range(1, count + 1)])
+        return [cls._event("CatHist", text_eps, f"vocabulary {n}") for n in texts] + [
+            cls._event("Laplace on cluster means and covariances", per_group, f"feature group {i}")
+            for i in range(1, count + 1)
+        ]
 
     @classmethod
     def budget_plan(cls, domain, epsilon, *, rows=None, **options) -> dict:
@@ -129,18 +130,23 @@ class MicroAggregation(Synthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, **options):
-        return ("error", "Micro-aggregation gives **no differential-privacy guarantee**. It groups the real records "
-                         "into clusters of at least k similar people with **MDAV** (maximum distance to average "
-                         "vector: take the record furthest from the average and its k − 1 nearest neighbours, then "
-                         "the record furthest from that one and its neighbours, and repeat), then releases noisy "
-                         "averages per cluster. The clusters themselves are formed from the real records without "
-                         "noise, so one person can change them. Use it only for teaching or comparison.")
+        return (
+            "error",
+            "Micro-aggregation gives **no differential-privacy guarantee**. It groups the real records "
+            "into clusters of at least k similar people with **MDAV** (maximum distance to average "
+            "vector: take the record furthest from the average and its k − 1 nearest neighbours, then "
+            "the record furthest from that one and its neighbours, and repeat), then releases noisy "
+            "averages per cluster. The clusters themselves are formed from the real records without "
+            "noise, so one person can change them. Use it only for teaching or comparison.",
+        )
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
         if encoded.n_rows > MAX_ROWS:
             # (no exact count in a message: it could be copied where the publisher-only report is not)
-            raise ParameterError(f"microagg clusters at most {MAX_ROWS:,} rows (MDAV is quadratic); this table "
-                                 "has more: choose another method")
+            raise ParameterError(
+                f"microagg clusters at most {MAX_ROWS:,} rows (MDAV is quadratic); this table "
+                "has more: choose another method"
+            )
         if self.k < 2 or self.k > encoded.n_rows:
             raise ParameterError(f"k ({self.k}) must be at least 2 and at most the number of rows")
         names = list(encoded.columns)
@@ -148,8 +154,13 @@ class MicroAggregation(Synthesizer):
         text_eps = epsilon / (2 * len(names)) if texts else 0.0
         self.columns_: dict[str, FiniteColumn] = {}
         for name in names:
-            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=text_eps, rho=self.rho_,
-                                                noise=self.noise_, label=f"vocabulary {name}")
+            self.columns_[name] = finite_column(
+                encoded.columns[name],
+                text_epsilon=text_eps,
+                rho=self.rho_,
+                noise=self.noise_,
+                label=f"vocabulary {name}",
+            )
             if name in texts:
                 self._spend("CatHist", text_eps, f"vocabulary {name}")
         epsilon -= text_eps * len(texts)
@@ -172,10 +183,12 @@ class MicroAggregation(Synthesizer):
             # 2/s per coordinate and a covariance entry by at most about 8/s (substitution).
             mean_scale = 2 * g / (self.k * per_group / 2)
             cov_scale = 8 * g * g / (self.k * per_group / 2)
-            noisy_means = real_laplace(self.noise_, means.ravel(), mean_scale,
-                                       label="cluster means").reshape(means.shape)
-            noisy_covs = real_laplace(self.noise_, covs.ravel(), cov_scale,
-                                      label="cluster covariances").reshape(covs.shape)
+            noisy_means = real_laplace(self.noise_, means.ravel(), mean_scale, label="cluster means").reshape(
+                means.shape
+            )
+            noisy_covs = real_laplace(self.noise_, covs.ravel(), cov_scale, label="cluster covariances").reshape(
+                covs.shape
+            )
             # Labelled by index: which columns form a group comes from the real correlations
             # without noise, so the lists go to the publisher only (publisher_details).
             self._spend("Laplace on cluster means and covariances", per_group, f"feature group {index}")
@@ -193,12 +206,15 @@ class MicroAggregation(Synthesizer):
                 cells = self.columns_[name].cells
                 position = np.clip(np.rint((np.clip(values[:, j], -1, 1) + 1) / 2 * (cells - 1)), 0, cells - 1)
                 codes[name] = _code(self.columns_[name], position.astype(np.int64))
-        return pd.DataFrame({name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
-                             for name in names})
+        return pd.DataFrame(
+            {name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True) for name in names}
+        )
 
     def missing_guarantee(self) -> str | None:
-        return ("the clusters (MDAV) and feature groups are computed from the real records without noise; "
-                "noise covers only each cluster's mean and covariance")
+        return (
+            "the clusters (MDAV) and feature groups are computed from the real records without noise; "
+            "noise covers only each cluster's mean and covariance"
+        )
 
     def card_details(self) -> dict:
         return {"k": self.k, "feature_groups": len(self.groups_)}

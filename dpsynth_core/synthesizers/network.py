@@ -87,7 +87,7 @@ def cfs_merit(target: str, parents: list, su: dict) -> float:
 
 
 def _pairs(items):
-    return [(a, b) for i, a in enumerate(items) for b in items[i + 1:]]
+    return [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
 
 
 def _reaches(graph: dict, start: str, goal: str) -> bool:
@@ -134,11 +134,16 @@ class NetworkSynthesizer(Synthesizer):
         events += [cls._event("CatHist", text_eps, f"vocabulary {n}") for n in texts]
         parameter_budget -= text_eps * len(texts)
         pairs = _pairs(names)
-        h_eps, p_eps = fit_to_budget(epsilon, [e.epsilon for e in common + events],
-                                     [(m + len(pairs), entropy_budget / (m + len(pairs))),
-                                      (m, parameter_budget / m)], constraints.ADVANCED_COMPOSITION_DELTA)
-        events += [cls._event("Laplace entropy", h_eps, "entropies (choosing the network)",
-                              COUNT_FAILURE if i == 0 else 0.0) for i in range(m + len(pairs))]
+        h_eps, p_eps = fit_to_budget(
+            epsilon,
+            [e.epsilon for e in common + events],
+            [(m + len(pairs), entropy_budget / (m + len(pairs))), (m, parameter_budget / m)],
+            constraints.ADVANCED_COMPOSITION_DELTA,
+        )
+        events += [
+            cls._event("Laplace entropy", h_eps, "entropies (choosing the network)", COUNT_FAILURE if i == 0 else 0.0)
+            for i in range(m + len(pairs))
+        ]
         return events + [cls._event("discrete Laplace histogram", p_eps, f"table {n}") for n in names]
 
     def _fit(self, encoded: EncodedTable, epsilon: float) -> None:
@@ -156,8 +161,13 @@ class NetworkSynthesizer(Synthesizer):
         self.columns_: dict[str, FiniteColumn] = {}
         text_eps = parameter_budget / (m + texts) if texts else 0.0
         for name in names:
-            self.columns_[name] = finite_column(encoded.columns[name], text_epsilon=text_eps, rho=self.rho_,
-                                                noise=self.noise_, label=f"vocabulary {name}")
+            self.columns_[name] = finite_column(
+                encoded.columns[name],
+                text_epsilon=text_eps,
+                rho=self.rho_,
+                noise=self.noise_,
+                label=f"vocabulary {name}",
+            )
             if self.columns_[name].vocabulary is not None:
                 self._spend("CatHist", text_eps, f"vocabulary {name}")
         parameter_budget -= text_eps * texts
@@ -170,22 +180,31 @@ class NetworkSynthesizer(Synthesizer):
         fixed = [e.epsilon for e in self.accountant_.events]
         # entropies and parameter tables share what is left, solved jointly so the whole
         # ledger stays within epsilon by the better of basic and advanced composition
-        h_eps, p_eps = fit_to_budget(self.epsilon_, fixed,
-                                     [(m + len(pairs), entropy_budget / (m + len(pairs))),
-                                      (m, parameter_budget / m)], constraints.ADVANCED_COMPOSITION_DELTA)
+        h_eps, p_eps = fit_to_budget(
+            self.epsilon_,
+            fixed,
+            [(m + len(pairs), entropy_budget / (m + len(pairs))), (m, parameter_budget / m)],
+            constraints.ADVANCED_COMPOSITION_DELTA,
+        )
         groups = [(n,) for n in names] + list(pairs)
         noisy = noisy_entropies(table, groups, buckets=buckets, n_low=n_low, epsilon=h_eps, noise=self.noise_)
         for i, label in enumerate([f"H({n})" for n in names] + [f"H({a}, {b})" for a, b in pairs]):
-            self.accountant_.spend(PrivacyEvent("Laplace entropy", h_eps, COUNT_FAILURE if i == 0 else 0.0,
-                                                self.neighbouring, label))
+            self.accountant_.spend(
+                PrivacyEvent("Laplace entropy", h_eps, COUNT_FAILURE if i == 0 else 0.0, self.neighbouring, label)
+            )
         h = dict(zip(names, noisy[:m]))
         su = {frozenset((a, b)): symmetrical_uncertainty(h[a], h[b], noisy[m + i]) for i, (a, b) in enumerate(pairs)}
         self.su_ = su
 
         # 2. structure by greedy CFS, acyclic and within max_cost (post-processing of the entropies)
-        self.parents_ = search_structure(names, su, {n: self.columns_[n].cells for n in names},
-                                         {n: scored[n][1] for n in names},
-                                         max_parents=self.max_parents, max_cost=self.max_cost)
+        self.parents_ = search_structure(
+            names,
+            su,
+            {n: self.columns_[n].cells for n in names},
+            {n: scored[n][1] for n in names},
+            max_parents=self.max_parents,
+            max_cost=self.max_cost,
+        )
         self.order_ = _topological_order(self.parents_)
         self.scored_cells_ = {n: scored[n][1] for n in names}
 
@@ -197,16 +216,18 @@ class NetworkSynthesizer(Synthesizer):
             config_cells = tuple(scored[p][1] for p in self.parents_[name])
             configs = int(np.prod(config_cells)) if config_cells else 1
             cells = self.columns_[name].cells
-            counts = table.marginal((*self.parents_[name], name),
-                                    buckets={p: SCORING_BUCKETS for p in self.parents_[name]})
+            counts = table.marginal(
+                (*self.parents_[name], name), buckets={p: SCORING_BUCKETS for p in self.parents_[name]}
+            )
             noisy_counts = noisy_histogram(counts, epsilon=p_eps, noise=self.noise_, label=f"table {name}")
             self._spend("discrete Laplace histogram", p_eps, f"table {name} | {', '.join(self.parents_[name]) or '-'}")
             self.noisy_counts_[name] = noisy_counts
             concentration = np.clip(noisy_counts, 0, None).reshape(configs, cells) + 1.0
             theta = np.vstack([self.noise_.rng.dirichlet(row) for row in concentration])
             self.tables_[name] = theta
-            self.factors_[name] = Factor(name, self.parents_[name], config_cells, cells, np.arange(configs * cells),
-                                         theta.ravel())
+            self.factors_[name] = Factor(
+                name, self.parents_[name], config_cells, cells, np.arange(configs * cells), theta.ravel()
+            )
 
     def _config_index(self, parents, bucketed: dict, rows: int) -> np.ndarray:
         return flat_index([bucketed[p] for p in parents], [self.scored_cells_[p] for p in parents], rows)
@@ -232,12 +253,19 @@ class NetworkSynthesizer(Synthesizer):
 
     def _sample(self, n: int) -> pd.DataFrame:
         codes = self.sample_codes(n)
-        return pd.DataFrame({name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
-                             for name in self.columns_})
+        return pd.DataFrame(
+            {
+                name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
+                for name in self.columns_
+            }
+        )
 
     def card_details(self) -> dict:
-        return {"structure": [{"column": n, "parents": list(self.parents_[n])} for n in self.order_],
-                "max_cost": self.max_cost, "scoring_buckets": SCORING_BUCKETS}
+        return {
+            "structure": [{"column": n, "parents": list(self.parents_[n])} for n in self.order_],
+            "max_cost": self.max_cost,
+            "scoring_buckets": SCORING_BUCKETS,
+        }
 
 
 def noisy_entropies(table, groups, *, buckets: dict, n_low: int, epsilon: float, noise) -> np.ndarray:
@@ -252,8 +280,7 @@ def noisy_entropies(table, groups, *, buckets: dict, n_low: int, epsilon: float,
     return np.clip(real_laplace(noise, true, scale, label="entropies"), 0.0, None)
 
 
-def search_structure(names, su: dict, cells: dict, scored_cells: dict, *, max_parents: int,
-                     max_cost: int) -> dict:
+def search_structure(names, su: dict, cells: dict, scored_cells: dict, *, max_parents: int, max_cost: int) -> dict:
     """Greedy CFS: each attribute in turn takes the parent that most raises its merit.
 
     The graph stays acyclic and every table within ``max_cost`` cells (the attribute's

@@ -61,8 +61,12 @@ def check_groups(groups):
         raise ParameterError(f"groups must be {rule}")
     out = []
     for group in groups:
-        if isinstance(group, (str, bytes)) or not isinstance(group, (list, tuple)) or \
-                not all(isinstance(c, str) for c in group) or not 1 <= len(group) <= constraints.MAX_COLUMNS:
+        if (
+            isinstance(group, (str, bytes))
+            or not isinstance(group, (list, tuple))
+            or not all(isinstance(c, str) for c in group)
+            or not 1 <= len(group) <= constraints.MAX_COLUMNS
+        ):
             raise ParameterError(f"groups must be {rule}; {str(group)[:60]!r} is not")
         out.append(tuple(group))
     return out
@@ -74,8 +78,17 @@ def parse_group(text: str) -> tuple:
 
 
 def groups_option(help: str) -> Option:
-    return Option("groups", "--group", help, check_groups, default=None, default_words="none",
-                  parse=parse_group, repeat=True, metavar="A,B[,C]")
+    return Option(
+        "groups",
+        "--group",
+        help,
+        check_groups,
+        default=None,
+        default_words="none",
+        parse=parse_group,
+        repeat=True,
+        metavar="A,B[,C]",
+    )
 
 
 def _delta(value):
@@ -87,28 +100,54 @@ def delta_of(value) -> float:
     return constraints.DELTA_DEFAULT if value is None else check_delta(value, "delta")
 
 
-DELTA = Option("delta", "--delta",
-               f"delta, from 0 to {constraints.DELTA_MAX:g} (0: pure epsilon-DP)", _delta, default=None,
-               default_words=f"{constraints.DELTA_DEFAULT:g}, a public constant")
+DELTA = Option(
+    "delta",
+    "--delta",
+    f"delta, from 0 to {constraints.DELTA_MAX:g} (0: pure epsilon-DP)",
+    _delta,
+    default=None,
+    default_words=f"{constraints.DELTA_DEFAULT:g}, a public constant",
+)
 
 #: Every option a method may take, as the command line offers it (a method's own description may
 #: word its help for that method; its name, flag and parsing are these).
-METHOD_OPTIONS = (groups_option("a column group, for the methods that take groups (repeatable; see 'methods')"),
-                  DELTA)
+METHOD_OPTIONS = (groups_option("a column group, for the methods that take groups (repeatable; see 'methods')"), DELTA)
 
 #: The settings of every draw (the keywords of :func:`~dpsynth_core.release.synthesize`).
-EPSILON = Option("epsilon", "--epsilon",
-                 f"total privacy budget, from {constraints.EPSILON_MIN:g} to {constraints.EPSILON_MAX:g}",
-                 check_total_epsilon, required=True)
-RHO = Option("rho", "--rho", f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}: "
-             "the chance a column has no made-up value", check_publisher_rho, default=constraints.RHO_DEFAULT,
-             default_words=f"{constraints.RHO_DEFAULT:g}")
-ROWS = Option("rows", "--rows", f"a public number of synthetic rows, 1 to {constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} "
-              f"in a file ({constraints.MAX_SYNTHETIC_ROWS:,} in memory), written in chunks whatever the engine",
-              check_rows, default_words="the true count plus noise, or the method's own public number", metavar="N")
-SEED = Option("random_state", "--seed", "seed for a repeatable run (tests and teaching only): the release is then not "
-              "private, its card claims no epsilon and the ledger records no guarantee", check_seed,
-              default_words="a fresh seed from the operating system", metavar="SEED")
+EPSILON = Option(
+    "epsilon",
+    "--epsilon",
+    f"total privacy budget, from {constraints.EPSILON_MIN:g} to {constraints.EPSILON_MAX:g}",
+    check_total_epsilon,
+    required=True,
+)
+RHO = Option(
+    "rho",
+    "--rho",
+    f"tolerance for randomness, from {constraints.RHO_MIN:g} to {constraints.RHO_MAX:g}: "
+    "the chance a column has no made-up value",
+    check_publisher_rho,
+    default=constraints.RHO_DEFAULT,
+    default_words=f"{constraints.RHO_DEFAULT:g}",
+)
+ROWS = Option(
+    "rows",
+    "--rows",
+    f"a public number of synthetic rows, 1 to {constraints.MAX_ENGINE_SYNTHETIC_ROWS:,} "
+    f"in a file ({constraints.MAX_SYNTHETIC_ROWS:,} in memory), written in chunks whatever the engine",
+    check_rows,
+    default_words="the true count plus noise, or the method's own public number",
+    metavar="N",
+)
+SEED = Option(
+    "random_state",
+    "--seed",
+    "seed for a repeatable run (tests and teaching only): the release is then not "
+    "private, its card claims no epsilon and the ledger records no guarantee",
+    check_seed,
+    default_words="a fresh seed from the operating system",
+    metavar="SEED",
+)
 SETTINGS = (EPSILON, RHO, ROWS, SEED)
 
 
@@ -118,21 +157,29 @@ def delta_rule(given, delta: float) -> str:
         return "pure epsilon-DP (delta = 0)"
     if given is not None:
         return "chosen by the publisher"
-    return (f"a public constant: the largest power of ten at most 1/n^2 for tables of up to "
-            f"{constraints.DELTA_DEFAULT_RECORDS:,} records")
+    return (
+        f"a public constant: the largest power of ten at most 1/n^2 for tables of up to "
+        f"{constraints.DELTA_DEFAULT_RECORDS:,} records"
+    )
 
 
 def delta_note(delta: float) -> tuple[str, str]:
     """What a release's delta means, for the Privacy page: ``(level, text)``."""
     if not delta:
-        return ("info", "**δ (delta) = 0: pure ε-DP.** Every measurement gets discrete Laplace noise and the "
-                        "parts add up to the ε you chose. The pairs of columns to measure are chosen privately, "
-                        "in rounds, when you generate; the bars show each part's share of the budget.")
-    return ("info", f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with "
-                    "a second number: δ is the chance, allowed by the method, that the ε above does not hold. It "
-                    "is fixed in advance by a public rule, the largest power of ten at most 1 / (number of "
-                    f"records)² for tables of up to {constraints.DELTA_DEFAULT_RECORDS:,} records, so it stands "
-                    "for an event too unlikely to expect, not for a share of the people in the data. The budget "
-                    "is spent exactly: the release card states the ε you chose. The pairs of columns to measure "
-                    "are chosen privately, in rounds, when you generate; the bars show each part's share of "
-                    "the budget.")
+        return (
+            "info",
+            "**δ (delta) = 0: pure ε-DP.** Every measurement gets discrete Laplace noise and the "
+            "parts add up to the ε you chose. The pairs of columns to measure are chosen privately, "
+            "in rounds, when you generate; the bars show each part's share of the budget.",
+        )
+    return (
+        "info",
+        f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with "
+        "a second number: δ is the chance, allowed by the method, that the ε above does not hold. It "
+        "is fixed in advance by a public rule, the largest power of ten at most 1 / (number of "
+        f"records)² for tables of up to {constraints.DELTA_DEFAULT_RECORDS:,} records, so it stands "
+        "for an event too unlikely to expect, not for a share of the people in the data. The budget "
+        "is spent exactly: the release card states the ε you chose. The pairs of columns to measure "
+        "are chosen privately, in rounds, when you generate; the bars show each part's share of "
+        "the budget.",
+    )

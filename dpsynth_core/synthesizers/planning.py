@@ -20,8 +20,15 @@ from .base import CATHIST, GAUSSIAN, PRIOR, VOCABULARY
 from .registry import DEFAULT_METHOD, get_method
 
 
-def budget_split(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None,
-                 expected_rows: int | None = None, **options) -> dict[str, float]:
+def budget_split(
+    domain,
+    epsilon: float,
+    *,
+    method: str = DEFAULT_METHOD,
+    rows: int | None = None,
+    expected_rows: int | None = None,
+    **options,
+) -> dict[str, float]:
     """How the method splits epsilon, before any data is read (labels as in the release card):
     the method's own plan (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.budget_plan`).
 
@@ -29,12 +36,21 @@ def budget_split(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: 
     records the table holds (display only); ``options``: the method's.
     """
     info = get_method(method)
-    return info.cls.budget_plan(as_table_domain(domain), epsilon, rows=rows, expected_rows=expected_rows,
-                                **info.check_options(options))
+    return info.cls.budget_plan(
+        as_table_domain(domain), epsilon, rows=rows, expected_rows=expected_rows, **info.check_options(options)
+    )
 
 
-def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_METHOD, rows: int | None = None,
-                expected_rows: int | None = None, **options) -> list[dict]:
+def column_plan(
+    domain,
+    epsilon: float,
+    rho: float,
+    *,
+    method: str = DEFAULT_METHOD,
+    rows: int | None = None,
+    expected_rows: int | None = None,
+    **options,
+) -> list[dict]:
     """Per kept column: the epsilon of its own measurement and what it implies (threshold, made-up
     values, noise per bin, prior per cell), as the method measures it.
 
@@ -58,30 +74,46 @@ def column_plan(domain, epsilon: float, rho: float, *, method: str = DEFAULT_MET
         row["rows"] = expected_rows
         cells = col.bins + (1 if col.missing else 0) if col.binned else None
         unit = "bins" if col.kind != "categorical" else "values"
-        row["unit"] = ("cells" if mechanism == PRIOR else "bins" if col.kind in ("integer", "float", "date")
-                       else "values")
+        row["unit"] = (
+            "cells" if mechanism == PRIOR else "bins" if col.kind in ("integer", "float", "date") else "values"
+        )
         if mechanism == PRIOR:
-            row.update(mechanism="Dirichlet prior on every cell" if cells else "not possible: free text",
-                       domain_size=cells or col.size, domain_size_words=f"{cells} cells" if cells else "",
-                       prior_per_cell=(expected_rows / math.expm1(share)) if expected_rows and cells else None)
+            row.update(
+                mechanism="Dirichlet prior on every cell" if cells else "not possible: free text",
+                domain_size=cells or col.size,
+                domain_size_words=f"{cells} cells" if cells else "",
+                prior_per_cell=(expected_rows / math.expm1(share)) if expected_rows and cells else None,
+            )
         elif mechanism in (CATHIST, VOCABULARY):
             row.update(_threshold_plan(col, share, rho, mechanism, expected_rows))
         elif mechanism == GAUSSIAN:
-            row.update(mechanism="1-way marginal with Gaussian noise (zCDP), then pairs chosen in rounds",
-                       domain_size=cells, domain_size_words=f"{cells} {unit}",
-                       typical_error_per_bin=math.sqrt(2 / math.pi) * noise[name]["sigma"])
+            row.update(
+                mechanism="1-way marginal with Gaussian noise (zCDP), then pairs chosen in rounds",
+                domain_size=cells,
+                domain_size_words=f"{cells} {unit}",
+                typical_error_per_bin=math.sqrt(2 / math.pi) * noise[name]["sigma"],
+            )
         else:
-            row.update(mechanism="noisy histogram over declared cells", domain_size=cells,
-                       domain_size_words=f"{cells} {unit}", typical_error_per_bin=typical_bin_error(share))
+            row.update(
+                mechanism="noisy histogram over declared cells",
+                domain_size=cells,
+                domain_size_words=f"{cells} {unit}",
+                typical_error_per_bin=typical_bin_error(share),
+            )
         if getattr(col, "adaptive", False):  # the bins are fitted first, with their own share
             bins = constraints.ADAPTIVE_MAX_BINS + len(col.special)
-            row.update(mechanism="bins fitted to the data with DP, then " + row["mechanism"],
-                       domain_size=bins + (1 if col.missing else 0),
-                       domain_size_words=f"up to {bins} bins, fitted with ε = {split[f'bins {name}']:.3g}",
-                       bins_epsilon=split[f"bins {name}"])
+            row.update(
+                mechanism="bins fitted to the data with DP, then " + row["mechanism"],
+                domain_size=bins + (1 if col.missing else 0),
+                domain_size_words=f"up to {bins} bins, fitted with ε = {split[f'bins {name}']:.3g}",
+                bins_epsilon=split[f"bins {name}"],
+            )
         elif binning_label(col) in split:  # declared bins wider than one value: how values spread inside
-            row.update(mechanism=row["mechanism"] + "; values inside the bins placed by a DP histogram (its own "
-                       "share of the budget)", bins_epsilon=split[binning_label(col)])
+            row.update(
+                mechanism=row["mechanism"] + "; values inside the bins placed by a DP histogram (its own "
+                "share of the budget)",
+                bins_epsilon=split[binning_label(col)],
+            )
         plan.append(row)
     return plan
 
@@ -94,11 +126,18 @@ def _threshold_plan(col, share: float, rho: float, mechanism: str, rows: int | N
     each, rho_each, _ = level_budget(col, share, rho) if prefixes else (share, rho, 1)
     size = col.size + (1 if col.missing and mechanism == CATHIST else 0)  # a vocabulary leaves "missing" out
     rule = threshold(size, rho_each, each)
-    out = dict(mechanism="CatHist" + (" (chooses the values the method can use)" if mechanism == VOCABULARY else ""),
-               domain_size=size, domain_size_words=size_in_words(size), tau=cathist_tau(size, rho_each, each),
-               expected_made_up=expected_made_up(size, rho_each), kept_half_the_time=rule.smallest_count_kept(0.5),
-               kept_almost_always=rule.smallest_count_kept(0.95), made_up_count=rule.made_up_count(),
-               handed_out=mechanism == VOCABULARY, level_epsilon=each)
+    out = dict(
+        mechanism="CatHist" + (" (chooses the values the method can use)" if mechanism == VOCABULARY else ""),
+        domain_size=size,
+        domain_size_words=size_in_words(size),
+        tau=cathist_tau(size, rho_each, each),
+        expected_made_up=expected_made_up(size, rho_each),
+        kept_half_the_time=rule.smallest_count_kept(0.5),
+        kept_almost_always=rule.smallest_count_kept(0.95),
+        made_up_count=rule.made_up_count(),
+        handed_out=mechanism == VOCABULARY,
+        level_epsilon=each,
+    )
     if rows:
         out["most_values"] = min(rule.most_values(rows), size)
     if prefixes:
@@ -107,9 +146,15 @@ def _threshold_plan(col, share: float, rho: float, mechanism: str, rows: int | N
         for length in prefixes:
             level = col.prefix_domain(length)
             kept = threshold(level.size, rho_each, each)
-            out["levels"].append({"length": length, "domain_size": level.size, "epsilon": each,
-                                  "kept_half_the_time": kept.smallest_count_kept(0.5),
-                                  "expected_made_up": expected_made_up(level.size, rho_each)})
+            out["levels"].append(
+                {
+                    "length": length,
+                    "domain_size": level.size,
+                    "epsilon": each,
+                    "kept_half_the_time": kept.smallest_count_kept(0.5),
+                    "expected_made_up": expected_made_up(level.size, rho_each),
+                }
+            )
     return out
 
 
@@ -134,33 +179,57 @@ def text_outlook(row: dict) -> list[str]:
     if "kept_half_the_time" not in row:
         return []
     half, sure, levels = row["kept_half_the_time"], row["kept_almost_always"], row.get("levels", [])
-    split = (f", split equally between the full codes and {len(levels)} prefix length(s): "
-             f"{row['level_epsilon']:.3g} each" if levels else "")
-    words = [f"At ε = {row['epsilon']:.3g} for this column{split}, a value needs about {half:,} records to come "
-             f"out half the time and {sure:,} to come out almost always."]
+    split = (
+        f", split equally between the full codes and {len(levels)} prefix length(s): {row['level_epsilon']:.3g} each"
+        if levels
+        else ""
+    )
+    words = [
+        f"At ε = {row['epsilon']:.3g} for this column{split}, a value needs about {half:,} records to come "
+        f"out half the time and {sure:,} to come out almost always."
+    ]
     if row.get("most_values") is not None:
-        words.append(f"Of about {row['rows']:,} records, at most about {row['most_values']:,.0f} different values "
-                     "can come out on average, however the records are spread.")
+        words.append(
+            f"Of about {row['rows']:,} records, at most about {row['most_values']:,.0f} different values "
+            "can come out on average, however the records are spread."
+        )
     made_up = row["expected_made_up"]
     low, high = made_up_share(row, 0.9), made_up_share(row, 0.5)
-    share = (f": about {100 * low:.1f}% of the rows if the values that come out hold 90% of the records, "
-             f"{100 * high:.1f}% if they hold half" if low is not None else "")
+    share = (
+        f": about {100 * low:.1f}% of the rows if the values that come out hold 90% of the records, "
+        f"{100 * high:.1f}% if they hold half"
+        if low is not None
+        else ""
+    )
     what = "full codes" if levels else "values"
-    words.append(f"Expect {made_up:.2f} made-up {what} (each as frequent as about {row['made_up_count']:,.0f} "
-                 f"records){share}.")
+    words.append(
+        f"Expect {made_up:.2f} made-up {what} (each as frequent as about {row['made_up_count']:,.0f} records){share}."
+    )
     for level in levels:
-        words.append(f"A code that does not come out falls back to its first {level['length']} characters and a star "
-                     f"when those come out (about {level['kept_half_the_time']:,} records needed).")
+        words.append(
+            f"A code that does not come out falls back to its first {level['length']} characters and a star "
+            f"when those come out (about {level['kept_half_the_time']:,} records needed)."
+        )
     if levels:
-        words.append("The records of codes with no prefix that comes out are given to the shortest prefixes that do, "
-                     "in proportion to their counts.")
+        words.append(
+            "The records of codes with no prefix that comes out are given to the shortest prefixes that do, "
+            "in proportion to their counts."
+        )
     elif row.get("handed_out"):
-        words.append("The records whose value does not come out are given to the values that do, in proportion to "
-                     "their counts, so those values look more common than they are.")
-    words.append("Better choices: a public list of the possible values (the 'Categories' kind: every value is "
-                 "measured, none is made up), or grouping the values into a few categories you name"
-                 + ("." if levels else "; for codes whose first characters mean something (diagnosis, ZIP or "
-                    "occupation codes), their meaningful prefix lengths."))
+        words.append(
+            "The records whose value does not come out are given to the values that do, in proportion to "
+            "their counts, so those values look more common than they are."
+        )
+    words.append(
+        "Better choices: a public list of the possible values (the 'Categories' kind: every value is "
+        "measured, none is made up), or grouping the values into a few categories you name"
+        + (
+            "."
+            if levels
+            else "; for codes whose first characters mean something (diagnosis, ZIP or "
+            "occupation codes), their meaningful prefix lengths."
+        )
+    )
     return words
 
 
@@ -185,16 +254,24 @@ def privacy_note(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: 
 def epsilon_guidance(epsilon: float) -> tuple[str, str]:
     """A level ("strong", "moderate", "weak", "very weak") and a sentence for the slider."""
     if epsilon <= 0.3:
-        return "strong", ("Strong protection: any one person's presence changes the chance of any "
-                          f"result by at most {math.exp(epsilon):.2f} times. Expect visible noise.")
+        return "strong", (
+            "Strong protection: any one person's presence changes the chance of any "
+            f"result by at most {math.exp(epsilon):.2f} times. Expect visible noise."
+        )
     if epsilon <= 2:
-        return "moderate", ("A common choice for public releases: results change by at most "
-                            f"{math.exp(epsilon):.1f} times with or without any one person.")
+        return "moderate", (
+            "A common choice for public releases: results change by at most "
+            f"{math.exp(epsilon):.1f} times with or without any one person."
+        )
     if epsilon <= constraints.EPSILON_WARN_ABOVE:
-        return "weak", (f"Weak protection: one person can shift the chance of a result up to "
-                        f"{math.exp(epsilon):.0f} times. Use only when the data is not very sensitive.")
-    return "very weak", (f"Very weak protection: a factor of {math.exp(epsilon):,.0f}. Values above "
-                         f"{constraints.EPSILON_WARN_ABOVE:g} are rarely defensible for data about people.")
+        return "weak", (
+            f"Weak protection: one person can shift the chance of a result up to "
+            f"{math.exp(epsilon):.0f} times. Use only when the data is not very sensitive."
+        )
+    return "very weak", (
+        f"Very weak protection: a factor of {math.exp(epsilon):,.0f}. Values above "
+        f"{constraints.EPSILON_WARN_ABOVE:g} are rarely defensible for data about people."
+    )
 
 
 #: What each column of :func:`plan_table` means, in plain words (the Privacy page's column help).
@@ -204,11 +281,11 @@ PLAN_HELP = {
     "possible values": "How many values the declaration allows (bins for numbers and dates).",
     "τ": "Threshold: the noisy count a value needs to appear in the release.",
     "made-up values": "Expected number of values in the release that are not in the data (the price of "
-                      "keeping rare real values deniable).",
+    "keeping rare real values deniable).",
     "kept half the time": "A value held by this many people appears in the release half the time.",
     "kept 95% of the time": "A value held by this many people appears in the release 95% of the time.",
     "values that can come out": "At most this many different real values come out on average, however the "
-                                "records are spread (from the threshold and the row count alone).",
+    "records are spread (from the threshold and the row count alone).",
     "noise per bin": "Typical error, in people, of each bin's count.",
     "prior per cell": "Made-up records added to every cell by the Dirichlet prior.",
 }
@@ -226,18 +303,26 @@ def plan_table(plan: list[dict]):
     (blank, not "None", where a figure does not apply to a column); :data:`PLAN_HELP` explains each column."""
     import pandas as pd
 
-    table = pd.DataFrame([{
-        "column": r["column"],
-        "protected by": r.get("mechanism", r.get("note", "")),
-        "ε": round(r["epsilon"], 4),
-        "possible values": _possible_values(r),
-        "τ": round(r["tau"], 1) if "tau" in r else None,
-        "made-up values": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
-        "kept half the time": r.get("kept_half_the_time"),
-        "kept 95% of the time": r.get("kept_almost_always"),
-        "values that can come out": round(r["most_values"]) if r.get("most_values") is not None else None,
-        "noise per bin": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
-        "prior per cell": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
-    } for r in plan]).dropna(axis=1, how="all")
-    return table.map(lambda v: "" if pd.isna(v) else (f"{v:,.4g}" if isinstance(v, float) else f"{v:,}"
-                                                      if isinstance(v, int) else str(v)))
+    table = pd.DataFrame(
+        [
+            {
+                "column": r["column"],
+                "protected by": r.get("mechanism", r.get("note", "")),
+                "ε": round(r["epsilon"], 4),
+                "possible values": _possible_values(r),
+                "τ": round(r["tau"], 1) if "tau" in r else None,
+                "made-up values": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
+                "kept half the time": r.get("kept_half_the_time"),
+                "kept 95% of the time": r.get("kept_almost_always"),
+                "values that can come out": round(r["most_values"]) if r.get("most_values") is not None else None,
+                "noise per bin": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
+                "prior per cell": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
+            }
+            for r in plan
+        ]
+    ).dropna(axis=1, how="all")
+    return table.map(
+        lambda v: ""
+        if pd.isna(v)
+        else (f"{v:,.4g}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v))
+    )

@@ -44,8 +44,11 @@ class MethodInfo:
 
     def keywords(self) -> list[str]:
         """Every keyword the method's class takes (its options and its advanced Python-only ones)."""
-        return [p for p in inspect.signature(self.cls.__init__).parameters
-                if p not in ("self", "epsilon", "rho", "random_state")]
+        return [
+            p
+            for p in inspect.signature(self.cls.__init__).parameters
+            if p not in ("self", "epsilon", "rho", "random_state")
+        ]
 
     def check_options(self, options: dict) -> dict:
         """The options checked once, by their specs: unknown ones are refused, None means the default."""
@@ -53,10 +56,13 @@ class MethodInfo:
         unknown = [k for k in options if k not in accepted]
         if unknown:
             takers = {k: [m.name for m in METHODS.values() if k in m.keywords()] for k in unknown}
-            where = "; ".join(f"'{k}' works with {', '.join(v)}" if v else f"there is no option '{k}'"
-                              for k, v in takers.items())
-            raise ParameterError(f"method '{self.name}' has no option {', '.join(map(repr, unknown))} ({where}; "
-                                 f"its options: {', '.join(accepted) or 'none'})")
+            where = "; ".join(
+                f"'{k}' works with {', '.join(v)}" if v else f"there is no option '{k}'" for k, v in takers.items()
+            )
+            raise ParameterError(
+                f"method '{self.name}' has no option {', '.join(map(repr, unknown))} ({where}; "
+                f"its options: {', '.join(accepted) or 'none'})"
+            )
         specs = self.options
         return {k: (specs[k].check(v) if k in specs else v) for k, v in options.items()}
 
@@ -110,8 +116,9 @@ def register(name: str, title: str, summary: str, neighbouring: str = ADD_REMOVE
 
     def add(cls):
         summary_text = " ".join(summary.split())
-        METHODS._registered[name] = MethodInfo(name=name, title=title, summary=summary_text, cls=cls,
-                                   neighbouring=neighbouring, rank=rank)
+        METHODS._registered[name] = MethodInfo(
+            name=name, title=title, summary=summary_text, cls=cls, neighbouring=neighbouring, rank=rank
+        )
         cls.method_name, cls.title, cls.summary = name, title, summary_text
         return cls
 

@@ -64,16 +64,20 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
     @staticmethod
     def _ensure_dataset(conn, fp: str, name: str) -> None:
         now = _now()
-        conn.execute("INSERT INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
-                      "ON CONFLICT (fingerprint) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",
-                      (fp, name, now, now))
+        conn.execute(
+            "INSERT INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (fingerprint) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",
+            (fp, name, now, now),
+        )
 
     def datasets(self) -> list[dict]:
         if not self.exists:  # opened read-only where no workspace was ever made
             return []
         with self._connect() as conn:
-            rows = conn.execute("SELECT fingerprint, name, first_seen, last_seen, lifetime_epsilon FROM datasets "
-                                "ORDER BY last_seen DESC").fetchall()
+            rows = conn.execute(
+                "SELECT fingerprint, name, first_seen, last_seen, lifetime_epsilon FROM datasets "
+                "ORDER BY last_seen DESC"
+            ).fetchall()
         return [dict(zip(("fingerprint", "name", "first_seen", "last_seen", "lifetime_epsilon"), r)) for r in rows]
 
     def dataset_name(self, fp: str) -> str | None:
@@ -92,10 +96,13 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
 
     @staticmethod
     def _spend_rows(conn, fp: str) -> list[Spend]:
-        rows = conn.execute("SELECT events, guaranteed, zcdp_delta FROM spends WHERE fingerprint = ? ORDER BY id",
-                            (fp,)).fetchall()
-        return [Spend(tuple(_event(e) for e in json.loads(events)), bool(guaranteed), zcdp_delta)
-                for events, guaranteed, zcdp_delta in rows]
+        rows = conn.execute(
+            "SELECT events, guaranteed, zcdp_delta FROM spends WHERE fingerprint = ? ORDER BY id", (fp,)
+        ).fetchall()
+        return [
+            Spend(tuple(_event(e) for e in json.loads(events)), bool(guaranteed), zcdp_delta)
+            for events, guaranteed, zcdp_delta in rows
+        ]
 
     def _spending(self, conn, fp: str, extra=()) -> Spending:
         spends = self._spend_rows(conn, fp) + list(extra)
@@ -107,8 +114,9 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
         with self._connect() as conn:
             return self._spending(conn, fp)
 
-    def check(self, fp: str, events, *, guaranteed: bool = True, what: str = "This draw",
-              zcdp_delta: float = 0.0) -> Spending:
+    def check(
+        self, fp: str, events, *, guaranteed: bool = True, what: str = "This draw", zcdp_delta: float = 0.0
+    ) -> Spending:
         """The spending after ``events`` (a :class:`Spend` or a list of events), composed as :meth:`reserve`
         records it; raises :class:`BudgetExceeded` if it would exceed the lifetime budget."""
         spend = events if isinstance(events, Spend) else Spend(tuple(events), guaranteed, zcdp_delta)
@@ -123,19 +131,23 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
             return after
         name = self.dataset_name_in(conn, fp)
         if not guaranteed:
-            raise BudgetExceeded(f"{what} has no differential-privacy guarantee (its method has none, or it is "
-                                 "seeded), so it cannot be "
-                                 f"counted against the lifetime budget of ε = {limit:g} on {name}: remove the "
-                                 "lifetime budget to use it anyway")
+            raise BudgetExceeded(
+                f"{what} has no differential-privacy guarantee (its method has none, or it is "
+                "seeded), so it cannot be "
+                f"counted against the lifetime budget of ε = {limit:g} on {name}: remove the "
+                "lifetime budget to use it anyway"
+            )
         for total in after.relations:
             if total.epsilon > limit * (1 + 1e-9):  # the spending before it, composed only for the message
-                spent = next((r.epsilon for r in self._spending(conn, fp).relations
-                              if r.neighbouring == total.neighbouring), 0.0)
+                spent = next(
+                    (r.epsilon for r in self._spending(conn, fp).relations if r.neighbouring == total.neighbouring), 0.0
+                )
                 raise BudgetExceeded(
                     f"{what} would bring the total on {name} to ε = {format_epsilon(total.epsilon)} "
                     f"({total.neighbouring}), over its lifetime budget of ε = {limit:g}: "
                     f"ε = {format_epsilon(spent)} is already spent, so at most ε = "
-                    f"{format_epsilon(max(0.0, limit - spent))} is left. Lower ε or raise the lifetime budget")
+                    f"{format_epsilon(max(0.0, limit - spent))} is left. Lower ε or raise the lifetime budget"
+                )
         return after
 
     @staticmethod
@@ -145,34 +157,59 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
 
     def spends(self, fp: str | None = None) -> list[dict]:
         """Every recorded spend (of one dataset, or all), oldest first, each with its own composed cost."""
-        query = ("SELECT s.id, s.fingerprint, d.name, s.created, s.purpose, s.method, s.guaranteed, s.events, "
-                 "s.source, s.release_id, s.zcdp_delta FROM spends s LEFT JOIN datasets d ON "
-                 "d.fingerprint = s.fingerprint")
+        query = (
+            "SELECT s.id, s.fingerprint, d.name, s.created, s.purpose, s.method, s.guaranteed, s.events, "
+            "s.source, s.release_id, s.zcdp_delta FROM spends s LEFT JOIN datasets d ON "
+            "d.fingerprint = s.fingerprint"
+        )
         with self._connect() as conn:
-            rows = conn.execute(query + (" WHERE s.fingerprint = ?" if fp else "") + " ORDER BY s.id",
-                                (fp,) if fp else ()).fetchall()
+            rows = conn.execute(
+                query + (" WHERE s.fingerprint = ?" if fp else "") + " ORDER BY s.id", (fp,) if fp else ()
+            ).fetchall()
         out = []
         for sid, fpr, name, created, purpose, method, guaranteed, events, source, release_id, zcdp_delta in rows:
             parsed = tuple(_event(e) for e in json.loads(events))
             relations, _ = compose([Spend(parsed, bool(guaranteed), zcdp_delta)])
-            out.append({"id": sid, "fingerprint": fpr, "dataset": name, "created": created, "purpose": purpose,
-                        "method": method, "guaranteed": bool(guaranteed), "source": source,
-                        "release_id": release_id,
-                        "epsilon": relations[0].epsilon if relations and guaranteed else None,
-                        "delta": relations[0].delta if relations and guaranteed else None,
-                        "neighbouring": relations[0].neighbouring if relations else None})
+            out.append(
+                {
+                    "id": sid,
+                    "fingerprint": fpr,
+                    "dataset": name,
+                    "created": created,
+                    "purpose": purpose,
+                    "method": method,
+                    "guaranteed": bool(guaranteed),
+                    "source": source,
+                    "release_id": release_id,
+                    "epsilon": relations[0].epsilon if relations and guaranteed else None,
+                    "delta": relations[0].delta if relations and guaranteed else None,
+                    "neighbouring": relations[0].neighbouring if relations else None,
+                }
+            )
         return out
 
     # --- releases --------------------------------------------------------------------------
 
-    def record_release(self, fp: str, release, *, name: str, settings: dict, settings_key: str | None = None,
-                       source: str = "app", seconds: float | None = None, spend_id: int | None = None) -> int:
+    def record_release(
+        self,
+        fp: str,
+        release,
+        *,
+        name: str,
+        settings: dict,
+        settings_key: str | None = None,
+        source: str = "app",
+        seconds: float | None = None,
+        spend_id: int | None = None,
+    ) -> int:
         """Record a release (attached to the spend :meth:`reserve` recorded, ``spend_id``; else its charge is
         checked and recorded here, :class:`BudgetExceeded` if it does not fit); returns the release id."""
         card = release.card
         spend = getattr(release, "charge", None) or Spend(
-            release.accountant.events, card["guarantee"]["epsilon"] is not None,
-            release.accountant.delta if release.accountant.has_zcdp else 0.0)
+            release.accountant.events,
+            card["guarantee"]["epsilon"] is not None,
+            release.accountant.delta if release.accountant.has_zcdp else 0.0,
+        )
         # compresslevel 1: this is on the way to showing the table
         # A release written to a file in chunks (``release.data`` None) is stored by its header only.
         table = release.data if release.data is not None else pd.DataFrame(columns=release.columns)
@@ -184,46 +221,78 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
             release_id = conn.execute(
                 "INSERT INTO releases (fingerprint, created, method, settings_key, settings, card, publisher_report, "
                 "rows, csv_gzip, metrics, seconds, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (fp, _now(), card["method"]["name"], settings_key, _json(settings), _json(card),
-                 _json(release.publisher_report), release.rows, csv, None, seconds, source)).lastrowid
+                (
+                    fp,
+                    _now(),
+                    card["method"]["name"],
+                    settings_key,
+                    _json(settings),
+                    _json(card),
+                    _json(release.publisher_report),
+                    release.rows,
+                    csv,
+                    None,
+                    seconds,
+                    source,
+                ),
+            ).lastrowid
             if spend_id is None:
                 self._insert_spend(conn, fp, spend, "release", card["method"]["name"], source, release_id)
             else:
                 conn.execute("UPDATE spends SET release_id = ? WHERE id = ?", (release_id, int(spend_id)))
         return release_id
 
-    _RELEASE_COLUMNS = ("id, fingerprint, created, method, settings, card, publisher_report, rows, metrics, "
-                        "seconds, source")
+    _RELEASE_COLUMNS = (
+        "id, fingerprint, created, method, settings, card, publisher_report, rows, metrics, seconds, source"
+    )
 
     def _stored(self, row) -> StoredRelease:
         rid, fp, created, method, settings, card, report, rows, metrics, seconds, source = row
-        return StoredRelease(rid, fp, created, method, json.loads(settings), json.loads(card), json.loads(report),
-                             rows, json.loads(metrics) if metrics else {}, seconds, source, self)
+        return StoredRelease(
+            rid,
+            fp,
+            created,
+            method,
+            json.loads(settings),
+            json.loads(card),
+            json.loads(report),
+            rows,
+            json.loads(metrics) if metrics else {},
+            seconds,
+            source,
+            self,
+        )
 
     def releases(self, fp: str) -> list[StoredRelease]:
         """Every release made from a dataset, newest first."""
         with self._connect() as conn:
-            rows = conn.execute(f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE fingerprint = ? "
-                                "ORDER BY id DESC", (fp,)).fetchall()
+            rows = conn.execute(
+                f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE fingerprint = ? ORDER BY id DESC", (fp,)
+            ).fetchall()
         return [self._stored(r) for r in rows]
 
     def release(self, release_id: int) -> StoredRelease | None:
         with self._connect() as conn:
-            row = conn.execute(f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE id = ?",
-                               (int(release_id),)).fetchone()
+            row = conn.execute(
+                f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE id = ?", (int(release_id),)
+            ).fetchone()
         return self._stored(row) if row else None
 
     def latest_release(self, fp: str, settings_key: str) -> StoredRelease | None:
         """The newest release of a dataset made with exactly these settings."""
         with self._connect() as conn:
-            row = conn.execute(f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE fingerprint = ? AND "
-                               "settings_key = ? ORDER BY id DESC LIMIT 1", (fp, settings_key)).fetchone()
+            row = conn.execute(
+                f"SELECT {self._RELEASE_COLUMNS} FROM releases WHERE fingerprint = ? AND "
+                "settings_key = ? ORDER BY id DESC LIMIT 1",
+                (fp, settings_key),
+            ).fetchone()
         return self._stored(row) if row else None
 
     def draws_with(self, fp: str, settings_key: str) -> int:
         with self._connect() as conn:
-            return conn.execute("SELECT COUNT(*) FROM releases WHERE fingerprint = ? AND settings_key = ?",
-                                (fp, settings_key)).fetchone()[0]
+            return conn.execute(
+                "SELECT COUNT(*) FROM releases WHERE fingerprint = ? AND settings_key = ?", (fp, settings_key)
+            ).fetchone()[0]
 
     def _blob(self, release_id: int) -> bytes:
         with self._connect() as conn:
@@ -237,14 +306,26 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
     def typical_seconds(self, fp: str, method: str) -> float | None:
         """How long the last draws of this method on this data took (for time-left estimates)."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT seconds FROM releases WHERE fingerprint = ? AND method = ? AND seconds "
-                                "IS NOT NULL ORDER BY id DESC LIMIT 3", (fp, method)).fetchall()
+            rows = conn.execute(
+                "SELECT seconds FROM releases WHERE fingerprint = ? AND method = ? AND seconds "
+                "IS NOT NULL ORDER BY id DESC LIMIT 3",
+                (fp, method),
+            ).fetchall()
         return sorted(r[0] for r in rows)[len(rows) // 2] if rows else None
 
     # --- reports ---------------------------------------------------------------------------
 
-    def record_report(self, fp: str, release_id: int, *, events, figures: dict, html: str,
-                      source: str = "app", spend_id: int | None = None) -> int:
+    def record_report(
+        self,
+        fp: str,
+        release_id: int,
+        *,
+        events,
+        figures: dict,
+        html: str,
+        source: str = "app",
+        spend_id: int | None = None,
+    ) -> int:
         """Record a stakeholder report and its spend in one transaction (refused past the budget);
         with ``spend_id``, the report is attached to the spend :meth:`reserve` recorded for it."""
         events = list(events)
@@ -257,14 +338,16 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
             else:
                 spend = int(spend_id)
                 conn.execute("UPDATE spends SET release_id = ? WHERE id = ?", (int(release_id), spend))
-            return conn.execute("INSERT INTO reports (release_id, spend_id, created, epsilon, figures, html) "
-                                "VALUES (?, ?, ?, ?, ?, ?)",
-                                (int(release_id), spend, now, epsilon, _json(figures), html)).lastrowid
+            return conn.execute(
+                "INSERT INTO reports (release_id, spend_id, created, epsilon, figures, html) VALUES (?, ?, ?, ?, ?, ?)",
+                (int(release_id), spend, now, epsilon, _json(figures), html),
+            ).lastrowid
 
     def reports(self, release_id: int) -> list[dict]:
         """Reports of a release, newest first (the HTML is included)."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT id, created, epsilon, figures, html FROM reports WHERE release_id = ? "
-                                "ORDER BY id DESC", (int(release_id),)).fetchall()
-        return [{"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4]}
-                for r in rows]
+            rows = conn.execute(
+                "SELECT id, created, epsilon, figures, html FROM reports WHERE release_id = ? ORDER BY id DESC",
+                (int(release_id),),
+            ).fetchall()
+        return [{"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4]} for r in rows]

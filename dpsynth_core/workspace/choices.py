@@ -17,9 +17,11 @@ class SavedChoices(Database):
 
     def remember_declaration(self, fp: str, spec: dict) -> None:
         with self._transaction() as conn:
-            conn.execute("INSERT INTO declarations (fingerprint, updated, spec) VALUES (?, ?, ?) ON CONFLICT "
-                         "(fingerprint) DO UPDATE SET updated = excluded.updated, spec = excluded.spec",
-                         (fp, _now(), _json(spec)))
+            conn.execute(
+                "INSERT INTO declarations (fingerprint, updated, spec) VALUES (?, ?, ?) ON CONFLICT "
+                "(fingerprint) DO UPDATE SET updated = excluded.updated, spec = excluded.spec",
+                (fp, _now(), _json(spec)),
+            )
 
     def declaration_for(self, fp: str) -> dict | None:
         """The declaration last used with this dataset, if any."""
@@ -32,8 +34,11 @@ class SavedChoices(Database):
         if not name:
             raise DPSynthError("a policy needs a name")
         with self._transaction() as conn:
-            conn.execute("INSERT INTO policies (name, updated, spec) VALUES (?, ?, ?) ON CONFLICT (name) "
-                         "DO UPDATE SET updated = excluded.updated, spec = excluded.spec", (name, _now(), _json(spec)))
+            conn.execute(
+                "INSERT INTO policies (name, updated, spec) VALUES (?, ?, ?) ON CONFLICT (name) "
+                "DO UPDATE SET updated = excluded.updated, spec = excluded.spec",
+                (name, _now(), _json(spec)),
+            )
 
     def policies(self) -> list[dict]:
         """Saved policies, newest first: name, date and the columns they declare."""
@@ -61,10 +66,14 @@ class SavedChoices(Database):
         """
         with self._transaction() as conn:
             # REPLACE gives the row a new, highest rowid: rowids order the browsers by last save.
-            conn.execute("INSERT OR REPLACE INTO sessions (browser, updated, value) VALUES (?, ?, ?)",
-                         (_browser_key(browser), _now(), _json(session)))
-            conn.execute("DELETE FROM sessions WHERE rowid NOT IN "
-                         "(SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)", (KEPT_SESSIONS,))
+            conn.execute(
+                "INSERT OR REPLACE INTO sessions (browser, updated, value) VALUES (?, ?, ?)",
+                (_browser_key(browser), _now(), _json(session)),
+            )
+            conn.execute(
+                "DELETE FROM sessions WHERE rowid NOT IN (SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)",
+                (KEPT_SESSIONS,),
+            )
 
     def last_session(self, browser: str) -> dict | None:
         """The session last saved for this browser (None for a browser never seen)."""

@@ -100,8 +100,10 @@ class Database:
         try:
             yield conn
         except sqlite3.DatabaseError as problem:
-            raise DPSynthError(f"the workspace {self.path} cannot be used ({problem}): if it is damaged, move it "
-                               "away or choose another folder") from None
+            raise DPSynthError(
+                f"the workspace {self.path} cannot be used ({problem}): if it is damaged, move it "
+                "away or choose another folder"
+            ) from None
         finally:
             conn.close()
 

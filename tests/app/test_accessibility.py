@@ -23,9 +23,16 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 #: left out of the scan; every other part of the sidebar and the page is scanned.
 EXCLUDE = [["[data-testid='stSidebarNavItems']"]]
 
-PAGES = [("Home", "Share a private synthetic copy of a sensitive table"), ("1. Data", "1. Data"),
-         ("2. Domain", "2. Domain"), ("3. Privacy", "3. Privacy"), ("4. Preview", "4. Preview"),
-         ("5. Release", "5. Release"), ("Releases", "Releases"), ("Learn", "How it works")]
+PAGES = [
+    ("Home", "Share a private synthetic copy of a sensitive table"),
+    ("1. Data", "1. Data"),
+    ("2. Domain", "2. Domain"),
+    ("3. Privacy", "3. Privacy"),
+    ("4. Preview", "4. Preview"),
+    ("5. Release", "5. Release"),
+    ("Releases", "Releases"),
+    ("Learn", "How it works"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +47,20 @@ def server(tmp_path_factory):
 def _scan(page) -> list[dict]:
     page.wait_for_timeout(800)  # let charts and late widgets draw
     page.add_script_tag(content=AXE)
-    result = page.evaluate("""([exclude, tags]) => axe.run({include: [document], exclude: exclude},
+    result = page.evaluate(
+        """([exclude, tags]) => axe.run({include: [document], exclude: exclude},
                                   {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})""",
-                           [EXCLUDE, TAGS])
-    return [{"rule": v["id"], "impact": v["impact"], "help": v["help"],
-             "nodes": [(n["target"], n.get("failureSummary", "")[:300]) for n in v["nodes"][:5]]}
-            for v in result["violations"]]
+        [EXCLUDE, TAGS],
+    )
+    return [
+        {
+            "rule": v["id"],
+            "impact": v["impact"],
+            "help": v["help"],
+            "nodes": [(n["target"], n.get("failureSummary", "")[:300]) for n in v["nodes"][:5]],
+        }
+        for v in result["violations"]
+    ]
 
 
 def test_every_page_after_a_generate_has_no_violation(server, browser):

@@ -130,12 +130,12 @@ def test_unreadable_upload_shows_error_and_keeps_previous_table():
 def test_a_broken_line_is_one_row_of_missing_cells_counted_for_the_publisher():
     at = _visit(_app().run(), "app_pages/1_Data.py")
     at.radio(key="data_source_choice").set_value("My own file").run()
-    at.file_uploader(key="data_upload").upload("broken.csv", (FIXTURES / "malformed.csv").read_bytes(),
-                                               "text/csv").run()
+    at.file_uploader(key="data_upload").upload(
+        "broken.csv", (FIXTURES / "malformed.csv").read_bytes(), "text/csv"
+    ).run()
     assert not at.exception and not at.error
     assert at.session_state["data"]["info"]["rows"] == 3
-    assert any("1 of 3 lines could not be read" in w.value and "wrong number of fields" in w.value
-               for w in at.warning)
+    assert any("1 of 3 lines could not be read" in w.value and "wrong number of fields" in w.value for w in at.warning)
 
 
 def test_publisher_chooses_encoding_and_delimiter():
@@ -207,9 +207,13 @@ def test_declaration_kept_as_a_policy_is_offered_again():
 
 def test_a_declaration_for_some_columns_offers_to_apply_those():
     at = _visit(_app().run(), "app_pages/2_Domain.py")
-    partial = {"columns": {"age": {"type": "integer", "min": 0, "max": 120, "special": [99]},
-                           "hours-per-week": {"type": "integer", "min": 0, "max": 168},
-                           "shoe-size": {"type": "integer", "min": 30, "max": 50}}}
+    partial = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120, "special": [99]},
+            "hours-per-week": {"type": "integer", "min": 0, "max": 168},
+            "shoe-size": {"type": "integer", "min": 30, "max": 50},
+        }
+    }
     at = _load_declaration(at, partial)
     assert any("2 of this table's 15 columns" in w.value for w in at.warning)
     assert at.session_state["declaration"]["columns"]["age"]["max"] == 90  # nothing applied yet
@@ -231,8 +235,9 @@ def test_typed_edges_and_special_values_reach_the_declaration():
     assert any("All 15 columns are declared" in s.value for s in at.success)
 
 
-@pytest.mark.parametrize("dataset", ["adult (bundled)", "ce (bundled)",
-                                     *(d for d in DATASETS if d not in ("adult", "ce"))])
+@pytest.mark.parametrize(
+    "dataset", ["adult (bundled)", "ce (bundled)", *(d for d in DATASETS if d not in ("adult", "ce"))]
+)
 def test_every_example_releases_with_min_max_only_numeric_columns(dataset):
     """Bundled examples (default method) and shared ones (cathist; the shared adult and ce are the
     bundled tables), numeric columns declared by their range alone: bins are fitted with DP."""
@@ -290,8 +295,14 @@ def test_full_walk_on_adult(downloads):
     assert _workspace().release(entry["id"]).metrics["game"]["accuracy"] == entry["metrics"]["game"]["accuracy"]
     at = _visit(at, "app_pages/5_Release.py")
     labels = {b.proto.label for b in at.download_button}
-    assert labels == {"Synthetic data (CSV)", "Release card (HTML)", "Release card (JSON)", "Domain declaration (JSON)",
-                      "Rerun script (Python)", "Release settings (JSON)"}
+    assert labels == {
+        "Synthetic data (CSV)",
+        "Release card (HTML)",
+        "Release card (JSON)",
+        "Domain declaration (JSON)",
+        "Rerun script (Python)",
+        "Release settings (JSON)",
+    }
     script = _served(at, downloads, "Rerun script (Python)").decode()
     compile(script, "rerun.py", "exec")
     assert "'epsilon': 2.0" in script and "random_state=None" in script
@@ -379,13 +390,17 @@ def test_reupload_of_the_same_file_finds_its_ledger_and_declaration():
 
 #: An upload whose name, values and row count appear nowhere else (1,357 rows).
 PRIVATE_NAME = "zanzibar_patients.csv"
-PRIVATE = b"ward,diagnosis,age\n" + b"".join(f"Quokkaville-{i % 7},Xylophonitis-{i % 5},{20 + i % 60}\n".encode()
-                                              for i in range(1357))
+PRIVATE = b"ward,diagnosis,age\n" + b"".join(
+    f"Quokkaville-{i % 7},Xylophonitis-{i % 5},{20 + i % 60}\n".encode() for i in range(1357)
+)
 PRIVATE_MARKS = ("zanzibar", "Quokkaville", "Xylophonitis", "1,357", "1357")
-PRIVATE_DECLARATION = {"columns": {
-    "ward": {"type": "categorical", "values": [f"Quokkaville-{i}" for i in range(7)]},
-    "diagnosis": {"type": "categorical", "values": [f"Xylophonitis-{i}" for i in range(5)]},
-    "age": {"type": "integer", "min": 0, "max": 120}}}
+PRIVATE_DECLARATION = {
+    "columns": {
+        "ward": {"type": "categorical", "values": [f"Quokkaville-{i}" for i in range(7)]},
+        "diagnosis": {"type": "categorical", "values": [f"Xylophonitis-{i}" for i in range(5)]},
+        "age": {"type": "integer", "min": 0, "max": 120},
+    }
+}
 
 
 def _everything_shown(at: AppTest) -> str:
@@ -458,14 +473,17 @@ def test_a_binary_file_is_refused_whatever_its_name_and_nothing_is_kept():
     at.file_uploader(key="data_upload").upload("picture.csv", _png() + b"\n" * 600, "text/csv").run()
     assert not at.exception
     errors = [e.value for e in at.error]
-    assert errors == ["This file could not be read: picture.csv is a PNG image, not a CSV: save it as CSV (UTF-8) "
-                      "and try again. Your previous table is still loaded."]
+    assert errors == [
+        "This file could not be read: picture.csv is a PNG image, not a CSV: save it as CSV (UTF-8) "
+        "and try again. Your previous table is still loaded."
+    ]
     assert at.session_state["data"]["source"] == f"upload: {PRIVATE_NAME}"
     assert _workspace().datasets() == before and "picture" not in json.dumps(_workspace().datasets())
 
 
-@pytest.mark.parametrize("method", ["cathist", "marginals", "copula", "dirichlet", "bayesnet", "deniability",
-                                    "microagg"])
+@pytest.mark.parametrize(
+    "method", ["cathist", "marginals", "copula", "dirichlet", "bayesnet", "deniability", "microagg"]
+)
 def test_preview_and_release_work_with_every_method(method, downloads):
     at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value(method).run()
@@ -529,8 +547,10 @@ def test_lifetime_budget_refuses_a_draw_with_an_explanation():
     at.button(key="preview_generate").run()
     button = at.button(key="preview_generate")
     assert button.disabled
-    assert any("to ε = 1.43" in e.value and "over its lifetime budget of ε = 1.4" in e.value
-               and "0.4 is left" in e.value for e in at.error)
+    assert any(
+        "to ε = 1.43" in e.value and "over its lifetime budget of ε = 1.4" in e.value and "0.4 is left" in e.value
+        for e in at.error
+    )
     assert _workspace().spending(at.session_state["data"]["hash"]).draws == 1
 
 
@@ -602,6 +622,7 @@ def test_tiny_upload_walks_through_every_method_without_a_traceback():
 
 # --- bad declarations and very large ones ------------------------------------------------------
 
+
 def _load_declaration(at: AppTest, spec, name: str = "d.json") -> AppTest:
     at = _visit(at, "app_pages/2_Domain.py")
     raw = spec if isinstance(spec, bytes) else json.dumps(spec).encode()
@@ -633,8 +654,9 @@ def test_a_declaration_with_a_public_list_loads_its_values():
     at = _visit(_app().run(), "app_pages/1_Data.py")
     at.radio(key="data_source_choice").set_value("My own file").run()
     at.file_uploader(key="data_upload").upload("s.csv", b"state,n\nTexas,1\nOhio,2\n", "text/csv").run()
-    spec = {"columns": {"state": {"type": "categorical", "list": "us_states"},
-                        "n": {"type": "integer", "min": 0, "max": 9}}}
+    spec = {
+        "columns": {"state": {"type": "categorical", "list": "us_states"}, "n": {"type": "integer", "min": 0, "max": 9}}
+    }
     at = _load_declaration(at, spec)
     version = at.session_state["declaration_version"]
     values = at.text_area(key=f"domain_v{version}_0_values").value.splitlines()
@@ -648,8 +670,11 @@ def test_dates_from_year_1_to_9999_keep_their_bounds():
     at.radio(key="data_source_choice").set_value("My own file").run()
     at.file_uploader(key="data_upload").upload("d.csv", b"day\n2020-01-01\n", "text/csv").run()
     at = _load_declaration(at, {"columns": {"day": {"type": "date", "min": "0001-01-01", "max": "9999-12-31"}}})
-    assert at.session_state["declaration"]["columns"]["day"] == {"type": "date", "min": "0001-01-01",
-                                                                "max": "9999-12-31"}
+    assert at.session_state["declaration"]["columns"]["day"] == {
+        "type": "date",
+        "min": "0001-01-01",
+        "max": "9999-12-31",
+    }
     assert any("All 1 columns are declared" in s.value for s in at.success)
 
 
@@ -659,7 +684,7 @@ def test_a_long_category_list_is_kept_as_loaded_and_the_privacy_page_works():
     spec["columns"]["native-country"] = {"type": "categorical", "values": values[:1_200_000]}
     at = _load_declaration(_app().run(), spec)
     assert any("1,200,000 values, as declared" in c.value for c in at.caption)
-    assert not at.text_area  or all(len(t.value or "") < 1_000_000 for t in at.text_area)
+    assert not at.text_area or all(len(t.value or "") < 1_000_000 for t in at.text_area)
     at = _visit(at, "app_pages/3_Privacy.py")
     at.select_slider(key="privacy_epsilon").set_value(2.0).run()
     assert not at.exception and at.session_state["epsilon"] == 2.0
@@ -670,8 +695,9 @@ def test_ten_thousand_columns_are_shown_a_page_at_a_time():
     header = ",".join(f"c{i}" for i in range(10_000))
     at = _visit(_app().run(), "app_pages/1_Data.py")
     at.radio(key="data_source_choice").set_value("My own file").run()
-    at.file_uploader(key="data_upload").upload("wide.csv", f"{header}\n{','.join(['1'] * 10_000)}\n".encode(),
-                                               "text/csv").run()
+    at.file_uploader(key="data_upload").upload(
+        "wide.csv", f"{header}\n{','.join(['1'] * 10_000)}\n".encode(), "text/csv"
+    ).run()
     at = _visit(at, "app_pages/2_Domain.py")
     assert len(at.expander) <= 51  # 50 columns and the load/save box
     assert any("0 of 10,000 columns are ready" in e.value and "and 9,980 more" in e.value for e in at.error)

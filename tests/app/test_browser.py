@@ -46,12 +46,27 @@ class Server:
         self.address = "127.0.0.1"  # "0.0.0.0": served beyond this computer (publisher pages need a login)
 
     def start(self) -> None:
-        env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-               "DPSYNTH_WORKSPACE": str(self.workspace)}
+        env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "DPSYNTH_WORKSPACE": str(self.workspace)}
         self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port",
-                                      str(self.port), "--server.address", self.address, "--server.headless", "true"],
-                                     cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.port",
+                str(self.port),
+                "--server.address",
+                self.address,
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
@@ -159,8 +174,11 @@ def test_newcomer_walk(server, browser, tmp_path):
     assert "ε = 1" in _sidebar(page)
     _no_exception(page)
     _shot(page, tmp_path, "4_preview")
-    for tab, name in (("Marginal distances", "4_preview_distances"), ("Distinguishing game", "4_preview_game"),
-                      ("One column", "4_preview_column")):
+    for tab, name in (
+        ("Marginal distances", "4_preview_distances"),
+        ("Distinguishing game", "4_preview_game"),
+        ("One column", "4_preview_column"),
+    ):
         _tab(page, tab, "[data-testid='stPlotlyChart']")
         _no_exception(page)
         _shot(page, tmp_path, name)
@@ -201,8 +219,7 @@ def test_newcomer_walk(server, browser, tmp_path):
     page.get_by_text("Synthetic table ready").wait_for(timeout=90_000)
     _go(page, "Releases", "Releases")
     page.get_by_role("button", name="Compute the comparisons for these two").click()
-    page.get_by_role("button", name="Compute the comparisons for these two").wait_for(state="detached",
-                                                                                      timeout=90_000)
+    page.get_by_role("button", name="Compute the comparisons for these two").wait_for(state="detached", timeout=90_000)
     page.get_by_text("Download again").wait_for()
     assert page.get_by_text("not computed yet").count() == 0
     _no_exception(page)
@@ -289,9 +306,16 @@ def test_malformed_upload_in_browser(server, browser, tmp_path):
 
 # --- a browser's table stays in that browser ---------------------------------------------------
 
-PAGE_PATHS = {"": "Share a private synthetic copy", "Data": "1. Data", "Domain": "2. Domain",
-              "Privacy": "3. Privacy", "Preview": "4. Preview", "Release": "5. Release", "Releases": "Releases",
-              "Learn": "How it works"}
+PAGE_PATHS = {
+    "": "Share a private synthetic copy",
+    "Data": "1. Data",
+    "Domain": "2. Domain",
+    "Privacy": "3. Privacy",
+    "Preview": "4. Preview",
+    "Release": "5. Release",
+    "Releases": "Releases",
+    "Learn": "How it works",
+}
 
 
 def _upload_private(page, server, tmp_path: Path) -> None:

@@ -21,22 +21,43 @@ from tests.conftest import ROOT
 
 FILE_NAME = "zanzibar_patients.csv"
 SECRETS = ("zanzibar", "Xanthippe", "Orbison")
-PUBLISHER_HEADINGS = ("1. Data", "2. Domain", "3. Privacy", "4. Preview", "5. Release", "Data in use",
-                      "Privacy budget spent")
+PUBLISHER_HEADINGS = (
+    "1. Data",
+    "2. Domain",
+    "3. Privacy",
+    "4. Preview",
+    "5. Release",
+    "Data in use",
+    "Privacy budget spent",
+)
 
 
 def _shared_release(folder) -> tuple[Workspace, str]:
     """A workspace holding one release of a table with a dropped column of names, and a link to it."""
     workspace = Workspace(folder)
-    real = pd.DataFrame({"ward": ["north", "south", "east"] * 100, "age": [str(20 + i % 60) for i in range(300)],
-                         "patient": [f"Xanthippe Orbison-{i}" for i in range(300)]})
-    declaration = {"dataset": FILE_NAME, "columns": {
-        "ward": {"type": "categorical", "values": ["north", "south", "east", "west"]},
-        "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}, "patient": {"type": "drop"}}}
+    real = pd.DataFrame(
+        {
+            "ward": ["north", "south", "east"] * 100,
+            "age": [str(20 + i % 60) for i in range(300)],
+            "patient": [f"Xanthippe Orbison-{i}" for i in range(300)],
+        }
+    )
+    declaration = {
+        "dataset": FILE_NAME,
+        "columns": {
+            "ward": {"type": "categorical", "values": ["north", "south", "east", "west"]},
+            "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+            "patient": {"type": "drop"},
+        },
+    }
     fingerprint = "a" * 64
     workspace.remember_dataset(fingerprint, FILE_NAME)
-    release_id = workspace.record_release(fingerprint, synthesize(real, declaration, 1.0, method="cathist"),
-                                          name=FILE_NAME, settings={"method": "cathist", "epsilon": 1.0})
+    release_id = workspace.record_release(
+        fingerprint,
+        synthesize(real, declaration, 1.0, method="cathist"),
+        name=FILE_NAME,
+        settings={"method": "cathist", "epsilon": 1.0},
+    )
     return workspace, review.create_link(workspace, [release_id], note="board")
 
 

@@ -35,9 +35,24 @@ def _first_start(tmp_path, display: bool) -> tuple[str, str]:
     port = _free_port()
     log = tmp_path / "log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                                 "--server.address", "127.0.0.1"], cwd=ROOT, env=env,
-                                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)  # never answered
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )  # never answered
         try:
             deadline, up = time.time() + 60, False
             while time.time() < deadline and not up and proc.poll() is None:

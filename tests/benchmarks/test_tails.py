@@ -6,8 +6,9 @@ import pytest
 
 from benchmarks import tails
 
-SPEC = {"columns": {"age": {"type": "integer", "min": 0, "max": 120},
-                    "sex": {"type": "categorical", "values": ["F", "M"]}}}
+SPEC = {
+    "columns": {"age": {"type": "integer", "min": 0, "max": 120}, "sex": {"type": "categorical", "values": ["F", "M"]}}
+}
 
 
 def test_outside_share_counts_rows_beyond_the_real_range():

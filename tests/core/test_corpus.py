@@ -54,17 +54,24 @@ def _summary() -> dict:
     kinds: dict = {}
     for case in CASES:
         kinds[case.kind] = kinds.get(case.kind, 0) + 1
-    out = {"cases": len(CASES), "by kind": kinds,
-           "expected refusals": sum(c.expect == "error" for c in CASES),
-           "through the API": sum(c.api for c in CASES), "through the CLI": sum(c.cli for c in CASES)}
+    out = {
+        "cases": len(CASES),
+        "by kind": kinds,
+        "expected refusals": sum(c.expect == "error" for c in CASES),
+        "through the API": sum(c.api for c in CASES),
+        "through the CLI": sum(c.cli for c in CASES),
+    }
     for channel in ("api", "cli"):
         runs = [(k[1], v) for k, v in _STATS.items() if k[0] == channel]
         if runs:
             biggest = max(runs, key=lambda kv: kv[1]["peak_bytes"])
             ranked = sorted(runs, key=lambda kv: -kv[1]["seconds"])[:5]
-            out[channel] = {"runs": len(runs), "slowest": [[k, round(v["seconds"], 2)] for k, v in ranked],
-                            "peak memory MB": [biggest[0], round(biggest[1]["peak_bytes"] / 2**20)],
-                            "total seconds": round(sum(v["seconds"] for _, v in runs), 1)}
+            out[channel] = {
+                "runs": len(runs),
+                "slowest": [[k, round(v["seconds"], 2)] for k, v in ranked],
+                "peak memory MB": [biggest[0], round(biggest[1]["peak_bytes"] / 2**20)],
+                "total seconds": round(sum(v["seconds"] for _, v in runs), 1),
+            }
     return out
 
 
@@ -117,9 +124,11 @@ def test_the_memory_limit_catches_a_blow_up(isolated):
 
 #: Runs the CLI as its own child and writes that child's peak resident memory to a file. A child
 #: forked straight from pytest would inherit pytest's own peak (Linux keeps it across exec).
-_LAUNCHER = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[2:]); "
-             "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
-             "sys.exit(done.returncode)")
+_LAUNCHER = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[2:]); "
+    "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
+    "sys.exit(done.returncode)"
+)
 
 
 def _run_cli(argv: list[str], folder: Path) -> dict:
@@ -128,16 +137,27 @@ def _run_cli(argv: list[str], folder: Path) -> dict:
     command = [sys.executable, "-c", _LAUNCHER, str(peak), sys.executable, "-m", "dpsynth_core", *argv]
     with out.open("wb") as stdout, err.open("wb") as stderr:
         start = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=stdout, stderr=stderr, cwd=ROOT, start_new_session=True,
-                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        proc = subprocess.Popen(
+            command,
+            stdout=stdout,
+            stderr=stderr,
+            cwd=ROOT,
+            start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         try:
             status = proc.wait(timeout=2 * TIME_LIMIT)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             status = proc.wait()
         seconds = time.perf_counter() - start
-    result = {"status": status, "stdout": out.read_text(errors="replace"), "stderr": err.read_text(errors="replace"),
-              "seconds": seconds, "peak_bytes": int(peak.read_text() or 0) * 1024 if peak.exists() else 0}
+    result = {
+        "status": status,
+        "stdout": out.read_text(errors="replace"),
+        "stderr": err.read_text(errors="replace"),
+        "seconds": seconds,
+        "peak_bytes": int(peak.read_text() or 0) * 1024 if peak.exists() else 0,
+    }
     for path in (out, err, peak):
         path.unlink(missing_ok=True)
     return result
@@ -146,12 +166,17 @@ def _run_cli(argv: list[str], folder: Path) -> dict:
 def _run_forked(argv: list[str], folder: Path, isolated: Isolated) -> dict:
     """Run the CLI's ``__main__`` in a fresh forked process; the same result as :func:`_run_cli`."""
     out, err = folder / ".stdout", folder / ".stderr"
-    run = isolated.run("tests.isolated:cli", argv, str(out), str(err), os.environ["DPSYNTH_WORKSPACE"],
-                       timeout=2 * TIME_LIMIT)
+    run = isolated.run(
+        "tests.isolated:cli", argv, str(out), str(err), os.environ["DPSYNTH_WORKSPACE"], timeout=2 * TIME_LIMIT
+    )
     status = run["value"] if run["outcome"] == "ok" else f"{run['outcome']}: {run['value']}"
-    result = {"status": status, "stdout": out.read_text(errors="replace") if out.exists() else "",
-              "stderr": err.read_text(errors="replace") if err.exists() else "", "seconds": run["seconds"],
-              "peak_bytes": run["peak_bytes"]}
+    result = {
+        "status": status,
+        "stdout": out.read_text(errors="replace") if out.exists() else "",
+        "stderr": err.read_text(errors="replace") if err.exists() else "",
+        "seconds": run["seconds"],
+        "peak_bytes": run["peak_bytes"],
+    }
     for path in (out, err):
         path.unlink(missing_ok=True)
     return result
@@ -164,8 +189,7 @@ def _check_cli(case, corpus, isolated=None) -> list[str]:
     before = _snapshot(folder, corpus / "shared")
     argv = cli_argv(case, paths)
     run = _run_forked(argv, folder, isolated) if isolated else _run_cli(argv, folder)
-    _STATS[("cli" if isolated else "process", case.name)] = {"seconds": run["seconds"],
-                                                             "peak_bytes": run["peak_bytes"]}
+    _STATS[("cli" if isolated else "process", case.name)] = {"seconds": run["seconds"], "peak_bytes": run["peak_bytes"]}
     problems = []
     expected_status = 2 if case.expect == "error" else 0
     if run["status"] != expected_status:
@@ -195,8 +219,14 @@ def test_cli(corpus, isolated):
 
 #: Cases run again as real ``python -m dpsynth_core`` processes: a release, a refusal of the data, of the
 #: declaration, of the options and of the outputs, a device, and the memory-hungry 20 MB record.
-AS_PROCESSES = ("a 20 MB record", "header only", "not JSON", "epsilon nan", "--out is the input",
-                "/dev/zero as the declaration")
+AS_PROCESSES = (
+    "a 20 MB record",
+    "header only",
+    "not JSON",
+    "epsilon nan",
+    "--out is the input",
+    "/dev/zero as the declaration",
+)
 
 
 def test_cli_as_real_processes(corpus):

@@ -56,17 +56,25 @@ def test_no_import_circles():
 
 def test_lower_layers_never_import_higher_ones():
     graph = _imports()
-    offenders = [(name, t) for name in graph if name.split(".")[0] in LOWER for t in graph[name]
-                 if t.split(".")[0] in UPPER]
+    offenders = [
+        (name, t) for name in graph if name.split(".")[0] in LOWER for t in graph[name] if t.split(".")[0] in UPPER
+    ]
     assert offenders == []
 
 
 def test_methods_never_import_one_another():
     graph = _imports()
-    shared = {"synthesizers.base", "synthesizers.registry", "synthesizers.options", "synthesizers.aim",
-              "synthesizers.network", "synthesizers.marginals_budget",
-              "synthesizers.factors",
-              "synthesizers.finite", "synthesizers.charges"}
+    shared = {
+        "synthesizers.base",
+        "synthesizers.registry",
+        "synthesizers.options",
+        "synthesizers.aim",
+        "synthesizers.network",
+        "synthesizers.marginals_budget",
+        "synthesizers.factors",
+        "synthesizers.finite",
+        "synthesizers.charges",
+    }
     methods = [n for n in graph if n.startswith("synthesizers.") and n not in shared | {"synthesizers.planning"}]
     offenders = [(m, t) for m in methods for t in graph[m] if t.startswith("synthesizers.") and t not in shared]
     assert offenders == []
@@ -74,8 +82,7 @@ def test_methods_never_import_one_another():
 
 def test_modules_are_short_and_the_top_level_is_small():
     """One concept per module (at most 450 lines) and a package per layer (at most 8 modules at the top)."""
-    long = [f"{p.relative_to(CORE)} ({n})" for p in CORE.rglob("*.py")
-            if (n := len(p.read_text().splitlines())) > 450]
+    long = [f"{p.relative_to(CORE)} ({n})" for p in CORE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 450]
     top = sorted(p.name for p in CORE.glob("*.py"))
     assert long == [] and len(top) <= 8, (long, top)
 
@@ -87,10 +94,13 @@ def test_no_method_name_outside_the_synthesizers():
 
     folders = [CORE, ROOT / "app_pages", ROOT / "app_support", ROOT / "scripts"]
     files = [ROOT / "app.py"] + [p for folder in folders if folder.is_dir() for p in folder.rglob("*.py")]
-    found = [f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}" for path in files
-             if CORE / "synthesizers" not in path.parents
-             for node in ast.walk(ast.parse(path.read_text()))
-             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in METHODS]
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}"
+        for path in files
+        if CORE / "synthesizers" not in path.parents
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in METHODS
+    ]
     assert found == []
 
 

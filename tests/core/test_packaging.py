@@ -27,8 +27,9 @@ def test_project_metadata_has_one_home_for_version_and_pins():
     project, dynamic = PROJECT["project"], PROJECT["tool"]["setuptools"]["dynamic"]
     assert project["name"] == "dpsynth" and project["requires-python"] == ">=3.11"
     assert set(project["dynamic"]) == {"version", "dependencies"}
-    assert dynamic["version"] == {"attr": "dpsynth_core.__version__"} and re.fullmatch(r"\d+\.\d+\.\d+",
-                                                                                       dpsynth_core.__version__)
+    assert dynamic["version"] == {"attr": "dpsynth_core.__version__"} and re.fullmatch(
+        r"\d+\.\d+\.\d+", dpsynth_core.__version__
+    )
     assert dynamic["dependencies"] == {"file": ["requirements.txt"]}
     lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
     pins = [line for line in lines if line and not line.startswith("#")]

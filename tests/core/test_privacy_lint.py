@@ -7,8 +7,9 @@ import pytest
 from tests.conftest import ROOT
 
 #: Every folder of code that ships: the core, the app's pages and its Streamlit helpers.
-FOLDERS = [ROOT / "dpsynth_core", ROOT / "app_support"] + [p for p in (ROOT / "pages", ROOT / "app_pages")
-                                                           if p.is_dir()]
+FOLDERS = [ROOT / "dpsynth_core", ROOT / "app_support"] + [
+    p for p in (ROOT / "pages", ROOT / "app_pages") if p.is_dir()
+]
 NOISE_MODULE = ROOT / "dpsynth_core" / "privacy" / "noise.py"
 SAMPLERS = re.compile(r"\.(laplace|exponential|normal|gumbel)\(")
 DEFAULT_SEED = re.compile(r"(random_state|seed)\s*=\s*\d")
@@ -61,12 +62,15 @@ def test_no_domain_from_data_idioms_in_core():
     assert domain_offenders(code_files([ROOT / "dpsynth_core"])) == []
 
 
-@pytest.mark.parametrize("check, line", [
-    (sampler_offenders, "noisy = counts + rng.laplace(0, 1 / epsilon, size=3)"),
-    (seed_offenders, "def draw(random_state=0): ..."),
-    (streamlit_offenders, "import streamlit as st"),
-    (domain_offenders, "edges = frame['age'].quantile()"),
-])
+@pytest.mark.parametrize(
+    "check, line",
+    [
+        (sampler_offenders, "noisy = counts + rng.laplace(0, 1 / epsilon, size=3)"),
+        (seed_offenders, "def draw(random_state=0): ..."),
+        (streamlit_offenders, "import streamlit as st"),
+        (domain_offenders, "edges = frame['age'].quantile()"),
+    ],
+)
 def test_a_planted_violation_is_caught(tmp_path, check, line):
     planted = tmp_path / "planted.py"
     planted.write_text(f"{line}\n")

@@ -8,15 +8,20 @@ import pytest
 from dpsynth_core import synthesize
 
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})
-DOMAIN = {"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]},
-                      "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}}}
+DOMAIN = {
+    "columns": {
+        "sex": {"type": "categorical", "values": ["Female", "Male"]},
+        "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+    }
+}
 
 
 @pytest.mark.parametrize("method", ["cathist", "marginals", "dirichlet"])
 def test_progress_moves_from_zero_to_one_in_order(method):
     seen = []
-    synthesize(TABLE, DOMAIN, 1.0, method=method, random_state=0, progress=lambda done, message: seen.append(
-        (done, message)))
+    synthesize(
+        TABLE, DOMAIN, 1.0, method=method, random_state=0, progress=lambda done, message: seen.append((done, message))
+    )
     fractions = [done for done, _ in seen]
     assert fractions[0] == 0 and fractions[-1] == 1 and fractions == sorted(fractions)
     assert len(seen) >= 4 and all(isinstance(m, str) and m for _, m in seen)

@@ -18,8 +18,9 @@ from dpsynth_core.validation import (
 )
 
 
-@pytest.mark.parametrize("value", [0, -1, 0.009, 20.01, 1e308, math.inf, math.nan, "abc", None, True, [1], 1e-12,
-                                   1e-300])
+@pytest.mark.parametrize(
+    "value", [0, -1, 0.009, 20.01, 1e308, math.inf, math.nan, "abc", None, True, [1], 1e-12, 1e-300]
+)
 def test_total_epsilon_is_the_apps_range(value):
     with pytest.raises(ParameterError, match=r"epsilon \(.*\) must be a number from 0.01 to 20"):
         check_total_epsilon(value)
@@ -49,7 +50,9 @@ def test_mechanism_rho_range():
     assert check_rho(0.999) == 0.999
 
 
-@pytest.mark.parametrize("value", [0, -5, 10**40, "10^40", 1.5, "x", True, constraints.MAX_SYNTHETIC_ROWS + 1, math.inf])
+@pytest.mark.parametrize(
+    "value", [0, -5, 10**40, "10^40", 1.5, "x", True, constraints.MAX_SYNTHETIC_ROWS + 1, math.inf]
+)
 def test_rows(value):
     with pytest.raises(ParameterError, match=r"rows \(.*\) must be a whole number from 1 to 5,000,000"):
         check_rows(value)
@@ -75,11 +78,15 @@ def test_domain_size_and_huge_values_in_messages():
 
 def test_synthesize_checks_every_parameter_before_reading(tmp_path):
     missing = tmp_path / "nope.csv"  # never read: the parameters are checked first
-    for kwargs, message in [({"epsilon": 1e-12}, "epsilon"), ({"epsilon": 25}, "epsilon"),
-                            ({"epsilon": 1, "rho": 1e-300}, "rho"), ({"epsilon": 1, "rows": 10**40}, "rows"),
-                            ({"epsilon": 1, "random_state": -1}, "seed"),
-                            ({"epsilon": 1, "method": "marginals", "groups": "a,b"}, "groups"),
-                            ({"epsilon": 1, "method": "nope"}, "method")]:
+    for kwargs, message in [
+        ({"epsilon": 1e-12}, "epsilon"),
+        ({"epsilon": 25}, "epsilon"),
+        ({"epsilon": 1, "rho": 1e-300}, "rho"),
+        ({"epsilon": 1, "rows": 10**40}, "rows"),
+        ({"epsilon": 1, "random_state": -1}, "seed"),
+        ({"epsilon": 1, "method": "marginals", "groups": "a,b"}, "groups"),
+        ({"epsilon": 1, "method": "nope"}, "method"),
+    ]:
         epsilon = kwargs.pop("epsilon")
         with pytest.raises(ParameterError, match=message):
             synthesize(missing, {"columns": {"a": {"type": "drop"}}}, epsilon, **kwargs)

@@ -18,8 +18,12 @@ from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, 
 from dpsynth_core.workspace import BudgetExceeded, Workspace, format_epsilon, ledger_text
 from tests.conftest import ROOT
 
-DOMAIN = {"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]},
-                      "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}}}
+DOMAIN = {
+    "columns": {
+        "sex": {"type": "categorical", "values": ["Female", "Male"]},
+        "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+    }
+}
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 30, "age": [str(20 + i % 50) for i in range(60)]})
 FP = "0123456789abcdef" * 4  # a dataset key (records_key gives them in use)
 
@@ -52,8 +56,10 @@ def test_composition_is_the_accountants_and_reports_delta(tmp_path):
     total = ws.spending(FP).relations[0]
     # the better of: everything composed together, or each spend's own guarantee added up
     joint = Accountant(list(release.accountant.events) + many).total(ADVANCED_COMPOSITION_DELTA)
-    own = [Accountant(list(release.accountant.events)).total(ADVANCED_COMPOSITION_DELTA),
-           Accountant(many).total(ADVANCED_COMPOSITION_DELTA)]
+    own = [
+        Accountant(list(release.accountant.events)).total(ADVANCED_COMPOSITION_DELTA),
+        Accountant(many).total(ADVANCED_COMPOSITION_DELTA),
+    ]
     assert total.epsilon == pytest.approx(min(joint["epsilon"], sum(t["epsilon"] for t in own)))
     assert total.delta > 0 and total.epsilon < 0.1 + 300 * 0.005  # far below plain addition of all events
     assert "δ = 1e-6" in ledger_text(ws, FP) and ws.reports(release_id)[0]["html"] == "<p>report</p>"
@@ -162,11 +168,31 @@ def test_two_cli_processes_drawing_at_once_both_reach_the_ledger(tmp_path, capsy
     TABLE.to_csv(data, index=False)
     domain = tmp_path / "people.domain.json"
     domain.write_text(json.dumps(DOMAIN))
-    runs = [subprocess.Popen([sys.executable, "-m", "dpsynth_core", "synth", str(data), "--domain", str(domain),
-                              "--epsilon", "0.5", "--out", str(tmp_path / f"out{i}.csv"),
-                              "--method", "cathist",  # pure DP: the two spends add up to exactly 1
-                              "--workspace", str(tmp_path / "ws")], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-            for i in range(2)]
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "dpsynth_core",
+                "synth",
+                str(data),
+                "--domain",
+                str(domain),
+                "--epsilon",
+                "0.5",
+                "--out",
+                str(tmp_path / f"out{i}.csv"),
+                "--method",
+                "cathist",  # pure DP: the two spends add up to exactly 1
+                "--workspace",
+                str(tmp_path / "ws"),
+            ],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     for run in runs:
         _, errors = run.communicate(timeout=120)
         assert run.returncode == 0, errors
@@ -189,8 +215,18 @@ def test_cli_refuses_a_draw_past_the_lifetime_budget_before_writing(tmp_path):
 
     assert main(["ledger", "--workspace", str(tmp_path / "ws"), "--limit", "0.7", str(data)]) == 0
     out = tmp_path / "out.csv"
-    args = ["synth", str(data), "--domain", str(domain), "--epsilon", "0.5", "--out", str(out),
-            "--workspace", str(tmp_path / "ws")]
+    args = [
+        "synth",
+        str(data),
+        "--domain",
+        str(domain),
+        "--epsilon",
+        "0.5",
+        "--out",
+        str(out),
+        "--workspace",
+        str(tmp_path / "ws"),
+    ]
     assert main(args) == 0 and out.exists()
     out.unlink()
     assert main(args) == 2 and not out.exists()
@@ -232,9 +268,11 @@ def test_the_single_shared_session_of_version_1_is_not_resumed_by_anyone(tmp_pat
     import sqlite3
 
     with sqlite3.connect(tmp_path / "workspace.sqlite") as conn:  # a workspace made by version 1
-        conn.executescript("CREATE TABLE app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                           "INSERT INTO app_state VALUES ('session', '{\"source\": \"upload: people.csv\"}');"
-                           "PRAGMA user_version = 1;")
+        conn.executescript(
+            "CREATE TABLE app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO app_state VALUES ('session', '{\"source\": \"upload: people.csv\"}');"
+            "PRAGMA user_version = 1;"
+        )
     ws = Workspace(tmp_path)
     assert ws.last_session("any-browser") is None
     with sqlite3.connect(tmp_path / "workspace.sqlite") as conn:
@@ -244,4 +282,9 @@ def test_the_single_shared_session_of_version_1_is_not_resumed_by_anyone(tmp_pat
 
 def test_epsilon_is_printed_in_plain_digits():
     assert [format_epsilon(v) for v in (0.05, 1.0, 2.345, 34312.4, float("inf"))] == [
-        "0.05", "1", "2.35", "34,312", "no guarantee"]
+        "0.05",
+        "1",
+        "2.35",
+        "34,312",
+        "no guarantee",
+    ]

@@ -24,17 +24,33 @@ def _domain_file(tmp_path, dataset):
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_every_dataset_end_to_end(tmp_path, dataset, capsys):
     out, card = tmp_path / "out.csv", tmp_path / "card.json"
-    status = main(["synth", str(shared_path(f"{dataset}.csv")), "--domain", str(_domain_file(tmp_path, dataset)),
-                   "--epsilon", "1", "--seed", "3", "--out", str(out), "--card", str(card),
-                   "--card-html", str(tmp_path / "card.html")])
+    status = main(
+        [
+            "synth",
+            str(shared_path(f"{dataset}.csv")),
+            "--domain",
+            str(_domain_file(tmp_path, dataset)),
+            "--epsilon",
+            "1",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--card",
+            str(card),
+            "--card-html",
+            str(tmp_path / "card.html"),
+        ]
+    )
     assert status == 0, capsys.readouterr().err
     synthetic = pd.read_csv(out, dtype=str, keep_default_na=False)
     domain = TableDomain.from_json(complete_domain(dataset))
     assert list(synthetic.columns) == list(domain.kept)
     assert len(synthetic) == json.loads(card.read_text())["rows"]["synthetic"]
     assert "3" != json.loads(card.read_text()).get("seed")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, card.name, "card.html",
-                                                                 f"{dataset}.domain.json"])  # no stray file
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [out.name, card.name, "card.html", f"{dataset}.domain.json"]
+    )  # no stray file
 
 
 @pytest.mark.parametrize("dataset", [*DATASETS, "adult (bundled)", "ce (bundled)"])
@@ -53,16 +69,39 @@ def test_every_example_with_min_max_only_numeric_columns_through_the_cli(tmp_pat
         spec, data = complete_domain(dataset), shared_path(f"{dataset}.csv")
     domain_file, out, card = tmp_path / "d.json", tmp_path / "out.csv", tmp_path / "card.json"
     domain_file.write_text(json.dumps(spec))
-    status = main(["synth", str(data), "--domain", str(domain_file), "--epsilon", "1", "--method", method,
-                   "--seed", "4", "--out", str(out), "--card", str(card)])
+    status = main(
+        [
+            "synth",
+            str(data),
+            "--domain",
+            str(domain_file),
+            "--epsilon",
+            "1",
+            "--method",
+            method,
+            "--seed",
+            "4",
+            "--out",
+            str(out),
+            "--card",
+            str(card),
+        ]
+    )
     assert status == 0, capsys.readouterr().err
     domain = TableDomain.from_json(spec)
     adaptive = [n for n, c in domain.kept.items() if getattr(c, "adaptive", False)]
     fitted = json.loads(card.read_text())["adaptive_bins"]
     assert [b["column"] for b in fitted] == adaptive
     synthetic = pd.read_csv(out, dtype=str, keep_default_na=False)
-    released = TableDomain.from_json({**spec, "columns": {**spec["columns"], **{
-        b["column"]: {**spec["columns"][b["column"]], "edges": b["edges"]} for b in fitted}}})
+    released = TableDomain.from_json(
+        {
+            **spec,
+            "columns": {
+                **spec["columns"],
+                **{b["column"]: {**spec["columns"][b["column"]], "edges": b["edges"]} for b in fitted},
+            },
+        }
+    )
     for name in adaptive:  # every value inside the declared range, integers whole, dates dates
         values = synthetic[name][synthetic[name] != ""]
         column = domain.columns[name]
@@ -90,13 +129,16 @@ def test_methods_and_tau(capsys):
     assert main(["tau", "--size", "10", "--rho", "0.9", "--epsilon", "1", "--records", "many"]) == 2
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["--epsilon", "1e-300"], "--epsilon ('1e-300') must be a number from 1e-09"),
-    (["--epsilon", "1e-12"], "--epsilon ('1e-12') must be"),
-    (["--rho", "1e-300"], "--rho ('1e-300') must be in (0, 1)"),
-    (["--size", "0"], "domain size (0) must be"),
-    (["--size", "1" * 5000], "domain size"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--epsilon", "1e-300"], "--epsilon ('1e-300') must be a number from 1e-09"),
+        (["--epsilon", "1e-12"], "--epsilon ('1e-12') must be"),
+        (["--rho", "1e-300"], "--rho ('1e-300') must be in (0, 1)"),
+        (["--size", "0"], "domain size (0) must be"),
+        (["--size", "1" * 5000], "domain size"),
+    ],
+)
 def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
     args = {"--size": "10", "--rho": "0.9", "--epsilon": "1"}
     args.update(dict(zip(argv[::2], argv[1::2])))
@@ -105,24 +147,27 @@ def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
     assert err.startswith(f"error: {message}") and len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("case,message", [
-    ("missing file", "file not found"),
-    ("empty", "is empty"),
-    ("binary", "binary"),
-    ("domain names absent column", "lacks: ghost"),
-    ("column not declared", "does not declare: income"),
-    ("epsilon zero", "epsilon ('0') must be a number from 0.01 to 20"),
-    ("epsilon too large", "epsilon ('21') must be a number from 0.01 to 20"),
-    ("rho one", "rho ('1') must be in (0, 1)"),
-    ("rho tiny", "rho ('1e-300') must be in (0, 1)"),
-    ("rows huge", "rows ('100000000000000000000000000000000000...) must be a whole number from 1"),
-    ("rows over the cap", "rows ('1000000001') must be a whole number from 1 to 1,000,000,000"),
-    ("seed negative", "seed ('-1') must be"),
-    ("incomplete domain", "fnlwgt"),
-    ("out folder missing", "folder does not exist"),
-    ("unknown option", "unrecognized arguments"),
-    ("bad encoding", "encoding ('klingon') is not a known"),
-])
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        ("missing file", "file not found"),
+        ("empty", "is empty"),
+        ("binary", "binary"),
+        ("domain names absent column", "lacks: ghost"),
+        ("column not declared", "does not declare: income"),
+        ("epsilon zero", "epsilon ('0') must be a number from 0.01 to 20"),
+        ("epsilon too large", "epsilon ('21') must be a number from 0.01 to 20"),
+        ("rho one", "rho ('1') must be in (0, 1)"),
+        ("rho tiny", "rho ('1e-300') must be in (0, 1)"),
+        ("rows huge", "rows ('100000000000000000000000000000000000...) must be a whole number from 1"),
+        ("rows over the cap", "rows ('1000000001') must be a whole number from 1 to 1,000,000,000"),
+        ("seed negative", "seed ('-1') must be"),
+        ("incomplete domain", "fnlwgt"),
+        ("out folder missing", "folder does not exist"),
+        ("unknown option", "unrecognized arguments"),
+        ("bad encoding", "encoding ('klingon') is not a known"),
+    ],
+)
 def test_bad_input_gives_one_line_and_exit_2(tmp_path, case, message):
     data = shared_path("adult.csv")
     domain = complete_domain("adult")
@@ -178,20 +223,38 @@ def test_bad_input_gives_one_line_and_exit_2(tmp_path, case, message):
 def test_wrong_encoding_domain_file(tmp_path):
     bad = tmp_path / "d.json"
     bad.write_bytes('{"columns": {"é": 1}}'.encode("utf-16"))
-    done = subprocess.run([sys.executable, "-m", "dpsynth_core", "synth", str(shared_path("ce.csv")),
-                           "--domain", str(bad), "--epsilon", "1", "--out", str(tmp_path / "o.csv")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dpsynth_core",
+            "synth",
+            str(shared_path("ce.csv")),
+            "--domain",
+            str(bad),
+            "--epsilon",
+            "1",
+            "--out",
+            str(tmp_path / "o.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 2 and "not UTF-8" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_refused_run_exits_before_reading_anything_or_opening_a_workspace(tmp_path):
     """The core checks every setting once, before the input is read, an engine loads or a workspace
     is made; building the parser (and ``--help``) loads no method and no numerical library."""
-    code = ("import sys; from dpsynth_core.cli.parser import build_parser; build_parser(); "
-            "light = 'numpy' not in sys.modules; from dpsynth_core.cli import main; "
-            f"status = main(['synth', 'x.csv', '--domain', 'd.json', '--epsilon', '0', '--out', 'o.csv', "
-            f"'--workspace', {str(tmp_path / 'ws')!r}]); "
-            "print(status, light, 'duckdb' in sys.modules, 'pyspark' in sys.modules)")
+    code = (
+        "import sys; from dpsynth_core.cli.parser import build_parser; build_parser(); "
+        "light = 'numpy' not in sys.modules; from dpsynth_core.cli import main; "
+        f"status = main(['synth', 'x.csv', '--domain', 'd.json', '--epsilon', '0', '--out', 'o.csv', "
+        f"'--workspace', {str(tmp_path / 'ws')!r}]); "
+        "print(status, light, 'duckdb' in sys.modules, 'pyspark' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.split() == ["2", "True", "False", "False"], done.stderr
     assert "epsilon ('0')" in done.stderr and not (tmp_path / "ws").exists()
@@ -199,10 +262,19 @@ def test_a_refused_run_exits_before_reading_anything_or_opening_a_workspace(tmp_
 
 # --- outputs: checked before work, written all or nothing -------------------------------------
 
+
 def _synth(tmp_path, **paths):
     domain = _domain_file(tmp_path, "ce")
-    argv = ["synth", str(paths.pop("input", shared_path("ce.csv"))), "--domain", str(paths.pop("domain", domain)),
-            "--epsilon", "1", "--seed", "1"]
+    argv = [
+        "synth",
+        str(paths.pop("input", shared_path("ce.csv"))),
+        "--domain",
+        str(paths.pop("domain", domain)),
+        "--epsilon",
+        "1",
+        "--seed",
+        "1",
+    ]
     for flag, value in paths.items():
         argv += [f"--{flag.replace('_', '-')}", str(value)]
     return main(argv)

@@ -23,9 +23,26 @@ def adult(tmp_path_factory):
     domain = folder / "adult.policy.json"
     domain.write_text(json.dumps(example_declaration("adult")))
     out, card = folder / "synthetic.csv", folder / "card.json"
-    status = main(["synth", str(example_csv("adult")), "--domain", str(domain), "--epsilon", "1", "--method",
-                   "cathist", "--seed", "4", "--out", str(out), "--card", str(card),
-                   "--workspace", str(folder / "ws")])
+    status = main(
+        [
+            "synth",
+            str(example_csv("adult")),
+            "--domain",
+            str(domain),
+            "--epsilon",
+            "1",
+            "--method",
+            "cathist",
+            "--seed",
+            "4",
+            "--out",
+            str(out),
+            "--card",
+            str(card),
+            "--workspace",
+            str(folder / "ws"),
+        ]
+    )
     assert status == 0
     return folder, domain, out, card
 
@@ -67,9 +84,27 @@ def test_compare_of_a_table_with_itself_and_with_its_release_is_zero(tmp_path):
 def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
     folder, domain, out, card = adult
     page, figures_json = folder / "report.html", folder / "figures.json"
-    status = main(["report", str(example_csv("adult")), str(out), "--domain", str(domain), "--epsilon", "0.1",
-                   "--workspace", str(folder / "ws"), "--out", str(page), "--json", str(figures_json),
-                   "--seed", "9", "--card", str(card)])  # a file written by synth is found by its card
+    status = main(
+        [
+            "report",
+            str(example_csv("adult")),
+            str(out),
+            "--domain",
+            str(domain),
+            "--epsilon",
+            "0.1",
+            "--workspace",
+            str(folder / "ws"),
+            "--out",
+            str(page),
+            "--json",
+            str(figures_json),
+            "--seed",
+            "9",
+            "--card",
+            str(card),
+        ]
+    )  # a file written by synth is found by its card
     assert status == 0, capsys.readouterr().err
     written = json.loads(figures_json.read_text())
     workspace = Workspace(folder / "ws")
@@ -82,11 +117,18 @@ def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
     real = read_table(example_csv("adult"))[0]
     synthetic = read_table(out)[0]  # synth wrote it to a file; the workspace keeps its header and card
     columns = list(synthetic.columns)
-    figures = report.measure(real, synthetic, example_declaration("adult"), epsilon=0.1,
-                             pairs=report.default_pairs(stored.card, columns), chart_columns=columns[:4],
-                             random_state=9)
-    assert written["one_way"] == {k: {"estimate": v.value, "low": v.low, "high": v.high}
-                                  for k, v in figures.one_way.items()}
+    figures = report.measure(
+        real,
+        synthetic,
+        example_declaration("adult"),
+        epsilon=0.1,
+        pairs=report.default_pairs(stored.card, columns),
+        chart_columns=columns[:4],
+        random_state=9,
+    )
+    assert written["one_way"] == {
+        k: {"estimate": v.value, "low": v.low, "high": v.high} for k, v in figures.one_way.items()
+    }
     a, b = next(iter(figures.two_way)).split(" × ")
     assert written["two_way"][f"{a},{b}"]["estimate"] == figures.two_way[f"{a} × {b}"].value
     assert "Quality report" in page.read_text()
@@ -96,8 +138,21 @@ def test_report_refuses_a_file_that_is_not_a_recorded_release(adult, tmp_path, c
     folder, domain, out, _ = adult
     other = tmp_path / "other.csv"
     pd.read_csv(out, dtype=str, keep_default_na=False).head(50).to_csv(other, index=False)
-    status = main(["report", str(example_csv("adult")), str(other), "--domain", str(domain), "--epsilon", "0.1",
-                   "--workspace", str(folder / "ws"), "--out", str(tmp_path / "r.html")])
+    status = main(
+        [
+            "report",
+            str(example_csv("adult")),
+            str(other),
+            "--domain",
+            str(domain),
+            "--epsilon",
+            "0.1",
+            "--workspace",
+            str(folder / "ws"),
+            "--out",
+            str(tmp_path / "r.html"),
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and "not a release" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()

@@ -84,16 +84,18 @@ def test_decoding_follows_the_pieces_inside_a_bin():
     # the weight is on 50: values follow the weights (4,000 draws: the 25% share is within 0.03,
     # about 4 standard deviations)
     noise = make_noise_source(2)
-    dom = IntegerDomain(name="h", min=1, max=99, edges=(1, 40, 41),
-                        spread=((1, 20, 30, 40, 41, 50, 51), (1, 0, 3, 5, 0, 6, 0)))
+    dom = IntegerDomain(
+        name="h", min=1, max=99, edges=(1, 40, 41), spread=((1, 20, 30, 40, 41, 50, 51), (1, 0, 3, 5, 0, 6, 0))
+    )
     first = decode_codes(dom, np.zeros(4000, dtype=int), noise).astype(int)
     assert not first.between(20, 29).any() and abs(first.between(1, 19).mean() - 0.25) < 0.03
     assert set(decode_codes(dom, np.full(100, 2), noise)) == {50}
     assert set(decode_codes(dom, np.full(10, 1), noise)) == {40}
     # a real special value sits in its zero-width bin and comes out exactly; a bin whose pieces
     # weigh nothing spreads uniformly
-    fdom = FloatDomain(name="f", min=0, max=10, edges=(0.0, 5.0, 10.0), special=(5.0,),
-                       spread=((0.0, 1.0, 5.0, 7.0), (1, 3, 0, 0)))
+    fdom = FloatDomain(
+        name="f", min=0, max=10, edges=(0.0, 5.0, 10.0), special=(5.0,), spread=((0.0, 1.0, 5.0, 7.0), (1, 3, 0, 0))
+    )
     assert list(fdom.all_edges) == [0, 5, 5, 10]
     assert set(decode_codes(fdom, np.full(20, 1), noise)) == {5.0}
     tail = decode_codes(fdom, np.full(2000, 2), noise)

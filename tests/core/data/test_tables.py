@@ -69,17 +69,20 @@ def test_utf8_byte_order_mark_is_not_part_of_the_first_name():
     assert list(frame.columns) == ["name", "n"] and "byte-order mark" in info["encoding"]
 
 
-@pytest.mark.parametrize("content,message", [
-    (b"", "empty"),
-    (b"\n\r\n\n", "empty"),
-    (b"a,b\n", "no data rows"),
-    (b"a,b\n\n\n", "no data rows"),
-    (b"PK\x03\x04rest-of-zip", "spreadsheet"),
-    (b"\x1f\x8b\x08rest", "gzip"),
-    (b"a,b\x00\x01\x02", "binary"),
-    (b'a,"b\n1,2\n', "header line is not well formed"),
-    (b",b\n1,2\n", "without a name"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "empty"),
+        (b"\n\r\n\n", "empty"),
+        (b"a,b\n", "no data rows"),
+        (b"a,b\n\n\n", "no data rows"),
+        (b"PK\x03\x04rest-of-zip", "spreadsheet"),
+        (b"\x1f\x8b\x08rest", "gzip"),
+        (b"a,b\x00\x01\x02", "binary"),
+        (b'a,"b\n1,2\n', "header line is not well formed"),
+        (b",b\n1,2\n", "without a name"),
+    ],
+)
 def test_clear_messages_for_the_file_or_its_header(tmp_path, content, message):
     path = tmp_path / "bad.csv"
     path.write_bytes(content)
@@ -95,20 +98,27 @@ def _png() -> bytes:
     def chunk(kind: bytes, body: bytes) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + chunk(b"IEND", b"")
+    )
 
 
-@pytest.mark.parametrize("content,what", [
-    (_png() + b"\n" * 600, "a PNG image"),  # once read as a 539-row table of one column "‰PNG"
-    (b"\xff\xd8\xff\xe0\x00\x10JFIF", "a JPEG image"),
-    (b"GIF89a,\x01,\x01", "a GIF image"),
-    (b"RIFF\x24\x08\x00\x00WEBPVP8 ", "a WebP image"),
-    (b"PAR1\x15\x04", "a Parquet file"),
-    (b"SQLite format 3\x00\x10\x00", "an SQLite database"),
-    (b"BZh91AY&SY\x8a", "a compressed (bzip2) file"),
-    (b"7z\xbc\xaf\x27\x1c\x00\x04", "a compressed (7-Zip) file"),
-])
+@pytest.mark.parametrize(
+    "content,what",
+    [
+        (_png() + b"\n" * 600, "a PNG image"),  # once read as a 539-row table of one column "‰PNG"
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "a JPEG image"),
+        (b"GIF89a,\x01,\x01", "a GIF image"),
+        (b"RIFF\x24\x08\x00\x00WEBPVP8 ", "a WebP image"),
+        (b"PAR1\x15\x04", "a Parquet file"),
+        (b"SQLite format 3\x00\x10\x00", "an SQLite database"),
+        (b"BZh91AY&SY\x8a", "a compressed (bzip2) file"),
+        (b"7z\xbc\xaf\x27\x1c\x00\x04", "a compressed (7-Zip) file"),
+    ],
+)
 def test_binary_files_are_refused_whatever_their_name(tmp_path, content, what):
     for source, name in ((content, "table.csv"), (io.BytesIO(content), "table.tsv")):
         with pytest.raises(DataError) as refused:
@@ -208,8 +218,9 @@ def test_malformed_lines_become_missing_cells_counted_for_the_publisher():
     frame, info = read_table(FIXTURES / "malformed.csv")
     assert frame["name"].tolist() == ["Ann", None, "Cid"] or frame["name"].iloc[[0, 2]].tolist() == ["Ann", "Cid"]
     assert frame.iloc[1].isna().all() and info["lines"]["wrong number of fields"] == 1
-    assert line_report_text(info["lines"]) == ("1 of 3 lines could not be read as records (1 wrong number "
-                                               "of fields) and became rows of missing cells.")
+    assert line_report_text(info["lines"]) == (
+        "1 of 3 lines could not be read as records (1 wrong number of fields) and became rows of missing cells."
+    )
 
 
 # --- neighbouring files ------------------------------------------------------------------------
@@ -222,8 +233,11 @@ def _base_table(rows: int = 240) -> bytes:
     lines = ["city,age,note"]
     for i in range(rows):
         city = _CITIES[int(rng.integers(len(_CITIES)))]
-        lines.append(f"{city},{int(rng.integers(18, 90))},\"n {i}, ok\"" if i % 5 == 0 else
-                     f"{city},{int(rng.integers(18, 90))},n{i}")
+        lines.append(
+            f'{city},{int(rng.integers(18, 90))},"n {i}, ok"'
+            if i % 5 == 0
+            else f"{city},{int(rng.integers(18, 90))},n{i}"
+        )
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -290,8 +304,16 @@ def test_one_hostile_record_changes_one_row_only(kind, at):
     assert _differs_by_one_record(_new_reader, base, neighbour)
 
 
-@pytest.mark.parametrize("kind", ["a Windows-1252 byte", "an undecodable byte", "extra delimiters",
-                                  "an unbalanced quote", "quoted fields and semicolons"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "a Windows-1252 byte",
+        "an undecodable byte",
+        "extra delimiters",
+        "an unbalanced quote",
+        "quoted fields and semicolons",
+    ],
+)
 def test_the_same_check_catches_whole_file_detection(kind):
     base = _base_table()
     assert _differs_by_one_record(_whole_file_reader, base, _with_record(base, b"Laval,50,x", 2))
@@ -300,10 +322,15 @@ def test_the_same_check_catches_whole_file_detection(kind):
 
 def test_encoded_histograms_move_by_one_record_at_most():
     """What a release is computed from (the coded table) changes by one row: Québec stays Québec."""
-    domain = TableDomain.from_json({"columns": {
-        "city": {"type": "categorical", "values": _CITIES},
-        "age": {"type": "integer", "min": 18, "max": 90},
-        "note": {"type": "text", "generator": "any", "size": 1000}}})
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "city": {"type": "categorical", "values": _CITIES},
+                "age": {"type": "integer", "min": 18, "max": 90},
+                "note": {"type": "text", "generator": "any", "size": 1000},
+            }
+        }
+    )
     base = _base_table()
     for record in _HOSTILE.values():
         tables = [encode_table(read_table(raw)[0], domain) for raw in (base, _with_record(base, record, 2))]
@@ -329,8 +356,13 @@ def test_line_counts_reach_the_publisher_report_never_the_card(tmp_path):
 
     path = tmp_path / "t.csv"
     path.write_bytes(_with_record(_base_table(), _HOSTILE["an unbalanced quote"], 5))
-    domain = {"columns": {"city": {"type": "categorical", "values": _CITIES},
-                          "age": {"type": "integer", "min": 18, "max": 90}, "note": {"type": "drop"}}}
+    domain = {
+        "columns": {
+            "city": {"type": "categorical", "values": _CITIES},
+            "age": {"type": "integer", "min": 18, "max": 90},
+            "note": {"type": "drop"},
+        }
+    }
     release = synthesize(path, domain, 1.0, random_state=0)
     assert release.publisher_report["reading"]["broken quoting"] == 1
     assert "broken" not in json.dumps(release.card) and "quoting" not in json.dumps(release.card)

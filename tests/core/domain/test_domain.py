@@ -87,8 +87,12 @@ def test_integer_bins_default_from_declared_bounds_only():
 def test_float_and_date_bins():
     f = FloatDomain(name="bmi", min=0, max=80, bin_width=5)
     assert f.bins == 16 and f.all_edges[-1] == 80
-    d = DateDomain(name="d", min=__import__("datetime").date(2013, 1, 15),
-                   max=__import__("datetime").date(2014, 3, 2), unit="month")
+    d = DateDomain(
+        name="d",
+        min=__import__("datetime").date(2013, 1, 15),
+        max=__import__("datetime").date(2014, 3, 2),
+        unit="month",
+    )
     assert d.bins == 15 and d.bin_labels()[1] == "2013-02"
 
 
@@ -130,6 +134,7 @@ def test_size_in_words():
 
 # --- the schema: one validation layer for the CLI, the API and the app --------------------------
 
+
 def _problems(columns, **top) -> list[str]:
     with pytest.raises(DomainError) as caught:
         TableDomain.from_json({"columns": columns, **top})
@@ -137,32 +142,45 @@ def _problems(columns, **top) -> list[str]:
     return list(caught.value.problems)
 
 
-@pytest.mark.parametrize("spec,expected", [
-    ({"type": ["integer"]}, "column 'c': type (['integer']) must be one of categorical, integer"),
-    ({"type": "categorical", "values": ["a"], "labels": ["x"]}, "column 'c': labels (['x']) must be an object"),
-    ({"type": "categorical", "values": ["a"], "missing": "false"},
-     "column 'c': missing ('false') must be true or false"),
-    ({"type": "integer", "min": 0, "max": 1e308}, "column 'c': max (1e+308) must be a whole number from -10^15"),
-    ({"type": "float", "min": float("-inf"), "max": 1}, "column 'c': min (-inf) must be a finite number"),
-    ({"type": "float", "min": 0, "max": float("nan")}, "column 'c': max (nan) must be a finite number"),
-    ({"type": "float", "min": 0, "max": 1e308}, "column 'c': max (1e+308) must be a finite number from -10^15"),
-    ({"type": "float", "min": 0, "max": 1, "bins": 10**9}, "column 'c': bins (1000000000) must be a whole number "
-                                                           "from 1 to 2,000,000"),
-    ({"type": "categorical", "list": "planets"}, "column 'c': list ('planets') must be the name of a bundled"),
-    ({"type": "text", "generator": "any", "size": 10**101}, "column 'c': size (about 10^101) must be"),
-    ({"type": "text", "generator": "digits", "length": 5000}, "column 'c': length (5000) must be a whole number "
-                                                              "from 1 to 100"),
-    ({"type": "text", "generator": "letters", "max_length": 10**30}, "column 'c': max_length (about 10^30)"),
-    ({"type": "date", "min": "2020-02-30", "max": "2021-01-01"}, "column 'c': min ('2020-02-30') must be a date"),
-    ({"type": "integer", "min": 0, "max": 9, "bin_widht": 2}, "column 'c': unknown key 'bin_widht' for an integer "
-                                                               "column (known keys: type, missing, min, max, bin_width"),
-    ({"type": "categorical", "values": ["a", 1.5, True, ["b"]]},
-     "column 'c': values must be a list of at most 2,000,000 values, each text of at most 1,000 characters or a "
-     "whole number from -10^15 to 10^15; 3 items do not fit (first: values[1] = 1.5)"),
-    ({"type": "categorical", "values": ["a"], "list": "sex"}, "column 'c': give either 'values' or 'list'"),
-    ("integer", "column 'c': the declaration must be a JSON object"),
-    ({}, "column 'c': 'type' is required"),
-])
+@pytest.mark.parametrize(
+    "spec,expected",
+    [
+        ({"type": ["integer"]}, "column 'c': type (['integer']) must be one of categorical, integer"),
+        ({"type": "categorical", "values": ["a"], "labels": ["x"]}, "column 'c': labels (['x']) must be an object"),
+        (
+            {"type": "categorical", "values": ["a"], "missing": "false"},
+            "column 'c': missing ('false') must be true or false",
+        ),
+        ({"type": "integer", "min": 0, "max": 1e308}, "column 'c': max (1e+308) must be a whole number from -10^15"),
+        ({"type": "float", "min": float("-inf"), "max": 1}, "column 'c': min (-inf) must be a finite number"),
+        ({"type": "float", "min": 0, "max": float("nan")}, "column 'c': max (nan) must be a finite number"),
+        ({"type": "float", "min": 0, "max": 1e308}, "column 'c': max (1e+308) must be a finite number from -10^15"),
+        (
+            {"type": "float", "min": 0, "max": 1, "bins": 10**9},
+            "column 'c': bins (1000000000) must be a whole number from 1 to 2,000,000",
+        ),
+        ({"type": "categorical", "list": "planets"}, "column 'c': list ('planets') must be the name of a bundled"),
+        ({"type": "text", "generator": "any", "size": 10**101}, "column 'c': size (about 10^101) must be"),
+        (
+            {"type": "text", "generator": "digits", "length": 5000},
+            "column 'c': length (5000) must be a whole number from 1 to 100",
+        ),
+        ({"type": "text", "generator": "letters", "max_length": 10**30}, "column 'c': max_length (about 10^30)"),
+        ({"type": "date", "min": "2020-02-30", "max": "2021-01-01"}, "column 'c': min ('2020-02-30') must be a date"),
+        (
+            {"type": "integer", "min": 0, "max": 9, "bin_widht": 2},
+            "column 'c': unknown key 'bin_widht' for an integer column (known keys: type, missing, min, max, bin_width",
+        ),
+        (
+            {"type": "categorical", "values": ["a", 1.5, True, ["b"]]},
+            "column 'c': values must be a list of at most 2,000,000 values, each text of at most 1,000 characters or a "
+            "whole number from -10^15 to 10^15; 3 items do not fit (first: values[1] = 1.5)",
+        ),
+        ({"type": "categorical", "values": ["a"], "list": "sex"}, "column 'c': give either 'values' or 'list'"),
+        ("integer", "column 'c': the declaration must be a JSON object"),
+        ({}, "column 'c': 'type' is required"),
+    ],
+)
 def test_every_wrong_type_is_named_with_column_key_value_and_range(spec, expected):
     found = _problems({"c": spec})
     assert any(p.startswith(expected) for p in found), found
@@ -170,13 +188,18 @@ def test_every_wrong_type_is_named_with_column_key_value_and_range(spec, expecte
         column_from_json("c", spec)
 
 
-@pytest.mark.parametrize("top,expected", [
-    ({"missing_values": ["?"]}, "missing_values (['?']) must be an object"),
-    ({"missing_values": {"markers": "?"}}, "missing_values: markers ('?') must be a list"),
-    ({"version": 2}, "unknown key 'version'"),
-    ({"notes": {"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}},
-     "the declaration is nested more than 32 levels deep"),
-])
+@pytest.mark.parametrize(
+    "top,expected",
+    [
+        ({"missing_values": ["?"]}, "missing_values (['?']) must be an object"),
+        ({"missing_values": {"markers": "?"}}, "missing_values: markers ('?') must be a list"),
+        ({"version": 2}, "unknown key 'version'"),
+        (
+            {"notes": {"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}},
+            "the declaration is nested more than 32 levels deep",
+        ),
+    ],
+)
 def test_table_level_keys_are_checked_too(top, expected):
     assert expected in " ".join(_problems({"c": {"type": "drop"}}, **top))
 
@@ -229,7 +252,9 @@ def test_dates_from_year_1_to_9999_load_with_their_bounds():
 
     column = column_from_json("d", {"type": "date", "min": "0001-01-01", "max": "9999-12-31"})
     assert column.min == dt.date(1, 1, 1) and column.max == dt.date(9999, 12, 31) and not column.problems()
-    assert column.bins == 9999 and column.bin_labels()[:2] == ["0001", "0002"] and column.to_json()["min"] == "0001-01-01"
+    assert (
+        column.bins == 9999 and column.bin_labels()[:2] == ["0001", "0002"] and column.to_json()["min"] == "0001-01-01"
+    )
     monthly = DateDomain(name="m", min=dt.date(2013, 1, 15), max=dt.date(2014, 3, 2), unit="month")
     assert monthly.bins == len(monthly.lows) == 15 and monthly.highs[-1] - monthly.lows[0] + 1 == monthly.size
 

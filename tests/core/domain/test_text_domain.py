@@ -39,10 +39,22 @@ def test_letters_enumeration_by_length_then_alphabet():
     assert [domain.index_of(v) for v in labels] == list(range(domain.size))
 
 
-@pytest.mark.parametrize("name, label", [("letters", "abd"), ("letters", ""), ("letters", "aaaaa"),
-                                         ("english_word", "notaword-xyz"), ("word_pair", "cat"),
-                                         ("digits", "1234"), ("digits", "12a45"), ("any", "value-17000"),
-                                         ("any", "value-1"), ("any", "hello"), ("any", None)])
+@pytest.mark.parametrize(
+    "name, label",
+    [
+        ("letters", "abd"),
+        ("letters", ""),
+        ("letters", "aaaaa"),
+        ("english_word", "notaword-xyz"),
+        ("word_pair", "cat"),
+        ("digits", "1234"),
+        ("digits", "12a45"),
+        ("any", "value-17000"),
+        ("any", "value-1"),
+        ("any", "hello"),
+        ("any", None),
+    ],
+)
 def test_index_of_refuses_values_outside_the_domain(name, label):
     with pytest.raises(ValueError, match="not in the domain"):
         GENERATORS[name].index_of(label)
@@ -50,8 +62,13 @@ def test_index_of_refuses_values_outside_the_domain(name, label):
 
 def test_index_of_follows_normalised_labels_for_every_generator():
     # Every value normalise() returns is a label of the domain, so it has a position.
-    raw = {"letters": ["ab", "cab"], "english_word": ["Apple", "zebra"], "word_pair": ["big Cat", "red fox"],
-           "digits": ["02139", "98105"], "any": ["Aggravated Assault", "Battery"]}
+    raw = {
+        "letters": ["ab", "cab"],
+        "english_word": ["Apple", "zebra"],
+        "word_pair": ["big Cat", "red fox"],
+        "digits": ["02139", "98105"],
+        "any": ["Aggravated Assault", "Battery"],
+    }
     for name, values in raw.items():
         domain = GENERATORS[name]
         for label in domain.normalise(values):
@@ -69,6 +86,7 @@ def test_label_counts_are_in_public_order_not_frequency_order():
 
 
 # --- the 'any' generator: merges are reported to the publisher, never to the release -----
+
 
 def test_any_generator_reports_values_merged_on_one_pseudonym():
     domain = TextDomain(name="code", generator="any", declared_size=23)

@@ -26,16 +26,19 @@ MESSY_ROWS = [
     ["7", "Paris", "inf", "20200101", "the", "99999", "x", "5"],
     ["1", "Lyon"],
 ]
-MESSY_DOMAIN = {"columns": {
-    "age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
-    "city": {"type": "categorical", "values": ["Paris", "Lyon", "Other"], "other": "Other"},
-    "score": {"type": "float", "min": 0, "max": 10, "bins": 4},
-    "when": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
-    "word": {"type": "text", "generator": "english_word"},
-    "zip": {"type": "text", "generator": "digits", "length": 5, "missing": False},
-    "code": {"type": "text", "generator": "letters", "max_length": 2},
-    "age.1": {"type": "categorical", "values": [1, 2, 3], "missing": False}},
-    "missing_values": {"markers": ["", "NA"]}}
+MESSY_DOMAIN = {
+    "columns": {
+        "age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
+        "city": {"type": "categorical", "values": ["Paris", "Lyon", "Other"], "other": "Other"},
+        "score": {"type": "float", "min": 0, "max": 10, "bins": 4},
+        "when": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
+        "word": {"type": "text", "generator": "english_word"},
+        "zip": {"type": "text", "generator": "digits", "length": 5, "missing": False},
+        "code": {"type": "text", "generator": "letters", "max_length": 2},
+        "age.1": {"type": "categorical", "values": [1, 2, 3], "missing": False},
+    },
+    "missing_values": {"markers": ["", "NA"]},
+}
 
 
 def messy_csv(path, encoding: str = "utf-8", delimiter: str = ";"):

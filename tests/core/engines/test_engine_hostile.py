@@ -221,14 +221,35 @@ def test_duckdb_reads_time_zone_timestamps_as_utc_whatever_the_machines_zone(tmp
     zone is New York writes the bytes of a run in UTC."""
     stamps = pd.date_range("2020-01-01", periods=300, freq="13h", tz="UTC")
     pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), tmp_path / "tz.parquet")
-    spec = {"columns": {"when": {"type": "date", "min": "2019-12-01", "max": "2020-12-31", "unit": "day"},
-                        "c": {"type": "categorical", "values": ["a", "b", "c"]}}}
+    spec = {
+        "columns": {
+            "when": {"type": "date", "min": "2019-12-01", "max": "2020-12-31", "unit": "day"},
+            "c": {"type": "categorical", "values": ["a", "b", "c"]},
+        }
+    }
     status, said = _synth(capsys, tmp_path / "tz.parquet", spec, "duckdb", tmp_path)
     assert status == 0, said
     here = (tmp_path / "o.csv").read_bytes()
-    command = [sys.executable, "-m", "dpsynth_core", "synth", str(tmp_path / "tz.parquet"), "--domain",
-               str(tmp_path / "d.json"), "--epsilon", "1", "--method", "cathist", "--engine", "duckdb",
-               "--no-ledger", "--seed", "4", "--out", str(tmp_path / "ny.csv")]
+    command = [
+        sys.executable,
+        "-m",
+        "dpsynth_core",
+        "synth",
+        str(tmp_path / "tz.parquet"),
+        "--domain",
+        str(tmp_path / "d.json"),
+        "--epsilon",
+        "1",
+        "--method",
+        "cathist",
+        "--engine",
+        "duckdb",
+        "--no-ledger",
+        "--seed",
+        "4",
+        "--out",
+        str(tmp_path / "ny.csv"),
+    ]
     env = {**os.environ, "TZ": "America/New_York"}
     run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr

@@ -34,10 +34,20 @@ def ce():
 def test_a_release_written_in_chunks_through_duckdb_is_the_in_memory_release(tmp_path, ce):
     domain = complete_domain("ce")
     for method in ("cathist", "marginals"):
-        whole = synthesize(ce, domain, 1.0, method=method, random_state=5, engine="pandas",
-                           out=tmp_path / "memory.csv", chunk_rows=700)
-        chunked = synthesize(ce, domain, 1.0, method=method, random_state=5, engine="duckdb", memory_limit="300MB",
-                             out=tmp_path / "engine.csv", chunk_rows=700)
+        whole = synthesize(
+            ce, domain, 1.0, method=method, random_state=5, engine="pandas", out=tmp_path / "memory.csv", chunk_rows=700
+        )
+        chunked = synthesize(
+            ce,
+            domain,
+            1.0,
+            method=method,
+            random_state=5,
+            engine="duckdb",
+            memory_limit="300MB",
+            out=tmp_path / "engine.csv",
+            chunk_rows=700,
+        )
         assert chunked.data is None and chunked.rows == whole.rows > 700 and chunked.columns == list(ce.columns)
         assert (tmp_path / "engine.csv").read_bytes() == (tmp_path / "memory.csv").read_bytes()
         assert _timeless(chunked.card) == _timeless(whole.card)
@@ -52,8 +62,9 @@ def test_row_caps_are_public_and_depend_on_where_the_table_goes_never_on_the_eng
         with pytest.raises(ParameterError, match="rows"):  # returned in memory: the in-memory cap
             synthesize(ce, domain, 1.0, rows=constraints.MAX_SYNTHETIC_ROWS + 1, engine=engine)
         with pytest.raises(ParameterError, match="rows"):  # written to a file: the file cap, whatever the engine
-            synthesize(ce, domain, 1.0, rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS + 1, engine=engine,
-                       out=tmp_path / "o.csv")
+            synthesize(
+                ce, domain, 1.0, rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS + 1, engine=engine, out=tmp_path / "o.csv"
+            )
 
 
 def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, ce, capsys):
@@ -62,8 +73,24 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
     domain = tmp_path / "ce.domain.json"
     domain.write_text(json.dumps(complete_domain("ce")))
     out, card, ledger = tmp_path / "out.parquet", tmp_path / "card.json", tmp_path / "ws"
-    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--method", "marginals",
-            "--memory-limit", "300MB", "--card", str(card), "--workspace", str(ledger)]
+    argv = [
+        "synth",
+        str(data),
+        "--domain",
+        str(domain),
+        "--epsilon",
+        "1",
+        "--seed",
+        "2",
+        "--method",
+        "marginals",
+        "--memory-limit",
+        "300MB",
+        "--card",
+        str(card),
+        "--workspace",
+        str(ledger),
+    ]
     assert main(argv + ["--out", str(out)]) == 0, capsys.readouterr().err  # 'auto' chose DuckDB for Parquet
     synthetic = pq.read_table(out).to_pandas()
     assert list(synthetic.columns) == list(ce.columns)
@@ -74,24 +101,50 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
     csv = tmp_path / "ce.csv"
     ce.to_csv(csv, index=False)
     for engine in ("duckdb", "pandas"):  # the same release from the CSV, out of core or in memory
-        assert main(["synth", str(csv), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--method",
-                     "marginals", "--engine", engine, "--out", str(tmp_path / f"{engine}.csv")]) == 0
+        assert (
+            main(
+                [
+                    "synth",
+                    str(csv),
+                    "--domain",
+                    str(domain),
+                    "--epsilon",
+                    "1",
+                    "--seed",
+                    "2",
+                    "--method",
+                    "marginals",
+                    "--engine",
+                    engine,
+                    "--out",
+                    str(tmp_path / f"{engine}.csv"),
+                ]
+            )
+            == 0
+        )
     assert (tmp_path / "duckdb.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
     names = sorted(p.name for p in tmp_path.iterdir())
     assert not [n for n in names if n.startswith(".")], names  # no temporary file left
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--memory-limit", "lots"], "memory limit ('lots') must be a size such as 2GB"),
-    (["--engine", "duckdb", "--method", "copula"], "method 'copula' reads the table in memory"),
-    (["--engine", "pandas", "--rows", str(constraints.MAX_ENGINE_SYNTHETIC_ROWS + 1)], "rows"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--memory-limit", "lots"], "memory limit ('lots') must be a size such as 2GB"),
+        (["--engine", "duckdb", "--method", "copula"], "method 'copula' reads the table in memory"),
+        (["--engine", "pandas", "--rows", str(constraints.MAX_ENGINE_SYNTHETIC_ROWS + 1)], "rows"),
+    ],
+)
 def test_engine_options_are_checked_with_one_line(tmp_path, capsys, extra, message):
     domain = tmp_path / "ce.domain.json"
     domain.write_text(json.dumps(complete_domain("ce")))
     out = tmp_path / "o.csv"
-    assert main(["synth", str(shared_path("ce.csv")), "--domain", str(domain), "--epsilon", "1", "--out", str(out),
-                 *extra]) == 2
+    assert (
+        main(
+            ["synth", str(shared_path("ce.csv")), "--domain", str(domain), "--epsilon", "1", "--out", str(out), *extra]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json"]
@@ -112,8 +165,23 @@ def test_a_failure_while_writing_in_chunks_leaves_every_file_as_it_was(tmp_path,
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(release_module, "write_synthetic", failing)
-    assert main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--out", str(out),
-                 "--card", str(tmp_path / "card.json")]) == 2
+    assert (
+        main(
+            [
+                "synth",
+                str(data),
+                "--domain",
+                str(domain),
+                "--epsilon",
+                "1",
+                "--out",
+                str(out),
+                "--card",
+                str(tmp_path / "card.json"),
+            ]
+        )
+        == 2
+    )
     assert "No space left on device" in capsys.readouterr().err
     assert out.read_text() == "the previous release\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json", "ce.parquet", "out.csv"]
@@ -147,8 +215,9 @@ def test_chunks_come_from_their_own_streams_whatever_order_or_threads_draw_them(
         assert not backwards[0].equals(backwards[1])  # two streams, not one stream twice
         assert not model.chunk_sampler()(0, 400).equals(backwards[0])  # each release draws a new key
     kept = synthesize(ce, domain, 1.0, method="marginals", random_state=5, chunk_rows=700)
-    synthesize(ce, domain, 1.0, method="marginals", random_state=5, chunk_rows=700, engine="pandas",
-               out=tmp_path / "file.csv")
+    synthesize(
+        ce, domain, 1.0, method="marginals", random_state=5, chunk_rows=700, engine="pandas", out=tmp_path / "file.csv"
+    )
     assert kept.data.to_csv(index=False).encode() == (tmp_path / "file.csv").read_bytes()
 
 
@@ -175,8 +244,9 @@ def _cli(tmp_path, data, out, *extra):
     domain = tmp_path / "ce.domain.json"
     if not domain.exists():
         domain.write_text(json.dumps(complete_domain("ce")))
-    return main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--out", str(out),
-                 *extra])
+    return main(
+        ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--out", str(out), *extra]
+    )
 
 
 def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_path, ce, capsys):
@@ -184,7 +254,7 @@ def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_p
     ce.to_parquet(whole, index=False)
     folder.mkdir()
     for i, start in enumerate(range(0, len(ce), 400)):
-        ce.iloc[start:start + 400].to_parquet(folder / f"part-{i:05d}.parquet", index=False)
+        ce.iloc[start : start + 400].to_parquet(folder / f"part-{i:05d}.parquet", index=False)
     (folder / "_SUCCESS").write_bytes(b"")
     ledger = tmp_path / "ws"
     assert _cli(tmp_path, whole, tmp_path / "whole.csv") == 0
@@ -213,8 +283,12 @@ def test_the_engine_path_notes_unreadable_lines_as_the_in_memory_path(tmp_path, 
     assert notes["duckdb"] == notes["pandas"] and len(notes["pandas"]) == 1
     assert "2 of" in notes["pandas"][0] and "1 not decodable, 1 broken quoting" in notes["pandas"][0]
     domain = complete_domain("ce")  # the API reports it to the publisher the same way
-    reports = [synthesize(data, domain, 1.0, engine=engine, random_state=1, out=tmp_path / "api.csv")
-               .publisher_report["reading"] for engine in ("pandas", "duckdb")]
+    reports = [
+        synthesize(data, domain, 1.0, engine=engine, random_state=1, out=tmp_path / "api.csv").publisher_report[
+            "reading"
+        ]
+        for engine in ("pandas", "duckdb")
+    ]
     assert reports[0] == reports[1] and reports[0]["broken"] == 2
 
 
@@ -231,8 +305,16 @@ def test_the_cli_names_the_output_format_by_the_writers_rule(tmp_path, ce, capsy
     before = sorted(p.name for p in tmp_path.iterdir())
     capsys.readouterr()
     for engine in ("pandas", "duckdb"):
-        assert _cli(tmp_path, data if engine == "duckdb" else shared_path("ce.csv"), tmp_path / "s.csv.gz",
-                    "--engine", engine) == 2
+        assert (
+            _cli(
+                tmp_path,
+                data if engine == "duckdb" else shared_path("ce.csv"),
+                tmp_path / "s.csv.gz",
+                "--engine",
+                engine,
+            )
+            == 2
+        )
         err = capsys.readouterr().err.strip()
         assert "'s.csv.gz': .gz names a compressed file" in err and len(err.splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -56,8 +56,26 @@ def test_the_cli_writes_the_same_release_whichever_engine_auto_takes(table, tmp_
     outputs = {}
     for engine in ("auto", "pandas", "duckdb"):
         out = tmp_path / f"{engine}.csv"
-        assert main(["synth", str(table / "t.csv"), "--domain", str(table / "t.json"), "--epsilon", "1",
-                     "--seed", "4", "--engine", engine, "--no-ledger", "--out", str(out)]) == 0, capsys.readouterr()
+        assert (
+            main(
+                [
+                    "synth",
+                    str(table / "t.csv"),
+                    "--domain",
+                    str(table / "t.json"),
+                    "--epsilon",
+                    "1",
+                    "--seed",
+                    "4",
+                    "--engine",
+                    engine,
+                    "--no-ledger",
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        ), capsys.readouterr()
         outputs[engine] = out.read_bytes()
     assert len(set(outputs.values())) == 1
     assert outputs["auto"].count(b"\n") == RECORDS // 2 + 1  # the file cap, for every engine

@@ -51,16 +51,22 @@ def test_a_changed_cell_is_counted_once_per_record_not_once_per_value():
 
 def test_typed_parquet_and_frames_count_as_their_text(tmp_path):
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({
-        "age": pd.array(rng.integers(-5, 130, 2000), dtype="Int64"),
-        "score": rng.normal(5, 4, 2000),
-        "city": rng.choice(["Paris", "Lyon", "Nice", None], 2000),
-    })
+    frame = pd.DataFrame(
+        {
+            "age": pd.array(rng.integers(-5, 130, 2000), dtype="Int64"),
+            "score": rng.normal(5, 4, 2000),
+            "city": rng.choice(["Paris", "Lyon", "Nice", None], 2000),
+        }
+    )
     frame.loc[::7, "age"] = pd.NA
     frame.loc[::11, "score"] = np.nan
-    domain = {"columns": {"age": {"type": "integer", "min": 0, "max": 120},
-                          "score": {"type": "float", "min": 0, "max": 10, "bins": 7},
-                          "city": {"type": "categorical", "values": ["Paris", "Lyon"]}}}
+    domain = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120},
+            "score": {"type": "float", "min": 0, "max": 10, "bins": 7},
+            "city": {"type": "categorical", "values": ["Paris", "Lyon"]},
+        }
+    }
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "t.parquet")
     reference = open_source(frame, domain, engine="pandas")
     for data in (tmp_path / "t.parquet", frame, pa.Table.from_pandas(frame, preserve_index=False)):
@@ -88,9 +94,11 @@ def test_duplicate_records_are_counted_once_with_their_weight():
 def test_recoding_a_text_column_over_a_vocabulary_and_a_number_over_new_edges(tmp_path, fold, monkeypatch):
     monkeypatch.setattr(duckdb_source, "AGGREGATE_BELOW", fold)
     path = messy_csv(tmp_path / "messy.csv")
-    recodings = {"word": Vocabulary(("apple", "hello", None)),
-                 "score": Rebin(FloatDomain(name="score", min=0, max=10, edges=(0.0, 0.3, 2.0, 10.0))),
-                 "age": Merge(tuple(i // 4 for i in range(14)), 4)}
+    recodings = {
+        "word": Vocabulary(("apple", "hello", None)),
+        "score": Rebin(FloatDomain(name="score", min=0, max=10, edges=(0.0, 0.3, 2.0, 10.0))),
+        "age": Merge(tuple(i // 4 for i in range(14)), 4),
+    }
     reference = open_source(path, MESSY_DOMAIN, engine="pandas")
     with pytest.raises(DomainError, match="'word' is text: re-code it"):
         reference.marginal(("word", "age"))
@@ -117,7 +125,7 @@ def test_buckets_merge_cells_as_coarsen_does():
 
 def test_blocks_cover_every_group_within_the_cell_limit():
     cells = {c: k for c, k in zip("abcdefg", (3, 5, 100, 2, 7, 400, 9))}
-    groups = [(a, b) for i, a in enumerate(cells) for b in list(cells)[i + 1:]] + [("a", "c", "f"), ("g",)]
+    groups = [(a, b) for i, a in enumerate(cells) for b in list(cells)[i + 1 :]] + [("a", "c", "f"), ("g",)]
     blocks = plan_blocks(groups, cells, limit=10_000, width=3)
     for group in groups:
         if len(group) > 1:
@@ -147,9 +155,12 @@ def test_bad_input_gets_one_line_errors(tmp_path):
     header_only.write_text("age,sex,educ,race,income,married\n")
     binary = tmp_path / "x.csv"
     binary.write_bytes(b"PK\x03\x04 zip")
-    for path, message in [(empty, "is empty"), (header_only, "header but no data rows"),
-                          (binary, "spreadsheet or archive"),
-                          (tmp_path / "none.csv", "file not found")]:
+    for path, message in [
+        (empty, "is empty"),
+        (header_only, "header but no data rows"),
+        (binary, "spreadsheet or archive"),
+        (tmp_path / "none.csv", "file not found"),
+    ]:
         with pytest.raises(DataError, match=message):
             open_source(path, domain, engine="duckdb")
     with pytest.raises(DomainError, match="declares column"):
@@ -159,8 +170,13 @@ def test_bad_input_gets_one_line_errors(tmp_path):
 
 
 def test_the_memory_limit_is_the_publishers(tmp_path):
-    with open_source(shared_path("pums.csv"), complete_domain("pums"), engine="duckdb",
-                     memory_limit="123MB", temp_directory=str(tmp_path)) as engine:
+    with open_source(
+        shared_path("pums.csv"),
+        complete_domain("pums"),
+        engine="duckdb",
+        memory_limit="123MB",
+        temp_directory=str(tmp_path),
+    ) as engine:
         limit = engine.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
         assert limit.replace(" ", "") in ("117.3MiB", "123.0MB", "117.3MB")
         assert any(tmp_path.iterdir())  # spilled data and the table of codes live there
@@ -219,10 +235,19 @@ def test_column_names_with_braces_and_quotes_are_counted(fold, monkeypatch):
     """Names reach SQL only quoted, never through a format string."""
     monkeypatch.setattr(duckdb_source, "AGGREGATE_BELOW", fold)
     rng = np.random.default_rng(1)
-    frame = pd.DataFrame({"a{b}": rng.integers(0, 5, 3000).astype(str), "c}{0}": rng.choice(["x", "y"], 3000),
-                          "q\"'s": rng.integers(0, 3, 3000).astype(str)})
-    domain = {"columns": {"a{b}": {"type": "integer", "min": 0, "max": 9},
-                          "c}{0}": {"type": "categorical", "values": ["x", "y"]},
-                          "q\"'s": {"type": "integer", "min": 0, "max": 2}}}
+    frame = pd.DataFrame(
+        {
+            "a{b}": rng.integers(0, 5, 3000).astype(str),
+            "c}{0}": rng.choice(["x", "y"], 3000),
+            "q\"'s": rng.integers(0, 3, 3000).astype(str),
+        }
+    )
+    domain = {
+        "columns": {
+            "a{b}": {"type": "integer", "min": 0, "max": 9},
+            "c}{0}": {"type": "categorical", "values": ["x", "y"]},
+            "q\"'s": {"type": "integer", "min": 0, "max": 2},
+        }
+    }
     with open_source(frame, domain, engine="duckdb") as engine:
         assert_same_counts(open_source(frame, domain, engine="pandas"), engine)

@@ -49,8 +49,11 @@ def mode(request, monkeypatch):
 
 
 def _check_mode(engine, mode):
-    assert (engine._folded, engine._here is not None) == {"rows": (False, False), "folded": (True, False),
-                                                          "driver": (True, True)}[mode]
+    assert (engine._folded, engine._here is not None) == {
+        "rows": (False, False),
+        "folded": (True, False),
+        "driver": (True, True),
+    }[mode]
 
 
 def test_spark_counts_equal_the_in_memory_path_on_every_shared_dataset(spark, mode):
@@ -68,18 +71,28 @@ def test_spark_counts_equal_the_in_memory_path_on_every_shared_dataset(spark, mo
 def test_spark_reads_messy_csvs_frames_and_recodes(spark, tmp_path, mode):
     path = messy_csv(tmp_path / "messy.csv", "cp1252")
     reference = open_source(path, MESSY_DOMAIN, engine="pandas")
-    recodings = {"word": Vocabulary(("hello", None, "the")),
-                 "age": Rebin(IntegerDomain(name="age", min=0, max=100, edges=(0, 18, 65)))}
+    recodings = {
+        "word": Vocabulary(("hello", None, "the")),
+        "age": Rebin(IntegerDomain(name="age", min=0, max=100, edges=(0, 18, 65))),
+    }
     with open_source(path, MESSY_DOMAIN, engine="spark", spark=spark) as engine:
         _check_mode(engine, mode)
         assert_same_counts(reference, engine)
         assert_same_counts(reference.recode(recodings), engine.recode(recodings))
 
     rng = np.random.default_rng(5)
-    frame = pd.DataFrame({"age`s": rng.integers(-3, 140, 500).astype("int64"),  # names Spark must quote
-                          "the.city": rng.choice(["Paris", "Lyon", "Rome"], 500)})
-    domain = {"columns": {"age`s": {"type": "integer", "min": 0, "max": 120, "bin_width": 5},
-                          "the.city": {"type": "categorical", "values": ["Paris", "Lyon"]}}}
+    frame = pd.DataFrame(
+        {
+            "age`s": rng.integers(-3, 140, 500).astype("int64"),  # names Spark must quote
+            "the.city": rng.choice(["Paris", "Lyon", "Rome"], 500),
+        }
+    )
+    domain = {
+        "columns": {
+            "age`s": {"type": "integer", "min": 0, "max": 120, "bin_width": 5},
+            "the.city": {"type": "categorical", "values": ["Paris", "Lyon"]},
+        }
+    }
     spark_frame = spark.createDataFrame(frame)
     assert choose_engine(spark_frame) == "spark"
     with open_source(spark_frame, domain, spark=spark) as engine:
@@ -96,7 +109,9 @@ def test_a_marginals_release_through_spark_is_the_in_memory_release(spark):
         engine = info.cls(epsilon=1.0, random_state=4, rounds=3).fit(source, domain)
     expected, got = memory.sample(), engine.sample()
     pd.testing.assert_frame_equal(got, expected)
-    timeless = [{k: v for k, v in build_card(m, info, len(expected)).items() if k != "created"} for m in (engine, memory)]
+    timeless = [
+        {k: v for k, v in build_card(m, info, len(expected)).items() if k != "created"} for m in (engine, memory)
+    ]
     assert timeless[0] == timeless[1]
 
 
@@ -120,7 +135,8 @@ def test_a_release_drawn_on_the_executors_is_the_release_the_driver_writes(spark
     assert len(parts) == -(-driver.rows // 300)  # one part per chunk
     pd.testing.assert_frame_equal(pq.read_table(folder).to_pandas(), pq.read_table(driver.path).to_pandas())
     assert {k: v for k, v in executors.card.items() if k != "created"} == {
-        k: v for k, v in driver.card.items() if k != "created"}
+        k: v for k, v in driver.card.items() if k != "created"
+    }
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folder left
     with pytest.raises(ParameterError, match="already exists"):
         synthesize(data, domain, 1.0, engine="spark", out=folder, **common)
@@ -138,8 +154,25 @@ def test_the_cli_reads_a_folder_or_glob_of_parts_through_spark_as_duckdb_does(sp
     domain.write_text(json.dumps(complete_domain("ce")))
     for engine, data in (("duckdb", folder), ("spark", folder), ("spark", f"{folder}/part-*.parquet")):
         out = tmp_path / f"{engine}-{len(str(data))}.csv"
-        assert main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "3", "--engine", engine,
-                     "--out", str(out)]) == 0, capsys.readouterr().err
+        assert (
+            main(
+                [
+                    "synth",
+                    str(data),
+                    "--domain",
+                    str(domain),
+                    "--epsilon",
+                    "1",
+                    "--seed",
+                    "3",
+                    "--engine",
+                    engine,
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        ), capsys.readouterr().err
     outputs = sorted(tmp_path.glob("*.csv"))
     assert len(outputs) == 3 and len({path.read_bytes() for path in outputs}) == 1
 
@@ -156,11 +189,24 @@ def test_the_cli_draws_a_spark_release_into_a_new_folder(spark, tmp_path, capsys
     domain.write_text(json.dumps(complete_domain("ce")))
     argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "3", "--method", "cathist"]
     for engine in ("spark", "duckdb"):
-        assert main(argv + ["--engine", engine, "--out", str(tmp_path / f"{engine}.parquet"),
-                            "--card", str(tmp_path / f"{engine}.json")]) == 0, capsys.readouterr().err
+        assert (
+            main(
+                argv
+                + [
+                    "--engine",
+                    engine,
+                    "--out",
+                    str(tmp_path / f"{engine}.parquet"),
+                    "--card",
+                    str(tmp_path / f"{engine}.json"),
+                ]
+            )
+            == 0
+        ), capsys.readouterr().err
     assert (tmp_path / "spark.parquet").is_dir()
-    pd.testing.assert_frame_equal(pq.read_table(tmp_path / "spark.parquet").to_pandas(),
-                                  pq.read_table(tmp_path / "duckdb.parquet").to_pandas())
+    pd.testing.assert_frame_equal(
+        pq.read_table(tmp_path / "spark.parquet").to_pandas(), pq.read_table(tmp_path / "duckdb.parquet").to_pandas()
+    )
     capsys.readouterr()
     assert main(argv + ["--engine", "spark", "--out", str(tmp_path / "spark.parquet")]) == 2
     err = capsys.readouterr().err

@@ -37,8 +37,9 @@ def test_distances_are_zero_and_fidelity_one(tables, which):
     assert metrics.one_way_distances(pairs) == pytest.approx({n: 0.0 for n in pairs}, abs=1e-12)
     assert np.allclose(metrics.two_way_distances(pairs).to_numpy(), 0.0)
     assert metrics.fidelity_by_column(pairs) == pytest.approx({n: 1.0 for n in pairs})
-    exact = report.exact_statistics(real, other, DOMAIN, pairs=[("name", "age"), ("day", "zip")],
-                                    chart_columns=["name", "gain"])
+    exact = report.exact_statistics(
+        real, other, DOMAIN, pairs=[("name", "age"), ("day", "zip")], chart_columns=["name", "gain"]
+    )
     assert {k: v[1] for k, v in exact.distances.items()} == pytest.approx({k: 0.0 for k in exact.distances})
     for _labels, synthetic_shares, counts in exact.shares.values():  # real and synthetic shares agree
         assert np.allclose(np.asarray(counts) / ROWS, synthetic_shares)
@@ -56,6 +57,5 @@ def test_exact_values_compare_equal_against_a_release_of_the_same_values(tables)
     real, _ = tables
     domain = TableDomain.from_json(DOMAIN)
     for name in ("age", "gain", "score", "day"):
-        values = metrics.value_comparison(real[name], real[name], domain.columns[name],
-                                          markers=domain.missing_markers)
+        values = metrics.value_comparison(real[name], real[name], domain.columns[name], markers=domain.missing_markers)
         assert values.max_cdf_gap == 0.0 and values.value_tvd in (None, 0.0)

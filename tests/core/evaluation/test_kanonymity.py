@@ -14,9 +14,13 @@ from dpsynth_core.evaluation.kanonymity import (
 )
 from tests.conftest import shared_path
 
-TABLE = pd.DataFrame({"age": ["21", "23", "24", "36", "38", "39"],
-                      "zip": ["33620", "33620", "33620", "33700", "33700", "33701"],
-                      "disease": ["heart", "heart", "heart", "flu", "cancer", "flu"]})
+TABLE = pd.DataFrame(
+    {
+        "age": ["21", "23", "24", "36", "38", "39"],
+        "zip": ["33620", "33620", "33620", "33700", "33700", "33701"],
+        "disease": ["heart", "heart", "heart", "flu", "cancer", "flu"],
+    }
+)
 HIERARCHY = {"age": [keep, age_band(10), suppress], "zip": [keep, suppress]}
 
 

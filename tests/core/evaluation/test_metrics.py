@@ -6,8 +6,12 @@ import pytest
 
 from dpsynth_core.evaluation import metrics
 
-SPEC = {"columns": {"a": {"type": "categorical", "values": ["x", "y"], "missing": False},
-                    "b": {"type": "categorical", "values": ["0", "1"], "missing": False}}}
+SPEC = {
+    "columns": {
+        "a": {"type": "categorical", "values": ["x", "y"], "missing": False},
+        "b": {"type": "categorical", "values": ["0", "1"], "missing": False},
+    }
+}
 REAL = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["0", "1", "0", "1"]})
 SYN = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": ["0", "0", "1", "1"]})
 

@@ -13,8 +13,12 @@ from dpsynth_core.evaluation import report, report_render
 from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import HalfNoise, audit
 
-DOMAIN = {"columns": {"colour": {"type": "categorical", "values": ["red", "green", "blue"]},
-                      "size": {"type": "integer", "min": 0, "max": 9, "bin_width": 5}}}
+DOMAIN = {
+    "columns": {
+        "colour": {"type": "categorical", "values": ["red", "green", "blue"]},
+        "size": {"type": "integer", "min": 0, "max": 9, "bin_width": 5},
+    }
+}
 # The synthetic table is public and fixed; it never shows "blue".
 SYNTHETIC = pd.DataFrame({"colour": ["red", "green"] * 50, "size": ["1", "7"] * 50})
 BASE = pd.DataFrame({"colour": ["red", "green"] * 50, "size": ["1", "7"] * 50})
@@ -29,8 +33,9 @@ def _exact(data, **kwargs):
 
 
 def _random_table(rng, rows):
-    return pd.DataFrame({"colour": rng.choice(["red", "green", "blue", ""], rows),
-                         "size": rng.integers(0, 10, rows).astype(str)})
+    return pd.DataFrame(
+        {"colour": rng.choice(["red", "green", "blue", ""], rows), "size": rng.integers(0, 10, rows).astype(str)}
+    )
 
 
 def test_distance_sensitivity_is_one_for_added_removed_and_substituted_records():
@@ -53,8 +58,9 @@ def test_distance_sensitivity_is_one_for_added_removed_and_substituted_records()
 
 
 def test_budget_is_split_over_every_statistic_and_recorded():
-    figures = report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")],
-                             chart_columns=["colour"], random_state=1)
+    figures = report.measure(
+        BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")], chart_columns=["colour"], random_state=1
+    )
     assert len(figures.events) == 1 + 2 + 1 + 1 + 4  # the integer column "size" also value by value
     assert sum(e.epsilon for e in figures.events) == pytest.approx(0.5)
     assert all(e.neighbouring.startswith("add/remove") and e.label.startswith("report: ") for e in figures.events)
@@ -64,8 +70,15 @@ def test_budget_is_split_over_every_statistic_and_recorded():
 
 def test_every_noise_draw_is_logged_at_the_scale_the_events_claim():
     source = make_noise_source(np.random.default_rng(2))
-    figures = report.measure(BASE, SYNTHETIC, DOMAIN, epsilon=0.5, pairs=[("colour", "size")],
-                             chart_columns=["colour", "size"], random_state=source)
+    figures = report.measure(
+        BASE,
+        SYNTHETIC,
+        DOMAIN,
+        epsilon=0.5,
+        pairs=[("colour", "size")],
+        chart_columns=["colour", "size"],
+        random_state=source,
+    )
     draws = sum(cells for _, scale, cells in source.log if scale == pytest.approx(1 / figures.per_statistic))
     exact_values = len(figures.values["size"]["values"])
     # count, three distances, the cells of two share charts, the value gap, exact values and the cells around
@@ -91,38 +104,57 @@ def test_intervals_cover_the_true_distance_at_least_95_percent_of_the_time():
 
 
 def _distance_events(column):
-    return {f"{column} distance above {t}": (lambda out, t=t: out.one_way[column].value > t)
-            for t in (0.005, 0.01, 0.02, 0.03)}
+    return {
+        f"{column} distance above {t}": (lambda out, t=t: out.one_way[column].value > t)
+        for t in (0.005, 0.01, 0.02, 0.03)
+    }
 
 
 def test_audit_distance_passes_at_its_own_epsilon():
     # 5 statistics (count, two distances, the value gap and exact values of "size") at epsilon 1 each.
     exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
-    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed), exact_a, exact_b,
-                   _distance_events("colour"), trials=1500)
+    result = audit(
+        lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed),
+        exact_a,
+        exact_b,
+        _distance_events("colour"),
+        trials=1500,
+    )
     assert not result.violates(1.0), result
 
 
 def test_audit_catches_a_distance_with_half_the_noise(monkeypatch):
     real_laplace = report.real_laplace
-    monkeypatch.setattr(report, "real_laplace", lambda source, values, scale, label="": real_laplace(
-        source, values, scale / 2, label))
+    monkeypatch.setattr(
+        report, "real_laplace", lambda source, values, scale, label="": real_laplace(source, values, scale / 2, label)
+    )
     exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
-    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed), exact_a, exact_b,
-                   _distance_events("colour"), trials=1500)
+    result = audit(
+        lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed),
+        exact_a,
+        exact_b,
+        _distance_events("colour"),
+        trials=1500,
+    )
     assert result.violates(1.0), result
 
 
 def _share_events():
-    return {f"blue share above {t}": (lambda out, t=t: out.shares["colour"]["real"][2] > t)
-            for t in (0.005, 0.015, 0.025)}
+    return {
+        f"blue share above {t}": (lambda out, t=t: out.shares["colour"]["real"][2] > t) for t in (0.005, 0.015, 0.025)
+    }
 
 
 def test_audit_shares_pass_at_their_own_epsilon():
     # 6 statistics (count, two distances, one share chart, two value-level ones) at epsilon 1 each.
     exact_a, exact_b = _exact(BASE, chart_columns=["colour"]), _exact(SWAPPED, chart_columns=["colour"])
-    result = audit(lambda exact, seed: report.add_noise(exact, epsilon=6.0, random_state=seed), exact_a, exact_b,
-                   _share_events(), trials=1500)
+    result = audit(
+        lambda exact, seed: report.add_noise(exact, epsilon=6.0, random_state=seed),
+        exact_a,
+        exact_b,
+        _share_events(),
+        trials=1500,
+    )
     assert not result.violates(1.0), result
 
 
@@ -142,13 +174,19 @@ MOVED.loc[0, "size"] = "7"
 
 
 def _value_events():
-    events = {f"size gap above {t}": (lambda out, t=t: out.values["size"]["gap"]["value"] > t)
-              for t in (0.01, 0.02, 0.03)}
-    events.update({f"share of 1 above {t}": (lambda out, t=t: out.values["size"]["real"][1] > t)
-                   for t in (0.49, 0.5, 0.51)})
+    events = {
+        f"size gap above {t}": (lambda out, t=t: out.values["size"]["gap"]["value"] > t) for t in (0.01, 0.02, 0.03)
+    }
+    events.update(
+        {f"share of 1 above {t}": (lambda out, t=t: out.values["size"]["real"][1] > t) for t in (0.49, 0.5, 0.51)}
+    )
     events.update({f"mean above {t}": (lambda out, t=t: out.values["size"]["mean"]["value"] > t) for t in (4, 4.5, 5)})
-    events.update({f"median share above {t}": (lambda out, t=t: out.values["size"]["quartiles"][1]["real"] > t)
-                   for t in (0.45, 0.5, 0.55)})
+    events.update(
+        {
+            f"median share above {t}": (lambda out, t=t: out.values["size"]["quartiles"][1]["real"] > t)
+            for t in (0.45, 0.5, 0.55)
+        }
+    )
     return events
 
 
@@ -159,8 +197,11 @@ def test_audit_value_level_figures_pass_at_their_own_epsilon_and_catch_half_nois
 
         real_laplace = report.real_laplace
         for module in (report, intervals):
-            monkeypatch.setattr(module, "real_laplace", lambda source, values, scale, label="": real_laplace(
-                source, values, scale / 2, label))
+            monkeypatch.setattr(
+                module,
+                "real_laplace",
+                lambda source, values, scale, label="": real_laplace(source, values, scale / 2, label),
+            )
 
     def run(exact, seed):  # 7 statistics at epsilon 1 each (count, two distances, four value-level ones)
         source = HalfNoise(False, np.random.default_rng(seed)) if broken else seed
@@ -182,9 +223,15 @@ def test_bad_choices_give_one_line_messages():
 
 
 def test_default_pairs_come_from_the_public_structure_of_the_card():
-    card = {"method_details": {"structure": [{"column": "a", "sampled given": []},
-                                             {"column": "b", "sampled given": ["a"]},
-                                             {"column": "c", "sampled given": ["a", "b"]}]}}
+    card = {
+        "method_details": {
+            "structure": [
+                {"column": "a", "sampled given": []},
+                {"column": "b", "sampled given": ["a"]},
+                {"column": "c", "sampled given": ["a", "b"]},
+            ]
+        }
+    }
     assert report.default_pairs(card, ["c", "b", "a"]) == [("b", "a"), ("c", "a"), ("c", "b")]
     assert report.default_pairs({}, ["a", "b", "c"]) == [("a", "b"), ("b", "c")]
     measured = {"method_details": {"measured_marginals": [{"marginal": ["a"]}, {"marginal": ["c", "a"]}]}}
@@ -193,9 +240,15 @@ def test_default_pairs_come_from_the_public_structure_of_the_card():
 
 def test_html_is_self_contained_and_says_what_each_number_covers(adult_release):
     release, frame, declaration = adult_release
-    figures = report.measure(frame, release.data, declaration, epsilon=0.1,
-                             pairs=report.default_pairs(release.card, release.data.columns),
-                             chart_columns=["age", "sex"], random_state=3)
+    figures = report.measure(
+        frame,
+        release.data,
+        declaration,
+        epsilon=0.1,
+        pairs=report.default_pairs(release.card, release.data.columns),
+        chart_columns=["age", "sex"],
+        random_state=3,
+    )
     page = report_render.render_html(release.card, figures)
     assert page.count("<svg") == 4  # 1-way, 2-way, two share charts
     assert "What each number covers" in page and "ε = 0.1" in page and "Not in this report" in page

@@ -33,9 +33,13 @@ def exact():
     real = real_table(0)
     synthetic = released_form(real_table(11), DOMAIN)  # another draw of the same law: distances above 0
     synthetic.loc[::3, "flag"] = "no"  # and one column far off
-    return report.exact_statistics(real, synthetic, DOMAIN, pairs=[("age", "colour"), ("name", "day"),
-                                                                   ("flag", "gain")],
-                                   chart_columns=["flag", "colour", "name", "age", "score", "day"])
+    return report.exact_statistics(
+        real,
+        synthetic,
+        DOMAIN,
+        pairs=[("age", "colour"), ("name", "day"), ("flag", "gain")],
+        chart_columns=["flag", "colour", "name", "age", "score", "day"],
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 10.0])

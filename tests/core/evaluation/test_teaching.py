@@ -41,8 +41,9 @@ def test_every_measure_is_plain_json():
     rng = np.random.default_rng(0)
     real = pd.DataFrame({"a": rng.choice(["x", "y"], 200), "b": rng.integers(0, 5, 200).astype(str)})
     synthetic = real.sample(frac=1, random_state=1).reset_index(drop=True)
-    declaration = {"columns": {"a": {"type": "categorical", "values": ["x", "y"]},
-                               "b": {"type": "integer", "min": 0, "max": 4}}}
+    declaration = {
+        "columns": {"a": {"type": "categorical", "values": ["x", "y"]}, "b": {"type": "integer", "min": 0, "max": 4}}
+    }
     pairs = metrics.paired_codes(real, synthetic, declaration)
     out = {name: summaries.measure(name, pairs) for name in summaries.MEASURES}
     assert out["two_way"]["columns"] == ["a", "b"] and out["game"]["records"] == 200

@@ -62,8 +62,9 @@ def test_noisy_measurements_fit_better_than_each_alone():
     rng = np.random.default_rng(2)
     groups = [("a",), ("b",), ("a", "b"), ("b", "c")]
     sigma = 30.0
-    measurements = [Measurement(g, _marginal(joint, g) + rng.normal(0, sigma, _marginal(joint, g).shape), sigma)
-                    for g in groups]
+    measurements = [
+        Measurement(g, _marginal(joint, g) + rng.normal(0, sigma, _marginal(joint, g).shape), sigma) for g in groups
+    ]
     model, _ = estimate(CELLS, measurements, 10_000.0, iterations=300)
     # the estimate of b's 1-way uses three measurements: its error is below one measurement's
     fitted = np.abs(model.project(("b",)) - _marginal(joint, ("b",))).sum()
@@ -75,8 +76,7 @@ def test_noisy_measurements_fit_better_than_each_alone():
 def test_generation_matches_the_model():
     joint = _joint(3)
     groups = [("a", "b"), ("b", "c", "d")]
-    model, _ = estimate(CELLS, [Measurement(g, _marginal(joint, g), 1.0) for g in groups], 10_000.0,
-                        iterations=300)
+    model, _ = estimate(CELLS, [Measurement(g, _marginal(joint, g), 1.0) for g in groups], 10_000.0, iterations=300)
     rng = np.random.default_rng(0)
     rows = 20_000
     for method in ("matched", "iid"):
@@ -169,8 +169,7 @@ def test_clique_potentials_add_every_group_once():
 def test_absorb_is_one_proportional_fitting_step():
     joint = _joint(3)
     groups = [("a", "b"), ("c", "d")]
-    model, _ = estimate(CELLS, [Measurement(g, _marginal(joint, g), 1.0) for g in groups], 10_000.0,
-                        iterations=300)
+    model, _ = estimate(CELLS, [Measurement(g, _marginal(joint, g), 1.0) for g in groups], 10_000.0, iterations=300)
     new = Measurement(("b", "c"), _marginal(joint, ("b", "c")), 1.0)
     full = GraphicalModel(CELLS, groups + [new.group], 10_000.0, absorb(model, new, 1.0))
     assert full.project(new.group) == pytest.approx(new.noisy, rel=1e-9)  # share 1: matched exactly
@@ -255,8 +254,10 @@ def test_support_drops_cells_the_noise_cannot_tell_from_empty():
     sigma, z, trials = 20.0, 2.0, 300
     kept_empty = 0
     for _ in range(trials):
-        measurements = [Measurement(("a",), truth.sum(axis=1) + rng.normal(0, sigma, 40), sigma),
-                        Measurement(("a", "b"), truth + rng.normal(0, sigma, (40, 3)), sigma)]
+        measurements = [
+            Measurement(("a",), truth.sum(axis=1) + rng.normal(0, sigma, 40), sigma),
+            Measurement(("a", "b"), truth + rng.normal(0, sigma, (40, 3)), sigma),
+        ]
         keep = support_from(cells, measurements, z)["a"]
         assert keep[:20].all()
         kept_empty += int(keep[20:].sum())
@@ -296,8 +297,10 @@ def test_support_cuts_empty_tails_of_an_ordered_column_only_when_they_are_small(
     sigma, z = 20.0, 2.0
     cut_whole = 0
     for _ in range(200):
-        measurements = [Measurement(("a",), truth.sum(axis=1) + rng.normal(0, sigma, 41), sigma),
-                        Measurement(("a", "b"), truth + rng.normal(0, sigma, (41, 3)), sigma)]
+        measurements = [
+            Measurement(("a",), truth.sum(axis=1) + rng.normal(0, sigma, 41), sigma),
+            Measurement(("a", "b"), truth + rng.normal(0, sigma, (41, 3)), sigma),
+        ]
         keep = support_from(cells, measurements, z, ordered={"a": 40}, limit=300.0)["a"]
         assert keep[10:30].all() and keep[40]
         cut_whole += int(not keep[:10].any() and not keep[30:40].any())
@@ -318,11 +321,18 @@ def test_a_tail_that_cannot_be_told_from_empty_is_cut_but_not_a_declared_spike()
     spike[-1] = 150.0
     cut = kept_spike = 0
     for _ in range(300):
-        keep = support_from(cells, [Measurement(("a",), truth + rng.normal(0, sigma, 10), sigma)], z,
-                            ordered={"a": 10}, limit=160.0)["a"]
+        keep = support_from(
+            cells, [Measurement(("a",), truth + rng.normal(0, sigma, 10), sigma)], z, ordered={"a": 10}, limit=160.0
+        )["a"]
         assert keep[:6].all()
         cut += int(not keep[6:].any())
-        named = support_from(cells, [Measurement(("a",), spike + rng.normal(0, sigma, 10), sigma)], z,
-                             ordered={"a": 10}, limit=160.0, protected={"a": np.arange(10) == 9})["a"]
+        named = support_from(
+            cells,
+            [Measurement(("a",), spike + rng.normal(0, sigma, 10), sigma)],
+            z,
+            ordered={"a": 10},
+            limit=160.0,
+            protected={"a": np.arange(10) == 9},
+        )["a"]
         kept_spike += int(named[9])
     assert cut >= 240 and kept_spike >= 270  # the spike is cut only by the bound (noise below -110 or so)

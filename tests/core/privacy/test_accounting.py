@@ -82,5 +82,5 @@ def test_default_delta_rule():
     from dpsynth_core.privacy.accounting import default_delta
 
     assert default_delta(32_985, 1e-6) == 1e-10  # 1 / 32,985^2 = 9.2e-10
-    assert default_delta(20, 1e-6) == 1e-6        # capped
+    assert default_delta(20, 1e-6) == 1e-6  # capped
     assert default_delta(1_000, 1.0) == pytest.approx(1e-6)

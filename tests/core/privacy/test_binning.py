@@ -31,9 +31,12 @@ _SPIKE = np.full(6, 10)
 _D = SortedValues(_SPIKE)
 _D_EXTREME = SortedValues(np.append(_SPIKE, 63))
 _D_SPIKE = SortedValues(np.append(_SPIKE, 10))
-_EVENTS = {"upper half split": lambda lows: 48 in lows, "10 split off": lambda lows: 10 in lows,
-           "11 split off": lambda lows: 12 in lows or 11 in lows,
-           **{f"{k}+ leaves": (lambda k: lambda lows: len(lows) >= k)(k) for k in (8, 10, 12)}}
+_EVENTS = {
+    "upper half split": lambda lows: 48 in lows,
+    "10 split off": lambda lows: 10 in lows,
+    "11 split off": lambda lows: 12 in lows or 11 in lows,
+    **{f"{k}+ leaves": (lambda k: lambda lows: len(lows) >= k)(k) for k in (8, 10, 12)},
+}
 
 
 def _tree(values, seed):
@@ -66,11 +69,13 @@ _COLUMN = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, 
 _F = SortedValues([10] * 4)
 _F_EXTREME = SortedValues([10] * 4 + [1023])
 _F_SPIKE = SortedValues([10] * 5)
-_RELEASE_EVENTS = {"a bin edge above 512": lambda out: max(out[0]) >= 512,
-                   "a piece above 512": lambda out: max(out[1]) > 512,
-                   "a piece starts at 256": lambda out: 256 in out[1],
-                   "a piece starts below 256": lambda out: any(0 < v < 256 for v in out[1]),
-                   "3+ bins": lambda out: len(out[0]) >= 3}
+_RELEASE_EVENTS = {
+    "a bin edge above 512": lambda out: max(out[0]) >= 512,
+    "a piece above 512": lambda out: max(out[1]) > 512,
+    "a piece starts at 256": lambda out: 256 in out[1],
+    "a piece starts below 256": lambda out: any(0 < v < 256 for v in out[1]),
+    "3+ bins": lambda out: len(out[0]) >= 3,
+}
 
 
 def _released(values, seed):
@@ -101,6 +106,7 @@ def test_audit_catches_released_bins_split_on_true_counts(monkeypatch):
 
 # --- spikes, declared bins, special values --------------------------------------------------
 
+
 def _spiky_table(rows=20_000, seed=0):
     """Known spikes: gain 0 (40%), 999 and 50000 (15% each), else uniform; hours 40 (45%), 50 (10%);
     day 2021-07-04 (30%); money 0.0 (50%)."""
@@ -112,12 +118,22 @@ def _spiky_table(rows=20_000, seed=0):
     day = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 1000, size=rows), unit="D")
     day = np.where(rng.random(rows) < 0.3, pd.Timestamp("2021-07-04"), day)
     money = np.where(rng.random(rows) < 0.5, 0.0, rng.uniform(0, 1e6, size=rows))
-    frame = pd.DataFrame({"gain": gain.astype(str), "hours": hours.astype(str),
-                          "day": pd.to_datetime(day).strftime("%Y-%m-%d"), "money": money.astype(str)})
-    spec = {"columns": {"gain": {"type": "integer", "min": 0, "max": 99_999, "missing": False},
-                        "hours": {"type": "integer", "min": 1, "max": 99, "missing": False},
-                        "day": {"type": "date", "min": "2020-01-01", "max": "2022-12-31", "missing": False},
-                        "money": {"type": "float", "min": 0, "max": 1e6, "missing": False}}}
+    frame = pd.DataFrame(
+        {
+            "gain": gain.astype(str),
+            "hours": hours.astype(str),
+            "day": pd.to_datetime(day).strftime("%Y-%m-%d"),
+            "money": money.astype(str),
+        }
+    )
+    spec = {
+        "columns": {
+            "gain": {"type": "integer", "min": 0, "max": 99_999, "missing": False},
+            "hours": {"type": "integer", "min": 1, "max": 99, "missing": False},
+            "day": {"type": "date", "min": "2020-01-01", "max": "2022-12-31", "missing": False},
+            "money": {"type": "float", "min": 0, "max": 1e6, "missing": False},
+        }
+    }
     return frame, spec
 
 
@@ -176,8 +192,10 @@ def test_declared_bins_stay_and_the_inside_of_wide_ones_is_learnt_and_charged():
     released, fitted = fit_bins(frame, declared, epsilon=1.0, noise=make_noise_source(0))
     assert all(f.inside for f in fitted) and len(fitted) == 4
     for name, column in declared.columns.items():
-        assert np.array_equal(released.columns[name].lows if name != "money" else released.columns[name].all_edges,
-                              column.lows if name != "money" else column.all_edges)
+        assert np.array_equal(
+            released.columns[name].lows if name != "money" else released.columns[name].all_edges,
+            column.lows if name != "money" else column.all_edges,
+        )
         assert released.columns[name].spread is not None
     model = synthesize(frame, spec, 1.0, method="cathist", random_state=0)
     labels = {e["label"] for e in model.card["spends"]}
@@ -218,7 +236,9 @@ def test_special_values_always_get_their_own_bins():
     # decoding places every value inside its own bin, never across a special value's bin
     for name, column in encoded.columns.items():
         values = decode_codes(released.columns[name], column.codes, make_noise_source(2))
-        again = encode_table(pd.DataFrame({name: values.astype(str)}), TableDomain(columns={name: released.columns[name]}))
+        again = encode_table(
+            pd.DataFrame({name: values.astype(str)}), TableDomain(columns={name: released.columns[name]})
+        )
         assert (again.columns[name].codes == column.codes).all(), name
 
 
@@ -229,6 +249,7 @@ def test_special_values_outside_the_range_are_named():
 
 # --- budget, accounting, the release card ----------------------------------------------------
 
+
 @pytest.mark.parametrize("method", ["cathist", "marginals", "dirichlet"])
 def test_binning_spend_is_recorded_and_planned(method):
     frame, spec = _spiky_table(rows=2000)
@@ -237,7 +258,9 @@ def test_binning_spend_is_recorded_and_planned(method):
     for event in release.card["spends"]:
         if event["label"].startswith("bins "):
             spent[event["label"]] = spent.get(event["label"], 0.0) + event["epsilon"]
-    assert spent == pytest.approx({f"bins {n}": constraints.BINNING_SHARE / 4 for n in ("gain", "hours", "day", "money")})
+    assert spent == pytest.approx(
+        {f"bins {n}": constraints.BINNING_SHARE / 4 for n in ("gain", "hours", "day", "money")}
+    )
     # the plan, before any data, shows what the card shows (under zCDP: each part's share of rho, in epsilon)
     planned = {k: v for k, v in budget_split(spec, 1.0, method=method, rows=2000).items() if k.startswith("bins ")}
     shown = {k: v for k, v in release.card["budget_split"].items() if k.startswith("bins ")}
@@ -265,6 +288,7 @@ def test_substitution_halves_every_binning_measurement():
 
 
 # --- post-processing pieces ----------------------------------------------------------------
+
 
 def test_merge_keeps_the_cap_and_merges_the_lightest_pairs_first():
     weights = [100, 1, 2, 300, 0, -3, 50, 2000]

@@ -15,6 +15,7 @@ from tests.audit import HalfNoise, audit, clopper_pearson
 
 # --- reference values (DESIGN.md section 3) ------------------------------------------------
 
+
 def test_tau_reference_english_words():
     # tau = -ln(2p)/eps with p = -expm1(ln(rho)/n): n = 1.71e5, rho = 0.9, eps = 1.
     assert ch.cathist_tau(171_000, 0.9, 1.0) == pytest.approx(13.6066, abs=5e-5)
@@ -43,8 +44,9 @@ def test_negative_tau_for_small_domain_and_small_rho():
     assert ch.cathist_tau(3, 0.1, 0.5) < 0
 
 
-@pytest.mark.parametrize("n,rho,eps", [(171_000, 0.9, 1.0), (10**15, 0.5, 0.1), (3, 0.1, 0.5),
-                                       (2, 0.01, 2.0), (1000, 0.3, 0.01)])
+@pytest.mark.parametrize(
+    "n,rho,eps", [(171_000, 0.9, 1.0), (10**15, 0.5, 0.1), (3, 0.1, 0.5), (2, 0.01, 2.0), (1000, 0.3, 0.01)]
+)
 def test_discrete_threshold_hits_p_exactly(n, rho, eps):
     rule = ch.threshold(n, rho, eps)
     kept_if_empty = discrete_laplace_survival(rule.cut + 1, eps) + rule.tie_keep * discrete_laplace_pmf(rule.cut, eps)
@@ -70,10 +72,18 @@ def test_rejects_bad_parameters():
 
 # --- the mechanism ---------------------------------------------------------------------
 
+
 def _run(counts: dict, n: int, rho: float, eps: float, seed, drawer=None):
     noise = make_noise_source(seed)
-    return ch.cathist(list(counts), list(counts.values()), n, epsilon=eps, rho=rho,
-                      draw_inactive=drawer or ch.draw_from_range(n), noise=noise)
+    return ch.cathist(
+        list(counts),
+        list(counts.values()),
+        n,
+        epsilon=eps,
+        rho=rho,
+        draw_inactive=drawer or ch.draw_from_range(n),
+        noise=noise,
+    )
 
 
 def test_made_up_count_follows_binomial():
@@ -95,6 +105,7 @@ def test_rho_is_share_of_releases_without_made_up_values():
     n, rho, eps = 10**12, 0.7, 1.0
     active = {"a": 100, "b": 20}
     from dpsynth_core.domain import TextDomain
+
     domain = TextDomain(name="w", generator="letters", max_length=9)
     n = domain.size
     runs = [_run(active, n, rho, eps, seed, ch.draw_from_generator(domain)) for seed in range(4000)]
@@ -178,6 +189,7 @@ def test_released_counts_are_integers():
 
 # --- fidelity ---------------------------------------------------------------------------
 
+
 def test_fidelity_hand_computed():
     true = {"a": 6, "b": 3, "c": 1}
     assert ch.fidelity(true, {"a": 5, "b": 4, "c": 1}) == 1.0
@@ -213,11 +225,24 @@ def _mechanism(data, seed, broken=None):
         noise = HalfNoise(secure=False, rng=noise.rng)
     counts = {k: v for k, v in data.items() if v > 0}
     if broken == "active only":
-        return ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
-                          draw_inactive=_NoMadeUp(_N, int, int), noise=noise)
-    return ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
-                      draw_inactive=ch.draw_from_range(_N), noise=noise)
-
+        return ch.cathist(
+            list(counts),
+            list(counts.values()),
+            _N,
+            epsilon=_EPS,
+            rho=_RHO,
+            draw_inactive=_NoMadeUp(_N, int, int),
+            noise=noise,
+        )
+    return ch.cathist(
+        list(counts),
+        list(counts.values()),
+        _N,
+        epsilon=_EPS,
+        rho=_RHO,
+        draw_inactive=ch.draw_from_range(_N),
+        noise=noise,
+    )
 
 
 # D' adds one record of a category that D does not have (checklist item 2).
@@ -235,15 +260,21 @@ def test_audit_cathist_passes(pair):
 
 
 def test_audit_catches_active_domain_only_variant():
-    result = audit(lambda d, s: _mechanism(d, s, "active only"), _D, _D_NEW_CATEGORY,
-                   _release_events(4), trials=3000, seed=2)
+    result = audit(
+        lambda d, s: _mechanism(d, s, "active only"), _D, _D_NEW_CATEGORY, _release_events(4), trials=3000, seed=2
+    )
     assert result.violates(_EPS) and result.epsilon_lower_bound > 2 * _EPS, result
 
 
 def test_audit_catches_half_noise_variant():
-    result = audit(lambda d, s: _mechanism(d, s, "half noise"), _D, _D_SPARSE,
-                   _release_events(1) | {"1 count >= 9": lambda r: any(k == 1 and c >= 9 for k, c in zip(r.keys, r.counts))},
-                   trials=6000, seed=3)
+    result = audit(
+        lambda d, s: _mechanism(d, s, "half noise"),
+        _D,
+        _D_SPARSE,
+        _release_events(1) | {"1 count >= 9": lambda r: any(k == 1 and c >= 9 for k, c in zip(r.keys, r.counts))},
+        trials=6000,
+        seed=3,
+    )
     assert result.violates(_EPS), result
 
 
@@ -256,8 +287,10 @@ def test_audit_catches_swapped_rate_in_made_up_weights(monkeypatch):
         return real(wrong, size, noise)
 
     monkeypatch.setattr(ch, "_kept_noise", swapped)
-    events = {f"4 kept with count >= {t}": (lambda t: lambda r: any(k == 4 and c >= t for k, c in zip(r.keys, r.counts)))(t)
-              for t in (3, 4, 5)}
+    events = {
+        f"4 kept with count >= {t}": (lambda t: lambda r: any(k == 4 and c >= t for k, c in zip(r.keys, r.counts)))(t)
+        for t in (3, 4, 5)
+    }
     result = audit(_mechanism, _D, _D_NEW_CATEGORY, events, trials=8000, seed=4)
     assert result.violates(_EPS), result
 
@@ -265,7 +298,15 @@ def test_audit_catches_swapped_rate_in_made_up_weights(monkeypatch):
 def test_audit_with_secure_opendp_sampler():
     def secure(data, seed):
         counts = {k: v for k, v in data.items() if v > 0}
-        return ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO,
-                          draw_inactive=ch.draw_from_range(_N), noise=make_noise_source(None))
+        return ch.cathist(
+            list(counts),
+            list(counts.values()),
+            _N,
+            epsilon=_EPS,
+            rho=_RHO,
+            draw_inactive=ch.draw_from_range(_N),
+            noise=make_noise_source(None),
+        )
+
     result = audit(secure, _D, _D_NEW_CATEGORY, _release_events(4), trials=2000, seed=5)
     assert not result.violates(_EPS), result

@@ -26,8 +26,13 @@ def _mechanism(counts, seed, broken=None):
 # D' adds one record at an extreme value (the last, empty bin).
 D = [40, 12, 3, 0, 0]
 D_EXTREME = [40, 12, 3, 0, 1]
-EVENTS = {f"last bin {op} {t}": (lambda t, op: (lambda out: out[-1] >= t) if op == ">=" else (lambda out: out[-1] != t))(t, op)
-          for t in (1, 2, 3) for op in (">=",)} | {"last bin != 0": lambda out: out[-1] != 0}
+EVENTS = {
+    f"last bin {op} {t}": (lambda t, op: (lambda out: out[-1] >= t) if op == ">=" else (lambda out: out[-1] != t))(
+        t, op
+    )
+    for t in (1, 2, 3)
+    for op in (">=",)
+} | {"last bin != 0": lambda out: out[-1] != 0}
 
 
 def test_every_cell_is_noised_and_integer():

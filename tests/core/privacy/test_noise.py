@@ -77,7 +77,7 @@ def test_seeded_discrete_gaussian_has_the_exact_law():
     for sigma in (0.7, 4.0):
         draws = source.discrete_gaussian(100_000, sigma, label="g")
         support = np.arange(-int(10 * sigma) - 2, int(10 * sigma) + 3)
-        pmf = np.exp(-support**2 / (2 * sigma**2))
+        pmf = np.exp(-(support**2) / (2 * sigma**2))
         pmf /= pmf.sum()
         observed = np.array([(draws == v).mean() for v in support])
         # total variation of an empirical pmf from 1e5 draws: well below 0.02 for these supports
@@ -104,6 +104,7 @@ def test_secure_discrete_gaussian_and_zcdp_selection():
 
 # --- the secure path: every helper draw from a cryptographic bit generator (issue 8 item 5) ---
 
+
 def test_secure_helper_draws_come_from_chacha20_keyed_from_the_os():
     from randomgen import ChaCha
 
@@ -112,7 +113,10 @@ def test_secure_helper_draws_come_from_chacha20_keyed_from_the_os():
         assert isinstance(source.rng, np.random.Generator)
         assert isinstance(source.rng.bit_generator, ChaCha)
         assert source.rng.bit_generator.state["state"]["rounds"] == 20
-    assert a.rng.bit_generator.state["state"]["keysetup"].tolist() != b.rng.bit_generator.state["state"]["keysetup"].tolist()
+    assert (
+        a.rng.bit_generator.state["state"]["keysetup"].tolist()
+        != b.rng.bit_generator.state["state"]["keysetup"].tolist()
+    )
     assert not np.array_equal(a.rng.integers(0, 2**62, 8), b.rng.integers(0, 2**62, 8))
     text = a.describe()
     assert "ChaCha20" in text and "OpenDP" in text and "PCG64" not in text
@@ -140,6 +144,7 @@ def test_only_the_noise_module_makes_generators_for_releases():
     # bundled example may make their own generators; review tokens, password salts and the workspace's key come
     # from secrets, as secrets should.
     allowed = {"noise.py", "metrics.py", "risk.py", "teaching.py", "review.py", "ledger.py"}
-    offenders = [p.name for p in (ROOT / "dpsynth_core").rglob("*.py")
-                 if p.name not in allowed and pattern.search(p.read_text())]
+    offenders = [
+        p.name for p in (ROOT / "dpsynth_core").rglob("*.py") if p.name not in allowed and pattern.search(p.read_text())
+    ]
     assert offenders == []

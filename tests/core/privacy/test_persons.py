@@ -19,18 +19,29 @@ from dpsynth_core.privacy.persons import bound_rows, group_guarantee, person_led
 from dpsynth_core.release import synthesize
 from tests.conftest import stated
 
-SPEC = {"columns": {"pid": {"type": "drop"}, "c": {"type": "categorical", "values": ["a", "b", "c"]},
-                    "x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}},
-        "person": {"column": "pid", "max_rows": 2, "name": "patient"}}
+SPEC = {
+    "columns": {
+        "pid": {"type": "drop"},
+        "c": {"type": "categorical", "values": ["a", "b", "c"]},
+        "x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+    },
+    "person": {"column": "pid", "max_rows": 2, "name": "patient"},
+}
 
 
 def _visits(n: int = 2000, people: int = 500, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"pid": rng.integers(0, people, n).astype(str), "c": rng.choice(list("abc"), n),
-                         "x": rng.integers(0, 100, n).astype(str)})
+    return pd.DataFrame(
+        {
+            "pid": rng.integers(0, people, n).astype(str),
+            "c": rng.choice(list("abc"), n),
+            "x": rng.integers(0, 100, n).astype(str),
+        }
+    )
 
 
 # --- the declaration ----------------------------------------------------------------------------
+
 
 def test_declaration_round_trip_and_identifier_never_kept():
     domain = TableDomain.from_json(SPEC)
@@ -44,12 +55,15 @@ def test_declaration_round_trip_and_identifier_never_kept():
     assert "pid" not in TableDomain.from_json(spec).kept
 
 
-@pytest.mark.parametrize("person, message", [
-    ({"column": "pid", "max_rows": 0}, "max_rows"),
-    ({"column": "pid", "max_rows": "2"}, "max_rows"),
-    ({"column": "pid"}, "max_rows"),
-    ({"column": "pid", "max_rows": 2, "size": 3}, "size"),
-])
+@pytest.mark.parametrize(
+    "person, message",
+    [
+        ({"column": "pid", "max_rows": 0}, "max_rows"),
+        ({"column": "pid", "max_rows": "2"}, "max_rows"),
+        ({"column": "pid"}, "max_rows"),
+        ({"column": "pid", "max_rows": 2, "size": 3}, "size"),
+    ],
+)
 def test_declaration_form_is_checked(person, message):
     with pytest.raises(DomainError, match=message):
         TableDomain.from_json(dict(SPEC, person=person))
@@ -61,6 +75,7 @@ def test_undeclared_person_column_is_a_problem():
 
 
 # --- bounding -----------------------------------------------------------------------------------
+
 
 def test_bound_rows_keeps_at_most_k_per_person_in_order():
     frame = pd.DataFrame({"pid": ["a", "a", "a", "b", None, None, "c", "a", "b"], "v": range(9)})
@@ -89,6 +104,7 @@ def test_bound_rows_is_vectorised():
 
 # --- group privacy ------------------------------------------------------------------------------
 
+
 def test_group_guarantee():
     assert group_guarantee(0.5, 0.0, 3) == (1.5, 0.0)
     eps, delta = group_guarantee(0.5, 1e-7, 3)
@@ -105,6 +121,7 @@ def test_person_ledger_states_the_whole_release_per_person():
 
 
 # --- releases -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("method", ["cathist", "marginals", "copula", "bayesnet"])
 def test_release_protects_a_person_at_the_publishers_epsilon(method):
@@ -127,8 +144,12 @@ def test_release_protects_a_person_at_the_publishers_epsilon(method):
 
 def test_release_without_person_says_the_unit_is_a_row():
     spec = {k: v for k, v in SPEC.items() if k != "person"}
-    card = synthesize(_visits().drop(columns="pid"), dict(spec, columns={k: v for k, v in spec["columns"].items()
-                                                                       if k != "pid"}), 1.0, random_state=1).card
+    card = synthesize(
+        _visits().drop(columns="pid"),
+        dict(spec, columns={k: v for k, v in spec["columns"].items() if k != "pid"}),
+        1.0,
+        random_state=1,
+    ).card
     assert card["privacy_unit"]["in_words"].startswith("each row")
     assert stated(card)["neighbouring"] == ADD_REMOVE
 
@@ -151,13 +172,26 @@ def test_report_bounds_people_and_records_the_person_relation():
 
 # --- CLI ----------------------------------------------------------------------------------------
 
+
 def test_cli_person_options(tmp_path, capsys):
     data, declaration = tmp_path / "visits.csv", tmp_path / "visits.json"
     _visits(300, 100).to_csv(data, index=False)
     declaration.write_text(json.dumps({k: v for k, v in SPEC.items() if k != "person"}))
     card = tmp_path / "card.json"
-    args = ["synth", str(data), "--domain", str(declaration), "--epsilon", "1", "--out", str(tmp_path / "out.csv"),
-            "--card", str(card), "--workspace", str(tmp_path / "ws")]
+    args = [
+        "synth",
+        str(data),
+        "--domain",
+        str(declaration),
+        "--epsilon",
+        "1",
+        "--out",
+        str(tmp_path / "out.csv"),
+        "--card",
+        str(card),
+        "--workspace",
+        str(tmp_path / "ws"),
+    ]
     assert main(args + ["--person", "pid", "--max-rows-per-person", "3"]) == 0
     written = json.loads(card.read_text())
     assert written["privacy_unit"]["max_rows_per_person"] == 3

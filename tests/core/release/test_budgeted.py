@@ -92,8 +92,16 @@ def test_a_lifetime_budget_just_below_refuses_before_the_data_is_read(table, met
     workspace.set_lifetime_budget(FP, limit, name="adult.csv")
     missing = tmp_path / "not-read.csv"  # never opened: the refusal comes first
     with pytest.raises(BudgetExceeded) as refused:
-        draw(str(missing), spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", engine="pandas",
-             **_settings(method))
+        draw(
+            str(missing),
+            spec,
+            1.0,
+            workspace=workspace,
+            fingerprint=FP,
+            name="adult.csv",
+            engine="pandas",
+            **_settings(method),
+        )
     assert workspace.spends(FP) == [] and not missing.exists()
     if charge.guaranteed:
         assert f"to ε = {format_epsilon(charge.epsilon)}" in str(refused.value)
@@ -114,19 +122,42 @@ def test_a_report_is_priced_checked_and_recorded_as_projected(table, tmp_path):
     made = _draw(table, workspace, "cathist", seed=None)
     charge = report_charge(0.2, spec, pairs=[("age", "sex")], chart_columns=["sex"])
     after = projection(workspace, FP, charge, what="This report")
-    report(workspace, FP, made.release_id, frame, made.release.data, spec, epsilon=0.2, name="adult.csv",
-           pairs=[("age", "sex")], chart_columns=["sex"], render=lambda figures: "<p>report</p>")
+    report(
+        workspace,
+        FP,
+        made.release_id,
+        frame,
+        made.release.data,
+        spec,
+        epsilon=0.2,
+        name="adult.csv",
+        pairs=[("age", "sex")],
+        chart_columns=["sex"],
+        render=lambda figures: "<p>report</p>",
+    )
     assert workspace.spending(FP).relations == after.relations
     assert [s["purpose"] for s in workspace.spends(FP)] == ["release", "report"]
     # just below: refused before the real data is read (a table that cannot be read would raise otherwise)
     workspace.set_lifetime_budget(FP, after.relations[0].epsilon + 0.2 * (1 - 1e-6), name="adult.csv")
     with pytest.raises(BudgetExceeded):
-        report(workspace, FP, made.release_id, None, made.release.data, spec, epsilon=0.2, name="adult.csv",
-               pairs=[("age", "sex")], chart_columns=["sex"], render=lambda figures: "")
+        report(
+            workspace,
+            FP,
+            made.release_id,
+            None,
+            made.release.data,
+            spec,
+            epsilon=0.2,
+            name="adult.csv",
+            pairs=[("age", "sex")],
+            chart_columns=["sex"],
+            render=lambda figures: "",
+        )
     assert len(workspace.spends(FP)) == 2
 
 
 # --- the same through the command line ----------------------------------------------------------
+
 
 def _cli(tmp_path, table, method, out, *extra):
     frame, spec = table
@@ -134,8 +165,20 @@ def _cli(tmp_path, table, method, out, *extra):
     if not data.exists():
         frame.to_csv(data, index=False)
         domain.write_text(json.dumps(spec))
-    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--method", method, "--out", str(out),
-            "--workspace", str(tmp_path / "ws")]
+    argv = [
+        "synth",
+        str(data),
+        "--domain",
+        str(domain),
+        "--epsilon",
+        "1",
+        "--method",
+        method,
+        "--out",
+        str(out),
+        "--workspace",
+        str(tmp_path / "ws"),
+    ]
     if method in ROWS:
         argv += ["--rows", str(ROWS[method])]
     return main(argv + list(extra)), data
@@ -181,8 +224,19 @@ def test_the_cli_charges_deniability_and_microagg_as_stated_before_they_run(tabl
     data = tmp_path / "adult.csv"
     frame.to_csv(data, index=False)
     (tmp_path / "adult.domain.json").write_text(json.dumps(spec))
-    assert main(["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit",
-                 repr((charge.epsilon or 1.0) * (1 - 1e-6))]) == 0
+    assert (
+        main(
+            [
+                "ledger",
+                str(data),
+                "--workspace",
+                str(tmp_path / "ws"),
+                "--limit",
+                repr((charge.epsilon or 1.0) * (1 - 1e-6)),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     status, _ = _cli(tmp_path, table, method, tmp_path / "o.csv")
     err = capsys.readouterr().err
@@ -190,8 +244,12 @@ def test_the_cli_charges_deniability_and_microagg_as_stated_before_they_run(tabl
     assert ("over its lifetime budget" if charge.guaranteed else "no differential-privacy guarantee") in err
     assert _ledger(tmp_path, capsys)["datasets"][0]["spends"] == []
     if charge.guaranteed:
-        assert main(["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit",
-                     repr(charge.epsilon * (1 + 1e-6))]) == 0
+        assert (
+            main(
+                ["ledger", str(data), "--workspace", str(tmp_path / "ws"), "--limit", repr(charge.epsilon * (1 + 1e-6))]
+            )
+            == 0
+        )
         status, _ = _cli(tmp_path, table, method, tmp_path / "o.csv")
         assert status == 0
         assert _ledger(tmp_path, capsys)["datasets"][0]["spends"][0]["epsilon"] == charge.epsilon
@@ -203,11 +261,21 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
     import pandas as pd
 
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"pid": rng.integers(0, 300, 900).astype(str), "c": rng.choice(list("abc"), 900),
-                          "x": rng.integers(0, 100, 900).astype(str)})
-    spec = {"columns": {"pid": {"type": "drop"}, "c": {"type": "categorical", "values": ["a", "b", "c"]},
-                        "x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}},
-            "person": {"column": "pid", "max_rows": 2, "name": "patient"}}
+    frame = pd.DataFrame(
+        {
+            "pid": rng.integers(0, 300, 900).astype(str),
+            "c": rng.choice(list("abc"), 900),
+            "x": rng.integers(0, 100, 900).astype(str),
+        }
+    )
+    spec = {
+        "columns": {
+            "pid": {"type": "drop"},
+            "c": {"type": "categorical", "values": ["a", "b", "c"]},
+            "x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+        },
+        "person": {"column": "pid", "max_rows": 2, "name": "patient"},
+    }
     workspace = Workspace(tmp_path)
     settings = _settings(method)
     charge = price(spec, 1.0, **settings)

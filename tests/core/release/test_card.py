@@ -10,13 +10,22 @@ from dpsynth_core.release.card import plain_guarantee, plain_number, render_card
 from tests.conftest import stated
 
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})
-DOMAIN = {"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]},
-                      "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10}}}
+DOMAIN = {
+    "columns": {
+        "sex": {"type": "categorical", "values": ["Female", "Male"]},
+        "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+    }
+}
 
 
 def test_numbers_are_plain_digits():
-    assert [plain_number(v) for v in (34312.4, 2.718, 0.0475, 1.0, 1e-5)] == ["34,312", "2.72", "0.0475", "1",
-                                                                              "0.00001"]
+    assert [plain_number(v) for v in (34312.4, 2.718, 0.0475, 1.0, 1e-5)] == [
+        "34,312",
+        "2.72",
+        "0.0475",
+        "1",
+        "0.00001",
+    ]
     words = plain_guarantee(34312.4, 0.03, "add/remove one record")
     assert "34,312" in words and "e+" not in words and "more than 10^13" in words
 
@@ -39,8 +48,14 @@ def test_a_long_budget_split_is_summed_in_the_body_and_listed_in_an_appendix():
     split = {"row count": 0.01, "marginal age": 0.02, "marginal sex": 0.02, "marginal age x sex": 0.5}
     split.update({f"choice of marginal, round {i}": 0.01 for i in range(1, 21)})
     summary = split_summary({"budget_split": split, "domain": {"columns": columns}})
-    assert summary == pytest.approx({"row count": 0.01, "marginal … (2)": 0.04,
-                                     "choice of marginal, every round (20)": 0.2, "marginal age x sex": 0.5})
+    assert summary == pytest.approx(
+        {
+            "row count": 0.01,
+            "marginal … (2)": 0.04,
+            "choice of marginal, every round (20)": 0.2,
+            "marginal age x sex": 0.5,
+        }
+    )
     card = synthesize(TABLE, DOMAIN, 1.0, method="marginals").card
     page = render_card_html({**card, "budget_split": split})
     body, appendix = page.split("<h2>Appendix A")

@@ -34,8 +34,9 @@ def files(tmp_path):
     shuffled = frame.sample(frac=1, random_state=3)
     (tmp_path / "b.csv").write_bytes(shuffled.to_csv(index=False, lineterminator="\r\n").encode() + b"\r\n")
     shuffled.to_csv(tmp_path / "c.tsv", sep="\t", index=False)
-    typed = frame.assign(age=frame["age"].astype("int64"), income=frame["income"].astype(float),
-                         day=pd.to_datetime(frame["day"]).dt.date)
+    typed = frame.assign(
+        age=frame["age"].astype("int64"), income=frame["income"].astype(float), day=pd.to_datetime(frame["day"]).dt.date
+    )
     pq.write_table(pa.Table.from_pandas(typed, preserve_index=False), tmp_path / "d.parquet")
     (tmp_path / "parts").mkdir()
     for i, part in enumerate((shuffled.iloc[:100], shuffled.iloc[100:])):
@@ -74,9 +75,23 @@ def test_a_limit_holds_for_the_records_in_every_form_and_every_change_is_kept(fi
     assert main(["ledger", str(files / "a.csv"), "--workspace", ws, "--limit", "1.5"]) == 0
 
     def synth(name, epsilon, *extra):
-        return main(["synth", str(files / name), "--domain", str(files / "d.json"), "--epsilon", str(epsilon),
-                     "--out", str(files / f"out-{name}-{epsilon}.csv"), "--workspace", ws,
-                     "--method", "cathist", *extra])  # pure DP: the spends add up exactly
+        return main(
+            [
+                "synth",
+                str(files / name),
+                "--domain",
+                str(files / "d.json"),
+                "--epsilon",
+                str(epsilon),
+                "--out",
+                str(files / f"out-{name}-{epsilon}.csv"),
+                "--workspace",
+                ws,
+                "--method",
+                "cathist",
+                *extra,
+            ]
+        )  # pure DP: the spends add up exactly
 
     assert synth("a.csv", 1) == 0
     for form in ("b.csv", "c.tsv", "d.parquet", "parts"):
@@ -90,12 +105,41 @@ def test_a_limit_holds_for_the_records_in_every_form_and_every_change_is_kept(fi
 
 def test_synth_records_in_the_default_workspace_unless_told_not_to(files):
     default = Workspace()
-    assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1",
-                 "--out", str(files / "o.csv")]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                str(files / "a.csv"),
+                "--domain",
+                str(files / "d.json"),
+                "--epsilon",
+                "1",
+                "--out",
+                str(files / "o.csv"),
+            ]
+        )
+        == 0
+    )
     assert default.spending(default.dataset_key(default.records_key(files / "d.parquet"))).draws == 1
     card = files / "card.json"
-    assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1",
-                 "--out", str(files / "o2.csv"), "--no-ledger", "--card", str(card)]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                str(files / "a.csv"),
+                "--domain",
+                str(files / "d.json"),
+                "--epsilon",
+                "1",
+                "--out",
+                str(files / "o2.csv"),
+                "--no-ledger",
+                "--card",
+                str(card),
+            ]
+        )
+        == 0
+    )
     assert "in no budget ledger" in json.loads(card.read_text())["ledger"]
     assert len(default.spends()) == 1
 
@@ -108,15 +152,57 @@ def test_named_versions_share_one_budget_and_their_records_find_it(files, capsys
     assert main(["synth", str(files / "v1.csv"), *base, "--epsilon", "1", "--out", str(files / "o1.csv")]) == 0
     assert main(["ledger", "--dataset", "monthly", "--workspace", ws, "--limit", "2.5"]) == 0
     # v1 joins the name with its earlier draw; v2 (more records) shares the budget
-    assert main(["synth", str(files / "v1.csv"), *base, "--dataset", "monthly", "--epsilon", "1",
-                 "--out", str(files / "o2.csv")]) == 0
-    assert main(["synth", str(files / "a.csv"), *base, "--dataset", "monthly", "--epsilon", "1",
-                 "--out", str(files / "o3.csv")]) == 2
+    assert (
+        main(
+            [
+                "synth",
+                str(files / "v1.csv"),
+                *base,
+                "--dataset",
+                "monthly",
+                "--epsilon",
+                "1",
+                "--out",
+                str(files / "o2.csv"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "synth",
+                str(files / "a.csv"),
+                *base,
+                "--dataset",
+                "monthly",
+                "--epsilon",
+                "1",
+                "--out",
+                str(files / "o3.csv"),
+            ]
+        )
+        == 2
+    )
     assert "over its lifetime budget of ε = 2.5" in capsys.readouterr().err
     # the records, without the name, find the named dataset; they cannot join another name
     assert main(["synth", str(files / "d.parquet"), *base, "--epsilon", "0.6", "--out", str(files / "o4.csv")]) == 2
-    assert main(["synth", str(files / "v1.csv"), *base, "--dataset", "other", "--epsilon", "0.1",
-                 "--out", str(files / "o5.csv")]) == 2
+    assert (
+        main(
+            [
+                "synth",
+                str(files / "v1.csv"),
+                *base,
+                "--dataset",
+                "other",
+                "--epsilon",
+                "0.1",
+                "--out",
+                str(files / "o5.csv"),
+            ]
+        )
+        == 2
+    )
     assert "already counted in the dataset 'monthly'" in capsys.readouterr().err
 
 
@@ -124,7 +210,9 @@ def test_a_seeded_run_says_it_is_not_private_before_writing_and_the_ledger_agree
     release = synthesize(pd.read_csv(files / "a.csv", dtype=str), good_domain(), 1.0, random_state=5)
     guarantee = release.card["guarantee"]
     assert guarantee["epsilon"] is None and guarantee["seeded"] and "fixed random seed" in guarantee["plain_words"]
-    assert synthesize(pd.read_csv(files / "a.csv", dtype=str), good_domain(), 1.0).card["guarantee"]["epsilon"] == pytest.approx(1)
+    assert synthesize(pd.read_csv(files / "a.csv", dtype=str), good_domain(), 1.0).card["guarantee"][
+        "epsilon"
+    ] == pytest.approx(1)
     ws = str(files / "ws")
     out = files / "seeded.csv"
     from dpsynth_core import release as releases
@@ -136,8 +224,25 @@ def test_a_seeded_run_says_it_is_not_private_before_writing_and_the_ledger_agree
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(releases.Request, "run", drawing)
-    assert main(["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1", "--seed", "3",
-                 "--out", str(out), "--workspace", ws]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                str(files / "a.csv"),
+                "--domain",
+                str(files / "d.json"),
+                "--epsilon",
+                "1",
+                "--seed",
+                "3",
+                "--out",
+                str(out),
+                "--workspace",
+                ws,
+            ]
+        )
+        == 0
+    )
     assert "not private" in seen[0] and out.exists()
     (spend,) = Workspace(ws).spends()
     assert spend["guaranteed"] is False and spend["epsilon"] is None
@@ -149,22 +254,26 @@ def test_the_app_never_seeds_a_release():
     calls = []
     for page in [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "app_support").glob("*.py")]:
         for call in page.read_text().split("synthesize(")[1:]:
-            calls.append((page.name, call[:call.index(")\n") if ")\n" in call else 400]))
+            calls.append((page.name, call[: call.index(")\n") if ")\n" in call else 400]))
     releases = [(name, call) for name, call in calls if "example_declaration" not in call]
     assert releases and all("random_state" not in call and "seed" not in call for _, call in releases), releases
 
 
 # --- the workspace's surfaces -----------------------------------------------------------------
 
+
 def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path, capsys):
     folder = tmp_path / "other"
     folder.mkdir()
     with sqlite3.connect(folder / "workspace.sqlite") as conn:
-        conn.executescript("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine'); "
-                           "PRAGMA user_version = 7;")
+        conn.executescript(
+            "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine'); PRAGMA user_version = 7;"
+        )
     before = (folder / "workspace.sqlite").read_bytes()
-    for argv in (["ledger", "--workspace", str(folder)], ["ledger", "--workspace", str(folder), "--dataset", "x",
-                                                           "--limit", "1"]):
+    for argv in (
+        ["ledger", "--workspace", str(folder)],
+        ["ledger", "--workspace", str(folder), "--dataset", "x", "--limit", "1"],
+    ):
         assert main(argv) == 2
         assert "another program's database" in capsys.readouterr().err
     assert (folder / "workspace.sqlite").read_bytes() == before and sorted(os.listdir(folder)) == ["workspace.sqlite"]
@@ -229,12 +338,14 @@ def test_outputs_never_name_the_workspace_and_empty_paths_are_refused(files, cap
     Workspace(ws)
     before = (ws / "workspace.sqlite").read_bytes()
     base = ["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1"]
-    for extra in (["--out", str(files / "o.csv"), "--card", str(ws / "workspace.sqlite"), "--workspace", str(ws)],
-                  ["--out", str(files / "o.csv"), "--card-html", str(ws / "workspace.sqlite-wal"),
-                   "--workspace", str(ws)],
-                  ["--out", str(ws / "workspace.sqlite"), "--workspace", str(ws)],
-                  ["--out", ""], ["--out", str(files / "o.csv"), "--workspace", ""],
-                  ["--out", str(files / "o.csv"), "--workspace", str(files / "parts" / "ws"), "--input-parts"]):
+    for extra in (
+        ["--out", str(files / "o.csv"), "--card", str(ws / "workspace.sqlite"), "--workspace", str(ws)],
+        ["--out", str(files / "o.csv"), "--card-html", str(ws / "workspace.sqlite-wal"), "--workspace", str(ws)],
+        ["--out", str(ws / "workspace.sqlite"), "--workspace", str(ws)],
+        ["--out", ""],
+        ["--out", str(files / "o.csv"), "--workspace", ""],
+        ["--out", str(files / "o.csv"), "--workspace", str(files / "parts" / "ws"), "--input-parts"],
+    ):
         argv = base + extra
         if "--input-parts" in extra:  # the workspace inside the input folder: its database would join the table
             argv = [a for a in argv if a != "--input-parts"]

@@ -19,8 +19,20 @@ def release():
 
 def test_card_has_what_a_stakeholder_needs(release):
     card = release.card
-    for key in ("method", "parameters", "guarantee", "spends", "budget_split", "rows", "domain",
-                "software", "created", "noise_source", "covered", "not_covered"):
+    for key in (
+        "method",
+        "parameters",
+        "guarantee",
+        "spends",
+        "budget_split",
+        "rows",
+        "domain",
+        "software",
+        "created",
+        "noise_source",
+        "covered",
+        "not_covered",
+    ):
         assert key in card
     # seeded (a repeatable test): no guarantee holds; the card says what a secure draw would guarantee
     assert card["guarantee"]["epsilon"] is None and card["guarantee"]["seeded"] is True
@@ -69,13 +81,16 @@ def test_accepts_dataframe_and_json_path(tmp_path):
     assert len(out.data) == 100 and "public" in out.card["rows"]["policy"]
 
 
-@pytest.mark.parametrize("kwargs,error,match", [
-    ({"epsilon": 0}, ParameterError, "epsilon"),
-    ({"epsilon": -1}, ParameterError, "epsilon"),
-    ({"epsilon": 1, "rho": 1.0}, ParameterError, "rho"),
-    ({"epsilon": 1, "method": "magic"}, ParameterError, "method"),
-    ({"epsilon": 1, "rows": 0}, ParameterError, "rows"),
-])
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"epsilon": 0}, ParameterError, "epsilon"),
+        ({"epsilon": -1}, ParameterError, "epsilon"),
+        ({"epsilon": 1, "rho": 1.0}, ParameterError, "rho"),
+        ({"epsilon": 1, "method": "magic"}, ParameterError, "method"),
+        ({"epsilon": 1, "rows": 0}, ParameterError, "rows"),
+    ],
+)
 def test_bad_parameters(kwargs, error, match):
     eps = kwargs.pop("epsilon")
     with pytest.raises(error, match=match):

@@ -21,8 +21,9 @@ POLICY = ROOT / "assets" / "examples" / "adult.policy.json"  # adult.domain.json
 
 def _run_script(script, *args, cwd):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, str(script), *map(str, args)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(script), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_exported_script_reruns_the_release_and_records_it(tmp_path):
@@ -62,17 +63,39 @@ def test_a_script_run_past_the_lifetime_budget_is_refused_in_one_line(tmp_path):
 
 
 def test_settings_from_the_apps_and_the_clis_stored_forms():
-    declaration = {"columns": {"a": {"type": "categorical", "values": ["x"]}},
-                   "person": {"column": "a", "max_rows": 2, "name": "patient"}}
+    declaration = {
+        "columns": {"a": {"type": "categorical", "values": ["x"]}},
+        "person": {"column": "a", "max_rows": 2, "name": "patient"},
+    }
     card = {"method": {"name": "marginals"}, "parameters": {"epsilon": 1.0, "rho": 0.9}, "title": "t", "created": "c"}
-    app = {"settings": {"data": "hash", "declaration": declaration, "epsilon": 1.0, "rho": 0.9,
-                        "method": "marginals", "rows": None, "groups": [["a", "b"]]}, "card": card}
+    app = {
+        "settings": {
+            "data": "hash",
+            "declaration": declaration,
+            "epsilon": 1.0,
+            "rho": 0.9,
+            "method": "marginals",
+            "rows": None,
+            "groups": [["a", "b"]],
+        },
+        "card": card,
+    }
     settings = rerun_settings(app)
     assert settings["options"] == {"groups": [["a", "b"]]} and settings["person"]["max_rows"] == 2
     assert settings["engine"] == "auto" and "data" not in settings
     assert rerun_declaration(app) == declaration
-    cli = {"settings": {"epsilon": 2.0, "rho": 0.5, "method": "marginals", "rows": 100, "groups": ["a,b"],
-                        "delta": "0", "engine": "pandas"}, "card": card}
+    cli = {
+        "settings": {
+            "epsilon": 2.0,
+            "rho": 0.5,
+            "method": "marginals",
+            "rows": 100,
+            "groups": ["a,b"],
+            "delta": "0",
+            "engine": "pandas",
+        },
+        "card": card,
+    }
     settings = rerun_settings(cli)
     assert settings["options"] == {"groups": [["a", "b"]], "delta": 0.0} and settings["rows"] == 100
     assert "SETTINGS = {" in rerun_script(cli, data="x.csv", declaration="x.domain.json")
@@ -80,7 +103,24 @@ def test_settings_from_the_apps_and_the_clis_stored_forms():
 
 def test_cli_writes_the_rerun_script(tmp_path):
     script = tmp_path / "rerun.py"
-    assert main(["synth", str(ADULT), "--domain", str(POLICY), "--epsilon", "0.3", "--out", str(tmp_path / "o.csv"),
-                 "--rerun-script", str(script), "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                str(ADULT),
+                "--domain",
+                str(POLICY),
+                "--epsilon",
+                "0.3",
+                "--out",
+                str(tmp_path / "o.csv"),
+                "--rerun-script",
+                str(script),
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
     text = script.read_text()
     assert "'epsilon': 0.3" in text and str(POLICY) in text and "seed" not in text.split("SETTINGS")[1].split("}")[0]

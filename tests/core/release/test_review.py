@@ -35,16 +35,28 @@ def test_accounts_live_in_the_workspace(tmp_path):
     assert review.accounts(workspace) == []
 
 
-@pytest.mark.parametrize("address, required", [("127.0.0.1", False), ("localhost", False), ("::1", False),
-                                               ("0.0.0.0", True), ("192.168.1.5", True), (None, True), ("", True)])
+@pytest.mark.parametrize(
+    "address, required",
+    [
+        ("127.0.0.1", False),
+        ("localhost", False),
+        ("::1", False),
+        ("0.0.0.0", True),
+        ("192.168.1.5", True),
+        (None, True),
+        ("", True),
+    ],
+)
 def test_a_login_is_required_beyond_this_computer(address, required):
     assert review.login_required(address) is required
 
 
 def _release(workspace) -> int:
     real = pd.DataFrame({"ward": ["a", "b", "a", "c"] * 50, "name": [f"Xanthippe-{i}" for i in range(200)]})
-    declaration = {"dataset": SECRET_NAME, "columns": {"ward": {"type": "categorical", "values": ["a", "b", "c"]},
-                                                       "name": {"type": "drop"}}}
+    declaration = {
+        "dataset": SECRET_NAME,
+        "columns": {"ward": {"type": "categorical", "values": ["a", "b", "c"]}, "name": {"type": "drop"}},
+    }
     release = synthesize(real, declaration, 1.0, method="cathist")
     workspace.remember_dataset("f" * 64, SECRET_NAME)
     return workspace.record_release("f" * 64, release, name=SECRET_NAME, settings={"method": "cathist"})

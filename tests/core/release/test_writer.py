@@ -24,8 +24,13 @@ class Sampler:
         city = self.rng.choice(["Paris", "Lyon", None], n).astype(object)
         if len(self.asked) == 1:
             city[:] = None  # a column that is all missing in the first chunk
-        return pd.DataFrame({"age": pd.array(self.rng.integers(0, 90, n), dtype="Int64").astype("Int64"),
-                             "score": self.rng.random(n), "city": city})
+        return pd.DataFrame(
+            {
+                "age": pd.array(self.rng.integers(0, 90, n), dtype="Int64").astype("Int64"),
+                "score": self.rng.random(n),
+                "city": city,
+            }
+        )
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -79,8 +84,12 @@ def test_one_rule_names_the_format_from_the_file_name(tmp_path):
         assert output_format(name) == "parquet"
     for name in ("out.csv", "out.txt", "out.tsv", "out.dat", "out", "out.parquet.csv", "archive.2026"):
         assert output_format(name) == "csv"
-    for name, kind in (("out.csv.gz", "a compressed file"), ("out.zip", "a compressed file"),
-                       ("out.XLSX", "a spreadsheet"), ("out.json", "another table format")):
+    for name, kind in (
+        ("out.csv.gz", "a compressed file"),
+        ("out.zip", "a compressed file"),
+        ("out.XLSX", "a spreadsheet"),
+        ("out.json", "another table format"),
+    ):
         with pytest.raises(ParameterError, match=f"names {kind}"):
             output_format(name)
     assert output_format("out.gz", "csv") == "csv"  # an explicit format is the caller's choice

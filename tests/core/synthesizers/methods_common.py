@@ -32,8 +32,9 @@ def assert_in_domain(frame: pd.DataFrame, spec) -> None:
             assert all(col.normalise([v])[0] == v for v in values.unique()), name
 
 
-def missing_cells_bound(rows_out: int, rows_in: int, cells: int, epsilon: float, slack: float = 1.0,
-                        failure: float = 1e-6) -> int:
+def missing_cells_bound(
+    rows_out: int, rows_in: int, cells: int, epsilon: float, slack: float = 1.0, failure: float = 1e-6
+) -> int:
     """Most missing cells a synthetic column may show when the data has none, from the noise alone.
 
     The "missing" cell's noisy count is discrete Laplace noise of scale ``1/epsilon`` on a true

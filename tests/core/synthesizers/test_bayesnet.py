@@ -78,7 +78,6 @@ _D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6})
 _D_PRIME = pd.concat([_D, pd.DataFrame({"c": ["rare"]})], ignore_index=True)
 
 
-
 def _rare_count(frame, seed, broken=False):
     source = make_noise_source(seed)
     if broken:
@@ -105,6 +104,7 @@ def test_audit_catches_half_noise():
 
 
 # --- audit: the entropies (sensitivity from a noisy lower bound on n) ----------------------
+
 
 def _entropy(codes, seed, sensitivity_factor=1.0):
     from dpsynth_core.data.counting import CodedTable
@@ -133,8 +133,9 @@ def test_audit_entropies_pass_at_their_epsilon():
 
 def test_audit_entropies_catch_a_sensitivity_too_small():
     # Broken: the bound computed for a table 4 times larger than the noisy count allows.
-    result = audit(lambda c, s: _entropy(c, s, sensitivity_factor=0.25), _SAME, _ONE_MORE, _H_EVENTS,
-                   trials=5000, seed=4)
+    result = audit(
+        lambda c, s: _entropy(c, s, sensitivity_factor=0.25), _SAME, _ONE_MORE, _H_EVENTS, trials=5000, seed=4
+    )
     assert result.violates(1.0), result
 
 
@@ -146,10 +147,24 @@ def test_audit_entropies_catch_a_sensitivity_too_small():
 # samples, so the share of y = 1 among synthetic "bee" rows moves from about 1/2 to about 0.
 
 _WORDS = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "jay"]
-_Y = {"ant": "1", "bee": "0", "cat": "1", "dog": "0", "eel": "1", "fox": "0", "gnu": "1", "hen": "0",
-      "ibis": "1", "jay": "1"}
-_TEXT_SPEC = {"columns": {"y": {"type": "categorical", "values": ["0", "1"], "missing": False},
-                          "word": {"type": "text", "generator": "english_word"}}}
+_Y = {
+    "ant": "1",
+    "bee": "0",
+    "cat": "1",
+    "dog": "0",
+    "eel": "1",
+    "fox": "0",
+    "gnu": "1",
+    "hen": "0",
+    "ibis": "1",
+    "jay": "1",
+}
+_TEXT_SPEC = {
+    "columns": {
+        "y": {"type": "categorical", "values": ["0", "1"], "missing": False},
+        "word": {"type": "text", "generator": "english_word"},
+    }
+}
 _WORD_D = pd.DataFrame({"word": np.repeat(_WORDS, 200)}).assign(y=lambda f: f["word"].map(_Y))[["y", "word"]]
 _WORD_D_PRIME = pd.concat([_WORD_D, pd.DataFrame({"y": ["1"], "word": ["jay"]})], ignore_index=True)
 _NET_EPS = 2.0
@@ -161,8 +176,10 @@ def _bee_rows(frame, seed):
     return float((bee == "1").mean()) if len(bee) else float("nan")
 
 
-_BEE_EVENTS = {"y = 1 in under a quarter of 'bee' rows": lambda share: share < 0.25,
-               "y = 1 in over a quarter of 'bee' rows": lambda share: share >= 0.25}
+_BEE_EVENTS = {
+    "y = 1 in under a quarter of 'bee' rows": lambda share: share < 0.25,
+    "y = 1 in over a quarter of 'bee' rows": lambda share: share >= 0.25,
+}
 
 
 def test_audit_text_buckets_pass():
@@ -176,8 +193,13 @@ def test_audit_text_buckets_catch_frequency_order(monkeypatch):
     assert result.violates(_NET_EPS) and result.epsilon_lower_bound > 3, result
 
 
-@pytest.mark.parametrize("spec", [{"type": "text", "generator": "english_word"},
-                                  {"type": "categorical", "values": ["ant", "bee", "cat", "dog", "eel"]}])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"type": "text", "generator": "english_word"},
+        {"type": "categorical", "values": ["ant", "bee", "cat", "dog", "eel"]},
+    ],
+)
 def test_missing_cells_follow_the_noise_when_the_data_has_none(spec):
     # "missing": true (the default) on a column with no missing value: as many missing cells
     # as the noise on one cell implies, not a share of the rows (issue 9 item 2).

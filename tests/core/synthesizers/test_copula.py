@@ -85,8 +85,7 @@ def test_composition_reported_is_the_better_one():
     # latent dimension (and the run time) small: the choice depends on the number of measurements only.
     m = 15
     wide = pd.DataFrame({f"c{i}": ["yes", "no"] * 150 for i in range(m)})
-    spec = {"columns": {f"c{i}": {"type": "categorical", "values": ["yes", "no"], "missing": False}
-                        for i in range(m)}}
+    spec = {"columns": {f"c{i}": {"type": "categorical", "values": ["yes", "no"], "missing": False} for i in range(m)}}
     release = synthesize(wide, spec, 1.0, method="copula", random_state=4)
     g = stated(release.card)
     assert g["composition"] == "advanced" and g["delta"] == pytest.approx(1e-6)
@@ -105,8 +104,11 @@ def test_per_measurement_epsilon_is_tight():
 
 # --- audit of the measurements; broken: one budget for all conjunctions (checklist 6) --------
 
+
 def _columns(codes: dict) -> CodedTable:
-    return CodedTable({n: np.asarray(c) for n, c in codes.items()}, {n: 2 for n in codes}, len(next(iter(codes.values()))))
+    return CodedTable(
+        {n: np.asarray(c) for n, c in codes.items()}, {n: 2 for n in codes}, len(next(iter(codes.values())))
+    )
 
 
 _BASE = {"a": [0] * 10 + [1] * 10, "b": [0] * 15 + [1] * 5, "c": [1] * 5 + [0] * 15, "d": [0] * 20}
@@ -145,8 +147,12 @@ def test_text_column_missing_cells_follow_the_noise_when_the_data_has_none():
     # "missing" dummy is a cell of its own, measured with noise (issue 9 item 2).
     words = np.repeat(["ant", "bee", "cat", "dog"], 500)
     frame = pd.DataFrame({"w": words, "y": np.where(np.isin(words, ["ant", "bee"]), "0", "1")})
-    spec = {"columns": {"w": {"type": "text", "generator": "english_word"},
-                        "y": {"type": "categorical", "values": ["0", "1"], "missing": False}}}
+    spec = {
+        "columns": {
+            "w": {"type": "text", "generator": "english_word"},
+            "y": {"type": "categorical", "values": ["0", "1"], "missing": False},
+        }
+    }
     for seed in range(3):
         model = GaussianCopula(epsilon=1.0, random_state=seed).fit(frame, spec)
         out = model.sample(5000)

@@ -34,7 +34,7 @@ def test_every_plausible_seed_has_the_seeds_probability(model):
     candidates, redraw = model.make_candidates(50)
     order = model.order_
     for i in range(5):
-        y = {n: candidates[i:i + 1, j] for j, n in enumerate(order)}
+        y = {n: candidates[i : i + 1, j] for j, n in enumerate(order)}
         prob = np.prod([model.conditional_probability(n, y)[0] for j, n in enumerate(order) if redraw[i, j]])
         assert 0 < prob <= 1
 
@@ -108,11 +108,31 @@ def test_no_record_passing_is_a_valid_empty_release(tmp_path):
     import json
 
     from dpsynth_core.cli import main
+
     data, domain, out = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "out.csv"
     frame.to_csv(data, index=False)
     domain.write_text(json.dumps(spec))
-    assert main(["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--method", "deniability",
-                 "--rows", "50", "--seed", "1", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                str(data),
+                "--domain",
+                str(domain),
+                "--epsilon",
+                "1",
+                "--method",
+                "deniability",
+                "--rows",
+                "50",
+                "--seed",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     written = out.read_text().splitlines()
     assert written[0].split(",") == list(spec["columns"]) and len(written) <= 51
 
@@ -139,6 +159,7 @@ K, EPS0 = 5, 0.5
 def _released(count, seed, deterministic=False):
     model = PlausibleDeniability(epsilon=1.0, random_state=seed, k=K, epsilon0=None if deterministic else EPS0)
     from dpsynth_core.privacy.noise import make_noise_source
+
     model.noise_ = make_noise_source(seed)
     return bool(model.test(np.array([count]))[0])
 
@@ -165,9 +186,13 @@ def test_audit_catches_the_deterministic_test():
 # until a record passes) releases it with probability 1/5 whatever the test does.
 
 K_OUT = 5
-_OUT_SPEC = {"columns": {"x": {"type": "categorical", "values": ["p", "q"], "missing": False},
-                         "y": {"type": "categorical", "values": list("abcdefgh"), "missing": False},
-                         "z": {"type": "categorical", "values": list("stuvwxyz"), "missing": False}}}
+_OUT_SPEC = {
+    "columns": {
+        "x": {"type": "categorical", "values": ["p", "q"], "missing": False},
+        "y": {"type": "categorical", "values": list("abcdefgh"), "missing": False},
+        "z": {"type": "categorical", "values": list("stuvwxyz"), "missing": False},
+    }
+}
 _OUT_D = pd.DataFrame({"x": list("pqpq"), "y": list("abcd"), "z": list("stuv")})
 _OUT_D_PRIME = pd.concat([_OUT_D, pd.DataFrame({"x": ["p"], "y": ["e"], "z": ["w"]})], ignore_index=True)
 

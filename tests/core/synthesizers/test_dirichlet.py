@@ -39,13 +39,12 @@ def test_card_states_substitution_and_public_row_count():
 def test_a_release_written_in_chunks_is_the_table_drawn_in_memory(tmp_path):
     frame, spec = adult_small(2000)
     release = synthesize(frame, spec, 3.0, method="dirichlet", random_state=1)
-    written = synthesize(frame, spec, 3.0, method="dirichlet", random_state=1, out=tmp_path / "out.csv",
-                         chunk_rows=300)
+    written = synthesize(frame, spec, 3.0, method="dirichlet", random_state=1, out=tmp_path / "out.csv", chunk_rows=300)
     assert written.rows == 2000
     back = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
-    expected = pd.read_csv(io.StringIO(release.data.to_csv(index=False)), dtype=str,
-                           keep_default_na=False)
+    expected = pd.read_csv(io.StringIO(release.data.to_csv(index=False)), dtype=str, keep_default_na=False)
     pd.testing.assert_frame_equal(back, expected)
+
 
 def test_groups_keep_relationships_inside_them():
     frame, spec = adult_small(3000)
@@ -68,9 +67,11 @@ _D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6})
 _D_SUBSTITUTED = pd.DataFrame({"c": ["a"] * 13 + ["b"] * 6 + ["rare"]})
 _D_ADDED = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6 + ["rare"]})
 EPS = 1.0
-_EVENTS = {**{f"rare >= {t}": (lambda t: lambda y: y[2] >= t)(t) for t in (1, 3, 5, 8)},
-           **{f"a >= {t}": (lambda t: lambda y: y[0] >= t)(t) for t in (8, 12)},
-           "20 rows": lambda y: y.sum() == 20}
+_EVENTS = {
+    **{f"rare >= {t}": (lambda t: lambda y: y[2] >= t)(t) for t in (1, 3, 5, 8)},
+    **{f"a >= {t}": (lambda t: lambda y: y[0] >= t)(t) for t in (8, 12)},
+    "20 rows": lambda y: y.sum() == 20,
+}
 
 
 def _mechanism(frame, seed, shrink=1.0):

@@ -53,8 +53,20 @@ def test_a_release_through_duckdb_is_the_in_memory_release(dataset, method, fold
 class _Spy:
     """A counting source that lets through only the counting interface and logs every call."""
 
-    ALLOWED = {"domain", "n_rows", "cells", "engine", "marginal", "marginals", "sparse_marginal", "value_counts",
-               "raw_values", "recode", "report", "close"}
+    ALLOWED = {
+        "domain",
+        "n_rows",
+        "cells",
+        "engine",
+        "marginal",
+        "marginals",
+        "sparse_marginal",
+        "value_counts",
+        "raw_values",
+        "recode",
+        "report",
+        "close",
+    }
 
     def __init__(self, inner, log):
         object.__setattr__(self, "_inner", inner)
@@ -74,8 +86,7 @@ def test_methods_read_sources_only_through_the_counting_interface(adult_domain):
     for method in ENGINE_METHODS:
         log = []
         with open_source(path, adult_domain, engine="duckdb") as source:
-            get_method(method).cls(epsilon=1.0, random_state=0, **OPTIONS[method]).fit(_Spy(source, log),
-                                                                                       adult_domain)
+            get_method(method).cls(epsilon=1.0, random_state=0, **OPTIONS[method]).fit(_Spy(source, log), adult_domain)
         assert {"n_rows", "raw_values", "marginal"} <= set(log), method
 
 

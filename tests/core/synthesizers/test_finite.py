@@ -30,8 +30,11 @@ def test_vocabulary_codes_follow_the_public_order_and_missing_has_its_own_code()
     assert column.vocabulary == sorted(column.vocabulary, key=WORDS.index_of)
     assert {"apple", "mango", "zebra"} <= set(column.vocabulary)
     other, missing = column.other_code, column.missing_code
-    assert (other, missing, column.cells) == (len(column.vocabulary), len(column.vocabulary) + 1,
-                                               len(column.vocabulary) + 2)
+    assert (other, missing, column.cells) == (
+        len(column.vocabulary),
+        len(column.vocabulary) + 1,
+        len(column.vocabulary) + 2,
+    )
     codes = column.codes
     assert (codes[-50:] == missing).all()  # the 50 missing cells: never merged with "other"
     if "quartz" not in column.vocabulary:
@@ -106,14 +109,15 @@ def _vocabulary(values, seed):
 
 def _order_events():
     def apple_first(vocabulary):
-        return "apple" in vocabulary and "zebra" in vocabulary and \
-            vocabulary.index("apple") < vocabulary.index("zebra")
-    return {"apple coded before zebra": apple_first,
-            "zebra coded before apple": lambda v: "apple" in v and "zebra" in v and not apple_first(v)}
+        return "apple" in vocabulary and "zebra" in vocabulary and vocabulary.index("apple") < vocabulary.index("zebra")
+
+    return {
+        "apple coded before zebra": apple_first,
+        "zebra coded before apple": lambda v: "apple" in v and "zebra" in v and not apple_first(v),
+    }
 
 
-_NEW_EVENTS = {"mango in the vocabulary": lambda v: "mango" in v,
-               "three or more values": lambda v: len(v) >= 3}
+_NEW_EVENTS = {"mango in the vocabulary": lambda v: "mango" in v, "three or more values": lambda v: len(v) >= 3}
 
 
 def test_audit_vocabulary_new_value_passes():

@@ -39,8 +39,11 @@ def test_noisy_row_count_and_public_row_count(adult, adult_domain):
     model = IndependentColumns(epsilon=1.0, random_state=1).fit(adult, adult_domain)
     assert abs(model.rows_ - 32_561) < 200  # Laplace scale 20: 200 is 10 scales
     assert len(model.sample()) == model.rows_
-    labels = [e.label for e in model.accountant_.events  # binning and bins' insides: see test_binning
-              if not e.label.startswith(("bins ", "values inside the bins of "))]
+    labels = [
+        e.label
+        for e in model.accountant_.events  # binning and bins' insides: see test_binning
+        if not e.label.startswith(("bins ", "values inside the bins of "))
+    ]
     assert labels[0] == "row count" and len(labels) == 16
     public = IndependentColumns(epsilon=1.0, random_state=1).fit(adult, adult_domain, rows=500)
     assert len(public.sample()) == 500
@@ -68,19 +71,30 @@ def test_distributions_are_close_at_large_epsilon(adult, adult_domain):
 
 def test_schema_does_not_depend_on_a_new_category_or_extreme_value(adult, adult_domain):
     base = adult.head(2000)
-    extra = pd.concat([base, pd.DataFrame([{**base.iloc[0].to_dict(), "native-country": "Holand-Netherlands",
-                                            "capital-gain": "99999"}])], ignore_index=True)
+    extra = pd.concat(
+        [
+            base,
+            pd.DataFrame([{**base.iloc[0].to_dict(), "native-country": "Holand-Netherlands", "capital-gain": "99999"}]),
+        ],
+        ignore_index=True,
+    )
     a = IndependentColumns(epsilon=1.0, random_state=5).fit(base, adult_domain).sample(100)
     b = IndependentColumns(epsilon=1.0, random_state=5).fit(extra, adult_domain).sample(100)
     assert list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes)
 
 
 def test_text_columns_go_through_cathist():
-    domain = TableDomain.from_json({"columns": {
-        "word": {"type": "text", "generator": "english_word"},
-        "zip": {"type": "text", "generator": "digits", "length": 5}}})
-    frame = pd.DataFrame({"word": ["Apple"] * 300 + ["banana"] * 200 + ["zzzzqq"] * 5,
-                          "zip": ["02139"] * 400 + ["98105"] * 105})
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "word": {"type": "text", "generator": "english_word"},
+                "zip": {"type": "text", "generator": "digits", "length": 5},
+            }
+        }
+    )
+    frame = pd.DataFrame(
+        {"word": ["Apple"] * 300 + ["banana"] * 200 + ["zzzzqq"] * 5, "zip": ["02139"] * 400 + ["98105"] * 105}
+    )
     model = IndependentColumns(epsilon=2.0, rho=0.9, random_state=0).fit(frame, domain)
     out = model.sample(1000)
     assert set(out["word"].dropna()) >= {"apple", "banana"}
@@ -91,8 +105,9 @@ def test_text_column_with_nothing_released_invents_no_value():
     # Nothing survives the threshold and (rho close to 1) nothing is made up: the column shows
     # the public placeholder (the domain's first value), never one made-up value per row.
     for missing, expected in ((True, "value-000000000"), (False, "value-000000000")):
-        domain = TableDomain.from_json({"columns": {"name": {"type": "text", "generator": "any", "size": 10**9,
-                                                             "missing": missing}}})
+        domain = TableDomain.from_json(
+            {"columns": {"name": {"type": "text", "generator": "any", "size": 10**9, "missing": missing}}}
+        )
         frame = pd.DataFrame({"name": [f"person {i}" for i in range(50)]})
         model = IndependentColumns(epsilon=0.5, rho=0.999, random_state=0).fit(frame, domain)
         assert model.models_["name"].keys == []
@@ -101,8 +116,7 @@ def test_text_column_with_nothing_released_invents_no_value():
 
 
 def test_categorical_column_with_nothing_released_is_uniform_over_declared_values():
-    domain = TableDomain.from_json({"columns": {"c": {"type": "categorical", "values": ["a", "b"],
-                                                      "missing": False}}})
+    domain = TableDomain.from_json({"columns": {"c": {"type": "categorical", "values": ["a", "b"], "missing": False}}})
     model = IndependentColumns(epsilon=0.05, rho=0.999, random_state=0).fit(pd.DataFrame({"c": ["a"]}), domain)
     if model.models_["c"].is_empty:
         assert set(model.sample(200)["c"]) == {"a", "b"}
@@ -136,15 +150,21 @@ def test_made_up_flags_never_reach_the_card(adult, adult_domain):
 # With a public row count, each output column depends on its own histogram only, so events
 # on one column are bounded by that column's epsilon (half of 1 here).
 
-_SPEC = {"columns": {"c": {"type": "categorical", "values": ["a", "b", "rare"], "missing": False},
-                     "x": {"type": "integer", "min": 0, "max": 100, "bin_width": 10, "missing": False}}}
+_SPEC = {
+    "columns": {
+        "c": {"type": "categorical", "values": ["a", "b", "rare"], "missing": False},
+        "x": {"type": "integer", "min": 0, "max": 100, "bin_width": 10, "missing": False},
+    }
+}
 _D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6, "x": ["5"] * 20})
 _D_PRIME = pd.concat([_D, pd.DataFrame({"c": ["rare"], "x": ["100"]})], ignore_index=True)
 _COLUMN_EPS = 0.5
-_EVENTS = {"rare in the output": lambda out: (out["c"] == "rare").any(),
-           "rare 5 times or more": lambda out: (out["c"] == "rare").sum() >= 5,
-           "x = 100 in the output": lambda out: (out["x"] == 100).any(),
-           "x = 100 5 times or more": lambda out: (out["x"] == 100).sum() >= 5}
+_EVENTS = {
+    "rare in the output": lambda out: (out["c"] == "rare").any(),
+    "rare 5 times or more": lambda out: (out["c"] == "rare").sum() >= 5,
+    "x = 100 in the output": lambda out: (out["x"] == 100).any(),
+    "x = 100 5 times or more": lambda out: (out["x"] == 100).sum() >= 5,
+}
 
 
 def _release(frame, seed):
@@ -162,8 +182,9 @@ def test_audit_method_catches_values_present_only(monkeypatch):
     from dpsynth_core.privacy import cathist as ch
 
     real_histogram = independent.noisy_histogram
-    monkeypatch.setattr(independent, "noisy_histogram",
-                        lambda counts, **kw: np.where(counts > 0, real_histogram(counts, **kw), 0))
+    monkeypatch.setattr(
+        independent, "noisy_histogram", lambda counts, **kw: np.where(counts > 0, real_histogram(counts, **kw), 0)
+    )
     monkeypatch.setattr(ch.Enumeration, "__call__", lambda self, k, excluded, noise: [])
     result = audit(_release, _D, _D_PRIME, _EVENTS, trials=200, seed=2)
     assert result.violates(_COLUMN_EPS) and result.epsilon_lower_bound > 2, result

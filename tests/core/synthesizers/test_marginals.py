@@ -80,9 +80,12 @@ def test_beats_independent_columns_on_two_way_distance():
     frame, spec = adult_small(8000)
     mean2 = {}
     for method in ("cathist", "marginals"):
-        mean2[method] = np.mean([_mean_two_way(frame, synthesize(frame, spec, 1.0, method=method,
-                                                                 random_state=seed).data, spec)
-                                 for seed in range(2)])
+        mean2[method] = np.mean(
+            [
+                _mean_two_way(frame, synthesize(frame, spec, 1.0, method=method, random_state=seed).data, spec)
+                for seed in range(2)
+            ]
+        )
     assert mean2["marginals"] < 0.6 * mean2["cathist"]
 
 
@@ -101,8 +104,12 @@ def test_publisher_groups_are_measured_and_checked():
 
 
 def test_text_columns_enter_through_a_cathist_vocabulary():
-    spec = {"columns": {"word": {"type": "text", "generator": "english_word"},
-                        "code": {"type": "integer", "min": 0, "max": 9}}}
+    spec = {
+        "columns": {
+            "word": {"type": "text", "generator": "english_word"},
+            "code": {"type": "integer", "min": 0, "max": 9},
+        }
+    }
     frame = pd.DataFrame({"word": ["apple"] * 600 + ["banana"] * 400, "code": [str(i % 10) for i in range(1000)]})
     model = MarginalsSynthesizer(epsilon=5.0, random_state=0).fit(frame, spec)
     labels = [e.label for e in model.accountant_.events]
@@ -143,8 +150,9 @@ def test_audit_gaussian_measurement_passes():
 
 def test_audit_catches_half_gaussian_noise():
     eps = zcdp_to_epsilon(1 / (2 * SIGMA**2), DELTA)
-    result = audit(lambda t, s: _measurement(t, s, broken=True), _A, _B, _GAUSS_EVENTS, trials=3000, seed=2,
-                   delta=DELTA)
+    result = audit(
+        lambda t, s: _measurement(t, s, broken=True), _A, _B, _GAUSS_EVENTS, trials=3000, seed=2, delta=DELTA
+    )
     assert result.violates(eps), result
 
 
@@ -160,8 +168,9 @@ _LAPLACE_EVENTS = {f"cell 2 >= {t}": (lambda t: lambda out: out[2] >= t)(t) for 
 
 def test_audit_pure_measurement_passes_and_catches_half_noise():
     assert not audit(_laplace_measurement, _A, _B, _LAPLACE_EVENTS, trials=3000, seed=3).violates(1.0)
-    assert audit(lambda t, s: _laplace_measurement(t, s, True), _A, _B, _LAPLACE_EVENTS, trials=3000,
-                 seed=4).violates(1.0)
+    assert audit(lambda t, s: _laplace_measurement(t, s, True), _A, _B, _LAPLACE_EVENTS, trials=3000, seed=4).violates(
+        1.0
+    )
 
 
 # Selection: two candidate pairs scored against a fixed public model (2 per cell). On D the
@@ -199,13 +208,18 @@ def test_audit_catches_selection_without_noise():
 
 # --- empty tails of a declared range -------------------------------------------------------
 
+
 def _tail_table(rows: int, seed: int):
     """x declared 0-99 in ten public bins, every record in 40-59; g follows x."""
     rng = make_noise_source(seed).rng
     x = rng.integers(40, 60, rows)
     g = np.where(x < 50, "low", "high")
-    spec = {"columns": {"x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10, "missing": False},
-                        "g": {"type": "categorical", "values": ["low", "high"], "missing": False}}}
+    spec = {
+        "columns": {
+            "x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10, "missing": False},
+            "g": {"type": "categorical", "values": ["low", "high"], "missing": False},
+        }
+    }
     return pd.DataFrame({"x": x.astype(str), "g": g}), spec
 
 

@@ -63,12 +63,14 @@ def test_card_does_not_list_data_derived_feature_groups():
 # synthetic rows of D, a and c in those of D'. Noise on the cluster statistics (epsilon 1)
 # does not cover that, so no epsilon can be claimed.
 
+
 def _flip_tables():
     rng = np.random.default_rng(0)
     b, c = rng.integers(0, 10, 500), rng.integers(0, 10, 500)
     a = np.clip(np.rint((b + c) / 2 + rng.integers(-1, 2, 500)), 0, 9).astype(int)
-    base = pd.DataFrame({"a": np.concatenate([a, a, [6]]), "b": np.concatenate([b, c, [7]]),
-                         "c": np.concatenate([c, b, [5]])}).astype(str)
+    base = pd.DataFrame(
+        {"a": np.concatenate([a, a, [6]]), "b": np.concatenate([b, c, [7]]), "c": np.concatenate([c, b, [5]])}
+    ).astype(str)
     return base, pd.concat([base, pd.DataFrame({"a": ["9"], "b": ["0"], "c": ["9"]})], ignore_index=True)
 
 
@@ -85,6 +87,7 @@ def test_audit_demonstrates_that_microagg_has_no_guarantee():
     d, d_prime = _flip_tables()
     events = {"a follows b more than c": lambda gap: gap > 0.1}
     result = audit(_correlation_gap, d, d_prime, events, trials=200, seed=1)
-    noise_epsilon = stated(synthesize(d, _FLIP_SPEC, 1.0, method="microagg", random_state=0, k=200,
-                               feature_groups=2).card)["noise_epsilon"]
+    noise_epsilon = stated(
+        synthesize(d, _FLIP_SPEC, 1.0, method="microagg", random_state=0, k=200, feature_groups=2).card
+    )["noise_epsilon"]
     assert result.violates(noise_epsilon), result

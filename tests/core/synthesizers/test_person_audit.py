@@ -16,9 +16,13 @@ import dpsynth_core.synthesizers.base as base
 from dpsynth_core.synthesizers.independent import IndependentColumns
 from tests.audit import audit
 
-_SPEC = {"columns": {"pid": {"type": "drop"},
-                     "x": {"type": "integer", "min": 0, "max": 29, "bin_width": 10, "missing": False}},
-         "person": {"column": "pid", "max_rows": 3}}
+_SPEC = {
+    "columns": {
+        "pid": {"type": "drop"},
+        "x": {"type": "integer", "min": 0, "max": 29, "bin_width": 10, "missing": False},
+    },
+    "person": {"column": "pid", "max_rows": 3},
+}
 _D = pd.DataFrame({"pid": [str(i) for i in range(20)], "x": ["5"] * 20})
 _D_PRIME = pd.concat([_D, pd.DataFrame({"pid": ["newcomer"] * 9, "x": ["25"] * 9})], ignore_index=True)
 _EPSILON = 1.0

@@ -18,6 +18,7 @@ def test_plan_table_has_text_cells_and_only_figures_that_apply():
 
 
 def test_groups_are_read_one_per_line_and_unknown_names_are_named():
-    groups, unknown = parse_groups("sex, income\n\n age ,marital-status, nope\n", ["sex", "income", "age",
-                                                                              "marital-status"])
+    groups, unknown = parse_groups(
+        "sex, income\n\n age ,marital-status, nope\n", ["sex", "income", "age", "marital-status"]
+    )
     assert groups == [["sex", "income"], ["age", "marital-status", "nope"]] and unknown == ["nope"]
