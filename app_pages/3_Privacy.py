@@ -7,12 +7,13 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import budget_split, column_plan, price
+from app_support.gates import usable_domain
+from app_support.lifetime import lifetime_budget
 from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints
 from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.evaluation.charts import budget_split_chart
 from dpsynth_core.synthesizers import ranked
-from dpsynth_core.synthesizers.planning import PLAN_HELP, epsilon_guidance, plan_table, privacy_note, text_outlook
-from dpsynth_core.workspace import format_epsilon
+from dpsynth_core.synthesizers.planning import PLAN_HELP, epsilon_advice, plan_table, privacy_note, text_outlook
 
 st.title("3. Privacy")
 st.markdown(
@@ -57,24 +58,8 @@ with left:
             icon=":material/gpp_bad:",
         )
     else:
-        if whole_file > constraints.EPSILON_MAX:
-            level, sentence = (
-                "very weak",
-                (
-                    "At this ε the promise bounds almost nothing: one person can change the chance of a result "
-                    "by an astronomically large factor. Release few records, or choose another method."
-                ),
-            )
-        else:
-            level, sentence = epsilon_guidance(whole_file)
-        prefix = (
-            ""
-            if format_epsilon(whole_file) == format_epsilon(epsilon)
-            else (f"With this method the whole file's ε is **{format_epsilon(whole_file)}** (see below). ")
-        )
-        (st.warning if whole_file > constraints.EPSILON_WARN_ABOVE else st.info)(
-            f"{prefix}**{level.capitalize()}.** {sentence}"
-        )
+        warn, text = epsilon_advice(whole_file, epsilon)
+        (st.warning if warn else st.info)(text)
     st.caption(
         "Rough guide: ε = 0.1 is very strong protection (results are noisy); ε = 1 is a common "
         "choice for public releases; ε = 10 is weak protection, where one person can noticeably "
@@ -155,59 +140,11 @@ row_count = state.expected_rows()
 public_rows = st.session_state[state.ROWS]
 options = state.options(state.settings())
 
-with st.expander(
-    "Lifetime budget for this data", expanded=state.workspace().lifetime_budget(state.data()["hash"]) is not None
-):
-    fingerprint = state.data()["hash"]
-    limit = state.workspace().lifetime_budget(fingerprint)
-    st.markdown(
-        "Set the most ε that may ever be spent on this file, across every draw and report, in this "
-        "workspace. A draw that would go past it is refused, with the reason."
-    )
-    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-    new_limit = c1.number_input(
-        "Lifetime budget ε (blank = no limit)",
-        min_value=0.01,
-        max_value=1000.0,
-        value=limit,
-        step=0.5,
-        placeholder="no limit",
-        key="privacy_lifetime",
-    )
-    if new_limit != limit and c2.button("Set" if new_limit else "Remove the limit", key="privacy_lifetime_set"):
-        state.workspace().set_lifetime_budget(fingerprint, new_limit, name=state.data()["name"])
-        st.rerun()
-    st.markdown(
-        "The same records in any file form find this budget. To let new versions of a table (monthly "
-        "extracts, corrected files) share it, give the dataset a name and use the same name for each."
-    )
-    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-    named = c1.text_input(
-        "Dataset name", max_chars=200, key="privacy_dataset_name", placeholder="for example: patients, monthly extract"
-    )
-    if named.strip() and c2.button("Use this name", key="privacy_dataset_set"):
-        try:
-            state.data()["hash"] = state.workspace().dataset_key(state.data()["records"], named)
-        except DPSynthError as problem:
-            st.error(str(problem), icon=":material/block:")
-        else:
-            st.rerun()
+lifetime_budget()
 
 st.divider()
 st.subheader("What these choices imply, column by column")
-try:
-    problems = TableDomain.from_json(declaration).problems()
-except DomainError as problem:  # a declaration that does not fit the schema: say so, plan nothing
-    st.error(f"The domain declaration cannot be used: {problem}", icon=":material/error:")
-    st.page_link("app_pages/2_Domain.py", label="Fix the domain declaration", icon=":material/rule:")
-    st.stop()
-if problems:
-    st.warning(
-        f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
-        "declared columns only.",
-        icon=":material/warning:",
-    )
-    st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
+problems = usable_domain(declaration)
 try:
     plan = column_plan(
         spec_json, float(epsilon), float(rho), method, public_rows, row_count, json.dumps(options, sort_keys=True)

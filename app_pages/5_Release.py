@@ -1,17 +1,14 @@
 """Release: download the synthetic CSV, the card and the declaration; make a stakeholder report."""
 
-import json
-
 import streamlit as st
 
 from app_support import state
 from app_support.cards import show_card, show_page
+from app_support.downloads import release_downloads
 from app_support.progress import run_with_progress
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
 from dpsynth_core.release import budgeted
-from dpsynth_core.release.card import render_card_html
-from dpsynth_core.release.rerun import rerun_script, rerun_settings
 from dpsynth_core.workspace import BudgetExceeded, format_epsilon
 
 st.title("5. Release")
@@ -47,58 +44,7 @@ st.caption(
 )
 
 stem = (card["domain"]["dataset"] or "synthetic").removesuffix(".csv")
-d1, d2, d3, d4 = st.columns(4)
-d1.download_button(
-    "Synthetic data (CSV)",
-    lambda release_id=entry["id"]: workspace.release(release_id).csv_bytes(),
-    file_name=f"{stem}_synthetic.csv",
-    mime="text/csv",
-    type="primary",
-    key="release_csv",
-    on_click="ignore",
-)
-d2.download_button(
-    "Release card (HTML)",
-    render_card_html(card).encode("utf-8"),
-    file_name=f"{stem}_release_card.html",
-    mime="text/html",
-    key="release_card_html",
-    on_click="ignore",
-)
-d3.download_button(
-    "Release card (JSON)",
-    json.dumps(card, indent=2).encode("utf-8"),
-    file_name=f"{stem}_release_card.json",
-    mime="application/json",
-    key="release_card_json",
-    on_click="ignore",
-)
-d4.download_button(
-    "Domain declaration (JSON)",
-    json.dumps(entry["settings"]["declaration"], indent=2).encode("utf-8"),
-    file_name=f"{stem}.domain.json",
-    mime="application/json",
-    key="release_domain",
-    on_click="ignore",
-)
-e1, e2 = st.columns(2)  # an auditor reruns the release with these and the declaration, on the same file
-script = rerun_script(entry, data=f"{stem}.csv", declaration=f"{stem}.domain.json")
-e1.download_button(
-    "Rerun script (Python)",
-    script,
-    file_name=f"rerun_{stem}.py",
-    mime="text/x-python",
-    key="release_rerun_script",
-    on_click="ignore",
-)
-e2.download_button(
-    "Release settings (JSON)",
-    json.dumps(rerun_settings(entry), indent=2),
-    file_name=f"{stem}.settings.json",
-    mime="application/json",
-    key="release_settings",
-    on_click="ignore",
-)
+release_downloads(entry, stem)
 st.markdown(
     "**What you can share:** the synthetic CSV, the release card, the declaration, the rerun script and "
     "settings (an auditor reruns the release on the same file: new noise, recorded in the ledger) and the "

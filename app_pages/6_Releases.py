@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -11,9 +10,12 @@ from app_support.cached import quality
 from app_support.progress import run_with_progress
 from app_support.sidebar import spending_lines
 from dpsynth_core import METHODS
+from dpsynth_core.evaluation.summaries import HEADLINES, headlines
 from dpsynth_core.release import review
 from dpsynth_core.release.card import render_card_html
-from dpsynth_core.workspace import format_delta, format_epsilon
+from dpsynth_core.release.stored import epsilon_words, settings_summary
+from dpsynth_core.wording import ledger_rows
+from dpsynth_core.workspace import format_delta
 
 st.title("Releases")
 workspace = state.workspace()
@@ -31,11 +33,6 @@ if not stored:
     st.stop()
 
 
-def epsilon_text(release) -> str:
-    g = release.card["guarantee"]
-    return "no guarantee" if g["epsilon"] is None else format_epsilon(g["epsilon"])
-
-
 reports_by_release = {r.id: workspace.reports(r.id) for r in stored}
 st.dataframe(
     pd.DataFrame(
@@ -44,7 +41,7 @@ st.dataframe(
                 "release": f"#{r.id}",
                 "made": r.created,
                 "method": METHODS[r.method].title if r.method in METHODS else r.method,
-                "ε": epsilon_text(r),
+                "ε": epsilon_words(r),
                 "δ": "" if r.card["guarantee"]["epsilon"] is None else format_delta(r.card["guarantee"]["delta"]),
                 "rows": f"{r.rows:,}",
                 "made with": "app" if r.source == "app" else "command line",
@@ -73,80 +70,38 @@ left_id = c1.selectbox(
     "Left",
     ids,
     index=min(1, len(ids) - 1),
-    format_func=lambda i: f"#{i}: {by_id[i].method}, ε = {epsilon_text(by_id[i])}, {by_id[i].created[:16]}",
+    format_func=lambda i: f"#{i}: {by_id[i].method}, ε = {epsilon_words(by_id[i])}, {by_id[i].created[:16]}",
     key="releases_left",
 )
 right_id = c2.selectbox(
     "Right",
     ids,
     index=0,
-    format_func=lambda i: f"#{i}: {by_id[i].method}, ε = {epsilon_text(by_id[i])}, {by_id[i].created[:16]}",
+    format_func=lambda i: f"#{i}: {by_id[i].method}, ε = {epsilon_words(by_id[i])}, {by_id[i].created[:16]}",
     key="releases_right",
 )
 chosen = [by_id[left_id]] + ([by_id[right_id]] if right_id != left_id else [])
 
 
-def settings_rows(release) -> dict:
-    s, g = release.settings, release.card["guarantee"]
-    return {
-        "method": release.card["method"]["title"],
-        "ε asked for": f"{s.get('epsilon', ''):g}" if isinstance(s.get("epsilon"), (int, float)) else "",
-        "guarantee": "none"
-        if g["epsilon"] is None
-        else f"ε = {format_epsilon(g['epsilon'])}, δ = {format_delta(g['delta'])} ({g['composition']})",
-        "privacy unit": g["neighbouring"] or "none",
-        "tolerance for randomness": "not used"
-        if release.card["parameters"].get("rho") is None
-        else f"{release.card['parameters']['rho']:g}",
-        "rows": f"{release.rows:,} ({release.card['rows']['policy'].split(':')[0]})",
-        "column groups": "; ".join(", ".join(x) for x in s.get("groups") or []) or "none",
-        "made": f"{release.created} ({'app' if release.source == 'app' else 'command line'})"
-        + (f" in {release.seconds:.1f} s" if release.seconds else ""),
-    }
-
-
 st.markdown("**Settings and guarantee**")
-st.dataframe(pd.DataFrame({f"#{r.id}": settings_rows(r) for r in chosen}), width="stretch")
-
-METRIC_NAMES = {
-    "fidelity": "mean fidelity F (1 = same values kept)",
-    "one_way": "mean 1-way distance (0 = identical)",
-    "two_way": "mean 2-way distance (0 = identical)",
-    "game": "distinguishing game accuracy (50% = a coin flip)",
-}
-
-
-def summary(metrics: dict) -> dict:
-    out = {}
-    if "fidelity" in metrics:
-        out[METRIC_NAMES["fidelity"]] = f"{np.mean(list(metrics['fidelity'].values())):.3f}"
-    if "one_way" in metrics:
-        out[METRIC_NAMES["one_way"]] = f"{np.mean(list(metrics['one_way'].values())):.3f}"
-    if "two_way" in metrics:
-        values = np.array(metrics["two_way"]["values"], dtype=float)
-        upper = values[np.triu_indices(len(values), 1)]
-        out[METRIC_NAMES["two_way"]] = f"{upper.mean():.3f}" if upper.size else ""
-    if "game" in metrics and metrics["game"]["test_records"]:
-        out[METRIC_NAMES["game"]] = f"{metrics['game']['accuracy']:.0%}"
-    return out
-
+st.dataframe(pd.DataFrame({f"#{r.id}": settings_summary(r) for r in chosen}), width="stretch")
 
 st.markdown("**Compared with the real data** (for your eyes only: these are not covered by any guarantee)")
-missing = [r for r in chosen if set(METRIC_NAMES) - set(r.metrics)]
+missing = [r for r in chosen if set(HEADLINES) - set(r.metrics)]
 if missing and st.button("Compute the comparisons for these two", key="releases_compute"):
     for release in missing:
         entry = state.release_entry(release.id)
 
         def work(report, entry=entry, release=release):
-            for step, name in enumerate(METRIC_NAMES):
-                report(step / len(METRIC_NAMES), f"Release #{entry['id']}: {METRIC_NAMES[name].split(' (')[0]}")
+            for step, name in enumerate(HEADLINES):
+                report(step / len(HEADLINES), f"Release #{entry['id']}: {HEADLINES[name].split(' (')[0]}")
                 quality(entry, name, loaded["frame"], release.settings["declaration"])
             return entry
 
         run_with_progress(work, title=f"Release #{release.id}")
         state.save_metrics(entry)
     st.rerun()
-table = pd.DataFrame({f"#{r.id}": summary(r.metrics) for r in chosen}).reindex(list(METRIC_NAMES.values()))
+table = pd.DataFrame({f"#{r.id}": headlines(r.metrics) for r in chosen}).reindex(list(HEADLINES.values()))
 st.dataframe(table.astype(object).where(table.notna(), "not computed yet"), width="stretch")
 st.caption("Computed when you open the Preview's tabs for a release, or with the button above; kept with the release.")
 
@@ -206,25 +161,5 @@ with st.expander("Share releases with reviewers (a link that opens them in revie
         st.caption("Shown once (only a hash of it is kept). Revoke links with `python -m dpsynth_core review-link`.")
 
 with st.expander("The full ledger of this data (every spend, oldest first)"):
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "when": s["created"],
-                    "what": s["purpose"] + (f" #{s['release_id']}" if s["release_id"] else ""),
-                    "method": s["method"],
-                    "from": s["source"],
-                    "cost": (
-                        f"ε = {format_epsilon(s['epsilon'])}, δ = {format_delta(s['delta'])}"
-                        if s["guaranteed"]
-                        else "no guarantee"
-                    ),
-                    "privacy unit": s["neighbouring"] if s["guaranteed"] else "",
-                }
-                for s in workspace.spends(loaded["hash"])
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    st.dataframe(pd.DataFrame(ledger_rows(workspace.spends(loaded["hash"]))), hide_index=True, width="stretch")
     st.caption("The same ledger prints from the command line: `python -m dpsynth_core ledger`.")

@@ -1,4 +1,5 @@
-"""Preview pieces that only draw: the distinguishing game, one column, the cells the public rule changed."""
+"""The Preview's comparisons with the real data (publisher-only), tab by tab: each measure runs when its
+tab is first opened, once per release, and is kept with the release."""
 
 from __future__ import annotations
 
@@ -6,9 +7,109 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_support.cached import paired
-from dpsynth_core.evaluation.charts import distinguishing_chart, distribution_chart, top_values_chart, value_cdf_chart
-from dpsynth_core.evaluation.values import value_comparison
+from app_support import risk_tab, state
+from app_support.cached import paired, quality
+from app_support.progress import run_with_progress
+from dpsynth_core.evaluation.charts import (
+    distinguishing_chart,
+    distribution_chart,
+    fidelity_chart,
+    one_way_chart,
+    top_values_chart,
+    two_way_heatmap,
+    value_cdf_chart,
+)
+from dpsynth_core.evaluation.values import shape_warnings, value_comparison, value_table
+
+
+def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: dict) -> None:
+    """The warnings on values that changed shape, then one tab per comparison of the release on show."""
+    release_data = entry["data"]
+    shapes = quality(entry, "values", frame, declaration)  # numbers and dates value by value (cached)
+    if shape_warnings(shapes):
+        st.warning(
+            "**Values that changed shape** (the bins can look fine): " + "; ".join(shape_warnings(shapes)) + ". "
+            "Marked ⚠ in the charts; see the table under Marginal distances.",
+            icon=":material/warning:",
+        )
+    flagged = {name for name, s in shapes.items() if s["shape"]}
+    changed = {name: r for name, r in entry["publisher_report"].get("encoding", {}).items() if r.get("out_of_domain")}
+    tabs = st.tabs(
+        [
+            "Synthetic rows",
+            "Fidelity",
+            "Marginal distances",
+            "Distinguishing game",
+            "One column",
+            f"Cells outside the declaration ({sum(r['out_of_domain'] for r in changed.values()):,})",
+            "Empirical risk",
+        ],
+        key="preview_tab",
+        on_change="rerun",
+    )
+
+    def measure(name: str, title: str):
+        """A publisher-only measure, computed when its tab is first opened (with progress), then kept."""
+        if name not in entry["metrics"]:
+            run_with_progress(lambda report: quality(entry, name, frame, declaration, report), title=title)
+            state.save_metrics(entry)
+        return entry["metrics"][name]
+
+    with tabs[0]:
+        if tabs[0].open:
+            st.markdown(
+                f"The first rows of the synthetic table ({len(release_data):,} rows in all). This is what the "
+                "Release page lets you download."
+            )
+            st.dataframe(release_data.head(200), hide_index=True, width="stretch", height=420)
+    with tabs[1]:
+        if tabs[1].open:
+            fidelity = measure("fidelity", "Comparing which values each column uses")
+            st.plotly_chart(fidelity_chart(fidelity, flagged), width="stretch", key="preview_fidelity")
+            st.caption(
+                "How to read: F = 1 means the synthetic column uses exactly the values the real one uses; "
+                "lower means rare real values were left out (that is the protection) or made-up ones added."
+            )
+    with tabs[2]:
+        if tabs[2].open:
+            show_distances(measure, shapes, flagged)
+    with tabs[3]:
+        if tabs[3].open:
+            show_game(measure("game", "Training a classifier to tell real from synthetic records"))
+    with tabs[4]:
+        if tabs[4].open:
+            show_one_column(entry, frame, declaration, domain)
+    with tabs[5]:
+        if tabs[5].open:
+            show_changed_cells(changed)
+    with tabs[6]:
+        if tabs[6].open:
+            risk_tab.draw(entry, frame, declaration, settings)
+
+
+def show_distances(measure, shapes: dict, flagged: set) -> None:
+    """Each column's distance, the value-by-value table, then every pair's distance as a heat map."""
+    one_way = measure("one_way", "Comparing each column's distribution")
+    st.plotly_chart(one_way_chart(one_way, flagged), width="stretch", key="preview_one_way")
+    st.caption(
+        "How to read: the total variation distance, the share of rows that would have to change value "
+        "to turn the synthetic column into the real one. 0 = identical distribution; below 0.05 is close, "
+        "unless the column is marked ⚠."
+    )
+    if shapes:
+        st.dataframe(value_table(shapes), hide_index=True, width="stretch")
+        st.caption(
+            "Numbers and dates value by value, without bins: a frequent value lost or a moved mean shows "
+            "here even when the bins match."
+        )
+    two_way = measure("two_way", "Comparing every pair of columns")
+    matrix = pd.DataFrame(two_way["values"], index=two_way["columns"], columns=two_way["columns"])
+    st.plotly_chart(two_way_heatmap(matrix), width="stretch", key="preview_two_way")
+    st.caption(
+        "How to read: the same distance (total variation distance, 0 = identical, 1 = nothing in common) "
+        "for every pair of columns taken together. A method that keeps columns independent shows dark "
+        "cells where real columns are related (say, relationship and sex)."
+    )
 
 
 def show_game(game: dict) -> None:

@@ -105,3 +105,39 @@ def ledger_text(workspace, fp: str | None = None) -> str:
                 f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  {spend['method']:<11}  {cost}"
             )
     return "\n".join(lines)
+
+
+def rows_in_words(rows: int | None, default_rows: int | None, count_is_public: bool) -> str:
+    """How many synthetic rows a draw makes, from public settings only: the publisher's number, the
+    method's own fixed number of tries, the real count (public under the method's privacy unit) or
+    the real count plus noise.
+
+    >>> rows_in_words(500, None, False), rows_in_words(None, None, True)
+    ('500 (your choice)', "the real count (public under this method's privacy unit)")
+    """
+    if rows:
+        return f"{rows:,} (your choice)"
+    if default_rows:
+        return f"{default_rows:,} tries (the method's own number, fixed in advance)"
+    return (
+        "the real count (public under this method's privacy unit)" if count_is_public else "the real count plus noise"
+    )
+
+
+def ledger_rows(spends: list[dict]) -> list[dict]:
+    """The ledger's spends (:meth:`~dpsynth_core.workspace.Workspace.spends`) as table rows, in plain words."""
+    return [
+        {
+            "when": s["created"],
+            "what": s["purpose"] + (f" #{s['release_id']}" if s["release_id"] else ""),
+            "method": s["method"],
+            "from": s["source"],
+            "cost": (
+                f"ε = {format_epsilon(s['epsilon'])}, δ = {format_delta(s['delta'])}"
+                if s["guaranteed"]
+                else "no guarantee"
+            ),
+            "privacy unit": s["neighbouring"] if s["guaranteed"] else "",
+        }
+        for s in spends
+    ]

@@ -6,12 +6,21 @@ enters a release; the pages say so.
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import metrics
 
 #: The measures by name, in the order the pages offer them.
 MEASURES = ("fidelity", "one_way", "two_way", "game")
 #: Records of each kind the distinguishing game samples (a subsample keeps it to about a second).
 GAME_RECORDS = 3000
+#: Each measure's one-number summary, named with how to read it (the Releases page's rows).
+HEADLINES = {
+    "fidelity": "mean fidelity F (1 = same values kept)",
+    "one_way": "mean 1-way distance (0 = identical)",
+    "two_way": "mean 2-way distance (0 = identical)",
+    "game": "distinguishing game accuracy (50% = a coin flip)",
+}
 
 
 def measure(name: str, pairs: dict, report=lambda done, message: None) -> dict | list:
@@ -39,3 +48,20 @@ def measure(name: str, pairs: dict, report=lambda done, message: None) -> dict |
         "classifier": game.classifier,
         "records": size,
     }
+
+
+def headlines(measures: dict) -> dict:
+    """The measures computed so far (name -> :func:`measure`'s value), one formatted number each,
+    keyed by :data:`HEADLINES`' names."""
+    out = {}
+    if "fidelity" in measures:
+        out[HEADLINES["fidelity"]] = f"{np.mean(list(measures['fidelity'].values())):.3f}"
+    if "one_way" in measures:
+        out[HEADLINES["one_way"]] = f"{np.mean(list(measures['one_way'].values())):.3f}"
+    if "two_way" in measures:
+        values = np.array(measures["two_way"]["values"], dtype=float)
+        upper = values[np.triu_indices(len(values), 1)]
+        out[HEADLINES["two_way"]] = f"{upper.mean():.3f}" if upper.size else ""
+    if "game" in measures and measures["game"]["test_records"]:
+        out[HEADLINES["game"]] = f"{measures['game']['accuracy']:.0%}"
+    return out

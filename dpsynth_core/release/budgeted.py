@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 
 from ..privacy.accounting import Spend, Spending
+from ..wording import format_epsilon
 from . import Release, prepare
 
 
@@ -47,6 +48,23 @@ def projection(workspace, fingerprint: str, charge: Spend, *, what: str = "This 
     Raises :class:`~dpsynth_core.workspace.BudgetExceeded` when it would pass the lifetime budget.
     """
     return workspace.check(fingerprint, charge, what=what)
+
+
+def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
+    """The draw button's words: what a draw costs (the ledger's own charge) and, after ``earlier``
+    draws with the same settings, the total on this data it leads to (``after``, from
+    :func:`projection`; None when refused).
+    """
+    if not charge.guaranteed:
+        cost = "no guarantee: this method's release is not differentially private"
+    else:
+        cost = f"spends ε = {format_epsilon(charge.epsilon)}"
+        total = (
+            next((r.epsilon for r in after.relations if r.neighbouring == charge.neighbouring), None) if after else None
+        )
+        if earlier and total is not None:
+            cost += f"; the total on this data becomes ε = {format_epsilon(total)}"
+    return ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
 
 
 def draw(

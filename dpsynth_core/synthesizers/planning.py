@@ -16,6 +16,7 @@ from ..privacy.binning import binning_label
 from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 from ..privacy.noise import typical_bin_error
 from ..privacy.prefixes import level_budget
+from ..wording import format_epsilon
 from .base import CATHIST, GAUSSIAN, PRIOR, VOCABULARY
 from .registry import DEFAULT_METHOD, get_method
 
@@ -272,6 +273,26 @@ def epsilon_guidance(epsilon: float) -> tuple[str, str]:
         f"Very weak protection: a factor of {math.exp(epsilon):,.0f}. Values above "
         f"{constraints.EPSILON_WARN_ABOVE:g} are rarely defensible for data about people."
     )
+
+
+def epsilon_advice(whole_file: float, asked: float) -> tuple[bool, str]:
+    """Whether to warn, and what to say under the ε slider: the level of protection of the whole
+    file's ε (what the ledger records for a draw), and that ε when the method makes it differ from
+    the one ``asked`` for."""
+    if whole_file > constraints.EPSILON_MAX:
+        level, sentence = (
+            "very weak",
+            "At this ε the promise bounds almost nothing: one person can change the chance of a result "
+            "by an astronomically large factor. Release few records, or choose another method.",
+        )
+    else:
+        level, sentence = epsilon_guidance(whole_file)
+    prefix = (
+        ""
+        if format_epsilon(whole_file) == format_epsilon(asked)
+        else f"With this method the whole file's ε is **{format_epsilon(whole_file)}** (see below). "
+    )
+    return whole_file > constraints.EPSILON_WARN_ABOVE, f"{prefix}**{level.capitalize()}.** {sentence}"
 
 
 #: What each column of :func:`plan_table` means, in plain words (the Privacy page's column help).

@@ -109,3 +109,10 @@ def test_the_default_method_lives_in_the_registry():
     from dpsynth_core.synthesizers import DEFAULT_METHOD, METHODS
 
     assert DEFAULT_METHOD in METHODS and not hasattr(constraints, "DEFAULT_METHOD")
+
+
+def test_pages_only_gather_choices_call_the_core_and_draw():
+    """A page is at most 200 lines: wording and decisions live in the core, drawing pieces in app_support."""
+    pages = sorted((ROOT / "app_pages").glob("*.py"))
+    long = [f"{p.name} ({n})" for p in pages if (n := len(p.read_text().splitlines())) > 200]
+    assert pages and long == []

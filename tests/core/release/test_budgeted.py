@@ -285,3 +285,22 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
     if charge.guaranteed:
         assert "patient" in charge.neighbouring or "pid" in charge.neighbouring
         assert format_epsilon(made.release.card["guarantee"]["epsilon"]) == format_epsilon(charge.epsilon)
+
+
+def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
+    from types import SimpleNamespace as NS
+
+    from dpsynth_core.release.budgeted import draw_label
+
+    charge = NS(guaranteed=True, epsilon=1.0, neighbouring="add/remove one record")
+    after = NS(
+        relations=[
+            NS(neighbouring="replace one record", epsilon=9.0),
+            NS(neighbouring=charge.neighbouring, epsilon=2.0),
+        ]
+    )
+    assert draw_label(charge, after, 0) == "Generate synthetic data (spends ε = 1)"
+    assert draw_label(charge, after, 1) == "Draw again (spends ε = 1; the total on this data becomes ε = 2)"
+    assert draw_label(charge, None, 2) == "Draw again (spends ε = 1)"  # refused: no total to state
+    unguaranteed = NS(guaranteed=False, epsilon=None, neighbouring=None)
+    assert "no guarantee" in draw_label(unguaranteed, after, 0) and "spends" not in draw_label(unguaranteed, after, 0)

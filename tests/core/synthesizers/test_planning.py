@@ -22,3 +22,15 @@ def test_groups_are_read_one_per_line_and_unknown_names_are_named():
         "sex, income\n\n age ,marital-status, nope\n", ["sex", "income", "age", "marital-status"]
     )
     assert groups == [["sex", "income"], ["age", "marital-status", "nope"]] and unknown == ["nope"]
+
+
+def test_the_epsilon_advice_names_the_whole_files_epsilon_when_it_differs():
+    from dpsynth_core import constraints
+    from dpsynth_core.synthesizers.planning import epsilon_advice
+
+    warn, text = epsilon_advice(1.0, 1.0)
+    assert not warn and text.startswith("**Moderate.** A common choice")
+    warn, text = epsilon_advice(2.5, 1.0)
+    assert text.startswith("With this method the whole file's ε is **2.5** (see below). **Weak.**")
+    warn, text = epsilon_advice(constraints.EPSILON_MAX * 2, 1.0)
+    assert warn and "**Very weak.** At this ε the promise bounds almost nothing" in text

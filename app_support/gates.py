@@ -1,0 +1,44 @@
+"""Gates a page passes before it draws: a domain declaration complete enough for what the page does."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpsynth_core import DomainError, DPSynthError, TableDomain
+
+
+def complete_domain(declaration: dict) -> TableDomain:
+    """The declared domain, or (when it has anything left to fix) the problems, a link to the Domain
+    page, and the page stops."""
+    try:
+        domain = TableDomain.from_json(declaration)
+        problems = domain.problems()
+    except DPSynthError as problem:  # a declaration that does not fit the schema
+        problems = list(getattr(problem, "problems", None) or [str(problem)])
+    if problems:
+        shown = "; ".join(problems[:30]) + (
+            f"; and {len(problems) - 30:,} more (see the Domain page)" if len(problems) > 30 else ""
+        )
+        st.error(f"The domain declaration is not complete ({len(problems)} thing(s) to fix): {shown}")
+        st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
+        st.stop()
+    return domain
+
+
+def usable_domain(declaration: dict) -> list[str]:
+    """What is left to fix in a declaration that can be planned from (said as a warning, with a link to
+    the Domain page); a declaration that does not fit the schema is said and the page stops."""
+    try:
+        problems = TableDomain.from_json(declaration).problems()
+    except DomainError as problem:  # a declaration that does not fit the schema: say so, plan nothing
+        st.error(f"The domain declaration cannot be used: {problem}", icon=":material/error:")
+        st.page_link("app_pages/2_Domain.py", label="Fix the domain declaration", icon=":material/rule:")
+        st.stop()
+    if problems:
+        st.warning(
+            f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
+            "declared columns only.",
+            icon=":material/warning:",
+        )
+        st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
+    return problems
