@@ -14,40 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-]
-METHOD_TITLES = {
-    "marginals": "Related columns (DP marginals)",
-    "cathist": "Independent columns (CatHist)",
-    "copula": "Gaussian copula",
-    "dirichlet": "Dirichlet-multinomial (fixed row count)",
-    "bayesnet": "Bayesian network",
-    "deniability": "Plausible deniability",
-    "microagg": "Micro-aggregation (no formal guarantee)",
-}
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.app_server import CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
+from dpsynth_core import METHODS  # noqa: E402
 
 
 def main() -> None:
@@ -58,39 +33,15 @@ def main() -> None:
 
     rows: list[tuple[str, float]] = []
     workspace = tempfile.mkdtemp(prefix="dpsynth-bench-")
-    port = _port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "DPSYNTH_WORKSPACE": workspace, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     start = time.perf_counter()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_app(url, port, env)
     try:
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.1)
         rows.append(("server start (until it answers)", time.perf_counter() - start))
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS)
+            browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1200}, accept_downloads=True)
             page.set_default_timeout(180_000)
 
@@ -120,12 +71,12 @@ def main() -> None:
                 lambda: page.get_by_role("link", name="3. Privacy").first.click(),
                 visible=lambda: page.get_by_text("What these choices imply").wait_for(),
             )
-            methods = ["marginals"] if args.quick else list(METHOD_TITLES)
+            methods = ["marginals"] if args.quick else list(METHODS)
             for index, method in enumerate(methods):
                 if index:
                     page.get_by_role("link", name="3. Privacy").first.click()
                     page.get_by_text("What these choices imply").wait_for()
-                    page.get_by_text(METHOD_TITLES[method], exact=True).click()
+                    page.get_by_text(METHODS[method].title, exact=True).click()
                     page.wait_for_timeout(1500)  # the page reruns with the method
                 page.get_by_role("link", name="4. Preview").first.click()
                 page.get_by_role("heading", name="4. Preview").wait_for()

@@ -19,66 +19,17 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-]
+from benchmarks.app_server import CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
+
 READY = re.compile(r"Synthetic table ready: [\d,]+ rows(?: in ([\d.]+) s)? \(release #(\d+);")
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start(url: str, port: int, env: dict, profile: str | None = None) -> subprocess.Popen:
-    spy = ["py-spy", "record", "--format", "raw", "--threads", "--rate", "200", "-o", profile, "--"] if profile else []
-    server = subprocess.Popen(
-        [
-            *spy,
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    while True:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return server
-        except OSError:
-            if server.poll() is not None:
-                raise SystemExit("the server stopped before answering") from None
-            time.sleep(0.1)
 
 
 def main() -> None:
@@ -90,14 +41,16 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     workspace = tempfile.mkdtemp(prefix="dpsynth-bench-")
-    port = _port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "DPSYNTH_WORKSPACE": workspace, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     times: list[tuple[float, float, float]] = []
-    server = _start(url, port, env, args.profile)
+    server = start_app(url, port, env, args.profile)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=FLAGS)
+            browser = p.chromium.launch(
+                executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=CHROMIUM_FLAGS
+            )
             page = browser.new_page(viewport={"width": 1400, "height": 1200})
             page.set_default_timeout(180_000)
             if args.method:
