@@ -1,11 +1,10 @@
 """Learn: differential privacy in plain words, why the domain is declared (live), tau, the game."""
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from app_support.cached import bad_bins_exact, dp_share_with_and_without, k_anonymous_example
-from dpsynth_core.evaluation.charts import FONT, REAL, SYNTHETIC, tau_curve
+from dpsynth_core.evaluation.charts import tau_curve, with_and_without_chart
 from dpsynth_core.evaluation.kanonymity import l_diversity
 
 st.title("How it works")
@@ -36,36 +35,7 @@ when the table is *without* Alex and *with* Alex (exact chances, worked out from
 )
 eps = st.select_slider("ε for this demo", options=[0.25, 0.5, 1.0, 2.0], value=1.0, key="learn_demo_eps")
 shares = bad_bins_exact(float(eps))
-fig = go.Figure(
-    [
-        go.Bar(
-            name="without Alex",
-            x=list(shares),
-            y=[v[0] for v in shares.values()],
-            marker_color=REAL,
-            text=[f"{v[0]:.1%}" for v in shares.values()],
-            textposition="outside",
-        ),
-        go.Bar(
-            name="with Alex",
-            x=list(shares),
-            y=[v[1] for v in shares.values()],
-            marker_color=SYNTHETIC,
-            text=[f"{v[1]:.1%}" for v in shares.values()],
-            textposition="outside",
-        ),
-    ]
-)
-fig.update_layout(
-    barmode="group",
-    font=FONT,
-    height=420,
-    plot_bgcolor="white",
-    title=dict(text="How often the release shows 'rare disease'", font=dict(size=22)),
-    yaxis=dict(title="chance", tickformat=".0%", range=[0, 1.1]),
-    xaxis=dict(title="method"),
-)
-st.plotly_chart(fig, width="stretch", key="learn_bad_bins")
+st.plotly_chart(with_and_without_chart(shares), width="stretch", key="learn_bad_bins")
 never, (without, with_alex) = shares["occurring values only"][0], shares["CatHist over the declared list"]
 st.markdown(
     f"Without Alex, the first method **never** shows the rare disease ({never:.0%}), "

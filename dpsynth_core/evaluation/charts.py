@@ -231,6 +231,33 @@ def tau_curve(rhos=(0.5, 0.9, 0.99), epsilon: float = 1.0) -> go.Figure:
     )
 
 
+def with_and_without_chart(shares: dict[str, tuple[float, float]]) -> go.Figure:
+    """The Learn page's bad-bins demo: for each method (``shares``: method -> chance without and with
+    Alex), how often the release shows the rare disease, side by side."""
+    bars = [
+        go.Bar(
+            name=name,
+            x=list(shares),
+            y=[v[side] for v in shares.values()],
+            marker_color=colour,
+            text=[f"{v[side]:.1%}" for v in shares.values()],
+            textposition="outside",
+        )
+        for side, (name, colour) in enumerate([("without Alex", REAL), ("with Alex", SYNTHETIC)])
+    ]
+    fig = go.Figure(bars)
+    fig.update_layout(
+        barmode="group",
+        font=FONT,
+        height=420,
+        plot_bgcolor="white",
+        title=dict(text="How often the release shows 'rare disease'", font=dict(size=22)),
+        yaxis=dict(title="chance", tickformat=".0%", range=[0, 1.1]),
+        xaxis=dict(title="method"),
+    )
+    return fig
+
+
 def value_cdf_chart(comparison) -> go.Figure:
     """Real and synthetic distribution functions of one numeric or date column, value by value.
 

@@ -50,3 +50,13 @@ def test_every_measure_is_plain_json():
     assert 0 <= out["game"]["accuracy"] <= 1
     with pytest.raises(ValueError):
         summaries.measure("nope", pairs)
+
+
+def test_the_with_and_without_chart_shows_the_exact_chances():
+    from dpsynth_core.evaluation.charts import with_and_without_chart
+
+    shares = teaching.bad_bins_exact(1.0)
+    bars = with_and_without_chart(shares).data
+    assert [b.name for b in bars] == ["without Alex", "with Alex"]
+    for side, bar in enumerate(bars):
+        assert list(bar.x) == list(shares) and list(bar.y) == [v[side] for v in shares.values()]
