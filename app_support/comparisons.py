@@ -26,9 +26,10 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
     """The warnings on values that changed shape, then one tab per comparison of the release on show."""
     release_data = entry["data"]
     shapes = quality(entry, "values", frame, declaration)  # numbers and dates value by value (cached)
-    if shape_warnings(shapes):
+    warnings = shape_warnings(shapes)
+    if warnings:
         st.warning(
-            "**Values that changed shape** (the bins can look fine): " + "; ".join(shape_warnings(shapes)) + ". "
+            "**Values that changed shape** (the bins can look fine): " + "; ".join(warnings) + ". "
             "Marked ⚠ in the charts; see the table under Marginal distances.",
             icon=":material/warning:",
         )
