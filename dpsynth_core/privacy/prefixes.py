@@ -18,7 +18,9 @@ only through a level's threshold (never, for example, as the prefixes of release
 data's values), and the levels are listed in the public order of their domains.
 
 A record's code then follows a public rule on the released vocabulary (:func:`fallback_codes`): its
-full code when released, else its longest released prefix, else "other". Must be declared in
+full code when released, else its longest released prefix, else "other". A method that samples the
+released counts directly (``cathist``) weighs a prefix ``P*`` by the records that fall back to it,
+estimated from the noisy counts alone (:func:`fallback_weights`, post-processing). Must be declared in
 advance: the domain and its prefix lengths.
 """
 
@@ -49,14 +51,19 @@ def shortened(labels: pd.Series, length: int) -> pd.Series:
     return stems.str[:length].where(usable, None)
 
 
-def release_levels(domain, counts: pd.Series, *, epsilon: float, rho: float, noise, label: str):
+def release_levels(
+    domain, counts: pd.Series, *, epsilon: float, rho: float, noise, label: str, with_missing: bool = False
+):
     """The column's vocabulary released level by level (see the module docstring).
 
     Args:
         domain: the column's :class:`~dpsynth_core.domain.TextDomain` (with ``prefixes``).
-        counts: the true count of every value present, missing left out (shortened codes ``P*``
-            found in the data count at the levels they reach, never as full codes).
+        counts: the true count of every value present, missing left out unless ``with_missing``
+            (shortened codes ``P*`` found in the data count at the levels they reach, never as full codes).
         epsilon, rho: the column's budget and tolerance, split as :func:`level_budget` says.
+        with_missing: "missing" (key ``None``) is one more value of the full codes' level, last in its
+            public order (as :func:`~dpsynth_core.privacy.cathist.draw_from_generator` says); a missing
+            cell has no prefix, so it counts at no other level.
 
     Returns:
         ``(values, counts, made_up)``: the full codes released then each level's ``P*``, every
@@ -69,10 +76,10 @@ def release_levels(domain, counts: pd.Series, *, epsilon: float, rho: float, noi
     result = cathist(
         keys[full].tolist(),
         true[full],
-        domain.size,
+        domain.size + (1 if with_missing else 0),
         epsilon=each,
         rho=rho_each,
-        draw_inactive=draw_from_generator(domain),
+        draw_inactive=draw_from_generator(domain, with_missing=with_missing),
         noise=noise,
         label=label,
     )
@@ -96,6 +103,34 @@ def release_levels(domain, counts: pd.Series, *, epsilon: float, rho: float, noi
         noisy.append(result.counts)
         made_up.append(result.made_up)
     return values, np.concatenate(noisy).astype(np.int64), np.concatenate(made_up).astype(bool)
+
+
+def fallback_weights(values: list, noisy: np.ndarray, levels: tuple) -> np.ndarray:
+    """How many records fall back to each released value, from the released noisy counts alone
+    (post-processing: no record is read). A full code (or "missing", ``None``) keeps its noisy count; a
+    prefix ``P*`` gets its noisy count minus those of the released values right below it (whose longest
+    released shorter prefix is ``P*``: their records do not fall back to ``P*``), floored at 0.
+
+    >>> fallback_weights(["42831", "42899", "428*", "42*", "51*"], np.array([50, 3, 70, 90, 8]), (3, 2)).tolist()
+    [50.0, 3.0, 17.0, 20.0, 8.0]
+    """
+    labels = pd.Series(values, dtype=object)
+    weights = np.asarray(noisy, dtype=float).copy()
+    stems = np.array([len(v) - 1 if isinstance(v, str) and v.endswith("*") else -1 for v in values])
+    is_prefix = stems >= 0
+    prefixes = tuple(labels[is_prefix])
+    if not prefixes:
+        return np.clip(weights, 0, None)
+    for length in set(stems.tolist()):  # full codes (-1), then each level: few passes, vectorised inside
+        rows = np.flatnonzero((stems == length) & labels.notna().to_numpy())
+        shorter = tuple(level for level in levels if length < 0 or level < length)
+        if not rows.size or not shorter:
+            continue
+        below = labels[rows].where(stems[rows] < 0, labels[rows].str[:-1])  # a prefix P* read as its stem P
+        parents = fallback_codes(below.to_numpy(dtype=object), prefixes, shorter)
+        found = parents < len(prefixes)
+        np.subtract.at(weights, np.flatnonzero(is_prefix)[parents[found]], np.asarray(noisy, float)[rows[found]])
+    return np.clip(weights, 0, None)
 
 
 def fallback_codes(labels, values: tuple, levels: tuple) -> np.ndarray:

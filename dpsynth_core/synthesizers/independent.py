@@ -4,8 +4,12 @@ Guarantee: epsilon-DP under adding or removing one record, by basic composition 
 histogram per kept column (L1 sensitivity 1 each) and the noisy row count. Categorical
 and text columns use CatHist (Rodriguez and Howe 2018) over their declared domain plus
 "missing"; integer, float and date columns use a discrete Laplace histogram over their
-public bins, with values drawn uniformly inside the chosen bin. Must be declared in
-advance: every column's domain. Relationships between columns are not kept.
+public bins, with values drawn uniformly inside the chosen bin. A text column with declared
+``prefixes`` (hierarchical codes) is released level by level within its share
+(:func:`~dpsynth_core.privacy.prefixes.release_levels`, the same function the other methods' vocabularies
+use), and a released prefix ``P*`` is drawn for the records that fall back to it
+(:func:`~dpsynth_core.privacy.prefixes.fallback_weights`). Must be declared in advance: every column's
+domain. Relationships between columns are not kept.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from ..data.encoding import decode_codes
 from ..domain import CategoricalDomain, ColumnDomain, TextDomain
 from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
 from ..privacy.histogram import noisy_histogram, to_probabilities
+from ..privacy.prefixes import fallback_codes, fallback_weights, level_budget, release_levels
 from .base import CATHIST, HISTOGRAM, Synthesizer
 from .registry import register
 
@@ -34,10 +39,13 @@ class ColumnModel:
     mechanism: str
     tau: float | None = None
     cut: int | None = None
+    weights: np.ndarray | None = None  # hierarchical codes: the records each released value stands for
 
     @property
     def probabilities(self) -> np.ndarray:
-        return to_probabilities(self.noisy_counts) if len(self.keys) else np.zeros(0)
+        if not len(self.keys):
+            return np.zeros(0)
+        return to_probabilities(self.noisy_counts if self.weights is None else self.weights)
 
     @property
     def is_empty(self) -> bool:
@@ -79,6 +87,15 @@ def fit_column(
     present keys (publisher-only diagnostics).
     """
     name = domain.name
+    if isinstance(domain, TextDomain) and domain.prefixes:
+        counts = source.value_counts(name)
+        keys, noisy, _ = release_levels(
+            domain, counts, epsilon=epsilon, rho=rho, noise=noise, label=label, with_missing=domain.missing
+        )
+        model = ColumnModel(
+            domain, keys, noisy, epsilon, "CatHist", weights=fallback_weights(keys, noisy, domain.levels)
+        )
+        return model, dict(counts)
     if isinstance(domain, TextDomain):
         counts = source.value_counts(name)
         size = domain.size + (1 if domain.missing else 0)
@@ -181,7 +198,9 @@ class IndependentColumns(Synthesizer):
         out = {}
         for name, model in self.models_.items():
             entry = {"mechanism": model.mechanism, "epsilon": model.epsilon}
-            if model.tau is not None:
+            if model.weights is not None:
+                entry.update(prefix_levels=_level_details(model.domain, model.epsilon, self.rho_))
+            elif model.tau is not None:
                 size = _cathist_size(model.domain)
                 entry.update(
                     tau=round(model.tau, 4),
@@ -195,9 +214,14 @@ class IndependentColumns(Synthesizer):
         """Per column: fidelity F and whether values were made up (reveals the data)."""
         out = {}
         for name, model in self.models_.items():
-            released = {k: c for k, c in zip(model.keys, model.noisy_counts)}
+            true = self.true_counts_[name]
+            released = dict(zip(model.keys, model.noisy_counts if model.weights is None else model.weights))
+            if model.weights is not None:  # every true value counted where the fallback rule puts it
+                codes = fallback_codes(list(true), tuple(model.keys), model.domain.levels)
+                keys = list(model.keys) + ["\x00other"]
+                true = pd.Series(list(true.values())).groupby([keys[c] for c in codes], dropna=False).sum().to_dict()
             out[name] = {
-                "fidelity": fidelity(self.true_counts_[name], released),
+                "fidelity": fidelity(true, released),
                 "kept_values": len(model.keys),
                 "true_values": len(self.true_counts_[name]),
             }
@@ -206,6 +230,23 @@ class IndependentColumns(Synthesizer):
 
 def _cathist_size(domain: ColumnDomain) -> int:
     return domain.size + (1 if domain.missing else 0)
+
+
+def _level_details(domain: TextDomain, epsilon: float, rho: float) -> list[dict]:
+    """Each level of a hierarchical text column on the card: its domain size, epsilon and expected made-up values."""
+    each, rho_each, _ = level_budget(domain, epsilon, rho)
+    sizes = [("full codes", _cathist_size(domain))] + [
+        (f"first {length} characters", domain.prefix_domain(length).size) for length in domain.levels
+    ]
+    return [
+        {
+            "level": level,
+            "domain_size": size,
+            "epsilon": each,
+            "expected_made_up_values": round(expected_made_up(size, rho_each), 4),
+        }
+        for level, size in sizes
+    ]
 
 
 __all__ = ["IndependentColumns", "ColumnModel", "fit_column"]

@@ -122,8 +122,8 @@ def column_plan(
 def _threshold_plan(col, share: float, rho: float, mechanism: str, rows: int | None) -> dict:
     """A thresholded column's figures (:func:`column_plan`): its threshold, what survives and what is made
     up, from its share of epsilon, rho, the declared sizes and ``rows`` alone (never the data's values).
-    A text column with declared prefixes (under a vocabulary) splits its share between its levels."""
-    prefixes = getattr(col, "levels", ()) if mechanism == VOCABULARY else ()
+    A text column with declared prefixes (under a vocabulary or CatHist) splits its share between its levels."""
+    prefixes = getattr(col, "levels", ()) if mechanism in (VOCABULARY, CATHIST) else ()
     each, rho_each, _ = level_budget(col, share, rho) if prefixes else (share, rho, 1)
     size = col.size + (1 if col.missing and mechanism == CATHIST else 0)  # a vocabulary leaves "missing" out
     rule = threshold(size, rho_each, each)
@@ -211,10 +211,15 @@ def text_outlook(row: dict) -> list[str]:
             f"A code that does not come out falls back to its first {level['length']} characters and a star "
             f"when those come out (about {level['kept_half_the_time']:,} records needed)."
         )
-    if levels:
+    if levels and row.get("handed_out"):
         words.append(
             "The records of codes with no prefix that comes out are given to the shortest prefixes that do, "
             "in proportion to their counts."
+        )
+    elif levels:
+        words.append(
+            "The records of codes with no prefix that comes out are left out, so the codes that come out "
+            "look a little more common than they are."
         )
     elif row.get("handed_out"):
         words.append(

@@ -134,3 +134,20 @@ def test_fewer_rows_are_handed_to_other_codes_on_a_table_of_750_codes():
     before, after = shares[()], shares[(3, 2)]
     assert before["inflated"] > 0.2 and after["inflated"] < 0.01, shares
     assert after["true prefix"] > 0.25 and after["exact"] + after["true prefix"] > 0.97
+
+
+def test_the_weights_of_released_prefixes_are_the_records_that_fall_back_to_them():
+    """With exact counts at every level (no noise), :func:`prefixes.fallback_weights` gives each released value
+    exactly the records the public rule codes to it: the weights ``cathist`` samples are right on average."""
+    column = _column(generator="digits", length=5, prefixes=[3, 2], missing=False)
+    real = zipf_codes(5000, codes=300, seed=4)
+    rng = np.random.default_rng(1)
+    full = sorted(rng.choice(real.unique(), 40, replace=False), key=column.index_of)
+    levels = {L: sorted(rng.choice(real.str[:L].unique(), 6 if L == 3 else 3, replace=False)) for L in (3, 2)}
+    values = list(full) + [f"{p}*" for L in (3, 2) for p in levels[L]]
+    exact = np.array(
+        [(real == v).sum() if not v.endswith("*") else real.str.startswith(v[:-1]).sum() for v in values], float
+    )
+    weights = prefixes.fallback_weights(values, exact, column.levels)
+    coded = np.bincount(prefixes.fallback_codes(real, tuple(values), column.levels), minlength=len(values) + 1)
+    assert weights.tolist() == coded[:-1].astype(float).tolist()

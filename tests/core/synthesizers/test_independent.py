@@ -188,3 +188,70 @@ def test_audit_method_catches_values_present_only(monkeypatch):
     monkeypatch.setattr(ch.Enumeration, "__call__", lambda self, k, excluded, noise: [])
     result = audit(_release, _D, _D_PRIME, _EVENTS, trials=200, seed=2)
     assert result.violates(_COLUMN_EPS) and result.epsilon_lower_bound > 2, result
+
+
+# --- hierarchical codes (declared prefixes): the same levels as the vocabularies, inside the column's share ---
+
+_CODES = {"columns": {"dx": {"type": "text", "generator": "digits", "length": 3, "prefixes": [1], "missing": False}}}
+_CODES_D = pd.DataFrame({"dx": ["123"] * 40 + ["150"] * 30 + ["311"] * 25})
+_CODES_D_PRIME = pd.concat([_CODES_D, pd.DataFrame({"dx": ["901"]})], ignore_index=True)
+
+
+def test_declared_prefixes_fall_back_in_cathist_within_the_columns_share():
+    from dpsynth_core.synthesizers import planning
+    from tests.core.privacy.test_prefixes import zipf_codes
+
+    spec = {"columns": {"dx": {**_CODES["columns"]["dx"], "length": 5, "prefixes": [3, 2], "missing": True}}}
+    domain = TableDomain.from_json(spec)
+    real = zipf_codes(20_000)
+    frame = pd.DataFrame({"dx": real.where(np.arange(len(real)) % 50 != 0, None)})
+    model = IndependentColumns(epsilon=0.6, rho=0.9, random_state=1).fit(frame, domain, rows=20_000)
+    # the charge projected before reading the data is what was recorded, and what the noise spent
+    assert list(model.accountant_.events) == list(IndependentColumns.charge(domain, 0.6, rows=20_000, rho=0.9).events)
+    assert [scale for _, scale, _ in model.noise_.log] == pytest.approx([3 / 0.6] * 3)  # full codes, 3, 2
+    out = model.sample()["dx"]
+    short = out.dropna().str.endswith("*")
+    assert 0.25 < short.mean() < 0.45 and out.isna().mean() == pytest.approx(0.02, abs=0.01)
+    # a released prefix stands for the records that fall back to it, not for every record under it
+    coded = pd.Series(real).where(~real.isin(set(out.dropna())), None).dropna()
+    for value in out[out.str.endswith("*", na=False)].value_counts().index[:3]:
+        falls = (coded.str.startswith(value[:-1])).mean() * len(coded) / len(real)
+        assert (out == value).mean() == pytest.approx(falls, abs=0.03), value
+    card = model.card_details()["columns"]["dx"]
+    assert [level["level"] for level in card["prefix_levels"]] == [
+        "full codes",
+        "first 3 characters",
+        "first 2 characters",
+    ]
+    assert 0.9 < model.publisher_details()["dx"]["fidelity"] <= 1
+    plan = {r["column"]: r for r in planning.column_plan(spec, 0.6, 0.9, method="cathist", expected_rows=20_000)}
+    words = " ".join(planning.text_outlook(plan["dx"]))
+    assert "falls back to its first 3 characters" in words and "are left out" in words
+
+
+def _release_codes(frame, seed):
+    return IndependentColumns(epsilon=2.0, rho=0.5, random_state=seed).fit(frame, _CODES, rows=100).sample()
+
+
+_CODE_EVENTS = {"9* in the output": lambda out: (out["dx"] == "9*").any()}
+
+
+def test_audit_of_prefixes_in_cathist_passes():
+    """D' adds the only code under 9: "9*" comes out at most e^1 (the level's share) times as often."""
+    result = audit(_release_codes, _CODES_D, _CODES_D_PRIME, _CODE_EVENTS, trials=300, seed=3)
+    assert not result.violates(2.0), result
+
+
+def test_audit_of_prefixes_in_cathist_catches_prefixes_released_without_noise(monkeypatch):
+    import dpsynth_core.synthesizers.independent as independent
+
+    honest = independent.release_levels
+
+    def broken(domain, counts, **kw):  # every prefix present in the data enters the release, without noise
+        values, noisy, made_up = honest(domain, counts, **kw)
+        present = sorted({f"{v[0]}*" for v in counts.index} - set(values))
+        return values + present, np.append(noisy, [30] * len(present)), np.append(made_up, [False] * len(present))
+
+    monkeypatch.setattr(independent, "release_levels", broken)
+    result = audit(_release_codes, _CODES_D, _CODES_D_PRIME, _CODE_EVENTS, trials=150, seed=4)
+    assert result.violates(2.0), result
