@@ -25,7 +25,8 @@ Tables: ``adult6`` (age, education, sex, relationship, marital-status, income), 
 ``pums``, ``compas`` (its numeric and categorical columns) and ``australian`` (wide numeric
 ranges: up to 0-200,000). Results go to ``benchmarks/results/versus_aim.csv`` (committed: it caches
 the peers' runs, which take minutes to hours, with the date and the versions that made each row),
-replacing the rows of the (method, table, epsilon) triples that ran; a run that fails or exceeds
+replacing the rows of the (method, table, epsilon, seed) that ran (``--first-seed 1 --seeds 2`` adds
+seeds 1 and 2 beside a stored seed 0); a run that fails or exceeds
 ``--timeout`` is kept as such (its status says which), so the table states it. Peers run under
 ``nice -n 10``, one at a time (the machine is shared); ``--summary`` prints the table of the stored
 results without running anything.
@@ -187,6 +188,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES)
     parser.add_argument("--methods", nargs="+", default=["marginals", "aim", "mst"], choices=("marginals",) + PEERS)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds run: first-seed, ..., first-seed + seeds - 1")
     parser.add_argument("--epsilons", type=float, nargs="+", default=[1.0])
     parser.add_argument("--delta", type=float, default=1e-9)
     parser.add_argument("--bins", type=int, default=16, help="public equal bins of each numeric range")
@@ -226,7 +228,7 @@ def main(argv=None) -> pd.DataFrame:
                 triples = [triples[i] for i in np.random.default_rng(0).choice(len(triples), 300, replace=False)]
             for method in args.methods:
                 rows = []
-                for seed in range(args.seeds):
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     result = run_one(method, codes_file, names, args, seed, epsilon)
                     row = {
                         "table": table,
@@ -254,12 +256,13 @@ def main(argv=None) -> pd.DataFrame:
 
 
 def store_rows(store: Path, frame: pd.DataFrame) -> None:
-    """Replace the stored rows of the (table, method, epsilon) triples in ``frame`` by its rows."""
+    """Replace the stored rows of the (table, method, epsilon, seed) in ``frame`` by its rows."""
     store.parent.mkdir(parents=True, exist_ok=True)
+    keys = ["table", "method", "epsilon", "seed"]
     if store.exists():
         old = pd.read_csv(store)
-        ran = set(zip(frame["table"], frame["method"], frame["epsilon"], strict=True))
-        old = old[[k not in ran for k in zip(old["table"], old["method"], old["epsilon"], strict=True)]]
+        ran = set(zip(*(frame[k] for k in keys), strict=True))
+        old = old[[k not in ran for k in zip(*(old[k] for k in keys), strict=True)]]
         frame = pd.concat([old, frame], ignore_index=True)
     frame.sort_values(["epsilon", "table", "method", "seed"], kind="stable").to_csv(store, index=False)
 
