@@ -196,6 +196,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--mechanisms", help="folder of the mbi repository's mechanisms/ (aim.py, mst.py)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"), help="folder of the results")
+    parser.add_argument("--keep", help="folder to keep each run's synthetic codes in (table_method_epsilon_seed.npz)")
     parser.add_argument("--summary", action="store_true", help="print the stored results' table, run nothing")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--epsilon", type=float, default=1.0, help=argparse.SUPPRESS)
@@ -246,6 +247,13 @@ def main(argv=None) -> pd.DataFrame:
                             peak_mb=result["peak_mb"],
                         )
                     rows.append(row)
+                    if args.keep and result["status"] == "ok":
+                        Path(args.keep).mkdir(parents=True, exist_ok=True)
+                        kept = result["synthetic"]
+                        np.savez(
+                            Path(args.keep) / f"{table}_{method}_{epsilon:g}_{seed}.npz",
+                            **{n: kept[n].to_numpy() for n in names},
+                        )
                     print(json.dumps(row), flush=True)
                     if result["status"] != "ok":
                         break  # the other seeds would fail or time out the same way
