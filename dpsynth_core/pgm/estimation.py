@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import GraphicalModel
+from .support import reseat
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ def estimate(
     start = warm.potentials if isinstance(warm, GraphicalModel) else warm
     if support is None and isinstance(warm, GraphicalModel):
         support = warm.support
+    elif isinstance(warm, GraphicalModel):
+        start = reseat(start, warm.support, support)
     model = GraphicalModel(cells, groups, total, start, support)
     objective = _Loss(measurements)
     if step is None:

@@ -33,7 +33,15 @@ def support_from(
       whenever its noise stays below ``min(z * s * sqrt(j), limit)`` (probability at least
       ``Phi(min(z, limit / (s sqrt(j))))`` less the chance that one cell's noise reaches ``z * s``).
       A cell of ``protected`` (column -> boolean per ordered cell: a declared special value such as
-      99999, a spike the publisher named) is never cut for looking empty, only by the first test;
+      99999, a spike the publisher named) is never cut for looking empty, only by the first test.
+      Inside what is left, an *interior gap* is cut too (:func:`_interior_gaps`): a maximal run of
+      ``j`` cells, between cells that are kept, none of which reaches ``z * s`` or is protected, whose
+      pooled count is at most ``z * s * sqrt(j)`` (it cannot be told from empty); gaps are cut
+      smallest pooled count first while their positive pooled counts add up to at most ``limit``.
+      So at most about ``limit`` estimated records are lost inside a column, and an empty gap (the
+      empty 50,000-99,998 bin of capital-gain, below its declared top code 99,999) is cut with
+      probability at least ``Phi(z)`` less the chance that one of its cells' noise reaches ``z * s``
+      or that the other gaps use up ``limit``: its noise no longer becomes rows of large values;
     * any other column keeps each cell whose pooled estimate reaches ``z * s``: a cell holding
       no record is kept with probability ``Phi(-z)`` (about 2.3% for ``z = 2``).
 
@@ -67,6 +75,7 @@ def support_from(
                 if low <= high:
                     keep[:low] = False
                     keep[high + 1 : k] = False
+                    keep[:k] &= ~_interior_gaps(pooled[:k], keep[:k], z * s, limit, named)
         else:
             keep = pooled >= z * s
         keep[int(np.argmax(pooled))] = True
@@ -98,3 +107,55 @@ def _cuttable(
     total = np.cumsum(pooled)
     quiet = np.cumsum((pooled >= cell_margin) | named) == 0
     return (total + margin <= limit) | (quiet & (total <= np.minimum(margin, limit)))
+
+
+def _interior_gaps(pooled: np.ndarray, keep: np.ndarray, cell_margin: float, limit: float, named: np.ndarray):
+    """Which ordered cells lie in an interior gap that may be cut (see :func:`support_from`): maximal runs
+    of quiet cells (pooled count below ``cell_margin = z * s``, not ``named``) strictly inside the kept
+    range, each run's pooled count at most ``cell_margin * sqrt(j)`` for its ``j`` cells, taken by
+    increasing pooled count while the positive ones add up to at most ``limit``."""
+    inside = np.flatnonzero(keep)
+    cut = np.zeros(pooled.size, dtype=bool)
+    if inside.size < 3:
+        return cut
+    quiet = (pooled < cell_margin) & ~named & keep
+    quiet[: inside[0] + 1] = quiet[inside[-1] :] = False  # a run touching an end is a tail: the tail rule's
+    step = np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
+    sums = np.concatenate([[0.0], np.cumsum(pooled)])
+    totals = sums[ends] - sums[starts]
+    empty = totals <= cell_margin * np.sqrt(ends - starts)
+    order = np.argsort(totals[empty], kind="stable")
+    chosen = order[np.cumsum(np.maximum(totals[empty][order], 0.0)) <= limit]
+    for start, end in zip(starts[empty][chosen], ends[empty][chosen], strict=True):
+        cut[start:end] = True
+    return cut
+
+
+def reseat(potentials: dict, before: dict, after: dict) -> dict:
+    """Warm-start potentials for a support that grew from ``before`` to ``after`` (column -> boolean cells).
+
+    A cell outside a model's support has probability 0 whatever its potentials, and the descent keeps
+    raising them toward the cell's noisy counts without ever meeting a model count there, so they drift
+    far above the rest; let back in, such a cell would take most of the records and the descent cannot
+    bring it down in its few steps. Along each column whose support grew, the cells let back in start
+    at the smallest potential of the cells allowed before (entry by entry over the other columns of
+    the group). Post-processing: only potentials and supports go in.
+    """
+    out = dict(potentials)
+    for a, keep in before.items():
+        now = after.get(a) if after is not None else None
+        new = ~keep if now is None else (np.asarray(now, dtype=bool) & ~keep)
+        if not new.any() or not keep.any():
+            continue
+        for group, theta in out.items():
+            if a not in group:
+                continue
+            axis = group.index(a)
+            theta = np.array(theta, dtype=float)
+            low = np.min(np.compress(keep, theta, axis=axis), axis=axis, keepdims=True)
+            index = [slice(None)] * theta.ndim
+            index[axis] = new
+            theta[tuple(index)] = np.broadcast_to(low, theta[tuple(index)].shape)
+            out[group] = theta
+    return out
