@@ -51,10 +51,10 @@ from .marginals_budget import (  # noqa: F401  (the budget's constants, named he
     MEASURING,
     ONE_WAY,
     SELECT_SHARE,
-    VOCABULARY_SHARE,
     MarginalsBudget,
     one_way_share,
     planned_rounds,
+    vocabulary_shares,
 )
 from .options import DELTA, groups_option
 from .registry import register
@@ -150,20 +150,20 @@ class MarginalsSynthesizer(MarginalsBudget):
             )
 
         # text columns: a CatHist vocabulary each (pure epsilon-DP), then every column is codes
-        texts = [n for n in names if not self.domain_.kept[n].binned]
-        text_epsilon = self._pure_epsilon(self._remaining() * VOCABULARY_SHARE / len(texts)) if texts else 0.0
+        before = self._remaining()
+        text_epsilon = {n: self._pure_epsilon(before * s) for n, s in vocabulary_shares(self.domain_).items()}
         self.columns_: dict[str, FiniteColumn] = {}
         for name in names:
             self.columns_[name] = finite_source_column(
                 source,
                 self.domain_.kept[name],
-                text_epsilon=text_epsilon,
+                text_epsilon=text_epsilon.get(name, 0.0),
                 rho=self.rho_,
                 noise=self.noise_,
                 label=f"vocabulary {name}",
             )
-            if name in texts:
-                self._spend("CatHist", text_epsilon, f"vocabulary {name} (CatHist)")
+            if name in text_epsilon:
+                self._spend("CatHist", text_epsilon[name], f"vocabulary {name} (CatHist)")
         table = finite_source(source, self.columns_)
         cells = {n: self.columns_[n].cells for n in names}
         self.cells_ = cells

@@ -18,6 +18,7 @@ from ..privacy.noise import typical_bin_error
 from ..privacy.prefixes import level_budget
 from ..wording import format_epsilon
 from .base import CATHIST, GAUSSIAN, PRIOR, VOCABULARY
+from .marginals_budget import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
 from .registry import DEFAULT_METHOD, get_method
 
 
@@ -87,6 +88,7 @@ def column_plan(
             )
         elif mechanism in (CATHIST, VOCABULARY):
             row.update(_threshold_plan(col, share, rho, mechanism, expected_rows))
+            row.update({k: v for k, v in noise[name].items() if k in ("budget_share", "text_share", "others_noise")})
         elif mechanism == GAUSSIAN:
             row.update(
                 mechanism="1-way marginal with Gaussian noise (zCDP), then pairs chosen in rounds",
@@ -225,6 +227,14 @@ def text_outlook(row: dict) -> list[str]:
         words.append(
             "The records whose value does not come out are given to the values that do, in proportion to "
             "their counts, so those values look more common than they are."
+        )
+    if "budget_share" in row:
+        rule = f"{100 * VOCABULARY_SHARE_PER_LEVEL:.0f}% for each text column and prefix length"
+        words.append(
+            f"This column's values are chosen with {100 * row['budget_share']:.0f}% of the budget (all free-text "
+            f"columns together: {100 * row['text_share']:.0f}%; {rule}, at most {100 * VOCABULARY_SHARE_MAX:.0f}%). "
+            "More would let rarer values come out, but the rest of the release is measured with what is left: "
+            f"already {100 * (row['others_noise'] - 1):.0f}% more noise on every other figure than without free text."
         )
     words.append(
         "Better choices: a public list of the possible values (the 'Categories' kind: every value is "

@@ -94,3 +94,39 @@ def test_the_made_up_share_follows_the_mechanism_that_hands_rows_out():
     assert planning.made_up_share(row, 0.9) == pytest.approx(100 / (100 + 900))
     assert planning.made_up_share({**row, "handed_out": True}, 0.9) == pytest.approx(0.1 * 100 / 1000)
     assert planning.made_up_share({**row, "rows": None}, 0.9) is None
+
+
+def test_the_default_method_gives_vocabularies_a_share_by_their_levels_and_says_what_it_costs():
+    """Each text column's vocabulary gets 10% of the budget per CatHist level (prefix lengths count), at most
+    30% for all together, from the declaration alone; the fit spends exactly what the charge projected, and
+    the outlook states the share and the noise it adds to every other figure."""
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
+    from dpsynth_core.synthesizers.marginals_budget import vocabulary_shares
+
+    text = {"type": "text", "generator": "digits", "length": 3}
+    spec = {
+        "columns": {"a": text, "b": {**text, "prefixes": [1]}, "sex": {"type": "categorical", "values": ["f", "m"]}}
+    }
+    domain = TableDomain.from_json(spec)
+    assert vocabulary_shares(domain) == pytest.approx({"a": 0.1, "b": 0.2})
+    assert sum(vocabulary_shares(TableDomain.from_json({"columns": {c: text for c in "abcdef"}})).values()) == 0.3
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"a": rng.choice(["101", "202"], 400), "b": rng.choice(["311", "322"], 400), "sex": rng.choice(["f", "m"], 400)}
+    )
+    for delta in (None, 0):  # zCDP (the default) and pure epsilon
+        options = {} if delta is None else {"delta": delta}
+        model = MarginalsSynthesizer(epsilon=1.0, random_state=1, **options).fit(frame, domain)
+        charge = MarginalsSynthesizer.charge(domain, 1.0, **options)
+        assert list(model.accountant_.events)[:3] == list(charge.events)[:3]  # row count, then the vocabularies
+        vocabularies = {e.label: e.epsilon for e in model.accountant_.events if e.label.startswith("vocabulary")}
+        ratio = vocabularies["vocabulary b (CatHist)"] / vocabularies["vocabulary a (CatHist)"]
+        assert ratio == pytest.approx(2**0.5 if delta is None else 2)  # twice the share: eps^2/2 under zCDP
+    plan = {r["column"]: r for r in planning.column_plan(spec, 1.0, 0.9, expected_rows=400)}
+    assert plan["b"]["budget_share"] == pytest.approx(0.2) and plan["b"]["text_share"] == pytest.approx(0.3)
+    words = " ".join(planning.text_outlook(plan["b"]))
+    assert "chosen with 20% of the budget (all free-text columns together: 30%" in words
+    assert f"{100 * (1 / 0.7**0.5 - 1):.0f}% more noise on every other figure" in words
