@@ -49,9 +49,9 @@ def ratio_interval(numerator, denominator, numerator_margin, denominator_margin,
     return value, low, high
 
 
-def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, runs: int, name: str) -> tuple:
+def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, runs: int, name: str, family: int = 1):
     """The noisy value-level statistics of one numeric or date column, ``runs`` times, with intervals:
-    ``(gap, shares, mean, quartiles)``, each ``(value, low, high)``.
+    ``(gap, shares, mean, quartiles, claims)``, each ``(value, low, high)`` but ``claims``.
 
     * ``gap`` and ``shares``: over the noisy row count (:func:`ratio_interval`, each margin at
       ``(1 - CONFIDENCE) / 2``; ``scale``: each statistic's noise scale for sensitivity 1 (rows per person
@@ -63,34 +63,39 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
       or better and the interval at ``CONFIDENCE``;
     * ``mean``: the clipped sum of ``value - low end`` with Laplace noise (sensitivity: the declared width
       times that of a count) over the same noisy number of values present, its margin at
-      ``(1 - CONFIDENCE) / 2``; the mean's ``(value, low, high)`` are back on the column's scale.
+      ``(1 - CONFIDENCE) / 2``; the mean's ``(value, low, high)`` are back on the column's scale;
+    * ``claims``: ``(gap, shares, mean)`` again, from the same noise, with every margin at
+      ``(1 - CONFIDENCE) / (2 family)``: the wider intervals the report's statements of change are checked
+      against. ``family`` is the number of figures statements are drawn from, over all columns; by the union
+      bound all ``family`` such intervals hold together with probability at least ``CONFIDENCE`` (Bonferroni).
     """
-    level = (1 - CONFIDENCE) / 2
     gap = real_laplace(noise, np.full(runs, found["gap"]), scale, label=f"report: value gap of {name}")
     counts = np.asarray(found["counts"], dtype=np.int64)
     drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: exact values of {name}")
-    shares = ratio_interval(
-        counts + drawn.reshape(runs, counts.size), rows[:, None], discrete_laplace_margin(scale, level), rows_margin
-    )
+    noisy_counts = counts + drawn.reshape(runs, counts.size)
     cells = np.asarray(found["quartile_counts"], dtype=np.int64)
     drawn = noise.discrete_laplace(runs * cells.size, scale, label=f"report: values around the quartiles of {name}")
     noisy = cells + drawn.reshape(runs, cells.size)
-    cell_margin = discrete_laplace_margin(scale, level / cells.size)
-    present = noisy.sum(axis=1)
-    steps = np.arange(1, cells.size)
-    quartiles = ratio_interval(
-        np.cumsum(noisy, axis=1)[:, :-1], present[:, None], steps * cell_margin, cells.size * cell_margin
-    )
+    present, steps = noisy.sum(axis=1), np.arange(1, cells.size)
     width = float(found["width"])
     sum_scale = scale * max(width, 1e-9)  # one record moves the clipped sum by at most the width
     total = real_laplace(noise, np.full(runs, float(found["sum"])), sum_scale, label=f"report: sum of {name}")
-    value, low, high = ratio_interval(
-        total, present, laplace_margin(sum_scale, level), cells.size * cell_margin, top=width
-    )
     low_end = float(found["low_end"])
-    return (
-        ratio_interval(gap, rows, laplace_margin(scale, level), rows_margin),
-        shares,
-        (low_end + value, low_end + low, low_end + high),
-        quartiles,
-    )
+
+    def intervals(level: float, rows_margin: int) -> tuple:
+        cell_margin = discrete_laplace_margin(scale, level / cells.size)
+        value, low, high = ratio_interval(
+            total, present, laplace_margin(sum_scale, level), cells.size * cell_margin, top=width
+        )
+        return (
+            ratio_interval(gap, rows, laplace_margin(scale, level), rows_margin),
+            ratio_interval(noisy_counts, rows[:, None], discrete_laplace_margin(scale, level), rows_margin),
+            (low_end + value, low_end + low, low_end + high),
+            ratio_interval(
+                np.cumsum(noisy, axis=1)[:, :-1], present[:, None], steps * cell_margin, cells.size * cell_margin
+            ),
+        )
+
+    claim_level = (1 - CONFIDENCE) / (2 * max(family, 1))
+    claims = intervals(claim_level, discrete_laplace_margin(scale, claim_level))[:3]
+    return (*intervals((1 - CONFIDENCE) / 2, rows_margin), claims)

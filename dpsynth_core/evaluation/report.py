@@ -34,7 +34,10 @@ The mechanism (:func:`measure`), for a report budget ``epsilon`` split equally o
 Error bars come from the known noise laws alone: every figure is a noisy statistic over the
 noisy row count, and its interval holds with probability at least 95% (a union bound over
 its own noise and the count's, :func:`ratio_interval`); the row count's own interval holds
-with probability at least 97.5%. Everything else in the report (card, synthetic
+with probability at least 97.5%. The plain statements of change are checked against wider intervals
+from the same noise (:func:`.intervals.value_noise`'s ``claims``), so that they all hold together with
+probability at least 95% (Bonferroni over the :func:`.values.statement_figures` figures they are drawn
+from). Everything else in the report (card, synthetic
 shares) is public. Noise is drawn through :mod:`dpsynth_core.privacy.noise` (secure by default).
 """
 
@@ -53,7 +56,7 @@ from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows, unit_relation
 from .intervals import CONFIDENCE, discrete_laplace_margin, laplace_margin, ratio_interval, value_noise
 from .metrics import paired_codes
-from .values import report_sentences, report_statistics
+from .values import report_statistics, statement_figures, value_figures
 
 #: Most bars in a column's share chart (the synthetic table's most common cells beyond that).
 MAX_CHART_CELLS = 24
@@ -93,6 +96,8 @@ class ReportFigures:
         shares: per charted column: ``labels``, ``synthetic`` shares, DP ``real`` shares
             and each bar's 95% interval ``low`` to ``high`` (both noises: the bar's and the row count's).
         events: the privacy events (one per statistic).
+        statements: how many figures the plain statements of change are drawn from; they hold together at
+            ``CONFIDENCE`` (each checked against its figure's interval at ``1 - (1 - CONFIDENCE) / statements``).
     """
 
     epsilon: float
@@ -105,6 +110,7 @@ class ReportFigures:
     shares: dict
     events: list = field(default_factory=list)
     values: dict = field(default_factory=dict)
+    statements: int = 0
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -246,6 +252,7 @@ class NoisyDraws:
     distances: dict
     shares: dict
     values: dict = field(default_factory=dict)
+    statements: int = 0
 
 
 def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, sensitivity: int = 1) -> NoisyDraws:
@@ -273,11 +280,14 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
         counts = np.asarray(counts, dtype=np.int64)
         drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: shares of {name}")
         shares[name] = ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin)
+    family = statement_figures(exact.values)
     values = {
-        name: value_noise(found, scale=scale, rows=rows, rows_margin=rows_margin, noise=noise, runs=runs, name=name)
+        name: value_noise(
+            found, scale=scale, rows=rows, rows_margin=rows_margin, noise=noise, runs=runs, name=name, family=family
+        )
         for name, found in exact.values.items()
     }
-    return NoisyDraws(each, rows, rows_margin, distances, shares, values)
+    return NoisyDraws(each, rows, rows_margin, distances, shares, values, family)
 
 
 def report_events(epsilon: float, distances, charts, values=(), relation: str = ADD_REMOVE) -> list[PrivacyEvent]:
@@ -354,34 +364,7 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
         }
     values = {}
     for name, found in exact.values.items():
-        (gap, gap_low, gap_high), (real, low, high), mean, below = drawn.values[name]
-        values[name] = {
-            "gap": {"value": float(gap[0]), "low": float(gap_low[0]), "high": float(gap_high[0])},
-            "values": found["values"],
-            "synthetic": found["synthetic"],
-            "real": real[0].tolist(),
-            "low": low[0].tolist(),
-            "high": high[0].tolist(),
-            "quartiles": [
-                {"at": q, "point": p, "synthetic": sb, "real": float(v), "low": float(lo), "high": float(hi)}
-                for q, p, sb, v, lo, hi in zip(
-                    found["quartile_at"],
-                    found["quartiles"],
-                    found["synthetic_below"],
-                    below[0][0],
-                    below[1][0],
-                    below[2][0],
-                )
-            ],
-        }
-        if found["synthetic_mean"] is not None and found["kind"] != "date":  # a date's quartiles say more
-            values[name]["mean"] = {
-                "value": float(mean[0][0]),
-                "low": float(mean[1][0]),
-                "high": float(mean[2][0]),
-                "synthetic": found["synthetic_mean"],
-            }
-        values[name]["shape"] = report_sentences(name, values[name])
+        values[name] = value_figures(name, found, drawn.values[name])
     return ReportFigures(
         epsilon=float(epsilon),
         per_statistic=drawn.per_statistic,
@@ -393,6 +376,7 @@ def add_noise(exact: ExactStatistics, *, epsilon: float, random_state=None, unit
         shares=shares,
         values=values,
         events=list(accountant.events),
+        statements=drawn.statements,
     )
 
 

@@ -158,6 +158,18 @@ def _shape_summary(figures: ReportFigures) -> str:
     )
 
 
+def _statements_note(figures: ReportFigures) -> str:
+    """How far the plain statements of change can be trusted together (Bonferroni over their figures)."""
+    count = getattr(figures, "statements", 0)
+    if not count:
+        return ""
+    return (
+        f" Each interval is {CONFIDENCE:.0%}; the plain statements that something changed hold together at "
+        f"{CONFIDENCE:.0%}: each is checked against a wider interval ({1 - (1 - CONFIDENCE) / count:.2%}) so that "
+        f"over all {count} figures they are drawn from, none is wrong with probability at least {CONFIDENCE:.0%}."
+    )
+
+
 def _number(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.3g}"
 
@@ -236,7 +248,7 @@ shared like the synthetic data itself.{(" " + e(total)) if total else ""}</p>
 have to change value for the synthetic column to match the real one. 0 means identical, 1 means nothing in
 common; below 0.05 is close, above 0.2 is far. Each bar carries an <b>error bar</b>: the real-data side was
 measured with noise, so the true distance lies inside the bar's interval with probability at least
-{CONFIDENCE:.0%}.</p>
+{CONFIDENCE:.0%}.{_statements_note(figures)}</p>
 <h2>What each number covers</h2>
 <ul>
 <li><b>The synthetic data and the release card</b> (at the end): covered by the release's own guarantee

@@ -303,21 +303,33 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
 
 def report_sentences(name: str, figures: dict) -> list[str]:
     """Plain sentences from a report's DP value-level figures: an exact value whose real share is far
-    (by at least ``SHAPE_SHARE_GAP``, outside its interval) from its synthetic share, or curves far apart."""
+    (by at least ``SHAPE_SHARE_GAP``, outside its interval) from its synthetic share, or curves far apart.
+
+    A statement of change is checked against the familywise interval of its figure (``figures["claims"]``,
+    :func:`~dpsynth_core.evaluation.intervals.value_noise`), so all the statements of a report hold together
+    at 95%; the sentence quotes the figure's own 95% interval. Reports made before that use the latter."""
     out = []
-    for value, real, low, high, synthetic in zip(
-        figures["values"], figures["real"], figures["low"], figures["high"], figures["synthetic"]
+    claims = figures.get("claims", figures)
+    for value, real, low, high, claim_low, claim_high, synthetic in zip(
+        figures["values"],
+        figures["real"],
+        figures["low"],
+        figures["high"],
+        claims["low"],
+        claims["high"],
+        figures["synthetic"],
     ):
-        if abs(real - synthetic) >= SHAPE_SHARE_GAP and not low <= synthetic <= high:
+        if abs(real - synthetic) >= SHAPE_SHARE_GAP and not claim_low <= synthetic <= claim_high:
             out.append(
                 f"{name}: {_plain(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
                 f"and {synthetic:.0%} of the synthetic ones"
             )
-    mean = figures.get("mean")
+    mean, claim_mean = figures.get("mean"), claims.get("mean")
     if (
         mean
+        and claim_mean
         and mean["synthetic"] is not None
-        and not mean["low"] <= mean["synthetic"] <= mean["high"]
+        and not claim_mean["low"] <= mean["synthetic"] <= claim_mean["high"]
         and abs(mean["synthetic"] - mean["value"]) > SHAPE_MEAN_GAP * max(abs(mean["value"]), 1e-12)
     ):
         out.append(
@@ -325,9 +337,57 @@ def report_sentences(name: str, figures: dict) -> list[str]:
             f"{_plain(mean['high'])}) and {_plain(mean['synthetic'])} in the synthetic ones"
         )
     gap = figures["gap"]
-    if not out and gap["low"] >= SHAPE_CDF_GAP:
+    if not out and claims["gap"]["low"] >= SHAPE_CDF_GAP:
         out.append(
             f"{name}: the values are spread differently (up to {gap['value']:.0%} of the rows lie on "
             "different sides of some value)"
         )
+    return out
+
+
+def statement_figures(values: dict) -> int:
+    """How many figures the statements of change are drawn from: per compared numeric or date column, its
+    exact values' shares, its mean and its largest gap. Public: the values are the synthetic table's and the
+    declaration's. The statements' intervals hold together at ``CONFIDENCE`` over all of them (Bonferroni)."""
+    return sum(len(found["values"]) + 2 for found in values.values())
+
+
+def value_figures(name: str, found: dict, drawn: tuple, run: int = 0) -> dict:
+    """One run's value-level figures of a column (``report.draw_noise(...).values[name]``) as the report shows
+    them, with the plain sentences of what changed (checked against the familywise ``claims`` intervals)."""
+    (gap, gap_low, gap_high), (real, low, high), mean, below, claims = drawn
+    (_, claim_gap_low, claim_gap_high), (_, claim_low, claim_high), (_, claim_mean_low, claim_mean_high) = claims
+    out = {
+        "gap": {"value": float(gap[run]), "low": float(gap_low[run]), "high": float(gap_high[run])},
+        "values": found["values"],
+        "synthetic": found["synthetic"],
+        "real": real[run].tolist(),
+        "low": low[run].tolist(),
+        "high": high[run].tolist(),
+        "quartiles": [
+            {"at": q, "point": p, "synthetic": sb, "real": float(v), "low": float(lo), "high": float(hi)}
+            for q, p, sb, v, lo, hi in zip(
+                found["quartile_at"],
+                found["quartiles"],
+                found["synthetic_below"],
+                below[0][run],
+                below[1][run],
+                below[2][run],
+            )
+        ],
+        "claims": {
+            "gap": {"low": float(claim_gap_low[run]), "high": float(claim_gap_high[run])},
+            "low": claim_low[run].tolist(),
+            "high": claim_high[run].tolist(),
+        },
+    }
+    if found["synthetic_mean"] is not None and found["kind"] != "date":  # a date's quartiles say more
+        out["mean"] = {
+            "value": float(mean[0][run]),
+            "low": float(mean[1][run]),
+            "high": float(mean[2][run]),
+            "synthetic": found["synthetic_mean"],
+        }
+        out["claims"]["mean"] = {"low": float(claim_mean_low[run]), "high": float(claim_mean_high[run])}
+    out["shape"] = report_sentences(name, out)
     return out

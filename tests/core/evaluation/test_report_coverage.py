@@ -60,7 +60,7 @@ def test_every_interval_covers_at_its_stated_rate(exact, epsilon):
         for i, label in enumerate(labels):
             coverage[f"share of {label} in {name}"] = ((low[:, i] <= truth[i]) & (truth[i] <= high[:, i])).sum()
     for name, found in exact.values.items():
-        (_, low, high), (_, share_low, share_high), (_, mean_low, mean_high), (_, q_low, q_high) = drawn.values[name]
+        (_, low, high), (_, share_low, share_high), (_, mean_low, mean_high), (_, q_low, q_high), _ = drawn.values[name]
         values = np.asarray(found["quartile_counts"])
         truth = np.cumsum(values)[:-1] / values.sum()
         for i, at in enumerate(found["quartiles"]):
