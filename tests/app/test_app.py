@@ -732,5 +732,6 @@ def test_the_domain_and_privacy_pages_say_what_free_text_will_become():
     shown = " ".join(i.value for i in at.info)
     assert "What this column will become" in shown and "can come out" in shown and "public list" in shown
     assert "prefix lengths" in shown  # the better choice for codes
+    assert "of the budget" in shown and "more noise on every other figure" in shown  # the default method's split
     at = _visit(at, "app_pages/3_Privacy.py")
     assert any("**notes**" in i.value and "made-up" in i.value for i in at.info)
