@@ -33,7 +33,7 @@ class Measurement:
 
 class _Loss:
     """``L(mu) = 1/2 sum_i |mu_{r_i} - y_i|^2 / sigma_i^2``, with the measurements of one group pooled:
-    ``1/2 P_r |mu_r|^2 - mu_r . b_r + c_r`` (``P_r = sum 1/sigma_i^2``, ``b_r = sum y_i / sigma_i^2``)."""
+    ``1/2 P_r |mu_r - b_r / P_r|^2 + c_r`` (``P_r = sum 1/sigma_i^2``, ``b_r = sum y_i / sigma_i^2``)."""
 
     def __init__(self, measurements):
         self.precision: dict = {}
@@ -44,6 +44,10 @@ class _Loss:
             self.precision[m.group] = self.precision.get(m.group, 0.0) + w
             self.weighted[m.group] = self.weighted.get(m.group, 0.0) + w * m.noisy
             self.constant += 0.5 * w * float(np.vdot(m.noisy, m.noisy))
+        # as residuals from the pooled target b / p: no cancellation between large terms
+        self.target = {g: self.weighted[g] / p for g, p in self.precision.items()}
+        for group, p in self.precision.items():
+            self.constant -= 0.5 * p * float(np.vdot(self.target[group], self.target[group]))
         self.groups = list(self.precision)
 
     def __call__(self, model: GraphicalModel, beliefs) -> tuple[float, dict, dict]:
@@ -51,9 +55,9 @@ class _Loss:
         marginals = model.marginals(self.groups, beliefs)
         loss, gradient = self.constant, {}
         for group in self.groups:
-            mu, p, b = marginals[group], self.precision[group], self.weighted[group]
-            loss += 0.5 * p * float(np.vdot(mu, mu)) - float(np.vdot(mu, b))
-            gradient[group] = p * mu - b
+            p, residual = self.precision[group], marginals[group] - self.target[group]
+            loss += 0.5 * p * float(np.vdot(residual, residual))
+            gradient[group] = p * residual
         return loss, gradient, marginals
 
 
@@ -90,10 +94,15 @@ def estimate(
 ) -> tuple[GraphicalModel, float]:
     """Fit the potentials to the measurements; returns the model and the step size reached.
 
-    Accelerated mirror descent: a gradient step on the potentials from an extrapolated
-    point (Nesterov momentum ``(k - 1) / (k + 2)``), a test that the loss went down (else
-    the step is halved), and an adaptive restart of the momentum whenever the loss goes up
-    (O'Donoghue and Candes 2015). ``warm``: a previous model (or potentials, such as
+    Mirror descent with momentum, one belief propagation per iteration: from the last iterate
+    ``theta_k``, the trial ``theta_k - step * grad L(theta_k) + beta_k * (theta_k - theta_{k-1})``
+    (``beta_k = (k - 1) / (k + 2)``, Nesterov's schedule with the gradient taken at the iterate:
+    the heavy-ball form) is kept only if the loss does not go up; otherwise the momentum restarts
+    (O'Donoghue and Candes 2015) and, without momentum, the step is halved. So the loss never
+    rises and the scheme falls back to plain mirror descent with backtracking. Evaluating the
+    gradient at the iterate instead of at an extrapolated point halves the propagations per
+    iteration; on adult it reaches a lower loss in 75 iterations than the extrapolated form in
+    150 (``docs/benchmarks.md``). ``warm``: a previous model (or potentials, such as
     :func:`absorb` gives) that starts the descent (its groups keep their values).
     ``support``: the cells each column may use (:class:`GraphicalModel`); None: a warm model's.
     """
@@ -107,34 +116,28 @@ def estimate(
     objective = _Loss(measurements)
     if step is None:
         step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))
-    current = model.potentials
-    current_beliefs = model.beliefs
-    loss, gradient, marginals = objective(model, current_beliefs)
-    current_loss, point = loss, current
-    momentum = 0
+    current, beliefs = model.potentials, model.beliefs
+    loss, gradient, _ = objective(model, beliefs)
+    previous, momentum = current, 0
     for _ in range(iterations):
-        trial = {g: point[g] - step * gradient[g] for g in point}
+        beta = (momentum - 1) / (momentum + 2) if momentum else 0.0
+        if beta > 0:
+            trial = {g: current[g] - step * gradient[g] + beta * (current[g] - previous[g]) for g in current}
+        else:
+            trial = {g: current[g] - step * gradient[g] for g in current}
         trial_beliefs = model.calibrate(trial)
         trial_loss, trial_gradient, _ = objective(model, trial_beliefs)
-        if trial_loss > loss:  # too long a step from the extrapolated point
-            step *= 0.5
+        if not trial_loss <= loss:  # worse (or not a number): drop the momentum; without momentum, halve the step
+            if beta > 0:
+                momentum = 0
+            else:
+                step *= 0.5
             continue
         step *= 1.02
-        if trial_loss > current_loss:  # restart: drop the momentum, step again from the last iterate
-            momentum = 0
-            point = current
-            loss, gradient, marginals = objective(model, current_beliefs)
-            continue
         momentum += 1
-        beta = (momentum - 1) / (momentum + 2)
-        previous = current
-        current, current_beliefs, current_loss = trial, trial_beliefs, trial_loss
-        if beta > 0:
-            point = {g: current[g] + beta * (current[g] - previous[g]) for g in current}
-            loss, gradient, _ = objective(model, model.calibrate(point))
-        else:
-            point, loss, gradient = current, trial_loss, trial_gradient
+        previous, current, beliefs = current, trial, trial_beliefs
+        loss, gradient = trial_loss, trial_gradient
     model.potentials = current
-    model.beliefs = current_beliefs
-    model.loss = current_loss
+    model.beliefs = beliefs
+    model.loss = loss
     return model, step

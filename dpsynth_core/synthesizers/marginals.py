@@ -66,7 +66,7 @@ MIN_CANDIDATE_SIZE = 1
 TRIPLE_CELLS = 0
 #: Mirror-descent iterations after each round (warm-started) and for the final model.
 ROUND_ITERATIONS = 10
-FINAL_ITERATIONS = 150
+FINAL_ITERATIONS = 75
 #: Numeric and date columns lose the tails of their range that, at EMPTY_Z standard deviations of
 #: the noise, hold at most TAIL_SHARE of the estimated records (:func:`dpsynth_core.pgm.support_from`).
 EMPTY_Z = 2.0

@@ -73,6 +73,33 @@ def test_noisy_measurements_fit_better_than_each_alone():
     assert (model.beliefs[0] >= 0).all()
 
 
+def test_descent_propagates_once_per_iteration_and_never_raises_the_loss(monkeypatch):
+    joint = _joint(3)
+    rng = np.random.default_rng(4)
+    groups = [("a",), ("b",), ("a", "b"), ("b", "c"), ("c", "d")]
+    measurements = [
+        Measurement(g, _marginal(joint, g) + rng.normal(0, 20.0, _marginal(joint, g).shape), 20.0) for g in groups
+    ]
+    losses, calls = [], [0]
+    calibrate = GraphicalModel.calibrate
+
+    def counted(self, potentials):
+        calls[0] += 1
+        return calibrate(self, potentials)
+
+    monkeypatch.setattr(GraphicalModel, "calibrate", counted)
+    model = None
+    for iterations in (0, 5, 20, 60, 400):
+        calls[0] = 0
+        model, _ = estimate(CELLS, measurements, 10_000.0, iterations=iterations)
+        assert calls[0] == iterations + 1  # the start, then one belief propagation per iteration
+        losses.append(model.loss)
+    assert all(b <= a + 1e-9 for a, b in zip(losses, losses[1:]))
+    # converged: the gradient of the loss vanishes, so a longer run changes nothing
+    longer, _ = estimate(CELLS, measurements, 10_000.0, iterations=300, warm=model)
+    assert longer.loss == pytest.approx(model.loss, rel=1e-6, abs=1e-6)
+
+
 def test_generation_matches_the_model():
     joint = _joint(3)
     groups = [("a", "b"), ("b", "c", "d")]
