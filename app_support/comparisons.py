@@ -23,17 +23,17 @@ from dpsynth_core.evaluation.values import shape_warnings, value_comparison, val
 
 
 def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: dict) -> None:
-    """The warnings on values that changed shape, then one tab per comparison of the release on show."""
+    """One tab per comparison of the release on show, then, above them, the warnings on values that
+    changed shape: the open tab (the synthetic rows at first) is drawn before those are computed."""
     release_data = entry["data"]
-    shapes = quality(entry, "values", frame, declaration)  # numbers and dates value by value (cached)
-    warnings = shape_warnings(shapes)
-    if warnings:
-        st.warning(
-            "**Values that changed shape** (the bins can look fine): " + "; ".join(warnings) + ". "
-            "Marked ⚠ in the charts; see the table under Marginal distances.",
-            icon=":material/warning:",
-        )
-    flagged = {name for name, s in shapes.items() if s["shape"]}
+    notice = st.container()  # the shape warnings, filled once the open tab is drawn
+
+    def shapes() -> dict:  # numbers and dates value by value, computed once per release
+        return quality(entry, "values", frame, declaration)
+
+    def flagged() -> set:
+        return {name for name, s in shapes().items() if s["shape"]}
+
     changed = {name: r for name, r in entry["publisher_report"].get("encoding", {}).items() if r.get("out_of_domain")}
     tabs = st.tabs(
         [
@@ -66,14 +66,14 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
     with tabs[1]:
         if tabs[1].open:
             fidelity = measure("fidelity", "Comparing which values each column uses")
-            st.plotly_chart(fidelity_chart(fidelity, flagged), width="stretch", key="preview_fidelity")
+            st.plotly_chart(fidelity_chart(fidelity, flagged()), width="stretch", key="preview_fidelity")
             st.caption(
                 "How to read: F = 1 means the synthetic column uses exactly the values the real one uses; "
                 "lower means rare real values were left out (that is the protection) or made-up ones added."
             )
     with tabs[2]:
         if tabs[2].open:
-            show_distances(measure, shapes, flagged)
+            show_distances(measure, shapes(), flagged())
     with tabs[3]:
         if tabs[3].open:
             show_game(measure("game", "Training a classifier to tell real from synthetic records"))
@@ -86,6 +86,13 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
     with tabs[6]:
         if tabs[6].open:
             risk_tab.draw(entry, frame, declaration, settings)
+    warnings = shape_warnings(shapes())
+    if warnings:
+        notice.warning(
+            "**Values that changed shape** (the bins can look fine): " + "; ".join(warnings) + ". "
+            "Marked ⚠ in the charts; see the table under Marginal distances.",
+            icon=":material/warning:",
+        )
 
 
 def show_distances(measure, shapes: dict, flagged: set) -> None:

@@ -1,0 +1,34 @@
+"""The Preview after Generate: the synthetic table is drawn before anything else is computed from the data."""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from app_support import comparisons
+from tests.conftest import ROOT
+
+
+def test_the_table_is_drawn_before_the_value_comparison_is_computed(monkeypatch):
+    events = []
+    quality, dataframe = comparisons.quality, st.dataframe
+
+    def recorded_quality(entry, name, *args, **kwargs):
+        if name not in entry["metrics"]:
+            events.append(name)
+        return quality(entry, name, *args, **kwargs)
+
+    def recorded_dataframe(data, *args, **kwargs):
+        events.append("table")
+        return dataframe(data, *args, **kwargs)
+
+    monkeypatch.setattr(comparisons, "quality", recorded_quality)
+    monkeypatch.setattr(st, "dataframe", recorded_dataframe)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("app_pages/4_Preview.py").run()
+    at.button(key="preview_generate").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert events[:2] == ["table", "values"]  # the first tab's rows, then the shapes (computed once)
+    assert events.count("values") == 1
+    blocks = [getattr(e, "type", "") for e in at.main if type(e).__name__ == "Block"]
+    assert blocks.index("flex_container") < blocks.index("tab_container")  # the warnings' place: above the tabs
