@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import collections
+import importlib.util
 import json
+import os
+import shutil
 import warnings
 from pathlib import Path
 
@@ -95,27 +99,81 @@ def complete_domain(dataset: str) -> dict:
     return spec
 
 
+#: The groups that start first, each on its own worker: the real-browser tests (the longest group),
+#: then the Spark tests; the other groups follow, the largest first, then single tests in file order.
+FIRST_GROUPS = ("browser", "spark")
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the tests' ids
 def pytest_collection_modifyitems(items):
-    """Keep what is shared on one pytest-xdist worker (pyproject's addopts: ``-n auto --dist loadgroup``).
+    """Keep what is shared on one pytest-xdist worker, and start the longest work first (pyproject's
+    addopts: ``-n auto --dist loadgroup --no-loadscope-reorder``).
 
     Tests go to the workers one by one, except: every real-browser test runs on one worker (one
-    Chromium, one app server at a time, so their time limits hold on two cores), and the tests of a
-    module that share a module-scoped fixture (a fit, a server, a Spark session) run on one worker,
-    so the fixture is made once.
+    Chromium, one app server at a time, so their time limits hold on two cores); every test that
+    runs Spark in the test process (marked ``spark``) runs on one worker, so one Java process and one
+    session serve them all; and the tests of a module that share a module-scoped fixture (a fit, a
+    server) run on one worker, so the fixture is made once.
+
+    pytest-xdist hands out the groups in the order of their first test, so the tests are put in the
+    order of ``FIRST_GROUPS``: the two longest groups start at once on the two workers, and the
+    many short single tests at the end even out the workers' finishing times.
     """
+    groups = {}
     for item in items:
-        if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.xdist_group("browser"))
-            continue
-        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-        if any(defs and defs[-1].scope in ("module", "package") for defs in definitions.values()):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+        groups[item] = next((m for m in FIRST_GROUPS if item.get_closest_marker(m)), None) or _module_group(item)
+        if groups[item]:
+            item.add_marker(pytest.mark.xdist_group(groups[item]))
+    sizes = collections.Counter(groups.values())
+
+    def rank(item) -> tuple:
+        group = groups[item]
+        if group in FIRST_GROUPS:
+            return (FIRST_GROUPS.index(group), 0, "")
+        return (len(FIRST_GROUPS), -sizes[group], group) if group else (len(FIRST_GROUPS) + 1, 0, "")
+
+    items.sort(key=rank)  # stable: file order within each group and among single tests
+
+
+def _module_group(item) -> str | None:
+    """The module's name when the test shares a module-scoped fixture with the module's other tests."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    if any(defs and defs[-1].scope in ("module", "package") for defs in definitions.values()):
+        return item.module.__name__
+    return None
 
 
 @pytest.fixture(scope="session")
 def adult_domain() -> dict:
     return complete_domain("adult")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session (two cores) for every test marked ``spark``: starting Java and a
+    session costs more than most of those tests, so they share one (on one worker, see above)."""
+    pytest.importorskip("pyspark")
+    from dpsynth_core.engines.spark_source import local_session
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # PySpark's note about pandas 3
+        session = local_session(cores="2")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def spark_available() -> bool:
+    """PySpark is installed and a Java runtime is there (CI installs one: a missing one fails there)."""
+    return importlib.util.find_spec("pyspark") is not None and bool(shutil.which("java") or os.environ.get("CI"))
+
+
+@pytest.fixture(autouse=True)
+def _spark_session_first(request):
+    """A test marked ``spark`` that runs Spark through the library (which takes the active session)
+    gets the shared session, whether or not it names the fixture."""
+    if request.node.get_closest_marker("spark") and spark_available():
+        request.getfixturevalue("spark")
 
 
 @pytest.fixture(autouse=True)

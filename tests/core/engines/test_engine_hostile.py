@@ -25,7 +25,9 @@ from tests.conftest import ROOT
 SECRET = "SECRET-CELL-8d1f"
 HAS_SPARK = shutil.which("java") is not None or bool(os.environ.get("CI"))
 spark_only = pytest.mark.skipif(not HAS_SPARK, reason="Spark needs a Java runtime (CI installs one)")
-ENGINES = ["duckdb", pytest.param("spark", marks=spark_only)]
+#: Spark runs in this process: on the worker that holds the shared session (tests/conftest.py).
+SPARK = pytest.param("spark", marks=[spark_only, pytest.mark.spark])
+ENGINES = ["duckdb", SPARK]
 
 
 def _synth(capsys, data, spec, engine, tmp_path, *extra) -> tuple[int, str]:
@@ -146,6 +148,7 @@ def test_an_engine_error_quoting_a_cell_is_named_by_its_kind_and_columns(engine,
 
 
 @spark_only
+@pytest.mark.spark
 def test_a_spark_error_while_reading_is_one_line_without_its_message(tmp_path, capsys, monkeypatch):
     from pyspark.errors.exceptions.captured import AnalysisException
 
@@ -168,7 +171,7 @@ def test_a_spark_error_while_reading_is_one_line_without_its_message(tmp_path, c
     assert status == 2 and SECRET not in said and said.count("error:") == 1 and "could not be read" in said, said
 
 
-@pytest.mark.parametrize("engine", ["pandas", "duckdb", pytest.param("spark", marks=spark_only)])
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", SPARK])
 def test_columns_named_race_and_Race_work_in_memory_and_are_refused_in_one_line_by_the_engines(
     engine, tmp_path, capsys
 ):
@@ -189,6 +192,7 @@ def test_columns_named_race_and_Race_work_in_memory_and_are_refused_in_one_line_
         assert not (tmp_path / "o.csv").exists()
 
 
+@pytest.mark.spark
 def test_time_zone_timestamps_give_the_same_release_on_duckdb_and_spark(tmp_path, capsys):
     """Read as their UTC wall-clock time on both engines (and by the records' fingerprint)."""
     stamps = pd.date_range("2020-01-01", periods=300, freq="D", tz="Europe/Paris")

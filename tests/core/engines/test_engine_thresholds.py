@@ -34,6 +34,7 @@ def _engines():
     return engines + (["spark"] if shutil.which("java") or os.environ.get("CI") else [])
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("cap", [RECORDS // 2, RECORDS * 10], ids=["cap below the records", "cap above"])
 def test_every_engine_writes_the_same_release_on_each_side_of_the_row_cap(table, tmp_path, monkeypatch, cap):
     monkeypatch.setattr(constraints, "MAX_ENGINE_SYNTHETIC_ROWS", cap)

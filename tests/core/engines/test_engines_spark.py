@@ -1,4 +1,5 @@
-"""Counting with Apache Spark (local mode): the same counts as the in-memory path. One session for the module."""
+"""Counting with Apache Spark (local mode): the same counts as the in-memory path. One session for the
+whole run (``spark`` in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -18,19 +19,7 @@ pytest.importorskip("pyspark")
 if shutil.which("java") is None and not os.environ.get("CI"):
     pytest.skip("Spark needs a Java runtime (CI installs one: see .ci/run)", allow_module_level=True)
 
-
-@pytest.fixture(scope="module")
-def spark():
-    import warnings
-
-    from dpsynth_core.engines.spark_source import local_session
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # PySpark's note about pandas 3
-        session = local_session(cores="2")
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+pytestmark = pytest.mark.spark
 
 
 #: How Spark counts: every record on the executors; identical records folded and counted on the
