@@ -253,33 +253,6 @@ def _check_report(browser, report_path: Path, pdf_path: Path, tmp_path: Path) ->
     assert len(pages) >= 3 and all(_not_blank(p) for p in pages[:3])
 
 
-def test_budget_survives_a_server_restart_and_a_reload(browser, tmp_path):
-    server = Server(tmp_path / "workspace", tmp_path / "streamlit.log")
-    server.start()
-    try:
-        context = browser.new_context(viewport={"width": 1400, "height": 1200})
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        page.goto(f"{server.url}/Preview")
-        page.get_by_role("button", name="Generate synthetic data").click()
-        page.get_by_text("Synthetic table ready").wait_for(timeout=90_000)
-        assert "ε = 1" in _sidebar(page)
-        server.stop()
-        server.start()
-        page.reload()
-        page.get_by_role("heading", name="4. Preview").wait_for()
-        page.get_by_text("Synthetic table ready").wait_for(timeout=60_000)
-        assert "ε = 1" in _sidebar(page) and "nothing drawn yet" not in _sidebar(page)
-        assert page.get_by_role("button", name="Draw again").count() == 1
-        other = context.new_page()  # a new tab of the same browser resumes too
-        other.goto(f"{server.url}/Release")
-        other.get_by_text("The guarantee").first.wait_for()
-        assert "ε = 1" in _sidebar(other)
-        context.close()
-    finally:
-        server.stop()
-
-
 def test_malformed_upload_in_browser(server, browser, tmp_path):
     page = browser.new_page()
     page.set_default_timeout(30_000)
@@ -370,27 +343,50 @@ def test_a_second_browser_sees_nothing_of_the_first_ones_upload(server, browser,
     second.close()
 
 
-def test_after_a_restart_an_upload_is_asked_for_again_never_replaced(browser, tmp_path):
+def test_after_a_server_restart_a_draw_resumes_and_an_upload_is_asked_for_again(browser, tmp_path):
+    """One restart, two browsers: the one that drew on the example resumes its release and budget
+    (after a reload and in a new tab); the one that uploaded a file is asked for it again, never
+    given another table."""
     server = Server(tmp_path / "workspace", tmp_path / "streamlit.log")
     server.start()
     try:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
+        drew = browser.new_context(viewport={"width": 1400, "height": 1200})
+        page = drew.new_page()
         page.set_default_timeout(30_000)
-        _upload_private(page, server, tmp_path)
-        _go(page, "Privacy", "3. Privacy")
+        page.goto(f"{server.url}/Preview")
+        page.get_by_role("button", name="Generate synthetic data").click()
+        page.get_by_text("Synthetic table ready").wait_for(timeout=90_000)
+        assert "ε = 1" in _sidebar(page)
+        uploaded = browser.new_context(viewport={"width": 1400, "height": 1000})
+        upload = uploaded.new_page()
+        upload.set_default_timeout(30_000)
+        _upload_private(upload, server, tmp_path)
+        _go(upload, "Privacy", "3. Privacy")
+
         server.stop()
         server.start()
-        page.goto(f"{server.url}/Preview")
-        page.get_by_text(f"You were working on {PRIVATE_NAME}, which must be uploaded again").wait_for()
-        assert "adult" not in page.content() and "32,561" not in page.content()
-        assert "None" in _sidebar(page) and page.get_by_role("button").filter(has_text="Generate").count() == 0
-        _no_exception(page)
-        _shot(page, tmp_path, "4_preview_upload_again", full_page=False, readme=False)
-        _go(page, "Go to Data", "1. Data")
-        page.locator("input[type='file']").set_input_files(str(tmp_path / PRIVATE_NAME))
-        page.get_by_text("You have worked on this file before").wait_for()
-        assert PRIVATE_NAME in _sidebar(page)
-        context.close()
+
+        page.reload()
+        page.get_by_role("heading", name="4. Preview").wait_for()
+        page.get_by_text("Synthetic table ready").wait_for(timeout=60_000)
+        assert "ε = 1" in _sidebar(page) and "nothing drawn yet" not in _sidebar(page)
+        assert page.get_by_role("button", name="Draw again").count() == 1
+        other = drew.new_page()  # a new tab of the same browser resumes too
+        other.goto(f"{server.url}/Release")
+        other.get_by_text("The guarantee").first.wait_for()
+        assert "ε = 1" in _sidebar(other)
+
+        upload.goto(f"{server.url}/Preview")
+        upload.get_by_text(f"You were working on {PRIVATE_NAME}, which must be uploaded again").wait_for()
+        assert "adult" not in upload.content() and "32,561" not in upload.content()
+        assert "None" in _sidebar(upload) and upload.get_by_role("button").filter(has_text="Generate").count() == 0
+        _no_exception(upload)
+        _shot(upload, tmp_path, "4_preview_upload_again", full_page=False, readme=False)
+        _go(upload, "Go to Data", "1. Data")
+        upload.locator("input[type='file']").set_input_files(str(tmp_path / PRIVATE_NAME))
+        upload.get_by_text("You have worked on this file before").wait_for()
+        assert PRIVATE_NAME in _sidebar(upload)
+        drew.close()
+        uploaded.close()
     finally:
         server.stop()
