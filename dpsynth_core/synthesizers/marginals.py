@@ -3,7 +3,8 @@
 Algorithm (McKenna, Mullins, Sheldon and Miklau, "AIM: an adaptive and iterative mechanism
 for differentially private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
 
-1. measure every column's 1-way marginal (and every publisher group's joint table);
+1. measure every column's 1-way marginal (a numeric or date column's at ``ORDERED_ONE_WAY`` times the
+   budget of another's) and every publisher group's joint table;
 2. in rounds, choose one marginal among the *candidates* (every column, every column pair, and
    every publisher group and its sub-groups: AIM's downward closure of the workload, so a round
    may measure a column again) by the exponential mechanism, scored by
@@ -50,9 +51,12 @@ from .marginals_budget import (  # noqa: F401  (the budget's constants, named he
     CHOOSING,
     MEASURING,
     ONE_WAY,
+    ORDERED_KINDS,
+    ORDERED_ONE_WAY,
     SELECT_SHARE,
     MarginalsBudget,
     one_way_share,
+    one_way_units,
     planned_rounds,
     vocabulary_shares,
 )
@@ -195,14 +199,18 @@ class MarginalsSynthesizer(MarginalsBudget):
         noise_param, _ = (
             self._split_round(round_budget) if candidates else self._split_round(round_budget / (1 - SELECT_SHARE))
         )
-        first_param = noise_param
-        if candidates:  # the 1-ways take their share; the rounds keep theirs, the last one takes the rest
-            first = self._remaining() * one_way_share(len(names), self._dp_count(), self.rounds) / len(names)
-            first_param = math.sqrt(1 / (2 * first)) if self.zcdp_ else first
+        first_param = dict.fromkeys(names, noise_param)
+        if candidates:  # the 1-ways take their share (ordered columns more); the rounds keep theirs
+            ordered = [n for n in names if self.columns_[n].domain.kind in ORDERED_KINDS]
+            units = one_way_units(len(names), len(ordered))
+            unit = self._remaining() * one_way_share(len(names), self._dp_count(), self.rounds, len(ordered)) / units
+            for name in names:
+                first = unit * (ORDERED_ONE_WAY if name in ordered else 1)
+                first_param[name] = math.sqrt(1 / (2 * first)) if self.zcdp_ else first
         self.measurements_: list[Measurement] = []
         self.measured_: list[dict] = []
         for name in names:
-            self._measure((name,), table.marginal((name,)), first_param)
+            self._measure((name,), table.marginal((name,)), first_param[name])
         for group in groups:
             self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
         self.total_ = self._estimate_total()

@@ -44,6 +44,14 @@ ROUNDS_ROWS = 5000
 #: AIM's share (one round's measuring budget per column), so their noise stays small next to the table.
 SMALL_ONE_WAY_SHARE = 0.3
 SMALL_ROWS = 2000
+#: An ordered column's (numeric or date) first 1-way marginal gets this many times the budget of another
+#: column's: its value-level figures (mean, quantiles, the share of a spike such as 0) rest on it, while the
+#: rounds, scored by 2-way distances, seldom measure it again, and noise in a far bin moves its mean by that
+#: bin's value. The annealed rounds measure at about four times the first rounds' budget, so three keeps it
+#: near the run's typical precision (adult at epsilon 1, 12 seeds: capital-gain's mean, which hangs on 159
+#: records at the top code 99,999, within 25% in all 12, root mean square error 13% against 16% with 1).
+ORDERED_ONE_WAY = 3
+ORDERED_KINDS = ("integer", "float", "date")
 #: The labels of the adaptive part of the budget plan.
 ONE_WAY = "1-way marginals (every column)"
 CHOOSING = "choosing marginals (exponential mechanism, each round)"
@@ -61,11 +69,17 @@ def planned_rounds(columns: int, count: float | None) -> int:
     return per_column * columns
 
 
-def one_way_share(columns: int, count: float | None, rounds: int | None = None) -> float:
+def one_way_units(columns: int, ordered: int = 0) -> float:
+    """The first 1-way marginals' budget in units of one column's: ``ORDERED_ONE_WAY`` per ordered column."""
+    return columns + (ORDERED_ONE_WAY - 1) * ordered
+
+
+def one_way_share(columns: int, count: float | None, rounds: int | None = None, ordered: int = 0) -> float:
     """Share of the budget (after vocabularies) for the first 1-way marginals, all columns together:
-    AIM's, ``columns`` rounds' measuring budget (``rounds`` default :func:`planned_rounds`), or for a
-    small table up to ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records."""
-    aim = columns * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
+    AIM's, one round's measuring budget (``rounds`` default :func:`planned_rounds`) per unit of
+    :func:`one_way_units` (``ordered`` of the ``columns`` are numeric or dates), or for a small table up to
+    ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records. Each column gets its units' part of it."""
+    aim = one_way_units(columns, ordered) * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
     if not count or count <= 0:
         return aim
     return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count))
@@ -122,7 +136,8 @@ class MarginalsBudget(Synthesizer):
             text_epsilon = math.sqrt(2 * before * share) if zcdp else before * share
             events.append(cls._event("CatHist", text_epsilon, f"vocabulary {name} (CatHist)"))
         left = remaining()  # the rounds: their split is adaptive (a small table's 1-ways take more, by a DP count)
-        one_way = left if len(names) == 1 else left * one_way_share(len(names), None)
+        ordered = sum(domain.kept[n].kind in ORDERED_KINDS for n in names)
+        one_way = left if len(names) == 1 else left * one_way_share(len(names), None, ordered=ordered)
         rest = left - one_way
         parts = [
             ("discrete Gaussian histogram" if zcdp else "discrete Laplace histogram", one_way, ONE_WAY),
@@ -151,11 +166,13 @@ class MarginalsBudget(Synthesizer):
         domain = as_table_domain(domain)
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
-        m = max(len(domain.kept), 1)
-        noise = {"epsilon": plan[ONE_WAY] / m}
-        if spend.zcdp_delta:  # the plan shows shares of rho times epsilon
-            rho = Accountant(spend.events).rho()
-            noise["sigma"] = math.sqrt(1 / (2 * plan[ONE_WAY] / epsilon * rho / m))
+        units = one_way_units(len(domain.kept), sum(c.kind in ORDERED_KINDS for c in domain.kept.values()))
+        rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
+
+        def noise(column) -> dict:
+            share = plan[ONE_WAY] * (ORDERED_ONE_WAY if column.kind in ORDERED_KINDS else 1) / max(units, 1)
+            return {"epsilon": share} | ({"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {})
+
         vocabularies, shares = {e.label: e.epsilon for e in spend.events}, vocabulary_shares(domain)
         text = {  # the trade-off the outlook states: the rounds' noise grows as the vocabularies take more
             "text_share": sum(shares.values()),
@@ -167,7 +184,7 @@ class MarginalsBudget(Synthesizer):
             n: (
                 {"epsilon": vocabularies[f"vocabulary {n} (CatHist)"], "budget_share": shares[n], **text}
                 if c.kind == "text"
-                else noise
+                else noise(c)
             )
             for n, c in domain.kept.items()
         }
@@ -176,10 +193,12 @@ class MarginalsBudget(Synthesizer):
     def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
         """The charge's parts, the rounds split as a release would for about ``expected_rows`` records."""
         plan = super()._row_plan(domain, epsilon, rows=rows, **options)
-        m = len(as_table_domain(domain).kept)
+        kept = as_table_domain(domain).kept
+        m = len(kept)
         if m > 1 and expected_rows and rows is None:  # a public row count makes no DP count: AIM's share
             rounds = plan[ONE_WAY] + plan[CHOOSING] + plan[MEASURING]
-            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows)
+            ordered = sum(c.kind in ORDERED_KINDS for c in kept.values())
+            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, ordered=ordered)
             plan[CHOOSING] = (rounds - plan[ONE_WAY]) * SELECT_SHARE
             plan[MEASURING] = (rounds - plan[ONE_WAY]) * (1 - SELECT_SHARE)
         return plan
