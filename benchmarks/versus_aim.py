@@ -280,8 +280,9 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
 
     First every (epsilon, table, method): tvd2 and score3 as means over seeds, ``tvd2_sd`` their
     spread (standard deviation over seeds), median seconds, largest peak memory. Then ours against
-    AIM where both ran: the difference of mean tvd2 (negative: ours is ahead), whether it exceeds
-    the spreads (``ahead`` / ``behind``; ``level`` otherwise) and ours / AIM of time and memory.
+    each peer where both ran: the difference of mean tvd2 (negative: ours is ahead), whether it
+    exceeds the sum of the spreads (``ahead`` / ``behind``; ``level`` otherwise) and ours / peer of
+    time and memory.
     """
     ok = frame[frame["status"] == "ok"]
     summary = (
@@ -303,23 +304,25 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     keyed = summary.set_index(["epsilon", "table", "method"])
     rows = []
     for epsilon, table in summary[["epsilon", "table"]].drop_duplicates().itertuples(index=False):
-        if (epsilon, table, "marginals") not in keyed.index or (epsilon, table, "aim") not in keyed.index:
-            continue
-        us, aim = keyed.loc[(epsilon, table, "marginals")], keyed.loc[(epsilon, table, "aim")]
-        difference = us["tvd2"] - aim["tvd2"]
-        spread = np.nan_to_num(us["tvd2_sd"]) + np.nan_to_num(aim["tvd2_sd"])
-        verdict = "level" if abs(difference) <= spread else ("ahead" if difference < 0 else "behind")
-        rows.append(
-            {
-                "epsilon": epsilon,
-                "table": table,
-                "ours - AIM (tvd2)": difference,
-                "verdict": verdict,
-                "time ours / AIM": us["seconds"] / aim["seconds"],
-                "memory ours / AIM": us["peak_mb"] / aim["peak_mb"],
-                "AIM runs": int(aim["runs"]),
-            }
-        )
+        for peer in PEERS:
+            if (epsilon, table, "marginals") not in keyed.index or (epsilon, table, peer) not in keyed.index:
+                continue
+            us, them = keyed.loc[(epsilon, table, "marginals")], keyed.loc[(epsilon, table, peer)]
+            difference = us["tvd2"] - them["tvd2"]
+            spread = np.nan_to_num(us["tvd2_sd"]) + np.nan_to_num(them["tvd2_sd"])
+            verdict = "level" if abs(difference) <= spread else ("ahead" if difference < 0 else "behind")
+            rows.append(
+                {
+                    "epsilon": epsilon,
+                    "table": table,
+                    "peer": peer,
+                    "ours - peer (tvd2)": difference,
+                    "verdict": verdict,
+                    "time ours / peer": us["seconds"] / them["seconds"],
+                    "memory ours / peer": us["peak_mb"] / them["peak_mb"],
+                    "peer runs": int(them["runs"]),
+                }
+            )
     if rows:
         print()
         print(_markdown(pd.DataFrame(rows)))

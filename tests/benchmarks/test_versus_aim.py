@@ -57,4 +57,4 @@ def test_stored_rows_are_replaced_per_seed_and_summarised(tmp_path, capsys):
     assert len(stored) == 6 and set(stored[stored["method"] == "marginals"]["tvd2"]) == {0.15}
     versus_aim.summarise(stored)
     printed = capsys.readouterr().out
-    assert "| 1 | pums | -0.05 | ahead | 0.02 | 1 | 3 |" in printed
+    assert "| 1 | pums | aim | -0.05 | ahead | 0.02 | 1 | 3 |" in printed
