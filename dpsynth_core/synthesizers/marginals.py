@@ -55,8 +55,8 @@ from .marginals_budget import (  # noqa: F401  (the budget's constants, named he
     ORDERED_ONE_WAY,
     SELECT_SHARE,
     MarginalsBudget,
+    column_one_way,
     one_way_share,
-    one_way_units,
     planned_rounds,
     vocabulary_shares,
 )
@@ -201,11 +201,10 @@ class MarginalsSynthesizer(MarginalsBudget):
         )
         first_param = dict.fromkeys(names, noise_param)
         if candidates:  # the 1-ways take their share (ordered columns more); the rounds keep theirs
-            ordered = [n for n in names if self.columns_[n].domain.kind in ORDERED_KINDS]
-            units = one_way_units(len(names), len(ordered))
-            unit = self._remaining() * one_way_share(len(names), self._dp_count(), self.rounds, len(ordered)) / units
+            left = self._remaining()
             for name in names:
-                first = unit * (ORDERED_ONE_WAY if name in ordered else 1)
+                ordered = self.columns_[name].domain.kind in ORDERED_KINDS
+                first = left * column_one_way(len(names), self._dp_count(), self.rounds, ordered=ordered)
                 first_param[name] = math.sqrt(1 / (2 * first)) if self.zcdp_ else first
         self.measurements_: list[Measurement] = []
         self.measured_: list[dict] = []

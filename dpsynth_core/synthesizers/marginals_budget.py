@@ -44,12 +44,13 @@ ROUNDS_ROWS = 5000
 #: AIM's share (one round's measuring budget per column), so their noise stays small next to the table.
 SMALL_ONE_WAY_SHARE = 0.3
 SMALL_ROWS = 2000
-#: An ordered column's (numeric or date) first 1-way marginal gets this many times the budget of another
-#: column's: its value-level figures (mean, quantiles, the share of a spike such as 0) rest on it, while the
-#: rounds, scored by 2-way distances, seldom measure it again, and noise in a far bin moves its mean by that
-#: bin's value. The annealed rounds measure at about four times the first rounds' budget, so three keeps it
-#: near the run's typical precision (adult at epsilon 1, 12 seeds: capital-gain's mean, which hangs on 159
-#: records at the top code 99,999, within 25% in all 12, root mean square error 13% against 16% with 1).
+#: An ordered column's (numeric or date) first 1-way marginal gets this many times AIM's per-column budget
+#: (a small table's share, when larger, stays equal for every column): its value-level figures (mean,
+#: quantiles, the share of a spike such as 0) rest on it, while the rounds, scored by 2-way distances,
+#: seldom measure it again, and noise in a far bin moves its mean by that bin's value. The annealed rounds
+#: measure at about four times the first rounds' budget, so three keeps it near the run's typical precision
+#: (adult at epsilon 1, 12 seeds: capital-gain's mean, which hangs on 159 records at the top code 99,999,
+#: within 25% in all 12, root mean square error 13% against 16% with 1).
 ORDERED_ONE_WAY = 3
 ORDERED_KINDS = ("integer", "float", "date")
 #: The labels of the adaptive part of the budget plan.
@@ -69,20 +70,23 @@ def planned_rounds(columns: int, count: float | None) -> int:
     return per_column * columns
 
 
-def one_way_units(columns: int, ordered: int = 0) -> float:
-    """The first 1-way marginals' budget in units of one column's: ``ORDERED_ONE_WAY`` per ordered column."""
-    return columns + (ORDERED_ONE_WAY - 1) * ordered
+def column_one_way(columns: int, count: float | None, rounds: int | None = None, *, ordered: bool = False) -> float:
+    """Share of the budget (after vocabularies) for one column's first 1-way marginal: AIM's, one round's
+    measuring budget (``rounds`` default :func:`planned_rounds`), times ``ORDERED_ONE_WAY`` for an ordered
+    (numeric or date) column; or for a small table, by a DP ``count`` of its records, an equal part of
+    up to ``SMALL_ONE_WAY_SHARE`` when that is more (its 1-ways then have plenty: no column gets more)."""
+    aim = (ORDERED_ONE_WAY if ordered else 1) * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
+    if not count or count <= 0:
+        return aim
+    return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count) / columns)
 
 
 def one_way_share(columns: int, count: float | None, rounds: int | None = None, ordered: int = 0) -> float:
-    """Share of the budget (after vocabularies) for the first 1-way marginals, all columns together:
-    AIM's, one round's measuring budget (``rounds`` default :func:`planned_rounds`) per unit of
-    :func:`one_way_units` (``ordered`` of the ``columns`` are numeric or dates), or for a small table up to
-    ``SMALL_ONE_WAY_SHARE``, by a DP ``count`` of its records. Each column gets its units' part of it."""
-    aim = one_way_units(columns, ordered) * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
-    if not count or count <= 0:
-        return aim
-    return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count))
+    """Share of the budget (after vocabularies) for the first 1-way marginals, all ``columns`` together
+    (``ordered`` of them numeric or dates): the sum of :func:`column_one_way`."""
+    return ordered * column_one_way(columns, count, rounds, ordered=True) + (columns - ordered) * column_one_way(
+        columns, count, rounds
+    )
 
 
 def vocabulary_shares(domain) -> dict[str, float]:
@@ -166,11 +170,13 @@ class MarginalsBudget(Synthesizer):
         domain = as_table_domain(domain)
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
-        units = one_way_units(len(domain.kept), sum(c.kind in ORDERED_KINDS for c in domain.kept.values()))
+        m, ordered = len(domain.kept), sum(c.kind in ORDERED_KINDS for c in domain.kept.values())
+        count = expected_rows if m > 1 and expected_rows and rows is None else None  # as _row_plan splits
+        total = one_way_share(m, count, ordered=ordered)
         rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
 
         def noise(column) -> dict:
-            share = plan[ONE_WAY] * (ORDERED_ONE_WAY if column.kind in ORDERED_KINDS else 1) / max(units, 1)
+            share = plan[ONE_WAY] * column_one_way(m, count, ordered=column.kind in ORDERED_KINDS) / total
             return {"epsilon": share} | ({"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {})
 
         vocabularies, shares = {e.label: e.epsilon for e in spend.events}, vocabulary_shares(domain)
