@@ -31,6 +31,19 @@ def test_orthant_probability_matches_scipy():
     assert orthant_probability(h, k, r) == pytest.approx(reference, abs=1e-7)
 
 
+def test_normal_distribution_and_quantile_match_scipy():
+    # the copula's own (scipy.special costs a cold start a few tenths to import)
+    from scipy.special import ndtr as scipy_ndtr
+
+    from dpsynth_core.synthesizers import copula
+
+    x = np.random.default_rng(5).normal(size=(40, 3)) * 3
+    assert copula.ndtr(x).ravel() == pytest.approx(scipy_ndtr(x).ravel(), abs=1e-15)
+    p = np.array([1e-6, 0.01, 0.3, 0.5, 0.9, 1 - 1e-6])
+    assert copula.ndtri(p) == pytest.approx(ndtri(p), rel=1e-13)
+    assert list(copula.ndtri(np.array([0.0, 1.0]))) == [-np.inf, np.inf]
+
+
 def test_sampling_from_fitted_correlation_reproduces_conjunctions():
     # For each target (p_i, p_j, p_ij), draw 200,000 normals with the fitted r and compare
     # the observed P(Z_i > t_i, Z_j > t_j) with p_ij inside a 99.9% Clopper-Pearson interval.
