@@ -71,8 +71,10 @@ TRIPLE_CELLS = 0
 #: Mirror-descent iterations after each round (warm-started) and for the final model.
 ROUND_ITERATIONS = 10
 FINAL_ITERATIONS = 75
-#: Numeric and date columns lose the tails of their range that, at EMPTY_Z standard deviations of
-#: the noise, hold at most TAIL_SHARE of the estimated records (:func:`dpsynth_core.pgm.support_from`).
+#: Numeric and date columns lose the tails of their range (and the gaps inside it) that, at
+#: EMPTY_Z standard deviations of the noise made familywise over the column's bins
+#: (:func:`dpsynth_core.pgm.support.familywise_z`), hold at most TAIL_SHARE of the estimated records
+#: (:func:`dpsynth_core.pgm.support_from`).
 EMPTY_Z = 2.0
 TAIL_SHARE = 0.005
 

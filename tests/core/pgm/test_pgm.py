@@ -390,6 +390,35 @@ def test_an_empty_gap_inside_an_ordered_column_is_cut_but_not_a_declared_spike_b
     assert cut >= 245
 
 
+def test_an_empty_region_of_an_ordered_column_is_kept_with_at_most_the_familywise_chance():
+    """40 ordered cells (sigma 20; limit 400, above z_40 * s * sqrt(36) = 390, so it never binds), 2000
+    records in each of 4 populated cells: an empty tail of 36 cells, or an empty gap of 32 between populated
+    ends, is kept only if one of its j cells' noise reaches z_40 * s (z_40 = Phi^-1(1 - Phi(-2) / 40) = 3.25)
+    or its sum exceeds z_40 * s * sqrt(j): chance at most (j + 1) Phi(-2) / 40, 2.1% and 1.9%, whatever the
+    number of cells. Over 400 releases each the count kept stays below the binomial mean plus 4 standard
+    deviations (here 6 and 7 of 400; at the per-cell z = 2 the same noise kept the tail in 31 and the gap
+    in 202)."""
+    from scipy.stats import norm
+
+    from dpsynth_core.pgm import support_from
+    from dpsynth_core.pgm.support import familywise_z
+
+    assert familywise_z(2.0, 1) == pytest.approx(2.0) and familywise_z(2.0, 40) == pytest.approx(3.254, abs=1e-3)
+    cells, sigma, z, trials, rng = {"a": 40}, 20.0, 2.0, 400, np.random.default_rng(11)
+    tail = np.array([2000.0] * 4 + [0.0] * 36)
+    gap = np.array([2000.0] * 4 + [0.0] * 32 + [2000.0] * 4)
+    for truth, empty in ((tail, slice(4, 40)), (gap, slice(4, 36))):
+        kept = 0
+        for _ in range(trials):
+            noisy = truth + rng.normal(0, sigma, 40)
+            keep = support_from(cells, [Measurement(("a",), noisy, sigma)], z, ordered={"a": 40}, limit=400.0)["a"]
+            assert keep[truth > 0].all()
+            kept += int(keep[empty].any())
+        j = empty.stop - empty.start
+        p = (j + 1) * norm.sf(z) / 40
+        assert kept <= trials * p + 4 * np.sqrt(trials * p * (1 - p)), (j, kept)
+
+
 def test_a_cell_let_back_into_the_support_starts_warm_not_with_drifted_potentials():
     """While a cell is outside the support its potentials drift upward (the gradient pulls toward its
     noisy count and no model count answers it); a later fit that lets it back in starts it at the
