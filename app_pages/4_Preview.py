@@ -9,7 +9,7 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cached import price
+from app_support.cached import counting_source, price
 from app_support.comparisons import show_comparisons
 from app_support.gates import complete_domain
 from app_support.progress import run_with_progress
@@ -70,8 +70,9 @@ clicked = st.button(
 if clicked:
 
     def run(report):  # priced, checked and recorded before the data is read (dpsynth_core.release.budgeted)
+        kept = counting_source(None, loaded["hash"], declaration, build=False) if info.cls.reads_sources else None
         return draw(
-            loaded["frame"],
+            loaded["frame"] if kept is None else kept,  # kept: encoded after an earlier draw (same release)
             declaration,
             settings["epsilon"],
             workspace=workspace,
@@ -154,6 +155,8 @@ st.info(
 )
 
 show_comparisons(entry, loaded["frame"], declaration, domain, settings)
+if info.cls.reads_sources:  # after the table is on screen: the next draw reads the table without encoding it
+    counting_source(loaded["frame"], loaded["hash"], declaration)
 
 st.page_link(
     "app_pages/5_Release.py", label="Next: download the release and make a report", icon=":material/arrow_forward:"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import streamlit as st
 
@@ -15,6 +16,29 @@ from dpsynth_core.synthesizers import planning
 def read_csv_bytes(raw: bytes, name: str, encoding: str | None = None, delimiter: str | None = None):
     """Read an uploaded or bundled file (cells as text). Raises DataError with a clear message."""
     return read_table(raw, name=name, encoding=encoding, delimiter=delimiter)
+
+
+_SOURCE_LOCK = threading.Lock()
+_SOURCE: dict = {}
+
+
+def counting_source(frame, fingerprint: str, declaration: dict, *, build: bool = True):
+    """The table encoded over ``declaration`` (:class:`~dpsynth_core.engines.memory.MemorySource`), kept
+    for the next draw on the same data (``fingerprint``) and declaration, so it is encoded once rather
+    than every draw; a release drawn through it is the one drawn from the frame. ``build=False``: None
+    unless already kept (a draw never encodes before its spend is recorded). One table at a time, on
+    the server only; callable from the draw's worker thread (no Streamlit call)."""
+    key = (fingerprint, json.dumps(declaration, sort_keys=True, default=str))
+    with _SOURCE_LOCK:
+        if _SOURCE.get("key") != key:
+            if not build:
+                return None
+            from dpsynth_core.domain import as_table_domain
+            from dpsynth_core.engines.memory import MemorySource
+
+            _SOURCE.clear()
+            _SOURCE.update(key=key, source=MemorySource(frame, as_table_domain(declaration)))
+        return _SOURCE["source"]
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
