@@ -6,16 +6,7 @@ import shutil
 
 import pytest
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-]
+from benchmarks.app_server import CHROMIUM_FLAGS
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.app_server import free_port
 from tests.app.test_app import PRIVATE, PRIVATE_MARKS, PRIVATE_NAME
 from tests.conftest import ROOT
 from tests.core.data.test_tables import _png
@@ -29,17 +29,11 @@ pytestmark = pytest.mark.browser
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """``streamlit run app.py`` on a fixed port and workspace, which can be stopped and started again."""
 
     def __init__(self, workspace: Path, log_path: Path):
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workspace, self.log_path = workspace, log_path
         self.proc = None

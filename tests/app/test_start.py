@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from tests.app.test_browser import _free_port
+from benchmarks.app_server import free_port
 from tests.conftest import ROOT
 
 
@@ -32,7 +32,7 @@ def _first_start(tmp_path, display: bool) -> tuple[str, str]:
     env.update(HOME=str(home), PATH=f"{bin_dir}{os.pathsep}{env['PATH']}", DPSYNTH_WORKSPACE=str(tmp_path / "ws"))
     if display:
         env["DISPLAY"] = ":0"
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
