@@ -127,13 +127,12 @@ def check_database_file(path: Path) -> str:
             f"{path} is not a dpsynth workspace (not an SQLite database, or a damaged one): "
             "move it away or choose another folder"
         )
-    user_version = int.from_bytes(header[60:64], "big", signed=True)
-    application = int.from_bytes(header[68:72], "big")
+    application, user_version, tables = _inspect(path)
     if application == APPLICATION_ID:
         return "ours"
     if application != 0:
         raise _foreign(path)
-    tables = _tables(path) - {"sqlite_sequence"}
+    tables -= {"sqlite_sequence"}
     if not tables:
         return "empty"
     if user_version <= 2 and tables <= _OUR_TABLES:  # made by an older dpsynth (no marker yet)
@@ -147,11 +146,16 @@ def _foreign(path: Path) -> DPSynthError:
     )
 
 
-def _tables(path: Path) -> set:
+def _inspect(path: Path) -> tuple[int, int, set]:
+    """The file's ``application_id``, ``user_version`` and table names, read through SQLite (not from
+    the file's first bytes, which lag behind a write-ahead log another process is still writing)."""
     try:
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=60)
         try:
-            return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            application = conn.execute("PRAGMA application_id").fetchone()[0]
+            user_version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            return application & 0xFFFFFFFF, user_version, tables
         finally:
             conn.close()
     except sqlite3.Error as problem:
@@ -167,11 +171,13 @@ def read_only_uri(path: Path) -> str:
     return f"{path.absolute().as_uri()}?{'mode=ro' if writable else 'immutable=1'}"
 
 
-def add_schema(conn) -> None:
-    """The tables of this module, the workspace's key (256 random bits, made once) and the marker."""
-    conn.executescript(SCHEMA)
-    conn.execute("INSERT OR IGNORE INTO workspace_key (id, secret) VALUES (1, ?)", (secrets.token_bytes(32),))
-    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+def schema_script() -> str:
+    """This module's tables, the workspace's key (256 random bits, kept by the first process that
+    makes it) and the marker, as SQL statements for the transaction that creates a workspace."""
+    return (
+        f"PRAGMA application_id = {APPLICATION_ID};\n{SCHEMA}"
+        f"INSERT OR IGNORE INTO workspace_key (id, secret) VALUES (1, X'{secrets.token_hex(32)}');\n"
+    )
 
 
 def secret(conn) -> bytes | None:

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from ..errors import DPSynthError
@@ -65,6 +66,20 @@ def _json(value) -> str:
     return json.dumps(value, default=plain, allow_nan=True)
 
 
+def _switch_to_wal(conn, *, patience: float = 60.0) -> None:
+    """Put the database in write-ahead-log mode. SQLite answers "database is locked" at once, without
+    waiting, when another process is switching the same new file at that moment: wait and retry."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as problem:
+            if "locked" not in str(problem) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 class Database:
     """The workspace database in ``folder`` (default :func:`default_folder`), created on first use."""
 
@@ -80,10 +95,13 @@ class Database:
             return
         with self._connect() as conn:
             if found != "ours" or conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(_SCHEMA)
-                ledger.add_schema(conn)
-                conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+                _switch_to_wal(conn)
+                # One transaction: another process opening the file at the same moment sees either
+                # nothing or the whole marked workspace, never tables without the marker.
+                conn.executescript(
+                    f"BEGIN IMMEDIATE;\n{ledger.schema_script()}{_SCHEMA}"
+                    f"PRAGMA user_version = {_SCHEMA_VERSION};\nCOMMIT;"
+                )
         self.exists = True
         with contextlib.suppress(OSError):
             self.path.chmod(0o600)
