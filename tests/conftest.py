@@ -189,6 +189,11 @@ def _warnings_are_errors():
         yield
 
 
+def timeless(card: dict) -> dict:
+    """A card without its creation time (minutes: two releases may straddle a minute)."""
+    return {k: v for k, v in card.items() if k != "created"}
+
+
 def stated(card: dict) -> dict:
     """What a card's guarantee states for its mechanism: a seeded release (a repeatable test) claims
     none, and keeps what the same draw from the secure source would guarantee under ``unseeded``."""

@@ -150,8 +150,9 @@ def _inspect(path: Path) -> tuple[int, int, set]:
     """The file's ``application_id``, ``user_version`` and table names, read through SQLite (not from
     the file's first bytes, which lag behind a write-ahead log another process is still writing)."""
     try:
-        conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=60)
+        conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=60, isolation_level=None)
         try:
+            conn.execute("BEGIN")  # one snapshot for the three reads
             application = conn.execute("PRAGMA application_id").fetchone()[0]
             user_version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

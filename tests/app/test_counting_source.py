@@ -6,6 +6,7 @@ from app_support import cached
 from dpsynth_core import synthesize
 from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.data.tables import read_table
+from tests.conftest import timeless
 
 
 def example_frame(name):
@@ -32,5 +33,7 @@ def test_a_draw_through_the_kept_encoding_is_the_frames():
     for method in ("cathist", "marginals"):
         a = synthesize(frame, declaration, 1.0, method=method, random_state=5)
         b = synthesize(source, declaration, 1.0, method=method, random_state=5)
-        assert a.data.equals(b.data) and a.card == b.card and a.publisher_report == b.publisher_report
+        assert (
+            a.data.equals(b.data) and timeless(a.card) == timeless(b.card) and a.publisher_report == b.publisher_report
+        )
     cached._SOURCE.clear()

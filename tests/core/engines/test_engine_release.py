@@ -18,12 +18,7 @@ from dpsynth_core.errors import ParameterError
 from dpsynth_core.release import synthesize
 from dpsynth_core.release.writer import output_format
 from dpsynth_core.workspace import Workspace
-from tests.conftest import complete_domain, shared_path
-
-
-def _timeless(card: dict) -> dict:
-    """A card without its creation time (minutes: two releases may straddle a minute)."""
-    return {k: v for k, v in card.items() if k != "created"}
+from tests.conftest import complete_domain, shared_path, timeless
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +45,7 @@ def test_a_release_written_in_chunks_through_duckdb_is_the_in_memory_release(tmp
         )
         assert chunked.data is None and chunked.rows == whole.rows > 700 and chunked.columns == list(ce.columns)
         assert (tmp_path / "engine.csv").read_bytes() == (tmp_path / "memory.csv").read_bytes()
-        assert _timeless(chunked.card) == _timeless(whole.card)
+        assert timeless(chunked.card) == timeless(whole.card)
         assert chunked.card["rows"]["synthetic"] == chunked.rows
     in_memory = synthesize(ce, domain, 1.0, method="cathist", random_state=5)  # no out: the table is returned
     assert in_memory.data is not None and in_memory.rows == len(in_memory.data)

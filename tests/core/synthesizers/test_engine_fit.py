@@ -15,15 +15,10 @@ from dpsynth_core.engines import duckdb_source, open_source
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.release.card import build_card
 from dpsynth_core.synthesizers import METHODS, get_method
-from tests.conftest import DATASETS, complete_domain, shared_path
+from tests.conftest import DATASETS, complete_domain, shared_path, timeless
 
 ENGINE_METHODS = ("marginals", "cathist")
 OPTIONS = {"marginals": {"rounds": 4}, "cathist": {}}
-
-
-def _timeless(card: dict) -> dict:
-    """A card without its creation time (minutes: two releases may straddle a minute)."""
-    return {k: v for k, v in card.items() if k != "created"}
 
 
 def _release(method: str, data, domain, engine: str, seed: int = 3, **fit):
@@ -45,7 +40,7 @@ def test_a_release_through_duckdb_is_the_in_memory_release(dataset, method, fold
     engine, synthetic_engine, card_engine = _release(method, path, domain, "duckdb", memory_limit="500MB")
     assert engine.engine_ == "duckdb" and memory.engine_ == "pandas"
     pd.testing.assert_frame_equal(synthetic_engine, synthetic)
-    assert _timeless(card_engine) == _timeless(card)
+    assert timeless(card_engine) == timeless(card)
     assert engine.encoding_report_ == memory.encoding_report_
     assert engine.publisher_details() == memory.publisher_details()
 
@@ -105,7 +100,7 @@ def test_tables_with_the_same_counts_give_the_same_release(adult_domain):
         second, b, card_b = _release(method, other, adult_domain, "duckdb")
         assert [e[:2] for e in first.noise_.log] == [e[:2] for e in second.noise_.log]
         pd.testing.assert_frame_equal(a, b)
-        assert _timeless(card_a) == _timeless(card_b)
+        assert timeless(card_a) == timeless(card_b)
         _, c, _ = _release(method, frame.iloc[1:], adult_domain, "duckdb")
         assert not c.equals(a)
 
