@@ -111,3 +111,35 @@ def test_special_values_are_encoded_in_their_own_bins():
     codes = encode_column(fdom, pd.Series(["0", "-3", "0.01", "5", "5.0", "4.99", "5.5", "10"])).codes
     assert list(codes) == [0, 0, 1, 2, 2, 1, 3, 3]
     assert numeric_values(fdom, pd.Series(["-3", "", "x", "12"])).tolist() == [0.0, 10.0]
+
+
+def test_short_columns_encode_as_pandas_does(monkeypatch):
+    """A column of up to ``_SMALL`` rows is factorized in plain Python: the same codes, labels and
+    counts as through pandas, for every kind, with whitespace, markers, None, NaN and pd.NA cells."""
+    from dpsynth_core.data import encoding
+
+    spec = {
+        "cat": {"type": "categorical", "values": ["a", "b", "other"], "other": "other"},
+        "codes": {"type": "categorical", "values": [0, 1, 12], "missing": False},
+        "int": {"type": "integer", "min": 0, "max": 50},
+        "float": {"type": "float", "min": -5, "max": 100},
+        "date": {"type": "date", "min": "2000-01-01", "max": "2020-12-31"},
+        "text": {"type": "text", "generator": "any", "size": 100},
+    }
+    pool = ["a", " a ", "b", "", " ", "NA", "1", "12.0", "-3", "1e3", "\t7\n", "2005-03-04", "2019-12-31 x", "é", "z"]
+    rng = np.random.default_rng(5)
+    cells = [None if r < 0.05 else np.nan if r < 0.1 else str(rng.choice(pool)) for r in rng.random(300)]
+    columns = (pd.Series(cells, dtype=object), pd.Series(cells, dtype="str"), pd.Series(cells, dtype="string"))
+
+    def encoded(column, domain):
+        out = encode_column(domain, column, ("", "NA"))
+        labels = None if out.labels is None else [v if isinstance(v, str) else None for v in out.labels]
+        codes = None if out.codes is None else out.codes.tolist()
+        return codes, labels, out.out_of_domain, out.missing, out.merged
+
+    for name, declared in spec.items():
+        domain = column_from_json(name, declared)
+        short = [encoded(c, domain) for c in columns]
+        with monkeypatch.context() as patch:
+            patch.setattr(encoding, "_SMALL", 0)
+            assert short == [encoded(c, domain) for c in columns], name
