@@ -7,7 +7,9 @@ Starts ``streamlit run app.py`` on a free port with an empty workspace, opens th
 in Debian's Chromium (``--headless --no-sandbox --disable-gpu``, through Playwright) and
 presses Generate (then Draw again) ``--runs`` times. Each time is wall clock from the click to
 the moment the new release's synthetic table is visible, as a publisher sees it; beside it,
-the release alone as the app reports it (the core, in its worker thread). The first draw is
+the release alone as the app reports it (the core, in its worker thread), and the server
+process's CPU seconds (every thread) from the click to the end of the page's run, which hold
+better than wall times on a shared machine (not with ``--profile``: py-spy is the process then). The first draw is
 reported apart (a cold server: imports and caches); the median is over the others. The server
 and the browser share this machine's cores with whatever else runs: the load average is printed.
 """
@@ -44,7 +46,7 @@ def main() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "DPSYNTH_WORKSPACE": workspace, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    times: list[tuple[float, float, float]] = []
+    times: list[tuple[float, float, float, float]] = []
     server = start_app(url, port, env, args.profile)
     try:
         with sync_playwright() as p:
@@ -68,6 +70,7 @@ def main() -> None:
             for _ in range(args.runs):
                 button = page.get_by_role("button", name=re.compile("^(Generate synthetic data|Draw again)"))
                 button.wait_for()
+                cpu = server_cpu(server.pid)
                 began = time.perf_counter()
                 button.click()
                 ready = page.get_by_text(re.compile(rf"release #{last + 1};"))
@@ -76,10 +79,11 @@ def main() -> None:
                 page.locator("[data-testid='stDataFrame']").first.wait_for()
                 page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden")  # the page's run is over
                 settled = time.perf_counter() - began
+                cpu = server_cpu(server.pid) - cpu
                 found = READY.search(ready.inner_text())
                 core = float(found.group(1)) if found and found.group(1) else float("nan")
                 last += 1
-                times.append((seconds, core, settled))
+                times.append((seconds, core, settled, cpu))
                 page.wait_for_timeout(300)
             browser.close()
     finally:
@@ -88,17 +92,30 @@ def main() -> None:
         shutil.rmtree(workspace, ignore_errors=True)
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} cores")
-    print("| draw | click to table (s) | click to the page done (s) | the release in the core (s) |\n|---|---|---|---|")
-    for index, (seconds, core, settled) in enumerate(times, 1):
+    print(
+        "| draw | click to table (s) | click to the page done (s) | the release in the core (s) "
+        "| server CPU, click to the page done (s) |\n|---|---|---|---|---|"
+    )
+    for index, (seconds, core, settled, cpu) in enumerate(times, 1):
         print(
             f"| {index}{' (first on a fresh server)' if index == 1 else ''} | {seconds:.2f} | {settled:.2f} | "
-            f"{core:.2f} |"
+            f"{core:.2f} | {cpu:.2f} |"
         )
     rest = times[1:] or times
     print(
-        f"| median of draws 2-{len(times)} | {statistics.median(t[0] for t in rest):.2f} | "
-        f"{statistics.median(t[2] for t in rest):.2f} | {statistics.median(t[1] for t in rest):.2f} |"
+        f"| median of draws 2-{len(times)} | "
+        + " | ".join(f"{statistics.median(t[i] for t in rest):.2f}" for i in (0, 2, 1, 3))
+        + " |"
     )
+
+
+def server_cpu(pid: int) -> float:
+    """The server process's CPU seconds so far (user + system, every thread; Linux), NaN elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 if __name__ == "__main__":
