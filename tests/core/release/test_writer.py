@@ -9,7 +9,7 @@ import pytest
 
 from dpsynth_core.engines.base import PARQUET_SUFFIXES
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.release.writer import output_format, write_synthetic
+from dpsynth_core.release.writer import csv_text, output_format, write_synthetic
 
 
 class Sampler:
@@ -97,3 +97,42 @@ def test_one_rule_names_the_format_from_the_file_name(tmp_path):
     write_synthetic(tmp_path / "synthetic.parq", 3, Sampler())
     assert (tmp_path / "synthetic").read_text().startswith("age,score,city\n")
     assert pq.read_table(tmp_path / "synthetic.parq").num_rows == 3
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pd.DataFrame({"a": ["x", None, "", "y"], "b": pd.array([1, None, -3, 2**40], dtype="Int64")}),
+        pd.DataFrame({"a": ["x", None, 'say "hi"', "c,d"], "b": [1, 2, 3, 4]}),  # quoted by the csv writer
+        pd.DataFrame({"a": ["x", None, "line\nbreak", "cr\rx"], "b": np.array([0, 1, 2, 3], dtype=np.uint8)}),
+        pd.DataFrame({"a": ["x", None, "", "y"]}),  # one column: an empty field is written ""
+        pd.DataFrame({"a col,": [" sp", "t "], 'b"': ["ü", "日本"]}),
+        pd.DataFrame({"a": pd.Series([], dtype=object), "b": pd.Series([], dtype="Int64")}),
+        pd.DataFrame({"a": [np.nan, None], "b": ["u", "v"]}, dtype=object),
+        # left to pandas: floats, booleans, dates, mixed objects, pandas' own strings
+        pd.DataFrame({"a": [1.5, None, 1e-20], "b": ["a", "b", "c"]}),
+        pd.DataFrame({"a": [True, False, True], "b": ["a", "b", "c"]}),
+        pd.DataFrame({"a": pd.to_datetime(["2020-01-01", None, "2021-02-03"]), "b": ["a", "b", "c"]}),
+        pd.DataFrame({"a": ["x", 1, None], "b": ["a", "b", "c"]}),
+        pd.DataFrame({"a": pd.array(["x", None, "z"], dtype="string"), "b": ["a", "b", "c"]}),
+    ],
+)
+def test_csv_text_is_pandas_to_csv(table):
+    """The workspace stores a release's file with csv_text: the bytes pandas would write, nothing else."""
+    assert csv_text(table) == table.to_csv(index=False)
+
+
+def test_csv_text_of_a_release_is_pandas_to_csv():
+    """A release-like table (whole numbers with missing cells, text with missing cells) in the fast path."""
+    rng = np.random.default_rng(3)
+    n = 5000
+    table = pd.DataFrame(
+        {
+            "age": pd.array(np.where(rng.random(n) < 0.01, None, rng.integers(17, 90, n)), dtype="Int64"),
+            "workclass": np.where(rng.random(n) < 0.05, None, rng.choice(["Private", "State-gov", "?"], n)).astype(
+                object
+            ),
+            "hours": rng.integers(1, 99, n),
+        }
+    )
+    assert csv_text(table) == table.to_csv(index=False)
