@@ -13,6 +13,7 @@ from app_support.cached import counting_source, price
 from app_support.comparisons import show_comparisons
 from app_support.gates import complete_domain
 from app_support.progress import run_with_progress
+from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
 from dpsynth_core.release.budgeted import draw, draw_label, projection
 from dpsynth_core.wording import rows_in_words
@@ -48,26 +49,36 @@ try:
 except DPSynthError as problem:  # the method refuses these settings, before any data is read
     st.error(f"The release could not be made: {problem}")
     st.stop()
-earlier = workspace.draws_with(loaded["hash"], key)
-refusal = None
-try:
-    after = projection(workspace, loaded["hash"], charge)
-except BudgetExceeded as problem:
-    refusal, after = str(problem), None
-label = draw_label(charge, after, earlier)
-if earlier:
-    st.caption(
-        f"You made {earlier} draw{'s' if earlier > 1 else ''} with exactly these settings. A new draw is a "
-        "new use of the data: choosing the best-looking of several draws would leak information, so "
-        "every draw is counted."
-    )
-if refusal:
-    st.error(refusal + ".", icon=":material/block:")
-clicked = st.button(
-    label, type="secondary" if earlier else "primary", key="preview_generate", disabled=refusal is not None
-)
 
-if clicked:
+
+def header() -> None:
+    """What a draw costs and what it leads to, a refusal, and the button (drawn after a draw has run,
+    so that they count it)."""
+    earlier = workspace.draws_with(loaded["hash"], key)
+    refusal = None
+    try:
+        after = projection(workspace, loaded["hash"], charge)
+    except BudgetExceeded as problem:
+        refusal, after = str(problem), None
+    with top:
+        if earlier:
+            st.caption(
+                f"You made {earlier} draw{'s' if earlier > 1 else ''} with exactly these settings. A new draw is a "
+                "new use of the data: choosing the best-looking of several draws would leak information, so "
+                "every draw is counted."
+            )
+        if refusal:
+            st.error(refusal + ".", icon=":material/block:")
+        st.button(
+            draw_label(charge, after, earlier),
+            type="secondary" if earlier else "primary",
+            key="preview_generate",
+            disabled=refusal is not None,
+        )
+
+
+top = st.container()  # the header, drawn once the click (read from the button's state) has been handled
+if st.session_state.get("preview_generate"):  # the draw shows its result in this same run (no second run)
 
     def run(report):  # priced, checked and recorded before the data is read (dpsynth_core.release.budgeted)
         kept = counting_source(None, loaded["hash"], declaration, build=False) if info.cls.reads_sources else None
@@ -94,9 +105,11 @@ if clicked:
             expected=workspace.typical_seconds(loaded["hash"], settings["method"]),
         )
     except BudgetExceeded as problem:
+        header()
         st.error(f"{problem}. Nothing was drawn and nothing was recorded.", icon=":material/block:")
         st.stop()
     except DPSynthError as problem:
+        header()
         st.error(f"The release could not be made: {problem}")
         st.stop()
     release, release_id = made.release, made.release_id
@@ -113,7 +126,8 @@ if clicked:
         },
     )
     state.save_session()
-    st.rerun()
+    redraw_sidebar()  # the ledger's new total
+header()
 
 # --- the release on show -------------------------------------------------------------------
 entry = state.current_release()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 from app_support import state
@@ -81,8 +83,18 @@ def spending_lines(spending: Spending) -> list[str]:
     return lines
 
 
+_PLACE = threading.local()  # the sidebar's place in the current run (a session's runs share its script thread)
+
+
 def draw_sidebar() -> None:
-    with st.sidebar:
+    """The sidebar, in a place of its own that :func:`redraw_sidebar` can fill again in the same run."""
+    _PLACE.value = st.sidebar.empty()
+    redraw_sidebar()
+
+
+def redraw_sidebar() -> None:
+    """Draw the sidebar again, over the one this run drew (after a draw changed the ledger)."""
+    with _PLACE.value.container():
         st.markdown("### Data in use")
         if not state.has_data():
             st.markdown(f"**None**: upload {st.session_state[state.MISSING_UPLOAD]['name']} again on the Data page")

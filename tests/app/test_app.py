@@ -329,6 +329,9 @@ def test_same_settings_never_silently_redraw():
     spending = _workspace().spending(data)
     assert spending.draws == 2 and spending.relations[0].basic_epsilon == pytest.approx(2.0)
     assert "ε = 2 by adding up each draw's ε" in _sidebar_text(at) or "**ε = 2**" in _sidebar_text(at)
+    # the draw's run shows its outcome itself (no second run): the header counts the draw it made
+    assert any(c.value.startswith("You made 2 draws with exactly these settings") for c in at.caption)
+    assert at.button(key="preview_generate").label.startswith("Draw again")
 
 
 def test_ledger_and_release_survive_a_reload_and_a_restart():
