@@ -54,12 +54,16 @@ def run_with_progress(work, *, title: str, expected: float | None = None):
     start = time.monotonic()
     worker = threading.Thread(target=target, name="dpsynth-work", daemon=True)
     worker.start()
+    shown = (0.0, title)
     while worker.is_alive():
         worker.join(0.1)
         elapsed = time.monotonic() - start
         with lock:
             done, message = shared["done"], shared["message"]
-        bar.progress(done, text=f"{message} · {elapsed:.0f} s · {time_left(elapsed, done, expected)}")
+        now = (done, f"{message} · {elapsed:.0f} s · {time_left(elapsed, done, expected)}")
+        if now != shown:  # a message to the browser (and a redraw there) only when the bar changed
+            bar.progress(now[0], text=now[1])
+            shown = now
     bar.empty()
     if "error" in outcome:
         raise outcome["error"]
