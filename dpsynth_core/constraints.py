@@ -52,6 +52,9 @@ MAX_UNIT_BINS = 120
 #: share this much of epsilon to find their bins (split equally over max(their number, 3)). Chosen by
 #: measurement (benchmarks/numeric_columns.py; the README's Benchmarks section says why).
 BINNING_SHARE = 0.2
+#: Under zero-concentrated DP, the adaptive columns' bins cost at least this share of rho together
+#: (:func:`dpsynth_core.privacy.binning.binning_budget`).
+BINNING_RHO_SHARE = 0.2
 #: Share of epsilon that learns how values spread inside declared bins wider than one value (so a
 #: spike such as 0 in a bin of 5,000 stays), split over at least 3 such columns.
 INSIDE_SHARE = 0.1

@@ -157,15 +157,28 @@ def wide_bin_columns(domain) -> list[str]:
     return out
 
 
-def binning_budget(domain, epsilon: float) -> dict[str, float]:
+def binning_budget(domain, epsilon: float, *, rho: float | None = None) -> dict[str, float]:
     """Epsilon each fitted column costs: ``BINNING_SHARE * epsilon / max(adaptive columns, 3)`` for the bins of
-    an adaptive column, ``INSIDE_SHARE * epsilon / max(wide-bin columns, 3)`` for the inside of declared bins."""
+    an adaptive column, ``INSIDE_SHARE * epsilon / max(wide-bin columns, 3)`` for the inside of declared bins.
+
+    ``rho``: the release's whole budget when its method composes in zero-concentrated DP (``marginals``), where
+    a pure ``e``-DP measurement costs ``e**2 / 2`` of rho, so the rule above gives a table of many adaptive
+    columns a small share of rho (9% for ten columns at epsilon 1) and a table of three a large one (31%). Each
+    adaptive column then gets at least the epsilon whose measurements cost ``BINNING_RHO_SHARE * rho`` over
+    ``max(adaptive columns, 3)``. Public: the declaration, epsilon and rho only.
+    """
     out = {}
     for names, share in (
         (adaptive_columns(domain), constraints.BINNING_SHARE),
         (wide_bin_columns(domain), constraints.INSIDE_SHARE),
     ):
         out.update({name: epsilon * share / max(len(names), MIN_SPLIT) for name in names})
+    adaptive = adaptive_columns(domain)
+    if rho is not None and adaptive:
+        each = constraints.BINNING_RHO_SHARE * rho / max(len(adaptive), MIN_SPLIT)
+        for name in adaptive:  # m measurements of e / m each cost e**2 / (2 m) of rho
+            measurements = len(binning_events(domain.columns[name], 1.0))
+            out[name] = max(out[name], math.sqrt(2 * measurements * each))
     return out
 
 
@@ -337,7 +350,13 @@ def fit_inside(
 
 
 def fit_bins(
-    data, domain: TableDomain, *, epsilon: float, noise: NoiseSource, substitution: bool = False
+    data,
+    domain: TableDomain,
+    *,
+    epsilon: float,
+    noise: NoiseSource,
+    substitution: bool = False,
+    rho: float | None = None,
 ) -> tuple[TableDomain, list[FittedBins]]:
     """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
 
@@ -349,12 +368,13 @@ def fit_bins(
         epsilon: the release's total epsilon (each column gets its share, :func:`binning_budget`).
         noise: the release's noise source.
         substitution: True under the substitution relation (each measurement at half its epsilon).
+        rho: the release's zCDP budget when its method composes in rho (:func:`binning_budget`).
 
     Returns:
         The declaration with DP ``edges`` on every adaptive column, and what was found and spent.
     """
     fitted = []
-    for name, column_epsilon in binning_budget(domain, epsilon).items():
+    for name, column_epsilon in binning_budget(domain, epsilon, rho=rho).items():
         column = domain.columns[name]
         fit = fit_column if getattr(column, "adaptive", False) else fit_inside
         if isinstance(data, pd.DataFrame):

@@ -258,6 +258,7 @@ class Synthesizer(PublicCharge):
             epsilon=self.epsilon_,
             noise=self.noise_,
             substitution=self.neighbouring == SUBSTITUTE,
+            rho=self.binning_rho(self.epsilon_, **{o.name: getattr(self, o.name, None) for o in self.options}),
         )
         for found in self.bins_:
             label = binning_label(self.declared_domain_.columns[found.column])

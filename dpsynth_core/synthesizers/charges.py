@@ -81,7 +81,7 @@ class PublicCharge:
     @classmethod
     def _row_charge(cls, domain, epsilon: float, *, rows=None, **options) -> Spend:
         """The charge per row at the per-row ``epsilon`` (the method's own events)."""
-        common, left = cls._common_events(domain, epsilon, rows)
+        common, left = cls._common_events(domain, epsilon, rows, **options)
         events = common + cls._method_events(domain, epsilon, left, common, rows=rows, **options)
         return Spend(tuple(events), cls.guarantee != NO_GUARANTEE)
 
@@ -90,7 +90,13 @@ class PublicCharge:
         return PrivacyEvent(mechanism, epsilon, delta, cls.neighbouring, label)
 
     @classmethod
-    def _common_events(cls, domain, epsilon: float, rows) -> tuple[list, float]:
+    def binning_rho(cls, epsilon: float, **options) -> float | None:
+        """The zCDP budget the bins are priced against (:func:`~dpsynth_core.privacy.binning.binning_budget`):
+        None for a method that composes in epsilon."""
+        return None
+
+    @classmethod
+    def _common_events(cls, domain, epsilon: float, rows, **options) -> tuple[list, float]:
         """The noisy row count and the bins of adaptive columns (what :meth:`_fit_opened` spends),
         and the epsilon left for the columns."""
         events, left = [], epsilon
@@ -98,7 +104,7 @@ class PublicCharge:
             row_epsilon = epsilon * cls.row_count_share
             left -= row_epsilon
             events.append(cls._event("discrete Laplace count", row_epsilon, "row count"))
-        for name, column_epsilon in binning_budget(domain, epsilon).items():
+        for name, column_epsilon in binning_budget(domain, epsilon, rho=cls.binning_rho(epsilon, **options)).items():
             parts = binning_events(domain.columns[name], column_epsilon)
             tree, count = (parts[0], parts[1]) if len(parts) == 2 else (0.0, parts[0])
             label = binning_label(domain.columns[name])

@@ -123,12 +123,18 @@ class MarginalsBudget(Synthesizer):
     # --- the charge, before any data is read ----------------------------------------------
 
     @classmethod
+    def binning_rho(cls, epsilon: float, *, delta=None, **options) -> float | None:
+        """Under zCDP (``delta > 0``) the release's rho, against which the bins are priced."""
+        delta = _delta(delta)
+        return zcdp_budget(epsilon, delta) * (1 - BUDGET_MARGIN) if delta > 0 else None
+
+    @classmethod
     def _row_charge(cls, domain, epsilon, *, rows=None, delta=None, groups=None, **options) -> Spend:
         """Row count, bins, vocabularies as pure events; the adaptive rounds as the rest, in three parts."""
         delta = _delta(delta)
         zcdp = delta > 0
         budget = zcdp_budget(epsilon, delta) * (1 - BUDGET_MARGIN) if zcdp else epsilon
-        events, _ = cls._common_events(domain, epsilon, rows)
+        events, _ = cls._common_events(domain, epsilon, rows, delta=delta)
 
         def remaining() -> float:
             return budget - math.fsum(e.rho_cost if zcdp else e.epsilon for e in events)

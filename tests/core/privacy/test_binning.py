@@ -16,6 +16,7 @@ from dpsynth_core.privacy import bin_weights, binning
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.synthesizers.planning import budget_split
+from dpsynth_core.synthesizers.registry import METHODS
 from tests.audit import audit
 from tests.conftest import stated
 
@@ -258,16 +259,33 @@ def test_binning_spend_is_recorded_and_planned(method):
     for event in release.card["spends"]:
         if event["label"].startswith("bins "):
             spent[event["label"]] = spent.get(event["label"], 0.0) + event["epsilon"]
-    assert spent == pytest.approx(
-        {f"bins {n}": constraints.BINNING_SHARE / 4 for n in ("gain", "hours", "day", "money")}
-    )
+    expected = binning_budget(TableDomain.from_json(spec), 1.0, rho=METHODS[method].cls.binning_rho(1.0))
+    assert spent == pytest.approx({f"bins {n}": e for n, e in expected.items()})
+    assert expected["hours"] == pytest.approx(constraints.BINNING_SHARE / 4)  # one count per hour: the epsilon rule
+    if method == "marginals":  # zCDP: the other three get the floor set by rho, above the epsilon rule
+        assert expected["gain"] > constraints.BINNING_SHARE / 4
     # the plan, before any data, shows what the card shows (under zCDP: each part's share of rho, in epsilon)
     planned = {k: v for k, v in budget_split(spec, 1.0, method=method, rows=2000).items() if k.startswith("bins ")}
     shown = {k: v for k, v in release.card["budget_split"].items() if k.startswith("bins ")}
     assert shown == pytest.approx(planned, rel=1e-6) and len(planned) == 4
     assert stated(release.card)["epsilon"] <= 1.0 + 1e-9
     assert [b["column"] for b in release.card["adaptive_bins"]] == ["gain", "hours", "day", "money"]
-    assert all(b["epsilon"] == pytest.approx(0.05) for b in release.card["adaptive_bins"])
+    assert [b["epsilon"] for b in release.card["adaptive_bins"]] == pytest.approx(list(expected.values()))
+
+
+def test_under_zcdp_the_bins_cost_at_least_their_share_of_rho():
+    """Ten wide integer columns at epsilon 1: the epsilon rule gives each 0.02 (two measurements of 0.01,
+    together 0.001 of rho, 9% of marginals' rho); the floor makes them cost BINNING_RHO_SHARE of rho."""
+    spec = {"columns": {f"c{i}": {"type": "integer", "min": -10_000, "max": 10_000} for i in range(10)}}
+    domain = TableDomain.from_json(spec)
+    rho = METHODS["marginals"].cls.binning_rho(1.0)
+    assert binning_budget(domain, 1.0) == pytest.approx({f"c{i}": 0.02 for i in range(10)})
+    floored = binning_budget(domain, 1.0, rho=rho)
+    cost = sum(2 * (e / 2) ** 2 / 2 for e in floored.values())  # two pure measurements of e / 2 per column
+    assert cost == pytest.approx(constraints.BINNING_RHO_SHARE * rho, rel=1e-9)
+    assert METHODS["cathist"].cls.binning_rho(1.0) is None  # pure DP: the epsilon rule alone
+    three = TableDomain.from_json({"columns": {c: spec["columns"]["c0"] for c in "abc"}})
+    assert binning_budget(three, 1.0, rho=rho) == binning_budget(three, 1.0)  # the epsilon rule already costs more
 
 
 def test_substitution_halves_every_binning_measurement():
