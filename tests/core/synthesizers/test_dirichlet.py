@@ -67,6 +67,7 @@ _D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6})
 _D_SUBSTITUTED = pd.DataFrame({"c": ["a"] * 13 + ["b"] * 6 + ["rare"]})
 _D_ADDED = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6 + ["rare"]})
 EPS = 1.0
+_ORDER = {"a": 0, "b": 1, "rare": 2}  # the declared values' codes
 _EVENTS = {
     **{f"rare >= {t}": (lambda t: lambda y: y[2] >= t)(t) for t in (1, 3, 5, 8)},
     **{f"a >= {t}": (lambda t: lambda y: y[0] >= t)(t) for t in (8, 12)},
@@ -78,7 +79,7 @@ def _mechanism(frame, seed, shrink=1.0):
     model = DirichletMultinomial(epsilon=EPS, random_state=seed)
     model.fit(frame, _SPEC)
     if shrink != 1.0:  # the broken variant: a prior below Hu's bound, redrawn from the same data
-        counts = np.bincount(pd.Index(["a", "b", "rare"]).get_indexer(frame["c"]), minlength=3)
+        counts = np.bincount([_ORDER[v] for v in frame["c"]], minlength=3)  # every value is declared
         theta = model.noise_.rng.dirichlet(counts + model.alpha_ * shrink)
         return model.noise_.rng.multinomial(model.rows_, theta)
     return model.counts_[("c",)][1]
