@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.app.test_browser import Server, _go
+from tests.app.test_browser import Server, _drawn, _go
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ def server(tmp_path_factory):
 
 
 def _scan(page) -> list[dict]:
-    page.wait_for_timeout(800)  # let charts and late widgets draw
+    _drawn(page)  # the script has finished, its charts are drawn
     page.add_script_tag(content=AXE)
     result = page.evaluate(
         """([exclude, tags]) => axe.run({include: [document], exclude: exclude},

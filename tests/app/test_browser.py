@@ -67,7 +67,7 @@ class Server:
                 if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).read() == b"ok":
                     return
             except OSError:
-                time.sleep(0.3)
+                time.sleep(0.1)
         self.stop()
         pytest.fail("streamlit did not start: " + self.log_path.read_text(errors="replace")[-2000:])
 
@@ -93,12 +93,50 @@ def server(tmp_path_factory):
     running.stop()
 
 
+#: True once the app's script has run and nothing has run for ``quiet`` ms: Streamlit marks its root
+#: with the script's state (``data-test-script-state``: initial before the first run, then running
+#: or notRunning), and no status widget shows (a slow run, a lost connection). A run that starts
+#: within the quiet time (a rerun) starts the wait again.
+_IDLE = """quiet => {
+    const app = document.querySelector("[data-testid='stApp']");
+    const now = performance.now();
+    if (!app || app.getAttribute("data-test-script-state") !== "notRunning"
+            || document.querySelector("[data-testid='stStatusWidget']")) {
+        window.__dpsynthIdleSince = undefined;
+        return false;
+    }
+    window.__dpsynthIdleSince ??= now;
+    return now - window.__dpsynthIdleSince >= quiet;
+}"""
+#: Every Plotly chart on the page has drawn its SVG.
+_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+    .every(chart => chart.querySelector(".main-svg"))"""
+
+
+def _idle(page, quiet: int = 500, timeout: int = 60_000) -> None:
+    """Wait until the app's script has finished and stayed idle for ``quiet`` ms (see ``_IDLE``)."""
+    page.evaluate("() => { window.__dpsynthIdleSince = undefined; }")
+    page.wait_for_function(_IDLE, arg=quiet, timeout=timeout)
+
+
+def _drawn(page) -> None:
+    """The app (if the page is one) idle and its charts drawn, instead of a fixed pause."""
+    if page.url.startswith("http"):
+        _idle(page, 300)
+    page.wait_for_function(_CHARTS_DRAWN, timeout=30_000)
+
+
 def _shot(page, tmp_dir: Path, name: str, full_page: bool = True, readme: bool = True) -> Path:
-    page.wait_for_timeout(700)  # let charts finish drawing
+    update = readme and os.environ.get("DPSYNTH_UPDATE_SCREENSHOTS") == "1"
+    if update:  # the published copies show the finished page
+        _drawn(page)
+        page.wait_for_timeout(700)  # and let animations end
+    else:  # a test's own copy: the charts shown so far drawn (the page may still be running)
+        page.wait_for_function(_CHARTS_DRAWN, timeout=30_000)
     path = tmp_dir / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     assert path.stat().st_size > 10_000
-    if readme and os.environ.get("DPSYNTH_UPDATE_SCREENSHOTS") == "1":
+    if update:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, SCREENSHOTS / path.name)
     return path
@@ -300,8 +338,7 @@ def _settled(page, heading: str) -> str:
     """The page's whole HTML once its heading shows and the script has finished running."""
     page.get_by_role("heading", name=heading).first.wait_for(timeout=60_000)
     page.locator("[data-testid='stSidebar']").get_by_text("Data in use").wait_for()
-    page.wait_for_timeout(1500)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=60_000)
+    _idle(page)
     return page.content()
 
 

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dpsynth_core import synthesize
 from dpsynth_core.release import review
 from dpsynth_core.workspace import Workspace
-from tests.app.test_browser import Server
+from tests.app.test_browser import Server, _idle
 from tests.conftest import ROOT
 
 FILE_NAME = "zanzibar_patients.csv"
@@ -100,7 +100,7 @@ def test_in_chromium_a_reviewer_sees_no_real_value_and_no_publisher_page(browser
             assert "Shared releases" in nav and "Learn" in nav and "Data" not in nav and "Preview" not in nav
             for path in ("Data", "Domain", "Preview", "Release", "Releases"):  # a publisher page's address
                 page.goto(f"{server.url}/{path}?review={token}")
-                page.wait_for_timeout(2500)
+                _idle(page)
                 texts.append(page.inner_text("body"))
             page.goto(f"{server.url}/Preview")  # no link, server beyond this computer: a login
             page.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
