@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .descent import Descent
 from .model import GraphicalModel
 from .support import reseat
 
@@ -116,17 +117,18 @@ def estimate(
     objective = _Loss(measurements)
     if step is None:
         step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))
-    current, beliefs = model.potentials, model.beliefs
-    loss, gradient, _ = objective(model, beliefs)
-    previous, momentum = current, 0
+    loss, gradient, _ = objective(model, model.beliefs)
+    if iterations <= 0:
+        model.loss = loss
+        return model, step
+    descent = Descent(model, objective)
+    descent.load(model.potentials, gradient)
+    momentum, moved = 0, False
     for _ in range(iterations):
         beta = (momentum - 1) / (momentum + 2) if momentum else 0.0
-        if beta > 0:
-            trial = {g: current[g] - step * gradient[g] + beta * (current[g] - previous[g]) for g in current}
-        else:
-            trial = {g: current[g] - step * gradient[g] for g in current}
-        trial_beliefs = model.calibrate(trial)
-        trial_loss, trial_gradient, _ = objective(model, trial_beliefs)
+        descent.step(step, beta)
+        descent.propagate()
+        trial_loss = descent.loss()
         if not trial_loss <= loss:  # worse (or not a number): drop the momentum; without momentum, halve the step
             if beta > 0:
                 momentum = 0
@@ -135,9 +137,11 @@ def estimate(
             continue
         step *= 1.02
         momentum += 1
-        previous, current, beliefs = current, trial, trial_beliefs
-        loss, gradient = trial_loss, trial_gradient
-    model.potentials = current
-    model.beliefs = beliefs
+        descent.accept()
+        moved = True
+        loss = trial_loss
+    if moved:
+        model.potentials = descent.potentials()
+        model.beliefs = descent.beliefs()
     model.loss = loss
     return model, step

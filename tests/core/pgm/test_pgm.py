@@ -15,6 +15,7 @@ from dpsynth_core.pgm import (
     model_cells,
     model_cells_with,
 )
+from dpsynth_core.pgm.descent import Descent
 
 CELLS = {"a": 3, "b": 4, "c": 2, "d": 5}
 
@@ -81,13 +82,18 @@ def test_descent_propagates_once_per_iteration_and_never_raises_the_loss(monkeyp
         Measurement(g, _marginal(joint, g) + rng.normal(0, 20.0, _marginal(joint, g).shape), 20.0) for g in groups
     ]
     losses, calls = [], [0]
-    calibrate = GraphicalModel.calibrate
+    calibrate, propagate = GraphicalModel.calibrate, Descent.propagate
 
     def counted(self, potentials):
         calls[0] += 1
         return calibrate(self, potentials)
 
+    def counted_descent(self):
+        calls[0] += 1
+        return propagate(self)
+
     monkeypatch.setattr(GraphicalModel, "calibrate", counted)
+    monkeypatch.setattr(Descent, "propagate", counted_descent)
     model = None
     for iterations in (0, 5, 20, 60, 400):
         calls[0] = 0
@@ -437,3 +443,34 @@ def test_a_cell_let_back_into_the_support_starts_warm_not_with_drifted_potential
     warm, _ = estimate(cells, measurements, truth.sum(), iterations=10, warm=model, step=step, support={})
     assert warm.project(("x",))[2] < 50  # measured at 2 (noise 10): not thousands
     assert warm.project(("x",))[[0, 1, 3]] == pytest.approx(truth.sum(axis=1)[[0, 1, 3]], rel=0.02)
+
+
+def test_descent_repeats_calibrate_and_loss_bit_for_bit():
+    # the estimation's fast loop must give the very numbers of the reference code: the descent
+    # keeps or rejects steps by comparing losses, so a last-bit difference would change releases
+    from dpsynth_core.pgm.estimation import _Loss
+
+    cells = {"a": 3, "b": 4, "c": 2, "d": 5, "e": 3}
+    rng = np.random.default_rng(11)
+    groups = [("a", "b", "c"), ("a", "b"), ("b", "c"), ("a",), ("c", "d"), ("d", "e"), ("e",), ("b", "e")]
+    measurements = [Measurement(g, rng.gamma(2.0, 50.0, [cells[x] for x in g]), 3.0) for g in groups]
+    support = {"d": np.array([True, True, False, True, False])}  # zero cells: messages with zeros
+    model = GraphicalModel(cells, groups, 1000.0, support=support)
+    objective = _Loss(measurements)
+    descent = Descent(model, objective)
+    _, gradient, _ = objective(model, model.beliefs)
+    descent.load(model.potentials, gradient)
+    for k in range(6):
+        trial = {g: rng.normal(0, 1, [cells[x] for x in g]) for g in groups}
+        for g, (a, b) in zip(descent.groups, descent.bounds, strict=True):
+            descent.trial[a:b] = trial[g].ravel()
+        beliefs = descent.propagate()
+        loss = descent.loss()
+        reference = model.calibrate(trial)
+        expected_loss, expected_gradient, _ = objective(model, reference)
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(beliefs, reference, strict=True))
+        assert loss == expected_loss
+        flat = np.concatenate([expected_gradient[g].ravel() for g in descent.groups])
+        assert descent.trial_gradient.tobytes() == flat.tobytes()
+        if k % 2:
+            descent.accept()  # the belief sets alternate
