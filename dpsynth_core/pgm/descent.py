@@ -63,7 +63,24 @@ class Descent:
             self.down_view[i] = self.down[i].reshape(model._up_shape[i])
             self.positive[i] = np.empty(sep_shape, dtype=bool)
             self.negative[i] = np.empty(sep_shape, dtype=bool)
-        self.up_axes, self.parent_axes = model._up_axes, model._parent_axes
+        self.up_axes = model._up_axes
+        # the down pass: (child, axes, shared sum or None, whether this child computes it), per clique
+        self.down_plan = []
+        for i in range(k):
+            count: dict = {}
+            for child in self.children[i]:
+                count[model._parent_axes[child]] = count.get(model._parent_axes[child], 0) + 1
+            steps, shared = [], {}
+            for child in self.children[i]:
+                axes = model._parent_axes[child]
+                if count[axes] > 1 and axes:
+                    first = axes not in shared
+                    if first:
+                        shared[axes] = np.empty(self.down[child].shape)
+                    steps.append((child, axes, shared[axes], first))
+                else:
+                    steps.append((child, axes, None, True))
+            self.down_plan.append(steps)
         self.log_support = model._log_support
         self.intermediate: dict = {}  # key -> array, shared by both sets (used within one propagation)
         self.potential_code = [self._compile_potentials(s) for s in range(2)]
@@ -110,12 +127,16 @@ class Descent:
             out[key] = target
         return code
 
-    def load(self, potentials: dict, gradient: dict) -> None:
-        """Start from these potentials (the current iterate) and their loss's gradient."""
+    def start(self, potentials: dict) -> float:
+        """Start from these potentials (group -> array): they become the current iterate, with their
+        beliefs and gradient; returns their loss."""
         for g, (a, b) in zip(self.groups, self.bounds, strict=True):
-            self.current[a:b] = np.asarray(potentials[g]).ravel()
-            self.gradient[a:b] = np.asarray(gradient[g]).ravel()
-        self.previous[:] = self.current
+            self.trial[a:b] = np.asarray(potentials[g]).ravel()
+        self.propagate()
+        loss = self.loss()
+        self.accept()
+        np.copyto(self.previous, self.current)
+        return loss
 
     def step(self, step: float, beta: float) -> None:
         """The trial ``current - step * gradient + beta * (current - previous)`` (the middle term only if beta > 0)."""
@@ -170,15 +191,21 @@ class Descent:
         for i in self.order:
             full = partial[i]
             full *= total / max(float(_add_reduce(full, None)), 1e-300)
-            for child in children[i]:
-                axes, message = self.parent_axes[child], down[child]
-                if axes:
-                    _add_reduce(full, axis=axes, out=message)
-                else:
-                    np.copyto(message, full)
+            for child, axes, shared, first in self.down_plan[i]:
+                message = down[child]
+                if shared is None:
+                    summed = message
+                    if axes:
+                        _add_reduce(full, axis=axes, out=message)
+                    else:
+                        np.copyto(message, full)
+                else:  # children with the same separator: one sum of the belief for all of them
+                    summed = shared
+                    if first:
+                        _add_reduce(full, axis=axes, out=shared)
                 positive, negative = self.positive[child], self.negative[child]
                 np.greater(up[child], 0, out=positive)
-                np.divide(message, up[child], out=message, where=positive)
+                np.divide(summed, up[child], out=message, where=positive)
                 np.logical_not(positive, out=negative)
                 np.copyto(message, 0.0, where=negative)
                 message /= max(float(_add_reduce(message, None)), 1e-300)

@@ -113,16 +113,12 @@ def estimate(
         support = warm.support
     elif isinstance(warm, GraphicalModel):
         start = reseat(start, warm.support, support)
-    model = GraphicalModel(cells, groups, total, start, support)
+    model = GraphicalModel(cells, groups, total, start, support, calibrated=False)
     objective = _Loss(measurements)
     if step is None:
         step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))
-    loss, gradient, _ = objective(model, model.beliefs)
-    if iterations <= 0:
-        model.loss = loss
-        return model, step
     descent = Descent(model, objective)
-    descent.load(model.potentials, gradient)
+    loss = descent.start(model.potentials)
     momentum, moved = 0, False
     for _ in range(iterations):
         beta = (momentum - 1) / (momentum + 2) if momentum else 0.0
@@ -142,6 +138,6 @@ def estimate(
         loss = trial_loss
     if moved:
         model.potentials = descent.potentials()
-        model.beliefs = descent.beliefs()
+    model.beliefs = descent.beliefs()
     model.loss = loss
     return model, step

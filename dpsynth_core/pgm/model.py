@@ -60,7 +60,16 @@ class GraphicalModel:
             a column not named may use every cell.
     """
 
-    def __init__(self, cells: dict, groups, total: float, potentials: dict | None = None, support: dict | None = None):
+    def __init__(
+        self,
+        cells: dict,
+        groups,
+        total: float,
+        potentials: dict | None = None,
+        support: dict | None = None,
+        *,
+        calibrated: bool = True,
+    ):
         self.cells = dict(cells)
         groups = list(dict.fromkeys(tuple(g) for g in groups))
         self.tree = JunctionTree.build(self.cells, groups)
@@ -74,7 +83,7 @@ class GraphicalModel:
                 self.potentials[group] = value
         self.home = {g: self.tree.home(g) for g in self.potentials}
         self._plan()
-        self.beliefs = self.calibrate(self.potentials)
+        self.beliefs = self.calibrate(self.potentials) if calibrated else None  # None: the caller's to set
 
     def _plan(self) -> None:
         tree, cells = self.tree, self.cells

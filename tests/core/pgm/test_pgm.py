@@ -458,8 +458,7 @@ def test_descent_repeats_calibrate_and_loss_bit_for_bit():
     model = GraphicalModel(cells, groups, 1000.0, support=support)
     objective = _Loss(measurements)
     descent = Descent(model, objective)
-    _, gradient, _ = objective(model, model.beliefs)
-    descent.load(model.potentials, gradient)
+    assert descent.start(model.potentials) == objective(model, model.beliefs)[0]
     for k in range(6):
         trial = {g: rng.normal(0, 1, [cells[x] for x in g]) for g in groups}
         for g, (a, b) in zip(descent.groups, descent.bounds, strict=True):
