@@ -44,22 +44,37 @@ def _elimination_cliques(cells: dict, cliques) -> list[tuple]:
 
 def _elimination_masks(cells: dict, cliques) -> list[int]:
     """The maximal cliques of a greedy (least new cells first) elimination, as bit masks over ``cells``."""
-    names = list(cells)
-    index = {name: i for i, name in enumerate(names)}
-    neighbours = [1 << i for i in range(len(names))]  # bit masks, each column its own neighbour
+    return _eliminate(_sizes(tuple(cells.values())), _neighbours(cells, cliques))
+
+
+def _neighbours(cells: dict, cliques) -> list[int]:
+    """Each column's neighbours (itself included) in the graph of ``cliques``, as bit masks over ``cells``."""
+    index = {name: i for i, name in enumerate(cells)}
+    neighbours = [1 << i for i in range(len(index))]
     for clique in cliques:
         mask = 0
         for a in clique:
             mask |= 1 << index[a]
         for a in clique:
             neighbours[index[a]] |= mask
-    size = _sizes(tuple(cells.values()))
-    remaining = (1 << len(names)) - 1
-    left = list(range(len(names)))
-    cost = [size(mask) for mask in neighbours]
-    found: list[int] = []
-    eliminated: list[int] = []
+    return neighbours
+
+
+def _eliminate(size, neighbours: list, state: tuple | None = None, snapshots: list | None = None) -> list[int]:
+    """:func:`_elimination_masks` from the columns' neighbour masks (changed in place). ``state``: resume
+    from ``(cost, remaining, left, found, eliminated)`` of an elimination stopped between steps;
+    ``snapshots``: a list that receives the state (``neighbours`` first) before every step."""
+    if state is None:
+        remaining = (1 << len(neighbours)) - 1
+        left = list(range(len(neighbours)))
+        cost = [size(mask) for mask in neighbours]
+        found: list[int] = []
+        eliminated: list[int] = []
+    else:
+        cost, remaining, left, found, eliminated = state
     while left:
+        if snapshots is not None:
+            snapshots.append((tuple(neighbours), tuple(cost), remaining, tuple(left), tuple(found), tuple(eliminated)))
         best = min(left, key=cost.__getitem__)  # ties: the first column
         group = neighbours[best] & remaining
         remaining &= ~(1 << best)
@@ -92,7 +107,7 @@ def _elimination_masks(cells: dict, cliques) -> list[int]:
     return [clique for j, clique in enumerate(found) if not inside[j]]
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=1024)  # one per component or union of components a candidate joins
 def _sizes(cells: tuple) -> _Sizes:
     return _Sizes(list(cells))
 
@@ -129,17 +144,54 @@ def model_cells_with(cells: dict, groups, candidates) -> dict:
     for group in groups:
         inside.setdefault(find(group[0]), []).append(group)
 
-    def eliminate(roots, extra=()):
-        columns = {a for r in roots for a in members[r]}
-        sub = {a: cells[a] for a in cells if a in columns}  # the global order, so the same ties
-        return model_cells(sub, [g for r in roots for g in inside[r]] + list(extra))
+    bases: dict = {}  # roots -> (the size function, column -> bit, the neighbour masks of their groups)
+    # A component's own elimination, step by step: adding a candidate inside it changes only the
+    # candidate's columns' neighbours, whose costs can only grow, so the greedy elimination makes
+    # the same choices until it first takes one of them; the candidate's resumes from there.
+    snapshots: dict = {}
+
+    def eliminate(roots, extra=None):
+        key = frozenset(roots)
+        if key not in bases:
+            columns = {a for r in roots for a in members[r]}
+            sub = {a: cells[a] for a in cells if a in columns}  # the global order, so the same ties
+            bit = {a: 1 << i for i, a in enumerate(sub)}
+            bases[key] = (_sizes(tuple(sub.values())), bit, _neighbours(sub, [g for r in roots for g in inside[r]]))
+        size, bit, neighbours = bases[key]
+        if extra is None:  # a component alone: recorded step by step
+            steps: list = []
+            cliques = _eliminate(size, list(neighbours), snapshots=steps)
+            taken = {}  # column -> the step that eliminates it
+            for j, step in enumerate(steps):
+                for v in step[3]:
+                    taken[v] = j
+            snapshots[key] = (steps, taken)
+            return sum(size(mask) for mask in cliques)
+        mask = 0
+        for a in extra:
+            mask |= bit[a]
+        if key not in snapshots:  # the same masks as building the graph with the group among the others
+            neighbours = list(neighbours)
+            for a in extra:
+                neighbours[bit[a].bit_length() - 1] |= mask
+            return sum(size(m) for m in _eliminate(size, neighbours))
+        steps, taken = snapshots[key]
+        first = min(taken[bit[a].bit_length() - 1] for a in extra)
+        masks, cost, remaining, left, found, eliminated = steps[first]
+        masks, cost = list(masks), list(cost)
+        for a in extra:
+            u = bit[a].bit_length() - 1
+            masks[u] |= mask
+            cost[u] = size(masks[u] & remaining)
+        state = (cost, remaining, list(left), list(found), list(eliminated))
+        return sum(size(m) for m in _eliminate(size, masks, state=state))
 
     alone = {root: eliminate([root]) for root in members}
     total = sum(alone.values())
     out = {}
     for candidate in candidates:
         roots = list(dict.fromkeys(find(a) for a in candidate))
-        out[tuple(candidate)] = total - sum(alone[r] for r in roots) + eliminate(roots, [tuple(candidate)])
+        out[tuple(candidate)] = total - sum(alone[r] for r in roots) + eliminate(roots, tuple(candidate))
     return out
 
 

@@ -13,6 +13,9 @@ import numpy as np
 
 from .junction_tree import JunctionTree
 
+_PATHS: dict = {}  # einsum contraction paths of project(), by subscripts and shapes
+_c_einsum = np._core.multiarray.c_einsum  # np.einsum without its Python layer (same computation)
+
 
 def _shape(cells: dict, clique, group) -> tuple:
     """Shape that broadcasts an array over ``group`` onto an array over ``clique``."""
@@ -245,7 +248,13 @@ class GraphicalModel:
                 marginal = (beliefs[i].sum(axis=axes) if axes else beliefs[i]) / self.total
                 inverse = np.divide(1.0, marginal, out=np.zeros_like(marginal), where=marginal > 0)
                 operands += [inverse, [letters[a] for a in sep]]
-        out = np.einsum(*operands, [letters[a] for a in group], optimize="greedy")
+        operands.append([letters[a] for a in group])
+        key = tuple(x.shape if isinstance(x, np.ndarray) else tuple(x) for x in operands)
+        if key not in _PATHS:  # greedy's contraction order depends only on the subscripts and shapes
+            if len(_PATHS) > 4096:
+                _PATHS.clear()
+            _PATHS[key] = np.einsum_path(*operands, optimize="greedy")[0]
+        out = np.einsum(*operands, optimize=_PATHS[key])
         return out * self.total
 
     def project_many(self, groups) -> dict:
@@ -312,11 +321,14 @@ class GraphicalModel:
             joint, _ = carried[node]
             clique = tree.cliques[node]
             order = tuple(a for a in clique if a in separator or a in keep)
-            entry = self._clique_sum(node, separator, sums)
-            inverse = np.divide(1.0, entry, out=np.zeros_like(entry), where=entry > 0)
-            conditional = self._clique_sum(node, order, sums) * inverse.reshape(_shape(self.cells, order, separator))
+            key = ("conditional", node, separator, order)  # shared by every carried column that passes
+            if key not in sums:
+                entry = self._clique_sum(node, separator, sums)
+                inverse = np.divide(1.0, entry, out=np.zeros_like(entry), where=entry > 0)
+                sums[key] = self._clique_sum(node, order, sums) * inverse.reshape(_shape(self.cells, order, separator))
+            conditional = sums[key]
             letter = {a: i for i, a in enumerate((column,) + order)}
-            return np.einsum(
+            return _c_einsum(
                 joint,
                 [letter[column]] + [letter[a] for a in separator],
                 conditional,
