@@ -254,12 +254,18 @@ class JunctionTree:
 
     def home(self, group) -> int | None:
         """The smallest clique containing every column of ``group``, or None."""
-        group = set(group)
-        best = None
-        for i, clique in enumerate(self.cliques):
-            if group <= set(clique) and (best is None or len(clique) < len(self.cliques[best])):
-                best = i
-        return best
+        key = tuple(group)
+        homes = self.__dict__.setdefault("_homes", {})  # the tree does not change once built
+        if key not in homes:
+            sets = self.__dict__.get("_sets")
+            if sets is None:
+                sets = self.__dict__["_sets"] = [frozenset(c) for c in self.cliques]
+            group, best = set(key), None
+            for i, clique in enumerate(sets):
+                if group <= clique and (best is None or len(clique) < len(sets[best])):
+                    best = i
+            homes[key] = best
+        return homes[key]
 
     def path(self, a: int, b: int) -> list:
         """Clique indices on the tree path from ``a`` to ``b``."""

@@ -237,7 +237,7 @@ class MarginalsSynthesizer(MarginalsBudget):
                 sizes_for, sizes = structure, {}
             missing = [c for c in candidates if c not in sizes]
             inside = {c for c in missing if model.tree.home(c) is not None}
-            sizes.update({c: model.tree.size() for c in inside})
+            sizes.update(dict.fromkeys(inside, model.tree.size()))
             sizes.update(
                 model_cells_with(cells, [m.group for m in self.measurements_], [c for c in missing if c not in inside])
             )
