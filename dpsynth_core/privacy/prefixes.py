@@ -150,6 +150,10 @@ def fallback_codes(labels, values: tuple, levels: tuple) -> np.ndarray:
     """Codes by the public rule: the index of a label in ``values`` (a released full code, or a shortened
     code of the data read as itself), else of its longest released prefix ``P*`` among ``levels``, else
     ``len(values)`` ("other"). ``None`` in ``values`` stands for missing. Vectorised over the labels."""
+    if len(labels) <= _FEW:
+        small = _fallback_few(labels, values, levels)
+        if small is not None:
+            return small
     labels = pd.Series(np.asarray(labels, dtype=object))
     keys = pd.Index(["\x00missing" if v is None else v for v in values])
     missing = labels.isna().to_numpy()
@@ -162,3 +166,33 @@ def fallback_codes(labels, values: tuple, levels: tuple) -> np.ndarray:
         found = keys.get_indexer((prefix + "*").where(prefix.notna(), "\x00none").to_numpy(dtype=object))
         codes[np.flatnonzero(todo)] = found
     return np.where(codes < 0, len(values), codes).astype(np.int64)
+
+
+#: Up to this many labels, :func:`fallback_codes` looks them up one by one (pandas' fixed cost
+#: dominates a few labels, as in the many small releases of an audit).
+_FEW = 2_000
+
+
+def _fallback_few(labels, values: tuple, levels: tuple) -> np.ndarray | None:
+    """:func:`fallback_codes` one label at a time, by :func:`shortened`'s rule (None when two values
+    are the same key, which the vectorised path refuses)."""
+    keys = ["\x00missing" if v is None else v for v in values]
+    where = {key: i for i, key in enumerate(keys)}
+    if len(where) != len(keys):
+        return None
+    other = len(values)
+    codes = []
+    for label in np.asarray(labels, dtype=object).tolist():
+        if pd.isna(label):
+            codes.append(where.get("\x00missing", other))
+            continue
+        code = where.get(label, -1)
+        text = str(label)
+        stem = text[:-1] if text.endswith("*") else text
+        for length in levels:
+            if code >= 0:
+                break
+            if stem is text or len(stem) >= length:
+                code = where.get(stem[:length] + "*", -1)
+        codes.append(code if code >= 0 else other)
+    return np.array(codes, dtype=np.int64)
