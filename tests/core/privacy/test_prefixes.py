@@ -151,3 +151,24 @@ def test_the_weights_of_released_prefixes_are_the_records_that_fall_back_to_them
     weights = prefixes.fallback_weights(values, exact, column.levels)
     coded = np.bincount(prefixes.fallback_codes(real, tuple(values), column.levels), minlength=len(values) + 1)
     assert weights.tolist() == coded[:-1].astype(float).tolist()
+
+
+def test_few_labels_take_the_same_codes_and_prefix_counts_as_the_vectorised_path(monkeypatch):
+    """Up to ``_FEW`` labels are coded one by one, and each level's counts are added up in plain Python:
+    the same codes as the vectorised rule, the same sums as ``shortened`` and a group-by."""
+    pool = ["123", "12", "1*", "12*", "123*", "9", "", "*", "ab", "a*", "é1", None, np.nan, "4281", "428*", "4*", 5]
+    values = ("123", "12*", "1*", "42831", "428*", "4*", None, "ab", "")
+    rng = np.random.default_rng(8)
+    for _ in range(300):
+        labels = [pool[i] for i in rng.integers(0, len(pool), int(rng.integers(0, 12)))]
+        chosen = tuple(values[i] for i in rng.permutation(len(values))[: int(rng.integers(0, len(values)))])
+        levels = tuple(sorted({int(v) for v in rng.integers(1, 5, int(rng.integers(0, 3)))}, reverse=True))
+        few = prefixes.fallback_codes(labels, chosen, levels)
+        with monkeypatch.context() as patch:
+            patch.setattr(prefixes, "_FEW", -1)
+            assert few.tolist() == prefixes.fallback_codes(labels, chosen, levels).tolist(), (labels, chosen)
+        counts = rng.integers(0, 50, len(labels))
+        for length in (1, 2, 3):
+            grouped = pd.Series(counts).groupby(prefixes.shortened(pd.Series(labels, dtype=object), length).to_numpy())
+            expected = {key: int(total) for key, total in grouped.sum().items()}
+            assert prefixes._prefix_counts(labels, counts, length) == expected, (labels, length)
