@@ -70,6 +70,18 @@ def main() -> None:
             )
 
         estimation.mirror_descent = mirror_descent
+    import inspect
+
+    if "potentials" not in inspect.signature(estimation.MirrorDescent.estimate).parameters:
+        # the repository's later aim.py calls the class form with potentials= (the wheel's warm_start=)
+        wheel_estimate = estimation.MirrorDescent.estimate
+
+        def estimate(self, domain, measurements, *args, potentials=None, **kwargs):
+            if potentials is not None:
+                kwargs["warm_start"] = potentials
+            return wheel_estimate(self, domain, measurements, *args, **kwargs)
+
+        estimation.MirrorDescent.estimate = estimate
     if not hasattr(Dataset, "df"):  # mst.py reads and rebuilds the table as a DataFrame
         import mbi
 
