@@ -150,8 +150,8 @@ def _encode_categorical(domain: CategoricalDomain, text: np.ndarray, is_missing:
     unmatched = (codes < 0) & ~is_missing
     if domain.integer_codes and unmatched.any():
         numbers = pd.to_numeric(pd.Series(text[unmatched], dtype=str), errors="coerce").to_numpy(dtype=float)
-        whole = np.isfinite(numbers) & (numbers == np.round(numbers))
-        as_keys = np.where(whole, np.round(np.nan_to_num(numbers)).astype(np.int64).astype(str), "")
+        whole = np.isfinite(numbers) & (numbers == np.round(numbers)) & (np.abs(numbers) < 2.0**63)
+        as_keys = np.where(whole, np.where(whole, numbers, 0.0).astype(np.int64).astype(str), "")
         codes[unmatched] = pd.Index(keys).get_indexer(as_keys)
         unmatched = (codes < 0) & ~is_missing
     if domain.other is not None:

@@ -26,6 +26,10 @@ def test_categories_outside_domain_become_missing_or_other():
 def test_integer_codes_match_numeric_text():
     dom = column_from_json("race", {"type": "categorical", "values": [1, 2, 3]})
     assert list(encode_column(dom, pd.Series(["1", "2.0", "3", "4"])).codes) == [0, 1, 2, 3]
+    # numbers no code can be (infinite, beyond 64 bits) are outside the list, without a cast warning
+    # (the suite turns warnings into errors)
+    hostile = pd.Series(["inf", "-inf", "1e30", "-9.3e18", "nan", "2"])
+    assert list(encode_column(dom, hostile).codes) == [3, 3, 3, 3, 3, 1]
 
 
 def test_column_without_missing_takes_first_value():
