@@ -51,17 +51,21 @@ def shortened(labels: pd.Series, length: int) -> pd.Series:
     return stems.str[:length].where(usable, None)
 
 
+def _prefix_of(label: str, length: int) -> str | None:
+    """:func:`shortened`'s rule for one (non-missing) label: its prefix of ``length`` characters, or None."""
+    text = str(label)
+    stem = text[:-1] if text.endswith("*") else text
+    return stem[:length] if stem is text or len(stem) >= length else None
+
+
 def _prefix_counts(labels: list, counts: np.ndarray, length: int) -> dict:
     """The counts added up by each label's prefix of ``length`` characters (:func:`shortened`'s rule,
     one label at a time: a handful of values costs microseconds, not pandas' fixed cost)."""
     out: dict = {}
     for label, count in zip(labels, counts.tolist()):
-        if pd.isna(label):
-            continue
-        text = str(label)
-        stem = text[:-1] if text.endswith("*") else text
-        if stem is text or len(stem) >= length:
-            out[stem[:length]] = out.get(stem[:length], 0) + count
+        prefix = None if pd.isna(label) else _prefix_of(label, length)
+        if prefix is not None:
+            out[prefix] = out.get(prefix, 0) + count
     return out
 
 
@@ -187,12 +191,11 @@ def _fallback_few(labels, values: tuple, levels: tuple) -> np.ndarray | None:
             codes.append(where.get("\x00missing", other))
             continue
         code = where.get(label, -1)
-        text = str(label)
-        stem = text[:-1] if text.endswith("*") else text
         for length in levels:
             if code >= 0:
                 break
-            if stem is text or len(stem) >= length:
-                code = where.get(stem[:length] + "*", -1)
+            prefix = _prefix_of(label, length)
+            if prefix is not None:
+                code = where.get(prefix + "*", -1)
         codes.append(code if code >= 0 else other)
     return np.array(codes, dtype=np.int64)
