@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 
 class _Sizes:
@@ -255,17 +255,21 @@ class JunctionTree:
     def home(self, group) -> int | None:
         """The smallest clique containing every column of ``group``, or None."""
         key = tuple(group)
-        homes = self.__dict__.setdefault("_homes", {})  # the tree does not change once built
-        if key not in homes:
-            sets = self.__dict__.get("_sets")
-            if sets is None:
-                sets = self.__dict__["_sets"] = [frozenset(c) for c in self.cliques]
-            group, best = set(key), None
+        if key not in self._homes:  # the tree does not change once built
+            sets, group, best = self._clique_sets, set(key), None
             for i, clique in enumerate(sets):
                 if group <= clique and (best is None or len(clique) < len(sets[best])):
                     best = i
-            homes[key] = best
-        return homes[key]
+            self._homes[key] = best
+        return self._homes[key]
+
+    @cached_property
+    def _clique_sets(self) -> list:
+        return [frozenset(c) for c in self.cliques]
+
+    @cached_property
+    def _homes(self) -> dict:
+        return {}
 
     def path(self, a: int, b: int) -> list:
         """Clique indices on the tree path from ``a`` to ``b``."""
