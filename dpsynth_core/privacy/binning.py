@@ -167,13 +167,9 @@ def binning_budget(domain, epsilon: float, *, rho: float | None = None) -> dict[
     adaptive column then gets at least the epsilon whose measurements cost ``BINNING_RHO_SHARE * rho`` over
     ``max(adaptive columns, 3)``. Public: the declaration, epsilon and rho only.
     """
-    out = {}
-    for names, share in (
-        (adaptive_columns(domain), constraints.BINNING_SHARE),
-        (wide_bin_columns(domain), constraints.INSIDE_SHARE),
-    ):
+    out, adaptive = {}, adaptive_columns(domain)
+    for names, share in ((adaptive, constraints.BINNING_SHARE), (wide_bin_columns(domain), constraints.INSIDE_SHARE)):
         out.update({name: epsilon * share / max(len(names), MIN_SPLIT) for name in names})
-    adaptive = adaptive_columns(domain)
     if rho is not None and adaptive:
         each = constraints.BINNING_RHO_SHARE * rho / max(len(adaptive), MIN_SPLIT)
         for name in adaptive:  # m measurements of e / m each cost e**2 / (2 m) of rho

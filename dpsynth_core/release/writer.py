@@ -16,6 +16,8 @@ name (``.csv``, ``.txt``, ``.tsv``, ``.dat``, no suffix) is CSV.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import shutil
 import tempfile
@@ -226,9 +228,6 @@ def csv_text(table: pd.DataFrame) -> str:
     quoting the rows are joined directly, else they go through the csv module's writer, which
     pandas itself ends in. A table with any other column (floats, dates, booleans, mixed objects)
     is left to pandas."""
-    import csv
-    import io
-
     columns, quoting = [], len(table.columns) < 2  # a single empty field is written quoted
     for name in table.columns:
         column = table[name]
