@@ -10,6 +10,7 @@ emptied first.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -397,6 +398,26 @@ PRIVATE = b"ward,diagnosis,age\n" + b"".join(
     f"Quokkaville-{i % 7},Xylophonitis-{i % 5},{20 + i % 60}\n".encode() for i in range(1357)
 )
 PRIVATE_MARKS = ("zanzibar", "Quokkaville", "Xylophonitis", "1,357", "1357")
+
+
+def private_marks_in(shown: str) -> list[tuple[str, str]]:
+    """Each private mark found in ``shown``, with the text around it (for the failure message).
+
+    A mark counts where it stands as a whole word or number: "1357" inside a longer run of letters
+    or digits (a random element id, a hash, 0.13571) is not the upload's row count.
+    """
+    return [
+        (mark, shown[max(0, found.start() - 60) : found.end() + 60])
+        for mark in PRIVATE_MARKS
+        for found in re.finditer(rf"(?<![0-9A-Za-z]){re.escape(mark)}(?![0-9A-Za-z])", shown)
+    ]
+
+
+def test_private_marks_are_found_as_words_not_inside_ids_or_longer_numbers():
+    shown = 'zanzibar_patients.csv: 1,357 rows <div class="st-emotion-cache-1357ab">0.13571 · 1357</div>'
+    assert [mark for mark, _ in private_marks_in(shown)] == ["zanzibar", "1,357", "1357"]
+
+
 PRIVATE_DECLARATION = {
     "columns": {
         "ward": {"type": "categorical", "values": [f"Quokkaville-{i}" for i in range(7)]},
@@ -427,7 +448,7 @@ def test_another_browser_never_sees_an_upload_on_any_page():
     assert other.session_state["data"]["source"] == "example: adult"
     for path in PAGES:
         shown = _everything_shown(_visit(other, path))
-        assert not [mark for mark in PRIVATE_MARKS if mark in shown], path
+        assert not private_marks_in(shown), path
     again = _app(first.session_state[state.BROWSER]).run()  # a reload of the first browser resumes
     assert again.session_state["data"]["source"] == f"upload: {PRIVATE_NAME}"
     assert again.session_state["current_release"] == first.session_state["current_release"]
