@@ -165,7 +165,10 @@ def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: s
 
 
 def report_figures_json(figures) -> dict:
-    """The DP figures ``report --json`` writes: estimates with their 95% intervals."""
+    """The DP figures ``report --json`` writes: estimates with their 95% intervals, and under ``values`` the
+    value-level figures with, in each ``claims``, the wider intervals its plain statements are checked
+    against; ``statements`` says how many figures those hold together over (at ``confidence``)."""
+    from .intervals import CONFIDENCE
 
     def estimate(e):
         return {"estimate": e.value, "low": e.low, "high": e.high}
@@ -180,6 +183,7 @@ def report_figures_json(figures) -> dict:
     }
     if getattr(figures, "values", None):
         out["values"] = figures.values
+        out["statements"] = {"figures": figures.statements, "confidence": CONFIDENCE}
     return out
 
 

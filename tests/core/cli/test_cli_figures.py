@@ -131,6 +131,10 @@ def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
     }
     a, b = next(iter(figures.two_way)).split(" × ")
     assert written["two_way"][f"{a},{b}"]["estimate"] == figures.two_way[f"{a} × {b}"].value
+    assert written["values"] == json.loads(json.dumps(figures.values))
+    # how many figures the statements of change hold together over: the family their claims were widened for
+    assert written["statements"] == {"figures": figures.statements, "confidence": 0.95}
+    assert figures.statements == sum(len(found["values"]) + 2 for found in figures.values.values()) > 2
     assert "Quality report" in page.read_text()
 
 
