@@ -75,7 +75,7 @@ def main() -> None:
                 ok = saved["data"].equals(got["data"]) and all(saved[k] == got[k] for k in ("card", "report"))
                 same &= ok
                 verdict = "same" if ok else "DIFFERENT"
-            print(f"{name} seed {seed}: {verdict}, {min(seconds):.3f} CPU s", flush=True)
+            print(f"{name} ({len(frame):,} rows) seed {seed}: {verdict}, {min(seconds):.3f} CPU s", flush=True)
     if args.mode == "check":
         print("all the same" if same else "SOME DIFFER")
         sys.exit(0 if same else 1)
