@@ -125,9 +125,22 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
             "seconds": made.seconds,
         },
     )
-    state.save_session()
-    redraw_sidebar()  # the ledger's new total
-header()
+
+
+def settle() -> None:
+    """The header and, after a draw, the session saved and the sidebar's ledger redrawn (all count the
+    draw): once, when the new table is on its way to the browser."""
+    if not settled:
+        settled.append(True)
+        if st.session_state.get("preview_generate"):
+            state.save_session()
+            redraw_sidebar()  # the ledger's new total
+        header()
+
+
+settled: list = []
+if not st.session_state.get("preview_generate"):
+    settle()
 
 # --- the release on show -------------------------------------------------------------------
 entry = state.current_release()
@@ -135,6 +148,7 @@ if entry is None or state.settings_key(entry["settings"]) != key:
     latest = workspace.latest_release(loaded["hash"], key)
     entry = state.release_entry(latest.id) if latest else None
 if entry is None:
+    settle()
     st.info(
         "Press the button to make a synthetic table with these settings. For most methods it takes a second "
         "or two on a table the size of the example."
@@ -144,6 +158,7 @@ st.session_state[state.CURRENT] = entry["id"]
 
 release_data = entry["data"]
 if len(release_data) == 0:
+    settle()
     st.warning(
         "No synthetic record passed the privacy test, so there is nothing to release. With few records, "
         "lower k in the plausible-deniability test or choose another method.",
@@ -168,7 +183,7 @@ st.info(
     icon=":material/lock:",
 )
 
-show_comparisons(entry, loaded["frame"], declaration, domain, settings)
+show_comparisons(entry, loaded["frame"], declaration, domain, settings, drawn=settle)
 if info.cls.reads_sources:  # after the table is on screen: the next draw reads the table without encoding it
     counting_source(loaded["frame"], loaded["hash"], declaration)
 

@@ -22,9 +22,10 @@ from dpsynth_core.evaluation.charts import (
 from dpsynth_core.evaluation.values import shape_warnings, value_comparison, value_table
 
 
-def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: dict) -> None:
+def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: dict, drawn=lambda: None) -> None:
     """One tab per comparison of the release on show, then, above them, the warnings on values that
-    changed shape: the open tab (the synthetic rows at first) is drawn before those are computed."""
+    changed shape: the open tab (the synthetic rows at first) is drawn before those are computed.
+    ``drawn``: called once the synthetic rows' tab is drawn, before any other tab and the warnings."""
     release_data = entry["data"]
     notice = st.container()  # the shape warnings, filled once the open tab is drawn
 
@@ -63,6 +64,7 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
                 "Release page lets you download."
             )
             st.dataframe(release_data.head(200), hide_index=True, width="stretch", height=420)
+    drawn()
     with tabs[1]:
         if tabs[1].open:
             fidelity = measure("fidelity", "Comparing which values each column uses")

@@ -32,3 +32,30 @@ def test_the_table_is_drawn_before_the_value_comparison_is_computed(monkeypatch)
     assert events.count("values") == 1
     blocks = [getattr(e, "type", "") for e in at.main if type(e).__name__ == "Block"]
     assert blocks.index("flex_container") < blocks.index("tab_container")  # the warnings' place: above the tabs
+
+
+def test_after_a_draw_the_ledger_and_button_are_drawn_once_the_table_is_on_its_way(monkeypatch):
+    # the session's save and the sidebar's ledger wait for the table; the button still counts the draw
+    from app_support import state
+
+    events = []
+    dataframe, save = st.dataframe, state.save_session
+
+    def recorded_dataframe(data, *args, **kwargs):
+        events.append("table")
+        return dataframe(data, *args, **kwargs)
+
+    def recorded_save():
+        events.append("save")
+        return save()
+
+    monkeypatch.setattr(st, "dataframe", recorded_dataframe)
+    monkeypatch.setattr(state, "save_session", recorded_save)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("app_pages/4_Preview.py").run()
+    events.clear()
+    at.button(key="preview_generate").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "table" in events and events[-1] == "save", events  # the last save comes after the table
+    assert at.button(key="preview_generate").label.startswith("Draw again"), at.button(key="preview_generate").label
+    assert any("release #1" in s.value for s in at.success)
