@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .model import _c_einsum, _summing
+
 _add_reduce = np.add.reduce
 _max_reduce = np.maximum.reduce
 
@@ -64,6 +66,7 @@ class Descent:
             self.positive[i] = np.empty(sep_shape, dtype=bool)
             self.negative[i] = np.empty(sep_shape, dtype=bool)
         self.up_axes = model._up_axes
+        self.up_letters = {i: _summing(shapes[i], axes) for i, axes in self.up_axes.items()}
         # the down pass: (child, axes, shared sum or None, whether this child computes it), per clique
         self.down_plan = []
         for i in range(k):
@@ -77,9 +80,9 @@ class Descent:
                     first = axes not in shared
                     if first:
                         shared[axes] = np.empty(self.down[child].shape)
-                    steps.append((child, axes, shared[axes], first))
+                    steps.append((child, axes, shared[axes], first, _summing(shapes[i], axes)))
                 else:
-                    steps.append((child, axes, None, True))
+                    steps.append((child, axes, None, True, _summing(shapes[i], axes)))
             self.down_plan.append(steps)
         self.log_support = model._log_support
         self.intermediate: dict = {}  # key -> array, shared by both sets (used within one propagation)
@@ -123,7 +126,7 @@ class Descent:
                 target = views[key]
             else:
                 target = self._buffer(("marginal", key), tuple(n for i, n in enumerate(array.shape) if i not in axes))
-            code.append((array, axes, target))
+            code.append((array, axes, target, _summing(array.shape, axes)))
             out[key] = target
         return code
 
@@ -182,7 +185,10 @@ class Descent:
                 partial[i] *= up_view[child]
             if parent[i] is not None:
                 axes, message = self.up_axes[i], up[i]
-                if axes:
+                letters = self.up_letters[i]
+                if letters:
+                    _c_einsum(partial[i], letters[0], letters[1], out=message)
+                elif axes:
                     _add_reduce(partial[i], axis=axes, out=message)
                 else:
                     np.copyto(message, partial[i])
@@ -191,17 +197,21 @@ class Descent:
         for i in self.order:
             full = partial[i]
             full *= total / max(float(_add_reduce(full, None)), 1e-300)
-            for child, axes, shared, first in self.down_plan[i]:
+            for child, axes, shared, first, letters in self.down_plan[i]:
                 message = down[child]
                 if shared is None:
                     summed = message
-                    if axes:
+                    if letters:
+                        _c_einsum(full, letters[0], letters[1], out=message)
+                    elif axes:
                         _add_reduce(full, axis=axes, out=message)
                     else:
                         np.copyto(message, full)
                 else:  # children with the same separator: one sum of the belief for all of them
                     summed = shared
-                    if first:
+                    if first and letters:
+                        _c_einsum(full, letters[0], letters[1], out=shared)
+                    elif first:
                         _add_reduce(full, axis=axes, out=shared)
                 positive, negative = self.positive[child], self.negative[child]
                 np.greater(up[child], 0, out=positive)
@@ -214,8 +224,10 @@ class Descent:
 
     def loss(self) -> float:
         """The trial's loss (:class:`.estimation._Loss`), and its gradient into ``trial_gradient``."""
-        for array, axes, target in self.marginal_code[1]:
-            if axes:
+        for array, axes, target, letters in self.marginal_code[1]:
+            if letters:
+                _c_einsum(array, letters[0], letters[1], out=target)
+            elif axes:
                 _add_reduce(array, axis=axes, out=target)
             else:
                 np.copyto(target, array)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import GraphicalModel
+from .model import GraphicalModel, _sum
 
 #: A clique's new columns are drawn one at a time, each given the separator and the clique's columns
 #: drawn before it (so with ``matched`` every prefix of the clique's columns keeps the model's counts
@@ -73,7 +73,7 @@ def _draw(belief, clique, given: list, new: list, cells: dict, codes: dict, rows
     """Draw the columns ``new`` of a clique given the columns ``given`` already drawn (into ``codes``)."""
     keep = [c for c in clique if c in given or c in new]
     outside = tuple(k for k, c in enumerate(clique) if c not in keep)
-    marginal = belief.sum(axis=outside) if outside else belief
+    marginal = _sum(belief, outside) if outside else belief
     axes = [keep.index(c) for c in given] + [keep.index(c) for c in new]
     given_cells = int(np.prod([cells[c] for c in given])) if given else 1
     new_cells = int(np.prod([cells[c] for c in new]))
