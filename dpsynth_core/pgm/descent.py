@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import _c_einsum, _summing
+from .model import summer
 
 _add_reduce = np.add.reduce
 _max_reduce = np.maximum.reduce
@@ -66,7 +66,7 @@ class Descent:
             self.positive[i] = np.empty(sep_shape, dtype=bool)
             self.negative[i] = np.empty(sep_shape, dtype=bool)
         self.up_axes = model._up_axes
-        self.up_letters = {i: _summing(shapes[i], axes) for i, axes in self.up_axes.items()}
+        self.up_sum = {i: summer(shapes[i], axes) for i, axes in self.up_axes.items() if axes}
         # the down pass: (child, axes, shared sum or None, whether this child computes it), per clique
         self.down_plan = []
         for i in range(k):
@@ -80,9 +80,9 @@ class Descent:
                     first = axes not in shared
                     if first:
                         shared[axes] = np.empty(self.down[child].shape)
-                    steps.append((child, axes, shared[axes], first, _summing(shapes[i], axes)))
+                    steps.append((child, axes, shared[axes], first, summer(shapes[i], axes)))
                 else:
-                    steps.append((child, axes, None, True, _summing(shapes[i], axes)))
+                    steps.append((child, axes, None, True, summer(shapes[i], axes) if axes else (None, ())))
             self.down_plan.append(steps)
         self.log_support = model._log_support
         self.intermediate: dict = {}  # key -> array, shared by both sets (used within one propagation)
@@ -126,7 +126,7 @@ class Descent:
                 target = views[key]
             else:
                 target = self._buffer(("marginal", key), tuple(n for i, n in enumerate(array.shape) if i not in axes))
-            code.append((array, axes, target, _summing(array.shape, axes)))
+            code.append((array, axes, target, summer(array.shape, axes) if axes else (None, ())))
             out[key] = target
         return code
 
@@ -185,11 +185,9 @@ class Descent:
                 partial[i] *= up_view[child]
             if parent[i] is not None:
                 axes, message = self.up_axes[i], up[i]
-                letters = self.up_letters[i]
-                if letters:
-                    _c_einsum(partial[i], letters[0], letters[1], out=message)
-                elif axes:
-                    _add_reduce(partial[i], axis=axes, out=message)
+                if axes:
+                    add, more = self.up_sum[i]
+                    add(partial[i], *more, out=message)
                 else:
                     np.copyto(message, partial[i])
                 message /= max(float(_add_reduce(message, None)), 1e-300)
@@ -197,22 +195,18 @@ class Descent:
         for i in self.order:
             full = partial[i]
             full *= total / max(float(_add_reduce(full, None)), 1e-300)
-            for child, axes, shared, first, letters in self.down_plan[i]:
+            for child, axes, shared, first, (add, more) in self.down_plan[i]:
                 message = down[child]
                 if shared is None:
                     summed = message
-                    if letters:
-                        _c_einsum(full, letters[0], letters[1], out=message)
-                    elif axes:
-                        _add_reduce(full, axis=axes, out=message)
+                    if axes:
+                        add(full, *more, out=message)
                     else:
                         np.copyto(message, full)
                 else:  # children with the same separator: one sum of the belief for all of them
                     summed = shared
-                    if first and letters:
-                        _c_einsum(full, letters[0], letters[1], out=shared)
-                    elif first:
-                        _add_reduce(full, axis=axes, out=shared)
+                    if first:
+                        add(full, *more, out=shared)
                 positive, negative = self.positive[child], self.negative[child]
                 np.greater(up[child], 0, out=positive)
                 np.divide(summed, up[child], out=message, where=positive)
@@ -224,11 +218,9 @@ class Descent:
 
     def loss(self) -> float:
         """The trial's loss (:class:`.estimation._Loss`), and its gradient into ``trial_gradient``."""
-        for array, axes, target, letters in self.marginal_code[1]:
-            if letters:
-                _c_einsum(array, letters[0], letters[1], out=target)
-            elif axes:
-                _add_reduce(array, axis=axes, out=target)
+        for array, axes, target, (add, more) in self.marginal_code[1]:
+            if axes:
+                add(array, *more, out=target)
             else:
                 np.copyto(target, array)
         np.subtract(self.marginal, self.target, out=self.residual)

@@ -9,6 +9,8 @@ A model may carry each column's *support* (:mod:`.support`): outside it, probabi
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .junction_tree import JunctionTree
@@ -29,10 +31,65 @@ def _summing(shape: tuple, axes: tuple):
     return list(range(len(shape))), [i for i in range(len(shape)) if i not in axes]
 
 
+#: Arrays of at least this many cells sum a short innermost axis out row by row (:func:`summer`);
+#: below, one reduction call costs less than its few.
+ROWS_FROM = 2048
+#: Arrays of fewer cells are summed by numpy's reduction in the descent's loop (einsum gains nothing there).
+EINSUM_FROM = 1024
+
+
+def _rows(shape: tuple, axes: tuple):
+    """For a sum whose innermost axis (2 to 7 cells) goes with the rest kept just before it: the
+    other axes summed out, else None. ``np.add.reduce`` adds such a row's cells one after another
+    and then the rows in the array's order (tests/core/pgm checks it bit for bit), which numpy's
+    adds of whole slices repeat, in far fewer steps on a large array."""
+    last = len(shape) - 1
+    before = [k for k in range(last) if shape[k] > 1]
+    if last in axes and 2 <= shape[last] <= 7 and before and before[-1] not in axes and math.prod(shape) >= ROWS_FROM:
+        return tuple(k for k in axes if k != last)
+    return None
+
+
+def summer(shape: tuple, axes: tuple) -> tuple:
+    """``(f, arguments)``: ``f(array, *arguments, out=out)`` is ``np.add.reduce(array, axis=axes, out=out)``
+    for a C-ordered array of ``shape``, the same bits, by einsum (:func:`_summing`), row by row
+    (:func:`_rows`) or numpy's reduction."""
+    if math.prod(shape) < EINSUM_FROM:
+        return np.add.reduce, (axes,)
+    letters = _summing(shape, axes)
+    if letters:
+        return _c_einsum, letters
+    rest = _rows(shape, axes)
+    if rest is None:
+        return np.add.reduce, (axes,)
+    cells = shape[-1]
+    then, more = summer(shape[:-1], rest) if rest else (None, ())
+    buffer = np.empty(shape[:-1]) if rest else None
+
+    def rows(array, *, out):
+        total = buffer if rest else out
+        np.copyto(total, array[..., 0])
+        for j in range(1, cells):
+            np.add(total, array[..., j], out=total)
+        return then(total, *more, out=out) if rest else out
+
+    return rows, ()
+
+
 def _sum(array: np.ndarray, axes: tuple) -> np.ndarray:
-    """``np.add.reduce(array, axis=axes)``, the same bits, by :func:`_summing`'s choice (a C-ordered array)."""
-    letters = _summing(array.shape, axes) if array.flags.c_contiguous else None
-    return _c_einsum(array, *letters) if letters else np.add.reduce(array, axis=axes)
+    """``np.add.reduce(array, axis=axes)``, the same bits (:func:`summer`; an array not C-ordered: numpy's)."""
+    if not array.flags.c_contiguous:
+        return np.add.reduce(array, axis=axes)
+    letters = _summing(array.shape, axes)
+    if letters:
+        return _c_einsum(array, *letters)
+    rest = _rows(array.shape, axes)
+    if rest is None:
+        return np.add.reduce(array, axis=axes)
+    total = array[..., 0].copy()
+    for j in range(1, array.shape[-1]):
+        total += array[..., j]
+    return _sum(total, rest) if rest else total
 
 
 def _shape(cells: dict, clique, group) -> tuple:

@@ -475,19 +475,28 @@ def test_descent_repeats_calibrate_and_loss_bit_for_bit():
             descent.accept()  # the belief sets alternate
 
 
-def test_sums_by_einsum_are_those_of_add_reduce_bit_for_bit():
-    # the fast sums (pgm.model._sum, the descent's compiled sums) must add the same numbers in the
-    # same order as np.add.reduce: any other order changes the last bits, the descent's choices and releases
-    from dpsynth_core.pgm.model import _sum, _summing
+def test_fast_sums_are_those_of_add_reduce_bit_for_bit():
+    # the fast sums (pgm.model._sum and summer, the descent's compiled sums) must add the same numbers
+    # in the same order as np.add.reduce: any other order changes the last bits, the descent's choices
+    # and so releases
+    from dpsynth_core.pgm.model import _rows, _sum, _summing, summer
 
     rng = np.random.default_rng(21)
-    used = 0
-    for _ in range(300):
+    einsum = rows = 0
+    for k in range(400):
         shape = tuple(int(n) if rng.random() > 0.15 else 1 for n in rng.integers(1, 19, rng.integers(1, 6)))
+        if k % 2 and shape[-1] > 7:  # half with a short innermost axis (summed row by row on large arrays)
+            shape = shape[:-1] + (int(rng.integers(2, 8)),)
         array = rng.gamma(0.5, size=shape) * 1000
         for r in range(1, len(shape) + 1):
             for axes in itertools.combinations(range(len(shape)), r):
-                expected = np.add.reduce(array, axis=axes)
-                assert np.asarray(_sum(array, axes)).tobytes() == np.asarray(expected).tobytes(), (shape, axes)
-                used += _summing(shape, axes) is not None
-    assert used > 1000  # the einsum path is taken, not only the fallback
+                expected = np.asarray(np.add.reduce(array, axis=axes)).tobytes()
+                assert np.asarray(_sum(array, axes)).tobytes() == expected, (shape, axes)
+                if r < len(shape):
+                    out = np.empty([n for i, n in enumerate(shape) if i not in axes])
+                    add, more = summer(shape, axes)
+                    add(array, *more, out=out)
+                    assert out.tobytes() == expected, (shape, axes)
+                einsum += _summing(shape, axes) is not None
+                rows += _rows(shape, axes) is not None
+    assert einsum > 1000 and rows > 100  # the fast paths are taken, not only numpy's reduction
