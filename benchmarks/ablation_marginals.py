@@ -38,6 +38,9 @@ from dpsynth_core.synthesizers import marginals_budget as B  # noqa: E402
 #: variant -> (module constants to set, options of the synthesizer)
 VARIANTS = {
     "base": ({}, {}),
+    "no top-up": ({"TOP_UP": False}, {}),
+    "1-way share 0.45": ({"SMALL_ONE_WAY_SHARE": 0.45}, {}),
+    "1-way share 0.6": ({"SMALL_ONE_WAY_SHARE": 0.6}, {}),
     "noisy count": ({}, {"rows": None}),
     "noisy count, AIM 1-way share": ({"SMALL_ONE_WAY_SHARE": 0.0}, {"rows": None}),
     "noisy count, 16 rounds/col": ({"MIN_ROUNDS_PER_COLUMN": 16}, {"rows": None}),

@@ -58,6 +58,7 @@ from .marginals_budget import (  # noqa: F401  (the budget's constants, named he
     column_one_way,
     one_way_share,
     planned_rounds,
+    small_one_way,
     vocabulary_shares,
 )
 from .options import DELTA, groups_option
@@ -76,6 +77,9 @@ FINAL_ITERATIONS = 75
 #: (:func:`dpsynth_core.pgm.support.familywise_z`), hold at most TAIL_SHARE of the estimated records
 #: (:func:`dpsynth_core.pgm.support_from`).
 EMPTY_Z = 2.0
+#: With a public row count (no DP count), a small table's 1-ways are measured again up to its share
+#: (:func:`column_one_way`) by the first 1-ways' noisy total; False: AIM's share only (ablation).
+TOP_UP = True
 TAIL_SHARE = 0.005
 
 
@@ -215,6 +219,8 @@ class MarginalsSynthesizer(MarginalsBudget):
         for group in groups:
             self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
         self.total_ = self._estimate_total()
+        if candidates and len(names) > 1 and self._dp_count() is None:  # a public row count: the 1-ways'
+            self._top_up(table, left)  # small-table share by their own noisy total, as a DP count would set it
         if candidates and not self.rounds and self._dp_count() is None:  # a public row count: the rounds are
             round_budget = adaptive / planned_rounds(len(names), self.total_)  # planned by the 1-ways' total
         self.support_ = self._support(cells)
@@ -305,6 +311,22 @@ class MarginalsSynthesizer(MarginalsBudget):
                 "noisy: the number of rows is the model's estimate of the record count, "
                 "from the noisy count and the noisy marginals"
             )
+
+    def _top_up(self, table, left: float) -> None:
+        """Measure each column's 1-way marginal again so that, pooled by precision, it has the small-table
+        share of ``left`` (:func:`small_one_way` at the 1-ways' noisy total, post-processing) when that is
+        more than AIM's it got: what a DP count would have given it. Gaussian measurements pool exactly
+        (precisions add). A large table's 1-ways are left as they are."""
+        if not TOP_UP:
+            return
+        names = list(self.columns_)
+        for name in names:
+            ordered = self.columns_[name].domain.kind in ORDERED_KINDS
+            aim = column_one_way(len(names), None, self.rounds, ordered=ordered)
+            extra = left * (small_one_way(len(names), self.total_) - aim)
+            if extra > 1e-9 * left:
+                self._measure((name,), table.marginal((name,)), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
+        self.total_ = self._estimate_total()
 
     def _support(self, cells: dict) -> dict:
         """The cells the model may use: numeric and date columns lose the tails of their range that

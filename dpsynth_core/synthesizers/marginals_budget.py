@@ -76,9 +76,15 @@ def column_one_way(columns: int, count: float | None, rounds: int | None = None,
     (numeric or date) column; or for a small table, by a DP ``count`` of its records, an equal part of
     up to ``SMALL_ONE_WAY_SHARE`` when that is more (its 1-ways then have plenty: no column gets more)."""
     aim = (ORDERED_ONE_WAY if ordered else 1) * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
+    return max(aim, small_one_way(columns, count))
+
+
+def small_one_way(columns: int, count: float | None) -> float:
+    """A small table's share for one column's first 1-way marginal, by a DP ``count`` of its records (0 if
+    none): an equal part of ``SMALL_ONE_WAY_SHARE * min(1, SMALL_ROWS / count)``."""
     if not count or count <= 0:
-        return aim
-    return max(aim, min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count) / columns)
+        return 0.0
+    return min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count) / columns
 
 
 def one_way_share(columns: int, count: float | None, rounds: int | None = None, ordered: int = 0) -> float:
@@ -145,7 +151,8 @@ class MarginalsBudget(Synthesizer):
         for name, share in vocabulary_shares(domain).items():
             text_epsilon = math.sqrt(2 * before * share) if zcdp else before * share
             events.append(cls._event("CatHist", text_epsilon, f"vocabulary {name} (CatHist)"))
-        left = remaining()  # the rounds: their split is adaptive (a small table's 1-ways take more, by a DP count)
+        left = remaining()  # the rounds: their split is adaptive (a small table's 1-ways take more, by a DP count
+        # or, with a public row count, by the first 1-ways' noisy total)
         ordered = sum(domain.kept[n].kind in ORDERED_KINDS for n in names)
         one_way = left if len(names) == 1 else left * one_way_share(len(names), None, ordered=ordered)
         rest = left - one_way
@@ -177,12 +184,13 @@ class MarginalsBudget(Synthesizer):
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         m, ordered = len(domain.kept), sum(c.kind in ORDERED_KINDS for c in domain.kept.values())
-        count = expected_rows if m > 1 and expected_rows and rows is None else None  # as _row_plan splits
-        total = one_way_share(m, count, ordered=ordered)
+        count = expected_rows if m > 1 and expected_rows else None  # as _row_plan splits
+        rounds = planned_rounds(m, None) if rows is not None else None  # a public count: AIM's share planned as
+        total = one_way_share(m, count, rounds, ordered=ordered)  # without a count, then the small table's
         rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
 
         def noise(column) -> dict:
-            share = plan[ONE_WAY] * column_one_way(m, count, ordered=column.kind in ORDERED_KINDS) / total
+            share = plan[ONE_WAY] * column_one_way(m, count, rounds, ordered=column.kind in ORDERED_KINDS) / total
             return {"epsilon": share} | ({"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {})
 
         vocabularies, shares = {e.label: e.epsilon for e in spend.events}, vocabulary_shares(domain)
@@ -207,10 +215,11 @@ class MarginalsBudget(Synthesizer):
         plan = super()._row_plan(domain, epsilon, rows=rows, **options)
         kept = as_table_domain(domain).kept
         m = len(kept)
-        if m > 1 and expected_rows and rows is None:  # a public row count makes no DP count: AIM's share
+        if m > 1 and expected_rows:  # by a DP count, or with a public row count by the 1-ways' noisy total
             rounds = plan[ONE_WAY] + plan[CHOOSING] + plan[MEASURING]
             ordered = sum(c.kind in ORDERED_KINDS for c in kept.values())
-            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, ordered=ordered)
+            public = planned_rounds(m, None) if rows is not None else None  # as a release tops up AIM's share
+            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, public, ordered=ordered)
             plan[CHOOSING] = (rounds - plan[ONE_WAY]) * SELECT_SHARE
             plan[MEASURING] = (rounds - plan[ONE_WAY]) * (1 - SELECT_SHARE)
         return plan
