@@ -210,7 +210,10 @@ class MarginalsSynthesizer(MarginalsBudget):
             left = self._remaining()
             for name in names:
                 ordered = self.columns_[name].domain.kind in ORDERED_KINDS
-                first = left * column_one_way(len(names), self._dp_count(), self.rounds, ordered=ordered)
+                share = column_one_way(
+                    len(names), self._dp_count(), self.rounds, ordered=ordered, budget=left, zcdp=self.zcdp_
+                )
+                first = left * share
                 first_param[name] = math.sqrt(1 / (2 * first)) if self.zcdp_ else first
         self.measurements_: list[Measurement] = []
         self.measured_: list[dict] = []
@@ -323,7 +326,7 @@ class MarginalsSynthesizer(MarginalsBudget):
         for name in names:
             ordered = self.columns_[name].domain.kind in ORDERED_KINDS
             aim = column_one_way(len(names), None, self.rounds, ordered=ordered)
-            extra = left * (small_one_way(len(names), self.total_) - aim)
+            extra = left * (small_one_way(len(names), self.total_, left, zcdp=self.zcdp_) - aim)
             if extra > 1e-9 * left:
                 self._measure((name,), table.marginal((name,)), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
         self.total_ = self._estimate_total()

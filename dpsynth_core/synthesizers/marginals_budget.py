@@ -9,6 +9,7 @@ share of the budget into a noise scale. Nothing here reads the data; a record co
 
 from __future__ import annotations
 
+import functools
 import math
 
 from ..domain import as_table_domain
@@ -39,11 +40,17 @@ ROUNDS_PER_COLUMN = 16
 #: times the sampling floor).
 MIN_ROUNDS_PER_COLUMN = 8
 ROUNDS_ROWS = 5000
-#: A small table's first 1-way marginals get up to this share of the budget (after vocabularies):
-#: ``SMALL_ONE_WAY_SHARE * SMALL_ROWS / n`` for a DP count of ``n`` records, when that is more than
-#: AIM's share (one round's measuring budget per column), so their noise stays small next to the table.
-SMALL_ONE_WAY_SHARE = 0.3
-SMALL_ROWS = 2000
+#: A small table's first 1-way marginals get the share that brings each one's noise (standard deviation per
+#: cell) down to ``ONE_WAY_NOISE`` times a DP count of the records, when that is more than AIM's share (one
+#: round's measuring budget per column), all of them together at most ``SMALL_ONE_WAY_SHARE`` of the budget
+#: (after vocabularies). On 1,000-record tables at epsilon 0.5 and 1, AIM's share left 124 to 242 records of
+#: noise per cell; in a column with a few real values (compas ``juv_fel_count``: 999 records in one cell) it
+#: became clumps of records in empty cells, inherited by every pair with it (compas, 26 columns, mean 2-way
+#: TVD at epsilon 0.5 / 1: 0.340 / 0.193 with AIM's share, 0.211 / 0.130 with this; MST 0.212 / 0.176). At
+#: epsilon 5 a 6-column table's AIM share already gives 13 records, and a larger one cost it
+#: (``benchmarks/ablation_marginals.py``; docs/benchmarks.md, "Kept: the 1-ways' share").
+ONE_WAY_NOISE = 0.015
+SMALL_ONE_WAY_SHARE = 0.6
 #: An ordered column's (numeric or date) first 1-way marginal gets this many times AIM's per-column budget
 #: (a small table's share, when larger, stays equal for every column): its value-level figures (mean,
 #: quantiles, the share of a spike such as 0) rest on it, while the rounds, scored by 2-way distances,
@@ -70,29 +77,54 @@ def planned_rounds(columns: int, count: float | None) -> int:
     return per_column * columns
 
 
-def column_one_way(columns: int, count: float | None, rounds: int | None = None, *, ordered: bool = False) -> float:
+def column_one_way(
+    columns: int,
+    count: float | None,
+    rounds: int | None = None,
+    *,
+    ordered: bool = False,
+    budget: float | None = None,
+    zcdp: bool = True,
+) -> float:
     """Share of the budget (after vocabularies) for one column's first 1-way marginal: AIM's, one round's
     measuring budget (``rounds`` default :func:`planned_rounds`), times ``ORDERED_ONE_WAY`` for an ordered
-    (numeric or date) column; or for a small table, by a DP ``count`` of its records, an equal part of
-    up to ``SMALL_ONE_WAY_SHARE`` when that is more (its 1-ways then have plenty: no column gets more)."""
+    (numeric or date) column; or for a small table, by a DP ``count`` of its records and the rounds'
+    ``budget``, :func:`small_one_way` when that is more (its 1-ways then have plenty: no column gets more)."""
     aim = (ORDERED_ONE_WAY if ordered else 1) * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
-    return max(aim, small_one_way(columns, count))
+    return max(aim, small_one_way(columns, count, budget, zcdp=zcdp))
 
 
-def small_one_way(columns: int, count: float | None) -> float:
-    """A small table's share for one column's first 1-way marginal, by a DP ``count`` of its records (0 if
-    none): an equal part of ``SMALL_ONE_WAY_SHARE * min(1, SMALL_ROWS / count)``."""
-    if not count or count <= 0:
+def small_one_way(columns: int, count: float | None, budget: float | None, *, zcdp: bool = True) -> float:
+    """The share of ``budget`` (the rounds': rho under zCDP, else epsilon) that gives one column's 1-way
+    marginal a noise standard deviation of ``ONE_WAY_NOISE * count`` records per cell (Gaussian: sigma**2 =
+    1 / (2 rho); Laplace: sqrt(2) / epsilon), at most an equal part of ``SMALL_ONE_WAY_SHARE``; 0 without a
+    DP ``count`` or a budget.
+
+    >>> small_one_way(10, 1000, 0.01)  # sigma 15 records: 1 / (2 * 0.01 * 15**2) is more than 0.6 / 10
+    0.06
+    >>> round(small_one_way(10, 1000, 1.0), 6), small_one_way(10, None, 1.0)
+    (0.002222, 0.0)
+    """
+    if not count or count <= 0 or not budget or budget <= 0:
         return 0.0
-    return min(SMALL_ONE_WAY_SHARE, SMALL_ONE_WAY_SHARE * SMALL_ROWS / count) / columns
+    sd = ONE_WAY_NOISE * count
+    need = 1 / (2 * budget * sd**2) if zcdp else math.sqrt(2) / (sd * budget)
+    return min(need, SMALL_ONE_WAY_SHARE / columns)
 
 
-def one_way_share(columns: int, count: float | None, rounds: int | None = None, ordered: int = 0) -> float:
+def one_way_share(
+    columns: int,
+    count: float | None,
+    rounds: int | None = None,
+    ordered: int = 0,
+    *,
+    budget: float | None = None,
+    zcdp: bool = True,
+) -> float:
     """Share of the budget (after vocabularies) for the first 1-way marginals, all ``columns`` together
     (``ordered`` of them numeric or dates): the sum of :func:`column_one_way`."""
-    return ordered * column_one_way(columns, count, rounds, ordered=True) + (columns - ordered) * column_one_way(
-        columns, count, rounds
-    )
+    one = functools.partial(column_one_way, columns, count, rounds, budget=budget, zcdp=zcdp)
+    return ordered * one(ordered=True) + (columns - ordered) * one()
 
 
 def vocabulary_shares(domain) -> dict[str, float]:
@@ -186,11 +218,13 @@ class MarginalsBudget(Synthesizer):
         m, ordered = len(domain.kept), sum(c.kind in ORDERED_KINDS for c in domain.kept.values())
         count = expected_rows if m > 1 and expected_rows else None  # as _row_plan splits
         rounds = planned_rounds(m, None) if rows is not None else None  # a public count: AIM's share planned as
-        total = one_way_share(m, count, rounds, ordered=ordered)  # without a count, then the small table's
+        budget, zcdp = cls._rounds_budget(spend), bool(spend.zcdp_delta)  # without a count, then the small one's
+        total = one_way_share(m, count, rounds, ordered=ordered, budget=budget, zcdp=zcdp)
         rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
 
         def noise(column) -> dict:
-            share = plan[ONE_WAY] * column_one_way(m, count, rounds, ordered=column.kind in ORDERED_KINDS) / total
+            kind = column.kind in ORDERED_KINDS
+            share = plan[ONE_WAY] * column_one_way(m, count, rounds, ordered=kind, budget=budget, zcdp=zcdp) / total
             return {"epsilon": share} | ({"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {})
 
         vocabularies, shares = {e.label: e.epsilon for e in spend.events}, vocabulary_shares(domain)
@@ -219,10 +253,18 @@ class MarginalsBudget(Synthesizer):
             rounds = plan[ONE_WAY] + plan[CHOOSING] + plan[MEASURING]
             ordered = sum(c.kind in ORDERED_KINDS for c in kept.values())
             public = planned_rounds(m, None) if rows is not None else None  # as a release tops up AIM's share
-            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, public, ordered=ordered)
+            spend = cls._row_charge(domain, epsilon, rows=rows, **options)
+            budget, zcdp = cls._rounds_budget(spend), bool(spend.zcdp_delta)
+            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, public, ordered=ordered, budget=budget, zcdp=zcdp)
             plan[CHOOSING] = (rounds - plan[ONE_WAY]) * SELECT_SHARE
             plan[MEASURING] = (rounds - plan[ONE_WAY]) * (1 - SELECT_SHARE)
         return plan
+
+    @staticmethod
+    def _rounds_budget(spend: Spend) -> float:
+        """The adaptive rounds' part of a charge (1-ways, choices, measurements): rho under zCDP, else epsilon."""
+        parts = [e for e in spend.events if e.label in (ONE_WAY, CHOOSING, MEASURING)]
+        return math.fsum(e.rho_cost if spend.zcdp_delta else e.epsilon for e in parts)
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):

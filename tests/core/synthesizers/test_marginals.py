@@ -278,7 +278,8 @@ def test_plan_states_the_one_way_share_the_release_spends():
     from dpsynth_core.synthesizers.marginals import one_way_share, planned_rounds
     from dpsynth_core.synthesizers.planning import budget_split
 
-    assert one_way_share(6, 1000) > one_way_share(6, 100_000) > one_way_share(6, None)
+    rho = 0.01
+    assert one_way_share(6, 1000, budget=rho) > one_way_share(6, 100_000, budget=rho) > one_way_share(6, None)
     assert planned_rounds(6, None) == planned_rounds(6, 4000) == 96 and planned_rounds(6, 32_561) == 48
     for rows in (1500, 4000):
         frame, spec = adult_small(rows)
@@ -300,7 +301,7 @@ def test_an_ordered_columns_first_one_way_gets_more_budget_and_the_plan_says_so(
     anyway, share theirs equally."""
     from dpsynth_core.synthesizers.marginals import ORDERED_ONE_WAY, column_one_way
 
-    assert column_one_way(6, 1000, ordered=True) == column_one_way(6, 1000)  # the small-table share
+    assert column_one_way(6, 1000, ordered=True, budget=0.01) == column_one_way(6, 1000, budget=0.01)  # small
     frame, spec = adult_small(4000)
     model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec, rows=4000)  # no DP count: AIM's
     first = {}
@@ -362,4 +363,29 @@ def test_a_public_row_count_still_gives_a_small_tables_one_ways_their_share():
     for name in names:
         assert plan[name]["sigma"] < 0.8 * aim[name]["sigma"]  # the small-table share is well above AIM's
         assert 1 / math.sqrt(precision[name]) == pytest.approx(plan[name]["sigma"], rel=0.05)
-    assert column_one_way(len(names), rows) > column_one_way(len(names), None)
+    assert column_one_way(len(names), rows, budget=0.01) > column_one_way(len(names), None)
+
+
+def test_a_small_tables_one_ways_get_the_share_that_brings_their_noise_to_a_fixed_part_of_the_records():
+    """small_one_way: the share whose noise (per cell, Gaussian sigma**2 = 1 / (2 rho); Laplace sqrt(2) / eps)
+    is ONE_WAY_NOISE times the records, capped at an equal part of SMALL_ONE_WAY_SHARE; AIM's share when
+    that is more (a few columns at a large budget), so a large epsilon does not pour budget into 1-ways."""
+    from dpsynth_core.synthesizers.marginals_budget import (
+        ONE_WAY_NOISE,
+        SMALL_ONE_WAY_SHARE,
+        column_one_way,
+        small_one_way,
+    )
+
+    rho, n = 0.31, 1000  # about epsilon 5 at delta 1e-9
+    share = small_one_way(26, n, rho)
+    assert share < SMALL_ONE_WAY_SHARE / 26
+    assert math.sqrt(1 / (2 * share * rho)) == pytest.approx(ONE_WAY_NOISE * n)
+    eps = 5.0
+    assert math.sqrt(2) / (small_one_way(26, n, eps, zcdp=False) * eps) == pytest.approx(ONE_WAY_NOISE * n)
+    assert small_one_way(26, n, 0.003) == SMALL_ONE_WAY_SHARE / 26  # epsilon 0.5: capped
+    assert small_one_way(26, 4 * n, rho) == pytest.approx(share / 16)  # four times the records: a 16th
+    assert small_one_way(26, None, rho) == small_one_way(26, n, 0) == 0
+    aim = column_one_way(6, None)
+    assert column_one_way(6, n, budget=rho) == aim > small_one_way(6, n, rho)  # 6 columns at epsilon 5: AIM's
+    assert column_one_way(6, n, budget=0.012) == SMALL_ONE_WAY_SHARE / 6 > aim  # at epsilon 1: the cap
