@@ -40,6 +40,8 @@ VARIANTS = {
     "base": ({}, {}),
     "no top-up": ({"TOP_UP": False}, {}),
     "1-way share at most 0.3": ({"SMALL_ONE_WAY_SHARE": 0.3}, {}),
+    "1-way share at most 0.45": ({"SMALL_ONE_WAY_SHARE": 0.45}, {}),
+    "1-way share at most 0.75": ({"SMALL_ONE_WAY_SHARE": 0.75}, {}),
     "1-way noise 0.01 n": ({"ONE_WAY_NOISE": 0.01}, {}),
     "1-way noise 0.025 n": ({"ONE_WAY_NOISE": 0.025}, {}),
     "noisy count": ({}, {"rows": None}),
