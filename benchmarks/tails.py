@@ -55,12 +55,16 @@ NUMERIC = ("integer", "float")
 
 
 @functools.cache
-def load(name: str) -> tuple[pd.DataFrame, dict]:
-    """The shared table and its test declaration (``tests/conftest.py``), compas without text and dates."""
+def load(name: str, *, repository_copy: bool = False) -> tuple[pd.DataFrame, dict]:
+    """The shared table and its test declaration (``tests/conftest.py``), compas without text and dates.
+
+    ``repository_copy``: the copy in this repository (``tests/datasets/``: compas's first 1,000 records),
+    whatever lies beside the checkout, so that anyone who clones it reads the same table."""
     from tests.conftest import complete_domain, shared_path
 
     spec = complete_domain(name)
-    frame = pd.read_csv(SHARED / f"{name}.csv" if (SHARED / f"{name}.csv").exists() else shared_path(f"{name}.csv"))
+    whole = SHARED / f"{name}.csv"
+    frame = pd.read_csv(whole if whole.exists() and not repository_copy else shared_path(f"{name}.csv"))
     if name == "compas":
         keep = [
             c

@@ -22,7 +22,8 @@ with mbi's reference mechanisms (``mechanisms/aim.py``, ``mst.py``, ``mechanism.
     python benchmarks/versus_aim.py --methods marginals --epsilons 0.5 1 5   # ours, beside the stored peers
 
 Tables: ``adult6`` (age, education, sex, relationship, marital-status, income), ``adult15``,
-``pums``, ``compas`` (its numeric and categorical columns) and ``australian`` (wide numeric
+``pums``, ``compas`` (its numeric and categorical columns; the repository's copy, its first 1,000 records,
+wherever the script runs) and ``australian`` (wide numeric
 ranges: up to 0-200,000). Results go to ``benchmarks/results/versus_aim.csv`` (committed: it caches
 the peers' runs, which take minutes to hours, with the date and the versions that made each row),
 replacing the rows of the (method, table, epsilon, seed) that ran (``--first-seed 1 --seeds 2`` adds
@@ -63,7 +64,7 @@ def coded_table(name: str, bins: int) -> tuple[pd.DataFrame, dict]:
     from dpsynth_core.data.encoding import encode_table
     from dpsynth_core.domain import as_table_domain
 
-    frame, spec = load("adult" if name.startswith("adult") else name)
+    frame, spec = load("adult" if name.startswith("adult") else name, repository_copy=True)  # compas: 1,000 records
     spec = json.loads(json.dumps(spec))
     if name == "adult6":
         spec["columns"] = {c: spec["columns"][c] for c in SUBSET6}
