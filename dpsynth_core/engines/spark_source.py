@@ -38,18 +38,21 @@ DRIVER_ROWS = 1_000_000
 _WEIGHT = "__dpsynth_w"
 
 
-def local_session(app: str = "dpsynth", cores: str = "*"):
+def local_session(app: str = "dpsynth", cores: str = "*", java_options: str = ""):
     """A local SparkSession bound to the loopback interface, without its web UI; its Python
-    workers run this interpreter (so they find the same packages)."""
+    workers run this interpreter (so they find the same packages). ``java_options``: for the
+    driver's JVM (the tests start theirs with less JIT compilation: short jobs, a quicker start)."""
     import os
     import sys
 
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-
+    builder = SparkSession.builder
+    if java_options:
+        builder = builder.config("spark.driver.extraJavaOptions", java_options)
     return (
-        SparkSession.builder.master(f"local[{cores}]")
+        builder.master(f"local[{cores}]")
         .appName(app)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")

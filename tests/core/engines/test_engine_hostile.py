@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpsynth_core.cli import main
-from tests.conftest import ROOT
+from tests.conftest import QUICK_JVM, ROOT
 
 #: A cell value that must never appear in any message.
 SECRET = "SECRET-CELL-8d1f"
@@ -315,6 +315,8 @@ def test_sigterm_while_the_engine_holds_a_parquet_copy_leaves_nothing_behind(eng
     out.mkdir()
     env = dict(os.environ, TMPDIR=str(temp), PYTHONWARNINGS="ignore")
     env.pop("DPSYNTH_DEBUG", None)
+    if engine == "spark":  # the JVM the run starts, as the tests' own session starts it (QUICK_JVM)
+        env["JAVA_TOOL_OPTIONS"] = QUICK_JVM
     run = subprocess.Popen(
         [
             sys.executable,
