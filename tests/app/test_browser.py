@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.app_server import free_port
+from tests.app.test_accessibility import assert_no_violation, scan
 from tests.app.test_app import PRIVATE, PRIVATE_NAME, private_marks_in
 from tests.conftest import ROOT
 from tests.core.data.test_tables import _png
@@ -179,6 +180,8 @@ def _not_blank(png: Path) -> bool:
 
 
 def test_newcomer_walk(server, browser, tmp_path):
+    """The walk of a newcomer on the example, with every page's accessibility scan on the way
+    (tests/app/test_accessibility.py): the home page first, the others after a Generate."""
     context = browser.new_context(viewport={"width": 1400, "height": 1500}, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
@@ -189,6 +192,7 @@ def test_newcomer_walk(server, browser, tmp_path):
     assert page.get_by_role("button", name="Deploy").count() == 0
     _no_exception(page)
     _shot(page, tmp_path, "0_home")
+    violations = {"Home": scan(page)}
 
     page.get_by_role("button", name="Start with the example").click()
     page.get_by_role("heading", name="1. Data").wait_for()
@@ -215,6 +219,7 @@ def test_newcomer_walk(server, browser, tmp_path):
     assert "ε = 1" in _sidebar(page)
     _no_exception(page)
     _shot(page, tmp_path, "4_preview")
+    violations["4. Preview"] = scan(page)
     for tab, name in (
         ("Marginal distances", "4_preview_distances"),
         ("Distinguishing game", "4_preview_game"),
@@ -226,6 +231,7 @@ def test_newcomer_walk(server, browser, tmp_path):
 
     _go(page, "Next: download the release and make a report", "5. Release")
     page.get_by_text("The guarantee").first.wait_for()
+    violations["5. Release"] = scan(page)
     with page.expect_download() as download_info:
         page.get_by_role("button", name="Synthetic data (CSV)").click()
     csv_path = tmp_path / "synthetic.csv"
@@ -252,6 +258,7 @@ def test_newcomer_walk(server, browser, tmp_path):
     _check_report(browser, report_path, pdf_path, tmp_path)
 
     _go(page, "Privacy", "3. Privacy")
+    violations["3. Privacy"] = scan(page)
     page.get_by_text("Independent columns (CatHist)", exact=True).click()
     page.get_by_text("Tolerance for randomness ρ (rho)").wait_for()
     page.get_by_role("slider").nth(1).wait_for()  # ρ applies to this method: its slider appears
@@ -265,13 +272,19 @@ def test_newcomer_walk(server, browser, tmp_path):
     assert page.get_by_text("not computed yet").count() == 0
     _no_exception(page)
     _shot(page, tmp_path, "6_releases")
+    violations["Releases"] = scan(page)
 
     page.get_by_role("link", name="Learn").first.click()
     page.get_by_role("heading", name="How it works").wait_for()
     page.get_by_text("How often the release shows").first.wait_for()
     _no_exception(page)
     _shot(page, tmp_path, "7_learn")
+    violations["Learn"] = scan(page)
+    for link, heading in (("1. Data", "1. Data"), ("2. Domain", "2. Domain")):  # seen before the Generate
+        _go(page, link, heading)
+        violations[link] = scan(page)
     context.close()
+    assert_no_violation(violations)
 
 
 def _check_report(browser, report_path: Path, pdf_path: Path, tmp_path: Path) -> None:
