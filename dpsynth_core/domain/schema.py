@@ -190,8 +190,13 @@ def _too_deep(value, limit: int = c.MAX_JSON_DEPTH) -> bool:
         if depth > limit:
             return True
         children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
+        if not any(issubclass(kind, _CONTAINERS) for kind in set(map(type, children))):
+            continue  # a list of plain values (a declared list of a million labels): their types only
+        stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
     return False
+
+
+_CONTAINERS = (dict, list, tuple)
 
 
 def _deep_message():
