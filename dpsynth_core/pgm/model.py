@@ -80,16 +80,8 @@ def _sum(array: np.ndarray, axes: tuple) -> np.ndarray:
     """``np.add.reduce(array, axis=axes)``, the same bits (:func:`summer`; an array not C-ordered: numpy's)."""
     if not array.flags.c_contiguous:
         return np.add.reduce(array, axis=axes)
-    letters = _summing(array.shape, axes)
-    if letters:
-        return _c_einsum(array, *letters)
-    rest = _rows(array.shape, axes)
-    if rest is None:
-        return np.add.reduce(array, axis=axes)
-    total = array[..., 0].copy()
-    for j in range(1, array.shape[-1]):
-        total += array[..., j]
-    return _sum(total, rest) if rest else total
+    add, more = summer(array.shape, axes)
+    return add(array, *more, out=np.empty(tuple(n for k, n in enumerate(array.shape) if k not in axes)))
 
 
 def _shape(cells: dict, clique, group) -> tuple:
