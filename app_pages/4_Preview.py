@@ -4,6 +4,7 @@ The synthetic table shows as soon as the core has made it; each comparison runs 
 opened, once per release, and is kept with the release.
 """
 
+import functools
 import json
 
 import streamlit as st
@@ -127,18 +128,16 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
     )
 
 
+@functools.cache  # once per run of this page: the page's script defines it anew each run
 def settle() -> None:
     """The header and, after a draw, the session saved and the sidebar's ledger redrawn (all count the
     draw): once, when the new table is on its way to the browser."""
-    if not settled:
-        settled.append(True)
-        if st.session_state.get("preview_generate"):
-            state.save_session()
-            redraw_sidebar()  # the ledger's new total
-        header()
+    if st.session_state.get("preview_generate"):
+        state.save_session()
+        redraw_sidebar()  # the ledger's new total
+    header()
 
 
-settled: list = []
 if not st.session_state.get("preview_generate"):
     settle()
 
