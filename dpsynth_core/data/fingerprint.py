@@ -153,7 +153,7 @@ def _text_column_hashes(frame: pd.DataFrame, names: list, keys: _Keys) -> dict:
     """The cell hashes of the frame's text columns (pandas' string dtype, as ``read_table`` reads every
     cell), several columns in one pass: a cell's hash depends on its value only, so they are the
     hashes column by column gives. One column at a time costs a few milliseconds whatever its
-    length: a 10,000-column upload took 13 s to fingerprint, now 1 s."""
+    length: a 10,000-column upload took 10.5 CPU s to fingerprint, now 0.8 s."""
     rows, out, group, kinds = len(frame), {}, [], list(frame.dtypes)
     where = {str(c): i for i, c in enumerate(frame.columns)}
 

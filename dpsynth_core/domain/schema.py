@@ -182,6 +182,9 @@ def _message(col, key, *, error, rest, model, items) -> str:
     return f"{where}{key} ({_show(value)}) must be {rule}"
 
 
+_CONTAINERS = (dict, list, tuple)
+
+
 def _too_deep(value, limit: int = c.MAX_JSON_DEPTH) -> bool:
     """True when containers are nested deeper than ``limit`` (checked without recursion)."""
     stack = [(value, 1)]
@@ -194,9 +197,6 @@ def _too_deep(value, limit: int = c.MAX_JSON_DEPTH) -> bool:
             continue  # a list of plain values (a declared list of a million labels): their types only
         stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
     return False
-
-
-_CONTAINERS = (dict, list, tuple)
 
 
 def _deep_message():
