@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "datasets"
 sys.path.insert(0, str(ROOT))
+from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
 
 
 def generators():

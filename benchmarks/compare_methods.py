@@ -46,8 +46,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
 
-SHARED = ROOT.parent / "shared" / "datasets"
 SUBSET6 = ["age", "education", "sex", "relationship", "marital-status", "income"]
 PEERS = {"sn-aim": "sn", "sn-mst": "sn", "odp-aim": "odp", "odp-mst": "odp"}
 

@@ -42,14 +42,13 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
 from benchmarks.compare_methods import declaration as scoring_declaration  # noqa: E402
 from benchmarks.compare_methods import scores  # noqa: E402
 from dpsynth_core import constraints, synthesize  # noqa: E402
 from dpsynth_core.data.encoding import encode_table  # noqa: E402
 from dpsynth_core.domain import TableDomain  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "datasets"
 NUMERIC = ["age", "education-num", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]
 TARGETS = ["age", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
 

@@ -33,12 +33,13 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
+
 sys.path.insert(0, str(ROOT / "tests"))
 
 from dpsynth_core import synthesize  # noqa: E402
 from dpsynth_core.evaluation import metrics  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "datasets"
 METHODS = ["cathist", "marginals", "copula", "dirichlet", "bayesnet", "deniability", "microagg"]
 LABELS = {"diabetes": "Outcome", "breast_cancer": "class", "australian": "A15"}
 

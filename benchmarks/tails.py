@@ -43,13 +43,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: The full shared tables (compas whole: the tests' copy keeps its first 1,000 records); else the tests' copies.
-#: Looked for beside the checkout or above it, so a worktree (``/work/wt/NAME``) reads the same tables as
-#: the main checkout: a save in one and a check in the other then compare the same releases.
-SHARED = next(
-    (p / "shared" / "datasets" for p in ROOT.parents if (p / "shared" / "datasets").is_dir()),
-    ROOT.parent / "shared" / "datasets",
-)
+from benchmarks import SHARED  # noqa: E402  (the full shared tables; compas whole, where the tests' copy keeps 1,000)
+
 TABLES = ("adult", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
 NUMERIC = ("integer", "float")
 

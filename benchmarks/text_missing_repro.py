@@ -27,8 +27,8 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "datasets"
 sys.path.insert(0, str(ROOT))
+from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
 
 COMPAS_COLUMNS = [
     "sex",
