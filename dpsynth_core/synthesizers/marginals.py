@@ -55,6 +55,7 @@ from .marginals_budget import (  # noqa: F401  (the budget's constants, named he
     ORDERED_ONE_WAY,
     SELECT_SHARE,
     MarginalsBudget,
+    cell_weights,
     column_one_way,
     one_way_share,
     planned_rounds,
@@ -208,10 +209,17 @@ class MarginalsSynthesizer(MarginalsBudget):
         first_param = dict.fromkeys(names, noise_param)
         if candidates:  # the 1-ways take their share (ordered columns more); the rounds keep theirs
             left = self._remaining()
+            spread = dict(zip(names, cell_weights([cells[n] for n in names])))
             for name in names:
                 ordered = self.columns_[name].domain.kind in ORDERED_KINDS
                 share = column_one_way(
-                    len(names), self._dp_count(), self.rounds, ordered=ordered, budget=left, zcdp=self.zcdp_
+                    len(names),
+                    self._dp_count(),
+                    self.rounds,
+                    ordered=ordered,
+                    budget=left,
+                    zcdp=self.zcdp_,
+                    weight=spread[name],
                 )
                 first = left * share
                 first_param[name] = math.sqrt(1 / (2 * first)) if self.zcdp_ else first
@@ -323,10 +331,11 @@ class MarginalsSynthesizer(MarginalsBudget):
         if not TOP_UP:
             return
         names = list(self.columns_)
+        spread = dict(zip(names, cell_weights([self.cells_[n] for n in names])))
         for name in names:
             ordered = self.columns_[name].domain.kind in ORDERED_KINDS
             aim = column_one_way(len(names), None, self.rounds, ordered=ordered)
-            extra = left * (small_one_way(len(names), self.total_, left, zcdp=self.zcdp_) - aim)
+            extra = left * (spread[name] * small_one_way(len(names), self.total_, left, zcdp=self.zcdp_) - aim)
             if extra > 1e-9 * left:
                 self._measure((name,), table.marginal((name,)), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
         self.total_ = self._estimate_total()

@@ -51,6 +51,10 @@ ROUNDS_ROWS = 5000
 #: (``benchmarks/ablation_marginals.py``; docs/benchmarks.md, "Kept: the 1-ways' share").
 ONE_WAY_NOISE = 0.015
 SMALL_ONE_WAY_SHARE = 0.6
+#: The small-table share is split between the columns in proportion to ``cells ** CELL_POWER`` (normalised to
+#: a mean of 1; 0: equally). A 1-way marginal's expected L1 error is about ``cells * sigma``, and
+#: ``sigma ~ 1 / sqrt(share)``: the sum over columns is least with shares in proportion to ``cells ** (2/3)``.
+CELL_POWER = 2 / 3
 #: An ordered column's (numeric or date) first 1-way marginal gets this many times AIM's per-column budget
 #: (a small table's share, when larger, stays equal for every column): its value-level figures (mean,
 #: quantiles, the share of a spike such as 0) rest on it, while the rounds, scored by 2-way distances,
@@ -85,13 +89,36 @@ def column_one_way(
     ordered: bool = False,
     budget: float | None = None,
     zcdp: bool = True,
+    weight: float = 1.0,
 ) -> float:
     """Share of the budget (after vocabularies) for one column's first 1-way marginal: AIM's, one round's
     measuring budget (``rounds`` default :func:`planned_rounds`), times ``ORDERED_ONE_WAY`` for an ordered
     (numeric or date) column; or for a small table, by a DP ``count`` of its records and the rounds'
-    ``budget``, :func:`small_one_way` when that is more (its 1-ways then have plenty: no column gets more)."""
+    ``budget``, :func:`small_one_way` times the column's ``weight`` (:func:`cell_weights`) when that is more
+    (its 1-ways then have plenty: ordered columns get no more)."""
     aim = (ORDERED_ONE_WAY if ordered else 1) * (1 - SELECT_SHARE) / (rounds or planned_rounds(columns, count))
-    return max(aim, small_one_way(columns, count, budget, zcdp=zcdp))
+    return max(aim, weight * small_one_way(columns, count, budget, zcdp=zcdp))
+
+
+def cell_weights(cells) -> list[float]:
+    """Each column's part of the small-table share (:func:`column_one_way`), by its number of ``cells``
+    (None where not known before the data, e.g. a text column's vocabulary: the geometric mean of the
+    others'): ``cells ** CELL_POWER``, normalised to a mean of 1.
+
+    >>> [round(w, 3) for w in cell_weights([3, 24])]
+    [0.4, 1.6]
+    >>> cell_weights([None, None])
+    [1.0, 1.0]
+    """
+    known = [c for c in cells if c]
+    typical = math.exp(sum(math.log(c) for c in known) / len(known)) if known else 1.0
+    raw = [(c or typical) ** CELL_POWER for c in cells]
+    return [r * len(raw) / sum(raw) for r in raw]
+
+
+def declared_cells(domain) -> list[int | None]:
+    """Each kept column's cells as declared (bins, plus one for "missing"); None for a text column."""
+    return [c.bins + (1 if c.missing else 0) if c.binned else None for c in domain.kept.values()]
 
 
 def small_one_way(columns: int, count: float | None, budget: float | None, *, zcdp: bool = True) -> float:
@@ -120,10 +147,14 @@ def one_way_share(
     *,
     budget: float | None = None,
     zcdp: bool = True,
+    kinds: list | None = None,
 ) -> float:
     """Share of the budget (after vocabularies) for the first 1-way marginals, all ``columns`` together
-    (``ordered`` of them numeric or dates): the sum of :func:`column_one_way`."""
+    (``ordered`` of them numeric or dates): the sum of :func:`column_one_way`; ``kinds``, when given, lists
+    each column's (ordered, weight) instead."""
     one = functools.partial(column_one_way, columns, count, rounds, budget=budget, zcdp=zcdp)
+    if kinds is not None:
+        return math.fsum(one(ordered=o, weight=w) for o, w in kinds)
     return ordered * one(ordered=True) + (columns - ordered) * one()
 
 
@@ -215,16 +246,19 @@ class MarginalsBudget(Synthesizer):
         domain = as_table_domain(domain)
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
-        m, ordered = len(domain.kept), sum(c.kind in ORDERED_KINDS for c in domain.kept.values())
+        m = len(domain.kept)
         count = expected_rows if m > 1 and expected_rows else None  # as _row_plan splits
         rounds = planned_rounds(m, None) if rows is not None else None  # a public count: AIM's share planned as
         budget, zcdp = cls._rounds_budget(spend), bool(spend.zcdp_delta)  # without a count, then the small one's
-        total = one_way_share(m, count, rounds, ordered=ordered, budget=budget, zcdp=zcdp)
+        spread = dict(zip(domain.kept, cell_weights(declared_cells(domain))))
+        kinds = [(c.kind in ORDERED_KINDS, spread[n]) for n, c in domain.kept.items()]
+        total = one_way_share(m, count, rounds, budget=budget, zcdp=zcdp, kinds=kinds)
         rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
 
         def noise(column) -> dict:
-            kind = column.kind in ORDERED_KINDS
-            share = plan[ONE_WAY] * column_one_way(m, count, rounds, ordered=kind, budget=budget, zcdp=zcdp) / total
+            kind, weight = column.kind in ORDERED_KINDS, spread[column.name]
+            one = column_one_way(m, count, rounds, ordered=kind, budget=budget, zcdp=zcdp, weight=weight)
+            share = plan[ONE_WAY] * one / total
             return {"epsilon": share} | ({"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {})
 
         vocabularies, shares = {e.label: e.epsilon for e in spend.events}, vocabulary_shares(domain)
@@ -247,15 +281,16 @@ class MarginalsBudget(Synthesizer):
     def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
         """The charge's parts, the rounds split as a release would for about ``expected_rows`` records."""
         plan = super()._row_plan(domain, epsilon, rows=rows, **options)
-        kept = as_table_domain(domain).kept
+        table = as_table_domain(domain)
+        kept = table.kept
         m = len(kept)
         if m > 1 and expected_rows:  # by a DP count, or with a public row count by the 1-ways' noisy total
             rounds = plan[ONE_WAY] + plan[CHOOSING] + plan[MEASURING]
-            ordered = sum(c.kind in ORDERED_KINDS for c in kept.values())
+            kinds = list(zip((c.kind in ORDERED_KINDS for c in kept.values()), cell_weights(declared_cells(table))))
             public = planned_rounds(m, None) if rows is not None else None  # as a release tops up AIM's share
             spend = cls._row_charge(domain, epsilon, rows=rows, **options)
             budget, zcdp = cls._rounds_budget(spend), bool(spend.zcdp_delta)
-            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, public, ordered=ordered, budget=budget, zcdp=zcdp)
+            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, public, budget=budget, zcdp=zcdp, kinds=kinds)
             plan[CHOOSING] = (rounds - plan[ONE_WAY]) * SELECT_SHARE
             plan[MEASURING] = (rounds - plan[ONE_WAY]) * (1 - SELECT_SHARE)
         return plan
