@@ -298,7 +298,7 @@ def test_an_ordered_columns_first_one_way_gets_more_budget_and_the_plan_says_so(
     """A numeric or date column's first 1-way marginal gets ORDERED_ONE_WAY times AIM's per-column budget
     (its mean and quantiles rest on it): its noise is 1 / sqrt(ORDERED_ONE_WAY) of a categorical column's,
     in the release as in the plan's per-column noise. A small table's 1-ways, which get more than that
-    anyway, share theirs equally."""
+    anyway, share theirs by cells alone (:func:`cell_weights`), whatever the kind."""
     from dpsynth_core.synthesizers.marginals import ORDERED_ONE_WAY, column_one_way
 
     assert column_one_way(6, 1000, ordered=True, budget=0.01) == column_one_way(6, 1000, budget=0.01)  # small
@@ -346,7 +346,7 @@ def test_a_public_row_count_still_gives_a_small_tables_one_ways_their_share():
     share: each column is measured again by the first 1-ways' own noisy total (post-processing), so its
     pooled noise is the plan's for that many records, not AIM's (compas at epsilon 0.5, 1,000 records:
     mean 2-way TVD 0.340 with AIM's share)."""
-    from dpsynth_core.synthesizers.marginals import column_one_way
+    from dpsynth_core.synthesizers.marginals_budget import CELL_POWER, column_one_way
 
     rows = 1500
     frame, spec = adult_small(rows)
@@ -364,6 +364,10 @@ def test_a_public_row_count_still_gives_a_small_tables_one_ways_their_share():
         assert plan[name]["sigma"] < 0.8 * aim[name]["sigma"]  # the small-table share is well above AIM's
         assert 1 / math.sqrt(precision[name]) == pytest.approx(plan[name]["sigma"], rel=0.05)
     assert column_one_way(len(names), rows, budget=0.01) > column_one_way(len(names), None)
+    # split by cells ** CELL_POWER, not equally (every column here is above AIM's floor): education (17 cells)
+    # gets (17 / 3) ** (2 / 3) = 3.2 times the precision of sex (3 cells)
+    assert (model.cells_["education"], model.cells_["sex"]) == (17, 3)
+    assert precision["education"] / precision["sex"] == pytest.approx((17 / 3) ** CELL_POWER, rel=0.02)
 
 
 def test_a_small_tables_one_ways_get_the_share_that_brings_their_noise_to_a_fixed_part_of_the_records():
@@ -389,3 +393,15 @@ def test_a_small_tables_one_ways_get_the_share_that_brings_their_noise_to_a_fixe
     aim = column_one_way(6, None)
     assert column_one_way(6, n, budget=rho) == aim > small_one_way(6, n, rho)  # 6 columns at epsilon 5: AIM's
     assert column_one_way(6, n, budget=0.012) == SMALL_ONE_WAY_SHARE / 6 > aim  # at epsilon 1: the cap
+
+
+def test_cell_weights_split_the_small_share_by_cells_to_the_two_thirds():
+    """cell_weights: ``cells ** CELL_POWER`` normalised to a mean of 1 (so the small-table total stays the
+    same); a column whose cells are not known before the data counts as the others' geometric mean."""
+    from dpsynth_core.synthesizers.marginals_budget import CELL_POWER, cell_weights
+
+    weights = cell_weights([3, 24, None])
+    assert sum(weights) == pytest.approx(3)
+    assert weights[1] / weights[0] == pytest.approx(8**CELL_POWER) == pytest.approx(4)
+    assert weights[2] / weights[0] == pytest.approx(math.sqrt(8) ** CELL_POWER)  # geometric mean of 3 and 24
+    assert cell_weights([5, 5]) == [1.0, 1.0] and cell_weights([None]) == [1.0]
