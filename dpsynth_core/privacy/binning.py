@@ -1,4 +1,4 @@
-"""Data-adaptive bins for numeric and date columns, paid for with differential privacy.
+r"""Data-adaptive bins for numeric and date columns, paid for with differential privacy.
 
 A column declared with a public range and no bins (no ``edges``, ``bin_width``, ``bins`` or
 date ``unit``) gets bins that follow its data inside that range, so that a value held by
@@ -7,8 +7,13 @@ out as a bin of its own and keeps its exact value, while empty stretches of the 
 not cost cells. Every method then works over these bins without knowing where they came
 from. Per column, one or two measurements, all counted by the accountant:
 
-1. **Leaves.** An integer or date range of at most :data:`UNIT_LIMIT` values has one leaf
-   per value (public). A longer range, or a real one, is split by **PrivTree** (Zhang,
+1. **Leaves.** An integer or date range of at most :data:`SHORT_LIMIT` values has one leaf
+   per value (public). So does a range of at most :data:`UNIT_LIMIT` values when the table is
+   *dense*: at least :data:`DENSE_RECORDS` records per value per unit of epsilon by the release's
+   DP row count (a public or noisy count, never the true one unless it is public); its counts are
+   then measured twice at half the epsilon each and pooled, which costs what the tree and its leaf
+   counts would (and in zCDP as much as one count at the column's epsilon over :math:`\sqrt 2`),
+   so the plan is the same either way. Otherwise the range, or a real one, is split by **PrivTree** (Zhang,
    Xiao and Xie, "PrivTree: a differentially private algorithm for hierarchical
    decompositions", SIGMOD 2016, section 3): the range is halved, and each half again,
    while a node's *biased* noisy count clears a threshold. A node at depth ``d`` holding
@@ -68,23 +73,25 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
 from .bin_weights import cut_special, merge_small_bins, usable_weights
 from .histogram import noisy_histogram
-from .noise import NoiseSource, real_laplace
+from .noise import NoiseSource
+from .privtree import privtree
 
 #: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
+SHORT_LIMIT = 32
+#: Ranges of at most this many values skip the tree on a dense table (:func:`dense`): counts per value.
 UNIT_LIMIT = 256
+#: A table is dense for a column when its DP row count times the column's epsilon over the range's size
+#: is at least this: each value's count then stands above the count noise (standard deviation about
+#: 2.8 / epsilon at half the epsilon) with about this many records per unit of epsilon. On a sparse table
+#: one count per value puts noise of tens of records on every value, most of them empty (benchmarks).
+DENSE_RECORDS = 4.0
 #: Most finer pieces kept to place values inside the bins.
 FINE_MAX_BINS = 256
-#: PrivTree's threshold theta (public); 0 lets the bias alone decide how deep the tree goes.
-THRESHOLD = 0.0
 #: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
 TREE_SHARE = 0.5
 #: The binning share is split over at least this many columns, so one or two adaptive columns
 #: never take all of it.
 MIN_SPLIT = 3
-#: Real-number intervals are split at most this many times (to 2**-24 of the declared range).
-FLOAT_MAX_DEPTH = 24
-#: OpenDP's float Laplace charges its rounding: a factor this close to 1 on the scale covers it.
-_ROUNDING_SLACK = 1e-9
 _EPOCH = dt.date(1970, 1, 1)
 
 
@@ -99,22 +106,25 @@ class FittedBins:
         leaves: how many leaves were counted (the tree's, or one per value) before merging.
         spread: ``(piece lows, weights)``: the finer pieces the bins were merged from and their
             non-negative weights from the noisy counts, which decoding uses to place values in a bin.
-        tree_epsilon, count_epsilon: the epsilon of the two measurements (under the model's
+        first_epsilon, count_epsilon: the epsilon of the two measurements, PrivTree's (or the first count
+            per value when ``pooled``; 0 when there is one measurement) and the counts' (under the model's
             neighbouring relation).
     """
 
     column: str
     edges: tuple
     leaves: int
-    tree_epsilon: float
+    first_epsilon: float
     count_epsilon: float
     spread: tuple = ((), ())
     #: True when the bins are the declared ones and only the spread inside them was measured.
     inside: bool = False
+    #: True when the leaves are single values counted twice and pooled (a dense table, :func:`dense`).
+    pooled: bool = False
 
     @property
     def epsilon(self) -> float:
-        return self.tree_epsilon + self.count_epsilon
+        return self.first_epsilon + self.count_epsilon
 
     def as_card(self) -> dict:
         """JSON-ready form for the release card (every number here is DP output)."""
@@ -130,8 +140,12 @@ class FittedBins:
             "edges": [public(v) for v in self.edges],
             "epsilon": self.epsilon,
             "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
-            "mechanism": ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.tree_epsilon else "")
-            + "a discrete Laplace histogram of the leaves; "
+            "mechanism": (
+                "two discrete Laplace histograms of the values, pooled (a dense table); "
+                if self.pooled
+                else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
+                + "a discrete Laplace histogram of the leaves; "
+            )
             + (
                 "how values spread inside the declared bins (post-processing)"
                 if self.inside
@@ -185,63 +199,65 @@ def binning_label(column) -> str:
 
 def binning_events(column, epsilon: float) -> list[float]:
     """The epsilons of a column's binning measurements: one noisy count per value for a short
-    integer or date range, else the tree and the leaf counts (a public rule, known before any data)."""
-    if not isinstance(column, FloatDomain) and column.size <= UNIT_LIMIT:
+    integer or date range, else two: the tree and the leaf counts, or on a dense table two counts
+    per value (:func:`either_path`). A public rule, known before any data."""
+    if not isinstance(column, FloatDomain) and column.size <= SHORT_LIMIT:
         return [epsilon]
     return [epsilon * TREE_SHARE, epsilon * (1 - TREE_SHARE)]
 
 
-def privtree(
-    values: SortedValues,
-    low,
-    high,
-    *,
-    epsilon: float,
-    integer: bool,
-    noise: NoiseSource,
-    label: str = "",
-    threshold: float = THRESHOLD,
-    max_depth: int = FLOAT_MAX_DEPTH,
-):
-    """PrivTree over ``[low, high]``: the leaves' lower and upper ends, in order (epsilon-DP, add/remove).
+def either_path(column) -> bool:
+    """True when the column's first binning measurement is PrivTree on a sparse table and a count per value
+    on a dense one (:func:`dense`): an integer or date range of more than SHORT_LIMIT and at most
+    UNIT_LIMIT values."""
+    return not isinstance(column, FloatDomain) and SHORT_LIMIT < column.size <= UNIT_LIMIT
 
-    Integer nodes are closed ranges ``[lo, hi]`` split into ``[lo, mid]`` and ``[mid + 1, hi]``;
-    real nodes are ``[lo, hi)`` (the last one closed at ``high``) split at the midpoint, at most
-    ``max_depth`` times. Noise is drawn level by level, one vector call per level.
 
-    ``low`` and ``high`` may be arrays of disjoint intervals (the declared bins of a column): a
-    forest of trees, each from depth 0. A record lies in one root's subtree and its count enters
-    only the nodes on its path, so the proof for one tree holds unchanged.
-    """
-    scale = 3.0 / epsilon * (1 + _ROUNDING_SLACK)
-    decay = scale * math.log(2)
-    dtype = np.int64 if integer else float
-    lows, highs = np.atleast_1d(np.asarray(low, dtype=dtype)), np.atleast_1d(np.asarray(high, dtype=dtype))
-    high = highs.max()
-    leaf_lows, leaf_highs = [], []
-    depth = 0
-    while lows.size:
-        can_split = highs > lows if integer else np.full(lows.size, depth < max_depth)
-        split = np.zeros(lows.size, dtype=bool)
-        if can_split.any():
-            lo, hi = lows[can_split], highs[can_split]
-            counts = values.count(lo, hi, closed=True if integer else hi >= high)
-            score = np.maximum(counts - depth * decay, threshold - decay)
-            split[can_split] = real_laplace(noise, score, scale, label=label) > threshold
-        leaf_lows.append(lows[~split])
-        leaf_highs.append(highs[~split])
-        lo, hi = lows[split], highs[split]
-        mid = lo + (hi - lo) // 2 if integer else lo + (hi - lo) / 2
-        lows = np.concatenate([lo, mid + 1 if integer else mid])
-        highs = np.concatenate([mid, hi])
-        depth += 1
-    lows, highs = np.concatenate(leaf_lows), np.concatenate(leaf_highs)
-    order = np.argsort(lows, kind="stable")
-    return lows[order], highs[order]
+def dense(column, records: float | None, epsilon: float) -> bool:
+    """Whether a count per value suits this table better than PrivTree's leaves (:data:`DENSE_RECORDS`):
+    ``records`` is the release's DP or public row count (None: unknown, so not dense). Post-processing of
+    DP or public values only."""
+    return either_path(column) and records is not None and records * epsilon / column.size >= DENSE_RECORDS
+
+
+def _pooled_unit_counts(values, lows, highs, events, factor, noise, label) -> np.ndarray:
+    """Two noisy histograms of the values (one per event), pooled by precision (each epsilon-DP; together
+    the sum of their epsilons by composition)."""
+    counts = values.count(lows, highs, closed=True)
+    first, second = (
+        noisy_histogram(counts, epsilon=e / factor, noise=noise, label=label + f" (counts {i + 1} of 2)").astype(float)
+        for i, e in enumerate(events)
+    )
+    weight = events[0] ** 2 / (events[0] ** 2 + events[1] ** 2)
+    return weight * first + (1 - weight) * second
+
+
+def _leaves(column, values, low, high, top, *, integer, events, factor, records, noise, label):
+    """A column's leaves (their lower ends) and noisy counts, and whether the counts were pooled: one count per
+    value (one event), two pooled counts per value on a dense table (:func:`dense`), else PrivTree's leaves
+    (``low``/``high``: its roots) and their counts. Each measurement at its event's epsilon over ``factor``."""
+    if len(events) == 1 or dense(column, records, sum(events)):
+        lows = np.arange(np.min(low), top + 1, dtype=np.int64)
+        if len(events) == 2:
+            return lows, _pooled_unit_counts(values, lows, lows, events, factor, noise, label), True
+        counts = values.count(lows, lows, closed=True)
+        return lows, noisy_histogram(counts, epsilon=events[0] / factor, noise=noise, label=label), False
+    lows, highs = privtree(
+        values, low, high, epsilon=events[0] / factor, integer=integer, noise=noise, label=label + " (tree)"
+    )
+    counts = values.count(lows, highs, closed=True if integer else highs >= top)
+    noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
+    return lows, noisy, False
 
 
 def fit_column(
-    column, values: SortedValues, *, epsilon: float, noise: NoiseSource, substitution: bool = False
+    column,
+    values: SortedValues,
+    *,
+    epsilon: float,
+    noise: NoiseSource,
+    substitution: bool = False,
+    records: float | None = None,
 ) -> FittedBins:
     """One column's bins: leaves (one per value of a short range, else PrivTree's), noisy leaf counts, merges.
 
@@ -261,16 +277,19 @@ def fit_column(
             special = [(d - _EPOCH).days for d in column.special] if isinstance(column, DateDomain) else column.special
             values = values.without(np.asarray(special, dtype=np.int64))
     events = binning_events(column, epsilon)
-    if len(events) == 1:
-        tree_epsilon, count_epsilon = 0.0, events[0]
-        lows = highs = np.arange(low, high + 1, dtype=np.int64)
-    else:
-        tree_epsilon, count_epsilon = events
-        lows, highs = privtree(
-            values, low, high, epsilon=tree_epsilon / factor, integer=integer, noise=noise, label=label + " (tree)"
-        )
-    counts = values.count(lows, highs, closed=True if integer else highs >= high)
-    noisy = noisy_histogram(counts, epsilon=count_epsilon / factor, noise=noise, label=label + " (leaf counts)")
+    lows, noisy, pooled = _leaves(
+        column,
+        values,
+        low,
+        high,
+        high,
+        integer=integer,
+        events=events,
+        factor=factor,
+        records=records,
+        noise=noise,
+        label=label,
+    )
     # Post-processing. Merging uses the unclipped noisy counts, whose noise cancels on average when
     # neighbours are summed: first the finer pieces (how values spread inside a bin), then the bins.
     pieces = merge_small_bins(noisy, cap=FINE_MAX_BINS, min_mass=0.0)
@@ -292,16 +311,23 @@ def fit_column(
     else:
         edges = tuple(int(v) for v in bin_lows)
     spread = (tuple(piece_lows.tolist()), tuple(float(w) for w in weights))
-    return FittedBins(column.name, edges, int(lows.size), tree_epsilon, count_epsilon, spread)
+    first, count = (0.0, events[0]) if len(events) == 1 else events
+    return FittedBins(column.name, edges, int(lows.size), first, count, spread, pooled=pooled)
 
 
 def fit_inside(
-    column, values: SortedValues, *, epsilon: float, noise: NoiseSource, substitution: bool = False
+    column,
+    values: SortedValues,
+    *,
+    epsilon: float,
+    noise: NoiseSource,
+    substitution: bool = False,
+    records: float | None = None,
 ) -> FittedBins:
     """How values spread inside a column's declared bins (its ``spread``), with DP; the bins stay as declared.
 
     Leaves: one per value for a short integer or date range, else a PrivTree forest rooted at
-    the declared bins (:func:`privtree`); their noisy counts (one histogram, sensitivity 1)
+    the declared bins (:func:`~.privtree.privtree`); their noisy counts (one histogram, sensitivity 1)
     become non-negative weights per bin (:func:`usable_weights`). Special values are taken out
     first: their one-value bins need no spread. ``epsilon``-DP under adding or removing one
     record (substitution: each measurement at half its epsilon).
@@ -320,29 +346,27 @@ def fit_inside(
         values = values.without(np.asarray(special, dtype=np.int64 if integer else float))
     events = binning_events(column, epsilon)
     roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
-    if len(events) == 1:
-        tree_epsilon, count_epsilon = 0.0, events[0]
-        lows = highs = np.arange(bin_lows[0], top + 1, dtype=np.int64)
-    else:
-        tree_epsilon, count_epsilon = events
-        lows, highs = privtree(
-            values,
-            bin_lows[roots],
-            bin_highs[roots],
-            epsilon=tree_epsilon / factor,
-            integer=integer,
-            noise=noise,
-            label=label + " (tree)",
-        )
-    counts = values.count(lows, highs, closed=True if integer else highs >= top)
-    noisy = noisy_histogram(counts, epsilon=count_epsilon / factor, noise=noise, label=label + " (leaf counts)")
+    lows, noisy, pooled = _leaves(
+        column,
+        values,
+        bin_lows[roots],
+        bin_highs[roots],
+        top,
+        integer=integer,
+        events=events,
+        factor=factor,
+        records=records,
+        noise=noise,
+        label=label,
+    )
     weights = usable_weights(lows, noisy.astype(float), bin_lows[roots], top, integer)
     if isinstance(column, DateDomain):  # the declared bins, in the column's own type (public)
         edges = tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
     else:
         edges = tuple(float(v) for v in column.all_edges) if not integer else tuple(int(v) for v in bin_lows)
     spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
-    return FittedBins(column.name, edges, int(lows.size), tree_epsilon, count_epsilon, spread, inside=True)
+    first, count = (0.0, events[0]) if len(events) == 1 else events
+    return FittedBins(column.name, edges, int(lows.size), first, count, spread, inside=True, pooled=pooled)
 
 
 def fit_bins(
@@ -353,6 +377,7 @@ def fit_bins(
     noise: NoiseSource,
     substitution: bool = False,
     rho: float | None = None,
+    records: float | None = None,
 ) -> tuple[TableDomain, list[FittedBins]]:
     """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
 
@@ -365,6 +390,8 @@ def fit_bins(
         noise: the release's noise source.
         substitution: True under the substitution relation (each measurement at half its epsilon).
         rho: the release's zCDP budget when its method composes in rho (:func:`binning_budget`).
+        records: the release's DP or public row count (None: none is known), which says whether the table
+            is dense enough for counts per value (:func:`dense`).
 
     Returns:
         The declaration with DP ``edges`` on every adaptive column, and what was found and spent.
@@ -382,7 +409,7 @@ def fit_bins(
                 if counts is None
                 else SortedValues(*numeric_value_counts(column, raw, counts, domain.missing_markers))
             )
-        found = fit(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution)
+        found = fit(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution, records=records)
         fitted.append(found)
         domain = domain.with_column(
             replace(column, spread=found.spread)

@@ -41,6 +41,7 @@ from .charges import (  # noqa: F401  (the mechanisms' and guarantees' names, re
     VOCABULARY,
     ZCDP,
     PublicCharge,
+    first_binning_mechanism,
 )
 
 
@@ -227,8 +228,9 @@ class Synthesizer(PublicCharge):
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
         n_rows = len(frame) if source is None else source.n_rows
+        records = None  # a DP or public count of the records, when there is one (the bins may use it)
         if requested is None and self.row_count_is_public:
-            self.rows_ = n_rows
+            self.rows_ = records = n_rows
             self.row_policy_ = (
                 "public: under the substitution relation the number of records is the same "
                 "for neighbouring tables, so the true count is used"
@@ -243,7 +245,8 @@ class Synthesizer(PublicCharge):
             row_epsilon = self.epsilon_ * self.row_count_share
             column_epsilon -= row_epsilon
             # Capped at the public limit on synthetic rows (post-processing of the noisy count).
-            self.rows_ = min(noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_), self.max_rows_)
+            records = noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_)
+            self.rows_ = min(records, self.max_rows_)
             self.accountant_.spend(
                 PrivacyEvent("discrete Laplace count", row_epsilon, neighbouring=self.neighbouring, label="row count")
             )
@@ -259,11 +262,14 @@ class Synthesizer(PublicCharge):
             noise=self.noise_,
             substitution=self.neighbouring == SUBSTITUTE,
             rho=self.binning_rho(self.epsilon_, **{o.name: getattr(self, o.name, None) for o in self.options}),
+            records=records,
         )
         for found in self.bins_:
             label = binning_label(self.declared_domain_.columns[found.column])
-            if found.tree_epsilon:
-                self._spend(TREE_MECHANISM, found.tree_epsilon, label)
+            if found.first_epsilon:
+                self._spend(
+                    first_binning_mechanism(self.declared_domain_.columns[found.column]), found.first_epsilon, label
+                )
             self._spend(BIN_COUNTS_MECHANISM, found.count_epsilon, label)
             column_epsilon -= found.epsilon
         if not self.reads_sources:

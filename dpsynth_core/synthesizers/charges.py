@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import constraints
 from ..domain import as_table_domain
 from ..privacy.accounting import Accountant, PrivacyEvent, Spend
-from ..privacy.binning import binning_budget, binning_events, binning_label
+from ..privacy.binning import binning_budget, binning_events, binning_label, either_path
 from ..privacy.persons import person_ledger
 
 #: How a method measures one column (:meth:`Synthesizer.column_mechanism`): CatHist over the declared
@@ -23,6 +23,15 @@ CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR = (
 COLUMN_MECHANISMS = (CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR)
 TREE_MECHANISM = "PrivTree (the range split while a biased noisy count clears a threshold)"
 BIN_COUNTS_MECHANISM = "discrete Laplace histogram (counts that place the bins)"
+#: A range of 33 to 256 values: PrivTree, or on a table dense enough by its DP row count a first count per value.
+TREE_OR_COUNTS_MECHANISM = (
+    "PrivTree, or on a table dense enough by its DP row count a first discrete Laplace count per value"
+)
+
+
+def first_binning_mechanism(column) -> str:
+    """How the plan, the ledger and the card name a column's first binning measurement (public)."""
+    return TREE_OR_COUNTS_MECHANISM if either_path(column) else TREE_MECHANISM
 
 
 def split_by_label(events, epsilon: float) -> dict[str, float]:
@@ -109,7 +118,7 @@ class PublicCharge:
             tree, count = (parts[0], parts[1]) if len(parts) == 2 else (0.0, parts[0])
             label = binning_label(domain.columns[name])
             if tree:
-                events.append(cls._event(TREE_MECHANISM, tree, label))
+                events.append(cls._event(first_binning_mechanism(domain.columns[name]), tree, label))
             events.append(cls._event(BIN_COUNTS_MECHANISM, count, label))
             left -= tree + count
         return events, left

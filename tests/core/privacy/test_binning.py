@@ -13,8 +13,10 @@ from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.data.encoding import decode_codes, encode_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy import bin_weights, binning
-from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins, privtree
+from dpsynth_core.privacy import privtree as privtree_module
+from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.privacy.privtree import privtree
 from dpsynth_core.synthesizers.planning import budget_split
 from dpsynth_core.synthesizers.registry import METHODS
 from tests.audit import audit
@@ -57,7 +59,7 @@ def test_audit_privtree_passes(neighbour):
 
 @pytest.mark.parametrize("neighbour", [_D_EXTREME, _D_SPIKE], ids=["extreme value", "one more at the spike"])
 def test_audit_catches_splits_on_true_counts(neighbour, monkeypatch):
-    monkeypatch.setattr(binning, "real_laplace", _no_noise)
+    monkeypatch.setattr(privtree_module, "real_laplace", _no_noise)
     result = audit(_tree, _D, neighbour, _EVENTS, trials=300, seed=2)
     assert result.violates(EPS), result
 
@@ -100,8 +102,57 @@ def test_audit_released_bins_pass(neighbour):
 
 
 def test_audit_catches_released_bins_split_on_true_counts(monkeypatch):
-    monkeypatch.setattr(binning, "real_laplace", _no_noise)
+    monkeypatch.setattr(privtree_module, "real_laplace", _no_noise)
     result = audit(_released, _F, _F_SPIKE, _RELEASE_EVENTS, trials=300, seed=4)
+    assert result.violates(EPS), result
+
+
+# --- a range of 33 to 256 values: counts per value on a dense table, PrivTree on a sparse one -----
+
+_MID = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 99}}}).columns["x"]
+
+
+def test_a_mid_range_counts_each_value_on_a_dense_table_and_grows_a_tree_on_a_sparse_one():
+    values = SortedValues(np.sort(np.random.default_rng(0).integers(20, 60, size=20_000)))
+    dense = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=20_000)
+    sparse = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=100)
+    unknown = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0))
+    assert dense.pooled and dense.leaves == 100 and "pooled" in dense.as_card()["mechanism"]
+    assert not sparse.pooled and sparse.leaves < 100 and "PrivTree" in sparse.as_card()["mechanism"]
+    assert not unknown.pooled  # no DP or public count: the tree
+    # the same two measurements either way, so the plan made before any data holds
+    assert (dense.first_epsilon, dense.count_epsilon) == (sparse.first_epsilon, sparse.count_epsilon) == (0.1, 0.1)
+    # dense: records * epsilon / values >= DENSE_RECORDS (2,000 * 0.2 / 100 = 4); short ranges never ask
+    assert binning.dense(_MID, 2000, 0.2) and not binning.dense(_MID, 1999, 0.2)
+    short = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 1, "max": 32}}}).columns["x"]
+    assert not binning.either_path(short) and len(binning.binning_events(short, 1.0)) == 1
+
+
+_P = SortedValues([10] * 4)
+_P_EXTREME = SortedValues([10] * 4 + [99])
+_P_SPIKE = SortedValues([10] * 5)
+_POOLED_EVENTS = {
+    **{f"weight at 10 >= {t}": (lambda t: lambda out: out[1].get(10, 0.0) >= t)(t) for t in (3, 4, 5, 6)},
+    "10 is a bin edge": lambda out: 10 in out[0],
+    "weight at 99 >= 1": lambda out: out[1].get(99, 0.0) >= 1,
+}
+
+
+def _released_pooled(values, seed):  # 1,000 public records: dense (1,000 x 1 / 100 >= 4)
+    found = fit_column(_MID, values, epsilon=EPS, noise=make_noise_source(seed), records=1000)
+    assert found.pooled
+    return found.edges, dict(zip(*found.spread, strict=True))
+
+
+@pytest.mark.parametrize("neighbour", [_P_EXTREME, _P_SPIKE], ids=["extreme value", "one more at the spike"])
+def test_audit_pooled_counts_pass(neighbour):
+    result = audit(_released_pooled, _P, neighbour, _POOLED_EVENTS, trials=2000, seed=5)
+    assert not result.violates(EPS), result
+
+
+def test_audit_catches_pooled_counts_without_noise(monkeypatch):
+    monkeypatch.setattr(binning, "noisy_histogram", lambda counts, **_: np.asarray(counts))
+    result = audit(_released_pooled, _P, _P_SPIKE, _POOLED_EVENTS, trials=300, seed=6)
     assert result.violates(EPS), result
 
 
@@ -261,9 +312,13 @@ def test_binning_spend_is_recorded_and_planned(method):
             spent[event["label"]] = spent.get(event["label"], 0.0) + event["epsilon"]
     expected = binning_budget(TableDomain.from_json(spec), 1.0, rho=METHODS[method].cls.binning_rho(1.0))
     assert spent == pytest.approx({f"bins {n}": e for n, e in expected.items()})
-    assert expected["hours"] == pytest.approx(constraints.BINNING_SHARE / 4)  # one count per hour: the epsilon rule
-    if method == "marginals":  # zCDP: the other three get the floor set by rho, above the epsilon rule
-        assert expected["gain"] > constraints.BINNING_SHARE / 4
+    rule = constraints.BINNING_SHARE / 4  # the epsilon rule: a share of epsilon split over the 4 columns
+    if method == "marginals":  # zCDP: all four are trees (two measurements) and get the floor set by rho, above it
+        assert expected["gain"] > rule and set(expected.values()) == {expected["gain"]}
+    else:
+        assert expected == pytest.approx(dict.fromkeys(expected, rule))
+    short = TableDomain.from_json({"columns": {"score": {"type": "integer", "min": 1, "max": 10}}})
+    assert len(binning.binning_events(short.columns["score"], 1.0)) == 1  # a short range: one count per value
     # the plan, before any data, shows what the card shows (under zCDP: each part's share of rho, in epsilon)
     planned = {k: v for k, v in budget_split(spec, 1.0, method=method, rows=2000).items() if k.startswith("bins ")}
     shown = {k: v for k, v in release.card["budget_split"].items() if k.startswith("bins ")}
