@@ -25,7 +25,8 @@ def support_from(
     per cell. Then:
 
     * a column of ``ordered`` (column -> how many leading cells ``k`` follow an order, such as the bins
-      of a numeric range; the rest, such as "missing", is always kept) is tested at the familywise
+      of a numeric range; the rest, such as "missing", is tested as any other column's cells, below) is
+      tested at the familywise
       threshold ``zk = familywise_z(z, k)`` (``Phi^-1(1 - alpha / k)``, ``alpha = Phi(-z)``: 2 for one
       cell, 2.87 for 11, 3.25 for 40) and loses only its tails: from each end, the longest run of ``j``
       cells whose pooled counts, plus ``zk * s * sqrt(j)``, stay at most ``limit`` records, or whose
@@ -68,6 +69,7 @@ def support_from(
         if a in ordered:
             k = ordered[a]
             keep = np.ones(cells[a], dtype=bool)
+            keep[k:] = pooled[k:] >= z * s  # "missing" and other cells outside the order: as any other column's
             if k:
                 zk = familywise_z(z, k)
                 margin = zk * s * np.sqrt(np.arange(1, k + 1))

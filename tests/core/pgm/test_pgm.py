@@ -328,16 +328,34 @@ def test_support_cuts_empty_tails_of_an_ordered_column_only_when_they_are_small(
     truth[10:30] = 400 / 3
     rng = np.random.default_rng(8)
     sigma, z = 20.0, 2.0
-    cut_whole = 0
+    cut_whole = missing_kept = 0
     for _ in range(200):
         measurements = [
             Measurement(("a",), truth.sum(axis=1) + rng.normal(0, sigma, 41), sigma),
             Measurement(("a", "b"), truth + rng.normal(0, sigma, (41, 3)), sigma),
         ]
         keep = support_from(cells, measurements, z, ordered={"a": 40}, limit=300.0)["a"]
-        assert keep[10:30].all() and keep[40]
+        assert keep[10:30].all()
         cut_whole += int(not keep[:10].any() and not keep[30:40].any())
+        missing_kept += int(keep[40])
     assert cut_whole >= 195
+    # the empty "missing" cell is tested as any column's cell: kept only when its noise reaches z * s,
+    # chance Phi(-2) = 2.3% (4.6 of 200 expected; 13 is the binomial's 99.9% upper bound)
+    assert missing_kept <= 13
+
+
+def test_the_missing_cell_of_an_ordered_column_is_kept_when_it_holds_records_and_cut_when_empty():
+    from dpsynth_core.pgm import support_from
+
+    rng = np.random.default_rng(9)
+    sigma = 20.0
+    kept = {0.0: 0, 150.0: 0}
+    for missing, _ in itertools.product(kept, range(200)):
+        truth = np.r_[np.full(10, 300.0), missing]  # 10 ordered cells, then "missing"
+        noisy = Measurement(("a",), truth + rng.normal(0, sigma, 11), sigma)
+        kept[missing] += int(support_from({"a": 11}, [noisy], 2.0, ordered={"a": 10})["a"][10])
+    # empty: kept with chance Phi(-2) = 2.3%; 150 records (7.5 sigma): always kept
+    assert kept[0.0] <= 13 and kept[150.0] == 200
 
 
 def test_a_tail_that_cannot_be_told_from_empty_is_cut_but_not_a_declared_spike():
