@@ -250,6 +250,11 @@ def _leaves(column, values, low, high, top, *, integer, events, factor, records,
     return lows, noisy, False
 
 
+def _two(events: list[float]) -> tuple[float, float]:
+    """A column's binning epsilons as (first measurement, counts): the first is 0 when there is one."""
+    return (0.0, events[0]) if len(events) == 1 else (events[0], events[1])
+
+
 def fit_column(
     column,
     values: SortedValues,
@@ -259,7 +264,8 @@ def fit_column(
     substitution: bool = False,
     records: float | None = None,
 ) -> FittedBins:
-    """One column's bins: leaves (one per value of a short range, else PrivTree's), noisy leaf counts, merges.
+    """One column's bins: leaves (:func:`_leaves`: one per value of a short range or of a dense table's, else
+    PrivTree's) and their noisy counts, then merges.
 
     ``epsilon``-DP under adding or removing one record (the whole of ``values`` is one
     column of the table); under substitution when ``substitution`` is True.
@@ -311,8 +317,7 @@ def fit_column(
     else:
         edges = tuple(int(v) for v in bin_lows)
     spread = (tuple(piece_lows.tolist()), tuple(float(w) for w in weights))
-    first, count = (0.0, events[0]) if len(events) == 1 else events
-    return FittedBins(column.name, edges, int(lows.size), first, count, spread, pooled=pooled)
+    return FittedBins(column.name, edges, int(lows.size), *_two(events), spread, pooled=pooled)
 
 
 def fit_inside(
@@ -326,7 +331,8 @@ def fit_inside(
 ) -> FittedBins:
     """How values spread inside a column's declared bins (its ``spread``), with DP; the bins stay as declared.
 
-    Leaves: one per value for a short integer or date range, else a PrivTree forest rooted at
+    Leaves: one per value for a short integer or date range (or a dense table's, :func:`dense`), else a
+    PrivTree forest rooted at
     the declared bins (:func:`~.privtree.privtree`); their noisy counts (one histogram, sensitivity 1)
     become non-negative weights per bin (:func:`usable_weights`). Special values are taken out
     first: their one-value bins need no spread. ``epsilon``-DP under adding or removing one
@@ -365,8 +371,7 @@ def fit_inside(
     else:
         edges = tuple(float(v) for v in column.all_edges) if not integer else tuple(int(v) for v in bin_lows)
     spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
-    first, count = (0.0, events[0]) if len(events) == 1 else events
-    return FittedBins(column.name, edges, int(lows.size), first, count, spread, inside=True, pooled=pooled)
+    return FittedBins(column.name, edges, int(lows.size), *_two(events), spread, inside=True, pooled=pooled)
 
 
 def fit_bins(
