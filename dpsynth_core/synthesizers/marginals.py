@@ -231,7 +231,7 @@ class MarginalsSynthesizer(MarginalsBudget):
             self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
         self.total_ = self._estimate_total()
         if candidates and len(names) > 1 and self._dp_count() is None:  # a public row count: the 1-ways'
-            self._top_up(table, left)  # small-table share by their own noisy total, as a DP count would set it
+            self._top_up(table, left, spread)  # small-table share by their own noisy total, as a DP count would
         if candidates and not self.rounds and self._dp_count() is None:  # a public row count: the rounds are
             round_budget = adaptive / planned_rounds(len(names), self.total_)  # planned by the 1-ways' total
         self.support_ = self._support(cells)
@@ -323,15 +323,15 @@ class MarginalsSynthesizer(MarginalsBudget):
                 "from the noisy count and the noisy marginals"
             )
 
-    def _top_up(self, table, left: float) -> None:
+    def _top_up(self, table, left: float, spread: dict) -> None:
         """Measure each column's 1-way marginal again so that, pooled by precision, it has the small-table
-        share of ``left`` (:func:`small_one_way` at the 1-ways' noisy total, post-processing) when that is
+        share of ``left`` (:func:`small_one_way` at the 1-ways' noisy total, post-processing; each column's part
+        by its ``spread`` weight, :func:`cell_weights`) when that is
         more than AIM's it got: what a DP count would have given it. Gaussian measurements pool exactly
         (precisions add). A large table's 1-ways are left as they are."""
         if not TOP_UP:
             return
         names = list(self.columns_)
-        spread = dict(zip(names, cell_weights([self.cells_[n] for n in names])))
         for name in names:
             ordered = self.columns_[name].domain.kind in ORDERED_KINDS
             aim = column_one_way(len(names), None, self.rounds, ordered=ordered)

@@ -149,14 +149,10 @@ def one_way_share(
     *,
     budget: float | None = None,
     zcdp: bool = True,
-    kinds: list | None = None,
 ) -> float:
     """Share of the budget (after vocabularies) for the first 1-way marginals, all ``columns`` together
-    (``ordered`` of them numeric or dates): the sum of :func:`column_one_way`; ``kinds``, when given, lists
-    each column's (ordered, weight) instead."""
+    (``ordered`` of them numeric or dates), each of weight 1: the sum of :func:`column_one_way`."""
     one = functools.partial(column_one_way, columns, count, rounds, budget=budget, zcdp=zcdp)
-    if kinds is not None:
-        return math.fsum(one(ordered=o, weight=w) for o, w in kinds)
     return ordered * one(ordered=True) + (columns - ordered) * one()
 
 
@@ -248,19 +244,11 @@ class MarginalsBudget(Synthesizer):
         domain = as_table_domain(domain)
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
-        m = len(domain.kept)
-        count = expected_rows if m > 1 and expected_rows else None  # as _row_plan splits
-        rounds = planned_rounds(m, None) if rows is not None else None  # a public count: AIM's share planned as
-        budget, zcdp = cls._rounds_budget(spend), bool(spend.zcdp_delta)  # without a count, then the small one's
-        spread = dict(zip(domain.kept, cell_weights(declared_cells(domain))))
-        kinds = [(c.kind in ORDERED_KINDS, spread[n]) for n, c in domain.kept.items()]
-        total = one_way_share(m, count, rounds, budget=budget, zcdp=zcdp, kinds=kinds)
+        one_ways, total = cls._one_way_parts(domain, spend, rows=rows, expected_rows=expected_rows)
         rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
 
         def noise(column) -> dict:
-            kind, weight = column.kind in ORDERED_KINDS, spread[column.name]
-            one = column_one_way(m, count, rounds, ordered=kind, budget=budget, zcdp=zcdp, weight=weight)
-            share = plan[ONE_WAY] * one / total
+            share = plan[ONE_WAY] * one_ways[column.name] / total
             return {"epsilon": share} | ({"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {})
 
         vocabularies, shares = {e.label: e.epsilon for e in spend.events}, vocabulary_shares(domain)
@@ -284,18 +272,31 @@ class MarginalsBudget(Synthesizer):
         """The charge's parts, the rounds split as a release would for about ``expected_rows`` records."""
         plan = super()._row_plan(domain, epsilon, rows=rows, **options)
         table = as_table_domain(domain)
-        kept = table.kept
-        m = len(kept)
-        if m > 1 and expected_rows:  # by a DP count, or with a public row count by the 1-ways' noisy total
+        if len(table.kept) > 1 and expected_rows:  # by a DP count, or (a public row count) the 1-ways' noisy total
             rounds = plan[ONE_WAY] + plan[CHOOSING] + plan[MEASURING]
-            kinds = list(zip((c.kind in ORDERED_KINDS for c in kept.values()), cell_weights(declared_cells(table))))
-            public = planned_rounds(m, None) if rows is not None else None  # as a release tops up AIM's share
             spend = cls._row_charge(domain, epsilon, rows=rows, **options)
-            budget, zcdp = cls._rounds_budget(spend), bool(spend.zcdp_delta)
-            plan[ONE_WAY] = rounds * one_way_share(m, expected_rows, public, budget=budget, zcdp=zcdp, kinds=kinds)
+            plan[ONE_WAY] = rounds * cls._one_way_parts(table, spend, rows=rows, expected_rows=expected_rows)[1]
             plan[CHOOSING] = (rounds - plan[ONE_WAY]) * SELECT_SHARE
             plan[MEASURING] = (rounds - plan[ONE_WAY]) * (1 - SELECT_SHARE)
         return plan
+
+    @classmethod
+    def _one_way_parts(cls, table, spend: Spend, *, rows, expected_rows) -> tuple[dict, float]:
+        """Each kept column's share of the rounds for its first 1-way marginal (:func:`column_one_way`), as a
+        release gives it for about ``expected_rows`` records (a public row count: AIM's share planned as
+        without a count, then topped up to the small one's), weighted by its declared cells; and their sum."""
+        m = len(table.kept)
+        count = expected_rows if m > 1 and expected_rows else None
+        rounds = planned_rounds(m, None) if rows is not None else None
+        budget, zcdp = cls._rounds_budget(spend), bool(spend.zcdp_delta)
+        weights = cell_weights(declared_cells(table))
+        shares = {
+            name: column_one_way(
+                m, count, rounds, ordered=column.kind in ORDERED_KINDS, budget=budget, zcdp=zcdp, weight=weight
+            )
+            for (name, column), weight in zip(table.kept.items(), weights, strict=True)
+        }
+        return shares, math.fsum(shares.values())
 
     @staticmethod
     def _rounds_budget(spend: Spend) -> float:
