@@ -220,10 +220,9 @@ def dense(column, records: float | None, epsilon: float) -> bool:
     return either_path(column) and records is not None and records * epsilon / column.size >= DENSE_RECORDS
 
 
-def _pooled_unit_counts(values, lows, highs, events, factor, noise, label) -> np.ndarray:
-    """Two noisy histograms of the values (one per event), pooled by precision (each epsilon-DP; together
+def _pooled_counts(counts, events, factor, noise, label) -> np.ndarray:
+    """Two noisy histograms of ``counts`` (one per event), pooled by precision (each epsilon-DP; together
     the sum of their epsilons by composition)."""
-    counts = values.count(lows, highs, closed=True)
     first, second = (
         noisy_histogram(counts, epsilon=e / factor, noise=noise, label=label + f" (counts {i + 1} of 2)").astype(float)
         for i, e in enumerate(events)
@@ -238,9 +237,9 @@ def _leaves(column, values, low, high, top, *, integer, events, factor, records,
     (``low``/``high``: its roots) and their counts. Each measurement at its event's epsilon over ``factor``."""
     if len(events) == 1 or dense(column, records, sum(events)):
         lows = np.arange(np.min(low), top + 1, dtype=np.int64)
-        if len(events) == 2:
-            return lows, _pooled_unit_counts(values, lows, lows, events, factor, noise, label), True
         counts = values.count(lows, lows, closed=True)
+        if len(events) == 2:
+            return lows, _pooled_counts(counts, events, factor, noise, label), True
         return lows, noisy_histogram(counts, epsilon=events[0] / factor, noise=noise, label=label), False
     lows, highs = privtree(
         values, low, high, epsilon=events[0] / factor, integer=integer, noise=noise, label=label + " (tree)"
