@@ -84,8 +84,10 @@ def release_levels(
             cell has no prefix, so it counts at no other level.
 
     Returns:
-        ``(values, counts, made_up)``: the full codes released then each level's ``P*``, every
-        level in its domain's public order; their noisy counts; which are made up.
+        ``(values, counts, made_up, lengths)``: the full codes released then each level's ``P*``, every
+        level in its domain's public order; their noisy counts; which are made up; the level each was
+        released at (0: a full code, ``L``: a prefix of ``L`` characters), the record of which values are
+        prefixes that :func:`fallback_weights` reads (never the string's last character).
     """
     each, rho_each, _ = level_budget(domain, epsilon, rho)
     keys = pd.Series(list(counts.index), dtype=object)
@@ -102,6 +104,7 @@ def release_levels(
         label=label,
     )
     values, noisy, made_up = list(result.keys), [result.counts], [result.made_up]
+    lengths = [0] * len(values)
     for length in domain.levels:
         grouped = _prefix_counts(keys.tolist(), true, length)
         level = domain.prefix_domain(length)
@@ -117,36 +120,43 @@ def release_levels(
             label=f"{label} (first {length} characters)",
         )
         values += [f"{key}*" for key in result.keys]
+        lengths += [length] * len(result.keys)
         noisy.append(result.counts)
         made_up.append(result.made_up)
-    return values, np.concatenate(noisy).astype(np.int64), np.concatenate(made_up).astype(bool)
+    return values, np.concatenate(noisy).astype(np.int64), np.concatenate(made_up).astype(bool), lengths
 
 
-def fallback_weights(values: list, noisy: np.ndarray, levels: tuple) -> np.ndarray:
+def fallback_weights(values: list, noisy: np.ndarray, lengths) -> np.ndarray:
     """How many records fall back to each released value, from the released noisy counts alone
     (post-processing: no record is read). A full code (or "missing", ``None``) keeps its noisy count; a
     prefix ``P*`` gets its noisy count minus those of the released values right below it (whose longest
     released shorter prefix is ``P*``: their records do not fall back to ``P*``), floored at 0.
 
-    >>> fallback_weights(["42831", "42899", "428*", "42*", "51*"], np.array([50, 3, 70, 90, 8]), (3, 2)).tolist()
+    ``lengths`` says what the release made of each value (:func:`release_levels`' fourth result): 0 for a
+    full code, ``L`` for a prefix released at the level of ``L`` characters. A value's last character is
+    never read as the mark: a declared full code may end with ``*``.
+
+    >>> values, lengths = ["42831", "42899", "428*", "42*", "51*"], [0, 0, 3, 2, 2]
+    >>> fallback_weights(values, np.array([50, 3, 70, 90, 8]), lengths).tolist()
     [50.0, 3.0, 17.0, 20.0, 8.0]
     """
-    labels = pd.Series(values, dtype=object)
-    weights = np.asarray(noisy, dtype=float).copy()
-    stems = np.array([len(v) - 1 if isinstance(v, str) and v.endswith("*") else -1 for v in values])
-    is_prefix = stems >= 0
-    prefixes = tuple(labels[is_prefix])
-    if not prefixes:
-        return np.clip(weights, 0, None)
-    for length in set(stems.tolist()):  # full codes (-1), then each level: few passes, vectorised inside
-        rows = np.flatnonzero((stems == length) & labels.notna().to_numpy())
-        shorter = tuple(level for level in levels if length < 0 or level < length)
-        if not rows.size or not shorter:
+    noisy = np.asarray(noisy, dtype=float)
+    weights = noisy.copy()
+    lengths = [int(length) for length in lengths]
+    if len(lengths) != len(values):
+        raise ValueError("fallback_weights: one length per released value")
+    at = {(length, value[:-1]): i for i, (value, length) in enumerate(zip(values, lengths)) if length > 0}
+    levels = sorted({length for length in lengths if length > 0}, reverse=True)
+    for i, (value, length) in enumerate(zip(values, lengths)):
+        if value is None or not at:
             continue
-        below = labels[rows].where(stems[rows] < 0, labels[rows].str[:-1])  # a prefix P* read as its stem P
-        parents = fallback_codes(below.to_numpy(dtype=object), prefixes, shorter)
-        found = parents < len(prefixes)
-        np.subtract.at(weights, np.flatnonzero(is_prefix)[parents[found]], np.asarray(noisy, float)[rows[found]])
+        # a full code has a prefix at every level (a shorter code is its own); a prefix P at level L has
+        # one at each shorter level its stem reaches (:func:`shortened`'s rule)
+        stem = str(value) if length == 0 else str(value)[:-1]
+        below = [L for L in levels if length == 0 or L < length and len(stem) >= L]
+        parent = next((at[(L, stem[:L])] for L in below if (L, stem[:L]) in at), None)  # longest first
+        if parent is not None:
+            weights[parent] -= noisy[i]
     return np.clip(weights, 0, None)
 
 

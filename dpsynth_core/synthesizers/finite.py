@@ -131,7 +131,9 @@ def _vocabulary(domain, counts: pd.Series, *, text_epsilon: float, rho: float, n
     """A text column's CatHist vocabulary from its true value counts (public order, missing left out);
     level by level when the column declares prefixes."""
     if domain.prefixes:
-        vocabulary, noisy, _ = release_levels(domain, counts, epsilon=text_epsilon, rho=rho, noise=noise, label=label)
+        vocabulary, noisy, _, _ = release_levels(
+            domain, counts, epsilon=text_epsilon, rho=rho, noise=noise, label=label
+        )
         cells = len(vocabulary) + (2 if domain.missing else 1)
         return FiniteColumn(domain.name, domain, None, cells, vocabulary, noisy)
     result = cathist(

@@ -89,12 +89,10 @@ def fit_column(
     name = domain.name
     if isinstance(domain, TextDomain) and domain.prefixes:
         counts = source.value_counts(name)
-        keys, noisy, _ = release_levels(
+        keys, noisy, _, lengths = release_levels(
             domain, counts, epsilon=epsilon, rho=rho, noise=noise, label=label, with_missing=domain.missing
         )
-        model = ColumnModel(
-            domain, keys, noisy, epsilon, "CatHist", weights=fallback_weights(keys, noisy, domain.levels)
-        )
+        model = ColumnModel(domain, keys, noisy, epsilon, "CatHist", weights=fallback_weights(keys, noisy, lengths))
         return model, dict(counts)
     if isinstance(domain, TextDomain):
         counts = source.value_counts(name)

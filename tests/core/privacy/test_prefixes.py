@@ -79,17 +79,20 @@ def test_each_level_is_a_cathist_with_its_share_of_the_column_budget():
     column, noise = _column(generator="digits", length=5, prefixes=[3, 2]), _noise(3)
     counts = zipf_codes(5000).value_counts()
     counts = counts[sorted(counts.index, key=column.index_of)]
-    values, noisy, made_up = prefixes.release_levels(column, counts, epsilon=0.6, rho=0.9, noise=noise, label="dx")
+    values, noisy, made_up, lengths = prefixes.release_levels(
+        column, counts, epsilon=0.6, rho=0.9, noise=noise, label="dx"
+    )
     scales = [scale for _, scale, _ in noise.log]
     assert len(scales) == 3 and scales == pytest.approx([1 / 0.2] * 3)  # 0.6 split equally: full codes, 3, 2
     assert prefixes.level_budget(column, 0.6, 0.9) == pytest.approx((0.2, 0.9 ** (1 / 3), 3))
-    assert len(values) == len(noisy) == len(made_up) and any(v.endswith("*") for v in values)
+    assert len(values) == len(noisy) == len(made_up) == len(lengths) and any(v.endswith("*") for v in values)
+    assert [L for v, L in zip(values, lengths) if L] == [len(v) - 1 for v in values if v.endswith("*")]
     short = [v for v in values if v.endswith("*")]
     assert [len(v) for v in short] == sorted((len(v) for v in short), reverse=True)  # longest level first
 
 
 def _release(counts: pd.Series, column, seed: int, broken: bool) -> set:
-    values, _, _ = prefixes.release_levels(column, counts, epsilon=2.0, rho=0.5, noise=_noise(seed), label="dx")
+    values, _, _, _ = prefixes.release_levels(column, counts, epsilon=2.0, rho=0.5, noise=_noise(seed), label="dx")
     if broken:  # a wrong variant: every prefix present in the data enters the release, without noise
         values = values + [f"{p}*" for p in prefixes.shortened(pd.Series(counts.index, dtype=object), 1).dropna()]
     return set(values)
@@ -148,9 +151,20 @@ def test_the_weights_of_released_prefixes_are_the_records_that_fall_back_to_them
     exact = np.array(
         [(real == v).sum() if not v.endswith("*") else real.str.startswith(v[:-1]).sum() for v in values], float
     )
-    weights = prefixes.fallback_weights(values, exact, column.levels)
+    weights = prefixes.fallback_weights(values, exact, [0] * len(full) + [L for L in (3, 2) for _ in levels[L]])
     coded = np.bincount(prefixes.fallback_codes(real, tuple(values), column.levels), minlength=len(values) + 1)
     assert weights.tolist() == coded[:-1].astype(float).tolist()
+
+
+def test_what_is_a_prefix_comes_from_the_release_not_from_a_trailing_star():
+    """A declared full code ending with ``*`` ("A*") keeps its noisy count and is nobody's prefix: only the
+    values the release made at a prefix level are prefixes. And a short code that two levels both release
+    as ``AB*`` (letters: a code shorter than a level is its own prefix there) is told apart by its level."""
+    values = ["A*", "AB", "B1", "B*"]
+    assert prefixes.fallback_weights(values, np.array([5, 7, 4, 9]), [0, 0, 0, 1]).tolist() == [5.0, 7.0, 4.0, 5.0]
+    values = ["AB", "ABA", "AB*", "ABA*", "AB*", "BA*"]  # full codes, then levels 3 and 2
+    weights = prefixes.fallback_weights(values, np.array([500, 300, 520, 340, 900, 3]), [0, 0, 3, 3, 2, 2])
+    assert weights.tolist() == [500.0, 300.0, 20.0, 40.0, 40.0, 3.0]  # AB* at 2: 900 - 520 (AB* at 3) - 340
 
 
 def test_few_labels_take_the_same_codes_and_prefix_counts_as_the_vectorised_path(monkeypatch):

@@ -248,9 +248,15 @@ def test_audit_of_prefixes_in_cathist_catches_prefixes_released_without_noise(mo
     honest = independent.release_levels
 
     def broken(domain, counts, **kw):  # every prefix present in the data enters the release, without noise
-        values, noisy, made_up = honest(domain, counts, **kw)
+        values, noisy, made_up, lengths = honest(domain, counts, **kw)
         present = sorted({f"{v[0]}*" for v in counts.index} - set(values))
-        return values + present, np.append(noisy, [30] * len(present)), np.append(made_up, [False] * len(present))
+        more = [False] * len(present)
+        return (
+            values + present,
+            np.append(noisy, [30] * len(present)),
+            np.append(made_up, more),
+            lengths + [1] * len(present),
+        )
 
     monkeypatch.setattr(independent, "release_levels", broken)
     result = audit(_release_codes, _CODES_D, _CODES_D_PRIME, _CODE_EVENTS, trials=150, seed=4)
