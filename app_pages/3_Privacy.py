@@ -13,7 +13,14 @@ from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constr
 from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.evaluation.charts import budget_split_chart
 from dpsynth_core.synthesizers import ranked
-from dpsynth_core.synthesizers.planning import PLAN_HELP, epsilon_advice, plan_table, privacy_note, text_outlook
+from dpsynth_core.synthesizers.planning import (
+    ESTIMATE_NOTE,
+    PLAN_HELP,
+    epsilon_advice,
+    plan_table,
+    privacy_note,
+    text_outlook,
+)
 
 st.title("3. Privacy")
 st.markdown(
@@ -165,6 +172,8 @@ st.dataframe(
         name: st.column_config.TextColumn(name, help=text) for name, text in PLAN_HELP.items() if name in table.columns
     },
 )
+if any(row.get("estimated") for row in plan):
+    st.caption(ESTIMATE_NOTE)
 if "τ" in table.columns:
     st.caption(
         "τ is the noisy count a value needs to appear in the release. Values held by fewer people than "

@@ -240,16 +240,25 @@ class MarginalsBudget(Synthesizer):
 
     @classmethod
     def column_noise(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
-        """A column's 1-way marginal in the plan (sigma under zCDP), or a text column's vocabulary."""
+        """A column's 1-way marginal in the plan (sigma under zCDP), or a text column's vocabulary.
+
+        ``estimated``: True on the other columns when a text column's cells (its vocabulary, released with
+        the data) weigh in the split of a small table's 1-ways (:func:`cell_weights`): the plan counts it as
+        the other columns' geometric mean, the release as what came out, so each column's share is about
+        the plan's (the total is exact)."""
         domain = as_table_domain(domain)
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         one_ways, total = cls._one_way_parts(domain, spend, rows=rows, expected_rows=expected_rows)
         rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
+        guessed = (
+            {"estimated": True} if None in declared_cells(domain) and len(domain.kept) > 1 and expected_rows else {}
+        )
 
         def noise(column) -> dict:
             share = plan[ONE_WAY] * one_ways[column.name] / total
-            return {"epsilon": share} | ({"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {})
+            sigma = {"sigma": math.sqrt(1 / (2 * share / epsilon * rho))} if rho else {}
+            return {"epsilon": share} | sigma | guessed
 
         vocabularies, shares = {e.label: e.epsilon for e in spend.events}, vocabulary_shares(domain)
         text = {  # the trade-off the outlook states: the rounds' noise grows as the vocabularies take more

@@ -68,6 +68,8 @@ def column_plan(
     for name, col in domain.kept.items():
         share = noise[name]["epsilon"]
         row = {"column": name, "kind": col.kind, "epsilon": share}
+        if noise[name].get("estimated"):  # the split depends on a vocabulary released with the data
+            row["estimated"] = True
         if not col.complete:
             row.update(note="declare this column's domain first")
             plan.append(row)
@@ -327,6 +329,19 @@ PLAN_HELP = {
 }
 
 
+#: Why some figures of :func:`plan_table` read "about" (:meth:`~dpsynth_core.synthesizers.marginals_budget.
+#: MarginalsBudget.column_noise`'s ``estimated``), in plain words for the Privacy page.
+ESTIMATE_NOTE = (
+    "Figures marked 'about' are estimates: how the budget is shared between the other columns depends on how "
+    "many values of the free-text columns come out, which is known only after the draw. The total ε spent is "
+    "exact; the release card records each column's actual share."
+)
+
+
+def _about(row: dict, text: str) -> str:
+    return f"about {text}" if row.get("estimated") else text
+
+
 def _possible_values(row: dict) -> str:
     size = row.get("domain_size")
     if not size:
@@ -344,14 +359,16 @@ def plan_table(plan: list[dict]):
             {
                 "column": r["column"],
                 "protected by": r.get("mechanism", r.get("note", "")),
-                "ε": round(r["epsilon"], 4),
+                "ε": _about(r, f"{round(r['epsilon'], 4):,.4g}"),
                 "possible values": _possible_values(r),
                 "τ": round(r["tau"], 1) if "tau" in r else None,
                 "made-up values": round(r["expected_made_up"], 2) if "expected_made_up" in r else None,
                 "kept half the time": r.get("kept_half_the_time"),
                 "kept 95% of the time": r.get("kept_almost_always"),
                 "values that can come out": round(r["most_values"]) if r.get("most_values") is not None else None,
-                "noise per bin": round(r["typical_error_per_bin"], 1) if "typical_error_per_bin" in r else None,
+                "noise per bin": _about(r, f"{round(r['typical_error_per_bin'], 1):,.4g}")
+                if "typical_error_per_bin" in r
+                else None,
                 "prior per cell": round(r["prior_per_cell"]) if r.get("prior_per_cell") else None,
             }
             for r in plan

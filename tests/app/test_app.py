@@ -759,3 +759,5 @@ def test_the_domain_and_privacy_pages_say_what_free_text_will_become():
     assert "of the budget" in shown and "more noise on every other figure" in shown  # the default method's split
     at = _visit(at, "app_pages/3_Privacy.py")
     assert any("**notes**" in i.value and "made-up" in i.value for i in at.info)
+    # the other columns' 1-way figures hang on how many values of notes come out: said, not shown as exact
+    assert any("marked 'about' are estimates" in c.value for c in at.caption)

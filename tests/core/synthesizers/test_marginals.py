@@ -378,6 +378,39 @@ def test_a_public_row_count_still_gives_a_small_tables_one_ways_their_share():
     assert precision["education"] / precision["sex"] == pytest.approx((17 / 3) ** CELL_POWER, rel=0.02)
 
 
+def test_the_plans_one_way_noise_is_the_releases_and_says_about_where_a_text_vocabulary_weighs_in():
+    """Without free text the plan's per-column 1-way noise is the one the release card records (the plan
+    given the release's DP count). A text column's cells are its vocabulary, known only after the release:
+    the plan weighs it as the other columns' geometric mean (:func:`cell_weights`), so it marks the others
+    ``estimated``, and their shares differ from the card's by exactly the ratio that guess explains, the
+    total of the 1-ways being the same."""
+    from dpsynth_core.synthesizers.marginals_budget import CELL_POWER
+
+    frame, spec = adult_small(1000)
+    words = np.random.default_rng(0).choice(["apple", "banana", "cherry"], len(frame), p=[0.6, 0.3, 0.1])
+    with_text = {"columns": {**spec["columns"], "word": {"type": "text", "generator": "english_word"}}}
+    for declared, data in ((spec, frame), (with_text, frame.assign(word=words))):
+        model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(data, declared)
+        first = {}
+        for m in model.measured_:
+            if len(m["marginal"]) == 1:
+                first.setdefault(m["marginal"][0], m["sigma"])
+        plan = MarginalsSynthesizer.column_noise(declared, 1.0, expected_rows=model._dp_count())
+        others = [n for n in first if n != "word"]
+        if declared is spec:
+            assert all(not plan[n].get("estimated") for n in others)
+            assert [plan[n]["sigma"] for n in others] == pytest.approx([first[n] for n in others], rel=1e-9)
+            continue
+        known = [model.cells_[n] ** CELL_POWER for n in others]
+        guess = math.exp(sum(math.log(model.cells_[n]) for n in others) / len(others)) ** CELL_POWER
+        explained = (sum(known) + guess) / (sum(known) + model.cells_["word"] ** CELL_POWER)
+        assert explained > 1.01  # 4 cells against a guess of about 8: the others get more than planned
+        for n in others:
+            assert plan[n]["estimated"]
+            assert (plan[n]["sigma"] / first[n]) ** 2 == pytest.approx(explained, rel=1e-9), n
+    assert not MarginalsSynthesizer.column_noise(with_text, 1.0, rows=1000)["age"].get("estimated")  # AIM's share
+
+
 def test_a_small_tables_one_ways_get_the_share_that_brings_their_noise_to_a_fixed_part_of_the_records():
     """small_one_way: the share whose noise (per cell, Gaussian sigma**2 = 1 / (2 rho); Laplace sqrt(2) / eps)
     is ONE_WAY_NOISE times the records, capped at an equal part of SMALL_ONE_WAY_SHARE; AIM's share when

@@ -15,6 +15,15 @@ def test_plan_table_has_text_cells_and_only_figures_that_apply():
     assert "τ" in table.columns  # CatHist columns have a threshold
     marginals = plan_table(column_plan(declaration, 1.0, 0.9, method="marginals"))
     assert "τ" not in marginals.columns and "prior per cell" not in marginals.columns
+    assert not any(v.startswith("about") for v in marginals.to_numpy().ravel())
+    text = {**declaration, "columns": {**declaration["columns"], "note": {"type": "text", "generator": "english_word"}}}
+    plan = column_plan(text, 1.0, 0.9, method="marginals", expected_rows=1000)
+    table = plan_table(plan).set_index("column")
+    others = [row["column"] for row in plan if row["kind"] != "text"]
+    assert all(row.get("estimated") for row in plan if row["kind"] != "text")  # the vocabulary is not known yet
+    assert table.loc[others, "ε"].str.startswith("about ").all()
+    assert table.loc[others, "noise per bin"].str.startswith("about ").all()
+    assert not table.loc["note", "ε"].startswith("about")  # the vocabulary's own share is exact
 
 
 def test_groups_are_read_one_per_line_and_unknown_names_are_named():
