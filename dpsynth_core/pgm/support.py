@@ -31,7 +31,10 @@ def support_from(
       cell, 2.87 for 11, 3.25 for 40) and loses only its tails: from each end, the longest run of ``j``
       cells whose pooled counts, plus ``zk * s * sqrt(j)``, stay at most ``limit`` records, or whose
       pooled count cannot be told from empty (at most ``zk * s * sqrt(j)``, no cell of it reaching
-      ``zk * s``) and is at most ``limit``. So at most about ``limit`` real records are lost per tail.
+      ``zk * s``) and is at most ``limit``, or at most ``s`` where ``s`` is larger (a small table: a tail's
+      estimate has a standard deviation of ``s`` or more, so a tighter bound would only read noise, and an
+      empty tail would keep its positive noise as rows about half the time). So at most about
+      ``max(limit, s)`` real records are lost per tail.
       A cell of ``protected`` (column -> boolean per ordered cell: a declared special value such as
       99999, a spike the publisher named) is never cut for looking empty, only by the first test.
       Inside what is left, an *interior gap* is cut too (:func:`_interior_gaps`): a maximal run of
@@ -72,10 +75,11 @@ def support_from(
             keep[k:] = pooled[k:] >= z * s  # "missing" and other cells outside the order: as any other column's
             if k:
                 zk = familywise_z(z, k)
+                tail_limit = max(limit, s)  # a bound below the noise's own spread would only read the noise
                 margin = zk * s * np.sqrt(np.arange(1, k + 1))
                 named = np.asarray((protected or {}).get(a, np.zeros(k, bool)), dtype=bool)[:k]
-                left = np.flatnonzero(_cuttable(pooled[:k], margin, zk * s, limit, named))
-                right = np.flatnonzero(_cuttable(pooled[:k][::-1], margin, zk * s, limit, named[::-1]))
+                left = np.flatnonzero(_cuttable(pooled[:k], margin, zk * s, tail_limit, named))
+                right = np.flatnonzero(_cuttable(pooled[:k][::-1], margin, zk * s, tail_limit, named[::-1]))
                 low = left[-1] + 1 if left.size else 0  # the first cell kept
                 high = k - 2 - right[-1] if right.size else k - 1  # the last cell kept
                 if low <= high:

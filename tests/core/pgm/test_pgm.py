@@ -389,6 +389,29 @@ def test_a_tail_that_cannot_be_told_from_empty_is_cut_but_not_a_declared_spike()
     assert cut >= 240 and kept_spike >= 270  # the spike is cut only by the bound (noise below -110 or so)
 
 
+def test_on_a_small_table_an_empty_tail_within_one_noise_deviation_is_cut():
+    """A small table: limit 5 records (0.5% of 1,000) against noise of s = 30 per cell. Six cells of 300
+    records, then an empty tail of 4 cells: the whole tail is cut when its pooled count (sd 2s = 60) is at
+    most max(limit, s) = 30, chance Phi(1/2) = 0.69; a limit of 5 alone gave Phi(5/60) = 0.53, so the empty
+    tail's positive noise became rows in about half the releases. Over 1,000 releases: at least 632 cuts
+    (0.69 less 4 binomial standard deviations; 0.53 would give at most 596 at 4 above). A first cell holding
+    90 records (3 s) is lost only when its noise falls below -2 s (Phi(-2) = 2.3%): at most 42 of 1,000."""
+    from dpsynth_core.pgm import support_from
+
+    cells, sigma, rng = {"a": 10}, 30.0, np.random.default_rng(21)
+    empty_tail = np.array([300.0] * 6 + [0.0] * 4)
+    small_first = np.array([90.0] + [300.0] * 5 + [0.0] * 4)
+    cut = lost = 0
+    for _ in range(1000):
+        noisy = Measurement(("a",), empty_tail + rng.normal(0, sigma, 10), sigma)
+        keep = support_from(cells, [noisy], 2.0, ordered={"a": 10}, limit=5.0)["a"]
+        assert keep[:6].all()
+        cut += int(not keep[6:].any())
+        noisy = Measurement(("a",), small_first + rng.normal(0, sigma, 10), sigma)
+        lost += int(not support_from(cells, [noisy], 2.0, ordered={"a": 10}, limit=5.0)["a"][0])
+    assert cut >= 632 and lost <= 42, (cut, lost)
+
+
 def test_an_empty_gap_inside_an_ordered_column_is_cut_but_not_a_declared_spike_beyond_it():
     """Ordered cells (sigma 20, limit 160): 400 records in each of the first 6, an empty gap of 4 cells,
     a cell of 20 records, then a protected top code (a declared special value, 300 records). The gap is
