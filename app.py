@@ -14,8 +14,9 @@ ignoring ``pages/`` applies only after it has run; ``tests/app/test_app.py`` kee
 
 import streamlit as st
 
-from app_support import access
+from app_support import access, state
 from app_support.sidebar import frame
+from dpsynth_core.workspace import WorkspaceGone
 
 PAGES = {
     "": [st.Page("app_pages/0_Home.py", title="Home", icon=":material/home:", default=True)],
@@ -40,7 +41,10 @@ REVIEW_PAGES = [
     st.Page("app_pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn"),
 ]
 
-role = access.role()
+try:
+    role = access.role()
+except WorkspaceGone as gone:
+    state.workspace_gone(gone)  # one line, and the page stops
 if role == "reviewer":
     navigation = st.navigation(REVIEW_PAGES)
 elif role == "publisher":
@@ -50,8 +54,11 @@ elif role == "sign in":  # that page alone
 else:
     navigation = st.navigation([st.Page(access.invalid_link_page, title="Review", url_path="Review", default=True)])
 st.set_page_config(page_title=f"{navigation.title} · DP Synth", page_icon=":material/lock:", layout="wide")
-if role == "publisher":
-    frame(navigation.title, needs_data=navigation.title not in ("Home", "1. Data", "Learn"))
-elif role == "reviewer":
-    access.review_sidebar()
-navigation.run()
+try:
+    if role == "publisher":
+        frame(navigation.title, needs_data=navigation.title not in ("Home", "1. Data", "Learn"))
+    elif role == "reviewer":
+        access.review_sidebar()
+    navigation.run()
+except WorkspaceGone as gone:  # whichever page, button or sidebar found it: one line, never a traceback
+    state.workspace_gone(gone)

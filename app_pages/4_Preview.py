@@ -18,7 +18,7 @@ from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
 from dpsynth_core.release.budgeted import draw, draw_label, projection
 from dpsynth_core.wording import rows_in_words
-from dpsynth_core.workspace import BudgetExceeded
+from dpsynth_core.workspace import BudgetExceeded, WorkspaceGone
 
 st.title("4. Preview")
 
@@ -109,6 +109,8 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
         header()
         st.error(f"{problem}. Nothing was drawn and nothing was recorded.", icon=":material/block:")
         st.stop()
+    except WorkspaceGone:  # said in one line by app.py
+        raise
     except DPSynthError as problem:
         header()
         st.error(f"The release could not be made: {problem}")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from app_support import state
 from dpsynth_core import DPSynthError
+from dpsynth_core.workspace import WorkspaceGone
 
 
 def lifetime_budget() -> None:
@@ -46,6 +47,8 @@ def lifetime_budget() -> None:
         if named.strip() and c2.button("Use this name", key="privacy_dataset_set"):
             try:
                 data["hash"] = workspace.dataset_key(data["records"], named)
+            except WorkspaceGone:  # said in one line by app.py
+                raise
             except DPSynthError as problem:
                 st.error(str(problem), icon=":material/block:")
             else:

@@ -39,7 +39,7 @@ import streamlit as st
 from dpsynth_core import constraints
 from dpsynth_core.data.examples import EXAMPLES, example_csv, example_declaration
 from dpsynth_core.synthesizers import DEFAULT_METHOD
-from dpsynth_core.workspace import Workspace, default_folder
+from dpsynth_core.workspace import Workspace, WorkspaceGone, default_folder
 
 DATA = "data"  # {"frame", "info", "source", "hash", "name"}
 DECLARATION = "declaration"  # the working domain declaration, in the core's JSON form
@@ -78,6 +78,19 @@ def _open_workspace(folder: str) -> Workspace:
 def workspace() -> Workspace:
     """The publisher's workspace (``$DPSYNTH_WORKSPACE`` or ``~/.dpsynth``)."""
     return _open_workspace(str(default_folder()))
+
+
+def workspace_gone(gone: WorkspaceGone) -> None:
+    """The workspace folder went away while the app ran: say so in one line and stop the page. Never made
+    again in its place (:class:`~dpsynth_core.workspace.WorkspaceGone`): an empty ledger would show a
+    dataset that has spent budget as if nothing had been drawn, and let it spend again."""
+    st.error(
+        f"The workspace folder {gone.folder} was removed while the app was running, and its privacy ledger "
+        "with it: nothing more was released or recorded. Put the folder back, or restart the app to begin a new, "
+        "empty workspace (budget already spent on your data still counts, though the new ledger will not show it).",
+        icon=":material/folder_off:",
+    )
+    st.stop()
 
 
 def browser() -> str:

@@ -38,7 +38,7 @@ from ..release import ledger
 from ..release.stored import StoredRelease
 from ..wording import format_delta, format_epsilon, ledger_text  # noqa: F401  (re-exported for the app and CLI)
 from .choices import SavedChoices
-from .database import ENVIRONMENT_VARIABLE, FILE_NAME, _json, _now, default_folder  # noqa: F401
+from .database import ENVIRONMENT_VARIABLE, FILE_NAME, WorkspaceGone, _json, _now, default_folder  # noqa: F401
 
 
 class BudgetExceeded(DPSynthError):

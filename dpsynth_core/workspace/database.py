@@ -45,6 +45,24 @@ CREATE INDEX IF NOT EXISTS releases_by_data ON releases (fingerprint, settings_k
 """
 
 
+class WorkspaceGone(DPSynthError):
+    """The workspace opened earlier was removed (or another one put in its place) while it was in use.
+
+    Never made again in its place: a new workspace would hold an empty ledger and a new key, so a
+    dataset that has spent budget would be shown (and allowed to spend) as if nothing had been drawn.
+    The process that opened it refuses every further read and write; restoring the folder brings it back.
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        super().__init__(
+            f"the workspace folder {folder} was removed or replaced while it was in use, and its privacy "
+            "ledger with it: nothing more was read or recorded. Put the folder back (from a backup), or start "
+            "again to begin a new, empty workspace (budget already spent on your data still counts, though "
+            "the new ledger will not show it)"
+        )
+
+
 def default_folder() -> Path:
     """``$DPSYNTH_WORKSPACE`` if set, else ``~/.dpsynth``."""
     chosen = os.environ.get(ENVIRONMENT_VARIABLE)
@@ -89,6 +107,8 @@ class Database:
         #: Notes for the publisher about the folder (it was tightened), to show once.
         self.notes = ledger.prepare_folder(self.folder, create=not read_only)
         self.path = self.folder / FILE_NAME
+        #: The workspace's key once opened: every later connection checks it is still this workspace.
+        self._key = None
         found = ledger.check_database_file(self.path)
         self.exists = found != "none"
         if read_only:
@@ -102,20 +122,33 @@ class Database:
                     f"BEGIN IMMEDIATE;\n{ledger.schema_script()}{_SCHEMA}"
                     f"PRAGMA user_version = {_SCHEMA_VERSION};\nCOMMIT;"
                 )
+            self._key = ledger.secret(conn)
         self.exists = True
         with contextlib.suppress(OSError):
             self.path.chmod(0o600)
 
     @contextlib.contextmanager
     def _connect(self):
+        """A connection to this workspace; :class:`WorkspaceGone` once the file opened earlier is gone or
+        is another workspace's (SQLite would otherwise make an empty one in its place)."""
+        if self._key is not None and not self.path.exists():
+            raise WorkspaceGone(self.folder)
         try:
             if self.read_only:
                 conn = sqlite3.connect(ledger.read_only_uri(self.path), uri=True, timeout=60, isolation_level=None)
+            elif self._key is not None:  # opened before: never created again here
+                conn = sqlite3.connect(
+                    f"{self.path.absolute().as_uri()}?mode=rw", uri=True, timeout=60, isolation_level=None
+                )
             else:
                 conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         except sqlite3.Error as problem:
+            if self._key is not None and not self.path.exists():
+                raise WorkspaceGone(self.folder) from None
             raise DPSynthError(f"cannot open the workspace {self.path}: {problem}") from None
         try:
+            if self._key is not None and ledger.secret(conn) != self._key:
+                raise WorkspaceGone(self.folder)
             yield conn
         except sqlite3.DatabaseError as problem:
             raise DPSynthError(
