@@ -87,7 +87,10 @@ def release_levels(
         ``(values, counts, made_up, lengths)``: the full codes released then each level's ``P*``, every
         level in its domain's public order; their noisy counts; which are made up; the level each was
         released at (0: a full code, ``L``: a prefix of ``L`` characters), the record of which values are
-        prefixes that :func:`fallback_weights` reads (never the string's last character).
+        prefixes that :func:`fallback_weights` reads (never the string's last character). A letters code
+        shorter than a level is its own prefix there, so two levels may both release ``AB*``; only the
+        shorter level's is kept (it holds every record of the longer one's, and the public rule reads
+        one ``AB*``): post-processing of what was released.
     """
     each, rho_each, _ = level_budget(domain, epsilon, rho)
     keys = pd.Series(list(counts.index), dtype=object)
@@ -123,7 +126,10 @@ def release_levels(
         lengths += [length] * len(result.keys)
         noisy.append(result.counts)
         made_up.append(result.made_up)
-    return values, np.concatenate(noisy).astype(np.int64), np.concatenate(made_up).astype(bool), lengths
+    last = {value: i for i, value in enumerate(values)}  # the shortest level that released it (the last)
+    keep = [i for i, value in enumerate(values) if last[value] == i]
+    noisy, made_up = np.concatenate(noisy).astype(np.int64)[keep], np.concatenate(made_up).astype(bool)[keep]
+    return [values[i] for i in keep], noisy, made_up, [lengths[i] for i in keep]
 
 
 def fallback_weights(values: list, noisy: np.ndarray, lengths) -> np.ndarray:

@@ -167,6 +167,25 @@ def test_what_is_a_prefix_comes_from_the_release_not_from_a_trailing_star():
     assert weights.tolist() == [500.0, 300.0, 20.0, 40.0, 40.0, 3.0]  # AB* at 2: 900 - 520 (AB* at 3) - 340
 
 
+def test_a_short_code_released_at_two_levels_is_one_prefix_and_codes_any_number_of_labels():
+    """A letters code shorter than a level is its own prefix there: "AB" counts as "AB" at the levels of 3
+    and 2, and both release ``AB*``. Only the shorter level's is kept (a crash before: the vectorised rule
+    looked labels up among two equal keys), and its weight leaves out the records coded below it."""
+    column = _column(generator="letters", max_length=4, alphabet="AB", prefixes=[3, 2], missing=False)
+    counts = pd.Series({"AB": 500, "ABA": 300, "BBBB": 200})
+    counts = counts[sorted(counts.index, key=column.index_of)]
+    values, noisy, _, lengths = prefixes.release_levels(
+        column, counts, epsilon=6.0, rho=0.9, noise=_noise(0), label="c"
+    )
+    assert len(set(values)) == len(values) and values.count("AB*") == 1
+    assert lengths[values.index("AB*")] == 2 and lengths[values.index("ABA*")] == 3
+    codes = prefixes.fallback_codes(np.array(["ABB", "AB", "ABAB"] * 1000, dtype=object), tuple(values), column.levels)
+    assert [values[c] for c in codes[:3]] == ["AB*", "AB", "ABA*"]
+    weights = dict(zip(values, prefixes.fallback_weights(values, noisy, lengths)))
+    at = dict(zip(values, noisy))
+    assert weights["AB*"] == max(0, at["AB*"] - at["AB"] - at["ABA*"])  # ABA* at 3: its full code ABA is below it
+
+
 def test_few_labels_take_the_same_codes_and_prefix_counts_as_the_vectorised_path(monkeypatch):
     """Up to ``_FEW`` labels are coded one by one, and each level's counts are added up in plain Python:
     the same codes as the vectorised rule, the same sums as ``shortened`` and a group-by."""
