@@ -14,8 +14,13 @@ import numpy as np
 def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
     """Indices of the first leaf of every merged bin (post-processing of noisy leaf weights).
 
-    Neighbouring bins are merged, the pair with the smallest combined weight first, while
-    there are more than ``cap`` bins or some pair weighs less than ``min_mass``.
+    Neighbouring bins are merged, the pair with the smallest combined mass first, while there
+    are more than ``cap`` bins or some pair holds less than ``min_mass``. A bin's noisy total is
+    the plain sum of its leaves' weights (their noise cancels on average), and its *mass* is
+    that total floored at 0: a stretch of empty leaves whose noise happens to sum below zero is
+    no mass, not a debt that the real records beside it must pay off. (Summed as they are, the
+    -255 of 14 empty values 7-20 once swallowed the 275 records holding 5 and 6 rooms, and the
+    merged bin spread them evenly over 5-20.)
     """
     weight = [float(w) for w in weights]
     count = len(weight)
@@ -24,24 +29,28 @@ def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
     nxt = list(range(1, count)) + [-1]
     prv = [-1] + list(range(count - 1))
     alive = [True] * count
-    heap = [(weight[i] + weight[i + 1], i, i + 1) for i in range(count - 1)]
+
+    def pair(left: int, right: int) -> float:
+        return max(weight[left], 0.0) + max(weight[right], 0.0)
+
+    heap = [(pair(i, i + 1), i, i + 1) for i in range(count - 1)]
     heapq.heapify(heap)
     bins = count
     while heap and bins > 1:
-        total, left, right = heap[0]
-        if bins <= cap and total >= min_mass:
+        mass, left, right = heap[0]
+        if bins <= cap and mass >= min_mass:
             break
         heapq.heappop(heap)
-        if not (alive[left] and alive[right] and nxt[left] == right and weight[left] + weight[right] == total):
+        if not (alive[left] and alive[right] and nxt[left] == right and pair(left, right) == mass):
             continue  # a stale pair: one side was merged since
-        weight[left] = total
+        weight[left] += weight[right]
         alive[right] = False
         nxt[left] = nxt[right]
         if nxt[right] >= 0:
             prv[nxt[right]] = left
-            heapq.heappush(heap, (weight[left] + weight[nxt[left]], left, nxt[left]))
+            heapq.heappush(heap, (pair(left, nxt[left]), left, nxt[left]))
         if prv[left] >= 0:
-            heapq.heappush(heap, (weight[prv[left]] + weight[left], prv[left], left))
+            heapq.heappush(heap, (pair(prv[left], left), prv[left], left))
         bins -= 1
     return np.flatnonzero(alive)
 

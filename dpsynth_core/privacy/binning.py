@@ -32,11 +32,11 @@ from. Per column, one or two measurements, all counted by the accountant:
 The rest is post-processing of these DP outputs (:mod:`.bin_weights`), using the unclipped noisy
 counts (their noise cancels on average when neighbours are summed):
 
-* neighbouring leaves whose noisy total is negative are merged into *pieces* (at most
-  :data:`FINE_MAX_BINS`);
-* neighbouring pieces are merged into *bins*, the pair with the smallest noisy total
-  first, while there are more than :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS`
-  bins or a pair holds less than 1 / (2 x that cap) of the noisy total. The bins keep
+* the leaves are the *pieces*, merged only down to :data:`FINE_MAX_BINS`;
+* neighbouring pieces are merged into *bins*, the pair with the smallest mass (noisy total
+  floored at 0: :func:`.bin_weights.merge_small_bins`) first, while there are more than
+  :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` bins or a pair holds less than
+  1 / (2 x that cap) of the noisy total. The bins keep
   the tables a method measures small; they are released as the column's ``edges``;
 * inside each bin, the pieces get non-negative weights with the bin's noisy total (the
   noisy counts shifted down by one amount per bin and clipped at zero, a projection that
@@ -295,8 +295,9 @@ def fit_column(
         noise=noise,
         label=label,
     )
-    # Post-processing. Merging uses the unclipped noisy counts, whose noise cancels on average when
-    # neighbours are summed: first the finer pieces (how values spread inside a bin), then the bins.
+    # Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
+    # weighs a merged stretch by that sum floored at 0: first the finer pieces (how values spread
+    # inside a bin), then the bins.
     pieces = merge_small_bins(noisy, cap=FINE_MAX_BINS, min_mass=0.0)
     piece_counts = np.add.reduceat(noisy, pieces).astype(float)
     chosen = merge_small_bins(

@@ -367,9 +367,27 @@ def test_merge_keeps_the_cap_and_merges_the_lightest_pairs_first():
     weights = [100, 1, 2, 300, 0, -3, 50, 2000]
     starts = merge_small_bins(weights, cap=4, min_mass=0)
     assert len(starts) == 4 and starts[0] == 0 and 7 in starts  # the heavy last piece keeps its own bin
-    assert list(merge_small_bins(weights, cap=10, min_mass=0)) == [0, 1, 2, 3, 4, 6, 7]  # 0 + (-3) < 0 merged
+    assert list(merge_small_bins(weights, cap=10, min_mass=0)) == list(range(8))  # no mass is below 0: none merged
+    assert list(merge_small_bins(weights, cap=10, min_mass=10)) == [0, 1, 3, 4, 6, 7]  # 0 + (-3) and 1 + 2 hold < 10
     assert list(merge_small_bins([5, 5, 5], cap=10, min_mass=0)) == [0, 1, 2]
     assert list(merge_small_bins([5], cap=1, min_mass=100)) == [0]
+
+
+def test_an_empty_tail_whose_noise_sums_below_zero_does_not_swallow_the_records_beside_it():
+    """One noisy count per value of a 0-20 range (rooms per flat, 1,000 records; values 7-20 empty, their
+    noise summing to -255). Summed as they were, the tail merged with 6 (85) and then 5 (190) into one bin
+    of total 20, and values were spread over 5-20 evenly. A negative total is no mass: 5 and 6 keep their
+    own bins, the empty tail is a bin of its own (which the model's support test can then cut), and
+    ``usable_weights`` gives it no weight beside 5 and 6."""
+    from dpsynth_core.privacy.bin_weights import usable_weights
+
+    tail = np.array([-40.0, 10, -35, -30, 25, -45, -20, -15, -30, 5, -25, -20, -10, -25])
+    assert tail.sum() == -255
+    noisy = np.r_[[14.0, 86, 191, 233, 216, 190, 85], tail]
+    starts = merge_small_bins(noisy, cap=12, min_mass=noisy.sum() / 24)
+    assert {5, 6, 7} <= set(starts.tolist()) and not set(starts.tolist()) & set(range(8, 21))
+    weights = usable_weights(np.arange(21), noisy, np.arange(21)[starts], 20, True)
+    assert weights[5] > 0 and weights[6] > 0
 
 
 def test_piece_weights_keep_each_bins_noisy_total_and_are_never_negative():
