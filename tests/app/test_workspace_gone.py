@@ -21,10 +21,10 @@ def _forget_the_open_workspace():
     state._open_workspace.clear()
 
 
-def _refused_in_one_line(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+def _refused_in_one_line(at, where: str = "") -> None:
+    assert not at.exception, (where, [e.value for e in at.exception])
     shown = [e.value for e in at.error]
-    assert len(shown) == 1, shown
+    assert len(shown) == 1, (where, shown)
     assert shown[0].startswith(f"The workspace folder {default_folder()} was removed while the app was running")
     assert "restart the app" in shown[0] and "nothing more was released or recorded" in shown[0]
     assert not default_folder().exists()  # refused, not made again empty
@@ -45,9 +45,10 @@ def test_generate_after_the_folder_is_removed_draws_nothing():
     assert at.session_state["current_release"] is None
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_every_page_after_a_draw_and_the_folder_removed(path):
+def test_every_page_after_a_draw_and_the_folder_removed():
+    """One draw, then every page in turn (each run meets the removed folder afresh)."""
     at = _generate(_app().run())
     shutil.rmtree(default_folder())
-    at.switch_page(path).run()
-    _refused_in_one_line(at)
+    for path in PAGES:
+        at.switch_page(path).run()
+        _refused_in_one_line(at, path)
