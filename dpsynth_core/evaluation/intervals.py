@@ -40,12 +40,15 @@ def ratio_interval(numerator, denominator, numerator_margin, denominator_margin,
     ``n >= 1``, ``x >= 0``), the exact ratio lies inside: the low end divides the smallest possible ``x``
     by the largest possible ``n``, the high end the largest ``x`` by the smallest ``n``. Each
     margin is exceeded with probability at most ``(1 - CONFIDENCE) / 2``, so by the union
-    bound the interval holds with probability at least ``CONFIDENCE``.
+    bound the interval holds with probability at least ``CONFIDENCE``. The high end starts from
+    ``max(x_noisy, 0)``: since ``x >= 0``, that only widens the interval when ``x_noisy`` is negative,
+    and a noisy value below ``-numerator_margin`` (which only a noise past its margin can give) shows
+    ``[0, margin / n]`` instead of ``[0, 0]``, an interval known to be wrong.
     """
     x, n = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
     value = np.clip(x / np.maximum(n, 1.0), 0.0, top)
     low = np.clip(np.maximum(x - numerator_margin, 0.0) / (n + denominator_margin), 0.0, top)
-    high = np.clip((x + numerator_margin) / np.maximum(1.0, n - denominator_margin), 0.0, top)
+    high = np.clip((np.maximum(x, 0.0) + numerator_margin) / np.maximum(1.0, n - denominator_margin), 0.0, top)
     return value, low, high
 
 

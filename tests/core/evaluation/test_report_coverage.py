@@ -98,3 +98,20 @@ def test_one_report_uses_the_same_intervals(exact):
     first = next(iter(figures.one_way))
     assert figures.one_way[first].low == pytest.approx(drawn.distances[first][1][0])
     assert figures.shares["flag"]["high"] == pytest.approx(drawn.shares["flag"][2][0].tolist())
+
+
+def test_a_noisy_value_below_minus_its_margin_never_shows_the_interval_zero_to_zero():
+    """A distance or count is never negative, so a noisy one below ``-margin`` means its noise passed the
+    margin (the 5% the intervals allow): its interval is then ``[0, margin / n]``, not ``[0, 0]``, which
+    would be known to be wrong. A noisy value in ``[-margin, 0)`` gets the same, wider than
+    ``[0, (x + margin) / n]`` and so still holding whenever the margins hold."""
+    from dpsynth_core.evaluation.intervals import ratio_interval
+
+    value, low, high = ratio_interval(np.array([-450.0, -10.0, 0.0, 50.0]), 1000.0, 300.0, 100.0)
+    assert value.tolist()[:3] == [0.0, 0.0, 0.0] and low.tolist()[:3] == [0.0, 0.0, 0.0]
+    assert high.tolist() == pytest.approx([300 / 900, 300 / 900, 300 / 900, 350 / 900])
+    # where the margins hold (true x in [0, x_noisy + margin]) the truth is inside
+    for noisy in (-10.0, 0.0, 50.0):
+        for truth in np.linspace(0, noisy + 300.0, 7):
+            v, lo, hi = ratio_interval(noisy, 1000.0, 300.0, 100.0)
+            assert lo <= truth / 1000 <= hi + 1e-12
