@@ -12,14 +12,17 @@ from dpsynth_core.workspace import Spending, format_delta, format_epsilon
 
 @st.cache_resource(show_spinner=False)
 def _warm_up() -> None:
-    """Load the exact samplers and the chart renderer once per server in the background (each takes
-    seconds to start), so the first Generate or report is as quick as the next ones. No data is involved."""
+    """Load the exact samplers, the default method's code and the chart renderer once per server in the
+    background (each takes a second or more to start), so the first Generate or report is as quick as the
+    next ones. No data is involved: the method runs once on a made-up table (:func:`warm_up_release`)."""
     import threading
 
     def load() -> None:
         from dpsynth_core.privacy.noise import make_noise_source
+        from dpsynth_core.release import warm_up_release
 
         make_noise_source(None).discrete_laplace(1, 1.0)
+        warm_up_release()
         import vl_convert  # the report's chart renderer starts its engine on first use
 
         vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}})

@@ -100,3 +100,13 @@ def test_bad_parameters(kwargs, error, match):
 def test_incomplete_domain_is_refused_not_filled():
     with pytest.raises(DomainError, match="Income"):
         synthesize(shared_path("ce.csv"), shared_path("ce.domain.json"), 1.0)
+
+
+def test_the_warm_up_release_reads_no_data_and_records_nothing(tmp_path, monkeypatch):
+    """The app's server makes one release of a made-up table at start (``warm_up_release``), so that its
+    first real release is not slowed by loading the method's code. It must not open or make a workspace."""
+    from dpsynth_core.release import warm_up_release
+
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "workspace"))
+    assert warm_up_release() is None
+    assert not (tmp_path / "workspace").exists()
