@@ -146,6 +146,19 @@ def _rows(estimates: dict) -> str:
     )
 
 
+def _noise_summary(figures: ReportFigures) -> str:
+    """A sentence when the report's noise is as large as its distances (intervals half of [0, 1] wide on
+    average): the point figures then say little, whatever they are (a small table or a small epsilon)."""
+    spans = [v.high - v.low for v in figures.one_way.values()]
+    if not spans or float(np.mean(spans)) < 0.5:
+        return ""
+    return (
+        f" <b>At this report's ε the noise is as large as the distances:</b> their intervals span "
+        f"{float(np.mean(spans)):.2f} on average (the real row count is {figures.rows:,} ± "
+        f"{figures.rows_margin:,}), so these point figures say little; a larger ε for the report narrows them."
+    )
+
+
 def _shape_summary(figures: ReportFigures) -> str:
     """The summary's warning: numeric columns whose values changed shape, in plain words (DP figures)."""
     sentences = [s for v in figures.values.values() for s in v.get("shape", [])]
@@ -236,8 +249,13 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None)
 <div class="summary">
 <p><b>In short.</b> Across the {len(figures.one_way)} columns, the synthetic table's distribution is on average
 <b>{mean_one:.3f}</b> away from the real one (0 = identical, 1 = nothing in common)"""
-        + (f"; the furthest column is <b>{e(worst[0])}</b> at {worst[1].value:.3f}" if worst else "")
-        + f""".</p>{_shape_summary(figures)}
+        + (
+            f"; the furthest column is <b>{e(worst[0])}</b> at {worst[1].value:.3f} ({CONFIDENCE:.0%} interval "
+            f"{worst[1].low:.3f} to {worst[1].high:.3f})"
+            if worst
+            else ""
+        )
+        + f""".{_noise_summary(figures)}</p>{_shape_summary(figures)}
 <p>Every figure below that describes the real data was itself measured with differential privacy, from a
 budget of <b>ε = {figures.epsilon:.3g}</b> set aside for this report (each of its
 {len(figures.events)} measurements gets ε = {figures.per_statistic:.3g}). This report can therefore be

