@@ -144,11 +144,13 @@ def _publisher_notes(release, lines, args) -> None:
     text = line_report_text(lines) if lines is not None else None
     if text:
         print(f"note: {text}", file=sys.stderr)
+    kinds = {c["column"]: c["kind"] for c in release.card["domain"]["columns"]}
+    unread = {"date": " or not dates written YYYY-MM-DD", "integer": " or not numbers", "float": " or not numbers"}
     for name, report in release.publisher_report["encoding"].items():
         if report["out_of_domain"]:
             print(
-                f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain "
-                "were clamped or set to missing",
+                f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain"
+                f"{unread.get(kinds.get(name), '')} were clamped or set to missing",
                 file=sys.stderr,
             )
     written, asked = release.rows, release.settings.get("rows") if release.settings else None

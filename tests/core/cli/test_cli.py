@@ -364,3 +364,23 @@ def test_reading_notes_go_to_stderr_only(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "1 of" in err and "broken quoting" in err
     assert "broken" not in card.read_text()
+
+
+def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path, capsys):
+    # A date column written day/month/year (13/05/2005), declared as a date: every cell became
+    # missing, and the note said only "2000 cell(s) outside the declared domain were clamped or set
+    # to missing", though every date was inside the declared range.
+    data = tmp_path / "seen.csv"
+    data.write_text("seen,n,colour\n13/05/2005,1,red\n02/11/2010,x,blue\n")
+    domain = tmp_path / "d.json"
+    domain.write_text(json.dumps({"columns": {
+        "seen": {"type": "date", "min": "1990-01-01", "max": "2030-12-31", "unit": "year"},
+        "n": {"type": "integer", "min": 0, "max": 9},
+        "colour": {"type": "categorical", "values": ["red"]},
+    }}))  # fmt: skip
+    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--out", str(tmp_path / "o.csv")]
+    assert main([*argv, "--no-ledger", "--rows", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "column 'seen': 2 cell(s) outside the declared domain or not dates written YYYY-MM-DD" in err
+    assert "column 'n': 1 cell(s) outside the declared domain or not numbers" in err
+    assert "column 'colour': 1 cell(s) outside the declared domain were" in err
