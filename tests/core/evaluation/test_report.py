@@ -289,18 +289,17 @@ def test_summary_says_when_the_reports_noise_drowns_its_figures(adult_release):
     # 0.515 away ... the furthest column is scars at 1.000" (exact: 0.08 and 0.139), with nothing
     # to say that these figures were noise.
     card = adult_release[0].card
-    vague = report.ReportFigures(
-        epsilon=0.1, per_statistic=0.0024, rows=915, rows_margin=1549, synthetic_rows=1996,
-        one_way={"scars": report.Estimate(1.0, 0.0, 1.0), "colour": report.Estimate(0.03, 0.0, 1.0)},
-        two_way={}, shares={},
-    )  # fmt: skip
-    text = _in_short(report_render.render_html(card, vague))
+
+    def summary(epsilon, per_statistic, rows, rows_margin, synthetic_rows, one_way) -> str:
+        figures = report.ReportFigures(
+            epsilon=epsilon, per_statistic=per_statistic, rows=rows, rows_margin=rows_margin,
+            synthetic_rows=synthetic_rows, one_way={k: report.Estimate(*v) for k, v in one_way.items()},
+            two_way={}, shares={},
+        )  # fmt: skip
+        return _in_short(report_render.render_html(card, figures))
+
+    text = summary(0.1, 0.0024, 915, 1549, 1996, {"scars": (1.0, 0.0, 1.0), "colour": (0.03, 0.0, 1.0)})
     assert "the furthest column is scars at 1.000 (95% interval 0.000 to 1.000)" in text
     assert "say little" in text and "larger ε" in text
-    sharp = report.ReportFigures(
-        epsilon=1.0, per_statistic=0.1, rows=7878, rows_margin=66, synthetic_rows=7850,
-        one_way={"age": report.Estimate(0.053, 0.045, 0.062), "hours": report.Estimate(0.004, 0.0, 0.013)},
-        two_way={}, shares={},
-    )  # fmt: skip
-    text = _in_short(report_render.render_html(card, sharp))
+    text = summary(1.0, 0.1, 7878, 66, 7850, {"age": (0.053, 0.045, 0.062), "hours": (0.004, 0.0, 0.013)})
     assert "age at 0.053 (95% interval 0.045 to 0.062)" in text and "say little" not in text
