@@ -52,6 +52,55 @@ def ratio_interval(numerator, denominator, numerator_margin, denominator_margin,
     return value, low, high
 
 
+def contained(value, low, high) -> tuple:
+    """``(value, low, high)`` with each interval widened just enough to hold its figure.
+
+    Used after a figure was post-processed (:func:`capped_shares`, :func:`isotonic`): an interval only
+    gets wider, so wherever it held the exact value it still does and its coverage is unchanged."""
+    return value, np.minimum(low, value), np.maximum(high, value)
+
+
+def capped_shares(shares) -> np.ndarray:
+    """Shares of disjoint cells made possible together: each at least 0 and their sum at most 1.
+
+    The closest such shares (least squares, along the last axis): the shares clipped at 0 when those add up
+    to at most 1, else their projection onto the simplex (the same amount taken off each, none below 0).
+    Post-processing of noisy figures, so free; see :func:`contained` for the intervals."""
+    shares = np.asarray(shares, dtype=float)
+    clipped = np.maximum(shares, 0.0)
+    over = clipped.sum(axis=-1) > 1.0
+    if not over.any():
+        return clipped
+    ordered = -np.sort(-clipped, axis=-1)
+    steps = np.arange(1, shares.shape[-1] + 1)
+    above = (np.cumsum(ordered, axis=-1) - 1.0) / steps
+    kept = np.sum(ordered > above, axis=-1, keepdims=True)  # at least one: the largest share exceeds its own
+    theta = np.take_along_axis(above, kept - 1, axis=-1)
+    return np.where(over[..., None], np.maximum(clipped - theta, 0.0), clipped)
+
+
+def isotonic(values) -> np.ndarray:
+    """The closest non-decreasing sequence (least squares) along the last axis, for short sequences.
+
+    ``out[j] = max over i <= j of min over k >= j of mean(values[i..k])``: the pool-adjacent-violators
+    fit written out (its cost grows as the cube of the length; a report has at most three quartiles).
+    Each result is a mean of the values, so it lies between their least and greatest (kept so against
+    rounding: values in [0, 1] stay in [0, 1])."""
+    values = np.asarray(values, dtype=float)
+    length = values.shape[-1]
+    sums = np.concatenate([np.zeros((*values.shape[:-1], 1)), np.cumsum(values, axis=-1)], axis=-1)
+    out = np.empty_like(values)
+    for j in range(length):
+        out[..., j] = np.max(
+            [
+                np.min([(sums[..., k + 1] - sums[..., i]) / (k - i + 1) for k in range(j, length)], axis=0)
+                for i in range(j + 1)
+            ],
+            axis=0,
+        )
+    return np.clip(out, values.min(axis=-1, keepdims=True), values.max(axis=-1, keepdims=True))
+
+
 def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, runs: int, name: str, family: int = 1):
     """The noisy value-level statistics of one numeric or date column, ``runs`` times, with intervals:
     ``(gap, shares, mean, quartiles, claims)``, each ``(value, low, high)`` but ``claims``.
@@ -71,6 +120,12 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
       ``(1 - CONFIDENCE) / (2 family)``: the wider intervals the report's statements of change are checked
       against. ``family`` is the number of figures statements are drawn from, over all columns; by the union
       bound all ``family`` such intervals hold together with probability at least ``CONFIDENCE`` (Bonferroni).
+
+    The figures are then made consistent, which is post-processing of the noisy statistics (free): the exact
+    values' shares (of disjoint values) are each at least 0 and add up to at most 1 (:func:`capped_shares`),
+    and the shares at or below the quartiles never go down (:func:`isotonic`: the noisy cells can be below
+    0, so their running sums could). Every interval is then widened just enough to hold its figure
+    (:func:`contained`): it only gets wider, so each coverage above is unchanged.
     """
     gap = real_laplace(noise, np.full(runs, found["gap"]), scale, label=f"report: value gap of {name}")
     counts = np.asarray(found["counts"], dtype=np.int64)
@@ -90,13 +145,17 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
         value, low, high = ratio_interval(
             total, present, laplace_margin(sum_scale, level), cells.size * cell_margin, top=width
         )
+        shares, shares_low, shares_high = ratio_interval(
+            noisy_counts, rows[:, None], discrete_laplace_margin(scale, level), rows_margin
+        )
+        below, below_low, below_high = ratio_interval(
+            np.cumsum(noisy, axis=1)[:, :-1], present[:, None], steps * cell_margin, cells.size * cell_margin
+        )
         return (
             ratio_interval(gap, rows, laplace_margin(scale, level), rows_margin),
-            ratio_interval(noisy_counts, rows[:, None], discrete_laplace_margin(scale, level), rows_margin),
+            contained(capped_shares(shares), shares_low, shares_high),
             (low_end + value, low_end + low, low_end + high),
-            ratio_interval(
-                np.cumsum(noisy, axis=1)[:, :-1], present[:, None], steps * cell_margin, cells.size * cell_margin
-            ),
+            contained(isotonic(below), below_low, below_high),
         )
 
     claim_level = (1 - CONFIDENCE) / (2 * max(family, 1))

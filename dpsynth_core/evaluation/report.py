@@ -54,7 +54,15 @@ from ..errors import DPSynthError
 from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, Spend
 from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows, unit_relation
-from .intervals import CONFIDENCE, discrete_laplace_margin, laplace_margin, ratio_interval, value_noise
+from .intervals import (
+    CONFIDENCE,
+    capped_shares,
+    contained,
+    discrete_laplace_margin,
+    laplace_margin,
+    ratio_interval,
+    value_noise,
+)
 from .metrics import paired_codes
 from .values import report_statistics, statement_figures, value_figures
 
@@ -260,7 +268,9 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
 
     Each of the ``k`` statistics gets ``epsilon / k``; all have sensitivity 1, so the noise
     scale is ``k / epsilon``. Intervals: :func:`ratio_interval` with each noise's margin at
-    level ``(1 - CONFIDENCE) / 2`` (the row count's noise and the statistic's own).
+    level ``(1 - CONFIDENCE) / 2`` (the row count's noise and the statistic's own). A chart's bars are
+    shares of disjoint cells, so they are made each at least 0 and at most 1 in all (:func:`capped_shares`,
+    free post-processing), each interval widened just enough to hold its bar (coverage unchanged).
     """
     count = 1 + len(exact.distances) + len(exact.shares) + VALUE_STATISTICS * len(exact.values)
     each = epsilon / count
@@ -279,7 +289,10 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     for name, (_, _, counts) in exact.shares.items():
         counts = np.asarray(counts, dtype=np.int64)
         drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: shares of {name}")
-        shares[name] = ratio_interval(counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin)
+        value, low, high = ratio_interval(
+            counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin
+        )
+        shares[name] = contained(capped_shares(value), low, high)  # bars of disjoint cells: at most 1 in all
     family = statement_figures(exact.values)
     values = {
         name: value_noise(
