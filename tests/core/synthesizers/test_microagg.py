@@ -91,3 +91,33 @@ def test_audit_demonstrates_that_microagg_has_no_guarantee():
         synthesize(d, _FLIP_SPEC, 1.0, method="microagg", random_state=0, k=200, feature_groups=2).card
     )["noise_epsilon"]
     assert result.violates(noise_epsilon), result
+
+
+def test_draws_past_the_ends_do_not_pile_up_as_missing_cells():
+    """The cells sit on one axis per column with "missing" at its low end (and a text column's "other" at its
+    high end); a draw from a cluster's noisy Gaussian that falls past an end is drawn again (a truncated
+    normal), not clipped onto the end cell. Clipped, a table with no missing cell came out with about 30% in
+    every column at epsilon 1 (23.7%, 34.9%, 29.4%, 31.7% for a free text of 300 values, three
+    categories, two, and a 50-value integer), all from the noise's spread; drawn again: 9.1%, 19.5%, 18.8%,
+    10.9%."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    weights = 1 / np.arange(1, 301)
+    frame = pd.DataFrame(
+        {
+            "text": rng.choice([f"name{i:03d}" for i in range(300)], n, p=weights / weights.sum()),
+            "a": rng.choice(["x", "y", "z"], n, p=[0.6, 0.3, 0.1]),
+            "b": rng.choice(["p", "q"], n),
+            "c": np.clip(rng.normal(25, 8, n), 0, 49).astype(int).astype(str),
+        }
+    )
+    spec = {
+        "columns": {
+            "text": {"type": "text", "generator": "any", "size": 100_000},
+            "a": {"type": "categorical", "values": ["x", "y", "z"]},
+            "b": {"type": "categorical", "values": ["p", "q"]},
+            "c": {"type": "integer", "min": 0, "max": 49},
+        }
+    }
+    shares = [synthesize(frame, spec, 1.0, method="microagg", random_state=s).data.isna().mean() for s in range(3)]
+    assert float(pd.concat(shares).mean()) < 0.2
