@@ -171,6 +171,8 @@ st.success(
     f"Synthetic table ready: {len(release_data):,} rows{made} (release #{entry['id']}; "
     f"draw {workspace.draws_with(loaded['hash'], key)} with these settings)."
 )
+for note in entry["card"].get("notes", []):  # the card's plain notes (public: a small noisy row count, empty text)
+    st.warning(note, icon=":material/info:")
 pass_rate = entry["publisher_report"]["columns"].get("pass_rate")
 if pass_rate is not None:
     st.caption(

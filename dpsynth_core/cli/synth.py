@@ -156,6 +156,8 @@ def _publisher_notes(release, lines, args) -> None:
     written, asked = release.rows, release.settings.get("rows") if release.settings else None
     if asked is not None and written != asked:
         print(f"note: you asked for {asked:,} rows; the method released {written:,} (see the card)", file=sys.stderr)
+    for note in release.card.get("notes", []):  # public (the card's own words)
+        print(f"note: {note}", file=sys.stderr)
     g = release.card["guarantee"]
     if g.get("epsilon") is None:
         guarantee = "no differential-privacy guarantee: see the card"

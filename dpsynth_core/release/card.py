@@ -101,6 +101,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", []) if not found.inside],
         "spread_inside_bins": [found.as_card() for found in getattr(model, "bins_", []) if found.inside],
         "method_details": model.card_details(),
+        "notes": model.release_notes(),
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
             "this card: it holds only the declaration, the parameters, the privacy spends and the bins fitted with DP",
@@ -270,6 +271,7 @@ def render_card_html(card: dict) -> str:
     details = card.get("method_details", {})
     note = details.get("per_record_note")
     per_record = f"<p class='guarantee'>{e(note)}</p>" if note else ""
+    notes = "".join(f"<p class='note'>{e(x)}</p>" for x in card.get("notes", []))
     covered = "".join(f"<li>{e(x)}</li>" for x in card["covered"])
     not_covered = "".join(f"<li>{e(x)}</li>" for x in card["not_covered"])
     tolerance = (
@@ -289,6 +291,7 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
        text-align: left; vertical-align: top; }}
 .guarantee {{ background: #eef6ee; border-left: 6px solid #2e7d32; padding: 1rem; font-size: 1.1rem; }}
 .guarantee.none {{ background: #fdecea; border-left-color: #c62828; }}
+.note {{ background: #fff8e1; border-left: 6px solid #f9a825; padding: .6rem 1rem; }}
 </style></head><body>
 <h1>{e(card["title"])}</h1>
 <p>Made with {e(card["software"]["name"])} {e(card["software"]["version"])} on {e(card["created"])}.</p>
@@ -300,6 +303,7 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 <h2>What was done</h2>
 <p><b>{e(card["method"]["title"])}.</b> {e(card["method"]["summary"])}</p>
 <p>{tolerance}Synthetic rows: {card["rows"]["synthetic"]:,} ({e(card["rows"]["policy"])}).</p>
+{notes}
 <p>Randomness: {randomness}. The random seed is never published.</p>
 <h2>How the budget was split</h2>
 <p>{e(card.get("budget_unit", "epsilon")).capitalize()}.{

@@ -44,6 +44,9 @@ from .charges import (  # noqa: F401  (the mechanisms' and guarantees' names, re
     first_binning_mechanism,
 )
 
+#: A noisy row count below this many times its noise's scale gets a plain note on the card.
+ROW_NOTE_NOISES = 3
+
 
 def as_frame(data) -> pd.DataFrame:
     """Accept a DataFrame or a path to a CSV/TSV file."""
@@ -362,6 +365,25 @@ class Synthesizer(PublicCharge):
     def card_details(self) -> dict:
         """Method-specific, data-independent facts for the release card."""
         return {}
+
+    def release_notes(self) -> list[str]:
+        """Plain sentences for the card about what the release holds, from public facts and DP output only:
+        a noisy row count that is small beside its noise, and a free-text column of which no value came out."""
+        from .finite import FiniteColumn, vocabulary_note
+
+        notes = []
+        count = next((e for e in self.accountant_.events if e.label == "row count"), None)
+        if count is not None and self.rows_ < ROW_NOTE_NOISES / count.epsilon:
+            rows = f"{self.rows_:,} row{'' if self.rows_ == 1 else 's'}"
+            notes.append(
+                f"The table has {rows}: the real number of records plus noise of typically about "
+                f"±{1 / count.epsilon:,.0f} rows (ε = {count.epsilon:.3g} for the count), so with few records it "
+                "can be far from the real number. A number of rows that you choose costs no budget: 'Use a fixed "
+                "number of rows' on the Privacy page, --rows on the command line, rows= in Python."
+            )
+        columns = getattr(self, "columns_", None) or {}
+        notes += [vocabulary_note(c) for c in columns.values() if isinstance(c, FiniteColumn) and vocabulary_note(c)]
+        return notes
 
     def missing_guarantee(self) -> str | None:
         """None when the ledger's total is a true DP guarantee; else why there is none."""

@@ -43,7 +43,7 @@ import pandas as pd
 from ..data.counting import CodedTable
 from ..data.encoding import EncodedColumn, decode_codes
 from ..engines.base import Merge, Vocabulary
-from ..privacy.cathist import cathist, draw_from_generator
+from ..privacy.cathist import cathist, draw_from_generator, threshold
 from ..privacy.prefixes import release_levels
 
 
@@ -54,6 +54,7 @@ class FiniteColumn:
     Attributes:
         vocabulary: text only: the CatHist-released values in public order (codes ``0..V-1``).
         vocabulary_counts: text only: their noisy CatHist counts.
+        epsilon, rho: text only: the vocabulary's epsilon and tolerance (public parameters).
     """
 
     name: str
@@ -62,6 +63,8 @@ class FiniteColumn:
     cells: int
     vocabulary: list | None = None
     vocabulary_counts: np.ndarray | None = None
+    epsilon: float | None = None
+    rho: float | None = None
 
     @property
     def prefixes(self) -> tuple:
@@ -135,7 +138,7 @@ def _vocabulary(domain, counts: pd.Series, *, text_epsilon: float, rho: float, n
             domain, counts, epsilon=text_epsilon, rho=rho, noise=noise, label=label
         )
         cells = len(vocabulary) + (2 if domain.missing else 1)
-        return FiniteColumn(domain.name, domain, None, cells, vocabulary, noisy)
+        return FiniteColumn(domain.name, domain, None, cells, vocabulary, noisy, text_epsilon, rho)
     result = cathist(
         list(counts.index),
         counts.to_numpy(dtype=np.int64),
@@ -148,7 +151,28 @@ def _vocabulary(domain, counts: pd.Series, *, text_epsilon: float, rho: float, n
     )
     vocabulary = list(result.keys)  # the domain's public order (CatHist lists results so)
     cells = len(vocabulary) + (2 if domain.missing else 1)
-    return FiniteColumn(domain.name, domain, None, cells, vocabulary, result.counts)
+    return FiniteColumn(domain.name, domain, None, cells, vocabulary, result.counts, text_epsilon, rho)
+
+
+def vocabulary_note(column: FiniteColumn) -> str | None:
+    """A plain sentence for the card when no value of a text column came out (its vocabulary is empty), else
+    None. From public facts only: the vocabulary is DP output, the count needed follows from the column's
+    epsilon, rho and declared size (:func:`~dpsynth_core.privacy.cathist.threshold`)."""
+    if column.vocabulary is None or column.vocabulary:
+        return None
+    needed = ""
+    if column.epsilon and column.rho and not column.prefixes:
+        kept = threshold(column.domain.size, column.rho, column.epsilon).smallest_count_kept(0.5)
+        needed = (
+            f" (its values were chosen with ε = {column.epsilon:.3g}: a value needs about {kept:,} records to come "
+            "out half the time)"
+        )
+    what = "code or prefix" if column.prefixes else "value"
+    return (
+        f"No {what} of the free-text column '{column.name}' came out of its noisy count{needed}, so every cell "
+        f"of it that is not missing shows the placeholder '{column.domain.label_at(0)}'. More budget, fewer "
+        "columns, or a declared list of its values would let values come out."
+    )
 
 
 def finite_source_column(source, domain, *, text_epsilon: float, rho: float, noise, label: str) -> FiniteColumn:

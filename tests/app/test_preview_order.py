@@ -59,3 +59,16 @@ def test_after_a_draw_the_ledger_and_button_are_drawn_once_the_table_is_on_its_w
     assert "table" in events and events[-1] == "save", events  # the last save comes after the table
     assert at.button(key="preview_generate").label.startswith("Draw again"), at.button(key="preview_generate").label
     assert any("release #1" in s.value for s in at.success)
+
+
+def test_the_cards_plain_notes_show_on_the_preview(monkeypatch):
+    # a note the card holds (a small noisy row count, a free-text column of which nothing came out) is said
+    # on the Preview too, where the publisher looks at the table
+    from dpsynth_core.synthesizers.base import Synthesizer
+
+    monkeypatch.setattr(Synthesizer, "release_notes", lambda self: ["The table has 1 row: a plain note."])
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("app_pages/4_Preview.py").run()
+    at.button(key="preview_generate").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(w.value == "The table has 1 row: a plain note." for w in at.warning), [w.value for w in at.warning]

@@ -384,3 +384,18 @@ def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path,
     assert "column 'seen': 2 cell(s) outside the declared domain or not dates written YYYY-MM-DD" in err
     assert "column 'n': 1 cell(s) outside the declared domain or not numbers" in err
     assert "column 'colour': 1 cell(s) outside the declared domain were" in err
+
+
+def test_the_cards_notes_go_to_stderr(tmp_path, capsys):
+    # 3 records at epsilon 0.1: the row count's noise is about 200 rows, so the card says so (and that
+    # --rows costs nothing); with --rows it says nothing of the kind
+    data = tmp_path / "few.csv"
+    data.write_text("colour\nred\nblue\nred\n")
+    domain = tmp_path / "d.json"
+    domain.write_text(json.dumps({"columns": {"colour": {"type": "categorical", "values": ["red", "blue"]}}}))
+    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "0.1", "--method", "cathist", "--no-ledger"]
+    assert main([*argv, "--out", str(tmp_path / "o.csv"), "--seed", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "note: The table has 1 row: " in err and "±200 rows" in err and "--rows" in err, err
+    assert main([*argv, "--out", str(tmp_path / "p.csv"), "--rows", "3"]) == 0
+    assert "The table has" not in capsys.readouterr().err

@@ -69,3 +69,54 @@ def test_microagg_feature_groups_are_labelled_by_index_and_listed_for_the_publis
     listed = release.publisher_report["columns"]["feature_groups"]
     assert len(listed) == groups and sorted(c for g in listed for c in g) == sorted(spec["columns"])
     assert not any(name in str(release.card["method_details"]) for name in spec["columns"])
+
+
+def _text_table(rows_per_value: int = 10, values: int = 300):
+    rng = np.random.default_rng(3)
+    import pandas as pd
+
+    names = np.repeat([f"name{i:03d}" for i in range(values)], rows_per_value)
+    frame = pd.DataFrame({"name": rng.permutation(names), "city": rng.choice(["Oslo", "Rome", "Lima"], len(names))})
+    spec = {
+        "columns": {
+            "name": {"type": "text", "generator": "any", "size": 100_000},
+            "city": {"type": "text", "generator": "any", "size": 100_000},
+        }
+    }
+    return frame, spec
+
+
+@pytest.mark.parametrize("method", ["copula", "bayesnet", "microagg", "marginals"])
+def test_the_card_says_in_plain_words_when_no_value_of_a_free_text_column_came_out(method):
+    """300 values of 10 records each: none comes out of CatHist at this epsilon, so every cell of the column
+    that is not missing shows the public placeholder; the card says so (the count needed is public: it
+    follows from the column's epsilon, rho and declared size). A column whose values came out has no note."""
+    from dpsynth_core.release.card import render_card_html
+
+    frame, spec = _text_table()
+    release = synthesize(frame, spec, 1.0, method=method, random_state=0, **OPTIONS.get(method, {}))
+    notes = release.card["notes"]
+    about_name = [n for n in notes if "'name'" in n]
+    assert len(about_name) == 1 and not any("'city'" in n for n in notes), notes
+    assert "'value-00000'" in about_name[0] and "records to come out half the time" in about_name[0]
+    assert (release.data["name"].dropna() == "value-00000").all()
+    assert about_name[0].replace("'", "&#x27;") in render_card_html(release.card)
+
+
+def test_the_card_explains_a_small_noisy_row_count_and_names_the_free_choice():
+    """At epsilon 0.1 the row count gets 5% of it: noise of about 200 rows, so a table of 100 records can come
+    out with a handful of rows (once, 1 row of 1,000). The card then says how large the noise is and that a
+    fixed number of rows costs nothing; with a public number, or a count well above its noise, it says
+    nothing."""
+    import pandas as pd
+
+    small = pd.DataFrame({"city": np.resize(["Oslo", "Rome", "Lima"], 100)})
+    spec = {"columns": {"city": {"type": "categorical", "values": ["Oslo", "Rome", "Lima"]}}}
+    release = synthesize(small, spec, 0.1, method="cathist", random_state=1)
+    (note,) = [n for n in release.card["notes"] if "rows" in n]
+    assert f"{release.card['rows']['synthetic']:,} row" in note and "about ±200" in note, note
+    assert "--rows" in note and "no budget" in note
+    fixed = synthesize(small, spec, 0.1, method="cathist", random_state=1, rows=100)
+    assert not any("rows" in n for n in fixed.card["notes"])
+    large = pd.DataFrame({"city": np.resize(["Oslo", "Rome", "Lima"], 5000)})
+    assert not any("rows" in n for n in synthesize(large, spec, 1.0, method="cathist", random_state=1).card["notes"])
