@@ -148,21 +148,25 @@ def fallback_weights(values: list, noisy: np.ndarray, lengths) -> np.ndarray:
     """
     noisy = np.asarray(noisy, dtype=float)
     weights = noisy.copy()
-    lengths = [int(length) for length in lengths]
-    if len(lengths) != len(values):
+    own = np.asarray([int(length) for length in lengths], dtype=np.int64)
+    if len(own) != len(values):
         raise ValueError("fallback_weights: one length per released value")
-    at = {(length, value[:-1]): i for i, (value, length) in enumerate(zip(values, lengths)) if length > 0}
-    levels = sorted({length for length in lengths if length > 0}, reverse=True)
-    for i, (value, length) in enumerate(zip(values, lengths)):
-        if value is None or not at:
+    labels = np.empty(len(values), dtype=object)
+    labels[:] = values
+    # Each value's parent: its longest released prefix at a level below its own (a full code: any level; a
+    # prefix P at level L: the shorter levels its stem reaches), by the public rule, one lookup per level.
+    parent = np.full(len(values), -1, dtype=np.int64)
+    named = np.array([value is not None for value in values], dtype=bool)
+    for level in sorted({int(length) for length in own if length > 0}, reverse=True):
+        keys = np.flatnonzero(own == level)
+        asking = np.flatnonzero(named & (parent < 0) & ((own == 0) | (own > level)))
+        if not asking.size:
             continue
-        # a full code has a prefix at every level (a shorter code is its own); a prefix P at level L has
-        # one at each shorter level its stem reaches (:func:`shortened`'s rule)
-        stem = str(value) if length == 0 else str(value)[:-1]
-        below = [L for L in levels if length == 0 or L < length and len(stem) >= L]
-        parent = next((at[(L, stem[:L])] for L in below if (L, stem[:L]) in at), None)  # longest first
-        if parent is not None:
-            weights[parent] -= noisy[i]
+        found = fallback_codes(labels[asking], tuple(labels[keys]), (level,))
+        hit = found < keys.size
+        parent[asking[hit]] = keys[found[hit]]
+    has = parent >= 0
+    np.subtract.at(weights, parent[has], noisy[has])
     return np.clip(weights, 0, None)
 
 

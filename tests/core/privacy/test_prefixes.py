@@ -205,3 +205,58 @@ def test_few_labels_take_the_same_codes_and_prefix_counts_as_the_vectorised_path
             grouped = pd.Series(counts).groupby(prefixes.shortened(pd.Series(labels, dtype=object), length).to_numpy())
             expected = {key: int(total) for key, total in grouped.sum().items()}
             assert prefixes._prefix_counts(labels, counts, length) == expected, (labels, length)
+
+
+def _weights_one_value_at_a_time(values, noisy, lengths):
+    """:func:`prefixes.fallback_weights` as it was: each value's parent looked up in a Python loop."""
+    noisy = np.asarray(noisy, dtype=float)
+    weights = noisy.copy()
+    lengths = [int(length) for length in lengths]
+    at = {(length, value[:-1]): i for i, (value, length) in enumerate(zip(values, lengths)) if length > 0}
+    levels = sorted({length for length in lengths if length > 0}, reverse=True)
+    for i, (value, length) in enumerate(zip(values, lengths)):
+        if value is None or not at:
+            continue
+        stem = str(value) if length == 0 else str(value)[:-1]
+        below = [L for L in levels if length == 0 or L < length and len(stem) >= L]
+        parent = next((at[(L, stem[:L])] for L in below if (L, stem[:L]) in at), None)
+        if parent is not None:
+            weights[parent] -= noisy[i]
+    return np.clip(weights, 0, None)
+
+
+@pytest.mark.parametrize("size", [40, 3000])  # one label at a time, and the vectorised path (> _FEW)
+def test_the_weights_come_from_one_lookup_per_level_with_the_same_results(monkeypatch, size):
+    """:func:`prefixes.fallback_weights` finds each value's parent with one :func:`prefixes.fallback_codes`
+    call per prefix level (not a Python lookup per value), and gives exactly the weights it gave before, on
+    random releases: digits and letters codes (a letters code shorter than a level is its own prefix), full
+    codes ending with ``*``, "missing", prefixes at levels 3, 2 and 1."""
+    calls = []
+    codes = prefixes.fallback_codes
+
+    def counted(labels, values, levels):
+        calls.append(levels)
+        return codes(labels, values, levels)
+
+    monkeypatch.setattr(prefixes, "fallback_codes", counted)
+    rng = np.random.default_rng(size)
+    alphabet = list("AB12")
+    for _ in range(30 if size < 100 else 3):
+        full = {"".join(rng.choice(alphabet, int(rng.integers(1, 6)))) for _ in range(size)}
+        full |= {f"{c}*" for c in list(full)[:3]} | ({None} if rng.random() < 0.5 else set())
+        levels = sorted({int(L) for L in rng.integers(1, 4, 3)}, reverse=True)
+        values = sorted(full, key=str)
+        lengths = [0] * len(values)
+        seen = set(values)
+        for L in levels:
+            stems = {"".join(rng.choice(alphabet, int(rng.integers(1, L + 1)))) for _ in range(size // 4 + 1)}
+            for stem in sorted(stems):
+                if f"{stem}*" not in seen:
+                    values.append(f"{stem}*")
+                    lengths.append(L)
+                    seen.add(f"{stem}*")
+        noisy = rng.integers(-5, 400, len(values))
+        calls.clear()
+        got = prefixes.fallback_weights(values, noisy, lengths)
+        assert got.tolist() == _weights_one_value_at_a_time(values, noisy, lengths).tolist()
+        assert 1 <= len(calls) <= len(set(lengths) - {0}), calls  # one call per level, at most
