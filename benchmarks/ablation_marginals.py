@@ -55,12 +55,14 @@ VARIANTS = {
     "rounds 2/col": ({"ROUNDS_PER_COLUMN": 2, "MIN_ROUNDS_PER_COLUMN": 2}, {}),
     "iid": ({}, {"generation": "iid"}),
     "clique drawn whole": ({"SEQUENTIAL": False}, {}),
-    "iterations x5": ({"ROUND_ITERATIONS": 50, "FINAL_ITERATIONS": 750}, {}),
+    "iterations x5": ({"ROUND_ITERATIONS": 50, "FINAL_ITERATIONS": 750, "FINE_FIT_SIGNAL": 0}, {}),
     "1-way share AIM": ({"SMALL_ONE_WAY_SHARE": 0.0}, {}),
     "rounds 8/col": ({"ROUNDS_PER_COLUMN": 8}, {}),
     "rounds 32/col": ({"ROUNDS_PER_COLUMN": 32, "MIN_ROUNDS_PER_COLUMN": 16}, {}),
     "model 10M cells": ({}, {"max_model_cells": 10_000_000}),
     "select share 0.05": ({"SELECT_SHARE": 0.05}, {}),
+    "full iterations always": ({"FINE_FIT_SIGNAL": 0}, {}),
+    "fewer iterations always": ({"FINE_FIT_SIGNAL": float("inf")}, {}),
 }
 
 
