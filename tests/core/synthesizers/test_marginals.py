@@ -446,3 +446,29 @@ def test_cell_weights_split_the_small_share_by_cells_to_the_two_thirds():
     assert weights[1] / weights[0] == pytest.approx(8**CELL_POWER) == pytest.approx(4)
     assert weights[2] / weights[0] == pytest.approx(math.sqrt(8) ** CELL_POWER)  # geometric mean of 3 and 24
     assert cell_weights([5, 5]) == [1.0, 1.0] and cell_weights([None]) == [1.0]
+
+
+def test_the_fit_stops_sooner_only_where_the_noise_is_large_for_the_tables_size(monkeypatch):
+    """Records at most FINE_FIT_SIGNAL times a round's mean |noise|: 5 iterations per round and 40 at the
+    end; above it (little noise for the table's size), 10 and 75."""
+    from dpsynth_core.synthesizers import marginals as module
+
+    calls = []
+
+    def recorded(*args, **kwargs):
+        calls.append(kwargs["iterations"])
+        return estimate(*args, **kwargs)
+
+    estimate = module.estimate
+    monkeypatch.setattr(module, "estimate", recorded)
+    runs = {}
+    for rows, epsilon in ((1000, 1.0), (30000, 10.0)):  # records / noise: about 25 and 8,000
+        frame, spec = adult_small(rows)
+        calls.clear()
+        MarginalsSynthesizer(epsilon=epsilon, delta=1e-6, random_state=0).fit(frame, spec)
+        runs[epsilon] = list(calls)
+    noisy, fine = runs[1.0], runs[10.0]
+    assert noisy[0] == module.NOISY_FINAL_ITERATIONS // 3 and noisy[-1] == module.NOISY_FINAL_ITERATIONS
+    assert set(noisy[1:-1]) == {module.NOISY_ROUND_ITERATIONS}
+    assert fine[0] == module.FINAL_ITERATIONS // 3 and fine[-1] == module.FINAL_ITERATIONS
+    assert set(fine[1:-1]) == {module.ROUND_ITERATIONS}
