@@ -6,7 +6,7 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cached import budget_split, column_plan, price
+from app_support.cached import budget_split, column_plan, price, row_warning
 from app_support.gates import usable_domain
 from app_support.lifetime import lifetime_budget
 from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints
@@ -157,11 +157,13 @@ try:
         spec_json, float(epsilon), float(rho), method, public_rows, row_count, json.dumps(options, sort_keys=True)
     )
     split = budget_split(spec_json, float(epsilon), method, public_rows, row_count, json.dumps(options, sort_keys=True))
+    few = row_warning(spec_json, float(epsilon), method, public_rows, row_count, json.dumps(options, sort_keys=True))
 except DPSynthError as problem:  # the method refuses these settings (said before any data is read)
     st.error(f"{info.title} cannot be used with these choices: {problem}", icon=":material/block:")
     state.save_session()
     st.stop()
-
+if few and not problems:  # before the draw: the noisy row count's noise beside the file's own row count
+    st.warning(few, icon=":material/info:")
 
 table = plan_table(plan)
 st.dataframe(

@@ -64,6 +64,21 @@ def column_plan(
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
+def row_warning(
+    declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int, options_json: str = "{}"
+) -> str | None:
+    """:func:`~dpsynth_core.synthesizers.planning.row_count_note`: the noisy row count's noise beside the table."""
+    return planning.row_count_note(
+        json.loads(declaration_json),
+        epsilon,
+        method=method,
+        rows=rows,
+        expected_rows=expected_rows,
+        **json.loads(options_json),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
 def budget_split(
     declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int, options_json: str = "{}"
 ):

@@ -17,7 +17,7 @@ from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 from ..privacy.noise import typical_bin_error
 from ..privacy.prefixes import level_budget
 from ..wording import format_epsilon
-from .base import CATHIST, GAUSSIAN, PRIOR, VOCABULARY
+from .base import CATHIST, GAUSSIAN, PRIOR, ROW_NOTE_NOISES, VOCABULARY
 from .marginals_budget import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
 from .registry import DEFAULT_METHOD, get_method
 
@@ -256,6 +256,27 @@ def price(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | N
     options checked by the method's specs: what the ledger will record, before any data is read."""
     info = get_method(method)
     return info.cls.charge(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
+
+
+def row_count_note(
+    domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows=None, expected_rows=None, **options
+) -> str | None:
+    """A warning for the Privacy page, before the draw, when the number of synthetic rows will be a noisy
+    count whose noise is large beside the table (``expected_rows``: the file's row count, the publisher's own
+    figure): fewer than ``ROW_NOTE_NOISES`` times the noise's scale. None with a public number of rows, no
+    table, a person unit (its count's noise is per person), or a method whose rows are not a noisy count."""
+    domain = as_table_domain(domain)
+    if rows is not None or not expected_rows or domain.person is not None:
+        return None
+    events = price(domain, epsilon, method=method, **options).events
+    count = next((e for e in events if e.label == "row count"), None)
+    if count is None or expected_rows >= ROW_NOTE_NOISES / count.epsilon:
+        return None
+    return (
+        f"The number of synthetic rows will be the real count plus noise of typically about ±{1 / count.epsilon:,.0f} "
+        f"rows (ε = {count.epsilon:.3g} for the count): beside your {expected_rows:,} records it can be far off, "
+        "even a single row. A fixed number of rows that you choose (above) costs no budget."
+    )
 
 
 def uses_tolerance(domain, method: str = DEFAULT_METHOD) -> bool:

@@ -773,3 +773,15 @@ def test_the_domain_and_privacy_pages_say_what_free_text_will_become():
     assert any("**notes**" in i.value and "made-up" in i.value for i in at.info)
     # the other columns' 1-way figures hang on how many values of notes come out: said, not shown as exact
     assert any("marked 'about' are estimates" in c.value for c in at.caption)
+
+
+def test_the_privacy_page_warns_when_the_noisy_row_count_is_large_beside_the_table(monkeypatch):
+    # a table of 500 records (the file's row count, the publisher's own figure) at ε = 0.1 with cathist: the
+    # count's noise is about ±200 rows, said before the draw; a fixed number of rows (free) removes the warning
+    monkeypatch.setattr(state, "expected_rows", lambda: 500)
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
+    at.radio(key="privacy_method").set_value("cathist").run()
+    at.select_slider(key="privacy_epsilon").set_value(0.1).run()
+    assert any("±200 rows" in w.value and "500 records" in w.value for w in at.warning), [w.value for w in at.warning]
+    at.checkbox(key="privacy_rows_fixed").check().run()
+    assert not any("±200 rows" in w.value for w in at.warning)

@@ -43,3 +43,20 @@ def test_the_epsilon_advice_names_the_whole_files_epsilon_when_it_differs():
     assert text.startswith("With this method the whole file's ε is **2.5** (see below). **Weak.**")
     warn, text = epsilon_advice(constraints.EPSILON_MAX * 2, 1.0)
     assert warn and "**Very weak.** At this ε the promise bounds almost nothing" in text
+
+
+def test_the_plan_warns_before_the_draw_when_the_noisy_row_count_is_large_beside_the_table():
+    """At epsilon 0.1, cathist's row count gets 5% (noise of about ±200 rows) and marginals' 1% (±1,000): on
+    a table of 500 records the draw can come out with a handful of rows, even one. Said before the draw, with
+    the free choice; not said with a public number of rows, a table well above the noise, or a method whose
+    number of rows is not a noisy count."""
+    from dpsynth_core.synthesizers.planning import row_count_note
+
+    spec = {"columns": {"c": {"type": "categorical", "values": ["a", "b"]}}}
+    note = row_count_note(spec, 0.1, method="cathist", expected_rows=500)
+    assert note is not None and "±200 rows" in note and "500 records" in note and "costs no budget" in note
+    assert "±1,000 rows" in row_count_note(spec, 0.1, method="marginals", expected_rows=500)
+    assert row_count_note(spec, 0.1, method="cathist", rows=500, expected_rows=500) is None
+    assert row_count_note(spec, 0.1, method="cathist", expected_rows=5000) is None
+    assert row_count_note(spec, 0.1, method="deniability", expected_rows=500) is None
+    assert row_count_note(spec, 0.1, method="cathist") is None  # no table yet
