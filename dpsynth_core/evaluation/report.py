@@ -176,7 +176,8 @@ class ExactStatistics:
 
     ``distances``: ``label -> (kind, half-L1 in records)`` with kind "one_way" or "two_way";
     ``shares``: ``column -> (labels, synthetic shares, true counts)`` over public cells;
-    ``values``: per numeric or date column, :func:`.values.report_statistics` (exact values, no bins).
+    ``values``: per numeric or date column, :func:`.values.report_statistics` (exact values, no bins);
+    ``pairs``: each pair's label -> its two columns (public: the report's choice).
     """
 
     rows: int
@@ -184,6 +185,7 @@ class ExactStatistics:
     distances: dict
     shares: dict
     values: dict = field(default_factory=dict)
+    pairs: dict = field(default_factory=dict)
 
 
 def check_choices(domain, synthetic: pd.DataFrame, pairs=(), chart_columns=()) -> tuple[list, list]:
@@ -241,7 +243,9 @@ def exact_statistics(
         name: report_statistics(real[name], synthetic[name], domain.kept[name], markers=domain.missing_markers)
         for name in value_columns(domain)
     }
-    return ExactStatistics(len(real), len(synthetic), distances, shares, values)
+    return ExactStatistics(
+        len(real), len(synthetic), distances, shares, values, {pair_name(a, b): (a, b) for a, b in pairs}
+    )
 
 
 @dataclass
@@ -270,7 +274,9 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     scale is ``k / epsilon``. Intervals: :func:`ratio_interval` with each noise's margin at
     level ``(1 - CONFIDENCE) / 2`` (the row count's noise and the statistic's own). A chart's bars are
     shares of disjoint cells, so they are made each at least 0 and at most 1 in all (:func:`capped_shares`,
-    free post-processing), each interval widened just enough to hold its bar (coverage unchanged).
+    free post-processing), each interval widened just enough to hold its bar (coverage unchanged). A pair's
+    distance is raised to its columns' when below either (marginalising never increases a total variation
+    distance: ``sum_a |sum_b d_ab| <= sum_ab |d_ab|``), its interval widened to hold it.
     """
     count = 1 + len(exact.distances) + len(exact.shares) + VALUE_STATISTICS * len(exact.values)
     each = epsilon / count
@@ -284,6 +290,9 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     noisy = noisy.reshape(runs, len(labels))
     value, low, high = ratio_interval(noisy, rows[:, None], laplace_margin(scale, level), rows_margin)
     distances = {k: (value[:, i], low[:, i], high[:, i]) for i, k in enumerate(labels)}
+    for label, (a, b) in exact.pairs.items():  # two columns' joint distance is never below either's own
+        value, low, high = distances[label]
+        distances[label] = contained(np.maximum(value, np.maximum(distances[a][0], distances[b][0])), low, high)
     bar_margin = discrete_laplace_margin(scale, level)
     shares = {}
     for name, (_, _, counts) in exact.shares.items():
