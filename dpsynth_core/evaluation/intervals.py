@@ -124,8 +124,11 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
     The figures are then made consistent, which is post-processing of the noisy statistics (free): the exact
     values' shares (of disjoint values) are each at least 0 and add up to at most 1 (:func:`capped_shares`),
     and the shares at or below the quartiles never go down (:func:`isotonic`: the noisy cells can be below
-    0, so their running sums could). Every interval is then widened just enough to hold its figure
-    (:func:`contained`): it only gets wider, so each coverage above is unchanged.
+    0, so their running sums could), nor fall below the exact values' shares at or below the same point
+    (a share of the values present is at least their share of all rows; raising a non-decreasing sequence to
+    another keeps it non-decreasing, and the exact values' shares add up to at most 1). Every interval is
+    then widened just enough to hold its figure (:func:`contained`): it only gets wider, so each coverage
+    above is unchanged.
     """
     gap = real_laplace(noise, np.full(runs, found["gap"]), scale, label=f"report: value gap of {name}")
     counts = np.asarray(found["counts"], dtype=np.int64)
@@ -151,11 +154,16 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
         below, below_low, below_high = ratio_interval(
             np.cumsum(noisy, axis=1)[:, :-1], present[:, None], steps * cell_margin, cells.size * cell_margin
         )
+        shares = capped_shares(shares)
+        below = isotonic(below)
+        if found.get("values_below") is not None and below.shape[1]:  # at least the exact values at or below
+            held = np.asarray(found["values_below"], dtype=float).reshape(below.shape[1], -1)
+            below = np.maximum(below, np.minimum(shares @ held.T, 1.0))  # (at most 1 but for rounding)
         return (
             ratio_interval(gap, rows, laplace_margin(scale, level), rows_margin),
-            contained(capped_shares(shares), shares_low, shares_high),
+            contained(shares, shares_low, shares_high),
             (low_end + value, low_end + low, low_end + high),
-            contained(isotonic(below), below_low, below_high),
+            contained(below, below_low, below_high),
         )
 
     claim_level = (1 - CONFIDENCE) / (2 * max(family, 1))

@@ -298,6 +298,8 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
         "quartile_at": [QUARTILES[i] for i in first],
         "quartile_counts": np.bincount(np.searchsorted(points, a, side="left"), minlength=len(points) + 1),
         "synthetic_below": (np.searchsorted(b, points, side="right") / max(b.size, 1)).tolist(),
+        # public (both are): which exact values each quartile point is at or above, for the report's consistency
+        "values_below": (chosen[None, :] <= points[:, None]).tolist(),
     }
 
 
