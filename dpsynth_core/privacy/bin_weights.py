@@ -60,13 +60,15 @@ def _widths(piece_lows: np.ndarray, high, integer: bool) -> np.ndarray:
     return (ends - piece_lows).astype(float)
 
 
-def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool) -> np.ndarray:
+def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool, *, by_width: bool = True) -> np.ndarray:
     """Non-negative piece weights that keep each bin's noisy total (post-processing).
 
     Clipping every noisy count at zero would give every empty piece about half a noise level
     of made-up mass; instead, within each bin, the noisy counts are projected onto the
     non-negative weights with the same total (``max(count - t, 0)`` with one shift ``t`` per
-    bin). A bin whose total is not positive spreads by width.
+    bin). A bin whose total is not positive spreads by width, or with ``by_width=False`` gives
+    each of its pieces the same weight (1): PrivTree's leaves are narrow where its nodes split,
+    which is where records are, so a wide leaf of an empty-looking bin is not the likeliest place.
     """
     owner = np.searchsorted(bin_lows, piece_lows, side="right") - 1
     weights = np.zeros(len(piece_lows))
@@ -76,7 +78,7 @@ def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool) -> n
         counts = piece_counts[inside]
         total = counts.sum()
         if total <= 0:
-            weights[inside] = widths[inside]
+            weights[inside] = widths[inside] if by_width else 1.0
             continue
         ordered = np.sort(counts)[::-1]
         shifts = (np.cumsum(ordered) - total) / np.arange(1, len(ordered) + 1)
@@ -97,3 +99,44 @@ def cut_special(piece_lows, weights, special, high, integer: bool):
     parent = np.searchsorted(piece_lows, lows, side="right") - 1
     share = _widths(lows, high, integer) / widths[parent]
     return lows, weights[parent] * share
+
+
+def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor: float):
+    """Each piece cut into up to ``parts`` equal sub-pieces whose weights follow a slope (post-processing).
+
+    Inside a piece the density is taken log-linear rather than flat: a piece's log density (its weight,
+    floored at ``floor``, over its width) and its neighbour's meet halfway at their common end, and the
+    slope goes on past the first and the last piece (the declared ends). Each piece keeps its weight. So
+    the piece at the edge of the data, beside an empty one or the declared end, puts its values near the
+    data rather than evenly up to the end (a bin 151-300 beside a dense 114-150 holds glucose values that
+    stop at 199). A one-value piece (an integer spike) does not tilt its neighbours. Reads only noisy
+    weights and public bounds.
+    """
+    piece_lows = np.asarray(piece_lows)
+    weights = np.asarray(weights, dtype=float)
+    widths = _widths(piece_lows, high, integer)
+    log_density = np.log(np.maximum(weights, floor) / widths)
+    left, right = log_density.copy(), log_density.copy()
+    if len(piece_lows) > 1:
+        halfway = (log_density[1:] + log_density[:-1]) / 2
+        spike = widths == 1 if integer else np.zeros(len(widths), dtype=bool)
+        left[1:] = np.where(spike[:-1], log_density[1:], halfway)
+        right[:-1] = np.where(spike[1:], log_density[:-1], halfway)
+        left[0] = 2 * log_density[0] - right[0]
+        right[-1] = 2 * log_density[-1] - left[-1]
+    out_lows, out_weights = [], []
+    for low, width, weight, rise in zip(piece_lows, widths, weights, right - left, strict=True):
+        count = int(min(parts, width)) if integer else parts
+        if weight <= 0 or count < 2 or abs(rise) < 1e-9:
+            out_lows.append([low])
+            out_weights.append([weight])
+            continue
+        cuts = (
+            np.unique(np.floor(np.arange(count + 1) * width / count))
+            if integer
+            else np.arange(count + 1) * width / count
+        )
+        mass = np.diff(np.exp(rise * (cuts / width - 0.5)))  # the integral of exp(rise * x) over each sub-piece
+        out_lows.append(low + (cuts[:-1].astype(np.int64) if integer else cuts[:-1]))
+        out_weights.append(weight * mass / mass.sum())
+    return np.concatenate(out_lows), np.concatenate(out_weights)

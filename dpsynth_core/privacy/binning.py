@@ -71,7 +71,7 @@ from .. import constraints
 from ..data.counting import SortedValues
 from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
-from .bin_weights import cut_special, merge_small_bins, usable_weights
+from .bin_weights import cut_special, merge_small_bins, sloped_pieces, usable_weights
 from .histogram import noisy_histogram
 from .noise import NoiseSource
 from .privtree import privtree
@@ -87,6 +87,10 @@ UNIT_LIMIT = 256
 DENSE_RECORDS = 4.0
 #: Most finer pieces kept to place values inside the bins.
 FINE_MAX_BINS = 256
+#: Each piece is cut into up to this many sub-pieces that follow the slope of the density
+#: (:func:`.bin_weights.sloped_pieces`); a noisy weight below SLOPE_FLOOR records counts as that many there.
+SLOPE_PARTS = 8
+SLOPE_FLOOR = 5.0
 #: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
 TREE_SHARE = 0.5
 #: The binning share is split over at least this many columns, so one or two adaptive columns
@@ -306,7 +310,8 @@ def fit_column(
         min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS),
     )
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
-    weights = usable_weights(piece_lows, piece_counts, bin_lows, high, integer)
+    weights = usable_weights(piece_lows, piece_counts, bin_lows, high, integer, by_width=False)
+    piece_lows, weights = sloped_pieces(piece_lows, weights, high, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     if column.special:
         cuts = np.asarray(special, dtype=np.int64) if integer else column.special_values
         piece_lows, weights = cut_special(piece_lows, weights, cuts, high, integer)
