@@ -105,12 +105,14 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     """Each piece cut into up to ``parts`` equal sub-pieces whose weights follow a slope (post-processing).
 
     Inside a piece the density is taken log-linear rather than flat: a piece's log density (its weight,
-    floored at ``floor``, over its width) and its neighbour's meet halfway at their common end, and the
-    slope goes on past the first and the last piece (the declared ends). Each piece keeps its weight. So
-    the piece at the edge of the data, beside an empty one or the declared end, puts its values near the
-    data rather than evenly up to the end (a bin 151-300 beside a dense 114-150 holds glucose values that
-    stop at 199). A one-value piece (an integer spike) does not tilt its neighbours. Reads only noisy
-    weights and public bounds.
+    floored at ``floor``, over its width) and its neighbour's meet halfway at their common end. So the
+    piece at the edge of the data, beside an emptier one, puts its values near the data rather than evenly
+    up to the end (a bin 151-300 beside a dense 114-150 holds glucose values that stop at 199). Past a
+    declared end the slope goes on where the density falls toward that end, or where the end piece spans
+    at most 1/8 of the range (the tree split toward that end: records pile there, as at 0 in a count);
+    a wide end piece denser than its neighbour keeps its own density at the end (ratings 51-100 beside a
+    sparse 0-50 do not pile up at 100). A one-value piece (an integer spike) tilts no neighbour. Each
+    piece keeps its weight. Reads only noisy weights and public bounds.
     """
     piece_lows = np.asarray(piece_lows)
     weights = np.asarray(weights, dtype=float)
@@ -122,8 +124,12 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
         spike = widths == 1 if integer else np.zeros(len(widths), dtype=bool)
         left[1:] = np.where(spike[:-1], log_density[1:], halfway)
         right[:-1] = np.where(spike[1:], log_density[:-1], halfway)
-        left[0] = 2 * log_density[0] - right[0]
-        right[-1] = 2 * log_density[-1] - left[-1]
+        # past a declared end: the slope goes on where it falls outward or the end piece is narrow, else level
+        narrow = widths <= widths.sum() / 8
+        on = (right[0] > log_density[0]) | narrow[0]
+        left[0] = 2 * log_density[0] - right[0] if on else log_density[0]
+        on = (left[-1] > log_density[-1]) | narrow[-1]
+        right[-1] = 2 * log_density[-1] - left[-1] if on else log_density[-1]
     out_lows, out_weights = [], []
     for low, width, weight, rise in zip(piece_lows, widths, weights, right - left, strict=True):
         count = int(min(parts, width)) if integer else parts

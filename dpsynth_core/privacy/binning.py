@@ -42,7 +42,8 @@ counts (their noise cancels on average when neighbours are summed):
   noisy counts shifted down by one amount per bin and clipped at zero, a projection that
   does not give every empty piece made-up mass as clipping alone would). Decoding places
   a value in its bin through these weights (the domain's ``spread``), so values keep the
-  shape of the data inside a bin and a one-value piece (a spike) stays exact.
+  shape of the data inside a bin and a one-value piece (a spike) stays exact; inside a piece, the
+  density slopes toward its denser neighbour (:func:`.bin_weights.sloped_pieces`).
 
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in

@@ -398,15 +398,22 @@ def test_piece_weights_keep_each_bins_noisy_total_and_are_never_negative():
 
 
 def test_sloped_pieces_lean_toward_the_denser_neighbour_and_keep_each_pieces_weight():
-    """Densities 10 (0-99) and 1 (100-199): their log densities meet halfway at 100, and the slope goes
-    on past the ends, so each piece's log density falls by ln 10 across it. Exactly 1 / (1 + sqrt 10)
-    = 0.240 of a piece's weight then lies in its upper half (0.5 when values spread evenly). A one-value
-    piece (a spike) tilts no neighbour."""
+    """Densities 10 (0-99) and 1 (100-199): their log densities meet halfway at 100, ln 10 / 2 from each.
+    The slope goes on past 199 (the density falls toward that end), so 100-199's log density falls by
+    ln 10 across it and exactly 1 / (1 + sqrt 10) = 0.240 of its weight lies in its upper half (0.5 when
+    values spread evenly). 0-99 is half the range and denser than its neighbour: it keeps its own density
+    at 0, so its log density falls by ln 10 / 2 and 1 / (1 + 10 ** 0.25) = 0.360 lies in its upper half.
+    A piece of at most 1/8 of the range (0-31 of 0-255) does follow the slope past its end. A one-value piece (a
+    spike) tilts no neighbour."""
     lows, weights = bin_weights.sloped_pieces(np.array([0, 100]), np.array([1000.0, 100]), 199, True, parts=8, floor=5)
     assert list(lows) == [0, 12, 25, 37, 50, 62, 75, 87, 100, 112, 125, 137, 150, 162, 175, 187]
     assert weights[:8].sum() == pytest.approx(1000) and weights[8:].sum() == pytest.approx(100)
-    assert (np.diff(weights[:8]) < 0).any() and weights[4:8].sum() / 1000 == pytest.approx(1 / (1 + math.sqrt(10)))
+    assert weights[4:8].sum() / 1000 == pytest.approx(1 / (1 + 10**0.25))
     assert weights[12:].sum() / 100 == pytest.approx(1 / (1 + math.sqrt(10)))
+    lows, weights = bin_weights.sloped_pieces(
+        np.array([0, 32, 128]), np.array([320.0, 96, 896]), 255, True, parts=2, floor=5
+    )  # densities 10, 1, 7: 0-31 is 1/8 of the range, so its log density falls by ln 10 across it
+    assert list(lows[:3]) == [0, 16, 32] and weights[1] / 320 == pytest.approx(1 / (1 + math.sqrt(10)))
     lows, weights = bin_weights.sloped_pieces(np.array([0, 1]), np.array([500.0, 99]), 99, True, parts=8, floor=5)
     assert list(lows) == [0, 1] and list(weights) == [500, 99]
 
