@@ -104,9 +104,14 @@ import json
 import sys
 from pathlib import Path
 
-from dpsynth_core.errors import DPSynthError
-from dpsynth_core.release.budgeted import draw
-from dpsynth_core.workspace import Workspace
+try:
+    from dpsynth_core.errors import DPSynthError
+    from dpsynth_core.release.budgeted import draw
+    from dpsynth_core.workspace import Workspace
+except ImportError as missing:  # a Python without the library: say so in one line
+    sys.exit(f"error: this script needs the dpsynth library (the release was made with {version}): run it with "
+             f"the Python of an environment that has it, or install it there (`pip install .` in its source "
+             f"folder) ({{missing}})")
 
 SETTINGS = {settings}
 

@@ -145,3 +145,15 @@ def test_the_script_states_the_guarantee_as_the_command_line_does(tmp_path):
         done = _run_script(script, data, "--workspace", tmp_path / "ws", "--out", f"{method}.csv", cwd=script.parent)
         assert done.returncode == 0, done.stderr
         assert stated_as in done.stdout, done.stdout
+
+
+def test_the_script_run_without_the_library_says_so_in_one_line(tmp_path):
+    release = synthesize(ADULT, POLICY, 0.3, method="cathist", random_state=5)
+    script = write_rerun_files(release, tmp_path, stem="adult", data=str(ADULT))[0]
+    # -I: no PYTHONPATH, no current folder, no user site; -S: no site-packages (where the library would be)
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(script), str(ADULT)], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith("error: this script needs the dpsynth library")
