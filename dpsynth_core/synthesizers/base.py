@@ -375,9 +375,11 @@ class Synthesizer(PublicCharge):
         count = next((e for e in self.accountant_.events if e.label == "row count"), None)
         if count is not None and self.rows_ < ROW_NOTE_NOISES / count.epsilon:
             rows = f"{self.rows_:,} row{'' if self.rows_ == 1 else 's'}"
+            # (the count's epsilon per row; with a person unit the card states spends per person, so none here)
+            share = f" (ε = {count.epsilon:.3g} for the count)" if getattr(self, "unit_", None) is None else ""
             notes.append(
                 f"The table has {rows}: the real number of records plus noise of typically about "
-                f"±{1 / count.epsilon:,.0f} rows (ε = {count.epsilon:.3g} for the count), so with few records it "
+                f"±{1 / count.epsilon:,.0f} rows{share}, so with few records it "
                 "can be far from the real number. A number of rows that you choose costs no budget: 'Use a fixed "
                 "number of rows' on the Privacy page, --rows on the command line, rows= in Python."
             )
