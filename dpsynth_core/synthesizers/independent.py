@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..data.encoding import decode_codes
 from ..domain import CategoricalDomain, ColumnDomain, TextDomain
-from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity
+from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity, threshold
 from ..privacy.histogram import noisy_histogram, to_probabilities
 from ..privacy.prefixes import fallback_codes, fallback_weights, level_budget, release_levels
 from .base import CATHIST, HISTOGRAM, Synthesizer
@@ -207,6 +207,26 @@ class IndependentColumns(Synthesizer):
                 )
             out[name] = entry
         return {"columns": out}
+
+    def release_notes(self) -> list[str]:
+        """The base notes, and a column of which nothing came out (public: the release's own output)."""
+        notes = super().release_notes()
+        for name, model in self.models_.items():
+            if not model.is_empty:
+                continue
+            if model.domain.binned:
+                notes.append(
+                    f"No value of the column '{name}' came out of its noisy counts, so its cells are drawn "
+                    "evenly over its declared values."
+                )
+            else:
+                kept = threshold(_cathist_size(model.domain), self.rho_, model.epsilon).smallest_count_kept(0.5)
+                notes.append(
+                    f"No value of the free-text column '{name}' came out of its noisy count (ε = {model.epsilon:.3g}: "
+                    f"a value needs about {kept:,} records to come out half the time), so every cell of it shows "
+                    f"the placeholder '{model.domain.label_at(0)}'."
+                )
+        return notes
 
     def publisher_details(self) -> dict:
         """Per column: fidelity F and whether values were made up (reveals the data)."""
