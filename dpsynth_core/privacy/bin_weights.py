@@ -66,19 +66,31 @@ def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool, *, b
     Clipping every noisy count at zero would give every empty piece about half a noise level
     of made-up mass; instead, within each bin, the noisy counts are projected onto the
     non-negative weights with the same total (``max(count - t, 0)`` with one shift ``t`` per
-    bin). A bin whose total is not positive spreads by width, or with ``by_width=False`` gives
-    each of its pieces the same weight (1): PrivTree's leaves are narrow where its nodes split,
-    which is where records are, so a wide leaf of an empty-looking bin is not the likeliest place.
+    bin). A bin whose total is not positive spreads by width, or with ``by_width=False`` by pieces
+    rather than width: the piece beside a neighbouring bin of positive total weighs 1, the next 1/2,
+    and so on (the nearer neighbour counts; every piece 1 when neither is positive). Records the model
+    places in such a bin most likely continue the data beside it, and PrivTree's leaves are narrow
+    where its nodes split, which is where records are, so a wide empty-looking leaf is not the
+    likeliest place.
     """
     owner = np.searchsorted(bin_lows, piece_lows, side="right") - 1
     weights = np.zeros(len(piece_lows))
     widths = _widths(piece_lows, high, integer)
+    totals = np.bincount(owner, weights=piece_counts, minlength=len(bin_lows))
     for code in range(len(bin_lows)):
         inside = np.flatnonzero(owner == code)
         counts = piece_counts[inside]
         total = counts.sum()
         if total <= 0:
-            weights[inside] = widths[inside] if by_width else 1.0
+            if by_width:
+                weights[inside] = widths[inside]
+                continue
+            step = np.arange(len(inside), dtype=float)  # pieces from the bin's low end, and below from its high end
+            left = step if code > 0 and totals[code - 1] > 0 else np.inf
+            right = step[::-1] if code < len(bin_lows) - 1 and totals[code + 1] > 0 else np.inf
+            weights[inside] = (
+                0.5 ** np.minimum(left, right) if np.isfinite(left).any() or np.isfinite(right).any() else 1
+            )
             continue
         ordered = np.sort(counts)[::-1]
         shifts = (np.cumsum(ordered) - total) / np.arange(1, len(ordered) + 1)

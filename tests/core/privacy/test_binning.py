@@ -455,6 +455,18 @@ def test_values_in_a_wide_edge_piece_stay_near_the_data(monkeypatch):
     assert flat > 0.05 and sloped < 0.7 * flat, (sloped, flat)
 
 
+def test_a_bin_with_no_positive_total_weighs_its_pieces_by_their_distance_from_the_data():
+    """Pieces 10, 20, 30, 40 form a bin of noisy total -1 between two bins holding records: its pieces
+    weigh 1, 1/2, 1/2, 1 (halving away from the nearer bin with records), not 10 each by width. A bin
+    with no positive neighbour weighs its pieces equally."""
+    lows = np.array([0, 5, 10, 20, 30, 40, 50])
+    counts = np.array([50.0, 3, -2, 0, -4, 5, 60])
+    weights = bin_weights.usable_weights(lows, counts, np.array([0, 10, 50]), 59, True, by_width=False)
+    assert list(weights[2:6]) == [1, 0.5, 0.5, 1] and weights[:2].sum() == 53 and weights[6] == 60
+    alone = bin_weights.usable_weights(lows[:3], np.array([-1.0, -2, 1]), np.array([0]), 19, True, by_width=False)
+    assert list(alone) == [1, 1, 1]
+
+
 def test_sorted_values_count_intervals_exactly():
     values = SortedValues([1, 2, 2, 5, 9])
     assert list(values.count([0, 2, 5], [2, 4, 9], closed=True)) == [3, 2, 2]
