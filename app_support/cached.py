@@ -68,21 +68,20 @@ def row_warning(
     declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int, options_json: str = "{}"
 ) -> str | None:
     """:func:`~dpsynth_core.synthesizers.planning.row_count_note`: the noisy row count's noise beside the table."""
-    return planning.row_count_note(
-        json.loads(declaration_json),
-        epsilon,
-        method=method,
-        rows=rows,
-        expected_rows=expected_rows,
-        **json.loads(options_json),
-    )
+    return _planned(planning.row_count_note, declaration_json, epsilon, method, rows, expected_rows, options_json)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def budget_split(
     declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int, options_json: str = "{}"
 ):
-    return planning.budget_split(
+    """:func:`~dpsynth_core.synthesizers.planning.budget_split`: the budget's parts, for the Privacy page's chart."""
+    return _planned(planning.budget_split, declaration_json, epsilon, method, rows, expected_rows, options_json)
+
+
+def _planned(function, declaration_json: str, epsilon: float, method: str, rows, expected_rows: int, options_json: str):
+    """A planning function of the declaration, epsilon and the method's settings, given as the cache's keys."""
+    return function(
         json.loads(declaration_json),
         epsilon,
         method=method,
