@@ -7,7 +7,8 @@ so the budget is per attribute, not per binary column, their Lemma 1); one noisy
 table per pair of attributes, whose cells are the positive conjunction counts of every
 pair of their dummies. Every measurement is a discrete Laplace histogram over declared
 cells (numeric columns in public bins; weakly constrained text through a CatHist
-vocabulary, see :mod:`dpsynth_core.synthesizers.finite`). Must be declared in advance: every domain.
+vocabulary, see :mod:`dpsynth_core.synthesizers.finite`, with its public share of the
+budget: :func:`measurement_epsilons`). Must be declared in advance: every domain.
 
 From the noisy margins ``p_i`` and conjunctions ``p_ij``, each pair of dummies gets the
 Gaussian correlation ``r`` for which ``P(Z_i > t_i, Z_j > t_j) = p_ij`` with
