@@ -66,6 +66,18 @@ def format_delta(value: float) -> str:
     return f"{value:.0e}".replace("e-0", "e-") if value < 1e-3 else f"{value:.3g}"
 
 
+def guarantee_line(guarantee: dict) -> str:
+    """A card's guarantee in one line, as the command line states a release's.
+
+    >>> guarantee_line({"epsilon": 0.9999999, "delta": 1e-10, "neighbouring": "add or remove one record"})
+    'epsilon 1, delta 1e-10, add or remove one record'
+    """
+    if guarantee.get("epsilon") is None:
+        return "no differential-privacy guarantee: see the card"
+    delta = f", delta {guarantee['delta']:.2g}" if guarantee.get("delta") else ""
+    return f"epsilon {guarantee['epsilon']:.4g}{delta}, {guarantee['neighbouring']}"
+
+
 def ledger_text(workspace, fp: str | None = None) -> str:
     """The ledger of a :class:`~dpsynth_core.workspace.Workspace` as text, per dataset: limit, totals per
     relation and every spend."""

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from ..errors import ParameterError
+from ..wording import guarantee_line
 from .commands import input_name, open_workspace
 
 
@@ -158,13 +159,4 @@ def _publisher_notes(release, lines, args) -> None:
         print(f"note: you asked for {asked:,} rows; the method released {written:,} (see the card)", file=sys.stderr)
     for note in release.card.get("notes", []):  # public (the card's own words)
         print(f"note: {note}", file=sys.stderr)
-    g = release.card["guarantee"]
-    if g.get("epsilon") is None:
-        guarantee = "no differential-privacy guarantee: see the card"
-    else:
-        guarantee = (
-            f"epsilon {g['epsilon']:.4g}"
-            + (f", delta {g['delta']:.2g}" if g.get("delta") else "")
-            + f", {g['neighbouring']}"
-        )
-    print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee})")
+    print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee_line(release.card['guarantee'])})")

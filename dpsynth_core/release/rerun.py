@@ -107,6 +107,7 @@ from pathlib import Path
 try:
     from dpsynth_core.errors import DPSynthError
     from dpsynth_core.release.budgeted import draw
+    from dpsynth_core.wording import guarantee_line
     from dpsynth_core.workspace import Workspace
 except ImportError as missing:  # a Python without the library: say so in one line
     sys.exit(f"error: this script needs the dpsynth library (the release was made with {version}): run it with "
@@ -139,10 +140,7 @@ def main():
     release, release_id = made.release, made.release_id
     release.data.to_csv(args.out, index=False)
     Path(args.out).with_suffix(".card.json").write_text(json.dumps(release.card, indent=2), encoding="utf-8")
-    g = release.card["guarantee"]  # stated as `dpsynth synth` states it
-    stated = ("no differential-privacy guarantee: see the card" if g["epsilon"] is None else
-              f"epsilon {{g['epsilon']:.4g}}" + (f", delta {{g['delta']:.2g}}" if g.get("delta") else "")
-              + f", {{g['neighbouring']}}")
+    stated = guarantee_line(release.card["guarantee"])  # as `dpsynth synth` states it
     print(f"release #{{release_id}}: {{len(release.data):,}} synthetic rows in {{args.out}} ({{stated}}); "
           f"recorded in {{workspace.path}}")
 
