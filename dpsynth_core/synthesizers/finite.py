@@ -160,17 +160,29 @@ def vocabulary_note(column: FiniteColumn) -> str | None:
     epsilon, rho and declared size (:func:`~dpsynth_core.privacy.cathist.threshold`)."""
     if column.vocabulary is None or column.vocabulary:
         return None
-    needed = ""
-    if column.epsilon and column.rho and not column.prefixes:
-        kept = threshold(column.domain.size, column.rho, column.epsilon).smallest_count_kept(0.5)
-        needed = (
-            f" (its values were chosen with ε = {column.epsilon:.3g}: a value needs about {kept:,} records to come "
-            "out half the time)"
-        )
-    what = "code or prefix" if column.prefixes else "value"
+    known = column.epsilon and column.rho and not column.prefixes
+    return empty_text_note(
+        column.name,
+        column.domain.label_at(0),
+        epsilon=column.epsilon if known else None,
+        needed=threshold(column.domain.size, column.rho, column.epsilon).smallest_count_kept(0.5) if known else None,
+        what="code or prefix" if column.prefixes else "value",
+    )
+
+
+def empty_text_note(name: str, placeholder: str, *, epsilon=None, needed=None, what: str = "value") -> str:
+    """The card's sentence for a free-text column of which no value came out of its noisy count: every cell
+    that is not missing shows ``placeholder``. ``epsilon`` and ``needed`` (the records a value needs to come
+    out half the time), when known, are said too."""
+    chosen = (
+        f" (its values were chosen with ε = {epsilon:.3g}: a value needs about {needed:,} records to come "
+        "out half the time)"
+        if needed is not None
+        else ""
+    )
     return (
-        f"No {what} of the free-text column '{column.name}' came out of its noisy count{needed}, so every cell "
-        f"of it that is not missing shows the placeholder '{column.domain.label_at(0)}'. More budget, fewer "
+        f"No {what} of the free-text column '{name}' came out of its noisy count{chosen}, so every cell "
+        f"of it that is not missing shows the placeholder '{placeholder}'. More budget, fewer "
         "columns, or a declared list of its values would let values come out."
     )
 

@@ -25,6 +25,7 @@ from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, exp
 from ..privacy.histogram import noisy_histogram, to_probabilities
 from ..privacy.prefixes import fallback_codes, fallback_weights, level_budget, release_levels
 from .base import CATHIST, HISTOGRAM, Synthesizer
+from .finite import empty_text_note
 from .registry import register
 
 
@@ -221,11 +222,7 @@ class IndependentColumns(Synthesizer):
                 )
             else:
                 kept = threshold(_cathist_size(model.domain), self.rho_, model.epsilon).smallest_count_kept(0.5)
-                notes.append(
-                    f"No value of the free-text column '{name}' came out of its noisy count (ε = {model.epsilon:.3g}: "
-                    f"a value needs about {kept:,} records to come out half the time), so every cell of it shows "
-                    f"the placeholder '{model.domain.label_at(0)}'."
-                )
+                notes.append(empty_text_note(name, model.domain.label_at(0), epsilon=model.epsilon, needed=kept))
         return notes
 
     def publisher_details(self) -> dict:
