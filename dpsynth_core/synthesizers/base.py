@@ -37,11 +37,13 @@ from .charges import (  # noqa: F401  (the mechanisms' and guarantees' names, re
     NO_GUARANTEE,
     PRIOR,
     PURE_DP,
+    ROW_COUNT,
     TREE_MECHANISM,
     VOCABULARY,
     ZCDP,
     PublicCharge,
     first_binning_mechanism,
+    row_count_event,
 )
 
 #: A noisy row count below this many times its noise's scale gets a plain note on the card.
@@ -251,7 +253,7 @@ class Synthesizer(PublicCharge):
             records = noisy_count(n_rows, epsilon=row_epsilon, noise=self.noise_)
             self.rows_ = min(records, self.max_rows_)
             self.accountant_.spend(
-                PrivacyEvent("discrete Laplace count", row_epsilon, neighbouring=self.neighbouring, label="row count")
+                PrivacyEvent("discrete Laplace count", row_epsilon, neighbouring=self.neighbouring, label=ROW_COUNT)
             )
             self.row_policy_ = "noisy: the number of rows is the true count plus discrete Laplace noise"
         else:
@@ -372,7 +374,7 @@ class Synthesizer(PublicCharge):
         from .finite import FiniteColumn, vocabulary_note
 
         notes = []
-        count = next((e for e in self.accountant_.events if e.label == "row count"), None)
+        count = row_count_event(self.accountant_.events)
         if count is not None and self.rows_ < ROW_NOTE_NOISES / count.epsilon:
             rows = f"{self.rows_:,} row{'' if self.rows_ == 1 else 's'}"
             # (the count's epsilon per row; with a person unit the card states spends per person, so none here)

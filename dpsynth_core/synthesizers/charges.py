@@ -23,6 +23,8 @@ CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR = (
 COLUMN_MECHANISMS = (CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR)
 TREE_MECHANISM = "PrivTree (the range split while a biased noisy count clears a threshold)"
 BIN_COUNTS_MECHANISM = "discrete Laplace histogram (counts that place the bins)"
+#: The label of the noisy row count's spend.
+ROW_COUNT = "row count"
 #: A range of 33 to 256 values: PrivTree, or on a table dense enough by its DP row count a first count per value.
 TREE_OR_COUNTS_MECHANISM = (
     "PrivTree, or on a table dense enough by its DP row count a first discrete Laplace count per value"
@@ -112,7 +114,7 @@ class PublicCharge:
         if rows is None and not cls.row_count_is_public and cls.default_rows is None:
             row_epsilon = epsilon * cls.row_count_share
             left -= row_epsilon
-            events.append(cls._event("discrete Laplace count", row_epsilon, "row count"))
+            events.append(cls._event("discrete Laplace count", row_epsilon, ROW_COUNT))
         for name, column_epsilon in binning_budget(domain, epsilon, rho=cls.binning_rho(epsilon, **options)).items():
             parts = binning_events(domain.columns[name], column_epsilon)
             tree, count = (parts[0], parts[1]) if len(parts) == 2 else (0.0, parts[0])
@@ -165,3 +167,8 @@ class PublicCharge:
         """A note the Privacy page shows under the plan: ``(level, text)`` with level ``info``,
         ``warning`` or ``error``, or None."""
         return None
+
+
+def row_count_event(events) -> PrivacyEvent | None:
+    """The noisy row count's spend among ``events`` (None: the number of rows is not a noisy count)."""
+    return next((e for e in events if e.label == ROW_COUNT), None)

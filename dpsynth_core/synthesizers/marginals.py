@@ -45,6 +45,7 @@ from ..pgm.support import special_cells
 from ..privacy.accounting import PrivacyEvent, zcdp_budget
 from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
 from .base import ZCDP
+from .charges import row_count_event
 from .finite import FiniteColumn, finite_source, finite_source_column
 from .marginals_budget import (  # noqa: F401  (the budget's constants, named here too)
     BUDGET_MARGIN,
@@ -409,9 +410,9 @@ class MarginalsSynthesizer(MarginalsBudget):
         for m in self.measurements_:
             estimates.append(float(m.noisy.sum()))
             variances.append(m.sigma**2 * m.noisy.size)
-        count = [e for e in self.accountant_.events if e.label == "row count"]
-        if count:
-            alpha = math.exp(-count[0].epsilon)
+        count = row_count_event(self.accountant_.events)
+        if count is not None:
+            alpha = math.exp(-count.epsilon)
             estimates.append(float(self.rows_))
             variances.append(2 * alpha / (1 - alpha) ** 2)
         weights = 1 / np.asarray(variances)

@@ -18,6 +18,7 @@ from ..privacy.accounting import Accountant, PrivacyEvent, Spend, zcdp_budget
 from ..privacy.noise import typical_bin_error
 from .aim import GAUSSIAN_MEAN_ABS
 from .base import GAUSSIAN, HISTOGRAM, VOCABULARY, Synthesizer
+from .charges import row_count_event
 from .options import delta_note, delta_rule
 from .options import delta_of as _delta
 
@@ -183,7 +184,7 @@ class MarginalsBudget(Synthesizer):
 
     def _dp_count(self) -> float | None:
         """A DP count of the records (the row count's, or the one that set delta), None if none was made."""
-        if any(e.label == "row count" for e in self.accountant_.events):
+        if row_count_event(self.accountant_.events) is not None:
             return float(self.rows_)
         return getattr(self, "count_", None)
 

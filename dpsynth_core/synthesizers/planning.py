@@ -18,6 +18,7 @@ from ..privacy.noise import typical_bin_error
 from ..privacy.prefixes import level_budget
 from ..wording import format_epsilon
 from .base import CATHIST, GAUSSIAN, PRIOR, ROW_NOTE_NOISES, VOCABULARY
+from .charges import row_count_event
 from .marginals_budget import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
 from .registry import DEFAULT_METHOD, get_method
 
@@ -269,7 +270,7 @@ def row_count_note(
     if rows is not None or not expected_rows or domain.person is not None:
         return None
     events = price(domain, epsilon, method=method, **options).events
-    count = next((e for e in events if e.label == "row count"), None)
+    count = row_count_event(events)
     if count is None or expected_rows >= ROW_NOTE_NOISES / count.epsilon:
         return None
     return (
