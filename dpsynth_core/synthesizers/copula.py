@@ -175,6 +175,12 @@ def per_measurement_epsilon(total: float, fixed: list, count: int, delta: float)
     return fit_to_budget(total, fixed, [(count, remaining / count)], delta)[0]
 
 
+def measurement_count(domain) -> int:
+    """The 1-way margins and pair tables measured: one per column and one per pair of columns."""
+    m = len(domain.kept)
+    return m + m * (m - 1) // 2
+
+
 def measurement_epsilons(domain, total: float, fixed: list, delta: float) -> tuple[float, dict[str, float]]:
     """The epsilon of each 1-way margin and pair table, and of each text column's CatHist vocabulary, that
     fill ``total`` after the ``fixed`` spends (row count, bins) by the better of basic and advanced
@@ -187,8 +193,7 @@ def measurement_epsilons(domain, total: float, fixed: list, delta: float) -> tup
     margins and tables (0.0232 on compas at epsilon 1, 10 columns, 3 of them free text) needed about 487
     records for a value to come out: no value of the column whose commonest value has 258 came out.
     """
-    m = len(domain.kept)
-    count = m + m * (m - 1) // 2
+    count = measurement_count(domain)
     shares = vocabulary_shares(domain)
     rest = 1 - sum(shares.values())
     weights = {name: math.sqrt(share * count / rest) for name, share in shares.items()}
@@ -249,15 +254,15 @@ class GaussianCopula(Synthesizer):
         the trade-off the outlook states: the margins' and tables' noise beside a release without vocabularies."""
         noise = super().column_noise(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         domain = as_table_domain(domain)
-        plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         shares = vocabulary_shares(domain)
-        if shares:
-            m = len(domain.kept)
-            common, _ = cls._common_events(domain, epsilon, rows, **options)
-            alone = per_measurement_epsilon(
-                epsilon, [e.epsilon for e in common], m + m * (m - 1) // 2, constraints.ADVANCED_COMPOSITION_DELTA
-            )
-            others = alone / next(v for k, v in plan.items() if k.startswith("1-way margin"))
+        if not shares:
+            return noise
+        plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
+        common, _ = cls._common_events(domain, epsilon, rows, **options)
+        alone = per_measurement_epsilon(
+            epsilon, [e.epsilon for e in common], measurement_count(domain), constraints.ADVANCED_COMPOSITION_DELTA
+        )
+        others = alone / next(v for k, v in plan.items() if k.startswith("1-way margin"))
         for name, share in shares.items():
             noise[name] = {
                 "epsilon": plan[f"vocabulary {name}"],
