@@ -88,9 +88,8 @@ def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool, *, b
             step = np.arange(len(inside), dtype=float)  # pieces from the bin's low end, and below from its high end
             left = step if code > 0 and totals[code - 1] > 0 else np.inf
             right = step[::-1] if code < len(bin_lows) - 1 and totals[code + 1] > 0 else np.inf
-            weights[inside] = (
-                0.5 ** np.minimum(left, right) if np.isfinite(left).any() or np.isfinite(right).any() else 1
-            )
+            away = np.minimum(left, right)  # pieces from the nearer neighbour with records (inf: neither has)
+            weights[inside] = 1.0 if np.isinf(away).all() else 0.5**away
             continue
         ordered = np.sort(counts)[::-1]
         shifts = (np.cumsum(ordered) - total) / np.arange(1, len(ordered) + 1)

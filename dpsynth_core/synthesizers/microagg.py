@@ -204,7 +204,7 @@ class MicroAggregation(Synthesizer):
             values = _truncated_draws(means[choice], np.asarray(factors)[choice], rng)
             for j, name in enumerate(group):
                 cells = self.columns_[name].cells
-                position = np.clip(np.rint((np.clip(values[:, j], -1, 1) + 1) / 2 * (cells - 1)), 0, cells - 1)
+                position = np.clip(np.rint((values[:, j] + 1) / 2 * (cells - 1)), 0, cells - 1)  # values in [-1, 1]
                 codes[name] = _code(self.columns_[name], position.astype(np.int64))
         return pd.DataFrame(
             {name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True) for name in names}
