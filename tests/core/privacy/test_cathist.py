@@ -310,3 +310,17 @@ def test_audit_with_secure_opendp_sampler():
 
     result = audit(secure, _D, _D_NEW_CATEGORY, _release_events(4), trials=2000, seed=5)
     assert not result.violates(_EPS), result
+
+
+def test_the_count_said_to_come_out_half_the_time_does_so_in_cathist():
+    """The cards' "a value needs about K records to come out half the time" (:meth:`Threshold.smallest_count_kept`):
+    CatHist keeps a value of K records at least half the time and one of K - 1 less than half, each rate within
+    3.3 standard errors (1,500 releases) of the exact keep probability."""
+    n, rho, eps, runs = 2_000, 0.9, 0.3, 1_500
+    rule = ch.threshold(n, rho, eps)
+    kept = rule.smallest_count_kept(0.5)
+    assert rule.keep_probability(kept) >= 0.5 > rule.keep_probability(kept - 1)
+    for count in (kept, kept - 1):
+        rate = np.mean([0 in _run({0: count}, n, rho, eps, seed).keys for seed in range(runs)])
+        p = rule.keep_probability(count)
+        assert abs(rate - p) < 3.3 * math.sqrt(p * (1 - p) / runs), (count, rate, p)
