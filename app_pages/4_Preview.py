@@ -96,6 +96,7 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
             rho=settings["rho"],
             rows=settings["rows"],
             progress=report,
+            table_later=True,  # written once the table is on screen (settle), or when first read
             **options,
         )
 
@@ -132,9 +133,10 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
 
 @functools.cache  # once per run of this page: the page's script defines it anew each run
 def settle() -> None:
-    """The header and, after a draw, the session saved and the sidebar's ledger redrawn (all count the
-    draw): once, when the new table is on its way to the browser."""
+    """The header and, after a draw, its table written to the workspace, the session saved and the
+    sidebar's ledger redrawn (all count the draw): once, when the new table is on its way to the browser."""
     if st.session_state.get("preview_generate"):
+        workspace.write_tables()
         state.save_session()
         redraw_sidebar()  # the ledger's new total
     header()

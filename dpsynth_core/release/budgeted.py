@@ -81,6 +81,7 @@ def draw(
     progress=None,
     open_ledger=None,
     ready=None,
+    table_later: bool = False,
     **options,
 ) -> Draw:
     """Price, check, record and make one release (see the module docstring).
@@ -97,7 +98,9 @@ def draw(
     it is read once), nothing more: no mechanism has run, and a refusal that follows is worded from
     public settings and earlier spends only. ``ready``: called with the
     request once the spend is recorded, just before the data is drawn (for a note such as the
-    command line's on a seeded run, said before anything is drawn or written).
+    command line's on a seeded run, said before anything is drawn or written). ``table_later``: the
+    release is recorded at once but its table is written to the workspace when it is next read or
+    :meth:`~dpsynth_core.workspace.Workspace.write_tables` is called (the app, once the table is on screen).
     """
     request = prepare(data, domain, epsilon, **options)
     if open_ledger is not None:
@@ -121,6 +124,7 @@ def draw(
             source=source,
             seconds=seconds,
             spend_id=spend_id,
+            table_later=table_later,
         )
     return Draw(release, release_id, spend_id, request.charge, seconds)
 

@@ -25,9 +25,11 @@ readable by its owner only. One workspace serves one publisher.
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import json
 import math
+import threading
 from dataclasses import fields
 
 import pandas as pd
@@ -45,6 +47,16 @@ class BudgetExceeded(DPSynthError):
     """A draw or report would take a dataset past its lifetime budget (nothing was recorded)."""
 
 
+class TableNotKept(DPSynthError):
+    """A release's synthetic file was never written (the process stopped between recording the release and
+    writing its table, see :meth:`Workspace.record_release`'s ``table_later``); its card and spend are kept."""
+
+
+#: Workspaces holding tables for later (kept alive until written): a process that ends normally writes them.
+_HOLDING: set = set()
+atexit.register(lambda: [workspace.write_tables() for workspace in list(_HOLDING)])
+
+
 def _event(data: dict) -> PrivacyEvent:
     known = {f.name for f in fields(PrivacyEvent)}
     return PrivacyEvent(**{k: v for k, v in data.items() if k in known})
@@ -54,6 +66,11 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
     """The workspace database in ``folder`` (default :func:`default_folder`), created on first use: the
     ledger and the releases here, the publisher's saved choices in :class:`SavedChoices`, the file and
     its connections in :class:`~dpsynth_core.workspace.database.Database`."""
+
+    def __init__(self, folder=None, *, read_only: bool = False):
+        super().__init__(folder, read_only=read_only)
+        self._unwritten: dict = {}  # release id -> its table, until :meth:`write_tables`
+        self._writing = threading.Lock()
 
     # --- datasets and the ledger ----------------------------------------------------------
 
@@ -202,22 +219,25 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
         source: str = "app",
         seconds: float | None = None,
         spend_id: int | None = None,
+        table_later: bool = False,
     ) -> int:
         """Record a release (attached to the spend :meth:`reserve` recorded, ``spend_id``; else its charge is
-        checked and recorded here, :class:`BudgetExceeded` if it does not fit); returns the release id."""
+        checked and recorded here, :class:`BudgetExceeded` if it does not fit); returns the release id.
+
+        ``table_later``: record the release (card, settings, rows) now and keep its table in memory until
+        :meth:`write_tables`, which any read of the table calls first: the app shows a new table before
+        spending a tenth of a second on writing it. Should the process stop in between, the release stays
+        recorded without its file (:class:`TableNotKept` when it is asked for).
+        """
         card = release.card
         spend = getattr(release, "charge", None) or Spend(
             release.accountant.events,
             card["guarantee"]["epsilon"] is not None,
             release.accountant.delta if release.accountant.has_zcdp else 0.0,
         )
-        # compresslevel 1: this is on the way to showing the table
         # A release written to a file in chunks (``release.data`` None) is stored by its header only.
         table = release.data if release.data is not None else pd.DataFrame(columns=release.columns)
-        from ..release.writer import csv_text  # exactly table.to_csv(index=False), faster
-
-        text = csv_text(table).encode("utf-8")
-        csv = gzip.compress(text, compresslevel=1)
+        csv = b"" if table_later else _table_blob(table)  # b"": not written yet
         with self._transaction() as conn:
             self._ensure_dataset(conn, fp, name)
             if spend_id is None:
@@ -244,7 +264,22 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
                 self._insert_spend(conn, fp, spend, "release", card["method"]["name"], source, release_id)
             else:
                 conn.execute("UPDATE spends SET release_id = ? WHERE id = ?", (release_id, int(spend_id)))
+        if table_later:
+            with self._writing:
+                self._unwritten[release_id] = table
+                _HOLDING.add(self)
         return release_id
+
+    def write_tables(self) -> None:
+        """Write the tables :meth:`record_release` kept for later (``table_later``); cheap when there are none."""
+        with self._writing:  # a reader waits here until a table being written is in the file
+            while self._unwritten:
+                release_id, table = next(iter(self._unwritten.items()))
+                blob = _table_blob(table)
+                with self._transaction() as conn:
+                    conn.execute("UPDATE releases SET csv_gzip = ? WHERE id = ?", (blob, release_id))
+                del self._unwritten[release_id]
+            _HOLDING.discard(self)
 
     _RELEASE_COLUMNS = (
         "id, fingerprint, created, method, settings, card, publisher_report, rows, metrics, seconds, source"
@@ -299,8 +334,15 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
             ).fetchone()[0]
 
     def _blob(self, release_id: int) -> bytes:
+        self.write_tables()
         with self._connect() as conn:
-            return conn.execute("SELECT csv_gzip FROM releases WHERE id = ?", (release_id,)).fetchone()[0]
+            blob = conn.execute("SELECT csv_gzip FROM releases WHERE id = ?", (release_id,)).fetchone()[0]
+        if not blob:
+            raise TableNotKept(
+                f"the synthetic file of release #{release_id} was not kept: the app stopped before writing it "
+                "(its card and its spend are recorded)"
+            )
+        return blob
 
     def save_metrics(self, release_id: int, metrics: dict) -> None:
         """Keep publisher-only metrics with their release (they never enter a release or report)."""
@@ -355,3 +397,10 @@ class Workspace(ledger.LedgerKeys, SavedChoices):
                 (int(release_id),),
             ).fetchall()
         return [{"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4]} for r in rows]
+
+
+def _table_blob(table: pd.DataFrame) -> bytes:
+    """A release's table as the workspace keeps it: its CSV, gzip level 1 (fast: this is on a draw's path)."""
+    from ..release.writer import csv_text  # exactly table.to_csv(index=False), faster
+
+    return gzip.compress(csv_text(table).encode("utf-8"), compresslevel=1)

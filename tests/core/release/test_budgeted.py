@@ -304,3 +304,41 @@ def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     assert draw_label(charge, None, 2) == "Draw again (spends ε = 1)"  # refused: no total to state
     unguaranteed = NS(guaranteed=False, epsilon=None, neighbouring=None)
     assert "no guarantee" in draw_label(unguaranteed, after, 0) and "spends" not in draw_label(unguaranteed, after, 0)
+
+
+def test_a_table_kept_for_later_is_written_before_any_read_and_when_the_process_ends(table, tmp_path):
+    """``table_later`` (the app's Preview): the release and its spend are recorded at once; the file is
+    written by ``write_tables``, by the holding workspace's first read of it, or when the process ends;
+    a workspace that never got it says so in one line instead of serving an empty file."""
+    import subprocess
+    import sys
+
+    from dpsynth_core.workspace import TableNotKept
+    from tests.conftest import ROOT
+
+    frame, spec = table
+    workspace = Workspace(tmp_path)
+    made = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", table_later=True)
+    expected = made.release.data.to_csv(index=False).encode()
+    other = Workspace(tmp_path)  # another process's view: recorded, spent, not yet written
+    assert other.release(made.release_id).rows == len(made.release.data)
+    assert other.spending(FP).draws == 1
+    with pytest.raises(TableNotKept, match=f"release #{made.release_id} was not kept"):
+        other.release(made.release_id).csv_bytes()
+    assert workspace.release(made.release_id).csv_bytes() == expected  # the holder's read writes it first
+    assert other.release(made.release_id).csv_bytes() == expected
+    second = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", table_later=True)
+    workspace.write_tables()
+    assert other.release(second.release_id).csv_bytes() == second.release.data.to_csv(index=False).encode()
+
+    script = (
+        "import sys; from dpsynth_core.release.budgeted import draw; from dpsynth_core.workspace import Workspace;"
+        "from tests.core.synthesizers.methods_common import adult_small; frame, spec = adult_small(200);"
+        "made = draw(frame, spec, 1.0, workspace=Workspace(sys.argv[1]), fingerprint='e' * 64, table_later=True);"
+        "print(made.release_id)"
+    )
+    folder = tmp_path / "ended"
+    done = subprocess.run([sys.executable, "-c", script, str(folder)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stored = Workspace(folder).release(int(done.stdout))
+    assert len(stored.data()) == stored.rows > 0  # written as the process ended (no write_tables called)
