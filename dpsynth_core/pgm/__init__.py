@@ -4,6 +4,8 @@
 * :mod:`.model`: belief propagation over that tree, marginals of any column group;
 * :mod:`.estimation`: Private-PGM estimation (mirror descent on the clique potentials; McKenna,
   Sheldon and Miklau 2019), warm-started by one proportional-fitting step toward a new measurement;
+* :mod:`.sizes`: the model size each candidate group would make, worked out a round ahead in a
+  second process (the same numbers; only names, cell counts and groups go there);
 * :mod:`.generate`: synthetic records from the model, sampled i.i.d. or with every clique's
   counts matched to the model's by stratified rounding.
 

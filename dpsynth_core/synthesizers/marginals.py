@@ -40,7 +40,8 @@ import pandas as pd
 
 from .. import constraints
 from ..errors import ParameterError
-from ..pgm import Measurement, absorb, estimate, generate, model_cells_with, support_from
+from ..pgm import Measurement, absorb, estimate, generate, support_from
+from ..pgm.sizes import CandidateSizes
 from ..pgm.support import special_cells
 from ..privacy.accounting import PrivacyEvent, zcdp_budget
 from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
@@ -254,7 +255,7 @@ class MarginalsSynthesizer(MarginalsBudget):
         )
 
         self.rounds_ = 0
-        sizes_for, sizes = None, {}
+        sizes = CandidateSizes(cells, candidates)  # hypothetical model sizes, worked out a round ahead
         growth = 4.0 if self.zcdp_ else 2.0
         while candidates and self._remaining() > 1e-12 * self.budget_:
             last = self._remaining() < 2 * round_budget
@@ -263,16 +264,8 @@ class MarginalsSynthesizer(MarginalsBudget):
             noise_param, select_param = self._split_round(round_budget)
             used = 1 - self._remaining() / self.budget_
             limit = max(self.max_model_cells * used, model.tree.size())
-            structure = tuple(model.tree.cliques)
-            if structure != sizes_for:  # hypothetical model sizes change only with the model's cliques
-                sizes_for, sizes = structure, {}
-            missing = [c for c in candidates if c not in sizes]
-            inside = {c for c in missing if model.tree.home(c) is not None}
-            sizes.update(dict.fromkeys(inside, model.tree.size()))
-            sizes.update(
-                model_cells_with(cells, [m.group for m in self.measurements_], [c for c in missing if c not in inside])
-            )
-            offered = [c for c in candidates if sizes[c] <= limit]
+            size = sizes.of(model, [m.group for m in self.measurements_])
+            offered = [c for c in candidates if size[c] <= limit]
             if not offered:
                 break
             penalty = self._expected_noise(noise_param)
@@ -299,6 +292,7 @@ class MarginalsSynthesizer(MarginalsBudget):
             new = self.measurements_[-1]
             precision = sum(1 / m.sigma**2 for m in self.measurements_ if m.group == chosen)
             model = absorb(model, new, (1 / new.sigma**2) / precision)
+            sizes.ahead([m.group for m in self.measurements_])  # on the other core, while this one fits
             model, step = estimate(
                 cells,
                 self.measurements_,
