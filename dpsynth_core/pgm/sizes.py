@@ -101,7 +101,7 @@ class _Other:
                 text=True,
                 encoding="utf-8",
             )
-        except OSError:  # no second process here: sizes are computed in this one
+        except (OSError, TypeError, ValueError):  # no second process here (or no sys.executable): sizes here
             self._process = False
             return
         atexit.register(self._process.kill)
