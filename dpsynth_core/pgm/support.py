@@ -93,6 +93,21 @@ def support_from(
     return support
 
 
+#: The column kinds whose cells (but "missing") follow an order, so that :func:`support_from` cuts
+#: only their tails and interior gaps.
+RANGE_KINDS = ("integer", "float", "date")
+
+
+def range_cells(columns: dict) -> tuple[dict, dict]:
+    """For :func:`support_from`, from public declarations only: each integer, float or date column of
+    ``columns`` (name -> :class:`~dpsynth_core.synthesizers.finite.FiniteColumn`) -> how many leading
+    cells are its range's (all but "missing"), and -> which of those hold a declared special value
+    (:func:`special_cells`)."""
+    ranges = {n: c for n, c in columns.items() if c.domain.kind in RANGE_KINDS}
+    ordered = {n: c.cells - (1 if c.missing_code is not None else 0) for n, c in ranges.items()}
+    return ordered, {n: special_cells(columns[n].domain, k) for n, k in ordered.items()}
+
+
 def familywise_z(z: float, k: int) -> float:
     """The per-cell threshold for a column of ``k`` ordered cells: ``Phi^-1(1 - alpha / k)`` with
     ``alpha = Phi(-z)``, so one cell (``k = 1``) uses ``z`` itself and, for any ``k``, the chance that

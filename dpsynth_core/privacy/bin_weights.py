@@ -10,6 +10,8 @@ import heapq
 
 import numpy as np
 
+from .histogram import nonnegative_projection
+
 
 def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
     """Indices of the first leaf of every merged bin (post-processing of noisy leaf weights).
@@ -91,10 +93,7 @@ def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool, *, b
             away = np.minimum(left, right)  # pieces from the nearer neighbour with records (inf: neither has)
             weights[inside] = 1.0 if np.isinf(away).all() else 0.5**away
             continue
-        ordered = np.sort(counts)[::-1]
-        shifts = (np.cumsum(ordered) - total) / np.arange(1, len(ordered) + 1)
-        shift = shifts[np.flatnonzero(ordered - shifts > 0)[-1]]
-        weights[inside] = np.clip(counts - shift, 0, None)
+        weights[inside] = nonnegative_projection(counts)
     return weights
 
 

@@ -42,7 +42,7 @@ from .. import constraints
 from ..errors import ParameterError
 from ..pgm import Measurement, absorb, estimate, generate, support_from
 from ..pgm.sizes import CandidateSizes
-from ..pgm.support import special_cells
+from ..pgm.support import range_cells
 from ..privacy.accounting import PrivacyEvent, zcdp_budget
 from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
 from .base import ZCDP
@@ -353,18 +353,9 @@ class MarginalsSynthesizer(MarginalsBudget):
         the noisy counts cannot tell from empty (:func:`dpsynth_core.pgm.support_from`); None: every cell."""
         if EMPTY_Z is None:
             return {}
-        ordered = {
-            n: cells[n] - (1 if self.columns_[n].missing_code is not None else 0)
-            for n in cells
-            if self.columns_[n].domain.kind in ("integer", "float", "date")
-        }
+        ordered, protected = range_cells(self.columns_)
         found = support_from(
-            cells,
-            self.measurements_,
-            EMPTY_Z,
-            ordered=ordered,
-            limit=TAIL_SHARE * self.total_,
-            protected={n: special_cells(self.columns_[n].domain, k) for n, k in ordered.items()},
+            cells, self.measurements_, EMPTY_Z, ordered=ordered, limit=TAIL_SHARE * self.total_, protected=protected
         )
         return {n: keep for n, keep in found.items() if n in ordered}
 

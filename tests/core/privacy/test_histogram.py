@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpsynth_core.privacy.histogram import noisy_count, noisy_histogram, to_probabilities
+from dpsynth_core.privacy.histogram import noisy_count, noisy_histogram, nonnegative_projection, to_probabilities
 from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import audit
 
@@ -62,3 +62,22 @@ def test_probabilities_clip_and_fall_back_to_uniform():
 
 def test_noisy_count_is_at_least_one():
     assert all(noisy_count(0, epsilon=0.1, noise=make_noise_source(s)) >= 1 for s in range(50))
+
+
+def test_nonnegative_projection_keeps_each_rows_total_with_one_shift():
+    # [5, -1, 2], total 6: shift 0.5 -> [4.5, 0, 1.5] (by hand); a row with total <= 0 -> zeros
+    out = nonnegative_projection([[5, -1, 2], [-3, 1, 1]])
+    np.testing.assert_allclose(out, [[4.5, 0.0, 1.5], [0.0, 0.0, 0.0]])
+    rng = np.random.default_rng(0)
+    rows = rng.integers(-20, 40, size=(500, 7)).astype(float)
+    out = nonnegative_projection(rows)
+    positive = rows.sum(axis=1) > 0
+    assert (out >= 0).all()
+    np.testing.assert_allclose(out[positive].sum(axis=1), rows[positive].sum(axis=1))
+    # the closest such counts (least squares): one shift t >= 0 for the cells kept, and every cell set
+    # to zero holds at most t
+    for row, got in zip(rows[positive], out[positive], strict=True):
+        kept = got > 0
+        shift = (row - got)[kept]
+        np.testing.assert_allclose(shift, shift[0])
+        assert shift[0] >= -1e-9 and (row[~kept] <= shift[0] + 1e-9).all()
