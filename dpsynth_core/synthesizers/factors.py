@@ -21,7 +21,7 @@ class Factor:
     parent_cells: tuple
     child_cells: int
     keys: np.ndarray  # flat index: parent_index * child_cells + child_code
-    weights: np.ndarray  # noisy counts, clipped at 0 (plus shrinkage toward the child's 1-way)
+    weights: np.ndarray  # non-negative weights per entry (the network's: P(child | parents))
 
 
 def sample_children(parent_index: np.ndarray, factor: Factor, fallback: np.ndarray, rng) -> np.ndarray:

@@ -4,7 +4,8 @@ and Gunter 2017, section 3).
 Guarantee: (epsilon, delta)-DP under adding or removing one record, composed (the better
 of basic and advanced composition) from:
 
-1. a noisy record count (discrete Laplace), used only to bound the entropy sensitivity;
+1. a noisy record count (discrete Laplace), used only to bound the entropy sensitivity and the
+   size of the tables;
 2. noisy entropies ``H(X)`` and ``H(X, Y)`` of every attribute and pair, on a public
    discretisation into at most ``SCORING_BUCKETS`` buckets (consecutive cells merged).
    Adding one record to a table of ``n`` changes an entropy by at most
@@ -17,9 +18,13 @@ of basic and advanced composition) from:
 Structure: correlation-based feature selection (CFS) with the symmetrical-uncertainty
 coefficient ``SU = 2 (H(X) + H(Y) - H(X, Y)) / (H(X) + H(Y))`` from the noisy entropies,
 greedy per attribute, keeping the graph acyclic and every table within ``max_cost``
-cells. Parameters: ``theta ~ Dirichlet(noisy counts + 1)`` per parent configuration (the
-paper samples parameters rather than taking their mode). Sampling: ancestral, in a
-topological order. Must be declared in advance: every domain (text through a CatHist
+cells and within what its noise allows (``USEFULNESS`` records per cell and unit of noise
+scale, from the noisy count). Parameters: per parent configuration, the noisy counts projected
+onto non-negative counts with their total, then ``theta ~ Dirichlet(projected + k p)``, ``p``
+the child's distribution from the same table (:func:`conditional_table`; the paper samples
+parameters rather than taking their mode, with a uniform prior); a range column's empty
+tails, gaps and "missing" cell are cut as the ``marginals`` model cuts them. Sampling:
+ancestral, in a topological order. Must be declared in advance: every domain (text through a CatHist
 vocabulary, see :mod:`dpsynth_core.synthesizers.finite`).
 """
 
@@ -33,14 +38,26 @@ import pandas as pd
 from .. import constraints
 from ..data.counting import coarsen, flat_index
 from ..data.encoding import EncodedTable
+from ..pgm import Measurement, support_from
+from ..pgm.support import range_cells
 from ..privacy.accounting import PrivacyEvent, fit_to_budget
-from ..privacy.histogram import noisy_count, noisy_histogram
+from ..privacy.histogram import noisy_count, noisy_histogram, nonnegative_projection
 from ..privacy.noise import discrete_laplace_alpha, real_laplace
 from .base import APPROXIMATE_DP, Synthesizer
 from .factors import Factor, sample_children
 from .finite import FiniteColumn, coded_table, finite_column
 
 SCORING_BUCKETS = 8
+#: A table's cells are kept to at most ``n * epsilon / USEFULNESS`` (``n`` the noisy count, ``epsilon``
+#: each table's budget): on average ``USEFULNESS`` records per cell for each unit of noise scale,
+#: PrivBayes' "theta-usefulness" (Zhang et al., TODS 2017, theta = 4). A larger table's counts are
+#: mostly noise, and an empty cell's share of a sparse configuration is about 1 / (its cells).
+USEFULNESS = 4
+#: A range column's empty tails and gaps, and its "missing" cell, are cut as ``marginals`` cuts them
+#: (:func:`dpsynth_core.pgm.support_from`, at EMPTY_Z standard deviations, losing at most TAIL_SHARE of
+#: the records).
+EMPTY_Z = 2.0
+TAIL_SHARE = 0.005
 SHARES = {"count": 0.05, "entropy": 0.3, "parameters": 0.65}
 COUNT_FAILURE = 1e-9
 
@@ -196,22 +213,25 @@ class NetworkSynthesizer(Synthesizer):
         su = {frozenset((a, b)): symmetrical_uncertainty(h[a], h[b], noisy[m + i]) for i, (a, b) in enumerate(pairs)}
         self.su_ = su
 
-        # 2. structure by greedy CFS, acyclic and within max_cost (post-processing of the entropies)
+        # 2. structure by greedy CFS, acyclic and within max_cost and what the noise allows (post-processing
+        # of the entropies and the noisy count)
         self.parents_ = search_structure(
             names,
             su,
             {n: self.columns_[n].cells for n in names},
             {n: scored[n][1] for n in names},
             max_parents=self.max_parents,
-            max_cost=self.max_cost,
+            max_cost=self._usable_cost(noisy_n, p_eps),
         )
         self.order_ = _topological_order(self.parents_)
         self.scored_cells_ = {n: scored[n][1] for n in names}
 
-        # 3. parameters: noisy counts per parent configuration, Dirichlet(noisy + 1) draw
+        # 3. parameters: noisy counts per parent configuration, projected onto non-negative counts, a
+        # Dirichlet draw with a prior centred on the child's distribution (conditional_table)
         self.factors_: dict[str, Factor] = {}
         self.tables_: dict[str, np.ndarray] = {}
         self.noisy_counts_: dict[str, np.ndarray] = {}
+        self.support_: dict[str, np.ndarray] = {}
         for name in names:
             config_cells = tuple(scored[p][1] for p in self.parents_[name])
             configs = int(np.prod(config_cells)) if config_cells else 1
@@ -222,12 +242,19 @@ class NetworkSynthesizer(Synthesizer):
             noisy_counts = noisy_histogram(counts, epsilon=p_eps, noise=self.noise_, label=f"table {name}")
             self._spend("discrete Laplace histogram", p_eps, f"table {name} | {', '.join(self.parents_[name]) or '-'}")
             self.noisy_counts_[name] = noisy_counts
-            concentration = np.clip(noisy_counts, 0, None).reshape(configs, cells) + 1.0
-            theta = np.vstack([self.noise_.rng.dirichlet(row) for row in concentration])
+            grid = noisy_counts.reshape(configs, cells)
+            self.support_[name] = column_support(self.columns_[name], grid, discrete_laplace_std(p_eps))
+            theta = conditional_table(grid, self.support_[name], self.noise_.rng)
             self.tables_[name] = theta
             self.factors_[name] = Factor(
                 name, self.parents_[name], config_cells, cells, np.arange(configs * cells), theta.ravel()
             )
+
+    def _usable_cost(self, noisy_n: int, table_epsilon: float) -> int:
+        """The most cells of one table: ``max_cost``, or fewer where the noise would swamp the counts
+        (:data:`USEFULNESS`). From the noisy count and public settings only."""
+        self.max_cost_ = min(self.max_cost, max(1, int(noisy_n * table_epsilon / USEFULNESS)))
+        return self.max_cost_
 
     def _config_index(self, parents, bucketed: dict, rows: int) -> np.ndarray:
         return flat_index([bucketed[p] for p in parents], [self.scored_cells_[p] for p in parents], rows)
@@ -265,7 +292,60 @@ class NetworkSynthesizer(Synthesizer):
             "structure": [{"column": n, "parents": list(self.parents_[n])} for n in self.order_],
             "max_cost": self.max_cost,
             "scoring_buckets": SCORING_BUCKETS,
+            "usefulness": USEFULNESS,
         }
+
+
+def discrete_laplace_std(epsilon: float) -> float:
+    """Standard deviation of discrete Laplace noise of scale ``1/epsilon``: ``sqrt(2a) / (1 - a)``."""
+    alpha = discrete_laplace_alpha(epsilon)
+    return math.sqrt(2 * alpha) / (1 - alpha)
+
+
+def column_support(column: FiniteColumn, grid: np.ndarray, sigma: float) -> np.ndarray:
+    """The child's cells that its noisy table (parent configurations x cells, noise ``sigma`` per cell)
+    does not show to be empty, by the rule of the ``marginals`` model
+    (:func:`dpsynth_core.pgm.support_from` on the counts summed over the configurations): a range
+    column loses the empty tails and gaps of its range and its "missing" cell unless that cell reaches
+    ``EMPTY_Z`` standard deviations; any other column keeps every cell. Post-processing."""
+    ordered, protected = range_cells({"child": column})
+    if not ordered:
+        return np.ones(grid.shape[1], dtype=bool)
+    found = support_from(
+        {"parents": grid.shape[0], "child": grid.shape[1]},
+        [Measurement(("parents", "child"), np.asarray(grid, dtype=float), sigma)],
+        EMPTY_Z,
+        ordered=ordered,
+        limit=TAIL_SHARE * max(float(grid.sum()), 1.0),
+        protected=protected,
+    )
+    return found["child"]
+
+
+def conditional_table(grid: np.ndarray, keep: np.ndarray, rng) -> np.ndarray:
+    """``P(child | parent configuration)`` from a noisy table (configurations x cells), on the cells ``keep``.
+
+    Each configuration's noisy counts are projected onto the non-negative counts with the same total
+    (:func:`dpsynth_core.privacy.histogram.nonnegative_projection`; a configuration whose total is not
+    positive gets none), and so are their sums over the configurations, the child's 1-way counts,
+    normalised to ``p``. The parameters are then drawn, as in the paper, from a Dirichlet: here
+    ``Dirichlet(projected + k p)`` over the ``k`` cells kept, a prior as heavy as the paper's one
+    pseudo-count per cell but centred on the child's distribution instead of spread evenly over every
+    declared cell. So an empty cell (a "missing" that never occurs) gets neither half a noise level of
+    clipped noise nor a pseudo-count in every configuration, and a configuration with few records follows
+    the child's distribution rather than the uniform one. Cells outside ``keep`` get no mass.
+    Post-processing of the noisy table.
+    """
+    counts = np.asarray(grid, dtype=float)[:, keep]
+    k = counts.shape[1]
+    pooled = nonnegative_projection(counts.sum(axis=0))
+    p = pooled / pooled.sum() if pooled.sum() > 0 else np.full(k, 1.0 / k)
+    concentration = nonnegative_projection(counts) + k * p
+    draws = np.where(concentration > 0, rng.standard_gamma(np.maximum(concentration, 1e-300)), 0.0)
+    totals = draws.sum(axis=1, keepdims=True)
+    theta = np.zeros(np.shape(grid))
+    theta[:, keep] = np.where(totals > 0, draws / np.where(totals > 0, totals, 1.0), p)
+    return theta
 
 
 def noisy_entropies(table, groups, *, buckets: dict, n_low: int, epsilon: float, noise) -> np.ndarray:
