@@ -73,7 +73,7 @@ PINNED = "cf51bd1ac2177c62"
 def test_text_columns_hashed_together_give_the_fingerprint_of_column_by_column(monkeypatch):
     """A wide table's text columns are hashed several at once (fingerprint.GROUP_CELLS); the same
     fingerprint as one column at a time, on 60 random tables of odd cells, missing ones, numbers as
-    text, another string dtype and a column of integers."""
+    text, another string dtype and a column of integers, with the columns joined either way (CONCAT_ROWS)."""
     import numpy as np
 
     from dpsynth_core.data import fingerprint
@@ -88,6 +88,7 @@ def test_text_columns_hashed_together_give_the_fingerprint_of_column_by_column(m
             frame["n"] = rng.integers(0, 5, rows)
             frame["p"] = pd.array(rng.choice(pool, rows), dtype="string[python]")
         monkeypatch.setattr(fingerprint, "GROUP_CELLS", [1 << 20, int(rng.integers(2, 100))][trial % 2])
+        monkeypatch.setattr(fingerprint, "CONCAT_ROWS", [1000, 1][trial // 2 % 2])  # both ways of joining columns
         together = records_fingerprint(frame, KEY)
         grouped = fingerprint._text_column_hashes(frame, sorted(frame.columns), fingerprint._Keys(KEY))
         assert grouped or columns == 1 or 2 * rows > fingerprint.GROUP_CELLS  # the grouped path was taken
