@@ -38,28 +38,29 @@ MAX_ROWS = 200_000
 def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
     """MDAV clusters (row indices) of at least ``k`` rows each, the last one up to ``2k - 1``."""
     remaining = np.arange(len(points))
+    rows = points[remaining]  # the remaining rows, gathered once a round for its searches (not once a search)
     clusters = []
 
-    def nearest(anchor, pool):
-        d = ((points[pool] - points[anchor]) ** 2).sum(axis=1)
-        return pool[np.argpartition(d, k - 1)[:k]]
+    def nearest(anchor):
+        d = ((rows - points[anchor]) ** 2).sum(axis=1)
+        return remaining[np.argpartition(d, k - 1)[:k]]
 
-    def farthest(centre, pool):
-        return pool[np.argmax(((points[pool] - centre) ** 2).sum(axis=1))]
+    def farthest(centre):
+        return remaining[np.argmax(((rows - centre) ** 2).sum(axis=1))]
+
+    def take(group) -> None:
+        nonlocal remaining, rows
+        clusters.append(group)
+        kept = np.isin(remaining, group, assume_unique=True, invert=True)  # setdiff1d's order
+        remaining, rows = remaining[kept], rows[kept]
 
     while len(remaining) >= 3 * k:
-        centre = points[remaining].mean(axis=0)
-        r = farthest(centre, remaining)
-        s = farthest(points[r], remaining)
-        for anchor in (r, s):
-            group = nearest(anchor, remaining)
-            clusters.append(group)
-            remaining = np.setdiff1d(remaining, group, assume_unique=True)
+        r = farthest(rows.mean(axis=0))
+        s = farthest(points[r])
+        take(nearest(r))
+        take(nearest(s))
     if len(remaining) >= 2 * k:
-        r = farthest(points[remaining].mean(axis=0), remaining)
-        group = nearest(r, remaining)
-        clusters.append(group)
-        remaining = np.setdiff1d(remaining, group, assume_unique=True)
+        take(nearest(farthest(rows.mean(axis=0))))
     if len(remaining):
         clusters.append(remaining)
     return clusters
