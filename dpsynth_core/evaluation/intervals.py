@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..privacy.histogram import nonnegative_projection
 from ..privacy.noise import real_laplace
 
 #: Confidence of the error bars.
@@ -71,12 +72,7 @@ def capped_shares(shares) -> np.ndarray:
     over = clipped.sum(axis=-1) > 1.0
     if not over.any():
         return clipped
-    ordered = -np.sort(-clipped, axis=-1)
-    steps = np.arange(1, shares.shape[-1] + 1)
-    above = (np.cumsum(ordered, axis=-1) - 1.0) / steps
-    kept = np.sum(ordered > above, axis=-1, keepdims=True)  # at least one: the largest share exceeds its own
-    theta = np.take_along_axis(above, kept - 1, axis=-1)
-    return np.where(over[..., None], np.maximum(clipped - theta, 0.0), clipped)
+    return np.where(over[..., None], nonnegative_projection(clipped, 1.0), clipped)
 
 
 def isotonic(values) -> np.ndarray:

@@ -31,15 +31,15 @@ def to_probabilities(noisy_counts: np.ndarray) -> np.ndarray:
     return clipped / total
 
 
-def nonnegative_projection(noisy_counts) -> np.ndarray:
+def nonnegative_projection(noisy_counts, total=None) -> np.ndarray:
     """The closest non-negative counts with the same total (least squares), along the last axis.
 
-    ``max(count - t, 0)`` with one shift ``t`` per row, so the row keeps its noisy total; a row whose
-    total is not positive becomes zeros. Unlike clipping at zero, an empty cell does not keep its
-    positive noise (about half a noise level of made-up mass per cell). Post-processing.
+    ``max(count - t, 0)`` with one shift ``t`` per row, so the row keeps its noisy total (or ``total``,
+    when given); a row whose total is not positive becomes zeros. Unlike clipping at zero, an empty cell
+    does not keep its positive noise (about half a noise level of made-up mass per cell). Post-processing.
     """
     counts = np.asarray(noisy_counts, dtype=float)
-    total = counts.sum(axis=-1, keepdims=True)
+    total = counts.sum(axis=-1, keepdims=True) if total is None else np.asarray(total, dtype=float)
     ordered = -np.sort(-counts, axis=-1)
     shifts = (np.cumsum(ordered, axis=-1) - total) / np.arange(1, counts.shape[-1] + 1)
     kept = np.sum(ordered - shifts > 0, axis=-1, keepdims=True)  # the cells left positive: a prefix of ``ordered``

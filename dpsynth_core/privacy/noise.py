@@ -232,6 +232,12 @@ def discrete_laplace_alpha(epsilon: float) -> float:
     return math.exp(-epsilon)
 
 
+def discrete_laplace_std(epsilon: float) -> float:
+    """Standard deviation of discrete Laplace noise of scale ``1/epsilon``: ``sqrt(2a) / (1 - a)``."""
+    alpha = discrete_laplace_alpha(epsilon)
+    return math.sqrt(2 * alpha) / (1 - alpha)
+
+
 def discrete_laplace_pmf(value: int, epsilon: float) -> float:
     """``P(Z = value)`` for discrete Laplace of scale ``1/epsilon``."""
     alpha = discrete_laplace_alpha(epsilon)

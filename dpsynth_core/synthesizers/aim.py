@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..privacy.histogram import noisy_histogram
-from ..privacy.noise import exponential_mechanism_zcdp, report_noisy_max
+from ..privacy.noise import discrete_laplace_std, exponential_mechanism_zcdp, report_noisy_max
 
 #: Expected |noise| of a discrete Gaussian of scale sigma, per cell: sqrt(2 / pi) * sigma.
 GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
@@ -24,9 +24,7 @@ def measure(noise, counts: np.ndarray, noise_param: float, *, zcdp: bool, label:
     if zcdp:
         noisy = counts + noise.discrete_gaussian(counts.size, noise_param, label=label).reshape(counts.shape)
         return noisy, noise_param
-    noisy = noisy_histogram(counts, epsilon=noise_param, noise=noise, label=label)
-    alpha = math.exp(-noise_param)
-    return noisy, math.sqrt(2 * alpha) / (1 - alpha)
+    return noisy_histogram(counts, epsilon=noise_param, noise=noise, label=label), discrete_laplace_std(noise_param)
 
 
 def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float) -> list:

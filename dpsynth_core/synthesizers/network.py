@@ -42,7 +42,7 @@ from ..pgm import Measurement, support_from
 from ..pgm.support import range_cells
 from ..privacy.accounting import PrivacyEvent, fit_to_budget
 from ..privacy.histogram import noisy_count, noisy_histogram, nonnegative_projection
-from ..privacy.noise import discrete_laplace_alpha, real_laplace
+from ..privacy.noise import discrete_laplace_alpha, discrete_laplace_std, real_laplace
 from .base import APPROXIMATE_DP, Synthesizer
 from .factors import Factor, sample_children
 from .finite import FiniteColumn, coded_table, finite_column
@@ -294,12 +294,6 @@ class NetworkSynthesizer(Synthesizer):
             "scoring_buckets": SCORING_BUCKETS,
             "usefulness": USEFULNESS,
         }
-
-
-def discrete_laplace_std(epsilon: float) -> float:
-    """Standard deviation of discrete Laplace noise of scale ``1/epsilon``: ``sqrt(2a) / (1 - a)``."""
-    alpha = discrete_laplace_alpha(epsilon)
-    return math.sqrt(2 * alpha) / (1 - alpha)
 
 
 def column_support(column: FiniteColumn, grid: np.ndarray, sigma: float) -> np.ndarray:
