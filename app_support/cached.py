@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 
@@ -67,8 +68,11 @@ def column_plan(
 def row_warning(
     declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int, options_json: str = "{}"
 ) -> str | None:
-    """:func:`~dpsynth_core.synthesizers.planning.row_count_note`: the noisy row count's noise beside the table."""
-    return _planned(planning.row_count_note, declaration_json, epsilon, method, rows, expected_rows, options_json)
+    """:func:`~dpsynth_core.synthesizers.planning.row_count_note`: the noisy row count's noise beside the table,
+    from the charge :func:`price` has (the page prices the same settings first)."""
+    charge = price(declaration_json, epsilon, method, rows, options_json)
+    note = functools.partial(planning.row_count_note, charge=charge)
+    return _planned(note, declaration_json, epsilon, method, rows, expected_rows, options_json)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

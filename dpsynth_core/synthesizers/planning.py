@@ -260,17 +260,17 @@ def price(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | N
 
 
 def row_count_note(
-    domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows=None, expected_rows=None, **options
+    domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows=None, expected_rows=None, charge=None, **options
 ) -> str | None:
     """A warning for the Privacy page, before the draw, when the number of synthetic rows will be a noisy
     count whose noise is large beside the table (``expected_rows``: the file's row count, the publisher's own
     figure): fewer than ``ROW_NOTE_NOISES`` times the noise's scale. None with a public number of rows, no
-    table, a person unit (its count's noise is per person), or a method whose rows are not a noisy count."""
+    table, a person unit (its count's noise is per person), or a method whose rows are not a noisy count.
+    ``charge``: these settings' :func:`price`, when the caller has it already."""
     domain = as_table_domain(domain)
     if rows is not None or not expected_rows or domain.person is not None:
         return None
-    events = price(domain, epsilon, method=method, **options).events
-    count = row_count_event(events)
+    count = row_count_event((charge or price(domain, epsilon, method=method, **options)).events)
     if count is None or expected_rows >= ROW_NOTE_NOISES / count.epsilon:
         return None
     return (

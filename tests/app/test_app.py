@@ -656,6 +656,27 @@ def test_tiny_upload_walks_through_every_method_without_a_traceback():
         assert at.success or at.error or at.warning, method  # a result, or a message saying why not
 
 
+def test_the_privacy_pages_row_warning_states_the_noise_of_the_count_the_draw_records():
+    """On five records, the Privacy page warns before the draw; its "±N rows" is the scale of the row count
+    in the charge the ledger will record for these settings (the warning reuses the page's own price)."""
+    import re
+
+    from dpsynth_core.synthesizers.charges import row_count_event
+    from dpsynth_core.synthesizers.planning import price
+
+    at = _upload(_app().run(), "tiny.csv", TINY)
+    at = _visit(at, "app_pages/2_Domain.py")
+    at.selectbox(key=f"domain_v{at.session_state['declaration_version']}_3_kind").set_value("drop").run()
+    for method in ("cathist", "marginals"):
+        at = _visit(at, "app_pages/3_Privacy.py")
+        at.radio(key="privacy_method").set_value(method).run()
+        shown = [w.value for w in at.warning if "number of synthetic rows will be" in w.value]
+        assert len(shown) == 1 and "5 records" in shown[0], method
+        declaration, epsilon = at.session_state[state.DECLARATION], at.session_state[state.EPSILON]
+        count = row_count_event(price(declaration, float(epsilon), method=method).events)
+        assert re.search(r"about ±([\d,]+) rows", shown[0]).group(1) == f"{1 / count.epsilon:,.0f}", method
+
+
 # --- bad declarations and very large ones ------------------------------------------------------
 
 
