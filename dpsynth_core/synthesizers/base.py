@@ -386,7 +386,7 @@ class Synthesizer(PublicCharge):
                 "number of rows' on the Privacy page, --rows on the command line, rows= in Python."
             )
         columns = getattr(self, "columns_", None) or {}
-        notes += [vocabulary_note(c) for c in columns.values() if isinstance(c, FiniteColumn) and vocabulary_note(c)]
+        notes += [note for c in columns.values() if isinstance(c, FiniteColumn) and (note := vocabulary_note(c))]
         return notes
 
     def missing_guarantee(self) -> str | None:
