@@ -291,15 +291,16 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     value, low, high = ratio_interval(noisy, rows[:, None], laplace_margin(scale, level), rows_margin)
     distances = {k: (value[:, i], low[:, i], high[:, i]) for i, k in enumerate(labels)}
     for label, (a, b) in exact.pairs.items():  # two columns' joint distance is never below either's own
-        value, low, high = distances[label]
-        distances[label] = contained(np.maximum(value, np.maximum(distances[a][0], distances[b][0])), low, high)
-    bar_margin = discrete_laplace_margin(scale, level)
-    shares = {}
+        joint, joint_low, joint_high = distances[label]
+        distances[label] = contained(
+            np.maximum(joint, np.maximum(distances[a][0], distances[b][0])), joint_low, joint_high
+        )
+    shares = {}  # a bar's count has the row count's noise and margin (discrete Laplace of the same scale)
     for name, (_, _, counts) in exact.shares.items():
         counts = np.asarray(counts, dtype=np.int64)
         drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: shares of {name}")
         value, low, high = ratio_interval(
-            counts + drawn.reshape(runs, counts.size), rows[:, None], bar_margin, rows_margin
+            counts + drawn.reshape(runs, counts.size), rows[:, None], rows_margin, rows_margin
         )
         shares[name] = contained(capped_shares(value), low, high)  # bars of disjoint cells: at most 1 in all
     family = statement_figures(exact.values)
