@@ -31,7 +31,10 @@ paper's rejection sampler from discrete Laplace proposals, vectorised).
 from __future__ import annotations
 
 import math
+import os
 import secrets
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -40,6 +43,25 @@ import numpy as np
 #: Above this, numpy cannot hold the number of trials; Binomial(n, p) is drawn as
 #: Poisson(n p), whose total-variation distance from it is at most p (Le Cam), below 1e-18.
 _BINOMIAL_INT_LIMIT = 2**62
+
+
+def _zeros(size: int) -> np.ndarray:
+    """The input of an OpenDP count sampler: zeros as a numpy array, which OpenDP hands over without
+    converting each element (its ``int`` is 32-bit); the noise is added to the counts afterwards."""
+    return np.zeros(int(size), dtype=np.int32)
+
+
+#: One thread per process draws secure discrete Gaussian noise ahead of need
+#: (:meth:`NoiseSource.reserve_gaussian`); OpenDP's sampler runs without Python's lock, so it overlaps
+#: the release's own work. Keyed by process: a forked child has no thread of its parent's pool.
+_AHEAD: dict = {}
+
+
+def _ahead_pool() -> ThreadPoolExecutor:
+    if os.getpid() not in _AHEAD:
+        _AHEAD.clear()
+        _AHEAD[os.getpid()] = ThreadPoolExecutor(1, thread_name_prefix="dpsynth-noise")
+    return _AHEAD[os.getpid()]
 
 
 @lru_cache(maxsize=64)
@@ -72,6 +94,9 @@ class NoiseSource:
     rng: np.random.Generator
     log: list = field(default_factory=list)
     zcdp_log: list = field(default_factory=list)
+    #: secure source: discrete Gaussian values drawn ahead, of one scale (``reserve_gaussian``)
+    _ahead_sigma: float | None = field(default=None, init=False, repr=False)
+    _ahead: deque = field(default_factory=deque, init=False, repr=False)
 
     def describe(self) -> str:
         if self.secure:
@@ -91,7 +116,7 @@ class NoiseSource:
         if size == 0:
             return np.zeros(0, dtype=np.int64)
         if self.secure:
-            return np.asarray(_opendp_discrete_laplace(float(scale))([0] * int(size)), dtype=np.int64)
+            return np.asarray(_opendp_discrete_laplace(float(scale))(_zeros(size)), dtype=np.int64)
         # The difference of two i.i.d. geometric counts of failures is discrete Laplace.
         success = -math.expm1(-1.0 / scale)
         return (self.rng.geometric(success, size) - self.rng.geometric(success, size)).astype(np.int64)
@@ -107,8 +132,53 @@ class NoiseSource:
         if size == 0:
             return np.zeros(0, dtype=np.int64)
         if self.secure:
-            return np.asarray(_opendp_discrete_gaussian(float(sigma))([0] * int(size)), dtype=np.int64)
+            drawn = self._take_ahead(int(size), float(sigma))
+            left = int(size) - sum(part.size for part in drawn)
+            if left:
+                drawn.append(_secure_discrete_gaussian(left, float(sigma)))
+            return drawn[0] if len(drawn) == 1 else np.concatenate(drawn)
         return _seeded_discrete_gaussian(self.rng, int(size), float(sigma))
+
+    def reserve_gaussian(self, sigma: float, size: int) -> None:
+        """Secure source: have at least ``size`` discrete Gaussian values of scale ``sigma`` drawn ahead,
+        on another thread, for the next :meth:`discrete_gaussian` calls of that scale.
+
+        The values are independent draws of OpenDP's exact sampler, each used at most once, in the
+        order drawn, so the noise a measurement gets has the same law as if it were drawn then; values
+        never used (a later reserve of another scale drops them) are discarded unseen. ``size`` must be
+        a public number (it decides only how much is drawn ahead). A value not yet drawn when it is
+        needed is drawn then, by the caller. The seeded source draws nothing ahead (its stream stays
+        in the order of the calls).
+        """
+        if not self.secure or not sigma > 0:
+            return
+        if self._ahead_sigma != float(sigma):
+            for part in self._ahead:
+                part.cancel()
+            self._ahead.clear()
+            self._ahead_sigma = float(sigma)
+        held = sum(part.planned for part in self._ahead)
+        if size > held:
+            future = _ahead_pool().submit(_secure_discrete_gaussian, int(size) - held, float(sigma))
+            future.planned = int(size) - held  # values it holds once drawn
+            self._ahead.append(future)
+
+    def _take_ahead(self, size: int, sigma: float) -> list:
+        """Values drawn ahead at scale ``sigma`` and ready now, oldest first, up to ``size`` of them."""
+        taken: list = []
+        while size > 0 and self._ahead_sigma == sigma and self._ahead and self._ahead[0].done():
+            part = self._ahead.popleft()
+            if part.cancelled() or part.exception() is not None:
+                continue
+            values = part.result()
+            taken.append(values[:size])
+            if values.size > size:  # the rest stays ahead, first in line
+                rest = Future()
+                rest.set_result(values[size:])
+                rest.planned = values.size - size
+                self._ahead.appendleft(rest)
+            size -= taken[-1].size
+        return taken
 
     def geometric_failures(self, size: int, alpha: float) -> np.ndarray:
         """Counts of failures with ``P(g) = (1 - alpha) alpha**g``, g >= 0 (int64)."""
@@ -161,6 +231,11 @@ def _opendp_discrete_gaussian(sigma: float):
 
     enable_features("contrib")
     return make_gaussian(vector_domain(atom_domain(T=int)), l2_distance(T=int), scale=float(sigma))
+
+
+def _secure_discrete_gaussian(size: int, sigma: float) -> np.ndarray:
+    """``size`` values of OpenDP's exact discrete Gaussian sampler (the operating system's CSPRNG)."""
+    return np.asarray(_opendp_discrete_gaussian(sigma)(_zeros(size)), dtype=np.int64)
 
 
 def _seeded_discrete_gaussian(rng: np.random.Generator, size: int, sigma: float) -> np.ndarray:
@@ -286,7 +361,7 @@ def report_noisy_max(source: NoiseSource, scores, epsilon: float, sensitivity: f
     scale = 2.0 * sensitivity / epsilon
     source.log.append(("noisy max", scale / sensitivity, int(scores.size)))  # epsilon = 2 / logged scale
     if source.secure:
-        return int(_opendp_noisy_max(scale)([float(s) for s in scores]))
+        return int(_opendp_noisy_max(scale)(scores))  # float64: OpenDP takes the array as it is
     return int(np.argmax(scores + source.rng.exponential(scale, scores.size)))
 
 
@@ -322,7 +397,7 @@ def exponential_mechanism_zcdp(
     scale = 2.0 * sensitivity / epsilon
     source.zcdp_log.append((label, float(rho), int(scores.size)))
     if source.secure:
-        return int(_opendp_gumbel_max(scale)([float(s) for s in scores]))
+        return int(_opendp_gumbel_max(scale)(scores))  # float64: OpenDP takes the array as it is
     return int(np.argmax(scores + source.rng.gumbel(0.0, scale, scores.size)))
 
 

@@ -268,6 +268,8 @@ class MarginalsSynthesizer(MarginalsBudget):
             offered = [c for c in candidates if size[c] <= limit]
             if not offered:
                 break
+            if self.zcdp_:  # this round's noise, drawn on another thread while the round chooses (public size)
+                self.noise_.reserve_gaussian(noise_param, max(math.prod(cells[a] for a in c) for c in offered))
             penalty = self._expected_noise(noise_param)
             answers = model.project_many(offered)
             scores = score(offered, truth, answers, weights, penalty)

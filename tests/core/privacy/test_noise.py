@@ -148,3 +148,99 @@ def test_only_the_noise_module_makes_generators_for_releases():
         p.name for p in (ROOT / "dpsynth_core").rglob("*.py") if p.name not in allowed and pattern.search(p.read_text())
     ]
     assert offenders == []
+
+
+# --- secure discrete Gaussian noise drawn ahead, on another thread ----------------------------
+
+
+def _numbered_sampler(monkeypatch):
+    """Replace OpenDP's sampler by one that hands out 0, 1, 2, ... (and the scale it was asked for),
+    so every value can be traced to the draw that made it."""
+    import itertools
+
+    from dpsynth_core.privacy import noise
+
+    counter = itertools.count()
+    made = []
+
+    def sampler(size, sigma):
+        values = np.array([next(counter) for _ in range(size)], dtype=np.int64)
+        made.append((sigma, values))
+        return values
+
+    monkeypatch.setattr(noise, "_secure_discrete_gaussian", sampler)
+    return made
+
+
+def _settled(source):
+    for part in source._ahead:
+        part.result(timeout=30)
+
+
+def test_noise_drawn_ahead_is_used_once_in_order_and_dropped_when_the_scale_changes(monkeypatch):
+    made = _numbered_sampler(monkeypatch)
+    source = make_noise_source(None)
+    source.reserve_gaussian(2.0, 10)
+    _settled(source)
+    first = source.discrete_gaussian(4, 2.0)
+    second = source.discrete_gaussian(4, 2.0)
+    source.reserve_gaussian(2.0, 10)  # 2 left: 8 more are drawn ahead
+    _settled(source)
+    third = source.discrete_gaussian(12, 2.0)  # the 10 ahead, then 2 drawn at the call
+    assert first.tolist() == [0, 1, 2, 3] and second.tolist() == [4, 5, 6, 7]
+    assert third.tolist() == list(range(8, 20))
+    assert [len(values) for _, values in made] == [10, 8, 2]
+    source.reserve_gaussian(2.0, 5)
+    _settled(source)
+    source.reserve_gaussian(3.0, 1)  # a new scale drops the values of the old one, unseen
+    _settled(source)
+    assert source.discrete_gaussian(1, 3.0).tolist() == [25]
+    assert source.discrete_gaussian(3, 2.0).tolist() == [26, 27, 28]  # drawn at the call, not the dropped ones
+    everything = np.concatenate([first, second, third])
+    assert len(set(everything.tolist())) == everything.size  # no value twice
+    assert [entry[2] for entry in source.zcdp_log] == [4, 4, 12, 1, 3]  # the log counts what was used
+
+
+def test_noise_not_yet_drawn_is_drawn_at_the_call_and_the_seeded_source_draws_nothing_ahead(monkeypatch):
+    import threading
+
+    from dpsynth_core.privacy import noise
+
+    gate = threading.Event()
+    calls = []
+
+    def slow(size, sigma):
+        if threading.current_thread().name.startswith("dpsynth-noise"):
+            gate.wait(30)
+        calls.append((threading.current_thread().name, size))
+        return np.full(size, 7 if threading.current_thread().name.startswith("dpsynth-noise") else 1)
+
+    monkeypatch.setattr(noise, "_secure_discrete_gaussian", slow)
+    source = make_noise_source(None)
+    source.reserve_gaussian(2.0, 5)
+    assert source.discrete_gaussian(3, 2.0).tolist() == [1, 1, 1]  # not ready: the caller does not wait
+    gate.set()
+    _settled(source)
+    assert source.discrete_gaussian(5, 2.0).tolist() == [7] * 5  # then the values drawn ahead
+    seeded = make_noise_source(5)
+    seeded.reserve_gaussian(2.0, 100)
+    assert not seeded._ahead
+    assert seeded.discrete_gaussian(6, 2.0).tolist() == make_noise_source(5).discrete_gaussian(6, 2.0).tolist()
+
+
+def test_secure_noise_drawn_ahead_has_the_discrete_gaussian_law():
+    source = make_noise_source(None)
+    sigma, draws = 1.5, []
+    for _ in range(40):
+        source.reserve_gaussian(sigma, 500)
+        _settled(source)
+        draws.append(source.discrete_gaussian(500, sigma))
+    draws = np.concatenate(draws)
+    support = np.arange(-12, 13)
+    pmf = np.exp(-(support**2) / (2 * sigma**2))
+    pmf /= pmf.sum()
+    counts = np.array([(draws == v).sum() for v in support])
+    keep = pmf * draws.size >= 5  # chi-square over the cells with enough expected draws
+    expected = pmf[keep] * draws.size
+    statistic = (((counts[keep] - expected) ** 2) / expected).sum()
+    assert statistic < stats.chi2.ppf(1 - 1e-6, keep.sum() - 1)
