@@ -26,6 +26,13 @@ def time_left(elapsed: float, done: float, expected: float | None) -> str:
     return "almost done" if left < 1 else f"about {left:.0f} s left"
 
 
+#: The bar moves at most this often (seconds). Each move is a message to the browser and a redraw of the
+#: page there, which on a small machine shares the cores with the work: moved every 0.1 s, the browser
+#: took 1.0-1.6 CPU seconds of a 1-2 s Generate (headless Chromium), moved every 0.5 s 0.6-0.75
+#: (``benchmarks/bench_generate.py``). The end of the work is still noticed within 0.1 s.
+BAR_INTERVAL = 0.5
+
+
 def run_with_progress(work, *, title: str, expected: float | None = None):
     """Run ``work(report)`` in a worker thread, ``report(done, message)`` moving the bar.
 
@@ -54,16 +61,18 @@ def run_with_progress(work, *, title: str, expected: float | None = None):
     start = time.monotonic()
     worker = threading.Thread(target=target, name="dpsynth-work", daemon=True)
     worker.start()
-    shown = (0.0, title)
+    shown, moved = (0.0, title), start
     while worker.is_alive():
         worker.join(0.1)
+        if time.monotonic() - moved < BAR_INTERVAL:
+            continue
         elapsed = time.monotonic() - start
         with lock:
             done, message = shared["done"], shared["message"]
         now = (done, f"{message} · {elapsed:.0f} s · {time_left(elapsed, done, expected)}")
         if now != shown:  # a message to the browser (and a redraw there) only when the bar changed
             bar.progress(now[0], text=now[1])
-            shown = now
+            shown, moved = now, time.monotonic()
     bar.empty()
     if "error" in outcome:
         raise outcome["error"]
