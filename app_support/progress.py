@@ -26,11 +26,12 @@ def time_left(elapsed: float, done: float, expected: float | None) -> str:
     return "almost done" if left < 1 else f"about {left:.0f} s left"
 
 
-#: The bar moves at most this often (seconds). Each move is a message to the browser and a redraw of the
-#: page there, which on a small machine shares the cores with the work: moved every 0.1 s, the browser
-#: took 1.0-1.6 CPU seconds of a 1-2 s Generate (headless Chromium), moved every 0.5 s 0.6-0.75
-#: (``benchmarks/bench_generate.py``). The end of the work is still noticed within 0.1 s.
-BAR_INTERVAL = 0.5
+#: The bar moves at most this often (seconds), as often as its text counts seconds. Each move is a message
+#: to the browser, a redraw of the page there and about 0.4 s of its compositor: some 0.15 CPU seconds
+#: in headless Chromium, which on a small machine shares the cores with the work. Moved every 0.1 s,
+#: the browser took 1.0-1.6 CPU seconds of a 1-2 s Generate (``benchmarks/bench_generate.py``). The
+#: end of the work is still noticed within 0.1 s.
+BAR_INTERVAL = 1.0
 
 
 def run_with_progress(work, *, title: str, expected: float | None = None):

@@ -36,7 +36,9 @@ def bar(monkeypatch):
     return made
 
 
-def test_the_bar_moves_at_most_every_interval_and_ends_with_the_result(bar):
+def test_the_bar_moves_at_most_every_interval_and_ends_with_the_result(bar, monkeypatch):
+    monkeypatch.setattr(progress, "BAR_INTERVAL", 0.3)  # several moves in a short test
+
     def work(report):
         for step in range(60):  # 60 reports in about 1.5 s, each a change
             report(step / 60, f"Round {step}")
