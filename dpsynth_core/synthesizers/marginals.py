@@ -268,8 +268,11 @@ class MarginalsSynthesizer(MarginalsBudget):
             offered = [c for c in candidates if size[c] <= limit]
             if not offered:
                 break
-            if self.zcdp_:  # this round's noise, drawn on another thread while the round chooses (public size)
-                self.noise_.reserve_gaussian(noise_param, max(math.prod(cells[a] for a in c) for c in offered))
+            if self.zcdp_:  # noise of this round's scale drawn on another thread while the round chooses: as
+                # many values as the median candidate has cells (public), since values of a scale the later
+                # rounds do not use are wasted CPU (the largest candidate's: 2.7 of 4.5 thousand values)
+                typical = int(np.median([math.prod(cells[a] for a in c) for c in offered]))
+                self.noise_.reserve_gaussian(noise_param, typical)
             penalty = self._expected_noise(noise_param)
             answers = model.project_many(offered)
             scores = score(offered, truth, answers, weights, penalty)
