@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import summer
+from .model import exp_into, summer
 
 _add_reduce = np.add.reduce
 _max_reduce = np.maximum.reduce
@@ -50,6 +50,7 @@ class Descent:
         k = len(tree.cliques)
         shapes = model._clique_shape
         self.sets = [[np.empty(shapes[i]) for i in range(k)] for _ in range(2)]
+        self.single = [np.empty(shapes[i], dtype=np.float32) for i in range(k)]  # exp_into's buffers
         self.order = list(tree.order)
         self.reverse = list(reversed(tree.order))
         self.children = [model._children[i] for i in range(k)]
@@ -177,7 +178,7 @@ class Descent:
             if outside is not None:
                 theta += outside
             theta -= _max_reduce(theta, None)
-            np.exp(theta, out=theta)
+            exp_into(theta, self.single[i])
         up, up_view, down, down_view = self.up, self.up_view, self.down, self.down_view
         children, parent = self.children, self.parent
         for i in self.reverse:

@@ -84,6 +84,21 @@ def _sum(array: np.ndarray, axes: tuple) -> np.ndarray:
     return add(array, *more, out=np.empty(tuple(n for k, n in enumerate(array.shape) if k not in axes)))
 
 
+def exp_into(theta: np.ndarray, single: np.ndarray | None = None) -> np.ndarray:
+    """``exp(theta)`` into ``theta`` (float64, at most 0 once shifted by its maximum), evaluated in single
+    precision: four times faster than in double here, where it was the largest part of every belief
+    propagation. Each cell is off by at most about 1.2e-7 of the largest (whose value is 1), relatively
+    by ``(|theta| / 2 + 1) * 1.2e-7``: the marginals, sums led by the large cells, are within about
+    1e-7 of exact, far below any measurement's noise (a million records move by a tenth of a record).
+    Below -87 (a cell under 1e-38 of the largest) it loses precision, and below -104 it gives 0.
+    ``single``: a float32 buffer to reuse."""
+    single = np.empty(theta.shape, dtype=np.float32) if single is None else single
+    np.copyto(single, theta, casting="same_kind")
+    np.exp(single, out=single)
+    np.copyto(theta, single)
+    return theta
+
+
 def _shape(cells: dict, clique, group) -> tuple:
     """Shape that broadcasts an array over ``group`` onto an array over ``clique``."""
     members = set(group)
@@ -256,7 +271,7 @@ class GraphicalModel:
             if outside is not None:
                 theta += outside
             theta -= theta.max()
-            partial.append(np.exp(theta, out=theta))
+            partial.append(exp_into(theta))
         up: dict = {}
         total = self.total
         for i in reversed(tree.order):

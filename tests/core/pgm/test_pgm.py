@@ -18,6 +18,9 @@ from dpsynth_core.pgm import (
 from dpsynth_core.pgm.descent import Descent
 
 CELLS = {"a": 3, "b": 4, "c": 2, "d": 5}
+#: Relative error of the model's marginals: exp is evaluated in single precision (float32's
+#: epsilon 1.2e-7, a unit or two in the last place), the rest in double.
+EXP_REL = 1e-6
 
 
 def _joint(seed=0):
@@ -163,8 +166,9 @@ def test_pair_marginals_across_many_cliques():
     many = model.project_many(pairs)
     for pair in pairs:
         exact = joint.sum(axis=tuple(i for i, x in enumerate(names) if x not in pair))
-        assert many[pair] == pytest.approx(exact, rel=1e-9, abs=1e-9), pair
-        assert model.project(pair) == pytest.approx(exact, rel=1e-9, abs=1e-9), pair
+        # exact inference, but with exp in single precision (model.exp_into): relative error about 1e-7
+        assert many[pair] == pytest.approx(exact, rel=EXP_REL, abs=1e-9), pair
+        assert model.project(pair) == pytest.approx(exact, rel=EXP_REL, abs=1e-9), pair
 
 
 def test_marginals_of_many_groups_inside_one_clique():
@@ -205,11 +209,13 @@ def test_absorb_is_one_proportional_fitting_step():
     model, _ = estimate(CELLS, [Measurement(g, _marginal(joint, g), 1.0) for g in groups], 10_000.0, iterations=300)
     new = Measurement(("b", "c"), _marginal(joint, ("b", "c")), 1.0)
     full = GraphicalModel(CELLS, groups + [new.group], 10_000.0, absorb(model, new, 1.0))
-    assert full.project(new.group) == pytest.approx(new.noisy, rel=1e-9)  # share 1: matched exactly
+    assert full.project(new.group) == pytest.approx(
+        new.noisy, rel=EXP_REL
+    )  # share 1: matched (exp in single precision)
     assert full.project(("a", "b")) == pytest.approx(model.project(("a", "b")), rel=1e-6)  # b was already right
     half = GraphicalModel(CELLS, groups + [new.group], 10_000.0, absorb(model, new, 0.5))
     geometric = np.sqrt(model.project(new.group) * new.noisy)  # share 1/2: the geometric mean, renormalised
-    assert half.project(new.group) / half.total == pytest.approx(geometric / geometric.sum(), rel=1e-9)
+    assert half.project(new.group) / half.total == pytest.approx(geometric / geometric.sum(), rel=EXP_REL)
 
 
 def _random_cells(rng, low: int, high: int, sizes: list) -> dict:
@@ -541,3 +547,20 @@ def test_fast_sums_are_those_of_add_reduce_bit_for_bit():
                 einsum += _summing(shape, axes) is not None
                 rows += _rows(shape, axes) is not None
     assert einsum > 1000 and rows > 100  # the fast paths are taken, not only numpy's reduction
+
+
+def test_exp_in_single_precision_is_within_its_error_and_keeps_zeros():
+    from dpsynth_core.pgm.model import exp_into
+
+    theta = np.concatenate([-np.linspace(0, 86, 100_001), [-np.inf, -110.0, -700.0]])
+    got = exp_into(theta.copy())
+    assert got.dtype == np.float64
+    exact = np.exp(theta[:-3])
+    eps = float(np.finfo(np.float32).eps)
+    assert np.max(np.abs(got[:-3] - exact)) < 2 * eps  # against the largest cell, 1: a unit in the last place
+    # each cell: theta itself rounded to single precision (a relative error of |theta| eps / 2), then exp
+    assert np.all(np.abs(got[:-3] / exact - 1) < (np.abs(theta[:-3]) / 2 + 2) * eps)
+    assert got[-3:].tolist() == [0.0, 0.0, 0.0]  # outside the support, and cells under 1e-38 of the largest
+    buffer = np.empty((7, 3), dtype=np.float32)
+    again = -np.random.default_rng(0).exponential(5, (7, 3))
+    assert np.array_equal(exp_into(again.copy(), buffer), exp_into(again.copy()))  # the same bits with a buffer
