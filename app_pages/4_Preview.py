@@ -154,8 +154,10 @@ if entry is None:
     settle()
     st.info(
         "Press the button to make a synthetic table with these settings. For most methods it takes a second "
-        "or two on a table the size of the example."
+        "or two on a table the size of the example. The table will have these columns:"
     )
+    # its columns, and the browser loads its table code now, not after the first draw (0.7 s on 2 cores)
+    st.dataframe({name: [] for name in domain.kept}, hide_index=True, width="stretch", height=80)
     st.stop()
 st.session_state[state.CURRENT] = entry["id"]
 

@@ -9,6 +9,13 @@ from app_support import comparisons
 from tests.conftest import ROOT
 
 
+def state_domain(at) -> list:
+    """The kept columns of the session's declaration (a release's columns)."""
+    from dpsynth_core.domain import as_table_domain
+
+    return list(as_table_domain(at.session_state["declaration"]).kept)
+
+
 def test_the_table_is_drawn_before_the_value_comparison_is_computed(monkeypatch):
     events = []
     quality, dataframe = comparisons.quality, st.dataframe
@@ -26,6 +33,9 @@ def test_the_table_is_drawn_before_the_value_comparison_is_computed(monkeypatch)
     monkeypatch.setattr(st, "dataframe", recorded_dataframe)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("app_pages/4_Preview.py").run()
+    assert events == ["table"]  # before the first draw: the columns it will have, as an empty table
+    assert list(at.dataframe[0].value.columns) == list(state_domain(at)) and len(at.dataframe[0].value) == 0
+    events.clear()
     at.button(key="preview_generate").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert events[:2] == ["table", "values"]  # the first tab's rows, then the shapes (computed once)
