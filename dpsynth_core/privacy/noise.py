@@ -98,6 +98,13 @@ class NoiseSource:
     _ahead_sigma: float | None = field(default=None, init=False, repr=False)
     _ahead: deque = field(default_factory=deque, init=False, repr=False)
 
+    def __getstate__(self) -> dict:
+        """Pickled (a release's chunk sampler sent to Spark's executors): without the values drawn ahead,
+        which stay in this process, unused (their futures hold locks)."""
+        state = dict(self.__dict__)
+        state["_ahead_sigma"], state["_ahead"] = None, deque()
+        return state
+
     def describe(self) -> str:
         if self.secure:
             return (

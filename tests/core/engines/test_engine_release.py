@@ -216,6 +216,20 @@ def test_chunks_come_from_their_own_streams_whatever_order_or_threads_draw_them(
     assert kept.data.to_csv(index=False).encode() == (tmp_path / "file.csv").read_bytes()
 
 
+def test_a_real_releases_chunk_sampler_goes_to_spark_s_executors(ce):
+    """Pickled as Spark pickles it, with the secure source (whose noise drawn ahead holds locks): the
+    executors' chunk is the driver's."""
+    from pyspark import cloudpickle
+
+    from dpsynth_core.synthesizers import get_method
+
+    model = get_method("marginals").cls(epsilon=1.0).fit(ce, complete_domain("ce"))
+    model.noise_.reserve_gaussian(3.0, 10)  # as a fit may leave it: values drawn ahead, unused
+    draw = model.chunk_sampler()
+    shipped = cloudpickle.loads(cloudpickle.dumps(draw))
+    pd.testing.assert_frame_equal(shipped(1, 300), draw(1, 300))
+
+
 def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
     import numpy as np
     from randomgen import ChaCha

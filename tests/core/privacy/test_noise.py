@@ -244,3 +244,15 @@ def test_secure_noise_drawn_ahead_has_the_discrete_gaussian_law():
     expected = pmf[keep] * draws.size
     statistic = (((counts[keep] - expected) ** 2) / expected).sum()
     assert statistic < stats.chi2.ppf(1 - 1e-6, keep.sum() - 1)
+
+
+def test_a_source_with_noise_drawn_ahead_pickles_without_it():
+    import pickle
+
+    source = make_noise_source(None)
+    source.reserve_gaussian(2.0, 50)
+    _settled(source)
+    again = pickle.loads(pickle.dumps(source))  # as a chunk sampler sent to Spark's executors carries it
+    assert again.secure and not again._ahead and again._ahead_sigma is None
+    assert source._ahead and source._ahead_sigma == 2.0  # the original keeps its values
+    assert again.discrete_gaussian(5, 2.0).shape == (5,)
