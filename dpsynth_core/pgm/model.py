@@ -403,7 +403,6 @@ class GraphicalModel:
             batch = tuple(a for a in separator if a in keep)
             summed = tuple(a for a in separator if a not in keep)
             free = tuple(a for a in keep if a not in separator)
-            size = {a: self.cells[a] for a in separator + free}
             key = ("conditional", node, separator, keep)  # shared by every carried column that passes
             if key not in sums:
                 order = tuple(a for a in tree.cliques[node] if a in separator or a in keep)
@@ -414,16 +413,14 @@ class GraphicalModel:
                 )
                 arranged = conditional.transpose([order.index(a) for a in batch + summed + free])
                 sums[key] = np.ascontiguousarray(arranged).reshape(
-                    math.prod(size[a] for a in batch), math.prod(size[a] for a in summed), -1
+                    math.prod(self.cells[a] for a in batch), math.prod(self.cells[a] for a in summed), -1
                 )
             matrix = sums[key]
             rows = joint.transpose(
                 [1 + separator.index(a) for a in batch] + [0] + [1 + separator.index(a) for a in summed]
             )
             product = np.matmul(rows.reshape(matrix.shape[0], self.cells[column], matrix.shape[1]), matrix)
-            product = product.reshape(
-                tuple(size[a] for a in batch) + (self.cells[column],) + tuple(size[a] for a in free)
-            )
+            product = product.reshape(tuple(self.cells[a] for a in batch + (column,) + free))
             axes = batch + (column,) + free
             return product.transpose([axes.index(a) for a in (column,) + keep])
 

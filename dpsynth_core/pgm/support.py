@@ -93,6 +93,12 @@ def support_from(
     return support
 
 
+#: Numeric and date columns lose the tails of their range (and the gaps inside it) that, at EMPTY_Z
+#: standard deviations of the noise made familywise over the column's bins (:func:`familywise_z`), hold
+#: at most TAIL_SHARE of the estimated records (:func:`support_from`): the rule of ``marginals`` and of
+#: the Bayesian network's tables.
+EMPTY_Z = 2.0
+TAIL_SHARE = 0.005
 #: The column kinds whose cells (but "missing") follow an order, so that :func:`support_from` cuts
 #: only their tails and interior gaps.
 RANGE_KINDS = ("integer", "float", "date")

@@ -42,7 +42,7 @@ from .. import constraints
 from ..errors import ParameterError
 from ..pgm import Measurement, absorb, estimate, generate, support_from
 from ..pgm.sizes import CandidateSizes
-from ..pgm.support import range_cells
+from ..pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # noqa: F401  (the support's rule, one home)
 from ..privacy.accounting import PrivacyEvent, zcdp_budget
 from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
 from .base import ZCDP
@@ -84,15 +84,9 @@ FINAL_ITERATIONS = 75
 NOISY_ROUND_ITERATIONS = 5
 NOISY_FINAL_ITERATIONS = 40
 FINE_FIT_SIGNAL = 1500
-#: Numeric and date columns lose the tails of their range (and the gaps inside it) that, at
-#: EMPTY_Z standard deviations of the noise made familywise over the column's bins
-#: (:func:`dpsynth_core.pgm.support.familywise_z`), hold at most TAIL_SHARE of the estimated records
-#: (:func:`dpsynth_core.pgm.support_from`).
-EMPTY_Z = 2.0
 #: With a public row count (no DP count), a small table's 1-ways are measured again up to its share
 #: (:func:`column_one_way`) by the first 1-ways' noisy total; False: AIM's share only (ablation).
 TOP_UP = True
-TAIL_SHARE = 0.005
 
 
 @register(

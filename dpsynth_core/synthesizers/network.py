@@ -39,7 +39,7 @@ from .. import constraints
 from ..data.counting import coarsen, flat_index
 from ..data.encoding import EncodedTable
 from ..pgm import Measurement, support_from
-from ..pgm.support import range_cells
+from ..pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # a range column's cut: the marginals model's rule
 from ..privacy.accounting import PrivacyEvent, fit_to_budget
 from ..privacy.histogram import noisy_count, noisy_histogram, nonnegative_projection
 from ..privacy.noise import discrete_laplace_alpha, discrete_laplace_std, real_laplace
@@ -53,11 +53,6 @@ SCORING_BUCKETS = 8
 #: PrivBayes' "theta-usefulness" (Zhang et al., TODS 2017, theta = 4). A larger table's counts are
 #: mostly noise, and an empty cell's share of a sparse configuration is about 1 / (its cells).
 USEFULNESS = 4
-#: A range column's empty tails and gaps, and its "missing" cell, are cut as ``marginals`` cuts them
-#: (:func:`dpsynth_core.pgm.support_from`, at EMPTY_Z standard deviations, losing at most TAIL_SHARE of
-#: the records).
-EMPTY_Z = 2.0
-TAIL_SHARE = 0.005
 SHARES = {"count": 0.05, "entropy": 0.3, "parameters": 0.65}
 COUNT_FAILURE = 1e-9
 
@@ -214,14 +209,15 @@ class NetworkSynthesizer(Synthesizer):
         self.su_ = su
 
         # 2. structure by greedy CFS, acyclic and within max_cost and what the noise allows (post-processing
-        # of the entropies and the noisy count)
+        # of the entropies and the noisy count: USEFULNESS records per cell and unit of noise scale)
+        self.max_cost_ = min(self.max_cost, max(1, int(noisy_n * p_eps / USEFULNESS)))
         self.parents_ = search_structure(
             names,
             su,
             {n: self.columns_[n].cells for n in names},
             {n: scored[n][1] for n in names},
             max_parents=self.max_parents,
-            max_cost=self._usable_cost(noisy_n, p_eps),
+            max_cost=self.max_cost_,
         )
         self.order_ = _topological_order(self.parents_)
         self.scored_cells_ = {n: scored[n][1] for n in names}
@@ -249,12 +245,6 @@ class NetworkSynthesizer(Synthesizer):
             self.factors_[name] = Factor(
                 name, self.parents_[name], config_cells, cells, np.arange(configs * cells), theta.ravel()
             )
-
-    def _usable_cost(self, noisy_n: int, table_epsilon: float) -> int:
-        """The most cells of one table: ``max_cost``, or fewer where the noise would swamp the counts
-        (:data:`USEFULNESS`). From the noisy count and public settings only."""
-        self.max_cost_ = min(self.max_cost, max(1, int(noisy_n * table_epsilon / USEFULNESS)))
-        return self.max_cost_
 
     def _config_index(self, parents, bucketed: dict, rows: int) -> np.ndarray:
         return flat_index([bucketed[p] for p in parents], [self.scored_cells_[p] for p in parents], rows)
