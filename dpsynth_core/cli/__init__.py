@@ -9,7 +9,7 @@
     python -m dpsynth_core ledger [INPUT] [--dataset NAME] [--workspace FOLDER] [--limit EPSILON|none]
     python -m dpsynth_core methods
     python -m dpsynth_core tau --size N --rho R --epsilon E
-    python -m dpsynth_core compare|report REAL SYNTHETIC --domain D ...  (:mod:`dpsynth_core.evaluation.commands`)
+    python -m dpsynth_core compare|report REAL SYNTHETIC --domain D ...  (:mod:`dpsynth_core.cli.figures`)
     python -m dpsynth_core account add|remove|list [NAME]; review-link add|list|revoke ...
         (:mod:`.accounts`)
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import constraints
+from .outputs import output_path
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,8 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("methods", help="list the synthesis methods").set_defaults(run=commands.run_methods)
     commands.add_ledger(sub)
     commands.add_tau(sub)
-    from ..evaluation.commands import add_commands as add_figures
     from .accounts import add_commands as add_review
+    from .figures import add_commands as add_figures
 
     add_figures(sub)  # compare, report
     add_review(sub)  # account, review-link
@@ -109,12 +110,15 @@ def add_synth(synth) -> None:
     synth.add_argument(
         "--out",
         required=True,
+        type=output_path,
         help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; any other name: "
         "CSV, except suffixes of other formats such as .gz or .xlsx, refused)",
     )
-    synth.add_argument("--card", help="where to write the release card (JSON)")
-    synth.add_argument("--card-html", help="where to write the release card (HTML page)")
-    synth.add_argument("--rerun-script", help="where to write a Python script that reruns this release (auditors)")
+    synth.add_argument("--card", type=output_path, help="where to write the release card (JSON)")
+    synth.add_argument("--card-html", type=output_path, help="where to write the release card (HTML page)")
+    synth.add_argument(
+        "--rerun-script", type=output_path, help="where to write a Python script that reruns this release (auditors)"
+    )
     synth.add_argument(
         "--workspace",
         metavar="FOLDER",

@@ -6,7 +6,7 @@ read only to key its ledger by its records (:meth:`~dpsynth_core.workspace.Works
 and the charge is checked against the lifetime budget, in the ledger's own composition, and
 recorded; a refusal comes there, before any mechanism runs, worded from public settings and
 earlier spends only. Then the data is drawn, the release recorded, and every output written
-whole or not at all (:func:`~dpsynth_core.release.outputs.write_all`). Notes computed from the data
+whole or not at all (:func:`~dpsynth_core.cli.outputs.write_all`). Notes computed from the data
 (lines read, cells clamped, rows released) go to stderr, for the publisher, after a draw only.
 """
 
@@ -41,9 +41,9 @@ def _temporary(out: Path) -> str:
 
 
 def run_synth(args) -> None:
-    from ..release.outputs import check_apart_from_workspace, check_outside_input, check_targets, discard, write_all
     from ..release.writer import output_format
     from ..validation import check_person_option
+    from .outputs import check_apart_from_workspace, check_outside_input, check_targets, discard, write_all
 
     targets = check_targets(args)
     out_format = output_format(args.out)  # the writer's rule: Parquet, CSV, or refused
@@ -74,7 +74,7 @@ def run_synth(args) -> None:
         from ..workspace import FILE_NAME, default_folder
 
         folder = Path(args.workspace).expanduser() if args.workspace else default_folder()
-        check_apart_from_workspace(targets, folder / FILE_NAME, data)
+        check_apart_from_workspace(folder / FILE_NAME, data)
         workspace = open_workspace(args.workspace)
         if request.engine == "pandas":  # read once: the table keys the ledger and is drawn from
             from ..data.tables import read_table

@@ -17,10 +17,10 @@ Only argument parsing happens at import; the numerical libraries load when a com
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from ..errors import DPSynthError, ParameterError
+from .outputs import output_path
 
 
 def add_commands(sub) -> None:
@@ -31,7 +31,9 @@ def add_commands(sub) -> None:
         "(for the publisher only: not differentially private)",
     )
     _tables(compare)
-    compare.add_argument("--json", required=True, metavar="OUT", help="where to write the figures (JSON)")
+    compare.add_argument(
+        "--json", required=True, metavar="OUT", type=output_path, help="where to write the figures (JSON)"
+    )
     compare.set_defaults(run=run_compare)
     report = sub.add_parser(
         "report",
@@ -46,9 +48,9 @@ def add_commands(sub) -> None:
         metavar="FOLDER",
         help="the workspace that recorded the release (its ledger records the report)",
     )
-    report.add_argument("--out", required=True, help="where to write the report (HTML page)")
-    report.add_argument("--pdf", help="also print it to this PDF (needs Chromium)")
-    report.add_argument("--json", metavar="OUT", help="also write the DP figures (JSON)")
+    report.add_argument("--out", required=True, type=output_path, help="where to write the report (HTML page)")
+    report.add_argument("--pdf", type=output_path, help="also print it to this PDF (needs Chromium)")
+    report.add_argument("--json", metavar="OUT", type=output_path, help="also write the DP figures (JSON)")
     report.add_argument(
         "--card", help="the release card (JSON), to find a release whose file the workspace did not keep"
     )
@@ -79,23 +81,24 @@ def _tables(parser) -> None:
 
 
 def _outputs(args, flags) -> list[tuple[str, Path]]:
-    """Output paths, checked before any work: a writable folder, not an input, not each other."""
-    inputs = [Path(p).resolve() for p in (args.real, args.synthetic, args.domain)]
-    targets = [(flag, Path(getattr(args, flag.strip("-")))) for flag in flags if getattr(args, flag.strip("-"))]
-    for i, (flag, path) in enumerate(targets):
-        folder = path.resolve().parent
-        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
-            raise ParameterError(f"cannot write {path} ({flag}): its folder does not exist or is not writable")
-        if path.is_dir():
-            raise ParameterError(f"cannot write {path} ({flag}): it is a folder")
-        if path.resolve() in inputs or any(path.resolve() == p.resolve() for _, p in targets[i + 1 :]):
-            raise ParameterError(f"{flag} ({path}) names an input or another output: it would be replaced")
-    return targets
+    """The command's outputs through the one check every command's outputs pass
+    (:func:`~dpsynth_core.cli.outputs.check_outputs`): never an input, the card, a device or a ledger."""
+    from ..workspace import default_folder
+    from .outputs import check_outputs
+
+    reads = [("the real table", args.real), ("the synthetic table", args.synthetic), ("--domain", args.domain)]
+    reads.append(("--card", getattr(args, "card", None)))
+    workspaces = [default_folder()]
+    if getattr(args, "workspace", None) is not None:
+        if not args.workspace.strip():
+            raise ParameterError("--workspace must name a folder")
+        workspaces.append(args.workspace)
+    return check_outputs([(flag, getattr(args, flag.strip("-"))) for flag in flags], reads, workspaces)
 
 
 def _write(files: list[tuple[Path, bytes]]) -> None:
     """Write every file beside its target, then rename all into place (nothing half-written)."""
-    from ..release.outputs import write_all
+    from .outputs import write_all
 
     write_all(files)
 
@@ -126,7 +129,7 @@ def exact_figures(real, synthetic, domain) -> dict:
     """The exact comparison ``compare`` writes: 1-way and 2-way total variation distances over the
     released representation (the Preview's figures) and the value-level figures of numeric and date
     columns. Reads the real data without noise: publisher-only."""
-    from . import metrics
+    from ..evaluation import metrics
 
     pairs = metrics.paired_codes(real, synthetic, domain)
     matrix = metrics.two_way_distances(pairs)
@@ -168,7 +171,7 @@ def report_figures_json(figures) -> dict:
     """The DP figures ``report --json`` writes: estimates with their 95% intervals, and under ``values`` the
     value-level figures with, in each ``claims``, the wider intervals its plain statements are checked
     against; ``statements`` says how many figures those hold together over (at ``confidence``)."""
-    from .intervals import CONFIDENCE
+    from ..evaluation.intervals import CONFIDENCE
 
     def estimate(e):
         return {"estimate": e.value, "low": e.low, "high": e.high}
@@ -194,9 +197,9 @@ def run_report(args) -> None:
     seed = check_seed(args.seed)
     targets = _outputs(args, ["--out", "--pdf", "--json"])
     real, synthetic, domain = _read(args)
+    from ..evaluation import report, report_render
     from ..release import budgeted
     from ..workspace import Workspace
-    from . import report, report_render
 
     workspace = Workspace(args.workspace)
     # The ledger of the real table's records (any file form), as ``synth`` recorded the release in.

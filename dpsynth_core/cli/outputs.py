@@ -1,9 +1,9 @@
 """The command line's outputs: checked before any work, written whole or not at all.
 
-:func:`check_targets` refuses, before anything is read, an output that is a folder or a device,
-one of the inputs, another output, the workspace's database (or its journal) or inside the
-workspace folder; :func:`write_all` writes every file beside its final name and renames them
-all into place only once all are complete.
+:func:`check_outputs` is the one check every command's outputs pass: before anything is read or
+recorded it refuses an empty name, ``-``, a folder or a device, one of the files the command reads,
+another output, and a workspace's database (or its journal); :func:`write_all` writes every file
+beside its final name and renames them all into place only once all are complete.
 """
 
 from __future__ import annotations
@@ -24,25 +24,42 @@ def same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def check_targets(args) -> list[tuple[str, Path]]:
-    """Every output path, checked before any work: a writable folder, not a folder or device
-    itself, not one of the inputs, not another output."""
-    named = [
-        (flag, value)
-        for flag, value in (
-            ("--out", args.out),
-            ("--card", args.card),
-            ("--card-html", args.card_html),
-            ("--rerun-script", getattr(args, "rerun_script", None)),
-        )
-        if value is not None
-    ]
+def output_path(value: str) -> str:
+    """The argparse ``type`` of every flag that names a file a command writes: it marks the flag as an
+    output, so the tests built from the parser find every output of every command (the value is
+    checked later, with the others, by :func:`check_outputs`)."""
+    return value
+
+
+#: The names a workspace's ledger database takes on disk (the database, its WAL and journal files).
+_LEDGER_ENDINGS = ("", "-wal", "-shm", "-journal")
+
+
+def check_outputs(named, reads=(), workspaces=()) -> list[tuple[str, Path]]:
+    """Every output of a command, checked before anything is read or recorded: the one door for
+    every file any command writes.
+
+    ``named``: (flag, value) pairs, None for an output not asked for; ``reads``: (label, path) pairs of
+    what the command reads (inputs, the declaration, a card), none of which may be replaced;
+    ``workspaces``: workspace folders whose ledger must not be replaced (any file named like a
+    workspace's database is refused anyway). An output must be a new name in an existing, writable
+    folder or an existing regular file; ``-`` (standard output) is refused by every command alike.
+    """
+    from ..workspace import FILE_NAME
+
+    targets = []
     for flag, value in named:
-        if not value.strip():
+        if value is None:
+            continue
+        if not str(value).strip():
             raise ParameterError(f"{flag} must name a file")
-    targets = [(flag, Path(value)) for flag, value in named]
-    inputs = [("the input", Path(args.input)), ("--domain", Path(args.domain))]
+        if str(value).strip() == "-":
+            raise ParameterError(f"{flag} -: standard output is not supported; name a file")
+        targets.append((flag, Path(value)))
+    ledgers = [Path(w).expanduser() / (FILE_NAME + end) for w in workspaces for end in _LEDGER_ENDINGS]
     for flag, path in targets:
+        if path.name in {FILE_NAME + end for end in _LEDGER_ENDINGS} or any(same_file(path, db) for db in ledgers):
+            raise ParameterError(f"{flag} ({path}) is a workspace's database: it would replace the budget ledger")
         folder = path.resolve().parent
         if not folder.is_dir():
             raise ParameterError(f"cannot write {path} ({flag}): its folder does not exist")
@@ -54,14 +71,29 @@ def check_targets(args) -> list[tuple[str, Path]]:
                 raise ParameterError(f"cannot write {path} ({flag}): it is a folder")
             if not stat.S_ISREG(mode):
                 raise ParameterError(f"cannot write {path} ({flag}): it is not a regular file")
-        for other, source in inputs:
-            if same_file(path, source):
-                raise ParameterError(f"{flag} ({path}) is the same file as {other}: it would be replaced")
+        for label, source in reads:
+            if source is not None and same_file(path, Path(source)):
+                raise ParameterError(f"{flag} ({path}) is the same file as {label}: it would be replaced")
     for i, (flag, path) in enumerate(targets):
         for other, second in targets[i + 1 :]:
             if same_file(path, second):
                 raise ParameterError(f"{flag} and {other} name the same file ({path})")
     return targets
+
+
+def check_targets(args) -> list[tuple[str, Path]]:
+    """``synth``'s outputs (:func:`check_outputs`): the table, the cards and the rerun script."""
+    from ..workspace import default_folder
+
+    named = [
+        ("--out", args.out),
+        ("--card", args.card),
+        ("--card-html", args.card_html),
+        ("--rerun-script", getattr(args, "rerun_script", None)),
+    ]
+    reads = [("the input", args.input), ("--domain", args.domain)]
+    workspace = getattr(args, "workspace", None)
+    return check_outputs(named, reads, [default_folder(), *([workspace] if workspace and workspace.strip() else [])])
 
 
 def write_all(files: list[tuple[Path, bytes]], ready: tuple = ()) -> None:
@@ -118,14 +150,9 @@ def check_outside_input(targets: list, pattern: str, parts: list) -> None:
             )
 
 
-def check_apart_from_workspace(targets: list, database: Path, data: str) -> None:
-    """No output may be the workspace's database or its journal (a card written there would
-    replace the whole ledger), and the workspace may not sit inside the input folder (its
-    database would become part of the table)."""
-    journals = [database.with_name(database.name + end) for end in ("", "-wal", "-shm", "-journal")]
-    for flag, path in targets:
-        if any(same_file(path, journal) for journal in journals):
-            raise ParameterError(f"{flag} ({path}) is the workspace's database: it would replace the budget ledger")
+def check_apart_from_workspace(database: Path, data: str) -> None:
+    """The workspace may not sit inside the input folder: its database would become part of the table.
+    (Outputs naming the database are refused by :func:`check_outputs`.)"""
     source = Path(data)
     if source.is_dir():
         inside = source.resolve()

@@ -1,0 +1,160 @@
+"""Every output of every command goes through one check (:func:`dpsynth_core.cli.outputs.check_outputs`).
+
+The cases are built from the parser itself: every subcommand's every flag whose argparse ``type`` is
+:func:`~dpsynth_core.cli.outputs.output_path` is aimed at the ledger of the named workspace, the default
+workspace's ledger and its journal, each file the command reads, a device node and a FIFO made in a
+temporary folder, an empty name, ``-`` and a folder. Each must be refused in one line with exit status 2,
+before anything is recorded, with every ledger and input byte for byte as it was. A command added later
+with an output flag is covered as soon as it has a base command line below (the test says so if not).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from dpsynth_core.cli import main
+from dpsynth_core.cli.outputs import output_path
+from dpsynth_core.cli.parser import build_parser
+from dpsynth_core.data.examples import example_csv, example_declaration
+from dpsynth_core.workspace import FILE_NAME, Workspace
+
+
+def _output_flags() -> dict[str, list[str]]:
+    """Subcommand -> its output flags, read from the parser."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))
+    found = {}
+    for name, command in sub.choices.items():
+        flags = [a.option_strings[0] for a in command._actions if a.type is output_path and a.option_strings]
+        if flags:
+            found[name] = flags
+    return found
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A real table, its declaration, a release recorded by ``synth`` in a named workspace, its card,
+    and a default workspace holding a spend of its own."""
+    folder = tmp_path_factory.mktemp("outputs")
+    real, domain = folder / "real.csv", folder / "domain.json"
+    real.write_bytes(example_csv("adult").read_bytes())
+    domain.write_text(json.dumps(example_declaration("adult")))
+    synthetic, card, workspace = folder / "synthetic.csv", folder / "card.json", folder / "ws"
+    argv = ["synth", str(real), "--domain", str(domain), "--epsilon", "0.5", "--method", "cathist"]
+    assert main([*argv, "--out", str(synthetic), "--card", str(card), "--workspace", str(workspace)]) == 0
+    default = folder / "default-ws"
+    os.environ["DPSYNTH_WORKSPACE"] = str(default)
+    try:
+        assert main([*argv, "--out", str(folder / "other.csv")]) == 0
+    finally:
+        del os.environ["DPSYNTH_WORKSPACE"]
+    return {
+        "folder": folder,
+        "real": real,
+        "domain": domain,
+        "synthetic": synthetic,
+        "card": card,
+        "workspace": workspace,
+        "default": default,
+    }
+
+
+def _base_commands(f) -> dict[str, list[str]]:
+    """A command line of each subcommand with outputs that would work as it is, output flags left out."""
+    tables = [str(f["real"]), str(f["synthetic"]), "--domain", str(f["domain"])]
+    return {
+        "synth": ["synth", str(f["real"]), "--domain", str(f["domain"]), "--epsilon", "0.5", "--method", "cathist"]
+        + ["--workspace", str(f["workspace"])],
+        "compare": ["compare", *tables],
+        "report": ["report", *tables, "--epsilon", "0.1", "--workspace", str(f["workspace"]), "--card", str(f["card"])],
+    }
+
+
+def _fine_outputs(f, flags) -> list[str]:
+    """Every output flag of a command pointed at a new, harmless name."""
+    names = {"--out": "out.file", "--card": "card.out.json", "--card-html": "card.html", "--json": "figures.json"}
+    argv = []
+    for flag in flags:
+        argv += [flag, str(f["folder"] / "fine" / names.get(flag, flag.strip("-") + ".out"))]
+    return argv
+
+
+def _targets(f, command: str) -> dict[str, str]:
+    """Where a wrong output may point: every ledger, everything the command reads, devices, odd names."""
+    folder = f["folder"]
+    fifo = folder / "a-fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    targets = {
+        "the named workspace's ledger": str(f["workspace"] / FILE_NAME),
+        "the named workspace's journal": str(f["workspace"] / (FILE_NAME + "-wal")),
+        "the default workspace's ledger": str(f["default"] / FILE_NAME),
+        "the real table": str(f["real"]),
+        "the declaration": str(f["domain"]),
+        "a FIFO": str(fifo),
+        "an empty name": "",
+        "standard output": "-",
+        "a folder": str(folder),
+        "a workspace folder": str(f["workspace"]),
+    }
+    if command in ("compare", "report"):
+        targets["the synthetic table"] = str(f["synthetic"])
+    if command == "report":
+        targets["the card it reads"] = str(f["card"])
+    device = folder / "full"
+    if os.geteuid() == 0:  # a character device like /dev/full, made here so that nothing of the system is at risk
+        if not device.exists():
+            os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+        targets["a device"] = str(device)
+    return targets
+
+
+def _state(f) -> dict:
+    """The bytes of every ledger and input, and each ledger's spends as it reads them."""
+    paths = [f["real"], f["domain"], f["synthetic"], f["card"]]
+    paths += [w / FILE_NAME for w in (f["workspace"], f["default"])]
+    spends = {str(w): len(Workspace(w, read_only=True).spends()) for w in (f["workspace"], f["default"])}
+    return {"bytes": {str(p): p.read_bytes() for p in paths}, "spends": spends}
+
+
+def test_every_output_flag_of_every_command_is_known_to_this_test(files):
+    flags = _output_flags()
+    assert set(flags) == set(_base_commands(files)), "a command with outputs needs a base command line here"
+    assert flags["compare"] == ["--json"]
+    assert set(flags["report"]) == {"--out", "--pdf", "--json"}
+    assert set(flags["synth"]) == {"--out", "--card", "--card-html", "--rerun-script"}
+
+
+def test_every_output_aimed_at_a_ledger_an_input_or_a_device_is_refused_in_one_line(files, capsys, monkeypatch):
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    (files["folder"] / "fine").mkdir(exist_ok=True)
+    before = _state(files)
+    base = _base_commands(files)
+    failures = []
+    for command, flags in _output_flags().items():
+        for flag in flags:
+            others = [f for f in flags if f != flag and (f != "--pdf")]
+            for what, target in _targets(files, command).items():
+                argv = [*base[command], *_fine_outputs(files, others), flag, target]
+                status = main(argv)
+                err = capsys.readouterr().err.strip()
+                if status != 2 or len(err.splitlines()) != 1 or not err.startswith("error:"):
+                    failures.append(f"{command} {flag} at {what}: exit {status}, {err!r}")
+    assert failures == []
+    assert _state(files) == before
+    assert not any((files["folder"] / "fine").iterdir()), "a refused command wrote an output"
+
+
+def test_a_refused_report_records_nothing_and_a_good_one_records_once(files, capsys, monkeypatch):
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    base = _base_commands(files)["report"]
+    spends = len(Workspace(files["workspace"], read_only=True).spends())
+    assert main([*base, "--out", str(files["workspace"] / FILE_NAME)]) == 2
+    assert len(Workspace(files["workspace"], read_only=True).spends()) == spends
+    assert main([*base, "--out", str(files["folder"] / "report.html")]) == 0
+    assert len(Workspace(files["workspace"], read_only=True).spends()) == spends + 1
+    capsys.readouterr()
