@@ -38,6 +38,8 @@ ENGINE_MAX_MODEL_CELLS = 200_000
 
 #: Largest public bound on rows per person (a declaration's ``person.max_rows``, ``--max-rows-per-person``).
 MAX_ROWS_PER_PERSON = 10_000
+#: The largest record count a command takes as a public figure (``tau --records``): far above any table.
+MAX_RECORDS = 10**15
 
 #: Slack delta used when reporting advanced composition.
 ADVANCED_COMPOSITION_DELTA = 1e-6

@@ -83,16 +83,47 @@ def check_delta(delta, name: str = "delta") -> float:
     return _ranged(delta, name, 0, constraints.DELTA_MAX, f"a number from 0 to {constraints.DELTA_MAX:g}")
 
 
+#: A whole number as typed: ASCII digits only ('²' and other Unicode digits are not numbers here).
+_DIGITS = re.compile(r"[+-]?[0-9]+")
+
+
 def _whole(value, name: str, rule: str) -> int:
     if isinstance(value, bool):
         raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
     if isinstance(value, numbers.Integral):
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and len(value.strip()) <= 301:
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()) and len(value.strip()) <= 301:
         return int(value.strip())
     if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
         return int(value)
     raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
+
+
+def check_whole(value, name: str, low: int, high: int) -> int:
+    """``value`` as an int when it is a whole number (ASCII digits, at most 301 of them, in text) from
+    ``low`` to ``high``; else raise naming the value and the range."""
+    rule = f"a whole number from {low:,} to {high:,}"
+    out = _whole(value, name, rule)
+    if not low <= out <= high:
+        raise ParameterError(f"{name} ({_show(value)}) must be {rule}")
+    return out
+
+
+def check_ids(values, name: str, what: str = "id") -> list[int]:
+    """Each of ``values`` as a whole number of at least 1 (a release number, a link id), or raise
+    naming the first that is not, with its position; an empty list is refused too."""
+    values = list(values)
+    if not values:
+        raise ParameterError(f"{name} needs at least one {what}")
+    out = []
+    for position, value in enumerate(values, 1):
+        if not (isinstance(value, str) and _DIGITS.fullmatch(value.strip()) and value.strip()[0] not in "+-"):
+            raise ParameterError(f"{name}: {what} {position} ({_show(value)}) is not a {what}: a whole number >= 1")
+        number = int(value.strip()) if len(value.strip()) <= 18 else 0
+        if number < 1:
+            raise ParameterError(f"{name}: {what} {position} ({_show(value)}) is not a {what}: a whole number >= 1")
+        out.append(number)
+    return out
 
 
 def check_rows(rows, limit: int = constraints.MAX_SYNTHETIC_ROWS) -> int | None:
@@ -147,7 +178,7 @@ def check_domain_size(size) -> int:
     rule = "a whole number from 1 to 10^300"
     if isinstance(size, str):
         size = size.strip().replace("_", "").replace(",", "")
-        if not size.isdigit() or len(size) > 301:
+        if not _DIGITS.fullmatch(size) or size[0] in "+-" or len(size) > 301:
             raise ParameterError(f"domain size ({_show(size)}) must be {rule}")
     value = _whole(size, "domain size", rule)
     if not 1 <= value <= _MAX_DOMAIN_SIZE:

@@ -70,11 +70,12 @@ def open_workspace(folder: str | None, *, read_only: bool = False):
 
 
 def run_tau(args) -> None:
-    from ..validation import check_domain_size, check_epsilon, check_publisher_rho
+    from ..validation import check_domain_size, check_epsilon, check_publisher_rho, check_whole
 
     size = check_domain_size(args.size)
     rho = check_publisher_rho(args.rho, "--rho")
     epsilon = check_epsilon(args.epsilon, "--epsilon")
+    records = None if args.records is None else check_whole(args.records, "--records", 1, constraints.MAX_RECORDS)
     from ..domain import size_in_words
     from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 
@@ -88,10 +89,7 @@ def run_tau(args) -> None:
         f"{rule.tie_keep:.4f}; a true count of {rule.smallest_count_kept(0.5)} survives half the time"
     )
     print(f"a made-up value comes with a noisy count of about {rule.made_up_count():,.1f} records")
-    if args.records is not None:
-        records = int(args.records) if str(args.records).isdigit() and int(args.records) >= 1 else None
-        if records is None:
-            raise ParameterError(f"--records ({args.records!r}) must be a whole number of at least 1")
+    if records is not None:
         print(
             f"of {records:,} records, at most about {min(rule.most_values(records), size):,.1f} different values "
             "come out on average, however the records are spread"

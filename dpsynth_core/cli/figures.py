@@ -157,7 +157,7 @@ def run_compare(args) -> None:
 def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: str | None):
     """The workspace's release whose synthetic file is ``synthetic_path`` (or whose card is ``card_path``)."""
     content = Path(synthetic_path).read_bytes()
-    card = json.loads(Path(card_path).read_text(encoding="utf-8")) if card_path else None
+    card = read_card(card_path) if card_path else None
     for stored in workspace.releases(fingerprint):
         if (card is not None and stored.card == card) or stored.csv_bytes() == content:
             return stored
@@ -165,6 +165,19 @@ def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: s
         f"{synthetic_path} is not a release of this real table recorded in the workspace: make it "
         "with 'synth --workspace', or pass its --card"
     )
+
+
+def read_card(path: str) -> dict:
+    """A release card (the JSON ``synth --card`` writes), or a one-line refusal naming what it is not."""
+    if not Path(path).is_file():
+        raise ParameterError(f"--card: file not found: {path}")
+    try:
+        card = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ParameterError(f"--card ({path}) is not a release card: it is not JSON text") from None
+    if not isinstance(card, dict) or not {"method", "parameters", "guarantee", "domain"} <= set(card):
+        raise ParameterError(f"--card ({path}) is not a release card: it lacks a card's method, guarantee and domain")
+    return card
 
 
 def report_figures_json(figures) -> dict:

@@ -78,6 +78,11 @@ class TableDomain:
         out = [p for c in self.columns.values() for p in c.problems()]
         if self.person is not None and self.person.column not in self.columns:
             out.append(f"the person column '{self.person.column}' is not declared: declare it (as 'drop')")
+        elif self.person is not None and self.columns[self.person.column].kind != "drop":
+            out.append(
+                f"the person column '{self.person.column}' is declared as a kept column: the column that identifies "
+                "a person is never released; declare it as 'drop', or name the column that identifies a person"
+            )
         if not self.kept:
             out.append("every column is dropped: keep at least one column")
         if not out:

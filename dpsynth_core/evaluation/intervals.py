@@ -30,6 +30,8 @@ def discrete_laplace_margin(scale: float, level: float) -> int:
     ``P(|Z| >= j) = 2 a**j / (1 + a)`` with ``a = exp(-1/scale)``.
     """
     a = math.exp(-1.0 / scale)
+    if a == 0.0:  # so little noise (epsilon in the thousands) that P(|Z| >= 1) is below any float
+        return 0
     j = math.ceil(math.log(level * (1 + a) / 2) / math.log(a))
     return max(0, j - 1)
 

@@ -90,3 +90,30 @@ def test_synthesize_checks_every_parameter_before_reading(tmp_path):
         epsilon = kwargs.pop("epsilon")
         with pytest.raises(ParameterError, match=message):
             synthesize(missing, {"columns": {"a": {"type": "drop"}}}, epsilon, **kwargs)
+
+
+@pytest.mark.parametrize("typed", ["²", "１２", "٣", "1e3", "", " ", "-", "+", "9" * 5000])
+def test_whole_numbers_are_ascii_digits_within_bounds(typed):
+    from dpsynth_core.validation import check_whole
+
+    with pytest.raises(ParameterError, match="--records"):
+        check_whole(typed, "--records", 1, constraints.MAX_RECORDS)
+
+
+def test_the_stated_bounds_of_a_whole_number_are_inside():
+    from dpsynth_core.validation import check_whole
+
+    assert check_whole("1", "n", 1, 10) == 1 and check_whole(" 10 ", "n", 1, 10) == 10
+    with pytest.raises(ParameterError, match=r"n \('11'\) must be a whole number from 1 to 10"):
+        check_whole("11", "n", 1, 10)
+
+
+def test_ids_that_are_not_ids_are_refused_with_their_position():
+    from dpsynth_core.validation import check_ids
+
+    assert check_ids(["3", " 1"], "add") == [3, 1]
+    for values, position in ((["1", "abc", "-3"], 2), (["0"], 1), (["2", "²"], 2), (["1", "2", "9" * 40], 3)):
+        with pytest.raises(ParameterError, match=f"release {position} "):
+            check_ids(values, "add", "release")
+    with pytest.raises(ParameterError, match="at least one"):
+        check_ids([], "add")

@@ -158,3 +158,36 @@ def test_a_refused_report_records_nothing_and_a_good_one_records_once(files, cap
     assert main([*base, "--out", str(files["folder"] / "report.html")]) == 0
     assert len(Workspace(files["workspace"], read_only=True).spends()) == spends + 1
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "card, message",
+    [("{", "is not a release card: it is not JSON"), ("[1, 2]", "lacks a card's method"), (None, "file not found")],
+)
+def test_a_card_that_is_not_a_card_is_refused_in_one_line(files, tmp_path, capsys, monkeypatch, card, message):
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    path = tmp_path / "not-a-card.json"
+    if card is not None:
+        path.write_text(card)
+    base = [a if a != str(files["card"]) else str(path) for a in _base_commands(files)["report"]]
+    before = _state(files)
+    assert main([*base, "--out", str(tmp_path / "report.html")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert _state(files) == before
+
+
+def test_the_stated_maximum_epsilon_of_a_report_works(files, tmp_path, capsys, monkeypatch):
+    from dpsynth_core import constraints
+
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    base = [a if a != "0.1" else f"{constraints.MECHANISM_EPSILON_MAX:g}" for a in _base_commands(files)["report"]]
+    assert main([*base, "--out", str(tmp_path / "report.html")]) == 0, capsys.readouterr().err
+    assert (tmp_path / "report.html").stat().st_size > 0
+
+
+@pytest.mark.parametrize("records", ["²", "9" * 5000, "0", "-1", ""])
+def test_tau_refuses_records_that_are_not_a_whole_number_in_one_line(records, capsys):
+    assert main(["tau", "--size", "100", "--rho", "0.9", "--epsilon", "1", "--records", records]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --records") and len(err.splitlines()) == 1

@@ -285,3 +285,12 @@ def test_declaration_size_is_capped(tmp_path, monkeypatch):
     path.write_text(json.dumps({"columns": {f"c{i}": {"type": "drop"} for i in range(20)}}))
     with pytest.raises(DomainError, match="larger than"):
         TableDomain.load(path)
+
+
+def test_a_person_column_declared_as_kept_is_refused_never_silently_dropped():
+    from dpsynth_core.data.examples import example_declaration
+
+    domain = TableDomain.from_json(example_declaration("adult"))
+    kept = next(iter(domain.kept))  # declared with a kind, so it would be released
+    with pytest.raises(DomainError, match=f"the person column '{kept}' is declared as a kept column"):
+        domain.with_person_bound(kept, 3).validate()
