@@ -209,8 +209,12 @@ def run_report(args) -> None:
     epsilon = check_epsilon(args.epsilon, "--epsilon")
     seed = check_seed(args.seed)
     targets = _outputs(args, ["--out", "--pdf", "--json"])
+    from ..evaluation import report_render
+
+    if args.pdf and report_render.find_chromium() is None:  # refused before anything is read or recorded
+        raise ParameterError(report_render.NO_CHROMIUM)
     real, synthetic, domain = _read(args)
-    from ..evaluation import report, report_render
+    from ..evaluation import report
     from ..release import budgeted
     from ..workspace import Workspace
 

@@ -5,11 +5,13 @@ Nothing here reads data: it draws the DP figures that :mod:`.report` measured an
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -43,7 +45,37 @@ _SYNTHETIC = "#e07b24"
 _REAL = "#1f5fa8"
 
 
+#: Said in place of each chart when the chart engine cannot start (the figures stay in the tables).
+CHART_LEFT_OUT = (
+    '<p class="note">Chart left out: the chart engine could not start on this machine (too little memory '
+    "or address space for it). Every figure it would draw is in the table beside it.</p>"
+)
+
+
+@functools.cache
+def chart_engine_starts() -> bool:
+    """Whether vl-convert's JavaScript engine (V8) can start in this process.
+
+    V8 reserves a large address space and aborts the whole process, with a C stack trace, when it
+    cannot (``ulimit -v``). Where the address space is limited, it is tried first in a child
+    process with the same limits: the report then renders without charts instead of crashing.
+    """
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return True
+    probe = "import vl_convert; vl_convert.vegalite_to_svg({'mark': 'point', 'data': {'values': [{}]}})"
+    try:
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
 def _svg(chart) -> str:
+    if not chart_engine_starts():
+        return CHART_LEFT_OUT
     import vl_convert
 
     return vl_convert.vegalite_to_svg(chart.to_dict())
@@ -318,6 +350,12 @@ them on purpose). Columns with many values show the synthetic table's {MAX_CHART
     return "".join(pieces)
 
 
+NO_CHROMIUM = (
+    "making a PDF needs Chromium (Debian/Ubuntu: apt-get install chromium); "
+    "the HTML report can also be printed to PDF from any browser"
+)
+
+
 def find_chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
         found = shutil.which(name)
@@ -330,10 +368,7 @@ def html_to_pdf(page: str, *, chromium: str | None = None, timeout: float = 90) 
     """Print an HTML page to PDF with headless Chromium (the page has no scripts and loads nothing)."""
     executable = chromium or find_chromium()
     if executable is None:
-        raise ReportError(
-            "making a PDF needs Chromium (Debian/Ubuntu: apt-get install chromium); "
-            "the HTML report can also be printed to PDF from any browser"
-        )
+        raise ReportError(NO_CHROMIUM)
     with tempfile.TemporaryDirectory(prefix="dpsynth-report-") as folder:
         source, target = Path(folder) / "report.html", Path(folder) / "report.pdf"
         source.write_text(page, encoding="utf-8")

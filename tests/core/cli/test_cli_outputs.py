@@ -191,3 +191,31 @@ def test_tau_refuses_records_that_are_not_a_whole_number_in_one_line(records, ca
     assert main(["tau", "--size", "100", "--rho", "0.9", "--epsilon", "1", "--records", records]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --records") and len(err.splitlines()) == 1
+
+
+def test_a_report_under_an_address_space_limit_renders_without_charts_not_a_crash(files, tmp_path):
+    """vl-convert's V8 aborts the process (exit 133, a C stack trace) when it cannot reserve its address
+    space; the report then leaves its charts out, says so, and keeps every figure in its tables."""
+    import resource
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4_000_000 * 1024, resource.RLIM_INFINITY))
+
+    out = tmp_path / "report.html"
+    argv = [a if a != "0.1" else "0.5" for a in _base_commands(files)["report"]]
+    env = {**os.environ, "DPSYNTH_WORKSPACE": str(files["default"]), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "dpsynth_core", *argv, "--out", str(out)],
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    page = out.read_text()
+    assert "Chart left out" in page and "<svg" not in page
