@@ -51,6 +51,11 @@ st.markdown(
     "stakeholder report below. **Keep to yourself:** the Preview comparisons, which use the real data without "
     "noise."
 )
+st.caption(
+    "To rerun: save the script, the settings and the declaration beside the same data file, then run the "
+    "script with this app's Python from any folder (`.venv/bin/python rerun_….py DATA.csv` in the app's "
+    "folder: `scripts/start-app.sh` installed the library there)."
+)
 
 # --- the stakeholder report ------------------------------------------------------------------
 st.subheader("A report for stakeholders")

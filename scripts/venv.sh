@@ -20,4 +20,7 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
   fi
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -r "$requirements"
+# DPSYNTH_PIP_PROGRESS=1 (a first start): pip says what it downloads and installs; else it is quiet.
+quiet=-q
+[ "${DPSYNTH_PIP_PROGRESS:-0}" = 1 ] && quiet=--progress-bar=on
+.venv/bin/python -m pip install "$quiet" --disable-pip-version-check -r "$requirements"

@@ -97,6 +97,10 @@ the noise is new: this is a new release, not a copy of the first. The draw is re
 workspace's budget ledger (it spends the budget again, and is refused past a lifetime limit).
 
     python this_script.py DATA.csv [--declaration DECLARATION.json] [--workspace FOLDER] [--out OUT.csv]
+
+Run it with a Python that has the dpsynth library, from any folder: in the app's folder,
+`bash scripts/start-app.sh` installs it into `.venv`, so `.venv/bin/python this_script.py ...` works
+(or `pip install .` in the dpsynth source folder, into the environment you use).
 """
 
 import argparse
