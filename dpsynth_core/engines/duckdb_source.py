@@ -236,7 +236,11 @@ class DuckDBSource(EngineSource):
             self._codes, self._count = table, "count(*)"
 
     def _register_map(self, name: str, column: ColumnMap, source_type: str) -> None:
-        raw = pa.array(list(column.raw))
+        values = list(column.raw)
+        try:
+            raw = pa.array(values)
+        except (OverflowError, pa.ArrowInvalid):  # whole numbers past int64 (a uint64 or HUGEINT column)
+            raw = pa.array([None if v is None else str(v) for v in values], type=pa.string())  # DuckDB casts back
         codes = pa.array(column.current, type=_code_type(column.cells))
         self.con.register(f"{name}_arrow", pa.table({"raw": raw, "code": codes}))
         self.con.execute(

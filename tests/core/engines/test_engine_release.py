@@ -327,3 +327,25 @@ def test_the_cli_names_the_output_format_by_the_writers_rule(tmp_path, ce, capsy
         err = capsys.readouterr().err.strip()
         assert "'s.csv.gz': .gz names a compressed file" in err and len(err.splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_whole_numbers_past_int64_in_parquet_are_read_not_an_internal_error(tmp_path, capsys):
+    """A uint64 column holding 2**64 - 1 (and an int64 minimum beside it): its values are clamped to the
+    declared range by the public rule, as any out-of-range value (it was an OverflowError in pyarrow)."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dpsynth_core.cli import main
+
+    path, domain = tmp_path / "wide.parquet", tmp_path / "wide.domain.json"
+    wide = [0, 2**64 - 1, 5, 7] * 25
+    pq.write_table(pa.table({"a": pa.array(wide, pa.uint64()), "b": pa.array([-(2**63), 3, 1, 2] * 25)}), path)
+    spec = {"type": "integer", "min": 0, "max": 100}
+    domain.write_text(json.dumps({"columns": {"a": spec, "b": spec}}))
+    out = tmp_path / "out.csv"
+    argv = ["synth", str(path), "--domain", str(domain), "--epsilon", "1", "--engine", "duckdb", "--no-ledger"]
+    assert main([*argv, "--seed", "3", "--out", str(out)]) == 0, capsys.readouterr().err
+    released = pd.read_csv(out)
+    assert released["a"].between(0, 100).all() and released["b"].between(0, 100).all()
