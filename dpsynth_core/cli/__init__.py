@@ -57,7 +57,13 @@ class _Terminated(KeyboardInterrupt):
     was read stays recorded: the draw may have used the data)."""
 
 
+#: Set by a termination signal: whatever exception it surfaces as (a library that turns the interrupt
+#: into its own error, as DuckDB does inside a query), the run ends as "terminated".
+_signalled = []
+
+
 def _on_sigterm(signum, frame):
+    _signalled.append(signum)
     raise _Terminated()
 
 
@@ -66,6 +72,7 @@ def main(argv=None) -> int:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     except ValueError:  # not the main thread: the caller handles its signals
         previous = None
+    _signalled.clear()
     try:
         return _main(argv)
     finally:
@@ -97,6 +104,9 @@ def _main(argv) -> int:
         )
         return 143 if isinstance(stop, _Terminated) else 130
     except Exception as exc:  # a bug: still one line (never the exception's text, which could quote a cell)
+        if _signalled:  # the signal reached us inside a library, which raised its own error for it
+            print("error: terminated; nothing was written", file=sys.stderr)
+            return 143
         if os.environ.get("DPSYNTH_DEBUG"):
             raise
         print(

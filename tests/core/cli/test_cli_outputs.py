@@ -219,3 +219,24 @@ def test_a_report_under_an_address_space_limit_renders_without_charts_not_a_cras
     assert done.returncode == 0, done.stderr[-500:]
     page = out.read_text()
     assert "Chart left out" in page and "<svg" not in page
+
+
+def test_sigterm_caught_inside_a_library_still_ends_as_terminated(monkeypatch, capsys, tmp_path):
+    """A library may turn the interrupt into its own error (DuckDB raises its InterruptException inside a
+    query): the run still ends as "terminated" with status 143, not as an internal error."""
+    import signal
+
+    from dpsynth_core.cli import synth
+
+    def run_interrupted_inside_a_library(args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        except KeyboardInterrupt:
+            raise RuntimeError("INTERRUPT Error: Interrupted!") from None
+
+    monkeypatch.setattr(synth, "run_synth", run_interrupted_inside_a_library)
+    argv = ["synth", "in.csv", "--domain", "d.json", "--epsilon", "1", "--out", str(tmp_path / "o.csv")]
+    assert main(argv) == 143
+    assert capsys.readouterr().err.strip() == "error: terminated; nothing was written"
+    monkeypatch.undo()
+    assert main(["tau", "--size", "10", "--rho", "0.9", "--epsilon", "1"]) == 0  # the next run starts afresh
