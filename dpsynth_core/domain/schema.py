@@ -66,6 +66,9 @@ class Person(_Strict):
     name: Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)] | None = Field(
         None, description="what a person is called in plain words, such as 'patient'"
     )
+    ignore_case: bool = Field(
+        False, description="true when identifiers that differ only in letter case ('P9', 'p9') are one person"
+    )
 
 
 class Declaration(_Strict):

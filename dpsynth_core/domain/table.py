@@ -30,6 +30,7 @@ class PersonUnit:
     column: str
     max_rows: int
     name: str = "person"
+    ignore_case: bool = False  # 'P9' and 'p9' are one person (the publisher says so: a public rule)
 
     def in_words(self) -> str:
         """The unit in plain words: ``each patient, up to 2 rows``."""
@@ -37,7 +38,8 @@ class PersonUnit:
         return f"each {self.name}, up to {rows}"
 
     def to_json(self) -> dict:
-        return {"column": self.column, "max_rows": self.max_rows, "name": self.name}
+        out = {"column": self.column, "max_rows": self.max_rows, "name": self.name}
+        return {**out, "ignore_case": True} if self.ignore_case else out
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,10 @@ class TableDomain:
 
     def with_person_bound(self, column: str, max_rows: int) -> TableDomain:
         """The unit "one person identified by ``column``, up to ``max_rows`` rows" (the declared name kept)."""
-        return self.with_person(PersonUnit(column, int(max_rows), self.person.name if self.person else "person"))
+        same = self.person
+        return self.with_person(
+            PersonUnit(column, int(max_rows), same.name if same else "person", bool(same and same.ignore_case))
+        )
 
     def problems(self) -> list[str]:
         """Everything the publisher must still supply or fix, one message per problem (all of them)."""
@@ -143,7 +148,9 @@ class TableDomain:
             markers = [""] if marker in ("empty cell", "", None) else ["", marker]
         person = spec.get("person")
         if person is not None:
-            person = PersonUnit(person["column"], person["max_rows"], person.get("name") or "person")
+            person = PersonUnit(
+                person["column"], person["max_rows"], person.get("name") or "person", bool(person.get("ignore_case"))
+            )
         return cls(
             columns=columns,
             missing_markers=tuple(markers),

@@ -427,7 +427,9 @@ def measure(
     domain = as_table_domain(domain)
     noise = make_noise_source(random_state)
     if domain.person is not None:  # the release's privacy unit: at most K random rows per person, then sensitivity K
-        real = bound_rows(real, domain.person.column, domain.person.max_rows, noise.rng)
+        real = bound_rows(
+            real, domain.person.column, domain.person.max_rows, noise.rng, ignore_case=domain.person.ignore_case
+        )
     exact = exact_statistics(real, synthetic, domain, pairs=pairs, chart_columns=chart_columns)
     return add_noise(exact, epsilon=epsilon, random_state=noise, unit=domain.person)
 

@@ -21,7 +21,8 @@ For a zCDP ledger the alternative, scaling rho by K² (Bun and Steinke 2016, gro
 would keep delta and lose epsilon; at the same per-row noise the two statements are close
 (for small rho, epsilon grows about like K sqrt(rho)), and this one keeps the epsilon the
 publisher chose. The neighbouring relation becomes "add/remove one person" (all rows sharing
-an identifier in the raw table); rows with a missing identifier count as one person each.
+an identifier in the raw table, compared by :func:`person_codes`); rows with a missing or empty
+identifier are together one person.
 """
 
 from __future__ import annotations
@@ -34,20 +35,35 @@ import pandas as pd
 from .accounting import Accountant, PrivacyEvent, person_relation, unit_relation  # noqa: F401 (re-exported)
 
 
-def bound_rows(frame: pd.DataFrame, column: str, max_rows: int, rng: np.random.Generator) -> pd.DataFrame:
-    """At most ``max_rows`` rows of each person (rows sharing a value of ``column``), chosen uniformly at
-    random with ``rng`` (a release's generator: ChaCha20 for a real release), in their original order.
+def person_codes(ids: pd.Series, *, ignore_case: bool = False) -> np.ndarray:
+    """One whole-number code per row, equal for the rows of one person (a public rule, read off no data).
 
-    Vectorised: one random key per row, then each row's rank within its person by one sort. Rows whose
-    identifier is missing are each a person of their own.
+    Identifiers are compared as text with surrounding spaces removed (``'P9'`` and ``'P9 '`` are one
+    person), in letter case too when ``ignore_case`` (the publisher's declaration says so). Rows whose
+    identifier is missing or empty are together one person: a person may lack an identifier on
+    several rows, so counting each such row as a person of its own would let one person past ``K``.
+    """
+    text = ids.astype("string").str.strip()
+    if ignore_case:
+        text = text.str.casefold()
+    codes, _ = pd.factorize(text.mask(text == ""), use_na_sentinel=True)
+    codes = codes.astype(np.int64)
+    codes[codes < 0] = codes.max(initial=-1) + 1
+    return codes
+
+
+def bound_rows(
+    frame: pd.DataFrame, column: str, max_rows: int, rng: np.random.Generator, *, ignore_case: bool = False
+) -> pd.DataFrame:
+    """At most ``max_rows`` rows of each person (rows whose ``column`` identifies the same person by
+    :func:`person_codes`), chosen uniformly at random with ``rng`` (a release's generator: ChaCha20 for a
+    real release), in their original order.
+
+    Vectorised: one random key per row, then each row's rank within its person by one sort.
     """
     if max_rows < 1:
         raise ValueError(f"max_rows ({max_rows}) must be >= 1")
-    codes, _ = pd.factorize(frame[column], use_na_sentinel=True)
-    codes = codes.astype(np.int64)
-    missing = codes < 0
-    if missing.any():  # each row without an identifier is its own person
-        codes[missing] = codes.max(initial=-1) + 1 + np.arange(int(missing.sum()))
+    codes = person_codes(frame[column], ignore_case=ignore_case)
     keys = rng.random(len(codes))
     order = np.lexsort((keys, codes))
     sorted_codes = codes[order]

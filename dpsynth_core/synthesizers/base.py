@@ -229,7 +229,9 @@ class Synthesizer(PublicCharge):
         self._report(0.1, "Measuring the data with noise")
         self.noise_ = make_noise_source(self.random_state)
         if self.unit_ is not None:  # before any statistic; the identifier is then never read again
-            frame = bound_rows(frame, self.unit_.column, self.unit_.max_rows, self.noise_.rng)
+            frame = bound_rows(
+                frame, self.unit_.column, self.unit_.max_rows, self.noise_.rng, ignore_case=self.unit_.ignore_case
+            )
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
         n_rows = len(frame) if source is None else source.n_rows

@@ -82,7 +82,7 @@ def test_bound_rows_keeps_at_most_k_per_person_in_order():
     kept = bound_rows(frame, "pid", 2, np.random.default_rng(1))
     assert kept["pid"].value_counts().max() <= 2
     assert list(kept.index) == sorted(kept.index)  # original order
-    assert {4, 5, 6} <= set(kept.index)  # missing identifiers are one person each; c has one row
+    assert {4, 5, 6} <= set(kept.index)  # the two rows without an identifier are one person (2 rows, K = 2); c has one row
     assert (kept["pid"] == "b").sum() == 2
 
 
@@ -203,3 +203,35 @@ def test_cli_person_options(tmp_path, capsys):
     assert main(args + ["--person", "pid", "--max-rows-per-person", "2", "--engine", "duckdb"]) == 2
     err = capsys.readouterr().err
     assert "go together" in err and "--max-rows-per-person" in err and "nobody" in err and "duckdb" in err
+
+
+@pytest.mark.parametrize("ignore_case, people", [(False, 3), (True, 2)])
+def test_identifiers_are_compared_without_surrounding_spaces_and_in_case_when_declared(ignore_case, people):
+    """'P9', ' P9 ' and 'P9\\t' are one person; 'p9' is the same person only when the declaration says
+    letter case does not matter. Each person keeps at most K rows in all."""
+    ids = ["P9", " P9 ", "P9\t", "p9", "p9 ", "Q1"]
+    frame = pd.DataFrame({"pid": ids * 4, "x": range(24)})
+    kept = bound_rows(frame, "pid", 2, np.random.default_rng(0), ignore_case=ignore_case)
+    assert len(kept) == 2 * people
+    key = kept["pid"].str.strip()
+    key = key.str.casefold() if ignore_case else key
+    assert key.value_counts().max() <= 2
+
+
+def test_rows_with_a_missing_or_empty_identifier_are_together_one_person():
+    """A person may lack an identifier on several rows: those rows together keep at most K, never K each."""
+    frame = pd.DataFrame({"pid": ["", None, "  ", np.nan, "A", "A", "A"], "x": range(7)})
+    kept = bound_rows(frame, "pid", 2, np.random.default_rng(1))
+    assert len(kept) == 4  # two of the four without an identifier, two of A's three
+
+
+def test_ignore_case_is_declared_and_kept_in_the_declaration():
+    spec = {"columns": {"pid": {"type": "drop"}, "x": {"type": "integer", "min": 0, "max": 9}}}
+    person = {"column": "pid", "max_rows": 2, "ignore_case": True}
+    domain = TableDomain.from_json({**spec, "person": person})
+    assert domain.person == PersonUnit("pid", 2, "person", True)
+    assert domain.to_json()["person"]["ignore_case"] is True
+    assert (
+        "ignore_case"
+        not in TableDomain.from_json({**spec, "person": {"column": "pid", "max_rows": 2}}).to_json()["person"]
+    )

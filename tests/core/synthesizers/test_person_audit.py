@@ -40,7 +40,7 @@ def test_audit_person_unit_passes():
 
 
 def test_audit_catches_no_bounding(monkeypatch):
-    monkeypatch.setattr(base, "bound_rows", lambda frame, column, max_rows, rng: frame)
+    monkeypatch.setattr(base, "bound_rows", lambda frame, column, max_rows, rng, **kw: frame)
     result = audit(_noisy_count, _D, _D_PRIME, _EVENTS, trials=500, seed=2)
     assert result.violates(_EPSILON) and result.epsilon_lower_bound > 1.5, result
 
