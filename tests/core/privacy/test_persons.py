@@ -82,7 +82,9 @@ def test_bound_rows_keeps_at_most_k_per_person_in_order():
     kept = bound_rows(frame, "pid", 2, np.random.default_rng(1))
     assert kept["pid"].value_counts().max() <= 2
     assert list(kept.index) == sorted(kept.index)  # original order
-    assert {4, 5, 6} <= set(kept.index)  # the two rows without an identifier are one person (2 rows, K = 2); c has one row
+    assert {4, 5, 6} <= set(
+        kept.index
+    )  # the two rows without an identifier are one person (2 rows, K = 2); c has one row
     assert (kept["pid"] == "b").sum() == 2
 
 
