@@ -1,8 +1,8 @@
 """The single-pass methods against the floor: a ``cathist`` release of adult next to pandas reading the same
 CSV, its stages, and a copula release from a cold start. Not a test: prints tables.
 
-    python benchmarks/bench_single_pass.py             # 7 repetitions of each
-    python benchmarks/bench_single_pass.py --repeats 3
+    python -m benchmarks.speed.single_pass             # 7 repetitions of each: about a minute
+    python -m benchmarks.speed.single_pass --repeats 3
 
 Data: the bundled example (``assets/examples/adult.csv``, 32,561 rows, 15 columns) with its
 saved policy, epsilon 1, secure randomness (as a publisher draws).
@@ -10,14 +10,15 @@ saved policy, epsilon 1, secure randomness (as a publisher draws).
 * **warm, in one process**: ``pandas.read_csv`` of the file (its defaults: types inferred),
   ``pandas.read_csv`` with every cell as text, and :func:`dpsynth_core.synthesize` with
   ``method="cathist"`` from the path (reading, checking, encoding, counting, noise, sampling,
-  the card); the ratio of the medians is the figure of issue 21 (goal: within 10x). Its stages
+  the card); the ratio of the medians is the figure to watch (goal: within 10x). Its stages
   are timed apart: :func:`~dpsynth_core.data.tables.read_table`, the fingerprint the ledger
   keys on, and the encoding of the table.
 * **cold**: a fresh ``python -c`` process that imports the library and makes one release from
   the path (``copula``, ``cathist``), imports included, timed from outside; then
   ``python -X importtime`` for the modules that one import of the library and a release bring in.
 
-The machine is shared: medians are quoted with the load average at the time.
+The machine is shared: medians are quoted with the load average at the time. Figures:
+docs/benchmarks/speed.md.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.common import ROOT
+
 ADULT = ROOT / "assets" / "examples" / "adult.csv"
+#: One release in a fresh process, run from the checkout (its folder is on the path), imports included.
 _COLD = (
-    "import sys, time; t = time.perf_counter(); sys.path.insert(0, {root!r}); from dpsynth_core import synthesize; "
+    "import time; t = time.perf_counter(); from dpsynth_core import synthesize; "
     "from dpsynth_core.data.examples import example_declaration; "
     "r = synthesize({path!r}, example_declaration('adult'), 1.0, method={method!r}); "
     "print(time.perf_counter() - t)"
@@ -88,7 +89,7 @@ def warm(repeats: int) -> list[tuple[str, float]]:
 def cold(repeats: int) -> list[tuple[str, float]]:
     rows = []
     for method in ("copula", "cathist"):
-        code = _COLD.format(root=str(ROOT), path=str(ADULT), method=method)
+        code = _COLD.format(path=str(ADULT), method=method)
         times, cpu = [], []
         for _ in range(repeats):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -109,7 +110,7 @@ def cold(repeats: int) -> list[tuple[str, float]]:
 
 
 def import_times(top: int = 15) -> list[tuple[str, float]]:
-    code = _COLD.format(root=str(ROOT), path=str(ADULT), method="copula")
+    code = _COLD.format(path=str(ADULT), method="copula")
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, cwd=ROOT)
     top_level: dict[str, float] = {}
     for line in done.stderr.splitlines():
@@ -121,10 +122,10 @@ def import_times(top: int = 15) -> list[tuple[str, float]]:
     return sorted(top_level.items(), key=lambda item: -item[1])[:top]
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     load = os.getloadavg()
     rows = warm(args.repeats)
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (start), {os.cpu_count()} cores\n")

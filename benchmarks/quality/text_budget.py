@@ -1,6 +1,8 @@
-"""How much of the default method's budget free-text vocabularies get (issue 20). Not a test: prints a table.
+"""How much of the default method's budget free-text vocabularies get, and what it buys. Not a test: prints a table.
 
-    python benchmarks/text_share.py [--seeds 6] [--texts 1 2 3] [--epsilon 1] [--data compas.csv]
+    python -m benchmarks.quality.text_budget [--seeds 6] [--texts 1 2 3] [--epsilon 1] [--data compas.csv]
+
+The defaults (36 releases of the whole compas) take about a minute.
 
 Compas (7,214 records): sex, age_cat, race, c_charge_degree, is_recid, decile_score, two_year_recid,
 priors_count, age, with 1 to 3 charge descriptions as free text (``{"type": "text", "generator": "any",
@@ -8,19 +10,17 @@ priors_count, age, with 1 to 3 charge descriptions as free text (``{"type": "tex
 (:func:`~dpsynth_core.synthesizers.marginals_budget.vocabulary_shares`), at epsilon 1, seeded, it reports
 the first text column's epsilon, its surviving values, the share of its synthetic cells whose value is not
 in the data (made up), and the mean 2-way TVD over all pairs of columns and over the pairs without text.
+Figures: docs/benchmarks/quality.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.common import SHARED
 
 OTHERS = ["sex", "age_cat", "race", "c_charge_degree", "is_recid", "decile_score", "two_year_recid", "priors_count"]
 TEXT = ["c_charge_desc", "r_charge_desc", "vr_charge_desc"]
@@ -30,8 +30,6 @@ def table(texts: int, data: str | None = None):
     from tests.conftest import complete_domain, shared_path
 
     columns = TEXT[:texts] + OTHERS + ["age"]
-    from benchmarks.tails import SHARED
-
     path = data or (SHARED / "compas.csv" if (SHARED / "compas.csv").exists() else shared_path("compas.csv"))
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame = frame.loc[:, ~frame.columns.duplicated()][columns]
@@ -87,13 +85,13 @@ def run(texts: int, rule: str, seeds: int, epsilon: float, data: str | None = No
     return {"texts": texts, "rule": rule, **pd.DataFrame(rows).mean().round(4).to_dict()}
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=6)
     parser.add_argument("--texts", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--data", help="compas.csv (default: the shared 7,214 records, else the tests' 1,000)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     results = [run(t, rule, args.seeds, args.epsilon, args.data) for t in args.texts for rule in ("before", "now")]
     print(pd.DataFrame(results).to_string(index=False))
 

@@ -1,7 +1,7 @@
 """Generate on the app's Preview page, timed in headless Chromium over several draws. Not a test: prints a table.
 
-    python benchmarks/bench_generate.py              # 5 draws with the default method on the bundled example
-    python benchmarks/bench_generate.py --runs 8 --method cathist
+    python -m benchmarks.speed.app_generate              # 5 draws, the default method, the bundled example: 30 s
+    python -m benchmarks.speed.app_generate --runs 8 --method cathist
 
 Starts ``streamlit run app.py`` on a free port with an empty workspace, opens the Preview page
 in Debian's Chromium (``--headless --no-sandbox --disable-gpu``, through Playwright) and
@@ -13,7 +13,8 @@ the release alone as the app reports it (the core, in its worker thread), and th
 process's CPU seconds (every thread) from the click to the end of the page's run, which hold
 better than wall times on a shared machine (not with ``--profile``: py-spy is the process then). The first draw is
 reported apart (a cold server: imports and caches); the median is over the others. The server
-and the browser share this machine's cores with whatever else runs: the load average is printed.
+and the browser share this machine's cores with whatever else runs: the load average is printed. Figures:
+docs/benchmarks/speed.md.
 """
 
 from __future__ import annotations
@@ -24,14 +25,11 @@ import re
 import shutil
 import signal
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks.app_server import CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
+from benchmarks.common import CHROMIUM_FLAGS, free_port, require, start_app
 
 READY = re.compile(r"Synthetic table ready: [\d,]+ rows(?: in ([\d.]+) s)? \(release #(\d+);")
 #: Installed in the page before each click: the browser's own clock at the click and at the first paint
@@ -60,13 +58,13 @@ WATCH = """(n) => {
 }"""
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="draws to time (default 5)")
     parser.add_argument("--method", default=None, help="a method's name (default: the app's default method)")
     parser.add_argument("--profile", metavar="FILE", help="sample the server with py-spy into FILE (collapsed stacks)")
-    args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
+    args = parser.parse_args(argv)
+    sync_playwright = require("playwright.sync_api", "requirements-dev.txt").sync_playwright
 
     workspace = tempfile.mkdtemp(prefix="dpsynth-bench-")
     port = free_port()

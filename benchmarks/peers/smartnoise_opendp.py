@@ -1,18 +1,18 @@
-"""Compare our synthesizers with AIM and MST from OpenDP 0.16 (on mbi 2.0) and SmartNoise 1.0.8 on adult.
+"""Our synthesizers against AIM and MST from OpenDP 0.16 and SmartNoise 1.0.8 on adult: accuracy, time, memory.
 
 Not a test. The peers are benchmark-only and cannot share one environment (SmartNoise 1.0.8
 pins opendp < 0.15 and mbi < 2; OpenDP 0.16 runs on mbi 2.0), so each method runs in its
 own subprocess, with the interpreter of the environment that has it:
 
-    python -m venv /work/bench-sn && /work/bench-sn/bin/pip install torch==2.13.0 \\
+    python -m venv /path/to/sn-env && /path/to/sn-env/bin/pip install torch==2.13.0 \\
         -r requirements-bench.txt           # SmartNoise (CPU torch first, or pip fetches CUDA)
-    python -m venv /work/bench-odp && /work/bench-odp/bin/pip install -r requirements-bench-opendp.txt
-    python benchmarks/compare_methods.py --subset6 \\
-        --python sn=/work/bench-sn/bin/python --python odp=/work/bench-odp/bin/python
-    python benchmarks/compare_methods.py --methods marginals --epsilons 1    # ours alone, quick
+    python -m venv /path/to/odp-env && /path/to/odp-env/bin/pip install -r requirements-bench-opendp.txt
+    python -m benchmarks.peers.smartnoise_opendp --subset6 \\
+        --python sn=/path/to/sn-env/bin/python --python odp=/path/to/odp-env/bin/python   # about an hour
+    python -m benchmarks.peers.smartnoise_opendp --methods marginals --epsilons 1    # ours alone: 30 s
 
 Methods: any registered name (``marginals``, ``cathist``, ...), and the peers ``sn-aim``,
-``sn-mst`` (SmartNoise) and ``odp-aim``, ``odp-mst`` (OpenDP's ``dp.mbi`` on mbi 2.0).
+``sn-mst`` (SmartNoise) and ``odp-aim``, ``odp-mst`` (OpenDP's ``dp.mbi``, on mbi 1.1).
 Every method sees the same table: adult encoded over one public declaration (numeric
 columns in public bins: age by 5 years, hours by 10, capital gain and loss by 5000,
 fnlwgt by 100,000), handed to the peers as integer codes with every code of the declared
@@ -26,13 +26,13 @@ Times are wall-clock for fit + sample in a warm process (the first run's imports
 counted: a warm-up run on 1,000 rows comes first); the table shows the median over seeds
 and scores' means. Peak memory is the worker's resident peak (imports included).
 Results go to ``benchmarks/results/`` (not committed); each run replaces the rows of the
-methods it ran, so the table can be built up one environment at a time.
+methods it ran, so the table can be built up one environment at a time. A peer run in an environment
+without it fails with the name of the requirements file to install. Figures: docs/benchmarks/versus-peers.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import resource
 import subprocess
@@ -44,59 +44,31 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
+from benchmarks.common import (
+    RESULTS,
+    ROOT,
+    SHARED,
+    SUBSET6,
+    binned_adult_declaration,
+    encoded_codes,
+    load_codes,
+    marginal_scores,
+    markdown,
+    require,
+    save_codes,
+)
 
-SUBSET6 = ["age", "education", "sex", "relationship", "marital-status", "income"]
 PEERS = {"sn-aim": "sn", "sn-mst": "sn", "odp-aim": "odp", "odp-mst": "odp"}
-
-
-def declaration(columns=None) -> dict:
-    spec = json.loads((ROOT / "assets" / "examples" / "adult.policy.json").read_text())
-    spec["columns"]["fnlwgt"] = {"type": "integer", "min": 1, "max": 2_000_000, "bin_width": 100_000}
-    spec["columns"]["age"]["bin_width"] = 5
-    spec["columns"]["hours-per-week"]["bin_width"] = 10
-    if columns:
-        spec["columns"] = {c: spec["columns"][c] for c in columns}
-    return spec
-
-
-def scores(real: pd.DataFrame, synthetic: pd.DataFrame, cells: dict) -> dict:
-    names = list(cells)
-
-    def tvd(cols):
-        size = int(np.prod([cells[c] for c in cols]))
-        a = np.zeros(len(real), dtype=np.int64)
-        b = np.zeros(len(synthetic), dtype=np.int64)
-        for c in cols:
-            a = a * cells[c] + real[c].to_numpy()
-            b = b * cells[c] + synthetic[c].to_numpy()
-        return 0.5 * np.abs(np.bincount(a, minlength=size) / len(a) - np.bincount(b, minlength=size) / len(b)).sum()
-
-    one = [tvd((c,)) for c in names]
-    two = [tvd(p) for p in itertools.combinations(names, 2)]
-    three = [tvd(t) for t in itertools.combinations(names, 3)]
-    return {
-        "tvd1_mean": float(np.mean(one)),
-        "tvd1_max": float(np.max(one)),
-        "tvd2_mean": float(np.mean(two)),
-        "tvd2_max": float(np.max(two)),
-        "score3": float(1 - np.mean(three)),
-    }
+#: The requirements file of each peer's environment.
+REQUIREMENTS = {"sn": "requirements-bench.txt", "odp": "requirements-bench-opendp.txt"}
 
 
 def load(columns):
-    from dpsynth_core.data.encoding import encode_table
-    from dpsynth_core.domain import TableDomain
-
-    spec = declaration(columns)
+    spec = binned_adult_declaration(columns)
     raw = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
     if columns:
         raw = raw[columns]
-    encoded = encode_table(raw, TableDomain.from_json(spec))
-    codes = pd.DataFrame({n: c.codes for n, c in encoded.columns.items()})
-    cells = {n: c.cells for n, c in encoded.columns.items()}
+    codes, cells = encoded_codes(raw, spec)
     return spec, raw, codes, cells
 
 
@@ -105,19 +77,16 @@ def load(columns):
 
 def run_ours(method, raw, spec, codes, cells, eps, delta, seed, options):
     from dpsynth_core import synthesize
-    from dpsynth_core.data.encoding import encode_table
-    from dpsynth_core.domain import TableDomain
 
     extra = dict(options)
     if method == "marginals":
         extra["delta"] = delta
     release = synthesize(raw, spec, eps, method=method, random_state=seed, **extra)
-    encoded = encode_table(release.data, TableDomain.from_json(spec))
-    return {"": pd.DataFrame({n: c.codes for n, c in encoded.columns.items()})}
+    return {"": encoded_codes(release.data, spec)[0]}
 
 
 def run_smartnoise(kind, codes, cells, eps, delta, seed, options):
-    from snsynth import Synthesizer
+    Synthesizer = require("snsynth", REQUIREMENTS["sn"]).Synthesizer
 
     np.random.seed(seed)  # smartnoise draws from numpy's global generator
     model = Synthesizer.create(kind, epsilon=eps, delta=delta, **options)
@@ -131,8 +100,9 @@ def run_smartnoise(kind, codes, cells, eps, delta, seed, options):
 
 
 def run_opendp(kind, codes, cells, eps, delta, seed, options):
-    import jax
-
+    require("mbi", REQUIREMENTS["odp"])
+    require("polars", REQUIREMENTS["odp"])
+    jax = require("jax", REQUIREMENTS["odp"])
     jax.config.update("jax_enable_x64", True)  # mbi warns that float32 can stall estimation
     import opendp.prelude as dp
     import polars as pl
@@ -158,26 +128,6 @@ def run_opendp(kind, codes, cells, eps, delta, seed, options):
     # are scored as the column's first code
     synthetic = table.synthesize(rows=len(codes)).to_pandas()
     return {"": synthetic[columns].fillna(0).astype(int)}
-
-
-def save_codes(columns, path: Path) -> None:
-    """The encoded table as integer codes and cell counts, for workers in the peers' environments
-    (which then need neither dpsynth's dependencies nor its declaration)."""
-    _, _, codes, cells = load(columns)
-    np.savez(
-        path,
-        names=np.array(list(cells)),
-        cells=np.array(list(cells.values())),
-        **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(cells)},
-    )
-
-
-def load_codes(path: Path):
-    stored = np.load(path)
-    names = [str(n) for n in stored["names"]]
-    cells = {n: int(c) for n, c in zip(names, stored["cells"])}
-    codes = pd.DataFrame({n: stored[f"column_{i}"] for i, n in enumerate(names)})
-    return codes, cells
 
 
 def worker(opts) -> None:
@@ -217,24 +167,14 @@ def worker(opts) -> None:
                     "seed": seed,
                     "seconds": seconds,
                     "cpu_seconds": cpu,
-                    **scores(codes, synthetic, cells),
+                    **marginal_scores(codes, synthetic, cells),
                     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 }
                 print("ROW " + json.dumps(row), flush=True)
 
 
-def _markdown(frame: pd.DataFrame) -> str:
-    """A GitHub table (no optional dependency)."""
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    lines += [
-        "| " + " | ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in row) + " |"
-        for row in frame.itertuples(index=False)
-    ]
-    return "\n".join(lines)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.3, 1.0, 3.0])
     parser.add_argument(
         "--delta",
@@ -268,12 +208,12 @@ def main() -> None:
         help="our methods from seeded numpy instead of the secure source",
     )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per method (all runs)")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    parser.add_argument("--out", default=str(RESULTS))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--options", type=json.loads, default={}, help=argparse.SUPPRESS)
     parser.add_argument("--codes", help=argparse.SUPPRESS)
     parser.add_argument("--rhos", type=json.loads, default={}, help=argparse.SUPPRESS)
-    opts = parser.parse_args()
+    opts = parser.parse_args(argv)
     if opts.worker:
         worker(opts)
         return
@@ -285,8 +225,8 @@ def main() -> None:
     store = out / f"{name}.csv"
     frame = pd.read_csv(store) if store.exists() else pd.DataFrame()
     codes_file = out / f"{name}.codes.npz"
-    if any(m in PEERS for m in opts.methods):
-        save_codes(SUBSET6 if opts.subset6 else None, codes_file)
+    if any(m in PEERS for m in opts.methods):  # the peers' workers need neither the library nor its declaration
+        save_codes(codes_file, *load(SUBSET6 if opts.subset6 else None)[2:])
     from dpsynth_core.privacy.accounting import zcdp_budget
 
     rhos = {str(eps): zcdp_budget(eps, opts.delta) for eps in opts.epsilons}
@@ -294,7 +234,8 @@ def main() -> None:
         python = pythons.get(PEERS.get(method, ""), sys.executable)
         command = [
             python,
-            str(Path(__file__).resolve()),
+            "-m",
+            __spec__.name,
             "--worker",
             method,
             "--delta",
@@ -338,7 +279,7 @@ def main() -> None:
         f"adult, {'6-column subset' if opts.subset6 else 'all 15 columns'}, delta = {opts.delta:g}; "
         "scores: mean over runs; seconds: median"
     )
-    text = f"## {title}\n\n" + _markdown(table.round(4).reset_index()) + "\n"
+    text = f"## {title}\n\n" + markdown(table.round(4).reset_index()) + "\n"
     print(text)
     (out / f"{name}.md").write_text(text)
 

@@ -1,13 +1,14 @@
 """Seeded releases saved, then compared byte for byte, with their CPU seconds: for speed work that
 must not change any result.
 
-    python benchmarks/release_identity.py save  DIR   # before the change (from the old checkout)
-    python benchmarks/release_identity.py check DIR   # after: same data, card (but "created") and report?
-    python benchmarks/release_identity.py check DIR --method marginals --repeats 3
+    python -m benchmarks.tools.release_identity save  DIR   # before the change (from the old checkout)
+    python -m benchmarks.tools.release_identity check DIR   # after: same data, card (but "created") and report?
+    python -m benchmarks.tools.release_identity check DIR --method marginals --repeats 3
 
 Tables: the bundled adult example (seeds 0-2) and the shared pums and compas tables (seeds 0-1,
-through ``benchmarks.tails.load``). CPU seconds are ``time.process_time`` (every thread of the
-process), best of ``--repeats``: on a shared machine they hold better than wall times.
+through :func:`benchmarks.common.load_table`). CPU seconds are ``time.process_time`` (every thread of the
+process), best of ``--repeats``: on a shared machine they hold better than wall times. With ``marginals``
+and one repeat a run takes about 20 seconds.
 """
 
 from __future__ import annotations
@@ -19,18 +20,16 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.common import load_table
 
 
 def tables():
-    from benchmarks.tails import load
     from dpsynth_core.data.examples import example_csv, example_declaration
     from dpsynth_core.data.tables import read_table
 
     yield "adult", read_table(example_csv("adult"))[0], example_declaration("adult"), (0, 1, 2)
     for name in ("pums", "compas"):
-        frame, spec = load(name)
+        frame, spec = load_table(name)
         yield name, frame, spec, (0, 1)
 
 
@@ -42,14 +41,14 @@ def _without_created(value):
     return value
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=("save", "check"))
     parser.add_argument("folder", type=Path)
     parser.add_argument("--method", default="marginals")
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--repeats", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     from dpsynth_core import synthesize
 
     args.folder.mkdir(parents=True, exist_ok=True)

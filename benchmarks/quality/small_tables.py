@@ -1,6 +1,6 @@
-"""Small tables and tails (issue 21, item 2): out-of-range rows and 2-way TVD against the sampling floor.
+"""Small tables and tails: out-of-range rows, and the 2-way TVD against the sampling floor.
 
-Not a test. For each shared table (``../shared/datasets`` beside the checkout, else the tests' copies, with
+Not a test. For each shared table (``shared/datasets`` beside the checkout, else the tests' copies, with
 the declarations of ``tests/conftest.py``: numeric columns declared by ``min`` and ``max`` only, so their bins are
 fitted with DP), a subsample of ``n`` rows (1,000 and 5,000; a smaller table is used whole)
 is released with ``marginals`` at epsilon 1, and compared with the subsample it came from:
@@ -19,56 +19,27 @@ is released with ``marginals`` at epsilon 1, and compared with the subsample it 
   from the whole table): what an ideal synthesizer's sampling alone would cost;
 * ``ratio``: ``tvd2 / floor``.
 
-    python benchmarks/tails.py                       # every table, n = 1000 and 5000, 3 seeds
-    python benchmarks/tails.py --tables adult pums --sizes 1000 --seeds 1
+    python -m benchmarks.quality.small_tables     # every table, n = 1000 and 5000, 3 seeds: about a minute
+    python -m benchmarks.quality.small_tables --tables adult pums --sizes 1000 --seeds 1
 
 Compas keeps its numeric and categorical columns (its names, case numbers, dates and free
-text are left out: they are not what this measures).
+text are left out: they are not what this measures). Figures: docs/benchmarks/quality.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import functools
 import itertools
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks import SHARED  # noqa: E402  (the full shared tables; compas whole, where the tests' copy keeps 1,000)
+from benchmarks.common import NUMERIC, load_table
 
 TABLES = ("adult", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
-NUMERIC = ("integer", "float")
-
-
-@functools.cache
-def load(name: str, *, repository_copy: bool = False) -> tuple[pd.DataFrame, dict]:
-    """The shared table and its test declaration (``tests/conftest.py``), compas without text and dates.
-
-    ``repository_copy``: the copy in this repository (``tests/datasets/``: compas's first 1,000 records),
-    whatever lies beside the checkout, so that anyone who clones it reads the same table."""
-    from tests.conftest import complete_domain, shared_path
-
-    spec = complete_domain(name)
-    whole = SHARED / f"{name}.csv"
-    frame = pd.read_csv(whole if whole.exists() and not repository_copy else shared_path(f"{name}.csv"))
-    if name == "compas":
-        keep = [
-            c
-            for c, d in spec["columns"].items()
-            if d.get("type") in NUMERIC + ("categorical",) and frame[c].notna().any()
-        ]
-        spec["columns"] = {c: spec["columns"][c] for c in keep}
-        frame = frame[keep]
-    return frame, spec
 
 
 def numeric_columns(spec: dict) -> list[str]:
@@ -147,7 +118,7 @@ def mean_two_way(a: dict, b: dict, cells: dict) -> float:
 def run(table: str, n: int, seed: int, epsilon: float, method: str, options: dict) -> dict:
     from dpsynth_core import synthesize
 
-    frame, spec = load(table)
+    frame, spec = load_table(table)
     spec = copy.deepcopy(spec)
     rng = np.random.default_rng(1000 + seed)
     size = min(n, len(frame))
@@ -214,7 +185,7 @@ def main(argv=None) -> pd.DataFrame:
     for table in args.tables:
         seen = set()
         for n in args.sizes:
-            size = min(n, len(load(table)[0]))
+            size = min(n, len(load_table(table)[0]))
             for seed in range(args.seeds):
                 if (size, seed) in seen:
                     continue

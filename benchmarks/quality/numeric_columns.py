@@ -1,8 +1,8 @@
-"""Numeric columns declared with only min and max: do they keep their shape? (issue 9; not a test)
+"""Numeric columns declared with only min and max: do they keep their shape? Not a test.
 
-    python benchmarks/numeric_columns.py                      # marginals, epsilon 1, 3 seeds
-    python benchmarks/numeric_columns.py --method cathist --epsilon 0.5 --seeds 5
-    python benchmarks/numeric_columns.py --secure             # also time releases on the secure path
+    python -m benchmarks.quality.numeric_columns              # marginals, epsilon 1, 3 seeds: about a minute
+    python -m benchmarks.quality.numeric_columns --method cathist --epsilon 0.5 --seeds 5
+    python -m benchmarks.quality.numeric_columns --secure     # also time releases on the secure path
 
 On the shared adult.csv, three declarations are released with the same method, epsilon and
 seeds:
@@ -11,57 +11,43 @@ seeds:
   max 2,000,000 and capital-loss max 99,999, as tests/conftest.py supplies), so age,
   education-num, fnlwgt, capital-gain, capital-loss and hours-per-week have a public
   range and no bins: the release chooses their bins (data-adaptive bins paid for with DP,
-  see dpsynth_core/binning.py);
+  see :mod:`dpsynth_core.privacy.binning`);
 * ``default bins``: the same, with today's fixed default bins written out (one bin per
   value up to 120 values, else a 1-2-5 width giving at most 50 bins): what a min/max
   declaration gave before adaptive bins, so "before" can be rerun on any version;
-* ``hand-made bins``: the declaration of benchmarks/compare_methods.py (the bundled
+* ``hand-made bins``: :func:`benchmarks.common.binned_adult_declaration` (the bundled
   policy assets/examples/adult.policy.json, age in 5-year and hours in 10-hour bins,
   fnlwgt in bins of 100,000).
 
 Scores, per seed, then averaged: the total variation distance (TVD) between the real and
 synthetic distributions of exact integer values per numeric column (missing counted as one
 value); the share of zeros in capital-gain and capital-loss and of 40 in hours-per-week; the
-mean 1- and 2-way TVD over the 15 columns scored on the public bins of compare_methods.py
+mean 1- and 2-way TVD over the 15 columns scored on those hand-made public bins
 (so every declaration is scored on the same cells); and the wall time of the release
 (seeded numpy noise; with --secure also one release per declaration on the secure path,
-after a warm-up release that loads OpenDP).
+after a warm-up release that loads OpenDP). Figures: docs/benchmarks/quality.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
-from benchmarks.compare_methods import declaration as scoring_declaration  # noqa: E402
-from benchmarks.compare_methods import scores  # noqa: E402
-from dpsynth_core import constraints, synthesize  # noqa: E402
-from dpsynth_core.data.encoding import encode_table  # noqa: E402
-from dpsynth_core.domain import TableDomain  # noqa: E402
+from benchmarks.common import SHARED, adult_declaration, binned_adult_declaration, encoded_codes, marginal_scores
+from dpsynth_core import constraints, synthesize
+from dpsynth_core.domain import TableDomain
 
 NUMERIC = ["age", "education-num", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]
 TARGETS = ["age", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
 
 
-def minmax_declaration() -> dict:
-    spec = json.loads((SHARED / "adult.domain.json").read_text())
-    spec["columns"]["fnlwgt"]["max"] = 2_000_000  # public policy bounds, as tests/conftest.py
-    spec["columns"]["capital-loss"]["max"] = 99_999
-    return spec
-
-
 def _old_default_width(low: int, high: int) -> int:
-    """The fixed default bin width before adaptive bins (domain.py before issue 9)."""
+    """The fixed default bin width before adaptive bins (what a min/max declaration gave before them)."""
     size = high - low + 1
     if size <= 120:
         return 1
@@ -75,7 +61,7 @@ def _old_default_width(low: int, high: int) -> int:
 
 
 def default_bins_declaration() -> dict:
-    spec = minmax_declaration()
+    spec = adult_declaration()
     for name in NUMERIC:
         column = spec["columns"][name]
         column["bin_width"] = _old_default_width(column["min"], column["max"])
@@ -83,9 +69,9 @@ def default_bins_declaration() -> dict:
 
 
 DECLARATIONS = {
-    "min/max only": minmax_declaration,
+    "min/max only": adult_declaration,
     "default bins": default_bins_declaration,
-    "hand-made bins": scoring_declaration,
+    "hand-made bins": binned_adult_declaration,
 }
 
 
@@ -114,17 +100,16 @@ def run(raw: pd.DataFrame, label: str, method: str, epsilon: float, seed, codes,
     for name, value in (("capital-gain", 0), ("capital-loss", 0), ("hours-per-week", 40)):
         row[f"{name}={value} real"] = share(raw[name], value)
         row[f"{name}={value} synthetic"] = share(synthetic[name], value)
-    encoded = encode_table(synthetic.reindex(columns=raw.columns, fill_value=""), score_domain)
-    scored = pd.DataFrame({n: c.codes for n, c in encoded.columns.items()})
-    row.update(scores(codes, scored, cells))
+    scored, _ = encoded_codes(synthetic.reindex(columns=raw.columns, fill_value=""), score_domain)
+    row.update(marginal_scores(codes, scored, cells))
     bins = release.card.get("adaptive_bins") or []
     row["bins found"] = ", ".join(f"{b['column']}:{len(b['edges'])}" for b in bins)
     row["epsilon on bins"] = sum(b["epsilon"] for b in bins)
     return row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="marginals")
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--seeds", type=int, default=3)
@@ -134,15 +119,13 @@ def main() -> None:
         help="also time one release per declaration on the secure (OpenDP, unseeded) path",
     )
     parser.add_argument("--declarations", nargs="+", default=list(DECLARATIONS), choices=list(DECLARATIONS))
-    opts = parser.parse_args()
+    opts = parser.parse_args(argv)
     raw = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
-    score_domain = TableDomain.from_json(scoring_declaration())
-    encoded = encode_table(raw, score_domain)
-    codes = pd.DataFrame({n: c.codes for n, c in encoded.columns.items()})
-    cells = {n: c.cells for n, c in encoded.columns.items()}
+    score_domain = TableDomain.from_json(binned_adult_declaration())
+    codes, cells = encoded_codes(raw, score_domain)
     rows = []
     if opts.secure:  # the first secure release loads OpenDP's library: keep that out of the timings
-        synthesize(raw.head(200), minmax_declaration(), opts.epsilon, method=opts.method)
+        synthesize(raw.head(200), adult_declaration(), opts.epsilon, method=opts.method)
     for label in opts.declarations:
         seeds = list(range(opts.seeds)) + ([None] if opts.secure else [])
         for seed in seeds:

@@ -1,8 +1,8 @@
-"""Print the papers' evaluation tables for every method (not a test).
+"""The papers' evaluation tables for every method: distinguishing game, ML utility, query errors. Not a test.
 
-    python benchmarks/reproduce_papers.py            # adult tables + the book's three datasets
-    python benchmarks/reproduce_papers.py --quick    # one seed, fewer methods
-    python benchmarks/reproduce_papers.py --only book  # one part: adult or book
+    python -m benchmarks.quality.papers              # adult tables + the book's three datasets: about an hour
+    python -m benchmarks.quality.papers --quick      # one seed, fewer methods: a few minutes
+    python -m benchmarks.quality.papers --only book  # one part: adult or book
 
 Adult (plausible-deniability paper, Tables 3 and 5; copula paper, Table 2), at epsilon 1:
 * distinguishing game: random forest and decision tree accuracy at telling 5,000 real from
@@ -16,40 +16,34 @@ Adult (plausible-deniability paper, Tables 3 and 5; copula paper, Table 2), at e
 The book's section 6.4 scenarios on diabetes, breast cancer and australian: scenario 1
 (train on 70% real, test on synthetic made from the other 30%), scenario 2 (train on
 synthetic made from 80%, test on the other 20% real); SVM accuracy, linear-regression MSE
-(predicting the last numeric column), and k-means agreement with the label.
+(predicting the last numeric column), and k-means agreement with the label. Figures:
+docs/benchmarks/quality.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
-
-sys.path.insert(0, str(ROOT / "tests"))
-
-from dpsynth_core import synthesize  # noqa: E402
-from dpsynth_core.evaluation import metrics  # noqa: E402
+from benchmarks.common import ADULT_POLICY, SHARED, markdown
+from dpsynth_core import synthesize
+from dpsynth_core.evaluation import metrics
 
 METHODS = ["cathist", "marginals", "copula", "dirichlet", "bayesnet", "deniability", "microagg"]
 LABELS = {"diabetes": "Outcome", "breast_cancer": "class", "australian": "A15"}
 
 
 def declaration(name: str) -> dict:
-    from conftest import complete_domain  # the test-owned public bounds for the shared datasets
+    from tests.conftest import complete_domain  # the test-owned public bounds for the shared datasets
 
     spec = complete_domain(name)
     if name == "adult":
-        spec = json.loads((ROOT / "assets" / "examples" / "adult.policy.json").read_text())
+        spec = json.loads(ADULT_POLICY.read_text())
     return spec
 
 
@@ -92,27 +86,23 @@ def adult_tables(methods, seeds) -> None:
                         )
     print("## Distinguishing game on adult, epsilon 1 (accuracy; 0.5 = indistinguishable)\n")
     print(
-        pd.DataFrame(games)
-        .groupby("method", sort=False)
-        .mean(numeric_only=True)
-        .drop(columns="seed")
-        .round(3)
-        .to_markdown()
+        markdown(
+            pd.DataFrame(games).groupby("method", sort=False).mean(numeric_only=True).drop(columns="seed").round(3),
+            index=True,
+        )
     )
     print("\n## Machine-learning utility on adult (income), epsilon 1\n")
     print(
-        pd.DataFrame(utility)
-        .groupby("method", sort=False)
-        .mean(numeric_only=True)
-        .drop(columns="seed")
-        .round(3)
-        .to_markdown()
+        markdown(
+            pd.DataFrame(utility).groupby("method", sort=False).mean(numeric_only=True).drop(columns="seed").round(3),
+            index=True,
+        )
     )
     print("\n## Query errors on adult, epsilon 1 (absolute count errors)\n")
     table = (
         pd.DataFrame(queries).groupby(["queries", "method", "answers", "subset"], sort=False).mean(numeric_only=True)
     )
-    print(table.round(1).to_markdown())
+    print(markdown(table.round(1), index=True))
 
 
 def book_scenarios(methods, seeds, epsilons) -> None:
@@ -154,19 +144,18 @@ def book_scenarios(methods, seeds, epsilons) -> None:
                     )
     print("\n## Book section 6.4 scenarios (mean over seeds)\n")
     print(
-        pd.DataFrame(rows)
-        .groupby(["dataset", "method", "epsilon"], sort=False)
-        .mean(numeric_only=True)
-        .round(3)
-        .to_markdown()
+        markdown(
+            pd.DataFrame(rows).groupby(["dataset", "method", "epsilon"], sort=False).mean(numeric_only=True).round(3),
+            index=True,
+        )
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=["adult", "book"], help="print only one part")
-    opts = parser.parse_args()
+    opts = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     seeds = [0] if opts.quick else [0, 1, 2]
     methods = ["cathist", "marginals", "copula"] if opts.quick else METHODS

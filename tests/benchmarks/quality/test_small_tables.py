@@ -1,10 +1,10 @@
-"""benchmarks/tails.py: the publisher-side checks of item 2 of issue 21 (out-of-range rows, 2-way TVD)."""
+"""benchmarks.quality.small_tables: the publisher-side checks of small tables (out-of-range rows, 2-way TVD)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks import tails
+from benchmarks.quality import small_tables as tails
 
 SPEC = {
     "columns": {"age": {"type": "integer", "min": 0, "max": 120}, "sex": {"type": "categorical", "values": ["F", "M"]}}

@@ -1,8 +1,12 @@
-"""Missing cells and marginal distances of ``bayesnet`` releases, against ``marginals``. Not a test.
+"""Missing cells and marginal distances of ``bayesnet`` (or ``deniability``) releases, against ``marginals``.
+Not a test.
 
-    python benchmarks/bayesnet_missing.py [--datasets adult,pums] [--epsilons 0.5,1,5] [--seeds 5]
+    python -m benchmarks.quality.missing_cells [--datasets adult,pums] [--epsilons 0.5,1,5] [--seeds 5]
         [--first-seed 0] [--methods bayesnet,marginals,deniability] [--k 50] [--out NAME] [--append]
         [--tag NAME]
+    python -m benchmarks.quality.missing_cells --compare BEFORE.jsonl,AFTER.jsonl
+
+The defaults (four tables, two methods, three epsilons, 5 seeds) take about 3 minutes.
 
 Each table is the tests' copy (``tests/datasets``, ``assets/examples``) with the tests' complete
 declaration (``tests.conftest.complete_domain``). For each method, epsilon and seed it releases
@@ -21,26 +25,23 @@ versions of the library be run alternately on blocks of seeds into one file, for
 
 Results (one JSON line per release) go to ``benchmarks/results/NAME.jsonl``; a summary is printed:
 per table, method and epsilon, the mean over seeds and its standard error, and the synthetic
-missing share of the columns with none in the data.
+missing share of the columns with none in the data. Figures: docs/benchmarks/quality.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from dpsynth_core import synthesize  # noqa: E402
-from dpsynth_core.evaluation.metrics import one_way_distances, paired_codes, two_way_distances  # noqa: E402
-from tests.conftest import complete_domain, shared_path  # noqa: E402
+from benchmarks.common import RESULTS
+from dpsynth_core import synthesize
+from dpsynth_core.evaluation.metrics import one_way_distances, paired_codes, two_way_distances
+from tests.conftest import complete_domain, shared_path
 
 DATASETS = ("adult", "compas", "pums", "australian")
 
@@ -148,7 +149,7 @@ def main(argv=None) -> None:
     if args.compare:
         compare(args.compare.split(","))
         return
-    out = ROOT / "benchmarks" / "results" / f"{args.out}.jsonl"
+    out = RESULTS / f"{args.out}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = []
     with out.open("a" if args.append else "w") as sink:

@@ -1,4 +1,4 @@
-"""The default method against mbi 2.0's reference AIM and MST (issue 21, item 3). Not a test.
+"""The default method against mbi 2.0's reference AIM and MST: 2-way and 3-way accuracy, time, memory. Not a test.
 
 Every method sees the same table of integer codes: categorical columns by their declared
 values (plus "missing" where the declaration allows it), numeric columns in ``--bins`` equal
@@ -15,11 +15,12 @@ The peers run in their own environment (mbi 2.0.0 and JAX: ``requirements-bench-
 with mbi's reference mechanisms (``mechanisms/aim.py``, ``mst.py``, ``mechanism.py``,
 ``cdp2adp.py`` of the mbi repository; they are not in the wheel), whose folder is an argument:
 
-    python -m venv /work/benchvenv && /work/benchvenv/bin/pip install -r requirements-bench-mbi.txt
-    python benchmarks/versus_aim.py --peer-python /work/benchvenv/bin/python \\
-        --mechanisms /path/to/mbi/mechanisms            # every table, 3 seeds, epsilon 1
-    python benchmarks/versus_aim.py --methods marginals --tables adult6 pums --seeds 1   # ours alone
-    python benchmarks/versus_aim.py --methods marginals --epsilons 0.5 1 5   # ours, beside the stored peers
+    python -m venv /path/to/mbi-env && /path/to/mbi-env/bin/pip install -r requirements-bench-mbi.txt
+    python -m benchmarks.peers.mbi_reference --peer-python /path/to/mbi-env/bin/python \\
+        --mechanisms /path/to/mbi/mechanisms            # every table, 3 seeds, epsilon 1: hours
+    python -m benchmarks.peers.mbi_reference --methods marginals --tables adult6 pums --seeds 1   # ours: 10 s
+    python -m benchmarks.peers.mbi_reference --methods marginals --epsilons 0.5 1 5   # ours: about 2 minutes
+    python -m benchmarks.peers.mbi_reference --summary      # the tables of the stored results, nothing run
 
 Tables: ``adult6`` (age, education, sex, relationship, marital-status, income), ``adult15``,
 ``pums``, ``compas`` (its numeric and categorical columns; the repository's copy, its first 1,000 records,
@@ -29,8 +30,9 @@ the peers' runs, which take minutes to hours, with the date and the versions tha
 replacing the rows of the (method, table, epsilon, seed) that ran (``--first-seed 1 --seeds 2`` adds
 seeds 1 and 2 beside a stored seed 0); a run that fails or exceeds
 ``--timeout`` is kept as such (its status says which), so the table states it. Peers run under
-``nice -n 10``, one at a time (the machine is shared); ``--summary`` prints the table of the stored
-results without running anything.
+``nice -n 10``, one at a time (the machine is shared); a peer's run takes minutes (pums) to more than half
+an hour (AIM on wide tables), ours about a second. ``--summary`` prints the table of the stored
+results without running anything. Figures: docs/benchmarks/versus-peers.md.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import argparse
 import datetime
 import itertools
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -50,48 +53,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.common import RESULTS, ROOT, coded_table, load_codes, markdown, save_codes, scores
 
 TABLES = ("adult6", "adult15", "pums", "compas", "australian")
-SUBSET6 = ["age", "education", "sex", "relationship", "marital-status", "income"]
 PEERS = ("aim", "mst")
-
-
-def coded_table(name: str, bins: int) -> tuple[pd.DataFrame, dict]:
-    """The table as integer codes over public cells, and each column's number of cells."""
-    from benchmarks.tails import load
-    from dpsynth_core.data.encoding import encode_table
-    from dpsynth_core.domain import as_table_domain
-
-    frame, spec = load("adult" if name.startswith("adult") else name, repository_copy=True)  # compas: 1,000 records
-    spec = json.loads(json.dumps(spec))
-    if name == "adult6":
-        spec["columns"] = {c: spec["columns"][c] for c in SUBSET6}
-        frame = frame[SUBSET6]
-    for column in spec["columns"].values():
-        if column.get("type") in ("integer", "float") and "min" in column and "max" in column:
-            width = (float(column["max"]) - float(column["min"])) / bins
-            column["bin_width"] = max(1, int(np.ceil(width))) if column["type"] == "integer" else width
-    domain = as_table_domain(spec)
-    kept = [c for c in domain.kept if domain.kept[c].kind != "text"]
-    encoded = encode_table(frame.astype(str).where(frame.notna(), ""), domain)
-    codes = pd.DataFrame({c: encoded.columns[c].codes for c in kept})
-    return codes, {c: int(encoded.columns[c].cells) for c in kept}
-
-
-def scores(real: pd.DataFrame, synthetic: pd.DataFrame, cells: dict, triples: list) -> dict:
-    def tvd(cols):
-        size = int(np.prod([cells[c] for c in cols]))
-        a = np.zeros(len(real), dtype=np.int64)
-        b = np.zeros(len(synthetic), dtype=np.int64)
-        for c in cols:
-            a = a * cells[c] + real[c].to_numpy()
-            b = b * cells[c] + synthetic[c].to_numpy()
-        return 0.5 * np.abs(np.bincount(a, minlength=size) / len(a) - np.bincount(b, minlength=size) / len(b)).sum()
-
-    two = [tvd(p) for p in itertools.combinations(list(cells), 2)]
-    return {"tvd2": float(np.mean(two)), "score3": float(1 - np.mean([tvd(t) for t in triples]))}
 
 
 def ours(codes: pd.DataFrame, cells: dict, epsilon: float, delta: float, seed: int) -> tuple[pd.DataFrame, float]:
@@ -110,12 +75,9 @@ def ours(codes: pd.DataFrame, cells: dict, epsilon: float, delta: float, seed: i
 def worker(args) -> None:
     """One run of ours, in a fresh process: prints one JSON line."""
     warnings.filterwarnings("ignore")
-    stored = np.load(args.codes)
-    names = [str(n) for n in stored["names"]]
-    cells = {n: int(c) for n, c in zip(names, stored["cells"], strict=True)}
-    codes = pd.DataFrame({n: stored[f"column_{i}"] for i, n in enumerate(names)})
+    codes, cells = load_codes(args.codes)
     synthetic, seconds = ours(codes, cells, args.epsilon, args.delta, args.seed)
-    np.savez(args.out, **{f"column_{i}": synthetic[n].to_numpy() for i, n in enumerate(names)})
+    save_codes(args.out, synthetic, cells)
     print(json.dumps({"seconds": seconds, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
@@ -134,7 +96,7 @@ def version(method: str, args) -> str:
     return f"dpsynth {done.stdout.strip()}"
 
 
-def run_one(method: str, codes_file: Path, names: list, args, seed: int, epsilon: float) -> dict:
+def run_one(method: str, codes_file: Path, args, seed: int, epsilon: float) -> dict:
     out = Path(tempfile.mkdtemp()) / "synthetic.npz"
     common = [
         "--codes",
@@ -151,37 +113,19 @@ def run_one(method: str, codes_file: Path, names: list, args, seed: int, epsilon
     if method in PEERS:
         if not args.peer_python or not args.mechanisms:
             return {"status": "skipped: give --peer-python and --mechanisms"}
-        command = [
-            "nice",
-            "-n",
-            "10",
-            args.peer_python,
-            str(ROOT / "benchmarks" / "mbi_peer.py"),
-            "--mechanisms",
-            args.mechanisms,
-            "--method",
-            method,
-        ] + common
+        # the mechanisms import one another as top-level modules: their folder goes on the worker's path
+        command = ["nice", "-n", "10", args.peer_python, "-m", "benchmarks.peers.mbi_worker", "--method", method]
+        env = {**os.environ, "PYTHONPATH": str(Path(args.mechanisms).resolve())}
     else:
-        command = [sys.executable, str(Path(__file__).resolve()), "--worker"] + common
+        command, env = [sys.executable, "-m", __spec__.name, "--worker"], None
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+        done = subprocess.run(command + common, capture_output=True, text=True, timeout=args.timeout, cwd=ROOT, env=env)
     except subprocess.TimeoutExpired:
         return {"status": f"over {args.timeout:g} s"}
     if done.returncode != 0 or not out.exists():
         return {"status": "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:120]}
-    stored = np.load(out)
-    synthetic = pd.DataFrame({n: stored[f"column_{i}"] for i, n in enumerate(names)})
+    synthetic, _ = load_codes(out)
     return {"status": "ok", "synthetic": synthetic, **json.loads(done.stdout.strip().splitlines()[-1])}
-
-
-def _markdown(frame: pd.DataFrame) -> str:
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    lines += [
-        "| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |"
-        for row in frame.itertuples(index=False)
-    ]
-    return "\n".join(lines)
 
 
 def main(argv=None) -> pd.DataFrame:
@@ -196,7 +140,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--peer-python", help="the interpreter of the mbi 2.0 environment")
     parser.add_argument("--mechanisms", help="folder of the mbi repository's mechanisms/ (aim.py, mst.py)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"), help="folder of the results")
+    parser.add_argument("--out", default=str(RESULTS), help="folder of the results")
     parser.add_argument("--keep", help="folder to keep each run's synthetic codes in (table_method_epsilon_seed.npz)")
     parser.add_argument("--summary", action="store_true", help="print the stored results' table, run nothing")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -219,19 +163,14 @@ def main(argv=None) -> pd.DataFrame:
             codes, cells = coded_table(table, args.bins)
             names = list(cells)
             codes_file = folder / f"{table}.npz"
-            np.savez(
-                codes_file,
-                names=np.array(names),
-                cells=np.array([cells[n] for n in names]),
-                **{f"column_{i}": codes[n].to_numpy() for i, n in enumerate(names)},
-            )
+            save_codes(codes_file, codes, cells)
             triples = list(itertools.combinations(names, 3))
             if len(triples) > 300:
                 triples = [triples[i] for i in np.random.default_rng(0).choice(len(triples), 300, replace=False)]
             for method in args.methods:
                 rows = []
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
-                    result = run_one(method, codes_file, names, args, seed, epsilon)
+                    result = run_one(method, codes_file, args, seed, epsilon)
                     row = {
                         "table": table,
                         "method": method,
@@ -286,6 +225,11 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     time and memory.
     """
     ok = frame[frame["status"] == "ok"]
+    failed = frame[frame["status"] != "ok"].drop_duplicates(["epsilon", "table", "method"])
+    if ok.empty:  # nothing to score: say what failed
+        for row in failed.itertuples(index=False):
+            print(f"epsilon {row.epsilon:g}, {row.table} / {row.method}: {row.status}")
+        return frame
     summary = (
         ok.groupby(["epsilon", "table", "method"], sort=False)
         .agg(
@@ -298,8 +242,7 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
-    failed = frame[frame["status"] != "ok"].drop_duplicates(["epsilon", "table", "method"])
-    print(_markdown(summary))
+    print(markdown(summary, ".4g"))
     for row in failed.itertuples(index=False):
         print(f"epsilon {row.epsilon:g}, {row.table} / {row.method}: {row.status}")
     keyed = summary.set_index(["epsilon", "table", "method"])
@@ -326,7 +269,7 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
             )
     if rows:
         print()
-        print(_markdown(pd.DataFrame(rows)))
+        print(markdown(pd.DataFrame(rows), ".4g"))
     return frame
 
 

@@ -1,12 +1,13 @@
 """The app's walk timed in headless Chromium, as a publisher sees it. Not a test: prints a table.
 
-    python benchmarks/bench_app_walk.py            # the walk, Generate with every method
-    python benchmarks/bench_app_walk.py --quick    # marginals only
+    python -m benchmarks.speed.app_walk            # the walk, Generate with every method: about a minute
+    python -m benchmarks.speed.app_walk --quick    # marginals only
 
 Starts ``streamlit run app.py`` with an empty workspace, drives Debian's Chromium through
 Playwright (``requirements-dev.txt``), and times each step from the click to the moment its
 result is visible on the page (the synthetic table, a chart, a downloaded file). Every time
-is wall clock on this machine, with the server and the browser sharing its cores.
+is wall clock on this machine, with the server and the browser sharing its cores. Figures:
+docs/benchmarks/speed.md.
 """
 
 from __future__ import annotations
@@ -14,22 +15,18 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks.app_server import CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
-from dpsynth_core import METHODS  # noqa: E402
+from benchmarks.common import CHROMIUM_FLAGS, free_port, require, start_app
+from dpsynth_core import METHODS
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Generate with marginals only")
-    args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
+    args = parser.parse_args(argv)
+    sync_playwright = require("playwright.sync_api", "requirements-dev.txt").sync_playwright
 
     rows: list[tuple[str, float]] = []
     workspace = tempfile.mkdtemp(prefix="dpsynth-bench-")

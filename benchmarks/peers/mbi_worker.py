@@ -1,16 +1,18 @@
-"""Run mbi 2.0's reference AIM or MST on a table of integer codes (a worker of benchmarks/versus_aim.py).
+"""mbi 2.0's reference AIM or MST on a table of integer codes: the peers' worker of
+:mod:`benchmarks.peers.mbi_reference`, which runs it once per (table, method, epsilon, seed).
 
 Not a test, and not dpsynth: it runs in the benchmark's own environment (``requirements-bench-mbi.txt``:
 mbi 2.0.0 from the package registry, with JAX), with the reference mechanisms of the mbi
 repository (``mechanisms/aim.py``, ``mst.py``, ``mechanism.py``, ``cdp2adp.py``; not in the
-wheel), whose folder is given by ``--mechanisms``:
+wheel), which import one another as top-level modules, so their folder goes on ``PYTHONPATH``:
 
-    /work/benchvenv/bin/python benchmarks/mbi_peer.py --mechanisms /path/to/mbi/mechanisms \\
+    PYTHONPATH=/path/to/mbi/mechanisms /path/to/mbi-env/bin/python -m benchmarks.peers.mbi_worker \\
         --method aim --codes table.npz --epsilon 1 --delta 1e-10 --seed 0 --out synthetic.npz
 
 ``table.npz`` holds ``names``, ``cells`` and one ``column_i`` array of codes per column (as
-:func:`benchmarks.versus_aim.save_codes` writes it). The synthetic codes go to ``--out``;
-one JSON line on stdout gives the wall time of fit and sample and the process's peak memory.
+:func:`benchmarks.common.save_codes` writes it). The synthetic codes go to ``--out`` in the same form;
+one JSON line on stdout gives the wall time of fit and sample and the process's peak memory: from a
+minute (pums) to more than half an hour (AIM on wide tables).
 The wheel's estimator is a class (``estimation.MirrorDescent``); the mechanisms call the function
 ``estimation.mirror_descent`` of the repository, supplied here as a thin adapter over it (and
 ``Dataset.df``, ``Dataset`` built from a DataFrame and ``Domain.attrs``, which ``mst.py`` uses,
@@ -22,17 +24,19 @@ workload of every pair of columns; MST as published.
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import itertools
 import json
 import resource
-import sys
 import time
 import warnings
 
+from benchmarks.common import load_codes, require, save_codes
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mechanisms", required=True, help="folder of mbi's mechanisms/aim.py and mst.py")
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", choices=["aim", "mst"], required=True)
     parser.add_argument("--codes", required=True)
     parser.add_argument("--epsilon", type=float, required=True)
@@ -40,12 +44,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-model-size", type=float, default=80.0, help="AIM's limit in MB (its default: 80)")
     parser.add_argument("--out", required=True)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
-    sys.path.insert(0, args.mechanisms)
-
-    import jax
-
+    require("mbi", "requirements-bench-mbi.txt")
+    jax = require("jax", "requirements-bench-mbi.txt")
     jax.config.update("jax_enable_x64", True)  # mbi's advice for tables of this size
     import numpy as np
     import pandas as pd
@@ -96,26 +98,26 @@ def main() -> None:
     if not hasattr(Domain, "attrs"):
         Domain.attrs = property(lambda self: self.attributes)
 
-    stored = np.load(args.codes)
-    names = [str(n) for n in stored["names"]]
-    cells = [int(c) for c in stored["cells"]]
-    frame = pd.DataFrame({n: stored[f"column_{i}"] for i, n in enumerate(names)})
-    data = Dataset({n: frame[n].to_numpy() for n in names}, Domain(names, cells))
+    frame, cells = load_codes(args.codes)
+    names = list(cells)
+    data = Dataset({n: frame[n].to_numpy() for n in names}, Domain(names, list(cells.values())))
+    if importlib.util.find_spec(args.method) is None:
+        raise SystemExit(
+            f"mbi's reference {args.method}.py is not importable: put the mbi repository's mechanisms/ folder on "
+            "PYTHONPATH (benchmarks.peers.mbi_reference does it from its --mechanisms)"
+        )
+    reference = importlib.import_module(args.method)
     np.random.seed(args.seed)  # the reference mechanisms draw from numpy's global generator
     start = time.perf_counter()
     if args.method == "aim":
-        from aim import AIM
-
         workload = [(pair, 1.0) for pair in itertools.combinations(names, 2)]
-        mechanism = AIM(args.epsilon, args.delta, max_model_size=args.max_model_size)
+        mechanism = reference.AIM(args.epsilon, args.delta, max_model_size=args.max_model_size)
         _, synthetic = mechanism.run(data, workload, num_synth_rows=len(frame))
     else:
-        from mst import MST
-
-        synthetic = MST(data, args.epsilon, args.delta)
+        synthetic = reference.MST(data, args.epsilon, args.delta)
     seconds = time.perf_counter() - start
     columns = synthetic.to_dict() if hasattr(synthetic, "to_dict") else synthetic.df
-    np.savez(args.out, **{f"column_{i}": np.asarray(columns[n], dtype=np.int64) for i, n in enumerate(names)})
+    save_codes(args.out, pd.DataFrame({n: np.asarray(columns[n], dtype=np.int64) for n in names}), cells)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "peak_mb": peak}), flush=True)
 

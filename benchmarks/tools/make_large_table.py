@@ -1,20 +1,21 @@
-"""Build large benchmark tables by resampling adult's rows (never committed; written outside the repository).
+"""Build the large tables of ``benchmarks.large`` by resampling adult's rows (never committed; written outside
+the repository).
 
-    python benchmarks/make_large.py --rows 10000000 --out /tmp/dpsynth-large/adult_10m.parquet
-    python benchmarks/make_large.py --rows 100000000 --out /tmp/dpsynth-large/adult_100m.parquet
-    python benchmarks/make_large.py --rows 1000000 --format csv --out /tmp/dpsynth-large/adult_1m.csv
+    python -m benchmarks.tools.make_large_table --rows 10000000 --out /tmp/dpsynth-large/adult_10m.parquet
+    python -m benchmarks.tools.make_large_table --rows 100000000 --out /tmp/dpsynth-large/adult_100m.parquet
+    python -m benchmarks.tools.make_large_table --rows 1000000 --format csv --out /tmp/dpsynth-large/adult_1m.csv
 
-Rows are drawn with replacement from the 32,561 rows of ``../shared/datasets/adult.csv``
-(fixed seed), so every column keeps adult's values, missing cells and cardinality. The
+Rows are drawn with replacement from the 32,561 rows of the shared ``adult.csv`` (``shared/datasets``
+beside the checkout; fixed seed), so every column keeps adult's values, missing cells and cardinality. The
 Parquet file stores the integer columns as nullable int64 and the others as strings, as
 a data engineer would; a CSV is written as text. Batches of one million rows, so memory
-stays small whatever the size. The domain to use with them is :func:`large_domain`.
+stays small whatever the size: about 2 CPU seconds per million rows. The declaration to use with them is
+:func:`benchmarks.common.large_declaration`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -24,24 +25,10 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
+from benchmarks.common import ROOT, SHARED
 
 BATCH = 1_000_000
 INTEGER_COLUMNS = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
-#: Declared as text (generator "any") so the benchmark exercises CatHist's value counts.
-TEXT_COLUMNS = ("native-country",)
-
-
-def large_domain() -> dict:
-    """Adult's shared declaration with the public bounds tests/conftest.py supplies, native-country as text."""
-    spec = json.loads((SHARED / "adult.domain.json").read_text())
-    spec["columns"]["fnlwgt"]["max"] = 2_000_000
-    spec["columns"]["capital-loss"]["max"] = 99_999
-    for name in TEXT_COLUMNS:
-        spec["columns"][name] = {"type": "text", "generator": "any", "size": 1000}
-    return spec
 
 
 def adult_arrow() -> pa.Table:

@@ -1,11 +1,12 @@
-"""Benchmarks for the core (issue: core library). Not a test: prints a table of times and peak memory.
+"""Every method's release time and peak memory: on adult, on a million resampled adult rows, CatHist over
+domain sizes, and a million candidates through the plausible-deniability test. Not a test: prints a table.
 
-    python benchmarks/bench_core.py            # everything (about a minute)
-    python benchmarks/bench_core.py --quick    # skips the 1,000,000-row table
+    python -m benchmarks.speed.methods            # everything: about 5 minutes on a quiet 2-core machine
+    python -m benchmarks.speed.methods --quick    # without the 1,000,000-row table: about 2 minutes
 
 Each case runs in a fresh subprocess so that its peak resident memory (ru_maxrss) is its own.
 Times are wall-clock, best of a few repeats, after one warm-up (OpenDP's first import is
-reported separately as "cold").
+reported separately as "cold"). Figures: docs/benchmarks/speed.md.
 """
 
 from __future__ import annotations
@@ -19,17 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
-
-
-def _adult_domain() -> dict:
-    spec = json.loads((SHARED / "adult.domain.json").read_text())
-    # public policy bounds (the shared file leaves these out; see tests/conftest.py)
-    spec["columns"]["fnlwgt"]["max"] = 2_000_000
-    spec["columns"]["capital-loss"]["max"] = 99_999
-    return spec
+from benchmarks.common import ROOT, SHARED, adult_declaration, binned_adult_declaration
 
 
 def case_cathist(n: int, secure: bool) -> dict:
@@ -46,17 +37,12 @@ def case_cathist(n: int, secure: bool) -> dict:
     return {"seconds": statistics.median(times[1:]), "worst_seconds": max(times[1:])}
 
 
-def _paper_bins_domain() -> dict:
-    """Adult with the public bins of benchmarks/compare_methods.py (about 200 dummy columns, as the copula paper)."""
-    from benchmarks.compare_methods import declaration
-
-    return declaration()
-
-
 def case_synth(path: str, secure: bool, repeats: int, method: str = "cathist", paper_bins: bool = False) -> dict:
+    """``paper_bins``: adult in the public bins of the comparisons with the peers (about 200 dummy columns,
+    as in the copula paper) instead of bins fitted to the data."""
     from dpsynth_core import synthesize
 
-    domain = _paper_bins_domain() if paper_bins else _adult_domain()
+    domain = binned_adult_declaration() if paper_bins else adult_declaration()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -66,13 +52,13 @@ def case_synth(path: str, secure: bool, repeats: int, method: str = "cathist", p
 
 
 def case_deniability_candidates(secure: bool, count: int = 1_000_000) -> dict:
-    """Issue target: a million candidates through the plausible-deniability test."""
+    """A million candidates through the plausible-deniability test."""
     import pandas as pd
 
     from dpsynth_core.synthesizers.deniability import PlausibleDeniability
 
     real = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
-    model = PlausibleDeniability(epsilon=1.0, random_state=None if secure else 0).fit(real, _adult_domain())
+    model = PlausibleDeniability(epsilon=1.0, random_state=None if secure else 0).fit(real, adult_declaration())
     start = time.perf_counter()
     candidates, redraw = model.make_candidates(count)
     passed = model.test(model.plausible_seeds(candidates, redraw))
@@ -81,18 +67,17 @@ def case_deniability_candidates(secure: bool, count: int = 1_000_000) -> dict:
 
 def _run_case(name: str, args: list) -> dict:
     code = (
-        f"import json, resource, sys; sys.path.insert(0, {str(ROOT)!r}); "
-        f"from benchmarks.bench_core import {name}; out = {name}(*{args!r}); "
+        f"import json, resource; from benchmarks.speed.methods import {name}; out = {name}(*{args!r}); "
         "out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024; print(json.dumps(out))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    opts = parser.parse_args()
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip the 1,000,000-row table")
+    opts = parser.parse_args(argv)
     rows = []
     for n in (10**3, 10**6, 10**10, 10**15):
         for secure in (False, True):

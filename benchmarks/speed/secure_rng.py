@@ -1,27 +1,24 @@
-"""What the cryptographic helper generator costs (issue 8 item 5). Not a test: prints a table.
+"""What the secure path's cryptographic helper generator costs. Not a test: prints a table.
 
-    python benchmarks/bench_secure_rng.py
+    python -m benchmarks.speed.secure_rng      # about 30 seconds
 
 Compares, on this machine, numpy's PCG64 (the seeded path, and the old secure path's helper
 generator) with randomgen's ChaCha20 (the secure path's helper generator now) and AESCounter:
 raw draws, a cathist release of adult (secure: count noise from OpenDP either way), and the
-sampling of 1,000,000 rows from a fitted model. Best of 3 runs after a warm-up.
+sampling of 1,000,000 rows from a fitted model. Best of 3 runs after a warm-up. Figures:
+docs/benchmarks/speed.md.
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import secrets
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks import SHARED  # noqa: E402  (after the checkout is on the path)
+from benchmarks.common import SHARED, adult_declaration
 
 
 def generators():
@@ -44,14 +41,13 @@ def best(fn, repeats=3) -> float:
     return min(times)
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     from dpsynth_core.privacy import noise
     from dpsynth_core.synthesizers.independent import IndependentColumns
 
     frame = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
-    spec = json.loads((SHARED / "adult.domain.json").read_text())
-    spec["columns"]["fnlwgt"]["max"] = 2_000_000
-    spec["columns"]["capital-loss"]["max"] = 99_999
+    spec = adult_declaration()
     rows = []
     for name, make in generators().items():
         rng = make()

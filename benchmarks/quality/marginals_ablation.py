@@ -1,6 +1,6 @@
-"""Where the default method's error comes from (issue 21, item 1): an ablation. Not a test.
+"""Where the default method's error comes from: an ablation, one part changed at a time. Not a test.
 
-On the integer codes of ``benchmarks/versus_aim.py`` (the same tables, the same scores), each
+On the integer codes of :mod:`benchmarks.peers.mbi_reference` (the same tables, the same scores), each
 variant changes one part of ``marginals`` (module constants or options, restored after) and is
 run over several seeds in this process. Three numbers per variant separate the parts:
 
@@ -8,8 +8,10 @@ run over several seeds in this process. Three numbers per variant separate the p
 * ``records``: the same for the synthetic records (``records - model``: generation's share);
 * ``seconds``: wall time of fit and sample.
 
-    python benchmarks/ablation_marginals.py --tables pums adult6 --seeds 6
-    python benchmarks/ablation_marginals.py --tables pums --variants base rounds8 --epsilon 0.5
+    python -m benchmarks.quality.marginals_ablation --tables pums adult6 --seeds 6     # about 5 minutes
+    python -m benchmarks.quality.marginals_ablation --tables pums --variants base "rounds 8/col" --epsilon 0.5
+
+Figures: docs/benchmarks/history.md (the variants tried and the ones kept).
 """
 
 from __future__ import annotations
@@ -18,22 +20,17 @@ import argparse
 import contextlib
 import importlib
 import itertools
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.versus_aim import coded_table, scores  # noqa: E402
+from benchmarks.common import coded_table, scores
+from dpsynth_core.synthesizers import marginals as M
+from dpsynth_core.synthesizers import marginals_budget as B
 
 G = importlib.import_module("dpsynth_core.pgm.generate")  # the module (the package names its function)
-from dpsynth_core.synthesizers import marginals as M  # noqa: E402
-from dpsynth_core.synthesizers import marginals_budget as B  # noqa: E402
 
 #: variant -> (module constants to set, options of the synthesizer)
 VARIANTS = {
