@@ -29,7 +29,7 @@ def time_left(elapsed: float, done: float, expected: float | None) -> str:
 #: The bar moves at most this often (seconds), as often as its text counts seconds. Each move is a message
 #: to the browser, a redraw of the page there and about 0.4 s of its compositor: some 0.15 CPU seconds
 #: in headless Chromium, which on a small machine shares the cores with the work. Moved every 0.1 s,
-#: the browser took 1.0-1.6 CPU seconds of a 1-2 s Generate (``benchmarks/bench_generate.py``). The
+#: the browser took 1.0-1.6 CPU seconds of a 1-2 s Generate (``benchmarks.speed.app_generate``). The
 #: end of the work is still noticed within 0.1 s.
 BAR_INTERVAL = 1.0
 

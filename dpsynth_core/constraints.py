@@ -50,9 +50,9 @@ DEFAULT_TARGET_BINS = 50
 #: ... or one bin per value for integer ranges with at most this many values.
 MAX_UNIT_BINS = 120
 
-#: Data-adaptive bins (dpsynth_core/binning.py): the numeric and date columns declared without bins
+#: Data-adaptive bins (dpsynth_core/privacy/binning.py): the numeric and date columns declared without bins
 #: share this much of epsilon to find their bins (split equally over max(their number, 3)). Chosen by
-#: measurement (benchmarks/numeric_columns.py; the README's Benchmarks section says why).
+#: measurement (benchmarks.quality.numeric_columns; docs/benchmarks/history.md says why).
 BINNING_SHARE = 0.2
 #: Under zero-concentrated DP, the adaptive columns' bins cost at least this share of rho together
 #: (:func:`dpsynth_core.privacy.binning.binning_budget`).

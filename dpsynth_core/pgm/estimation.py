@@ -103,7 +103,7 @@ def estimate(
     rises and the scheme falls back to plain mirror descent with backtracking. Evaluating the
     gradient at the iterate instead of at an extrapolated point halves the propagations per
     iteration; on adult it reaches a lower loss in 75 iterations than the extrapolated form in
-    150 (``docs/benchmarks.md``). ``warm``: a previous model (or potentials, such as
+    150 (``docs/benchmarks/history.md``). ``warm``: a previous model (or potentials, such as
     :func:`absorb` gives) that starts the descent (its groups keep their values).
     ``support``: the cells each column may use (:class:`GraphicalModel`); None: a warm model's.
     """

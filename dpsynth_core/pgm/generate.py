@@ -15,7 +15,7 @@ Two ways to draw, both post-processing of the model:
   measurement in the README). Drawing a clique's columns one at a time keeps every prefix of
   them within one record per group, not only the whole clique: on 6-column adult at epsilon 5
   (one clique of all six columns) the records' mean 2-way TVD goes from 0.0049 to 0.0040
-  against the model's own 0.0032 (``benchmarks/ablation_marginals.py``, 3 seeds).
+  against the model's own 0.0032 (``benchmarks.quality.marginals_ablation``, 3 seeds).
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ FINAL_ITERATIONS = 75
 #: can measure (the error is the noise's and the unmeasured pairs'), so the descent stops sooner. On the
 #: benchmark tables at epsilon 0.5 and 1 (records / noise 4 to 970) the 2-way TVD was level or lower with
 #: these counts, in about 80% of the work; at epsilon 5 on adult (2,800 to 4,500) it rose 5 to 7%, so
-#: there the full counts stay (``docs/benchmarks.md``, "Iterations").
+#: there the full counts stay (``docs/benchmarks/history.md``, "Iterations").
 NOISY_ROUND_ITERATIONS = 5
 NOISY_FINAL_ITERATIONS = 40
 FINE_FIT_SIGNAL = 1500

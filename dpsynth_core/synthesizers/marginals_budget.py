@@ -29,7 +29,7 @@ SELECT_SHARE = 0.1
 #: ``VOCABULARY_SHARE_MAX``; the rounds keep the rest. On compas (7,214 records, 9 other columns) with its
 #: charge description as free text, epsilon 1, 6 seeds: 5% gave 3.2 surviving values and a mean 2-way TVD
 #: of 0.167 (0.057 over the pairs without text); 10%: 4.0 values, 0.155 (0.054); 40%: 5.0 values, 0.154,
-#: but 0.060 without text (``benchmarks/text_share.py``). From the declaration alone, never the data.
+#: but 0.060 without text (``benchmarks.quality.text_budget``). From the declaration alone, never the data.
 VOCABULARY_SHARE_PER_LEVEL = 0.1
 VOCABULARY_SHARE_MAX = 0.3
 #: Rounds the budget is first divided into, per column (AIM: 16; annealing shortens the run).
@@ -49,14 +49,14 @@ ROUNDS_ROWS = 5000
 #: became clumps of records in empty cells, inherited by every pair with it (compas, 26 columns, mean 2-way
 #: TVD at epsilon 0.5 / 1: 0.340 / 0.193 with AIM's share, 0.211 / 0.130 with this; MST 0.212 / 0.176). At
 #: epsilon 5 a 6-column table's AIM share already gives 13 records, and a larger one cost it
-#: (``benchmarks/ablation_marginals.py``; docs/benchmarks.md, "Kept: the 1-ways' share").
+#: (``benchmarks.quality.marginals_ablation``; docs/benchmarks/history.md, "The 1-ways' share").
 ONE_WAY_NOISE = 0.015
 SMALL_ONE_WAY_SHARE = 0.6
 #: The small-table share is split between the columns in proportion to ``cells ** CELL_POWER`` (normalised to
 #: a mean of 1; 0: equally). A 1-way marginal's expected L1 error is about ``cells * sigma``, and
 #: ``sigma ~ 1 / sqrt(share)``: the sum over columns is least with shares in proportion to ``cells ** (2/3)``.
 #: pums at epsilon 1 (1,000 records, 3 to 18 cells a column), 10 seeds: mean 2-way TVD 0.1453 to 0.1399; no
-#: table or epsilon worse (docs/benchmarks.md, "Kept: the small-table 1-way share split by cells").
+#: table or epsilon worse (docs/benchmarks/history.md, "The small-table 1-way share split by cells").
 CELL_POWER = 2 / 3
 #: An ordered column's (numeric or date) first 1-way marginal gets this many times AIM's per-column budget
 #: (a small table's share, when larger, stays equal for every column): its value-level figures (mean,

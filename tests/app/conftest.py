@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from benchmarks.app_server import CHROMIUM_FLAGS
+from benchmarks.common import CHROMIUM_FLAGS
 
 
 @pytest.fixture(scope="session")

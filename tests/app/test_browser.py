@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.app_server import free_port
+from benchmarks.common import free_port
 from tests.app.test_accessibility import assert_no_violation, scan
 from tests.app.test_app import PRIVATE, PRIVATE_NAME, private_marks_in
 from tests.conftest import ROOT

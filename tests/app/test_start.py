@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from benchmarks.app_server import free_port
+from benchmarks.common import free_port
 from tests.conftest import ROOT
 
 

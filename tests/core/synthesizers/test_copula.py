@@ -228,7 +228,7 @@ def test_refuses_more_indicators_than_it_can_fit_before_anything_is_spent(monkey
 
 
 def _compas_with_free_text():
-    """benchmarks/text_missing_repro.py's ten compas columns (the tests' 1,000 records), the three charge
+    """benchmarks.quality.text_and_missing's ten compas columns (the tests' 1,000 records), the three charge
     descriptions declared as weakly constrained free text."""
     import json
 
