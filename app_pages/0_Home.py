@@ -3,18 +3,21 @@
 import streamlit as st
 
 from app_support import state
+from dpsynth_core.constraints import SHOWN_MIN_ROWS
 
 st.title("Share a private synthetic copy of a sensitive table")
 st.markdown(
-    """
+    f"""
 This tool makes a **synthetic** version of a table about people: new rows that keep the overall
 patterns (how many are in each group, how values are spread) while protecting every individual
 with **differential privacy**, a mathematical promise that the result would look almost the
 same whether or not any one person's record was in the data.
 
-You never have to show the tool your data's values, and it never shows them to you: you
-describe what values *could* occur, choose how much protection you want, and download the
-synthetic table with a **release card** that explains what was done.
+You never have to show the tool your data's values: you describe what values *could* occur,
+choose how much protection you want, and download the synthetic table with a **release card**
+that explains what was done. Only the Preview's comparisons, for your eyes only, read the real
+table without noise: shares per declared category or public bin, numbers and dates value by
+value, and a text value by name only when at least {SHOWN_MIN_ROWS} real rows hold it.
 """
 )
 

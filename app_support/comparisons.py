@@ -3,13 +3,14 @@ tab is first opened, once per release, and is kept with the release."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from app_support import risk_tab, state
 from app_support.cached import paired, quality
 from app_support.progress import run_with_progress
+from dpsynth_core import constraints
+from dpsynth_core.evaluation import metrics
 from dpsynth_core.evaluation.charts import (
     distinguishing_chart,
     distribution_chart,
@@ -185,12 +186,13 @@ def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
     pairs = paired(entry, frame, declaration)
     column = st.selectbox("Column", list(pairs), key="preview_column")
     pair = pairs[column]
-    real = np.bincount(pair.real, minlength=pair.cells)
-    synthetic = np.bincount(pair.synthetic, minlength=pair.cells)
-    st.plotly_chart(
-        distribution_chart(pair.labels, real, synthetic, column), width="stretch", key="preview_distribution"
+    labels, real, synthetic = metrics.shown_shares(pair, declared=domain.columns[column].binned)
+    st.plotly_chart(distribution_chart(labels, real, synthetic, column), width="stretch", key="preview_distribution")
+    st.caption(
+        "How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers. "
+        f"A text value held by fewer than {constraints.SHOWN_MIN_ROWS} real rows is not shown by name: such "
+        "values share one bar."
     )
-    st.caption("How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers.")
     if domain.columns[column].kind in ("integer", "float", "date"):  # value by value: a spread-out spike shows
         values = value_comparison(
             frame[column], entry["data"][column], domain.columns[column], markers=domain.missing_markers

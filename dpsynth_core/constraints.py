@@ -38,6 +38,9 @@ ENGINE_MAX_MODEL_CELLS = 200_000
 
 #: Largest public bound on rows per person (a declaration's ``person.max_rows``, ``--max-rows-per-person``).
 MAX_ROWS_PER_PERSON = 10_000
+#: The publisher-only views show a text value read from the data by name only when at least this many
+#: real rows hold it (rarer values are pooled): no view singles out a person's value.
+SHOWN_MIN_ROWS = 5
 #: The largest record count a command takes as a public figure (``tau --records``): far above any table.
 MAX_RECORDS = 10**15
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import constraints
 from ..data.counting import flat_index
 from ..data.encoding import encode_column
 from ..domain import as_table_domain
@@ -49,6 +50,27 @@ def paired_codes(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict[st
             labels = ["(missing)" if u == "\x00missing" else u for u in uniques]
             out[name] = PairedColumn(codes[: len(a.labels)], codes[len(a.labels) :], len(uniques), labels)
     return out
+
+
+def shown_shares(pair: PairedColumn, *, declared: bool, min_rows: int = constraints.SHOWN_MIN_ROWS):
+    """A column's labels with its real and synthetic counts, as the publisher-only views show them.
+
+    Declared cells (categories, public bins) are public and all shown. The labels of a text column are
+    values read from the tables: a value held by fewer than ``min_rows`` real rows is not shown by name
+    (it could single out a person), its rows go to one bar "other values"; a synthetic value that no
+    real row holds (made up by the mechanism) is shown, since it is not a person's value.
+    """
+    real = np.bincount(pair.real, minlength=pair.cells)
+    synthetic = np.bincount(pair.synthetic, minlength=pair.cells)
+    if declared:
+        return list(pair.labels), real, synthetic
+    hidden = (real > 0) & (real < min_rows)
+    if not hidden.any():
+        return list(pair.labels), real, synthetic
+    shown = ~hidden
+    labels = [label for label, keep in zip(pair.labels, shown) if keep]
+    labels.append(f"other values (each in fewer than {min_rows} real rows)")
+    return (labels, np.append(real[shown], real[hidden].sum()), np.append(synthetic[shown], synthetic[hidden].sum()))
 
 
 def _distribution(codes: np.ndarray, cells: int) -> np.ndarray:

@@ -97,3 +97,20 @@ def test_value_comparison_shows_a_spike_spread_over_its_bin():
     assert days.shown(days.top["value"])[0] == "2020-03-01" and days.value_tvd == pytest.approx(2 / 3)
     real_numbers = column_from_json("x", {"type": "float", "min": 0, "max": 1})
     assert metrics.value_comparison(pd.Series(["0.5"]), pd.Series(["0.25"]), real_numbers).value_tvd is None
+
+
+def test_publisher_views_name_a_text_value_only_when_enough_real_rows_hold_it():
+    """A text value held by 1 to 4 real rows is pooled into one bar; declared cells are all shown; a
+    made-up synthetic value (no real row) is shown by name, as it is no person's value."""
+    from dpsynth_core import constraints
+    from dpsynth_core.evaluation.metrics import PairedColumn, shown_shares
+
+    labels = ["Smith", "Jones", "Ng", "Zyx"]  # 20 real rows, 4 real rows, 1 real row, made up
+    real = np.array([0] * 20 + [1] * 4 + [2])
+    synthetic = np.array([0] * 18 + [1] * 3 + [3] * 2)
+    pair = PairedColumn(real, synthetic, 4, labels)
+    shown, real_counts, synthetic_counts = shown_shares(pair, declared=False)
+    assert shown[:2] == ["Smith", "Zyx"] and "Jones" not in shown and "Ng" not in shown
+    assert shown[-1] == f"other values (each in fewer than {constraints.SHOWN_MIN_ROWS} real rows)"
+    assert list(real_counts) == [20, 0, 5] and list(synthetic_counts) == [18, 2, 3]
+    assert shown_shares(pair, declared=True)[0] == labels
