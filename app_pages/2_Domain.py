@@ -65,14 +65,14 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
             )
             st.session_state.pop("domain_load_partial")
             st.rerun()
-    policies = [p for p in state.workspace().policies() if set(p["columns"]) >= set(columns_in_data)]
+    policies = [p for p in state.workspace().choices.policies() if set(p["columns"]) >= set(columns_in_data)]
     if policies:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         chosen = c1.selectbox(
             "Or reuse a policy saved in your workspace", [p["name"] for p in policies], key="domain_policy_choice"
         )
         if c2.button("Use this policy", key="domain_policy_use"):
-            state.set_declaration(state.workspace().policy(chosen))
+            state.set_declaration(state.workspace().choices.policy(chosen))
             st.rerun()
 
 
@@ -169,6 +169,6 @@ policy_name = c2.text_input(
     "Or keep it in your workspace as a policy named", key="domain_policy_name", placeholder="e.g. census people 2024"
 )
 if c3.button("Keep", key="domain_policy_keep", disabled=not policy_name.strip()):
-    state.workspace().save_policy(policy_name, declaration)
+    state.workspace().choices.save_policy(policy_name, declaration)
     st.toast(f"Kept as the policy '{policy_name.strip()}': it is offered for every table with these columns.")
 st.page_link("app_pages/3_Privacy.py", label="Next: choose the privacy level", icon=":material/arrow_forward:")

@@ -55,7 +55,7 @@ except DPSynthError as problem:  # the method refuses these settings, before any
 def header() -> None:
     """What a draw costs and what it leads to, a refusal, and the button (drawn after a draw has run,
     so that they count it)."""
-    earlier = workspace.draws_with(loaded["hash"], key)
+    earlier = workspace.releases.draws_with(loaded["hash"], key)
     refusal = None
     try:
         after = projection(workspace, loaded["hash"], charge)
@@ -104,7 +104,7 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
         made, _ = run_with_progress(
             run,
             title="Measuring the data with noise",
-            expected=workspace.typical_seconds(loaded["hash"], settings["method"]),
+            expected=workspace.releases.typical_seconds(loaded["hash"], settings["method"]),
         )
     except BudgetExceeded as problem:
         header()
@@ -136,7 +136,7 @@ def settle() -> None:
     """The header and, after a draw, its table written to the workspace, the session saved and the
     sidebar's ledger redrawn (all count the draw): once, when the new table is on its way to the browser."""
     if st.session_state.get("preview_generate"):
-        workspace.write_tables()
+        workspace.releases.write_tables()
         state.save_session()
         redraw_sidebar()  # the ledger's new total
     header()
@@ -148,7 +148,7 @@ if not st.session_state.get("preview_generate"):
 # --- the release on show -------------------------------------------------------------------
 entry = state.current_release()
 if entry is None or state.settings_key(entry["settings"]) != key:
-    latest = workspace.latest_release(loaded["hash"], key)
+    latest = workspace.releases.latest(loaded["hash"], key)
     entry = state.release_entry(latest.id) if latest else None
 if entry is None:
     settle()
@@ -173,7 +173,7 @@ if len(release_data) == 0:
 made = f" in {entry['seconds']:.1f} s" if entry.get("seconds") else ""
 st.success(
     f"Synthetic table ready: {len(release_data):,} rows{made} (release #{entry['id']}; "
-    f"draw {workspace.draws_with(loaded['hash'], key)} with these settings)."
+    f"draw {workspace.releases.draws_with(loaded['hash'], key)} with these settings)."
 )
 for note in entry["card"].get("notes", []):  # the card's plain notes (public: a small noisy row count, empty text)
     st.warning(note, icon=":material/info:")

@@ -9,7 +9,8 @@ from app_support.progress import run_with_progress
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
 from dpsynth_core.release import budgeted
-from dpsynth_core.workspace import BudgetExceeded, format_epsilon
+from dpsynth_core.wording import format_epsilon
+from dpsynth_core.workspace import BudgetExceeded
 
 st.title("5. Release")
 
@@ -126,7 +127,7 @@ if make:
     else:
         st.rerun()
 
-made = workspace.reports(entry["id"])
+made = workspace.releases.reports(entry["id"])
 if made:
     latest = made[0]
     st.success(

@@ -11,16 +11,14 @@ from app_support.progress import run_with_progress
 from app_support.sidebar import spending_lines
 from dpsynth_core import METHODS
 from dpsynth_core.evaluation.summaries import HEADLINES, headlines
-from dpsynth_core.release import review
 from dpsynth_core.release.card import render_card_html
-from dpsynth_core.release.stored import epsilon_words, settings_summary
-from dpsynth_core.wording import ledger_rows
-from dpsynth_core.workspace import format_delta
+from dpsynth_core.wording import format_delta, ledger_rows
+from dpsynth_core.workspace.releases import epsilon_words, settings_summary
 
 st.title("Releases")
 workspace = state.workspace()
 loaded = state.data()
-stored = workspace.releases(loaded["hash"])
+stored = workspace.releases.made_from(loaded["hash"])
 st.markdown(
     f"Every release made from **{loaded['name']}** in this workspace, from the app or the command line, "
     "newest first. The same file uploaded again finds them by its fingerprint "
@@ -33,7 +31,7 @@ if not stored:
     st.stop()
 
 
-reports_by_release = {r.id: workspace.reports(r.id) for r in stored}
+reports_by_release = {r.id: workspace.releases.reports(r.id) for r in stored}
 st.dataframe(
     pd.DataFrame(
         [
@@ -54,7 +52,7 @@ st.dataframe(
     width="stretch",
 )
 
-spending = workspace.spending(loaded["hash"])
+spending = workspace.ledger.spending(loaded["hash"])
 st.markdown(
     "**Spent on this data in all** (releases and reports): "
     + "; ".join(spending_lines(spending) or ["nothing"])
@@ -155,11 +153,11 @@ with st.expander("Share releases with reviewers (a link that opens them in revie
     shared = st.multiselect("Releases to share", ids, default=ids[:1], format_func=lambda i: f"#{i}", key="review_ids")
     note = st.text_input("Who it is for (kept with the link)", key="review_note")
     if st.button("Make a reviewer link", key="review_make", disabled=not shared):
-        token = review.create_link(workspace, shared, note)
+        token = workspace.access.create_link(shared, note)
         address = (st.context.url or "http://localhost:8501").split("/Releases")[0].rstrip("/")
         st.code(f"{address}/?review={token}", language=None)
         st.caption("Shown once (only a hash of it is kept). Revoke links with `python -m dpsynth_core review-link`.")
 
 with st.expander("The full ledger of this data (every spend, oldest first)"):
-    st.dataframe(pd.DataFrame(ledger_rows(workspace.spends(loaded["hash"]))), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(ledger_rows(workspace.ledger.spends(loaded["hash"]))), hide_index=True, width="stretch")
     st.caption("The same ledger prints from the command line: `python -m dpsynth_core ledger`.")

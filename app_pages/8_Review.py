@@ -7,7 +7,6 @@ import streamlit as st
 
 from app_support import access, state
 from app_support.cards import show_card, show_document
-from dpsynth_core.release import review
 from dpsynth_core.wording import format_epsilon
 
 st.title("Releases shared with you")
@@ -16,7 +15,7 @@ st.markdown(
     "was done and what the guarantee is; its report (when the publisher made one) shows differentially "
     "private statistics with their margins of error. The Learn page explains the ideas."
 )
-views = [review.reviewer_view(state.workspace(), i) for i in st.session_state[access.REVIEW]]
+views = [state.workspace().access.reviewer_view(i) for i in st.session_state[access.REVIEW]]
 if not views:
     st.info("This link opens no release.")
 chosen = (

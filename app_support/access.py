@@ -4,7 +4,7 @@ A reviewer link (``/?review=TOKEN``) turns the session into review mode for good
 Review and Learn pages exist for it (``st.navigation`` serves no other page, so a publisher page's
 address leads back to Review), no sidebar of the data in use. When the server listens beyond this
 computer (``server.address`` not a loopback address), the publisher pages need a signed-in account.
-Accounts, tokens and the releases a link opens live in the core (``dpsynth_core.release.review``).
+Accounts, tokens and the releases a link opens live in the core (``dpsynth_core.workspace.access``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support import state
-from dpsynth_core.release import review
+from dpsynth_core.workspace.access import login_required
 
 REVIEW = "review_releases"  # the release ids this session's reviewer link opens
 TOKEN = "review_token"
@@ -24,7 +24,7 @@ def role() -> str:
     ss = st.session_state
     token = st.query_params.get("review")
     if token and token != ss.get(TOKEN):
-        ids = review.releases_for(state.workspace(), token)
+        ids = state.workspace().access.releases_for(token)
         if ids is None:
             return "invalid link"
         ss[REVIEW], ss[TOKEN] = ids, token
@@ -32,7 +32,7 @@ def role() -> str:
         if st.query_params.get("review") != ss[TOKEN]:
             st.query_params["review"] = ss[TOKEN]  # kept in the address, so a reload stays in review mode
         return "reviewer"
-    if review.login_required(st.get_option("server.address")) and ACCOUNT not in ss:
+    if login_required(st.get_option("server.address")) and ACCOUNT not in ss:
         return "sign in"
     return "publisher"
 
@@ -43,13 +43,13 @@ def sign_in_page() -> None:
         "This app is served beyond the publisher's computer, so its publisher pages need an account. "
         "Reviewers open the link they were given instead."
     )
-    if not review.accounts(state.workspace()):
+    if not state.workspace().access.accounts():
         st.info("No account yet. On the server, create one with `python -m dpsynth_core account add NAME`.")
     with st.form("sign_in"):
         name = st.text_input("Account", key="sign_in_name")
         password = st.text_input("Password", type="password", key="sign_in_password")
         if st.form_submit_button("Sign in", type="primary"):
-            if review.sign_in(state.workspace(), name, password):
+            if state.workspace().access.sign_in(name, password):
                 st.session_state[ACCOUNT] = name
                 st.rerun()
             st.error("That account and password do not match.")

@@ -18,7 +18,7 @@ def release_downloads(entry: dict, stem: str) -> None:
     d1, d2, d3, d4 = st.columns(4)
     d1.download_button(
         "Synthetic data (CSV)",
-        lambda release_id=entry["id"]: workspace.release(release_id).csv_bytes(),
+        lambda release_id=entry["id"]: workspace.releases.get(release_id).csv_bytes(),
         file_name=f"{stem}_synthetic.csv",
         mime="text/csv",
         type="primary",

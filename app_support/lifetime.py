@@ -12,10 +12,10 @@ from dpsynth_core.workspace import WorkspaceGone
 
 def lifetime_budget() -> None:
     """The expander that sets (or removes) the data's lifetime budget and names the dataset."""
-    workspace, data = state.workspace(), state.data()
-    with st.expander("Lifetime budget for this data", expanded=workspace.lifetime_budget(data["hash"]) is not None):
+    ledger, data = state.workspace().ledger, state.data()
+    with st.expander("Lifetime budget for this data", expanded=ledger.lifetime_budget(data["hash"]) is not None):
         fingerprint = data["hash"]
-        limit = workspace.lifetime_budget(fingerprint)
+        limit = ledger.lifetime_budget(fingerprint)
         st.markdown(
             "Set the most ε that may ever be spent on this file, across every draw and report, in this "
             "workspace. A draw that would go past it is refused, with the reason."
@@ -31,7 +31,7 @@ def lifetime_budget() -> None:
             key="privacy_lifetime",
         )
         if new_limit != limit and c2.button("Set" if new_limit else "Remove the limit", key="privacy_lifetime_set"):
-            workspace.set_lifetime_budget(fingerprint, new_limit, name=data["name"])
+            ledger.set_lifetime_budget(fingerprint, new_limit, name=data["name"])
             st.rerun()
         st.markdown(
             "The same records in any file form find this budget. To let new versions of a table (monthly "
@@ -46,7 +46,7 @@ def lifetime_budget() -> None:
         )
         if named.strip() and c2.button("Use this name", key="privacy_dataset_set"):
             try:
-                data["hash"] = workspace.dataset_key(data["records"], named)
+                data["hash"] = ledger.dataset_key(data["records"], named)
             except WorkspaceGone:  # said in one line by app.py
                 raise
             except DPSynthError as problem:

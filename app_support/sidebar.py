@@ -7,7 +7,8 @@ import threading
 import streamlit as st
 
 from app_support import state
-from dpsynth_core.workspace import Spending, format_delta, format_epsilon
+from dpsynth_core.privacy.accounting import Spending
+from dpsynth_core.wording import format_delta, format_epsilon
 
 
 @st.cache_resource(show_spinner=False)
@@ -103,7 +104,7 @@ def redraw_sidebar() -> None:
             st.markdown(f"**None**: upload {st.session_state[state.MISSING_UPLOAD]['name']} again on the Data page")
             return
         info = state.data()
-        spending = state.workspace().spending(info["hash"])
+        spending = state.workspace().ledger.spending(info["hash"])
         count = len(info["info"]["columns"])
         st.markdown(
             f"**{info['name']}**  \n{info['info']['rows']:,} row{'s' if info['info']['rows'] != 1 else ''}, "

@@ -136,7 +136,7 @@ def _resume() -> bool:
     Its uploaded file comes back from this process's memory if it is still there; otherwise
     no data is loaded (``MISSING_UPLOAD`` says which file to upload again).
     """
-    last = workspace().last_session(browser()) or {}
+    last = workspace().choices.last_session(browser()) or {}
     ss = st.session_state
     source = last.get("source", "")
     with _BROWSER_FILES_LOCK:
@@ -184,10 +184,10 @@ def save_session() -> None:
         return
     snapshot = _snapshot()
     if snapshot != ss.get(_SAVED):
-        ws = workspace()
-        ws.save_session(browser(), snapshot)
+        choices = workspace().choices
+        choices.save_session(browser(), snapshot)
         if snapshot["declaration"] != (ss.get(_SAVED) or {}).get("declaration"):
-            ws.remember_declaration(snapshot["data"], snapshot["declaration"])
+            choices.remember_declaration(snapshot["data"], snapshot["declaration"])
         ss[_SAVED] = snapshot
 
 
@@ -197,7 +197,7 @@ def use_example(name: str, declaration: dict | None = None) -> None:
     raw = example_csv(name).read_bytes()
     frame, info = read_csv_bytes(raw, f"{name}.csv")
     set_data(frame, info, source=f"example: {name}", raw=raw)
-    set_declaration(declaration or workspace().declaration_for(data()["hash"]) or example_declaration(name))
+    set_declaration(declaration or workspace().choices.declaration_for(data()["hash"]) or example_declaration(name))
 
 
 def use_upload(
@@ -228,15 +228,16 @@ def use_upload(
         _BROWSER_FILES.move_to_end(browser())
         while len(_BROWSER_FILES) > _KEPT_BROWSERS:
             _BROWSER_FILES.popitem(last=False)
-    known = workspace().declaration_for(key)
+    known = workspace().choices.declaration_for(key)
     set_declaration(known or declaration)
     return known is not None
 
 
 def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
-    # the ledger follows the records, whatever the file's form (dpsynth_core.release.ledger)
-    records = workspace().records_key(frame)
-    key = workspace().dataset_key(records)
+    # the ledger follows the records, whatever the file's form (dpsynth_core.workspace.ledger)
+    ledger = workspace().ledger
+    records = ledger.records_key(frame)
+    key = ledger.dataset_key(records)
     name = source.split(": ", 1)[-1]
     st.session_state[DATA] = {
         "frame": frame,
@@ -248,7 +249,7 @@ def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
     }
     st.session_state[CURRENT] = None
     st.session_state.pop(MISSING_UPLOAD, None)
-    workspace().remember_dataset(key, st.session_state[DATA]["name"])
+    ledger.remember_dataset(key, st.session_state[DATA]["name"])
 
 
 def set_declaration(spec: dict) -> None:
@@ -319,7 +320,7 @@ def release_entry(release_id: int | None) -> dict | None:
     releases = st.session_state[RELEASES]
     if release_id in releases:
         return releases[release_id]
-    stored = workspace().release(release_id)
+    stored = workspace().releases.get(release_id)
     if stored is None or stored.fingerprint != data()["hash"]:
         return None
     entry = {
@@ -341,7 +342,7 @@ def current_release() -> dict | None:
 
 def save_metrics(entry: dict) -> None:
     """Persist an entry's publisher-only metrics with its release."""
-    workspace().save_metrics(entry["id"], entry["metrics"])
+    workspace().releases.save_metrics(entry["id"], entry["metrics"])
 
 
 def bind_widget(widget_key: str, state_key: str) -> None:

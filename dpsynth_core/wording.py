@@ -81,12 +81,12 @@ def guarantee_line(guarantee: dict) -> str:
 def ledger_text(workspace, fp: str | None = None) -> str:
     """The ledger of a :class:`~dpsynth_core.workspace.Workspace` as text, per dataset: limit, totals per
     relation and every spend."""
-    datasets = [d for d in workspace.datasets() if fp is None or d["fingerprint"] == fp]
+    datasets = [d for d in workspace.ledger.datasets() if fp is None or d["fingerprint"] == fp]
     if not datasets:
         return f"no spends recorded in {workspace.path}" + (" for this data" if fp else "")
     lines = [f"workspace: {workspace.path}"]
     for data in datasets:
-        spending = workspace.spending(data["fingerprint"])
+        spending = workspace.ledger.spending(data["fingerprint"])
         limit = data["lifetime_epsilon"]
         lines.append("")
         key = data["fingerprint"]
@@ -94,7 +94,7 @@ def ledger_text(workspace, fp: str | None = None) -> str:
         lines.append(
             f"{data['name']} ({known}): lifetime budget " + (f"ε = {limit:g}" if limit is not None else "none")
         )
-        for change in workspace.limit_changes(key):
+        for change in workspace.ledger.limit_changes(key):
             old, new = (f"ε = {v:g}" if v is not None else "none" for v in (change["old"], change["new"]))
             lines.append(f"  {change['created']}  {change['source']:<3}  lifetime budget {old} -> {new}")
         for total in spending.relations:
@@ -107,7 +107,7 @@ def ledger_text(workspace, fp: str | None = None) -> str:
                 f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
                 "no total guarantee holds for this data"
             )
-        for spend in workspace.spends(data["fingerprint"]):
+        for spend in workspace.ledger.spends(data["fingerprint"]):
             cost = (
                 f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
                 if spend["guaranteed"]
@@ -137,7 +137,7 @@ def rows_in_words(rows: int | None, default_rows: int | None, count_is_public: b
 
 
 def ledger_rows(spends: list[dict]) -> list[dict]:
-    """The ledger's spends (:meth:`~dpsynth_core.workspace.Workspace.spends`) as table rows, in plain words."""
+    """The ledger's spends (:meth:`~dpsynth_core.workspace.ledger.Ledger.spends`) as table rows, in plain words."""
     return [
         {
             "when": s["created"],

@@ -1,5 +1,5 @@
 """``account ...`` and ``review-link ...``: publisher accounts and reviewer links for an app served to
-others (:mod:`dpsynth_core.release.review` holds their logic); subcommands of the one command line."""
+others (:mod:`dpsynth_core.workspace.access` holds their logic); subcommands of the one command line."""
 
 from __future__ import annotations
 
@@ -35,37 +35,35 @@ def _workspace(args):
 
 
 def run_account(args) -> None:
-    from ..release import review
+    from ..workspace.access import MIN_PASSWORD
 
     if args.action != "list" and not args.name:
         raise DPSynthError(f"account {args.action} needs a NAME")
-    workspace = _workspace(args)
+    access = _workspace(args).access
     if args.action == "list":
-        print("\n".join(review.accounts(workspace)) or "no accounts")
+        print("\n".join(access.accounts()) or "no accounts")
     elif args.action == "remove":
-        review.remove_account(workspace, args.name)
+        access.remove_account(args.name)
         print(f"removed {args.name}")
     else:
-        password = getpass.getpass(f"Password for {args.name} (at least {review.MIN_PASSWORD} characters): ")
+        password = getpass.getpass(f"Password for {args.name} (at least {MIN_PASSWORD} characters): ")
         if sys.stdin.isatty() and getpass.getpass("Again: ") != password:
             raise DPSynthError("the two passwords differ")
-        review.add_account(workspace, args.name, password)
+        access.add_account(args.name, password)
         print(f"account {args.name} ready")
 
 
 def run_review_link(args) -> None:
-    from ..release import review
-
-    workspace = _workspace(args)
+    access = _workspace(args).access
     if args.action == "add":
-        token = review.create_link(workspace, [int(w) for w in args.what if w.isdigit()], args.note)
+        token = access.create_link([int(w) for w in args.what if w.isdigit()], args.note)
         print(f"{args.base_url.rstrip('/')}/?review={token}\n(shown once: only its hash is kept)")
     elif args.action == "revoke":
         for link_id in args.what:
-            review.revoke_link(workspace, link_id)
+            access.revoke_link(link_id)
         print("revoked")
     else:
-        for link in review.links(workspace):
+        for link in access.links():
             print(
                 f"{link['id']}  {link['created']}  releases {link['releases']}  "
                 f"{'revoked' if link['revoked'] else 'open'}  {link['note']}"

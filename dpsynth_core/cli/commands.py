@@ -98,7 +98,7 @@ def run_tau(args) -> None:
 
 def run_ledger(args) -> None:
     from ..data.fingerprint import check_source
-    from ..workspace import ledger_text
+    from ..wording import ledger_text
 
     limit = None
     if args.limit is not None:  # every check before the workspace is opened (or made)
@@ -113,12 +113,13 @@ def run_ledger(args) -> None:
     workspace = open_workspace(args.workspace, read_only=args.limit is None)  # a listing never writes
     key = None
     if args.input or args.dataset is not None:
-        key = workspace.dataset_key(workspace.records_key(args.input) if args.input else None, args.dataset)
+        ledger = workspace.ledger
+        key = ledger.dataset_key(ledger.records_key(args.input) if args.input else None, args.dataset)
         if key is None:
             print(f"no spends recorded in {workspace.path} for this data")
             return
     if args.limit is not None:
-        workspace.set_lifetime_budget(key, limit, name=args.dataset or input_name(args.input), source="cli")
+        workspace.ledger.set_lifetime_budget(key, limit, name=args.dataset or input_name(args.input), source="cli")
     if args.json:
         print(json.dumps(ledger_json(workspace, key), indent=2))
     else:
@@ -128,10 +129,10 @@ def run_ledger(args) -> None:
 def ledger_json(workspace, key: str | None) -> dict:
     """Every spend (what, method, epsilon, delta, when) and the composed totals, per dataset."""
     datasets = []
-    for data in workspace.datasets():
+    for data in workspace.ledger.datasets():
         if key is not None and data["fingerprint"] != key:
             continue
-        spending = workspace.spending(data["fingerprint"])
+        spending = workspace.ledger.spending(data["fingerprint"])
         spends = [
             {
                 k: spend[k]
@@ -147,7 +148,7 @@ def ledger_json(workspace, key: str | None) -> dict:
                     "release_id",
                 )
             }
-            for spend in workspace.spends(data["fingerprint"])
+            for spend in workspace.ledger.spends(data["fingerprint"])
         ]
         datasets.append(
             {

@@ -158,7 +158,7 @@ def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: s
     """The workspace's release whose synthetic file is ``synthetic_path`` (or whose card is ``card_path``)."""
     content = Path(synthetic_path).read_bytes()
     card = read_card(card_path) if card_path else None
-    for stored in workspace.releases(fingerprint):
+    for stored in workspace.releases.made_from(fingerprint):
         if (card is not None and stored.card == card) or stored.csv_bytes() == content:
             return stored
     raise DPSynthError(
@@ -220,7 +220,7 @@ def run_report(args) -> None:
 
     workspace = Workspace(args.workspace)
     # The ledger of the real table's records (any file form), as ``synth`` recorded the release in.
-    fingerprint = workspace.dataset_key(workspace.records_key(real))
+    fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(real))
     stored = _find_release(workspace, fingerprint, args.synthetic, args.card)
     columns = list(domain.kept)
     pairs = (

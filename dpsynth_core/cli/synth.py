@@ -2,7 +2,7 @@
 
 The order: the outputs' paths are checked (before anything is read); the core checks every setting
 once and prices the draw from the method (:func:`~dpsynth_core.release.prepare`); the input is then
-read only to key its ledger by its records (:meth:`~dpsynth_core.workspace.Workspace.records_key`)
+read only to key its ledger by its records (:meth:`~dpsynth_core.workspace.ledger.Ledger.records_key`)
 and the charge is checked against the lifetime budget, in the ledger's own composition, and
 recorded; a refusal comes there, before any mechanism runs, worded from public settings and
 earlier spends only. Then the data is drawn, the release recorded, and every output written
@@ -82,8 +82,8 @@ def run_synth(args) -> None:
             data, info = read_table(data, encoding=request.encoding, delimiter=request.delimiter)
             request.domain.check_matches(data.columns)
             reading["lines"] = info["lines"]
-        records = workspace.records_key(data, encoding=request.encoding, delimiter=request.delimiter)
-        return data, workspace, workspace.dataset_key(records, args.dataset)
+        records = workspace.ledger.records_key(data, encoding=request.encoding, delimiter=request.delimiter)
+        return data, workspace, workspace.ledger.dataset_key(records, args.dataset)
 
     def ready(request):  # the draw is priced, checked and recorded; nothing is drawn or written yet
         if request.random_state is not None:
@@ -117,7 +117,7 @@ def run_synth(args) -> None:
         )
         release = made.release
         if args.no_ledger:
-            from ..release.ledger import NO_LEDGER
+            from ..workspace.ledger import NO_LEDGER
 
             release.card["ledger"] = NO_LEDGER
         contents = {}

@@ -9,7 +9,7 @@ Preview page, the command line's ``synth`` or a rerun script) or :func:`report` 
    a :class:`~dpsynth_core.privacy.accounting.Spend`, before anything reads the data;
 2. **check** it against the dataset's lifetime budget in the ledger's own composition
    (:func:`~dpsynth_core.privacy.accounting.compose`) and **record** it, in one transaction
-   (:meth:`~dpsynth_core.workspace.Workspace.reserve`): a draw that does not fit is refused
+   (:meth:`~dpsynth_core.workspace.ledger.Ledger.reserve`): a draw that does not fit is refused
    there, by a message built from public settings and earlier spends only, and the data is
    never read;
 3. **draw**: the only step that reads the data;
@@ -45,9 +45,9 @@ class Draw:
 def projection(workspace, fingerprint: str, charge: Spend, *, what: str = "This draw") -> Spending:
     """The dataset's spending after ``charge``, composed as the ledger will record it.
 
-    Raises :class:`~dpsynth_core.workspace.BudgetExceeded` when it would pass the lifetime budget.
+    Raises :class:`~dpsynth_core.workspace.ledger.BudgetExceeded` when it would pass the lifetime budget.
     """
-    return workspace.check(fingerprint, charge, what=what)
+    return workspace.ledger.check(fingerprint, charge, what=what)
 
 
 def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
@@ -100,14 +100,16 @@ def draw(
     request once the spend is recorded, just before the data is drawn (for a note such as the
     command line's on a seeded run, said before anything is drawn or written). ``table_later``: the
     release is recorded at once but its table is written to the workspace when it is next read or
-    :meth:`~dpsynth_core.workspace.Workspace.write_tables` is called (the app, once the table is on screen).
+    :meth:`~dpsynth_core.workspace.releases.Releases.write_tables` is called (the app, once the table is on screen).
     """
     request = prepare(data, domain, epsilon, **options)
     if open_ledger is not None:
         data, workspace, fingerprint = open_ledger(request, data)
     spend_id = None
     if workspace is not None:
-        spend_id = workspace.reserve(fingerprint, request.charge, name=name, method=request.method, source=source)
+        spend_id = workspace.ledger.reserve(
+            fingerprint, request.charge, name=name, method=request.method, source=source
+        )
     if ready is not None:
         ready(request)
     start = time.monotonic()
@@ -115,7 +117,7 @@ def draw(
     seconds = time.monotonic() - start
     release_id = None
     if workspace is not None:
-        release_id = workspace.record_release(
+        release_id = workspace.releases.record(
             fingerprint,
             release,
             name=name,
@@ -163,7 +165,7 @@ def report(
         raise ReportError(f"report epsilon ({epsilon!r}) must be a number > 0")
     pairs, chart_columns = check_choices(declaration, synthetic, pairs, chart_columns)
     charge = report_charge(epsilon, as_table_domain(declaration), pairs=pairs, chart_columns=chart_columns)
-    spend_id = workspace.reserve(
+    spend_id = workspace.ledger.reserve(
         fingerprint, charge, name=name, method="report", purpose="report", source=source, what="This report"
     )
     figures = measure(
@@ -175,7 +177,7 @@ def report(
         chart_columns=chart_columns,
         random_state=random_state,
     )
-    return workspace.record_report(
+    return workspace.releases.record_report(
         fingerprint,
         release_id,
         events=figures.events,

@@ -25,7 +25,7 @@ def rerun_settings(release) -> dict:
     count), the method's options, how the file is read, the engine and the person unit (None: a row).
 
     ``release``: a :class:`~dpsynth_core.release.Release`, a stored release
-    (:class:`~dpsynth_core.release.stored.StoredRelease`) or the app's entry for one (a dict with
+    (:class:`~dpsynth_core.workspace.StoredRelease`) or the app's entry for one (a dict with
     ``settings`` and ``card``).
     """
     settings = release["settings"] if isinstance(release, dict) else release.settings
@@ -133,8 +133,9 @@ def main():
     if SETTINGS["person"]:  # the privacy unit: each person, up to a public number of rows
         declaration["person"] = SETTINGS["person"]
     workspace = Workspace(args.workspace)  # the ledger of these records, whatever the file's form
-    key = workspace.dataset_key(workspace.records_key(args.data, encoding=SETTINGS["encoding"],
-                                                      delimiter=SETTINGS["delimiter"]))
+    ledger = workspace.ledger
+    key = ledger.dataset_key(ledger.records_key(args.data, encoding=SETTINGS["encoding"],
+                                                delimiter=SETTINGS["delimiter"]))
     made = draw(args.data, declaration, SETTINGS["epsilon"], workspace=workspace, fingerprint=key,
                 name=Path(args.data).name, source="rerun", settings=dict(SETTINGS, declaration=declaration),
                 method=SETTINGS["method"], rho=SETTINGS["rho"], rows=SETTINGS["rows"], encoding=SETTINGS["encoding"],

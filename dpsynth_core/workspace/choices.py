@@ -7,25 +7,28 @@ import hashlib
 import json
 
 from ..errors import DPSynthError
-from .database import Database, _json, _now
+from .database import Database, now, to_json
 
 
-class SavedChoices(Database):
+class SavedChoices:
     """Declarations, policies and sessions (a part of :class:`~dpsynth_core.workspace.Workspace`)."""
+
+    def __init__(self, database: Database):
+        self.database = database
 
     # --- declarations and policies ---------------------------------------------------------
 
     def remember_declaration(self, fp: str, spec: dict) -> None:
-        with self._transaction() as conn:
+        with self.database.transaction() as conn:
             conn.execute(
                 "INSERT INTO declarations (fingerprint, updated, spec) VALUES (?, ?, ?) ON CONFLICT "
                 "(fingerprint) DO UPDATE SET updated = excluded.updated, spec = excluded.spec",
-                (fp, _now(), _json(spec)),
+                (fp, now(), to_json(spec)),
             )
 
     def declaration_for(self, fp: str) -> dict | None:
         """The declaration last used with this dataset, if any."""
-        with self._connect() as conn:
+        with self.database.connect() as conn:
             row = conn.execute("SELECT spec FROM declarations WHERE fingerprint = ?", (fp,)).fetchone()
         return json.loads(row[0]) if row else None
 
@@ -33,26 +36,26 @@ class SavedChoices(Database):
         name = name.strip()
         if not name:
             raise DPSynthError("a policy needs a name")
-        with self._transaction() as conn:
+        with self.database.transaction() as conn:
             conn.execute(
                 "INSERT INTO policies (name, updated, spec) VALUES (?, ?, ?) ON CONFLICT (name) "
                 "DO UPDATE SET updated = excluded.updated, spec = excluded.spec",
-                (name, _now(), _json(spec)),
+                (name, now(), to_json(spec)),
             )
 
     def policies(self) -> list[dict]:
         """Saved policies, newest first: name, date and the columns they declare."""
-        with self._connect() as conn:
+        with self.database.connect() as conn:
             rows = conn.execute("SELECT name, updated, spec FROM policies ORDER BY updated DESC, name").fetchall()
         return [{"name": n, "updated": u, "columns": list(json.loads(s).get("columns", {}))} for n, u, s in rows]
 
     def policy(self, name: str) -> dict | None:
-        with self._connect() as conn:
+        with self.database.connect() as conn:
             row = conn.execute("SELECT spec FROM policies WHERE name = ?", (name,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def delete_policy(self, name: str) -> None:
-        with self._transaction() as conn:
+        with self.database.transaction() as conn:
             conn.execute("DELETE FROM policies WHERE name = ?", (name,))
 
     # --- the app's sessions, one per browser ---------------------------------------------------
@@ -64,11 +67,11 @@ class SavedChoices(Database):
         stored, so the workspace file does not hold what would let another browser pass for
         it. The most recent ``KEPT_SESSIONS`` browsers are kept.
         """
-        with self._transaction() as conn:
+        with self.database.transaction() as conn:
             # REPLACE gives the row a new, highest rowid: rowids order the browsers by last save.
             conn.execute(
                 "INSERT OR REPLACE INTO sessions (browser, updated, value) VALUES (?, ?, ?)",
-                (_browser_key(browser), _now(), _json(session)),
+                (_browser_key(browser), now(), to_json(session)),
             )
             conn.execute(
                 "DELETE FROM sessions WHERE rowid NOT IN (SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)",
@@ -77,7 +80,7 @@ class SavedChoices(Database):
 
     def last_session(self, browser: str) -> dict | None:
         """The session last saved for this browser (None for a browser never seen)."""
-        with self._connect() as conn:
+        with self.database.connect() as conn:
             row = conn.execute("SELECT value FROM sessions WHERE browser = ?", (_browser_key(browser),)).fetchone()
         return json.loads(row[0]) if row else None
 

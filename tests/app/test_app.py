@@ -19,7 +19,8 @@ from streamlit.testing.v1 import AppTest
 from app_support import state
 from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.workspace import Workspace, format_epsilon
+from dpsynth_core.wording import format_epsilon
+from dpsynth_core.workspace import Workspace
 from tests.conftest import DATASETS, FIXTURES, ROOT, complete_domain, shared_path
 
 #: The publisher pages (the Review page exists only for a reviewer link: tests/app/test_review.py).
@@ -213,7 +214,7 @@ def test_declaration_kept_as_a_policy_is_offered_again():
     at = _visit(_app().run(), "app_pages/2_Domain.py")
     at.text_input(key="domain_policy_name").set_value("census people").run()
     at.button(key="domain_policy_keep").click().run()
-    assert _workspace().policy("census people")["columns"]["age"]["type"] == "integer"
+    assert _workspace().choices.policy("census people")["columns"]["age"]["type"] == "integer"
     at = _visit(_app().run(), "app_pages/2_Domain.py")
     assert at.selectbox(key="domain_policy_choice").options == ["census people"]
 
@@ -305,7 +306,7 @@ def test_full_walk_on_adult(downloads):
         assert len(at.get("plotly_chart")) == charts, tab
     entry = at.session_state["releases"][at.session_state["current_release"]]
     assert set(entry["metrics"]) == {"fidelity", "one_way", "two_way", "game", "values"}  # values: value-level quality
-    assert _workspace().release(entry["id"]).metrics["game"]["accuracy"] == entry["metrics"]["game"]["accuracy"]
+    assert _workspace().releases.get(entry["id"]).metrics["game"]["accuracy"] == entry["metrics"]["game"]["accuracy"]
     at = _visit(at, "app_pages/5_Release.py")
     labels = {b.proto.label for b in at.download_button}
     assert labels == {
@@ -324,7 +325,7 @@ def test_full_walk_on_adult(downloads):
     assert card["guarantee"]["epsilon"] == pytest.approx(2.0)
     assert not any(k in json.dumps(card) for k in ('"seed"', '"random_state"'))
     assert b"<!doctype html>" in _served(at, downloads, "Release card (HTML)")
-    csv = _workspace().release(entry["id"]).csv_bytes().decode()
+    csv = _workspace().releases.get(entry["id"]).csv_bytes().decode()
     assert csv.splitlines()[0].startswith("age,workclass") and len(csv.splitlines()) > 30_000
     assert any("The guarantee" in h.value for h in at.get("html"))  # the card drawn in place, no frame
 
@@ -336,10 +337,10 @@ def test_same_settings_never_silently_redraw():
     at = _visit(at, "app_pages/4_Preview.py")
     assert at.session_state["current_release"] == first
     data = at.session_state["data"]["hash"]
-    assert _workspace().spending(data).draws == 1
+    assert _workspace().ledger.spending(data).draws == 1
     assert "Draw again" in at.button(key="preview_generate").label
     at.button(key="preview_generate").click().run()
-    spending = _workspace().spending(data)
+    spending = _workspace().ledger.spending(data)
     assert spending.draws == 2 and spending.relations[0].basic_epsilon == pytest.approx(2.0)
     assert "ε = 2 by adding up each draw's ε" in _sidebar_text(at) or "**ε = 2**" in _sidebar_text(at)
     # the draw's run shows its outcome itself (no second run): the header counts the draw it made
@@ -377,7 +378,7 @@ def test_a_named_dataset_shares_its_budget_with_new_versions_of_the_table():
     other = _visit(other, "app_pages/3_Privacy.py")
     other.text_input(key="privacy_dataset_name").input("people").run()
     other.button(key="privacy_dataset_set").click().run()
-    assert _workspace().lifetime_budget(other.session_state["data"]["hash"]) == 1.5
+    assert _workspace().ledger.lifetime_budget(other.session_state["data"]["hash"]) == 1.5
     # the first version's records, uploaded again without the name, find the named dataset
     again = _upload(_app().run(), "tiny-again.csv", TINY)
     assert again.session_state["data"]["hash"] == "name:people"
@@ -392,7 +393,7 @@ def test_reupload_of_the_same_file_finds_its_ledger_and_declaration():
     other = _upload(_app().run(), "renamed.csv", TINY)
     assert other.session_state["declaration"]["columns"]["notes"] == {"type": "drop"}
     assert any("worked on this file before" in s.value for s in other.success)
-    spent = _workspace().spending(other.session_state["data"]["hash"]).relations[0].epsilon
+    spent = _workspace().ledger.spending(other.session_state["data"]["hash"]).relations[0].epsilon
     assert spent > 0 and f"ε = {format_epsilon(spent)}" in _sidebar_text(other)
     # the same records in another form (shuffled, CRLF, semicolons, a blank line) find the same ledger
     lines = TINY.decode().splitlines()
@@ -505,7 +506,7 @@ def test_a_binary_file_is_refused_whatever_its_name_and_nothing_is_kept():
     from tests.core.data.test_tables import _png
 
     at = _upload(_app().run(), PRIVATE_NAME, PRIVATE)
-    before = _workspace().datasets()
+    before = _workspace().ledger.datasets()
     at.file_uploader(key="data_upload").upload("picture.csv", _png() + b"\n" * 600, "text/csv").run()
     assert not at.exception
     errors = [e.value for e in at.error]
@@ -514,7 +515,7 @@ def test_a_binary_file_is_refused_whatever_its_name_and_nothing_is_kept():
         "and try again. Your previous table is still loaded."
     ]
     assert at.session_state["data"]["source"] == f"upload: {PRIVATE_NAME}"
-    assert _workspace().datasets() == before and "picture" not in json.dumps(_workspace().datasets())
+    assert _workspace().ledger.datasets() == before and "picture" not in json.dumps(_workspace().ledger.datasets())
 
 
 @pytest.mark.parametrize(
@@ -532,7 +533,7 @@ def test_preview_and_release_work_with_every_method(method, downloads):
     at = _visit(at, "app_pages/5_Release.py")
     card = json.loads(_served(at, downloads, "Release card (JSON)"))
     assert card["method"]["name"] == method
-    spending = _workspace().spending(at.session_state["data"]["hash"])
+    spending = _workspace().ledger.spending(at.session_state["data"]["hash"])
     if method == "microagg":
         assert card["guarantee"]["epsilon"] is None and card["guarantee"]["neighbouring"] is None
         assert any("no differential-privacy" in e.value for e in at.error)
@@ -577,7 +578,7 @@ def test_lifetime_budget_refuses_a_draw_with_an_explanation():
     # lets the first through and refuses the second before it runs, with the ledger's own number.
     at.number_input(key="privacy_lifetime").set_value(1.4).run()
     at.button(key="privacy_lifetime_set").click().run()
-    assert _workspace().lifetime_budget(at.session_state["data"]["hash"]) == 1.4
+    assert _workspace().ledger.lifetime_budget(at.session_state["data"]["hash"]) == 1.4
     at = _generate(at)
     assert "0.4 left" in " ".join(p.proto.text for p in at.sidebar.get("progress"))
     at.button(key="preview_generate").run()
@@ -587,7 +588,7 @@ def test_lifetime_budget_refuses_a_draw_with_an_explanation():
         "to ε = 1.43" in e.value and "over its lifetime budget of ε = 1.4" in e.value and "0.4 is left" in e.value
         for e in at.error
     )
-    assert _workspace().spending(at.session_state["data"]["hash"]).draws == 1
+    assert _workspace().ledger.spending(at.session_state["data"]["hash"]).draws == 1
 
 
 def test_cells_outside_the_declaration_are_shown_to_the_publisher():
@@ -617,10 +618,10 @@ def test_releases_page_compares_two_and_downloads_again():
 def test_stakeholder_report_is_made_counted_and_offered(downloads):
     at = _visit(_generate(_app().run()), "app_pages/5_Release.py")
     at.select_slider(key="release_report_share").set_value(0.2)
-    drawn = _workspace().spending(at.session_state["data"]["hash"]).relations[0].basic_epsilon  # at most 1
+    drawn = _workspace().ledger.spending(at.session_state["data"]["hash"]).relations[0].basic_epsilon  # at most 1
     next(b for b in at.button if b.label == "Make the report").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    spending = _workspace().spending(at.session_state["data"]["hash"])
+    spending = _workspace().ledger.spending(at.session_state["data"]["hash"])
     assert drawn <= 1 + 1e-9 and spending.draws == 2
     # the report's 0.2 is split over its measurements: advanced composition may state a little less
     assert drawn + 0.15 < spending.relations[0].basic_epsilon <= drawn + 0.2 + 1e-9

@@ -14,7 +14,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpsynth_core import synthesize
-from dpsynth_core.release import review
 from dpsynth_core.workspace import Workspace
 from tests.app.test_browser import Server, _idle
 from tests.conftest import ROOT
@@ -51,14 +50,14 @@ def _shared_release(folder) -> tuple[Workspace, str]:
         },
     }
     fingerprint = "a" * 64
-    workspace.remember_dataset(fingerprint, FILE_NAME)
-    release_id = workspace.record_release(
+    workspace.ledger.remember_dataset(fingerprint, FILE_NAME)
+    release_id = workspace.releases.record(
         fingerprint,
         synthesize(real, declaration, 1.0, method="cathist"),
         name=FILE_NAME,
         settings={"method": "cathist", "epsilon": 1.0},
     )
-    return workspace, review.create_link(workspace, [release_id], note="board")
+    return workspace, workspace.access.create_link([release_id], note="board")
 
 
 def test_a_reviewer_link_opens_only_the_review_pages(tmp_path, monkeypatch):
@@ -121,4 +120,4 @@ def test_the_releases_page_makes_a_reviewer_link(tmp_path, monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     link = at.code[0].value
     token = link.split("?review=")[1]
-    assert review.releases_for(Workspace(), token) == [at.session_state["current_release"]]
+    assert Workspace().access.releases_for(token) == [at.session_state["current_release"]]

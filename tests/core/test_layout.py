@@ -116,3 +116,32 @@ def test_pages_only_gather_choices_call_the_core_and_draw():
     pages = sorted((ROOT / "app_pages").glob("*.py"))
     long = [f"{p.name} ({n})" for p in pages if (n := len(p.read_text().splitlines())) > 200]
     assert pages and long == []
+
+
+def test_a_classs_bases_live_in_its_own_package():
+    """Composition across packages, not inheritance: a class extends classes of its own package (or the
+    error types of ``errors.py``), never one of another package, so that reading a class never walks
+    into another layer (the workspace once inherited its ledger from ``release/``)."""
+    offenders = []
+    for path in CORE.rglob("*.py"):
+        parts = path.relative_to(CORE).with_suffix("").parts
+        package = parts[0] if len(parts) > 1 else ""
+        tree = ast.parse(path.read_text())
+        origin = {}  # a name bound by an import -> the dpsynth_core module (dotted, below dpsynth_core) it comes from
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = list(parts[:-1])[: len(parts) - node.level]
+                module = ".".join(base + ([node.module] if node.module else []))
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpsynth_core"):
+                module = node.module.removeprefix("dpsynth_core").strip(".")
+            else:
+                continue
+            for alias in node.names:
+                origin[alias.asname or alias.name] = module
+        for node in ast.walk(tree):
+            for base in node.bases if isinstance(node, ast.ClassDef) else ():
+                name = base.value if isinstance(base, ast.Attribute) else base
+                module = origin.get(name.id) if isinstance(name, ast.Name) else None
+                if module is not None and module.split(".")[0] not in (package, "errors"):
+                    offenders.append(f"{'.'.join(parts)}.{node.name} extends {ast.unparse(base)} of {module}")
+    assert offenders == [], offenders

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dpsynth_core.wording import ledger_rows, rows_in_words
+from dpsynth_core.wording import format_epsilon, ledger_rows, rows_in_words
 
 
 def test_the_row_count_in_words_comes_from_public_settings_only():
@@ -47,3 +47,13 @@ def test_ledger_rows():
         "privacy unit": "add/remove one record",
     }
     assert second["what"] == "release" and second["cost"] == "no guarantee" and second["privacy unit"] == ""
+
+
+def test_epsilon_is_printed_in_plain_digits():
+    assert [format_epsilon(v) for v in (0.05, 1.0, 2.345, 34312.4, float("inf"))] == [
+        "0.05",
+        "1",
+        "2.35",
+        "34,312",
+        "no guarantee",
+    ]

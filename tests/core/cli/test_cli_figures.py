@@ -108,11 +108,11 @@ def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
     assert status == 0, capsys.readouterr().err
     written = json.loads(figures_json.read_text())
     workspace = Workspace(folder / "ws")
-    fingerprint = workspace.dataset_key(workspace.records_key(read_table(example_csv("adult"))[0]))
-    stored = workspace.releases(fingerprint)[0]
-    recorded = workspace.reports(stored.id)
+    fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(read_table(example_csv("adult"))[0]))
+    stored = workspace.releases.made_from(fingerprint)[0]
+    recorded = workspace.releases.reports(stored.id)
     assert len(recorded) == 1 and recorded[0]["epsilon"] == pytest.approx(0.1)
-    assert [s["purpose"] for s in workspace.spends(fingerprint)] == ["release", "report"]
+    assert [s["purpose"] for s in workspace.ledger.spends(fingerprint)] == ["release", "report"]
     # the same figures as the Release page's call, on the same tables with the same noise
     real = read_table(example_csv("adult"))[0]
     synthetic = read_table(out)[0]  # synth wrote it to a file; the workspace keeps its header and card
@@ -160,4 +160,4 @@ def test_report_refuses_a_file_that_is_not_a_recorded_release(adult, tmp_path, c
     err = capsys.readouterr().err
     assert status == 2 and "not a release" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()
-    assert np.isclose(sum(s["purpose"] == "report" for s in Workspace(folder / "ws").spends()), 1)
+    assert np.isclose(sum(s["purpose"] == "report" for s in Workspace(folder / "ws").ledger.spends()), 1)

@@ -117,7 +117,7 @@ def _state(f) -> dict:
     """The bytes of every ledger and input, and each ledger's spends as it reads them."""
     paths = [f["real"], f["domain"], f["synthetic"], f["card"]]
     paths += [w / FILE_NAME for w in (f["workspace"], f["default"])]
-    spends = {str(w): len(Workspace(w, read_only=True).spends()) for w in (f["workspace"], f["default"])}
+    spends = {str(w): len(Workspace(w, read_only=True).ledger.spends()) for w in (f["workspace"], f["default"])}
     return {"bytes": {str(p): p.read_bytes() for p in paths}, "spends": spends}
 
 
@@ -152,11 +152,11 @@ def test_every_output_aimed_at_a_ledger_an_input_or_a_device_is_refused_in_one_l
 def test_a_refused_report_records_nothing_and_a_good_one_records_once(files, capsys, monkeypatch):
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
     base = _base_commands(files)["report"]
-    spends = len(Workspace(files["workspace"], read_only=True).spends())
+    spends = len(Workspace(files["workspace"], read_only=True).ledger.spends())
     assert main([*base, "--out", str(files["workspace"] / FILE_NAME)]) == 2
-    assert len(Workspace(files["workspace"], read_only=True).spends()) == spends
+    assert len(Workspace(files["workspace"], read_only=True).ledger.spends()) == spends
     assert main([*base, "--out", str(files["folder"] / "report.html")]) == 0
-    assert len(Workspace(files["workspace"], read_only=True).spends()) == spends + 1
+    assert len(Workspace(files["workspace"], read_only=True).ledger.spends()) == spends + 1
     capsys.readouterr()
 
 

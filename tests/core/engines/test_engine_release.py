@@ -91,7 +91,7 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
     assert list(synthetic.columns) == list(ce.columns)
     assert len(synthetic) == json.loads(card.read_text())["rows"]["synthetic"]
     ws = Workspace(ledger)
-    (stored,) = ws.releases(ws.dataset_key(ws.records_key(data)))
+    (stored,) = ws.releases.made_from(ws.ledger.dataset_key(ws.ledger.records_key(data)))
     assert stored.rows == len(synthetic)  # the ledger records the release and its spend
     csv = tmp_path / "ce.csv"
     ce.to_csv(csv, index=False)
@@ -271,8 +271,12 @@ def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_p
         assert _cli(tmp_path, data, tmp_path / out, "--workspace", str(ledger)) == 0, capsys.readouterr().err
         assert (tmp_path / out).read_bytes() == (tmp_path / "whole.csv").read_bytes()
     ws = Workspace(ledger)
-    assert len(ws.releases(ws.dataset_key(ws.records_key(folder)))) == 2  # the folder and the glob: one ledger
-    assert ws.dataset_key(ws.records_key(whole)) == ws.dataset_key(ws.records_key(ce))  # the records' ledger
+    assert (
+        len(ws.releases.made_from(ws.ledger.dataset_key(ws.ledger.records_key(folder)))) == 2
+    )  # the folder and the glob: one ledger
+    assert ws.ledger.dataset_key(ws.ledger.records_key(whole)) == ws.ledger.dataset_key(
+        ws.ledger.records_key(ce)
+    )  # the records' ledger
     capsys.readouterr()
     assert _cli(tmp_path, folder, tmp_path / "pandas.csv", "--engine", "pandas") == 2
     err = capsys.readouterr().err.strip()

@@ -54,7 +54,7 @@ def test_projection_is_the_recorded_charge_and_the_same_every_time(table, method
     first = projection(workspace, FP, charge)  # before any data: the ledger's own composition
     made = _draw(table, workspace, method, seed=1)
     assert made.charge == charge and made.release.charge == charge
-    recorded = workspace.spending(FP)
+    recorded = workspace.ledger.spending(FP)
     assert recorded.relations == first.relations and recorded.unguaranteed == first.unguaranteed
     if charge.guaranteed:
         shown = format_epsilon(charge.epsilon)
@@ -66,10 +66,10 @@ def test_projection_is_the_recorded_charge_and_the_same_every_time(table, method
     # a second draw at the same settings (another seed) records the same charge, as projected
     second = projection(workspace, FP, charge)
     _draw(table, workspace, method, seed=2)
-    spends = workspace.spends(FP)
+    spends = workspace.ledger.spends(FP)
     assert len(spends) == 2 and spends[0]["epsilon"] == spends[1]["epsilon"]
     assert spends[0]["delta"] == spends[1]["delta"]
-    assert workspace.spending(FP).relations == second.relations
+    assert workspace.ledger.spending(FP).relations == second.relations
 
 
 @pytest.mark.parametrize("method", list(METHODS))
@@ -89,7 +89,7 @@ def test_a_lifetime_budget_just_below_refuses_before_the_data_is_read(table, met
     workspace = Workspace(tmp_path)
     charge = price(spec, 1.0, **_settings(method))
     limit = (charge.epsilon or 1.0) * (1 - 1e-6)
-    workspace.set_lifetime_budget(FP, limit, name="adult.csv")
+    workspace.ledger.set_lifetime_budget(FP, limit, name="adult.csv")
     missing = tmp_path / "not-read.csv"  # never opened: the refusal comes first
     with pytest.raises(BudgetExceeded) as refused:
         draw(
@@ -102,15 +102,15 @@ def test_a_lifetime_budget_just_below_refuses_before_the_data_is_read(table, met
             engine="pandas",
             **_settings(method),
         )
-    assert workspace.spends(FP) == [] and not missing.exists()
+    assert workspace.ledger.spends(FP) == [] and not missing.exists()
     if charge.guaranteed:
         assert f"to ε = {format_epsilon(charge.epsilon)}" in str(refused.value)
-        workspace.set_lifetime_budget(FP, charge.epsilon * (1 + 1e-6), name="adult.csv")
+        workspace.ledger.set_lifetime_budget(FP, charge.epsilon * (1 + 1e-6), name="adult.csv")
         made = _draw(table, workspace, method, seed=4)
-        assert made.release_id is not None and len(workspace.spends(FP)) == 1
+        assert made.release_id is not None and len(workspace.ledger.spends(FP)) == 1
     else:
         assert "no differential-privacy guarantee" in str(refused.value)
-        workspace.set_lifetime_budget(FP, None)
+        workspace.ledger.set_lifetime_budget(FP, None)
         assert _draw(table, workspace, method, seed=4).release_id is not None
 
 
@@ -135,10 +135,10 @@ def test_a_report_is_priced_checked_and_recorded_as_projected(table, tmp_path):
         chart_columns=["sex"],
         render=lambda figures: "<p>report</p>",
     )
-    assert workspace.spending(FP).relations == after.relations
-    assert [s["purpose"] for s in workspace.spends(FP)] == ["release", "report"]
+    assert workspace.ledger.spending(FP).relations == after.relations
+    assert [s["purpose"] for s in workspace.ledger.spends(FP)] == ["release", "report"]
     # just below: refused before the real data is read (a table that cannot be read would raise otherwise)
-    workspace.set_lifetime_budget(FP, after.relations[0].epsilon + 0.2 * (1 - 1e-6), name="adult.csv")
+    workspace.ledger.set_lifetime_budget(FP, after.relations[0].epsilon + 0.2 * (1 - 1e-6), name="adult.csv")
     with pytest.raises(BudgetExceeded):
         report(
             workspace,
@@ -153,7 +153,7 @@ def test_a_report_is_priced_checked_and_recorded_as_projected(table, tmp_path):
             chart_columns=["sex"],
             render=lambda figures: "",
         )
-    assert len(workspace.spends(FP)) == 2
+    assert len(workspace.ledger.spends(FP)) == 2
 
 
 # --- the same through the command line ----------------------------------------------------------
@@ -281,7 +281,7 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
     charge = price(spec, 1.0, **settings)
     after = projection(workspace, FP, charge)
     made = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="visits.csv", **settings)
-    assert made.charge == charge and workspace.spending(FP).relations == after.relations
+    assert made.charge == charge and workspace.ledger.spending(FP).relations == after.relations
     if charge.guaranteed:
         assert "patient" in charge.neighbouring or "pid" in charge.neighbouring
         assert format_epsilon(made.release.card["guarantee"]["epsilon"]) == format_epsilon(charge.epsilon)
@@ -321,15 +321,15 @@ def test_a_table_kept_for_later_is_written_before_any_read_and_when_the_process_
     made = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", table_later=True)
     expected = made.release.data.to_csv(index=False).encode()
     other = Workspace(tmp_path)  # another process's view: recorded, spent, not yet written
-    assert other.release(made.release_id).rows == len(made.release.data)
-    assert other.spending(FP).draws == 1
+    assert other.releases.get(made.release_id).rows == len(made.release.data)
+    assert other.ledger.spending(FP).draws == 1
     with pytest.raises(TableNotKept, match=f"release #{made.release_id} was not kept"):
-        other.release(made.release_id).csv_bytes()
-    assert workspace.release(made.release_id).csv_bytes() == expected  # the holder's read writes it first
-    assert other.release(made.release_id).csv_bytes() == expected
+        other.releases.get(made.release_id).csv_bytes()
+    assert workspace.releases.get(made.release_id).csv_bytes() == expected  # the holder's read writes it first
+    assert other.releases.get(made.release_id).csv_bytes() == expected
     second = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", table_later=True)
-    workspace.write_tables()
-    assert other.release(second.release_id).csv_bytes() == second.release.data.to_csv(index=False).encode()
+    workspace.releases.write_tables()
+    assert other.releases.get(second.release_id).csv_bytes() == second.release.data.to_csv(index=False).encode()
 
     script = (
         "import sys; from dpsynth_core.release.budgeted import draw; from dpsynth_core.workspace import Workspace;"
@@ -340,5 +340,5 @@ def test_a_table_kept_for_later_is_written_before_any_read_and_when_the_process_
     folder = tmp_path / "ended"
     done = subprocess.run([sys.executable, "-c", script, str(folder)], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    stored = Workspace(folder).release(int(done.stdout))
+    stored = Workspace(folder).releases.get(int(done.stdout))
     assert len(stored.data()) == stored.rows > 0  # written as the process ended (no write_tables called)

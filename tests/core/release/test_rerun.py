@@ -42,12 +42,12 @@ def test_exported_script_reruns_the_release_and_records_it(tmp_path):
     again = pd.read_csv(tmp_path / "again.csv")
     assert list(again.columns) == list(release.data.columns)
     workspace = Workspace(tmp_path / "ws")
-    key = workspace.dataset_key(workspace.records_key(ADULT))
-    (stored,) = workspace.releases(key)
+    key = workspace.ledger.dataset_key(workspace.ledger.records_key(ADULT))
+    (stored,) = workspace.releases.made_from(key)
     assert stored.source == "rerun" and stored.method == "cathist"
     assert stored.card["guarantee"]["epsilon"] == stated(release.card)["epsilon"]
     assert stored.card["noise_source"].startswith("OpenDP")  # a fresh secure seed, not the first release's
-    assert workspace.spending(key).largest_epsilon == stated(release.card)["epsilon"]
+    assert workspace.ledger.spending(key).largest_epsilon == stated(release.card)["epsilon"]
     card = json.loads((tmp_path / "again.card.json").read_text())
     assert card["parameters"] == release.card["parameters"]
 
@@ -56,7 +56,9 @@ def test_a_script_run_past_the_lifetime_budget_is_refused_in_one_line(tmp_path):
     release = synthesize(ADULT, POLICY, 0.3, method="cathist", random_state=5)
     script = write_rerun_files(release, tmp_path, stem="adult", data=str(ADULT))[0]
     workspace = Workspace(tmp_path / "ws")
-    workspace.set_lifetime_budget(workspace.dataset_key(workspace.records_key(ADULT)), 0.1, name="adult.csv")
+    workspace.ledger.set_lifetime_budget(
+        workspace.ledger.dataset_key(workspace.ledger.records_key(ADULT)), 0.1, name="adult.csv"
+    )
     done = _run_script(script, ADULT, "--workspace", tmp_path / "ws", cwd=tmp_path)
     assert done.returncode != 0 and done.stderr.startswith("error:") and "Traceback" not in done.stderr
     assert not (tmp_path / "rerun_synthetic.csv").exists()

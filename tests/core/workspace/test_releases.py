@@ -1,8 +1,8 @@
-"""A stored release's plain-words summary (the Releases page's side-by-side table)."""
+"""A stored release in plain words (dpsynth_core.workspace.releases; the Releases page's side-by-side table)."""
 
 from __future__ import annotations
 
-from dpsynth_core.release.stored import StoredRelease, epsilon_words, settings_summary
+from dpsynth_core.workspace.releases import StoredRelease, epsilon_words, settings_summary
 
 
 def _release(epsilon, rho=None, seconds=None):

@@ -1,0 +1,207 @@
+"""Who may see what when the app is served to others: publisher accounts, reviewer links, and the
+parts of a release a reviewer is shown.
+
+* **Accounts** (publishers) have a password hashed with scrypt (``hashlib.scrypt``: n = 2^15,
+  r = 8, p = 1, a 16-byte salt from :mod:`secrets`), compared in constant time
+  (:func:`hmac.compare_digest`). Created from the command line:
+  ``python -m dpsynth_core account add NAME``.
+* **Reviewer links** carry a token of 32 random bytes from :mod:`secrets` (256 bits; unguessable,
+  so a fast hash is enough): only its SHA-256 is stored, with the releases the link opens.
+* **What a reviewer sees** (:meth:`Access.reviewer_view`): the release's card, its DP reports and the
+  synthetic rows, with the data file's name taken out. Never the real data, the Preview's
+  comparisons, the publisher-only report or the publisher pages.
+
+Both stores live in the workspace's SQLite file (tables ``accounts`` and ``review_links``, made on first
+use); :class:`Access` is the part of :class:`~dpsynth_core.workspace.Workspace` that reads and writes them.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import ipaddress
+import json
+import re
+import secrets
+from dataclasses import dataclass
+
+from ..errors import DPSynthError
+from .database import Database
+from .ledger import Ledger
+from .releases import Releases
+
+SCRYPT = {"n": 2**15, "r": 8, "p": 1}
+#: scrypt with these settings uses 128 * r * n = 32 MiB; OpenSSL's default cap is 32 MiB, so raise it.
+_MAXMEM = 64 * 1024 * 1024
+MIN_PASSWORD = 10
+_NAME = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (name TEXT PRIMARY KEY, created TEXT NOT NULL, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS review_links (digest TEXT PRIMARY KEY, created TEXT NOT NULL, note TEXT NOT NULL,
+                                         releases TEXT NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
+"""
+#: What stands in for the data file's name in everything a reviewer sees.
+NAME_STAND_IN = "the data"
+
+
+# --- passwords and where a login is needed ----------------------------------------------------
+
+
+def hash_password(password: str, salt: bytes | None = None) -> str:
+    """``scrypt$n$r$p$salt$hash`` (hex) of a password."""
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, dklen=32, maxmem=_MAXMEM, **SCRYPT)
+    return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
+
+
+def password_matches(password: str, stored: str) -> bool:
+    """True when ``password`` hashes to ``stored`` (compared in constant time)."""
+    try:
+        kind, n, r, p, salt, digest = stored.split("$")
+        again = hashlib.scrypt(
+            password.encode("utf-8"),
+            salt=bytes.fromhex(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(digest) // 2,
+            maxmem=_MAXMEM,
+        )
+    except (ValueError, TypeError):
+        return False
+    return kind == "scrypt" and hmac.compare_digest(again.hex(), digest)
+
+
+def login_required(address: str | None) -> bool:
+    """True unless the server listens on this computer only (a loopback address). Unset means
+    every interface, so a login is required then too."""
+    if not address:
+        return True
+    if address == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return True
+
+
+@dataclass
+class ReviewerView:
+    """One release as a reviewer sees it."""
+
+    id: int
+    created: str
+    card: dict
+    reports: list  # HTML pages of the DP reports
+    csv: bytes
+
+
+class Access:
+    """Publisher accounts and reviewer links of a workspace (a part of
+    :class:`~dpsynth_core.workspace.Workspace`); a link opens releases of its :class:`Releases`."""
+
+    def __init__(self, database: Database, releases: Releases, ledger: Ledger):
+        self.database = database
+        self.releases = releases
+        self.ledger = ledger
+
+    def _run(self, sql: str, params=()) -> list:
+        """One statement in a write transaction on the workspace, its two tables made on first use."""
+        with self.database.transaction() as conn:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            return conn.execute(sql, params).fetchall()
+
+    # --- accounts ---------------------------------------------------------------------------------
+
+    def add_account(self, name: str, password: str) -> None:
+        """Create (or reset the password of) a publisher account. Raises :class:`DPSynthError` for a bad
+        name or a password shorter than :data:`MIN_PASSWORD` characters."""
+        if not _NAME.fullmatch(name or ""):
+            raise DPSynthError("an account name is 1 to 64 letters, digits or . _ @ -")
+        if len(password) < MIN_PASSWORD:
+            raise DPSynthError(f"a password needs at least {MIN_PASSWORD} characters")
+        self._run(
+            "INSERT OR REPLACE INTO accounts (name, created, hash) VALUES (?, datetime('now'), ?)",
+            (name, hash_password(password)),
+        )
+
+    def accounts(self) -> list[str]:
+        return [row[0] for row in self._run("SELECT name FROM accounts ORDER BY name")]
+
+    def remove_account(self, name: str) -> None:
+        self._run("DELETE FROM accounts WHERE name = ?", (name,))
+
+    def sign_in(self, name: str, password: str) -> bool:
+        """True when the account exists and the password is right. An unknown name costs the same
+        scrypt work as a wrong password, so the time taken does not tell which it was."""
+        rows = self._run("SELECT hash FROM accounts WHERE name = ?", (name,))
+        stored = rows[0][0] if rows else hash_password("not an account", b"\0" * 16)
+        return password_matches(password, stored) and bool(rows)
+
+    # --- reviewer links ---------------------------------------------------------------------------
+
+    def create_link(self, release_ids, note: str = "") -> str:
+        """A new reviewer link's token (shown once; only its hash is kept) opening ``release_ids``."""
+        ids = sorted({int(i) for i in release_ids})
+        if not ids:
+            raise DPSynthError("choose at least one release for the reviewer link")
+        missing = [i for i in ids if self.releases.get(i) is None]
+        if missing:
+            raise DPSynthError(f"no release #{missing[0]} in this workspace")
+        token = secrets.token_urlsafe(32)
+        self._run(
+            "INSERT INTO review_links (digest, created, note, releases) VALUES (?, datetime('now'), ?, ?)",
+            (_digest(token), note[:200], json.dumps(ids)),
+        )
+        return token
+
+    def releases_for(self, token: str | None) -> list[int] | None:
+        """The releases a reviewer token opens, or None for an unknown or revoked token."""
+        if not token or len(token) > 200:
+            return None
+        rows = self._run("SELECT releases FROM review_links WHERE digest = ? AND revoked = 0", (_digest(token),))
+        return json.loads(rows[0][0]) if rows else None
+
+    def links(self) -> list[dict]:
+        """Every link (without its token): when, note, releases, revoked; newest first."""
+        rows = self._run("SELECT digest, created, note, releases, revoked FROM review_links ORDER BY created DESC")
+        return [
+            {"id": r[0][:12], "created": r[1], "note": r[2], "releases": json.loads(r[3]), "revoked": bool(r[4])}
+            for r in rows
+        ]
+
+    def revoke_link(self, link_id: str) -> None:
+        """Revoke the link whose id (the first 12 characters of its hash) is ``link_id``."""
+        self._run("UPDATE review_links SET revoked = 1 WHERE substr(digest, 1, 12) = ?", (link_id,))
+
+    # --- what a reviewer sees ---------------------------------------------------------------------
+
+    def reviewer_view(self, release_id: int) -> ReviewerView:
+        """A release with the data file's name (and its stem) replaced by "the data" everywhere: card,
+        reports, the synthetic file's text. Nothing publisher-only is included."""
+        release = self.releases.get(release_id)
+        if release is None:
+            raise DPSynthError(f"no release #{release_id}")
+        name = self.ledger.dataset_name(release.fingerprint) or ""
+        dataset = release.card.get("domain", {}).get("dataset") or ""
+        names = sorted(
+            {n for base in (name, dataset) if base for n in (base, base.rsplit(".", 1)[0]) if len(n) >= 3},
+            key=len,
+            reverse=True,
+        )
+        card = json.loads(_scrub(json.dumps(copy.deepcopy(release.card)), [json.dumps(n)[1:-1] for n in names]))
+        reports = [_scrub(r["html"], names) for r in self.releases.reports(release_id)]
+        return ReviewerView(release.id, release.created, card, reports, release.csv_bytes())
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _scrub(text: str, names) -> str:
+    for name in names:
+        text = text.replace(name, NAME_STAND_IN)
+    return text

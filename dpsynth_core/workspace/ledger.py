@@ -1,0 +1,376 @@
+"""The budget ledger: which ledger a table belongs to, every spend on it, its lifetime budget, and the
+one budget transaction that checks a spend against that budget and records it.
+
+:meth:`Ledger.reserve` is that transaction, in one ``BEGIN IMMEDIATE``: the dataset is noted, the
+spending after the new spend is composed per neighbouring relation by the accountant
+(:func:`~dpsynth_core.privacy.accounting.compose`, events under different relations are never added
+up) and checked against the lifetime budget (:class:`BudgetExceeded`, nothing recorded), then the
+spend is inserted. Two tabs or processes drawing at once both get recorded (or the second is
+refused), never lost.
+
+What the ledger can catch, and what it cannot (the README's "The budget ledger" says the same):
+
+* **It follows the records, not the bytes.** A table's ledger is found by the keyed
+  fingerprint of its records (:mod:`dpsynth_core.data.fingerprint`): the same records
+  shuffled, with other line ends, blank lines, another delimiter, saved as Parquet or split
+  into parts, or read under another declaration, find the same ledger.
+* **Versions of a table share a budget only when named.** A record added or a cell changed
+  makes other data with its own fingerprint; the publisher names a dataset
+  (``--dataset NAME``, or the name field of the app) so that monthly extracts or corrected
+  versions count against one lifetime budget. Once a table's records are in a named dataset,
+  they find it without the name too, and they cannot join another name.
+* **It is one workspace's ledger.** Another workspace folder (another ``--workspace``, another
+  machine, another account) has its own ledger and its own key: nothing links them. A
+  draw made with ``--no-ledger`` or through the Python API is in no ledger, and its card
+  says so when it comes from the command line.
+* **Who can see what.** The workspace folder is its owner's alone (:mod:`.database`). A
+  fingerprint shown on screen is an HMAC under the workspace's key, so it confirms nothing
+  about the data to anyone who does not hold the workspace file.
+* **Every change of a lifetime budget is kept**, with its time, old and new value
+  (``ledger --limit`` prints them), so removing a limit leaves a trace.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from dataclasses import fields
+
+import pandas as pd
+
+from ..data.fingerprint import check_source, records_fingerprint
+from ..errors import DPSynthError
+from ..privacy.accounting import PrivacyEvent, Spend, Spending, compose
+from ..wording import format_epsilon
+from .database import Database, now, secret
+
+#: What a release's card says when the command line recorded it in no ledger (``--no-ledger``).
+NO_LEDGER = (
+    "This release is in no budget ledger (made with --no-ledger): its privacy spend counts against no lifetime budget."
+)
+_NAME_PREFIX = "name:"
+
+
+class BudgetExceeded(DPSynthError):
+    """A draw or report would take a dataset past its lifetime budget (nothing was recorded)."""
+
+
+class Ledger:
+    """The ledger of a workspace's :class:`~dpsynth_core.workspace.database.Database` (a part of
+    :class:`~dpsynth_core.workspace.Workspace`)."""
+
+    def __init__(self, database: Database):
+        self.database = database
+
+    # --- the budget transaction: check the lifetime budget, then record -----------------------
+
+    def reserve(
+        self,
+        fp: str,
+        spend: Spend,
+        *,
+        name: str,
+        method: str,
+        purpose: str = "release",
+        source: str = "app",
+        what: str = "This draw",
+    ) -> int:
+        """Check ``spend`` against the lifetime budget and record it, in one transaction, before the data
+        is read; returns its id. Raises :class:`BudgetExceeded` (nothing recorded) when it does not fit
+        (:mod:`dpsynth_core.release.budgeted`)."""
+        with self.database.transaction() as conn:
+            self.ensure_dataset(conn, fp, name)
+            self.check_in(conn, fp, spend, what)
+            return self.insert_spend(conn, fp, spend, purpose, method, source)
+
+    @staticmethod
+    def ensure_dataset(conn, fp: str, name: str) -> None:
+        """Note the dataset (in the caller's transaction); a spend with no name keeps the dataset's name."""
+        stamp = now()
+        conn.execute(
+            "INSERT INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (fingerprint) DO UPDATE SET name = CASE WHEN excluded.name = '' THEN datasets.name "
+            "ELSE excluded.name END, last_seen = excluded.last_seen",
+            (fp, name, stamp, stamp),
+        )
+
+    def check_in(self, conn, fp: str, spend: Spend, what: str) -> Spending:
+        """The spending after ``spend`` (read in the caller's transaction); raises :class:`BudgetExceeded`
+        when it would exceed the lifetime budget, or has no guarantee to count against one."""
+        guaranteed = spend.guaranteed
+        after = self._spending(conn, fp, [spend])
+        limit = after.lifetime_epsilon
+        if limit is None:
+            return after
+        name = _shown_dataset(conn, fp)
+        if not guaranteed:
+            raise BudgetExceeded(
+                f"{what} has no differential-privacy guarantee (its method has none, or it is "
+                "seeded), so it cannot be "
+                f"counted against the lifetime budget of ε = {limit:g} on {name}: remove the "
+                "lifetime budget to use it anyway"
+            )
+        for total in after.relations:
+            if total.epsilon > limit * (1 + 1e-9):  # the spending before it, composed only for the message
+                spent = next(
+                    (r.epsilon for r in self._spending(conn, fp).relations if r.neighbouring == total.neighbouring), 0.0
+                )
+                raise BudgetExceeded(
+                    f"{what} would bring the total on {name} to ε = {format_epsilon(total.epsilon)} "
+                    f"({total.neighbouring}), over its lifetime budget of ε = {limit:g}: "
+                    f"ε = {format_epsilon(spent)} is already spent, so at most ε = "
+                    f"{format_epsilon(max(0.0, limit - spent))} is left. Lower ε or raise the lifetime budget"
+                )
+        return after
+
+    def _spending(self, conn, fp: str, extra=()) -> Spending:
+        spends = _spend_rows(conn, fp) + list(extra)
+        relations, unguaranteed = compose(spends)
+        return Spending(relations, unguaranteed, len(spends), _limit(conn, fp))
+
+    @staticmethod
+    def insert_spend(
+        conn, fp: str, spend: Spend, purpose: str, method: str, source: str, release_id: int | None = None
+    ) -> int:
+        """Record a spend (in the caller's transaction, after :meth:`check_in`); returns its id."""
+        return conn.execute(
+            "INSERT INTO spends (fingerprint, created, purpose, method, guaranteed, events, zcdp_delta, source, "
+            "release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                fp,
+                now(),
+                purpose,
+                method,
+                int(spend.guaranteed),
+                json.dumps([e.as_dict() for e in spend.events], default=float),
+                spend.zcdp_delta,
+                source,
+                release_id,
+            ),
+        ).lastrowid
+
+    def check(
+        self, fp: str, events, *, guaranteed: bool = True, what: str = "This draw", zcdp_delta: float = 0.0
+    ) -> Spending:
+        """The spending after ``events`` (a :class:`Spend` or a list of events), composed as :meth:`reserve`
+        records it, without recording anything; raises :class:`BudgetExceeded` if it would exceed the
+        lifetime budget."""
+        spend = events if isinstance(events, Spend) else Spend(tuple(events), guaranteed, zcdp_delta)
+        with self.database.connect() as conn:
+            return self.check_in(conn, fp, spend, what)
+
+    # --- what was spent -------------------------------------------------------------------------
+
+    def spending(self, fp: str) -> Spending:
+        """The composed totals of every spend recorded on a dataset."""
+        with self.database.connect() as conn:
+            return self._spending(conn, fp)
+
+    def spends(self, fp: str | None = None) -> list[dict]:
+        """Every recorded spend (of one dataset, or all), oldest first, each with its own composed cost."""
+        query = (
+            "SELECT s.id, s.fingerprint, d.name, s.created, s.purpose, s.method, s.guaranteed, s.events, "
+            "s.source, s.release_id, s.zcdp_delta FROM spends s LEFT JOIN datasets d ON "
+            "d.fingerprint = s.fingerprint"
+        )
+        with self.database.connect() as conn:
+            rows = conn.execute(
+                query + (" WHERE s.fingerprint = ?" if fp else "") + " ORDER BY s.id", (fp,) if fp else ()
+            ).fetchall()
+        out = []
+        for sid, fpr, name, created, purpose, method, guaranteed, events, source, release_id, zcdp_delta in rows:
+            parsed = tuple(_event(e) for e in json.loads(events))
+            relations, _ = compose([Spend(parsed, bool(guaranteed), zcdp_delta)])
+            out.append(
+                {
+                    "id": sid,
+                    "fingerprint": fpr,
+                    "dataset": name,
+                    "created": created,
+                    "purpose": purpose,
+                    "method": method,
+                    "guaranteed": bool(guaranteed),
+                    "source": source,
+                    "release_id": release_id,
+                    "epsilon": relations[0].epsilon if relations and guaranteed else None,
+                    "delta": relations[0].delta if relations and guaranteed else None,
+                    "neighbouring": relations[0].neighbouring if relations else None,
+                }
+            )
+        return out
+
+    # --- datasets and their lifetime budgets ------------------------------------------------------
+
+    def remember_dataset(self, fp: str, name: str) -> None:
+        with self.database.transaction() as conn:
+            self.ensure_dataset(conn, fp, name)
+
+    def datasets(self) -> list[dict]:
+        if not self.database.exists:  # opened read-only where no workspace was ever made
+            return []
+        with self.database.connect() as conn:
+            rows = conn.execute(
+                "SELECT fingerprint, name, first_seen, last_seen, lifetime_epsilon FROM datasets "
+                "ORDER BY last_seen DESC"
+            ).fetchall()
+        return [dict(zip(("fingerprint", "name", "first_seen", "last_seen", "lifetime_epsilon"), r)) for r in rows]
+
+    def dataset_name(self, fp: str) -> str | None:
+        with self.database.connect() as conn:
+            row = conn.execute("SELECT name FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+        return row[0] if row else None
+
+    def lifetime_budget(self, fp: str) -> float | None:
+        with self.database.connect() as conn:
+            return _limit(conn, fp)
+
+    def set_lifetime_budget(
+        self, fp: str, epsilon: float | None, *, name: str = "this data", source: str = "app"
+    ) -> None:
+        """Set (or with None, remove) the lifetime epsilon of a dataset; the change is kept with its time."""
+        if epsilon is not None and not (math.isfinite(epsilon) and epsilon > 0):
+            raise DPSynthError(f"lifetime budget ({epsilon}) must be a number > 0")
+        with self.database.transaction() as conn:
+            self.ensure_dataset(conn, fp, name)
+            record_limit(conn, fp, epsilon, now(), source)
+
+    def limit_changes(self, fp: str) -> list[dict]:
+        """Every change of a dataset's lifetime budget, oldest first: ``created``, ``old``, ``new``, ``source``."""
+        if not self.database.exists:
+            return []
+        with self.database.connect() as conn:
+            try:
+                rows = conn.execute(
+                    "SELECT created, old, new, source FROM limit_changes WHERE fingerprint = ? ORDER BY id", (fp,)
+                ).fetchall()
+            except sqlite3.OperationalError:  # a workspace older than the table, opened read-only
+                return []
+        return [dict(zip(("created", "old", "new", "source"), r)) for r in rows]
+
+    # --- which ledger a table belongs to ------------------------------------------------------------
+
+    def records_key(self, data, *, encoding: str | None = None, delimiter: str | None = None) -> str | None:
+        """The keyed fingerprint of a table's records (:func:`~dpsynth_core.data.fingerprint.records_fingerprint`)
+        under this workspace's key: the same records, in any file form, give the same key.
+        None for a workspace opened read-only that has no key yet (it knows no records)."""
+        if not isinstance(data, pd.DataFrame):
+            check_source(data)
+        if not self.database.exists:
+            return None
+        with self.database.connect() as conn:
+            key = secret(conn)
+        return None if key is None else records_fingerprint(data, key, encoding=encoding, delimiter=delimiter)
+
+    def dataset_key(self, records: str | None, name: str | None = None) -> str | None:
+        """The ledger key of a table: its named dataset's (``name``, or the one its records joined
+        before), else its records' own. Naming records puts them into the named dataset for
+        good (:func:`join_named`)."""
+        if name is not None:
+            key = name_key(name)
+            if records is not None and not self.database.read_only:
+                with self.database.transaction() as conn:
+                    join_named(conn, records, key, now())
+                    self.ensure_dataset(conn, key, shown_name(key))
+            return key
+        if records is None or not self.database.exists:
+            return records
+        with self.database.connect() as conn:
+            try:
+                return named_by(conn, records) or records
+            except sqlite3.OperationalError:  # an older workspace, opened read-only
+                return records
+
+
+# --- reading the ledger's rows (inside a connection) ---------------------------------------------
+
+
+def _event(data: dict) -> PrivacyEvent:
+    known = {f.name for f in fields(PrivacyEvent)}
+    return PrivacyEvent(**{k: v for k, v in data.items() if k in known})
+
+
+def _spend_rows(conn, fp: str) -> list[Spend]:
+    rows = conn.execute(
+        "SELECT events, guaranteed, zcdp_delta FROM spends WHERE fingerprint = ? ORDER BY id", (fp,)
+    ).fetchall()
+    return [
+        Spend(tuple(_event(e) for e in json.loads(events)), bool(guaranteed), zcdp_delta)
+        for events, guaranteed, zcdp_delta in rows
+    ]
+
+
+def _limit(conn, fp: str) -> float | None:
+    row = conn.execute("SELECT lifetime_epsilon FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+    return row[0] if row else None
+
+
+def _shown_dataset(conn, fp: str) -> str:
+    """The dataset as a refusal names it: its name in quotes, else "this data"."""
+    row = conn.execute("SELECT name FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+    return f"'{row[0]}'" if row else "this data"
+
+
+# --- named datasets and their limits -------------------------------------------------------------
+
+
+def name_key(name: str) -> str:
+    """The ledger key of a dataset the publisher named."""
+    if not isinstance(name, str) or not name.strip():
+        raise DPSynthError("a dataset name must not be empty")
+    name = name.strip()
+    if len(name) > 200 or any(ord(c) < 32 for c in name):
+        raise DPSynthError("a dataset name is at most 200 characters, with no line ends or control characters")
+    return _NAME_PREFIX + name
+
+
+def shown_name(key: str) -> str | None:
+    """The publisher's name of a named dataset's key, else None."""
+    return key[len(_NAME_PREFIX) :] if key.startswith(_NAME_PREFIX) else None
+
+
+def named_by(conn, records: str) -> str | None:
+    row = conn.execute("SELECT dataset FROM dataset_records WHERE records = ?", (records,)).fetchone()
+    return row[0] if row else None
+
+
+def join_named(conn, records: str, key: str, when: str) -> None:
+    """Put a table's records into a named dataset, moving any ledger they had alone into it.
+
+    Their spends, releases and declaration follow; of two lifetime budgets the smaller holds
+    (the change is recorded). Records already in another named dataset are refused.
+    """
+    current = named_by(conn, records)
+    if current == key:
+        return
+    if current is not None:
+        raise DPSynthError(
+            f"these records are already counted in the dataset '{shown_name(current)}': use that "
+            "name, so that one lifetime budget holds for them"
+        )
+    conn.execute("INSERT INTO dataset_records (records, dataset, joined) VALUES (?, ?, ?)", (records, key, when))
+    for table in ("spends", "releases"):
+        conn.execute(f"UPDATE {table} SET fingerprint = ? WHERE fingerprint = ?", (key, records))
+    conn.execute("UPDATE OR IGNORE declarations SET fingerprint = ? WHERE fingerprint = ?", (key, records))
+    own = conn.execute("SELECT lifetime_epsilon FROM datasets WHERE fingerprint = ?", (records,)).fetchone()
+    if own is not None and own[0] is not None:
+        theirs = conn.execute("SELECT lifetime_epsilon FROM datasets WHERE fingerprint = ?", (key,)).fetchone()
+        if theirs is None or theirs[0] is None or own[0] < theirs[0]:
+            conn.execute(
+                "INSERT OR IGNORE INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?)",
+                (key, shown_name(key), when, when),
+            )
+            record_limit(conn, key, own[0], when, "joined")
+    conn.execute("DELETE FROM datasets WHERE fingerprint = ?", (records,))
+
+
+def record_limit(conn, key: str, epsilon: float | None, when: str, source: str) -> None:
+    """Set a dataset's lifetime budget and keep the change (time, old and new value)."""
+    row = conn.execute("SELECT lifetime_epsilon FROM datasets WHERE fingerprint = ?", (key,)).fetchone()
+    old = row[0] if row else None
+    conn.execute("UPDATE datasets SET lifetime_epsilon = ? WHERE fingerprint = ?", (epsilon, key))
+    if old != epsilon:
+        conn.execute(
+            "INSERT INTO limit_changes (fingerprint, created, old, new, source) VALUES (?, ?, ?, ?, ?)",
+            (key, when, old, epsilon, source),
+        )
