@@ -154,16 +154,35 @@ def run_compare(args) -> None:
     )
 
 
-def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: str | None):
-    """The workspace's release whose synthetic file is ``synthetic_path`` (or whose card is ``card_path``)."""
-    content = Path(synthetic_path).read_bytes()
+def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: str | None, synthetic):
+    """The workspace's release of these records whose file ``synthetic_path`` is.
+
+    Found by the file's content: the digest ``synth --workspace`` recorded of the file it wrote, or the
+    stored table's own CSV (the app's download). A ``--card`` must then be that release's card. A card
+    alone finds only a release made before files were recorded, and only when the file has that
+    release's columns and rows (``synthetic``: the file as read); anything else is refused.
+    """
     card = read_card(card_path) if card_path else None
-    for stored in workspace.releases.made_from(fingerprint):
-        if (card is not None and stored.card == card) or stored.csv_bytes() == content:
+    stored_id = workspace.releases.written_to(synthetic_path)
+    made = workspace.releases.made_from(fingerprint)
+    found = next((r for r in made if r.id == stored_id), None)
+    if found is None and stored_id is not None:
+        raise DPSynthError(f"{synthetic_path} is release #{stored_id} of other records, not of this real table")
+    if found is None:
+        content = Path(synthetic_path).read_bytes()
+        found = next((r for r in made if r.csv_bytes() == content), None)
+    if found is not None:
+        if card is not None and found.card != card:
+            raise DPSynthError(f"--card is not the card of {synthetic_path} (release #{found.id})")
+        return found
+    for stored in made if card is not None else ():
+        if stored.card == card and not workspace.releases.has_files(stored.id):
+            if len(synthetic) != stored.rows or list(synthetic.columns) != list(stored.data.columns):
+                break
             return stored
     raise DPSynthError(
-        f"{synthetic_path} is not a release of this real table recorded in the workspace: make it "
-        "with 'synth --workspace', or pass its --card"
+        f"{synthetic_path} is not a release of this real table recorded in the workspace (not the file "
+        "'synth --workspace' wrote, nor one downloaded from the app; a file changed since is not the release)"
     )
 
 
@@ -221,7 +240,7 @@ def run_report(args) -> None:
     workspace = Workspace(args.workspace)
     # The ledger of the real table's records (any file form), as ``synth`` recorded the release in.
     fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(real))
-    stored = _find_release(workspace, fingerprint, args.synthetic, args.card)
+    stored = _find_release(workspace, fingerprint, args.synthetic, args.card, synthetic)
     columns = list(domain.kept)
     pairs = (
         [tuple(c.strip() for c in p.split(",")) for p in args.pair]

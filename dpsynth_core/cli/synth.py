@@ -76,6 +76,7 @@ def run_synth(args) -> None:
         folder = Path(args.workspace).expanduser() if args.workspace else default_folder()
         check_apart_from_workspace(folder / FILE_NAME, data)
         workspace = open_workspace(args.workspace)
+        reading["workspace"] = workspace
         if request.engine == "pandas":  # read once: the table keys the ledger and is drawn from
             from ..data.tables import read_table
 
@@ -133,6 +134,8 @@ def run_synth(args) -> None:
         discard(temporary)
         raise
     write_all([(path, contents[flag]) for flag, path in targets if flag in contents], ready=[(temporary, out_path)])
+    if made.release_id is not None:  # the file as written finds its release later (``report``)
+        reading["workspace"].releases.record_file(made.release_id, out_path)
     _publisher_notes(release, reading.get("lines"), args)
 
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import atexit
 import gzip
+import hashlib
 import io
 import json
 import math
+import sqlite3
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -138,6 +141,39 @@ class Releases:
                 _HOLDING.add(self)
         return release_id
 
+    # --- the files a release was written to -----------------------------------------------------
+
+    def record_file(self, release_id: int, content: bytes | str) -> None:
+        """Remember the SHA-256 digest of a file ``release_id`` was written to (``synth --out``: its CSV or
+        Parquet bytes, not the stored table's CSV form), so that :meth:`written_to` finds the release by
+        that file later. ``content``: the file's bytes, or the path of the file as written."""
+        digest = file_digest(content)
+        with self.database.transaction() as conn:
+            conn.execute(_FILES_TABLE)
+            conn.execute(
+                "INSERT OR IGNORE INTO release_files (digest, release_id, created) VALUES (?, ?, ?)",
+                (digest, int(release_id), now()),
+            )
+
+    def written_to(self, content: bytes | str) -> int | None:
+        """The release whose recorded file has exactly this content (bytes, or a file's path); None if none."""
+        digest = file_digest(content)
+        with self.database.connect() as conn:
+            try:
+                row = conn.execute("SELECT release_id FROM release_files WHERE digest = ?", (digest,)).fetchone()
+            except sqlite3.OperationalError:  # no file recorded yet in this workspace: no table
+                return None
+        return None if row is None else int(row[0])
+
+    def has_files(self, release_id: int) -> bool:
+        """Whether a file written for ``release_id`` was recorded (releases made before files were: no)."""
+        with self.database.connect() as conn:
+            try:
+                row = conn.execute("SELECT 1 FROM release_files WHERE release_id = ?", (int(release_id),)).fetchone()
+            except sqlite3.OperationalError:
+                return False
+        return row is not None
+
     def write_tables(self) -> None:
         """Write the tables :meth:`record` kept for later (``table_later``); cheap when there are none."""
         with self._writing:  # a reader waits here until a table being written is in the file
@@ -264,6 +300,29 @@ class Releases:
                 (int(release_id),),
             ).fetchall()
         return [{"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4]} for r in rows]
+
+
+#: The digests of the files releases were written to (made on first use; older workspaces lack it).
+_FILES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS release_files (digest TEXT PRIMARY KEY, release_id INTEGER NOT NULL, "
+    "created TEXT NOT NULL)"
+)
+
+
+def file_digest(content: bytes | str) -> str:
+    """SHA-256 (hex) of bytes, or of the file at a path, read in blocks (a release may be gigabytes)."""
+    if isinstance(content, bytes):
+        return hashlib.sha256(content).hexdigest()
+    digest = hashlib.sha256()
+    root = Path(content)
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]  # a folder of parts
+    for path in files:
+        if root.is_dir():
+            digest.update(str(path.relative_to(root)).encode() + b"\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda handle=handle: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def _table_blob(table: pd.DataFrame) -> bytes:

@@ -240,3 +240,33 @@ def test_sigterm_caught_inside_a_library_still_ends_as_terminated(monkeypatch, c
     assert capsys.readouterr().err.strip() == "error: terminated; nothing was written"
     monkeypatch.undo()
     assert main(["tau", "--size", "10", "--rho", "0.9", "--epsilon", "1"]) == 0  # the next run starts afresh
+
+
+def test_a_release_made_by_synth_is_found_by_the_file_it_wrote(files, tmp_path, capsys, monkeypatch):
+    """``synth --workspace --out F`` records F's digest: ``report`` finds the release by F alone; F with a
+    row appended is not the release, with or without the release's --card."""
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    base = _base_commands(files)["report"]
+    without_card = base[: base.index("--card")]
+    assert main([*without_card, "--out", str(tmp_path / "report.html")]) == 0, capsys.readouterr().err
+    changed = tmp_path / "changed.csv"
+    lines = files["synthetic"].read_text().splitlines(keepends=True)
+    changed.write_text("".join(lines) + lines[-1])
+    before = _state(files)
+    for argv in (without_card, base):
+        argv = [a if a != str(files["synthetic"]) else str(changed) for a in argv]
+        assert main([*argv, "--out", str(tmp_path / "report2.html")]) == 2
+        err = capsys.readouterr().err
+        assert "is not a release of this real table" in err and len(err.strip().splitlines()) == 1
+    assert _state(files) == before and not (tmp_path / "report2.html").exists()
+
+
+def test_a_card_of_another_release_is_refused(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    other_card = tmp_path / "other.card.json"
+    argv = ["synth", str(files["real"]), "--domain", str(files["domain"]), "--epsilon", "0.5", "--method", "cathist"]
+    argv += ["--workspace", str(files["workspace"]), "--out", str(tmp_path / "other.csv"), "--card", str(other_card)]
+    assert main(argv) == 0
+    base = [a if a != str(files["card"]) else str(other_card) for a in _base_commands(files)["report"]]
+    assert main([*base, "--out", str(tmp_path / "report.html")]) == 2
+    assert "--card is not the card of" in capsys.readouterr().err
