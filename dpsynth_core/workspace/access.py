@@ -24,6 +24,7 @@ import ipaddress
 import json
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 
 from ..errors import DPSynthError
@@ -48,10 +49,16 @@ NAME_STAND_IN = "the data"
 # --- passwords and where a login is needed ----------------------------------------------------
 
 
+def _normal(password: str) -> str:
+    """A password as Unicode NFC: the same characters typed composed ("é") or decomposed ("e" + accent,
+    as some keyboards and systems send them) are one password (as RFC 8265's OpaqueString)."""
+    return unicodedata.normalize("NFC", password)
+
+
 def hash_password(password: str, salt: bytes | None = None) -> str:
     """``scrypt$n$r$p$salt$hash`` (hex) of a password."""
     salt = salt if salt is not None else secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, dklen=32, maxmem=_MAXMEM, **SCRYPT)
+    digest = hashlib.scrypt(_normal(password).encode("utf-8"), salt=salt, dklen=32, maxmem=_MAXMEM, **SCRYPT)
     return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
 
 
@@ -60,7 +67,7 @@ def password_matches(password: str, stored: str) -> bool:
     try:
         kind, n, r, p, salt, digest = stored.split("$")
         again = hashlib.scrypt(
-            password.encode("utf-8"),
+            _normal(password).encode("utf-8"),
             salt=bytes.fromhex(salt),
             n=int(n),
             r=int(r),
@@ -116,12 +123,19 @@ class Access:
 
     # --- accounts ---------------------------------------------------------------------------------
 
-    def add_account(self, name: str, password: str) -> None:
-        """Create (or reset the password of) a publisher account. Raises :class:`DPSynthError` for a bad
-        name or a password shorter than :data:`MIN_PASSWORD` characters."""
-        if not _NAME.fullmatch(name or ""):
+    def check_new_account(self, name: str, *, replace: bool = False) -> None:
+        """Refuse a bad account name, or an existing one unless ``replace`` (before any password is asked)."""
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise DPSynthError("an account name is 1 to 64 letters, digits or . _ @ -")
-        if len(password) < MIN_PASSWORD:
+        if not replace and name in self.accounts():
+            raise DPSynthError(f"the account {name} exists: to set a new password, say --replace")
+
+    def add_account(self, name: str, password: str, *, replace: bool = False) -> None:
+        """Create a publisher account (or, with ``replace``, set a new password for an existing one).
+        Raises :class:`DPSynthError` for a bad name, an existing name without ``replace``, or a password
+        shorter than :data:`MIN_PASSWORD` characters (counted after Unicode normalisation)."""
+        self.check_new_account(name, replace=replace)
+        if len(unicodedata.normalize("NFC", password)) < MIN_PASSWORD:
             raise DPSynthError(f"a password needs at least {MIN_PASSWORD} characters")
         self._run(
             "INSERT OR REPLACE INTO accounts (name, created, hash) VALUES (?, datetime('now'), ?)",
@@ -132,6 +146,9 @@ class Access:
         return [row[0] for row in self._run("SELECT name FROM accounts ORDER BY name")]
 
     def remove_account(self, name: str) -> None:
+        """Remove an account; :class:`DPSynthError` when there is none of that name."""
+        if name not in self.accounts():
+            raise DPSynthError(f"there is no account {_shown(name)}")
         self._run("DELETE FROM accounts WHERE name = ?", (name,))
 
     def sign_in(self, name: str, password: str) -> bool:
@@ -174,8 +191,20 @@ class Access:
         ]
 
     def revoke_link(self, link_id: str) -> None:
-        """Revoke the link whose id (the first 12 characters of its hash) is ``link_id``."""
+        """Revoke the link whose id (the first 12 characters of its hash, as ``links`` lists it) is
+        ``link_id``; :class:`DPSynthError` for an id that is malformed, unknown or already revoked."""
+        self.check_revocable(link_id)
         self._run("UPDATE review_links SET revoked = 1 WHERE substr(digest, 1, 12) = ?", (link_id,))
+
+    def check_revocable(self, link_id: str) -> None:
+        """:class:`DPSynthError` unless ``link_id`` names an open link."""
+        if not isinstance(link_id, str) or not re.fullmatch(r"[0-9a-f]{12}", link_id):
+            raise DPSynthError(f"{_shown(link_id)} is not a link id: 12 characters 0-9 a-f ('review-link list')")
+        found = {link["id"]: link for link in self.links()}.get(link_id)
+        if found is None:
+            raise DPSynthError(f"there is no reviewer link {link_id}")
+        if found["revoked"]:
+            raise DPSynthError(f"the reviewer link {link_id} is already revoked")
 
     # --- what a reviewer sees ---------------------------------------------------------------------
 
@@ -195,6 +224,12 @@ class Access:
         card = json.loads(_scrub(json.dumps(copy.deepcopy(release.card)), [json.dumps(n)[1:-1] for n in names]))
         reports = [_scrub(r["html"], names) for r in self.releases.reports(release_id)]
         return ReviewerView(release.id, release.created, card, reports, release.csv_bytes())
+
+
+def _shown(value) -> str:
+    """A user's value for a message: printable characters only (never a control character), and short."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in str(value))
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _digest(token: str) -> str:

@@ -270,3 +270,47 @@ def test_a_card_of_another_release_is_refused(files, tmp_path, capsys, monkeypat
     base = [a if a != str(files["card"]) else str(other_card) for a in _base_commands(files)["report"]]
     assert main([*base, "--out", str(tmp_path / "report.html")]) == 2
     assert "--card is not the card of" in capsys.readouterr().err
+
+
+def _cli(argv, stdin: bytes | None = None, env=None):
+    """``python -m dpsynth_core`` as a process (standard input given or closed): (exit, stdout, stderr)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-m", "dpsynth_core", *argv],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        env={**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    return done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+
+
+def test_accounts_and_links_refuse_what_is_not_there_in_one_line(tmp_path):
+    ws = ["--workspace", str(tmp_path / "ws")]
+    assert _cli(["account", "add", "alice", *ws], b"correct horse battery\n")[0] == 0
+    cases = [
+        (["account", "add", "alice", *ws], b"another long password\n", "exists: to set a new password, say --replace"),
+        (["account", "add", "bad name", *ws], b"correct horse battery\n", "an account name is"),
+        (["account", "add", "bob", *ws], b"", "no password given"),
+        (["account", "add", "bob", *ws], b"\xff\xfe not utf-8 at all\n", "not text in UTF-8"),
+        (["account", "remove", "nobody", *ws], None, "there is no account 'nobody'"),
+        (["account", "list", "--workspace", ""], None, "--workspace must name a folder"),
+        (["review-link", "list", "--workspace", ""], None, "--workspace must name a folder"),
+        (["review-link", "add", "1", "abc", "-3", *ws], None, "release number 2 ('abc') is not a release number"),
+        (["review-link", "add", "²", *ws], None, "release number 1 ('²')"),
+        (["review-link", "add", *ws], None, "needs at least one release number"),
+        (["review-link", "revoke", *ws], None, "needs the id of a link"),
+        (["review-link", "revoke", "0123456789ab", *ws], None, "there is no reviewer link 0123456789ab"),
+        (["review-link", "revoke", "xyz", *ws], None, "is not a link id"),
+    ]
+    for argv, stdin, message in cases:
+        status, out, err = _cli(argv, stdin)
+        assert status == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, status, out, err)
+    assert _cli(["account", "add", "alice", "--replace", *ws], b"another long password\n")[0] == 0
+    assert _cli(["account", "list", *ws])[1].split() == ["alice"]
+    assert not (tmp_path / "ws" / "workspace.sqlite").with_name("x").exists()
+    assert "\x1b" not in _cli(["account", "remove", "\x1b[2Jevil", *ws])[2]

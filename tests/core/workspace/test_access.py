@@ -1,5 +1,7 @@
 """Accounts, reviewer links and what a reviewer is shown (dpsynth_core.workspace.access)."""
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -86,3 +88,31 @@ def test_a_reviewer_sees_no_file_name_and_no_real_value(tmp_path):
     shown = str(view.card) + "".join(view.reports) + view.csv.decode()
     assert "zanzibar" not in shown and "Xanthippe" not in shown and access.NAME_STAND_IN in str(view.card)
     assert view.csv.decode().splitlines()[0] == "ward"
+
+
+def test_what_does_not_exist_cannot_be_removed_or_revoked_and_nothing_is_replaced_unasked(tmp_path):
+    workspace = Workspace(tmp_path)
+    workspace.access.add_account("alice", "correct horse battery")
+    with pytest.raises(DPSynthError, match="the account alice exists"):
+        workspace.access.add_account("alice", "another long password")
+    assert workspace.access.sign_in("alice", "correct horse battery")
+    workspace.access.add_account("alice", "another long password", replace=True)
+    assert workspace.access.sign_in("alice", "another long password")
+    with pytest.raises(DPSynthError, match="there is no account 'nobody'"):
+        workspace.access.remove_account("nobody")
+    token = workspace.access.create_link([_release(workspace)])
+    [link] = workspace.access.links()
+    for wrong, message in (("abc", "is not a link id"), ("0" * 12, "there is no reviewer link"), ("\x1b[2J", "'?")):
+        with pytest.raises(DPSynthError, match=re.escape(message)):
+            workspace.access.revoke_link(wrong)
+    workspace.access.revoke_link(link["id"])
+    with pytest.raises(DPSynthError, match="already revoked"):
+        workspace.access.revoke_link(link["id"])
+    assert workspace.access.releases_for(token) is None
+
+
+def test_a_password_typed_composed_or_decomposed_is_one_password(tmp_path):
+    workspace = Workspace(tmp_path)
+    composed, decomposed = "caf\u00e9 au lait!", "cafe\u0301 au lait!"
+    workspace.access.add_account("zoe", composed)
+    assert workspace.access.sign_in("zoe", decomposed) and workspace.access.sign_in("zoe", composed)
