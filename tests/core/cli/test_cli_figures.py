@@ -13,6 +13,7 @@ from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.evaluation import metrics, report
 from dpsynth_core.workspace import Workspace
+from tests.conftest import run_cli_synth
 from tests.every_kind import DOMAIN, real_table, released_form
 
 
@@ -23,25 +24,8 @@ def adult(tmp_path_factory):
     domain = folder / "adult.policy.json"
     domain.write_text(json.dumps(example_declaration("adult")))
     out, card = folder / "synthetic.csv", folder / "card.json"
-    status = main(
-        [
-            "synth",
-            str(example_csv("adult")),
-            "--domain",
-            str(domain),
-            "--epsilon",
-            "1",
-            "--method",
-            "cathist",
-            "--seed",
-            "4",
-            "--out",
-            str(out),
-            "--card",
-            str(card),
-            "--workspace",
-            str(folder / "ws"),
-        ]
+    status = run_cli_synth(
+        example_csv("adult"), domain, method="cathist", seed=4, out=out, card=card, workspace=folder / "ws"
     )
     assert status == 0
     return folder, domain, out, card

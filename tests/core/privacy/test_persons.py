@@ -17,7 +17,7 @@ from dpsynth_core.evaluation import report as reports
 from dpsynth_core.privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent
 from dpsynth_core.privacy.persons import bound_rows, group_guarantee, person_ledger, person_relation
 from dpsynth_core.release import synthesize
-from tests.conftest import stated
+from tests.conftest import stated, synth_argv
 
 SPEC = {
     "columns": {
@@ -180,20 +180,7 @@ def test_cli_person_options(tmp_path, capsys):
     _visits(300, 100).to_csv(data, index=False)
     declaration.write_text(json.dumps({k: v for k, v in SPEC.items() if k != "person"}))
     card = tmp_path / "card.json"
-    args = [
-        "synth",
-        str(data),
-        "--domain",
-        str(declaration),
-        "--epsilon",
-        "1",
-        "--out",
-        str(tmp_path / "out.csv"),
-        "--card",
-        str(card),
-        "--workspace",
-        str(tmp_path / "ws"),
-    ]
+    args = synth_argv(data, declaration, out=tmp_path / "out.csv", card=card, workspace=tmp_path / "ws")
     assert main(args + ["--person", "pid", "--max-rows-per-person", "3"]) == 0
     written = json.loads(card.read_text())
     assert written["privacy_unit"]["max_rows_per_person"] == 3

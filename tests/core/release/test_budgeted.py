@@ -17,6 +17,7 @@ from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.planning import price
 from dpsynth_core.wording import format_delta, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded, Workspace
+from tests.conftest import run_cli_synth
 from tests.core.synthesizers.methods_common import adult_small
 
 FP = "f" * 64
@@ -165,23 +166,8 @@ def _cli(tmp_path, table, method, out, *extra):
     if not data.exists():
         frame.to_csv(data, index=False)
         domain.write_text(json.dumps(spec))
-    argv = [
-        "synth",
-        str(data),
-        "--domain",
-        str(domain),
-        "--epsilon",
-        "1",
-        "--method",
-        method,
-        "--out",
-        str(out),
-        "--workspace",
-        str(tmp_path / "ws"),
-    ]
-    if method in ROWS:
-        argv += ["--rows", str(ROWS[method])]
-    return main(argv + list(extra)), data
+    rows = {"rows": ROWS[method]} if method in ROWS else {}
+    return run_cli_synth(data, domain, *extra, method=method, out=out, workspace=tmp_path / "ws", **rows), data
 
 
 def _ledger(tmp_path, capsys) -> dict:

@@ -20,7 +20,7 @@ from dpsynth_core.cli import main
 from dpsynth_core.data.fingerprint import RecordSums, records_fingerprint
 from dpsynth_core.release.ledger import APPLICATION_ID
 from dpsynth_core.workspace import Workspace
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli_synth, synth_argv
 from tests.corpus import good_csv, good_domain
 
 KEY = bytes(range(32))
@@ -101,23 +101,10 @@ def test_a_limit_holds_for_the_records_in_every_form_and_every_change_is_kept(fi
     assert main(["ledger", str(files / "a.csv"), "--workspace", ws, "--limit", "1.5"]) == 0
 
     def synth(name, epsilon, *extra):
-        return main(
-            [
-                "synth",
-                str(files / name),
-                "--domain",
-                str(files / "d.json"),
-                "--epsilon",
-                str(epsilon),
-                "--out",
-                str(files / f"out-{name}-{epsilon}.csv"),
-                "--workspace",
-                ws,
-                "--method",
-                "cathist",
-                *extra,
-            ]
-        )  # pure DP: the spends add up exactly
+        out = files / f"out-{name}-{epsilon}.csv"  # pure DP: the spends add up exactly
+        return run_cli_synth(
+            files / name, files / "d.json", *extra, epsilon=epsilon, out=out, workspace=ws, method="cathist"
+        )
 
     assert synth("a.csv", 1) == 0
     for form in ("b.csv", "c.tsv", "d.parquet", "parts"):
@@ -131,41 +118,10 @@ def test_a_limit_holds_for_the_records_in_every_form_and_every_change_is_kept(fi
 
 def test_synth_records_in_the_default_workspace_unless_told_not_to(files):
     default = Workspace()
-    assert (
-        main(
-            [
-                "synth",
-                str(files / "a.csv"),
-                "--domain",
-                str(files / "d.json"),
-                "--epsilon",
-                "1",
-                "--out",
-                str(files / "o.csv"),
-            ]
-        )
-        == 0
-    )
+    assert run_cli_synth(files / "a.csv", files / "d.json", out=files / "o.csv") == 0
     assert default.spending(default.dataset_key(default.records_key(files / "d.parquet"))).draws == 1
     card = files / "card.json"
-    assert (
-        main(
-            [
-                "synth",
-                str(files / "a.csv"),
-                "--domain",
-                str(files / "d.json"),
-                "--epsilon",
-                "1",
-                "--out",
-                str(files / "o2.csv"),
-                "--no-ledger",
-                "--card",
-                str(card),
-            ]
-        )
-        == 0
-    )
+    assert run_cli_synth(files / "a.csv", files / "d.json", out=files / "o2.csv", no_ledger=True, card=card) == 0
     assert "in no budget ledger" in json.loads(card.read_text())["ledger"]
     assert len(default.spends()) == 1
 
@@ -174,61 +130,20 @@ def test_named_versions_share_one_budget_and_their_records_find_it(files, capsys
     ws = str(files / "ws")
     frame = pd.read_csv(files / "a.csv", dtype=str, keep_default_na=False)
     frame.iloc[:250].to_csv(files / "v1.csv", index=False)
-    base = ["--domain", str(files / "d.json"), "--workspace", ws, "--method", "cathist"]  # pure DP: spends add up
-    assert main(["synth", str(files / "v1.csv"), *base, "--epsilon", "1", "--out", str(files / "o1.csv")]) == 0
+
+    def synth(name, epsilon, out, *dataset):
+        flags = {"epsilon": epsilon, "out": files / out, "workspace": ws, "method": "cathist"}  # pure DP: spends add up
+        return run_cli_synth(files / name, files / "d.json", *dataset, **flags)
+
+    assert synth("v1.csv", 1, "o1.csv") == 0
     assert main(["ledger", "--dataset", "monthly", "--workspace", ws, "--limit", "2.5"]) == 0
     # v1 joins the name with its earlier draw; v2 (more records) shares the budget
-    assert (
-        main(
-            [
-                "synth",
-                str(files / "v1.csv"),
-                *base,
-                "--dataset",
-                "monthly",
-                "--epsilon",
-                "1",
-                "--out",
-                str(files / "o2.csv"),
-            ]
-        )
-        == 0
-    )
-    assert (
-        main(
-            [
-                "synth",
-                str(files / "a.csv"),
-                *base,
-                "--dataset",
-                "monthly",
-                "--epsilon",
-                "1",
-                "--out",
-                str(files / "o3.csv"),
-            ]
-        )
-        == 2
-    )
+    assert synth("v1.csv", 1, "o2.csv", "--dataset", "monthly") == 0
+    assert synth("a.csv", 1, "o3.csv", "--dataset", "monthly") == 2
     assert "over its lifetime budget of ε = 2.5" in capsys.readouterr().err
     # the records, without the name, find the named dataset; they cannot join another name
-    assert main(["synth", str(files / "d.parquet"), *base, "--epsilon", "0.6", "--out", str(files / "o4.csv")]) == 2
-    assert (
-        main(
-            [
-                "synth",
-                str(files / "v1.csv"),
-                *base,
-                "--dataset",
-                "other",
-                "--epsilon",
-                "0.1",
-                "--out",
-                str(files / "o5.csv"),
-            ]
-        )
-        == 2
-    )
+    assert synth("d.parquet", 0.6, "o4.csv") == 2
+    assert synth("v1.csv", 0.1, "o5.csv", "--dataset", "other") == 2
     assert "already counted in the dataset 'monthly'" in capsys.readouterr().err
 
 
@@ -250,25 +165,7 @@ def test_a_seeded_run_says_it_is_not_private_before_writing_and_the_ledger_agree
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(releases.Request, "run", drawing)
-    assert (
-        main(
-            [
-                "synth",
-                str(files / "a.csv"),
-                "--domain",
-                str(files / "d.json"),
-                "--epsilon",
-                "1",
-                "--seed",
-                "3",
-                "--out",
-                str(out),
-                "--workspace",
-                ws,
-            ]
-        )
-        == 0
-    )
+    assert run_cli_synth(files / "a.csv", files / "d.json", seed=3, out=out, workspace=ws) == 0
     assert "not private" in seen[0] and out.exists()
     (spend,) = Workspace(ws).spends()
     assert spend["guaranteed"] is False and spend["epsilon"] is None
@@ -363,7 +260,7 @@ def test_outputs_never_name_the_workspace_and_empty_paths_are_refused(files, cap
     ws = files / "ws"
     Workspace(ws)
     before = (ws / "workspace.sqlite").read_bytes()
-    base = ["synth", str(files / "a.csv"), "--domain", str(files / "d.json"), "--epsilon", "1"]
+    base = synth_argv(files / "a.csv", files / "d.json")
     for extra in (
         ["--out", str(files / "o.csv"), "--card", str(ws / "workspace.sqlite"), "--workspace", str(ws)],
         ["--out", str(files / "o.csv"), "--card-html", str(ws / "workspace.sqlite-wal"), "--workspace", str(ws)],
