@@ -173,25 +173,6 @@ def test_a_real_releases_chunk_sampler_goes_to_spark_s_executors(ce):
     pd.testing.assert_frame_equal(shipped(1, 300), draw(1, 300))
 
 
-def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
-    import numpy as np
-    from randomgen import ChaCha
-
-    from dpsynth_core.privacy.noise import chunk_generator, make_noise_source, stream_key
-
-    secure = make_noise_source(None)
-    key = stream_key(secure.rng)
-    assert key.dtype == np.uint64 and key.shape == (4,)
-    first = chunk_generator(key, 1)
-    state = first.bit_generator.state["state"]
-    assert isinstance(first.bit_generator, ChaCha) and state["rounds"] == 20
-    assert state["keysetup"].view(np.uint64).tolist() == key.tolist()  # the key is set directly, all 256 bits
-    assert state["ctr"].tolist() == [0, 1]  # stream 1 starts 2**64 blocks on: beyond what any chunk draws
-    assert not np.array_equal(chunk_generator(key, 0).integers(0, 2**63, 64), first.integers(0, 2**63, 64))
-    with pytest.raises(ValueError):
-        chunk_generator(key, 2**64)
-
-
 def _cli(tmp_path, data, out, *extra):
     domain = tmp_path / "ce.domain.json"
     if not domain.exists():
