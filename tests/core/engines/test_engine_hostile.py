@@ -174,17 +174,19 @@ def test_columns_named_race_and_Race_work_in_memory_and_are_refused_in_one_line_
         assert not (tmp_path / "o.csv").exists()
 
 
+def _timestamps(path, stamps, *, first: str, unit: str) -> dict:
+    """Write the time-zone timestamps ``stamps`` and a small category to Parquet; their declaration, the
+    dates from ``first`` to the end of 2020 in bins of one ``unit``."""
+    pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), path)
+    date = {"type": "date", "min": first, "max": "2020-12-31", "unit": unit}
+    return {"columns": {"when": date, "c": {"type": "categorical", "values": ["a", "b", "c"]}}}
+
+
 @pytest.mark.spark
 def test_time_zone_timestamps_give_the_same_release_on_duckdb_and_spark(tmp_path, capsys):
     """Read as their UTC wall-clock time on both engines (and by the records' fingerprint)."""
     stamps = pd.date_range("2020-01-01", periods=300, freq="D", tz="Europe/Paris")
-    pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), tmp_path / "tz.parquet")
-    spec = {
-        "columns": {
-            "when": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
-            "c": {"type": "categorical", "values": ["a", "b", "c"]},
-        }
-    }
+    spec = _timestamps(tmp_path / "tz.parquet", stamps, first="2020-01-01", unit="month")
     written = {}
     for engine in ["duckdb"] + (["spark"] if HAS_SPARK else []):
         status, said = _synth(capsys, tmp_path / "tz.parquet", spec, engine, tmp_path)
@@ -206,13 +208,7 @@ def test_duckdb_reads_time_zone_timestamps_as_utc_whatever_the_machines_zone(tmp
     file would give another release in New York than in UTC. The engine sets UTC, so a run whose local
     zone is New York writes the bytes of a run in UTC."""
     stamps = pd.date_range("2020-01-01", periods=300, freq="13h", tz="UTC")
-    pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), tmp_path / "tz.parquet")
-    spec = {
-        "columns": {
-            "when": {"type": "date", "min": "2019-12-01", "max": "2020-12-31", "unit": "day"},
-            "c": {"type": "categorical", "values": ["a", "b", "c"]},
-        }
-    }
+    spec = _timestamps(tmp_path / "tz.parquet", stamps, first="2019-12-01", unit="day")
     status, said = _synth(capsys, tmp_path / "tz.parquet", spec, "duckdb", tmp_path)
     assert status == 0, said
     here = (tmp_path / "o.csv").read_bytes()
