@@ -1,4 +1,5 @@
-"""Shared test fixtures: the real public datasets in the repository, and complete declarations."""
+"""Shared test fixtures: the real public datasets in the repository, complete declarations, and
+``dpsynth synth`` run as a test runs it."""
 
 from __future__ import annotations
 
@@ -97,6 +98,24 @@ def complete_domain(dataset: str) -> dict:
         else:
             spec["columns"][column].update(extra)
     return spec
+
+
+def synth_argv(data, domain, *extra, epsilon=1, **flags) -> list[str]:
+    """The arguments of ``dpsynth synth``: the input, its declaration and epsilon, then a flag for each
+    keyword (``card_html=path`` gives ``--card-html path``, ``no_ledger=True`` the bare ``--no-ledger``),
+    then ``extra`` as given."""
+    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", str(epsilon)]
+    for name, value in flags.items():
+        flag = f"--{name.replace('_', '-')}"
+        argv += [flag] if value is True else [flag, str(value)]
+    return argv + [str(arg) for arg in extra]
+
+
+def run_cli_synth(data, domain, *extra, epsilon=1, **flags) -> int:
+    """Run ``dpsynth synth`` in this process with :func:`synth_argv`'s arguments; its exit status."""
+    from dpsynth_core.cli import main  # the command line, only for the tests that run it
+
+    return main(synth_argv(data, domain, *extra, epsilon=epsilon, **flags))
 
 
 #: The groups that start first, each on its own worker: the real-browser tests (the longest group),

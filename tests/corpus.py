@@ -52,6 +52,30 @@ def good_domain() -> dict:
     }
 
 
+def every_form(folder: Path) -> Path:
+    """The same 300 records (:func:`good_csv`) written into ``folder`` as CSV (``a.csv``), shuffled with CRLF
+    and a blank line (``b.csv``), TSV (``c.tsv``), typed Parquet (``d.parquet``) and Parquet parts
+    (``parts/``), with their declaration (``d.json``)."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (folder / "a.csv").write_bytes(good_csv())
+    frame = pd.read_csv(folder / "a.csv", dtype=str, keep_default_na=False)
+    shuffled = frame.sample(frac=1, random_state=3)
+    (folder / "b.csv").write_bytes(shuffled.to_csv(index=False, lineterminator="\r\n").encode() + b"\r\n")
+    shuffled.to_csv(folder / "c.tsv", sep="\t", index=False)
+    typed = frame.assign(
+        age=frame["age"].astype("int64"), income=frame["income"].astype(float), day=pd.to_datetime(frame["day"]).dt.date
+    )
+    pq.write_table(pa.Table.from_pandas(typed, preserve_index=False), folder / "d.parquet")
+    (folder / "parts").mkdir()
+    for i, part in enumerate((shuffled.iloc[:100], shuffled.iloc[100:])):
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), folder / "parts" / f"part-{i}.parquet")
+    (folder / "d.json").write_text(json.dumps(good_domain()))
+    return folder
+
+
 def domain_with(column: str, spec: dict, **top) -> dict:
     spec_all = good_domain()
     spec_all["columns"][column] = spec

@@ -1,8 +1,10 @@
-"""One headless Chromium for every real-browser test of the session (they run on one worker)."""
+"""One headless Chromium for every real-browser test of the session (they run on one worker), and the
+command that serves the app to the tests that start it."""
 
 from __future__ import annotations
 
 import shutil
+import sys
 
 import pytest
 
@@ -20,3 +22,9 @@ def browser():
         launched = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         yield launched
         launched.close()
+
+
+def streamlit_command(port: int, address: str, *extra: str) -> list[str]:
+    """``streamlit run app.py`` on ``port`` at ``address``, then ``extra`` settings (run it from the repository)."""
+    served = ["app.py", "--server.port", str(port), "--server.address", address, *extra]
+    return [sys.executable, "-m", "streamlit", "run", *served]

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.common import free_port
+from tests.app.conftest import streamlit_command
 from tests.app.test_accessibility import assert_no_violation, scan
 from tests.app.test_app import PRIVATE, PRIVATE_NAME, private_marks_in
 from tests.conftest import ROOT
@@ -45,19 +45,7 @@ class Server:
         env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "DPSYNTH_WORKSPACE": str(self.workspace)}
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.port",
-                str(self.port),
-                "--server.address",
-                self.address,
-                "--server.headless",
-                "true",
-            ],
+            streamlit_command(self.port, self.address, "--server.headless", "true"),
             cwd=ROOT,
             env=env,
             stdout=self.log,

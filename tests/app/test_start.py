@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 import urllib.request
 
 import pytest
 
 from benchmarks.common import free_port
+from tests.app.conftest import streamlit_command
 from tests.conftest import ROOT
 
 
@@ -36,17 +36,7 @@ def _first_start(tmp_path, display: bool) -> tuple[str, str]:
     log = tmp_path / "log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-            ],
+            streamlit_command(port, "127.0.0.1"),
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,

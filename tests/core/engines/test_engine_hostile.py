@@ -18,8 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dpsynth_core.cli import main
-from tests.conftest import QUICK_JVM, ROOT
+from tests.conftest import QUICK_JVM, ROOT, run_cli_synth, synth_argv
 
 #: A cell value that must never appear in any message.
 SECRET = "SECRET-CELL-8d1f"
@@ -28,32 +27,15 @@ spark_only = pytest.mark.skipif(not HAS_SPARK, reason="Spark needs a Java runtim
 #: Spark runs in this process: on the worker that holds the shared session (tests/conftest.py).
 SPARK = pytest.param("spark", marks=[spark_only, pytest.mark.spark])
 ENGINES = ["duckdb", SPARK]
+#: How the tests here run ``synth`` (tests.conftest.synth_argv): a seeded cathist release, no ledger.
+_FLAGS = {"method": "cathist", "no_ledger": True, "seed": 4}
 
 
 def _synth(capsys, data, spec, engine, tmp_path, *extra) -> tuple[int, str]:
     domain = tmp_path / "d.json"
     domain.write_text(json.dumps(spec))
     capsys.readouterr()
-    status = main(
-        [
-            "synth",
-            str(data),
-            "--domain",
-            str(domain),
-            "--epsilon",
-            "1",
-            "--method",
-            "cathist",
-            "--engine",
-            engine,
-            "--no-ledger",
-            "--seed",
-            "4",
-            "--out",
-            str(tmp_path / "o.csv"),
-            *extra,
-        ]
-    )
+    status = run_cli_synth(data, domain, *extra, **_FLAGS, engine=engine, out=tmp_path / "o.csv")
     seen = capsys.readouterr()
     return status, seen.out + seen.err
 
@@ -192,17 +174,19 @@ def test_columns_named_race_and_Race_work_in_memory_and_are_refused_in_one_line_
         assert not (tmp_path / "o.csv").exists()
 
 
+def _timestamps(path, stamps, *, first: str, unit: str) -> dict:
+    """Write the time-zone timestamps ``stamps`` and a small category to Parquet; their declaration, the
+    dates from ``first`` to the end of 2020 in bins of one ``unit``."""
+    pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), path)
+    date = {"type": "date", "min": first, "max": "2020-12-31", "unit": unit}
+    return {"columns": {"when": date, "c": {"type": "categorical", "values": ["a", "b", "c"]}}}
+
+
 @pytest.mark.spark
 def test_time_zone_timestamps_give_the_same_release_on_duckdb_and_spark(tmp_path, capsys):
     """Read as their UTC wall-clock time on both engines (and by the records' fingerprint)."""
     stamps = pd.date_range("2020-01-01", periods=300, freq="D", tz="Europe/Paris")
-    pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), tmp_path / "tz.parquet")
-    spec = {
-        "columns": {
-            "when": {"type": "date", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
-            "c": {"type": "categorical", "values": ["a", "b", "c"]},
-        }
-    }
+    spec = _timestamps(tmp_path / "tz.parquet", stamps, first="2020-01-01", unit="month")
     written = {}
     for engine in ["duckdb"] + (["spark"] if HAS_SPARK else []):
         status, said = _synth(capsys, tmp_path / "tz.parquet", spec, engine, tmp_path)
@@ -224,36 +208,12 @@ def test_duckdb_reads_time_zone_timestamps_as_utc_whatever_the_machines_zone(tmp
     file would give another release in New York than in UTC. The engine sets UTC, so a run whose local
     zone is New York writes the bytes of a run in UTC."""
     stamps = pd.date_range("2020-01-01", periods=300, freq="13h", tz="UTC")
-    pq.write_table(pa.table({"when": pa.array(stamps), "c": ["a", "b", "c"] * 100}), tmp_path / "tz.parquet")
-    spec = {
-        "columns": {
-            "when": {"type": "date", "min": "2019-12-01", "max": "2020-12-31", "unit": "day"},
-            "c": {"type": "categorical", "values": ["a", "b", "c"]},
-        }
-    }
+    spec = _timestamps(tmp_path / "tz.parquet", stamps, first="2019-12-01", unit="day")
     status, said = _synth(capsys, tmp_path / "tz.parquet", spec, "duckdb", tmp_path)
     assert status == 0, said
     here = (tmp_path / "o.csv").read_bytes()
-    command = [
-        sys.executable,
-        "-m",
-        "dpsynth_core",
-        "synth",
-        str(tmp_path / "tz.parquet"),
-        "--domain",
-        str(tmp_path / "d.json"),
-        "--epsilon",
-        "1",
-        "--method",
-        "cathist",
-        "--engine",
-        "duckdb",
-        "--no-ledger",
-        "--seed",
-        "4",
-        "--out",
-        str(tmp_path / "ny.csv"),
-    ]
+    argv = synth_argv(tmp_path / "tz.parquet", tmp_path / "d.json", **_FLAGS, engine="duckdb", out=tmp_path / "ny.csv")
+    command = [sys.executable, "-m", "dpsynth_core", *argv]
     env = {**os.environ, "TZ": "America/New_York"}
     run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
@@ -322,21 +282,15 @@ def test_sigterm_while_the_engine_holds_a_parquet_copy_leaves_nothing_behind(eng
             sys.executable,
             "-m",
             "dpsynth_core",
-            "synth",
-            str(tmp_path / "big.csv"),
-            "--domain",
-            str(tmp_path / "d.json"),
-            "--epsilon",
-            "1",
-            "--engine",
-            engine,
-            "--method",
-            "cathist",
-            "--no-ledger",
-            "--rows",
-            "2000000",
-            "--out",
-            str(out / "o.csv"),
+            *synth_argv(
+                tmp_path / "big.csv",
+                tmp_path / "d.json",
+                engine=engine,
+                method="cathist",
+                no_ledger=True,
+                rows=2_000_000,
+                out=out / "o.csv",
+            ),
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -13,12 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpsynth_core import constraints
-from dpsynth_core.cli import main
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.release import synthesize
 from dpsynth_core.release.writer import output_format
+from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.workspace import Workspace
-from tests.conftest import complete_domain, shared_path, timeless
+from tests.conftest import complete_domain, run_cli_synth, shared_path, timeless
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def ce():
 
 def test_a_release_written_in_chunks_through_duckdb_is_the_in_memory_release(tmp_path, ce):
     domain = complete_domain("ce")
-    for method in ("cathist", "marginals"):
+    for method in [m for m in METHODS if METHODS[m].cls.reads_sources]:  # those the engine can count for
         whole = synthesize(
             ce, domain, 1.0, method=method, random_state=5, engine="pandas", out=tmp_path / "memory.csv", chunk_rows=700
         )
@@ -68,25 +68,9 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
     domain = tmp_path / "ce.domain.json"
     domain.write_text(json.dumps(complete_domain("ce")))
     out, card, ledger = tmp_path / "out.parquet", tmp_path / "card.json", tmp_path / "ws"
-    argv = [
-        "synth",
-        str(data),
-        "--domain",
-        str(domain),
-        "--epsilon",
-        "1",
-        "--seed",
-        "2",
-        "--method",
-        "marginals",
-        "--memory-limit",
-        "300MB",
-        "--card",
-        str(card),
-        "--workspace",
-        str(ledger),
-    ]
-    assert main(argv + ["--out", str(out)]) == 0, capsys.readouterr().err  # 'auto' chose DuckDB for Parquet
+    flags = {"seed": 2, "method": "marginals"}
+    status = run_cli_synth(data, domain, **flags, memory_limit="300MB", card=card, workspace=ledger, out=out)
+    assert status == 0, capsys.readouterr().err  # 'auto' chose DuckDB for Parquet
     synthetic = pq.read_table(out).to_pandas()
     assert list(synthetic.columns) == list(ce.columns)
     assert len(synthetic) == json.loads(card.read_text())["rows"]["synthetic"]
@@ -96,27 +80,7 @@ def test_the_cli_counts_a_parquet_file_with_duckdb_and_writes_parquet(tmp_path, 
     csv = tmp_path / "ce.csv"
     ce.to_csv(csv, index=False)
     for engine in ("duckdb", "pandas"):  # the same release from the CSV, out of core or in memory
-        assert (
-            main(
-                [
-                    "synth",
-                    str(csv),
-                    "--domain",
-                    str(domain),
-                    "--epsilon",
-                    "1",
-                    "--seed",
-                    "2",
-                    "--method",
-                    "marginals",
-                    "--engine",
-                    engine,
-                    "--out",
-                    str(tmp_path / f"{engine}.csv"),
-                ]
-            )
-            == 0
-        )
+        assert run_cli_synth(csv, domain, **flags, engine=engine, out=tmp_path / f"{engine}.csv") == 0
     assert (tmp_path / "duckdb.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
     names = sorted(p.name for p in tmp_path.iterdir())
     assert not [n for n in names if n.startswith(".")], names  # no temporary file left
@@ -134,12 +98,7 @@ def test_engine_options_are_checked_with_one_line(tmp_path, capsys, extra, messa
     domain = tmp_path / "ce.domain.json"
     domain.write_text(json.dumps(complete_domain("ce")))
     out = tmp_path / "o.csv"
-    assert (
-        main(
-            ["synth", str(shared_path("ce.csv")), "--domain", str(domain), "--epsilon", "1", "--out", str(out), *extra]
-        )
-        == 2
-    )
+    assert run_cli_synth(shared_path("ce.csv"), domain, *extra, out=out) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json"]
@@ -160,23 +119,7 @@ def test_a_failure_while_writing_in_chunks_leaves_every_file_as_it_was(tmp_path,
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(release_module, "write_synthetic", failing)
-    assert (
-        main(
-            [
-                "synth",
-                str(data),
-                "--domain",
-                str(domain),
-                "--epsilon",
-                "1",
-                "--out",
-                str(out),
-                "--card",
-                str(tmp_path / "card.json"),
-            ]
-        )
-        == 2
-    )
+    assert run_cli_synth(data, domain, out=out, card=tmp_path / "card.json") == 2
     assert "No space left on device" in capsys.readouterr().err
     assert out.read_text() == "the previous release\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ce.domain.json", "ce.parquet", "out.csv"]
@@ -230,32 +173,11 @@ def test_a_real_releases_chunk_sampler_goes_to_spark_s_executors(ce):
     pd.testing.assert_frame_equal(shipped(1, 300), draw(1, 300))
 
 
-def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
-    import numpy as np
-    from randomgen import ChaCha
-
-    from dpsynth_core.privacy.noise import chunk_generator, make_noise_source, stream_key
-
-    secure = make_noise_source(None)
-    key = stream_key(secure.rng)
-    assert key.dtype == np.uint64 and key.shape == (4,)
-    first = chunk_generator(key, 1)
-    state = first.bit_generator.state["state"]
-    assert isinstance(first.bit_generator, ChaCha) and state["rounds"] == 20
-    assert state["keysetup"].view(np.uint64).tolist() == key.tolist()  # the key is set directly, all 256 bits
-    assert state["ctr"].tolist() == [0, 1]  # stream 1 starts 2**64 blocks on: beyond what any chunk draws
-    assert not np.array_equal(chunk_generator(key, 0).integers(0, 2**63, 64), first.integers(0, 2**63, 64))
-    with pytest.raises(ValueError):
-        chunk_generator(key, 2**64)
-
-
 def _cli(tmp_path, data, out, *extra):
     domain = tmp_path / "ce.domain.json"
     if not domain.exists():
         domain.write_text(json.dumps(complete_domain("ce")))
-    return main(
-        ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "2", "--out", str(out), *extra]
-    )
+    return run_cli_synth(data, domain, *extra, seed=2, out=out)
 
 
 def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_path, ce, capsys):

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from dpsynth_core import constraints, synthesize
-from dpsynth_core.cli import main
+from tests.conftest import run_cli_synth
 from tests.corpus import good_csv, good_domain, good_rows
 
 RECORDS = 600
@@ -57,26 +57,8 @@ def test_the_cli_writes_the_same_release_whichever_engine_auto_takes(table, tmp_
     outputs = {}
     for engine in ("auto", "pandas", "duckdb"):
         out = tmp_path / f"{engine}.csv"
-        assert (
-            main(
-                [
-                    "synth",
-                    str(table / "t.csv"),
-                    "--domain",
-                    str(table / "t.json"),
-                    "--epsilon",
-                    "1",
-                    "--seed",
-                    "4",
-                    "--engine",
-                    engine,
-                    "--no-ledger",
-                    "--out",
-                    str(out),
-                ]
-            )
-            == 0
-        ), capsys.readouterr()
+        status = run_cli_synth(table / "t.csv", table / "t.json", seed=4, engine=engine, no_ledger=True, out=out)
+        assert status == 0, capsys.readouterr()
         outputs[engine] = out.read_bytes()
     assert len(set(outputs.values())) == 1
     assert outputs["auto"].count(b"\n") == RECORDS // 2 + 1  # the file cap, for every engine

@@ -110,16 +110,18 @@ def _distance_events(column):
     }
 
 
+def _audit_colour_distance():
+    """The audit of the report's noise (epsilon 5 in all) on the colour distance of the two neighbouring tables."""
+
+    def noisy(exact, seed):
+        return report.add_noise(exact, epsilon=5.0, random_state=seed)
+
+    return audit(noisy, _exact(BASE), _exact(SWAPPED), _distance_events("colour"), trials=1500)
+
+
 def test_audit_distance_passes_at_its_own_epsilon():
     # 5 statistics (count, two distances, the value gap and exact values of "size") at epsilon 1 each.
-    exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
-    result = audit(
-        lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed),
-        exact_a,
-        exact_b,
-        _distance_events("colour"),
-        trials=1500,
-    )
+    result = _audit_colour_distance()
     assert not result.violates(1.0), result
 
 
@@ -128,14 +130,7 @@ def test_audit_catches_a_distance_with_half_the_noise(monkeypatch):
     monkeypatch.setattr(
         report, "real_laplace", lambda source, values, scale, label="": real_laplace(source, values, scale / 2, label)
     )
-    exact_a, exact_b = _exact(BASE), _exact(SWAPPED)
-    result = audit(
-        lambda exact, seed: report.add_noise(exact, epsilon=5.0, random_state=seed),
-        exact_a,
-        exact_b,
-        _distance_events("colour"),
-        trials=1500,
-    )
+    result = _audit_colour_distance()
     assert result.violates(1.0), result
 
 

@@ -17,8 +17,9 @@ from dpsynth_core.privacy import privtree as privtree_module
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.privacy.privtree import privtree
+from dpsynth_core.synthesizers import METHODS
+from dpsynth_core.synthesizers.charges import PURE_DP, ZCDP
 from dpsynth_core.synthesizers.planning import budget_split
-from dpsynth_core.synthesizers.registry import METHODS
 from tests.audit import audit
 from tests.conftest import stated
 
@@ -302,7 +303,11 @@ def test_special_values_outside_the_range_are_named():
 # --- budget, accounting, the release card ----------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["cathist", "marginals", "dirichlet"])
+#: The methods composed in pure DP or zCDP: the two rules for the bins' share that the test below states.
+PURE_OR_ZCDP = [m for m in METHODS if METHODS[m].guarantee in (PURE_DP, ZCDP)]
+
+
+@pytest.mark.parametrize("method", PURE_OR_ZCDP)
 def test_binning_spend_is_recorded_and_planned(method):
     frame, spec = _spiky_table(rows=2000)
     release = synthesize(frame, spec, 1.0, method=method, random_state=3)

@@ -224,25 +224,8 @@ def _mechanism(data, seed, broken=None):
     if broken == "half noise":
         noise = HalfNoise(secure=False, rng=noise.rng)
     counts = {k: v for k, v in data.items() if v > 0}
-    if broken == "active only":
-        return ch.cathist(
-            list(counts),
-            list(counts.values()),
-            _N,
-            epsilon=_EPS,
-            rho=_RHO,
-            draw_inactive=_NoMadeUp(_N, int, int),
-            noise=noise,
-        )
-    return ch.cathist(
-        list(counts),
-        list(counts.values()),
-        _N,
-        epsilon=_EPS,
-        rho=_RHO,
-        draw_inactive=ch.draw_from_range(_N),
-        noise=noise,
-    )
+    draw = _NoMadeUp(_N, int, int) if broken == "active only" else ch.draw_from_range(_N)
+    return ch.cathist(list(counts), list(counts.values()), _N, epsilon=_EPS, rho=_RHO, draw_inactive=draw, noise=noise)
 
 
 # D' adds one record of a category that D does not have (checklist item 2).
@@ -297,16 +280,7 @@ def test_audit_catches_swapped_rate_in_made_up_weights(monkeypatch):
 
 def test_audit_with_secure_opendp_sampler():
     def secure(data, seed):
-        counts = {k: v for k, v in data.items() if v > 0}
-        return ch.cathist(
-            list(counts),
-            list(counts.values()),
-            _N,
-            epsilon=_EPS,
-            rho=_RHO,
-            draw_inactive=ch.draw_from_range(_N),
-            noise=make_noise_source(None),
-        )
+        return _mechanism(data, None)  # no seed: the secure source, whatever the audit's seed
 
     result = audit(secure, _D, _D_NEW_CATEGORY, _release_events(4), trials=2000, seed=5)
     assert not result.violates(_EPS), result

@@ -256,3 +256,21 @@ def test_a_source_with_noise_drawn_ahead_pickles_without_it():
     assert again.secure and not again._ahead and again._ahead_sigma is None
     assert source._ahead and source._ahead_sigma == 2.0  # the original keeps its values
     assert again.discrete_gaussian(5, 2.0).shape == (5,)
+
+
+def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
+    from randomgen import ChaCha
+
+    from dpsynth_core.privacy.noise import chunk_generator, stream_key
+
+    secure = make_noise_source(None)
+    key = stream_key(secure.rng)
+    assert key.dtype == np.uint64 and key.shape == (4,)
+    first = chunk_generator(key, 1)
+    state = first.bit_generator.state["state"]
+    assert isinstance(first.bit_generator, ChaCha) and state["rounds"] == 20
+    assert state["keysetup"].view(np.uint64).tolist() == key.tolist()  # the key is set directly, all 256 bits
+    assert state["ctr"].tolist() == [0, 1]  # stream 1 starts 2**64 blocks on: beyond what any chunk draws
+    assert not np.array_equal(chunk_generator(key, 0).integers(0, 2**63, 64), first.integers(0, 2**63, 64))
+    with pytest.raises(ValueError):
+        chunk_generator(key, 2**64)

@@ -17,6 +17,7 @@ from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.planning import price
 from dpsynth_core.wording import format_delta, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded, Workspace
+from tests.conftest import run_cli_synth
 from tests.core.synthesizers.methods_common import adult_small
 
 FP = "f" * 64
@@ -122,37 +123,14 @@ def test_a_report_is_priced_checked_and_recorded_as_projected(table, tmp_path):
     made = _draw(table, workspace, "cathist", seed=None)
     charge = report_charge(0.2, spec, pairs=[("age", "sex")], chart_columns=["sex"])
     after = projection(workspace, FP, charge, what="This report")
-    report(
-        workspace,
-        FP,
-        made.release_id,
-        frame,
-        made.release.data,
-        spec,
-        epsilon=0.2,
-        name="adult.csv",
-        pairs=[("age", "sex")],
-        chart_columns=["sex"],
-        render=lambda figures: "<p>report</p>",
-    )
+    settings = {"epsilon": 0.2, "name": "adult.csv", "pairs": [("age", "sex")], "chart_columns": ["sex"]}
+    report(workspace, FP, made.release_id, frame, made.release.data, spec, **settings, render=lambda f: "<p>report</p>")
     assert workspace.ledger.spending(FP).relations == after.relations
     assert [s["purpose"] for s in workspace.ledger.spends(FP)] == ["release", "report"]
     # just below: refused before the real data is read (a table that cannot be read would raise otherwise)
     workspace.ledger.set_lifetime_budget(FP, after.relations[0].epsilon + 0.2 * (1 - 1e-6), name="adult.csv")
     with pytest.raises(BudgetExceeded):
-        report(
-            workspace,
-            FP,
-            made.release_id,
-            None,
-            made.release.data,
-            spec,
-            epsilon=0.2,
-            name="adult.csv",
-            pairs=[("age", "sex")],
-            chart_columns=["sex"],
-            render=lambda figures: "",
-        )
+        report(workspace, FP, made.release_id, None, made.release.data, spec, **settings, render=lambda f: "")
     assert len(workspace.ledger.spends(FP)) == 2
 
 
@@ -165,23 +143,8 @@ def _cli(tmp_path, table, method, out, *extra):
     if not data.exists():
         frame.to_csv(data, index=False)
         domain.write_text(json.dumps(spec))
-    argv = [
-        "synth",
-        str(data),
-        "--domain",
-        str(domain),
-        "--epsilon",
-        "1",
-        "--method",
-        method,
-        "--out",
-        str(out),
-        "--workspace",
-        str(tmp_path / "ws"),
-    ]
-    if method in ROWS:
-        argv += ["--rows", str(ROWS[method])]
-    return main(argv + list(extra)), data
+    rows = {"rows": ROWS[method]} if method in ROWS else {}
+    return run_cli_synth(data, domain, *extra, method=method, out=out, workspace=tmp_path / "ws", **rows), data
 
 
 def _ledger(tmp_path, capsys) -> dict:
@@ -257,25 +220,9 @@ def test_the_cli_charges_deniability_and_microagg_as_stated_before_they_run(tabl
 
 @pytest.mark.parametrize("method", [m for m in METHODS if METHODS[m].neighbouring == METHODS["cathist"].neighbouring])
 def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path):
-    import numpy as np
-    import pandas as pd
+    from tests.core.privacy.test_persons import SPEC, _visits
 
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame(
-        {
-            "pid": rng.integers(0, 300, 900).astype(str),
-            "c": rng.choice(list("abc"), 900),
-            "x": rng.integers(0, 100, 900).astype(str),
-        }
-    )
-    spec = {
-        "columns": {
-            "pid": {"type": "drop"},
-            "c": {"type": "categorical", "values": ["a", "b", "c"]},
-            "x": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
-        },
-        "person": {"column": "pid", "max_rows": 2, "name": "patient"},
-    }
+    frame, spec = _visits(900, 300), json.loads(json.dumps(SPEC))  # 900 visits of up to 300 patients
     workspace = Workspace(tmp_path)
     settings = _settings(method)
     charge = price(spec, 1.0, **settings)

@@ -1,4 +1,5 @@
-"""synthesize() and the release card: contents, no seed, no data-derived facts."""
+"""synthesize() and the release card: contents, no seed, no data-derived facts; the progress hook reports
+coarse steps from 0 to 1, in order, with public messages."""
 
 import json
 
@@ -9,6 +10,7 @@ import dpsynth_core
 from dpsynth_core import synthesize
 from dpsynth_core.errors import DomainError, ParameterError
 from dpsynth_core.release.card import render_card_html
+from dpsynth_core.synthesizers import METHODS
 from tests.conftest import complete_domain, shared_path
 
 
@@ -110,3 +112,30 @@ def test_the_warm_up_release_reads_no_data_and_records_nothing(tmp_path, monkeyp
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "workspace"))
     assert warm_up_release() is None
     assert not (tmp_path / "workspace").exists()
+
+
+# --- the progress hook -------------------------------------------------------------------------
+
+TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})
+DOMAIN = {
+    "columns": {
+        "sex": {"type": "categorical", "values": ["Female", "Male"]},
+        "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+    }
+}
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_progress_moves_from_zero_to_one_in_order(method):
+    seen = []
+    synthesize(
+        TABLE, DOMAIN, 1.0, method=method, random_state=0, progress=lambda done, message: seen.append((done, message))
+    )
+    fractions = [done for done, _ in seen]
+    assert fractions[0] == 0 and fractions[-1] == 1 and fractions == sorted(fractions)
+    assert len(seen) >= 4 and all(isinstance(m, str) and m for _, m in seen)
+    assert not any(value in message for _, message in seen for value in ("Female", "Male"))  # no data values
+
+
+def test_no_progress_callable_is_fine():
+    assert len(synthesize(TABLE, DOMAIN, 1.0, random_state=0).data) > 0

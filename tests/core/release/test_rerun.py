@@ -9,11 +9,10 @@ import sys
 
 import pandas as pd
 
-from dpsynth_core.cli import main
 from dpsynth_core.release import synthesize
 from dpsynth_core.release.rerun import rerun_declaration, rerun_script, rerun_settings, write_rerun_files
 from dpsynth_core.workspace import Workspace
-from tests.conftest import ROOT, stated
+from tests.conftest import ROOT, run_cli_synth, stated
 
 ADULT = ROOT / "assets" / "examples" / "adult.csv"
 POLICY = ROOT / "assets" / "examples" / "adult.policy.json"  # adult.domain.json with its public bounds supplied
@@ -105,25 +104,7 @@ def test_settings_from_the_apps_and_the_clis_stored_forms():
 
 def test_cli_writes_the_rerun_script(tmp_path):
     script = tmp_path / "rerun.py"
-    assert (
-        main(
-            [
-                "synth",
-                str(ADULT),
-                "--domain",
-                str(POLICY),
-                "--epsilon",
-                "0.3",
-                "--out",
-                str(tmp_path / "o.csv"),
-                "--rerun-script",
-                str(script),
-                "--seed",
-                "1",
-            ]
-        )
-        == 0
-    )
+    assert run_cli_synth(ADULT, POLICY, epsilon=0.3, out=tmp_path / "o.csv", rerun_script=script, seed=1) == 0
     text = script.read_text()
     assert "'epsilon': 0.3" in text and str(POLICY) in text and "seed" not in text.split("SETTINGS")[1].split("}")[0]
 

@@ -144,32 +144,12 @@ def test_no_record_passing_is_a_valid_empty_release(tmp_path):
     assert release.card["method_details"]["candidates_run"] == 200
     import json
 
-    from dpsynth_core.cli import main
+    from tests.conftest import run_cli_synth
 
     data, domain, out = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "out.csv"
     frame.to_csv(data, index=False)
     domain.write_text(json.dumps(spec))
-    assert (
-        main(
-            [
-                "synth",
-                str(data),
-                "--domain",
-                str(domain),
-                "--epsilon",
-                "1",
-                "--method",
-                "deniability",
-                "--rows",
-                "50",
-                "--seed",
-                "1",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert run_cli_synth(data, domain, method="deniability", rows=50, seed=1, out=out) == 0
     written = out.read_text().splitlines()
     assert written[0].split(",") == list(spec["columns"]) and len(written) <= 51
 

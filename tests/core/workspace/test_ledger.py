@@ -18,7 +18,7 @@ from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, 
 from dpsynth_core.wording import ledger_text
 from dpsynth_core.workspace import BudgetExceeded, Workspace
 from dpsynth_core.workspace.ledger import Ledger
-from tests.conftest import ROOT
+from tests.conftest import ROOT, synth_argv
 
 DOMAIN = {
     "columns": {
@@ -178,18 +178,14 @@ def test_two_cli_processes_drawing_at_once_both_reach_the_ledger(tmp_path, capsy
                 sys.executable,
                 "-m",
                 "dpsynth_core",
-                "synth",
-                str(data),
-                "--domain",
-                str(domain),
-                "--epsilon",
-                "0.5",
-                "--out",
-                str(tmp_path / f"out{i}.csv"),
-                "--method",
-                "cathist",  # pure DP: the two spends add up to exactly 1
-                "--workspace",
-                str(tmp_path / "ws"),
+                *synth_argv(
+                    data,
+                    domain,
+                    epsilon=0.5,
+                    out=tmp_path / f"out{i}.csv",
+                    method="cathist",  # pure DP: the two spends add up to exactly 1
+                    workspace=tmp_path / "ws",
+                ),
             ],
             cwd=ROOT,
             stderr=subprocess.PIPE,
@@ -219,18 +215,7 @@ def test_cli_refuses_a_draw_past_the_lifetime_budget_before_writing(tmp_path):
 
     assert main(["ledger", "--workspace", str(tmp_path / "ws"), "--limit", "0.7", str(data)]) == 0
     out = tmp_path / "out.csv"
-    args = [
-        "synth",
-        str(data),
-        "--domain",
-        str(domain),
-        "--epsilon",
-        "0.5",
-        "--out",
-        str(out),
-        "--workspace",
-        str(tmp_path / "ws"),
-    ]
+    args = synth_argv(data, domain, epsilon=0.5, out=out, workspace=tmp_path / "ws")
     assert main(args) == 0 and out.exists()
     out.unlink()
     assert main(args) == 2 and not out.exists()

@@ -13,6 +13,7 @@ from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.evaluation import metrics, report
 from dpsynth_core.workspace import Workspace
+from tests.conftest import run_cli_synth
 from tests.every_kind import DOMAIN, real_table, released_form
 
 
@@ -23,25 +24,8 @@ def adult(tmp_path_factory):
     domain = folder / "adult.policy.json"
     domain.write_text(json.dumps(example_declaration("adult")))
     out, card = folder / "synthetic.csv", folder / "card.json"
-    status = main(
-        [
-            "synth",
-            str(example_csv("adult")),
-            "--domain",
-            str(domain),
-            "--epsilon",
-            "1",
-            "--method",
-            "cathist",
-            "--seed",
-            "4",
-            "--out",
-            str(out),
-            "--card",
-            str(card),
-            "--workspace",
-            str(folder / "ws"),
-        ]
+    status = run_cli_synth(
+        example_csv("adult"), domain, method="cathist", seed=4, out=out, card=card, workspace=folder / "ws"
     )
     assert status == 0
     return folder, domain, out, card
@@ -81,30 +65,18 @@ def test_compare_of_a_table_with_itself_and_with_its_release_is_zero(tmp_path):
             assert all(v["max_cdf_gap"] == 0 and not v["shape"] for v in written["values"].values())
 
 
+def _report(folder, domain, synthetic, page, *extra) -> int:
+    """``report`` of the bundled adult table against ``synthetic`` at epsilon 0.1, in the fixture's workspace."""
+    ws, real = folder / "ws", example_csv("adult")
+    argv = ["report", real, synthetic, "--domain", domain, "--epsilon", 0.1, "--workspace", ws, "--out", page, *extra]
+    return main([str(arg) for arg in argv])
+
+
 def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
     folder, domain, out, card = adult
     page, figures_json = folder / "report.html", folder / "figures.json"
-    status = main(
-        [
-            "report",
-            str(example_csv("adult")),
-            str(out),
-            "--domain",
-            str(domain),
-            "--epsilon",
-            "0.1",
-            "--workspace",
-            str(folder / "ws"),
-            "--out",
-            str(page),
-            "--json",
-            str(figures_json),
-            "--seed",
-            "9",
-            "--card",
-            str(card),
-        ]
-    )  # a file written by synth is found by its card
+    status = _report(folder, domain, out, page, "--json", figures_json, "--seed", 9, "--card", card)
+    # a file written by synth is found by its card
     assert status == 0, capsys.readouterr().err
     written = json.loads(figures_json.read_text())
     workspace = Workspace(folder / "ws")
@@ -142,21 +114,7 @@ def test_report_refuses_a_file_that_is_not_a_recorded_release(adult, tmp_path, c
     folder, domain, out, _ = adult
     other = tmp_path / "other.csv"
     pd.read_csv(out, dtype=str, keep_default_na=False).head(50).to_csv(other, index=False)
-    status = main(
-        [
-            "report",
-            str(example_csv("adult")),
-            str(other),
-            "--domain",
-            str(domain),
-            "--epsilon",
-            "0.1",
-            "--workspace",
-            str(folder / "ws"),
-            "--out",
-            str(tmp_path / "r.html"),
-        ]
-    )
+    status = _report(folder, domain, other, tmp_path / "r.html")
     err = capsys.readouterr().err
     assert status == 2 and "not a release" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()

@@ -1,4 +1,4 @@
-"""The command line: every shared dataset end to end, one-line errors, and outputs that are all or nothing."""
+"""``synth``: every shared dataset end to end, one-line errors, and outputs that are all or nothing."""
 
 import json
 import os
@@ -9,10 +9,9 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import cli
-from dpsynth_core.cli import main
 from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.domain import TableDomain
-from tests.conftest import DATASETS, ROOT, complete_domain, shared_path
+from tests.conftest import DATASETS, ROOT, complete_domain, run_cli_synth, shared_path, synth_argv
 
 
 def _domain_file(tmp_path, dataset):
@@ -24,23 +23,13 @@ def _domain_file(tmp_path, dataset):
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_every_dataset_end_to_end(tmp_path, dataset, capsys):
     out, card = tmp_path / "out.csv", tmp_path / "card.json"
-    status = main(
-        [
-            "synth",
-            str(shared_path(f"{dataset}.csv")),
-            "--domain",
-            str(_domain_file(tmp_path, dataset)),
-            "--epsilon",
-            "1",
-            "--seed",
-            "3",
-            "--out",
-            str(out),
-            "--card",
-            str(card),
-            "--card-html",
-            str(tmp_path / "card.html"),
-        ]
+    status = run_cli_synth(
+        shared_path(f"{dataset}.csv"),
+        _domain_file(tmp_path, dataset),
+        seed=3,
+        out=out,
+        card=card,
+        card_html=tmp_path / "card.html",
     )
     assert status == 0, capsys.readouterr().err
     synthetic = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -69,24 +58,7 @@ def test_every_example_with_min_max_only_numeric_columns_through_the_cli(tmp_pat
         spec, data = complete_domain(dataset), shared_path(f"{dataset}.csv")
     domain_file, out, card = tmp_path / "d.json", tmp_path / "out.csv", tmp_path / "card.json"
     domain_file.write_text(json.dumps(spec))
-    status = main(
-        [
-            "synth",
-            str(data),
-            "--domain",
-            str(domain_file),
-            "--epsilon",
-            "1",
-            "--method",
-            method,
-            "--seed",
-            "4",
-            "--out",
-            str(out),
-            "--card",
-            str(card),
-        ]
-    )
+    status = run_cli_synth(data, domain_file, method=method, seed=4, out=out, card=card)
     assert status == 0, capsys.readouterr().err
     domain = TableDomain.from_json(spec)
     adaptive = [n for n, c in domain.kept.items() if getattr(c, "adaptive", False)]
@@ -113,38 +85,6 @@ def test_every_example_with_min_max_only_numeric_columns_through_the_cli(tmp_pat
             if column.kind == "integer":
                 assert (numbers == numbers.round()).all(), name
     assert released.problems() == []
-
-
-def test_methods_and_tau(capsys):
-    assert main(["methods"]) == 0
-    assert "cathist" in capsys.readouterr().out
-    assert main(["tau", "--size", "171000", "--rho", "0.9", "--epsilon", "1"]) == 0
-    text = capsys.readouterr().out
-    assert "tau = 13.6066" in text and "expected made-up values = 0.1054" in text
-    assert main(["tau", "--size", "1000000000000000", "--rho", "0.9", "--epsilon", "1"]) == 0
-    capsys.readouterr()
-    assert main(["tau", "--size", "100000", "--rho", "0.9", "--epsilon", "0.05", "--records", "10000"]) == 0
-    text = capsys.readouterr().out
-    assert "made-up value comes with a noisy count of about" in text and "at most about 3" in text
-    assert main(["tau", "--size", "10", "--rho", "0.9", "--epsilon", "1", "--records", "many"]) == 2
-
-
-@pytest.mark.parametrize(
-    "argv,message",
-    [
-        (["--epsilon", "1e-300"], "--epsilon ('1e-300') must be a number from 1e-09"),
-        (["--epsilon", "1e-12"], "--epsilon ('1e-12') must be"),
-        (["--rho", "1e-300"], "--rho ('1e-300') must be in (0, 1)"),
-        (["--size", "0"], "domain size (0) must be"),
-        (["--size", "1" * 5000], "domain size"),
-    ],
-)
-def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
-    args = {"--size": "10", "--rho": "0.9", "--epsilon": "1"}
-    args.update(dict(zip(argv[::2], argv[1::2])))
-    assert main(["tau", *[x for pair in args.items() for x in pair]]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith(f"error: {message}") and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize(
@@ -224,19 +164,7 @@ def test_wrong_encoding_domain_file(tmp_path):
     bad = tmp_path / "d.json"
     bad.write_bytes('{"columns": {"é": 1}}'.encode("utf-16"))
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dpsynth_core",
-            "synth",
-            str(shared_path("ce.csv")),
-            "--domain",
-            str(bad),
-            "--epsilon",
-            "1",
-            "--out",
-            str(tmp_path / "o.csv"),
-        ],
+        [sys.executable, "-m", "dpsynth_core", *synth_argv(shared_path("ce.csv"), bad, out=tmp_path / "o.csv")],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -265,19 +193,7 @@ def test_a_refused_run_exits_before_reading_anything_or_opening_a_workspace(tmp_
 
 def _synth(tmp_path, **paths):
     domain = _domain_file(tmp_path, "ce")
-    argv = [
-        "synth",
-        str(paths.pop("input", shared_path("ce.csv"))),
-        "--domain",
-        str(paths.pop("domain", domain)),
-        "--epsilon",
-        "1",
-        "--seed",
-        "1",
-    ]
-    for flag, value in paths.items():
-        argv += [f"--{flag.replace('_', '-')}", str(value)]
-    return main(argv)
+    return run_cli_synth(paths.pop("input", shared_path("ce.csv")), paths.pop("domain", domain), seed=1, **paths)
 
 
 def test_outputs_that_would_replace_an_input_or_each_other_are_refused(tmp_path, capsys):
@@ -378,8 +294,7 @@ def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path,
         "n": {"type": "integer", "min": 0, "max": 9},
         "colour": {"type": "categorical", "values": ["red"]},
     }}))  # fmt: skip
-    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--out", str(tmp_path / "o.csv")]
-    assert main([*argv, "--no-ledger", "--rows", "5"]) == 0
+    assert run_cli_synth(data, domain, out=tmp_path / "o.csv", no_ledger=True, rows=5) == 0
     err = capsys.readouterr().err
     assert "column 'seen': 2 cell(s) outside the declared domain or not dates written YYYY-MM-DD" in err
     assert "column 'n': 1 cell(s) outside the declared domain or not numbers" in err
@@ -393,9 +308,9 @@ def test_the_cards_notes_go_to_stderr(tmp_path, capsys):
     data.write_text("colour\nred\nblue\nred\n")
     domain = tmp_path / "d.json"
     domain.write_text(json.dumps({"columns": {"colour": {"type": "categorical", "values": ["red", "blue"]}}}))
-    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "0.1", "--method", "cathist", "--no-ledger"]
-    assert main([*argv, "--out", str(tmp_path / "o.csv"), "--seed", "2"]) == 0
+    flags = {"epsilon": 0.1, "method": "cathist", "no_ledger": True}
+    assert run_cli_synth(data, domain, **flags, out=tmp_path / "o.csv", seed=2) == 0
     err = capsys.readouterr().err
     assert "note: The table has 1 row: " in err and "±200 rows" in err and "--rows" in err, err
-    assert main([*argv, "--out", str(tmp_path / "p.csv"), "--rows", "3"]) == 0
+    assert run_cli_synth(data, domain, **flags, out=tmp_path / "p.csv", rows=3) == 0
     assert "The table has" not in capsys.readouterr().err

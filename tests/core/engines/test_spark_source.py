@@ -12,7 +12,7 @@ import pytest
 
 from dpsynth_core.domain import IntegerDomain
 from dpsynth_core.engines import Rebin, Vocabulary, choose_engine, open_source
-from tests.conftest import DATASETS, complete_domain, shared_path
+from tests.conftest import DATASETS, complete_domain, run_cli_synth, shared_path
 from tests.core.engines.engine_checks import MESSY_DOMAIN, assert_same_counts, messy_csv
 
 pytest.importorskip("pyspark")
@@ -143,8 +143,6 @@ def test_a_release_drawn_on_the_executors_is_the_release_the_driver_writes(spark
 def test_the_cli_reads_a_folder_or_glob_of_parts_through_spark_as_duckdb_does(spark, tmp_path, capsys):
     import json
 
-    from dpsynth_core.cli import main
-
     frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
     folder = tmp_path / "ce.parquet"  # a folder named as Spark names its output
     spark.createDataFrame(frame).repartition(3).write.parquet(str(folder))  # parts, _SUCCESS and .crc files
@@ -152,25 +150,7 @@ def test_the_cli_reads_a_folder_or_glob_of_parts_through_spark_as_duckdb_does(sp
     domain.write_text(json.dumps(complete_domain("ce")))
     for engine, data in (("duckdb", folder), ("spark", folder), ("spark", f"{folder}/part-*.parquet")):
         out = tmp_path / f"{engine}-{len(str(data))}.csv"
-        assert (
-            main(
-                [
-                    "synth",
-                    str(data),
-                    "--domain",
-                    str(domain),
-                    "--epsilon",
-                    "1",
-                    "--seed",
-                    "3",
-                    "--engine",
-                    engine,
-                    "--out",
-                    str(out),
-                ]
-            )
-            == 0
-        ), capsys.readouterr().err
+        assert run_cli_synth(data, domain, seed=3, engine=engine, out=out) == 0, capsys.readouterr().err
     outputs = sorted(tmp_path.glob("*.csv"))
     assert len(outputs) == 3 and len({path.read_bytes() for path in outputs}) == 1
 
@@ -180,33 +160,19 @@ def test_the_cli_draws_a_spark_release_into_a_new_folder(spark, tmp_path, capsys
 
     import pyarrow.parquet as pq
 
-    from dpsynth_core.cli import main
-
     data, domain = tmp_path / "ce.parquet", tmp_path / "ce.domain.json"
     pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False).to_parquet(data)
     domain.write_text(json.dumps(complete_domain("ce")))
-    argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--seed", "3", "--method", "cathist"]
+    flags = {"seed": 3, "method": "cathist"}
     for engine in ("spark", "duckdb"):
-        assert (
-            main(
-                argv
-                + [
-                    "--engine",
-                    engine,
-                    "--out",
-                    str(tmp_path / f"{engine}.parquet"),
-                    "--card",
-                    str(tmp_path / f"{engine}.json"),
-                ]
-            )
-            == 0
-        ), capsys.readouterr().err
+        out, card = tmp_path / f"{engine}.parquet", tmp_path / f"{engine}.json"
+        assert run_cli_synth(data, domain, **flags, engine=engine, out=out, card=card) == 0, capsys.readouterr().err
     assert (tmp_path / "spark.parquet").is_dir()
     pd.testing.assert_frame_equal(
         pq.read_table(tmp_path / "spark.parquet").to_pandas(), pq.read_table(tmp_path / "duckdb.parquet").to_pandas()
     )
     capsys.readouterr()
-    assert main(argv + ["--engine", "spark", "--out", str(tmp_path / "spark.parquet")]) == 2
+    assert run_cli_synth(data, domain, **flags, engine="spark", out=tmp_path / "spark.parquet") == 2
     err = capsys.readouterr().err
     assert "spark.parquet" in err and len(err.strip().splitlines()) == 1  # an old release is never replaced
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
