@@ -137,16 +137,17 @@ if made:
     r1, r2 = st.columns(2)
     r1.download_button(
         "Report (HTML)",
-        latest["html"].encode("utf-8"),
+        state.shareable(entry["id"], latest["html"]),
         file_name=f"{stem}_report.html",
         mime="text/html",
         key="release_report_html",
         type="primary",
         on_click="ignore",
     )
+    shared_page = state.shareable(entry["id"], latest["html"]).decode("utf-8")
     r2.download_button(
         "Report (PDF)",
-        lambda page=latest["html"]: report_render.html_to_pdf(page),
+        lambda page=shared_page: report_render.html_to_pdf(page),
         file_name=f"{stem}_report.pdf",
         mime="application/pdf",
         key="release_report_pdf",

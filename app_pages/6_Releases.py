@@ -118,7 +118,7 @@ for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
         )
         st.download_button(
             "Release card (HTML)",
-            render_card_html(release.card).encode("utf-8"),
+            state.shareable(release.id, render_card_html(release.card)),
             file_name=f"{stem}_card.html",
             mime="text/html",
             key=f"releases_card_{side}_{release.id}",
@@ -126,7 +126,7 @@ for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
         )
         st.download_button(
             "Release card (JSON)",
-            json.dumps(release.card, indent=2).encode("utf-8"),
+            state.shareable(release.id, json.dumps(release.card, indent=2)),
             file_name=f"{stem}_card.json",
             mime="application/json",
             key=f"releases_card_json_{side}_{release.id}",
@@ -135,7 +135,7 @@ for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
         for made in reports_by_release[release.id][:1]:
             st.download_button(
                 "Stakeholder report (HTML)",
-                made["html"].encode("utf-8"),
+                state.shareable(release.id, made["html"]),
                 file_name=f"{stem}_report.html",
                 mime="text/html",
                 key=f"releases_report_{side}_{release.id}",

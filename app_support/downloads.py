@@ -27,7 +27,7 @@ def release_downloads(entry: dict, stem: str) -> None:
     )
     d2.download_button(
         "Release card (HTML)",
-        render_card_html(card).encode("utf-8"),
+        state.shareable(entry["id"], render_card_html(card)),
         file_name=f"{stem}_release_card.html",
         mime="text/html",
         key="release_card_html",
@@ -35,7 +35,7 @@ def release_downloads(entry: dict, stem: str) -> None:
     )
     d3.download_button(
         "Release card (JSON)",
-        json.dumps(card, indent=2).encode("utf-8"),
+        state.shareable(entry["id"], json.dumps(card, indent=2)),
         file_name=f"{stem}_release_card.json",
         mime="application/json",
         key="release_card_json",
@@ -53,7 +53,7 @@ def release_downloads(entry: dict, stem: str) -> None:
     script = rerun_script(entry, data=f"{stem}.csv", declaration=f"{stem}.domain.json")
     e1.download_button(
         "Rerun script (Python)",
-        script,
+        state.shareable(entry["id"], script),
         file_name=f"rerun_{stem}.py",
         mime="text/x-python",
         key="release_rerun_script",
@@ -61,7 +61,7 @@ def release_downloads(entry: dict, stem: str) -> None:
     )
     e2.download_button(
         "Release settings (JSON)",
-        json.dumps(rerun_settings(entry), indent=2),
+        state.shareable(entry["id"], json.dumps(rerun_settings(entry), indent=2)),
         file_name=f"{stem}.settings.json",
         mime="application/json",
         key="release_settings",

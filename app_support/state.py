@@ -379,3 +379,9 @@ def expected_rows() -> int:
     """Rows a draw will have: the public number asked for, else about the real count."""
     ss = st.session_state
     return int(ss[ROWS] or ss[DATA]["info"]["rows"])
+
+
+def shareable(release_id: int, text: str) -> bytes:
+    """A card, report or script of release ``release_id`` as a shareable download gets it: through the one
+    scrub of the data file's name (``Access.shareable``), as a reviewer sees it; UTF-8 bytes."""
+    return workspace().access.shareable(release_id, text).encode("utf-8")

@@ -20,10 +20,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import hmac
+import html
 import ipaddress
 import json
+import math
+import os
 import re
 import secrets
+import sqlite3
+import time
 import unicodedata
 from dataclasses import dataclass
 
@@ -41,7 +46,30 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (name TEXT PRIMARY KEY, created TEXT NOT NULL, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS review_links (digest TEXT PRIMARY KEY, created TEXT NOT NULL, note TEXT NOT NULL,
                                          releases TEXT NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS sign_in_failures (key TEXT PRIMARY KEY, failures INTEGER NOT NULL, last REAL NOT NULL);
 """
+#: Set to 1, the publisher pages need a signed-in account even on a loopback address with no account yet.
+REQUIRE_LOGIN_VARIABLE = "DPSYNTH_REQUIRE_LOGIN"
+#: Failed sign-ins in a row (for an account name, or from a client) before each further try must wait.
+SIGN_IN_FREE_TRIES = 5
+#: The longest wait between tries, in seconds; the wait doubles with each failure past the free ones.
+SIGN_IN_MAX_WAIT = 300.0
+_FAILURES_OF = "SELECT key, failures, last FROM sign_in_failures WHERE key IN ({marks})"
+
+
+def _pause(failures: int) -> float:
+    """Seconds to wait after ``failures`` failed sign-ins in a row: none for the first few, then 1, 2, 4, ..."""
+    return 0.0 if failures < SIGN_IN_FREE_TRIES else min(SIGN_IN_MAX_WAIT, 2.0 ** (failures - SIGN_IN_FREE_TRIES))
+
+
+class SignInPaused(DPSynthError):
+    """Too many failed sign-ins in a row: the next try is taken after ``seconds``."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        super().__init__(f"too many failed sign-ins: try again in {math.ceil(seconds)} s")
+
+
 #: What stands in for the data file's name in everything a reviewer sees.
 NAME_STAND_IN = "the data"
 
@@ -142,6 +170,18 @@ class Access:
             (name, hash_password(password)),
         )
 
+    def login_needed(self, address: str | None) -> bool:
+        """Whether the publisher pages need a signed-in account: when the server listens beyond this
+        computer (:func:`login_required`), whenever any account exists (a server on 127.0.0.1 behind a
+        reverse proxy or an SSH tunnel is reached from elsewhere), or when ``$DPSYNTH_REQUIRE_LOGIN`` is 1."""
+        if login_required(address) or os.environ.get(REQUIRE_LOGIN_VARIABLE) == "1":
+            return True
+        with self.database.connect() as conn:
+            try:
+                return conn.execute("SELECT 1 FROM accounts LIMIT 1").fetchone() is not None
+            except sqlite3.OperationalError:  # no account was ever made here: no table
+                return False
+
     def accounts(self) -> list[str]:
         return [row[0] for row in self._run("SELECT name FROM accounts ORDER BY name")]
 
@@ -151,12 +191,43 @@ class Access:
             raise DPSynthError(f"there is no account {_shown(name)}")
         self._run("DELETE FROM accounts WHERE name = ?", (name,))
 
-    def sign_in(self, name: str, password: str) -> bool:
+    def sign_in(self, name: str, password: str, *, client: str = "", clock=time.time) -> bool:
         """True when the account exists and the password is right. An unknown name costs the same
-        scrypt work as a wrong password, so the time taken does not tell which it was."""
+        scrypt work as a wrong password, so the time taken does not tell which it was.
+
+        Guessing is slowed down: after :data:`SIGN_IN_FREE_TRIES` failures in a row for an account name,
+        or from a client (its address, when the app knows it), each further try must wait twice as
+        long as the last, up to :data:`SIGN_IN_MAX_WAIT` seconds (:class:`SignInPaused` says how long,
+        before any password is checked). A success clears the account's and the client's count.
+        """
+        keys = [f"account:{name}"] + ([f"client:{client}"] if client else [])
+        now = clock()
+        counts = dict(self._run_all(_SCHEMA, _FAILURES_OF.format(marks=", ".join("?" * len(keys))), keys))
+        waits = [_pause(counts[key][0]) - (now - counts[key][1]) for key in keys if key in counts]
+        if waits and max(waits) > 0:
+            raise SignInPaused(max(waits))
         rows = self._run("SELECT hash FROM accounts WHERE name = ?", (name,))
         stored = rows[0][0] if rows else hash_password("not an account", b"\0" * 16)
-        return password_matches(password, stored) and bool(rows)
+        right = password_matches(password, stored) and bool(rows)
+        with self.database.transaction() as conn:
+            for key in keys:
+                if right:
+                    conn.execute("DELETE FROM sign_in_failures WHERE key = ?", (key,))
+                else:
+                    conn.execute(
+                        "INSERT INTO sign_in_failures (key, failures, last) VALUES (?, 1, ?) ON CONFLICT(key) "
+                        "DO UPDATE SET failures = failures + 1, last = excluded.last",
+                        (key, now),
+                    )
+        return right
+
+    def _run_all(self, schema: str, sql: str, params=()) -> list:
+        """Rows of one query, the part's tables made first (a write transaction, as :meth:`_run`)."""
+        with self.database.transaction() as conn:
+            for statement in schema.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            return [(row[0], (row[1], row[2])) for row in conn.execute(sql, params).fetchall()]
 
     # --- reviewer links ---------------------------------------------------------------------------
 
@@ -210,20 +281,38 @@ class Access:
 
     def reviewer_view(self, release_id: int) -> ReviewerView:
         """A release with the data file's name (and its stem) replaced by "the data" everywhere: card,
-        reports, the synthetic file's text. Nothing publisher-only is included."""
+        reports, the synthetic file's text (:meth:`shareable`). Nothing publisher-only is included."""
         release = self.releases.get(release_id)
         if release is None:
             raise DPSynthError(f"no release #{release_id}")
+        card = json.loads(self.shareable(release_id, json.dumps(copy.deepcopy(release.card))))
+        reports = [self.shareable(release_id, r["html"]) for r in self.releases.reports(release_id)]
+        return ReviewerView(release.id, release.created, card, reports, release.csv_bytes())
+
+    def shareable(self, release_id: int, text: str) -> str:
+        """``text`` (a card, a report, a script about release ``release_id``) as a reviewer or a shareable
+        download receives it: the one scrub of the data file's name (and its stem), in every form it can
+        take in the text (as typed, HTML-escaped either way, JSON-escaped), replaced by :data:`NAME_STAND_IN`."""
+        release = self.releases.get(release_id)
+        if release is None:
+            return text
         name = self.ledger.dataset_name(release.fingerprint) or ""
         dataset = release.card.get("domain", {}).get("dataset") or ""
-        names = sorted(
-            {n for base in (name, dataset) if base for n in (base, base.rsplit(".", 1)[0]) if len(n) >= 3},
-            key=len,
-            reverse=True,
-        )
-        card = json.loads(_scrub(json.dumps(copy.deepcopy(release.card)), [json.dumps(n)[1:-1] for n in names]))
-        reports = [_scrub(r["html"], names) for r in self.releases.reports(release_id)]
-        return ReviewerView(release.id, release.created, card, reports, release.csv_bytes())
+        names = {n for base in (name, dataset) if base for n in (base, base.rsplit(".", 1)[0]) if len(n) >= 3}
+        return scrub_names(text, names)
+
+
+def scrub_names(text: str, names) -> str:
+    """``text`` with every form of each of ``names`` (longest first) replaced by :data:`NAME_STAND_IN`:
+    as typed, HTML-escaped (``&amp; &lt; &gt; &quot; &#x27;`` or ``&#39; &#34;``) and JSON-escaped."""
+    forms = set()
+    for name in names:
+        escaped = html.escape(name, quote=True)
+        forms |= {name, html.escape(name, quote=False), escaped, json.dumps(name)[1:-1]}
+        forms |= {escaped.replace("&#x27;", "&#39;").replace("&quot;", "&#34;"), json.dumps(escaped)[1:-1]}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, NAME_STAND_IN)
+    return text
 
 
 def _shown(value) -> str:
@@ -234,9 +323,3 @@ def _shown(value) -> str:
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def _scrub(text: str, names) -> str:
-    for name in names:
-        text = text.replace(name, NAME_STAND_IN)
-    return text

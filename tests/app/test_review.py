@@ -121,3 +121,37 @@ def test_the_releases_page_makes_a_reviewer_link(tmp_path, monkeypatch):
     link = at.code[0].value
     token = link.split("?review=")[1]
     assert Workspace().access.releases_for(token) == [at.session_state["current_release"]]
+
+
+def test_revoking_a_link_ends_an_open_review_session_at_its_next_interaction(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path))
+    workspace, token = _shared_release(tmp_path)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["review"] = token
+    at.run()
+    assert at.title[0].value == "Releases shared with you"
+    [link] = workspace.access.links()
+    workspace.access.revoke_link(link["id"])
+    at.run()  # the reviewer's next interaction: the same session, its link revoked meanwhile
+    assert "does not open anything" in at.title[0].value
+    shown = " ".join(str(node.proto) for node in at._tree if hasattr(node, "proto"))
+    assert "Releases shared with you" not in shown
+
+
+def test_publisher_pages_need_a_login_on_loopback_once_an_account_exists(tmp_path, monkeypatch):
+    """A server on 127.0.0.1 behind a reverse proxy or a tunnel is reached from elsewhere: once any account
+    exists (or DPSYNTH_REQUIRE_LOGIN=1), the publisher pages need a sign-in, on any address."""
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert at.title[0].value != "Sign in"  # no account yet, loopback (AppTest): the publisher's own computer
+    monkeypatch.setenv("DPSYNTH_REQUIRE_LOGIN", "1")
+    assert AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run().title[0].value == "Sign in"
+    monkeypatch.delenv("DPSYNTH_REQUIRE_LOGIN")
+    Workspace(tmp_path).access.add_account("alice", "correct horse battery")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert at.title[0].value == "Sign in"
+    at.text_input(key="sign_in_name").set_value("alice")
+    at.text_input(key="sign_in_password").set_value("correct horse battery")
+    at.button[0].click().run()
+    assert at.title[0].value != "Sign in" and not at.exception

@@ -116,3 +116,48 @@ def test_a_password_typed_composed_or_decomposed_is_one_password(tmp_path):
     composed, decomposed = "caf\u00e9 au lait!", "cafe\u0301 au lait!"
     workspace.access.add_account("zoe", composed)
     assert workspace.access.sign_in("zoe", decomposed) and workspace.access.sign_in("zoe", composed)
+
+
+def test_sign_in_slows_down_after_failures_per_account_and_per_client(tmp_path):
+    workspace = Workspace(tmp_path)
+    workspace.access.add_account("alice", "correct horse battery")
+    clock = [1000.0]
+    tries = access.SIGN_IN_FREE_TRIES
+
+    def sign_in(password, name="alice", client="10.0.0.7"):
+        return workspace.access.sign_in(name, password, client=client, clock=lambda: clock[0])
+
+    for _ in range(tries):
+        assert not sign_in("wrong password!")
+    with pytest.raises(access.SignInPaused, match="try again in 1 s"):
+        sign_in("correct horse battery")  # even the right password waits: nothing is checked
+    with pytest.raises(access.SignInPaused):  # the same account from another client waits too
+        sign_in("correct horse battery", client="10.0.0.8")
+    with pytest.raises(access.SignInPaused):  # another account from the same client waits too
+        sign_in("anything at all", name="bob")
+    clock[0] += 1.01
+    assert not sign_in("wrong again!")  # the wait doubles with each failure
+    clock[0] += 1.5
+    with pytest.raises(access.SignInPaused, match="try again in 1 s"):
+        sign_in("correct horse battery")
+    clock[0] += 0.6
+    assert sign_in("correct horse battery")  # a success clears both counts
+    assert not sign_in("wrong password!") and sign_in("correct horse battery")
+    for _ in range(40):
+        clock[0] += access.SIGN_IN_MAX_WAIT + 1
+        sign_in("wrong password!", client="10.9.9.9")
+    with pytest.raises(access.SignInPaused) as paused:
+        sign_in("correct horse battery", client="10.9.9.9")
+    assert paused.value.seconds <= access.SIGN_IN_MAX_WAIT
+
+
+def test_the_name_is_scrubbed_in_every_form_a_report_or_card_can_hold_it():
+    name = 'Tom\'s <ward> & "co".csv'
+    stem = name.rsplit(".", 1)[0]
+    import html
+    import json as json_
+
+    texts = [name, html.escape(name), html.escape(name, quote=False), json_.dumps(name), stem, html.escape(stem)]
+    texts.append(html.escape(name).replace("&#x27;", "&#39;").replace("&quot;", "&#34;"))
+    scrubbed = access.scrub_names(" | ".join(texts), {name, stem})
+    assert "Tom" not in scrubbed and "ward" not in scrubbed and scrubbed.count(access.NAME_STAND_IN) == len(texts)
