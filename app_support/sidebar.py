@@ -7,7 +7,7 @@ import threading
 import streamlit as st
 
 from app_support import state
-from dpsynth_core.privacy.accounting import Spending
+from dpsynth_core.privacy.accounting import ADD_REMOVE, Spending, is_person_relation
 from dpsynth_core.wording import format_delta, format_epsilon
 
 
@@ -69,12 +69,27 @@ def file_size(size: int) -> str:
 
 
 def spending_lines(spending: Spending) -> list[str]:
-    """One line per neighbouring relation (never added together), in plain numbers."""
+    """The total per record (every spend converted: what the lifetime budget counts), then one line per
+    unit the draws stated, in plain numbers."""
     lines = []
+    if spending.per_record is not None and (len(spending.relations) > 1 or spending.unconvertible):
+        total = spending.per_record
+        text = f"ε = {format_epsilon(total.epsilon)}" + (f", δ = {format_delta(total.delta)}" if total.delta else "")
+        lines.append(
+            f"**{text}** per record in all (each draw converted to adding or removing one record: "
+            "a person's ε counts twice; the lifetime budget counts this)"
+        )
+    if spending.unconvertible:
+        lines.append(
+            ":red[**no total per record**]: a draw protects only against a record being replaced (the row "
+            "count is released exactly)"
+        )
     for total in spending.relations:
         unit = (
             "adding or removing one record"
-            if total.neighbouring.startswith("add/remove")
+            if total.neighbouring == ADD_REMOVE
+            else total.neighbouring.replace("add/remove", "adding or removing")
+            if is_person_relation(total.neighbouring)
             else "replacing one record (row count public)"
         )
         text = f"ε = {format_epsilon(total.epsilon)}"
@@ -124,7 +139,7 @@ def redraw_sidebar() -> None:
             st.markdown("**ε = 0**: nothing drawn yet")
         limit = spending.lifetime_epsilon
         if limit is not None:
-            used = min(1.0, spending.largest_epsilon / limit)
+            used = 1.0 if spending.unconvertible else min(1.0, spending.total_epsilon / limit)
             st.progress(used, text=f"Lifetime budget ε = {limit:g}: {format_epsilon(spending.left())} left")
         recorded = (
             f"{spending.draws} draw{'s' if spending.draws != 1 else ''} or report"

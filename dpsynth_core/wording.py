@@ -97,10 +97,23 @@ def ledger_text(workspace, fp: str | None = None) -> str:
         for change in workspace.ledger.limit_changes(key):
             old, new = (f"ε = {v:g}" if v is not None else "none" for v in (change["old"], change["new"]))
             lines.append(f"  {change['created']}  {change['source']:<3}  lifetime budget {old} -> {new}")
+        if spending.per_record is not None:
+            total = spending.per_record
+            lines.append(
+                f"  total per record (every spend converted to one record added or removed; the lifetime budget's "
+                f"unit): ε = {format_epsilon(total.epsilon)}, δ = {format_delta(total.delta)} "
+                f"({total.composition} composition of {total.draws} spends)"
+            )
+        if spending.unconvertible:
+            lines.append(
+                f"  {spending.unconvertible} spend(s) protect only against a record being replaced (row count "
+                "released): no total per record holds for this data"
+            )
         for total in spending.relations:
             lines.append(
-                f"  total, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
-                f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends)"
+                f"  as stated, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
+                f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends); "
+                f"per record: {conversion_words(total.neighbouring)}"
             )
         if spending.unguaranteed:
             lines.append(
@@ -153,3 +166,10 @@ def ledger_rows(spends: list[dict]) -> list[dict]:
         }
         for s in spends
     ]
+
+
+def conversion_words(relation: str) -> str:
+    """How the ledger states a relation's spends per record (:data:`~dpsynth_core.privacy.accounting.CONVERSIONS`)."""
+    from .privacy.accounting import CONVERSIONS, is_person_relation
+
+    return CONVERSIONS["person" if is_person_relation(relation) else relation]

@@ -127,6 +127,8 @@ def run_ledger(args) -> None:
 
 
 def ledger_json(workspace, key: str | None) -> dict:
+    from ..wording import conversion_words
+
     """Every spend (what, method, epsilon, delta, when) and the composed totals, per dataset."""
     datasets = []
     for data in workspace.ledger.datasets():
@@ -167,6 +169,18 @@ def ledger_json(workspace, key: str | None) -> dict:
                     for t in spending.relations
                 ],
                 "spends_without_guarantee": spending.unguaranteed,
+                # every guaranteed spend converted to one record added or removed, composed: what the
+                # lifetime budget is checked against, and how each relation was converted
+                "per_record": None
+                if spending.per_record is None
+                else {
+                    "epsilon": spending.per_record.epsilon,
+                    "delta": spending.per_record.delta,
+                    "composition": spending.per_record.composition,
+                    "spends": spending.per_record.draws,
+                },
+                "spends_with_no_total_per_record": spending.unconvertible,
+                "conversions": {t.neighbouring: conversion_words(t.neighbouring) for t in spending.relations},
             }
         )
     return {"workspace": str(workspace.path), "datasets": datasets}

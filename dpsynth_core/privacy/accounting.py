@@ -3,7 +3,9 @@
 Every access to the data records a :class:`PrivacyEvent`. The :class:`Accountant` adds
 them up by basic composition (epsilons and deltas add) and by advanced composition
 (Dwork, Rothblum and Vadhan 2010, heterogeneous form), and reports the smaller. Events
-under different neighbouring relations are never mixed in one total.
+under different neighbouring relations are composed per relation as stated, and also all together
+once converted to one record added or removed (:func:`in_record_unit`, :func:`per_record_total`):
+the total a lifetime budget counts.
 
 Zero-concentrated DP (Bun and Steinke 2016). A ledger may also hold *zCDP events*, whose
 cost is ``rho`` (the Gaussian mechanism on counts of L2 sensitivity 1 with scale
@@ -347,26 +349,93 @@ class Spending:
     """What has been spent on one dataset.
 
     Attributes:
-        relations: one composed total per neighbouring relation (never added together).
+        relations: one composed total per neighbouring relation, as each spend stated it.
         unguaranteed: draws made with a method that has no differential-privacy guarantee.
         draws: all recorded spends (releases and reports).
-        lifetime_epsilon: the publisher's limit, or None.
+        lifetime_epsilon: the publisher's limit (per record: :data:`RECORD_UNIT`), or None.
+        per_record: every guaranteed spend converted to :data:`RECORD_UNIT` (:func:`in_record_unit`)
+            and composed together: what the records have spent in all, the figure the lifetime
+            budget is checked against (None when nothing guaranteed was spent).
+        unconvertible: guaranteed spends whose relation says nothing per record added or removed
+            (:data:`SUBSTITUTE`: the exact row count is released), so no total per record holds.
     """
 
     relations: tuple[RelationTotal, ...]
     unguaranteed: int
     draws: int
     lifetime_epsilon: float | None
+    per_record: RelationTotal | None = None
+    unconvertible: int = 0
 
     @property
-    def largest_epsilon(self) -> float:
-        return max((r.epsilon for r in self.relations), default=0.0)
+    def total_epsilon(self) -> float:
+        """What the records have spent in all, per record (the lifetime budget's unit)."""
+        return self.per_record.epsilon if self.per_record is not None else 0.0
 
     def left(self) -> float | None:
-        """Epsilon that still fits the lifetime budget by plain addition (None: no limit)."""
+        """Epsilon per record that still fits the lifetime budget by plain addition (None: no limit)."""
         if self.lifetime_epsilon is None:
             return None
-        return max(0.0, self.lifetime_epsilon - self.largest_epsilon)
+        if self.unconvertible:
+            return 0.0
+        return max(0.0, self.lifetime_epsilon - self.total_epsilon)
+
+
+#: The unit a lifetime budget is stated in, and every spend is converted to: one record added or removed.
+RECORD_UNIT = ADD_REMOVE
+#: How :func:`in_record_unit` converts each relation, in words (the ledger page and ``ledger --json``).
+CONVERSIONS = {
+    ADD_REMOVE: "as stated",
+    "person": "per person, times 2 per record (group privacy: a record added or removed is its person "
+    "removed and added back with one row more or fewer, two steps; delta becomes delta (1 + e^epsilon))",
+    SUBSTITUTE: "none: a guarantee for a record replaced by another, with the exact row count released, "
+    "says nothing when a record is added or removed",
+}
+
+
+def is_person_relation(relation: str) -> bool:
+    return relation.startswith("add/remove one person")
+
+
+def in_record_unit(spend: Spend) -> Spend | None:
+    """``spend``'s events stated per record added or removed (:data:`RECORD_UNIT`), by a conversion that is
+    proved; None when there is none (:data:`CONVERSIONS`).
+
+    * add/remove one record: unchanged;
+    * add/remove one person (any identifying column, any bound ``K``): adding or removing one record
+      changes one person's rows, which is that person removed and added back (two neighbouring steps
+      of the person relation), so an (e, d) guarantee per person is (2e, d (1 + e^e)) per record (group
+      privacy; Dwork and Roth 2014, Theorem 2.2 for d = 0);
+    * substitute one record (row count public): none. The count is released exactly, so a record
+      added or removed is told apart with certainty.
+    """
+    events = []
+    for event in spend.events:
+        if event.neighbouring == ADD_REMOVE:
+            events.append(event)
+        elif is_person_relation(event.neighbouring) and not event.is_zcdp:
+            delta = 0.0 if event.delta == 0 else min(1.0, event.delta * (1 + math.exp(min(event.epsilon, 700))))
+            label = f"{event.label} (per person, x2 per record)"
+            events.append(PrivacyEvent(event.mechanism, 2 * event.epsilon, delta, ADD_REMOVE, label))
+        else:
+            return None
+    return Spend(tuple(events), spend.guaranteed, spend.zcdp_delta)
+
+
+def per_record_total(spends) -> tuple[RelationTotal | None, int]:
+    """Every guaranteed spend in :data:`RECORD_UNIT`, composed together (:func:`compose`); and how many
+    guaranteed spends have no conversion."""
+    converted, unconvertible = [], 0
+    for spend in spends:
+        if not spend.guaranteed:
+            continue
+        inside = in_record_unit(spend)
+        if inside is None:
+            unconvertible += 1
+        elif inside.events:
+            converted.append(inside)
+    totals, _ = compose(converted)
+    return (totals[0] if totals else None), unconvertible
 
 
 def _accountant_total(events, delta: float) -> dict:

@@ -59,10 +59,8 @@ def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
         cost = "no guarantee: this method's release is not differentially private"
     else:
         cost = f"spends ε = {format_epsilon(charge.epsilon)}"
-        total = (
-            next((r.epsilon for r in after.relations if r.neighbouring == charge.neighbouring), None) if after else None
-        )
-        if earlier and total is not None:
+        total = after.total_epsilon if after is not None and after.per_record is not None else None
+        if earlier and total is not None:  # per record, every unit converted: what the lifetime budget counts
             cost += f"; the total on this data becomes ε = {format_epsilon(total)}"
     return ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
 

@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..data.fingerprint import check_source, records_fingerprint
 from ..errors import DPSynthError
-from ..privacy.accounting import PrivacyEvent, Spend, Spending, compose
+from ..privacy.accounting import PrivacyEvent, Spend, Spending, compose, in_record_unit, per_record_total
 from ..wording import format_epsilon
 from .database import Database, now, secret
 
@@ -111,23 +111,30 @@ class Ledger:
                 f"counted against the lifetime budget of ε = {limit:g} on {name}: remove the "
                 "lifetime budget to use it anyway"
             )
-        for total in after.relations:
-            if total.epsilon > limit * (1 + 1e-9):  # the spending before it, composed only for the message
-                spent = next(
-                    (r.epsilon for r in self._spending(conn, fp).relations if r.neighbouring == total.neighbouring), 0.0
-                )
-                raise BudgetExceeded(
-                    f"{what} would bring the total on {name} to ε = {format_epsilon(total.epsilon)} "
-                    f"({total.neighbouring}), over its lifetime budget of ε = {limit:g}: "
-                    f"ε = {format_epsilon(spent)} is already spent, so at most ε = "
-                    f"{format_epsilon(max(0.0, limit - spent))} is left. Lower ε or raise the lifetime budget"
-                )
+        if after.unconvertible:
+            raise BudgetExceeded(
+                f"{what if in_record_unit(spend) is None else 'An earlier draw on ' + name} is protected only "
+                "against a record being replaced by another, with the exact row count released: that says "
+                "nothing when a record is added or removed, so it cannot be counted against the lifetime "
+                f"budget of ε = {limit:g} per record on {name}. Choose another method, or remove the "
+                "lifetime budget to use it anyway"
+            )
+        if after.total_epsilon > limit * (1 + 1e-9):  # the spending before it, composed only for the message
+            spent = self._spending(conn, fp).total_epsilon
+            raise BudgetExceeded(
+                f"{what} would bring the total on {name} to ε = {format_epsilon(after.total_epsilon)} per "
+                f"record (every spend, whatever its unit, converted to one record added or removed), over "
+                f"its lifetime budget of ε = {limit:g}: ε = {format_epsilon(spent)} is already spent, so at "
+                f"most ε = {format_epsilon(max(0.0, limit - spent))} is left. Lower ε or raise "
+                "the lifetime budget"
+            )
         return after
 
     def _spending(self, conn, fp: str, extra=()) -> Spending:
         spends = _spend_rows(conn, fp) + list(extra)
         relations, unguaranteed = compose(spends)
-        return Spending(relations, unguaranteed, len(spends), _limit(conn, fp))
+        per_record, unconvertible = per_record_total(spends)
+        return Spending(relations, unguaranteed, len(spends), _limit(conn, fp), per_record, unconvertible)
 
     @staticmethod
     def insert_spend(

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from dpsynth_core.cli import main
-from dpsynth_core.privacy.accounting import Spend, compose
+from dpsynth_core.privacy.accounting import Spend, compose, in_record_unit
 from dpsynth_core.release.budgeted import draw, projection, report
 from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.planning import price
@@ -104,7 +104,13 @@ def test_a_lifetime_budget_just_below_refuses_before_the_data_is_read(table, met
             **_settings(method),
         )
     assert workspace.ledger.spends(FP) == [] and not missing.exists()
-    if charge.guaranteed:
+    if charge.guaranteed and in_record_unit(charge) is None:  # replace-one-record: no total per record holds
+        assert "replaced by another" in str(refused.value)
+        workspace.ledger.set_lifetime_budget(FP, 1000.0, name="adult.csv")
+        with pytest.raises(BudgetExceeded, match="replaced by another"):
+            _draw(table, workspace, method, seed=None)
+        assert workspace.ledger.spends(FP) == []
+    elif charge.guaranteed:
         assert f"to ε = {format_epsilon(charge.epsilon)}" in str(refused.value)
         workspace.ledger.set_lifetime_budget(FP, charge.epsilon * (1 + 1e-6), name="adult.csv")
         made = _draw(table, workspace, method, seed=4)
@@ -171,6 +177,9 @@ def test_the_cli_records_the_projected_charge_and_refuses_just_below(table, meth
     capsys.readouterr()
     status, _ = _cli(tmp_path, table, method, tmp_path / "three.csv")
     err = capsys.readouterr().err
+    if in_record_unit(charge) is None:  # replace-one-record: refused under any lifetime budget per record
+        assert status == 2 and "replaced by another" in err and not (tmp_path / "three.csv").exists()
+        return
     assert status == 2 and "over its lifetime budget" in err and f"ε = {format_epsilon(after)}" in err
     assert not (tmp_path / "three.csv").exists() and len(_ledger(tmp_path, capsys)["datasets"][0]["spends"]) == 2
     assert not list(tmp_path.glob(".three.csv*"))  # no temporary file beside it either

@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -232,3 +233,55 @@ def test_a_spend_without_a_name_keeps_the_datasets_name(tmp_path):
     assert [d["name"] for d in workspace.ledger.datasets()] == ["german.csv"]
     workspace.ledger.reserve("f" * 64, spend, name="german, May", method="cathist")  # a new name still replaces it
     assert [d["name"] for d in workspace.ledger.datasets()] == ["german, May"]
+
+
+def test_one_budget_over_every_unit_lets_no_more_than_the_lifetime_budget_through(tmp_path, capsys):
+    """One file, one workspace, a lifetime budget of 1.5 per record, five draws of epsilon 1 under five
+    units and relations (row; person with unique ids and K = 1, the row mechanism again; person columns
+    that are declared, kept columns; replace-one-record): per relation none is over 1.5, but the records
+    would have spent about 3 or more. At most one draw (epsilon 1 per record) may pass."""
+    from dpsynth_core.cli import main
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(
+        {
+            "patient_id": [f"P{i}" for i in range(400)],
+            "age": rng.integers(18, 90, 400).astype(str),
+            "sex": rng.choice(["F", "M"], 400),
+        }
+    )
+    data, domain = tmp_path / "people.csv", tmp_path / "people.domain.json"
+    frame.to_csv(data, index=False)
+    columns = {
+        "patient_id": {"type": "drop"},
+        "age": {"type": "integer", "min": 0, "max": 120, "bin_width": 10},
+        "sex": {"type": "categorical", "values": ["F", "M"]},
+    }
+    domain.write_text(json.dumps({"columns": columns}))
+    ws = tmp_path / "ws"
+    base = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--workspace", str(ws), "--method"]
+    assert main(["ledger", str(data), "--workspace", str(ws), "--limit", "1.5"]) == 0
+    draws = [
+        ["marginals"],
+        ["marginals", "--person", "patient_id", "--max-rows-per-person", "1"],
+        ["marginals", "--person", "age", "--max-rows-per-person", "3"],
+        ["marginals", "--person", "sex", "--max-rows-per-person", "300"],
+        ["dirichlet"],
+    ]
+    passed = [main([*base, *d, "--out", str(tmp_path / f"out{i}.csv")]) == 0 for i, d in enumerate(draws)]
+    capsys.readouterr()
+    assert passed == [True, False, False, False, False]
+    assert main(["ledger", str(data), "--workspace", str(ws), "--json"]) == 0
+    [dataset] = json.loads(capsys.readouterr().out)["datasets"]
+    assert dataset["per_record"]["epsilon"] <= 1.5 and len(dataset["spends"]) == 1
+    assert dataset["conversions"] == {"add/remove one record": "as stated"}
+    # the same order with the person draw first: it counts twice per record, so the row draw is refused
+    ws2 = tmp_path / "ws2"
+    base2 = [a if a != str(ws) else str(ws2) for a in base]
+    assert main(["ledger", str(data), "--workspace", str(ws2), "--limit", "2.5"]) == 0
+    assert main([*base2, *draws[1], "--out", str(tmp_path / "p.csv")]) == 0
+    assert main([*base2, *draws[0], "--out", str(tmp_path / "r.csv")]) == 2
+    assert "to ε = 3 per record" in capsys.readouterr().err
+    assert main(["ledger", str(data), "--workspace", str(ws2)]) == 0
+    text = capsys.readouterr().out
+    assert "total per record" in text and "ε = 2," in text and "times 2 per record" in text
