@@ -252,8 +252,11 @@ different sides of some value; 0 = the same spread), and the real share of a few
 table's most common ones and the declared special values) against their synthetic share; the <b>mean</b> (real,
 its interval, vs synthetic; its noise grows with the declared range) and, at each of the synthetic table's
 quartiles, the share of real values at or below it against the synthetic share (25%, 50%, 75%). Each real figure
-is measured with noise ({CONFIDENCE:.0%} intervals).</p>
-<table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean; values at or below each synthetic quartile:
+is measured with noise ({CONFIDENCE:.0%} intervals). The real figures are of the values <b>as the release reads
+them: clamped to the declared range</b> (a value above the declared maximum counts as the maximum), so a real
+mean beside a column with many values outside its range is the mean of the clamped values, not of the raw
+ones.</p>
+<table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean of the clamped values; values at or below each synthetic quartile:
 real (interval) vs synthetic</th><th>value: real share (interval) vs synthetic</th>
 <th>shape</th></tr>{"".join(rows)}</table>
 """
