@@ -24,7 +24,8 @@ from ..domain import CategoricalDomain, ColumnDomain, TextDomain
 from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity, threshold
 from ..privacy.histogram import noisy_histogram, to_probabilities
 from ..privacy.prefixes import fallback_codes, fallback_weights, level_budget, release_levels
-from .base import CATHIST, HISTOGRAM, Synthesizer
+from .base import Synthesizer
+from .charges import CATHIST, HISTOGRAM
 from .finite import empty_text_note
 from .registry import register
 

@@ -45,8 +45,7 @@ from ..pgm.sizes import CandidateSizes
 from ..pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # noqa: F401  (the support's rule, one home)
 from ..privacy.accounting import PrivacyEvent, zcdp_budget
 from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
-from .base import ZCDP
-from .charges import row_count_event
+from .charges import ZCDP, row_count_event
 from .finite import FiniteColumn, finite_source, finite_source_column
 from .marginals_budget import (  # noqa: F401  (the budget's constants, named here too)
     BUDGET_MARGIN,

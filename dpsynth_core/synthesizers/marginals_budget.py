@@ -17,21 +17,14 @@ from ..errors import ParameterError
 from ..privacy.accounting import Accountant, PrivacyEvent, Spend, zcdp_budget
 from ..privacy.noise import typical_bin_error
 from .aim import GAUSSIAN_MEAN_ABS
-from .base import GAUSSIAN, HISTOGRAM, VOCABULARY, Synthesizer
-from .charges import row_count_event
+from .base import Synthesizer
+from .charges import GAUSSIAN, HISTOGRAM, VOCABULARY, row_count_event
+from .finite import vocabulary_shares
 from .options import delta_note, delta_rule
 from .options import delta_of as _delta
 
 #: Each round's budget: this share chooses the marginal, the rest measures it (AIM's split).
 SELECT_SHARE = 0.1
-#: A text column's vocabulary gets this share of the budget (after the row count and bins) for each of its
-#: CatHist levels (one, plus one per declared prefix length), all vocabularies together at most
-#: ``VOCABULARY_SHARE_MAX``; the rounds keep the rest. On compas (7,214 records, 9 other columns) with its
-#: charge description as free text, epsilon 1, 6 seeds: 5% gave 3.2 surviving values and a mean 2-way TVD
-#: of 0.167 (0.057 over the pairs without text); 10%: 4.0 values, 0.155 (0.054); 40%: 5.0 values, 0.154,
-#: but 0.060 without text (``benchmarks.quality.text_budget``). From the declaration alone, never the data.
-VOCABULARY_SHARE_PER_LEVEL = 0.1
-VOCABULARY_SHARE_MAX = 0.3
 #: Rounds the budget is first divided into, per column (AIM: 16; annealing shortens the run).
 ROUNDS_PER_COLUMN = 16
 #: A large table's rounds per column go down to this, as ``ROUNDS_PER_COLUMN * sqrt(ROUNDS_ROWS / n)``
@@ -49,14 +42,14 @@ ROUNDS_ROWS = 5000
 #: became clumps of records in empty cells, inherited by every pair with it (compas, 26 columns, mean 2-way
 #: TVD at epsilon 0.5 / 1: 0.340 / 0.193 with AIM's share, 0.211 / 0.130 with this; MST 0.212 / 0.176). At
 #: epsilon 5 a 6-column table's AIM share already gives 13 records, and a larger one cost it
-#: (``benchmarks.quality.marginals_ablation``; docs/benchmarks/history.md, "The 1-ways' share").
+#: (``benchmarks/ablation_marginals.py``; docs/benchmarks.md, "Kept: the 1-ways' share").
 ONE_WAY_NOISE = 0.015
 SMALL_ONE_WAY_SHARE = 0.6
 #: The small-table share is split between the columns in proportion to ``cells ** CELL_POWER`` (normalised to
 #: a mean of 1; 0: equally). A 1-way marginal's expected L1 error is about ``cells * sigma``, and
 #: ``sigma ~ 1 / sqrt(share)``: the sum over columns is least with shares in proportion to ``cells ** (2/3)``.
 #: pums at epsilon 1 (1,000 records, 3 to 18 cells a column), 10 seeds: mean 2-way TVD 0.1453 to 0.1399; no
-#: table or epsilon worse (docs/benchmarks/history.md, "The small-table 1-way share split by cells").
+#: table or epsilon worse (docs/benchmarks.md, "Kept: the small-table 1-way share split by cells").
 CELL_POWER = 2 / 3
 #: An ordered column's (numeric or date) first 1-way marginal gets this many times AIM's per-column budget
 #: (a small table's share, when larger, stays equal for every column): its value-level figures (mean,
@@ -155,23 +148,6 @@ def one_way_share(
     (``ordered`` of them numeric or dates), each of weight 1: the sum of :func:`column_one_way`."""
     one = functools.partial(column_one_way, columns, count, rounds, budget=budget, zcdp=zcdp)
     return ordered * one(ordered=True) + (columns - ordered) * one()
-
-
-def vocabulary_shares(domain) -> dict[str, float]:
-    """Each text column's share of the budget (after the row count and bins) for its CatHist vocabulary:
-    ``VOCABULARY_SHARE_PER_LEVEL`` per level (1 + its declared prefix lengths), the total capped at
-    ``VOCABULARY_SHARE_MAX`` and then split in proportion to the levels. Public: the declaration alone.
-
-    >>> from dpsynth_core.domain import TableDomain
-    >>> text = {"type": "text", "generator": "digits", "length": 5}
-    >>> vocabulary_shares(TableDomain.from_json({"columns": {"a": text, "b": {**text, "prefixes": [3]}}}))
-    {'a': 0.1, 'b': 0.2}
-    >>> vocabulary_shares(TableDomain.from_json({"columns": {c: text for c in "abcd"}}))["a"]
-    0.075
-    """
-    levels = {n: 1 + len(getattr(c, "prefixes", ()) or ()) for n, c in domain.kept.items() if not c.binned}
-    total = min(VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL * sum(levels.values()))
-    return {n: round(total * count / sum(levels.values()), 12) for n, count in levels.items()}
 
 
 class MarginalsBudget(Synthesizer):

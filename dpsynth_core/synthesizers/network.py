@@ -43,7 +43,8 @@ from ..pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # a range column's c
 from ..privacy.accounting import PrivacyEvent, fit_to_budget
 from ..privacy.histogram import noisy_count, noisy_histogram, nonnegative_projection
 from ..privacy.noise import discrete_laplace_alpha, discrete_laplace_std, real_laplace
-from .base import APPROXIMATE_DP, Synthesizer
+from .base import Synthesizer
+from .charges import APPROXIMATE_DP
 from .factors import Factor, sample_children
 from .finite import FiniteColumn, coded_table, finite_column
 

@@ -17,9 +17,9 @@ from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 from ..privacy.noise import typical_bin_error
 from ..privacy.prefixes import level_budget
 from ..wording import format_epsilon
-from .base import CATHIST, GAUSSIAN, PRIOR, ROW_NOTE_NOISES, VOCABULARY
-from .charges import row_count_event
-from .marginals_budget import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
+from .base import ROW_NOTE_NOISES
+from .charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
+from .finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
 from .registry import DEFAULT_METHOD, get_method
 
 
