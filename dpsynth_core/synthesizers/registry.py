@@ -68,7 +68,7 @@ class MethodInfo:
 
 
 #: The modules that register a method (each one, by :func:`register`).
-MODULES = ("bayesnet", "copula", "deniability", "dirichlet", "independent", "marginals", "microagg")
+MODULES = ("bayesnet", "copula", "deniability", "dirichlet", "cathist", "marginals", "microagg")
 
 
 class _Methods(Mapping):

@@ -1,4 +1,4 @@
-"""Independent columns: one DP histogram per column, rows drawn column by column.
+"""The ``cathist`` method, independent columns: one DP histogram per column, rows drawn column by column.
 
 Guarantee: epsilon-DP under adding or removing one record, by basic composition of one
 histogram per kept column (L1 sensitivity 1 each) and the noisy row count. Categorical
@@ -147,7 +147,7 @@ def fit_column(
     relationships between columns (say, age and income) are not.""",
     rank=2,
 )
-class IndependentColumns(Synthesizer):
+class CatHistSynthesizer(Synthesizer):
     """Independent columns via CatHist and public-bin histograms (see module docstring).
 
     Budget: after the row count's share, epsilon is split equally across kept columns.
@@ -265,4 +265,4 @@ def _level_details(domain: TextDomain, epsilon: float, rho: float) -> list[dict]
     ]
 
 
-__all__ = ["IndependentColumns", "ColumnModel", "fit_column"]
+__all__ = ["CatHistSynthesizer", "ColumnModel", "fit_column"]
