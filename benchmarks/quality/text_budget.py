@@ -55,10 +55,9 @@ def old_rule(domain) -> dict:
 def run(texts: int, rule: str, seeds: int, epsilon: float, data: str | None = None) -> dict:
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
-    from dpsynth_core.synthesizers import marginals, marginals_budget
-    from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
+    from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, budget, synthesizer
 
-    marginals.vocabulary_shares = marginals_budget.vocabulary_shares = old_rule if rule == "before" else NOW
+    synthesizer.vocabulary_shares = budget.vocabulary_shares = old_rule if rule == "before" else NOW
     frame, spec = table(texts, data)
     domain = TableDomain.from_json(spec)
     first = TEXT[0]

@@ -351,8 +351,8 @@ PLAN_HELP = {
 }
 
 
-#: Why some figures of :func:`plan_table` read "about" (:meth:`~dpsynth_core.synthesizers.marginals_budget.
-#: MarginalsBudget.column_noise`'s ``estimated``), in plain words for the Privacy page.
+#: Why some figures of :func:`plan_table` read "about" (:func:`~dpsynth_core.synthesizers.marginals.budget.
+#: column_noise`'s ``estimated``), in plain words for the Privacy page.
 ESTIMATE_NOTE = (
     "Figures marked 'about' are estimates: how the budget is shared between the other columns depends on how "
     "many values of the free-text columns come out, which is known only after the draw. The total ε spent is "

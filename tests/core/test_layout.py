@@ -68,12 +68,15 @@ def test_methods_never_import_one_another():
         "synthesizers.base",
         "synthesizers.registry",
         "synthesizers.options",
-        "synthesizers.aim",
-        "synthesizers.network",
-        "synthesizers.marginals_budget",
-        "synthesizers.factors",
         "synthesizers.finite",
         "synthesizers.charges",
+        # a method's own package: its modules import one another (no other method imports them)
+        "synthesizers.marginals.synthesizer",
+        "synthesizers.marginals.budget",
+        "synthesizers.marginals.selection",
+        "synthesizers.marginals.measurements",
+        "synthesizers.network",
+        "synthesizers.factors",
     }
     methods = [n for n in graph if n.startswith("synthesizers.") and n not in shared | {"synthesizers.planning"}]
     offenders = [(m, t) for m in methods for t in graph[m] if t.startswith("synthesizers.") and t not in shared]
