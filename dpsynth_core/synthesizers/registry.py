@@ -68,7 +68,7 @@ class MethodInfo:
 
 
 #: The modules (or packages) that register a method (each one, by :func:`register`), in display order.
-MODULES = ("bayesnet", "copula", "deniability", "dirichlet", "cathist", "marginals", "microagg")
+MODULES = ("network.bayesnet", "copula", "network.deniability", "dirichlet", "cathist", "marginals", "microagg")
 
 
 class _Methods(Mapping):
