@@ -27,10 +27,12 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.common import coded_table, scores
-from dpsynth_core.synthesizers import marginals as M
-from dpsynth_core.synthesizers import marginals_budget as B
+from dpsynth_core.synthesizers.marginals import budget, measurements, selection
+from dpsynth_core.synthesizers.marginals import synthesizer as M
 
 G = importlib.import_module("dpsynth_core.pgm.generate")  # the module (the package names its function)
+#: Where the method's constants are read (a constant imported by name is read where it is imported too).
+MODULES = (M, budget, selection, measurements, G)
 
 #: variant -> (module constants to set, options of the synthesizer)
 VARIANTS = {
@@ -65,8 +67,8 @@ VARIANTS = {
 
 @contextlib.contextmanager
 def patched(constants: dict):
-    """Set module constants wherever they are read (the method's module and its budget's)."""
-    old = {(m, k): getattr(m, k) for k in constants for m in (M, B, G) if hasattr(m, k)}
+    """Set module constants wherever they are read (the method's modules and the generation's)."""
+    old = {(m, k): getattr(m, k) for k in constants for m in MODULES if hasattr(m, k)}
     for m, k in old:
         setattr(m, k, constants[k])
     try:

@@ -168,19 +168,21 @@ def main(argv=None) -> pd.DataFrame:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="for ablations: a module constant of dpsynth_core.synthesizers.marginals (JSON value)",
+        help="for ablations: a module constant of the package dpsynth_core.synthesizers.marginals (JSON value)",
     )
     args = parser.parse_args(argv)
     if args.set:
         import json
 
-        from dpsynth_core.synthesizers import marginals
+        from dpsynth_core.synthesizers.marginals import budget, measurements, selection, synthesizer
 
         for item in args.set:
             name, value = item.split("=", 1)
-            if not hasattr(marginals, name):
+            holders = [m for m in (synthesizer, budget, selection, measurements) if hasattr(m, name)]
+            if not holders:
                 parser.error(f"no constant {name} in dpsynth_core.synthesizers.marginals")
-            setattr(marginals, name, json.loads(value))
+            for module in holders:  # wherever it is read (a constant imported by name too)
+                setattr(module, name, json.loads(value))
     rows = []
     for table in args.tables:
         seen = set()

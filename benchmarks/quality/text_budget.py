@@ -7,7 +7,7 @@ The defaults (36 releases of the whole compas) take about a minute.
 Compas (7,214 records): sex, age_cat, race, c_charge_degree, is_recid, decile_score, two_year_recid,
 priors_count, age, with 1 to 3 charge descriptions as free text (``{"type": "text", "generator": "any",
 "size": 100000}``). For the rule before (5% of the budget for all vocabularies together) and the rule now
-(:func:`~dpsynth_core.synthesizers.marginals_budget.vocabulary_shares`), at epsilon 1, seeded, it reports
+(:func:`~dpsynth_core.synthesizers.finite.vocabulary_shares`), at epsilon 1, seeded, it reports
 the first text column's epsilon, its surviving values, the share of its synthetic cells whose value is not
 in the data (made up), and the mean 2-way TVD over all pairs of columns and over the pairs without text.
 Figures: docs/benchmarks/quality.md.
@@ -39,7 +39,7 @@ def table(texts: int, data: str | None = None):
 
 
 def _now():
-    from dpsynth_core.synthesizers.marginals_budget import vocabulary_shares
+    from dpsynth_core.synthesizers.finite import vocabulary_shares
 
     return vocabulary_shares
 
@@ -55,10 +55,9 @@ def old_rule(domain) -> dict:
 def run(texts: int, rule: str, seeds: int, epsilon: float, data: str | None = None) -> dict:
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
-    from dpsynth_core.synthesizers import marginals, marginals_budget
-    from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
+    from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, budget, synthesizer
 
-    marginals.vocabulary_shares = marginals_budget.vocabulary_shares = old_rule if rule == "before" else NOW
+    synthesizer.vocabulary_shares = budget.vocabulary_shares = old_rule if rule == "before" else NOW
     frame, spec = table(texts, data)
     domain = TableDomain.from_json(spec)
     first = TEXT[0]

@@ -55,7 +55,7 @@ def case_deniability_candidates(secure: bool, count: int = 1_000_000) -> dict:
     """A million candidates through the plausible-deniability test."""
     import pandas as pd
 
-    from dpsynth_core.synthesizers.deniability import PlausibleDeniability
+    from dpsynth_core.synthesizers.network import PlausibleDeniability
 
     real = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
     model = PlausibleDeniability(epsilon=1.0, random_state=None if secure else 0).fit(real, adult_declaration())

@@ -44,7 +44,7 @@ def best(fn, repeats=3) -> float:
 def main(argv=None) -> None:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     from dpsynth_core.privacy import noise
-    from dpsynth_core.synthesizers.independent import IndependentColumns
+    from dpsynth_core.synthesizers.cathist import CatHistSynthesizer
 
     frame = pd.read_csv(SHARED / "adult.csv", dtype=str, keep_default_na=False)
     spec = adult_declaration()
@@ -65,18 +65,18 @@ def main(argv=None) -> None:
         noise.secure_generator = make  # the secure path with this helper generator
         try:
             rows[-1]["cathist release of adult (s)"] = best(
-                lambda: IndependentColumns(epsilon=1.0).fit(frame, spec).sample()
+                lambda: CatHistSynthesizer(epsilon=1.0).fit(frame, spec).sample()
             )
-            model = IndependentColumns(epsilon=1.0).fit(frame, spec)
+            model = CatHistSynthesizer(epsilon=1.0).fit(frame, spec)
             rows[-1]["sample 10^6 rows (s)"] = best(lambda model=model: model.sample(1_000_000), repeats=2)
         finally:
             noise.secure_generator = original
-    seeded = IndependentColumns(epsilon=1.0, random_state=1).fit(frame, spec)
+    seeded = CatHistSynthesizer(epsilon=1.0, random_state=1).fit(frame, spec)
     rows.append(
         {
             "generator": "seeded numpy PCG64, count noise too (tests only)",
             "cathist release of adult (s)": best(
-                lambda: IndependentColumns(epsilon=1.0, random_state=1).fit(frame, spec).sample()
+                lambda: CatHistSynthesizer(epsilon=1.0, random_state=1).fit(frame, spec).sample()
             ),
             "sample 10^6 rows (s)": best(lambda: seeded.sample(1_000_000), repeats=2),
         }

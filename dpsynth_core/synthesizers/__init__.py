@@ -1,10 +1,15 @@
-"""The synthesis methods, one module each, and the registry the CLI and the app list them from.
+"""The synthesis methods, one module each (a package for a large one), and the registry the CLI and the app
+list them from.
 
 Every method has the estimator shape ``Method(epsilon=..., ...).fit(data, domain)`` then
-``.sample(n)`` (:mod:`.base`). Methods never import one another; shared building blocks
-(the DP Bayesian network in :mod:`.network`, and the core's counting, noise and CatHist
-modules) stand apart. The method modules register themselves when :data:`METHODS` is first read
-(:mod:`.registry`), so importing this package (or its :mod:`.options`) stays light.
+``.sample(n)`` (:mod:`.base`, which also states what a draw costs). A small method is one module
+(:mod:`.cathist`, :mod:`.copula`, :mod:`.dirichlet`, :mod:`.microagg`); a large one is a package of
+its steps (:mod:`.marginals`, the default), and the Bayesian-network family is one package
+(:mod:`.network`: the network ``bayesnet`` and ``deniability`` share, and the two methods). Methods
+never import one another; shared building blocks (:mod:`.charges`, :mod:`.finite`, :mod:`.options`,
+and the core's counting, noise and CatHist modules) stand apart. The method modules register
+themselves when :data:`METHODS` is first read (:mod:`.registry`), so importing this package (or its
+:mod:`.options`) stays light.
 """
 
 import importlib

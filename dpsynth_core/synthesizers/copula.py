@@ -37,9 +37,9 @@ from ..domain import as_table_domain
 from ..errors import ParameterError
 from ..privacy.accounting import fit_to_budget
 from ..privacy.histogram import noisy_histogram, to_probabilities
-from .base import APPROXIMATE_DP, Synthesizer
-from .finite import FiniteColumn, coded_table, finite_column
-from .marginals_budget import vocabulary_shares
+from .base import Synthesizer
+from .charges import APPROXIMATE_DP
+from .finite import FiniteColumn, coded_table, finite_column, vocabulary_shares
 from .registry import register
 
 #: Most indicators (one per category, bin, vocabulary value, "other" and "missing") the copula fits: its
@@ -186,7 +186,7 @@ def measurement_epsilons(domain, total: float, fixed: list, delta: float) -> tup
     fill ``total`` after the ``fixed`` spends (row count, bins) by the better of basic and advanced
     composition (delta slack ``delta``).
 
-    Each vocabulary gets its share of :func:`~dpsynth_core.synthesizers.marginals_budget.vocabulary_shares`
+    Each vocabulary gets its share of :func:`~dpsynth_core.synthesizers.finite.vocabulary_shares`
     (the declaration alone) of the sum of squared epsilons, which advanced composition charges (as zCDP
     charges rho, the unit of that share under ``marginals``): with ``M`` margins and tables of ``e0`` and
     shares ``s`` totalling ``S``, a vocabulary gets ``e0 * sqrt(s * M / (1 - S))``. An equal part with the

@@ -26,7 +26,8 @@ from ..data.encoding import EncodedTable, decode_codes
 from ..errors import ParameterError
 from ..privacy.accounting import SUBSTITUTE
 from ..privacy.noise import dirichlet
-from .base import PRIOR, Synthesizer
+from .base import Synthesizer
+from .charges import PRIOR
 from .options import groups_option
 from .registry import register
 

@@ -28,7 +28,8 @@ import pandas as pd
 from ..data.encoding import EncodedTable
 from ..errors import ParameterError
 from ..privacy.noise import real_laplace
-from .base import NO_GUARANTEE, Synthesizer
+from .base import Synthesizer
+from .charges import NO_GUARANTEE
 from .finite import FiniteColumn, finite_column
 from .registry import register
 

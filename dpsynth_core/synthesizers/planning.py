@@ -17,9 +17,9 @@ from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 from ..privacy.noise import typical_bin_error
 from ..privacy.prefixes import level_budget
 from ..wording import format_epsilon
-from .base import CATHIST, GAUSSIAN, PRIOR, ROW_NOTE_NOISES, VOCABULARY
-from .charges import row_count_event
-from .marginals_budget import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
+from .base import ROW_NOTE_NOISES
+from .charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
+from .finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
 from .registry import DEFAULT_METHOD, get_method
 
 
@@ -351,8 +351,8 @@ PLAN_HELP = {
 }
 
 
-#: Why some figures of :func:`plan_table` read "about" (:meth:`~dpsynth_core.synthesizers.marginals_budget.
-#: MarginalsBudget.column_noise`'s ``estimated``), in plain words for the Privacy page.
+#: Why some figures of :func:`plan_table` read "about" (:func:`~dpsynth_core.synthesizers.marginals.budget.
+#: column_noise`'s ``estimated``), in plain words for the Privacy page.
 ESTIMATE_NOTE = (
     "Figures marked 'about' are estimates: how the budget is shared between the other columns depends on how "
     "many values of the free-text columns come out, which is known only after the draw. The total ε spent is "

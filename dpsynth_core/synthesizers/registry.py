@@ -67,8 +67,8 @@ class MethodInfo:
         return {k: (specs[k].check(v) if k in specs else v) for k, v in options.items()}
 
 
-#: The modules that register a method (each one, by :func:`register`).
-MODULES = ("bayesnet", "copula", "deniability", "dirichlet", "independent", "marginals", "microagg")
+#: The modules (or packages) that register a method (each one, by :func:`register`), in display order.
+MODULES = ("network.bayesnet", "copula", "network.deniability", "dirichlet", "cathist", "marginals", "microagg")
 
 
 class _Methods(Mapping):
@@ -85,8 +85,9 @@ class _Methods(Mapping):
                 importlib.import_module(f"{__package__}.{module}")
 
             def order(item):  # the order of MODULES, whichever module was imported first
-                module = item[1].cls.__module__.rsplit(".", 1)[-1]
-                return MODULES.index(module) if module in MODULES else len(MODULES)
+                module = item[1].cls.__module__.removeprefix(f"{__package__}.")
+                found = [i for i, m in enumerate(MODULES) if module == m or module.startswith(f"{m}.")]
+                return found[0] if found else len(MODULES)
 
             self._registered = dict(sorted(self._registered.items(), key=order))
         return self._registered

@@ -48,7 +48,7 @@ def _public_fields(card: dict) -> dict:
 
 
 #: ``marginals`` is left out: its card lists the privately selected marginals, rounds and model
-#: cliques (all DP outputs, chosen adaptively), covered by the engine's audits in test_marginals.py.
+#: cliques (all DP outputs, chosen adaptively), covered by the method's audits in tests/core/synthesizers/marginals/.
 @pytest.mark.parametrize("method", [m for m in METHODS if m != "marginals"])
 def test_card_depends_on_the_data_only_through_noisy_outputs(method):
     frame, spec = adult_small(1500)
@@ -86,7 +86,7 @@ def _text_table(rows_per_value: int = 10, values: int = 300):
     return frame, spec
 
 
-@pytest.mark.parametrize("method", ["copula", "bayesnet", "microagg", "marginals", "cathist"])
+@pytest.mark.parametrize("method", [m for m in METHODS if m != "dirichlet"])  # dirichlet refuses free text
 def test_the_card_says_in_plain_words_when_no_value_of_a_free_text_column_came_out(method):
     """300 values of 10 records each: none comes out of CatHist at this epsilon, so every cell of the column
     that is not missing shows the public placeholder; the card says so (the count needed is public: it

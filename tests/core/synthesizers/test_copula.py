@@ -255,7 +255,7 @@ def test_text_vocabularies_get_their_public_share_and_the_plan_is_what_the_relea
     Privacy page's plan gives each text column its vocabulary's epsilon."""
     from dpsynth_core import constraints, synthesize
     from dpsynth_core.domain import TableDomain
-    from dpsynth_core.synthesizers.marginals_budget import vocabulary_shares
+    from dpsynth_core.synthesizers.finite import vocabulary_shares
     from dpsynth_core.synthesizers.planning import budget_split, column_plan, price
 
     frame, spec = _compas_with_free_text()

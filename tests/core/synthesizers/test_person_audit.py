@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 import dpsynth_core.synthesizers.base as base
-from dpsynth_core.synthesizers.independent import IndependentColumns
+from dpsynth_core.synthesizers.cathist import CatHistSynthesizer
 from tests.audit import audit
 
 _SPEC = {
@@ -30,7 +30,7 @@ _EVENTS = {f"noisy count of 20-29 >= {t}": (lambda t: lambda count: count >= t)(
 
 
 def _noisy_count(frame, seed) -> int:
-    model = IndependentColumns(epsilon=_EPSILON, random_state=seed).fit(frame, _SPEC, rows=100)
+    model = CatHistSynthesizer(epsilon=_EPSILON, random_state=seed).fit(frame, _SPEC, rows=100)
     return int(model.models_["x"].noisy_counts[2])
 
 

@@ -103,8 +103,8 @@ def test_the_default_method_gives_vocabularies_a_share_by_their_levels_and_says_
     import pandas as pd
 
     from dpsynth_core.domain import TableDomain
+    from dpsynth_core.synthesizers.finite import vocabulary_shares
     from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
-    from dpsynth_core.synthesizers.marginals_budget import vocabulary_shares
 
     text = {"type": "text", "generator": "digits", "length": 3}
     spec = {

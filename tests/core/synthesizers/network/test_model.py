@@ -1,4 +1,4 @@
-"""The DP Bayesian network: entropy bound, acyclic structure within the cost limit, budget, audit."""
+"""The DP Bayesian network (sampled as it is, the bayesnet method): structure within the cost limit, budget, audits, missing cells."""
 
 import math
 
@@ -7,50 +7,11 @@ import pandas as pd
 import pytest
 
 from dpsynth_core.privacy.noise import discrete_laplace_survival, make_noise_source, typical_bin_error
-from dpsynth_core.synthesizers.bayesnet import BayesNet
-from dpsynth_core.synthesizers.network import (
-    SHARES,
-    USEFULNESS,
-    cfs_merit,
-    conditional_table,
-    count_lower_bound,
-    entropy,
-    entropy_sensitivity,
-    symmetrical_uncertainty,
-)
+from dpsynth_core.synthesizers.network import BayesNet
+from dpsynth_core.synthesizers.network.model import SHARES, USEFULNESS
 from tests.audit import HalfNoise, audit, restore_frequency_order
 from tests.conftest import complete_domain, shared_path
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain, missing_cells_bound
-
-
-def test_entropy_sensitivity_bounds_every_added_record():
-    # Worst case over small tables: adding one record to any cell of any histogram of n records.
-    rng = np.random.default_rng(0)
-    for n in (1, 2, 5, 20, 100):
-        bound = entropy_sensitivity(n)
-        for _ in range(200):
-            counts = np.bincount(rng.integers(0, rng.integers(1, 6), size=n), minlength=6)
-            base = entropy(counts)
-            for cell in range(6):
-                added = counts.copy()
-                added[cell] += 1
-                assert abs(entropy(added) - base) <= bound + 1e-12
-
-
-def test_count_lower_bound_fails_rarely():
-    eps = 0.05
-    low = [count_lower_bound(1000 + int(z), eps) for z in make_noise_source(1).discrete_laplace(20_000, 1 / eps)]
-    assert max(low) <= 1000  # failure probability 1e-9 per draw
-
-
-def test_symmetrical_uncertainty_and_merit_hand_computed():
-    # H(X) = H(Y) = ln 2, independent: H(X, Y) = 2 ln 2 -> SU 0; identical: H(X, Y) = ln 2 -> SU 1
-    assert symmetrical_uncertainty(math.log(2), math.log(2), 2 * math.log(2)) == pytest.approx(0)
-    assert symmetrical_uncertainty(math.log(2), math.log(2), math.log(2)) == pytest.approx(1)
-    su = {frozenset(("t", "a")): 0.6, frozenset(("t", "b")): 0.4, frozenset(("a", "b")): 0.5}
-    # k = 2: 2 * 0.5 / sqrt(2 + 2 * 0.5) = 1 / sqrt(3)
-    assert cfs_merit("t", ["a", "b"], su) == pytest.approx(1 / math.sqrt(3))
-    assert cfs_merit("t", ["a"], su) == pytest.approx(0.6)
 
 
 def test_structure_is_acyclic_and_respects_cost_limit():
@@ -75,10 +36,12 @@ def test_output_and_budget():
     assert total["epsilon"] <= 1.0 + 1e-9 and total["delta"] <= 2e-6
 
 
-# --- audit: the parameter tables (structure fixed: a single column has no parents) ---------
-
 _SPEC = {"columns": {"c": {"type": "categorical", "values": ["a", "b", "rare"], "missing": False}}}
+
+
 _D = pd.DataFrame({"c": ["a"] * 14 + ["b"] * 6})
+
+
 _D_PRIME = pd.concat([_D, pd.DataFrame({"c": ["rare"]})], ignore_index=True)
 
 
@@ -107,50 +70,9 @@ def test_audit_catches_half_noise():
     assert result.violates(_table_epsilon()), result
 
 
-# --- audit: the entropies (sensitivity from a noisy lower bound on n) ----------------------
-
-
-def _entropy(codes, seed, sensitivity_factor=1.0):
-    from dpsynth_core.data.counting import CodedTable
-    from dpsynth_core.privacy.histogram import noisy_count
-    from dpsynth_core.synthesizers import network
-
-    noise = make_noise_source(seed)
-    n_low = network.count_lower_bound(noisy_count(len(codes), epsilon=1.0, noise=noise), 1.0)
-    n_low = int(n_low / sensitivity_factor) if sensitivity_factor != 1.0 else n_low
-    table = CodedTable({"c": codes}, {"c": 2}, len(codes))
-    return network.noisy_entropies(table, [("c",)], buckets={}, n_low=n_low, epsilon=1.0, noise=noise)[0]
-
-
-# One record of a second value joins 20,000 identical ones: the entropy moves by
-# (ln(n + 1) + 1) / n to first order, the bound the noise is scaled to (epsilon 1 here).
-_SAME = np.zeros(20_000, dtype=np.int64)
-_ONE_MORE = np.append(_SAME, 1)
-_SENS = entropy_sensitivity(20_000)
-_H_EVENTS = {f"H >= {k} x sensitivity": (lambda t: lambda h: h >= t)(k * _SENS) for k in (0.5, 1, 2, 3)}
-
-
-def test_audit_entropies_pass_at_their_epsilon():
-    result = audit(_entropy, _SAME, _ONE_MORE, _H_EVENTS, trials=5000, seed=3)
-    assert not result.violates(1.0), result
-
-
-def test_audit_entropies_catch_a_sensitivity_too_small():
-    # Broken: the bound computed for a table 4 times larger than the noisy count allows.
-    result = audit(
-        lambda c, s: _entropy(c, s, sensitivity_factor=0.25), _SAME, _ONE_MORE, _H_EVENTS, trials=5000, seed=4
-    )
-    assert result.violates(1.0), result
-
-
-# --- audit: text codes, scoring buckets and the output (issue 8 item 1) -------------------
-# Ten words, 200 records each, first seen in alphabetical order; y depends on the word.
-# In D' one more "jay" makes it the most frequent word: coded by frequency, every other
-# word moves up one code, and the public merge of consecutive codes into 8 scoring buckets
-# puts "bee" with "ant" in D but alone in D'. y given the word's bucket is what the network
-# samples, so the share of y = 1 among synthetic "bee" rows moves from about 1/2 to about 0.
-
 _WORDS = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "jay"]
+
+
 _Y = {
     "ant": "1",
     "bee": "0",
@@ -163,14 +85,22 @@ _Y = {
     "ibis": "1",
     "jay": "1",
 }
+
+
 _TEXT_SPEC = {
     "columns": {
         "y": {"type": "categorical", "values": ["0", "1"], "missing": False},
         "word": {"type": "text", "generator": "english_word"},
     }
 }
+
+
 _WORD_D = pd.DataFrame({"word": np.repeat(_WORDS, 200)}).assign(y=lambda f: f["word"].map(_Y))[["y", "word"]]
+
+
 _WORD_D_PRIME = pd.concat([_WORD_D, pd.DataFrame({"y": ["1"], "word": ["jay"]})], ignore_index=True)
+
+
 _NET_EPS = 2.0
 
 
@@ -217,9 +147,6 @@ def test_missing_cells_follow_the_noise_when_the_data_has_none(spec):
         assert out["c"].notna().sum() > 4000
 
 
-# --- missing cells in a real table that has none (issue: about 6% blanks in clean columns) ------
-
-
 def test_a_clean_columns_missing_share_is_what_the_noise_of_a_usable_table_allows():
     # Australian credit (690 records, no missing value in any column; every column's declaration
     # allows "missing"), at epsilon 1, 12 seeded releases of 690 rows. The old estimator (tables of up
@@ -257,22 +184,6 @@ def test_a_clean_columns_missing_share_is_what_the_noise_of_a_usable_table_allow
         b = float(np.mean(bounds[name]))  # a range column's bins are fitted with DP, so k varies by release
         tolerance = b + 3 * math.sqrt(b * (1 - b) / (releases * n))
         assert np.mean(values) <= tolerance, (name, np.mean(values), tolerance)
-
-
-def test_conditional_tables_are_normalised_and_leave_empty_cells_empty():
-    # 2 configurations x 4 cells; cell 3 (say "missing") is empty with negative noise in both, cell 2
-    # is left out of the support. Rows sum to 1, cells 2 and 3 get nothing, and the configuration
-    # with a negative total follows the child's 1-way counts: the column sums (26, 7, -3) projected
-    # (shift 1.5) to (24.5, 5.5, 0), so p = (49/60, 11/60, 0).
-    grid = np.array([[30, 10, 50, -2], [-4, -3, 0, -1]])
-    keep = np.array([True, True, False, True])
-    theta = conditional_table(grid, keep, np.random.default_rng(0))
-    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
-    assert (theta[:, 2:] == 0).all()
-    draws = np.array([conditional_table(grid, keep, np.random.default_rng(s))[1, 0] for s in range(2000)])
-    # Dirichlet(k p) with k = 3: the first share is Beta(3 p1, 3 (1 - p1)), mean p1, variance p1 (1 - p1) / 4
-    p1 = 49 / 60
-    assert abs(draws.mean() - p1) < 4 * math.sqrt(p1 * (1 - p1) / 4 / 2000)
 
 
 def test_tables_stay_within_what_their_noise_allows():

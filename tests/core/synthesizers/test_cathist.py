@@ -1,11 +1,11 @@
-"""The independent-columns synthesizer: domain, row count, budget, schema and privacy properties."""
+"""The cathist method (independent columns): domain, row count, budget, schema and privacy properties."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.synthesizers.independent import IndependentColumns
+from dpsynth_core.synthesizers.cathist import CatHistSynthesizer
 from tests.audit import audit
 from tests.conftest import complete_domain, shared_path
 
@@ -31,12 +31,12 @@ def test_output_inside_declared_domain_even_with_out_of_domain_input():
     frame = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False).head(3000).copy()
     frame.loc[:10, "age"] = "250"
     frame.loc[:10, "workclass"] = "Astronaut"
-    model = IndependentColumns(epsilon=2.0, random_state=3).fit(frame, domain)
+    model = CatHistSynthesizer(epsilon=2.0, random_state=3).fit(frame, domain)
     _in_domain(model.sample(), domain)
 
 
 def test_noisy_row_count_and_public_row_count(adult, adult_domain):
-    model = IndependentColumns(epsilon=1.0, random_state=1).fit(adult, adult_domain)
+    model = CatHistSynthesizer(epsilon=1.0, random_state=1).fit(adult, adult_domain)
     assert abs(model.rows_ - 32_561) < 200  # Laplace scale 20: 200 is 10 scales
     assert len(model.sample()) == model.rows_
     labels = [
@@ -45,13 +45,13 @@ def test_noisy_row_count_and_public_row_count(adult, adult_domain):
         if not e.label.startswith(("bins ", "values inside the bins of "))
     ]
     assert labels[0] == "row count" and len(labels) == 16
-    public = IndependentColumns(epsilon=1.0, random_state=1).fit(adult, adult_domain, rows=500)
+    public = CatHistSynthesizer(epsilon=1.0, random_state=1).fit(adult, adult_domain, rows=500)
     assert len(public.sample()) == 500
     assert "row count" not in [e.label for e in public.accountant_.events]
 
 
 def test_budget_adds_up_and_matches_noise_drawn(adult, adult_domain):
-    model = IndependentColumns(epsilon=0.7, random_state=2).fit(adult, adult_domain)
+    model = CatHistSynthesizer(epsilon=0.7, random_state=2).fit(adult, adult_domain)
     assert model.accountant_.basic()[0] == pytest.approx(0.7)
     # every discrete Laplace call was on a sensitivity-1 query: epsilon = 1/scale; a PrivTree
     # (adaptive bins) logs one call per level, all at the scale 3/epsilon of the whole tree
@@ -61,7 +61,7 @@ def test_budget_adds_up_and_matches_noise_drawn(adult, adult_domain):
 
 
 def test_distributions_are_close_at_large_epsilon(adult, adult_domain):
-    model = IndependentColumns(epsilon=20.0, random_state=4).fit(adult, adult_domain)
+    model = CatHistSynthesizer(epsilon=20.0, random_state=4).fit(adult, adult_domain)
     synthetic = model.sample()
     real = adult["sex"].value_counts(normalize=True)
     fake = synthetic["sex"].value_counts(normalize=True)
@@ -78,8 +78,8 @@ def test_schema_does_not_depend_on_a_new_category_or_extreme_value(adult, adult_
         ],
         ignore_index=True,
     )
-    a = IndependentColumns(epsilon=1.0, random_state=5).fit(base, adult_domain).sample(100)
-    b = IndependentColumns(epsilon=1.0, random_state=5).fit(extra, adult_domain).sample(100)
+    a = CatHistSynthesizer(epsilon=1.0, random_state=5).fit(base, adult_domain).sample(100)
+    b = CatHistSynthesizer(epsilon=1.0, random_state=5).fit(extra, adult_domain).sample(100)
     assert list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes)
 
 
@@ -95,7 +95,7 @@ def test_text_columns_go_through_cathist():
     frame = pd.DataFrame(
         {"word": ["Apple"] * 300 + ["banana"] * 200 + ["zzzzqq"] * 5, "zip": ["02139"] * 400 + ["98105"] * 105}
     )
-    model = IndependentColumns(epsilon=2.0, rho=0.9, random_state=0).fit(frame, domain)
+    model = CatHistSynthesizer(epsilon=2.0, rho=0.9, random_state=0).fit(frame, domain)
     out = model.sample(1000)
     assert set(out["word"].dropna()) >= {"apple", "banana"}
     assert out["zip"].dropna().str.fullmatch(r"\d{5}").all()
@@ -109,7 +109,7 @@ def test_text_column_with_nothing_released_invents_no_value():
             {"columns": {"name": {"type": "text", "generator": "any", "size": 10**9, "missing": missing}}}
         )
         frame = pd.DataFrame({"name": [f"person {i}" for i in range(50)]})
-        model = IndependentColumns(epsilon=0.5, rho=0.999, random_state=0).fit(frame, domain)
+        model = CatHistSynthesizer(epsilon=0.5, rho=0.999, random_state=0).fit(frame, domain)
         assert model.models_["name"].keys == []
         out = model.sample(20)["name"]
         assert (out == expected).all()
@@ -117,7 +117,7 @@ def test_text_column_with_nothing_released_invents_no_value():
 
 def test_categorical_column_with_nothing_released_is_uniform_over_declared_values():
     domain = TableDomain.from_json({"columns": {"c": {"type": "categorical", "values": ["a", "b"], "missing": False}}})
-    model = IndependentColumns(epsilon=0.05, rho=0.999, random_state=0).fit(pd.DataFrame({"c": ["a"]}), domain)
+    model = CatHistSynthesizer(epsilon=0.05, rho=0.999, random_state=0).fit(pd.DataFrame({"c": ["a"]}), domain)
     if model.models_["c"].is_empty:
         assert set(model.sample(200)["c"]) == {"a", "b"}
 
@@ -125,22 +125,22 @@ def test_categorical_column_with_nothing_released_is_uniform_over_declared_value
 def test_secure_runs_differ():
     domain = complete_domain("pums")
     frame = pd.read_csv(shared_path("pums.csv"), dtype=str, keep_default_na=False)
-    a = IndependentColumns(epsilon=1.0).fit(frame, domain).sample(200)
-    b = IndependentColumns(epsilon=1.0).fit(frame, domain).sample(200)
+    a = CatHistSynthesizer(epsilon=1.0).fit(frame, domain).sample(200)
+    b = CatHistSynthesizer(epsilon=1.0).fit(frame, domain).sample(200)
     assert not a.equals(b)
 
 
 def test_sample_does_not_touch_data():
     # After fit the model holds only noisy statistics: sampling works with the data gone.
     frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
-    model = IndependentColumns(epsilon=1.0, random_state=0).fit(frame, complete_domain("ce"))
+    model = CatHistSynthesizer(epsilon=1.0, random_state=0).fit(frame, complete_domain("ce"))
     del frame
     assert len(model.sample(50)) == 50
     assert not any(isinstance(v, pd.DataFrame) for v in vars(model).values())
 
 
 def test_made_up_flags_never_reach_the_card(adult, adult_domain):
-    model = IndependentColumns(epsilon=1.0, random_state=0).fit(adult, adult_domain)
+    model = CatHistSynthesizer(epsilon=1.0, random_state=0).fit(adult, adult_domain)
     text = str(model.card_details())
     assert "fidelity" not in text and "kept_values" not in text
     np.testing.assert_array_less(-1e-9, [v["fidelity"] for v in model.publisher_details().values()])
@@ -168,7 +168,7 @@ _EVENTS = {
 
 
 def _release(frame, seed):
-    return IndependentColumns(epsilon=1.0, random_state=seed).fit(frame, _SPEC, rows=100).sample()
+    return CatHistSynthesizer(epsilon=1.0, random_state=seed).fit(frame, _SPEC, rows=100).sample()
 
 
 def test_audit_method_passes():
@@ -178,12 +178,12 @@ def test_audit_method_passes():
 
 def test_audit_method_catches_values_present_only(monkeypatch):
     # Broken (the book's listing, checklist 2): noise only the bins and categories that occur.
-    import dpsynth_core.synthesizers.independent as independent
+    import dpsynth_core.synthesizers.cathist as cathist_method
     from dpsynth_core.privacy import cathist as ch
 
-    real_histogram = independent.noisy_histogram
+    real_histogram = cathist_method.noisy_histogram
     monkeypatch.setattr(
-        independent, "noisy_histogram", lambda counts, **kw: np.where(counts > 0, real_histogram(counts, **kw), 0)
+        cathist_method, "noisy_histogram", lambda counts, **kw: np.where(counts > 0, real_histogram(counts, **kw), 0)
     )
     monkeypatch.setattr(ch.Enumeration, "__call__", lambda self, k, excluded, noise: [])
     result = audit(_release, _D, _D_PRIME, _EVENTS, trials=200, seed=2)
@@ -205,9 +205,9 @@ def test_declared_prefixes_fall_back_in_cathist_within_the_columns_share():
     domain = TableDomain.from_json(spec)
     real = zipf_codes(20_000)
     frame = pd.DataFrame({"dx": real.where(np.arange(len(real)) % 50 != 0, None)})
-    model = IndependentColumns(epsilon=0.6, rho=0.9, random_state=1).fit(frame, domain, rows=20_000)
+    model = CatHistSynthesizer(epsilon=0.6, rho=0.9, random_state=1).fit(frame, domain, rows=20_000)
     # the charge projected before reading the data is what was recorded, and what the noise spent
-    assert list(model.accountant_.events) == list(IndependentColumns.charge(domain, 0.6, rows=20_000, rho=0.9).events)
+    assert list(model.accountant_.events) == list(CatHistSynthesizer.charge(domain, 0.6, rows=20_000, rho=0.9).events)
     assert [scale for _, scale, _ in model.noise_.log] == pytest.approx([3 / 0.6] * 3)  # full codes, 3, 2
     out = model.sample()["dx"]
     short = out.dropna().str.endswith("*")
@@ -230,7 +230,7 @@ def test_declared_prefixes_fall_back_in_cathist_within_the_columns_share():
 
 
 def _release_codes(frame, seed):
-    return IndependentColumns(epsilon=2.0, rho=0.5, random_state=seed).fit(frame, _CODES, rows=100).sample()
+    return CatHistSynthesizer(epsilon=2.0, rho=0.5, random_state=seed).fit(frame, _CODES, rows=100).sample()
 
 
 _CODE_EVENTS = {"9* in the output": lambda out: (out["dx"] == "9*").any()}
@@ -243,9 +243,9 @@ def test_audit_of_prefixes_in_cathist_passes():
 
 
 def test_audit_of_prefixes_in_cathist_catches_prefixes_released_without_noise(monkeypatch):
-    import dpsynth_core.synthesizers.independent as independent
+    import dpsynth_core.synthesizers.cathist as cathist_method
 
-    honest = independent.release_levels
+    honest = cathist_method.release_levels
 
     def broken(domain, counts, **kw):  # every prefix present in the data enters the release, without noise
         values, noisy, made_up, lengths = honest(domain, counts, **kw)
@@ -258,6 +258,6 @@ def test_audit_of_prefixes_in_cathist_catches_prefixes_released_without_noise(mo
             lengths + [1] * len(present),
         )
 
-    monkeypatch.setattr(independent, "release_levels", broken)
+    monkeypatch.setattr(cathist_method, "release_levels", broken)
     result = audit(_release_codes, _CODES_D, _CODES_D_PRIME, _CODE_EVENTS, trials=150, seed=4)
     assert result.violates(2.0), result

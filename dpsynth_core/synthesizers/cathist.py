@@ -1,4 +1,4 @@
-"""Independent columns: one DP histogram per column, rows drawn column by column.
+"""The ``cathist`` method, independent columns: one DP histogram per column, rows drawn column by column.
 
 Guarantee: epsilon-DP under adding or removing one record, by basic composition of one
 histogram per kept column (L1 sensitivity 1 each) and the noisy row count. Categorical
@@ -24,7 +24,8 @@ from ..domain import CategoricalDomain, ColumnDomain, TextDomain
 from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity, threshold
 from ..privacy.histogram import noisy_histogram, to_probabilities
 from ..privacy.prefixes import fallback_codes, fallback_weights, level_budget, release_levels
-from .base import CATHIST, HISTOGRAM, Synthesizer
+from .base import Synthesizer
+from .charges import CATHIST, HISTOGRAM
 from .finite import empty_text_note
 from .registry import register
 
@@ -146,7 +147,7 @@ def fit_column(
     relationships between columns (say, age and income) are not.""",
     rank=2,
 )
-class IndependentColumns(Synthesizer):
+class CatHistSynthesizer(Synthesizer):
     """Independent columns via CatHist and public-bin histograms (see module docstring).
 
     Budget: after the row count's share, epsilon is split equally across kept columns.
@@ -264,4 +265,4 @@ def _level_details(domain: TextDomain, epsilon: float, rho: float) -> list[dict]
     ]
 
 
-__all__ = ["IndependentColumns", "ColumnModel", "fit_column"]
+__all__ = ["CatHistSynthesizer", "ColumnModel", "fit_column"]

@@ -7,7 +7,12 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.synthesizers.deniability import DEFAULT_RUNS, PlausibleDeniability, projection_keys, record_guarantee
+from dpsynth_core.synthesizers.network.deniability import (
+    DEFAULT_RUNS,
+    PlausibleDeniability,
+    projection_keys,
+    record_guarantee,
+)
 from tests.audit import audit, clopper_pearson
 from tests.conftest import stated
 from tests.core.synthesizers.methods_common import adult_small, assert_in_domain

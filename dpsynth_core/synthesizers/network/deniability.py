@@ -25,7 +25,7 @@ The charge is fixed before any data is read. A release makes ``C`` runs, where `
 public number: the publisher's ``candidates``, else the publisher's ``rows``, else the public
 constant :data:`DEFAULT_RUNS`; never a count of the data (a noisy row count would make the
 charge known only after it is drawn). Proof sketch: the network is
-``epsilon_model``-DP (with its own small delta, :mod:`.network`) and uses the data only
+``epsilon_model``-DP (with its own small delta, :mod:`.model`) and uses the data only
 through its noisy statistics; given the model, run ``i`` is a mechanism on the data that is
 ``(epsilon_r, delta_r)``-DP by Theorem 1, whatever the earlier runs released (the seed,
 the redrawn attributes and the threshold noise are fresh each run). ``C`` adaptive runs are
@@ -47,12 +47,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import constraints
-from ..errors import ParameterError
-from ..privacy.accounting import PrivacyEvent
-from .finite import coded_table
-from .network import NetworkSynthesizer
-from .registry import register
+from ... import constraints
+from ...errors import ParameterError
+from ...privacy.accounting import PrivacyEvent
+from ..finite import coded_table
+from ..registry import register
+from .model import NetworkSynthesizer
 
 DELTA_PER_RECORD = 1e-6
 #: The test's defaults (k plausible seeds, probability factor gamma, threshold noise epsilon0).
@@ -178,7 +178,7 @@ class PlausibleDeniability(NetworkSynthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, **options):
-        from ..wording import format_epsilon
+        from ...wording import format_epsilon
 
         spend = cls.charge(domain, epsilon, rows=rows, **options)
         if not spend.guaranteed:

@@ -1,14 +1,14 @@
 """The ``bayesnet`` method: rows drawn from a DP Bayesian network.
 
-Guarantee, structure and parameters: see :mod:`dpsynth_core.synthesizers.network`
+Guarantee, structure and parameters: see :mod:`dpsynth_core.synthesizers.network.model`
 ((epsilon, delta)-DP under adding or removing one record). Sampling is ancestral, in a
 topological order, and is post-processing of the noisy model.
 """
 
 from __future__ import annotations
 
-from .network import NetworkSynthesizer
-from .registry import register
+from ..registry import register
+from .model import NetworkSynthesizer
 
 
 @register(

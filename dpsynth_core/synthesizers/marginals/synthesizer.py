@@ -1,4 +1,4 @@
-"""The default engine: adaptively chosen DP marginals, fitted into one graphical model (AIM).
+"""The default method: adaptively chosen DP marginals, fitted into one graphical model (AIM).
 
 Algorithm (McKenna, Mullins, Sheldon and Miklau, "AIM: an adaptive and iterative mechanism
 for differentially private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
@@ -28,64 +28,50 @@ costing ``eps**2 / 2``), every measurement (discrete Gaussian on counts of L2 se
 being calibrated so that epsilon is exactly the publisher's. With ``delta = 0``, pure
 epsilon-DP by basic composition: discrete Laplace measurements and report-noisy-max
 choices. Must be declared in advance: every column's domain, and optionally column groups.
+
+The fit follows these steps, one method each (:meth:`MarginalsSynthesizer._fit`). Its budget is
+:mod:`.budget`'s, each round's choice :mod:`.selection`'s, and a measurement, what the measurements
+imply and how finely the model is fitted to them :mod:`.measurements`'.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pandas as pd
 
-from .. import constraints
-from ..errors import ParameterError
-from ..pgm import Measurement, absorb, estimate, generate, support_from
-from ..pgm.sizes import CandidateSizes
-from ..pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # noqa: F401  (the support's rule, one home)
-from ..privacy.accounting import PrivacyEvent, zcdp_budget
-from .aim import GAUSSIAN_MEAN_ABS, choose, measure, score  # noqa: F401  (AIM's building blocks)
-from .base import ZCDP
-from .charges import row_count_event
-from .finite import FiniteColumn, finite_source, finite_source_column
-from .marginals_budget import (  # noqa: F401  (the budget's constants, named here too)
-    BUDGET_MARGIN,
-    CHOOSING,
-    MEASURING,
-    ONE_WAY,
+from ... import constraints
+from ...domain import as_table_domain
+from ...errors import ParameterError
+from ...pgm import Measurement, absorb, estimate, generate
+from ...pgm.sizes import CandidateSizes
+from ...privacy.accounting import PrivacyEvent, Spend
+from ..base import Synthesizer
+from ..charges import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, row_count_event
+from ..finite import FiniteColumn, finite_source, finite_source_column, vocabulary_shares
+from ..options import DELTA, delta_note, delta_of, delta_rule, groups_option
+from ..registry import register
+from .budget import (
     ORDERED_KINDS,
-    ORDERED_ONE_WAY,
     SELECT_SHARE,
-    MarginalsBudget,
     cell_weights,
+    column_noise,
     column_one_way,
-    one_way_share,
+    expected_noise,
     planned_rounds,
+    pure_epsilon,
+    row_charge,
+    row_plan,
     small_one_way,
-    vocabulary_shares,
+    split_round,
+    total_budget,
 )
-from .options import DELTA, groups_option
-from .registry import register
+from .measurements import descent_iterations, estimate_total, measure, support
+from .selection import candidates, check_groups, choose, in_column_order, score, weights, workload
 
-#: Smallest candidate marginal: 1 offers every column's 1-way marginal again (AIM's downward closure of
-#: the workload), so a round may re-measure a column whose counts the model still gets wrong.
-MIN_CANDIDATE_SIZE = 1
-#: Every column triple of at most this many cells is a candidate too (0: none); ablation only.
-TRIPLE_CELLS = 0
-#: Mirror-descent iterations after each round (warm-started) and for the final model.
-ROUND_ITERATIONS = 10
-FINAL_ITERATIONS = 75
-#: ... and when a round's measurement is noisy for the table's size: when the estimated records are at
-#: most FINE_FIT_SIGNAL times its mean |noise| per cell, a fit finer than that noise changes nothing one
-#: can measure (the error is the noise's and the unmeasured pairs'), so the descent stops sooner. On the
-#: benchmark tables at epsilon 0.5 and 1 (records / noise 4 to 970) the 2-way TVD was level or lower with
-#: these counts, in about 80% of the work; at epsilon 5 on adult (2,800 to 4,500) it rose 5 to 7%, so
-#: there the full counts stay (``docs/benchmarks/history.md``, "Iterations").
-NOISY_ROUND_ITERATIONS = 5
-NOISY_FINAL_ITERATIONS = 40
-FINE_FIT_SIGNAL = 1500
 #: With a public row count (no DP count), a small table's 1-ways are measured again up to its share
-#: (:func:`column_one_way`) by the first 1-ways' noisy total; False: AIM's share only (ablation).
+#: (:func:`~.budget.column_one_way`) by the first 1-ways' noisy total; False: AIM's share only (ablation).
 TOP_UP = True
 
 
@@ -99,7 +85,7 @@ TOP_UP = True
     age and marital status are kept. The best general-purpose choice for a whole table.""",
     rank=1,
 )
-class MarginalsSynthesizer(MarginalsBudget):
+class MarginalsSynthesizer(Synthesizer):
     """Adaptive DP marginals fitted into a graphical model (see module docstring).
 
     Args:
@@ -111,8 +97,8 @@ class MarginalsSynthesizer(MarginalsBudget):
             added to the workload.
         generation: ``"matched"`` (default: every clique's counts within one record of the
             model's) or ``"iid"``.
-        rounds: rounds the budget is first divided into (default :func:`planned_rounds`: 16 per
-            column, down to 8 for a large table).
+        rounds: rounds the budget is first divided into (default :func:`~.budget.planned_rounds`: 16
+            per column, down to 8 for a large table).
         max_model_cells: most cells the model's cliques may hold in all.
         max_cells: most cells of one measured marginal.
     """
@@ -121,6 +107,7 @@ class MarginalsSynthesizer(MarginalsBudget):
     guarantee = ZCDP  # stated as (epsilon, delta)-DP; pure epsilon-DP with delta = 0
     options = (groups_option("a column group of 2 or 3 columns, measured together and added to the workload"), DELTA)
     column_label = "1-way marginal {}"
+    reads_sources = True
 
     def __init__(
         self,
@@ -143,31 +130,85 @@ class MarginalsSynthesizer(MarginalsBudget):
         self.max_model_cells = max_model_cells
         self.max_cells = max_cells
 
-    # --- fitting ------------------------------------------------------------------------
+    # --- the charge, before any data is read (:mod:`.budget`) -----------------------------
 
-    reads_sources = True
+    @classmethod
+    def binning_rho(cls, epsilon: float, *, delta=None, **options) -> float | None:
+        """Under zCDP (``delta > 0``) the release's rho, against which the bins are priced."""
+        delta = delta_of(delta)
+        return total_budget(epsilon, delta) if delta > 0 else None
+
+    @classmethod
+    def _row_charge(cls, domain, epsilon, *, rows=None, delta=None, groups=None, **options) -> Spend:
+        """Row count and bins as every method spends them, then :func:`~.budget.row_charge`."""
+        delta = delta_of(delta)
+        common, _ = cls._common_events(domain, epsilon, rows, delta=delta)
+        return row_charge(domain, epsilon, common, delta=delta, neighbouring=cls.neighbouring)
+
+    @classmethod
+    def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
+        spend = cls._row_charge(domain, epsilon, rows=rows, **options)
+        return row_plan(as_table_domain(domain), epsilon, spend, rows=rows, expected_rows=expected_rows)
+
+    @classmethod
+    def column_noise(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
+        """:func:`~.budget.column_noise`: a column's 1-way marginal in the plan, or a text column's vocabulary."""
+        domain = as_table_domain(domain)
+        spend = cls._row_charge(domain, epsilon, rows=rows, **options)
+        return column_noise(domain, epsilon, spend, rows=rows, expected_rows=expected_rows)
+
+    @classmethod
+    def column_mechanism(cls, column, *, delta=None, **options) -> str:
+        return VOCABULARY if column.kind == "text" else GAUSSIAN if delta_of(delta) > 0 else HISTOGRAM
+
+    @classmethod
+    def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):
+        return delta_note(delta_of(delta))
+
+    # --- fitting, step by step ------------------------------------------------------------
 
     def _fit(self, source, epsilon: float) -> None:  # a counting source (dpsynth_core.engines)
         if self.generation not in ("matched", "iid"):
             raise ParameterError(f"generation ({self.generation!r}) must be 'matched' or 'iid'")
         names = list(self.domain_.kept)
-        groups = self._check_groups(names)
+        groups = check_groups(self.groups, names)
+        self._open_budget()
+        table = self._measure_vocabularies(source, names)
+        cells = self.cells_ = {n: self.columns_[n].cells for n in names}
+        groups = in_column_order(names, groups)
+        work = workload(names, groups)
+        offered = candidates(names, work, cells, max_cells=self.max_cells)
+        truth = dict(zip(offered, table.marginals(offered)))  # exact counts: only scores and noise read them
+        round_budget = self._measure_first(table, names, groups, offered, truth)
+        self.support_ = self._support()
+        noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
+        round_iterations, final_iterations = descent_iterations(self.total_, noise)
+        model, step = estimate(
+            cells, self.measurements_, self.total_, iterations=final_iterations // 3, support=self.support_
+        )
+        model, step = self._rounds(model, step, offered, truth, weights(offered, work), round_budget, round_iterations)
+        self._final_model(table, names, model, step, final_iterations)
+
+    def _open_budget(self) -> None:
+        """The guarantee's delta, and the budget the release spends in all (rho, or epsilon with delta 0)."""
         self.delta_ = self._choose_delta()
         self.zcdp_ = self.delta_ > 0
         if self.zcdp_:
             self.accountant_.delta = self.delta_
-            # a hair below the target, so floating-point sums never state more than epsilon
-            self.budget_ = zcdp_budget(self.epsilon_, self.delta_) * (1 - BUDGET_MARGIN)
-        else:
-            self.budget_ = self.epsilon_
+        # under zCDP a hair below the target, so floating-point sums never state more than epsilon
+        self.budget_ = total_budget(self.epsilon_, self.delta_)
         if self._remaining() <= 0:
             raise ParameterError(
                 f"epsilon ({self.epsilon_:g}) leaves nothing for the marginals after the steps before them"
             )
 
-        # text columns: a CatHist vocabulary each (pure epsilon-DP), then every column is codes
+    def _measure_vocabularies(self, source, names):
+        """Text columns: a CatHist vocabulary each (pure epsilon-DP); then every column is codes, and the table
+        of codes is returned."""
         before = self._remaining()
-        text_epsilon = {n: self._pure_epsilon(before * s) for n, s in vocabulary_shares(self.domain_).items()}
+        text_epsilon = {
+            n: pure_epsilon(before * s, zcdp=self.zcdp_) for n, s in vocabulary_shares(self.domain_).items()
+        }
         self.columns_: dict[str, FiniteColumn] = {}
         for name in names:
             self.columns_[name] = finite_source_column(
@@ -180,39 +221,19 @@ class MarginalsSynthesizer(MarginalsBudget):
             )
             if name in text_epsilon:
                 self._spend("CatHist", text_epsilon[name], f"vocabulary {name} (CatHist)")
-        table = finite_source(source, self.columns_)
-        cells = {n: self.columns_[n].cells for n in names}
-        self.cells_ = cells
-        position = {n: i for i, n in enumerate(names)}
+        return finite_source(source, self.columns_)
 
-        def canonical(group):
-            return tuple(sorted(group, key=position.__getitem__))
-
-        groups = [canonical(g) for g in groups]
-        workload = list(dict.fromkeys(list(itertools.combinations(names, 2)) + groups))
-        candidates = set()
-        for group in workload:
-            for size in range(MIN_CANDIDATE_SIZE, len(group) + 1):
-                candidates.update(itertools.combinations(group, size))
-        if TRIPLE_CELLS:  # 3-way candidates of at most TRIPLE_CELLS cells (the model's size limit still applies)
-            candidates.update(
-                t for t in itertools.combinations(names, 3) if math.prod(cells[a] for a in t) <= TRIPLE_CELLS
-            )
-        candidates = sorted(
-            (c for c in candidates if math.prod(cells[a] for a in c) <= self.max_cells),
-            key=lambda c: [position[a] for a in c],
-        )
-        weights = {c: float(sum(len(set(c) & set(s)) for s in workload)) for c in candidates}
-        truth = dict(zip(candidates, table.marginals(candidates)))  # exact counts: only scores and noise read them
-
-        rounds = (self.rounds or planned_rounds(len(names), self._dp_count())) if candidates else len(names)
+    def _measure_first(self, table, names, groups, offered, truth) -> float:
+        """Every column's 1-way marginal (an ordered column's, and a small table's, at their larger shares) and
+        every publisher group, then the record count they estimate; returns the rounds' first budget."""
+        cells = self.cells_
+        rounds = (self.rounds or planned_rounds(len(names), self._dp_count())) if offered else len(names)
         adaptive = self._remaining()
         round_budget = adaptive / rounds
-        noise_param, _ = (
-            self._split_round(round_budget) if candidates else self._split_round(round_budget / (1 - SELECT_SHARE))
-        )
+        # without candidates every round is a measurement (no choice): its whole budget measures
+        noise_param, _ = split_round(round_budget if offered else round_budget / (1 - SELECT_SHARE), zcdp=self.zcdp_)
         first_param = dict.fromkeys(names, noise_param)
-        if candidates:  # the 1-ways take their share (ordered columns more); the rounds keep theirs
+        if offered:  # the 1-ways take their share (ordered columns more); the rounds keep theirs
             left = self._remaining()
             spread = dict(zip(names, cell_weights([cells[n] for n in names])))
             for name in names:
@@ -235,45 +256,59 @@ class MarginalsSynthesizer(MarginalsBudget):
         for group in groups:
             self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
         self.total_ = self._estimate_total()
-        if candidates and len(names) > 1 and self._dp_count() is None:  # a public row count: the 1-ways'
+        if offered and len(names) > 1 and self._dp_count() is None:  # a public row count: the 1-ways'
             self._top_up(table, left, spread)  # small-table share by their own noisy total, as a DP count would
-        if candidates and not self.rounds and self._dp_count() is None:  # a public row count: the rounds are
+        if offered and not self.rounds and self._dp_count() is None:  # a public row count: the rounds are
             round_budget = adaptive / planned_rounds(len(names), self.total_)  # planned by the 1-ways' total
-        self.support_ = self._support(cells)
-        fine = self.total_ > FINE_FIT_SIGNAL * self._expected_noise(self._split_round(round_budget)[0])
-        round_iterations, final_iterations = (
-            (ROUND_ITERATIONS, FINAL_ITERATIONS) if fine else (NOISY_ROUND_ITERATIONS, NOISY_FINAL_ITERATIONS)
-        )
-        model, step = estimate(
-            cells, self.measurements_, self.total_, iterations=final_iterations // 3, support=self.support_
-        )
+        return round_budget
 
+    def _top_up(self, table, left: float, spread: dict) -> None:
+        """Measure each column's 1-way marginal again so that, pooled by precision, it has the small-table
+        share of ``left`` (:func:`~.budget.small_one_way` at the 1-ways' noisy total, post-processing; each
+        column's part by its ``spread`` weight, :func:`~.budget.cell_weights`) when that is
+        more than AIM's it got: what a DP count would have given it. Gaussian measurements pool exactly
+        (precisions add). A large table's 1-ways are left as they are."""
+        if not TOP_UP:
+            return
+        names = list(self.columns_)
+        for name in names:
+            ordered = self.columns_[name].domain.kind in ORDERED_KINDS
+            aim = column_one_way(len(names), None, self.rounds, ordered=ordered)
+            extra = left * (spread[name] * small_one_way(len(names), self.total_, left, zcdp=self.zcdp_) - aim)
+            if extra > 1e-9 * left:
+                self._measure((name,), table.marginal((name,)), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
+        self.total_ = self._estimate_total()
+
+    def _rounds(self, model, step, offered, truth, weights, round_budget, iterations):
+        """AIM's rounds: choose a marginal privately, measure it, refit the model; anneal the round's budget
+        until the last round spends what is left. Returns the model and its descent's step."""
+        cells = self.cells_
         self.rounds_ = 0
-        sizes = CandidateSizes(cells, candidates)  # hypothetical model sizes, worked out a round ahead
+        sizes = CandidateSizes(cells, offered)  # hypothetical model sizes, worked out a round ahead
         growth = 4.0 if self.zcdp_ else 2.0
-        while candidates and self._remaining() > 1e-12 * self.budget_:
+        while offered and self._remaining() > 1e-12 * self.budget_:
             last = self._remaining() < 2 * round_budget
             if last:
                 round_budget = self._remaining()
-            noise_param, select_param = self._split_round(round_budget)
+            noise_param, select_param = split_round(round_budget, zcdp=self.zcdp_)
             used = 1 - self._remaining() / self.budget_
             limit = max(self.max_model_cells * used, model.tree.size())
             size = sizes.of(model, [m.group for m in self.measurements_])
-            offered = [c for c in candidates if size[c] <= limit]
-            if not offered:
+            allowed = [c for c in offered if size[c] <= limit]
+            if not allowed:
                 break
             if self.zcdp_:  # noise of this round's scale drawn on another thread while the round chooses: as
                 # many values as the median candidate has cells (public), since values of a scale the later
                 # rounds do not use are wasted CPU (the largest candidate's: 2.7 of 4.5 thousand values)
-                typical = int(np.median([math.prod(cells[a] for a in c) for c in offered]))
+                typical = int(np.median([math.prod(cells[a] for a in c) for c in allowed]))
                 self.noise_.reserve_gaussian(noise_param, typical)
-            penalty = self._expected_noise(noise_param)
-            answers = model.project_many(offered)
-            scores = score(offered, truth, answers, weights, penalty)
-            sensitivity = max(weights[c] for c in offered)
+            penalty = expected_noise(noise_param, zcdp=self.zcdp_)
+            answers = model.project_many(allowed)
+            scores = score(allowed, truth, answers, weights, penalty)
+            sensitivity = max(weights[c] for c in allowed)
             self.rounds_ += 1
             label = f"choice of marginal, round {self.rounds_}"
-            chosen = offered[choose(self.noise_, scores, select_param, sensitivity, zcdp=self.zcdp_)]
+            chosen = allowed[choose(self.noise_, scores, select_param, sensitivity, zcdp=self.zcdp_)]
             if self.zcdp_:
                 self.accountant_.spend(
                     PrivacyEvent.zcdp("exponential mechanism", select_param, label, self.neighbouring)
@@ -296,7 +331,7 @@ class MarginalsSynthesizer(MarginalsBudget):
                 cells,
                 self.measurements_,
                 self.total_,
-                iterations=round_iterations,
+                iterations=iterations,
                 warm=model,
                 step=step,
                 support=self.support_,
@@ -307,18 +342,23 @@ class MarginalsSynthesizer(MarginalsBudget):
             round_budget = min(round_budget, self._remaining())
             if last:
                 break
+        return model, step
+
+    def _final_model(self, table, names, model, step, iterations: int) -> None:
+        """What no round could spend re-measures the columns; the model is fitted to every measurement, and a
+        noisy row count gives way to the model's estimate of the records."""
         if self._remaining() > 1e-9 * self.budget_:  # no candidate left to offer: the rest re-measures the columns
             share = self._remaining() / len(names)
             noise_param = math.sqrt(1 / (2 * share)) if self.zcdp_ else share
             for name in names:
                 self._measure((name,), table.marginal((name,)), noise_param)
         self.total_ = self._estimate_total()
-        self.support_ = self._support(cells)
+        self.support_ = self._support()
         self.model_, _ = estimate(
-            cells,
+            self.cells_,
             self.measurements_,
             self.total_,
-            iterations=final_iterations,
+            iterations=iterations,
             warm=model,
             step=step,
             support=self.support_,
@@ -330,45 +370,23 @@ class MarginalsSynthesizer(MarginalsBudget):
                 "from the noisy count and the noisy marginals"
             )
 
-    def _top_up(self, table, left: float, spread: dict) -> None:
-        """Measure each column's 1-way marginal again so that, pooled by precision, it has the small-table
-        share of ``left`` (:func:`small_one_way` at the 1-ways' noisy total, post-processing; each column's part
-        by its ``spread`` weight, :func:`cell_weights`) when that is
-        more than AIM's it got: what a DP count would have given it. Gaussian measurements pool exactly
-        (precisions add). A large table's 1-ways are left as they are."""
-        if not TOP_UP:
-            return
-        names = list(self.columns_)
-        for name in names:
-            ordered = self.columns_[name].domain.kind in ORDERED_KINDS
-            aim = column_one_way(len(names), None, self.rounds, ordered=ordered)
-            extra = left * (spread[name] * small_one_way(len(names), self.total_, left, zcdp=self.zcdp_) - aim)
-            if extra > 1e-9 * left:
-                self._measure((name,), table.marginal((name,)), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
-        self.total_ = self._estimate_total()
+    # --- the pieces the steps share -------------------------------------------------------
 
-    def _support(self, cells: dict) -> dict:
-        """The cells the model may use: numeric and date columns lose the tails of their range that
-        the noisy counts cannot tell from empty (:func:`dpsynth_core.pgm.support_from`); None: every cell."""
-        if EMPTY_Z is None:
-            return {}
-        ordered, protected = range_cells(self.columns_)
-        found = support_from(
-            cells, self.measurements_, EMPTY_Z, ordered=ordered, limit=TAIL_SHARE * self.total_, protected=protected
-        )
-        return {n: keep for n, keep in found.items() if n in ordered}
+    def _choose_delta(self) -> float:
+        delta = delta_of(self.delta)
+        self.delta_rule_ = delta_rule(self.delta, delta)
+        return delta
 
-    def _check_groups(self, names) -> list:
-        out = []
-        for group in self.groups or []:
-            group = tuple(group)
-            unknown = [g for g in group if g not in names]
-            if unknown:
-                raise ParameterError(f"group {group} names column(s) not in the release: {', '.join(unknown)}")
-            if not 2 <= len(group) <= 3 or len(set(group)) != len(group):
-                raise ParameterError(f"group {group} must list 2 or 3 different columns")
-            out.append(group)
-        return out
+    def _dp_count(self) -> float | None:
+        """A DP count of the records (the row count's, or the one that set delta), None if none was made."""
+        if row_count_event(self.accountant_.events) is not None:
+            return float(self.rows_)
+        return getattr(self, "count_", None)
+
+    def _remaining(self) -> float:
+        if self.zcdp_:
+            return self.budget_ - self.accountant_.rho()
+        return self.budget_ - self.accountant_.basic()[0]
 
     def _measure(self, group: tuple, counts: np.ndarray, noise_param: float) -> None:
         label = f"marginal {' x '.join(group)}"
@@ -389,18 +407,12 @@ class MarginalsSynthesizer(MarginalsBudget):
         self.measured_.append({"marginal": list(group), ("sigma" if self.zcdp_ else "epsilon"): noise_param})
 
     def _estimate_total(self) -> float:
-        """The record count, by inverse-variance weighting of every measurement's sum and the noisy count."""
-        estimates, variances = [], []
-        for m in self.measurements_:
-            estimates.append(float(m.noisy.sum()))
-            variances.append(m.sigma**2 * m.noisy.size)
-        count = row_count_event(self.accountant_.events)
-        if count is not None:
-            alpha = math.exp(-count.epsilon)
-            estimates.append(float(self.rows_))
-            variances.append(2 * alpha / (1 - alpha) ** 2)
-        weights = 1 / np.asarray(variances)
-        return max(1.0, float(np.dot(weights, estimates) / weights.sum()))
+        """The record count, by inverse-variance weighting (:func:`~.measurements.estimate_total`)."""
+        return estimate_total(self.measurements_, row_count_event(self.accountant_.events), self.rows_)
+
+    def _support(self) -> dict:
+        """The cells the model may use (:func:`~.measurements.support`)."""
+        return support(self.columns_, self.cells_, self.measurements_, self.total_)
 
     # --- sampling -----------------------------------------------------------------------
 
