@@ -7,7 +7,8 @@ import threading
 import streamlit as st
 
 from app_support import state
-from dpsynth_core.privacy.accounting import ADD_REMOVE, Spending, is_person_relation
+from dpsynth_core.privacy.accounting import ADD_REMOVE, is_person_relation
+from dpsynth_core.privacy.spending import Spending
 from dpsynth_core.wording import format_delta, format_epsilon
 
 

@@ -169,7 +169,8 @@ def ledger_rows(spends: list[dict]) -> list[dict]:
 
 
 def conversion_words(relation: str) -> str:
-    """How the ledger states a relation's spends per record (:data:`~dpsynth_core.privacy.accounting.CONVERSIONS`)."""
-    from .privacy.accounting import CONVERSIONS, is_person_relation
+    """How the ledger states a relation's spends per record (:data:`~dpsynth_core.privacy.spending.CONVERSIONS`)."""
+    from .privacy.accounting import is_person_relation
+    from .privacy.spending import CONVERSIONS
 
     return CONVERSIONS["person" if is_person_relation(relation) else relation]

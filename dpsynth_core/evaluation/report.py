@@ -51,9 +51,10 @@ import pandas as pd
 
 from ..domain import as_table_domain
 from ..errors import DPSynthError
-from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, Spend
+from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent
 from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows, unit_relation
+from ..privacy.spending import Spend
 from .intervals import (
     CONFIDENCE,
     capped_shares,

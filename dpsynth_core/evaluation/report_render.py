@@ -256,8 +256,8 @@ is measured with noise ({CONFIDENCE:.0%} intervals). The real figures are of the
 them: clamped to the declared range</b> (a value above the declared maximum counts as the maximum), so a real
 mean beside a column with many values outside its range is the mean of the clamped values, not of the raw
 ones.</p>
-<table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean of the clamped values; values at or below each synthetic quartile:
-real (interval) vs synthetic</th><th>value: real share (interval) vs synthetic</th>
+<table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean of the clamped values; values at or
+below each synthetic quartile: real (interval) vs synthetic</th><th>value: real share (interval) vs synthetic</th>
 <th>shape</th></tr>{"".join(rows)}</table>
 """
 

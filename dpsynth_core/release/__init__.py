@@ -14,7 +14,8 @@ from .. import constraints
 from ..data.tables import check_delimiter, check_encoding, read_table
 from ..domain import as_table_domain
 from ..errors import ParameterError
-from ..privacy.accounting import Accountant, Spend
+from ..privacy.accounting import Accountant
+from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
 from ..synthesizers.base import resolve_engine
 from ..validation import check_memory_limit, check_publisher_rho, check_rows, check_seed, check_total_epsilon

@@ -6,9 +6,9 @@ Preview page, the command line's ``synth`` or a rerun script) or :func:`report` 
 1. **price** it from public settings only: the method's charge
    (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`, via
    :func:`~dpsynth_core.release.prepare`) or the report's (:func:`~dpsynth_core.evaluation.report.report_charge`),
-   a :class:`~dpsynth_core.privacy.accounting.Spend`, before anything reads the data;
+   a :class:`~dpsynth_core.privacy.spending.Spend`, before anything reads the data;
 2. **check** it against the dataset's lifetime budget in the ledger's own composition
-   (:func:`~dpsynth_core.privacy.accounting.compose`) and **record** it, in one transaction
+   (:func:`~dpsynth_core.privacy.spending.compose`) and **record** it, in one transaction
    (:meth:`~dpsynth_core.workspace.ledger.Ledger.reserve`): a draw that does not fit is refused
    there, by a message built from public settings and earlier spends only, and the data is
    never read;
@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ..privacy.accounting import Spend, Spending
+from ..privacy.spending import Spend, Spending
 from ..wording import format_epsilon
 from . import Release, prepare
 

@@ -28,11 +28,12 @@ from ..data.encoding import encode_table
 from ..data.tables import read_table
 from ..domain import TableDomain, as_table_domain
 from ..errors import DataError, ParameterError
-from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent, Spend
+from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
 from ..privacy.binning import binning_budget, binning_events, binning_label, fit_bins
 from ..privacy.histogram import noisy_count
 from ..privacy.noise import NoiseSource, chunk_generator, make_noise_source, stream_key
 from ..privacy.persons import bound_rows, person_ledger
+from ..privacy.spending import Spend
 from ..validation import check_epsilon, check_rho, check_rows
 from .charges import (
     BIN_COUNTS_MECHANISM,
@@ -137,7 +138,7 @@ class Synthesizer:
 
         ``domain``: the declaration; ``epsilon``: the publisher's total; ``rows``: a public
         number of rows (None: the method's rule); ``options``: the method's options, checked.
-        Returns the :class:`~dpsynth_core.privacy.accounting.Spend` the ledger records for the
+        Returns the :class:`~dpsynth_core.privacy.spending.Spend` the ledger records for the
         draw: the events :meth:`fit` spends (an adaptive part is one event covering it), whether
         they carry a guarantee, and the delta of their zero-concentrated events; with a person
         unit, the per-row charge at ``epsilon / K`` stated per person as :meth:`ledger` states it.

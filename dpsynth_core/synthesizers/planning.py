@@ -11,11 +11,11 @@ import math
 
 from .. import constraints
 from ..domain import as_table_domain, size_in_words
-from ..privacy.accounting import Spend
 from ..privacy.binning import binning_label
 from ..privacy.cathist import cathist_tau, expected_made_up, threshold
 from ..privacy.noise import typical_bin_error
 from ..privacy.prefixes import level_budget
+from ..privacy.spending import Spend
 from ..wording import format_epsilon
 from .base import ROW_NOTE_NOISES
 from .charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event

@@ -2,9 +2,10 @@
 one budget transaction that checks a spend against that budget and records it.
 
 :meth:`Ledger.reserve` is that transaction, in one ``BEGIN IMMEDIATE``: the dataset is noted, the
-spending after the new spend is composed per neighbouring relation by the accountant
-(:func:`~dpsynth_core.privacy.accounting.compose`, events under different relations are never added
-up) and checked against the lifetime budget (:class:`BudgetExceeded`, nothing recorded), then the
+spending after the new spend is composed by the accountant, per neighbouring relation as stated
+(:func:`~dpsynth_core.privacy.spending.compose`) and per record with every unit converted
+(:func:`~dpsynth_core.privacy.spending.per_record_total`), and the total per record is checked against
+the lifetime budget (:class:`BudgetExceeded`, nothing recorded), then the
 spend is inserted. Two tabs or processes drawing at once both get recorded (or the second is
 refused), never lost.
 
@@ -41,7 +42,8 @@ import pandas as pd
 
 from ..data.fingerprint import check_source, records_fingerprint
 from ..errors import DPSynthError
-from ..privacy.accounting import PrivacyEvent, Spend, Spending, compose, in_record_unit, per_record_total
+from ..privacy.accounting import PrivacyEvent
+from ..privacy.spending import Spend, Spending, compose, in_record_unit, per_record_total
 from ..wording import format_epsilon
 from .database import Database, now, secret
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DPSynthError
-from ..privacy.accounting import Spend
+from ..privacy.spending import Spend
 from ..wording import format_delta, format_epsilon
 from .database import Database, now, to_json
 from .ledger import Ledger

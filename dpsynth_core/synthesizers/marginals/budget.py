@@ -14,8 +14,9 @@ import functools
 import math
 
 from ...errors import ParameterError
-from ...privacy.accounting import Accountant, PrivacyEvent, Spend, zcdp_budget
+from ...privacy.accounting import Accountant, PrivacyEvent, zcdp_budget
 from ...privacy.noise import typical_bin_error
+from ...privacy.spending import Spend
 from ..charges import split_by_label
 from ..finite import vocabulary_shares
 

@@ -46,7 +46,8 @@ from ...domain import as_table_domain
 from ...errors import ParameterError
 from ...pgm import Measurement, absorb, estimate, generate
 from ...pgm.sizes import CandidateSizes
-from ...privacy.accounting import PrivacyEvent, Spend
+from ...privacy.accounting import PrivacyEvent
+from ...privacy.spending import Spend
 from ..base import Synthesizer
 from ..charges import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, row_count_event
 from ..finite import FiniteColumn, finite_source, finite_source_column, vocabulary_shares

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from dpsynth_core.cli import main
-from dpsynth_core.privacy.accounting import Spend, compose, in_record_unit
+from dpsynth_core.privacy.spending import Spend, compose, in_record_unit
 from dpsynth_core.release.budgeted import draw, projection, report
 from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.planning import price

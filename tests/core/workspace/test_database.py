@@ -15,7 +15,8 @@ import threading
 import pytest
 
 from dpsynth_core.cli import main
-from dpsynth_core.privacy.accounting import PrivacyEvent, Spend
+from dpsynth_core.privacy.accounting import PrivacyEvent
+from dpsynth_core.privacy.spending import Spend
 from dpsynth_core.workspace import FILE_NAME, Workspace, WorkspaceGone
 from dpsynth_core.workspace.database import APPLICATION_ID
 
