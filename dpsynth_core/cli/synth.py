@@ -62,8 +62,8 @@ def run_synth(args) -> None:
     def open_ledger(request, data):
         """Once the core has checked every setting and priced the draw: the input's paths, then its
         ledger's key (the only reading before the budget check; no mechanism runs here)."""
+        from ..data.parts import is_glob
         from ..engines import is_file_set, parquet_parts
-        from ..engines.parts import is_glob
 
         if not Path(data).exists() and not is_glob(data):  # a glob is listed below
             raise ParameterError(f"file not found: {data}")

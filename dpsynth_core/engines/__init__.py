@@ -6,11 +6,11 @@
 * ``"duckdb"``: embedded DuckDB, CSV and Parquet read out of core with a memory limit;
 * ``"spark"``: Apache Spark, for a Spark DataFrame or any path Spark can read;
 * ``"auto"`` (default): Spark for a Spark DataFrame, DuckDB for a Parquet path (a file, a
-  folder of parts or a glob: :mod:`.parts`) or a CSV larger than
+  folder of parts or a glob: :mod:`dpsynth_core.data.parts`) or a CSV larger than
   :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`, else pandas.
 
 A folder or glob is listed and checked once, before either engine reads it
-(:func:`.parts.parquet_parts`: Parquet files only, one schema), so both read exactly the same files.
+(:func:`dpsynth_core.data.parts.parquet_parts`: Parquet files only, one schema), so both read exactly the same files.
 
 The engines are imported only when chosen (DuckDB and PySpark are not needed for uploads).
 """
@@ -20,10 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import constraints
+from ..data.parts import PARQUET_SUFFIXES, is_file_set, names_parquet, parquet_parts  # noqa: F401  (re-exported)
 from ..domain import as_table_domain
 from ..errors import ParameterError
-from .base import PARQUET_SUFFIXES, CountingSource, Merge, Rebin, Vocabulary
-from .parts import is_file_set, names_parquet, parquet_parts  # noqa: F401  (re-exported)
+from .base import CountingSource, Merge, Rebin, Vocabulary
 
 ENGINES = ("auto", "pandas", "duckdb", "spark")
 PANDAS_READS_CSV = (

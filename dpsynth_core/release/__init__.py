@@ -90,7 +90,7 @@ def synthesize(
 
     Args:
         data: a DataFrame, a path to a CSV/TSV or Parquet file, a folder or glob of Parquet files
-            (read by an engine: :mod:`dpsynth_core.engines.parts`), or an open counting source.
+            (read by an engine: :mod:`dpsynth_core.data.parts`), or an open counting source.
         domain: a :class:`~dpsynth_core.domain.TableDomain`, its JSON form as a dict, or a
             path to the JSON file.
         epsilon: the total privacy budget, from 0.01 to 20 (``constraints.EPSILON_MIN`` and

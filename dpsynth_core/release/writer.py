@@ -29,8 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..engines.base import PARQUET_SUFFIXES
-from ..engines.parts import is_remote
+from ..data.parts import PARQUET_SUFFIXES, is_remote
 from ..errors import ParameterError
 
 FORMATS = ("csv", "parquet")
