@@ -32,7 +32,7 @@ INPUT is a CSV/TSV file, a Parquet file, or a folder or quoted glob of Parquet f
 format follows :func:`dpsynth_core.release.writer.output_format` (Parquet for .parquet, .pq, .parq;
 CSV for any other name, except suffixes of other formats, refused). With ``--engine spark``
 a Parquet output is drawn on Spark's executors and becomes a new folder of Parquet parts
-(:func:`dpsynth_core.release.writer.write_on_spark`); an existing one is never replaced.
+(:func:`dpsynth_core.engines.spark_writer.write_on_spark`); an existing one is never replaced.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from tests.conftest import ROOT
 CORE = ROOT / "dpsynth_core"
 #: Modules of the lowest layers: they never import the methods or anything above them.
 LOWER = ("domain", "data", "privacy", "engines", "constraints", "errors", "validation", "wording")
-UPPER = ("synthesizers", "pgm", "release", "evaluation", "cli", "workspace")
+UPPER = ("synthesizers", "pgm", "release", "evaluation", "cli", "workspace", "usecases")
 
 
 def _imports() -> dict[str, set[str]]:
