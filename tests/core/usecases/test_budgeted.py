@@ -250,12 +250,7 @@ def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     from dpsynth_core.usecases import draw_label
 
     charge = NS(guaranteed=True, epsilon=1.0, neighbouring="add/remove one record")
-    after = NS(
-        relations=[
-            NS(neighbouring="replace one record", epsilon=9.0),
-            NS(neighbouring=charge.neighbouring, epsilon=2.0),
-        ]
-    )
+    after = NS(per_record=NS(epsilon=2.0), total_epsilon=2.0)  # every unit converted: what the lifetime budget counts
     assert draw_label(charge, after, 0) == "Generate synthetic data (spends ε = 1)"
     assert draw_label(charge, after, 1) == "Draw again (spends ε = 1; the total on this data becomes ε = 2)"
     assert draw_label(charge, None, 2) == "Draw again (spends ε = 1)"  # refused: no total to state
