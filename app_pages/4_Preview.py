@@ -16,7 +16,8 @@ from app_support.gates import complete_domain
 from app_support.progress import run_with_progress
 from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
-from dpsynth_core.release.budgeted import draw, draw_label, projection
+from dpsynth_core.release import prepare
+from dpsynth_core.usecases import draw, draw_label, projection
 from dpsynth_core.wording import rows_in_words
 from dpsynth_core.workspace import BudgetExceeded, WorkspaceGone
 
@@ -81,23 +82,20 @@ def header() -> None:
 top = st.container()  # the header, drawn once the click (read from the button's state) has been handled
 if st.session_state.get("preview_generate"):  # the draw shows its result in this same run (no second run)
 
-    def run(report):  # priced, checked and recorded before the data is read (dpsynth_core.release.budgeted)
+    def run(report):  # priced, checked and recorded before the data is read (dpsynth_core.usecases)
         kept = counting_source(None, loaded["hash"], declaration, build=False) if info.cls.reads_sources else None
+        data = loaded["frame"] if kept is None else kept  # kept: encoded after an earlier draw (same release)
+        chosen = dict(method=settings["method"], rho=settings["rho"], rows=settings["rows"], **options)
         return draw(
-            loaded["frame"] if kept is None else kept,  # kept: encoded after an earlier draw (same release)
-            declaration,
-            settings["epsilon"],
-            workspace=workspace,
-            fingerprint=loaded["hash"],
+            prepare(data, declaration, settings["epsilon"], **chosen),
+            data,
+            workspace,
+            loaded["hash"],
             name=loaded["name"],
-            settings=settings,
+            stored_settings=settings,
             settings_key=key,
-            method=settings["method"],
-            rho=settings["rho"],
-            rows=settings["rows"],
             progress=report,
             table_later=True,  # written once the table is on screen (settle), or when first read
-            **options,
         )
 
     try:

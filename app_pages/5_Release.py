@@ -6,9 +6,9 @@ from app_support import state
 from app_support.cards import show_card, show_page
 from app_support.downloads import release_downloads
 from app_support.progress import run_with_progress
+from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
-from dpsynth_core.release import budgeted
 from dpsynth_core.wording import format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
@@ -103,22 +103,20 @@ if make:
     epsilon = share * base
     try:
 
-        def build(report):  # priced, checked and recorded before the data is read (dpsynth_core.release.budgeted)
+        def build(report):  # priced, checked and recorded before the data is read (dpsynth_core.usecases)
             report(0.1, "Measuring the distances with noise")
-            return budgeted.report(
+            return usecases.report(
                 workspace,
                 loaded["hash"],
                 entry["id"],
-                loaded["frame"],
-                entry["data"],
-                entry["settings"]["declaration"],
+                card=card,
+                real=loaded["frame"],
+                synthetic=entry["data"],
+                declaration=entry["settings"]["declaration"],
                 epsilon=epsilon,
                 name=loaded["name"],
                 pairs=[pair_names[p] for p in chosen_pairs],
                 chart_columns=charts,
-                render=lambda figures: report_render.render_html(
-                    card, figures, total=report_render.total_sentence(card, epsilon)
-                ),
             )
 
         run_with_progress(build, title="Measuring the distances with noise")

@@ -20,7 +20,7 @@ A release as the CLI makes it (``python -m dpsynth_core synth BIG.parquet --engi
   ``--sampling-threads`` chunks at once, and writing them to one Parquet file
   (:func:`dpsynth_core.release.writer.write_synthetic`); with ``--engine spark`` the chunks are drawn
   by Spark's tasks (local mode, ``--threads`` cores) into a folder of parts
-  (:func:`dpsynth_core.release.writer.write_on_spark`), Spark's session start reported apart.
+  (:func:`dpsynth_core.engines.spark_writer.write_on_spark`), Spark's session start reported apart.
 
 Each case runs in a fresh subprocess; peak memory is the largest resident set of its whole
 process tree in each stage, sampled every 50 ms. Times are wall-clock seconds of one run on a
@@ -90,8 +90,9 @@ def case(
 
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.engines import open_source
+    from dpsynth_core.engines.spark_writer import write_on_spark
     from dpsynth_core.release import ChunksAhead
-    from dpsynth_core.release.writer import chunk_sizes, write_on_spark, write_synthetic
+    from dpsynth_core.release.writer import chunk_sizes, write_synthetic
     from dpsynth_core.synthesizers import get_method
 
     domain = TableDomain.from_json(large_declaration())

@@ -25,14 +25,14 @@ written to temporary files in their own folders and renamed into place only once
 them are complete, so a failure never leaves a half-written or replaced file.
 
 INPUT is a CSV/TSV file, a Parquet file, or a folder or quoted glob of Parquet files
-(``'data/*.parquet'``: see :mod:`dpsynth_core.engines.parts`). With ``--engine duckdb``
+(``'data/*.parquet'``: see :mod:`dpsynth_core.data.parts`). With ``--engine duckdb``
 (chosen by ``auto`` for Parquet and for a CSV above ``constraints.ENGINE_AUTO_BYTES``) or
 ``spark``, the table is counted out of core and the synthetic table is written in chunks
 (never whole in memory) to a temporary file, renamed with the other outputs. The output's
 format follows :func:`dpsynth_core.release.writer.output_format` (Parquet for .parquet, .pq, .parq;
 CSV for any other name, except suffixes of other formats, refused). With ``--engine spark``
 a Parquet output is drawn on Spark's executors and becomes a new folder of Parquet parts
-(:func:`dpsynth_core.release.writer.write_on_spark`); an existing one is never replaced.
+(:func:`dpsynth_core.engines.spark_writer.write_on_spark`); an existing one is never replaced.
 """
 
 from __future__ import annotations

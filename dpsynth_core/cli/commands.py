@@ -52,7 +52,7 @@ def add_tau(sub) -> None:
 
 def input_name(path: str) -> str:
     """How the ledger names an input: a file's or folder's name, or a glob as typed."""
-    from ..engines.parts import is_glob
+    from ..data.parts import is_glob
 
     return path if is_glob(path) else Path(path).name
 

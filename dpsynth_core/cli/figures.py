@@ -233,8 +233,8 @@ def run_report(args) -> None:
     if args.pdf and report_render.find_chromium() is None:  # refused before anything is read or recorded
         raise ParameterError(report_render.NO_CHROMIUM)
     real, synthetic, domain = _read(args)
+    from .. import usecases
     from ..evaluation import report
-    from ..release import budgeted
     from ..workspace import Workspace
 
     workspace = Workspace(args.workspace)
@@ -248,32 +248,22 @@ def run_report(args) -> None:
         else report.default_pairs(stored.card, columns)
     )
     charts = args.chart if args.chart else columns[: report_render.DEFAULT_CHARTS]
-    made = {}
-
-    def render(figures) -> str:
-        made["figures"] = figures
-        made["page"] = report_render.render_html(
-            stored.card, figures, total=report_render.total_sentence(stored.card, epsilon)
-        )
-        return made["page"]
-
     # Priced from public settings, checked against the lifetime budget and recorded before the data is read.
-    budgeted.report(
+    made = usecases.report(
         workspace,
         fingerprint,
         stored.id,
-        real,
-        synthetic,
-        domain,
+        card=stored.card,
+        real=real,
+        synthetic=synthetic,
+        declaration=domain,
         epsilon=epsilon,
-        name="",
-        render=render,
         pairs=pairs,
         chart_columns=charts,
         source="cli",
         random_state=seed,
     )
-    figures, page = made["figures"], made["page"]
+    figures, page = made.figures, made.page
     files = {
         "--out": page.encode("utf-8"),
         "--json": (json.dumps(report_figures_json(figures), indent=2) + "\n").encode("utf-8"),

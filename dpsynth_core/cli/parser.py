@@ -62,6 +62,7 @@ def add_option(parser, option) -> None:
 
 
 def add_synth(synth) -> None:
+    from ..engines import AUTO, ENGINE_CHOICES, ENGINES, IN_MEMORY, LARGE_FILES
     from ..synthesizers.options import METHOD_OPTIONS, SETTINGS
     from ..synthesizers.registry import DEFAULT_METHOD
 
@@ -90,13 +91,13 @@ def add_synth(synth) -> None:
     )
     synth.add_argument(
         "--engine",
-        default="auto",
-        choices=("auto", "pandas", "duckdb", "spark"),
-        help="how the table is counted: pandas (in memory), duckdb (out of core, large files), "
-        "spark (a local Spark session); auto (default): duckdb for Parquet (a file, a "
-        "folder or a glob) and CSV files "
+        default=AUTO,
+        choices=ENGINE_CHOICES,
+        help="how the table is counted: "
+        + ", ".join(f"{e.name} ({e.summary})" for e in ENGINES.values())
+        + f"; {AUTO} (default): {LARGE_FILES} for Parquet (a file, a folder or a glob) and CSV files "
         f"above {constraints.ENGINE_AUTO_BYTES // 2**20} MB when the method reads through "
-        "an engine, else pandas",
+        f"an engine, else {IN_MEMORY}",
     )
     synth.add_argument(
         "--memory-limit",

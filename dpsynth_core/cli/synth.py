@@ -1,4 +1,4 @@
-"""``synth``: a whole release headless, through the one budgeted draw (:func:`dpsynth_core.release.budgeted.draw`).
+"""``synth``: a whole release headless, through the one budgeted draw (:mod:`dpsynth_core.usecases.budgeted_draw`).
 
 The order: the outputs' paths are checked (before anything is read); the core checks every setting
 once and prices the draw from the method (:func:`~dpsynth_core.release.prepare`); the input is then
@@ -41,9 +41,11 @@ def _temporary(out: Path) -> str:
 
 
 def run_synth(args) -> None:
+    from ..release import prepare, rerun_script
     from ..release.writer import output_format
+    from ..usecases import reserve
     from ..validation import check_person_option
-    from .outputs import check_apart_from_workspace, check_outside_input, check_targets, discard, write_all
+    from .outputs import check_targets, discard, write_all
 
     targets = check_targets(args)
     out_format = output_format(args.out)  # the writer's rule: Parquet, CSV, or refused
@@ -57,52 +59,14 @@ def run_synth(args) -> None:
         from ..domain import TableDomain
 
         domain = TableDomain.load(args.domain).with_person_bound(*person)
-    reading = {}
-
-    def open_ledger(request, data):
-        """Once the core has checked every setting and priced the draw: the input's paths, then its
-        ledger's key (the only reading before the budget check; no mechanism runs here)."""
-        from ..engines import is_file_set, parquet_parts
-        from ..engines.parts import is_glob
-
-        if not Path(data).exists() and not is_glob(data):  # a glob is listed below
-            raise ParameterError(f"file not found: {data}")
-        if is_file_set(data):  # a folder or glob of Parquet files: listed and checked before any work
-            check_outside_input(targets, data, parquet_parts(data))
-        if args.no_ledger:
-            return data, None, None
-        from ..workspace import FILE_NAME, default_folder
-
-        folder = Path(args.workspace).expanduser() if args.workspace else default_folder()
-        check_apart_from_workspace(folder / FILE_NAME, data)
-        workspace = open_workspace(args.workspace)
-        reading["workspace"] = workspace
-        if request.engine == "pandas":  # read once: the table keys the ledger and is drawn from
-            from ..data.tables import read_table
-
-            data, info = read_table(data, encoding=request.encoding, delimiter=request.delimiter)
-            request.domain.check_matches(data.columns)
-            reading["lines"] = info["lines"]
-        records = workspace.ledger.records_key(data, encoding=request.encoding, delimiter=request.delimiter)
-        return data, workspace, workspace.ledger.dataset_key(records, args.dataset)
-
-    def ready(request):  # the draw is priced, checked and recorded; nothing is drawn or written yet
-        if request.random_state is not None:
-            from ..wording import SEED_NOTE
-
-            print(f"note: {SEED_NOTE}", file=sys.stderr)
-
-    from ..release import rerun_script
-    from ..release.budgeted import draw
-
     out_path = Path(args.out)
     temporary = _temporary(out_path)  # a folder of parts (Spark, Parquet) or one file, renamed with the rest
-    settings = given_settings(args)
+    given = given_settings(args)
     try:
-        made = draw(
+        settings = prepare(  # every setting checked once, and the draw priced, before anything is read
             args.input,
             domain,
-            settings.pop("epsilon"),
+            given.pop("epsilon"),
             method=args.method,
             engine=args.engine,
             memory_limit=args.memory_limit,
@@ -110,12 +74,16 @@ def run_synth(args) -> None:
             delimiter=args.delimiter,
             out=temporary,
             out_format=out_format,
-            source="cli",
-            name=args.dataset or input_name(args.input),
-            open_ledger=open_ledger,
-            ready=ready,
-            **settings,
+            **given,
         )
+        data, workspace, fingerprint = _ledger(args, targets, settings)
+        name = args.dataset or input_name(args.input)
+        reservation = reserve(settings, workspace, fingerprint, name=name, source="cli")
+        if settings.random_state is not None:  # recorded; nothing is drawn or written yet
+            from ..wording import SEED_NOTE
+
+            print(f"note: {SEED_NOTE}", file=sys.stderr)
+        made = reservation.draw(data)
         release = made.release
         if args.no_ledger:
             from ..workspace.ledger import NO_LEDGER
@@ -135,16 +103,47 @@ def run_synth(args) -> None:
         raise
     write_all([(path, contents[flag]) for flag, path in targets if flag in contents], ready=[(temporary, out_path)])
     if made.release_id is not None:  # the file as written finds its release later (``report``)
-        reading["workspace"].releases.record_file(made.release_id, out_path)
-    _publisher_notes(release, reading.get("lines"), args)
+        workspace.releases.record_file(made.release_id, out_path)
+    _publisher_notes(release, args)
 
 
-def _publisher_notes(release, lines, args) -> None:
+def _ledger(args, targets, settings) -> tuple:
+    """``(data, workspace, fingerprint)``: the input and the ledger that records its draw (None, None
+    with ``--no-ledger``), once the core has checked every setting and priced the draw.
+
+    The input's paths are checked, then its ledger is keyed by its records (the only reading before
+    the budget check; no mechanism runs here). A table the release reads whole is read once
+    (:meth:`~dpsynth_core.release.ReleaseSettings.open`): it keys the ledger and is drawn from.
+    """
+    from ..data.parts import is_file_set, is_glob, parquet_parts
+    from ..engines import get_engine
+    from .outputs import check_apart_from_workspace, check_outside_input
+
+    data = args.input
+    if not Path(data).exists() and not is_glob(data):  # a glob is listed below
+        raise ParameterError(f"file not found: {data}")
+    if is_file_set(data):  # a folder or glob of Parquet files: listed and checked before any work
+        check_outside_input(targets, data, parquet_parts(data))
+    if args.no_ledger:
+        return data, None, None
+    from ..workspace import FILE_NAME, default_folder
+
+    folder = Path(args.workspace).expanduser() if args.workspace else default_folder()
+    check_apart_from_workspace(folder / FILE_NAME, data)
+    workspace = open_workspace(args.workspace)
+    records = data
+    if get_engine(settings.engine).in_memory:  # read once: the table keys the ledger and is drawn from
+        data = settings.open(data)
+        records = data.table
+    key = workspace.ledger.records_key(records, encoding=settings.encoding, delimiter=settings.delimiter)
+    return data, workspace, workspace.ledger.dataset_key(key, args.dataset)
+
+
+def _publisher_notes(release, args) -> None:
     """What follows is for the publisher's eyes only: stderr, never the release."""
     from ..data.tables import line_report_text
 
-    if lines is None:  # read by the core (or an engine, in chunks): the same count, from its report
-        lines = release.publisher_report.get("reading")
+    lines = release.publisher_report.get("reading")  # read in memory, or by an engine in chunks
     text = line_report_text(lines) if lines is not None else None
     if text:
         print(f"note: {text}", file=sys.stderr)

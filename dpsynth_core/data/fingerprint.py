@@ -40,6 +40,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataError
+from .csvfile import csv_frames
+from .parts import checked_files
 
 #: Bumped whenever the rule above changes (old fingerprints would no longer be found).
 VERSION = b"dpsynth records v1"
@@ -248,8 +250,6 @@ def records_fingerprint(data, secret: bytes, *, encoding: str | None = None, del
         return sums.hexdigest()
     files = check_source(data)
     if files is None:
-        from ..engines.csvfile import csv_frames
-
         for frame, _ in csv_frames(data, encoding=encoding, delimiter=delimiter):
             sums.add(frame)
         return sums.hexdigest()
@@ -262,9 +262,7 @@ def records_fingerprint(data, secret: bytes, *, encoding: str | None = None, del
 def check_source(data) -> list | None:
     """Refuse, in one line, an input that is neither a regular file nor a folder or glob of Parquet
     parts (a device such as ``/dev/zero`` would never end); Parquet files are checked as the engines
-    check them (:func:`~dpsynth_core.engines.parts.checked_files`). Their list, or None for a CSV."""
-    from ..engines.parts import checked_files
-
+    check them (:func:`~.parts.checked_files`). Their list, or None for a CSV."""
     files = checked_files(data)
     if files is not None:
         return files

@@ -44,8 +44,6 @@ from ..privacy.prefixes import fallback_codes
 BLOCK_CELLS = 1 << 18
 #: A block joins at most this many columns (wider GROUP BYs cost more per row than they save).
 BLOCK_COLUMNS = 3
-#: File names that the engines (and ``auto``) read as Parquet.
-PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
 
 @runtime_checkable
@@ -300,7 +298,8 @@ class EngineSource:
     """
 
     engine = ""
-    #: The CSV file read by ``read_table``'s rule, chunk by chunk (:mod:`.csvfile`); None for other inputs.
+    #: The CSV file read by ``read_table``'s rule, chunk by chunk (:mod:`dpsynth_core.data.csvfile`);
+    #: None for other inputs.
     _csv = None
 
     @property

@@ -1,7 +1,7 @@
 """Counting with DuckDB (embedded, no server): CSV and Parquet read out of core, spilled to disk.
 
 ``DuckDBSource(path_or_frame, domain, memory_limit="2GB")`` reads a CSV/TSV (by
-:func:`~dpsynth_core.data.tables.read_table` itself, chunk by chunk: see :mod:`.csvfile`), one or
+:func:`~dpsynth_core.data.tables.read_table` itself, chunk by chunk: see :mod:`dpsynth_core.data.csvfile`), one or
 more Parquet files (a path or a glob), a pandas DataFrame or an Arrow table. DuckDB keeps at
 most ``memory_limit`` in memory and spills the rest to ``temp_directory``, deleted on
 :meth:`close` with the temporary Parquet copy of a CSV.
@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..data.csvfile import csv_to_parquet
+from ..data.parts import checked_files, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
 from .base import ColumnMap, EngineSource
-from .csvfile import csv_to_parquet
-from .parts import checked_files, names_parquet
 
 #: Records are folded into one row per distinct record (with its count) before anything else,
 #: and a table of codes into one row per distinct combination, when an estimate (HyperLogLog
@@ -119,7 +119,7 @@ class DuckDBSource(EngineSource):
             self.con.register("source_frame", data)
             self.con.execute("CREATE VIEW src AS SELECT * FROM source_frame")
         elif isinstance(data, (str, Path)) and names_parquet(data):
-            # a folder or glob: exactly the files parts.py checked (the same list Spark reads)
+            # a folder or glob: exactly the files data/parts.py checked (the same list Spark reads)
             listing = ", ".join(_literal(str(f)) for f in files or [data])
             self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
         elif isinstance(data, (str, Path)):

@@ -6,7 +6,7 @@ machine, or a cluster under ``spark-submit``. Only small things travel to the dr
 each column's distinct values with their counts, and the sparse GROUP BY results.
 
 A local CSV is read by :func:`~dpsynth_core.data.tables.read_table` itself, chunk by chunk, into
-a temporary Parquet file (see :mod:`.csvfile`); a remote CSV is read by Spark's own reader
+a temporary Parquet file (see :mod:`dpsynth_core.data.csvfile`); a remote CSV is read by Spark's own reader
 as UTF-8 with a comma unless ``encoding``/``delimiter`` say otherwise (without the
 per-record rule: convert such files to Parquet first).
 How it counts, and why the counts equal the in-memory path's: see :mod:`.base`.
@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from ..data.csvfile import csv_to_parquet
+from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
 from .base import EngineSource
-from .csvfile import csv_to_parquet
-from .parts import checked_files, is_remote, names_parquet
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -94,11 +94,11 @@ class SparkSource(EngineSource):
             raise
 
     def _read(self, path: str, files, encoding, delimiter):
-        if files is not None:  # a local folder or glob: exactly the files parts.py checked (as DuckDB reads)
+        if files is not None:  # a local folder or glob: exactly the files data/parts.py checked (as DuckDB reads)
             return self.spark.read.parquet(*[str(f) for f in files])
         if names_parquet(path):
             return self.spark.read.parquet(path)
-        if not is_remote(path):  # read_table's own per-record rule, chunk by chunk (see .csvfile)
+        if not is_remote(path):  # read_table's own per-record rule, chunk by chunk (see data/csvfile.py)
             self._csv = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
             return self.spark.read.parquet(str(self._csv.path))
         from pyspark.sql import functions as F

@@ -110,7 +110,8 @@ from pathlib import Path
 
 try:
     from dpsynth_core.errors import DPSynthError
-    from dpsynth_core.release.budgeted import draw
+    from dpsynth_core.release import prepare
+    from dpsynth_core.usecases import draw
     from dpsynth_core.wording import guarantee_line
     from dpsynth_core.workspace import Workspace
 except ImportError as missing:  # a Python without the library: say so in one line
@@ -136,12 +137,13 @@ def main():
     ledger = workspace.ledger
     key = ledger.dataset_key(ledger.records_key(args.data, encoding=SETTINGS["encoding"],
                                                 delimiter=SETTINGS["delimiter"]))
-    made = draw(args.data, declaration, SETTINGS["epsilon"], workspace=workspace, fingerprint=key,
-                name=Path(args.data).name, source="rerun", settings=dict(SETTINGS, declaration=declaration),
-                method=SETTINGS["method"], rho=SETTINGS["rho"], rows=SETTINGS["rows"], encoding=SETTINGS["encoding"],
-                delimiter=SETTINGS["delimiter"], engine=SETTINGS["engine"],
-                random_state=None,  # a fresh seed from the operating system, never published
-                **SETTINGS["options"])  # priced, checked and recorded before the data is read
+    settings = prepare(args.data, declaration, SETTINGS["epsilon"], method=SETTINGS["method"], rho=SETTINGS["rho"],
+                       rows=SETTINGS["rows"], encoding=SETTINGS["encoding"], delimiter=SETTINGS["delimiter"],
+                       engine=SETTINGS["engine"],
+                       random_state=None,  # a fresh seed from the operating system, never published
+                       **SETTINGS["options"])  # every setting checked and the draw priced, before the data is read
+    made = draw(settings, args.data, workspace, key, name=Path(args.data).name, source="rerun",
+                stored_settings=dict(SETTINGS, declaration=declaration))  # checked and recorded, then drawn
     release, release_id = made.release, made.release_id
     release.data.to_csv(args.out, index=False)
     Path(args.out).with_suffix(".card.json").write_text(json.dumps(release.card, indent=2), encoding="utf-8")

@@ -19,18 +19,16 @@ from __future__ import annotations
 import csv
 import io
 import os
-import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..engines.base import PARQUET_SUFFIXES
-from ..engines.parts import is_remote
+from ..data.arrow_chunks import arrow_chunk
+from ..data.parts import PARQUET_SUFFIXES
 from ..errors import ParameterError
 
 FORMATS = ("csv", "parquet")
@@ -85,18 +83,6 @@ def output_format(path, fmt: str | None = None) -> str:
 def chunk_sizes(rows: int, chunk_rows: int) -> list[int]:
     """The sizes of the chunks :func:`write_synthetic` asks for, in order (an empty table: one chunk of 0 rows)."""
     return [min(int(chunk_rows), int(rows) - start) for start in range(0, int(rows), int(chunk_rows))] or [0]
-
-
-def arrow_chunk(chunk: pd.DataFrame, schema: pa.Schema | None) -> pa.Table:
-    """A chunk as Arrow: cast to ``schema``, or (the first chunk) with its own types, text where a column has none."""
-    table = pa.Table.from_pandas(chunk, preserve_index=False)
-    if schema is None:
-        # A column all missing in the first chunk has no type yet: text is what it can only be.
-        fields = [
-            pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f.remove_metadata() for f in table.schema
-        ]
-        return table.cast(pa.schema(fields))
-    return table.cast(schema)
 
 
 def write_synthetic(
@@ -165,60 +151,6 @@ def write_synthetic(
         if background is not None:
             background.shutdown(wait=True)
     return written
-
-
-#: The stream a Spark release's schema probe is drawn from: no chunk uses it.
-PROBE_STREAM = 2**64 - 1
-PROBE_ROWS = 10_000
-
-
-def check_spark_target(path) -> Path | None:
-    """The local folder a Spark release will create (None: a cluster's storage); refused when it exists."""
-    if is_remote(path):
-        return None
-    final = Path(str(path).removeprefix("file://"))
-    if final.exists():
-        raise ParameterError(f"{final} already exists: Spark writes a new folder of Parquet parts, choose a new name")
-    if not final.parent.is_dir():
-        raise ParameterError(f"cannot write {final}: the folder {final.parent} does not exist")
-    return final
-
-
-def write_on_spark(spark, draw, sizes: list, path: str) -> int:
-    """Draw chunk ``i`` of ``sizes`` with ``draw(i, size)`` on Spark's executors (one task per
-    chunk) and let Spark write them as a folder of Parquet parts at ``path``; returns the rows.
-
-    ``draw`` is a fitted model's :meth:`~dpsynth_core.synthesizers.base.Synthesizer.chunk_sampler`:
-    post-processing that carries the model and the release's stream key to the executors and
-    never reads the data; the parts hold the rows the driver's writer would write, chunk by
-    chunk. The column types come from a probe drawn on the driver from a stream no chunk uses.
-    A local ``path`` appears only when complete (written beside it, then renamed); on a
-    cluster's storage Spark's own commit protocol does that. ``path`` must not exist.
-    """
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    final = check_spark_target(path)
-    local = final is not None
-    probe = arrow_chunk(draw(PROBE_STREAM, min(PROBE_ROWS, max(sizes))), None)
-    schema = pa.schema([pa.field(f.name, pa.string()) if pa.types.is_large_string(f.type) else f for f in probe.schema])
-    plan = list(sizes)
-
-    def draw_parts(batches):
-        for batch in batches:
-            for index in batch.column(0).to_pylist():
-                yield from arrow_chunk(draw(index, plan[index]), schema).to_batches()
-
-    target = str(final.parent / f".{final.name}.{os.getpid()}.part") if local else str(path)
-    frame = spark.range(0, len(plan), numPartitions=max(1, len(plan))).mapInArrow(draw_parts, from_arrow_schema(schema))
-    try:
-        frame.write.mode("errorifexists").parquet(target)
-        if local:
-            os.replace(target, final)
-    except BaseException:
-        if local:
-            shutil.rmtree(target, ignore_errors=True)
-        raise
-    return int(sum(plan))
 
 
 def csv_text(table: pd.DataFrame) -> str:

@@ -66,7 +66,8 @@ def resolve_engine(cls, data, engine: str | None = "auto", unit=None) -> str:
     """The engine a method of class ``cls`` reads ``data`` with (:func:`dpsynth_core.engines.choose_engine`),
     except that ``auto`` keeps a CSV in memory (today's path) for methods that do not read sources, and
     any table with a person ``unit`` (its rows are bounded in memory; the other engines refuse it)."""
-    from ..engines import choose_engine, names_parquet
+    from ..data.parts import names_parquet
+    from ..engines import choose_engine
 
     if unit is not None and engine in (None, "auto"):
         engine = "pandas"

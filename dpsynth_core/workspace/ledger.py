@@ -80,7 +80,7 @@ class Ledger:
     ) -> int:
         """Check ``spend`` against the lifetime budget and record it, in one transaction, before the data
         is read; returns its id. Raises :class:`BudgetExceeded` (nothing recorded) when it does not fit
-        (:mod:`dpsynth_core.release.budgeted`)."""
+        (:mod:`dpsynth_core.usecases.budgeted_draw`)."""
         with self.database.transaction() as conn:
             self.ensure_dataset(conn, fp, name)
             self.check_in(conn, fp, spend, what)

@@ -7,9 +7,23 @@ import ast
 from tests.conftest import ROOT
 
 CORE = ROOT / "dpsynth_core"
-#: Modules of the lowest layers: they never import the methods or anything above them.
-LOWER = ("domain", "data", "privacy", "engines", "constraints", "errors", "validation", "wording")
-UPPER = ("synthesizers", "pgm", "release", "evaluation", "cli", "workspace")
+#: The layers, bottom to top (the order docs/architecture.md draws): a module imports modules of its
+#: own layer or of layers below it, never above, lazily or not.
+LAYERS = (
+    ("errors", "constraints", "validation", "wording"),
+    ("domain",),
+    ("data",),
+    ("privacy", "pgm"),
+    ("engines",),
+    ("synthesizers",),
+    ("release",),
+    ("workspace",),
+    ("evaluation",),
+    ("usecases",),
+    ("cli", "__main__"),
+)
+#: Known arrows up, to remove: the ledger's report in words reads privacy's table of conversions per record.
+UPWARD_TO_MOVE = {"wording -> privacy.accounting", "wording -> privacy.spending"}
 
 
 def _imports() -> dict[str, set[str]]:
@@ -54,12 +68,13 @@ def test_no_import_circles():
     assert circles == []
 
 
-def test_lower_layers_never_import_higher_ones():
+def test_every_module_sits_in_a_layer_and_imports_none_above_it():
     graph = _imports()
-    offenders = [
-        (name, t) for name in graph if name.split(".")[0] in LOWER for t in graph[name] if t.split(".")[0] in UPPER
-    ]
-    assert offenders == []
+    rank = {name: level for level, layer in enumerate(LAYERS) for name in layer}
+    layer = {name: name.split(".")[0] for name in graph if name}  # the package face ("") sits above them all
+    unplaced = sorted(set(layer.values()) - set(rank))
+    upward = [f"{a} -> {b}" for a in layer for b in graph[a] if b and rank[layer[b]] > rank[layer[a]]]
+    assert unplaced == [] and set(upward) <= UPWARD_TO_MOVE
 
 
 def test_methods_never_import_one_another():

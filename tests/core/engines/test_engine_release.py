@@ -105,7 +105,7 @@ def test_engine_options_are_checked_with_one_line(tmp_path, capsys, extra, messa
 
 
 def test_a_failure_while_writing_in_chunks_leaves_every_file_as_it_was(tmp_path, ce, capsys, monkeypatch):
-    from dpsynth_core import release as release_module
+    from dpsynth_core.release import drawing as release_module
 
     data = tmp_path / "ce.parquet"
     ce.to_parquet(data)

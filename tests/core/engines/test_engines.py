@@ -194,7 +194,7 @@ def test_memory_source_is_todays_path():
 
 
 def test_a_csv_read_in_small_chunks_is_read_as_one(tmp_path, monkeypatch):
-    from dpsynth_core.engines import csvfile
+    from dpsynth_core.data import csvfile
 
     path = messy_csv(tmp_path / "messy.csv")
     path.write_bytes(path.read_bytes() * 30 + b"\n\n\n")  # the header repeats as a record; blank lines at the end

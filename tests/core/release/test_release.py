@@ -114,6 +114,29 @@ def test_the_warm_up_release_reads_no_data_and_records_nothing(tmp_path, monkeyp
     assert not (tmp_path / "workspace").exists()
 
 
+def test_synthesize_is_prepare_then_run_and_the_settings_are_frozen(release):
+    """The settings are stated once: checked and priced by ``prepare`` before any reading, frozen, and
+    recorded with the release as they were; a path is opened once, by the settings themselves."""
+    import dataclasses
+
+    from dpsynth_core.release import OpenedTable, prepare
+
+    path, domain = shared_path("adult.csv"), complete_domain("adult")
+    settings = prepare(path, domain, 1.0, method="cathist", random_state=987654321)
+    assert (settings.method, settings.epsilon, settings.engine, settings.out) == ("cathist", 1.0, "pandas", None)
+    assert settings.charge.guaranteed is False  # seeded: recorded as claiming no guarantee
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.epsilon = 2.0
+    with pytest.raises(TypeError):
+        settings.options["k"] = 3
+    opened = settings.open(path)
+    assert isinstance(opened, OpenedTable) and not opened.owned and settings.open(opened) is opened
+    again = settings.run(opened)
+    pd.testing.assert_frame_equal(again.data, release.data)
+    assert again.settings == release.settings == settings.public()
+    assert again.publisher_report["reading"] == opened.lines
+
+
 # --- the progress hook -------------------------------------------------------------------------
 
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})

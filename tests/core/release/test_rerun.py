@@ -46,7 +46,7 @@ def test_exported_script_reruns_the_release_and_records_it(tmp_path):
     assert stored.source == "rerun" and stored.method == "cathist"
     assert stored.card["guarantee"]["epsilon"] == stated(release.card)["epsilon"]
     assert stored.card["noise_source"].startswith("OpenDP")  # a fresh secure seed, not the first release's
-    assert workspace.ledger.spending(key).largest_epsilon == stated(release.card)["epsilon"]
+    assert workspace.ledger.spending(key).total_epsilon == stated(release.card)["epsilon"]
     card = json.loads((tmp_path / "again.card.json").read_text())
     assert card["parameters"] == release.card["parameters"]
 

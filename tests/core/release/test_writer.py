@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from dpsynth_core.engines.base import PARQUET_SUFFIXES
+from dpsynth_core.data.parts import PARQUET_SUFFIXES
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.release.writer import csv_text, output_format, write_synthetic
 

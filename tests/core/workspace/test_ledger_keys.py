@@ -184,13 +184,13 @@ def test_a_seeded_run_says_it_is_not_private_before_writing_and_the_ledger_agree
     out = record_forms / "seeded.csv"
     from dpsynth_core import release as releases
 
-    seen, real = [], releases.Request.run
+    seen, real = [], releases.ReleaseSettings.run
 
     def drawing(self, *args, **kwargs):  # the note is out before anything is drawn or written
         seen.append(capsys.readouterr().err)
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(releases.Request, "run", drawing)
+    monkeypatch.setattr(releases.ReleaseSettings, "run", drawing)
     assert (
         main(
             [

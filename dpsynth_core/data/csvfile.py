@@ -23,8 +23,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..data import file_bytes, tables
 from ..errors import DataError
+from . import file_bytes, tables
 
 CHUNK_BYTES = 32 << 20
 

@@ -1,8 +1,9 @@
-"""One budgeted draw, for every registered method: the projection shown before a draw is the charge
-recorded after it (to the printed digit), two draws at the same settings record the same charge, the
-charge is what the method's fit spends, and a lifetime budget just below the charge refuses before
-the data is read (no file, nothing recorded) while one just above lets the draw through. Through the
-core function and through the command line."""
+"""The use cases: one budgeted draw, for every registered method: the projection shown before a draw is
+the charge recorded after it (to the printed digit), two draws at the same settings record the same
+charge, the charge is what the method's fit spends, and a lifetime budget just below the charge refuses
+before the data is read (no file, nothing recorded) while one just above lets the draw through. Through
+the core function and through the command line. And the budgeted report, priced, checked and recorded
+the same way."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import pytest
 
 from dpsynth_core.cli import main
 from dpsynth_core.privacy.spending import Spend, compose, in_record_unit
-from dpsynth_core.release.budgeted import draw, projection, report
+from dpsynth_core.release import prepare
 from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.planning import price
+from dpsynth_core.usecases import draw, projection, report
 from dpsynth_core.wording import format_delta, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded, Workspace
 from tests.conftest import run_cli_synth
@@ -38,9 +40,14 @@ def _settings(method):
     return {"method": method, "rows": ROWS.get(method), **QUICK.get(method, {})}
 
 
+def _budgeted(data, spec, workspace, *, name="adult.csv", table_later=False, **settings):
+    """The budgeted draw of ``data`` at epsilon 1, recorded in ``workspace`` (None: no ledger) under ``FP``."""
+    return draw(prepare(data, spec, 1.0, **settings), data, workspace, FP, name=name, table_later=table_later)
+
+
 def _draw(table, workspace, method, seed):
     frame, spec = table
-    return draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", **_settings(method))
+    return _budgeted(frame, spec, workspace, **_settings(method))
 
 
 def _shown(total) -> tuple:
@@ -93,16 +100,7 @@ def test_a_lifetime_budget_just_below_refuses_before_the_data_is_read(table, met
     workspace.ledger.set_lifetime_budget(FP, limit, name="adult.csv")
     missing = tmp_path / "not-read.csv"  # never opened: the refusal comes first
     with pytest.raises(BudgetExceeded) as refused:
-        draw(
-            str(missing),
-            spec,
-            1.0,
-            workspace=workspace,
-            fingerprint=FP,
-            name="adult.csv",
-            engine="pandas",
-            **_settings(method),
-        )
+        _budgeted(str(missing), spec, workspace, engine="pandas", **_settings(method))
     assert workspace.ledger.spends(FP) == [] and not missing.exists()
     if charge.guaranteed and in_record_unit(charge) is None:  # replace-one-record: no total per record holds
         assert "replaced by another" in str(refused.value)
@@ -130,13 +128,16 @@ def test_a_report_is_priced_checked_and_recorded_as_projected(table, tmp_path):
     charge = report_charge(0.2, spec, pairs=[("age", "sex")], chart_columns=["sex"])
     after = projection(workspace, FP, charge, what="This report")
     settings = {"epsilon": 0.2, "name": "adult.csv", "pairs": [("age", "sex")], "chart_columns": ["sex"]}
-    report(workspace, FP, made.release_id, frame, made.release.data, spec, **settings, render=lambda f: "<p>report</p>")
+    chosen = dict(card=made.release.card, synthetic=made.release.data, declaration=spec, **settings)
+    reported = report(workspace, FP, made.release_id, real=frame, **chosen)
+    stored = workspace.releases.reports(made.release_id)[0]
+    assert (stored["id"], stored["html"]) == (reported.report_id, reported.page)
     assert workspace.ledger.spending(FP).relations == after.relations
     assert [s["purpose"] for s in workspace.ledger.spends(FP)] == ["release", "report"]
     # just below: refused before the real data is read (a table that cannot be read would raise otherwise)
     workspace.ledger.set_lifetime_budget(FP, after.relations[0].epsilon + 0.2 * (1 - 1e-6), name="adult.csv")
     with pytest.raises(BudgetExceeded):
-        report(workspace, FP, made.release_id, None, made.release.data, spec, **settings, render=lambda f: "")
+        report(workspace, FP, made.release_id, real=None, **chosen)
     assert len(workspace.ledger.spends(FP)) == 2
 
 
@@ -236,7 +237,7 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
     settings = _settings(method)
     charge = price(spec, 1.0, **settings)
     after = projection(workspace, FP, charge)
-    made = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="visits.csv", **settings)
+    made = _budgeted(frame, spec, workspace, name="visits.csv", **settings)
     assert made.charge == charge and workspace.ledger.spending(FP).relations == after.relations
     if charge.guaranteed:
         assert "patient" in charge.neighbouring or "pid" in charge.neighbouring
@@ -246,15 +247,10 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
 def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     from types import SimpleNamespace as NS
 
-    from dpsynth_core.release.budgeted import draw_label
+    from dpsynth_core.usecases import draw_label
 
     charge = NS(guaranteed=True, epsilon=1.0, neighbouring="add/remove one record")
-    after = NS(
-        relations=[
-            NS(neighbouring="replace one record", epsilon=9.0),
-            NS(neighbouring=charge.neighbouring, epsilon=2.0),
-        ]
-    )
+    after = NS(per_record=NS(epsilon=2.0), total_epsilon=2.0)  # every unit converted: what the lifetime budget counts
     assert draw_label(charge, after, 0) == "Generate synthetic data (spends ε = 1)"
     assert draw_label(charge, after, 1) == "Draw again (spends ε = 1; the total on this data becomes ε = 2)"
     assert draw_label(charge, None, 2) == "Draw again (spends ε = 1)"  # refused: no total to state
@@ -274,7 +270,7 @@ def test_a_table_kept_for_later_is_written_before_any_read_and_when_the_process_
 
     frame, spec = table
     workspace = Workspace(tmp_path)
-    made = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", table_later=True)
+    made = _budgeted(frame, spec, workspace, table_later=True)
     expected = made.release.data.to_csv(index=False).encode()
     other = Workspace(tmp_path)  # another process's view: recorded, spent, not yet written
     assert other.releases.get(made.release_id).rows == len(made.release.data)
@@ -283,14 +279,15 @@ def test_a_table_kept_for_later_is_written_before_any_read_and_when_the_process_
         other.releases.get(made.release_id).csv_bytes()
     assert workspace.releases.get(made.release_id).csv_bytes() == expected  # the holder's read writes it first
     assert other.releases.get(made.release_id).csv_bytes() == expected
-    second = draw(frame, spec, 1.0, workspace=workspace, fingerprint=FP, name="adult.csv", table_later=True)
+    second = _budgeted(frame, spec, workspace, table_later=True)
     workspace.releases.write_tables()
     assert other.releases.get(second.release_id).csv_bytes() == second.release.data.to_csv(index=False).encode()
 
     script = (
-        "import sys; from dpsynth_core.release.budgeted import draw; from dpsynth_core.workspace import Workspace;"
+        "import sys; from dpsynth_core.release import prepare; from dpsynth_core.usecases import draw;"
+        "from dpsynth_core.workspace import Workspace;"
         "from tests.core.synthesizers.methods_common import adult_small; frame, spec = adult_small(200);"
-        "made = draw(frame, spec, 1.0, workspace=Workspace(sys.argv[1]), fingerprint='e' * 64, table_later=True);"
+        "made = draw(prepare(frame, spec, 1.0), frame, Workspace(sys.argv[1]), 'e' * 64, table_later=True);"
         "print(made.release_id)"
     )
     folder = tmp_path / "ended"

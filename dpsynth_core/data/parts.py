@@ -1,4 +1,4 @@
-"""An input path that names several Parquet files: a folder of parts, or a glob.
+"""An input path that names Parquet files: one file, a folder of parts, or a glob.
 
 A Spark or DuckDB job writes a table as a folder of ``part-*.parquet`` files; the engines
 read such a folder, or a glob such as ``'data/*.parquet'``, as one table. Before any work,
@@ -28,8 +28,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import DataError
-from .base import PARQUET_SUFFIXES
 
+#: File names read as Parquet (by the engines, by ``auto``, and by the release's writer).
+PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 GLOB_CHARACTERS = "*?["
 _SHOWN = 3
 

@@ -1,0 +1,222 @@
+"""The engines, listed once: each one's name, how it opens a source, how it writes, what it reads.
+
+:func:`open_source`, the command line's ``--engine`` choices and the release ask :data:`ENGINES`;
+nothing else names an engine. A new engine is its module and one entry here.
+
+``auto`` (the default choice) picks the engine that counts a DataFrame of its library (Spark's),
+the engine for large files for a Parquet path (a file, a folder of parts or a glob:
+:mod:`dpsynth_core.data.parts`) or a CSV larger than :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`,
+else the in-memory engine.
+
+An engine's module is imported only when the engine opens a source (DuckDB and PySpark are not
+needed for uploads), and this list imports no numerical library, so the command line's parser
+can offer the choices at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import constraints
+from ..errors import ParameterError
+
+#: The choice that lets the data decide (see the module docstring).
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One way of counting a table.
+
+    Attributes:
+        name: what the publisher chooses (``engine=...``, ``--engine``).
+        summary: what it is, in a few words (the command line's help).
+        source: ``module:Class`` of its counting source (:class:`~.base.CountingSource`), the
+            module relative to this package, imported when the engine opens a source; called as
+            ``Class(data, domain, **settings)`` with those of :func:`open_source`'s settings named
+            in ``takes``.
+        takes: the settings of :func:`open_source` its source takes.
+        in_memory: the table is read whole into memory (a path by
+            :func:`~dpsynth_core.data.tables.read_table`), so every method can read it and a person
+            column can bound its rows; a release read this way is returned or written from memory.
+        reads_parquet: it reads Parquet (a file, a folder of parts or a glob); otherwise one CSV file.
+        case_blind: it resolves column names without regard to case, so declared names that differ
+            only in case are refused (:func:`check_column_names`).
+        frames_of: the library whose DataFrames it counts (``auto`` picks it for them), or None.
+        large_files: ``auto`` picks it for Parquet and for a large CSV.
+        writer: how it writes a release to a Parquet file: a module relative to this package with
+            ``WORKERS`` (who draws the chunks, in words), ``check_target(path)`` (refuse a target
+            before the draw is priced) and ``write(source, draw, sizes, path) -> rows`` (chunk ``i``
+            of ``sizes`` drawn by ``draw(i, size)`` on the engine's own workers); None: the release's own writer
+            (:func:`~dpsynth_core.release.writer.write_synthetic`) writes it chunk by chunk in this process.
+    """
+
+    name: str
+    summary: str
+    source: str
+    takes: tuple = ()
+    in_memory: bool = False
+    reads_parquet: bool = True
+    case_blind: bool = True
+    frames_of: str | None = None
+    large_files: bool = False
+    writer: str | None = None
+
+    def open(self, data, domain, **settings):
+        """The table ``data`` over its declared ``domain`` (a :class:`~dpsynth_core.domain.TableDomain`),
+        counted by this engine; ``settings``: :func:`open_source`'s, those it does not take ignored."""
+        self.check_input(data)
+        module, name = self.source.split(":")
+        source_class = getattr(importlib.import_module(f".{module}", __package__), name)
+        return source_class(data, domain, **{key: settings[key] for key in self.takes if key in settings})
+
+    def check_input(self, data) -> None:
+        """Refuse a Parquet path for an engine that reads one CSV file, before anything is read."""
+        from ..data.parts import names_parquet
+
+        if not self.reads_parquet and names_parquet(data):
+            others = " or ".join(f"'{e.name}'" for e in ENGINES.values() if e.reads_parquet)
+            raise ParameterError(
+                f"the {self.name} engine reads one CSV file; use engine={others} for Parquet "
+                "(a file, a folder of parts or a glob)"
+            )
+
+    @property
+    def writes_parquet(self) -> bool:
+        """True when it writes a Parquet release itself, on its own workers (see ``writer``)."""
+        return self.writer is not None
+
+    @property
+    def workers(self) -> str:
+        """Who draws a Parquet release it writes itself, in words (for progress messages)."""
+        return self._writer().WORKERS
+
+    def check_target(self, path) -> None:
+        """Refuse a Parquet target its writer cannot write (one that exists), before the draw is priced."""
+        self._writer().check_target(path)
+
+    def write(self, source, draw, sizes: list, path) -> int:
+        """Write a Parquet release on its own workers (see ``writer``); returns the rows written."""
+        return self._writer().write(source, draw, sizes, path)
+
+    def _writer(self):
+        return importlib.import_module(f".{self.writer}", __package__)
+
+
+#: Every engine, by name, in the order the command line lists them.
+ENGINES: dict[str, Engine] = {
+    engine.name: engine
+    for engine in (
+        Engine("pandas", "in memory", "memory:MemorySource", in_memory=True, reads_parquet=False, case_blind=False),
+        Engine(
+            "duckdb",
+            "out of core, large files",
+            "duckdb_source:DuckDBSource",
+            takes=("memory_limit", "threads", "temp_directory", "encoding", "delimiter"),
+            large_files=True,
+        ),
+        Engine(
+            "spark",
+            "a local Spark session",
+            "spark_source:SparkSource",
+            takes=("spark", "encoding", "delimiter"),
+            frames_of="pyspark",
+            writer="spark_writer",
+        ),
+    )
+}
+#: What the publisher may choose: ``auto`` or an engine's name.
+ENGINE_CHOICES = (AUTO, *ENGINES)
+#: The engine that counts a table held in memory (``auto``'s choice for a DataFrame or a small CSV).
+IN_MEMORY = next(e.name for e in ENGINES.values() if e.in_memory)
+#: ``auto``'s choice for Parquet and for a CSV larger than ``constraints.ENGINE_AUTO_BYTES``.
+LARGE_FILES = next(e.name for e in ENGINES.values() if e.large_files)
+
+
+def get_engine(name: str | None) -> Engine:
+    """The engine called ``name`` (``auto`` is not one: :func:`choose_engine` picks one for the data)."""
+    if name not in ENGINES:
+        raise ParameterError(f"engine ({name!r}) must be one of {', '.join(ENGINE_CHOICES)}")
+    return ENGINES[name]
+
+
+def choose_engine(data, engine: str | None = AUTO) -> str:
+    """The name of the engine :func:`open_source` uses for ``data`` (see the module docstring)."""
+    engine = engine or AUTO
+    if engine != AUTO:
+        return get_engine(engine).name
+    library = type(data).__module__.split(".")[0]
+    for candidate in ENGINES.values():
+        if candidate.frames_of is not None and candidate.frames_of == library:
+            return candidate.name
+    if isinstance(data, (str, Path)):
+        from ..data.parts import names_parquet
+
+        path = Path(data)
+        if names_parquet(data) or (path.is_file() and path.stat().st_size > constraints.ENGINE_AUTO_BYTES):
+            return LARGE_FILES
+    return IN_MEMORY
+
+
+def check_column_names(domain, engine: str) -> None:
+    """Some engines (DuckDB, Spark) resolve column names without regard to case, so two declared
+    columns whose names differ only in case (``Race`` and ``race``) would be read as one: refused in
+    one line, naming the columns (the in-memory engine tells them apart)."""
+    if not get_engine(engine).case_blind:
+        return
+    from ..domain import as_table_domain
+
+    seen = {}
+    for name in as_table_domain(domain).columns:
+        key = str(name).casefold()
+        if key in seen:
+            raise ParameterError(
+                f"columns '{seen[key]}' and '{name}' differ only in case, which the {engine} engine "
+                f"cannot tell apart: rename one, or use the {IN_MEMORY} engine"
+            )
+        seen[key] = name
+
+
+def open_source(
+    data,
+    domain,
+    *,
+    engine: str | None = AUTO,
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_directory: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    spark=None,
+):
+    """The table ``data`` over its declared ``domain``, counted by the chosen engine: a
+    :class:`~.base.CountingSource`.
+
+    ``memory_limit`` (DuckDB, e.g. ``"2GB"``), ``threads`` and ``temp_directory`` (where
+    DuckDB spills); ``encoding`` and ``delimiter`` of a CSV (detected when None); ``spark``:
+    the SparkSession to use (default: the active one, else a local one). An engine ignores
+    the settings it does not take (:attr:`Engine.takes`).
+    """
+    from ..domain import as_table_domain
+
+    domain = as_table_domain(domain)
+    chosen = get_engine(choose_engine(data, engine))
+    check_column_names(domain, chosen.name)
+    return chosen.open(
+        data,
+        domain,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_directory=temp_directory,
+        encoding=encoding,
+        delimiter=delimiter,
+        spark=spark,
+    )
+
+
+def lines_read(source) -> dict | None:
+    """A source's :attr:`~.base.EngineSource.lines_read` (the lines of a CSV it read in chunks),
+    or None for a source that has none (the in-memory source, a caller's own). Publisher-only."""
+    return getattr(source, "lines_read", None)

@@ -1,0 +1,80 @@
+"""A release drawn on Spark's executors and written by Spark as a folder of Parquet parts.
+
+The Spark engine's way of writing (:class:`~dpsynth_core.engines.Engine`'s ``writer``): with a
+Parquet output, each chunk of synthetic rows is drawn by a task, from its own random stream,
+so the driver never holds the table; the parts hold the rows the release's own writer
+(:func:`~dpsynth_core.release.writer.write_synthetic`) would write, chunk by chunk.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+
+from ..data.arrow_chunks import arrow_chunk
+from ..data.parts import is_remote
+from ..errors import ParameterError
+
+#: Who draws the chunks (the engine's words in progress messages).
+WORKERS = "Spark's executors"
+#: The stream a Spark release's schema probe is drawn from: no chunk uses it.
+PROBE_STREAM = 2**64 - 1
+PROBE_ROWS = 10_000
+
+
+def check_target(path) -> Path | None:
+    """The local folder a Spark release will create (None: a cluster's storage); refused when it exists
+    (the engine's check of an output, before the draw is priced and recorded)."""
+    if is_remote(path):
+        return None
+    final = Path(str(path).removeprefix("file://"))
+    if final.exists():
+        raise ParameterError(f"{final} already exists: Spark writes a new folder of Parquet parts, choose a new name")
+    if not final.parent.is_dir():
+        raise ParameterError(f"cannot write {final}: the folder {final.parent} does not exist")
+    return final
+
+
+def write_on_spark(spark, draw, sizes: list, path: str) -> int:
+    """Draw chunk ``i`` of ``sizes`` with ``draw(i, size)`` on Spark's executors (one task per
+    chunk) and let Spark write them as a folder of Parquet parts at ``path``; returns the rows.
+
+    ``draw`` is a fitted model's :meth:`~dpsynth_core.synthesizers.base.Synthesizer.chunk_sampler`:
+    post-processing that carries the model and the release's stream key to the executors and
+    never reads the data; the parts hold the rows the driver's writer would write, chunk by
+    chunk. The column types come from a probe drawn on the driver from a stream no chunk uses.
+    A local ``path`` appears only when complete (written beside it, then renamed); on a
+    cluster's storage Spark's own commit protocol does that. ``path`` must not exist.
+    """
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    final = check_target(path)
+    local = final is not None
+    probe = arrow_chunk(draw(PROBE_STREAM, min(PROBE_ROWS, max(sizes))), None)
+    schema = pa.schema([pa.field(f.name, pa.string()) if pa.types.is_large_string(f.type) else f for f in probe.schema])
+    plan = list(sizes)
+
+    def draw_parts(batches):
+        for batch in batches:
+            for index in batch.column(0).to_pylist():
+                yield from arrow_chunk(draw(index, plan[index]), schema).to_batches()
+
+    target = str(final.parent / f".{final.name}.{os.getpid()}.part") if local else str(path)
+    frame = spark.range(0, len(plan), numPartitions=max(1, len(plan))).mapInArrow(draw_parts, from_arrow_schema(schema))
+    try:
+        frame.write.mode("errorifexists").parquet(target)
+        if local:
+            os.replace(target, final)
+    except BaseException:
+        if local:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
+    return int(sum(plan))
+
+
+def write(source, draw, sizes: list, path) -> int:
+    """The engine's writer: :func:`write_on_spark` on the session that counted ``source``."""
+    return write_on_spark(source.spark, draw, sizes, path)

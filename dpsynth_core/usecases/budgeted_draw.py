@@ -1,0 +1,154 @@
+"""The budgeted draw: price it from public settings, check the lifetime budget and record, then draw.
+
+Every release, from the app's Preview page, the command line's ``synth`` or a rerun script, goes
+through here (a stakeholder report through :mod:`.budgeted_report`):
+
+1. **price** it from public settings only: :func:`~dpsynth_core.release.prepare` checks every
+   setting and prices the draw from the method
+   (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`), a
+   :class:`~dpsynth_core.privacy.spending.Spend`, before anything reads the data; the caller
+   hands the :class:`~dpsynth_core.release.ReleaseSettings` it returns to :func:`reserve`;
+2. **check** it against the dataset's lifetime budget in the ledger's own composition
+   (:func:`~dpsynth_core.privacy.spending.compose`) and **record** it, in one transaction
+   (:func:`reserve`, through :meth:`~dpsynth_core.workspace.ledger.Ledger.reserve`): a draw that does
+   not fit is refused there, by a message built from public settings and earlier spends only, and
+   the data is never read;
+3. **draw** (:meth:`Reservation.draw`): the only step that reads the data;
+4. attach the release to its recorded spend.
+
+:func:`draw` runs the steps in one call. A caller with something to do between the record and the
+draw (the command line's note on a seeded run, said before anything is drawn or written) calls
+:func:`reserve`, then :meth:`Reservation.draw`.
+
+So the projection shown before a draw (:func:`projection`) is what the ledger records after
+it, digit for digit, and a draw that ran is always recorded: its spend is written before the
+data is read and stays written whatever happens next.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..privacy.spending import Spend, Spending
+from ..release import Release, ReleaseSettings
+from ..wording import format_epsilon
+
+
+@dataclass(frozen=True)
+class Draw:
+    """A budgeted release: the release, its id in the workspace (None without one), its spend's
+    id, the charge recorded and how long the draw took."""
+
+    release: Release
+    release_id: int | None
+    spend_id: int | None
+    charge: Spend
+    seconds: float
+
+
+def projection(workspace, fingerprint: str, charge: Spend, *, what: str = "This draw") -> Spending:
+    """The dataset's spending after ``charge``, composed as the ledger will record it.
+
+    Raises :class:`~dpsynth_core.workspace.ledger.BudgetExceeded` when it would pass the lifetime budget.
+    """
+    return workspace.ledger.check(fingerprint, charge, what=what)
+
+
+def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
+    """The draw button's words: what a draw costs (the ledger's own charge) and, after ``earlier``
+    draws with the same settings, the total on this data it leads to (``after``, from
+    :func:`projection`; None when refused).
+    """
+    if not charge.guaranteed:
+        cost = "no guarantee: this method's release is not differentially private"
+    else:
+        cost = f"spends ε = {format_epsilon(charge.epsilon)}"
+        total = after.total_epsilon if after is not None and after.per_record is not None else None
+        if earlier and total is not None:  # per record, every unit converted: what the lifetime budget counts
+            cost += f"; the total on this data becomes ε = {format_epsilon(total)}"
+    return ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A release priced, checked against the lifetime budget and recorded, not yet drawn (:func:`reserve`).
+
+    ``workspace`` and ``fingerprint``: the ledger charged (None: no ledger); ``name``: the
+    dataset's name in it; ``source``: who asked (``app``, ``cli``, ``rerun``); ``spend_id``: the
+    recorded spend (None without a ledger).
+    """
+
+    settings: ReleaseSettings
+    workspace: object
+    fingerprint: str | None
+    name: str
+    source: str
+    spend_id: int | None
+
+    def draw(self, data, *, progress=None, stored_settings=None, settings_key=None, table_later=False) -> Draw:
+        """Make the release from ``data`` (the only step that reads it) and record it with its spend.
+
+        ``progress``: as for :meth:`~dpsynth_core.release.ReleaseSettings.run`. ``stored_settings``
+        (default: the release's own public settings) and ``settings_key``: stored with the release.
+        ``table_later``: the release is recorded at once but its table is written to the workspace
+        when it is next read or :meth:`~dpsynth_core.workspace.releases.Releases.write_tables` is called (the
+        app, once the table is on screen).
+        """
+        start = time.monotonic()
+        release = self.settings.run(data, progress=progress)
+        seconds = time.monotonic() - start
+        release_id = None
+        if self.workspace is not None:
+            release_id = self.workspace.releases.record(
+                self.fingerprint,
+                release,
+                name=self.name,
+                settings=release.settings if stored_settings is None else stored_settings,
+                settings_key=settings_key,
+                source=self.source,
+                seconds=seconds,
+                spend_id=self.spend_id,
+                table_later=table_later,
+            )
+        return Draw(release, release_id, self.spend_id, self.settings.charge, seconds)
+
+
+def reserve(
+    settings: ReleaseSettings, workspace=None, fingerprint: str | None = None, *, name: str = "", source: str = "app"
+) -> Reservation:
+    """Check the draw's charge (``settings.charge``) against the dataset's lifetime budget and record
+    it, before anything reads the data; refused with
+    :class:`~dpsynth_core.workspace.ledger.BudgetExceeded` when it does not fit. Without a ``workspace``
+    nothing is checked or recorded.
+    """
+    spend_id = None
+    if workspace is not None:
+        spend_id = workspace.ledger.reserve(
+            fingerprint, settings.charge, name=name, method=settings.method, source=source
+        )
+    return Reservation(settings, workspace, fingerprint, name, source, spend_id)
+
+
+def draw(
+    settings: ReleaseSettings,
+    data,
+    workspace=None,
+    fingerprint: str | None = None,
+    *,
+    name: str = "",
+    source: str = "app",
+    progress=None,
+    stored_settings=None,
+    settings_key: str | None = None,
+    table_later: bool = False,
+) -> Draw:
+    """Check, record and make one release of ``data`` (see the module docstring): :func:`reserve`,
+    then :meth:`Reservation.draw`, whose arguments these are.
+
+    ``settings``: the release's settings, checked and priced (:func:`~dpsynth_core.release.prepare`).
+    """
+    reservation = reserve(settings, workspace, fingerprint, name=name, source=source)
+    return reservation.draw(
+        data, progress=progress, stored_settings=stored_settings, settings_key=settings_key, table_later=table_later
+    )
