@@ -135,18 +135,29 @@ def _special(
     )
 
 
-def _text_length(name: str, label: str, default: int, high: int, generator: str) -> Key:
-    """A text kind's length key, shown for one generator."""
+def _whole(name: str, most: int, most_words: str, *, step: int = 1, **widget) -> Key:
+    """A key taking a whole number from 1 to ``most`` (``most_words``: how its rule writes it), typed in a
+    whole-number widget from 1."""
     return Key(
         name,
-        Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
-        f"a whole number from 1 to {c.MAX_TEXT_LENGTH}",
+        Annotated[int, Field(ge=1, le=most)],
+        f"a whole number from 1 to {most_words}",
         widget="whole",
+        low=1,
+        step=step,
+        **widget,
+    )
+
+
+def _text_length(name: str, label: str, default: int, high: int, generator: str) -> Key:
+    """A text kind's length key, shown for one generator."""
+    return _whole(
+        name,
+        c.MAX_TEXT_LENGTH,
+        str(c.MAX_TEXT_LENGTH),
         label=label,
         default=default,
-        low=1,
         high=high,
-        step=1,
         row=1,
         when=("generator", generator),
     )
@@ -195,15 +206,12 @@ KIND_STATEMENTS: dict[str, Kind] = {
                 *_bounds(
                     Whole, f"a whole number from -{_BIG} to {_BIG}", widget="whole", placeholder="required", step=1
                 ),
-                Key(
+                _whole(
                     "bin_width",
-                    Annotated[int, Field(ge=1, le=c.MAX_ABS_NUMBER)],
-                    f"a whole number from 1 to {_BIG}",
-                    widget="whole",
+                    c.MAX_ABS_NUMBER,
+                    _BIG,
                     label="Bin width (blank = fitted to the data)",
                     placeholder="fitted",
-                    low=1,
-                    step=1,
                 ),
                 Key(
                     "edges",
@@ -231,17 +239,14 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     widget="number",
                     placeholder="required",
                 ),
-                Key(
+                _whole(
                     "bins",
-                    Annotated[int, Field(ge=1, le=c.MAX_COLUMN_CELLS)],
-                    f"a whole number from 1 to {_CELLS}",
+                    c.MAX_COLUMN_CELLS,
+                    _CELLS,
                     attribute="bins_requested",
-                    widget="whole",
                     label="Number of equal bins (blank = fitted to the data)",
                     placeholder="fitted",
-                    low=1,
                     high=10_000,
-                    step=1,
                 ),
                 Key(
                     "bin_width",
@@ -331,15 +336,13 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     when=("generator", "letters"),
                 ),
                 _text_length("length", "Number of digits", 5, 30, "digits"),
-                Key(
+                _whole(
                     "size",
-                    Annotated[int, Field(ge=1, le=c.MAX_TEXT_DOMAIN_SIZE)],
-                    f"a whole number from 1 to 10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}",
+                    c.MAX_TEXT_DOMAIN_SIZE,
+                    f"10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}",
                     attribute="declared_size",
-                    widget="whole",
                     label="How many different values could there be?",
                     default=1_000_000,
-                    low=1,
                     step=1000,
                     row=1,
                     when=("generator", "any"),
