@@ -59,7 +59,7 @@ class RangeDomain(ColumnDomain):
     special: tuple = ()
     spread: tuple | None = field(default=None, repr=False)
 
-    #: The attributes that declare the bins (besides ``edges``, in the order the JSON prefers them).
+    #: The attributes besides ``edges`` that declare the bins.
     bin_keys: ClassVar[tuple] = ()
     #: The kind's values in words (``whole numbers``), and how a bound is written in them.
     values_words: ClassVar[str] = ""
@@ -84,6 +84,8 @@ class RangeDomain(ColumnDomain):
     # --- the checks -------------------------------------------------------------------------
 
     def problems(self) -> list[str]:
+        """What the publisher must still fix: the first of these checks that fails (both bounds declared,
+        their order, the kind's bin keys, the edges, the number of bins, the special values)."""
         out = self._missing_bounds()
         if out:
             return out
