@@ -1,4 +1,5 @@
-"""The app's entry point: the navigation (titled pages, in the order of the walk) and the shared frame.
+"""The app's entry point: the navigation (the pages of ``app_support/pages.py``, in the order of the walk) and
+the shared frame.
 
 Run with ``streamlit run app.py``. Pages live in ``app_pages/``; each gathers choices, calls the
 core and draws. The frame (state resumed from the workspace, the sidebar) runs before each.
@@ -14,32 +15,16 @@ ignoring ``pages/`` applies only after it has run; ``tests/app/test_app.py`` kee
 
 import streamlit as st
 
-from app_support import access, state
+from app_support import access, pages, state
 from app_support.sidebar import frame
 from dpsynth_core.workspace import WorkspaceGone
 
 PAGES = {
-    "": [st.Page("app_pages/0_Home.py", title="Home", icon=":material/home:", default=True)],
-    "Make a release": [
-        st.Page("app_pages/1_Data.py", title="1. Data", icon=":material/description:", url_path="Data"),
-        st.Page("app_pages/2_Domain.py", title="2. Domain", icon=":material/rule:", url_path="Domain"),
-        st.Page("app_pages/3_Privacy.py", title="3. Privacy", icon=":material/tune:", url_path="Privacy"),
-        st.Page("app_pages/4_Preview.py", title="4. Preview", icon=":material/bar_chart:", url_path="Preview"),
-        st.Page("app_pages/5_Release.py", title="5. Release", icon=":material/download:", url_path="Release"),
-    ],
-    "Keep track": [
-        st.Page("app_pages/6_Releases.py", title="Releases", icon=":material/history:", url_path="Releases"),
-        st.Page("app_pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn"),
-    ],
+    section: [page.st_page(default=page is pages.HOME) for page in listed]
+    for section, listed in pages.PUBLISHER.items()
 }
-
 #: A reviewer's whole app: no publisher page exists for the session (see app_support/access.py).
-REVIEW_PAGES = [
-    st.Page(
-        "app_pages/8_Review.py", title="Shared releases", icon=":material/verified:", url_path="Review", default=True
-    ),
-    st.Page("app_pages/7_Learn.py", title="Learn", icon=":material/school:", url_path="Learn"),
-]
+REVIEW_PAGES = [page.st_page(default=page is pages.REVIEW) for page in pages.REVIEWER]
 
 try:
     role = access.role()
@@ -56,7 +41,7 @@ else:
 st.set_page_config(page_title=f"{navigation.title} · DP Synth", page_icon=":material/lock:", layout="wide")
 try:
     if role == "publisher":
-        frame(navigation.title, needs_data=navigation.title not in ("Home", "1. Data", "Learn"))
+        frame(navigation.title, needs_data=pages.titled(navigation.title).needs_data)
     elif role == "reviewer":
         access.review_sidebar()
     navigation.run()

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from app_support import state
+from app_support.pages import DATA, KEEP_TRACK, STEPS
 from dpsynth_core.constraints import SHOWN_MIN_ROWS
 
 st.title("Share a private synthetic copy of a sensitive table")
@@ -27,31 +28,10 @@ st.info(
     icon=":material/arrow_forward:",
 )
 
-st.subheader("Five steps")
-st.page_link(
-    "app_pages/1_Data.py", label="**1. Data**: pick the example or upload a CSV file", icon=":material/description:"
-)
-st.page_link(
-    "app_pages/2_Domain.py", label="**2. Domain**: say what values each column could take", icon=":material/rule:"
-)
-st.page_link("app_pages/3_Privacy.py", label="**3. Privacy**: choose the protection level", icon=":material/tune:")
-st.page_link(
-    "app_pages/4_Preview.py",
-    label="**4. Preview**: generate and compare with the real data",
-    icon=":material/bar_chart:",
-)
-st.page_link(
-    "app_pages/5_Release.py",
-    label="**5. Release**: download the synthetic table, its card and a report",
-    icon=":material/download:",
-)
-st.subheader("And")
-st.page_link(
-    "app_pages/6_Releases.py",
-    label="**Releases**: every release made from this data, side by side",
-    icon=":material/history:",
-)
-st.page_link("app_pages/7_Learn.py", label="**Learn**: how it works, with live examples", icon=":material/school:")
+for heading, listed in (("Five steps", STEPS), ("And", KEEP_TRACK)):
+    st.subheader(heading)
+    for page in listed:
+        st.page_link(page.path, label=f"**{page.title}**: {page.summary}", icon=page.icon)
 st.caption(
     "Your work is kept in a workspace on this computer (the privacy budget spent on each file, every "
     "release, your declarations), so a reload or a restart picks up where you were; an uploaded file is "
@@ -61,4 +41,4 @@ st.caption(
 if st.button("Start with the example", type="primary", key="home_start"):
     if not state.has_data() or state.data()["source"] != "example: adult":
         state.use_example("adult")
-    st.switch_page("app_pages/1_Data.py")
+    st.switch_page(DATA.path)

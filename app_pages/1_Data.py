@@ -5,13 +5,14 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import read_csv_bytes
+from app_support.pages import DATA, DOMAIN
 from app_support.sidebar import file_size, upload_again
 from dpsynth_core import DataError, constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.tables import ENCODINGS, line_report_text
 from dpsynth_core.domain.templates import declaration_from_names
 
-st.title("1. Data")
+st.title(DATA.title)
 st.markdown(
     "Choose the table to protect. The tool reads it, but this page only ever shows its "
     "column names and size, **never its values**."
@@ -131,4 +132,4 @@ st.dataframe(
     height=min(38 * len(info["columns"]) + 40, 420),
 )
 
-st.page_link("app_pages/2_Domain.py", label="Next: declare each column's domain", icon=":material/arrow_forward:")
+st.page_link(DOMAIN.path, label="Next: declare each column's domain", icon=":material/arrow_forward:")

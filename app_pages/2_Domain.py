@@ -7,11 +7,12 @@ import streamlit as st
 from app_support import state
 from app_support.cached import column_plan
 from app_support.column_editor import column_editor
+from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
 from dpsynth_core.synthesizers.planning import text_outlook
 
-st.title("2. Domain")
+st.title(DOMAIN.title)
 st.markdown(
     "For every column, say which values it **could** take, from documentation or common knowledge, "
     "not from looking at the data. Privacy depends on this: if the list of possible values were read "
@@ -171,4 +172,4 @@ policy_name = c2.text_input(
 if c3.button("Keep", key="domain_policy_keep", disabled=not policy_name.strip()):
     state.workspace().choices.save_policy(policy_name, declaration)
     st.toast(f"Kept as the policy '{policy_name.strip()}': it is offered for every table with these columns.")
-st.page_link("app_pages/3_Privacy.py", label="Next: choose the privacy level", icon=":material/arrow_forward:")
+st.page_link(PRIVACY.path, label="Next: choose the privacy level", icon=":material/arrow_forward:")

@@ -9,6 +9,7 @@ from app_support import state
 from app_support.cached import budget_split, column_plan, price, row_warning
 from app_support.gates import usable_domain
 from app_support.lifetime import lifetime_budget
+from app_support.pages import PREVIEW, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints
 from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.evaluation.charts import budget_split_chart
@@ -22,7 +23,7 @@ from dpsynth_core.synthesizers.planning import (
     text_outlook,
 )
 
-st.title("3. Privacy")
+st.title(PRIVACY.title)
 st.markdown(
     "Choose how strongly people are protected and how the synthetic table is made. Nothing on this page "
     "spends budget: the preview below is computed from your declaration, your choices and the file's row "
@@ -194,4 +195,4 @@ if note:  # what the method says about its guarantee, in its own words
     getattr(st, level)(text, icon=":material/gpp_bad:" if level == "error" else ":material/info:")
 st.plotly_chart(budget_split_chart(split), width="stretch", key="privacy_split_chart")
 state.save_session()
-st.page_link("app_pages/4_Preview.py", label="Next: generate and preview", icon=":material/arrow_forward:")
+st.page_link(PREVIEW.path, label="Next: generate and preview", icon=":material/arrow_forward:")

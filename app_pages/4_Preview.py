@@ -13,6 +13,7 @@ from app_support import state
 from app_support.cached import counting_source, price
 from app_support.comparisons import show_comparisons
 from app_support.gates import complete_domain
+from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
 from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
@@ -21,7 +22,7 @@ from dpsynth_core.usecases import draw, draw_label, projection
 from dpsynth_core.wording import rows_in_words
 from dpsynth_core.workspace import BudgetExceeded, WorkspaceGone
 
-st.title("4. Preview")
+st.title(PREVIEW.title)
 
 loaded = state.data()
 declaration = state.declaration()
@@ -192,6 +193,4 @@ show_comparisons(entry, loaded["frame"], declaration, domain, settings, drawn=se
 if info.cls.reads_sources:  # after the table is on screen: the next draw reads the table without encoding it
     counting_source(loaded["frame"], loaded["hash"], declaration)
 
-st.page_link(
-    "app_pages/5_Release.py", label="Next: download the release and make a report", icon=":material/arrow_forward:"
-)
+st.page_link(RELEASE.path, label="Next: download the release and make a report", icon=":material/arrow_forward:")

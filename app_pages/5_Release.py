@@ -5,6 +5,7 @@ import streamlit as st
 from app_support import state
 from app_support.cards import show_card, show_page
 from app_support.downloads import release_downloads
+from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
 from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
@@ -12,12 +13,12 @@ from dpsynth_core.evaluation import report_render
 from dpsynth_core.wording import format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
-st.title("5. Release")
+st.title(RELEASE.title)
 
 entry = state.current_release()
 if entry is None:
     st.info("There is no synthetic table yet for the current settings. Generate one on the Preview page.")
-    st.page_link("app_pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
+    st.page_link(PREVIEW.path, label="Go to Preview", icon=PREVIEW.icon)
     st.stop()
 
 workspace = state.workspace()

@@ -7,6 +7,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import quality
+from app_support.pages import PREVIEW, RELEASE, RELEASES
 from app_support.progress import run_with_progress
 from app_support.sidebar import spending_lines
 from dpsynth_core import METHODS
@@ -15,7 +16,7 @@ from dpsynth_core.release.card import render_card_html
 from dpsynth_core.wording import format_delta, ledger_rows
 from dpsynth_core.workspace.releases import epsilon_words, settings_summary
 
-st.title("Releases")
+st.title(RELEASES.title)
 workspace = state.workspace()
 loaded = state.data()
 stored = workspace.releases.made_from(loaded["hash"])
@@ -27,7 +28,7 @@ st.markdown(
 
 if not stored:
     st.info("No release yet for this data. Make one on the Preview page.")
-    st.page_link("app_pages/4_Preview.py", label="Go to Preview", icon=":material/bar_chart:")
+    st.page_link(PREVIEW.path, label="Go to Preview", icon=PREVIEW.icon)
     st.stop()
 
 
@@ -143,7 +144,7 @@ for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
             )
         if st.button("Open on the Release page", key=f"releases_open_{side}_{release.id}"):
             st.session_state[state.CURRENT] = release.id
-            st.switch_page("app_pages/5_Release.py")
+            st.switch_page(RELEASE.path)
 
 with st.expander("Share releases with reviewers (a link that opens them in review mode)"):
     st.markdown(

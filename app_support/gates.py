@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
 
 
@@ -20,7 +21,7 @@ def complete_domain(declaration: dict) -> TableDomain:
             f"; and {len(problems) - 30:,} more (see the Domain page)" if len(problems) > 30 else ""
         )
         st.error(f"The domain declaration is not complete ({len(problems)} thing(s) to fix): {shown}")
-        st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
+        st.page_link(DOMAIN.path, label="Finish the domain declaration", icon=DOMAIN.icon)
         st.stop()
     return domain
 
@@ -32,7 +33,7 @@ def usable_domain(declaration: dict) -> list[str]:
         problems = TableDomain.from_json(declaration).problems()
     except DomainError as problem:  # a declaration that does not fit the schema: say so, plan nothing
         st.error(f"The domain declaration cannot be used: {problem}", icon=":material/error:")
-        st.page_link("app_pages/2_Domain.py", label="Fix the domain declaration", icon=":material/rule:")
+        st.page_link(DOMAIN.path, label="Fix the domain declaration", icon=DOMAIN.icon)
         st.stop()
     if problems:
         st.warning(
@@ -40,5 +41,5 @@ def usable_domain(declaration: dict) -> list[str]:
             "declared columns only.",
             icon=":material/warning:",
         )
-        st.page_link("app_pages/2_Domain.py", label="Finish the domain declaration", icon=":material/rule:")
+        st.page_link(DOMAIN.path, label="Finish the domain declaration", icon=DOMAIN.icon)
     return problems

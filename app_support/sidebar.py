@@ -7,6 +7,7 @@ import threading
 import streamlit as st
 
 from app_support import state
+from app_support.pages import DATA
 from dpsynth_core.privacy.accounting import ADD_REMOVE, is_person_relation
 from dpsynth_core.privacy.spending import Spending
 from dpsynth_core.wording import format_delta, format_epsilon
@@ -44,7 +45,7 @@ def frame(title: str, needs_data: bool) -> None:
     if needs_data and not state.has_data():
         st.title(title)
         upload_again()
-        st.page_link("app_pages/1_Data.py", label="Go to Data", icon=":material/description:")
+        st.page_link(DATA.path, label="Go to Data", icon=DATA.icon)
         st.stop()
 
 

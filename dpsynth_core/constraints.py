@@ -23,18 +23,20 @@ MECHANISM_RHO_MAX = 1 - 1e-9
 #: Share of epsilon spent on the noisy row count when the row count is not public.
 ROW_COUNT_SHARE = 0.05
 
-#: The default engine (``marginals``): its share of epsilon for the noisy row count (under zCDP a
-#: pure spend of eps costs eps**2 / 2, so a small share keeps the count cheap), the largest delta
-#: it accepts or chooses, the most cells of one measured marginal and of the whole model.
-ENGINE_ROW_COUNT_SHARE = 0.01
+#: The default method (``marginals``): its share of epsilon for the noisy row count (under zCDP a
+#: pure spend of eps costs eps**2 / 2, so a small share keeps the count cheap), the most cells of
+#: one measured marginal and of the whole model.
+MARGINALS_ROW_COUNT_SHARE = 0.01
+MARGINALS_MAX_MARGINAL_CELLS = 100_000
+MARGINALS_MAX_MODEL_CELLS = 200_000
+
+#: The largest delta a release accepts or chooses (the ``delta`` option, which the default method takes).
 DELTA_MAX = 1e-6
 #: Its delta when the publisher gives none: a public constant, so the charge is known before any
 #: data is read; the rule "the largest power of ten at most 1 / n**2" for tables of up to
 #: DELTA_DEFAULT_RECORDS records (a publisher with a larger table gives delta).
 DELTA_DEFAULT_RECORDS = 100_000
 DELTA_DEFAULT = 1e-10
-ENGINE_MAX_MARGINAL_CELLS = 100_000
-ENGINE_MAX_MODEL_CELLS = 200_000
 
 #: Largest public bound on rows per person (a declaration's ``person.max_rows``, ``--max-rows-per-person``).
 MAX_ROWS_PER_PERSON = 10_000

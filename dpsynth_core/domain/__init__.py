@@ -25,10 +25,11 @@ must still supply. Nothing here ever fills a gap from the data.
 
 Domain sizes are exact Python integers and may exceed 10**12.
 
-One module per concept: :mod:`.column` (the base, drop, categorical), :mod:`.ranges` (integer,
-float, date), :mod:`.text`, :mod:`.table`, :mod:`.declaration` (JSON in and out), :mod:`.kinds`
-(one statement of each kind's keys, which the schema, the parser and the Domain page are built from), :mod:`.schema`
-(the form of a declaration), :mod:`.templates` and :mod:`.public_lists`.
+One module per concept: :mod:`.column` (the base, drop, categorical), :mod:`.ranges` (the range
+kinds' base :class:`RangeDomain` with their shared checks, integer, float), :mod:`.dates`,
+:mod:`.text`, :mod:`.table`, :mod:`.declaration` (JSON in and out), :mod:`.kinds` (one statement
+of each kind's keys, which the schema, the parser and the Domain page are built from),
+:mod:`.schema` (the form of a declaration), :mod:`.templates` and :mod:`.public_lists`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .column import CategoricalDomain, ColumnDomain, DropDomain
 from .dates import DateDomain
 from .declaration import KINDS, column_from_json, parse_declaration, read_declaration_bytes
 from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
-from .ranges import FloatDomain, IntegerDomain
+from .ranges import FloatDomain, IntegerDomain, RangeDomain
 from .table import PersonUnit, TableDomain, as_table_domain
 from .text import TextDomain
 
@@ -50,6 +51,7 @@ __all__ = [
     "ColumnDomain",
     "DropDomain",
     "CategoricalDomain",
+    "RangeDomain",
     "IntegerDomain",
     "FloatDomain",
     "DateDomain",

@@ -44,16 +44,6 @@ class ColumnDomain:
             ]
         return []
 
-    def _missing_bounds(self) -> list[str]:
-        """Messages for a range column whose public ``min`` or ``max`` is not declared."""
-        return [
-            f"column '{self.name}': no public {'minimum' if bound == 'min' else 'maximum'} is declared; "
-            f"enter the {'smallest' if bound == 'min' else 'largest'} possible value from documentation or "
-            "policy (it is never taken from the data)"
-            for bound in ("min", "max")
-            if getattr(self, bound, None) is None
-        ]
-
     def _base_json(self) -> dict:
         out = {"type": self.kind}
         if not self.missing:

@@ -4,76 +4,38 @@ days kept exact."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
-from typing import ClassVar
+from dataclasses import dataclass
 
 import numpy as np
 
-from .. import constraints
-from .column import ColumnDomain
 from .kinds import DATE_UNITS
-from .ranges import special_problems, with_special
+from .ranges import RangeDomain, with_special
 
 EPOCH = dt.date(1970, 1, 1)
 
 
 @dataclass(frozen=True)
-class DateDomain(ColumnDomain):
+class DateDomain(RangeDomain):
     """Calendar days in ``min..max``; released as YYYY-MM-DD.
 
     Bins: ``edges`` (the first day of every bin, from ``min``), else by ``unit`` (day, month
     or year), else fitted to the data with DP when released (:attr:`adaptive`), or one bin
     per day when the range holds few days. ``special`` days always get a bin of their own.
-    ``spread``: as for :class:`IntegerDomain` (pieces' lows in days since 1970-01-01).
+    ``spread``: as for :class:`RangeDomain` (pieces' lows in days since 1970-01-01).
     """
 
-    min: dt.date | None = None
-    max: dt.date | None = None
     unit: str | None = None
-    edges: tuple | None = None
-    special: tuple = ()
-    spread: tuple | None = field(default=None, repr=False)
-    kind: ClassVar[str] = "date"
+    kind = "date"
+    bin_keys = ("unit",)
+    values_words = "dates"
+    missing_bound_words = {"min": ("first date", "first possible date"), "max": ("last date", "last possible date")}
+    order_rule = "on or before"
+    edges_rule = "be dates in increasing order, start at min ({min}) and not pass max ({max})"
 
-    def problems(self) -> list[str]:
-        out = [
-            f"column '{self.name}': no public {'first' if b == 'min' else 'last'} date is declared; "
-            f"enter the {'first' if b == 'min' else 'last'} possible date (it is never taken from the data)"
-            for b in ("min", "max")
-            if getattr(self, b) is None
-        ]
-        if out:
-            return out
-        if self.min > self.max:
-            return [f"column '{self.name}': min ({self.min}) must be on or before max ({self.max})"]
+    def _bin_key_problems(self) -> list[str]:
         if self.unit is not None and self.unit not in DATE_UNITS:
             return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(DATE_UNITS)}"]
-        if self.edges is not None:
-            e = list(self.edges)
-            if not e or e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
-                return [
-                    f"column '{self.name}': edges must be dates in increasing order, start at min "
-                    f"({self.min}) and not pass max ({self.max})"
-                ]
-        out = self._too_many_bins(self._declared_bins()) or special_problems(
-            self.name, self.special, self.min, self.max, shown=lambda v: v.isoformat()
-        )
-        return out or self._too_many_bins(self.bins)
-
-    @property
-    def declares_bins(self) -> bool:
-        """True when the publisher declared the bins (``edges`` or ``unit``)."""
-        return self.edges is not None or self.unit is not None
-
-    @property
-    def adaptive(self) -> bool:
-        """True when the release fits this column's bins to the data (paid for with DP)."""
-        return (
-            not self.declares_bins
-            and self.min is not None
-            and self.max is not None
-            and self.size > constraints.ADAPTIVE_MAX_BINS
-        )
+        return []
 
     @property
     def bin_unit(self) -> str:
@@ -125,32 +87,20 @@ class DateDomain(ColumnDomain):
     def size(self) -> int:
         return (self.max - self.min).days + 1
 
-    def describe(self) -> str:
-        if self.min is None or self.max is None:
-            return "dates (range missing)"
-        special = f"; {', '.join(d.isoformat() for d in self.special)} kept exact" if self.special else ""
-        if self.adaptive:
-            return (
-                f"dates from {self.min} to {self.max}, in up to {constraints.ADAPTIVE_MAX_BINS} bins "
-                f"fitted to the data with DP when released{special}"
-            )
-        if self.edges is not None:
-            return f"dates from {self.min} to {self.max} in {self.bins} bins{special}"
-        return f"dates from {self.min} to {self.max} by {self.bin_unit}, {self.bins} bins{special}"
+    def _bounds_missing_words(self) -> str:
+        return "dates (range missing)"
 
-    def to_json(self) -> dict:
-        out = self._base_json()
-        if self.min is not None:
-            out["min"] = self.min.isoformat()
-        if self.max is not None:
-            out["max"] = self.max.isoformat()
+    def _bins_words(self) -> str:
         if self.edges is not None:
-            out["edges"] = [d.isoformat() for d in self.edges]
-        elif self.unit is not None:
-            out["unit"] = self.unit
-        if self.special:
-            out["special"] = [d.isoformat() for d in self.special]
-        return out
+            return f" in {self.bins} bins"
+        return f" by {self.bin_unit}, {self.bins} bins"
+
+    @staticmethod
+    def _json_value(value):
+        return value.isoformat()
+
+    def _bin_keys_json(self) -> dict:
+        return {"unit": self.unit} if self.unit is not None else {}
 
     def bin_labels(self) -> list[str]:
         def day(d):

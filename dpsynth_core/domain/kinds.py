@@ -108,6 +108,61 @@ _SPECIAL_HELP = (
 _WHOLES = f"whole numbers from -{_BIG} to {_BIG}"
 _NUMBERS = f"finite numbers from -{_BIG} to {_BIG}"
 
+
+def _bounds(value_type, rule: str, labels=("Smallest possible value", "Largest possible value"), **widget) -> tuple:
+    """A range kind's ``min`` and ``max`` keys: one type, rule and widget, a label each."""
+    return tuple(Key(name, value_type, rule, label=label, **widget) for name, label in zip(("min", "max"), labels))
+
+
+def _special(
+    value_type,
+    values: str,
+    convert=None,
+    label="Special values kept exact (optional)",
+    placeholder="for example -1, 999",
+) -> Key:
+    """A range kind's ``special`` key: public values kept exact, each in a bin of its own."""
+    return Key(
+        "special",
+        Annotated[list[value_type], Field(max_length=c.MAX_COLUMN_CELLS)],
+        f"a list of at most {_CELLS} {values}",
+        convert=_tuple(convert),
+        widget="numbers",
+        row=1,
+        label=label,
+        placeholder=placeholder,
+        help=_SPECIAL_HELP,
+    )
+
+
+def _whole(name: str, most: int, most_words: str, *, step: int = 1, **widget) -> Key:
+    """A key taking a whole number from 1 to ``most`` (``most_words``: how its rule writes it), typed in a
+    whole-number widget from 1."""
+    return Key(
+        name,
+        Annotated[int, Field(ge=1, le=most)],
+        f"a whole number from 1 to {most_words}",
+        widget="whole",
+        low=1,
+        step=step,
+        **widget,
+    )
+
+
+def _text_length(name: str, label: str, default: int, high: int, generator: str) -> Key:
+    """A text kind's length key, shown for one generator."""
+    return _whole(
+        name,
+        c.MAX_TEXT_LENGTH,
+        str(c.MAX_TEXT_LENGTH),
+        label=label,
+        default=default,
+        high=high,
+        row=1,
+        when=("generator", generator),
+    )
+
+
 KIND_STATEMENTS: dict[str, Kind] = {
     k.name: k
     for k in (
@@ -148,33 +203,15 @@ KIND_STATEMENTS: dict[str, Kind] = {
             "Whole numbers in a range",
             (
                 MISSING,
-                Key(
-                    "min",
-                    Whole,
-                    f"a whole number from -{_BIG} to {_BIG}",
-                    widget="whole",
-                    label="Smallest possible value",
-                    placeholder="required",
-                    step=1,
+                *_bounds(
+                    Whole, f"a whole number from -{_BIG} to {_BIG}", widget="whole", placeholder="required", step=1
                 ),
-                Key(
-                    "max",
-                    Whole,
-                    f"a whole number from -{_BIG} to {_BIG}",
-                    widget="whole",
-                    label="Largest possible value",
-                    placeholder="required",
-                    step=1,
-                ),
-                Key(
+                _whole(
                     "bin_width",
-                    Annotated[int, Field(ge=1, le=c.MAX_ABS_NUMBER)],
-                    f"a whole number from 1 to {_BIG}",
-                    widget="whole",
+                    c.MAX_ABS_NUMBER,
+                    _BIG,
                     label="Bin width (blank = fitted to the data)",
                     placeholder="fitted",
-                    low=1,
-                    step=1,
                 ),
                 Key(
                     "edges",
@@ -186,17 +223,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     label="Bin edges (optional): the first value of each bin, from the minimum",
                     placeholder="for example 0, 1, 10, 100",
                 ),
-                Key(
-                    "special",
-                    Annotated[list[Whole], Field(max_length=c.MAX_COLUMN_CELLS)],
-                    f"a list of at most {_CELLS} {_WHOLES}",
-                    convert=_tuple(),
-                    widget="numbers",
-                    row=1,
-                    label="Special values kept exact (optional)",
-                    placeholder="for example -1, 999",
-                    help=_SPECIAL_HELP,
-                ),
+                _special(Whole, _WHOLES),
             ),
             adaptive_note=_RANGE_NOTE,
         ),
@@ -205,35 +232,21 @@ KIND_STATEMENTS: dict[str, Kind] = {
             "Decimal numbers in a range",
             (
                 MISSING,
-                Key(
-                    "min",
+                *_bounds(
                     Number,
                     f"a finite number from -{_BIG} to {_BIG}",
                     convert=float,
                     widget="number",
-                    label="Smallest possible value",
                     placeholder="required",
                 ),
-                Key(
-                    "max",
-                    Number,
-                    f"a finite number from -{_BIG} to {_BIG}",
-                    convert=float,
-                    widget="number",
-                    label="Largest possible value",
-                    placeholder="required",
-                ),
-                Key(
+                _whole(
                     "bins",
-                    Annotated[int, Field(ge=1, le=c.MAX_COLUMN_CELLS)],
-                    f"a whole number from 1 to {_CELLS}",
+                    c.MAX_COLUMN_CELLS,
+                    _CELLS,
                     attribute="bins_requested",
-                    widget="whole",
                     label="Number of equal bins (blank = fitted to the data)",
                     placeholder="fitted",
-                    low=1,
                     high=10_000,
-                    step=1,
                 ),
                 Key(
                     "bin_width",
@@ -251,17 +264,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     label="Bin edges (optional): from the minimum to the maximum",
                     placeholder="for example 0, 0.5, 1",
                 ),
-                Key(
-                    "special",
-                    Annotated[list[Number], Field(max_length=c.MAX_COLUMN_CELLS)],
-                    f"a list of at most {_CELLS} {_NUMBERS}",
-                    convert=_tuple(float),
-                    widget="numbers",
-                    row=1,
-                    label="Special values kept exact (optional)",
-                    placeholder="for example -1, 999",
-                    help=_SPECIAL_HELP,
-                ),
+                _special(Number, _NUMBERS, float),
             ),
             adaptive_note=_RANGE_NOTE,
         ),
@@ -270,21 +273,12 @@ KIND_STATEMENTS: dict[str, Kind] = {
             "Dates in a range",
             (
                 MISSING,
-                Key(
-                    "min",
+                *_bounds(
                     DateText,
                     "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31",
+                    ("First possible date", "Last possible date"),
                     convert=parse_date,
                     widget="date",
-                    label="First possible date",
-                ),
-                Key(
-                    "max",
-                    DateText,
-                    "a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31",
-                    convert=parse_date,
-                    widget="date",
-                    label="Last possible date",
                 ),
                 Key(
                     "unit",
@@ -300,16 +294,12 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     f"a list of 1 to {_CELLS} dates written YYYY-MM-DD (the first day of every bin)",
                     convert=_tuple(parse_date),
                 ),
-                Key(
-                    "special",
-                    Annotated[list[DateText], Field(max_length=c.MAX_COLUMN_CELLS)],
-                    f"a list of at most {_CELLS} dates written YYYY-MM-DD",
-                    convert=_tuple(parse_date),
-                    widget="numbers",
-                    row=1,
+                _special(
+                    DateText,
+                    "dates written YYYY-MM-DD",
+                    parse_date,
                     label="Special dates kept exact (optional, YYYY-MM-DD)",
                     placeholder="for example 1900-01-01",
-                    help=_SPECIAL_HELP,
                 ),
             ),
             adaptive_note=_RANGE_NOTE,
@@ -334,19 +324,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                         "any": "Any value, released as pseudonyms (value-123)",
                     },
                 ),
-                Key(
-                    "max_length",
-                    Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
-                    f"a whole number from 1 to {c.MAX_TEXT_LENGTH}",
-                    widget="whole",
-                    label="Longest length",
-                    default=12,
-                    low=1,
-                    high=40,
-                    step=1,
-                    row=1,
-                    when=("generator", "letters"),
-                ),
+                _text_length("max_length", "Longest length", 12, 40, "letters"),
                 Key(
                     "alphabet",
                     Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)],
@@ -357,28 +335,14 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     row=1,
                     when=("generator", "letters"),
                 ),
-                Key(
-                    "length",
-                    Annotated[int, Field(ge=1, le=c.MAX_TEXT_LENGTH)],
-                    f"a whole number from 1 to {c.MAX_TEXT_LENGTH}",
-                    widget="whole",
-                    label="Number of digits",
-                    default=5,
-                    low=1,
-                    high=30,
-                    step=1,
-                    row=1,
-                    when=("generator", "digits"),
-                ),
-                Key(
+                _text_length("length", "Number of digits", 5, 30, "digits"),
+                _whole(
                     "size",
-                    Annotated[int, Field(ge=1, le=c.MAX_TEXT_DOMAIN_SIZE)],
-                    f"a whole number from 1 to 10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}",
+                    c.MAX_TEXT_DOMAIN_SIZE,
+                    f"10^{len(str(c.MAX_TEXT_DOMAIN_SIZE)) - 1}",
                     attribute="declared_size",
-                    widget="whole",
                     label="How many different values could there be?",
                     default=1_000_000,
-                    low=1,
                     step=1000,
                     row=1,
                     when=("generator", "any"),

@@ -1,11 +1,11 @@
-"""Integer and real ranges split into public bins, with public special values kept exact (dates:
-:mod:`.dates`, which shares the helpers here)."""
+"""The range kinds: their shared base :class:`RangeDomain`, and integer and real ranges split into
+public bins with public special values kept exact (dates: :mod:`.dates`, on the same base)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,81 +36,210 @@ def with_special(lows: np.ndarray, special, top: int) -> np.ndarray:
     return np.unique(np.concatenate([lows, np.asarray(cuts, dtype=np.int64)]))
 
 
-def special_problems(name: str, special, low, high, shown=str) -> list[str]:
-    if len(set(special)) != len(special):
-        return [f"column '{name}': the special values contain duplicates"]
-    outside = [shown(v) for v in special if not low <= v <= high]
-    if outside:
-        return [
-            f"column '{name}': special value(s) {', '.join(outside)} outside the declared range "
-            f"{shown(low)} to {shown(high)}"
-        ]
-    return []
-
-
 @dataclass(frozen=True)
-class IntegerDomain(ColumnDomain):
-    """Whole numbers in ``min..max`` in public bins; out-of-range values are clamped.
+class RangeDomain(ColumnDomain):
+    """The base of the range kinds (integer, float, date): values from a public ``min`` to a public
+    ``max`` in public bins, with public ``special`` values kept exact.
 
-    Bins: ``edges`` (the first value of every bin, from ``min``), else ``bin_width``, else
-    fitted to the data with DP when released (:attr:`adaptive`), or one bin per value when
-    the range holds few values. ``special`` values always get a bin of their own.
+    It holds what the kinds share: the checks (:meth:`problems`, in the order a publisher fixes
+    them), whether the release fits the bins (:attr:`adaptive`), the words (:meth:`describe`) and
+    the JSON (:meth:`to_json`). A kind states what differs: its value type (``min``, ``max``,
+    ``edges`` and ``special`` hold ints, floats or dates), its bin keys, how its values are
+    written, and how many bins its declaration makes.
 
-    ``spread`` (set only by a release's adaptive binning, never declared): how values spread
-    inside the bins, as ``(lows, weights)`` of finer pieces (see :func:`dpsynth_core.data.encoding.decode_codes`).
+    ``edges``: the first value of every bin, from ``min`` (or, with :attr:`edges_are_boundaries`,
+    the boundaries from ``min`` to ``max``). ``spread`` (set only by a release's adaptive binning,
+    never declared): how values spread inside the bins, as ``(lows, weights)`` of finer pieces
+    (see :func:`dpsynth_core.data.encoding.decode_codes`).
     """
 
-    min: int | None = None
-    max: int | None = None
-    bin_width: int | None = None
+    min: Any = None
+    max: Any = None
     edges: tuple | None = None
     special: tuple = ()
     spread: tuple | None = field(default=None, repr=False)
-    kind: ClassVar[str] = "integer"
+
+    #: The attributes besides ``edges`` that declare the bins.
+    bin_keys: ClassVar[tuple] = ()
+    #: The kind's values in words (``whole numbers``), and how a bound is written in them.
+    values_words: ClassVar[str] = ""
+    bound_format: ClassVar[str] = ""
+    #: How a value is written in a problem and after "kept exact".
+    shown_format: ClassVar[str] = ""
+    #: What a missing ``min`` and ``max`` are called, and what to enter instead.
+    missing_bound_words: ClassVar[dict] = {
+        "min": ("minimum", "smallest possible value from documentation or policy"),
+        "max": ("maximum", "largest possible value from documentation or policy"),
+    }
+    #: How ``min`` must stand to ``max``, in words.
+    order_rule: ClassVar[str] = "<="
+    #: What ``edges`` must be, in words (``{min}`` and ``{max}`` filled in).
+    edges_rule: ClassVar[str] = "increase strictly, start at min ({min}) and not pass max ({max})"
+    #: True when ``edges`` are the bins' boundaries from ``min`` to ``max`` (at least two), not the
+    #: first value of every bin.
+    edges_are_boundaries: ClassVar[bool] = False
+    #: True when a small range gets one bin per value (whole numbers, days) rather than fitted bins.
+    countable: ClassVar[bool] = True
+
+    # --- the checks -------------------------------------------------------------------------
 
     def problems(self) -> list[str]:
+        """What the publisher must still fix: the first of these checks that fails (both bounds declared,
+        their order, the kind's bin keys, the edges, the number of bins, the special values)."""
         out = self._missing_bounds()
         if out:
             return out
-        if self.min > self.max:
-            return [f"column '{self.name}': min ({self.min}) must be <= max ({self.max})"]
-        if self.bin_width is not None and self.bin_width < 1:
-            return [f"column '{self.name}': bin_width ({self.bin_width}) must be >= 1"]
-        if self.edges is not None:
-            e = list(self.edges)
-            if not e or e != sorted(set(e)) or e[0] != self.min or e[-1] > self.max:
-                return [
-                    f"column '{self.name}': edges must increase strictly, start at min "
-                    f"({self.min}) and not pass max ({self.max})"
-                ]
+        if not self._bounds_in_order():
+            return [f"column '{self.name}': min ({self.min}) must be {self.order_rule} max ({self.max})"]
+        out = self._bin_key_problems()
+        if out:
+            return out
+        if self.edges is not None and not self._edges_fit(list(self.edges)):
+            return [f"column '{self.name}': edges must {self.edges_rule.format(min=self.min, max=self.max)}"]
         # the declared bins first (counted, never built), then the special values cut into them
-        out = self._too_many_bins(self._declared_bins()) or special_problems(
-            self.name, self.special, self.min, self.max
-        )
-        return out or self._too_many_bins(self.bins)
+        out = self._too_many_bins(self._declared_bins()) or self._special_problems()
+        return out or self._too_many_bins(self._bins_with_special())
 
-    @property
-    def size(self) -> int:
-        return int(self.max) - int(self.min) + 1
+    def _missing_bounds(self) -> list[str]:
+        """A public ``min`` or ``max`` not declared: named, never taken from the data."""
+        return [
+            f"column '{self.name}': no public {self.missing_bound_words[bound][0]} is declared; "
+            f"enter the {self.missing_bound_words[bound][1]} (it is never taken from the data)"
+            for bound in ("min", "max")
+            if getattr(self, bound) is None
+        ]
+
+    def _bounds_in_order(self) -> bool:
+        return self.min <= self.max
+
+    def _bin_key_problems(self) -> list[str]:
+        """Problems with the kind's own bin keys (a width, a count, a unit)."""
+        return []
+
+    def _edges_fit(self, edges: list) -> bool:
+        """Edges increase strictly from ``min`` and end at ``max`` (boundaries) or not after it."""
+        if not edges or edges != sorted(set(edges)) or edges[0] != self.min:
+            return False
+        if self.edges_are_boundaries:
+            return len(edges) >= 2 and edges[-1] == self.max
+        return edges[-1] <= self.max
+
+    def _special_problems(self) -> list[str]:
+        if len(set(self.special)) != len(self.special):
+            return [f"column '{self.name}': the special values contain duplicates"]
+        outside = [self._shown(v) for v in self.special if not self.min <= v <= self.max]
+        if outside:
+            return [
+                f"column '{self.name}': special value(s) {', '.join(outside)} outside the declared range "
+                f"{self._shown(self.min)} to {self._shown(self.max)}"
+            ]
+        return []
+
+    def _declared_bins(self) -> float:
+        """Number of bins from the declaration alone, before special values, counted without building
+        them (may be huge, or infinite for a bad declaration)."""
+        raise NotImplementedError
+
+    def _bins_with_special(self) -> float:
+        """Number of bins once the special values are cut into them."""
+        return self.bins
+
+    def _shown(self, value) -> str:
+        return format(value, self.shown_format)
+
+    # --- what the declaration says ----------------------------------------------------------
 
     @property
     def declares_bins(self) -> bool:
-        """True when the publisher declared the bins (``edges`` or ``bin_width``)."""
-        return self.edges is not None or self.bin_width is not None
+        """True when the publisher declared the bins (``edges`` or one of :attr:`bin_keys`)."""
+        return any(getattr(self, key) is not None for key in ("edges", *self.bin_keys))
 
     @property
     def adaptive(self) -> bool:
         """True when the release fits this column's bins to the data (paid for with DP).
 
-        That is a column with a public range, no declared bins, and more possible values
-        than :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` (fewer get one bin per value, exact and free).
+        That is a column with a public range and no declared bins; a countable one also needs more
+        possible values than :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` (fewer get one bin
+        per value, exact and free).
         """
         return (
             not self.declares_bins
             and self.min is not None
             and self.max is not None
-            and self.size > constraints.ADAPTIVE_MAX_BINS
+            and (not self.countable or self.size > constraints.ADAPTIVE_MAX_BINS)
         )
+
+    def describe(self) -> str:
+        if self.min is None or self.max is None:
+            return self._bounds_missing_words()
+        special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
+        if self.adaptive:
+            return (
+                f"{self._range_words()}, in up to {constraints.ADAPTIVE_MAX_BINS} "
+                f"bins fitted to the data with DP when released{special}"
+            )
+        return f"{self._range_words()}{self._bins_words()}{special}"
+
+    def _bounds_missing_words(self) -> str:
+        return (
+            f"{self.values_words} from {self.min if self.min is not None else '?'} to "
+            f"{self.max if self.max is not None else '?'} (bound missing)"
+        )
+
+    def _range_words(self) -> str:
+        return f"{self.values_words} from {self.min:{self.bound_format}} to {self.max:{self.bound_format}}"
+
+    def _bins_words(self) -> str:
+        """The declared bins in words, after the range (``" in 4 bins"``)."""
+        return f" in {self.bins} bins"
+
+    def to_json(self) -> dict:
+        out = self._base_json()
+        if self.min is not None:
+            out["min"] = self._json_value(self.min)
+        if self.max is not None:
+            out["max"] = self._json_value(self.max)
+        if self.edges is not None:
+            out["edges"] = [self._json_value(v) for v in self.edges]
+        else:
+            out.update(self._bin_keys_json())
+        if self.special:
+            out["special"] = [self._json_value(v) for v in self.special]
+        return out
+
+    @staticmethod
+    def _json_value(value):
+        return value
+
+    def _bin_keys_json(self) -> dict:
+        """The declared bin key that wins when no ``edges`` are given, in its JSON form."""
+        return {}
+
+
+@dataclass(frozen=True)
+class IntegerDomain(RangeDomain):
+    """Whole numbers in ``min..max`` in public bins; out-of-range values are clamped.
+
+    Bins: ``edges`` (the first value of every bin, from ``min``), else ``bin_width``, else
+    fitted to the data with DP when released (:attr:`adaptive`), or one bin per value when
+    the range holds few values. ``special`` values always get a bin of their own. ``spread``:
+    as for :class:`RangeDomain`.
+    """
+
+    bin_width: int | None = None
+    kind = "integer"
+    bin_keys = ("bin_width",)
+    values_words = "whole numbers"
+    bound_format = ","
+
+    def _bin_key_problems(self) -> list[str]:
+        if self.bin_width is not None and self.bin_width < 1:
+            return [f"column '{self.name}': bin_width ({self.bin_width}) must be >= 1"]
+        return []
+
+    @property
+    def size(self) -> int:
+        return int(self.max) - int(self.min) + 1
 
     @property
     def width(self) -> int:
@@ -136,7 +265,6 @@ class IntegerDomain(ColumnDomain):
         return np.append(lows[1:] - 1, int(self.max)).astype(np.int64)
 
     def _declared_bins(self) -> int:
-        """Number of bins before special values are cut out, counted without building them."""
         if self.edges is not None:
             return len(self.edges)
         return -(-self.size // self.width)
@@ -146,84 +274,57 @@ class IntegerDomain(ColumnDomain):
         """Number of bins (built only when special values cut into them)."""
         return len(self.lows) if self.special else self._declared_bins()
 
-    def describe(self) -> str:
-        if self.min is None or self.max is None:
-            return (
-                f"whole numbers from {self.min if self.min is not None else '?'} to "
-                f"{self.max if self.max is not None else '?'} (bound missing)"
-            )
-        special = f"; {', '.join(str(v) for v in self.special)} kept exact" if self.special else ""
-        if self.adaptive:
-            return (
-                f"whole numbers from {self.min:,} to {self.max:,}, in up to {constraints.ADAPTIVE_MAX_BINS} "
-                f"bins fitted to the data with DP when released{special}"
-            )
-        w = (
-            ""
-            if self.edges is not None
-            else (" (one bin per value)" if self.width == 1 else f" in bins of {self.width}")
-        )
-        return f"whole numbers from {self.min:,} to {self.max:,}{w}, {self.bins} bins{special}"
-
-    def to_json(self) -> dict:
-        out = self._base_json()
-        if self.min is not None:
-            out["min"] = int(self.min)
-        if self.max is not None:
-            out["max"] = int(self.max)
+    def _bins_words(self) -> str:
         if self.edges is not None:
-            out["edges"] = [int(v) for v in self.edges]
-        elif self.bin_width is not None:
-            out["bin_width"] = int(self.bin_width)
-        if self.special:
-            out["special"] = [int(v) for v in self.special]
-        return out
+            width = ""
+        else:
+            width = " (one bin per value)" if self.width == 1 else f" in bins of {self.width}"
+        return f"{width}, {self.bins} bins"
+
+    @staticmethod
+    def _json_value(value):
+        return int(value)
+
+    def _bin_keys_json(self) -> dict:
+        return {"bin_width": int(self.bin_width)} if self.bin_width is not None else {}
 
     def bin_labels(self) -> list[str]:
         return [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(self.lows, self.highs)]
 
 
 @dataclass(frozen=True)
-class FloatDomain(ColumnDomain):
+class FloatDomain(RangeDomain):
     """Real numbers in ``[min, max]`` in public bins; out-of-range values are clamped.
 
     Bins: ``edges`` (from ``min`` to ``max``), else ``bin_width``, else ``bins`` equal bins,
     else fitted to the data with DP when released (:attr:`adaptive`). Every ``special``
     value gets a bin holding that value alone (a zero-width bin: its edge appears twice in
-    :attr:`all_edges`), so it stays exact. ``spread``: as for :class:`IntegerDomain`.
+    :attr:`all_edges`), so it stays exact. ``spread``: as for :class:`RangeDomain`.
     """
 
-    min: float | None = None
-    max: float | None = None
     bins_requested: int | None = None
     bin_width: float | None = None
-    edges: tuple | None = None
-    special: tuple = ()
-    spread: tuple | None = field(default=None, repr=False)
-    kind: ClassVar[str] = "float"
+    kind = "float"
+    bin_keys = ("bin_width", "bins_requested")
+    values_words = "real numbers"
+    bound_format = "g"
+    shown_format = "g"
+    order_rule = "<"
+    edges_rule = "increase strictly from min ({min}) to max ({max})"
+    edges_are_boundaries = True
+    countable = False
 
-    def problems(self) -> list[str]:
-        out = self._missing_bounds()
-        if out:
-            return out
-        if not (math.isfinite(self.min) and math.isfinite(self.max)) or self.min >= self.max:
-            return [f"column '{self.name}': min ({self.min}) must be < max ({self.max})"]
+    def _bounds_in_order(self) -> bool:
+        return math.isfinite(self.min) and math.isfinite(self.max) and self.min < self.max
+
+    def _bin_key_problems(self) -> list[str]:
         if self.bins_requested is not None and self.bins_requested < 1:
             return [f"column '{self.name}': bins ({self.bins_requested}) must be >= 1"]
         if self.bin_width is not None and not (math.isfinite(self.bin_width) and self.bin_width > 0):
             return [f"column '{self.name}': bin_width ({self.bin_width}) must be > 0"]
-        if self.edges is not None:
-            e = list(self.edges)
-            if e != sorted(set(e)) or len(e) < 2 or e[0] != self.min or e[-1] != self.max:
-                return [f"column '{self.name}': edges must increase strictly from min ({self.min}) to max ({self.max})"]
-        out = self._too_many_bins(self._bin_count()) or special_problems(
-            self.name, self.special, self.min, self.max, shown=lambda v: f"{v:g}"
-        )
-        return out or self._too_many_bins(self._bin_count() + 2 * len(self.special))
+        return []
 
-    def _bin_count(self) -> float:
-        """Number of bins from the declaration alone, before special values (may be huge or infinite
-        for a bad one)."""
+    def _declared_bins(self) -> float:
         if self.edges is not None:
             return len(self.edges) - 1
         if self.bin_width is not None:
@@ -231,15 +332,9 @@ class FloatDomain(ColumnDomain):
             return max(1, math.ceil(ratio)) if math.isfinite(ratio) else math.inf
         return self.bins_requested or 20
 
-    @property
-    def declares_bins(self) -> bool:
-        """True when the publisher declared the bins (``edges``, ``bin_width`` or ``bins``)."""
-        return self.edges is not None or self.bin_width is not None or self.bins_requested is not None
-
-    @property
-    def adaptive(self) -> bool:
-        """True when the release fits this column's bins to the data (paid for with DP)."""
-        return not self.declares_bins and self.min is not None and self.max is not None
+    def _bins_with_special(self) -> float:
+        """At most two more bins for every special value (counted, never built)."""
+        return self._declared_bins() + 2 * len(self.special)
 
     @property
     def all_edges(self) -> np.ndarray:
@@ -265,41 +360,16 @@ class FloatDomain(ColumnDomain):
 
     @property
     def bins(self) -> int:
-        return len(self.all_edges) - 1 if self.special else int(self._bin_count())
+        return len(self.all_edges) - 1 if self.special else int(self._declared_bins())
 
     @property
     def size(self) -> int:
         return self.bins
 
-    def describe(self) -> str:
-        if self.min is None or self.max is None:
-            return (
-                f"real numbers from {self.min if self.min is not None else '?'} to "
-                f"{self.max if self.max is not None else '?'} (bound missing)"
-            )
-        special = f"; {', '.join(f'{v:g}' for v in self.special)} kept exact" if self.special else ""
-        if self.adaptive:
-            return (
-                f"real numbers from {self.min:g} to {self.max:g}, in up to {constraints.ADAPTIVE_MAX_BINS} "
-                f"bins fitted to the data with DP when released{special}"
-            )
-        return f"real numbers from {self.min:g} to {self.max:g} in {self.bins} bins{special}"
-
-    def to_json(self) -> dict:
-        out = self._base_json()
-        if self.min is not None:
-            out["min"] = self.min
-        if self.max is not None:
-            out["max"] = self.max
-        if self.edges is not None:
-            out["edges"] = list(self.edges)
-        elif self.bin_width is not None:
-            out["bin_width"] = self.bin_width
-        elif self.bins_requested is not None:
-            out["bins"] = self.bins_requested
-        if self.special:
-            out["special"] = list(self.special)
-        return out
+    def _bin_keys_json(self) -> dict:
+        if self.bin_width is not None:
+            return {"bin_width": self.bin_width}
+        return {"bins": self.bins_requested} if self.bins_requested is not None else {}
 
     def bin_labels(self) -> list[str]:
         e = self.all_edges

@@ -166,7 +166,7 @@ def adaptive_columns(domain) -> list[str]:
 
 def wide_bin_columns(domain) -> list[str]:
     """Kept numeric and date columns with declared bins, some holding more than one value: the release
-    learns how values spread inside them (:func:`fit_inside`), so a spike such as 0 in a wide bin stays."""
+    learns how values spread inside them (:func:`fit_column`), so a spike such as 0 in a wide bin stays."""
     out = []
     for name, col in domain.kept.items():
         if col.kind not in ("integer", "float", "date") or not col.complete or getattr(col, "adaptive", False):
@@ -268,41 +268,75 @@ def fit_column(
     substitution: bool = False,
     records: float | None = None,
 ) -> FittedBins:
-    """One column's bins: leaves (:func:`_leaves`: one per value of a short range or of a dense table's, else
-    PrivTree's) and their noisy counts, then merges.
+    """One column's bins with DP: an adaptive column's bins and how values spread inside them
+    (:func:`_merged_bins`), or how values spread inside a column's declared bins, which stay as declared.
+
+    Special values are taken out first: their one-value bins are declared and need no measurement.
+    Leaves (:func:`_leaves`): one per value of a short integer or date range (or of a dense table's,
+    :func:`dense`), else PrivTree's (:func:`~.privtree.privtree`), rooted at the whole range or at the
+    declared bins wider than one value; their noisy counts (one histogram, sensitivity 1) become
+    non-negative weights (:func:`usable_weights`).
 
     ``epsilon``-DP under adding or removing one record (the whole of ``values`` is one
-    column of the table); under substitution when ``substitution`` is True.
+    column of the table); under substitution when ``substitution`` is True (each measurement at half
+    its epsilon).
     """
-    factor = 2.0 if substitution else 1.0
-    label = f"bins {column.name}"
-    if isinstance(column, FloatDomain):
-        low, high, integer = float(column.min), float(column.max), False
-        if column.special:
-            values = values.without(column.special_values)
+    integer = not isinstance(column, FloatDomain)
+    if integer:
+        bin_lows, bin_highs = column.lows.astype(np.int64), column.highs.astype(np.int64)
+        top = int(bin_highs[-1])
+        special = np.asarray(
+            [(d - _EPOCH).days for d in column.special] if isinstance(column, DateDomain) else column.special,
+            dtype=np.int64,
+        )
     else:
-        low, high = int(column.lows[0]), int(column.highs[-1])
-        integer, special = True, ()
-        if column.special:
-            special = [(d - _EPOCH).days for d in column.special] if isinstance(column, DateDomain) else column.special
-            values = values.without(np.asarray(special, dtype=np.int64))
+        edges = column.all_edges
+        bin_lows, bin_highs, top, special = edges[:-1], edges[1:], float(column.max), column.special_values
+    if len(special):
+        values = values.without(special)
+    adaptive = getattr(column, "adaptive", False)
+    if adaptive:  # one root: the whole range
+        roots_low, roots_high = (int(bin_lows[0]) if integer else float(column.min)), top
+    else:  # a root per declared bin wider than one value
+        roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
+        roots_low, roots_high = bin_lows[roots], bin_highs[roots]
     events = binning_events(column, epsilon)
     lows, noisy, pooled = _leaves(
         column,
         values,
-        low,
-        high,
-        high,
+        roots_low,
+        roots_high,
+        top,
         integer=integer,
         events=events,
-        factor=factor,
+        factor=2.0 if substitution else 1.0,
         records=records,
         noise=noise,
-        label=label,
+        label=binning_label(column),
     )
-    # Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
-    # weighs a merged stretch by that sum floored at 0: first the finer pieces (how values spread
-    # inside a bin), then the bins.
+    if adaptive:
+        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer)
+    else:
+        weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
+        spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
+    return FittedBins(
+        column.name,
+        _edges(column, bin_lows, top),
+        int(lows.size),
+        *_two(events),
+        spread,
+        inside=not adaptive,
+        pooled=pooled,
+    )
+
+
+def _merged_bins(lows, noisy, special, top, integer: bool) -> tuple:
+    """An adaptive column's bins (their lower ends) and pieces, from its leaves' noisy counts.
+
+    Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
+    weighs a merged stretch by that sum floored at 0: first the finer pieces (how values spread
+    inside a bin), then the bins.
+    """
     pieces = merge_small_bins(noisy, cap=FINE_MAX_BINS, min_mass=0.0)
     piece_counts = np.add.reduceat(noisy, pieces).astype(float)
     chosen = merge_small_bins(
@@ -311,73 +345,21 @@ def fit_column(
         min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS),
     )
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
-    weights = usable_weights(piece_lows, piece_counts, bin_lows, high, integer, by_width=False)
-    piece_lows, weights = sloped_pieces(piece_lows, weights, high, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
-    if column.special:
-        cuts = np.asarray(special, dtype=np.int64) if integer else column.special_values
-        piece_lows, weights = cut_special(piece_lows, weights, cuts, high, integer)
-    if isinstance(column, FloatDomain):
-        edges = tuple(float(v) for v in bin_lows) + (high,)
-    elif isinstance(column, DateDomain):
-        edges = tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
-    else:
-        edges = tuple(int(v) for v in bin_lows)
-    spread = (tuple(piece_lows.tolist()), tuple(float(w) for w in weights))
-    return FittedBins(column.name, edges, int(lows.size), *_two(events), spread, pooled=pooled)
-
-
-def fit_inside(
-    column,
-    values: SortedValues,
-    *,
-    epsilon: float,
-    noise: NoiseSource,
-    substitution: bool = False,
-    records: float | None = None,
-) -> FittedBins:
-    """How values spread inside a column's declared bins (its ``spread``), with DP; the bins stay as declared.
-
-    Leaves: one per value for a short integer or date range (or a dense table's, :func:`dense`), else a
-    PrivTree forest rooted at
-    the declared bins (:func:`~.privtree.privtree`); their noisy counts (one histogram, sensitivity 1)
-    become non-negative weights per bin (:func:`usable_weights`). Special values are taken out
-    first: their one-value bins need no spread. ``epsilon``-DP under adding or removing one
-    record (substitution: each measurement at half its epsilon).
-    """
-    factor = 2.0 if substitution else 1.0
-    label = binning_label(column)
-    integer = not isinstance(column, FloatDomain)
-    if integer:
-        bin_lows, bin_highs = column.lows.astype(np.int64), column.highs.astype(np.int64)
-        top = int(bin_highs[-1])
-        special = [(d - _EPOCH).days for d in column.special] if isinstance(column, DateDomain) else column.special
-    else:
-        edges = column.all_edges
-        bin_lows, bin_highs, top, special = edges[:-1], edges[1:], float(column.max), column.special_values
+    weights = usable_weights(piece_lows, piece_counts, bin_lows, top, integer, by_width=False)
+    piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     if len(special):
-        values = values.without(np.asarray(special, dtype=np.int64 if integer else float))
-    events = binning_events(column, epsilon)
-    roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
-    lows, noisy, pooled = _leaves(
-        column,
-        values,
-        bin_lows[roots],
-        bin_highs[roots],
-        top,
-        integer=integer,
-        events=events,
-        factor=factor,
-        records=records,
-        noise=noise,
-        label=label,
-    )
-    weights = usable_weights(lows, noisy.astype(float), bin_lows[roots], top, integer)
-    if isinstance(column, DateDomain):  # the declared bins, in the column's own type (public)
-        edges = tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
-    else:
-        edges = tuple(float(v) for v in column.all_edges) if not integer else tuple(int(v) for v in bin_lows)
-    spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
-    return FittedBins(column.name, edges, int(lows.size), *_two(events), spread, inside=True, pooled=pooled)
+        piece_lows, weights = cut_special(piece_lows, weights, special, top, integer)
+    return bin_lows, (tuple(piece_lows.tolist()), tuple(float(w) for w in weights))
+
+
+def _edges(column, bin_lows, top) -> tuple:
+    """A column's ``edges`` in its own type (public): the bins' first days or whole numbers, or every
+    boundary of real ones up to ``top``."""
+    if isinstance(column, DateDomain):
+        return tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
+    if isinstance(column, FloatDomain):
+        return tuple(float(v) for v in bin_lows) + (top,)
+    return tuple(int(v) for v in bin_lows)
 
 
 def fit_bins(
@@ -410,7 +392,6 @@ def fit_bins(
     fitted = []
     for name, column_epsilon in binning_budget(domain, epsilon, rho=rho).items():
         column = domain.columns[name]
-        fit = fit_column if getattr(column, "adaptive", False) else fit_inside
         if isinstance(data, pd.DataFrame):
             values = SortedValues(numeric_values(column, data[name], domain.missing_markers))
         else:
@@ -420,7 +401,9 @@ def fit_bins(
                 if counts is None
                 else SortedValues(*numeric_value_counts(column, raw, counts, domain.missing_markers))
             )
-        found = fit(column, values, epsilon=column_epsilon, noise=noise, substitution=substitution, records=records)
+        found = fit_column(
+            column, values, epsilon=column_epsilon, noise=noise, substitution=substitution, records=records
+        )
         fitted.append(found)
         domain = domain.with_column(
             replace(column, spread=found.spread)

@@ -16,7 +16,7 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from app_support import state
+from app_support import pages, state
 from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.synthesizers import METHODS
@@ -107,9 +107,16 @@ def test_every_page_loads_from_a_fresh_start(path):
 
 
 def test_navigation_has_titled_pages_and_no_developer_toolbar():
+    listed = [page for section in pages.PUBLISHER.values() for page in section]
+    assert sorted(page.path for page in listed) == PAGES and all(page.title and page.icon for page in listed)
     app = (ROOT / "app.py").read_text()
-    assert "st.navigation(" in app and all(f'st.Page("{path}"' in app for path in PAGES)
+    assert "st.navigation(" in app and "pages.PUBLISHER" in app and "pages.REVIEWER" in app
     assert 'toolbarMode = "minimal"' in (ROOT / ".streamlit" / "config.toml").read_text()
+
+
+def test_home_links_every_page_with_its_navigation_title_icon_and_address():
+    links = [(link.proto.label, link.proto.icon, link.proto.page) for link in _app().run().get("page_link")]
+    assert links == [(f"**{p.title}**: {p.summary}", p.icon, p.url_path) for p in pages.STEPS + pages.KEEP_TRACK]
 
 
 def test_data_page_shows_names_and_size_never_values():

@@ -104,7 +104,7 @@ class MarginalsSynthesizer(Synthesizer):
         max_cells: most cells of one measured marginal.
     """
 
-    row_count_share = constraints.ENGINE_ROW_COUNT_SHARE
+    row_count_share = constraints.MARGINALS_ROW_COUNT_SHARE
     guarantee = ZCDP  # stated as (epsilon, delta)-DP; pure epsilon-DP with delta = 0
     options = (groups_option("a column group of 2 or 3 columns, measured together and added to the workload"), DELTA)
     column_label = "1-way marginal {}"
@@ -120,8 +120,8 @@ class MarginalsSynthesizer(Synthesizer):
         groups=None,
         generation: str = "matched",
         rounds: int | None = None,
-        max_model_cells: int = constraints.ENGINE_MAX_MODEL_CELLS,
-        max_cells: int = constraints.ENGINE_MAX_MARGINAL_CELLS,
+        max_model_cells: int = constraints.MARGINALS_MAX_MODEL_CELLS,
+        max_cells: int = constraints.MARGINALS_MAX_MARGINAL_CELLS,
     ):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
         self.delta = delta
