@@ -78,60 +78,6 @@ def guarantee_line(guarantee: dict) -> str:
     return f"epsilon {guarantee['epsilon']:.4g}{delta}, {guarantee['neighbouring']}"
 
 
-def ledger_text(workspace, fp: str | None = None) -> str:
-    """The ledger of a :class:`~dpsynth_core.workspace.Workspace` as text, per dataset: limit, totals per
-    relation and every spend."""
-    datasets = [d for d in workspace.ledger.datasets() if fp is None or d["fingerprint"] == fp]
-    if not datasets:
-        return f"no spends recorded in {workspace.path}" + (" for this data" if fp else "")
-    lines = [f"workspace: {workspace.path}"]
-    for data in datasets:
-        spending = workspace.ledger.spending(data["fingerprint"])
-        limit = data["lifetime_epsilon"]
-        lines.append("")
-        key = data["fingerprint"]
-        known = "named dataset" if key.startswith("name:") else f"records {key[:12]}"
-        lines.append(
-            f"{data['name']} ({known}): lifetime budget " + (f"ε = {limit:g}" if limit is not None else "none")
-        )
-        for change in workspace.ledger.limit_changes(key):
-            old, new = (f"ε = {v:g}" if v is not None else "none" for v in (change["old"], change["new"]))
-            lines.append(f"  {change['created']}  {change['source']:<3}  lifetime budget {old} -> {new}")
-        if spending.per_record is not None:
-            total = spending.per_record
-            lines.append(
-                f"  total per record (every spend converted to one record added or removed; the lifetime budget's "
-                f"unit): ε = {format_epsilon(total.epsilon)}, δ = {format_delta(total.delta)} "
-                f"({total.composition} composition of {total.draws} spends)"
-            )
-        if spending.unconvertible:
-            lines.append(
-                f"  {spending.unconvertible} spend(s) protect only against a record being replaced (row count "
-                "released): no total per record holds for this data"
-            )
-        for total in spending.relations:
-            lines.append(
-                f"  as stated, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
-                f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends); "
-                f"per record: {conversion_words(total.neighbouring)}"
-            )
-        if spending.unguaranteed:
-            lines.append(
-                f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
-                "no total guarantee holds for this data"
-            )
-        for spend in workspace.ledger.spends(data["fingerprint"]):
-            cost = (
-                f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
-                if spend["guaranteed"]
-                else "no guarantee"
-            )
-            lines.append(
-                f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  {spend['method']:<11}  {cost}"
-            )
-    return "\n".join(lines)
-
-
 def rows_in_words(rows: int | None, default_rows: int | None, count_is_public: bool) -> str:
     """How many synthetic rows a draw makes, from public settings only: the publisher's number, the
     method's own fixed number of tries, the real count (public under the method's privacy unit) or
@@ -166,11 +112,3 @@ def ledger_rows(spends: list[dict]) -> list[dict]:
         }
         for s in spends
     ]
-
-
-def conversion_words(relation: str) -> str:
-    """How the ledger states a relation's spends per record (:data:`~dpsynth_core.privacy.spending.CONVERSIONS`)."""
-    from .privacy.accounting import is_person_relation
-    from .privacy.spending import CONVERSIONS
-
-    return CONVERSIONS["person" if is_person_relation(relation) else relation]

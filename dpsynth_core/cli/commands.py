@@ -98,7 +98,6 @@ def run_tau(args) -> None:
 
 def run_ledger(args) -> None:
     from ..data.fingerprint import check_source
-    from ..wording import ledger_text
 
     limit = None
     if args.limit is not None:  # every check before the workspace is opened (or made)
@@ -127,7 +126,7 @@ def run_ledger(args) -> None:
 
 
 def ledger_json(workspace, key: str | None) -> dict:
-    from ..wording import conversion_words
+    from ..privacy.spending import conversion_words
 
     """Every spend (what, method, epsilon, delta, when) and the composed totals, per dataset."""
     datasets = []
@@ -184,3 +183,60 @@ def ledger_json(workspace, key: str | None) -> dict:
             }
         )
     return {"workspace": str(workspace.path), "datasets": datasets}
+
+
+def ledger_text(workspace, fp: str | None = None) -> str:
+    """The ledger of a :class:`~dpsynth_core.workspace.Workspace` as text, per dataset: limit, totals per
+    relation and every spend."""
+    from ..privacy.spending import conversion_words
+    from ..wording import format_delta, format_epsilon
+
+    datasets = [d for d in workspace.ledger.datasets() if fp is None or d["fingerprint"] == fp]
+    if not datasets:
+        return f"no spends recorded in {workspace.path}" + (" for this data" if fp else "")
+    lines = [f"workspace: {workspace.path}"]
+    for data in datasets:
+        spending = workspace.ledger.spending(data["fingerprint"])
+        limit = data["lifetime_epsilon"]
+        lines.append("")
+        key = data["fingerprint"]
+        known = "named dataset" if key.startswith("name:") else f"records {key[:12]}"
+        lines.append(
+            f"{data['name']} ({known}): lifetime budget " + (f"ε = {limit:g}" if limit is not None else "none")
+        )
+        for change in workspace.ledger.limit_changes(key):
+            old, new = (f"ε = {v:g}" if v is not None else "none" for v in (change["old"], change["new"]))
+            lines.append(f"  {change['created']}  {change['source']:<3}  lifetime budget {old} -> {new}")
+        if spending.per_record is not None:
+            total = spending.per_record
+            lines.append(
+                f"  total per record (every spend converted to one record added or removed; the lifetime budget's "
+                f"unit): ε = {format_epsilon(total.epsilon)}, δ = {format_delta(total.delta)} "
+                f"({total.composition} composition of {total.draws} spends)"
+            )
+        if spending.unconvertible:
+            lines.append(
+                f"  {spending.unconvertible} spend(s) protect only against a record being replaced (row count "
+                "released): no total per record holds for this data"
+            )
+        for total in spending.relations:
+            lines.append(
+                f"  as stated, {total.neighbouring}: ε = {format_epsilon(total.epsilon)}, "
+                f"δ = {format_delta(total.delta)} ({total.composition} composition of {total.draws} spends); "
+                f"per record: {conversion_words(total.neighbouring)}"
+            )
+        if spending.unguaranteed:
+            lines.append(
+                f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
+                "no total guarantee holds for this data"
+            )
+        for spend in workspace.ledger.spends(data["fingerprint"]):
+            cost = (
+                f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
+                if spend["guaranteed"]
+                else "no guarantee"
+            )
+            lines.append(
+                f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  {spend['method']:<11}  {cost}"
+            )
+    return "\n".join(lines)

@@ -215,3 +215,8 @@ def compose(spends) -> tuple[tuple[RelationTotal, ...], int]:
             RelationTotal(relation, total["epsilon"], total["delta"], total["composition"], added, len(group))
         )
     return tuple(totals), unguaranteed
+
+
+def conversion_words(relation: str) -> str:
+    """How the ledger states a relation's spends per record (:data:`CONVERSIONS`)."""
+    return CONVERSIONS["person" if is_person_relation(relation) else relation]

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
+from dpsynth_core.cli.commands import ledger_text
 from dpsynth_core.constraints import ADVANCED_COMPOSITION_DELTA
 from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
 from dpsynth_core.privacy.spending import Spend
-from dpsynth_core.wording import ledger_text
 from dpsynth_core.workspace import BudgetExceeded, Workspace
 from dpsynth_core.workspace.ledger import Ledger
 from tests.conftest import ROOT, synth_argv
