@@ -157,6 +157,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .figure { break-inside: avoid; page-break-inside: avoid; margin: 1rem 0; }
 .figure svg { max-width: 100%; height: auto; }
 .muted { color: #555; font-size: .92rem; }
+.warning { border: 2px solid #b00020; padding: .6rem .9rem; background: #fff4f4; }
 .card { border-top: 3px solid #1b1b1b; margin-top: 2.5rem; }
 .guarantee { background: #eef6ee; border-left: 6px solid #2e7d32; padding: 1rem; }
 .guarantee.none { background: #fdecea; border-left-color: #c62828; }
@@ -262,10 +263,20 @@ below each synthetic quartile: real (interval) vs synthetic</th><th>value: real 
 """
 
 
-def render_html(card: dict, figures: ReportFigures, *, total: str | None = None) -> str:
+#: Said at the top of a report whose noise came from a fixed seed: nothing about it is private.
+SEEDED_REPORT = (
+    "This report was measured with a fixed random seed (for tests and teaching only): anyone who knows the "
+    "seed can remove its noise, so its figures are <b>not private</b> and it must not be shared. It is "
+    "recorded in the ledger as having no guarantee."
+)
+
+
+def render_html(card: dict, figures: ReportFigures, *, total: str | None = None, seeded: bool = False) -> str:
     """The report as one self-contained HTML page (charts inline as SVG, no scripts, no links out).
 
-    ``total``: a sentence on what the release and the report cost together (optional).
+    ``total``: a sentence on what the release and the report cost together (optional); ``seeded``: its
+    noise came from a fixed seed, which the page says at its top (:data:`SEEDED_REPORT`) instead of
+    calling its figures private.
     """
     e = html.escape
     g = card["guarantee"]
@@ -279,6 +290,7 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None)
 <html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
 <style>{_STYLE}</style></head><body>
 <h1>{e(title)}</h1>
+{f'<p class="warning"><b>Not private.</b> {SEEDED_REPORT}</p>' if seeded else ""}
 <p class="muted">Made with {e(card["software"]["name"])} {e(card["software"]["version"])}. Release made
 {e(card["created"])}; method: {e(card["method"]["title"])}; {e(release_eps)}.</p>
 <div class="summary">
@@ -293,8 +305,11 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None)
         + f""".{_noise_summary(figures)}</p>{_shape_summary(figures)}
 <p>Every figure below that describes the real data was itself measured with differential privacy, from a
 budget of <b>ε = {figures.epsilon:.3g}</b> set aside for this report (each of its
-{len(figures.events)} measurements gets ε = {figures.per_statistic:.3g}). This report can therefore be
-shared like the synthetic data itself.{(" " + e(total)) if total else ""}</p>
+{len(figures.events)} measurements gets ε = {figures.per_statistic:.3g}). {
+            "Its noise, though, came from a fixed seed: see the warning above."
+            if seeded
+            else "This report can therefore be shared like the synthetic data itself."
+        }{(" " + e(total)) if total and not seeded else ""}</p>
 </div>
 <h2>How to read it</h2>
 <p>The <b>distance</b> between two distributions (total variation distance) is the share of records that would

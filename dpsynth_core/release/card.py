@@ -140,6 +140,7 @@ def _unit_card(unit, epsilon_per_row: float) -> dict:
         "in_words": unit_words(unit),
         "person_column": unit.column,
         "max_rows_per_person": unit.max_rows,
+        "ignore_case": unit.ignore_case,
         "person": unit.name,
         "epsilon_per_row": epsilon_per_row,
         "how": f"at most {unit.max_rows:,} rows of each {unit.name} were kept, chosen at random, before any "

@@ -10,16 +10,34 @@ like a release, and goes the same way (:mod:`.budgeted_draw`):
    there, and the real data is never read;
 3. **measure** the figures with noise (the only step that reads the real data) and render the page;
 4. attach the report to the release and to its recorded spend.
+
+The report's privacy unit is its release's (:func:`release_unit`, from the stored card), whatever
+declaration it was given; a seeded report (``random_state``) is recorded as having no guarantee (so it
+is refused under a lifetime budget) and its page says it is not private.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..domain import as_table_domain
 from ..evaluation.report import ReportError, ReportFigures, check_choices, measure, report_charge
 from ..evaluation.report_render import render_html, total_sentence
+from ..privacy.spending import Spend
+
+
+def release_unit(domain, card: dict):
+    """``domain`` with the privacy unit of the release its report describes (read from the release's
+    card, never from the report's own declaration): a report on a release per person bounds the rows
+    per person the same way, and is priced, measured and recorded per person; a report on a release
+    per record is per record."""
+    unit = card.get("privacy_unit") or {}
+    column, max_rows = unit.get("person_column"), unit.get("max_rows_per_person")
+    if column is None or max_rows is None:
+        return domain.with_person(None)
+    bound = domain.with_person_bound(column, int(max_rows))
+    return bound.with_person(replace(bound.person, ignore_case=bool(unit.get("ignore_case"))))
 
 
 @dataclass(frozen=True)
@@ -60,8 +78,11 @@ def report(
         or not (math.isfinite(epsilon) and epsilon > 0)
     ):
         raise ReportError(f"report epsilon ({epsilon!r}) must be a number > 0")
+    declaration = release_unit(as_table_domain(declaration), card)
     pairs, chart_columns = check_choices(declaration, synthetic, pairs, chart_columns)
-    charge = report_charge(epsilon, as_table_domain(declaration), pairs=pairs, chart_columns=chart_columns)
+    charge = report_charge(epsilon, declaration, pairs=pairs, chart_columns=chart_columns)
+    if random_state is not None:  # a fixed seed: its noise can be removed, so nothing is guaranteed
+        charge = Spend(charge.events, guaranteed=False)
     spend_id = workspace.ledger.reserve(
         fingerprint, charge, name=name, method="report", purpose="report", source=source, what="This report"
     )
@@ -74,7 +95,7 @@ def report(
         chart_columns=chart_columns,
         random_state=random_state,
     )
-    page = render_html(card, figures, total=total_sentence(card, epsilon))
+    page = render_html(card, figures, total=total_sentence(card, epsilon), seeded=random_state is not None)
     report_id = workspace.releases.record_report(
         fingerprint,
         release_id,

@@ -14,6 +14,8 @@ import json
 import os
 import stat
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from dpsynth_core.cli import main
@@ -314,3 +316,49 @@ def test_accounts_and_links_refuse_what_is_not_there_in_one_line(tmp_path):
     assert _cli(["account", "list", *ws])[1].split() == ["alice"]
     assert not (tmp_path / "ws" / "workspace.sqlite").with_name("x").exists()
     assert "\x1b" not in _cli(["account", "remove", "\x1b[2Jevil", *ws])[2]
+
+
+def test_a_report_follows_its_releases_person_unit_and_a_seeded_report_guarantees_nothing(tmp_path, capsys):
+    """``report`` reads the unit from the stored release, not from the declaration it is given: on a
+    release per patient (K = 3) its noise is K times the per-record report's, its spend is recorded per
+    person; with --seed it is recorded with no guarantee, says so on its page, and a lifetime budget refuses it."""
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(
+        {
+            "pid": [f"P{i // 3}" for i in range(900)],
+            "ward": rng.choice(["a", "b", "c"], 900),
+            "age": rng.integers(0, 99, 900),
+        }
+    )
+    data = tmp_path / "visits.csv"
+    frame.to_csv(data, index=False)
+    columns = {
+        "pid": {"type": "drop"},
+        "ward": {"type": "categorical", "values": ["a", "b", "c"]},
+        "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+    }
+    domain = tmp_path / "visits.domain.json"
+    domain.write_text(json.dumps({"columns": columns}))
+    margins = {}
+    for unit, extra in (("person", ["--person", "pid", "--max-rows-per-person", "3"]), ("row", [])):
+        ws, out = tmp_path / f"ws-{unit}", tmp_path / f"syn-{unit}.csv"
+        argv = ["synth", str(data), "--domain", str(domain), "--epsilon", "1", "--method", "cathist"]
+        assert main([*argv, *extra, "--workspace", str(ws), "--out", str(out)]) == 0
+        figures = tmp_path / f"figures-{unit}.json"
+        report = ["report", str(data), str(out), "--domain", str(domain), "--epsilon", "0.5", "--workspace", str(ws)]
+        assert main([*report, "--out", str(tmp_path / f"r-{unit}.html"), "--json", str(figures)]) == 0
+        margins[unit] = json.loads(figures.read_text())["rows"]["margin"]
+        [_, spend] = Workspace(ws, read_only=True).ledger.spends()
+        assert spend["purpose"] == "report" and spend["guaranteed"]
+        assert ("add/remove one person" in spend["neighbouring"]) == (unit == "person")
+    assert margins["person"] >= 2.5 * margins["row"]  # sensitivity K = 3: three times the scale
+    ws = tmp_path / "ws-person"
+    seeded = ["report", str(data), str(tmp_path / "syn-person.csv"), "--domain", str(domain), "--epsilon", "0.5"]
+    seeded += ["--workspace", str(ws), "--seed", "7"]
+    assert main([*seeded, "--out", str(tmp_path / "seeded.html")]) == 0
+    assert not Workspace(ws, read_only=True).ledger.spends()[-1]["guaranteed"]
+    assert "Not private" in (tmp_path / "seeded.html").read_text()
+    capsys.readouterr()
+    assert main(["ledger", str(data), "--workspace", str(ws), "--limit", "100"]) == 0
+    assert main([*seeded, "--out", str(tmp_path / "seeded2.html")]) == 2
+    assert "no differential-privacy guarantee" in capsys.readouterr().err
