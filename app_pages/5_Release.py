@@ -10,7 +10,7 @@ from app_support.progress import run_with_progress
 from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
-from dpsynth_core.wording import format_epsilon
+from dpsynth_core.wording import cost_words, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
 st.title(RELEASE.title)
@@ -130,8 +130,8 @@ made = workspace.releases.reports(entry["id"])
 if made:
     latest = made[0]
     st.success(
-        f"Report made {latest['created']} (spent ε = {format_epsilon(latest['epsilon'])}, recorded in the "
-        "ledger). Download it, or open it below."
+        f"Report made {latest['created']} (spent {cost_words(workspace.ledger.spend(latest['spend_id']))}, as "
+        "the ledger records it). Download it, or open it below."
     )
     r1, r2 = st.columns(2)
     r1.download_button(

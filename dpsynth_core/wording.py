@@ -112,3 +112,18 @@ def ledger_rows(spends: list[dict]) -> list[dict]:
         }
         for s in spends
     ]
+
+
+def cost_words(spend: dict) -> str:
+    """One recorded spend's cost as the ledger states it (``Ledger.spends``), the same words everywhere:
+    ``ε = 0.1``, or where its composition traded a delta for a smaller epsilon, ``ε = 0.0786, δ = 1e-6
+    (advanced composition of its measurements; ε = 0.1 by adding them up)``."""
+    if not spend.get("guaranteed"):
+        return "no guarantee"
+    text = f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
+    basic = spend.get("basic_epsilon")
+    if spend.get("delta") and basic is not None and basic > spend["epsilon"] * 1.0005:
+        text += (
+            f" ({spend['composition']} composition of its measurements; ε = {format_epsilon(basic)} by adding them up)"
+        )
+    return text

@@ -189,7 +189,7 @@ def ledger_text(workspace, fp: str | None = None) -> str:
     """The ledger of a :class:`~dpsynth_core.workspace.Workspace` as text, per dataset: limit, totals per
     relation and every spend."""
     from ..privacy.spending import conversion_words
-    from ..wording import format_delta, format_epsilon
+    from ..wording import cost_words, format_delta, format_epsilon
 
     datasets = [d for d in workspace.ledger.datasets() if fp is None or d["fingerprint"] == fp]
     if not datasets:
@@ -231,11 +231,7 @@ def ledger_text(workspace, fp: str | None = None) -> str:
                 "no total guarantee holds for this data"
             )
         for spend in workspace.ledger.spends(data["fingerprint"]):
-            cost = (
-                f"ε = {format_epsilon(spend['epsilon'])}, δ = {format_delta(spend['delta'])}"
-                if spend["guaranteed"]
-                else "no guarantee"
-            )
+            cost = cost_words(spend)
             lines.append(
                 f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  {spend['method']:<11}  {cost}"
             )

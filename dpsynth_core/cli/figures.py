@@ -264,6 +264,10 @@ def run_report(args) -> None:
         random_state=seed,
     )
     figures, page = made.figures, made.page
+    from ..wording import cost_words
+
+    [stored_report] = [r for r in workspace.releases.reports(stored.id) if r["id"] == made.report_id]
+    recorded = workspace.ledger.spend(stored_report["spend_id"])
     files = {
         "--out": page.encode("utf-8"),
         "--json": (json.dumps(report_figures_json(figures), indent=2) + "\n").encode("utf-8"),
@@ -272,6 +276,6 @@ def run_report(args) -> None:
         files["--pdf"] = report_render.html_to_pdf(page)
     _write([(path, files[flag]) for flag, path in targets])
     print(
-        f"wrote the report to {args.out} (its figures spent epsilon {epsilon:g}, recorded in the ledger of "
+        f"wrote the report to {args.out} (its figures spent {cost_words(recorded)}, as recorded in the ledger of "
         f"{args.workspace})"
     )

@@ -27,12 +27,14 @@ data is read and stays written whatever happens next.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import dataclass
 
 from ..privacy.spending import Spend, Spending
 from ..release import Release, ReleaseSettings
-from ..wording import format_epsilon
+from ..wording import format_delta, format_epsilon
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class Reservation:
         seconds = time.monotonic() - start
         release_id = None
         if self.workspace is not None:
+            state_place(release.card, self.workspace, self.fingerprint)
             release_id = self.workspace.releases.record(
                 self.fingerprint,
                 release,
@@ -112,6 +115,44 @@ class Reservation:
                 table_later=table_later,
             )
         return Draw(release, release_id, self.spend_id, self.settings.charge, seconds)
+
+
+def settings_digest(card: dict) -> str:
+    """What makes two draws "the same settings": the method, its parameters and the declared columns,
+    as the card states them (public), as a short digest."""
+    public = [card["method"]["name"], card.get("parameters"), card.get("domain", {}).get("columns")]
+    return hashlib.sha256(json.dumps(public, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def state_place(card: dict, workspace, fingerprint: str) -> None:
+    """Write on ``card`` the draw's place, from the ledger at the time of the draw (its spend already
+    recorded): which draw it is with these settings on these records, and what the records have
+    spent in all so far per record. Cherry-picking the best of several draws is then visible to
+    whoever reads the card."""
+    digest = settings_digest(card)
+    number = 1 + sum(settings_digest(r.card) == digest for r in workspace.releases.made_from(fingerprint))
+    spending = workspace.ledger.spending(fingerprint)
+    total = spending.total_epsilon if spending.per_record is not None and not spending.unconvertible else None
+    card["draw"] = {
+        "number_with_these_settings": number,
+        "records_total_epsilon_per_record": total,
+        "records_total_delta_per_record": spending.per_record.delta if total is not None else None,
+        "lifetime_epsilon": spending.lifetime_epsilon,
+        "draws_and_reports_on_these_records": spending.draws,
+    }
+    delta = spending.per_record.delta if total is not None else 0.0
+    stated = f"ε = {format_epsilon(total)}" if total is not None else ""
+    if total is not None and delta > 0:  # the composition's own delta, said where it appears
+        stated += f", δ = {format_delta(delta)} ({spending.per_record.composition} composition)"
+    spent = (
+        f"the records have spent {stated} per record in all so far, this draw included"
+        if total is not None
+        else "no total per record holds for these records (a draw without a guarantee, or one per replaced record)"
+    )
+    card.setdefault("notes", []).append(
+        f"This is draw {number} of {number} so far with these settings on these records "
+        f"({spending.draws} draw(s) and report(s) on them in all); {spent}."
+    )
 
 
 def reserve(

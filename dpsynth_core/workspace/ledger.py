@@ -176,6 +176,12 @@ class Ledger:
         with self.database.connect() as conn:
             return self._spending(conn, fp)
 
+    def spend(self, spend_id: int | None) -> dict | None:
+        """One recorded spend (as :meth:`spends` lists it), or None."""
+        if spend_id is None:
+            return None
+        return next((s for s in self.spends() if s["id"] == int(spend_id)), None)
+
     def spends(self, fp: str | None = None) -> list[dict]:
         """Every recorded spend (of one dataset, or all), oldest first, each with its own composed cost."""
         query = (
@@ -205,6 +211,11 @@ class Ledger:
                     "epsilon": relations[0].epsilon if relations and guaranteed else None,
                     "delta": relations[0].delta if relations and guaranteed else None,
                     "neighbouring": relations[0].neighbouring if relations else None,
+                    "composition": relations[0].composition if relations and guaranteed else None,
+                    # its events' epsilons added up (pure events only): the figure a composition improved on
+                    "basic_epsilon": math.fsum(e.epsilon for e in parsed)
+                    if guaranteed and parsed and not any(e.is_zcdp for e in parsed)
+                    else None,
                 }
             )
         return out

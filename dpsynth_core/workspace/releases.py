@@ -296,10 +296,14 @@ class Releases:
         """Reports of a release, newest first (the HTML is included)."""
         with self.database.connect() as conn:
             rows = conn.execute(
-                "SELECT id, created, epsilon, figures, html FROM reports WHERE release_id = ? ORDER BY id DESC",
+                "SELECT id, created, epsilon, figures, html, spend_id FROM reports WHERE release_id = ? "
+                "ORDER BY id DESC",
                 (int(release_id),),
             ).fetchall()
-        return [{"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4]} for r in rows]
+        return [
+            {"id": r[0], "created": r[1], "epsilon": r[2], "figures": json.loads(r[3]), "html": r[4], "spend_id": r[5]}
+            for r in rows
+        ]
 
 
 #: The digests of the files releases were written to (made on first use; older workspaces lack it).

@@ -286,3 +286,49 @@ def test_one_budget_over_every_unit_lets_no_more_than_the_lifetime_budget_throug
     assert main(["ledger", str(data), "--workspace", str(ws2)]) == 0
     text = capsys.readouterr().out
     assert "total per record" in text and "ε = 2," in text and "times 2 per record" in text
+
+
+def test_cards_state_the_draws_place_and_every_surface_states_a_cost_the_same_way(tmp_path, capsys):
+    """Three draws with the same settings: the third card says it is draw 3 of 3 and what the records have
+    spent in all (the ledger's total per record at the time); a report's cost is printed as the ledger
+    lists it, with its composition and delta said where they appear."""
+    from dpsynth_core.cli import main
+    from dpsynth_core.data.examples import example_csv, example_declaration
+
+    data, domain = tmp_path / "adult.csv", tmp_path / "adult.json"
+    data.write_bytes(example_csv("adult").read_bytes())
+    domain.write_text(json.dumps(example_declaration("adult")))
+    ws = tmp_path / "ws"
+    base = [
+        "synth",
+        str(data),
+        "--domain",
+        str(domain),
+        "--epsilon",
+        "1",
+        "--method",
+        "cathist",
+        "--workspace",
+        str(ws),
+    ]
+    for i in (1, 2, 3):
+        assert main([*base, "--out", str(tmp_path / f"s{i}.csv"), "--card", str(tmp_path / f"c{i}.json")]) == 0
+    card = json.loads((tmp_path / "c3.json").read_text())
+    workspace = Workspace(ws, read_only=True)
+    key = workspace.ledger.dataset_key(workspace.ledger.records_key(data))
+    total = workspace.ledger.spending(key).per_record
+    assert card["draw"]["number_with_these_settings"] == 3
+    assert card["draw"]["records_total_epsilon_per_record"] == pytest.approx(total.epsilon)
+    assert any(n.startswith("This is draw 3 of 3 so far with these settings") for n in card["notes"])
+    assert json.loads((tmp_path / "c1.json").read_text())["draw"]["number_with_these_settings"] == 1
+    capsys.readouterr()
+    report = ["report", str(data), str(tmp_path / "s1.csv"), "--domain", str(domain), "--epsilon", "0.1"]
+    assert main([*report, "--workspace", str(ws), "--out", str(tmp_path / "r.html")]) == 0
+    printed = capsys.readouterr().out
+    [spend] = [s for s in Workspace(ws, read_only=True).ledger.spends() if s["purpose"] == "report"]
+    from dpsynth_core.wording import cost_words
+
+    stated = cost_words(spend)
+    assert stated in printed and ("by adding them up" in stated) == (spend["delta"] > 0)
+    assert main(["ledger", str(data), "--workspace", str(ws)]) == 0
+    assert stated in capsys.readouterr().out
