@@ -431,6 +431,23 @@ class Synthesizer:
         spent = sum(e.epsilon for e in self.accountant_.events) / self.epsilon_
         self._report(0.1 + 0.85 * min(1.0, spent), f"Measured {label}")
 
+    def _measure_vocabularies(self, encoded, text_eps: float) -> None:
+        """``columns_``: every column on codes, a text column through a CatHist vocabulary of ``text_eps``
+        (spent and recorded here), for the methods that work on finite codes (:mod:`.finite`)."""
+        from .finite import finite_column
+
+        self.columns_ = {}
+        for name in encoded.columns:
+            self.columns_[name] = finite_column(
+                encoded.columns[name],
+                text_epsilon=text_eps,
+                rho=self.rho_,
+                noise=self.noise_,
+                label=f"vocabulary {name}",
+            )
+            if self.columns_[name].vocabulary is not None:
+                self._spend("CatHist", text_eps, f"vocabulary {name}")
+
     def _report(self, done: float, message: str) -> None:
         """Tell the ``progress`` callable of ``fit``/``sample`` (if any) how far the step is, 0 to 1."""
         callback = getattr(self, "_progress", None)

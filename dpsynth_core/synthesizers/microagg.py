@@ -30,7 +30,6 @@ from ..errors import ParameterError
 from ..privacy.noise import real_laplace
 from .base import Synthesizer
 from .charges import NO_GUARANTEE
-from .finite import FiniteColumn, finite_column
 from .registry import register
 
 MAX_ROWS = 200_000
@@ -155,17 +154,7 @@ class MicroAggregation(Synthesizer):
         names = list(encoded.columns)
         texts = [n for n, c in encoded.columns.items() if not c.domain.binned]
         text_eps = epsilon / (2 * len(names)) if texts else 0.0
-        self.columns_: dict[str, FiniteColumn] = {}
-        for name in names:
-            self.columns_[name] = finite_column(
-                encoded.columns[name],
-                text_epsilon=text_eps,
-                rho=self.rho_,
-                noise=self.noise_,
-                label=f"vocabulary {name}",
-            )
-            if name in texts:
-                self._spend("CatHist", text_eps, f"vocabulary {name}")
+        self._measure_vocabularies(encoded, text_eps)
         epsilon -= text_eps * len(texts)
         cells = np.array([self.columns_[n].cells for n in names], dtype=float)
         positions = np.column_stack([_position(self.columns_[n], self.columns_[n].codes) for n in names])

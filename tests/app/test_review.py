@@ -60,12 +60,17 @@ def _shared_release(folder) -> tuple[Workspace, str]:
     return workspace, workspace.access.create_link([release_id], note="board")
 
 
+def _reviewer_app(token: str) -> AppTest:
+    """The app opened with a reviewer link, run once."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["review"] = token
+    return at.run()
+
+
 def test_a_reviewer_link_opens_only_the_review_pages(tmp_path, monkeypatch):
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path))
     _, token = _shared_release(tmp_path)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["review"] = token
-    at.run()
+    at = _reviewer_app(token)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Releases shared with you"
     shown = " ".join(str(node.proto) for node in at._tree if hasattr(node, "proto")) + str(at.sidebar)
@@ -126,9 +131,7 @@ def test_the_releases_page_makes_a_reviewer_link(tmp_path, monkeypatch):
 def test_revoking_a_link_ends_an_open_review_session_at_its_next_interaction(tmp_path, monkeypatch):
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path))
     workspace, token = _shared_release(tmp_path)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["review"] = token
-    at.run()
+    at = _reviewer_app(token)
     assert at.title[0].value == "Releases shared with you"
     [link] = workspace.access.links()
     workspace.access.revoke_link(link["id"])

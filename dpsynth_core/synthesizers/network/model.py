@@ -44,7 +44,7 @@ from ...privacy.histogram import noisy_count, noisy_histogram
 from ...privacy.noise import discrete_laplace_std
 from ..base import Synthesizer
 from ..charges import APPROXIMATE_DP
-from ..finite import FiniteColumn, coded_table, finite_column
+from ..finite import coded_table
 from .factors import Factor, column_support, conditional_table, sample_children
 from .structure import (
     COUNT_FAILURE,
@@ -131,20 +131,6 @@ class NetworkSynthesizer(Synthesizer):
         p_eps = self._measure_entropies(table, names, entropy_budget, parameter_budget, n_low)
         self._choose_structure(names, scored, noisy_n, p_eps)
         self._measure_tables(table, names, scored, p_eps)
-
-    def _measure_vocabularies(self, encoded: EncodedTable, text_eps: float) -> None:
-        """Every column on codes: a text column through a CatHist vocabulary of ``text_eps``."""
-        self.columns_: dict[str, FiniteColumn] = {}
-        for name in encoded.columns:
-            self.columns_[name] = finite_column(
-                encoded.columns[name],
-                text_epsilon=text_eps,
-                rho=self.rho_,
-                noise=self.noise_,
-                label=f"vocabulary {name}",
-            )
-            if self.columns_[name].vocabulary is not None:
-                self._spend("CatHist", text_eps, f"vocabulary {name}")
 
     def _measure_entropies(self, table, names, entropy_budget: float, parameter_budget: float, n_low: int) -> float:
         """1. Noisy entropies of every attribute and pair on the public scoring discretisation, and the

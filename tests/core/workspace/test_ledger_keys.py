@@ -13,7 +13,7 @@ import pytest
 from dpsynth_core import synthesize
 from dpsynth_core.cli import main
 from dpsynth_core.workspace import Workspace
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli_synth
 from tests.corpus import good_domain
 
 
@@ -52,21 +52,7 @@ def test_a_limit_holds_for_the_records_in_every_form_and_every_change_is_kept(re
 
 def test_synth_records_in_the_default_workspace_unless_told_not_to(record_forms):
     default = Workspace()
-    assert (
-        main(
-            [
-                "synth",
-                str(record_forms / "a.csv"),
-                "--domain",
-                str(record_forms / "d.json"),
-                "--epsilon",
-                "1",
-                "--out",
-                str(record_forms / "o.csv"),
-            ]
-        )
-        == 0
-    )
+    assert run_cli_synth(record_forms / "a.csv", record_forms / "d.json", out=record_forms / "o.csv") == 0
     assert (
         default.ledger.spending(
             default.ledger.dataset_key(default.ledger.records_key(record_forms / "d.parquet"))
@@ -75,20 +61,8 @@ def test_synth_records_in_the_default_workspace_unless_told_not_to(record_forms)
     )
     card = record_forms / "card.json"
     assert (
-        main(
-            [
-                "synth",
-                str(record_forms / "a.csv"),
-                "--domain",
-                str(record_forms / "d.json"),
-                "--epsilon",
-                "1",
-                "--out",
-                str(record_forms / "o2.csv"),
-                "--no-ledger",
-                "--card",
-                str(card),
-            ]
+        run_cli_synth(
+            record_forms / "a.csv", record_forms / "d.json", out=record_forms / "o2.csv", no_ledger=True, card=card
         )
         == 0
     )
