@@ -17,8 +17,9 @@ def lifetime_budget() -> None:
         fingerprint = data["hash"]
         limit = ledger.lifetime_budget(fingerprint)
         st.markdown(
-            "Set the most ε that may ever be spent on this file, across every draw and report, in this "
-            "workspace. A draw that would go past it is refused, with the reason."
+            "Set the most ε that may ever be spent on this file, per record, across every draw and report, "
+            "in this workspace (a release that protects each person counts twice per record). A draw that "
+            "would go past it is refused, with the reason."
         )
         c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
         new_limit = c1.number_input(
