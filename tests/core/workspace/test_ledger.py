@@ -332,3 +332,34 @@ def test_cards_state_the_draws_place_and_every_surface_states_a_cost_the_same_wa
     assert stated in printed and ("by adding them up" in stated) == (spend["delta"] > 0)
     assert main(["ledger", str(data), "--workspace", str(ws)]) == 0
     assert stated in capsys.readouterr().out
+
+
+def test_three_unseeded_cli_draws_at_once_never_pass_a_lifetime_budget(tmp_path, capsys):
+    """Three real (unseeded) draws in three processes at the same moment, under a lifetime budget that
+    holds two of them: two are recorded and written, the third is refused in one line; nothing is lost."""
+    from dpsynth_core.cli import main
+
+    data = tmp_path / "people.csv"
+    TABLE.to_csv(data, index=False)
+    domain = tmp_path / "people.domain.json"
+    domain.write_text(json.dumps(DOMAIN))
+    ws = tmp_path / "ws"
+    assert main(["ledger", str(data), "--workspace", str(ws), "--limit", "1.0"]) == 0
+    capsys.readouterr()
+    argv = [
+        synth_argv(data, domain, epsilon=0.5, out=tmp_path / f"out{i}.csv", method="cathist", workspace=ws)
+        for i in range(3)
+    ]
+    runs = [
+        subprocess.Popen([sys.executable, "-m", "dpsynth_core", *a], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        for a in argv
+    ]
+    errors = [run.communicate(timeout=180)[1] for run in runs]
+    outcomes = sorted(zip((run.returncode for run in runs), errors))
+    assert [status for status, _ in outcomes] == [0, 0, 2], outcomes
+    refusal = outcomes[-1][1].strip().splitlines()
+    assert len(refusal) == 1 and "over its lifetime budget" in refusal[0]
+    workspace = Workspace(ws, read_only=True)
+    spending = workspace.ledger.spending(workspace.ledger.dataset_key(workspace.ledger.records_key(data)))
+    assert spending.draws == 2 and spending.total_epsilon <= 1.0 + 1e-9
+    assert sum((tmp_path / f"out{i}.csv").exists() for i in range(3)) == 2
