@@ -9,7 +9,8 @@ from app_support.pages import DATA, DOMAIN
 from app_support.sidebar import file_size, upload_again
 from dpsynth_core import DataError, constraints
 from dpsynth_core.data.examples import EXAMPLES
-from dpsynth_core.data.tables import ENCODINGS, line_report_text
+from dpsynth_core.data.file_bytes import ENCODINGS
+from dpsynth_core.data.tables import line_report_text
 from dpsynth_core.domain.templates import declaration_from_names
 
 st.title(DATA.title)

@@ -9,7 +9,7 @@ import threading
 import streamlit as st
 
 from dpsynth_core.data.tables import read_table
-from dpsynth_core.evaluation import metrics, summaries, teaching
+from dpsynth_core.evaluation import metrics, summaries, teaching, values
 from dpsynth_core.synthesizers import planning
 
 
@@ -110,10 +110,10 @@ def paired(entry: dict, real, declaration: dict) -> dict:
 
 def quality(entry: dict, name: str, real, declaration: dict, report=lambda done, message: None):
     """One publisher-only measure of a release, computed once and kept with it (JSON form): "values"
-    (:func:`metrics.value_summaries`) or one of :data:`summaries.MEASURES`. Nothing here enters a release."""
+    (:func:`values.value_summaries`) or one of :data:`summaries.MEASURES`. Nothing here enters a release."""
     if name not in entry["metrics"]:
         if name == "values":  # numeric and date columns value by value (no bins): a few tenths of a second
-            entry["metrics"][name] = metrics.value_summaries(real, entry["data"], declaration)
+            entry["metrics"][name] = values.value_summaries(real, entry["data"], declaration)
         else:
             report(0.05, "Reading both tables over the declared cells")
             entry["metrics"][name] = summaries.measure(name, paired(entry, real, declaration), report)

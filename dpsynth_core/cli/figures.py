@@ -129,7 +129,7 @@ def exact_figures(real, synthetic, domain) -> dict:
     """The exact comparison ``compare`` writes: 1-way and 2-way total variation distances over the
     released representation (the Preview's figures) and the value-level figures of numeric and date
     columns. Reads the real data without noise: publisher-only."""
-    from ..evaluation import metrics
+    from ..evaluation import metrics, values
 
     pairs = metrics.paired_codes(real, synthetic, domain)
     matrix = metrics.two_way_distances(pairs)
@@ -137,7 +137,7 @@ def exact_figures(real, synthetic, domain) -> dict:
     return {
         "one_way": metrics.one_way_distances(pairs),
         "two_way": {pair_key(a, b): float(matrix.loc[a, b]) for i, a in enumerate(names) for b in names[i + 1 :]},
-        "values": metrics.value_summaries(real, synthetic, domain),
+        "values": values.value_summaries(real, synthetic, domain),
     }
 
 

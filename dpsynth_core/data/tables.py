@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import constraints
 from ..errors import DataError
-from .file_bytes import ENCODINGS, byte_order_mark, check_delimiter, check_encoding, read_capped  # noqa: F401
+from .file_bytes import byte_order_mark, check_delimiter, check_encoding, read_capped
 
 # ENCODINGS, check_encoding and check_delimiter are file_bytes's, imported from here by the app and the CLI too.
 

@@ -262,7 +262,7 @@ def value_cdf_chart(comparison) -> go.Figure:
     """Real and synthetic distribution functions of one numeric or date column, value by value.
 
     A value held by many records is a vertical jump; a spike spread over a bin becomes a slope.
-    ``comparison``: a :class:`dpsynth_core.evaluation.metrics.ValueComparison`.
+    ``comparison``: a :class:`dpsynth_core.evaluation.values.ValueComparison`.
     """
     x = comparison.shown(comparison.points)
     fig = go.Figure(

@@ -20,7 +20,6 @@ from ..data.encoding import encode_column
 from ..domain import as_table_domain
 from ..privacy.cathist import fidelity
 from ..privacy.noise import make_noise_source, real_laplace
-from .values import ValueComparison, value_comparison, value_summaries, value_summary  # noqa: F401
 
 
 @dataclass

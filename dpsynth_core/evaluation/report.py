@@ -51,9 +51,9 @@ import pandas as pd
 
 from ..domain import as_table_domain
 from ..errors import DPSynthError
-from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent
+from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, unit_relation
 from ..privacy.noise import make_noise_source, real_laplace
-from ..privacy.persons import bound_rows, unit_relation
+from ..privacy.persons import bound_rows
 from ..privacy.spending import Spend
 from .intervals import (
     CONFIDENCE,

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..release.card import render_card_html
-from .report import CONFIDENCE, MAX_CHART_CELLS, Estimate, ReportError, ReportFigures, pair_name  # noqa: F401
+from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
 
 DEFAULT_CHARTS = 4
 

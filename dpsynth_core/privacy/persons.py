@@ -32,7 +32,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .accounting import Accountant, PrivacyEvent, person_relation, unit_relation  # noqa: F401 (re-exported)
+from .accounting import Accountant, PrivacyEvent, unit_relation
 
 
 def person_codes(ids: pd.Series, *, ignore_case: bool = False) -> np.ndarray:

@@ -17,7 +17,8 @@ from types import MappingProxyType
 import pandas as pd
 
 from .. import constraints
-from ..data.tables import check_delimiter, check_encoding, read_table
+from ..data.file_bytes import check_delimiter, check_encoding
+from ..data.tables import read_table
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, get_engine, lines_read, open_source
 from ..privacy.spending import Spend

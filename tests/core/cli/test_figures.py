@@ -12,6 +12,7 @@ from dpsynth_core.cli import main
 from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.evaluation import metrics, report
+from dpsynth_core.evaluation.values import value_summaries
 from dpsynth_core.workspace import Workspace
 from tests.conftest import run_cli_synth
 from tests.every_kind import DOMAIN, real_table, released_form
@@ -45,7 +46,7 @@ def test_compare_writes_the_previews_exact_figures(adult, capsys):
     matrix = metrics.two_way_distances(pairs)
     assert written["two_way"]["age,workclass"] == pytest.approx(matrix.loc["age", "workclass"], abs=1e-12)
     assert len(written["two_way"]) == len(pairs) * (len(pairs) - 1) // 2
-    values = metrics.value_summaries(real, synthetic, example_declaration("adult"))
+    values = value_summaries(real, synthetic, example_declaration("adult"))
     assert written["values"]["capital-gain"]["max_cdf_gap"] == pytest.approx(values["capital-gain"]["max_cdf_gap"])
 
 

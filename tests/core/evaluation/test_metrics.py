@@ -10,6 +10,7 @@ import pytest
 
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.evaluation import metrics, report
+from dpsynth_core.evaluation.values import value_comparison
 from tests.every_kind import DOMAIN, ROWS, real_table, released_form
 
 SPEC = {
@@ -89,9 +90,9 @@ def test_value_comparison_shows_a_spike_spread_over_its_bin():
     column = column_from_json("gain", {"type": "integer", "min": 0, "max": 99})
     real = pd.Series(["0"] * 90 + ["50"] * 10)
     spread = pd.Series([str(v) for v in range(0, 90)] + ["50"] * 9 + [""])  # the spike at 0 is spread out
-    same = metrics.value_comparison(real, real, column)
+    same = value_comparison(real, real, column)
     assert same.value_tvd == 0 and same.max_cdf_gap == 0 and same.missing == (0, 0)
-    moved = metrics.value_comparison(real, spread, column)
+    moved = value_comparison(real, spread, column)
     # hand-computed: real 0: 0.90 vs 0.01; 50: 0.10 vs 0.10; 88 other values at 0.01; missing 0.01
     assert moved.value_tvd == pytest.approx(0.5 * (0.89 + 0.88 + 0.01))
     assert moved.top.iloc[0].tolist() == [0, 0.9, 0.01] and moved.missing == (0, 0.01)
@@ -99,10 +100,10 @@ def test_value_comparison_shows_a_spike_spread_over_its_bin():
     assert value_cdf_chart(moved).data[0].y[0] == pytest.approx(0.9)
     assert list(top_values_chart(moved).data[0].x[:2]) == ["0", "50"]
     dates = column_from_json("d", {"type": "date", "min": "2020-01-01", "max": "2020-12-31"})
-    days = metrics.value_comparison(pd.Series(["2020-03-01"] * 3), pd.Series(["2020-03-01", "2020-03-02", ""]), dates)
+    days = value_comparison(pd.Series(["2020-03-01"] * 3), pd.Series(["2020-03-01", "2020-03-02", ""]), dates)
     assert days.shown(days.top["value"])[0] == "2020-03-01" and days.value_tvd == pytest.approx(2 / 3)
     real_numbers = column_from_json("x", {"type": "float", "min": 0, "max": 1})
-    assert metrics.value_comparison(pd.Series(["0.5"]), pd.Series(["0.25"]), real_numbers).value_tvd is None
+    assert value_comparison(pd.Series(["0.5"]), pd.Series(["0.25"]), real_numbers).value_tvd is None
 
 
 def test_publisher_views_name_a_text_value_only_when_enough_real_rows_hold_it():
@@ -166,5 +167,5 @@ def test_exact_values_compare_equal_against_a_release_of_the_same_values(tables)
     real, _ = tables
     domain = TableDomain.from_json(DOMAIN)
     for name in ("age", "gain", "score", "day"):
-        values = metrics.value_comparison(real[name], real[name], domain.columns[name], markers=domain.missing_markers)
+        values = value_comparison(real[name], real[name], domain.columns[name], markers=domain.missing_markers)
         assert values.max_cdf_gap == 0.0 and values.value_tvd in (None, 0.0)

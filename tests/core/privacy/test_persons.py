@@ -14,8 +14,8 @@ from dpsynth_core.cli import main
 from dpsynth_core.domain import PersonUnit, TableDomain
 from dpsynth_core.errors import DomainError, ParameterError
 from dpsynth_core.evaluation import report as reports
-from dpsynth_core.privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent
-from dpsynth_core.privacy.persons import bound_rows, group_guarantee, person_ledger, person_relation
+from dpsynth_core.privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, person_relation
+from dpsynth_core.privacy.persons import bound_rows, group_guarantee, person_ledger
 from dpsynth_core.release import synthesize
 from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.planning import price
