@@ -180,3 +180,20 @@ def test_a_classs_bases_live_in_its_own_package():
                 if module is not None and module.split(".")[0] not in (package, "errors"):
                     offenders.append(f"{'.'.join(parts)}.{node.name} extends {ast.unparse(base)} of {module}")
     assert offenders == [], offenders
+
+
+def test_names_are_passed_on_only_by_package_faces_with_all():
+    """A re-export (an import kept only to be imported from here) lives in a package's __init__.py, which
+    lists its public names in ``__all__``; a module imports a name from its home, never from a module
+    that merely passed it on."""
+    elsewhere = [
+        p.relative_to(CORE).as_posix()
+        for p in CORE.rglob("*.py")
+        if p.name != "__init__.py" and "noqa: F401" in p.read_text()
+    ]
+    faces = [
+        p.relative_to(CORE).as_posix()
+        for p in CORE.rglob("__init__.py")
+        if "noqa: F401" in p.read_text() and "__all__" not in p.read_text()
+    ]
+    assert elsewhere == [] and faces == []
