@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .. import constraints
 from ..errors import DPSynthError, ParameterError
+from .outputs import input_path
 
 
 def run_methods(args) -> None:
@@ -19,7 +20,9 @@ def run_methods(args) -> None:
 
 def add_ledger(sub) -> None:
     ledger = sub.add_parser("ledger", help="print the privacy budget ledger of a workspace")
-    ledger.add_argument("input", nargs="?", help="only this data file's (or Parquet folder's or glob's) ledger")
+    ledger.add_argument(
+        "input", nargs="?", type=input_path, help="only this data file's (or Parquet folder's or glob's) ledger"
+    )
     ledger.add_argument(
         "--workspace", metavar="FOLDER", help="the workspace folder (default: $DPSYNTH_WORKSPACE, else ~/.dpsynth)"
     )
@@ -99,6 +102,8 @@ def run_tau(args) -> None:
 def run_ledger(args) -> None:
     from ..data.fingerprint import check_source
 
+    if args.input is not None and not args.input.strip():
+        raise ParameterError("ledger's data file must be named (or left out, for every dataset)")
     limit = None
     if args.limit is not None:  # every check before the workspace is opened (or made)
         if not args.input and args.dataset is None:

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from ..errors import DPSynthError, ParameterError
-from .outputs import output_path
+from .outputs import input_path, output_path
 
 
 def add_commands(sub) -> None:
@@ -52,7 +52,9 @@ def add_commands(sub) -> None:
     report.add_argument("--pdf", type=output_path, help="also print it to this PDF (needs Chromium)")
     report.add_argument("--json", metavar="OUT", type=output_path, help="also write the DP figures (JSON)")
     report.add_argument(
-        "--card", help="the release card (JSON), to find a release whose file the workspace did not keep"
+        "--card",
+        type=input_path,
+        help="the release card (JSON), to find a release whose file the workspace did not keep",
     )
     report.add_argument(
         "--pair",
@@ -73,9 +75,11 @@ def add_commands(sub) -> None:
 
 
 def _tables(parser) -> None:
-    parser.add_argument("real", help="the real table (CSV)")
-    parser.add_argument("synthetic", help="the synthetic table (CSV), as released")
-    parser.add_argument("--domain", required=True, help="the domain declaration both are read over (JSON)")
+    parser.add_argument("real", type=input_path, help="the real table (CSV)")
+    parser.add_argument("synthetic", type=input_path, help="the synthetic table (CSV), as released")
+    parser.add_argument(
+        "--domain", required=True, type=input_path, help="the domain declaration both are read over (JSON)"
+    )
     parser.add_argument("--encoding", default=None, help="text encoding of both files (default: detected)")
     parser.add_argument("--delimiter", default=None, help="field delimiter of both files (default: detected)")
 
@@ -162,7 +166,7 @@ def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: s
     alone finds only a release made before files were recorded, and only when the file has that
     release's columns and rows (``synthetic``: the file as read); anything else is refused.
     """
-    card = read_card(card_path) if card_path else None
+    card = read_card(card_path) if card_path is not None else None
     stored_id = workspace.releases.written_to(synthetic_path)
     made = workspace.releases.made_from(fingerprint)
     found = next((r for r in made if r.id == stored_id), None)
@@ -188,6 +192,8 @@ def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: s
 
 def read_card(path: str) -> dict:
     """A release card (the JSON ``synth --card`` writes), or a one-line refusal naming what it is not."""
+    if not path.strip():
+        raise ParameterError("--card must name a file")
     if not Path(path).is_file():
         raise ParameterError(f"--card: file not found: {path}")
     try:

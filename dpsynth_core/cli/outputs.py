@@ -31,6 +31,12 @@ def output_path(value: str) -> str:
     return value
 
 
+def input_path(value: str) -> str:
+    """The argparse ``type`` of every argument that names a file a command reads: it marks it as an input,
+    so the tests built from the parser aim every input of every command at ledgers and devices too."""
+    return value
+
+
 #: The names a workspace's ledger database takes on disk (the database, its WAL and journal files).
 _LEDGER_ENDINGS = ("", "-wal", "-shm", "-journal")
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import constraints
-from .outputs import output_path
+from .outputs import input_path, output_path
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,10 +68,11 @@ def add_synth(synth) -> None:
 
     synth.add_argument(
         "input",
+        type=input_path,
         help="the sensitive CSV, TSV or Parquet file, or a folder or quoted glob of Parquet "
         "files ('data/*.parquet'; --engine duckdb or spark)",
     )
-    synth.add_argument("--domain", required=True, help="the domain declaration (JSON)")
+    synth.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
     synth.add_argument(
         "--method",
         default=DEFAULT_METHOD,

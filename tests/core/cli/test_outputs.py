@@ -358,3 +358,66 @@ def test_a_report_follows_its_releases_person_unit_and_a_seeded_report_guarantee
     assert main(["ledger", str(data), "--workspace", str(ws), "--limit", "100"]) == 0
     assert main([*seeded, "--out", str(tmp_path / "seeded2.html")]) == 2
     assert "no differential-privacy guarantee" in capsys.readouterr().err
+
+
+def _input_arguments() -> dict[str, list[str]]:
+    """Subcommand -> the dests of its arguments typed ``input_path`` (read from the parser)."""
+    from dpsynth_core.cli.outputs import input_path
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))
+    return {
+        name: [a.dest for a in command._actions if a.type is input_path]
+        for name, command in sub.choices.items()
+        if any(a.type is input_path for a in command._actions)
+    }
+
+
+def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_in_one_line(files, capsys, monkeypatch):
+    """Every argument a command reads (typed ``input_path`` in the parser), aimed at the named and the
+    default workspace's ledger, a device, a folder and an empty name: one line, exit 2, every ledger and
+    input as it was. (A FIFO is left out here: reading one waits for its writer, as ``cat`` does.)"""
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    inputs = _input_arguments()
+    assert set(inputs) == {"synth", "compare", "report", "ledger"}, "a command reads files: give it a base line"
+    base = {**_base_commands(files), "ledger": ["ledger", str(files["real"]), "--workspace", str(files["workspace"])]}
+    out = {"synth": ["--out", str(files["folder"] / "fine" / "o.csv")], "compare": ["--json", "x.json"]}
+    out["report"] = ["--out", str(files["folder"] / "fine" / "r.html")]
+    out["compare"] = ["--json", str(files["folder"] / "fine" / "c.json")]
+    (files["folder"] / "fine").mkdir(exist_ok=True)
+    targets = {
+        "the named workspace's ledger": str(files["workspace"] / FILE_NAME),
+        "the default workspace's ledger": str(files["default"] / FILE_NAME),
+        "a folder": str(files["folder"] / "fine"),
+        "an empty name": "",
+    }
+    if os.geteuid() == 0:
+        device = files["folder"] / "zero"
+        if not device.exists():
+            os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 5))  # like /dev/zero, made here
+        targets["a device"] = str(device)
+    before = _state(files)
+    failures = []
+    positional = {
+        "synth": ["input"],
+        "compare": ["real", "synthetic"],
+        "report": ["real", "synthetic"],
+        "ledger": ["input"],
+    }
+    for command, dests in inputs.items():
+        for dest in dests:
+            for what, target in targets.items():
+                argv = list(base[command]) + out.get(command, [])
+                if dest in positional[command]:
+                    argv[1 + positional[command].index(dest)] = target
+                else:
+                    flag = "--" + dest.replace("_", "-")
+                    argv = argv[: argv.index(flag)] + argv[argv.index(flag) + 2 :] if flag in argv else argv
+                    argv += [flag, target]
+                status = main(argv)
+                err = capsys.readouterr().err.strip()
+                if status != 2 or len(err.splitlines()) != 1 or not err.startswith("error:"):
+                    failures.append(f"{command} {dest} at {what}: exit {status}, {err[:200]!r}")
+    assert failures == []
+    assert _state(files) == before
+    assert not any((files["folder"] / "fine").iterdir())
