@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 
+from ... import constraints
 from ...errors import ParameterError
 from ...privacy.accounting import Accountant, PrivacyEvent, zcdp_budget
 from ...privacy.noise import typical_bin_error
@@ -282,3 +283,16 @@ def split_round(round_budget: float, *, zcdp: bool) -> tuple[float, float]:
 def expected_noise(noise_param: float, *, zcdp: bool) -> float:
     """Mean |noise| per cell of a measurement (sigma for zCDP, epsilon for pure DP)."""
     return GAUSSIAN_MEAN_ABS * noise_param if zcdp else typical_bin_error(noise_param)
+
+
+def check_width(domain) -> None:
+    """Refuse, from the declaration alone, a table wider than :data:`~dpsynth_core.constraints.MARGINALS_MAX_COLUMNS`
+    kept columns: the selection compares every pair of columns, so the time grows with the square of the width."""
+    width = len(domain.kept)
+    if width > constraints.MARGINALS_MAX_COLUMNS:
+        raise ParameterError(
+            f"the default method compares every pair of columns, so its time grows with the square of the "
+            f"width: it takes at most {constraints.MARGINALS_MAX_COLUMNS} kept columns (about 7 minutes on "
+            f"2 cores); this declaration keeps {width:,}. Drop the columns the release does not need, or "
+            "choose cathist (each column on its own)"
+        )

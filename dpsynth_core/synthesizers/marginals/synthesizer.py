@@ -57,6 +57,7 @@ from .budget import (
     ORDERED_KINDS,
     SELECT_SHARE,
     cell_weights,
+    check_width,
     column_noise,
     column_one_way,
     expected_noise,
@@ -143,14 +144,7 @@ class MarginalsSynthesizer(Synthesizer):
     def _row_charge(cls, domain, epsilon, *, rows=None, delta=None, groups=None, **options) -> Spend:
         """Row count and bins as every method spends them, then :func:`~.budget.row_charge`. Refused up
         front past :data:`~dpsynth_core.constraints.MARGINALS_MAX_COLUMNS` kept columns."""
-        width = len(as_table_domain(domain).kept)
-        if width > constraints.MARGINALS_MAX_COLUMNS:
-            raise ParameterError(
-                f"the default method compares every pair of columns, so its time grows with the square of the "
-                f"width: it takes at most {constraints.MARGINALS_MAX_COLUMNS} kept columns (about 7 minutes on "
-                f"2 cores); this declaration keeps {width:,}. Drop the columns the release does not need, or "
-                "choose cathist (each column on its own)"
-            )
+        check_width(as_table_domain(domain))
         delta = delta_of(delta)
         common, _ = cls._common_events(domain, epsilon, rows, delta=delta)
         return row_charge(domain, epsilon, common, delta=delta, neighbouring=cls.neighbouring)
