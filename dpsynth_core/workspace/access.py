@@ -202,7 +202,8 @@ class Access:
         """
         keys = [f"account:{name}"] + ([f"client:{client}"] if client else [])
         now = clock()
-        counts = dict(self._run_all(_SCHEMA, _FAILURES_OF.format(marks=", ".join("?" * len(keys))), keys))
+        rows = self._run(_FAILURES_OF.format(marks=", ".join("?" * len(keys))), keys)
+        counts = {key: (failures, last) for key, failures, last in rows}
         waits = [_pause(counts[key][0]) - (now - counts[key][1]) for key in keys if key in counts]
         if waits and max(waits) > 0:
             raise SignInPaused(max(waits))
@@ -220,14 +221,6 @@ class Access:
                         (key, now),
                     )
         return right
-
-    def _run_all(self, schema: str, sql: str, params=()) -> list:
-        """Rows of one query, the part's tables made first (a write transaction, as :meth:`_run`)."""
-        with self.database.transaction() as conn:
-            for statement in schema.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            return [(row[0], (row[1], row[2])) for row in conn.execute(sql, params).fetchall()]
 
     # --- reviewer links ---------------------------------------------------------------------------
 

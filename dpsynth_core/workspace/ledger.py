@@ -180,19 +180,22 @@ class Ledger:
         """One recorded spend (as :meth:`spends` lists it), or None."""
         if spend_id is None:
             return None
-        return next((s for s in self.spends() if s["id"] == int(spend_id)), None)
+        found = self.spends(spend_id=int(spend_id))
+        return found[0] if found else None
 
-    def spends(self, fp: str | None = None) -> list[dict]:
-        """Every recorded spend (of one dataset, or all), oldest first, each with its own composed cost."""
+    def spends(self, fp: str | None = None, *, spend_id: int | None = None) -> list[dict]:
+        """Every recorded spend (of one dataset, or all; or the one ``spend_id``), oldest first, each with its
+        own composed cost."""
         query = (
             "SELECT s.id, s.fingerprint, d.name, s.created, s.purpose, s.method, s.guaranteed, s.events, "
             "s.source, s.release_id, s.zcdp_delta FROM spends s LEFT JOIN datasets d ON "
             "d.fingerprint = s.fingerprint"
         )
         with self.database.connect() as conn:
-            rows = conn.execute(
-                query + (" WHERE s.fingerprint = ?" if fp else "") + " ORDER BY s.id", (fp,) if fp else ()
-            ).fetchall()
+            where, params = (" WHERE s.id = ?", (spend_id,)) if spend_id is not None else ("", ())
+            if fp:
+                where, params = where + (" AND" if where else " WHERE") + " s.fingerprint = ?", (*params, fp)
+            rows = conn.execute(query + where + " ORDER BY s.id", params).fetchall()
         out = []
         for sid, fpr, name, created, purpose, method, guaranteed, events, source, release_id, zcdp_delta in rows:
             parsed = tuple(_event(e) for e in json.loads(events))
