@@ -29,7 +29,7 @@ ENVIRONMENT_VARIABLE = "DPSYNTH_WORKSPACE"
 FILE_NAME = "workspace.sqlite"
 #: SQLite's ``application_id`` of a dpsynth workspace ("dpsy").
 APPLICATION_ID = 0x64707379
-_SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 4
 
 #: The tables schema version 3 added with the marker: the workspace's key, the records joined to a
 #: named dataset (:mod:`.ledger`), and every change of a lifetime budget.
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS limit_changes (
     id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, created TEXT NOT NULL, old REAL, new REAL,
     source TEXT NOT NULL);
 """
-#: The ledger, the releases and the saved choices (the accounts and reviewer links of :mod:`.access`
+#: The ledger, the releases and the saved choices, and (version 4) the column fingerprints of the records
+#: seen (:mod:`.matching`) (the accounts and reviewer links of :mod:`.access`
 #: are made by their first use).
 _TABLES = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -61,6 +62,9 @@ CREATE TABLE IF NOT EXISTS reports (
 CREATE TABLE IF NOT EXISTS declarations (fingerprint TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS policies (name TEXT PRIMARY KEY, updated TEXT NOT NULL, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (browser TEXT PRIMARY KEY, updated TEXT NOT NULL, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS record_columns (
+    records TEXT NOT NULL, rows INTEGER NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (records, hash));
+CREATE INDEX IF NOT EXISTS record_columns_by_hash ON record_columns (hash, rows);
 DROP TABLE IF EXISTS app_state;  -- version 1: one saved session that every browser resumed
 CREATE INDEX IF NOT EXISTS spends_by_data ON spends (fingerprint);
 CREATE INDEX IF NOT EXISTS releases_by_data ON releases (fingerprint, settings_key);

@@ -14,7 +14,9 @@ What the ledger can catch, and what it cannot (the README's "The budget ledger" 
 * **It follows the records, not the bytes.** A table's ledger is found by the keyed
   fingerprint of its records (:mod:`dpsynth_core.data.fingerprint`): the same records
   shuffled, with other line ends, blank lines, another delimiter, saved as Parquet or split
-  into parts, or read under another declaration, find the same ledger.
+  into parts, or read under another declaration, find the same ledger; and the file around them
+  changed (a column renamed, dropped or added, dates written another way) finds it by the
+  fingerprints of its columns (:mod:`.matching`).
 * **Versions of a table share a budget only when named.** A record added or a cell changed
   makes other data with its own fingerprint; the publisher names a dataset
   (``--dataset NAME``, or the name field of the app) so that monthly extracts or corrected
@@ -40,12 +42,13 @@ from dataclasses import fields
 
 import pandas as pd
 
-from ..data.fingerprint import check_source, records_fingerprint
+from ..data.fingerprint import RecordsIdentity, check_source, records_identity
 from ..errors import DPSynthError
 from ..privacy.accounting import PrivacyEvent
 from ..privacy.spending import Spend, Spending, compose, in_record_unit, per_record_total
 from ..wording import format_epsilon
 from .database import Database, now, secret
+from .matching import known_columns, matching_records, remember
 
 #: What a release's card says when the command line recorded it in no ledger (``--no-ledger``).
 NO_LEDGER = (
@@ -64,6 +67,8 @@ class Ledger:
 
     def __init__(self, database: Database):
         self.database = database
+        #: The identities :meth:`records_key` computed, by fingerprint (a read-only workspace keeps none).
+        self._seen: dict[str, RecordsIdentity] = {}
 
     # --- the budget transaction: check the lifetime budget, then record -----------------------
 
@@ -274,8 +279,9 @@ class Ledger:
     # --- which ledger a table belongs to ------------------------------------------------------------
 
     def records_key(self, data, *, encoding: str | None = None, delimiter: str | None = None) -> str | None:
-        """The keyed fingerprint of a table's records (:func:`~dpsynth_core.data.fingerprint.records_fingerprint`)
-        under this workspace's key: the same records, in any file form, give the same key.
+        """The keyed fingerprint of a table's records (:func:`~dpsynth_core.data.fingerprint.records_identity`)
+        under this workspace's key: the same records, in any file form, give the same key. The
+        fingerprints of its columns, computed in the same pass, are kept for :meth:`dataset_key`.
         None for a workspace opened read-only that has no key yet (it knows no records)."""
         if not isinstance(data, pd.DataFrame):
             check_source(data)
@@ -283,26 +289,57 @@ class Ledger:
             return None
         with self.database.connect() as conn:
             key = secret(conn)
-        return None if key is None else records_fingerprint(data, key, encoding=encoding, delimiter=delimiter)
+        if key is None:
+            return None
+        identity = records_identity(data, key, encoding=encoding, delimiter=delimiter)
+        self._seen[identity.fingerprint] = identity
+        if not self.database.read_only:
+            with self.database.transaction() as conn:
+                remember(conn, identity)
+        return identity.fingerprint
 
     def dataset_key(self, records: str | None, name: str | None = None) -> str | None:
         """The ledger key of a table: its named dataset's (``name``, or the one its records joined
-        before), else its records' own. Naming records puts them into the named dataset for
-        good (:func:`join_named`)."""
+        before), else that of earlier records whose columns it matches (:mod:`.matching`), else its
+        records' own. Naming records puts them, and the records that matched them, into the named
+        dataset for good (:func:`join_named`); a match joins the records to the ledger found for good."""
         if name is not None:
             key = name_key(name)
             if records is not None and not self.database.read_only:
                 with self.database.transaction() as conn:
+                    current = self._found(conn, records)
+                    if current not in (records, key):
+                        if shown_name(current) is not None:
+                            raise _named_elsewhere(current)
+                        join_named(conn, current, key, now())  # the ledger they matched takes the name
                     join_named(conn, records, key, now())
                     self.ensure_dataset(conn, key, shown_name(key))
             return key
         if records is None or not self.database.exists:
             return records
-        with self.database.connect() as conn:
-            try:
-                return named_by(conn, records) or records
-            except sqlite3.OperationalError:  # an older workspace, opened read-only
-                return records
+        if self.database.read_only:
+            with self.database.connect() as conn:
+                try:
+                    return self._found(conn, records)
+                except sqlite3.OperationalError:  # an older workspace, opened read-only
+                    return records
+        with self.database.transaction() as conn:
+            found = self._found(conn, records)
+            if found != records and named_by(conn, records) is None:
+                join_named(conn, records, found, now())
+            return found
+
+    def _found(self, conn, records: str) -> str:
+        """The ledger ``records`` belong to: the dataset they joined, else the one of the records their
+        columns match (:func:`~.matching.matching_records`), else their own."""
+        joined = named_by(conn, records)
+        if joined is not None:
+            return joined
+        identity = self._seen.get(records) or known_columns(conn, records)
+        matched = matching_records(conn, identity) if identity is not None else None
+        if matched is None:
+            return records
+        return named_by(conn, matched) or matched
 
 
 # --- reading the ledger's rows (inside a connection) ---------------------------------------------
@@ -358,7 +395,8 @@ def named_by(conn, records: str) -> str | None:
 
 
 def join_named(conn, records: str, key: str, when: str) -> None:
-    """Put a table's records into a named dataset, moving any ledger they had alone into it.
+    """Put a table's records into a dataset (a named one, or the ledger of records they matched),
+    moving any ledger they had alone into it, with the records that had joined them.
 
     Their spends, releases and declaration follow; of two lifetime budgets the smaller holds
     (the change is recorded). Records already in another named dataset are refused.
@@ -367,11 +405,9 @@ def join_named(conn, records: str, key: str, when: str) -> None:
     if current == key:
         return
     if current is not None:
-        raise DPSynthError(
-            f"these records are already counted in the dataset '{shown_name(current)}': use that "
-            "name, so that one lifetime budget holds for them"
-        )
+        raise _named_elsewhere(current)
     conn.execute("INSERT INTO dataset_records (records, dataset, joined) VALUES (?, ?, ?)", (records, key, when))
+    conn.execute("UPDATE dataset_records SET dataset = ? WHERE dataset = ?", (key, records))
     for table in ("spends", "releases"):
         conn.execute(f"UPDATE {table} SET fingerprint = ? WHERE fingerprint = ?", (key, records))
     conn.execute("UPDATE OR IGNORE declarations SET fingerprint = ? WHERE fingerprint = ?", (key, records))
@@ -381,10 +417,17 @@ def join_named(conn, records: str, key: str, when: str) -> None:
         if theirs is None or theirs[0] is None or own[0] < theirs[0]:
             conn.execute(
                 "INSERT OR IGNORE INTO datasets (fingerprint, name, first_seen, last_seen) VALUES (?, ?, ?, ?)",
-                (key, shown_name(key), when, when),
+                (key, shown_name(key) or "", when, when),
             )
             record_limit(conn, key, own[0], when, "joined")
     conn.execute("DELETE FROM datasets WHERE fingerprint = ?", (records,))
+
+
+def _named_elsewhere(current: str) -> DPSynthError:
+    return DPSynthError(
+        f"these records are already counted in the dataset '{shown_name(current)}': use that "
+        "name, so that one lifetime budget holds for them"
+    )
 
 
 def record_limit(conn, key: str, epsilon: float | None, when: str, source: str) -> None:

@@ -1,0 +1,110 @@
+"""The ledger finds the records when the file around them changed (dpsynth_core.workspace.matching):
+every variant the release reads the same way finds the same lifetime budget, and each case that
+docs/workspace.md names as not caught is not."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.cli import main
+from dpsynth_core.workspace import Workspace
+
+
+@pytest.fixture
+def base(record_forms):
+    """The 300 records of ``a.csv`` as the publisher's first file."""
+    return pd.read_csv(record_forms / "a.csv", dtype=str, keep_default_na=False)
+
+
+def _key(ws: Workspace, path) -> str:
+    return ws.ledger.dataset_key(ws.ledger.records_key(path))
+
+
+VARIANTS = {
+    "dates with a midnight time": lambda f: f.assign(day=f["day"] + " 00:00:00"),
+    "dates in UTC with a T and a Z": lambda f: f.assign(day=f["day"] + "T00:00:00Z"),
+    "a declared column removed from the file": lambda f: f.drop(columns=["code"]),
+    "an undeclared constant column added": lambda f: f.assign(source="registry"),
+    "a column renamed (with its declaration)": lambda f: f.rename(columns={"city": "town"}),
+    "pandas' index column": lambda f: f.reset_index(names="Unnamed: 0"),
+    "two changes at once, reordered and shuffled": lambda f: f.drop(columns=["code"])
+    .rename(columns={"age": "age_years"})
+    .sample(frac=1, random_state=5)[["income", "age_years", "day", "city"]],
+}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_variant_of_the_file_finds_the_first_files_ledger(record_forms, base, variant, tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    first = _key(ws, record_forms / "a.csv")
+    changed = tmp_path / "changed.csv"
+    VARIANTS[variant](base).to_csv(changed, index=False)
+    assert ws.ledger.records_key(changed) != first  # other records: only the columns find the ledger
+    assert _key(ws, changed) == first
+    assert _key(ws, record_forms / "d.parquet") == first  # and the first file's other forms still do
+
+
+def test_a_match_met_first_holds_the_ledger_for_the_original_seen_after(record_forms, base, tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    renamed = tmp_path / "renamed.csv"
+    base.rename(columns={"income": "salary"}).to_csv(renamed, index=False)
+    first = _key(ws, renamed)
+    assert _key(ws, record_forms / "a.csv") == first
+
+
+NOT_CAUGHT = {
+    "one record removed": lambda f: f.iloc[1:],
+    "more than half of the columns changed": lambda f: f.assign(
+        age=(f["age"].astype(int) + 1).astype(str), income=f["income"] + "1", day="2001-01-01", code="00000"
+    ),
+    "another table of as many rows sharing one column": lambda f: pd.DataFrame(
+        {
+            "city": f["city"],
+            "score": np.random.default_rng(1).integers(0, 100, len(f)),
+            "group": np.random.default_rng(2).choice(list("abc"), len(f)),
+        }
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_CAUGHT)
+def test_the_cases_docs_name_as_not_caught_get_their_own_ledger(record_forms, base, case, tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    first = _key(ws, record_forms / "a.csv")
+    other = tmp_path / "other.csv"
+    NOT_CAUGHT[case](base).to_csv(other, index=False)
+    assert _key(ws, other) != first
+
+
+def test_a_lifetime_budget_holds_across_a_renamed_column_and_a_dropped_one(record_forms, base, tmp_path, capsys):
+    """End to end: the budget of 1.5 set on the first file refuses a second draw of 1 from the changed file."""
+    ws = str(tmp_path / "ws")
+    domain = json.loads((record_forms / "d.json").read_text())
+    domain["columns"]["town"] = domain["columns"].pop("city")
+    del domain["columns"]["code"]
+    (tmp_path / "changed.json").write_text(json.dumps(domain))
+    base.rename(columns={"city": "town"}).drop(columns=["code"]).to_csv(tmp_path / "changed.csv", index=False)
+
+    def synth(data, declaration):
+        out = ["--out", str(tmp_path / "o.csv"), "--workspace", ws, "--method", "cathist", "--epsilon", "1"]
+        return main(["synth", str(data), "--domain", str(declaration), *out])
+
+    assert main(["ledger", str(record_forms / "a.csv"), "--workspace", ws, "--limit", "1.5"]) == 0
+    assert synth(record_forms / "a.csv", record_forms / "d.json") == 0
+    assert synth(tmp_path / "changed.csv", tmp_path / "changed.json") == 2
+    assert "lifetime budget of ε = 1.5" in capsys.readouterr().err
+
+
+def test_naming_a_matched_file_names_the_ledger_it_matched(record_forms, base, tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    first = _key(ws, record_forms / "a.csv")
+    ws.ledger.set_lifetime_budget(first, 2.0)
+    renamed = tmp_path / "renamed.csv"
+    base.rename(columns={"city": "town"}).to_csv(renamed, index=False)
+    named = ws.ledger.dataset_key(ws.ledger.records_key(renamed), "survey")
+    assert _key(ws, record_forms / "a.csv") == named == _key(ws, renamed)
+    assert ws.ledger.lifetime_budget(named) == 2.0  # the first file's limit followed it
