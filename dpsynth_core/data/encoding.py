@@ -208,16 +208,32 @@ def _numeric_cells(domain: ColumnDomain, series: pd.Series, markers) -> tuple[np
     domain._require_complete()
     index, text, is_missing = _distinct_cells(series, markers)
     values, readable = _parse_numbers(domain, text, is_missing)
+    low, high = _clamp_range(domain)
     if isinstance(domain, FloatDomain):
-        values = np.clip(values, domain.min, domain.max)
+        values = np.clip(values, low, high)
     else:
-        low, high = (
-            (domain.min, domain.max)
-            if isinstance(domain, IntegerDomain)
-            else (int(domain.lows[0]), int(domain.highs[-1]))
-        )
         values = np.clip(np.where(readable, values, low), low, high).astype(np.int64)
     return values[index], readable[index]
+
+
+def _clamp_range(domain: ColumnDomain) -> tuple:
+    """The ends the public rule clamps a numeric or date column's values to (dates in days)."""
+    if isinstance(domain, (FloatDomain, IntegerDomain)):
+        return domain.min, domain.max
+    return int(domain.lows[0]), int(domain.highs[-1])
+
+
+def range_sides(domain: ColumnDomain, series: pd.Series, markers=("",)) -> np.ndarray:
+    """For each readable cell of a numeric or date column, in :func:`numeric_values`' order: -1 when its
+    value lies below the declared range, +1 above it, 0 inside (which values the public rule clamps).
+    True values, like :func:`numeric_values`': only a mechanism that counts them with noise may use them."""
+    domain._require_complete()
+    index, text, is_missing = _distinct_cells(series, markers)
+    values, readable = _parse_numbers(domain, text, is_missing)
+    low, high = _clamp_range(domain)
+    with np.errstate(invalid="ignore"):
+        sides = np.where(values < low, -1, np.where(values > high, 1, 0)).astype(np.int8)
+    return sides[index][readable[index]]
 
 
 def _encode_ranges(lows: np.ndarray, values: np.ndarray, lo, hi, bins: int, readable: np.ndarray):

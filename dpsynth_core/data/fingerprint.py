@@ -103,7 +103,9 @@ _NUMBER = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
 
 
 #: A date or time written in ISO 8601 form (a space or ``T`` between, seconds, fraction and zone optional).
-_ISO_TIME = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+_ISO_TIME = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+)
 
 
 def _datetime_text(series: pd.Series) -> pa.Array:
@@ -199,9 +201,9 @@ CONCAT_ROWS = 1000
 
 def _text_column_hashes(frame: pd.DataFrame, names: list, keys: _Keys) -> dict:
     """The cell hashes of the frame's text columns (pandas' string dtype, as ``read_table`` reads every
-    cell; each as :func:`_cell_hashes` gives them), several columns in one pass: a cell's hash depends on its value only, so they are the
-    hashes column by column gives. One column at a time costs a few milliseconds whatever its
-    length: a 10,000-column upload took 10.5 CPU s to fingerprint, now 0.8 s."""
+    cell; each pair as :func:`_cell_hashes` gives it), several columns in one pass: a cell's hash depends
+    on its value only, so they are the hashes column by column gives. One column at a time costs a few
+    milliseconds whatever its length: a 10,000-column upload took 10.5 CPU s to fingerprint, now 0.8 s."""
     rows, out, group, kinds = len(frame), {}, [], list(frame.dtypes)
     where = {str(c): i for i, c in enumerate(frame.columns)}
 
@@ -213,9 +215,8 @@ def _text_column_hashes(frame: pd.DataFrame, names: list, keys: _Keys) -> dict:
                 cells = frame.iloc[:, [where[n] for n in group]].to_numpy(dtype=object).ravel(order="F")
                 cells = pd.Series(pd.array(cells, dtype=kinds[where[group[0]]]))
             hashed, moments = _cell_hashes(cells, keys)
-            out.update(
-                (n, (hashed[i * rows : (i + 1) * rows], moments[i * rows : (i + 1) * rows])) for i, n in enumerate(group)
-            )
+            for i, n in enumerate(group):
+                out[n] = (hashed[i * rows : (i + 1) * rows], moments[i * rows : (i + 1) * rows])
         group.clear()
 
     if not 0 < 2 * rows <= GROUP_CELLS:

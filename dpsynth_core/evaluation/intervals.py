@@ -101,7 +101,7 @@ def isotonic(values) -> np.ndarray:
 
 def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, runs: int, name: str, family: int = 1):
     """The noisy value-level statistics of one numeric or date column, ``runs`` times, with intervals:
-    ``(gap, shares, mean, quartiles, claims)``, each ``(value, low, high)`` but ``claims``.
+    ``(gap, shares, mean, quartiles, clamped, claims)``, each ``(value, low, high)`` but ``claims``.
 
     * ``gap`` and ``shares``: over the noisy row count (:func:`ratio_interval`, each margin at
       ``(1 - CONFIDENCE) / 2``; ``scale``: each statistic's noise scale for sensitivity 1 (rows per person
@@ -111,6 +111,9 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
       numerator sums ``j + 1`` cells and the denominator (the values present) all ``c`` cells, each cell's
       noise within its margin at ``(1 - CONFIDENCE) / (2 c)``, so all hold together at ``CONFIDENCE / 2``
       or better and the interval at ``CONFIDENCE``;
+    * ``clamped``: the share of the values present that lie outside the declared range (the public rule
+      counts them at its ends), from two more cells of the same histogram (below, above), the numerator's
+      two cells and the denominator's ``c`` within the same margins; None for a report made before;
     * ``mean``: the clipped sum of ``value - low end`` with Laplace noise (sensitivity: the declared width
       times that of a count) over the same noisy number of values present, its margin at
       ``(1 - CONFIDENCE) / 2``; the mean's ``(value, low, high)`` are back on the column's scale;
@@ -132,10 +135,15 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
     counts = np.asarray(found["counts"], dtype=np.int64)
     drawn = noise.discrete_laplace(runs * counts.size, scale, label=f"report: exact values of {name}")
     noisy_counts = counts + drawn.reshape(runs, counts.size)
-    cells = np.asarray(found["quartile_counts"], dtype=np.int64)
+    inside = np.asarray(found["quartile_counts"], dtype=np.int64)
+    clamped = found.get("clamped_counts")  # None in reports made before the clamped values were counted
+    cells = inside if clamped is None else np.concatenate([inside, np.asarray(clamped, dtype=np.int64)])
     drawn = noise.discrete_laplace(runs * cells.size, scale, label=f"report: values around the quartiles of {name}")
-    noisy = cells + drawn.reshape(runs, cells.size)
-    present, steps = noisy.sum(axis=1), np.arange(1, cells.size)
+    every = cells + drawn.reshape(runs, cells.size)
+    noisy, extra = every[:, : inside.size].copy(), cells.size - inside.size  # the clamped cells, into their place
+    for j, at in enumerate(found.get("clamped_cells", ()) if extra else ()):
+        noisy[:, at] += every[:, inside.size + j]
+    present, steps = every.sum(axis=1), np.arange(1, inside.size) + extra
     width = float(found["width"])
     sum_scale = scale * max(width, 1e-9)  # one record moves the clipped sum by at most the width
     total = real_laplace(noise, np.full(runs, float(found["sum"])), sum_scale, label=f"report: sum of {name}")
@@ -154,6 +162,10 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
         )
         shares = capped_shares(shares)
         below = isotonic(below)
+        out_of_range = None
+        if extra:
+            outside = every[:, inside.size :].sum(axis=1)
+            out_of_range = contained(*ratio_interval(outside, present, extra * cell_margin, cells.size * cell_margin))
         if found.get("values_below") is not None and below.shape[1]:  # at least the exact values at or below
             held = np.asarray(found["values_below"], dtype=float).reshape(below.shape[1], -1)
             below = np.maximum(below, np.minimum(shares @ held.T, 1.0))  # (at most 1 but for rounding)
@@ -162,6 +174,7 @@ def value_noise(found: dict, *, scale: float, rows, rows_margin: int, noise, run
             contained(shares, shares_low, shares_high),
             (low_end + value, low_end + low, low_end + high),
             contained(below, below_low, below_high),
+            out_of_range,
         )
 
     claim_level = (1 - CONFIDENCE) / (2 * max(family, 1))

@@ -236,6 +236,12 @@ def _values_section(number: int, values: dict) -> str:
             if mean
             else ""
         )
+        clamped = v.get("clamped")
+        if clamped:
+            middle += (
+                f"outside the declared range: {clamped['value']:.1%} ({clamped['low']:.1%} to "
+                f"{clamped['high']:.1%})<br>"
+            )
         middle += "<br>".join(
             f"{html.escape(str(q['point']))}: {q['real']:.0%} ({q['low']:.0%} to {q['high']:.0%}) "
             f"vs {q['synthetic']:.0%}"
@@ -256,9 +262,12 @@ quartiles, the share of real values at or below it against the synthetic share (
 is measured with noise ({CONFIDENCE:.0%} intervals). The real figures are of the values <b>as the release reads
 them: clamped to the declared range</b> (a value above the declared maximum counts as the maximum), so a real
 mean beside a column with many values outside its range is the mean of the clamped values, not of the raw
-ones.</p>
-<table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean of the clamped values; values at or
-below each synthetic quartile: real (interval) vs synthetic</th><th>value: real share (interval) vs synthetic</th>
+ones. How many were clamped is measured too (<b>outside the declared range</b>: the share of the values
+present, with its interval, from the same noisy count), so a large share says the mean and the shares are
+of a range narrower than the data's.</p>
+<table><tr><th>column</th><th>largest gap (95% interval)</th><th>mean of the clamped values; the share
+outside the declared range; values at or below each synthetic quartile: real (interval) vs synthetic</th>
+<th>value: real share (interval) vs synthetic</th>
 <th>shape</th></tr>{"".join(rows)}</table>
 """
 

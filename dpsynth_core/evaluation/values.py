@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.encoding import numeric_values
+from ..data.encoding import numeric_values, range_sides
 from ..domain import as_table_domain
 
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
@@ -258,6 +258,9 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
     ``max(F, 1 - F) <= 1``: sensitivity 1. ``values``: public exact values (the synthetic table's
     most common ones, the declared special values and the range's low end), ``counts``: the real
     records holding each (a histogram: sensitivity 1), ``synthetic``: their public synthetic shares.
+    ``quartile_counts`` and ``clamped_counts``: one histogram (sensitivity 1) of the real values present,
+    in the cells the synthetic quartiles cut for the values inside the declared range, and in two more
+    cells for those below and above it, which the public rule clamps into the cells ``clamped_cells``.
     """
     a = np.sort(numeric_values(column, real, markers))
     b = np.sort(numeric_values(column, synthetic, markers))
@@ -296,11 +299,21 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
         "synthetic_mean": float(b.mean()) if b.size else None,
         "quartiles": shown(column.kind, points),
         "quartile_at": [QUARTILES[i] for i in first],
-        "quartile_counts": np.bincount(np.searchsorted(points, a, side="left"), minlength=len(points) + 1),
+        **_quartile_cells(a, points, range_sides(column, real, markers), low_end, high_end),
         "synthetic_below": (np.searchsorted(b, points, side="right") / max(b.size, 1)).tolist(),
         # public (both are): which exact values each quartile point is at or above, for the report's consistency
         "values_below": (chosen[None, :] <= points[:, None]).tolist(),
     }
+
+
+def _quartile_cells(a: np.ndarray, points: np.ndarray, sides: np.ndarray, low_end, high_end) -> dict:
+    """The real values present (``a``, clamped) in the cells the quartile ``points`` cut, with those the
+    public rule clamped (``sides``) counted apart: a partition of the values, so a histogram of sensitivity 1."""
+    cells = np.bincount(np.searchsorted(points, a, side="left"), minlength=len(points) + 1)
+    at = np.searchsorted(points, [low_end, high_end], side="left")  # where a clamped value lies
+    clamped = np.array([(sides < 0).sum(), (sides > 0).sum()], dtype=np.int64)
+    np.subtract.at(cells, at, clamped)
+    return {"quartile_counts": cells, "clamped_counts": clamped, "clamped_cells": at.tolist()}
 
 
 def report_sentences(name: str, figures: dict) -> list[str]:
@@ -357,7 +370,7 @@ def statement_figures(values: dict) -> int:
 def value_figures(name: str, found: dict, drawn: tuple, run: int = 0) -> dict:
     """One run's value-level figures of a column (``report.draw_noise(...).values[name]``) as the report shows
     them, with the plain sentences of what changed (checked against the familywise ``claims`` intervals)."""
-    (gap, gap_low, gap_high), (real, low, high), mean, below, claims = drawn
+    (gap, gap_low, gap_high), (real, low, high), mean, below, clamped, claims = drawn
     (_, claim_gap_low, claim_gap_high), (_, claim_low, claim_high), (_, claim_mean_low, claim_mean_high) = claims
     out = {
         "gap": {"value": float(gap[run]), "low": float(gap_low[run]), "high": float(gap_high[run])},
@@ -391,5 +404,7 @@ def value_figures(name: str, found: dict, drawn: tuple, run: int = 0) -> dict:
             "synthetic": found["synthetic_mean"],
         }
         out["claims"]["mean"] = {"low": float(claim_mean_low[run]), "high": float(claim_mean_high[run])}
+    if clamped is not None:
+        out["clamped"] = dict(zip(("value", "low", "high"), (float(c[run]) for c in clamped)))
     out["shape"] = report_sentences(name, out)
     return out

@@ -60,8 +60,13 @@ def test_every_interval_covers_at_its_stated_rate(exact, epsilon):
         for i, label in enumerate(labels):
             coverage[f"share of {label} in {name}"] = ((low[:, i] <= truth[i]) & (truth[i] <= high[:, i])).sum()
     for name, found in exact.values.items():
-        (_, low, high), (_, share_low, share_high), (_, mean_low, mean_high), (_, q_low, q_high), _ = drawn.values[name]
-        values = np.asarray(found["quartile_counts"])
+        (_, low, high), (_, share_low, share_high), (_, mean_low, mean_high), (_, q_low, q_high), out, _ = drawn.values[
+            name
+        ]
+        values = np.asarray(found["quartile_counts"]).copy()
+        np.add.at(values, found["clamped_cells"], found["clamped_counts"])  # the clamped values, where they count
+        truth = sum(found["clamped_counts"]) / values.sum()
+        coverage[f"share outside the declared range of {name}"] = ((out[1] <= truth) & (truth <= out[2])).sum()
         truth = np.cumsum(values)[:-1] / values.sum()
         for i, at in enumerate(found["quartiles"]):
             inside = (q_low[:, i] <= truth[i]) & (truth[i] <= q_high[:, i])
@@ -78,6 +83,12 @@ def test_every_interval_covers_at_its_stated_rate(exact, epsilon):
     assert not short, f"intervals below {report.CONFIDENCE:.0%} (at least {least / RUNS:.4f} needed): {short}"
     assert len(coverage) > 50 and any(k.startswith("value gap") for k in coverage)  # every kind, many bars
     assert any(k.startswith("mean of") for k in coverage) and any("quartile" in k for k in coverage)
+    assert {n: sum(f["clamped_counts"]) > 0 for n, f in exact.values.items()} == {  # 120 > 99 and 2 > 1 are clamped
+        "age": True,
+        "gain": False,
+        "score": True,
+        "day": False,
+    }
 
 
 def test_the_old_share_bars_would_fail(exact, monkeypatch):
@@ -142,7 +153,7 @@ def test_the_figures_never_contradict_each_other(exact, epsilon):
     for name, (value, low, high) in drawn.shares.items():
         assert (value >= 0).all() and (value.sum(axis=1) <= 1 + 1e-9).all(), name
         assert (low <= value).all() and (value <= high).all(), name
-    for name, ((_, _, _), shares, _, quartiles, claims) in drawn.values.items():
+    for name, ((_, _, _), shares, _, quartiles, _, claims) in drawn.values.items():
         value, low, high = shares
         assert (value >= 0).all() and (value.sum(axis=1) <= 1 + 1e-9).all(), name
         assert (low <= value).all() and (value <= high).all(), name

@@ -82,8 +82,8 @@ def test_every_noise_draw_is_logged_at_the_scale_the_events_claim():
     draws = sum(cells for _, scale, cells in source.log if scale == pytest.approx(1 / figures.per_statistic))
     exact_values = len(figures.values["size"]["values"])
     # count, three distances, the cells of two share charts, the value gap, exact values and the cells around
-    # the quartiles of "size" (its mean's sum has the scale of its declared width)
-    statistics = 1 + 3 + (3 + 1) + (2 + 1) + 1 + exact_values + len(figures.values["size"]["quartiles"]) + 1
+    # the quartiles of "size" with its two cells of clamped values (its mean's sum has the scale of its width)
+    statistics = 1 + 3 + (3 + 1) + (2 + 1) + 1 + exact_values + len(figures.values["size"]["quartiles"]) + 1 + 2
     width = figures.values["size"]["mean"] and 9.0
     summed = [s for _, s, _ in source.log if s == pytest.approx(width / figures.per_statistic)]
     assert draws == statistics and len(source.log) == 8 and len(summed) == 1
@@ -298,3 +298,26 @@ def test_summary_says_when_the_reports_noise_drowns_its_figures(adult_release):
     assert "say little" in text and "larger ε" in text
     text = summary(1.0, 0.1, 7878, 66, 7850, {"age": (0.053, 0.045, 0.062), "hours": (0.004, 0.0, 0.013)})
     assert "age at 0.053 (95% interval 0.045 to 0.062)" in text and "say little" not in text
+
+
+def test_a_report_says_how_many_real_values_its_figures_clamped(adult_release):
+    """A column whose declared range is narrower than its values (Adult's hours per week, declared up to 45):
+    the report measures the share outside the range with an interval that holds it, and says so in words."""
+    from tests.conftest import ROOT
+
+    real = pd.read_csv(ROOT / "assets/examples/adult.csv", usecols=["hours-per-week", "sex"], dtype=str)
+    domain = {
+        "columns": {
+            "hours-per-week": {"type": "integer", "min": 1, "max": 45, "bin_width": 5},
+            "sex": {"type": "categorical", "values": ["Female", "Male"]},
+        }
+    }
+    truth = float((real["hours-per-week"].astype(int) > 45).mean())
+    assert 0.15 < truth < 0.3
+    synthetic = real.sample(2000, random_state=0).assign(**{"hours-per-week": "40"})
+    for seed in range(5):
+        figures = report.measure(real, synthetic, domain, epsilon=1.0, random_state=seed)
+        out = figures.values["hours-per-week"]["clamped"]
+        assert out["low"] <= truth <= out["high"] and out["high"] - out["low"] < 0.01, out
+    page = report_render.render_html(adult_release[0].card, figures)
+    assert "outside the declared range: " in page and "clamped to the declared range" in page
