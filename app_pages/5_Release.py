@@ -45,7 +45,7 @@ st.caption(
     + f"Randomness: {card['noise_source']}. The random seed is never part of a release."
 )
 
-stem = (card["domain"]["dataset"] or "synthetic").removesuffix(".csv")
+stem = state.download_stem(entry["id"])
 release_downloads(entry, stem)
 st.markdown(
     "**What you can share:** the synthetic CSV, the release card, the declaration, the rerun script and "

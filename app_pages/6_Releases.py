@@ -106,7 +106,7 @@ st.caption("Computed when you open the Preview's tabs for a release, or with the
 
 st.markdown("**Download again**")
 for side, (column, release) in enumerate(zip(st.columns(2), chosen)):
-    stem = f"{(release.card['domain']['dataset'] or 'synthetic').removesuffix('.csv')}_release{release.id}"
+    stem = state.download_stem(release.id)
     with column:
         st.markdown(f"Release #{release.id}")
         st.download_button(

@@ -50,7 +50,7 @@ def release_downloads(entry: dict, stem: str) -> None:
         on_click="ignore",
     )
     e1, e2 = st.columns(2)  # an auditor reruns the release with these and the declaration, on the same file
-    script = rerun_script(entry, data=f"{stem}.csv", declaration=f"{stem}.domain.json")
+    script = rerun_script(entry, declaration=f"{stem}.domain.json")
     e1.download_button(
         "Rerun script (Python)",
         state.shareable(entry["id"], script),

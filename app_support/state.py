@@ -381,6 +381,13 @@ def expected_rows() -> int:
     return int(ss[ROWS] or ss[DATA]["info"]["rows"])
 
 
+def download_stem(release_id: int) -> str:
+    """The start of the file name of every download of release ``release_id``: its number, never the data
+    file's name (the declaration's dataset defaults to it, and these downloads are for sharing: the file
+    names keep to the rule :func:`shareable` holds their contents to)."""
+    return f"dpsynth_release{int(release_id)}"
+
+
 def shareable(release_id: int, text: str) -> bytes:
     """A card, report or script of release ``release_id`` as a shareable download gets it: through the one
     scrub of the data file's name (``Access.shareable``), as a reviewer sees it; UTF-8 bytes."""

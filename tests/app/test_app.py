@@ -73,15 +73,22 @@ def _workspace() -> Workspace:
     return Workspace()
 
 
+class _Served(dict):
+    def __init__(self):
+        super().__init__()
+        self.names = {}
+
+
 @pytest.fixture
 def downloads(monkeypatch):
-    """Capture what download buttons serve, by media id."""
-    served = {}
+    """Capture what download buttons serve, by media id (and their file names, in ``names``)."""
+    served = _Served()
     original = MemoryMediaFileStorage.load_and_get_id
 
     def capture(self, path_or_data, mimetype, kind, filename=None):
         file_id = original(self, path_or_data, mimetype, kind, filename)
         served[file_id] = path_or_data
+        served.names[file_id] = filename
         return file_id
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
@@ -325,6 +332,10 @@ def test_full_walk_on_adult(downloads):
         "Rerun script (Python)",
         "Release settings (JSON)",
     }
+    # shareable downloads carry the release's number, never the data file's name
+    names = {downloads.names[b.proto.url.rsplit("/", 1)[-1].split(".")[0]] for b in at.download_button if b.proto.url}
+    assert len(names) >= 5
+    assert all(f"dpsynth_release{entry['id']}" in n for n in names) and not any("adult" in n for n in names), names
     script = _served(at, downloads, "Rerun script (Python)").decode()
     compile(script, "rerun.py", "exec")
     assert "'epsilon': 2.0" in script and "random_state=None" in script
