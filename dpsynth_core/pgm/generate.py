@@ -47,26 +47,40 @@ def _round_counts(probabilities: np.ndarray, total: int, rng) -> np.ndarray:
     return counts
 
 
-def _quantiles(groups: np.ndarray, matched: bool, rng) -> np.ndarray:
-    """One number in [0, 1) per record: uniform, or stratified within each group of equal keys."""
+def _group_order(groups: np.ndarray, rank_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The records sorted by group, and within a group by ``rank_key`` (a permutation of ``0 .. n-1``),
+    with their groups in that order.
+
+    A least-significant-digit radix sort, 16 bits a pass (numpy sorts 16-bit keys stably by radix, in
+    linear time), of the records taken in ``rank_key``'s order: the same order as sorting the int64
+    keys ``group * n + rank_key`` (the former way, 4 times slower at a million records), in one pass
+    for fewer than 65,536 groups."""
+    order = np.empty_like(rank_key)
+    order[rank_key] = np.arange(len(rank_key))  # the records in rank_key's order
+    keys = groups[order]
+    top, shift = int(keys.max()) if len(keys) else 0, 0
+    while True:
+        step = np.argsort((keys >> shift).astype(np.uint16), kind="stable")  # the low 16 bits left
+        order, keys = order[step], keys[step]
+        shift += 16
+        if top >> shift == 0:
+            return order, keys
+
+
+def _quantiles(groups: np.ndarray, matched: bool, rng) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """One number in [0, 1) per record: uniform, or stratified within each group of equal keys. With
+    ``matched``, the numbers come in the records' order by group and rank (so they never go down along
+    the groups), with that order and the groups in it; else the two are None."""
     n = len(groups)
     uniform = rng.random(n)
     if not matched or n == 0:
-        return uniform
-    # records in random order within each group: one int64 sort key, group * n + a random
-    # permutation (exact: groups are below the model's cell limit, so the key fits in int64)
-    if int(groups.max()) < np.iinfo(np.int64).max // n - 1:
-        order = np.argsort(groups.astype(np.int64) * n + rng.permutation(n))
-    else:  # pragma: no cover - a key that would overflow
-        order = np.lexsort((rng.permutation(n), groups))
-    sorted_groups = groups[order]
+        return uniform, None, None
+    # records in random order within each group (ranked by a random permutation)
+    order, sorted_groups = _group_order(groups.astype(np.int64), rng.permutation(n))
     starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
     sizes = np.diff(np.r_[starts, n])
-    first = np.repeat(starts, sizes)
-    rank = np.arange(n) - first
-    out = np.empty(n)
-    out[order] = (rank + uniform[order]) / np.repeat(sizes, sizes)
-    return out
+    rank = np.arange(n) - np.repeat(starts, sizes)
+    return (rank + uniform[order]) / np.repeat(sizes, sizes), order, sorted_groups
 
 
 def _draw(belief, clique, given: list, new: list, cells: dict, codes: dict, rows: int, matched: bool, rng) -> None:
@@ -92,9 +106,14 @@ def _draw(belief, clique, given: list, new: list, cells: dict, codes: dict, rows
     else:
         cdf = np.cumsum(conditional, axis=1)
         cdf[:, -1] = 1.0
-        u = _quantiles(key, matched, rng)
+        u, order, sorted_key = _quantiles(key, matched, rng)
         flat = (cdf + np.arange(given_cells)[:, None]).ravel()
-        drawn = np.searchsorted(flat, key + u, side="right") - key * new_cells
+        if order is None:
+            drawn = np.searchsorted(flat, key + u, side="right") - key * new_cells
+        else:  # searched in the records' order by group and rank, where the points never go down (cache-friendly)
+            found = np.searchsorted(flat, sorted_key + u, side="right") - sorted_key * new_cells
+            drawn = np.empty_like(found)
+            drawn[order] = found
         drawn = np.minimum(drawn, new_cells - 1)
     for c, values in zip(new, np.unravel_index(drawn, [cells[c] for c in new])):
         codes[c] = values.astype(np.int64)

@@ -37,16 +37,37 @@ def test_generation_matches_the_model():
         generate(model, 10, rng, method="other")
 
 
-def test_matched_quantiles_are_stratified_within_each_group():
+def _per_record(groups, rng):
     from dpsynth_core.pgm.generate import _quantiles
 
+    u, order, sorted_groups = _quantiles(groups, True, rng)
+    assert (np.diff(sorted_groups + u) >= 0).all() and np.array_equal(groups[order], sorted_groups)
+    out = np.empty_like(u)
+    out[order] = u
+    return out
+
+
+def test_matched_quantiles_are_stratified_within_each_group():
     rng = np.random.default_rng(3)
     groups = rng.integers(0, 7, 5000)
-    u = _quantiles(groups, True, rng)
+    u = _per_record(groups, rng)
     assert ((u >= 0) & (u < 1)).all()
     for g in range(7):
         mine = u[groups == g]
         # the k-th of the group's records (in random order) falls in [k / size, (k + 1) / size)
         assert sorted(np.floor(mine * len(mine)).astype(int)) == list(range(len(mine)))
-    again = _quantiles(groups, True, np.random.default_rng(4))
+    again = _per_record(groups, np.random.default_rng(4))
     assert not np.array_equal(np.argsort(u), np.argsort(again))  # the order within groups is random
+
+
+@pytest.mark.parametrize("top", [7, 70_000, 5_000_000_000])
+def test_the_radix_order_is_the_order_of_the_int64_keys_it_replaced(top):
+    """_group_order sorts by group then by the rank key, 16 bits a pass: the order argsort gave on
+    ``group * n + rank`` (one pass below 65,536 groups, two and three above)."""
+    from dpsynth_core.pgm.generate import _group_order
+
+    rng = np.random.default_rng(top)
+    n = 20_000
+    groups, rank = rng.integers(0, top, n), rng.permutation(n)
+    order, keys = _group_order(groups, rank)
+    assert np.array_equal(order, np.lexsort((rank, groups))) and np.array_equal(keys, groups[order])
