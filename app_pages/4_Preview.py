@@ -17,6 +17,7 @@ from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
 from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
+from dpsynth_core.evaluation.summaries import dominant_values_in_data
 from dpsynth_core.release import prepare
 from dpsynth_core.usecases import draw, draw_label, projection
 from dpsynth_core.wording import rows_in_words
@@ -176,6 +177,8 @@ st.success(
 )
 for note in entry["card"].get("notes", []):  # the card's plain notes (public: a small noisy row count, empty text)
     st.warning(note, icon=":material/info:")
+for note in dominant_values_in_data(loaded["frame"], release_data, domain):  # publisher-only: reads the data
+    st.caption(note)
 pass_rate = entry["publisher_report"]["columns"].get("pass_rate")
 if pass_rate is not None:
     st.caption(

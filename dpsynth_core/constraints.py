@@ -121,3 +121,8 @@ MAX_PROBLEMS_SHOWN = 200
 
 #: With engine "auto", a CSV file larger than this is counted by DuckDB out of core instead of in memory.
 ENGINE_AUTO_BYTES = 512 * 2**20
+
+#: A free-text column whose commonest synthetic value fills at least this share of its non-missing cells is
+#: said to be dominated by it (the card and the Preview say so: a made-up value or the placeholder can fill
+#: a column when no real value comes out).
+DOMINANT_VALUE_SHARE = 0.5

@@ -18,8 +18,9 @@ from .. import constraints
 from ..wording import SEEDED_GUARANTEE
 
 
-def build_card(model, method_info, synthetic_rows: int) -> dict:
-    """The card of a fitted synthesizer, as a JSON-ready dict."""
+def build_card(model, method_info, synthetic_rows: int, synthetic=None) -> dict:
+    """The card of a fitted synthesizer, as a JSON-ready dict. ``synthetic``: the synthetic table when it is
+    held in memory (its free-text columns are read for :func:`dominance_notes`)."""
     unit = getattr(model, "unit_", None)
     ledger, per_row = model.ledger(), model.accountant_  # the same ledger when the unit is a row
     row_total = per_row.total(constraints.ADVANCED_COMPOSITION_DELTA)
@@ -101,7 +102,7 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", []) if not found.inside],
         "spread_inside_bins": [found.as_card() for found in getattr(model, "bins_", []) if found.inside],
         "method_details": model.card_details(),
-        "notes": model.release_notes(),
+        "notes": model.release_notes() + dominance_notes(synthetic, model.text_facts()),
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
             "this card: it holds only the declaration, the parameters, the privacy spends and the bins fitted with DP",
@@ -113,6 +114,45 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
             "the declaration itself, which is public knowledge by assumption",
         ],
     }
+
+
+def dominance_notes(synthetic, facts: dict) -> list[str]:
+    """Plain sentences for the card, read from the synthetic output: a free-text column whose commonest value
+    fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing
+    (a made-up value or the placeholder, when no real value came out). ``facts``: each text column's public
+    facts (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.text_facts`). A column of which no value came out
+    at all is left to the method's own note (the placeholder fills it). Reads nothing but the synthetic
+    table and public facts, so it may leave the app."""
+    notes = []
+    for name, fact in facts.items():
+        if synthetic is None or name not in synthetic or not fact["values_out"]:
+            continue
+        cells = synthetic[name].dropna()
+        if cells.empty:
+            continue
+        shares = cells.value_counts(normalize=True)
+        value, share = shares.index[0], float(shares.iloc[0])
+        if share < constraints.DOMINANT_VALUE_SHARE:
+            continue
+        shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:30]}…"
+        words = (
+            f"One value, '{shown}', fills {100 * share:.1f}% of the cells of the free-text column '{name}' that "
+            "are not missing"
+        )
+        if fact["values_out"] == 1 and fact["needed"] is not None:
+            words += (
+                f". It is the only value of this column that came out of its noisy count, and at ε = "
+                f"{fact['epsilon']:.3g} a real value needed about {fact['needed']:,} records to come out: unless one "
+                "real value is that common, it is a made-up value (in no record) and this column says nothing "
+                "about the data."
+            )
+        else:
+            words += (
+                f": only {fact['values_out']:,} value(s) of this column came out of its noisy count, and this one may "
+                "be made up (in no record). Read this column with care."
+            )
+        notes.append(words)
+    return notes
 
 
 def plain_number(value: float, digits: int = 3) -> str:

@@ -175,3 +175,42 @@ def test_the_plan_says_how_likely_a_made_up_value_is_all_that_comes_out_and_simu
         alone += bool(len(result.keys)) and bool(result.made_up.all())
     share, slack = alone / runs, 4 * np.sqrt(high * (1 - high) / runs)
     assert low - slack <= share <= high + slack
+
+
+def test_the_card_and_the_preview_say_when_a_made_up_value_or_the_placeholder_fills_a_column():
+    """The surname table under the default method: every draw holds no real surname, and the card says which
+    of the two cases it is, read from the synthetic output and public facts (the placeholder: the method's
+    note; a made-up value: the dominance note), while the Preview's publisher-only line checks the real data."""
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.evaluation.summaries import dominant_values_in_data
+    from dpsynth_core.release import synthesize
+
+    spec = {
+        "columns": {
+            "surname": {"type": "text", "generator": "letters", "max_length": 25, "missing": False},
+            "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+        }
+    }
+    domain = TableDomain.from_json(spec)
+    counts = [129, 167] + [152] * 4 + [151] * 14 + [1, 1]
+    names = [domain.kept["surname"].label_at(10**6 + 7919 * i) for i in range(len(counts))]
+    frame = pd.DataFrame({"surname": np.repeat(names, counts), "age": np.random.default_rng(0).integers(0, 100, 3020)})
+    cases = set()
+    for seed in range(60):  # a made-up value comes out in 1 - rho = 10% of draws: 60 seeds find one
+        release = synthesize(frame, spec, epsilon=1.0, random_state=seed)
+        notes, top = " ".join(release.card["notes"]), release.data["surname"].value_counts()
+        assert top.index[0] not in names and top.iloc[0] >= 0.99 * len(release.data)
+        if top.index[0] == "a":
+            assert "placeholder 'a'" in notes and "One value" not in notes
+            cases.add("placeholder")
+            continue
+        assert f"One value, '{top.index[0]}', fills" in notes and "made-up value (in no record)" in notes
+        (said,) = dominant_values_in_data(frame, release.data, domain)
+        assert "in none of your records: a made-up value" in said
+        cases.add("made up")
+        break
+    assert cases == {"placeholder", "made up"}
+    # a column whose commonest value is real and common is not flagged
+    assert dominant_values_in_data(frame, frame, domain) == []
