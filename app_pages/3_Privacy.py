@@ -6,7 +6,7 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cached import budget_split, column_plan, price, row_warning
+from app_support.cached import budget_split, column_plan, numeric_resolution, price, row_warning
 from app_support.gates import usable_domain
 from app_support.lifetime import lifetime_budget
 from app_support.pages import PREVIEW, PRIVACY
@@ -22,6 +22,7 @@ from dpsynth_core.synthesizers.planning import (
     privacy_note,
     text_outlook,
 )
+from dpsynth_core.synthesizers.resolution import resolution_words
 
 st.title(PRIVACY.title)
 st.markdown(
@@ -189,6 +190,13 @@ for row in plan:
             f"**{row['column']}**:\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
             icon=":material/lightbulb:",
         )
+fine = numeric_resolution(
+    spec_json, float(epsilon), float(rho), method, public_rows, row_count, json.dumps(options, sort_keys=True)
+)
+if fine and not problems:  # from public settings only: the declared ranges, epsilon and the row count
+    with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
+        for name, entry in fine.items():
+            st.markdown(f"**{name}**\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in resolution_words(entry)))
 note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
 if note:  # what the method says about its guarantee, in its own words
     level, text = note

@@ -146,7 +146,7 @@ def _threshold_plan(col, share: float, rho: float, mechanism: str, rows: int | N
     )
     if rows:
         out["most_values"] = min(rule.most_values(rows), size)
-        # the case of no real value kept: one made-up value (or the placeholder) fills the column
+    if rows and col.kind == "text":  # the case of no real value kept: a made-up value or the placeholder fills it
         out["none_kept_below"] = rule.largest_count_none_kept(rows)
         out["made_up_alone"] = some_made_up_chance(size, rho_each, rows)
         out["placeholder"] = col.label_at(0)
