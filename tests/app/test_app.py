@@ -824,3 +824,16 @@ def test_the_privacy_page_warns_when_the_noisy_row_count_is_large_beside_the_tab
     assert any("±200 rows" in w.value and "500 records" in w.value for w in at.warning), [w.value for w in at.warning]
     at.checkbox(key="privacy_rows_fixed").check().run()
     assert not any("±200 rows" in w.value for w in at.warning)
+
+
+def test_the_domain_and_privacy_pages_say_how_fine_numbers_can_come_out():
+    """Issue 36 point 6: for each numeric column, the finest step at this epsilon and row count, and what a
+    narrower range would give, from public settings only (the pages draw the core's advice)."""
+    at = _visit(_app().run(), "app_pages/2_Domain.py")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(i.value for i in at.info)
+    assert "How fine it can come out" in shown and "Finest detail: about" in shown and "10 times narrower" in shown
+    at = _visit(at, "app_pages/3_Privacy.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(e.label.startswith("How fine numbers and dates can come out") for e in at.expander)
+    assert any("Finest detail: about" in m.value for m in at.markdown)
