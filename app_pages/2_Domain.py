@@ -11,7 +11,7 @@ from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
 from dpsynth_core.synthesizers.planning import text_outlook
-from dpsynth_core.synthesizers.resolution import resolution_words
+from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
 st.title(DOMAIN.title)
 st.markdown(

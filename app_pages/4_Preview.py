@@ -31,6 +31,7 @@ settings = state.settings()
 key = state.settings_key(settings)
 workspace = state.workspace()
 domain = complete_domain(declaration)
+checked = state.person_check(domain.person)  # read here: the draw runs in a worker, without the session
 
 info = METHODS[settings["method"]]
 options = state.options(settings)
@@ -89,7 +90,7 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
         data = loaded["frame"] if kept is None else kept  # kept: encoded after an earlier draw (same release)
         chosen = dict(method=settings["method"], rho=settings["rho"], rows=settings["rows"], **options)
         return draw(
-            prepare(data, declaration, settings["epsilon"], **chosen),
+            prepare(data, declaration, settings["epsilon"], person_check=checked, **chosen),
             data,
             workspace,
             loaded["hash"],

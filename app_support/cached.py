@@ -10,7 +10,8 @@ import streamlit as st
 
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.evaluation import metrics, summaries, teaching, values
-from dpsynth_core.synthesizers import planning, resolution
+from dpsynth_core.synthesizers import planning
+from dpsynth_core.synthesizers.planning import resolution
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dpsynth_core.synthesizers import planning, resolution
+from dpsynth_core.synthesizers import planning
+from dpsynth_core.synthesizers.planning import resolution
 
 ADULT = json.loads((Path(__file__).parents[2] / "datasets" / "adult_test.domain.json").read_text())
 ROWS = 16_281  # the table's size as the publisher states it (the file's row count)

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import math
 
-from .. import constraints
-from ..domain import as_table_domain, size_in_words
-from ..privacy.binning import binning_label
-from ..privacy.cathist import cathist_tau, expected_made_up, some_made_up_chance, threshold
-from ..privacy.noise import typical_bin_error
-from ..privacy.prefixes import level_budget
-from ..privacy.spending import Spend
-from ..wording import format_epsilon
-from .base import ROW_NOTE_NOISES
-from .charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
-from .finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
-from .registry import DEFAULT_METHOD, get_method
+from ... import constraints
+from ...domain import as_table_domain, size_in_words
+from ...privacy.binning import binning_label
+from ...privacy.cathist import cathist_tau, expected_made_up, some_made_up_chance, threshold
+from ...privacy.noise import typical_bin_error
+from ...privacy.prefixes import level_budget
+from ...privacy.spending import Spend
+from ...wording import format_epsilon
+from ..base import ROW_NOTE_NOISES
+from ..charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
+from ..finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
+from ..registry import DEFAULT_METHOD, get_method
 
 
 def budget_split(

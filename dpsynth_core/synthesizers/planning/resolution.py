@@ -16,18 +16,19 @@ piece the noise lets the release tell apart is
 (never finer than one value for whole numbers and dates). It scales with the range: a range ``k`` times
 narrower gives a step ``k`` times finer. Public bin edges spend nothing on finding bins, so their share of
 the budget goes back to the counts, less what bins wider than one value need to place values inside
-them (the method's plan for the same declaration with edges says which wins, and by how much). Where records crowd into part of the range the release does better there
-and worse elsewhere: the rule describes an even spread, and says so.
+them (the method's plan for the same declaration with edges says which wins, and by how much). Where
+records crowd into part of the range the release does better there and worse elsewhere: the rule
+describes an even spread, and says so.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from ..domain import as_table_domain
-from ..errors import DPSynthError
-from .planning import column_plan
-from .registry import DEFAULT_METHOD
+from ...domain import as_table_domain
+from ...errors import DPSynthError
+from ..registry import DEFAULT_METHOD
+from .plan import column_plan
 
 #: A piece of a range stands out of the noise when it holds this many typical errors of a count (2: its
 #: count is then told from an empty piece's in about 98% of draws, one-sided).
