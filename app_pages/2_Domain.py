@@ -5,12 +5,13 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cached import column_plan
+from app_support.cached import column_plan, numeric_resolution
 from app_support.column_editor import column_editor
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
 from dpsynth_core.synthesizers.planning import text_outlook
+from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
 st.title(DOMAIN.title)
 st.markdown(
@@ -77,27 +78,33 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
             st.rerun()
 
 
-def _outlook(name: str, spec: dict) -> None:
-    """What a text column will become at the Privacy page's current settings (public settings and the
-    file's row count, shown to you only): from the method's plan, never from the column's values."""
+def _outlook(name: str, spec: dict, kind: str) -> None:
+    """What a text column will become, or how fine a number or date can come out, at the Privacy page's
+    current settings (public settings and the file's row count, shown to you only): from the method's plan,
+    never from the column's values."""
     ss = st.session_state
     whole = {**declaration, "columns": {**specs, name: spec}}
+    settings = (
+        json.dumps(whole),
+        float(ss[state.EPSILON]),
+        float(ss[state.RHO]),
+        ss[state.METHOD],
+        ss[state.ROWS],
+        state.data()["info"]["rows"],
+        json.dumps(state.options(), sort_keys=True),
+    )
     try:
-        plan = column_plan(
-            json.dumps(whole),
-            float(ss[state.EPSILON]),
-            float(ss[state.RHO]),
-            ss[state.METHOD],
-            ss[state.ROWS],
-            state.data()["info"]["rows"],
-            json.dumps(state.options(), sort_keys=True),
-        )
+        if kind == "text":
+            words = next((text_outlook(row) for row in column_plan(*settings) if row["column"] == name), [])
+        else:
+            entry = numeric_resolution(*settings).get(name)
+            words = resolution_words(entry) if entry else []
     except DPSynthError:
         return
-    words = next((text_outlook(row) for row in plan if row["column"] == name), [])
+    title = "What this column will become" if kind == "text" else "How fine it can come out"
     if words:
         st.info(
-            f"**What this column will become** at the current choices (ε = {ss[state.EPSILON]:g}, ρ = "
+            f"**{title}** at the current choices (ε = {ss[state.EPSILON]:g}, ρ = "
             f"{ss[state.RHO]:g}, {METHODS[ss[state.METHOD]].title}; change them on the Privacy page):\n\n"
             + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
             icon=":material/lightbulb:",
@@ -145,8 +152,8 @@ for name in shown:
             st.caption(f"Declared: {column.describe()}.")
             if getattr(column, "adaptive", False):
                 st.caption(KIND_STATEMENTS[column.kind].adaptive_note)
-            if column.kind == "text":  # what it will become at the current settings, before any draw
-                _outlook(name, specs[name])
+            if column.kind in ("text", "integer", "float", "date"):  # at the current settings, before any draw
+                _outlook(name, specs[name], column.kind)
     problems.pop(name, None)
     if found:
         problems[name] = found

@@ -6,6 +6,7 @@ import json
 import streamlit as st
 
 from app_support import state
+from app_support.advice import plan_settings, show_person_check, show_resolution
 from app_support.cached import budget_split, column_plan, price, row_warning
 from app_support.gates import usable_domain
 from app_support.lifetime import lifetime_budget
@@ -153,12 +154,10 @@ lifetime_budget()
 st.divider()
 st.subheader("What these choices imply, column by column")
 problems = usable_domain(declaration)
+keys = plan_settings(spec_json, epsilon, rho, method, public_rows, row_count, options)  # the cached plans' keys
 try:
-    plan = column_plan(
-        spec_json, float(epsilon), float(rho), method, public_rows, row_count, json.dumps(options, sort_keys=True)
-    )
-    split = budget_split(spec_json, float(epsilon), method, public_rows, row_count, json.dumps(options, sort_keys=True))
-    few = row_warning(spec_json, float(epsilon), method, public_rows, row_count, json.dumps(options, sort_keys=True))
+    plan = column_plan(*keys)
+    split, few = budget_split(*keys[:2], *keys[3:]), row_warning(*keys[:2], *keys[3:])  # (these take no rho)
 except DPSynthError as problem:  # the method refuses these settings (said before any data is read)
     st.error(f"{info.title} cannot be used with these choices: {problem}", icon=":material/block:")
     state.save_session()
@@ -189,6 +188,9 @@ for row in plan:
             f"**{row['column']}**:\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
             icon=":material/lightbulb:",
         )
+if not problems:  # from public settings only; then the opt-in check of rows per person (its own budget)
+    show_resolution(keys)
+    show_person_check(declared)
 note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
 if note:  # what the method says about its guarantee, in its own words
     level, text = note

@@ -17,6 +17,7 @@ from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
 from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
+from dpsynth_core.evaluation.summaries import dominant_values_in_data
 from dpsynth_core.release import prepare
 from dpsynth_core.usecases import draw, draw_label, projection
 from dpsynth_core.wording import rows_in_words
@@ -30,6 +31,7 @@ settings = state.settings()
 key = state.settings_key(settings)
 workspace = state.workspace()
 domain = complete_domain(declaration)
+checked = state.person_check(domain.person)  # read here: the draw runs in a worker, without the session
 
 info = METHODS[settings["method"]]
 options = state.options(settings)
@@ -88,7 +90,7 @@ if st.session_state.get("preview_generate"):  # the draw shows its result in thi
         data = loaded["frame"] if kept is None else kept  # kept: encoded after an earlier draw (same release)
         chosen = dict(method=settings["method"], rho=settings["rho"], rows=settings["rows"], **options)
         return draw(
-            prepare(data, declaration, settings["epsilon"], **chosen),
+            prepare(data, declaration, settings["epsilon"], person_check=checked, **chosen),
             data,
             workspace,
             loaded["hash"],
@@ -176,6 +178,8 @@ st.success(
 )
 for note in entry["card"].get("notes", []):  # the card's plain notes (public: a small noisy row count, empty text)
     st.warning(note, icon=":material/info:")
+for note in dominant_values_in_data(loaded["frame"], release_data, domain):  # publisher-only: reads the data
+    st.caption(note)
 pass_rate = entry["publisher_report"]["columns"].get("pass_rate")
 if pass_rate is not None:
     st.caption(

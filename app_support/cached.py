@@ -11,6 +11,7 @@ import streamlit as st
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.evaluation import metrics, summaries, teaching, values
 from dpsynth_core.synthesizers import planning
+from dpsynth_core.synthesizers.planning import resolution
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -62,6 +63,29 @@ def column_plan(
         expected_rows=expected_rows,
         **json.loads(options_json),
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def numeric_resolution(
+    declaration_json: str,
+    epsilon: float,
+    rho: float,
+    method: str,
+    rows: int | None,
+    expected_rows: int,
+    options_json: str = "{}",
+):
+    """:func:`~dpsynth_core.synthesizers.resolution.numeric_resolution` (reads no data) by column name."""
+    entries = resolution.numeric_resolution(
+        json.loads(declaration_json),
+        epsilon,
+        rho,
+        rows=rows or expected_rows,
+        method=method,
+        fixed_rows=rows,
+        **json.loads(options_json),
+    )
+    return {e["column"]: e for e in entries}
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

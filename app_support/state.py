@@ -55,6 +55,7 @@ NOTICE = "notice"  # a message to show once on the next run (e.g. after an uploa
 MISSING_UPLOAD = "missing_upload"  # {"name", "fingerprint"} of a file to upload again after a restart
 BROWSER = "browser"  # this browser's secret identity (the value of its cookie)
 _NEW_BROWSER = "_new_browser"  # True when the browser sent no identity: the page stores one as a cookie
+PERSON_CHECK = "person_check"  # {"hash", "column", "check"}: the last rows-per-person check (DP output)
 _SAVED = "_saved_session"
 
 #: Releases whose tables a session keeps in memory (all of them stay in the workspace).
@@ -268,6 +269,14 @@ def data() -> dict:
 
 def declaration() -> dict:
     return st.session_state[DECLARATION]
+
+
+def person_check(unit) -> dict | None:
+    """The rows-per-person check drawn on this data for the person ``unit``'s column (its DP counts), or None."""
+    kept = st.session_state.get(PERSON_CHECK)
+    if not kept or unit is None or kept["column"] != unit.column or kept["hash"] != data()["hash"]:
+        return None
+    return kept["check"]
 
 
 def settings() -> dict:

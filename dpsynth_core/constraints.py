@@ -121,3 +121,15 @@ MAX_PROBLEMS_SHOWN = 200
 
 #: With engine "auto", a CSV file larger than this is counted by DuckDB out of core instead of in memory.
 ENGINE_AUTO_BYTES = 512 * 2**20
+
+#: A free-text column whose commonest synthetic value fills at least this share of its non-missing cells is
+#: said to be dominated by it (the card and the Preview say so: a made-up value or the placeholder can fill
+#: a column when no real value comes out).
+DOMINANT_VALUE_SHARE = 0.5
+
+#: The rows-per-person check (an opt-in DP histogram before a release with a person unit) counts persons with
+#: 1, 2, ..., PERSON_CHECK_CAP - 1 rows and PERSON_CHECK_CAP or more; its default budget.
+PERSON_CHECK_CAP = 16
+PERSON_CHECK_EPSILON = 0.1
+#: The bound on rows per person the check suggests keeps at least this share of the rows (DP estimate).
+PERSON_CHECK_KEEP = 0.9

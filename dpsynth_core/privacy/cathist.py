@@ -72,6 +72,16 @@ def expected_made_up(domain_size: int, rho: float, active: int = 0) -> float:
     return (check_domain_size(domain_size) - active) * inclusion_probability(domain_size, rho)
 
 
+def some_made_up_chance(domain_size: int, rho: float, active: int = 0) -> float:
+    """The chance that the release holds at least one made-up value, ``1 - (1 - p)**(n - |active|)``
+    (the binomial draw is not 0), which is ``1 - rho`` with no active value and at most that with some.
+    Public with ``active`` a bound on the values present (the row count, say): more active values, fewer
+    empty bins, a smaller chance."""
+    n = check_domain_size(domain_size)
+    p = inclusion_probability(n, rho)
+    return -math.expm1((n - min(active, n)) * math.log1p(-p)) if p < 1 else float(active < n)
+
+
 @dataclass(frozen=True)
 class Threshold:
     """The discrete threshold: keep a noisy count ``c`` when ``c > cut``, or ``c == cut``
@@ -110,6 +120,29 @@ class Threshold:
         best ``c``, keep the most). From the threshold and the row count alone."""
         counts = np.arange(1, max(self.cut, 0) + int(math.ceil(40 / self.epsilon)) + 2)
         return float(rows * np.max(self.keep_probability(counts) / counts))
+
+    def none_kept_chance(self, rows: int, largest: int) -> float:
+        """A lower bound on the chance that no real value is kept when ``rows`` records are spread over
+        values of at most ``largest`` records each, however they are spread: ``1 - rows * max over
+        1 <= c <= largest of keep_probability(c) / c`` (the union bound over the values, each of ``c``
+        records kept with ``keep_probability(c)``, at most ``rows / c`` of them). From the threshold and the
+        row count alone; 0 when the bound says nothing."""
+        top = min(int(largest), max(self.cut, 0) + int(math.ceil(40 / self.epsilon)) + 2)
+        counts = np.arange(1, max(top, 1) + 1)
+        return float(max(0.0, 1.0 - rows * np.max(self.keep_probability(counts) / counts)))
+
+    def largest_count_none_kept(self, rows: int, chance: float = 0.99) -> int:
+        """The largest ``c`` such that, when no value holds more than ``c`` of ``rows`` records, no real
+        value is kept with at least ``chance`` (:meth:`none_kept_chance`); 0 when even values of one record
+        each could be kept, ``rows`` when no spread of ``rows`` records can be (public settings only)."""
+        # keep_probability(c) / c peaks before cut + 40 / epsilon (kept almost surely past it): no need to look further
+        top = min(int(rows), max(self.cut, 0) + int(math.ceil(40 / self.epsilon)) + 2)
+        counts = np.arange(1, max(top, 1) + 1)
+        worst = np.maximum.accumulate(self.keep_probability(counts) / counts)  # the max over 1..c, for every c
+        fits = np.flatnonzero(1.0 - rows * worst >= chance)
+        if not fits.size:
+            return 0
+        return int(rows) if fits[-1] == len(counts) - 1 else int(counts[fits[-1]])
 
     def smallest_count_kept(self, probability: float = 0.5) -> int:
         """Smallest true count kept with at least ``probability``."""

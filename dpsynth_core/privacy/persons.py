@@ -28,6 +28,7 @@ identifier are together one person.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -101,3 +102,89 @@ def person_ledger(row_ledger: Accountant, unit, delta_slack: float) -> Accountan
     return Accountant(
         [PrivacyEvent(mechanism, epsilon, delta, unit_relation(unit, ""), f"the whole release, {unit.in_words()}")]
     )
+
+
+@dataclass(frozen=True)
+class RowsPerPerson:
+    """A DP histogram of rows per person: ``noisy[j - 1]`` persons with ``j`` rows for ``j < cap``, and
+    ``noisy[cap - 1]`` persons with ``cap`` rows or more (:func:`count_rows_per_person`). Every figure
+    below is post-processing of these noisy counts, so it may be shown and put on a card.
+
+    Sums use the noisy counts as drawn (unbiased: discrete Laplace noise has mean 0), not clipped at 0;
+    persons with ``cap`` rows or more count ``cap`` rows each, so the rows before bounding are "at least".
+    """
+
+    noisy: tuple
+    epsilon: float
+    cap: int
+
+    def _rows(self) -> np.ndarray:
+        return np.arange(1, self.cap + 1)
+
+    def rows_before(self) -> float:
+        """About how many rows the table holds before bounding (at least: the top bin counts ``cap`` each)."""
+        return max(0.0, float(np.dot(self._rows(), self.noisy)))
+
+    def rows_kept(self, max_rows: int) -> float:
+        """About how many rows bounding to ``max_rows`` per person keeps."""
+        return max(0.0, float(np.dot(np.minimum(self._rows(), max_rows), self.noisy)))
+
+    def persons(self) -> float:
+        return max(0.0, float(np.sum(self.noisy)))
+
+    def dropped(self, max_rows: int) -> float:
+        """About how many rows bounding to ``max_rows`` drops (at least, for ``max_rows < cap``)."""
+        return max(0.0, self.rows_before() - self.rows_kept(max_rows))
+
+    def suggested(self, keep: float) -> int:
+        """The smallest bound that keeps at least ``keep`` of the rows, by these estimates (at most ``cap``)."""
+        before = self.rows_before()
+        return next((k for k in range(1, self.cap) if self.rows_kept(k) >= keep * before), self.cap)
+
+    def typical_error(self) -> float:
+        """Typical error, in rows, of :meth:`rows_before` (the noise's standard deviation over the weighted sum)."""
+        alpha = math.exp(-self.epsilon)
+        variance = 2 * alpha / (1 - alpha) ** 2  # of one discrete Laplace count with scale 1 / epsilon
+        return math.sqrt(variance * float(np.sum(self._rows() ** 2)))
+
+    def as_dict(self) -> dict:
+        return {"noisy": [int(v) for v in self.noisy], "epsilon": self.epsilon, "cap": self.cap}
+
+    @classmethod
+    def from_dict(cls, spec: dict) -> RowsPerPerson:
+        return cls(tuple(int(v) for v in spec["noisy"]), float(spec["epsilon"]), int(spec["cap"]))
+
+
+def count_rows_per_person(
+    frame: pd.DataFrame, column: str, *, epsilon: float, noise, cap: int, ignore_case: bool = False
+) -> RowsPerPerson:
+    """How many persons have 1, 2, ... rows (``cap`` or more in the last count), with discrete Laplace noise.
+
+    Guarantee: epsilon-DP under adding or removing one person (all rows sharing an identifier, by
+    :func:`person_codes`): a person is in exactly one count, so the histogram's L1 sensitivity is 1 whatever
+    their rows. The bins are public (``1 .. cap``); the caller records the spend (a person-relation event).
+    """
+    codes = person_codes(frame[column], ignore_case=ignore_case)
+    per_person = np.bincount(codes) if len(codes) else np.zeros(0, dtype=np.int64)
+    counts = np.bincount(np.minimum(per_person[per_person > 0], cap), minlength=cap + 1)[1:]
+    noisy = counts + noise.discrete_laplace(cap, 1.0 / epsilon, label="rows per person")
+    return RowsPerPerson(tuple(int(v) for v in noisy), float(epsilon), int(cap))
+
+
+def bounding_plan_words(check: RowsPerPerson, max_rows: int, name: str, keep: float) -> list[str]:
+    """What bounding to ``max_rows`` rows per ``name`` will cost, and a bound to consider, in plain words, from
+    the DP check alone (the Privacy page's plan)."""
+    before, dropped, error = check.rows_before(), check.dropped(max_rows), check.typical_error()
+    share = dropped / before if before > 0 else 0.0
+    suggested = check.suggested(keep)
+    rows = "1 row" if max_rows == 1 else f"{max_rows:,} rows"
+    more = f"{check.cap:,} or more" if suggested >= check.cap else f"{suggested:,}"
+    return [
+        f"About {check.persons():,.0f} {name}s hold at least {before:,.0f} rows (give or take {error:,.0f}; "
+        f"estimated with ε = {check.epsilon:g}, recorded in the ledger).",
+        f"Keeping at most {rows} per {name} drops about {dropped:,.0f} rows ({100 * share:.0f}%). Those rows are "
+        f"gone from every figure of the release: {name}s with many rows weigh less than in your table, so "
+        "shares that depend on them shift. That is the bounded table's truth, not noise.",
+        f"A bound of {more} rows per {name} would keep about {100 * keep:.0f}% of the rows. A larger bound "
+        f"keeps more rows but splits ε over more rows per {name}: each row's noise grows with the bound.",
+    ]

@@ -15,11 +15,14 @@ import re
 
 from .. import __version__ as _version
 from .. import constraints
+from ..synthesizers.charges import row_count_event
 from ..wording import SEEDED_GUARANTEE
 
 
-def build_card(model, method_info, synthetic_rows: int) -> dict:
-    """The card of a fitted synthesizer, as a JSON-ready dict."""
+def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_check=None) -> dict:
+    """The card of a fitted synthesizer, as a JSON-ready dict. ``synthetic``: the synthetic table when it is
+    held in memory (its free-text columns are read for :func:`dominance_notes`); ``person_check``: the DP
+    rows-per-person check drawn before the release, if any (:func:`bounding_note`)."""
     unit = getattr(model, "unit_", None)
     ledger, per_row = model.ledger(), model.accountant_  # the same ledger when the unit is a row
     row_total = per_row.total(constraints.ADVANCED_COMPOSITION_DELTA)
@@ -101,7 +104,11 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
         "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", []) if not found.inside],
         "spread_inside_bins": [found.as_card() for found in getattr(model, "bins_", []) if found.inside],
         "method_details": model.card_details(),
-        "notes": model.release_notes(),
+        "notes": [
+            *([said] if (said := bounding_note(unit, kept_rows=_noisy_rows(model), check=person_check)) else []),
+            *model.release_notes(),
+            *dominance_notes(synthetic, model.text_facts()),
+        ],
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
             "this card: it holds only the declaration, the parameters, the privacy spends and the bins fitted with DP",
@@ -113,6 +120,82 @@ def build_card(model, method_info, synthetic_rows: int) -> dict:
             "the declaration itself, which is public knowledge by assumption",
         ],
     }
+
+
+def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:
+    """The card's sentence on what keeping at most ``K`` rows per person did to the release (None without a
+    person unit). ``kept_rows``: the release's noisy count of the rows kept (DP, part of this release; None
+    with a public number of rows); ``check``: the rows-per-person check drawn before the release
+    (:class:`~dpsynth_core.privacy.persons.RowsPerPerson`, DP, its spend recorded apart), when there was one.
+    Every number is DP output: never the true count of rows dropped."""
+    if unit is None:
+        return None
+    rows = "1 row" if unit.max_rows == 1 else f"{unit.max_rows:,} rows"
+    words = (
+        f"At most {rows} of each {unit.name} were kept before anything was measured, so the release describes "
+        f"that bounded table: {unit.name}s with more rows weigh less than in the full table, and figures that "
+        "depend on them shift (the bounded table's truth, not noise)."
+    )
+    if check is not None:
+        before, kept = check.rows_before(), check.rows_kept(unit.max_rows)
+        if kept_rows is not None:
+            kept = float(kept_rows)
+        share = 1 - kept / before if before > 0 else 0.0
+        words += (
+            f" By DP counts, the table held at least about {before:,.0f} rows before bounding (a check with "
+            f"ε = {check.epsilon:g}, recorded apart) and about {kept:,.0f} after it: about {100 * max(share, 0):.0f}% "
+            "of the rows were dropped."
+        )
+    elif kept_rows is not None:
+        words += (
+            f" The bounded table held about {kept_rows:,} rows (a DP count); how many the full table held was not "
+            "measured (the Privacy page's rows-per-person check measures it, with its own budget)."
+        )
+    return words
+
+
+def dominance_notes(synthetic, facts: dict) -> list[str]:
+    """Plain sentences for the card, read from the synthetic output: a free-text column whose commonest value
+    fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing
+    (a made-up value or the placeholder, when no real value came out). ``facts``: each text column's public
+    facts (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.text_facts`). A column of which no value came out
+    at all is left to the method's own note (the placeholder fills it). Reads nothing but the synthetic
+    table and public facts, so it may leave the app."""
+    notes = []
+    for name, fact in facts.items():
+        if synthetic is None or name not in synthetic or not fact["values_out"]:
+            continue
+        cells = synthetic[name].dropna()
+        if cells.empty:
+            continue
+        shares = cells.value_counts(normalize=True)
+        value, share = shares.index[0], float(shares.iloc[0])
+        if share < constraints.DOMINANT_VALUE_SHARE:
+            continue
+        shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:30]}…"
+        words = (
+            f"One value, '{shown}', fills {100 * share:.1f}% of the cells of the free-text column '{name}' that "
+            "are not missing"
+        )
+        if fact["values_out"] == 1 and fact["needed"] is not None:
+            words += (
+                f". It is the only value of this column that came out of its noisy count, and at ε = "
+                f"{fact['epsilon']:.3g} a real value needed about {fact['needed']:,} records to come out: unless one "
+                "real value is that common, it is a made-up value (in no record) and this column says nothing "
+                "about the data."
+            )
+        else:
+            words += (
+                f": only {fact['values_out']:,} value(s) of this column came out of its noisy count, and this one may "
+                "be made up (in no record). Read this column with care."
+            )
+        notes.append(words)
+    return notes
+
+
+def _noisy_rows(model) -> int | None:
+    """The release's rows when they are a noisy count of the (bounded) records, else None."""
+    return int(model.rows_) if row_count_event(model.accountant_.events) is not None else None
 
 
 def plain_number(value: float, digits: int = 3) -> str:

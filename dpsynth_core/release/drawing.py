@@ -85,7 +85,9 @@ def draw_release(settings, opened, progress) -> Release:
         """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""
         return Release(
             data=synthetic,
-            card=build_card(model, info, written if synthetic is None else len(synthetic)),
+            card=build_card(
+                model, info, written if synthetic is None else len(synthetic), synthetic, settings.person_check
+            ),
             accountant=model.ledger(),
             publisher_report=_report(model, opened.lines),
             path=path,

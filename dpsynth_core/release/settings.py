@@ -21,6 +21,7 @@ from ..data.file_bytes import check_delimiter, check_encoding
 from ..data.tables import read_table
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, get_engine, lines_read, open_source
+from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
 from ..synthesizers.base import resolve_engine
@@ -67,6 +68,9 @@ class ReleaseSettings:
             how many rows (``out`` None: the table is returned in memory).
         charge: the draw's price (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`), what
             the workspace's ledger records as it is.
+        person_check: the DP rows-per-person check drawn before this release
+            (:class:`~dpsynth_core.privacy.persons.RowsPerPerson`, its spend recorded apart), for the card's
+            sentence on bounding; None without one.
     """
 
     method: str
@@ -84,6 +88,7 @@ class ReleaseSettings:
     chunk_rows: int
     options: Mapping
     charge: Spend
+    person_check: object = None
 
     @property
     def info(self):
@@ -203,6 +208,7 @@ def prepare(
     out=None,
     out_format: str | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    person_check=None,
     **options,
 ) -> ReleaseSettings:
     """Check every setting of :func:`synthesize` once (each described there) and price the draw,
@@ -254,7 +260,15 @@ def prepare(
         chunk_rows=chunk_rows,
         options=MappingProxyType(options),
         charge=charge,
+        person_check=_person_check(person_check, domain),
     )
+
+
+def _person_check(check, domain):
+    """A rows-per-person check (an object or its dict) for a release with a person unit; None otherwise."""
+    if check is None or domain.person is None:
+        return None
+    return check if isinstance(check, RowsPerPerson) else RowsPerPerson.from_dict(check)
 
 
 def warm_up_release() -> None:

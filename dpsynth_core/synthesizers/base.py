@@ -522,6 +522,14 @@ class Synthesizer:
         notes += [note for c in columns.values() if isinstance(c, FiniteColumn) and (note := vocabulary_note(c))]
         return notes
 
+    def text_facts(self) -> dict[str, dict]:
+        """Each free-text column's public facts (:func:`~.finite.text_facts`): its placeholder, how many values
+        came out, the records a value needed; the card reads the synthetic output with them."""
+        from .finite import FiniteColumn, text_facts
+
+        columns = getattr(self, "columns_", None) or {}
+        return {n: f for n, c in columns.items() if isinstance(c, FiniteColumn) and (f := text_facts(c))}
+
     def missing_guarantee(self) -> str | None:
         """None when the ledger's total is a true DP guarantee; else why there is none."""
         return None

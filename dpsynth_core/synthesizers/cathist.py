@@ -226,6 +226,22 @@ class CatHistSynthesizer(Synthesizer):
                 notes.append(empty_text_note(name, model.domain.label_at(0), epsilon=model.epsilon, needed=kept))
         return notes
 
+    def text_facts(self) -> dict[str, dict]:
+        """Each free-text column's public facts (see the base): placeholder, values out, records needed."""
+        out = {}
+        for name, model in self.models_.items():
+            if model.domain.binned:
+                continue
+            plain = model.weights is None
+            rule = threshold(_cathist_size(model.domain), self.rho_, model.epsilon) if plain else None
+            out[name] = {
+                "placeholder": model.domain.label_at(0),
+                "values_out": 0 if model.is_empty else len(model.keys),
+                "epsilon": model.epsilon if plain else None,
+                "needed": rule.smallest_count_kept(0.5) if plain else None,
+            }
+        return out
+
     def publisher_details(self) -> dict:
         """Per column: fidelity F and whether values were made up (reveals the data)."""
         out = {}

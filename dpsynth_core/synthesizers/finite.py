@@ -201,6 +201,22 @@ def vocabulary_note(column: FiniteColumn) -> str | None:
     )
 
 
+def text_facts(column: FiniteColumn) -> dict | None:
+    """A text column's public facts for the card's reading of the synthetic output
+    (:func:`~dpsynth_core.release.card.dominance_notes`): its placeholder, how many values came out (DP output)
+    and the records a value needed to come out half the time (from epsilon, rho and the declared size; None
+    with prefixes, whose levels differ). None for a binned column."""
+    if column.vocabulary is None:
+        return None
+    known = column.epsilon and column.rho and not column.prefixes
+    return {
+        "placeholder": column.domain.label_at(0),
+        "values_out": len(column.vocabulary),
+        "epsilon": column.epsilon if known else None,
+        "needed": threshold(column.domain.size, column.rho, column.epsilon).smallest_count_kept(0.5) if known else None,
+    }
+
+
 def empty_text_note(name: str, placeholder: str, *, epsilon=None, needed=None, what: str = "value") -> str:
     """The card's sentence for a free-text column of which no value came out of its noisy count: every cell
     that is not missing shows ``placeholder``. ``epsilon`` and ``needed`` (the records a value needs to come

@@ -824,3 +824,42 @@ def test_the_privacy_page_warns_when_the_noisy_row_count_is_large_beside_the_tab
     assert any("±200 rows" in w.value and "500 records" in w.value for w in at.warning), [w.value for w in at.warning]
     at.checkbox(key="privacy_rows_fixed").check().run()
     assert not any("±200 rows" in w.value for w in at.warning)
+
+
+def test_the_domain_and_privacy_pages_say_how_fine_numbers_can_come_out():
+    """Issue 36 point 6: for each numeric column, the finest step at this epsilon and row count, and what a
+    narrower range would give, from public settings only (the pages draw the core's advice)."""
+    at = _visit(_app().run(), "app_pages/2_Domain.py")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(i.value for i in at.info)
+    assert "How fine it can come out" in shown and "Finest detail: about" in shown and "10 times narrower" in shown
+    at = _visit(at, "app_pages/3_Privacy.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(e.label.startswith("How fine numbers and dates can come out") for e in at.expander)
+    assert any("Finest detail: about" in m.value for m in at.markdown)
+
+
+def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_card_states_it():
+    """Issue 36 point 5: with a person unit, the Privacy page offers an opt-in DP count of rows per person (its
+    own spend in the ledger), says what bounding will drop and suggests a bound; the card of the next draw
+    states the DP rows before and after bounding."""
+    rows = ["pid,sex"] + [f"p{i // 3 if i < 300 else i},{'F' if i % 2 else 'M'}" for i in range(600)]
+    at = _upload(_app().run(), "visits.csv", ("\n".join(rows) + "\n").encode())
+    at.session_state[state.DECLARATION] = {
+        "columns": {"pid": {"type": "drop"}, "sex": {"type": "categorical", "values": ["F", "M"]}},
+        "person": {"column": "pid", "max_rows": 1, "name": "patient"},
+    }
+    at = _visit(at, "app_pages/3_Privacy.py")
+    assert any(e.label.startswith("Rows per patient") for e in at.expander)
+    before = len(_workspace().ledger.spends(at.session_state[state.DATA]["hash"]))
+    at.button(key="privacy_person_check").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = " ".join(i.value for i in at.info)
+    assert "Keeping at most 1 row per patient drops about" in said and "A bound of" in said
+    spends = _workspace().ledger.spends(at.session_state[state.DATA]["hash"])
+    assert len(spends) == before + 1 and spends[-1]["purpose"] == "rows per person"
+    at = _generate(at)
+    assert at.session_state[state.PERSON_CHECK]["column"] == "pid", at.session_state[state.PERSON_CHECK]
+    card = at.session_state[state.RELEASES]
+    notes = " ".join(" ".join(e["card"]["notes"]) for e in card.values())
+    assert "rows before bounding" in notes and "were dropped" in notes

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpsynth_core.privacy.cathist import cathist, draw_from_range, expected_made_up, threshold
+from dpsynth_core.privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, threshold
 from dpsynth_core.privacy.noise import NoiseSource, discrete_laplace_pmf, discrete_laplace_survival
 from dpsynth_core.synthesizers import planning
 
@@ -130,3 +130,87 @@ def test_the_default_method_gives_vocabularies_a_share_by_their_levels_and_says_
     words = " ".join(planning.text_outlook(plan["b"]))
     assert "chosen with 20% of the budget (all free-text columns together: 30%" in words
     assert f"{100 * (1 / 0.7**0.5 - 1):.0f}% more noise on every other figure" in words
+
+
+def test_the_plan_says_how_likely_a_made_up_value_is_all_that_comes_out_and_simulation_agrees():
+    """The surname table of issue 36: 20 surnames of 129 to 167 records and 2 singletons (3,020 rows), declared
+    "any string of up to 25 letters", under the default method at epsilon 1. No real value can come out at
+    the vocabulary's epsilon; the plan says so, from public settings alone, with the chance (1 - rho) that
+    a made-up value is then all the column holds. Over seeded runs of the mechanism the share of runs whose
+    vocabulary is made-up values only lies in the plan's interval, up to a binomial bound (4 standard
+    deviations of the share over ``runs``)."""
+    from dpsynth_core.domain import TableDomain
+
+    spec = {
+        "columns": {
+            "surname": {"type": "text", "generator": "letters", "max_length": 25, "missing": False},
+            "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+        }
+    }
+    rows, rho = 3020, 0.9
+    row = {r["column"]: r for r in planning.column_plan(spec, 1.0, rho, expected_rows=rows)}["surname"]
+    counts = np.array([129, 167] + [152] * 4 + [151] * 14 + [1, 1])
+    assert counts.sum() == rows and counts[:20].min() == 129 and counts[:20].max() == 167
+    assert row["none_kept_below"] >= 167  # the what-if covers this table: no value above 167 records
+    words = " ".join(planning.text_outlook(row))
+    assert f"no value is held by more than {row['none_kept_below']:,} records" in words
+    assert "with chance 10% (1 − ρ)" in words and f"placeholder '{row['placeholder']}'" in words
+    rule = threshold(row["domain_size"], rho, row["epsilon"])
+    low = rule.none_kept_chance(rows, 167) * row["made_up_alone"]  # no real value kept, at least one made up
+    high = 1 - rho
+    assert low > 0.99 * high  # the plan's interval is narrow here: the check below is sharp
+    domain = TableDomain.from_json(spec).kept["surname"]
+    names = [domain.label_at(10**6 + 7919 * i) for i in range(len(counts))]
+    noise, runs, alone = _noise(36), 3000, 0
+    for _ in range(runs):
+        result = cathist(
+            names,
+            counts,
+            domain.size,
+            epsilon=row["epsilon"],
+            rho=rho,
+            draw_inactive=draw_from_generator(domain),
+            noise=noise,
+        )
+        alone += bool(len(result.keys)) and bool(result.made_up.all())
+    share, slack = alone / runs, 4 * np.sqrt(high * (1 - high) / runs)
+    assert low - slack <= share <= high + slack
+
+
+def test_the_card_and_the_preview_say_when_a_made_up_value_or_the_placeholder_fills_a_column():
+    """The surname table under the default method: every draw holds no real surname, and the card says which
+    of the two cases it is, read from the synthetic output and public facts (the placeholder: the method's
+    note; a made-up value: the dominance note), while the Preview's publisher-only line checks the real data."""
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.evaluation.summaries import dominant_values_in_data
+    from dpsynth_core.release import synthesize
+
+    spec = {
+        "columns": {
+            "surname": {"type": "text", "generator": "letters", "max_length": 25, "missing": False},
+            "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+        }
+    }
+    domain = TableDomain.from_json(spec)
+    counts = [129, 167] + [152] * 4 + [151] * 14 + [1, 1]
+    names = [domain.kept["surname"].label_at(10**6 + 7919 * i) for i in range(len(counts))]
+    frame = pd.DataFrame({"surname": np.repeat(names, counts), "age": np.random.default_rng(0).integers(0, 100, 3020)})
+    cases = set()
+    for seed in range(60):  # a made-up value comes out in 1 - rho = 10% of draws: 60 seeds find one
+        release = synthesize(frame, spec, epsilon=1.0, random_state=seed)
+        notes, top = " ".join(release.card["notes"]), release.data["surname"].value_counts()
+        assert top.index[0] not in names and top.iloc[0] >= 0.99 * len(release.data)
+        if top.index[0] == "a":
+            assert "placeholder 'a'" in notes and "One value" not in notes
+            cases.add("placeholder")
+            continue
+        assert f"One value, '{top.index[0]}', fills" in notes and "made-up value (in no record)" in notes
+        (said,) = dominant_values_in_data(frame, release.data, domain)
+        assert "in none of your records: a made-up value" in said
+        cases.add("made up")
+        break
+    assert cases == {"placeholder", "made up"}
+    # a column whose commonest value is real and common is not flagged
+    assert dominant_values_in_data(frame, frame, domain) == []

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import math
 
-from .. import constraints
-from ..domain import as_table_domain, size_in_words
-from ..privacy.binning import binning_label
-from ..privacy.cathist import cathist_tau, expected_made_up, threshold
-from ..privacy.noise import typical_bin_error
-from ..privacy.prefixes import level_budget
-from ..privacy.spending import Spend
-from ..wording import format_epsilon
-from .base import ROW_NOTE_NOISES
-from .charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
-from .finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
-from .registry import DEFAULT_METHOD, get_method
+from ... import constraints
+from ...domain import as_table_domain, size_in_words
+from ...privacy.binning import binning_label
+from ...privacy.cathist import cathist_tau, expected_made_up, some_made_up_chance, threshold
+from ...privacy.noise import typical_bin_error
+from ...privacy.prefixes import level_budget
+from ...privacy.spending import Spend
+from ...wording import format_epsilon
+from ..base import ROW_NOTE_NOISES
+from ..charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
+from ..finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
+from ..registry import DEFAULT_METHOD, get_method
 
 
 def budget_split(
@@ -146,6 +146,10 @@ def _threshold_plan(col, share: float, rho: float, mechanism: str, rows: int | N
     )
     if rows:
         out["most_values"] = min(rule.most_values(rows), size)
+    if rows and col.kind == "text":  # the case of no real value kept: a made-up value or the placeholder fills it
+        out["none_kept_below"] = rule.largest_count_none_kept(rows)
+        out["made_up_alone"] = some_made_up_chance(size, rho_each, rows)
+        out["placeholder"] = col.label_at(0)
     if prefixes:
         out["mechanism"] += f"; codes fall back to their first {' or '.join(map(str, prefixes))} characters"
         out["levels"] = []
@@ -211,6 +215,7 @@ def text_outlook(row: dict) -> list[str]:
     words.append(
         f"Expect {made_up:.2f} made-up {what} (each as frequent as about {row['made_up_count']:,.0f} records){share}."
     )
+    words += _nothing_real(row)
     for level in levels:
         words.append(
             f"A code that does not come out falls back to its first {level['length']} characters and a star "
@@ -250,6 +255,33 @@ def text_outlook(row: dict) -> list[str]:
         )
     )
     return words
+
+
+def _nothing_real(row: dict) -> list[str]:
+    """The case the expected shares above hide: no real value comes out, and then one made-up value (or the
+    placeholder) fills every cell of the column that is not missing. Said with its chance, from the
+    threshold, rho and the row count alone (:meth:`~dpsynth_core.privacy.cathist.Threshold.none_kept_chance`)."""
+    quiet, rows = row.get("none_kept_below"), row.get("rows")
+    if not quiet or not rows or row.get("levels"):
+        return []
+    alone, placeholder = row["made_up_alone"], row["placeholder"]
+    fill = (
+        "one made-up value (almost always just one) fills them all"
+        if row.get("handed_out")
+        else "made-up values fill them"
+    )
+    when = (
+        "Whatever your records hold, no real value can come out at this ε (at least 99% sure)"
+        if quiet >= rows
+        else f"If no value is held by more than {quiet:,} records ({100 * quiet / rows:.0f}% of the rows), no "
+        "real value comes out (at least 99% sure)"
+    )
+    return [
+        f"{when}. Then the cells of this column that are not missing hold no real value: with chance "
+        f"{100 * alone:.0f}% (1 − ρ) {fill}, a value that is in no record; otherwise they all show the "
+        f"placeholder '{placeholder}'. Either way the column then says nothing about "
+        "your data; the release card and the Preview say so after the draw."
+    ]
 
 
 def price(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None, **options) -> Spend:

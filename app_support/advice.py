@@ -1,0 +1,71 @@
+"""The Privacy page's advice sections: how fine numbers can come out (reads no data) and the opt-in
+rows-per-person check (a budgeted DP measurement). Drawing only: the figures and words come from the core."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from app_support import state
+from app_support.cached import numeric_resolution
+from dpsynth_core import DPSynthError, constraints
+from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
+from dpsynth_core.synthesizers.planning.resolution import resolution_words
+from dpsynth_core.usecases.person_check import person_check
+from dpsynth_core.workspace import BudgetExceeded
+
+
+def show_resolution(settings: tuple) -> None:
+    """Per numeric or date column, the finest step at these settings (``settings``: the cached plan's keys)."""
+    fine = numeric_resolution(*settings)
+    if not fine:
+        return
+    with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
+        st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
+        for name, entry in fine.items():
+            st.markdown(f"**{name}**\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in resolution_words(entry)))
+
+
+def show_person_check(declared) -> None:
+    """For a release per person: what bounding to K rows will drop, from an opt-in DP check (its own budget)."""
+    unit = getattr(declared, "person", None)
+    if unit is None:
+        return
+    loaded = state.data()
+    with st.expander(f"Rows per {unit.name}: what keeping at most {unit.max_rows:,} will drop", expanded=True):
+        st.markdown(
+            f"Rows beyond {unit.max_rows:,} per {unit.name} are dropped at random before anything is measured, so "
+            f"the release describes a table where {unit.name}s with many rows count less. To see how much that "
+            f"changes, the app can count {unit.name}s by their number of rows, with noise. **This reads the data "
+            "and spends budget of its own** (recorded in the ledger, on top of the release's), so it is your choice."
+        )
+        c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
+        epsilon = c1.number_input(
+            "ε for the check", 0.01, 1.0, constraints.PERSON_CHECK_EPSILON, 0.01, key="privacy_person_eps"
+        )
+        if c2.button(f"Count rows per {unit.name} (spends ε = {epsilon:g})", key="privacy_person_check"):
+            try:
+                check = person_check(
+                    state.workspace(), loaded["hash"], loaded["frame"], declared, float(epsilon), name=loaded["name"]
+                )
+            except (BudgetExceeded, DPSynthError) as refused:
+                st.error(str(refused), icon=":material/block:")
+            else:
+                st.session_state[state.PERSON_CHECK] = {
+                    "hash": loaded["hash"],
+                    "column": unit.column,
+                    "check": check.as_dict(),
+                }
+        kept = state.person_check(unit)
+        if kept is not None:
+            words = bounding_plan_words(
+                RowsPerPerson.from_dict(kept), unit.max_rows, unit.name, constraints.PERSON_CHECK_KEEP
+            )
+            st.info("\n".join(f"- {w}" for w in words), icon=":material/group:")
+            st.caption("The release card will state these figures beside the release's own count of rows kept.")
+
+
+def plan_settings(spec_json: str, epsilon, rho, method: str, rows, expected_rows: int, options: dict) -> tuple:
+    """The cached plan's keys, in its order."""
+    return (spec_json, float(epsilon), float(rho), method, rows, expected_rows, json.dumps(options, sort_keys=True))

@@ -1,0 +1,179 @@
+"""How fine a numeric column can come out of a release, and what a narrower range or public edges would buy.
+
+Advice that reads no data: everything here is a function of the declaration (the column's range and
+bins), epsilon, the method and its options, and a row count that is public (a fixed number of rows, or the
+publisher's own figure for the table's size, or a DP row count), never of the values. The Domain and
+Privacy pages draw it; they compute nothing.
+
+The rule, stated once: a count in the release carries noise of typically ``sigma`` records (the column's
+1-way noise per bin, from the method's own plan, :func:`~.planning.column_plan`). Where ``rows`` records
+spread evenly over a declared range of width ``W``, a piece of width ``w`` holds ``rows * w / W`` records;
+it stands out of the noise when it holds at least ``RESOLUTION_NOISES`` times ``sigma``. So the finest
+piece the noise lets the release tell apart is
+
+    ``step = W * RESOLUTION_NOISES * sigma / rows``
+
+(never finer than one value for whole numbers and dates). It scales with the range: a range ``k`` times
+narrower gives a step ``k`` times finer. Public bin edges spend nothing on finding bins, so their share of
+the budget goes back to the counts, less what bins wider than one value need to place values inside
+them (the method's plan for the same declaration with edges says which wins, and by how much). Where
+records crowd into part of the range the release does better there and worse elsewhere: the rule
+describes an even spread, and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...domain import as_table_domain
+from ...errors import DPSynthError
+from ..registry import DEFAULT_METHOD
+from .plan import column_plan
+
+#: A piece of a range stands out of the noise when it holds this many typical errors of a count (2: its
+#: count is then told from an empty piece's in about 98% of draws, one-sided).
+RESOLUTION_NOISES = 2.0
+#: The public bins the advice prices for a column whose bins would be fitted: at most this many.
+ADVICE_BINS = 100
+#: The narrower range the advice prices: this many times narrower than the declared one.
+NARROWER = 10
+
+
+def _width(col) -> float:
+    """The declared range's width in the column's units (values for whole numbers, days for dates)."""
+    if col.kind == "float":
+        return float(col.max) - float(col.min)
+    return float(col.size)  # whole numbers and days: max - min + 1
+
+
+def _step(width: float, sigma: float, rows: int, whole: bool) -> float:
+    step = width * RESOLUTION_NOISES * sigma / rows
+    return max(step, 1.0) if whole else step
+
+
+def _with_public_edges(col, step: float):
+    """The column declared with public bins about ``step`` wide, at most :data:`ADVICE_BINS` of them (the
+    advice's alternative; the number of bins does not change a count's noise, only what is spent)."""
+    step = max(step, _width(col) / ADVICE_BINS)
+    if col.kind == "date":
+        return dataclasses.replace(col, unit="day" if step <= 1.5 else "month" if step <= 45 else "year")
+    if col.kind == "integer":
+        return dataclasses.replace(col, bin_width=max(1, int(round(step))))
+    return dataclasses.replace(col, bin_width=step if step > 0 else (float(col.max) - float(col.min)) / 10)
+
+
+def numeric_resolution(
+    domain,
+    epsilon: float,
+    rho: float,
+    *,
+    rows: int | None,
+    method: str = DEFAULT_METHOD,
+    fixed_rows: int | None = None,
+    **options,
+) -> list[dict]:
+    """Per numeric or date column with a declared range: the finest step the release can tell apart at this
+    epsilon and row count (the rule in the module docstring), that step with a range :data:`NARROWER` times
+    narrower, and with public bin edges where the release would fit bins to the data.
+
+    Reads no data: ``domain`` (the declaration), ``epsilon``, ``rho``, the method and its ``options``;
+    ``rows``: a public count of records (the publisher's figure for the table's size, or a DP row count);
+    ``fixed_rows``: the release's public number of rows, when one is set. Empty without ``rows``.
+
+    Each entry: ``column``, ``kind``, ``low``, ``high`` (the declared range), ``width``, ``sigma`` (typical
+    error of a count), ``step``, ``narrower_step``, ``fitted`` (the release fits bins to the data, paying
+    ``bins_epsilon``), ``edges_step`` and ``edges_sigma`` (with public edges; None when already declared),
+    ``declared_bin`` (the declared bins' width when public edges are declared, else None).
+    """
+    domain = as_table_domain(domain)
+    if not rows or rows < 1:
+        return []
+    plan = {
+        r["column"]: r
+        for r in column_plan(domain, epsilon, rho, method=method, rows=fixed_rows, expected_rows=rows, **options)
+    }
+    out = []
+    for name, col in domain.kept.items():
+        if col.kind not in ("integer", "float", "date") or not col.complete or col.min is None or col.max is None:
+            continue
+        sigma = plan.get(name, {}).get("typical_error_per_bin")
+        if sigma is None:
+            continue
+        whole, width = col.kind != "float", _width(col)
+        step = _step(width, sigma, rows, whole)
+        entry = {
+            "column": name,
+            "kind": col.kind,
+            "low": col.to_json().get("min"),
+            "high": col.to_json().get("max"),
+            "width": width,
+            "sigma": sigma,
+            "step": step,
+            "narrower_step": _step(width / NARROWER, sigma, rows, whole),
+            "fitted": bool(getattr(col, "adaptive", False)),
+            "bins_epsilon": plan[name].get("bins_epsilon"),
+            "edges_step": None,
+            "edges_sigma": None,
+            "declared_bin": None if getattr(col, "adaptive", False) else width / max(col.bins, 1),
+        }
+        if entry["fitted"]:
+            entry.update(_edges_advice(domain, col, epsilon, rho, rows, whole, method, fixed_rows, options))
+        out.append(entry)
+    return out
+
+
+def _edges_advice(domain, col, epsilon, rho, rows, whole, method, fixed_rows, options) -> dict:
+    """The noise and the step with public edges instead of fitted bins (nothing when the method cannot
+    take the alternative declaration: its own limits, such as the copula's count of indicators)."""
+    try:
+        edged = domain.with_column(_with_public_edges(col, _width(col) / ADVICE_BINS))
+        plan = column_plan(edged, epsilon, rho, method=method, rows=fixed_rows, expected_rows=rows, **options)
+    except DPSynthError:
+        return {}
+    sigma = next((r.get("typical_error_per_bin") for r in plan if r["column"] == col.name), None)
+    if sigma is None:
+        return {}
+    return {"edges_sigma": sigma, "edges_step": _step(_width(col), sigma, rows, whole)}
+
+
+def _amount(value: float, kind: str) -> str:
+    if kind == "date":
+        return f"{value:,.0f} day{'s' if round(value) != 1 else ''}"
+    if kind == "integer" or value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def resolution_words(entry: dict) -> list[str]:
+    """:func:`numeric_resolution`'s entry in plain words for the Domain and Privacy pages."""
+    kind, step = entry["kind"], entry["step"]
+    unit = "" if kind == "date" else " (in the column's own units)"
+    words = [
+        f"Finest detail: about {_amount(step, kind)}{unit} across the declared range {entry['low']} to "
+        f"{entry['high']}. Each count in the release is off by about ±{entry['sigma']:,.0f} records, so a "
+        f"slice of the range narrower than this holds too few records (if they spread evenly) to stand out "
+        "from that noise; where records crowd together the release sees finer, where they are sparse, coarser."
+    ]
+    if entry["declared_bin"] is not None and entry["declared_bin"] > step * 1.5:
+        words.append(
+            f"Your public bins are about {_amount(entry['declared_bin'], kind)} wide: coarser than the noise "
+            "allows, so narrower bins would show more."
+        )
+    words.append(
+        f"A range {NARROWER} times narrower, if public knowledge allows it, would give about "
+        f"{_amount(entry['narrower_step'], kind)}: the same noise spread over less width."
+    )
+    if entry["edges_step"] is not None and entry["edges_sigma"] < entry["sigma"]:
+        words.append(
+            "Public bin edges (from the column's documentation, not the data) instead of bins fitted to the "
+            f"data (which cost ε = {entry['bins_epsilon']:.3g} of this budget) would leave each count off by about "
+            f"±{entry['edges_sigma']:,.0f} records: about {_amount(entry['edges_step'], kind)}."
+        )
+    elif entry["edges_step"] is not None:
+        words.append(
+            "Public bin edges (from the column's documentation, not the data) would not lower the noise at this "
+            f"ε (about ±{entry['edges_sigma']:,.0f} records a count: bins wider than one value need their own "
+            "share to place values inside them); what they buy is bins where the documentation says the values "
+            "matter, instead of bins placed by noisy counts."
+        )
+    return words

@@ -1,0 +1,73 @@
+"""How fine a numeric column can come out, from public settings only (issue 36 point 6)."""
+
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+
+from dpsynth_core.synthesizers import planning
+from dpsynth_core.synthesizers.planning import resolution
+
+ADULT = json.loads((Path(__file__).parents[2] / "datasets" / "adult_test.domain.json").read_text())
+ROWS = 16_281  # the table's size as the publisher states it (the file's row count)
+
+
+def _declared(**changes):
+    complete = {  # the maxima the table's documentation gives (the shared declaration leaves two open)
+        "fnlwgt": {"type": "integer", "min": 1, "max": 1_500_000},
+        "capital-loss": {"type": "integer", "min": 0, "max": 4_356},
+    }
+    columns = {**ADULT["columns"], **complete, **changes}
+    return {**ADULT, "columns": {n: c for n, c in columns.items() if c.get("type") != "drop"}}
+
+
+def test_the_advice_reads_no_data_and_is_the_rule_it_states():
+    """The step is ``W * RESOLUTION_NOISES * sigma / rows`` with sigma the plan's noise per bin, whole numbers
+    never finer than 1; a range ten times narrower divides it by ten; it has no data argument at all."""
+    assert not {"data", "frame", "real", "table"} & set(inspect.signature(resolution.numeric_resolution).parameters)
+    declaration = _declared(**{"capital-gain": {"type": "integer", "min": 0, "max": 99999}})
+    entries = {e["column"]: e for e in resolution.numeric_resolution(declaration, 1.0, 0.9, rows=ROWS)}
+    plan = {r["column"]: r for r in planning.column_plan(declaration, 1.0, 0.9, expected_rows=ROWS)}
+    gain = entries["capital-gain"]
+    sigma = plan["capital-gain"]["typical_error_per_bin"]
+    assert gain["sigma"] == sigma and gain["width"] == 100_000
+    assert gain["step"] == pytest.approx(100_000 * resolution.RESOLUTION_NOISES * sigma / ROWS)
+    assert gain["narrower_step"] == pytest.approx(gain["step"] / resolution.NARROWER)
+    assert entries["education-num"]["step"] == 1.0  # 16 values: the noise allows one value each
+    assert set(entries) == {"age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"}
+    # more records or more budget: finer; the same settings: the same answer
+    more = {e["column"]: e for e in resolution.numeric_resolution(declaration, 1.0, 0.9, rows=2 * ROWS)}
+    ratio = more["capital-gain"]["sigma"] / sigma  # the split may follow the row count
+    assert more["capital-gain"]["step"] == pytest.approx(gain["step"] / 2 * ratio)
+    richer = {e["column"]: e for e in resolution.numeric_resolution(declaration, 4.0, 0.9, rows=ROWS)}
+    assert richer["capital-gain"]["step"] < gain["step"]
+
+
+def test_public_edges_are_priced_where_bins_would_be_fitted_and_the_words_say_it():
+    declaration = _declared(**{"age": {"type": "integer", "min": 17, "max": 90, "bin_width": 5}})
+    for method in ("marginals", "cathist"):
+        entries = {
+            e["column"]: e for e in resolution.numeric_resolution(declaration, 1.0, 0.9, rows=ROWS, method=method)
+        }
+        gain, age = entries["capital-gain"], entries["age"]
+        assert gain["fitted"] and gain["bins_epsilon"] > 0
+        # the alternative is priced by the method's own plan, and the words follow whichever wins
+        assert gain["edges_step"] == pytest.approx(
+            gain["width"] * resolution.RESOLUTION_NOISES * gain["edges_sigma"] / ROWS
+        )
+        said = " ".join(resolution.resolution_words(gain))
+        assert ("would not lower the noise" in said) == (gain["edges_sigma"] >= gain["sigma"])
+        assert not age["fitted"] and age["edges_step"] is None and age["declared_bin"] == pytest.approx(74 / 15)
+        words = " ".join(resolution.resolution_words(gain))
+        assert "Finest detail: about" in words and "10 times narrower" in words and "Public bin edges" in words
+        assert "bins of about" not in words
+        assert "Your public bins are about 5 wide" in " ".join(resolution.resolution_words(age))
+    assert resolution.numeric_resolution(declaration, 1.0, 0.9, rows=None) == []
+
+
+def test_a_date_range_is_advised_in_days():
+    declaration = {"columns": {"day": {"type": "date", "min": "2000-01-01", "max": "2019-12-31"}}}
+    (entry,) = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=50_000)
+    assert entry["width"] == 7305 and 1 <= entry["step"] < 1.5
+    assert " day across the declared range 2000-01-01 to 2019-12-31" in resolution.resolution_words(entry)[0]

@@ -1,0 +1,89 @@
+"""The person unit's cost told before and after (issue 36 point 5): a DP check of rows per person, recorded in
+the ledger, the plan's words from it, and the card's sentence on what bounding did."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core import constraints
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.privacy.accounting import person_relation
+from dpsynth_core.privacy.noise import NoiseSource
+from dpsynth_core.privacy.persons import bound_rows, bounding_plan_words, count_rows_per_person
+from dpsynth_core.release import synthesize
+from dpsynth_core.usecases.person_check import CHECK_LABEL, person_check
+from dpsynth_core.workspace import BudgetExceeded, Workspace
+
+SPEC = {
+    "columns": {"pid": {"type": "drop"}, "c": {"type": "categorical", "values": ["a", "b", "c"]}},
+    "person": {"column": "pid", "max_rows": 1, "name": "patient"},
+}
+
+
+def _encounters(seed: int = 0) -> pd.DataFrame:
+    """Encounters of patients: most have one, some many (a geometric number of rows each, at most 12)."""
+    rng = np.random.default_rng(seed)
+    per_patient = np.minimum(rng.geometric(0.6, 3000), 12)
+    pid = np.repeat(np.arange(len(per_patient)), per_patient).astype(str)
+    return pd.DataFrame({"pid": pid, "c": rng.choice(list("abc"), len(pid))})
+
+
+def test_the_histogram_is_the_truth_plus_noise_of_sensitivity_one():
+    """At a very large epsilon the noise is 0 in every count (discrete Laplace: P(nonzero) ~ 2 e^-eps), so
+    every figure is the truth: rows before bounding, rows kept (as bound_rows keeps them), rows dropped.
+    Adding one person with 40 rows moves exactly one count, by one (the top one: 16 rows or more)."""
+    frame, cap = _encounters(), constraints.PERSON_CHECK_CAP
+    exact = count_rows_per_person(
+        frame, "pid", epsilon=60.0, noise=NoiseSource(False, np.random.default_rng(1)), cap=cap
+    )
+    assert exact.rows_before() == len(frame) and exact.persons() == frame["pid"].nunique()
+    for k in (1, 2, 5):
+        kept = len(bound_rows(frame, "pid", k, np.random.default_rng(0)))
+        assert exact.rows_kept(k) == kept and exact.dropped(k) == len(frame) - kept
+    bigger = pd.concat([frame, pd.DataFrame({"pid": ["new"] * 40, "c": ["a"] * 40})])
+    other = count_rows_per_person(
+        bigger, "pid", epsilon=60.0, noise=NoiseSource(False, np.random.default_rng(1)), cap=cap
+    )
+    assert np.abs(np.subtract(other.noisy, exact.noisy)).sum() == 1 and other.noisy[-1] == exact.noisy[-1] + 1
+    assert exact.suggested(0.9) == next(
+        k for k in range(1, cap) if len(bound_rows(frame, "pid", k, np.random.default_rng(0))) >= 0.9 * len(frame)
+    )
+
+
+def test_the_check_is_recorded_per_person_before_it_reads_and_its_error_is_as_stated(tmp_path):
+    frame, domain = _encounters(), TableDomain.from_json(SPEC)
+    workspace = Workspace(tmp_path)
+    person_check(workspace, "fp", frame, domain, 0.5, name="encounters")  # the secure source: guaranteed
+    (spend,) = workspace.ledger.spends("fp")
+    assert spend["purpose"] == "rows per person" and spend["neighbouring"] == person_relation("pid")
+    assert spend["epsilon"] == pytest.approx(0.5)
+    workspace.ledger.set_lifetime_budget("fp", 1.2)  # 0.5 per person counts 1.0 per record: 0.4 more would not fit
+    with pytest.raises(BudgetExceeded):  # refused by the ledger, before the data is read
+        person_check(workspace, "fp", None, domain, 0.2)
+    check = person_check(None, "", frame, domain, 0.5, random_state=3)  # seeded, nothing recorded
+    # one draw at a fixed seed: within 4 of its typical errors (Chebyshev: fails with probability < 1/16)
+    assert abs(check.rows_before() - len(frame)) <= 4 * check.typical_error()
+    words = " ".join(bounding_plan_words(check, 1, "patient", constraints.PERSON_CHECK_KEEP))
+    assert "Keeping at most 1 row per patient drops about" in words and "recorded in the ledger" in words
+    assert f"A bound of {check.suggested(constraints.PERSON_CHECK_KEEP)}" in words
+    assert CHECK_LABEL.startswith("rows per person")
+
+
+def test_the_card_says_what_bounding_did_in_dp_counts():
+    frame = _encounters()
+    check = count_rows_per_person(
+        frame, "pid", epsilon=1.0, noise=NoiseSource(False, np.random.default_rng(2)), cap=constraints.PERSON_CHECK_CAP
+    )
+    told = synthesize(frame, SPEC, 1.0, random_state=0, person_check=check.as_dict()).card["notes"][0]
+    assert told.startswith("At most 1 row of each patient were kept") and "bounded table's truth" in told
+    assert f"at least about {check.rows_before():,.0f} rows before bounding" in told and "were dropped" in told
+    plain = synthesize(frame, SPEC, 1.0, random_state=0).card["notes"][0]
+    assert "was not measured" in plain and "rows-per-person check" in plain
+    assert not any(
+        "At most" in n
+        for n in synthesize(
+            frame.drop(columns="pid"), {"columns": {"c": SPEC["columns"]["c"]}}, 1.0, random_state=0
+        ).card["notes"]
+    )
