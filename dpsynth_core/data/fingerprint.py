@@ -232,6 +232,11 @@ def _text_column_hashes(frame: pd.DataFrame, names: list, keys: _Keys) -> dict:
     return out
 
 
+def _total(hashes: np.ndarray, weights: np.ndarray | None) -> int:
+    """The sum of ``hashes`` (each ``weights[i]`` times) modulo 2^64 (numpy's uint64 arithmetic wraps)."""
+    return int((hashes if weights is None else hashes * weights).sum(dtype=np.uint64))
+
+
 @dataclass(frozen=True)
 class RecordsIdentity:
     """What the ledger knows of a table: its records' ``fingerprint``, its number of ``rows``, and the
@@ -255,7 +260,9 @@ class RecordSums:
         self.column_first: dict[str, np.uint64] = {}  # each column's first cell, to tell a constant column
         self.varied: set[str] = set()
 
-    def add(self, frame: pd.DataFrame) -> None:
+    def add(self, frame: pd.DataFrame, counts: np.ndarray | None = None) -> None:
+        """Add the records of ``frame`` (each ``counts[i]`` times when given: a folded table, one row per
+        distinct record, gives the sums of the table it folds, by exact integer arithmetic modulo 2^64)."""
         names = [str(c) for c in frame.columns]
         if len(set(names)) != len(names):
             raise DataError("the table has duplicate column names")
@@ -266,6 +273,7 @@ class RecordSums:
         if len(frame) == 0:
             return
         keys = self.keys
+        weights = None if counts is None else np.asarray(counts, dtype=np.int64).astype(np.uint64)
         record = np.full(len(frame), keys.word(b"record"), dtype=np.uint64)
         by_name = dict(zip(names, frame.columns))
         grouped = _text_column_hashes(frame, self.columns, keys)
@@ -277,15 +285,15 @@ class RecordSums:
             except TypeError:
                 raise DataError(f"column '{name}' holds values that cannot be read as text, numbers or dates") from None
             record = _mix((record ^ keys.word(b"column " + name.encode("utf-8", "surrogatepass"))) + cells)
-            self._add_column(name, moments)
+            self._add_column(name, moments, weights)
         second = _mix(record ^ keys.word(b"second lane"))
-        self.sums[0] = (self.sums[0] + int(record.sum(dtype=np.uint64))) % (1 << 64)
-        self.sums[1] = (self.sums[1] + int(second.sum(dtype=np.uint64))) % (1 << 64)
-        self.rows += len(frame)
+        self.sums[0] = (self.sums[0] + _total(record, weights)) % (1 << 64)
+        self.sums[1] = (self.sums[1] + _total(second, weights)) % (1 << 64)
+        self.rows += len(frame) if weights is None else int(counts.sum())
 
-    def _add_column(self, name: str, moments: np.ndarray) -> None:
-        lane = _mix(moments ^ self.keys.word(b"column lane")).sum(dtype=np.uint64)
-        self.column_sums[name] = (self.column_sums.get(name, 0) + int(lane)) % (1 << 64)
+    def _add_column(self, name: str, moments: np.ndarray, weights: np.ndarray | None) -> None:
+        lane = _total(_mix(moments ^ self.keys.word(b"column lane")), weights)
+        self.column_sums[name] = (self.column_sums.get(name, 0) + lane) % (1 << 64)
         first = self.column_first.setdefault(name, moments[0])
         if name not in self.varied and not bool((moments == first).all()):
             self.varied.add(name)

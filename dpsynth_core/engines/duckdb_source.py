@@ -34,6 +34,8 @@ from .base import ColumnMap, EngineSource
 #: Exact either way; only the speed depends on the data.
 AGGREGATE_BELOW = 2
 SAMPLE_ROWS = 100_000
+#: The column of a folded table's counts.
+_WEIGHT = "__dpsynth_w"
 #: Columns whose distinct values one query counts (see ``_distinct``).
 DISTINCT_COLUMNS = 32
 
@@ -49,6 +51,11 @@ def _literal(text: str) -> str:
 
 def _code_type(cells: int) -> pa.DataType:
     return pa.uint8() if cells <= 1 << 8 else pa.uint16() if cells <= 1 << 16 else pa.uint32()
+
+
+def _as_pandas(table) -> pd.DataFrame:
+    """Records from DuckDB as the ledger's fingerprint reads a Parquet batch (dates as dates, times typed)."""
+    return table.to_pandas(timestamp_as_object=False, date_as_object=True)
 
 
 def _arrow_frame(frame: pd.DataFrame) -> pa.Table:
@@ -71,6 +78,8 @@ class DuckDBSource(EngineSource):
     spilled data; ``encoding``/``delimiter`` of a CSV (detected when None)."""
 
     engine = "duckdb"
+    #: Whether every column's records were folded when the source opened (:meth:`_prepare`).
+    _folded = False
 
     def __init__(
         self,
@@ -194,16 +203,47 @@ class DuckDBSource(EngineSource):
 
     def _prepare(self, names: list) -> None:
         """Count each distinct record once when they are few: every later pass reads the folded
-        table (one row per distinct record of the kept columns), weighted by its counts."""
-        if not self._few_distinct("src", names):
+        table (one row per distinct record of the kept columns), weighted by its counts.
+
+        When the whole records (every column, declared or not) are few too, they are folded first, in
+        the one pass over the file: the kept columns' fold is then made from that small table, and the
+        ledger's identity of the records (:meth:`records_identity`) hashes each distinct record once."""
+        if self._few_distinct("src", list(self._types)):
+            self._run(
+                lambda: self.con.execute(
+                    f"CREATE TABLE folded AS SELECT *, count(*)::BIGINT AS {_WEIGHT} FROM src GROUP BY ALL"
+                ).fetchall()
+            )
+            self._folded, relation, weight = True, "folded", f"sum({_WEIGHT})"
+        elif self._few_distinct("src", names):
+            relation, weight = "src", "count(*)"
+        else:
             return
         cols = ", ".join(quote(n) for n in names)
         self._run(
             lambda: self.con.execute(
-                f"CREATE TABLE records AS SELECT {cols}, count(*)::BIGINT AS __dpsynth_w FROM src GROUP BY ALL"
+                f"CREATE TABLE records AS SELECT {cols}, {weight}::BIGINT AS {_WEIGHT} FROM {relation} GROUP BY ALL"
             ).fetchall()
         )
-        self._table, self._weight = "records", "sum(__dpsynth_w)::BIGINT"
+        self._table, self._weight = "records", f"sum({_WEIGHT})::BIGINT"
+
+    def records_identity(self, secret: bytes):
+        """The ledger's keyed fingerprints of the records, every column as the file holds it
+        (:func:`~dpsynth_core.data.fingerprint.records_identity`'s, the same for the same records in any
+        form): from the records folded when the source opened (each distinct record hashed once, weighted
+        by its count, with no further read of the file), else streamed from the file in batches."""
+        from ..data.fingerprint import BATCH_ROWS, RecordSums
+
+        sums = RecordSums(secret)
+        if self._folded:
+            table = self._run(lambda: self.con.sql("SELECT * FROM folded").to_arrow_table())
+            counts = table.column(_WEIGHT).to_numpy()
+            sums.add(_as_pandas(table.drop_columns([_WEIGHT])), counts)
+        else:
+            reader = self._run(lambda: self.con.sql("SELECT * FROM src").to_arrow_reader(BATCH_ROWS))
+            for batch in reader:
+                sums.add(_as_pandas(batch))
+        return sums.identity()
 
     def _materialize(self, maps: dict) -> None:
         number = next(self._numbers)

@@ -46,6 +46,9 @@ class Engine:
             only in case are refused (:func:`check_column_names`).
         frames_of: the library whose DataFrames it counts (``auto`` picks it for them), or None.
         large_files: ``auto`` picks it for Parquet and for a large CSV.
+        keys_records: its source computes the ledger's identity of the records in its own pass over the
+            file (``records_identity(secret)``), so the command line opens it before the budget check
+            instead of reading the file a second time.
         writer: how it writes a release to a Parquet file: a module relative to this package with
             ``WORKERS`` (who draws the chunks, in words), ``check_target(path)`` (refuse a target
             before the draw is priced) and ``write(source, draw, sizes, path) -> rows`` (chunk ``i``
@@ -62,6 +65,7 @@ class Engine:
     case_blind: bool = True
     frames_of: str | None = None
     large_files: bool = False
+    keys_records: bool = False
     writer: str | None = None
 
     def open(self, data, domain, **settings):
@@ -116,6 +120,7 @@ ENGINES: dict[str, Engine] = {
             "duckdb_source:DuckDBSource",
             takes=("memory_limit", "threads", "temp_directory", "encoding", "delimiter"),
             large_files=True,
+            keys_records=True,
         ),
         Engine(
             "spark",

@@ -77,8 +77,7 @@ def draw_release(settings, opened, progress) -> Release:
             max_rows=settings.max_rows,
         )
     finally:
-        if opened.owned:
-            opened.table.close()
+        opened.close()
     told = _scaled(progress, model.fit_share, 1.0)
 
     def finished(synthetic=None, written=None, path=None) -> Release:

@@ -45,6 +45,11 @@ class OpenedTable:
     lines: dict | None = None
     owned: bool = False
 
+    def close(self) -> None:
+        """Close a source opened here (a release that stops before its draw)."""
+        if self.owned:
+            self.table.close()
+
 
 @dataclass(frozen=True)
 class ReleaseSettings:

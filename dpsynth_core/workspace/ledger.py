@@ -282,8 +282,11 @@ class Ledger:
         """The keyed fingerprint of a table's records (:func:`~dpsynth_core.data.fingerprint.records_identity`)
         under this workspace's key: the same records, in any file form, give the same key. The
         fingerprints of its columns, computed in the same pass, are kept for :meth:`dataset_key`.
-        None for a workspace opened read-only that has no key yet (it knows no records)."""
-        if not isinstance(data, pd.DataFrame):
+        ``data``: a DataFrame, a path, or a counting source that computes them in its own pass over
+        the file (``records_identity(secret)``, DuckDB's). None for a workspace opened read-only that
+        has no key yet (it knows no records)."""
+        own_pass = getattr(data, "records_identity", None)
+        if not isinstance(data, pd.DataFrame) and own_pass is None:
             check_source(data)
         if not self.database.exists:
             return None
@@ -291,7 +294,10 @@ class Ledger:
             key = secret(conn)
         if key is None:
             return None
-        identity = records_identity(data, key, encoding=encoding, delimiter=delimiter)
+        if own_pass is not None:
+            identity = own_pass(key)
+        else:
+            identity = records_identity(data, key, encoding=encoding, delimiter=delimiter)
         self._seen[identity.fingerprint] = identity
         if not self.database.read_only:
             with self.database.transaction() as conn:
