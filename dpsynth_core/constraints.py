@@ -82,6 +82,14 @@ MAX_TABLE_CELLS = 20_000_000
 UPLOAD_LIMIT_MB = 200
 #: Largest file the CLI and the Python API read, in bytes (a stream is read up to this, then refused).
 MAX_FILE_BYTES = 1 << 30
+#: A spreadsheet (.xlsx, .ods) may unpack to at most this many bytes (read from the zip's directory
+#: before anything is unpacked: a zip bomb is refused there).
+MAX_UNZIPPED_BYTES = 1 << 30
+#: Most cells (rows x columns) of a spreadsheet's sheet read whole into memory (each cell is a Python
+#: value while it is read: about 100 bytes); a larger sheet is refused with its size.
+MAX_SHEET_CELLS = 5_000_000
+#: Most cells (rows x columns) of an SPSS, Stata or SAS file read whole into memory (from its metadata).
+MAX_PACKAGE_CELLS = 50_000_000
 #: Longest header line, in characters; a longer first line is refused (it is not a CSV header).
 MAX_HEADER_CHARS = 1 << 20
 #: Longest data line, in characters; a longer line is a broken record (its cells become missing).

@@ -197,3 +197,17 @@ def check_memory_limit(limit, name: str = "--memory-limit") -> str | None:
     if not found or float(found.group(1)) <= 0:
         raise ParameterError(f"{name} ({str(limit)[:40]!r}) must be a size such as 2GB or 512MB")
     return f"{found.group(1)}{found.group(2).upper().replace('I', 'i')}"
+
+
+#: A spreadsheet holds at most this many rows (Excel's limit).
+MAX_SHEET_ROWS = 1_048_576
+
+
+def check_sheet(sheet, header_row) -> tuple[str | None, int | None]:
+    """A spreadsheet's sheet name (None: the first sheet) and header row number (None: the first row
+    that holds anything; else a whole number from 1 to 1,048,576), checked."""
+    if sheet is not None and (not isinstance(sheet, str) or not sheet.strip() or len(sheet) > 255):
+        raise ParameterError(f"sheet ({sheet!r}) must be a sheet's name (text of 1 to 255 characters)")
+    if header_row is not None:
+        header_row = check_whole(header_row, "header row", 1, MAX_SHEET_ROWS)
+    return sheet, header_row

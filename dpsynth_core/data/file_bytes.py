@@ -118,15 +118,17 @@ def _wide(encoding: str) -> bool:
     return encoding.startswith(("utf-16", "utf-32"))
 
 
-def read_capped(source, name: str, encoding: str | None) -> bytes:
-    """The bytes of ``source`` (a path, bytes or a binary file object), read with a cap."""
+def read_capped(source, name: str, encoding: str | None, *, text: bool = True) -> bytes:
+    """The bytes of ``source`` (a path, bytes or a binary file object), read with a cap; ``text``: refuse
+    what is plainly not text (a CSV's reading; a spreadsheet's or a statistical package's is binary)."""
     limit = constraints.MAX_FILE_BYTES
     too_big = f"{name} is larger than {limit >> 20:,} MB, the most this tool reads"
+    sniff = _sniff_binary if text else lambda *_: None
     if isinstance(source, (bytes, bytearray, memoryview)):
         raw = bytes(source)
         if len(raw) > limit:
             raise DataError(too_big)
-        _sniff_binary(raw[: constraints.BINARY_SNIFF_BYTES], name, encoding)
+        sniff(raw[: constraints.BINARY_SNIFF_BYTES], name, encoding)
         return raw
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -141,22 +143,23 @@ def read_capped(source, name: str, encoding: str | None) -> bytes:
         if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):  # /dev/zero, /dev/urandom, a disk, ...
             raise DataError(f"{path} is a device, not a file")
         if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-            raise DataError(too_big)
+            size = info.st_size / 2**20
+            raise DataError(f"{name} is {size:,.0f} MB, larger than the {limit >> 20:,} MB this tool reads")
         try:
             with path.open("rb") as handle:
-                return _read_stream(handle, name, limit, too_big, encoding)
+                return _read_stream(handle, name, limit, too_big, encoding, sniff)
         except OSError as exc:
             raise DataError(f"{path} cannot be read: {exc.strerror or exc}") from None
     if hasattr(source, "read"):
-        return _read_stream(source, name, limit, too_big, encoding)
+        return _read_stream(source, name, limit, too_big, encoding, sniff)
     raise DataError(f"data must be a path, bytes or a binary file, got {type(source).__name__}")
 
 
-def _read_stream(handle, name: str, limit: int, too_big: str, encoding: str | None) -> bytes:
+def _read_stream(handle, name: str, limit: int, too_big: str, encoding: str | None, sniff) -> bytes:
     head = handle.read(constraints.BINARY_SNIFF_BYTES)
     if not isinstance(head, (bytes, bytearray)):
         raise DataError(f"{name} must be opened in binary mode ('rb')")
-    _sniff_binary(head, name, encoding)
+    sniff(head, name, encoding)
     rest = handle.read(limit + 1 - len(head)) if len(head) <= limit else b""
     if len(head) + len(rest) > limit:
         raise DataError(too_big)

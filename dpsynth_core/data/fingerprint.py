@@ -51,6 +51,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from .csvfile import csv_frames
+from .formats import read_data, reads_whole
 from .parts import checked_files
 
 #: Bumped whenever the rule above changes (old fingerprints would no longer be found).
@@ -337,11 +338,15 @@ def records_identity(
 
     ``data``: a DataFrame, a CSV/TSV file (read by the in-memory path's own rule, chunk by
     chunk, with ``encoding`` and ``delimiter`` as for :func:`~dpsynth_core.data.tables.read_table`),
-    a Parquet file, or a folder or glob of Parquet parts. ``secret``: the workspace's key.
+    a spreadsheet's first sheet or a statistical package's file (:func:`~.formats.read_data`), a
+    Parquet file, or a folder or glob of Parquet parts. ``secret``: the workspace's key.
     """
     sums = RecordSums(secret)
     if isinstance(data, pd.DataFrame):
         sums.add(data)
+        return sums.identity()
+    if reads_whole(data):  # a spreadsheet or a package's file: read as the release reads it (data/formats.py)
+        sums.add(read_data(data)[0])
         return sums.identity()
     files = check_source(data)
     if files is None:

@@ -149,14 +149,20 @@ def _column_names(header: str, delimiter: str, name: str) -> list[str]:
         names = next(csv.reader([header], delimiter=delimiter, strict=True))
     except (csv.Error, StopIteration):
         raise DataError(f"{name}: the header line is not well formed (check its quotes)") from None
+    return name_columns(names, name)
+
+
+def name_columns(names: list[str], name: str) -> list[str]:
+    """The columns' names from a header's cells, named plainly, for every format alike: a column
+    without a name (the row index R's write.csv and pandas' to_csv write, an empty or merged header
+    cell of a spreadsheet) is named by its position, ``Unnamed: 0``, as pandas names it, so that it
+    can be declared (and dropped); duplicates become ``name.1``, ``name.2``."""
     if len(names) > constraints.MAX_COLUMNS:
         raise DataError(f"{name} has {len(names):,} columns, more than the {constraints.MAX_COLUMNS:,} allowed")
-    # A column without a name (the row index R's write.csv and pandas' to_csv write) is named by
-    # its position, 'Unnamed: 0', as pandas names it, so that it can be declared (and dropped).
     names = [n if n.strip() else f"Unnamed: {i}" for i, n in enumerate(names)]
     seen: dict = {}
     out = []
-    for column in names:  # duplicates become name.1, name.2 (as pandas names them)
+    for column in names:
         label, k = column, seen.get(column, 0)
         while label in seen:
             k += 1

@@ -1,9 +1,17 @@
-"""Starting declarations from column *names* and public templates, never from values.
+"""Starting declarations from column *names*, public templates and a file's *codebook*, never from values.
 
 A template is only a first guess for the publisher to review: "age" becomes whole numbers
 0..120, "sex" the public list Female/Male, a name or an id is dropped, a date asks for its
 range. Anything unrecognised starts as free text with no generator, which the Domain page
 flags until the publisher declares it.
+
+A statistical package's file (SPSS, Stata, SAS) carries its codebook in its metadata, read without
+any record (:func:`dpsynth_core.data.formats.codebook`): a column with value labels starts as its
+categories (the codes, each shown with its label), its declared missing codes left out (they are read
+as missing); any other column takes its name's template, else the kind its storage type and display
+format say (whole numbers, numbers, dates, text: the range still to supply). The codebook is kept in
+the declaration's notes (``notes["codebook"]``), which marks what came from the file's metadata and
+lets a release be written back with its labels and missing codes; the publisher confirms every column.
 """
 
 from __future__ import annotations
@@ -36,10 +44,63 @@ def template_for(name: str) -> dict:
     return {"type": "text"}
 
 
-def declaration_from_names(names, dataset: str = "") -> dict:
-    """A starting declaration for a table, built from its column names only."""
+def declaration_from_names(names, dataset: str = "", codebook: dict | None = None) -> dict:
+    """A starting declaration for a table, built from its column names and, when the file carries one,
+    its ``codebook`` (:func:`dpsynth_core.data.formats.codebook`: metadata only, never a value)."""
+    if not codebook:
+        return {
+            "dataset": dataset,
+            "documentation": "started from column-name templates; review every column",
+            "columns": {name: template_for(name) for name in names},
+        }
+    entries = codebook.get("columns") or {}
     return {
         "dataset": dataset,
-        "documentation": "started from column-name templates; review every column",
-        "columns": {name: template_for(name) for name in names},
+        "documentation": f"started from the codebook in {codebook.get('file') or dataset} (its metadata: value labels, "
+        "missing codes, storage types; no record read) and column-name templates; review every column",
+        "columns": {
+            name: template_from_codebook(name, entries[name]) if name in entries else template_for(name)
+            for name in names
+        },
+        "notes": {"codebook": codebook},
     }
+
+
+#: Display formats with no decimals: SPSS ``F8.0``, ``N5``; Stata ``%9.0f``, ``%8.0g``; SAS ``8.``, ``BEST12.``.
+_WHOLE_FORMAT = re.compile(r"^([A-Z]+\d+(\.0)?|%-?\d+\.0fc?|\d+\.|Z\d+\.?)$", re.I)
+_WHOLE_STORAGE = ("int8", "int16", "int32", "int64")
+
+
+def template_from_codebook(name: str, entry: dict) -> dict:
+    """The starting declaration of one column from its codebook entry (see the module docstring)."""
+    missing = {str(m) for m in entry.get("missing") or () if not isinstance(m, list)}
+    labels = {str(code): str(label) for code, label in (entry.get("value_labels") or {}).items() if code not in missing}
+    if labels:
+        spec = {"type": "categorical", "values": list(labels)}
+        if any(label != code for code, label in labels.items()):
+            spec["labels"] = labels
+        return spec
+    named = template_for(name)
+    if named != {"type": "text"}:
+        return named
+    storage, fmt = entry.get("storage"), str(entry.get("format") or "")
+    if storage in ("date", "datetime"):
+        return {"type": "date"}
+    if storage == "number":
+        whole = entry.get("type") in _WHOLE_STORAGE or bool(_WHOLE_FORMAT.match(fmt))
+        return {"type": "integer" if whole else "float"}
+    return named
+
+
+def codebook_words(entry: dict) -> str:
+    """What a column's declaration took from the file's codebook, in a few words (the Domain page's mark)."""
+    parts = []
+    if entry.get("label"):
+        parts.append(f"label '{entry['label']}'")
+    if entry.get("value_labels"):
+        parts.append(f"{len(entry['value_labels']):,} value labels")
+    if entry.get("missing"):
+        parts.append("missing codes " + ", ".join("-".join(m) if isinstance(m, list) else m for m in entry["missing"]))
+    fmt = f" ({entry['format']})" if entry.get("format") else ""
+    parts.append(f"stored as {entry.get('storage') or 'unknown'}{fmt}")
+    return "; ".join(parts)

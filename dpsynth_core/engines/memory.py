@@ -1,7 +1,7 @@
 """The in-memory path (uploads, small tables): pandas, the public rule per column, numpy counts.
 
 This is today's path, the reference the engines for large tables are tested against: the
-table is read whole (:func:`~dpsynth_core.data.tables.read_table` for a file), encoded by
+table is read whole (:func:`~dpsynth_core.data.formats.read_data` for a file), encoded by
 :func:`~dpsynth_core.data.encoding.encode_table` and counted by a
 :class:`~dpsynth_core.data.counting.CodedTable`.
 """
@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..data.counting import CodedTable
 from ..data.encoding import EncodedTable, encode_column, encode_table
-from ..data.tables import read_table
+from ..data.formats import read_data
 from ..domain import TableDomain
 from ..errors import DataError, DomainError
 from .base import Merge, Rebin, Vocabulary, check_recodings, merge_codes
@@ -28,7 +28,7 @@ class MemorySource:
 
     def __init__(self, data, domain: TableDomain, *, encoded: EncodedTable | None = None):
         if isinstance(data, (str, Path)):
-            data = read_table(data)[0]
+            data = read_data(data)[0]
         if not isinstance(data, pd.DataFrame):
             raise DataError(f"data must be a DataFrame or a path to a CSV file, got {type(data).__name__}")
         if len(data) == 0:

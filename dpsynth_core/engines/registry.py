@@ -6,7 +6,9 @@ nothing else names an engine. A new engine is its module and one entry here.
 ``auto`` (the default choice) picks the engine that counts a DataFrame of its library (Spark's),
 the engine for large files for a Parquet path (a file, a folder of parts or a glob:
 :mod:`dpsynth_core.data.parts`) or a CSV larger than :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`,
-else the in-memory engine.
+else the in-memory engine. Spreadsheets and statistical packages' files (:mod:`dpsynth_core.data.formats`)
+are read whole into memory: ``auto`` picks the in-memory engine for them, and the engines for large
+tables refuse them in one line (export them as CSV or Parquet for those).
 
 An engine's module is imported only when the engine opens a source (DuckDB and PySpark are not
 needed for uploads), and this list imports no numerical library, so the command line's parser
@@ -78,8 +80,11 @@ class Engine:
 
     def check_input(self, data) -> None:
         """Refuse a Parquet path for an engine that reads one CSV file, before anything is read."""
+        from ..data.formats import check_engine_input
         from ..data.parts import names_parquet
 
+        if not self.in_memory:
+            check_engine_input(data, self.name)
         if not self.reads_parquet and names_parquet(data):
             others = " or ".join(f"'{e.name}'" for e in ENGINES.values() if e.reads_parquet)
             raise ParameterError(
@@ -157,8 +162,11 @@ def choose_engine(data, engine: str | None = AUTO) -> str:
         if candidate.frames_of is not None and candidate.frames_of == library:
             return candidate.name
     if isinstance(data, (str, Path)):
+        from ..data.formats import reads_whole
         from ..data.parts import names_parquet
 
+        if reads_whole(data):  # a spreadsheet or a statistical package's file: read whole, in memory
+            return IN_MEMORY
         path = Path(data)
         if names_parquet(data) or (path.is_file() and path.stat().st_size > constraints.ENGINE_AUTO_BYTES):
             return LARGE_FILES

@@ -18,14 +18,21 @@ import pandas as pd
 
 from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
-from ..data.tables import read_table
+from ..data.formats import read_data
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, get_engine, lines_read, open_source
 from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
 from ..synthesizers.base import resolve_engine
-from ..validation import check_memory_limit, check_publisher_rho, check_rows, check_seed, check_total_epsilon
+from ..validation import (
+    check_memory_limit,
+    check_publisher_rho,
+    check_rows,
+    check_seed,
+    check_sheet,
+    check_total_epsilon,
+)
 from .drawing import Release, draw_release
 from .writer import CHUNK_ROWS, output_format
 
@@ -67,6 +74,8 @@ class ReleaseSettings:
             (None: a noisy count).
         random_state: the seed, checked (None: the secure source; a seeded release claims no guarantee).
         encoding, delimiter: how a CSV path is read (None: from the file's start).
+        sheet, header_row: which sheet of a spreadsheet path is read, and its header's row number
+            (None: the first sheet; the first row that holds anything).
         engine: the engine that counts the table (a name in :data:`~dpsynth_core.engines.ENGINES`,
             never ``auto``); ``memory_limit``: DuckDB's.
         out, out_format, chunk_rows: where the table is written, in which format and in chunks of
@@ -94,6 +103,8 @@ class ReleaseSettings:
     options: Mapping
     charge: Spend
     person_check: object = None
+    sheet: str | None = None
+    header_row: int | None = None
 
     @property
     def info(self):
@@ -116,6 +127,8 @@ class ReleaseSettings:
             "rows": self.rows,
             "encoding": self.encoding,
             "delimiter": self.delimiter,
+            **({"sheet": self.sheet} if self.sheet is not None else {}),
+            **({"header_row": self.header_row} if self.header_row is not None else {}),
             "engine": self.engine,
             "declaration": self.domain.to_json(),
             "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in self.options.items()},
@@ -123,14 +136,17 @@ class ReleaseSettings:
 
     def open(self, data) -> OpenedTable:
         """``data`` as the release reads it, opened once: a path is read whole by the in-memory engine
-        (:func:`~dpsynth_core.data.tables.read_table`, with this release's encoding and delimiter; its
+        (:func:`~dpsynth_core.data.formats.read_data`: a CSV with this release's encoding and delimiter,
+        a spreadsheet's sheet, a statistical package's file; its
         columns checked against the declaration) or opened as the engine's counting source (closed by
         :meth:`run` once the method has measured it); a DataFrame, a counting source or a table
         opened already is taken as it is."""
         if isinstance(data, OpenedTable):
             return data
         if isinstance(data, (str, Path)) and get_engine(self.engine).in_memory:
-            frame, info = read_table(data, encoding=self.encoding, delimiter=self.delimiter)
+            frame, info = read_data(
+                data, encoding=self.encoding, delimiter=self.delimiter, sheet=self.sheet, header_row=self.header_row
+            )
             self.domain.check_matches(frame.columns)
             return OpenedTable(frame, info["lines"])
         if isinstance(data, (str, Path)):
@@ -161,7 +177,8 @@ def synthesize(data, domain, epsilon: float, *, progress=None, **settings) -> Re
     Every setting is checked before the data is read (:func:`prepare`); the ranges are the app's.
 
     Args:
-        data: a DataFrame, a path to a CSV/TSV or Parquet file, a folder or glob of Parquet files
+        data: a DataFrame, a path to a CSV/TSV or Parquet file, a spreadsheet (.xlsx, .xls, .ods) or a
+            statistical package's file (.sav, .zsav, .por, .dta, .sas7bdat, .xpt), a folder or glob of Parquet files
             (read by an engine: :mod:`dpsynth_core.data.parts`), or an open counting source.
         domain: a :class:`~dpsynth_core.domain.TableDomain`, its JSON form as a dict, or a
             path to the JSON file.
@@ -182,6 +199,8 @@ def synthesize(data, domain, epsilon: float, *, progress=None, **settings) -> Re
             * ``encoding``: how to read a CSV path (see :func:`~dpsynth_core.data.tables.read_table`); None
               reads it from the byte-order mark, or line by line, never from the other records.
             * ``delimiter``: the CSV's delimiter; None takes it from the header line, never from the records.
+            * ``sheet``, ``header_row``: a spreadsheet's sheet (by name; None: the first) and its header's
+              row number (None: the first row that holds anything): :mod:`dpsynth_core.data.formats`.
             * ``engine``: how the table is counted: ``auto`` (default), ``pandas`` (in memory), ``duckdb``
               or ``spark`` (:mod:`dpsynth_core.engines`; only methods that read through a counting
               source, such as ``marginals`` and ``cathist``, take the last two). ``data`` may also be
@@ -208,6 +227,8 @@ def prepare(
     random_state=None,
     encoding: str | None = None,
     delimiter: str | None = None,
+    sheet: str | None = None,
+    header_row: int | None = None,
     engine: str | None = "auto",
     memory_limit: str | None = None,
     out=None,
@@ -238,6 +259,7 @@ def prepare(
     rows = check_rows(rows, cap)
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
+    sheet, header_row = check_sheet(sheet, header_row)
     memory_limit = check_memory_limit(memory_limit, "memory limit")
     options = info.check_options(options)
     if isinstance(data, (str, Path)):
@@ -266,6 +288,8 @@ def prepare(
         options=MappingProxyType(options),
         charge=charge,
         person_check=_person_check(person_check, domain),
+        sheet=sheet,
+        header_row=header_row,
     )
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import constraints
 from ..data.encoding import encode_table
-from ..data.tables import read_table
+from ..data.formats import read_data
 from ..domain import TableDomain, as_table_domain
 from ..errors import DataError, ParameterError
 from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
@@ -52,13 +52,13 @@ ROW_NOTE_NOISES = 3
 
 
 def as_frame(data) -> pd.DataFrame:
-    """Accept a DataFrame or a path to a CSV/TSV file."""
+    """Accept a DataFrame or a path to a table file (CSV/TSV, spreadsheet, statistical package)."""
     if isinstance(data, pd.DataFrame):
         if len(data) == 0:
             raise DataError("the table has no rows")
         return data
     if isinstance(data, (str, Path)):
-        return read_table(data)[0]
+        return read_data(data)[0]
     raise DataError(f"data must be a DataFrame or a path to a CSV file, got {type(data).__name__}")
 
 

@@ -1,0 +1,200 @@
+"""The one door every table file goes through: which format a name says, what the bytes are, and the reader.
+
+:func:`read_data` reads a CSV/TSV (:func:`~dpsynth_core.data.tables.read_table`), a spreadsheet
+(:mod:`.workbooks`: .xlsx, .xlsm, .xls, .ods) or a statistical package's file (:mod:`.packages`:
+SPSS .sav, .zsav, .por; Stata .dta; SAS .sas7bdat, .xpt), chosen by the file's name, and returns
+the CSV reader's table for all of them (every cell text, missing cells empty) with an ``info`` that
+says what was read. The release (:meth:`~dpsynth_core.release.ReleaseSettings.open`), the app's
+uploads, the in-memory engine and the ledger's fingerprint all read files here, so the same records
+in any of these formats are the same table.
+
+A file's name and its bytes must agree: an ``.xlsx`` that holds CSV text, a ``.dta`` that holds an
+SPSS file or a ``.csv`` that holds a workbook is refused in one line saying what the bytes are.
+Spreadsheets and packages are read whole into memory (the engines for large tables read CSV and
+Parquet only: :func:`check_engine_input`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import DataError, ParameterError
+from .file_bytes import read_capped
+
+#: Spreadsheet suffixes (python-calamine reads them).
+SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods")
+#: Statistical packages' suffixes (pyreadstat reads them), with what each is called.
+PACKAGE_NAMES = {
+    ".sav": "an SPSS data file (.sav)",
+    ".zsav": "a compressed SPSS data file (.zsav)",
+    ".por": "an SPSS portable file (.por)",
+    ".dta": "a Stata data file (.dta)",
+    ".sas7bdat": "a SAS data set (.sas7bdat)",
+    ".xpt": "a SAS transport file (.xpt)",
+}
+PACKAGE_SUFFIXES = tuple(PACKAGE_NAMES)
+#: The suffixes the app's uploader accepts (without the dot): text tables, spreadsheets, packages.
+UPLOAD_TYPES = ("csv", "tsv", "txt", *(s[1:] for s in SPREADSHEET_SUFFIXES + PACKAGE_SUFFIXES))
+
+_SAS_MAGIC = bytes.fromhex("000000000000000000000000c2ea8160b31411cfbd92080009c7318c181f1011")
+
+
+def file_family(name) -> str:
+    """``spreadsheet``, ``package`` or ``text`` (a CSV/TSV: any other name), from a file's name."""
+    suffix = Path(str(name)).suffix.lower()
+    if suffix in SPREADSHEET_SUFFIXES:
+        return "spreadsheet"
+    return "package" if suffix in PACKAGE_SUFFIXES else "text"
+
+
+def reads_whole(data) -> bool:
+    """True for a path naming a spreadsheet or a package's file (read whole into memory, never by an engine)."""
+    return isinstance(data, (str, Path)) and file_family(data) != "text"
+
+
+def what_bytes_are(head: bytes) -> str | None:
+    """What a file's first bytes say it is (a spreadsheet, a package's file), or None (text or unknown)."""
+    if head.startswith(b"PK\x03\x04"):
+        if b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet" in head[:200]:
+            return "a LibreOffice spreadsheet (.ods)"
+        return "an Excel workbook (.xlsx) or another zip file"
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        if "EncryptedPackage".encode("utf-16-le") in head:
+            return "an encrypted Excel workbook"
+        return "an old Excel spreadsheet (.xls)"
+    if head.startswith((b"$FL2", b"$FL3")):
+        return PACKAGE_NAMES[".zsav" if head.startswith(b"$FL3") else ".sav"]
+    if b"SPSSPORT" in head[:600]:
+        return PACKAGE_NAMES[".por"]
+    if head.startswith(b"<stata_dta>") or (len(head) > 2 and 0x66 <= head[0] <= 0x77 and head[1] in (1, 2)):
+        return PACKAGE_NAMES[".dta"]
+    if head.startswith(_SAS_MAGIC):
+        return PACKAGE_NAMES[".sas7bdat"]
+    if head.startswith(b"HEADER RECORD*******LIB"):
+        return PACKAGE_NAMES[".xpt"]
+    return None
+
+
+def _expected(suffix: str, found: str | None) -> bool:
+    """True when bytes of kind ``found`` fit a file named with ``suffix``."""
+    if suffix in (".xlsx", ".xlsm"):
+        return found is not None and found.startswith(("an Excel workbook", "an encrypted", "an old Excel"))
+    if suffix == ".xls":
+        return found is not None and "Excel" in found
+    if suffix == ".ods":
+        return found is not None and (".ods" in found or "zip" in found)
+    if suffix in (".sav", ".zsav"):
+        return found is not None and found.startswith(("an SPSS data", "a compressed SPSS"))
+    if suffix == ".dta" and found is None:
+        return False
+    return found == PACKAGE_NAMES.get(suffix, found)
+
+
+def check_name_and_bytes(name: str, head: bytes) -> None:
+    """Refuse a file whose name says one format and whose bytes another (the module docstring)."""
+    suffix = Path(name).suffix.lower()
+    found = what_bytes_are(head)
+    if file_family(name) == "text":
+        if found is not None:
+            raise DataError(f"{name} is {found}, not a CSV: upload it under its own name (such as .xlsx or .sav)")
+        return
+    if not _expected(suffix, found):
+        called = PACKAGE_NAMES.get(suffix) or f"a spreadsheet ({suffix})"
+        raise DataError(f"{name} is named as {called} but holds {found or 'something else (text or another format)'}")
+
+
+def read_data(
+    source,
+    *,
+    name: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    sheet: str | None = None,
+    header_row: int | None = None,
+):
+    """``(frame, info)`` of any table file (see the module docstring), by the format its name says.
+
+    ``source``: a path, bytes or a binary file object; ``name``: the file's name (needed for bytes:
+    its suffix says the format); ``encoding``, ``delimiter``: a CSV's; ``sheet``, ``header_row``: a
+    spreadsheet's (:func:`~dpsynth_core.data.workbooks.read_sheet`). ``info["format"]`` says what was read.
+    """
+    if name is None:
+        name = str(source) if isinstance(source, (str, Path)) else "the file"
+    family = file_family(name)
+    if family == "text":
+        if sheet is not None or header_row is not None:
+            shown = Path(name).name
+            raise ParameterError(f"a sheet and a header row are chosen for spreadsheets; {shown} is read as CSV")
+        from .tables import read_table
+
+        head = _head(source)
+        if head is not None:
+            check_name_and_bytes(Path(name).name, head)
+        frame, info = read_table(source, name=name, encoding=encoding, delimiter=delimiter)
+        return frame, {"format": "csv", **info}
+    if encoding is not None or delimiter is not None:
+        raise ParameterError(f"an encoding and a delimiter are chosen for CSV files; {Path(name).name} is not one")
+    shown = Path(name).name
+    raw = read_capped(source, shown, None, text=False)
+    if not raw:
+        raise DataError(f"{shown} is empty")
+    check_name_and_bytes(shown, raw[:4096])
+    if family == "spreadsheet":
+        from .workbooks import read_sheet
+
+        return read_sheet(raw, name=shown, sheet=sheet, header_row=header_row)
+    if sheet is not None or header_row is not None:
+        raise ParameterError(f"a sheet and a header row are chosen for spreadsheets; {shown} is not one")
+    from .packages import read_package
+
+    return read_package(raw, Path(name).suffix.lower(), name=shown)
+
+
+def _head(source) -> bytes | None:
+    """The first bytes of a path or of bytes (None for a stream: read_table sniffs it)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source[:4096])
+    if isinstance(source, (str, Path)) and Path(source).is_file():
+        try:
+            with Path(source).open("rb") as handle:
+                return handle.read(4096)
+        except OSError:
+            return None
+    return None
+
+
+def list_sheets(source, name: str | None = None) -> list[str]:
+    """A spreadsheet's worksheets, in order, without reading any cell (``[]`` for any other format)."""
+    name = name or str(source)
+    if file_family(name) != "spreadsheet":
+        return []
+    shown = Path(name).name
+    raw = read_capped(source, shown, None, text=False)
+    check_name_and_bytes(shown, raw[:4096])
+    from .workbooks import sheet_names
+
+    return sheet_names(raw, shown)
+
+
+def codebook(source, name: str | None = None) -> dict | None:
+    """A statistical package's codebook from its metadata only (:func:`~.packages.read_codebook`; no
+    record is read); None for a CSV or a spreadsheet (they carry none)."""
+    name = name or str(source)
+    if file_family(name) != "package":
+        return None
+    shown = Path(name).name
+    raw = read_capped(source, shown, None, text=False)
+    check_name_and_bytes(shown, raw[:4096])
+    from .packages import read_codebook
+
+    return read_codebook(raw, Path(name).suffix.lower(), shown)
+
+
+def check_engine_input(data, engine: str) -> None:
+    """The engines for large tables read CSV and Parquet: a spreadsheet or a package's file given to one
+    is refused in one line (it is read whole into memory, by the in-memory engine: ``auto`` picks it)."""
+    if reads_whole(data):
+        raise ParameterError(
+            f"the {engine} engine reads CSV and Parquet files; {Path(str(data)).name} is read whole into memory: "
+            "use --engine auto or pandas, or export it as CSV or Parquet for the large-table engines"
+        )

@@ -1,0 +1,150 @@
+"""Statistical packages' files (SPSS .sav/.zsav/.por, Stata .dta, SAS .sas7bdat/.xpt), read with pyreadstat.
+
+Two readings, kept apart:
+
+* :func:`read_codebook` reads the file's **metadata only** (``metadataonly=True``: no record is
+  read): per column its variable label, its value labels, its declared (user-)missing codes, its
+  storage type and display format. That is public documentation of the table, what a declaration
+  is started from (:func:`~dpsynth_core.domain.templates.declaration_from_names`).
+* :func:`read_package` reads the records: codes stay codes (value labels are not applied, so a
+  column is the codes its categories declare), declared missing codes become missing cells (the
+  package's own rule), and typed cells become canonical text (:mod:`.typed_cells`), as the CSV
+  reader's table.
+
+A file is refused in one line when it is larger than ``MAX_FILE_BYTES``, holds more than
+``MAX_PACKAGE_CELLS`` cells (from its metadata, before any record is read), is a Stata file older
+than format 104 (Stata 5), or is not what its name says.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+from .. import constraints
+from ..errors import DataError
+from .tables import name_columns
+from .typed_cells import TEXT_DTYPE, frame_text
+
+#: Each suffix's reader in pyreadstat, and what the file is called in messages.
+READERS = {
+    ".sav": ("read_sav", "an SPSS data file"),
+    ".zsav": ("read_sav", "an SPSS data file"),
+    ".por": ("read_por", "an SPSS portable file"),
+    ".dta": ("read_dta", "a Stata data file"),
+    ".sas7bdat": ("read_sas7bdat", "a SAS data set"),
+    ".xpt": ("read_xport", "a SAS transport file"),
+}
+#: The oldest Stata format read (104: Stata 5); pyreadstat reads 104 to 119.
+OLDEST_STATA = 104
+
+
+def check_stata_version(head: bytes, name: str) -> None:
+    """Refuse a .dta from a Stata version older than :data:`OLDEST_STATA`, naming the version."""
+    if head.startswith(b"<stata_dta>"):
+        return
+    if head and head[0] < OLDEST_STATA:
+        raise DataError(
+            f"{name} is a Stata file of format {head[0]}, older than Stata 5 (format {OLDEST_STATA}), which cannot "
+            "be read: open it in a newer Stata and save it again"
+        )
+
+
+def _call(raw: bytes, suffix: str, name: str, **options):
+    import pyreadstat
+
+    reader, what = READERS[suffix]
+    if suffix == ".dta":
+        check_stata_version(raw[:16], name)
+    try:
+        return getattr(pyreadstat, reader)(io.BytesIO(raw), **options)
+    except (pyreadstat.ReadstatError, pyreadstat.PyreadstatError) as problem:
+        text = str(problem).strip().splitlines()
+        raise DataError(f"{name} cannot be read as {what} ({text[0] if text else 'unreadable'})") from None
+    except (ValueError, OSError, UnicodeError) as problem:
+        raise DataError(f"{name} cannot be read as {what} ({type(problem).__name__})") from None
+
+
+def _check_cells(meta, name: str) -> None:
+    rows, columns = meta.number_rows, meta.number_columns or len(meta.column_names)
+    if rows is not None and rows * columns > constraints.MAX_PACKAGE_CELLS:
+        raise DataError(
+            f"{name} holds {rows:,} records of {columns:,} columns ({rows * columns:,} cells), more than the "
+            f"{constraints.MAX_PACKAGE_CELLS:,} read whole into memory here: export it as CSV or Parquet "
+            "(read in chunks)"
+        )
+
+
+def _missing_codes(meta, column: str) -> list:
+    """A column's declared missing codes: each code's canonical text, a ``[low, high]`` pair for a range."""
+    from .typed_cells import cells_text
+
+    codes = []
+    for found in (meta.missing_ranges or {}).get(column, []):
+        low, high = cells_text([found.get("lo"), found.get("hi")]).tolist()
+        codes.append(low if low == high else [low, high])
+    singles = cells_text(list((meta.missing_user_values or {}).get(column, []))).tolist()
+    return codes + [v for v in singles if v not in codes]
+
+
+def read_codebook(raw: bytes, suffix: str, name: str) -> dict:
+    """The file's codebook, from its metadata only (no record read): ``{"file", "format", "rows",
+    "columns": {name: {"label", "value_labels", "missing", "storage", "format", "measure"}}}``.
+
+    ``value_labels`` maps each code's canonical text (``"1"``, not ``1.0``) to its label; ``missing``
+    lists the declared missing codes (a ``[low, high]`` pair for a range); ``storage`` is ``number``,
+    ``text``, ``date`` or ``datetime`` (from the storage type and the display format).
+    """
+    from .typed_cells import cells_text
+
+    _, meta = _call(raw, suffix, name, metadataonly=True, user_missing=True)
+    _check_cells(meta, name)
+    labels = meta.column_names_to_labels or {}
+    formats = meta.original_variable_types or {}
+    kinds = meta.readstat_variable_types or {}
+    measures = meta.variable_measure or {}
+    value_labels = meta.variable_value_labels or {}
+    columns = {}
+    for column, shown in zip(meta.column_names, name_columns([str(c) for c in meta.column_names], name)):
+        codes = value_labels.get(column) or {}
+        texts = cells_text(list(codes)).tolist() if codes else []
+        storage = _storage(kinds.get(column) or "", formats.get(column) or "")
+        columns[shown] = {
+            "label": labels.get(column) or "",
+            "value_labels": {t: str(v) for t, v in zip(texts, codes.values())},
+            "missing": _missing_codes(meta, column),
+            "storage": storage,
+            "type": kinds.get(column) or "",
+            "format": formats.get(column) or "",
+            "measure": measures.get(column) or "unknown",
+        }
+    _, what = READERS[suffix]
+    return {"file": name, "format": what, "rows": meta.number_rows, "columns": columns}
+
+
+#: Display formats of dates and of dates with times (SPSS, Stata, SAS), as pyreadstat converts them.
+_DATETIME = re.compile(r"^(%t[cC]|DATETIME|YMDHMS|E8601DT|MDYAMPM)", re.I)
+_DATE = re.compile(r"^(%t?d|%-?t?d|A?DATE|EDATE|SDATE|JDATE|MMDDYY|DDMMYY|YYMMDD|E8601DA|WEEKDATE|WORDDATE)", re.I)
+
+
+def _storage(kind: str, fmt: str) -> str:
+    """``text``, ``datetime``, ``date`` or ``number``, from a column's storage type and display format."""
+    if kind == "string":
+        return "text"
+    if _DATETIME.match(fmt):
+        return "datetime"
+    return "date" if _DATE.match(fmt) else "number"
+
+
+def read_package(raw: bytes, suffix: str, *, name: str):
+    """``(frame, info)`` of the records, every cell canonical text (see the module docstring)."""
+    _, meta = _call(raw, suffix, name, metadataonly=True)
+    _check_cells(meta, name)
+    frame, meta = _call(raw, suffix, name, dates_as_pandas_datetime=True)
+    if len(frame) == 0:
+        raise DataError(f"{name} has no records")
+    columns = name_columns([str(c) for c in frame.columns], name)
+    frame = frame_text(frame, columns).astype(TEXT_DTYPE)
+    _, what = READERS[suffix]
+    info = {"format": what, "rows": len(frame), "columns": columns, "bytes": len(raw), "lines": {}}
+    return frame, info

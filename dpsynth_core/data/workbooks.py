@@ -1,0 +1,235 @@
+"""Spreadsheets (.xlsx, .xlsm, .xls, .ods): one sheet read as a table, read with python-calamine.
+
+* The sheet is chosen by name (the first by default); :func:`sheet_names` lists the sheets from
+  the workbook's directory without reading any cell.
+* The header is one row, numbered as the spreadsheet numbers it (1 = the sheet's first row;
+  default: the first row that holds anything). Rows above it (a title) are skipped, so are empty
+  rows. Header cells are named as the CSV reader names them
+  (:func:`~dpsynth_core.data.tables.name_columns`): an empty cell ``Unnamed: 2``, a repeated name
+  ``Income.1``; a merged header cell names every column it spans (``Income``, ``Income.1``).
+* Typed cells are kept as their values and written as canonical text (:mod:`.typed_cells`).
+
+Hostile files end with one line (:class:`~dpsynth_core.errors.DataError`), before any cell is read
+where the file's directory can tell: a zip whose members would unpack to more than
+``MAX_UNZIPPED_BYTES`` (read from the zip's directory, then checked while the sheet is scanned); a
+workbook encrypted with a password; a sheet spanning more than ``MAX_SHEET_CELLS`` cells (refused
+with its size); a formula with no saved value (a file written by a program that does not
+calculate: its cell would read as empty).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import numpy as np
+import pandas as pd
+
+from .. import constraints
+from ..errors import DataError
+from .tables import name_columns
+from .typed_cells import TEXT_DTYPE, cells_text, drop_empty_rows
+
+_CELL_REF = re.compile(rb'<c\b[^>]*?\sr="([A-Z]{1,3})([0-9]{1,7})"')
+_CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.S)
+_SCAN_BYTES = 8 << 20
+
+
+def _column_number(letters: bytes) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + letter - 64
+    return number
+
+
+def _zip(raw: bytes, name: str) -> zipfile.ZipFile | None:
+    if not raw.startswith(b"PK\x03\x04"):
+        return None
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+        members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise DataError(f"{name} is a damaged zip file (truncated or not a workbook)") from None
+    total = sum(m.file_size for m in members)
+    if total > constraints.MAX_UNZIPPED_BYTES:
+        raise DataError(
+            f"{name} would unpack to {total / 1e6:,.0f} MB, more than the "
+            f"{constraints.MAX_UNZIPPED_BYTES // 10**6:,} MB a workbook may unpack to here"
+        )
+    return archive
+
+
+def _check_encrypted(raw: bytes, name: str) -> None:
+    if raw.startswith(b"\xd0\xcf\x11\xe0") and "EncryptedPackage".encode("utf-16-le") in raw[: 1 << 20]:
+        raise DataError(f"{name} is encrypted with a password: open it, remove the password and save it again")
+
+
+def _sheet_member(archive: zipfile.ZipFile, sheet: str) -> str | None:
+    """The zip member of an .xlsx sheet, from the workbook's directory and its relations."""
+    try:
+        book = archive.read("xl/workbook.xml").decode("utf-8", "replace")
+        rels = archive.read("xl/_rels/workbook.xml.rels").decode("utf-8", "replace")
+    except KeyError:
+        return None
+    from html import unescape
+
+    for attributes in re.findall(r"<(?:\w+:)?sheet\b([^>]*)/?>", book):
+        found = re.search(r'\bname="([^"]*)"', attributes)
+        rid = re.search(r'\br:id="([^"]*)"', attributes) or re.search(r'\b\w+:id="([^"]*)"', attributes)
+        if found and rid and unescape(found.group(1)) == sheet:
+            for rel in re.findall(r"<Relationship\b([^>]*)/?>", rels):
+                if f'Id="{rid.group(1)}"' in rel:
+                    target = re.search(r'Target="([^"]*)"', rel).group(1)
+                    return target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+    return None
+
+
+def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) -> None:
+    """Read an .xlsx sheet's XML as a stream (bounded by its declared size), before the cells are
+    loaded: refuse a sheet spanning more than ``MAX_SHEET_CELLS`` cells, or a formula without a value."""
+    rows, columns = [1 << 30, 0], [1 << 30, 0]
+    carry = b""
+    try:
+        with archive.open(member) as handle:
+            while True:
+                block = handle.read(_SCAN_BYTES)
+                data = carry + block
+                cut = data.rfind(b"</row>") + len(b"</row>") if block else len(data)
+                cut = max(cut, 0)
+                part, carry = data[:cut], data[cut:]
+                refs = _CELL_REF.findall(part)
+                if refs:
+                    numbers = np.array([int(r) for _, r in refs])
+                    letters = {c for c, _ in refs}
+                    cols = [_column_number(c) for c in letters]
+                    rows = [min(rows[0], int(numbers.min())), max(rows[1], int(numbers.max()))]
+                    columns = [min(columns[0], min(cols)), max(columns[1], max(cols))]
+                if b"<f" in part:
+                    _check_formulas(part, sheet, name)
+                if not block:
+                    break
+    except (zipfile.BadZipFile, OSError, EOFError) as problem:
+        raise DataError(f"{name} is a damaged workbook ({problem})") from None
+    _check_size(rows[1] - rows[0] + 1 if rows[1] else 0, columns[1] - columns[0] + 1 if columns[1] else 0, sheet, name)
+
+
+def _check_formulas(part: bytes, sheet: str, name: str) -> None:
+    for attributes, body in _CELL.findall(part):
+        if body and b"<f" in body and not re.search(rb"<v>[^<]", body):
+            ref = re.search(rb'\sr="([A-Z]+[0-9]+)"', attributes)
+            where = f"cell {ref.group(1).decode()}" if ref else "a cell"
+            raise DataError(
+                f"{where} of sheet '{sheet}' in {name} holds a formula with no saved value (the file was "
+                "written by a program that does not calculate): open it in Excel or LibreOffice and save it again"
+            )
+
+
+def _check_size(rows: int, columns: int, sheet: str, name: str) -> None:
+    if rows * columns > constraints.MAX_SHEET_CELLS:
+        raise DataError(
+            f"sheet '{sheet}' of {name} spans {rows:,} rows by {columns:,} columns ({rows * columns:,} cells), "
+            f"more than the {constraints.MAX_SHEET_CELLS:,} cells a sheet may have here: save it as CSV or "
+            "Parquet (read in chunks)"
+        )
+
+
+def _open(raw: bytes, name: str):
+    import python_calamine as calamine
+
+    _check_encrypted(raw, name)
+    archive = _zip(raw, name)
+    try:
+        book = calamine.CalamineWorkbook.from_filelike(io.BytesIO(raw))
+    except calamine.PasswordError:
+        raise DataError(
+            f"{name} is protected with a password: open it, remove the password and save it again"
+        ) from None
+    except Exception as problem:  # calamine's own errors (a damaged or unknown file)
+        raise DataError(f"{name} cannot be read as a spreadsheet ({_first_line(problem)})") from None
+    return book, archive
+
+
+def _first_line(problem: Exception) -> str:
+    text = str(problem).strip().splitlines()
+    return text[0][:200] if text else type(problem).__name__
+
+
+def sheet_names(raw: bytes, name: str) -> list[str]:
+    """The workbook's worksheets, in order, from its directory alone (no cell is read)."""
+    book, _ = _open(raw, name)
+    with book:
+        return _worksheets(book)
+
+
+def _worksheets(book) -> list[str]:
+    import python_calamine as calamine
+
+    return [s.name for s in book.sheets_metadata if s.typ == calamine.SheetTypeEnum.WorkSheet] or list(book.sheet_names)
+
+
+def read_sheet(raw: bytes, *, name: str, sheet: str | None = None, header_row: int | None = None):
+    """``(frame, info)`` of one sheet, as the module docstring says: every cell canonical text.
+
+    ``sheet``: its name (None: the first worksheet); ``header_row``: the header's row number in the
+    spreadsheet (None: the first row that holds anything). ``info``: ``format``, ``sheet``, ``sheets``,
+    ``header_row``, ``rows``, ``columns``, ``bytes`` and ``lines`` (empty: no per-line rule applies).
+    """
+    book, archive = _open(raw, name)
+    with book:
+        sheets = _worksheets(book)
+        if not sheets:
+            raise DataError(f"{name} holds no worksheet")
+        sheet = sheets[0] if sheet in (None, "") else sheet
+        if sheet not in sheets:
+            raise DataError(f"{name} has no sheet named '{sheet}'; its sheets: {', '.join(sheets)}")
+        member = _sheet_member(archive, sheet) if archive is not None else None
+        if member is not None:
+            _scan_sheet(archive, member, sheet, name)
+        try:
+            cells = book.get_sheet_by_name(sheet)
+        except Exception as problem:
+            raise DataError(f"sheet '{sheet}' of {name} cannot be read ({_first_line(problem)})") from None
+        _check_size(cells.height, cells.width, sheet, name)
+        if cells.start is None:
+            raise DataError(f"sheet '{sheet}' of {name} is empty")
+        first_row, first_column = cells.start
+        grid = cells.to_python(skip_empty_area=True)
+        merged = cells.merged_cell_ranges or []
+    top = first_row if header_row is None else int(header_row) - 1
+    if header_row is not None and not (1 <= int(header_row) <= first_row + len(grid)):
+        last = first_row + len(grid)
+        raise DataError(f"header row ({header_row}) must be a row of sheet '{sheet}' that holds cells, 1 to {last:,}")
+    at = top - first_row
+    if at < 0:
+        raise DataError(
+            f"header row {header_row} of sheet '{sheet}' in {name} is empty (the sheet starts at row {first_row + 1})"
+        )
+    width = len(grid[0]) if grid else 0
+    header = list(grid[at])
+    for (r0, c0), (r1, c1) in merged:  # a merged header cell names every column it spans
+        if r0 <= top <= r1 and 0 <= c0 - first_column < width:
+            for c in range(max(c0, first_column), min(c1, first_column + width - 1) + 1):
+                header[c - first_column] = header[c0 - first_column]
+    names = [re.sub(r"\s*[\r\n]+\s*", " ", t) for t in cells_text(header).fillna("").tolist()]
+    columns = name_columns(names, name)
+    body = grid[at + 1 :]
+    if not body:
+        raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
+    table = pd.DataFrame(body, dtype=object)
+    del grid, body
+    frame = drop_empty_rows(pd.DataFrame({c: cells_text(table[i]) for i, c in enumerate(columns)}))
+    if len(frame) == 0:
+        raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
+    frame = frame.astype(TEXT_DTYPE)
+    info = {
+        "format": "spreadsheet",
+        "sheet": sheet,
+        "sheets": sheets,
+        "header_row": top + 1,
+        "rows": len(frame),
+        "columns": columns,
+        "bytes": len(raw),
+        "lines": {},
+    }
+    return frame, info
