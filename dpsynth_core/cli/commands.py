@@ -1,4 +1,4 @@
-"""The command line's small commands: ``methods``, ``ledger`` and ``tau`` (and the workspace they open)."""
+"""The command line's small commands: ``methods``, ``ledger``, ``tau`` and ``declare`` (and the workspace they open)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import constraints
 from ..errors import DPSynthError, ParameterError
-from .outputs import input_path
+from .outputs import input_path, output_path
 
 
 def run_methods(args) -> None:
@@ -241,3 +241,58 @@ def ledger_text(workspace, fp: str | None = None) -> str:
                 f"  {spend['created']}  {spend['source']:<3}  {spend['purpose']:<7}  {spend['method']:<11}  {cost}"
             )
     return "\n".join(lines)
+
+
+def add_declare(sub) -> None:
+    declare = sub.add_parser(
+        "declare",
+        help="write a starting declaration for a table file: from its column names and, for an SPSS, Stata or "
+        "SAS file, its codebook (value labels, missing codes, storage types; no record is read)",
+    )
+    declare.add_argument("input", type=input_path, help="the table file (CSV, spreadsheet, SPSS, Stata or SAS)")
+    declare.add_argument("--out", type=output_path, help="where to write the declaration (JSON)")
+    declare.add_argument("--list-sheets", action="store_true", help="print a spreadsheet's sheets (no cell is read)")
+    from .parser import add_sheet_flags
+
+    add_sheet_flags(declare)
+    declare.set_defaults(run=run_declare)
+
+
+def run_declare(args) -> None:
+    """A starting declaration, for the publisher to complete: never a value of the file in it."""
+    from ..data.formats import codebook, list_sheets, read_data
+    from ..domain.templates import declaration_from_names
+    from ..validation import check_sheet
+    from .outputs import check_outputs, write_all
+
+    if args.list_sheets:
+        sheets = list_sheets(args.input)
+        if not sheets:
+            raise ParameterError(f"{Path(args.input).name} is not a spreadsheet: it has no sheets")
+        print("\n".join(sheets))
+        return
+    if args.out is None:
+        raise ParameterError("--out must name the declaration file to write (or ask --list-sheets)")
+    targets = check_outputs([("--out", args.out)], [("the input", args.input)])
+    sheet, header_row = check_sheet(args.sheet, args.header_row)
+    found = codebook(args.input)
+    if found is not None:
+        names = list(found["columns"])
+    else:
+        names = read_data(args.input, sheet=sheet, header_row=header_row)[1]["columns"]
+    spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
+    write_all([(targets[0][1], (json.dumps(spec, indent=2) + "\n").encode("utf-8"))])
+    todo = sum(1 for c in spec["columns"].values() if c.get("type") == "text" or not _complete(c))
+    source = "its codebook and column names" if found else "its column names"
+    print(f"wrote a starting declaration of {len(names):,} columns to {args.out} (from {source}); review every column")
+    if todo:
+        print(f"note: {todo:,} column(s) still need their values or ranges declared", file=sys.stderr)
+
+
+def _complete(spec: dict) -> bool:
+    from ..domain import column_from_json
+
+    try:
+        return not column_from_json("column", spec).problems()
+    except DPSynthError:
+        return False

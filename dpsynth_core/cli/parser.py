@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("methods", help="list the synthesis methods").set_defaults(run=commands.run_methods)
     commands.add_ledger(sub)
     commands.add_tau(sub)
+    commands.add_declare(sub)
     from .accounts import add_commands as add_review
     from .figures import add_commands as add_figures
 
@@ -61,6 +62,19 @@ def add_option(parser, option) -> None:
     )
 
 
+def add_sheet_flags(parser) -> None:
+    """A spreadsheet's sheet and header row (every command that reads a table file)."""
+    parser.add_argument("--sheet", default=None, help="the spreadsheet's sheet, by name (default: the first)")
+    parser.add_argument(
+        "--header-row",
+        dest="header_row",
+        default=None,
+        metavar="N",
+        help="the spreadsheet's header row, numbered as the sheet numbers it (default: the first row that holds "
+        "anything; rows above it are skipped)",
+    )
+
+
 def add_synth(synth) -> None:
     from ..engines import AUTO, ENGINE_CHOICES, ENGINES, IN_MEMORY, LARGE_FILES
     from ..synthesizers.options import METHOD_OPTIONS, SETTINGS
@@ -69,7 +83,8 @@ def add_synth(synth) -> None:
     synth.add_argument(
         "input",
         type=input_path,
-        help="the sensitive CSV, TSV or Parquet file, or a folder or quoted glob of Parquet "
+        help="the sensitive table: a CSV, TSV or Parquet file, a spreadsheet (.xlsx, .xls, .ods), an SPSS, "
+        "Stata or SAS file (.sav, .zsav, .por, .dta, .sas7bdat, .xpt), or a folder or quoted glob of Parquet "
         "files ('data/*.parquet'; --engine duckdb or spark)",
     )
     synth.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
@@ -90,6 +105,7 @@ def add_synth(synth) -> None:
     synth.add_argument(
         "--delimiter", default=None, help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)"
     )
+    add_sheet_flags(synth)
     synth.add_argument(
         "--engine",
         default=AUTO,
@@ -113,8 +129,10 @@ def add_synth(synth) -> None:
         "--out",
         required=True,
         type=output_path,
-        help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; any other name: "
-        "CSV, except suffixes of other formats such as .gz or .xlsx, refused)",
+        help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; .xlsx: Excel, the card's "
+        "notes on a second sheet; .sav, .dta: SPSS or Stata with the declaration's value labels and its "
+        "codebook's variable labels and missing codes; any other name: CSV, except suffixes of other "
+        "formats such as .gz or .ods, refused)",
     )
     synth.add_argument("--card", type=output_path, help="where to write the release card (JSON)")
     synth.add_argument("--card-html", type=output_path, help="where to write the release card (HTML page)")

@@ -72,6 +72,8 @@ def run_synth(args) -> None:
             memory_limit=args.memory_limit,
             encoding=args.encoding,
             delimiter=args.delimiter,
+            sheet=args.sheet,
+            header_row=args.header_row,
             out=temporary,
             out_format=out_format,
             **given,

@@ -88,7 +88,7 @@ def _missing_codes(meta, column: str) -> list:
 
 
 def read_codebook(raw: bytes, suffix: str, name: str) -> dict:
-    """The file's codebook, from its metadata only (no record read): ``{"file", "format", "rows",
+    """The file's codebook, from its metadata only (no record read): ``{"file", "format",
     "columns": {name: {"label", "value_labels", "missing", "storage", "format", "measure"}}}``.
 
     ``value_labels`` maps each code's canonical text (``"1"``, not ``1.0``) to its label; ``missing``
@@ -119,7 +119,7 @@ def read_codebook(raw: bytes, suffix: str, name: str) -> dict:
             "measure": measures.get(column) or "unknown",
         }
     _, what = READERS[suffix]
-    return {"file": name, "format": what, "rows": meta.number_rows, "columns": columns}
+    return {"file": name, "format": what, "columns": columns}
 
 
 #: Display formats of dates and of dates with times (SPSS, Stata, SAS), as pyreadstat converts them.

@@ -21,7 +21,7 @@ from ..engines import get_engine
 from ..privacy.accounting import Accountant
 from ..privacy.spending import Spend
 from .card import build_card
-from .writer import chunk_sizes, write_synthetic
+from .writer import WHOLE_FORMATS, chunk_sizes, write_synthetic, write_whole
 
 
 @dataclass
@@ -96,6 +96,11 @@ def draw_release(settings, opened, progress) -> Release:
             charge=settings.charge,
         )
 
+    if out is not None and out_format in WHOLE_FORMATS.values():  # drawn in memory, written whole with its card
+        release = finished(_whole_table(model, told, chunk_rows))
+        write_whole(out, release.data, out_format, card=release.card, declaration=settings.domain.to_json())
+        release.path = Path(out)
+        return release
     if not model.independent_chunks:  # one table drawn in order (it may hold fewer rows than planned)
         table = model.sample(progress=told)
         if out is None:
@@ -166,6 +171,16 @@ class ChunksAhead:
             for future in self._waiting:
                 future.cancel()
             self._pool.shutdown(wait=True)
+
+
+def _whole_table(model, told, chunk_rows: int) -> pd.DataFrame:
+    """The synthetic table in memory, as :func:`draw_release` returns one (for a file written whole)."""
+    if not model.independent_chunks:
+        return model.sample(progress=told)
+    sizes = chunk_sizes(model.rows_, chunk_rows)
+    with ChunksAhead(model.chunk_sampler(), sizes, SAMPLING_THREADS) as ahead:
+        chunks = [ahead.next(k) for k in sizes]
+    return pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
 
 
 def _report(model, reading) -> dict:

@@ -34,7 +34,7 @@ from ..validation import (
     check_total_epsilon,
 )
 from .drawing import Release, draw_release
-from .writer import CHUNK_ROWS, output_format
+from .writer import CHUNK_ROWS, WHOLE_FORMATS, check_whole_format, output_format
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class ReleaseSettings:
     def max_rows(self) -> int:
         """The public cap on synthetic rows: higher for a table written to a file in chunks than for one
         returned in memory (see :func:`prepare`)."""
-        return constraints.MAX_ENGINE_SYNTHETIC_ROWS if self.out is not None else constraints.MAX_SYNTHETIC_ROWS
+        return _row_cap(self.out, self.out_format)
 
     def public(self) -> dict:
         """The public settings a release records (method, epsilon, rho, rows, reading, engine,
@@ -255,8 +255,7 @@ def prepare(
         chosen = get_engine(resolve_engine(info.cls, data, engine, domain.person))
     # the cap follows the publisher's choice of a file (written in chunks) or a table in memory, never
     # the engine (``auto`` picks one from the file's size, a fact about the data)
-    cap = constraints.MAX_ENGINE_SYNTHETIC_ROWS if out is not None else constraints.MAX_SYNTHETIC_ROWS
-    rows = check_rows(rows, cap)
+    rows = check_rows(rows, _row_cap(out, fmt))
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     sheet, header_row = check_sheet(sheet, header_row)
@@ -267,6 +266,7 @@ def prepare(
     if fmt == "parquet" and chosen.writes_parquet:  # drawn on the engine's workers: a target they can write
         chosen.check_target(out)
     domain.validate()
+    check_whole_format(fmt, domain.kept)  # a package's variable names, before the draw is priced
     check_column_names(domain, chosen.name)  # before the draw is priced and recorded: names an engine cannot tell apart
     charge = info.cls.charge(domain, epsilon, rows=rows, **options)
     if random_state is not None:  # a seeded (repeatable) draw claims no guarantee: recorded as such
@@ -298,6 +298,14 @@ def _person_check(check, domain):
     if check is None or domain.person is None:
         return None
     return check if isinstance(check, RowsPerPerson) else RowsPerPerson.from_dict(check)
+
+
+def _row_cap(out, fmt: str | None) -> int:
+    """The public cap on synthetic rows: a file written in chunks holds more than a table in memory (a
+    table returned, or written whole in a publisher's format: :data:`~.writer.WHOLE_FORMATS`)."""
+    if out is None or fmt in WHOLE_FORMATS.values():
+        return constraints.MAX_SYNTHETIC_ROWS
+    return constraints.MAX_ENGINE_SYNTHETIC_ROWS
 
 
 def warm_up_release() -> None:

@@ -8,10 +8,18 @@ group per chunk, one schema for the whole file). The file appears only when comp
 is written beside its final name and renamed at the end, and removed on failure.
 
 One rule names the format (:func:`output_format`, used by ``synthesize`` and the command
-line alike): a name ending in ``.parquet``, ``.pq`` or ``.parq`` (any case) is Parquet; a
-name whose suffix promises another format the writer does not produce (a compressed file,
-a spreadsheet, JSON, ...) is refused, since a CSV under that name would not open; any other
-name (``.csv``, ``.txt``, ``.tsv``, ``.dat``, no suffix) is CSV.
+line alike): a name ending in ``.parquet``, ``.pq`` or ``.parq`` (any case) is Parquet; ``.xlsx``,
+``.sav`` and ``.dta`` are the publisher's own formats (below); a name whose suffix promises another
+format the writer does not produce (a compressed file, JSON, ...) is refused, since a CSV under that
+name would not open; any other name (``.csv``, ``.txt``, ``.tsv``, ``.dat``, no suffix) is CSV.
+
+**The publisher's own formats** (:data:`WHOLE_FORMATS`) are written whole, once the table is drawn in
+memory, by :func:`whole_file_bytes`: an Excel workbook (openpyxl) with the synthetic table on its
+first sheet (numbers as numbers, dates as dates) and the release card's notes on a second; an SPSS
+(.sav) or Stata (.dta) file (pyreadstat) with the declaration's value labels and, from the codebook
+the declaration was started from (``notes["codebook"]``), its variable labels and (SPSS) its declared
+missing codes, so it opens in SPSS, Stata or R with its codebook. Synthetic missing cells are the
+package's own missing value (system-missing).
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,13 +40,15 @@ from ..data.arrow_chunks import arrow_chunk
 from ..data.parts import PARQUET_SUFFIXES
 from ..errors import ParameterError
 
-FORMATS = ("csv", "parquet")
+#: Formats written whole from memory with the card and the codebook, by the suffix that names each.
+WHOLE_FORMATS = {".xlsx": "xlsx", ".sav": "sav", ".dta": "dta"}
+FORMATS = ("csv", "parquet", *WHOLE_FORMATS.values())
 #: Rows per chunk by default: about 100 MB of a 15-column table in memory.
 CHUNK_ROWS = 1_000_000
 #: Suffixes that promise a format the writer does not produce (refused rather than written as CSV).
 OTHER_FORMAT_SUFFIXES = {
     "a compressed file": (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd", ".lz4", ".zip", ".7z", ".tar", ".tgz"),
-    "a spreadsheet": (".xlsx", ".xlsm", ".xls", ".ods"),
+    "a spreadsheet": (".xlsm", ".xls", ".ods"),
     "another table format": (
         ".json",
         ".jsonl",
@@ -53,9 +64,10 @@ OTHER_FORMAT_SUFFIXES = {
         ".hdf5",
         ".sqlite",
         ".db",
-        ".dta",
-        ".sav",
+        ".zsav",
+        ".por",
         ".sas7bdat",
+        ".xpt",
     ),
 }
 
@@ -67,12 +79,14 @@ def output_format(path, fmt: str | None = None) -> str:
         suffix = Path(path).suffix.lower()
         if suffix in PARQUET_SUFFIXES:
             return "parquet"
+        if suffix in WHOLE_FORMATS:
+            return WHOLE_FORMATS[suffix]
         for kind, suffixes in OTHER_FORMAT_SUFFIXES.items():
             if suffix in suffixes:
                 raise ParameterError(
                     f"cannot write {Path(path).name!r}: {suffix} names {kind}, and the synthetic "
-                    f"table is written as CSV (.csv or any other name) or Parquet "
-                    f"({', '.join(PARQUET_SUFFIXES)})"
+                    f"table is written as CSV (.csv or any other name), Parquet "
+                    f"({', '.join(PARQUET_SUFFIXES)}) or {', '.join(WHOLE_FORMATS)}"
                 )
         return "csv"
     if fmt not in FORMATS:
@@ -184,3 +198,121 @@ def csv_text(table: pd.DataFrame) -> str:
 
 #: Characters that make the csv writer quote a field (or may, by Python version).
 _SPECIAL = (",", '"', "\n", "\r")
+
+
+#: Rows of one Excel sheet below its header (Excel's limit); more rows continue on the next sheets.
+SHEET_ROWS = 1_048_575
+_NAME_RULES = {
+    "sav": (
+        re.compile(r"^[A-Za-z@][A-Za-z0-9@#$_.]{0,63}$"),
+        "an SPSS variable name (a letter, then letters, digits or . _ $ # @, at most 64)",
+    ),
+    "dta": (
+        re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$"),
+        "a Stata variable name (a letter or _, then letters, digits or _, at most 32)",
+    ),
+}
+
+
+def check_whole_format(fmt: str | None, columns) -> None:
+    """Before a draw is priced: every kept column's name must be a variable name of the package written."""
+    rule = _NAME_RULES.get(fmt or "")
+    if rule is None:
+        return
+    bad = [c for c in columns if not rule[0].match(str(c)) or str(c).endswith(".")]
+    if bad:
+        raise ParameterError(
+            f"cannot write a .{fmt} file: column '{bad[0]}' is not {rule[1]}; rename it in the file, or write CSV"
+        )
+
+
+def _typed(table: pd.DataFrame, domain: dict, *, numeric_codes: bool) -> pd.DataFrame:
+    """The synthetic table with each column in its declared kind's type (numbers, dates; categories'
+    codes as numbers when every code is one and ``numeric_codes``), for a typed file."""
+    out = {}
+    for name in table.columns:
+        spec = (domain.get("columns") or {}).get(name, {})
+        column, kind = table[name], spec.get("type")
+        if kind in ("integer", "float"):
+            column = pd.to_numeric(column, errors="coerce").astype("float64")
+        elif kind == "date":
+            column = pd.to_datetime(column, errors="coerce")
+        elif kind == "categorical" and numeric_codes:
+            numbers = pd.to_numeric(pd.Series([str(v) for v in spec.get("values", [])]), errors="coerce")
+            if len(numbers) and numbers.notna().all():
+                column = pd.to_numeric(column, errors="coerce").astype("float64")
+        out[name] = column.astype(object).where(column.notna(), None) if column.dtype == object else column
+    return pd.DataFrame(out)
+
+
+def _notes_rows(card: dict) -> list[tuple[str, str]]:
+    from ..wording import guarantee_line
+
+    guarantee = card.get("guarantee") or {}
+    rows = [
+        ("Title", str(card.get("title", ""))),
+        ("Made with", f"dpsynth {card.get('software', {}).get('version', '')}: differentially private synthetic data"),
+        ("Method", str((card.get("method") or {}).get("title", ""))),
+        ("Guarantee", guarantee_line(guarantee) if guarantee.get("epsilon") is not None else ""),
+        ("In plain words", str(guarantee.get("plain_words", ""))),
+        ("Synthetic rows", f"{(card.get('rows') or {}).get('synthetic', '')}"),
+        ("Created", str(card.get("created", ""))),
+    ]
+    rows += [("Note", str(note)) for note in card.get("notes") or []]
+    rows += [
+        (f"Column {c['column']}", str(c.get("description", ""))) for c in (card.get("domain") or {}).get("columns", [])
+    ]
+    return rows
+
+
+def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: dict) -> bytes:
+    """The synthetic ``table`` as a file of one of :data:`WHOLE_FORMATS` (see the module docstring)."""
+    if fmt == "xlsx":
+        typed = _typed(table, declaration, numeric_codes=False)
+        out = io.BytesIO()
+        with pd.ExcelWriter(out, engine="openpyxl") as book:
+            for number, start in enumerate(range(0, max(len(typed), 1), SHEET_ROWS)):
+                sheet = "synthetic" if number == 0 else f"synthetic {number + 1}"
+                typed.iloc[start : start + SHEET_ROWS].to_excel(book, sheet_name=sheet, index=False)
+            pd.DataFrame(_notes_rows(card), columns=["About this release", ""]).to_excel(
+                book, sheet_name="about this release", index=False
+            )
+        return out.getvalue()
+    import pyreadstat
+
+    check_whole_format(fmt, table.columns)
+    typed = _typed(table, declaration, numeric_codes=True)
+    book = ((declaration.get("notes") or {}).get("codebook") or {}).get("columns") or {}
+    labels, value_labels, missing = {}, {}, {}
+    for name in typed.columns:
+        spec, entry = (declaration.get("columns") or {}).get(name, {}), book.get(name) or {}
+        if entry.get("label"):
+            labels[name] = str(entry["label"])
+        if spec.get("labels"):
+            numeric = typed[name].dtype.kind == "f"
+            value_labels[name] = {(float(k) if numeric else str(k)): str(v) for k, v in spec["labels"].items()}
+        codes = [m for m in entry.get("missing") or [] if typed[name].dtype.kind == "f"]
+        if codes and fmt == "sav":
+            missing[name] = [{"lo": float(m[0]), "hi": float(m[1])} if isinstance(m, list) else float(m) for m in codes]
+    with tempfile.TemporaryDirectory(prefix="dpsynth-write-") as folder:
+        target = Path(folder) / f"synthetic.{fmt}"
+        options = {"column_labels": labels or None, "variable_value_labels": value_labels or None}
+        if fmt == "sav":
+            pyreadstat.write_sav(typed, str(target), missing_ranges=missing or None, **options)
+        else:
+            pyreadstat.write_dta(typed, str(target), **options)
+        return target.read_bytes()
+
+
+def write_whole(path, table: pd.DataFrame, fmt: str, *, card: dict, declaration: dict) -> None:
+    """Write :func:`whole_file_bytes` beside ``path`` and rename it into place (no partial file)."""
+    path = Path(path)
+    content = whole_file_bytes(table, fmt, card=card, declaration=declaration)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
