@@ -1,15 +1,18 @@
-"""Data: pick a bundled example or upload a CSV/TSV. Shows names, row count and size, never values."""
+"""Data: pick a bundled example or upload a table (CSV/TSV, spreadsheet, SPSS, Stata, SAS). Shows names, row count
+and size, never values."""
 
 import pandas as pd
 import streamlit as st
 
 from app_support import state
-from app_support.cached import read_csv_bytes
+from app_support.cached import read_upload, upload_codebook
 from app_support.pages import DATA, DOMAIN
 from app_support.sidebar import file_size, upload_again
-from dpsynth_core import DataError, constraints
+from app_support.uploads import how_read, reading_choices
+from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
+from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.tables import line_report_text
 from dpsynth_core.domain.templates import declaration_from_names
 
@@ -39,13 +42,14 @@ if choice == "A bundled example":
             st.rerun()
 else:
     st.caption(
-        f"CSV or TSV, up to {constraints.UPLOAD_LIMIT_MB} MB (the server's upload limit, set by "
-        "`server.maxUploadSize` in `.streamlit/config.toml`). The file stays on this server and is never "
-        "shown."
+        "CSV or TSV, a spreadsheet (Excel .xlsx/.xls, LibreOffice .ods) or an SPSS, Stata or SAS file "
+        f"(.sav, .zsav, .por, .dta, .sas7bdat, .xpt), up to {constraints.UPLOAD_LIMIT_MB} MB (the server's "
+        "upload limit, set by `server.maxUploadSize` in `.streamlit/config.toml`). The file stays on this server "
+        "and is never shown."
     )
     left, right = st.columns(2)
     encoding = left.selectbox(
-        "Text encoding",
+        "Text encoding (CSV and TSV)",
         ENCODINGS,
         key="data_encoding",
         format_func=lambda e: "automatic" if e == "auto" else e,
@@ -53,7 +57,7 @@ else:
         "read as UTF-8, or as Windows-1252 when it is not UTF-8.",
     )
     delimiter = right.selectbox(
-        "Delimiter",
+        "Delimiter (CSV and TSV)",
         ["auto", ",", ";", "tab", "|"],
         key="data_delimiter",
         format_func=lambda d: "automatic (from the header line)" if d == "auto" else d,
@@ -62,18 +66,16 @@ else:
         "Neither is ever guessed from the records: one odd record cannot change how the others are read. "
         "Each line is one record; a line that cannot be read becomes a row of missing values."
     )
-    upload = st.file_uploader("Upload a table", type=["csv", "tsv", "txt"], key="data_upload")
-    reading = (upload.file_id, encoding, delimiter) if upload is not None else None
-    if upload is not None and st.session_state.get("data_upload_done") != reading:
+    upload = st.file_uploader("Upload a table", type=list(UPLOAD_TYPES), key="data_upload")
+    options = reading_choices(upload, encoding, delimiter) if upload is not None else None
+    reading = (upload.file_id, *sorted(options.items())) if options is not None else None
+    if options is not None and st.session_state.get("data_upload_done") != reading:
         raw = upload.getvalue()
         st.session_state["data_upload_done"] = reading
-        options = {
-            "encoding": None if encoding == "auto" else encoding,
-            "delimiter": None if delimiter == "auto" else delimiter,
-        }
         try:
-            frame, info = read_csv_bytes(raw, upload.name, **options)
-        except DataError as problem:
+            frame, info = read_upload(raw, upload.name, **options)
+            codebook = upload_codebook(raw, upload.name)
+        except DPSynthError as problem:
             st.error(
                 f"This file could not be read: {problem}."
                 + (" Your previous table is still loaded." if state.has_data() else "")
@@ -91,7 +93,7 @@ else:
                 info,
                 name=upload.name,
                 raw=raw,
-                declaration=kept or declaration_from_names(info["columns"], dataset=upload.name),
+                declaration=kept or declaration_from_names(info["columns"], dataset=upload.name, codebook=codebook),
                 **options,
             )
             state.flash(
@@ -115,10 +117,7 @@ c1.metric("Source", loaded["source"].split(": ", 1)[-1])
 c2.metric("Rows", f"{info['rows']:,}")
 c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
-st.caption(
-    f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. "
-    "The row count is shown to you only; the release uses a noisy count."
-)
+st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
 if affected:  # for the publisher only: never part of a release
     st.warning(

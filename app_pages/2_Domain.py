@@ -10,6 +10,7 @@ from app_support.column_editor import column_editor
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
+from dpsynth_core.domain.templates import codebook_words
 from dpsynth_core.synthesizers.planning import text_outlook
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
@@ -130,6 +131,8 @@ if len(columns_in_data) > PAGE_SIZE:  # a wide table is drawn a page at a time
     )
     shown = pool[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
 index_of = {name: i for i, name in enumerate(columns_in_data)}
+#: What came from the file's own codebook (an SPSS, Stata or SAS file's metadata), per column.
+from_codebook = ((declaration.get("notes") or {}).get("codebook") or {}).get("columns") or {}
 
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
@@ -142,8 +145,15 @@ for name in shown:
     )
     prefix = f"column '{name}': "  # a name may hold ': ' itself ('Unnamed: 0')
     with st.expander(
-        f"{icon} **{name}**: {status[0].removeprefix(prefix) if status else before.describe()}", expanded=bool(status)
+        f"{icon} **{name}**: {status[0].removeprefix(prefix) if status else before.describe()}"
+        + (" · from the codebook" if name in from_codebook else ""),
+        expanded=bool(status),
     ):
+        if name in from_codebook:
+            st.caption(
+                f":material/menu_book: Started from the file's codebook (its metadata, no record read): "
+                f"{codebook_words(from_codebook[name])}. Check it against the documentation."
+            )
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
         found, column = editing.column_status(name, specs[name])
         for message in found:

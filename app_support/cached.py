@@ -8,16 +8,36 @@ import threading
 
 import streamlit as st
 
-from dpsynth_core.data.tables import read_table
+from dpsynth_core.data import formats
 from dpsynth_core.evaluation import metrics, summaries, teaching, values
 from dpsynth_core.synthesizers import planning
 from dpsynth_core.synthesizers.planning import resolution
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def read_csv_bytes(raw: bytes, name: str, encoding: str | None = None, delimiter: str | None = None):
-    """Read an uploaded or bundled file (cells as text). Raises DataError with a clear message."""
-    return read_table(raw, name=name, encoding=encoding, delimiter=delimiter)
+def read_upload(
+    raw: bytes,
+    name: str,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    sheet: str | None = None,
+    header_row: int | None = None,
+):
+    """Read an uploaded or bundled file of any format the core reads (cells as text:
+    :func:`~dpsynth_core.data.formats.read_data`). Raises DataError or ParameterError with a clear message."""
+    return formats.read_data(raw, name=name, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def upload_sheets(raw: bytes, name: str) -> list[str]:
+    """A spreadsheet's sheets, from its directory (no cell read); [] for other formats."""
+    return formats.list_sheets(raw, name)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def upload_codebook(raw: bytes, name: str) -> dict | None:
+    """A statistical package's codebook, from its metadata only (no record read); None for other formats."""
+    return formats.codebook(raw, name)
 
 
 _SOURCE_LOCK = threading.Lock()

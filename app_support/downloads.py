@@ -1,5 +1,6 @@
-"""The Release page's downloads: the synthetic CSV, the card (HTML and JSON), the declaration, and what an
-auditor reruns the release with (a script and its settings)."""
+"""The Release page's downloads: the synthetic CSV (and the same table in the publisher's own format: Excel,
+SPSS, Stata), the card (HTML and JSON), the declaration, and what an auditor reruns the release with (a script
+and its settings)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import json
 import streamlit as st
 
 from app_support import state
+from dpsynth_core import DPSynthError
 from dpsynth_core.release.card import render_card_html
 from dpsynth_core.release.rerun import rerun_script, rerun_settings
+from dpsynth_core.release.writer import WHOLE_FORMAT_NAMES, check_whole_format, same_format, whole_file_bytes
 
 
 def release_downloads(entry: dict, stem: str) -> None:
@@ -49,7 +52,7 @@ def release_downloads(entry: dict, stem: str) -> None:
         key="release_domain",
         on_click="ignore",
     )
-    e1, e2 = st.columns(2)  # an auditor reruns the release with these and the declaration, on the same file
+    e1, e2, e3 = st.columns(3)  # an auditor reruns the release with these and the declaration, on the same file
     script = rerun_script(entry, declaration=f"{stem}.domain.json")
     e1.download_button(
         "Rerun script (Python)",
@@ -67,3 +70,25 @@ def release_downloads(entry: dict, stem: str) -> None:
         key="release_settings",
         on_click="ignore",
     )
+    own = same_format(state.data()["name"]) if state.has_data() else None
+    if own is not None:  # the publisher's own format, with the card's notes or the codebook restored
+        title, mime = WHOLE_FORMAT_NAMES[own]
+        try:
+            check_whole_format(own, [c["column"] for c in card["domain"]["columns"] if c["kind"] != "drop"])
+        except DPSynthError as problem:
+            e3.caption(f"No {title} file: {problem}.")
+            return
+        e3.download_button(
+            f"Synthetic data ({title})",
+            lambda release_id=entry["id"]: _own_format_bytes(release_id, own),
+            file_name=f"{stem}_synthetic.{own}",
+            mime=mime,
+            key="release_own_format",
+            on_click="ignore",
+        )
+
+
+def _own_format_bytes(release_id: int, fmt: str) -> bytes:
+    """The stored synthetic table as a file of the publisher's format (post-processing of the release)."""
+    stored = state.workspace().releases.get(release_id)
+    return whole_file_bytes(stored.data(), fmt, card=stored.card, declaration=stored.settings["declaration"])

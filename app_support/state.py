@@ -65,8 +65,8 @@ COOKIE = "dpsynth_browser"
 _IDENTITY = re.compile(r"[A-Za-z0-9_-]{43}")
 #: Browsers whose uploaded file this server process keeps in memory, so a reload or a new tab resumes.
 _KEPT_BROWSERS = 4
-#: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter"}. Only the
-#: browser that holds the identity can reach its entry.
+#: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter", "sheet",
+#: "header_row"}. Only the browser that holds the identity can reach its entry.
 _BROWSER_FILES: OrderedDict[str, dict] = OrderedDict()
 _BROWSER_FILES_LOCK = threading.Lock()
 
@@ -145,9 +145,10 @@ def _resume() -> bool:
     if source.startswith("example: ") and source.removeprefix("example: ") in EXAMPLES:
         use_example(source.removeprefix("example: "), declaration=last.get("declaration"))
     elif source.startswith("upload: ") and kept is not None and kept["hash"] == last.get("data"):
-        from app_support.cached import read_csv_bytes
+        from app_support.cached import read_upload
 
-        frame, info = read_csv_bytes(kept["raw"], kept["name"], kept["encoding"], kept["delimiter"])
+        reading = (kept["encoding"], kept["delimiter"], kept.get("sheet"), kept.get("header_row"))
+        frame, info = read_upload(kept["raw"], kept["name"], *reading)
         set_data(frame, info, source=source, raw=kept["raw"])
         set_declaration(last.get("declaration") or {"columns": {}})
     elif source.startswith("upload: "):
@@ -193,10 +194,10 @@ def save_session() -> None:
 
 
 def use_example(name: str, declaration: dict | None = None) -> None:
-    from app_support.cached import read_csv_bytes
+    from app_support.cached import read_upload
 
     raw = example_csv(name).read_bytes()
-    frame, info = read_csv_bytes(raw, f"{name}.csv")
+    frame, info = read_upload(raw, f"{name}.csv")
     set_data(frame, info, source=f"example: {name}", raw=raw)
     set_declaration(declaration or workspace().choices.declaration_for(data()["hash"]) or example_declaration(name))
 
@@ -210,9 +211,11 @@ def use_upload(
     declaration: dict,
     encoding: str | None = None,
     delimiter: str | None = None,
+    sheet: str | None = None,
+    header_row: int | None = None,
 ) -> bool:
-    """Load an uploaded table (read with ``encoding`` and ``delimiter``) for this browser only; its last
-    declaration is restored if this file was seen before.
+    """Load an uploaded table (read with ``encoding`` and ``delimiter``, or a spreadsheet's ``sheet`` and
+    ``header_row``) for this browser only; its last declaration is restored if this file was seen before.
 
     Returns True when the workspace already knew the file (same fingerprint).
     """
@@ -225,6 +228,8 @@ def use_upload(
             "hash": key,
             "encoding": encoding,
             "delimiter": delimiter,
+            "sheet": sheet,
+            "header_row": header_row,
         }
         _BROWSER_FILES.move_to_end(browser())
         while len(_BROWSER_FILES) > _KEPT_BROWSERS:

@@ -243,6 +243,19 @@ def ledger_text(workspace, fp: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def add_sheet_flags(parser) -> None:
+    """A spreadsheet's sheet and header row (every command that reads a table file)."""
+    parser.add_argument("--sheet", default=None, help="the spreadsheet's sheet, by name (default: the first)")
+    parser.add_argument(
+        "--header-row",
+        dest="header_row",
+        default=None,
+        metavar="N",
+        help="the spreadsheet's header row, numbered as the sheet numbers it (default: the first row that holds "
+        "anything; rows above it are skipped)",
+    )
+
+
 def add_declare(sub) -> None:
     declare = sub.add_parser(
         "declare",
@@ -252,8 +265,6 @@ def add_declare(sub) -> None:
     declare.add_argument("input", type=input_path, help="the table file (CSV, spreadsheet, SPSS, Stata or SAS)")
     declare.add_argument("--out", type=output_path, help="where to write the declaration (JSON)")
     declare.add_argument("--list-sheets", action="store_true", help="print a spreadsheet's sheets (no cell is read)")
-    from .parser import add_sheet_flags
-
     add_sheet_flags(declare)
     declare.set_defaults(run=run_declare)
 
@@ -274,6 +285,8 @@ def run_declare(args) -> None:
     if args.out is None:
         raise ParameterError("--out must name the declaration file to write (or ask --list-sheets)")
     targets = check_outputs([("--out", args.out)], [("the input", args.input)])
+    if targets[0][1].exists():  # a declaration completed since would be lost
+        raise ParameterError(f"--out ({args.out}) exists: a starting declaration would replace it; name a new file")
     sheet, header_row = check_sheet(args.sheet, args.header_row)
     found = codebook(args.input)
     if found is not None:

@@ -62,19 +62,6 @@ def add_option(parser, option) -> None:
     )
 
 
-def add_sheet_flags(parser) -> None:
-    """A spreadsheet's sheet and header row (every command that reads a table file)."""
-    parser.add_argument("--sheet", default=None, help="the spreadsheet's sheet, by name (default: the first)")
-    parser.add_argument(
-        "--header-row",
-        dest="header_row",
-        default=None,
-        metavar="N",
-        help="the spreadsheet's header row, numbered as the sheet numbers it (default: the first row that holds "
-        "anything; rows above it are skipped)",
-    )
-
-
 def add_synth(synth) -> None:
     from ..engines import AUTO, ENGINE_CHOICES, ENGINES, IN_MEMORY, LARGE_FILES
     from ..synthesizers.options import METHOD_OPTIONS, SETTINGS
@@ -105,6 +92,8 @@ def add_synth(synth) -> None:
     synth.add_argument(
         "--delimiter", default=None, help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)"
     )
+    from .commands import add_sheet_flags
+
     add_sheet_flags(synth)
     synth.add_argument(
         "--engine",

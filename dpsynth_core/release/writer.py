@@ -108,6 +108,8 @@ def write_synthetic(
     every chunk must have exactly these.
     """
     fmt = output_format(path, fmt)
+    if fmt in WHOLE_FORMATS.values():
+        raise ParameterError(f"a .{fmt} file is written whole, after the draw, by write_whole (not in chunks)")
     if int(rows) != rows or rows < 0:
         raise ParameterError(f"rows ({rows}) must be a whole number >= 0")
     if int(chunk_rows) != chunk_rows or chunk_rows < 1:
@@ -316,3 +318,23 @@ def write_whole(path, table: pd.DataFrame, fmt: str, *, card: dict, declaration:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+#: The publisher's file's suffix -> the format its synthetic copy is offered in (its own, or the nearest
+#: one written: a LibreOffice or old Excel sheet as .xlsx, a portable or compressed SPSS file as .sav).
+SAME_FORMAT = {
+    **dict.fromkeys((".xlsx", ".xlsm", ".xls", ".ods"), "xlsx"),
+    **dict.fromkeys((".sav", ".zsav", ".por"), "sav"),
+    ".dta": "dta",
+}
+#: Each whole format's name for people, and its media type (downloads).
+WHOLE_FORMAT_NAMES = {
+    "xlsx": ("Excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    "sav": ("SPSS", "application/x-spss-sav"),
+    "dta": ("Stata", "application/x-stata-dta"),
+}
+
+
+def same_format(name) -> str | None:
+    """The whole format a synthetic copy of the file ``name`` is offered in (None: CSV and Parquet only)."""
+    return SAME_FORMAT.get(Path(str(name)).suffix.lower())

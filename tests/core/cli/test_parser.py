@@ -15,7 +15,7 @@ from dpsynth_core.synthesizers import DEFAULT_METHOD, METHODS
 from dpsynth_core.synthesizers.options import METHOD_OPTIONS, SETTINGS
 from tests.conftest import ROOT
 
-COMMANDS = ["synth", "methods", "ledger", "tau", "compare", "report", "account", "review-link"]
+COMMANDS = ["synth", "methods", "ledger", "tau", "declare", "compare", "report", "account", "review-link"]
 
 
 def _subcommands(parser) -> list[str]:

@@ -72,6 +72,8 @@ def test_empty_release_has_a_header_and_failures_leave_nothing(tmp_path):
     with pytest.raises(ValueError, match="must return a DataFrame of 10 rows"):
         write_synthetic(tmp_path / "x.csv", 10, lambda n: Sampler()(n + 1))
     with pytest.raises(ParameterError, match="names a spreadsheet"):
+        write_synthetic(tmp_path / "out.ods", 5, Sampler())
+    with pytest.raises(ParameterError, match="written whole"):
         write_synthetic(tmp_path / "out.xlsx", 5, Sampler())
     with pytest.raises(ParameterError, match="does not exist"):
         write_synthetic(tmp_path / "no" / "out.csv", 5, Sampler())
@@ -87,11 +89,13 @@ def test_one_rule_names_the_format_from_the_file_name(tmp_path):
     for name, kind in (
         ("out.csv.gz", "a compressed file"),
         ("out.zip", "a compressed file"),
-        ("out.XLSX", "a spreadsheet"),
+        ("out.ODS", "a spreadsheet"),
+        ("out.por", "another table format"),
         ("out.json", "another table format"),
     ):
         with pytest.raises(ParameterError, match=f"names {kind}"):
             output_format(name)
+    assert [output_format(f"out{s}") for s in (".XLSX", ".sav", ".dta")] == ["xlsx", "sav", "dta"]
     assert output_format("out.gz", "csv") == "csv"  # an explicit format is the caller's choice
     write_synthetic(tmp_path / "synthetic", 3, Sampler())
     write_synthetic(tmp_path / "synthetic.parq", 3, Sampler())

@@ -1,0 +1,66 @@
+"""The Data page's upload: the reading choices a file's format takes, and the sentence that says how it was read.
+
+A CSV or TSV takes an encoding and a delimiter (the page's two choices); a spreadsheet takes a
+sheet (listed from the workbook's directory, no cell read) and a header row; an SPSS, Stata or SAS
+file takes none, and its codebook (metadata only) starts the declaration
+(:func:`dpsynth_core.domain.templates.declaration_from_names`).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_support.cached import upload_sheets
+from dpsynth_core import DPSynthError
+from dpsynth_core.data.formats import file_family
+from dpsynth_core.validation import MAX_SHEET_ROWS
+
+
+def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
+    """The options the uploaded file is read with (widgets drawn here for a spreadsheet); None when its
+    sheets cannot be listed (the reason is shown)."""
+    family = file_family(upload.name)
+    if family == "text":
+        return {
+            "encoding": None if encoding == "auto" else encoding,
+            "delimiter": None if delimiter == "auto" else delimiter,
+        }
+    if family == "package":
+        return {}
+    try:
+        sheets = upload_sheets(upload.getvalue(), upload.name)
+    except DPSynthError as problem:
+        st.error(f"This file could not be read: {problem}.")
+        return None
+    left, right = st.columns(2)
+    sheet = left.selectbox("Sheet", sheets, key="data_sheet", help="The sheets of the workbook, in its order.")
+    row = right.number_input(
+        "Header row (0: the first row that holds anything)",
+        min_value=0,
+        max_value=MAX_SHEET_ROWS,
+        value=0,
+        step=1,
+        key="data_header_row",
+        help="Numbered as the spreadsheet numbers its rows; rows above it (a title) are skipped.",
+    )
+    return {"sheet": sheet, "header_row": int(row) or None}
+
+
+def how_read(info: dict) -> str:
+    """One sentence on how the table in use was read (the Data page's caption)."""
+    shown = "The row count is shown to you only; the release uses a noisy count."
+    if info.get("format") == "spreadsheet":
+        others = len(info.get("sheets", [])) - 1
+        return (
+            f"Read sheet '{info['sheet']}'"
+            + (f" (the workbook has {others} other sheet(s))" if others else "")
+            + f", header on row {info['header_row']}; numbers and dates are read as the values they are, "
+            f"not as the sheet displays them. {shown}"
+        )
+    if info.get("format") not in (None, "csv"):
+        return (
+            f"Read as {info['format']}: codes are kept as codes and declared missing codes are missing. "
+            f"Its codebook (value labels, missing codes, storage types: the file's metadata, no record) started "
+            f"the declaration; review every column on the Domain page. {shown}"
+        )
+    return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. {shown}"
