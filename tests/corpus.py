@@ -111,10 +111,10 @@ class Case:
     """One hostile input.
 
     Attributes:
-        kind: csv, domain, parameters, paths or devices.
+        kind: csv, domain, parameters, paths, devices, parquet or files (spreadsheets, packages).
         name: what is hostile about it.
         expect: "error" (exit status 2, one line) or "ok" (a release).
-        data: bytes for data.csv, or a path or token.
+        data: bytes for data.csv (or a function returning them), or a path or token.
         domain: a dict (written as JSON), bytes, or a path or token.
         options: CLI options as (flag, value) pairs; the API receives the same values.
         command: "synth" or "tau".
@@ -122,6 +122,7 @@ class Case:
         outputs: output flag -> file name or token (default: --out out.csv).
         existing: files present before the run (name -> bytes), which must survive a refusal.
         parts: files of the folder ``PARTS`` (name -> bytes; None: no such folder).
+        data_name: the name ``data`` bytes are written under (its suffix says the format).
     """
 
     kind: str
@@ -136,6 +137,7 @@ class Case:
     outputs: dict = field(default_factory=lambda: {"--out": "out.csv"})
     existing: dict = field(default_factory=dict)
     parts: dict | None = None
+    data_name: str = "data.csv"
 
 
 def _csv_cases() -> list[Case]:
@@ -770,7 +772,18 @@ def build_cases() -> list[Case]:
         + _device_cases()
         + _parquet_cases()
         + _surface_cases()
+        + _file_cases()
     )
+
+
+def _file_cases() -> list[Case]:
+    """Spreadsheets and statistical packages' files, good and hostile (:mod:`tests.publisher_files`)."""
+    from tests.publisher_files import file_cases
+
+    def case(name, expect, data, data_name, **kw):
+        return Case("files", name, expect, data=data, data_name=data_name, **kw)
+
+    return file_cases(case, good_csv, good_domain)
 
 
 DEFAULT_OPTIONS = (("--epsilon", "1"), ("--seed", "0"))
@@ -781,6 +794,8 @@ def prepare(case: Case, folder: Path, shared: Path) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
 
     def place(value, name: str, default: Path) -> str:
+        if callable(value):  # bytes written when the case runs (tests/publisher_files.py)
+            value = value()
         if value is None:
             return str(default)
         if value == MISSING:
@@ -802,7 +817,7 @@ def prepare(case: Case, folder: Path, shared: Path) -> dict:
     if isinstance(case.data, str) and case.data.startswith(PARTS):
         data = case.data.replace(PARTS, str(folder / "parts"), 1)
     else:
-        data = place(case.data, "data.csv", folder / "data.csv")
+        data = place(case.data, case.data_name, folder / "data.csv")
     if case.data is None:
         Path(data).write_bytes((shared / "good.csv").read_bytes())
     domain = place(case.domain, "domain.json", shared / "good.json")
@@ -872,12 +887,13 @@ def api_kwargs(paths: dict) -> dict:
         "--encoding": "encoding",
         "--delimiter": "delimiter",
         "--engine": "engine",
+        "--sheet": "sheet",
     }
     out = {}
     for flag, value in paths["options"].items():
         if flag == "--group":
             out["groups"] = [tuple(value.split(","))]
-        elif flag in ("--encoding", "--delimiter", "--method", "--engine"):
+        elif flag in ("--encoding", "--delimiter", "--method", "--engine", "--sheet"):
             out[names[flag]] = value
         else:
             out[names[flag]] = _typed(value)

@@ -72,6 +72,8 @@ def what_bytes_are(head: bytes) -> str | None:
         return PACKAGE_NAMES[".sas7bdat"]
     if head.startswith(b"HEADER RECORD*******LIB"):
         return PACKAGE_NAMES[".xpt"]
+    if head and not any(b in head[:1024] for b in bytes([*range(9), *range(14, 32)])):
+        return "text (such as a CSV)"
     return None
 
 
@@ -95,7 +97,7 @@ def check_name_and_bytes(name: str, head: bytes) -> None:
     suffix = Path(name).suffix.lower()
     found = what_bytes_are(head)
     if file_family(name) == "text":
-        if found is not None:
+        if found is not None and not found.startswith("text"):
             raise DataError(f"{name} is {found}, not a CSV: upload it under its own name (such as .xlsx or .sav)")
         return
     if not _expected(suffix, found):

@@ -54,8 +54,8 @@ def _zip(raw: bytes, name: str) -> zipfile.ZipFile | None:
     total = sum(m.file_size for m in members)
     if total > constraints.MAX_UNZIPPED_BYTES:
         raise DataError(
-            f"{name} would unpack to {total / 1e6:,.0f} MB, more than the "
-            f"{constraints.MAX_UNZIPPED_BYTES // 10**6:,} MB a workbook may unpack to here"
+            f"{name} would unpack to {total / 2**20:,.0f} MB, more than the "
+            f"{constraints.MAX_UNZIPPED_BYTES >> 20:,} MB a workbook may unpack to here"
         )
     return archive
 

@@ -257,6 +257,6 @@ def test_cli_as_real_processes(corpus):
 
 def test_corpus_is_big_and_varied():
     kinds = {c.kind for c in CASES}
-    assert len(CASES) >= 150 and kinds == {"csv", "domain", "parameters", "paths", "devices", "parquet"}
+    assert len(CASES) >= 150 and kinds == {"csv", "domain", "parameters", "paths", "devices", "parquet", "files"}
     assert len({(c.kind, c.name) for c in CASES}) == len(CASES)
     assert sum(c.cli for c in CASES) >= 50 and sum(c.expect == "ok" for c in CASES) >= 20
