@@ -35,3 +35,62 @@ def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
     assert main(["tau", *[x for pair in args.items() for x in pair]]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {message}") and len(err.splitlines()) == 1
+
+
+def test_a_statistical_office_round_trip_from_spss_to_spss_excel_and_stata(tmp_path, capsys):
+    """The CE survey as an SPSS file with its codebook: ``declare`` starts the declaration from the codebook
+    (no record read), the publisher adds the ranges, ``synth`` writes the synthetic table back as SPSS (its
+    value labels, variable labels and missing codes restored), Excel (the card's notes on a second sheet)
+    and Stata; the CSV, the SPSS file and the workbook of the same records find one ledger."""
+    import json
+
+    import openpyxl
+    import pandas as pd
+    import pyreadstat
+
+    from tests.conftest import shared_path
+    from tests.publisher_files import package_bytes, typed, xlsx_bytes
+
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    sav, workbook = tmp_path / "ce.sav", tmp_path / "ce.xlsx"
+    sav.write_bytes(
+        package_bytes(
+            table,
+            ".sav",
+            variable_value_labels={"UrbanRural": {1: "Urban", 2: "Rural"}, "Race": {1: "White", 2: "Black", 9: "DK"}},
+            column_labels={"UrbanRural": "Urban or rural"},
+            missing_ranges={"Race": [9]},
+            variable_format={"Income": "F8.0"},
+        )
+    )
+    workbook.write_bytes(xlsx_bytes(table))
+    started = tmp_path / "ce.domain.json"
+    assert main(["declare", str(sav), "--out", str(started)]) == 0
+    assert "still need their values or ranges" in capsys.readouterr().err
+    spec = json.loads(started.read_text())
+    spec["columns"]["Income"].update(min=0, max=500_000, bin_width=25_000)
+    spec["columns"]["Expenditure"].update(min=0, max=100_000)
+    spec["columns"]["Race"]["values"] += ["3", "4", "5", "6"]  # the public dictionary lists six groups
+    declared = tmp_path / "ce.complete.json"
+    declared.write_text(json.dumps(spec))
+    workspace = str(tmp_path / "ws")
+    common = ["--domain", str(declared), "--epsilon", "0.5", "--workspace", workspace]
+    for source, out in ((sav, "synthetic.sav"), (workbook, "synthetic.xlsx"), (shared_path("ce.csv"), "s.dta")):
+        assert main(["synth", str(source), *common, "--out", str(tmp_path / out)]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    frame, meta = pyreadstat.read_sav(tmp_path / "synthetic.sav", user_missing=True)
+    assert meta.variable_value_labels["UrbanRural"] == {1.0: "Urban", 2.0: "Rural"}
+    assert meta.column_names_to_labels["UrbanRural"] == "Urban or rural"
+    assert meta.missing_ranges == {"Race": [{"lo": 9.0, "hi": 9.0}]}
+    assert set(frame["UrbanRural"].dropna()) <= {1.0, 2.0} and frame["Income"].dtype.kind == "f"
+    book = openpyxl.load_workbook(tmp_path / "synthetic.xlsx", read_only=True)
+    assert book.sheetnames == ["synthetic", "about this release"]
+    about = {row[0]: row[1] for row in book["about this release"].iter_rows(values_only=True)}
+    assert about["Guarantee"].startswith("epsilon 0.5") and "Column Race" in about
+    assert isinstance(next(book["synthetic"].iter_rows(min_row=2, values_only=True))[1], (int, float))
+    _, stata = pyreadstat.read_dta(tmp_path / "s.dta", metadataonly=True)
+    assert stata.variable_value_labels["Race"] == {1: "White", 2: "Black"}  # the declared labels, 9 (missing) out
+    from dpsynth_core.workspace import Workspace
+
+    ledger = Workspace(workspace, read_only=True).ledger
+    assert len(ledger.datasets()) == 1 and len(ledger.spends()) == 3  # one dataset, whatever its file

@@ -140,3 +140,35 @@ def test_csv_text_of_a_release_is_pandas_to_csv():
         }
     )
     assert csv_text(table) == table.to_csv(index=False)
+
+
+def test_a_publishers_format_is_typed_by_the_declaration_and_names_are_checked_before_the_draw(tmp_path):
+    import io
+
+    import openpyxl
+
+    from dpsynth_core.release import prepare
+    from dpsynth_core.release.writer import check_whole_format, whole_file_bytes
+    from tests.conftest import complete_domain, shared_path
+
+    declaration = {
+        "columns": {
+            "day": {"type": "date", "min": "2020-01-01", "max": "2020-12-31"},
+            "n": {"type": "integer", "min": 0, "max": 9},
+            "city": {"type": "categorical", "values": ["Lyon", "Paris"]},
+        }
+    }
+    table = pd.DataFrame({"day": ["2020-03-01", None], "n": pd.array([3, None], dtype="Int64"), "city": ["Lyon", None]})
+    card = {"title": "t", "guarantee": {"epsilon": None}, "notes": ["a note"], "domain": {"columns": []}}
+    sheet = openpyxl.load_workbook(io.BytesIO(whole_file_bytes(table, "xlsx", card=card, declaration=declaration)))
+    cells = [[c.value for c in row] for row in sheet["synthetic"].iter_rows()]
+    assert cells[0] == ["day", "n", "city"] and cells[1][1:] == [3, "Lyon"] and cells[1][0].year == 2020
+    assert cells[2] == [None, None, None]  # missing cells stay empty
+    assert ["Note", "a note"] in [[c.value for c in r] for r in sheet["about this release"].iter_rows()]
+    with pytest.raises(ParameterError, match="column 'my city' is not an SPSS variable name"):
+        check_whole_format("sav", ["age", "my city"])
+    with pytest.raises(ParameterError, match="is not a Stata variable name"):
+        check_whole_format("dta", ["capital-gain"])
+    # the refusal comes from prepare, before anything is read or priced
+    with pytest.raises(ParameterError, match="column 'education-num' is not a Stata variable name"):
+        prepare(shared_path("adult_test.csv"), complete_domain("adult_test"), 1.0, out=tmp_path / "a.dta")

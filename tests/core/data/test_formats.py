@@ -1,0 +1,183 @@
+"""The one door for table files (dpsynth_core.data.formats) and its readers (workbooks, packages, typed_cells):
+the same public records as CSV, Excel, SPSS, Stata or SAS are the same table and the same ledger; a
+spreadsheet's sheet, header row and header cells; hostile files refused in one line. Every file is written
+at test time by the libraries' own writers (openpyxl, pyreadstat) from the repository's public tables."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+from dpsynth_core import constraints
+from dpsynth_core.data.encoding import encode_table
+from dpsynth_core.data.formats import codebook, list_sheets, read_data
+from dpsynth_core.data.tables import read_table
+from dpsynth_core.domain import as_table_domain
+from dpsynth_core.errors import DataError, ParameterError
+from dpsynth_core.workspace import Workspace
+from tests.conftest import complete_domain, shared_path
+from tests.publisher_files import formula_without_value, package_bytes, typed, xlsx_bytes
+
+FORMATS = (".xlsx", ".sav", ".zsav", ".dta", ".xpt")
+
+
+def _write(folder, table: pd.DataFrame, suffix: str, name: str = "records"):
+    path = folder / f"{name}{suffix}"
+    path.write_bytes(xlsx_bytes(table) if suffix == ".xlsx" else package_bytes(table, suffix))
+    return path
+
+
+@pytest.mark.parametrize("dataset", ["ce", "diabetes"])
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_the_same_records_in_any_format_are_the_csv_readers_table(tmp_path, dataset, suffix):
+    """Typed cells (numbers as the libraries store them: doubles, Stata's integers) come back as the
+    canonical text of the same numbers, so every column parses over its declaration to the very codes
+    the CSV's does. The CE survey's CSV writes its numbers canonically, so its text is the same too;
+    the diabetes CSV writes ``31.0`` where the number 31 comes back as ``31`` (the same number)."""
+    csv = shared_path(f"{dataset}.csv")
+    expected, _ = read_table(csv)
+    frame, info = read_data(_write(tmp_path, typed(pd.read_csv(csv, dtype=str)), suffix))
+    assert info["rows"] == len(expected) and info["columns"] == list(expected.columns)
+    domain = as_table_domain(complete_domain(dataset))
+    parsed, from_csv = encode_table(frame, domain), encode_table(expected, domain)
+    for name, column in from_csv.columns.items():
+        np.testing.assert_array_equal(parsed.columns[name].codes, column.codes, err_msg=name)
+    if dataset == "ce":
+        pd.testing.assert_frame_equal(frame, expected)
+
+
+def test_the_ledger_finds_the_same_budget_for_the_same_records_as_csv_parquet_excel_and_spss(tmp_path):
+    """The workspace keys its ledger by the records (Ledger.records_key): the CE survey's 994 records as
+    CSV, typed Parquet, an Excel workbook and an SPSS file with its codebook are one dataset."""
+    csv = shared_path("ce.csv")
+    table = typed(pd.read_csv(csv, dtype=str))
+    table.to_parquet(tmp_path / "ce.parquet")
+    sav = tmp_path / "ce.sav"
+    sav.write_bytes(package_bytes(table, ".sav", variable_value_labels={"UrbanRural": {1: "Urban", 2: "Rural"}}))
+    ledger = Workspace(tmp_path / "ws").ledger
+    keys = {
+        form: ledger.records_key(path)
+        for form, path in {
+            "csv": csv,
+            "parquet": tmp_path / "ce.parquet",
+            "excel": _write(tmp_path, table, ".xlsx", "ce"),
+            "spss": sav,
+        }.items()
+    }
+    assert len(set(keys.values())) == 1, keys
+    assert ledger.records_key(_write(tmp_path, table.iloc[1:], ".xlsx", "fewer")) != keys["csv"]
+
+
+def _book(rows, merge: str | None = None, number_format: dict | None = None) -> bytes:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Survey"
+    for row in rows:
+        sheet.append(row)
+    if merge:
+        sheet.merge_cells(merge)
+    for cell, fmt in (number_format or {}).items():
+        sheet[cell].number_format = fmt
+    book.create_sheet("Notes").append(["about", "this table"])
+    sink = io.BytesIO()
+    book.save(sink)
+    return sink.getvalue()
+
+
+def test_a_sheet_by_name_its_header_row_and_its_header_cells_named_plainly():
+    raw = _book(
+        [
+            ["Household survey 2024"],  # a title above the header
+            [],
+            ["age", "Income", None, None, "age"],  # Income merged over two cells, an empty cell, a repeat
+            [34, 1234.5, 7, "x", 1],
+            [],  # an empty row, skipped as a CSV reader skips an empty line
+            [51, 0.1, 8, "y", 2],
+        ],
+        merge="B3:C3",
+    )
+    assert list_sheets(raw, "survey.xlsx") == ["Survey", "Notes"]
+    frame, info = read_data(raw, name="survey.xlsx", sheet="Survey", header_row=3)
+    assert info["columns"] == ["age", "Income", "Income.1", "Unnamed: 3", "age.1"]
+    assert frame.to_dict("list") == {
+        "age": ["34", "51"],
+        "Income": ["1234.5", "0.1"],
+        "Income.1": ["7", "8"],
+        "Unnamed: 3": ["x", "y"],
+        "age.1": ["1", "2"],
+    }
+    assert (info["sheet"], info["header_row"], info["rows"]) == ("Survey", 3, 2)
+    default, _ = read_data(raw, name="survey.xlsx")  # the first sheet, its first row that holds anything
+    assert list(default.columns)[0] == "Household survey 2024"
+    with pytest.raises(DataError, match="sheet 'Notes' of survey.xlsx has a header but no data rows"):
+        read_data(raw, name="survey.xlsx", sheet="Notes")
+
+
+def test_typed_cells_are_read_as_values_not_as_the_sheet_displays_them():
+    raw = _book(
+        [["when", "amount", "moment", "flag"], [dt.date(2020, 1, 2), 1234.5, dt.datetime(2020, 1, 2, 3, 4, 5), True]],
+        number_format={"A2": "DD/MM/YYYY", "B2": "#,##0.00 [$€]", "C2": "MM/DD/YY HH:MM"},
+    )
+    frame, _ = read_data(raw, name="typed.xlsx", sheet="Survey")
+    assert frame.iloc[0].tolist() == ["2020-01-02", "1234.5", "2020-01-02 03:04:05", "True"]
+
+
+def test_listing_the_sheets_reads_no_cell(tmp_path):
+    """A sheet whose cells cannot be read (a formula with no saved value) is still listed by name."""
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str)).head(20)
+    raw = formula_without_value(table)
+    assert list_sheets(raw, "ce.xlsx") == ["data"]
+    with pytest.raises(DataError, match=r"cell D21 of sheet 'data' in ce.xlsx holds a formula with no saved value"):
+        read_data(raw, name="ce.xlsx")
+    with pytest.raises(DataError, match="has no sheet named 'Sheet1'; its sheets: data"):
+        read_data(xlsx_bytes(table), name="ce.xlsx", sheet="Sheet1")
+    with pytest.raises(ParameterError, match="chosen for spreadsheets"):
+        read_data(shared_path("ce.csv"), sheet="data")
+
+
+def test_a_huge_file_is_refused_with_its_size_before_anything_is_read(tmp_path, monkeypatch):
+    big = tmp_path / "survey.sav"
+    with big.open("wb") as handle:  # a sparse file of 2 GiB: its size is known, nothing is read
+        handle.write(b"$FL2")
+        handle.truncate(2 << 30)
+    with pytest.raises(DataError, match=r"survey.sav is 2,048 MB, larger than the 1,024 MB this tool reads"):
+        read_data(big)
+    sav = _write(tmp_path, typed(pd.read_csv(shared_path("ce.csv"), dtype=str)), ".sav", "ce")
+    monkeypatch.setattr(constraints, "MAX_PACKAGE_CELLS", 1000)
+    with pytest.raises(DataError, match=r"ce.sav holds 994 records of 4 columns \(3,976 cells\), more than the 1,000"):
+        read_data(sav)
+
+
+def test_the_codebook_is_read_from_the_metadata_alone(tmp_path, monkeypatch):
+    """Value labels (as each code's canonical text), variable labels, missing codes, storage and formats:
+    pyreadstat is asked for the metadata only, never a record."""
+    import pyreadstat
+
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    sav = tmp_path / "ce.sav"
+    sav.write_bytes(
+        package_bytes(
+            table,
+            ".sav",
+            variable_value_labels={"Race": {1: "White", 2: "Black", 9: "Refused"}},
+            column_labels={"Income": "Household income (USD)"},
+            missing_ranges={"Race": [9], "Income": [{"lo": -9, "hi": -1}]},
+            variable_format={"Income": "F8.0"},
+        )
+    )
+    calls = []
+    original = pyreadstat.read_sav
+    monkeypatch.setattr(pyreadstat, "read_sav", lambda *a, **k: calls.append(k) or original(*a, **k))
+    found = codebook(sav)
+    assert calls and all(call.get("metadataonly") is True for call in calls)
+    race, income = found["columns"]["Race"], found["columns"]["Income"]
+    assert race["value_labels"] == {"1": "White", "2": "Black", "9": "Refused"} and race["missing"] == ["9"]
+    assert income["label"] == "Household income (USD)" and income["missing"] == [["-9", "-1"]]
+    assert (income["storage"], income["format"]) == ("number", "F8.0")
+    assert "rows" not in found and "994" not in str(found)  # nothing counted from the records
+    assert codebook(shared_path("ce.csv")) is None

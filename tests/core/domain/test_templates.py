@@ -1,0 +1,76 @@
+"""Starting declarations (dpsynth_core.domain.templates): from column names, and from a statistical package's
+codebook (its metadata: value labels, missing codes, storage types), never from a value."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from dpsynth_core.data.formats import codebook
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.domain.templates import codebook_words, declaration_from_names, template_from_codebook
+from tests.conftest import shared_path
+from tests.publisher_files import package_bytes, typed
+
+
+def _ce_survey(tmp_path, suffix: str = ".sav"):
+    """The CE survey's records as an SPSS (or Stata) file with the codebook of its public data dictionary."""
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    table["person_id"] = range(len(table))
+    if suffix == ".dta":  # Stata stores whole numbers in 32 bits at most (a 64-bit one is written as a double)
+        table = table.astype({c: "int32" for c in table.columns if table[c].dtype.kind == "i"})
+    spec = json.loads(shared_path("ce.domain.json").read_text())
+    labels = {c: {int(k): v for k, v in spec["columns"][c]["labels"].items()} for c in ("UrbanRural", "Race")}
+    labels["Race"][9] = "Refused"
+    extra = {"missing_ranges": {"Race": [9]}, "variable_format": {"Income": "F8.0"}} if suffix == ".sav" else {}
+    path = tmp_path / f"ce{suffix}"
+    path.write_bytes(
+        package_bytes(
+            table,
+            suffix,
+            variable_value_labels=labels,
+            column_labels={"UrbanRural": "Urban or rural", "Income": "Household income before taxes (USD)"},
+            **extra,
+        )
+    )
+    return path, spec
+
+
+def test_a_codebook_becomes_the_starting_declaration(tmp_path):
+    path, published = _ce_survey(tmp_path)
+    found = codebook(path)
+    spec = declaration_from_names(list(found["columns"]), dataset="ce.sav", codebook=found)
+    columns = spec["columns"]
+    # value labels -> categories, each code shown with its label; the declared missing code left out
+    assert columns["UrbanRural"] == {
+        "type": "categorical",
+        "values": ["1", "2"],
+        "labels": {"1": "Urban", "2": "Rural"},
+    }
+    assert columns["Race"]["values"] == ["1", "2", "3", "4", "5", "6"] and "9" not in columns["Race"]["labels"]
+    assert columns["Race"]["labels"] == published["columns"]["Race"]["labels"]  # the public data dictionary's
+    # storage and display formats -> kinds, their ranges still the publisher's to give; names -> templates
+    assert columns["Income"] == {"type": "integer"} and columns["Expenditure"] == {"type": "float"}
+    assert columns["person_id"] == {"type": "drop"}
+    # marked as from the file's metadata, kept in the notes for the writer (and never a counted value)
+    assert spec["notes"]["codebook"]["columns"]["UrbanRural"]["label"] == "Urban or rural"
+    assert "codebook in ce.sav" in spec["documentation"]
+    problems = " ".join(TableDomain.from_json(spec).problems())
+    assert "'Income': no public minimum" in problems and "UrbanRural" not in problems
+    assert codebook_words(found["columns"]["Race"]) == "7 value labels; missing codes 9; stored as number (F8.2)"
+
+
+def test_a_stata_codebook_and_the_name_templates_without_one(tmp_path):
+    path, _ = _ce_survey(tmp_path, ".dta")
+    found = codebook(path)
+    assert found["columns"]["Income"]["type"] in ("int8", "int16", "int32")  # Stata's own integer storage
+    assert template_from_codebook("Income", found["columns"]["Income"]) == {"type": "integer"}
+    assert template_from_codebook("Expenditure", found["columns"]["Expenditure"]) == {"type": "float"}
+    plain = declaration_from_names(["age", "Race"], dataset="ce.csv")
+    assert plain["columns"] == {"age": {"type": "integer", "min": 0, "max": 120}, "Race": {"type": "text"}}
+    assert "notes" not in plain
+    text_codes = {"value_labels": {"U": "Urban", "R": "Rural"}, "storage": "text", "missing": []}
+    assert template_from_codebook("area", text_codes)["values"] == ["U", "R"]
+    dates = {"value_labels": {}, "storage": "date", "format": "DATE11"}
+    assert template_from_codebook("interview", dates) == {"type": "date"}
