@@ -183,6 +183,36 @@ def test_upload_starts_a_declaration_from_names_only_and_the_sidebar_follows():
     assert any("Read people.csv" in s.value for s in at.success)
 
 
+def test_an_spss_file_starts_from_its_codebook_and_a_workbook_is_read_by_its_chosen_sheet():
+    """The Data page reads an SPSS file, whose codebook starts the declaration (the Domain page marks those
+    columns), and a spreadsheet's chosen sheet (listed without reading a cell): the same records, so the
+    workbook finds the declaration made for the SPSS file. No value is shown."""
+    import pandas as pd
+
+    from tests.publisher_files import package_bytes, typed, xlsx_bytes
+
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    labels = {"Race": {1: "White", 2: "Black"}}
+    at = _upload(_app().run(), "ce.sav", package_bytes(table, ".sav", variable_value_labels=labels))
+    columns = at.session_state["declaration"]["columns"]
+    assert columns["Race"] == {"type": "categorical", "values": ["1", "2"], "labels": {"1": "White", "2": "Black"}}
+    assert "98600" not in json.dumps(at.session_state["declaration"])
+    assert any("Read as an SPSS data file" in c.value for c in at.caption)
+    at = _visit(at, "app_pages/2_Domain.py")
+    assert any("Race" in e.label and "from the codebook" in e.label for e in at.expander)
+    assert any("Started from the file's codebook" in c.value for c in at.caption)
+    raw = xlsx_bytes(table.head(0).iloc[:, :1], "cover", records=table)
+    at = _upload(at, "ce.xlsx", raw)
+    assert at.selectbox(key="data_sheet").options == ["cover", "records"]
+    assert at.session_state["data"]["source"] == "upload: ce.sav"  # the cover sheet holds a header only
+    at.selectbox(key="data_sheet").set_value("records").run()
+    info = at.session_state["data"]["info"]
+    assert (info["sheet"], info["rows"], info["columns"][0]) == ("records", 994, "UrbanRural")
+    assert any("Read sheet 'records'" in c.value for c in at.caption)
+    assert any("You have worked on this file before" in s.value for s in at.success)
+    assert at.session_state["declaration"]["columns"]["Race"]["labels"] == {"1": "White", "2": "Black"}
+
+
 def _load_declaration(at: AppTest, spec: dict, name: str = "policy.json") -> AppTest:
     at = _visit(at, "app_pages/2_Domain.py")
     at.file_uploader(key="domain_load").upload(name, json.dumps(spec).encode(), "application/json").run()

@@ -23,7 +23,7 @@ from benchmarks.common import free_port
 from tests.app.conftest import streamlit_command
 from tests.app.test_accessibility import assert_no_violation, scan
 from tests.app.test_app import PRIVATE, PRIVATE_NAME, private_marks_in
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shared_path
 from tests.core.data.test_tables import _png
 
 pytestmark = pytest.mark.browser
@@ -323,7 +323,35 @@ def test_malformed_upload_in_browser(server, browser, tmp_path):
     page.get_by_text("picture.csv is a PNG image, not a CSV").wait_for()
     assert "malformed.csv" in _sidebar(page) and "picture" not in _sidebar(page)
     _shot(page, tmp_path, "1_data_binary_upload", readme=False)
+    _publishers_files_in_browser(page, tmp_path)
     page.close()
+
+
+def _publishers_files_in_browser(page, tmp_path: Path) -> None:
+    """One upload of each family of the publisher's own files, written by openpyxl and pyreadstat from the
+    CE survey: a workbook (its sheets offered by name), an SPSS file (its codebook starts the declaration),
+    and a workbook with a password (one sentence); Streamlit's own "files are not allowed" never shows."""
+    import pandas as pd
+
+    from tests.publisher_files import encrypted_workbook, package_bytes, typed, xlsx_bytes
+
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    files = {
+        "ce.xlsx": xlsx_bytes(table, "records"),
+        "ce.sav": package_bytes(table, ".sav", variable_value_labels={"Race": {1: "White", 2: "Black"}}),
+        "locked.xlsx": encrypted_workbook(),
+    }
+    for name, raw in files.items():
+        (tmp_path / name).write_bytes(raw)
+    upload = page.locator("input[type='file']")
+    upload.set_input_files(str(tmp_path / "ce.xlsx"))
+    page.get_by_text("Read sheet 'records'").wait_for()
+    assert "ce.xlsx" in _sidebar(page) and "994 rows" in _sidebar(page)
+    upload.set_input_files(str(tmp_path / "ce.sav"))
+    page.get_by_text("Read as an SPSS data file").wait_for()
+    upload.set_input_files(str(tmp_path / "locked.xlsx"))
+    page.get_by_text("locked.xlsx is encrypted with a password").wait_for()
+    assert "ce.sav" in _sidebar(page) and "not allowed" not in page.content()
 
 
 # --- a browser's table stays in that browser ---------------------------------------------------
