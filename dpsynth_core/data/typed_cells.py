@@ -53,6 +53,15 @@ def _moment_text(value) -> str:
     return value.isoformat()  # a date, or a time of day
 
 
+def _plain_number(value) -> bool:
+    """A float, or an int a double holds exactly (written by :func:`_number_text` with the column's others)."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (float, np.floating)):
+        return True
+    return isinstance(value, (int, np.integer)) and abs(int(value)) < _WHOLE
+
+
 def _one_text(value) -> str:
     """The canonical text of one distinct value of a column of mixed Python objects."""
     if value is None or value is pd.NaT:
@@ -89,7 +98,14 @@ def cells_text(values) -> pd.Series:
         text = text.to_numpy(dtype=object)
     else:
         codes, uniques = pd.factorize(series.astype(object), use_na_sentinel=True)
-        distinct = np.array([*(_one_text(v) for v in uniques), ""], dtype=object)
+        values = np.asarray(uniques, dtype=object)
+        number = np.fromiter((_plain_number(v) for v in values), dtype=bool, count=len(values))
+        distinct = np.empty(len(values) + 1, dtype=object)
+        distinct[-1] = ""
+        if number.any():  # the numbers of a mixed column, written at once
+            distinct[np.flatnonzero(number)] = _number_text(values[number].astype(np.float64))
+        for i in np.flatnonzero(~number):  # text, dates, booleans: each distinct value once
+            distinct[i] = _one_text(values[i])
         text = distinct[codes]
     return pd.Series(pd.array(text, dtype=TEXT_DTYPE))
 

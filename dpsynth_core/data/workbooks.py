@@ -23,7 +23,6 @@ import io
 import re
 import zipfile
 
-import numpy as np
 import pandas as pd
 
 from .. import constraints
@@ -31,7 +30,8 @@ from ..errors import DataError
 from .tables import name_columns
 from .typed_cells import TEXT_DTYPE, cells_text, drop_empty_rows
 
-_CELL_REF = re.compile(rb'<c\b[^>]*?\sr="([A-Z]{1,3})([0-9]{1,7})"')
+_CELL_COLUMN = re.compile(rb'<c\b[^>]*?\sr="([A-Z]{1,3})[0-9]')
+_ROW_NUMBER = re.compile(rb'<row\b[^>]*?\sr="([0-9]{1,7})"')
 _CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.S)
 _SCAN_BYTES = 8 << 20
 
@@ -98,12 +98,12 @@ def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) ->
                 cut = data.rfind(b"</row>") + len(b"</row>") if block else len(data)
                 cut = max(cut, 0)
                 part, carry = data[:cut], data[cut:]
-                refs = _CELL_REF.findall(part)
-                if refs:
-                    numbers = np.array([int(r) for _, r in refs])
-                    letters = {c for c, _ in refs}
+                numbers = [int(r) for r in _ROW_NUMBER.findall(part)]  # one per row, not per cell
+                if numbers:
+                    rows = [min(rows[0], min(numbers)), max(rows[1], max(numbers))]
+                letters = set(_CELL_COLUMN.findall(part))
+                if letters:
                     cols = [_column_number(c) for c in letters]
-                    rows = [min(rows[0], int(numbers.min())), max(rows[1], int(numbers.max()))]
                     columns = [min(columns[0], min(cols)), max(columns[1], max(cols))]
                 if b"<f" in part:
                     _check_formulas(part, sheet, name)
