@@ -66,8 +66,9 @@ def declaration_from_names(names, dataset: str = "", codebook: dict | None = Non
     }
 
 
-#: Display formats with no decimals: SPSS ``F8.0``, ``N5``; Stata ``%9.0f``, ``%8.0g``; SAS ``8.``, ``BEST12.``.
-_WHOLE_FORMAT = re.compile(r"^([A-Z]+\d+(\.0)?|%-?\d+\.0fc?|\d+\.|Z\d+\.?)$", re.I)
+#: Display formats with no decimals: SPSS ``F8.0``, ``N5``, ``COMMA9.0``; Stata ``%9.0f``; SAS ``8.``, ``Z5.``
+#: (not a general format such as Stata's ``%10.0g`` or SAS's ``BEST12``: those show decimals when there are any).
+_WHOLE_FORMAT = re.compile(r"^((F|N|COMMA|DOT|DOLLAR)\d+(\.0)?|%-?\d+\.0fc?|\d+\.0?|Z\d+\.?0?)$", re.I)
 _WHOLE_STORAGE = ("int8", "int16", "int32", "int64")
 
 

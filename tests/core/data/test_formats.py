@@ -18,17 +18,19 @@ from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.data.formats import codebook, list_sheets, read_data
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.domain import as_table_domain
+from dpsynth_core.domain.templates import template_from_codebook
 from dpsynth_core.errors import DataError, ParameterError
 from dpsynth_core.workspace import Workspace
-from tests.conftest import complete_domain, shared_path
-from tests.publisher_files import formula_without_value, package_bytes, typed, xlsx_bytes
+from tests.conftest import ROOT, complete_domain, shared_path
+from tests.publisher_files import formula_without_value, ods_bytes, package_bytes, typed, xlsx_bytes
 
-FORMATS = (".xlsx", ".sav", ".zsav", ".dta", ".xpt")
+FORMATS = (".xlsx", ".ods", ".sav", ".zsav", ".dta", ".xpt")
 
 
 def _write(folder, table: pd.DataFrame, suffix: str, name: str = "records"):
     path = folder / f"{name}{suffix}"
-    path.write_bytes(xlsx_bytes(table) if suffix == ".xlsx" else package_bytes(table, suffix))
+    writers = {".xlsx": xlsx_bytes, ".ods": ods_bytes}
+    path.write_bytes(writers[suffix](table) if suffix in writers else package_bytes(table, suffix))
     return path
 
 
@@ -181,3 +183,24 @@ def test_the_codebook_is_read_from_the_metadata_alone(tmp_path, monkeypatch):
     assert (income["storage"], income["format"]) == ("number", "F8.0")
     assert "rows" not in found and "994" not in str(found)  # nothing counted from the records
     assert codebook(shared_path("ce.csv")) is None
+
+
+def test_a_sas_data_set_from_pyreadstats_own_samples():
+    """pyreadstat writes no .sas7bdat, so its own sample (tests/fixtures/pyreadstat/README.md) is read and
+    checked against the CSV it publishes beside it; its codebook says which columns are dates."""
+    folder = ROOT / "tests" / "fixtures" / "pyreadstat"
+    frame, info = read_data(folder / "sample.sas7bdat")
+    published = pd.read_csv(folder / "sample.csv", dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    assert info["columns"] == list(published.columns) and info["format"] == "a SAS data set"
+    for name in ("mychar", "mynum", "mydate", "mylabl", "myord"):
+        assert frame[name].tolist() == published[name].tolist(), name
+    assert frame["dtime"].tolist()[:2] == ["2018-05-06 10:10:10", "1880-05-06 10:10:10"]
+    found = codebook(folder / "sample.sas7bdat")["columns"]
+    assert [found[c]["storage"] for c in ("mychar", "mynum", "mydate", "dtime")] == [
+        "text",
+        "number",
+        "date",
+        "datetime",
+    ]
+    assert template_from_codebook("mynum", found["mynum"]) == {"type": "float"}  # BEST12 shows decimals
+    assert template_from_codebook("mydate", found["mydate"]) == {"type": "date"}
