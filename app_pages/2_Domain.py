@@ -10,7 +10,7 @@ from app_support.column_editor import column_editor
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
-from dpsynth_core.domain.templates import codebook_words
+from dpsynth_core.domain.templates import codebook_words, unconfirmed_columns
 from dpsynth_core.synthesizers.planning import text_outlook
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
@@ -113,7 +113,22 @@ def _outlook(name: str, spec: dict, kind: str) -> None:
 
 
 specs = editing.column_specs(declaration, columns_in_data)
-statuses = {name: editing.column_status(name, spec) for name, spec in specs.items()}
+#: What came from the file's own codebook (an SPSS, Stata or SAS file's metadata), per column: each is
+#: confirmed by the publisher (a tick) before the declaration is complete.
+from_codebook = {
+    n: dict(e) for n, e in (((declaration.get("notes") or {}).get("codebook") or {}).get("columns") or {}).items()
+}
+
+
+def _status(name: str, spec: dict) -> tuple:
+    """What is still to fix in one column (its codebook's confirmation included), and the column."""
+    found, column = editing.column_status(name, spec)
+    if spec.get("type") != "drop":
+        found = found + unconfirmed_columns({"codebook": {"columns": from_codebook}}, [name])
+    return found, column
+
+
+statuses = {name: _status(name, spec) for name, spec in specs.items()}
 problems = {name: found for name, (found, _) in statuses.items() if found}
 shown = list(columns_in_data)
 if len(columns_in_data) > PAGE_SIZE:  # a wide table is drawn a page at a time
@@ -131,8 +146,6 @@ if len(columns_in_data) > PAGE_SIZE:  # a wide table is drawn a page at a time
     )
     shown = pool[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
 index_of = {name: i for i, name in enumerate(columns_in_data)}
-#: What came from the file's own codebook (an SPSS, Stata or SAS file's metadata), per column.
-from_codebook = ((declaration.get("notes") or {}).get("codebook") or {}).get("columns") or {}
 
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
@@ -154,8 +167,13 @@ for name in shown:
                 f":material/menu_book: Started from the file's codebook (its metadata, no record read): "
                 f"{codebook_words(from_codebook[name])}. Check it against the documentation."
             )
+            from_codebook[name]["confirmed"] = st.checkbox(
+                "Checked against the documentation",
+                value=from_codebook[name].get("confirmed") is not False,
+                key=f"domain_v{version}_{index_of[name]}_confirmed",
+            )
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
-        found, column = editing.column_status(name, specs[name])
+        found, column = _status(name, specs[name])
         for message in found:
             st.warning(message.removeprefix(prefix), icon=":material/warning:")
         if not found and specs[name]["type"] != "drop":
@@ -168,8 +186,12 @@ for name in shown:
     if found:
         problems[name] = found
 
-changed = specs != declaration.get("columns")
+codebook = (declaration.get("notes") or {}).get("codebook")
+confirmed = {**codebook, "columns": {**codebook["columns"], **from_codebook}} if codebook else None
+changed = specs != declaration.get("columns") or (confirmed is not None and confirmed != codebook)
 declaration = {**declaration, "columns": specs}
+if confirmed is not None:
+    declaration["notes"] = {**declaration["notes"], "codebook": confirmed}
 st.session_state[state.DECLARATION] = declaration
 if changed:
     st.rerun()  # redraw the headers with the new status

@@ -12,6 +12,7 @@ from ..errors import DomainError
 from .column import ColumnDomain
 from .declaration import _build_column, parse_declaration, read_declaration_bytes
 from .schema import declaration_problems
+from .templates import unconfirmed_columns
 
 #: Column names starting with this are the engines' own working columns (weights, counts, groupings).
 RESERVED_PREFIX = "__dpsynth_"
@@ -90,6 +91,7 @@ class TableDomain:
             )
         if not self.kept:
             out.append("every column is dropped: keep at least one column")
+        out += unconfirmed_columns(self.notes, self.kept)
         if not out:
             cells = sum(c.bins + 1 for c in self.kept.values() if c.binned)
             if cells > constraints.MAX_TABLE_CELLS:

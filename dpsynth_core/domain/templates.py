@@ -11,7 +11,10 @@ categories (the codes, each shown with its label), its declared missing codes le
 as missing); any other column takes its name's template, else the kind its storage type and display
 format say (whole numbers, numbers, dates, text: the range still to supply). The codebook is kept in
 the declaration's notes (``notes["codebook"]``), which marks what came from the file's metadata and
-lets a release be written back with its labels and missing codes; the publisher confirms every column.
+lets a release be written back with its labels and missing codes. The publisher confirms every column:
+each kept column started from the codebook is ``"confirmed": false`` there until the publisher sets it
+(the Domain page's tick, or the JSON), and until then the declaration is not complete
+(:func:`unconfirmed_columns`, asked by :meth:`~dpsynth_core.domain.TableDomain.problems`).
 """
 
 from __future__ import annotations
@@ -62,8 +65,20 @@ def declaration_from_names(names, dataset: str = "", codebook: dict | None = Non
             name: template_from_codebook(name, entries[name]) if name in entries else template_for(name)
             for name in names
         },
-        "notes": {"codebook": codebook},
+        "notes": {"codebook": {**codebook, "columns": {n: {**e, "confirmed": False} for n, e in entries.items()}}},
     }
+
+
+def unconfirmed_columns(notes: dict, kept) -> list[str]:
+    """What is left to confirm: one problem per kept column started from the file's codebook whose entry
+    in ``notes["codebook"]`` is not confirmed yet (``"confirmed": false``)."""
+    entries = ((notes or {}).get("codebook") or {}).get("columns") or {}
+    return [
+        f"column '{name}': started from the file's codebook; check it against the documentation and confirm it "
+        '(tick it on the Domain page, or set "confirmed": true in notes.codebook)'
+        for name in kept
+        if isinstance(entries.get(name), dict) and entries[name].get("confirmed") is False
+    ]
 
 
 #: Display formats with no decimals: SPSS ``F8.0``, ``N5``, ``COMMA9.0``; Stata ``%9.0f``; SAS ``8.``, ``Z5.``

@@ -201,6 +201,13 @@ def test_an_spss_file_starts_from_its_codebook_and_a_workbook_is_read_by_its_cho
     at = _visit(at, "app_pages/2_Domain.py")
     assert any("Race" in e.label and "from the codebook" in e.label for e in at.expander)
     assert any("Started from the file's codebook" in c.value for c in at.caption)
+    assert any("**Race**" in p for p in [e.value for e in at.error])  # still to confirm
+    confirm = next(
+        c for c in at.checkbox if c.label == "Checked against the documentation" and c.key.endswith("_2_confirmed")
+    )
+    confirm.check().run()
+    assert at.session_state["declaration"]["notes"]["codebook"]["columns"]["Race"]["confirmed"] is True
+    assert not any("**Race**" in e.value for e in at.error)
     raw = xlsx_bytes(table.head(0).iloc[:, :1], "cover", records=table)
     at = _upload(at, "ce.xlsx", raw)
     assert at.selectbox(key="data_sheet").options == ["cover", "records"]

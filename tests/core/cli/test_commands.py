@@ -71,6 +71,13 @@ def test_a_statistical_office_round_trip_from_spss_to_spss_excel_and_stata(tmp_p
     spec["columns"]["Income"].update(min=0, max=500_000, bin_width=25_000)
     spec["columns"]["Expenditure"].update(min=0, max=100_000)
     spec["columns"]["Race"]["values"] += ["3", "4", "5", "6"]  # the public dictionary lists six groups
+    unconfirmed = tmp_path / "unconfirmed.json"
+    unconfirmed.write_text(json.dumps(spec))
+    argv = ["synth", str(sav), "--domain", str(unconfirmed), "--epsilon", "0.5", "--no-ledger"]
+    assert main([*argv, "--out", str(tmp_path / "never.sav")]) == 2
+    assert "started from the file's codebook; check it against the documentation" in capsys.readouterr().err
+    for entry in spec["notes"]["codebook"]["columns"].values():
+        entry["confirmed"] = True  # checked against the documentation
     declared = tmp_path / "ce.complete.json"
     declared.write_text(json.dumps(spec))
     workspace = str(tmp_path / "ws")
