@@ -6,11 +6,11 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import column_plan, numeric_resolution
+from app_support.codebook import codebook_entries, codebook_mark, pending, with_ticks
 from app_support.column_editor import column_editor
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
-from dpsynth_core.domain.templates import codebook_words, unconfirmed_columns
 from dpsynth_core.synthesizers.planning import text_outlook
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
@@ -113,19 +113,13 @@ def _outlook(name: str, spec: dict, kind: str) -> None:
 
 
 specs = editing.column_specs(declaration, columns_in_data)
-#: What came from the file's own codebook (an SPSS, Stata or SAS file's metadata), per column: each is
-#: confirmed by the publisher (a tick) before the declaration is complete.
-from_codebook = {
-    n: dict(e) for n, e in (((declaration.get("notes") or {}).get("codebook") or {}).get("columns") or {}).items()
-}
+from_codebook = codebook_entries(declaration)  # columns started from the file's codebook, each to confirm
 
 
 def _status(name: str, spec: dict) -> tuple:
     """What is still to fix in one column (its codebook's confirmation included), and the column."""
     found, column = editing.column_status(name, spec)
-    if spec.get("type") != "drop":
-        found = found + unconfirmed_columns({"codebook": {"columns": from_codebook}}, [name])
-    return found, column
+    return found + pending(from_codebook, name, spec), column
 
 
 statuses = {name: _status(name, spec) for name, spec in specs.items()}
@@ -163,15 +157,7 @@ for name in shown:
         expanded=bool(status),
     ):
         if name in from_codebook:
-            st.caption(
-                f":material/menu_book: Started from the file's codebook (its metadata, no record read): "
-                f"{codebook_words(from_codebook[name])}. Check it against the documentation."
-            )
-            from_codebook[name]["confirmed"] = st.checkbox(
-                "Checked against the documentation",
-                value=from_codebook[name].get("confirmed") is not False,
-                key=f"domain_v{version}_{index_of[name]}_confirmed",
-            )
+            codebook_mark(from_codebook, name, f"domain_v{version}_{index_of[name]}_confirmed")
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
         found, column = _status(name, specs[name])
         for message in found:
@@ -186,12 +172,9 @@ for name in shown:
     if found:
         problems[name] = found
 
-codebook = (declaration.get("notes") or {}).get("codebook")
-confirmed = {**codebook, "columns": {**codebook["columns"], **from_codebook}} if codebook else None
-changed = specs != declaration.get("columns") or (confirmed is not None and confirmed != codebook)
+declaration, ticked = with_ticks(declaration, from_codebook)
+changed = specs != declaration.get("columns") or ticked
 declaration = {**declaration, "columns": specs}
-if confirmed is not None:
-    declaration["notes"] = {**declaration["notes"], "codebook": confirmed}
 st.session_state[state.DECLARATION] = declaration
 if changed:
     st.rerun()  # redraw the headers with the new status
