@@ -90,5 +90,9 @@ def release_downloads(entry: dict, stem: str) -> None:
 
 def _own_format_bytes(release_id: int, fmt: str) -> bytes:
     """The stored synthetic table as a file of the publisher's format (post-processing of the release)."""
-    stored = state.workspace().releases.get(release_id)
-    return whole_file_bytes(stored.data(), fmt, card=stored.card, declaration=stored.settings["declaration"])
+    stored, access = state.workspace().releases.get(release_id), state.workspace().access
+    card, declaration = (  # the card's notes and the codebook as every shareable download has them: scrubbed
+        json.loads(access.shareable(release_id, json.dumps(part)))
+        for part in (stored.card, stored.settings["declaration"])
+    )
+    return whole_file_bytes(stored.data(), fmt, card=card, declaration=declaration)
