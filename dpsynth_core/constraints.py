@@ -69,6 +69,13 @@ BINNING_RHO_SHARE = 0.2
 #: Share of epsilon that learns how values spread inside declared bins wider than one value (so a
 #: spike such as 0 in a bin of 5,000 stays), split over at least 3 such columns.
 INSIDE_SHARE = 0.1
+#: The cells (and a numeric column's leaves) that noisy counts cannot tell from empty are cut at EMPTY_Z
+#: standard deviations of the noise, made familywise over the column's cells (a chance of Phi(-EMPTY_Z),
+#: 2.3%, that an empty region of a column is kept), while they hold at most TAIL_SHARE of the estimated
+#: records or one noise deviation (dpsynth_core.pgm.support.support_from, and the leaves of a numeric
+#: column's bins in dpsynth_core.privacy.bin_weights.quiet_ends). Post-processing only.
+EMPTY_Z = 2.0
+TAIL_SHARE = 0.005
 #: Most bins adaptive binning gives a column (small neighbouring bins are merged down to it);
 #: integer and date columns with at most this many values get one bin per value instead, free.
 ADAPTIVE_MAX_BINS = 12

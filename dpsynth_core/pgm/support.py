@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .. import constraints
+
 
 def support_from(
     cells: dict,
@@ -16,6 +18,7 @@ def support_from(
     ordered: dict | None = None,
     limit: float = 0.0,
     protected: dict | None = None,
+    missing: dict | None = None,
 ) -> dict:
     """Each column's cells that the measurements can tell from empty: column -> boolean array.
 
@@ -50,7 +53,15 @@ def support_from(
       positive noise exceeds ``limit`` (or, for a gap, that the other gaps use up ``limit``). Its noise
       no longer becomes rows of large values;
     * any other column keeps each cell whose pooled estimate reaches ``z * s``: a cell holding
-      no record is kept with probability ``Phi(-z)`` (about 2.3% for ``z = 2``).
+      no record is kept with probability ``Phi(-z)`` (about 2.3% for ``z = 2``);
+    * with ``missing`` (column -> the code of its "missing" cell, or None), instead, every column's cells
+      outside an order are tested at the familywise threshold ``zk = familywise_z(z, n)`` over its ``n``
+      cells, so that a declared value holding no record keeps no rows but with chance at most
+      ``alpha / n`` each (``alpha`` for the whole column): the "missing" cell, a default the publisher
+      did not choose, is cut whenever its pooled count is below ``zk * s``; the other cells (declared
+      categories) are cut below ``zk * s`` smallest first while their positive pooled counts add up to at
+      most ``max(limit, s)`` (:func:`_quiet_cells`), so at most about that many real records are lost (a
+      plain ``z * s`` cut on every cell made a noisy table's column one value).
 
     The column's largest cell is always kept. Post-processing of noisy measurements only.
     """
@@ -72,7 +83,10 @@ def support_from(
         if a in ordered:
             k = ordered[a]
             keep = np.ones(cells[a], dtype=bool)
-            keep[k:] = pooled[k:] >= z * s  # "missing" and other cells outside the order: as any other column's
+            if missing is not None:  # "missing" and other cells outside the order: as any other column's
+                keep[k:] = _declared_cells(pooled, k, missing.get(a), familywise_z(z, cells[a]) * s, max(limit, s))
+            else:
+                keep[k:] = pooled[k:] >= z * s
             if k:
                 zk = familywise_z(z, k)
                 tail_limit = max(limit, s)  # a bound below the noise's own spread would only read the noise
@@ -86,6 +100,8 @@ def support_from(
                     keep[:low] = False
                     keep[high + 1 : k] = False
                     keep[:k] &= ~_interior_gaps(pooled[:k], keep[:k], zk * s, limit, named)
+        elif missing is not None:
+            keep = _declared_cells(pooled, 0, missing.get(a), familywise_z(z, cells[a]) * s, max(limit, s))
         else:
             keep = pooled >= z * s
         keep[int(np.argmax(pooled))] = True
@@ -96,9 +112,9 @@ def support_from(
 #: Numeric and date columns lose the tails of their range (and the gaps inside it) that, at EMPTY_Z
 #: standard deviations of the noise made familywise over the column's bins (:func:`familywise_z`), hold
 #: at most TAIL_SHARE of the estimated records (:func:`support_from`): the rule of ``marginals`` and of
-#: the Bayesian network's tables.
-EMPTY_Z = 2.0
-TAIL_SHARE = 0.005
+#: the Bayesian network's tables (their home: :mod:`dpsynth_core.constraints`).
+EMPTY_Z = constraints.EMPTY_Z
+TAIL_SHARE = constraints.TAIL_SHARE
 #: The column kinds whose cells (but "missing") follow an order, so that :func:`support_from` cuts
 #: only their tails and interior gaps.
 RANGE_KINDS = ("integer", "float", "date")
@@ -139,6 +155,32 @@ def special_cells(domain, ordered: int) -> np.ndarray:
         codes = np.asarray(encode_column(domain, pd.Series([str(v) for v in special], dtype=object), ()).codes)
         out[codes[(codes >= 0) & (codes < ordered)]] = True
     return out
+
+
+def _declared_cells(pooled: np.ndarray, start: int, missing: int | None, cell_margin: float, limit: float):
+    """Which of the cells from ``start`` on to keep (``missing``: the code of the "missing" cell, or None):
+    the "missing" cell when it reaches ``cell_margin``, the others but :func:`_quiet_cells`' (the
+    ``missing`` bullet of :func:`support_from`)."""
+    keep = np.ones(pooled.size - start, dtype=bool)
+    others = np.arange(start, pooled.size)
+    if missing is not None and missing >= start:
+        keep[missing - start] = pooled[missing] >= cell_margin
+        others = others[others != missing]
+    keep[others - start] = ~_quiet_cells(pooled[others], cell_margin, limit)
+    return keep
+
+
+def _quiet_cells(pooled: np.ndarray, cell_margin: float, limit: float) -> np.ndarray:
+    """Which cells to cut (see :func:`support_from`, ``missing``): those whose pooled count is below
+    ``cell_margin``, smallest first, while their positive pooled counts add up to at most ``limit``.
+
+    >>> _quiet_cells(np.array([500.0, -3.0, 12.0, 40.0, 2.0]), 30.0, 10.0).tolist()
+    [False, True, False, False, True]
+    """
+    order = np.argsort(pooled, kind="stable")
+    cut = np.zeros(pooled.size, dtype=bool)
+    cut[order] = (pooled[order] < cell_margin) & (np.cumsum(np.maximum(pooled[order], 0.0)) <= limit)
+    return cut
 
 
 def _cuttable(

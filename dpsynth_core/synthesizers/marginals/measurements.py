@@ -28,6 +28,10 @@ FINAL_ITERATIONS = 75
 NOISY_ROUND_ITERATIONS = 5
 NOISY_FINAL_ITERATIONS = 40
 FINE_FIT_SIGNAL = 1500
+#: True: a declared value (a category, the "missing" cell) that the noisy counts cannot tell from empty is out
+#: of the model's support (:func:`support`); False: only ranges' tails and gaps and their "missing" cell by a
+#: plain z-test (ablation).
+DECLARED_CUT = True
 
 
 def measure(noise, counts: np.ndarray, noise_param: float, *, zcdp: bool, label: str = "") -> tuple:
@@ -59,14 +63,24 @@ def estimate_total(measurements, count=None, rows: int | None = None) -> float:
 
 
 def support(columns: dict, cells: dict, measurements, total: float) -> dict:
-    """The cells the model may use: numeric and date columns lose the tails of their range that
-    the noisy counts cannot tell from empty (:func:`dpsynth_core.pgm.support_from`, about ``total``
-    records); an empty dict: every cell."""
+    """The cells the model may use (:func:`dpsynth_core.pgm.support_from`, about ``total`` records): numeric
+    and date columns lose the tails of their range that the noisy counts cannot tell from empty, and every
+    column but text (whose values CatHist chose) its "missing" cell and the declared values that they cannot
+    tell from empty (``missing``: at most about ``max(TAIL_SHARE * total, s)`` records of declared values
+    lost per column); an empty dict: every cell."""
     if EMPTY_Z is None:
         return {}
     ordered, protected = range_cells(columns)
-    found = support_from(cells, measurements, EMPTY_Z, ordered=ordered, limit=TAIL_SHARE * total, protected=protected)
-    return {n: keep for n, keep in found.items() if n in ordered}
+    found = support_from(
+        cells,
+        measurements,
+        EMPTY_Z,
+        ordered=ordered,
+        limit=TAIL_SHARE * total,
+        protected=protected,
+        missing={n: c.missing_code for n, c in columns.items()} if DECLARED_CUT else None,
+    )
+    return {n: keep for n, keep in found.items() if n in ordered or (DECLARED_CUT and columns[n].domain.kind != "text")}
 
 
 def descent_iterations(total: float, noise: float) -> tuple[int, int]:

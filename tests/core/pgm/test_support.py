@@ -188,6 +188,42 @@ def test_an_empty_region_of_an_ordered_column_is_kept_with_at_most_the_familywis
         assert kept <= trials * p + 4 * np.sqrt(trials * p * (1 - p)), (j, kept)
 
 
+def test_a_declared_value_with_no_record_is_cut_at_the_familywise_chance_and_real_ones_stay():
+    """Unordered cells with ``missing`` (issue 36, point 3): 4 categories, then "missing" (code 4), sigma 20,
+    familywise z_5 = Phi^-1(1 - Phi(-2) / 5) = 2.60, so z_5 * s = 52. An empty "missing" cell is kept only when
+    its noise reaches 52: chance Phi(-2) / 5 = 0.46%, at most 13 of 1,000 (the binomial's mean plus 4 standard
+    deviations; the plain z-test kept it in 2.3%). An empty category on a large table (limit 450 records, so
+    the bound on the records lost never binds) is kept with the same chance; a category of 300 records (15
+    sigma) is never cut. On a small table (limit 5 records, below s = 20), five real categories of 40 records
+    (2 s, below the threshold) are cut only while their positive counts stay within max(limit, s) = 20, so two
+    are cut only when two noisy counts are at most 20 (chance Phi(-1) = 0.159 each): at most 1 - P(none or one
+    of five) = 18.1% of releases, 229 of 1,000 with 4 standard deviations (with no bound, all five would be
+    cut whenever each stays below 52: two or more in about 97%)."""
+    from scipy.stats import norm
+
+    from dpsynth_core.pgm import support_from
+
+    cells, sigma, rng, trials = {"a": 5}, 20.0, np.random.default_rng(36), 1000
+    large = np.array([40_000.0, 30_000.0, 300.0, 0.0, 0.0])  # category 3 and "missing" hold no record
+    p = norm.sf(2.0) / 5
+    bound = trials * p + 4 * np.sqrt(trials * p * (1 - p))
+    kept_missing = kept_empty = 0
+    for _ in range(trials):
+        measured = [Measurement(("a",), large + rng.normal(0, sigma, 5), sigma)]
+        keep = support_from(cells, measured, 2.0, limit=450.0, missing={"a": 4})["a"]
+        assert keep[:3].all()
+        kept_empty += int(keep[3])
+        kept_missing += int(keep[4])
+    assert kept_missing <= bound and kept_empty <= bound, (kept_missing, kept_empty)
+    small = np.array([5000.0] + [40.0] * 5)
+    two_lost = 0
+    for _ in range(trials):
+        noisy = small + rng.normal(0, sigma, 6)
+        keep = support_from({"a": 6}, [Measurement(("a",), noisy, sigma)], 2.0, limit=5.0, missing={"a": None})["a"]
+        two_lost += int((~keep[1:]).sum() >= 2)
+    assert two_lost <= 229, two_lost
+
+
 def test_a_cell_let_back_into_the_support_starts_warm_not_with_drifted_potentials():
     """While a cell is outside the support its potentials drift upward (the gradient pulls toward its
     noisy count and no model count answers it); a later fit that lets it back in starts it at the
