@@ -10,6 +10,7 @@ import heapq
 
 import numpy as np
 
+from .. import constraints
 from .histogram import nonnegative_projection
 
 
@@ -156,3 +157,70 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
         out_lows.append(low + (cuts[:-1].astype(np.int64) if integer else cuts[:-1]))
         out_weights.append(weight * mass / mass.sum())
     return np.concatenate(out_lows), np.concatenate(out_weights)
+
+
+#: A quiet tail of ``j`` leaves is cut while its count is at most ``max(limit, std)`` plus this many times
+#: its noise's deviation ``std * sqrt(j)`` (:func:`quiet_ends`; 0: the bound alone, an ablation).
+WALK = 1.0
+
+
+def clear_level(std: float, k: int) -> float:
+    """The count at which one of ``k`` leaves stands clear of empty (:func:`quiet_ends`): the level that
+    Laplace noise of standard deviation ``std`` passes with chance ``alpha / k``, ``alpha = Phi(-EMPTY_Z)``.
+
+    >>> round(clear_level(10.0, 1), 2), round(clear_level(10.0, 100), 2)
+    (21.85, 54.41)
+    """
+    from scipy.special import ndtr
+
+    return float(std / np.sqrt(2) * np.log(max(k, 1) / (2 * ndtr(-constraints.EMPTY_Z))))
+
+
+def quiet_ends(noisy, std: float, *, limit: float) -> tuple[int, int]:
+    """The first and last leaf of a numeric column to keep: its tails that the noisy leaf counts cannot tell
+    from empty are cut, by the rule :func:`dpsynth_core.pgm.support_from` applies to a range's bins, here on
+    the leaves (post-processing of ``noisy``, counts of noise standard deviation ``std`` each).
+
+    A leaf stands clear of empty when its count reaches ``t``, the level that Laplace noise of that
+    deviation passes with chance ``alpha / k`` over the ``k`` leaves (``alpha = Phi(-EMPTY_Z)``, 2.3%:
+    ``t = std / sqrt(2) * ln(k / (2 alpha))``). From each end, the longest run of ``j`` leaves is cut that
+    holds at most ``limit`` records at ``t * sqrt(j)`` above its count, or that has no clear leaf and a count
+    at most ``min(t * sqrt(j), max(limit, std) + WALK * std * sqrt(j))``: the second term lets an empty tail
+    of many leaves (a range declared ten times wider than the data, counted value by value) be cut although
+    the random walk of its noise passes ``max(limit, std)``. So such a tail is kept with chance about
+    ``alpha`` plus that of its summed noise exceeding about one deviation of its own, and a real tail spread
+    so thin that no leaf of it stands clear loses at most about ``max(limit, std) + std * sqrt(j)`` records.
+    The leaf of largest count is always kept.
+
+    >>> quiet_ends(np.array([3.0, -8.0, 900.0, 40.0, 700.0, 12.0, -5.0, 9.0]), 10.0, limit=20.0)
+    (2, 4)
+    """
+    counts = np.asarray(noisy, dtype=float)
+    k = counts.size
+    if k < 2 or std <= 0:
+        return 0, k - 1
+    clear = clear_level(std, k)
+    root = np.sqrt(np.arange(1, k + 1))
+    margin = clear * root
+    tail_limit = max(limit, std)
+
+    def cut(values: np.ndarray) -> int:
+        total = np.cumsum(values)
+        quiet = np.cumsum(values >= clear) == 0
+        ok = (total + margin <= limit) | (quiet & (total <= np.minimum(margin, tail_limit + WALK * std * root)))
+        return int(np.flatnonzero(ok)[-1] + 1) if ok.any() else 0
+
+    top = int(np.argmax(counts))
+    return min(cut(counts), top), max(k - 1 - cut(counts[::-1]), top)
+
+
+def keep_between(piece_lows, weights, bin_lows, low, high) -> np.ndarray:
+    """``weights`` with every piece that starts below ``low`` or at or above ``high`` (the kept leaves' range,
+    :func:`quiet_ends`) set to 0, except in a bin that would keep no weight (the model's own support decides
+    whether such a bin holds records; its pieces keep their weights). Post-processing."""
+    piece_lows, weights = np.asarray(piece_lows), np.asarray(weights, dtype=float)
+    outside = (piece_lows < low) | (piece_lows >= high)
+    owner = np.searchsorted(np.asarray(bin_lows), piece_lows, side="right") - 1
+    inside_weight = np.bincount(owner, weights=np.where(outside, 0.0, weights), minlength=len(bin_lows))
+    drop = outside & (inside_weight[owner] > 0)
+    return np.where(drop, 0.0, weights)

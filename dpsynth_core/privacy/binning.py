@@ -72,9 +72,9 @@ from .. import constraints
 from ..data.counting import SortedValues
 from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
-from .bin_weights import cut_special, merge_small_bins, sloped_pieces, usable_weights
+from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
 from .histogram import noisy_histogram
-from .noise import NoiseSource
+from .noise import NoiseSource, discrete_laplace_std
 from .privtree import privtree
 
 #: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
@@ -92,6 +92,9 @@ FINE_MAX_BINS = 256
 #: (:func:`.bin_weights.sloped_pieces`); a noisy weight below SLOPE_FLOOR records counts as that many there.
 SLOPE_PARTS = 8
 SLOPE_FLOOR = 5.0
+#: True: the tails of a range that the noisy leaf counts cannot tell from empty get no weight inside their
+#: bins (:func:`.bin_weights.quiet_ends`); False: every piece keeps its weight (ablation).
+QUIET_ENDS = True
 #: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
 TREE_SHARE = 0.5
 #: The binning share is split over at least this many columns, so one or two adaptive columns
@@ -225,33 +228,37 @@ def dense(column, records: float | None, epsilon: float) -> bool:
     return either_path(column) and records is not None and records * epsilon / column.size >= DENSE_RECORDS
 
 
-def _pooled_counts(counts, events, factor, noise, label) -> np.ndarray:
+def _pooled_counts(counts, events, factor, noise, label) -> tuple[np.ndarray, float]:
     """Two noisy histograms of ``counts`` (one per event), pooled by precision (each epsilon-DP; together
-    the sum of their epsilons by composition)."""
+    the sum of their epsilons by composition), and the pooled counts' noise standard deviation."""
     first, second = (
         noisy_histogram(counts, epsilon=e / factor, noise=noise, label=label + f" (counts {i + 1} of 2)").astype(float)
         for i, e in enumerate(events)
     )
     weight = events[0] ** 2 / (events[0] ** 2 + events[1] ** 2)
-    return weight * first + (1 - weight) * second
+    variances = [discrete_laplace_std(e / factor) ** 2 for e in events]
+    std = math.sqrt(weight**2 * variances[0] + (1 - weight) ** 2 * variances[1])
+    return weight * first + (1 - weight) * second, std
 
 
 def _leaves(column, values, low, high, top, *, integer, events, factor, records, noise, label):
-    """A column's leaves (their lower ends) and noisy counts, and whether the counts were pooled: one count per
-    value (one event), two pooled counts per value on a dense table (:func:`dense`), else PrivTree's leaves
-    (``low``/``high``: its roots) and their counts. Each measurement at its event's epsilon over ``factor``."""
+    """A column's leaves (their lower ends), their noisy counts and the counts' noise standard deviation, and
+    whether the counts were pooled: one count per value (one event), two pooled counts per value on a dense
+    table (:func:`dense`), else PrivTree's leaves (``low``/``high``: its roots) and their counts. Each
+    measurement at its event's epsilon over ``factor``."""
     if len(events) == 1 or dense(column, records, sum(events)):
         lows = np.arange(np.min(low), top + 1, dtype=np.int64)
         counts = values.count(lows, lows, closed=True)
         if len(events) == 2:
-            return lows, _pooled_counts(counts, events, factor, noise, label), True
-        return lows, noisy_histogram(counts, epsilon=events[0] / factor, noise=noise, label=label), False
+            return lows, *_pooled_counts(counts, events, factor, noise, label), True
+        noisy = noisy_histogram(counts, epsilon=events[0] / factor, noise=noise, label=label)
+        return lows, noisy, discrete_laplace_std(events[0] / factor), False
     lows, highs = privtree(
         values, low, high, epsilon=events[0] / factor, integer=integer, noise=noise, label=label + " (tree)"
     )
     counts = values.count(lows, highs, closed=True if integer else highs >= top)
     noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
-    return lows, noisy, False
+    return lows, noisy, discrete_laplace_std(events[1] / factor), False
 
 
 def _two(events: list[float]) -> tuple[float, float]:
@@ -301,7 +308,7 @@ def fit_column(
         roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
         roots_low, roots_high = bin_lows[roots], bin_highs[roots]
     events = binning_events(column, epsilon)
-    lows, noisy, pooled = _leaves(
+    lows, noisy, std, pooled = _leaves(
         column,
         values,
         roots_low,
@@ -314,10 +321,13 @@ def fit_column(
         noise=noise,
         label=binning_label(column),
     )
+    kept = _kept_range(lows, noisy, std, top, integer)
     if adaptive:
-        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer)
+        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
+        if QUIET_ENDS:
+            weights = keep_between(lows, weights, roots_low, *kept)
         spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
     return FittedBins(
         column.name,
@@ -330,7 +340,16 @@ def fit_column(
     )
 
 
-def _merged_bins(lows, noisy, special, top, integer: bool) -> tuple:
+def _kept_range(lows, noisy, std: float, top, integer: bool) -> tuple:
+    """The values a column's pieces may place records at: from the first kept leaf's low end up to (not
+    including) the end of the last kept leaf (:func:`.bin_weights.quiet_ends`, at most ``TAIL_SHARE`` of the
+    noisy total lost per tail, or one noise deviation). Post-processing."""
+    first, last = quiet_ends(noisy, std, limit=constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0))
+    end = lows[last + 1] if last + 1 < len(lows) else (top + 1 if integer else np.inf)
+    return lows[first], end
+
+
+def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple) -> tuple:
     """An adaptive column's bins (their lower ends) and pieces, from its leaves' noisy counts.
 
     Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
@@ -346,6 +365,8 @@ def _merged_bins(lows, noisy, special, top, integer: bool) -> tuple:
     )
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
     weights = usable_weights(piece_lows, piece_counts, bin_lows, top, integer, by_width=False)
+    if QUIET_ENDS:  # an empty tail of the range keeps no weight, and the edge piece slopes down toward it
+        weights = keep_between(piece_lows, weights, bin_lows, *kept)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     if len(special):
         piece_lows, weights = cut_special(piece_lows, weights, special, top, integer)

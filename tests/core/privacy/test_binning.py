@@ -256,7 +256,10 @@ def test_declared_bins_stay_and_the_inside_of_wide_ones_is_learnt_and_charged():
     gain = model.data["gain"].astype("Int64")
     for value, share in ((0, 0.4), (999, 0.15), (50_000, 0.15)):  # spikes inside bins of 10,000 keep their value
         assert abs((gain == value).mean() - share) < 0.03, value
-    assert abs((model.data["money"] < 1.0).mean() - 0.5) < 0.03  # real numbers: a narrow piece at 0
+    # real numbers: a narrow piece at 0. Its share rests on the noisy inside weights of a float tree at epsilon
+    # 0.0125 (count noise of scale 80 on pieces of a bin of 12,500): over 18 seeds its standard deviation was
+    # about 0.025, so 0.075 is three of them (0.03 held at seed 0 only by the draw of the noise)
+    assert abs((model.data["money"] < 1.0).mean() - 0.5) < 0.075
 
 
 def test_short_integer_ranges_keep_one_bin_per_value_for_free():
@@ -490,3 +493,21 @@ def test_card_lists_the_fitted_bins_and_the_plan_shows_them_before_any_data():
     assert release.card["domain"]["columns"][0]["description"].startswith("whole numbers from 0 to 99,999, in up to")
     plan = {row["column"]: row for row in column_plan(spec, 1.0, 0.9, method="cathist")}
     assert plan["gain"]["bins_epsilon"] == pytest.approx(0.05) and "fitted" in plan["gain"]["domain_size_words"]
+
+
+def test_an_empty_tail_of_leaves_is_cut_and_the_leaves_holding_records_stay():
+    """A range declared far wider than the data (issue 36, point 2): 10 leaves of 500 records, then 50 empty
+    ones, Laplace noise of deviation 20 per leaf (scale 14.1), limit 30 records. The whole empty tail is cut
+    unless a leaf's noise reaches the clear level (14.1 * ln(60 / (2 Phi(-2))) = 101: chance at most
+    Phi(-2) = 2.3% over the tail) or the tail's noisy total exceeds max(30, 20) + 20 * sqrt(50) = 171, 1.21 of
+    its deviations (11.3%): so in at least 86.4% of releases, 820 of 1,000 with 4 binomial deviations. The
+    leaves holding records are never cut (each is 35 deviations above empty)."""
+    rng = np.random.default_rng(36)
+    truth = np.r_[np.full(10, 500.0), np.zeros(50)]
+    scale = 20.0 / np.sqrt(2)
+    whole = 0
+    for _ in range(1000):
+        first, last = bin_weights.quiet_ends(truth + rng.laplace(0, scale, 60), 20.0, limit=30.0)
+        assert first == 0 and last >= 9
+        whole += int(last == 9)
+    assert whole >= 820, whole
