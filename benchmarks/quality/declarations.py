@@ -1,0 +1,265 @@
+"""Two declaration styles on every shared table: the publisher's (min and max only) against the expert's
+(public bins). Not a test.
+
+    python -m benchmarks.quality.declarations             # every table, full size, 5,000 and 1,000 rows, 3 seeds
+    python -m benchmarks.quality.declarations --quick     # a smoke test: two small tables, one seed, seconds
+    python -m benchmarks.quality.declarations --tables pums compas --sizes 1000 --seeds 5
+
+The tables are the repository's copies (``tests/datasets``, ``assets/examples``; compas without its text and
+dates, as :func:`benchmarks.common.load_table`), plus ``adult6`` (adult's six columns that the comparison with
+mbi's AIM uses) and ``adult_wide``: adult and adult_test together, 45,000 rows, every numeric range declared ten
+times wider than its published one. Each table is released by ``marginals`` at epsilon 1 as the app releases it
+(the number of rows a DP count, so the bins know how dense the table is) from two declarations, both written from the public domain files (``tests/conftest.py``'s complete ones), never from
+the data:
+
+* ``publisher``: what the app invites: every numeric column by its ``min`` and ``max`` only, ``missing`` left at
+  its default, categories as declared;
+* ``expert``: the same with every numeric range in :data:`BINS` equal public bins (the cells of
+  ``benchmarks.peers.mbi_reference``, on which AIM was scored).
+
+Scores, per release, against the real rows released (the subsample):
+
+* ``tvd2``: mean 2-way TVD over every pair of columns, both declarations scored on the expert's cells;
+* ``outside``: the share of synthetic rows with a numeric value outside the real range, ``above`` above it;
+* ``phantom``: the largest share of synthetic rows holding one value that no real record holds (an integer,
+  a category or the missing cell; real numbers only by their missing cell), and ``absent`` the same over the
+  declared categories and missing cells only (a declared value with no record);
+* ``seconds``: wall time of the release (seeded numpy noise), beside the machine's load;
+* ``aim``: mbi 2.0's AIM with the expert's cells at full size, from ``benchmarks/results/versus_aim.csv``
+  (mean over its seeds) where one exists. mbi is not needed to run this.
+
+Results: one JSON line per release in ``benchmarks/results/declarations.jsonl``; figures in
+docs/benchmarks/quality.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.common import NUMERIC, RESULTS, SUBSET6, load_table
+from dpsynth_core import synthesize
+from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
+
+TABLES = ("adult", "adult6", "adult_test", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
+#: Equal public bins of each numeric range in the expert's declaration (``mbi_reference --bins``' default).
+BINS = 16
+#: ``adult_wide``: its rows, and how many times its published ranges are widened.
+WIDE_ROWS = 45_000
+WIDEN = 10
+
+
+def publisher(spec: dict) -> dict:
+    """Numeric columns by their public ``min`` and ``max`` only; ``missing`` at its default everywhere."""
+    out = copy.deepcopy(spec)
+    for column in out["columns"].values():
+        column.pop("missing", None)
+        if column.get("type") in NUMERIC:
+            for key in [k for k in column if k not in ("type", "min", "max")]:
+                del column[key]
+    return out
+
+
+def expert(spec: dict) -> dict:
+    """The publisher's declaration with every numeric range in :data:`BINS` equal public bins."""
+    out = publisher(spec)
+    for column in out["columns"].values():
+        if column.get("type") in NUMERIC and "min" in column and "max" in column:
+            width = (float(column["max"]) - float(column["min"])) / BINS
+            column["bin_width"] = max(1, int(np.ceil(width))) if column["type"] == "integer" else width
+    return out
+
+
+def widened(spec: dict) -> dict:
+    """Every numeric range ``WIDEN`` times as wide as published (from its public min)."""
+    out = copy.deepcopy(spec)
+    for column in out["columns"].values():
+        if column.get("type") in NUMERIC and "min" in column and "max" in column:
+            wide = column["min"] + WIDEN * (column["max"] - column["min"])
+            column["max"] = int(wide) if column["type"] == "integer" else float(wide)
+    return out
+
+
+def table(name: str) -> tuple[pd.DataFrame, dict]:
+    """A table and its complete public declaration (see the module docstring)."""
+    if name == "adult6":
+        frame, spec = load_table("adult", repository_copy=True)
+        spec = copy.deepcopy(spec)
+        spec["columns"] = {c: spec["columns"][c] for c in SUBSET6}
+        return frame[SUBSET6], spec
+    if name == "adult_wide":
+        frame, spec = load_table("adult", repository_copy=True)
+        other, _ = load_table("adult_test", repository_copy=True)
+        both = pd.concat([frame, other], ignore_index=True)
+        return both, widened(spec)
+    frame, spec = load_table(name, repository_copy=True)
+    return frame, copy.deepcopy(spec)
+
+
+def phantom_shares(real: pd.DataFrame, synthetic: pd.DataFrame, spec: dict) -> tuple[float, float]:
+    """(the largest share of synthetic rows holding one value no real record holds, among integers, categories
+    and missing cells; the same among declared categories and missing cells only)."""
+    worst = absent = 0.0
+    for c, d in spec["columns"].items():
+        kind = d.get("type")
+        if kind not in NUMERIC + ("categorical",):
+            continue
+        fake = synthetic[c]
+        missing = float(fake.isna().mean()) if real[c].notna().all() else 0.0
+        absent, worst = max(absent, missing), max(worst, missing)
+        if kind == "float":
+            continue
+        if kind == "integer":
+            values = pd.to_numeric(fake, errors="coerce").dropna().round().astype(np.int64)
+            held = set(pd.to_numeric(real[c], errors="coerce").dropna().round().astype(np.int64))
+        else:
+            values = fake.dropna().astype(str)
+            held = set(real[c].dropna().astype(str))
+        counts = values[~values.isin(held)].value_counts()
+        share = float(counts.iloc[0]) / len(synthetic) if len(counts) else 0.0
+        worst = max(worst, share)
+        if kind == "categorical":
+            absent = max(absent, share)
+    return worst, absent
+
+
+def range_shares(real: pd.DataFrame, synthetic: pd.DataFrame, spec: dict) -> tuple[float, float]:
+    """(share of synthetic rows with a numeric value outside the real range, above its maximum)."""
+    outside = np.zeros(len(synthetic), dtype=bool)
+    above = np.zeros(len(synthetic), dtype=bool)
+    for c, d in spec["columns"].items():
+        if d.get("type") not in NUMERIC:
+            continue
+        values = pd.to_numeric(real[c], errors="coerce")
+        fake = pd.to_numeric(synthetic[c], errors="coerce").to_numpy(dtype=float)
+        outside |= (fake < values.min()) | (fake > values.max())
+        above |= fake > values.max()
+    return float(outside.mean()), float(above.mean())
+
+
+def aim_reference(epsilon: float) -> dict:
+    """AIM's mean 2-way TVD per table from ``versus_aim.csv`` (``adult6``, ``australian``, ``pums``...)."""
+    path = RESULTS / "versus_aim.csv"
+    if not path.exists():
+        return {}
+    found = pd.read_csv(path)
+    found = found[(found["method"] == "aim") & (found["status"] == "ok") & (found["epsilon"] == epsilon)]
+    return found.groupby("table")["tvd2"].mean().to_dict()
+
+
+def run(name: str, size: int | None, style: str, seed: int, epsilon: float) -> dict:
+    frame, spec = table(name)
+    size = min(size or len(frame), len(frame))
+    if name == "adult_wide":
+        size = min(size, WIDE_ROWS)
+    real = frame.iloc[np.random.default_rng(1000 + seed).permutation(len(frame))[:size]].reset_index(drop=True)
+    declared = publisher(spec) if style == "publisher" else expert(spec)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = synthesize(real, declared, epsilon, random_state=seed)
+    seconds = time.perf_counter() - start
+    synthetic = release.data
+    pairs = paired_codes(real, synthetic, expert(spec))
+    two = two_way_distances(pairs).to_numpy()
+    outside, above = range_shares(real, synthetic, spec)
+    phantom, absent = phantom_shares(real, synthetic, spec)
+    return {
+        "table": name,
+        "n": size,
+        "style": style,
+        "seed": seed,
+        "epsilon": epsilon,
+        "tvd2": float(two[np.triu_indices(len(pairs), k=1)].mean()),
+        "outside": outside,
+        "above": above,
+        "phantom": phantom,
+        "absent": absent,
+        "seconds": seconds,
+        "load": os.getloadavg()[0],
+    }
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", nargs="+", default=list(TABLES) + ["adult_wide"])
+    parser.add_argument("--sizes", nargs="+", default=["full", "5000", "1000"], help="'full' or a row count")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--styles", nargs="+", default=["publisher", "expert"])
+    parser.add_argument("--quick", action="store_true", help="pums and compas at 1,000 rows, one seed")
+    parser.add_argument("--out", default="declarations", help="results file name under benchmarks/results")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="for ablations: a constant of dpsynth_core.constraints, the marginals package or the binning modules",
+    )
+    args = parser.parse_args(argv)
+    for item in args.set:
+        set_constant(parser, *item.split("=", 1))
+    if args.quick:
+        args.tables, args.sizes, args.seeds = ["pums", "compas"], ["1000"], 1
+    rows = []
+    for name in args.tables:
+        length = len(table(name)[0])
+        sizes = sorted(
+            {
+                min(length, WIDE_ROWS if name == "adult_wide" else length) if s == "full" else int(s)
+                for s in args.sizes
+                if s == "full" or int(s) <= length
+            },
+            reverse=True,
+        )
+        for size in sizes:
+            for seed in range(args.seeds):
+                for style in args.styles:
+                    rows.append(run(name, size, style, seed, args.epsilon))
+                    print(json.dumps(rows[-1]), flush=True)
+    frame = pd.DataFrame(rows)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with open(RESULTS / f"{args.out}.jsonl", "a") as out:
+        for row in rows:
+            out.write(json.dumps(row) + "\n")
+    summary = frame.groupby(["table", "n", "style"], sort=False)[
+        ["tvd2", "outside", "above", "phantom", "absent", "seconds", "load"]
+    ].mean()
+    wide = summary["tvd2"].unstack("style")
+    if {"publisher", "expert"} <= set(wide.columns):
+        wide["publisher / expert"] = wide["publisher"] / wide["expert"]
+        reference = aim_reference(args.epsilon)
+        wide["aim"] = [reference.get(t, np.nan) if n == length_of(t) else np.nan for t, n in wide.index]
+    pd.set_option("display.width", 160)
+    print(summary.round(4).to_string())
+    print(wide.round(4).to_string())
+    return frame
+
+
+def set_constant(parser, name: str, value: str) -> None:
+    """Set a constant wherever the method reads it (a constant imported by name too)."""
+    from dpsynth_core import constraints
+    from dpsynth_core.privacy import bin_weights, binning
+    from dpsynth_core.synthesizers.marginals import budget, measurements, selection, synthesizer
+
+    modules = (synthesizer, budget, selection, measurements, binning, bin_weights, constraints)
+    holders = [m for m in modules if hasattr(m, name)]
+    if not holders:
+        parser.error(f"no constant {name} in the marginals package or the binning modules")
+    for module in holders:
+        setattr(module, name, json.loads(value))
+
+
+def length_of(name: str) -> int:
+    return min(len(table(name)[0]), WIDE_ROWS) if name == "adult_wide" else len(table(name)[0])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""benchmarks.quality.declarations: the two declaration styles, written from public ranges, and its figures."""
+
+import pandas as pd
+import pytest
+
+from benchmarks.quality import declarations
+
+SPEC = {
+    "columns": {
+        "age": {"type": "integer", "min": 0, "max": 100, "missing": False},
+        "income": {"type": "float", "min": 0, "max": 1000.0, "edges": [0, 10, 1000.0]},
+        "sex": {"type": "categorical", "values": ["F", "M", "X"]},
+    }
+}
+
+
+def test_the_publisher_declares_min_and_max_only_and_the_expert_public_bins_of_the_same_range():
+    publisher = declarations.publisher(SPEC)
+    assert publisher["columns"]["age"] == {"type": "integer", "min": 0, "max": 100}  # missing at its default
+    assert publisher["columns"]["income"] == {"type": "float", "min": 0, "max": 1000.0}
+    expert = declarations.expert(SPEC)
+    assert expert["columns"]["age"]["bin_width"] == 7 and expert["columns"]["income"]["bin_width"] == 62.5
+    assert declarations.widened(SPEC)["columns"]["age"]["max"] == 1000
+    assert SPEC["columns"]["age"]["missing"] is False  # the caller's declaration is left as it was
+
+
+def test_rows_beyond_the_real_range_and_values_no_record_holds_are_counted():
+    real = pd.DataFrame({"age": [20, 30, 40, 50], "income": [1.0, 2.0, 3.0, 4.0], "sex": ["F", "M", "F", "M"]})
+    synthetic = pd.DataFrame(
+        {
+            "age": [20, 35, 35, 90, 50],  # 35 held by none in 2 of 5 rows; 90 above the real maximum
+            "income": [1.0, None, 0.5, 2.0, 3.0],  # a missing cell in a column with none, and one row below
+            "sex": ["F", "X", "M", "F", "M"],  # a declared category no record holds
+        }
+    )
+    outside, above = declarations.range_shares(real, synthetic, SPEC)
+    assert outside == pytest.approx(2 / 5) and above == pytest.approx(1 / 5)
+    phantom, absent = declarations.phantom_shares(real, synthetic, SPEC)
+    assert phantom == pytest.approx(2 / 5) and absent == pytest.approx(1 / 5)
