@@ -257,11 +257,23 @@ class JunctionTree:
         key = tuple(group)
         if key not in self._homes:  # the tree does not change once built
             sets, group, best = self._clique_sets, set(key), None
-            for i, clique in enumerate(sets):
-                if group <= clique and (best is None or len(clique) < len(sets[best])):
+            for i in self.holding(key[0]) if key else range(len(sets)):  # only the cliques of its first column
+                if group <= sets[i] and (best is None or len(sets[i]) < len(sets[best])):
                     best = i
             self._homes[key] = best
         return self._homes[key]
+
+    def holding(self, column) -> list:
+        """The indices of the cliques that hold ``column``, ascending."""
+        return self._holding.get(column, [])
+
+    @cached_property
+    def _holding(self) -> dict:
+        out: dict = {}
+        for i, clique in enumerate(self.cliques):
+            for a in clique:
+                out.setdefault(a, []).append(i)
+        return out
 
     @cached_property
     def _clique_sets(self) -> list:

@@ -387,7 +387,7 @@ class GraphicalModel:
                 if other not in reach:
                     reach[other], depth[other] = node, depth[node] + 1
                     queue.append(other)
-        wanted = {b: min((i for i, c in enumerate(tree.cliques) if b in c), key=depth.__getitem__) for b in targets}
+        wanted = {b: min(tree.holding(b), key=depth.__getitem__) for b in targets}
         needed: set = set()
         for home in wanted.values():
             node = home

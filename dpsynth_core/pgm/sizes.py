@@ -33,27 +33,29 @@ class CandidateSizes:
         self._for, self._sizes = None, {}
         self._ahead = None  # (the model's cliques, its groups, the request) asked of the other process
 
-    def _needed(self, tree) -> tuple:
-        """The tree's cliques and the candidates whose sizes are not yet known for them (after setting
-        those that fit inside one clique: the model's own size)."""
+    def _needed(self, tree, candidates=None) -> tuple:
+        """The tree's cliques and the ``candidates`` (default: all) whose sizes are not yet known for them
+        (after setting those that fit inside one clique: the model's own size)."""
         structure = tuple(tree.cliques)
         if structure != self._for:
             self._for, self._sizes = structure, {}
-        missing = [c for c in self.candidates if c not in self._sizes]
+        missing = [c for c in (self.candidates if candidates is None else candidates) if c not in self._sizes]
         self._sizes.update(dict.fromkeys((c for c in missing if tree.home(c) is not None), tree.size()))
         return structure, [c for c in missing if c not in self._sizes]
 
-    def ahead(self, groups) -> None:
-        """Start on the sizes for the model of the measured ``groups`` in the other process, if one is free."""
+    def ahead(self, groups, candidates=None) -> None:
+        """Start on the sizes of ``candidates`` (default: all) for the model of the measured ``groups`` in the
+        other process, if one is free."""
         groups = [tuple(g) for g in groups]
-        structure, missing = self._needed(JunctionTree.build(self.cells, list(dict.fromkeys(groups))))
+        structure, missing = self._needed(JunctionTree.build(self.cells, list(dict.fromkeys(groups))), candidates)
         request = _OTHER.submit(self.cells, groups, missing) if missing else None
         self._ahead = (structure, groups, missing, request) if request is not None else None
 
-    def of(self, model, groups) -> dict:
-        """Candidate group -> the model's size with it added, for ``model`` (measured ``groups``)."""
+    def of(self, model, groups, candidates=None) -> dict:
+        """Candidate group -> the model's size with it added, for ``model`` (measured ``groups``), for
+        ``candidates`` (default: all) at least."""
         groups = [tuple(g) for g in groups]
-        structure, missing = self._needed(model.tree)
+        structure, missing = self._needed(model.tree, candidates)
         ahead, self._ahead = self._ahead, None
         if missing and ahead is not None and ahead[:3] == (structure, groups, missing):
             answer = _OTHER.collect(ahead[3])

@@ -53,6 +53,7 @@ from ..charges import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, row_count_event
 from ..finite import FiniteColumn, finite_source, finite_source_column, vocabulary_shares
 from ..options import DELTA, delta_note, delta_of, delta_rule, groups_option
 from ..registry import register
+from . import selection
 from .budget import (
     ORDERED_KINDS,
     SELECT_SHARE,
@@ -182,7 +183,9 @@ class MarginalsSynthesizer(Synthesizer):
         groups = in_column_order(names, groups)
         work = workload(names, groups)
         offered = candidates(names, work, cells, max_cells=self.max_cells)
-        truth = dict(zip(offered, table.marginals(offered)))  # exact counts: only scores and noise read them
+        truth = selection.Truth(
+            table
+        )  # exact counts, of each candidate when first offered: only scores and noise read them
         round_budget = self._measure_first(table, names, groups, offered, truth)
         self.support_ = self._support()
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
@@ -190,7 +193,8 @@ class MarginalsSynthesizer(Synthesizer):
         model, step = estimate(
             cells, self.measurements_, self.total_, iterations=final_iterations // 3, support=self.support_
         )
-        model, step = self._rounds(model, step, offered, truth, weights(offered, work), round_budget, round_iterations)
+        offers = selection.Offers(offered, groups, self.noise_.rng)
+        model, step = self._rounds(model, step, offers, truth, weights(offered, work), round_budget, round_iterations)
         self._final_model(table, names, model, step, final_iterations)
 
     def _open_budget(self) -> None:
@@ -258,7 +262,7 @@ class MarginalsSynthesizer(Synthesizer):
         for name in names:
             self._measure((name,), table.marginal((name,)), first_param[name])
         for group in groups:
-            self._measure(group, truth[group] if group in truth else table.marginal(group), noise_param)
+            self._measure(group, truth.of([group])[group], noise_param)
         self.total_ = self._estimate_total()
         if offered and len(names) > 1 and self._dp_count() is None:  # a public row count: the 1-ways'
             self._top_up(table, left, spread)  # small-table share by their own noisy total, as a DP count would
@@ -283,67 +287,65 @@ class MarginalsSynthesizer(Synthesizer):
                 self._measure((name,), table.marginal((name,)), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
         self.total_ = self._estimate_total()
 
-    def _rounds(self, model, step, offered, truth, weights, round_budget, iterations):
-        """AIM's rounds: choose a marginal privately, measure it, refit the model; anneal the round's budget
-        until the last round spends what is left. Returns the model and its descent's step."""
-        cells = self.cells_
-        self.rounds_ = 0
+    def _rounds(self, model, step, offers, truth, weights, round_budget, iterations):
+        """AIM's rounds: choose marginals privately among each round's offer (:func:`~.selection.offer`), one a
+        round (a wide table: :func:`~.selection.batch_size`, each its own choice), measure them, refit the model;
+        anneal the round's budget until the last round spends what is left. Returns the model and its step."""
+        cells, self.rounds_, batch = self.cells_, 0, selection.batch_size(len(self.cells_))
+        offered = offers.next()
         sizes = CandidateSizes(cells, offered)  # hypothetical model sizes, worked out a round ahead
         growth = 4.0 if self.zcdp_ else 2.0
         while offered and self._remaining() > 1e-12 * self.budget_:
-            last = self._remaining() < 2 * round_budget
+            last = self._remaining() < 2 * batch * round_budget
             if last:
-                round_budget = self._remaining()
+                round_budget = self._remaining() / batch
             noise_param, select_param = split_round(round_budget, zcdp=self.zcdp_)
-            used = 1 - self._remaining() / self.budget_
-            limit = max(self.max_model_cells * used, model.tree.size())
-            size = sizes.of(model, [m.group for m in self.measurements_])
+            limit = max(self.max_model_cells * (1 - self._remaining() / self.budget_), model.tree.size())
+            size = sizes.of(model, [m.group for m in self.measurements_], offered)
             allowed = [c for c in offered if size[c] <= limit]
             if not allowed:
                 break
-            if self.zcdp_:  # noise of this round's scale drawn on another thread while the round chooses: as
-                # many values as the median candidate has cells (public), since values of a scale the later
-                # rounds do not use are wasted CPU (the largest candidate's: 2.7 of 4.5 thousand values)
+            if self.zcdp_:  # noise of this round's scale drawn on another thread while the round chooses: as many
+                # values as the median candidate has cells (public): values of a scale later rounds do not use are waste
                 typical = int(np.median([math.prod(cells[a] for a in c) for c in allowed]))
                 self.noise_.reserve_gaussian(noise_param, typical)
             penalty = expected_noise(noise_param, zcdp=self.zcdp_)
             answers = model.project_many(allowed)
-            scores = score(allowed, truth, answers, weights, penalty)
+            scores = score(allowed, truth.of(allowed), answers, weights, penalty)
             sensitivity = max(weights[c] for c in allowed)
-            self.rounds_ += 1
-            label = f"choice of marginal, round {self.rounds_}"
-            chosen = allowed[choose(self.noise_, scores, select_param, sensitivity, zcdp=self.zcdp_)]
-            if self.zcdp_:
-                self.accountant_.spend(
-                    PrivacyEvent.zcdp("exponential mechanism", select_param, label, self.neighbouring)
-                )
-            else:
-                self._spend("exponential mechanism (report noisy max)", select_param, label)
-            before = model.project(chosen)
-            self._report(
-                0.1 + 0.85 * (1 - self._remaining() / self.budget_),
-                f"Round {self.rounds_}: measuring " + " x ".join(chosen),
-            )  # progress: the share of the budget spent so far
-            self._measure(chosen, truth[chosen], noise_param)
-            # warm start: one proportional-fitting step toward the new measurement, pooled with
-            # earlier ones of the same marginal by precision; the descent then refits everything
-            new = self.measurements_[-1]
-            precision = sum(1 / m.sigma**2 for m in self.measurements_ if m.group == chosen)
-            model = absorb(model, new, (1 / new.sigma**2) / precision)
-            sizes.ahead([m.group for m in self.measurements_])  # on the other core, while this one fits
+            chosen, room = [], limit - model.tree.size()
+            while allowed and len(chosen) < batch:
+                self.rounds_ += 1
+                label = f"choice of marginal, round {self.rounds_}"
+                pick = choose(self.noise_, scores, select_param, sensitivity, zcdp=self.zcdp_)
+                self._charge("exponential mechanism", "exponential mechanism (report noisy max)", select_param, label)
+                chosen.append(allowed[pick])
+                room -= size[allowed[pick]] - model.tree.size()
+                allowed, scores = selection.apart(allowed, scores, chosen, size, model.tree.size() + room)
+            before, potentials = [model.project(c) for c in chosen], dict(model.potentials)
+            for c in chosen:
+                progress = 0.1 + 0.85 * (1 - self._remaining() / self.budget_)  # the share of the budget spent
+                self._report(progress, f"Round {self.rounds_}: measuring " + " x ".join(c))
+                self._measure(c, truth[c], noise_param)
+                # warm start: a proportional-fitting step toward it, pooled with earlier ones by precision
+                new = self.measurements_[-1]
+                precision = sum(1 / m.sigma**2 for m in self.measurements_ if m.group == c)
+                potentials[c] = absorb(model, new, (1 / new.sigma**2) / precision)[c]
+            offered = offers.next()  # the next round's, so its sizes start now
+            sizes.ahead([m.group for m in self.measurements_], offered)  # on the other core, while this one fits
             model, step = estimate(
                 cells,
                 self.measurements_,
                 self.total_,
                 iterations=iterations,
-                warm=model,
+                warm=potentials,
                 step=step,
                 support=self.support_,
             )
-            moved = float(np.abs(model.project(chosen) - before).sum())
-            if moved <= penalty * truth[chosen].size:
+            moved = sum(float(np.abs(model.project(c) - b).sum()) for c, b in zip(chosen, before))
+            if moved <= penalty * sum(truth[c].size for c in chosen):
                 round_budget *= growth
-            round_budget = min(round_budget, self._remaining())
+            round_budget = min(round_budget, self._remaining() / batch)
             if last:
                 break
         return model, step
@@ -401,14 +403,17 @@ class MarginalsSynthesizer(Synthesizer):
                 "declare coarser bins or leave the group out"
             )
         noisy, sigma = measure(self.noise_, counts, noise_param, zcdp=self.zcdp_, label=label)
-        if self.zcdp_:
-            self.accountant_.spend(
-                PrivacyEvent.zcdp("discrete Gaussian histogram", 1 / (2 * noise_param**2), label, self.neighbouring)
-            )
-        else:
-            self._spend("discrete Laplace histogram", noise_param, label)
+        cost = 1 / (2 * noise_param**2) if self.zcdp_ else noise_param
+        self._charge("discrete Gaussian histogram", "discrete Laplace histogram", cost, label)
         self.measurements_.append(Measurement(group, noisy.astype(float), sigma))
         self.measured_.append({"marginal": list(group), ("sigma" if self.zcdp_ else "epsilon"): noise_param})
+
+    def _charge(self, zcdp_mechanism: str, pure_mechanism: str, cost: float, label: str) -> None:
+        """Record a spend of ``cost``: rho under zCDP, else epsilon (pure DP)."""
+        if self.zcdp_:
+            self.accountant_.spend(PrivacyEvent.zcdp(zcdp_mechanism, cost, label, self.neighbouring))
+        else:
+            self._spend(pure_mechanism, cost, label)
 
     def _estimate_total(self) -> float:
         """The record count, by inverse-variance weighting (:func:`~.measurements.estimate_total`)."""
