@@ -376,3 +376,16 @@ def test_line_counts_reach_the_publisher_report_never_the_card(tmp_path):
     release = synthesize(path, domain, 1.0, random_state=0)
     assert release.publisher_report["reading"]["broken quoting"] == 1
     assert "broken" not in json.dumps(release.card) and "quoting" not in json.dumps(release.card)
+
+
+def test_lines_holding_a_character_agree_with_arrows_search_on_sliced_and_empty_lines():
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from dpsynth_core.data.tables import _lines_holding
+
+    lines = pa.array(['a,"b"', "", "é,\x00", "", 'x"', "ü\r,", ""], type=pa.large_string())
+    for array in (lines, lines.slice(2, 4), lines.slice(1, 1), lines.slice(0, 0)):
+        for character in ('"', "\x00", "\r", ","):
+            expected = pc.match_substring(array, character).to_numpy(zero_copy_only=False)
+            assert _lines_holding(array, character).tolist() == expected.tolist(), (array, character)
