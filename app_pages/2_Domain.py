@@ -125,20 +125,16 @@ def _status(name: str, spec: dict) -> tuple:
 statuses = {name: _status(name, spec) for name, spec in specs.items()}
 problems = {name: found for name, (found, _) in statuses.items() if found}
 shown = list(columns_in_data)
-if len(columns_in_data) > PAGE_SIZE:  # a wide table is drawn a page at a time
-    c1, c2 = st.columns([1, 2])
-    only_todo = c2.toggle("Show only the columns still to declare", key="domain_only_todo", value=bool(problems))
-    pool = list(problems) if only_todo and problems else list(columns_in_data)
+if len(columns_in_data) > PAGE_SIZE:  # a wide table: found by name or kind, and drawn a page at a time
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
+    words = c1.text_input("Find columns by name", key="domain_find", placeholder="e.g. income")
+    kinds = c2.multiselect("Of the kinds", sorted({s.get("type", "text") for s in specs.values()}), key="domain_kinds")
+    only_todo = c3.toggle("Only the columns still to declare", key="domain_only_todo", value=bool(problems))
+    pool = editing.find_columns(specs, words, kinds, among=problems if only_todo and problems else None)
     pages = max(1, -(-len(pool) // PAGE_SIZE))
-    number = c1.number_input(
-        f"Page (of {pages:,}, {PAGE_SIZE} columns each)",
-        min_value=1,
-        max_value=pages,
-        value=1,
-        step=1,
-        key="domain_page",
-    )
-    shown = pool[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
+    number = c4.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key="domain_page")
+    st.caption(f"{len(pool):,} of {len(columns_in_data):,} columns match, {PAGE_SIZE} a page.")
+    shown = pool[(min(int(number), pages) - 1) * PAGE_SIZE : min(int(number), pages) * PAGE_SIZE]
 index_of = {name: i for i, name in enumerate(columns_in_data)}
 
 for name in shown:

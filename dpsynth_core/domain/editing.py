@@ -70,6 +70,25 @@ def column_status(name: str, spec) -> tuple[list[str], ColumnDomain | None]:
     return column.problems(), column
 
 
+def find_columns(specs: dict, words: str = "", kinds=(), among=None) -> list[str]:
+    """The columns of ``specs`` (name -> declaration, in table order) whose name holds every word of ``words``
+    (any case), declared as one of ``kinds`` (its ``type``; empty: any), among ``among`` (None: all).
+
+    >>> specs = {"age": {"type": "integer"}, "age_group": {"type": "categorical"}, "zip": {"type": "text"}}
+    >>> find_columns(specs, "AGE"), find_columns(specs, kinds=["text", "integer"]), find_columns(specs, "age gr")
+    (['age', 'age_group'], ['age', 'zip'], ['age_group'])
+    """
+    terms = words.lower().split()
+    wanted = set(kinds)
+    return [
+        name
+        for name, spec in specs.items()
+        if all(t in name.lower() for t in terms)
+        and (not wanted or spec.get("type", UNDECLARED["type"]) in wanted)
+        and (among is None or name in among)
+    ]
+
+
 def readiness(problems: dict, columns) -> str:
     """One line on how many columns are ready and which are still to do (the first 20 named)."""
     ready = len(columns) - len(problems)

@@ -900,3 +900,19 @@ def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_car
     card = at.session_state[state.RELEASES]
     notes = " ".join(" ".join(e["card"]["notes"]) for e in card.values())
     assert "rows before bounding" in notes and "were dropped" in notes
+
+
+def test_a_wide_table_is_found_by_name_and_kind_on_the_domain_page():
+    names = [f"q{i:03d}_{'income' if i % 10 == 0 else 'answer'}" for i in range(300)]
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.file_uploader(key="data_upload").upload(
+        "survey.csv", f"{','.join(names)}\n{','.join(['1'] * 300)}\n".encode(), "text/csv"
+    ).run()
+    at = _visit(at, "app_pages/2_Domain.py")
+    at.text_input(key="domain_find").set_value("INCOME").run()
+    assert any("30 of 300 columns match" in c.value for c in at.caption)
+    labels = [e.label for e in at.expander if "**q" in e.label]
+    assert len(labels) == 30 and all("_income**" in label for label in labels)
+    at.multiselect(key="domain_kinds").set_value(["categorical"]).run()  # none declared so yet: all free text
+    assert not at.exception and any("0 of 300 columns match" in c.value for c in at.caption)
