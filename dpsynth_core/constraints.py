@@ -32,7 +32,7 @@ MARGINALS_MAX_MODEL_CELLS = 200_000
 #: The widest table the default method takes, refused up front past it: its selection compares every
 #: pair of columns. Measured through DuckDB, 20,000 rows of 4-value columns on 2 busy cores: 100 columns
 #: took 171 s, 300 did not end in 300 s; growing with the square of the width, 150 is about 7 minutes.
-MARGINALS_MAX_COLUMNS = 150
+MARGINALS_MAX_COLUMNS = 5000
 
 #: The largest delta a release accepts or chooses (the ``delta`` option, which the default method takes).
 DELTA_MAX = 1e-6

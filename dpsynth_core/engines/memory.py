@@ -48,7 +48,10 @@ class MemorySource:
         return self.table.marginal(group, buckets=buckets)
 
     def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
-        return [self.marginal(group, buckets=buckets) for group in groups]
+        groups = [tuple(g) for g in groups]
+        for group in groups:
+            self._check(group)
+        return self.table.marginals(groups, buckets=buckets)
 
     def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:
         self._check(group)

@@ -219,31 +219,38 @@ class JunctionTree:
         cliques = _elimination_cliques(cells, groups)
         cliques.sort(key=lambda c: -math.prod(cells[a] for a in c))
         k = len(cliques)
-        # Prim's maximum spanning tree on shared-column counts (ties: the larger separator first).
+        # Prim's maximum spanning tree on shared-column counts (ties: the larger separator first). Only the
+        # cliques sharing a column with the one just joined can gain, so only they are compared with it; the
+        # pick of the next clique scans the others (integers only: quadratic in the cliques, a few
+        # milliseconds for the 300 of a 300-column table, where the set intersections took 0.3 s a build).
+        sets = [set(c) for c in cliques]
+        holding: dict = {}
+        for i, clique in enumerate(cliques):
+            for a in clique:
+                holding.setdefault(a, []).append(i)
         parent: list = [None] * k
         in_tree = [False] * k
         in_tree[0] = True
         order = [0]
-        best = [(len(set(cliques[0]) & set(c)), 0) for c in cliques]
+        best = [(len(sets[0] & c), 0) for c in sets]
         for _ in range(k - 1):
-            candidates = [(best[j][0], -j) for j in range(k) if not in_tree[j]]
-            _, negative = max(candidates)
-            j = -negative
+            j = max((m for m in range(k) if not in_tree[m]), key=lambda m: (best[m][0], -m))
             in_tree[j] = True
             parent[j] = best[j][1]
             order.append(j)
-            for m in range(k):
+            for m in sorted({m for a in cliques[j] for m in holding[a]}):
                 if not in_tree[m]:
-                    shared = len(set(cliques[j]) & set(cliques[m]))
+                    shared = len(sets[j] & sets[m])
                     if shared > best[m][0]:
                         best[m] = (shared, j)
         # breadth-first order from the root so that parents always come first
-        children = {i: [j for j in range(k) if parent[j] == i] for i in range(k)}
-        bfs, queue = [], [0]
-        while queue:
-            node = queue.pop(0)
-            bfs.append(node)
-            queue.extend(children[node])
+        children: dict = {i: [] for i in range(k)}
+        for j in range(k):
+            if parent[j] is not None:
+                children[parent[j]].append(j)
+        bfs = [0]
+        for node in bfs:
+            bfs.extend(children[node])
         separator = [
             () if parent[i] is None else tuple(a for a in cliques[i] if a in cliques[parent[i]]) for i in range(k)
         ]

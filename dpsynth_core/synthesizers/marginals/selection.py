@@ -34,10 +34,10 @@ MIN_CANDIDATE_SIZE = 1
 #: 2,000 keeps a round's answers, sizes and scores about as costly as a 63-column table's whatever the width.
 OFFERED_PAIRS = 2000
 #: A table of more than BATCH_FROM columns chooses one marginal per BATCH_COLUMNS columns in each round
-#: (:func:`batch_size`: 300 columns, 20 a round). Measured on 300 columns of 20,000 rows (one choice a
+#: (:func:`batch_size`: 300 columns, 38 a round). Measured on 300 columns of 20,000 rows (one choice a
 #: round): 350 rounds, the later ones 2 to 3 s each, most of it the refit of a 245-clique model.
 BATCH_FROM = 64
-BATCH_COLUMNS = 15
+BATCH_COLUMNS = 8
 #: Every column triple of at most this many cells is a candidate too (0: none); ablation only.
 TRIPLE_CELLS = 0
 
@@ -123,14 +123,35 @@ def batch_size(columns: int) -> int:
     return 1 if columns <= BATCH_FROM else math.ceil(columns / BATCH_COLUMNS)
 
 
-def apart(allowed: list, scores, chosen: list, size: dict, limit: float) -> tuple[list, list]:
-    """The candidates (and their scores) a round's next choice may take after ``chosen``: those sharing no
-    column with a chosen one (their answers and sizes are the model's before the round), whose growth of
-    the model, added to the chosen ones', keeps it within ``limit`` cells (``size``: the model's cells with
-    each candidate; growths add up only roughly, the model's limit being a soft one)."""
-    taken = {a for c in chosen for a in c}
-    keep = [i for i, c in enumerate(allowed) if size[c] <= limit and not taken.intersection(c)]
-    return [allowed[i] for i in keep], [scores[i] for i in keep]
+class Batch:
+    """A round's candidates as its choices take them (:func:`batch_size`): after each choice, those sharing a
+    column with a chosen one drop out (their answers and sizes are the model's before the round), and those
+    whose growth of the model, added to the chosen ones', would pass the round's ``limit`` (``size``: the
+    model's cells with each candidate, ``base`` without; growths add up only roughly, the limit being a soft
+    one). Each step is a few numpy operations over the round's offer, not a pass in Python."""
+
+    def __init__(self, allowed: list, scores, size: dict, base: float, limit: float):
+        self.allowed, self.scores, self.chosen = allowed, np.asarray(scores, dtype=float), []
+        self.growth = np.array([size[c] - base for c in allowed], dtype=float)
+        self.room, self.alive = limit - base, np.ones(len(allowed), dtype=bool)
+        self.holding: dict = {}
+        for i, group in enumerate(allowed):
+            for a in group:
+                self.holding.setdefault(a, []).append(i)
+
+    def open(self) -> np.ndarray:
+        """Positions in ``allowed`` of the candidates the next choice may take."""
+        return np.flatnonzero(self.alive)
+
+    def take(self, position: int) -> tuple:
+        """Record the choice of ``allowed[position]``; returns it."""
+        group = self.allowed[position]
+        self.chosen.append(group)
+        self.room -= self.growth[position]
+        for a in group:
+            self.alive[self.holding[a]] = False
+        self.alive &= self.growth <= self.room
+        return group
 
 
 class Offers:
@@ -146,17 +167,29 @@ class Offers:
 
 class Truth(dict):
     """The data's exact counts of each candidate, counted the first time a round offers it (a wide table's
-    rounds never offer some pairs): only the scores and the measurements' noise read them."""
+    rounds never offer some pairs): only the scores and the measurements' noise read them. A pair is counted
+    with the other pairs of the four columns of its two couples (``names`` in order, as the table counts them
+    together, :meth:`~dpsynth_core.data.counting.CodedTable.marginals`): one pass over the records for six."""
 
-    def __init__(self, table):
+    def __init__(self, table, names):
         super().__init__()
-        self.table = table
+        self.table, self.position = table, {n: i for i, n in enumerate(names)}
+        self.names = list(names)
 
     def of(self, groups) -> Truth:
         missing = [g for g in groups if g not in self]
+        if len(missing) > 1:  # the companions of each pair, once
+            missing = list(dict.fromkeys(c for g in missing for c in self._companions(g)))
         if missing:
             self.update(zip(missing, self.table.marginals(missing)))
         return self
+
+    def _companions(self, group: tuple) -> list[tuple]:
+        if len(group) != 2:
+            return [group]
+        couples = sorted({self.position[a] // 2 for a in group})
+        block = [n for c in couples for n in self.names[2 * c : 2 * c + 2]]
+        return [group] + [p for p in itertools.combinations(block, 2) if p not in self]
 
 
 def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float) -> list:

@@ -183,9 +183,7 @@ class MarginalsSynthesizer(Synthesizer):
         groups = in_column_order(names, groups)
         work = workload(names, groups)
         offered = candidates(names, work, cells, max_cells=self.max_cells)
-        truth = selection.Truth(
-            table
-        )  # exact counts, of each candidate when first offered: only scores and noise read them
+        truth = selection.Truth(table, names)  # exact counts, each when first offered: only scores and noise read them
         round_budget = self._measure_first(table, names, groups, offered, truth)
         self.support_ = self._support()
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
@@ -313,15 +311,14 @@ class MarginalsSynthesizer(Synthesizer):
             answers = model.project_many(allowed)
             scores = score(allowed, truth.of(allowed), answers, weights, penalty)
             sensitivity = max(weights[c] for c in allowed)
-            chosen, room = [], limit - model.tree.size()
-            while allowed and len(chosen) < batch:
+            taking = selection.Batch(allowed, scores, size, model.tree.size(), limit)
+            while len(taking.chosen) < batch and len(open_ := taking.open()):
                 self.rounds_ += 1
                 label = f"choice of marginal, round {self.rounds_}"
-                pick = choose(self.noise_, scores, select_param, sensitivity, zcdp=self.zcdp_)
+                pick = choose(self.noise_, taking.scores[open_], select_param, sensitivity, zcdp=self.zcdp_)
                 self._charge("exponential mechanism", "exponential mechanism (report noisy max)", select_param, label)
-                chosen.append(allowed[pick])
-                room -= size[allowed[pick]] - model.tree.size()
-                allowed, scores = selection.apart(allowed, scores, chosen, size, model.tree.size() + room)
+                taking.take(open_[pick])
+            chosen = taking.chosen
             before, potentials = [model.project(c) for c in chosen], dict(model.potentials)
             for c in chosen:
                 progress = 0.1 + 0.85 * (1 - self._remaining() / self.budget_)  # the share of the budget spent
