@@ -145,10 +145,14 @@ class Threshold:
         return int(rows) if fits[-1] == len(counts) - 1 else int(counts[fits[-1]])
 
     def smallest_count_kept(self, probability: float = 0.5) -> int:
-        """Smallest true count kept with at least ``probability``."""
-        count = max(0, self.cut)
+        """Smallest true count kept with at least ``probability`` (the probability grows with the count: the
+        counts above the cut are tried in blocks of doubling length, each block in one vectorised call, as a
+        small epsilon puts the answer thousands of counts above the cut)."""
+        count, width = max(0, self.cut), 64
         while self.keep_probability(count) < probability:
-            count += 1
+            block = np.arange(count + 1, count + 1 + width)
+            kept = np.flatnonzero(np.asarray(self.keep_probability(block)) >= probability)
+            count, width = (int(block[kept[0]]) if len(kept) else count + width), 2 * width
         while count > 0 and self.keep_probability(count - 1) >= probability:
             count -= 1
         return count

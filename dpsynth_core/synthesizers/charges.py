@@ -40,10 +40,10 @@ def split_by_label(events, epsilon: float) -> dict[str, float]:
     share of rho times ``epsilon`` (the parts then add up to ``epsilon``, as on the card)."""
     events = list(events)
     ledger = Accountant(events)
-    rho = ledger.rho()
+    rho, zcdp = ledger.rho(), ledger.has_zcdp  # once: each is a pass over the events
     split: dict[str, float] = {}
     for event in events:
-        cost = event.rho_cost / rho * epsilon if ledger.has_zcdp and rho > 0 else event.epsilon
+        cost = event.rho_cost / rho * epsilon if zcdp and rho > 0 else event.epsilon
         split[event.label] = split.get(event.label, 0.0) + cost
     return split
 

@@ -181,7 +181,7 @@ def row_charge(domain, epsilon: float, common: list, *, delta: float, neighbouri
         events.append(event("CatHist", text_epsilon, f"vocabulary {name} (CatHist)"))
     left = remaining()  # the rounds: their split is adaptive (a small table's 1-ways take more, by a DP count
     # or, with a public row count, by the first 1-ways' noisy total)
-    ordered = sum(domain.kept[n].kind in ORDERED_KINDS for n in names)
+    ordered = sum(c.kind in ORDERED_KINDS for c in domain.kept.values())  # one pass: ``kept`` is made on each call
     one_way = left if len(names) == 1 else left * one_way_share(len(names), None, ordered=ordered)
     rest = left - one_way
     parts = [
