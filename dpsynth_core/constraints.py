@@ -29,10 +29,10 @@ ROW_COUNT_SHARE = 0.05
 MARGINALS_ROW_COUNT_SHARE = 0.01
 MARGINALS_MAX_MARGINAL_CELLS = 100_000
 MARGINALS_MAX_MODEL_CELLS = 200_000
-#: The widest table the default method takes, refused up front past it: its selection compares every
-#: pair of columns. Measured through DuckDB, 20,000 rows of 4-value columns on 2 busy cores: 100 columns
-#: took 171 s, 300 did not end in 300 s; growing with the square of the width, 150 is about 7 minutes.
-MARGINALS_MAX_COLUMNS = 5000
+#: The widest table the default method takes, refused up front past it: its rounds, model and counts grow
+#: faster than the width. Measured with ``benchmarks.large.wide`` on 2 busy cores (load 3 to 7): 300 columns
+#: of 100,000 rows in 151 s, 1,500 columns of 20,000 rows in 223 s (2.6 GB); wider was not measured.
+MARGINALS_MAX_COLUMNS = 1500
 
 #: The largest delta a release accepts or chooses (the ``delta`` option, which the default method takes).
 DELTA_MAX = 1e-6
