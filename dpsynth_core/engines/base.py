@@ -42,6 +42,9 @@ from ..privacy.prefixes import fallback_codes
 
 #: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
 BLOCK_CELLS = 1 << 18
+#: More requested groups than this are each a block of their own (:func:`plan_blocks`' greedy packing takes
+#: time quadratic in the groups: minutes for the 2,000 pairs a round of a wide table's selection offers).
+GREEDY_GROUPS = 256
 #: A block joins at most this many columns (wider GROUP BYs cost more per row than they save).
 BLOCK_COLUMNS = 3
 
@@ -240,6 +243,8 @@ def plan_blocks(groups: list, cells: dict, limit: int = BLOCK_CELLS, width: int 
     Uses public cell counts only.
     """
     pending = list(dict.fromkeys(tuple(sorted(g)) for g in groups if len(g) > 1))
+    if len(pending) > GREEDY_GROUPS:  # each choice compares every pending group with every other: a wide
+        return pending  # table's thousands of pairs are counted as they are, planned in one pass
     blocks = []
 
     def size(columns):

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ...engines.memory import MemorySource
 from ...errors import ParameterError
 from ...privacy.noise import exponential_mechanism_zcdp, report_noisy_max
 
@@ -167,18 +168,20 @@ class Offers:
 
 class Truth(dict):
     """The data's exact counts of each candidate, counted the first time a round offers it (a wide table's
-    rounds never offer some pairs): only the scores and the measurements' noise read them. A pair is counted
-    with the other pairs of the four columns of its two couples (``names`` in order, as the table counts them
-    together, :meth:`~dpsynth_core.data.counting.CodedTable.marginals`): one pass over the records for six."""
+    rounds never offer some pairs): only the scores and the measurements' noise read them. In memory, a pair
+    is counted with the other pairs of the four columns of its two couples (``names`` in order, as the table
+    counts them together, :meth:`~dpsynth_core.data.counting.CodedTable.marginals`): one pass for six."""
 
     def __init__(self, table, names):
         super().__init__()
         self.table, self.position = table, {n: i for i, n in enumerate(names)}
         self.names = list(names)
+        # the companions only where they come free: an engine (DuckDB, Spark) counts what is asked
+        self.companions = isinstance(table, MemorySource)
 
     def of(self, groups) -> Truth:
         missing = [g for g in groups if g not in self]
-        if len(missing) > 1:  # the companions of each pair, once
+        if len(missing) > 1 and self.companions:  # the companions of each pair, once
             missing = list(dict.fromkeys(c for g in missing for c in self._companions(g)))
         if missing:
             self.update(zip(missing, self.table.marginals(missing)))

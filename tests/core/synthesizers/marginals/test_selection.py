@@ -108,7 +108,10 @@ def test_pairs_counted_in_blocks_equal_pairs_counted_alone():
     pairs = [("c0", "c3"), ("c1", "c2"), ("c4", "c6"), ("c0", "c1"), ("c5", "c6")]
     for pair, counts in zip(pairs, table.marginals(pairs)):
         np.testing.assert_array_equal(counts, table.marginal(pair))
-    truth = Truth(table, list(cells)).of(pairs)
+    truth = Truth(table, list(cells))
+    assert not truth.companions  # not a MemorySource: asked as it is
+    truth.companions = True  # as over the in-memory source, whose table this is
+    truth.of(pairs)
     assert ("c0", "c2") in truth and ("c1", "c3") in truth  # the companions of ("c0", "c3"), counted with it
     for pair, counts in truth.items():
         np.testing.assert_array_equal(counts, table.marginal(pair))
