@@ -1,4 +1,4 @@
-"""The publisher's own files, written at test time by the libraries' own writers (openpyxl, pyreadstat).
+"""The publisher's own files, written at test time by the libraries' own writers (openpyxl, xlwt, pyreadstat).
 
 Each function takes a table of public records (the corpus's, or one of ``tests/datasets``) and returns
 the bytes of the same records as a spreadsheet or a statistical package's file; the hostile ones
@@ -37,6 +37,22 @@ def xlsx_bytes(frame: pd.DataFrame, sheet: str = "data", **others: pd.DataFrame)
         frame.to_excel(book, sheet_name=sheet, index=False)
         for name, other in others.items():
             other.to_excel(book, sheet_name=name, index=False)
+    return sink.getvalue()
+
+
+def xls_bytes(frame: pd.DataFrame, sheet: str = "data") -> bytes:
+    """The table as a legacy Excel workbook (.xls, BIFF8, by xlwt): numbers as number cells, the rest as text."""
+    import xlwt
+
+    book = xlwt.Workbook()
+    page = book.add_sheet(sheet)
+    for j, name in enumerate(frame.columns):
+        page.write(0, j, str(name))
+        for i, value in enumerate(frame[name].tolist(), start=1):
+            if not (isinstance(value, float) and value != value):  # NaN: an empty cell
+                page.write(i, j, value.item() if hasattr(value, "item") else value)
+    sink = io.BytesIO()
+    book.save(sink)
     return sink.getvalue()
 
 

@@ -1,7 +1,7 @@
 """The one door for table files (dpsynth_core.data.formats) and its readers (workbooks, packages, typed_cells):
 the same public records as CSV, Excel, SPSS, Stata or SAS are the same table and the same ledger; a
 spreadsheet's sheet, header row and header cells; hostile files refused in one line. Every file is written
-at test time by the libraries' own writers (openpyxl, pyreadstat) from the repository's public tables."""
+at test time by the libraries' own writers (openpyxl, xlwt, pyreadstat) from the repository's public tables."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ from dpsynth_core.domain.templates import template_from_codebook
 from dpsynth_core.errors import DataError, ParameterError
 from dpsynth_core.workspace import Workspace
 from tests.conftest import ROOT, complete_domain, shared_path
-from tests.publisher_files import formula_without_value, ods_bytes, package_bytes, typed, xlsx_bytes
+from tests.publisher_files import formula_without_value, ods_bytes, package_bytes, typed, xls_bytes, xlsx_bytes
 
-FORMATS = (".xlsx", ".ods", ".sav", ".zsav", ".dta", ".xpt")
+FORMATS = (".xlsx", ".xls", ".ods", ".sav", ".zsav", ".dta", ".xpt")
 
 
 def _write(folder, table: pd.DataFrame, suffix: str, name: str = "records"):
     path = folder / f"{name}{suffix}"
-    writers = {".xlsx": xlsx_bytes, ".ods": ods_bytes}
+    writers = {".xlsx": xlsx_bytes, ".xls": xls_bytes, ".ods": ods_bytes}
     path.write_bytes(writers[suffix](table) if suffix in writers else package_bytes(table, suffix))
     return path
 
