@@ -331,22 +331,29 @@ def records_fingerprint(data, secret: bytes, *, encoding: str | None = None, del
 
 
 def records_identity(
-    data, secret: bytes, *, encoding: str | None = None, delimiter: str | None = None
+    data,
+    secret: bytes,
+    *,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    sheet: str | None = None,
+    header_row: int | None = None,
 ) -> RecordsIdentity:
     """The keyed fingerprints of a table's records and of its columns (see the module docstring), read
     once in bounded memory.
 
     ``data``: a DataFrame, a CSV/TSV file (read by the in-memory path's own rule, chunk by
     chunk, with ``encoding`` and ``delimiter`` as for :func:`~dpsynth_core.data.tables.read_table`),
-    a spreadsheet's first sheet or a statistical package's file (:func:`~.formats.read_data`), a
-    Parquet file, or a folder or glob of Parquet parts. ``secret``: the workspace's key.
+    a spreadsheet's sheet (``sheet``, the first by default, its header at ``header_row``) or a
+    statistical package's file (:func:`~.formats.read_data`), a Parquet file, or a folder or glob of
+    Parquet parts. ``secret``: the workspace's key.
     """
     sums = RecordSums(secret)
     if isinstance(data, pd.DataFrame):
         sums.add(data)
         return sums.identity()
     if reads_whole(data):  # a spreadsheet or a package's file: read as the release reads it (data/formats.py)
-        sums.add(read_data(data)[0])
+        sums.add(read_data(data, sheet=sheet, header_row=header_row)[0])
         return sums.identity()
     files = check_source(data)
     if files is None:

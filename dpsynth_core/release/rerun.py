@@ -17,12 +17,16 @@ from pathlib import Path
 from .. import __version__
 
 #: The settings that decide a release (besides the declaration), in the order the script shows them.
-_KEYS = ("method", "epsilon", "rho", "rows", "options", "encoding", "delimiter", "engine", "person")
+_KEYS = (
+    *("method", "epsilon", "rho", "rows", "options"),
+    *("encoding", "delimiter", "sheet", "header_row", "engine", "person"),
+)
 
 
 def rerun_settings(release) -> dict:
     """The public settings of a release, enough to rerun it: method, epsilon, rho, rows (None: a noisy
-    count), the method's options, how the file is read, the engine and the person unit (None: a row).
+    count), the method's options, how the file is read (a CSV's encoding and delimiter, a spreadsheet's
+    sheet and header row), the engine and the person unit (None: a row).
 
     ``release``: a :class:`~dpsynth_core.release.Release`, a stored release
     (:class:`~dpsynth_core.workspace.StoredRelease`) or the app's entry for one (a dict with
@@ -45,6 +49,8 @@ def rerun_settings(release) -> dict:
         "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in options.items()},
         "encoding": settings.get("encoding"),
         "delimiter": settings.get("delimiter"),
+        "sheet": settings.get("sheet"),
+        "header_row": settings.get("header_row"),
         "engine": settings.get("engine") or "auto",
         "person": person,
     }
@@ -135,11 +141,10 @@ def main():
         declaration["person"] = SETTINGS["person"]
     workspace = Workspace(args.workspace)  # the ledger of these records, whatever the file's form
     ledger = workspace.ledger
-    key = ledger.dataset_key(ledger.records_key(args.data, encoding=SETTINGS["encoding"],
-                                                delimiter=SETTINGS["delimiter"]))
+    reading = {{k: SETTINGS.get(k) for k in ("encoding", "delimiter", "sheet", "header_row")}}  # as the release read it
+    key = ledger.dataset_key(ledger.records_key(args.data, **reading))
     settings = prepare(args.data, declaration, SETTINGS["epsilon"], method=SETTINGS["method"], rho=SETTINGS["rho"],
-                       rows=SETTINGS["rows"], encoding=SETTINGS["encoding"], delimiter=SETTINGS["delimiter"],
-                       engine=SETTINGS["engine"],
+                       rows=SETTINGS["rows"], engine=SETTINGS["engine"], **reading,
                        random_state=None,  # a fresh seed from the operating system, never published
                        **SETTINGS["options"])  # every setting checked and the draw priced, before the data is read
     made = draw(settings, args.data, workspace, key, name=Path(args.data).name, source="rerun",

@@ -278,11 +278,12 @@ class Ledger:
 
     # --- which ledger a table belongs to ------------------------------------------------------------
 
-    def records_key(self, data, *, encoding: str | None = None, delimiter: str | None = None) -> str | None:
+    def records_key(self, data, *, encoding=None, delimiter=None, sheet=None, header_row=None) -> str | None:
         """The keyed fingerprint of a table's records (:func:`~dpsynth_core.data.fingerprint.records_identity`)
         under this workspace's key: the same records, in any file form, give the same key. The
         fingerprints of its columns, computed in the same pass, are kept for :meth:`dataset_key`.
-        ``data``: a DataFrame, a path, or a counting source that computes them in its own pass over
+        ``data``: a DataFrame, a path (a CSV's ``encoding`` and ``delimiter``, a spreadsheet's ``sheet``
+        and ``header_row`` as the release reads them), or a counting source that computes them in its own pass over
         the file (``records_identity(secret)``, DuckDB's). None for a workspace opened read-only that
         has no key yet (it knows no records)."""
         own_pass = getattr(data, "records_identity", None)
@@ -297,7 +298,9 @@ class Ledger:
         if own_pass is not None:
             identity = own_pass(key)
         else:
-            identity = records_identity(data, key, encoding=encoding, delimiter=delimiter)
+            identity = records_identity(
+                data, key, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row
+            )
         self._seen[identity.fingerprint] = identity
         if not self.database.read_only:
             with self.database.transaction() as conn:

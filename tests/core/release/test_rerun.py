@@ -140,3 +140,23 @@ def test_the_script_run_without_the_library_says_so_in_one_line(tmp_path):
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert done.stderr.startswith("error: this script needs the dpsynth library")
+
+
+def test_the_script_reads_the_sheet_the_release_read_and_keys_its_records(tmp_path):
+    """A workbook whose second sheet holds the records: the rerun reads that sheet (not the first) and
+    records its draw in the ledger of those records, as the release read them."""
+    from tests.publisher_files import typed, xlsx_bytes
+
+    ce = pd.read_csv(ROOT / "assets/examples/ce.csv", dtype=str).head(400)
+    book = tmp_path / "survey.xlsx"
+    book.write_bytes(xlsx_bytes(pd.DataFrame({"note": ["read me first"]}), sheet="notes", data=typed(ce)))
+    declaration = ROOT / "assets/examples/ce.policy.json"
+    release = synthesize(book, declaration, 0.5, method="cathist", random_state=5, sheet="data")
+    assert rerun_settings(release)["sheet"] == "data"
+    script = write_rerun_files(release, tmp_path, stem="survey", data=str(book))[0]
+    done = _run_script(script, book, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert list(pd.read_csv(tmp_path / "again.csv").columns) == list(release.data.columns)
+    ledger = Workspace(tmp_path / "ws").ledger
+    assert ledger.records_key(book, sheet="data") != ledger.records_key(book)  # the first sheet is other records
+    assert ledger.spending(ledger.dataset_key(ledger.records_key(book, sheet="data"))).draws == 1
