@@ -14,6 +14,7 @@ How it counts, and why the counts equal the in-memory path's: see :mod:`.base`.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,11 @@ SAMPLE_ROWS = 100_000
 #: the same functions the executors run (no Python workers to start, no more Spark jobs).
 DRIVER_ROWS = 1_000_000
 _WEIGHT = "__dpsynth_w"
+#: Spark's settings while it folds the records (restored after, the session may be the caller's):
+#: without the two-level "fast" hash map, whose probes miss on wide keys (15 columns, 6 of them
+#: text) and then fall back to the ordinary map, the fold of 10 million rows took 20-45% less time
+#: in the same session (benchmarks/large/counting.py; docs/benchmarks/large-tables.md).
+FOLD_SETTINGS = {"spark.sql.codegen.aggregate.map.twolevel.enabled": "false"}
 
 
 def local_session(app: str = "dpsynth", cores: str = "*", java_options: str = ""):
@@ -77,7 +83,7 @@ class SparkSource(EngineSource):
 
         files = checked_files(data)  # checked before a session starts
         self.spark = spark or SparkSession.getActiveSession() or local_session()
-        self._folded, self._here = False, None
+        self._folded, self._here, self._first_file = False, None, None
         try:
             if isinstance(data, DataFrame):
                 self.src = data
@@ -95,11 +101,13 @@ class SparkSource(EngineSource):
 
     def _read(self, path: str, files, encoding, delimiter):
         if files is not None:  # a local folder or glob: exactly the files data/parts.py checked (as DuckDB reads)
+            self._first_file = files[0]
             return self.spark.read.parquet(*[str(f) for f in files])
         if names_parquet(path):
             return self.spark.read.parquet(path)
         if not is_remote(path):  # read_table's own per-record rule, chunk by chunk (see data/csvfile.py)
             self._csv = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
+            self._first_file = self._csv.path
             return self.spark.read.parquet(str(self._csv.path))
         from pyspark.sql import functions as F
 
@@ -161,18 +169,35 @@ class SparkSource(EngineSource):
         if not AGGREGATE_BELOW:
             return
         columns = [_column(n) for n in names]
-        sample = self._collect(self.src.select(columns).limit(SAMPLE_ROWS), names)
+        sample = self._sample(names)
         if not sample.num_rows or sample.group_by(sample.column_names).aggregate([]).num_rows * AGGREGATE_BELOW > (
             sample.num_rows
         ):
             return
         self.src = self.src.groupBy(columns).agg(F.count(F.lit(1)).alias(_WEIGHT)).persist()
         self._folded = True
-        here = self._collect(self.src.limit(DRIVER_ROWS + 1), names)
+        with _settings(self.spark, FOLD_SETTINGS):  # the fold runs (and is kept) here
+            here = self._collect(self.src.limit(DRIVER_ROWS + 1), names)
         if here.num_rows <= DRIVER_ROWS:
             kinds = {n: _arrow_type(self.src.schema[n].dataType) for n in names}
             self._here = pa.table({n: here.column(n).cast(kinds[n]) for n in names} | {_WEIGHT: here.column(_WEIGHT)})
             self.src.unpersist()
+
+    def _sample(self, names: list) -> pa.Table:
+        """The first ``SAMPLE_ROWS`` records of the columns: read by pyarrow on the driver from a local
+        Parquet file (no Spark job: the first job of a fresh session, measured 6-9 s of a 40 s open
+        under load), else by Spark. Only the speed depends on it (see ``AGGREGATE_BELOW``)."""
+        if self._first_file is not None:
+            import pyarrow.parquet as pq
+
+            batches, rows = [], 0
+            with pq.ParquetFile(self._first_file) as file:
+                for batch in file.iter_batches(batch_size=SAMPLE_ROWS, columns=names):
+                    batches.append(batch)
+                    rows += batch.num_rows
+                    if rows >= SAMPLE_ROWS:
+                        return pa.Table.from_batches(batches).slice(0, SAMPLE_ROWS)
+        return self._collect(self.src.select([_column(n) for n in names]).limit(SAMPLE_ROWS), names)
 
     def _partials(self, names: list, count, schema, keys: list) -> pa.Table:
         """Run ``count`` (Arrow batches of the slotted columns -> partial counts ``n``) over every
@@ -327,6 +352,23 @@ class SparkSource(EngineSource):
             self.src.unpersist()
         if self._csv is not None:
             self._csv.cleanup()
+
+
+@contextmanager
+def _settings(spark, settings: dict):
+    """The session's SQL settings changed for the block, then put back as they were."""
+    conf = spark.conf
+    before = {key: conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                conf.unset(key)
+            else:
+                conf.set(key, value)
 
 
 def _from_spark(exc) -> bool:

@@ -176,3 +176,22 @@ def test_the_cli_draws_a_spark_release_into_a_new_folder(spark, tmp_path, capsys
     err = capsys.readouterr().err
     assert "spark.parquet" in err and len(err.strip().splitlines()) == 1  # an old release is never replaced
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_the_sample_of_a_local_parquet_file_is_its_first_records_read_without_a_spark_job(spark, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from dpsynth_core.engines import spark_source
+
+    data = tmp_path / "adult.parquet"
+    pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False).to_parquet(data, row_group_size=300)
+    source = open_source(data, complete_domain("adult"), engine="spark", spark=spark)
+    names = ["age", "workclass", "native-country"]
+    monkeypatch.setattr(spark_source, "SAMPLE_ROWS", 1000)  # four row groups, the last one cut
+    first = pq.read_table(data, columns=names).slice(0, 1000)
+    jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup())
+    assert source._sample(names).equals(first)
+    assert len(spark.sparkContext.statusTracker().getJobIdsForGroup()) == jobs
+    monkeypatch.setattr(spark_source, "SAMPLE_ROWS", 40_000)  # more than the file holds: Spark's sample
+    assert source._sample(names).num_rows == 32_561
+    source.close()
