@@ -282,10 +282,9 @@ class Ledger:
         """The keyed fingerprint of a table's records (:func:`~dpsynth_core.data.fingerprint.records_identity`)
         under this workspace's key: the same records, in any file form, give the same key. The
         fingerprints of its columns, computed in the same pass, are kept for :meth:`dataset_key`.
-        ``data``: a DataFrame, a path (a CSV's ``encoding`` and ``delimiter``, a spreadsheet's ``sheet``
-        and ``header_row`` as the release reads them), or a counting source that computes them in its own pass over
-        the file (``records_identity(secret)``, DuckDB's). None for a workspace opened read-only that
-        has no key yet (it knows no records)."""
+        ``data``: a DataFrame, a path (read as the release reads it: a CSV's ``encoding`` and ``delimiter``,
+        a spreadsheet's ``sheet`` and ``header_row``), or a counting source that computes them in its own
+        pass (``records_identity(secret)``, DuckDB's). None for a read-only workspace with no key yet."""
         own_pass = getattr(data, "records_identity", None)
         if not isinstance(data, pd.DataFrame) and own_pass is None:
             check_source(data)
@@ -295,12 +294,8 @@ class Ledger:
             key = secret(conn)
         if key is None:
             return None
-        if own_pass is not None:
-            identity = own_pass(key)
-        else:
-            identity = records_identity(
-                data, key, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row
-            )
+        reading = {"encoding": encoding, "delimiter": delimiter, "sheet": sheet, "header_row": header_row}
+        identity = own_pass(key) if own_pass is not None else records_identity(data, key, **reading)
         self._seen[identity.fingerprint] = identity
         if not self.database.read_only:
             with self.database.transaction() as conn:
