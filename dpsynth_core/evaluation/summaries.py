@@ -71,21 +71,17 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     """For the publisher only (it reads the real data): each free-text column whose commonest synthetic value
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing,
     and whether that value is in any real record (made up when it is not), in plain words."""
-    from .. import constraints
+    from ..release.card import dominant_value
 
     out = []
     for name, column in domain.kept.items():
         if column.kind != "text" or name not in synthetic or name not in real:
             continue
-        cells = synthetic[name].dropna()
-        if cells.empty:
+        found = dominant_value(synthetic[name])
+        if found is None:
             continue
-        shares = cells.value_counts(normalize=True)
-        value, share = shares.index[0], float(shares.iloc[0])
-        if share < constraints.DOMINANT_VALUE_SHARE:
-            continue
-        held = int((real[name].astype(str) == str(value)).sum())
-        shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:30]}…"
+        value, shown, share = found
+        held = int((real[name].astype(str) == value).sum())
         out.append(
             f"For your eyes only: '{shown}' fills {100 * share:.1f}% of the column '{name}', and "
             + (

@@ -154,6 +154,19 @@ def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:
     return words
 
 
+def dominant_value(cells) -> tuple[str, str, float] | None:
+    """``(value, value as shown, share)`` of a synthetic column's commonest value when it fills at least
+    :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of the cells that are not missing, else None."""
+    cells = cells.dropna()
+    if cells.empty:
+        return None
+    shares = cells.value_counts(normalize=True)
+    value, share = str(shares.index[0]), float(shares.iloc[0])
+    if share < constraints.DOMINANT_VALUE_SHARE:
+        return None
+    return value, (value if len(value) <= 30 else f"{value[:30]}…"), share
+
+
 def dominance_notes(synthetic, facts: dict) -> list[str]:
     """Plain sentences for the card, read from the synthetic output: a free-text column whose commonest value
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing
@@ -165,14 +178,10 @@ def dominance_notes(synthetic, facts: dict) -> list[str]:
     for name, fact in facts.items():
         if synthetic is None or name not in synthetic or not fact["values_out"]:
             continue
-        cells = synthetic[name].dropna()
-        if cells.empty:
+        found = dominant_value(synthetic[name])
+        if found is None:
             continue
-        shares = cells.value_counts(normalize=True)
-        value, share = shares.index[0], float(shares.iloc[0])
-        if share < constraints.DOMINANT_VALUE_SHARE:
-            continue
-        shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:30]}…"
+        _, shown, share = found
         words = (
             f"One value, '{shown}', fills {100 * share:.1f}% of the cells of the free-text column '{name}' that "
             "are not missing"
