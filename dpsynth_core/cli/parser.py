@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_figures(sub)  # compare, report
     add_review(sub)  # account, review-link
+    from .persons import add_commands as add_persons
+
+    add_persons(sub)  # check-persons
     return parser
 
 
@@ -114,6 +117,12 @@ def add_synth(synth) -> None:
     )
     synth.add_argument("--person", metavar="COLUMN", help="the column identifying a person: protect people, not rows")
     synth.add_argument("--max-rows-per-person", metavar="K", help="public bound on rows per person (with --person)")
+    synth.add_argument(
+        "--person-check",
+        metavar="FILE",
+        type=input_path,
+        help="a rows-per-person check saved by check-persons --out, of these records: its figures go on the card",
+    )
     synth.add_argument(
         "--out",
         required=True,

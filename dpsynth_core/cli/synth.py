@@ -55,10 +55,20 @@ def run_synth(args) -> None:
         raise ParameterError("--workspace must name a folder")
     person = check_person_option(args.person, args.max_rows_per_person)
     domain = args.domain
-    if person:
+    if person or args.person_check is not None:
         from ..domain import TableDomain
 
-        domain = TableDomain.load(args.domain).with_person_bound(*person)
+        domain = TableDomain.load(args.domain)
+        domain = domain.with_person_bound(*person) if person else domain
+    checked = None
+    if (
+        args.person_check is not None
+    ):  # a saved rows-per-person check, refused before anything is read if it cannot apply
+        from .persons import load_check
+
+        if args.no_ledger:
+            raise ParameterError("--person-check needs the ledger that recorded the check: drop --no-ledger")
+        checked = load_check(args.person_check, domain.person.column if domain.person else None)
     out_path = Path(args.out)
     temporary = _temporary(out_path)  # a folder of parts (Spark, Parquet) or one file, renamed with the rest
     given = given_settings(args)
@@ -76,9 +86,18 @@ def run_synth(args) -> None:
             header_row=args.header_row,
             out=temporary,
             out_format=out_format,
+            person_check=checked["check"] if checked else None,
             **given,
         )
         data, workspace, fingerprint = _ledger(args, targets, settings)
+        if checked:
+            from .persons import check_same_records
+
+            try:
+                check_same_records(checked, fingerprint)
+            except BaseException:
+                _close(data)
+                raise
         name = args.dataset or input_name(args.input)
         try:
             reservation = reserve(settings, workspace, fingerprint, name=name, source="cli")

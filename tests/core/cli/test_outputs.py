@@ -74,6 +74,8 @@ def _base_commands(f) -> dict[str, list[str]]:
         "compare": ["compare", *tables],
         "report": ["report", *tables, "--epsilon", "0.1", "--workspace", str(f["workspace"]), "--card", str(f["card"])],
         "declare": ["declare", str(f["real"])],
+        "check-persons": ["check-persons", str(f["real"]), "--domain", str(f["domain"]), "--person", "fnlwgt"]
+        + ["--max-rows-per-person", "2", "--workspace", str(f["workspace"])],
     }
 
 
@@ -130,7 +132,7 @@ def test_every_output_flag_of_every_command_is_known_to_this_test(files):
     assert flags["compare"] == ["--json"]
     assert set(flags["report"]) == {"--out", "--pdf", "--json"}
     assert set(flags["synth"]) == {"--out", "--card", "--card-html", "--rerun-script"}
-    assert flags["declare"] == ["--out"]
+    assert flags["declare"] == ["--out"] and flags["check-persons"] == ["--out"]
 
 
 def test_every_output_aimed_at_a_ledger_an_input_or_a_device_is_refused_in_one_line(files, capsys, monkeypatch):
@@ -381,7 +383,7 @@ def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_i
     input as it was. (A FIFO is left out here: reading one waits for its writer, as ``cat`` does.)"""
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
     inputs = _input_arguments()
-    assert set(inputs) == {"synth", "compare", "report", "ledger", "declare"}, (
+    assert set(inputs) == {"synth", "compare", "report", "ledger", "declare", "check-persons"}, (
         "a command reads files: give it a base line"
     )
     base = {**_base_commands(files), "ledger": ["ledger", str(files["real"]), "--workspace", str(files["workspace"])]}
@@ -389,6 +391,7 @@ def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_i
     out["report"] = ["--out", str(files["folder"] / "fine" / "r.html")]
     out["compare"] = ["--json", str(files["folder"] / "fine" / "c.json")]
     out["declare"] = ["--out", str(files["folder"] / "fine" / "d.json")]
+    out["check-persons"] = ["--out", str(files["folder"] / "fine" / "p.json")]
     (files["folder"] / "fine").mkdir(exist_ok=True)
     targets = {
         "the named workspace's ledger": str(files["workspace"] / FILE_NAME),
@@ -409,6 +412,7 @@ def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_i
         "report": ["real", "synthetic"],
         "ledger": ["input"],
         "declare": ["input"],
+        "check-persons": ["input"],
     }
     for command, dests in inputs.items():
         for dest in dests:

@@ -15,7 +15,18 @@ from dpsynth_core.synthesizers import DEFAULT_METHOD, METHODS
 from dpsynth_core.synthesizers.options import METHOD_OPTIONS, SETTINGS
 from tests.conftest import ROOT
 
-COMMANDS = ["synth", "methods", "ledger", "tau", "declare", "compare", "report", "account", "review-link"]
+COMMANDS = [
+    "synth",
+    "methods",
+    "ledger",
+    "tau",
+    "declare",
+    "compare",
+    "report",
+    "account",
+    "review-link",
+    "check-persons",
+]
 
 
 def _subcommands(parser) -> list[str]:

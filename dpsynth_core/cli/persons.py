@@ -1,0 +1,132 @@
+"""``check-persons``: the opt-in DP count of rows per person, before a release whose unit is a person.
+
+It goes the way of every use of the data (:func:`dpsynth_core.usecases.person_check`): priced from
+public settings (its epsilon and the person column), checked against the lifetime budget and recorded
+in the ledger of the table's records before they are measured. It prints what bounding to ``K`` rows
+per person will drop and which ``K`` keeps most rows, from the noisy counts alone; ``--out`` saves the
+check, and ``synth --person-check FILE`` puts its figures on the release card (as the app's Privacy
+page does), refused when the check was of other records or another person column.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .. import constraints
+from ..errors import ParameterError
+from .outputs import input_path, output_path
+
+#: The saved check's format (``--out``), read back by ``synth --person-check``.
+CHECK_FORMAT = "dpsynth rows-per-person check 1"
+
+
+def add_commands(sub) -> None:
+    """Register ``check-persons`` on the command line's subparsers (it sets ``run``)."""
+    from .commands import add_sheet_flags
+
+    check = sub.add_parser(
+        "check-persons",
+        help="count rows per person with noise (its own budget, recorded): what --max-rows-per-person K drops",
+    )
+    check.add_argument("input", type=input_path, help="the sensitive table (any file synth reads, in memory)")
+    check.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
+    check.add_argument(
+        "--person", metavar="COLUMN", help="the column identifying a person (default: the declaration's)"
+    )
+    check.add_argument("--max-rows-per-person", metavar="K", help="the bound you plan (with --person)")
+    check.add_argument(
+        "--epsilon",
+        default=str(constraints.PERSON_CHECK_EPSILON),
+        help=f"the check's own budget, on top of the release's (default {constraints.PERSON_CHECK_EPSILON:g})",
+    )
+    check.add_argument("--seed", default=None, help="a seed for a repeatable check (tests and teaching; no guarantee)")
+    check.add_argument("--encoding", default=None, help="text encoding of a CSV input (as synth)")
+    check.add_argument("--delimiter", default=None, help="field delimiter of a CSV input (as synth)")
+    add_sheet_flags(check)
+    check.add_argument("--workspace", metavar="FOLDER", help="the workspace whose ledger records the check")
+    check.add_argument("--dataset", metavar="NAME", help="count the check against this named dataset's budget")
+    check.add_argument("--out", type=output_path, help="save the check (JSON) for synth --person-check")
+    check.set_defaults(run=run_check_persons)
+
+
+def _domain(args):
+    from ..domain import TableDomain
+    from ..validation import check_person_option
+
+    domain = TableDomain.load(args.domain)
+    person = check_person_option(args.person, args.max_rows_per_person)
+    if person:
+        domain = domain.with_person_bound(*person)
+    if domain.person is None:
+        raise ParameterError("the declaration names no person: give --person COLUMN --max-rows-per-person K")
+    return domain.validate()
+
+
+def run_check_persons(args) -> None:
+    from ..data.file_bytes import check_delimiter, check_encoding
+    from ..data.formats import read_data
+    from ..privacy.persons import bounding_plan_words
+    from ..usecases.person_check import person_check
+    from ..validation import check_epsilon, check_seed, check_sheet
+    from .commands import input_name, open_workspace
+    from .outputs import check_outputs, write_all
+
+    epsilon = check_epsilon(args.epsilon, "--epsilon")
+    seed = check_seed(args.seed)
+    sheet, header_row = check_sheet(args.sheet, args.header_row)
+    encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
+    if not Path(args.input).is_file():
+        raise ParameterError(f"file not found: {args.input}")
+    from ..workspace import default_folder
+
+    workspaces = [default_folder(), *([args.workspace] if args.workspace and args.workspace.strip() else [])]
+    reads = [("the input", args.input), ("--domain", args.domain)]
+    targets = check_outputs([("--out", args.out)], reads, workspaces)
+    domain = _domain(args)
+    frame = read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)[0]
+    domain.check_matches(frame.columns)
+    workspace = open_workspace(args.workspace)
+    fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(frame), args.dataset)
+    unit = domain.person
+    name = args.dataset or input_name(args.input)
+    check = person_check(workspace, fingerprint, frame, domain, epsilon, name=name, source="cli", random_state=seed)
+    if seed is not None:
+        from ..wording import SEED_NOTE
+
+        print(f"note: {SEED_NOTE}", file=sys.stderr)
+    for line in bounding_plan_words(check, unit.max_rows, unit.name, constraints.PERSON_CHECK_KEEP):
+        print(f"- {line}")
+    if targets:
+        saved = {"format": CHECK_FORMAT, "column": unit.column, "ledger": fingerprint, "check": check.as_dict()}
+        write_all([(targets[0][1], (json.dumps(saved, indent=2) + "\n").encode("utf-8"))])
+        print(f"saved the check to {args.out}: synth --person-check {args.out} puts its figures on the release card")
+
+
+def load_check(path: str, column: str | None) -> dict:
+    """A check saved by ``check-persons --out``, for a release whose person column is ``column``."""
+    if not Path(path).is_file() or Path(path).stat().st_size > 2**20:
+        raise ParameterError(f"--person-check: {path} is not a saved check (check-persons --out writes one)")
+    try:
+        saved = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ParameterError(f"--person-check: {path} is not a saved check ({error})") from None
+    if not isinstance(saved, dict) or saved.get("format") != CHECK_FORMAT or not isinstance(saved.get("check"), dict):
+        raise ParameterError(f"--person-check: {path} is not a check saved by check-persons --out")
+    if column is None:
+        raise ParameterError("--person-check needs a release per person: declare the person (or give --person)")
+    if saved.get("column") != column:
+        raise ParameterError(
+            f"--person-check: the check counted rows per '{saved.get('column')}', this release's person is '{column}'"
+        )
+    return saved
+
+
+def check_same_records(saved: dict, fingerprint: str | None) -> None:
+    """Refuse a saved check of other records than the release's (its ledger key differs)."""
+    if fingerprint is not None and saved.get("ledger") != fingerprint:
+        raise ParameterError(
+            "--person-check: the check was of other records than this input (or recorded in another "
+            "workspace or dataset): run check-persons on this input"
+        )

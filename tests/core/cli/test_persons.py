@@ -1,0 +1,84 @@
+"""``check-persons``: the opt-in DP count of rows per person from the command line, recorded in the ledger
+before it reads, and ``synth --person-check`` putting its figures on the card of a release of the same records."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.cli import main
+from dpsynth_core.workspace import Workspace
+
+COLUMNS = {
+    "pid": {"type": "drop"},
+    "ward": {"type": "categorical", "values": ["a", "b", "c"]},
+    "age": {"type": "integer", "min": 0, "max": 99, "bin_width": 10},
+}
+
+
+@pytest.fixture(scope="module")
+def visits(tmp_path_factory):
+    """1 to 5 visits for each of 600 patients (2,993 rows), and a declaration without a person unit."""
+    folder = tmp_path_factory.mktemp("visits")
+    rng = np.random.default_rng(2)
+    pid = np.repeat(np.arange(600), rng.integers(1, 6, 600))
+    frame = pd.DataFrame({"pid": [f"P{i}" for i in pid], "ward": rng.choice(list("abc"), len(pid))})
+    frame["age"] = rng.integers(0, 99, len(pid))
+    frame.to_csv(folder / "visits.csv", index=False)
+    (folder / "domain.json").write_text(json.dumps({"columns": COLUMNS}))
+    return folder, len(frame)
+
+
+def _check(folder, ws, *extra):
+    return main(
+        ["check-persons", str(folder / "visits.csv"), "--domain", str(folder / "domain.json"), "--workspace", str(ws)]
+        + ["--person", "pid", "--max-rows-per-person", "2", *extra]
+    )
+
+
+def test_the_check_is_recorded_then_told_and_its_figures_go_on_the_card(visits, tmp_path, capsys):
+    folder, rows = visits
+    ws, saved = tmp_path / "ws", tmp_path / "check.json"
+    assert _check(folder, ws, "--epsilon", "0.5", "--out", str(saved)) == 0
+    told = capsys.readouterr().out
+    assert "Keeping at most 2 rows per person drops about" in told and "A bound of" in told
+    [spend] = Workspace(ws).ledger.spends()
+    assert (spend["purpose"], spend["epsilon"]) == ("rows per person", 0.5)
+    check = json.loads(saved.read_text())["check"]
+    # Noise of scale 1 / 0.5 on 16 counts: the rows before bounding within 6 typical errors of the truth
+    before = float(np.dot(np.arange(1, 17), check["noisy"]))
+    assert abs(before - rows) < 6 * np.sqrt(2 * np.exp(-0.5) / (1 - np.exp(-0.5)) ** 2 * np.sum(np.arange(1, 17) ** 2))
+    release = ["synth", str(folder / "visits.csv"), "--domain", str(folder / "domain.json"), "--epsilon", "1"]
+    release += ["--person", "pid", "--max-rows-per-person", "2", "--person-check", str(saved)]
+    card = tmp_path / "card.json"
+    assert main([*release, "--workspace", str(ws), "--out", str(tmp_path / "syn.csv"), "--card", str(card)]) == 0
+    notes = json.loads(card.read_text())["notes"]
+    assert any("a check with ε = 0.5, recorded apart" in n for n in notes)
+    # Other records (another workspace's ledger), another person column, no ledger: refused before any draw
+    capsys.readouterr()
+    other = tmp_path / "ws-other"
+    assert main([*release, "--workspace", str(other), "--out", str(tmp_path / "b.csv")]) == 2
+    assert "the check was of other records" in capsys.readouterr().err
+    assert not (tmp_path / "b.csv").exists() and Workspace(other).ledger.spends() == []
+    assert main([*release, "--no-ledger", "--out", str(tmp_path / "c.csv")]) == 2
+    assert "--person-check needs the ledger" in capsys.readouterr().err
+    renamed = [*release[:6], "--person", "ward", *release[8:]]
+    assert main([*renamed, "--workspace", str(ws), "--out", str(tmp_path / "d.csv")]) == 2
+    assert "counted rows per 'pid'" in capsys.readouterr().err
+
+
+def test_a_check_needs_a_person_and_fits_the_lifetime_budget(visits, tmp_path, capsys):
+    folder, _ = visits
+    ws = tmp_path / "ws"
+    argv = ["check-persons", str(folder / "visits.csv"), "--domain", str(folder / "domain.json")]
+    assert main([*argv, "--workspace", str(ws)]) == 2
+    assert "names no person" in capsys.readouterr().err
+    assert _check(folder, ws, "--epsilon", "0.1") == 0
+    assert main(["ledger", str(folder / "visits.csv"), "--workspace", str(ws), "--limit", "0.15"]) == 0
+    capsys.readouterr()
+    assert _check(folder, ws, "--epsilon", "0.1") == 2  # the second would pass the lifetime budget
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert len(Workspace(ws).ledger.spends()) == 1
