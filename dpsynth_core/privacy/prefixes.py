@@ -126,10 +126,45 @@ def release_levels(
         lengths += [length] * len(result.keys)
         noisy.append(result.counts)
         made_up.append(result.made_up)
+    consistent = _consistent(values, lengths, domain.levels)
     last = {value: i for i, value in enumerate(values)}  # the shortest level that released it (the last)
-    keep = [i for i, value in enumerate(values) if last[value] == i]
+    keep = [i for i, value in enumerate(values) if last[value] == i and consistent[i]]
     noisy, made_up = np.concatenate(noisy).astype(np.int64)[keep], np.concatenate(made_up).astype(bool)[keep]
     return [values[i] for i in keep], noisy, made_up, [lengths[i] for i in keep]
+
+
+def _consistent(values: list, lengths: list, levels: tuple) -> list[bool]:
+    """Which released values sit under a released prefix at every shorter declared level (post-processing
+    of the released levels alone: no record is read).
+
+    A real code above its level's threshold has a prefix holding at least its records, so that prefix is
+    almost always released too; a made-up code (an empty value whose noise crossed the threshold) sits
+    under a real prefix only by chance, and under a made-up one with the tiny chance of two independent
+    crossings. So a full code is kept only when its prefix was released at every level, and a prefix
+    ``P*`` only when its own prefixes were at every shorter level: a made-up code survives with about the
+    chance of the last level's prefix being real, and "missing" is kept as it came. A code dropped here
+    goes, by the public rule, to its longest released prefix, whose weight then holds its records
+    (:func:`fallback_weights` subtracts only the released values below it). The shortest level is kept whole.
+    """
+    released = {length: set() for length in levels}
+    for value, length in zip(values, lengths):
+        if length:
+            released[length].add(value[:-1])
+    ok = [True] * len(values)
+    for length in sorted(levels):  # shortest first: a prefix dropped here is not there for the levels above
+        released[length] = {
+            stem
+            for stem in released[length]
+            if all(stem[:lower] in released[lower] for lower in levels if lower < length)
+        }
+    for i, (value, length) in enumerate(zip(values, lengths)):
+        if value is None:
+            continue
+        if length:
+            ok[i] = value[:-1] in released[length]
+        else:
+            ok[i] = all(_prefix_of(value, lower) in released[lower] for lower in levels)
+    return ok
 
 
 def fallback_weights(values: list, noisy: np.ndarray, lengths) -> np.ndarray:

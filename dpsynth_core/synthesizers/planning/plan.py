@@ -211,15 +211,29 @@ def text_outlook(row: dict) -> list[str]:
         if low is not None
         else ""
     )
-    what = "full codes" if levels else "values"
-    words.append(
-        f"Expect {made_up:.2f} made-up {what} (each as frequent as about {row['made_up_count']:,.0f} records){share}."
-    )
+    if levels:
+        words.append(
+            f"At most {made_up:.2f} made-up full codes come out (each as frequent as about "
+            f"{row['made_up_count']:,.0f} records){share}, and in fact far fewer: a code is kept only when its "
+            "prefixes come out at every declared length, which a made-up code's do only when they are real."
+        )
+    else:
+        words.append(
+            f"Expect {made_up:.2f} made-up values (each as frequent as about {row['made_up_count']:,.0f} records)"
+            f"{share}."
+        )
     words += _nothing_real(row)
     for level in levels:
         words.append(
             f"A code that does not come out falls back to its first {level['length']} characters and a star "
             f"when those come out (about {level['kept_half_the_time']:,} records needed)."
+        )
+    if levels:
+        shortest = min(levels, key=lambda level: level["length"])
+        words.append(
+            f"Expect {shortest['expected_made_up']:.2f} made-up prefixes of {shortest['length']} character"
+            f"{'' if shortest['length'] == 1 else 's'} (the "
+            "shortest length has no shorter one to be checked against; longer ones are checked as the codes are)."
         )
     if levels and row.get("handed_out"):
         words.append(
