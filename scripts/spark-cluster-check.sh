@@ -8,7 +8,9 @@
 # 1. an environment with the project installed (`pip install .`) and venv-pack, packed into a tarball;
 # 2. a standalone master and one worker (2 cores, 2 GB) on 127.0.0.1;
 # 3. spark-submit in client mode, the packed environment shipped with --archives: the executors count
-#    assets/examples/adult.csv (as Parquet) and draw the release into a folder of Parquet parts.
+#    assets/examples/adult.csv (as Parquet) and draw the release into a folder of Parquet parts;
+# 4. the same script in local mode (local[2], the same environment): both print the seconds of the first
+#    count (executors starting their Python workers), of a second count (warm) and of the release.
 # Needs Java 17 or later. Everything is made under a temporary folder, and the master and worker are
 # stopped at the end.
 set -euo pipefail
@@ -45,6 +47,7 @@ cat > "$work/release_adult.py" <<'EOF'
 # driver, drawn by the executors into a folder of Parquet parts.
 import json
 import sys
+import time
 
 import pandas as pd
 from pyspark.sql import SparkSession
@@ -56,16 +59,27 @@ root, work = sys.argv[1], sys.argv[2]
 domain = f"{root}/assets/examples/adult.policy.json"
 pd.read_csv(f"{root}/assets/examples/adult.csv", dtype=str, keep_default_na=False).to_parquet(f"{work}/adult.parquet")
 spark = SparkSession.builder.appName("dpsynth-cluster-check").getOrCreate()
-assert not spark.sparkContext.master.startswith("local"), spark.sparkContext.master
+local = spark.sparkContext.master.startswith("local")
+assert local == (sys.argv[3] == "local"), spark.sparkContext.master
 frame = spark.read.parquet(f"{work}/adult.parquet")
+seconds = {}
+start = time.perf_counter()
 with open_source(frame, domain, engine="spark", spark=spark) as source:
     names = list(source.cells)
     counts = source.marginals([(names[0], names[1])])
-    release = synthesize(source, domain, epsilon=1.0, method="marginals", out=f"{work}/synthetic.parquet")
-executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
-drawn = spark.read.parquet(f"{work}/synthetic.parquet").count()
+    seconds["open and first count"] = time.perf_counter() - start
+    start = time.perf_counter()
+    source.marginals([(names[2], names[3])])
+    seconds["a second count (warm)"] = time.perf_counter() - start
+    start = time.perf_counter()
+    out = f"{work}/synthetic-{sys.argv[3]}.parquet"
+    release = synthesize(source, domain, epsilon=1.0, method="marginals", out=out)
+    seconds["release (counted, fitted, drawn)"] = time.perf_counter() - start
+executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - (0 if local else 1)
+drawn = spark.read.parquet(out).count()
 print(json.dumps({"master": spark.sparkContext.master, "executors": executors, "rows": release.rows,
-                  "read back": drawn, "pair cells": int(counts[0].size)}))
+                  "read back": drawn, "pair cells": int(counts[0].size),
+                  "seconds": {k: round(v, 1) for k, v in seconds.items()}}))
 assert executors >= 1 and drawn == release.rows > 30_000
 EOF
 
@@ -73,5 +87,10 @@ EOF
   --archives "$work/dpsynth-env.tar.gz#env" \
   --conf spark.pyspark.python=./env/bin/python --conf "spark.pyspark.driver.python=$env_dir/bin/python" \
   --conf spark.executor.memory=1g --conf spark.sql.shuffle.partitions=8 --conf spark.ui.enabled=false \
-  "$work/release_adult.py" "$root" "$work" 2> "$work/submit.log" | tail -1
+  "$work/release_adult.py" "$root" "$work" cluster 2> "$work/submit.log" | tail -1
+# The same release in local mode, same environment and settings: what the cluster's own costs are.
+"$env_dir/bin/spark-submit" --master "local[2]" \
+  --conf spark.pyspark.python="$env_dir/bin/python" --conf "spark.pyspark.driver.python=$env_dir/bin/python" \
+  --conf spark.sql.shuffle.partitions=8 --conf spark.ui.enabled=false \
+  "$work/release_adult.py" "$root" "$work" local 2> "$work/submit-local.log" | tail -1
 echo "the recipe works: executors ran the project from the packed environment (logs in $work)"

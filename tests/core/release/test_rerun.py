@@ -140,6 +140,16 @@ def test_the_script_run_without_the_library_says_so_in_one_line(tmp_path):
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert done.stderr.startswith("error: this script needs the dpsynth library")
+    # a script written by an earlier version, calling what this library no longer has: said so, not "needs"
+    old = script.read_text().replace(
+        "from dpsynth_core.usecases import draw", "from dpsynth_core.release.budgeted import draw"
+    )
+    script.write_text(old)
+    done = subprocess.run(
+        [sys.executable, str(script), str(ADULT)], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("error: this script was written by dpsynth ") and "another version" in done.stderr
 
 
 def test_the_script_reads_the_sheet_the_release_read_and_keys_its_records(tmp_path):
