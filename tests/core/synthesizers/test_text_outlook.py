@@ -131,7 +131,11 @@ def test_the_default_method_gives_vocabularies_a_share_by_their_levels_and_says_
     assert "chosen with 20% of the budget (all free-text columns together: 30%" in words
     assert f"{100 * (1 / 0.7**0.5 - 1):.0f}% more noise on every other figure" in words
     # codes are kept only under released prefixes: the full codes' made-up figure is a bound, the shortest's stands
-    assert "At most" in words and "made-up full codes" in words and "made-up prefixes of 1 character (the shortest" in words
+    assert (
+        "At most" in words
+        and "made-up full codes" in words
+        and "made-up prefixes of 1 character (the shortest" in words
+    )
     assert "Expect" in " ".join(planning.text_outlook(plan["a"])) and "full codes" not in " ".join(
         planning.text_outlook(plan["a"])
     )
