@@ -52,7 +52,8 @@ def codebook_offer() -> None:
         f":material/menu_book: This file ({book.get('format', 'a statistical package')}) carries a codebook for "
         f"{len(book['columns']):,} columns (value labels, missing codes, storage types: its metadata, no record). "
         "The declaration in use is the one you saved for these records, and it stays unless you apply the "
-        "codebook: the columns it describes then start from it again, each for you to confirm."
+        "codebook: the columns it gives value labels (and any you left out) then start from it again, each for "
+        "you to confirm."
     )
     if st.button("Apply the file's codebook", key="domain_apply_codebook", icon=":material/menu_book:"):
         state.set_declaration(with_codebook(state.declaration(), offered))

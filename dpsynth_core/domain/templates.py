@@ -122,13 +122,21 @@ def matched_to(saved: dict, names) -> dict:
 
 
 def with_codebook(declaration: dict, offered: dict) -> dict:
-    """The publisher's declaration with the codebook applied: every column the codebook describes takes
-    its starting declaration (to confirm again: ``"confirmed": false``), the others and every other
-    setting (the person column, missing values, the dataset's name) stay as they were."""
-    entries = ((offered.get("notes") or {}).get("codebook") or {}).get("columns") or {}
-    columns = {**(declaration.get("columns") or {})}
-    columns.update({n: offered["columns"][n] for n in entries if n in offered.get("columns", {})})
-    notes = {**(declaration.get("notes") or {}), "codebook": offered["notes"]["codebook"]}
+    """The publisher's declaration with the codebook applied: a column the codebook gives value labels, or
+    one the declaration leaves out, takes its starting declaration (to confirm: ``"confirmed": false``);
+    any other column keeps its declaration (a range the codebook never states), its entry kept for its
+    variable label and missing codes and confirmed as the publisher's; every other setting (the person
+    column, missing values, the dataset's name) stays as it was."""
+    book = offered["notes"]["codebook"]
+    columns, entries = dict(declaration.get("columns") or {}), {}
+    for name, entry in book["columns"].items():
+        if name not in offered.get("columns", {}):
+            continue
+        takes = bool(entry.get("value_labels")) or name not in columns
+        if takes:
+            columns[name] = offered["columns"][name]
+        entries[name] = {**entry, "confirmed": not takes}
+    notes = {**(declaration.get("notes") or {}), "codebook": {**book, "columns": entries}}
     return {**declaration, "columns": columns, "notes": notes}
 
 

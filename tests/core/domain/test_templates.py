@@ -84,9 +84,9 @@ def test_a_stata_codebook_and_the_name_templates_without_one(tmp_path):
 
 def test_a_saved_declaration_wins_over_the_codebook_which_is_offered_and_applied_on_request():
     """The publisher's saved declaration for the same records (made for the CSV) is their own word: it is
-    what the SPSS file starts with; the codebook's start is offered beside it and, applied, replaces only
-    the columns it describes (each to confirm again); a saved declaration already from this codebook
-    offers nothing."""
+    what the SPSS file starts with; the codebook's start is offered beside it and, applied, replaces the
+    columns it labels and those the saved one left out (each to confirm), not a column it only gives a
+    storage type; a saved declaration already from this codebook offers nothing."""
     from dpsynth_core.domain.templates import restored_declaration, with_codebook
 
     table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
@@ -106,8 +106,10 @@ def test_a_saved_declaration_wins_over_the_codebook_which_is_offered_and_applied
         "values": ["1", "2"],
         "labels": {"1": "White", "2": "Black"},
     }
-    assert applied["dataset"] == "ce.csv" and applied["columns"]["Income"] == offered["columns"]["Income"]
-    assert applied["notes"]["codebook"]["columns"]["Race"]["confirmed"] is False
+    assert applied["dataset"] == "ce.csv" and applied["columns"]["UrbanRural"] == saved["columns"]["UrbanRural"]
+    assert applied["columns"]["Income"] == offered["columns"]["Income"]  # not in the saved one
+    ticks = {n: e["confirmed"] for n, e in applied["notes"]["codebook"]["columns"].items()}
+    assert ticks == {"UrbanRural": True, "Income": False, "Race": False, "Expenditure": False}
     confirmed = json.loads(json.dumps(applied).replace('"confirmed": false', '"confirmed": true'))
     assert restored_declaration(confirmed, names, codebook=found) == (confirmed, None)  # nothing new to offer
     assert restored_declaration(None, names, "ce.sav", found) == (offered, None)  # no saved one: the codebook
