@@ -12,7 +12,8 @@ Two readings, kept apart:
   reader's table.
 
 A file is refused in one line when it is larger than ``MAX_FILE_BYTES``, holds more than
-``MAX_PACKAGE_CELLS`` cells (from its metadata, before any record is read), is a Stata file older
+``MAX_PACKAGE_CELLS`` cells (from its metadata, before any record is read; a file whose metadata does
+not say its number of records, such as a portable SPSS file, is read up to one record past the limit), is a Stata file older
 than format 104 (Stata 5), or is not what its name says.
 """
 
@@ -155,7 +156,15 @@ def read_package(raw: bytes, suffix: str, *, name: str):
     """``(frame, info)`` of the records, every cell canonical text (see the module docstring)."""
     _, meta = _call(raw, suffix, name, metadataonly=True)
     _check_cells(meta, name)
-    frame, meta = _call(raw, suffix, name, dates_as_pandas_datetime=True)
+    width = meta.number_columns or len(meta.column_names) or 1
+    limit = constraints.MAX_PACKAGE_CELLS // width + 1 if meta.number_rows is None else 0
+    frame, meta = _call(raw, suffix, name, dates_as_pandas_datetime=True, row_limit=limit)
+    if limit and len(frame) >= limit:  # a file that does not say its records' number (.por, some .xpt)
+        raise DataError(
+            f"{name} holds more than {limit - 1:,} records of {width:,} columns, more than the "
+            f"{constraints.MAX_PACKAGE_CELLS:,} cells read whole into memory here: export it as CSV or Parquet "
+            "(read in chunks)"
+        )
     if len(frame) == 0:
         raise DataError(f"{name} has no records")
     columns = name_columns([str(c) for c in frame.columns], name)
