@@ -13,8 +13,8 @@ Two readings, kept apart:
 
 A file is refused in one line when it is larger than ``MAX_FILE_BYTES``, holds more than
 ``MAX_PACKAGE_CELLS`` cells (from its metadata, before any record is read; a file whose metadata does
-not say its number of records, such as a portable SPSS file, is read up to one record past the limit), is a Stata file older
-than format 104 (Stata 5), or is not what its name says.
+not say its number of records, such as a portable SPSS file, is read up to one record past the
+limit), is a Stata file older than format 104 (Stata 5), or is not what its name says.
 """
 
 from __future__ import annotations
