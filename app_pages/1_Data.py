@@ -14,7 +14,6 @@ from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.tables import line_report_text
-from dpsynth_core.domain.templates import declaration_from_names
 
 st.title(DATA.title)
 st.markdown(
@@ -89,12 +88,7 @@ else:
                 else None
             )
             known = state.use_upload(
-                frame,
-                info,
-                name=upload.name,
-                raw=raw,
-                declaration=kept or declaration_from_names(info["columns"], dataset=upload.name, codebook=codebook),
-                **options,
+                frame, info, name=upload.name, raw=raw, declaration=kept, codebook=codebook, **options
             )
             state.flash(
                 "success",

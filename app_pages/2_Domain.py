@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import column_plan, numeric_resolution
-from app_support.codebook import codebook_entries, codebook_mark, pending, with_ticks
+from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, pending, with_ticks
 from app_support.column_editor import column_editor
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
@@ -26,6 +26,7 @@ st.markdown(
 #: Columns drawn per page (a table of 10,000 columns is shown a page at a time).
 PAGE_SIZE = 50
 
+codebook_offer()  # a declaration saved for these records wins; the file's codebook is offered beside it
 declaration = state.declaration()
 columns_in_data = state.data()["info"]["columns"]
 version = st.session_state[state.DECLARATION_VERSION]

@@ -1,12 +1,13 @@
 """The Domain page's marks for columns started from a file's codebook (an SPSS, Stata or SAS file's metadata):
 what each took from it, and the publisher's tick that confirms it (``notes["codebook"]`` of the declaration,
-:mod:`dpsynth_core.domain.templates`)."""
+:mod:`dpsynth_core.domain.templates`), and the codebook offered beside a declaration saved for the same records."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dpsynth_core.domain.templates import codebook_words, unconfirmed_columns
+from app_support import state
+from dpsynth_core.domain.templates import codebook_words, unconfirmed_columns, with_codebook
 
 
 def codebook_entries(declaration: dict) -> dict:
@@ -38,3 +39,23 @@ def with_ticks(declaration: dict, entries: dict) -> tuple[dict, bool]:
         return declaration, False
     ticked = {**codebook, "columns": {**codebook["columns"], **entries}}
     return {**declaration, "notes": {**declaration["notes"], "codebook": ticked}}, ticked != codebook
+
+
+def codebook_offer() -> None:
+    """When a declaration saved for these records is in use (it wins: the publisher's own word) and the file's
+    codebook would change it, say that the codebook is available, and apply it on request."""
+    offered = st.session_state.get(state.CODEBOOK_OFFER)
+    if not offered:
+        return
+    book = offered["notes"]["codebook"]
+    st.info(
+        f":material/menu_book: This file ({book.get('format', 'a statistical package')}) carries a codebook for "
+        f"{len(book['columns']):,} columns (value labels, missing codes, storage types: its metadata, no record). "
+        "The declaration in use is the one you saved for these records, and it stays unless you apply the "
+        "codebook: the columns it gives value labels (and any you left out) then start from it again, each for "
+        "you to confirm."
+    )
+    if st.button("Apply the file's codebook", key="domain_apply_codebook", icon=":material/menu_book:"):
+        state.set_declaration(with_codebook(state.declaration(), offered))
+        st.session_state[state.CODEBOOK_OFFER] = None
+        st.rerun()

@@ -38,6 +38,7 @@ import streamlit as st
 
 from dpsynth_core import constraints
 from dpsynth_core.data.examples import EXAMPLES, example_csv, example_declaration
+from dpsynth_core.domain.templates import restored_declaration
 from dpsynth_core.synthesizers import DEFAULT_METHOD
 from dpsynth_core.workspace import Workspace, WorkspaceGone, default_folder
 
@@ -55,6 +56,7 @@ NOTICE = "notice"  # a message to show once on the next run (e.g. after an uploa
 MISSING_UPLOAD = "missing_upload"  # {"name", "fingerprint"} of a file to upload again after a restart
 BROWSER = "browser"  # this browser's secret identity (the value of its cookie)
 _NEW_BROWSER = "_new_browser"  # True when the browser sent no identity: the page stores one as a cookie
+CODEBOOK_OFFER = "codebook_offer"  # the file's codebook's start, offered beside a saved declaration
 PERSON_CHECK = "person_check"  # {"hash", "column", "check"}: the last rows-per-person check (DP output)
 _SAVED = "_saved_session"
 
@@ -208,14 +210,18 @@ def use_upload(
     *,
     name: str,
     raw: bytes,
-    declaration: dict,
+    declaration: dict | None,
+    codebook: dict | None = None,
     encoding: str | None = None,
     delimiter: str | None = None,
     sheet: str | None = None,
     header_row: int | None = None,
 ) -> bool:
     """Load an uploaded table (read with ``encoding`` and ``delimiter``, or a spreadsheet's ``sheet`` and
-    ``header_row``) for this browser only; its last declaration is restored if this file was seen before.
+    ``header_row``) for this browser only, with the last declaration saved for its records, else
+    ``declaration`` (the one kept while re-reading the same upload): either wins over the file's
+    ``codebook``, which is then offered beside it
+    (:func:`~dpsynth_core.domain.templates.restored_declaration`); else the start its codebook and names give.
 
     Returns True when the workspace already knew the file (same fingerprint).
     """
@@ -235,7 +241,9 @@ def use_upload(
         while len(_BROWSER_FILES) > _KEPT_BROWSERS:
             _BROWSER_FILES.popitem(last=False)
     known = workspace().choices.declaration_for(key)
-    set_declaration(known or declaration)
+    started, offered = restored_declaration(known or declaration, info["columns"], dataset=name, codebook=codebook)
+    set_declaration(started)
+    st.session_state[CODEBOOK_OFFER] = offered
     return known is not None
 
 
@@ -255,6 +263,7 @@ def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
     }
     st.session_state[CURRENT] = None
     st.session_state.pop(MISSING_UPLOAD, None)
+    st.session_state.pop(CODEBOOK_OFFER, None)
     ledger.remember_dataset(key, st.session_state[DATA]["name"])
 
 

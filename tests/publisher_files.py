@@ -56,9 +56,10 @@ def xls_bytes(frame: pd.DataFrame, sheet: str = "data") -> bytes:
     return sink.getvalue()
 
 
-def ods_bytes(frame: pd.DataFrame, sheet: str = "data") -> bytes:
+def ods_bytes(frame: pd.DataFrame, sheet: str = "data", tail: str = "") -> bytes:
     """The table as a LibreOffice spreadsheet (OpenDocument, .ods): numbers as typed float cells, the rest as
-    text, written here to the OpenDocument format's own rules (no ODS writer is installed)."""
+    text, written here to the OpenDocument format's own rules (no ODS writer is installed); ``tail``: rows'
+    XML after the table's (such as the run of empty repeated rows LibreOffice writes to a sheet's end)."""
     from xml.sax.saxutils import escape
 
     def cell(value) -> str:
@@ -67,7 +68,7 @@ def ods_bytes(frame: pd.DataFrame, sheet: str = "data") -> bytes:
         return f'<table:table-cell office:value-type="string"><text:p>{escape(str(value))}</text:p></table:table-cell>'
 
     rows = [list(frame.columns), *frame.itertuples(index=False, name=None)]
-    body = "".join("<table:table-row>" + "".join(cell(v) for v in row) + "</table:table-row>" for row in rows)
+    body = "".join("<table:table-row>" + "".join(cell(v) for v in row) + "</table:table-row>" for row in rows) + tail
     spaces = (
         'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
         'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '

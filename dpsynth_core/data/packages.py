@@ -12,8 +12,9 @@ Two readings, kept apart:
   reader's table.
 
 A file is refused in one line when it is larger than ``MAX_FILE_BYTES``, holds more than
-``MAX_PACKAGE_CELLS`` cells (from its metadata, before any record is read), is a Stata file older
-than format 104 (Stata 5), or is not what its name says.
+``MAX_PACKAGE_CELLS`` cells (from its metadata, before any record is read; a file whose metadata does
+not say its number of records, such as a portable SPSS file, is read up to one record past the
+limit), is a Stata file older than format 104 (Stata 5), or is not what its name says.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ READERS = {
     ".sas7bdat": ("read_sas7bdat", "a SAS data set"),
     ".xpt": ("read_xport", "a SAS transport file"),
 }
+#: The readers that report declared (user-)missing codes; an SPSS portable file and a SAS transport file carry none.
+_USER_MISSING = (".sav", ".zsav", ".dta", ".sas7bdat")
+#: A Stata extended missing value as the codebook writes it (``.a`` to ``.z``).
+STATA_MISSING = re.compile(r"^\.[a-z]$")
 #: The oldest Stata format read (104: Stata 5); pyreadstat reads 104 to 119.
 OLDEST_STATA = 104
 
@@ -87,17 +92,26 @@ def _missing_codes(meta, column: str) -> list:
     return codes + [v for v in singles if v not in codes]
 
 
+def _stata_missing(code) -> str | None:
+    """``.a`` for a Stata value label's code ``"a"``: Stata labels its extended missing values .a to .z,
+    and pyreadstat gives their codes as the letter (a Stata value label has no other text code)."""
+    return f".{code}" if isinstance(code, str) and re.fullmatch(r"[a-z]", code) else None
+
+
 def read_codebook(raw: bytes, suffix: str, name: str) -> dict:
     """The file's codebook, from its metadata only (no record read): ``{"file", "format",
     "columns": {name: {"label", "value_labels", "missing", "storage", "format", "measure"}}}``.
 
     ``value_labels`` maps each code's canonical text (``"1"``, not ``1.0``) to its label; ``missing``
-    lists the declared missing codes (a ``[low, high]`` pair for a range); ``storage`` is ``number``,
+    lists the declared missing codes (a ``[low, high]`` pair for a range; a Stata file's extended missing
+    values that its value labels name, as ``.a`` to ``.z``: which others the records use is not metadata,
+    and every one of them is read as missing anyway); ``storage`` is ``number``,
     ``text``, ``date`` or ``datetime`` (from the storage type and the display format).
     """
     from .typed_cells import cells_text
 
-    _, meta = _call(raw, suffix, name, metadataonly=True, user_missing=True)
+    options = {"user_missing": True} if suffix in _USER_MISSING else {}  # .por and .xpt declare none
+    _, meta = _call(raw, suffix, name, metadataonly=True, **options)
     _check_cells(meta, name)
     labels = meta.column_names_to_labels or {}
     formats = meta.original_variable_types or {}
@@ -108,11 +122,13 @@ def read_codebook(raw: bytes, suffix: str, name: str) -> dict:
     for column, shown in zip(meta.column_names, name_columns([str(c) for c in meta.column_names], name)):
         codes = value_labels.get(column) or {}
         texts = cells_text(list(codes)).tolist() if codes else []
+        if suffix == ".dta":
+            texts = [_stata_missing(code) or text for code, text in zip(codes, texts)]
         storage = _storage(kinds.get(column) or "", formats.get(column) or "")
         columns[shown] = {
             "label": labels.get(column) or "",
             "value_labels": {t: str(v) for t, v in zip(texts, codes.values())},
-            "missing": _missing_codes(meta, column),
+            "missing": _missing_codes(meta, column) + [t for t in texts if STATA_MISSING.match(t)],
             "storage": storage,
             "type": kinds.get(column) or "",
             "format": formats.get(column) or "",
@@ -140,7 +156,15 @@ def read_package(raw: bytes, suffix: str, *, name: str):
     """``(frame, info)`` of the records, every cell canonical text (see the module docstring)."""
     _, meta = _call(raw, suffix, name, metadataonly=True)
     _check_cells(meta, name)
-    frame, meta = _call(raw, suffix, name, dates_as_pandas_datetime=True)
+    width = meta.number_columns or len(meta.column_names) or 1
+    limit = constraints.MAX_PACKAGE_CELLS // width + 1 if meta.number_rows is None else 0
+    frame, meta = _call(raw, suffix, name, dates_as_pandas_datetime=True, row_limit=limit)
+    if limit and len(frame) >= limit:  # a file that does not say its records' number (.por, some .xpt)
+        raise DataError(
+            f"{name} holds more than {limit - 1:,} records of {width:,} columns, more than the "
+            f"{constraints.MAX_PACKAGE_CELLS:,} cells read whole into memory here: export it as CSV or Parquet "
+            "(read in chunks)"
+        )
     if len(frame) == 0:
         raise DataError(f"{name} has no records")
     columns = name_columns([str(c) for c in frame.columns], name)

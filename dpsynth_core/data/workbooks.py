@@ -9,12 +9,14 @@
   ``Income.1``; a merged header cell names every column it spans (``Income``, ``Income.1``).
 * Typed cells are kept as their values and written as canonical text (:mod:`.typed_cells`).
 
-Hostile files end with one line (:class:`~dpsynth_core.errors.DataError`), before any cell is read
-where the file's directory can tell: a zip whose members would unpack to more than
-``MAX_UNZIPPED_BYTES`` (read from the zip's directory, then checked while the sheet is scanned); a
-workbook encrypted with a password; a sheet spanning more than ``MAX_SHEET_CELLS`` cells (refused
-with its size); a formula with no saved value (a file written by a program that does not
-calculate: its cell would read as empty).
+Hostile files end with one line (:class:`~dpsynth_core.errors.DataError`), before calamine loads the
+workbook: a zip whose members would unpack to more than ``MAX_UNZIPPED_BYTES`` (from the zip's
+directory, then by inflating each member a block at a time, the output counted and thrown away: a
+directory that understates is caught; :mod:`.sheet_sizes`); a workbook encrypted with a password; a
+sheet spanning more than ``MAX_SHEET_CELLS`` cells, refused with its size (an .xlsx's chosen sheet
+from its streamed XML; every sheet of an .ods from its streamed ``content.xml`` and of an .xls from
+its ``DIMENSIONS`` records, since calamine loads all of theirs on opening); a formula with no saved
+value (a file written by a program that does not calculate: its cell would read as empty).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import pandas as pd
 
 from .. import constraints
 from ..errors import DataError
+from .sheet_sizes import check_unzipped, ods_extents, xls_extents
 from .tables import name_columns
 from .typed_cells import TEXT_DTYPE, cells_text, drop_empty_rows
 
@@ -58,6 +61,11 @@ def _zip(raw: bytes, name: str) -> zipfile.ZipFile | None:
             f"{constraints.MAX_UNZIPPED_BYTES >> 20:,} MB a workbook may unpack to here"
         )
     return archive
+
+
+def _is_ods(archive: zipfile.ZipFile) -> bool:
+    names = archive.namelist()
+    return "content.xml" in names and "xl/workbook.xml" not in names
 
 
 def _check_encrypted(raw: bytes, name: str) -> None:
@@ -139,6 +147,11 @@ def _open(raw: bytes, name: str):
 
     _check_encrypted(raw, name)
     archive = _zip(raw, name)
+    if archive is not None:  # calamine unpacks members whole: what they really unpack to is counted first
+        check_unzipped(raw, archive, name)
+    extents = ods_extents(archive, name) if archive is not None and _is_ods(archive) else xls_extents(raw, name)
+    for sheet, (rows, columns) in extents.items():  # an .ods or .xls: calamine loads every sheet on opening
+        _check_size(rows, columns, sheet, name)
     try:
         book = calamine.CalamineWorkbook.from_filelike(io.BytesIO(raw))
     except calamine.PasswordError:

@@ -69,6 +69,77 @@ def declaration_from_names(names, dataset: str = "", codebook: dict | None = Non
     }
 
 
+def restored_declaration(saved: dict | None, names, dataset: str = "", codebook: dict | None = None):
+    """``(declaration, offered)``: what a file starts with, and the codebook's start offered beside it.
+
+    A declaration saved for the same records (found by the ledger, perhaps made for a CSV of them) is
+    the publisher's own word, confirmed on an earlier visit: it wins over the file's codebook, its columns
+    matched to the file's names (:func:`matched_to`). The codebook's starting declaration
+    (:func:`declaration_from_names`) is then ``offered`` when it would change something, for the publisher
+    to apply on request (:func:`with_codebook`); with no saved declaration it is the start and nothing
+    is offered.
+    """
+    started = declaration_from_names(names, dataset, codebook)
+    if not saved:
+        return started, None
+    restored = matched_to(saved, names)
+    kept = _entries(restored)
+    offered = started if codebook and _entries(started) != kept else None
+    return restored, offered
+
+
+def _entries(declaration: dict) -> dict:
+    """The codebook's entries a declaration was started from, without the publisher's ticks."""
+    entries = ((declaration.get("notes") or {}).get("codebook") or {}).get("columns") or {}
+    return {n: {k: v for k, v in e.items() if k != "confirmed"} for n, e in entries.items()}
+
+
+def matched_to(saved: dict, names) -> dict:
+    """A saved declaration with its columns named as the file names them: a column the file names
+    exactly keeps its declaration; else one whose name differs only in letter case (an SPSS portable
+    file gives every name in capitals: ``age`` is ``AGE``) takes it, when no other column of the
+    declaration has that name in another case. Its codebook notes and person column follow."""
+    declared = saved.get("columns") or {}
+    folded: dict[str, list[str]] = {}
+    for key in declared:
+        folded.setdefault(key.casefold(), []).append(key)
+    renamed = {}
+    for name in names:
+        found = folded.get(str(name).casefold(), [])
+        if name not in declared and len(found) == 1 and found[0] not in names:
+            renamed[found[0]] = name
+    if not renamed:
+        return saved
+    out = {**saved, "columns": {renamed.get(k, k): v for k, v in declared.items()}}
+    book = (saved.get("notes") or {}).get("codebook")
+    if book and book.get("columns"):
+        columns = {renamed.get(k, k): v for k, v in book["columns"].items()}
+        out["notes"] = {**saved["notes"], "codebook": {**book, "columns": columns}}
+    person = saved.get("person")
+    if isinstance(person, dict) and person.get("column") in renamed:
+        out["person"] = {**person, "column": renamed[person["column"]]}
+    return out
+
+
+def with_codebook(declaration: dict, offered: dict) -> dict:
+    """The publisher's declaration with the codebook applied: a column the codebook gives value labels, or
+    one the declaration leaves out, takes its starting declaration (to confirm: ``"confirmed": false``);
+    any other column keeps its declaration (a range the codebook never states), its entry kept for its
+    variable label and missing codes and confirmed as the publisher's; every other setting (the person
+    column, missing values, the dataset's name) stays as it was."""
+    book = offered["notes"]["codebook"]
+    columns, entries = dict(declaration.get("columns") or {}), {}
+    for name, entry in book["columns"].items():
+        if name not in offered.get("columns", {}):
+            continue
+        takes = bool(entry.get("value_labels")) or name not in columns
+        if takes:
+            columns[name] = offered["columns"][name]
+        entries[name] = {**entry, "confirmed": not takes}
+    notes = {**(declaration.get("notes") or {}), "codebook": {**book, "columns": entries}}
+    return {**declaration, "columns": columns, "notes": notes}
+
+
 def unconfirmed_columns(notes: dict, kept) -> list[str]:
     """What is left to confirm: one problem per kept column started from the file's codebook whose entry
     in ``notes["codebook"]`` is not confirmed yet (``"confirmed": false``)."""

@@ -17,9 +17,11 @@ name would not open; any other name (``.csv``, ``.txt``, ``.tsv``, ``.dat``, no 
 memory, by :func:`whole_file_bytes`: an Excel workbook (openpyxl) with the synthetic table on its
 first sheet (numbers as numbers, dates as dates) and the release card's notes on a second; an SPSS
 (.sav) or Stata (.dta) file (pyreadstat) with the declaration's value labels and, from the codebook
-the declaration was started from (``notes["codebook"]``), its variable labels and (SPSS) its declared
-missing codes, so it opens in SPSS, Stata or R with its codebook. Synthetic missing cells are the
-package's own missing value (system-missing).
+the declaration was started from (``notes["codebook"]``), its variable labels and its declared
+missing codes with their labels (SPSS's codes and ranges, Stata's extended missing values .a-.z),
+so it opens in SPSS, Stata or R with its codebook. Synthetic missing cells are the package's own
+missing value (system-missing, Stata's ``.``): the release keeps one missing cell per column, so
+which declared code a real record's missing cell held is not drawn.
 """
 
 from __future__ import annotations
@@ -288,22 +290,58 @@ def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: 
     labels, value_labels, missing = {}, {}, {}
     for name in typed.columns:
         spec, entry = (declaration.get("columns") or {}).get(name, {}), book.get(name) or {}
+        numeric = typed[name].dtype.kind == "f"
         if entry.get("label"):
             labels[name] = str(entry["label"])
-        if spec.get("labels"):
-            numeric = typed[name].dtype.kind == "f"
-            value_labels[name] = {(float(k) if numeric else str(k)): str(v) for k, v in spec["labels"].items()}
-        codes = [m for m in entry.get("missing") or [] if typed[name].dtype.kind == "f"]
-        if codes and fmt == "sav":
-            missing[name] = [{"lo": float(m[0]), "hi": float(m[1])} if isinstance(m, list) else float(m) for m in codes]
+        own = {(float(k) if numeric else str(k)): str(v) for k, v in (spec.get("labels") or {}).items()}
+        codes, named = _missing_codes(fmt, entry, numeric=numeric)
+        if codes:
+            missing[name] = codes
+        if own or named:
+            value_labels[name] = {**own, **named}
     with tempfile.TemporaryDirectory(prefix="dpsynth-write-") as folder:
         target = Path(folder) / f"synthetic.{fmt}"
         options = {"column_labels": labels or None, "variable_value_labels": value_labels or None}
         if fmt == "sav":
             pyreadstat.write_sav(typed, str(target), missing_ranges=missing or None, **options)
         else:
-            pyreadstat.write_dta(typed, str(target), **options)
+            pyreadstat.write_dta(typed, str(target), missing_user_values=missing or None, **options)
         return target.read_bytes()
+
+
+def _missing_codes(fmt: str, entry: dict, *, numeric: bool) -> tuple[list, dict]:
+    """The codebook's declared missing codes that a .sav or .dta declares, in pyreadstat's form, and their
+    value labels: SPSS's numbers and ranges of numbers (a text column's codes as text), Stata's extended
+    missing values ``.a`` to ``.z`` (numeric columns only; a code of the other package is left out)."""
+    from ..data.packages import STATA_MISSING
+
+    book_labels = entry.get("value_labels") or {}
+    codes, named = [], {}
+    for code in entry.get("missing") or []:
+        if fmt == "dta":
+            if numeric and isinstance(code, str) and STATA_MISSING.match(code):
+                codes.append(code[1:])
+                if code in book_labels:
+                    named[code[1:]] = str(book_labels[code])
+            continue
+        if not numeric:
+            if isinstance(code, str) and not STATA_MISSING.match(code):
+                codes.append(code)
+                named.update({code: str(book_labels[code])} if code in book_labels else {})
+            continue
+        low, high = code if isinstance(code, list) else [code, code]
+        try:
+            low, high = float(low), float(high)
+        except ValueError:  # Stata's .a in an SPSS file
+            continue
+        codes.append(low if low == high else {"lo": low, "hi": high})
+        for key, label in book_labels.items():
+            try:
+                if low <= float(key) <= high:
+                    named[float(key)] = str(label)
+            except ValueError:
+                pass
+    return codes, named
 
 
 def write_whole(path, table: pd.DataFrame, fmt: str, *, card: dict, declaration: dict) -> None:

@@ -220,6 +220,30 @@ def test_an_spss_file_starts_from_its_codebook_and_a_workbook_is_read_by_its_cho
     assert at.session_state["declaration"]["columns"]["Race"]["labels"] == {"1": "White", "2": "Black"}
 
 
+def test_a_declaration_saved_for_the_csv_wins_over_the_spss_codebook_which_is_offered():
+    """The same records as an SPSS file after a declaration was saved for their CSV: the saved one is in use
+    (the publisher's own word), the Domain page says the file's codebook is available, and applying it starts
+    the columns it labels from it (to confirm), the others as saved."""
+    import pandas as pd
+
+    from tests.publisher_files import package_bytes, typed
+
+    at = _upload(_app().run(), "ce.csv", shared_path("ce.csv").read_bytes())
+    saved = {"dataset": "ce.csv", "columns": {"Race": {"type": "drop"}, "Income": {"type": "integer", "min": 0}}}
+    _workspace().choices.remember_declaration(at.session_state["data"]["hash"], saved)
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    labels = {"Race": {1: "White", 2: "Black"}}
+    at = _upload(_app().run(), "ce.sav", package_bytes(table, ".sav", variable_value_labels=labels))
+    assert at.session_state["declaration"] == saved
+    at = _visit(at, "app_pages/2_Domain.py")
+    assert any("carries a codebook for 4 columns" in i.value for i in at.info)
+    at.button(key="domain_apply_codebook").click().run()
+    columns = at.session_state["declaration"]["columns"]
+    assert columns["Race"]["labels"] == {"1": "White", "2": "Black"} and columns["Income"] == saved["columns"]["Income"]
+    assert at.session_state["declaration"]["notes"]["codebook"]["columns"]["Race"]["confirmed"] is False
+    assert not any("carries a codebook" in i.value for i in at.info)
+
+
 def _load_declaration(at: AppTest, spec: dict, name: str = "policy.json") -> AppTest:
     at = _visit(at, "app_pages/2_Domain.py")
     at.file_uploader(key="domain_load").upload(name, json.dumps(spec).encode(), "application/json").run()

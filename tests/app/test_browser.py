@@ -329,16 +329,19 @@ def test_malformed_upload_in_browser(server, browser, tmp_path):
 
 def _publishers_files_in_browser(page, tmp_path: Path) -> None:
     """One upload of each family of the publisher's own files, written by openpyxl and pyreadstat from the
-    CE survey: a workbook (its sheets offered by name), an SPSS file (its codebook starts the declaration),
-    and a workbook with a password (one sentence); Streamlit's own "files are not allowed" never shows."""
+    CE survey: workbooks (Excel, its sheets offered by name, and LibreOffice), an SPSS and a Stata file (their
+    codebook starts the declaration), and a workbook with a password (one sentence); Streamlit's own "files
+    are not allowed" never shows."""
     import pandas as pd
 
-    from tests.publisher_files import encrypted_workbook, package_bytes, typed, xlsx_bytes
+    from tests.publisher_files import encrypted_workbook, ods_bytes, package_bytes, typed, xlsx_bytes
 
     table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
     files = {
         "ce.xlsx": xlsx_bytes(table, "records"),
+        "ce.ods": ods_bytes(table, "survey"),
         "ce.sav": package_bytes(table, ".sav", variable_value_labels={"Race": {1: "White", 2: "Black"}}),
+        "ce.dta": package_bytes(table.astype({c: "int32" for c in table if table[c].dtype.kind == "i"}), ".dta"),
         "locked.xlsx": encrypted_workbook(),
     }
     for name, raw in files.items():
@@ -347,6 +350,10 @@ def _publishers_files_in_browser(page, tmp_path: Path) -> None:
     upload.set_input_files(str(tmp_path / "ce.xlsx"))
     page.get_by_text("Read sheet 'records'").wait_for()
     assert "ce.xlsx" in _sidebar(page) and "994 rows" in _sidebar(page)
+    upload.set_input_files(str(tmp_path / "ce.ods"))
+    page.get_by_text("Read sheet 'survey'").wait_for()
+    upload.set_input_files(str(tmp_path / "ce.dta"))
+    page.get_by_text("Read as a Stata data file").wait_for()
     upload.set_input_files(str(tmp_path / "ce.sav"))
     page.get_by_text("Read as an SPSS data file").wait_for()
     upload.set_input_files(str(tmp_path / "locked.xlsx"))

@@ -204,3 +204,50 @@ def test_a_sas_data_set_from_pyreadstats_own_samples():
     ]
     assert template_from_codebook("mynum", found["mynum"]) == {"type": "float"}  # BEST12 shows decimals
     assert template_from_codebook("mydate", found["mydate"]) == {"type": "date"}
+
+
+def test_an_spss_portable_file_gives_its_names_in_capitals_and_is_read_with_them(tmp_path, monkeypatch):
+    """A portable file (.por) stores every name in capitals (at most 8 characters): pyreadstat's own sample,
+    written by IBM SPSS 25, is read with the names it gives (``MYCHAR``, not the published CSV's ``mychar``),
+    its values the CSV's, its codebook's value labels starting the declaration of those names, and written
+    back as SPSS with them. The CE survey as a .por (written by pyreadstat) finds the CSV's ledger by its
+    columns' fingerprints, and a declaration saved for the CSV follows the capitals. Its metadata says no
+    number of records, so it is read up to one record past the cells allowed, and refused there."""
+    from dpsynth_core.domain.templates import matched_to
+    from dpsynth_core.release.writer import whole_file_bytes
+
+    sample = ROOT / "tests" / "fixtures" / "pyreadstat"
+    frame, info = read_data(sample / "sample.por")
+    published, _ = read_table(sample / "sample.csv")
+    assert info["columns"] == [c.upper() for c in published.columns]
+    for name in ("mychar", "mynum", "mydate", "mylabl", "myord"):
+        assert frame[name.upper()].tolist() == published[name].tolist(), name
+    book = codebook(sample / "sample.por")
+    assert book["columns"]["MYLABL"]["value_labels"] == {"1": "Male", "2": "Female"}
+    assert template_from_codebook("MYLABL", book["columns"]["MYLABL"])["labels"] == {"1": "Male", "2": "Female"}
+    from dpsynth_core.domain.templates import declaration_from_names
+
+    declaration = declaration_from_names(info["columns"], codebook=book)
+    back = whole_file_bytes(frame[["MYLABL", "MYORD"]], "sav", card={}, declaration=declaration)
+    assert codebook(back, "synthetic.sav")["columns"]["MYORD"]["value_labels"] == {
+        "1": "low",
+        "2": "medium",
+        "3": "high",
+    }
+
+    csv = shared_path("ce.csv")
+    table = typed(pd.read_csv(csv, dtype=str)).set_axis(["urban", "income", "race", "expend"], axis=1)
+    por = tmp_path / "ce.por"
+    por.write_bytes(package_bytes(table, ".por"))
+    frame, info = read_data(por)
+    assert info["columns"] == ["URBAN", "INCOME", "RACE", "EXPEND"]
+    expected, _ = read_table(csv)
+    assert (frame.to_numpy() == expected.to_numpy()).all()
+    ledger = Workspace(tmp_path / "ws").ledger
+    from_csv = ledger.dataset_key(ledger.records_key(csv))
+    assert ledger.dataset_key(ledger.records_key(por)) == from_csv
+    monkeypatch.setattr(constraints, "MAX_PACKAGE_CELLS", 400)  # its metadata says no number of records
+    with pytest.raises(DataError, match=r"^ce.por holds more than 100 records of 4 columns, more than the 400 cells"):
+        read_data(por)
+    saved = {"columns": {"urban": {"type": "categorical", "values": ["1", "2"]}, "race": {"type": "drop"}}}
+    assert list(matched_to(saved, info["columns"])["columns"]) == ["URBAN", "RACE"]

@@ -80,3 +80,55 @@ def test_a_stata_codebook_and_the_name_templates_without_one(tmp_path):
     assert template_from_codebook("area", text_codes)["values"] == ["U", "R"]
     dates = {"value_labels": {}, "storage": "date", "format": "DATE11"}
     assert template_from_codebook("interview", dates) == {"type": "date"}
+
+
+def test_a_saved_declaration_wins_over_the_codebook_which_is_offered_and_applied_on_request():
+    """The publisher's saved declaration for the same records (made for the CSV) is their own word: it is
+    what the SPSS file starts with; the codebook's start is offered beside it and, applied, replaces the
+    columns it labels and those the saved one left out (each to confirm), not a column it only gives a
+    storage type; a saved declaration already from this codebook offers nothing."""
+    from dpsynth_core.domain.templates import restored_declaration, with_codebook
+
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    raw = package_bytes(table, ".sav", variable_value_labels={"Race": {1: "White", 2: "Black"}})
+    found = codebook(raw, "ce.sav")
+    saved = {
+        "dataset": "ce.csv",
+        "columns": {"UrbanRural": {"type": "categorical", "values": ["1", "2"]}, "Race": {"type": "drop"}},
+        "person": None,
+    }
+    names = list(table.columns)
+    declaration, offered = restored_declaration(saved, names, dataset="ce.sav", codebook=found)
+    assert declaration == saved and offered == declaration_from_names(names, "ce.sav", found)
+    applied = with_codebook(declaration, offered)
+    assert applied["columns"]["Race"] == {
+        "type": "categorical",
+        "values": ["1", "2"],
+        "labels": {"1": "White", "2": "Black"},
+    }
+    assert applied["dataset"] == "ce.csv" and applied["columns"]["UrbanRural"] == saved["columns"]["UrbanRural"]
+    assert applied["columns"]["Income"] == offered["columns"]["Income"]  # not in the saved one
+    ticks = {n: e["confirmed"] for n, e in applied["notes"]["codebook"]["columns"].items()}
+    assert ticks == {"UrbanRural": True, "Income": False, "Race": False, "Expenditure": False}
+    confirmed = json.loads(json.dumps(applied).replace('"confirmed": false', '"confirmed": true'))
+    assert restored_declaration(confirmed, names, codebook=found) == (confirmed, None)  # nothing new to offer
+    assert restored_declaration(None, names, "ce.sav", found) == (offered, None)  # no saved one: the codebook
+    assert restored_declaration(saved, names) == (saved, None)  # a CSV: no codebook to offer
+
+
+def test_a_saved_declaration_follows_names_that_differ_only_in_letter_case():
+    """An SPSS portable file gives its names in capitals: the declaration saved for the CSV's ``age`` is
+    ``AGE``'s, with its codebook note and person column; an ambiguous or exact name is left alone."""
+    from dpsynth_core.domain.templates import matched_to
+
+    saved = {
+        "columns": {"age": {"type": "integer", "min": 0, "max": 120}, "id": {"type": "drop"}, "Sex": {"type": "text"}},
+        "person": {"column": "id", "max_rows": 2},
+        "notes": {"codebook": {"columns": {"age": {"label": "Age", "confirmed": True}}}},
+    }
+    moved = matched_to(saved, ["AGE", "ID", "Sex"])
+    assert list(moved["columns"]) == ["AGE", "ID", "Sex"] and moved["columns"]["AGE"]["max"] == 120
+    assert moved["person"] == {"column": "ID", "max_rows": 2} and "AGE" in moved["notes"]["codebook"]["columns"]
+    assert matched_to(saved, ["age", "id", "Sex"]) is saved
+    twice = {"columns": {"age": {"type": "drop"}, "Age": {"type": "drop"}}}
+    assert matched_to(twice, ["AGE"]) is twice  # which one it would be is not known: neither

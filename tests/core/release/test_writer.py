@@ -9,7 +9,7 @@ import pytest
 
 from dpsynth_core.data.parts import PARQUET_SUFFIXES
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.release.writer import csv_text, output_format, write_synthetic
+from dpsynth_core.release.writer import csv_text, output_format, whole_file_bytes, write_synthetic
 
 
 class Sampler:
@@ -148,7 +148,7 @@ def test_a_publishers_format_is_typed_by_the_declaration_and_names_are_checked_b
     import openpyxl
 
     from dpsynth_core.release import prepare
-    from dpsynth_core.release.writer import check_whole_format, whole_file_bytes
+    from dpsynth_core.release.writer import check_whole_format
     from tests.conftest import complete_domain, shared_path
 
     declaration = {
@@ -172,3 +172,61 @@ def test_a_publishers_format_is_typed_by_the_declaration_and_names_are_checked_b
     # the refusal comes from prepare, before anything is read or priced
     with pytest.raises(ParameterError, match="column 'education-num' is not a Stata variable name"):
         prepare(shared_path("adult_test.csv"), complete_domain("adult_test"), 1.0, out=tmp_path / "a.dta")
+
+
+def _codebook_out(fmt: str, source: bytes, suffix: str, table: pd.DataFrame):
+    """The codebook of ``source`` (a package's file), the declaration it starts, confirmed, and the codebook
+    of ``table`` written back as ``fmt`` with that declaration."""
+    from dpsynth_core.data.formats import codebook
+    from dpsynth_core.domain.templates import declaration_from_names
+
+    found = codebook(source, f"table{suffix}")
+    declaration = declaration_from_names(list(table.columns), codebook=found)
+    back = whole_file_bytes(table, fmt, card={}, declaration=declaration)
+    return found, declaration, codebook(back, f"synthetic.{fmt}")
+
+
+def test_declared_missing_codes_and_their_labels_come_back_in_spss_and_stata():
+    """SPSS's declared codes (a code, a range) and Stata's labelled extended missing values (.a-.z) are
+    read as missing, kept out of the categories, and declared again, with their labels, in the file written."""
+    from dpsynth_core.data.formats import read_data
+    from tests.publisher_files import package_bytes
+
+    sex = pd.Series([1.0, 2.0, "a", 2.0, "b"], dtype=object)
+    stata = package_bytes(
+        pd.DataFrame({"sex": sex, "age": [30.0, 41.0, 52.0, "a", 18.0]}).astype(object),
+        ".dta",
+        missing_user_values={"sex": ["a", "b"], "age": ["a"]},
+        variable_value_labels={"sex": {1: "Male", 2: "Female", "a": "Refused"}},
+    )
+    frame, _ = read_data(stata, name="table.dta")
+    assert frame["sex"].tolist() == ["1", "2", "", "2", ""] and frame["age"].tolist()[3] == ""
+    synthetic = pd.DataFrame({"sex": ["2", None, "1"], "age": ["30", "40", None]})
+    found, declaration, back = _codebook_out("dta", stata, ".dta", synthetic)
+    assert found["columns"]["sex"]["missing"] == [".a"]  # the labelled one: .b is used, not declared
+    assert declaration["columns"]["sex"] == {
+        "type": "categorical",
+        "values": ["1", "2"],
+        "labels": {"1": "Male", "2": "Female"},
+    }
+    assert back["columns"]["sex"]["value_labels"] == {"1": "Male", "2": "Female", ".a": "Refused"}
+    assert back["columns"]["sex"]["missing"] == [".a"]
+
+    spss = package_bytes(
+        pd.DataFrame({"race": [1.0, 2.0, 9.0, 97.0], "note": ["x", "NA", "y", "z"]}),
+        ".sav",
+        missing_ranges={"race": [9.0, {"lo": 97.0, "hi": 99.0}], "note": ["NA"]},
+        variable_value_labels={"race": {1: "White", 2: "Black", 9: "DK", 98: "Refused"}},
+    )
+    synthetic = pd.DataFrame({"race": ["1", None], "note": ["x", None]})
+    found, _, back = _codebook_out("sav", spss, ".sav", synthetic)
+    assert sorted(found["columns"]["race"]["missing"], key=str) == ["9", ["97", "99"]]
+    for column in ("race", "note"):
+        for key in ("missing", "value_labels"):
+            assert back["columns"][column][key] == found["columns"][column][key], (column, key)
+    # a Stata code is not an SPSS one (and the other way round): left out, never an error
+    _, _, other = _codebook_out("sav", stata, ".dta", pd.DataFrame({"sex": ["1"], "age": ["3"]}))
+    assert other["columns"]["sex"]["missing"] == [] and other["columns"]["sex"]["value_labels"] == {
+        "1": "Male",
+        "2": "Female",
+    }
