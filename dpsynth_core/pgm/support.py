@@ -76,6 +76,9 @@ def support_from(
             weighted[a] += summed / variance
             precision[a] += 1 / variance
     support = {}
+    # the "missing" cells are tested familywise over the whole table, not per column: a table of many columns
+    # declared with the default ``missing`` would otherwise keep some empty one with chance ``alpha`` each
+    tested = max(1, sum(1 for a in precision if precision[a] and (missing or {}).get(a) is not None))
     for a, p in precision.items():
         if p == 0:
             continue
@@ -84,7 +87,14 @@ def support_from(
             k = ordered[a]
             keep = np.ones(cells[a], dtype=bool)
             if missing is not None:  # "missing" and other cells outside the order: as any other column's
-                keep[k:] = _declared_cells(pooled, k, missing.get(a), familywise_z(z, cells[a]) * s, max(limit, s))
+                keep[k:] = _declared_cells(
+                    pooled,
+                    k,
+                    missing.get(a),
+                    familywise_z(z, cells[a]) * s,
+                    max(limit, s),
+                    familywise_z(z, cells[a] * tested) * s,
+                )
             else:
                 keep[k:] = pooled[k:] >= z * s
             if k:
@@ -101,7 +111,14 @@ def support_from(
                     keep[high + 1 : k] = False
                     keep[:k] &= ~_interior_gaps(pooled[:k], keep[:k], zk * s, limit, named)
         elif missing is not None:
-            keep = _declared_cells(pooled, 0, missing.get(a), familywise_z(z, cells[a]) * s, max(limit, s))
+            keep = _declared_cells(
+                pooled,
+                0,
+                missing.get(a),
+                familywise_z(z, cells[a]) * s,
+                max(limit, s),
+                familywise_z(z, cells[a] * tested) * s,
+            )
         else:
             keep = pooled >= z * s
         keep[int(np.argmax(pooled))] = True
@@ -157,14 +174,16 @@ def special_cells(domain, ordered: int) -> np.ndarray:
     return out
 
 
-def _declared_cells(pooled: np.ndarray, start: int, missing: int | None, cell_margin: float, limit: float):
+def _declared_cells(
+    pooled: np.ndarray, start: int, missing: int | None, cell_margin: float, limit: float, missing_margin: float
+):
     """Which of the cells from ``start`` on to keep (``missing``: the code of the "missing" cell, or None):
-    the "missing" cell when it reaches ``cell_margin``, the others but :func:`_quiet_cells`' (the
+    the "missing" cell when it reaches ``missing_margin``, the others but :func:`_quiet_cells`' (the
     ``missing`` bullet of :func:`support_from`)."""
     keep = np.ones(pooled.size - start, dtype=bool)
     others = np.arange(start, pooled.size)
     if missing is not None and missing >= start:
-        keep[missing - start] = pooled[missing] >= cell_margin
+        keep[missing - start] = pooled[missing] >= missing_margin
         others = others[others != missing]
     keep[others - start] = ~_quiet_cells(pooled[others], cell_margin, limit)
     return keep

@@ -72,6 +72,7 @@ from .. import constraints
 from ..data.counting import SortedValues
 from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
+from . import bin_weights
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
 from .histogram import noisy_histogram
 from .noise import NoiseSource, discrete_laplace_std
@@ -95,6 +96,12 @@ SLOPE_FLOOR = 5.0
 #: True: the tails of a range that the noisy leaf counts cannot tell from empty get no weight inside their
 #: bins (:func:`.bin_weights.quiet_ends`); False: every piece keeps its weight (ablation).
 QUIET_ENDS = True
+#: True: inside a bin wholly beyond the kept leaves, the pieces past the last one that stands above its noise
+#: weigh less and less away from the data (:func:`.bin_weights.hug_data`); False: their noisy weights (ablation).
+HUG_DATA = True
+#: True: an adaptive column's counts of one value each are smoothed where that lowers their error
+#: (:func:`.bin_weights.smoothed_counts`) before they are merged into bins and weights; False: as counted.
+SMOOTH = True
 #: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
 TREE_SHARE = 0.5
 #: The binning share is split over at least this many columns, so one or two adaptive columns
@@ -323,7 +330,9 @@ def fit_column(
     )
     kept = _kept_range(lows, noisy, std, top, integer)
     if adaptive:
-        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept)
+        if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
+            noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
+        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
         if QUIET_ENDS:
@@ -349,7 +358,7 @@ def _kept_range(lows, noisy, std: float, top, integer: bool) -> tuple:
     return lows[first], end
 
 
-def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple) -> tuple:
+def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: float) -> tuple:
     """An adaptive column's bins (their lower ends) and pieces, from its leaves' noisy counts.
 
     Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
@@ -367,6 +376,9 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple) -> tuple
     weights = usable_weights(piece_lows, piece_counts, bin_lows, top, integer, by_width=False)
     if QUIET_ENDS:  # an empty tail of the range keeps no weight, and the edge piece slopes down toward it
         weights = keep_between(piece_lows, weights, bin_lows, *kept)
+        if HUG_DATA:  # inside a bin beyond them, no weight spread up to the declared end by noise alone
+            leaves = np.diff(np.append(pieces, len(noisy)))
+            weights = bin_weights.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     if len(special):
         piece_lows, weights = cut_special(piece_lows, weights, special, top, integer)

@@ -426,12 +426,12 @@ def test_sloped_pieces_lean_toward_the_denser_neighbour_and_keep_each_pieces_wei
     assert list(lows) == [0, 1] and list(weights) == [500, 99]
 
 
-def _mass_outside(found, values) -> float:
+def _mass_outside(found, values, column=None) -> float:
     """Share of values that decoding places outside ``values``' range when each fitted bin holds its real share
     (the model's part left out): within a bin, through the spread's weights, uniform inside each piece."""
     lows = np.asarray(found.spread[0], dtype=float)
     weights = np.asarray(found.spread[1])
-    highs = np.append(lows[1:], _SLOPE_COLUMN.highs[-1] + 1)
+    highs = np.append(lows[1:], (column or _SLOPE_COLUMN).highs[-1] + 1)
     inside = np.clip(np.minimum(highs, values.max() + 1) - np.maximum(lows, values.min()), 0, None) / (highs - lows)
     edges = np.asarray(found.edges)
     owner = np.searchsorted(edges, lows, side="right") - 1
@@ -465,12 +465,16 @@ def test_values_in_a_wide_edge_piece_stay_near_the_data(monkeypatch):
 
 def test_a_bin_with_no_positive_total_weighs_its_pieces_by_their_distance_from_the_data():
     """Pieces 10, 20, 30, 40 form a bin of noisy total -1 between two bins holding records: its pieces
-    weigh 1, 1/2, 1/2, 1 (halving away from the nearer bin with records), not 10 each by width. A bin
-    with no positive neighbour weighs its pieces equally."""
+    weigh 1, 1/4, 1/4, 1 (EMPTY_DECAY away from the nearer bin with records), not 10 each by width. A bin
+    with no positive neighbour weighs its pieces equally; one beyond an empty bin, from the side with records."""
     lows = np.array([0, 5, 10, 20, 30, 40, 50])
     counts = np.array([50.0, 3, -2, 0, -4, 5, 60])
     weights = bin_weights.usable_weights(lows, counts, np.array([0, 10, 50]), 59, True, by_width=False)
-    assert list(weights[2:6]) == [1, 0.5, 0.5, 1] and weights[:2].sum() == 53 and weights[6] == 60
+    assert list(weights[2:6]) == [1, 0.25, 0.25, 1] and weights[:2].sum() == 53 and weights[6] == 60
+    far = np.array([50.0, 3, -2, 0, -4, 5, -60])  # bins 10-29 and 30-59 both look empty: 30-59 leans to 0-9
+    beyond = bin_weights.usable_weights(lows, far, np.array([0, 10, 30]), 59, True, by_width=False)[4:]
+    assert list(beyond) == [1, 0.25, 0.0625], beyond
+
     alone = bin_weights.usable_weights(lows[:3], np.array([-1.0, -2, 1]), np.array([0]), 19, True, by_width=False)
     assert list(alone) == [1, 1, 1]
 
@@ -511,3 +515,54 @@ def test_an_empty_tail_of_leaves_is_cut_and_the_leaves_holding_records_stay():
         assert first == 0 and last >= 9
         whole += int(last == 9)
     assert whole >= 820, whole
+
+
+def test_smoothing_one_value_counts_lowers_their_error_and_keeps_spikes():
+    """Adult's ages (the repository's copy, 32,561 records, one count per value 17-90) with Laplace noise of
+    deviation 30 (a column's pooled counts at its share of epsilon 1): over 20 seeds the smoothed counts'
+    squared error is 0.71 of the raw counts' (Mallows' Cp estimates each width's error without bias, and
+    width 0 is among the choices, so the chosen fit is no worse than the raw counts but for the choice's own
+    optimism; asserted below 0.85). Hours-per-week's spikes (40 hours: 15,217 records,
+    500 deviations above its neighbours) keep their own noisy count exactly."""
+    frame = pd.read_csv("assets/examples/adult.csv", usecols=["age", "hours-per-week"])
+    ages = np.bincount(frame["age"].to_numpy() - 17, minlength=74).astype(float)
+    hours = np.bincount(frame["hours-per-week"].to_numpy() - 1, minlength=99).astype(float)
+    rng, std = np.random.default_rng(36), 30.0
+    raw = smooth = 0.0
+    for _ in range(20):
+        noisy = ages + rng.laplace(0, std / np.sqrt(2), ages.size)
+        raw += np.sum((noisy - ages) ** 2)
+        smooth += np.sum((bin_weights.smoothed_counts(noisy, std)[0] - ages) ** 2)
+    assert smooth < 0.85 * raw, (smooth, raw)
+    noisy = hours + rng.laplace(0, std / np.sqrt(2), hours.size)
+    assert bin_weights.smoothed_counts(noisy, std)[0][39] == noisy[39]
+
+
+def test_rows_beyond_the_kept_leaves_stay_near_the_data(monkeypatch):
+    """Issue 36, point 2: compas's priors_count (the repository's copy, first 1,000 records, real 0-36) declared
+    0-100, at the epsilon a column of compas gets at 1,000 rows (0.031). Inside a bin wholly beyond the leaves
+    the noisy counts tell from empty, pieces past the last one above its noise weigh a quarter of the one before:
+    the share of the spread's weight (each bin weighs its noisy total, as the binning alone estimates it) above
+    36, mean over seeds 0-19, falls from 5.2% to 3.5% against the pieces' noisy weights (asserted: below 0.8 of
+    it; post-processing: the same noise, leaves and bins either way)."""
+    frame = pd.read_csv("tests/datasets/compas.csv", usecols=["priors_count"]).head(1000)
+    values = np.sort(frame["priors_count"].to_numpy(dtype=np.int64))
+    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
+
+    def mean_above():
+        fits = [fit_column(column, SortedValues(values), epsilon=0.031, noise=make_noise_source(s)) for s in range(20)]
+        return np.mean([_weight_above(found, values.max()) for found in fits])
+
+    hugged = mean_above()
+    monkeypatch.setattr(binning, "HUG_DATA", False)
+    noisy = mean_above()
+    assert hugged < 0.8 * noisy, (hugged, noisy)
+
+
+def _weight_above(found, top) -> float:
+    """Share of a fitted column's spread weight that lies above ``top`` (uniform inside each piece)."""
+    lows = np.asarray(found.spread[0], dtype=float)
+    weights = np.asarray(found.spread[1])
+    highs = np.append(lows[1:], 101.0)
+    above = np.clip(highs - np.maximum(lows, top + 1), 0, None) / (highs - lows)
+    return float((weights * above).sum() / weights.sum())
