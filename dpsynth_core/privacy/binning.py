@@ -96,6 +96,9 @@ SLOPE_FLOOR = 5.0
 #: True: the tails of a range that the noisy leaf counts cannot tell from empty get no weight inside their
 #: bins (:func:`.bin_weights.quiet_ends`); False: every piece keeps its weight (ablation).
 QUIET_ENDS = True
+#: True: an adaptive column's quiet tails shorter than the rest of its range are cut only while they hold at most
+#: the tail bound (:func:`.bin_weights.quiet_ends`' ``widths``); False: as long ones (ablation).
+SHORT_TAILS = True
 #: True: inside a bin wholly beyond the kept leaves, the pieces past the last one that stands above its noise
 #: weigh less and less away from the data (:func:`.bin_weights.hug_data`); False: their noisy weights (ablation).
 HUG_DATA = True
@@ -328,7 +331,7 @@ def fit_column(
         noise=noise,
         label=binning_label(column),
     )
-    kept = _kept_range(lows, noisy, std, top, integer)
+    kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS)
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
@@ -349,11 +352,12 @@ def fit_column(
     )
 
 
-def _kept_range(lows, noisy, std: float, top, integer: bool) -> tuple:
+def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = False) -> tuple:
     """The values a column's pieces may place records at: from the first kept leaf's low end up to (not
     including) the end of the last kept leaf (:func:`.bin_weights.quiet_ends`, at most ``TAIL_SHARE`` of the
     noisy total lost per tail, or one noise deviation). Post-processing."""
-    first, last = quiet_ends(noisy, std, limit=constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0))
+    widths = np.diff(np.append(lows, top + 1 if integer else top)) if by_width else None  # a long tail or not
+    first, last = quiet_ends(noisy, std, limit=constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0), widths=widths)
     end = lows[last + 1] if last + 1 < len(lows) else (top + 1 if integer else np.inf)
     return lows[first], end
 
