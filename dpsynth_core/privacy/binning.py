@@ -43,7 +43,11 @@ counts (their noise cancels on average when neighbours are summed):
   does not give every empty piece made-up mass as clipping alone would). Decoding places
   a value in its bin through these weights (the domain's ``spread``), so values keep the
   shape of the data inside a bin and a one-value piece (a spike) stays exact; inside a piece, the
-  density slopes toward its denser neighbour (:func:`.bin_weights.sloped_pieces`).
+  density slopes toward its denser neighbour (:func:`.bin_weights.sloped_pieces`);
+* counts of one value each are smoothed where that lowers their error (:func:`.bin_weights.smoothed_counts`);
+  the range's tails that the counts cannot tell from empty get no weight (:func:`.bin_weights.quiet_ends`: a
+  tail narrower than the rest of the range only within the tail bound), and in a bin wholly beyond the kept
+  leaves the weights fall away from the data (:func:`.bin_weights.hug_data`).
 
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in
@@ -96,15 +100,9 @@ SLOPE_FLOOR = 5.0
 #: True: the tails of a range that the noisy leaf counts cannot tell from empty get no weight inside their
 #: bins (:func:`.bin_weights.quiet_ends`); False: every piece keeps its weight (ablation).
 QUIET_ENDS = True
-#: True: an adaptive column's quiet tails shorter than the rest of its range are cut only while they hold at most
-#: the tail bound (:func:`.bin_weights.quiet_ends`' ``widths``); False: as long ones (ablation).
-SHORT_TAILS = True
-#: True: inside a bin wholly beyond the kept leaves, the pieces past the last one that stands above its noise
-#: weigh less and less away from the data (:func:`.bin_weights.hug_data`); False: their noisy weights (ablation).
-HUG_DATA = True
-#: True: an adaptive column's counts of one value each are smoothed where that lowers their error
-#: (:func:`.bin_weights.smoothed_counts`) before they are merged into bins and weights; False: as counted.
-SMOOTH = True
+#: Ablations of the post-processing in the module docstring (each True in releases): short tails cut only within
+#: the tail bound, weights beyond the kept leaves falling away from the data, one-value counts smoothed.
+SHORT_TAILS = HUG_DATA = SMOOTH = True
 #: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
 TREE_SHARE = 0.5
 #: The binning share is split over at least this many columns, so one or two adaptive columns
