@@ -1,4 +1,4 @@
-"""Generation: records whose counts match the model, i.i.d. or matched by stratified quantiles."""
+"""Generation: records whose counts match the model, i.i.d. or matched by stratified quantiles (drawn as counts)."""
 
 from __future__ import annotations
 
@@ -37,37 +37,87 @@ def test_generation_matches_the_model():
         generate(model, 10, rng, method="other")
 
 
-def _per_record(groups, rng):
-    from dpsynth_core.pgm.generate import _quantiles
+def _per_record_counts(probabilities, size, rng, repeats):
+    """The counts of the rule as stated: ``size`` records in random order, the ``k``-th at the
+    conditional quantile ``(k + u_k) / size`` (a uniform per record), ``repeats`` times."""
+    cdf = np.cumsum(probabilities)
+    cdf[-1] = 1.0
+    points = (np.arange(size) + rng.random((repeats, size))) / size
+    values = np.minimum(np.searchsorted(cdf, points.ravel(), side="right"), len(cdf) - 1).reshape(repeats, size)
+    return np.stack([np.bincount(v, minlength=len(cdf)) for v in values])
 
-    u, order, sorted_groups = _quantiles(groups, True, rng)
-    assert (np.diff(sorted_groups + u) >= 0).all() and np.array_equal(groups[order], sorted_groups)
-    out = np.empty_like(u)
-    out[order] = u
-    return out
+
+def _outcomes(counts, size) -> dict:
+    """How often each vector of counts came out (a vector as one number, its counts in base ``size + 1``)."""
+    keys, seen = np.unique(counts.dot((size + 1) ** np.arange(counts.shape[1])), return_counts=True)
+    return dict(zip(keys.tolist(), seen.tolist()))
 
 
-def test_matched_quantiles_are_stratified_within_each_group():
-    rng = np.random.default_rng(3)
-    groups = rng.integers(0, 7, 5000)
-    u = _per_record(groups, rng)
-    assert ((u >= 0) & (u < 1)).all()
-    for g in range(7):
-        mine = u[groups == g]
-        # the k-th of the group's records (in random order) falls in [k / size, (k + 1) / size)
-        assert sorted(np.floor(mine * len(mine)).astype(int)) == list(range(len(mine)))
-    again = _per_record(groups, np.random.default_rng(4))
-    assert not np.array_equal(np.argsort(u), np.argsort(again))  # the order within groups is random
+def test_stratified_counts_have_the_law_of_a_quantile_per_record():
+    """Counts from the table (one uniform per stratum holding a boundary, shared by the boundaries in
+    it) against the per-record rule they replace: each count within 2 records of ``size * p`` (within
+    1 of each cumulative boundary), adding up to the group's size, and the same distribution of
+    outcomes (the frequency of every outcome within 5 standard deviations of the per-record rule's,
+    over 20,000 draws of each)."""
+    from dpsynth_core.pgm.generate import _stratified_counts
+
+    rng = np.random.default_rng(5)
+    repeats = 20_000
+    # two boundaries in one stratum (0.3 and 0.35 of 3 records: both in stratum 0), an empty value,
+    # and a value past a boundary exactly on a stratum (0.5 of 4 records)
+    for probabilities, size in (([0.1, 0.05, 0.0, 0.5, 0.35], 3), ([0.25, 0.25, 0.5], 4), ([0.2, 0.3, 0.5], 7)):
+        p = np.asarray(probabilities)
+        table = np.tile(p, (repeats, 1))
+        counts = _stratified_counts(table, np.full(repeats, size), rng)
+        assert (counts.sum(axis=1) == size).all() and (counts >= 0).all()
+        assert (np.abs(counts - size * p) < 2).all()
+        assert (np.abs(np.cumsum(counts, axis=1) - size * np.cumsum(p)) < 1).all()
+        reference = _per_record_counts(p, size, rng, repeats)
+        mine, theirs = _outcomes(counts, size), _outcomes(reference, size)
+        for outcome in set(mine) | set(theirs):
+            share = theirs.get(outcome, 0) / repeats
+            sd = np.sqrt(2 * max(share, 1 / repeats) * (1 - share) / repeats)
+            assert abs(mine.get(outcome, 0) / repeats - share) <= 5 * sd + 1e-12, (probabilities, outcome)
+
+
+def test_columns_drawn_in_different_cliques_are_independent_given_their_separator():
+    """Cliques (a, b), (b, c), (b, d): c and d are each drawn given b along a random order of b's
+    groups; were the order not random (or shared between cliques), c and d would move together
+    within b's groups. Their joint counts are the model's within a few binomial standard deviations."""
+    joint = joint_counts(4)
+    groups = [("a", "b"), ("b", "c"), ("b", "d")]
+    model, _ = estimate(CELLS, [Measurement(g, marginal(joint, g), 1.0) for g in groups], 10_000.0, iterations=300)
+    assert len(model.tree.cliques) == 3
+    rows = 40_000
+    codes = generate(model, rows, np.random.default_rng(8), method="matched")
+    for pair in (("c", "d"), ("a", "d"), ("a", "c")):
+        index = np.ravel_multi_index([codes[x] for x in pair], [CELLS[x] for x in pair])
+        counts = np.bincount(index, minlength=CELLS[pair[0]] * CELLS[pair[1]])
+        expected = model.project(pair).ravel() / model.total * rows
+        assert (np.abs(counts - expected) <= 5 * np.sqrt(expected * (1 - expected / rows)) + 2).all(), pair
+
+
+def test_the_records_come_in_random_order():
+    """The root clique's records are put in random order too: the file's rows are not sorted."""
+    joint = joint_counts(3)
+    model, _ = estimate(CELLS, [Measurement(("a", "b"), marginal(joint, ("a", "b")), 1.0)], 10_000.0, iterations=100)
+    first = generate(model, 1000, np.random.default_rng(1))
+    again = generate(model, 1000, np.random.default_rng(2))
+    for column in ("a", "b"):
+        assert (np.diff(first[column]) < 0).sum() > 100  # sorted codes would never go down
+        assert not np.array_equal(first[column], again[column])
 
 
 @pytest.mark.parametrize("top", [7, 70_000, 5_000_000_000])
 def test_the_radix_order_is_the_order_of_the_int64_keys_it_replaced(top):
-    """_group_order sorts by group then by the rank key, 16 bits a pass: the order argsort gave on
-    ``group * n + rank`` (one pass below 65,536 groups, two and three above)."""
+    """_group_order sorts the records, listed in a random order, by group and within a group by their
+    place in that list, 16 bits a pass: the order argsort gives on ``group * n + place`` (one pass
+    below 65,536 groups, two and three above)."""
     from dpsynth_core.pgm.generate import _group_order
 
     rng = np.random.default_rng(top)
     n = 20_000
-    groups, rank = rng.integers(0, top, n), rng.permutation(n)
-    order, keys = _group_order(groups, rank)
-    assert np.array_equal(order, np.lexsort((rank, groups))) and np.array_equal(keys, groups[order])
+    groups, start = rng.integers(0, top, n), rng.permutation(n)
+    place = np.empty(n, dtype=np.int64)
+    place[start] = np.arange(n)
+    assert np.array_equal(_group_order(groups, start), np.lexsort((place, groups)))
