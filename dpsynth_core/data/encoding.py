@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from .counting import CodedTable
@@ -331,11 +332,55 @@ def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) 
     cumulative = owner + np.minimum(running - before, 1.0)
     cumulative[last] = owner[last] + 1.0
     uniform = totals[codes] <= 0
-    piece = np.searchsorted(cumulative, codes + noise.uniform(np.zeros(codes.size), np.ones(codes.size)), side="right")
+    # (the uniforms ``uniform(0, 1)`` draws elementwise, the same numbers without its arrays of bounds)
+    piece = np.searchsorted(cumulative, codes + noise.rng.random(codes.size), side="right")
     piece = np.minimum(piece, len(piece_lows) - 1)
     low = np.where(uniform, lows[codes], piece_lows[piece])
     high = np.where(uniform, highs[codes], piece_highs[piece])
     return noise.integers(low, high) if integer else noise.uniform(low, high)
+
+
+@dataclass
+class Decoded:
+    """A column's synthetic values, as :func:`decode_codes` draws them, before they become a pandas Series
+    (:meth:`series`) or an Arrow array (:meth:`arrow`): the same values either way, from the same draws.
+
+    Either ``labels`` (the possible values) with ``indices`` into them, or ``values`` (numbers, or dates as
+    text) with ``dtype`` (``"Int64"``, ``"float"`` or ``"object"``); ``missing`` marks missing cells.
+    """
+
+    missing: np.ndarray
+    labels: np.ndarray | None = None
+    indices: np.ndarray | None = None
+    values: np.ndarray | None = None
+    dtype: str = "object"
+
+    def series(self) -> pd.Series:
+        """The values as a pandas Series: text as objects (None missing), integers ``Int64``, floats (NaN)."""
+        if self.labels is not None:
+            values = self.labels[self.indices]
+            values[self.missing] = None
+            return pd.Series(values, dtype=object)
+        if self.dtype == "Int64":
+            return pd.Series(pd.array(np.where(self.missing, 0, self.values), dtype="Int64")).mask(self.missing)
+        if self.dtype == "float":
+            return pd.Series(np.where(self.missing, np.nan, self.values), dtype=float)
+        values = self.values.copy()
+        values[self.missing] = None
+        return pd.Series(values, dtype=object)
+
+    def arrow(self) -> pa.Array:
+        """The values as Arrow, the types :meth:`series` gets from Arrow (string, int64, double; missing as
+        null), labels as a dictionary array over them (no string is built per record)."""
+        mask = self.missing if self.missing.any() else None
+        if self.labels is not None:
+            indices = pa.array(self.indices.astype(np.int32, copy=False), mask=mask)
+            return pa.DictionaryArray.from_arrays(indices, pa.array(self.labels, type=pa.string()))
+        if self.dtype == "Int64":
+            return pa.array(self.values.astype(np.int64, copy=False), mask=mask, type=pa.int64())
+        if self.dtype == "float":
+            return pa.array(np.where(self.missing, np.nan, self.values), from_pandas=True, type=pa.float64())
+        return pa.array(self.values, mask=mask, type=pa.string())
 
 
 def decode_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> pd.Series:
@@ -346,26 +391,26 @@ def decode_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> pd.Series:
     bin, values are uniform, or follow the bin's finer pieces when the domain carries a
     ``spread`` (DP output of adaptive binning, :mod:`dpsynth_core.privacy.binning`).
     """
+    return decoded_codes(domain, codes, noise).series()
+
+
+def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> Decoded:
+    """:func:`decode_codes`'s values, as a :class:`Decoded` (for a Series or an Arrow array)."""
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes >= domain.bins
     safe = np.where(missing, 0, codes)
     if isinstance(domain, CategoricalDomain):
         if domain.integer_codes:
-            values = np.asarray(domain.values, dtype=np.int64)[safe]
-            return pd.Series(pd.array(np.where(missing, 0, values), dtype="Int64")).mask(missing)
-        values = np.asarray(domain.values, dtype=object)[safe]
-        values[missing] = None
-        return pd.Series(values, dtype=object)
+            return Decoded(missing, values=np.asarray(domain.values, dtype=np.int64)[safe], dtype="Int64")
+        return Decoded(missing, labels=np.asarray(domain.values, dtype=object), indices=safe)
     if isinstance(domain, IntegerDomain):
         values = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
-        return pd.Series(pd.array(values, dtype="Int64")).mask(missing)
+        return Decoded(missing, values=values, dtype="Int64")
     if isinstance(domain, FloatDomain):
         edges = domain.all_edges
         values = _draw_in_bins(edges[:-1], edges[1:], domain.spread, safe, noise, integer=False)
-        return pd.Series(np.where(missing, np.nan, values), dtype=float)
+        return Decoded(missing, values=values, dtype="float")
     if isinstance(domain, DateDomain):
         days = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
-        text = (_EPOCH64 + days.astype("timedelta64[D]")).astype(str).astype(object)
-        text[missing] = None
-        return pd.Series(text, dtype=object)
+        return Decoded(missing, values=(_EPOCH64 + days.astype("timedelta64[D]")).astype(str).astype(object))
     raise TypeError(domain.kind)  # pragma: no cover

@@ -12,8 +12,8 @@ floating-point artefact can leak the input (Mironov 2012). Two sources exist:
   from :mod:`secrets`. Its outputs do not reveal its state, so released positions inside
   bins cannot be used to recover which values were made up (a PCG64 state can be
   recovered from enough outputs). The rows of a release are drawn in chunks, each from its
-  own ChaCha20 stream under a 256-bit key drawn from that generator
-  (:func:`chunk_generator`). This is what releases use.
+  own AES-128 counter-mode stream under a key drawn from that generator (ChaCha20 without
+  AES-NI; :func:`chunk_generator`). This is what releases use.
 * **seeded** (an int or a ``numpy.random.Generator``): everything comes from numpy (the
   chunk streams' key too), so a run can be repeated. For tests and teaching only: numpy's
   generator is not cryptographic. The release card says which source was used, never the seed.
@@ -111,7 +111,7 @@ class NoiseSource:
                 "OpenDP exact samplers for the noise on counts (operating-system CSPRNG); every other draw "
                 "(made-up values, positions inside bins, rows sampled) from the ChaCha20 stream cipher "
                 "(randomgen, 20 rounds) keyed with 256 bits from the operating system, the rows in chunks, "
-                "each from its own ChaCha20 stream under a 256-bit key drawn from it"
+                "each from its own AES-128 counter-mode stream (ChaCha20 without AES-NI) under a key drawn from it"
             )
         return "seeded numpy PCG64 generator: repeatable, for tests and teaching only, not for real releases"
 
@@ -278,15 +278,24 @@ def stream_key(rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 2**64, size=4, dtype=np.uint64)
 
 
-def chunk_generator(key: np.ndarray, index: int) -> np.random.Generator:
-    """Stream ``index`` of a release: ChaCha20 (20 rounds) under ``key``, its 128-bit counter
-    starting at ``index * 2**64``, so streams never overlap (each uses far fewer than 2**64
-    blocks) and any worker can draw any stream, in any order."""
-    from randomgen import ChaCha
+def chunk_generator(key: np.ndarray, index: int, *, secure: bool = False) -> np.random.Generator:
+    """Stream ``index`` of a release: AES-128 in counter mode (randomgen's ``AESCounter``) under the first
+    128 bits of ``key``, its 128-bit counter from ``index * 2**64``: streams never overlap (each uses far
+    fewer than 2**64 blocks) and any worker can draw any stream, in any order.
+
+    Secure: AES under a uniformly random secret key is a pseudorandom permutation, so its counter-mode
+    output cannot be told from uniform bits without the key (up to the birthday bound, 2**64 blocks);
+    the key is drawn from the release's generator (ChaCha20 keyed by the OS). With AES-NI it draws the
+    rows twice as fast as ChaCha20; without, randomgen's portable AES reads tables whose timing another
+    process could observe, so a secure stream is ChaCha20 (20 rounds) under all 256 bits. Seeded: AES."""
+    from randomgen import AESCounter, ChaCha
 
     if not 0 <= int(index) < 2**64:
         raise ValueError(f"stream index ({index}) must be in [0, 2**64)")
-    return np.random.Generator(ChaCha(key=np.asarray(key, dtype=np.uint64), counter=int(index) << 64, rounds=20))
+    key = np.asarray(key, dtype=np.uint64)
+    if secure and not AESCounter(key=0).use_aesni:
+        return np.random.Generator(ChaCha(key=key, counter=int(index) << 64, rounds=20))
+    return np.random.Generator(AESCounter(key=key[:2], counter=int(index) << 64))
 
 
 def make_noise_source(random_state=None) -> NoiseSource:

@@ -117,8 +117,8 @@ def draw_release(settings, opened, progress) -> Release:
             told(0.0, f"Drawing {model.rows_:,} synthetic rows on {engine.workers}")
         written = engine.write(opened.table, model.chunk_sampler(), sizes, out)
         return finished(written=written, path=out if is_remote(out) else Path(str(out).removeprefix("file://")))
-    done = [0]
-    with ChunksAhead(model.chunk_sampler(), sizes, SAMPLING_THREADS if model.independent_chunks else 1) as ahead:
+    done, arrow = [0], out is not None and out_format == "parquet"  # Arrow chunks: written as they are
+    with ChunksAhead(model.chunk_sampler(arrow=arrow), sizes, SAMPLING_THREADS) as ahead:
 
         def draw(k):
             chunk = ahead.next(k)

@@ -36,9 +36,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
+import pyarrow as pa
 
-from ..data.arrow_chunks import arrow_chunk
+from ..data.arrow_chunks import arrow_chunk, parquet_writer
 from ..data.parts import PARQUET_SUFFIXES
 from ..errors import ParameterError
 
@@ -107,7 +107,8 @@ def write_synthetic(
     """Write ``rows`` rows drawn by ``sample(k)`` to ``path`` in chunks; returns the rows written.
 
     ``columns``: the expected column names in order (default: those of the first chunk);
-    every chunk must have exactly these.
+    every chunk must have exactly these. For Parquet, ``sample(k)`` may return an Arrow table
+    (``Model.chunk_sampler(arrow=True)``), written as it is.
     """
     fmt = output_format(path, fmt)
     if fmt in WHOLE_FORMATS.values():
@@ -132,20 +133,22 @@ def write_synthetic(
         os.chmod(temp, 0o666 & ~umask)  # the permissions a plain open() would give the file
         for size in sizes:
             chunk = sample(size)
-            if not isinstance(chunk, pd.DataFrame) or len(chunk) != size:
+            arrow = isinstance(chunk, pa.Table) and fmt == "parquet"  # drawn as Arrow (Model.chunk_sampler)
+            if not (arrow or isinstance(chunk, pd.DataFrame)) or len(chunk) != size:
                 raise ValueError(f"sample({size}) must return a DataFrame of {size} rows")
+            names = chunk.column_names if arrow else list(chunk.columns)
             if columns is None:
-                columns = list(chunk.columns)
-            if list(chunk.columns) != list(columns):
-                raise ValueError(f"sample({size}) returned columns {list(chunk.columns)}, expected {list(columns)}")
+                columns = names
+            if names != list(columns):
+                raise ValueError(f"sample({size}) returned columns {names}, expected {list(columns)}")
             if fmt == "csv":
                 chunk.to_csv(temp, index=False, header=written == 0, mode="w" if written == 0 else "a")
             else:
-                table = arrow_chunk(chunk, schema)
+                table = (chunk if schema is None else chunk.cast(schema)) if arrow else arrow_chunk(chunk, schema)
                 del chunk
                 if writer is None:
                     schema = table.schema
-                    writer = pq.ParquetWriter(temp, schema, compression="zstd")
+                    writer = parquet_writer(temp, schema)
                 if pending is not None:
                     pending.result()
                 pending = background.submit(writer.write_table, table)

@@ -473,14 +473,15 @@ class Synthesizer:
     def _sample(self, n: int) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError
 
-    def chunk_sampler(self):
+    def chunk_sampler(self, *, arrow: bool = False):
         """A function ``draw(index, size)`` -> chunk ``index`` of a large release, ``size`` rows.
 
         Each chunk comes from its own stream (:func:`~dpsynth_core.privacy.noise.chunk_generator`) under
-        one 256-bit key drawn now from this release's generator, so a chunk depends only on the
+        one key drawn now from this release's generator, so a chunk depends only on the
         model, the key, its index and its size: the same file whether chunks are drawn in
         order, by threads, or by Spark executors. The function (and the model it carries) may
-        be pickled to workers; it never sees the data.
+        be pickled to workers; it never sees the data. ``arrow``: chunks as Arrow tables for a
+        Parquet writer (:meth:`_sample_arrow`), the same values as the DataFrames.
         """
         if not hasattr(self, "accountant_"):
             raise RuntimeError("call fit() before sample()")
@@ -489,13 +490,23 @@ class Synthesizer:
         key, secure = stream_key(self.noise_.rng), self.noise_.secure
         frozen = copy.copy(self)
 
-        def draw(index: int, size: int) -> pd.DataFrame:
+        def draw(index: int, size: int):
             twin = copy.copy(frozen)
-            twin.noise_ = NoiseSource(secure=secure, rng=chunk_generator(key, index))
+            twin.noise_ = NoiseSource(secure=secure, rng=chunk_generator(key, index, secure=secure))
+            if arrow:
+                rows = twin._sample_arrow(max(1, int(size))).select(list(twin.domain_.kept))
+                return rows if size else rows.slice(0, 0)
             rows = twin._sample(max(1, int(size)))[list(twin.domain_.kept)]
             return rows if size else rows.iloc[:0]  # size 0: an empty release keeps its columns and types
 
         return draw
+
+    def _sample_arrow(self, n: int):
+        """``_sample(n)`` as an Arrow table (:func:`~dpsynth_core.data.arrow_chunks.arrow_chunk`); a method
+        that decodes its codes column by column builds it from the codes instead (no Python string per cell)."""
+        from ..data.arrow_chunks import arrow_chunk
+
+        return arrow_chunk(self._sample(n), None)
 
     def card_details(self) -> dict:
         """Method-specific, data-independent facts for the release card."""

@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.counting import CodedTable
-from ..data.encoding import EncodedColumn, decode_codes
+from ..data.encoding import Decoded, EncodedColumn, decoded_codes
 from ..engines.base import Merge, Vocabulary
 from ..privacy.cathist import cathist, draw_from_generator, threshold
 from ..privacy.prefixes import release_levels
@@ -120,28 +120,32 @@ class FiniteColumn:
 
     def decode(self, codes: np.ndarray, noise) -> pd.Series:
         """Values for synthetic codes, by the decoding rule in the module docstring."""
+        return self.decoded(codes, noise).series()
+
+    def decoded(self, codes: np.ndarray, noise) -> Decoded:
+        """:meth:`decode`'s values as a :class:`~dpsynth_core.data.encoding.Decoded` (a Series or Arrow)."""
         codes = np.asarray(codes, dtype=np.int64)
         if self.vocabulary is None:
-            return decode_codes(self.domain, codes, noise)
-        labels = np.empty(len(codes), dtype=object)
-        known = codes < len(self.vocabulary)
-        labels[known] = np.asarray(self.vocabulary, dtype=object)[codes[known]]
+            return decoded_codes(self.domain, codes, noise)
+        labels = np.asarray(self.vocabulary if self.vocabulary else [self.domain.label_at(0)], dtype=object)
+        indices = np.where(codes < len(self.vocabulary), codes, 0)
         other = np.flatnonzero(codes == self.other_code)
         if other.size:
-            labels[other] = self._decode_other(other.size, noise)
-        return pd.Series(labels, dtype=object)
+            indices[other] = self._decode_other(other.size, noise)
+        return Decoded(codes > self.other_code, labels=labels, indices=indices)
 
     def _decode_other(self, count: int, noise) -> np.ndarray:
+        """Positions in the vocabulary (the placeholder's, 0, when it is empty) for ``count`` "other" codes."""
         if not self.vocabulary:
-            return np.full(count, self.domain.label_at(0), dtype=object)
-        vocabulary, weights = np.asarray(self.vocabulary, dtype=object), np.asarray(self.vocabulary_counts, float)
+            return np.zeros(count, dtype=np.int64)
+        positions, weights = np.arange(len(self.vocabulary)), np.asarray(self.vocabulary_counts, float)
         if self.prefixes:  # the shortest level's released prefixes, when there are any
             stems = np.array([len(v) - 1 if v.endswith("*") else -1 for v in self.vocabulary])
             if (stems == min(self.prefixes)).any():
-                vocabulary, weights = vocabulary[stems == min(self.prefixes)], weights[stems == min(self.prefixes)]
+                positions, weights = positions[stems == min(self.prefixes)], weights[stems == min(self.prefixes)]
         weights = np.clip(weights, 0, None)
         weights = weights / weights.sum() if weights.sum() > 0 else np.full(len(weights), 1 / len(weights))
-        return vocabulary[noise.rng.choice(len(weights), size=count, p=weights)]
+        return positions[noise.rng.choice(len(weights), size=count, p=weights)]
 
 
 def finite_column(column: EncodedColumn, *, text_epsilon: float, rho: float, noise, label: str) -> FiniteColumn:

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ... import constraints
+from ...data.arrow_chunks import arrow_table
 from ...domain import as_table_domain
 from ...errors import ParameterError
 from ...pgm import Measurement, absorb, estimate, generate
@@ -423,13 +424,15 @@ class MarginalsSynthesizer(Synthesizer):
     # --- sampling -----------------------------------------------------------------------
 
     def _sample(self, n: int) -> pd.DataFrame:
+        return pd.DataFrame({name: values.series() for name, values in self._decoded(n).items()})
+
+    def _sample_arrow(self, n: int):
+        return arrow_table({name: values.arrow() for name, values in self._decoded(n).items()})
+
+    def _decoded(self, n: int) -> dict:
+        """``n`` records drawn from the model, each column's values decoded (a Series or Arrow, the same values)."""
         codes = generate(self.model_, n, self.noise_.rng, method=self.generation)
-        return pd.DataFrame(
-            {
-                name: self.columns_[name].decode(codes[name], self.noise_).reset_index(drop=True)
-                for name in self.columns_
-            }
-        )
+        return {name: self.columns_[name].decoded(codes.pop(name), self.noise_) for name in self.columns_}
 
     def card_details(self) -> dict:
         return {

@@ -258,19 +258,36 @@ def test_a_source_with_noise_drawn_ahead_pickles_without_it():
     assert again.discrete_gaussian(5, 2.0).shape == (5,)
 
 
-def test_chunk_streams_are_chacha20_under_a_256_bit_key_and_never_overlap():
-    from randomgen import ChaCha
+def test_chunk_streams_are_aes_counter_mode_under_the_key_and_never_overlap(monkeypatch):
+    """AES-128 in counter mode under the key's first 128 bits (set directly), stream ``i`` from counter
+    ``i * 2**64``; a secure stream without AES-NI is ChaCha20 under all 256 bits, the same layout."""
+    from randomgen import AESCounter, ChaCha
 
     from dpsynth_core.privacy.noise import chunk_generator, stream_key
 
-    secure = make_noise_source(None)
-    key = stream_key(secure.rng)
+    key = stream_key(make_noise_source(None).rng)
     assert key.dtype == np.uint64 and key.shape == (4,)
-    first = chunk_generator(key, 1)
-    state = first.bit_generator.state["state"]
-    assert isinstance(first.bit_generator, ChaCha) and state["rounds"] == 20
-    assert state["keysetup"].view(np.uint64).tolist() == key.tolist()  # the key is set directly, all 256 bits
-    assert state["ctr"].tolist() == [0, 1]  # stream 1 starts 2**64 blocks on: beyond what any chunk draws
-    assert not np.array_equal(chunk_generator(key, 0).integers(0, 2**63, 64), first.integers(0, 2**63, 64))
+    for secure in (False, True):
+        first = chunk_generator(key, 1, secure=secure)
+        state = first.bit_generator.state["s"]
+        assert isinstance(first.bit_generator, AESCounter) and AESCounter(key=0).use_aesni
+        assert state["seed"][:2].tolist() == key[:2].tolist()  # the key is set directly, 128 bits
+        assert state["counter"][:2].tolist() == [0, 1]  # stream 1 starts 2**64 blocks on
+        zeroth = chunk_generator(key, 0, secure=secure).integers(0, 2**63, 64)
+        assert not np.array_equal(zeroth, first.integers(0, 2**63, 64))
+    # AES-128 is AES-128: the first block under key 0 and counter 0 is FIPS-197's known answer
+    # (66e94bd4ef8a2c3b884cfa59ca342b2e), read as two little-endian 64-bit words
+    block = np.random.Generator(AESCounter(key=0)).bit_generator.random_raw(2)
+    assert bytes(block.astype("<u8").tobytes()).hex() == "66e94bd4ef8a2c3b884cfa59ca342b2e"
     with pytest.raises(ValueError):
         chunk_generator(key, 2**64)
+
+    class NoAesNi(AESCounter):
+        use_aesni = False
+
+    monkeypatch.setattr("randomgen.AESCounter", NoAesNi)
+    portable = chunk_generator(key, 1, secure=True)
+    state = portable.bit_generator.state["state"]
+    assert isinstance(portable.bit_generator, ChaCha) and state["rounds"] == 20
+    assert state["keysetup"].view(np.uint64).tolist() == key.tolist() and state["ctr"].tolist() == [0, 1]
+    assert isinstance(chunk_generator(key, 1).bit_generator, AESCounter)  # seeded: AES everywhere
