@@ -147,3 +147,25 @@ def test_short_columns_encode_as_pandas_does(monkeypatch):
         with monkeypatch.context() as patch:
             patch.setattr(encoding, "_SMALL", 0)
             assert short == [encoded(c, domain) for c in columns], name
+
+
+def test_the_tabled_search_of_pieces_is_numpy_s_searchsorted():
+    """Decoding finds each value's piece through a table of cells of 1/1024 (data.encoding._search): the
+    answers of ``np.searchsorted(..., side="right")``, on points and piece ends that fall on cell edges,
+    on values of the array, and on pieces several to a cell."""
+    from dpsynth_core.data.encoding import _search
+
+    rng = np.random.default_rng(12)
+    for _ in range(40):
+        bins = int(rng.integers(1, 40))
+        cumulative = np.sort(
+            np.r_[
+                rng.random(int(rng.integers(1, 3000))) * bins,
+                np.arange(1, bins + 1),
+                rng.integers(0, bins * 1024, 20) / 1024,
+            ]
+        )
+        points = rng.integers(0, bins, 5000) + rng.random(5000)
+        points[:50] = rng.integers(0, bins * 1024, 50) / 1024
+        points[50:100] = cumulative[rng.integers(0, len(cumulative), 50)] % bins
+        assert np.array_equal(_search(cumulative, points), np.searchsorted(cumulative, points, side="right"))

@@ -108,16 +108,28 @@ def test_the_records_come_in_random_order():
         assert not np.array_equal(first[column], again[column])
 
 
-@pytest.mark.parametrize("top", [7, 70_000, 5_000_000_000])
-def test_the_radix_order_is_the_order_of_the_int64_keys_it_replaced(top):
-    """_group_order sorts the records, listed in a random order, by group and within a group by their
-    place in that list, 16 bits a pass: the order argsort gives on ``group * n + place`` (one pass
-    below 65,536 groups, two and three above)."""
-    from dpsynth_core.pgm.generate import _group_order
+@pytest.mark.parametrize("top", [7, 5000, 70_000, 5_000_000_000])
+def test_the_group_order_sorts_by_group_in_a_uniform_random_order_within(top, monkeypatch):
+    """_group_order: the records by group, each group in a uniformly random order (each of the 6
+    orderings of a group of 3 within 5 standard deviations of 1/6 over 3,000 draws), for each way it
+    has: few groups each shuffled (7), else a permutation sorted in one, two or three radix passes."""
+    import importlib
+    import itertools
 
-    rng = np.random.default_rng(top)
-    n = 20_000
-    groups, start = rng.integers(0, top, n), rng.permutation(n)
-    place = np.empty(n, dtype=np.int64)
-    place[start] = np.arange(n)
-    assert np.array_equal(_group_order(groups, start), np.lexsort((place, groups)))
+    module = importlib.import_module("dpsynth_core.pgm.generate")  # the module (the package names the function)
+
+    monkeypatch.setattr(module, "SHUFFLED_GROUPS", 100)
+    rng = np.random.default_rng(top % 1000)
+    groups = rng.integers(0, top, 20_000)
+    sizes = np.unique(groups, return_counts=True)[1]
+    order = module._group_order(groups, sizes, rng)
+    assert np.array_equal(np.sort(order), np.arange(len(groups)))
+    assert np.array_equal(groups[order], np.sort(groups, kind="stable"))
+    # a group of three records (the largest key, so last) among others: how its records come out
+    small = np.r_[np.arange(min(top, 200)) * max(1, top // 200), [top] * 3]
+    sizes = np.unique(small, return_counts=True)[1]
+    orderings = {p: k for k, p in enumerate(itertools.permutations(range(len(small) - 3, len(small))))}
+    seen = np.zeros(6)
+    for _ in range(3000):
+        seen[orderings[tuple(module._group_order(small, sizes, rng)[-3:].tolist())]] += 1
+    assert (np.abs(seen / 3000 - 1 / 6) <= 5 * np.sqrt(1 / 6 * 5 / 6 / 3000)).all(), seen
