@@ -88,6 +88,7 @@ def case(
 ) -> dict:
     import shutil
 
+    from dpsynth_core import constraints
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.engines import open_source
     from dpsynth_core.engines.spark_writer import write_on_spark
@@ -116,7 +117,7 @@ def case(
         spent = [0.0]
         start = time.perf_counter()
         model = get_method(method).cls(epsilon=1.0, random_state=2026)
-        model.fit(TimedSource(source, spent), domain)
+        model.fit(TimedSource(source, spent), domain, max_rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS)  # as the CLI
         fit = time.perf_counter() - start
         out["counting_s"], out["fitting_s"] = spent[0], fit - spent[0]
         out["rounds"] = getattr(model, "rounds_", None)
@@ -127,7 +128,7 @@ def case(
         if spark is not None:  # drawn on the executors, a folder of Parquet parts
             out["synthetic_rows"] = write_on_spark(spark, model.chunk_sampler(), sizes, str(target))
         else:  # as synthesize(out=...): chunks from their own streams, drawn ahead in threads
-            with ChunksAhead(model.chunk_sampler(), sizes, sampling_threads) as ahead:
+            with ChunksAhead(model.chunk_sampler(arrow=True), sizes, sampling_threads) as ahead:
                 out["synthetic_rows"] = write_synthetic(target, model.rows_, ahead.next, fmt="parquet")
         out["sampling_s"] = time.perf_counter() - start
         files = list(target.glob("*.parquet")) if target.is_dir() else [target]
