@@ -8,8 +8,6 @@ file holds the same column types whoever wrote it.
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -28,33 +26,18 @@ def arrow_chunk(chunk: pd.DataFrame, schema: pa.Schema | None) -> pa.Table:
 
 
 def arrow_table(columns: dict) -> pa.Table:
-    """Columns drawn as Arrow (:meth:`~dpsynth_core.data.encoding.Decoded.arrow`) as one table, with the
-    pandas metadata :func:`arrow_chunk` gives the same values as a DataFrame (so pandas reads ``Int64``
-    and text back as it would); text may come as dictionary arrays, which a Parquet file stores as
-    text (:func:`parquet_writer`)."""
-    table = pa.table(columns)
-    return table.replace_schema_metadata(_pandas_metadata(tuple((f.name, _kind(f.type)) for f in table.schema)))
+    """Columns drawn as Arrow (:meth:`~dpsynth_core.data.encoding.Decoded.arrow`) as one table: the types
+    :func:`arrow_chunk` gives the same values as a DataFrame, except text may come as dictionary arrays,
+    which a Parquet file stores as text (:func:`parquet_writer`)."""
+    return pa.table(columns)
 
 
 def parquet_writer(path, schema: pa.Schema) -> pq.ParquetWriter:
     """A Parquet writer (zstd) for chunks of ``schema``. Dictionary columns are written as their
-    dictionary pages directly and read back as plain text: the file keeps no Arrow schema of its own
-    then (Parquet's types and the pandas metadata say the rest: text, int64, double), and no minimum
-    and maximum of their text (Arrow's for a dictionary column cost a third of writing the file)."""
+    dictionary pages directly and read back as plain text, as the file keeps no Arrow schema of its own
+    then (Parquet's types say the rest: text, int64, double), and with no minimum and maximum of their
+    text (Arrow's for a dictionary column cost a third of writing the file)."""
     plain = [f.name for f in schema if not pa.types.is_dictionary(f.type)]
     if len(plain) == len(schema):
         return pq.ParquetWriter(path, schema, compression="zstd")
     return pq.ParquetWriter(path, schema, compression="zstd", store_schema=False, write_statistics=plain)
-
-
-def _kind(arrow_type) -> str:
-    if pa.types.is_integer(arrow_type):
-        return "Int64"
-    return "float" if pa.types.is_floating(arrow_type) else "object"
-
-
-@functools.lru_cache(maxsize=64)
-def _pandas_metadata(kinds: tuple) -> dict:
-    placeholder = {"Int64": pd.array([0], dtype="Int64"), "float": [0.0], "object": pd.array(["x"], dtype=object)}
-    frame = pd.DataFrame({name: placeholder[kind] for name, kind in kinds})
-    return pa.Schema.from_pandas(frame, preserve_index=False).metadata

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
@@ -230,3 +233,40 @@ def test_declared_missing_codes_and_their_labels_come_back_in_spss_and_stata():
         "1": "Male",
         "2": "Female",
     }
+
+
+def test_chunks_drawn_as_arrow_make_the_file_their_dataframes_make():
+    """Chunks as Arrow tables (``Model.chunk_sampler(arrow=True)``: text as dictionary arrays, numbers with
+    missing cells) read back as the file their DataFrames (the same values, ``Decoded.series``) make, with
+    the same types (text as text), and the numbers' statistics (the text's are left out)."""
+    from dpsynth_core.data.arrow_chunks import arrow_table
+    from dpsynth_core.data.encoding import Decoded
+
+    rng = np.random.default_rng(4)
+
+    def chunk(n):
+        missing = rng.random(n) < 0.2
+        return {
+            "age": Decoded(missing, values=rng.integers(0, 90, n), dtype="Int64"),
+            "city": Decoded(~missing, labels=np.array(["Paris", "Lyon"], dtype=object), indices=rng.integers(0, 2, n)),
+            "score": Decoded(missing, values=rng.random(n), dtype="float"),
+        }
+
+    chunks = [chunk(n) for n in (400, 400, 150)]
+    frames, tables = iter([{c: d.series() for c, d in k.items()} for k in chunks]), iter(chunks)
+    with tempfile.TemporaryDirectory() as folder:
+        written = {}
+        for name, sample in (
+            ("frames", lambda n: pd.DataFrame(next(frames))),
+            ("arrow", lambda n: arrow_table({c: d.arrow() for c, d in next(tables).items()})),
+        ):
+            path = Path(folder) / f"{name}.parquet"
+            assert write_synthetic(path, 950, sample, chunk_rows=400) == 950
+            written[name] = pd.read_parquet(path)
+        pd.testing.assert_frame_equal(written["arrow"], written["frames"])
+        assert written["arrow"]["city"].isna().sum() > 100 and written["arrow"]["age"].isna().sum() > 100
+        schemas = [pq.read_schema(Path(folder) / f"{name}.parquet").remove_metadata() for name in written]
+        assert schemas[0] == schemas[1] and str(schemas[0].field("city").type) == "string"
+        metadata = pq.read_metadata(Path(folder) / "arrow.parquet")
+        statistics = [metadata.row_group(0).column(k).is_stats_set for k in range(3)]
+        assert statistics == [True, False, True]
