@@ -120,14 +120,10 @@ try:
     from dpsynth_core.usecases import draw
     from dpsynth_core.wording import guarantee_line
     from dpsynth_core.workspace import Workspace
-except ImportError as missing:  # a Python without the library, or with another version of it: one line
-    if (getattr(missing, "name", None) or "").startswith("dpsynth_core."):
-        sys.exit(f"error: this script was written by dpsynth {version} and this Python has another version of "
-                 f"the library, which lacks what the script calls ({{missing}}): install {version} in an "
-                 f"environment of its own and run the script with its Python")
-    sys.exit(f"error: this script needs the dpsynth library (the release was made with {version}): run it with "
-             f"the Python of an environment that has it, or install it there (`pip install .` in its source "
-             f"folder) ({{missing}})")
+except ImportError as missing:  # no library, or another version that lacks what the script calls: one line
+    other = "; this Python has another version of it, lacking " if "dpsynth_core." in str(missing.name) else "; "
+    sys.exit(f"error: this script needs the dpsynth library (the release was made with {version}{{other}}{{missing}}"
+             f"): run it with the Python of an environment that has it, or install it there (`pip install .`)")
 
 SETTINGS = {settings}
 

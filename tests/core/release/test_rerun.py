@@ -149,7 +149,7 @@ def test_the_script_run_without_the_library_says_so_in_one_line(tmp_path):
         [sys.executable, str(script), str(ADULT)], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert done.stderr.startswith("error: this script was written by dpsynth ") and "another version" in done.stderr
+    assert done.stderr.startswith("error: this script needs the dpsynth library") and "another version" in done.stderr
 
 
 def test_the_script_reads_the_sheet_the_release_read_and_keys_its_records(tmp_path):
