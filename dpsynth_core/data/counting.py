@@ -15,6 +15,7 @@ questions, with identical counts.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -80,7 +81,8 @@ class CodedTable:
     codes: dict
     cells: dict
     n_rows: int
-    #: couple -> the joint code of its columns (:meth:`_couple`), made when a block of pairs first needs it
+    #: couple -> the joint code of its columns (:meth:`_couple`), made when a block of pairs first needs it;
+    #: and the columns' order ("names", "position")
     _couples: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def marginal(self, group, *, buckets: dict | None = None) -> np.ndarray:
@@ -111,30 +113,60 @@ class CodedTable:
         return present, counts.astype(np.int64)
 
     def marginals(self, groups, *, buckets: dict | None = None) -> list[np.ndarray]:
-        """:meth:`marginal` for several groups. Column pairs that fall in one block of the columns of two
-        neighbouring couples (in the table's column order: public) are counted together, the block's
-        joint once and each pair as its sum: one pass over the records for up to six pairs, which a wide
-        table's selection asks for by the thousand."""
+        """:meth:`marginal` for several groups. Column pairs that fall in one block (:meth:`block_of`) are
+        counted together, the block's joint once and each pair as its sum: one pass over the records for up
+        to six pairs, which a wide table's selection asks for by the thousand."""
         groups = [tuple(g) for g in groups]
         found: dict = {}
         if not buckets:
-            position = {name: i for i, name in enumerate(self.codes)}
             blocks: dict = {}
             for group in groups:
-                if len(group) == 2 and group[0] != group[1]:
-                    couples = sorted({position[group[0]] // 2, position[group[1]] // 2})
-                    blocks.setdefault(tuple(couples), []).append(group)
-            names = list(self.codes)
+                couples = self.block_of(group)
+                if couples is not None:
+                    blocks.setdefault(couples, []).append(group)
+            names = self._names()
             for couples, members in blocks.items():
-                block = [n for c in couples for n in names[2 * c : 2 * c + 2]]
-                if len(members) < 2 or math.prod(self.cells[n] for n in block) > PAIR_BLOCK_CELLS:
+                if len(members) < 2:
                     continue
+                block = [n for c in couples for n in names[2 * c : 2 * c + 2]]
                 joint = self._block(couples, names).reshape([self.cells[n] for n in block])
                 for a, b in members:
                     other = tuple(i for i, n in enumerate(block) if n not in (a, b))
                     pair = joint.sum(axis=other) if other else joint
                     found[(a, b)] = pair if block.index(a) < block.index(b) else pair.T
         return [found[g] if g in found else self.marginal(g, buckets=buckets) for g in groups]
+
+    def block_of(self, group) -> tuple | None:
+        """The block :meth:`marginals` counts a column pair in: the one or two *couples* holding its columns
+        (couple ``c``: the columns at positions ``2c`` and ``2c + 1`` of the table's order, which is public),
+        when their joint has at most ``PAIR_BLOCK_CELLS`` cells; None for any other group."""
+        if len(group) != 2 or group[0] == group[1]:
+            return None
+        position = self._position()
+        couples = tuple(sorted({position[group[0]] // 2, position[group[1]] // 2}))
+        names = self._names()
+        if math.prod(self.cells[n] for c in couples for n in names[2 * c : 2 * c + 2]) > PAIR_BLOCK_CELLS:
+            return None
+        return couples
+
+    def companions(self, group) -> list[tuple]:
+        """The column pairs counted in the same pass as ``group`` (:meth:`block_of`; in the table's order),
+        ``group`` among them; just ``group`` when it is counted alone."""
+        couples = self.block_of(group)
+        if couples is None:
+            return [tuple(group)]
+        names = self._names()
+        return list(itertools.combinations([n for c in couples for n in names[2 * c : 2 * c + 2]], 2))
+
+    def _names(self) -> list:
+        if "names" not in self._couples:
+            self._couples["names"] = list(self.codes)
+            self._couples["position"] = {n: i for i, n in enumerate(self.codes)}
+        return self._couples["names"]
+
+    def _position(self) -> dict:
+        self._names()
+        return self._couples["position"]
 
     def _couple(self, couple: int, names: list) -> tuple[np.ndarray, int]:
         """The joint code of the columns of ``couple`` (``names[2 * couple : 2 * couple + 2]``) as 32-bit

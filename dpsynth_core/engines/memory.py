@@ -53,6 +53,10 @@ class MemorySource:
             self._check(group)
         return self.table.marginals(groups, buckets=buckets)
 
+    def companions(self, group) -> list[tuple]:
+        """The pairs :meth:`marginals` counts in the same pass as ``group`` (:meth:`.CodedTable.companions`)."""
+        return self.table.companions(tuple(group))
+
     def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:
         self._check(group)
         return self.table.sparse_marginal(group)

@@ -23,7 +23,6 @@ import math
 
 import numpy as np
 
-from ...engines.memory import MemorySource
 from ...errors import ParameterError
 from ...privacy.noise import exponential_mechanism_zcdp, report_noisy_max
 
@@ -168,16 +167,14 @@ class Offers:
 
 class Truth(dict):
     """The data's exact counts of each candidate, counted the first time a round offers it (a wide table's
-    rounds never offer some pairs): only the scores and the measurements' noise read them. In memory, a pair
-    is counted with the other pairs of the four columns of its two couples (``names`` in order, as the table
-    counts them together, :meth:`~dpsynth_core.data.counting.CodedTable.marginals`): one pass for six."""
+    rounds never offer some pairs): only the scores and the measurements' noise read them. A source that
+    counts several pairs in one pass (in memory: :meth:`~dpsynth_core.data.counting.CodedTable.companions`,
+    up to six) is asked for a pair's companions with it; an engine (DuckDB, Spark) counts what is asked."""
 
     def __init__(self, table, names):
         super().__init__()
         self.table, self.position = table, {n: i for i, n in enumerate(names)}
-        self.names = list(names)
-        # the companions only where they come free: an engine (DuckDB, Spark) counts what is asked
-        self.companions = isinstance(table, MemorySource)
+        self.companions = getattr(table, "companions", None)
 
     def of(self, groups) -> Truth:
         missing = [g for g in groups if g not in self]
@@ -188,11 +185,11 @@ class Truth(dict):
         return self
 
     def _companions(self, group: tuple) -> list[tuple]:
+        """``group`` and the pairs counted with it not yet known, each in the release's column order."""
         if len(group) != 2:
             return [group]
-        couples = sorted({self.position[a] // 2 for a in group})
-        block = [n for c in couples for n in self.names[2 * c : 2 * c + 2]]
-        return [group] + [p for p in itertools.combinations(block, 2) if p not in self]
+        ordered = (tuple(sorted(p, key=self.position.__getitem__)) for p in self.companions(group))
+        return [group] + [p for p in ordered if p != group and p not in self]
 
 
 def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float) -> list:
