@@ -3,6 +3,7 @@
 import dataclasses
 import math
 
+import numpy as np
 import pytest
 
 from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent, split_budget
@@ -84,3 +85,19 @@ def test_default_delta_rule():
     assert default_delta(32_985, 1e-6) == 1e-10  # 1 / 32,985^2 = 9.2e-10
     assert default_delta(20, 1e-6) == 1e-6  # capped
     assert default_delta(1_000, 1.0) == pytest.approx(1e-6)
+
+
+def test_running_totals_are_the_sums_of_every_event():
+    """rho() and basic() keep exact running sums (a wide release asks after each of a thousand events): the
+    same numbers, bit for bit, as math.fsum over every event's cost, whatever their magnitudes."""
+    rng = np.random.default_rng(38)
+    accountant = Accountant()
+    for i in range(400):
+        scale = 10.0 ** rng.integers(-12, 3)
+        if i % 3:
+            accountant.spend(PrivacyEvent.zcdp("discrete Gaussian histogram", float(rng.random() * scale)))
+        else:
+            accountant.spend(PrivacyEvent("CatHist", float(rng.random() * scale)))
+        events = accountant.events
+        assert accountant.rho() == math.fsum(e.rho_cost for e in events if e.rho_cost is not None)
+        assert accountant.basic()[0] == math.fsum(e.epsilon for e in events)
