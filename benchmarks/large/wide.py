@@ -8,7 +8,9 @@ The table comes from :mod:`benchmarks.tools.make_wide_table` (public column kind
 public bins, 5-digit codes as text; blocks of 10 related columns), written under ``/tmp/dpsynth-wide``. Each
 release runs as the CLI makes it (``python -m dpsynth_core synth ... --method marginals --epsilon 1``, default
 options, no ledger) in a fresh subprocess, timed wall-clock with the peak resident memory of its process tree
-(sampled every 50 ms; this process's own, about 0.1 GB, included) and the machine's load average before and after (2 shared cores).
+(sampled every 50 ms; this process's own, about 0.1 GB, included), the CPU seconds of the release's process
+(the figure that stays put when others share the machine) and the machine's load average before and after
+(2 shared cores).
 
 Accuracy per column, real against synthetic over the declared cells (integers by their public bins of 10, text
 by its values): the 1-way total variation distance of every column, and the 2-way TVD of every pair of the
@@ -23,6 +25,7 @@ import argparse
 import itertools
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -42,18 +45,22 @@ def load() -> str:
 
 
 def release(data: Path, domain: Path, out: Path, engine: str) -> dict:
-    """One CLI release in a subprocess: seconds, peak memory (GB), the load before and after, the exit code."""
+    """One CLI release in a subprocess: seconds, CPU seconds (its own: not its helper process for model sizes),
+    peak memory (GB), the load before and after, the exit code."""
     argv = [sys.executable, "-m", "dpsynth_core", "synth", str(data), "--domain", str(domain), "--epsilon", "1"]
     argv += ["--method", "marginals", "--engine", engine, "--no-ledger", "--out", str(out)]
     before = os.getloadavg()
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with TreeMemory() as memory:
         done = subprocess.run(argv, capture_output=True, text=True)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         print(done.stderr[-2000:], file=sys.stderr)
     return {
         "seconds": round(seconds, 1),
+        "cpu_seconds": round(after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime, 1),
         "peak_gb": round(memory.peak / 1e9, 2),
         "load_before": [round(x, 2) for x in before],
         "load_after": [round(x, 2) for x in os.getloadavg()],

@@ -42,6 +42,17 @@ class EncodedColumn:
     missing: int = 0
     #: text declared ``any``: distinct values in the data that share a pseudonym with another (publisher only)
     merged: int = 0
+    #: a text column's labels as each record's position in ``distinct`` (``labels`` is ``distinct[index]``)
+    distinct: np.ndarray | None = None
+    index: np.ndarray | None = None
+
+    def map_labels(self, rule) -> np.ndarray:
+        """``rule(labels)`` for a rule that maps each label on its own (such as a vocabulary's codes), applied
+        to the distinct labels once and spread to the records (a wide table's text columns: a few dozen
+        labels, not 100,000, each)."""
+        if self.distinct is None:
+            return rule(self.labels)
+        return np.asarray(rule(self.distinct))[self.index]
 
     @property
     def cells(self) -> int:
@@ -266,6 +277,8 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
             out_of_domain=int(per_row[changed].sum()),
             missing=int(per_row[pd.isna(labels)].sum()),
             merged=merged,
+            distinct=labels,
+            index=index,
         )
     if isinstance(domain, CategoricalDomain):
         codes, changed = _encode_categorical(domain, text, is_missing)

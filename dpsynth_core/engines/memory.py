@@ -87,7 +87,7 @@ class MemorySource:
         codes, cells = dict(self.table.codes), dict(self.table.cells)
         for name, recoding in recodings.items():
             if isinstance(recoding, Vocabulary):
-                codes[name] = recoding.codes(self.encoded.columns[name].labels)
+                codes[name] = self.encoded.columns[name].map_labels(recoding.codes)
             elif isinstance(recoding, Rebin):
                 codes[name] = encode_column(recoding.domain, self.frame[name], self.domain.missing_markers).codes
             elif isinstance(recoding, Merge):

@@ -56,6 +56,7 @@ class _Spy:
         "engine",
         "marginal",
         "marginals",
+        "companions",
         "sparse_marginal",
         "value_counts",
         "raw_values",
