@@ -278,7 +278,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
             missing=int(per_row[pd.isna(labels)].sum()),
             merged=merged,
             distinct=labels,
-            index=index,
+            index=index.astype(np.int32),  # a record's position among the distinct cells (fewer than 2**31)
         )
     if isinstance(domain, CategoricalDomain):
         codes, changed = _encode_categorical(domain, text, is_missing)

@@ -72,15 +72,17 @@ def candidates(names, work: list[tuple], cells: dict, *, max_cells: int) -> list
     ``MIN_CANDIDATE_SIZE`` columns (and, for ablations, column triples of at most ``TRIPLE_CELLS`` cells),
     each of at most ``max_cells`` cells, in column order."""
     position = {n: i for i, n in enumerate(names)}
-    found = set()
+    found = set(work)  # quadratic in the columns, as the workload (every pair) is: 1,500 columns take seconds
     for group in work:
-        for size in range(MIN_CANDIDATE_SIZE, len(group) + 1):
-            found.update(itertools.combinations(group, size))
+        if len(group) > 2 or MIN_CANDIDATE_SIZE > 1:
+            for size in range(MIN_CANDIDATE_SIZE, len(group)):
+                found.update(itertools.combinations(group, size))
+    if MIN_CANDIDATE_SIZE <= 1:  # a pair's sub-groups are its columns
+        found.update((a,) for a in {a for group in work for a in group})
     if TRIPLE_CELLS:  # 3-way candidates of at most TRIPLE_CELLS cells (the model's size limit still applies)
         found.update(t for t in itertools.combinations(names, 3) if math.prod(cells[a] for a in t) <= TRIPLE_CELLS)
-    return sorted(
-        (c for c in found if math.prod(cells[a] for a in c) <= max_cells), key=lambda c: [position[a] for a in c]
-    )
+    found = (c for c in found if math.prod(map(cells.__getitem__, c)) <= max_cells)
+    return [c for _, c in sorted((tuple(map(position.__getitem__, c)), c) for c in found)]
 
 
 def weights(offered: list[tuple], work: list[tuple]) -> dict[tuple, float]:
@@ -92,7 +94,7 @@ def weights(offered: list[tuple], work: list[tuple]) -> dict[tuple, float]:
     {('a',): 2.0, ('a', 'b'): 4.0}
     """
     holding = collections.Counter(a for s in work for a in s)
-    return {c: float(sum(holding[a] for a in c)) for c in offered}
+    return {c: float(sum(map(holding.__getitem__, c))) for c in offered}
 
 
 def sampled(offered: list[tuple], groups) -> np.ndarray:

@@ -424,7 +424,8 @@ class MarginalsSynthesizer(Synthesizer):
     # --- sampling -----------------------------------------------------------------------
 
     def _sample(self, n: int) -> pd.DataFrame:
-        return pd.DataFrame({name: values.series() for name, values in self._decoded(n).items()})
+        # the decoded columns as they are (copy=False): a wide table's are not copied into one block
+        return pd.DataFrame({name: values.series() for name, values in self._decoded(n).items()}, copy=False)
 
     def _sample_arrow(self, n: int):
         return arrow_table({name: values.arrow() for name, values in self._decoded(n).items()})
