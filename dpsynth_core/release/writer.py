@@ -47,7 +47,7 @@ WHOLE_FORMATS = {".xlsx": "xlsx", ".sav": "sav", ".dta": "dta"}
 FORMATS = ("csv", "parquet", *WHOLE_FORMATS.values())
 #: Rows per chunk by default: about 100 MB of a 15-column table in memory.
 CHUNK_ROWS = 1_000_000
-#: Cells of a CSV chunk turned into text at once (:func:`csv_text`; about 100 MB of text and lists).
+#: Cells of a CSV chunk turned into text at once (:func:`csv_pieces`; about 100 MB of text and lists).
 CSV_PIECE_CELLS = 2_000_000
 #: Suffixes that promise a format the writer does not produce (refused rather than written as CSV).
 OTHER_FORMAT_SUFFIXES = {
@@ -146,8 +146,7 @@ def write_synthetic(
             if fmt == "csv":  # what ``chunk.to_csv(temp, index=False, header=..., mode=...)`` writes, faster
                 step = max(1, CSV_PIECE_CELLS // max(1, len(columns)))
                 with open(temp, "w" if written == 0 else "a", encoding="utf-8", newline="") as stream:
-                    for start in range(0, max(size, 1), step):
-                        stream.write(csv_text(chunk.iloc[start : start + step], header=written == 0 and start == 0))
+                    stream.writelines(csv_pieces(chunk, header=written == 0, piece_rows=step))
             else:
                 table = (chunk if schema is None else chunk.cast(schema)) if arrow else arrow_chunk(chunk, schema)
                 del chunk
@@ -180,33 +179,44 @@ def write_synthetic(
 
 
 def csv_text(table: pd.DataFrame, *, header: bool = True) -> str:
-    """``table.to_csv(index=False, header=header)``, character for character, a few times faster on the tables the
-    methods make (columns of text and of whole numbers, missing cells empty). Those columns skip
-    pandas' formatting: each cell is its text (or ``str`` of its integer); when no cell needs
-    quoting the rows are joined directly, else they go through the csv module's writer, which
-    pandas itself ends in. A table with any other column (floats, dates, booleans, mixed objects)
-    is left to pandas."""
+    """``table.to_csv(index=False, header=header)``, character for character, a few times faster on the tables
+    the methods make (:func:`csv_pieces`, in one piece)."""
+    return "".join(csv_pieces(table, header=header, piece_rows=max(1, len(table))))
+
+
+def csv_pieces(table: pd.DataFrame, *, header: bool = True, piece_rows: int = 10_000):
+    """``table.to_csv(index=False, header=header)`` as consecutive pieces of text (at most ``piece_rows`` rows
+    each; the header with the first), character for character, a few times faster on the tables the methods
+    make (columns of text and of whole numbers, missing cells empty). Those columns skip pandas' formatting:
+    each column's distinct values are found once, each cell is its text (or ``str`` of its integer); when no
+    cell needs quoting the rows are joined directly, else they go through the csv module's writer, which
+    pandas itself ends in. A table with any other column (floats, dates, booleans, mixed objects) is left to
+    pandas, in one piece."""
     columns, quoting = [], len(table.columns) < 2  # a single empty field is written quoted
     for name in table.columns:
         column = table[name]
         if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) and column.dtype.kind not in "iu":
-            return table.to_csv(index=False, header=header)
+            yield table.to_csv(index=False, header=header)
+            return
         text = column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")
         if column.dtype.kind not in "iu" and not text:
-            return table.to_csv(index=False, header=header)
+            yield table.to_csv(index=False, header=header)
+            return
         codes, distinct = pd.factorize(column)  # missing: code -1, the last label below
         labels = [v if text else str(v) for v in distinct.tolist()]
         quoting = quoting or any(any(c in v for c in _SPECIAL) for v in labels)
-        columns.append(np.array([*labels, ""], dtype=object)[codes].tolist())
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator=os.linesep, quoting=csv.QUOTE_MINIMAL)
-    if header:
-        writer.writerow(table.columns)
-    if quoting:
-        writer.writerows(zip(*columns))
-    elif columns and len(table):
-        out.write(os.linesep.join(map(",".join, zip(*columns))) + os.linesep)
-    return out.getvalue()
+        columns.append((codes, np.array([*labels, ""], dtype=object)))
+    for start in range(0, max(len(table), 1), piece_rows):
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator=os.linesep, quoting=csv.QUOTE_MINIMAL)
+        if header and start == 0:
+            writer.writerow(table.columns)
+        cells = [labels[codes[start : start + piece_rows]].tolist() for codes, labels in columns]
+        if quoting:
+            writer.writerows(zip(*cells))
+        elif cells and len(table):
+            out.write(os.linesep.join(map(",".join, zip(*cells))) + os.linesep)
+        yield out.getvalue()
 
 
 #: Characters that make the csv writer quote a field (or may, by Python version).

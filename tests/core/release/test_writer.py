@@ -12,7 +12,7 @@ import pytest
 
 from dpsynth_core.data.parts import PARQUET_SUFFIXES
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.release.writer import csv_text, output_format, whole_file_bytes, write_synthetic
+from dpsynth_core.release.writer import csv_pieces, csv_text, output_format, whole_file_bytes, write_synthetic
 
 
 class Sampler:
@@ -125,8 +125,11 @@ def test_one_rule_names_the_format_from_the_file_name(tmp_path):
     ],
 )
 def test_csv_text_is_pandas_to_csv(table):
-    """The workspace stores a release's file with csv_text: the bytes pandas would write, nothing else."""
+    """The workspace stores a release's file with csv_text: the bytes pandas would write, nothing else; and
+    the writer's pieces (of one row here), with or without the header, join to the same."""
     assert csv_text(table) == table.to_csv(index=False)
+    for header in (True, False):
+        assert "".join(csv_pieces(table, header=header, piece_rows=1)) == table.to_csv(index=False, header=header)
 
 
 def test_csv_text_of_a_release_is_pandas_to_csv():
