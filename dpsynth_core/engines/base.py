@@ -11,10 +11,7 @@ A :class:`CountingSource` is a table over its declared domain that answers, exac
   one record each), what DP adaptive binning counts intervals over;
 * ``recode({name: Vocabulary | Rebin | Merge})``: the same table with some columns on new
   public codes (a text column's DP vocabulary, DP bin edges), countable as above;
-* ``report()``: cells changed by the public out-of-domain rule (publisher-only);
-* optionally ``companions(pair)``: the column pairs ``marginals`` counts in the same pass as ``pair``
-  (the in-memory table's blocks), which a caller may ask for with it at little cost; an engine
-  without it counts what is asked.
+* ``report()``: cells changed by the public out-of-domain rule (publisher-only).
 
 How the engines stay identical to the in-memory path: the public rule of
 :mod:`dpsynth_core.data.encoding` looks at one cell at a time, so a column's code is a function

@@ -54,7 +54,9 @@ class MemorySource:
         return self.table.marginals(groups, buckets=buckets)
 
     def companions(self, group) -> list[tuple]:
-        """The pairs :meth:`marginals` counts in the same pass as ``group`` (:meth:`.CodedTable.companions`)."""
+        """The pairs :meth:`marginals` counts in the same pass as ``group`` (:meth:`.CodedTable.companions`): an
+        optional part of the counting interface (:class:`.base.CountingSource`), asked for by a caller that may
+        count them with ``group`` at little cost; an engine without it counts what is asked."""
         return self.table.companions(tuple(group))
 
     def sparse_marginal(self, group) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import exp_into, summer
+from .arrays import exp_into, summer
 
 _add_reduce = np.add.reduce
 _max_reduce = np.maximum.reduce

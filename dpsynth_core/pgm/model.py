@@ -13,88 +13,10 @@ import math
 
 import numpy as np
 
+from .arrays import _sum, exp_into
 from .junction_tree import JunctionTree
 
 _PATHS: dict = {}  # einsum contraction paths of project(), by subscripts and shapes
-_c_einsum = np._core.multiarray.c_einsum  # np.einsum without its Python layer (same computation)
-
-
-def _summing(shape: tuple, axes: tuple):
-    """How to sum an array of ``shape`` over ``axes``: einsum's subscripts ``(in, out)``, or None for
-    ``np.add.reduce``. Both add each output's numbers one after another in the array's order, except
-    along the innermost axis, which ``np.add.reduce`` sums pairwise when it is summed out; so einsum
-    (several times faster over axes that are not the last ones) is used only when the innermost axis
-    of more than one cell is kept: the same numbers, bit for bit (tests/core/pgm)."""
-    inner = max((i for i, n in enumerate(shape) if n > 1), default=None)
-    if not axes or inner is None or inner in axes:
-        return None
-    return list(range(len(shape))), [i for i in range(len(shape)) if i not in axes]
-
-
-#: Arrays of at least this many cells sum a short innermost axis out row by row (:func:`summer`);
-#: below, one reduction call costs less than its few.
-ROWS_FROM = 2048
-#: Arrays of fewer cells are summed by numpy's reduction in the descent's loop (einsum gains nothing there).
-EINSUM_FROM = 1024
-
-
-def _rows(shape: tuple, axes: tuple):
-    """For a sum whose innermost axis (2 to 7 cells) goes with the rest kept just before it: the
-    other axes summed out, else None. ``np.add.reduce`` adds such a row's cells one after another
-    and then the rows in the array's order (tests/core/pgm checks it bit for bit), which numpy's
-    adds of whole slices repeat, in far fewer steps on a large array."""
-    last = len(shape) - 1
-    before = [k for k in range(last) if shape[k] > 1]
-    if last in axes and 2 <= shape[last] <= 7 and before and before[-1] not in axes and math.prod(shape) >= ROWS_FROM:
-        return tuple(k for k in axes if k != last)
-    return None
-
-
-def summer(shape: tuple, axes: tuple) -> tuple:
-    """``(f, arguments)``: ``f(array, *arguments, out=out)`` is ``np.add.reduce(array, axis=axes, out=out)``
-    for a C-ordered array of ``shape``, the same bits, by einsum (:func:`_summing`), row by row
-    (:func:`_rows`) or numpy's reduction."""
-    if math.prod(shape) < EINSUM_FROM:
-        return np.add.reduce, (axes,)
-    letters = _summing(shape, axes)
-    if letters:
-        return _c_einsum, letters
-    rest = _rows(shape, axes)
-    if rest is None:
-        return np.add.reduce, (axes,)
-    cells = shape[-1]
-    then, more = summer(shape[:-1], rest) if rest else (None, ())
-    buffer = np.empty(shape[:-1]) if rest else None
-
-    def rows(array, *, out):
-        total = buffer if rest else out
-        np.copyto(total, array[..., 0])
-        for j in range(1, cells):
-            np.add(total, array[..., j], out=total)
-        return then(total, *more, out=out) if rest else out
-
-    return rows, ()
-
-
-def _sum(array: np.ndarray, axes: tuple) -> np.ndarray:
-    """``np.add.reduce(array, axis=axes)``, the same bits (:func:`summer`; an array not C-ordered: numpy's)."""
-    if not array.flags.c_contiguous:
-        return np.add.reduce(array, axis=axes)
-    add, more = summer(array.shape, axes)
-    return add(array, *more, out=np.empty(tuple(n for k, n in enumerate(array.shape) if k not in axes)))
-
-
-def exp_into(theta: np.ndarray, single: np.ndarray | None = None) -> np.ndarray:
-    """``exp(theta)`` into ``theta`` (float64, at most 0 once shifted by its maximum), evaluated in single
-    precision: four times faster than double, the largest part of a belief propagation. Each cell is off
-    by at most 1.2e-7 of the largest (1), relatively by ``(|theta| / 2 + 1) * 1.2e-7``: marginals within
-    about 1e-7 of exact, far below any noise (a million records move by a tenth of a record). Below -87
-    (under 1e-38 of the largest) it loses precision, below -104 it gives 0. ``single``: a float32 buffer."""
-    single = np.empty(theta.shape, dtype=np.float32) if single is None else single
-    np.copyto(single, theta, casting="same_kind")
-    np.exp(single, out=single)
-    np.copyto(theta, single)
-    return theta
 
 
 def _shape(cells: dict, clique, group) -> tuple:
@@ -183,6 +105,7 @@ class GraphicalModel:
             self._parent_shape[i] = _shape(cells, tree.cliques[parent], sep)
         self._marginal_plans: dict = {}
         self._adjoint = None
+        self._reaches: dict = {}  # clique -> the tree searched from it (:meth:`_reach`)
         # each column's support enters once, in the clique that holds the column (log 0 = -inf outside)
         self._log_support: list = [None] * len(tree.cliques)
         for a, keep in self.support.items():
@@ -379,14 +302,7 @@ class GraphicalModel:
         """``P(column, b)`` (counts, axes ``(column, b)``) for every ``b`` in ``targets``: no ``b``
         shares a clique with ``column``."""
         tree = self.tree
-        root = tree.home((column,))
-        reach, depth, queue = {root: None}, {root: 0}, [root]
-        for node in queue:  # breadth-first from the column's clique
-            parent = tree.parent[node]
-            for other in self._children[node] + ([] if parent is None else [parent]):
-                if other not in reach:
-                    reach[other], depth[other] = node, depth[node] + 1
-                    queue.append(other)
+        reach, depth = self._reach(tree.home((column,)))
         wanted = {b: min(tree.holding(b), key=depth.__getitem__) for b in targets}
         needed: set = set()
         for home in wanted.values():
@@ -395,37 +311,22 @@ class GraphicalModel:
                 needed.add(node)
                 node = reach[node]
         carried: dict = {}  # node -> (P(column, S) for S its separator towards the root, S)
+        size = self.cells[column]
 
         def through(node, separator, keep):
             """P(column, keep) from the carried P(column, separator) of ``node``'s entry: a matrix product over
-            the separator's columns not kept, batched over those kept (BLAS: 30% faster than einsum's loops)."""
-            joint, _ = carried[node]
-            batch = tuple(a for a in separator if a in keep)
-            summed = tuple(a for a in separator if a not in keep)
-            free = tuple(a for a in keep if a not in separator)
-            key = ("conditional", node, separator, keep)  # shared by every carried column that passes
+            the separator's columns not kept, batched over those kept (BLAS: 30% faster than einsum's loops).
+            The matrix and the axes' orders are worked out once per (node, separator, keep), for every carried
+            column that passes."""
+            key = ("conditional", node, separator, keep)
             if key not in sums:
-                order = tuple(a for a in tree.cliques[node] if a in separator or a in keep)
-                entry = self._clique_sum(node, separator, sums)
-                inverse = np.divide(1.0, entry, out=np.zeros_like(entry), where=entry > 0)
-                conditional = self._clique_sum(node, order, sums) * inverse.reshape(
-                    _shape(self.cells, order, separator)
-                )
-                arranged = conditional.transpose([order.index(a) for a in batch + summed + free])
-                sums[key] = np.ascontiguousarray(arranged).reshape(
-                    math.prod(self.cells[a] for a in batch), math.prod(self.cells[a] for a in summed), -1
-                )
-            matrix = sums[key]
-            rows = joint.transpose(
-                [1 + separator.index(a) for a in batch] + [0] + [1 + separator.index(a) for a in summed]
-            )
-            product = np.matmul(rows.reshape(matrix.shape[0], self.cells[column], matrix.shape[1]), matrix)
-            product = product.reshape(tuple(self.cells[a] for a in batch + (column,) + free))
-            axes = batch + (column,) + free
-            return product.transpose([axes.index(a) for a in (column,) + keep])
+                sums[key] = self._conditional(node, separator, keep, sums)
+            matrix, rows, batch, shape, out = sums[key]
+            joint = carried[node][0].transpose(rows).reshape(batch, size, matrix.shape[1])
+            return np.matmul(joint, matrix).reshape(shape[0] + (size,) + shape[1]).transpose(out)
 
-        for node in queue:
-            if node not in needed or column in tree.cliques[node]:  # the root holds the column itself
+        for node in sorted(needed, key=depth.__getitem__):  # breadth-first: each node after the one it enters from
+            if column in tree.cliques[node]:  # the root holds the column itself
                 continue
             source = reach[node]
             separator = tuple(a for a in tree.cliques[node] if a in tree.cliques[source])
@@ -445,3 +346,41 @@ class GraphicalModel:
             else:
                 out[b] = through(home, separator, (b,))
         return out
+
+    def _reach(self, root: int) -> tuple[dict, dict]:
+        """The tree searched breadth-first from clique ``root``: each clique's neighbour towards the root, and its
+        depth (kept per root: the carried columns of one clique share it)."""
+        if root not in self._reaches:
+            tree = self.tree
+            reach, depth, queue = {root: None}, {root: 0}, [root]
+            for node in queue:
+                parent = tree.parent[node]
+                for other in self._children[node] + ([] if parent is None else [parent]):
+                    if other not in reach:
+                        reach[other], depth[other] = node, depth[node] + 1
+                        queue.append(other)
+            self._reaches[root] = (reach, depth)
+        return self._reaches[root]
+
+    def _conditional(self, node: int, separator: tuple, keep: tuple, sums: dict) -> tuple:
+        """For :meth:`_carry`'s step through ``node`` (entered by ``separator``, leaving with ``keep``): the
+        conditional ``P(S, X) / P(S)`` of ``node``'s belief as a batch of matrices (batch: the separator's
+        columns kept; rows: those summed; columns: ``keep``'s others), the carried joint's axis order and
+        batch size for it, the product's shape around the carried column, and the axis order out."""
+        cells = self.cells
+        batch = tuple(a for a in separator if a in keep)
+        summed = tuple(a for a in separator if a not in keep)
+        free = tuple(a for a in keep if a not in separator)
+        order = tuple(a for a in self.tree.cliques[node] if a in separator or a in keep)
+        entry = self._clique_sum(node, separator, sums)
+        inverse = np.divide(1.0, entry, out=np.zeros_like(entry), where=entry > 0)
+        conditional = self._clique_sum(node, order, sums) * inverse.reshape(_shape(cells, order, separator))
+        arranged = conditional.transpose([order.index(a) for a in batch + summed + free])
+        matrix = np.ascontiguousarray(arranged).reshape(
+            math.prod(cells[a] for a in batch), math.prod(cells[a] for a in summed), -1
+        )
+        rows = [1 + separator.index(a) for a in batch] + [0] + [1 + separator.index(a) for a in summed]
+        axes = batch + (None,) + free  # None: the carried column
+        out = [axes.index(None)] + [axes.index(a) for a in keep]
+        shape = (tuple(cells[a] for a in batch), tuple(cells[a] for a in free))
+        return matrix, rows, matrix.shape[0], shape, out

@@ -85,10 +85,10 @@ def test_model_outside_its_support_has_no_mass_and_draws_no_records():
 
 
 def test_fast_sums_are_those_of_add_reduce_bit_for_bit():
-    # the fast sums (pgm.model._sum and summer, the descent's compiled sums) must add the same numbers
+    # the fast sums (pgm.arrays._sum and summer, the descent's compiled sums) must add the same numbers
     # in the same order as np.add.reduce: any other order changes the last bits, the descent's choices
     # and so releases
-    from dpsynth_core.pgm.model import _rows, _sum, _summing, summer
+    from dpsynth_core.pgm.arrays import _rows, _sum, _summing, summer
 
     rng = np.random.default_rng(21)
     einsum = rows = 0
@@ -112,7 +112,7 @@ def test_fast_sums_are_those_of_add_reduce_bit_for_bit():
 
 
 def test_exp_in_single_precision_is_within_its_error_and_keeps_zeros():
-    from dpsynth_core.pgm.model import exp_into
+    from dpsynth_core.pgm.arrays import exp_into
 
     theta = np.concatenate([-np.linspace(0, 86, 100_001), [-np.inf, -110.0, -700.0]])
     got = exp_into(theta.copy())
