@@ -108,6 +108,9 @@ def test_recoding_a_text_column_over_a_vocabulary_and_a_number_over_new_edges(tm
         assert_same_counts(theirs, mine)
         # apple, hello, missing (markers, out-of-domain words, broken lines), "other" for the rest
         assert theirs.marginal(("word",)).tolist() == [1, 1, 6, 2]
+        # in memory, the vocabulary codes its distinct labels once: what coding every record's label gives
+        labels = reference.encoded.columns["word"].labels
+        np.testing.assert_array_equal(theirs.table.codes["word"], recodings["word"].codes(labels))
         assert engine.marginal(("score",)).shape == (5,)  # the original stays as it was
 
 
