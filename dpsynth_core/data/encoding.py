@@ -47,12 +47,9 @@ class EncodedColumn:
     index: np.ndarray | None = None
 
     def map_labels(self, rule) -> np.ndarray:
-        """``rule(labels)`` for a rule that maps each label on its own (such as a vocabulary's codes), applied
-        to the distinct labels once and spread to the records (a wide table's text columns: a few dozen
-        labels, not 100,000, each)."""
-        if self.distinct is None:
-            return rule(self.labels)
-        return np.asarray(rule(self.distinct))[self.index]
+        """``rule(labels)`` for a rule mapping each label on its own (a vocabulary's codes), on the distinct labels
+        once, spread to the records (a wide table's text columns: a few dozen labels, not 100,000, each)."""
+        return rule(self.labels) if self.distinct is None else np.asarray(rule(self.distinct))[self.index]
 
     @property
     def cells(self) -> int:

@@ -424,8 +424,7 @@ class MarginalsSynthesizer(Synthesizer):
     # --- sampling -----------------------------------------------------------------------
 
     def _sample(self, n: int) -> pd.DataFrame:
-        # the decoded columns as they are (copy=False): a wide table's are not copied into one block
-        return pd.DataFrame({name: values.series() for name, values in self._decoded(n).items()}, copy=False)
+        return pd.DataFrame({c: v.series() for c, v in self._decoded(n).items()}, copy=False)  # not one block
 
     def _sample_arrow(self, n: int):
         return arrow_table({name: values.arrow() for name, values in self._decoded(n).items()})
