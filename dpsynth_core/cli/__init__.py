@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import warnings
 
 from ..errors import DPSynthError
 from .parser import build_parser
@@ -80,13 +81,21 @@ def main(argv=None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+#: PySpark warns on import that it "does not yet fully support pandas >= 3.0.0"; the Spark engine exchanges
+#: data through Arrow only, never PySpark's pandas API (docs/large-tables.md), so the command line, whose
+#: process runs no other Spark code, does not print it to a publisher.
+_PYSPARK_PANDAS_WARNING = "PySpark does not yet fully support pandas"
+
+
 def _main(argv) -> int:
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:
         return int(done.code or 0)
     try:
-        args.run(args)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_PYSPARK_PANDAS_WARNING, category=FutureWarning)
+            args.run(args)
     except DPSynthError as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
