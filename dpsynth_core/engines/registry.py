@@ -110,6 +110,15 @@ class Engine:
         """Write a Parquet release on its own workers (see ``writer``); returns the rows written."""
         return self._writer().write(source, draw, sizes, path)
 
+    def draws_here(self, source, path) -> bool:
+        """True when its workers are this machine's (a local session): the release's own threads draw the
+        chunks and :meth:`write_here` writes them as its workers would."""
+        return self._writer().draws_here(source, path)
+
+    def write_here(self, next_chunk, sizes: list, path) -> int:
+        """Write chunks drawn here (``next_chunk(size)``, in order) as its workers would; returns the rows."""
+        return self._writer().write_here(next_chunk, sizes, path)
+
     def _writer(self):
         return importlib.import_module(f".{self.writer}", __package__)
 

@@ -112,10 +112,11 @@ def draw_release(settings, opened, progress) -> Release:
     # Chunks from their own streams (Model.chunk_sampler): a table returned in memory is the
     # file a chunked release writes, for the same seed.
     sizes = chunk_sizes(model.rows_, chunk_rows)
-    if out is not None and out_format == "parquet" and engine.writes_parquet:  # drawn on the engine's workers
+    local_parts = out is not None and out_format == "parquet" and engine.writes_parquet
+    if local_parts and not engine.draws_here(opened.table, out):  # drawn on the engine's workers
         if told is not None:
             told(0.0, f"Drawing {model.rows_:,} synthetic rows on {engine.workers}")
-        written = engine.write(opened.table, model.chunk_sampler(), sizes, out)
+        written = engine.write(opened.table, model.chunk_sampler(arrow=True), sizes, out)  # Arrow, as the file
         return finished(written=written, path=out if is_remote(out) else Path(str(out).removeprefix("file://")))
     done, arrow = [0], out is not None and out_format == "parquet"  # Arrow chunks: written as they are
     with ChunksAhead(model.chunk_sampler(arrow=arrow), sizes, SAMPLING_THREADS) as ahead:
@@ -131,6 +132,9 @@ def draw_release(settings, opened, progress) -> Release:
             return finished(
                 pd.concat([draw(k) for k in sizes], ignore_index=True) if len(sizes) > 1 else draw(sizes[0])
             )
+        if local_parts:  # a local session's workers are this machine's: drawn here, written as its parts
+            written = engine.write_here(draw, sizes, out)
+            return finished(written=written, path=Path(str(out).removeprefix("file://")))
         written = write_synthetic(
             out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format, columns=list(model.domain_.kept)
         )

@@ -113,12 +113,14 @@ def test_a_marginals_release_through_spark_is_the_in_memory_release(spark):
     assert timeless[0] == timeless[1]
 
 
-def test_a_release_drawn_on_the_executors_is_the_release_the_driver_writes(spark, tmp_path):
+def test_a_release_drawn_on_the_executors_is_the_release_the_driver_writes(spark, tmp_path, monkeypatch):
     """Chunks from their own streams: Spark's tasks write, as a folder of Parquet parts, the rows
-    the driver writes as one file; the folder appears only when complete and is never overwritten."""
+    the driver writes as one file; so does a local session's release, drawn by the driver's threads
+    into the same folder of parts; the folder appears only when complete and is never overwritten."""
     import pyarrow.parquet as pq
 
     from dpsynth_core import synthesize
+    from dpsynth_core.engines import spark_writer
     from dpsynth_core.errors import ParameterError
 
     frame = pd.read_csv(shared_path("ce.csv"), dtype=str, keep_default_na=False)
@@ -126,15 +128,20 @@ def test_a_release_drawn_on_the_executors_is_the_release_the_driver_writes(spark
     frame.to_parquet(data)
     common = dict(method="marginals", random_state=4, chunk_rows=300, rounds=3)
     driver = synthesize(data, domain, 1.0, engine="duckdb", out=tmp_path / "driver.parquet", **common)
+    assert spark_writer.draws_here(type("S", (), {"spark": spark})(), str(tmp_path / "x.parquet"))  # local[2]
+    here = synthesize(data, domain, 1.0, engine="spark", out=tmp_path / "here.parquet", **common)
+    monkeypatch.setattr(spark_writer, "draws_here", lambda source, path: False)  # as on a cluster
     folder = tmp_path / "executors.parquet"
     executors = synthesize(data, domain, 1.0, engine="spark", out=folder, **common)
-    assert folder.is_dir() and executors.path == folder and executors.rows == driver.rows > 600
-    parts = sorted(p.name for p in folder.glob("part-*.parquet"))
-    assert len(parts) == -(-driver.rows // 300)  # one part per chunk
-    pd.testing.assert_frame_equal(pq.read_table(folder).to_pandas(), pq.read_table(driver.path).to_pandas())
-    assert {k: v for k, v in executors.card.items() if k != "created"} == {
-        k: v for k, v in driver.card.items() if k != "created"
-    }
+    for release in (here, executors):
+        assert release.path.is_dir() and release.rows == driver.rows > 600
+        parts = sorted(p.name for p in release.path.glob("part-*.parquet"))
+        assert len(parts) == -(-driver.rows // 300)  # one part per chunk
+        pd.testing.assert_frame_equal(pq.read_table(release.path).to_pandas(), pq.read_table(driver.path).to_pandas())
+        assert {k: v for k, v in release.card.items() if k != "created"} == {
+            k: v for k, v in driver.card.items() if k != "created"
+        }
+    assert executors.path == folder and (here.path / "_SUCCESS").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folder left
     with pytest.raises(ParameterError, match="already exists"):
         synthesize(data, domain, 1.0, engine="spark", out=folder, **common)
