@@ -145,9 +145,7 @@ def test_the_script_run_without_the_library_says_so_in_one_line(tmp_path):
         "from dpsynth_core.usecases import draw", "from dpsynth_core.release.budgeted import draw"
     )
     script.write_text(old)
-    done = subprocess.run(
-        [sys.executable, str(script), str(ADULT)], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
+    done = _run_script(script, ADULT, cwd=tmp_path)  # the library importable, as in the other tests
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stderr.startswith("error: this script needs the dpsynth library") and "another version" in done.stderr
 
