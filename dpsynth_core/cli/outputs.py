@@ -89,8 +89,6 @@ def check_outputs(named, reads=(), workspaces=()) -> list[tuple[str, Path]]:
 
 def check_targets(args) -> list[tuple[str, Path]]:
     """``synth``'s outputs (:func:`check_outputs`): the table, the cards and the rerun script."""
-    from ..workspace import default_folder
-
     named = [
         ("--out", args.out),
         ("--card", args.card),
@@ -98,8 +96,14 @@ def check_targets(args) -> list[tuple[str, Path]]:
         ("--rerun-script", getattr(args, "rerun_script", None)),
     ]
     reads = [("the input", args.input), ("--domain", args.domain)]
-    workspace = getattr(args, "workspace", None)
-    return check_outputs(named, reads, [default_folder(), *([workspace] if workspace and workspace.strip() else [])])
+    return check_outputs(named, reads, ledger_folders(getattr(args, "workspace", None)))
+
+
+def ledger_folders(workspace: str | None) -> list:
+    """The workspace folders whose ledger a command's outputs must not replace: the default one and ``--workspace``."""
+    from ..workspace import default_folder
+
+    return [default_folder(), *([workspace] if workspace and workspace.strip() else [])]
 
 
 def write_all(files: list[tuple[Path, bytes]], ready: tuple = ()) -> None:

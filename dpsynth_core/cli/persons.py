@@ -71,7 +71,7 @@ def run_check_persons(args) -> None:
     from ..usecases.person_check import person_check
     from ..validation import check_epsilon, check_seed, check_sheet
     from .commands import input_name, open_workspace
-    from .outputs import check_outputs, write_all
+    from .outputs import check_outputs, ledger_folders, write_all
 
     epsilon = check_epsilon(args.epsilon, "--epsilon")
     seed = check_seed(args.seed)
@@ -79,11 +79,8 @@ def run_check_persons(args) -> None:
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
     if not Path(args.input).is_file():
         raise ParameterError(f"file not found: {args.input}")
-    from ..workspace import default_folder
-
-    workspaces = [default_folder(), *([args.workspace] if args.workspace and args.workspace.strip() else [])]
     reads = [("the input", args.input), ("--domain", args.domain)]
-    targets = check_outputs([("--out", args.out)], reads, workspaces)
+    targets = check_outputs([("--out", args.out)], reads, ledger_folders(args.workspace))
     domain = _domain(args)
     frame = read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)[0]
     domain.check_matches(frame.columns)
