@@ -83,44 +83,32 @@ def support_from(
         if p == 0:
             continue
         pooled, s = weighted[a] / p, 1 / math.sqrt(p)
-        if a in ordered:
-            k = ordered[a]
-            keep = np.ones(cells[a], dtype=bool)
-            if missing is not None:  # "missing" and other cells outside the order: as any other column's
-                keep[k:] = _declared_cells(
-                    pooled,
-                    k,
-                    missing.get(a),
-                    familywise_z(z, cells[a]) * s,
-                    max(limit, s),
-                    familywise_z(z, cells[a] * tested) * s,
-                )
-            else:
-                keep[k:] = pooled[k:] >= z * s
-            if k:
-                zk = familywise_z(z, k)
-                tail_limit = max(limit, s)  # a bound below the noise's own spread would only read the noise
-                margin = zk * s * np.sqrt(np.arange(1, k + 1))
-                named = np.asarray((protected or {}).get(a, np.zeros(k, bool)), dtype=bool)[:k]
-                left = np.flatnonzero(_cuttable(pooled[:k], margin, zk * s, tail_limit, named))
-                right = np.flatnonzero(_cuttable(pooled[:k][::-1], margin, zk * s, tail_limit, named[::-1]))
-                low = left[-1] + 1 if left.size else 0  # the first cell kept
-                high = k - 2 - right[-1] if right.size else k - 1  # the last cell kept
-                if low <= high:
-                    keep[:low] = False
-                    keep[high + 1 : k] = False
-                    keep[:k] &= ~_interior_gaps(pooled[:k], keep[:k], zk * s, limit, named)
-        elif missing is not None:
-            keep = _declared_cells(
+        k = ordered.get(a, 0)  # cells in order first (none for a column without one), then the others
+        keep = np.ones(cells[a], dtype=bool)
+        if missing is not None:  # "missing" and other cells outside the order: as any other column's
+            keep[k:] = _declared_cells(
                 pooled,
-                0,
+                k,
                 missing.get(a),
                 familywise_z(z, cells[a]) * s,
                 max(limit, s),
                 familywise_z(z, cells[a] * tested) * s,
             )
         else:
-            keep = pooled >= z * s
+            keep[k:] = pooled[k:] >= z * s
+        if k:
+            zk = familywise_z(z, k)
+            tail_limit = max(limit, s)  # a bound below the noise's own spread would only read the noise
+            margin = zk * s * np.sqrt(np.arange(1, k + 1))
+            named = np.asarray((protected or {}).get(a, np.zeros(k, bool)), dtype=bool)[:k]
+            left = np.flatnonzero(_cuttable(pooled[:k], margin, zk * s, tail_limit, named))
+            right = np.flatnonzero(_cuttable(pooled[:k][::-1], margin, zk * s, tail_limit, named[::-1]))
+            low = left[-1] + 1 if left.size else 0  # the first cell kept
+            high = k - 2 - right[-1] if right.size else k - 1  # the last cell kept
+            if low <= high:
+                keep[:low] = False
+                keep[high + 1 : k] = False
+                keep[:k] &= ~_interior_gaps(pooled[:k], keep[:k], zk * s, limit, named)
         keep[int(np.argmax(pooled))] = True
         support[a] = keep
     return support
