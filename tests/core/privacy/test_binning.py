@@ -519,21 +519,22 @@ def test_an_empty_tail_of_leaves_is_cut_and_the_leaves_holding_records_stay():
 
 def test_smoothing_one_value_counts_lowers_their_error_and_keeps_spikes():
     """Adult's ages (the repository's copy, 32,561 records, one count per value 17-90) with Laplace noise of
-    deviation 30 (a column's pooled counts at its share of epsilon 1): over 20 seeds the smoothed counts'
-    squared error is 0.71 of the raw counts' (Mallows' Cp estimates each width's error without bias, and
-    width 0 is among the choices, so the chosen fit is no worse than the raw counts but for the choice's own
-    optimism; asserted below 0.85). Hours-per-week's spikes (40 hours: 15,217 records,
-    500 deviations above its neighbours) keep their own noisy count exactly."""
+    deviation 30 (a column's pooled counts at its share of epsilon 1): Mallows' Cp estimates each width's error
+    without bias and width 0 is among the choices, so the smoothed counts' squared error should be below the raw
+    counts' in most draws. Paired over 20 seeds (measured: 20 of 20, mean ratio 0.71), asserted in at least 16:
+    a smoother no better than the raw counts wins each draw with chance at most one half, so passes with chance
+    at most P(Binomial(20, 1/2) >= 16) = 0.6%. Hours-per-week's spikes (40 hours: 15,217 records, 500
+    deviations above its neighbours) keep their own noisy count exactly."""
     frame = pd.read_csv("assets/examples/adult.csv", usecols=["age", "hours-per-week"])
     ages = np.bincount(frame["age"].to_numpy() - 17, minlength=74).astype(float)
     hours = np.bincount(frame["hours-per-week"].to_numpy() - 1, minlength=99).astype(float)
     rng, std = np.random.default_rng(36), 30.0
-    raw = smooth = 0.0
+    wins = 0
     for _ in range(20):
         noisy = ages + rng.laplace(0, std / np.sqrt(2), ages.size)
-        raw += np.sum((noisy - ages) ** 2)
-        smooth += np.sum((bin_weights.smoothed_counts(noisy, std)[0] - ages) ** 2)
-    assert smooth < 0.85 * raw, (smooth, raw)
+        raw = np.sum((noisy - ages) ** 2)
+        wins += int(np.sum((bin_weights.smoothed_counts(noisy, std)[0] - ages) ** 2) < raw)
+    assert wins >= 16, wins
     noisy = hours + rng.laplace(0, std / np.sqrt(2), hours.size)
     assert bin_weights.smoothed_counts(noisy, std)[0][39] == noisy[39]
 
@@ -542,21 +543,23 @@ def test_rows_beyond_the_kept_leaves_stay_near_the_data(monkeypatch):
     """Issue 36, point 2: compas's priors_count (the repository's copy, first 1,000 records, real 0-36) declared
     0-100, at the epsilon a column of compas gets at 1,000 rows (0.031). Inside a bin wholly beyond the leaves
     the noisy counts tell from empty, pieces past the last one above its noise weigh a quarter of the one before:
-    the share of the spread's weight (each bin weighs its noisy total, as the binning alone estimates it) above
-    36, mean over seeds 0-19, falls from 5.2% to 3.5% against the pieces' noisy weights (asserted: below 0.8 of
-    it; post-processing: the same noise, leaves and bins either way)."""
+    the share of the spread's weight above 36 (each bin weighs its noisy total, as the binning alone estimates
+    it), paired over seeds 0-99 with and without the rule (post-processing: the same noise, leaves and bins
+    either way), is lower with it in 92 draws and higher in 8 (mean 2.6% against 4.6%). Asserted: lower in at
+    least 70 and lower on average; a rule no better than none is lower with chance at most one half per draw,
+    so passes with chance at most P(Binomial(100, 1/2) >= 70) < 0.01%."""
     frame = pd.read_csv("tests/datasets/compas.csv", usecols=["priors_count"]).head(1000)
     values = np.sort(frame["priors_count"].to_numpy(dtype=np.int64))
     column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
 
-    def mean_above():
-        fits = [fit_column(column, SortedValues(values), epsilon=0.031, noise=make_noise_source(s)) for s in range(20)]
-        return np.mean([_weight_above(found, values.max()) for found in fits])
+    def above():
+        fits = [fit_column(column, SortedValues(values), epsilon=0.031, noise=make_noise_source(s)) for s in range(100)]
+        return np.array([_weight_above(found, values.max()) for found in fits])
 
-    hugged = mean_above()
+    hugged = above()
     monkeypatch.setattr(binning, "HUG_DATA", False)
-    noisy = mean_above()
-    assert hugged < 0.8 * noisy, (hugged, noisy)
+    noisy = above()
+    assert (hugged < noisy).sum() >= 70 and hugged.mean() < noisy.mean(), (hugged, noisy)
 
 
 def _weight_above(found, top) -> float:
