@@ -20,7 +20,7 @@ from ..data.parts import is_remote
 from ..engines import get_engine
 from ..privacy.accounting import Accountant
 from ..privacy.spending import Spend
-from .card import build_card
+from .card import TextTally, build_card
 from .writer import WHOLE_FORMATS, chunk_sizes, write_synthetic, write_whole
 
 
@@ -80,13 +80,15 @@ def draw_release(settings, opened, progress) -> Release:
         opened.close()
     told = _scaled(progress, model.fit_share, 1.0)
 
-    def finished(synthetic=None, written=None, path=None) -> Release:
-        """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""
+    tally = TextTally(model.text_facts())  # a release written in chunks: its text columns counted as drawn
+
+    def finished(synthetic=None, written=None, path=None, shown=None) -> Release:
+        """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path`` (``shown``:
+        the table or tally the card's notes read, when not ``synthetic``)."""
+        read = synthetic if synthetic is not None else shown if shown is not None else tally
         return Release(
             data=synthetic,
-            card=build_card(
-                model, info, written if synthetic is None else len(synthetic), synthetic, settings.person_check
-            ),
+            card=build_card(model, info, written if synthetic is None else len(synthetic), read, settings.person_check),
             accountant=model.ledger(),
             publisher_report=_report(model, opened.lines),
             path=path,
@@ -108,7 +110,7 @@ def draw_release(settings, opened, progress) -> Release:
         written = write_synthetic(
             out, len(table), _slices(table), chunk_rows=chunk_rows, fmt=out_format, columns=list(table.columns)
         )
-        return finished(written=written, path=Path(out))
+        return finished(written=written, path=Path(out), shown=table)
     # Chunks from their own streams (Model.chunk_sampler): a table returned in memory is the
     # file a chunked release writes, for the same seed.
     sizes = chunk_sizes(model.rows_, chunk_rows)
@@ -117,12 +119,16 @@ def draw_release(settings, opened, progress) -> Release:
         if told is not None:
             told(0.0, f"Drawing {model.rows_:,} synthetic rows on {engine.workers}")
         written = engine.write(opened.table, model.chunk_sampler(arrow=True), sizes, out)  # Arrow, as the file
-        return finished(written=written, path=out if is_remote(out) else Path(str(out).removeprefix("file://")))
+        path = out if is_remote(out) else Path(str(out).removeprefix("file://"))
+        if tally.counts and not is_remote(out):  # drawn elsewhere: the text columns read back from the parts
+            tally_parts(tally, path)
+        return finished(written=written, path=path)
     done, arrow = [0], out is not None and out_format == "parquet"  # Arrow chunks: written as they are
     with ChunksAhead(model.chunk_sampler(arrow=arrow), sizes, SAMPLING_THREADS) as ahead:
 
         def draw(k):
             chunk = ahead.next(k)
+            tally.add(chunk)
             done[0] += k
             if told is not None:
                 told(done[0] / max(model.rows_, 1), f"Drew {done[0]:,} of {model.rows_:,} synthetic rows")
@@ -185,6 +191,15 @@ def _whole_table(model, told, chunk_rows: int) -> pd.DataFrame:
     with ChunksAhead(model.chunk_sampler(), sizes, SAMPLING_THREADS) as ahead:
         chunks = [ahead.next(k) for k in sizes]
     return pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
+
+
+def tally_parts(tally: TextTally, path: Path) -> None:
+    """Add the free-text columns of a written folder of Parquet parts to ``tally``, a batch at a time."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(path, format="parquet", exclude_invalid_files=True)
+    for batch in dataset.to_batches(columns=[n for n in tally.counts if n in dataset.schema.names]):
+        tally.add(batch)
 
 
 def _report(model, reading) -> dict:

@@ -186,15 +186,11 @@ def test_the_plan_says_how_likely_a_made_up_value_is_all_that_comes_out_and_simu
     assert low - slack <= share <= high + slack
 
 
-def test_the_card_and_the_preview_say_when_a_made_up_value_or_the_placeholder_fills_a_column():
-    """The surname table under the default method: every draw holds no real surname, and the card says which
-    of the two cases it is, read from the synthetic output and public facts (the placeholder: the method's
-    note; a made-up value: the dominance note), while the Preview's publisher-only line checks the real data."""
+def _surname_table():
+    """The surname table of issue 36: 20 names of 129-167 rows and 2 singletons, declared as any 25 letters."""
     import pandas as pd
 
     from dpsynth_core.domain import TableDomain
-    from dpsynth_core.evaluation.summaries import dominant_values_in_data
-    from dpsynth_core.release import synthesize
 
     spec = {
         "columns": {
@@ -206,6 +202,17 @@ def test_the_card_and_the_preview_say_when_a_made_up_value_or_the_placeholder_fi
     counts = [129, 167] + [152] * 4 + [151] * 14 + [1, 1]
     names = [domain.kept["surname"].label_at(10**6 + 7919 * i) for i in range(len(counts))]
     frame = pd.DataFrame({"surname": np.repeat(names, counts), "age": np.random.default_rng(0).integers(0, 100, 3020)})
+    return spec, domain, names, frame
+
+
+def test_the_card_and_the_preview_say_when_a_made_up_value_or_the_placeholder_fills_a_column():
+    """The surname table under the default method: every draw holds no real surname, and the card says which
+    of the two cases it is, read from the synthetic output and public facts (the placeholder: the method's
+    note; a made-up value: the dominance note), while the Preview's publisher-only line checks the real data."""
+    from dpsynth_core.evaluation.summaries import dominant_values_in_data
+    from dpsynth_core.release import synthesize
+
+    spec, domain, names, frame = _surname_table()
     cases = set()
     for seed in range(60):  # a made-up value comes out in 1 - rho = 10% of draws: 60 seeds find one
         release = synthesize(frame, spec, epsilon=1.0, random_state=seed)
@@ -223,3 +230,30 @@ def test_the_card_and_the_preview_say_when_a_made_up_value_or_the_placeholder_fi
     assert cases == {"placeholder", "made up"}
     # a column whose commonest value is real and common is not flagged
     assert dominant_values_in_data(frame, frame, domain) == []
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_release_written_in_chunks_gets_the_same_dominance_note_as_one_held_in_memory(tmp_path, suffix):
+    """The card of a release written to a file chunk by chunk counts its free-text values as they are drawn
+    (:class:`~dpsynth_core.release.card.TextTally`): the same notes as the same seed's table in memory, and the
+    note names the value that fills the file."""
+    import pandas as pd
+
+    from dpsynth_core.release import synthesize
+    from dpsynth_core.release.card import TextTally
+    from dpsynth_core.release.drawing import tally_parts
+
+    spec, _, names, frame = _surname_table()
+    seed = next(
+        s for s in range(60) if synthesize(frame, spec, epsilon=1.0, random_state=s).data["surname"].iloc[0] != "a"
+    )
+    held = synthesize(frame, spec, epsilon=1.0, random_state=seed)
+    out = tmp_path / f"release{suffix}"
+    written = synthesize(frame, spec, epsilon=1.0, random_state=seed, out=out, chunk_rows=1000)
+    assert written.data is None and written.card["notes"] == held.card["notes"]
+    top = (pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out))["surname"].value_counts()
+    assert top.index[0] not in names and f"One value, '{top.index[0]}', fills" in " ".join(written.card["notes"])
+    if suffix == ".parquet":  # parts drawn on a cluster's workers are read back, a batch at a time
+        tally = TextTally(["surname"])
+        tally_parts(tally, out)
+        assert tally.dominant("surname")[0] == top.index[0]
