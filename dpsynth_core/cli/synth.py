@@ -178,6 +178,15 @@ def _close(data) -> None:
         data.close()
 
 
+#: What the public rule does to a cell that does not fit its column's declaration, per kind (the CLI's words).
+RULE_WORDS = {
+    "integer": "outside the range: clamped to it; not whole numbers: rounded; not numbers: missing",
+    "float": "outside the range: clamped to it; not numbers: missing",
+    "date": "outside the range: clamped to it; not dates written YYYY-MM-DD: missing",
+    "values": "not a declared value: missing, or the column's 'other' value if it has one",
+}
+
+
 def _publisher_notes(release, args) -> None:
     """What follows is for the publisher's eyes only: stderr, never the release."""
     from ..data.tables import line_report_text
@@ -187,12 +196,11 @@ def _publisher_notes(release, args) -> None:
     if text:
         print(f"note: {text}", file=sys.stderr)
     kinds = {c["column"]: c["kind"] for c in release.card["domain"]["columns"]}
-    unread = {"date": " or not dates written YYYY-MM-DD", "integer": " or not numbers", "float": " or not numbers"}
     for name, report in release.publisher_report["encoding"].items():
         if report["out_of_domain"]:
             print(
-                f"note: column '{name}': {report['out_of_domain']} cell(s) outside the declared domain"
-                f"{unread.get(kinds.get(name), '')} were clamped or set to missing",
+                f"note: column '{name}': {report['out_of_domain']:,} cell(s) did not fit the declaration and were "
+                f"changed by the public rule ({RULE_WORDS.get(kinds.get(name), RULE_WORDS['values'])})",
                 file=sys.stderr,
             )
     written, asked = release.rows, release.settings.get("rows") if release.settings else None

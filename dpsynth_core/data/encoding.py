@@ -3,7 +3,7 @@
 The public rule for values that do not fit the declaration (documented in the README):
 
 * numbers and dates below ``min`` or above ``max`` are clamped to the nearest bound;
-* numbers are rounded to whole numbers in ``integer`` columns;
+* numbers are rounded to whole numbers in ``integer`` columns (a cell changed, counted as one);
 * a cell that cannot be read as the column's kind, or a category or text value outside
   the domain, becomes missing (a categorical column with an ``other`` value maps it there);
 * in a column declared without missing values, a missing cell takes the first value of
@@ -169,11 +169,11 @@ def _encode_categorical(domain: CategoricalDomain, text: np.ndarray, is_missing:
     return codes, unmatched
 
 
-def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded=True) -> tuple[np.ndarray, np.ndarray]:
     """Each distinct cell of a numeric or date column as a number, and whether it could be read.
 
-    Integers are rounded to whole numbers (float64 here); dates become days since 1970-01-01
-    (int64). Nothing is clamped yet.
+    Integers are rounded to whole numbers (float64 here; unless ``rounded`` is False); dates become days
+    since 1970-01-01 (int64). Nothing is clamped yet.
     """
     text = pd.Series(cells, dtype=str)
     if isinstance(domain, DateDomain):
@@ -189,7 +189,7 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray) -> tuple[n
         return np.where(readable, days, 0), readable
     values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
     readable = np.isfinite(values)
-    if isinstance(domain, IntegerDomain):
+    if rounded and isinstance(domain, IntegerDomain):
         values = np.rint(values)
     return values, readable
 
@@ -280,7 +280,10 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
     if isinstance(domain, CategoricalDomain):
         codes, changed = _encode_categorical(domain, text, is_missing)
     elif isinstance(domain, (IntegerDomain, FloatDomain, DateDomain)):
-        values, readable = _parse_numbers(domain, text, is_missing)
+        values, readable = _parse_numbers(domain, text, is_missing, rounded=False)
+        with np.errstate(invalid="ignore"):
+            fractional = readable & (values != np.rint(values)) if isinstance(domain, IntegerDomain) else False
+        values = np.rint(values) if isinstance(domain, IntegerDomain) else values
         if isinstance(domain, FloatDomain):
             lows, lo, hi = domain.all_edges[:-1], domain.min, domain.max
         else:
@@ -292,7 +295,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
             inside = np.clip(values, lo, hi)
             point = readable & np.isin(inside, domain.special_values)
             codes[point] = np.searchsorted(lows, inside[point], side="left")
-        changed = (~readable & ~is_missing) | clamped
+        changed = (~readable & ~is_missing) | clamped | fractional  # a whole-number column's fractions, rounded
     else:  # pragma: no cover - drop columns are never encoded
         raise TypeError(domain.kind)
     if not domain.missing:

@@ -287,7 +287,7 @@ def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path,
     # missing, and the note said only "2000 cell(s) outside the declared domain were clamped or set
     # to missing", though every date was inside the declared range.
     data = tmp_path / "seen.csv"
-    data.write_text("seen,n,colour\n13/05/2005,1,red\n02/11/2010,x,blue\n")
+    data.write_text("seen,n,colour\n13/05/2005,1,red\n02/11/2010,x,blue\n2020-01-01,2.5,red\n")
     domain = tmp_path / "d.json"
     domain.write_text(json.dumps({"columns": {
         "seen": {"type": "date", "min": "1990-01-01", "max": "2030-12-31", "unit": "year"},
@@ -296,9 +296,10 @@ def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path,
     }}))  # fmt: skip
     assert run_cli_synth(data, domain, out=tmp_path / "o.csv", no_ledger=True, rows=5) == 0
     err = capsys.readouterr().err
-    assert "column 'seen': 2 cell(s) outside the declared domain or not dates written YYYY-MM-DD" in err
-    assert "column 'n': 1 cell(s) outside the declared domain or not numbers" in err
-    assert "column 'colour': 1 cell(s) outside the declared domain were" in err
+    # a whole-number column's fraction (2.5, a number declared as a count) is rounded, and said so
+    assert "column 'seen': 2 cell(s) did not fit" in err and "not dates written YYYY-MM-DD: missing" in err
+    assert "column 'n': 2 cell(s) did not fit" in err and "not whole numbers: rounded" in err
+    assert "column 'colour': 1 cell(s) did not fit" in err and "not a declared value: missing" in err
 
 
 def test_the_cards_notes_go_to_stderr(tmp_path, capsys):

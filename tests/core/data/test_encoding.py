@@ -13,7 +13,7 @@ def test_numbers_out_of_range_are_clamped_and_unreadable_become_missing():
     dom = column_from_json("age", {"type": "integer", "min": 17, "max": 90})
     col = encode_column(dom, pd.Series(["5", "17", "40.4", "95", "abc", ""]))
     assert list(col.codes) == [0, 0, 23, 73, 74, 74]  # 74 bins; code 74 = missing
-    assert col.out_of_domain == 3 and col.missing == 2
+    assert col.out_of_domain == 4 and col.missing == 2  # 5 and 95 clamped, 40.4 rounded, abc unreadable
 
 
 def test_categories_outside_domain_become_missing_or_other():
