@@ -21,12 +21,30 @@ class DPSynthError(ValueError):
         from .constraints import MAX_PROBLEMS_SHOWN
 
         problems = [" ".join(str(p).split("\n")) for p in problems]
-        shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
-        if len(problems) > MAX_PROBLEMS_SHOWN:
-            shown += f"; and {len(problems) - MAX_PROBLEMS_SHOWN:,} more problems of the same kinds"
+        lines = _grouped(problems)
+        shown = "; ".join(lines[:MAX_PROBLEMS_SHOWN])
+        if len(lines) > MAX_PROBLEMS_SHOWN:
+            shown += f"; and {len(lines) - MAX_PROBLEMS_SHOWN:,} more problems of the same kinds"
         if len(problems) > 1:
             shown = f"{len(problems)} problems: {shown}"
         return cls(shown, problems)
+
+
+def _grouped(problems: list) -> list:
+    """``problems`` with those that say the same of several columns (``column 'a': ...``) said once, naming the
+    columns (``columns 'a', 'b': ...``), in the order each was first found."""
+    said: dict = {}
+    for problem in problems:
+        name, sep, rest = problem.partition("': ")
+        key = rest if sep and name.startswith("column '") else problem
+        said.setdefault(key, []).append(name.removeprefix("column '") if key is rest else None)
+    out = []
+    for key, names in said.items():
+        if names[0] is None or len(names) == 1:
+            out.extend([key] * len(names) if names[0] is None else [f"column '{names[0]}': {key}"])
+        else:
+            out.append("columns " + ", ".join(f"'{n}'" for n in names) + f": {key}")
+    return out
 
 
 class DomainError(DPSynthError):

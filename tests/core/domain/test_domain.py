@@ -224,6 +224,20 @@ def test_several_problems_are_all_named():
     assert len(caught.value.problems) == 14 and "more problem" not in str(caught.value)
 
 
+def test_the_same_problem_in_several_columns_is_said_once_naming_them():
+    """A starting declaration (``dpsynth declare``) leaves every column free text with nothing declared: one
+    sentence naming the ten columns, not the same sentence ten times; each problem is still kept apart."""
+    started = TableDomain.from_json(
+        {"columns": {f"c{i}": {"type": "text"} for i in range(10)} | {"n": {"type": "integer"}}}
+    )
+    with pytest.raises(DomainError) as caught:
+        started.validate()
+    message = str(caught.value)
+    assert message.count("free text needs its possible values declared") == 1
+    assert message.startswith("1") and "columns 'c0', 'c1', 'c2'" in message and "column 'n'" in message
+    assert len(caught.value.problems) >= 11
+
+
 def test_public_list_loads_its_values():
     column = column_from_json("state", {"type": "categorical", "list": "us_states"})
     assert len(column.values) == 51 and "Texas" in column.values and not column.problems()
