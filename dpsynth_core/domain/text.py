@@ -51,9 +51,9 @@ class TextDomain(ColumnDomain):
     def problems(self) -> list[str]:
         if self.generator is None:
             return [
-                f"column '{self.name}': free text needs its possible values declared: choose any string of "
-                "letters, any English word, any pair of English words, a code of N digits, or any value released "
-                "as pseudonyms; or list the values as categories, or drop the column"
+                f"column '{self.name}': its possible values are not declared yet: choose a kind (whole numbers, "
+                "numbers, categories, dates, or free text: any string of letters, any English word or pair of "
+                "words, a code of N digits, or pseudonyms) and its values, or drop the column"
             ]
         if self.generator not in TEXT_GENERATORS:
             return [f"column '{self.name}': generator ({self.generator!r}) must be one of {', '.join(TEXT_GENERATORS)}"]

@@ -38,7 +38,7 @@ def test_missing_bound_is_named_not_filled():
 
 def test_text_without_generator_asks_for_one():
     domain = TableDomain.load(shared_path("compas.domain.json"))
-    assert any("'name'" in p and "possible values declared" in p and "letters" in p for p in domain.problems())
+    assert any("'name'" in p and "possible values are not declared" in p and "letters" in p for p in domain.problems())
 
 
 @pytest.mark.parametrize("dataset", DATASETS)
@@ -233,7 +233,7 @@ def test_the_same_problem_in_several_columns_is_said_once_naming_them():
     with pytest.raises(DomainError) as caught:
         started.validate()
     message = str(caught.value)
-    assert message.count("free text needs its possible values declared") == 1
+    assert message.count("its possible values are not declared yet") == 1
     assert message.startswith("1") and "columns 'c0', 'c1', 'c2'" in message and "column 'n'" in message
     assert len(caught.value.problems) >= 11
 
