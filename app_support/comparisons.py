@@ -153,9 +153,9 @@ def show_changed_cells(changed: dict) -> None:
     st.markdown(
         "Cells of the real data that do not fit your declaration are changed by a public rule before "
         "anything is measured: numbers and dates outside the range are clamped to the nearest bound, "
-        "fractions in a whole-number column are rounded, and anything else that does not fit (text in a number column, a date not written YYYY-MM-DD, "
-        "an unlisted category) becomes "
-        "missing. These counts read the real data, so they are for you only."
+        "fractions in a whole-number column are rounded, and anything else that does not fit (text in a "
+        "number column, a date not written YYYY-MM-DD, an unlisted category) becomes missing. "
+        "These counts read the real data, so they are for you only."
     )
     if changed:
         st.dataframe(

@@ -281,9 +281,8 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         codes, changed = _encode_categorical(domain, text, is_missing)
     elif isinstance(domain, (IntegerDomain, FloatDomain, DateDomain)):
         values, readable = _parse_numbers(domain, text, is_missing, rounded=False)
-        with np.errstate(invalid="ignore"):
-            fractional = readable & (values != np.rint(values)) if isinstance(domain, IntegerDomain) else False
-        values = np.rint(values) if isinstance(domain, IntegerDomain) else values
+        whole = np.rint(values) if isinstance(domain, IntegerDomain) else values
+        fractional, values = readable & (whole != values) & np.isfinite(values), whole
         if isinstance(domain, FloatDomain):
             lows, lo, hi = domain.all_edges[:-1], domain.min, domain.max
         else:

@@ -71,7 +71,7 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     """For the publisher only (it reads the real data): each free-text column whose commonest synthetic value
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing,
     and whether that value is in any real record (made up when it is not), in plain words."""
-    from ..release.card import dominant_value
+    from ..release.dominance import dominant_value
 
     out = []
     for name, column in domain.kept.items():

@@ -20,7 +20,8 @@ from ..data.parts import is_remote
 from ..engines import get_engine
 from ..privacy.accounting import Accountant
 from ..privacy.spending import Spend
-from .card import TextTally, build_card
+from .card import build_card
+from .dominance import TextTally
 from .writer import WHOLE_FORMATS, chunk_sizes, write_synthetic, write_whole
 
 

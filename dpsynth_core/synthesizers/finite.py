@@ -207,7 +207,7 @@ def vocabulary_note(column: FiniteColumn) -> str | None:
 
 def text_facts(column: FiniteColumn) -> dict | None:
     """A text column's public facts for the card's reading of the synthetic output
-    (:func:`~dpsynth_core.release.card.dominance_notes`): its placeholder, how many values came out (DP output)
+    (:func:`~dpsynth_core.release.dominance.dominance_notes`): its placeholder, how many values came out (DP output)
     and the records a value needed to come out half the time (from epsilon, rho and the declared size; None
     with prefixes, whose levels differ). None for a binned column."""
     if column.vocabulary is None:

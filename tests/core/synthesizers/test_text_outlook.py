@@ -240,7 +240,7 @@ def test_a_release_written_in_chunks_gets_the_same_dominance_note_as_one_held_in
     import pandas as pd
 
     from dpsynth_core.release import synthesize
-    from dpsynth_core.release.card import TextTally
+    from dpsynth_core.release.dominance import TextTally
     from dpsynth_core.release.drawing import tally_parts
 
     spec, _, names, frame = _surname_table()
