@@ -149,3 +149,28 @@ def test_the_fit_stops_sooner_only_where_the_noise_is_large_for_the_tables_size(
     assert set(noisy[1:-1]) == {measurements.NOISY_ROUND_ITERATIONS}
     assert fine[0] == measurements.FINAL_ITERATIONS // 3 and fine[-1] == measurements.FINAL_ITERATIONS
     assert set(fine[1:-1]) == {measurements.ROUND_ITERATIONS}
+
+
+def test_the_cells_beyond_the_bins_kept_leaves_come_from_the_fitted_ranges_public_edges():
+    """Bins 0-1, 2-3, 4-6, 7-12, 13-75, 76-100 (and "missing") of a count declared 0-100 whose leaf counts kept
+    0-12: the two bins from 13 on lie wholly beyond; a kept range ending inside a bin leaves that bin
+    in (kept to 20: 13-75 stays). Real bins: boundaries 0, 1.5, 3, 50 kept to 1.5 flag the two upper bins. Declared bins: no flag."""
+    from types import SimpleNamespace
+
+    from dpsynth_core.domain import FloatDomain, IntegerDomain
+    from dpsynth_core.privacy.binning import FittedBins
+    from dpsynth_core.synthesizers.marginals.measurements import beyond_cells
+
+    counts = IntegerDomain("n", min=0, max=100, edges=(0, 2, 4, 7, 13, 76))
+    real = FloatDomain("x", min=0.0, max=50.0, edges=(0.0, 1.5, 3.0, 50.0))
+    columns = {"n": SimpleNamespace(domain=counts), "x": SimpleNamespace(domain=real)}
+    ordered = {"n": 6, "x": 3}
+
+    def fitted(name, kept):
+        return FittedBins(name, (), 1, 0.0, 1.0, kept=kept)
+
+    found = beyond_cells(columns, [fitted("n", (0.0, 13.0)), fitted("x", (0.0, 1.5))], ordered)
+    assert found["n"].tolist() == [False] * 4 + [True, True]
+    assert found["x"].tolist() == [False, True, True]
+    assert beyond_cells(columns, [fitted("n", (0.0, 20.0))], ordered)["n"].tolist() == [False] * 5 + [True]
+    assert beyond_cells(columns, [fitted("n", None)], ordered) == {}
