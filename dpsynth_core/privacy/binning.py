@@ -47,7 +47,8 @@ counts (their noise cancels on average when neighbours are summed):
 * counts of one value each are smoothed where that lowers their error (:func:`.bin_weights.smoothed_counts`);
   the range's tails that the counts cannot tell from empty get no weight (:func:`.bin_weights.quiet_ends`: a
   tail narrower than the rest of the range only within the tail bound), and in a bin wholly beyond the kept
-  leaves the weights fall away from the data (:func:`.bin_weights.hug_data`).
+  leaves the weights fall away from the data (:func:`.bin_weights.hug_data`); the model's support cuts such a
+  bin more readily (``FittedBins.kept``).
 
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in
@@ -97,12 +98,10 @@ FINE_MAX_BINS = 256
 #: (:func:`.bin_weights.sloped_pieces`); a noisy weight below SLOPE_FLOOR records counts as that many there.
 SLOPE_PARTS = 8
 SLOPE_FLOOR = 5.0
-#: True: the tails of a range that the noisy leaf counts cannot tell from empty get no weight inside their
-#: bins (:func:`.bin_weights.quiet_ends`); False: every piece keeps its weight (ablation).
-QUIET_ENDS = True
-#: Ablations of the post-processing in the module docstring (each True in releases): short tails cut only within
-#: the tail bound, weights beyond the kept leaves falling away from the data, one-value counts smoothed.
-SHORT_TAILS = HUG_DATA = SMOOTH = True
+#: Ablations of the post-processing in the module docstring (each True in releases): tails that the leaf counts
+#: cannot tell from empty get no weight inside their bins (:func:`.bin_weights.quiet_ends`), short tails cut only
+#: within the tail bound, weights beyond the kept leaves falling away from the data, one-value counts smoothed.
+QUIET_ENDS = SHORT_TAILS = HUG_DATA = SMOOTH = True
 #: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
 TREE_SHARE = 0.5
 #: The binning share is split over at least this many columns, so one or two adaptive columns
@@ -137,6 +136,8 @@ class FittedBins:
     inside: bool = False
     #: True when the leaves are single values counted twice and pooled (a dense table, :func:`dense`).
     pooled: bool = False
+    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days).
+    kept: tuple | None = None
 
     @property
     def epsilon(self) -> float:
@@ -347,6 +348,7 @@ def fit_column(
         spread,
         inside=not adaptive,
         pooled=pooled,
+        kept=tuple(float(v) for v in kept) if adaptive else None,
     )
 
 

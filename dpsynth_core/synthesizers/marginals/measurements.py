@@ -62,11 +62,12 @@ def estimate_total(measurements, count=None, rows: int | None = None) -> float:
     return max(1.0, float(np.dot(weights, estimates) / weights.sum()))
 
 
-def support(columns: dict, cells: dict, measurements, total: float) -> dict:
+def support(columns: dict, cells: dict, measurements, total: float, bins=()) -> dict:
     """The cells the model may use (:func:`dpsynth_core.pgm.support_from`, about ``total`` records): numeric
-    and date columns lose the tails of their range that the noisy counts cannot tell from empty, and every
-    column but text (whose values CatHist chose) its "missing" cell and the declared values that they cannot
-    tell from empty (``missing``: at most about ``max(TAIL_SHARE * total, s)`` records of declared values
+    and date columns lose the tails of their range that the noisy counts cannot tell from empty (more readily
+    the bins wholly beyond the range that their adaptive ``bins``' leaf counts kept, :func:`beyond_cells`), and
+    every column but text (whose values CatHist chose) its "missing" cell and the declared values that they
+    cannot tell from empty (``missing``: at most about ``max(TAIL_SHARE * total, s)`` records of declared values
     lost per column); an empty dict: every cell."""
     if EMPTY_Z is None:
         return {}
@@ -79,8 +80,28 @@ def support(columns: dict, cells: dict, measurements, total: float) -> dict:
         limit=TAIL_SHARE * total,
         protected=protected,
         missing={n: c.missing_code for n, c in columns.items()} if DECLARED_CUT else None,
+        beyond=beyond_cells(columns, bins, ordered),
     )
     return {n: keep for n, keep in found.items() if n in ordered or (DECLARED_CUT and columns[n].domain.kind != "text")}
+
+
+def beyond_cells(columns: dict, bins, ordered: dict) -> dict:
+    """Column -> which of its range's cells lie wholly outside the values its adaptive bins' leaf counts kept
+    (``FittedBins.kept``, :mod:`dpsynth_core.privacy.binning`; post-processing of that DP measurement): the
+    cells :func:`dpsynth_core.pgm.support_from` may cut more readily as a tail."""
+    out = {}
+    for found in bins:
+        if found.kept is None or found.column not in ordered:
+            continue
+        domain = columns[found.column].domain
+        if hasattr(domain, "lows"):  # whole numbers or days: closed cells
+            lows, highs = np.asarray(domain.lows, dtype=float), np.asarray(domain.highs, dtype=float) + 1
+        else:
+            edges = np.asarray(domain.all_edges, dtype=float)
+            lows, highs = edges[:-1], edges[1:]
+        low, high = found.kept
+        out[found.column] = ((highs <= low) | (lows >= high))[: ordered[found.column]]
+    return out
 
 
 def descent_iterations(total: float, noise: float) -> tuple[int, int]:

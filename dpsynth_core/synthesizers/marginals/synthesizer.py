@@ -419,7 +419,7 @@ class MarginalsSynthesizer(Synthesizer):
 
     def _support(self) -> dict:
         """The cells the model may use (:func:`~.measurements.support`)."""
-        return support(self.columns_, self.cells_, self.measurements_, self.total_)
+        return support(self.columns_, self.cells_, self.measurements_, self.total_, getattr(self, "bins_", ()))
 
     # --- sampling -----------------------------------------------------------------------
 

@@ -266,3 +266,36 @@ def test_the_empty_missing_cells_of_a_whole_table_are_kept_at_most_at_the_family
         kept_some += int(any(found[n][2] for n in names))
     p = norm.sf(2.0)
     assert kept_some <= trials * p + 4 * np.sqrt(trials * p * (1 - p)), kept_some
+
+
+def test_an_empty_end_cell_beyond_the_bins_kept_leaves_is_cut_at_two_deviations_not_one():
+    """Four ordered cells, noise s = 40 (a 1,000-record table), limit 5: three cells of 300 records and an
+    empty cell at the declared end. Without ``beyond`` that cell is cut only while its noisy count stays within
+    max(limit, s) = s, so it keeps rows whenever its noise passes one deviation: chance Phi(-1) = 15.9%
+    (at least 113 of 1,000, 4 binomial deviations below). Flagged ``beyond`` (another DP measurement, the bins'
+    leaf counts, found it quiet) it may hold s + s * sqrt(1) and is kept only when its noise passes
+    min(z_4 * s, 2 s) = 2 s: chance Phi(-2) = 2.3%, at most 42 of 1,000. A flag on the end cell lends nothing
+    to a longer tail whose other cells are not flagged."""
+    from dpsynth_core.pgm import support_from
+
+    cells, sigma, rng = {"a": 4}, 40.0, np.random.default_rng(36)
+    truth = np.array([300.0, 300.0, 300.0, 0.0])
+    far = {"a": np.array([False, False, False, True])}
+    kept = {"plain": 0, "beyond": 0}
+    for _ in range(1000):
+        noisy = truth + rng.normal(0, sigma, 4)
+        for name, beyond in (("plain", None), ("beyond", far)):
+            keep = support_from(
+                cells, [Measurement(("a",), noisy, sigma)], 2.0, ordered={"a": 4}, limit=5.0, beyond=beyond
+            )
+            assert keep["a"][:3].all()
+            kept[name] += int(keep["a"][3])
+            if not keep["a"][3]:
+                assert noisy[3] <= 2 * sigma
+    assert kept["beyond"] <= 42 and kept["plain"] >= 113, kept
+    # a flag on the last cell only: the two-cell tail (cell 2 empty too, not flagged) gets no extra allowance
+    two = np.array([300.0, 300.0, 0.0, 0.0])
+    for _ in range(200):
+        noisy = two + rng.normal(0, sigma, 4)
+        keep = support_from(cells, [Measurement(("a",), noisy, sigma)], 2.0, ordered={"a": 4}, limit=5.0, beyond=far)
+        assert keep["a"][2:].any() or noisy[2:].sum() <= sigma  # the whole tail cut: within max(limit, s) alone

@@ -149,3 +149,60 @@ def test_the_fit_stops_sooner_only_where_the_noise_is_large_for_the_tables_size(
     assert set(noisy[1:-1]) == {measurements.NOISY_ROUND_ITERATIONS}
     assert fine[0] == measurements.FINAL_ITERATIONS // 3 and fine[-1] == measurements.FINAL_ITERATIONS
     assert set(fine[1:-1]) == {measurements.ROUND_ITERATIONS}
+
+
+def test_the_cells_beyond_the_bins_kept_leaves_come_from_the_fitted_ranges_public_edges():
+    """Bins 0-1, 2-3, 4-6, 7-12, 13-75, 76-100 (and "missing") of a count declared 0-100 whose leaf counts kept
+    0-12: the two bins from 13 on lie wholly beyond; a kept range ending inside a bin leaves that bin
+    in (kept to 20: 13-75 stays). Real bins: boundaries 0, 1.5, 3, 50 kept to 1.5 flag the two upper bins. Declared bins: no flag."""
+    from types import SimpleNamespace
+
+    from dpsynth_core.domain import FloatDomain, IntegerDomain
+    from dpsynth_core.privacy.binning import FittedBins
+    from dpsynth_core.synthesizers.marginals.measurements import beyond_cells
+
+    counts = IntegerDomain("n", min=0, max=100, edges=(0, 2, 4, 7, 13, 76))
+    real = FloatDomain("x", min=0.0, max=50.0, edges=(0.0, 1.5, 3.0, 50.0))
+    columns = {"n": SimpleNamespace(domain=counts), "x": SimpleNamespace(domain=real)}
+    ordered = {"n": 6, "x": 3}
+
+    def fitted(name, kept):
+        return FittedBins(name, (), 1, 0.0, 1.0, kept=kept)
+
+    found = beyond_cells(columns, [fitted("n", (0.0, 13.0)), fitted("x", (0.0, 1.5))], ordered)
+    assert found["n"].tolist() == [False] * 4 + [True, True]
+    assert found["x"].tolist() == [False, True, True]
+    assert beyond_cells(columns, [fitted("n", (0.0, 20.0))], ordered)["n"].tolist() == [False] * 5 + [True]
+    assert beyond_cells(columns, [fitted("n", None)], ordered) == {}
+
+
+def test_a_release_hands_its_bins_kept_ranges_to_the_models_support(monkeypatch):
+    """The wiring: a count of 0-5 declared 0-100 (1,000 records) gets DP bins whose leaf counts keep about
+    0-5; the model's support is asked with the bins beyond that kept range flagged (``beyond``), as
+    :func:`beyond_cells` reads them from the fitted bins, and the declared column without adaptive bins gets
+    no flag."""
+    from dpsynth_core.pgm import support as module
+    from dpsynth_core.synthesizers.marginals import measurements
+
+    seen = []
+    original = module.support_from
+
+    def recorded(*args, **kwargs):
+        seen.append(kwargs.get("beyond"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(measurements, "support_from", recorded)
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"n": np.minimum(rng.geometric(0.5, 1000) - 1, 5), "g": rng.choice(["a", "b"], 1000)})
+    spec = {
+        "columns": {
+            "n": {"type": "integer", "min": 0, "max": 100},
+            "g": {"type": "categorical", "values": ["a", "b"], "missing": False},
+        }
+    }
+    model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec)
+    (found,) = [b for b in model.bins_ if b.column == "n"]
+    ordered = {"n": model.columns_["n"].cells - 1}
+    expected = measurements.beyond_cells(model.columns_, model.bins_, ordered)["n"]
+    assert found.kept is not None and expected.any() and not expected[0]  # here kept 0-3: bins from 4 on flagged
+    assert seen and all(set(b) == {"n"} and b["n"].tolist() == expected.tolist() for b in seen)
