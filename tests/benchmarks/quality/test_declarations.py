@@ -24,6 +24,18 @@ def test_the_publisher_declares_min_and_max_only_and_the_expert_public_bins_of_t
     assert SPEC["columns"]["age"]["missing"] is False  # the caller's declaration is left as it was
 
 
+def test_the_shifted_cells_are_the_experts_moved_by_half_a_cell():
+    shifted = declarations.shifted(SPEC)["columns"]
+    # age 0-100: the expert's cells are 7 wide (ceil(100 / 16)); shifted, the first is 3 wide, then 7 each
+    assert shifted["age"]["edges"] == [0, 3] + list(range(10, 101, 7)) and "bin_width" not in shifted["age"]
+    # income 0-1000: 62.5 wide; shifted, boundaries at 31.25 + 62.5 k, from min to max
+    edges = shifted["income"]["edges"]
+    assert edges[:3] == [0.0, 31.25, 93.75] and edges[-2:] == [968.75, 1000.0] and len(edges) == 18
+    # cells of one value cannot move
+    one = {"columns": {"k": {"type": "integer", "min": 1, "max": 4}}}
+    assert declarations.shifted(one)["columns"]["k"] == {"type": "integer", "min": 1, "max": 4, "bin_width": 1}
+
+
 def test_rows_beyond_the_real_range_and_values_no_record_holds_are_counted():
     real = pd.DataFrame({"age": [20, 30, 40, 50], "income": [1.0, 2.0, 3.0, 4.0], "sex": ["F", "M", "F", "M"]})
     synthetic = pd.DataFrame(
