@@ -139,8 +139,8 @@ def _ledger(args, targets, settings) -> tuple:
     The input's paths are checked, then its ledger is keyed by its records (the only reading before
     the budget check; no mechanism runs here). A table the release reads whole is read once
     (:meth:`~dpsynth_core.release.ReleaseSettings.open`): it keys the ledger and is drawn from. So is a
-    source whose engine computes the records' identity in its own pass over the file (DuckDB folds the
-    records as it opens them: 10 million rows keyed in 0.1 s, not a second read of 24 s).
+    source whose engine computes the records' identity in its own pass over the file (DuckDB and Spark fold
+    the records as they open them: 10 million rows keyed in 0.1 s, not a second read of 24 s).
     """
     from ..data.parts import is_file_set, is_glob, parquet_parts
     from ..engines import get_engine

@@ -142,6 +142,7 @@ ENGINES: dict[str, Engine] = {
             "spark_source:SparkSource",
             takes=("spark", "encoding", "delimiter"),
             frames_of="pyspark",
+            keys_records=True,
             writer="spark_writer",
         ),
     )

@@ -9,7 +9,8 @@ A local CSV is read by :func:`~dpsynth_core.data.tables.read_table` itself, chun
 a temporary Parquet file (see :mod:`dpsynth_core.data.csvfile`); a remote CSV is read by Spark's own reader
 as UTF-8 with a comma unless ``encoding``/``delimiter`` say otherwise (without the
 per-record rule: convert such files to Parquet first).
-How it counts, and why the counts equal the in-memory path's: see :mod:`.base`.
+How it counts, and why the counts equal the in-memory path's: see :mod:`.base`; how identical
+records are folded first (local Parquet by pyarrow in Spark's tasks): :mod:`.spark_fold`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
 from .base import EngineSource
+from .spark_fold import FOLD_SETTINGS, fold, read_parquet
+from .spark_fold import arrow_schema as _arrow_schema
+from .spark_fold import arrow_type as _arrow_type
+from .spark_fold import column as _column
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -37,11 +42,6 @@ SAMPLE_ROWS = 100_000
 #: the same functions the executors run (no Python workers to start, no more Spark jobs).
 DRIVER_ROWS = 1_000_000
 _WEIGHT = "__dpsynth_w"
-#: Spark's settings while it folds the records (restored after, the session may be the caller's):
-#: without the two-level "fast" hash map, whose probes miss on wide keys (15 columns, 6 of them
-#: text) and then fall back to the ordinary map, the fold of 10 million rows took 20-45% less time
-#: in the same session (benchmarks/large/counting.py; docs/benchmarks/large-tables.md).
-FOLD_SETTINGS = {"spark.sql.codegen.aggregate.map.twolevel.enabled": "false"}
 
 
 def local_session(app: str = "dpsynth", cores: str = "*", java_options: str = ""):
@@ -83,7 +83,7 @@ class SparkSource(EngineSource):
 
         files = checked_files(data)  # checked before a session starts
         self.spark = spark or SparkSession.getActiveSession() or local_session()
-        self._folded, self._here, self._first_file = False, None, None
+        self._folded, self._every, self._here, self._files = False, False, None, None
         try:
             if isinstance(data, DataFrame):
                 self.src = data
@@ -101,14 +101,14 @@ class SparkSource(EngineSource):
 
     def _read(self, path: str, files, encoding, delimiter):
         if files is not None:  # a local folder or glob: exactly the files data/parts.py checked (as DuckDB reads)
-            self._first_file = files[0]
-            return self.spark.read.parquet(*[str(f) for f in files])
+            self._files = files
+            return read_parquet(self.spark, files)
         if names_parquet(path):
             return self.spark.read.parquet(path)
         if not is_remote(path):  # read_table's own per-record rule, chunk by chunk (see data/csvfile.py)
             self._csv = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
-            self._first_file = self._csv.path
-            return self.spark.read.parquet(str(self._csv.path))
+            self._files = [self._csv.path]
+            return read_parquet(self.spark, self._files)
         from pyspark.sql import functions as F
 
         options = {
@@ -163,35 +163,63 @@ class SparkSource(EngineSource):
 
     def _prepare(self, names: list) -> None:
         """Fold identical records into one weighted row, kept by Spark (on the executors), when a
-        sample says they are few: every later pass then reads the folded rows."""
-        from pyspark.sql import functions as F
+        sample says they are few: every later pass then reads the folded rows (:mod:`.spark_fold`).
 
+        When the whole records (every column, declared or not) are few too, they are folded in the one
+        pass over the file, and the ledger's identity of the records (:meth:`records_identity`) hashes
+        each distinct record once."""
         if not AGGREGATE_BELOW:
             return
-        columns = [_column(n) for n in names]
-        sample = self._sample(names)
-        if not sample.num_rows or sample.group_by(sample.column_names).aggregate([]).num_rows * AGGREGATE_BELOW > (
-            sample.num_rows
-        ):
+        every = list(self.src.columns)
+        sample = self._sample(every)
+        if not sample.num_rows:
             return
-        self.src = self.src.groupBy(columns).agg(F.count(F.lit(1)).alias(_WEIGHT)).persist()
+        self._every = not any(pa.types.is_nested(f.type) for f in sample.schema) and _few(sample, every)
+        if not self._every and not _few(sample, names):
+            return
+        by = every if self._every else names
+        self.src = fold(self.spark, self.src, by, _WEIGHT, self._files).persist()
         self._folded = True
         with _settings(self.spark, FOLD_SETTINGS):  # the fold runs (and is kept) here
             here = self._collect(self.src.limit(DRIVER_ROWS + 1), names)
         if here.num_rows <= DRIVER_ROWS:
-            kinds = {n: _arrow_type(self.src.schema[n].dataType) for n in names}
-            self._here = pa.table({n: here.column(n).cast(kinds[n]) for n in names} | {_WEIGHT: here.column(_WEIGHT)})
+            kinds = {n: _arrow_type(self.src.schema[n].dataType) for n in by}
+            self._here = pa.table({n: here.column(n).cast(kinds[n]) for n in by} | {_WEIGHT: here.column(_WEIGHT)})
             self.src.unpersist()
+
+    def records_identity(self, secret: bytes):
+        """The ledger's keyed fingerprints of the records, every column as the file holds it
+        (:func:`~dpsynth_core.data.fingerprint.records_identity`'s, the same for the same records in any
+        form): from the records folded on the driver when the source opened (each distinct record hashed
+        once, weighted by its count, with no further read of the file), else read from the local files."""
+        from ..data.fingerprint import RecordSums, parquet_batches
+
+        sums = RecordSums(secret)
+        if self._every and self._here is not None:
+            counts = self._here.column(_WEIGHT).to_numpy()
+            sums.add(
+                self._here.drop_columns([_WEIGHT]).to_pandas(timestamp_as_object=False, date_as_object=True), counts
+            )
+        elif self._files is not None:
+            for file in self._files:
+                for batch in parquet_batches(file):
+                    sums.add(batch)
+        else:
+            raise DataError(
+                "the ledger keys a Spark DataFrame, or a table on the cluster's storage, only when its records "
+                "are few enough to fold on the driver: release it from a local Parquet file, or with --no-ledger"
+            )
+        return sums.identity()
 
     def _sample(self, names: list) -> pa.Table:
         """The first ``SAMPLE_ROWS`` records of the columns: read by pyarrow on the driver from a local
         Parquet file (no Spark job: the first job of a fresh session, measured 6-9 s of a 40 s open
         under load), else by Spark. Only the speed depends on it (see ``AGGREGATE_BELOW``)."""
-        if self._first_file is not None:
+        if self._files is not None:
             import pyarrow.parquet as pq
 
             batches, rows = [], 0
-            with pq.ParquetFile(self._first_file) as file:
+            with pq.ParquetFile(self._files[0]) as file:
                 for batch in file.iter_batches(batch_size=SAMPLE_ROWS, columns=names):
                     batches.append(batch)
                     rows += batch.num_rows
@@ -354,6 +382,11 @@ class SparkSource(EngineSource):
             self._csv.cleanup()
 
 
+def _few(sample: pa.Table, names: list) -> bool:
+    """Whether the sample holds at most one distinct record of ``names`` per ``AGGREGATE_BELOW`` rows."""
+    return sample.select(names).group_by(names).aggregate([]).num_rows * AGGREGATE_BELOW <= sample.num_rows
+
+
 @contextmanager
 def _settings(spark, settings: dict):
     """The session's SQL settings changed for the block, then put back as they were."""
@@ -397,23 +430,3 @@ def _utc_wall_time(frame, spark):
             for f in frame.schema.fields
         ]
     )
-
-
-def _column(name: str):
-    """A Spark column by its exact name (dots, spaces and backticks included)."""
-    from pyspark.sql import functions as F
-
-    return F.col("`" + str(name).replace("`", "``") + "`")
-
-
-def _arrow_schema(schema) -> pa.Schema:
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    return to_arrow_schema(schema)
-
-
-def _arrow_type(kind) -> pa.DataType:
-    """The Arrow type Spark gives a column of this Spark type in ``mapInArrow``."""
-    from pyspark.sql.pandas.types import to_arrow_type
-
-    return to_arrow_type(kind)

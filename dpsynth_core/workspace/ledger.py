@@ -284,7 +284,7 @@ class Ledger:
         fingerprints of its columns, computed in the same pass, are kept for :meth:`dataset_key`.
         ``data``: a DataFrame, a path (read as the release reads it: a CSV's ``encoding`` and ``delimiter``,
         a spreadsheet's ``sheet`` and ``header_row``), or a counting source that computes them in its own
-        pass (``records_identity(secret)``, DuckDB's). None for a read-only workspace with no key yet."""
+        pass (``records_identity(secret)``, DuckDB's and Spark's). None for a read-only workspace with no key yet."""
         own_pass = getattr(data, "records_identity", None)
         if not isinstance(data, pd.DataFrame) and own_pass is None:
             check_source(data)
