@@ -5,7 +5,7 @@
     python -m benchmarks.large.counting --data /tmp/dpsynth-large/adult_10m.parquet --engines pandas duckdb spark
     python -m benchmarks.large.counting --data /tmp/dpsynth-large/adult_100m.parquet --engines duckdb
 
-On 10 million rows: about a minute for the three engines (pandas 15 s, DuckDB 2 s, Spark 18 s with its
+On 10 million rows: about a minute for the three engines (pandas 15 s, DuckDB 3 s, Spark 25 s with its
 session); on 100 million rows, DuckDB alone, about 15 seconds.
 
 The counts: every column's 1-way marginal and every pair's 2-way marginal over the
