@@ -143,9 +143,21 @@ class RowsPerPerson:
 
     def typical_error(self) -> float:
         """Typical error, in rows, of :meth:`rows_before` (the noise's standard deviation over the weighted sum)."""
+        return self._count_std() * math.sqrt(float(np.sum(self._rows() ** 2)))
+
+    def dropped_error(self, max_rows: int) -> float:
+        """Typical error, in rows, of :meth:`dropped` (each count's noise weighs the rows it holds past the bound)."""
+        past = np.maximum(self._rows() - max_rows, 0)
+        return self._count_std() * math.sqrt(float(np.sum(past**2)))
+
+    def tells_dropped(self, max_rows: int) -> bool:
+        """Whether :meth:`dropped` stands clear of its noise (at least two typical errors): else the check cannot
+        tell how many rows bounding drops, many or none."""
+        return self.dropped(max_rows) >= 2 * self.dropped_error(max_rows)
+
+    def _count_std(self) -> float:
         alpha = math.exp(-self.epsilon)
-        variance = 2 * alpha / (1 - alpha) ** 2  # of one discrete Laplace count with scale 1 / epsilon
-        return math.sqrt(variance * float(np.sum(self._rows() ** 2)))
+        return math.sqrt(2 * alpha) / (1 - alpha)  # of one discrete Laplace count with scale 1 / epsilon
 
     def as_dict(self) -> dict:
         return {"noisy": [int(v) for v in self.noisy], "epsilon": self.epsilon, "cap": self.cap}
@@ -179,12 +191,22 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int, name: str, keep: fl
     suggested = check.suggested(keep)
     rows = "1 row" if max_rows == 1 else f"{max_rows:,} rows"
     more = f"{check.cap:,} or more" if suggested >= check.cap else f"{suggested:,}"
+    drop_error = check.dropped_error(max_rows)
+    if check.tells_dropped(max_rows):
+        drops = f"drops about {dropped:,.0f} rows ({100 * share:.0f}%, give or take {drop_error:,.0f})"
+    else:
+        drops = (
+            f"drops about {dropped:,.0f} rows, give or take {drop_error:,.0f}: at ε = {check.epsilon:g} this check "
+            "cannot tell whether it drops many rows or none (a check with a larger ε, on its own budget, could)"
+        )
     return [
         f"About {check.persons():,.0f} {name}s hold at least {before:,.0f} rows (give or take {error:,.0f}; "
         f"estimated with ε = {check.epsilon:g}, recorded in the ledger).",
-        f"Keeping at most {rows} per {name} drops about {dropped:,.0f} rows ({100 * share:.0f}%). Those rows are "
+        f"Keeping at most {rows} per {name} {drops}. Rows dropped are "
         f"gone from every figure of the release: {name}s with many rows weigh less than in your table, so "
         "shares that depend on them shift. That is the bounded table's truth, not noise.",
-        f"A bound of {more} rows per {name} would keep about {100 * keep:.0f}% of the rows. A larger bound "
-        f"keeps more rows but splits ε over more rows per {name}: each row's noise grows with the bound.",
+        f"A bound of {more} rows per {name} would keep about {100 * keep:.0f}% of the rows, by these noisy counts"
+        + ("" if check.tells_dropped(max_rows) else " (as uncertain as the line above)")
+        + f". A larger bound keeps more rows but splits ε over more rows per {name}: each row's noise grows "
+        "with the bound.",
     ]

@@ -142,11 +142,15 @@ def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:
         before, kept = check.rows_before(), check.rows_kept(unit.max_rows)
         if kept_rows is not None:
             kept = float(kept_rows)
-        share = 1 - kept / before if before > 0 else 0.0
+        share, error = 1 - kept / before if before > 0 else 0.0, check.typical_error()
         words += (
-            f" By DP counts, the table held at least about {before:,.0f} rows before bounding (a check with "
-            f"ε = {check.epsilon:g}, recorded apart) and about {kept:,.0f} after it: about {100 * max(share, 0):.0f}% "
-            "of the rows were dropped."
+            f" By DP counts, the table held at least about {before:,.0f} rows before bounding (give or take "
+            f"{error:,.0f}; a check with ε = {check.epsilon:g}, recorded apart) and about {kept:,.0f} after it: "
+            + (
+                f"about {100 * max(share, 0):.0f}% of the rows were dropped."
+                if before - kept >= 2 * error
+                else "these counts cannot tell whether bounding dropped many rows or none."
+            )
         )
     elif kept_rows is not None:
         words += (
