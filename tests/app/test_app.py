@@ -923,7 +923,9 @@ def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_car
     assert at.session_state[state.PERSON_CHECK]["column"] == "pid", at.session_state[state.PERSON_CHECK]
     card = at.session_state[state.RELEASES]
     notes = " ".join(" ".join(e["card"]["notes"]) for e in card.values())
-    assert "rows before bounding" in notes and "were dropped" in notes
+    # 200 of 600 rows dropped, against a check at epsilon 0.1 whose rows-before figure has a typical error of
+    # about 546 rows: the card gives the figures with their error (and says whether they tell the share dropped)
+    assert "rows before bounding (give or take" in notes
 
 
 def test_a_wide_table_is_found_by_name_and_kind_on_the_domain_page():
