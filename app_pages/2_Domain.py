@@ -85,7 +85,9 @@ def _outlook(name: str, spec: dict, kind: str) -> None:
     current settings (public settings and the file's row count, shown to you only): from the method's plan,
     never from the column's values."""
     ss = st.session_state
-    whole = {**declaration, "columns": {**specs, name: spec}}
+    # the plan of the columns declared so far: one still incomplete has no bins or cells to plan with yet
+    done = {n: s for n, s in specs.items() if n in complete}
+    whole = {**declaration, "columns": {**done, name: spec}}
     settings = (
         json.dumps(whole),
         float(ss[state.EPSILON]),
@@ -125,6 +127,7 @@ def _status(name: str, spec: dict) -> tuple:
 
 statuses = {name: _status(name, spec) for name, spec in specs.items()}
 problems = {name: found for name, (found, _) in statuses.items() if found}
+complete = {name for name, (found, _) in statuses.items() if not found}  # kept current as columns are edited
 shown = list(columns_in_data)
 if len(columns_in_data) > PAGE_SIZE:  # a wide table: found by name or kind, and drawn a page at a time
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
@@ -157,6 +160,7 @@ for name in shown:
             codebook_mark(from_codebook, name, f"domain_v{version}_{index_of[name]}_confirmed")
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
         found, column = _status(name, specs[name])
+        (complete.discard if found else complete.add)(name)
         for message in found:
             st.warning(message.removeprefix(prefix), icon=":material/warning:")
         if not found and specs[name]["type"] != "drop":

@@ -942,3 +942,18 @@ def test_a_wide_table_is_found_by_name_and_kind_on_the_domain_page():
     assert len(labels) == 30 and all("_income**" in label for label in labels)
     at.multiselect(key="domain_kinds").set_value(["categorical"]).run()  # none declared so yet: all free text
     assert not at.exception and any("0 of 300 columns match" in c.value for c in at.caption)
+
+
+def test_a_column_the_page_cannot_name_starts_with_no_kind_chosen():
+    """A column whose header names no known kind (statsmodels' fair table: rate_marriage, yrs_married) starts
+    with "Choose a kind" and nothing else to fill, not as free text asking for a generator; a named one
+    (age) starts from its template; choosing a kind draws its fields and the declaration follows."""
+    raw = b"rate_marriage,age,yrs_married\n3,32,9.0\n4,27,13.0\n"
+    at = _visit(_upload(_app().run(), "fair.csv", raw), "app_pages/2_Domain.py")
+    version = at.session_state["declaration_version"]
+    first, named = at.selectbox(key=f"domain_v{version}_0_kind"), at.selectbox(key=f"domain_v{version}_1_kind")
+    assert first.value is None and named.value == "integer"
+    assert at.session_state["declaration"]["columns"]["rate_marriage"] == {"type": "text"}
+    first.set_value("integer").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["declaration"]["columns"]["rate_marriage"]["type"] == "integer"
