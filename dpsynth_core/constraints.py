@@ -129,6 +129,10 @@ MAX_NOTE_CHARS = 100_000
 MAX_TEXT_LENGTH = 100
 #: Largest size of a weakly constrained text domain (exact integer arithmetic stays fast below it).
 MAX_TEXT_DOMAIN_SIZE = 10**100
+#: Real-number intervals are split by PrivTree at most this many times (to 2**-24 of the declared range): a
+#: leaf that narrow which still holds records is a point mass (a value many records share, such as 0), so its
+#: records are decoded at the simplest number inside it (:func:`~dpsynth_core.domain.ranges.point_of_pieces`).
+FLOAT_MAX_DEPTH = 24
 #: Most missing-value markers.
 MAX_MARKERS = 100
 #: Problems named in one message at most (a message never hides any of the first ones).

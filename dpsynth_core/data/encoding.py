@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
+from ..domain.ranges import point_of_pieces
 from .counting import CodedTable
 
 _EPOCH64 = np.datetime64("1970-01-01", "D")
@@ -319,15 +320,12 @@ def encode_table(data: pd.DataFrame, domain: TableDomain) -> EncodedTable:
 def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) -> np.ndarray:
     """A value inside each code's bin: uniform, or through the bin's finer pieces when ``spread`` is given.
 
-    ``spread = (piece_lows, weights)``: pieces that tile the range (every bin's low is a piece's
-    low); a value first picks a piece of its bin with probability proportional to its weight,
-    then a uniform value inside the piece. Bins without pieces (a real special value's
-    zero-width bin) or with zero total weight draw uniformly.
-    """
+    ``spread = (piece_lows, weights)``: pieces tiling the range (every bin's low is a piece's low); a value picks
+    a piece of its bin by weight, then a uniform value inside it, or a real point mass's own value
+    (:func:`~dpsynth_core.domain.ranges.point_of_pieces`). Bins without pieces or weight draw uniformly."""
     if spread is None or codes.size == 0:
         return noise.integers(lows[codes], highs[codes]) if integer else noise.uniform(lows[codes], highs[codes])
-    piece_lows = np.asarray(spread[0], dtype=np.int64 if integer else float)
-    weights = np.asarray(spread[1], dtype=float)
+    piece_lows, weights = np.asarray(spread[0], dtype=np.int64 if integer else float), np.asarray(spread[1], float)
     top = highs[-1]
     piece_highs = np.append(piece_lows[1:] - 1, top) if integer else np.append(piece_lows[1:], top)
     owner = np.searchsorted(lows, piece_lows, side="right") - 1
@@ -346,10 +344,12 @@ def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) 
     # (the uniforms ``uniform(0, 1)`` draws elementwise, the same numbers without its arrays of bounds)
     piece = np.minimum(_search(cumulative, codes + noise.rng.random(codes.size)), len(piece_lows) - 1)
     low, high = piece_lows[piece], piece_highs[piece]
-    if (totals <= 0).any():
-        uniform = totals[codes] <= 0
-        low, high = np.where(uniform, lows[codes], low), np.where(uniform, highs[codes], high)
-    return noise.integers(low, high) if integer else noise.uniform(low, high)
+    uniform = totals[codes] <= 0
+    low, high = np.where(uniform, lows[codes], low), np.where(uniform, highs[codes], high)
+    if integer:
+        return noise.integers(low, high)
+    points = point_of_pieces(piece_lows, piece_highs, float(top - piece_lows[0]))[piece]  # a point mass's value
+    return np.where(np.isnan(points) | uniform, noise.uniform(low, high), points)
 
 
 #: :func:`_search`'s cells per unit: a power of two, so a point's cell and the cells' ends are exact.

@@ -28,6 +28,37 @@ def nice_width(span: float, target_bins: int, integer: bool) -> float:
     return width
 
 
+def shortest_decimal(low: float, high: float) -> float | None:
+    """The number in ``[low, high)`` written with the fewest decimals (the coarsest power of ten first), or
+    None when none is shorter than 17 digits: 0 in ``[0, 1.2e-6)``, 2.5 in ``[2.49999, 2.50001)``.
+
+    >>> shortest_decimal(0.0, 1.2e-6), shortest_decimal(2.4999976, 2.5000012), shortest_decimal(-3.02, -2.97)
+    (0.0, 2.5, -3.0)
+    """
+    for digits in range(-15, 17):
+        step = 10.0**-digits
+        value = math.ceil(low / step) * step
+        value = round(value, digits) if digits > 0 else value
+        if low <= value < high:
+            return float(value) + 0.0  # no -0.0
+    return None
+
+
+def point_of_pieces(piece_lows: np.ndarray, piece_highs: np.ndarray, span: float) -> np.ndarray:
+    """Per piece of a real column's spread: the point its values are decoded at when the piece is no wider than
+    PrivTree's deepest leaf (``span * 2**-FLOAT_MAX_DEPTH``: a point mass, such as the 0 of a zero-inflated
+    amount), its :func:`shortest_decimal`; NaN for a wider piece (values drawn uniformly inside it).
+    Post-processing of DP pieces and public bounds."""
+    points = np.full(len(piece_lows), np.nan)
+    narrow = (piece_highs - piece_lows <= span * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)) & (
+        piece_highs > piece_lows
+    )
+    for i in np.flatnonzero(narrow):  # a few pieces at most (each holds a point mass)
+        found = shortest_decimal(float(piece_lows[i]), float(piece_highs[i]))
+        points[i] = np.nan if found is None else found
+    return points
+
+
 def with_special(lows: np.ndarray, special, top: int) -> np.ndarray:
     """Bin lows (integers) with a one-value bin cut out for every special value in range."""
     if not special:

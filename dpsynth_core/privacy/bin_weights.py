@@ -138,7 +138,7 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     left, right = log_density.copy(), log_density.copy()
     if len(piece_lows) > 1:
         halfway = (log_density[1:] + log_density[:-1]) / 2
-        spike = widths == 1 if integer else np.zeros(len(widths), dtype=bool)
+        spike = widths == 1 if integer else widths <= widths.sum() * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)
         left[1:] = np.where(spike[:-1], log_density[1:], halfway)
         right[:-1] = np.where(spike[1:], log_density[:-1], halfway)
         # past a declared end: the slope goes on where it falls outward or the end piece is narrow, else level
@@ -148,8 +148,9 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
         on = (left[-1] > log_density[-1]) | narrow[-1]
         right[-1] = 2 * log_density[-1] - left[-1] if on else log_density[-1]
     out_lows, out_weights = [], []
+    point_width = widths.sum() * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)  # a real point mass: not cut
     for low, width, weight, rise in zip(piece_lows, widths, weights, right - left, strict=True):
-        count = int(min(parts, width)) if integer else parts
+        count = int(min(parts, width)) if integer else 1 if width <= point_width else parts
         if weight <= 0 or count < 2 or abs(rise) < 1e-9:
             out_lows.append([low])
             out_weights.append([weight])

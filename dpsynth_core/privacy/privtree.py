@@ -10,13 +10,14 @@ import math
 
 import numpy as np
 
+from .. import constraints
 from ..data.counting import SortedValues
 from .noise import NoiseSource, real_laplace
 
 #: PrivTree's threshold theta (public); 0 lets the bias alone decide how deep the tree goes.
 THRESHOLD = 0.0
 #: Real-number intervals are split at most this many times (to 2**-24 of the declared range).
-FLOAT_MAX_DEPTH = 24
+FLOAT_MAX_DEPTH = constraints.FLOAT_MAX_DEPTH
 #: OpenDP's float Laplace charges its rounding: a factor this close to 1 on the scale covers it.
 _ROUNDING_SLACK = 1e-9
 

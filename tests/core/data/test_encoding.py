@@ -186,3 +186,28 @@ def test_the_tabled_search_of_pieces_is_numpy_s_searchsorted():
         points[:50] = rng.integers(0, bins * 1024, 50) / 1024
         points[50:100] = cumulative[rng.integers(0, len(cumulative), 50)] % bins
         assert np.array_equal(_search(cumulative, points), np.searchsorted(cumulative, points, side="right"))
+
+
+def test_a_real_column_keeps_its_point_masses_at_their_own_values():
+    """A publisher who declares amounts as real numbers (adult's capital gain, 0-100,000; hours a week, 0-168)
+    gets back the values many records share: PrivTree splits such a value's leaf down to 2**-24 of the range,
+    and decoding places its records at the simplest number inside it (0, 40) instead of uniformly inside it
+    (0.0000123, 39.9999989: before, no synthetic value was exactly 0 or 40). Real shares 91.7% and 46.7%; each
+    leaf count's noise is a few records in 32,561 and the draw's binomial deviation 0.3%: asserted within 1%."""
+    from dpsynth_core.domain.ranges import shortest_decimal
+    from dpsynth_core.release import synthesize
+
+    frame = pd.read_csv("assets/examples/adult.csv", usecols=["age", "capital-gain", "hours-per-week"])
+    spec = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120},
+            "capital-gain": {"type": "float", "min": 0, "max": 100000},
+            "hours-per-week": {"type": "float", "min": 0, "max": 168},
+        }
+    }
+    synthetic = synthesize(frame, spec, 1.0, random_state=0).data
+    gain, hours = synthetic["capital-gain"], synthetic["hours-per-week"]
+    assert abs((gain == 0).mean() - (frame["capital-gain"] == 0).mean()) < 0.01
+    assert abs((hours == 40).mean() - (frame["hours-per-week"] == 40).mean()) < 0.01
+    assert shortest_decimal(39.99999, 40.00001) == 40.0 and shortest_decimal(-0.5e-9, 1e-9) == 0.0
+    assert shortest_decimal(0.1234567, 0.1234568) == 0.1234567 and shortest_decimal(1.0, 1.0) is None
