@@ -152,7 +152,14 @@ for name in shown:
     )
     prefix = f"column '{name}': "  # a name may hold ': ' itself ('Unnamed: 0')
     with st.expander(
-        f"{icon} **{name}**: {status[0].removeprefix(prefix) if status else before.describe()}"
+        f"{icon} **{name}**: "
+        + (
+            "choose what kind of values it holds"  # the whole sentence is said inside, once
+            if spec.get("type", "text") == "text" and not set(spec) - {"type", "missing"}
+            else status[0].removeprefix(prefix)
+            if status
+            else before.describe()
+        )
         + (" · from the codebook" if name in from_codebook else ""),
         expanded=bool(status),
     ):

@@ -260,7 +260,8 @@ def test_a_column_named_with_a_colon_keeps_its_whole_message():
     assert "Unnamed: 0" in at.session_state["declaration"]["columns"]
     shown = [w.value for w in at.warning] + [e.label for e in at.expander]
     assert not [text for text in shown if "0'" in text], shown
-    assert any("**Unnamed: 0**: its possible values are not declared yet" in e.label for e in at.expander)
+    assert any("**Unnamed: 0**: choose what kind of values it holds" in e.label for e in at.expander)
+    assert any(w.value.startswith("its possible values are not declared yet") for w in at.warning)
 
 
 def test_ce_example_is_complete_and_shows_its_labels():
