@@ -151,15 +151,9 @@ for name in shown:
         else ":green[:material/check_circle:]"
     )
     prefix = f"column '{name}': "  # a name may hold ': ' itself ('Unnamed: 0')
+    said = status[0].removeprefix(prefix) if status else before.describe()  # undeclared: said once, inside
     with st.expander(
-        f"{icon} **{name}**: "
-        + (
-            "choose what kind of values it holds"  # the whole sentence is said inside, once
-            if spec.get("type", "text") == "text" and not set(spec) - {"type", "missing"}
-            else status[0].removeprefix(prefix)
-            if status
-            else before.describe()
-        )
+        f"{icon} **{name}**: {'choose what kind of values it holds' if editing.undeclared(spec) else said}"
         + (" · from the codebook" if name in from_codebook else ""),
         expanded=bool(status),
     ):

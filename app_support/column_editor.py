@@ -7,7 +7,7 @@ import datetime as dt
 
 import streamlit as st
 
-from dpsynth_core.domain import KIND_STATEMENTS, typed_values
+from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
 from dpsynth_core.domain.public_lists import TITLES, public_list
 
 #: Longer category lists are kept as loaded rather than put in a text box.
@@ -105,12 +105,11 @@ def _widget(place, prefix: str, kind, key, spec: dict):
 def column_editor(prefix: str, spec: dict) -> dict:
     """Widgets for one column (keys start with ``prefix``), drawn from its kind's statement; returns
     its new declaration. Nothing here reads the data."""
-    undeclared = spec.get("type", "text") == "text" and not set(spec) - {"type", "missing"}  # no kind chosen yet
     name = st.selectbox(
         "What kind of values?",
         list(KIND_STATEMENTS),
         format_func=lambda k: KIND_STATEMENTS[k].title,
-        key=_init(prefix, "kind", None if undeclared else spec.get("type", "text")),
+        key=_init(prefix, "kind", None if editing.undeclared(spec) else spec.get("type", "text")),
         placeholder="Choose a kind: whole numbers, numbers, categories, dates or free text",
     )
     if name is None:  # a column the page could not name from its header: nothing to draw until a kind is chosen

@@ -61,6 +61,12 @@ def column_specs(declaration: dict, columns) -> dict:
     return {name: declared.get(name, UNDECLARED) for name in columns}
 
 
+def undeclared(spec: dict) -> bool:
+    """Whether a column's declaration says nothing yet but, at most, whether it may be missing: no kind chosen
+    (the Domain page starts it at "Choose a kind")."""
+    return spec.get("type", "text") == "text" and not set(spec) - {"type", "missing"}
+
+
 def column_status(name: str, spec) -> tuple[list[str], ColumnDomain | None]:
     """(what is still to fix, the column when its form is valid) for one column's declaration."""
     try:
