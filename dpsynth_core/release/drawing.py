@@ -81,12 +81,12 @@ def draw_release(settings, opened, progress) -> Release:
         opened.close()
     told = _scaled(progress, model.fit_share, 1.0)
 
-    tally = TextTally(model.text_facts())  # a release written in chunks: its text columns counted as drawn
+    # a release written to a file: its free-text columns counted as drawn, for the card (none held in memory)
+    tally = TextTally(model.text_facts() if out is not None else ())
 
-    def finished(synthetic=None, written=None, path=None, shown=None) -> Release:
-        """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path`` (``shown``:
-        the table or tally the card's notes read, when not ``synthetic``)."""
-        read = synthetic if synthetic is not None else shown if shown is not None else tally
+    def finished(synthetic=None, written=None, path=None) -> Release:
+        """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""
+        read = synthetic if synthetic is not None else tally
         return Release(
             data=synthetic,
             card=build_card(model, info, written if synthetic is None else len(synthetic), read, settings.person_check),
@@ -111,7 +111,8 @@ def draw_release(settings, opened, progress) -> Release:
         written = write_synthetic(
             out, len(table), _slices(table), chunk_rows=chunk_rows, fmt=out_format, columns=list(table.columns)
         )
-        return finished(written=written, path=Path(out), shown=table)
+        tally.add(table)
+        return finished(written=written, path=Path(out))
     # Chunks from their own streams (Model.chunk_sampler): a table returned in memory is the
     # file a chunked release writes, for the same seed.
     sizes = chunk_sizes(model.rows_, chunk_rows)
