@@ -191,8 +191,8 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int, name: str, keep: fl
     suggested = check.suggested(keep)
     rows = "1 row" if max_rows == 1 else f"{max_rows:,} rows"
     more = f"{check.cap:,} or more" if suggested >= check.cap else f"{suggested:,}"
-    drop_error = check.dropped_error(max_rows)
-    if check.tells_dropped(max_rows):
+    drop_error, clear = check.dropped_error(max_rows), check.tells_dropped(max_rows)
+    if clear:
         drops = f"drops about {dropped:,.0f} rows ({100 * share:.0f}%, give or take {drop_error:,.0f})"
     else:
         drops = (
@@ -206,7 +206,7 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int, name: str, keep: fl
         f"gone from every figure of the release: {name}s with many rows weigh less than in your table, so "
         "shares that depend on them shift. That is the bounded table's truth, not noise.",
         f"A bound of {more} rows per {name} would keep about {100 * keep:.0f}% of the rows, by these noisy counts"
-        + ("" if check.tells_dropped(max_rows) else " (as uncertain as the line above)")
+        + ("" if clear else " (as uncertain as the line above)")
         + f". A larger bound keeps more rows but splits ε over more rows per {name}: each row's noise grows "
         "with the bound.",
     ]
