@@ -118,6 +118,10 @@ def cut_special(piece_lows, weights, special, high, integer: bool):
     return lows, weights[parent] * share
 
 
+#: A piece between two neighbours below the floor keeps a flat density (:func:`sloped_pieces`; False: an ablation).
+FLAT_BETWEEN_EMPTY = True
+
+
 def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor: float):
     """Each piece cut into up to ``parts`` equal sub-pieces whose weights follow a slope (post-processing).
 
@@ -128,8 +132,11 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     declared end the slope goes on where the density falls toward that end, or where the end piece spans
     at most 1/8 of the range (the tree split toward that end: records pile there, as at 0 in a count);
     a wide end piece denser than its neighbour keeps its own density at the end (ratings 51-100 beside a
-    sparse 0-50 do not pile up at 100). A one-value piece (an integer spike) tilts no neighbour. Each
-    piece keeps its weight. Reads only noisy weights and public bounds.
+    sparse 0-50 do not pile up at 100). A one-value piece (an integer spike) tilts no neighbour, and a piece
+    whose neighbours both weigh less than ``floor`` stays flat: nothing measured says which way it leans (a
+    narrow empty neighbour's floor is not a denser side than a wide one's: compas's days from screening to
+    arrest, real values at -1 and 0, went to -77..-41 in their leaf -77..0). Each piece keeps its weight.
+    Reads only noisy weights and public bounds.
     """
     piece_lows = np.asarray(piece_lows)
     weights = np.asarray(weights, dtype=float)
@@ -147,6 +154,11 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
         left[0] = 2 * log_density[0] - right[0] if on else log_density[0]
         on = (left[-1] > log_density[-1]) | narrow[-1]
         right[-1] = 2 * log_density[-1] - left[-1] if on else log_density[-1]
+        if FLAT_BETWEEN_EMPTY:  # no records measured on either side: nothing says which way the density leans
+            empty = weights < floor
+            between = np.zeros(len(piece_lows), dtype=bool)
+            between[1:-1] = empty[:-2] & empty[2:]
+            left[between], right[between] = log_density[between], log_density[between]
     out_lows, out_weights = [], []
     point_width = widths.sum() * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)  # a real point mass: not cut
     for low, width, weight, rise in zip(piece_lows, widths, weights, right - left, strict=True):

@@ -426,6 +426,24 @@ def test_sloped_pieces_lean_toward_the_denser_neighbour_and_keep_each_pieces_wei
     assert list(lows) == [0, 1] and list(weights) == [500, 99]
 
 
+def test_a_piece_between_two_empty_neighbours_stays_flat():
+    """-86..-78 (9 values) and 1..1250 both weigh less than the floor: their floored densities differ only by
+    their widths, which says nothing about where the 940 records of -77..0 lie. The piece stays flat (one
+    piece); with the rule off (the broken variant) its density leans toward the narrower empty neighbour,
+    whose floor of 5 records over 9 values reads as denser than 5 over 1,250."""
+    lows, weights = np.array([-86, -77, 1]), np.array([0.0, 940, 0.18])
+    out_lows, flat = bin_weights.sloped_pieces(lows, weights, 1250, True, parts=2, floor=5)
+    assert -77 in out_lows and -38 not in out_lows and flat[list(out_lows).index(-77)] == 940
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bin_weights, "FLAT_BETWEEN_EMPTY", False)
+        out_lows, leaning = bin_weights.sloped_pieces(lows, weights, 1250, True, parts=2, floor=5)
+    at = list(out_lows).index(-77)
+    assert out_lows[at + 1] == -38 and leaning[at] > 2 * leaning[at + 1]
+    out_lows, beside = bin_weights.sloped_pieces(lows, np.array([0.0, 940, 900]), 1250, True, parts=2, floor=5)
+    at = list(out_lows).index(-77)
+    assert beside[at + 1] > beside[at]  # one side holds records: the slope still leans toward them
+
+
 def _mass_outside(found, values, column=None) -> float:
     """Share of values that decoding places outside ``values``' range when each fitted bin holds its real share
     (the model's part left out): within a bin, through the spread's weights, uniform inside each piece."""
