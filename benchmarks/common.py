@@ -31,6 +31,9 @@ SHARED = next(
     (p / "shared" / "datasets" for p in ROOT.parents if (p / "shared" / "datasets").is_dir()),
     ROOT.parent / "shared" / "datasets",
 )
+#: Public tables only the benchmarks read (statsmodels' public-domain datasets), each beside the declaration a
+#: publisher wrote from its documentation (``benchmarks/datasets/README.md``).
+DATASETS = ROOT / "benchmarks" / "datasets"
 #: Where the benchmarks write their results (not committed, but for the peers' cache ``versus_aim.csv``).
 RESULTS = ROOT / "benchmarks" / "results"
 #: The bundled example's saved policy: numeric columns in public 1-2-5 bins.
@@ -95,7 +98,11 @@ def load_table(name: str, *, repository_copy: bool = False) -> tuple[pd.DataFram
 
     The whole table from ``shared/datasets`` where it lies beside the checkout; ``repository_copy``: the copy in
     this repository (``tests/datasets/``: compas's first 1,000 records) whatever lies beside the checkout, so
-    that anyone who clones it reads the same table. Loaded once per process: callers copy what they change."""
+    that anyone who clones it reads the same table. A table of :data:`DATASETS` (``randhie``, ``anes96``,
+    ``modechoice``) is read from there with its declaration as written. Loaded once per process: callers copy
+    what they change."""
+    if (DATASETS / f"{name}.domain.json").exists():
+        return pd.read_csv(DATASETS / f"{name}.csv"), json.loads((DATASETS / f"{name}.domain.json").read_text())
     from tests.conftest import complete_domain, shared_path
 
     spec = complete_domain(name)

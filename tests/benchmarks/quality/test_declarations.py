@@ -49,3 +49,31 @@ def test_rows_beyond_the_real_range_and_values_no_record_holds_are_counted():
     assert outside == pytest.approx(2 / 5) and above == pytest.approx(1 / 5)
     phantom, absent = declarations.phantom_shares(real, synthetic, SPEC)
     assert phantom == pytest.approx(2 / 5) and absent == pytest.approx(1 / 5)
+
+
+def test_each_column_says_which_makes_the_tables_figures():
+    real = pd.DataFrame({"age": [20, 30, 40, 50], "income": [1.0, 2.0, 3.0, 4.0], "sex": ["F", "M", "F", "M"]})
+    synthetic = pd.DataFrame(
+        {"age": [20, 35, 35, 90, 50], "income": [1.0, None, 0.5, 2.0, 3.0], "sex": ["F", "X", "M", "F", "M"]}
+    )
+    shares = declarations.column_shares(real, synthetic, SPEC)
+    assert shares["age"] == pytest.approx({"outside": 1 / 5, "above": 1 / 5, "phantom": 2 / 5})  # 35 twice
+    assert shares["income"] == pytest.approx({"outside": 1 / 5, "above": 0, "phantom": 1 / 5})  # the missing cell
+    assert shares["sex"] == pytest.approx({"outside": 0, "above": 0, "phantom": 1 / 5})
+    assert max(s["phantom"] for s in shares.values()) == declarations.phantom_shares(real, synthetic, SPEC)[0]
+
+
+@pytest.mark.parametrize("name", declarations.UNSEEN + ("modechoice_rows",))
+def test_the_tables_the_project_had_not_seen_load_and_every_value_lies_in_its_declared_domain(name):
+    from dpsynth_core.domain import TableDomain
+
+    frame, spec = declarations.table(name)
+    TableDomain.from_json(declarations.expert(spec))  # both styles are valid declarations
+    assert len(frame) == {"randhie": 20_190, "anes96": 944}.get(name, 840) and list(spec["columns"]) == list(frame)
+    assert ("person" in spec) == (name == "modechoice")
+    for column, declared in spec["columns"].items():  # the ranges guessed from the documentation hold the data
+        values = frame[column]
+        if declared["type"] == "categorical":
+            assert set(values) <= set(declared["values"]), column
+        elif declared["type"] != "drop":
+            assert declared["min"] <= values.min() and values.max() <= declared["max"], column
