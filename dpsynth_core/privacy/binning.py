@@ -7,13 +7,16 @@ out as a bin of its own and keeps its exact value, while empty stretches of the 
 not cost cells. Every method then works over these bins without knowing where they came
 from. Per column, one or two measurements, all counted by the accountant:
 
-1. **Leaves.** An integer or date range of at most :data:`SHORT_LIMIT` values has one leaf
-   per value (public). So does a range of at most :data:`UNIT_LIMIT` values when the table is
-   *dense*: at least :data:`DENSE_RECORDS` records per value per unit of epsilon by the release's
+1. **Leaves** (:mod:`.leaves`). An integer or date range of at most :data:`.leaves.SHORT_LIMIT` values has one leaf
+   per value (public). So does a range of at most :data:`.leaves.UNIT_LIMIT` values when the table is
+   *dense*: at least :data:`.leaves.DENSE_RECORDS` records per value per unit of epsilon by the release's
    DP row count (a public or noisy count, never the true one unless it is public); its counts are
    then measured twice at half the epsilon each and pooled, which costs what the tree and its leaf
    counts would (and in zCDP as much as one count at the column's epsilon over :math:`\sqrt 2`),
-   so the plan is the same either way. Otherwise the range, or a real one, is split by **PrivTree** (Zhang,
+   so the plan is the same either way. A table too *sparse* for the tree (its DP row count would not take even
+   all its records :data:`.leaves.SPARSE_LEVELS` levels deep, whatever the data: the depth bias alone stops it) has
+   the range's ``2 ** SPARSE_LEVELS`` equal pieces as leaves (public), counted the same way. Otherwise the
+   range, or a real one, is split by **PrivTree** (Zhang,
    Xiao and Xie, "PrivTree: a differentially private algorithm for hierarchical
    decompositions", SIGMOD 2016, section 3): the range is halved, and each half again,
    while a node's *biased* noisy count clears a threshold. A node at depth ``d`` holding
@@ -79,19 +82,9 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
 from . import bin_weights
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
-from .histogram import noisy_histogram
-from .noise import NoiseSource, discrete_laplace_std
-from .privtree import privtree
+from .leaves import binning_events, measure_leaves
+from .noise import NoiseSource
 
-#: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
-SHORT_LIMIT = 32
-#: Ranges of at most this many values skip the tree on a dense table (:func:`dense`): counts per value.
-UNIT_LIMIT = 256
-#: A table is dense for a column when its DP row count times the column's epsilon over the range's size
-#: is at least this: each value's count then stands above the count noise (standard deviation about
-#: 2.8 / epsilon at half the epsilon) with about this many records per unit of epsilon. On a sparse table
-#: one count per value puts noise of tens of records on every value, most of them empty (benchmarks).
-DENSE_RECORDS = 4.0
 #: Most finer pieces kept to place values inside the bins.
 FINE_MAX_BINS = 256
 #: Each piece is cut into up to this many sub-pieces that follow the slope of the density
@@ -102,8 +95,6 @@ SLOPE_FLOOR = 5.0
 #: cannot tell from empty get no weight inside their bins (:func:`.bin_weights.quiet_ends`), short tails cut only
 #: within the tail bound, weights beyond the kept leaves falling away from the data, one-value counts smoothed.
 QUIET_ENDS = SHORT_TAILS = HUG_DATA = SMOOTH = True
-#: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
-TREE_SHARE = 0.5
 #: The binning share is split over at least this many columns, so one or two adaptive columns
 #: never take all of it.
 MIN_SPLIT = 3
@@ -134,8 +125,10 @@ class FittedBins:
     spread: tuple = ((), ())
     #: True when the bins are the declared ones and only the spread inside them was measured.
     inside: bool = False
-    #: True when the leaves are single values counted twice and pooled (a dense table, :func:`dense`).
+    #: True when the leaves are counted twice and pooled: single values on a dense table (:func:`.leaves.dense`), or
+    #: the range's equal pieces on one too sparse for PrivTree (``even``, :func:`.leaves.sparse`).
     pooled: bool = False
+    even: bool = False
     #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days).
     kept: tuple | None = None
 
@@ -158,7 +151,10 @@ class FittedBins:
             "epsilon": self.epsilon,
             "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
             "mechanism": (
-                "two discrete Laplace histograms of the values, pooled (a dense table); "
+                f"two discrete Laplace histograms of the range's {self.leaves} equal pieces, pooled (a table too "
+                "sparse for PrivTree); "
+                if self.even
+                else "two discrete Laplace histograms of the values, pooled (a dense table); "
                 if self.pooled
                 else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
                 + "a discrete Laplace histogram of the leaves; "
@@ -214,62 +210,6 @@ def binning_label(column) -> str:
     return f"bins {column.name}" if getattr(column, "adaptive", False) else f"values inside the bins of {column.name}"
 
 
-def binning_events(column, epsilon: float) -> list[float]:
-    """The epsilons of a column's binning measurements: one noisy count per value for a short
-    integer or date range, else two: the tree and the leaf counts, or on a dense table two counts
-    per value (:func:`either_path`). A public rule, known before any data."""
-    if not isinstance(column, FloatDomain) and column.size <= SHORT_LIMIT:
-        return [epsilon]
-    return [epsilon * TREE_SHARE, epsilon * (1 - TREE_SHARE)]
-
-
-def either_path(column) -> bool:
-    """True when the column's first binning measurement is PrivTree on a sparse table and a count per value
-    on a dense one (:func:`dense`): an integer or date range of more than SHORT_LIMIT and at most
-    UNIT_LIMIT values."""
-    return not isinstance(column, FloatDomain) and SHORT_LIMIT < column.size <= UNIT_LIMIT
-
-
-def dense(column, records: float | None, epsilon: float) -> bool:
-    """Whether a count per value suits this table better than PrivTree's leaves (:data:`DENSE_RECORDS`):
-    ``records`` is the release's DP or public row count (None: unknown, so not dense). Post-processing of
-    DP or public values only."""
-    return either_path(column) and records is not None and records * epsilon / column.size >= DENSE_RECORDS
-
-
-def _pooled_counts(counts, events, factor, noise, label) -> tuple[np.ndarray, float]:
-    """Two noisy histograms of ``counts`` (one per event), pooled by precision (each epsilon-DP; together
-    the sum of their epsilons by composition), and the pooled counts' noise standard deviation."""
-    first, second = (
-        noisy_histogram(counts, epsilon=e / factor, noise=noise, label=label + f" (counts {i + 1} of 2)").astype(float)
-        for i, e in enumerate(events)
-    )
-    weight = events[0] ** 2 / (events[0] ** 2 + events[1] ** 2)
-    variances = [discrete_laplace_std(e / factor) ** 2 for e in events]
-    std = math.sqrt(weight**2 * variances[0] + (1 - weight) ** 2 * variances[1])
-    return weight * first + (1 - weight) * second, std
-
-
-def _leaves(column, values, low, high, top, *, integer, events, factor, records, noise, label):
-    """A column's leaves (their lower ends), their noisy counts and the counts' noise standard deviation, and
-    whether the counts were pooled: one count per value (one event), two pooled counts per value on a dense
-    table (:func:`dense`), else PrivTree's leaves (``low``/``high``: its roots) and their counts. Each
-    measurement at its event's epsilon over ``factor``."""
-    if len(events) == 1 or dense(column, records, sum(events)):
-        lows = np.arange(np.min(low), top + 1, dtype=np.int64)
-        counts = values.count(lows, lows, closed=True)
-        if len(events) == 2:
-            return lows, *_pooled_counts(counts, events, factor, noise, label), True
-        noisy = noisy_histogram(counts, epsilon=events[0] / factor, noise=noise, label=label)
-        return lows, noisy, discrete_laplace_std(events[0] / factor), False
-    lows, highs = privtree(
-        values, low, high, epsilon=events[0] / factor, integer=integer, noise=noise, label=label + " (tree)"
-    )
-    counts = values.count(lows, highs, closed=True if integer else highs >= top)
-    noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
-    return lows, noisy, discrete_laplace_std(events[1] / factor), False
-
-
 def _two(events: list[float]) -> tuple[float, float]:
     """A column's binning epsilons as (first measurement, counts): the first is 0 when there is one."""
     return (0.0, events[0]) if len(events) == 1 else (events[0], events[1])
@@ -289,7 +229,7 @@ def fit_column(
 
     Special values are taken out first: their one-value bins are declared and need no measurement.
     Leaves (:func:`_leaves`): one per value of a short integer or date range (or of a dense table's,
-    :func:`dense`), else PrivTree's (:func:`~.privtree.privtree`), rooted at the whole range or at the
+    :func:`.leaves.dense`), else PrivTree's (:func:`~.privtree.privtree`), rooted at the whole range or at the
     declared bins wider than one value; their noisy counts (one histogram, sensitivity 1) become
     non-negative weights (:func:`usable_weights`).
 
@@ -317,7 +257,7 @@ def fit_column(
         roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
         roots_low, roots_high = bin_lows[roots], bin_highs[roots]
     events = binning_events(column, epsilon)
-    lows, noisy, std, pooled = _leaves(
+    lows, noisy, std, how = measure_leaves(
         column,
         values,
         roots_low,
@@ -347,7 +287,8 @@ def fit_column(
         *_two(events),
         spread,
         inside=not adaptive,
-        pooled=pooled,
+        pooled=how in ("dense", "even"),
+        even=how == "even",
         kept=tuple(float(v) for v in kept) if adaptive else None,
     )
 
@@ -421,7 +362,7 @@ def fit_bins(
         substitution: True under the substitution relation (each measurement at half its epsilon).
         rho: the release's zCDP budget when its method composes in rho (:func:`binning_budget`).
         records: the release's DP or public row count (None: none is known), which says whether the table
-            is dense enough for counts per value (:func:`dense`).
+            is dense enough for counts per value (:func:`.leaves.dense`).
 
     Returns:
         The declaration with DP ``edges`` on every adaptive column, and what was found and spent.

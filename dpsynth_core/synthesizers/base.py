@@ -29,8 +29,9 @@ from ..data.formats import read_data
 from ..domain import TableDomain, as_table_domain
 from ..errors import DataError, ParameterError
 from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
-from ..privacy.binning import binning_budget, binning_events, binning_label, fit_bins
+from ..privacy.binning import binning_budget, binning_label, fit_bins
 from ..privacy.histogram import noisy_count
+from ..privacy.leaves import binning_events
 from ..privacy.noise import NoiseSource, chunk_generator, make_noise_source, stream_key
 from ..privacy.persons import bound_rows, person_ledger
 from ..privacy.spending import Spend

@@ -7,7 +7,7 @@ the card name its parts with these."""
 from __future__ import annotations
 
 from ..privacy.accounting import Accountant, PrivacyEvent
-from ..privacy.binning import either_path
+from ..privacy.leaves import either_path
 
 #: How a method measures one column (:meth:`Synthesizer.column_mechanism`): CatHist over the declared
 #: values; CatHist choosing a text column's values, then counted with the others; a noisy histogram over
@@ -20,13 +20,18 @@ CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR = (
     "Dirichlet prior",
 )
 COLUMN_MECHANISMS = (CATHIST, VOCABULARY, HISTOGRAM, GAUSSIAN, PRIOR)
-TREE_MECHANISM = "PrivTree (the range split while a biased noisy count clears a threshold)"
+TREE_MECHANISM = (
+    "PrivTree (the range split while a biased noisy count clears a threshold), or on a table too sparse for it "
+    "by its DP row count a first discrete Laplace count of the range's equal pieces"
+)
 BIN_COUNTS_MECHANISM = "discrete Laplace histogram (counts that place the bins)"
 #: The label of the noisy row count's spend.
 ROW_COUNT = "row count"
-#: A range of 33 to 256 values: PrivTree, or on a table dense enough by its DP row count a first count per value.
+#: A range of 33 to 256 values: PrivTree, or by the table's DP row count a first count per value (dense) or of
+#: the range's equal pieces (too sparse for the tree).
 TREE_OR_COUNTS_MECHANISM = (
-    "PrivTree, or on a table dense enough by its DP row count a first discrete Laplace count per value"
+    "PrivTree, or by the table's DP row count a first discrete Laplace count per value (a dense table) or of "
+    "the range's equal pieces (one too sparse for the tree)"
 )
 
 

@@ -12,7 +12,7 @@ from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.data.encoding import decode_codes, encode_table
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.privacy import bin_weights, binning
+from dpsynth_core.privacy import bin_weights, binning, leaves
 from dpsynth_core.privacy import privtree as privtree_module
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
@@ -116,7 +116,7 @@ _MID = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "ma
 def test_a_mid_range_counts_each_value_on_a_dense_table_and_grows_a_tree_on_a_sparse_one():
     values = SortedValues(np.sort(np.random.default_rng(0).integers(20, 60, size=20_000)))
     dense = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=20_000)
-    sparse = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=100)
+    sparse = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=200)
     unknown = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0))
     assert dense.pooled and dense.leaves == 100 and "pooled" in dense.as_card()["mechanism"]
     assert not sparse.pooled and sparse.leaves < 100 and "PrivTree" in sparse.as_card()["mechanism"]
@@ -124,9 +124,9 @@ def test_a_mid_range_counts_each_value_on_a_dense_table_and_grows_a_tree_on_a_sp
     # the same two measurements either way, so the plan made before any data holds
     assert (dense.first_epsilon, dense.count_epsilon) == (sparse.first_epsilon, sparse.count_epsilon) == (0.1, 0.1)
     # dense: records * epsilon / values >= DENSE_RECORDS (2,000 * 0.2 / 100 = 4); short ranges never ask
-    assert binning.dense(_MID, 2000, 0.2) and not binning.dense(_MID, 1999, 0.2)
+    assert leaves.dense(_MID, 2000, 0.2) and not leaves.dense(_MID, 1999, 0.2)
     short = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 1, "max": 32}}}).columns["x"]
-    assert not binning.either_path(short) and len(binning.binning_events(short, 1.0)) == 1
+    assert not leaves.either_path(short) and len(leaves.binning_events(short, 1.0)) == 1
 
 
 _P = SortedValues([10] * 4)
@@ -152,8 +152,58 @@ def test_audit_pooled_counts_pass(neighbour):
 
 
 def test_audit_catches_pooled_counts_without_noise(monkeypatch):
-    monkeypatch.setattr(binning, "noisy_histogram", lambda counts, **_: np.asarray(counts))
+    monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
     result = audit(_released_pooled, _P, _P_SPIKE, _POOLED_EVENTS, trials=300, seed=6)
+    assert result.violates(EPS), result
+
+
+# --- a table too sparse for the tree: the range's equal pieces, counted twice and pooled -------------------
+
+
+def test_a_table_too_sparse_for_the_tree_counts_the_ranges_equal_pieces():
+    """At epsilon 0.2 (0.1 for the tree) PrivTree's depth bias is 3 ln 2 / 0.1 = 20.8 records a level: 100 records
+    could not go SPARSE_LEVELS = 5 levels deep (4.8), 120 could (5.8). The sparse table's leaves are the range's 32
+    equal pieces (public), counted at the same two epsilons, so the plan holds either way; no row count: the
+    tree. A real range is cut the same way."""
+    values = SortedValues(np.sort(np.random.default_rng(0).integers(20, 60, size=100)))
+    even = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=100)
+    tree = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=120)
+    unknown = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0))
+    assert leaves.sparse(100, 0.1) and not leaves.sparse(120, 0.1) and not leaves.sparse(None, 0.1)
+    assert even.even and even.pooled and even.leaves == 32 and "32 equal pieces" in even.as_card()["mechanism"]
+    assert not tree.even and "PrivTree" in tree.as_card()["mechanism"] and not unknown.even
+    assert (even.first_epsilon, even.count_epsilon) == (tree.first_epsilon, tree.count_epsilon) == (0.1, 0.1)
+    assert set(even.spread[0]) >= set(leaves.even_pieces(0, 99, True).tolist())  # pieces, then their slopes
+    real = TableDomain.from_json({"columns": {"y": {"type": "float", "min": 0.0, "max": 8.0}}}).columns["y"]
+    found = fit_column(real, SortedValues(np.full(100, 2.5)), epsilon=0.2, noise=make_noise_source(1), records=100)
+    assert found.even and found.leaves == 32 and 2.5 in leaves.even_pieces(0.0, 8.0, False)
+
+
+def _released_even(values, seed):  # 5 public records at EPS: too sparse for the tree (5 x 0.5 / 2.08 < 5)
+    found = fit_column(_MID, values, epsilon=EPS, noise=make_noise_source(seed), records=5)
+    assert found.even
+    return found.edges, dict(zip(*found.spread, strict=True))
+
+
+_EVEN_EVENTS = {  # 10 lies in the piece 9-11
+    **{
+        f"weight in 9-11 >= {t}": (lambda t: lambda out: sum(w for v, w in out[1].items() if 9 <= v < 12) >= t)(t)
+        for t in (3, 4, 5, 6)
+    },
+    "9 is a bin edge": lambda out: 9 in out[0],
+    "weight at 96-99 >= 1": lambda out: sum(w for v, w in out[1].items() if v >= 96) >= 1,
+}
+
+
+@pytest.mark.parametrize("neighbour", [_P_EXTREME, _P_SPIKE], ids=["extreme value", "one more at the spike"])
+def test_audit_even_pieces_pass(neighbour):
+    result = audit(_released_even, _P, neighbour, _EVEN_EVENTS, trials=2000, seed=7)
+    assert not result.violates(EPS), result
+
+
+def test_audit_catches_even_pieces_without_noise(monkeypatch):
+    monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
+    result = audit(_released_even, _P, _P_SPIKE, _EVEN_EVENTS, trials=300, seed=8)
     assert result.violates(EPS), result
 
 
@@ -326,7 +376,7 @@ def test_binning_spend_is_recorded_and_planned(method):
     else:
         assert expected == pytest.approx(dict.fromkeys(expected, rule))
     short = TableDomain.from_json({"columns": {"score": {"type": "integer", "min": 1, "max": 10}}})
-    assert len(binning.binning_events(short.columns["score"], 1.0)) == 1  # a short range: one count per value
+    assert len(leaves.binning_events(short.columns["score"], 1.0)) == 1  # a short range: one count per value
     # the plan, before any data, shows what the card shows (under zCDP: each part's share of rho, in epsilon)
     planned = {k: v for k, v in budget_split(spec, 1.0, method=method, rows=2000).items() if k.startswith("bins ")}
     shown = {k: v for k, v in release.card["budget_split"].items() if k.startswith("bins ")}
@@ -354,7 +404,7 @@ def test_under_zcdp_the_bins_cost_at_least_their_share_of_rho():
 def test_substitution_halves_every_binning_measurement():
     from dpsynth_core.synthesizers.dirichlet import DirichletMultinomial
 
-    frame, spec = _spiky_table(rows=500)
+    frame, spec = _spiky_table(rows=1000)  # 500 rows would be too sparse for the tree (below)
     spec = {"columns": {"gain": spec["columns"]["gain"]}}
     model = DirichletMultinomial(epsilon=1.0, random_state=0).fit(frame[["gain"]], spec)
     column_epsilon = constraints.BINNING_SHARE / binning.MIN_SPLIT
@@ -364,8 +414,11 @@ def test_substitution_halves_every_binning_measurement():
     # the cost under substitution is twice the add/remove cost of the noise actually drawn
     tree = {s for label, s, _ in model.noise_.log if label.endswith("(tree)")}
     counts = [s for label, s, _ in model.noise_.log if label.endswith("(leaf counts)")]
-    assert len(tree) == 1 and tree.pop() == pytest.approx(3 / (column_epsilon * binning.TREE_SHARE / 2), rel=1e-6)
-    assert counts == [pytest.approx(1 / (column_epsilon * (1 - binning.TREE_SHARE) / 2))]
+    assert len(tree) == 1 and tree.pop() == pytest.approx(3 / (column_epsilon * leaves.TREE_SHARE / 2), rel=1e-6)
+    assert counts == [pytest.approx(1 / (column_epsilon * (1 - leaves.TREE_SHARE) / 2))]
+    sparse = DirichletMultinomial(epsilon=1.0, random_state=0).fit(frame[["gain"]][:500], spec)
+    pieces = [s for label, s, _ in sparse.noise_.log if "(counts" in label]
+    assert sparse.bins_[0].even and pieces == [pytest.approx(1 / (column_epsilon * leaves.TREE_SHARE / 2))] * 2
 
 
 # --- post-processing pieces ----------------------------------------------------------------
