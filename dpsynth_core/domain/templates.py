@@ -39,8 +39,9 @@ _RULES = [
 
 
 def template_for(name: str) -> dict:
-    """The starting declaration of one column, from its name alone."""
-    lowered = name.strip().lower()
+    """The starting declaration of one column, from its name alone (quotes around it ignored: a header
+    written ``'age'``, as statsmodels' anes96 file has it, still reads as age)."""
+    lowered = name.strip().strip("'\"`").strip().lower()
     for pattern, spec in _RULES:
         if re.search(pattern, lowered):
             return {k: (list(v) if isinstance(v, list) else v) for k, v in spec.items()}

@@ -9,7 +9,7 @@ import pandas as pd
 
 from dpsynth_core.data.formats import codebook
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.domain.templates import codebook_words, declaration_from_names, template_from_codebook
+from dpsynth_core.domain.templates import codebook_words, declaration_from_names, template_for, template_from_codebook
 from tests.conftest import shared_path
 from tests.publisher_files import package_bytes, typed
 
@@ -132,3 +132,10 @@ def test_a_saved_declaration_follows_names_that_differ_only_in_letter_case():
     assert matched_to(saved, ["age", "id", "Sex"]) is saved
     twice = {"columns": {"age": {"type": "drop"}, "Age": {"type": "drop"}}}
     assert matched_to(twice, ["AGE"]) is twice  # which one it would be is not known: neither
+
+
+def test_a_quoted_header_reads_as_its_name():
+    """anes96's header is written 'popul', 'age', ...: the quotes are part of the file's names, not of what
+    they say."""
+    assert template_for("'age'") == template_for("age") == {"type": "integer", "min": 0, "max": 120}
+    assert template_for('"Sex"')["type"] == "categorical" and template_for("'popul'") == {"type": "text"}
