@@ -145,18 +145,6 @@ def _released_pooled(values, seed):  # 1,000 public records: dense (1,000 x 1 / 
     return found.edges, dict(zip(*found.spread, strict=True))
 
 
-@pytest.mark.parametrize("neighbour", [_P_EXTREME, _P_SPIKE], ids=["extreme value", "one more at the spike"])
-def test_audit_pooled_counts_pass(neighbour):
-    result = audit(_released_pooled, _P, neighbour, _POOLED_EVENTS, trials=2000, seed=5)
-    assert not result.violates(EPS), result
-
-
-def test_audit_catches_pooled_counts_without_noise(monkeypatch):
-    monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
-    result = audit(_released_pooled, _P, _P_SPIKE, _POOLED_EVENTS, trials=300, seed=6)
-    assert result.violates(EPS), result
-
-
 # --- a table too sparse for the tree: the range's equal pieces, counted twice and pooled -------------------
 
 
@@ -195,15 +183,23 @@ _EVEN_EVENTS = {  # 10 lies in the piece 9-11
 }
 
 
+#: The two paths whose counts are measured twice and pooled: values on a dense table, even pieces on a sparse one.
+_POOLED_PATHS = {"values": (_released_pooled, _POOLED_EVENTS, 5), "even pieces": (_released_even, _EVEN_EVENTS, 7)}
+
+
+@pytest.mark.parametrize("path", _POOLED_PATHS)
 @pytest.mark.parametrize("neighbour", [_P_EXTREME, _P_SPIKE], ids=["extreme value", "one more at the spike"])
-def test_audit_even_pieces_pass(neighbour):
-    result = audit(_released_even, _P, neighbour, _EVEN_EVENTS, trials=2000, seed=7)
+def test_audit_pooled_counts_pass(path, neighbour):
+    released, events, seed = _POOLED_PATHS[path]
+    result = audit(released, _P, neighbour, events, trials=2000, seed=seed)
     assert not result.violates(EPS), result
 
 
-def test_audit_catches_even_pieces_without_noise(monkeypatch):
+@pytest.mark.parametrize("path", _POOLED_PATHS)
+def test_audit_catches_pooled_counts_without_noise(path, monkeypatch):
     monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
-    result = audit(_released_even, _P, _P_SPIKE, _EVEN_EVENTS, trials=300, seed=8)
+    released, events, seed = _POOLED_PATHS[path]
+    result = audit(released, _P, _P_SPIKE, events, trials=300, seed=seed + 1)
     assert result.violates(EPS), result
 
 
