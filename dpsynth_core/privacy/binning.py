@@ -228,8 +228,9 @@ def fit_column(
     (:func:`_merged_bins`), or how values spread inside a column's declared bins, which stay as declared.
 
     Special values are taken out first: their one-value bins are declared and need no measurement.
-    Leaves (:func:`_leaves`): one per value of a short integer or date range (or of a dense table's,
-    :func:`.leaves.dense`), else PrivTree's (:func:`~.privtree.privtree`), rooted at the whole range or at the
+    Leaves (:func:`.leaves.measure_leaves`): one per value of a short integer or date range (or of a dense
+    table's, :func:`.leaves.dense`), the range's equal pieces on a table too sparse for the tree
+    (:func:`.leaves.sparse`), else PrivTree's (:func:`~.privtree.privtree`), rooted at the whole range or at the
     declared bins wider than one value; their noisy counts (one histogram, sensitivity 1) become
     non-negative weights (:func:`usable_weights`).
 

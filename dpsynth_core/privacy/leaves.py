@@ -36,17 +36,18 @@ TREE_SHARE = 0.5
 
 def binning_events(column, epsilon: float) -> list[float]:
     """The epsilons of a column's binning measurements: one noisy count per value for a short
-    integer or date range, else two: the tree and the leaf counts, or on a dense table two counts
-    per value (:func:`either_path`). A public rule, known before any data."""
+    integer or date range, else two: the tree and the leaf counts, or two counts per value on a dense table
+    (:func:`either_path`), or two of the range's equal pieces on one too sparse for the tree (:func:`sparse`).
+    A public rule, known before any data."""
     if not isinstance(column, FloatDomain) and column.size <= SHORT_LIMIT:
         return [epsilon]
     return [epsilon * TREE_SHARE, epsilon * (1 - TREE_SHARE)]
 
 
 def either_path(column) -> bool:
-    """True when the column's first binning measurement is PrivTree on a sparse table and a count per value
-    on a dense one (:func:`dense`): an integer or date range of more than SHORT_LIMIT and at most
-    UNIT_LIMIT values."""
+    """True when the column's first binning measurement may be a count per value (on a dense table,
+    :func:`dense`) as well as PrivTree or the range's equal pieces: an integer or date range of more than
+    SHORT_LIMIT and at most UNIT_LIMIT values."""
     return not isinstance(column, FloatDomain) and SHORT_LIMIT < column.size <= UNIT_LIMIT
 
 
