@@ -155,7 +155,8 @@ def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:
     elif kept_rows is not None:
         words += (
             f" The bounded table held about {kept_rows:,} rows (a DP count); how many the full table held was not "
-            "measured (the Privacy page's rows-per-person check measures it, with its own budget)."
+            "measured (a rows-per-person check measures it, with its own budget: the Privacy page's, "
+            "or dpsynth check-persons on the command line)."
         )
     return words
 
