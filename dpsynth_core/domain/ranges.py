@@ -44,15 +44,19 @@ def shortest_decimal(low: float, high: float) -> float | None:
     return None
 
 
+def point_width(span: float) -> float:
+    """The width of PrivTree's deepest leaf of a real range ``span`` wide (``span * 2**-FLOAT_MAX_DEPTH``, with a
+    hair for rounding): a piece no wider holds a point mass, a value many records share."""
+    return span * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)
+
+
 def point_of_pieces(piece_lows: np.ndarray, piece_highs: np.ndarray, span: float) -> np.ndarray:
     """Per piece of a real column's spread: the point its values are decoded at when the piece is no wider than
-    PrivTree's deepest leaf (``span * 2**-FLOAT_MAX_DEPTH``: a point mass, such as the 0 of a zero-inflated
+    PrivTree's deepest leaf (:func:`point_width`: a point mass, such as the 0 of a zero-inflated
     amount), its :func:`shortest_decimal`; NaN for a wider piece (values drawn uniformly inside it).
     Post-processing of DP pieces and public bounds."""
     points = np.full(len(piece_lows), np.nan)
-    narrow = (piece_highs - piece_lows <= span * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)) & (
-        piece_highs > piece_lows
-    )
+    narrow = (piece_highs - piece_lows <= point_width(span)) & (piece_highs > piece_lows)
     for i in np.flatnonzero(narrow):  # a few pieces at most (each holds a point mass)
         found = shortest_decimal(float(piece_lows[i]), float(piece_highs[i]))
         points[i] = np.nan if found is None else found

@@ -11,6 +11,7 @@ import heapq
 import numpy as np
 
 from .. import constraints
+from ..domain.ranges import point_width
 from .histogram import nonnegative_projection
 
 
@@ -145,7 +146,7 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     left, right = log_density.copy(), log_density.copy()
     if len(piece_lows) > 1:
         halfway = (log_density[1:] + log_density[:-1]) / 2
-        spike = widths == 1 if integer else widths <= widths.sum() * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)
+        spike = widths == 1 if integer else widths <= point_width(widths.sum())
         left[1:] = np.where(spike[:-1], log_density[1:], halfway)
         right[:-1] = np.where(spike[1:], log_density[:-1], halfway)
         # past a declared end: the slope goes on where it falls outward or the end piece is narrow, else level
@@ -160,9 +161,9 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
             between[1:-1] = empty[:-2] & empty[2:]
             left[between], right[between] = log_density[between], log_density[between]
     out_lows, out_weights = [], []
-    point_width = widths.sum() * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)  # a real point mass: not cut
+    point = point_width(widths.sum())  # a real point mass: not cut
     for low, width, weight, rise in zip(piece_lows, widths, weights, right - left, strict=True):
-        count = int(min(parts, width)) if integer else 1 if width <= point_width else parts
+        count = int(min(parts, width)) if integer else 1 if width <= point else parts
         if weight <= 0 or count < 2 or abs(rise) < 1e-9:
             out_lows.append([low])
             out_weights.append([weight])
