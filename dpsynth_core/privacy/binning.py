@@ -125,12 +125,21 @@ class FittedBins:
     spread: tuple = ((), ())
     #: True when the bins are the declared ones and only the spread inside them was measured.
     inside: bool = False
-    #: True when the leaves are counted twice and pooled: single values on a dense table (:func:`.leaves.dense`), or
-    #: the range's equal pieces on one too sparse for PrivTree (``even``, :func:`.leaves.sparse`).
-    pooled: bool = False
-    even: bool = False
+    #: How the leaves were found (:func:`.leaves.measure_leaves`): ``"values"``, ``"dense"``, ``"even"`` or ``"tree"``.
+    found_by: str = "tree"
     #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days).
     kept: tuple | None = None
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the leaves were counted twice and pooled: single values on a dense table (:func:`.leaves.dense`),
+        or the range's equal pieces on one too sparse for PrivTree (:attr:`even`, :func:`.leaves.sparse`)."""
+        return self.found_by in ("dense", "even")
+
+    @property
+    def even(self) -> bool:
+        """Whether the leaves are the range's equal pieces (a table too sparse for PrivTree)."""
+        return self.found_by == "even"
 
     @property
     def epsilon(self) -> float:
@@ -288,8 +297,7 @@ def fit_column(
         *_two(events),
         spread,
         inside=not adaptive,
-        pooled=how in ("dense", "even"),
-        even=how == "even",
+        found_by=how,
         kept=tuple(float(v) for v in kept) if adaptive else None,
     )
 
