@@ -206,8 +206,8 @@ class SortedValues:
 
     ``weights`` (optional): how many records hold each value (an engine passes a column's
     distinct values with their counts); the counts are then the same as for the values
-    repeated. Data-adaptive binning reads a column only through :meth:`count`; the counts get
-    noise before anything depends on them (see :mod:`dpsynth_core.privacy.binning`).
+    repeated. Data-adaptive binning reads a column only through :meth:`count` (and :meth:`count_pieces`); the
+    counts get noise before anything depends on them (see :mod:`dpsynth_core.privacy.binning`).
     """
 
     def __init__(self, values, weights=None):
@@ -237,6 +237,12 @@ class SortedValues:
         if self._cumulative is not None:
             return (self._cumulative[end] - self._cumulative[start]).astype(np.int64)
         return (end - start).astype(np.int64)
+
+    def count_pieces(self, lows, highs, *, top, integer: bool) -> np.ndarray:
+        """Exact number of values per piece of a range that ends at ``top``: whole numbers (and days) in the
+        closed ``low..high``; real numbers in ``[low, high)``, the piece that ends at ``top`` closed there."""
+        highs = np.asarray(highs)
+        return self.count(lows, highs, closed=True if integer else highs >= top)
 
     def without(self, excluded) -> SortedValues:
         """The values other than ``excluded`` (public special values, counted in their own bins)."""

@@ -109,11 +109,11 @@ def measure_leaves(column, values, low, high, top, *, integer, events, factor, r
     if SPARSE_LEVELS and np.ndim(low) == 0 and sparse(records, events[0] / factor):
         lows = even_pieces(low, top, integer)
         highs = np.append(lows[1:] - 1, top) if integer else np.append(lows[1:], top)
-        counts = values.count(lows, highs, closed=True if integer else highs >= top)
+        counts = values.count_pieces(lows, highs, top=top, integer=integer)
         return lows, *pooled_counts(counts, events, factor, noise, label), "even"
     lows, highs = privtree(
         values, low, high, epsilon=events[0] / factor, integer=integer, noise=noise, label=label + " (tree)"
     )
-    counts = values.count(lows, highs, closed=True if integer else highs >= top)
+    counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
     return lows, noisy, discrete_laplace_std(events[1] / factor), "tree"

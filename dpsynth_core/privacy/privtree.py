@@ -56,7 +56,7 @@ def privtree(
         split = np.zeros(lows.size, dtype=bool)
         if can_split.any():
             lo, hi = lows[can_split], highs[can_split]
-            counts = values.count(lo, hi, closed=True if integer else hi >= high)
+            counts = values.count_pieces(lo, hi, top=high, integer=integer)
             score = np.maximum(counts - depth * decay, threshold - decay)
             split[can_split] = real_laplace(noise, score, scale, label=label) > threshold
         leaf_lows.append(lows[~split])

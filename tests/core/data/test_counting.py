@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from dpsynth_core.data.counting import CodedTable, coarsen, flat_index
+from dpsynth_core.data.counting import CodedTable, SortedValues, coarsen, flat_index
 
 
 def _table(rows: int = 500, seed: int = 0) -> CodedTable:
@@ -44,3 +44,11 @@ def test_sparse_marginal_lists_only_present_cells():
 
 def test_flat_index_is_mixed_radix():
     assert flat_index([np.array([1, 2]), np.array([3, 0])], [3, 4], 2).tolist() == [1 * 4 + 3, 2 * 4 + 0]
+
+
+def test_pieces_of_a_range_hold_every_value_once():
+    whole = SortedValues(np.array([0, 1, 1, 4, 5, 9]))
+    assert whole.count_pieces([0, 2, 5], [1, 4, 9], top=9, integer=True).tolist() == [3, 1, 2]
+    real = SortedValues(np.array([0.0, 0.5, 1.0, 1.5, 2.0]))
+    # half-open pieces, the last one closed at the range's top: 1.0 and 2.0 are counted once each
+    assert real.count_pieces([0.0, 1.0], [1.0, 2.0], top=2.0, integer=False).tolist() == [2, 3]
