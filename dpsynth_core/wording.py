@@ -55,6 +55,23 @@ def format_epsilon(value: float | None) -> str:
     return "less than 0.001" if value > 0 else "0"
 
 
+def value_text(value) -> str:
+    """A column's own value (a mean, a median, a common value) in plain digits for readers: whole or large
+    numbers rounded, grouped by thousands from five digits on only, as the SI brochure writes numbers (a
+    four-digit number is not grouped), so that a year reads 1993 and not 1,993.
+
+    >>> [value_text(v) for v in (1993, 1993.4, 45_000.2, -2500, 3.14159, 0.5, None, "x")]
+    ['1993', '1993', '45,000', '-2500', '3.14', '0.5', '-', 'x']
+    """
+    if isinstance(value, str) or value is None:
+        return value or "-"
+    number = float(value)
+    if abs(number) < 100 and not number.is_integer():
+        return f"{number:.3g}"
+    text = f"{number:,.0f}"
+    return text.replace(",", "") if abs(round(number)) < 10_000 else text
+
+
 def format_delta(value: float) -> str:
     """Delta as a power of ten when tiny, since it is a probability of failure.
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..release.card import render_card_html
+from ..wording import value_text
 from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
 
 DEFAULT_CHARTS = 4
@@ -216,10 +217,6 @@ def _statements_note(figures: ReportFigures) -> str:
     )
 
 
-def _number(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.3g}"
-
-
 def _values_section(number: int, values: dict) -> str:
     """Numbers and dates value by value: the largest gap between the curves and a few exact values' shares."""
     rows = []
@@ -231,8 +228,8 @@ def _values_section(number: int, values: dict) -> str:
         )
         mean = v.get("mean")
         middle = (
-            f"{_number(mean['value'])} ({_number(mean['low'])} to {_number(mean['high'])}) vs "
-            f"{_number(mean['synthetic'])}<br>"
+            f"{value_text(mean['value'])} ({value_text(mean['low'])} to {value_text(mean['high'])}) vs "
+            f"{value_text(mean['synthetic'])}<br>"
             if mean
             else ""
         )

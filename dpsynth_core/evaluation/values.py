@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..data.encoding import numeric_values, range_sides
 from ..domain import as_table_domain
+from ..wording import value_text
 
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
 
@@ -163,7 +164,7 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
     for _, row in moved.head(2).iterrows():
         value = compared.shown([row["value"]])[0]
         shape.append(
-            f"{column.name}: {_plain(value)} is {row['real']:.0%} of the real values and "
+            f"{column.name}: {value_text(value)} is {row['real']:.0%} of the real values and "
             f"{row['synthetic']:.0%} of the synthetic ones"
         )
     if a.size and b.size and column.kind != "date":
@@ -171,7 +172,7 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
         scale = max(abs(mean_a), 1e-12)
         if abs(mean_b - mean_a) > SHAPE_MEAN_GAP * scale:
             shape.append(
-                f"{column.name}: the mean is {_plain(mean_a)} in the real values and {_plain(mean_b)} in the "
+                f"{column.name}: the mean is {value_text(mean_a)} in the real values and {value_text(mean_b)} in the "
                 "synthetic ones"
             )
     if not shape and compared.max_cdf_gap >= SHAPE_CDF_GAP:
@@ -190,12 +191,6 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
         "synthetic_share_of_real_top": synthetic_share if top_value is not None else 0.0,
         "shape": shape,
     }
-
-
-def _plain(value) -> str:
-    if isinstance(value, str) or value is None:
-        return value or "-"
-    return f"{value:,.0f}" if abs(value) >= 100 or float(value).is_integer() else f"{value:,.3g}"
 
 
 def value_summaries(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict:
@@ -223,10 +218,10 @@ def value_table(summaries: dict) -> pd.DataFrame:
                 "column": name,
                 "distance over exact values": s["value_distance"],
                 "largest gap between the curves": s["max_cdf_gap"],
-                "mean (real / synthetic)": f"{_plain(real['mean'])} / {_plain(synthetic['mean'])}",
-                "median (real / synthetic)": f"{_plain(real['quantiles'].get('0.5'))} / "
-                f"{_plain(synthetic['quantiles'].get('0.5'))}",
-                "most common real value": _plain(real["most_common"]),
+                "mean (real / synthetic)": f"{value_text(real['mean'])} / {value_text(synthetic['mean'])}",
+                "median (real / synthetic)": f"{value_text(real['quantiles'].get('0.5'))} / "
+                f"{value_text(synthetic['quantiles'].get('0.5'))}",
+                "most common real value": value_text(real["most_common"]),
                 "its share (real / synthetic)": f"{real['most_common_share']:.1%} / "
                 f"{s['synthetic_share_of_real_top']:.1%}",
                 "shape kept": "no" if s["shape"] else "yes",
@@ -336,7 +331,7 @@ def report_sentences(name: str, figures: dict) -> list[str]:
     ):
         if abs(real - synthetic) >= SHAPE_SHARE_GAP and not claim_low <= synthetic <= claim_high:
             out.append(
-                f"{name}: {_plain(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
+                f"{name}: {value_text(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
                 f"and {synthetic:.0%} of the synthetic ones"
             )
     mean, claim_mean = figures.get("mean"), claims.get("mean")
@@ -348,8 +343,8 @@ def report_sentences(name: str, figures: dict) -> list[str]:
         and abs(mean["synthetic"] - mean["value"]) > SHAPE_MEAN_GAP * max(abs(mean["value"]), 1e-12)
     ):
         out.append(
-            f"{name}: the mean is about {_plain(mean['value'])} in the real values ({_plain(mean['low'])} to "
-            f"{_plain(mean['high'])}) and {_plain(mean['synthetic'])} in the synthetic ones"
+            f"{name}: the mean is about {value_text(mean['value'])} in the real values ({value_text(mean['low'])} to "
+            f"{value_text(mean['high'])}) and {value_text(mean['synthetic'])} in the synthetic ones"
         )
     gap = figures["gap"]
     if not out and claims["gap"]["low"] >= SHAPE_CDF_GAP:

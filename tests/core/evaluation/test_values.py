@@ -66,3 +66,28 @@ def test_the_report_states_the_familywise_level(unchanged):
     assert "Each interval is 95%; the plain statements that something changed hold together at 95%" in note
     assert f"over all {figures.statements} figures" in note
     assert report.ReportFigures.from_dict(figures.to_dict()).statements == figures.statements
+
+
+def test_a_year_reads_as_a_year_in_the_value_summary():
+    """A column's own values are grouped by thousands from five digits on only (a four-digit year is not):
+    the Preview's table and statements read 1993, not 1,993."""
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.evaluation.values import value_summaries, value_table
+
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "year": {"type": "integer", "min": 1900, "max": 2100},
+                "pay": {"type": "integer", "min": 0, "max": 10**6},
+            }
+        }
+    )
+    real = pd.DataFrame({"year": [1993] * 9 + [1994], "pay": [45_000] * 10})
+    synthetic = pd.DataFrame({"year": [1960] * 10, "pay": [45_000] * 10})
+    summaries = value_summaries(real, synthetic, domain)
+    shown = value_table(summaries).astype(str).to_string()
+    assert "1993" in shown and "1,993" not in shown and "45,000" in shown
+    said = " ".join(summaries["year"]["shape"])
+    assert "1993" in said and "1960" in said and "1,9" not in said, said
