@@ -4,7 +4,7 @@
     python -m benchmarks.quality.declarations             # every table, full size, 5,000 and 1,000 rows, 3 seeds
     python -m benchmarks.quality.declarations --quick     # a smoke test: two small tables, one seed, seconds
     python -m benchmarks.quality.declarations --tables pums compas --sizes 1000 --seeds 5
-    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice --by-column   # which column
+    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice penguins --by-column   # which column
 
 The tables are the repository's copies (``tests/datasets``, ``assets/examples``; compas without its text and
 dates, as :func:`benchmarks.common.load_table`), plus ``adult6`` (adult's six columns that the comparison with
@@ -14,7 +14,8 @@ times wider than its published one. The tables the project had not seen (:data:`
 documentation leaves out guessed generously: its README says which): statsmodels' public-domain ``randhie``
 (RAND Health Insurance Experiment, 20,190 rows, real columns with point masses), ``anes96`` (an election survey,
 944 rows, coded answers and counts) and ``modechoice`` (travel mode choice, 840 rows, 4 per traveller, released
-per traveller); ``modechoice_rows`` is the same released per row, to tell the person unit's cost. Each table
+per traveller) and, CC0 from the palmerpenguins package, ``penguins`` (344 rows: real measurements and their
+missing values); ``modechoice_rows`` is modechoice released per row, to tell the person unit's cost. Each table
 is released by ``marginals`` at epsilon 1 as the app releases it (the number of rows a DP count, so the bins
 know how dense the table is) from two declarations, both written from the public domain files
 (``tests/conftest.py``'s complete ones, or those of ``benchmarks/datasets``), never from the data:
@@ -61,7 +62,7 @@ from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
 
 TABLES = ("adult", "adult6", "adult_test", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
 #: Public tables the project had not seen, with a publisher's declaration from their documentation.
-UNSEEN = ("randhie", "anes96", "modechoice")
+UNSEEN = ("randhie", "anes96", "modechoice", "penguins")
 #: Equal public bins of each numeric range in the expert's declaration (``mbi_reference --bins``' default).
 BINS = 16
 #: ``adult_wide``: its rows, and how many times its published ranges are widened.
