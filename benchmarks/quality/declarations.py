@@ -13,7 +13,7 @@ times wider than its published one. The tables the project had not seen (:data:`
 ``benchmarks/datasets`` with the declarations a publisher wrote from their documentation only, ranges the
 documentation leaves out guessed generously: its README says which): statsmodels' public-domain ``randhie``
 (RAND Health Insurance Experiment, 20,190 rows, real columns with point masses), ``anes96`` (an election survey,
-944 rows, coded answers and counts) and ``modechoice`` (travel mode choice, 840 rows, 4 per traveller, released
+944 rows, coded answers and counts), ``modechoice`` (travel mode choice, 840 rows, 4 per traveller, released
 per traveller) and, CC0 from the palmerpenguins package, ``penguins`` (344 rows: real measurements and their
 missing values); ``modechoice_rows`` is modechoice released per row, to tell the person unit's cost. Each table
 is released by ``marginals`` at epsilon 1 as the app releases it (the number of rows a DP count, so the bins

@@ -28,18 +28,21 @@ def nice_width(span: float, target_bins: int, integer: bool) -> float:
     return width
 
 
-def shortest_decimal(low: float, high: float) -> float | None:
-    """The number in ``[low, high)`` written with the fewest decimals (the coarsest power of ten first), or
-    None when none is shorter than 17 digits: 0 in ``[0, 1.2e-6)``, 2.5 in ``[2.49999, 2.50001)``.
+def shortest_decimal(low: float, high: float, *, closed: bool = False) -> float | None:
+    """The number in ``[low, high)`` (``[low, high]`` when ``closed``) written with the fewest decimals (the
+    coarsest power of ten first), or None when none is shorter than 17 digits: 0 in ``[0, 1.2e-6)``, 2.5 in
+    ``[2.49999, 2.50001)``, 100 in ``[99.999997, 100]``.
 
     >>> shortest_decimal(0.0, 1.2e-6), shortest_decimal(2.4999976, 2.5000012), shortest_decimal(-3.02, -2.97)
     (0.0, 2.5, -3.0)
+    >>> shortest_decimal(99.999997, 100.0), shortest_decimal(99.999997, 100.0, closed=True)
+    (99.999997, 100.0)
     """
     for digits in range(-15, 17):
         step = 10.0**-digits
         value = math.ceil(low / step) * step
         value = round(value, digits) if digits > 0 else value
-        if low <= value < high:
+        if low <= value < high or (closed and value == high):
             return float(value) + 0.0  # no -0.0
     return None
 
@@ -53,12 +56,12 @@ def point_width(span: float) -> float:
 def point_of_pieces(piece_lows: np.ndarray, piece_highs: np.ndarray, span: float) -> np.ndarray:
     """Per piece of a real column's spread: the point its values are decoded at when the piece is no wider than
     PrivTree's deepest leaf (:func:`point_width`: a point mass, such as the 0 of a zero-inflated
-    amount), its :func:`shortest_decimal`; NaN for a wider piece (values drawn uniformly inside it).
-    Post-processing of DP pieces and public bounds."""
+    amount), its :func:`shortest_decimal`, the last piece closed at the range's top (a top code); NaN for a wider
+    piece (values drawn uniformly inside it). Post-processing of DP pieces and public bounds."""
     points = np.full(len(piece_lows), np.nan)
     narrow = (piece_highs - piece_lows <= point_width(span)) & (piece_highs > piece_lows)
     for i in np.flatnonzero(narrow):  # a few pieces at most (each holds a point mass)
-        found = shortest_decimal(float(piece_lows[i]), float(piece_highs[i]))
+        found = shortest_decimal(float(piece_lows[i]), float(piece_highs[i]), closed=i == len(piece_lows) - 1)
         points[i] = np.nan if found is None else found
     return points
 

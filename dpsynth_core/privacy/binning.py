@@ -30,7 +30,10 @@ from. Per column, one or two measurements, all counted by the accountant:
    (OpenDP's float Laplace on the secure path; its rounding is charged by scaling
    ``lambda`` up by a factor ``1 + 1e-9``).
 2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
-   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`).
+   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`). A real
+   range's two declared ends are leaves of their own among PrivTree's (:func:`.leaves.with_ends`, public),
+   counted back into their neighbour when their noisy count cannot be told from empty
+   (:func:`.bin_weights.settled_ends`).
 
 The rest is post-processing of these DP outputs (:mod:`.bin_weights`), using the unclipped noisy
 counts (their noise cancels on average when neighbours are summed):
@@ -82,7 +85,7 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
 from . import bin_weights
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
-from .leaves import binning_events, measure_leaves
+from .leaves import binning_events, counts_ends, measure_leaves
 from .noise import NoiseSource
 
 #: Most finer pieces kept to place values inside the bins.
@@ -109,7 +112,8 @@ class FittedBins:
         column: the column's name.
         edges: the first value of every bin (integers, dates) or every boundary from min to
             max (real numbers), in the column's own type.
-        leaves: how many leaves were counted (the tree's, or one per value) before merging.
+        leaves: how many leaves were counted (the tree's with a real range's two ends, or one per value) before
+            merging.
         spread: ``(piece lows, weights)``: the finer pieces the bins were merged from and their
             non-negative weights from the noisy counts, which decoding uses to place values in a bin.
         first_epsilon, count_epsilon: the epsilon of the two measurements, PrivTree's (or the first count
@@ -129,6 +133,8 @@ class FittedBins:
     found_by: str = "tree"
     #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days).
     kept: tuple | None = None
+    #: True when a real range's two declared ends were counted as leaves of their own (:func:`.leaves.with_ends`).
+    ends: bool = False
 
     @property
     def pooled(self) -> bool:
@@ -166,7 +172,11 @@ class FittedBins:
                 else "two discrete Laplace histograms of the values, pooled (a dense table); "
                 if self.pooled
                 else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
-                + "a discrete Laplace histogram of the leaves; "
+                + (
+                    "a discrete Laplace histogram of its leaves and of the range's two ends; "
+                    if self.ends
+                    else "a discrete Laplace histogram of the leaves; "
+                )
             )
             + (
                 "how values spread inside the declared bins (post-processing)"
@@ -280,6 +290,9 @@ def fit_column(
         noise=noise,
         label=binning_label(column),
     )
+    counted, ends = int(lows.size), how == "tree" and counts_ends(integer, roots_low)
+    if ends:  # an end leaf the counts cannot tell from empty goes back into its neighbour
+        lows, noisy = bin_weights.settled_ends(lows, noisy, std, top)
     kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS)
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
@@ -293,12 +306,13 @@ def fit_column(
     return FittedBins(
         column.name,
         _edges(column, bin_lows, top),
-        int(lows.size),
+        counted,
         *_two(events),
         spread,
         inside=not adaptive,
         found_by=how,
         kept=tuple(float(v) for v in kept) if adaptive else None,
+        ends=ends,
     )
 
 
