@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import constraints
+from ..wording import value_text
 from .column import ColumnDomain
 
 
@@ -225,7 +226,11 @@ class RangeDomain(ColumnDomain):
         )
 
     def _range_words(self) -> str:
-        return f"{self.values_words} from {self.min:{self.bound_format}} to {self.max:{self.bound_format}}"
+        return f"{self.values_words} from {self._bound(self.min)} to {self._bound(self.max)}"
+
+    def _bound(self, value) -> str:
+        """A bound in words, in the kind's :attr:`bound_format`."""
+        return format(value, self.bound_format)
 
     def _bins_words(self) -> str:
         """The declared bins in words, after the range (``" in 4 bins"``)."""
@@ -268,7 +273,11 @@ class IntegerDomain(RangeDomain):
     kind = "integer"
     bin_keys = ("bin_width",)
     values_words = "whole numbers"
-    bound_format = ","
+
+    def _bound(self, value) -> str:
+        """Grouped by thousands from five digits on only (:func:`~dpsynth_core.wording.value_text`): years 2007
+        to 2009, counts 0 to 10,000."""
+        return value_text(int(value))
 
     def _bin_key_problems(self) -> list[str]:
         if self.bin_width is not None and self.bin_width < 1:

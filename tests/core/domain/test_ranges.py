@@ -139,6 +139,7 @@ def test_the_bins_special_values_cut_in_are_counted_against_the_limit(monkeypatc
         ),
         (IntegerDomain(name="x", min=0, max=100, bin_width=10), "whole numbers from 0 to 100 in bins of 10, 11 bins"),
         (IntegerDomain(name="x", min=0, max=9), "whole numbers from 0 to 9 (one bin per value), 10 bins"),
+        (IntegerDomain(name="x", min=2007, max=2009), "whole numbers from 2007 to 2009 (one bin per value), 3 bins"),
         (
             IntegerDomain(name="x", min=0, max=9, edges=(0, 5), special=(9,)),
             "whole numbers from 0 to 9, 3 bins; 9 kept exact",
