@@ -196,25 +196,6 @@ def clear_level(std: float, k: int) -> float:
     return float(std / np.sqrt(2) * np.log(max(k, 1) / (2 * ndtr(-constraints.EMPTY_Z))))
 
 
-def settled_ends(lows, noisy, std: float, top: float) -> tuple[np.ndarray, np.ndarray]:
-    """A real range's leaves (lower ends, up to ``top``) with each end leaf no wider than a point
-    (:func:`.leaves.with_ends`, or PrivTree's own deepest leaf) counted back into its neighbour when its noisy
-    count is below :func:`clear_level` over the leaves: an end keeps records of its own only where the counts
-    show a point mass there. The merged leaf's count is the sum of the two noisy counts. Post-processing.
-
-    >>> lows, noisy = settled_ends(np.array([0.0, 1e-6, 50.0]), np.array([2.0, 300.0, 40.0]), 3.0, 100.0)
-    >>> lows.tolist(), noisy.tolist()
-    ([0.0, 50.0], [302.0, 40.0])
-    """
-    lows, noisy = np.asarray(lows, dtype=float), np.asarray(noisy, dtype=float)
-    width, level = point_width(top - lows[0]), clear_level(std, len(lows))
-    if len(lows) > 1 and top - lows[-1] <= width and noisy[-1] < level:
-        lows, noisy = lows[:-1], np.append(noisy[:-2], noisy[-2] + noisy[-1])
-    if len(lows) > 1 and lows[1] - lows[0] <= width and noisy[0] < level:
-        lows, noisy = np.delete(lows, 1), np.concatenate([[noisy[0] + noisy[1]], noisy[2:]])
-    return lows, noisy
-
-
 def quiet_ends(noisy, std: float, *, limit: float, widths=None) -> tuple[int, int]:
     """The first and last leaf of a numeric column to keep: its tails that the noisy leaf counts cannot tell
     from empty are cut, by the rule :func:`dpsynth_core.pgm.support_from` applies to a range's bins, here on

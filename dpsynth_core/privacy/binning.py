@@ -30,10 +30,9 @@ from. Per column, one or two measurements, all counted by the accountant:
    (OpenDP's float Laplace on the secure path; its rounding is charged by scaling
    ``lambda`` up by a factor ``1 + 1e-9``).
 2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
-   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`). A real
-   range's two declared ends are leaves of their own among PrivTree's (:func:`.leaves.with_ends`, public),
-   counted back into their neighbour when their noisy count cannot be told from empty
-   (:func:`.bin_weights.settled_ends`).
+   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`). A range's
+   named points (a real range's two ends, 0 inside a range) are leaves of their own among PrivTree's, counted
+   back into the leaf they were cut from when their noisy count cannot be told from empty (:mod:`.points`).
 
 The rest is post-processing of these DP outputs (:mod:`.bin_weights`), using the unclipped noisy
 counts (their noise cancels on average when neighbours are summed):
@@ -85,8 +84,9 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import DateDomain, FloatDomain, TableDomain
 from . import bin_weights
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
-from .leaves import binning_events, counts_ends, measure_leaves
+from .leaves import binning_events, measure_leaves
 from .noise import NoiseSource
+from .points import named_points
 
 #: Most finer pieces kept to place values inside the bins.
 FINE_MAX_BINS = 256
@@ -112,8 +112,8 @@ class FittedBins:
         column: the column's name.
         edges: the first value of every bin (integers, dates) or every boundary from min to
             max (real numbers), in the column's own type.
-        leaves: how many leaves were counted (the tree's with a real range's two ends, or one per value) before
-            merging.
+        leaves: how many leaves were counted (the tree's, or one per value) before merging, but named points
+            counted back into their leaf (:mod:`.points`).
         spread: ``(piece lows, weights)``: the finer pieces the bins were merged from and their
             non-negative weights from the noisy counts, which decoding uses to place values in a bin.
         first_epsilon, count_epsilon: the epsilon of the two measurements, PrivTree's (or the first count
@@ -133,8 +133,8 @@ class FittedBins:
     found_by: str = "tree"
     #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days).
     kept: tuple | None = None
-    #: True when a real range's two declared ends were counted as leaves of their own (:func:`.leaves.with_ends`).
-    ends: bool = False
+    #: The named points counted as leaves of their own beside PrivTree's (:mod:`.points`): a real range's ends, 0.
+    points: tuple = ()
 
     @property
     def pooled(self) -> bool:
@@ -172,11 +172,8 @@ class FittedBins:
                 else "two discrete Laplace histograms of the values, pooled (a dense table); "
                 if self.pooled
                 else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
-                + (
-                    "a discrete Laplace histogram of its leaves and of the range's two ends; "
-                    if self.ends
-                    else "a discrete Laplace histogram of the leaves; "
-                )
+                + "a discrete Laplace histogram of the leaves"
+                + (f" (with {_points_words(self.points)} as leaves of their own); " if self.points else "; ")
             )
             + (
                 "how values spread inside the declared bins (post-processing)"
@@ -227,6 +224,13 @@ def binning_budget(domain, epsilon: float, *, rho: float | None = None) -> dict[
 def binning_label(column) -> str:
     """How the plan, the ledger and the card name a column's binning measurements."""
     return f"bins {column.name}" if getattr(column, "adaptive", False) else f"values inside the bins of {column.name}"
+
+
+def _points_words(points: tuple) -> str:
+    """The named points (:func:`.points.named_points`) in words: a real range's two ends come as a pair, and 0
+    strictly inside the range makes their number odd."""
+    words = (["0"] if len(points) % 2 else []) + (["the range's two ends"] if len(points) >= 2 else [])
+    return " and ".join(words)
 
 
 def _two(events: list[float]) -> tuple[float, float]:
@@ -290,9 +294,6 @@ def fit_column(
         noise=noise,
         label=binning_label(column),
     )
-    counted, ends = int(lows.size), how == "tree" and counts_ends(integer, roots_low)
-    if ends:  # an end leaf the counts cannot tell from empty goes back into its neighbour
-        lows, noisy = bin_weights.settled_ends(lows, noisy, std, top)
     kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS)
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
@@ -306,13 +307,13 @@ def fit_column(
     return FittedBins(
         column.name,
         _edges(column, bin_lows, top),
-        counted,
+        int(lows.size),
         *_two(events),
         spread,
         inside=not adaptive,
         found_by=how,
         kept=tuple(float(v) for v in kept) if adaptive else None,
-        ends=ends,
+        points=named_points(column, roots_low, top, integer=integer) if how == "tree" else (),
     )
 
 

@@ -4,8 +4,8 @@ The first of the two steps of :mod:`.binning` (see its docstring for the whole):
 gets, a public rule of its declaration, epsilon and the release's DP or public row count, and their noisy
 counts. One count per value for a short range; two counts per value, pooled, on a table *dense* enough for them
 (:func:`dense`); two counts of the range's equal pieces, pooled, on a table too *sparse* for PrivTree
-(:func:`sparse`); else PrivTree's leaves (with a real range's two ends as leaves of their own, :func:`with_ends`)
-and one count of them. Every path of a column costs the same
+(:func:`sparse`); else PrivTree's leaves, with the range's named points as leaves of their own (:mod:`.points`: a
+real range's ends, 0 inside a range), and one count of them. Every path of a column costs the same
 (:func:`binning_events`), so the plan made before any data holds whichever the row count picks. Each count is
 one histogram of sensitivity 1 over leaves that partition the range (:func:`.histogram.noisy_histogram`).
 """
@@ -17,9 +17,9 @@ import math
 import numpy as np
 
 from ..domain import FloatDomain
-from ..domain.ranges import point_width
 from .histogram import noisy_histogram
 from .noise import discrete_laplace_std
+from .points import named_points, settled_points, with_points
 from .privtree import privtree
 
 #: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
@@ -34,43 +34,6 @@ DENSE_RECORDS = 4.0
 
 #: Share of a PrivTree column's binning epsilon spent on the tree (the rest on the leaf counts).
 TREE_SHARE = 0.5
-
-
-#: A real range's two declared ends are leaves of their own beside PrivTree's (:func:`with_ends`), so that a value
-#: many records share at an end (the 0 of ln max(1, x), an amount not spent, a top code) keeps its exact value
-#: where the tree stops in a leaf a quarter of the range wide; an end whose noisy count cannot be told from empty
-#: is counted back into its neighbour (:func:`.bin_weights.settled_ends`). False: an ablation. The publisher's
-#: declarations (min and max only), 30 seeds, 2-way TVD: randhie at 1,000 rows 0.181 to 0.157 (rows above the
-#: real maximum 15.8% to 9.7%), australian 0.150 to 0.142, penguins 0.301 to 0.289, the rest level (diabetes,
-#: ce, randhie at 5,000 and 20,190 rows within a standard error). Not for whole numbers (the low end alone, 10
-#: seeds: adult_wide at 45,000 rows above its real maximum 0.04% to 0.15%, anes96 0.171 to 0.176) nor the equal
-#: pieces of a sparse table (penguins 0.301 to 0.309).
-END_LEAVES = True
-
-
-def counts_ends(integer: bool, low) -> bool:
-    """Whether PrivTree's leaves of a range rooted at ``low`` get its declared ends as leaves of their own
-    (:data:`END_LEAVES`): a real range with one root (fitted bins). A public rule."""
-    return END_LEAVES and not integer and np.ndim(low) == 0
-
-
-def with_ends(lows, highs, low: float, top: float) -> tuple[np.ndarray, np.ndarray]:
-    """PrivTree's leaves of the real range ``low``..``top`` (``[low, high)`` each, the last closed at ``top``) with
-    each end cut from its leaf as a leaf of its own, a point half the tree's deepest width
-    (:func:`~dpsynth_core.domain.ranges.point_width`, so that rounding never makes it look wider), unless the end
-    leaf is a point already. The leaves still partition the range, so their counts stay one histogram of
-    sensitivity 1: a public rule, no extra cost.
-
-    >>> with_ends(np.array([0.0, 50.0]), np.array([50.0, 100.0]), 0.0, 100.0)[0].round(6).tolist()
-    [0.0, 3e-06, 50.0, 99.999997]
-    """
-    point = point_width(top - low)
-    width = point / 2
-    if highs[0] - lows[0] > point:
-        lows, highs = np.concatenate([[low, low + width], lows[1:]]), np.concatenate([[low + width], highs])
-    if highs[-1] - lows[-1] > point:
-        lows, highs = np.append(lows, top - width), np.concatenate([highs[:-1], [top - width, top]])
-    return lows, highs
 
 
 def binning_events(column, epsilon: float) -> list[float]:
@@ -153,8 +116,10 @@ def measure_leaves(column, values, low, high, top, *, integer, events, factor, r
     lows, highs = privtree(
         values, low, high, epsilon=events[0] / factor, integer=integer, noise=noise, label=label + " (tree)"
     )
-    if counts_ends(integer, low):
-        lows, highs = with_ends(lows, highs, float(low), float(top))
+    lows, highs, cuts = with_points(
+        lows, highs, named_points(column, low, top, integer=integer), top=top, integer=integer
+    )
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
-    return lows, noisy, discrete_laplace_std(events[1] / factor), "tree"
+    std = discrete_laplace_std(events[1] / factor)
+    return *settled_points(lows, noisy, std, cuts), std, "tree"

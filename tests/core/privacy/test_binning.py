@@ -13,7 +13,7 @@ from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.data.encoding import decode_codes, encode_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.domain.ranges import point_width
-from dpsynth_core.privacy import bin_weights, binning, leaves
+from dpsynth_core.privacy import bin_weights, binning, leaves, points
 from dpsynth_core.privacy import privtree as privtree_module
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
@@ -688,29 +688,29 @@ def test_a_real_ranges_ends_are_counted_as_leaves_of_their_own_and_kept_where_re
     deviation 57 at 0.025) far clear of empty: the weights at the ends are within 4 deviations of 1,000 and 400."""
     found = fit_column(_REAL, SortedValues(_ends_table()), epsilon=0.05, noise=make_noise_source(0))
     lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
-    assert found.ends and "the range's two ends" in found.as_card()["mechanism"]
+    assert found.points == (0.0, 100.0) and "the range's two ends as leaves" in found.as_card()["mechanism"]
     assert (found.first_epsilon, found.count_epsilon) == (0.025, 0.025)  # the cost of any PrivTree column
     assert lows[1] - lows[0] <= _POINT and 100.0 - lows[-1] <= _POINT
     deviation = 4 * math.sqrt(2) / 0.025
     assert abs(weights[0] - 1000) < deviation and abs(weights[-1] - 400) < deviation, (weights[0], weights[-1])
-    ablated = leaves.END_LEAVES
+    ablated = points.POINT_LEAVES
     try:
-        leaves.END_LEAVES = False
+        points.POINT_LEAVES = False
         before = fit_column(_REAL, SortedValues(_ends_table()), epsilon=0.05, noise=make_noise_source(0))
     finally:
-        leaves.END_LEAVES = ablated
-    assert not before.ends and before.spread[0][1] - before.spread[0][0] > _POINT  # the tree alone: no point
+        points.POINT_LEAVES = ablated
+    assert not before.points and before.spread[0][1] - before.spread[0][0] > _POINT  # the tree alone: no point
 
 
 def test_an_end_with_no_records_is_counted_back_into_its_leaf():
-    """Records in 40-60 only: both ends' counts are noise, below the clear level, and go back into their
-    neighbours; the card still counts them among the leaves measured."""
+    """Records in 40-60 only: both ends' counts are noise, below the clear level, and go back into the leaves they
+    were cut from: the tree's leaves again."""
     values = SortedValues(np.sort(np.random.default_rng(1).uniform(40, 60, 4000)))
     found = fit_column(_REAL, values, epsilon=0.05, noise=make_noise_source(1))
     lows = np.asarray(found.spread[0])
-    assert found.ends and lows[1] - lows[0] > _POINT and 100.0 - lows[-1] > _POINT
+    assert found.points and lows[1] - lows[0] > _POINT and 100.0 - lows[-1] > _POINT
     tree, _ = privtree(values, 0.0, 100.0, epsilon=0.025, integer=False, noise=make_noise_source(1), label="y (tree)")
-    assert found.leaves == len(tree) + 2
+    assert found.leaves == len(tree)
 
 
 def test_a_release_keeps_the_ends_exact():
@@ -723,6 +723,39 @@ def test_a_release_keeps_the_ends_exact():
     out = synthesize(frame, spec, 1.0, method="marginals", random_state=2).data["y"].astype(float)
     assert abs((out == 0).mean() - 0.25) < 0.05 and abs((out == 100).mean() - 0.1) < 0.05
     assert out.between(0, 100).all()
+
+
+_DIFFERENCE = TableDomain.from_json({"columns": {"d": {"type": "integer", "min": -1000, "max": 1000}}}).columns["d"]
+
+
+@pytest.mark.parametrize("zeros", [1000, 0])
+def test_zero_inside_a_range_is_a_leaf_of_its_own_where_records_pile_there(zeros):
+    """A range declared across zero (a difference): a quarter of 4,000 records at 0, the rest 100-300. At the
+    column's epsilon 0.05 the tree (bias 83 records a level) stops about 12 levels above one value; 0 is cut as a
+    leaf of its own and kept (its count, deviation 57, far clear of empty), its weight within 4 deviations of
+    1,000. With no record at 0 it is counted back into the leaf it was cut from: no piece of one value at 0."""
+    rng = np.random.default_rng(3)
+    values = np.sort(np.concatenate([np.zeros(zeros, dtype=np.int64), rng.integers(100, 301, 4000 - zeros)]))
+    found = fit_column(_DIFFERENCE, SortedValues(values), epsilon=0.05, noise=make_noise_source(3))
+    pieces = dict(zip(*found.spread, strict=True))
+    assert found.points == (0,) and "0 as leaves of their own" in found.as_card()["mechanism"]
+    one_value = 0 in pieces and 1 in pieces
+    assert one_value == bool(zeros), sorted(pieces)[:8]
+    if zeros:
+        assert abs(pieces[0] - zeros) < 4 * math.sqrt(2) / 0.025
+
+
+def test_named_points_leave_dates_and_whole_number_ends_alone():
+    spec = {
+        "day": {"type": "date", "min": "1960-01-01", "max": "1990-12-31"},
+        "count": {"type": "integer", "min": 0, "max": 100},
+        "change": {"type": "float", "min": -5.0, "max": 5.0},
+    }
+    day, count, change = TableDomain.from_json({"columns": spec}).columns.values()
+    assert points.named_points(day, -3653, 7669, integer=True) == ()  # day 0 is 1970-01-01, no point of a date
+    assert points.named_points(count, 0, 100, integer=True) == ()
+    assert points.named_points(change, -5.0, 5.0, integer=False) == (-5.0, 0.0, 5.0)
+    assert points.named_points(change, np.array([-5.0, 0.0]), 5.0, integer=False) == ()  # declared bins: roots
 
 
 # The audit: one more record at the declared min changes the end's count (and may change the tree).
