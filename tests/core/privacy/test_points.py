@@ -1,0 +1,140 @@
+"""A range's named points (:mod:`dpsynth_core.privacy.points`): a real range's ends and 0 inside a range, leaves
+of their own beside PrivTree's, kept where records pile there and counted back where they cannot be told from
+empty; the empirical privacy audit of the released bins with them, and a broken variant it catches."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core import synthesize
+from dpsynth_core.data.counting import SortedValues
+from dpsynth_core.domain import TableDomain
+from dpsynth_core.domain.ranges import point_width
+from dpsynth_core.privacy import leaves, points
+from dpsynth_core.privacy.binning import fit_column
+from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.privacy.privtree import privtree
+from tests.audit import audit
+
+EPS = 1.0
+
+# --- a real range's declared ends and 0 inside a range: leaves of their own beside PrivTree's -------------------------------------
+
+_REAL = TableDomain.from_json({"columns": {"y": {"type": "float", "min": 0.0, "max": 100.0}}}).columns["y"]
+_POINT = point_width(100.0)
+
+
+def _ends_table(rows=4000, seed=0) -> np.ndarray:
+    """A quarter of the records at exactly the declared min 0, a tenth at the max 100, the rest in 40-60."""
+    rng = np.random.default_rng(seed)
+    return np.sort(
+        np.concatenate([np.zeros(rows // 4), np.full(rows // 10, 100.0), rng.uniform(40, 60, rows - 7 * rows // 20)])
+    )
+
+
+def test_a_real_ranges_ends_are_counted_as_leaves_of_their_own_and_kept_where_records_pile_there():
+    """At the column's epsilon 0.05 PrivTree's bias is 3 ln 2 / 0.025 = 83 records a level: 1,000 records at 0 stop
+    about 12 levels deep, far above its deepest leaf (2^-24 of the range), so the 0s would spread over a leaf 0.002
+    wide. The ends are counted as leaves of their own (no extra cost: one histogram) and kept, their counts (noise
+    deviation 57 at 0.025) far clear of empty: the weights at the ends are within 4 deviations of 1,000 and 400."""
+    found = fit_column(_REAL, SortedValues(_ends_table()), epsilon=0.05, noise=make_noise_source(0))
+    lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
+    assert found.points == (0.0, 100.0) and "the range's two ends as leaves" in found.as_card()["mechanism"]
+    assert (found.first_epsilon, found.count_epsilon) == (0.025, 0.025)  # the cost of any PrivTree column
+    assert lows[1] - lows[0] <= _POINT and 100.0 - lows[-1] <= _POINT
+    deviation = 4 * math.sqrt(2) / 0.025
+    assert abs(weights[0] - 1000) < deviation and abs(weights[-1] - 400) < deviation, (weights[0], weights[-1])
+    ablated = points.POINT_LEAVES
+    try:
+        points.POINT_LEAVES = False
+        before = fit_column(_REAL, SortedValues(_ends_table()), epsilon=0.05, noise=make_noise_source(0))
+    finally:
+        points.POINT_LEAVES = ablated
+    assert not before.points and before.spread[0][1] - before.spread[0][0] > _POINT  # the tree alone: no point
+
+
+def test_an_end_with_no_records_is_counted_back_into_its_leaf():
+    """Records in 40-60 only: both ends' counts are noise, below the clear level, and go back into the leaves they
+    were cut from: the tree's leaves again."""
+    values = SortedValues(np.sort(np.random.default_rng(1).uniform(40, 60, 4000)))
+    found = fit_column(_REAL, values, epsilon=0.05, noise=make_noise_source(1))
+    lows = np.asarray(found.spread[0])
+    assert found.points and lows[1] - lows[0] > _POINT and 100.0 - lows[-1] > _POINT
+    tree, _ = privtree(values, 0.0, 100.0, epsilon=0.025, integer=False, noise=make_noise_source(1), label="y (tree)")
+    assert found.leaves == len(tree)
+
+
+def test_a_release_keeps_the_ends_exact():
+    """Through a whole release (marginals, epsilon 1): the 0s and 100s come out exactly 0 and 100, each share
+    within 0.05 of the truth (the count noise, deviation about 40 records on 4,000, and sampling are far less)."""
+    frame = pd.DataFrame({"y": _ends_table(seed=2).astype(str), "g": np.repeat(["a", "b"], 2000)})
+    spec = {
+        "columns": {"y": {"type": "float", "min": 0, "max": 100}, "g": {"type": "categorical", "values": ["a", "b"]}}
+    }
+    out = synthesize(frame, spec, 1.0, method="marginals", random_state=2).data["y"].astype(float)
+    assert abs((out == 0).mean() - 0.25) < 0.05 and abs((out == 100).mean() - 0.1) < 0.05
+    assert out.between(0, 100).all()
+
+
+_DIFFERENCE = TableDomain.from_json({"columns": {"d": {"type": "integer", "min": -1000, "max": 1000}}}).columns["d"]
+
+
+@pytest.mark.parametrize("zeros", [1000, 0])
+def test_zero_inside_a_range_is_a_leaf_of_its_own_where_records_pile_there(zeros):
+    """A range declared across zero (a difference): a quarter of 4,000 records at 0, the rest 100-300. At the
+    column's epsilon 0.05 the tree (bias 83 records a level) stops about 12 levels above one value; 0 is cut as a
+    leaf of its own and kept (its count, deviation 57, far clear of empty), its weight within 4 deviations of
+    1,000. With no record at 0 it is counted back into the leaf it was cut from: no piece of one value at 0."""
+    rng = np.random.default_rng(3)
+    values = np.sort(np.concatenate([np.zeros(zeros, dtype=np.int64), rng.integers(100, 301, 4000 - zeros)]))
+    found = fit_column(_DIFFERENCE, SortedValues(values), epsilon=0.05, noise=make_noise_source(3))
+    pieces = dict(zip(*found.spread, strict=True))
+    assert found.points == (0,) and "0 as leaves of their own" in found.as_card()["mechanism"]
+    one_value = 0 in pieces and 1 in pieces
+    assert one_value == bool(zeros), sorted(pieces)[:8]
+    if zeros:
+        assert abs(pieces[0] - zeros) < 4 * math.sqrt(2) / 0.025
+
+
+def test_named_points_leave_dates_and_whole_number_ends_alone():
+    spec = {
+        "day": {"type": "date", "min": "1960-01-01", "max": "1990-12-31"},
+        "count": {"type": "integer", "min": 0, "max": 100},
+        "change": {"type": "float", "min": -5.0, "max": 5.0},
+    }
+    day, count, change = TableDomain.from_json({"columns": spec}).columns.values()
+    assert points.named_points(day, -3653, 7669, integer=True) == ()  # day 0 is 1970-01-01, no point of a date
+    assert points.named_points(count, 0, 100, integer=True) == ()
+    assert points.named_points(change, -5.0, 5.0, integer=False) == (-5.0, 0.0, 5.0)
+    assert points.named_points(change, np.array([-5.0, 0.0]), 5.0, integer=False) == ()  # declared bins: roots
+
+
+# The audit: one more record at the declared min changes the end's count (and may change the tree).
+_E = SortedValues([0.0] * 20 + [0.7] * 20)
+_E_END = SortedValues([0.0] * 21 + [0.7] * 20)
+_UNIT = TableDomain.from_json({"columns": {"y": {"type": "float", "min": 0.0, "max": 1.0}}}).columns["y"]
+_END_EVENTS = {
+    "the low end a point": lambda out: out[0],
+    **{f"the low end's weight >= {t}": (lambda t: lambda out: out[0] and out[1] >= t)(t) for t in (18.5, 20.5, 22.5)},
+}
+
+
+def _released_end(values, seed):
+    found = fit_column(_UNIT, values, epsilon=EPS, noise=make_noise_source(seed))
+    lows, weights = found.spread
+    return bool(lows[1] - lows[0] <= point_width(1.0)), float(weights[0])
+
+
+def test_audit_the_ends_pass():
+    result = audit(_released_end, _E, _E_END, _END_EVENTS, trials=2000, seed=11)
+    assert not result.violates(EPS), result
+
+
+def test_audit_catches_the_ends_counted_without_noise(monkeypatch):
+    monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
+    result = audit(_released_end, _E, _E_END, _END_EVENTS, trials=300, seed=12)
+    assert result.violates(EPS), result
