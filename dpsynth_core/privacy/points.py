@@ -40,7 +40,8 @@ POINT_LEAVES = True
 
 def named_points(column, low, top, *, integer: bool) -> tuple:
     """The points of a column's range rooted at ``low`` (one root: fitted bins) that get leaves of their own: a
-    real range's two ends, and 0 strictly inside a numeric range. A public rule of the declaration.
+    real range's two ends, and 0 strictly inside a numeric range, but declared ``special`` values (bins of their
+    own already). A public rule of the declaration.
 
     >>> from dpsynth_core.domain import TableDomain
     >>> spec = {"x": {"type": "float", "min": 0, "max": 9}, "d": {"type": "integer", "min": -50, "max": 50}}
@@ -51,7 +52,8 @@ def named_points(column, low, top, *, integer: bool) -> tuple:
     if not POINT_LEAVES or np.ndim(low) != 0 or isinstance(column, DateDomain):
         return ()
     ends = () if integer else (float(low), float(top))
-    return tuple(sorted(set(ends + ((0 if integer else 0.0,) if low < 0 < top else ()))))
+    special = {float(v) for v in column.special}  # declared special values have bins of their own already
+    return tuple(sorted(p for p in set(ends + ((0 if integer else 0.0,) if low < 0 < top else ())) if p not in special))
 
 
 def _own_leaf(point, top, integer: bool, span: float) -> tuple:

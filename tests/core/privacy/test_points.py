@@ -111,6 +111,8 @@ def test_named_points_leave_dates_and_whole_number_ends_alone():
     assert points.named_points(count, 0, 100, integer=True) == ()
     assert points.named_points(change, -5.0, 5.0, integer=False) == (-5.0, 0.0, 5.0)
     assert points.named_points(change, np.array([-5.0, 0.0]), 5.0, integer=False) == ()  # declared bins: roots
+    coded = TableDomain.from_json({"columns": {"c": {"type": "integer", "min": -9, "max": 9, "special": [0]}}})
+    assert points.named_points(coded.columns["c"], -9, 9, integer=True) == ()  # a declared special value
 
 
 # The audit: one more record at the declared min changes the end's count (and may change the tree).
