@@ -173,7 +173,7 @@ class FittedBins:
                 if self.pooled
                 else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
                 + "a discrete Laplace histogram of the leaves"
-                + (f" (with {_points_words(self.points)} as leaves of their own); " if self.points else "; ")
+                + (f" (with {_points_words(self.points)}); " if self.points else "; ")
             )
             + (
                 "how values spread inside the declared bins (post-processing)"
@@ -228,9 +228,16 @@ def binning_label(column) -> str:
 
 def _points_words(points: tuple) -> str:
     """The named points (:func:`.points.named_points`) in words: a real range's two ends come as a pair, and 0
-    strictly inside the range makes their number odd."""
-    words = (["0"] if len(points) % 2 else []) + (["the range's two ends"] if len(points) >= 2 else [])
-    return " and ".join(words)
+    strictly inside the range makes their number odd.
+
+    >>> _points_words((0,))
+    '0 as a leaf of its own'
+    >>> _points_words((-5.0, 0.0, 5.0))
+    "0 and the range's two ends as leaves of their own"
+    """
+    if len(points) == 1:
+        return "0 as a leaf of its own"
+    return ("0 and " if len(points) % 2 else "") + "the range's two ends as leaves of their own"
 
 
 def _two(events: list[float]) -> tuple[float, float]:

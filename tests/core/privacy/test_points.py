@@ -93,7 +93,7 @@ def test_zero_inside_a_range_is_a_leaf_of_its_own_where_records_pile_there(zeros
     values = np.sort(np.concatenate([np.zeros(zeros, dtype=np.int64), rng.integers(100, 301, 4000 - zeros)]))
     found = fit_column(_DIFFERENCE, SortedValues(values), epsilon=0.05, noise=make_noise_source(3))
     pieces = dict(zip(*found.spread, strict=True))
-    assert found.points == (0,) and "0 as leaves of their own" in found.as_card()["mechanism"]
+    assert found.points == (0,) and "with 0 as a leaf of its own" in found.as_card()["mechanism"]
     one_value = 0 in pieces and 1 in pieces
     assert one_value == bool(zeros), sorted(pieces)[:8]
     if zeros:
