@@ -288,6 +288,7 @@ def fit_column(
         roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
         roots_low, roots_high = bin_lows[roots], bin_highs[roots]
     events = binning_events(column, epsilon)
+    points = named_points(column, roots_low, top, integer=integer)
     lows, noisy, std, how = measure_leaves(
         column,
         values,
@@ -300,6 +301,7 @@ def fit_column(
         records=records,
         noise=noise,
         label=binning_label(column),
+        points=points,
     )
     kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS)
     if adaptive:
@@ -320,7 +322,7 @@ def fit_column(
         inside=not adaptive,
         found_by=how,
         kept=tuple(float(v) for v in kept) if adaptive else None,
-        points=named_points(column, roots_low, top, integer=integer) if how == "tree" else (),
+        points=points if how == "tree" else (),
     )
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..domain import FloatDomain
 from .histogram import noisy_histogram
 from .noise import discrete_laplace_std
-from .points import named_points, settled_points, with_points
+from .points import settled_points, with_points
 from .privtree import privtree
 
 #: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
@@ -95,12 +95,14 @@ def pooled_counts(counts, events, factor, noise, label) -> tuple[np.ndarray, flo
     return weight * first + (1 - weight) * second, std
 
 
-def measure_leaves(column, values, low, high, top, *, integer, events, factor, records, noise, label):
+def measure_leaves(column, values, low, high, top, *, integer, events, factor, records, noise, label, points=()):
     """A column's leaves (their lower ends), their noisy counts and the counts' noise standard deviation, and
     how they were found (``"values"``, ``"dense"``, ``"even"`` or ``"tree"``): one count per value (one event),
     two pooled counts per value on a dense table (:func:`dense`), two pooled counts of the range's equal pieces
     on a table too sparse for the tree (:func:`sparse`; one root: an adaptive column), else PrivTree's leaves
-    (``low``/``high``: its roots) and their counts. Each measurement at its event's epsilon over ``factor``."""
+    (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as leaves
+    of their own and counted back where their noisy count cannot be told from empty. Each measurement at its
+    event's epsilon over ``factor``."""
     if len(events) == 1 or dense(column, records, sum(events)):
         lows = np.arange(np.min(low), top + 1, dtype=np.int64)
         counts = values.count(lows, lows, closed=True)
@@ -116,9 +118,7 @@ def measure_leaves(column, values, low, high, top, *, integer, events, factor, r
     lows, highs = privtree(
         values, low, high, epsilon=events[0] / factor, integer=integer, noise=noise, label=label + " (tree)"
     )
-    lows, highs, cuts = with_points(
-        lows, highs, named_points(column, low, top, integer=integer), top=top, integer=integer
-    )
+    lows, highs, cuts = with_points(lows, highs, points, top=top, integer=integer)
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
     std = discrete_laplace_std(events[1] / factor)
