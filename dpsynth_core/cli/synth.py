@@ -182,7 +182,10 @@ def _close(data) -> None:
 RULE_WORDS = {
     "integer": "outside the range: clamped to it; not whole numbers: rounded; not numbers: missing",
     "float": "outside the range: clamped to it; not numbers: missing",
-    "date": "outside the range: clamped to it; not dates written YYYY-MM-DD: missing",
+    "date": (
+        "outside the range: clamped to it; not dates (read year first, such as 2012-01-31, unless the column "
+        'declares "written": "day first" or "month first"): missing'
+    ),
     "values": "not a declared value: missing, or the column's 'other' value if it has one",
 }
 

@@ -23,6 +23,9 @@ from .public_lists import TITLES, public_list
 from .value_types import CategoryValue, CategoryValues, DateText, Labels, Number, PublicList, Whole, parse_date
 
 DATE_UNITS = ("day", "month", "year")
+#: How a date column's cells may write a date besides year first (2012-01-31, 2012/01/31): the publisher says
+#: so (``written``), since 01/02/2012 is the first of February or the second of January.
+DATE_ORDERS = ("day first", "month first")
 TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
 DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
@@ -287,6 +290,23 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     widget="choice",
                     label="Group by",
                     choices={"": "fitted to the data", "day": "day", "month": "month", "year": "year"},
+                ),
+                Key(
+                    "written",
+                    Literal[DATE_ORDERS],
+                    f"one of {', '.join(DATE_ORDERS)}",  # type: ignore[valid-type]
+                    widget="choice",
+                    label="The file writes its dates",
+                    help=(
+                        "How the data file writes a date. Dates written year first (2012-01-31, 2012/01/31) are "
+                        "always read; 01/02/2012 is read only when you say which comes first. A cell that cannot "
+                        "be read becomes missing."
+                    ),
+                    choices={
+                        "": "year first (2012-01-31)",
+                        "day first": "day first (31/01/2012)",
+                        "month first": "month first (01/31/2012)",
+                    },
                 ),
                 Key(
                     "edges",

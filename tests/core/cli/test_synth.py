@@ -297,7 +297,10 @@ def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path,
     assert run_cli_synth(data, domain, out=tmp_path / "o.csv", no_ledger=True, rows=5) == 0
     err = capsys.readouterr().err
     # a whole-number column's fraction (2.5, a number declared as a count) is rounded, and said so
-    assert "column 'seen': 2 cell(s) did not fit" in err and "not dates written YYYY-MM-DD: missing" in err
+    assert (
+        "column 'seen': 2 cell(s) did not fit" in err
+        and 'unless the column declares "written": "day first" or "month first"): missing' in err
+    )
     assert "column 'n': 2 cell(s) did not fit" in err and "not whole numbers: rounded" in err
     assert "column 'colour': 1 cell(s) did not fit" in err and "not a declared value: missing" in err
 

@@ -55,6 +55,39 @@ def test_dates_parse_and_clamp():
     assert list(col.codes) == [1, 7, 11, 12]
 
 
+def test_dates_are_read_year_first_with_any_one_separator():
+    dom = column_from_json("d", {"type": "date", "min": "2012-01-01", "max": "2015-12-31", "unit": "day"})
+    cells = [
+        "2012/01/31",
+        "2012.2.5",
+        "2012-3-1",
+        "2012/1/31 12:00",
+        "2012-02-30",
+        "01/02/2012",
+        "2012/01-03",
+        "20120101",
+    ]
+    col = encode_column(dom, pd.Series(cells))
+    days = {c: int(code) for c, code in zip(cells, col.codes)}
+    assert days["2012/01/31"] == days["2012/1/31 12:00"] == 30 and days["2012.2.5"] == 35 and days["2012-3-1"] == 60
+    # no such day, day or month first (ambiguous), mixed separators, no separator: missing, counted as changed
+    missing = dom.bins
+    assert [days[c] for c in cells[4:]] == [missing] * 4 and col.out_of_domain == 4
+
+
+def test_dates_written_day_or_month_first_are_read_as_declared():
+    spec = {"type": "date", "min": "2012-01-01", "max": "2015-12-31", "unit": "day"}
+    cells = pd.Series(["01/02/2012", "1.2.2012", "2012-01-05", "13/01/2012", "01/02/12"])
+    by_day = encode_column(column_from_json("d", {**spec, "written": "day first"}), cells)
+    by_month = encode_column(column_from_json("d", {**spec, "written": "month first"}), cells)
+    missing = column_from_json("d", spec).bins
+    # 1 February (day 31) or 2 January (day 1); year first is read either way; a 13th month and a two-digit year
+    # (which century?) are not
+    assert list(by_day.codes) == [31, 31, 4, 12, missing] and by_day.out_of_domain == 1
+    assert list(by_month.codes) == [1, 1, 4, missing, missing] and by_month.out_of_domain == 2
+    assert column_from_json("d", {**spec, "written": "day first"}).to_json()["written"] == "day first"
+
+
 def test_decoding_stays_inside_bins_and_keeps_types():
     noise = make_noise_source(0)
     dom = column_from_json("x", {"type": "integer", "min": 0, "max": 99, "bin_width": 10})
