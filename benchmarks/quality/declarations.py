@@ -4,7 +4,7 @@
     python -m benchmarks.quality.declarations             # every table, full size, 5,000 and 1,000 rows, 3 seeds
     python -m benchmarks.quality.declarations --quick     # a smoke test: two small tables, one seed, seconds
     python -m benchmarks.quality.declarations --tables pums compas --sizes 1000 --seeds 5
-    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice penguins --by-column   # which column
+    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice penguins seattle_weather --by-column
 
 The tables are the repository's copies (``tests/datasets``, ``assets/examples``; compas without its text and
 dates, as :func:`benchmarks.common.load_table`), plus ``adult6`` (adult's six columns that the comparison with
@@ -14,8 +14,9 @@ times wider than its published one. The tables the project had not seen (:data:`
 documentation leaves out guessed generously: its README says which): statsmodels' public-domain ``randhie``
 (RAND Health Insurance Experiment, 20,190 rows, real columns with point masses), ``anes96`` (an election survey,
 944 rows, coded answers and counts), ``modechoice`` (travel mode choice, 840 rows, 4 per traveller, released
-per traveller) and, CC0 from the palmerpenguins package, ``penguins`` (344 rows: real measurements and their
-missing values); ``modechoice_rows`` is modechoice released per row, to tell the person unit's cost. Each table
+per traveller), CC0 from the palmerpenguins package, ``penguins`` (344 rows: real measurements and their
+missing values) and, from vega_datasets, NOAA's ``seattle_weather`` (1,461 days: a date column, written
+2012/01/01, and real measurements; the expert's dates in months); ``modechoice_rows`` is modechoice released per row, to tell the person unit's cost. Each table
 is released by ``marginals`` at epsilon 1 as the app releases it (the number of rows a DP count, so the bins
 know how dense the table is) from two declarations, both written from the public domain files
 (``tests/conftest.py``'s complete ones, or those of ``benchmarks/datasets``), never from the data:
@@ -62,7 +63,7 @@ from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
 
 TABLES = ("adult", "adult6", "adult_test", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
 #: Public tables the project had not seen, with a publisher's declaration from their documentation.
-UNSEEN = ("randhie", "anes96", "modechoice", "penguins")
+UNSEEN = ("randhie", "anes96", "modechoice", "penguins", "seattle_weather")
 #: Equal public bins of each numeric range in the expert's declaration (``mbi_reference --bins``' default).
 BINS = 16
 #: ``adult_wide``: its rows, and how many times its published ranges are widened.
@@ -82,9 +83,12 @@ def publisher(spec: dict) -> dict:
 
 
 def expert(spec: dict) -> dict:
-    """The publisher's declaration with every numeric range in :data:`BINS` equal public bins."""
+    """The publisher's declaration with every numeric range in :data:`BINS` equal public bins, and every date
+    range in months."""
     out = publisher(spec)
     for column in out["columns"].values():
+        if column.get("type") == "date" and "min" in column and "max" in column:
+            column["unit"] = "month"
         if column.get("type") in NUMERIC and "min" in column and "max" in column:
             width = (float(column["max"]) - float(column["min"])) / BINS
             column["bin_width"] = max(1, int(np.ceil(width))) if column["type"] == "integer" else width
