@@ -4,8 +4,8 @@ The public rule for values that do not fit the declaration (documented in the RE
 
 * numbers and dates below ``min`` or above ``max`` are clamped to the nearest bound;
 * numbers are rounded to whole numbers in ``integer`` columns (a cell changed, counted as one);
-* a cell that cannot be read as the column's kind, or a category or text value outside
-  the domain, becomes missing (a categorical column with an ``other`` value maps it there);
+* a cell that cannot be read as the column's kind (a date: :mod:`.date_cells`), or a category or text value
+  outside the domain, becomes missing (a categorical column with an ``other`` value maps it there);
 * in a column declared without missing values, a missing cell takes the first value of
   the domain (the first category, the first bin, the first label).
 
@@ -24,30 +24,8 @@ import pyarrow as pa
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from ..domain.ranges import point_of_pieces
 from .counting import CodedTable
-
-_EPOCH64 = np.datetime64("1970-01-01", "D")
-#: A leading date: three parts of 4, 1-2 and 1-2 digits (year first) or of 1-2, 1-2 and 4 digits (day or month
-#: first), with one separator (``-``, ``/`` or ``.``, the same twice), then the end of the cell, a ``T`` or a
-#: space (a time, ignored).
-_YEAR_FIRST = r"^([0-9]{4})([-/.])([0-9]{1,2})\2([0-9]{1,2})(?:[T ]|$)"
-_YEAR_LAST = r"^([0-9]{1,2})([-/.])([0-9]{1,2})\2([0-9]{4})(?:[T ]|$)"
-
-
-def _iso_dates(text: pd.Series, written: str | None) -> pd.Series:
-    """Each cell's leading date as YYYY-MM-DD text (NaN where there is none): written year first (2012-01-31,
-    2012/1/31, 2012.01.31), always; day first (31/01/2012) or month first (01/31/2012) only as the declaration's
-    ``written`` says, since 01/02/2012 could be either. A rule per cell, never guessed from the column."""
-
-    def iso(year, month, day):
-        return year + "-" + month.str.zfill(2) + "-" + day.str.zfill(2)
-
-    first = text.str.extract(_YEAR_FIRST)
-    out = iso(first[0], first[2], first[3])
-    if written in ("day first", "month first"):
-        last = text.str.extract(_YEAR_LAST)
-        day, month = (last[0], last[2]) if written == "day first" else (last[2], last[0])
-        out = out.fillna(iso(last[3], month, day))
-    return out
+from .date_cells import EPOCH64 as _EPOCH64
+from .date_cells import date_days
 
 
 @dataclass
@@ -200,14 +178,7 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded
     """
     text = pd.Series(cells, dtype=str)
     if isinstance(domain, DateDomain):
-        stamps = pd.to_datetime(_iso_dates(text.where(~is_missing), domain.written), errors="coerce", format="%Y-%m-%d")
-        readable = ~pd.isna(stamps).to_numpy()
-        days = (
-            (stamps.to_numpy().astype("datetime64[D]") - _EPOCH64)  # any unit: years 1 to 9999
-            .astype("timedelta64[D]")
-            .astype(np.int64)
-        )
-        return np.where(readable, days, 0), readable
+        return date_days(text.where(~is_missing), domain.written)  # the rule of :mod:`.date_cells`
     values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
     readable = np.isfinite(values)
     if rounded and isinstance(domain, IntegerDomain):

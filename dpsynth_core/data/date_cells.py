@@ -1,0 +1,46 @@
+"""How a cell of a date column is read: a per-cell public rule, never guessed from the column.
+
+A date is read from the start of a cell, with one separator (``-``, ``/`` or ``.``, the same twice) between
+its parts and the end of the cell, a ``T`` or a space after it (a time, ignored, so no time zone moves a
+day). Written year first (2012-01-31, 2012/1/31, 2012.01.31) it is always read; day first (31/01/2012) or
+month first (01/31/2012) only as the column's declared ``written`` says, since 01/02/2012 could be either.
+A two-digit year is never read (which century?), nor a day that does not exist (2012-02-30).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EPOCH64 = np.datetime64("1970-01-01", "D")
+#: Three parts of 4, 1-2 and 1-2 digits (year first), or of 1-2, 1-2 and 4 digits (day or month first).
+YEAR_FIRST = r"^([0-9]{4})([-/.])([0-9]{1,2})\2([0-9]{1,2})(?:[T ]|$)"
+YEAR_LAST = r"^([0-9]{1,2})([-/.])([0-9]{1,2})\2([0-9]{4})(?:[T ]|$)"
+
+
+def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
+    """Each cell's leading date as YYYY-MM-DD text (NaN where there is none), by the module's rule.
+
+    >>> iso_dates(pd.Series(["2012/1/31", "01/02/2012", "2012-01-31T08:00"]), "day first").tolist()
+    ['2012-01-31', '2012-02-01', '2012-01-31']
+    """
+
+    def iso(year, month, day):
+        return year + "-" + month.str.zfill(2) + "-" + day.str.zfill(2)
+
+    first = text.str.extract(YEAR_FIRST)
+    out = iso(first[0], first[2], first[3])
+    if written in ("day first", "month first"):
+        last = text.str.extract(YEAR_LAST)
+        day, month = (last[0], last[2]) if written == "day first" else (last[2], last[0])
+        out = out.fillna(iso(last[3], month, day))
+    return out
+
+
+def date_days(text: pd.Series, written: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell as days since 1970-01-01 (int64; 0 where unreadable) and whether it could be read (a missing
+    cell is NaN in ``text``: unreadable here)."""
+    stamps = pd.to_datetime(iso_dates(text, written), errors="coerce", format="%Y-%m-%d")
+    readable = ~pd.isna(stamps).to_numpy()
+    days = (stamps.to_numpy().astype("datetime64[D]") - EPOCH64).astype("timedelta64[D]").astype(np.int64)
+    return np.where(readable, days, 0), readable
