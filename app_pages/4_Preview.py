@@ -12,7 +12,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import counting_source, price
 from app_support.comparisons import show_comparisons
-from app_support.gates import complete_domain
+from app_support.gates import complete_domain, declaration_fits
 from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
 from app_support.sidebar import redraw_sidebar
@@ -57,8 +57,7 @@ except DPSynthError as problem:  # the method refuses these settings, before any
 
 
 def header() -> None:
-    """What a draw costs and what it leads to, a refusal, and the button (drawn after a draw has run,
-    so that they count it)."""
+    """What a draw costs and leads to, a refusal, and the button (drawn after a draw runs, to count it)."""
     earlier = workspace.releases.draws_with(loaded["hash"], key)
     refusal = None
     try:
@@ -72,6 +71,7 @@ def header() -> None:
                 "new use of the data: choosing the best-looking of several draws would leak information, so "
                 "every draw is counted."
             )
+        declaration_fits(loaded, declaration)  # a wrong kind or date format, said before it costs a draw
         if refusal:
             st.error(refusal + ".", icon=":material/block:")
         st.button(

@@ -29,6 +29,16 @@ def read_upload(
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
+def misfits(_frame, fingerprint: str, declaration_json: str) -> list[str]:
+    """The columns most of whose filled cells the declaration would turn into missing, in words
+    (:func:`~dpsynth_core.data.misfits.misfit_columns`; publisher only), per file (``fingerprint``) and declaration."""
+    from dpsynth_core.data.misfits import misfit_columns
+    from dpsynth_core.domain import TableDomain
+
+    return misfit_columns(_frame, TableDomain.from_json(json.loads(declaration_json)))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
 def upload_sheets(raw: bytes, name: str) -> list[str]:
     """A spreadsheet's sheets, from its directory (no cell read); [] for other formats."""
     return formats.list_sheets(raw, name)

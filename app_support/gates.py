@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
+from app_support.cached import misfits
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
 
@@ -43,3 +46,13 @@ def usable_domain(declaration: dict) -> list[str]:
         )
         st.page_link(DOMAIN.path, label="Finish the domain declaration", icon=DOMAIN.icon)
     return problems
+
+
+def declaration_fits(loaded: dict, declaration: dict) -> None:
+    """Before a draw: each column most of whose filled cells the declaration would turn into missing (a wrong
+    kind or date format), said for the publisher only (it reads the data), with a link to the Domain page."""
+    found = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
+    for line in found:
+        st.warning(f"**For you only** (it reads your data): {line}", icon=":material/warning:")
+    if found:
+        st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)

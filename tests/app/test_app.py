@@ -958,3 +958,19 @@ def test_a_column_the_page_cannot_name_starts_with_no_kind_chosen():
     first.set_value("integer").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["declaration"]["columns"]["rate_marriage"]["type"] == "integer"
+
+
+def test_a_declaration_of_the_wrong_date_format_is_said_before_a_draw_costs_anything():
+    # NOAA's Seattle weather with its dates written day first (31/01/2012) and the date column declared as
+    # dates: every date cell would have become missing, which the Preview told only after a draw had spent.
+    frame = (ROOT / "benchmarks" / "datasets" / "seattle_weather.csv").read_text().splitlines()
+    rows = [frame[0]] + [f"{r[8:10]}/{r[5:7]}/{r[:4]}{r[10:]}" for r in frame[1:]]
+    spec = json.loads((ROOT / "benchmarks" / "datasets" / "seattle_weather.domain.json").read_text())
+    at = _load_declaration(_upload(_app().run(), "weather.csv", ("\n".join(rows) + "\n").encode()), spec)
+    at = _visit(at, "app_pages/4_Preview.py")
+    said = [w.value for w in at.warning if "For you only" in w.value]
+    assert len(said) == 1 and "Column 'date': 1,461 of its 1,461 filled cells are not dates" in said[0], said
+    assert _workspace().ledger.spends(at.session_state[state.DATA]["hash"]) == []  # nothing drawn to learn it
+    spec["columns"]["date"]["written"] = "day first"
+    at = _visit(_load_declaration(at, spec, "day_first.json"), "app_pages/4_Preview.py")
+    assert not [w.value for w in at.warning if "For you only" in w.value]

@@ -1,0 +1,60 @@
+"""Columns whose declaration does not fit the file, said before any draw (publisher only)."""
+
+import json
+
+import pandas as pd
+
+from dpsynth_core.data.misfits import MISFIT_SHARE, misfit_columns, unfit_cells
+from dpsynth_core.domain import TableDomain, column_from_json
+from tests.conftest import ROOT
+
+SEATTLE = ROOT / "benchmarks" / "datasets"
+
+
+def _seattle(written=None):
+    frame = pd.read_csv(SEATTLE / "seattle_weather.csv", dtype=str, keep_default_na=False)
+    spec = json.loads((SEATTLE / "seattle_weather.domain.json").read_text())
+    frame["date"] = frame["date"].str.slice(8, 10) + "/" + frame["date"].str.slice(5, 7) + "/" + frame["date"].str[:4]
+    if written:
+        spec["columns"]["date"]["written"] = written
+    return frame, TableDomain.from_json(spec)
+
+
+def test_dates_written_day_first_are_said_before_a_draw_and_not_once_declared():
+    frame, domain = _seattle()
+    found = misfit_columns(frame, domain)
+    assert len(found) == 1 and found[0].startswith("Column 'date': 1,461 of its 1,461 filled cells are not dates")
+    assert "day or month first" in found[0] and "31/01" not in found[0]  # names no value of the data
+    assert misfit_columns(*_seattle("day first")) == []
+
+
+def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
+    frame = pd.DataFrame(
+        {
+            "country": ["USA"] * 9 + [""],
+            "n": ["a", "b", "c", "d", "e", "6", "7", "8", "9", "10"],  # half are not numbers
+            "colour": ["red"] * 8 + ["mauve", "teal"],  # two rare values outside the list
+            "age": ["500"] * 10,  # outside the range: clamped, not a misfit
+        }
+    )
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "country": {"type": "categorical", "values": ["United States", "Canada"], "missing": False},
+                "n": {"type": "integer", "min": 0, "max": 100},
+                "colour": {"type": "categorical", "values": ["red", "blue"]},
+                "age": {"type": "integer", "min": 0, "max": 120},
+            }
+        }
+    )
+    found = misfit_columns(frame, domain)
+    assert [line.split(":")[0] for line in found] == ["Column 'country'", "Column 'n'"], found
+    assert "9 of its 9 filled cells are none of its declared values" in found[0]  # the empty cell is not filled
+    assert "5 of its 10 filled cells are not numbers" in found[1] and MISFIT_SHARE == 0.5
+    assert unfit_cells(domain.columns["colour"], frame["colour"]) == (10, 2)
+    assert unfit_cells(domain.columns["age"], frame["age"]) == (10, 0)
+
+
+def test_text_of_the_wrong_kind_is_said():
+    column = column_from_json("zip", {"type": "text", "generator": "digits", "length": 5})
+    assert unfit_cells(column, pd.Series(["02139", "Boston", "Cambridge", ""])) == (3, 2)
