@@ -154,8 +154,8 @@ def show_changed_cells(changed: dict) -> None:
         "Cells of the real data that do not fit your declaration are changed by a public rule before "
         "anything is measured: numbers and dates outside the range are clamped to the nearest bound, "
         "fractions in a whole-number column are rounded, and anything else that does not fit (text in a "
-        "number column, a date not written year first such as 2012-01-31 unless the Domain page says the file "
-        "writes its dates day or month first, an unlisted category) becomes missing. "
+        "number column, a number or date in a form the Domain page does not say the file writes, an unlisted "
+        "category) becomes missing. "
         "These counts read the real data, so they are for you only."
     )
     if changed:

@@ -179,9 +179,10 @@ def _close(data) -> None:
 
 
 #: What the public rule does to a cell that does not fit its column's declaration, per kind (the CLI's words).
+_PLAIN = ' (read plainly, such as 1234.5, unless the column declares "written": "thousands comma" or "decimal comma")'
 RULE_WORDS = {
-    "integer": "outside the range: clamped to it; not whole numbers: rounded; not numbers: missing",
-    "float": "outside the range: clamped to it; not numbers: missing",
+    "integer": "outside the range: clamped to it; not whole numbers: rounded; not numbers: missing" + _PLAIN,
+    "float": "outside the range: clamped to it; not numbers: missing" + _PLAIN,
     "date": (
         "outside the range: clamped to it; not dates (read year first, such as 2012-01-31, unless the column "
         'declares "written": "day first" or "month first"): missing'

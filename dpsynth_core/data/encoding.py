@@ -4,7 +4,7 @@ The public rule for values that do not fit the declaration (documented in the RE
 
 * numbers and dates below ``min`` or above ``max`` are clamped to the nearest bound;
 * numbers are rounded to whole numbers in ``integer`` columns (a cell changed, counted as one);
-* a cell that cannot be read as the column's kind (a date: :mod:`.date_cells`), or a category or text value
+* a cell that cannot be read as the column's kind (a date: :mod:`.cell_values`), or a category or text value
   outside the domain, becomes missing (a categorical column with an ``other`` value maps it there);
 * in a column declared without missing values, a missing cell takes the first value of
   the domain (the first category, the first bin, the first label).
@@ -23,9 +23,9 @@ import pyarrow as pa
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from ..domain.ranges import point_of_pieces
+from .cell_values import EPOCH64 as _EPOCH64
+from .cell_values import date_days, plain_numbers
 from .counting import CodedTable
-from .date_cells import EPOCH64 as _EPOCH64
-from .date_cells import date_days
 
 
 @dataclass
@@ -178,8 +178,10 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded
     """
     text = pd.Series(cells, dtype=str)
     if isinstance(domain, DateDomain):
-        return date_days(text.where(~is_missing), domain.written)  # the rule of :mod:`.date_cells`
-    values = pd.to_numeric(text.where(~is_missing), errors="coerce").to_numpy(dtype=float)
+        return date_days(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
+    values = pd.to_numeric(plain_numbers(text.where(~is_missing), domain.written), errors="coerce").to_numpy(
+        dtype=float
+    )
     readable = np.isfinite(values)
     if rounded and isinstance(domain, IntegerDomain):
         values = np.rint(values)

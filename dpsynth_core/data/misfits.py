@@ -22,11 +22,15 @@ from .encoding import encode_column
 #: outside its declared values.
 MISFIT_SHARE = 0.5
 
+_NUMBERS = (
+    "are not numbers the release can read (numbers are read written plainly, such as 1234.5, unless the Domain "
+    "page says the file writes them with thousands commas or a decimal comma)"
+)
 _WHAT = {
     "date": "are not dates the release can read (dates are read year first, such as 2012-01-31, unless the "
     "Domain page says the file writes them day or month first)",
-    "integer": "are not numbers",
-    "float": "are not numbers",
+    "integer": _NUMBERS,
+    "float": _NUMBERS,
     "categorical": "are none of its declared values",
     "text": "do not fit its declared kind of text",
 }

@@ -25,9 +25,6 @@ class DateDomain(RangeDomain):
     """
 
     unit: str | None = None
-    #: How the data file writes a date besides year first: ``day first`` or ``month first`` (:data:`DATE_ORDERS`),
-    #: None: year first only. A parsing choice of the publisher's, never read from the data.
-    written: str | None = None
     kind = "date"
     bin_keys = ("unit",)
     values_words = "dates"
@@ -104,9 +101,6 @@ class DateDomain(RangeDomain):
 
     def _bin_keys_json(self) -> dict:
         return {"unit": self.unit} if self.unit is not None else {}
-
-    def to_json(self) -> dict:
-        return {**super().to_json(), **({"written": self.written} if self.written else {})}
 
     def bin_labels(self) -> list[str]:
         def day(d):

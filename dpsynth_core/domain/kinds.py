@@ -26,6 +26,10 @@ DATE_UNITS = ("day", "month", "year")
 #: How a date column's cells may write a date besides year first (2012-01-31, 2012/01/31): the publisher says
 #: so (``written``), since 01/02/2012 is the first of February or the second of January.
 DATE_ORDERS = ("day first", "month first")
+#: How a number column's cells may write a number besides plainly (1234.5, -3, 1e6): with commas between thousands
+#: (1,234.5), or with a decimal comma (1.234,5 or 1234,5), as the publisher says (``written``), since 1,234 is
+#: either.
+NUMBER_FORMATS = ("thousands comma", "decimal comma")
 TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
 DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
@@ -115,6 +119,36 @@ _NUMBERS = f"finite numbers from -{_BIG} to {_BIG}"
 def _bounds(value_type, rule: str, labels=("Smallest possible value", "Largest possible value"), **widget) -> tuple:
     """A range kind's ``min`` and ``max`` keys: one type, rule and widget, a label each."""
     return tuple(Key(name, value_type, rule, label=label, **widget) for name, label in zip(("min", "max"), labels))
+
+
+def _written(forms: tuple, values: str) -> Key:
+    """How the data file writes a range's values, when not in the form always read (a parsing choice of the
+    publisher's: :mod:`dpsynth_core.data.cell_values`)."""
+    examples = {
+        "": "year first (2012-01-31)" if values == "dates" else "plainly (1234.5)",
+        "day first": "day first (31/01/2012)",
+        "month first": "month first (01/31/2012)",
+        "thousands comma": "with thousands commas (1,234.5)",
+        "decimal comma": "with a decimal comma (1.234,5)",
+    }
+    always = "year first (2012-01-31, 2012/01/31)" if values == "dates" else "plainly (1234.5, -3, 1e6)"
+    return Key(
+        "written",
+        Literal[forms],  # type: ignore[valid-type]
+        f"one of {', '.join(forms)}",
+        widget="choice",
+        label=f"The file writes its {values}",
+        help=(
+            f"How the data file writes its {values}. Written {always} they are always read; "
+            + (
+                "01/02/2012 is read only when you say which comes first."
+                if values == "dates"
+                else "1,234 is read only when you say whether its comma parts thousands or decimals."
+            )
+            + " A cell that cannot be read becomes missing."
+        ),
+        choices={v: examples[v] for v in ("", *forms)},
+    )
 
 
 def _special(
@@ -227,6 +261,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     placeholder="for example 0, 1, 10, 100",
                 ),
                 _special(Whole, _WHOLES),
+                _written(NUMBER_FORMATS, "numbers"),
             ),
             adaptive_note=_RANGE_NOTE,
         ),
@@ -268,6 +303,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     placeholder="for example 0, 0.5, 1",
                 ),
                 _special(Number, _NUMBERS, float),
+                _written(NUMBER_FORMATS, "numbers"),
             ),
             adaptive_note=_RANGE_NOTE,
         ),
@@ -291,23 +327,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     label="Group by",
                     choices={"": "fitted to the data", "day": "day", "month": "month", "year": "year"},
                 ),
-                Key(
-                    "written",
-                    Literal[DATE_ORDERS],
-                    f"one of {', '.join(DATE_ORDERS)}",  # type: ignore[valid-type]
-                    widget="choice",
-                    label="The file writes its dates",
-                    help=(
-                        "How the data file writes a date. Dates written year first (2012-01-31, 2012/01/31) are "
-                        "always read; 01/02/2012 is read only when you say which comes first. A cell that cannot "
-                        "be read becomes missing."
-                    ),
-                    choices={
-                        "": "year first (2012-01-31)",
-                        "day first": "day first (31/01/2012)",
-                        "month first": "month first (01/31/2012)",
-                    },
-                ),
+                _written(DATE_ORDERS, "dates"),
                 Key(
                     "edges",
                     Annotated[list[DateText], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],

@@ -97,6 +97,9 @@ class RangeDomain(ColumnDomain):
     edges: tuple | None = None
     special: tuple = ()
     spread: tuple | None = field(default=None, repr=False)
+    #: How the data file writes the values, when not in the form always read (``day first``, ``thousands comma``,
+    #: ...: the kind's ``written`` key): a parsing choice of the publisher's (:mod:`dpsynth_core.data.cell_values`).
+    written: str | None = None
 
     #: The attributes besides ``edges`` that declare the bins.
     bin_keys: ClassVar[tuple] = ()
@@ -248,6 +251,8 @@ class RangeDomain(ColumnDomain):
             out.update(self._bin_keys_json())
         if self.special:
             out["special"] = [self._json_value(v) for v in self.special]
+        if self.written:
+            out["written"] = self.written
         return out
 
     @staticmethod

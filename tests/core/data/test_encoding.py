@@ -244,3 +244,27 @@ def test_a_real_column_keeps_its_point_masses_at_their_own_values():
     assert abs((hours == 40).mean() - (frame["hours-per-week"] == 40).mean()) < 0.01
     assert shortest_decimal(39.99999, 40.00001) == 40.0 and shortest_decimal(-0.5e-9, 1e-9) == 0.0
     assert shortest_decimal(0.1234567, 0.1234568) == 0.1234567 and shortest_decimal(1.0, 1.0) is None
+
+
+def test_numbers_with_thousands_commas_or_a_decimal_comma_are_read_as_declared():
+    cells = pd.Series(["1,234.5", "1.234,5", "3,25", "2.5", "12", "1,23", ""])
+    spec = {"type": "float", "min": 0, "max": 5000, "bins": 5000}
+
+    def values(written=None):
+        column = column_from_json("x", {**spec, **({"written": written} if written else {})})
+        return [None if v is None else round(v, 4) for v in numeric_or_none(column, cells)]
+
+    # plainly: only 2.5 and 12; 1,234 is a thousand and more or one and a bit, read only when declared
+    assert values() == [None, None, None, 2.5, 12.0, None, None]
+    assert values("thousands comma") == [1234.5, None, None, 2.5, 12.0, None, None]  # 1,23 groups no thousands
+    assert values("decimal comma") == [None, 1234.5, 3.25, 2.5, 12.0, 1.23, None]
+    whole = column_from_json("n", {"type": "integer", "min": 0, "max": 10**7, "written": "decimal comma"})
+    assert numeric_values(whole, pd.Series(["12.000", "1.234.567", "7"])).tolist() == [12_000, 1_234_567, 7]
+    assert whole.to_json()["written"] == "decimal comma"
+
+
+def numeric_or_none(column, cells):
+    """Each cell's value by the public rule, None where it becomes missing (cells kept in order)."""
+    encoded = encode_column(column, cells)
+    read = iter(numeric_values(column, cells).tolist())
+    return [None if code == column.bins else next(read) for code in encoded.codes]

@@ -3,7 +3,9 @@
 import json
 
 import pandas as pd
+import pytest
 
+from dpsynth_core import DomainError
 from dpsynth_core.data.misfits import MISFIT_SHARE, misfit_columns, unfit_cells
 from dpsynth_core.domain import TableDomain, column_from_json
 from tests.conftest import ROOT
@@ -58,3 +60,29 @@ def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
 def test_text_of_the_wrong_kind_is_said():
     column = column_from_json("zip", {"type": "text", "generator": "digits", "length": 5})
     assert unfit_cells(column, pd.Series(["02139", "Boston", "Cambridge", ""])) == (3, 2)
+
+
+def test_numbers_with_a_decimal_comma_are_said_until_declared():
+    frame = pd.DataFrame({"income": ["1.234,50", "12.000,00", "800,00", "15"], "score": ["3,5", "4,25", "2", "7"]})
+    spec = {
+        "columns": {
+            "income": {"type": "float", "min": 0, "max": 100_000},
+            "score": {"type": "float", "min": 0, "max": 10},
+        }
+    }
+    found = misfit_columns(frame, TableDomain.from_json(spec))
+    assert [line.split(":")[0] for line in found] == ["Column 'income'", "Column 'score'"]
+    assert "3 of its 4 filled cells are not numbers the release can read" in found[0] and "decimal comma" in found[0]
+    for column in spec["columns"].values():
+        column["written"] = "decimal comma"
+    assert misfit_columns(frame, TableDomain.from_json(spec)) == []
+
+
+def test_a_form_of_the_wrong_kind_is_refused_by_the_declaration():
+    for spec in (
+        {"type": "float", "min": 0, "max": 1, "written": "day first"},
+        {"type": "date", "min": "2012-01-01", "max": "2012-12-31", "written": "decimal comma"},
+        {"type": "categorical", "values": ["a"], "written": "day first"},
+    ):
+        with pytest.raises(DomainError, match="written"):
+            column_from_json("x", spec)

@@ -1,9 +1,14 @@
-"""How a cell of a date column is read: a per-cell public rule, never guessed from the column.
+"""How a cell of a number or date column is read: a per-cell public rule and the declaration's ``written``, never
+guessed from the column.
+
+A number is read as Python reads one (1234.5, -3, 1e6, with spaces around it); written with commas between
+thousands (1,234.5) or with a decimal comma (1.234,5 or 1234,5) only as the column's ``written`` says (``thousands
+comma``, ``decimal comma``), since 1,234 is either a thousand and more or one and a bit.
 
 A date is read from the start of a cell, with one separator (``-``, ``/`` or ``.``, the same twice) between
 its parts and the end of the cell, a ``T`` or a space after it (a time, ignored, so no time zone moves a
 day). Written year first (2012-01-31, 2012/1/31, 2012.01.31) it is always read; day first (31/01/2012) or
-month first (01/31/2012) only as the column's declared ``written`` says, since 01/02/2012 could be either.
+month first (01/31/2012) only as the column's ``written`` says, since 01/02/2012 could be either.
 A two-digit year is never read (which century?), nor a day that does not exist (2012-02-30).
 """
 
@@ -44,3 +49,29 @@ def date_days(text: pd.Series, written: str | None) -> tuple[np.ndarray, np.ndar
     readable = ~pd.isna(stamps).to_numpy()
     days = (stamps.to_numpy().astype("datetime64[D]") - EPOCH64).astype("timedelta64[D]").astype(np.int64)
     return np.where(readable, days, 0), readable
+
+
+#: Thousands grouped by commas (1,234 or -12,345,678.5) or by dots with a decimal comma (1.234 or 1.234,5).
+THOUSANDS_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?$"
+THOUSANDS_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?$"
+DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$|^[+-]?[0-9]+,$"
+
+
+def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
+    """Each cell as a number is written plainly, by the module's rule (a cell of another form is left as it is,
+    to be read plainly or not at all).
+
+    >>> plain_numbers(pd.Series(["1,234.5", "12", "1,23"]), "thousands comma").tolist()
+    ['1234.5', '12', '1,23']
+    >>> plain_numbers(pd.Series(["1.234,5", "3,25", "2.5", "1.234"]), "decimal comma").tolist()
+    ['1234.5', '3.25', '2.5', '1234']
+    """
+    text = text.str.strip()
+    if written == "thousands comma":
+        return text.where(~text.str.match(THOUSANDS_COMMA, na=False), text.str.replace(",", "", regex=False))
+    if written == "decimal comma":
+        grouped = text.str.match(THOUSANDS_DOT, na=False)
+        text = text.where(~grouped, text.str.replace(".", "", regex=False))
+        decimal = grouped | text.str.match(DECIMAL_COMMA, na=False)
+        return text.where(~decimal, text.str.replace(",", ".", regex=False))
+    return text
