@@ -29,9 +29,10 @@ def read_upload(
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def misfits(_frame, fingerprint: str, declaration_json: str) -> list[str]:
-    """The columns most of whose filled cells the declaration would turn into missing, in words
-    (:func:`~dpsynth_core.data.misfits.misfit_columns`; publisher only), per file (``fingerprint``) and declaration."""
+def misfits(_frame, fingerprint: str, declaration_json: str) -> tuple[list[str], list[str]]:
+    """The columns most of whose filled cells the declaration would turn into missing, and how the rule reads
+    their kinds, in words (:func:`~dpsynth_core.data.misfits.misfit_columns`; publisher only), per file
+    (``fingerprint``) and declaration."""
     from dpsynth_core.data.misfits import misfit_columns
     from dpsynth_core.domain import TableDomain
 

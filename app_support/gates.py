@@ -49,10 +49,16 @@ def usable_domain(declaration: dict) -> list[str]:
 
 
 def declaration_fits(loaded: dict, declaration: dict) -> None:
-    """Before a draw: each column most of whose filled cells the declaration would turn into missing (a wrong
-    kind or date format), said for the publisher only (it reads the data), with a link to the Domain page."""
-    found = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
-    for line in found:
-        st.warning(f"**For you only** (it reads your data): {line}", icon=":material/warning:")
-    if found:
+    """Before a draw: the columns most of whose filled cells the declaration would turn into missing (a wrong
+    kind or format), said for the publisher only (it reads the data), with a link to the Domain page."""
+    lines, how = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
+    if lines:
+        st.warning(
+            "**For you only** (it reads your data): a release would hold these cells as missing.\n\n"
+            + "\n".join(f"- {line}" for line in lines)
+            + "\n\n"
+            + " ".join(how)
+            + " Check the declaration of these columns.",
+            icon=":material/warning:",
+        )
         st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)

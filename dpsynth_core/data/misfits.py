@@ -22,18 +22,23 @@ from .encoding import encode_column
 #: outside its declared values.
 MISFIT_SHARE = 0.5
 
-_NUMBERS = (
-    "are not numbers the release can read (numbers are read written plainly, such as 1234.5, unless the Domain "
-    "page says the file writes them with thousands commas or a decimal comma)"
-)
+#: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
 _WHAT = {
-    "date": "are not dates the release can read (dates are read year first, such as 2012-01-31, unless the "
-    "Domain page says the file writes them day or month first)",
-    "integer": _NUMBERS,
-    "float": _NUMBERS,
+    "date": "are not dates the release can read",
+    "integer": "are not numbers the release can read",
+    "float": "are not numbers the release can read",
     "categorical": "are none of its declared values",
     "text": "do not fit its declared kind of text",
 }
+_HOW = {
+    "date": "Dates are read written year first (2012-01-31, 2012/01/31), and day or month first (31/01/2012) "
+    "when the Domain page says the file writes them so.",
+    "integer": "Numbers are read written plainly (1234.5), and with thousands commas (1,234.5) or a decimal comma "
+    "(1.234,5) when the Domain page says the file writes them so.",
+    "categorical": "A category is read when a cell is one of the declared values, as the file writes it.",
+    "text": "Text is read when a cell fits the declared kind of text.",
+}
+_HOW["float"] = _HOW["integer"]
 
 
 def unfit_cells(column, series: pd.Series, markers=("",)) -> tuple[int, int]:
@@ -54,17 +59,16 @@ def _missing_cells(series: pd.Series, markers) -> int:
     return int((series.isna() | text.isin(list(markers)).fillna(False)).sum())
 
 
-def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> tuple[list[str], list[str]]:
     """For the publisher only (it reads the data): each kept column at least :data:`MISFIT_SHARE` of whose
-    filled cells would become missing, in one line naming the column, the counts and what to check."""
-    out = []
+    filled cells would become missing, one line each naming the column and the counts, and how the rule reads
+    the kinds named (one sentence a kind). Two empty lists when every column fits."""
+    lines, how = [], []
     for name, column in domain.kept.items():
         if name not in data or column.kind not in _WHAT:
             continue
         filled, unfit = unfit_cells(column, data[name], domain.missing_markers)
         if filled and unfit >= MISFIT_SHARE * filled:
-            out.append(
-                f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}, so a release would "
-                "hold them as missing. Check its declaration on the Domain page."
-            )
-    return out
+            lines.append(f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}.")
+            how += [] if _HOW[column.kind] in how else [_HOW[column.kind]]
+    return lines, how

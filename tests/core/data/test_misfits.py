@@ -24,10 +24,11 @@ def _seattle(written=None):
 
 def test_dates_written_day_first_are_said_before_a_draw_and_not_once_declared():
     frame, domain = _seattle()
-    found = misfit_columns(frame, domain)
-    assert len(found) == 1 and found[0].startswith("Column 'date': 1,461 of its 1,461 filled cells are not dates")
-    assert "day or month first" in found[0] and "31/01" not in found[0]  # names no value of the data
-    assert misfit_columns(*_seattle("day first")) == []
+    found, how = misfit_columns(frame, domain)
+    assert found == ["Column 'date': 1,461 of its 1,461 filled cells are not dates the release can read."]
+    assert len(how) == 1 and "day or month first" in how[0]
+    assert "15/06/2013" in set(frame["date"]) and "15/06" not in " ".join(found + how)  # names no value of the data
+    assert misfit_columns(*_seattle("day first")) == ([], [])
 
 
 def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
@@ -49,8 +50,9 @@ def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
             }
         }
     )
-    found = misfit_columns(frame, domain)
+    found, how = misfit_columns(frame, domain)
     assert [line.split(":")[0] for line in found] == ["Column 'country'", "Column 'n'"], found
+    assert len(how) == 2  # one sentence a kind
     assert "9 of its 9 filled cells are none of its declared values" in found[0]  # the empty cell is not filled
     assert "5 of its 10 filled cells are not numbers" in found[1] and MISFIT_SHARE == 0.5
     assert unfit_cells(domain.columns["colour"], frame["colour"]) == (10, 2)
@@ -70,12 +72,13 @@ def test_numbers_with_a_decimal_comma_are_said_until_declared():
             "score": {"type": "float", "min": 0, "max": 10},
         }
     }
-    found = misfit_columns(frame, TableDomain.from_json(spec))
+    found, how = misfit_columns(frame, TableDomain.from_json(spec))
     assert [line.split(":")[0] for line in found] == ["Column 'income'", "Column 'score'"]
-    assert "3 of its 4 filled cells are not numbers the release can read" in found[0] and "decimal comma" in found[0]
+    assert "3 of its 4 filled cells are not numbers the release can read" in found[0]
+    assert len(how) == 1 and "a decimal comma (1.234,5)" in how[0]  # said once for both columns
     for column in spec["columns"].values():
         column["written"] = "decimal comma"
-    assert misfit_columns(frame, TableDomain.from_json(spec)) == []
+    assert misfit_columns(frame, TableDomain.from_json(spec)) == ([], [])
 
 
 def test_a_form_of_the_wrong_kind_is_refused_by_the_declaration():
