@@ -24,11 +24,11 @@ anyone without the workspace: knowing the file but one cell, one cannot test a g
 
 Beside the records' fingerprint, :class:`RecordSums` keeps one **column fingerprint** per column
 (:class:`RecordsIdentity`): the keyed multiset hash of that column's cells alone, free of its name
-and of the other columns, with dates and times written in ISO form read as the moment they name
-(``2020-02-10``, ``2020-02-10 00:00:00`` and ``2020-02-10T00:00:00Z`` are one value). A column of
-one repeated value gets none (it tells tables apart by nothing). The ledger uses them to find the
+and of the other columns, dates, times and numbers with commas read as :func:`_column_reading` says
+(``2020-02-10``, ``2020/2/10`` and ``2020-02-10T00:00:00Z`` are one value, ``1234.5`` and ``1.234,5`` one).
+A column of one repeated value gets none (it tells tables apart by nothing). The ledger uses them to find the
 records again when the file around them changed (:mod:`dpsynth_core.workspace.matching`): a column
-renamed, dropped or added, an index column written by pandas, dates written another way.
+renamed, dropped or added, an index column written by pandas, dates or numbers written another way.
 
 What the records' fingerprint cannot catch: a table whose records differ at all (one record added,
 one cell changed, a column added or renamed, a number written with more digits than float64 keeps
@@ -50,6 +50,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataError
+from .cell_values import iso_dates
 from .csvfile import csv_frames
 from .formats import read_data, reads_whole
 from .parts import checked_files
@@ -161,7 +162,54 @@ def _distinct_hashes(uniques, keys: _Keys) -> tuple[np.ndarray, np.ndarray]:
     out = _text_hashes(text.to_numpy(zero_copy_only=False), keys)
     out[finite] = _number_hashes(numbers[finite], keys)
     out[pc.equal(text, "").to_numpy(zero_copy_only=False)] = missing
-    return out, _moments(text, out, keys)
+    return out, _column_reading(text, out, keys)
+
+
+#: A year-first date with ``/`` or ``.`` (or one-digit parts): read by the release (:mod:`.cell_values`), and by
+#: the column fingerprints as the ISO date it names.
+_YEAR_FIRST_DATE = r"^[0-9]{4}([-/.])[0-9]{1,2}\1[0-9]{1,2}$"
+#: Numbers written with commas that can be read one way only (:func:`_comma_numbers`).
+_THOUSANDS_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?$"
+_THOUSANDS_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?$"
+_DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$"
+_EITHER = r"^[+-]?[1-9][0-9]{0,2},[0-9]{3}$"  # 1,234: a thousand and more, or one and a bit
+
+
+def _column_reading(text: pa.Array, hashes: np.ndarray, keys: _Keys) -> np.ndarray:
+    """``hashes`` as the column fingerprints read the distinct cells ``text``: dates and times as the moment they
+    name (ISO 8601, or a year-first date with ``/`` or ``.``), and numbers written with commas that have one
+    reading only (1,234.5, 1.234,5, 1234,5, 1,234,567) as that number, so a file re-saved in another
+    spreadsheet's form finds its ledger (``1,234`` stays text: a thousand and more, or one and a bit)."""
+    cells = pd.Series(text.to_numpy(zero_copy_only=False), dtype=object).fillna("")
+    dates = cells.str.match(_YEAR_FIRST_DATE)
+    if dates.any():
+        text = pa.array(cells.where(~dates, iso_dates(cells, None)).tolist(), pa.string())
+    out = _moments(text, hashes, keys)
+    numbers = _comma_numbers(cells)
+    read = np.isfinite(numbers)
+    if read.any():
+        out = out.copy() if out is hashes else out
+        out[read] = _number_hashes(numbers[read], keys)
+    return out
+
+
+def _comma_numbers(cells: pd.Series) -> np.ndarray:
+    """Each cell as the number it names when written with commas in a form that has one reading only, else NaN:
+    thousands commas with a decimal point or two groups or more, dots between thousands with a decimal comma or
+    two groups or more, and a decimal comma (not 1,234)."""
+    out = np.full(len(cells), np.nan)
+    commas, dots = cells.str.count(","), cells.str.count(r"\.")
+    thousands = cells.str.match(_THOUSANDS_COMMA) & ((dots > 0) | (commas > 1))
+    european = cells.str.match(_THOUSANDS_DOT) & ((commas > 0) | (dots > 1))
+    decimal = cells.str.match(_DECIMAL_COMMA) & ~cells.str.match(_EITHER)
+    for chosen, plain in (
+        (thousands, cells.str.replace(",", "", regex=False)),
+        (european, cells.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)),
+        (decimal & ~european, cells.str.replace(",", ".", regex=False)),
+    ):
+        if chosen.any():
+            out[chosen.to_numpy()] = pd.to_numeric(plain[chosen], errors="coerce").to_numpy(dtype=float)
+    return out
 
 
 def _moments(text: pa.Array, hashes: np.ndarray, keys: _Keys) -> np.ndarray:

@@ -9,7 +9,8 @@ these files, so each must find the same lifetime budget.
 
 So the ledger keeps, for every table it has seen, the keyed fingerprints of its columns
 (:class:`~dpsynth_core.data.fingerprint.RecordsIdentity`: each column's cells alone, free of its
-name, ISO dates read as the moment they name; a column of one repeated value has none). A table
+name, dates read as the moment they name and numbers with commas of one reading as that number; a column of
+one repeated value has none). A table
 whose records are new **joins the ledger of earlier records** when both have the same number of rows
 and they share at least one column fingerprint, and at least half of the columns of the one with
 fewer (:func:`matching_dataset`). The join is for good (as for a named dataset): its spends, releases
@@ -22,8 +23,8 @@ a budget stricter, never looser.
 
 What it cannot catch (``docs/workspace.md`` lists the same, each with a test): a record added or
 removed (name the dataset, ``--dataset``); more than half of the columns changed at once (every
-code re-coded, numbers rounded); dates written in a form that is not ISO 8601 (``10/02/2020``)
-together with half of the other columns changed; records seen only by an older version of the
+code re-coded, numbers rounded); dates written day or month first (``10/02/2020``) or numbers such as
+``1,234`` together with half of the other columns changed; records seen only by an older version of the
 workspace, until their file is read once more.
 """
 

@@ -62,3 +62,16 @@ def test_text_columns_hashed_together_give_the_fingerprint_of_column_by_column(m
         assert grouped or columns == 1 or 2 * rows > fingerprint.GROUP_CELLS  # the grouped path was taken
         monkeypatch.setattr(fingerprint, "GROUP_CELLS", 1)  # one column at a time
         assert records_fingerprint(frame, KEY) == together, trial
+
+
+def test_a_columns_fingerprint_reads_numbers_with_commas_only_where_they_have_one_reading():
+    def column(*cells):
+        sums = RecordSums(b"k" * 32)
+        sums.add(pd.DataFrame({"x": list(cells) + ["7"]}))  # a second value: a constant column has none
+        return sums.identity().columns
+
+    assert column("1234.5", "0.125", "1234567") == column("1.234,5", "0,125", "1.234.567")
+    assert column("1234.5", "1234567") == column("1,234.5", "1,234,567")
+    # 1,234 is a thousand and more, or one and a bit: the column reads it as text, like neither number
+    assert column("1,234") not in (column("1234"), column("1.234"))
+    assert column("2012-01-31") == column("2012/1/31") == column("2012.01.31")

@@ -24,7 +24,19 @@ def _key(ws: Workspace, path) -> str:
     return ws.ledger.dataset_key(ws.ledger.records_key(path))
 
 
+def _european(number: str) -> str:
+    """A number as a spreadsheet in much of Europe saves it: dots between thousands, a decimal comma."""
+    whole, _, part = f"{float(number):,.2f}".partition(".")
+    return whole.replace(",", ".") + "," + part
+
+
 VARIANTS = {
+    # a re-save in another spreadsheet's forms, with the two columns that kept their form dropped: the release
+    # reads the same values (with the declaration's "written"), so only the column readings can find the ledger
+    "a European re-save: dates with dots, a decimal comma, two columns dropped": lambda f: f.drop(
+        columns=["city", "age"]
+    ).assign(day=f["day"].str.replace("-", "."), income=f["income"].map(_european)),
+    "dates written year first with slashes": lambda f: f.assign(day=f["day"].str.replace("-", "/")),
     "dates with a midnight time": lambda f: f.assign(day=f["day"] + " 00:00:00"),
     "dates in UTC with a T and a Z": lambda f: f.assign(day=f["day"] + "T00:00:00Z"),
     "a declared column removed from the file": lambda f: f.drop(columns=["code"]),
