@@ -10,6 +10,9 @@ its parts and the end of the cell, a ``T`` or a space after it (a time, ignored,
 day). Written year first (2012-01-31, 2012/1/31, 2012.01.31) it is always read; day first (31/01/2012) or
 month first (01/31/2012) only as the column's ``written`` says, since 01/02/2012 could be either.
 A two-digit year is never read (which century?), nor a day that does not exist (2012-02-30).
+
+The ledger's column fingerprints (:mod:`.fingerprint`) read cells with no declaration, so only where a form can be
+read one way only: :func:`one_reading_dates` and :func:`one_reading_numbers`.
 """
 
 from __future__ import annotations
@@ -75,3 +78,53 @@ def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
         decimal = grouped | text.str.match(DECIMAL_COMMA, na=False)
         return text.where(~decimal, text.str.replace(",", ".", regex=False))
     return text
+
+
+#: Numbers written with commas that can be read one way only (:func:`one_reading_numbers`).
+_GROUPED_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?$"
+_GROUPED_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?$"
+_EITHER = r"^[+-]?[1-9][0-9]{0,2},[0-9]{3}$"  # 1,234: a thousand and more, or one and a bit
+
+
+def one_reading_numbers(cells: pd.Series) -> np.ndarray:
+    """Each cell (text) as the number it names when written with commas in a form that has one reading only,
+    else NaN: thousands commas with a decimal point or two groups or more (1,234.5, 1,234,567), dots between
+    thousands with a decimal comma or two groups or more (1.234,5, 1.234.567), a decimal comma (1234,5, 0,125),
+    but not 1,234.
+
+    >>> one_reading_numbers(pd.Series(["1,234.5", "1.234,5", "0,125", "1,234", "12"])).tolist()
+    [1234.5, 1234.5, 0.125, nan, nan]
+    """
+    out = np.full(len(cells), np.nan)
+    commas, dots = cells.str.count(","), cells.str.count(r"\.")
+    thousands = cells.str.match(_GROUPED_COMMA) & ((dots > 0) | (commas > 1))
+    european = cells.str.match(_GROUPED_DOT) & ((commas > 0) | (dots > 1))
+    decimal = cells.str.match(DECIMAL_COMMA) & ~cells.str.match(_EITHER) & ~european
+    for chosen, plain in (
+        (thousands, cells.str.replace(",", "", regex=False)),
+        (european, cells.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)),
+        (decimal, cells.str.replace(",", ".", regex=False)),
+    ):
+        if chosen.any():
+            out[chosen.to_numpy()] = pd.to_numeric(plain[chosen], errors="coerce").to_numpy(dtype=float)
+    return out
+
+
+def one_reading_dates(cells: pd.Series) -> pd.Series:
+    """Each cell (text) as the YYYY-MM-DD date it names where it can be read one way only, else NaN: a year-first
+    date written whole (2012/1/31; not followed by a time), and a date written day or month first when the whole
+    column reads one way only (some day after the 12th, and every cell a real date that way: 31/01/2012 beside
+    01/02/2012 makes both day first).
+
+    >>> one_reading_dates(pd.Series(["31/01/2012", "01/02/2012", "2012/1/5", "x"])).tolist()
+    ['2012-01-31', '2012-02-01', '2012-01-05', nan]
+    """
+    whole = cells.str.match(YEAR_FIRST.replace("(?:[T ]|$)", "$"))
+    out = iso_dates(cells.where(whole), None)
+    last = cells.str.match(YEAR_LAST.replace("(?:[T ]|$)", "$"))
+    if last.any():
+        ways = [iso_dates(cells.where(last), way) for way in ("day first", "month first")]
+        valid = [pd.to_datetime(w, errors="coerce", format="%Y-%m-%d").notna()[last] for w in ways]
+        if valid[0].all() != valid[1].all():  # one way reads every cell, the other not: the column's way
+            out = out.fillna(ways[0] if valid[0].all() else ways[1])
+    return out

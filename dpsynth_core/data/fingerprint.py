@@ -50,7 +50,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataError
-from .cell_values import iso_dates
+from .cell_values import one_reading_dates, one_reading_numbers
 from .csvfile import csv_frames
 from .formats import read_data, reads_whole
 from .parts import checked_files
@@ -165,50 +165,21 @@ def _distinct_hashes(uniques, keys: _Keys) -> tuple[np.ndarray, np.ndarray]:
     return out, _column_reading(text, out, keys)
 
 
-#: A year-first date with ``/`` or ``.`` (or one-digit parts): read by the release (:mod:`.cell_values`), and by
-#: the column fingerprints as the ISO date it names.
-_YEAR_FIRST_DATE = r"^[0-9]{4}([-/.])[0-9]{1,2}\1[0-9]{1,2}$"
-#: Numbers written with commas that can be read one way only (:func:`_comma_numbers`).
-_THOUSANDS_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?$"
-_THOUSANDS_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?$"
-_DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$"
-_EITHER = r"^[+-]?[1-9][0-9]{0,2},[0-9]{3}$"  # 1,234: a thousand and more, or one and a bit
-
-
 def _column_reading(text: pa.Array, hashes: np.ndarray, keys: _Keys) -> np.ndarray:
     """``hashes`` as the column fingerprints read the distinct cells ``text``: dates and times as the moment they
-    name (ISO 8601, or a year-first date with ``/`` or ``.``), and numbers written with commas that have one
-    reading only (1,234.5, 1.234,5, 1234,5, 1,234,567) as that number, so a file re-saved in another
-    spreadsheet's form finds its ledger (``1,234`` stays text: a thousand and more, or one and a bit)."""
+    name, and numbers written with commas as the number they name, wherever a cell (or, for dates written day or
+    month first, the column) can be read one way only (:func:`.cell_values.one_reading_dates` and
+    :func:`.cell_values.one_reading_numbers`), so a file re-saved in another spreadsheet's form finds its ledger."""
     cells = pd.Series(text.to_numpy(zero_copy_only=False), dtype=object).fillna("")
-    dates = cells.str.match(_YEAR_FIRST_DATE)
-    if dates.any():
-        text = pa.array(cells.where(~dates, iso_dates(cells, None)).tolist(), pa.string())
+    dates = one_reading_dates(cells)
+    if dates.notna().any():
+        text = pa.array(dates.fillna(cells).tolist(), pa.string())
     out = _moments(text, hashes, keys)
-    numbers = _comma_numbers(cells)
+    numbers = one_reading_numbers(cells)
     read = np.isfinite(numbers)
     if read.any():
         out = out.copy() if out is hashes else out
         out[read] = _number_hashes(numbers[read], keys)
-    return out
-
-
-def _comma_numbers(cells: pd.Series) -> np.ndarray:
-    """Each cell as the number it names when written with commas in a form that has one reading only, else NaN:
-    thousands commas with a decimal point or two groups or more, dots between thousands with a decimal comma or
-    two groups or more, and a decimal comma (not 1,234)."""
-    out = np.full(len(cells), np.nan)
-    commas, dots = cells.str.count(","), cells.str.count(r"\.")
-    thousands = cells.str.match(_THOUSANDS_COMMA) & ((dots > 0) | (commas > 1))
-    european = cells.str.match(_THOUSANDS_DOT) & ((commas > 0) | (dots > 1))
-    decimal = cells.str.match(_DECIMAL_COMMA) & ~cells.str.match(_EITHER)
-    for chosen, plain in (
-        (thousands, cells.str.replace(",", "", regex=False)),
-        (european, cells.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)),
-        (decimal & ~european, cells.str.replace(",", ".", regex=False)),
-    ):
-        if chosen.any():
-            out[chosen.to_numpy()] = pd.to_numeric(plain[chosen], errors="coerce").to_numpy(dtype=float)
     return out
 
 

@@ -75,3 +75,11 @@ def test_a_columns_fingerprint_reads_numbers_with_commas_only_where_they_have_on
     # 1,234 is a thousand and more, or one and a bit: the column reads it as text, like neither number
     assert column("1,234") not in (column("1234"), column("1.234"))
     assert column("2012-01-31") == column("2012/1/31") == column("2012.01.31")
+    # day or month first: read where the column reads one way only (a day after the 12th tells which)
+    assert (
+        column("2012-01-31", "2012-02-01") == column("31/01/2012", "01/02/2012") == column("01/31/2012", "02/01/2012")
+    )
+    assert column("01/02/2012", "03/01/2012") not in (
+        column("2012-01-02", "2012-01-03"),
+        column("2012-02-01", "2012-03-01"),
+    )

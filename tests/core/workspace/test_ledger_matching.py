@@ -33,9 +33,11 @@ def _european(number: str) -> str:
 VARIANTS = {
     # a re-save in another spreadsheet's forms, with the two columns that kept their form dropped: the release
     # reads the same values (with the declaration's "written"), so only the column readings can find the ledger
-    "a European re-save: dates with dots, a decimal comma, two columns dropped": lambda f: f.drop(
+    "a European re-save: dates day first with dots, a decimal comma, two columns dropped": lambda f: f.drop(
         columns=["city", "age"]
-    ).assign(day=f["day"].str.replace("-", "."), income=f["income"].map(_european)),
+    ).assign(
+        day=f["day"].str[8:] + "." + f["day"].str[5:7] + "." + f["day"].str[:4], income=f["income"].map(_european)
+    ),
     "dates written year first with slashes": lambda f: f.assign(day=f["day"].str.replace("-", "/")),
     "dates with a midnight time": lambda f: f.assign(day=f["day"] + " 00:00:00"),
     "dates in UTC with a T and a Z": lambda f: f.assign(day=f["day"] + "T00:00:00Z"),
