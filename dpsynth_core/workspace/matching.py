@@ -24,8 +24,8 @@ a budget stricter, never looser.
 What it cannot catch (``docs/workspace.md`` lists the same, each with a test): a record added or
 removed (name the dataset, ``--dataset``); more than half of the columns changed at once (every
 code re-coded, numbers rounded); dates written day or month first in a column whose days all stop at the
-12th, or numbers such as ``1,234``, together with half of the other columns changed; records seen only by an older version of the
-workspace, until their file is read once more.
+12th, or numbers such as ``1,234``, together with half of the other columns changed; records seen only by
+an older version of the workspace, until their file is read once more.
 """
 
 from __future__ import annotations
