@@ -80,34 +80,27 @@ def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
     return text
 
 
-#: Numbers written with commas that can be read one way only (:func:`one_reading_numbers`).
-_GROUPED_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?$"
-_GROUPED_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?$"
-_EITHER = r"^[+-]?[1-9][0-9]{0,2},[0-9]{3}$"  # 1,234: a thousand and more, or one and a bit
+#: 1,234: a thousand and more, or one and a bit (:func:`one_reading_numbers`).
+_EITHER = r"^[+-]?[1-9][0-9]{0,2},[0-9]{3}$"
 
 
 def one_reading_numbers(cells: pd.Series) -> np.ndarray:
     """Each cell (text) as the number it names when written with commas in a form that has one reading only,
     else NaN: thousands commas with a decimal point or two groups or more (1,234.5, 1,234,567), dots between
     thousands with a decimal comma or two groups or more (1.234,5, 1.234.567), a decimal comma (1234,5, 0,125),
-    but not 1,234.
+    but not 1,234 (each read as :func:`plain_numbers` reads its form).
 
     >>> one_reading_numbers(pd.Series(["1,234.5", "1.234,5", "0,125", "1,234", "12"])).tolist()
     [1234.5, 1234.5, 0.125, nan, nan]
     """
-    out = np.full(len(cells), np.nan)
     commas, dots = cells.str.count(","), cells.str.count(r"\.")
-    thousands = cells.str.match(_GROUPED_COMMA) & ((dots > 0) | (commas > 1))
-    european = cells.str.match(_GROUPED_DOT) & ((commas > 0) | (dots > 1))
-    decimal = cells.str.match(DECIMAL_COMMA) & ~cells.str.match(_EITHER) & ~european
-    for chosen, plain in (
-        (thousands, cells.str.replace(",", "", regex=False)),
-        (european, cells.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)),
-        (decimal, cells.str.replace(",", ".", regex=False)),
-    ):
-        if chosen.any():
-            out[chosen.to_numpy()] = pd.to_numeric(plain[chosen], errors="coerce").to_numpy(dtype=float)
-    return out
+    by_commas = cells.str.match(THOUSANDS_COMMA) & ((dots > 0) | (commas > 1))
+    by_dots = cells.str.match(THOUSANDS_DOT) & ((commas > 0) | (dots > 1))
+    by_dots |= cells.str.match(DECIMAL_COMMA) & ~cells.str.match(_EITHER)
+    text = plain_numbers(cells.where(by_commas), "thousands comma").fillna(
+        plain_numbers(cells.where(by_dots), "decimal comma")
+    )
+    return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
 
 
 def one_reading_dates(cells: pd.Series) -> pd.Series:

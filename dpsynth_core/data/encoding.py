@@ -134,6 +134,12 @@ def _distinct_cells(series: pd.Series, markers) -> tuple[np.ndarray, np.ndarray,
     return index, np.append(text, np.array([""], dtype=object)), np.append(is_missing, True)
 
 
+def missing_cells(series: pd.Series, markers=("",)) -> int:
+    """How many cells of a column are missing by the declaration's ``markers`` (or NaN), before any rule."""
+    index, _, is_missing = _distinct_cells(series, markers)
+    return int(is_missing[index].sum())
+
+
 def _distinct_small(series: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     """What ``pd.factorize`` and the stripping above give for a short column of text and missing
     cells (None when a cell is anything else): distinct cells in order of first appearance, NA by

@@ -16,7 +16,7 @@ from dataclasses import replace
 import pandas as pd
 
 from ..domain import TableDomain
-from .encoding import encode_column
+from .encoding import encode_column, missing_cells
 
 #: A column is flagged when at least this share of its filled cells cannot be read as its kind or lies
 #: outside its declared values.
@@ -47,16 +47,10 @@ def unfit_cells(column, series: pd.Series, markers=("",)) -> tuple[int, int]:
     Numbers outside the range are clamped, not counted."""
     allowing = replace(column, missing=True)  # a column declared without missing values: its misfits still show
     encoded = encode_column(allowing, series, markers)
-    filled = len(series) - _missing_cells(series, markers)
+    filled = len(series) - missing_cells(series, markers)
     if column.kind in ("categorical", "text"):
         return filled, int(encoded.out_of_domain)
     return filled, int(encoded.missing) - (len(series) - filled)
-
-
-def _missing_cells(series: pd.Series, markers) -> int:
-    """Cells missing by the declaration: NaN, or text equal to a missing marker once stripped."""
-    text = series.astype("string").str.strip()
-    return int((series.isna() | text.isin(list(markers)).fillna(False)).sum())
 
 
 def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> tuple[list[str], list[str]]:
