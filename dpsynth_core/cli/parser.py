@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .persons import add_commands as add_persons
 
     add_persons(sub)  # check-persons
+    from .fits import add_commands as add_fits
+
+    add_fits(sub)  # check-declaration
     return parser
 
 

@@ -383,10 +383,11 @@ def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_i
     input as it was. (A FIFO is left out here: reading one waits for its writer, as ``cat`` does.)"""
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
     inputs = _input_arguments()
-    assert set(inputs) == {"synth", "compare", "report", "ledger", "declare", "check-persons"}, (
+    assert set(inputs) == {"synth", "compare", "report", "ledger", "declare", "check-persons", "check-declaration"}, (
         "a command reads files: give it a base line"
     )
     base = {**_base_commands(files), "ledger": ["ledger", str(files["real"]), "--workspace", str(files["workspace"])]}
+    base["check-declaration"] = ["check-declaration", str(files["real"]), "--domain", str(files["domain"])]
     out = {"synth": ["--out", str(files["folder"] / "fine" / "o.csv")], "compare": ["--json", "x.json"]}
     out["report"] = ["--out", str(files["folder"] / "fine" / "r.html")]
     out["compare"] = ["--json", str(files["folder"] / "fine" / "c.json")]
@@ -413,6 +414,7 @@ def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_i
         "ledger": ["input"],
         "declare": ["input"],
         "check-persons": ["input"],
+        "check-declaration": ["input"],
     }
     for command, dests in inputs.items():
         for dest in dests:

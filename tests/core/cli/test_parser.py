@@ -26,6 +26,7 @@ COMMANDS = [
     "account",
     "review-link",
     "check-persons",
+    "check-declaration",
 ]
 
 

@@ -1,0 +1,58 @@
+"""``check-declaration``: a table file against its declaration, before any release (for the publisher only).
+
+It reads the file in memory (any file ``synth`` reads there) and names each column at least half of whose filled
+cells the public rule would turn into missing: dates or numbers in a form the declaration does not say (``written``),
+text in a number column, a coding the declared list does not use (:func:`dpsynth_core.data.misfits.misfit_columns`,
+the app's warning before a draw). Nothing is measured, spent or recorded, nothing it prints enters a release, and it
+names no value. Exit status 0 when every column fits, 2 (one line on stderr) when one does not, so a script can stop
+before ``synth``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import DataError, ParameterError
+from .outputs import input_path
+
+
+def add_commands(sub) -> None:
+    """Register ``check-declaration`` on the command line's subparsers (it sets ``run``)."""
+    from .commands import add_sheet_flags
+
+    check = sub.add_parser(
+        "check-declaration",
+        help="check a table file against its declaration before a release: the columns most of whose cells would "
+        "become missing (a date or number format, a kind or a coding it does not say); spends and records nothing",
+    )
+    check.add_argument("input", type=input_path, help="the sensitive table (any file synth reads, in memory)")
+    check.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
+    check.add_argument("--encoding", default=None, help="text encoding of a CSV input (as synth)")
+    check.add_argument("--delimiter", default=None, help="field delimiter of a CSV input (as synth)")
+    add_sheet_flags(check)
+    check.set_defaults(run=run_check_declaration)
+
+
+def run_check_declaration(args) -> None:
+    from ..data.file_bytes import check_delimiter, check_encoding
+    from ..data.formats import read_data
+    from ..data.misfits import misfit_columns
+    from ..domain import TableDomain
+    from ..validation import check_sheet
+
+    sheet, header_row = check_sheet(args.sheet, args.header_row)
+    encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
+    if not Path(args.input).is_file():
+        raise ParameterError(f"file not found: {args.input}")
+    domain = TableDomain.load(args.domain).validate()
+    frame = read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)[0]
+    domain.check_matches(frame.columns)
+    lines, how = misfit_columns(frame, domain)
+    if not lines:
+        print(f"every column of {Path(args.input).name} fits its declaration ({len(domain.kept):,} kept)")
+        return
+    print("For you only (it reads your data): a release would hold these cells as missing.")
+    for line in lines:
+        print(f"- {line}")
+    print(" ".join(how))
+    raise DataError(f"{len(lines):,} column(s) do not fit the declaration (above): check their declaration")

@@ -1,0 +1,40 @@
+"""``check-declaration``: a table file against its declaration before a release, spending and recording nothing."""
+
+from __future__ import annotations
+
+import json
+
+from dpsynth_core.cli import main
+from tests.conftest import ROOT
+
+SEATTLE = ROOT / "benchmarks" / "datasets"
+
+
+def _european(folder):
+    """NOAA's Seattle weather as a spreadsheet in much of Europe saves it: ';', dates day first, decimal commas."""
+    lines = (SEATTLE / "seattle_weather.csv").read_text().splitlines()
+    rows = [lines[0].replace(",", ";")]
+    for line in lines[1:]:
+        day, *numbers, weather = line.split(",")
+        rows.append(";".join([f"{day[8:10]}.{day[5:7]}.{day[:4]}", *(n.replace(".", ",") for n in numbers), weather]))
+    (folder / "wetter.csv").write_text("\n".join(rows) + "\n")
+    return folder / "wetter.csv"
+
+
+def test_a_declaration_that_does_not_say_the_files_forms_is_named_before_a_release(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "ws"))
+    data, spec = _european(tmp_path), json.loads((SEATTLE / "seattle_weather.domain.json").read_text())
+    (tmp_path / "plain.json").write_text(json.dumps(spec))
+    assert main(["check-declaration", str(data), "--domain", str(tmp_path / "plain.json")]) == 2
+    out, err = capsys.readouterr()
+    assert "- Column 'date': 1,461 of its 1,461 filled cells are not dates the release can read." in out
+    assert out.count("- Column ") == 5 and "weather" not in out  # the four measurements and the date
+    assert err.strip() == "error: 5 column(s) do not fit the declaration (above): check their declaration"
+    assert "01.01.2012" not in out + err  # no value of the data
+    spec["columns"]["date"]["written"] = "day first"
+    for name in ("precipitation", "temp_max", "temp_min", "wind"):
+        spec["columns"][name]["written"] = "decimal comma"
+    (tmp_path / "said.json").write_text(json.dumps(spec))
+    assert main(["check-declaration", str(data), "--domain", str(tmp_path / "said.json")]) == 0
+    assert capsys.readouterr().out.strip() == "every column of wetter.csv fits its declaration (6 kept)"
+    assert not (tmp_path / "ws").exists()  # nothing recorded: no workspace was even opened
