@@ -256,6 +256,28 @@ def add_sheet_flags(parser) -> None:
     )
 
 
+def add_reading_flags(parser) -> None:
+    """How a table file is read in memory (a CSV's encoding and delimiter, a spreadsheet's sheet and header row),
+    for the commands that read one whole: ``check-persons`` and ``check-declaration``."""
+    parser.add_argument("--encoding", default=None, help="text encoding of a CSV input (as synth)")
+    parser.add_argument("--delimiter", default=None, help="field delimiter of a CSV input (as synth)")
+    add_sheet_flags(parser)
+
+
+def read_in_memory(args):
+    """The table ``args.input`` read whole by :func:`~dpsynth_core.data.formats.read_data`, its reading flags
+    (:func:`add_reading_flags`) checked first; a path that is not a file is refused in one line."""
+    from ..data.file_bytes import check_delimiter, check_encoding
+    from ..data.formats import read_data
+    from ..validation import check_sheet
+
+    sheet, header_row = check_sheet(args.sheet, args.header_row)
+    encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
+    if not Path(args.input).is_file():
+        raise ParameterError(f"file not found: {args.input}")
+    return read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)[0]
+
+
 def add_declare(sub) -> None:
     declare = sub.add_parser(
         "declare",

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import DataError, ParameterError
+from ..errors import DataError
 from .outputs import input_path
 
 
 def add_commands(sub) -> None:
     """Register ``check-declaration`` on the command line's subparsers (it sets ``run``)."""
-    from .commands import add_sheet_flags
+    from .commands import add_reading_flags
 
     check = sub.add_parser(
         "check-declaration",
@@ -27,25 +27,17 @@ def add_commands(sub) -> None:
     )
     check.add_argument("input", type=input_path, help="the sensitive table (any file synth reads, in memory)")
     check.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
-    check.add_argument("--encoding", default=None, help="text encoding of a CSV input (as synth)")
-    check.add_argument("--delimiter", default=None, help="field delimiter of a CSV input (as synth)")
-    add_sheet_flags(check)
+    add_reading_flags(check)
     check.set_defaults(run=run_check_declaration)
 
 
 def run_check_declaration(args) -> None:
-    from ..data.file_bytes import check_delimiter, check_encoding
-    from ..data.formats import read_data
     from ..data.misfits import misfit_columns
     from ..domain import TableDomain
-    from ..validation import check_sheet
+    from .commands import read_in_memory
 
-    sheet, header_row = check_sheet(args.sheet, args.header_row)
-    encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
-    if not Path(args.input).is_file():
-        raise ParameterError(f"file not found: {args.input}")
     domain = TableDomain.load(args.domain).validate()
-    frame = read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)[0]
+    frame = read_in_memory(args)
     domain.check_matches(frame.columns)
     lines, how = misfit_columns(frame, domain)
     if not lines:

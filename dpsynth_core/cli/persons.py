@@ -24,7 +24,7 @@ CHECK_FORMAT = "dpsynth rows-per-person check 1"
 
 def add_commands(sub) -> None:
     """Register ``check-persons`` on the command line's subparsers (it sets ``run``)."""
-    from .commands import add_sheet_flags
+    from .commands import add_reading_flags
 
     check = sub.add_parser(
         "check-persons",
@@ -42,9 +42,7 @@ def add_commands(sub) -> None:
         help=f"the check's own budget, on top of the release's (default {constraints.PERSON_CHECK_EPSILON:g})",
     )
     check.add_argument("--seed", default=None, help="a seed for a repeatable check (tests and teaching; no guarantee)")
-    check.add_argument("--encoding", default=None, help="text encoding of a CSV input (as synth)")
-    check.add_argument("--delimiter", default=None, help="field delimiter of a CSV input (as synth)")
-    add_sheet_flags(check)
+    add_reading_flags(check)
     check.add_argument("--workspace", metavar="FOLDER", help="the workspace whose ledger records the check")
     check.add_argument("--dataset", metavar="NAME", help="count the check against this named dataset's budget")
     check.add_argument("--out", type=output_path, help="save the check (JSON) for synth --person-check")
@@ -65,24 +63,20 @@ def _domain(args):
 
 
 def run_check_persons(args) -> None:
-    from ..data.file_bytes import check_delimiter, check_encoding
-    from ..data.formats import read_data
     from ..privacy.persons import bounding_plan_words
     from ..usecases.person_check import person_check
-    from ..validation import check_epsilon, check_seed, check_sheet
-    from .commands import input_name, open_workspace
+    from ..validation import check_epsilon, check_seed
+    from .commands import input_name, open_workspace, read_in_memory
     from .outputs import check_outputs, ledger_folders, write_all
 
     epsilon = check_epsilon(args.epsilon, "--epsilon")
     seed = check_seed(args.seed)
-    sheet, header_row = check_sheet(args.sheet, args.header_row)
-    encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
-    if not Path(args.input).is_file():
+    if not Path(args.input).is_file():  # before its outputs are checked against it
         raise ParameterError(f"file not found: {args.input}")
     reads = [("the input", args.input), ("--domain", args.domain)]
     targets = check_outputs([("--out", args.out)], reads, ledger_folders(args.workspace))
     domain = _domain(args)
-    frame = read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)[0]
+    frame = read_in_memory(args)
     domain.check_matches(frame.columns)
     workspace = open_workspace(args.workspace)
     fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(frame), args.dataset)
