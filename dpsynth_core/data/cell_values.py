@@ -22,8 +22,10 @@ import pandas as pd
 
 EPOCH64 = np.datetime64("1970-01-01", "D")
 #: Three parts of 4, 1-2 and 1-2 digits (year first), or of 1-2, 1-2 and 4 digits (day or month first).
-YEAR_FIRST = r"^([0-9]{4})([-/.])([0-9]{1,2})\2([0-9]{1,2})(?:[T ]|$)"
-YEAR_LAST = r"^([0-9]{1,2})([-/.])([0-9]{1,2})\2([0-9]{4})(?:[T ]|$)"
+_FIRST, _LAST = r"^([0-9]{4})([-/.])([0-9]{1,2})\2([0-9]{1,2})", r"^([0-9]{1,2})([-/.])([0-9]{1,2})\2([0-9]{4})"
+#: ... then the end of the cell, a ``T`` or a space (a time, ignored); the ``WHOLE`` forms: the end of the cell only.
+YEAR_FIRST, YEAR_LAST = _FIRST + r"(?:[T ]|$)", _LAST + r"(?:[T ]|$)"
+YEAR_FIRST_WHOLE, YEAR_LAST_WHOLE = _FIRST + "$", _LAST + "$"
 
 
 def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
@@ -112,9 +114,9 @@ def one_reading_dates(cells: pd.Series) -> pd.Series:
     >>> one_reading_dates(pd.Series(["31/01/2012", "01/02/2012", "2012/1/5", "x"])).tolist()
     ['2012-01-31', '2012-02-01', '2012-01-05', nan]
     """
-    whole = cells.str.match(YEAR_FIRST.replace("(?:[T ]|$)", "$"))
+    whole = cells.str.match(YEAR_FIRST_WHOLE)
     out = iso_dates(cells.where(whole), None)
-    last = cells.str.match(YEAR_LAST.replace("(?:[T ]|$)", "$"))
+    last = cells.str.match(YEAR_LAST_WHOLE)
     if last.any():
         ways = [iso_dates(cells.where(last), way) for way in ("day first", "month first")]
         valid = [pd.to_datetime(w, errors="coerce", format="%Y-%m-%d").notna()[last] for w in ways]
