@@ -60,6 +60,7 @@ import pandas as pd
 from benchmarks.common import NUMERIC, RESULTS, SUBSET6, load_table
 from dpsynth_core import synthesize
 from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
+from dpsynth_core.evaluation.values import beyond_real
 
 TABLES = ("adult", "adult6", "adult_test", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
 #: Public tables the project had not seen, with a publisher's declaration from their documentation.
@@ -162,10 +163,11 @@ def _phantom(real: pd.Series, fake: pd.Series, kind: str, rows: int) -> tuple[fl
 
 
 def _beyond(real: pd.Series, fake: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Which synthetic values lie outside the real range, and which above it."""
-    values = pd.to_numeric(real, errors="coerce")
-    synthetic = pd.to_numeric(fake, errors="coerce").to_numpy(dtype=float)
-    return (synthetic < values.min()) | (synthetic > values.max()), synthetic > values.max()
+    """Which synthetic values lie outside the real range, and which above it (the Preview's rule,
+    :func:`dpsynth_core.evaluation.values.beyond_real`)."""
+    values = pd.to_numeric(real, errors="coerce").to_numpy(dtype=float)
+    below, above = beyond_real(values, pd.to_numeric(fake, errors="coerce").to_numpy(dtype=float))
+    return below | above, above
 
 
 def phantom_shares(real: pd.DataFrame, synthetic: pd.DataFrame, spec: dict) -> tuple[float, float]:

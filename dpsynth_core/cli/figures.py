@@ -156,6 +156,10 @@ def run_compare(args) -> None:
         + (f" (furthest column: {worst[0]}, distance {worst[1]:.3f})" if worst else "")
         + "; it reads the real data without noise: keep it to yourself"
     )
+    from ..evaluation.values import shape_warnings
+
+    for sentence in shape_warnings(figures["values"]):
+        print(f"values that changed shape: {sentence}")
 
 
 def _find_release(workspace, fingerprint: str, synthetic_path: str, card_path: str | None, synthetic):

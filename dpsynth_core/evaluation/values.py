@@ -125,7 +125,39 @@ SHAPE_SHARE_GAP = 0.10
 SHAPE_MEAN_GAP = 0.25
 #: Distribution functions this far apart name their column.
 SHAPE_CDF_GAP = 0.15
+#: At least this share of the synthetic rows outside the real values' range names its column.
+SHAPE_BEYOND_SHARE = 0.01
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def beyond_real(real: np.ndarray, synthetic: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which ``synthetic`` values lie below the smallest of ``real`` and which above its largest (NaN: neither;
+    no real value: none). Publisher-only: it reads the real range without noise.
+
+    >>> below, above = beyond_real(np.array([3.0, 5.0]), np.array([2.0, 3.0, 6.0, np.nan]))
+    >>> below.tolist(), above.tolist()
+    ([True, False, False, False], [False, False, True, False])
+    """
+    real = real[~np.isnan(real)] if real.dtype.kind == "f" else real
+    if real.size == 0:
+        return np.zeros(synthetic.shape, dtype=bool), np.zeros(synthetic.shape, dtype=bool)
+    return synthetic < real.min(), synthetic > real.max()
+
+
+def _beyond_sentence(column, real: np.ndarray, synthetic: np.ndarray, rows: int) -> tuple[dict, list[str]]:
+    """The shares of ``rows`` synthetic rows below and above the real values' range, and a plain sentence when
+    they add up to :data:`SHAPE_BEYOND_SHARE` or more."""
+    below, above = (float(m.sum()) / rows for m in beyond_real(real, synthetic))
+    shares = {"below": below, "above": above}
+    if below + above < SHAPE_BEYOND_SHARE:
+        return shares, []
+    low, high = (value_text(v) for v in shown(column.kind, [real.min(), real.max()]))
+    rows_word = f"{column.name}: {below + above:.1%} of the synthetic rows lie"
+    if below and above:
+        where = f"outside the real values ({low} to {high}): {below:.1%} below, {above:.1%} above"
+    else:
+        where = f"above the largest real value ({high})" if above else f"below the smallest real value ({low})"
+    return shares, [f"{rows_word} {where}"]
 
 
 def _side(values: np.ndarray, rows: int, column) -> dict:
@@ -151,8 +183,9 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
     ``value_distance``: total variation distance over exact values (None for real numbers);
     ``max_cdf_gap``: the largest gap between the distribution functions (Kolmogorov-Smirnov);
     ``real``/``synthetic``: mean, quantiles, the most common value and its share of all rows;
-    ``shape``: plain sentences naming what changed (a frequent value's share, the mean, the spread),
-    empty when the values kept their shape.
+    ``shape``: plain sentences naming what changed (a frequent value's share, the mean, the spread, rows
+    beyond the real values' range), empty when the values kept their shape;
+    ``beyond_real``: the shares of synthetic rows ``below`` and ``above`` the real values' range.
     """
     a = numeric_values(column, real, markers)
     b = numeric_values(column, synthetic, markers)
@@ -180,6 +213,8 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
             f"{column.name}: the values are spread differently (up to {compared.max_cdf_gap:.0%} of the "
             "rows lie on different sides of some value)"
         )
+    beyond, said = _beyond_sentence(column, a, b, max(len(synthetic), 1)) if a.size else ({}, [])
+    shape += said
     top_value = sides["real"]["most_common"]
     raw_top = compared.top["value"][compared.top["real"].idxmax()] if len(compared.top) and a.size else None
     synthetic_share = float((b == raw_top).sum() / max(len(synthetic), 1)) if raw_top is not None else 0.0
@@ -189,6 +224,7 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
         "max_cdf_gap": compared.max_cdf_gap,
         **sides,
         "synthetic_share_of_real_top": synthetic_share if top_value is not None else 0.0,
+        "beyond_real": beyond,
         "shape": shape,
     }
 
@@ -224,6 +260,9 @@ def value_table(summaries: dict) -> pd.DataFrame:
                 "most common real value": value_text(real["most_common"]),
                 "its share (real / synthetic)": f"{real['most_common_share']:.1%} / "
                 f"{s['synthetic_share_of_real_top']:.1%}",
+                "synthetic rows outside the real range": f"{sum(s['beyond_real'].values()):.1%}"
+                if s["beyond_real"]
+                else "",
                 "shape kept": "no" if s["shape"] else "yes",
             }
         )

@@ -66,6 +66,21 @@ def test_compare_of_a_table_with_itself_and_with_its_release_is_zero(tmp_path):
             assert all(v["max_cdf_gap"] == 0 and not v["shape"] for v in written["values"].values())
 
 
+def test_compare_says_what_changed_shape_as_the_preview_does(tmp_path, capsys):
+    """The Preview's plain sentences (a frequent value lost, rows beyond the real range) on standard output too,
+    one a line, and none for a table compared with itself."""
+    real, domain = tmp_path / "real.csv", tmp_path / "domain.json"
+    pd.DataFrame({"n": [1, 2, 3, 4] * 25}).to_csv(real, index=False)
+    domain.write_text(json.dumps({"columns": {"n": {"type": "integer", "min": 0, "max": 100}}}))
+    wide = tmp_path / "wide.csv"
+    pd.DataFrame({"n": [1, 2, 3, 4] * 24 + [5] * 4}).to_csv(wide, index=False)
+    for other, said in ((real, []), (wide, ["n: 4.0% of the synthetic rows lie above the largest real value (4)"])):
+        argv = ["compare", str(real), str(other), "--domain", str(domain), "--json", str(tmp_path / "exact.json")]
+        assert main(argv) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert [line.removeprefix("values that changed shape: ") for line in lines[1:]] == said
+
+
 def _report(folder, domain, synthetic, page, *extra) -> int:
     """``report`` of the bundled adult table against ``synthetic`` at epsilon 0.1, in the fixture's workspace."""
     ws, real = folder / "ws", example_csv("adult")

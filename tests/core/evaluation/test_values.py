@@ -91,3 +91,44 @@ def test_a_year_reads_as_a_year_in_the_value_summary():
     assert "1993" in shown and "1,993" not in shown and "45,000" in shown
     said = " ".join(summaries["year"]["shape"])
     assert "1993" in said and "1960" in said and "1,9" not in said, said
+
+
+def test_rows_beyond_the_real_range_are_said_with_their_shares():
+    """Synthetic rows above the largest real value (or below the smallest) are a share of the synthetic rows,
+    said in the Preview's warning from 1% on, both sides named when both are crossed; the values are read by
+    the declaration's public rule, so a real 5.5 rounded to 6 in a whole-number column is not beyond it."""
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.evaluation.values import SHAPE_BEYOND_SHARE, value_summaries, value_table
+
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "years": {"type": "float", "min": 0, "max": 70},
+                "kids": {"type": "integer", "min": 0, "max": 20},
+                "day": {"type": "date", "min": "2012-01-01", "max": "2015-12-31"},
+            }
+        }
+    )
+    real = pd.DataFrame(
+        {"years": [0.5, 2.5, 23.0, 23.0] * 50, "kids": ["0", "1", "5.5", "2"] * 50, "day": ["2013-05-01"] * 200}
+    )
+    years = [1.0] * 184 + [40.0] * 12 + [0.25] * 2 + [""] * 2  # 6% above, 1% below, missing neither
+    synthetic = pd.DataFrame({"years": years, "kids": ["6"] * 200, "day": ["2013-05-01"] * 199 + ["2014-01-02"]})
+    summaries = value_summaries(real, synthetic, domain)
+    assert summaries["years"]["beyond_real"] == pytest.approx({"below": 0.01, "above": 0.06})
+    said = summaries["years"]["shape"]
+    assert said[-1] == (
+        "years: 7.0% of the synthetic rows lie outside the real values (0.5 to 23): 1.0% below, 6.0% above"
+    )
+    assert summaries["kids"]["beyond_real"] == {"below": 0.0, "above": 0.0}
+    assert not any("outside" in s or "above" in s for s in summaries["kids"]["shape"])
+    assert summaries["day"]["beyond_real"]["above"] == pytest.approx(0.005) and 0.005 < SHAPE_BEYOND_SHARE
+    assert not summaries["day"]["shape"]  # half a percent: shown in the table, not said
+    table = value_table(summaries).set_index("column")["synthetic rows outside the real range"]
+    assert table.to_dict() == {"years": "7.0%", "kids": "0.0%", "day": "0.5%"}
+    synthetic["day"] = ["2013-05-01"] * 190 + ["2016-02-01"] * 10  # beyond the declared range: clamped to its end
+    assert value_summaries(real, synthetic, domain)["day"]["shape"][-1] == (
+        "day: 5.0% of the synthetic rows lie above the largest real value (2013-05-01)"
+    )
