@@ -179,7 +179,10 @@ def _close(data) -> None:
 
 
 #: What the public rule does to a cell that does not fit its column's declaration, per kind (the CLI's words).
-_PLAIN = ' (read plainly, such as 1234.5, unless the column declares "written": "thousands comma" or "decimal comma")'
+_PLAIN = (
+    ' (read plainly, such as 1234.5 or $12.50, unless the column declares "written": "thousands comma", "decimal comma"'
+    ' or "percent")'
+)
 RULE_WORDS = {
     "integer": "outside the range: clamped to it; not whole numbers: rounded; not numbers: missing" + _PLAIN,
     "float": "outside the range: clamped to it; not numbers: missing" + _PLAIN,

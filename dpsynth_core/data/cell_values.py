@@ -1,9 +1,12 @@
 """How a cell of a number or date column is read: a per-cell public rule and the declaration's ``written``, never
 guessed from the column.
 
-A number is read as Python reads one (1234.5, -3, 1e6, with spaces around it); written with commas between
-thousands (1,234.5) or with a decimal comma (1.234,5 or 1234,5) only as the column's ``written`` says (``thousands
-comma``, ``decimal comma``), since 1,234 is either a thousand and more or one and a bit.
+A number is read as Python reads one (1234.5, -3, 1e6, with spaces around it), a currency sign before or after it
+set aside ($1234.50, -$3, 12 €: one reading); written with commas between thousands (1,234.5) or with a decimal
+comma (1.234,5 or 1234,5) only as the column's ``written`` says (``thousands comma``, ``decimal comma``), since
+1,234 is either a thousand and more or one and a bit; with a percent sign (97%) as the number before it (97) only
+as it says ``percent``, since a spreadsheet's 97% is the fraction 0.97 and the publisher says which unit the range
+is in.
 
 A date is read from the start of a cell, with one separator (``-``, ``/`` or ``.``, the same twice) between
 its parts and the end of the cell, a ``T`` or a space after it (a time, ignored, so no time zone moves a
@@ -62,16 +65,28 @@ THOUSANDS_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?$"
 DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$|^[+-]?[0-9]+,$"
 
 
+#: A currency sign before a number (after its minus, or before it) or after it, with spaces or none.
+_CURRENCY_BEFORE, _CURRENCY_AFTER = r"^([+-]?)\s*[$€£¥]\s*", r"(?<=[0-9.,])\s*[$€£¥]$"
+_PERCENT = r"(?<=[0-9.,])\s*%$"
+
+
 def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
     """Each cell as a number is written plainly, by the module's rule (a cell of another form is left as it is,
     to be read plainly or not at all).
 
-    >>> plain_numbers(pd.Series(["1,234.5", "12", "1,23"]), "thousands comma").tolist()
-    ['1234.5', '12', '1,23']
-    >>> plain_numbers(pd.Series(["1.234,5", "3,25", "2.5", "1.234"]), "decimal comma").tolist()
-    ['1234.5', '3.25', '2.5', '1234']
+    >>> plain_numbers(pd.Series(["1,234.5", "12", "1,23", "-$1,200.50"]), "thousands comma").tolist()
+    ['1234.5', '12', '1,23', '-1200.50']
+    >>> plain_numbers(pd.Series(["1.234,5", "3,25", "2.5", "1.234", "12,50 €"]), "decimal comma").tolist()
+    ['1234.5', '3.25', '2.5', '1234', '12.50']
+    >>> plain_numbers(pd.Series(["97%", "12.5 %", "3", "$-2"]), "percent").tolist()
+    ['97', '12.5', '3', '-2']
+    >>> plain_numbers(pd.Series(["97%"]), None).tolist()
+    ['97%']
     """
-    text = text.str.strip()
+    text = text.str.strip().str.replace(_CURRENCY_BEFORE, r"\1", regex=True)
+    text = text.str.replace(_CURRENCY_AFTER, "", regex=True)
+    if written == "percent":
+        return text.str.replace(_PERCENT, "", regex=True)
     if written == "thousands comma":
         return text.where(~text.str.match(THOUSANDS_COMMA, na=False), text.str.replace(",", "", regex=False))
     if written == "decimal comma":
@@ -86,23 +101,50 @@ def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
 _EITHER = r"^[+-]?[1-9][0-9]{0,2},[0-9]{3}$"
 
 
+def read_numbers(text: pd.Series, written: str | None) -> np.ndarray:
+    """Each cell (text; NaN where missing) as the number the module's rule reads, NaN where it reads none. Cells
+    written plainly are parsed at once; only the others go through :func:`plain_numbers` (with a decimal comma every
+    cell does: 1.234 is a thousand and more there).
+
+    >>> read_numbers(pd.Series(["12", " 3.5 ", "$1,200.50", "97%", None]), "thousands comma").tolist()
+    [12.0, 3.5, 1200.5, nan, nan]
+    """
+    if written == "decimal comma":
+        return pd.to_numeric(plain_numbers(text, written), errors="coerce").to_numpy(dtype=float)
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, copy=True)
+    other = np.isnan(values) & text.notna().to_numpy()
+    if other.any():
+        values[other] = pd.to_numeric(plain_numbers(text[other], written), errors="coerce").to_numpy(dtype=float)
+    return values
+
+
 def one_reading_numbers(cells: pd.Series) -> np.ndarray:
     """Each cell (text) as the number it names when written with commas in a form that has one reading only,
     else NaN: thousands commas with a decimal point or two groups or more (1,234.5, 1,234,567), dots between
     thousands with a decimal comma or two groups or more (1.234,5, 1.234.567), a decimal comma (1234,5, 0,125),
-    but not 1,234 (each read as :func:`plain_numbers` reads its form).
+    but not 1,234 (each read as :func:`plain_numbers` reads its form); and a number with a currency or percent
+    sign set aside ($12.50, 97%: the number written, whatever unit the publisher declares).
 
-    >>> one_reading_numbers(pd.Series(["1,234.5", "1.234,5", "0,125", "1,234", "12"])).tolist()
-    [1234.5, 1234.5, 0.125, nan, nan]
+    >>> one_reading_numbers(pd.Series(["1,234.5", "1.234,5", "0,125", "1,234", "12", "$1,200.50", "97 %"])).tolist()
+    [1234.5, 1234.5, 0.125, nan, nan, 1200.5, 97.0]
     """
-    commas, dots = cells.str.count(","), cells.str.count(r"\.")
-    by_commas = cells.str.match(THOUSANDS_COMMA) & ((dots > 0) | (commas > 1))
-    by_dots = cells.str.match(THOUSANDS_DOT) & ((commas > 0) | (dots > 1))
-    by_dots |= cells.str.match(DECIMAL_COMMA) & ~cells.str.match(_EITHER)
-    text = plain_numbers(cells.where(by_commas), "thousands comma").fillna(
-        plain_numbers(cells.where(by_dots), "decimal comma")
+    out = np.full(len(cells), np.nan)
+    signed = cells.str.contains("[$€£¥%]", regex=True, na=False).to_numpy()
+    maybe = signed | (cells.str.count(",") > 0).to_numpy() | (cells.str.count(r"\.") > 1).to_numpy()
+    if not maybe.any():  # plain numbers and text: nothing here to read (plain numbers are read as numbers anyway)
+        return out
+    cells, signed = cells[maybe], signed[maybe]
+    bare = plain_numbers(cells, None).str.replace(_PERCENT, "", regex=True)
+    commas, dots = bare.str.count(","), bare.str.count(r"\.")
+    by_commas = bare.str.match(THOUSANDS_COMMA) & ((dots > 0) | (commas > 1))
+    by_dots = bare.str.match(THOUSANDS_DOT) & ((commas > 0) | (dots > 1))
+    by_dots |= bare.str.match(DECIMAL_COMMA) & ~bare.str.match(_EITHER)
+    text = plain_numbers(bare.where(by_commas), "thousands comma").fillna(
+        plain_numbers(bare.where(by_dots), "decimal comma")
     )
-    return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    plain = signed & bare.str.match(r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)$").to_numpy()
+    out[maybe] = pd.to_numeric(text.fillna(bare.where(plain)), errors="coerce").to_numpy(dtype=float)
+    return out
 
 
 def one_reading_dates(cells: pd.Series) -> pd.Series:

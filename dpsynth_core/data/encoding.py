@@ -24,7 +24,7 @@ import pyarrow as pa
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from ..domain.ranges import point_of_pieces
 from .cell_values import EPOCH64 as _EPOCH64
-from .cell_values import date_days, plain_numbers
+from .cell_values import date_days, read_numbers
 from .counting import CodedTable
 
 
@@ -185,9 +185,7 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded
     text = pd.Series(cells, dtype=str)
     if isinstance(domain, DateDomain):
         return date_days(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
-    values = pd.to_numeric(plain_numbers(text.where(~is_missing), domain.written), errors="coerce").to_numpy(
-        dtype=float
-    )
+    values = read_numbers(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
     readable = np.isfinite(values)
     if rounded and isinstance(domain, IntegerDomain):
         values = np.rint(values)

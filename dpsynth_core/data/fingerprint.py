@@ -25,7 +25,8 @@ anyone without the workspace: knowing the file but one cell, one cannot test a g
 Beside the records' fingerprint, :class:`RecordSums` keeps one **column fingerprint** per column
 (:class:`RecordsIdentity`): the keyed multiset hash of that column's cells alone, free of its name
 and of the other columns, dates, times and numbers with commas read as :func:`_column_reading` says
-(``2020-02-10``, ``2020/2/10`` and ``2020-02-10T00:00:00Z`` are one value, ``1234.5`` and ``1.234,5`` one).
+(``2020-02-10``, ``2020/2/10`` and ``2020-02-10T00:00:00Z`` are one value, ``1234.5``, ``1.234,5`` and
+``$1,234.50`` one).
 A column of one repeated value gets none (it tells tables apart by nothing). The ledger uses them to find the
 records again when the file around them changed (:mod:`dpsynth_core.workspace.matching`): a column
 renamed, dropped or added, an index column written by pandas, dates or numbers written another way.

@@ -33,8 +33,8 @@ _WHAT = {
 _HOW = {
     "date": "Dates are read written year first (2012-01-31, 2012/01/31), and day or month first (31/01/2012) "
     "when the Domain page says the file writes them so, always with a four-digit year.",
-    "integer": "Numbers are read written plainly (1234.5), and with thousands commas (1,234.5) or a decimal comma "
-    "(1.234,5) when the Domain page says the file writes them so.",
+    "integer": "Numbers are read written plainly (1234.5, with a currency sign or none), and with thousands commas "
+    "(1,234.5), a decimal comma (1.234,5) or a percent sign (97%) when the Domain page says the file writes them so.",
     "categorical": "A category is read when a cell is one of the declared values, as the file writes it.",
     "text": "Text is read when a cell fits the declared kind of text.",
 }

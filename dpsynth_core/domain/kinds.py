@@ -26,10 +26,10 @@ DATE_UNITS = ("day", "month", "year")
 #: How a date column's cells may write a date besides year first (2012-01-31, 2012/01/31): the publisher says
 #: so (``written``), since 01/02/2012 is the first of February or the second of January.
 DATE_ORDERS = ("day first", "month first")
-#: How a number column's cells may write a number besides plainly (1234.5, -3, 1e6): with commas between thousands
-#: (1,234.5), or with a decimal comma (1.234,5 or 1234,5), as the publisher says (``written``), since 1,234 is
-#: either.
-NUMBER_FORMATS = ("thousands comma", "decimal comma")
+#: How a number column's cells may write a number besides plainly (1234.5, -3, 1e6; a currency sign is always set
+#: aside): with commas between thousands (1,234.5), or with a decimal comma (1.234,5 or 1234,5), as the publisher
+#: says (``written``), since 1,234 is either; with a percent sign (97%, read as 97), since a spreadsheet's 97% is 0.97.
+NUMBER_FORMATS = ("thousands comma", "decimal comma", "percent")
 TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
 DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
@@ -130,8 +130,9 @@ def _written(forms: tuple, values: str) -> Key:
         "month first": "month first (01/31/2012)",
         "thousands comma": "with thousands commas (1,234.5)",
         "decimal comma": "with a decimal comma (1.234,5)",
+        "percent": "with a percent sign (97%, read as 97)",
     }
-    always = "year first (2012-01-31, 2012/01/31)" if values == "dates" else "plainly (1234.5, -3, 1e6)"
+    always = "year first (2012-01-31, 2012/01/31)" if values == "dates" else "plainly (1234.5, -3, 1e6, $12.50)"
     return Key(
         "written",
         Literal[forms],  # type: ignore[valid-type]
@@ -143,7 +144,8 @@ def _written(forms: tuple, values: str) -> Key:
             + (
                 "01/02/2012 is read only when you say which comes first."
                 if values == "dates"
-                else "1,234 is read only when you say whether its comma parts thousands or decimals."
+                else "1,234 is read only when you say whether its comma parts thousands or decimals, and 97% only "
+                "when you say the file writes percentages (read as 97: declare the range in percent, 0 to 100)."
             )
             + " A cell that cannot be read becomes missing."
         ),

@@ -2,9 +2,11 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from dpsynth_core.data.encoding import decode_codes, encode_column, encode_table, numeric_values
 from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain, column_from_json
+from dpsynth_core.errors import DomainError
 from dpsynth_core.privacy.noise import make_noise_source
 from tests.conftest import complete_domain, shared_path
 
@@ -261,6 +263,28 @@ def test_numbers_with_thousands_commas_or_a_decimal_comma_are_read_as_declared()
     whole = column_from_json("n", {"type": "integer", "min": 0, "max": 10**7, "written": "decimal comma"})
     assert numeric_values(whole, pd.Series(["12.000", "1.234.567", "7"])).tolist() == [12_000, 1_234_567, 7]
     assert whole.to_json()["written"] == "decimal comma"
+
+
+def test_a_currency_sign_is_set_aside_and_a_percent_sign_read_as_declared():
+    """A spreadsheet saved as CSV writes its formatted cells: $1,234.50, 12 €, 97%. A currency sign before or
+    after the number (after a minus too) has one reading and is always set aside; 97% is 97 or the fraction 0.97,
+    so it is read, as 97, only where the column declares ``written: percent`` (its range then in percent)."""
+    money = pd.Series(["$1,234.50", "-$3", "$-2.5", "12 €", "£7", "¥100", "$", "USD 5", ""])
+    spec = {"type": "float", "min": -10, "max": 5000, "bins": 100}
+    plain = column_from_json("m", spec)
+    assert numeric_or_none(plain, money) == [None, -3.0, -2.5, 12.0, 7.0, 100.0, None, None, None]
+    grouped = column_from_json("m", {**spec, "written": "thousands comma"})
+    assert numeric_or_none(grouped, money)[0] == 1234.5
+    euro = column_from_json("m", {**spec, "written": "decimal comma"})
+    assert numeric_or_none(euro, pd.Series(["1.234,50 €", "-12,5 €"])) == [1234.5, -10.0]  # clamped to the range
+    shares = pd.Series(["97%", "12.5 %", "3", "0%", "%", "97 percent"])
+    share = {"type": "float", "min": 0, "max": 100, "bins": 10}
+    assert numeric_or_none(column_from_json("s", share), shares) == [None, None, 3.0, None, None, None]
+    percent = column_from_json("s", {**share, "written": "percent"})
+    assert numeric_or_none(percent, shares) == [97.0, 12.5, 3.0, 0.0, None, None]
+    assert percent.to_json()["written"] == "percent"
+    with pytest.raises(DomainError, match="written"):
+        column_from_json("d", {"type": "date", "min": "2012-01-01", "max": "2012-12-31", "written": "percent"})
 
 
 def numeric_or_none(column, cells):

@@ -74,6 +74,9 @@ def test_a_columns_fingerprint_reads_numbers_with_commas_only_where_they_have_on
     assert column("1234.5", "1234567") == column("1,234.5", "1,234,567")
     # 1,234 is a thousand and more, or one and a bit: the column reads it as text, like neither number
     assert column("1,234") not in (column("1234"), column("1.234"))
+    # a currency or percent sign set aside: the number written, as the release reads it
+    assert column("1234.5", "-3", "12") == column("$1,234.50", "-$3", "12 €") == column("1.234,50 €", "$-3", "£12")
+    assert column("97", "12.5") == column("97%", "12.5 %")
     assert column("2012-01-31") == column("2012/1/31") == column("2012.01.31")
     # day or month first: read where the column reads one way only (a day after the 12th tells which)
     assert (
