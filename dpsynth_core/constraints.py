@@ -133,6 +133,9 @@ MAX_TEXT_DOMAIN_SIZE = 10**100
 #: leaf that narrow which still holds records is a point mass (a value many records share, such as 0), so its
 #: records are decoded at the simplest number inside it (:func:`~dpsynth_core.domain.ranges.point_of_pieces`).
 FLOAT_MAX_DEPTH = 24
+#: Most decimal places a real column's synthetic values may be rounded to (its ``decimals``; float64 keeps 15 to 17
+#: significant digits).
+MAX_DECIMALS = 12
 #: Most missing-value markers.
 MAX_MARKERS = 100
 #: Problems named in one message at most (a message never hides any of the first ones).

@@ -439,7 +439,7 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> Decoded:
         return Decoded(missing, values=values, dtype="Int64")
     if isinstance(domain, FloatDomain):
         edges = domain.all_edges
-        values = _draw_in_bins(edges[:-1], edges[1:], domain.spread, safe, noise, integer=False)
+        values = domain.in_decimals(_draw_in_bins(edges[:-1], edges[1:], domain.spread, safe, noise, integer=False))
         return Decoded(missing, values=values, dtype="float")
     if isinstance(domain, DateDomain):
         days = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)

@@ -305,6 +305,18 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     placeholder="for example 0, 0.5, 1",
                 ),
                 _special(Number, _NUMBERS, float),
+                Key(
+                    "decimals",
+                    Annotated[int, Field(ge=0, le=c.MAX_DECIMALS)],
+                    f"a whole number from 0 to {c.MAX_DECIMALS}",
+                    widget="whole",
+                    low=0,
+                    high=c.MAX_DECIMALS,
+                    label="Decimal places in the synthetic values (optional)",
+                    help="As the documentation gives them (2 for amounts in cents, 1 for a reading to a tenth): the "
+                    "synthetic values are rounded to them, so a value written 2.5 comes out 2.5, not 2.50013. "
+                    "Leave empty to keep every digit.",
+                ),
                 _written(NUMBER_FORMATS, "numbers"),
             ),
             adaptive_note=_RANGE_NOTE,

@@ -356,6 +356,9 @@ class FloatDomain(RangeDomain):
 
     bins_requested: int | None = None
     bin_width: float | None = None
+    #: Decimal places the synthetic values are rounded to (public, as the documentation or a codebook gives
+    #: them: cents for money, 1 for a measurement read to a tenth); None: not rounded.
+    decimals: int | None = None
     kind = "float"
     bin_keys = ("bin_width", "bins_requested")
     values_words = "real numbers"
@@ -387,6 +390,18 @@ class FloatDomain(RangeDomain):
     def _bins_with_special(self) -> float:
         """At most two more bins for every special value (counted, never built)."""
         return self._declared_bins() + 2 * len(self.special)
+
+    def in_decimals(self, values: np.ndarray) -> np.ndarray:
+        """``values`` rounded to :attr:`decimals` and kept within ``min..max``, special values exact (post-processing
+        of drawn values with public settings only).
+
+        >>> FloatDomain("x", 0.0, 10.0, decimals=1, special=(2.25,)).in_decimals(np.array([2.25, 3.14159, 9.99]))
+        array([ 2.25,  3.1 , 10.  ])
+        """
+        if self.decimals is None:
+            return values
+        rounded = np.clip(np.round(values, self.decimals), self.min, self.max)
+        return np.where(np.isin(values, self.special_values), values, rounded)
 
     @property
     def all_edges(self) -> np.ndarray:
@@ -422,6 +437,9 @@ class FloatDomain(RangeDomain):
         if self.bin_width is not None:
             return {"bin_width": self.bin_width}
         return {"bins": self.bins_requested} if self.bins_requested is not None else {}
+
+    def to_json(self) -> dict:
+        return super().to_json() | ({"decimals": self.decimals} if self.decimals is not None else {})
 
     def bin_labels(self) -> list[str]:
         e = self.all_edges

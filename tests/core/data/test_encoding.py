@@ -104,6 +104,25 @@ def test_decoding_stays_inside_bins_and_keeps_types():
     assert dv.str.startswith("2013-02-").all()
 
 
+def test_decimals_round_the_drawn_values_inside_the_range_and_keep_special_values_exact():
+    """A real column's declared ``decimals`` (2 for cents) round the values drawn in their bins, never past the
+    declared range, and leave a declared special value as it is, whatever its digits."""
+    noise = make_noise_source(3)
+    spec = {"type": "float", "min": 0, "max": 10, "bins": 4, "special": [2.125]}
+    plain = decode_codes(column_from_json("f", spec), np.array([0, 1, 2, 3] * 250), noise)
+    assert (plain * 100 != (plain * 100).round()).any()  # drawn values carry every digit
+    cents = column_from_json("f", {**spec, "decimals": 2})
+    assert cents.all_edges.tolist()[1:3] == [2.125, 2.125] and cents.bins == 6  # code 1: the special value's bin
+    codes = np.array([0, 1, 2, 3, 4, 5, 6] * 250)  # each bin, and missing
+    values = decode_codes(cents, codes, noise)
+    drawn = values[(codes < 6) & (codes != 1)]
+    assert ((drawn * 100 - (drawn * 100).round()).abs() < 1e-9).all() and drawn.between(0, 10).all()
+    assert (values[codes == 1] == 2.125).all() and values[codes == 6].isna().all()
+    inner = column_from_json("f", {"type": "float", "min": 0.05, "max": 0.95, "bins": 2, "decimals": 0})
+    assert set(decode_codes(inner, np.array([0, 1] * 100), noise)) == {0.05, 0.95}  # 0 and 1, kept in the range
+    assert cents.to_json()["decimals"] == 2 and "decimals" not in column_from_json("f", spec).to_json()
+
+
 def test_integer_dtype_does_not_reveal_missing():
     noise = make_noise_source(1)
     dom = column_from_json("x", {"type": "integer", "min": 0, "max": 9})
