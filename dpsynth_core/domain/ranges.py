@@ -441,6 +441,10 @@ class FloatDomain(RangeDomain):
     def to_json(self) -> dict:
         return super().to_json() | ({"decimals": self.decimals} if self.decimals is not None else {})
 
+    def describe(self) -> str:
+        places = f"{self.decimals} decimal place{'s' * (self.decimals != 1)}" if self.decimals is not None else ""
+        return super().describe() + (f"; synthetic values rounded to {places}" if places else "")
+
     def bin_labels(self) -> list[str]:
         e = self.all_edges
         return [f"{a:g}" if a == b else f"{a:g}-{b:g}" for a, b in zip(e[:-1], e[1:])]

@@ -121,6 +121,7 @@ def test_decimals_round_the_drawn_values_inside_the_range_and_keep_special_value
     inner = column_from_json("f", {"type": "float", "min": 0.05, "max": 0.95, "bins": 2, "decimals": 0})
     assert set(decode_codes(inner, np.array([0, 1] * 100), noise)) == {0.05, 0.95}  # 0 and 1, kept in the range
     assert cents.to_json()["decimals"] == 2 and "decimals" not in column_from_json("f", spec).to_json()
+    assert cents.describe().endswith("; synthetic values rounded to 2 decimal places")  # the card's words
 
 
 def test_integer_dtype_does_not_reveal_missing():
