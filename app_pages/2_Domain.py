@@ -8,6 +8,7 @@ from app_support import state
 from app_support.cached import column_plan, numeric_resolution
 from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, pending, with_ticks
 from app_support.column_editor import column_editor
+from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, editing
@@ -56,7 +57,7 @@ with st.expander("Load or save a declaration (JSON policy file)", expanded=False
         st.warning(
             f"That declaration does not fit this table as a whole: {partial['problem']}. It declares "
             f"{len(partial['matching'])} of this table's {len(columns_in_data)} columns: "
-            + ", ".join(partial["matching"])
+            + ", ".join(literal(name) for name in partial["matching"])
             + ".",
             icon=":material/warning:",
         )
@@ -110,7 +111,7 @@ def _outlook(name: str, spec: dict, kind: str) -> None:
         st.info(
             f"**{title}** at the current choices (ε = {ss[state.EPSILON]:g}, ρ = "
             f"{ss[state.RHO]:g}, {METHODS[ss[state.METHOD]].title}; change them on the Privacy page):\n\n"
-            + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
+            + "\n".join(f"- {literal(w)}" for w in words),
             icon=":material/lightbulb:",
         )
 

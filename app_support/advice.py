@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import numeric_resolution
+from app_support.markdown import literal
 from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
@@ -24,7 +25,7 @@ def show_resolution(settings: tuple) -> None:
     with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         for name, entry in fine.items():
-            st.markdown(f"**{name}**\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in resolution_words(entry)))
+            st.markdown(f"**{literal(name)}**\n\n" + "\n".join(f"- {literal(w)}" for w in resolution_words(entry)))
 
 
 def show_person_check(declared) -> None:

@@ -7,6 +7,7 @@ import datetime as dt
 
 import streamlit as st
 
+from app_support.markdown import literal
 from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
 from dpsynth_core.domain.public_lists import TITLES, public_list
 
@@ -40,7 +41,7 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
     declared = typed_values.declared_values(spec)
     if len(declared) > EDITABLE_VALUES:  # no text box of megabytes
         st.caption(
-            f"{len(declared):,} values, as declared ({', '.join(str(v) for v in declared[:5])}, ...). To "
+            f"{len(declared):,} values, as declared ({', '.join(literal(v) for v in declared[:5])}, ...). To "
             "change them, edit the declaration file and load it again."
         )
         out.update({k: spec[k] for k in ("values", "list") if k in spec})
@@ -61,7 +62,7 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
     if spec.get("labels"):
         st.caption(
             "Labels (shown on the release card): "
-            + "; ".join(f"{code} = {label}" for code, label in spec["labels"].items())
+            + "; ".join(f"{literal(code)} = {literal(label)}" for code, label in spec["labels"].items())
         )
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_support import risk_tab, state
 from app_support.cached import paired, quality
+from app_support.markdown import literal
 from app_support.progress import run_with_progress
 from dpsynth_core import constraints
 from dpsynth_core.evaluation import metrics
@@ -92,8 +93,8 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
     warnings = shape_warnings(shapes())
     if warnings:
         notice.warning(
-            "**Values that changed shape** (the bins can look fine): " + "; ".join(warnings) + ". "
-            "Marked ⚠ in the charts; see the table under Marginal distances.",
+            "**Values that changed shape** (the bins can look fine; marked ⚠ in the charts, and in the table under "
+            "Marginal distances):\n" + "".join(f"\n- {literal(sentence)}" for sentence in warnings),
             icon=":material/warning:",
         )
 

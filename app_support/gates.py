@@ -7,6 +7,7 @@ import json
 import streamlit as st
 
 from app_support.cached import misfits
+from app_support.markdown import literal
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
 
@@ -20,7 +21,7 @@ def complete_domain(declaration: dict) -> TableDomain:
     except DPSynthError as problem:  # a declaration that does not fit the schema
         problems = list(getattr(problem, "problems", None) or [str(problem)])
     if problems:
-        shown = "; ".join(problems[:30]) + (
+        shown = "; ".join(literal(p) for p in problems[:30]) + (
             f"; and {len(problems) - 30:,} more (see the Domain page)" if len(problems) > 30 else ""
         )
         st.error(f"The domain declaration is not complete ({len(problems)} thing(s) to fix): {shown}")
@@ -55,7 +56,7 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
     if lines:
         st.warning(
             "**For you only** (it reads your data): a release would hold these cells as missing.\n\n"
-            + "\n".join(f"- {line}" for line in lines)
+            + "\n".join(f"- {literal(line)}" for line in lines)
             + "\n\n"
             + " ".join(how)
             + " Check the declaration of these columns.",
