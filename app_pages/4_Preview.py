@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import counting_source, price
-from app_support.comparisons import show_comparisons
+from app_support.comparisons import show_comparisons, show_notes
 from app_support.gates import complete_domain, declaration_fits
 from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
@@ -176,10 +176,8 @@ st.success(
     f"Synthetic table ready: {len(release_data):,} rows{made} (release #{entry['id']}; "
     f"draw {workspace.releases.draws_with(loaded['hash'], key)} with these settings)."
 )
-for note in entry["card"].get("notes", []):  # the card's plain notes (public: a small noisy row count, empty text)
-    st.warning(note, icon=":material/info:")
-for note in dominant_values_in_data(loaded["frame"], release_data, domain):  # publisher-only: reads the data
-    st.caption(note)
+# the card's plain notes (public: a small noisy row count, empty text), then the publisher's (they read the data)
+show_notes(entry["card"].get("notes", []), dominant_values_in_data(loaded["frame"], release_data, domain))
 pass_rate = entry["publisher_report"]["columns"].get("pass_rate")
 if pass_rate is not None:
     st.caption(

@@ -5,6 +5,7 @@ import streamlit as st
 from app_support import state
 from app_support.cards import show_card, show_page
 from app_support.downloads import release_downloads
+from app_support.markdown import literal
 from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
 from dpsynth_core import usecases
@@ -34,7 +35,7 @@ if g["epsilon"] is None:
     )
 note = card.get("method_details", {}).get("per_record_note")
 if note:
-    st.warning(note, icon=":material/info:")
+    st.warning(literal(note), icon=":material/info:")
 c1, c2, c3 = st.columns(3)
 c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else format_epsilon(g["epsilon"]))
 c2.metric("δ (delta)", "none" if g["epsilon"] is None else (f"{g['delta']:.0e}" if g["delta"] else "0"))

@@ -99,6 +99,14 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
         )
 
 
+def show_notes(card_notes: list[str], publisher_notes: list[str]) -> None:
+    """The release card's plain notes (public) as warnings, then the publisher-only notes (they read the data)."""
+    for note in card_notes:
+        st.warning(literal(note), icon=":material/info:")
+    for note in publisher_notes:
+        st.caption(literal(note))
+
+
 def show_distances(measure, shapes: dict, flagged: set) -> None:
     """Each column's distance, the value-by-value table, then every pair's distance as a heat map."""
     one_way = measure("one_way", "Comparing each column's distribution")
