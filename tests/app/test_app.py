@@ -60,7 +60,7 @@ def _open_tab(at: AppTest, label: str) -> AppTest:
 def test_column_names_with_dollar_signs_are_shown_as_written_not_as_a_formula():
     """Streamlit's markdown reads ``$...$`` as a formula: a table with columns ``Income ($)`` and ``Rent ($)``
     showed its problems on the Preview as a garbled formula, so names from the data are escaped there."""
-    raw = "Income ($),Rent ($)\n$1,200.50,$700\n$880.00,$650\n".encode()
+    raw = b"Income ($),Rent ($)\n$1,200.50,$700\n$880.00,$650\n"
     at = _visit(_upload(_app().run(), "money.csv", raw), "app_pages/4_Preview.py")
     said = " ".join(e.value for e in at.error)
     assert "column 'Income (\\$)'" in said and "column 'Rent (\\$)'" in said, said
