@@ -395,7 +395,7 @@ class FloatDomain(RangeDomain):
         """``values`` rounded to :attr:`decimals` and kept within ``min..max``, special values exact (post-processing
         of drawn values with public settings only).
 
-        >>> FloatDomain("x", 0.0, 10.0, decimals=1, special=(2.25,)).in_decimals(np.array([2.25, 3.14159, 9.99]))
+        >>> FloatDomain("x", min=0.0, max=10.0, decimals=1, special=(2.25,)).in_decimals(np.array([2.25, 3.14, 9.99]))
         array([ 2.25,  3.1 , 10.  ])
         """
         if self.decimals is None:
