@@ -356,7 +356,7 @@ class FloatDomain(RangeDomain):
 
     bins_requested: int | None = None
     bin_width: float | None = None
-    #: Decimal places the synthetic values are rounded to (public, as the documentation or a codebook gives
+    #: Decimal places the synthetic values are rounded to (public, as the documentation gives
     #: them: cents for money, 1 for a measurement read to a tenth); None: not rounded.
     decimals: int | None = None
     kind = "float"
