@@ -6,13 +6,12 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.advice import plan_settings, show_person_check, show_resolution
+from app_support.advice import choose_groups, plan_settings, show_person_check, show_resolution
 from app_support.cached import budget_split, column_plan, price, row_warning
 from app_support.gates import usable_domain
 from app_support.lifetime import lifetime_budget
 from app_support.pages import PREVIEW, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints
-from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.evaluation.charts import budget_split_chart
 from dpsynth_core.synthesizers import ranked
 from dpsynth_core.synthesizers.planning import (
@@ -110,21 +109,7 @@ info = METHODS[method]
 st.markdown(info.summary)
 
 if info.takes("groups"):
-    columns = [c for c, spec in declaration["columns"].items() if spec.get("type") != "drop"]
-    current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
-    text = st.text_area(
-        "Column groups to keep together (optional): one group per line, 2 or 3 column names "
-        f"separated by commas ({info.options['groups'].help})",
-        value=current,
-        key="privacy_groups",
-        height=90,
-        placeholder="sex, relationship\nage, marital-status, income",
-    )
-    groups, unknown = parse_groups(text, columns)
-    if unknown:
-        st.error(f"Unknown column(s): {', '.join(unknown)}. Use names from the Domain page.")
-    else:
-        st.session_state[state.GROUPS] = groups
+    choose_groups(declaration, info.options["groups"].help)
 
 rows_public = st.checkbox(
     "Use a fixed number of rows that I choose (not computed from the data)",

@@ -11,6 +11,7 @@ from app_support import state
 from app_support.cached import numeric_resolution
 from app_support.markdown import literal
 from dpsynth_core import DPSynthError, constraints
+from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
 from dpsynth_core.usecases.person_check import person_check
@@ -65,6 +66,26 @@ def show_person_check(declared) -> None:
             )
             st.info("\n".join(f"- {w}" for w in words), icon=":material/group:")
             st.caption("The release card will state these figures beside the release's own count of rows kept.")
+
+
+def choose_groups(declaration: dict, help_words: str) -> None:
+    """The column groups a method keeps together, typed by the publisher (kept in the session when every name is a
+    declared column, else said in one line)."""
+    columns = [c for c, spec in declaration["columns"].items() if spec.get("type") != "drop"]
+    current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
+    text = st.text_area(
+        "Column groups to keep together (optional): one group per line, 2 or 3 column names "
+        f"separated by commas ({help_words})",
+        value=current,
+        key="privacy_groups",
+        height=90,
+        placeholder="sex, relationship\nage, marital-status, income",
+    )
+    groups, unknown = parse_groups(text, columns)
+    if unknown:
+        st.error(f"Unknown column(s): {', '.join(literal(n) for n in unknown)}. Use names from the Domain page.")
+    else:
+        st.session_state[state.GROUPS] = groups
 
 
 def plan_settings(spec_json: str, epsilon, rho, method: str, rows, expected_rows: int, options: dict) -> tuple:
