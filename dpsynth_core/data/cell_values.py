@@ -156,12 +156,14 @@ def one_reading_dates(cells: pd.Series) -> pd.Series:
     >>> one_reading_dates(pd.Series(["31/01/2012", "01/02/2012", "2012/1/5", "x"])).tolist()
     ['2012-01-31', '2012-02-01', '2012-01-05', nan]
     """
-    whole = cells.str.match(YEAR_FIRST_WHOLE)
-    out = iso_dates(cells.where(whole), None)
-    last = cells.str.match(YEAR_LAST_WHOLE)
+    out = pd.Series(np.nan, index=cells.index, dtype=object)
+    whole = cells.str.match(YEAR_FIRST_WHOLE, na=False)
+    if whole.any():  # only the cells of a date's form are taken apart (a column of numbers has none)
+        out[whole] = iso_dates(cells[whole], None)
+    last = cells.str.match(YEAR_LAST_WHOLE, na=False)
     if last.any():
-        ways = [iso_dates(cells.where(last), way) for way in ("day first", "month first")]
-        valid = [pd.to_datetime(w, errors="coerce", format="%Y-%m-%d").notna()[last] for w in ways]
+        ways = [iso_dates(cells[last], way) for way in ("day first", "month first")]
+        valid = [pd.to_datetime(w, errors="coerce", format="%Y-%m-%d").notna() for w in ways]
         if valid[0].all() != valid[1].all():  # one way reads every cell, the other not: the column's way
-            out = out.fillna(ways[0] if valid[0].all() else ways[1])
+            out[last] = out[last].fillna(ways[0] if valid[0].all() else ways[1])
     return out
