@@ -10,6 +10,7 @@ from app_support.cached import misfits
 from app_support.markdown import literal
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
+from dpsynth_core.data.misfits import TIME_OF_DAY_HOW
 
 
 def complete_domain(declaration: dict) -> TableDomain:
@@ -51,8 +52,9 @@ def usable_domain(declaration: dict) -> list[str]:
 
 def declaration_fits(loaded: dict, declaration: dict) -> None:
     """Before a draw: the columns most of whose filled cells the declaration would turn into missing (a wrong
-    kind or format), said for the publisher only (it reads the data), with a link to the Domain page."""
-    lines, how = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
+    kind or format), and the date columns whose times a release drops, said for the publisher only (it reads the
+    data), with a link to the Domain page."""
+    lines, how, timed = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
     if lines:
         st.warning(
             "**For you only** (it reads your data): a release would hold these cells as missing.\n\n"
@@ -63,3 +65,11 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
             icon=":material/warning:",
         )
         st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
+    if timed:
+        st.info(
+            "**For you only** (it reads your data): a release would keep the day of these cells, not their time.\n\n"
+            + "\n".join(f"- {literal(line)}" for line in timed)
+            + "\n\n"
+            + TIME_OF_DAY_HOW,
+            icon=":material/schedule:",
+        )

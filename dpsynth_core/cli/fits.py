@@ -32,7 +32,7 @@ def add_commands(sub) -> None:
 
 
 def run_check_declaration(args) -> None:
-    from ..data.misfits import misfit_columns
+    from ..data.misfits import TIME_OF_DAY_HOW, misfit_columns, timed_columns
     from ..domain import TableDomain
     from .commands import read_in_memory
 
@@ -40,6 +40,11 @@ def run_check_declaration(args) -> None:
     frame = read_in_memory(args)
     domain.check_matches(frame.columns)
     lines, how = misfit_columns(frame, domain)
+    timed = timed_columns(frame, domain)
+    if timed:
+        print("For you only (it reads your data): a release would keep the day of these cells, not their time.")
+        print("\n".join(f"- {line}" for line in timed))
+        print(TIME_OF_DAY_HOW)
     if not lines:
         print(f"every column of {Path(args.input).name} fits its declaration ({len(domain.kept):,} kept)")
         return

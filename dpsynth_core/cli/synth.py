@@ -187,8 +187,9 @@ RULE_WORDS = {
     "integer": "outside the range: clamped to it; not whole numbers: rounded; not numbers: missing" + _PLAIN,
     "float": "outside the range: clamped to it; not numbers: missing" + _PLAIN,
     "date": (
-        "outside the range: clamped to it; not dates (read year first, such as 2012-01-31, unless the column "
-        'declares "written": "day first" or "month first"): missing'
+        "outside the range: clamped to it; not dates (read year first, such as 2012-01-31, or with the month's "
+        'name, such as Jan 31 2012, unless the column declares "written": "day first" or "month first"): missing; '
+        "a time of day: dropped (the day is kept)"
     ),
     "values": "not a declared value: missing, or the column's 'other' value if it has one",
 }

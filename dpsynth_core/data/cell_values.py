@@ -11,7 +11,10 @@ is in.
 A date is read from the start of a cell, with one separator (``-``, ``/`` or ``.``, the same twice) between
 its parts and the end of the cell, a ``T`` or a space after it (a time, ignored, so no time zone moves a
 day). Written year first (2012-01-31, 2012/1/31, 2012.01.31) it is always read; day first (31/01/2012) or
-month first (01/31/2012) only as the column's ``written`` says, since 01/02/2012 could be either.
+month first (01/31/2012) only as the column's ``written`` says, since 01/02/2012 could be either. A month
+written by its English name or its first three letters, in any case, has one reading and is always read, before
+the day or after it: Jan 31 2012, January 31, 2012, Sept. 5 2012, 31 Jan 2012, 31-JAN-2012, 31JAN2012 (SAS's
+``DATE9.``), 5th September 2012.
 A two-digit year is never read (which century?), nor a day that does not exist (2012-02-30).
 
 The ledger's column fingerprints (:mod:`.fingerprint`) read cells with no declaration, so only where a form can be
@@ -30,12 +33,51 @@ _FIRST, _LAST = r"^([0-9]{4})([-/.])([0-9]{1,2})\2([0-9]{1,2})", r"^([0-9]{1,2})
 YEAR_FIRST, YEAR_LAST = _FIRST + r"(?:[T ]|$)", _LAST + r"(?:[T ]|$)"
 YEAR_FIRST_WHOLE, YEAR_LAST_WHOLE = _FIRST + "$", _LAST + "$"
 
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+#: Each English month's name, its first three letters and "sept", lower case, with its number.
+MONTH_NUMBERS = {
+    **{name: f"{i:02d}" for i, name in enumerate(_MONTHS, start=1)},
+    **{
+        name: f"{i:02d}"
+        for i, name in enumerate(
+            (
+                "january",
+                "february",
+                "march",
+                "april",
+                "may",
+                "june",
+                "july",
+                "august",
+                "september",
+                "october",
+                "november",
+                "december",
+            ),
+            start=1,
+        )
+    },
+    "sept": "09",
+}
+_DAY, _NAME, _YEAR = r"([0-9]{1,2})(?:st|nd|rd|th)?", r"([A-Za-z]{3,9})\.?", r"([0-9]{4})"
+_WEEKDAY = r"(?i:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
+#: A month's name, then the day and the year (Jan 31 2012, January 31, 2012); the day, then the name and the year
+#: (31 Jan 2012, 31-JAN-2012, 31JAN2012), a weekday before either (Tuesday, January 31, 2012). Then the end of the
+#: cell, a ``T`` or a space (``END``), or the end only (``WHOLE``).
+_NAMED = (_NAME + r"[ -]?" + _DAY + r",?[ -]" + _YEAR, _DAY + r"[ -]?" + _NAME + r",?[ -]?" + _YEAR)
+NAMED_END = tuple("^" + _WEEKDAY + form + r"(?:[T ]|$)" for form in _NAMED)
+NAMED_WHOLE = tuple("^" + _WEEKDAY + form + "$" for form in _NAMED)
+
 
 def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
     """Each cell's leading date as YYYY-MM-DD text (NaN where there is none), by the module's rule.
 
     >>> iso_dates(pd.Series(["2012/1/31", "01/02/2012", "2012-01-31T08:00"]), "day first").tolist()
     ['2012-01-31', '2012-02-01', '2012-01-31']
+    >>> iso_dates(pd.Series(["Jan 31 2012", "September 5, 2012", "31JAN2012", "5-sep-2012", "Jam 3 2012"]), "").tolist()
+    ['2012-01-31', '2012-09-05', '2012-01-31', '2012-09-05', nan]
+    >>> iso_dates(pd.Series(["Tuesday, January 31, 2012", "Tue 31 Jan 2012 08:00", "JAN 31 2012"]), None).tolist()
+    ['2012-01-31', '2012-01-31', '2012-01-31']
     """
 
     def iso(year, month, day):
@@ -47,6 +89,42 @@ def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
         last = text.str.extract(YEAR_LAST)
         day, month = (last[0], last[2]) if written == "day first" else (last[2], last[0])
         out = out.fillna(iso(last[3], month, day))
+    named = out.isna() & text.str.contains("[A-Za-z]", regex=True, na=False)
+    if named.any():  # only the cells with a letter are taken apart for a month's name
+        out[named] = named_month_dates(text[named])
+    return out
+
+
+#: A time after a date's space or ``T``: hours, minutes, perhaps seconds and their fraction.
+_TIME = r"[T ]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}(?:[.][0-9]*)?))?"
+
+
+def time_of_day(text: pd.Series) -> np.ndarray:
+    """Whether each cell (text) carries a time of day other than midnight after a date (2010-01-01 13:00,
+    Jan 1 2010 08:30:00; not 2010-01-01 00:00:00, which a spreadsheet writes for a plain date).
+
+    >>> time_of_day(pd.Series(["2010/01/01 13:00:00", "2010-01-01T00:00Z", "2010-01-01", "Jan 1 2010 0:30"])).tolist()
+    [True, False, False, True]
+    """
+    parts = text.str.extract(_TIME)
+    hours, minutes, seconds = (
+        pd.to_numeric(parts[i], errors="coerce").to_numpy(float, na_value=np.nan) for i in range(3)
+    )
+    return (hours > 0) | (minutes > 0) | (seconds > 0)
+
+
+def named_month_dates(text: pd.Series, forms: tuple = NAMED_END) -> pd.Series:
+    """Each cell's leading date written with the month's English name (:data:`NAMED_END`; :data:`NAMED_WHOLE`: the
+    whole cell) as YYYY-MM-DD text, NaN where there is none (an unknown name included)."""
+    first, second = text.str.extract(forms[0]), text.str.extract(forms[1])
+    name, day, year = first[0].fillna(second[1]), first[1].fillna(second[0]), first[2].fillna(second[2])
+    month = name.str.lower().map(MONTH_NUMBERS)
+    out = pd.Series(np.nan, index=text.index, dtype=object)
+    found = (year.notna() & month.notna() & day.notna()).to_numpy()
+    if found.any():
+        out[found] = (
+            year[found].astype(str) + "-" + month[found].astype(str) + "-" + day[found].astype(str).str.zfill(2)
+        )
     return out
 
 
@@ -149,12 +227,12 @@ def one_reading_numbers(cells: pd.Series) -> np.ndarray:
 
 def one_reading_dates(cells: pd.Series) -> pd.Series:
     """Each cell (text) as the YYYY-MM-DD date it names where it can be read one way only, else NaN: a year-first
-    date written whole (2012/1/31; not followed by a time), and a date written day or month first when the whole
-    column reads one way only (some day after the 12th, and every cell a real date that way: 31/01/2012 beside
-    01/02/2012 makes both day first).
+    date written whole (2012/1/31; not followed by a time), one with the month's name written whole (Jan 31 2012),
+    and a date written day or month first when the whole column reads one way only (some day after the 12th, and
+    every cell a real date that way: 31/01/2012 beside 01/02/2012 makes both day first).
 
-    >>> one_reading_dates(pd.Series(["31/01/2012", "01/02/2012", "2012/1/5", "x"])).tolist()
-    ['2012-01-31', '2012-02-01', '2012-01-05', nan]
+    >>> one_reading_dates(pd.Series(["31/01/2012", "01/02/2012", "2012/1/5", "x", "5 Jan 2012"])).tolist()
+    ['2012-01-31', '2012-02-01', '2012-01-05', nan, '2012-01-05']
     """
     out = pd.Series(np.nan, index=cells.index, dtype=object)
     whole = cells.str.match(YEAR_FIRST_WHOLE, na=False)
@@ -166,4 +244,7 @@ def one_reading_dates(cells: pd.Series) -> pd.Series:
         valid = [pd.to_datetime(w, errors="coerce", format="%Y-%m-%d").notna() for w in ways]
         if valid[0].all() != valid[1].all():  # one way reads every cell, the other not: the column's way
             out[last] = out[last].fillna(ways[0] if valid[0].all() else ways[1])
+    named = cells.str.contains("[A-Za-z]", regex=True, na=False) & ~whole
+    if named.any():
+        out[named] = named_month_dates(cells[named], NAMED_WHOLE)
     return out

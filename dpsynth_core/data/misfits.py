@@ -7,6 +7,9 @@ the wrong kind or format costs no budget. It reads the data, so its words are fo
 never enter a release (as the Preview's counts of changed cells); it names no value and flags a column only
 when at least :data:`MISFIT_SHARE` of its filled cells do not fit, so it tells a wrong kind or format,
 never which rare value a list leaves out (the declaration stays the publisher's, from documentation).
+
+A date column whose cells carry a time of day (2010-01-01 13:00) keeps the day only: :func:`timed_columns` says so
+on the same terms, since an hourly table released as days has lost what the publisher may have wanted.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import replace
 import pandas as pd
 
 from ..domain import TableDomain
+from .cell_values import time_of_day
 from .encoding import encode_column, missing_cells
 
 #: A column is flagged when at least this share of its filled cells cannot be read as its kind or lies
@@ -31,8 +35,9 @@ _WHAT = {
     "text": "do not fit its declared kind of text",
 }
 _HOW = {
-    "date": "Dates are read written year first (2012-01-31, 2012/01/31), and day or month first (31/01/2012) "
-    "when the Domain page says the file writes them so, always with a four-digit year.",
+    "date": "Dates are read written year first (2012-01-31, 2012/01/31) or with the month's English name "
+    "(Jan 31 2012, 31-JAN-2012), and day or month first (31/01/2012) when the Domain page says the file writes them "
+    "so, always with a four-digit year.",
     "integer": "Numbers are read written plainly (1234.5, with a currency sign or none), and with thousands commas "
     "(1,234.5), a decimal comma (1.234,5) or a percent sign (97%) when the Domain page says the file writes them so.",
     "categorical": "A category is read when a cell is one of the declared values, as the file writes it.",
@@ -66,3 +71,26 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> tuple[list[str], 
             lines.append(f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}.")
             how += [] if _HOW[column.kind] in how else [_HOW[column.kind]]
     return lines, how
+
+
+#: How a release keeps a date cell that carries a time of day, and how to keep the time.
+TIME_OF_DAY_HOW = (
+    "A date column releases the day only. To keep the hour too, add a column holding it (0 to 23) to the file "
+    "and declare it as whole numbers 0 to 23."
+)
+
+
+def timed_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+    """For the publisher only (it reads the data): each kept date column at least :data:`MISFIT_SHARE` of whose
+    filled cells carry a time of day other than midnight (:func:`.cell_values.time_of_day`), whose release keeps
+    the day only; one line each naming the column and the counts (no value)."""
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or column.kind != "date":
+            continue
+        series = data[name]
+        filled = len(series) - missing_cells(series, domain.missing_markers)
+        timed = int(time_of_day(series.astype("string").fillna("")).sum())
+        if filled and timed >= MISFIT_SHARE * filled:
+            lines.append(f"Column '{name}': {timed:,} of its {filled:,} filled cells carry a time of day.")
+    return lines

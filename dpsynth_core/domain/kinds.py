@@ -132,7 +132,11 @@ def _written(forms: tuple, values: str) -> Key:
         "decimal comma": "with a decimal comma (1.234,5)",
         "percent": "with a percent sign (97%, read as 97)",
     }
-    always = "year first (2012-01-31, 2012/01/31)" if values == "dates" else "plainly (1234.5, -3, 1e6, $12.50)"
+    always = (
+        "year first (2012-01-31, 2012/01/31) or with the month's name (Jan 31 2012)"
+        if values == "dates"
+        else "plainly (1234.5, -3, 1e6, $12.50)"
+    )
     return Key(
         "written",
         Literal[forms],  # type: ignore[valid-type]

@@ -986,3 +986,17 @@ def test_a_declaration_of_the_wrong_date_format_is_said_before_a_draw_costs_anyt
     spec["columns"]["date"]["written"] = "day first"
     at = _visit(_load_declaration(at, spec, "day_first.json"), "app_pages/4_Preview.py")
     assert not [w.value for w in at.warning if "For you only" in w.value]
+
+
+def test_dates_with_a_time_of_day_are_said_to_keep_the_day_only():
+    # The same days with an hour after each (an hourly log declared with a date column): the days are read, and the
+    # Preview says, for the publisher only, that the release keeps the day and how to keep the hour.
+    frame = (ROOT / "benchmarks" / "datasets" / "seattle_weather.csv").read_text().splitlines()
+    rows = [frame[0]] + [f"{r[:10]} {i % 24:02d}:00:00{r[10:]}" for i, r in enumerate(frame[1:])]
+    spec = json.loads((ROOT / "benchmarks" / "datasets" / "seattle_weather.domain.json").read_text())
+    at = _load_declaration(_upload(_app().run(), "hourly.csv", ("\n".join(rows) + "\n").encode()), spec)
+    at = _visit(at, "app_pages/4_Preview.py")
+    assert not at.exception and not [w.value for w in at.warning if "For you only" in w.value]
+    said = [i.value for i in at.info if "time of day" in i.value]
+    assert len(said) == 1 and "Column 'date': 1,400 of its 1,461 filled cells carry a time of day." in said[0], said
+    assert "0 to 23" in said[0]

@@ -38,3 +38,25 @@ def test_a_declaration_that_does_not_say_the_files_forms_is_named_before_a_relea
     assert main(["check-declaration", str(data), "--domain", str(tmp_path / "said.json")]) == 0
     assert capsys.readouterr().out.strip() == "every column of wetter.csv fits its declaration (6 kept)"
     assert not (tmp_path / "ws").exists()  # nothing recorded: no workspace was even opened
+
+
+def test_dates_with_a_time_of_day_are_named_and_the_check_passes(tmp_path, capsys):
+    """An hourly file declared with a date column: the days are read (the check passes), and the note says the
+    release keeps the day only and how to keep the hour."""
+    frame_lines = (SEATTLE / "seattle_weather.csv").read_text().splitlines()
+    rows = [frame_lines[0]] + [f"{line[:10]} {i % 24:02d}:30{line[10:]}" for i, line in enumerate(frame_lines[1:])]
+    (tmp_path / "hourly.csv").write_text("\n".join(rows) + "\n")
+    assert (
+        main(
+            [
+                "check-declaration",
+                str(tmp_path / "hourly.csv"),
+                "--domain",
+                str(SEATTLE / "seattle_weather.domain.json"),
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "- Column 'date': 1,461 of its 1,461 filled cells carry a time of day." in out
+    assert "add a column holding it (0 to 23)" in out and "every column of hourly.csv fits its declaration" in out

@@ -90,6 +90,28 @@ def test_dates_written_day_or_month_first_are_read_as_declared():
     assert column_from_json("d", {**spec, "written": "day first"}).to_json()["written"] == "day first"
 
 
+def test_dates_with_the_months_name_are_always_read():
+    """A month written by its English name has one reading, before the day or after it, in any case, with a weekday
+    or a time after it; a name that is no month, a two-digit year and a day that does not exist are not read."""
+    spec = {"type": "date", "min": "2012-01-01", "max": "2015-12-31", "unit": "day"}
+    cells = pd.Series(
+        [
+            "Jan 5 2012",
+            "January 5, 2012",
+            "05JAN2012",  # SAS's DATE9.
+            "5-jan-2012",
+            "Thursday, 5th January 2012",
+            "Sept. 5 2012 13:45",
+            "Jnu 5 2012",
+            "Jan 5 12",
+            "Feb 30 2012",
+        ]
+    )
+    col = encode_column(column_from_json("d", spec), cells)
+    missing = column_from_json("d", spec).bins
+    assert list(col.codes) == [4, 4, 4, 4, 4, 248, missing, missing, missing] and col.out_of_domain == 3
+
+
 def test_decoding_stays_inside_bins_and_keeps_types():
     noise = make_noise_source(0)
     dom = column_from_json("x", {"type": "integer", "min": 0, "max": 99, "bin_width": 10})

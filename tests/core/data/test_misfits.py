@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import DomainError
-from dpsynth_core.data.misfits import MISFIT_SHARE, misfit_columns, unfit_cells
+from dpsynth_core.data.misfits import MISFIT_SHARE, misfit_columns, timed_columns, unfit_cells
 from dpsynth_core.domain import TableDomain, column_from_json
 from tests.conftest import ROOT
 
@@ -29,6 +29,21 @@ def test_dates_written_day_first_are_said_before_a_draw_and_not_once_declared():
     assert len(how) == 1 and "day or month first" in how[0]
     assert "15/06/2013" in set(frame["date"]) and "15/06" not in " ".join(found + how)  # names no value of the data
     assert misfit_columns(*_seattle("day first")) == ([], [])
+
+
+def test_dates_that_carry_a_time_of_day_are_said_before_a_draw():
+    """An hourly table declared with a date column keeps the day only: said when most filled cells carry a time
+    other than midnight (a spreadsheet's 00:00:00 after a plain date is not), naming no value."""
+    frame, domain = _seattle("day first")
+    hours = pd.Series(range(len(frame))) % 24
+    assert timed_columns(frame, domain) == []
+    at_midnight = frame.assign(date=frame["date"] + " 00:00:00")
+    assert timed_columns(at_midnight, domain) == [] and misfit_columns(at_midnight, domain) == ([], [])
+    hourly = frame.assign(date=frame["date"] + " " + hours.map("{:02d}:00".format))
+    assert timed_columns(hourly, domain) == ["Column 'date': 1,400 of its 1,461 filled cells carry a time of day."]
+    assert misfit_columns(hourly, domain) == ([], [])  # the days are read: nothing becomes missing
+    few = frame.assign(date=frame["date"].where(hours > 0, frame["date"] + " 13:00"))
+    assert timed_columns(few, domain) == []  # 61 of 1,461: below the share
 
 
 def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():

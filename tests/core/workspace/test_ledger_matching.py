@@ -39,6 +39,9 @@ VARIANTS = {
         day=f["day"].str[8:] + "." + f["day"].str[5:7] + "." + f["day"].str[:4], income=f["income"].map(_european)
     ),
     "dates written year first with slashes": lambda f: f.assign(day=f["day"].str.replace("-", "/")),
+    "dates with the month's name (Jan 05 2012)": lambda f: f.assign(
+        day=pd.to_datetime(f["day"]).dt.strftime("%b %d %Y")
+    ),
     "dates with a midnight time": lambda f: f.assign(day=f["day"] + " 00:00:00"),
     "dates in UTC with a T and a Z": lambda f: f.assign(day=f["day"] + "T00:00:00Z"),
     "a declared column removed from the file": lambda f: f.drop(columns=["code"]),
