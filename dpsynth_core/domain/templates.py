@@ -1,7 +1,8 @@
 """Starting declarations from column *names*, public templates and a file's *codebook*, never from values.
 
 A template is only a first guess for the publisher to review: "age" becomes whole numbers
-0..120, "sex" the public list Female/Male, a name or an id is dropped, a date asks for its
+0..120, "hour" 0..23, "latitude" and "longitude" real numbers -90..90 and -180..180 (degrees), "sex" the public
+list Female/Male, a name or an id is dropped, a date asks for its
 range. Anything unrecognised starts as free text with no generator, which the Domain page
 flags until the publisher declares it.
 
@@ -29,9 +30,13 @@ _RULES = [
         {"type": "drop"},
     ),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
+    (r"^(hour|hour_of_day)$", {"type": "integer", "min": 0, "max": 23}),
+    (r"^(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),
+    (r"^(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),
     (r"^(sex|gender)$", {"type": "categorical", "values": list(public_list("sex"))}),
     (r"(^|_)country$", {"type": "categorical", "values": list(public_list("countries"))}),
     (r"(^|_)state$", {"type": "categorical", "values": list(public_list("us_states"))}),
+    (r"(^|_)state_?(code|abbr|abbreviation)$", {"type": "categorical", "values": list(public_list("us_state_codes"))}),
     (r"zip|postcode|postal", {"type": "text", "generator": "digits", "length": 5}),
     (r"date|dob|(^|_)(day|time)$|_on$", {"type": "date"}),
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),

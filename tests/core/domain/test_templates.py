@@ -138,4 +138,9 @@ def test_a_quoted_header_reads_as_its_name():
     """anes96's header is written 'popul', 'age', ...: the quotes are part of the file's names, not of what
     they say."""
     assert template_for("'age'") == template_for("age") == {"type": "integer", "min": 0, "max": 120}
+    # the ranges every such column has by definition: degrees on the globe, hours of a day
+    assert template_for("Latitude") == {"type": "float", "min": -90, "max": 90}
+    assert template_for("lng") == template_for("longitude") == {"type": "float", "min": -180, "max": 180}
+    assert template_for("hour") == {"type": "integer", "min": 0, "max": 23} and template_for("hours")["type"] == "text"
+    assert template_for("state_code")["values"][:2] == ["AK", "AL"] and template_for("State")["values"][0] == "Alabama"
     assert template_for('"Sex"')["type"] == "categorical" and template_for("'popul'") == {"type": "text"}
