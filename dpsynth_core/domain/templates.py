@@ -1,10 +1,10 @@
 """Starting declarations from column *names*, public templates and a file's *codebook*, never from values.
 
-A template is only a first guess for the publisher to review: "age" becomes whole numbers
-0..120, "hour" 0..23, "latitude" and "longitude" real numbers -90..90 and -180..180 (degrees), "sex" the public
-list Female/Male, a name or an id is dropped, a date asks for its
-range. Anything unrecognised starts as free text with no generator, which the Domain page
-flags until the publisher declares it.
+A template is only a first guess for the publisher to review: "age" becomes whole numbers 0..120, "hour"
+0..23, "latitude" and "longitude" real numbers -90..90 and -180..180 (degrees), "sex" the public list
+Female/Male, a name or an id is dropped, and so is a column whose header cell is empty (``Unnamed: 6``: a row
+index, or the empty column of a comma ending every line); a date asks for its range. Anything unrecognised
+starts as free text with no generator, which the Domain page flags until the publisher declares it.
 
 A statistical package's file (SPSS, Stata, SAS) carries its codebook in its metadata, read without
 any record (:func:`dpsynth_core.data.formats.codebook`): a column with value labels starts as its
@@ -29,6 +29,9 @@ _RULES = [
         r"(^|_)(id|uuid|ssn|email|e-mail|phone|address)$|^(name|first|last|full_?name|surname)$|case_?number",
         {"type": "drop"},
     ),
+    # a header cell left empty (named by its position, :func:`dpsynth_core.data.tables.name_columns`): a row index
+    # R or pandas wrote, or the empty column of a comma ending every line; no documentation can describe it
+    (r"^unnamed: [0-9]+$", {"type": "drop"}),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
     (r"^(hour|hour_of_day)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),

@@ -142,5 +142,6 @@ def test_a_quoted_header_reads_as_its_name():
     assert template_for("Latitude") == {"type": "float", "min": -90, "max": 90}
     assert template_for("lng") == template_for("longitude") == {"type": "float", "min": -180, "max": 180}
     assert template_for("hour") == {"type": "integer", "min": 0, "max": 23} and template_for("hours")["type"] == "text"
+    assert template_for("Unnamed: 0") == template_for("Unnamed: 12") == {"type": "drop"}  # a header cell left empty
     assert template_for("state_code")["values"][:2] == ["AK", "AL"] and template_for("State")["values"][0] == "Alabama"
     assert template_for('"Sex"')["type"] == "categorical" and template_for("'popul'") == {"type": "text"}
