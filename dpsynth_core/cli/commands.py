@@ -264,9 +264,10 @@ def add_reading_flags(parser) -> None:
     add_sheet_flags(parser)
 
 
-def read_in_memory(args):
+def read_in_memory(args, *, with_info: bool = False):
     """The table ``args.input`` read whole by :func:`~dpsynth_core.data.formats.read_data`, its reading flags
-    (:func:`add_reading_flags`) checked first; a path that is not a file is refused in one line."""
+    (:func:`add_reading_flags`) checked first; a path that is not a file is refused in one line. With
+    ``with_info``: ``(frame, info)``, ``info`` as ``read_data`` gives it (how a CSV's lines were read)."""
     from ..data.file_bytes import check_delimiter, check_encoding
     from ..data.formats import read_data
     from ..validation import check_sheet
@@ -275,7 +276,8 @@ def read_in_memory(args):
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
     if not Path(args.input).is_file():
         raise ParameterError(f"file not found: {args.input}")
-    return read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)[0]
+    read = read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)
+    return read if with_info else read[0]
 
 
 def add_declare(sub) -> None:

@@ -4,8 +4,9 @@ It reads the file in memory (any file ``synth`` reads there) and names each colu
 cells the public rule would turn into missing: dates or numbers in a form the declaration does not say (``written``),
 text in a number column, a coding the declared list does not use (:func:`dpsynth_core.data.misfits.misfit_columns`,
 the app's warning before a draw). Nothing is measured, spent or recorded, nothing it prints enters a release, and it
-names no value. Exit status 0 when every column fits, 2 (one line on stderr) when one does not, so a script can stop
-before ``synth``.
+names no value. It also says how many of a CSV's lines could not be read, and stops when most could not (a title
+above the header, a row number the header does not name). Exit status 0 when every column fits, 2 (one line on
+stderr) when one does not or most lines are broken, so a script can stop before ``synth``.
 """
 
 from __future__ import annotations
@@ -33,11 +34,17 @@ def add_commands(sub) -> None:
 
 def run_check_declaration(args) -> None:
     from ..data.misfits import TIME_OF_DAY_HOW, misfit_columns, timed_columns
+    from ..data.tables import line_report_text, most_lines_broken
     from ..domain import TableDomain
     from .commands import read_in_memory
 
     domain = TableDomain.load(args.domain).validate()
-    frame = read_in_memory(args)
+    frame, info = read_in_memory(args, with_info=True)
+    lines = info.get("lines") or {}
+    if line_report_text(lines):
+        print(f"For you only (it reads your data): {line_report_text(lines)}")
+    if most_lines_broken(lines):
+        raise DataError(f"most lines of {Path(args.input).name} could not be read as records (above): fix the file")
     domain.check_matches(frame.columns)
     lines, how = misfit_columns(frame, domain)
     timed = timed_columns(frame, domain)

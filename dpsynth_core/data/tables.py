@@ -325,14 +325,27 @@ def _parse(lines: pa.Array, columns: list[str], delimiter: str, name: str):
     return frame
 
 
+def most_lines_broken(lines: dict) -> bool:
+    """Whether at least half of a CSV's records could not be read (:func:`read_table`'s ``info["lines"]``): the
+    file, not a few records, is at fault (a title above the header, a wrong delimiter or encoding)."""
+    return bool(lines.get("records")) and 2 * lines.get("broken", 0) >= lines["records"]
+
+
 def line_report_text(lines: dict) -> str:
-    """One sentence for the publisher saying how many lines the per-record rule touched."""
+    """One sentence for the publisher saying how many lines the per-record rule touched; when most lines have
+    another number of fields than the header, a second one saying what usually causes it."""
     parts = [f"{lines[rule]:,} {rule}" for rule in _LINE_RULES if lines.get(rule)]
     out = ""
     if lines.get("broken"):
         out = (
             f"{lines['broken']:,} of {lines['records']:,} lines could not be read as records "
             f"({', '.join(parts)}) and became rows of missing cells."
+        )
+    if most_lines_broken(lines) and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:
+        out += (
+            " Most lines have another number of fields than the header (the first line that holds anything): a "
+            "title or notes above the header, or a row number at the start of each line that the header does not "
+            "name? Save the file with the column names on its first line, one for every field."
         )
     if lines.get("read as windows-1252"):
         out += (" " if out else "") + (

@@ -60,3 +60,15 @@ def test_dates_with_a_time_of_day_are_named_and_the_check_passes(tmp_path, capsy
     out = capsys.readouterr().out
     assert "- Column 'date': 1,461 of its 1,461 filled cells carry a time of day." in out
     assert "add a column holding it (0 to 23)" in out and "every column of hourly.csv fits its declaration" in out
+
+
+def test_a_file_most_of_whose_lines_are_broken_stops_the_check(tmp_path, capsys):
+    """R's write.table writes no name for its row numbers: every line has one field more than the header, so every
+    record would be a row of missing cells. The check says so, with the usual causes, and stops."""
+    (tmp_path / "r.csv").write_text("age,city\n1,34,Oslo\n2,45,Rome\n")
+    spec = {"columns": {"age": {"type": "integer", "min": 0, "max": 120}, "city": {"type": "drop"}}}
+    (tmp_path / "r.json").write_text(json.dumps(spec))
+    assert main(["check-declaration", str(tmp_path / "r.csv"), "--domain", str(tmp_path / "r.json")]) == 2
+    out, err = capsys.readouterr()
+    assert "2 of 2 lines could not be read as records" in out and "a row number at the start of each line" in out
+    assert err.strip() == "error: most lines of r.csv could not be read as records (above): fix the file"

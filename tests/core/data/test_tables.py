@@ -14,7 +14,7 @@ import pytest
 
 from dpsynth_core import constraints
 from dpsynth_core.data.encoding import encode_table
-from dpsynth_core.data.tables import line_report_text, read_table
+from dpsynth_core.data.tables import line_report_text, most_lines_broken, read_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.errors import DataError
 from tests.conftest import FIXTURES, shared_path
@@ -231,6 +231,23 @@ def test_malformed_lines_become_missing_cells_counted_for_the_publisher():
     assert line_report_text(info["lines"]) == (
         "1 of 3 lines could not be read as records (1 wrong number of fields) and became rows of missing cells."
     )
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"Sales report, generated 2026-01-05\n\nname,age,city\nAnn,34,Oslo\nBob,45,Rome\nCid,51,Bonn\n",
+        b"age,city\n1,34,Oslo\n2,45,Rome\n3,51,Bonn\n",  # R's write.table: no name for the row numbers
+    ],
+    ids=["a title above the header", "row numbers the header does not name"],
+)
+def test_a_file_most_of_whose_lines_are_broken_says_what_usually_causes_it(content):
+    frame, info = read_table(content, name="report.csv")
+    lines = len(frame)  # the title's case: the real header is a record too
+    assert frame.isna().all().all() and info["lines"]["wrong number of fields"] == lines
+    said = line_report_text(info["lines"])
+    assert said.startswith(f"{lines} of {lines} lines could not be read") and "a title or notes above" in said
+    assert most_lines_broken(info["lines"]) and not most_lines_broken({"records": 3, "broken": 1})
 
 
 # --- neighbouring files ------------------------------------------------------------------------
