@@ -13,7 +13,7 @@ from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
-from dpsynth_core.data.tables import line_report_text
+from dpsynth_core.data.tables import line_report_text, most_lines_broken
 
 st.title(DATA.title)
 st.markdown(
@@ -113,7 +113,9 @@ c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
 st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
-if affected:  # for the publisher only: never part of a release
+if affected and most_lines_broken(info["lines"]):  # for the publisher only: never part of a release
+    st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")
+elif affected:
     st.warning(
         f"{affected} Only those lines are affected; choose the encoding or the delimiter above if this "
         "looks wrong. (Shown to you only.)",

