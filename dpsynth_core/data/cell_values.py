@@ -35,30 +35,11 @@ _FIRST, _LAST = r"^([0-9]{4})([-/.])([0-9]{1,2})\2([0-9]{1,2})", r"^([0-9]{1,2})
 YEAR_FIRST, YEAR_LAST = _FIRST + r"(?:[T ]|$)", _LAST + r"(?:[T ]|$)"
 YEAR_FIRST_WHOLE, YEAR_LAST_WHOLE = _FIRST + "$", _LAST + "$"
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_NAMES = "january february march april may june july august september october november december".split()
 #: Each English month's name, its first three letters and "sept", lower case, with its number.
 MONTH_NUMBERS = {
-    **{name: f"{i:02d}" for i, name in enumerate(_MONTHS, start=1)},
-    **{
-        name: f"{i:02d}"
-        for i, name in enumerate(
-            (
-                "january",
-                "february",
-                "march",
-                "april",
-                "may",
-                "june",
-                "july",
-                "august",
-                "september",
-                "october",
-                "november",
-                "december",
-            ),
-            start=1,
-        )
-    },
+    **{name[:3]: f"{i:02d}" for i, name in enumerate(_MONTH_NAMES, start=1)},
+    **{name: f"{i:02d}" for i, name in enumerate(_MONTH_NAMES, start=1)},
     "sept": "09",
 }
 _DAY, _NAME, _YEAR = r"([0-9]{1,2})(?:st|nd|rd|th)?", r"([A-Za-z]{3,9})\.?", r"([0-9]{4})"

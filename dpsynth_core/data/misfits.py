@@ -90,7 +90,8 @@ def timed_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
             continue
         series = data[name]
         filled = len(series) - missing_cells(series, domain.missing_markers)
-        timed = int(time_of_day(series.astype("string").fillna("")).sum())
+        counts = series.value_counts()  # each distinct cell once (an hourly column repeats its times)
+        timed = int(counts.to_numpy()[time_of_day(counts.index.to_series().astype("string"))].sum())
         if filled and timed >= MISFIT_SHARE * filled:
             lines.append(f"Column '{name}': {timed:,} of its {filled:,} filled cells carry a time of day.")
     return lines
