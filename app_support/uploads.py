@@ -1,6 +1,7 @@
 """The Data page's upload: the reading choices a file's format takes, and the sentence that says how it was read.
 
-A CSV or TSV takes an encoding and a delimiter (the page's two choices); a spreadsheet takes a
+A CSV or TSV takes an encoding and a delimiter (the page's two choices) and a header line (a title above it
+skipped); a spreadsheet takes a
 sheet (listed from the workbook's directory, no cell read) and a header row; an SPSS, Stata or SAS
 file takes none, and its codebook (metadata only) starts the declaration
 (:func:`dpsynth_core.domain.templates.declaration_from_names`).
@@ -21,9 +22,20 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
     sheets cannot be listed (the reason is shown)."""
     family = file_family(upload.name)
     if family == "text":
+        line = st.number_input(
+            "Header line (0: the first line that holds anything)",
+            min_value=0,
+            max_value=MAX_SHEET_ROWS,
+            value=0,
+            step=1,
+            key="data_header_line",
+            help="The line that names the columns, numbered as a text editor numbers lines; lines above it (a "
+            "title, notes) are skipped.",
+        )
         return {
             "encoding": None if encoding == "auto" else encoding,
             "delimiter": None if delimiter == "auto" else delimiter,
+            "header_row": int(line) or None,
         }
     if family == "package":
         return {}
@@ -63,4 +75,5 @@ def how_read(info: dict) -> str:
             f"Its codebook (value labels, missing codes, storage types: the file's metadata, no record) started "
             f"the declaration; review every column on the Domain page. {shown}"
         )
-    return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'. {shown}"
+    header = f", header on line {info['header_row']}" if info.get("header_row") else ""
+    return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'{header}. {shown}"

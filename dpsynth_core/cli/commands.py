@@ -244,15 +244,16 @@ def ledger_text(workspace, fp: str | None = None) -> str:
 
 
 def add_sheet_flags(parser) -> None:
-    """A spreadsheet's sheet and header row (every command that reads a table file)."""
+    """A spreadsheet's sheet and a spreadsheet's or CSV's header row (every command that reads a table file)."""
     parser.add_argument("--sheet", default=None, help="the spreadsheet's sheet, by name (default: the first)")
     parser.add_argument(
         "--header-row",
         dest="header_row",
         default=None,
         metavar="N",
-        help="the spreadsheet's header row, numbered as the sheet numbers it (default: the first row that holds "
-        "anything; rows above it are skipped)",
+        help="the header's row: a spreadsheet's, numbered as the sheet numbers it, or a CSV's line number, as a "
+        "text editor numbers lines (default: the first row or line that holds anything; rows above it, a title, "
+        "are skipped)",
     )
 
 

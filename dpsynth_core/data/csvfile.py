@@ -61,14 +61,25 @@ def _chunks(handle, first: bytes):
         carry = data[cut + 1 :]
 
 
+def _line_end(head: bytes, line: int) -> int:
+    """Where the ``line``-th line of ``head`` ends (its line feed), or -1 when it ends past the head."""
+    end = -1
+    for _ in range(line):
+        end = head.find(b"\n", end + 1)
+        if end < 0:
+            return -1
+    return end
+
+
 def _add_lines(total: dict, lines: dict) -> None:
     for key, value in lines.items():
         total[key] = total.get(key, 0) + int(value)
 
 
-def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = None):
+def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = None, header_row: int | None = None):
     """``(frame, info)`` of each chunk of a local CSV, read by ``read_table``'s own rule (see the
-    module docstring); a file with no records raises ``read_table``'s error for the whole file."""
+    module docstring); a file with no records raises ``read_table``'s error for the whole file.
+    ``header_row``: the header's line number (the lines above it, and it, lead every chunk)."""
     path = Path(path)
     name = path.name
     if not path.exists():
@@ -83,7 +94,7 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
         found, _ = file_bytes.byte_order_mark(head)
         chosen = file_bytes.check_encoding(encoding)
         wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
-        end = -1 if wide else head.find(b"\n")
+        end = -1 if wide else _line_end(head, header_row or 1)
         if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
             parts = [head + handle.read()]
             header = b""
@@ -92,7 +103,9 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
             parts = _chunks(handle, rest)
         for part in parts:
             try:
-                frame, info = tables.read_table(header + part, name=name, encoding=encoding, delimiter=delimiter)
+                frame, info = tables.read_table(
+                    header + part, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row
+                )
             except DataError as exc:
                 if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
                     continue  # a chunk of blank lines only: no records in it
@@ -101,7 +114,8 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
             found_any = True
             yield frame, info
     if not found_any:
-        tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter)  # raises the whole-file error
+        # raises the whole-file error
+        tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row)
         raise DataError(f"{name} has a header but no data rows")
 
 

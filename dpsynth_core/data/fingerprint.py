@@ -363,7 +363,7 @@ def records_identity(
     once in bounded memory.
 
     ``data``: a DataFrame, a CSV/TSV file (read by the in-memory path's own rule, chunk by
-    chunk, with ``encoding`` and ``delimiter`` as for :func:`~dpsynth_core.data.tables.read_table`),
+    chunk, with ``encoding``, ``delimiter`` and ``header_row`` as for :func:`~dpsynth_core.data.tables.read_table`),
     a spreadsheet's sheet (``sheet``, the first by default, its header at ``header_row``) or a
     statistical package's file (:func:`~.formats.read_data`), a Parquet file, or a folder or glob of
     Parquet parts. ``secret``: the workspace's key.
@@ -377,7 +377,7 @@ def records_identity(
         return sums.identity()
     files = check_source(data)
     if files is None:
-        for frame, _ in csv_frames(data, encoding=encoding, delimiter=delimiter):
+        for frame, _ in csv_frames(data, encoding=encoding, delimiter=delimiter, header_row=header_row):
             sums.add(frame)
         return sums.identity()
     for file in files:

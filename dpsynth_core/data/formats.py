@@ -117,22 +117,22 @@ def read_data(
     """``(frame, info)`` of any table file (see the module docstring), by the format its name says.
 
     ``source``: a path, bytes or a binary file object; ``name``: the file's name (needed for bytes:
-    its suffix says the format); ``encoding``, ``delimiter``: a CSV's; ``sheet``, ``header_row``: a
-    spreadsheet's (:func:`~dpsynth_core.data.workbooks.read_sheet`). ``info["format"]`` says what was read.
+    its suffix says the format); ``encoding``, ``delimiter``: a CSV's; ``sheet``: a spreadsheet's
+    (:func:`~dpsynth_core.data.workbooks.read_sheet`); ``header_row``: a spreadsheet's header row, or a CSV's header
+    line (:func:`~dpsynth_core.data.tables.read_table`). ``info["format"]`` says what was read.
     """
     if name is None:
         name = str(source) if isinstance(source, (str, Path)) else "the file"
     family = file_family(name)
     if family == "text":
-        if sheet is not None or header_row is not None:
-            shown = Path(name).name
-            raise ParameterError(f"a sheet and a header row are chosen for spreadsheets; {shown} is read as CSV")
+        if sheet is not None:
+            raise ParameterError(f"a sheet is chosen for spreadsheets; {Path(name).name} is read as CSV")
         from .tables import read_table
 
         head = _head(source)
         if head is not None:
             check_name_and_bytes(Path(name).name, head)
-        frame, info = read_table(source, name=name, encoding=encoding, delimiter=delimiter)
+        frame, info = read_table(source, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row)
         return frame, {"format": "csv", **info}
     if encoding is not None or delimiter is not None:
         raise ParameterError(f"an encoding and a delimiter are chosen for CSV files; {Path(name).name} is not one")
@@ -146,7 +146,9 @@ def read_data(
 
         return read_sheet(raw, name=shown, sheet=sheet, header_row=header_row)
     if sheet is not None or header_row is not None:
-        raise ParameterError(f"a sheet and a header row are chosen for spreadsheets; {shown} is not one")
+        raise ParameterError(
+            f"a sheet is chosen for spreadsheets, a header row for them and CSV files; {shown} is neither"
+        )
     from .packages import read_package
 
     return read_package(raw, Path(name).suffix.lower(), name=shown)

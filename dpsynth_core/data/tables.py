@@ -12,7 +12,9 @@ header line's delimiter), never of the records. Then a per-record rule (the READ
 line, one record"):
 
 * a record is one line, ended by a line feed (a carriage return before it is dropped);
-  empty lines are skipped; the header is the first non-empty line;
+  empty lines are skipped; the header is the first non-empty line, or the line the publisher
+  names (``header_row``, numbered from 1 as a text editor numbers lines: a title or notes
+  above it are skipped, never read as records);
 * with the automatic encoding, a byte-order mark decides (UTF-8, UTF-16, UTF-32); without
   one, each line is read as UTF-8, and a line that is not valid UTF-8 is read as
   Windows-1252 (a rule applied to that line alone);
@@ -189,7 +191,12 @@ def name_columns(names: list[str], name: str) -> list[str]:
 
 
 def read_table(
-    source, *, name: str | None = None, encoding: str | None = None, delimiter: str | None = None
+    source,
+    *,
+    name: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    header_row: int | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """Read a CSV/TSV from a path, bytes or a binary file object, one record per line.
 
@@ -201,6 +208,8 @@ def read_table(
             line that is not UTF-8.
         delimiter: the publisher's choice (``","``, ``";"``, ``"tab"``, ``"|"``, ...); None or
             ``"auto"``: the candidate that occurs most in the header line.
+        header_row: the header's line number, from 1 (the lines above it skipped); None: the
+            first line that holds anything.
 
     Returns:
         ``(frame, info)``: every cell as text (a broken line's cells missing), and ``info``
@@ -217,6 +226,10 @@ def read_table(
     first = next((i for i, line in enumerate(lines) if line.strip("\r") or undecodable[i]), None)
     if first is None:
         raise DataError(f"{name} is empty")
+    if header_row is not None:
+        if header_row > len(lines) or not (lines[header_row - 1].strip("\r") or undecodable[header_row - 1]):
+            raise DataError(f"{name}: line {header_row:,}, the header line chosen, is empty or past the file's end")
+        first = header_row - 1
     header = lines[first].rstrip("\r")
     if undecodable[first]:
         raise DataError(f"{name}: the header line cannot be decoded as {encoding or 'utf-8'}; choose the encoding")
@@ -258,6 +271,7 @@ def read_table(
         "columns": columns,
         "bytes": len(raw),
         "lines": lines_report,
+        **({"header_row": header_row} if header_row is not None else {}),
     }
     return frame, info
 
@@ -345,7 +359,8 @@ def line_report_text(lines: dict) -> str:
         out += (
             " Most lines have another number of fields than the header (the first line that holds anything): a "
             "title or notes above the header, or a row number at the start of each line that the header does not "
-            "name? Save the file with the column names on its first line, one for every field."
+            "name? Name the header's line (the Data page's header line, --header-row on the command line), or save "
+            "the file with a name for every field."
         )
     if lines.get("read as windows-1252"):
         out += (" " if out else "") + (

@@ -18,9 +18,10 @@ import pandas as pd
 
 from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
-from ..data.formats import read_data
+from ..data.formats import read_data, reads_whole
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, get_engine, lines_read, open_source
+from ..errors import ParameterError
 from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
@@ -74,8 +75,8 @@ class ReleaseSettings:
             (None: a noisy count).
         random_state: the seed, checked (None: the secure source; a seeded release claims no guarantee).
         encoding, delimiter: how a CSV path is read (None: from the file's start).
-        sheet, header_row: which sheet of a spreadsheet path is read, and its header's row number
-            (None: the first sheet; the first row that holds anything).
+        sheet, header_row: which sheet of a spreadsheet path is read, and its header's row number, or
+            a CSV's header line (None: the first sheet; the first row or line that holds anything).
         engine: the engine that counts the table (a name in :data:`~dpsynth_core.engines.ENGINES`,
             never ``auto``); ``memory_limit``: DuckDB's.
         out, out_format, chunk_rows: where the table is written, in which format and in chunks of
@@ -200,7 +201,8 @@ def synthesize(data, domain, epsilon: float, *, progress=None, **settings) -> Re
               reads it from the byte-order mark, or line by line, never from the other records.
             * ``delimiter``: the CSV's delimiter; None takes it from the header line, never from the records.
             * ``sheet``, ``header_row``: a spreadsheet's sheet (by name; None: the first) and its header's
-              row number (None: the first row that holds anything): :mod:`dpsynth_core.data.formats`.
+              row number, or a CSV's header line, read in memory (None: the first row or line that holds
+              anything): :mod:`dpsynth_core.data.formats`.
             * ``engine``: how the table is counted: ``auto`` (default), ``pandas`` (in memory), ``duckdb``
               or ``spark`` (:mod:`dpsynth_core.engines`; only methods that read through a counting
               source, such as ``marginals`` and ``cathist``, take the last two). ``data`` may also be
@@ -259,6 +261,11 @@ def prepare(
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     sheet, header_row = check_sheet(sheet, header_row)
+    if header_row is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
+        raise ParameterError(  # the engines read a CSV's header from its first line (data/csvfile.py)
+            f"a header row other than the first line is read in memory: use the {IN_MEMORY} engine, or save the "
+            "file with its header on the first line"
+        )
     memory_limit = check_memory_limit(memory_limit, "memory limit")
     options = info.check_options(options)
     if isinstance(data, (str, Path)):

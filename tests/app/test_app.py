@@ -270,6 +270,10 @@ def test_a_title_above_the_header_is_said_with_its_cause_on_the_data_page():
     said = [e.value for e in at.error]
     assert len(said) == 1 and "3 of 3 lines could not be read" in said[0] and "a title or notes above" in said[0]
     assert not [w.value for w in at.warning if "Only those lines" in w.value]
+    at.number_input(key="data_header_line").set_value(3).run()  # the header's line, as a text editor numbers it
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state[state.DATA]["info"]["columns"] == ["name", "age", "city"]
+    assert any("header on line 3" in c.value for c in at.caption)
 
 
 def test_a_column_named_with_a_colon_keeps_its_whole_message():

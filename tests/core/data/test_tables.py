@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import constraints
+from dpsynth_core.data import csvfile
 from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.data.tables import line_report_text, most_lines_broken, read_table
 from dpsynth_core.domain import TableDomain
@@ -248,6 +249,26 @@ def test_a_file_most_of_whose_lines_are_broken_says_what_usually_causes_it(conte
     said = line_report_text(info["lines"])
     assert said.startswith(f"{lines} of {lines} lines could not be read") and "a title or notes above" in said
     assert most_lines_broken(info["lines"]) and not most_lines_broken({"records": 3, "broken": 1})
+
+
+def test_a_header_line_chosen_by_the_publisher_skips_the_title_above_it(tmp_path, monkeypatch):
+    """``header_row`` names the header's line as a text editor numbers lines: a title and notes above it are skipped,
+    never records; read in chunks (the engines, the ledger's fingerprint) the file gives the same table."""
+    rows = [f"{_CITIES[i % 4]},{18 + i % 80}" for i in range(8_000)]  # past the first 64 kB read whole
+    content = ("Census extract\nsource: a report, 2026\n\ncity,age\n" + "\n".join(rows) + "\n").encode()
+    frame, info = read_table(content, name="report.csv", header_row=4)
+    assert list(frame.columns) == ["city", "age"] and len(frame) == 8_000 and info["lines"]["broken"] == 0
+    assert info["header_row"] == 4 and frame.iloc[0].tolist() == ["Québec", "18"]
+    plain = read_table(("city,age\n" + "\n".join(rows) + "\n").encode(), name="plain.csv")[0]
+    pd.testing.assert_frame_equal(frame, plain)
+    for line in (3, 40_000):  # an empty line, a line past the end
+        with pytest.raises(DataError, match=f"line {line:,}, the header line chosen, is empty or past the file's end"):
+            read_table(content, name="report.csv", header_row=line)
+    (tmp_path / "report.csv").write_bytes(content)
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 4096)  # many chunks, each led by the lines down to the header
+    chunks = list(csvfile.csv_frames(tmp_path / "report.csv", header_row=4))
+    assert len(chunks) > 3
+    pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), plain)
 
 
 # --- neighbouring files ------------------------------------------------------------------------
