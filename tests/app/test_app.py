@@ -175,7 +175,7 @@ def test_publisher_chooses_encoding_and_delimiter():
     at.selectbox(key="data_encoding").set_value("utf-8").run()
     info = at.session_state["data"]["info"]
     assert info["lines"]["not decodable"] == 2
-    assert any("2 of 2 lines could not be read" in w.value for w in at.warning)
+    assert any("2 of 2 lines could not be read" in e.value for e in at.error)  # every line: the file's fault
     at.selectbox(key="data_delimiter").set_value(",").run()
     assert at.session_state["data"]["info"]["columns"] == ["city;n"]
     assert not at.exception
