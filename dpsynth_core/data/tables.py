@@ -357,7 +357,7 @@ def line_report_text(lines: dict) -> str:
         )
     if most_lines_broken(lines) and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:
         out += (
-            " Most lines have another number of fields than the header (the first line that holds anything): a "
+            " Most lines have another number of fields than the header line: a "
             "title or notes above the header, or a row number at the start of each line that the header does not "
             "name? Name the header's line (the Data page's header line, --header-row on the command line), or save "
             "the file with a name for every field."
