@@ -17,25 +17,36 @@ from dpsynth_core.data.formats import file_family
 from dpsynth_core.validation import MAX_SHEET_ROWS
 
 
+def _header_number(where, what: str, key: str, help: str) -> int | None:
+    """A header's row or line number chosen by the publisher (None: the first that holds anything)."""
+    chosen = where.number_input(
+        f"Header {what} (0: the first {what} that holds anything)",
+        min_value=0,
+        max_value=MAX_SHEET_ROWS,
+        value=0,
+        step=1,
+        key=key,
+        help=help,
+    )
+    return int(chosen) or None
+
+
 def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
-    """The options the uploaded file is read with (widgets drawn here for a spreadsheet); None when its
-    sheets cannot be listed (the reason is shown)."""
+    """The options the uploaded file is read with (widgets drawn here for a spreadsheet, and a CSV's header line);
+    None when its sheets cannot be listed (the reason is shown)."""
     family = file_family(upload.name)
     if family == "text":
-        line = st.number_input(
-            "Header line (0: the first line that holds anything)",
-            min_value=0,
-            max_value=MAX_SHEET_ROWS,
-            value=0,
-            step=1,
-            key="data_header_line",
-            help="The line that names the columns, numbered as a text editor numbers lines; lines above it (a "
-            "title, notes) are skipped.",
+        line = _header_number(
+            st,
+            "line",
+            "data_header_line",
+            "The line that names the columns, numbered as a text editor numbers lines; lines above it (a title, "
+            "notes) are skipped.",
         )
         return {
             "encoding": None if encoding == "auto" else encoding,
             "delimiter": None if delimiter == "auto" else delimiter,
-            "header_row": int(line) or None,
+            "header_row": line,
         }
     if family == "package":
         return {}
@@ -46,16 +57,13 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
         return None
     left, right = st.columns(2)
     sheet = left.selectbox("Sheet", sheets, key="data_sheet", help="The sheets of the workbook, in its order.")
-    row = right.number_input(
-        "Header row (0: the first row that holds anything)",
-        min_value=0,
-        max_value=MAX_SHEET_ROWS,
-        value=0,
-        step=1,
-        key="data_header_row",
-        help="Numbered as the spreadsheet numbers its rows; rows above it (a title) are skipped.",
+    row = _header_number(
+        right,
+        "row",
+        "data_header_row",
+        "Numbered as the spreadsheet numbers its rows; rows above it (a title) are skipped.",
     )
-    return {"sheet": sheet, "header_row": int(row) or None}
+    return {"sheet": sheet, "header_row": row}
 
 
 def how_read(info: dict) -> str:
