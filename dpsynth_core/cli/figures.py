@@ -82,6 +82,14 @@ def _tables(parser) -> None:
     )
     parser.add_argument("--encoding", default=None, help="text encoding of both files (default: detected)")
     parser.add_argument("--delimiter", default=None, help="field delimiter of both files (default: detected)")
+    parser.add_argument(
+        "--header-row",
+        dest="header_row",
+        default=None,
+        metavar="N",
+        help="the real table's header line, as a text editor numbers lines (a title above it skipped; default: the "
+        "first line that holds anything); the synthetic table's is its first",
+    )
 
 
 def _outputs(args, flags) -> list[tuple[str, Path]]:
@@ -114,9 +122,11 @@ def _read(args):
             raise ParameterError(f"file not found: {path}")
     from ..data.tables import read_table
     from ..domain import TableDomain
+    from ..validation import check_sheet
 
+    header_row = check_sheet(None, args.header_row)[1]
     domain = TableDomain.load(args.domain).validate()
-    real = read_table(args.real, encoding=args.encoding, delimiter=args.delimiter)[0]
+    real = read_table(args.real, encoding=args.encoding, delimiter=args.delimiter, header_row=header_row)[0]
     synthetic = read_table(args.synthetic, encoding=args.encoding, delimiter=args.delimiter)[0]
     domain.check_matches(real.columns)
     missing = [c for c in domain.kept if c not in synthetic.columns]

@@ -81,6 +81,22 @@ def test_compare_says_what_changed_shape_as_the_preview_does(tmp_path, capsys):
         assert [line.removeprefix("values that changed shape: ") for line in lines[1:]] == said
 
 
+def test_compare_reads_the_real_tables_header_line_past_a_title(tmp_path, capsys):
+    """A real file with a title above its header, read with ``--header-row``: the same figures as the plain file."""
+    real, titled, domain = tmp_path / "real.csv", tmp_path / "titled.csv", tmp_path / "domain.json"
+    pd.DataFrame({"n": [1, 2, 3, 4] * 25}).to_csv(real, index=False)
+    titled.write_text("Counts, 2026\n\n" + real.read_text())
+    domain.write_text(json.dumps({"columns": {"n": {"type": "integer", "min": 0, "max": 100}}}))
+    figures = []
+    for path, extra in ((real, []), (titled, ["--header-row", "3"])):
+        target = tmp_path / f"{path.stem}.json"
+        assert main(["compare", str(path), str(real), "--domain", str(domain), "--json", str(target), *extra]) == 0
+        figures.append(json.loads(target.read_text()))
+    assert figures[0] == figures[1] and max(figures[1]["one_way"].values()) == 0
+    assert main(["compare", str(titled), str(real), "--domain", str(domain), "--json", str(target)]) == 2
+    assert "the domain declares column(s) the data lacks: n" in capsys.readouterr().err  # the title read as header
+
+
 def _report(folder, domain, synthetic, page, *extra) -> int:
     """``report`` of the bundled adult table against ``synthetic`` at epsilon 0.1, in the fixture's workspace."""
     ws, real = folder / "ws", example_csv("adult")
