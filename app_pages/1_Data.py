@@ -113,7 +113,7 @@ c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
 st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
-if affected and most_lines_broken(info["lines"]):  # for the publisher only: never part of a release
+if most_lines_broken(info.get("lines", {})):  # for the publisher only: never part of a release
     st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")
 elif affected:
     st.warning(

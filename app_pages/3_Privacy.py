@@ -10,6 +10,7 @@ from app_support.advice import choose_groups, plan_settings, show_person_check, 
 from app_support.cached import budget_split, column_plan, price, row_warning
 from app_support.gates import usable_domain
 from app_support.lifetime import lifetime_budget
+from app_support.markdown import literal
 from app_support.pages import PREVIEW, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints
 from dpsynth_core.evaluation.charts import budget_split_chart
@@ -170,7 +171,7 @@ for row in plan:
     words = text_outlook(row) if row["kind"] == "text" else []
     if words:
         st.info(
-            f"**{row['column']}**:\n\n" + "\n".join(f"- {w}".replace("*", "\\*") for w in words),
+            f"**{literal(row['column'])}**:\n\n" + "\n".join(f"- {literal(w)}" for w in words),
             icon=":material/lightbulb:",
         )
 if not problems:  # from public settings only; then the opt-in check of rows per person (its own budget)

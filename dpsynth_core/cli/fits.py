@@ -41,8 +41,9 @@ def run_check_declaration(args) -> None:
     domain = TableDomain.load(args.domain).validate()
     frame, info = read_in_memory(args, with_info=True)
     lines = info.get("lines") or {}
-    if line_report_text(lines):
-        print(f"For you only (it reads your data): {line_report_text(lines)}")
+    said = line_report_text(lines)
+    if said:
+        print(f"For you only (it reads your data): {said}")
     if most_lines_broken(lines):
         raise DataError(f"most lines of {Path(args.input).name} could not be read as records (above): fix the file")
     domain.check_matches(frame.columns)

@@ -355,7 +355,7 @@ def line_report_text(lines: dict) -> str:
             f"{lines['broken']:,} of {lines['records']:,} lines could not be read as records "
             f"({', '.join(parts)}) and became rows of missing cells."
         )
-    if most_lines_broken(lines) and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:
+    if lines.get("records") and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:  # most lines broken
         out += (
             " Most lines have another number of fields than the header line: a "
             "title or notes above the header, or a row number at the start of each line that the header does not "
