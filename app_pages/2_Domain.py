@@ -11,7 +11,7 @@ from app_support.column_editor import column_editor
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
-from dpsynth_core.domain import KIND_STATEMENTS, editing
+from dpsynth_core.domain import KIND_STATEMENTS, RANGE_KINDS, editing
 from dpsynth_core.synthesizers.planning import text_outlook
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
@@ -169,7 +169,7 @@ for name in shown:
             st.caption(f"Declared: {column.describe()}.")
             if getattr(column, "adaptive", False):
                 st.caption(KIND_STATEMENTS[column.kind].adaptive_note)
-            if column.kind in ("text", "integer", "float", "date"):  # at the current settings, before any draw
+            if column.kind in ("text", *RANGE_KINDS):  # at the current settings, before any draw
                 _outlook(name, specs[name], column.kind)
     problems.pop(name, None)
     if found:

@@ -100,7 +100,7 @@ def _widget(place, prefix: str, kind, key, spec: dict):
             st.warning(f"{key.label.split(' (')[0]}: {message}; it was left out.", icon=":material/warning:")
         return values
     common["key"] = _init(prefix, key.name, declared)
-    return place.text_input(key.label, **common) or None
+    return place.text_input(key.label, placeholder=key.placeholder, **common) or None
 
 
 def column_editor(prefix: str, spec: dict) -> dict:

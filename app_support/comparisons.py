@@ -11,6 +11,7 @@ from app_support.cached import paired, quality
 from app_support.markdown import literal
 from app_support.progress import run_with_progress
 from dpsynth_core import constraints
+from dpsynth_core.domain import RANGE_KINDS
 from dpsynth_core.evaluation import metrics
 from dpsynth_core.evaluation.charts import (
     distinguishing_chart,
@@ -203,7 +204,7 @@ def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
         f"A text value held by fewer than {constraints.SHOWN_MIN_ROWS} real rows is not shown by name: such "
         "values share one bar."
     )
-    if domain.columns[column].kind in ("integer", "float", "date"):  # value by value: a spread-out spike shows
+    if domain.columns[column].kind in RANGE_KINDS:  # value by value: a spread-out spike shows
         values = value_comparison(
             frame[column], entry["data"][column], domain.columns[column], markers=domain.missing_markers
         )

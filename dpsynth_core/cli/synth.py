@@ -191,6 +191,10 @@ RULE_WORDS = {
         'name, such as Jan 31 2012, unless the column declares "written": "day first" or "month first"): missing; '
         "a time of day: dropped (the day is kept)"
     ),
+    "datetime": (
+        "outside the range: clamped to it; not dates (as for a date column) followed by a time or none (13:00 or "
+        "13:00:00; none is midnight): missing; the time is read down to the column's step"
+    ),
     "values": "not a declared value: missing, or the column's 'other' value if it has one",
 }
 

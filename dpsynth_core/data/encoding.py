@@ -23,8 +23,7 @@ import pyarrow as pa
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from ..domain.ranges import point_of_pieces
-from .cell_values import EPOCH64 as _EPOCH64
-from .cell_values import date_days, read_numbers
+from .cell_values import date_days, datetime_steps, read_numbers
 from .counting import CodedTable
 
 
@@ -180,9 +179,11 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded
     """Each distinct cell of a numeric or date column as a number, and whether it could be read.
 
     Integers are rounded to whole numbers (float64 here; unless ``rounded`` is False); dates become days
-    since 1970-01-01 (int64). Nothing is clamped yet.
+    since 1970-01-01 (int64), dates with a time steps since its midnight. Nothing is clamped yet.
     """
     text = pd.Series(cells, dtype=str)
+    if domain.kind == "datetime":
+        return datetime_steps(text.where(~is_missing), domain.written, domain.seconds)  # :mod:`.cell_values`' rule
     if isinstance(domain, DateDomain):
         return date_days(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
     values = read_numbers(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
@@ -442,6 +443,6 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> Decoded:
         values = domain.in_decimals(_draw_in_bins(edges[:-1], edges[1:], domain.spread, safe, noise, integer=False))
         return Decoded(missing, values=values, dtype="float")
     if isinstance(domain, DateDomain):
-        days = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
-        return Decoded(missing, values=(_EPOCH64 + days.astype("timedelta64[D]")).astype(str).astype(object))
+        steps = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
+        return Decoded(missing, values=domain.texts(steps).astype(object))
     raise TypeError(domain.kind)  # pragma: no cover

@@ -29,6 +29,7 @@ MISFIT_SHARE = 0.5
 #: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
 _WHAT = {
     "date": "are not dates the release can read",
+    "datetime": "are not dates (with a time or none) the release can read",
     "integer": "are not numbers the release can read",
     "float": "are not numbers the release can read",
     "categorical": "are none of its declared values",
@@ -38,6 +39,7 @@ _HOW = {
     "date": "Dates are read written year first (2012-01-31, 2012/01/31) or with the month's English name "
     "(Jan 31 2012, 31-JAN-2012), and day or month first (31/01/2012) when the Domain page says the file writes them "
     "so, always with a four-digit year.",
+    "datetime": "Dates with a time are read as dates are, followed by a time (13:00, 13:00:00) or none (midnight).",
     "integer": "Numbers are read written plainly (1234.5, with a currency sign or none), and with thousands commas "
     "(1,234.5), a decimal comma (1.234,5) or a percent sign (97%) when the Domain page says the file writes them so.",
     "categorical": "A category is read when a cell is one of the declared values, as the file writes it.",
@@ -75,8 +77,8 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> tuple[list[str], 
 
 #: How a release keeps a date cell that carries a time of day, and how to keep the time.
 TIME_OF_DAY_HOW = (
-    "A date column releases the day only. To keep the hour too, add a column holding it (0 to 23) to the file "
-    "and declare it as whole numbers 0 to 23."
+    "A date column releases the day only. To keep the time too, declare the column as dates with a time of day "
+    '(the Domain page\'s kind; "type": "datetime" in a declaration), kept to the second, the minute or the hour.'
 )
 
 

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 from ..wording import size_in_words
 from .column import CategoricalDomain, ColumnDomain, DropDomain
-from .dates import DateDomain
+from .dates import DateDomain, DateTimeDomain
 from .declaration import KINDS, column_from_json, parse_declaration, read_declaration_bytes
-from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
+from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, RANGE_KINDS, TEXT_GENERATORS, TIME_KINDS
 from .ranges import FloatDomain, IntegerDomain, RangeDomain
 from .table import PersonUnit, TableDomain, as_table_domain
 from .text import TextDomain
@@ -55,6 +55,9 @@ __all__ = [
     "IntegerDomain",
     "FloatDomain",
     "DateDomain",
+    "DateTimeDomain",
+    "RANGE_KINDS",
+    "TIME_KINDS",
     "TextDomain",
     "TableDomain",
     "PersonUnit",

@@ -1,5 +1,5 @@
 """Date ranges split into public bins (days, months, years or declared edges), with public special
-days kept exact."""
+days kept exact; dates with a time of day in ranges split by minutes, hours, days, months or years."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kinds import DATE_UNITS
+from .. import constraints
+from .kinds import DATE_UNITS, DATETIME_STEPS, DATETIME_UNITS
 from .ranges import RangeDomain, with_special
 
 EPOCH = dt.date(1970, 1, 1)
+EPOCH_TIME = dt.datetime(1970, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,18 @@ class DateDomain(RangeDomain):
     order_rule = "on or before"
     edges_rule = "be dates in increasing order, start at min ({min}) and not pass max ({max})"
 
+    def number(self, value: dt.date) -> int:
+        """A date as the release counts it: days since 1970-01-01."""
+        return (value - EPOCH).days
+
+    def value_at(self, number) -> dt.date:
+        """The date :meth:`number` gives ``number`` for."""
+        return EPOCH + dt.timedelta(days=int(number))
+
+    def texts(self, numbers: np.ndarray) -> np.ndarray:
+        """Numbers (:meth:`number`) as the synthetic file writes them: YYYY-MM-DD."""
+        return (np.datetime64("1970-01-01", "D") + np.asarray(numbers).astype("timedelta64[D]")).astype(str)
+
     def _bin_key_problems(self) -> list[str]:
         if self.unit is not None and self.unit not in DATE_UNITS:
             return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(DATE_UNITS)}"]
@@ -51,9 +65,9 @@ class DateDomain(RangeDomain):
     @property
     def lows(self) -> np.ndarray:
         """First day of every bin, as days since 1970-01-01 (the first bin starts at ``min``)."""
-        first, last = (self.min - EPOCH).days, (self.max - EPOCH).days
+        first, last = self.number(self.min), self.number(self.max)
         if self.edges is not None:
-            lows = np.array([(d - EPOCH).days for d in self.edges], dtype=np.int64)
+            lows = np.array([self.number(d) for d in self.edges], dtype=np.int64)
         elif self.bin_unit == "day":
             lows = np.arange(first, last + 1, dtype=np.int64)
         else:
@@ -61,12 +75,12 @@ class DateDomain(RangeDomain):
             periods = np.arange(np.datetime64(self.min, step), np.datetime64(self.max, step) + 1)
             lows = (periods.astype("datetime64[D]") - np.datetime64("1970-01-01", "D")).astype(np.int64)
             lows[0] = first
-        return with_special(lows, [(d - EPOCH).days for d in self.special], last)
+        return with_special(lows, [self.number(d) for d in self.special], last)
 
     @property
     def highs(self) -> np.ndarray:
         lows = self.lows
-        return np.append(lows[1:] - 1, (self.max - EPOCH).days).astype(np.int64)
+        return np.append(lows[1:] - 1, self.number(self.max)).astype(np.int64)
 
     def _declared_bins(self) -> int:
         """Number of bins before special days are cut out, counted without building them."""
@@ -85,7 +99,7 @@ class DateDomain(RangeDomain):
 
     @property
     def size(self) -> int:
-        return (self.max - self.min).days + 1
+        return self.number(self.max) - self.number(self.min) + 1
 
     def _bounds_missing_words(self) -> str:
         return "dates (range missing)"
@@ -110,3 +124,144 @@ class DateDomain(RangeDomain):
             return [day(lo) if lo == hi else f"{day(lo)} to {day(hi)}" for lo, hi in zip(self.lows, self.highs)]
         width = {"day": 10, "month": 7, "year": 4}[self.bin_unit]
         return [(EPOCH + dt.timedelta(days=int(d))).isoformat()[:width] for d in self.lows]
+
+
+#: A date and time with no declared unit is grouped by the finest unit giving at most this many bins (as a date's
+#: bins are days up to 400, then months up to 600), unless its bins are fitted to the data.
+AUTO_UNIT_BINS = 600
+#: numpy's name of each unit of a date and time.
+_NUMPY_UNITS = {"second": "s", "minute": "m", "hour": "h", "day": "D", "month": "M", "year": "Y"}
+
+
+@dataclass(frozen=True)
+class DateTimeDomain(DateDomain):
+    """Dates with a time of day in ``min..max``; released as YYYY-MM-DD HH:MM:SS (HH:MM at a step of a minute or
+    an hour).
+
+    Values are counted in steps (``step``: second, the default, minute or hour) since 1970-01-01 00:00: each cell's
+    time is read down to its step (a public rule). Bins: by ``unit`` (minute, hour, day, month or year, no finer than
+    the step), else fitted to the data with DP when released (:attr:`adaptive`), or one bin per step when the range
+    holds few steps. The time is read as the file writes it; a time zone after it is not applied.
+    """
+
+    step: str | None = None
+    kind = "datetime"
+    bin_keys = ("unit",)
+    values_words = "dates and times"
+    missing_bound_words = {
+        "min": ("first date and time", "first possible date and time"),
+        "max": ("last date and time", "last possible date and time"),
+    }
+    edges_rule = "be dates and times in increasing order, start at min ({min}) and not pass max ({max})"
+
+    @property
+    def seconds(self) -> int:
+        """Seconds in one step of the column's values."""
+        return DATETIME_STEPS[self.step or "second"]
+
+    def number(self, value: dt.datetime) -> int:
+        """A date and time as the release counts it: whole steps since 1970-01-01 00:00."""
+        return int((value - EPOCH_TIME) // dt.timedelta(seconds=self.seconds))
+
+    def value_at(self, number) -> dt.datetime:
+        return EPOCH_TIME + dt.timedelta(seconds=int(number) * self.seconds)
+
+    def texts(self, numbers: np.ndarray) -> np.ndarray:
+        """Numbers (:meth:`number`) as the synthetic file writes them: YYYY-MM-DD HH:MM:SS (HH:MM at a step of a
+        minute or an hour)."""
+        stamps = np.datetime64("1970-01-01T00:00:00", "s") + (
+            np.asarray(numbers, dtype=np.int64) * self.seconds
+        ).astype("timedelta64[s]")
+        return np.char.replace(np.datetime_as_string(stamps, unit="s" if self.seconds == 1 else "m"), "T", " ")
+
+    def _bin_key_problems(self) -> list[str]:
+        if self.step is not None and self.step not in DATETIME_STEPS:
+            return [f"column '{self.name}': step ({self.step!r}) must be one of {', '.join(DATETIME_STEPS)}"]
+        if self.unit is not None and self.unit not in DATETIME_UNITS:
+            return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(DATETIME_UNITS)}"]
+        if self.unit is not None and list(_NUMPY_UNITS).index(self.unit) < list(_NUMPY_UNITS).index(
+            self.step or "second"
+        ):
+            return [f"column '{self.name}': unit ({self.unit}) must not be finer than the step ({self.step})"]
+        return []
+
+    def _edges_fit(self, edges: list) -> bool:
+        """As for any range, on the steps the edges fall in (a fitted bin starts at ``min``'s step)."""
+        steps = [self.number(e) for e in edges]
+        return (
+            bool(steps)
+            and steps == sorted(set(steps))
+            and steps[0] == self.number(self.min)
+            and steps[-1] <= self.number(self.max)
+        )
+
+    @property
+    def bin_unit(self) -> str:
+        """The declared ``unit``; else one bin per step when the range holds few steps, else the finest unit (no
+        finer than the step) giving at most :data:`AUTO_UNIT_BINS` bins, as a date's day, month or year."""
+        if self.unit:
+            return self.unit
+        units = list(_NUMPY_UNITS)[list(_NUMPY_UNITS).index(self.step or "second") :]
+        if self.min is None or self.max is None or self.size <= constraints.ADAPTIVE_MAX_BINS:
+            return units[0]
+        return next((u for u in units if self._periods_in(u) <= AUTO_UNIT_BINS), "year")
+
+    def _periods_in(self, unit: str) -> int:
+        code = _NUMPY_UNITS[unit]
+        return int((np.datetime64(self.max, code) - np.datetime64(self.min, code)).astype(np.int64)) + 1
+
+    def _periods(self) -> np.ndarray:
+        """The first moment of every bin of :attr:`bin_unit` from ``min`` to ``max``, as numpy datetimes."""
+        code = _NUMPY_UNITS[self.bin_unit]
+        return np.arange(np.datetime64(self.min, code), np.datetime64(self.max, code) + 1)
+
+    @property
+    def lows(self) -> np.ndarray:
+        """First step of every bin, in steps since 1970-01-01 00:00 (the first bin starts at ``min``)."""
+        first, last = self.number(self.min), self.number(self.max)
+        if self.edges is not None:
+            lows = np.array([self.number(d) for d in self.edges], dtype=np.int64)
+        elif self.bin_unit == (self.step or "second"):
+            lows = np.arange(first, last + 1, dtype=np.int64)
+        else:
+            seconds = (self._periods().astype("datetime64[s]") - np.datetime64("1970-01-01T00:00:00", "s")).astype(
+                np.int64
+            )
+            lows = seconds // self.seconds
+            lows[0] = first
+        return with_special(lows, [self.number(d) for d in self.special], last)
+
+    def _declared_bins(self) -> int:
+        return len(self.edges) if self.edges is not None else self._periods_in(self.bin_unit)
+
+    def _bins_words(self) -> str:
+        if self.edges is not None:
+            return f" in {self.bins} bins"
+        return f" by {self.bin_unit}, {self.bins} bins"
+
+    def _bound(self, value) -> str:
+        return value.isoformat(sep=" ")
+
+    def _shown(self, value) -> str:
+        return value.isoformat(sep=" ")
+
+    @staticmethod
+    def _json_value(value):
+        return value.isoformat(sep=" ")
+
+    def _bin_keys_json(self) -> dict:
+        return {"unit": self.unit} if self.unit is not None else {}
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        if self.step is not None:
+            out["step"] = self.step
+        return out
+
+    def bin_labels(self) -> list[str]:
+        width = {"second": 19, "minute": 16, "hour": 16, "day": 10, "month": 7, "year": 4}[self.bin_unit]
+        texts = [self.value_at(lo).isoformat(sep=" ") for lo in self.lows]
+        if self.edges is not None or self.special:
+            highs = [self.value_at(hi).isoformat(sep=" ") for hi in self.highs]
+            return [lo if lo == hi else f"{lo} to {hi}" for lo, hi in zip(texts, highs)]
+        return [t[:width] for t in texts]

@@ -8,13 +8,16 @@ from pathlib import Path
 from .. import constraints
 from ..errors import DomainError
 from .column import CategoricalDomain, ColumnDomain, DropDomain
-from .dates import DateDomain
+from .dates import DateDomain, DateTimeDomain
 from .kinds import column_attributes
 from .ranges import FloatDomain, IntegerDomain
 from .schema import column_problems
 from .text import TextDomain
 
-KINDS = {cls.kind: cls for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain, TextDomain, DropDomain)}
+KINDS = {
+    cls.kind: cls
+    for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain, DateTimeDomain, TextDomain, DropDomain)
+}
 
 
 def column_from_json(name: str, spec: dict) -> ColumnDomain:

@@ -34,9 +34,29 @@ from .keys import (
     written_key,
 )
 from .public_lists import TITLES, public_list
-from .value_types import CategoryValue, CategoryValues, DateText, Labels, Number, PublicList, Whole, parse_date
+from .value_types import (
+    CategoryValue,
+    CategoryValues,
+    DateText,
+    DateTimeText,
+    Labels,
+    Number,
+    PublicList,
+    Whole,
+    parse_date,
+    parse_datetime,
+)
 
+#: The kinds whose values lie in a public range, in order (numbers, dates, dates with a time).
+RANGE_KINDS = ("integer", "float", "date", "datetime")
+#: The range kinds whose values are points in time.
+TIME_KINDS = ("date", "datetime")
 DATE_UNITS = ("day", "month", "year")
+#: The bins a date-and-time column may be grouped by.
+DATETIME_UNITS = ("minute", "hour", "day", "month", "year")
+#: How finely a date-and-time column's values are kept, with the seconds in one step: the release reads each
+#: cell's time down to the step (13:47:21 is 13:47 at a minute) and writes its values so.
+DATETIME_STEPS = {"second": 1, "minute": 60, "hour": 3600}
 #: How a date column's cells may write a date besides year first (2012-01-31, 2012/01/31): the publisher says
 #: so (``written``), since 01/02/2012 is the first of February or the second of January.
 DATE_ORDERS = ("day first", "month first")
@@ -199,6 +219,41 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     label="Special dates kept exact (optional, YYYY-MM-DD)",
                     placeholder="for example 1900-01-01",
                 ),
+            ),
+            adaptive_note=RANGE_NOTE,
+        ),
+        Kind(
+            "datetime",
+            "Dates with a time of day in a range",
+            (
+                MISSING,
+                *bounds(
+                    DateTimeText,
+                    "a date and time written YYYY-MM-DD HH:MM or YYYY-MM-DD HH:MM:SS (a date alone is its midnight)",
+                    ("First possible date and time", "Last possible date and time"),
+                    convert=parse_datetime,
+                    widget="text",
+                    placeholder="for example 2010-01-01 00:00",
+                ),
+                Key(
+                    "step",
+                    Literal[tuple(DATETIME_STEPS)],
+                    f"one of {', '.join(DATETIME_STEPS)}",  # type: ignore[valid-type]
+                    widget="choice",
+                    label="Times kept to the",
+                    choices={"": "second", "minute": "minute", "hour": "hour"},
+                    help="How finely the times are read and written: hourly readings need only the hour, and "
+                    "their synthetic times then come out on the hour too.",
+                ),
+                Key(
+                    "unit",
+                    Literal[DATETIME_UNITS],
+                    f"one of {', '.join(DATETIME_UNITS)}",  # type: ignore[valid-type]
+                    widget="choice",
+                    label="Group by",
+                    choices={"": "fitted to the data", **{u: u for u in DATETIME_UNITS}},
+                ),
+                written_key(DATE_ORDERS, "dates"),
             ),
             adaptive_note=RANGE_NOTE,
         ),

@@ -41,6 +41,7 @@ _RULES = [
     (r"(^|_)state$", {"type": "categorical", "values": list(public_list("us_states"))}),
     (r"(^|_)state_?(code|abbr|abbreviation)$", {"type": "categorical", "values": list(public_list("us_state_codes"))}),
     (r"zip|postcode|postal", {"type": "text", "generator": "digits", "length": 5}),
+    (r"date_?time|time_?stamp|_at$", {"type": "datetime"}),
     (r"date|dob|(^|_)(day|time)$|_on$", {"type": "date"}),
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),
 ]
@@ -176,12 +177,13 @@ def template_from_codebook(name: str, entry: dict) -> dict:
         if any(label != code for code, label in labels.items()):
             spec["labels"] = labels
         return spec
-    named = template_for(name)
+    named, storage, fmt = template_for(name), entry.get("storage"), str(entry.get("format") or "")
+    if storage == "datetime" and named["type"] in ("text", "date"):  # the file says it keeps the time
+        return {"type": "datetime"}
     if named != {"type": "text"}:
         return named
-    storage, fmt = entry.get("storage"), str(entry.get("format") or "")
     if storage in ("date", "datetime"):
-        return {"type": "date"}
+        return {"type": storage}
     if storage == "number":
         whole = entry.get("type") in _WHOLE_STORAGE or bool(_WHOLE_FORMAT.match(fmt))
         return {"type": "integer" if whole else "float"}

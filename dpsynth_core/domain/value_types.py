@@ -1,6 +1,6 @@
 """The types of values a declaration's keys may hold, as pydantic reads them (strict: "false" is
 text, not a boolean; numbers finite and within the declared maximum), and dates as a declaration
-writes them (YYYY-MM-DD)."""
+writes them (YYYY-MM-DD, and YYYY-MM-DD HH:MM:SS with a time)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,30 @@ def _date_text(value):
     return value
 
 
+_DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2})?)?")
+
+
+def _datetime_text(value):
+    """A date and time written YYYY-MM-DD HH:MM or YYYY-MM-DD HH:MM:SS (a date alone is its midnight; a
+    ``datetime.datetime`` from Python is accepted and written so)."""
+    if isinstance(value, dt.date):
+        return parse_datetime(value).isoformat(sep=" ")
+    if not isinstance(value, str) or not _DATETIME.fullmatch(value):
+        raise ValueError("not a date and time")
+    dt.datetime.fromisoformat(value)  # raises for 2021-02-30 or 25:00
+    return value
+
+
+def parse_datetime(value) -> dt.datetime | None:
+    """A date and time the schema has checked: None, a ``datetime`` (a ``date``: its midnight) or text
+    YYYY-MM-DD[ HH:MM[:SS]]."""
+    if value is None or isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day)
+    return dt.datetime.fromisoformat(str(value))
+
+
 def parse_date(value) -> dt.date | None:
     """A date the schema has checked: None, a ``datetime.date`` or text starting YYYY-MM-DD."""
     if value is None or isinstance(value, dt.date):
@@ -38,6 +62,7 @@ Number = Annotated[float, Field(ge=-c.MAX_ABS_NUMBER, le=c.MAX_ABS_NUMBER, allow
 Text = Annotated[str, Field(max_length=c.MAX_TEXT_CHARS)]
 Note = Annotated[str, Field(max_length=c.MAX_NOTE_CHARS)]
 DateText = Annotated[str, BeforeValidator(_date_text)]
+DateTimeText = Annotated[str, BeforeValidator(_datetime_text)]
 CategoryValue = Union[Text, Whole]  # noqa: UP007  (pydantic reads this alias at run time)
 CategoryValues = Annotated[list[CategoryValue], Field(max_length=c.MAX_COLUMN_CELLS)]
 PublicList = Literal[tuple(TITLES)]  # type: ignore[valid-type]

@@ -49,7 +49,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..domain import as_table_domain
+from ..domain import RANGE_KINDS, as_table_domain
 from ..errors import DPSynthError
 from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, unit_relation
 from ..privacy.noise import make_noise_source, real_laplace
@@ -206,7 +206,7 @@ def check_choices(domain, synthetic: pd.DataFrame, pairs=(), chart_columns=()) -
 
 def value_columns(domain) -> list[str]:
     """The columns whose exact values a report compares (numbers and dates: two statistics each)."""
-    return [name for name, col in as_table_domain(domain).kept.items() if col.kind in ("integer", "float", "date")]
+    return [name for name, col in as_table_domain(domain).kept.items() if col.kind in RANGE_KINDS]
 
 
 def exact_statistics(

@@ -33,7 +33,7 @@ from math import sqrt
 import numpy as np
 import pandas as pd
 
-from ..domain import as_table_domain
+from ..domain import RANGE_KINDS, as_table_domain
 from .metrics import paired_codes
 
 #: The z of a two-sided 95% interval.
@@ -183,7 +183,7 @@ def risk_of(
     real_codes = np.column_stack([pairs[n].real for n in names]).astype(np.int64)
     syn = np.column_stack([pairs[n].synthetic for n in names]).astype(np.int64)
     cells = np.array([pairs[n].cells for n in names], dtype=np.int64)
-    ordinal = np.array([domain.kept[n].kind in ("integer", "float", "date") for n in names])
+    ordinal = np.array([domain.kept[n].kind in RANGE_KINDS for n in names])
     bins = np.array([getattr(domain.kept[n], "bins", 1) if ordinal[i] else 1 for i, n in enumerate(names)])
     train, held = real_codes[: len(training)], real_codes[len(training) :]
     n = min(attacks, len(held), len(train))

@@ -8,13 +8,13 @@ function here reads the real data without noise: for the publisher's eyes only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..data.encoding import numeric_values, range_sides
-from ..domain import as_table_domain
+from ..domain import RANGE_KINDS, TIME_KINDS, as_table_domain
 from ..wording import value_text
 
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
@@ -49,17 +49,20 @@ class ValueComparison:
     value_tvd: float | None
     max_cdf_gap: float
     missing: tuple
+    #: The column's declaration, which says how its values are written.
+    declared: object = field(default=None, repr=False)
 
     def shown(self, values) -> list:
         """Values as a person reads them (dates as YYYY-MM-DD)."""
-        return shown(self.kind, values)
+        return shown(self.declared, values)
 
 
-def shown(kind: str, values) -> list:
-    """Values of a numeric or date column as a person reads them (dates as YYYY-MM-DD)."""
-    if kind == "date":
-        return [str(np.datetime64(int(round(float(v))), "D")) for v in values]
-    return [float(v) if kind == "float" else int(v) for v in values]
+def shown(column, values) -> list:
+    """Values of a numeric or date column (its declaration ``column``) as a person reads them (dates as
+    YYYY-MM-DD, dates with a time as YYYY-MM-DD HH:MM:SS)."""
+    if column.kind in TIME_KINDS:
+        return [str(t) for t in column.texts(np.rint(np.asarray(values, dtype=float)).astype(np.int64))]
+    return [float(v) if column.kind == "float" else int(v) for v in values]
 
 
 def value_comparison(
@@ -116,6 +119,7 @@ def _compare(
         value_tvd,
         gap,
         ((rows_a - a.size) / rows_a, (rows_b - b.size) / rows_b),
+        column,
     )
 
 
@@ -151,7 +155,7 @@ def _beyond_sentence(column, real: np.ndarray, synthetic: np.ndarray, rows: int)
     shares = {"below": below, "above": above}
     if below + above < SHAPE_BEYOND_SHARE:
         return shares, []
-    low, high = (value_text(v) for v in shown(column.kind, [real.min(), real.max()]))
+    low, high = (value_text(v) for v in shown(column, [real.min(), real.max()]))
     rows_word = f"{column.name}: {below + above:.1%} of the synthetic rows lie"
     if below and above:
         where = f"outside the real values ({low} to {high}): {below:.1%} below, {above:.1%} above"
@@ -167,12 +171,11 @@ def _side(values: np.ndarray, rows: int, column) -> dict:
     top = int(np.argmax(counts))
     mean = float(values.mean())
     return {
-        "mean": shown(column.kind, [mean])[0] if column.kind == "date" else mean,
+        "mean": shown(column, [mean])[0] if column.kind in TIME_KINDS else mean,
         "quantiles": {
-            f"{q:g}": shown(column.kind, [v])[0]
-            for q, v in zip(QUANTILES, np.quantile(values, QUANTILES, method="lower"))
+            f"{q:g}": shown(column, [v])[0] for q, v in zip(QUANTILES, np.quantile(values, QUANTILES, method="lower"))
         },
-        "most_common": shown(column.kind, [found[top]])[0],
+        "most_common": shown(column, [found[top]])[0],
         "most_common_share": float(counts[top] / rows),
     }
 
@@ -200,7 +203,7 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
             f"{column.name}: {value_text(value)} is {row['real']:.0%} of the real values and "
             f"{row['synthetic']:.0%} of the synthetic ones"
         )
-    if a.size and b.size and column.kind != "date":
+    if a.size and b.size and column.kind not in TIME_KINDS:
         mean_a, mean_b = float(a.mean()), float(b.mean())
         scale = max(abs(mean_a), 1e-12)
         if abs(mean_b - mean_a) > SHAPE_MEAN_GAP * scale:
@@ -235,7 +238,7 @@ def value_summaries(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict
     return {
         name: value_summary(real[name], synthetic[name], col, markers=domain.missing_markers)
         for name, col in domain.kept.items()
-        if col.kind in ("integer", "float", "date")
+        if col.kind in RANGE_KINDS
     }
 
 
@@ -277,10 +280,9 @@ REPORT_TOP_VALUES = 3
 QUARTILES = (0.25, 0.5, 0.75)
 
 
-def _days(value) -> int:
-    import datetime as dt
-
-    return (value - dt.date(1970, 1, 1)).days if isinstance(value, dt.date) else value
+def _number(column, value):
+    """A declared value as the column's values are counted (a date's days, a date and time's steps)."""
+    return column.number(value) if column.kind in TIME_KINDS else value
 
 
 def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=("",)) -> dict:
@@ -309,20 +311,20 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
         )
     found, counts = np.unique(b, return_counts=True)
     chosen = list(found[np.argsort(-counts, kind="stable")[:REPORT_TOP_VALUES]])
-    low = None if column.kind == "date" else column.min
+    low = None if column.kind in TIME_KINDS else column.min
     for extra in [*(column.special or ()), low]:
-        if extra is not None and _days(extra) not in chosen:
-            chosen.append(_days(extra))
+        if extra is not None and _number(column, extra) not in chosen:
+            chosen.append(_number(column, extra))
     chosen = np.sort(np.asarray(chosen, dtype=a.dtype if a.size else float))
     real_counts = np.searchsorted(a, chosen, side="right") - np.searchsorted(a, chosen, side="left")
     synthetic_counts = np.searchsorted(b, chosen, side="right") - np.searchsorted(b, chosen, side="left")
-    low_end, high_end = _days(column.min), _days(column.max)
+    low_end, high_end = _number(column, column.min), _number(column, column.max)
     points = np.quantile(b, QUARTILES, method="inverted_cdf") if b.size else np.zeros(len(QUARTILES))
     points, first = np.unique(points, return_index=True)  # a spike (capital-gain's 0) holds several quartiles
     return {
         "kind": column.kind,
         "gap": gap,
-        "values": shown(column.kind, chosen),
+        "values": shown(column, chosen),
         "counts": real_counts,
         "synthetic": (synthetic_counts / rows_b).tolist(),
         # the mean: a clipped sum over the values present (public low end and width); the quartiles: the
@@ -331,7 +333,7 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
         "width": float(high_end - low_end),
         "sum": float((np.clip(a, low_end, high_end) - low_end).sum()),
         "synthetic_mean": float(b.mean()) if b.size else None,
-        "quartiles": shown(column.kind, points),
+        "quartiles": shown(column, points),
         "quartile_at": [QUARTILES[i] for i in first],
         **_quartile_cells(a, points, range_sides(column, real, markers), low_end, high_end),
         "synthetic_below": (np.searchsorted(b, points, side="right") / max(b.size, 1)).tolist(),
@@ -430,7 +432,7 @@ def value_figures(name: str, found: dict, drawn: tuple, run: int = 0) -> dict:
             "high": claim_high[run].tolist(),
         },
     }
-    if found["synthetic_mean"] is not None and found["kind"] != "date":  # a date's quartiles say more
+    if found["synthetic_mean"] is not None and found["kind"] not in TIME_KINDS:  # a date's quartiles say more
         out["mean"] = {
             "value": float(mean[0][run]),
             "low": float(mean[1][run]),

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .. import constraints
+from ..domain import kinds as domain_kinds
 
 
 def support_from(
@@ -136,7 +137,7 @@ BEYOND_WALK = 1.0
 TAIL_SHARE = constraints.TAIL_SHARE
 #: The column kinds whose cells (but "missing") follow an order, so that :func:`support_from` cuts
 #: only their tails and interior gaps.
-RANGE_KINDS = ("integer", "float", "date")
+RANGE_KINDS = domain_kinds.RANGE_KINDS
 
 
 def range_cells(columns: dict) -> tuple[dict, dict]:

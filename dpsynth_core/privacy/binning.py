@@ -58,7 +58,7 @@ counts (their noise cancels on average when neighbours are summed):
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in
 their own bins, which the declaration fixes) and always keep one-value bins. Integers and
-dates split at whole numbers (days), so bins are integer ranges and decoding draws whole
+dates split at whole numbers (days, or a date and time's steps), so bins are integer ranges and decoding draws whole
 numbers; real numbers split at midpoints down to 2**-24 of the range.
 
 Budget: the adaptive columns together get at most
@@ -73,7 +73,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,7 @@ import pandas as pd
 from .. import constraints
 from ..data.counting import SortedValues
 from ..data.encoding import numeric_value_counts, numeric_values
-from ..domain import DateDomain, FloatDomain, TableDomain
+from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
 from . import bin_weights
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
 from .leaves import binning_events, measure_leaves
@@ -101,7 +102,6 @@ QUIET_ENDS = SHORT_TAILS = HUG_DATA = SMOOTH = True
 #: The binning share is split over at least this many columns, so one or two adaptive columns
 #: never take all of it.
 MIN_SPLIT = 3
-_EPOCH = dt.date(1970, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,8 @@ class FittedBins:
     kept: tuple | None = None
     #: The named points counted as leaves of their own beside PrivTree's (:mod:`.points`): a real range's ends, 0.
     points: tuple = ()
+    #: A date column's value at one of its numbers (:meth:`~dpsynth_core.domain.DateDomain.value_at`); None otherwise.
+    moment: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
     def pooled(self) -> bool:
@@ -155,11 +157,11 @@ class FittedBins:
         """JSON-ready form for the release card (every number here is DP output)."""
 
         def public(v):
-            return v.isoformat() if isinstance(v, dt.date) else v
+            return str(v) if isinstance(v, dt.date) else v  # 2012-01-31, or 2012-01-31 13:00:00 with a time
 
         lows, weights = self.spread
-        if lows and isinstance(self.edges[0], dt.date):
-            lows = [_EPOCH + dt.timedelta(days=int(d)) for d in lows]
+        if lows and self.moment is not None:
+            lows = [self.moment(d) for d in lows]
         return {
             "column": self.column,
             "edges": [public(v) for v in self.edges],
@@ -193,7 +195,7 @@ def wide_bin_columns(domain) -> list[str]:
     learns how values spread inside them (:func:`fit_column`), so a spike such as 0 in a wide bin stays."""
     out = []
     for name, col in domain.kept.items():
-        if col.kind not in ("integer", "float", "date") or not col.complete or getattr(col, "adaptive", False):
+        if col.kind not in RANGE_KINDS or not col.complete or getattr(col, "adaptive", False):
             continue
         if isinstance(col, FloatDomain) or bool((col.highs > col.lows).any()):
             out.append(name)
@@ -273,7 +275,7 @@ def fit_column(
         bin_lows, bin_highs = column.lows.astype(np.int64), column.highs.astype(np.int64)
         top = int(bin_highs[-1])
         special = np.asarray(
-            [(d - _EPOCH).days for d in column.special] if isinstance(column, DateDomain) else column.special,
+            [column.number(d) for d in column.special] if isinstance(column, DateDomain) else column.special,
             dtype=np.int64,
         )
     else:
@@ -323,6 +325,7 @@ def fit_column(
         found_by=how,
         kept=tuple(float(v) for v in kept) if adaptive else None,
         points=points if how == "tree" else (),
+        moment=column.value_at if isinstance(column, DateDomain) else None,
     )
 
 
@@ -367,7 +370,7 @@ def _edges(column, bin_lows, top) -> tuple:
     """A column's ``edges`` in its own type (public): the bins' first days or whole numbers, or every
     boundary of real ones up to ``top``."""
     if isinstance(column, DateDomain):
-        return tuple(_EPOCH + dt.timedelta(days=int(v)) for v in bin_lows)
+        return tuple(column.value_at(v) for v in bin_lows)
     if isinstance(column, FloatDomain):
         return tuple(float(v) for v in bin_lows) + (top,)
     return tuple(int(v) for v in bin_lows)

@@ -40,6 +40,7 @@ import pyarrow as pa
 
 from ..data.arrow_chunks import arrow_chunk, parquet_writer
 from ..data.parts import PARQUET_SUFFIXES
+from ..domain import TIME_KINDS
 from ..errors import ParameterError
 
 #: Formats written whole from memory with the card and the codebook, by the suffix that names each.
@@ -258,7 +259,7 @@ def _typed(table: pd.DataFrame, domain: dict, *, numeric_codes: bool) -> pd.Data
         column, kind = table[name], spec.get("type")
         if kind in ("integer", "float"):
             column = pd.to_numeric(column, errors="coerce").astype("float64")
-        elif kind == "date":
+        elif kind in TIME_KINDS:
             column = pd.to_datetime(column, errors="coerce")
         elif kind == "categorical" and numeric_codes:
             numbers = pd.to_numeric(pd.Series([str(v) for v in spec.get("values", [])]), errors="coerce")

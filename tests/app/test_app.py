@@ -1015,4 +1015,4 @@ def test_dates_with_a_time_of_day_are_said_to_keep_the_day_only():
     assert not at.exception and not [w.value for w in at.warning if "For you only" in w.value]
     said = [i.value for i in at.info if "time of day" in i.value]
     assert len(said) == 1 and "Column 'date': 1,400 of its 1,461 filled cells carry a time of day." in said[0], said
-    assert "0 to 23" in said[0]
+    assert "declare the column as dates with a time of day" in said[0]

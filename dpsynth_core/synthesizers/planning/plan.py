@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ... import constraints
-from ...domain import as_table_domain, size_in_words
+from ...domain import RANGE_KINDS, as_table_domain, size_in_words
 from ...privacy.binning import binning_label
 from ...privacy.cathist import cathist_tau, expected_made_up, some_made_up_chance, threshold
 from ...privacy.noise import typical_bin_error
@@ -79,9 +79,7 @@ def column_plan(
         row["rows"] = expected_rows
         cells = col.bins + (1 if col.missing else 0) if col.binned else None
         unit = "bins" if col.kind != "categorical" else "values"
-        row["unit"] = (
-            "cells" if mechanism == PRIOR else "bins" if col.kind in ("integer", "float", "date") else "values"
-        )
+        row["unit"] = "cells" if mechanism == PRIOR else "bins" if col.kind in RANGE_KINDS else "values"
         if mechanism == PRIOR:
             row.update(
                 mechanism="Dirichlet prior on every cell" if cells else "not possible: free text",

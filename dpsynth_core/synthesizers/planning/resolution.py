@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...domain import as_table_domain
+from ...domain import RANGE_KINDS, as_table_domain
 from ...errors import DPSynthError
 from ..registry import DEFAULT_METHOD
 from .plan import column_plan
@@ -40,7 +40,8 @@ NARROWER = 10
 
 
 def _width(col) -> float:
-    """The declared range's width in the column's units (values for whole numbers, days for dates)."""
+    """The declared range's width in the column's units (values for whole numbers, days for dates, steps for dates
+    with a time)."""
     if col.kind == "float":
         return float(col.max) - float(col.min)
     return float(col.size)  # whole numbers and days: max - min + 1
@@ -57,6 +58,10 @@ def _with_public_edges(col, step: float):
     step = max(step, _width(col) / ADVICE_BINS)
     if col.kind == "date":
         return dataclasses.replace(col, unit="day" if step <= 1.5 else "month" if step <= 45 else "year")
+    if col.kind == "datetime":
+        units = list(_UNIT_SECONDS)[list(_UNIT_SECONDS).index(col.step or "second") :]
+        fits = [u for u in units if u != "second" and step * col.seconds <= _UNIT_SECONDS[u] * 1.5]
+        return dataclasses.replace(col, unit=(fits or ["year"])[0])
     if col.kind == "integer":
         return dataclasses.replace(col, bin_width=max(1, int(round(step))))
     return dataclasses.replace(col, bin_width=step if step > 0 else (float(col.max) - float(col.min)) / 10)
@@ -94,7 +99,7 @@ def numeric_resolution(
     }
     out = []
     for name, col in domain.kept.items():
-        if col.kind not in ("integer", "float", "date") or not col.complete or col.min is None or col.max is None:
+        if col.kind not in RANGE_KINDS or not col.complete or col.min is None or col.max is None:
             continue
         sigma = plan.get(name, {}).get("typical_error_per_bin")
         if sigma is None:
@@ -104,6 +109,7 @@ def numeric_resolution(
         entry = {
             "column": name,
             "kind": col.kind,
+            "seconds": getattr(col, "seconds", None),
             "low": col.to_json().get("min"),
             "high": col.to_json().get("max"),
             "width": width,
@@ -136,7 +142,16 @@ def _edges_advice(domain, col, epsilon, rho, rows, whole, method, fixed_rows, op
     return {"edges_sigma": sigma, "edges_step": _step(_width(col), sigma, rows, whole)}
 
 
-def _amount(value: float, kind: str) -> str:
+#: Lengths of a date and time's units in seconds (a month and a year on average), to say a step in words.
+_UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400, "month": 2_629_746, "year": 31_556_952}
+
+
+def _in_words(value: float, kind: str, seconds: int | None = None) -> str:
+    if kind == "datetime":  # steps of ``seconds``: in the largest unit that is at least one
+        length = value * (seconds or 1)
+        unit = [u for u in _UNIT_SECONDS if length >= _UNIT_SECONDS[u]][-1:] or ["second"]
+        amount = length / _UNIT_SECONDS[unit[0]]
+        return f"{amount:,.3g} {unit[0]}{'s' if round(amount, 2) != 1 else ''}"
     if kind == "date":
         return f"{value:,.0f} day{'s' if round(value) != 1 else ''}"
     if kind == "integer" or value >= 100:
@@ -147,27 +162,31 @@ def _amount(value: float, kind: str) -> str:
 def resolution_words(entry: dict) -> list[str]:
     """:func:`numeric_resolution`'s entry in plain words for the Domain and Privacy pages."""
     kind, step = entry["kind"], entry["step"]
-    unit = "" if kind == "date" else " (in the column's own units)"
+    unit = "" if kind in ("date", "datetime") else " (in the column's own units)"
+
+    def amount(value: float) -> str:
+        return _in_words(value, kind, entry.get("seconds"))
+
     words = [
-        f"Finest detail: about {_amount(step, kind)}{unit} across the declared range {entry['low']} to "
+        f"Finest detail: about {amount(step)}{unit} across the declared range {entry['low']} to "
         f"{entry['high']}. Each count in the release is off by about ±{entry['sigma']:,.0f} records, so a "
         f"slice of the range narrower than this holds too few records (if they spread evenly) to stand out "
         "from that noise; where records crowd together the release sees finer, where they are sparse, coarser."
     ]
     if entry["declared_bin"] is not None and entry["declared_bin"] > step * 1.5:
         words.append(
-            f"Your public bins are about {_amount(entry['declared_bin'], kind)} wide: coarser than the noise "
+            f"Your public bins are about {amount(entry['declared_bin'])} wide: coarser than the noise "
             "allows, so narrower bins would show more."
         )
     words.append(
         f"A range {NARROWER} times narrower, if public knowledge allows it, would give about "
-        f"{_amount(entry['narrower_step'], kind)}: the same noise spread over less width."
+        f"{amount(entry['narrower_step'])}: the same noise spread over less width."
     )
     if entry["edges_step"] is not None and entry["edges_sigma"] < entry["sigma"]:
         words.append(
             "Public bin edges (from the column's documentation, not the data) instead of bins fitted to the "
             f"data (which cost ε = {entry['bins_epsilon']:.3g} of this budget) would leave each count off by about "
-            f"±{entry['edges_sigma']:,.0f} records: about {_amount(entry['edges_step'], kind)}."
+            f"±{entry['edges_sigma']:,.0f} records: about {amount(entry['edges_step'])}."
         )
     elif entry["edges_step"] is not None:
         words.append(

@@ -59,7 +59,10 @@ def test_dates_with_a_time_of_day_are_named_and_the_check_passes(tmp_path, capsy
     )
     out = capsys.readouterr().out
     assert "- Column 'date': 1,461 of its 1,461 filled cells carry a time of day." in out
-    assert "add a column holding it (0 to 23)" in out and "every column of hourly.csv fits its declaration" in out
+    assert (
+        "declare the column as dates with a time of day" in out
+        and "every column of hourly.csv fits its declaration" in out
+    )
 
 
 def test_a_file_most_of_whose_lines_are_broken_stops_the_check(tmp_path, capsys):

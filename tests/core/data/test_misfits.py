@@ -46,6 +46,26 @@ def test_dates_that_carry_a_time_of_day_are_said_before_a_draw():
     assert timed_columns(few, domain) == []  # 61 of 1,461: below the share
 
 
+def test_a_date_and_time_column_reads_its_times_and_says_what_it_cannot_read():
+    frame, domain = _seattle("day first")
+    hours = pd.Series(range(len(frame))) % 24
+    hourly = frame.assign(date=frame["date"] + " " + hours.map("{:02d}:00".format))
+    spec = domain.to_json()
+    spec["columns"]["date"] = {
+        "type": "datetime",
+        "min": "2012-01-01",
+        "max": "2015-12-31 23:00",
+        "written": "day first",
+    }
+    as_moments = TableDomain.from_json(spec)
+    assert timed_columns(hourly, as_moments) == [] and misfit_columns(hourly, as_moments) == ([], [])
+    found, how = misfit_columns(frame.assign(date=hours.map("{:02d}:00".format)), as_moments)
+    assert found == [
+        "Column 'date': 1,461 of its 1,461 filled cells are not dates (with a time or none) the release can read."
+    ]
+    assert "followed by a time" in how[0]
+
+
 def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
     frame = pd.DataFrame(
         {

@@ -145,3 +145,11 @@ def test_a_quoted_header_reads_as_its_name():
     assert template_for("Unnamed: 0") == template_for("Unnamed: 12") == {"type": "drop"}  # a header cell left empty
     assert template_for("state_code")["values"][:2] == ["AK", "AL"] and template_for("State")["values"][0] == "Alabama"
     assert template_for('"Sex"')["type"] == "categorical" and template_for("'popul'") == {"type": "text"}
+    # a moment named so carries its time of day: dates with a time; a day alone stays a date
+    for name in ("created_at", "timestamp", "pickup_datetime", "Date_Time", "time_stamp"):
+        assert template_for(name) == {"type": "datetime"}, name
+    assert template_for("date") == template_for("birth_date") == {"type": "date"}
+    assert template_from_codebook("x", {"storage": "datetime", "format": "DATETIME20"}) == {"type": "datetime"}
+    assert template_from_codebook("x", {"storage": "date", "format": "DATE9"}) == {"type": "date"}
+    assert template_from_codebook("date", {"storage": "datetime", "format": "%tc"}) == {"type": "datetime"}
+    assert template_from_codebook("date", {"storage": "date", "format": "%td"}) == {"type": "date"}

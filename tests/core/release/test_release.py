@@ -160,5 +160,20 @@ def test_progress_moves_from_zero_to_one_in_order(method):
     assert not any(value in message for _, message in seen for value in ("Female", "Male"))  # no data values
 
 
+@pytest.mark.parametrize("method", list(METHODS))
+def test_every_method_releases_dates_with_a_time_in_range_and_on_their_step(method):
+    times = pd.date_range("2010-01-01", periods=80, freq="37min").strftime("%Y-%m-%d %H:%M").tolist()
+    spec = {
+        "columns": {
+            "sex": DOMAIN["columns"]["sex"],
+            "seen": {"type": "datetime", "min": "2010-01-01", "max": "2010-01-03 23:00", "step": "minute"},
+        }
+    }
+    out = synthesize(TABLE.assign(seen=times)[["sex", "seen"]], spec, 1.0, method=method, random_state=0).data
+    seen = out["seen"].dropna()
+    assert len(seen) and seen.str.fullmatch(r"2010-01-0[1-3] [0-2][0-9]:[0-5][0-9]").all(), seen.head()
+    assert pd.to_datetime(seen).between(pd.Timestamp("2010-01-01"), pd.Timestamp("2010-01-03 23:00")).all()
+
+
 def test_no_progress_callable_is_fine():
     assert len(synthesize(TABLE, DOMAIN, 1.0, random_state=0).data) > 0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from dpsynth_core.domain import TableDomain
 from dpsynth_core.synthesizers import planning
 from dpsynth_core.synthesizers.planning import resolution
 
@@ -64,6 +65,21 @@ def test_public_edges_are_priced_where_bins_would_be_fitted_and_the_words_say_it
         assert "bins of about" not in words
         assert "Your public bins are about 5 wide" in " ".join(resolution.resolution_words(age))
     assert resolution.numeric_resolution(declaration, 1.0, 0.9, rows=None) == []
+
+
+def test_a_date_and_time_range_is_advised_in_its_own_units_and_public_edges_by_a_unit():
+    declaration = {
+        "columns": {"t": {"type": "datetime", "min": "2010-01-01", "max": "2010-12-31 23:00", "step": "minute"}}
+    }
+    (entry,) = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=8760)
+    assert entry["width"] == 365 * 1440 - 60 + 1 and entry["seconds"] == 60
+    hours = entry["step"] / 60  # the step in minutes, in hours
+    words = resolution.resolution_words(entry)
+    assert f"Finest detail: about {hours:,.3g} hours across the declared range 2010-01-01 00:00:00" in words[0]
+    assert "(in the column's own units)" not in words[0]
+    # public edges priced at most resolution.ADVICE_BINS bins: 5,255 minutes (3.6 days) at least, so months
+    edged = resolution._with_public_edges(TableDomain.from_json(declaration).columns["t"], entry["step"])
+    assert edged.unit == "month" and edged.bins == 12
 
 
 def test_a_date_range_is_advised_in_days():

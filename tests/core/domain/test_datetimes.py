@@ -1,0 +1,109 @@
+"""Dates with a time of day: the declaration, its bins and how its values are read and written."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsynth_core.data.cell_values import datetime_steps
+from dpsynth_core.data.encoding import decode_codes, encode_column
+from dpsynth_core.domain import DateTimeDomain, TableDomain, column_from_json
+from dpsynth_core.domain.schema import column_problems
+from dpsynth_core.errors import DomainError
+from dpsynth_core.privacy.noise import make_noise_source
+
+YEAR = {"type": "datetime", "min": "2010-01-01", "max": "2010-12-31 23:59:59"}
+
+
+def test_a_declaration_round_trips_and_reads_a_date_alone_as_its_midnight():
+    column = column_from_json("t", {**YEAR, "step": "minute", "unit": "hour"})
+    assert isinstance(column, DateTimeDomain) and column.kind == "datetime"
+    assert column.min == dt.datetime(2010, 1, 1) and column.max == dt.datetime(2010, 12, 31, 23, 59, 59)
+    assert column.to_json() == {
+        "type": "datetime",
+        "min": "2010-01-01 00:00:00",
+        "max": "2010-12-31 23:59:59",
+        "unit": "hour",
+        "step": "minute",
+    }
+    assert column_from_json("t", column.to_json()) == column
+    assert column.bins == 365 * 24 and column.describe().endswith("by hour, 8760 bins")
+
+
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ({**YEAR, "min": "2010-01-01 24:00"}, "must be a date and time written YYYY-MM-DD HH:MM"),
+        ({**YEAR, "min": "2010-02-30"}, "must be a date and time"),
+        ({**YEAR, "step": "day"}, "step"),
+        ({**YEAR, "unit": "week"}, "unit"),
+    ],
+)
+def test_a_wrong_bound_step_or_unit_is_named(spec, words):
+    assert any(words in p for p in column_problems("t", spec)), column_problems("t", spec)
+
+
+def test_a_unit_finer_than_the_step_and_bounds_out_of_order_are_problems():
+    assert column_from_json("t", {**YEAR, "step": "hour", "unit": "minute"}).problems() == [
+        "column 't': unit (minute) must not be finer than the step (hour)"
+    ]
+    backwards = column_from_json("t", {**YEAR, "min": "2011-01-01 00:00"})
+    assert "must be on or before max" in backwards.problems()[0]
+    with pytest.raises(DomainError, match="bins is more than the"):
+        TableDomain.from_json({"columns": {"t": {**YEAR, "min": "1900-01-01", "unit": "minute"}}}).validate()
+
+
+def test_bins_by_each_unit_start_at_min_and_cover_the_range():
+    for unit, bins in (("hour", 8760 - 6), ("day", 365), ("month", 12), ("year", 1)):
+        column = column_from_json("t", {**YEAR, "min": "2010-01-01 06:30", "unit": unit})
+        lows, highs = column.lows, column.highs
+        assert len(lows) == bins and lows[0] == column.number(column.min) and highs[-1] == column.number(column.max)
+        assert np.all(lows[1:] == highs[:-1] + 1), unit
+    monthly = column_from_json("t", {**YEAR, "unit": "month", "step": "hour"})
+    assert monthly.bin_labels()[:2] == ["2010-01", "2010-02"]
+    assert monthly.value_at(monthly.lows[1]) == dt.datetime(2010, 2, 1)
+
+
+def test_a_short_range_gets_one_bin_per_step_and_a_long_one_is_fitted():
+    few = column_from_json(
+        "t", {"type": "datetime", "min": "2010-01-01 10:00", "max": "2010-01-01 10:05", "step": "minute"}
+    )
+    assert not few.adaptive and few.bins == 6
+    assert few.bin_labels() == [f"2010-01-01 10:0{m}" for m in range(6)]
+    assert column_from_json("t", YEAR).adaptive
+
+
+def test_cells_are_read_down_to_the_step_by_the_date_rule_then_the_time():
+    cells = pd.Series(
+        [
+            "2010-01-01 13:47:21",
+            "2010/01/01",
+            "01/02/2010 08:00",
+            "Jan 1 2010 7:05 ",
+            "2010-01-01T13:00Z",
+            "2010-01-01 24:00",
+        ]
+    )
+    steps, readable = datetime_steps(cells, "day first", 60)
+    base = 14610 * 1440  # 2010-01-01 in minutes since 1970
+    assert readable.tolist() == [True, True, True, True, True, False]
+    assert steps[:5].tolist() == [base + 827, base, base + 31 * 1440 + 480, base + 425, base + 780]
+    hours, _ = datetime_steps(cells[:1], None, 3600)
+    assert hours.tolist() == [14610 * 24 + 13]
+
+
+def test_values_are_encoded_in_their_bins_and_written_back_on_the_step():
+    column = column_from_json("t", {**YEAR, "step": "minute", "unit": "hour", "missing": True})
+    cells = pd.Series(["2010-03-04 05:06:59", "2010-03-04 05:59", "", "not a time", "2009-12-31 23:00"])
+    encoded = encode_column(column, cells)
+    hour = (dt.datetime(2010, 3, 4, 5) - dt.datetime(2010, 1, 1)) // dt.timedelta(hours=1)
+    assert encoded.codes.tolist() == [hour, hour, column.bins, column.bins, 0]  # unreadable: missing; early: clamped
+    out = decode_codes(column, encoded.codes, make_noise_source(0))
+    assert out[:2].str.match(r"^2010-03-04 05:[0-5][0-9]$").all() and out[2:4].isna().all()
+    assert out[4].startswith("2010-01-01 00:")
+    seconds = column_from_json("t", {**YEAR, "unit": "day"})
+    assert decode_codes(seconds, np.array([0]), make_noise_source(0))[0].startswith("2010-01-01 ")
+    assert len(decode_codes(seconds, np.array([0]), make_noise_source(0))[0]) == 19  # to the second
