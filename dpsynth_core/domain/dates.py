@@ -242,6 +242,9 @@ class DateTimeDomain(DateDomain):
     def _bound(self, value) -> str:
         return value.isoformat(sep=" ")
 
+    def _range_words(self) -> str:
+        return super()._range_words() + (f", kept to the {self.step}" if self.step else "")
+
     def _shown(self, value) -> str:
         return value.isoformat(sep=" ")
 
