@@ -280,3 +280,22 @@ def test_whole_numbers_past_int64_in_parquet_are_read_not_an_internal_error(tmp_
     assert main([*argv, "--seed", "3", "--out", str(out)]) == 0, capsys.readouterr().err
     released = pd.read_csv(out)
     assert released["a"].between(0, 100).all() and released["b"].between(0, 100).all()
+
+
+def test_dates_with_a_time_typed_in_parquet_or_written_in_a_csv_give_one_release(tmp_path, capsys):
+    """A timestamp column of a Parquet file and the same moments written as text in a CSV are read by one rule:
+    DuckDB's count of either and the in-memory count of the CSV give byte-identical releases."""
+    times = pd.date_range("2010-01-01", periods=3000, freq="47min")
+    frame = pd.DataFrame({"t": times, "x": ["a", "b", "c"] * 1000})
+    frame.to_parquet(tmp_path / "t.parquet")
+    frame.assign(t=times.strftime("%Y/%m/%d %H:%M:%S")).to_csv(tmp_path / "t.csv", index=False)
+    domain = tmp_path / "t.domain.json"
+    moments = {"type": "datetime", "min": "2010-01-01", "max": "2010-04-30 23:59", "step": "minute"}
+    domain.write_text(json.dumps({"columns": {"t": moments, "x": {"type": "categorical", "values": ["a", "b", "c"]}}}))
+    for name, engine in (("t.parquet", "duckdb"), ("t.csv", "duckdb"), ("t.csv", "pandas")):
+        out = tmp_path / f"{name}.{engine}.csv"
+        assert run_cli_synth(tmp_path / name, domain, seed=4, engine=engine, out=out) == 0, capsys.readouterr().err
+    outputs = [p.read_bytes() for p in tmp_path.glob("t.*.*.csv")]
+    assert len(outputs) == 3 and len(set(outputs)) == 1
+    released = pd.read_csv(tmp_path / "t.csv.pandas.csv")["t"].dropna()
+    assert released.str.fullmatch(r"2010-0[1-4]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]").all()
