@@ -111,7 +111,7 @@ def column_editor(prefix: str, spec: dict) -> dict:
         list(KIND_STATEMENTS),
         format_func=lambda k: KIND_STATEMENTS[k].title,
         key=_init(prefix, "kind", None if editing.undeclared(spec) else spec.get("type", "text")),
-        placeholder="Choose a kind: whole numbers, numbers, categories, dates or free text",
+        placeholder="Choose a kind: whole numbers, numbers, categories, dates (with a time or none) or free text",
     )
     if name is None:  # a column the page could not name from its header: nothing to draw until a kind is chosen
         return dict(spec)

@@ -31,7 +31,7 @@ from .counting import CodedTable
 class EncodedColumn:
     """One column over its declared domain.
 
-    Binned columns (categorical, integer, float, date) hold ``codes`` in ``0..cells-1``, where
+    Binned columns (categorical, integer, float, date, datetime) hold ``codes`` in ``0..cells-1``, where
     code ``bins`` is "missing". Text columns hold ``labels`` (domain values, or None).
     """
 

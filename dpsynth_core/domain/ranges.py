@@ -77,7 +77,7 @@ def with_special(lows: np.ndarray, special, top: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RangeDomain(ColumnDomain):
-    """The base of the range kinds (integer, float, date): values from a public ``min`` to a public
+    """The base of the range kinds (integer, float, date, datetime): values from a public ``min`` to a public
     ``max`` in public bins, with public ``special`` values kept exact.
 
     It holds what the kinds share: the checks (:meth:`problems`, in the order a publisher fixes

@@ -1,6 +1,6 @@
 """Every column on a small, public set of codes, for methods that model columns jointly.
 
-Binned columns (categorical, integer, float, date) already are: their cells are declared,
+Binned columns (categorical, integer, float, date, datetime) already are: their cells are declared,
 "missing" last. A weakly constrained text column first goes through CatHist over its
 declared domain (its own privacy spend, without "missing"): the values it releases
 become the column's *vocabulary*, public because they are the output of a DP mechanism.
