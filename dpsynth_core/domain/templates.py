@@ -34,6 +34,7 @@ _RULES = [
     (r"^unnamed: [0-9]+$", {"type": "drop"}),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
     (r"^(hour|hour_of_day)$", {"type": "integer", "min": 0, "max": 23}),
+    (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
     (r"^(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),
     (r"^(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),
     (r"^(sex|gender)$", {"type": "categorical", "values": list(public_list("sex"))}),
@@ -42,7 +43,7 @@ _RULES = [
     (r"(^|_)state_?(code|abbr|abbreviation)$", {"type": "categorical", "values": list(public_list("us_state_codes"))}),
     (r"zip|postcode|postal", {"type": "text", "generator": "digits", "length": 5}),
     (r"date_?time|time_?stamp|_at$", {"type": "datetime"}),
-    (r"date|dob|(^|_)(day|time)$|_on$", {"type": "date"}),
+    (r"date|dob|_on$", {"type": "date"}),
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),
 ]
 

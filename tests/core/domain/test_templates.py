@@ -149,6 +149,11 @@ def test_a_quoted_header_reads_as_its_name():
     for name in ("created_at", "timestamp", "pickup_datetime", "Date_Time", "time_stamp"):
         assert template_for(name) == {"type": "datetime"}, name
     assert template_for("date") == template_for("birth_date") == {"type": "date"}
+    # a day or a time alone is as often a day of the month, a count of days or a duration (air_time in minutes,
+    # a survival time) as a date: nothing is guessed; a minute of the hour is 0 to 59 by definition
+    for name in ("day", "dep_time", "air_time", "time"):
+        assert template_for(name) == {"type": "text"}, name
+    assert template_for("minute") == {"type": "integer", "min": 0, "max": 59}
     assert template_from_codebook("x", {"storage": "datetime", "format": "DATETIME20"}) == {"type": "datetime"}
     assert template_from_codebook("x", {"storage": "date", "format": "DATE9"}) == {"type": "date"}
     assert template_from_codebook("date", {"storage": "datetime", "format": "%tc"}) == {"type": "datetime"}
