@@ -183,3 +183,15 @@ def text_length_key(name: str, label: str, default: int, high: int, generator: s
         row=1,
         when=("generator", generator),
     )
+
+
+def unit_key(units: tuple) -> Key:
+    """A date kind's ``unit``: the calendar unit its bins group by (none: bins fitted to the data)."""
+    return Key(
+        "unit",
+        Literal[units],  # type: ignore[valid-type]
+        f"one of {', '.join(units)}",
+        widget="choice",
+        label="Group by",
+        choices={"": "fitted to the data", **{u: u for u in units}},
+    )

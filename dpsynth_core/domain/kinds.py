@@ -30,6 +30,7 @@ from .keys import (
     special_key,
     text_length_key,
     tuple_of,
+    unit_key,
     whole_key,
     written_key,
 )
@@ -197,14 +198,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     convert=parse_date,
                     widget="date",
                 ),
-                Key(
-                    "unit",
-                    Literal[DATE_UNITS],
-                    f"one of {', '.join(DATE_UNITS)}",  # type: ignore[valid-type]
-                    widget="choice",
-                    label="Group by",
-                    choices={"": "fitted to the data", "day": "day", "month": "month", "year": "year"},
-                ),
+                unit_key(DATE_UNITS),
                 written_key(DATE_ORDERS, "dates"),
                 Key(
                     "edges",
@@ -245,14 +239,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     help="How finely the times are read and written: hourly readings need only the hour, and "
                     "their synthetic times then come out on the hour too.",
                 ),
-                Key(
-                    "unit",
-                    Literal[DATETIME_UNITS],
-                    f"one of {', '.join(DATETIME_UNITS)}",  # type: ignore[valid-type]
-                    widget="choice",
-                    label="Group by",
-                    choices={"": "fitted to the data", **{u: u for u in DATETIME_UNITS}},
-                ),
+                unit_key(DATETIME_UNITS),
                 written_key(DATE_ORDERS, "dates"),
             ),
             adaptive_note=RANGE_NOTE,
