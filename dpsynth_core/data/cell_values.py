@@ -78,8 +78,21 @@ def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
     return out
 
 
-#: A time after a date's space or ``T``: hours, minutes, perhaps seconds and their fraction.
-_TIME = r"[T ]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}(?:[.][0-9]*)?))?"
+#: A time after a date's space or ``T``: hours, minutes, perhaps seconds and their fraction, perhaps AM or PM
+#: (a 12-hour clock: 12:30 AM is 00:30, 1:05 PM is 13:05).
+_TIME = r"[T ]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}(?:[.][0-9]*)?))?(?:\s*([AaPp])\.?[Mm]\.?(?![A-Za-z]))?"
+
+
+def _clock(text: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each cell's time after its date (:data:`_TIME`) as hours (0-23 on a 24-hour clock), minutes and seconds
+    (0 where there is none), and whether it is a time of day (a 12-hour clock's hour must be 1 to 12)."""
+    parts = text.str.extract(_TIME)
+    hours, minutes, seconds = (pd.to_numeric(parts[i], errors="coerce").fillna(0).to_numpy(float) for i in range(3))
+    half = parts[3].str.upper().fillna("").to_numpy(dtype=str)
+    twelve = half != ""
+    valid = np.where(twelve, (hours >= 1) & (hours <= 12), hours < 24) & (minutes < 60) & (seconds < 61)
+    hours = np.where(twelve, hours % 12 + np.where(half == "P", 12, 0), hours)
+    return hours, minutes, seconds, valid
 
 
 def time_of_day(text: pd.Series) -> np.ndarray:
@@ -88,11 +101,10 @@ def time_of_day(text: pd.Series) -> np.ndarray:
 
     >>> time_of_day(pd.Series(["2010/01/01 13:00:00", "2010-01-01T00:00Z", "2010-01-01", "Jan 1 2010 0:30"])).tolist()
     [True, False, False, True]
+    >>> time_of_day(pd.Series(["1/31/2012 12:00:00 AM", "1/31/2012 12:00:00 PM"])).tolist()
+    [False, True]
     """
-    parts = text.str.extract(_TIME)
-    hours, minutes, seconds = (
-        pd.to_numeric(parts[i], errors="coerce").to_numpy(float, na_value=np.nan) for i in range(3)
-    )
+    hours, minutes, seconds, _ = _clock(text)
     return (hours > 0) | (minutes > 0) | (seconds > 0)
 
 
@@ -129,11 +141,12 @@ def datetime_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[
     >>> datetime_steps(pd.Series(["2010-01-01 13:47:21", "2010/01/01", "Jan 1 1970 0:01", "2010-01-01 25:00", None]),
     ...                None, 60)[0].tolist()
     [21039227, 21038400, 1, 0, 0]
+    >>> datetime_steps(pd.Series(["1/1/1970 12:05 AM", "1/1/1970 1:05 p.m.", "1/1/1970 13:05 PM"]), "month first", 60)
+    (array([  5, 785,   0]), array([ True,  True, False]))
     """
     days, readable = date_days(text, written)
-    parts = text.str.extract(_TIME)
-    hours, minutes, secs = (pd.to_numeric(parts[i], errors="coerce").fillna(0).to_numpy(float) for i in range(3))
-    readable &= (hours < 24) & (minutes < 60) & (secs < 61)
+    hours, minutes, secs, valid = _clock(text)
+    readable &= valid
     clock = hours * 3600 + minutes * 60 + np.floor(secs)
     steps = (days * 86_400 + clock.astype(np.int64)) // seconds
     return np.where(readable, steps, 0), readable

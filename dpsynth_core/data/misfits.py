@@ -39,7 +39,8 @@ _HOW = {
     "date": "Dates are read written year first (2012-01-31, 2012/01/31) or with the month's English name "
     "(Jan 31 2012, 31-JAN-2012), and day or month first (31/01/2012) when the Domain page says the file writes them "
     "so, always with a four-digit year.",
-    "datetime": "Dates with a time are read as dates are, followed by a time (13:00, 13:00:00) or none (midnight).",
+    "datetime": "Dates with a time are read as dates are, followed by a time (13:00, 13:00:00, 1:00 PM) or none "
+    "(midnight).",
     "integer": "Numbers are read written plainly (1234.5, with a currency sign or none), and with thousands commas "
     "(1,234.5), a decimal comma (1.234,5) or a percent sign (97%) when the Domain page says the file writes them so.",
     "categorical": "A category is read when a cell is one of the declared values, as the file writes it.",

@@ -93,6 +93,15 @@ def test_cells_are_read_down_to_the_step_by_the_date_rule_then_the_time():
     assert steps[:5].tolist() == [base + 827, base, base + 31 * 1440 + 480, base + 425, base + 780]
     hours, _ = datetime_steps(cells[:1], None, 3600)
     assert hours.tolist() == [14610 * 24 + 13]
+    # a 12-hour clock, as a spreadsheet in the United States writes it: 12 AM is midnight, 12 PM noon
+    twelve = pd.Series(["1/31/2012 12:30:00 AM", "1/31/2012 12:30:00 PM", "1/31/2012 1:05 pm", "1/31/2012 13:05 PM"])
+    steps, readable = datetime_steps(twelve, "month first", 60)
+    midnight = 15370 * 1440  # 2012-01-31 in minutes since 1970
+    assert readable.tolist() == [True, True, True, False] and steps[:3].tolist() == [
+        midnight + 30,
+        midnight + 750,
+        midnight + 785,
+    ]
 
 
 def test_values_are_encoded_in_their_bins_and_written_back_on_the_step():
