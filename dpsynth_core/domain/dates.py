@@ -252,9 +252,6 @@ class DateTimeDomain(DateDomain):
     def _json_value(value):
         return value.isoformat(sep=" ")
 
-    def _bin_keys_json(self) -> dict:
-        return {"unit": self.unit} if self.unit is not None else {}
-
     def to_json(self) -> dict:
         out = super().to_json()
         if self.step is not None:
