@@ -9,6 +9,7 @@ emptied first.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 
@@ -1016,3 +1017,30 @@ def test_dates_with_a_time_of_day_are_said_to_keep_the_day_only():
     said = [i.value for i in at.info if "time of day" in i.value]
     assert len(said) == 1 and "Column 'date': 1,400 of its 1,461 filled cells carry a time of day." in said[0], said
     assert "declare the column as dates with a time of day" in said[0]
+
+
+def test_a_timestamp_column_starts_as_dates_with_a_time_is_declared_by_typing_and_comes_out_on_its_step():
+    """A column named created_at starts as dates with a time of day; its first and last moments are typed (a
+    wrong one is named in one line, nothing lost); the synthetic table's moments lie in the range, on the hour."""
+    start = dt.datetime(2010, 1, 1)
+    moments = [start + dt.timedelta(hours=7 * i) for i in range(400)]
+    raw = "created_at,kind\n" + "".join(f"{m:%Y-%m-%d %H:%M:%S},{'ab'[i % 2]}\n" for i, m in enumerate(moments))
+    at = _visit(_upload(_app().run(), "events.csv", raw.encode()), "app_pages/2_Domain.py")
+    assert at.session_state["declaration"]["columns"]["created_at"] == {"type": "datetime"}
+    prefix = f"domain_v{at.session_state['declaration_version']}_0"
+    at.text_input(key=f"{prefix}_min").set_value("2010-01-01 00:00").run()
+    at.text_input(key=f"{prefix}_max").set_value("2010-13-01").run()
+    said = " ".join(e.value for e in at.error) + " ".join(w.value for w in at.warning)
+    assert "must be a date and time written YYYY-MM-DD HH:MM" in said, said
+    at.text_input(key=f"{prefix}_max").set_value("2010-04-30 23:00").run()
+    at.selectbox(key=f"{prefix}_step").set_value("hour").run()
+    assert at.session_state["declaration"]["columns"]["created_at"] == {
+        "type": "datetime",
+        "min": "2010-01-01 00:00",
+        "max": "2010-04-30 23:00",
+        "step": "hour",
+    }
+    at.session_state["declaration"]["columns"]["kind"] = {"type": "categorical", "values": ["a", "b"]}
+    at = _generate(at)
+    released = at.session_state["releases"][at.session_state["current_release"]]["data"]["created_at"].dropna()
+    assert len(released) and released.str.fullmatch(r"2010-0[1-4]-[0-3][0-9] [0-2][0-9]:00").all(), released.head()
