@@ -7,7 +7,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import column_plan, numeric_resolution
 from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, pending, with_ticks
-from app_support.column_editor import column_editor
+from app_support.column_editor import column_editor, missing_markers_editor
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
@@ -116,6 +116,7 @@ def _outlook(name: str, spec: dict, kind: str) -> None:
         )
 
 
+declaration = missing_markers_editor(f"domain_v{version}", declaration)
 specs = editing.column_specs(declaration, columns_in_data)
 from_codebook = codebook_entries(declaration)  # columns started from the file's codebook, each to confirm
 
@@ -172,8 +173,7 @@ for name in shown:
             if column.kind in ("text", *RANGE_KINDS):  # at the current settings, before any draw
                 _outlook(name, specs[name], column.kind)
     problems.pop(name, None)
-    if found:
-        problems[name] = found
+    problems.update({name: found} if found else {})
 
 declaration, ticked = with_ticks(declaration, from_codebook)
 changed = specs != declaration.get("columns") or ticked

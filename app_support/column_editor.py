@@ -140,3 +140,16 @@ def column_editor(prefix: str, spec: dict) -> dict:
     if not st.checkbox(missing.label, help=missing.help, key=_init(prefix, "missing", spec.get("missing", True))):
         out["missing"] = False
     return out
+
+
+def missing_markers_editor(prefix: str, declaration: dict) -> dict:
+    """The texts the file writes for a missing value, for every column (the empty cell always is one): typed by
+    the publisher, as the delimiter is; returns the declaration reading them as missing."""
+    typed = st.text_input(
+        "Missing values are also written as (optional)",
+        key=_init(prefix, "missing_markers", ", ".join(editing.missing_markers(declaration))),
+        placeholder="for example NA, ., -99",
+        help="Texts the file writes for a value that is missing, separated by commas: NA (R), . (SAS, Stata), "
+        "-99. A cell holding one is missing in every column, whatever its kind; an empty cell always is.",
+    )
+    return editing.with_missing_markers(declaration, typed)

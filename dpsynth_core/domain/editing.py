@@ -105,6 +105,34 @@ def readiness(problems: dict, columns) -> str:
     return f"{ready:,} of {len(columns):,} columns are ready. Still to do: " + "; ".join(names) + more + "."
 
 
+def missing_markers(declaration: dict) -> list[str]:
+    """The texts a declaration reads as missing in every column besides the empty cell (``missing_values``).
+
+    >>> missing_markers({"missing_values": {"markers": ["", "NA", "."]}}), missing_markers({"columns": {}})
+    (['NA', '.'], [])
+    """
+    found = declaration.get("missing_values") or {}
+    markers = found.get("markers")
+    if markers is None:
+        marker = found.get("marker", "empty cell")
+        markers = [] if marker in ("empty cell", "", None) else [marker]
+    return [m for m in markers if m != ""]
+
+
+def with_missing_markers(declaration: dict, text: str) -> dict:
+    """The declaration reading the texts typed in ``text`` (separated by commas) as missing, besides the empty cell;
+    the same declaration when they are the ones it reads already. A publisher's choice, as the delimiter is.
+
+    >>> with_missing_markers({"columns": {}}, " NA, ., NA ")["missing_values"]
+    {'markers': ['', 'NA', '.']}
+    """
+    typed = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    if typed == missing_markers(declaration):
+        return declaration
+    kept = {k: v for k, v in (declaration.get("missing_values") or {}).items() if k not in ("marker", "markers")}
+    return {**declaration, "missing_values": {**kept, "markers": ["", *typed]}}
+
+
 def policy_file_name(declaration: dict) -> str:
     """The name a saved declaration is offered under: ``adult.domain.json``."""
     return f"{(declaration.get('dataset') or 'table').removesuffix('.csv')}.domain.json"

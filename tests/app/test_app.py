@@ -1044,3 +1044,27 @@ def test_a_timestamp_column_starts_as_dates_with_a_time_is_declared_by_typing_an
     at = _generate(at)
     released = at.session_state["releases"][at.session_state["current_release"]]["data"]["created_at"].dropna()
     assert len(released) and released.str.fullmatch(r"2010-0[1-4]-[0-3][0-9] [0-2][0-9]:00").all(), released.head()
+
+
+def test_missing_values_written_na_are_declared_on_the_domain_page_for_every_column():
+    """An R export writes NA for a missing value: typed once on the Domain page, every column reads it as missing,
+    so no cell is counted as outside the declaration; a declaration loaded later keeps its own markers."""
+    raw = b"age,kind\n34,a\nNA,b\n51,NA\n" + b"".join(f"{20 + i % 50},{'ab'[i % 2]}\n".encode() for i in range(60))
+    at = _visit(_upload(_app().run(), "r_export.csv", raw), "app_pages/2_Domain.py")
+    spec = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120},
+            "kind": {"type": "categorical", "values": ["a", "b"]},
+        }
+    }
+    at = _load_declaration(at, spec)
+    version = at.session_state["declaration_version"]
+    assert at.text_input(key=f"domain_v{version}_missing_markers").value == ""
+    at.text_input(key=f"domain_v{version}_missing_markers").set_value("NA, .").run()
+    assert not at.exception
+    assert at.session_state["declaration"]["missing_values"] == {"markers": ["", "NA", "."]}
+    domain = TableDomain.from_json(at.session_state["declaration"])
+    assert domain.missing_markers == ("", "NA", ".")
+    at = _load_declaration(at, {**spec, "missing_values": {"marker": "?"}})
+    version = at.session_state["declaration_version"]
+    assert at.text_input(key=f"domain_v{version}_missing_markers").value == "?"
