@@ -38,6 +38,15 @@ SEEDED_GUARANTEE = (
 )
 
 
+def counted(number: int, noun: str) -> str:
+    """A count and its noun, singular for one: ``1 bin``, ``12 bins``, ``1,200 bins``.
+
+    >>> counted(1, "bin"), counted(12, "bin")
+    ('1 bin', '12 bins')
+    """
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
 def format_epsilon(value: float | None) -> str:
     """Epsilon in plain digits, never scientific notation.
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import constraints
+from ..wording import counted
 from .kinds import DATE_UNITS, DATETIME_STEPS, DATETIME_UNITS
 from .ranges import RangeDomain, with_special
 
@@ -106,8 +107,8 @@ class DateDomain(RangeDomain):
 
     def _bins_words(self) -> str:
         if self.edges is not None:
-            return f" in {self.bins} bins"
-        return f" by {self.bin_unit}, {self.bins} bins"
+            return f" in {counted(self.bins, 'bin')}"
+        return f" by {self.bin_unit}, {counted(self.bins, 'bin')}"
 
     @staticmethod
     def _json_value(value):
@@ -233,11 +234,6 @@ class DateTimeDomain(DateDomain):
 
     def _declared_bins(self) -> int:
         return len(self.edges) if self.edges is not None else self._periods_in(self.bin_unit)
-
-    def _bins_words(self) -> str:
-        if self.edges is not None:
-            return f" in {self.bins} bins"
-        return f" by {self.bin_unit}, {self.bins} bins"
 
     def _bound(self, value) -> str:
         return value.isoformat(sep=" ")

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import constraints
-from ..wording import value_text
+from ..wording import counted, value_text
 from .column import ColumnDomain
 
 
@@ -237,7 +237,7 @@ class RangeDomain(ColumnDomain):
 
     def _bins_words(self) -> str:
         """The declared bins in words, after the range (``" in 4 bins"``)."""
-        return f" in {self.bins} bins"
+        return f" in {counted(self.bins, 'bin')}"
 
     def to_json(self) -> dict:
         out = self._base_json()
@@ -331,7 +331,7 @@ class IntegerDomain(RangeDomain):
             width = ""
         else:
             width = " (one bin per value)" if self.width == 1 else f" in bins of {self.width}"
-        return f"{width}, {self.bins} bins"
+        return f"{width}, {counted(self.bins, 'bin')}"
 
     @staticmethod
     def _json_value(value):

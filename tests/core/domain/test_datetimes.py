@@ -30,7 +30,7 @@ def test_a_declaration_round_trips_and_reads_a_date_alone_as_its_midnight():
         "step": "minute",
     }
     assert column_from_json("t", column.to_json()) == column
-    assert column.bins == 365 * 24 and column.describe().endswith("by hour, 8760 bins")
+    assert column.bins == 365 * 24 and column.describe().endswith("by hour, 8,760 bins")
 
 
 @pytest.mark.parametrize(
