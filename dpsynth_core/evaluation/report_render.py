@@ -217,13 +217,19 @@ def _statements_note(figures: ReportFigures) -> str:
     )
 
 
+def _point(value) -> str:
+    """An exact value or a quartile of a column as the report prints it: a real number to six significant digits
+    (39.0844, not 39.08435137840196), anything else as it is; escaped for HTML."""
+    return html.escape(f"{value:.6g}" if isinstance(value, float) else str(value))
+
+
 def _values_section(number: int, values: dict) -> str:
     """Numbers and dates value by value: the largest gap between the curves and a few exact values' shares."""
     rows = []
     for name, v in values.items():
         gap = v["gap"]
         shares = "; ".join(
-            f"{html.escape(str(x))}: {r:.1%} ({lo:.1%} to {hi:.1%}) vs {s:.1%}"
+            f"{_point(x)}: {r:.1%} ({lo:.1%} to {hi:.1%}) vs {s:.1%}"
             for x, r, lo, hi, s in zip(v["values"], v["real"], v["low"], v["high"], v["synthetic"])
         )
         mean = v.get("mean")
@@ -240,8 +246,7 @@ def _values_section(number: int, values: dict) -> str:
                 f"{clamped['high']:.1%})<br>"
             )
         middle += "<br>".join(
-            f"{html.escape(str(q['point']))}: {q['real']:.0%} ({q['low']:.0%} to {q['high']:.0%}) "
-            f"vs {q['synthetic']:.0%}"
+            f"{_point(q['point'])}: {q['real']:.0%} ({q['low']:.0%} to {q['high']:.0%}) vs {q['synthetic']:.0%}"
             for q in v.get("quartiles", [])
         )
         rows.append(

@@ -321,3 +321,32 @@ def test_a_report_says_how_many_real_values_its_figures_clamped(adult_release):
         assert out["low"] <= truth <= out["high"] and out["high"] - out["low"] < 0.01, out
     page = report_render.render_html(adult_release[0].card, figures)
     assert "outside the declared range: " in page and "clamped to the declared range" in page
+
+
+def test_a_real_numbers_exact_values_and_quartiles_are_printed_to_six_significant_digits():
+    """The values section names a real column's exact values and synthetic quartiles: printed 39.0844, not
+    39.08435137840196; whole numbers and dates as they are."""
+    values = {
+        "temp": {
+            "gap": {"value": 0.01, "low": 0.0, "high": 0.05},
+            "values": [39.08435137840196, -20.0],
+            "real": [0.01, 0.0],
+            "low": [0.0, 0.0],
+            "high": [0.05, 0.05],
+            "synthetic": [0.01, 0.0],
+            "quartiles": [
+                {"at": 0.25, "point": 48.44123986199545, "real": 0.27, "low": 0.01, "high": 1.0, "synthetic": 0.25}
+            ],
+        },
+        "day": {
+            "gap": {"value": 0.01, "low": 0.0, "high": 0.05},
+            "values": ["2010-03-21 07:00", 40],
+            "real": [0.0, 0.1],
+            "low": [0.0, 0.0],
+            "high": [0.06, 0.2],
+            "synthetic": [0.001, 0.1],
+        },
+    }
+    section = report_render._values_section(3, values)
+    assert "39.0844: 1.0%" in section and "48.4412: 27%" in section and "-20: 0.0%" in section
+    assert "39.08435" not in section and "2010-03-21 07:00: 0.0%" in section and "40: 10.0%" in section
