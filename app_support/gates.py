@@ -10,7 +10,7 @@ from app_support.cached import misfits
 from app_support.markdown import literal
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
-from dpsynth_core.data.misfits import TIME_OF_DAY_HOW
+from dpsynth_core.data.misfits import MISSING_SPELLINGS_HOW, TIME_OF_DAY_HOW
 
 
 def complete_domain(declaration: dict) -> TableDomain:
@@ -54,7 +54,7 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
     """Before a draw: the columns most of whose filled cells the declaration would turn into missing (a wrong
     kind or format), and the date columns whose times a release drops, said for the publisher only (it reads the
     data), with a link to the Domain page."""
-    lines, how, timed = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
+    lines, how, timed, spelled = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
     if lines:
         st.warning(
             "**For you only** (it reads your data): a release would hold these cells as missing.\n\n"
@@ -72,4 +72,12 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
             + "\n\n"
             + TIME_OF_DAY_HOW,
             icon=":material/schedule:",
+        )
+    if spelled:
+        st.info(
+            "**For you only** (it reads your data): cells written as files usually write a missing value.\n\n"
+            + "\n".join(f"- {literal(line)}" for line in spelled)
+            + "\n\n"
+            + literal(MISSING_SPELLINGS_HOW),
+            icon=":material/help:",
         )

@@ -33,7 +33,7 @@ def add_commands(sub) -> None:
 
 
 def run_check_declaration(args) -> None:
-    from ..data.misfits import TIME_OF_DAY_HOW, misfit_columns, timed_columns
+    from ..data.misfits import MISSING_SPELLINGS_HOW, TIME_OF_DAY_HOW, misfit_columns, missing_spellings, timed_columns
     from ..data.tables import line_report_text, most_lines_broken
     from ..domain import TableDomain
     from .commands import read_in_memory
@@ -53,6 +53,11 @@ def run_check_declaration(args) -> None:
         print("For you only (it reads your data): a release would keep the day of these cells, not their time.")
         print("\n".join(f"- {line}" for line in timed))
         print(TIME_OF_DAY_HOW)
+    spelled = missing_spellings(frame, domain)
+    if spelled:
+        print("For you only (it reads your data): cells written as files usually write a missing value.")
+        print("\n".join(f"- {line}" for line in spelled))
+        print(MISSING_SPELLINGS_HOW)
     if not lines:
         print(f"every column of {Path(args.input).name} fits its declaration ({len(domain.kept):,} kept)")
         return

@@ -9,7 +9,9 @@ when at least :data:`MISFIT_SHARE` of its filled cells do not fit, so it tells a
 never which rare value a list leaves out (the declaration stays the publisher's, from documentation).
 
 A date column whose cells carry a time of day (2010-01-01 13:00) keeps the day only: :func:`timed_columns` says so
-on the same terms, since an hourly table released as days has lost what the publisher may have wanted.
+on the same terms, since an hourly table released as days has lost what the publisher may have wanted. Cells
+written as a missing value usually is (NA from R, . from SAS and Stata) but not declared so: :func:`missing_spellings`
+names the spelling, one of a public list, and counts them, so the publisher can declare it.
 """
 
 from __future__ import annotations
@@ -97,4 +99,41 @@ def timed_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
         timed = int(counts.to_numpy()[time_of_day(counts.index.to_series().astype("string"))].sum())
         if filled and timed >= MISFIT_SHARE * filled:
             lines.append(f"Column '{name}': {timed:,} of its {filled:,} filled cells carry a time of day.")
+    return lines
+
+
+#: How files commonly write a missing value (R, SAS and Stata, spreadsheets, databases): a public list, matched
+#: to a whole cell whatever its case.
+MISSING_SPELLINGS = ("NA", "N/A", "#N/A", "NaN", "null", "None", ".", "-", "?", "missing")
+#: What to do about such cells, after the lines naming them.
+MISSING_SPELLINGS_HOW = (
+    "Such cells are read as missing (or, in a text column, as a value). If the file writes a missing value so, "
+    'say it on the Domain page (\'Missing values are also written as\'; "missing_values": {"markers": ["", '
+    '"NA"]} in a declaration): they then count as missing, not as cells outside the declaration.'
+)
+
+
+def missing_spellings(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+    """For the publisher only (it reads the data): each spelling of :data:`MISSING_SPELLINGS` that kept columns'
+    cells are written as, not declared a missing marker nor a declared category, one line with the cells and the
+    columns holding it (the spelling comes from the public list, never from the data)."""
+    known = {m.lower() for m in domain.missing_markers}
+    spellings = {s.lower(): s for s in MISSING_SPELLINGS if s.lower() not in known}
+    found: dict[str, dict[str, int]] = {}
+    for name, column in domain.kept.items():
+        if name not in data:
+            continue
+        counts = data[name].value_counts()
+        texts = counts.index.to_series().astype("string").str.strip().str.lower()
+        values = {str(v).lower() for v in getattr(column, "values", ()) or ()}
+        hits = texts.isin(list(spellings)) & ~texts.isin(list(values))
+        for text, count in zip(texts[hits.to_numpy()], counts.to_numpy()[hits.to_numpy()]):
+            found.setdefault(spellings[text], {})
+            found[spellings[text]][name] = found[spellings[text]].get(name, 0) + int(count)
+    lines = []
+    for spelling, columns in found.items():
+        names = ", ".join(f"'{n}'" for n in list(columns)[:5]) + (
+            f" and {len(columns) - 5:,} more" if len(columns) > 5 else ""
+        )
+        lines.append(f"{sum(columns.values()):,} cells written '{spelling}' in {len(columns):,} column(s): {names}.")
     return lines

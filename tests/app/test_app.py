@@ -1068,3 +1068,18 @@ def test_missing_values_written_na_are_declared_on_the_domain_page_for_every_col
     at = _load_declaration(at, {**spec, "missing_values": {"marker": "?"}})
     version = at.session_state["declaration_version"]
     assert at.text_input(key=f"domain_v{version}_missing_markers").value == "?"
+
+
+def test_cells_written_na_are_said_on_the_preview_until_the_domain_page_declares_them():
+    raw = (ROOT / "benchmarks" / "datasets" / "penguins.csv").read_bytes()
+    spec = json.loads((ROOT / "benchmarks" / "datasets" / "penguins.domain.json").read_text())
+    at = _load_declaration(
+        _upload(_app().run(), "penguins.csv", raw), {k: v for k, v in spec.items() if k != "missing_values"}
+    )
+    at = _visit(at, "app_pages/4_Preview.py")
+    said = [i.value for i in at.info if "usually write a missing value" in i.value]
+    assert len(said) == 1 and "19 cells written 'NA' in 5 column(s)" in said[0], said
+    at = _visit(at, "app_pages/2_Domain.py")
+    at.text_input(key=f"domain_v{at.session_state['declaration_version']}_missing_markers").set_value("NA").run()
+    at = _visit(at, "app_pages/4_Preview.py")
+    assert not [i.value for i in at.info if "usually write a missing value" in i.value]

@@ -75,3 +75,19 @@ def test_a_file_most_of_whose_lines_are_broken_stops_the_check(tmp_path, capsys)
     out, err = capsys.readouterr()
     assert "2 of 2 lines could not be read as records" in out and "a row number at the start of each line" in out
     assert err.strip() == "error: most lines of r.csv could not be read as records (above): fix the file"
+
+
+def test_cells_written_na_are_named_until_the_declaration_says_so(tmp_path, capsys, monkeypatch):
+    """penguins writes NA for a missing value: its declaration says so and the check is quiet; without it the check
+    names the spelling and the columns, says how to declare it, and passes (the cells are missing either way)."""
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "ws"))
+    spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
+    data = str(SEATTLE / "penguins.csv")
+    (tmp_path / "said.json").write_text(json.dumps(spec))
+    assert main(["check-declaration", data, "--domain", str(tmp_path / "said.json")]) == 0
+    assert capsys.readouterr().out.strip() == "every column of penguins.csv fits its declaration (8 kept)"
+    (tmp_path / "unsaid.json").write_text(json.dumps({k: v for k, v in spec.items() if k != "missing_values"}))
+    assert main(["check-declaration", data, "--domain", str(tmp_path / "unsaid.json")]) == 0
+    out = capsys.readouterr().out
+    assert "- 19 cells written 'NA' in 5 column(s): 'bill_length_mm'," in out
+    assert "Missing values are also written as" in out and out.strip().endswith("fits its declaration (8 kept)")

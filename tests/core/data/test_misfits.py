@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import DomainError
-from dpsynth_core.data.misfits import MISFIT_SHARE, misfit_columns, timed_columns, unfit_cells
+from dpsynth_core.data.misfits import MISFIT_SHARE, misfit_columns, missing_spellings, timed_columns, unfit_cells
 from dpsynth_core.domain import TableDomain, column_from_json
 from tests.conftest import ROOT
 
@@ -124,3 +124,22 @@ def test_a_form_of_the_wrong_kind_is_refused_by_the_declaration():
     ):
         with pytest.raises(DomainError, match="written"):
             column_from_json("x", spec)
+
+
+def test_cells_written_as_a_missing_value_usually_is_are_named_by_their_spelling_until_declared():
+    """penguins writes NA for its 19 missing cells (2 in each measurement, 11 in sex): with NA declared a missing
+    marker nothing is said; without, the spelling (from the public list, not the data) and its counts are."""
+    frame = pd.read_csv(SEATTLE / "penguins.csv", dtype=str, keep_default_na=False)
+    spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
+    assert missing_spellings(frame, TableDomain.from_json(spec)) == []
+    undeclared = TableDomain.from_json({k: v for k, v in spec.items() if k != "missing_values"})
+    columns = "'bill_length_mm', 'bill_depth_mm', 'flipper_length_mm', 'body_mass_g', 'sex'"
+    assert missing_spellings(frame, undeclared) == [f"19 cells written 'NA' in 5 column(s): {columns}."]
+    # a declared category spelled so is a value, not a missing one; case is ignored, surrounding spaces too
+    sexes = {**spec["columns"]["sex"], "values": ["female", "male", "NA"]}
+    as_value = TableDomain.from_json({"columns": {"sex": sexes}})
+    assert missing_spellings(frame[["sex"]], as_value) == []
+    assert missing_spellings(pd.DataFrame({"sex": [" n/a ", "#N/A", "male"]}), undeclared) == [
+        "1 cells written 'N/A' in 1 column(s): 'sex'.",
+        "1 cells written '#N/A' in 1 column(s): 'sex'.",
+    ]
