@@ -195,6 +195,10 @@ RULE_WORDS = {
         "outside the range: clamped to it; not dates (as for a date column) followed by a time or none (13:00 or "
         "13:00:00; none is midnight): missing; the time is read down to the column's step"
     ),
+    "time": (
+        "outside the range: clamped to it; not a time of day (13:45, 13:45:07, 1:45 PM; 1345 when the column "
+        'declares "written": "HHMM"): missing; the time is read down to the column\'s step'
+    ),
     "values": "not a declared value: missing, or the column's 'other' value if it has one",
 }
 

@@ -152,6 +152,33 @@ def datetime_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[
     return np.where(readable, steps, 0), readable
 
 
+#: A time written as the digits of its hours and minutes (517, 1345, 2400), when a time column says so.
+_HHMM = r"^\s*([0-9]{1,4})\s*$"
+
+
+def time_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's time of day as whole steps of ``seconds`` since midnight (int64; 0 where unreadable) and whether
+    it could be read: H:MM or HH:MM:SS with AM or PM or none (:data:`_TIME`), a date before it read past; with
+    ``written`` ``HHMM`` also the digits of hours and minutes (517 is 05:17, 2400 midnight).
+
+    >>> time_steps(pd.Series(["13:47:21", "1:05 PM", "2010-01-01 07:30", "517", "x", None]), None, 60)[0].tolist()
+    [827, 785, 450, 0, 0, 0]
+    >>> time_steps(pd.Series(["517", "2400", "1375", "13:00"]), "HHMM", 60)
+    (array([317,   0,   0, 780]), array([ True,  True, False,  True]))
+    """
+    spaced = " " + text.str.strip()  # a time follows a space or a T
+    hours, minutes, secs, valid = _clock(spaced)
+    readable = spaced.str.extract(_TIME)[0].notna().to_numpy() & valid
+    clock = hours * 3600 + minutes * 60 + np.floor(secs)
+    if written == "HHMM":
+        digits = pd.to_numeric(text.str.extract(_HHMM)[0], errors="coerce").to_numpy(float)
+        whole = ~readable & np.isfinite(digits) & (np.nan_to_num(digits) % 100 < 60) & (np.nan_to_num(digits) <= 2400)
+        clock = np.where(whole, (np.nan_to_num(digits) // 100 % 24) * 3600 + np.nan_to_num(digits) % 100 * 60, clock)
+        readable = readable | whole
+    steps = np.where(readable, clock, 0).astype(np.int64) // seconds
+    return steps, readable
+
+
 THOUSANDS_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?$"
 THOUSANDS_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?$"
 DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$|^[+-]?[0-9]+,$"

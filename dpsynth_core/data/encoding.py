@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from ..domain.ranges import point_of_pieces
-from .cell_values import date_days, datetime_steps, read_numbers
+from .cell_values import date_days, datetime_steps, read_numbers, time_steps
 from .counting import CodedTable
 
 
@@ -182,6 +182,8 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded
     since 1970-01-01 (int64), dates with a time steps since its midnight. Nothing is clamped yet.
     """
     text = pd.Series(cells, dtype=str)
+    if domain.kind == "time":
+        return time_steps(text.where(~is_missing), domain.written, domain.seconds)  # :mod:`.cell_values`' rule
     if domain.kind == "datetime":
         return datetime_steps(text.where(~is_missing), domain.written, domain.seconds)  # :mod:`.cell_values`' rule
     if isinstance(domain, DateDomain):

@@ -32,6 +32,7 @@ MISFIT_SHARE = 0.5
 _WHAT = {
     "date": "are not dates the release can read",
     "datetime": "are not dates (with a time or none) the release can read",
+    "time": "are not times of day the release can read",
     "integer": "are not numbers the release can read",
     "float": "are not numbers the release can read",
     "categorical": "are none of its declared values",
@@ -43,6 +44,8 @@ _HOW = {
     "so, always with a four-digit year.",
     "datetime": "Dates with a time are read as dates are, followed by a time (13:00, 13:00:00, 1:00 PM) or none "
     "(midnight).",
+    "time": "Times of day are read written 13:45, 13:45:07 or 1:45 PM (a date before them read past), and as digits "
+    "(1345, 517) when the Domain page says the file writes them so.",
     "integer": "Numbers are read written plainly (1234.5, with a currency sign or none), and with thousands commas "
     "(1,234.5), a decimal comma (1.234,5) or a percent sign (97%) when the Domain page says the file writes them so.",
     "categorical": "A category is read when a cell is one of the declared values, as the file writes it.",

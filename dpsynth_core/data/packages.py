@@ -138,15 +138,18 @@ def read_codebook(raw: bytes, suffix: str, name: str) -> dict:
     return {"file": name, "format": what, "columns": columns}
 
 
-#: Display formats of dates and of dates with times (SPSS, Stata, SAS), as pyreadstat converts them.
+#: Display formats of dates, of dates with times and of times of day (SPSS, Stata, SAS), as pyreadstat converts them.
 _DATETIME = re.compile(r"^(%t[cC]|DATETIME|YMDHMS|E8601DT|MDYAMPM)", re.I)
+_TIME_OF_DAY = re.compile(r"^(TIME|MTIME|TOD|HHMM)", re.I)
 _DATE = re.compile(r"^(%t?d|%-?t?d|A?DATE|EDATE|SDATE|JDATE|MMDDYY|DDMMYY|YYMMDD|E8601DA|WEEKDATE|WORDDATE)", re.I)
 
 
 def _storage(kind: str, fmt: str) -> str:
-    """``text``, ``datetime``, ``date`` or ``number``, from a column's storage type and display format."""
+    """``text``, ``datetime``, ``date``, ``time`` or ``number``, from a column's storage type and display format."""
     if kind == "string":
         return "text"
+    if _TIME_OF_DAY.match(fmt):
+        return "time"
     if _DATETIME.match(fmt):
         return "datetime"
     return "date" if _DATE.match(fmt) else "number"

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from ..wording import size_in_words
 from .column import CategoricalDomain, ColumnDomain, DropDomain
-from .dates import DateDomain, DateTimeDomain
+from .dates import DateDomain, DateTimeDomain, TimeDomain
 from .declaration import KINDS, column_from_json, parse_declaration, read_declaration_bytes
 from .kinds import DEFAULT_ALPHABET, KIND_STATEMENTS, RANGE_KINDS, TEXT_GENERATORS, TIME_KINDS
 from .ranges import FloatDomain, IntegerDomain, RangeDomain
@@ -56,6 +56,7 @@ __all__ = [
     "FloatDomain",
     "DateDomain",
     "DateTimeDomain",
+    "TimeDomain",
     "RANGE_KINDS",
     "TIME_KINDS",
     "TextDomain",

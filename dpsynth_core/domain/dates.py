@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .. import constraints
 from ..wording import counted
-from .kinds import DATE_UNITS, DATETIME_STEPS, DATETIME_UNITS
+from .kinds import DATE_UNITS, DATETIME_STEPS, DATETIME_UNITS, TIME_UNITS
 from .ranges import RangeDomain, with_special
 
 EPOCH = dt.date(1970, 1, 1)
@@ -160,9 +161,14 @@ class DateTimeDomain(DateDomain):
         """Seconds in one step of the column's values."""
         return DATETIME_STEPS[self.step or "second"]
 
+    @staticmethod
+    def _moment(value) -> dt.datetime:
+        """A value as a date and time (a time of day: on 1970-01-01)."""
+        return dt.datetime.combine(EPOCH, value) if isinstance(value, dt.time) else value
+
     def number(self, value: dt.datetime) -> int:
         """A date and time as the release counts it: whole steps since 1970-01-01 00:00."""
-        return int((value - EPOCH_TIME) // dt.timedelta(seconds=self.seconds))
+        return int((self._moment(value) - EPOCH_TIME) // dt.timedelta(seconds=self.seconds))
 
     def value_at(self, number) -> dt.datetime:
         return EPOCH_TIME + dt.timedelta(seconds=int(number) * self.seconds)
@@ -170,9 +176,10 @@ class DateTimeDomain(DateDomain):
     def texts(self, numbers: np.ndarray) -> np.ndarray:
         """Numbers (:meth:`number`) as the synthetic file writes them: YYYY-MM-DD HH:MM:SS (HH:MM at a step of a
         minute or an hour)."""
-        stamps = np.datetime64("1970-01-01T00:00:00", "s") + (
-            np.asarray(numbers, dtype=np.int64) * self.seconds
-        ).astype("timedelta64[s]")
+        numbers = np.asarray(numbers, dtype=np.int64)
+        if numbers.size == 0:  # a draw of no rows (numpy's string functions refuse an empty array)
+            return np.array([], dtype=str)
+        stamps = np.datetime64("1970-01-01T00:00:00", "s") + (numbers * self.seconds).astype("timedelta64[s]")
         return np.char.replace(np.datetime_as_string(stamps, unit="s" if self.seconds == 1 else "m"), "T", " ")
 
     def _bin_key_problems(self) -> list[str]:
@@ -209,12 +216,13 @@ class DateTimeDomain(DateDomain):
 
     def _periods_in(self, unit: str) -> int:
         code = _NUMPY_UNITS[unit]
-        return int((np.datetime64(self.max, code) - np.datetime64(self.min, code)).astype(np.int64)) + 1
+        low, high = (np.datetime64(self._moment(v), code) for v in (self.min, self.max))
+        return int((high - low).astype(np.int64)) + 1
 
     def _periods(self) -> np.ndarray:
         """The first moment of every bin of :attr:`bin_unit` from ``min`` to ``max``, as numpy datetimes."""
         code = _NUMPY_UNITS[self.bin_unit]
-        return np.arange(np.datetime64(self.min, code), np.datetime64(self.max, code) + 1)
+        return np.arange(np.datetime64(self._moment(self.min), code), np.datetime64(self._moment(self.max), code) + 1)
 
     @property
     def lows(self) -> np.ndarray:
@@ -241,6 +249,10 @@ class DateTimeDomain(DateDomain):
     def _range_words(self) -> str:
         return super()._range_words() + (f", kept to the {self.step}" if self.step else "")
 
+    def _bins_words(self) -> str:
+        words = super()._bins_words()
+        return f",{words}" if self.step and words.startswith(" by") else words
+
     def _shown(self, value) -> str:
         return value.isoformat(sep=" ")
 
@@ -259,5 +271,64 @@ class DateTimeDomain(DateDomain):
         texts = [self.value_at(lo).isoformat(sep=" ") for lo in self.lows]
         if self.edges is not None or self.special:
             highs = [self.value_at(hi).isoformat(sep=" ") for hi in self.highs]
+            return [lo if lo == hi else f"{lo} to {hi}" for lo, hi in zip(texts, highs)]
+        return [t[:width] for t in texts]
+
+
+@dataclass(frozen=True)
+class TimeDomain(DateTimeDomain):
+    """Times of day in ``min..max`` (by default the whole day, 00:00 to 23:59:59: its range by definition); released
+    as HH:MM:SS (HH:MM at a step of a minute or an hour), or as the file writes them with ``written``: ``HHMM`` (517
+    for 05:17, 2400 read as midnight).
+
+    Values are counted in steps since midnight, read down to the step as for :class:`DateTimeDomain`; bins by
+    ``unit`` (minute or hour), else fitted to the data with DP when released. A date before the time is read past.
+    """
+
+    min: Any = dt.time(0, 0)
+    max: Any = dt.time(23, 59, 59)
+    kind = "time"
+    values_words = "times of day"
+    missing_bound_words = {"min": ("first time", "first possible time"), "max": ("last time", "last possible time")}
+    edges_rule = "be times in increasing order, start at min ({min}) and not pass max ({max})"
+
+    def value_at(self, number) -> dt.time:
+        return super().value_at(number).time()
+
+    def texts(self, numbers: np.ndarray) -> np.ndarray:
+        """Numbers as the synthetic file writes them: HH:MM:SS (HH:MM at a step of a minute or an hour), or HHMM."""
+        moments = super().texts(numbers)
+        if moments.size == 0:
+            return moments
+        if self.written == "HHMM":
+            clock = np.char.replace(np.char.partition(moments, " ")[:, 2], ":", "")
+            return np.array([str(int(c[:4])) for c in clock])
+        return np.char.partition(moments, " ")[:, 2]
+
+    def _bin_key_problems(self) -> list[str]:
+        if self.unit is not None and self.unit not in TIME_UNITS:
+            return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(TIME_UNITS)}"]
+        return super()._bin_key_problems()
+
+    @property
+    def bin_unit(self) -> str:
+        unit = super().bin_unit
+        return unit if unit in ("second", *TIME_UNITS) else "hour"
+
+    def _bound(self, value) -> str:
+        return value.isoformat()
+
+    def _shown(self, value) -> str:
+        return value.isoformat()
+
+    @staticmethod
+    def _json_value(value):
+        return value.isoformat()
+
+    def bin_labels(self) -> list[str]:
+        width = {"second": 8, "minute": 5, "hour": 5}[self.bin_unit]
+        texts = [self.value_at(lo).isoformat() for lo in self.lows]
+        if self.edges is not None or self.special:
+            highs = [self.value_at(hi).isoformat() for hi in self.highs]
             return [lo if lo == hi else f"{lo} to {hi}" for lo, hi in zip(texts, highs)]
         return [t[:width] for t in texts]

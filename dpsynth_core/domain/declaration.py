@@ -8,7 +8,7 @@ from pathlib import Path
 from .. import constraints
 from ..errors import DomainError
 from .column import CategoricalDomain, ColumnDomain, DropDomain
-from .dates import DateDomain, DateTimeDomain
+from .dates import DateDomain, DateTimeDomain, TimeDomain
 from .kinds import column_attributes
 from .ranges import FloatDomain, IntegerDomain
 from .schema import column_problems
@@ -16,7 +16,16 @@ from .text import TextDomain
 
 KINDS = {
     cls.kind: cls
-    for cls in (CategoricalDomain, IntegerDomain, FloatDomain, DateDomain, DateTimeDomain, TextDomain, DropDomain)
+    for cls in (
+        CategoricalDomain,
+        IntegerDomain,
+        FloatDomain,
+        DateDomain,
+        DateTimeDomain,
+        TimeDomain,
+        TextDomain,
+        DropDomain,
+    )
 }
 
 

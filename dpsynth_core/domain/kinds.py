@@ -43,21 +43,28 @@ from .value_types import (
     Labels,
     Number,
     PublicList,
+    TimeText,
     Whole,
     parse_date,
     parse_datetime,
+    parse_time,
 )
 
 #: The kinds whose values lie in a public range, in order (numbers, dates, dates with a time).
-RANGE_KINDS = ("integer", "float", "date", "datetime")
+RANGE_KINDS = ("integer", "float", "date", "datetime", "time")
 #: The range kinds whose values are points in time.
-TIME_KINDS = ("date", "datetime")
+TIME_KINDS = ("date", "datetime", "time")
 DATE_UNITS = ("day", "month", "year")
 #: The bins a date-and-time column may be grouped by.
 DATETIME_UNITS = ("minute", "hour", "day", "month", "year")
 #: How finely a date-and-time column's values are kept, with the seconds in one step: the release reads each
 #: cell's time down to the step (13:47:21 is 13:47 at a minute) and writes its values so.
 DATETIME_STEPS = {"second": 1, "minute": 60, "hour": 3600}
+#: The bins a time of day may be grouped by.
+TIME_UNITS = ("minute", "hour")
+#: How a time column's cells may write a time besides H:MM or HH:MM:SS (always read, with AM or PM or none): as
+#: the digits of hours and minutes (517 for 05:17, as flight data write times).
+TIME_FORMS = ("HHMM",)
 #: How a date column's cells may write a date besides year first (2012-01-31, 2012/01/31): the publisher says
 #: so (``written``), since 01/02/2012 is the first of February or the second of January.
 DATE_ORDERS = ("day first", "month first")
@@ -242,6 +249,43 @@ KIND_STATEMENTS: dict[str, Kind] = {
                 unit_key(DATETIME_UNITS),
                 written_key(DATE_ORDERS, "dates"),
             ),
+            adaptive_note=RANGE_NOTE,
+        ),
+        Kind(
+            "time",
+            "Times of day",
+            (
+                MISSING,
+                *bounds(
+                    TimeText,
+                    "a time of day written HH:MM or HH:MM:SS",
+                    ("First possible time", "Last possible time"),
+                    convert=parse_time,
+                    widget="text",
+                    placeholder="00:00 (the whole day)",
+                ),
+                Key(
+                    "step",
+                    Literal[tuple(DATETIME_STEPS)],
+                    f"one of {', '.join(DATETIME_STEPS)}",  # type: ignore[valid-type]
+                    widget="choice",
+                    label="Times kept to the",
+                    choices={"": "second", "minute": "minute", "hour": "hour"},
+                ),
+                unit_key(TIME_UNITS),
+                Key(
+                    "written",
+                    Literal[TIME_FORMS],  # type: ignore[valid-type]
+                    f"one of {', '.join(TIME_FORMS)}",
+                    widget="choice",
+                    label="The file writes its times",
+                    help="Times written 13:45, 13:45:07 or 1:45 PM are always read (a date before them is read past); "
+                    "as the digits of hours and minutes (517 for 05:17, 2400 for midnight) only when you say so. "
+                    "The synthetic times are written the same way. A cell that cannot be read becomes missing.",
+                    choices={"": "as a clock (13:45)", "HHMM": "as digits (1345, 517)"},
+                ),
+            ),
+            note="A time of day's range is the whole day (00:00 to 23:59:59) unless you give a narrower one.",
             adaptive_note=RANGE_NOTE,
         ),
         Kind(

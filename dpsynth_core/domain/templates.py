@@ -183,7 +183,7 @@ def template_from_codebook(name: str, entry: dict) -> dict:
         return {"type": "datetime"}
     if named != {"type": "text"}:
         return named
-    if storage in ("date", "datetime"):
+    if storage in ("date", "datetime", "time"):
         return {"type": storage}
     if storage == "number":
         whole = entry.get("type") in _WHOLE_STORAGE or bool(_WHOLE_FORMAT.match(fmt))

@@ -50,6 +50,26 @@ def parse_datetime(value) -> dt.datetime | None:
     return dt.datetime.fromisoformat(str(value))
 
 
+_TIME = re.compile(r"[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?")
+
+
+def _time_text(value):
+    """A time of day written HH:MM or HH:MM:SS (a ``datetime.time`` from Python is accepted and written so)."""
+    if isinstance(value, dt.time):
+        return value.isoformat()
+    if not isinstance(value, str) or not _TIME.fullmatch(value):
+        raise ValueError("not a time")
+    parse_time(value)  # raises for 25:00
+    return value
+
+
+def parse_time(value) -> dt.time | None:
+    """A time of day the schema has checked: None, a ``datetime.time`` or text H:MM, HH:MM or HH:MM:SS."""
+    if value is None or isinstance(value, dt.time):
+        return value
+    return dt.time.fromisoformat(str(value).zfill(8) if str(value).count(":") == 2 else str(value).zfill(5))
+
+
 def parse_date(value) -> dt.date | None:
     """A date the schema has checked: None, a ``datetime.date`` or text starting YYYY-MM-DD."""
     if value is None or isinstance(value, dt.date):
@@ -63,6 +83,7 @@ Text = Annotated[str, Field(max_length=c.MAX_TEXT_CHARS)]
 Note = Annotated[str, Field(max_length=c.MAX_NOTE_CHARS)]
 DateText = Annotated[str, BeforeValidator(_date_text)]
 DateTimeText = Annotated[str, BeforeValidator(_datetime_text)]
+TimeText = Annotated[str, BeforeValidator(_time_text)]
 CategoryValue = Union[Text, Whole]  # noqa: UP007  (pydantic reads this alias at run time)
 CategoryValues = Annotated[list[CategoryValue], Field(max_length=c.MAX_COLUMN_CELLS)]
 PublicList = Literal[tuple(TITLES)]  # type: ignore[valid-type]

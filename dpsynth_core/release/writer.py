@@ -259,7 +259,7 @@ def _typed(table: pd.DataFrame, domain: dict, *, numeric_codes: bool) -> pd.Data
         column, kind = table[name], spec.get("type")
         if kind in ("integer", "float"):
             column = pd.to_numeric(column, errors="coerce").astype("float64")
-        elif kind in TIME_KINDS:
+        elif kind in TIME_KINDS and kind != "time":  # a time of day stays text: no date to give it
             column = pd.to_datetime(column, errors="coerce")
         elif kind == "categorical" and numeric_codes:
             numbers = pd.to_numeric(pd.Series([str(v) for v in spec.get("values", [])]), errors="coerce")

@@ -58,10 +58,10 @@ def _with_public_edges(col, step: float):
     step = max(step, _width(col) / ADVICE_BINS)
     if col.kind == "date":
         return dataclasses.replace(col, unit="day" if step <= 1.5 else "month" if step <= 45 else "year")
-    if col.kind == "datetime":
-        units = list(_UNIT_SECONDS)[list(_UNIT_SECONDS).index(col.step or "second") :]
+    if col.kind in ("datetime", "time"):
+        units = list(_UNIT_SECONDS)[list(_UNIT_SECONDS).index(col.step or "second") : 3 if col.kind == "time" else 6]
         fits = [u for u in units if u != "second" and step * col.seconds <= _UNIT_SECONDS[u] * 1.5]
-        return dataclasses.replace(col, unit=(fits or ["year"])[0])
+        return dataclasses.replace(col, unit=(fits or ["hour" if col.kind == "time" else "year"])[0])
     if col.kind == "integer":
         return dataclasses.replace(col, bin_width=max(1, int(round(step))))
     return dataclasses.replace(col, bin_width=step if step > 0 else (float(col.max) - float(col.min)) / 10)
@@ -147,7 +147,7 @@ _UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400, "month"
 
 
 def _in_words(value: float, kind: str, seconds: int | None = None) -> str:
-    if kind == "datetime":  # steps of ``seconds``: in the largest unit that is at least one
+    if kind in ("datetime", "time"):  # steps of ``seconds``: in the largest unit that is at least one
         length = value * (seconds or 1)
         unit = [u for u in _UNIT_SECONDS if length >= _UNIT_SECONDS[u]][-1:] or ["second"]
         amount = length / _UNIT_SECONDS[unit[0]]
@@ -162,7 +162,7 @@ def _in_words(value: float, kind: str, seconds: int | None = None) -> str:
 def resolution_words(entry: dict) -> list[str]:
     """:func:`numeric_resolution`'s entry in plain words for the Domain and Privacy pages."""
     kind, step = entry["kind"], entry["step"]
-    unit = "" if kind in ("date", "datetime") else " (in the column's own units)"
+    unit = "" if kind in ("date", "datetime", "time") else " (in the column's own units)"
 
     def amount(value: float) -> str:
         return _in_words(value, kind, entry.get("seconds"))

@@ -1,4 +1,5 @@
-"""Dates with a time of day: the declaration, its bins and how its values are read and written."""
+"""Dates with a time of day, and times of day: the declarations, their bins and how their values are read and
+written."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from dpsynth_core.data.cell_values import datetime_steps
 from dpsynth_core.data.encoding import decode_codes, encode_column
-from dpsynth_core.domain import DateTimeDomain, TableDomain, column_from_json
+from dpsynth_core.domain import DateTimeDomain, TableDomain, TimeDomain, column_from_json
 from dpsynth_core.domain.schema import column_problems
 from dpsynth_core.errors import DomainError
 from dpsynth_core.privacy.noise import make_noise_source
@@ -116,3 +117,36 @@ def test_values_are_encoded_in_their_bins_and_written_back_on_the_step():
     seconds = column_from_json("t", {**YEAR, "unit": "day"})
     assert decode_codes(seconds, np.array([0]), make_noise_source(0))[0].startswith("2010-01-01 ")
     assert len(decode_codes(seconds, np.array([0]), make_noise_source(0))[0]) == 19  # to the second
+
+
+# --- times of day -----------------------------------------------------------------------------------------
+
+
+def test_a_time_of_day_spans_the_whole_day_unless_narrowed_and_groups_by_minute_or_hour():
+    whole = column_from_json("t", {"type": "time"})
+    assert isinstance(whole, TimeDomain) and (whole.min, whole.max) == (dt.time(0, 0), dt.time(23, 59, 59))
+    assert (
+        whole.problems() == []
+        and whole.adaptive
+        and whole.to_json() == {"type": "time", "min": "00:00:00", "max": "23:59:59"}
+    )
+    hourly = column_from_json("t", {"type": "time", "step": "minute", "unit": "hour", "min": "9:00", "max": "17:30"})
+    assert hourly.describe() == "times of day from 09:00:00 to 17:30:00, kept to the minute, by hour, 9 bins"
+    assert hourly.bin_labels()[:2] == ["09:00", "10:00"] and hourly.value_at(hourly.lows[1]) == dt.time(10, 0)
+    assert column_from_json("t", hourly.to_json()) == hourly
+    assert any("unit" in p for p in column_problems("t", {"type": "time", "unit": "day"}))
+    assert any("must be a time of day" in p for p in column_problems("t", {"type": "time", "max": "24:30"}))
+
+
+def test_times_are_read_as_a_clock_or_as_declared_digits_and_written_back_the_same_way():
+    clock = column_from_json("t", {"type": "time", "step": "minute", "unit": "minute"})
+    cells = pd.Series(["13:47:21", "1:05 PM", "2010-01-01 07:30", "12:00 AM", "517", "25:00", ""])
+    encoded = encode_column(clock, cells)
+    assert encoded.codes[:4].tolist() == [827, 785, 450, 0] and (encoded.codes[4:] == clock.bins).all()
+    assert decode_codes(clock, encoded.codes[:4], make_noise_source(0)).tolist() == ["13:47", "13:05", "07:30", "00:00"]
+    digits = column_from_json("t", {"type": "time", "step": "minute", "unit": "minute", "written": "HHMM"})
+    encoded = encode_column(digits, pd.Series(["517", "2400", "1345", "1375", "13:45"]))
+    assert encoded.codes.tolist() == [317, 0, 825, digits.bins, 825]  # 1375 is no time: missing
+    assert decode_codes(digits, encoded.codes[:3], make_noise_source(0)).tolist() == ["517", "0", "1345"]
+    assert decode_codes(digits, np.array([], dtype=np.int64), make_noise_source(0)).tolist() == []  # a draw of no rows
+    assert decode_codes(clock, np.array([], dtype=np.int64), make_noise_source(0)).tolist() == []

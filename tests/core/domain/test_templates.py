@@ -158,3 +158,4 @@ def test_a_quoted_header_reads_as_its_name():
     assert template_from_codebook("x", {"storage": "date", "format": "DATE9"}) == {"type": "date"}
     assert template_from_codebook("date", {"storage": "datetime", "format": "%tc"}) == {"type": "datetime"}
     assert template_from_codebook("date", {"storage": "date", "format": "%td"}) == {"type": "date"}
+    assert template_from_codebook("clock", {"storage": "time", "format": "TIME8"}) == {"type": "time"}

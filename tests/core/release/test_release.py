@@ -161,18 +161,28 @@ def test_progress_moves_from_zero_to_one_in_order(method):
 
 
 @pytest.mark.parametrize("method", list(METHODS))
-def test_every_method_releases_dates_with_a_time_in_range_and_on_their_step(method):
-    times = pd.date_range("2010-01-01", periods=80, freq="37min").strftime("%Y-%m-%d %H:%M").tolist()
+def test_every_method_releases_dates_with_a_time_and_times_of_day_in_range_and_on_their_step(method):
+    times = pd.date_range("2010-01-01", periods=600, freq="7min")
+    minutes = [360 + (7 * i) % 1020 for i in range(600)]  # 06:00 to 22:59
     spec = {
         "columns": {
             "sex": DOMAIN["columns"]["sex"],
             "seen": {"type": "datetime", "min": "2010-01-01", "max": "2010-01-03 23:00", "step": "minute"},
+            "left": {"type": "time", "min": "06:00", "max": "22:59", "step": "minute", "written": "HHMM"},
         }
     }
-    out = synthesize(TABLE.assign(seen=times)[["sex", "seen"]], spec, 1.0, method=method, random_state=0).data
-    seen = out["seen"].dropna()
+    frame = pd.DataFrame(
+        {
+            "sex": ["Female", "Male"] * 300,
+            "seen": times.strftime("%Y-%m-%d %H:%M"),
+            "left": [str(m // 60 * 100 + m % 60) for m in minutes],
+        }
+    )
+    out = synthesize(frame, spec, 1.0, method=method, random_state=0).data
+    seen, left = out["seen"].dropna(), out["left"].dropna().astype(int)
     assert len(seen) and seen.str.fullmatch(r"2010-01-0[1-3] [0-2][0-9]:[0-5][0-9]").all(), seen.head()
     assert pd.to_datetime(seen).between(pd.Timestamp("2010-01-01"), pd.Timestamp("2010-01-03 23:00")).all()
+    assert len(left) and left.between(600, 2259).all() and (left % 100 < 60).all(), left.head()
 
 
 def test_no_progress_callable_is_fine():
