@@ -157,7 +157,7 @@ class FittedBins:
         """JSON-ready form for the release card (every number here is DP output)."""
 
         def public(v):
-            return str(v) if isinstance(v, dt.date) else v  # 2012-01-31, or 2012-01-31 13:00:00 with a time
+            return str(v) if isinstance(v, (dt.date, dt.time)) else v  # 2012-01-31, 2012-01-31 13:00:00, 13:00:00
 
         lows, weights = self.spread
         if lows and self.moment is not None:
