@@ -262,7 +262,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     ("First possible time", "Last possible time"),
                     convert=parse_time,
                     widget="text",
-                    placeholder="00:00 (the whole day)",
+                    placeholder="empty: the whole day",
                 ),
                 Key(
                     "step",
