@@ -76,6 +76,19 @@ TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
 DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
+#: How finely a date and time or a time of day is kept (both kinds' ``step``).
+STEP = Key(
+    "step",
+    Literal[tuple(DATETIME_STEPS)],
+    f"one of {', '.join(DATETIME_STEPS)}",  # type: ignore[valid-type]
+    widget="choice",
+    label="Times kept to the",
+    choices={"": "second", "minute": "minute", "hour": "hour"},
+    help="How finely the times are read and written: hourly readings need only the hour, and their synthetic times "
+    "then come out on the hour too.",
+)
+
+
 KIND_STATEMENTS: dict[str, Kind] = {
     k.name: k
     for k in (
@@ -236,16 +249,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     widget="text",
                     placeholder="for example 2010-01-01 00:00",
                 ),
-                Key(
-                    "step",
-                    Literal[tuple(DATETIME_STEPS)],
-                    f"one of {', '.join(DATETIME_STEPS)}",  # type: ignore[valid-type]
-                    widget="choice",
-                    label="Times kept to the",
-                    choices={"": "second", "minute": "minute", "hour": "hour"},
-                    help="How finely the times are read and written: hourly readings need only the hour, and "
-                    "their synthetic times then come out on the hour too.",
-                ),
+                STEP,
                 unit_key(DATETIME_UNITS),
                 written_key(DATE_ORDERS, "dates"),
             ),
@@ -264,14 +268,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     widget="text",
                     placeholder="empty: the whole day",
                 ),
-                Key(
-                    "step",
-                    Literal[tuple(DATETIME_STEPS)],
-                    f"one of {', '.join(DATETIME_STEPS)}",  # type: ignore[valid-type]
-                    widget="choice",
-                    label="Times kept to the",
-                    choices={"": "second", "minute": "minute", "hour": "hour"},
-                ),
+                STEP,
                 unit_key(TIME_UNITS),
                 Key(
                     "written",
