@@ -33,7 +33,7 @@ _RULES = [
     # R or pandas wrote, or the empty column of a comma ending every line; no documentation can describe it
     (r"^unnamed: [0-9]+$", {"type": "drop"}),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
-    (r"^(hour|hour_of_day)$", {"type": "integer", "min": 0, "max": 23}),
+    (r"^(hour|hour_of_day|hr)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
     (r"^(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),
     (r"^(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),

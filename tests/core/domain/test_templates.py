@@ -154,6 +154,7 @@ def test_a_quoted_header_reads_as_its_name():
     for name in ("day", "dep_time", "air_time", "time"):
         assert template_for(name) == {"type": "text"}, name
     assert template_for("minute") == {"type": "integer", "min": 0, "max": 59}
+    assert template_for("hr") == template_for("hour")  # ISLP's Bikeshare writes hr
     assert template_from_codebook("x", {"storage": "datetime", "format": "DATETIME20"}) == {"type": "datetime"}
     assert template_from_codebook("x", {"storage": "date", "format": "DATE9"}) == {"type": "date"}
     assert template_from_codebook("date", {"storage": "datetime", "format": "%tc"}) == {"type": "datetime"}
