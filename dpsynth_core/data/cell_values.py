@@ -83,16 +83,17 @@ def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
 _TIME = r"[T ]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}(?:[.][0-9]*)?))?(?:\s*([AaPp])\.?[Mm]\.?(?![A-Za-z]))?"
 
 
-def _clock(text: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _clock(text: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each cell's time after its date (:data:`_TIME`) as hours (0-23 on a 24-hour clock), minutes and seconds
-    (0 where there is none), and whether it is a time of day (a 12-hour clock's hour must be 1 to 12)."""
+    (0 where there is none), whether it is a time of day (a 12-hour clock's hour must be 1 to 12; none is), and
+    whether the cell holds a time at all."""
     parts = text.str.extract(_TIME)
     hours, minutes, seconds = (pd.to_numeric(parts[i], errors="coerce").fillna(0).to_numpy(float) for i in range(3))
     half = parts[3].str.upper().fillna("").to_numpy(dtype=str)
     twelve = half != ""
     valid = np.where(twelve, (hours >= 1) & (hours <= 12), hours < 24) & (minutes < 60) & (seconds < 61)
     hours = np.where(twelve, hours % 12 + np.where(half == "P", 12, 0), hours)
-    return hours, minutes, seconds, valid
+    return hours, minutes, seconds, valid, parts[0].notna().to_numpy()
 
 
 def time_of_day(text: pd.Series) -> np.ndarray:
@@ -104,7 +105,7 @@ def time_of_day(text: pd.Series) -> np.ndarray:
     >>> time_of_day(pd.Series(["1/31/2012 12:00:00 AM", "1/31/2012 12:00:00 PM"])).tolist()
     [False, True]
     """
-    hours, minutes, seconds, _ = _clock(text)
+    hours, minutes, seconds, _, _ = _clock(text)
     return (hours > 0) | (minutes > 0) | (seconds > 0)
 
 
@@ -145,7 +146,7 @@ def datetime_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[
     (array([  5, 785,   0]), array([ True,  True, False]))
     """
     days, readable = date_days(text, written)
-    hours, minutes, secs, valid = _clock(text)
+    hours, minutes, secs, valid, _ = _clock(text)
     readable &= valid
     clock = hours * 3600 + minutes * 60 + np.floor(secs)
     steps = (days * 86_400 + clock.astype(np.int64)) // seconds
@@ -167,8 +168,8 @@ def time_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[np.n
     (array([317,   0,   0, 780]), array([ True,  True, False,  True]))
     """
     spaced = " " + text.str.strip()  # a time follows a space or a T
-    hours, minutes, secs, valid = _clock(spaced)
-    readable = spaced.str.extract(_TIME)[0].notna().to_numpy() & valid
+    hours, minutes, secs, valid, found = _clock(spaced)
+    readable = found & valid
     clock = hours * 3600 + minutes * 60 + np.floor(secs)
     if written == "HHMM":
         digits = pd.to_numeric(text.str.extract(_HHMM)[0], errors="coerce").to_numpy(float)

@@ -16,6 +16,7 @@ names the spelling, one of a public list, and counts them, so the publisher can 
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from dataclasses import replace
 
 import pandas as pd
@@ -122,7 +123,7 @@ def missing_spellings(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     columns holding it (the spelling comes from the public list, never from the data)."""
     known = {m.lower() for m in domain.missing_markers}
     spellings = {s.lower(): s for s in MISSING_SPELLINGS if s.lower() not in known}
-    found: dict[str, dict[str, int]] = {}
+    found: dict[str, Counter] = defaultdict(Counter)  # spelling -> column -> cells
     for name, column in domain.kept.items():
         if name not in data:
             continue
@@ -132,8 +133,7 @@ def missing_spellings(data: pd.DataFrame, domain: TableDomain) -> list[str]:
         values = {str(v).lower() for v in getattr(column, "values", ()) or ()}
         hits = texts.isin(list(spellings)) & ~texts.isin(list(values))
         for text, count in zip(texts[hits.to_numpy()], counts.to_numpy()[hits.to_numpy()]):
-            found.setdefault(spellings[text], {})
-            found[spellings[text]][name] = found[spellings[text]].get(name, 0) + int(count)
+            found[spellings[text]][name] += int(count)
     lines = []
     for spelling, columns in found.items():
         names = ", ".join(f"'{n}'" for n in list(columns)[:5]) + (

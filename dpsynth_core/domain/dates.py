@@ -155,6 +155,8 @@ class DateTimeDomain(DateDomain):
         "max": ("last date and time", "last possible date and time"),
     }
     edges_rule = "be dates and times in increasing order, start at min ({min}) and not pass max ({max})"
+    #: The units the kind's bins may group by.
+    unit_choices = DATETIME_UNITS
 
     @property
     def seconds(self) -> int:
@@ -185,13 +187,17 @@ class DateTimeDomain(DateDomain):
     def _bin_key_problems(self) -> list[str]:
         if self.step is not None and self.step not in DATETIME_STEPS:
             return [f"column '{self.name}': step ({self.step!r}) must be one of {', '.join(DATETIME_STEPS)}"]
-        if self.unit is not None and self.unit not in DATETIME_UNITS:
-            return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(DATETIME_UNITS)}"]
-        if self.unit is not None and list(_NUMPY_UNITS).index(self.unit) < list(_NUMPY_UNITS).index(
-            self.step or "second"
-        ):
+        if self.unit is not None and self.unit not in self.unit_choices:
+            return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(self.unit_choices)}"]
+        if self.unit is not None and self.unit not in self.units:
             return [f"column '{self.name}': unit ({self.unit}) must not be finer than the step ({self.step})"]
         return []
+
+    @property
+    def units(self) -> tuple:
+        """The units its bins may group by: the kind's, none finer than its step."""
+        order = list(_NUMPY_UNITS)
+        return tuple(u for u in self.unit_choices if order.index(u) >= order.index(self.step or "second"))
 
     def _edges_fit(self, edges: list) -> bool:
         """As for any range, on the steps the edges fall in (a fitted bin starts at ``min``'s step)."""
@@ -209,10 +215,10 @@ class DateTimeDomain(DateDomain):
         finer than the step) giving at most :data:`AUTO_UNIT_BINS` bins, as a date's day, month or year."""
         if self.unit:
             return self.unit
-        units = list(_NUMPY_UNITS)[list(_NUMPY_UNITS).index(self.step or "second") :]
+        step = self.step or "second"
         if self.min is None or self.max is None or self.size <= constraints.ADAPTIVE_MAX_BINS:
-            return units[0]
-        return next((u for u in units if self._periods_in(u) <= AUTO_UNIT_BINS), "year")
+            return step
+        return next((u for u in (step, *self.units) if self._periods_in(u) <= AUTO_UNIT_BINS), self.units[-1])
 
     def _periods_in(self, unit: str) -> int:
         code = _NUMPY_UNITS[unit]
@@ -291,6 +297,7 @@ class TimeDomain(DateTimeDomain):
     values_words = "times of day"
     missing_bound_words = {"min": ("first time", "first possible time"), "max": ("last time", "last possible time")}
     edges_rule = "be times in increasing order, start at min ({min}) and not pass max ({max})"
+    unit_choices = TIME_UNITS
 
     def value_at(self, number) -> dt.time:
         return super().value_at(number).time()
@@ -304,16 +311,6 @@ class TimeDomain(DateTimeDomain):
             clock = np.char.replace(np.char.partition(moments, " ")[:, 2], ":", "")
             return np.array([str(int(c[:4])) for c in clock])
         return np.char.partition(moments, " ")[:, 2]
-
-    def _bin_key_problems(self) -> list[str]:
-        if self.unit is not None and self.unit not in TIME_UNITS:
-            return [f"column '{self.name}': unit ({self.unit!r}) must be one of {', '.join(TIME_UNITS)}"]
-        return super()._bin_key_problems()
-
-    @property
-    def bin_unit(self) -> str:
-        unit = super().bin_unit
-        return unit if unit in ("second", *TIME_UNITS) else "hour"
 
     def _bound(self, value) -> str:
         return value.isoformat()

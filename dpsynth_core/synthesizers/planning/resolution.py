@@ -59,9 +59,8 @@ def _with_public_edges(col, step: float):
     if col.kind == "date":
         return dataclasses.replace(col, unit="day" if step <= 1.5 else "month" if step <= 45 else "year")
     if col.kind in ("datetime", "time"):
-        units = list(_UNIT_SECONDS)[list(_UNIT_SECONDS).index(col.step or "second") : 3 if col.kind == "time" else 6]
-        fits = [u for u in units if u != "second" and step * col.seconds <= _UNIT_SECONDS[u] * 1.5]
-        return dataclasses.replace(col, unit=(fits or ["hour" if col.kind == "time" else "year"])[0])
+        fits = [u for u in col.units if step * col.seconds <= _UNIT_SECONDS[u] * 1.5]
+        return dataclasses.replace(col, unit=(fits or col.units[-1:])[0])
     if col.kind == "integer":
         return dataclasses.replace(col, bin_width=max(1, int(round(step))))
     return dataclasses.replace(col, bin_width=step if step > 0 else (float(col.max) - float(col.min)) / 10)
