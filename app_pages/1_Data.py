@@ -57,9 +57,11 @@ else:
     )
     delimiter = right.selectbox(
         "Delimiter (CSV and TSV)",
-        ["auto", ",", ";", "tab", "|"],
+        ["auto", ",", ";", "tab", "|", "spaces"],
         key="data_delimiter",
-        format_func=lambda d: "automatic (from the header line)" if d == "auto" else d,
+        format_func=lambda d: {"auto": "automatic (from the header line)", "spaces": "spaces (aligned columns)"}.get(
+            d, d
+        ),
     )
     st.caption(
         "Neither is ever guessed from the records: one odd record cannot change how the others are read. "

@@ -257,17 +257,18 @@ def add_sheet_flags(parser) -> None:
     )
 
 
-def add_reading_flags(parser) -> None:
+def add_reading_flags(parser, what: str = "a CSV input") -> None:
     """How a table file is read in memory (a CSV's encoding and delimiter, a spreadsheet's sheet and header row),
-    for the commands that read one whole: ``check-persons`` and ``check-declaration``."""
-    parser.add_argument("--encoding", default=None, help="text encoding of a CSV input (as synth)")
-    parser.add_argument("--delimiter", default=None, help="field delimiter of a CSV input (as synth)")
+    for the commands that read one whole: ``check-persons``, ``check-declaration``, and ``compare`` and ``report``
+    (their real table, ``what``)."""
+    parser.add_argument("--encoding", default=None, help=f"text encoding of {what}, a CSV (as synth)")
+    parser.add_argument("--delimiter", default=None, help=f"field delimiter of {what}, a CSV (as synth)")
     add_sheet_flags(parser)
 
 
-def read_in_memory(args, *, with_info: bool = False):
-    """The table ``args.input`` read whole by :func:`~dpsynth_core.data.formats.read_data`, its reading flags
-    (:func:`add_reading_flags`) checked first; a path that is not a file is refused in one line. With
+def read_in_memory(args, *, with_info: bool = False, path=None):
+    """The table ``path`` (default ``args.input``) read whole by :func:`~dpsynth_core.data.formats.read_data`, its
+    reading flags (:func:`add_reading_flags`) checked first; a path that is not a file is refused in one line. With
     ``with_info``: ``(frame, info)``, ``info`` as ``read_data`` gives it (how a CSV's lines were read)."""
     from ..data.file_bytes import check_delimiter, check_encoding
     from ..data.formats import read_data
@@ -275,9 +276,10 @@ def read_in_memory(args, *, with_info: bool = False):
 
     sheet, header_row = check_sheet(args.sheet, args.header_row)
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
-    if not Path(args.input).is_file():
-        raise ParameterError(f"file not found: {args.input}")
-    read = read_data(args.input, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)
+    path = args.input if path is None else path
+    if not Path(path).is_file():
+        raise ParameterError(f"file not found: {path}")
+    read = read_data(path, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)
     return read if with_info else read[0]
 
 

@@ -75,21 +75,18 @@ def add_commands(sub) -> None:
 
 
 def _tables(parser) -> None:
-    parser.add_argument("real", type=input_path, help="the real table (CSV)")
-    parser.add_argument("synthetic", type=input_path, help="the synthetic table (CSV), as released")
+    from .commands import add_reading_flags
+
+    parser.add_argument(
+        "real", type=input_path, help="the real table, in any format synth reads (CSV, spreadsheet, SPSS, Stata, SAS)"
+    )
+    parser.add_argument(
+        "synthetic", type=input_path, help="the synthetic table as synth wrote it (its format from its suffix)"
+    )
     parser.add_argument(
         "--domain", required=True, type=input_path, help="the domain declaration both are read over (JSON)"
     )
-    parser.add_argument("--encoding", default=None, help="text encoding of both files (default: detected)")
-    parser.add_argument("--delimiter", default=None, help="field delimiter of both files (default: detected)")
-    parser.add_argument(
-        "--header-row",
-        dest="header_row",
-        default=None,
-        metavar="N",
-        help="the real table's header line, as a text editor numbers lines (a title above it skipped; default: the "
-        "first line that holds anything); the synthetic table's is its first",
-    )
+    add_reading_flags(parser, "the real table")
 
 
 def _outputs(args, flags) -> list[tuple[str, Path]]:
@@ -120,14 +117,13 @@ def _read(args):
     for path in (args.real, args.synthetic, args.domain):
         if not Path(path).is_file():
             raise ParameterError(f"file not found: {path}")
-    from ..data.tables import read_table
+    from ..data.formats import read_data
     from ..domain import TableDomain
-    from ..validation import check_sheet
+    from .commands import read_in_memory
 
-    header_row = check_sheet(None, args.header_row)[1]
     domain = TableDomain.load(args.domain).validate()
-    real = read_table(args.real, encoding=args.encoding, delimiter=args.delimiter, header_row=header_row)[0]
-    synthetic = read_table(args.synthetic, encoding=args.encoding, delimiter=args.delimiter)[0]
+    real = read_in_memory(args, path=args.real)
+    synthetic = read_data(args.synthetic)[0]  # as synth wrote it: UTF-8 with commas, or the format its suffix says
     domain.check_matches(real.columns)
     missing = [c for c in domain.kept if c not in synthetic.columns]
     if missing:

@@ -96,7 +96,10 @@ def add_synth(synth) -> None:
         "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8)",
     )
     synth.add_argument(
-        "--delimiter", default=None, help="field delimiter (',', ';', 'tab', '|', ...; default: from the header line)"
+        "--delimiter",
+        default=None,
+        help="field delimiter (',', ';', 'tab', '|', ...; 'spaces': columns aligned with runs of spaces or tabs; "
+        "default: from the header line)",
     )
     from .commands import add_sheet_flags
 

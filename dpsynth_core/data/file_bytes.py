@@ -17,6 +17,11 @@ from pathlib import Path
 from .. import constraints
 from ..errors import DataError
 
+#: The delimiter of a file whose columns are aligned with spaces: each run of spaces or tabs outside quotes
+#: separates two fields, and spaces at either end of a line are no field (as R's read.table and the
+#: ``.data``/``.dat`` files of statistics archives have it).
+SPACES = "spaces"
+
 #: Encodings offered by the app (any other ASCII-compatible codec, or UTF-16/32, is accepted too).
 ENCODINGS = ("auto", "utf-8", "windows-1252", "latin-1", "utf-16", "utf-16-le", "utf-16-be")
 
@@ -94,11 +99,14 @@ def check_encoding(encoding) -> str | None:
 
 
 def check_delimiter(delimiter) -> str | None:
-    """Normalise the publisher's delimiter choice (None or "auto": from the header line)."""
+    """Normalise the publisher's delimiter choice (None or "auto": from the header line; "spaces" or
+    "whitespace": :data:`SPACES`)."""
     if delimiter is None or (isinstance(delimiter, str) and delimiter.strip().lower() in ("auto",)):
         return None
     if isinstance(delimiter, str) and delimiter.lower() in ("tab", "\\t"):
         return "\t"
+    if isinstance(delimiter, str) and delimiter.strip().lower() in (SPACES, "whitespace"):
+        return SPACES
     if (
         not isinstance(delimiter, str)
         or len(delimiter) != 1
@@ -108,8 +116,8 @@ def check_delimiter(delimiter) -> str | None:
         or delimiter.isalnum()
     ):
         raise DataError(
-            f"delimiter ({delimiter!r}) must be one ASCII punctuation character, a space or 'tab' "
-            "(such as , ; |), not a letter, a digit, a quote or a line end"
+            f"delimiter ({delimiter!r}) must be one ASCII punctuation character, a space, 'tab' or "
+            "'spaces' (such as , ; |), not a letter, a digit, a quote or a line end"
         )
     return delimiter
 

@@ -11,7 +11,9 @@ in any of these formats are the same table.
 A file's name and its bytes must agree: an ``.xlsx`` that holds CSV text, a ``.dta`` that holds an
 SPSS file or a ``.csv`` that holds a workbook is refused in one line saying what the bytes are.
 Spreadsheets and packages are read whole into memory (the engines for large tables read CSV and
-Parquet only: :func:`check_engine_input`).
+Parquet only: :func:`check_engine_input`); so is a Parquet file here, for the commands that read a table whole
+(``check-declaration``, ``check-persons``, ``compare`` and ``report``'s real table), while a release reads it
+through an engine.
 """
 
 from __future__ import annotations
@@ -124,6 +126,8 @@ def read_data(
     if name is None:
         name = str(source) if isinstance(source, (str, Path)) else "the file"
     family = file_family(name)
+    if family == "text" and isinstance(source, (str, Path)) and _parquet_file(source):
+        return _read_parquet(source, encoding, delimiter, sheet, header_row)
     if family == "text":
         if sheet is not None:
             raise ParameterError(f"a sheet is chosen for spreadsheets; {Path(name).name} is read as CSV")
@@ -152,6 +156,35 @@ def read_data(
     from .packages import read_package
 
     return read_package(raw, Path(name).suffix.lower(), name=shown)
+
+
+def _parquet_file(path) -> bool:
+    from .parts import names_parquet
+
+    return names_parquet(path) and Path(path).is_file()
+
+
+def _read_parquet(path, *options):
+    """One Parquet file read whole (the commands that read a table in memory: ``check-declaration``, ``compare``),
+    every cell as the text a CSV of the same records holds (:func:`~.typed_cells.frame_text`)."""
+    import pandas as pd
+
+    from .fingerprint import parquet_batches
+    from .typed_cells import frame_text
+
+    if any(option is not None for option in options):
+        raise ParameterError(f"an encoding, a delimiter, a sheet and a header row are not chosen for {Path(path).name}")
+    batches = list(parquet_batches(path))
+    frame = pd.concat(batches, ignore_index=True) if batches else pd.DataFrame()
+    columns = [str(c) for c in frame.columns]
+    info = {
+        "format": "parquet",
+        "rows": len(frame),
+        "columns": columns,
+        "bytes": Path(path).stat().st_size,
+        "lines": {},
+    }
+    return frame_text(frame, columns), info
 
 
 def _head(source) -> bytes | None:

@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import constraints
 from ..errors import DataError
-from .file_bytes import byte_order_mark, check_delimiter, check_encoding, read_capped
+from .file_bytes import SPACES, byte_order_mark, check_delimiter, check_encoding, read_capped
 
 # ENCODINGS, check_encoding and check_delimiter are file_bytes's, imported from here by the app and the CLI too.
 
@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # imported where they are used, so the command line starts fa
 DELIMITERS = (",", "\t", ";", "|")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_QUOTED_OR_SPACES = re.compile(r'("(?:[^"\n]|"")*")|[ \t]+')
 _LINE_RULES = ("not decodable", "too long", "broken quoting", "wrong number of fields")
 
 
@@ -161,6 +162,23 @@ def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarra
     return np.where(empty, -1, broken), empty, array
 
 
+def _spaces_as_tabs(lines: list[str]) -> list[str]:
+    """Lines whose fields are separated by runs of spaces or tabs (:data:`~.file_bytes.SPACES`) as tab-separated
+    ones: spaces at either end dropped, each run outside quotes one tab. Each line on its own; Arrow's
+    regular expressions for the lines without a quote, one pass of Python's over those with one."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    array = pc.utf8_trim(pa.array(lines, type=pa.large_string()), characters=" \t\r")
+    out = pc.replace_substring_regex(array, "[ \t]+", "\t").to_pylist()
+    quoted = np.flatnonzero(_lines_holding(array, '"'))
+    if len(quoted):
+        text = "\n".join(array.take(pa.array(quoted)).to_pylist())
+        for i, line in zip(quoted, _QUOTED_OR_SPACES.sub(lambda m: m.group(1) or "\t", text).split("\n")):
+            out[i] = line
+    return out
+
+
 def _column_names(header: str, delimiter: str, name: str) -> list[str]:
     try:
         names = next(csv.reader([header], delimiter=delimiter, strict=True))
@@ -240,10 +258,13 @@ def read_table(
         )
     if "\x00" in header:
         raise DataError(f"{name}: the header line holds binary data (NUL characters)")
-    delimiter = delimiter or _header_delimiter(header)
-    columns = _column_names(header, delimiter, name)
     records = lines[first + 1 :]
     del lines
+    spaces = delimiter == SPACES
+    if spaces:
+        header, records, delimiter = _spaces_as_tabs([header])[0], _spaces_as_tabs(records), "\t"
+    delimiter = delimiter or _header_delimiter(header)
+    columns = _column_names(header, delimiter, name)
     broken, empty, array = _classify(records, delimiter, len(columns))
     bad = undecodable[first + 1 :]
     broken[bad], empty[bad] = 0, False  # an undecodable line was blanked, but it is a record
@@ -264,9 +285,11 @@ def read_table(
         **{rule: int(n) for rule, n in zip(_LINE_RULES, tally)},
         "read as windows-1252": int(recoded),
     }
+    if not spaces and 2 * tally[3] >= len(broken):  # most lines of another width: would runs of spaces fit?
+        lines_report["fit runs of spaces"] = _fit_spaces(header, array.to_pylist(), name)
     info = {
         "encoding": used,
-        "delimiter": {"\t": "tab"}.get(delimiter, delimiter),
+        "delimiter": SPACES if spaces else {"\t": "tab"}.get(delimiter, delimiter),
         "rows": len(frame),
         "columns": columns,
         "bytes": len(raw),
@@ -274,6 +297,17 @@ def read_table(
         **({"header_row": header_row} if header_row is not None else {}),
     }
     return frame, info
+
+
+def _fit_spaces(header: str, records: list[str], name: str) -> int:
+    """How many records have the header's number of fields when runs of spaces separate both: a hint for the
+    publisher (:func:`line_report_text`), never a choice made for them."""
+    tabbed = _spaces_as_tabs([header, *records])
+    fields = len(_column_names(tabbed[0], "\t", name))
+    if fields < 2:  # a header without spaces: nothing to suggest
+        return 0
+    broken, empty, _ = _classify(tabbed[1:], "\t", fields)
+    return int(np.sum((broken < 0) & ~empty))
 
 
 def _parse(lines: pa.Array, columns: list[str], delimiter: str, name: str):
@@ -355,7 +389,12 @@ def line_report_text(lines: dict) -> str:
             f"{lines['broken']:,} of {lines['records']:,} lines could not be read as records "
             f"({', '.join(parts)}) and became rows of missing cells."
         )
-    if lines.get("records") and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:  # most lines broken
+    if lines.get("records") and 2 * lines.get("fit runs of spaces", 0) >= lines["records"]:
+        out += (
+            " Most lines have the header's number of fields when runs of spaces separate them (columns aligned "
+            "with spaces): choose the delimiter 'spaces' (--delimiter spaces on the command line)."
+        )
+    elif lines.get("records") and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:  # most broken
         out += (
             " Most lines have another number of fields than the header line: a "
             "title or notes above the header, or a row number at the start of each line that the header does not "

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..data.csvfile import csv_to_parquet
+from ..data.file_bytes import SPACES
 from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
@@ -111,6 +112,8 @@ class SparkSource(EngineSource):
             return read_parquet(self.spark, self._files)
         from pyspark.sql import functions as F
 
+        if delimiter == SPACES:
+            raise DataError("Spark's reader of a CSV on a cluster cannot split fields at runs of spaces: use Parquet")
         options = {
             "header": "true",
             "quote": '"',

@@ -97,6 +97,36 @@ def test_compare_reads_the_real_tables_header_line_past_a_title(tmp_path, capsys
     assert "the domain declares column(s) the data lacks: n" in capsys.readouterr().err  # the title read as header
 
 
+def test_compare_reads_each_table_in_its_own_format(tmp_path):
+    """The real table in any format synth reads, with its own reading flags (a spreadsheet's sheet, a CSV's delimiter);
+    the synthetic one as synth wrote it, its format from its suffix: the same figures as two plain CSVs."""
+    frame = pd.DataFrame({"n": [1, 2, 3, 4] * 25, "town": ["Oslo", "Rome", "Bonn", "Rome"] * 25})
+    domain = tmp_path / "domain.json"
+    declared = {
+        "n": {"type": "integer", "min": 0, "max": 100},
+        "town": {"type": "categorical", "values": ["Oslo", "Rome", "Bonn"]},
+    }
+    domain.write_text(json.dumps({"columns": declared}))
+    plain, aligned, book = tmp_path / "real.csv", tmp_path / "real.data", tmp_path / "real.xlsx"
+    frame.to_csv(plain, index=False)
+    aligned.write_text(frame.to_string(index=False) + "\n")  # columns aligned with spaces
+    with pd.ExcelWriter(book) as writer:
+        frame.head(3).to_excel(writer, sheet_name="notes", index=False)
+        frame.to_excel(writer, sheet_name="records", index=False)
+    synthetic = tmp_path / "synthetic.parquet"
+    frame.iloc[::-1].to_parquet(synthetic)
+    figures = []
+    typed = tmp_path / "real.parquet"
+    frame.to_parquet(typed)
+    tables = ((plain, []), (aligned, ["--delimiter", "spaces"]), (book, ["--sheet", "records"]), (typed, []))
+    for real, extra in tables:
+        target = tmp_path / f"{real.suffix[1:]}.json"
+        argv = ["compare", str(real), str(synthetic), "--domain", str(domain), "--json", str(target), *extra]
+        assert main(argv) == 0
+        figures.append(json.loads(target.read_text()))
+    assert figures[0] == figures[1] == figures[2] == figures[3] and max(figures[0]["one_way"].values()) == 0
+
+
 def _report(folder, domain, synthetic, page, *extra) -> int:
     """``report`` of the bundled adult table against ``synthetic`` at epsilon 0.1, in the fixture's workspace."""
     ws, real = folder / "ws", example_csv("adult")

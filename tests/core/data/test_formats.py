@@ -24,11 +24,14 @@ from dpsynth_core.workspace import Workspace
 from tests.conftest import ROOT, complete_domain, shared_path
 from tests.publisher_files import formula_without_value, ods_bytes, package_bytes, typed, xls_bytes, xlsx_bytes
 
-FORMATS = (".xlsx", ".xls", ".ods", ".sav", ".zsav", ".dta", ".xpt")
+FORMATS = (".xlsx", ".xls", ".ods", ".sav", ".zsav", ".dta", ".xpt", ".parquet")
 
 
 def _write(folder, table: pd.DataFrame, suffix: str, name: str = "records"):
     path = folder / f"{name}{suffix}"
+    if suffix == ".parquet":  # read whole by the commands that read a table in memory (a release: an engine)
+        table.to_parquet(path)
+        return path
     writers = {".xlsx": xlsx_bytes, ".xls": xls_bytes, ".ods": ods_bytes}
     path.write_bytes(writers[suffix](table) if suffix in writers else package_bytes(table, suffix))
     return path

@@ -15,6 +15,7 @@ import pytest
 from dpsynth_core import constraints
 from dpsynth_core.data import csvfile
 from dpsynth_core.data.encoding import encode_table
+from dpsynth_core.data.file_bytes import SPACES, check_delimiter
 from dpsynth_core.data.tables import line_report_text, most_lines_broken, read_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.errors import DataError
@@ -53,6 +54,51 @@ def test_delimiter_comes_from_the_header_or_the_publisher(tmp_path):
     frame, info = read_table(FIXTURES / "semicolon.csv", delimiter=",")
     assert list(frame.columns) == ["a;b;c"] and info["delimiter"] == ","
     assert read_table(tsv, delimiter="tab")[0]["y"].tolist() == ["2"]
+
+
+# ISLP's Auto.data, as statistics archives write .data files: columns aligned with runs of spaces, a tab before a
+# quoted name, and a header whose names are split by tabs and (once) by a space.
+_ALIGNED = (
+    b"mpg\tcylinders\tdisplacement\thorsepower weight\tacceleration\tyear\torigin\tname\n"
+    b'18.0   8   307.0      130.0      3504.      12.0   70  1\t"chevrolet chevelle malibu"\n'
+    b'  25.0   4   98.00      ?          2046.      19.0   71  1\t"ford pinto"\r\n'
+    b"\n"
+    b'15.0   8   350.0      165.0      3693.      11.5   70  1\t"buick skylark 320"  \n'
+)
+
+
+def test_columns_aligned_with_spaces_are_read_with_the_delimiter_spaces(tmp_path, monkeypatch):
+    frame, info = read_table(_ALIGNED, name="Auto.data", delimiter="spaces")
+    assert info["delimiter"] == "spaces" and info["lines"]["broken"] == 0 and len(frame) == 3
+    assert list(frame.columns) == [
+        "mpg", "cylinders", "displacement", "horsepower", "weight", "acceleration", "year", "origin", "name"
+    ]  # fmt: skip
+    assert frame["name"].tolist() == ["chevrolet chevelle malibu", "ford pinto", "buick skylark 320"]
+    assert frame["mpg"].tolist() == ["18.0", "25.0", "15.0"] and frame["horsepower"].tolist() == ["130.0", "?", "165.0"]
+    assert check_delimiter("whitespace") == check_delimiter(" Spaces ") == SPACES and check_delimiter(" ") == " "
+    # A broken quote or another number of fields breaks that line alone, as with any delimiter.
+    frame, info = read_table(_ALIGNED + b'1 2 3 4 5 6 7 8 "open\n1 2 3\n', name="Auto.data", delimiter="spaces")
+    assert info["lines"]["broken quoting"] == 1 and info["lines"]["wrong number of fields"] == 1
+    assert frame.iloc[3:].isna().all().all() and frame.iloc[:3].notna().all().all()
+    # Read in chunks (the engines, the ledger's fingerprint), the same table.
+    (tmp_path / "Auto.data").write_bytes(_ALIGNED * 300)
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 4096)
+    chunks = list(csvfile.csv_frames(tmp_path / "Auto.data", delimiter="spaces"))
+    assert len(chunks) > 3
+    pd.testing.assert_frame_equal(
+        pd.concat([f for f, _ in chunks], ignore_index=True), read_table(_ALIGNED * 300, delimiter="spaces")[0]
+    )
+
+
+def test_a_file_of_aligned_columns_read_otherwise_says_to_choose_spaces():
+    """The delimiter is never chosen from the records; the publisher is told which one fits (a hint only)."""
+    frame, info = read_table(_ALIGNED, name="Auto.data")
+    assert info["delimiter"] == "tab" and frame.isna().all().all() and info["lines"]["fit runs of spaces"] == 3
+    said = line_report_text(info["lines"])
+    assert "choose the delimiter 'spaces'" in said and "a title or notes above" not in said
+    # Not said where runs of spaces would not fit either (a title above the header).
+    _, info = read_table(b"Sales report, 2026-01-05\n\nname,age,city\nAnn,34,Oslo\nBob,45,Rome\n", name="report.csv")
+    assert "'spaces'" not in line_report_text(info["lines"]) and info["lines"]["fit runs of spaces"] == 0
 
 
 def test_windows_1252_lines_are_read_one_by_one():
@@ -350,6 +396,15 @@ def test_one_hostile_record_changes_one_row_only(kind, at):
     base = _base_table()
     neighbour = _with_record(base, _HOSTILE[kind], at)
     assert _differs_by_one_record(_new_reader, base, neighbour)
+
+
+@pytest.mark.parametrize("kind", list(_HOSTILE))
+def test_one_hostile_record_changes_one_row_only_in_aligned_columns(kind):
+    base = _base_table().replace(b",", b"   ")
+    reader = lambda raw: read_table(raw, delimiter="spaces")[0]  # noqa: E731
+    assert len(reader(base).columns) == 3
+    for at in (1, 120, 241):
+        assert _differs_by_one_record(reader, base, _with_record(base, _HOSTILE[kind], at))
 
 
 @pytest.mark.parametrize(
