@@ -35,8 +35,9 @@ PACKAGE_NAMES = {
     ".xpt": "a SAS transport file (.xpt)",
 }
 PACKAGE_SUFFIXES = tuple(PACKAGE_NAMES)
-#: The suffixes the app's uploader accepts (without the dot): text tables, spreadsheets, packages.
-UPLOAD_TYPES = ("csv", "tsv", "txt", *(s[1:] for s in SPREADSHEET_SUFFIXES + PACKAGE_SUFFIXES))
+#: The suffixes the app's uploader accepts (without the dot): text tables (``.data`` and ``.dat`` as statistics
+#: archives name theirs, often columns aligned with spaces), spreadsheets, packages.
+UPLOAD_TYPES = ("csv", "tsv", "txt", "data", "dat", *(s[1:] for s in SPREADSHEET_SUFFIXES + PACKAGE_SUFFIXES))
 
 _SAS_MAGIC = bytes.fromhex("000000000000000000000000c2ea8160b31411cfbd92080009c7318c181f1011")
 

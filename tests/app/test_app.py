@@ -182,6 +182,20 @@ def test_publisher_chooses_encoding_and_delimiter():
     assert not at.exception
 
 
+def test_a_file_of_columns_aligned_with_spaces_is_said_then_read_with_spaces():
+    """Auto.data as statistics archives write it: the automatic delimiter (from the header, a tab) reads no
+    record, and the error says which delimiter would fit; chosen, the file is read."""
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    raw = b'mpg\tcylinders\tname\n18.0   8\t"chevrolet chevelle malibu"\n  25.0   4\t"ford pinto"\n'
+    at.file_uploader(key="data_upload").upload("Auto.data", raw, "application/octet-stream").run()
+    assert any("choose the delimiter 'spaces'" in e.value for e in at.error)
+    at.selectbox(key="data_delimiter").set_value("spaces").run()
+    info = at.session_state["data"]["info"]
+    assert info["columns"] == ["mpg", "cylinders", "name"] and info["lines"]["broken"] == 0 and info["rows"] == 2
+    assert not at.error and not at.exception
+
+
 def test_upload_starts_a_declaration_from_names_only_and_the_sidebar_follows():
     raw = b"id,age,sex,zip\n1,34,Female,02139\n2,51,Male,98105\n"
     at = _upload(_app().run(), "people.csv", raw)
