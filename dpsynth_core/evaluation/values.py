@@ -125,8 +125,13 @@ def _compare(
 
 #: A most common value whose share moved by at least this much (either way) names its column.
 SHAPE_SHARE_GAP = 0.10
-#: A mean that moved by more than this share of the real mean (or of the range) names its column.
+#: A mean that moved by more than this share of the real mean names its column (in the DP report, when the
+#: synthetic mean also lies outside the real mean's interval) ...
 SHAPE_MEAN_GAP = 0.25
+#: ... and, on the publisher's exact figures, by more than this share of the real values' standard deviation (a
+#: standardised mean difference), so that a mean near 0 (returns, logarithms, a balance) moving by a sliver of
+#: the values' spread is not said to have changed.
+SHAPE_MEAN_SPREAD = 0.1
 #: Distribution functions this far apart name their column.
 SHAPE_CDF_GAP = 0.15
 #: At least this share of the synthetic rows outside the real values' range names its column.
@@ -205,8 +210,8 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
         )
     if a.size and b.size and column.kind not in TIME_KINDS:
         mean_a, mean_b = float(a.mean()), float(b.mean())
-        scale = max(abs(mean_a), 1e-12)
-        if abs(mean_b - mean_a) > SHAPE_MEAN_GAP * scale:
+        gap = abs(mean_b - mean_a)
+        if gap > SHAPE_MEAN_GAP * max(abs(mean_a), 1e-12) and gap > SHAPE_MEAN_SPREAD * float(a.std()):
             shape.append(
                 f"{column.name}: the mean is {value_text(mean_a)} in the real values and {value_text(mean_b)} in the "
                 "synthetic ones"

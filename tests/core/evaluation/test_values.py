@@ -132,3 +132,30 @@ def test_rows_beyond_the_real_range_are_said_with_their_shares():
     assert value_summaries(real, synthetic, domain)["day"]["shape"][-1] == (
         "day: 5.0% of the synthetic rows lie above the largest real value (2013-05-01)"
     )
+
+
+def test_a_mean_is_said_to_move_when_it_moved_by_a_quarter_and_by_a_tenth_of_the_spread():
+    """A mean near 0 (a daily return) moving by a sliver of its spread is not said to have changed, though its
+    relative change is large; a skewed column whose mean doubled is (capital gains: most 0, a few large)."""
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.evaluation.values import value_summaries
+
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "ret": {"type": "float", "min": -1, "max": 1},
+                "gain": {"type": "integer", "min": 0, "max": 100_000},
+            }
+        }
+    )
+    rng = np.random.default_rng(5)
+    real_ret, synthetic_ret = rng.normal(0.0002, 0.01, 4000), rng.normal(0.0004, 0.01, 4000)
+    real_ret += 0.0002 - real_ret.mean()
+    synthetic_ret += 0.0004 - synthetic_ret.mean()  # twice the real mean: a gap of 0.02 deviations
+    real = pd.DataFrame({"ret": real_ret.astype(str), "gain": ["0"] * 3920 + ["20000"] * 80})
+    synthetic = pd.DataFrame({"ret": synthetic_ret.astype(str), "gain": ["0"] * 3840 + ["20000"] * 160})
+    summaries = value_summaries(real, synthetic, domain)
+    assert not any("mean" in s for s in summaries["ret"]["shape"])
+    assert "gain: the mean is 400 in the real values and 800 in the synthetic ones" in summaries["gain"]["shape"]
