@@ -1,7 +1,7 @@
 """Command line for the figures: ``compare`` (exact, publisher-only) and ``report`` (DP, shareable).
 
     python -m dpsynth_core compare REAL SYNTHETIC --domain D --json OUT
-    python -m dpsynth_core report REAL SYNTHETIC --domain D --epsilon E --workspace W --out report.html
+    python -m dpsynth_core report REAL SYNTHETIC --domain D --epsilon E [--workspace W] --out report.html
         [--pdf report.pdf] [--json figures.json] [--pair A,B ...] [--chart COLUMN ...] [--seed S]
 
 Both read the tables as the app does and compute their figures with the same core functions
@@ -44,9 +44,9 @@ def add_commands(sub) -> None:
     report.add_argument("--epsilon", required=True, help="the report's own budget (for example 0.1)")
     report.add_argument(
         "--workspace",
-        required=True,
         metavar="FOLDER",
-        help="the workspace that recorded the release (its ledger records the report)",
+        help="the workspace that recorded the release (its ledger records the report; default: $DPSYNTH_WORKSPACE, "
+        "else ~/.dpsynth, as synth's)",
     )
     report.add_argument("--out", required=True, type=output_path, help="where to write the report (HTML page)")
     report.add_argument("--pdf", type=output_path, help="also print it to this PDF (needs Chromium)")
@@ -251,9 +251,9 @@ def run_report(args) -> None:
     real, synthetic, domain = _read(args)
     from .. import usecases
     from ..evaluation import report
-    from ..workspace import Workspace
+    from .commands import open_workspace
 
-    workspace = Workspace(args.workspace)
+    workspace = open_workspace(args.workspace)
     # The ledger of the real table's records (any file form), as ``synth`` recorded the release in.
     fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(real))
     stored = _find_release(workspace, fingerprint, args.synthetic, args.card, synthetic)
@@ -293,5 +293,5 @@ def run_report(args) -> None:
     _write([(path, files[flag]) for flag, path in targets])
     print(
         f"wrote the report to {args.out} (its figures spent {cost_words(recorded)}, as recorded in the ledger of "
-        f"{args.workspace})"
+        f"{workspace.folder})"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -170,6 +171,18 @@ def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
     assert written["statements"] == {"figures": figures.statements, "confidence": 0.95}
     assert figures.statements == sum(len(found["values"]) + 2 for found in figures.values.values()) > 2
     assert "Quality report" in page.read_text()
+
+
+def test_report_finds_the_workspace_as_synth_does(adult, tmp_path, monkeypatch, capsys):
+    """Without --workspace, report records in $DPSYNTH_WORKSPACE, where synth recorded the release, and says so."""
+    folder, domain, out, _ = adult
+    shutil.copytree(folder / "ws", tmp_path / "ws")  # the fixture's own ledger stays as the other tests expect it
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "ws"))
+    argv = ["report", example_csv("adult"), out, "--domain", domain, "--epsilon", 0.1, "--out", tmp_path / "r.html"]
+    assert main([str(arg) for arg in [*argv, "--seed", 3]]) == 0, capsys.readouterr().err
+    assert f"as recorded in the ledger of {tmp_path / 'ws'}" in capsys.readouterr().out
+    before = [s["purpose"] for s in Workspace(folder / "ws").ledger.spends()]
+    assert [s["purpose"] for s in Workspace(tmp_path / "ws").ledger.spends()] == [*before, "report"]
 
 
 def test_report_refuses_a_file_that_is_not_a_recorded_release(adult, tmp_path, capsys):
