@@ -21,11 +21,8 @@ def complete_domain(declaration: dict) -> TableDomain:
         problems = domain.problems()
     except DPSynthError as problem:  # a declaration that does not fit the schema
         problems = list(getattr(problem, "problems", None) or [str(problem)])
-    if problems:
-        shown = "; ".join(literal(p) for p in problems[:30]) + (
-            f"; and {len(problems) - 30:,} more (see the Domain page)" if len(problems) > 30 else ""
-        )
-        st.error(f"The domain declaration is not complete ({len(problems)} thing(s) to fix): {shown}")
+    if problems:  # said once for the columns it concerns alike, as the command line says it
+        st.error(f"The domain declaration is not complete: {literal(str(DomainError.from_problems(problems)))}")
         st.page_link(DOMAIN.path, label="Finish the domain declaration", icon=DOMAIN.icon)
         st.stop()
     return domain

@@ -196,6 +196,16 @@ def test_a_file_of_columns_aligned_with_spaces_is_said_then_read_with_spaces():
     assert not at.error and not at.exception
 
 
+def test_the_preview_says_what_is_left_to_declare_once_for_the_columns_it_concerns():
+    """Ten undeclared columns are one sentence naming them, not the same sentence ten times."""
+    names = [f"c{i}" for i in range(10)]
+    raw = (",".join(names) + "\n" + ",".join("1" for _ in names) + "\n").encode()
+    at = _visit(_upload(_app().run(), "wide.csv", raw), "app_pages/4_Preview.py")
+    said = [e.value for e in at.error]
+    assert len(said) == 1 and said[0].count("choose a kind") == 1, said
+    assert "10 problems: columns 'c0', 'c1', 'c2'" in said[0]
+
+
 def test_upload_starts_a_declaration_from_names_only_and_the_sidebar_follows():
     raw = b"id,age,sex,zip\n1,34,Female,02139\n2,51,Male,98105\n"
     at = _upload(_app().run(), "people.csv", raw)
