@@ -13,7 +13,7 @@ from app_support.markdown import literal
 from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.domain.editing import parse_groups
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
-from dpsynth_core.synthesizers.planning.resolution import resolution_words
+from dpsynth_core.synthesizers.planning.resolution import resolution_words, thin_table_words
 from dpsynth_core.usecases.person_check import person_check
 from dpsynth_core.workspace import BudgetExceeded
 
@@ -23,6 +23,9 @@ def show_resolution(settings: tuple) -> None:
     fine = numeric_resolution(*settings)
     if not fine:
         return
+    thin = thin_table_words(list(fine.values()), settings[4] or settings[5])  # a fixed row count, else the file's
+    if thin:
+        st.warning(thin, icon=":material/info:")
     with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         for name, entry in fine.items():

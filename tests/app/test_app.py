@@ -952,6 +952,16 @@ def test_the_domain_and_privacy_pages_say_how_fine_numbers_can_come_out():
     assert not at.exception, [e.value for e in at.exception]
     assert any(e.label.startswith("How fine numbers and dates can come out") for e in at.expander)
     assert any("Finest detail: about" in m.value for m in at.markdown)
+    assert not any("A small table for these settings" in w.value for w in at.warning)  # adult, 32,561 records
+
+
+def test_the_privacy_page_says_when_the_table_is_small_for_its_settings(monkeypatch):
+    """The same advice's summary: at 300 records the bundled adult's declaration leaves few pieces per range."""
+    monkeypatch.setattr(state, "expected_rows", lambda: 300)
+    at = _visit(_app().run(), "app_pages/3_Privacy.py")
+    assert any("A small table for these settings" in w.value and "300 records" in w.value for w in at.warning)
+    at.select_slider(key="privacy_epsilon").set_value(20.0).run()  # a weak guarantee sees finer: no warning
+    assert not any("A small table for these settings" in w.value for w in at.warning)
 
 
 def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_card_states_it():

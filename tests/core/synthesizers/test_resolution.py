@@ -87,3 +87,18 @@ def test_a_date_range_is_advised_in_days():
     (entry,) = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=50_000)
     assert entry["width"] == 7305 and 1 <= entry["step"] < 1.5
     assert " day across the declared range 2000-01-01 to 2019-12-31" in resolution.resolution_words(entry)[0]
+
+
+def test_a_table_small_for_its_settings_is_said_once_with_the_middle_columns_figures():
+    """The warning reads the entries only: the middle column's pieces (its range over its step) below
+    THIN_PIECES; adult_test's declaration at its size says nothing, at 300 records it warns with that figure."""
+    declaration = _declared()
+    assert resolution.thin_table_words(resolution.numeric_resolution(declaration, 1.0, 0.9, rows=ROWS), ROWS) is None
+    entries = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=300)
+    pieces = sorted(e["width"] / e["step"] for e in entries)
+    assert pieces[len(pieces) // 2] < resolution.THIN_PIECES
+    said = resolution.thin_table_words(entries, 300)
+    sigma = sorted(e["sigma"] for e in entries)[len(entries) // 2]
+    assert said.startswith("**A small table for these settings.** With about 300 records")
+    assert f"off by about ±{sigma:,.0f} records" in said and f"about {pieces[len(pieces) // 2]:,.0f} pieces" in said
+    assert resolution.thin_table_words([], 300) is None
