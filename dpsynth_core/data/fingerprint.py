@@ -54,13 +54,11 @@ from ..errors import DataError
 from .cell_values import one_reading_dates, one_reading_numbers
 from .csvfile import csv_frames
 from .formats import read_data, reads_whole
-from .parts import checked_files
+from .parts import checked_files, parquet_batches
 
 #: Bumped whenever the rule above changes (old fingerprints would no longer be found).
 VERSION = b"dpsynth records v1"
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
-#: Parquet rows hashed at once (memory: a few arrays of this many 64-bit words per column).
-BATCH_ROWS = 1 << 18
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -399,21 +397,3 @@ def check_source(data) -> list | None:
     if not path.is_file():
         raise DataError(f"{path} is not a data file (a folder of Parquet parts, a device or a pipe?)")
     return None
-
-
-def parquet_batches(path):
-    """The records of one Parquet file as DataFrames of at most :data:`BATCH_ROWS` rows; a file that
-    is not readable Parquet ends with one line naming it."""
-    import pyarrow.parquet as pq
-
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path} is not a regular file" if path.exists() else f"file not found: {path}")
-    try:
-        handle = pq.ParquetFile(path)
-        for batch in handle.iter_batches(batch_size=BATCH_ROWS):
-            yield batch.to_pandas(timestamp_as_object=False, date_as_object=True)
-    except (pa.ArrowException, OSError, ValueError) as problem:
-        if isinstance(problem, DataError):
-            raise
-        raise DataError(f"{path.name} is not a readable Parquet file (empty, truncated or another format)") from None

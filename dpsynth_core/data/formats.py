@@ -170,7 +170,7 @@ def _read_parquet(path, *options):
     every cell as the text a CSV of the same records holds (:func:`~.typed_cells.frame_text`)."""
     import pandas as pd
 
-    from .fingerprint import parquet_batches
+    from .parts import parquet_batches
     from .typed_cells import frame_text
 
     if any(option is not None for option in options):

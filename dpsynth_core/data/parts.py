@@ -185,3 +185,24 @@ def _schema_difference(mine: list, theirs: list) -> str:
         if a != b:
             return f"column {i + 1} {a[0]!r} ({a[1]})" if a else f"no column {i + 1}"
     return "the same columns"  # pragma: no cover - only called on different schemas
+
+
+#: Parquet rows read (and hashed by the ledger's fingerprint) at once: memory of a few arrays of this many 64-bit
+#: words per column.
+BATCH_ROWS = 1 << 18
+
+
+def parquet_batches(path):
+    """The records of one Parquet file as DataFrames of at most :data:`BATCH_ROWS` rows; a file that
+    is not readable Parquet ends with one line naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path} is not a regular file" if path.exists() else f"file not found: {path}")
+    try:
+        handle = pq.ParquetFile(path)
+        for batch in handle.iter_batches(batch_size=BATCH_ROWS):
+            yield batch.to_pandas(timestamp_as_object=False, date_as_object=True)
+    except (pa.ArrowException, OSError, ValueError) as problem:
+        if isinstance(problem, DataError):
+            raise
+        raise DataError(f"{path.name} is not a readable Parquet file (empty, truncated or another format)") from None

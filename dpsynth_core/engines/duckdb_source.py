@@ -232,7 +232,8 @@ class DuckDBSource(EngineSource):
         (:func:`~dpsynth_core.data.fingerprint.records_identity`'s, the same for the same records in any
         form): from the records folded when the source opened (each distinct record hashed once, weighted
         by its count, with no further read of the file), else streamed from the file in batches."""
-        from ..data.fingerprint import BATCH_ROWS, RecordSums
+        from ..data.fingerprint import RecordSums
+        from ..data.parts import BATCH_ROWS
 
         sums = RecordSums(secret)
         if self._folded:

@@ -195,7 +195,8 @@ class SparkSource(EngineSource):
         (:func:`~dpsynth_core.data.fingerprint.records_identity`'s, the same for the same records in any
         form): from the records folded on the driver when the source opened (each distinct record hashed
         once, weighted by its count, with no further read of the file), else read from the local files."""
-        from ..data.fingerprint import RecordSums, parquet_batches
+        from ..data.fingerprint import RecordSums
+        from ..data.parts import parquet_batches
 
         sums = RecordSums(secret)
         if self._every and self._here is not None:

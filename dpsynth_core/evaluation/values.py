@@ -128,9 +128,8 @@ SHAPE_SHARE_GAP = 0.10
 #: A mean that moved by more than this share of the real mean names its column (in the DP report, when the
 #: synthetic mean also lies outside the real mean's interval) ...
 SHAPE_MEAN_GAP = 0.25
-#: ... and, on the publisher's exact figures, by more than this share of the real values' standard deviation (a
-#: standardised mean difference), so that a mean near 0 (returns, logarithms, a balance) moving by a sliver of
-#: the values' spread is not said to have changed.
+#: ... and, on the publisher's exact figures, by more than this share of the real values' standard deviation (so a
+#: mean near 0, such as a daily return's, moving by a sliver of the values' spread is not said to have changed).
 SHAPE_MEAN_SPREAD = 0.1
 #: Distribution functions this far apart name their column.
 SHAPE_CDF_GAP = 0.15
