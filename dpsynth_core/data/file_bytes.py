@@ -186,7 +186,8 @@ def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
         (what for pattern, what in _MAGIC_PATTERNS if pattern.match(head)), None
     )
     if what:
-        raise DataError(f"{name} is {what}, not a CSV: save it as CSV (UTF-8) and try again")
+        todo = "unpack it and read the file inside" if "compressed" in what else "save it as CSV (UTF-8) and try again"
+        raise DataError(f"{name} is {what}, not a CSV: {todo}")
     found, _ = byte_order_mark(head)
     wide = _wide(encoding) if encoding is not None else found is not None and _wide(found)
     region = head.split(b"\n", 1)[0]

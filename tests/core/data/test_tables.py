@@ -174,6 +174,7 @@ def _png() -> bytes:
         (b"SQLite format 3\x00\x10\x00", "an SQLite database"),
         (b"BZh91AY&SY\x8a", "a compressed (bzip2) file"),
         (b"7z\xbc\xaf\x27\x1c\x00\x04", "a compressed (7-Zip) file"),
+        (b"\x1f\x8b\x08\x00", "a compressed (gzip) file"),  # a table.csv.gz
     ],
 )
 def test_binary_files_are_refused_whatever_their_name(tmp_path, content, what):
@@ -181,7 +182,8 @@ def test_binary_files_are_refused_whatever_their_name(tmp_path, content, what):
         with pytest.raises(DataError) as refused:
             read_table(source, name=name)
         message = str(refused.value)
-        assert message == f"{name} is {what}, not a CSV: save it as CSV (UTF-8) and try again"
+        todo = "unpack it and read the file inside" if "compressed" in what else "save it as CSV (UTF-8) and try again"
+        assert message == f"{name} is {what}, not a CSV: {todo}"
     path = tmp_path / "picture.txt"
     path.write_bytes(content)
     with pytest.raises(DataError) as refused:
