@@ -18,6 +18,7 @@ from dpsynth_core.evaluation.charts import (
     distribution_chart,
     fidelity_chart,
     one_way_chart,
+    reached_cells,
     top_values_chart,
     two_way_heatmap,
     value_cdf_chart,
@@ -198,7 +199,11 @@ def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
     column = st.selectbox("Column", list(pairs), key="preview_column")
     pair = pairs[column]
     labels, real, synthetic = metrics.shown_shares(pair, declared=domain.columns[column].binned)
+    ordered = domain.columns[column].kind in RANGE_KINDS
+    labels, real, synthetic, left_out = reached_cells(labels, real, synthetic, ordered=ordered)
     st.plotly_chart(distribution_chart(labels, real, synthetic, column), width="stretch", key="preview_distribution")
+    if left_out:
+        st.caption(literal(left_out) + ".")
     st.caption(
         "How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers. "
         f"A text value held by fewer than {constraints.SHOWN_MIN_ROWS} real rows is not shown by name: such "

@@ -187,6 +187,23 @@ def distinguishing_chart(accuracy: float, low: float, high: float, note: str = "
     return fig
 
 
+def reached_cells(labels: list, real: np.ndarray, synthetic: np.ndarray, *, ordered: bool) -> tuple:
+    """An ordered column's cells without the runs at either end of its declared range that neither table reaches
+    (a range declared far wider than its values leaves most of the chart empty), the ``(missing)`` cell kept when
+    either table holds one; and the words for what was left out ("" when nothing was). Post-processing of what
+    the chart shows; nothing else changes."""
+    missing = bool(labels) and labels[-1] == "(missing)"
+    cells = len(labels) - missing
+    held = np.flatnonzero((real[:cells] + synthetic[:cells]) > 0)
+    if not ordered or not len(held) or (held[0] == 0 and held[-1] == cells - 1):
+        return labels, real, synthetic, ""
+    keep = list(range(held[0], held[-1] + 1)) + ([cells] if missing and real[cells] + synthetic[cells] else [])
+    left = [labels[i] for i in range(cells) if i < held[0] or i > held[-1]]
+    words = f"{len(left)} cell(s) of the declared range that neither table reaches are left out ({left[0]}"
+    words += f" to {left[-1]})" if len(left) > 1 else ")"
+    return [labels[i] for i in keep], real[keep], synthetic[keep], words
+
+
 def distribution_chart(
     labels: list, real: np.ndarray, synthetic: np.ndarray, column: str, max_bars: int = 40
 ) -> go.Figure:

@@ -169,3 +169,22 @@ def test_exact_values_compare_equal_against_a_release_of_the_same_values(tables)
     for name in ("age", "gain", "score", "day"):
         values = value_comparison(real[name], real[name], domain.columns[name], markers=domain.missing_markers)
         assert values.max_cdf_gap == 0.0 and values.value_tvd in (None, 0.0)
+
+
+def test_the_one_column_chart_leaves_out_the_ends_of_a_range_that_neither_table_reaches():
+    """A range declared far wider than its values (sales 0-100 in 20 cells, records below 20): the cells neither
+    table reaches at either end are left out and said; a cell either reaches keeps everything between; an unordered
+    column (categories) keeps every cell; the missing cell stays when either table holds one."""
+    from dpsynth_core.evaluation.charts import reached_cells
+
+    labels = [f"{a}-{a + 5}" for a in range(0, 100, 5)] + ["(missing)"]
+    real = np.array([5, 60, 20, 1] + [0] * 17)
+    synthetic = np.array([6, 58, 12, 0] + [0] * 16 + [3])
+    shown, r, s, words = reached_cells(labels, real, synthetic, ordered=True)
+    assert shown == ["0-5", "5-10", "10-15", "15-20", "(missing)"] and r.tolist() == [5, 60, 20, 1, 0]
+    assert s.tolist() == [6, 58, 12, 0, 3]
+    assert words == "16 cell(s) of the declared range that neither table reaches are left out (20-25 to 95-100)"
+    synthetic[19] = 2  # one synthetic row at the declared end: the whole range is shown
+    assert reached_cells(labels, real, synthetic, ordered=True)[0] == labels
+    assert reached_cells(labels, real, synthetic, ordered=False)[3] == ""
+    assert reached_cells(["a", "b", "c"], np.array([0, 1, 0]), np.array([0, 1, 0]), ordered=False)[0] == ["a", "b", "c"]
