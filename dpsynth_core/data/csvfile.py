@@ -61,6 +61,17 @@ def _chunks(handle, first: bytes):
         carry = data[cut + 1 :]
 
 
+def _header_line(body: bytes) -> int:
+    """The header's line number by ``read_table``'s rule, in the bytes after a byte-order mark: the first line that
+    holds anything, or the one after it that does when it is Excel's ``sep=;`` (:func:`~.tables.excel_sep`). Every
+    chunk is led by the lines down to it. Past the bytes given: a number beyond them (the file is read whole)."""
+    lines = body.split(b"\n")[:-1]  # whole lines only
+    held = [i for i, line in enumerate(lines) if line.rstrip(b"\r")]
+    if held and tables.excel_sep(lines[held[0]].decode("latin-1")) is not None:
+        held = held[1:]
+    return held[0] + 1 if held else len(lines) + 2
+
+
 def _line_end(head: bytes, line: int) -> int:
     """Where the ``line``-th line of ``head`` ends (its line feed), or -1 when it ends past the head."""
     end = -1
@@ -91,10 +102,10 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
     found_any = False
     with path.open("rb") as handle:
         head = handle.read(1 << 16)
-        found, _ = file_bytes.byte_order_mark(head)
+        found, skip = file_bytes.byte_order_mark(head)
         chosen = file_bytes.check_encoding(encoding)
         wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
-        end = -1 if wide else _line_end(head, header_row or 1)
+        end = -1 if wide else _line_end(head, header_row or _header_line(head[skip:]))
         if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
             parts = [head + handle.read()]
             header = b""

@@ -12,7 +12,8 @@ header line's delimiter), never of the records. Then a per-record rule (the READ
 line, one record"):
 
 * a record is one line, ended by a line feed (a carriage return before it is dropped);
-  empty lines are skipped; the header is the first non-empty line, or the line the publisher
+  empty lines are skipped; the header is the first non-empty line (after Excel's ``sep=;`` line, which names
+  the delimiter unless the publisher chose one), or the line the publisher
   names (``header_row``, numbered from 1 as a text editor numbers lines: a title or notes
   above it are skipped, never read as records);
 * with the automatic encoding, a byte-order mark decides (UTF-8, UTF-16, UTF-32); without
@@ -162,6 +163,21 @@ def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarra
     return np.where(empty, -1, broken), empty, array
 
 
+_EXCEL_SEP = re.compile("sep=(.)\r?")
+
+
+def excel_sep(line: str) -> str | None:
+    """The delimiter a line ``sep=;`` names (Excel writes it above the header, and reads a file by it), or None
+    for any other line. A property of the file's start, as the header's delimiter is."""
+    found = _EXCEL_SEP.fullmatch(line)
+    if found is None:
+        return None
+    try:
+        return check_delimiter(found.group(1))
+    except DataError:
+        return None
+
+
 def _spaces_as_tabs(lines: list[str]) -> list[str]:
     """Lines whose fields are separated by runs of spaces or tabs (:data:`~.file_bytes.SPACES`) as tab-separated
     ones: spaces at either end dropped, each run outside quotes one tab. Each line on its own; Arrow's
@@ -244,6 +260,12 @@ def read_table(
     first = next((i for i, line in enumerate(lines) if line.strip("\r") or undecodable[i]), None)
     if first is None:
         raise DataError(f"{name} is empty")
+    named = excel_sep(lines[first]) if header_row is None and not undecodable[first] else None
+    if named is not None:  # Excel's "sep=;" above the header: the file's own word for its delimiter
+        delimiter = delimiter or named
+        first = next((i for i in range(first + 1, len(lines)) if lines[i].strip("\r") or undecodable[i]), None)
+        if first is None:
+            raise DataError(f"{name} is empty")
     if header_row is not None:
         if header_row > len(lines) or not (lines[header_row - 1].strip("\r") or undecodable[header_row - 1]):
             raise DataError(f"{name}: line {header_row:,}, the header line chosen, is empty or past the file's end")

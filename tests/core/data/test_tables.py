@@ -319,6 +319,39 @@ def test_a_header_line_chosen_by_the_publisher_skips_the_title_above_it(tmp_path
     pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), plain)
 
 
+@pytest.mark.parametrize(
+    "lead", ["", "\n\n", "sep=;\n", "\ufeffsep=;\r\n\r\n"], ids=["plain", "blank lines", "sep=", "BOM, sep=, blank"]
+)
+def test_blank_lines_and_excels_sep_line_above_the_header_read_alike_whole_and_in_chunks(tmp_path, monkeypatch, lead):
+    """Excel's ``sep=;`` line names the delimiter and is no header; blank lines above the header are skipped. Read in
+    chunks (the engines, the ledger's fingerprint), every chunk is led by the lines down to the header, so the same
+    records are the same table and find the same ledger (a file led by blank lines once took each chunk's first
+    record for its header)."""
+    from dpsynth_core.data.fingerprint import records_fingerprint
+
+    rows = [f"{_CITIES[i % 4]};{18 + i % 80}" for i in range(8_000)]  # past the first 64 kB read whole
+    path = tmp_path / "t.csv"
+    path.write_bytes((lead + "city;age\n" + "\n".join(rows) + "\n").encode())
+    frame, info = read_table(path)
+    assert list(frame.columns) == ["city", "age"] and len(frame) == 8_000 and info["delimiter"] == ";"
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 4096)
+    chunks = list(csvfile.csv_frames(path))
+    assert len(chunks) > 3
+    pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), frame)
+    plain = tmp_path / "plain.csv"
+    plain.write_bytes(("city;age\n" + "\n".join(rows) + "\n").encode())
+    assert records_fingerprint(path, bytes(32)) == records_fingerprint(plain, bytes(32))
+
+
+def test_excels_sep_line_gives_way_to_the_publishers_delimiter_and_a_chosen_header_line():
+    raw = b"sep=;\nname;age\nAnn;34\n"
+    assert list(read_table(raw, delimiter=",")[0].columns) == ["name;age"]  # the publisher's choice wins
+    assert list(read_table(raw, header_row=1)[0].columns) == ["sep=", "Unnamed: 1"]  # the line chosen is the header
+    assert list(read_table(b"sep=ab\nname,age\nAnn,34\n")[0].columns) == ["sep=ab"]  # no one-character delimiter
+    with pytest.raises(DataError, match="is empty"):
+        read_table(b"sep=;\n\n", name="t.csv")
+
+
 # --- neighbouring files ------------------------------------------------------------------------
 
 _CITIES = ["Québec", "Montréal", "Trois-Rivières", "Gatineau"]
