@@ -182,6 +182,9 @@ def time_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[np.n
 
 THOUSANDS_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?$"
 THOUSANDS_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?$"
+#: Thousands grouped by a space with a decimal comma (1 234,5: a space, a no-break space or a narrow one, as French
+#: and Nordic spreadsheets save numbers).
+THOUSANDS_SPACE = "^[+-]?[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?:,[0-9]*)?$"
 DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$|^[+-]?[0-9]+,$"
 
 
@@ -196,8 +199,8 @@ def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
 
     >>> plain_numbers(pd.Series(["1,234.5", "12", "1,23", "-$1,200.50"]), "thousands comma").tolist()
     ['1234.5', '12', '1,23', '-1200.50']
-    >>> plain_numbers(pd.Series(["1.234,5", "3,25", "2.5", "1.234", "12,50 €"]), "decimal comma").tolist()
-    ['1234.5', '3.25', '2.5', '1234', '12.50']
+    >>> plain_numbers(pd.Series(["1.234,5", "3,25", "2.5", "1.234", "12,50 €", "1 234,5"]), "decimal comma").tolist()
+    ['1234.5', '3.25', '2.5', '1234', '12.50', '1234.5']
     >>> plain_numbers(pd.Series(["97%", "12.5 %", "3", "$-2"]), "percent").tolist()
     ['97', '12.5', '3', '-2']
     >>> plain_numbers(pd.Series(["97%"]), None).tolist()
@@ -210,8 +213,8 @@ def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
     if written == "thousands comma":
         return text.where(~text.str.match(THOUSANDS_COMMA, na=False), text.str.replace(",", "", regex=False))
     if written == "decimal comma":
-        grouped = text.str.match(THOUSANDS_DOT, na=False)
-        text = text.where(~grouped, text.str.replace(".", "", regex=False))
+        grouped = text.str.match(THOUSANDS_DOT, na=False) | text.str.match(THOUSANDS_SPACE, na=False)
+        text = text.where(~grouped, text.str.replace("[. \u00a0\u202f]", "", regex=True))
         decimal = grouped | text.str.match(DECIMAL_COMMA, na=False)
         return text.where(~decimal, text.str.replace(",", ".", regex=False))
     return text
@@ -240,17 +243,21 @@ def read_numbers(text: pd.Series, written: str | None) -> np.ndarray:
 
 def one_reading_numbers(cells: pd.Series) -> np.ndarray:
     """Each cell (text) as the number it names when written with commas in a form that has one reading only,
-    else NaN: thousands commas with a decimal point or two groups or more (1,234.5, 1,234,567), dots between
-    thousands with a decimal comma or two groups or more (1.234,5, 1.234.567), a decimal comma (1234,5, 0,125),
-    but not 1,234 (each read as :func:`plain_numbers` reads its form); and a number with a currency or percent
-    sign set aside ($12.50, 97%: the number written, whatever unit the publisher declares).
+    else NaN: thousands commas with a decimal point or two groups or more (1,234.5, 1,234,567), dots or spaces
+    between thousands with a decimal comma or two groups or more (1.234,5, 1.234.567, 1 234,5), a decimal comma
+    (1234,5, 0,125), but not 1,234 (each read as :func:`plain_numbers` reads its form); and a number with a
+    currency or percent sign set aside ($12.50, 97%: the number written, whatever unit the publisher declares).
 
     >>> one_reading_numbers(pd.Series(["1,234.5", "1.234,5", "0,125", "1,234", "12", "$1,200.50", "97 %"])).tolist()
     [1234.5, 1234.5, 0.125, nan, nan, 1200.5, 97.0]
+    >>> one_reading_numbers(pd.Series(["1 234,5", "1 234 567", "1 234", "12 345,00"])).tolist()
+    [1234.5, 1234567.0, nan, 12345.0]
     """
     out = np.full(len(cells), np.nan)
     signed = cells.str.contains("[$€£¥%]", regex=True, na=False).to_numpy()
+    spaces = cells.str.count("[ \u00a0\u202f]")
     maybe = signed | (cells.str.count(",") > 0).to_numpy() | (cells.str.count(r"\.") > 1).to_numpy()
+    maybe |= (spaces > 1).to_numpy()
     if not maybe.any():  # plain numbers and text: nothing here to read (plain numbers are read as numbers anyway)
         return out
     cells, signed = cells[maybe], signed[maybe]
@@ -259,6 +266,7 @@ def one_reading_numbers(cells: pd.Series) -> np.ndarray:
     by_commas = bare.str.match(THOUSANDS_COMMA) & ((dots > 0) | (commas > 1))
     by_dots = bare.str.match(THOUSANDS_DOT) & ((commas > 0) | (dots > 1))
     by_dots |= bare.str.match(DECIMAL_COMMA) & ~bare.str.match(_EITHER)
+    by_dots |= bare.str.match(THOUSANDS_SPACE) & ((commas > 0) | (spaces[maybe] > 1))
     text = plain_numbers(bare.where(by_commas), "thousands comma").fillna(
         plain_numbers(bare.where(by_dots), "decimal comma")
     )

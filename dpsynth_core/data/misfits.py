@@ -48,7 +48,8 @@ _HOW = {
     "time": "Times of day are read written 13:45, 13:45:07 or 1:45 PM (a date before them read past), and as digits "
     "(1345, 517) when the Domain page says the file writes them so.",
     "integer": "Numbers are read written plainly (1234.5, with a currency sign or none), and with thousands commas "
-    "(1,234.5), a decimal comma (1.234,5) or a percent sign (97%) when the Domain page says the file writes them so.",
+    "(1,234.5), a decimal comma (1.234,5 or 1 234,5) or a percent sign (97%) when the Domain page says the file "
+    "writes them so.",
     "categorical": "A category is read when a cell is one of the declared values, as the file writes it.",
     "text": "Text is read when a cell fits the declared kind of text.",
 }

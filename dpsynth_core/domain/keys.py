@@ -108,7 +108,7 @@ def written_key(forms: tuple, values: str) -> Key:
         "day first": "day first (31/01/2012)",
         "month first": "month first (01/31/2012)",
         "thousands comma": "with thousands commas (1,234.5)",
-        "decimal comma": "with a decimal comma (1.234,5)",
+        "decimal comma": "with a decimal comma (1.234,5 or 1 234,5)",
         "percent": "with a percent sign (97%, read as 97)",
     }
     always = (

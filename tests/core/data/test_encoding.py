@@ -304,6 +304,11 @@ def test_numbers_with_thousands_commas_or_a_decimal_comma_are_read_as_declared()
     assert values("decimal comma") == [None, 1234.5, 3.25, 2.5, 12.0, 1.23, None]
     whole = column_from_json("n", {"type": "integer", "min": 0, "max": 10**7, "written": "decimal comma"})
     assert numeric_values(whole, pd.Series(["12.000", "1.234.567", "7"])).tolist() == [12_000, 1_234_567, 7]
+    # spaces between thousands (a space, a no-break space, a narrow one), as French spreadsheets save numbers
+    spaced = pd.Series(["1 234,56", "12\u00a0345,00", "1\u202f234\u202f567", "12 34,5", "1 234.5"])
+    wide = column_from_json("x", {"type": "float", "min": 0, "max": 10**7, "written": "decimal comma"})
+    read = [None if v is None else round(v, 4) for v in numeric_or_none(wide, spaced)]
+    assert read == [1234.56, 12345.0, 1234567.0, None, None]  # groups of three only, and a decimal comma
     assert whole.to_json()["written"] == "decimal comma"
 
 

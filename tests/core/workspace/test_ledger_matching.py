@@ -30,7 +30,16 @@ def _european(number: str) -> str:
     return whole.replace(",", ".") + "," + part
 
 
+def _french(number: str) -> str:
+    """A number as French and Nordic spreadsheets save it: a no-break space between thousands, a decimal comma."""
+    whole, _, part = f"{float(number):,.2f}".partition(".")
+    return whole.replace(",", "\u00a0") + "," + part
+
+
 VARIANTS = {
+    "a French re-save: no-break spaces between thousands, a decimal comma": lambda f: f.assign(
+        income=f["income"].map(_french)
+    ),
     # a re-save in another spreadsheet's forms, with the two columns that kept their form dropped: the release
     # reads the same values (with the declaration's "written"), so only the column readings can find the ledger
     "a European re-save: dates day first with dots, a decimal comma, two columns dropped": lambda f: f.drop(
