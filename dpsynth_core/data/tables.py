@@ -166,6 +166,11 @@ def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarra
 _EXCEL_SEP = re.compile("sep=(.)\r?")
 
 
+def _held_from(lines: list[str], undecodable: np.ndarray, start: int) -> int | None:
+    """The first line from ``start`` on that holds anything (an undecodable line does), or None."""
+    return next((i for i in range(start, len(lines)) if lines[i].strip("\r") or undecodable[i]), None)
+
+
 def excel_sep(line: str) -> str | None:
     """The delimiter a line ``sep=;`` names (Excel writes it above the header, and reads a file by it), or None
     for any other line. A property of the file's start, as the header's delimiter is."""
@@ -257,17 +262,14 @@ def read_table(
     if not raw.strip():
         raise DataError(f"{name} is empty")
     lines, undecodable, recoded, used = _decode(raw, encoding, name)
-    first = next((i for i, line in enumerate(lines) if line.strip("\r") or undecodable[i]), None)
+    first = _held_from(lines, undecodable, 0)
+    named = excel_sep(lines[first]) if first is not None and header_row is None and not undecodable[first] else None
+    if named is not None:  # Excel's "sep=;" above the header: the file's own word for its delimiter
+        delimiter, first = delimiter or named, _held_from(lines, undecodable, first + 1)
     if first is None:
         raise DataError(f"{name} is empty")
-    named = excel_sep(lines[first]) if header_row is None and not undecodable[first] else None
-    if named is not None:  # Excel's "sep=;" above the header: the file's own word for its delimiter
-        delimiter = delimiter or named
-        first = next((i for i in range(first + 1, len(lines)) if lines[i].strip("\r") or undecodable[i]), None)
-        if first is None:
-            raise DataError(f"{name} is empty")
     if header_row is not None:
-        if header_row > len(lines) or not (lines[header_row - 1].strip("\r") or undecodable[header_row - 1]):
+        if header_row > len(lines) or _held_from(lines, undecodable, header_row - 1) != header_row - 1:
             raise DataError(f"{name}: line {header_row:,}, the header line chosen, is empty or past the file's end")
         first = header_row - 1
     header = lines[first].rstrip("\r")
