@@ -35,7 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(prog=program(), description="Differentially private synthetic data over declared domains.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    add_synth(sub.add_parser("synth", help="make a synthetic copy of a CSV or Parquet table"))
+    add_synth(
+        sub.add_parser(
+            "synth", help="make a synthetic copy of a table file (CSV, spreadsheet, SPSS, Stata, SAS or Parquet)"
+        )
+    )
     sub.choices["synth"].set_defaults(run=synth.run_synth)
     sub.add_parser("methods", help="list the synthesis methods").set_defaults(run=commands.run_methods)
     commands.add_ledger(sub)

@@ -22,6 +22,7 @@ from dataclasses import replace
 import pandas as pd
 
 from ..domain import TableDomain
+from ..domain.kinds import KIND_STATEMENTS
 from .cell_values import time_of_day
 from .encoding import encode_column, missing_cells
 
@@ -78,9 +79,41 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> tuple[list[str], 
             continue
         filled, unfit = unfit_cells(column, data[name], domain.missing_markers)
         if filled and unfit >= MISFIT_SHARE * filled:
-            lines.append(f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}.")
+            line = f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}."
+            lines.append(line + _other_reading(column, data[name], domain.missing_markers, filled, unfit))
             how += [] if _HOW[column.kind] in how else [_HOW[column.kind]]
     return lines, how
+
+
+def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) -> str:
+    """For a flagged column: the other way of writing its kind's values (its ``written`` choices: thousands
+    commas, day first, ...) that reads the most of its cells, when that reads most of them, in words naming the
+    choice (never a value); for a list of categories, how many cells are declared values in other capitals. Empty
+    when neither helps. Publisher-only, as the flag itself."""
+    kind = KIND_STATEMENTS[column.kind]
+    if any(k.name == "written" for k in kind.keys):
+        key = kind.key("written")
+        tried = {w: unfit_cells(replace(column, written=w or None), series, markers)[1] for w in key.choices}
+        fewest = min(tried.values())
+        best = [w for w in tried if tried[w] == fewest and (w or None) != column.written]
+        if best and fewest < MISFIT_SHARE * filled:
+            ways = " or ".join(key.choices[w] for w in best)
+            which = "which the file writes" if len(best) > 1 else "that"
+            declared = " or ".join(f'"written": "{w}"' if w else 'no "written"' for w in best)
+            return (
+                f" Read as written {ways}, {filled - fewest:,} of them would be: choose {which} for "
+                f'"{key.label}" on the Domain page ({declared} in a declaration).'
+            )
+    if column.kind == "categorical":
+        declared = {str(v).casefold() for v in column.values}
+        texts = series.dropna().astype("string").str.strip().str.casefold()
+        near = int(texts.isin(list(declared)).sum()) - (filled - unfit)
+        if near >= MISFIT_SHARE * unfit:
+            return (
+                f" {near:,} of them are declared values written in other capitals: a category is read only as the "
+                "declaration writes it, so write the values as the file does."
+            )
+    return ""
 
 
 #: How a release keeps a date cell that carries a time of day, and how to keep the time.

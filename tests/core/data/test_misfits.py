@@ -25,7 +25,11 @@ def _seattle(written=None):
 def test_dates_written_day_first_are_said_before_a_draw_and_not_once_declared():
     frame, domain = _seattle()
     found, how = misfit_columns(frame, domain)
-    assert found == ["Column 'date': 1,461 of its 1,461 filled cells are not dates the release can read."]
+    assert found == [
+        "Column 'date': 1,461 of its 1,461 filled cells are not dates the release can read. Read as written day "
+        'first (31/01/2012), 1,461 of them would be: choose that for "The file writes its dates" on the Domain page '
+        '("written": "day first" in a declaration).'
+    ]  # days past the 12th: month first reads fewer, so day first alone is named
     assert len(how) == 1 and "day or month first" in how[0]
     assert "15/06/2013" in set(frame["date"]) and "15/06" not in " ".join(found + how)  # names no value of the data
     assert misfit_columns(*_seattle("day first")) == ([], [])
@@ -143,3 +147,42 @@ def test_cells_written_as_a_missing_value_usually_is_are_named_by_their_spelling
         "1 cells written 'N/A' in 1 column(s): 'sex'.",
         "1 cells written '#N/A' in 1 column(s): 'sex'.",
     ]
+
+
+def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value():
+    """A flagged number or date column: the ``written`` choice that reads most of its cells is named, both
+    orders when both read as many (days up to the 12th), and none when no choice reads most; a list of
+    categories written in other capitals is told so."""
+    frame, domain = _seattle()
+    early = frame.assign(date=frame["date"].where(frame["date"].str[:2].astype(int) <= 12, "01/02/2013"))
+    (line,), _ = misfit_columns(early, domain)
+    assert "day first (31/01/2012) or month first (01/31/2012)" in line and "choose which the file writes" in line
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "pay": {"type": "float", "min": 0, "max": 1e6},
+                "rate": {"type": "float", "min": 0, "max": 1e4, "written": "thousands comma"},
+                "word": {"type": "float", "min": 0, "max": 100},
+                "smoker": {"type": "categorical", "values": ["yes", "no"]},
+                "colour": {"type": "categorical", "values": ["red", "blue"]},
+            }
+        }
+    )
+    frame = pd.DataFrame(
+        {
+            "pay": ["$1,234.50", "12,000", "7", "3,100.25"],
+            "rate": ["1.234,5", "12,25", "3", "97,5"],  # decimal commas, declared with thousands commas
+            "word": ["zehn", "five", "6", "seven"],
+            "smoker": ["Yes", "No", " YES", "no"],
+            "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: not most
+        }
+    )
+    found = dict(line.split(": ", 1) for line in misfit_columns(frame, domain)[0])
+    assert "thousands commas (1,234.5), 4 of them would be" in found["Column 'pay'"]
+    assert '"written": "thousands comma"' in found["Column 'pay'"]
+    assert "a decimal comma (1.234,5 or 1 234,5), 4 of them would be" in found["Column 'rate'"]
+    assert found["Column 'word'"] == "3 of its 4 filled cells are not numbers the release can read."
+    assert "3 of them are declared values written in other capitals" in found["Column 'smoker'"]
+    assert found["Column 'colour'"] == "4 of its 4 filled cells are none of its declared values."
+    text = " ".join(found.values())
+    assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn"))  # names no value of the data
