@@ -43,11 +43,14 @@ class CsvFile:
         self.path.unlink(missing_ok=True)
 
 
-def _chunks(handle, first: bytes):
-    """Byte chunks of the file after its header line, each ending at a line end."""
+def _chunks(handle, first: bytes, cr: bool = False):
+    """Byte chunks of the file after its header line, each ending at a line end (``cr``: the file ends its lines
+    with carriage returns alone, :func:`~.file_bytes.cr_line_ends`, read as line feeds)."""
     carry = first
     while True:
         block = handle.read(CHUNK_BYTES)
+        if cr:
+            block = block.replace(b"\r", b"\n")
         if not block:
             if carry:
                 yield carry
@@ -105,13 +108,16 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
         found, skip = file_bytes.byte_order_mark(head)
         chosen = file_bytes.check_encoding(encoding)
         wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
+        cr = not wide and file_bytes.cr_line_ends(head[skip:])
+        if cr:  # lines ended by a carriage return alone: read as line feeds, chunk by chunk
+            head = head.replace(b"\r", b"\n")
         end = -1 if wide else _line_end(head, header_row or _header_line(head[skip:]))
         if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
-            parts = [head + handle.read()]
+            parts = [head + (handle.read().replace(b"\r", b"\n") if cr else handle.read())]
             header = b""
         else:
             header, rest = head[: end + 1], head[end + 1 :]
-            parts = _chunks(handle, rest)
+            parts = _chunks(handle, rest, cr)
         for part in parts:
             try:
                 frame, info = tables.read_table(

@@ -198,6 +198,15 @@ def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
         )
 
 
+def cr_line_ends(start: bytes | str) -> bool:
+    """Whether a file ends its lines with a carriage return alone, as classic Mac OS and Excel's "CSV (Macintosh)"
+    wrote them: its first line end is a CR not followed by a line feed. A property of the file's start (its first
+    line), as the header's delimiter is; ``start`` is its text, or its bytes after any byte-order mark."""
+    cr, lf = ("\r", "\n") if isinstance(start, str) else (b"\r", b"\n")
+    at = start.find(cr)
+    return at >= 0 and start[at + 1 : at + 2] != lf and not 0 <= start.find(lf) < at
+
+
 def byte_order_mark(raw: bytes) -> tuple[str | None, int]:
     for mark, encoding in _BOMS:
         if raw.startswith(mark):

