@@ -29,17 +29,14 @@ def read_upload(
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def misfits(_frame, fingerprint: str, declaration_json: str) -> tuple[list[str], list[str], list[str], list[str]]:
-    """The columns most of whose filled cells the declaration would turn into missing, how the rule reads
-    their kinds, in words (:func:`~dpsynth_core.data.misfits.misfit_columns`), the date columns most of whose
-    cells carry a time of day (:func:`~dpsynth_core.data.misfits.timed_columns`), and the cells written as a
-    missing value usually is but not declared so (:func:`~dpsynth_core.data.misfits.missing_spellings`); publisher
-    only, per file (``fingerprint``) and declaration."""
-    from dpsynth_core.data.misfits import misfit_columns, missing_spellings, timed_columns
+def misfits(_frame, fingerprint: str, declaration_json: str):
+    """The publisher-only check of the file against its declaration (:func:`~dpsynth_core.data.misfits.fit_notes`:
+    columns most of whose cells would become missing, times a release drops, missing values' usual spellings,
+    shares stored as fractions), per file (``fingerprint``) and declaration."""
+    from dpsynth_core.data.misfits import fit_notes
     from dpsynth_core.domain import TableDomain
 
-    domain = TableDomain.from_json(json.loads(declaration_json))
-    return (*misfit_columns(_frame, domain), timed_columns(_frame, domain), missing_spellings(_frame, domain))
+    return fit_notes(_frame, TableDomain.from_json(json.loads(declaration_json)))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

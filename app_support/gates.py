@@ -10,7 +10,6 @@ from app_support.cached import misfits
 from app_support.markdown import literal
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
-from dpsynth_core.data.misfits import MISSING_SPELLINGS_HOW, TIME_OF_DAY_HOW
 
 
 def complete_domain(declaration: dict) -> TableDomain:
@@ -47,34 +46,30 @@ def usable_domain(declaration: dict) -> list[str]:
     return problems
 
 
+#: The icon of each publisher-only note that does not stop a release (:meth:`.FitNotes.advice`).
+_ADVICE_ICONS = {"timed": ":material/schedule:", "spelled": ":material/help:", "fractions": ":material/percent:"}
+
+
 def declaration_fits(loaded: dict, declaration: dict) -> None:
     """Before a draw: the columns most of whose filled cells the declaration would turn into missing (a wrong
     kind or format), and the date columns whose times a release drops, said for the publisher only (it reads the
     data), with a link to the Domain page."""
-    lines, how, timed, spelled = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
-    if lines:
+    notes = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
+    if notes.missing:
         st.warning(
-            "**For you only** (it reads your data): a release would hold these cells as missing.\n\n"
-            + "\n".join(f"- {literal(line)}" for line in lines)
+            f"**For you only** (it reads your data): {notes.MISSING_HEADING}\n\n"
+            + "\n".join(f"- {literal(line)}" for line in notes.missing)
             + "\n\n"
-            + " ".join(how)
+            + " ".join(notes.how)
             + " Check the declaration of these columns.",
             icon=":material/warning:",
         )
         st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
-    if timed:
+    for which, heading, found, how in notes.advice():
         st.info(
-            "**For you only** (it reads your data): a release would keep the day of these cells, not their time.\n\n"
-            + "\n".join(f"- {literal(line)}" for line in timed)
+            f"**For you only** (it reads your data): {heading}\n\n"
+            + "\n".join(f"- {literal(line)}" for line in found)
             + "\n\n"
-            + TIME_OF_DAY_HOW,
-            icon=":material/schedule:",
-        )
-    if spelled:
-        st.info(
-            "**For you only** (it reads your data): cells written as files usually write a missing value.\n\n"
-            + "\n".join(f"- {literal(line)}" for line in spelled)
-            + "\n\n"
-            + literal(MISSING_SPELLINGS_HOW),
-            icon=":material/help:",
+            + literal(how),
+            icon=_ADVICE_ICONS[which],
         )

@@ -33,7 +33,7 @@ def add_commands(sub) -> None:
 
 
 def run_check_declaration(args) -> None:
-    from ..data.misfits import MISSING_SPELLINGS_HOW, TIME_OF_DAY_HOW, misfit_columns, missing_spellings, timed_columns
+    from ..data.misfits import fit_notes
     from ..data.tables import line_report_text, most_lines_broken
     from ..domain import TableDomain
     from .commands import read_in_memory
@@ -47,21 +47,16 @@ def run_check_declaration(args) -> None:
     if most_lines_broken(lines):
         raise DataError(f"most lines of {Path(args.input).name} could not be read as records (above): fix the file")
     domain.check_matches(frame.columns)
-    lines, how = misfit_columns(frame, domain)
-    timed = timed_columns(frame, domain)
-    if timed:
-        print("For you only (it reads your data): a release would keep the day of these cells, not their time.")
-        print("\n".join(f"- {line}" for line in timed))
-        print(TIME_OF_DAY_HOW)
-    spelled = missing_spellings(frame, domain)
-    if spelled:
-        print("For you only (it reads your data): cells written as files usually write a missing value.")
-        print("\n".join(f"- {line}" for line in spelled))
-        print(MISSING_SPELLINGS_HOW)
+    notes = fit_notes(frame, domain)
+    for _, heading, found, how in notes.advice():
+        print(f"For you only (it reads your data): {heading}")
+        print("\n".join(f"- {line}" for line in found))
+        print(how)
+    lines, how = notes.missing, notes.how
     if not lines:
         print(f"every column of {Path(args.input).name} fits its declaration ({len(domain.kept):,} kept)")
         return
-    print("For you only (it reads your data): a release would hold these cells as missing.")
+    print(f"For you only (it reads your data): {notes.MISSING_HEADING}")
     for line in lines:
         print(f"- {line}")
     print(" ".join(how))

@@ -17,13 +17,13 @@ names the spelling, one of a public list, and counts them, so the publisher can 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from ..domain import TableDomain
 from ..domain.kinds import KIND_STATEMENTS
-from .cell_values import time_of_day
+from .cell_values import read_numbers, time_of_day
 from .encoding import encode_column, missing_cells
 
 #: A column is flagged when at least this share of its filled cells cannot be read as its kind or lies
@@ -140,6 +140,37 @@ def timed_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     return lines
 
 
+#: Why shares in a percent range come out wrong, and what to declare instead.
+FRACTION_HOW = (
+    "A spreadsheet stores 97% as the number 0.97 (it only shows it as a percentage), and a release keeps the values "
+    "as stored: in a range declared 0 to 100 they would all come out near 0. If these are shares, declare the range "
+    'as the file stores it, 0 to 1, without "written": "percent".'
+)
+
+
+def fraction_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+    """For the publisher only (it reads the data): each kept number column declared in percent (0 to 100, or
+    ``"written": "percent"``) at least :data:`MISFIT_SHARE` of whose filled cells are fractions strictly between 0
+    and 1 and nine in ten of them within 0 to 1: shares stored as fractions, as a spreadsheet's percentage cells
+    are, which would come out squashed near 0. One line each naming the column and the counts (no value)."""
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or column.kind != "float":
+            continue
+        if not (column.written == "percent" or (column.min == 0 and column.max == 100)):
+            continue
+        series = data[name]
+        values = read_numbers(series.where(~series.isin(list(domain.missing_markers))), column.written)
+        filled = int((~pd.isna(values)).sum())
+        inside = int(((values > 0) & (values < 1)).sum())
+        if filled and inside >= MISFIT_SHARE * filled and ((values >= 0) & (values <= 1)).sum() >= 0.9 * filled:
+            lines.append(
+                f"Column '{name}': {inside:,} of its {filled:,} numbers lie between 0 and 1, in a range declared in "
+                "percent (0 to 100)."
+            )
+    return lines
+
+
 #: How files commonly write a missing value (R, SAS and Stata, spreadsheets, databases): a public list, matched
 #: to a whole cell whatever its case.
 MISSING_SPELLINGS = ("NA", "N/A", "#N/A", "NaN", "null", "None", ".", "-", "?", "missing")
@@ -175,3 +206,38 @@ def missing_spellings(data: pd.DataFrame, domain: TableDomain) -> list[str]:
         )
         lines.append(f"{sum(columns.values()):,} cells written '{spelling}' in {len(columns):,} column(s): {names}.")
     return lines
+
+
+@dataclass(frozen=True)
+class FitNotes:
+    """What a check of the data file against its declaration found, for the publisher only (it reads the data;
+    no line names a value): ``missing``, the columns most of whose cells would become missing, and ``how``, how the
+    rule reads their kinds (:func:`misfit_columns`); ``timed``, date columns whose times a release drops
+    (:func:`timed_columns`); ``spelled``, cells written as a missing value usually is (:func:`missing_spellings`);
+    ``fractions``, shares stored as fractions in a percent range (:func:`fraction_columns`)."""
+
+    missing: list
+    how: list
+    timed: list
+    spelled: list
+    fractions: list
+
+    #: The heading of the lines that would become missing (a release is stopped by them on the command line).
+    MISSING_HEADING = "a release would hold these cells as missing."
+
+    def advice(self) -> list[tuple[str, str, list, str]]:
+        """The notes that do not stop a release, in order, each as ``(which, heading, lines, what to do)``."""
+        notes = (
+            ("timed", "a release would keep the day of these cells, not their time.", self.timed, TIME_OF_DAY_HOW),
+            ("spelled", "cells written as files usually write a missing value.", self.spelled, MISSING_SPELLINGS_HOW),
+            ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
+        )
+        return [note for note in notes if note[2]]
+
+
+def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
+    """Every check of this module, for the command line's ``check-declaration`` and the app's gates alike."""
+    missing, how = misfit_columns(data, domain)
+    return FitNotes(
+        missing, how, timed_columns(data, domain), missing_spellings(data, domain), fraction_columns(data, domain)
+    )

@@ -1053,6 +1053,35 @@ def test_dates_with_a_time_of_day_are_said_to_keep_the_day_only():
     assert "declare the column as dates with a time of day" in said[0]
 
 
+def test_shares_a_spreadsheet_stores_as_fractions_in_a_percent_range_are_said_before_a_draw():
+    """Seattle's weather as a workbook with a share column shown as percentages (stored 0.0 to 1.0) and declared
+    0 to 100 in percent, as the sheet shows it: the Preview says, for the publisher only, that the values would
+    come out near 0 and what to declare; declared 0 to 1, nothing is said."""
+    import io
+
+    import openpyxl
+
+    lines = (ROOT / "benchmarks" / "datasets" / "seattle_weather.csv").read_text().splitlines()
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append([*lines[0].split(","), "cloud"])
+    for i, line in enumerate(lines[1:]):
+        sheet.append([*line.split(","), (i % 97) / 100])
+        sheet.cell(row=i + 2, column=7).number_format = "0%"
+    raw = io.BytesIO()
+    book.save(raw)
+    spec = json.loads((ROOT / "benchmarks" / "datasets" / "seattle_weather.domain.json").read_text())
+    spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 100, "written": "percent"}
+    at = _load_declaration(_upload(_app().run(), "weather.xlsx", raw.getvalue()), spec)
+    at = _visit(at, "app_pages/4_Preview.py")
+    said = [i.value for i in at.info if "fractions" in i.value]
+    assert not at.exception and len(said) == 1, [i.value for i in at.info]
+    assert "Column 'cloud': 1,445 of its 1,461 numbers lie between 0 and 1" in said[0] and "0 to 1" in said[0]
+    spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 1}
+    at = _visit(_load_declaration(at, spec, "fractions.json"), "app_pages/4_Preview.py")
+    assert not [i.value for i in at.info if "fractions" in i.value]
+
+
 def test_a_timestamp_column_starts_as_dates_with_a_time_is_declared_by_typing_and_comes_out_on_its_step():
     """A column named created_at starts as dates with a time of day; its first and last moments are typed (a
     wrong one is named in one line, nothing lost); the synthetic table's moments lie in the range, on the hour."""

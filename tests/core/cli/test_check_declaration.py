@@ -91,3 +91,16 @@ def test_cells_written_na_are_named_until_the_declaration_says_so(tmp_path, caps
     out = capsys.readouterr().out
     assert "- 19 cells written 'NA' in 5 column(s): 'bill_length_mm'," in out
     assert "Missing values are also written as" in out and out.strip().endswith("fits its declaration (8 kept)")
+
+
+def test_shares_stored_as_fractions_in_a_percent_range_are_said_and_stop_nothing(tmp_path, capsys):
+    lines = (SEATTLE / "seattle_weather.csv").read_text().splitlines()
+    rows = [lines[0] + ",cloud"] + [f"{line},{(i % 97) / 100}" for i, line in enumerate(lines[1:])]
+    (tmp_path / "w.csv").write_text("\n".join(rows) + "\n")
+    spec = json.loads((SEATTLE / "seattle_weather.domain.json").read_text())
+    spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 100}
+    (tmp_path / "d.json").write_text(json.dumps(spec))
+    assert main(["check-declaration", str(tmp_path / "w.csv"), "--domain", str(tmp_path / "d.json")]) == 0
+    out = capsys.readouterr().out
+    assert "shares stored as fractions, in a range declared in percent.\n- Column 'cloud': 1,445 of its" in out
+    assert "declare the range as the file stores it, 0 to 1" in out and out.endswith("fits its declaration (7 kept)\n")

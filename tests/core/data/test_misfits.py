@@ -6,7 +6,15 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import DomainError
-from dpsynth_core.data.misfits import MISFIT_SHARE, misfit_columns, missing_spellings, timed_columns, unfit_cells
+from dpsynth_core.data.misfits import (
+    MISFIT_SHARE,
+    fit_notes,
+    fraction_columns,
+    misfit_columns,
+    missing_spellings,
+    timed_columns,
+    unfit_cells,
+)
 from dpsynth_core.domain import TableDomain, column_from_json
 from tests.conftest import ROOT
 
@@ -186,3 +194,26 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
     assert found["Column 'colour'"] == "4 of its 4 filled cells are none of its declared values."
     text = " ".join(found.values())
     assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn"))  # names no value of the data
+
+
+def test_shares_stored_as_fractions_in_a_percent_range_are_said_whatever_the_rows_spelling():
+    """A spreadsheet's percentage cells are stored 0.0 to 1.0: in a range declared 0 to 100 (or in percent) they
+    would come out near 0. Said when half of the filled numbers lie strictly between 0 and 1 and nine in ten
+    within 0 to 1; not for whole numbers 0 and 1, nor for percentages, nor in a range 0 to 1; no value named."""
+    frame, domain = _seattle("day first")
+    shares = (pd.Series(range(len(frame))) % 97 / 100).astype(str)
+    spec = domain.to_json()
+    spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 100}
+    declared = TableDomain.from_json(spec)
+    assert fraction_columns(frame.assign(cloud=shares), declared) == [
+        "Column 'cloud': 1,445 of its 1,461 numbers lie between 0 and 1, in a range declared in percent (0 to 100)."
+    ]
+    notes = fit_notes(frame.assign(cloud=shares), declared)
+    assert [which for which, *_ in notes.advice()] == ["fractions"] and notes.missing == []
+    assert "0.96" not in " ".join(notes.fractions)
+    for cells in ((pd.Series(range(len(frame))) % 2).astype(str), (pd.Series(range(len(frame))) % 97).astype(str)):
+        assert fraction_columns(frame.assign(cloud=cells), declared) == []  # zeros and ones; percentages
+    spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 1}
+    assert fraction_columns(frame.assign(cloud=shares), TableDomain.from_json(spec)) == []
+    spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 1000, "written": "percent"}
+    assert len(fraction_columns(frame.assign(cloud=shares), TableDomain.from_json(spec))) == 1
