@@ -16,6 +16,7 @@ names the spelling, one of a public list, and counts them, so the publisher can 
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
@@ -112,6 +113,13 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
             return (
                 f" {near:,} of them are declared values written in other capitals: a category is read only as the "
                 "declaration writes it, so write the values as the file does."
+            )
+        codes = int(texts.str.fullmatch(r"-?[0-9]+").sum())
+        if codes >= MISFIT_SHARE * unfit and not any(re.fullmatch(r"-?[0-9]+", str(v)) for v in column.values):
+            return (
+                f" {codes:,} of them are whole numbers, where the declaration lists words: the file writes codes, so "
+                'declare the codes as the values, with the words as their labels ("labels": {"1": "North"}; from an '
+                "SPSS, Stata or SAS file's codebook, the command line's declare and the Domain page start them so)."
             )
     return ""
 

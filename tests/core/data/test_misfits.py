@@ -173,6 +173,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
                 "word": {"type": "float", "min": 0, "max": 100},
                 "smoker": {"type": "categorical", "values": ["yes", "no"]},
                 "colour": {"type": "categorical", "values": ["red", "blue"]},
+                "region": {"type": "categorical", "values": ["North", "South"]},
             }
         }
     )
@@ -183,6 +184,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
             "word": ["zehn", "five", "6", "seven"],
             "smoker": ["Yes", "No", " YES", "no"],
             "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: not most
+            "region": ["1", "2", "2", ""],  # codes, where the declaration lists their labels
         }
     )
     found = dict(line.split(": ", 1) for line in misfit_columns(frame, domain)[0])
@@ -192,6 +194,10 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
     assert found["Column 'word'"] == "3 of its 4 filled cells are not numbers the release can read."
     assert "3 of them are declared values written in other capitals" in found["Column 'smoker'"]
     assert found["Column 'colour'"] == "4 of its 4 filled cells are none of its declared values."
+    assert (
+        "3 of them are whole numbers, where the declaration lists words: the file writes codes"
+        in found["Column 'region'"]
+    )
     text = " ".join(found.values())
     assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn"))  # names no value of the data
 
