@@ -86,6 +86,16 @@ def _no_duplicate_keys(pairs):
     return out
 
 
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    """The parser's words, with what usually causes them in a declaration typed by hand."""
+    at = exc.doc[exc.pos : exc.pos + 1]
+    if at in ("}", "]") and exc.doc[: exc.pos].rstrip().endswith(","):
+        return f"a comma before '{at}', which JSON does not allow; remove it"
+    if at == "'":
+        return "text in single quotes; JSON writes text and names in double quotes"
+    return exc.msg
+
+
 def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
     no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``."""
@@ -98,7 +108,7 @@ def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     try:
         return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
-        raise DomainError(f"domain file {name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        raise DomainError(f"domain file {name} is not valid JSON (line {exc.lineno}: {_json_problem(exc)})") from None
     except ValueError as exc:
         raise DomainError(f"domain file {name} is not valid JSON: {exc}") from None
     except RecursionError:  # deeper than the parser's own limit; shallower nesting is refused by the schema

@@ -130,6 +130,23 @@ def test_as_table_domain_accepts_object_dict_and_path(tmp_path):
         as_table_domain(bad)
 
 
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ('{"columns": {"a": {"type": "drop"},}}', "line 1: a comma before '}', which JSON does not allow; remove it"),
+        ('{"columns": {"a": {"type": "categorical",\n "values": [1, 2,\n]}}}', "line 3: a comma before ']'"),
+        ("{'columns': {}}", "line 1: text in single quotes; JSON writes text and names in double quotes"),
+        ('{"columns": {"a": ', "line 1: Expecting value"),  # cut short: the parser's own words
+    ],
+)
+def test_a_declaration_typed_by_hand_is_told_its_usual_json_slips(text, said):
+    from dpsynth_core.domain.declaration import parse_declaration
+
+    with pytest.raises(DomainError, match="not valid JSON") as raised:
+        parse_declaration(text.encode(), "d.json")
+    assert said in str(raised.value)
+
+
 def test_size_in_words():
     assert size_in_words(29_400_000_000) == "about 29 billion"
     assert size_in_words(171_000) == "about 171 thousand"
