@@ -47,7 +47,12 @@ def usable_domain(declaration: dict) -> list[str]:
 
 
 #: The icon of each publisher-only note that does not stop a release (:meth:`.FitNotes.advice`).
-_ADVICE_ICONS = {"timed": ":material/schedule:", "spelled": ":material/help:", "fractions": ":material/percent:"}
+_ADVICE_ICONS = {
+    "timed": ":material/schedule:",
+    "spelled": ":material/help:",
+    "fractions": ":material/percent:",
+    "totals": ":material/functions:",
+}
 
 
 def declaration_fits(loaded: dict, declaration: dict) -> None:

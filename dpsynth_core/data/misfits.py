@@ -216,19 +216,55 @@ def missing_spellings(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     return lines
 
 
+#: How a spreadsheet's total or subtotal row labels itself: a public list, matched to a whole cell whatever its case
+#: (a colon after it allowed).
+TOTAL_WORDS = ("total", "totals", "grand total", "subtotal", "sub-total", "sum")
+#: Why such rows should go before a release.
+TOTAL_HOW = (
+    "A total or subtotal row is no one's record, and every person's values enter it, so each person would count in "
+    "two rows of the table while the release protects one. Delete such rows from the file (or the sheet) and load "
+    "it again."
+)
+
+
+def total_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+    """For the publisher only (it reads the data): the rows a cell of which is a word of :data:`TOTAL_WORDS` (a
+    spreadsheet's totals), in any column but a declared category holding that word, one line with the rows and the
+    columns holding it (the word comes from the public list, never from the data)."""
+    rows = pd.Series(False, index=data.index)
+    columns = []
+    for name in data.columns:
+        column = domain.columns.get(name)
+        declared = {str(v).strip().rstrip(":").casefold() for v in getattr(column, "values", ()) or ()}
+        words = [w for w in TOTAL_WORDS if w not in declared]
+        series = data[name]  # read for the publisher's eyes only; nothing declared comes from it
+        counts = series.value_counts()
+        texts = counts.index.to_series().astype("string").str.strip().str.rstrip(":").str.casefold()
+        hits = counts.index[texts.isin(words).to_numpy()]
+        if len(hits):
+            rows |= series.isin(list(hits))
+            columns.append(name)
+    if not columns:
+        return []
+    names = ", ".join(f"'{n}'" for n in columns[:5]) + (f" and {len(columns) - 5:,} more" if len(columns) > 5 else "")
+    return [f"{int(rows.sum()):,} row(s) read as a total (Total, Sum, ...) in column(s) {names}."]
+
+
 @dataclass(frozen=True)
 class FitNotes:
     """What a check of the data file against its declaration found, for the publisher only (it reads the data;
     no line names a value): ``missing``, the columns most of whose cells would become missing, and ``how``, how the
     rule reads their kinds (:func:`misfit_columns`); ``timed``, date columns whose times a release drops
     (:func:`timed_columns`); ``spelled``, cells written as a missing value usually is (:func:`missing_spellings`);
-    ``fractions``, shares stored as fractions in a percent range (:func:`fraction_columns`)."""
+    ``fractions``, shares stored as fractions in a percent range (:func:`fraction_columns`); ``totals``, rows that
+    are a spreadsheet's totals (:func:`total_rows`)."""
 
     missing: list
     how: list
     timed: list
     spelled: list
     fractions: list
+    totals: list
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -239,6 +275,7 @@ class FitNotes:
             ("timed", "a release would keep the day of these cells, not their time.", self.timed, TIME_OF_DAY_HOW),
             ("spelled", "cells written as files usually write a missing value.", self.spelled, MISSING_SPELLINGS_HOW),
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
+            ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
         )
         return [note for note in notes if note[2]]
 
@@ -247,5 +284,10 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
     """Every check of this module, for the command line's ``check-declaration`` and the app's gates alike."""
     missing, how = misfit_columns(data, domain)
     return FitNotes(
-        missing, how, timed_columns(data, domain), missing_spellings(data, domain), fraction_columns(data, domain)
+        missing,
+        how,
+        timed_columns(data, domain),
+        missing_spellings(data, domain),
+        fraction_columns(data, domain),
+        total_rows(data, domain),
     )

@@ -223,3 +223,23 @@ def test_shares_stored_as_fractions_in_a_percent_range_are_said_whatever_the_row
     assert fraction_columns(frame.assign(cloud=shares), TableDomain.from_json(spec)) == []
     spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 1000, "written": "percent"}
     assert len(fraction_columns(frame.assign(cloud=shares), TableDomain.from_json(spec))) == 1
+
+
+def test_a_spreadsheets_total_rows_are_said_in_any_column_but_a_declared_category_holding_the_word():
+    """A total row is no one's record and holds everyone's values: said (publisher only) with the rows and
+    columns, the word from the public list, a colon or any case allowed; not where a category declares it."""
+    frame, domain = _seattle("day first")
+    totals = pd.DataFrame({c: [""] * 2 for c in frame.columns})
+    totals["weather"] = ["TOTAL:", "Sum"]
+    with_totals = pd.concat([frame, totals], ignore_index=True)
+    assert fit_notes(with_totals, domain).totals == [
+        "2 row(s) read as a total (Total, Sum, ...) in column(s) 'weather'."
+    ]
+    assert [which for which, *_ in fit_notes(with_totals, domain).advice()] == ["totals"]
+    assert fit_notes(frame, domain).totals == []
+    spec = domain.to_json()
+    spec["columns"]["weather"]["values"] = [*spec["columns"]["weather"]["values"], "Sum"]
+    declared = TableDomain.from_json(spec)
+    assert fit_notes(with_totals, declared).totals == [
+        "1 row(s) read as a total (Total, Sum, ...) in column(s) 'weather'."
+    ]
