@@ -157,7 +157,8 @@ def unconfirmed_columns(notes: dict, kept) -> list[str]:
     entries = ((notes or {}).get("codebook") or {}).get("columns") or {}
     return [
         f"column '{name}': started from the file's codebook; check it against the documentation and confirm it "
-        '(tick it on the Domain page, or set "confirmed": true in notes.codebook)'
+        '(tick it on the Domain page, or change its "confirmed": false to true in the JSON, under notes, codebook, '
+        "columns)"
         for name in kept
         if isinstance(entries.get(name), dict) and entries[name].get("confirmed") is False
     ]

@@ -259,6 +259,8 @@ def _typed(table: pd.DataFrame, domain: dict, *, numeric_codes: bool) -> pd.Data
         column, kind = table[name], spec.get("type")
         if kind in ("integer", "float"):
             column = pd.to_numeric(column, errors="coerce").astype("float64")
+        elif kind == "date":  # days as dates (Excel's YYYY-MM-DD, SPSS's DATE11, Stata's %td), not midnights
+            column = pd.to_datetime(column, errors="coerce").dt.date
         elif kind in TIME_KINDS and kind != "time":  # a time of day stays text: no date to give it
             column = pd.to_datetime(column, errors="coerce")
         elif kind == "categorical" and numeric_codes:
@@ -321,12 +323,38 @@ def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: 
             value_labels[name] = {**own, **named}
     with tempfile.TemporaryDirectory(prefix="dpsynth-write-") as folder:
         target = Path(folder) / f"synthetic.{fmt}"
-        options = {"column_labels": labels or None, "variable_value_labels": value_labels or None}
+        options = {
+            "column_labels": labels or None,
+            "variable_value_labels": value_labels or None,
+            "variable_format": _number_formats(fmt, declaration, typed) or None,
+        }
         if fmt == "sav":
             pyreadstat.write_sav(typed, str(target), missing_ranges=missing or None, **options)
         else:
             pyreadstat.write_dta(typed, str(target), missing_user_values=missing or None, **options)
         return target.read_bytes()
+
+
+def _number_formats(fmt: str, declaration: dict, typed: pd.DataFrame) -> dict:
+    """Display formats for number columns, wide enough for the declared range and its sign: no decimals for whole
+    numbers (SPSS ``F6.0``, Stata ``%6.0f``; each package would show a double as ``74.00`` or with ``g``), and for
+    an SPSS decimal column its declared ``decimals`` (else 2), since ``F8.2`` shows 100,000 and more as E
+    notation; a category's whole-number codes as whole numbers."""
+    out = {}
+    for name in typed.columns:
+        spec = (declaration.get("columns") or {}).get(name, {})
+        kind, low, high = spec.get("type"), spec.get("min"), spec.get("max")
+        if kind == "categorical" and typed[name].dtype.kind == "f":  # codes written as numbers (:func:`_typed`)
+            codes = [float(v) for v in spec.get("values", [])]
+            if codes and all(c.is_integer() for c in codes):
+                kind, low, high = "integer", min(codes), max(codes)
+        if kind not in ("integer", "float") or low is None or high is None or (kind == "float" and fmt != "sav"):
+            continue
+        digits = max(len(str(int(low))), len(str(int(high))))
+        places = 0 if kind == "integer" else min(int(spec.get("decimals", 2)), 16)
+        width = min(digits + 1 + places + (places > 0), 40)
+        out[name] = f"F{width}.{places}" if fmt == "sav" else f"%{width}.0f"
+    return out
 
 
 def _missing_codes(fmt: str, entry: dict, *, numeric: bool) -> tuple[list, dict]:

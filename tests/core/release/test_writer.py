@@ -180,6 +180,50 @@ def test_a_publishers_format_is_typed_by_the_declaration_and_names_are_checked_b
         prepare(shared_path("adult_test.csv"), complete_domain("adult_test"), 1.0, out=tmp_path / "a.dta")
 
 
+def test_numbers_codes_and_days_are_shown_as_the_declaration_says_in_spss_stata_and_excel():
+    """Whole numbers and whole-number codes without decimals (SPSS showed 74.00), an SPSS decimal column wide
+    enough for its declared range (F8.2 shows 100,000 and more in E notation), days as dates (not midnights)."""
+    import io
+
+    import openpyxl
+
+    from dpsynth_core.data.formats import codebook
+
+    declaration = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120},
+            "pay": {"type": "float", "min": -5, "max": 1_000_000},
+            "share": {"type": "float", "min": 0, "max": 1, "decimals": 3},
+            "region": {"type": "categorical", "values": ["1", "2", "10"]},
+            "day": {"type": "date", "min": "2020-01-01", "max": "2020-12-31"},
+        }
+    }
+    table = pd.DataFrame(
+        {
+            "age": ["74", None],
+            "pay": ["250000.5", "3"],
+            "share": ["0.125", "1"],
+            "region": ["10", "1"],
+            "day": ["2020-03-01", None],
+        }
+    )
+    formats = {
+        fmt: {
+            c: e["format"]
+            for c, e in codebook(whole_file_bytes(table, fmt, card={}, declaration=declaration), f"s.{fmt}")[
+                "columns"
+            ].items()
+        }
+        for fmt in ("sav", "dta")
+    }
+    assert formats["sav"] == {"age": "F4.0", "pay": "F11.2", "share": "F6.3", "region": "F3.0", "day": "DATE11"}
+    assert formats["dta"] == {"age": "%4.0f", "pay": "%10.0g", "share": "%10.0g", "region": "%3.0f", "day": "%td"}
+    card = {"title": "t", "guarantee": {"epsilon": None}, "domain": {"columns": []}}
+    sheet = openpyxl.load_workbook(io.BytesIO(whole_file_bytes(table, "xlsx", card=card, declaration=declaration)))
+    day = sheet["synthetic"]["E2"]
+    assert day.value.date().isoformat() == "2020-03-01" and day.number_format.upper() == "YYYY-MM-DD"
+
+
 def _codebook_out(fmt: str, source: bytes, suffix: str, table: pd.DataFrame):
     """The codebook of ``source`` (a package's file), the declaration it starts, confirmed, and the codebook
     of ``table`` written back as ``fmt`` with that declaration."""
