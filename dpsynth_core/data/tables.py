@@ -427,6 +427,12 @@ def line_report_text(lines: dict) -> str:
             "name? Name the header's line (the Data page's header line, --header-row on the command line), or save "
             "the file with a name for every field."
         )
+    if lines.get("broken quoting"):
+        out += (
+            " Broken quoting is usually a line break inside a quoted value (typed comments), which breaks its record "
+            "and the line after it: load the spreadsheet itself (.xlsx), whose cells may hold line breaks, or remove "
+            "them before saving as CSV."
+        )
     if lines.get("read as windows-1252"):
         out += (" " if out else "") + (
             f"{lines['read as windows-1252']:,} lines were not UTF-8 and were read as Windows-1252."

@@ -294,6 +294,17 @@ def test_malformed_lines_become_missing_cells_counted_for_the_publisher():
     )
 
 
+def test_a_line_break_inside_a_quoted_value_is_explained_with_the_spreadsheet_as_the_way_out():
+    """Typed comments with a line break, saved as CSV: the record and the line after it break (one line, one
+    record), and the publisher is told why and that the .xlsx itself keeps such cells."""
+    frame, info = read_table(b'id,comment\n1,"fine"\n2,"first line\nsecond line"\n3,"ok"\n')
+    assert frame["id"].iloc[[0, 3]].tolist() == ["1", "3"] and frame.iloc[1:3].isna().all().all()
+    said = line_report_text(info["lines"])
+    assert said.startswith("2 of 4 lines could not be read as records (1 broken quoting, 1 wrong number of fields)")
+    assert "a line break inside a quoted value" in said and "load the spreadsheet itself (.xlsx)" in said
+    assert "spreadsheet itself" not in line_report_text(read_table(b"a,b\n1,2\n3\n")[1]["lines"])
+
+
 @pytest.mark.parametrize(
     "content",
     [
