@@ -2,11 +2,11 @@
 guessed from the column.
 
 A number is read as Python reads one (1234.5, -3, 1e6, with spaces around it), a currency sign before or after it
-set aside ($1234.50, -$3, 12 €: one reading); written with commas between thousands (1,234.5) or with a decimal
-comma (1.234,5 or 1234,5) only as the column's ``written`` says (``thousands comma``, ``decimal comma``), since
-1,234 is either a thousand and more or one and a bit; with a percent sign (97%) as the number before it (97) only
-as it says ``percent``, since a spreadsheet's 97% is the fraction 0.97 and the publisher says which unit the range
-is in.
+set aside ($1234.50, -$3, 12 €: one reading), negative in parentheses or after a typographic minus ((12), −5);
+written with commas between thousands (1,234.5) or with a decimal comma (1.234,5 or 1234,5) only as the column's
+``written`` says (``thousands comma``, ``decimal comma``), since 1,234 is either a thousand and more or one and a bit;
+with a percent sign (97%) as the number before it (97) only as it says ``percent``, since a spreadsheet's 97% is the
+fraction 0.97 and the publisher says which unit the range is in.
 
 A date is read from the start of a cell, with one separator (``-``, ``/`` or ``.``, the same twice) between
 its parts and the end of the cell, a ``T`` or a space after it (a time, ignored, so no time zone moves a
@@ -191,6 +191,10 @@ DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$|^[+-]?[0-9]+,$"
 #: A currency sign before a number (after its minus, or before it) or after it, with spaces or none.
 _CURRENCY_BEFORE, _CURRENCY_AFTER = r"^([+-]?)\s*[$€£¥]\s*", r"(?<=[0-9.,])\s*[$€£¥]$"
 _PERCENT = r"(?<=[0-9.,])\s*%$"
+#: A number in parentheses, an accountant's negative ((1,234.50) is -1,234.50, as Excel reads it typed).
+_ACCOUNTING = r"^\(\s*([^()+\-\s][^()]*?)\s*\)$"
+#: The typographic minus sign (U+2212) that Nordic spreadsheets and typeset tables write before a negative number.
+MINUS_SIGN = "\u2212"
 
 
 def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
@@ -205,8 +209,11 @@ def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
     ['97', '12.5', '3', '-2']
     >>> plain_numbers(pd.Series(["97%"]), None).tolist()
     ['97%']
+    >>> plain_numbers(pd.Series(["(1,234.50)", "($12)", "\u22125", "(x)"]), "thousands comma").tolist()
+    ['-1234.50', '-12', '-5', '-x']
     """
-    text = text.str.strip().str.replace(_CURRENCY_BEFORE, r"\1", regex=True)
+    text = text.str.strip().str.replace(MINUS_SIGN, "-", regex=False)
+    text = text.str.replace(_ACCOUNTING, r"-\1", regex=True).str.replace(_CURRENCY_BEFORE, r"\1", regex=True)
     text = text.str.replace(_CURRENCY_AFTER, "", regex=True)
     if written == "percent":
         return text.str.replace(_PERCENT, "", regex=True)
@@ -252,9 +259,11 @@ def one_reading_numbers(cells: pd.Series) -> np.ndarray:
     [1234.5, 1234.5, 0.125, nan, nan, 1200.5, 97.0]
     >>> one_reading_numbers(pd.Series(["1 234,5", "1 234 567", "1 234", "12 345,00"])).tolist()
     [1234.5, 1234567.0, nan, 12345.0]
+    >>> one_reading_numbers(pd.Series(["(1,234.50)", "(12)", "\u22125", "(1,234)"])).tolist()
+    [-1234.5, -12.0, -5.0, nan]
     """
     out = np.full(len(cells), np.nan)
-    signed = cells.str.contains("[$€£¥%]", regex=True, na=False).to_numpy()
+    signed = cells.str.contains(f"[$€£¥%(){MINUS_SIGN}]", regex=True, na=False).to_numpy()
     spaces = cells.str.count("[ \u00a0\u202f]")
     maybe = signed | (cells.str.count(",") > 0).to_numpy() | (cells.str.count(r"\.") > 1).to_numpy()
     maybe |= (spaces > 1).to_numpy()
