@@ -127,6 +127,7 @@ class SparkSource(EngineSource):
             "sep": delimiter or ",",
         }
         frame = self.spark.read.options(**options).csv(path)
+        frame = frame.toDF(*[c.strip() or c for c in frame.columns])  # a header's names as read_table names them
         # A short row's absent cells: "" as Spark's PERMISSIVE reader leaves them null.
         return frame.select([F.coalesce(_column(c), F.lit("")).alias(c) for c in frame.columns])
 

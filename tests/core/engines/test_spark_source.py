@@ -202,3 +202,24 @@ def test_the_sample_of_a_local_parquet_file_is_its_first_records_read_without_a_
     monkeypatch.setattr(spark_source, "SAMPLE_ROWS", 40_000)  # more than the file holds: Spark's sample
     assert source._sample(names).num_rows == 32_561
     source.close()
+
+
+def test_spark_s_own_reader_of_a_csv_on_a_cluster_names_columns_as_read_table_does(spark, tmp_path, monkeypatch):
+    """A CSV on a cluster is read by Spark itself (no per-record rule of ours there): its header's names lose the
+    spaces around them, as read_table's do, and lines ended by carriage returns alone are lines for it too."""
+    from dpsynth_core.engines import spark_source
+
+    monkeypatch.setattr(spark_source, "is_remote", lambda path: True)
+    rows = [f"{a}, {c}" for a, c in zip(range(18, 98), ["Paris", "Lyon"] * 40)]
+    domain = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120},
+            "city": {"type": "categorical", "values": ["Paris", "Lyon"]},
+        }
+    }
+    for end in ("\n", "\r"):
+        path = tmp_path / f"spaced{len(end)}{ord(end)}.csv"
+        path.write_text(end.join([" age , city", *rows]) + end)
+        reference = open_source(path, domain, engine="pandas")
+        with open_source(str(path), domain, engine="spark", spark=spark) as engine:
+            assert_same_counts(reference, engine)
