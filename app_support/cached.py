@@ -32,7 +32,7 @@ def read_upload(
 def misfits(_frame, fingerprint: str, declaration_json: str):
     """The publisher-only check of the file against its declaration (:func:`~dpsynth_core.data.misfits.fit_notes`:
     columns most of whose cells would become missing, times a release drops, missing values' usual spellings,
-    shares stored as fractions), per file (``fingerprint``) and declaration."""
+    shares stored as fractions, total rows), per file (``fingerprint``) and declaration."""
     from dpsynth_core.data.misfits import fit_notes
     from dpsynth_core.domain import TableDomain
 

@@ -56,9 +56,9 @@ _ADVICE_ICONS = {
 
 
 def declaration_fits(loaded: dict, declaration: dict) -> None:
-    """Before a draw: the columns most of whose filled cells the declaration would turn into missing (a wrong
-    kind or format), and the date columns whose times a release drops, said for the publisher only (it reads the
-    data), with a link to the Domain page."""
+    """Before a draw, for the publisher only (it reads the data): the columns most of whose filled cells the
+    declaration would turn into missing (a wrong kind or format), with a link to the Domain page, and the notes
+    that do not stop a release (:meth:`~dpsynth_core.data.misfits.FitNotes.advice`)."""
     notes = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
     if notes.missing:
         st.warning(

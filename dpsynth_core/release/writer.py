@@ -19,7 +19,8 @@ first sheet (numbers as numbers, dates as dates) and the release card's notes on
 (.sav) or Stata (.dta) file (pyreadstat) with the declaration's value labels and, from the codebook
 the declaration was started from (``notes["codebook"]``), its variable labels and its declared
 missing codes with their labels (SPSS's codes and ranges, Stata's extended missing values .a-.z),
-so it opens in SPSS, Stata or R with its codebook. Synthetic missing cells are the package's own
+so it opens in SPSS, Stata or R with its codebook, its whole numbers and whole-number codes shown without
+decimals and its days as dates (not midnights), as in the workbook. Synthetic missing cells are the package's own
 missing value (system-missing, Stata's ``.``): the release keeps one missing cell per column, so
 which declared code a real record's missing cell held is not drawn.
 """
@@ -351,7 +352,7 @@ def _number_formats(fmt: str, declaration: dict, typed: pd.DataFrame) -> dict:
         if kind not in ("integer", "float") or low is None or high is None or (kind == "float" and fmt != "sav"):
             continue
         digits = max(len(str(int(low))), len(str(int(high))))
-        places = 0 if kind == "integer" else min(int(spec.get("decimals", 2)), 16)
+        places = 0 if kind == "integer" else min(int(2 if spec.get("decimals") is None else spec["decimals"]), 16)
         width = min(digits + 1 + places + (places > 0), 40)
         out[name] = f"F{width}.{places}" if fmt == "sav" else f"%{width}.0f"
     return out
