@@ -23,8 +23,9 @@ line, one record"):
 * a line becomes a row of missing cells when it cannot be decoded, holds a NUL character,
   is longer than ``MAX_LINE_CHARS``, has broken quoting (a quoted field not closed on the
   same line, or a closing quote followed by anything but the delimiter) or has a different
-  number of fields from the header. A quoted field therefore never continues on the next
-  line, so one record can never swallow the records after it.
+  number of fields from the header (a delimiter ending a line adds none: ``1,2,3,`` under ``a,b,c``
+  is three fields). A quoted field therefore never continues on the next line, so one record can
+  never swallow the records after it.
 
 How many lines each rule touched goes to ``info["lines"]``: for the publisher only (the
 Data page, the CLI's stderr, the publisher report), never into a release. Only problems of
@@ -160,6 +161,13 @@ def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarra
         bare = pc.replace_substring_regex(subset, f'(^|{d})"(?:[^"]|"")*"', "\\1")
         count[todo] = pc.count_substring(bare, delimiter).to_numpy(zero_copy_only=False) + 1
         broken[todo[~well_formed]] = 2
+    # A delimiter ending a line whose header does not end with one (some exports end every record so): the empty
+    # field it opens is no field, so the line has the header's fields (this line alone decides).
+    extra = (broken < 0) & (count == fields + 1) & pc.ends_with(array, delimiter).to_numpy(zero_copy_only=False)
+    if extra.any():
+        cut = pc.utf8_slice_codeunits(array, 0, -len(delimiter))
+        array = pc.if_else(pa.array(extra), cut, array)
+        count[extra] = fields
     broken[(broken < 0) & (count != fields)] = 3
     return np.where(empty, -1, broken), empty, array
 

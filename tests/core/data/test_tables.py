@@ -294,6 +294,23 @@ def test_malformed_lines_become_missing_cells_counted_for_the_publisher():
     )
 
 
+def test_a_delimiter_ending_each_record_under_a_header_without_one_adds_no_field(tmp_path, monkeypatch):
+    """Some exports end every record with the delimiter but not the header: each line, on its own, has the
+    header's fields (it once read as a table of broken lines), whole and in chunks; a second empty field, or
+    a header that ends so too, is read as before."""
+    rows = [f"{_CITIES[i % 4]};{18 + i % 80};" for i in range(8_000)]
+    path = tmp_path / "t.csv"
+    path.write_text("city;age\n" + "\n".join(rows) + "\n")
+    frame, info = read_table(path)
+    assert info["lines"]["broken"] == 0 and list(frame.columns) == ["city", "age"]
+    assert frame["age"].tolist()[:3] == ["18", "19", "20"]
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 4096)
+    pd.testing.assert_frame_equal(pd.concat([f for f, _ in csvfile.csv_frames(path)], ignore_index=True), frame)
+    frame, info = read_table(b'a,b\n1,2,,\n"x,y",3,\n')
+    assert frame.iloc[0].isna().all() and frame.iloc[1].tolist() == ["x,y", "3"] and info["lines"]["broken"] == 1
+    assert list(read_table(b"a,b,\n1,2,\n")[0].columns) == ["a", "b", "Unnamed: 2"]
+
+
 def test_a_line_break_inside_a_quoted_value_is_explained_with_the_spreadsheet_as_the_way_out():
     """Typed comments with a line break, saved as CSV: the record and the line after it break (one line, one
     record), and the publisher is told why and that the .xlsx itself keeps such cells."""
