@@ -13,7 +13,7 @@ from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
-from dpsynth_core.data.tables import line_report_text, most_lines_broken
+from dpsynth_core.data.line_report import line_report_text, most_lines_broken
 
 st.title(DATA.title)
 st.markdown(

@@ -33,8 +33,8 @@ def add_commands(sub) -> None:
 
 
 def run_check_declaration(args) -> None:
+    from ..data.line_report import line_report_text, most_lines_broken
     from ..data.misfits import fit_notes
-    from ..data.tables import line_report_text, most_lines_broken
     from ..domain import TableDomain
     from .commands import read_in_memory
 

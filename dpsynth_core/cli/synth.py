@@ -205,7 +205,7 @@ RULE_WORDS = {
 
 def _publisher_notes(release, args) -> None:
     """What follows is for the publisher's eyes only: stderr, never the release."""
-    from ..data.tables import line_report_text
+    from ..data.line_report import line_report_text
 
     lines = release.publisher_report.get("reading")  # read in memory, or by an engine in chunks
     text = line_report_text(lines) if lines is not None else None

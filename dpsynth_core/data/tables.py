@@ -27,10 +27,10 @@ line, one record"):
   is three fields). A quoted field therefore never continues on the next line, so one record can
   never swallow the records after it.
 
-How many lines each rule touched goes to ``info["lines"]``: for the publisher only (the
-Data page, the CLI's stderr, the publisher report), never into a release. Only problems of
-the file as a whole or of its header raise :class:`~dpsynth_core.errors.DataError`. The one
-decision that depends on records is that a file with none at all is refused.
+How many lines each rule touched goes to ``info["lines"]``: for the publisher only (the Data page, the CLI's
+stderr, the publisher report, in words by :mod:`.line_report`), never into a release. Only problems of the file as
+a whole or of its header raise :class:`~dpsynth_core.errors.DataError`. The one decision that depends on records is
+that a file with none at all is refused.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ import numpy as np
 from .. import constraints
 from ..errors import DataError
 from .file_bytes import SPACES, byte_order_mark, check_delimiter, check_encoding, cr_line_ends, read_capped
+from .line_report import LINE_RULES
 
 # ENCODINGS, check_encoding and check_delimiter are file_bytes's, imported from here by the app and the CLI too.
 
@@ -55,10 +56,11 @@ if TYPE_CHECKING:  # imported where they are used, so the command line starts fa
 
 #: Delimiters looked for in the header line, in the order that breaks ties.
 DELIMITERS = (",", "\t", ";", "|")
+#: How a delimiter is named where a character would not show (info["delimiter"], the line report's keys).
+DELIMITER_WORDS = {"\t": "tab", SPACES: "spaces"}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _QUOTED_OR_SPACES = re.compile(r'("(?:[^"\n]|"")*")|[ \t]+')
-_LINE_RULES = ("not decodable", "too long", "broken quoting", "wrong number of fields")
 
 
 # --- text -----------------------------------------------------------------------------------
@@ -133,7 +135,7 @@ def _lines_holding(array, character: str) -> np.ndarray:
 
 
 def _classify(lines, delimiter: str, fields: int) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """Per line: the rule that breaks it (index into _LINE_RULES, or -1) and whether it is empty;
+    """Per line: the rule that breaks it (index into LINE_RULES, or -1) and whether it is empty;
     and the lines as an Arrow array (a trailing carriage return dropped).
 
     Vectorised with Arrow's compute functions (RE2 regular expressions, linear time).
@@ -312,18 +314,18 @@ def read_table(
         frame.index = good
         frame = frame.reindex(np.arange(len(broken)))
     frame = frame.reset_index(drop=True)
-    tally = np.bincount(broken[broken >= 0], minlength=len(_LINE_RULES))
+    tally = np.bincount(broken[broken >= 0], minlength=len(LINE_RULES))
     lines_report = {
         "records": int(len(broken)),
         "broken": int(len(broken) - len(good)),
-        **{rule: int(n) for rule, n in zip(_LINE_RULES, tally)},
+        **{rule: int(n) for rule, n in zip(LINE_RULES, tally)},
         "read as windows-1252": int(recoded),
     }
-    if not spaces and 2 * tally[3] >= len(broken):  # most lines of another width: would runs of spaces fit?
-        lines_report["fit runs of spaces"] = _fit_spaces(header, array.to_pylist(), name)
+    if 2 * tally[3] >= len(broken):  # most lines of another width: would another delimiter fit them?
+        lines_report.update(_fitting_delimiters(header, array.to_pylist(), SPACES if spaces else delimiter, name))
     info = {
         "encoding": used,
-        "delimiter": SPACES if spaces else {"\t": "tab"}.get(delimiter, delimiter),
+        "delimiter": SPACES if spaces else DELIMITER_WORDS.get(delimiter, delimiter),
         "rows": len(frame),
         "columns": columns,
         "bytes": len(raw),
@@ -333,15 +335,23 @@ def read_table(
     return frame, info
 
 
-def _fit_spaces(header: str, records: list[str], name: str) -> int:
-    """How many records have the header's number of fields when runs of spaces separate both: a hint for the
-    publisher (:func:`line_report_text`), never a choice made for them."""
-    tabbed = _spaces_as_tabs([header, *records])
-    fields = len(_column_names(tabbed[0], "\t", name))
-    if fields < 2:  # a header without spaces: nothing to suggest
-        return 0
-    broken, empty, _ = _classify(tabbed[1:], "\t", fields)
-    return int(np.sum((broken < 0) & ~empty))
+def _fitting_delimiters(header: str, records: list[str], used: str, name: str) -> dict:
+    """For each delimiter but the one ``used`` (:data:`DELIMITERS`, and :data:`~.file_bytes.SPACES`), how many
+    records have the header's number of fields (at least two) when it separates both: a hint for the publisher
+    (:func:`~.line_report.line_report_text`), never a choice made for them."""
+    out = {}
+    for delimiter in (SPACES, *DELIMITERS):
+        if delimiter == used:
+            continue
+        lines = _spaces_as_tabs([header, *records]) if delimiter == SPACES else [header, *records]
+        split = "\t" if delimiter == SPACES else delimiter
+        fields = len(_column_names(lines[0], split, name))
+        fit = 0
+        if fields > 1:
+            broken, empty, _ = _classify(lines[1:], split, fields)
+            fit = int(np.sum((broken < 0) & ~empty))
+        out[f"fit {DELIMITER_WORDS.get(delimiter, delimiter)}"] = fit
+    return out
 
 
 def _parse(lines: pa.Array, columns: list[str], delimiter: str, name: str):
@@ -405,44 +415,3 @@ def _parse(lines: pa.Array, columns: list[str], delimiter: str, name: str):
         raise DataError(f"{name}: internal reading error ({len(frame)} rows from {len(lines)} lines)")
     frame.columns = columns
     return frame
-
-
-def most_lines_broken(lines: dict) -> bool:
-    """Whether at least half of a CSV's records could not be read (:func:`read_table`'s ``info["lines"]``): the
-    file, not a few records, is at fault (a title above the header, a wrong delimiter or encoding)."""
-    return bool(lines.get("records")) and 2 * lines.get("broken", 0) >= lines["records"]
-
-
-def line_report_text(lines: dict) -> str:
-    """One sentence for the publisher saying how many lines the per-record rule touched; when most lines have
-    another number of fields than the header, a second one saying what usually causes it."""
-    parts = [f"{lines[rule]:,} {rule}" for rule in _LINE_RULES if lines.get(rule)]
-    out = ""
-    if lines.get("broken"):
-        out = (
-            f"{lines['broken']:,} of {lines['records']:,} lines could not be read as records "
-            f"({', '.join(parts)}) and became rows of missing cells."
-        )
-    if lines.get("records") and 2 * lines.get("fit runs of spaces", 0) >= lines["records"]:
-        out += (
-            " Most lines have the header's number of fields when runs of spaces separate them (columns aligned "
-            "with spaces): choose the delimiter 'spaces' (--delimiter spaces on the command line)."
-        )
-    elif lines.get("records") and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:  # most broken
-        out += (
-            " Most lines have another number of fields than the header line: a "
-            "title or notes above the header, or a row number at the start of each line that the header does not "
-            "name? Name the header's line (the Data page's header line, --header-row on the command line), or save "
-            "the file with a name for every field."
-        )
-    if lines.get("broken quoting"):
-        out += (
-            " Broken quoting is usually a line break inside a quoted value (typed comments), which breaks its record "
-            "and the line after it: load the spreadsheet itself (.xlsx), whose cells may hold line breaks, or remove "
-            "them before saving as CSV."
-        )
-    if lines.get("read as windows-1252"):
-        out += (" " if out else "") + (
-            f"{lines['read as windows-1252']:,} lines were not UTF-8 and were read as Windows-1252."
-        )
-    return out

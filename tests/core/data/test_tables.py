@@ -16,7 +16,8 @@ from dpsynth_core import constraints
 from dpsynth_core.data import csvfile
 from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.data.file_bytes import SPACES, check_delimiter
-from dpsynth_core.data.tables import line_report_text, most_lines_broken, read_table
+from dpsynth_core.data.line_report import line_report_text, most_lines_broken
+from dpsynth_core.data.tables import read_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.errors import DataError
 from tests.conftest import FIXTURES, shared_path
@@ -105,12 +106,24 @@ def test_columns_aligned_with_spaces_are_read_with_the_delimiter_spaces(tmp_path
 def test_a_file_of_aligned_columns_read_otherwise_says_to_choose_spaces():
     """The delimiter is never chosen from the records; the publisher is told which one fits (a hint only)."""
     frame, info = read_table(_ALIGNED, name="Auto.data")
-    assert info["delimiter"] == "tab" and frame.isna().all().all() and info["lines"]["fit runs of spaces"] == 3
+    assert info["delimiter"] == "tab" and frame.isna().all().all() and info["lines"]["fit spaces"] == 3
     said = line_report_text(info["lines"])
     assert "choose the delimiter 'spaces'" in said and "a title or notes above" not in said
     # Not said where runs of spaces would not fit either (a title above the header).
     _, info = read_table(b"Sales report, 2026-01-05\n\nname,age,city\nAnn,34,Oslo\nBob,45,Rome\n", name="report.csv")
-    assert "'spaces'" not in line_report_text(info["lines"]) and info["lines"]["fit runs of spaces"] == 0
+    assert "'spaces'" not in line_report_text(info["lines"]) and info["lines"]["fit spaces"] == 0
+
+
+def test_a_header_whose_names_hold_the_other_delimiter_is_told_which_delimiter_fits():
+    """A German export whose first name holds two commas: the header's delimiter is the comma, most lines break,
+    and the publisher is told that ';' gives every line the header's fields (a hint; nothing chosen for them)."""
+    raw = b"Betrag (1,000 EUR, netto);Jahr;Ort\n" + b"".join(b"%d;%d;Bonn\n" % (i, 2000 + i % 20) for i in range(50))
+    frame, info = read_table(raw)
+    assert info["delimiter"] == "," and info["lines"]["fit ;"] == 50 and info["lines"]["fit spaces"] == 0
+    said = line_report_text(info["lines"])
+    assert "when ';' separates them: choose the delimiter ';'" in said and "title or notes" not in said
+    frame, info = read_table(raw, delimiter=";")
+    assert list(frame.columns) == ["Betrag (1,000 EUR, netto)", "Jahr", "Ort"] and info["lines"]["broken"] == 0
 
 
 def test_windows_1252_lines_are_read_one_by_one():
