@@ -38,10 +38,10 @@ def line_report_text(lines: dict) -> str:
         )
     elif lines.get("records") and 2 * lines.get("wrong number of fields", 0) >= lines["records"]:  # most broken
         out += (
-            " Most lines have another number of fields than the header line: a "
-            "title or notes above the header, or a row number at the start of each line that the header does not "
-            "name? Name the header's line (the Data page's header line, --header-row on the command line), or save "
-            "the file with a name for every field."
+            " Most lines have another number of fields than the header line: a title or notes above the header, or "
+            "a row number at the start of each line that the header does not name (R's write.table writes one "
+            "unless row.names = FALSE)? Name the header's line (the Data page's header line, --header-row on the "
+            "command line), or save the file with a name for every field."
         )
     if lines.get("broken quoting"):
         out += (

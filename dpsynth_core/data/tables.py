@@ -215,8 +215,24 @@ def _column_names(header: str, delimiter: str, name: str) -> list[str]:
     try:
         names = next(csv.reader([header], delimiter=delimiter, strict=True))
     except (csv.Error, StopIteration):
-        raise DataError(f"{name}: the header line is not well formed (check its quotes)") from None
+        spaced = delimiter != "\t" and _well_formed(_spaces_as_tabs([header])[0], "\t")
+        raise DataError(
+            f"{name}: the header line is not well formed (check its quotes)"
+            + (
+                "; its quoted names are separated by spaces, as R's write.table writes them: choose the delimiter "
+                "'spaces'"
+                if spaced
+                else ""
+            )
+        ) from None
     return name_columns(names, name)
+
+
+def _well_formed(line: str, delimiter: str) -> bool:
+    try:
+        return len(next(csv.reader([line], delimiter=delimiter, strict=True))) > 1
+    except (csv.Error, StopIteration):
+        return False
 
 
 def name_columns(names: list[str], name: str) -> list[str]:
@@ -345,7 +361,10 @@ def _fitting_delimiters(header: str, records: list[str], used: str, name: str) -
             continue
         lines = _spaces_as_tabs([header, *records]) if delimiter == SPACES else [header, *records]
         split = "\t" if delimiter == SPACES else delimiter
-        fields = len(_column_names(lines[0], split, name))
+        try:
+            fields = len(_column_names(lines[0], split, name))
+        except DataError:  # a header that this delimiter cannot split: no line fits it
+            fields = 0
         fit = 0
         if fields > 1:
             broken, empty, _ = _classify(lines[1:], split, fields)

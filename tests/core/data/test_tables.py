@@ -140,6 +140,20 @@ def test_a_title_read_as_the_header_is_told_from_the_header_alone():
         assert header_report_text(columns) == ""
 
 
+def test_r_s_write_table_file_is_told_to_read_with_spaces_and_what_its_row_names_do():
+    """R's write.table by default: names and text quoted, separated by spaces, and a row name first on each
+    line that the header does not name. The header's message names the delimiter 'spaces' (it once said only
+    "check its quotes"); read so, the lines are told to carry a row number R writes unless row.names = FALSE."""
+    raw = b'"age" "sex" "city"\n"1" 34 "F" "Oslo"\n"2" 45 "M" "Rome"\n'
+    with pytest.raises(DataError, match="separated by spaces, as R's write.table writes them: choose the delimiter"):
+        read_table(raw)
+    frame, info = read_table(raw, delimiter="spaces")
+    assert info["columns"] == ["age", "sex", "city"] and info["lines"]["broken"] == 2
+    assert "R's write.table writes one unless row.names = FALSE" in line_report_text(info["lines"])
+    with pytest.raises(DataError, match=r"not well formed \(check its quotes\)$"):
+        read_table(b'"a"b,c\n1,2\n')
+
+
 def test_windows_1252_lines_are_read_one_by_one():
     frame, info = read_table(FIXTURES / "latin1.csv")
     assert frame["name"].tolist() == ["José", "Ana"] and frame["town"].tolist() == ["Málaga", "León"]
