@@ -60,6 +60,26 @@ _MAGIC_PATTERNS = (
     (re.compile(rb"RIFF.{4}(?:WAVE|AVI )", re.S), "a sound or video file"),
     (re.compile(rb"BZh[1-9]1AY&SY"), "a compressed (bzip2) file"),
 )
+#: Text formats that are not a table of lines, from their start: a web page (what many portals' ".xls" downloads
+#: are), Excel's XML spreadsheet of 2003, JSON (an array of records or an object of them); and what to do.
+_TEXT_FORMATS = (
+    (re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:!doctype html|html|table)\b", re.I), "a web page (HTML)"),
+    (re.compile(rb"(?:\xef\xbb\xbf)?\s*<\?xml[^>]*\?>\s*<\?mso-application[^>]*Excel", re.I), "an XML spreadsheet"),
+    (re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:\[\s*[\[{\"]|\{\s*\")"), "JSON"),
+)
+#: What to do with a file of one of :data:`_TEXT_FORMATS`.
+TEXT_FORMAT_TODO = {
+    "a web page (HTML)": "open it in a spreadsheet program and save it as .xlsx or CSV",
+    "an XML spreadsheet": "open it in a spreadsheet program and save it as .xlsx or CSV",
+    "JSON": "save the table as CSV (UTF-8) and try again",
+}
+
+
+def text_format(head: bytes) -> str | None:
+    """What a text file's start says it is when it is no table of lines (:data:`_TEXT_FORMATS`), else None."""
+    return next((what for pattern, what in _TEXT_FORMATS if pattern.match(head)), None)
+
+
 _BAD = "\ud800"  # stands for bytes that could not be decoded (never produced by a strict decode)
 
 
@@ -185,8 +205,13 @@ def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
     what = next((what for magic, what in _MAGIC if head.startswith(magic)), None) or next(
         (what for pattern, what in _MAGIC_PATTERNS if pattern.match(head)), None
     )
+    what = what or text_format(head)
     if what:
-        todo = "unpack it and read the file inside" if "compressed" in what else "save it as CSV (UTF-8) and try again"
+        todo = (
+            "unpack it and read the file inside"
+            if "compressed" in what
+            else TEXT_FORMAT_TODO.get(what, "save it as CSV (UTF-8) and try again")
+        )
         raise DataError(f"{name} is {what}, not a CSV: {todo}")
     found, _ = byte_order_mark(head)
     wide = _wide(encoding) if encoding is not None else found is not None and _wide(found)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import DataError, ParameterError
+from . import file_bytes
 from .file_bytes import read_capped
 
 #: Spreadsheet suffixes (python-calamine reads them).
@@ -76,7 +77,7 @@ def what_bytes_are(head: bytes) -> str | None:
     if head.startswith(b"HEADER RECORD*******LIB"):
         return PACKAGE_NAMES[".xpt"]
     if head and not any(b in head[:1024] for b in bytes([*range(9), *range(14, 32)])):
-        return "text (such as a CSV)"
+        return file_bytes.text_format(head) or "text (such as a CSV)"
     return None
 
 
@@ -101,11 +102,16 @@ def check_name_and_bytes(name: str, head: bytes) -> None:
     found = what_bytes_are(head)
     if file_family(name) == "text":
         if found is not None and not found.startswith("text"):
-            raise DataError(f"{name} is {found}, not a CSV: upload it under its own name (such as .xlsx or .sav)")
+            todo = file_bytes.TEXT_FORMAT_TODO.get(found, "upload it under its own name (such as .xlsx or .sav)")
+            raise DataError(f"{name} is {found}, not a CSV: {todo}")
         return
     if not _expected(suffix, found):
         called = PACKAGE_NAMES.get(suffix) or f"a spreadsheet ({suffix})"
-        raise DataError(f"{name} is named as {called} but holds {found or 'something else (text or another format)'}")
+        todo = file_bytes.TEXT_FORMAT_TODO.get(found or "")
+        raise DataError(
+            f"{name} is named as {called} but holds {found or 'something else (text or another format)'}"
+            + (f": {todo}" if todo else "")
+        )
 
 
 def read_data(

@@ -7,6 +7,7 @@ reader, which detected the encoding and sniffed the delimiter from the whole fil
 
 import csv
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -247,6 +248,28 @@ def test_binary_files_are_refused_whatever_their_name(tmp_path, content, what):
 def test_a_header_that_merely_starts_like_a_format_name_is_read():
     frame, info = read_table(b"GIF,PAR1,RIFF\n1,2,3\n")
     assert info["columns"] == ["GIF", "PAR1", "RIFF"] and len(frame) == 1
+    for header in (b"[id],name", b"{x},y", b'"[a]",b', b"<b>,c"):  # brackets and braces in names: still a CSV
+        assert read_table(header + b"\n1,2\n")[0].shape == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "content, what, todo",
+    [
+        (b'[{"age": 34, "city": "Oslo"}]\n', "JSON", "save the table as CSV (UTF-8) and try again"),
+        (b'\xef\xbb\xbf{"rows": []}', "JSON", "save the table as CSV (UTF-8) and try again"),
+        (b"<!DOCTYPE html>\n<html><table><tr><td>34</td></tr></table>", "a web page (HTML)", "open it in a"),
+        (b'<?xml version="1.0"?>\n<?mso-application progid="Excel.Sheet"?>\n<Workbook>', "an XML spreadsheet", "open"),
+    ],
+)
+def test_text_that_is_no_table_of_lines_is_named_whatever_the_files_name(content, what, todo):
+    """A JSON export, or a portal's ".xls" download that is a web page (or Excel's XML of 2003): named from the
+    file's start, with what to do, where a CSV read gave "a header but no data rows" or a table of markup."""
+    from dpsynth_core.data.formats import read_data
+
+    with pytest.raises(DataError, match=f"^table.csv is {re.escape(what)}, not a CSV: {re.escape(todo)}"):
+        read_table(content, name="table.csv")
+    with pytest.raises(DataError, match=f"^export.xls is named as a spreadsheet .+ but holds {re.escape(what)}: "):
+        read_data(content, name="export.xls")
 
 
 def test_missing_file_folder_devices_and_pipes(tmp_path):
