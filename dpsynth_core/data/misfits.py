@@ -114,6 +114,14 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f" {near:,} of them are declared values written in other capitals: a category is read only as the "
                 "declaration writes it, so write the values as the file does."
             )
+        unpadded = {re.sub(r"^0+(?=[0-9])", "", str(v)) for v in column.values if re.fullmatch(r"0[0-9]+", str(v))}
+        stripped = int(texts.isin(list(unpadded)).sum()) if unpadded else 0
+        if stripped >= MISFIT_SHARE * unfit:
+            return (
+                f" {stripped:,} of them are declared codes without their leading zeros, as a spreadsheet drops them "
+                "from numbers: save the file with the column formatted as text, or declare the codes as the file "
+                "writes them."
+            )
         codes = int(texts.str.fullmatch(r"-?[0-9]+").sum())
         if codes >= MISFIT_SHARE * unfit and not any(re.fullmatch(r"-?[0-9]+", str(v)) for v in column.values):
             return (

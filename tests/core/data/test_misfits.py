@@ -174,6 +174,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
                 "smoker": {"type": "categorical", "values": ["yes", "no"]},
                 "colour": {"type": "categorical", "values": ["red", "blue"]},
                 "region": {"type": "categorical", "values": ["North", "South"]},
+                "county": {"type": "categorical", "values": ["001", "003", "010", "100"]},
             }
         }
     )
@@ -185,6 +186,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
             "smoker": ["Yes", "No", " YES", "no"],
             "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: not most
             "region": ["1", "2", "2", ""],  # codes, where the declaration lists their labels
+            "county": ["1", "3", "10", "100"],  # a spreadsheet dropped the leading zeros
         }
     )
     found = dict(line.split(": ", 1) for line in misfit_columns(frame, domain)[0])
