@@ -212,11 +212,14 @@ def _publisher_notes(release, args) -> None:
     if text:
         print(f"note: {text}", file=sys.stderr)
     kinds = {c["column"]: c["kind"] for c in release.card["domain"]["columns"]}
+    rows = (lines or {}).get("records")
     for name, report in release.publisher_report["encoding"].items():
         if report["out_of_domain"]:
+            most = rows and 2 * report["out_of_domain"] >= rows
             print(
                 f"note: column '{name}': {report['out_of_domain']:,} cell(s) did not fit the declaration and were "
-                f"changed by the public rule ({RULE_WORDS.get(kinds.get(name), RULE_WORDS['values'])})",
+                f"changed by the public rule ({RULE_WORDS.get(kinds.get(name), RULE_WORDS['values'])})"
+                + ("; that is most of the column: check-declaration says why, before a release" if most else ""),
                 file=sys.stderr,
             )
     written, asked = release.rows, release.settings.get("rows") if release.settings else None

@@ -303,6 +303,8 @@ def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path,
     )
     assert "column 'n': 2 cell(s) did not fit" in err and "not whole numbers: rounded" in err
     assert "column 'colour': 1 cell(s) did not fit" in err and "not a declared value: missing" in err
+    # two of three cells is most of the column: the note points to the check that says why before a release
+    assert err.count("that is most of the column: check-declaration says why, before a release") == 2, err
 
 
 def test_the_cards_notes_go_to_stderr(tmp_path, capsys):
