@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import DataError
-from .outputs import input_path
+from .outputs import DOMAIN_HELP, input_path
 
 
 def add_commands(sub) -> None:
@@ -27,7 +27,7 @@ def add_commands(sub) -> None:
         "become missing (a date or number format, a kind or a coding it does not say); spends and records nothing",
     )
     check.add_argument("input", type=input_path, help="the sensitive table (any file synth reads, in memory)")
-    check.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
+    check.add_argument("--domain", required=True, type=input_path, help=DOMAIN_HELP)
     add_reading_flags(check)
     check.set_defaults(run=run_check_declaration)
 

@@ -37,6 +37,10 @@ def input_path(value: str) -> str:
     return value
 
 
+#: The help of every command's ``--domain`` that reads one declaration.
+DOMAIN_HELP = "the domain declaration (JSON), or a Frictionless Table Schema read as one"
+
+
 #: The names a workspace's ledger database takes on disk (the database, its WAL and journal files).
 _LEDGER_ENDINGS = ("", "-wal", "-shm", "-journal")
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import constraints
-from .outputs import input_path, output_path
+from .outputs import DOMAIN_HELP, input_path, output_path
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,7 +84,7 @@ def add_synth(synth) -> None:
         "Stata or SAS file (.sav, .zsav, .por, .dta, .sas7bdat, .xpt), or a folder or quoted glob of Parquet "
         "files ('data/*.parquet'; --engine duckdb or spark)",
     )
-    synth.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
+    synth.add_argument("--domain", required=True, type=input_path, help=DOMAIN_HELP)
     synth.add_argument(
         "--method",
         default=DEFAULT_METHOD,

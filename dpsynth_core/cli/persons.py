@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import constraints
 from ..errors import ParameterError
-from .outputs import input_path, output_path
+from .outputs import DOMAIN_HELP, input_path, output_path
 
 #: The saved check's format (``--out``), read back by ``synth --person-check``.
 CHECK_FORMAT = "dpsynth rows-per-person check 1"
@@ -31,7 +31,7 @@ def add_commands(sub) -> None:
         help="count rows per person with noise (its own budget, recorded): what --max-rows-per-person K drops",
     )
     check.add_argument("input", type=input_path, help="the sensitive table (any file synth reads, in memory)")
-    check.add_argument("--domain", required=True, type=input_path, help="the domain declaration (JSON)")
+    check.add_argument("--domain", required=True, type=input_path, help=DOMAIN_HELP)
     check.add_argument(
         "--person", metavar="COLUMN", help="the column identifying a person (default: the declaration's)"
     )

@@ -12,6 +12,7 @@ from .dates import DateDomain, DateTimeDomain, TimeDomain
 from .kinds import column_attributes
 from .ranges import FloatDomain, IntegerDomain
 from .schema import column_problems
+from .table_schema import from_table_schema, table_schema_of
 from .text import TextDomain
 
 KINDS = {
@@ -98,7 +99,8 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
 
 def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
-    no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``."""
+    no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``. A Frictionless Table Schema (or a
+    data package with one) is read as the starting declaration it describes (:mod:`.table_schema`)."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -106,10 +108,12 @@ def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     except UnicodeDecodeError:
         raise DomainError(f"domain file {name} is not UTF-8 text") from None
     try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicate_keys)
+        spec = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise DomainError(f"domain file {name} is not valid JSON (line {exc.lineno}: {_json_problem(exc)})") from None
     except ValueError as exc:
         raise DomainError(f"domain file {name} is not valid JSON: {exc}") from None
     except RecursionError:  # deeper than the parser's own limit; shallower nesting is refused by the schema
         raise DomainError(f"domain file {name} is nested more than {constraints.MAX_JSON_DEPTH} levels deep") from None
+    schema = table_schema_of(spec)
+    return spec if schema is None else from_table_schema(schema, Path(str(name)).name)

@@ -846,6 +846,19 @@ def _load_declaration(at: AppTest, spec, name: str = "d.json") -> AppTest:
     return at
 
 
+def test_a_table_schema_loaded_on_the_domain_page_starts_the_declaration():
+    """A portal's Frictionless Table Schema for the penguins table, loaded as a declaration file: every column
+    declared from it (public metadata, no value read), and the Preview can draw."""
+    from tests.core.domain.test_table_schema import PENGUINS_SCHEMA
+
+    raw = (ROOT / "benchmarks" / "datasets" / "penguins.csv").read_bytes()
+    at = _load_declaration(_upload(_app().run(), "penguins.csv", raw), PENGUINS_SCHEMA, "datapackage-schema.json")
+    declared = at.session_state["declaration"]
+    assert declared["columns"]["island"] == {"type": "categorical", "values": ["Biscoe", "Dream", "Torgersen"]}
+    assert declared["missing_values"]["markers"] == ["", "NA"]
+    assert TableDomain.from_json(declared).problems() == []
+
+
 def _adult_spec() -> dict:
     from dpsynth_core.data.examples import example_declaration
 

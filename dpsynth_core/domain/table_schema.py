@@ -1,0 +1,98 @@
+"""A Frictionless Table Schema (https://specs.frictionlessdata.io/table-schema/), the data dictionary many open-data
+portals publish beside a table, read as a starting declaration: public metadata, never a record.
+
+Each field becomes a column of the same name:
+
+* ``integer`` and ``year``: whole numbers, ``number``: real numbers, ``date``, ``datetime`` and ``time``: their
+  kinds; the range is the field's ``constraints`` ``minimum`` and ``maximum`` (a bound the schema does not give
+  stays to declare: it is never taken from the data); an ``enum`` of any type: categories, its values;
+* ``boolean``: the categories of its ``trueValues`` and ``falseValues`` (the specification's defaults when absent);
+* ``string`` without ``enum`` and every other type (``yearmonth``, ``duration``, ``geopoint``, ``object``, ...):
+  free text still to declare (a generator, or drop);
+* a field of the ``primaryKey``: dropped, as an identifier (no documentation describes its values);
+* ``constraints`` ``required``: no missing value; the schema's ``missingValues``: the table's missing markers;
+* a number field's ``decimalChar`` ``,``: ``"written": "decimal comma"``, its ``groupChar`` ``,``: ``"written":
+  "thousands comma"``; a date field's ``format`` that starts with the day (``%d/%m/%Y``) or the month: ``"written"``
+  ``day first`` or ``month first``.
+
+A data package (``datapackage.json``) with one resource that has a schema is read through that schema. The result is
+an ordinary declaration (:func:`~.declaration.parse_declaration` returns it), which the publisher still completes
+and checks against the documentation.
+"""
+
+from __future__ import annotations
+
+#: The specification's default spellings of a boolean.
+TRUE_VALUES = ("true", "True", "TRUE", "1")
+FALSE_VALUES = ("false", "False", "FALSE", "0")
+_RANGE_KINDS = {
+    "integer": "integer",
+    "year": "integer",
+    "number": "float",
+    "date": "date",
+    "datetime": "datetime",
+    "time": "time",
+}
+
+
+def table_schema_of(spec) -> dict | None:
+    """The Table Schema ``spec`` is, or the one schema of a data package's resources; None for anything else
+    (a declaration has ``columns``, a schema ``fields``)."""
+    if not isinstance(spec, dict) or "columns" in spec:
+        return None
+    if isinstance(spec.get("fields"), list) and all(isinstance(f, dict) and "name" in f for f in spec["fields"]):
+        return spec
+    resources = spec.get("resources")
+    if isinstance(resources, list):
+        schemas = [r.get("schema") for r in resources if isinstance(r, dict) and isinstance(r.get("schema"), dict)]
+        if len(schemas) == 1:
+            return table_schema_of(schemas[0])
+    return None
+
+
+def _column(field: dict, key: set) -> dict:
+    """One field's starting declaration (the module docstring's mapping)."""
+    kind, constraints = field.get("type", "string"), field.get("constraints") or {}
+    if str(field["name"]) in key:
+        return {"type": "drop"}
+    if isinstance(constraints.get("enum"), list) and constraints["enum"]:
+        out = {"type": "categorical", "values": list(constraints["enum"])}
+    elif kind == "boolean":
+        out = {
+            "type": "categorical",
+            "values": [*(field.get("trueValues") or TRUE_VALUES), *(field.get("falseValues") or FALSE_VALUES)],
+        }
+    elif kind in _RANGE_KINDS:
+        out = {"type": _RANGE_KINDS[kind]}
+        for bound, name in (("minimum", "min"), ("maximum", "max")):
+            if constraints.get(bound) is not None:
+                out[name] = constraints[bound]
+        if kind == "number" and field.get("decimalChar") == ",":
+            out["written"] = "decimal comma"
+        elif kind in ("number", "integer") and field.get("groupChar") == ",":
+            out["written"] = "thousands comma"
+        pattern = str(field.get("format") or "")
+        if kind in ("date", "datetime") and pattern.startswith("%d"):
+            out["written"] = "day first"
+        elif kind in ("date", "datetime") and pattern.startswith("%m"):
+            out["written"] = "month first"
+    else:
+        out = {"type": "text"}
+    if constraints.get("required") is True:
+        out["missing"] = False
+    return out
+
+
+def from_table_schema(schema: dict, name: str = "") -> dict:
+    """The starting declaration a Table Schema describes (see the module docstring)."""
+    key = schema.get("primaryKey") or []
+    key = {str(k) for k in ([key] if isinstance(key, str) else key)}
+    spec = {
+        "dataset": str(schema.get("name") or schema.get("title") or ""),
+        "documentation": f"started from the Table Schema {name}".rstrip() + "; check every column",
+        "columns": {str(f["name"]): _column(f, key) for f in schema["fields"]},
+    }
+    markers = schema.get("missingValues")
+    if isinstance(markers, list) and all(isinstance(m, str) for m in markers):
+        spec["missing_values"] = {"markers": list(markers)}
+    return spec

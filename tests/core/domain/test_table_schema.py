@@ -1,0 +1,103 @@
+"""A Frictionless Table Schema (or a data package holding one) read as a starting declaration: public metadata."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from dpsynth_core import DomainError, TableDomain
+from dpsynth_core.cli import main
+from dpsynth_core.domain.declaration import parse_declaration
+from tests.conftest import ROOT
+
+#: The Palmer penguins' data dictionary written as a portal publishes one (types, ranges, codes, missing "NA").
+PENGUINS_SCHEMA = {
+    "name": "penguins",
+    "missingValues": ["", "NA"],
+    "fields": [
+        {"name": "species", "type": "string", "constraints": {"enum": ["Adelie", "Chinstrap", "Gentoo"]}},
+        {"name": "island", "type": "string", "constraints": {"enum": ["Biscoe", "Dream", "Torgersen"]}},
+        {"name": "bill_length_mm", "type": "number", "constraints": {"minimum": 0, "maximum": 100}},
+        {"name": "bill_depth_mm", "type": "number", "constraints": {"minimum": 0, "maximum": 50}},
+        {"name": "flipper_length_mm", "type": "integer", "constraints": {"minimum": 0, "maximum": 500}},
+        {"name": "body_mass_g", "type": "integer", "constraints": {"minimum": 0, "maximum": 10000}},
+        {"name": "sex", "type": "string", "constraints": {"enum": ["female", "male"]}},
+        {"name": "year", "type": "year", "constraints": {"minimum": 2007, "maximum": 2009, "required": True}},
+    ],
+}
+
+
+def _parsed(spec) -> dict:
+    return parse_declaration(json.dumps(spec).encode(), "schema.json")
+
+
+def test_a_table_schema_is_the_declaration_it_describes():
+    spec = _parsed(PENGUINS_SCHEMA)
+    own = json.loads((ROOT / "benchmarks" / "datasets" / "penguins.domain.json").read_text())
+    assert spec["columns"]["year"] == {**own["columns"]["year"], "missing": False}
+    assert {n: c for n, c in spec["columns"].items() if n != "year"} == {
+        n: c for n, c in own["columns"].items() if n != "year"
+    }
+    assert spec["missing_values"] == {"markers": ["", "NA"]} and spec["dataset"] == "penguins"
+    assert TableDomain.from_json(spec).problems() == []
+
+
+def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_declare():
+    schema = {
+        "primaryKey": ["id"],
+        "fields": [
+            {"name": "id", "type": "integer"},
+            {"name": "pay", "type": "number", "decimalChar": ",", "constraints": {"minimum": 0}},
+            {"name": "n", "type": "integer", "groupChar": ",", "constraints": {"minimum": 0, "maximum": 9}},
+            {"name": "ok", "type": "boolean"},
+            {"name": "yes", "type": "boolean", "trueValues": ["Y"], "falseValues": ["N"]},
+            {"name": "day", "type": "date", "format": "%d/%m/%Y"},
+            {"name": "at", "type": "datetime", "format": "%m/%d/%Y %H:%M"},
+            {"name": "clock", "type": "time"},
+            {"name": "code", "type": "integer", "constraints": {"enum": [1, 2, 9]}},
+            {"name": "where", "type": "geopoint"},
+            {"name": "note"},
+        ],
+    }
+    columns = _parsed(schema)["columns"]
+    assert columns == {
+        "id": {"type": "drop"},
+        "pay": {"type": "float", "min": 0, "written": "decimal comma"},
+        "n": {"type": "integer", "min": 0, "max": 9, "written": "thousands comma"},
+        "ok": {"type": "categorical", "values": ["true", "True", "TRUE", "1", "false", "False", "FALSE", "0"]},
+        "yes": {"type": "categorical", "values": ["Y", "N"]},
+        "day": {"type": "date", "written": "day first"},
+        "at": {"type": "datetime", "written": "month first"},
+        "clock": {"type": "time"},
+        "code": {"type": "categorical", "values": [1, 2, 9]},
+        "where": {"type": "text"},
+        "note": {"type": "text"},
+    }
+    problems = " ".join(TableDomain.from_json(_parsed(schema)).problems())
+    assert "'pay': no public maximum" in problems and "'day'" in problems and "'note'" in problems
+
+
+def test_a_data_package_with_one_schema_is_read_through_it_and_a_declaration_stays_itself():
+    package = {"name": "pkg", "resources": [{"name": "penguins", "path": "p.csv", "schema": PENGUINS_SCHEMA}]}
+    assert _parsed(package) == _parsed(PENGUINS_SCHEMA)
+    two = {"resources": [{"schema": PENGUINS_SCHEMA}, {"schema": PENGUINS_SCHEMA}]}
+    with pytest.raises(DomainError, match="columns"):  # which table? not a declaration either
+        TableDomain.from_json(_parsed(two))
+    own = {"columns": {"fields": {"type": "drop"}}}  # a declaration whose column is named "fields"
+    assert _parsed(own) == own
+
+
+def test_the_command_line_releases_from_a_table_schema(tmp_path, capsys):
+    path = tmp_path / "penguins.schema.json"
+    path.write_text(json.dumps(PENGUINS_SCHEMA))
+    data = ROOT / "benchmarks" / "datasets" / "penguins.csv"
+    assert main(["check-declaration", str(data), "--domain", str(path)]) == 0
+    assert capsys.readouterr().out.strip() == "every column of penguins.csv fits its declaration (8 kept)"
+    out = tmp_path / "synthetic.csv"
+    argv = ["synth", str(data), "--domain", str(path), "--epsilon", "1", "--out", str(out), "--no-ledger"]
+    assert main(argv) == 0
+    synthetic = pd.read_csv(out, keep_default_na=False)
+    assert list(synthetic.columns) == [f["name"] for f in PENGUINS_SCHEMA["fields"]]
+    assert set(synthetic["species"]) <= {"Adelie", "Chinstrap", "Gentoo"} and (synthetic["year"] != "").all()
