@@ -67,6 +67,8 @@ def _column(field: dict, key: set) -> dict:
         for bound, name in (("minimum", "min"), ("maximum", "max")):
             if constraints.get(bound) is not None:
                 out[name] = constraints[bound]
+                if kind == "datetime" and isinstance(out[name], str):  # ISO 8601's 2019-01-01T00:00:00Z
+                    out[name] = out[name].replace("T", " ").removesuffix("Z")
         if kind == "number" and field.get("decimalChar") == ",":
             out["written"] = "decimal comma"
         elif kind in ("number", "integer") and field.get("groupChar") == ",":
