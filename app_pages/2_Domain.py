@@ -33,7 +33,7 @@ columns_in_data = state.data()["info"]["columns"]
 version = st.session_state[state.DECLARATION_VERSION]
 
 # --- load and save -----------------------------------------------------------------------
-with st.expander("Load or save a declaration (JSON policy file)", expanded=False):
+with st.expander("Load or save a declaration (JSON policy file, or a portal's Table Schema)", expanded=False):
     st.markdown("A declaration saved once can be reused for every release of the same kind of table.")
     upload = st.file_uploader("Load a declaration", type=["json"], key="domain_load")
     if upload is not None and st.session_state.get("domain_load_done") != upload.file_id:
