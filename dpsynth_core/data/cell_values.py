@@ -2,7 +2,7 @@
 guessed from the column.
 
 A number is read as Python reads one (1234.5, -3, 1e6, with spaces around it), a currency sign before or after it
-set aside ($1234.50, -$3, 12 €: one reading), negative in parentheses or after a typographic minus ((12), −5);
+set aside ($1234.50, -$3, 12 €, USD 5: one reading), negative in parentheses or after a typographic minus ((12), −5);
 written with commas between thousands (1,234.5) or with a decimal comma (1.234,5 or 1234,5) only as the column's
 ``written`` says (``thousands comma``, ``decimal comma``), since 1,234 is either a thousand and more or one and a bit;
 with a percent sign (97%) as the number before it (97) only as it says ``percent``, since a spreadsheet's 97% is the
@@ -188,8 +188,13 @@ THOUSANDS_SPACE = "^[+-]?[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?:,[0-9]*)?$"
 DECIMAL_COMMA = r"^[+-]?[0-9]*,[0-9]+$|^[+-]?[0-9]+,$"
 
 
-#: A currency sign before a number (after its minus, or before it) or after it, with spaces or none.
-_CURRENCY_BEFORE, _CURRENCY_AFTER = r"^([+-]?)\s*[$€£¥]\s*", r"(?<=[0-9.,])\s*[$€£¥]$"
+#: Currency signs, and the ISO 4217 codes of the most used currencies (a public list), set aside around a number.
+CURRENCY_SIGNS = "$€£¥₹₩₽₺₪"
+CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "SEK", "NOK", "DKK", "CNY", "INR", "BRL")
+_CURRENCY = f"(?:[{CURRENCY_SIGNS}]|(?:{'|'.join(CURRENCY_CODES)})(?![A-Za-z]))"
+#: A currency sign or code before a number (after its minus, or before it) or after it, with spaces or none.
+_CURRENCY_BEFORE = rf"^([+-]?)\s*{_CURRENCY}\s*"
+_CURRENCY_AFTER = rf"(?<=[0-9.,])\s*(?:[{CURRENCY_SIGNS}]|(?<![A-Za-z])(?:{'|'.join(CURRENCY_CODES)}))$"
 _PERCENT = r"(?<=[0-9.,])\s*%$"
 #: A number in parentheses, an accountant's negative ((1,234.50) is -1,234.50, as Excel reads it typed).
 _ACCOUNTING = r"^\(\s*([^()+\-\s][^()]*?)\s*\)$"
@@ -211,6 +216,8 @@ def plain_numbers(text: pd.Series, written: str | None) -> pd.Series:
     ['97%']
     >>> plain_numbers(pd.Series(["(1,234.50)", "($12)", "\u22125", "(x)"]), "thousands comma").tolist()
     ['-1234.50', '-12', '-5', '-x']
+    >>> plain_numbers(pd.Series(["USD 1,200", "12,50 EUR", "₹500", "EURO 5", "5 USDT"]), "thousands comma").tolist()
+    ['1200', '12,50', '500', 'EURO 5', '5 USDT']
     """
     text = text.str.strip().str.replace(MINUS_SIGN, "-", regex=False)
     text = text.str.replace(_ACCOUNTING, r"-\1", regex=True).str.replace(_CURRENCY_BEFORE, r"\1", regex=True)
@@ -263,7 +270,7 @@ def one_reading_numbers(cells: pd.Series) -> np.ndarray:
     [-1234.5, -12.0, -5.0, nan]
     """
     out = np.full(len(cells), np.nan)
-    signed = cells.str.contains(f"[$€£¥%(){MINUS_SIGN}]", regex=True, na=False).to_numpy()
+    signed = cells.str.contains(f"[{CURRENCY_SIGNS}%(){MINUS_SIGN}]|{_CURRENCY}", regex=True, na=False).to_numpy()
     spaces = cells.str.count("[ \u00a0\u202f]")
     maybe = signed | (cells.str.count(",") > 0).to_numpy() | (cells.str.count(r"\.") > 1).to_numpy()
     maybe |= (spaces > 1).to_numpy()
