@@ -314,12 +314,13 @@ def test_numbers_with_thousands_commas_or_a_decimal_comma_are_read_as_declared()
 
 def test_a_currency_sign_is_set_aside_and_a_percent_sign_read_as_declared():
     """A spreadsheet saved as CSV writes its formatted cells: $1,234.50, 12 €, 97%. A currency sign before or
-    after the number (after a minus too) has one reading and is always set aside; 97% is 97 or the fraction 0.97,
+    after the number (after a minus too), or a common currency's code (USD 5), has one reading and is always set
+    aside; 97% is 97 or the fraction 0.97,
     so it is read, as 97, only where the column declares ``written: percent`` (its range then in percent)."""
-    money = pd.Series(["$1,234.50", "-$3", "$-2.5", "12 €", "£7", "¥100", "$", "USD 5", ""])
+    money = pd.Series(["$1,234.50", "-$3", "$-2.5", "12 €", "£7", "¥100", "$", "USD 5", "", "5 EUR", "USDT 5"])
     spec = {"type": "float", "min": -10, "max": 5000, "bins": 100}
     plain = column_from_json("m", spec)
-    assert numeric_or_none(plain, money) == [None, -3.0, -2.5, 12.0, 7.0, 100.0, None, None, None]
+    assert numeric_or_none(plain, money) == [None, -3.0, -2.5, 12.0, 7.0, 100.0, None, 5.0, None, 5.0, None]
     grouped = column_from_json("m", {**spec, "written": "thousands comma"})
     assert numeric_or_none(grouped, money)[0] == 1234.5
     euro = column_from_json("m", {**spec, "written": "decimal comma"})
