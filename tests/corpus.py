@@ -168,6 +168,7 @@ def _csv_cases() -> list[Case]:
     case("16,385 columns", "error", (",".join(f"c{i}" for i in range(16_385)) + "\n" + "1," * 16_384 + "1\n").encode())
     case("extra delimiters in a record", "ok", with_record(b"Laval,,,,,,,,,,,,,,3,4", 3), cli=True)
     case("missing fields in a record", "ok", with_record(b"Laval,3", 3))
+    case("a delimiter ending a record", "ok", with_record(b"Laval,30,1.5,2001-01-01,00001,", 3))
     case("unbalanced quote in a record", "ok", with_record(b'"Laval,30,1.5,2001-01-01,00001', 2), cli=True)
     case("unbalanced quote in the header", "error", ('"city,age,income,day,code\n' + "\n".join(rows) + "\n").encode())
     case("closing quote then text", "ok", with_record(b'"Laval"x,30,1.5,2001-01-01,00001', 2))

@@ -487,6 +487,8 @@ _HOSTILE = {
     "quoted fields and semicolons": b'"x";"y";"z";"w"',  # flips csv.Sniffer to ';'
     "semicolons everywhere": b"a;b;c;d;e;f;g;h;i;j;k;l;m;n;o;p;q;r;s;t;u;v;w;x;y;z",
     "a NUL character": b"Qu\x00bec,40,x",
+    "a delimiter ending it": b"Laval,40,x,",  # read as the header's three fields, that line alone
+    "a carriage return ending it alone": b"Laval,40,x\rLevis,41,y",  # one line (the header ends with a line feed)
 }
 
 
