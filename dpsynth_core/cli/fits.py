@@ -61,5 +61,6 @@ def run_check_declaration(args) -> None:
     print(f"For you only (it reads your data): {notes.MISSING_HEADING}")
     for line in lines:
         print(f"- {line}")
-    print(" ".join(how))
+    if how:
+        print(" ".join(how))
     raise DataError(f"{len(lines):,} column(s) do not fit the declaration (above): check their declaration")

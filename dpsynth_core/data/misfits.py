@@ -72,8 +72,9 @@ def unfit_cells(column, series: pd.Series, markers=("",)) -> tuple[int, int]:
 
 def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> tuple[list[str], list[str]]:
     """For the publisher only (it reads the data): each kept column at least :data:`MISFIT_SHARE` of whose
-    filled cells would become missing, one line each naming the column and the counts, and how the rule reads
-    the kinds named (one sentence a kind). Two empty lists when every column fits."""
+    filled cells would become missing, one line each naming the column and the counts (and what would read it,
+    :func:`_other_reading`), and how the rule reads the kinds named (one sentence a kind, for the columns told
+    nothing more). Two empty lists when every column fits."""
     lines, how = [], []
     for name, column in domain.kept.items():
         if name not in data or column.kind not in _WHAT:
@@ -81,8 +82,9 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain) -> tuple[list[str], 
         filled, unfit = unfit_cells(column, data[name], domain.missing_markers)
         if filled and unfit >= MISFIT_SHARE * filled:
             line = f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}."
-            lines.append(line + _other_reading(column, data[name], domain.missing_markers, filled, unfit))
-            how += [] if _HOW[column.kind] in how else [_HOW[column.kind]]
+            other = _other_reading(column, data[name], domain.missing_markers, filled, unfit)
+            lines.append(line + other)
+            how += [] if other or _HOW[column.kind] in how else [_HOW[column.kind]]  # a column told what reads it
     return lines, how
 
 
