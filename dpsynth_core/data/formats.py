@@ -38,7 +38,10 @@ PACKAGE_NAMES = {
 PACKAGE_SUFFIXES = tuple(PACKAGE_NAMES)
 #: The suffixes the app's uploader accepts (without the dot): text tables (``.data`` and ``.dat`` as statistics
 #: archives name theirs, often columns aligned with spaces), spreadsheets, packages.
-UPLOAD_TYPES = ("csv", "tsv", "txt", "data", "dat", *(s[1:] for s in SPREADSHEET_SUFFIXES + PACKAGE_SUFFIXES))
+#: The text tables the app's uploader takes: CSV, TSV, text, aligned columns (.data, .dat, Excel's space-delimited
+#: .prn) and Dataverse's tab-delimited .tab.
+TEXT_SUFFIXES = (".csv", ".tsv", ".txt", ".tab", ".data", ".dat", ".prn")
+UPLOAD_TYPES = tuple(s[1:] for s in TEXT_SUFFIXES + SPREADSHEET_SUFFIXES + PACKAGE_SUFFIXES)
 
 _SAS_MAGIC = bytes.fromhex("000000000000000000000000c2ea8160b31411cfbd92080009c7318c181f1011")
 
