@@ -24,7 +24,8 @@ def line_report_text(lines: dict) -> str:
             f"{lines['broken']:,} of {lines['records']:,} lines could not be read as records "
             f"({', '.join(parts)}) and became rows of missing cells."
         )
-    fits = {key[4:]: n for key, n in lines.items() if key.startswith("fit ")}
+    # "fit runs of spaces": how reports kept before every delimiter was tried named the one hint they had
+    fits = {("spaces" if key == "fit runs of spaces" else key[4:]): n for key, n in lines.items() if key[:4] == "fit "}
     best = max(fits, key=fits.get, default=None)
     if best is not None and 2 * fits[best] >= lines.get("records", 0) > 0:
         how = (

@@ -113,6 +113,8 @@ def test_a_file_of_aligned_columns_read_otherwise_says_to_choose_spaces():
     # Not said where runs of spaces would not fit either (a title above the header).
     _, info = read_table(b"Sales report, 2026-01-05\n\nname,age,city\nAnn,34,Oslo\nBob,45,Rome\n", name="report.csv")
     assert "'spaces'" not in line_report_text(info["lines"]) and info["lines"]["fit spaces"] == 0
+    kept = {"records": 3, "broken": 3, "wrong number of fields": 3, "fit runs of spaces": 3}  # an older report's key
+    assert "choose the delimiter 'spaces'" in line_report_text(kept)
 
 
 def test_a_header_whose_names_hold_the_other_delimiter_is_told_which_delimiter_fits():
