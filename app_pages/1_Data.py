@@ -13,7 +13,8 @@ from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
-from dpsynth_core.data.line_report import header_report_text, line_report_text, most_lines_broken
+from dpsynth_core.data.line_report import line_report_text, most_lines_broken
+from dpsynth_core.domain.table import title_read_as_header
 
 st.title(DATA.title)
 st.markdown(
@@ -115,8 +116,8 @@ c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
 st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
-if header_report_text(info["columns"]):
-    st.warning(header_report_text(info["columns"]), icon=":material/title:")
+if title_read_as_header(info["columns"]):
+    st.warning(title_read_as_header(info["columns"]), icon=":material/title:")
 if most_lines_broken(info.get("lines", {})):  # for the publisher only: never part of a release
     st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")
 elif affected:

@@ -299,7 +299,7 @@ def add_declare(sub) -> None:
 def run_declare(args) -> None:
     """A starting declaration, for the publisher to complete: never a value of the file in it."""
     from ..data.formats import codebook, list_sheets, read_data
-    from ..data.line_report import header_report_text
+    from ..domain.table import title_read_as_header
     from ..domain.templates import declaration_from_names
     from ..validation import check_sheet
     from .outputs import check_outputs, write_all
@@ -322,8 +322,8 @@ def run_declare(args) -> None:
     else:
         names = read_data(args.input, sheet=sheet, header_row=header_row)[1]["columns"]
     spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
-    if header_report_text(names):
-        print(f"note: {header_report_text(names)}", file=sys.stderr)
+    if title_read_as_header(names):
+        print(f"note: {title_read_as_header(names)}", file=sys.stderr)
     write_all([(targets[0][1], (json.dumps(spec, indent=2) + "\n").encode("utf-8"))])
     todo = sum(1 for c in spec["columns"].values() if c.get("type") == "text" or not _complete(c))
     source = "its codebook and column names" if found else "its column names"

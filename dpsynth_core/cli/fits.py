@@ -33,7 +33,7 @@ def add_commands(sub) -> None:
 
 
 def run_check_declaration(args) -> None:
-    from ..data.line_report import header_report_text, line_report_text, most_lines_broken
+    from ..data.line_report import line_report_text, most_lines_broken
     from ..data.misfits import fit_notes
     from ..domain import TableDomain
     from .commands import read_in_memory
@@ -46,8 +46,6 @@ def run_check_declaration(args) -> None:
         print(f"For you only (it reads your data): {said}")
     if most_lines_broken(lines):
         raise DataError(f"most lines of {Path(args.input).name} could not be read as records (above): fix the file")
-    if header_report_text(frame.columns):
-        print(f"For you only: {header_report_text(frame.columns)}")
     domain.check_matches(frame.columns)
     notes = fit_notes(frame, domain)
     for _, heading, found, how in notes.advice():

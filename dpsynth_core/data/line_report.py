@@ -55,17 +55,3 @@ def line_report_text(lines: dict) -> str:
             f"{lines['read as windows-1252']:,} lines were not UTF-8 and were read as Windows-1252."
         )
     return out
-
-
-def header_report_text(columns) -> str:
-    """A sentence for the publisher when the header names its first column only and leaves every other cell empty
-    (``Unnamed: 1``, ...): a title above the header, as a spreadsheet or its CSV export holds one, read as the
-    header. Empty otherwise. Only the header is looked at, never a record."""
-    names = [str(c) for c in columns]
-    if len(names) > 1 and not names[0].startswith("Unnamed: ") and all(n.startswith("Unnamed: ") for n in names[1:]):
-        return (
-            f"The header names its first column only ('{names[0]}') and leaves the other {len(names) - 1:,} empty: "
-            "a title above the header? Name the header's row (the Data page's header row or line, --header-row on the "
-            "command line)."
-        )
-    return ""

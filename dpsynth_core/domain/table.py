@@ -127,9 +127,11 @@ class TableDomain:
         if missing_in_data:
             folded = {str(c).casefold(): str(c) for c in undeclared}
             near = [f"'{folded[c.casefold()]}' for '{c}'" for c in missing_in_data if c.casefold() in folded]
+            title = title_read_as_header(names)
             raise DomainError(
                 f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}"
                 + (f" (the data has {', '.join(near)}: a name must match, capitals included)" if near else "")
+                + (f". {title}" if title else "")
             )
         if undeclared:
             unnamed = any(str(c).startswith("Unnamed: ") for c in undeclared)
@@ -197,6 +199,20 @@ class TableDomain:
 
     def summary(self) -> list[dict]:
         return [c.summary() for c in self.columns.values()]
+
+
+def title_read_as_header(columns) -> str:
+    """A sentence for the publisher when a header names its first column only and leaves every other cell empty
+    (``Unnamed: 1``, ...): a title above the header, as a spreadsheet or its CSV export holds one, read as the
+    header. Empty otherwise. Only the header's names are looked at, never a record."""
+    names = [str(c) for c in columns]
+    if len(names) > 1 and not names[0].startswith("Unnamed: ") and all(n.startswith("Unnamed: ") for n in names[1:]):
+        return (
+            f"The header names its first column only ('{names[0]}') and leaves the other {len(names) - 1:,} empty: "
+            "a title above the header? Name the header's row (the Data page's header row or line, --header-row on the "
+            "command line)."
+        )
+    return ""
 
 
 def as_table_domain(domain) -> TableDomain:

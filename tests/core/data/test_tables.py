@@ -130,17 +130,17 @@ def test_a_header_whose_names_hold_the_other_delimiter_is_told_which_delimiter_f
 
 
 def test_a_title_read_as_the_header_is_told_from_the_header_alone():
-    from dpsynth_core.data.line_report import header_report_text
+    from dpsynth_core.domain.table import title_read_as_header
 
     frame, info = read_table(
         b"Sales report 2024,,\n,,\nregion,units,price\nNorth,3,2.5\n"
     )  # Excel's CSV of a titled sheet
     assert info["columns"] == ["Sales report 2024", "Unnamed: 1", "Unnamed: 2"]
-    assert "names its first column only ('Sales report 2024') and leaves the other 2 empty" in header_report_text(
+    assert "names its first column only ('Sales report 2024') and leaves the other 2 empty" in title_read_as_header(
         info["columns"]
     )
     for columns in (["a", "b"], ["Unnamed: 0", "Unnamed: 1"], ["a"], ["a", "Unnamed: 1", "c"]):
-        assert header_report_text(columns) == ""
+        assert title_read_as_header(columns) == ""
 
 
 def test_r_s_write_table_file_is_told_to_read_with_spaces_and_what_its_row_names_do():

@@ -116,6 +116,8 @@ def test_check_matches_names_both_directions():
         domain.check_matches(["A"])
     with pytest.raises(DomainError, match="'Unnamed: N' is column N [+] 1, whose header cell is empty"):
         domain.check_matches(["a", "Unnamed: 3"])  # a spreadsheet's trailing empty column
+    with pytest.raises(DomainError, match=r"lacks: a\. The header names its first column only \('Sales 2024'\)"):
+        domain.check_matches(["Sales 2024", "Unnamed: 1"])  # a title row read as the header
 
 
 def test_as_table_domain_accepts_object_dict_and_path(tmp_path):
