@@ -228,8 +228,9 @@ def cr_line_ends(start: bytes | str) -> bool:
     wrote them: its first line end is a CR not followed by a line feed. A property of the file's start (its first
     line), as the header's delimiter is; ``start`` is its text, or its bytes after any byte-order mark."""
     cr, lf = ("\r", "\n") if isinstance(start, str) else (b"\r", b"\n")
-    at = start.find(cr)
-    return at >= 0 and start[at + 1 : at + 2] != lf and not 0 <= start.find(lf) < at
+    first = start.find(lf)  # only the first line is looked at (the whole text when it has no line feed)
+    at = start.find(cr, 0, first if first >= 0 else len(start))
+    return at >= 0 and start[at + 1 : at + 2] != lf
 
 
 def byte_order_mark(raw: bytes) -> tuple[str | None, int]:

@@ -211,11 +211,18 @@ def _spaces_as_tabs(lines: list[str]) -> list[str]:
     return out
 
 
-def _column_names(header: str, delimiter: str, name: str) -> list[str]:
+def _header_fields(header: str, delimiter: str) -> list[str] | None:
+    """The header's fields split at ``delimiter`` by CSV's quoting, or None when it is not well formed."""
     try:
-        names = next(csv.reader([header], delimiter=delimiter, strict=True))
+        return next(csv.reader([header], delimiter=delimiter, strict=True))
     except (csv.Error, StopIteration):
-        spaced = delimiter != "\t" and _well_formed(_spaces_as_tabs([header])[0], "\t")
+        return None
+
+
+def _column_names(header: str, delimiter: str, name: str) -> list[str]:
+    names = _header_fields(header, delimiter)
+    if names is None:
+        spaced = delimiter != "\t" and len(_header_fields(_spaces_as_tabs([header])[0], "\t") or ()) > 1
         raise DataError(
             f"{name}: the header line is not well formed (check its quotes)"
             + (
@@ -224,15 +231,8 @@ def _column_names(header: str, delimiter: str, name: str) -> list[str]:
                 if spaced
                 else ""
             )
-        ) from None
+        )
     return name_columns(names, name)
-
-
-def _well_formed(line: str, delimiter: str) -> bool:
-    try:
-        return len(next(csv.reader([line], delimiter=delimiter, strict=True))) > 1
-    except (csv.Error, StopIteration):
-        return False
 
 
 def name_columns(names: list[str], name: str) -> list[str]:
@@ -338,7 +338,7 @@ def read_table(
         "read as windows-1252": int(recoded),
     }
     if 2 * tally[3] >= len(broken):  # most lines of another width: would another delimiter fit them?
-        lines_report.update(_fitting_delimiters(header, array.to_pylist(), SPACES if spaces else delimiter, name))
+        lines_report.update(_fitting_delimiters(header, array.to_pylist(), SPACES if spaces else delimiter))
     info = {
         "encoding": used,
         "delimiter": SPACES if spaces else DELIMITER_WORDS.get(delimiter, delimiter),
@@ -351,7 +351,7 @@ def read_table(
     return frame, info
 
 
-def _fitting_delimiters(header: str, records: list[str], used: str, name: str) -> dict:
+def _fitting_delimiters(header: str, records: list[str], used: str) -> dict:
     """For each delimiter but the one ``used`` (:data:`DELIMITERS`, and :data:`~.file_bytes.SPACES`), how many
     records have the header's number of fields (at least two) when it separates both: a hint for the publisher
     (:func:`~.line_report.line_report_text`), never a choice made for them."""
@@ -359,15 +359,15 @@ def _fitting_delimiters(header: str, records: list[str], used: str, name: str) -
     for delimiter in (SPACES, *DELIMITERS):
         if delimiter == used:
             continue
-        lines = _spaces_as_tabs([header, *records]) if delimiter == SPACES else [header, *records]
-        split = "\t" if delimiter == SPACES else delimiter
-        try:
-            fields = len(_column_names(lines[0], split, name))
-        except DataError:  # a header that this delimiter cannot split: no line fits it
-            fields = 0
+        if delimiter == SPACES:
+            first, *rest = _spaces_as_tabs([header, *records])
+            split = "\t"
+        else:
+            first, rest, split = header, records, delimiter
+        fields = len(_header_fields(first, split) or ())  # a header it cannot split: no line fits it
         fit = 0
         if fields > 1:
-            broken, empty, _ = _classify(lines[1:], split, fields)
+            broken, empty, _ = _classify(rest, split, fields)
             fit = int(np.sum((broken < 0) & ~empty))
         out[f"fit {DELIMITER_WORDS.get(delimiter, delimiter)}"] = fit
     return out
