@@ -52,13 +52,12 @@ def run_check_declaration(args) -> None:
         print(f"For you only (it reads your data): {heading}")
         print("\n".join(f"- {line}" for line in found))
         print(how)
-    lines, how = notes.missing, notes.how
-    if not lines:
+    if not notes.missing:
         print(f"every column of {Path(args.input).name} fits its declaration ({len(domain.kept):,} kept)")
         return
     print(f"For you only (it reads your data): {notes.MISSING_HEADING}")
-    for line in lines:
+    for line in notes.missing:
         print(f"- {line}")
-    if how:
-        print(" ".join(how))
-    raise DataError(f"{len(lines):,} column(s) do not fit the declaration (above): check their declaration")
+    if notes.how:
+        print(" ".join(notes.how))
+    raise DataError(f"{len(notes.missing):,} column(s) do not fit the declaration (above): check their declaration")

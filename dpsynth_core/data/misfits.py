@@ -58,6 +58,16 @@ _HOW = {
 _HOW["float"] = _HOW["integer"]
 
 
+def _distinct(data: pd.DataFrame, name, counts: dict | None) -> pd.Series:
+    """Each distinct cell of a column with its count (read for the publisher's eyes only), kept in ``counts`` when
+    given so that the checks of one :func:`fit_notes` count each column once."""
+    if counts is None:
+        return data[name].value_counts()
+    if name not in counts:
+        counts[name] = data[name].value_counts()
+    return counts[name]
+
+
 def unfit_cells(column, series: pd.Series, markers=("",)) -> tuple[int, int]:
     """A column's filled cells (not missing by the declaration's markers) and how many of them the public rule
     turns into missing (or the column's ``other`` value): unreadable as its kind, or outside its values.
@@ -141,7 +151,7 @@ TIME_OF_DAY_HOW = (
 )
 
 
-def timed_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+def timed_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): each kept date column at least :data:`MISFIT_SHARE` of whose
     filled cells carry a time of day other than midnight (:func:`.cell_values.time_of_day`), whose release keeps
     the day only; one line each naming the column and the counts (no value)."""
@@ -151,8 +161,8 @@ def timed_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
             continue
         series = data[name]
         filled = len(series) - missing_cells(series, domain.missing_markers)
-        counts = series.value_counts()  # each distinct cell once (an hourly column repeats its times)
-        timed = int(counts.to_numpy()[time_of_day(counts.index.to_series().astype("string"))].sum())
+        distinct = _distinct(data, name, counts)  # each distinct cell once (an hourly column repeats its times)
+        timed = int(distinct.to_numpy()[time_of_day(distinct.index.to_series().astype("string"))].sum())
         if filled and timed >= MISFIT_SHARE * filled:
             lines.append(f"Column '{name}': {timed:,} of its {filled:,} filled cells carry a time of day.")
     return lines
@@ -200,7 +210,7 @@ MISSING_SPELLINGS_HOW = (
 )
 
 
-def missing_spellings(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+def missing_spellings(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): each spelling of :data:`MISSING_SPELLINGS` that kept columns'
     cells are written as, not declared a missing marker nor a declared category, one line with the cells and the
     columns holding it (the spelling comes from the public list, never from the data)."""
@@ -210,12 +220,11 @@ def missing_spellings(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     for name, column in domain.kept.items():
         if name not in data:
             continue
-        series = data[name]  # counted for the publisher's eyes only; nothing declared comes from it
-        counts = series.value_counts()
-        texts = counts.index.to_series().astype("string").str.strip().str.lower()
+        distinct = _distinct(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        texts = distinct.index.to_series().astype("string").str.strip().str.lower()
         values = {str(v).lower() for v in getattr(column, "values", ()) or ()}
         hits = texts.isin(list(spellings)) & ~texts.isin(list(values))
-        for text, count in zip(texts[hits.to_numpy()], counts.to_numpy()[hits.to_numpy()]):
+        for text, count in zip(texts[hits.to_numpy()], distinct.to_numpy()[hits.to_numpy()]):
             found[spellings[text]][name] += int(count)
     lines = []
     for spelling, columns in found.items():
@@ -237,7 +246,7 @@ TOTAL_HOW = (
 )
 
 
-def total_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+def total_rows(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): the rows a cell of which is a word of :data:`TOTAL_WORDS` (a
     spreadsheet's totals), in any column but a declared category holding that word, one line with the rows and the
     columns holding it (the word comes from the public list, never from the data)."""
@@ -247,12 +256,11 @@ def total_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
         column = domain.columns.get(name)
         declared = {str(v).strip().rstrip(":").casefold() for v in getattr(column, "values", ()) or ()}
         words = [w for w in TOTAL_WORDS if w not in declared]
-        series = data[name]  # read for the publisher's eyes only; nothing declared comes from it
-        counts = series.value_counts()
-        texts = counts.index.to_series().astype("string").str.strip().str.rstrip(":").str.casefold()
-        hits = counts.index[texts.isin(words).to_numpy()]
+        distinct = _distinct(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        texts = distinct.index.to_series().astype("string").str.strip().str.rstrip(":").str.casefold()
+        hits = distinct.index[texts.isin(words).to_numpy()]
         if len(hits):
-            rows |= series.isin(list(hits))
+            rows |= data[name].isin(list(hits))
             columns.append(name)
     if not columns:
         return []
@@ -293,11 +301,12 @@ class FitNotes:
 def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
     """Every check of this module, for the command line's ``check-declaration`` and the app's gates alike."""
     missing, how = misfit_columns(data, domain)
+    counts: dict = {}  # each column's distinct cells, counted once for the three checks that read them
     return FitNotes(
         missing,
         how,
-        timed_columns(data, domain),
-        missing_spellings(data, domain),
+        timed_columns(data, domain, counts),
+        missing_spellings(data, domain, counts),
         fraction_columns(data, domain),
-        total_rows(data, domain),
+        total_rows(data, domain, counts),
     )
