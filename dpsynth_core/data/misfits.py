@@ -61,11 +61,13 @@ _HOW["float"] = _HOW["integer"]
 def _distinct(data: pd.DataFrame, name, counts: dict | None) -> pd.Series:
     """Each distinct cell of a column with its count (read for the publisher's eyes only), kept in ``counts`` when
     given so that the checks of one :func:`fit_notes` count each column once."""
-    if counts is None:
-        return data[name].value_counts()
-    if name not in counts:
-        counts[name] = data[name].value_counts()
-    return counts[name]
+    if counts is not None and name in counts:
+        return counts[name]
+    series = data[name]  # counted for the publisher's eyes only: nothing declared comes from it
+    distinct = series.value_counts()
+    if counts is not None:
+        counts[name] = distinct
+    return distinct
 
 
 def unfit_cells(column, series: pd.Series, markers=("",)) -> tuple[int, int]:
