@@ -79,6 +79,16 @@ TAIL_SHARE = 0.005
 #: Most bins adaptive binning gives a column (small neighbouring bins are merged down to it);
 #: integer and date columns with at most this many values get one bin per value instead, free.
 ADAPTIVE_MAX_BINS = 12
+#: Most bins a fitted column ends with: a narrow leaf holding many records is then cut into a bin per whole
+#: number while the column stays within this (dpsynth_core.privacy.binning.SPLIT_NARROW).
+FITTED_MAX_BINS = 20
+
+
+def most_fitted_bins(countable: bool) -> int:
+    """Most bins a fitted column ends with: :data:`FITTED_MAX_BINS` for whole numbers and dates (a bin per value
+    of a narrow leaf), :data:`ADAPTIVE_MAX_BINS` for real numbers (never cut so)."""
+    return FITTED_MAX_BINS if countable else ADAPTIVE_MAX_BINS
+
 
 #: Largest number of histogram cells a column may have (a bin per value is fine below this).
 MAX_COLUMN_CELLS = 2_000_000

@@ -217,7 +217,7 @@ class RangeDomain(ColumnDomain):
         special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
         if self.adaptive:
             return (
-                f"{self._range_words()}, in up to {constraints.ADAPTIVE_MAX_BINS} "
+                f"{self._range_words()}, in up to {constraints.most_fitted_bins(self.countable)} "
                 f"bins fitted to the data with DP when released{special}"
             )
         return f"{self._range_words()}{self._bins_words()}{special}"

@@ -43,6 +43,11 @@ counts (their noise cancels on average when neighbours are summed):
   :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` bins or a pair holds less than
   1 / (2 x that cap) of the noisy total. The bins keep
   the tables a method measures small; they are released as the column's ``edges``;
+* a leaf of at most :data:`.bin_weights.SPLIT_NARROW` whole numbers whose noisy count is at least a share of the
+  noisy total and stands clear of the noise (:func:`.bin_weights.clear_level`) is then cut into a bin per value,
+  the heaviest first while the column keeps at most :data:`~dpsynth_core.constraints.FITTED_MAX_BINS` bins:
+  PrivTree stopped there for its depth bias, not for want of records, and nothing it measured says how they lie
+  among those values; as bins, the method's own counts (at the release's main budget) place them;
 * inside each bin, the pieces get non-negative weights with the bin's noisy total (the
   noisy counts shifted down by one amount per bin and clipped at zero, a projection that
   does not give every empty piece made-up mass as clipping alone would). Decoding places
@@ -348,6 +353,7 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     """
     pieces = merge_small_bins(noisy, cap=FINE_MAX_BINS, min_mass=0.0)
     piece_counts = np.add.reduceat(noisy, pieces).astype(float)
+    leaves = np.diff(np.append(pieces, len(noisy)))  # each piece's leaves
     chosen = merge_small_bins(
         piece_counts,
         cap=constraints.ADAPTIVE_MAX_BINS,
@@ -358,8 +364,9 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     if QUIET_ENDS:  # an empty tail of the range keeps no weight, and the edge piece slopes down toward it
         weights = keep_between(piece_lows, weights, bin_lows, *kept)
         if HUG_DATA:  # inside a bin beyond them, no weight spread up to the declared end by noise alone
-            leaves = np.diff(np.append(pieces, len(noisy)))
             weights = bin_weights.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std)
+    if integer and bin_weights.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
+        bin_lows = bin_weights.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     if len(special):
         piece_lows, weights = cut_special(piece_lows, weights, special, top, integer)

@@ -127,7 +127,7 @@ def test_the_bins_special_values_cut_in_are_counted_against_the_limit(monkeypatc
         (DateDomain(name="x"), "dates (range missing)"),
         (
             IntegerDomain(name="a", min=0, max=10**6, special=(7,)),
-            "whole numbers from 0 to 1,000,000, in up to 12 bins fitted to the data with DP when released; 7 kept exact",
+            "whole numbers from 0 to 1,000,000, in up to 20 bins fitted to the data with DP when released; 7 kept exact",
         ),
         (
             FloatDomain(name="f", min=0.0, max=2.0, special=(0.5,)),
@@ -135,7 +135,7 @@ def test_the_bins_special_values_cut_in_are_counted_against_the_limit(monkeypatc
         ),
         (
             DateDomain(name="d", min=D(2000, 1, 1), max=D(2020, 1, 1)),
-            "dates from 2000-01-01 to 2020-01-01, in up to 12 bins fitted to the data with DP when released",
+            "dates from 2000-01-01 to 2020-01-01, in up to 20 bins fitted to the data with DP when released",
         ),
         (IntegerDomain(name="x", min=0, max=100, bin_width=10), "whole numbers from 0 to 100 in bins of 10, 11 bins"),
         (IntegerDomain(name="x", min=0, max=9), "whole numbers from 0 to 9 (one bin per value), 10 bins"),
