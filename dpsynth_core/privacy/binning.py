@@ -43,8 +43,9 @@ counts (their noise cancels on average when neighbours are summed):
   :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` bins or a pair holds less than
   1 / (2 x that cap) of the noisy total. The bins keep
   the tables a method measures small; they are released as the column's ``edges``;
-* a leaf of at most :data:`.bin_weights.SPLIT_NARROW` whole numbers whose noisy count is at least a share of the
-  noisy total and stands clear of the noise (:func:`.bin_weights.clear_level`) is then cut into a bin per value,
+* a leaf of at most :data:`.bin_weights.SPLIT_NARROW` whole numbers (or :data:`.bin_weights.SPLIT_WIDE`) whose
+  noisy count is at least a share of the noisy total (1/12, or half) and stands clear of the noise
+  (:func:`.bin_weights.clear_level`) is then cut into a bin per value,
   the heaviest first while the column keeps at most :data:`~dpsynth_core.constraints.FITTED_MAX_BINS` bins:
   PrivTree stopped there for its depth bias, not for want of records, and nothing it measured says how they lie
   among those values; as bins, the method's own counts (at the release's main budget) place them;

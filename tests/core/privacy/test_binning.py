@@ -732,15 +732,23 @@ def test_a_short_quiet_tail_keeps_the_datas_thin_tail_and_a_long_one_is_cut_as_b
 def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
     """Pieces 0-6 (one leaf, 900 records), 7-12 (one leaf, 40), 13-50 and 51-100 (two leaves, 30 and 30) in bins
     0-12 and 13-100: 0-6 holds more than 1/12 of the total and spans at most 8 whole numbers, so each of its values
-    becomes a bin, and 7 starts the rest of its bin. 7-12 is too light, 13-100 is two leaves. A leaf of 9 values
-    stays whole; so does 0-6 when its count does not stand clear of the noise (deviation 400: the level for one of
-    4 leaves is 400 / sqrt 2 x ln(4 / (2 Phi(-2))) = 1,267). The cuts stop where the column would pass
+    becomes a bin, and 7 starts the rest of its bin. 7-12 is too light, 13-100 is two leaves. A leaf of 9 to 16
+    values is cut only when it holds half the total (0-8 with 900 of 1,000, not 0-8 with 450 of 1,000), one of 17
+    never; 0-6 stays whole when its count does not stand clear of the noise (deviation 400: the level for one of 4
+    leaves is 400 / sqrt 2 x ln(4 / (2 Phi(-2))) = 1,267). The cuts stop where the column would pass
     ``FITTED_MAX_BINS``."""
     piece_lows, counts, leaves = np.array([0, 7, 13, 51]), np.array([900.0, 40, 30, 30]), np.array([1, 1, 2, 1])
     out = bin_weights.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 1.0)
     assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 13]
-    wide = bin_weights.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), counts, leaves, 100, 1.0)
-    assert wide.tolist() == [0, 13]
+    nine = bin_weights.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), counts, leaves, 100, 1.0)
+    assert nine.tolist() == list(range(10)) + [13]
+    light = np.array([450.0, 40, 300, 210])
+    assert bin_weights.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), light, leaves, 100, 1.0).tolist() == [
+        0,
+        13,
+    ]
+    wide = bin_weights.split_narrow(np.array([0, 17]), np.array([0, 17, 30, 51]), counts, leaves, 100, 1.0)
+    assert wide.tolist() == [0, 17]
     assert bin_weights.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 400.0).tolist() == [0, 13]
     full = np.arange(0, 100, 6)  # 17 bins: a cut of 0-6 into 7 more bins (and 7) would pass 20
     assert bin_weights.split_narrow(full, piece_lows, counts, leaves, 100, 1.0).tolist() == full.tolist()
