@@ -381,7 +381,7 @@ def hug_data(piece_lows, weights, piece_counts, piece_leaves, bin_lows, low, hig
 #: days declared 0-100, comes out on its values while the expert's cells are 6.25 days wide); 21 tables the
 #: project had not seen at 1,000 rows, codes declared 0-100 and other numbers ten times wider, 2 seeds: 0.112 to
 #: 0.042 (Workinghours' 0/1 owned, one leaf 0-6: 49% of rows at 0 and 27% at 2-6 where the data has 31% and
-#: none, to 32% and 1%). 16 values: worse 2-way TVD (pums at 1,000 rows 0.142 to 0.150); the test at one
+#: none, to 32% and 1%). 16 values at 1/12: worse 2-way TVD (pums at 1,000 rows 0.142 to 0.150); the test at one
 #: leaf's level instead of the column's: worse on ISLR's small tables (Credit 0.246 to 0.273).
 SPLIT_NARROW = 8
 SPLIT_MASS = 1 / 12
