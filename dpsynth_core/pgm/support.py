@@ -66,7 +66,9 @@ def support_from(
       outside an order are tested at the familywise threshold ``zk = familywise_z(z, n)`` over its ``n``
       cells, so that a declared value holding no record keeps no rows but with chance at most
       ``alpha / n`` each (``alpha`` for the whole column): the "missing" cell, a default the publisher
-      did not choose, is cut whenever its pooled count is below ``zk * s``; the other cells (declared
+      did not choose, is cut whenever its pooled count is below ``familywise_z(max(z, MISSING_Z), n x m) * s``,
+      the table's ``m`` missing cells one family (an empty one kept with chance at most ``Phi(-MISSING_Z)``,
+      0.13%, in a release); the other cells (declared
       categories) are cut below ``zk * s`` smallest first while their positive pooled counts add up to at
       most ``max(limit, s)`` (:func:`_quiet_cells`), so at most about that many real records are lost (a
       plain ``z * s`` cut on every cell made a noisy table's column one value).
@@ -100,7 +102,7 @@ def support_from(
                 missing.get(a),
                 familywise_z(z, cells[a]) * s,
                 max(limit, s),
-                familywise_z(z, cells[a] * tested) * s,
+                familywise_z(max(z, constraints.MISSING_Z), cells[a] * tested) * s,
             )
         else:
             keep[k:] = pooled[k:] >= z * s
