@@ -116,8 +116,8 @@ c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
 st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
-if title_read_as_header(info["columns"]):
-    st.warning(title_read_as_header(info["columns"]), icon=":material/title:")
+if title := title_read_as_header(info["columns"]):
+    st.warning(title, icon=":material/title:")
 if most_lines_broken(info.get("lines", {})):  # for the publisher only: never part of a release
     st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")
 elif affected:

@@ -322,8 +322,8 @@ def run_declare(args) -> None:
     else:
         names = read_data(args.input, sheet=sheet, header_row=header_row)[1]["columns"]
     spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
-    if title_read_as_header(names):
-        print(f"note: {title_read_as_header(names)}", file=sys.stderr)
+    if title := title_read_as_header(names):
+        print(f"note: {title}", file=sys.stderr)
     write_all([(targets[0][1], (json.dumps(spec, indent=2) + "\n").encode("utf-8"))])
     todo = sum(1 for c in spec["columns"].values() if c.get("type") == "text" or not _complete(c))
     source = "its codebook and column names" if found else "its column names"

@@ -411,9 +411,8 @@ def split_narrow(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: flo
     narrow = (piece_leaves == 1) & (widths > 1) & ((widths <= SPLIT_NARROW) | wide) & heavy
     lows = set(bin_lows.tolist())
     for i in sorted(np.flatnonzero(narrow), key=lambda i: -masses[i]):
-        new = set(range(int(piece_lows[i]), int(piece_lows[i] + widths[i]))) | (
-            {int(piece_lows[i] + widths[i])} if piece_lows[i] + widths[i] <= top else set()
-        )
-        if len(lows | new) <= constraints.FITTED_MAX_BINS:
-            lows |= new
+        low, end = int(piece_lows[i]), int(piece_lows[i] + widths[i])  # the leaf is low..end - 1
+        grown = lows | set(range(low, end)) | ({end} if end <= top else set())  # the rest of its bin starts at end
+        if len(grown) <= constraints.FITTED_MAX_BINS:
+            lows = grown
     return np.asarray(sorted(lows), dtype=np.int64)
