@@ -111,8 +111,17 @@ def cut_special(piece_lows, weights, special, high, integer: bool):
     So no piece straddles a special value's own bin, and decoding never places a value of a
     neighbouring bin on the far side of it.
     """
-    widths = _widths(piece_lows, high, integer)
     cuts = np.union1d(special, special[special < high] + 1) if integer else np.asarray(special, dtype=float)
+    return cut_at(piece_lows, weights, cuts, high, integer)
+
+
+def cut_at(piece_lows, weights, cuts, high, integer: bool):
+    """The pieces cut at ``cuts`` (each the low end of a new piece); a cut piece's weight splits by width.
+
+    Decoding draws a bin's values from the pieces that start in it, so every bin's low end must start a piece:
+    a piece running on into the next bin would place that bin's share of its values there.
+    """
+    widths = _widths(piece_lows, high, integer)
     lows = np.union1d(piece_lows, cuts)
     parent = np.searchsorted(piece_lows, lows, side="right") - 1
     share = _widths(lows, high, integer) / widths[parent]

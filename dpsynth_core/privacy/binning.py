@@ -369,6 +369,7 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     if integer and bin_weights.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
         bin_lows = bin_weights.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
+    piece_lows, weights = bin_weights.cut_at(piece_lows, weights, bin_lows, top, integer)  # the split's bins
     if len(special):
         piece_lows, weights = cut_special(piece_lows, weights, special, top, integer)
     return bin_lows, (tuple(piece_lows.tolist()), tuple(float(w) for w in weights))
