@@ -48,7 +48,8 @@ counts (their noise cancels on average when neighbours are summed):
   (:func:`.bin_weights.clear_level`) is then cut into a bin per value,
   the heaviest first while the column keeps at most :data:`~dpsynth_core.constraints.FITTED_MAX_BINS` bins:
   PrivTree stopped there for its depth bias, not for want of records, and nothing it measured says how they lie
-  among those values; as bins, the method's own counts (at the release's main budget) place them;
+  among those values; as bins, the method's own counts (at the release's main budget) place them (the pieces are
+  cut where these bins start, :func:`.bin_weights.cut_at`: decoding draws a bin's values from its own pieces);
 * inside each bin, the pieces get non-negative weights with the bin's noisy total (the
   noisy counts shifted down by one amount per bin and clipped at zero, a projection that
   does not give every empty piece made-up mass as clipping alone would). Decoding places
