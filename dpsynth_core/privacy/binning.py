@@ -21,7 +21,8 @@ from. Per column, one or two measurements, all counted by the accountant:
    decompositions", SIGMOD 2016, section 3): the range is halved, and each half again,
    while a node's *biased* noisy count clears a threshold. A node at depth ``d`` holding
    ``c`` records scores ``max(c - d * delta, theta - delta)`` and splits when the score
-   plus Laplace noise of scale ``lambda`` exceeds ``theta``. With fanout 2,
+   plus Laplace noise of scale ``lambda`` exceeds ``theta`` (``-delta``, one level free, on a table
+   too small for the bias: :func:`.leaves.tree_threshold`). With fanout 2,
    ``lambda = 3 / epsilon`` and ``delta = lambda * ln 2``, the released tree (which nodes
    split) is ``epsilon``-DP under adding or removing one record, however deep it grows:
    the bias ``d * delta`` pays for the depth. A node that cannot split by a public rule
