@@ -150,7 +150,17 @@ def test_a_date_and_times_bins_are_the_whole_numbers_release_in_its_own_type():
     assert card["edges"][0] == "1970-01-01 00:00:00" and card["pieces"]["lows"][0] == "1970-01-01 00:00:00"
 
 
-_RELEASES = pytest.mark.parametrize("released", [_released, _released_moments], ids=["whole numbers", "hours"])
+def _released_starved(values, seed):
+    """The same column on a table whose (public) row count, 30, is too small for the tree's bias: one level free
+    (:func:`.leaves.tree_threshold`; 4 records stop at depth 2 without noise, 5 go on)."""
+    found = fit_column(_COLUMN, values, epsilon=EPS, noise=make_noise_source(seed), records=30)
+    assert found.found_by == "tree"
+    return found.edges, found.spread[0]
+
+
+_RELEASES = pytest.mark.parametrize(
+    "released", [_released, _released_moments, _released_starved], ids=["whole numbers", "hours", "starved table"]
+)
 
 
 @_RELEASES
