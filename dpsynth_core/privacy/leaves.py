@@ -68,10 +68,16 @@ def dense(column, records: float | None, epsilon: float) -> bool:
 SPARSE_LEVELS = 5
 
 
+def bias_levels(records: float | None, epsilon: float) -> float:
+    """How many levels deep PrivTree's depth bias at ``epsilon`` (``3 ln 2 / epsilon`` records a level) lets a
+    node holding all the release's ``records`` (a DP or public row count) go; infinite with no count."""
+    return math.inf if records is None else records * epsilon / (3 * math.log(2))
+
+
 def sparse(records: float | None, epsilon: float) -> bool:
     """Whether PrivTree at ``epsilon`` could not take the release's ``records`` (a DP or public row count)
     :data:`SPARSE_LEVELS` levels deep, whatever the data: the depth bias alone stops it sooner."""
-    return records is not None and records * epsilon / (3 * math.log(2)) < SPARSE_LEVELS
+    return bias_levels(records, epsilon) < SPARSE_LEVELS
 
 
 #: On a table whose DP (or public) row count would not take the records ``FREE_BELOW`` levels deep by PrivTree's
@@ -96,8 +102,8 @@ def tree_threshold(records: float | None, epsilon: float) -> float:
     """PrivTree's threshold theta at ``epsilon`` (:data:`FREE_LEVELS`): minus that many levels of its bias where
     ``records`` (a DP or public row count) would not go :data:`FREE_BELOW` levels deep by the bias alone, else 0.
     A public rule; any theta keeps the tree's guarantee."""
-    bias = 3 * math.log(2) / epsilon
-    return -FREE_LEVELS * bias if records is not None and records / bias < FREE_BELOW else 0.0
+    starved = bias_levels(records, epsilon) < FREE_BELOW
+    return -FREE_LEVELS * 3 * math.log(2) / epsilon if starved else 0.0
 
 
 def even_pieces(low, top, integer: bool) -> np.ndarray:
