@@ -414,9 +414,9 @@ def split_narrow(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: flo
     """
     bin_lows = np.asarray(bin_lows, dtype=np.int64)
     masses = np.maximum(np.asarray(piece_counts, dtype=float), 0.0)
-    widths = np.diff(np.append(piece_lows, top + 1))
-    heavy = masses >= max(masses.sum() * SPLIT_MASS, clear_level(std, len(masses)))
-    wide = (widths <= SPLIT_WIDE) & (masses >= masses.sum() * SPLIT_WIDE_MASS)
+    total, widths = masses.sum(), _widths(np.asarray(piece_lows), top, True)
+    heavy = masses >= max(total * SPLIT_MASS, clear_level(std, len(masses)))
+    wide = (widths <= SPLIT_WIDE) & (masses >= total * SPLIT_WIDE_MASS)
     narrow = (piece_leaves == 1) & (widths > 1) & ((widths <= SPLIT_NARROW) | wide) & heavy
     lows = set(bin_lows.tolist())
     for i in sorted(np.flatnonzero(narrow), key=lambda i: -masses[i]):

@@ -68,10 +68,15 @@ def dense(column, records: float | None, epsilon: float) -> bool:
 SPARSE_LEVELS = 5
 
 
+def depth_bias(epsilon: float) -> float:
+    """PrivTree's depth bias at ``epsilon``: ``3 ln 2 / epsilon`` records a level (fanout 2)."""
+    return 3 * math.log(2) / epsilon
+
+
 def bias_levels(records: float | None, epsilon: float) -> float:
-    """How many levels deep PrivTree's depth bias at ``epsilon`` (``3 ln 2 / epsilon`` records a level) lets a
-    node holding all the release's ``records`` (a DP or public row count) go; infinite with no count."""
-    return math.inf if records is None else records * epsilon / (3 * math.log(2))
+    """How many levels deep PrivTree's depth bias at ``epsilon`` (:func:`depth_bias`) lets a node holding all the
+    release's ``records`` (a DP or public row count) go; infinite with no count."""
+    return math.inf if records is None else records / depth_bias(epsilon)
 
 
 def sparse(records: float | None, epsilon: float) -> bool:
@@ -102,8 +107,7 @@ def tree_threshold(records: float | None, epsilon: float) -> float:
     """PrivTree's threshold theta at ``epsilon`` (:data:`FREE_LEVELS`): minus that many levels of its bias where
     ``records`` (a DP or public row count) would not go :data:`FREE_BELOW` levels deep by the bias alone, else 0.
     A public rule; any theta keeps the tree's guarantee."""
-    starved = bias_levels(records, epsilon) < FREE_BELOW
-    return -FREE_LEVELS * 3 * math.log(2) / epsilon if starved else 0.0
+    return -FREE_LEVELS * depth_bias(epsilon) if bias_levels(records, epsilon) < FREE_BELOW else 0.0
 
 
 def even_pieces(low, top, integer: bool) -> np.ndarray:
@@ -135,19 +139,19 @@ def measure_leaves(column, values, low, high, top, *, integer, events, factor, r
     (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as leaves
     of their own and counted back where their noisy count cannot be told from empty. Each measurement at its
     event's epsilon over ``factor``."""
+    epsilon = events[0] / factor  # the first measurement's
     if len(events) == 1 or dense(column, records, sum(events)):
         lows = np.arange(np.min(low), top + 1, dtype=np.int64)
         counts = values.count(lows, lows, closed=True)
         if len(events) == 2:
             return lows, *pooled_counts(counts, events, factor, noise, label), "dense"
-        noisy = noisy_histogram(counts, epsilon=events[0] / factor, noise=noise, label=label)
-        return lows, noisy, discrete_laplace_std(events[0] / factor), "values"
-    if SPARSE_LEVELS and np.ndim(low) == 0 and sparse(records, events[0] / factor):
+        noisy = noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label)
+        return lows, noisy, discrete_laplace_std(epsilon), "values"
+    if SPARSE_LEVELS and np.ndim(low) == 0 and sparse(records, epsilon):
         lows = even_pieces(low, top, integer)
         highs = np.append(lows[1:] - 1, top) if integer else np.append(lows[1:], top)
         counts = values.count_pieces(lows, highs, top=top, integer=integer)
         return lows, *pooled_counts(counts, events, factor, noise, label), "even"
-    epsilon = events[0] / factor
     threshold = tree_threshold(records, epsilon)
     lows, highs = privtree(
         values, low, high, epsilon=epsilon, integer=integer, noise=noise, label=label + " (tree)", threshold=threshold
