@@ -46,8 +46,8 @@ counts (their noise cancels on average when neighbours are summed):
   the tables a method measures small; they are released as the column's ``edges``;
 * a leaf of at most :data:`.bin_weights.SPLIT_NARROW` whole numbers (or :data:`.bin_weights.SPLIT_WIDE`) whose
   noisy count is at least a share of the noisy total (1/12, or half) and stands clear of the noise
-  (:func:`.bin_weights.clear_level`; a leaf of :data:`.bin_weights.SPLIT_PAIR` values need not) is then cut into a
-  bin per value,
+  (:func:`.bin_weights.clear_level`; a leaf of :data:`.bin_weights.SPLIT_PAIR` values need not, nor a short one at
+  an edge of the data, :data:`.bin_weights.SPLIT_EDGE`) is then cut into a bin per value,
   the heaviest first while the column keeps at most :data:`~dpsynth_core.constraints.FITTED_MAX_BINS` bins:
   PrivTree stopped there for its depth bias, not for want of records, and nothing it measured says how they lie
   among those values; as bins, the method's own counts (at the release's main budget) place them (the pieces are
