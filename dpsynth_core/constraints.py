@@ -87,7 +87,7 @@ MISSING_Z = 3.0
 #: integer and date columns with at most this many values get one bin per value instead, free.
 ADAPTIVE_MAX_BINS = 12
 #: Most bins a fitted column ends with: a narrow leaf holding many records is then cut into a bin per whole
-#: number while the column stays within this (dpsynth_core.privacy.bin_weights.split_narrow).
+#: number while the column stays within this (dpsynth_core.privacy.leaf_cuts.split_narrow).
 FITTED_MAX_BINS = 20
 
 

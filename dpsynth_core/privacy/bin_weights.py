@@ -59,7 +59,8 @@ def merge_small_bins(weights, *, cap: int, min_mass: float) -> np.ndarray:
     return np.flatnonzero(alive)
 
 
-def _widths(piece_lows: np.ndarray, high, integer: bool) -> np.ndarray:
+def piece_widths(piece_lows: np.ndarray, high, integer: bool) -> np.ndarray:
+    """How wide each piece starting at ``piece_lows`` is, the last one up to ``high`` (whole numbers: values)."""
     ends = np.append(piece_lows[1:], high + 1 if integer else high)
     return (ends - piece_lows).astype(float)
 
@@ -85,7 +86,7 @@ def usable_weights(piece_lows, piece_counts, bin_lows, high, integer: bool, *, b
     """
     owner = np.searchsorted(bin_lows, piece_lows, side="right") - 1
     weights = np.zeros(len(piece_lows))
-    widths = _widths(piece_lows, high, integer)
+    widths = piece_widths(piece_lows, high, integer)
     totals = np.bincount(owner, weights=piece_counts, minlength=len(bin_lows))
     for code in range(len(bin_lows)):
         inside = np.flatnonzero(owner == code)
@@ -121,10 +122,10 @@ def cut_at(piece_lows, weights, cuts, high, integer: bool):
     Decoding draws a bin's values from the pieces that start in it, so every bin's low end must start a piece:
     a piece running on into the next bin would place that bin's share of its values there.
     """
-    widths = _widths(piece_lows, high, integer)
+    widths = piece_widths(piece_lows, high, integer)
     lows = np.union1d(piece_lows, cuts)
     parent = np.searchsorted(piece_lows, lows, side="right") - 1
-    share = _widths(lows, high, integer) / widths[parent]
+    share = piece_widths(lows, high, integer) / widths[parent]
     return lows, weights[parent] * share
 
 
@@ -159,7 +160,7 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     """
     piece_lows = np.asarray(piece_lows)
     weights = np.asarray(weights, dtype=float)
-    widths = _widths(piece_lows, high, integer)
+    widths = piece_widths(piece_lows, high, integer)
     log_density = np.log(np.maximum(weights, floor) / widths)
     left, right = log_density.copy(), log_density.copy()
     if len(piece_lows) > 1:
@@ -380,68 +381,3 @@ def hug_data(piece_lows, weights, piece_counts, piece_leaves, bin_lows, low, hig
         steps = np.arange(order.size) - last
         out[order[last + 1 :]] = start * EMPTY_DECAY ** steps[last + 1 :]
     return out
-
-
-#: A leaf of at most SPLIT_NARROW whole numbers (the slope's own steps, :data:`.binning.SLOPE_PARTS`) holding
-#: at least SPLIT_MASS of the column's noisy total, clear of the noise, becomes a bin per value
-#: (:func:`split_narrow`; 0: never, an ablation). Publisher's declarations, 10 seeds, the largest share of rows
-#: at a value no record holds: adult at 1,000 rows 0.079 to 0.051, adult_wide 0.076 to 0.042, compas 0.045 to
-#: 0.030, anes96 0.082 to 0.019 (2-way TVD within 0.004 of before but anes96, 0.170 to 0.179, whose TVnews, 0-7
-#: days declared 0-100, comes out on its values while the expert's cells are 6.25 days wide); 21 tables the
-#: project had not seen at 1,000 rows, codes declared 0-100 and other numbers ten times wider, 2 seeds: 0.112 to
-#: 0.042 (Workinghours' 0/1 owned, one leaf 0-6: 49% of rows at 0 and 27% at 2-6 where the data has 31% and
-#: none, to 32% and 1%). 16 values at 1/12: worse 2-way TVD (pums at 1,000 rows 0.142 to 0.150); the test at one
-#: leaf's level instead of the column's: worse on ISLR's small tables (Credit 0.246 to 0.273).
-SPLIT_NARROW = 8
-SPLIT_MASS = 1 / 12
-#: ... and a leaf of at most SPLIT_WIDE holding at least SPLIT_WIDE_MASS of the total (a 0/1 column in one leaf
-#: 0-12): on the same 21 tables rows with a code outside its real range 16.7% to 14.9% (DoctorAUS 23.4% to 2.4%,
-#: Wages 9.9% to 4.5%; Workinghours 17.2% to 20.2%), the benchmark at 1,000 rows level but compas 0.1265 to 0.1250
-#: (rows outside the real range 30.5% to 25.9%) and diabetes 0.2476 to 0.2520; ISLR's Carseats 0.226 to 0.230.
-SPLIT_WIDE = 16
-SPLIT_WIDE_MASS = 0.5
-#: ... and a leaf of at most SPLIT_PAIR whole numbers holding SPLIT_MASS is cut even when its count does not stand
-#: clear of the noise (one bin more: a code 1 of 1-4 in a leaf 0-1 otherwise put half its rows at 0). German credit
-#: at 1,000 rows (19 codes declared 0-100, 6 seeds): rows with a code outside its real range 82.7% to 68.0%; the 21
-#: tables 10.6% to 10.3%; benchmark (10 seeds) and ISLR's small tables (20 seeds) level. At 3 or 4 values German
-#: credit reached 50%, but College 0.247 to 0.253 and Credit 0.269 to 0.277 (4: Carseats 0.203 to 0.216).
-SPLIT_PAIR = 2
-#: ... and a leaf of at most SPLIT_EDGE whole numbers holding SPLIT_EDGE_MASS of the total at an edge of the data (a
-#: neighbouring leaf, or the range's end, below EDGE_DROP of its records per value) is cut whether clear or not: the
-#: slope inside it runs from the data toward the quiet side, where a column of codes has none (1-4 with 476 records
-#: at 4: leaf 4-6 sloped 248, 105, 45). German credit 68.0% to 57.0% (6 seeds), the 21 tables 10.3% to 9.8%,
-#: benchmark (10 seeds) and ISLR's tables (20 seeds; Carseats 40: 0.2114 to 0.2127) level. At any share of 1/12
-#: (the edge rule alone) College 0.246 to 0.252 and Credit 0.269 to 0.276; no edge, a fifth: 0.254 and 0.275.
-SPLIT_EDGE = 4
-SPLIT_EDGE_MASS = 0.2
-EDGE_DROP = 0.25
-
-
-def split_narrow(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: float) -> np.ndarray:
-    """The bins' lower ends with narrow heavy leaves cut into one bin per whole number, the heaviest first, while
-    the column keeps at most ``FITTED_MAX_BINS`` bins. Post-processing of noisy counts.
-
-    A leaf of at most :data:`SPLIT_NARROW` whole numbers holding at least :data:`SPLIT_MASS` of the column's noisy
-    total, or of at most :data:`SPLIT_WIDE` holding :data:`SPLIT_WIDE_MASS`, its count clear of the noise over the
-    column's leaves (:func:`clear_level`; a leaf of at most :data:`SPLIT_PAIR` values need not be clear, nor one of
-    at most :data:`SPLIT_EDGE` holding :data:`SPLIT_EDGE_MASS` at an edge of the data): PrivTree stopped there for
-    its depth bias, so nothing measured says how its records lie among its values; as a bin per value, the method's
-    own counts (at the release's main budget) place them.
-    """
-    bin_lows = np.asarray(bin_lows, dtype=np.int64)
-    masses = np.maximum(np.asarray(piece_counts, dtype=float), 0.0)
-    total, widths = masses.sum(), _widths(np.asarray(piece_lows), top, True)
-    clear = masses >= clear_level(std, len(masses))
-    density = masses / widths  # records per value; beyond the range's ends, none
-    quiet_side = np.minimum(np.r_[0.0, density[:-1]], np.r_[density[1:], 0.0]) < EDGE_DROP * density
-    edge = (widths <= SPLIT_EDGE) & quiet_side & (masses >= total * SPLIT_EDGE_MASS)
-    heavy = (masses >= total * SPLIT_MASS) & (clear | (widths <= SPLIT_PAIR) | edge)
-    wide = (widths <= SPLIT_WIDE) & (masses >= total * SPLIT_WIDE_MASS)
-    narrow = (piece_leaves == 1) & (widths > 1) & ((widths <= SPLIT_NARROW) | wide) & heavy
-    lows = set(bin_lows.tolist())
-    for i in sorted(np.flatnonzero(narrow), key=lambda i: -masses[i]):
-        low, end = int(piece_lows[i]), int(piece_lows[i] + widths[i])  # the leaf is low..end - 1
-        grown = lows | set(range(low, end)) | ({end} if end <= top else set())  # the rest of its bin starts at end
-        if len(grown) <= constraints.FITTED_MAX_BINS:
-            lows = grown
-    return np.asarray(sorted(lows), dtype=np.int64)

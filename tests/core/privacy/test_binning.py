@@ -13,7 +13,7 @@ from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.data.encoding import decode_codes, encode_table
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.privacy import bin_weights, binning, leaves
+from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves
 from dpsynth_core.privacy import privtree as privtree_module
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
@@ -781,20 +781,20 @@ def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
     leaves is 400 / sqrt 2 x ln(4 / (2 Phi(-2))) = 1,267). The cuts stop where the column would pass
     ``FITTED_MAX_BINS``."""
     piece_lows, counts, leaves = np.array([0, 7, 13, 51]), np.array([900.0, 40, 30, 30]), np.array([1, 1, 2, 1])
-    out = bin_weights.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 1.0)
+    out = leaf_cuts.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 1.0)
     assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 13]
-    nine = bin_weights.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), counts, leaves, 100, 1.0)
+    nine = leaf_cuts.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), counts, leaves, 100, 1.0)
     assert nine.tolist() == list(range(10)) + [13]
     light = np.array([450.0, 40, 300, 210])
-    assert bin_weights.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), light, leaves, 100, 1.0).tolist() == [
+    assert leaf_cuts.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), light, leaves, 100, 1.0).tolist() == [
         0,
         13,
     ]
-    wide = bin_weights.split_narrow(np.array([0, 17]), np.array([0, 17, 30, 51]), counts, leaves, 100, 1.0)
+    wide = leaf_cuts.split_narrow(np.array([0, 17]), np.array([0, 17, 30, 51]), counts, leaves, 100, 1.0)
     assert wide.tolist() == [0, 17]
-    assert bin_weights.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 400.0).tolist() == [0, 13]
+    assert leaf_cuts.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 400.0).tolist() == [0, 13]
     full = np.arange(0, 100, 6)  # 17 bins: a cut of 0-6 into 7 more bins (and 7) would pass 20
-    assert bin_weights.split_narrow(full, piece_lows, counts, leaves, 100, 1.0).tolist() == full.tolist()
+    assert leaf_cuts.split_narrow(full, piece_lows, counts, leaves, 100, 1.0).tolist() == full.tolist()
 
 
 def test_a_zero_one_column_declared_0_to_100_keeps_0_and_1_apart():
@@ -816,7 +816,7 @@ def test_a_zero_one_column_declared_0_to_100_keeps_0_and_1_apart():
 
     assert apart(0.036) >= 190 and apart(0.02) == 200
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bin_weights, "SPLIT_NARROW", 0)
+        patch.setattr(leaf_cuts, "SPLIT_NARROW", 0)
         assert apart(0.036) <= 188 and apart(0.02) == 0
 
 
@@ -826,7 +826,7 @@ def test_a_two_value_leaf_is_cut_though_its_count_is_not_clear_of_the_noise():
     0-1 (holding about a quarter of the column, below the level that stands clear of the noise over the column's
     leaves), and decoding then spread code 1's rows evenly over 0 and 1. A leaf of two values holding 1/12
     of the total is now cut into two bins whatever its noise, so the main counts tell 0 from 1: they share no bin in
-    192 of 200 seeded fits (exact: the fits are seeded) with the edge rule off (:data:`.bin_weights.SPLIT_EDGE`,
+    192 of 200 seeded fits (exact: the fits are seeded) with the edge rule off (:data:`.leaf_cuts.SPLIT_EDGE`,
     which takes the leaf 0-1 at the range's end too: 196 with both); the broken variant, two-value leaves cut only
     when clear (``SPLIT_PAIR`` 0), in 144 of them. A leaf of three values is not cut so (``SPLIT_PAIR``'s docstring: worse
     on ISLR's small tables)."""
@@ -841,15 +841,15 @@ def test_a_two_value_leaf_is_cut_though_its_count_is_not_clear_of_the_noise():
 
     assert apart() >= 185
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bin_weights, "SPLIT_EDGE", 0)  # the pair rule alone
+        patch.setattr(leaf_cuts, "SPLIT_EDGE", 0)  # the pair rule alone
         assert apart() >= 185
-        patch.setattr(bin_weights, "SPLIT_PAIR", 0)
+        patch.setattr(leaf_cuts, "SPLIT_PAIR", 0)
         assert apart() <= 160
     counts, leaves = np.array([300.0, 40, 330, 330]), np.array([1, 1, 1, 1])  # 0-2 with 300 of 1,000, not clear
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bin_weights, "SPLIT_EDGE", 0)  # the pair rule alone: two values, not three
-        three = bin_weights.split_narrow(np.array([0, 3]), np.array([0, 3, 13, 51]), counts, leaves, 100, 400.0)
-        two = bin_weights.split_narrow(np.array([0, 2]), np.array([0, 2, 13, 51]), counts, leaves, 100, 400.0)
+        patch.setattr(leaf_cuts, "SPLIT_EDGE", 0)  # the pair rule alone: two values, not three
+        three = leaf_cuts.split_narrow(np.array([0, 3]), np.array([0, 3, 13, 51]), counts, leaves, 100, 400.0)
+        two = leaf_cuts.split_narrow(np.array([0, 2]), np.array([0, 2, 13, 51]), counts, leaves, 100, 400.0)
     assert three.tolist() == [0, 3] and two.tolist() == [0, 1, 2]
 
 
@@ -873,12 +873,12 @@ def test_a_leaf_at_the_edge_of_the_data_is_cut_into_its_values():
 
     assert apart() >= 185
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bin_weights, "SPLIT_EDGE", 0)
+        patch.setattr(leaf_cuts, "SPLIT_EDGE", 0)
         assert apart() <= 170
     # 10-12 (400 records) and 13-15 (600): the first between neighbours of 100 and 200 a value, the second beside
     # 16-50's 10 in all, so only the second is cut; 0-9 is wider than SPLIT_EDGE (and not clear at deviation 400)
     lows, counts = np.array([0, 10, 13, 16, 51]), np.array([1000.0, 400, 600, 10, 0])
-    cut = bin_weights.split_narrow(np.array([0, 10, 13, 16]), lows, counts, np.ones(5, dtype=int), 100, 400.0)
+    cut = leaf_cuts.split_narrow(np.array([0, 10, 13, 16]), lows, counts, np.ones(5, dtype=int), 100, 400.0)
     assert cut.tolist() == [0, 10, 13, 14, 15, 16]
 
 
