@@ -820,6 +820,14 @@ def test_a_zero_one_column_declared_0_to_100_keeps_0_and_1_apart():
         assert apart(0.036) <= 188 and apart(0.02) == 0
 
 
+def _code_fits(records: dict, epsilon: float, seeds: int) -> list:
+    """Seeded fits (seeds 0 to ``seeds - 1``) of a column of codes declared 0-100 on a 1,000-row table, ``records``
+    at each code, at a column's binning ``epsilon``."""
+    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
+    values = SortedValues(np.repeat(list(records), list(records.values())).astype(np.int64))
+    return [fit_column(column, values, epsilon=epsilon, noise=make_noise_source(s), records=1000) for s in range(seeds)]
+
+
 def test_a_two_value_leaf_is_cut_though_its_count_is_not_clear_of_the_noise():
     """Issue 36, point 2: a code column of 1-4 (German credit's checking status at 1,000 rows: 274, 269, 63 and 394
     records) declared 0-100, at a column's binning epsilon on a wide table (0.025). PrivTree often stops at a leaf
@@ -828,16 +836,11 @@ def test_a_two_value_leaf_is_cut_though_its_count_is_not_clear_of_the_noise():
     of the total is now cut into two bins whatever its noise, so the main counts tell 0 from 1: they share no bin in
     192 of 200 seeded fits (exact: the fits are seeded) with the edge rule off (:data:`.leaf_cuts.SPLIT_EDGE`,
     which takes the leaf 0-1 at the range's end too: 196 with both); the broken variant, two-value leaves cut only
-    when clear (``SPLIT_PAIR`` 0), in 144 of them. A leaf of three values is not cut so (``SPLIT_PAIR``'s docstring: worse
-    on ISLR's small tables)."""
-    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
-    values = SortedValues(np.repeat(np.arange(1, 5), [274, 269, 63, 394]).astype(np.int64))
+    when clear (``SPLIT_PAIR`` 0), in 144 of them. A leaf of three values is not cut so (``SPLIT_PAIR``'s
+    docstring: worse on ISLR's small tables)."""
 
     def apart():
-        found = (
-            fit_column(column, values, epsilon=0.025, noise=make_noise_source(s), records=1000) for s in range(200)
-        )
-        return sum(1 in f.edges for f in found)
+        return sum(1 in f.edges for f in _code_fits({1: 274, 2: 269, 3: 63, 4: 394}, 0.025, 200))
 
     assert apart() >= 185
     with pytest.MonkeyPatch.context() as patch:
@@ -862,14 +865,9 @@ def test_a_leaf_at_the_edge_of_the_data_is_cut_into_its_values():
     its own, apart from 4, in 191 of 200 seeded fits; in 163 without the edge rule (``SPLIT_EDGE`` 0). In the
     middle of the data (both neighbours as dense) a 3-value leaf stays whole (``SPLIT_EDGE``'s docstring: worse
     on ISLR's small tables)."""
-    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
-    values = SortedValues(np.repeat(np.arange(1, 5), [136, 231, 157, 476]).astype(np.int64))
 
     def apart():
-        found = (
-            fit_column(column, values, epsilon=0.025, noise=make_noise_source(s), records=1000) for s in range(200)
-        )
-        return sum(5 in f.edges for f in found)
+        return sum(5 in f.edges for f in _code_fits({1: 136, 2: 231, 3: 157, 4: 476}, 0.025, 200))
 
     assert apart() >= 185
     with pytest.MonkeyPatch.context() as patch:
@@ -890,14 +888,9 @@ def test_a_wide_leaf_holding_most_of_the_column_is_cut_into_equal_bins():
     range's low end a bin of its own: code 2's bin is wider than 16 values in 3 of 400 seeded fits (a leaf the rule
     did not reach: not clear, or under three quarters of the noisy total), against 15 of them when such a leaf stays
     whole (``SPLIT_MOST`` 0, the broken variant)."""
-    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
-    values = SortedValues(np.repeat(np.arange(1, 4), [179, 714, 107]).astype(np.int64))
 
     def wide_fits():
-        found = (
-            fit_column(column, values, epsilon=0.0225, noise=make_noise_source(s), records=1000) for s in range(400)
-        )
-        edges = (np.append(f.edges, 101) for f in found)
+        edges = (np.append(f.edges, 101) for f in _code_fits({1: 179, 2: 714, 3: 107}, 0.0225, 400))
         return sum(int(np.diff(e)[np.searchsorted(e, 2, side="right") - 1] > 16) for e in edges)
 
     assert wide_fits() <= 5
