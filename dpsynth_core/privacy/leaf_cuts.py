@@ -56,6 +56,14 @@ EDGE_DROP = 0.25
 SPLIT_MOST = 0.75
 
 
+def _masses(piece_lows, piece_counts, top) -> tuple[np.ndarray, float, np.ndarray]:
+    """Each piece's noisy count floored at 0, their total (the shares of the rules here are of it: the floored noise
+    of empty leaves makes it larger than the records, up to 1.8 times at 1,000 records, history's seventeenth
+    round), and each piece's width in whole numbers."""
+    masses = np.maximum(np.asarray(piece_counts, dtype=float), 0.0)
+    return masses, float(masses.sum()), piece_widths(np.asarray(piece_lows), top, True)
+
+
 def split_narrow(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: float) -> np.ndarray:
     """The bins' lower ends with narrow heavy leaves cut into one bin per whole number, the heaviest first, while
     the column keeps at most ``FITTED_MAX_BINS`` bins. Post-processing of noisy counts.
@@ -68,8 +76,7 @@ def split_narrow(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: flo
     own counts (at the release's main budget) place them.
     """
     bin_lows = np.asarray(bin_lows, dtype=np.int64)
-    masses = np.maximum(np.asarray(piece_counts, dtype=float), 0.0)
-    total, widths = masses.sum(), piece_widths(np.asarray(piece_lows), top, True)
+    masses, total, widths = _masses(piece_lows, piece_counts, top)
     clear = masses >= clear_level(std, len(masses))
     density = masses / widths  # records per value; beyond the range's ends, none
     quiet_side = np.minimum(np.r_[0.0, density[:-1]], np.r_[density[1:], 0.0]) < EDGE_DROP * density
@@ -92,14 +99,14 @@ def split_most(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: float
     amount or a count many records share keeps its value). Post-processing of noisy counts.
 
     A leaf wider than :data:`SPLIT_WIDE` holding :data:`SPLIT_MOST` of the column's noisy total, clear of the noise
-    over its leaves (:func:`clear_level`): PrivTree stopped near its root by chance (at a column's 0.01 to 0.03 of
-    epsilon, 1% to 5% a level for a node holding the whole column: German credit's housing, codes 1-3 declared 0-100,
-    in one leaf 0-50), or where its bias ran out. Nothing it measured says where the records lie inside; as bins,
-    the method's own counts find which part holds them, and the model's support cuts the rest.
+    over its leaves (:func:`clear_level`): PrivTree stopped near its root by chance (on a 1,000-row table at a
+    column's 0.01 to 0.03 of epsilon, a node one level down holding every record stops with chance 9% to 0.3%, and
+    more deeper: German credit's housing, codes 1-3 declared 0-100, in one leaf 0-50), or where its bias ran out.
+    Nothing it measured says where the records lie inside; as bins, the method's own counts find which part holds
+    them, and the model's support cuts the rest.
     """
     lows = set(np.asarray(bin_lows, dtype=np.int64).tolist())
-    masses = np.maximum(np.asarray(piece_counts, dtype=float), 0.0)
-    total, widths = masses.sum(), piece_widths(np.asarray(piece_lows), top, True)
+    masses, total, widths = _masses(piece_lows, piece_counts, top)
     most = (piece_leaves == 1) & (widths > SPLIT_WIDE) & (masses >= total * SPLIT_MOST)
     for i in np.flatnonzero(most & (masses >= clear_level(std, len(masses)))):
         low, end = int(piece_lows[i]), int(piece_lows[i] + widths[i])  # the leaf is low..end - 1
