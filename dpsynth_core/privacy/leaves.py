@@ -20,7 +20,7 @@ from ..domain import FloatDomain
 from .histogram import noisy_histogram
 from .noise import discrete_laplace_std
 from .points import settled_points, with_points
-from .privtree import privtree
+from .privtree import THRESHOLD, depth_bias, privtree
 
 #: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
 SHORT_LIMIT = 32
@@ -68,14 +68,9 @@ def dense(column, records: float | None, epsilon: float) -> bool:
 SPARSE_LEVELS = 5
 
 
-def depth_bias(epsilon: float) -> float:
-    """PrivTree's depth bias at ``epsilon``: ``3 ln 2 / epsilon`` records a level (fanout 2)."""
-    return 3 * math.log(2) / epsilon
-
-
 def bias_levels(records: float | None, epsilon: float) -> float:
-    """How many levels deep PrivTree's depth bias at ``epsilon`` (:func:`depth_bias`) lets a node holding all the
-    release's ``records`` (a DP or public row count) go; infinite with no count."""
+    """How many levels deep PrivTree's depth bias at ``epsilon`` (:func:`.privtree.depth_bias`) lets a node holding
+    all the release's ``records`` (a DP or public row count) go; infinite with no count."""
     return math.inf if records is None else records / depth_bias(epsilon)
 
 
@@ -106,8 +101,8 @@ FREE_BELOW = 10
 def tree_threshold(records: float | None, epsilon: float) -> float:
     """PrivTree's threshold theta at ``epsilon`` (:data:`FREE_LEVELS`): minus that many levels of its bias where
     ``records`` (a DP or public row count) would not go :data:`FREE_BELOW` levels deep by the bias alone, else 0.
-    A public rule; any theta keeps the tree's guarantee."""
-    return -FREE_LEVELS * depth_bias(epsilon) if bias_levels(records, epsilon) < FREE_BELOW else 0.0
+    A public rule; any theta keeps the tree's guarantee (:data:`.privtree.THRESHOLD` is the 0)."""
+    return -FREE_LEVELS * depth_bias(epsilon) if bias_levels(records, epsilon) < FREE_BELOW else THRESHOLD
 
 
 def even_pieces(low, top, integer: bool) -> np.ndarray:

@@ -22,6 +22,12 @@ FLOAT_MAX_DEPTH = constraints.FLOAT_MAX_DEPTH
 _ROUNDING_SLACK = 1e-9
 
 
+def depth_bias(epsilon: float) -> float:
+    """PrivTree's depth bias ``delta`` at ``epsilon``: ``lambda ln 2 = 3 ln 2 / epsilon`` records a level (fanout 2),
+    before the rounding slack on the noise's scale."""
+    return 3 * math.log(2) / epsilon
+
+
 def privtree(
     values: SortedValues,
     low,
@@ -45,7 +51,7 @@ def privtree(
     only the nodes on its path, so the proof for one tree holds unchanged.
     """
     scale = 3.0 / epsilon * (1 + _ROUNDING_SLACK)
-    decay = scale * math.log(2)
+    decay = depth_bias(epsilon) * (1 + _ROUNDING_SLACK)
     dtype = np.int64 if integer else float
     lows, highs = np.atleast_1d(np.asarray(low, dtype=dtype)), np.atleast_1d(np.asarray(high, dtype=dtype))
     high = highs.max()

@@ -797,6 +797,14 @@ def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
     assert leaf_cuts.split_narrow(full, piece_lows, counts, leaves, 100, 1.0).tolist() == full.tolist()
 
 
+def _code_fits(records: dict, epsilon: float, seeds: int) -> list:
+    """Seeded fits (seeds 0 to ``seeds - 1``) of a column of codes declared 0-100 on a 1,000-row table, ``records``
+    at each code, at a column's binning ``epsilon``."""
+    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
+    values = SortedValues(np.repeat(list(records), list(records.values())).astype(np.int64))
+    return [fit_column(column, values, epsilon=epsilon, noise=make_noise_source(s), records=1000) for s in range(seeds)]
+
+
 def test_a_zero_one_column_declared_0_to_100_keeps_0_and_1_apart():
     """Issue 36, point 2: 300 records at 0 and 700 at 1, declared 0-100, at a column's binning epsilon on a
     1,000-row table. At 0.036 PrivTree's leaf holding both is at most 16 values wide (cut too, holding half the
@@ -805,27 +813,14 @@ def test_a_zero_one_column_declared_0_to_100_keeps_0_and_1_apart():
     most 10). Without the cut (the broken variant) the slope inside the leaf decides and it fails in about 8%
     (17 of these 200 seeded fits); at 0.02 (a table too sparse for the tree: equal pieces of 3 values) in every
     release."""
-    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
-    values = SortedValues(np.r_[np.zeros(300), np.ones(700)].astype(np.int64))
 
     def apart(epsilon):
-        found = (
-            fit_column(column, values, epsilon=epsilon, noise=make_noise_source(s), records=1000) for s in range(200)
-        )
-        return sum({0, 1, 2} <= set(f.edges) for f in found)
+        return sum({0, 1, 2} <= set(f.edges) for f in _code_fits({0: 300, 1: 700}, epsilon, 200))
 
     assert apart(0.036) >= 190 and apart(0.02) == 200
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(leaf_cuts, "SPLIT_NARROW", 0)
         assert apart(0.036) <= 188 and apart(0.02) == 0
-
-
-def _code_fits(records: dict, epsilon: float, seeds: int) -> list:
-    """Seeded fits (seeds 0 to ``seeds - 1``) of a column of codes declared 0-100 on a 1,000-row table, ``records``
-    at each code, at a column's binning ``epsilon``."""
-    column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
-    values = SortedValues(np.repeat(list(records), list(records.values())).astype(np.int64))
-    return [fit_column(column, values, epsilon=epsilon, noise=make_noise_source(s), records=1000) for s in range(seeds)]
 
 
 def test_a_two_value_leaf_is_cut_though_its_count_is_not_clear_of_the_noise():
