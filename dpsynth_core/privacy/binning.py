@@ -95,7 +95,7 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
 from . import bin_weights, leaf_cuts
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
-from .leaves import binning_events, measure_leaves
+from .leaves import bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
 from .points import named_points
 
@@ -239,14 +239,20 @@ def binning_label(column) -> str:
 
 
 def _points_words(points: tuple) -> str:
-    """The named points (:func:`.points.named_points`) in words: a real range's two ends come as a pair, and 0
-    strictly inside the range makes their number odd.
+    """The named points (:func:`.points.named_points`) in words: a real range's two ends (real numbers) come as a
+    pair, 0 strictly inside the range makes their number odd, and whole numbers are named one by one.
 
     >>> _points_words((0,))
     '0 as a leaf of its own'
     >>> _points_words((-5.0, 0.0, 5.0))
     "0 and the range's two ends as leaves of their own"
+    >>> _points_words((0, 99, 9999))
+    '0, 99 and 9,999 as leaves of their own'
     """
+    if all(isinstance(p, (int, np.integer)) for p in points):
+        named = [f"{int(p):,}" for p in points]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        return listed + (" as a leaf of its own" if len(named) == 1 else " as leaves of their own")
     if len(points) == 1:
         return "0 as a leaf of its own"
     return ("0 and " if len(points) % 2 else "") + "the range's two ends as leaves of their own"
@@ -300,7 +306,9 @@ def fit_column(
         roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
         roots_low, roots_high = bin_lows[roots], bin_highs[roots]
     events = binning_events(column, epsilon)
-    points = named_points(column, roots_low, top, integer=integer)
+    # how deep the tree's bias lets the records go (its epsilon, when it runs); no row count known: not deep
+    depth = 0.0 if records is None else bias_levels(records, events[0] / (2.0 if substitution else 1.0))
+    points = named_points(column, roots_low, top, integer=integer, levels=depth)
     lows, noisy, std, how = measure_leaves(
         column,
         values,

@@ -115,6 +115,57 @@ def test_named_points_leave_dates_and_whole_number_ends_alone():
     assert points.named_points(coded.columns["c"], -9, 9, integer=True) == ()  # a declared special value
 
 
+_GAIN = TableDomain.from_json({"columns": {"gain": {"type": "integer", "min": 0, "max": 999990}}}).columns["gain"]
+
+
+def _gains() -> SortedValues:
+    """40,000 amounts like adult's capital gains: 90% at 0, 8.5% in 1,000-20,000, 600 top-coded at 99,999."""
+    rng = np.random.default_rng(5)
+    top_coded = np.full(600, 99999)
+    return SortedValues(
+        np.sort(np.concatenate([np.zeros(36000, np.int64), rng.integers(1000, 20001, 3400), top_coded]))
+    )
+
+
+def _top_coded_fits(levels: int) -> list[tuple[float, float]]:
+    """Per seed 0-19 at the column's epsilon 0.05 and the public row count 40,000: the weight of a piece of 99,999
+    alone (0 when there is none) and the weight above 99,999."""
+    ablated, points.TOP_CODE_LEVELS = points.TOP_CODE_LEVELS, levels
+    try:
+        fits = [
+            fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(seed), records=40000)
+            for seed in range(20)
+        ]
+    finally:
+        points.TOP_CODE_LEVELS = ablated
+    spreads = [(np.asarray(f.spread[0]), np.asarray(f.spread[1])) for f in fits]
+    return [(float(w[lows == 99999].sum()), float(w[lows > 99999].sum())) for lows, w in spreads]
+
+
+def test_a_top_code_inside_a_range_declared_wider_is_a_leaf_of_its_own_on_a_large_table():
+    """Declared 0-999,990, the 600 records at 99,999 stop PrivTree (bias 83 records a level at 0.025) about 5 levels
+    down, in a leaf some 30,000 values wide. On a table whose row count takes the tree 100 levels deep by its bias
+    (40,000 / 83: 481), 99,999 is a named point: in every one of 20 fits it keeps its own piece, within 4 deviations
+    of 600 (deviation 57), and nothing lies above it. The broken variant (no top codes) never gives 99,999 a piece
+    and puts weight above it in some fits (7 of 20)."""
+    found = fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(0), records=40000)
+    assert found.points == (99, 999, 9999, 99999)
+    assert "99, 999, 9,999 and 99,999 as leaves of their own" in found.as_card()["mechanism"]
+    fits = _top_coded_fits(points.TOP_CODE_LEVELS)
+    assert all(abs(at - 600) < 4 * math.sqrt(2) / 0.025 and above == 0 for at, above in fits), fits
+    broken = _top_coded_fits(0)
+    assert all(at == 0 for at, _ in broken) and sum(above > 0 for _, above in broken) >= 5, broken
+
+
+def test_top_codes_wait_for_a_large_table():
+    """A small table (1,000 rows: 12 levels of bias at 0.025) or one with no row count known gets no top codes:
+    each extra leaf carries noise of its own, which costs a small table (history, eighteenth round)."""
+    small = fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(0), records=1000)
+    unknown = fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(0))
+    assert small.points == unknown.points == ()
+    assert points.top_codes(0, 99) == () and points.top_codes(-1, 100) == (99,)
+
+
 # The audit: one more record at the declared min changes the end's count (and may change the tree).
 _E = SortedValues([0.0] * 20 + [0.7] * 20)
 _E_END = SortedValues([0.0] * 21 + [0.7] * 20)
@@ -139,4 +190,32 @@ def test_audit_the_ends_pass():
 def test_audit_catches_the_ends_counted_without_noise(monkeypatch):
     monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
     result = audit(_released_end, _E, _E_END, _END_EVENTS, trials=300, seed=12)
+    assert result.violates(EPS), result
+
+
+# The audit of a top code: one more record at 99 (a point on a table whose public row count, 1,000, takes the tree
+# 240 levels deep at epsilon 0.5) changes its count.
+_C = SortedValues([0] * 20 + [99] * 20)
+_C_MORE = SortedValues([0] * 20 + [99] * 21)
+_CODED = TableDomain.from_json({"columns": {"c": {"type": "integer", "min": 0, "max": 9990}}}).columns["c"]
+_CODE_EVENTS = {
+    "99 a piece": lambda out: out[0],
+    **{f"99's weight >= {t}": (lambda t: lambda out: out[0] and out[1] >= t)(t) for t in (18.5, 20.5, 22.5)},
+}
+
+
+def _released_code(values, seed):
+    found = fit_column(_CODED, values, epsilon=EPS, noise=make_noise_source(seed), records=1000)
+    lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
+    return bool((lows == 99).any() and (lows == 100).any()), float(weights[lows == 99].sum())
+
+
+def test_audit_a_top_code_passes():
+    result = audit(_released_code, _C, _C_MORE, _CODE_EVENTS, trials=2000, seed=13)
+    assert not result.violates(EPS), result
+
+
+def test_audit_catches_a_top_code_counted_without_noise(monkeypatch):
+    monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
+    result = audit(_released_code, _C, _C_MORE, _CODE_EVENTS, trials=300, seed=14)
     assert result.violates(EPS), result
