@@ -166,14 +166,10 @@ def test_top_codes_wait_for_a_large_table():
     assert points.top_codes(0, 99) == () and points.top_codes(-1, 100) == (99,)
 
 
-# The audit: one more record at the declared min changes the end's count (and may change the tree).
-_E = SortedValues([0.0] * 20 + [0.7] * 20)
-_E_END = SortedValues([0.0] * 21 + [0.7] * 20)
+# The audits: one more record at a named point changes its count (and may change the tree). A real range's low end,
+# and a top code (99, on a table whose public row count, 1,000, takes the tree 240 levels deep at epsilon 0.5).
 _UNIT = TableDomain.from_json({"columns": {"y": {"type": "float", "min": 0.0, "max": 1.0}}}).columns["y"]
-_END_EVENTS = {
-    "the low end a point": lambda out: out[0],
-    **{f"the low end's weight >= {t}": (lambda t: lambda out: out[0] and out[1] >= t)(t) for t in (18.5, 20.5, 22.5)},
-}
+_CODED = TableDomain.from_json({"columns": {"c": {"type": "integer", "min": 0, "max": 9990}}}).columns["c"]
 
 
 def _released_end(values, seed):
@@ -182,40 +178,36 @@ def _released_end(values, seed):
     return bool(lows[1] - lows[0] <= point_width(1.0)), float(weights[0])
 
 
-def test_audit_the_ends_pass():
-    result = audit(_released_end, _E, _E_END, _END_EVENTS, trials=2000, seed=11)
-    assert not result.violates(EPS), result
-
-
-def test_audit_catches_the_ends_counted_without_noise(monkeypatch):
-    monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
-    result = audit(_released_end, _E, _E_END, _END_EVENTS, trials=300, seed=12)
-    assert result.violates(EPS), result
-
-
-# The audit of a top code: one more record at 99 (a point on a table whose public row count, 1,000, takes the tree
-# 240 levels deep at epsilon 0.5) changes its count.
-_C = SortedValues([0] * 20 + [99] * 20)
-_C_MORE = SortedValues([0] * 20 + [99] * 21)
-_CODED = TableDomain.from_json({"columns": {"c": {"type": "integer", "min": 0, "max": 9990}}}).columns["c"]
-_CODE_EVENTS = {
-    "99 a piece": lambda out: out[0],
-    **{f"99's weight >= {t}": (lambda t: lambda out: out[0] and out[1] >= t)(t) for t in (18.5, 20.5, 22.5)},
-}
-
-
 def _released_code(values, seed):
     found = fit_column(_CODED, values, epsilon=EPS, noise=make_noise_source(seed), records=1000)
     lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
     return bool((lows == 99).any() and (lows == 100).any()), float(weights[lows == 99].sum())
 
 
-def test_audit_a_top_code_passes():
-    result = audit(_released_code, _C, _C_MORE, _CODE_EVENTS, trials=2000, seed=13)
+_AUDITED = {  # the point: what is released, and the neighbouring tables
+    "the low end": (_released_end, SortedValues([0.0] * 20 + [0.7] * 20), SortedValues([0.0] * 21 + [0.7] * 20)),
+    "a top code": (_released_code, SortedValues([0] * 20 + [99] * 20), SortedValues([0] * 20 + [99] * 21)),
+}
+
+
+def _point_events(point: str) -> dict:
+    """The point comes as a piece of its own, and its weight reaches each of three levels around its 20 records."""
+    weights = {
+        f"{point}'s weight >= {t}": (lambda t: lambda out: out[0] and out[1] >= t)(t) for t in (18.5, 20.5, 22.5)
+    }
+    return {f"{point} a piece": lambda out: out[0], **weights}
+
+
+@pytest.mark.parametrize("point", list(_AUDITED))
+def test_audit_a_named_point_passes(point):
+    released, table, neighbour = _AUDITED[point]
+    result = audit(released, table, neighbour, _point_events(point), trials=2000, seed=11)
     assert not result.violates(EPS), result
 
 
-def test_audit_catches_a_top_code_counted_without_noise(monkeypatch):
+@pytest.mark.parametrize("point", list(_AUDITED))
+def test_audit_catches_a_named_point_counted_without_noise(point, monkeypatch):
     monkeypatch.setattr(leaves, "noisy_histogram", lambda counts, **_: np.asarray(counts))
-    result = audit(_released_code, _C, _C_MORE, _CODE_EVENTS, trials=300, seed=14)
+    released, table, neighbour = _AUDITED[point]
+    result = audit(released, table, neighbour, _point_events(point), trials=300, seed=12)
     assert result.violates(EPS), result
