@@ -305,9 +305,9 @@ def fit_column(
     else:  # a root per declared bin wider than one value
         roots = bin_highs > bin_lows if not integer else np.ones(len(bin_lows), dtype=bool)
         roots_low, roots_high = bin_lows[roots], bin_highs[roots]
-    events = binning_events(column, epsilon)
+    events, factor = binning_events(column, epsilon), 2.0 if substitution else 1.0
     # how deep the tree's bias lets the records go (its epsilon, when it runs); no row count known: not deep
-    depth = 0.0 if records is None else bias_levels(records, events[0] / (2.0 if substitution else 1.0))
+    depth = 0.0 if records is None else bias_levels(records, events[0] / factor)
     points = named_points(column, roots_low, top, integer=integer, levels=depth)
     lows, noisy, std, how = measure_leaves(
         column,
@@ -317,7 +317,7 @@ def fit_column(
         top,
         integer=integer,
         events=events,
-        factor=2.0 if substitution else 1.0,
+        factor=factor,
         records=records,
         noise=noise,
         label=binning_label(column),
