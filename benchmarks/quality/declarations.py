@@ -338,10 +338,21 @@ def by_column(frame: pd.DataFrame) -> pd.DataFrame:
 def set_constant(parser, name: str, value: str) -> None:
     """Set a constant wherever the method reads it (a constant imported by name too)."""
     from dpsynth_core import constraints
-    from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves
+    from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points
     from dpsynth_core.synthesizers.marginals import budget, measurements, selection, synthesizer
 
-    modules = (synthesizer, budget, selection, measurements, binning, leaves, bin_weights, leaf_cuts, constraints)
+    modules = (
+        synthesizer,
+        budget,
+        selection,
+        measurements,
+        binning,
+        leaves,
+        points,
+        bin_weights,
+        leaf_cuts,
+        constraints,
+    )
     holders = [m for m in modules if hasattr(m, name)]
     if not holders:
         parser.error(f"no constant {name} in the marginals package or the binning modules")

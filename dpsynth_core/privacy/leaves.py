@@ -19,7 +19,7 @@ import numpy as np
 from ..domain import FloatDomain
 from .histogram import noisy_histogram
 from .noise import discrete_laplace_std
-from .points import settled_points, with_points
+from .points import settled_points, tree_input, with_points
 from .privtree import THRESHOLD, depth_bias, privtree
 
 #: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
@@ -132,7 +132,8 @@ def measure_leaves(column, values, low, high, top, *, integer, events, factor, r
     two pooled counts per value on a dense table (:func:`dense`), two pooled counts of the range's equal pieces
     on a table too sparse for the tree (:func:`sparse`; one root: an adaptive column), else PrivTree's leaves
     (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as leaves
-    of their own and counted back where their noisy count cannot be told from empty. Each measurement at its
+    of their own and counted back where their noisy count cannot be told from empty (on a large table the tree
+    splits the records off the points only: :func:`.points.tree_input`). Each measurement at its
     event's epsilon over ``factor``."""
     epsilon = events[0] / factor  # the first measurement's
     if len(events) == 1 or dense(column, records, sum(events)):
@@ -149,7 +150,14 @@ def measure_leaves(column, values, low, high, top, *, integer, events, factor, r
         return lows, *pooled_counts(counts, events, factor, noise, label), "even"
     threshold = tree_threshold(records, epsilon)
     lows, highs = privtree(
-        values, low, high, epsilon=epsilon, integer=integer, noise=noise, label=label + " (tree)", threshold=threshold
+        tree_input(values, points, bias_levels(records, epsilon)),
+        low,
+        high,
+        epsilon=epsilon,
+        integer=integer,
+        noise=noise,
+        label=label + " (tree)",
+        threshold=threshold,
     )
     lows, highs, cuts = with_points(lows, highs, points, top=top, integer=integer)
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
