@@ -97,7 +97,7 @@ from . import bin_weights, leaf_cuts
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
 from .leaves import bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
-from .points import named_points
+from .points import named_points, points_words
 
 #: Most finer pieces kept to place values inside the bins.
 FINE_MAX_BINS = 256
@@ -185,7 +185,7 @@ class FittedBins:
                 if self.pooled
                 else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
                 + "a discrete Laplace histogram of the leaves"
-                + (f" (with {_points_words(self.points)}); " if self.points else "; ")
+                + (f" (with {points_words(self.points)}); " if self.points else "; ")
             )
             + (
                 "how values spread inside the declared bins (post-processing)"
@@ -236,26 +236,6 @@ def binning_budget(domain, epsilon: float, *, rho: float | None = None) -> dict[
 def binning_label(column) -> str:
     """How the plan, the ledger and the card name a column's binning measurements."""
     return f"bins {column.name}" if getattr(column, "adaptive", False) else f"values inside the bins of {column.name}"
-
-
-def _points_words(points: tuple) -> str:
-    """The named points (:func:`.points.named_points`) in words: a real range's two ends (real numbers) come as a
-    pair, 0 strictly inside the range makes their number odd, and whole numbers are named one by one.
-
-    >>> _points_words((0,))
-    '0 as a leaf of its own'
-    >>> _points_words((-5.0, 0.0, 5.0))
-    "0 and the range's two ends as leaves of their own"
-    >>> _points_words((0, 99, 9999))
-    '0, 99 and 9,999 as leaves of their own'
-    """
-    if all(isinstance(p, (int, np.integer)) for p in points):
-        named = [f"{int(p):,}" for p in points]
-        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-        return listed + (" as a leaf of its own" if len(named) == 1 else " as leaves of their own")
-    if len(points) == 1:
-        return "0 as a leaf of its own"
-    return ("0 and " if len(points) % 2 else "") + "the range's two ends as leaves of their own"
 
 
 def _two(events: list[float]) -> tuple[float, float]:

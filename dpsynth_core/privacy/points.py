@@ -109,6 +109,26 @@ def tree_input(values, points: tuple, levels: float):
     return values.without(points)
 
 
+def points_words(points: tuple) -> str:
+    """The named points (:func:`named_points`) in words: a real range's two ends (real numbers) come as a
+    pair, 0 strictly inside the range makes their number odd, and whole numbers are named one by one.
+
+    >>> points_words((0,))
+    '0 as a leaf of its own'
+    >>> points_words((-5.0, 0.0, 5.0))
+    "0 and the range's two ends as leaves of their own"
+    >>> points_words((0, 99, 9999))
+    '0, 99 and 9,999 as leaves of their own'
+    """
+    if all(isinstance(p, (int, np.integer)) for p in points):
+        named = [f"{int(p):,}" for p in points]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        return listed + (" as a leaf of its own" if len(named) == 1 else " as leaves of their own")
+    if len(points) == 1:
+        return "0 as a leaf of its own"
+    return ("0 and " if len(points) % 2 else "") + "the range's two ends as leaves of their own"
+
+
 def top_codes(low, top) -> tuple:
     """The values of all nines from 99 up strictly inside ``low``..``top``: the top codes and "not known" codes
     of survey files (adult's capital gains at 99,999), whatever the range declared around them.
