@@ -303,7 +303,7 @@ def fit_column(
         label=binning_label(column),
         points=points,
     )
-    kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS)
+    kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS, dense=how == "dense")
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
@@ -327,12 +327,14 @@ def fit_column(
     )
 
 
-def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = False) -> tuple:
+def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = False, dense: bool = False) -> tuple:
     """The values a column's pieces may place records at: from the first kept leaf's low end up to (not
     including) the end of the last kept leaf (:func:`.bin_weights.quiet_ends`, at most ``TAIL_SHARE`` of the
-    noisy total lost per tail, or one noise deviation). Post-processing."""
+    noisy total lost per tail, or one noise deviation; a long tail's walk at ``DENSE_WALK`` on a dense table's
+    counts per value). Post-processing."""
     widths = np.diff(np.append(lows, top + 1 if integer else top)) if by_width else None  # a long tail or not
-    first, last = quiet_ends(noisy, std, limit=constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0), widths=widths)
+    limit, walk = constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0), bin_weights.DENSE_WALK if dense else None
+    first, last = quiet_ends(noisy, std, limit=limit, widths=widths, walk=walk)
     end = lows[last + 1] if last + 1 < len(lows) else (top + 1 if integer else np.inf)
     return lows[first], end
 

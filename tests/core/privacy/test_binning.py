@@ -772,6 +772,46 @@ def test_a_short_quiet_tail_keeps_the_datas_thin_tail_and_a_long_one_is_cut_as_b
     assert lost[True] < 0.6 * lost[False], lost
 
 
+def test_on_a_dense_table_an_empty_long_tail_is_cut_at_the_columns_level():
+    """Issue 36, point 2: education-num in adult_wide (45,000 rows, 1-16 declared 1-151), one count per value with
+    noise of deviation 47.6 (a dense table's pooled counts), the tail bound 0.5% of the records (224). Its 135 empty
+    values are kept when one leaf's noise reaches the clear level (at most 135/151 of 2.3%) or their summed noise
+    (deviation 47.6 * sqrt(135) = 553) passes the allowance 224 + w * 553: with a walk of one deviation (w = 1),
+    Phi(-1.41) = 7.9% of releases, so at most 92.1% cut whole (1,842 of 2,000; measured 1,846); at the dense
+    table's ``DENSE_WALK`` (2), at most 2.05% + Phi(-2.41) = 2.85% kept, at least 1,943 of 2,000 cut whole
+    (measured 1,947). Asserted: at least 1,900 cut whole with ``DENSE_WALK`` (5.7 binomial deviations below its
+    floor) and fewer than 1,900 with one deviation (4.8 above its ceiling), the leaves holding records never cut."""
+    rng, std = np.random.default_rng(36), 47.6
+    truth = np.r_[np.full(16, 2800.0), np.zeros(135)]
+    whole = {bin_weights.DENSE_WALK: 0, 1.0: 0}
+    for _ in range(2000):
+        noisy = truth + rng.laplace(0, std / np.sqrt(2), truth.size)
+        for walk in whole:
+            first, last = bin_weights.quiet_ends(noisy, std, limit=224.0, widths=np.ones(truth.size), walk=walk)
+            assert first == 0 and last >= 15
+            whole[walk] += int(last == 15)
+    assert whole[bin_weights.DENSE_WALK] >= 1900 > whole[1.0], whole
+
+
+def test_only_a_dense_tables_counts_per_value_get_the_dense_walk(monkeypatch):
+    """The walk of :data:`.bin_weights.DENSE_WALK` is for counts per value on a dense table only (the tree's leaves
+    and a sparse table's counts per value keep one deviation: at 1,000 rows, where every value's count is at the
+    noise, two cut nyc_weather's real thin tails)."""
+    seen = []
+    real = bin_weights.quiet_ends
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("walk"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(binning, "quiet_ends", spy)
+    column = TableDomain.from_json({"columns": {"e": {"type": "integer", "min": 1, "max": 151}}}).columns["e"]
+    values = SortedValues(np.sort(np.random.default_rng(4).integers(1, 17, 45000)))
+    dense = fit_column(column, values, epsilon=0.1, noise=make_noise_source(0), records=45000)
+    sparse = fit_column(column, values, epsilon=0.1, noise=make_noise_source(0), records=1000)
+    assert (dense.found_by, sparse.found_by) == ("dense", "tree") and seen == [bin_weights.DENSE_WALK, None], seen
+
+
 def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
     """Pieces 0-6 (one leaf, 900 records), 7-12 (one leaf, 40), 13-50 and 51-100 (two leaves, 30 and 30) in bins
     0-12 and 13-100: 0-6 holds more than 1/12 of the total and spans at most 8 whole numbers, so each of its values
