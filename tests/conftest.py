@@ -231,3 +231,16 @@ def stated(card: dict) -> dict:
     """What a card's guarantee states for its mechanism: a seeded release (a repeatable test) claims
     none, and keeps what the same draw from the secure source would guarantee under ``unseeded``."""
     return card["guarantee"].get("unseeded", card["guarantee"])
+
+
+def keyword_spy(monkeypatch, owner, name: str, keyword: str) -> list:
+    """Wrap ``owner.name`` (a function another module calls by that name) so each call records its ``keyword``
+    argument (None when not given) in the returned list, and still runs."""
+    seen, original = [], getattr(owner, name)
+
+    def recorded(*args, **kwargs):
+        seen.append(kwargs.get(keyword))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return seen

@@ -22,7 +22,7 @@ from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.charges import PURE_DP, ZCDP
 from dpsynth_core.synthesizers.planning import budget_split
 from tests.audit import audit
-from tests.conftest import stated
+from tests.conftest import keyword_spy, stated
 
 # --- privacy audit of the tree: neighbours differ by one extreme value, or one record at a spike ----
 
@@ -797,14 +797,7 @@ def test_only_a_dense_tables_counts_per_value_get_the_dense_walk(monkeypatch):
     """The walk of :data:`.bin_weights.DENSE_WALK` is for counts per value on a dense table only (the tree's leaves
     and a sparse table's counts per value keep one deviation: at 1,000 rows, where every value's count is at the
     noise, two cut nyc_weather's real thin tails)."""
-    seen = []
-    real = bin_weights.quiet_ends
-
-    def spy(*args, **kwargs):
-        seen.append(kwargs.get("walk"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(binning, "quiet_ends", spy)
+    seen = keyword_spy(monkeypatch, binning, "quiet_ends", "walk")
     column = TableDomain.from_json({"columns": {"e": {"type": "integer", "min": 1, "max": 151}}}).columns["e"]
     values = SortedValues(np.sort(np.random.default_rng(4).integers(1, 17, 45000)))
     dense = fit_column(column, values, epsilon=0.1, noise=make_noise_source(0), records=45000)

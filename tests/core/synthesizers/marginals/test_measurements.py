@@ -9,6 +9,7 @@ from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
 from dpsynth_core.synthesizers.marginals.measurements import measure
 from tests.audit import HalfGaussian, HalfNoise, audit
+from tests.conftest import keyword_spy
 from tests.core.synthesizers.methods_common import adult_small
 
 _A = CodedTable({"a": np.array([0] * 12 + [1] * 8)}, {"a": 3}, 20)
@@ -181,17 +182,9 @@ def test_a_release_hands_its_bins_kept_ranges_to_the_models_support(monkeypatch)
     0-5; the model's support is asked with the bins beyond that kept range flagged (``beyond``), as
     :func:`beyond_cells` reads them from the fitted bins, and the declared column without adaptive bins gets
     no flag."""
-    from dpsynth_core.pgm import support as module
     from dpsynth_core.synthesizers.marginals import measurements
 
-    seen = []
-    original = module.support_from
-
-    def recorded(*args, **kwargs):
-        seen.append(kwargs.get("beyond"))
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(measurements, "support_from", recorded)
+    seen = keyword_spy(monkeypatch, measurements, "support_from", "beyond")
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"n": np.minimum(rng.geometric(0.5, 1000) - 1, 5), "g": rng.choice(["a", "b"], 1000)})
     spec = {
