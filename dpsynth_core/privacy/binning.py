@@ -95,7 +95,7 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
 from . import bin_weights, leaf_cuts
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
-from .leaves import bias_levels, binning_events, measure_leaves
+from .leaves import below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
 from .points import named_points, points_words
 
@@ -303,7 +303,10 @@ def fit_column(
         label=binning_label(column),
         points=points,
     )
-    kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS, dense=how == "dense")
+    if how == "values" and below_noise(column, records, events[0]):  # every count at the noise: no tail is cut
+        kept = (lows[0], top + 1)
+    else:
+        kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS, dense=how == "dense")
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise

@@ -60,6 +60,16 @@ def dense(column, records: float | None, epsilon: float) -> bool:
     return either_path(column) and records is not None and records * epsilon / column.size >= DENSE_RECORDS
 
 
+def below_noise(column, records: float | None, epsilon: float) -> bool:
+    """Whether a short range's counts per value (one measurement at ``epsilon``, :func:`binning_events`) stand below
+    their noise on this table: its DP or public row count times ``epsilon`` over the range's size under
+    :data:`DENSE_RECORDS` (None: unknown, so not below). Then no tail of them can be told from empty, and the
+    tail rule (:func:`.bin_weights.quiet_ends`) would cut real values: nyc_weather's days at 1,000 rows, about 32
+    records a value under noise of deviation 67, kept one day of 31 (the one with the largest noise) at a seed.
+    Post-processing of DP or public values only."""
+    return records is not None and records * epsilon / column.size < DENSE_RECORDS
+
+
 #: PrivTree's depth bias is ``3 ln 2 / epsilon`` records a level: where the DP row count would not take even all
 #: the records this many levels deep, the range is cut into ``2 ** SPARSE_LEVELS`` equal pieces instead, counted
 #: as a dense table's values are (:func:`sparse`; 0: never, an ablation). Modechoice per traveller (840 rows, at

@@ -805,6 +805,33 @@ def test_only_a_dense_tables_counts_per_value_get_the_dense_walk(monkeypatch):
     assert (dense.found_by, sparse.found_by) == ("dense", "tree") and seen == [bin_weights.DENSE_WALK, None], seen
 
 
+_DAY = TableDomain.from_json({"columns": {"day": {"type": "integer", "min": 1, "max": 31}}}).columns["day"]
+
+
+def _kept_days(values, records: int, seeds: int = 20) -> list[tuple[float, float]]:
+    return [
+        fit_column(_DAY, values, epsilon=0.021, noise=make_noise_source(seed), records=records).kept
+        for seed in range(seeds)
+    ]
+
+
+def test_counts_per_value_below_their_noise_cut_no_tail(monkeypatch):
+    """nyc_weather's day of the month at 1,000 rows: about 32 records a day, counted once per value at the column's
+    epsilon 0.021 (noise deviation 67). 1,000 x 0.021 / 31 = 0.68 records per value and unit of epsilon, under
+    DENSE_RECORDS (4): no tail can be told from empty, so none is cut in any of 20 seeds. The broken variant (the
+    tail rule run anyway) cuts real days in most seeds (measured: 19 of 20, keeping one day alone at 3; asserted:
+    10). On a table of 50,000 records holding days 1-10 (5,000 a day, 34 records per value and unit of epsilon) the
+    empty days 11-31 are still cut, a long tail kept with chance about Phi(-(250 / 307 + 1)) = 3.6% (measured: cut
+    at 19 of 20 seeds; asserted: 16)."""
+    days = SortedValues(np.sort(np.random.default_rng(2).integers(1, 32, 1000)))
+    assert all(kept == (1.0, 32.0) for kept in _kept_days(days, 1000))
+    monkeypatch.setattr(binning, "below_noise", lambda *_: False)
+    assert sum(kept != (1.0, 32.0) for kept in _kept_days(days, 1000)) >= 10
+    monkeypatch.undo()
+    ten = SortedValues(np.repeat(np.arange(1, 11), 5000))
+    assert sum(kept == (1.0, 11.0) for kept in _kept_days(ten, 50000)) >= 16
+
+
 def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
     """Pieces 0-6 (one leaf, 900 records), 7-12 (one leaf, 40), 13-50 and 51-100 (two leaves, 30 and 30) in bins
     0-12 and 13-100: 0-6 holds more than 1/12 of the total and spans at most 8 whole numbers, so each of its values
