@@ -92,7 +92,7 @@ def tree_input(values, points: tuple, levels: float):
     exactly one of the named ``points``, else all of them.
 
     The tree recurses toward a value many records share, and each level on the way leaves an empty sibling leaf
-    whose count is noise: 24 of them between randhie's 4,767 records at ``lpi`` 0 and its next records at 2.2,
+    whose count is noise: about 30 of them between randhie's 4,767 records at ``lpi`` 0 and its next records at 2.2,
     holding about 400 records' worth of positive noise that the draw placed there. The point's own leaf counts its
     records (:func:`with_points`), so the tree need not find them. A public rule (the points are the declaration's,
     ``levels`` the public or DP row count's), and the tree keeps its guarantee: a record added, removed or changed
