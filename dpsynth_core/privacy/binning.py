@@ -302,6 +302,7 @@ def fit_column(
         noise=noise,
         label=binning_label(column),
         points=points,
+        levels=depth,
     )
     if how == "values" and below_noise(column, records, events[0]):  # every count at the noise: no tail is cut
         kept = (lows[0], top + 1)

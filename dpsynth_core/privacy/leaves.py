@@ -57,7 +57,7 @@ def dense(column, records: float | None, epsilon: float) -> bool:
     """Whether a count per value suits this table better than PrivTree's leaves (:data:`DENSE_RECORDS`):
     ``records`` is the release's DP or public row count (None: unknown, so not dense). Post-processing of
     DP or public values only."""
-    return either_path(column) and records is not None and records * epsilon / column.size >= DENSE_RECORDS
+    return either_path(column) and records is not None and _per_value(column, records, epsilon) >= DENSE_RECORDS
 
 
 def below_noise(column, records: float | None, epsilon: float) -> bool:
@@ -67,7 +67,12 @@ def below_noise(column, records: float | None, epsilon: float) -> bool:
     tail rule (:func:`.bin_weights.quiet_ends`) would cut real values: nyc_weather's days at 1,000 rows, about 32
     records a value under noise of deviation 67, kept one day of 31 (the one with the largest noise) at a seed.
     Post-processing of DP or public values only."""
-    return records is not None and records * epsilon / column.size < DENSE_RECORDS
+    return records is not None and _per_value(column, records, epsilon) < DENSE_RECORDS
+
+
+def _per_value(column, records: float, epsilon: float) -> float:
+    """Records per value of the range and unit of epsilon: what :data:`DENSE_RECORDS` is compared with."""
+    return records * epsilon / column.size
 
 
 #: PrivTree's depth bias is ``3 ln 2 / epsilon`` records a level: where the DP row count would not take even all
@@ -136,14 +141,17 @@ def pooled_counts(counts, events, factor, noise, label) -> tuple[np.ndarray, flo
     return weight * first + (1 - weight) * second, std
 
 
-def measure_leaves(column, values, low, high, top, *, integer, events, factor, records, noise, label, points=()):
+def measure_leaves(
+    column, values, low, high, top, *, integer, events, factor, records, noise, label, points=(), levels=0.0
+):
     """A column's leaves (their lower ends), their noisy counts and the counts' noise standard deviation, and
     how they were found (``"values"``, ``"dense"``, ``"even"`` or ``"tree"``): one count per value (one event),
     two pooled counts per value on a dense table (:func:`dense`), two pooled counts of the range's equal pieces
     on a table too sparse for the tree (:func:`sparse`; one root: an adaptive column), else PrivTree's leaves
     (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as leaves
-    of their own and counted back where their noisy count cannot be told from empty (on a large table the tree
-    splits the records off the points only: :func:`.points.tree_input`). Each measurement at its
+    of their own and counted back where their noisy count cannot be told from empty (on a large table, ``levels``
+    of PrivTree's bias deep as :func:`bias_levels` puts it, the tree splits the records off the points only:
+    :func:`.points.tree_input`). Each measurement at its
     event's epsilon over ``factor``."""
     epsilon = events[0] / factor  # the first measurement's
     if len(events) == 1 or dense(column, records, sum(events)):
@@ -160,7 +168,7 @@ def measure_leaves(column, values, low, high, top, *, integer, events, factor, r
         return lows, *pooled_counts(counts, events, factor, noise, label), "even"
     threshold = tree_threshold(records, epsilon)
     lows, highs = privtree(
-        tree_input(values, points, bias_levels(records, epsilon)),
+        tree_input(values, points, levels),
         low,
         high,
         epsilon=epsilon,

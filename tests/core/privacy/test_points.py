@@ -36,7 +36,7 @@ def _ends_table(rows=4000, seed=0) -> np.ndarray:
     )
 
 
-def test_a_real_ranges_ends_are_counted_as_leaves_of_their_own_and_kept_where_records_pile_there():
+def test_a_real_ranges_ends_are_counted_as_leaves_of_their_own_and_kept_where_records_pile_there(monkeypatch):
     """At the column's epsilon 0.05 PrivTree's bias is 3 ln 2 / 0.025 = 83 records a level: 1,000 records at 0 stop
     about 12 levels deep, far above its deepest leaf (2^-24 of the range), so the 0s would spread over a leaf 0.002
     wide. The ends are counted as leaves of their own (no extra cost: one histogram) and kept, their counts (noise
@@ -48,12 +48,8 @@ def test_a_real_ranges_ends_are_counted_as_leaves_of_their_own_and_kept_where_re
     assert lows[1] - lows[0] <= _POINT and 100.0 - lows[-1] <= _POINT
     deviation = 4 * math.sqrt(2) / 0.025
     assert abs(weights[0] - 1000) < deviation and abs(weights[-1] - 400) < deviation, (weights[0], weights[-1])
-    ablated = points.POINT_LEAVES
-    try:
-        points.POINT_LEAVES = False
-        before = fit_column(_REAL, SortedValues(_ends_table()), epsilon=0.05, noise=make_noise_source(0))
-    finally:
-        points.POINT_LEAVES = ablated
+    monkeypatch.setattr(points, "POINT_LEAVES", False)
+    before = fit_column(_REAL, SortedValues(_ends_table()), epsilon=0.05, noise=make_noise_source(0))
     assert not before.points and before.spread[0][1] - before.spread[0][0] > _POINT  # the tree alone: no point
 
 
@@ -127,22 +123,17 @@ def _gains() -> SortedValues:
     )
 
 
-def _top_coded_fits(levels: int) -> list[tuple[float, float]]:
+def _top_coded_fits() -> list[tuple[float, float]]:
     """Per seed 0-19 at the column's epsilon 0.05 and the public row count 40,000: the weight of a piece of 99,999
     alone (0 when there is none) and the weight above 99,999."""
-    ablated, points.TOP_CODE_LEVELS = points.TOP_CODE_LEVELS, levels
-    try:
-        fits = [
-            fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(seed), records=40000)
-            for seed in range(20)
-        ]
-    finally:
-        points.TOP_CODE_LEVELS = ablated
+    fits = [
+        fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(seed), records=40000) for seed in range(20)
+    ]
     spreads = [(np.asarray(f.spread[0]), np.asarray(f.spread[1])) for f in fits]
     return [(float(w[lows == 99999].sum()), float(w[lows > 99999].sum())) for lows, w in spreads]
 
 
-def test_a_top_code_inside_a_range_declared_wider_is_a_leaf_of_its_own_on_a_large_table():
+def test_a_top_code_inside_a_range_declared_wider_is_a_leaf_of_its_own_on_a_large_table(monkeypatch):
     """Declared 0-999,990, the 600 records at 99,999 stop PrivTree (bias 83 records a level at 0.025) about 5 levels
     down, in a leaf some 30,000 values wide. On a table whose row count takes the tree 100 levels deep by its bias
     (40,000 / 83: 481), 99,999 is a named point: in every one of 20 fits it keeps its own piece, within 4 deviations
@@ -151,28 +142,22 @@ def test_a_top_code_inside_a_range_declared_wider_is_a_leaf_of_its_own_on_a_larg
     found = fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(0), records=40000)
     assert found.points == (99, 999, 9999, 99999)
     assert "99, 999, 9,999 and 99,999 as leaves of their own" in found.as_card()["mechanism"]
-    fits = _top_coded_fits(points.TOP_CODE_LEVELS)
+    fits = _top_coded_fits()
     assert all(abs(at - 600) < 4 * math.sqrt(2) / 0.025 and above == 0 for at, above in fits), fits
-    broken = _top_coded_fits(0)
+    monkeypatch.setattr(points, "TOP_CODE_LEVELS", 0)
+    broken = _top_coded_fits()
     assert all(at == 0 for at, _ in broken) and sum(above > 0 for _, above in broken) >= 5, broken
 
 
 _LPI = TableDomain.from_json({"columns": {"lpi": {"type": "float", "min": 0.0, "max": 11.52}}}).columns["lpi"]
 
 
-def _weight_between_zero_and_data(apart_levels: int) -> np.ndarray:
+def _weight_between_zero_and_data() -> np.ndarray:
     """Per seed 0-19: the spread's weight strictly between the point 0 and 2.2, where no record lies, for randhie's
     ``lpi`` shape (a quarter of 20,000 records at exactly 0, the rest in 2.2-7.2; the column's epsilon 0.05, the
-    public row count 20,000: 240 levels of bias) with the records at the points left out of the tree from
-    ``apart_levels`` levels (0: never)."""
+    public row count 20,000: 240 levels of bias)."""
     values = SortedValues(np.sort(np.concatenate([np.zeros(5000), np.random.default_rng(5).uniform(2.2, 7.2, 15000)])))
-    ablated, points.APART_LEVELS = points.APART_LEVELS, apart_levels
-    try:
-        fits = [
-            fit_column(_LPI, values, epsilon=0.05, noise=make_noise_source(seed), records=20000) for seed in range(20)
-        ]
-    finally:
-        points.APART_LEVELS = ablated
+    fits = [fit_column(_LPI, values, epsilon=0.05, noise=make_noise_source(seed), records=20000) for seed in range(20)]
     out = []
     for found in fits:
         lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
@@ -182,30 +167,33 @@ def _weight_between_zero_and_data(apart_levels: int) -> np.ndarray:
     return np.array(out)
 
 
-def test_on_a_large_table_the_tree_splits_the_records_off_the_points():
+def test_on_a_large_table_the_tree_splits_the_records_off_the_points(monkeypatch):
     """The tree recursing toward 5,000 records at 0 leaves an empty sibling leaf at every level on the way, each
     counted with noise (deviation 57): their positive noise is weight where no record lies. With the 0s left out of
     the tree's input (their own leaf counts them), the empty stretch 0-2.2 is a few wide leaves. Measured over seeds
     0-19: mean weight there 70 records against 231 with the 0s in the tree, lower at 16 seeds. Asserted: below half
     on average and lower at 14 seeds or more. The point itself keeps its records (within 4 deviations)."""
-    apart, together = _weight_between_zero_and_data(points.APART_LEVELS), _weight_between_zero_and_data(0)
+    apart = _weight_between_zero_and_data()
+    monkeypatch.setattr(points, "APART_LEVELS", 0)  # the ablation: the 0s stay in the tree
+    together = _weight_between_zero_and_data()
     assert apart.mean() < 0.5 * together.mean() and (apart < together).sum() >= 14, (apart, together)
 
 
-def test_on_a_small_table_the_points_records_stay_in_the_tree():
+def test_on_a_small_table_the_points_records_stay_in_the_tree(monkeypatch):
     """At 1,000 rows (12 levels of bias) the records at a point steer the tree where the column's own are too few to
     (seattle_weather's precipitation: its 0s split the low end away from the empty tail): the tree's input is all
-    the values, and the fit is the ablation's."""
+    the values, and the fit is the ablation's; so with no row count known (the publisher fixed the number of rows),
+    as for top codes, at seeds 0-9."""
     values = SortedValues(np.sort(np.concatenate([np.zeros(250), np.random.default_rng(5).uniform(2.2, 7.2, 750)])))
     fitted = fit_column(_LPI, values, epsilon=0.05, noise=make_noise_source(0), records=1000)
-    ablated, points.APART_LEVELS = points.APART_LEVELS, 0
-    try:
-        plain = fit_column(_LPI, values, epsilon=0.05, noise=make_noise_source(0), records=1000)
-    finally:
-        points.APART_LEVELS = ablated
-    assert fitted.spread == plain.spread and fitted.points == (0.0, 11.52)
+    unknown = [fit_column(_LPI, values, epsilon=0.05, noise=make_noise_source(s)).spread for s in range(10)]
     assert len(points.tree_input(values, (0.0,), levels=12)) == 1000
     assert len(points.tree_input(values, (0.0,), levels=240)) == 750
+    monkeypatch.setattr(points, "APART_LEVELS", 0)
+    plain = fit_column(_LPI, values, epsilon=0.05, noise=make_noise_source(0), records=1000)
+    plain_unknown = [fit_column(_LPI, values, epsilon=0.05, noise=make_noise_source(s)).spread for s in range(10)]
+    assert fitted.spread == plain.spread and fitted.points == (0.0, 11.52)
+    assert unknown == plain_unknown  # no row count known: not deep (the points' records in the tree differ at 4 of 10)
 
 
 def test_top_codes_wait_for_a_large_table():
