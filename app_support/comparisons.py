@@ -23,7 +23,8 @@ from dpsynth_core.evaluation.charts import (
     two_way_heatmap,
     value_cdf_chart,
 )
-from dpsynth_core.evaluation.values import shape_warnings, value_comparison, value_table
+from dpsynth_core.evaluation.shape_words import more_columns, worst_shapes
+from dpsynth_core.evaluation.values import value_comparison, value_table
 
 
 def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: dict, drawn=lambda: None) -> None:
@@ -92,11 +93,13 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
     with tabs[6]:
         if tabs[6].open:
             risk_tab.draw(entry, frame, declaration, settings)
-    warnings = shape_warnings(shapes())
+    warnings, others = worst_shapes(shapes(), lambda summary: summary["max_cdf_gap"])
     if warnings:
         notice.warning(
-            "**Values that changed shape** (the bins can look fine; marked ⚠ in the charts, and in the table under "
-            "Marginal distances):\n" + "".join(f"\n- {literal(sentence)}" for sentence in warnings),
+            "**Values that changed shape**, most changed first (the bins can look fine; marked ⚠ in the charts, and "
+            "in the table under Marginal distances):\n"
+            + "".join(f"\n- {literal(sentence)}" for sentence in warnings)
+            + (f"\n- {literal(more_columns(others))} (their figures are in that table)" if others else ""),
             icon=":material/warning:",
         )
 

@@ -162,7 +162,7 @@ def run_compare(args) -> None:
         + (f" (furthest column: {worst[0]}, distance {worst[1]:.3f})" if worst else "")
         + "; it reads the real data without noise: keep it to yourself"
     )
-    from ..evaluation.values import shape_warnings
+    from ..evaluation.shape_words import shape_warnings
 
     for sentence in shape_warnings(figures["values"]):
         print(f"values that changed shape: {sentence}")

@@ -21,6 +21,7 @@ import pandas as pd
 from ..release.card import render_card_html
 from ..wording import value_text
 from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
+from .shape_words import more_columns, worst_shapes
 
 DEFAULT_CHARTS = 4
 
@@ -195,13 +196,13 @@ def _noise_summary(figures: ReportFigures) -> str:
 
 def _shape_summary(figures: ReportFigures) -> str:
     """The summary's warning: numeric columns whose values changed shape, in plain words (DP figures)."""
-    sentences = [s for v in figures.values.values() for s in v.get("shape", [])]
+    sentences, others = worst_shapes(figures.values, lambda v: v["gap"]["value"])
     if not sentences:
         return ""
+    rest = f"; {more_columns(others)} (see the table of numbers and dates value by value)" if others else ""
     return (
-        "<p><b>Values that changed shape</b> (the distances over bins above can look small for these): "
-        + "; ".join(html.escape(s) for s in sentences)
-        + ".</p>"
+        "<p><b>Values that changed shape</b>, most changed first (the distances over bins above can look small for "
+        "these): " + "; ".join(html.escape(s) for s in sentences) + html.escape(rest) + ".</p>"
     )
 
 

@@ -246,11 +246,6 @@ def value_summaries(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict
     }
 
 
-def shape_warnings(summaries: dict) -> list[str]:
-    """Every plain sentence of :func:`value_summaries`, column by column."""
-    return [sentence for summary in summaries.values() for sentence in summary["shape"]]
-
-
 def value_table(summaries: dict) -> pd.DataFrame:
     """One row per numeric or date column: the value-level figures side by side, for a table on screen."""
     rows = []

@@ -82,3 +82,25 @@ def test_the_cards_plain_notes_show_on_the_preview(monkeypatch):
     at.button(key="preview_generate").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(w.value == "The table has 1 row: a plain note." for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_table_where_many_columns_changed_shape_shows_the_worst_and_names_the_rest(monkeypatch):
+    # nine columns changed shape: the warning spells out the six most changed, most first, and names the rest,
+    # so that it does not push the charts off the screen (a 32-column table gave 33 sentences)
+    from dpsynth_core.evaluation.shape_words import SHAPE_SHOWN
+
+    quality = comparisons.quality
+    changed = {f"c{i}": {"shape": [f"c{i} moved by {i}"], "max_cdf_gap": i / 10} for i in range(9)}
+
+    def many_changed(entry, name, *args, **kwargs):
+        return changed if name == "values" else quality(entry, name, *args, **kwargs)
+
+    monkeypatch.setattr(comparisons, "quality", many_changed)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("app_pages/4_Preview.py").run()
+    at.button(key="preview_generate").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    [said] = [w.value for w in at.warning if "changed shape" in w.value]
+    shown = [f"c{i} moved by {i}" for i in range(8, 8 - SHAPE_SHOWN, -1)]
+    assert [said.index(s) for s in shown] == sorted(said.index(s) for s in shown), said  # most changed first
+    assert "c2 moved" not in said and "3 more columns: c0, c1, c2 (their figures are in that table)" in said, said
