@@ -11,6 +11,7 @@ from app_support.progress import run_with_progress
 from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
+from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, precision_words, report_precision
 from dpsynth_core.wording import cost_words, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
@@ -70,7 +71,7 @@ st.markdown(
 )
 columns = list(entry["data"].columns)
 base = entry["settings"]["epsilon"]
-with st.form("release_report_form", border=True):
+with st.container(border=True):  # no form: the error bar below follows each choice as it is made
     share = st.select_slider(
         "Budget for the report, as a share of this release's ε",
         options=[0.05, 0.1, 0.2, 0.3, 0.5],
@@ -94,12 +95,26 @@ with st.form("release_report_form", border=True):
         default=columns[: report_render.DEFAULT_CHARTS],
         key="release_report_charts",
     )
+    plan = report_precision(
+        share * base,
+        entry["settings"]["declaration"],
+        len(entry["data"]),
+        pairs=[pair_names[p] for p in chosen_pairs],
+        chart_columns=charts,
+    )
+    numeric = len(reports.value_columns(entry["settings"]["declaration"]))
     st.caption(
         f"The report's budget is shared equally by its measurements: the row count, one distance per column "
-        f"({len(columns)}), one per pair and one set of shares per charted column. Fewer measurements mean "
-        "smaller error bars."
+        f"({len(columns)}), one per pair ({len(chosen_pairs)}), one set of shares per charted column ({len(charts)}) "
+        f"and {reports.VALUE_STATISTICS} value-by-value figures per number or date column ({numeric}). Fewer "
+        "measurements mean smaller error bars."
     )
-    make = st.form_submit_button("Make the report", type="primary")
+    said = precision_words(plan, share * base)
+    if plan.margin >= LOOSE_MARGIN:
+        st.warning(f"{said} At this budget its figures would say little.", icon=":material/warning:")
+    else:
+        st.caption(said)
+    make = st.button("Make the report", type="primary", key="release_report_make")
 
 if make:
     epsilon = share * base

@@ -205,7 +205,7 @@ def check_choices(domain, synthetic: pd.DataFrame, pairs=(), chart_columns=()) -
 
 
 def value_columns(domain) -> list[str]:
-    """The columns whose exact values a report compares (numbers and dates: two statistics each)."""
+    """The columns whose exact values a report compares (numbers and dates: ``VALUE_STATISTICS`` each)."""
     return [name for name, col in as_table_domain(domain).kept.items() if col.kind in RANGE_KINDS]
 
 

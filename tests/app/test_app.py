@@ -1184,3 +1184,32 @@ def test_cells_written_na_are_said_on_the_preview_until_the_domain_page_declares
     at.text_input(key=f"domain_v{at.session_state['declaration_version']}_missing_markers").set_value("NA").run()
     at = _visit(at, "app_pages/4_Preview.py")
     assert not [i.value for i in at.info if "usually write a missing value" in i.value]
+
+
+def test_the_reports_error_bar_is_said_before_it_is_made_and_follows_the_choices():
+    # the report's precision is stated from public choices before any budget is spent, and moves with them live
+    from dpsynth_core.evaluation.report_plan import precision_words, report_precision
+
+    at = _visit(_generate(_app().run()), "app_pages/5_Release.py")
+    entry = at.session_state["releases"][at.session_state["current_release"]]
+    base, declaration, rows = entry["settings"]["epsilon"], entry["settings"]["declaration"], len(entry["data"])
+
+    def said() -> str:
+        [text] = [t.value for t in [*at.caption, *at.warning] if "comes with an error bar" in t.value]
+        return text
+
+    def expected(share: float) -> str:
+        pairs = [tuple(p.split(" × ")) for p in at.multiselect(key="release_report_pairs").value]
+        charts = at.multiselect(key="release_report_charts").value
+        plan = report_precision(share * base, declaration, rows, pairs=pairs, chart_columns=charts)
+        return precision_words(plan, share * base)
+
+    spent = _workspace().ledger.spending(at.session_state["data"]["hash"]).relations[0].basic_epsilon
+    assert said().startswith(expected(0.1)), said()
+    at.select_slider(key="release_report_share").set_value(0.5).run()
+    assert said().startswith(expected(0.5)) and expected(0.5) != expected(0.1), said()
+    at.select_slider(key="release_report_share").set_value(0.05).run()
+    at.multiselect(key="release_report_charts").set_value(list(entry["data"].columns))
+    at.multiselect(key="release_report_pairs").set_value(at.multiselect(key="release_report_pairs").options).run()
+    assert any("would say little" in w.value and expected(0.05) in w.value for w in at.warning), said()
+    assert _workspace().ledger.spending(at.session_state["data"]["hash"]).relations[0].basic_epsilon == spent

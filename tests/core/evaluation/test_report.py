@@ -350,3 +350,20 @@ def test_a_real_numbers_exact_values_and_quartiles_are_printed_to_six_significan
     section = report_render._values_section(3, values)
     assert "39.0844: 1.0%" in section and "48.4412: 27%" in section and "-20: 0.0%" in section
     assert "39.08435" not in section and "2010-03-21 07:00: 0.0%" in section and "40: 10.0%" in section
+
+
+def test_the_error_bar_said_before_a_report_is_the_one_it_has(adult_release):
+    # the Release page's plan (public choices and the release's row count) against the report it then makes
+    from dpsynth_core.evaluation.report_plan import report_precision
+
+    release, frame, declaration = adult_release
+    pairs = report.default_pairs(release.card, release.data.columns)
+    plan = report_precision(1.0, declaration, len(release.data), pairs=pairs, chart_columns=["age", "sex"])
+    figures = report.measure(
+        frame, release.data, declaration, epsilon=1.0, pairs=pairs, chart_columns=["age", "sex"], random_state=4
+    )
+    assert plan.measurements == len(figures.events) and figures.per_statistic == pytest.approx(1.0 / plan.measurements)
+    halves = [(e.high - e.low) / 2 for e in figures.one_way.values() if 0 < e.low and e.high < 1]
+    assert len(halves) >= 8  # the others reach 0 (a distance near 0 at this noise)
+    # each bar is the planned one, widened only by the row count's own noise (under 2% of it here)
+    assert all(plan.margin * 0.98 <= half <= plan.margin * 1.1 for half in halves), (plan.margin, halves)

@@ -1,0 +1,68 @@
+"""How precise a stakeholder report will be, said before it is made, from public choices only.
+
+A report shares its budget equally by its measurements (:func:`.report.report_charge`): on a wide table they are
+many (a 32-column table at the defaults: 171, the row count, a distance per column and per pair, shares per charted
+column and four value-by-value figures per numeric or date column), and each distance's error bar grows with their
+number. At a report epsilon of 0.1 on 1,787 rows that bar spans the whole 0-to-1 scale, which the report said only
+after it had spent the budget; the Release page now says it before (:func:`precision_words`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..wording import format_epsilon
+from .intervals import CONFIDENCE, laplace_margin
+from .report import report_charge
+
+#: A distance's error bar at most this wide (as a share of the rows, either way) says something; the Release
+#: page offers the epsilon that reaches it.
+USEFUL_MARGIN = 0.05
+#: From this error bar on, the Release page warns that the report's figures would say little.
+LOOSE_MARGIN = 0.25
+
+
+@dataclass(frozen=True)
+class ReportPrecision:
+    """A report's plan: its ``measurements`` and a column distance's 95% error bar (``margin``: a share of the
+    release's rows, either way), from public choices and the release's public row count."""
+
+    measurements: int
+    margin: float
+    #: The report epsilon at which the error bar is ``USEFUL_MARGIN``.
+    useful_epsilon: float
+
+
+def report_precision(epsilon: float, domain, rows: int, *, pairs=(), chart_columns=()) -> ReportPrecision:
+    """The plan of a report at ``epsilon`` on a release over ``domain`` of ``rows`` rows (its DP or public row
+    count, public once released): each of its ``k`` measurements (:func:`.report.report_charge`) gets
+    ``epsilon / k``, so a distance's Laplace noise has scale ``k / epsilon`` records, and its error bar is about that
+    noise's margin at :func:`.report.draw_noise`'s level over the rows (the row count's own noise, far smaller on
+    any table worth a report, aside). Reads no data.
+
+    >>> from dpsynth_core.domain import TableDomain
+    >>> domain = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 9}}})
+    >>> plan = report_precision(0.1, domain, 1000)
+    >>> plan.measurements, round(plan.margin, 3), round(plan.useful_epsilon, 3)
+    (6, 0.221, 0.443)
+    """
+    measurements = len(report_charge(epsilon, domain, pairs=pairs, chart_columns=chart_columns).events)
+    per_epsilon = laplace_margin(measurements, (1 - CONFIDENCE) / 2) / max(int(rows), 1)  # the margin at epsilon 1
+    return ReportPrecision(measurements, per_epsilon / epsilon, per_epsilon / USEFUL_MARGIN)
+
+
+def precision_words(plan: ReportPrecision, epsilon: float) -> str:
+    """The plan in a sentence for the Release page, with the epsilon that would make it useful when it is not.
+
+    >>> precision_words(ReportPrecision(171, 0.95, 1.9), 0.1)  # doctest: +NORMALIZE_WHITESPACE
+    "At ε = 0.1 the report's 171 measurements get ε = 0.000585 each: a column's distance (0 to 1) comes with an
+    error bar of about ±0.95. For about ±0.05 the report needs ε = 1.9."
+    """
+    bar = f"of about ±{plan.margin:.2f}" if plan.margin < 1 else "wider than the whole scale"
+    said = (
+        f"At ε = {format_epsilon(epsilon)} the report's {plan.measurements} measurements get "
+        f"ε = {epsilon / plan.measurements:.3g} each: a column's distance (0 to 1) comes with an error bar {bar}."
+    )
+    if plan.margin > USEFUL_MARGIN:
+        said += f" For about ±{USEFUL_MARGIN:.2f} the report needs ε = {format_epsilon(plan.useful_epsilon)}."
+    return said
