@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..domain import as_table_domain
 from ..wording import format_epsilon
 from .intervals import CONFIDENCE, laplace_margin
 from .report import report_charge
@@ -38,16 +39,22 @@ def report_precision(epsilon: float, domain, rows: int, *, pairs=(), chart_colum
     count, public once released): each of its ``k`` measurements (:func:`.report.report_charge`) gets
     ``epsilon / k``, so a distance's Laplace noise has scale ``k / epsilon`` records, and its error bar is about that
     noise's margin at :func:`.report.draw_noise`'s level over the rows (the row count's own noise, far smaller on
-    any table worth a report, aside). Reads no data.
+    any table worth a report, aside); with a person unit of at most ``K`` rows a person, ``K`` times that
+    (:func:`.report.add_noise`). Reads no data.
 
     >>> from dpsynth_core.domain import TableDomain
     >>> domain = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 9}}})
     >>> plan = report_precision(0.1, domain, 1000)
     >>> plan.measurements, round(plan.margin, 3), round(plan.useful_epsilon, 3)
     (6, 0.221, 0.443)
+    >>> per_person = TableDomain.from_json({**domain.to_json(), "person": {"column": "id", "max_rows": 3}})
+    >>> round(report_precision(0.1, per_person, 1000).margin, 3)
+    0.664
     """
+    domain = as_table_domain(domain)
     measurements = len(report_charge(epsilon, domain, pairs=pairs, chart_columns=chart_columns).events)
-    per_epsilon = laplace_margin(measurements, (1 - CONFIDENCE) / 2) / max(int(rows), 1)  # the margin at epsilon 1
+    moved = 1 if domain.person is None else domain.person.max_rows  # one person moves each statistic by up to K
+    per_epsilon = laplace_margin(moved * measurements, (1 - CONFIDENCE) / 2) / max(int(rows), 1)  # at epsilon 1
     return ReportPrecision(measurements, per_epsilon / epsilon, per_epsilon / USEFUL_MARGIN)
 
 

@@ -196,7 +196,7 @@ def _noise_summary(figures: ReportFigures) -> str:
 
 def _shape_summary(figures: ReportFigures) -> str:
     """The summary's warning: numeric columns whose values changed shape, in plain words (DP figures)."""
-    sentences, others = worst_shapes(figures.values, lambda v: v["gap"]["value"])
+    sentences, others = worst_shapes(figures.values, lambda v: v.get("gap", {}).get("value", 0.0))
     if not sentences:
         return ""
     rest = f"; {more_columns(others)} (see the table of numbers and dates value by value)" if others else ""
