@@ -367,3 +367,21 @@ def test_the_error_bar_said_before_a_report_is_the_one_it_has(adult_release):
     assert len(halves) >= 8  # the others reach 0 (a distance near 0 at this noise)
     # each bar is the planned one, widened only by the row count's own noise (under 2% of it here)
     assert all(plan.margin * 0.98 <= half <= plan.margin * 1.1 for half in halves), (plan.margin, halves)
+
+
+def test_a_person_units_error_bar_is_said_as_wide_as_the_report_makes_it(adult_release):
+    # two rows a person (K = 2): every statistic's noise doubles, and the plan says so before the report is made
+    from dpsynth_core.evaluation.report_plan import report_precision
+
+    release, frame, declaration = adult_release
+    per_person = {
+        **declaration,
+        "columns": {"pid": {"type": "drop"}, **declaration["columns"]},
+        "person": {"column": "pid", "max_rows": 2},
+    }
+    real = frame.assign(pid=(np.arange(len(frame)) // 2).astype(str))
+    plan = report_precision(1.0, per_person, len(release.data))
+    assert plan.margin == pytest.approx(2 * report_precision(1.0, declaration, len(release.data)).margin)
+    figures = report.measure(real, release.data, per_person, epsilon=1.0, random_state=4)
+    halves = [(e.high - e.low) / 2 for e in figures.one_way.values() if 0 < e.low and e.high < 1]
+    assert len(halves) >= 3 and all(plan.margin * 0.98 <= half <= plan.margin * 1.1 for half in halves), halves
