@@ -64,12 +64,14 @@ def precision_words(plan: ReportPrecision, epsilon: float) -> str:
     >>> precision_words(ReportPrecision(171, 0.95, 1.9), 0.1)  # doctest: +NORMALIZE_WHITESPACE
     "At ε = 0.1 the report's 171 measurements get ε = 0.000585 each: a column's distance (0 to 1) comes with an
     error bar of about ±0.95. For about ±0.05 the report needs ε = 1.9."
+    >>> precision_words(ReportPrecision(45, 0.0509, 0.102), 0.1).endswith("about ±0.05.")
+    True
     """
     bar = f"of about ±{plan.margin:.2f}" if plan.margin < 1 else "wider than the whole scale"
     said = (
         f"At ε = {format_epsilon(epsilon)} the report's {plan.measurements} measurements get "
         f"ε = {epsilon / plan.measurements:.3g} each: a column's distance (0 to 1) comes with an error bar {bar}."
     )
-    if plan.margin > USEFUL_MARGIN:
+    if round(plan.margin, 2) > USEFUL_MARGIN:  # as shown: a bar said to be ±0.05 already is
         said += f" For about ±{USEFUL_MARGIN:.2f} the report needs ε = {format_epsilon(plan.useful_epsilon)}."
     return said
