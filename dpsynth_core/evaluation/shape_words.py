@@ -1,7 +1,7 @@
 """Which columns' values changed shape, in plain words, worst first: the Preview's warning, the stakeholder
 report's summary and the command line's list (the sentences themselves: :mod:`.values`).
 
-On a wide table most columns can change shape a little (a 32-column table at 1,000 rows and epsilon 1 gave 33
+On a wide table most columns can change shape a little (a 32-column table of 1,787 rows at epsilon 1 gave 33
 sentences), and a warning listing them all pushes every chart off the screen; so the warning names the sentences of
 the :data:`SHAPE_SHOWN` columns that changed most and the others by name. Each column's full figures stay in the
 value table beside the warning.
