@@ -39,8 +39,8 @@ def report_precision(epsilon: float, domain, rows: int, *, pairs=(), chart_colum
     count, public once released): each of its ``k`` measurements (:func:`.report.report_charge`) gets
     ``epsilon / k``, so a distance's Laplace noise has scale ``k / epsilon`` records, and its error bar is about that
     noise's margin at :func:`.report.draw_noise`'s level over the rows (the row count's own noise, which widens it
-    in proportion to the distance, aside: 0.00487 planned, 0.00487 to 0.00504 made on the adult example); with a person unit of at most ``K`` rows a person, ``K`` times that
-    (:func:`.report.add_noise`). Reads no data.
+    in proportion to the distance, aside: 0.00487 planned, 0.00487 to 0.00504 made on the adult example); with a
+    person unit of at most ``K`` rows a person, ``K`` times that (:func:`.report.add_noise`). Reads no data.
 
     >>> from dpsynth_core.domain import TableDomain
     >>> domain = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 9}}})
