@@ -369,6 +369,23 @@ def test_the_error_bar_said_before_a_report_is_the_one_it_has(adult_release):
     assert all(plan.margin * 0.98 <= half <= plan.margin * 1.1 for half in halves), (plan.margin, halves)
 
 
+def test_the_epsilon_advised_for_a_bar_of_five_points_gives_one(adult_release):
+    # "For about ±0.05 the report needs ε = X": a report at X has bars of 0.05 above each distance, widened only by
+    # the row count's noise: (f + m) / (n - r) - f / n <= (m / n + v) * n / (n - r) - v, with v = f / n, m / n = 0.05
+    from dpsynth_core.evaluation.report_plan import USEFUL_MARGIN, report_precision
+
+    release, frame, declaration = adult_release
+    pairs = report.default_pairs(release.card, release.data.columns)
+    advised = report_precision(1.0, declaration, len(release.data), pairs=pairs).useful_epsilon
+    assert report_precision(advised, declaration, len(release.data), pairs=pairs).margin == pytest.approx(USEFUL_MARGIN)
+    figures = report.measure(frame, release.data, declaration, epsilon=advised, pairs=pairs, random_state=4)
+    n, r = figures.rows, figures.rows_margin
+    above = [(e.high - e.value, e.value) for e in figures.one_way.values() if e.value > 0 and e.high < 1]
+    assert len(above) >= 8
+    for up, v in above:
+        assert USEFUL_MARGIN * 0.99 <= up <= (USEFUL_MARGIN + v) * n / (n - r) - v + 1e-9, (up, v, n, r)
+
+
 def test_a_person_units_error_bar_is_said_as_wide_as_the_report_makes_it(adult_release):
     # two rows a person (K = 2): every statistic's noise doubles, and the plan says so before the report is made
     from dpsynth_core.evaluation.report_plan import report_precision
