@@ -11,7 +11,7 @@ from app_support.progress import run_with_progress
 from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
-from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, precision_words, report_precision
+from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, precision_words
 from dpsynth_core.wording import cost_words, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
@@ -95,10 +95,11 @@ with st.container(border=True):  # no form: the error bar below follows each cho
         default=columns[: report_render.DEFAULT_CHARTS],
         key="release_report_charts",
     )
-    plan = report_precision(
-        share * base,
+    plan = usecases.plan(  # the report's own unit and choices, as usecases.report takes them below
+        card,
         entry["settings"]["declaration"],
         len(entry["data"]),
+        epsilon=share * base,
         pairs=[pair_names[p] for p in chosen_pairs],
         chart_columns=charts,
     )

@@ -10,6 +10,6 @@ command line and the app, which call them:
 """
 
 from .budgeted_draw import Draw, Reservation, draw, draw_label, projection, reserve
-from .budgeted_report import Report, report
+from .budgeted_report import Report, plan, report
 
-__all__ = ["Draw", "Report", "Reservation", "draw", "draw_label", "projection", "report", "reserve"]
+__all__ = ["Draw", "Report", "Reservation", "draw", "draw_label", "plan", "projection", "report", "reserve"]

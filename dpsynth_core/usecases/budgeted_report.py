@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from ..domain import as_table_domain
 from ..evaluation.report import ReportError, ReportFigures, check_choices, measure, report_charge
+from ..evaluation.report_plan import ReportPrecision, report_precision
 from ..evaluation.report_render import render_html, total_sentence
 from ..privacy.spending import Spend
 
@@ -38,6 +39,15 @@ def release_unit(domain, card: dict):
         return domain.with_person(None)
     bound = domain.with_person_bound(column, int(max_rows))
     return bound.with_person(replace(bound.person, ignore_case=bool(unit.get("ignore_case"))))
+
+
+def plan(card: dict, declaration, rows: int, *, epsilon: float, pairs=(), chart_columns=()) -> ReportPrecision:
+    """How many measurements :func:`report` would make with these choices and how wide a column distance's error
+    bar would be (:func:`~dpsynth_core.evaluation.report_plan.report_precision`), on the release's own privacy unit
+    as :func:`report` takes it (:func:`release_unit`): said before anything is read or spent. ``rows``: the
+    release's row count (public)."""
+    domain = release_unit(as_table_domain(declaration), card)
+    return report_precision(epsilon, domain, rows, pairs=pairs, chart_columns=chart_columns)
 
 
 @dataclass(frozen=True)
