@@ -402,3 +402,19 @@ def test_a_person_units_error_bar_is_said_as_wide_as_the_report_makes_it(adult_r
     figures = report.measure(real, release.data, per_person, epsilon=1.0, random_state=4)
     halves = [(e.high - e.low) / 2 for e in figures.one_way.values() if 0 < e.low and e.high < 1]
     assert len(halves) >= 3 and all(plan.margin * 0.98 <= half <= plan.margin * 1.1 for half in halves), halves
+
+
+def test_the_pages_plan_takes_the_releases_unit_from_its_card(adult_release):
+    # the report is measured per person when its release was (release_unit), whatever declaration it is given;
+    # the plan the Release page shows is priced on that same unit
+    from dpsynth_core import usecases
+
+    release, _, declaration = adult_release
+    rows = len(release.data)
+    per_record = usecases.plan(release.card, declaration, rows, epsilon=0.1)
+    per_person = {**release.card, "privacy_unit": {"person_column": "age", "max_rows_per_person": 3}}
+    bound = usecases.plan(per_person, declaration, rows, epsilon=0.1)  # the person's column is not measured
+    assert bound.measurements < per_record.measurements
+    assert bound.margin == pytest.approx(3 * per_record.margin * bound.measurements / per_record.measurements)
+    declared = {**declaration, "person": {"column": "age", "max_rows": 3}}
+    assert usecases.plan(release.card, declared, rows, epsilon=0.1).margin == pytest.approx(per_record.margin)
