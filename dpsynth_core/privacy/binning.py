@@ -45,9 +45,9 @@ counts (their noise cancels on average when neighbours are summed):
   1 / (2 x that cap) of the noisy total. The bins keep
   the tables a method measures small; they are released as the column's ``edges``;
 * a leaf of at most :data:`.leaf_cuts.SPLIT_NARROW` whole numbers (or :data:`.leaf_cuts.SPLIT_WIDE`) whose
-  noisy count is at least a share of the noisy total (1/12, or half) and stands clear of the noise
-  (:func:`.bin_weights.clear_level`; a leaf of :data:`.leaf_cuts.SPLIT_PAIR` values need not, nor a short one at
-  an edge of the data, :data:`.leaf_cuts.SPLIT_EDGE`) is then cut into a bin per value,
+  noisy count is at least a share of the noisy total inside the kept leaves (1/12, or half) and stands clear of
+  the noise (:func:`.bin_weights.clear_level`; a leaf of :data:`.leaf_cuts.SPLIT_PAIR` values need not, nor a
+  short one at an edge of the data, :data:`.leaf_cuts.SPLIT_EDGE`) is then cut into a bin per value,
   the heaviest first while the column keeps at most :data:`~dpsynth_core.constraints.FITTED_MAX_BINS` bins:
   PrivTree stopped there for its depth bias, not for want of records, and nothing it measured says how they lie
   among those values; as bins, the method's own counts (at the release's main budget) place them (the pieces are
@@ -365,9 +365,9 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
         if HUG_DATA:  # inside a bin beyond them, no weight spread up to the declared end by noise alone
             weights = bin_weights.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std)
     if integer and leaf_cuts.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
-        bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std)
+        bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     if integer and leaf_cuts.SPLIT_MOST:  # a wide leaf holding most of the column: equal bins
-        bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std)
+        bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     piece_lows, weights = bin_weights.cut_at(piece_lows, weights, bin_lows, top, integer)  # the split's bins
     if len(special):
