@@ -33,7 +33,8 @@ from. Per column, one or two measurements, all counted by the accountant:
 2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
    L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`). A range's
    named points (a real range's two ends, 0 inside a range) are leaves of their own among PrivTree's, counted
-   back into the leaf they were cut from when their noisy count cannot be told from empty (:mod:`.points`).
+   back into the leaf they were cut from when their noisy count looks empty, and bins of their own when it is
+   above that but not clear of the noise, so that the method's counts keep or cut them (:mod:`.points`).
 
 The rest is post-processing of these DP outputs (:mod:`.bin_weights`), using the unclipped noisy
 counts (their noise cancels on average when neighbours are summed):
@@ -97,7 +98,7 @@ from . import bin_weights, leaf_cuts
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
 from .leaves import below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
-from .points import named_points, points_words
+from .points import named_points, point_ends, points_words
 
 #: Most finer pieces kept to place values inside the bins.
 FINE_MAX_BINS = 256
@@ -289,7 +290,7 @@ def fit_column(
     # how deep the tree's bias lets the records go (its epsilon, when it runs); no row count known: not deep
     depth = 0.0 if records is None else bias_levels(records, events[0] / factor)
     points = named_points(column, roots_low, top, integer=integer, levels=depth)
-    lows, noisy, std, how = measure_leaves(
+    lows, noisy, std, how, unclear = measure_leaves(
         column,
         values,
         roots_low,
@@ -311,7 +312,8 @@ def fit_column(
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
-        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std)
+        own = tuple(p for p in unclear if kept[0] <= p < kept[1])  # points the model's counts keep or cut
+        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
         if QUIET_ENDS:
@@ -343,7 +345,7 @@ def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = Fa
     return lows[first], end
 
 
-def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: float) -> tuple:
+def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: float, own: tuple = ()) -> tuple:
     """An adaptive column's bins (their lower ends) and pieces, from its leaves' noisy counts.
 
     Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
@@ -353,9 +355,10 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     pieces = merge_small_bins(noisy, cap=FINE_MAX_BINS, min_mass=0.0)
     piece_counts = np.add.reduceat(noisy, pieces).astype(float)
     leaves = np.diff(np.append(pieces, len(noisy)))  # each piece's leaves
+    ends = point_ends(lows, own)  # a bin of its own for each point the model's counts are to keep or cut
     chosen = merge_small_bins(
         piece_counts,
-        cap=constraints.ADAPTIVE_MAX_BINS,
+        cap=max(constraints.ADAPTIVE_MAX_BINS - len(ends), 1),  # within the planned bins with them
         min_mass=piece_counts.sum() / (2 * constraints.ADAPTIVE_MAX_BINS),
     )
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
@@ -364,6 +367,7 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
         weights = keep_between(piece_lows, weights, bin_lows, *kept)
         if HUG_DATA:  # inside a bin beyond them, no weight spread up to the declared end by noise alone
             weights = bin_weights.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std)
+    bin_lows = np.union1d(bin_lows, ends).astype(bin_lows.dtype)
     if integer and leaf_cuts.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     if integer and leaf_cuts.SPLIT_MOST:  # a wide leaf holding most of the column: equal bins

@@ -144,12 +144,14 @@ def pooled_counts(counts, events, factor, noise, label) -> tuple[np.ndarray, flo
 def measure_leaves(
     column, values, low, high, top, *, integer, events, factor, records, noise, label, points=(), levels=0.0
 ):
-    """A column's leaves (their lower ends), their noisy counts and the counts' noise standard deviation, and
-    how they were found (``"values"``, ``"dense"``, ``"even"`` or ``"tree"``): one count per value (one event),
+    """A column's leaves (their lower ends), their noisy counts and the counts' noise standard deviation, how they
+    were found (``"values"``, ``"dense"``, ``"even"`` or ``"tree"``), and the named points kept as leaves whose
+    counts are not clear of the noise (:func:`.points.settled_points`; none but on the tree's path): one count per
+    value (one event),
     two pooled counts per value on a dense table (:func:`dense`), two pooled counts of the range's equal pieces
     on a table too sparse for the tree (:func:`sparse`; one root: an adaptive column), else PrivTree's leaves
     (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as leaves
-    of their own and counted back where their noisy count cannot be told from empty (on a large table, ``levels``
+    of their own and counted back where their noisy count looks empty (on a large table, ``levels``
     of PrivTree's bias deep as :func:`bias_levels` puts it, the tree splits the records off the points only:
     :func:`.points.tree_input`). Each measurement at its
     event's epsilon over ``factor``."""
@@ -158,14 +160,14 @@ def measure_leaves(
         lows = np.arange(np.min(low), top + 1, dtype=np.int64)
         counts = values.count(lows, lows, closed=True)
         if len(events) == 2:
-            return lows, *pooled_counts(counts, events, factor, noise, label), "dense"
+            return lows, *pooled_counts(counts, events, factor, noise, label), "dense", ()
         noisy = noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label)
-        return lows, noisy, discrete_laplace_std(epsilon), "values"
+        return lows, noisy, discrete_laplace_std(epsilon), "values", ()
     if SPARSE_LEVELS and np.ndim(low) == 0 and sparse(records, epsilon):
         lows = even_pieces(low, top, integer)
         highs = np.append(lows[1:] - 1, top) if integer else np.append(lows[1:], top)
         counts = values.count_pieces(lows, highs, top=top, integer=integer)
-        return lows, *pooled_counts(counts, events, factor, noise, label), "even"
+        return lows, *pooled_counts(counts, events, factor, noise, label), "even", ()
     threshold = tree_threshold(records, epsilon)
     lows, highs = privtree(
         tree_input(values, points, levels),
@@ -181,4 +183,5 @@ def measure_leaves(
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
     std = discrete_laplace_std(events[1] / factor)
-    return *settled_points(lows, noisy, std, cuts), std, "tree"
+    lows, noisy, unclear = settled_points(lows, noisy, std, cuts)
+    return lows, noisy, std, "tree", unclear
