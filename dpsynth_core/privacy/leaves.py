@@ -147,14 +147,12 @@ def measure_leaves(
     """A column's leaves (their lower ends), their noisy counts and the counts' noise standard deviation, how they
     were found (``"values"``, ``"dense"``, ``"even"`` or ``"tree"``), and the named points kept as leaves whose
     counts are not clear of the noise (:func:`.points.settled_points`; none but on the tree's path): one count per
-    value (one event),
-    two pooled counts per value on a dense table (:func:`dense`), two pooled counts of the range's equal pieces
-    on a table too sparse for the tree (:func:`sparse`; one root: an adaptive column), else PrivTree's leaves
-    (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as leaves
-    of their own and counted back where their noisy count looks empty (on a large table, ``levels``
-    of PrivTree's bias deep as :func:`bias_levels` puts it, the tree splits the records off the points only:
-    :func:`.points.tree_input`). Each measurement at its
-    event's epsilon over ``factor``."""
+    value (one event), two pooled counts per value on a dense table (:func:`dense`), two pooled counts of the range's
+    equal pieces on a table too sparse for the tree (:func:`sparse`; one root: an adaptive column), else PrivTree's
+    leaves (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as
+    leaves of their own and counted back where their noisy count looks empty (on a large table, ``levels`` of
+    PrivTree's bias deep as :func:`bias_levels` puts it, the tree splits the records off the points only:
+    :func:`.points.tree_input`). Each measurement at its event's epsilon over ``factor``."""
     epsilon = events[0] / factor  # the first measurement's
     if len(events) == 1 or dense(column, records, sum(events)):
         lows = np.arange(np.min(low), top + 1, dtype=np.int64)
