@@ -103,11 +103,10 @@ with st.container(border=True):  # no form: the error bar below follows each cho
         pairs=[pair_names[p] for p in chosen_pairs],
         chart_columns=charts,
     )
-    numeric = len(reports.value_columns(entry["settings"]["declaration"]))
     st.caption(
         f"The report's budget is shared equally by its measurements: the row count, one distance per column "
-        f"({len(columns)}), one per pair ({len(chosen_pairs)}), one set of shares per charted column ({len(charts)}) "
-        f"and {reports.VALUE_STATISTICS} value-by-value figures per number or date column ({numeric}). Fewer "
+        f"({plan.columns}), one per pair ({len(chosen_pairs)}), one set of shares per charted column ({len(charts)}) "
+        f"and {reports.VALUE_STATISTICS} value-by-value figures per number or date column ({plan.numbers}). Fewer "
         "measurements mean smaller error bars."
     )
     said = precision_words(plan, share * base)

@@ -279,8 +279,7 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     distance is raised to its columns' when below either (marginalising never increases a total variation
     distance: ``sum_a |sum_b d_ab| <= sum_ab |d_ab|``), its interval widened to hold it.
     """
-    count = 1 + len(exact.distances) + len(exact.shares) + VALUE_STATISTICS * len(exact.values)
-    each = epsilon / count
+    each = epsilon / measurement_count(exact.distances, exact.shares, exact.values)
     scale = sensitivity / each  # K for a person unit: one person moves each statistic by at most K
     level = (1 - CONFIDENCE) / 2
     rows = np.maximum(1, exact.rows + noise.discrete_laplace(runs, scale, label="report: row count"))
@@ -314,11 +313,18 @@ def draw_noise(exact: ExactStatistics, *, epsilon: float, noise, runs: int = 1, 
     return NoisyDraws(each, rows, rows_margin, distances, shares, values, family)
 
 
+def measurement_count(distances, charts, values) -> int:
+    """How many measurements share a report's budget: the row count, one per distance, one per charted column and
+    :data:`VALUE_STATISTICS` per compared numeric or date column (the one count :func:`report_events` and
+    :func:`draw_noise` split epsilon by)."""
+    return 1 + len(distances) + len(charts) + VALUE_STATISTICS * len(values)
+
+
 def report_events(epsilon: float, distances, charts, values=(), relation: str = ADD_REMOVE) -> list[PrivacyEvent]:
     """The report's privacy events, each ``epsilon / k`` under ``relation``: the row count, one per
     distance (``distances``: their labels), one per charted column and four per compared numeric column."""
     distances, charts, values = (list(dict.fromkeys(x)) for x in (distances, charts, values))
-    each = epsilon / (1 + len(distances) + len(charts) + VALUE_STATISTICS * len(values))
+    each = epsilon / measurement_count(distances, charts, values)
 
     def event(mechanism: str, label: str) -> PrivacyEvent:
         return PrivacyEvent(mechanism, each, 0.0, relation, f"report: {label}")

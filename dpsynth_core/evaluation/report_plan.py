@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..domain import as_table_domain
 from ..wording import format_epsilon
 from .intervals import CONFIDENCE, laplace_margin
-from .report import report_charge
+from .report import report_charge, value_columns
 
 #: A distance's error bar at most this wide (as a share of the rows, either way) says something; the Release
 #: page offers the epsilon that reaches it.
@@ -32,6 +32,9 @@ class ReportPrecision:
     margin: float
     #: The report epsilon at which the error bar is ``USEFUL_MARGIN``.
     useful_epsilon: float
+    #: Of the measurements: the columns with a distance each, and the numeric or date columns compared value by value.
+    columns: int = 0
+    numbers: int = 0
 
 
 def report_precision(epsilon: float, domain, rows: int, *, pairs=(), chart_columns=()) -> ReportPrecision:
@@ -55,7 +58,9 @@ def report_precision(epsilon: float, domain, rows: int, *, pairs=(), chart_colum
     measurements = len(report_charge(epsilon, domain, pairs=pairs, chart_columns=chart_columns).events)
     moved = 1 if domain.person is None else domain.person.max_rows  # one person moves each statistic by up to K
     per_epsilon = laplace_margin(moved * measurements, (1 - CONFIDENCE) / 2) / max(int(rows), 1)  # at epsilon 1
-    return ReportPrecision(measurements, per_epsilon / epsilon, per_epsilon / USEFUL_MARGIN)
+    return ReportPrecision(
+        measurements, per_epsilon / epsilon, per_epsilon / USEFUL_MARGIN, len(domain.kept), len(value_columns(domain))
+    )
 
 
 def precision_words(plan: ReportPrecision, epsilon: float) -> str:

@@ -415,6 +415,9 @@ def test_the_pages_plan_takes_the_releases_unit_from_its_card(adult_release):
     per_person = {**release.card, "privacy_unit": {"person_column": "age", "max_rows_per_person": 3}}
     bound = usecases.plan(per_person, declaration, rows, epsilon=0.1)  # the person's column is not measured
     assert bound.measurements < per_record.measurements
+    for plan in (per_record, bound):  # the page's breakdown of the measurements adds up to them (no pairs or charts)
+        assert 1 + plan.columns + report.VALUE_STATISTICS * plan.numbers == plan.measurements
+    assert (bound.columns, bound.numbers) == (per_record.columns - 1, per_record.numbers - 1)  # age, unmeasured
     assert bound.margin == pytest.approx(3 * per_record.margin * bound.measurements / per_record.measurements)
     declared = {**declaration, "person": {"column": "age", "max_rows": 3}}
     assert usecases.plan(release.card, declared, rows, epsilon=0.1).margin == pytest.approx(per_record.margin)
