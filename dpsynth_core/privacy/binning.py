@@ -15,7 +15,9 @@ from. Per column, one or two measurements, all counted by the accountant:
    counts would (and in zCDP as much as one count at the column's epsilon over :math:`\sqrt 2`),
    so the plan is the same either way. A table too *sparse* for the tree (its DP row count would not take even
    all its records :data:`.leaves.SPARSE_LEVELS` levels deep, whatever the data: the depth bias alone stops it) has
-   the range's ``2 ** SPARSE_LEVELS`` equal pieces as leaves (public), counted the same way. Otherwise the
+   the range's ``2 ** SPARSE_LEVELS`` equal pieces as leaves (public), counted the same way; one sparser still
+   (:data:`.leaves.NESTED_BELOW` levels) counts the range's 4 equal pieces, then 8 equal pieces of those whose
+   counts stand clear of empty, its kept range, at the same two epsilons (:func:`.leaves.nested_leaves`). Otherwise the
    range, or a real one, is split by **PrivTree** (Zhang,
    Xiao and Xie, "PrivTree: a differentially private algorithm for hierarchical
    decompositions", SIGMOD 2016, section 3): the range is halved, and each half again,
@@ -96,7 +98,7 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
 from . import bin_weights, leaf_cuts
 from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
-from .leaves import below_noise, bias_levels, binning_events, measure_leaves
+from .leaves import COARSE_LEVELS, FINE_LEVELS, below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
 from .points import named_points, point_ends, points_words
 
@@ -140,7 +142,7 @@ class FittedBins:
     spread: tuple = ((), ())
     #: True when the bins are the declared ones and only the spread inside them was measured.
     inside: bool = False
-    #: How the leaves were found (:func:`.leaves.measure_leaves`): ``"values"``, ``"dense"``, ``"even"`` or ``"tree"``.
+    #: How the leaves were found (:attr:`.leaves.Leaves.found_by`).
     found_by: str = "tree"
     #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days).
     kept: tuple | None = None
@@ -157,8 +159,9 @@ class FittedBins:
 
     @property
     def even(self) -> bool:
-        """Whether the leaves are the range's equal pieces (a table too sparse for PrivTree)."""
-        return self.found_by == "even"
+        """Whether the leaves are the range's equal pieces, or coarse then fine ones (a table too sparse for
+        PrivTree)."""
+        return self.found_by in ("even", "nested")
 
     @property
     def epsilon(self) -> float:
@@ -179,7 +182,10 @@ class FittedBins:
             "epsilon": self.epsilon,
             "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
             "mechanism": (
-                f"two discrete Laplace histograms of the range's {self.leaves} equal pieces, pooled (a table too "
+                f"a discrete Laplace histogram of the range's {2**COARSE_LEVELS} equal pieces, then one of "
+                f"{2**FINE_LEVELS} equal pieces of those that stand clear of empty (a table too sparse for PrivTree); "
+                if self.found_by == "nested"
+                else f"two discrete Laplace histograms of the range's {self.leaves} equal pieces, pooled (a table too "
                 "sparse for PrivTree); "
                 if self.even
                 else "two discrete Laplace histograms of the values, pooled (a dense table); "
@@ -290,7 +296,7 @@ def fit_column(
     # how deep the tree's bias lets the records go (its epsilon, when it runs); no row count known: not deep
     depth = 0.0 if records is None else bias_levels(records, events[0] / factor)
     points = named_points(column, roots_low, top, integer=integer, levels=depth)
-    lows, noisy, std, how, unclear = measure_leaves(
+    measured = measure_leaves(
         column,
         values,
         roots_low,
@@ -305,14 +311,17 @@ def fit_column(
         points=points,
         levels=depth,
     )
+    lows, noisy, std, how = measured.lows, measured.noisy, measured.std, measured.found_by
     if how == "values" and below_noise(column, records, events[0]):  # every count at the noise: no tail is cut
         kept = (lows[0], top + 1)
+    elif measured.span is not None:  # the nested pieces' coarse count already cut the tails it cannot tell from empty
+        kept = measured.span
     else:
         kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS, dense=how == "dense")
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
-        own = tuple(p for p in unclear if kept[0] <= p < kept[1])  # points the model's counts keep or cut
+        own = tuple(p for p in measured.unclear if kept[0] <= p < kept[1])  # points the model's counts keep or cut
         bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)

@@ -236,9 +236,15 @@ def test_a_table_too_sparse_for_the_tree_counts_the_ranges_equal_pieces():
     assert found.even and found.leaves == 32 and 2.5 in leaves.even_pieces(0.0, 8.0, False)
 
 
-def _released_even(values, seed):  # 5 public records at EPS: too sparse for the tree (5 x 0.5 / 2.08 < 5)
+def _released_even(values, seed):  # 16 public records at EPS: too sparse for the tree (16 x 0.5 / 2.08 < 5), pooled
+    found = fit_column(_MID, values, epsilon=EPS, noise=make_noise_source(seed), records=16)
+    assert found.found_by == "even"
+    return found.edges, dict(zip(*found.spread, strict=True))
+
+
+def _released_nested(values, seed):  # 5 public records at EPS: sparser still (5 x 0.5 / 2.08 < 3), coarse then fine
     found = fit_column(_MID, values, epsilon=EPS, noise=make_noise_source(seed), records=5)
-    assert found.even
+    assert found.found_by == "nested"
     return found.edges, dict(zip(*found.spread, strict=True))
 
 
@@ -252,11 +258,13 @@ _EVEN_EVENTS = {  # 10 lies in the piece 9-11
 }
 
 
-#: The two paths whose counts are measured twice and pooled: values on a dense table, even pieces on a sparse one
-#: (its counts are the same pooled measurement, audited at 2,000 trials on the values; 1,000 here keep the suite short).
+#: The paths whose leaves are counted twice: values on a dense table and even pieces on a sparse one, pooled (the
+#: same pooled measurement, audited at 2,000 trials on the values; 1,000 here keep the suite short), and coarse then
+#: fine pieces on a sparser one (the second count's pieces chosen by the first's DP output).
 _POOLED_PATHS = {
     "values": (_released_pooled, _POOLED_EVENTS, 5, 2000),
     "even pieces": (_released_even, _EVEN_EVENTS, 7, 1000),
+    "nested pieces": (_released_nested, _EVEN_EVENTS, 9, 1000),
 }
 
 
@@ -274,6 +282,41 @@ def test_audit_catches_pooled_counts_without_noise(path, monkeypatch):
     released, events, seed, _ = _POOLED_PATHS[path]
     result = audit(released, _P, _P_SPIKE, events, trials=300, seed=seed + 1)
     assert result.violates(EPS), result
+
+
+def test_a_sparser_table_counts_coarse_pieces_then_fine_pieces_of_those_it_keeps():
+    """At epsilon 0.2 (0.1 a count) PrivTree's bias is 20.8 records a level: 60 records could not go NESTED_BELOW = 3
+    levels deep (2.9), 70 could (3.4) and stay pooled. 60 records at 100-199 of 0-999: the first count's 4 pieces
+    keep 0-249 (the others' counts cannot be told from empty), and the second counts its 8 pieces of 31 or 32; the
+    plan's two epsilons either way. The kept range is the coarse pieces kept: over 200 seeds it lies inside 0-249
+    and holds the data in 190 (at least 180 asserted: an empty coarse piece's noise passes the clear level or the
+    walk's allowance about 5% of the time); with the 32 pooled pieces (NESTED_BELOW = 0, the broken variant) in 7
+    (at most 40): their 19 records a piece under noise of 10 stand clear of empty in no piece, so the tail walk cuts
+    into the data."""
+    values = SortedValues(np.sort(np.random.default_rng(0).integers(100, 200, size=60)))
+    wide = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 999}}}).columns["x"]
+    nested = fit_column(wide, values, epsilon=0.2, noise=make_noise_source(0), records=60)
+    pooled = fit_column(wide, values, epsilon=0.2, noise=make_noise_source(0), records=70)
+    assert leaves.nested(60, 0.1) and not leaves.nested(70, 0.1) and leaves.sparse(70, 0.1)
+    assert (nested.found_by, pooled.found_by) == ("nested", "even") and nested.even and not nested.pooled
+    assert (nested.first_epsilon, nested.count_epsilon) == (pooled.first_epsilon, pooled.count_epsilon) == (0.1, 0.1)
+    assert "4 equal pieces, then one of 8" in nested.as_card()["mechanism"]
+    fine_then_coarse = {0, 31, 62, 93, 125, 156, 187, 218, 250, 500, 750}
+    assert nested.leaves == 11 and set(nested.spread[0]) >= fine_then_coarse  # the leaves, then their slopes
+
+    def held(records, seeds=200):
+        found = [
+            fit_column(wide, values, epsilon=0.2, noise=make_noise_source(s), records=records) for s in range(seeds)
+        ]
+        return sum(f.kept[0] <= 100 and 200 <= f.kept[1] <= 250 for f in found)
+
+    assert held(60) >= 180
+    original = leaves.NESTED_BELOW
+    try:
+        leaves.NESTED_BELOW = 0
+        assert held(60) <= 40
+    finally:
+        leaves.NESTED_BELOW = original
 
 
 # --- spikes, declared bins, special values --------------------------------------------------
