@@ -14,10 +14,9 @@ from. Per column, one or two measurements, all counted by the accountant:
    then measured twice at half the epsilon each and pooled, which costs what the tree and its leaf
    counts would (and in zCDP as much as one count at the column's epsilon over :math:`\sqrt 2`),
    so the plan is the same either way. A table too *sparse* for the tree (its DP row count would not take even
-   all its records :data:`.leaves.SPARSE_LEVELS` levels deep, whatever the data: the depth bias alone stops it) has
-   the range's ``2 ** SPARSE_LEVELS`` equal pieces as leaves (public), counted the same way; one sparser still
-   (:data:`.leaves.NESTED_BELOW` levels) counts the range's 4 equal pieces, then 8 equal pieces of those whose
-   counts stand clear of empty, its kept range, at the same two epsilons (:func:`.leaves.nested_leaves`). Otherwise the
+   all its records :data:`.leaves.SPARSE_LEVELS` levels deep, whatever the data: the depth bias alone stops it)
+   counts the range's 4 equal pieces (public), then 8 equal pieces of those whose counts stand clear of empty, at
+   the same two epsilons (:func:`.leaves.nested_leaves`); the pieces keep weight only there. Otherwise the
    range, or a real one, is split by **PrivTree** (Zhang,
    Xiao and Xie, "PrivTree: a differentially private algorithm for hierarchical
    decompositions", SIGMOD 2016, section 3): the range is halved, and each half again,
@@ -144,7 +143,9 @@ class FittedBins:
     inside: bool = False
     #: How the leaves were found (:attr:`.leaves.Leaves.found_by`).
     found_by: str = "tree"
-    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days).
+    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days);
+    #: on a sparse table's nested pieces, those of them that stand clear of empty inside the coarse pieces kept,
+    #: outside which the model's support cuts bins more readily (the pieces keep weight up to the coarse ones').
     kept: tuple | None = None
     #: The named points counted as leaves of their own beside PrivTree's (:mod:`.points`): a real range's ends, 0.
     points: tuple = ()
@@ -153,15 +154,14 @@ class FittedBins:
 
     @property
     def pooled(self) -> bool:
-        """Whether the leaves were counted twice and pooled: single values on a dense table (:func:`.leaves.dense`),
-        or the range's equal pieces on one too sparse for PrivTree (:attr:`even`, :func:`.leaves.sparse`)."""
-        return self.found_by in ("dense", "even")
+        """Whether the leaves were counted twice and pooled: single values on a dense table (:func:`.leaves.dense`)."""
+        return self.found_by == "dense"
 
     @property
-    def even(self) -> bool:
-        """Whether the leaves are the range's equal pieces, or coarse then fine ones (a table too sparse for
-        PrivTree)."""
-        return self.found_by in ("even", "nested")
+    def nested(self) -> bool:
+        """Whether the leaves are the range's coarse equal pieces, then fine ones of those kept (a table too sparse
+        for PrivTree, :func:`.leaves.nested_leaves`)."""
+        return self.found_by == "nested"
 
     @property
     def epsilon(self) -> float:
@@ -184,10 +184,7 @@ class FittedBins:
             "mechanism": (
                 f"a discrete Laplace histogram of the range's {2**COARSE_LEVELS} equal pieces, then one of "
                 f"{2**FINE_LEVELS} equal pieces of those that stand clear of empty (a table too sparse for PrivTree); "
-                if self.found_by == "nested"
-                else f"two discrete Laplace histograms of the range's {self.leaves} equal pieces, pooled (a table too "
-                "sparse for PrivTree); "
-                if self.even
+                if self.nested
                 else "two discrete Laplace histograms of the values, pooled (a dense table); "
                 if self.pooled
                 else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
@@ -264,8 +261,8 @@ def fit_column(
 
     Special values are taken out first: their one-value bins are declared and need no measurement.
     Leaves (:func:`.leaves.measure_leaves`): one per value of a short integer or date range (or of a dense
-    table's, :func:`.leaves.dense`), the range's equal pieces on a table too sparse for the tree
-    (:func:`.leaves.sparse`), else PrivTree's (:func:`~.privtree.privtree`), rooted at the whole range or at the
+    table's, :func:`.leaves.dense`), the range's coarse then fine equal pieces on a table too sparse for the tree
+    (:func:`.leaves.nested_leaves`), else PrivTree's (:func:`~.privtree.privtree`), rooted at the whole range or at the
     declared bins wider than one value; their noisy counts (one histogram, sensitivity 1) become
     non-negative weights (:func:`usable_weights`).
 
@@ -314,10 +311,12 @@ def fit_column(
     lows, noisy, std, how = measured.lows, measured.noisy, measured.std, measured.found_by
     if how == "values" and below_noise(column, records, events[0]):  # every count at the noise: no tail is cut
         kept = (lows[0], top + 1)
-    elif measured.span is not None:  # the nested pieces' coarse count already cut the tails it cannot tell from empty
-        kept = measured.span
     else:
         kept = _kept_range(lows, noisy, std, top, integer, adaptive and SHORT_TAILS, dense=how == "dense")
+    model_kept = kept
+    if measured.span is not None:  # the coarse count already cut the tails it cannot tell from empty: the pieces keep
+        kept = measured.span  # weight there, where the fine pieces' tails are too noisy to cut the data's own
+        model_kept = (max(model_kept[0], kept[0]), min(model_kept[1], kept[1]))  # but the model may cut them
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
@@ -336,7 +335,7 @@ def fit_column(
         spread,
         inside=not adaptive,
         found_by=how,
-        kept=tuple(float(v) for v in kept) if adaptive else None,
+        kept=tuple(float(v) for v in model_kept) if adaptive else None,
         points=points if how == "tree" else (),
         moment=column.value_at if isinstance(column, DateDomain) else None,
     )

@@ -3,10 +3,10 @@
 The first of the two steps of :mod:`.binning` (see its docstring for the whole): which leaves a column
 gets, a public rule of its declaration, epsilon and the release's DP or public row count, and their noisy
 counts. One count per value for a short range; two counts per value, pooled, on a table *dense* enough for them
-(:func:`dense`); two counts of the range's equal pieces, pooled, on a table too *sparse* for PrivTree
-(:func:`sparse`), or, on one sparser still, a count of a few equal pieces and one of equal pieces of those it keeps
-(:func:`nested`); else PrivTree's leaves, with the range's named points as leaves of their own (:mod:`.points`: a
-real range's ends, 0 inside a range), and one count of them. Every path of a column costs the same
+(:func:`dense`); on a table too *sparse* for PrivTree (:func:`sparse`), a count of the range's few equal pieces
+and one of equal pieces of those that stand clear of empty (:func:`nested_leaves`); else PrivTree's leaves, with
+the range's named points as leaves of their own (:mod:`.points`: a real range's ends, 0 inside a range), and one
+count of them. Every path of a column costs the same
 (:func:`binning_events`), so the plan made before any data holds whichever the row count picks. Each count is
 one histogram of sensitivity 1 over leaves that partition the range (:func:`.histogram.noisy_histogram`).
 """
@@ -80,23 +80,20 @@ def _per_value(column, records: float, epsilon: float) -> float:
 
 
 #: PrivTree's depth bias is ``3 ln 2 / epsilon`` records a level: where the DP row count would not take even all
-#: the records this many levels deep, the range is cut into ``2 ** SPARSE_LEVELS`` equal pieces instead, counted
-#: as a dense table's values are (:func:`sparse`; 0: never, an ablation). Modechoice per traveller (840 rows, at
-#: most 4 per person: 2.2 levels), 10 seeds: 2-way TVD 0.50 to 0.26 (16 pieces 0.23, 64 pieces 0.27 at 3 seeds
-#: 0.25 and 0.27), off the expert's cells 0.57 to 0.29, rows above the real maximum 97% to 23%.
+#: the records this many levels deep (:func:`sparse`; 0: never, an ablation), the range's equal pieces are counted
+#: instead: the first count of the range's ``2 ** COARSE_LEVELS`` equal pieces, the second of ``2 ** FINE_LEVELS``
+#: equal pieces of those that stand clear of empty (:func:`nested_leaves`). Modechoice per traveller (840 rows, at
+#: most 4 per person: 2.2 levels), 10 seeds: 2-way TVD 0.50 to 0.26 with 32 equal pieces counted twice and pooled
+#: (the eighth round), off the expert's cells 0.57 to 0.29, rows above the real maximum 97% to 23%. Coarse then fine
+#: in place of the 32 pooled pieces, publisher's declarations, paired seeds: modechoice 0.264 to 0.230 (100 seeds),
+#: penguins 0.288 to 0.285 (100), ISLR's College 0.252 to 0.206, Credit 0.249 to 0.214, BrainCancer 0.507 to 0.502
+#: (20); codes declared 0-100 on 21 unseen tables at 1,000 rows, rows outside the real range 6.8% to 6.6%
+#: (docs/benchmarks/history.md, the twenty-third round). At this noise 32 pieces carry several times their records
+#: each (modechoice: 182 records a piece, pooled, against about 26), so the tails' walk over them stopped at a noise
+#: piece; one of 4 pieces at half the epsilon carries 257 against 210 to 840 records a quarter.
 SPARSE_LEVELS = 5
-
-
-#: On a table whose DP (or public) row count would not take the records even ``NESTED_BELOW`` levels deep by
-#: PrivTree's bias alone (:func:`nested`), the two counts are not pooled: the first counts the range's
-#: ``2 ** COARSE_LEVELS`` equal pieces, and the second the ``2 ** FINE_LEVELS`` equal pieces of the stretch of them
-#: whose counts stand clear of empty (:func:`nested_leaves`). There, 32 pieces carry noise of several times the
-#: records each (modechoice per traveller: 182 records a piece, pooled, against about 26), so their tails' walk
-#: cuts at a noise leaf; one of 4 pieces at half the epsilon has 257 against 210 to 840 records. Publisher's
-#: declarations, paired seeds, 2-way TVD: modechoice 0.280 to 0.234 (-0.046 +- 0.015, 40 seeds), ISLR's
-#: BrainCancer (88 rows) -0.052 +- 0.019 and Credit (400) -0.010 +- 0.008 (20 seeds); penguins, at 3.8 levels,
-#: stays pooled: nested there, +0.009 +- 0.008 (docs/benchmarks/history.md, the twenty-third round).
-NESTED_BELOW = 3
+#: The sparse path's first count is of ``2 ** COARSE_LEVELS`` equal pieces of the range, its second of
+#: ``2 ** FINE_LEVELS`` of those kept (8 coarse pieces: modechoice -0.036 against -0.045 with 4; 16 fine: -0.006).
 COARSE_LEVELS = 2
 FINE_LEVELS = 3
 
@@ -138,16 +135,10 @@ def tree_threshold(records: float | None, epsilon: float) -> float:
     return -FREE_LEVELS * depth_bias(epsilon) if bias_levels(records, epsilon) < FREE_BELOW else THRESHOLD
 
 
-def nested(records: float | None, epsilon: float) -> bool:
-    """Whether PrivTree at ``epsilon`` could not take the release's ``records`` (a DP or public row count) even
-    :data:`NESTED_BELOW` levels deep: then the equal pieces are counted coarse, then fine (:func:`nested_leaves`)."""
-    return bias_levels(records, epsilon) < NESTED_BELOW
-
-
-def even_pieces(low, top, integer: bool, levels: int | None = None) -> np.ndarray:
-    """The lower ends of ``2 ** levels`` (:data:`SPARSE_LEVELS`) equal pieces of ``low``..``top`` (public;
-    fewer on a range of fewer whole numbers)."""
-    pieces = 2 ** (SPARSE_LEVELS if levels is None else levels)
+def even_pieces(low, top, integer: bool, levels: int) -> np.ndarray:
+    """The lower ends of ``2 ** levels`` equal pieces of ``low``..``top`` (public; fewer on a range of fewer whole
+    numbers)."""
+    pieces = 2**levels
     if integer:
         return np.unique(np.floor(np.linspace(low, top + 1, pieces + 1)[:-1]).astype(np.int64))
     return np.linspace(float(low), float(top), pieces + 1)[:-1]
@@ -180,18 +171,18 @@ class Leaves(NamedTuple):
     noisy: np.ndarray
     #: The counts' noise standard deviation.
     std: float
-    #: How they were found: ``"values"``, ``"dense"``, ``"even"``, ``"nested"`` or ``"tree"``.
+    #: How they were found: ``"values"``, ``"dense"``, ``"nested"`` or ``"tree"``.
     found_by: str
     #: The named points kept as leaves whose counts are not clear of the noise (the tree's path only,
     #: :func:`.points.settled_points`).
     unclear: tuple = ()
     #: The stretch ``(low, high)``, ``low <= v < high``, that the fine pieces tile (the nested path only): the
-    #: coarse pieces kept as standing clear of empty, which is the column's kept range.
+    #: coarse pieces that stand clear of empty, where the column's pieces keep their weights.
     span: tuple | None = None
 
 
 def nested_leaves(values, low, top, *, integer, events, factor, noise, label) -> Leaves:
-    """A sparse column's leaves (:func:`nested`): the first event counts the range's ``2 ** COARSE_LEVELS``
+    """A sparse column's leaves (:func:`sparse`): the first event counts the range's ``2 ** COARSE_LEVELS``
     equal pieces, whose tails that cannot be told from empty are cut (:func:`.bin_weights.quiet_ends`,
     post-processing); the second counts the ``2 ** FINE_LEVELS`` equal pieces of what is left, the kept
     ``span``. The leaves are those fine pieces and the coarse pieces beside them, each with its own noisy count.
@@ -226,9 +217,9 @@ def measure_leaves(
     column, values, low, high, top, *, integer, events, factor, records, noise, label, points=(), levels=0.0
 ) -> Leaves:
     """A column's leaves (:class:`Leaves`: their lower ends, noisy counts and how they were found): one
-    count per value (one event), two pooled counts per value on a dense table (:func:`dense`), two pooled counts of the
-    range's equal pieces on a table too sparse for the tree (:func:`sparse`; one root: an adaptive column), or coarse
-    pieces then fine ones on a sparser one still (:func:`nested_leaves`), else PrivTree's
+    count per value (one event), two pooled counts per value on a dense table (:func:`dense`), coarse equal pieces
+    then fine ones on a table too sparse for the tree (:func:`nested_leaves`, :func:`sparse`; one root: an adaptive
+    column), else PrivTree's
     leaves (``low``/``high``: its roots) and their counts, with ``points`` (:func:`.points.named_points`) cut as
     leaves of their own and counted back where their noisy count looks empty (on a large table, ``levels`` of
     PrivTree's bias deep as :func:`bias_levels` puts it, the tree splits the records off the points only:
@@ -242,12 +233,8 @@ def measure_leaves(
         noisy = noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label)
         return Leaves(lows, noisy, discrete_laplace_std(epsilon), "values")
     if SPARSE_LEVELS and np.ndim(low) == 0 and sparse(records, epsilon):
-        if NESTED_BELOW and nested(records, epsilon):
-            kw = {"integer": integer, "events": events, "factor": factor, "noise": noise, "label": label}
-            return nested_leaves(values, low, top, **kw)
-        lows = even_pieces(low, top, integer)
-        counts = values.count_pieces(lows, _piece_highs(lows, top, integer), top=top, integer=integer)
-        return Leaves(lows, *pooled_counts(counts, events, factor, noise, label), "even")
+        kw = {"integer": integer, "events": events, "factor": factor, "noise": noise, "label": label}
+        return nested_leaves(values, low, top, **kw)
     threshold = tree_threshold(records, epsilon)
     lows, highs = privtree(
         tree_input(values, points, levels),
