@@ -234,8 +234,7 @@ def measure_leaves(
         noisy = noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label)
         return Leaves(lows, noisy, discrete_laplace_std(epsilon), "values")
     if SPARSE_LEVELS and np.ndim(low) == 0 and sparse(records, epsilon):
-        kw = {"integer": integer, "events": events, "factor": factor, "noise": noise, "label": label}
-        return nested_leaves(values, low, top, **kw)
+        return nested_leaves(values, low, top, integer=integer, events=events, factor=factor, noise=noise, label=label)
     threshold = tree_threshold(records, epsilon)
     lows, highs = privtree(
         tree_input(values, points, levels),

@@ -223,7 +223,7 @@ def settled_points(lows, noisy, std: float, cuts: list) -> tuple[np.ndarray, np.
     level = clear_level(std, len(cuts))
     unclear = tuple(p for _, p, _ in cuts if POINT_BIN_Z * std <= noisy[int(np.searchsorted(lows, p))] < level)
     for first, point, last in reversed(cuts):
-        if point in unclear or noisy[int(np.searchsorted(lows, point))] >= level:
+        if noisy[int(np.searchsorted(lows, point))] >= min(level, POINT_BIN_Z * std):  # clear, or kept as unclear
             continue
         start, stop = int(np.searchsorted(lows, first)), int(np.searchsorted(lows, last)) + 1
         lows = np.concatenate([lows[: start + 1], lows[stop:]])
