@@ -228,8 +228,10 @@ def aim_reference(epsilon: float) -> dict:
     return found.groupby("table")["tvd2"].mean().to_dict()
 
 
-def run(name: str, size: int | None, style: str, seed: int, epsilon: float) -> dict:
-    frame, spec = table(name)
+def run(name: str, size: int | None, style: str, seed: int, epsilon: float, load=None) -> dict:
+    """One release of table ``name`` (``load``: name -> (frame, declaration); :func:`table` by default) and its
+    scores (the module docstring)."""
+    frame, spec = (load or table)(name)
     size = min(size or len(frame), len(frame))
     if name == "adult_wide":
         size = min(size, WIDE_ROWS)

@@ -1,0 +1,183 @@
+"""Thirty more public tables the project had not seen, from a checkout of Vincent Arel-Bundock's Rdatasets (the
+datasets of R packages as CSV files), in the two declaration styles of :mod:`benchmarks.quality.declarations`.
+Not a test, and not part of the repository's data: the tables are read from the user's checkout.
+
+    git clone --depth 1 https://github.com/vincentarelbundock/Rdatasets /tmp/Rdatasets
+    python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets                 # 30 tables, <= 5,000 rows, 3 seeds
+    python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --tables wooldridge/smoke --seeds 10
+
+The tables (:data:`TABLES`) were drawn at random (seed 7) from those with 500 to 30,000 rows, 5 to 20 usable
+columns, at least three numeric columns with 20 values or more and one category, none the project had read
+before; an R package's name and its dataset's name, ``csv/PACKAGE/NAME.csv`` in the checkout.
+
+**The declarations are written by reading the data.** Rdatasets' documentation pages give each column's meaning
+but seldom a range or a code list, so the harness stands in for a publisher who read them: every numeric range
+is the real range rounded outward to half a power of ten of its span (:func:`documented_range`: years 1994-2016
+declared 1990-2020, a share 0.013-0.93 declared 0-0.95), a whole-number column with at most 6 values and a text column
+with 2 to 30 values are categories with exactly their values, an increasing whole-number column with no repeat
+(an id), a text column with more values and a column with one value are left out. That is what a codebook would
+say, not what the app does: the app never reads a value to declare a column. Both styles get the same ranges,
+so the comparison is fair; what the figures cannot show is a publisher's range much wider than the data (the
+shared tables' ``adult_wide`` does).
+
+Results: one JSON line per release in ``benchmarks/results/rdatasets.jsonl`` (the scores of
+:func:`benchmarks.quality.declarations.run`); figures in docs/benchmarks/quality.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from benchmarks.common import RESULTS
+from benchmarks.quality import declarations
+
+TABLES = (
+    "causaldata/gapminder",
+    "mstate/prothr",
+    "wooldridge/k401ksubs",
+    "Stat2Data/Goldenrod",
+    "MLDataR/stroke_classification",
+    "wooldridge/charity",
+    "AER/CreditCard",
+    "survival/udca2",
+    "usdatasets/county_tbl_df",
+    "camerondata/fishing",
+    "dslabs/mice_weights",
+    "fivethirtyeight/senate_seat_forecast",
+    "bayesrules/bikes",
+    "AER/GSS7402",
+    "mosaicData/BirthsSSA",
+    "stevedata/PPGE",
+    "modeldata/biomass",
+    "wooldridge/expendshares",
+    "AER/USSeatBelts",
+    "ISLR/Weekly",
+    "HSAUR/Forbes2000",
+    "wooldridge/smoke",
+    "DAAG/psid1",
+    "MLDataR/PreDiabetes",
+    "ratdat/complete_old",
+    "DAAG/spam7",
+    "stevedata/CFT15",
+    "Stat2Data/MathPlacement",
+    "fivethirtyeight/state_words",
+    "usdatasets/births14_tbl_df",
+)
+#: A whole-number column with at most this many values is declared a category; text with at most
+#: :data:`MAX_CATEGORIES` values too.
+FEW_CODES = 6
+MAX_CATEGORIES = 30
+
+
+def documented_range(low: float, high: float) -> tuple[float, float]:
+    """The real range ``[low, high]`` rounded outward to a multiple of half a power of ten of its span: what a
+    codebook would print.
+
+    >>> documented_range(1994, 2016)
+    (1990.0, 2020.0)
+    >>> documented_range(0.013, 0.93)
+    (0.0, 0.95)
+    """
+    span = high - low
+    if span <= 0:
+        return low - 1, high + 1
+    step = 10 ** math.floor(math.log10(span)) / 2
+    return round(math.floor(low / step) * step, 12), round(math.ceil(high / step) * step, 12)
+
+
+def declare(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The columns kept and the declaration written from their values (the module docstring says why and how)."""
+    frame = frame.drop(columns=[c for c in frame.columns if str(c).lower() in ("rownames", "unnamed: 0")])
+    spec = {}
+    for name in frame.columns:
+        values = frame[name]
+        if pd.api.types.is_bool_dtype(values):
+            values = frame[name] = values.astype(str).where(values.notna())
+        present = values.dropna()
+        if pd.api.types.is_numeric_dtype(values):
+            if present.nunique() < 2:
+                continue
+            whole = bool((present == present.round()).all())
+            if whole and present.nunique() <= FEW_CODES:
+                spec[name] = {"type": "categorical", "values": sorted(int(v) for v in present.unique())}
+                frame[name] = values.astype("Int64")
+            elif whole and present.is_monotonic_increasing and present.is_unique:
+                continue
+            else:
+                low, high = documented_range(float(present.min()), float(present.max()))
+                spec[name] = (
+                    {"type": "integer", "min": int(low), "max": int(high)}
+                    if whole
+                    else {"type": "float", "min": float(low), "max": float(high)}
+                )
+        elif 2 <= present.astype(str).nunique() <= MAX_CATEGORIES:
+            spec[name] = {"type": "categorical", "values": sorted(present.astype(str).unique().tolist())}
+            frame[name] = values.astype(str).where(values.notna())
+    return frame[list(spec)].reset_index(drop=True), {"columns": spec}
+
+
+def loader(root: Path):
+    """name -> (frame, declaration) for ``PACKAGE/NAME`` under the checkout ``root``, read once."""
+
+    @functools.cache
+    def load(name: str) -> tuple[pd.DataFrame, dict]:
+        path = root / "csv" / f"{name}.csv"
+        if not path.exists():
+            raise SystemExit(f"{path} not found: --root names a checkout of Rdatasets (with its csv folder)")
+        return declare(pd.read_csv(path, low_memory=False))
+
+    return load
+
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per table and size, the publisher's mean 2-way TVD beside the expert's, their ratio on the expert's cells
+    and on the shifted cells, and the publisher's outside, phantom, absent and seconds."""
+    means = frame.groupby(["table", "n", "style"], sort=False)[
+        ["tvd2", "tvd2_shifted", "outside", "phantom", "absent", "seconds"]
+    ].mean()
+    wide = means.unstack("style")
+    out = pd.DataFrame({"publisher": wide["tvd2"]["publisher"], "expert": wide["tvd2"]["expert"]})
+    out["ratio"] = out["publisher"] / out["expert"]
+    out["shifted ratio"] = wide["tvd2_shifted"]["publisher"] / wide["tvd2_shifted"]["expert"]
+    for score in ("outside", "phantom", "absent", "seconds"):
+        out[score] = wide[score]["publisher"]
+    return out
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets (its csv folder)")
+    parser.add_argument("--tables", nargs="+", default=list(TABLES), help="PACKAGE/NAME")
+    parser.add_argument("--rows", type=int, default=5000, help="at most this many rows of each table")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--out", default="rdatasets", help="results file name under benchmarks/results")
+    args = parser.parse_args(argv)
+    load = loader(args.root)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    rows = []
+    with open(RESULTS / f"{args.out}.jsonl", "a") as out:
+        for name in args.tables:
+            for seed in range(args.seeds):
+                for style in ("publisher", "expert"):
+                    row = declarations.run(name, args.rows, style, seed, args.epsilon, load=load)
+                    del row["columns"]
+                    rows.append(row)
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+            print(name, "done", flush=True)
+    found = summary(pd.DataFrame(rows))
+    pd.set_option("display.width", 160)
+    print(found.round(4).to_string())
+    print(f"mean ratio {found['ratio'].mean():.3f}; within 1.10: {(found['ratio'] <= 1.10).sum()} of {len(found)}")
+    return found
+
+
+if __name__ == "__main__":
+    main()
