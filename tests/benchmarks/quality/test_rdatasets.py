@@ -1,0 +1,71 @@
+"""benchmarks.quality.rdatasets: the declarations written as a codebook would print them, and a release scored from
+a checkout laid out as Rdatasets' (the repository's copy of palmerpenguins' table, with Rdatasets' row names)."""
+
+import pandas as pd
+import pytest
+
+from benchmarks.common import DATASETS
+from benchmarks.quality import rdatasets
+from dpsynth_core.domain import TableDomain
+
+
+def test_ranges_are_rounded_outward_to_half_a_power_of_ten_of_their_span():
+    assert rdatasets.documented_range(1994, 2016) == (1990, 2020)
+    assert rdatasets.documented_range(0.013, 0.93) == (0.0, 0.95)
+    assert rdatasets.documented_range(172, 231) == (170, 235)  # span 59: steps of 5
+    assert rdatasets.documented_range(3, 3) == (2, 4)
+
+
+def test_columns_are_declared_as_a_codebook_would_and_ids_and_free_text_left_out():
+    frame = pd.DataFrame(
+        {
+            "rownames": range(1, 9),
+            "id": range(101, 109),  # increasing, no repeat: an id
+            "kids": [0, 1, 2, 1, 0, 3, 1, 2],  # 4 whole-number values: a category
+            "age": [23, 35, 41, 58, 62, 19, 77, 30],
+            "share": [0.1, 0.25, 0.5, 0.3, 0.9, 0.02, 0.4, 0.6],
+            "name": list("abcdefgh"),  # 8 values of 8 rows: kept, a category
+            "same": [1] * 8,  # one value: left out
+            "smoker": [True, False, True, None, False, True, False, True],
+        }
+    )
+    kept, spec = rdatasets.declare(frame)
+    columns = spec["columns"]
+    assert list(kept) == list(columns) == ["kids", "age", "share", "name", "smoker"]
+    assert columns["kids"] == {"type": "categorical", "values": [0, 1, 2, 3]}
+    assert columns["age"] == {"type": "integer", "min": 15, "max": 80}
+    assert columns["share"] == {"type": "float", "min": 0.0, "max": 0.9}
+    assert columns["smoker"]["values"] == ["False", "True"] and kept["smoker"].isna().sum() == 1
+    TableDomain.from_json(spec)  # a valid declaration, and every value lies in it
+    for name, declared in columns.items():
+        if declared["type"] == "categorical":
+            assert set(kept[name].dropna()) <= set(declared["values"]), name
+        else:
+            assert declared["min"] <= kept[name].min() and kept[name].max() <= declared["max"], name
+
+
+def test_a_release_from_a_checkout_is_scored_in_both_styles(tmp_path):
+    folder = tmp_path / "csv" / "palmerpenguins"
+    folder.mkdir(parents=True)
+    table = pd.read_csv(DATASETS / "penguins.csv")
+    table.insert(0, "rownames", range(1, len(table) + 1))
+    table.to_csv(folder / "penguins.csv", index=False)
+    load = rdatasets.loader(tmp_path)
+    frame, spec = load("palmerpenguins/penguins")
+    assert len(frame) == 344 and "rownames" not in frame
+    assert spec["columns"]["year"] == {"type": "categorical", "values": [2007, 2008, 2009]}
+    found = pd.DataFrame(
+        [
+            rdatasets.declarations.run("palmerpenguins/penguins", 344, style, 0, 1.0, load=load)
+            for style in ("publisher", "expert")
+        ]
+    )
+    assert list(found["style"]) == ["publisher", "expert"] and (found["n"] == 344).all()
+    assert found["tvd2"].between(0, 1).all() and found["tvd2"].nunique() == 2  # two different releases
+    table = rdatasets.summary(found.assign(table="penguins"))
+    assert table["ratio"].iloc[0] == pytest.approx(found["tvd2"][0] / found["tvd2"][1])
+
+
+def test_a_missing_checkout_is_named(tmp_path):
+    with pytest.raises(SystemExit, match="checkout of Rdatasets"):
+        rdatasets.loader(tmp_path)("AER/CreditCard")
