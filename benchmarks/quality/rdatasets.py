@@ -5,6 +5,7 @@ Not a test, and not part of the repository's data: the tables are read from the 
     git clone --depth 1 https://github.com/vincentarelbundock/Rdatasets /tmp/Rdatasets
     python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets                 # 30 tables, <= 5,000 rows, 3 seeds
     python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --tables wooldridge/smoke --seeds 10
+    python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --set SPARSE_LEVELS=8 --out sparse8   # an ablation
 
 The tables (:data:`TABLES`) were drawn at random (seed 7) from those with 500 to 30,000 rows, 5 to 20 usable
 columns, at least three numeric columns with 20 values or more and one category, none the project had read
@@ -158,7 +159,10 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--out", default="rdatasets", help="results file name under benchmarks/results")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="as quality.declarations'")
     args = parser.parse_args(argv)
+    for item in args.set:
+        declarations.set_constant(parser, *item.split("=", 1))
     load = loader(args.root)
     RESULTS.mkdir(parents=True, exist_ok=True)
     rows = []
