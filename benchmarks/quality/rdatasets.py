@@ -3,7 +3,8 @@ datasets of R packages as CSV files), in the two declaration styles of :mod:`ben
 Not a test, and not part of the repository's data: the tables are read from the user's checkout.
 
     git clone --depth 1 https://github.com/vincentarelbundock/Rdatasets /tmp/Rdatasets
-    python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets                 # 30 tables, <= 5,000 rows, 3 seeds
+    python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets                 # 30 tables, 3 sizes, 3 seeds: 5 min
+    python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --sizes 5000    # at most 5,000 rows: 2 min
     python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --tables wooldridge/smoke --seeds 10
     python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --set SPARSE_LEVELS=8 --out sparse8   # an ablation
 
@@ -155,7 +156,7 @@ def main(argv=None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets (its csv folder)")
     parser.add_argument("--tables", nargs="+", default=list(TABLES), help="PACKAGE/NAME")
-    parser.add_argument("--rows", type=int, default=5000, help="at most this many rows of each table")
+    parser.add_argument("--sizes", nargs="+", default=["full", "5000", "1000"], help="'full' or a row count")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--out", default="rdatasets", help="results file name under benchmarks/results")
@@ -168,19 +169,42 @@ def main(argv=None) -> pd.DataFrame:
     rows = []
     with open(RESULTS / f"{args.out}.jsonl", "a") as out:
         for name in args.tables:
-            for seed in range(args.seeds):
-                for style in ("publisher", "expert"):
-                    row = declarations.run(name, args.rows, style, seed, args.epsilon, load=load)
-                    del row["columns"]
-                    rows.append(row)
-                    out.write(json.dumps(row) + "\n")
-                    out.flush()
+            for size in sizes(len(load(name)[0]), args.sizes):
+                for seed in range(args.seeds):
+                    for style in ("publisher", "expert"):
+                        row = declarations.run(name, size, style, seed, args.epsilon, load=load)
+                        del row["columns"]
+                        rows.append(row)
+                        out.write(json.dumps(row) + "\n")
+                        out.flush()
             print(name, "done", flush=True)
     found = summary(pd.DataFrame(rows))
     pd.set_option("display.width", 160)
     print(found.round(4).to_string())
-    print(f"mean ratio {found['ratio'].mean():.3f}; within 1.10: {(found['ratio'] <= 1.10).sum()} of {len(found)}")
+    for label, part in by_size(found).items():
+        within = (part["ratio"] <= 1.10).sum()
+        print(f"{label}: mean ratio {part['ratio'].mean():.3f}; within 1.10: {within} of {len(part)}")
     return found
+
+
+def sizes(length: int, wanted) -> list[int]:
+    """The row counts to release a table of ``length`` rows at: ``'full'``, or a count above ``length``, is the
+    whole table; each count once, largest first.
+
+    >>> sizes(807, ["full", "5000", "1000"]), sizes(28353, ["full", "5000", "1000"])
+    ([807], [28353, 5000, 1000])
+    """
+    return sorted({length if s == "full" else min(int(s), length) for s in wanted}, reverse=True)
+
+
+def by_size(found: pd.DataFrame) -> dict:
+    """The summary's rows by the number of rows released: at most 1,000, up to 5,000, and more (whole tables)."""
+    n = found.index.get_level_values("n")
+    return {
+        "1,000 rows or fewer": found[n <= 1000],
+        "1,001 to 5,000": found[(n > 1000) & (n <= 5000)],
+        "above 5,000": found[n > 5000],
+    }
 
 
 if __name__ == "__main__":

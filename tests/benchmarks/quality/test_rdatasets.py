@@ -69,3 +69,9 @@ def test_a_release_from_a_checkout_is_scored_in_both_styles(tmp_path):
 def test_a_missing_checkout_is_named(tmp_path):
     with pytest.raises(SystemExit, match="checkout of Rdatasets"):
         rdatasets.loader(tmp_path)("AER/CreditCard")
+
+
+def test_each_table_is_released_whole_and_at_each_smaller_size_asked_for():
+    assert rdatasets.sizes(807, ["full", "5000", "1000"]) == [807]  # 5,000 and 1,000 rows: the whole table
+    assert rdatasets.sizes(28_353, ["full", "5000", "1000"]) == [28_353, 5_000, 1_000]
+    assert rdatasets.sizes(3_000, ["5000"]) == [3_000]
