@@ -392,8 +392,8 @@ PLAN_HELP = {
     "records are spread (from the threshold and the row count alone).",
     "noise per bin": "Typical error, in people, of each bin's (or declared value's) count. A declared value, or a "
     "bin beyond the data's edge, whose count cannot be told from this noise gets no rows: a value no one holds "
-    "comes out in none but by chance, however long the list you declared, and a real one held by fewer than "
-    "about four times this many people may be left out too.",
+    "comes out in none but by chance, however long the list you declared, and a real one held by only a few "
+    "times this many people may be left out too.",
     "prior per cell": "Made-up records added to every cell by the Dirichlet prior.",
 }
 
