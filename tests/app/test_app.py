@@ -1215,12 +1215,19 @@ def test_the_reports_error_bar_is_said_before_it_is_made_and_follows_the_choices
     assert _workspace().ledger.spending(at.session_state["data"]["hash"]).relations[0].basic_epsilon == spent
 
 
-def test_a_country_column_started_from_the_template_keeps_its_empty_countries_out_of_the_release():
+def test_a_country_column_started_from_the_template_keeps_its_empty_countries_out_of_the_release(monkeypatch):
     """Issue 36, point 3, as a newcomer meets it: a file whose columns are named ``age``, ``sex`` and ``country``
     is declared by the templates alone (a range 0-120, the public lists of sex and of the world's 249 countries)
     and drawn at the default settings. About 215 of those countries hold no record of adult's 5,000 rows here; the
-    release puts at most 0.5% of its rows on them (without the empirical-Bayes cut: 9.4%)."""
+    release puts at most 0.5% of its rows on them (without the empirical-Bayes cut: 10.7%). The draw's noise is
+    seeded (a fixed public seed in place of the secure source) so that the test is repeatable: over 30 secure
+    draws of the same flow 29 put none there and one 9.9%, an empty country whose noise passed the familywise
+    threshold."""
     from benchmarks.quality.declarations import table
+    from dpsynth_core.privacy import noise
+    from dpsynth_core.synthesizers import base
+
+    monkeypatch.setattr(base, "make_noise_source", lambda seed: noise.make_noise_source(36 if seed is None else seed))
 
     frame, _ = table("adult_countries")
     real = frame[["age", "sex", "native-country"]].rename(columns={"native-country": "country"}).head(5000)
