@@ -15,6 +15,8 @@ LISTS_DIR = Path(__file__).resolve().parent / "lists"
 _FILES = {
     "english_words": "english_words.txt",
     "countries": "countries.txt",
+    "country_codes_3": "country_codes_3.txt",
+    "country_codes_2": "country_codes_2.txt",
     "us_states": "us_states.txt",
     "us_state_codes": "us_state_codes.txt",
 }
@@ -50,6 +52,8 @@ TITLES = {
     "us_states": "US states and DC (51 names)",
     "us_state_codes": "US state codes (51 two-letter codes)",
     "countries": "Countries (ISO 3166, 249 names)",
+    "country_codes_3": "Country codes, three letters (ISO 3166 alpha-3: USA, PRT, ...; 249)",
+    "country_codes_2": "Country codes, two letters (ISO 3166 alpha-2: US, PT, ...; 249)",
 }
 
 

@@ -24,14 +24,18 @@ import re
 
 from .public_lists import public_list
 
+#: Words that end in "date" but name no date (a column ``candidate`` or ``update_count`` is not one).
+_NOT_DATES = "(candidate|update|validate|invalidate|mandate|accommodate|consolidate|liquidate|intimidate|sedate)"
+
 _RULES = [
     (
-        r"(^|_)(id|uuid|ssn|email|e-mail|phone|address)$|^(name|first|last|full_?name|surname)$|case_?number",
+        r"(^|_)(id|uuid|ssn|email|e_mail|phone|address)$|^(name|first|last|full_?name|surname)$|case_?number",
         {"type": "drop"},
     ),
     # a header cell left empty (named by its position, :func:`dpsynth_core.data.tables.name_columns`): a row index
-    # R or pandas wrote, or the empty column of a comma ending every line; no documentation can describe it
-    (r"^unnamed: [0-9]+$", {"type": "drop"}),
+    # R or pandas wrote, or the empty column of a comma ending every line; no documentation can describe it. So is
+    # a row index that is named: R's row names as Rdatasets and others write them, pandas' reset index
+    (r"^unnamed_[0-9]+$|^(rownames|row_names|index)$", {"type": "drop"}),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
     (r"^(hour|hour_of_day|hr)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
@@ -39,21 +43,52 @@ _RULES = [
     (r"^(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),
     (r"^(sex|gender)$", {"type": "categorical", "values": list(public_list("sex"))}),
     (r"(^|_)country$", {"type": "categorical", "values": list(public_list("countries"))}),
+    (
+        r"(^|_)(country_?code|iso_?3|iso_?a3|iso_alpha_?3|alpha_?3|country_iso_?3?)$",
+        {"type": "categorical", "values": list(public_list("country_codes_3"))},
+    ),
+    (
+        r"(^|_)(iso_?2|iso_?a2|iso_alpha_?2|alpha_?2|country_iso_?2)$",
+        {"type": "categorical", "values": list(public_list("country_codes_2"))},
+    ),
     (r"(^|_)state$", {"type": "categorical", "values": list(public_list("us_states"))}),
     (r"(^|_)state_?(code|abbr|abbreviation)$", {"type": "categorical", "values": list(public_list("us_state_codes"))}),
     (r"zip|postcode|postal", {"type": "text", "generator": "digits", "length": 5}),
+    # a part of a date in a column of its own (hotel bookings' arrival_date_year, _week_number, _day_of_month): a
+    # number with the range the calendar gives it, or a year's whole number whose range the publisher supplies;
+    # a month or a day of the week is as often a name as a number, so neither is guessed (nor a date)
+    (r"(^|_)(week_number|week_of_year|weeknum|iso_week)$", {"type": "integer", "min": 1, "max": 53}),
+    (r"(^|_)(day_of_month|dayofmonth|mday)$|(^|_)date_day$", {"type": "integer", "min": 1, "max": 31}),
+    (r"(^|_)(day_of_year|dayofyear|yday)$", {"type": "integer", "min": 1, "max": 366}),
+    (r"(^|_)(year|yr)$", {"type": "integer"}),
+    (r"(^|_)date_(month|quarter|day_of_week|weekday|week|hour|minute|second)$", {"type": "text"}),
     (r"date_?time|time_?stamp|_at$", {"type": "datetime"}),
-    (r"date|dob|_on$", {"type": "date"}),
+    (r"(^|_)(date|dates|dob)(_|$)|[a-z]{3,}_on$", {"type": "date"}),
+    (rf"(^|_)(?!{_NOT_DATES}(_|$))[a-z]+date(_|$)", {"type": "date"}),  # birthdate, startdate
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),
 ]
 
 
+def name_words(name: str) -> str:
+    """A column's name as lower-case words joined by ``_``: quotes around it ignored (a header written ``'age'``,
+    as statsmodels' anes96 file has it, still reads as age), and camel case and any run of characters other than
+    letters and digits (spaces, dots as R writes names, hyphens) part words. ``arrival.date.year``,
+    ``ArrivalDateYear`` and ``Arrival Date Year`` all read ``arrival_date_year``; ``patientID`` reads ``patient_id``.
+
+    >>> name_words("ArrivalDateYear"), name_words("'Country Code'"), name_words("patientID"), name_words("Unnamed: 6")
+    ('arrival_date_year', 'country_code', 'patient_id', 'unnamed_6')
+    """
+    text = name.strip().strip("'\"`").strip()
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
 def template_for(name: str) -> dict:
-    """The starting declaration of one column, from its name alone (quotes around it ignored: a header
-    written ``'age'``, as statsmodels' anes96 file has it, still reads as age)."""
-    lowered = name.strip().strip("'\"`").strip().lower()
+    """The starting declaration of one column, from its name alone (read as words: :func:`name_words`)."""
+    words = name_words(name)
     for pattern, spec in _RULES:
-        if re.search(pattern, lowered):
+        if re.search(pattern, words):
             return {k: (list(v) if isinstance(v, list) else v) for k, v in spec.items()}
     return {"type": "text"}
 

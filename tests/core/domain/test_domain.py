@@ -267,6 +267,22 @@ def test_public_list_loads_its_values():
     assert len(column.values) == 51 and "Texas" in column.values and not column.problems()
 
 
+def test_country_code_lists_follow_the_country_names():
+    """ISO 3166's three- and two-letter codes, in the order of the countries' names (the same 249, one code each):
+    a file that writes PRT or PT declares its country by a list, not as free text."""
+    from dpsynth_core.domain.public_lists import TITLES, public_list
+
+    names, three, two = (public_list(n) for n in ("countries", "country_codes_3", "country_codes_2"))
+    assert len(names) == len(set(three)) == len(set(two)) == 249
+    code = dict(zip(names, zip(three, two)))
+    assert (
+        code["Portugal"] == ("PRT", "PT") and code["United States"] == ("USA", "US") and code["Aruba"] == ("ABW", "AW")
+    )
+    assert all(len(c) == 3 and c.isupper() for c in three) and all(len(c) == 2 and c.isupper() for c in two)
+    column = column_from_json("country", {"type": "categorical", "list": "country_codes_3"})
+    assert len(column.values) == 249 and not column.problems() and "ISO 3166 alpha-3" in TITLES["country_codes_3"]
+
+
 def test_huge_ranges_are_refused_before_allocating():
     import tracemalloc
 

