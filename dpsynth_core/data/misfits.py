@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..domain import TableDomain
 from ..domain.kinds import KIND_STATEMENTS
+from ..domain.public_lists import TITLES, public_list
 from .cell_values import read_numbers, time_of_day
 from .encoding import encode_column, missing_cells
 
@@ -136,6 +137,12 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 "from numbers: save the file with the column formatted as text, or declare the codes as the file "
                 "writes them."
             )
+        listed, name = _listed(column, series, unfit)
+        if name:
+            return (
+                f" {listed:,} of them are values of the bundled list '{TITLES[name]}': declare that list instead "
+                f'(the Domain page\'s public lists; "list": "{name}" in a declaration).'
+            )
         codes = int(texts.str.fullmatch(r"-?[0-9]+").sum())
         if codes >= MISFIT_SHARE * unfit and not any(re.fullmatch(r"-?[0-9]+", str(v)) for v in column.values):
             return (
@@ -144,6 +151,24 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 "SPSS, Stata or SAS file's codebook, the command line's declare and the Domain page start them so)."
             )
     return ""
+
+
+#: The bundled lists a flagged list of categories is tried against (:func:`_listed`): another way of writing the
+#: same things (a country's name, its ISO code of three or two letters; a US state's name or code).
+LISTS_TRIED = ("countries", "country_codes_3", "country_codes_2", "us_states", "us_state_codes", "months", "weekdays")
+
+
+def _listed(column, series: pd.Series, unfit: int) -> tuple[int, str | None]:
+    """For a flagged list of categories: the bundled list (:data:`LISTS_TRIED`, other than the one declared) that
+    reads the most of its unread cells as the file writes them, and how many, when that is most of them (a
+    ``country`` column started as the countries' names, in a file that writes PRT or PT); else ``(0, None)``.
+    Publisher-only, as the flag itself: it names a public list, never a value."""
+    cells = series.dropna().astype("string").str.strip().value_counts()
+    unread = cells[~cells.index.isin([str(v) for v in column.values])]
+    declared = {str(v) for v in column.values}
+    found = [(int(unread[unread.index.isin(public_list(n))].sum()), n) for n in LISTS_TRIED]
+    count, name = max((c, n) for c, n in found if set(public_list(n)) != declared) if found else (0, None)
+    return (count, name) if count and count >= MISFIT_SHARE * unfit else (0, None)
 
 
 #: How a release keeps a date cell that carries a time of day, and how to keep the time.

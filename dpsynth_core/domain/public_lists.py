@@ -52,8 +52,8 @@ TITLES = {
     "us_states": "US states and DC (51 names)",
     "us_state_codes": "US state codes (51 two-letter codes)",
     "countries": "Countries (ISO 3166, 249 names)",
-    "country_codes_3": "Country codes, three letters (ISO 3166 alpha-3: USA, PRT, ...; 249)",
-    "country_codes_2": "Country codes, two letters (ISO 3166 alpha-2: US, PT, ...; 249)",
+    "country_codes_3": "Country codes, three letters (ISO 3166 alpha-3: USA, FRA, ...; 249)",
+    "country_codes_2": "Country codes, two letters (ISO 3166 alpha-2: US, FR, ...; 249)",
 }
 
 

@@ -99,8 +99,9 @@ def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
     )
     found, how = misfit_columns(frame, domain)
     assert [line.split(":")[0] for line in found] == ["Column 'country'", "Column 'n'"], found
-    assert len(how) == 2  # one sentence a kind
+    assert len(how) == 1  # one sentence a kind, for the columns told nothing more (country is told its list)
     assert "9 of its 9 filled cells are none of its declared values" in found[0]  # the empty cell is not filled
+    assert "9 of them are values of the bundled list 'Country codes, three letters" in found[0]
     assert "5 of its 10 filled cells are not numbers" in found[1] and MISFIT_SHARE == 0.5
     assert unfit_cells(domain.columns["colour"], frame["colour"]) == (10, 2)
     assert unfit_cells(domain.columns["age"], frame["age"]) == (10, 0)
@@ -176,6 +177,8 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
                 "colour": {"type": "categorical", "values": ["red", "blue"]},
                 "region": {"type": "categorical", "values": ["North", "South"]},
                 "county": {"type": "categorical", "values": ["001", "003", "010", "100"]},
+                "country": {"type": "categorical", "list": "countries"},  # the template of a column so named
+                "nation": {"type": "categorical", "list": "country_codes_3"},
             }
         }
     )
@@ -188,6 +191,8 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
             "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: not most
             "region": ["1", "2", "2", ""],  # codes, where the declaration lists their labels
             "county": ["1", "3", "10", "100"],  # a spreadsheet dropped the leading zeros
+            "country": ["PRT", "GBR", "ESP", "CN"],  # ISO codes (and one of two letters)
+            "nation": ["Portugal", "France", "Spain", "Narnia"],
         }
     )
     found = dict(line.split(": ", 1) for line in misfit_columns(frame, domain)[0])
@@ -201,8 +206,14 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
         "3 of them are whole numbers, where the declaration lists words: the file writes codes"
         in found["Column 'region'"]
     )
+    assert (
+        "3 of them are values of the bundled list 'Country codes, three letters (ISO 3166 alpha-3"
+        in found["Column 'country'"]
+        and '"list": "country_codes_3"' in found["Column 'country'"]
+    )
+    assert "3 of them are values of the bundled list 'Countries (ISO 3166, 249 names)'" in found["Column 'nation'"]
     text = " ".join(found.values())
-    assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn"))  # names no value of the data
+    assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn", "PRT", "Spain"))  # no value named
 
 
 def test_shares_stored_as_fractions_in_a_percent_range_are_said_whatever_the_rows_spelling():
