@@ -119,9 +119,29 @@ def cell_weights(cells) -> list[float]:
     return [r * len(raw) / sum(raw) for r in raw]
 
 
+def planned_cells(column) -> int | None:
+    """A declared column's cells as the plan counts them: its bins, plus one for "missing"; a column whose bins are
+    fitted with DP at most the bins its kind may end with (:func:`~dpsynth_core.constraints.most_fitted_bins`, and
+    its special values), as the plan states them ("up to 20 bins"), where the release counts the bins it fitted
+    (often fewer: the plan's split of a small table's 1-ways is then an estimate, :func:`column_noise`); None for a
+    text column (its vocabulary comes with the data). Public: the declaration alone.
+
+    >>> from dpsynth_core.domain import TableDomain
+    >>> spec = {"n": {"type": "integer", "min": 0, "max": 100}, "k": {"type": "categorical", "values": [1, 2]}}
+    >>> [planned_cells(c) for c in TableDomain.from_json({"columns": spec}).kept.values()]
+    [21, 3]
+    """
+    if not column.binned:
+        return None
+    bins = column.bins
+    if getattr(column, "adaptive", False):
+        bins = min(bins, constraints.most_fitted_bins(column.countable) + len(column.special))
+    return bins + (1 if column.missing else 0)
+
+
 def declared_cells(domain) -> list[int | None]:
-    """Each kept column's cells as declared (bins, plus one for "missing"); None for a text column."""
-    return [c.bins + (1 if c.missing else 0) if c.binned else None for c in domain.kept.values()]
+    """Each kept column's cells as the plan counts them (:func:`planned_cells`); None for a text column."""
+    return [planned_cells(c) for c in domain.kept.values()]
 
 
 def small_one_way(columns: int, count: float | None, budget: float | None, *, zcdp: bool = True) -> float:
@@ -219,7 +239,7 @@ def column_noise(domain, epsilon: float, spend: Spend, *, rows, expected_rows) -
     plan = row_plan(domain, epsilon, spend, rows=rows, expected_rows=expected_rows)
     one_ways, total = one_way_parts(domain, spend, rows=rows, expected_rows=expected_rows)
     rho = Accountant(spend.events).rho() if spend.zcdp_delta else None  # the plan: shares of rho times epsilon
-    guessed = {"estimated": True} if None in declared_cells(domain) and len(domain.kept) > 1 and expected_rows else {}
+    guessed = {"estimated": True} if split_by_cells(domain, spend, rows=rows, expected_rows=expected_rows) else {}
 
     def noise(column) -> dict:
         share = plan[ONE_WAY] * one_ways[column.name] / total
@@ -257,6 +277,24 @@ def one_way_parts(table, spend: Spend, *, rows, expected_rows) -> tuple[dict, fl
         for (name, column), weight in zip(table.kept.items(), weights, strict=True)
     }
     return shares, math.fsum(shares.values())
+
+
+def split_by_cells(table, spend: Spend, *, rows, expected_rows) -> bool:
+    """Whether the plan's 1-way shares rest on cells known only after the data: a text column's vocabulary, or the
+    bins fitted to a numeric or date column, when a small table's share (split by cells, :func:`cell_weights`) is
+    more than AIM's for some column (:func:`column_one_way`). Then every column's figure is an estimate (the total
+    is exact); otherwise each column has AIM's share, whatever its cells."""
+    kept = list(table.kept.values())
+    if len(kept) < 2 or not expected_rows or not any(c.kind == "text" or getattr(c, "adaptive", False) for c in kept):
+        return False
+    m, rounds = len(kept), planned_rounds(len(kept), None) if rows is not None else None
+    budget, zcdp = rounds_budget(spend), bool(spend.zcdp_delta)
+    for column, weight in zip(kept, cell_weights(declared_cells(table)), strict=True):
+        ordered = column.kind in ORDERED_KINDS
+        share = functools.partial(column_one_way, m, expected_rows, rounds, ordered=ordered, budget=budget, zcdp=zcdp)
+        if share(weight=weight) > share(weight=0.0):  # the small table's share, by its cells, over AIM's
+            return True
+    return False
 
 
 def rounds_budget(spend: Spend) -> float:
