@@ -163,11 +163,11 @@ def _listed(column, series: pd.Series, unfit: int) -> tuple[int, str | None]:
     reads the most of its unread cells as the file writes them, and how many, when that is most of them (a
     ``country`` column started as the countries' names, in a file that writes PRT or PT); else ``(0, None)``.
     Publisher-only, as the flag itself: it names a public list, never a value."""
-    cells = series.dropna().astype("string").str.strip().value_counts()
-    unread = cells[~cells.index.isin([str(v) for v in column.values])]
     declared = {str(v) for v in column.values}
-    found = [(int(unread[unread.index.isin(public_list(n))].sum()), n) for n in LISTS_TRIED]
-    count, name = max((c, n) for c, n in found if set(public_list(n)) != declared) if found else (0, None)
+    cells = series.dropna().astype("string").str.strip().value_counts()
+    unread = cells[~cells.index.isin(list(declared))]
+    lists = [n for n in LISTS_TRIED if set(public_list(n)) != declared]
+    count, name = max(((int(unread[unread.index.isin(public_list(n))].sum()), n) for n in lists), default=(0, None))
     return (count, name) if count and count >= MISFIT_SHARE * unfit else (0, None)
 
 

@@ -401,9 +401,8 @@ PLAN_HELP = {
 #: Why some figures of :func:`plan_table` read "about" (:func:`~dpsynth_core.synthesizers.marginals.budget.
 #: column_noise`'s ``estimated``), in plain words for the Privacy page.
 ESTIMATE_NOTE = (
-    "Figures marked 'about' are estimates: how the budget is shared between the columns depends on how many values "
-    "of the free-text columns come out, and on how many bins are fitted to the numeric and date columns declared "
-    "without bins (the plan counts each at its most; fewer bins give a column less and the others more), which is "
+    "Figures marked 'about' are estimates: the columns' shares depend on how many values of the free-text columns come "
+    "out and how many bins are fitted to numeric and date columns declared without bins (counted here at their most), "
     "known only after the draw. The total ε spent is exact; the release card records each column's actual share."
 )
 
