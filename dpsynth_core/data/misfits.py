@@ -154,8 +154,11 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
 
 
 #: The bundled lists a flagged list of categories is tried against (:func:`_listed`): another way of writing the
-#: same things (a country's name, its ISO code of three or two letters; a US state's name or code).
-LISTS_TRIED = ("countries", "country_codes_3", "country_codes_2", "us_states", "us_state_codes", "months", "weekdays")
+#: same things (a country's name, its ISO code of three or two letters; a US state's name or code; F for Female).
+LISTS_TRIED = (
+    *("countries", "country_codes_3", "country_codes_2", "us_states", "us_state_codes", "months", "weekdays"),
+    *("sex", "sex_codes", "yes_no", "yes_no_codes", "true_false"),
+)
 
 
 def _listed(column, series: pd.Series, unfit: int) -> tuple[int, str | None]:

@@ -23,7 +23,9 @@ _FILES = {
 
 _INLINE = {
     "sex": ("Female", "Male"),
+    "sex_codes": ("F", "M"),
     "yes_no": ("Yes", "No"),
+    "yes_no_codes": ("Y", "N"),
     "true_false": ("True", "False"),
     "weekdays": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
     "months": (
@@ -45,7 +47,9 @@ _INLINE = {
 #: Human titles for the app's picker.
 TITLES = {
     "sex": "Sex (Female, Male)",
+    "sex_codes": "Sex as letters (F, M)",
     "yes_no": "Yes / No",
+    "yes_no_codes": "Yes / No as letters (Y, N)",
     "true_false": "True / False",
     "weekdays": "Days of the week",
     "months": "Months of the year",

@@ -179,6 +179,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
                 "county": {"type": "categorical", "values": ["001", "003", "010", "100"]},
                 "country": {"type": "categorical", "list": "countries"},  # the template of a column so named
                 "nation": {"type": "categorical", "list": "country_codes_3"},
+                "sex": {"type": "categorical", "list": "sex"},  # the template of a column so named
             }
         }
     )
@@ -193,6 +194,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
             "county": ["1", "3", "10", "100"],  # a spreadsheet dropped the leading zeros
             "country": ["PRT", "GBR", "ESP", "CN"],  # ISO codes (and one of two letters)
             "nation": ["Portugal", "France", "Spain", "Narnia"],
+            "sex": ["M", "F", "F", "M"],
         }
     )
     found = dict(line.split(": ", 1) for line in misfit_columns(frame, domain)[0])
@@ -212,6 +214,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
         and '"list": "country_codes_3"' in found["Column 'country'"]
     )
     assert "3 of them are values of the bundled list 'Countries (ISO 3166, 249 names)'" in found["Column 'nation'"]
+    assert "4 of them are values of the bundled list 'Sex as letters (F, M)'" in found["Column 'sex'"]
     text = " ".join(found.values())
     assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn", "PRT", "Spain"))  # no value named
 
