@@ -28,6 +28,7 @@ from .public_lists import public_list
 _NOT_DATES = "(candidate|update|validate|invalidate|mandate|accommodate|consolidate|liquidate|intimidate|sedate)"
 
 _RULES = [
+    (r"^(year|yr|season)_id$", {"type": "integer"}),  # Lahman's yearID: a season, not an identifier
     (
         r"(^|_)(id|uuid|ssn|email|e_mail|phone|address)$|^(name|first|last|full_?name|surname)$|case_?number",
         {"type": "drop"},

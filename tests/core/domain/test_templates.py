@@ -162,6 +162,7 @@ def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
     )
     assert template_for("BirthDate") == template_for("Date of Birth") == template_for("startDate") == {"type": "date"}
     assert template_for("createdAt") == {"type": "datetime"} and template_for("patientID") == {"type": "drop"}
+    assert template_for("yearID") == {"type": "integer"} and template_for("teamID") == {"type": "drop"}  # Lahman
     # a word that ends in "date" but names none
     for name in ("candidate", "update_count", "validate", "n_candidates", "sedate"):
         assert template_for(name) == {"type": "text"}, name
