@@ -9,6 +9,15 @@ from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
 from tests.core.synthesizers.methods_common import adult_small
 
 
+def first_one_way_sigmas(model) -> dict:
+    """Each column's first 1-way measurement's noise (a later round may measure a column again)."""
+    first = {}
+    for m in model.measured_:
+        if len(m["marginal"]) == 1:
+            first.setdefault(m["marginal"][0], m["sigma"])
+    return first
+
+
 def test_plan_states_the_one_way_share_the_release_spends():
     """The plan's 1-way part (from the publisher's row count) is what a release spends on them (by a
     DP count: equal up to its noise); a small table's 1-ways get more than AIM's share."""
@@ -41,10 +50,7 @@ def test_an_ordered_columns_first_one_way_gets_more_budget_and_the_plan_says_so(
     assert column_one_way(6, 1000, ordered=True, budget=0.01) == column_one_way(6, 1000, budget=0.01)  # small
     frame, spec = adult_small(4000)
     model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec, rows=4000)  # no DP count: AIM's
-    first = {}
-    for m in model.measured_:
-        if len(m["marginal"]) == 1:
-            first.setdefault(m["marginal"][0], m["sigma"])
+    first = first_one_way_sigmas(model)
     kinds = {n: c.kind for n, c in model.domain_.kept.items()}
     ordered = [n for n in first if kinds[n] in ("integer", "float", "date")]
     other = [n for n in first if n not in ordered]
@@ -98,10 +104,7 @@ def test_the_plans_one_way_noise_is_the_releases_and_says_about_where_a_text_voc
     with_text = {"columns": {**spec["columns"], "word": {"type": "text", "generator": "english_word"}}}
     for declared, data in ((spec, frame), (with_text, frame.assign(word=words))):
         model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(data, declared)
-        first = {}
-        for m in model.measured_:
-            if len(m["marginal"]) == 1:
-                first.setdefault(m["marginal"][0], m["sigma"])
+        first = first_one_way_sigmas(model)
         plan = MarginalsSynthesizer.column_noise(declared, 1.0, expected_rows=model._dp_count())
         others = [n for n in first if n != "word"]
         if declared is spec:
@@ -133,10 +136,7 @@ def test_where_bins_are_fitted_the_plans_one_way_noise_says_about_and_is_near_th
     for name in ("age", "hours-per-week"):
         spec["columns"][name] = {k: spec["columns"][name][k] for k in ("type", "min", "max")}  # min and max only
     model = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, spec)
-    first = {}
-    for m in model.measured_:
-        if len(m["marginal"]) == 1:
-            first.setdefault(m["marginal"][0], m["sigma"])
+    first = first_one_way_sigmas(model)
     plan = MarginalsSynthesizer.column_noise(spec, 1.0, expected_rows=model._dp_count())
     assert all(plan[n].get("estimated") for n in first)
     ratios = {n: first[n] / plan[n]["sigma"] for n in first}
