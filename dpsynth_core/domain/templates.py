@@ -64,7 +64,7 @@ _RULES = [
     (r"(^|_)(year|yr)$", {"type": "integer"}),
     (r"(^|_)date_(month|quarter|day_of_week|weekday|week|hour|minute|second)$", {"type": "text"}),
     (r"date_?time|time_?stamp|_at$", {"type": "datetime"}),
-    (r"(^|_)(date|dates|dob)(_|$)|[a-z]{3,}_on$", {"type": "date"}),
+    (r"(^|_)(date[a-z]*|dob)(_|$)|[a-z]{3,}_on$", {"type": "date"}),  # dates, dateofbirth
     (rf"(^|_)(?!{_NOT_DATES}(_|$))[a-z]+date(_|$)", {"type": "date"}),  # birthdate, startdate
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),
 ]

@@ -167,6 +167,10 @@ def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
     for name in ("candidate", "update_count", "validate", "n_candidates", "sedate"):
         assert template_for(name) == {"type": "text"}, name
     assert template_for("candidate_date") == {"type": "date"} and template_for("day_of_year")["max"] == 366
+    assert (
+        template_for("dateofbirth") == template_for("DOB") == {"type": "date"}
+        and template_for("adobe")["type"] == "text"
+    )
     # countries by their ISO codes
     assert template_for("Country Code")["values"][:2] == ["AFG", "ALB"] and template_for("iso3")["values"][0] == "AFG"
     assert template_for("ISO_A2")["values"][:2] == ["AF", "AL"] and len(template_for("alpha_2")["values"]) == 249
