@@ -122,7 +122,8 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
             )
     if column.kind == "categorical":
         declared = {str(v).casefold() for v in column.values}
-        texts = series.dropna().astype("string").str.strip().str.casefold()
+        written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
+        texts = written.str.casefold()
         near = int(texts.isin(list(declared)).sum()) - (filled - unfit)
         if near >= MISFIT_SHARE * unfit:
             return (
@@ -137,7 +138,7 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 "from numbers: save the file with the column formatted as text, or declare the codes as the file "
                 "writes them."
             )
-        listed, name = _listed(column, series, unfit)
+        listed, name = _listed(column, written, unfit)
         if name:
             return (
                 f" {listed:,} of them are values of the bundled list '{TITLES[name]}': declare that list instead "
@@ -161,13 +162,13 @@ LISTS_TRIED = (
 )
 
 
-def _listed(column, series: pd.Series, unfit: int) -> tuple[int, str | None]:
+def _listed(column, stripped: pd.Series, unfit: int) -> tuple[int, str | None]:
     """For a flagged list of categories: the bundled list (:data:`LISTS_TRIED`, other than the one declared) that
     reads the most of its unread cells as the file writes them, and how many, when that is most of them (a
     ``country`` column started as the countries' names, in a file that writes PRT or PT); else ``(0, None)``.
     Publisher-only, as the flag itself: it names a public list, never a value."""
     declared = {str(v) for v in column.values}
-    cells = series.dropna().astype("string").str.strip().value_counts()
+    cells = stripped.value_counts()  # the flagged column's filled cells, stripped, each once with its count
     unread = cells[~cells.index.isin(list(declared))]
     lists = [n for n in LISTS_TRIED if set(public_list(n)) != declared]
     count, name = max(((int(unread[unread.index.isin(public_list(n))].sum()), n) for n in lists), default=(0, None))

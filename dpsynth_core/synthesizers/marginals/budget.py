@@ -261,15 +261,16 @@ def column_noise(domain, epsilon: float, spend: Spend, *, rows, expected_rows) -
     }
 
 
-def one_way_parts(table, spend: Spend, *, rows, expected_rows) -> tuple[dict, float]:
+def one_way_parts(table, spend: Spend, *, rows, expected_rows, weights=None) -> tuple[dict, float]:
     """Each kept column's share of the rounds for its first 1-way marginal (:func:`column_one_way`), as a
     release gives it for about ``expected_rows`` records (a public row count: AIM's share planned as
-    without a count, then topped up to the small one's), weighted by its declared cells; and their sum."""
+    without a count, then topped up to the small one's), weighted by its declared cells (or ``weights``: 0 for
+    AIM's share alone); and their sum."""
     m = len(table.kept)
     count = expected_rows if m > 1 and expected_rows else None
     rounds = planned_rounds(m, None) if rows is not None else None
     budget, zcdp = rounds_budget(spend), bool(spend.zcdp_delta)
-    weights = cell_weights(declared_cells(table))
+    weights = cell_weights(declared_cells(table)) if weights is None else weights
     shares = {
         name: column_one_way(
             m, count, rounds, ordered=column.kind in ORDERED_KINDS, budget=budget, zcdp=zcdp, weight=weight
@@ -287,14 +288,9 @@ def split_by_cells(table, spend: Spend, *, rows, expected_rows) -> bool:
     kept = list(table.kept.values())
     if len(kept) < 2 or not expected_rows or not any(c.kind == "text" or getattr(c, "adaptive", False) for c in kept):
         return False
-    m, rounds = len(kept), planned_rounds(len(kept), None) if rows is not None else None
-    budget, zcdp = rounds_budget(spend), bool(spend.zcdp_delta)
-    for column, weight in zip(kept, cell_weights(declared_cells(table)), strict=True):
-        ordered = column.kind in ORDERED_KINDS
-        share = functools.partial(column_one_way, m, expected_rows, rounds, ordered=ordered, budget=budget, zcdp=zcdp)
-        if share(weight=weight) > share(weight=0.0):  # the small table's share, by its cells, over AIM's
-            return True
-    return False
+    planned, _ = one_way_parts(table, spend, rows=rows, expected_rows=expected_rows)
+    floor, _ = one_way_parts(table, spend, rows=rows, expected_rows=expected_rows, weights=[0.0] * len(kept))
+    return any(planned[name] > floor[name] for name in planned)  # the small table's share, by cells, over AIM's
 
 
 def rounds_budget(spend: Spend) -> float:
