@@ -93,7 +93,7 @@ FITTED_MAX_BINS = 20
 
 def most_fitted_bins(countable: bool) -> int:
     """Most bins a fitted column ends with: :data:`FITTED_MAX_BINS` for whole numbers and dates (a bin per value
-    of a narrow leaf), :data:`ADAPTIVE_MAX_BINS` for real numbers (never cut so)."""
+    of a narrow leaf), :data:`ADAPTIVE_MAX_BINS` for real numbers (never cut into values)."""
     return FITTED_MAX_BINS if countable else ADAPTIVE_MAX_BINS
 
 

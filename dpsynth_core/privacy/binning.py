@@ -54,7 +54,7 @@ counts (their noise cancels on average when neighbours are summed):
   PrivTree stopped there for its depth bias, not for want of records, and nothing it measured says how they lie
   among those values; as bins, the method's own counts (at the release's main budget) place them (the pieces are
   cut where these bins start, :func:`.bin_weights.cut_at`: decoding draws a bin's values from its own pieces), and a
-  wider leaf holding most of the column into equal bins (:func:`.leaf_cuts.split_most`);
+  wider leaf holding most of the column (of a real range too) into equal bins (:func:`.leaf_cuts.split_most`);
 * inside each bin, the pieces get non-negative weights with the bin's noisy total (the
   noisy counts shifted down by one amount per bin and clipped at zero, a projection that
   does not give every empty piece made-up mass as clipping alone would). Decoding places
@@ -378,8 +378,8 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     bin_lows = np.union1d(bin_lows, ends).astype(bin_lows.dtype)
     if integer and leaf_cuts.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
-    if integer and leaf_cuts.SPLIT_MOST:  # a wide leaf holding most of the column: equal bins
-        bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
+    if leaf_cuts.SPLIT_MOST:  # a wide leaf holding most of the column: equal bins
+        bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept, integer)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     piece_lows, weights = bin_weights.cut_at(piece_lows, weights, bin_lows, top, integer)  # the split's bins
     if len(special):
