@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpsynth_core.data.encoding import decode_codes, encode_column
+from dpsynth_core.data.decoding import decode_codes
+from dpsynth_core.data.encoding import encode_column
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy.noise import make_noise_source
 

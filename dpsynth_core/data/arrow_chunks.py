@@ -26,7 +26,7 @@ def arrow_chunk(chunk: pd.DataFrame, schema: pa.Schema | None) -> pa.Table:
 
 
 def arrow_table(columns: dict) -> pa.Table:
-    """Columns drawn as Arrow (:meth:`~dpsynth_core.data.encoding.Decoded.arrow`) as one table: the types
+    """Columns drawn as Arrow (:meth:`~dpsynth_core.data.decoding.Decoded.arrow`) as one table: the types
     :func:`arrow_chunk` gives the same values as a DataFrame, except text may come as dictionary arrays,
     which a Parquet file stores as text (:func:`parquet_writer`)."""
     return pa.table(columns)

@@ -7,8 +7,12 @@ carries them (sources in ``assets/CREDITS.md``).
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from functools import cache
 from pathlib import Path
+
+import numpy as np
 
 LISTS_DIR = Path(__file__).resolve().parent / "lists"
 
@@ -75,3 +79,54 @@ def public_list(name: str) -> tuple[str, ...]:
 @cache
 def english_word_set() -> frozenset[str]:
     return frozenset(public_list("english_words"))
+
+
+def spelling_key(text: str) -> str:
+    """A name as its spellings share it: accents dropped, case folded, ``&`` read as "and", apostrophes dropped,
+    any other run of signs one space, a leading "the" dropped and "St" read as "Saint" (``Côte d'Ivoire``,
+    ``cote divoire`` and ``COTE-D'IVOIRE`` are one; ``Trinidad & Tobago`` is ``Trinidad and Tobago``).
+
+    >>> spelling_key("Côte d'Ivoire"), spelling_key("The Gambia"), spelling_key("St. Lucia")
+    ('cote divoire', 'gambia', 'saint lucia')
+    """
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
+    words = re.sub(r"[^0-9a-z]+", " ", re.sub(r"['’`]", "", plain.replace("&", " and "))).split()
+    words = words[1:] if words[:1] == ["the"] and len(words) > 1 else words
+    return " ".join("saint" if w == "st" else w for w in words)
+
+
+@cache
+def country_names() -> dict[str, str]:
+    """Every spelling (:func:`spelling_key`) of a country's name in the countries list, and of its other names
+    (``lists/country_aliases.txt``: ISO 3166's official and common names, and short names in wide use such as
+    USA, UK, Russia or Ivory Coast), mapped to its name in the list. Public: no data is read."""
+    names = {spelling_key(name): name for name in public_list("countries")}
+    for line in (LISTS_DIR / "country_aliases.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            other, name = line.split("\t")
+            names.setdefault(spelling_key(other), name)
+    return names
+
+
+@cache
+def _declared_countries(declared: tuple[str, ...]) -> dict[str, int]:
+    """The country each declared value names (its name in the countries list), mapped to the value's position; a
+    country two declared values name (``UK`` and ``United Kingdom``) is left out, so neither takes the other's."""
+    named = country_names()
+    found: dict[str, list[int]] = {}
+    for i, value in enumerate(declared):
+        if value in named.values() or spelling_key(value) in named:
+            found.setdefault(named.get(spelling_key(value), value), []).append(i)
+    return {country: at[0] for country, at in found.items() if len(at) == 1}
+
+
+def read_as_countries(declared: tuple[str, ...], cells) -> np.ndarray:
+    """For each cell, the position of the declared value that names the same country (another spelling or name
+    of it, :func:`country_names`: ``USA`` or ``United-States`` where ``United States`` is declared), or -1. A
+    public rule of each cell alone, so every engine's encoding reads a cell the same way (post-processing of no
+    data: nothing here is counted)."""
+    countries = _declared_countries(tuple(declared))
+    if not countries:
+        return np.full(len(cells), -1, dtype=np.int64)
+    named = country_names()
+    return np.fromiter((countries.get(named.get(spelling_key(c), ""), -1) for c in cells), np.int64, len(cells))

@@ -89,7 +89,7 @@ class RangeDomain(ColumnDomain):
     ``edges``: the first value of every bin, from ``min`` (or, with :attr:`edges_are_boundaries`,
     the boundaries from ``min`` to ``max``). ``spread`` (set only by a release's adaptive binning,
     never declared): how values spread inside the bins, as ``(lows, weights)`` of finer pieces
-    (see :func:`dpsynth_core.data.encoding.decode_codes`).
+    (see :func:`dpsynth_core.data.decoding.decode_codes`).
     """
 
     min: Any = None

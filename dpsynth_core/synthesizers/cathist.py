@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.encoding import decode_codes
+from ..data.decoding import decode_codes
 from ..domain import CategoricalDomain, ColumnDomain, TextDomain
 from ..privacy.cathist import cathist, draw_from_generator, draw_from_range, expected_made_up, fidelity, threshold
 from ..privacy.histogram import noisy_histogram, to_probabilities

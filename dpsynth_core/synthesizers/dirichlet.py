@@ -22,7 +22,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..data.encoding import EncodedTable, decode_codes
+from ..data.decoding import decode_codes
+from ..data.encoding import EncodedTable
 from ..errors import ParameterError
 from ..privacy.accounting import SUBSTITUTE
 from ..privacy.noise import dirichlet

@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.counting import CodedTable
-from ..data.encoding import Decoded, EncodedColumn, decoded_codes
+from ..data.decoding import Decoded, decoded_codes
+from ..data.encoding import EncodedColumn
 from ..engines.base import Merge, Vocabulary
 from ..privacy.cathist import cathist, draw_from_generator, threshold
 from ..privacy.prefixes import release_levels
@@ -123,7 +124,7 @@ class FiniteColumn:
         return self.decoded(codes, noise).series()
 
     def decoded(self, codes: np.ndarray, noise) -> Decoded:
-        """:meth:`decode`'s values as a :class:`~dpsynth_core.data.encoding.Decoded` (a Series or Arrow)."""
+        """:meth:`decode`'s values as a :class:`~dpsynth_core.data.decoding.Decoded` (a Series or Arrow)."""
         codes = np.asarray(codes, dtype=np.int64)
         if self.vocabulary is None:
             return decoded_codes(self.domain, codes, noise)

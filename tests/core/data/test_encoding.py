@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.data.encoding import decode_codes, encode_column, encode_table, numeric_values
+from dpsynth_core.data.decoding import decode_codes
+from dpsynth_core.data.encoding import encode_column, encode_table, numeric_values
 from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain, column_from_json
 from dpsynth_core.errors import DomainError
 from dpsynth_core.privacy.noise import make_noise_source
@@ -23,6 +24,26 @@ def test_categories_outside_domain_become_missing_or_other():
     assert list(encode_column(dom, pd.Series(["a", "z", " b "])).codes) == [0, 3, 1]
     dom_other = column_from_json("c", {"type": "categorical", "values": ["a", "b", "other"], "other": "other"})
     assert list(encode_column(dom_other, pd.Series(["a", "z"])).codes) == [0, 2]
+
+
+def test_a_declared_country_is_read_by_its_other_names_and_spellings():
+    """A country column declared by the bundled list reads a country's other names and spellings as that country
+    (a public rule of the cell alone): USA, United-States, South Korea, Cote d'Ivoire, Turkey; England (a part of
+    a country, not a name of one) and a made-up name stay outside. A list of the publisher's own spelling reads
+    the list's names as its own (United States where USA is declared), unless two declared values name one
+    country. Other categories are read exactly as declared (female is not Female)."""
+    countries = column_from_json("c", {"type": "categorical", "list": "countries"})
+    cells = pd.Series(["USA", "United-States", "south korea", "Cote d'Ivoire", "Turkey", "England", "Xanadu", ""])
+    encoded = encode_column(countries, cells)
+    read = [countries.values[c] if c < countries.bins else None for c in encoded.codes]
+    assert read == ["United States"] * 2 + ["Korea, Republic of", "Côte d'Ivoire", "Türkiye", None, None, None]
+    assert (encoded.out_of_domain, encoded.missing) == (2, 3)
+    own = column_from_json("c", {"type": "categorical", "values": ["USA", "Mexico", "Other"], "other": "Other"})
+    assert list(encode_column(own, pd.Series(["United States", "U.S.", "mexico", "Canada"])).codes) == [0, 0, 1, 2]
+    twice = column_from_json("c", {"type": "categorical", "values": ["UK", "United Kingdom", "France"]})
+    assert list(encode_column(twice, pd.Series(["Great Britain", "UK", "france"])).codes) == [3, 0, 2]
+    sex = column_from_json("s", {"type": "categorical", "list": "sex"})
+    assert list(encode_column(sex, pd.Series(["female", "Female"])).codes) == [2, 0]
 
 
 def test_integer_codes_match_numeric_text():
@@ -244,10 +265,10 @@ def test_short_columns_encode_as_pandas_does(monkeypatch):
 
 
 def test_the_tabled_search_of_pieces_is_numpy_s_searchsorted():
-    """Decoding finds each value's piece through a table of cells of 1/1024 (data.encoding._search): the
+    """Decoding finds each value's piece through a table of cells of 1/1024 (data.decoding._search): the
     answers of ``np.searchsorted(..., side="right")``, on points and piece ends that fall on cell edges,
     on values of the array, and on pieces several to a cell."""
-    from dpsynth_core.data.encoding import _search
+    from dpsynth_core.data.decoding import _search
 
     rng = np.random.default_rng(12)
     for _ in range(40):

@@ -81,7 +81,7 @@ def test_a_date_and_time_column_reads_its_times_and_says_what_it_cannot_read():
 def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
     frame = pd.DataFrame(
         {
-            "country": ["USA"] * 9 + [""],
+            "country": ["PRT"] * 9 + [""],
             "n": ["a", "b", "c", "d", "e", "6", "7", "8", "9", "10"],  # half are not numbers
             "colour": ["red"] * 8 + ["mauve", "teal"],  # two rare values outside the list
             "age": ["500"] * 10,  # outside the range: clamped, not a misfit
@@ -90,7 +90,7 @@ def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
     domain = TableDomain.from_json(
         {
             "columns": {
-                "country": {"type": "categorical", "values": ["United States", "Canada"], "missing": False},
+                "country": {"type": "categorical", "values": ["Portugal", "Spain"], "missing": False},
                 "n": {"type": "integer", "min": 0, "max": 100},
                 "colour": {"type": "categorical", "values": ["red", "blue"]},
                 "age": {"type": "integer", "min": 0, "max": 120},
@@ -103,6 +103,11 @@ def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
     assert "9 of its 9 filled cells are none of its declared values" in found[0]  # the empty cell is not filled
     assert "9 of them are values of the bundled list 'Country codes, three letters" in found[0]
     assert "5 of its 10 filled cells are not numbers" in found[1] and MISFIT_SHARE == 0.5
+    # a country's other name is that country: "USA" fits a list declaring "United States"
+    usa = TableDomain.from_json(
+        {"columns": {"country": {"type": "categorical", "values": ["United States", "Canada"]}}}
+    )
+    assert misfit_columns(frame[["country"]].replace("PRT", "USA"), usa) == ([], [])
     assert unfit_cells(domain.columns["colour"], frame["colour"]) == (10, 2)
     assert unfit_cells(domain.columns["age"], frame["age"]) == (10, 0)
 

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from dpsynth_core.data.cell_values import datetime_steps
-from dpsynth_core.data.encoding import decode_codes, encode_column
+from dpsynth_core.data.decoding import decode_codes
+from dpsynth_core.data.encoding import encode_column
 from dpsynth_core.domain import DateTimeDomain, TableDomain, TimeDomain, column_from_json
 from dpsynth_core.domain.schema import column_problems
 from dpsynth_core.errors import DomainError

@@ -283,6 +283,27 @@ def test_country_code_lists_follow_the_country_names():
     assert len(column.values) == 249 and not column.problems() and "ISO 3166 alpha-3" in TITLES["country_codes_3"]
 
 
+def test_every_other_name_of_a_country_names_one_country_of_the_list():
+    """The countries' other names (ISO 3166's official and common names, short names in wide use) each name a
+    country of the bundled list, and no spelling of one country's name is another's: a cell reads as at most one
+    country, whatever the order of the files."""
+    from dpsynth_core.domain.public_lists import LISTS_DIR, country_names, public_list, spelling_key
+
+    names = public_list("countries")
+    assert len({spelling_key(n) for n in names}) == len(names) == 249  # every name its own spelling
+    lines = [line.split("\t") for line in (LISTS_DIR / "country_aliases.txt").read_text("utf-8").splitlines()]
+    others = [line for line in lines if not line[0].startswith("#")]
+    assert len(others) >= 200 and all(len(line) == 2 and line[1] in names for line in others)
+    by_key: dict = {}
+    for other, name in others + [[n, n] for n in names]:
+        by_key.setdefault(spelling_key(other), set()).add(name)
+    assert all(len(named) == 1 for named in by_key.values()), [k for k, v in by_key.items() if len(v) > 1]
+    named = country_names()
+    assert named[spelling_key("USA")] == named[spelling_key("United-States")] == "United States"
+    assert named[spelling_key("Cote d'Ivoire")] == "Côte d'Ivoire" and named[spelling_key("Turkey")] == "Türkiye"
+    assert named[spelling_key("south korea")] == "Korea, Republic of" and spelling_key("England") not in named
+
+
 def test_huge_ranges_are_refused_before_allocating():
     import tracemalloc
 

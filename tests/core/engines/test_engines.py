@@ -40,6 +40,28 @@ def test_duckdb_reads_a_messy_csv_as_read_table_does(tmp_path, encoding):
         assert_same_counts(reference, engine)
 
 
+def test_a_country_s_other_names_are_counted_as_it_in_duckdb(tmp_path):
+    """A file that writes one country three ways (United States, USA, United-States) counts it as one declared
+    country in DuckDB as in memory: the reading is :func:`encode_column`'s, on the distinct cells."""
+    path = tmp_path / "countries.csv"
+    cells = ["United States", "USA", "United-States", "Mexico", "England", ""] * 50
+    pd.DataFrame({"country": cells, "n": np.arange(len(cells)) % 7}).to_csv(path, index=False)
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "country": {"type": "categorical", "list": "countries"},
+                "n": {"type": "integer", "min": 0, "max": 9},
+            }
+        }
+    )
+    reference = open_source(path, domain, engine="pandas")
+    with open_source(path, domain, engine="duckdb") as engine:
+        assert_same_counts(reference, engine)
+        names = domain.columns["country"].values  # codes: their positions in the list, missing last
+        counts = {(names[code] if code < len(names) else None): n for code, n in engine.value_counts("country").items()}
+        assert counts == {"Mexico": 50, "United States": 150, None: 100}
+
+
 def test_a_changed_cell_is_counted_once_per_record_not_once_per_value():
     domain = IntegerDomain(name="x", min=0, max=10)
     raw, counts = ["5", "99", "abc", "", "-4"], [7, 1_000_003, 12, 5, 2]

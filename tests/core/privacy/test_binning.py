@@ -11,7 +11,8 @@ import pytest
 
 from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
-from dpsynth_core.data.encoding import decode_codes, encode_table
+from dpsynth_core.data.decoding import decode_codes
+from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves
 from dpsynth_core.privacy import privtree as privtree_module

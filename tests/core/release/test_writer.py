@@ -287,7 +287,7 @@ def test_chunks_drawn_as_arrow_make_the_file_their_dataframes_make():
     missing cells) read back as the file their DataFrames (the same values, ``Decoded.series``) make, with
     the same types (text as text), and the numbers' statistics (the text's are left out)."""
     from dpsynth_core.data.arrow_chunks import arrow_table
-    from dpsynth_core.data.encoding import Decoded
+    from dpsynth_core.data.decoding import Decoded
 
     rng = np.random.default_rng(4)
 
