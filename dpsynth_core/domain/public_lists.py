@@ -59,7 +59,7 @@ TITLES = {
     "months": "Months of the year",
     "us_states": "US states and DC (51 names)",
     "us_state_codes": "US state codes (51 two-letter codes)",
-    "countries": "Countries (ISO 3166, 249 names)",
+    "countries": "Countries (ISO 3166, 249 names; USA, UK and other names read as the country)",
     "country_codes_3": "Country codes, three letters (ISO 3166 alpha-3: USA, FRA, ...; 249)",
     "country_codes_2": "Country codes, two letters (ISO 3166 alpha-2: US, FR, ...; 249)",
 }
