@@ -52,6 +52,7 @@ _ADVICE_ICONS = {
     "spelled": ":material/help:",
     "fractions": ":material/percent:",
     "totals": ":material/functions:",
+    "renamed": ":material/public:",
 }
 
 

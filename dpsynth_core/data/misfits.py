@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from ..domain import TableDomain
+from ..domain import CategoricalDomain, TableDomain
 from ..domain.kinds import KIND_STATEMENTS
-from ..domain.public_lists import TITLES, public_list
+from ..domain.public_lists import TITLES, public_list, read_as_countries
 from .cell_values import read_numbers, time_of_day
 from .encoding import encode_column, missing_cells
 
@@ -299,6 +299,32 @@ def total_rows(data: pd.DataFrame, domain: TableDomain, counts: dict | None = No
     return [f"{int(rows.sum()):,} row(s) read as a total (Total, Sum, ...) in column(s) {names}."]
 
 
+#: What the release does with cells read by another name of their country.
+RENAMED_HOW = (
+    "Each is read as the declared country it names (the bundled list of the countries' other names), so it counts "
+    "as that country and the release writes the declared name. To keep a spelling as written, declare it as a "
+    "value of its own."
+)
+
+
+def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): per categorical column, how many cells name a declared country
+    another way (``USA`` where ``United States`` is declared: :func:`~..domain.public_lists.read_as_countries`), in
+    one line a column that has any (no value named)."""
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or not isinstance(column, CategoricalDomain) or column.integer_codes:
+            continue
+        distinct = _distinct(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        keys = tuple(str(v) for v in column.values)
+        texts = distinct.index.to_series().astype(str).str.strip()
+        other = ~texts.isin(keys).to_numpy() & (read_as_countries(keys, texts.tolist()) >= 0)
+        if other.any():
+            cells = int(distinct.to_numpy()[other].sum())
+            lines.append(f"Column '{name}': {cells:,} cells name a declared country another way.")
+    return lines
+
+
 @dataclass(frozen=True)
 class FitNotes:
     """What a check of the data file against its declaration found, for the publisher only (it reads the data;
@@ -306,7 +332,8 @@ class FitNotes:
     rule reads their kinds (:func:`misfit_columns`); ``timed``, date columns whose times a release drops
     (:func:`timed_columns`); ``spelled``, cells written as a missing value usually is (:func:`missing_spellings`);
     ``fractions``, shares stored as fractions in a percent range (:func:`fraction_columns`); ``totals``, rows that
-    are a spreadsheet's totals (:func:`total_rows`)."""
+    are a spreadsheet's totals (:func:`total_rows`); ``renamed``, cells naming a declared country another way
+    (:func:`renamed_cells`)."""
 
     missing: list
     how: list
@@ -314,6 +341,7 @@ class FitNotes:
     spelled: list
     fractions: list
     totals: list
+    renamed: list
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -325,6 +353,7 @@ class FitNotes:
             ("spelled", "cells written as files usually write a missing value.", self.spelled, MISSING_SPELLINGS_HOW),
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
             ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
+            ("renamed", "cells read as the country they name.", self.renamed, RENAMED_HOW),
         )
         return [note for note in notes if note[2]]
 
@@ -340,4 +369,5 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         missing_spellings(data, domain, counts),
         fraction_columns(data, domain),
         total_rows(data, domain, counts),
+        renamed_cells(data, domain, counts),
     )
