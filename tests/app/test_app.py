@@ -1091,6 +1091,25 @@ def test_dates_with_a_time_of_day_are_said_to_keep_the_day_only():
     assert "declare the column as dates with a time of day" in said[0]
 
 
+def test_cells_read_as_the_country_they_name_are_counted_on_the_preview():
+    """A country column declared by the bundled list in a file that writes United-States and USA: nothing is
+    flagged (every cell reads as a country), and the Preview tells the publisher how many cells were read by
+    another name of their country (no value named)."""
+    raw = "country,n\n" + "".join(f"{c},{i % 5}\n" for i, c in enumerate(["United-States", "USA", "Mexico"] * 40))
+    spec = {
+        "columns": {
+            "country": {"type": "categorical", "list": "countries"},
+            "n": {"type": "integer", "min": 0, "max": 9},
+        }
+    }
+    at = _load_declaration(_upload(_app().run(), "places.csv", raw.encode()), spec)
+    at = _visit(at, "app_pages/4_Preview.py")
+    assert not at.exception and not [w.value for w in at.warning if "For you only" in w.value]
+    said = [i.value for i in at.info if "the country they name" in i.value]
+    assert len(said) == 1 and "Column 'country': 80 cells name a declared country another way." in said[0], said
+    assert "United" not in said[0] and "USA" not in said[0]
+
+
 def test_shares_a_spreadsheet_stores_as_fractions_in_a_percent_range_are_said_before_a_draw():
     """Seattle's weather as a workbook with a share column shown as percentages (stored 0.0 to 1.0) and declared
     0 to 100 in percent, as the sheet shows it: the Preview says, for the publisher only, that the values would
