@@ -16,6 +16,7 @@ names the spelling, one of a public list, and counts them, so the publisher can 
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from ..domain import CategoricalDomain, TableDomain
-from ..domain.kinds import KIND_STATEMENTS
+from ..domain.kinds import DEFAULT_ALPHABET, KIND_STATEMENTS
 from ..domain.public_lists import TITLES, public_list, read_as_countries
 from .cell_values import read_numbers, time_of_day
 from .encoding import encode_column, missing_cells
@@ -151,7 +152,42 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 'declare the codes as the values, with the words as their labels ("labels": {"1": "North"}; from an '
                 "SPSS, Stata or SAS file's codebook, the command line's declare and the Domain page start them so)."
             )
+    if column.kind == "text":
+        return _text_reading(column, series, markers, filled, unfit)
     return ""
+
+
+#: The kinds of text a flagged text column is tried as (:func:`_text_reading`), narrowest first, each a public
+#: declaration with its words: one or two English words, codes of 1 to 12 digits, and letters (small and capital),
+#: digits, spaces, hyphens and apostrophes up to the longest length the Domain page offers.
+TEXT_TRIED = (
+    ({"generator": "english_word"}, "any English word"),
+    ({"generator": "word_pair"}, "any pair of English words"),
+    *(({"generator": "digits", "length": n}, f"a code of {n} digits") for n in range(1, 13)),
+    (
+        {
+            "generator": "letters",
+            "max_length": 40,
+            "alphabet": DEFAULT_ALPHABET + DEFAULT_ALPHABET.upper() + "0123456789 -'",
+        },
+        "any string of up to 40 letters (small and capital), digits, spaces, hyphens and apostrophes",
+    ),
+)
+
+
+def _text_reading(column, series: pd.Series, markers, filled: int, unfit: int) -> str:
+    """For a flagged text column: the kind of text of :data:`TEXT_TRIED` that reads the most of its cells (the
+    narrowest of those that read as many), when that reads most of them, in words naming the kind and its settings
+    (never a value). Publisher-only, as the flag itself."""
+    tried = [
+        (unfit_cells(replace(column, prefixes=(), **k), series, markers)[1], i) for i, (k, _) in enumerate(TEXT_TRIED)
+    ]
+    fewest, best = min(tried)
+    if fewest >= MISFIT_SHARE * filled or fewest >= unfit:
+        return ""
+    kind, words = TEXT_TRIED[best]
+    declared = ", ".join(f'"{k}": {json.dumps(v)}' for k, v in kind.items())
+    return f" Declared as {words}, {filled - fewest:,} of them would be read ({declared} in a declaration)."
 
 
 #: The bundled lists a flagged list of categories is tried against (:func:`_listed`): another way of writing the

@@ -289,3 +289,31 @@ def test_cells_naming_a_declared_country_another_way_are_counted_never_named():
     assert fit_notes(frame[[column]].replace({"United-States": "United States"}), domain).renamed[0] != line
     sex = TableDomain.from_json({"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]}}})
     assert fit_notes(frame[["sex"]], sex).renamed == []
+
+
+def test_a_flagged_text_column_is_told_the_narrowest_kind_of_text_that_reads_it():
+    """medicaldata's covid_testing `patient_class` (inpatient, day surgery, admit after surgery-ip) declared as a
+    pair of English words: most cells are one word or three, so the check names the kind that reads them all (letters
+    with spaces and hyphens) with its settings; ZIP codes declared as English words are told "a code of 5 digits"
+    (the narrowest of the kinds that read them all), words declared as digits "any English word". No value named."""
+    frame = pd.DataFrame(
+        {
+            "patient_class": ["inpatient"] * 6 + ["day surgery"] * 2 + ["admit after surgery-ip"] * 2,
+            "zip": ["02139", "10001", "94105", "60601", "73301"] * 2,
+            "ward": ["oncology", "surgery", "maternity", "cardiology", "neurology"] * 2,
+        }
+    )
+    declared = {
+        "patient_class": {"type": "text", "generator": "word_pair"},
+        "zip": {"type": "text", "generator": "english_word"},
+        "ward": {"type": "text", "generator": "digits", "length": 5},
+    }
+    found, how = misfit_columns(frame, TableDomain.from_json({"columns": declared}))
+    assert len(found) == 3 and how == []  # each told what reads it
+    assert (
+        "8 of its 10 filled cells do not fit" in found[0] and "Declared as any string of up to 40 letters" in found[0]
+    )
+    assert "10 of them would be read" in found[0] and '"generator": "letters", "max_length": 40' in found[0]
+    assert 'Declared as a code of 5 digits, 10 of them would be read ("generator": "digits", "length": 5' in found[1]
+    assert "Declared as any English word, 10 of them would be read" in found[2]
+    assert not any(v in " ".join(found) for v in ("inpatient", "02139", "oncology"))
