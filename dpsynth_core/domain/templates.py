@@ -30,7 +30,8 @@ _NOT_DATES = "(candidate|update|validate|invalidate|mandate|accommodate|consolid
 _RULES = [
     (r"^(year|yr|season)_id$", {"type": "integer"}),  # Lahman's yearID: a season, not an identifier
     (
-        r"(^|_)(id|uuid|ssn|email|e_mail|phone|address)$|^(name|first|last|full_?name|surname)$|case_?number",
+        r"(^|_)(id|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone|address)$"
+        r"|^(name|first|last|full_?name|surname)$|case_?number",
         {"type": "drop"},
     ),
     # a header cell left empty (named by its position, :func:`dpsynth_core.data.tables.name_columns`): a row index
@@ -55,6 +56,9 @@ _RULES = [
     (r"(^|_)state$", {"type": "categorical", "values": list(public_list("us_states"))}),
     (r"(^|_)state_?(code|abbr|abbreviation)$", {"type": "categorical", "values": list(public_list("us_state_codes"))}),
     (r"zip|postcode|postal", {"type": "text", "generator": "digits", "length": 5}),
+    # a count of things (number_vmail_messages, num_children, n_ratings, priors_count): whole numbers from 0, the
+    # largest still to supply; a rate (count_per_hour) is not one
+    (r"^(?!.*_per_)((number|num|n|count)_(of_)?[a-z]|(nr|no)_of_|.*(^|_)counts?$)", {"type": "integer", "min": 0}),
     # a part of a date in a column of its own (hotel bookings' arrival_date_year, _week_number, _day_of_month): a
     # number with the range the calendar gives it, or a year's whole number whose range the publisher supplies;
     # a month or a day of the week is as often a name as a number, so neither is guessed (nor a date)

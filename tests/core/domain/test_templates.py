@@ -164,8 +164,14 @@ def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
     assert template_for("createdAt") == {"type": "datetime"} and template_for("patientID") == {"type": "drop"}
     assert template_for("yearID") == {"type": "integer"} and template_for("teamID") == {"type": "drop"}  # Lahman
     # a word that ends in "date" but names none
-    for name in ("candidate", "update_count", "validate", "n_candidates", "sedate"):
+    for name in ("candidate", "validate", "sedate"):
         assert template_for(name) == {"type": "text"}, name
+    for name in ("update_count", "n_candidates"):  # counts: whole numbers from 0, the largest to supply
+        assert template_for(name) == {"type": "integer", "min": 0}, name
+    # counts as files name them (modeldata's churn, openintro's loans, crime records), not a rate
+    for name in ("number_vmail_messages", "num_open_cc_accounts", "n_ratings", "priors_count", "NumCompaniesWorked"):
+        assert template_for(name) == {"type": "integer", "min": 0}, name
+    assert template_for("count_per_hour") == {"type": "text"} and template_for("phone_number") == {"type": "drop"}
     assert template_for("candidate_date") == {"type": "date"} and template_for("day_of_year")["max"] == 366
     assert (
         template_for("dateofbirth") == template_for("DOB") == {"type": "date"}
