@@ -115,16 +115,16 @@ def _declared_countries(declared: tuple[str, ...]) -> dict[str, int]:
     named = country_names()
     found: dict[str, list[int]] = {}
     for i, value in enumerate(declared):
-        if value in named.values() or spelling_key(value) in named:
-            found.setdefault(named.get(spelling_key(value), value), []).append(i)
+        if spelling_key(value) in named:  # (a name of the list is one of its own spellings)
+            found.setdefault(named[spelling_key(value)], []).append(i)
     return {country: at[0] for country, at in found.items() if len(at) == 1}
 
 
 def read_as_countries(declared: tuple[str, ...], cells) -> np.ndarray:
     """For each cell, the position of the declared value that names the same country (another spelling or name
     of it, :func:`country_names`: ``USA`` or ``United-States`` where ``United States`` is declared), or -1. A
-    public rule of each cell alone, so every engine's encoding reads a cell the same way (post-processing of no
-    data: nothing here is counted)."""
+    public rule of each cell alone (it reads the cell and the bundled lists, nothing else), so every engine's
+    encoding reads a cell the same way."""
     countries = _declared_countries(tuple(declared))
     if not countries:
         return np.full(len(cells), -1, dtype=np.int64)
