@@ -1,7 +1,7 @@
 """Columns whose declaration does not fit the data file: most filled cells would become missing.
 
 A date column whose file writes 31/01/2012, a number column that holds text, a list of country names
-for a file that writes USA: the public rule (:mod:`.encoding`) turns every such cell into missing, and
+for a file that writes PRT: the public rule (:mod:`.encoding`) turns every such cell into missing, and
 the release then says nothing about the column. This check says so before any draw, so a declaration of
 the wrong kind or format costs no budget. It reads the data, so its words are for the publisher only and
 never enter a release (as the Preview's counts of changed cells); it names no value and flags a column only
@@ -11,7 +11,9 @@ never which rare value a list leaves out (the declaration stays the publisher's,
 A date column whose cells carry a time of day (2010-01-01 13:00) keeps the day only: :func:`timed_columns` says so
 on the same terms, since an hourly table released as days has lost what the publisher may have wanted. Cells
 written as a missing value usually is (NA from R, . from SAS and Stata) but not declared so: :func:`missing_spellings`
-names the spelling, one of a public list, and counts them, so the publisher can declare it.
+names the spelling, one of a public list, and counts them, so the publisher can declare it. Cells that name a
+declared country another way (United-States, USA) are read as it: :func:`renamed_cells` counts them, so the publisher
+knows the release writes the declared name.
 """
 
 from __future__ import annotations
