@@ -181,10 +181,11 @@ def _text_reading(column, series: pd.Series, markers, filled: int, unfit: int) -
     """For a flagged text column: the kind of text of :data:`TEXT_TRIED` that reads the most of its cells (the
     narrowest of those that read as many), when that reads most of them, in words naming the kind and its settings
     (never a value). Publisher-only, as the flag itself."""
-    tried = [
-        (unfit_cells(replace(column, prefixes=(), **k), series, markers)[1], i) for i, (k, _) in enumerate(TEXT_TRIED)
-    ]
-    fewest, best = min(tried)
+    cells = series.dropna().astype(str).str.strip()
+    distinct = cells[~cells.isin(list(markers))].value_counts()  # each filled cell once, read by the text rule
+    values, counts = distinct.index.tolist(), distinct.to_numpy()
+    unread = (int(counts[pd.isna(replace(column, prefixes=(), **k).normalise(values))].sum()) for k, _ in TEXT_TRIED)
+    fewest, best = min((n, i) for i, n in enumerate(unread))
     if fewest >= MISFIT_SHARE * filled or fewest >= unfit:
         return ""
     kind, words = TEXT_TRIED[best]
