@@ -182,7 +182,8 @@ def _text_reading(column, series: pd.Series, markers, filled: int, unfit: int) -
     narrowest of those that read as many), when that reads most of them, in words naming the kind and its settings
     (never a value). Publisher-only, as the flag itself."""
     cells = series.dropna().astype(str).str.strip()
-    distinct = cells[~cells.isin(list(markers))].value_counts()  # each filled cell once, read by the text rule
+    filled_cells = cells[~cells.isin(list(markers))]  # read for the publisher's eyes only, as the flag itself
+    distinct = filled_cells.value_counts()  # each filled cell once, read by the text rule
     values, counts = distinct.index.tolist(), distinct.to_numpy()
     unread = (int(counts[pd.isna(replace(column, prefixes=(), **k).normalise(values))].sum()) for k, _ in TEXT_TRIED)
     fewest, best = min((n, i) for i, n in enumerate(unread))
