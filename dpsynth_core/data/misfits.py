@@ -211,7 +211,13 @@ def _listed(column, stripped: pd.Series, unfit: int) -> tuple[int, str | None]:
     cells = stripped.value_counts()  # the flagged column's filled cells, stripped, each once with its count
     unread = cells[~cells.index.isin(list(declared))]
     lists = [n for n in LISTS_TRIED if set(public_list(n)) != declared]
-    count, name = max(((int(unread[unread.index.isin(public_list(n))].sum()), n) for n in lists), default=(0, None))
+    cells = unread.index.tolist()
+
+    def read(n: str) -> int:  # the unread cells the list would read: its values, and a country's other names
+        listed = public_list(n)
+        return int(unread[unread.index.isin(listed) | (read_as_countries(listed, cells) >= 0)].sum())
+
+    count, name = max(((read(n), n) for n in lists), default=(0, None))
     return (count, name) if count and count >= MISFIT_SHARE * unfit else (0, None)
 
 

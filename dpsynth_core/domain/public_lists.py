@@ -110,13 +110,17 @@ def country_names() -> dict[str, str]:
 
 @cache
 def _declared_countries(declared: tuple[str, ...]) -> dict[str, int]:
-    """The country each declared value names (its name in the countries list), mapped to the value's position; a
-    country two declared values name (``UK`` and ``United Kingdom``) is left out, so neither takes the other's."""
+    """The country each declared value names (its name in the countries list), mapped to the value's position,
+    when at least half the declared values name countries (a list of countries, the bundled one or the publisher's
+    own; not the US states' Georgia or a list of first names' Chad); a country two declared values name (``UK`` and
+    ``United Kingdom``) is left out, so neither takes the other's."""
     named = country_names()
     found: dict[str, list[int]] = {}
     for i, value in enumerate(declared):
         if spelling_key(value) in named:  # (a name of the list is one of its own spellings)
             found.setdefault(named[spelling_key(value)], []).append(i)
+    if 2 * sum(map(len, found.values())) < len(declared):
+        return {}
     return {country: at[0] for country, at in found.items() if len(at) == 1}
 
 

@@ -44,6 +44,12 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     assert list(encode_column(twice, pd.Series(["Great Britain", "UK", "france"])).codes) == [3, 0, 2]
     sex = column_from_json("s", {"type": "categorical", "list": "sex"})
     assert list(encode_column(sex, pd.Series(["female", "Female"])).codes) == [2, 0]
+    # a list whose values are mostly not countries is read as written, even where one value names a country
+    states = column_from_json("s", {"type": "categorical", "list": "us_states"})
+    assert [
+        states.values[c] if c < states.bins else None
+        for c in encode_column(states, pd.Series(["Georgia", "georgia"])).codes
+    ] == ["Georgia", None]
 
 
 def test_integer_codes_match_numeric_text():

@@ -275,7 +275,8 @@ def test_cells_naming_a_declared_country_another_way_are_counted_never_named():
     Puerto-Rico) and short ones (Vietnam, Iran) are read as the declared countries, and the publisher is told how
     many cells were read so (no value named); before the list of other names, 29,950 of its 31,978 filled cells
     would have become missing. A column of another list, or one whose cells are written as declared, gets no
-    line."""
+    line. Declared by the three-letter codes instead, the column is flagged and told that the countries list reads
+    31,667 of its cells (by their names or other names: all but 311)."""
     frame = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False)
     column = next(c for c in frame.columns if "country" in c)
     domain = TableDomain.from_json(
@@ -289,6 +290,15 @@ def test_cells_naming_a_declared_country_another_way_are_counted_never_named():
     assert fit_notes(frame[[column]].replace({"United-States": "United States"}), domain).renamed[0] != line
     sex = TableDomain.from_json({"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]}}})
     assert fit_notes(frame[["sex"]], sex).renamed == []
+    # declared by the three-letter codes, the column is flagged and told the list that reads its names
+    codes = TableDomain.from_json(
+        {
+            "columns": {column: {"type": "categorical", "list": "country_codes_3"}},
+            "missing_values": {"markers": ["", "?"]},
+        }
+    )
+    (flagged,) = fit_notes(frame[[column]], codes).missing
+    assert "31,667 of them are values of the bundled list 'Countries (ISO 3166" in flagged, flagged  # all but 311
 
 
 def test_a_flagged_text_column_is_told_the_narrowest_kind_of_text_that_reads_it():
