@@ -6,8 +6,8 @@ The public rule for values that do not fit the declaration (documented in the RE
 * numbers are rounded to whole numbers in ``integer`` columns (a cell changed, counted as one);
 * a cell that cannot be read as the column's kind (a date: :mod:`.cell_values`), or a category or text value
   outside the domain, becomes missing (a categorical column with an ``other`` value maps it there), but a cell
-  naming a declared country another way (``USA``, ``United-States``: :func:`~..domain.public_lists.read_as_countries`)
-  is that country;
+  naming a declared country or US state another way (``USA``, ``United-States``, ``NEW YORK``:
+  :func:`~..domain.public_lists.read_as_named`) is that place;
 * in a column declared without missing values, a missing cell takes the first value of
   the domain (the first category, the first bin, the first label).
 
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
-from ..domain.public_lists import read_as_countries
+from ..domain.public_lists import read_as_named
 from .cell_values import date_days, datetime_steps, read_numbers, time_steps
 from .counting import CodedTable
 
@@ -169,8 +169,8 @@ def _encode_categorical(domain: CategoricalDomain, text: np.ndarray, is_missing:
         whole = np.isfinite(numbers) & (numbers == np.round(numbers)) & (np.abs(numbers) < 2.0**63)
         as_keys = np.where(whole, np.where(whole, numbers, 0.0).astype(np.int64).astype(str), "")
         codes[unmatched] = pd.Index(keys).get_indexer(as_keys)
-    elif unmatched.any():  # a declared country's other names and spellings
-        codes[unmatched] = read_as_countries(tuple(keys), text[unmatched].tolist())
+    elif unmatched.any():  # a declared country's or US state's other names and spellings
+        codes[unmatched] = read_as_named(tuple(keys), text[unmatched].tolist())
     unmatched = (codes < 0) & ~is_missing
     if domain.other is not None:
         codes[unmatched] = keys.index(str(domain.other))

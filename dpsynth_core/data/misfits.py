@@ -12,8 +12,8 @@ A date column whose cells carry a time of day (2010-01-01 13:00) keeps the day o
 on the same terms, since an hourly table released as days has lost what the publisher may have wanted. Cells
 written as a missing value usually is (NA from R, . from SAS and Stata) but not declared so: :func:`missing_spellings`
 names the spelling, one of a public list, and counts them, so the publisher can declare it. Cells that name a
-declared country another way (United-States, USA) are read as it: :func:`renamed_cells` counts them, so the publisher
-knows the release writes the declared name.
+declared country or US state another way (United-States, USA, NEW YORK) are read as it: :func:`renamed_cells`
+counts them, so the publisher knows the release writes the declared name.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..domain import CategoricalDomain, TableDomain
 from ..domain.kinds import DEFAULT_ALPHABET, KIND_STATEMENTS
-from ..domain.public_lists import TITLES, public_list, read_as_countries
+from ..domain.public_lists import TITLES, public_list, read_as_named
 from .cell_values import read_numbers, time_of_day
 from .encoding import encode_column, missing_cells
 
@@ -215,7 +215,7 @@ def _listed(column, stripped: pd.Series, unfit: int) -> tuple[int, str | None]:
 
     def read(n: str) -> int:  # the unread cells the list would read: its values, and a country's other names
         listed = public_list(n)
-        return int(unread[unread.index.isin(listed) | (read_as_countries(listed, cells) >= 0)].sum())
+        return int(unread[unread.index.isin(listed) | (read_as_named(listed, cells) >= 0)].sum())
 
     count, name = max(((read(n), n) for n in lists), default=(0, None))
     return (count, name) if count and count >= MISFIT_SHARE * unfit else (0, None)
@@ -347,16 +347,16 @@ def total_rows(data: pd.DataFrame, domain: TableDomain, counts: dict | None = No
 
 #: What the release does with cells read by another name of their country.
 RENAMED_HOW = (
-    "Each is read as the declared country it names (the bundled list of the countries' other names), so it counts "
-    "as that country and the release writes the declared name. To keep a spelling as written, declare it as a "
-    "value of its own."
+    "Each is read as the declared country or US state it names (the bundled lists of their names, spellings and "
+    "other names), so it counts as that place and the release writes the declared name. To keep a spelling as "
+    "written, declare it as a value of its own."
 )
 
 
 def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): per categorical column, how many cells name a declared country
-    another way (``USA`` where ``United States`` is declared: :func:`~..domain.public_lists.read_as_countries`), in
-    one line a column that has any (no value named)."""
+    or US state another way (``USA`` where ``United States`` is declared:
+    :func:`~..domain.public_lists.read_as_named`), in one line a column that has any (no value named)."""
     lines = []
     for name, column in domain.kept.items():
         if name not in data or not isinstance(column, CategoricalDomain) or column.integer_codes:
@@ -364,10 +364,10 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
         distinct = _distinct(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
         keys = tuple(str(v) for v in column.values)
         texts = distinct.index.to_series().astype(str).str.strip()
-        other = ~texts.isin(keys).to_numpy() & (read_as_countries(keys, texts.tolist()) >= 0)
+        other = ~texts.isin(keys).to_numpy() & (read_as_named(keys, texts.tolist()) >= 0)
         if other.any():
             cells = int(distinct.to_numpy()[other].sum())
-            lines.append(f"Column '{name}': {cells:,} cells name a declared country another way.")
+            lines.append(f"Column '{name}': {cells:,} cells name a declared country or US state another way.")
     return lines
 
 
@@ -378,7 +378,7 @@ class FitNotes:
     rule reads their kinds (:func:`misfit_columns`); ``timed``, date columns whose times a release drops
     (:func:`timed_columns`); ``spelled``, cells written as a missing value usually is (:func:`missing_spellings`);
     ``fractions``, shares stored as fractions in a percent range (:func:`fraction_columns`); ``totals``, rows that
-    are a spreadsheet's totals (:func:`total_rows`); ``renamed``, cells naming a declared country another way
+    are a spreadsheet's totals (:func:`total_rows`); ``renamed``, cells naming a declared country or state another way
     (:func:`renamed_cells`)."""
 
     missing: list
@@ -399,7 +399,7 @@ class FitNotes:
             ("spelled", "cells written as files usually write a missing value.", self.spelled, MISSING_SPELLINGS_HOW),
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
             ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
-            ("renamed", "cells read as the country they name.", self.renamed, RENAMED_HOW),
+            ("renamed", "cells read as the country or US state they name.", self.renamed, RENAMED_HOW),
         )
         return [note for note in notes if note[2]]
 

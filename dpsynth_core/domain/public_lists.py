@@ -109,28 +109,43 @@ def country_names() -> dict[str, str]:
 
 
 @cache
-def _declared_countries(declared: tuple[str, ...]) -> dict[str, int]:
-    """The country each declared value names (its name in the countries list), mapped to the value's position,
-    when at least half the declared values name countries (a list of countries, the bundled one or the publisher's
-    own; not the US states' Georgia or a list of first names' Chad); a country two declared values name (``UK`` and
-    ``United Kingdom``) is left out, so neither takes the other's."""
-    named = country_names()
-    found: dict[str, list[int]] = {}
-    for i, value in enumerate(declared):
-        if spelling_key(value) in named:  # (a name of the list is one of its own spellings)
-            found.setdefault(named[spelling_key(value)], []).append(i)
-    if 2 * sum(map(len, found.values())) < len(declared):
-        return {}
-    return {country: at[0] for country, at in found.items() if len(at) == 1}
+def us_state_names() -> dict[str, str]:
+    """Every spelling (:func:`spelling_key`) of a US state's name and of its two-letter code (``NEW YORK``,
+    ``new-york``, ``ny``), mapped to the name or the code as the bundled lists write it, and the District of
+    Columbia's other names (``Washington, D.C.``). Public: no data is read."""
+    names = {spelling_key(v): v for v in public_list("us_states") + public_list("us_state_codes")}
+    for other in ("Washington DC", "Washington D.C.", "D.C."):
+        names.setdefault(spelling_key(other), "District of Columbia")
+    return names
 
 
-def read_as_countries(declared: tuple[str, ...], cells) -> np.ndarray:
-    """For each cell, the position of the declared value that names the same country (another spelling or name
-    of it, :func:`country_names`: ``USA`` or ``United-States`` where ``United States`` is declared), or -1. A
-    public rule of each cell alone (it reads the cell and the bundled lists, nothing else), so every engine's
-    encoding reads a cell the same way."""
-    countries = _declared_countries(tuple(declared))
-    if not countries:
+#: The families of names a declared list may be read by (:func:`read_as_named`): the countries and the US states.
+NAME_FAMILIES = (country_names, us_state_names)
+
+
+@cache
+def _declared_names(declared: tuple[str, ...]) -> tuple[dict[str, str], dict[str, int]]:
+    """The family of names (:data:`NAME_FAMILIES`) at least half the declared values belong to (a list of countries
+    or of US states, the bundled one or the publisher's own; not the US states' Georgia read as the country, nor a
+    list of first names' Chad), and the place each declared value names there, mapped to the value's position; a
+    place two declared values name (``UK`` and ``United Kingdom``) is left out, so neither takes the other's."""
+    for family in NAME_FAMILIES:
+        named = family()
+        found: dict[str, list[int]] = {}
+        for i, value in enumerate(declared):
+            if spelling_key(value) in named:  # (a name of the list is one of its own spellings)
+                found.setdefault(named[spelling_key(value)], []).append(i)
+        if found and 2 * sum(map(len, found.values())) >= len(declared):
+            return named, {place: at[0] for place, at in found.items() if len(at) == 1}
+    return {}, {}
+
+
+def read_as_named(declared: tuple[str, ...], cells) -> np.ndarray:
+    """For each cell, the position of the declared value that names the same country or US state (another
+    spelling or name of it, :func:`country_names`, :func:`us_state_names`: ``USA`` or ``United-States`` where
+    ``United States`` is declared, ``NEW YORK`` where ``New York`` is), or -1. A public rule of each cell alone (it
+    reads the cell and the bundled lists, nothing else), so every engine's encoding reads a cell the same way."""
+    named, places = _declared_names(tuple(declared))
+    if not places:
         return np.full(len(cells), -1, dtype=np.int64)
-    named = country_names()
-    return np.fromiter((countries.get(named.get(spelling_key(c), ""), -1) for c in cells), np.int64, len(cells))
+    return np.fromiter((places.get(named.get(spelling_key(c), ""), -1) for c in cells), np.int64, len(cells))

@@ -31,7 +31,9 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     (a public rule of the cell alone): USA, United-States, South Korea, Cote d'Ivoire, Turkey; England (a part of
     a country, not a name of one) and a made-up name stay outside. A list of the publisher's own spelling reads
     the list's names as its own (United States where USA is declared), unless two declared values name one
-    country. Other categories are read exactly as declared (female is not Female)."""
+    country. US states and their codes are read by their spellings (NEW YORK, ny) where a list of states is
+    declared; other categories are read exactly as declared (female is not Female; a list of first names' Jordan
+    is not read as the country)."""
     countries = column_from_json("c", {"type": "categorical", "list": "countries"})
     cells = pd.Series(["USA", "United-States", "south korea", "Cote d'Ivoire", "Turkey", "England", "Xanadu", ""])
     encoded = encode_column(countries, cells)
@@ -44,12 +46,18 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     assert list(encode_column(twice, pd.Series(["Great Britain", "UK", "france"])).codes) == [3, 0, 2]
     sex = column_from_json("s", {"type": "categorical", "list": "sex"})
     assert list(encode_column(sex, pd.Series(["female", "Female"])).codes) == [2, 0]
-    # a list whose values are mostly not countries is read as written, even where one value names a country
+    # US states are read by their spellings too (a file in capitals), but a list of states is not read as countries
     states = column_from_json("s", {"type": "categorical", "list": "us_states"})
-    assert [
-        states.values[c] if c < states.bins else None
-        for c in encode_column(states, pd.Series(["Georgia", "georgia"])).codes
-    ] == ["Georgia", None]
+    cells = pd.Series(["Georgia", "georgia", "NEW YORK", "Washington, D.C.", "Ga"])
+    codes = encode_column(states, cells).codes
+    assert [states.values[c] if c < states.bins else None for c in codes] == [
+        *("Georgia", "Georgia", "New York", "District of Columbia", None)
+    ]
+    codes = column_from_json("s", {"type": "categorical", "list": "us_state_codes"})
+    assert [codes.values[c] for c in encode_column(codes, pd.Series(["ny", "Ny", "Tx"])).codes] == ["NY"] * 2 + ["TX"]
+    # a list whose values are mostly neither is read as written, even where a value names a place
+    names = column_from_json("n", {"type": "categorical", "values": ["Jordan", "Chad", "Emma", "Olivia", "Liam"]})
+    assert list(encode_column(names, pd.Series(["jordan", "Jordan"])).codes) == [5, 0]
 
 
 def test_integer_codes_match_numeric_text():

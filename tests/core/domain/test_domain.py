@@ -287,7 +287,7 @@ def test_every_other_name_of_a_country_names_one_country_of_the_list():
     """The countries' other names (ISO 3166's official and common names, short names in wide use) each name a
     country of the bundled list, and no spelling of one country's name is another's: a cell reads as at most one
     country, whatever the order of the files."""
-    from dpsynth_core.domain.public_lists import LISTS_DIR, country_names, public_list, spelling_key
+    from dpsynth_core.domain.public_lists import LISTS_DIR, country_names, public_list, spelling_key, us_state_names
 
     names = public_list("countries")
     assert len({spelling_key(n) for n in names}) == len(names) == 249  # every name its own spelling
@@ -302,6 +302,9 @@ def test_every_other_name_of_a_country_names_one_country_of_the_list():
     assert named[spelling_key("USA")] == named[spelling_key("United-States")] == "United States"
     assert named[spelling_key("Cote d'Ivoire")] == "Côte d'Ivoire" and named[spelling_key("Turkey")] == "Türkiye"
     assert named[spelling_key("south korea")] == "Korea, Republic of" and spelling_key("England") not in named
+    states = us_state_names()  # the states' names and codes, each its own spelling, and the District's other names
+    assert len(states) == 51 + 51 + 3 and states[spelling_key("NEW YORK")] == "New York" and states["ny"] == "NY"
+    assert states[spelling_key("Washington, D.C.")] == "District of Columbia"
 
 
 def test_huge_ranges_are_refused_before_allocating():
