@@ -32,7 +32,8 @@ def read_upload(
 def misfits(_frame, fingerprint: str, declaration_json: str):
     """The publisher-only check of the file against its declaration (:func:`~dpsynth_core.data.misfits.fit_notes`:
     columns most of whose cells would become missing, times a release drops, missing values' usual spellings,
-    shares stored as fractions, total rows), per file (``fingerprint``) and declaration."""
+    shares stored as fractions, total rows, cells read by another name of their country or US state), per file
+    (``fingerprint``) and declaration, so a rerun of the page does not read the file again."""
     from dpsynth_core.data.misfits import fit_notes
     from dpsynth_core.domain import TableDomain
 
