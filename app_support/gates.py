@@ -53,6 +53,7 @@ _ADVICE_ICONS = {
     "fractions": ":material/percent:",
     "totals": ":material/functions:",
     "renamed": ":material/public:",
+    "changed": ":material/rule:",
 }
 
 

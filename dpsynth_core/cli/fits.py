@@ -3,10 +3,12 @@
 It reads the file in memory (any file ``synth`` reads there) and names each column at least half of whose filled
 cells the public rule would turn into missing: dates or numbers in a form the declaration does not say (``written``),
 text in a number column, a coding the declared list does not use (:func:`dpsynth_core.data.misfits.misfit_columns`,
-the app's warning before a draw). Nothing is measured, spent or recorded, nothing it prints enters a release, and it
-names no value. It also says how many of a CSV's lines could not be read, and stops when most could not (a title
-above the header, a row number the header does not name). Exit status 0 when every column fits, 2 (one line on
-stderr) when one does not or most lines are broken, so a script can stop before ``synth``.
+the app's warning before a draw), and counts, in a column that mostly fits, the cells the rule would change
+(:func:`~dpsynth_core.data.misfits.changed_columns`: what ``synth`` notes after a release). Nothing is measured,
+spent or recorded, nothing it prints enters a release, and it names no value. It also says how many of a CSV's
+lines could not be read, and stops when most could not (a title above the header, a row number the header does not
+name). Exit status 0 when no column would come out mostly missing, 2 (one line on stderr) when one would or most
+lines are broken, so a script can stop before ``synth``.
 """
 
 from __future__ import annotations
@@ -53,7 +55,14 @@ def run_check_declaration(args) -> None:
         print("\n".join(f"- {line}" for line in found))
         print(how)
     if not notes.missing:
-        print(f"every column of {Path(args.input).name} fits its declaration ({len(domain.kept):,} kept)")
+        name, kept = Path(args.input).name, f"{len(domain.kept):,} kept"
+        if notes.changed:  # some cells changed (above), none of the columns mostly missing
+            print(
+                f"no column of {name} would come out mostly missing ({kept}); {len(notes.changed):,} hold cells the "
+                "public rule changes (above)"
+            )
+        else:
+            print(f"every column of {name} fits its declaration ({kept})")
         return
     print(f"For you only (it reads your data): {notes.MISSING_HEADING}")
     for line in notes.missing:

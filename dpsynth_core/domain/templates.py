@@ -30,7 +30,7 @@ _NOT_DATES = "(candidate|update|validate|invalidate|mandate|accommodate|consolid
 _RULES = [
     (r"^(year|yr|season)_id$", {"type": "integer"}),  # Lahman's yearID: a season, not an identifier
     (
-        r"(^|_)(id|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone|address)$"
+        r"(^|_)(id|pid|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone|address)$"
         r"|^(name|first|last|full_?name|surname)$|case_?number",
         {"type": "drop"},
     ),
@@ -66,6 +66,9 @@ _RULES = [
     (r"(^|_)(day_of_month|dayofmonth|mday)$|(^|_)date_day$", {"type": "integer", "min": 1, "max": 31}),
     (r"(^|_)(day_of_year|dayofyear|yday)$", {"type": "integer", "min": 1, "max": 366}),
     (r"(^|_)(year|yr)$", {"type": "integer"}),
+    # the year something happened, named year first or after what it dates (Ames' Year.Built, Yr.Sold,
+    # Garage.Yr.Blt); a year's own column of values (year_1960) or an age in years (two_year_recid) is not one
+    (r"^(year|yr)_[a-z]+|_(year|yr)_(built|blt|sold|bought|opened|founded|started|ended|born)$", {"type": "integer"}),
     (r"(^|_)date_(month|quarter|day_of_week|weekday|week|hour|minute|second)$", {"type": "text"}),
     (r"date_?time|time_?stamp|_at$", {"type": "datetime"}),
     (r"(^|_)(date[a-z]*|dob)(_|$)|[a-z]{3,}_on$", {"type": "date"}),  # dates, dateofbirth

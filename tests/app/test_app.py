@@ -1112,6 +1112,28 @@ def test_cells_read_as_the_country_they_name_are_counted_on_the_preview():
     assert "United" not in said[0] and "USA" not in said[0]
 
 
+def test_cells_the_rule_would_change_in_a_column_that_mostly_fits_are_counted_on_the_preview():
+    """A list whose documentation writes one value in other capitals than the file (12 of 120 cells) and a count
+    with two cells beyond its declared range: nothing is flagged (each column mostly fits), and the Preview counts,
+    for the publisher only, the cells a release would change, before any draw (no value named)."""
+    cells = ["North", "South", "south", "North", "South", "North", "South", "North", "South", "North"] * 12
+    raw = "region,n\n" + "".join(f"{c},{12 if i in (3, 50) else i % 5}\n" for i, c in enumerate(cells))
+    spec = {
+        "columns": {
+            "region": {"type": "categorical", "values": ["North", "South"]},
+            "n": {"type": "integer", "min": 0, "max": 9},
+        }
+    }
+    at = _load_declaration(_upload(_app().run(), "regions.csv", raw.encode()), spec)
+    at = _visit(at, "app_pages/4_Preview.py")
+    assert not at.exception and not [w.value for w in at.warning if "For you only" in w.value]
+    (said,) = [i.value for i in at.info if "change by the public rule" in i.value]
+    region = "Column 'region': 12 of its 120 filled cells are none of its declared values (12 of them declared values"
+    assert f"{region} in other capitals)." in said, said
+    assert "Column 'n': 2 of its 120 filled cells lie outside the declared range" in said
+    assert "south" not in said
+
+
 def test_shares_a_spreadsheet_stores_as_fractions_in_a_percent_range_are_said_before_a_draw():
     """Seattle's weather as a workbook with a share column shown as percentages (stored 0.0 to 1.0) and declared
     0 to 100 in percent, as the sheet shows it: the Preview says, for the publisher only, that the values would

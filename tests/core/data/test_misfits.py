@@ -283,7 +283,9 @@ def test_cells_naming_a_declared_country_another_way_are_counted_never_named():
         {"columns": {column: {"type": "categorical", "list": "countries"}}, "missing_values": {"markers": ["", "?"]}}
     )
     notes = fit_notes(frame[[column]], domain)
-    assert notes.missing == [] and [which for which, *_ in notes.advice()] == ["renamed"]
+    assert notes.missing == [] and [which for which, *_ in notes.advice()] == ["renamed", "changed"]
+    # the cells that name no country (England, South, Columbia, ...) are counted as the rule changes them
+    assert notes.changed == [f"Column '{column}': 311 of its 31,978 filled cells are none of its declared values."]
     (line,) = notes.renamed
     read = int(line.split(": ")[1].split(" cells")[0].replace(",", ""))
     assert line.startswith(f"Column '{column}': ") and 29_000 < read < 31_978 and "United" not in line
@@ -327,3 +329,44 @@ def test_a_flagged_text_column_is_told_the_narrowest_kind_of_text_that_reads_it(
     assert 'Declared as a code of 5 digits, 10 of them would be read ("generator": "digits", "length": 5' in found[1]
     assert "Declared as any English word, 10 of them would be read" in found[2]
     assert not any(v in " ".join(found) for v in ("inpatient", "02139", "oncology"))
+
+
+def test_cells_the_rule_changes_in_a_column_that_mostly_fits_are_counted_before_a_draw():
+    """A declaration written from documentation that spells a few values another way than the file (Ames' housing
+    documentation writes the neighbourhood "Names" where the file writes "NAmes") loses those cells to missing while
+    the column mostly fits: each such column is counted before the draw (what the command line notes after it),
+    with the cells that are declared values in other capitals, and numbers outside the declared range; no value
+    named, nothing stopped, and cells told of by another note (a missing value written NA) not counted again."""
+    frame = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False)[["age", "workclass"]]
+    real = frame["workclass"].value_counts()
+    values = [v for v in real.index if v]
+    spec = {
+        "age": {"type": "integer", "min": 17, "max": 80},
+        "workclass": {"type": "categorical", "values": [v.lower() if v == "Self-emp-inc" else v for v in values]},
+    }
+    domain = TableDomain.from_json({"columns": spec, "missing_values": {"markers": ["", "?"]}})
+    notes = fit_notes(frame, domain)
+    over = int((frame["age"].astype(int) > 80).sum())
+    assert notes.missing == [] and over > 0
+    assert notes.changed == [
+        f"Column 'age': {over:,} of its {len(frame):,} filled cells lie outside the declared range or are fractions.",
+        f"Column 'workclass': {real['Self-emp-inc']:,} of its {len(frame) - real['']:,} filled cells are none of its "
+        f"declared values ({real['Self-emp-inc']:,} of them declared values in other capitals).",
+    ]
+    assert "Self-emp" not in " ".join(notes.changed)  # counts only, no value
+    assert [which for which, *_ in notes.advice()] == ["changed"]
+    # written as the file writes them and with the full range, nothing is changed; NA cells are told of once
+    fitting = TableDomain.from_json(
+        {
+            "columns": {
+                **spec,
+                "age": {"type": "integer", "min": 0, "max": 120},
+                "workclass": {"type": "categorical", "values": values},
+            },
+            "missing_values": {"markers": ["", "?"]},
+        }
+    )
+    assert fit_notes(frame, fitting).changed == []
+    with_na = frame.assign(age=frame["age"].where(frame.index % 100 > 0, "NA"))
+    notes = fit_notes(with_na, fitting)
+    assert notes.changed == [] and [which for which, *_ in notes.advice()] == ["spelled"]

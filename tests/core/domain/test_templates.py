@@ -163,6 +163,12 @@ def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
     assert template_for("BirthDate") == template_for("Date of Birth") == template_for("startDate") == {"type": "date"}
     assert template_for("createdAt") == {"type": "datetime"} and template_for("patientID") == {"type": "drop"}
     assert template_for("yearID") == {"type": "integer"} and template_for("teamID") == {"type": "drop"}  # Lahman
+    # the year something happened (Ames housing: Year.Built, Yr.Sold, Garage.Yr.Blt) and a parcel's or person's id
+    for name in ("Year.Built", "Yr.Sold", "Garage.Yr.Blt", "year_start", "YearBuilt"):
+        assert template_for(name) == {"type": "integer"}, name
+    for name in ("year_1960", "two_year_recid", "one_year_old", "rapid"):  # a year's values, an age, a word
+        assert template_for(name) == {"type": "text"}, name
+    assert template_for("PID") == template_for("person_pid") == {"type": "drop"}
     # a word that ends in "date" but names none
     for name in ("candidate", "validate", "sedate"):
         assert template_for(name) == {"type": "text"}, name

@@ -1,0 +1,197 @@
+"""What a data file writes that its declaration does not say, for the publisher only (it reads the data).
+
+Checks of :func:`.misfits.fit_notes` that do not stop a release, each naming columns and counts, never a value:
+date cells that carry a time of day a date column drops (:func:`timed_columns`); shares stored as fractions in a
+range declared in percent (:func:`fraction_columns`); cells written as files usually write a missing value (NA from
+R, . from SAS and Stata) but not declared so (:func:`missing_spellings`, the spelling from a public list); rows that
+are a spreadsheet's totals (:func:`total_rows`); and cells that name a declared country or US state another way
+(United-States, USA, NEW YORK), read as it (:func:`renamed_cells`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import pandas as pd
+
+from ..domain import CategoricalDomain, TableDomain
+from ..domain.public_lists import read_as_named
+from .cell_values import read_numbers, time_of_day
+from .encoding import missing_cells
+
+#: A column is flagged when at least this share of its filled cells cannot be read as its kind or lies outside its
+#: declared values (:mod:`.misfits`), and told by a check here when that share carries what the check looks for.
+MISFIT_SHARE = 0.5
+
+
+def distinct_cells(data: pd.DataFrame, name, counts: dict | None) -> pd.Series:
+    """Each distinct cell of a column with its count (read for the publisher's eyes only), kept in ``counts`` when
+    given so that the checks of one :func:`fit_notes` count each column once."""
+    if counts is not None and name in counts:
+        return counts[name]
+    series = data[name]  # counted for the publisher's eyes only: nothing declared comes from it
+    distinct = series.value_counts()
+    if counts is not None:
+        counts[name] = distinct
+    return distinct
+
+
+#: How a release keeps a date cell that carries a time of day, and how to keep the time.
+TIME_OF_DAY_HOW = (
+    "A date column releases the day only. To keep the time too, declare the column as dates with a time of day "
+    '(the Domain page\'s kind; "type": "datetime" in a declaration), kept to the second, the minute or the hour.'
+)
+
+
+def timed_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): each kept date column at least :data:`MISFIT_SHARE` of whose
+    filled cells carry a time of day other than midnight (:func:`.cell_values.time_of_day`), whose release keeps
+    the day only; one line each naming the column and the counts (no value)."""
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or column.kind != "date":
+            continue
+        series = data[name]
+        filled = len(series) - missing_cells(series, domain.missing_markers)
+        distinct = distinct_cells(data, name, counts)  # each distinct cell once (an hourly column repeats its times)
+        timed = int(distinct.to_numpy()[time_of_day(distinct.index.to_series().astype("string"))].sum())
+        if filled and timed >= MISFIT_SHARE * filled:
+            lines.append(f"Column '{name}': {timed:,} of its {filled:,} filled cells carry a time of day.")
+    return lines
+
+
+#: Why shares in a percent range come out wrong, and what to declare instead.
+FRACTION_HOW = (
+    "A spreadsheet stores 97% as the number 0.97 (it only shows it as a percentage), and a release keeps the values "
+    "as stored: in a range declared 0 to 100 they would all come out near 0. If these are shares, declare the range "
+    'as the file stores it, 0 to 1, without "written": "percent".'
+)
+
+
+def fraction_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+    """For the publisher only (it reads the data): each kept number column declared in percent (0 to 100, or
+    ``"written": "percent"``) at least :data:`MISFIT_SHARE` of whose filled cells are fractions strictly between 0
+    and 1 and nine in ten of them within 0 to 1: shares stored as fractions, as a spreadsheet's percentage cells
+    are, which would come out squashed near 0. One line each naming the column and the counts (no value)."""
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or column.kind != "float":
+            continue
+        if not (column.written == "percent" or (column.min == 0 and column.max == 100)):
+            continue
+        series = data[name]
+        values = read_numbers(series.where(~series.isin(list(domain.missing_markers))), column.written)
+        filled = int((~pd.isna(values)).sum())
+        inside = int(((values > 0) & (values < 1)).sum())
+        if filled and inside >= MISFIT_SHARE * filled and ((values >= 0) & (values <= 1)).sum() >= 0.9 * filled:
+            lines.append(
+                f"Column '{name}': {inside:,} of its {filled:,} numbers lie between 0 and 1, in a range declared in "
+                "percent (0 to 100)."
+            )
+    return lines
+
+
+#: How files commonly write a missing value (R, SAS and Stata, spreadsheets, databases): a public list, matched
+#: to a whole cell whatever its case.
+MISSING_SPELLINGS = ("NA", "N/A", "#N/A", "NaN", "null", "None", ".", "-", "?", "missing")
+#: What to do about such cells, after the lines naming them.
+MISSING_SPELLINGS_HOW = (
+    "Such cells are read as missing (or, in a text column, as a value). If the file writes a missing value so, "
+    'say it on the Domain page (\'Missing values are also written as\'; "missing_values": {"markers": ["", '
+    '"NA"]} in a declaration): they then count as missing, not as cells outside the declaration.'
+)
+
+
+def missing_spellings(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): each spelling of :data:`MISSING_SPELLINGS` that kept columns'
+    cells are written as, not declared a missing marker nor a declared category, one line with the cells and the
+    columns holding it (the spelling comes from the public list, never from the data)."""
+    known = {m.lower() for m in domain.missing_markers}
+    spellings = {s.lower(): s for s in MISSING_SPELLINGS if s.lower() not in known}
+    found: dict[str, Counter] = defaultdict(Counter)  # spelling -> column -> cells
+    for name, column in domain.kept.items():
+        if name not in data:
+            continue
+        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        texts = distinct.index.to_series().astype("string").str.strip().str.lower()
+        values = {str(v).lower() for v in getattr(column, "values", ()) or ()}
+        hits = texts.isin(list(spellings)) & ~texts.isin(list(values))
+        for text, count in zip(texts[hits.to_numpy()], distinct.to_numpy()[hits.to_numpy()]):
+            found[spellings[text]][name] += int(count)
+    lines = []
+    for spelling, columns in found.items():
+        names = ", ".join(f"'{n}'" for n in list(columns)[:5]) + (
+            f" and {len(columns) - 5:,} more" if len(columns) > 5 else ""
+        )
+        lines.append(f"{sum(columns.values()):,} cells written '{spelling}' in {len(columns):,} column(s): {names}.")
+    return lines
+
+
+#: How a spreadsheet's total or subtotal row labels itself: a public list, matched to a whole cell whatever its case
+#: (a colon after it allowed).
+TOTAL_WORDS = ("total", "totals", "grand total", "subtotal", "sub-total", "sum")
+#: Why such rows should go before a release.
+TOTAL_HOW = (
+    "A total or subtotal row is no one's record, and every person's values enter it, so each person would count in "
+    "two rows of the table while the release protects one. Delete such rows from the file (or the sheet) and load "
+    "it again."
+)
+
+
+def total_rows(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): the rows a cell of which is a word of :data:`TOTAL_WORDS` (a
+    spreadsheet's totals), in any column but a declared category holding that word, one line with the rows and the
+    columns holding it (the word comes from the public list, never from the data)."""
+    rows = pd.Series(False, index=data.index)
+    columns = []
+    for name in data.columns:
+        column = domain.columns.get(name)
+        declared = {str(v).strip().rstrip(":").casefold() for v in getattr(column, "values", ()) or ()}
+        words = [w for w in TOTAL_WORDS if w not in declared]
+        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        texts = distinct.index.to_series().astype("string").str.strip().str.rstrip(":").str.casefold()
+        hits = distinct.index[texts.isin(words).to_numpy()]
+        if len(hits):
+            rows |= data[name].isin(list(hits))
+            columns.append(name)
+    if not columns:
+        return []
+    names = ", ".join(f"'{n}'" for n in columns[:5]) + (f" and {len(columns) - 5:,} more" if len(columns) > 5 else "")
+    return [f"{int(rows.sum()):,} row(s) read as a total (Total, Sum, ...) in column(s) {names}."]
+
+
+#: What the release does with cells read by another name of their country.
+RENAMED_HOW = (
+    "Each is read as the declared country or US state it names (the bundled lists of their names, spellings and "
+    "other names), so it counts as that place and the release writes the declared name. To keep a spelling as "
+    "written, declare it as a value of its own."
+)
+
+
+def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): per categorical column, how many cells name a declared country
+    or US state another way (``USA`` where ``United States`` is declared:
+    :func:`~..domain.public_lists.read_as_named`), in one line a column that has any (no value named)."""
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or not isinstance(column, CategoricalDomain) or column.integer_codes:
+            continue
+        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        keys = tuple(str(v) for v in column.values)
+        texts = distinct.index.to_series().astype(str).str.strip()
+        other = ~texts.isin(keys).to_numpy() & (read_as_named(keys, texts.tolist()) >= 0)
+        if other.any():
+            cells = int(distinct.to_numpy()[other].sum())
+            lines.append(f"Column '{name}': {cells:,} cells name a declared country or US state another way.")
+    return lines
+
+
+def told_cells(column, distinct: pd.Series) -> int:
+    """Of a column's cells (``distinct``: each cell with its count), those written as a spelling of
+    :data:`MISSING_SPELLINGS` or a word of :data:`TOTAL_WORDS` that are none of its declared values: cells
+    :func:`missing_spellings` and :func:`total_rows` tell of, which :func:`.misfits.changed_columns` does not count
+    again."""
+    declared = {str(v).strip().casefold() for v in getattr(column, "values", ()) or ()}
+    words = ({s.lower() for s in MISSING_SPELLINGS} | set(TOTAL_WORDS)) - declared
+    texts = distinct.index.to_series().astype("string").str.strip().str.rstrip(":").str.casefold()
+    return int(distinct.to_numpy()[texts.isin(list(words)).to_numpy()].sum())
