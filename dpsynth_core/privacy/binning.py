@@ -380,6 +380,8 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     if leaf_cuts.SPLIT_MOST:  # a wide leaf holding most of the column: equal bins
         bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept, integer)
+    if integer:  # a heavy first leaf: the range's low end a bin of its own
+        bin_lows = leaf_cuts.split_end(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     piece_lows, weights = bin_weights.cut_at(piece_lows, weights, bin_lows, top, integer)  # the split's bins
     if len(special):
