@@ -9,8 +9,9 @@ starts as free text with no generator, which the Domain page flags until the pub
 A statistical package's file (SPSS, Stata, SAS) carries its codebook in its metadata, read without
 any record (:func:`dpsynth_core.data.formats.codebook`): a column with value labels starts as its
 categories (the codes, each shown with its label), its declared missing codes left out (they are read
-as missing); any other column takes its name's template, else the kind its storage type and display
-format say (whole numbers, numbers, dates, text: the range still to supply). The codebook is kept in
+as missing); any other column takes its name's template, else its variable label's ("NLS ID": an id,
+dropped), else the kind its storage type and display format say (whole numbers, numbers, dates, text: the
+range still to supply). The codebook is kept in
 the declaration's notes (``notes["codebook"]``), which marks what came from the file's metadata and
 lets a release be written back with its labels and missing codes. The publisher confirms every column:
 each kept column started from the codebook is ``"confirmed": false`` there until the publisher sets it
@@ -223,6 +224,8 @@ def template_from_codebook(name: str, entry: dict) -> dict:
             spec["labels"] = labels
         return spec
     named, storage, fmt = template_for(name), entry.get("storage"), str(entry.get("format") or "")
+    if named == {"type": "text"} and entry.get("label"):  # a name the rules do not know: its label's words may
+        named = template_for(str(entry["label"]))  # (nlsw88's idcode, labelled "NLS ID": an identifier, dropped)
     if storage == "datetime" and named["type"] in ("text", "date"):  # the file says it keeps the time
         return {"type": "datetime"}
     if named != {"type": "text"}:

@@ -80,6 +80,12 @@ def test_a_stata_codebook_and_the_name_templates_without_one(tmp_path):
     assert template_from_codebook("area", text_codes)["values"] == ["U", "R"]
     dates = {"value_labels": {}, "storage": "date", "format": "DATE11"}
     assert template_from_codebook("interview", dates) == {"type": "date"}
+    # a name the rules do not know is read by its variable label (Stata's nlsw88: idcode labelled "NLS ID")
+    number = {"value_labels": {}, "storage": "number", "type": "int16", "format": "%8.0g"}
+    assert template_from_codebook("idcode", {**number, "label": "NLS ID"}) == {"type": "drop"}
+    assert template_from_codebook("kids", {**number, "label": "Number of children"}) == {"type": "integer", "min": 0}
+    assert template_from_codebook("hours", {**number, "label": "Usual hours worked"}) == {"type": "integer"}
+    assert template_from_codebook("age", {**number, "label": "NLS ID"}) == {"type": "integer", "min": 0, "max": 120}
 
 
 def test_a_saved_declaration_wins_over_the_codebook_which_is_offered_and_applied_on_request():
