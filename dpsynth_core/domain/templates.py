@@ -32,7 +32,10 @@ _RULES = [
     (r"^(year|yr|season)_id$", {"type": "integer"}),  # Lahman's yearID: a season, not an identifier
     (
         r"(^|_)(id|pid|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone|address)$"
-        r"|^(name|first|last|full_?name|surname)$|case_?number",
+        r"|^(name|first|last|full_?name|surname)$|case_?number"
+        # an id glued to what it names: CDISC's STUDYID, USUBJID and SUBJID; patid, caseid, schoolid (a site is kept)
+        r"|^(u?subj|study|pat|patient|person|hh|household|resp|case|record|member|visit|encounter|claim"
+        r"|customer|employee|student|school|user|client|family|child|mother|game|player)id$",
         {"type": "drop"},
     ),
     # a header cell left empty (named by its position, :func:`dpsynth_core.data.tables.name_columns`): a row index
@@ -71,7 +74,9 @@ _RULES = [
     # Garage.Yr.Blt); a year's own column of values (year_1960) or an age in years (two_year_recid) is not one
     (r"^(year|yr)_[a-z]+|_(year|yr)_(built|blt|sold|bought|opened|founded|started|ended|born)$", {"type": "integer"}),
     (r"(^|_)date_(month|quarter|day_of_week|weekday|week|hour|minute|second)$", {"type": "text"}),
-    (r"date_?time|time_?stamp|_at$", {"type": "datetime"}),
+    # CDISC's dates (clinical trials' SDTM and ADaM): --DTC and --DTM an ISO 8601 date and time, --DT a date
+    (r"date_?time|time_?stamp|_at$|^[a-z0-9]+(dtc|dtm)$", {"type": "datetime"}),
+    (r"^(adt|[a-z0-9]{2,}dt)$", {"type": "date"}),
     (r"(^|_)(date[a-z]*|dob)(_|$)|[a-z]{3,}_on$", {"type": "date"}),  # dates, dateofbirth
     (rf"(^|_)(?!{_NOT_DATES}(_|$))[a-z]+date(_|$)", {"type": "date"}),  # birthdate, startdate
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),

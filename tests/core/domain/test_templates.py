@@ -175,6 +175,14 @@ def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
     for name in ("year_1960", "two_year_recid", "one_year_old", "rapid"):  # a year's values, an age, a word
         assert template_for(name) == {"type": "text"}, name
     assert template_for("PID") == template_for("person_pid") == {"type": "drop"}
+    # clinical trials' CDISC names (pharmaverse's ADAE): ids glued to what they name, ISO 8601 dates and times
+    for name in ("STUDYID", "USUBJID", "SUBJID", "patid", "schoolid"):
+        assert template_for(name) == {"type": "drop"}, name
+    for name in ("paid", "valid", "covid", "SITEID"):  # words, and a trial's site (an attribute, kept)
+        assert template_for(name) == {"type": "text"}, name
+    assert template_for("RFSTDTC") == template_for("TRTSDTM") == template_for("AESTDTC") == {"type": "datetime"}
+    assert template_for("TRTSDT") == template_for("ADT") == template_for("LSTALVDT") == {"type": "date"}
+    assert template_for("x.DDT")["type"] == template_for("debt")["type"] == "text"  # a pesticide, a word
     # a word that ends in "date" but names none
     for name in ("candidate", "validate", "sedate"):
         assert template_for(name) == {"type": "text"}, name
