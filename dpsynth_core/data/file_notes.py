@@ -186,12 +186,12 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
     return lines
 
 
-def told_cells(column, distinct: pd.Series) -> int:
+def told_cells(column, distinct: pd.Series, markers=("",)) -> int:
     """Of a column's cells (``distinct``: each cell with its count), those written as a spelling of
-    :data:`MISSING_SPELLINGS` or a word of :data:`TOTAL_WORDS` that are none of its declared values: cells
-    :func:`missing_spellings` and :func:`total_rows` tell of, which :func:`.misfits.changed_columns` does not count
-    again."""
-    declared = {str(v).strip().casefold() for v in getattr(column, "values", ()) or ()}
+    :data:`MISSING_SPELLINGS` or a word of :data:`TOTAL_WORDS` that are none of its declared values nor a declared
+    missing marker: cells :func:`missing_spellings` and :func:`total_rows` tell of, which
+    :func:`.misfits.changed_columns` does not count again."""
+    declared = {str(v).strip().casefold() for v in [*(getattr(column, "values", ()) or ()), *markers]}
     words = ({s.lower() for s in MISSING_SPELLINGS} | set(TOTAL_WORDS)) - declared
     texts = distinct.index.to_series().astype("string").str.strip().str.rstrip(":").str.casefold()
     return int(distinct.to_numpy()[texts.isin(list(words)).to_numpy()].sum())

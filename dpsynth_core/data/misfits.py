@@ -207,7 +207,7 @@ def changed_columns(
         if filled and unfit >= MISFIT_SHARE * filled:
             continue
         column, distinct = domain.kept[name], distinct_cells(data, name, counts)
-        changed -= told_cells(column, distinct)
+        changed -= told_cells(column, distinct, domain.missing_markers)
         if changed <= 0:
             continue
         if column.kind in ("categorical", "text"):

@@ -370,3 +370,10 @@ def test_cells_the_rule_changes_in_a_column_that_mostly_fits_are_counted_before_
     with_na = frame.assign(age=frame["age"].where(frame.index % 100 > 0, "NA"))
     notes = fit_notes(with_na, fitting)
     assert notes.changed == [] and [which for which, *_ in notes.advice()] == ["spelled"]
+    # a declared missing marker written as a missing value usually is ("?", as adult's own file) is neither
+    asked = frame.assign(workclass=frame["workclass"].replace("", "?"))
+    notes = fit_notes(asked.assign(workclass=asked["workclass"].replace("Self-emp-inc", "self-emp-inc")), fitting)
+    assert notes.changed == [
+        f"Column 'workclass': {real['Self-emp-inc']:,} of its {len(frame) - real['']:,} filled cells are none of its "
+        f"declared values ({real['Self-emp-inc']:,} of them declared values in other capitals)."
+    ]
