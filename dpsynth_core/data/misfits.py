@@ -110,9 +110,9 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain, fits: dict | None = 
     filled cells would become missing, one line each naming the column and the counts (and what would read it,
     :func:`_other_reading`), and how the rule reads the kinds named (one sentence a kind, for the columns told
     nothing more). Two empty lists when every column fits."""
-    lines, how = [], []
+    lines, how, kept = [], [], domain.kept  # ``kept`` is built on each read: once here
     for name, (filled, unfit, _) in _fits(data, domain, fits).items():
-        column = domain.kept[name]
+        column = kept[name]
         if filled and unfit >= MISFIT_SHARE * filled:
             line = f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}."
             other = _other_reading(column, data[name], domain.missing_markers, filled, unfit)
@@ -176,12 +176,16 @@ def _respelled(column, distinct: pd.Series) -> tuple[int, int]:
     """Of a categorical column's cells (``distinct``: each cell as the file writes it, with its count) that are none
     of its declared values, how many are a declared value in other capitals, and how many a declared code without
     its leading zeros (as a spreadsheet writes codes stored as numbers)."""
-    written = distinct.index.to_series().astype("string").str.strip()
-    texts, counts = written.str.casefold(), distinct.to_numpy()
-    other = ~written.isin([str(v) for v in column.values]).to_numpy()
-    near = int(counts[other & texts.isin([str(v).casefold() for v in column.values]).to_numpy()].sum())
-    unpadded = {re.sub(r"^0+(?=[0-9])", "", str(v)) for v in column.values if re.fullmatch(r"0[0-9]+", str(v))}
-    return near, int(counts[other & texts.isin(list(unpadded)).to_numpy()].sum()) if unpadded else 0
+    declared = {str(v) for v in column.values}
+    folded = {v.casefold() for v in declared}
+    unpadded = {re.sub(r"^0+(?=[0-9])", "", v) for v in declared if re.fullmatch(r"0[0-9]+", v)}
+    near = stripped = 0
+    for cell, count in zip(distinct.index, distinct.to_numpy()):  # each distinct cell once: plain Python
+        written = str(cell).strip()
+        if written not in declared:
+            near += int(count) if written.casefold() in folded else 0
+            stripped += int(count) if written.casefold() in unpadded else 0
+    return near, stripped
 
 
 #: What the public rule does with the cells of :func:`changed_columns`, and what a publisher may declare instead.
@@ -202,11 +206,11 @@ def changed_columns(
     for a list of categories how many are declared values in other capitals or codes without their leading zeros
     (no value named): what the command line notes after a draw, said before it. Cells that other notes tell of
     (written as files write a missing value, or a spreadsheet's total: :func:`.file_notes.told_cells`) are left out."""
-    lines = []
+    lines, kept = [], domain.kept  # ``kept`` is built on each read: once here
     for name, (filled, unfit, changed) in _fits(data, domain, fits).items():
-        if filled and unfit >= MISFIT_SHARE * filled:
+        if not changed or (filled and unfit >= MISFIT_SHARE * filled):
             continue
-        column, distinct = domain.kept[name], distinct_cells(data, name, counts)
+        column, distinct = kept[name], distinct_cells(data, name, counts)
         changed -= told_cells(column, distinct, domain.missing_markers)
         if changed <= 0:
             continue
