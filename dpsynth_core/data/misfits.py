@@ -198,6 +198,15 @@ CHANGED_HOW = (
 )
 
 
+def _of_them(count: int, changed: int, one: str, many: str) -> str:
+    """``count`` of a column's ``changed`` cells said as ``one`` thing or ``many`` ("it is a declared value in other
+    capitals" for a single changed cell, "3 of them declared values in other capitals"); empty for none."""
+    if not count:
+        return ""
+    what = one if count == 1 else many
+    return f"it is {what}" if changed == 1 else f"{count:,} of them {what}"
+
+
 def changed_columns(
     data: pd.DataFrame, domain: TableDomain, fits: dict | None = None, counts: dict | None = None
 ) -> list[str]:
@@ -219,11 +228,23 @@ def changed_columns(
         else:
             outside = "lie outside the declared range" + (" or are fractions" if column.kind == "integer" else "")
             what = f"{_WHAT[column.kind]} or {outside}" if unfit else outside
+        if changed == 1:  # one cell: "is", "lies", "does not"
+            what = re.sub(r"\b(are|lie|do)\b", lambda m: {"are": "is", "lie": "lies", "do": "does"}[m[1]], what)
+            what = what.replace("is fractions", "is a fraction").replace("is not dates", "is not a date")
+            what = what.replace("is not numbers", "is not a number").replace("is not times", "is not a time")
         line = f"Column '{name}': {changed:,} of its {filled:,} filled cells {what}"
         if column.kind == "categorical":
             near, stripped = _respelled(column, distinct)
-            said = [f"{near:,} of them declared values in other capitals"] if near else []
-            said += [f"{stripped:,} declared codes without their leading zeros"] if stripped else []
+            said = [
+                _of_them(near, changed, "a declared value in other capitals", "declared values in other capitals"),
+                _of_them(
+                    stripped,
+                    changed,
+                    "a declared code without its leading zeros",
+                    "declared codes without their leading zeros",
+                ),
+            ]
+            said = [part for part in said if part]
             line += f" ({' and '.join(said)})" if said else ""
         lines.append(line + ".")
     return lines

@@ -377,3 +377,22 @@ def test_cells_the_rule_changes_in_a_column_that_mostly_fits_are_counted_before_
         f"Column 'workclass': {real['Self-emp-inc']:,} of its {len(frame) - real['']:,} filled cells are none of its "
         f"declared values ({real['Self-emp-inc']:,} of them declared values in other capitals)."
     ]
+
+
+def test_one_changed_cell_is_said_in_the_singular():
+    """A single cell the rule would change reads "is", "lies", "it is"; several, "are", "lie", "N of them"."""
+    domain = TableDomain.from_json(
+        {"columns": {"n": {"type": "integer", "min": 0, "max": 9}, "c": {"type": "categorical", "values": ["a", "01"]}}}
+    )
+    one = pd.DataFrame({"n": ["12"] + ["3"] * 9, "c": ["A"] + ["a"] * 9})
+    assert fit_notes(one, domain).changed == [
+        "Column 'n': 1 of its 10 filled cells lies outside the declared range or is a fraction.",
+        "Column 'c': 1 of its 10 filled cells is none of its declared values (it is a declared value in other "
+        "capitals).",
+    ]
+    two = pd.DataFrame({"n": ["12", "13"] + ["3"] * 8, "c": ["A", "1"] + ["a"] * 8})
+    assert fit_notes(two, domain).changed == [
+        "Column 'n': 2 of its 10 filled cells lie outside the declared range or are fractions.",
+        "Column 'c': 2 of its 10 filled cells are none of its declared values (1 of them a declared value in other "
+        "capitals and 1 of them a declared code without its leading zeros).",
+    ]
