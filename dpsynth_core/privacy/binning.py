@@ -73,12 +73,11 @@ their own bins, which the declaration fixes) and always keep one-value bins. Int
 dates split at whole numbers (days, or a date and time's steps), so bins are integer ranges and decoding draws whole
 numbers; real numbers split at midpoints down to 2**-24 of the range.
 
-Budget: the adaptive columns together get at most
-:data:`~dpsynth_core.constraints.BINNING_SHARE` of epsilon, split equally over
-``max(adaptive columns, 3)``; a PrivTree column spends half on the tree and half on the
-leaf counts. Under the substitution relation (one record replaced) every measurement runs
-at half its epsilon, since a substitution is one removal and one addition. The data is
-read only through exact interval counts (:class:`~dpsynth_core.data.counting.SortedValues`).
+Budget: the adaptive columns together get at most :data:`~dpsynth_core.constraints.BINNING_SHARE` of epsilon, split
+equally over ``max(adaptive columns, 3)``; a PrivTree column spends half on the tree and half on the leaf counts.
+Under the substitution relation (one record replaced) every measurement runs at half its epsilon, since a
+substitution is one removal and one addition. The data is read only through exact interval counts
+(:class:`~dpsynth_core.data.counting.SortedValues`).
 """
 
 from __future__ import annotations
@@ -270,7 +269,7 @@ def fit_column(
     column of the table); under substitution when ``substitution`` is True (each measurement at half
     its epsilon).
     """
-    integer = not isinstance(column, FloatDomain)
+    integer, dated = not isinstance(column, FloatDomain), isinstance(column, DateDomain)  # dates: days, no points
     if integer:
         bin_lows, bin_highs = column.lows.astype(np.int64), column.highs.astype(np.int64)
         top = int(bin_highs[-1])
@@ -321,7 +320,7 @@ def fit_column(
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
         own = tuple(p for p in measured.unclear if kept[0] <= p < kept[1])  # points the model's counts keep or cut
-        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own)
+        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own, dated)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
         if QUIET_ENDS:
@@ -353,7 +352,7 @@ def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = Fa
     return lows[first], end
 
 
-def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: float, own: tuple = ()) -> tuple:
+def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: float, own=(), dated=False) -> tuple:
     """An adaptive column's bins (their lower ends) and pieces, from its leaves' noisy counts.
 
     Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
@@ -380,7 +379,7 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     if leaf_cuts.SPLIT_MOST:  # a wide leaf holding most of the column: equal bins
         bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept, integer)
-    if integer:  # a heavy first leaf: the range's low end a bin of its own
+    if integer and not dated:  # a heavy first leaf: the range's low end a bin of its own (no point of a date)
         bin_lows = leaf_cuts.split_end(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
     piece_lows, weights = bin_weights.cut_at(piece_lows, weights, bin_lows, top, integer)  # the split's bins

@@ -67,7 +67,7 @@ REAL_MOST = True
 #: total (short of SPLIT_MOST), clear of the noise, keeps the range's low end as a bin of its own (:func:`split_end`;
 #: 0: never, an ablation): the 0 of an amount many records share (Ames housing's porch, deck and finished basement
 #: areas, declared 0-5,000 or 0-10,000: 44-57% of records at 0 in a leaf 0-19, 0-78 or 0-312 came out 0 in 0.2-4%
-#: of rows).
+#: of rows). Not for dates (a date range's first day is no point, as for :mod:`.points`).
 SPLIT_END_MASS = 0.25
 
 
