@@ -135,7 +135,11 @@ if len(columns_in_data) > PAGE_SIZE:  # a wide table: found by name or kind, and
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
     words = c1.text_input("Find columns by name", key="domain_find", placeholder="e.g. income")
     kinds = c2.multiselect("Of the kinds", sorted({s.get("type", "text") for s in specs.values()}), key="domain_kinds")
-    only_todo = c3.toggle("Only those still to declare", key="domain_only_todo", value=bool(problems))
+    if not problems:  # nothing left to declare: the filter is off (it would hide nothing) and cannot be set
+        st.session_state["domain_only_todo"] = False
+    elif "domain_only_todo" not in st.session_state:  # a table with columns to declare starts with them alone
+        st.session_state["domain_only_todo"] = True
+    only_todo = c3.toggle("Only those still to declare", key="domain_only_todo", disabled=not problems)
     pool = editing.find_columns(specs, words, kinds, among=problems if only_todo and problems else None)
     pages = max(1, -(-len(pool) // PAGE_SIZE))
     number = c4.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key="domain_page")

@@ -1046,6 +1046,20 @@ def test_a_wide_table_is_found_by_name_and_kind_on_the_domain_page():
     assert not at.exception and any("0 of 300 columns match" in c.value for c in at.caption)
 
 
+def test_a_wide_tables_filter_of_columns_to_declare_is_off_once_every_column_is_declared():
+    """A wide table starts with only the columns still to declare shown; once a loaded declaration covers them all,
+    the filter is off and cannot be set (it would hide nothing), so "60 of 60 columns match" agrees with it."""
+    names = [f"q{i:02d}" for i in range(60)]
+    raw = f"{','.join(names)}\n{','.join(['1'] * 60)}\n".encode()
+    at = _visit(_upload(_app().run(), "survey.csv", raw), "app_pages/2_Domain.py")
+    assert at.toggle(key="domain_only_todo").value is True and not at.toggle(key="domain_only_todo").disabled
+    spec = {"columns": {n: {"type": "integer", "min": 0, "max": 9} for n in names}}
+    at = _load_declaration(at, spec)
+    toggle = at.toggle(key="domain_only_todo")
+    assert toggle.value is False and toggle.disabled
+    assert any("60 of 60 columns match" in c.value for c in at.caption)
+
+
 def test_a_column_the_page_cannot_name_starts_with_no_kind_chosen():
     """A column whose header names no known kind (statsmodels' fair table: rate_marriage, yrs_married) starts
     with "Choose a kind" and nothing else to fill, not as free text asking for a generator; a named one
