@@ -7,7 +7,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import column_plan, numeric_resolution
 from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, pending, with_ticks
-from app_support.column_editor import column_editor, missing_markers_editor
+from app_support.column_editor import column_editor, missing_markers_editor, todo_toggle
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
@@ -135,11 +135,7 @@ if len(columns_in_data) > PAGE_SIZE:  # a wide table: found by name or kind, and
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
     words = c1.text_input("Find columns by name", key="domain_find", placeholder="e.g. income")
     kinds = c2.multiselect("Of the kinds", sorted({s.get("type", "text") for s in specs.values()}), key="domain_kinds")
-    if not problems:  # nothing left to declare: the filter is off (it would hide nothing) and cannot be set
-        st.session_state["domain_only_todo"] = False
-    elif "domain_only_todo" not in st.session_state:  # a table with columns to declare starts with them alone
-        st.session_state["domain_only_todo"] = True
-    only_todo = c3.toggle("Only those still to declare", key="domain_only_todo", disabled=not problems)
+    only_todo = todo_toggle(c3, bool(problems))
     pool = editing.find_columns(specs, words, kinds, among=problems if only_todo and problems else None)
     pages = max(1, -(-len(pool) // PAGE_SIZE))
     number = c4.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key="domain_page")

@@ -153,3 +153,13 @@ def missing_markers_editor(prefix: str, declaration: dict) -> dict:
         "-99. A cell holding one is missing in every column, whatever its kind; an empty cell always is.",
     )
     return editing.with_missing_markers(declaration, typed)
+
+
+def todo_toggle(place, to_declare: bool) -> bool:
+    """A wide table's filter "Only those still to declare" (key ``domain_only_todo``): on when the page first shows
+    columns still to declare, off and not settable once none is left (it would hide nothing)."""
+    if not to_declare:
+        st.session_state["domain_only_todo"] = False
+    elif "domain_only_todo" not in st.session_state:
+        st.session_state["domain_only_todo"] = True
+    return place.toggle("Only those still to declare", key="domain_only_todo", disabled=not to_declare)

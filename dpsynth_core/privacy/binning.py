@@ -61,11 +61,11 @@ counts (their noise cancels on average when neighbours are summed):
   a value in its bin through these weights (the domain's ``spread``), so values keep the
   shape of the data inside a bin and a one-value piece (a spike) stays exact; inside a piece, the
   density slopes toward its denser neighbour (:func:`.bin_weights.sloped_pieces`);
-* counts of one value each are smoothed where that lowers their error (:func:`.bin_weights.smoothed_counts`);
-  the range's tails that the counts cannot tell from empty get no weight (:func:`.bin_weights.quiet_ends`: a
-  tail narrower than the rest of the range only within the tail bound), and in a bin wholly beyond the kept
-  leaves the weights fall away from the data (:func:`.bin_weights.hug_data`); the model's support cuts such a
-  bin more readily (``FittedBins.kept``).
+* counts of one value each are smoothed where that lowers their error (:func:`.bin_weights.smoothed_counts`); the
+  range's tails that the counts cannot tell from empty (:func:`.bin_weights.quiet_ends`: a tail narrower than the
+  rest only within the tail bound), or islands beyond an empty stretch (:func:`.bin_weights.without_islands`), get
+  no weight, and in a bin wholly beyond the kept leaves the weights fall away from the data
+  (:func:`.bin_weights.hug_data`); the model's support cuts such a bin more readily (``FittedBins.kept``).
 
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in
@@ -348,6 +348,7 @@ def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = Fa
     widths = np.diff(np.append(lows, top + 1 if integer else top)) if by_width else None  # a long tail or not
     limit, walk = constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0), bin_weights.DENSE_WALK if dense else None
     first, last = quiet_ends(noisy, std, limit=limit, widths=widths, walk=walk)
+    first, last = bin_weights.without_islands(noisy, widths, first, last, std) if by_width else (first, last)
     end = lows[last + 1] if last + 1 < len(lows) else (top + 1 if integer else np.inf)
     return lows[first], end
 

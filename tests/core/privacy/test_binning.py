@@ -1074,6 +1074,23 @@ def test_a_date_ranges_first_day_is_no_bin_of_its_own(monkeypatch):
     assert seen  # the same counts as whole numbers are tried
 
 
+def test_an_island_of_noise_beyond_an_empty_stretch_is_cut_and_a_thin_tail_stays():
+    """Issue 36, point 2: nlsw88's ages (34-46, declared 0-120) at a column's binning epsilon on its 16-column table
+    (leaf counts of deviation 67): the leaves 0-7 and 8-11 drew 50 and 70 records of noise, 12-30 drew -15, and the
+    tail rule (a tail narrower than the rest of the range, cut within one deviation) kept 8-11, where 3.8% of one
+    release's rows came out. An island beyond an empty stretch at least as wide as itself and a tenth of the range is
+    now cut; a real spike beyond a short empty stretch (adult's 43 records at 90 beyond 86-89) stays, and so does
+    everything when the rule is off (the broken variant)."""
+    counts = np.array([50.0, 70, -20, 5, 33, 177, 271, 343, 495, 348, 153, 439, 11, 65, 23, -73])
+    widths = np.array([8.0, 4, 4, 15, 4, 1, 1, 2, 2, 1, 1, 3, 8, 7, 30, 30])
+    assert bin_weights.without_islands(counts, widths, 1, 11, 67.3) == (4, 11)  # kept from 31 (real: 34): 8-30 cut
+    ages = np.r_[np.full(66, 400.0), [30.0, 20, -10, 5, -20, 3, 40]]  # 17-82 dense, 83-88 thin, 89 a spike
+    assert bin_weights.without_islands(ages, np.ones(73), 0, 72, 30.0) == (0, 72)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bin_weights, "ISLANDS", False)
+        assert bin_weights.without_islands(counts, widths, 1, 11, 67.3) == (1, 11)
+
+
 def test_a_real_leaf_holding_most_of_the_column_is_cut_into_equal_bins():
     """Issue 36, point 2, on a real range: a hotel's average daily rate (1,000 records, 0-304) declared 0-10,000, at
     the column's binning epsilon among 19 fitted columns (0.0266). PrivTree stops near its root by chance (a leaf
