@@ -91,18 +91,13 @@ def unfit_cells(column, series: pd.Series, markers=("",)) -> tuple[int, int]:
     return _cell_fits(column, series, markers)[:2]
 
 
-def _fits(data: pd.DataFrame, domain: TableDomain, fits: dict | None) -> dict:
-    """:func:`_cell_fits` of every kept column of a checked kind, computed once per :func:`fit_notes` (``fits``)."""
-    if fits is None or not fits:
-        found = {
-            name: _cell_fits(column, data[name], domain.missing_markers)
-            for name, column in domain.kept.items()
-            if name in data and column.kind in _WHAT
-        }
-        if fits is None:
-            return found
-        fits.update(found)
-    return fits
+def _fits(data: pd.DataFrame, domain: TableDomain, fits: dict | None = None) -> dict:
+    """``fits`` when given (:func:`fit_notes` counts once for both checks), else :func:`_cell_fits` of every kept
+    column of a checked kind, by name."""
+    if fits is not None:
+        return fits
+    checked = {name: column for name, column in domain.kept.items() if name in data and column.kind in _WHAT}
+    return {name: _cell_fits(column, data[name], domain.missing_markers) for name, column in checked.items()}
 
 
 def misfit_columns(data: pd.DataFrame, domain: TableDomain, fits: dict | None = None) -> tuple[list[str], list[str]]:
@@ -350,7 +345,7 @@ class FitNotes:
 
 def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
     """Every check of this module, for the command line's ``check-declaration`` and the app's gates alike."""
-    fits: dict = {}  # each column's filled, unread and changed cells, counted once for the two checks that read them
+    fits = _fits(data, domain)  # each column's filled, unread and changed cells, once for the two checks reading them
     missing, how = misfit_columns(data, domain, fits)
     counts: dict = {}  # each column's distinct cells, counted once for the three checks that read them
     return FitNotes(

@@ -293,14 +293,14 @@ def without_islands(noisy, widths, first: int, last: int, std: float) -> tuple[i
     top, clear = int(np.argmax(counts)), clear_level(std, counts.size)
 
     def cut(c: np.ndarray, w: np.ndarray, start: int, stop: int) -> int:  # the first leaf kept from ``start``
-        for k in range(start + 1, min(stop, start + ISLAND_LEAVES + 1)):
-            island, wide = c[start:k].sum(), w[start:k].sum()
-            if island >= clear * np.sqrt(k - start):
+        counted, wide = np.cumsum(np.r_[0.0, c[start:stop]]), np.cumsum(np.r_[0.0, w[start:stop]])  # sums from start
+        for k in range(1, min(stop - start, ISLAND_LEAVES + 1)):  # the island: leaves start .. start + k - 1
+            if counted[k] >= clear * np.sqrt(k):
                 return start
-            gap, room = np.cumsum(c[k:stop]), np.cumsum(w[k:stop])
-            empty = np.flatnonzero((gap <= 0) & (room >= max(wide, ISLAND_GAP * w.sum())))
+            gap, room = counted[k + 1 :] - counted[k], wide[k + 1 :] - wide[k]  # the stretch after it, growing
+            empty = np.flatnonzero((gap <= 0) & (room >= max(wide[k], ISLAND_GAP * w.sum())))
             if empty.size:
-                return k + int(empty[0]) + 1
+                return start + k + int(empty[0]) + 1
         return start
 
     if not ISLANDS or counts.size < 3:
