@@ -186,12 +186,12 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
     return lines
 
 
-def told_cells(column, distinct: pd.Series, markers=("",)) -> int:
-    """Of a column's cells (``distinct``: each cell with its count), those written as a spelling of
+def told_spellings(column, distinct: pd.Series, markers=("",)) -> tuple[str, ...]:
+    """Of a column's distinct cells (``distinct``: each cell with its count), those written as a spelling of
     :data:`MISSING_SPELLINGS` or a word of :data:`TOTAL_WORDS` that are none of its declared values nor a declared
-    missing marker: cells :func:`missing_spellings` and :func:`total_rows` tell of, which
-    :func:`.misfits.changed_columns` does not count again."""
+    missing marker, stripped as the reader strips them: cells :func:`missing_spellings` and :func:`total_rows` tell
+    of, which :func:`.misfits.fit_notes` reads as the missing values they are rather than count them again."""
     declared = {str(v).strip().casefold() for v in [*(getattr(column, "values", ()) or ()), *markers]}
     words = ({s.lower() for s in MISSING_SPELLINGS} | set(TOTAL_WORDS)) - declared
-    texts = (str(cell).strip().rstrip(":").casefold() for cell in distinct.index)  # a few distinct cells: plain Python
-    return int(sum(count for text, count in zip(texts, distinct.to_numpy()) if text in words))
+    texts = (str(cell).strip() for cell in distinct.index)  # a few distinct cells: plain Python
+    return tuple(text for text in texts if text.rstrip(":").casefold() in words)

@@ -40,7 +40,7 @@ from .file_notes import (
     missing_spellings,
     renamed_cells,
     timed_columns,
-    told_cells,
+    told_spellings,
     total_rows,
 )
 
@@ -91,13 +91,21 @@ def unfit_cells(column, series: pd.Series, markers=("",)) -> tuple[int, int]:
     return _cell_fits(column, series, markers)[:2]
 
 
-def _fits(data: pd.DataFrame, domain: TableDomain, fits: dict | None = None) -> dict:
-    """``fits`` when given (:func:`fit_notes` counts once for both checks), else :func:`_cell_fits` of every kept
-    column of a checked kind, by name."""
+def _fits(data: pd.DataFrame, domain: TableDomain, fits: dict | None = None, counts: dict | None = None) -> dict:
+    """``fits`` when given (:func:`fit_notes` counts once for both checks), else, by name, every kept column of a
+    checked kind's :func:`_cell_fits` and the markers it was counted with: the declared ones and the cells other
+    notes tell of (written as files write a missing value, ``NA``, or a spreadsheet's total:
+    :func:`.file_notes.told_spellings`), which are read as missing here, not counted again as cells outside the
+    declaration (an R file's ``NA`` in a column of codes is not a misfit of the codes)."""
     if fits is not None:
         return fits
-    checked = {name: column for name, column in domain.kept.items() if name in data and column.kind in _WHAT}
-    return {name: _cell_fits(column, data[name], domain.missing_markers) for name, column in checked.items()}
+    found = {}
+    for name, column in domain.kept.items():
+        if name in data and column.kind in _WHAT:
+            told = told_spellings(column, distinct_cells(data, name, counts), domain.missing_markers)
+            markers = (*domain.missing_markers, *told)
+            found[name] = (*_cell_fits(column, data[name], markers), markers)
+    return found
 
 
 def misfit_columns(data: pd.DataFrame, domain: TableDomain, fits: dict | None = None) -> tuple[list[str], list[str]]:
@@ -106,11 +114,11 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain, fits: dict | None = 
     :func:`_other_reading`), and how the rule reads the kinds named (one sentence a kind, for the columns told
     nothing more). Two empty lists when every column fits."""
     lines, how, kept = [], [], domain.kept  # ``kept`` is built on each read: once here
-    for name, (filled, unfit, _) in _fits(data, domain, fits).items():
+    for name, (filled, unfit, _, markers) in _fits(data, domain, fits).items():
         column = kept[name]
         if filled and unfit >= MISFIT_SHARE * filled:
             line = f"Column '{name}': {unfit:,} of its {filled:,} filled cells {_WHAT[column.kind]}."
-            other = _other_reading(column, data[name], domain.missing_markers, filled, unfit)
+            other = _other_reading(column, data[name], markers, filled, unfit)
             lines.append(line + other)
             how += [] if other or _HOW[column.kind] in how else [_HOW[column.kind]]  # a column told what reads it
     return lines, how
@@ -137,6 +145,7 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
             )
     if column.kind == "categorical":
         written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
+        written = written[~written.isin(list(markers))]  # a told NA is no other list's value (nor Namibia's code)
         near, stripped = _respelled(column, written.value_counts())
         if near >= MISFIT_SHARE * unfit:
             return (
@@ -209,15 +218,12 @@ def changed_columns(
     :func:`misfit_columns` flags) of whose filled cells the public rule changes, one line each with the counts, and
     for a list of categories how many are declared values in other capitals or codes without their leading zeros
     (no value named): what the command line notes after a draw, said before it. Cells that other notes tell of
-    (written as files write a missing value, or a spreadsheet's total: :func:`.file_notes.told_cells`) are left out."""
+    (written as files write a missing value, or a spreadsheet's total) are left out, as :func:`_fits` counts."""
     lines, kept = [], domain.kept  # ``kept`` is built on each read: once here
-    for name, (filled, unfit, changed) in _fits(data, domain, fits).items():
+    for name, (filled, unfit, changed, _) in _fits(data, domain, fits, counts).items():
         if not changed or (filled and unfit >= MISFIT_SHARE * filled):
             continue
         column, distinct = kept[name], distinct_cells(data, name, counts)
-        changed -= told_cells(column, distinct, domain.missing_markers)
-        if changed <= 0:
-            continue
         if column.kind in ("categorical", "text"):
             what = _WHAT[column.kind]
         else:
@@ -345,9 +351,9 @@ class FitNotes:
 
 def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
     """Every check of this module, for the command line's ``check-declaration`` and the app's gates alike."""
-    fits = _fits(data, domain)  # each column's filled, unread and changed cells, once for the two checks reading them
+    counts: dict = {}  # each column's distinct cells, counted once for the checks that read them
+    fits = _fits(data, domain, None, counts)  # each column's filled, unread and changed cells, once for two checks
     missing, how = misfit_columns(data, domain, fits)
-    counts: dict = {}  # each column's distinct cells, counted once for the three checks that read them
     return FitNotes(
         missing,
         how,

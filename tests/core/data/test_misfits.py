@@ -396,3 +396,42 @@ def test_one_changed_cell_is_said_in_the_singular():
         "Column 'c': 2 of its 10 filled cells are none of its declared values (1 of them a declared value in other "
         "capitals and 1 of them a declared code without its leading zeros).",
     ]
+
+
+def test_a_question_asked_of_a_few_written_na_elsewhere_is_neither_flagged_nor_told_a_country_list():
+    """A survey file written by R holds NA where a question was not asked (FiveThirtyEight's non-voters poll: 4,494
+    of 5,836 cells of one question). Those cells are told of by their spelling and read as missing by every other
+    check: the column is not flagged as mostly missing, its counts are of the cells that hold an answer, and NA is
+    never taken for Namibia's code (the bundled list of two-letter country codes was once offered for a column of
+    codes 1 to 7). Here adult's workclass asked only of those working more than 45 hours a week."""
+    frame = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False)[["workclass", "hours-per-week"]]
+    asked = frame["hours-per-week"].astype(int) > 45
+    frame["workclass"] = frame["workclass"].where(asked, "NA")
+    real = frame.loc[asked, "workclass"].value_counts()
+    values = [v for v in real.index if v]
+    spec = {"hours-per-week": {"type": "integer", "min": 1, "max": 99}}
+    markers = {"missing_values": {"markers": [""]}}
+    declared = TableDomain.from_json(
+        {"columns": {**spec, "workclass": {"type": "categorical", "values": values}}, **markers}
+    )
+    notes = fit_notes(frame, declared)
+    assert notes.missing == [] and notes.changed == []
+    assert [which for which, *_ in notes.advice()] == ["spelled"]
+    answered = int(asked.sum()) - int(real.get("", 0))
+    # a code the declaration leaves out is counted among the answers only
+    fewer = [v for v in values if v != "Self-emp-inc"]
+    notes = fit_notes(
+        frame,
+        TableDomain.from_json({"columns": {**spec, "workclass": {"type": "categorical", "values": fewer}}, **markers}),
+    )
+    assert notes.changed == [
+        f"Column 'workclass': {real['Self-emp-inc']:,} of its {answered:,} filled cells are none of its declared values."
+    ]
+    # most answers undeclared: flagged with the answers' counts, and no bundled list offered for the NA cells
+    one = {"type": "categorical", "values": ["Self-emp-inc"]}
+    notes = fit_notes(frame, TableDomain.from_json({"columns": {**spec, "workclass": one}, **markers}))
+    unfit = answered - int(real["Self-emp-inc"])
+    assert notes.missing == [
+        f"Column 'workclass': {unfit:,} of its {answered:,} filled cells are none of its declared values."
+    ]
+    assert unfit >= MISFIT_SHARE * answered
