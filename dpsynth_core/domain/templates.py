@@ -33,6 +33,11 @@ _RULES = [
     (
         r"(^|_)(id|pid|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone|address)$"
         r"|^(name|first|last|full_?name|surname)$|case_?number"
+        # a person's name, however it is parted: first_name, nameFirst (Lahman's), bioname, player_name (a team's,
+        # a company's or a school's name is kept)
+        r"|^((first|last|middle|given|family|full|maiden|birth|bio|user|nick|sur)_?name|name_(first|last|given|middle"
+        r"|full))$|^(patient|person|player|member|customer|employee|student|client|mother|father|owner|contact"
+        r"|respondent|driver|author|doctor|physician|officer|victim|teacher|candidate|legislator)_(full_)?name$"
         # an id glued to what it names: CDISC's STUDYID, USUBJID and SUBJID; patid, caseid, schoolid (a site is kept)
         r"|^(u?subj|study|pat|patient|person|hh|household|resp|case|record|member|visit|encounter|claim"
         r"|customer|employee|student|school|user|client|family|child|mother|game|player)id$",
@@ -43,6 +48,7 @@ _RULES = [
     # a row index that is named: R's row names as Rdatasets and others write them, pandas' reset index
     (r"^unnamed_[0-9]+$|^(rownames|row_names|index)$", {"type": "drop"}),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
+    (r"^age_(in_)?(years|yrs)$", {"type": "float", "min": 0, "max": 120}),  # an age in years may be a fraction
     (r"^(hour|hour_of_day|hr)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
     (r"^(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),
@@ -58,7 +64,10 @@ _RULES = [
         {"type": "categorical", "values": list(public_list("country_codes_2"))},
     ),
     (r"(^|_)state$", {"type": "categorical", "values": list(public_list("us_states"))}),
-    (r"(^|_)state_?(code|abbr|abbreviation)$", {"type": "categorical", "values": list(public_list("us_state_codes"))}),
+    (
+        r"(^|_)state_?(code|abbr|abbrev|abbreviation)$",
+        {"type": "categorical", "values": list(public_list("us_state_codes"))},
+    ),
     (r"zip|postcode|postal", {"type": "text", "generator": "digits", "length": 5}),
     # a count of things (number_vmail_messages, num_children, n_ratings, priors_count): whole numbers from 0, the
     # largest still to supply; a rate (count_per_hour) is not one
@@ -77,7 +86,7 @@ _RULES = [
     # CDISC's dates (clinical trials' SDTM and ADaM): --DTC and --DTM an ISO 8601 date and time, --DT a date
     (r"date_?time|time_?stamp|_at$|^[a-z0-9]+(dtc|dtm)$", {"type": "datetime"}),
     (r"^(adt|[a-z0-9]{2,}dt)$", {"type": "date"}),
-    (r"(^|_)(date[a-z]*|dob)(_|$)|[a-z]{3,}_on$", {"type": "date"}),  # dates, dateofbirth
+    (r"(^|_)(date[a-z]*|dob)(_|$)|[a-z]{3,}_on$|(^|_)birthday$", {"type": "date"}),  # dates, dateofbirth, birthday
     (rf"(^|_)(?!{_NOT_DATES}(_|$))[a-z]+date(_|$)", {"type": "date"}),  # birthdate, startdate
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),
 ]

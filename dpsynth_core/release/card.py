@@ -147,7 +147,8 @@ def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:
             f" By DP counts, the table held at least about {before:,.0f} rows before bounding (give or take "
             f"{error:,.0f}; a check with ε = {check.epsilon:g}, recorded apart) and about {kept:,.0f} after it: "
             + (
-                f"about {100 * max(share, 0):.0f}% of the rows were dropped."
+                f"{'at least ' if check.past_cap(unit.max_rows) else ''}about {100 * max(share, 0):.0f}% of the rows "
+                "were dropped."
                 if before - kept >= 2 * error
                 else "these counts cannot tell whether bounding dropped many rows or none."
             )

@@ -228,3 +228,22 @@ def test_a_quoted_header_reads_as_its_name():
     assert template_from_codebook("date", {"storage": "datetime", "format": "%tc"}) == {"type": "datetime"}
     assert template_from_codebook("date", {"storage": "date", "format": "%td"}) == {"type": "date"}
     assert template_from_codebook("clock", {"storage": "time", "format": "TIME8"}) == {"type": "time"}
+
+
+def test_a_persons_name_is_dropped_however_the_file_parts_it():
+    """FiveThirtyEight's aging Congress file as a newcomer uploads it: the member's name (``bioname``) is dropped
+    as every person's name is, however the file parts or glues it (first_name, nameFirst as Lahman writes it,
+    player_name); a team's, a company's or a school's name is kept. Its ``birthday`` starts as a date (a birthday's
+    month does not), ``state_abbrev`` as the US states' two-letter codes, ``age_years`` as a number of years, which
+    may be a fraction."""
+    start = declaration_from_names(["congress", "state_abbrev", "bioname", "bioguide_id", "birthday", "age_years"])
+    columns = start["columns"]
+    assert columns["bioname"] == columns["bioguide_id"] == {"type": "drop"}
+    assert columns["birthday"] == {"type": "date"} and columns["congress"] == {"type": "text"}
+    assert columns["state_abbrev"]["values"][:2] == ["AK", "AL"] and len(columns["state_abbrev"]["values"]) == 51
+    assert columns["age_years"] == template_for("AgeInYears") == {"type": "float", "min": 0, "max": 120}
+    names = ("first_name", "LastName", "nameFirst", "name_last", "Given Name", "surname", "player_name", "username")
+    for name in names:
+        assert template_for(name) == {"type": "drop"}, name
+    for name in ("team_name", "company_name", "school_name", "filename", "hostname", "birthday_month"):
+        assert template_for(name)["type"] == "text", name
