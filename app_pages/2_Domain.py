@@ -7,7 +7,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import column_plan, numeric_resolution
 from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, pending, with_ticks
-from app_support.column_editor import column_editor, missing_markers_editor, todo_toggle
+from app_support.column_editor import alike_editor, column_editor, missing_markers_editor, todo_toggle
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
@@ -130,7 +130,7 @@ def _status(name: str, spec: dict) -> tuple:
 statuses = {name: _status(name, spec) for name, spec in specs.items()}
 problems = {name: found for name, (found, _) in statuses.items() if found}
 complete = {name for name, (found, _) in statuses.items() if not found}  # kept current as columns are edited
-shown = list(columns_in_data)
+pool = shown = list(columns_in_data)
 if len(columns_in_data) > PAGE_SIZE:  # a wide table: found by name or kind, and drawn a page at a time
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
     words = c1.text_input("Find columns by name", key="domain_find", placeholder="e.g. income")
@@ -142,16 +142,15 @@ if len(columns_in_data) > PAGE_SIZE:  # a wide table: found by name or kind, and
     st.caption(f"{len(pool):,} of {len(columns_in_data):,} columns match, {PAGE_SIZE} a page.")
     shown = pool[(min(int(number), pages) - 1) * PAGE_SIZE : min(int(number), pages) * PAGE_SIZE]
 index_of = {name: i for i, name in enumerate(columns_in_data)}
+alike = alike_editor(declaration, specs, complete, pool)  # a survey's questions on one scale, declared once
+if alike:
+    state.set_declaration(alike)
+    st.rerun()
 
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
-    icon = (
-        ":orange[:material/warning:]"
-        if status
-        else ":gray[:material/remove_circle:]"
-        if spec.get("type") == "drop"
-        else ":green[:material/check_circle:]"
-    )
+    icon = ":orange[:material/warning:]" if status else ":green[:material/check_circle:]"
+    icon = ":gray[:material/remove_circle:]" if spec.get("type") == "drop" and not status else icon
     prefix = f"column '{name}': "  # a name may hold ': ' itself ('Unnamed: 0')
     said = status[0].removeprefix(prefix) if status else before.describe()  # undeclared: said once, inside
     with st.expander(

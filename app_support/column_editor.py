@@ -163,3 +163,30 @@ def todo_toggle(place, to_declare: bool) -> bool:
     elif "domain_only_todo" not in st.session_state:
         st.session_state["domain_only_todo"] = True
     return place.toggle("Only those still to declare", key="domain_only_todo", disabled=not to_declare)
+
+
+def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict | None:
+    """ "Declare several columns alike": one declared column's declaration given to the columns chosen, or to
+    every column found by the page's search (a survey's questions that share one scale, such as 1 to 4 from
+    "Very important" to "Not at all important", declared once). Returns the new declaration when applied."""
+    declared = [name for name in specs if name in complete and specs[name].get("type") != "drop"]
+    if not declared:
+        return None
+    with st.expander("Declare several columns alike (questions that share one scale or coding)"):
+        c1, c2 = st.columns([1, 2])
+        source = c1.selectbox("Like the column", declared, key="domain_alike_source")
+        names = c2.multiselect(
+            "Give its declaration to",
+            [name for name in specs if name != source],
+            key="domain_alike_targets",
+            help="Each column chosen gets a copy of the declaration, to change on its own afterwards if need be.",
+        )
+        rest = [name for name in found if name != source]
+        b1, b2 = st.columns(2)
+        if b1.button(f"Apply to the {len(names):,} column(s) chosen", key="domain_alike_apply", disabled=not names):
+            return editing.declare_alike(declaration, source, names, list(specs))
+        if len(rest) < len(specs) - 1 and b2.button(
+            f"Apply to the {len(rest):,} other column(s) found", key="domain_alike_found", disabled=not rest
+        ):
+            return editing.declare_alike(declaration, source, rest, list(specs))
+    return None

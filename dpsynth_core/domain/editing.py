@@ -3,6 +3,7 @@ one, and each column's status. Works on column *names* only; never reads the dat
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from .. import constraints
@@ -53,6 +54,21 @@ def apply_columns(declaration: dict, loaded: dict, names, columns) -> dict:
     current = dict(declaration.get("columns", {}))
     current.update({name: loaded["columns"][name] for name in names})
     return {**declaration, "columns": {c: current.get(c, UNDECLARED) for c in columns}}
+
+
+def declare_alike(declaration: dict, source: str, names, columns) -> dict:
+    """``declaration`` with each column of ``names`` given a copy of ``source``'s declaration (a survey's questions
+    that share one scale, or one coding, declared once); every column of the table in its order, the others as they
+    were. Names only: nothing is read from the data.
+
+    >>> declared = {"columns": {"q1": {"type": "categorical", "values": ["1", "2"]}}}
+    >>> declare_alike(declared, "q1", ["q3"], ["q1", "q2", "q3"])["columns"]["q3"]
+    {'type': 'categorical', 'values': ['1', '2']}
+    """
+    current = column_specs(declaration, columns)
+    like = json.loads(json.dumps(current[source]))  # a copy of its own for each column, as a loaded file gives
+    current.update({name: json.loads(json.dumps(like)) for name in names if name != source and name in current})
+    return {**declaration, "columns": current}
 
 
 def column_specs(declaration: dict, columns) -> dict:

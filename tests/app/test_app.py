@@ -279,13 +279,6 @@ def test_a_declaration_saved_for_the_csv_wins_over_the_spss_codebook_which_is_of
     assert not any("carries a codebook" in i.value for i in at.info)
 
 
-def _load_declaration(at: AppTest, spec: dict, name: str = "policy.json") -> AppTest:
-    at = _visit(at, "app_pages/2_Domain.py")
-    at.file_uploader(key="domain_load").upload(name, json.dumps(spec).encode(), "application/json").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def test_a_title_above_the_header_is_said_with_its_cause_on_the_data_page():
     # A report saved as CSV with its title on the first line: every line then has another number of fields than
     # that "header", and every record would be a row of missing cells.
@@ -1058,6 +1051,32 @@ def test_a_wide_tables_filter_of_columns_to_declare_is_off_once_every_column_is_
     toggle = at.toggle(key="domain_only_todo")
     assert toggle.value is False and toggle.disabled
     assert any("60 of 60 columns match" in c.value for c in at.caption)
+
+
+def test_a_surveys_questions_on_one_scale_are_declared_alike_once():
+    """FiveThirtyEight's non-voters poll holds 117 questions, most on a few shared scales (1 to 4 from "Very
+    important" to "Not at all important"; 1 Yes, 2 No): one declared column's declaration is given to the columns
+    chosen, or to every column the search found, each a copy of its own; the others stay as they were."""
+    names = [f"Q2_{i}" for i in range(1, 11)] + [f"Q3_{i}" for i in range(1, 7)] + [f"Q10_{i}" for i in range(1, 5)]
+    names += [f"x{i:02d}" for i in range(40)]  # 60 columns: a wide table, found by name
+    raw = f"{','.join(names)}\n{','.join(['1'] * len(names))}\n".encode()
+    at = _visit(_upload(_app().run(), "nonvoters.csv", raw), "app_pages/2_Domain.py")
+    scale = {"type": "categorical", "values": ["1", "2", "3", "4"], "labels": {"1": "Very important"}}
+    at = _load_declaration(at, {"columns": {"Q2_1": scale}})
+    at.button(key="domain_load_apply").click().run()  # the declaration covers one column: applied to it
+    assert at.session_state["declaration"]["columns"]["Q2_1"] == scale
+    at.text_input(key="domain_find").set_value("Q2_").run()
+    assert at.selectbox(key="domain_alike_source").value == "Q2_1"
+    at.button(key="domain_alike_found").click().run()  # the other nine of Q2
+    assert not at.exception, [e.value for e in at.exception]
+    columns = at.session_state["declaration"]["columns"]
+    assert all(columns[f"Q2_{i}"] == scale for i in range(1, 11)) and columns["Q3_1"] == {"type": "text"}
+    assert columns["Q2_2"] is not columns["Q2_3"]  # each a copy of its own
+    at.multiselect(key="domain_alike_targets").set_value(["Q3_1", "Q3_2"]).run()
+    at.button(key="domain_alike_apply").click().run()
+    columns = at.session_state["declaration"]["columns"]
+    assert columns["Q3_1"] == columns["Q3_2"] == scale and columns["Q3_3"] == {"type": "text"}
+    assert columns["x00"] == {"type": "text"} and not at.exception
 
 
 def test_a_column_the_page_cannot_name_starts_with_no_kind_chosen():
