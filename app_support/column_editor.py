@@ -168,11 +168,20 @@ def todo_toggle(place, to_declare: bool) -> bool:
 def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict | None:
     """ "Declare several columns alike": one declared column's declaration given to the columns chosen, or to
     every column found by the page's search (a survey's questions that share one scale, such as 1 to 4 from
-    "Very important" to "Not at all important", declared once). Returns the new declaration when applied."""
+    "Very important" to "Not at all important", declared once). The column to copy starts as the first declared
+    one the search names (``Q2_`` finds ``Q2_1`` once it is declared), and is said with its declaration, so the
+    copy is never a surprise. Returns the new declaration when applied."""
     declared = [name for name in specs if name in complete and specs[name].get("type") != "drop"]
     if not declared:
         return None
+    ss, words = st.session_state, st.session_state.get("domain_find", "")
+    if ss.get("domain_alike_words") != words or ss.get("domain_alike_source") not in declared:
+        ss["domain_alike_words"] = words  # a new search: the first declared column it names, else the first
+        ss["domain_alike_source"] = (editing.find_columns({n: specs[n] for n in declared}, words) or declared)[0]
     with st.expander("Declare several columns alike (questions that share one scale or coding)"):
+        done = ss.pop("domain_alike_done", None)
+        if done:
+            st.success(done, icon=":material/check_circle:")
         c1, c2 = st.columns([1, 2])
         source = c1.selectbox("Like the column", declared, key="domain_alike_source")
         names = c2.multiselect(
@@ -181,12 +190,18 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
             key="domain_alike_targets",
             help="Each column chosen gets a copy of the declaration, to change on its own afterwards if need be.",
         )
+        st.caption(f"{literal(source)} is declared as {editing.column_status(source, specs[source])[1].describe()}.")
         rest = [name for name in found if name != source]
         b1, b2 = st.columns(2)
-        if b1.button(f"Apply to the {len(names):,} column(s) chosen", key="domain_alike_apply", disabled=not names):
-            return editing.declare_alike(declaration, source, names, list(specs))
-        if len(rest) < len(specs) - 1 and b2.button(
+        chosen = b1.button(
+            f"Apply to the {len(names):,} column(s) chosen", key="domain_alike_apply", disabled=not names
+        )
+        everyone = len(rest) < len(specs) - 1 and b2.button(
             f"Apply to the {len(rest):,} other column(s) found", key="domain_alike_found", disabled=not rest
-        ):
-            return editing.declare_alike(declaration, source, rest, list(specs))
-    return None
+        )
+    given = names if chosen else rest if everyone else []
+    if not given:
+        return None
+    shown = ", ".join(literal(n) for n in given[:10]) + (f" and {len(given) - 10:,} more" if len(given) > 10 else "")
+    ss["domain_alike_done"] = f"{literal(source)}'s declaration given to {len(given):,} column(s): {shown}."
+    return editing.declare_alike(declaration, source, given, list(specs))

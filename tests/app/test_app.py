@@ -1057,8 +1057,8 @@ def test_a_surveys_questions_on_one_scale_are_declared_alike_once():
     """FiveThirtyEight's non-voters poll holds 117 questions, most on a few shared scales (1 to 4 from "Very
     important" to "Not at all important"; 1 Yes, 2 No): one declared column's declaration is given to the columns
     chosen, or to every column the search found, each a copy of its own; the others stay as they were."""
-    names = [f"Q2_{i}" for i in range(1, 11)] + [f"Q3_{i}" for i in range(1, 7)] + [f"Q10_{i}" for i in range(1, 5)]
-    names += [f"x{i:02d}" for i in range(40)]  # 60 columns: a wide table, found by name
+    names = ["gender"] + [f"Q2_{i}" for i in range(1, 11)] + [f"Q3_{i}" for i in range(1, 7)]
+    names += [f"x{i:02d}" for i in range(43)]  # 60 columns: a wide table, found by name; gender declared by its name
     raw = f"{','.join(names)}\n{','.join(['1'] * len(names))}\n".encode()
     at = _visit(_upload(_app().run(), "nonvoters.csv", raw), "app_pages/2_Domain.py")
     scale = {"type": "categorical", "values": ["1", "2", "3", "4"], "labels": {"1": "Very important"}}
@@ -1067,8 +1067,10 @@ def test_a_surveys_questions_on_one_scale_are_declared_alike_once():
     assert at.session_state["declaration"]["columns"]["Q2_1"] == scale
     at.text_input(key="domain_find").set_value("Q2_").run()
     assert at.selectbox(key="domain_alike_source").value == "Q2_1"
+    assert any("Q2_1 is declared as" in c.value for c in at.caption)  # the column searched for, not gender
     at.button(key="domain_alike_found").click().run()  # the other nine of Q2
     assert not at.exception, [e.value for e in at.exception]
+    assert any("Q2_1's declaration given to 9 column(s): Q2_2, Q2_3" in s.value for s in at.success)
     columns = at.session_state["declaration"]["columns"]
     assert all(columns[f"Q2_{i}"] == scale for i in range(1, 11)) and columns["Q3_1"] == {"type": "text"}
     assert columns["Q2_2"] is not columns["Q2_3"]  # each a copy of its own
