@@ -61,22 +61,40 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
     """Before a draw, for the publisher only (it reads the data): the columns most of whose filled cells the
     declaration would turn into missing (a wrong kind or format), with a link to the Domain page, and the notes
     that do not stop a release (:meth:`~dpsynth_core.data.misfits.FitNotes.advice`)."""
-    notes = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration, sort_keys=True))
+    notes = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration))  # its columns in the table's order
     if notes.missing:
         st.warning(
             f"**For you only** (it reads your data): {notes.MISSING_HEADING}\n\n"
-            + "\n".join(f"- {literal(line)}" for line in notes.missing)
+            + _first_lines(notes.missing)
             + "\n\n"
             + " ".join(notes.how)
             + " Check the declaration of these columns.",
             icon=":material/warning:",
         )
+        _other_lines(notes.missing)
         st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
     for which, heading, found, how in notes.advice():
         st.info(
-            f"**For you only** (it reads your data): {heading}\n\n"
-            + "\n".join(f"- {literal(line)}" for line in found)
-            + "\n\n"
-            + literal(how),
+            f"**For you only** (it reads your data): {heading}\n\n" + _first_lines(found) + "\n\n" + literal(how),
             icon=_ADVICE_ICONS[which],
         )
+        _other_lines(found)
+
+
+#: How many lines of one note are shown in it; the others of a wide table (a survey of 117 questions each with a
+#: few cells coded -1) are listed in an expander below it, so a note stays a note and not a page.
+SHOWN_LINES = 10
+
+
+def _first_lines(lines: list) -> str:
+    """The first :data:`SHOWN_LINES` of a note as a Markdown list, and how many more follow below it."""
+    more = len(lines) - SHOWN_LINES
+    said = "\n".join(f"- {literal(line)}" for line in lines[:SHOWN_LINES])
+    return said + (f"\n- and {more:,} more, listed below." if more > 0 else "")
+
+
+def _other_lines(lines: list) -> None:
+    """The lines of a note after its first :data:`SHOWN_LINES`, in an expander of their own."""
+    if len(lines) > SHOWN_LINES:
+        with st.expander(f"The other {len(lines) - SHOWN_LINES:,} of them"):
+            st.markdown("\n".join(f"- {literal(line)}" for line in lines[SHOWN_LINES:]))

@@ -1169,6 +1169,24 @@ def test_cells_the_rule_would_change_in_a_column_that_mostly_fits_are_counted_on
     assert "south" not in said
 
 
+def test_a_note_on_many_columns_shows_ten_in_the_tables_order_and_the_others_below():
+    """A survey of many questions each with a few cells coded -1 (refused) that the codebook does not list (as
+    FiveThirtyEight's non-voters poll): the Preview's note names the first ten columns in the table's order (Q2
+    before Q10), says how many more follow, and lists them in an expander below, so the note is not a page."""
+    names = [f"Q{i}" for i in range(2, 16)]
+    rows = [",".join("-1" if r % 20 == i % 20 else str(1 + r % 4) for i in range(len(names))) for r in range(100)]
+    raw = (",".join(names) + "\n" + "\n".join(rows) + "\n").encode()
+    scale = {"type": "categorical", "values": ["1", "2", "3", "4"]}
+    at = _load_declaration(_upload(_app().run(), "survey.csv", raw), {"columns": {n: scale for n in names}})
+    at = _visit(at, "app_pages/4_Preview.py")
+    assert not at.exception, [e.value for e in at.exception]
+    (said,) = [i.value for i in at.info if "change by the public rule" in i.value]
+    shown = re.findall(r"Column '(Q[0-9]+)'", said)
+    assert shown == names[:10] and "- and 4 more, listed below." in said
+    (below,) = [e for e in at.expander if e.label == "The other 4 of them"]
+    assert re.findall(r"Column '(Q[0-9]+)'", " ".join(m.value for m in below.markdown)) == names[10:]
+
+
 def test_shares_a_spreadsheet_stores_as_fractions_in_a_percent_range_are_said_before_a_draw():
     """Seattle's weather as a workbook with a share column shown as percentages (stored 0.0 to 1.0) and declared
     0 to 100 in percent, as the sheet shows it: the Preview says, for the publisher only, that the values would
