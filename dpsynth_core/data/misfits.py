@@ -146,7 +146,8 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
     if column.kind == "categorical":
         written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
         written = written[~written.isin(list(markers))]  # a told NA is no other list's value (nor Namibia's code)
-        near, stripped = _respelled(column, written.value_counts())
+        distinct = written.value_counts()
+        near, stripped = _respelled(column, distinct)
         if near >= MISFIT_SHARE * unfit:
             return (
                 f" {near:,} of them are declared values written in other capitals: a category is read only as the "
@@ -164,6 +165,13 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f" {listed:,} of them are values of the bundled list '{TITLES[name]}': declare that list instead "
                 f'(the Domain page\'s public lists; "list": "{name}" in a declaration).'
             )
+        worded = _worded(column, distinct)
+        if worded >= WORDED_SHARE * unfit:
+            return (
+                f" {worded:,} of them hold a declared value among other words (a file may add a word its "
+                "documentation leaves out, or write a code with its label): a category is read only as the "
+                "declaration writes it, so write the values as the file does."
+            )
         codes = int(written.str.fullmatch(r"-?[0-9]+").sum())
         if codes >= MISFIT_SHARE * unfit and not any(re.fullmatch(r"-?[0-9]+", str(v)) for v in column.values):
             return (
@@ -174,6 +182,29 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
     if column.kind == "text":
         return _text_reading(column, series, markers, filled, unfit)
     return ""
+
+
+#: The share of a flagged list's unread cells holding a declared value among other words from which
+#: :func:`_worded` is told (a tenth: Marvel's ALIVE, declared Alive and Deceased as its documentation says, is
+#: written "Living Characters" and "Deceased Characters", so only some of its cells hold a declared word).
+WORDED_SHARE = 0.1
+#: The longest list of categories :func:`_worded` looks for among a cell's words (one pattern of them all).
+WORDED_VALUES = 500
+
+
+def _worded(column, distinct: pd.Series) -> int:
+    """Of a categorical column's unread cells (``distinct``: each cell as the file writes it, with its count), how
+    many hold a declared value as whole words among others, in any capitals (Marvel's wikia file writes ALIGN
+    "Good Characters" where its documentation says Good; a file writes "1 - Strongly agree" where the codebook
+    lists the code 1). Publisher-only, as the flag itself: a count, never a value."""
+    declared = sorted({str(v).strip() for v in column.values} - {""}, key=len, reverse=True)
+    if not declared or len(declared) > WORDED_VALUES or distinct.empty:
+        return 0
+    among = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, declared)) + r")(?!\w)", re.IGNORECASE)
+    cells = distinct.index.astype(str)
+    # a declared value, and a word beside it (a letter left once it is taken out: -1 is no code 1 with a word)
+    held = [bool(among.search(cell)) and re.search(r"[^\W\d_]", among.sub("", cell)) is not None for cell in cells]
+    return int(distinct.to_numpy()[held].sum())
 
 
 def _respelled(column, distinct: pd.Series) -> tuple[int, int]:

@@ -435,3 +435,29 @@ def test_a_question_asked_of_a_few_written_na_elsewhere_is_neither_flagged_nor_t
         f"Column 'workclass': {unfit:,} of its {answered:,} filled cells are none of its declared values."
     ]
     assert unfit >= MISFIT_SHARE * answered
+
+
+def test_a_list_whose_cells_hold_a_declared_value_among_other_words_is_told_so():
+    """Marvel's wikia file (FiveThirtyEight) writes ALIGN "Good Characters" and ALIVE "Living Characters" or
+    "Deceased Characters" where its documentation says Good, Bad or Neutral, and alive or deceased: the flag
+    counts the cells that hold a declared value among other words (a tenth of the unread cells is enough to say
+    it), and a code with its label ("1 - Strongly agree") too; a code -1 is no code 1 with a word, a value in
+    other capitals is told as such, and no value is named."""
+    align = ["Good Characters"] * 6 + ["Bad Characters"] * 5 + ["Neutral Characters"] * 2
+    alive = ["Living Characters"] * 10 + ["Deceased Characters"] * 3
+    frame = pd.DataFrame({"ALIGN": align, "ALIVE": alive})
+    spec = {
+        "ALIGN": {"type": "categorical", "values": ["Good", "Bad", "Neutral"]},
+        "ALIVE": {"type": "categorical", "values": ["Alive", "Deceased"]},
+    }
+    lines, _ = misfit_columns(frame, TableDomain.from_json({"columns": spec}))
+    assert lines[0].startswith("Column 'ALIGN': 13 of its 13 filled cells are none of its declared values. 13 of them")
+    assert lines[1].startswith("Column 'ALIVE': 13 of its 13 filled cells are none of its declared values. 3 of them")
+    assert all("hold a declared value among other words" in line and "Good" not in line for line in lines)
+    scale = TableDomain.from_json({"columns": {"q": {"type": "categorical", "values": ["1", "2"]}}})
+    coded = pd.DataFrame({"q": ["1 - Strongly agree"] * 6 + ["2 - Agree"] * 3 + ["1"]})
+    (line,), _ = misfit_columns(coded, scale)
+    assert "9 of them hold a declared value among other words" in line
+    refused = pd.DataFrame({"q": ["-1"] * 6 + ["1"] * 4})  # a code of its own, not 1 with a word
+    (line,), _ = misfit_columns(refused, scale)
+    assert "among other words" not in line
