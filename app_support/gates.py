@@ -54,6 +54,7 @@ _ADVICE_ICONS = {
     "totals": ":material/functions:",
     "renamed": ":material/public:",
     "changed": ":material/rule:",
+    "notes_below": ":material/notes:",
 }
 
 

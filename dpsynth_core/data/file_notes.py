@@ -10,6 +10,7 @@ are a spreadsheet's totals (:func:`total_rows`); and cells that name a declared 
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 
 import pandas as pd
@@ -158,6 +159,42 @@ def total_rows(data: pd.DataFrame, domain: TableDomain, counts: dict | None = No
         return []
     names = ", ".join(f"'{n}'" for n in columns[:5]) + (f" and {len(columns) - 5:,} more" if len(columns) > 5 else "")
     return [f"{int(rows.sum()):,} row(s) read as a total (Total, Sum, ...) in column(s) {names}."]
+
+
+#: How many rows at the end of a table :func:`note_rows` looks at: a note or a source below a table is a few lines.
+NOTE_TAIL = 20
+#: Why rows holding a note below the table should go before a release.
+NOTE_HOW = (
+    "A note or a source written below a table (as spreadsheets and statistics offices' files have them) is no "
+    "one's record, yet each such row would be one record of the release, its other cells missing. Delete them from "
+    "the file (or the sheet) and load it again."
+)
+
+
+def note_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+    """For the publisher only (it reads the data): the rows at the end of a table of three or more columns that hold
+    text in one cell and nothing else (``Source: ...``, ``Note: ...`` below a spreadsheet's table), when the row
+    before them holds more, in one line with their number (no cell named). A CSV's such lines are told by the line
+    report already (a wrong number of fields); a sheet's are not."""
+    if data.shape[1] < 3 or len(data) < 2:
+        return []
+    blank = {"", *domain.missing_markers}
+    rows = [  # the filled cells of each of the last rows: a few rows, plain Python even on a wide table
+        [text for cell in row if not pd.isna(cell) and (text := str(cell).strip()) not in blank]
+        for row in data.tail(NOTE_TAIL + 1).to_numpy(dtype=object)  # the notes and the record above them
+    ]
+    suffix = 0
+    while suffix < len(rows) and len(rows[-1 - suffix]) <= 1:
+        suffix += 1
+    if suffix in (0, len(rows)):  # none, or a sparse table throughout
+        return []
+    notes = sum(  # a word in the cell, and not a total's (told by :func:`total_rows`)
+        len(row) == 1
+        and re.search(r"[^\W\d_]", row[0]) is not None
+        and row[0].rstrip(":").casefold() not in TOTAL_WORDS
+        for row in rows[len(rows) - suffix :]
+    )
+    return [f"{notes:,} row(s) at the end of the table hold text in one cell and nothing else."] if notes else []
 
 
 #: What the release does with cells read by another name of their country.

@@ -32,12 +32,14 @@ from .file_notes import (
     FRACTION_HOW,
     MISFIT_SHARE,
     MISSING_SPELLINGS_HOW,
+    NOTE_HOW,
     RENAMED_HOW,
     TIME_OF_DAY_HOW,
     TOTAL_HOW,
     distinct_cells,
     fraction_columns,
     missing_spellings,
+    note_rows,
     renamed_cells,
     timed_columns,
     told_spellings,
@@ -353,7 +355,7 @@ class FitNotes:
     ``fractions``, shares stored as fractions in a percent range (:func:`fraction_columns`); ``totals``, rows that
     are a spreadsheet's totals (:func:`total_rows`); ``renamed``, cells naming a declared country or state another way
     (:func:`renamed_cells`); ``changed``, the columns some of whose cells the public rule changes
-    (:func:`changed_columns`)."""
+    (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`)."""
 
     missing: list
     how: list
@@ -363,6 +365,7 @@ class FitNotes:
     totals: list
     renamed: list
     changed: list = ()
+    notes_below: list = ()
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -374,6 +377,7 @@ class FitNotes:
             ("spelled", "cells written as files usually write a missing value.", self.spelled, MISSING_SPELLINGS_HOW),
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
             ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
+            ("notes_below", "rows that look like a note below the table.", list(self.notes_below), NOTE_HOW),
             ("renamed", "cells read as the country or US state they name.", self.renamed, RENAMED_HOW),
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
         )
@@ -394,4 +398,5 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         total_rows(data, domain, counts),
         renamed_cells(data, domain, counts),
         changed_columns(data, domain, fits, counts),
+        note_rows(data, domain),
     )

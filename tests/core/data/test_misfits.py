@@ -461,3 +461,35 @@ def test_a_list_whose_cells_hold_a_declared_value_among_other_words_is_told_so()
     refused = pd.DataFrame({"q": ["-1"] * 6 + ["1"] * 4})  # a code of its own, not 1 with a word
     (line,), _ = misfit_columns(refused, scale)
     assert "among other words" not in line
+
+
+def test_a_note_below_a_sheets_table_is_said_as_rows_that_would_be_records():
+    """Penguins saved as a workbook with its source and a note written below the table, after an empty row (as
+    spreadsheets and statistics offices' files have them): each would be a record of the release, all its cells
+    missing but the species'. The check counts them (no cell named); the table alone, a table whose last rows are
+    sparse throughout, or one of two columns is told nothing."""
+    import io
+
+    import openpyxl
+
+    from dpsynth_core.data.formats import read_data
+    from tests.publisher_files import xlsx_bytes
+
+    frame = pd.read_csv(SEATTLE / "penguins.csv", dtype=str, keep_default_na=False).head(60)
+    domain = TableDomain.from_json(json.loads((SEATTLE / "penguins.domain.json").read_text()))
+    book = openpyxl.load_workbook(io.BytesIO(xlsx_bytes(frame)))
+    book.active.append([])
+    book.active.append(["Source: Palmer Station LTER, Gorman, Williams and Fraser (2014)."])
+    book.active.append(["Note: NA means the measurement was not taken."])
+    sink = io.BytesIO()
+    book.save(sink)
+    read, _ = read_data(sink.getvalue(), name="penguins.xlsx")
+    notes = fit_notes(read, domain)
+    assert list(notes.notes_below) == ["2 row(s) at the end of the table hold text in one cell and nothing else."]
+    assert "notes_below" in [which for which, *_ in notes.advice()] and "Palmer" not in " ".join(notes.notes_below)
+    alone, _ = read_data(xlsx_bytes(frame), name="penguins.xlsx")
+    assert fit_notes(alone, domain).notes_below == []
+    sparse = pd.DataFrame({"a": ["x", "", ""] * 10, "b": ["", "y", ""] * 10, "c": ["", "", "z"] * 10})
+    assert fit_notes(sparse, TableDomain.from_json({"columns": {}})).notes_below == []
+    two = read[["species", "island"]]
+    assert fit_notes(two, domain).notes_below == []
