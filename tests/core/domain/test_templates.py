@@ -245,5 +245,8 @@ def test_a_persons_name_is_dropped_however_the_file_parts_it():
     names = ("first_name", "LastName", "nameFirst", "name_last", "Given Name", "surname", "player_name", "username")
     for name in names:
         assert template_for(name) == {"type": "drop"}, name
+    # an address however it is glued (the Guardian's police killings file: streetaddress)
+    for name in ("streetaddress", "StreetAddress", "home_address", "ipaddress", "email_addresses"):
+        assert template_for(name) == {"type": "drop"}, name
     for name in ("team_name", "company_name", "school_name", "filename", "hostname", "birthday_month"):
         assert template_for(name)["type"] == "text", name
