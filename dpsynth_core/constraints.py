@@ -165,6 +165,11 @@ ENGINE_AUTO_BYTES = 512 * 2**20
 #: said to be dominated by it (the card and the Preview say so: a made-up value or the placeholder can fill
 #: a column when no real value comes out).
 DOMINANT_VALUE_SHARE = 0.5
+#: A list of at least three declared categories whose synthetic cells (not missing) are this share one value is
+#: said to have come out as that value alone (the card and the Preview say so: at a small epsilon for the table's
+#: size the noisy counts may tell no other value from empty; the Guardian's police killings, 467 records and 28
+#: columns at epsilon 1, released every state as California).
+SINGLE_VALUE_SHARE = 0.99
 
 #: The rows-per-person check (an opt-in DP histogram before a release with a person unit) counts persons with
 #: 1, 2, ..., PERSON_CHECK_CAP - 1 rows and PERSON_CHECK_CAP or more; its default budget.

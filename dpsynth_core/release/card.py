@@ -17,7 +17,7 @@ from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.charges import row_count_event
 from ..wording import SEEDED_GUARANTEE
-from .dominance import dominance_notes
+from .dominance import dominance_notes, single_value_notes
 
 
 def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_check=None) -> dict:
@@ -110,6 +110,7 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
             *([said] if (said := bounding_note(unit, kept_rows=_noisy_rows(model), check=person_check)) else []),
             *model.release_notes(),
             *dominance_notes(synthetic, model.text_facts()),
+            *single_value_notes(synthetic, domain),
         ],
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",

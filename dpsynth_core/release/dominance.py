@@ -1,5 +1,5 @@
 """A free-text column filled by one synthetic value: the card's note (a made-up value or the placeholder can fill a
-column when no real value comes out).
+column when no real value comes out); a list of categories that came out as one value alone.
 
 Read from the synthetic output and public facts only, so the note may leave the app: the table held in memory,
 or a :class:`TextTally` of a release written in chunks.
@@ -102,4 +102,36 @@ def dominance_notes(synthetic, facts: dict) -> list[str]:
                 "be made up (in no record). Read this column with care."
             )
         notes.append(words)
+    return notes
+
+
+def single_value_notes(synthetic, domain) -> list[str]:
+    """Plain sentences for the card, read from the synthetic output: each kept list of at least three declared
+    categories one value of which fills at least :data:`~dpsynth_core.constraints.SINGLE_VALUE_SHARE` of its
+    synthetic cells that are not missing (``synthetic``: the table, or the :class:`TextTally` of a release written
+    in chunks, tallying these columns too). Either the records hold little else, or the noisy counts could tell no
+    other value from empty; the sentence says both, since only the synthetic table and the declaration are read,
+    so it may leave the app."""
+    notes = []
+    for name, column in domain.kept.items():
+        declared = len(getattr(column, "values", ()) or ())
+        if column.kind != "categorical" or declared < 3:
+            continue
+        if isinstance(synthetic, TextTally):
+            counts = synthetic.counts.get(name)
+        elif synthetic is not None and name in synthetic:
+            counts = _value_counts(synthetic[name])
+        else:
+            continue
+        total = float(counts.sum()) if counts is not None else 0.0
+        if total <= 0 or counts.max() < constraints.SINGLE_VALUE_SHARE * total:
+            continue
+        top = str(counts.idxmax())
+        shown = top if len(top) <= 30 else f"{top[:30]}…"
+        notes.append(
+            f"One value, '{shown}', fills {100 * counts.max() / total:.1f}% of the cells of the column '{name}' that "
+            f"are not missing, of its {declared:,} declared values. Either the records hold little else, or at this "
+            "ε the noisy counts could tell no other value from empty: read this column with care (more budget, "
+            "fewer columns or more records let more values through)."
+        )
     return notes

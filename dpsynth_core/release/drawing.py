@@ -82,7 +82,9 @@ def draw_release(settings, opened, progress) -> Release:
     told = _scaled(progress, model.fit_share, 1.0)
 
     # a release written to a file: its free-text columns counted as drawn, for the card (none held in memory)
-    tally = TextTally(model.text_facts() if out is not None else ())
+    kept = model.domain_.kept.items()
+    categories = [name for name, column in kept if column.kind == "categorical"]  # for the single-value note
+    tally = TextTally([*model.text_facts(), *categories] if out is not None else ())
 
     def finished(synthetic=None, written=None, path=None) -> Release:
         """The release of a table held in memory (``synthetic``) or of ``written`` rows at ``path``."""

@@ -61,3 +61,38 @@ def test_a_long_budget_split_is_summed_in_the_body_and_listed_in_an_appendix():
     body, appendix = page.split("<h2>Appendix A")
     assert "round 3," not in body and "every round" in body and "round 3" in appendix
     assert "ChaCha20" not in body and "Appendix B" in body and "ChaCha20" in appendix
+
+
+def test_a_list_of_categories_that_came_out_as_one_value_is_said_in_memory_and_in_chunks():
+    """The Guardian's police killings (467 records, 28 columns, epsilon 1) released one seed's every state as
+    Louisiana, where 22 records were: the card says a list of at least three declared categories came out as one
+    value (at least 99% of its cells that are not missing), that the records may hold little else or the noise
+    told no other value from empty; not for two declared values (a column 95% male), nor below the share; a
+    release written in chunks says the same (its tally)."""
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.release.dominance import TextTally, single_value_notes
+
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "state": {"type": "categorical", "list": "us_state_codes"},
+                "gender": {"type": "categorical", "values": ["Female", "Male"]},
+                "armed": {"type": "categorical", "values": ["No", "Firearm", "Knife"]},
+            }
+        }
+    )
+    synthetic = pd.DataFrame(
+        {
+            "state": ["LA"] * 450 + [None] * 20,
+            "gender": ["Male"] * 470,
+            "armed": ["Firearm"] * 464 + ["Knife"] * 6,  # 98.7%: below the share
+        }
+    )
+    (note,) = single_value_notes(synthetic, domain)
+    assert note.startswith("One value, 'LA', fills 100.0% of the cells of the column 'state' that are not missing")
+    assert "of its 51 declared values" in note and "could tell no other value from empty" in note
+    tally = TextTally(["state", "gender", "armed"])
+    for start in range(0, 470, 100):
+        tally.add(synthetic.iloc[start : start + 100])
+    assert single_value_notes(tally, domain) == [note]
+    assert single_value_notes(synthetic.assign(armed="Knife"), domain)[1].startswith("One value, 'Knife'")
