@@ -130,9 +130,9 @@ def test_secure_generator_draws_what_numpy_promises():
     # The Generator API is unchanged on top of ChaCha: uniforms, integers, choice, Dirichlet.
     rng = make_noise_source(None).rng
     u = rng.random(100_000)
-    assert stats.kstest(u, "uniform").pvalue > 1e-4
+    assert stats.kstest(u, "uniform").pvalue > 1e-7  # unseedable: a false failure once in ten million runs
     picks = rng.choice(3, size=60_000, p=[0.5, 0.3, 0.2])
-    assert stats.chisquare(np.bincount(picks), [30_000, 18_000, 12_000]).pvalue > 1e-4
+    assert stats.chisquare(np.bincount(picks), [30_000, 18_000, 12_000]).pvalue > 1e-7
     assert rng.dirichlet([1.0, 2.0, 3.0]).sum() == pytest.approx(1.0)
 
 
