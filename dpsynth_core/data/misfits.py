@@ -181,6 +181,14 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 'declare the codes as the values, with the words as their labels ("labels": {"1": "North"}; from an '
                 "SPSS, Stata or SAS file's codebook, the command line's declare and the Domain page start them so)."
             )
+        negative = int((written.str.fullmatch(r"-[0-9]+") & ~written.isin([str(v) for v in column.values])).sum())
+        if negative >= MISFIT_SHARE * unfit:  # FiveThirtyEight's non-voters poll: -1 for a box not ticked
+            return (
+                f' {negative:,} of them are negative whole numbers, as surveys code a refusal, a "don\'t know", a '
+                "question not asked or a box not ticked (-1, -9, ...) beside the answers: declare each such code as a "
+                'value with its label, or as a missing value ("Missing values are also written as" on the Domain '
+                "page)."
+            )
     if column.kind == "text":
         return _text_reading(column, series, markers, filled, unfit)
     return ""

@@ -461,6 +461,13 @@ def test_a_list_whose_cells_hold_a_declared_value_among_other_words_is_told_so()
     refused = pd.DataFrame({"q": ["-1"] * 6 + ["1"] * 4})  # a code of its own, not 1 with a word
     (line,), _ = misfit_columns(refused, scale)
     assert "among other words" not in line
+    # FiveThirtyEight's non-voters poll writes -1 for a box not ticked, which its codebook does not list: told as
+    # negative whole numbers, the way surveys code a refusal or a question not asked (no value of the data named)
+    assert line.endswith(
+        '6 of them are negative whole numbers, as surveys code a refusal, a "don\'t know", a question not asked or a '
+        "box not ticked (-1, -9, ...) beside the answers: declare each such code as a value with its label, or as a "
+        'missing value ("Missing values are also written as" on the Domain page).'
+    )
 
 
 def test_a_note_below_a_sheets_table_is_said_as_rows_that_would_be_records():
