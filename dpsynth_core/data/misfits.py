@@ -22,6 +22,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 
 from ..domain import TableDomain
@@ -318,6 +319,13 @@ def _text_reading(column, series: pd.Series, markers, filled: int, unfit: int) -
     filled_cells = cells[~cells.isin(list(markers))]  # read for the publisher's eyes only, as the flag itself
     distinct = filled_cells.value_counts()  # each filled cell once, read by the text rule
     values, counts = distinct.index.tolist(), distinct.to_numpy()
+    if column.generator == "digits" and column.length:  # a code of N digits written with fewer (ZIP 02134 as 2134)
+        short = int(counts[np.asarray(distinct.index.str.fullmatch(rf"[0-9]{{1,{column.length - 1}}}"), bool)].sum())
+        if column.length > 1 and short >= MISFIT_SHARE * unfit:
+            return (
+                f" {short:,} of them are codes of fewer digits, as a spreadsheet writes codes stored as numbers, "
+                "without their leading zeros: save the file with the column formatted as text."
+            )
     unread = (int(counts[pd.isna(replace(column, prefixes=(), **k).normalise(values))].sum()) for k, _ in TEXT_TRIED)
     fewest, best = min((n, i) for i, n in enumerate(unread))
     if fewest >= MISFIT_SHARE * filled or fewest >= unfit:

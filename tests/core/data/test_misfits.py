@@ -329,6 +329,14 @@ def test_a_flagged_text_column_is_told_the_narrowest_kind_of_text_that_reads_it(
     assert 'Declared as a code of 5 digits, 10 of them would be read ("generator": "digits", "length": 5' in found[1]
     assert "Declared as any English word, 10 of them would be read" in found[2]
     assert not any(v in " ".join(found) for v in ("inpatient", "02139", "oncology"))
+    # ZIP codes declared as codes of 5 digits, written by a spreadsheet without their leading zeros (the Guardian's
+    # police killings file writes census tracts of 6 digits so): told as codes of fewer digits
+    lost = pd.DataFrame({"zip": ["2139", "1001", "94105", "8540", "73301"] * 2})
+    (line,), _ = misfit_columns(lost, TableDomain.from_json({"columns": {"zip": declared["ward"]}}))
+    assert line.endswith(
+        "6 of them are codes of fewer digits, as a spreadsheet writes codes stored as numbers, without their leading "
+        "zeros: save the file with the column formatted as text."
+    )
 
 
 def test_cells_the_rule_changes_in_a_column_that_mostly_fits_are_counted_before_a_draw():
