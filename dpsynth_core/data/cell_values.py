@@ -124,10 +124,44 @@ def named_month_dates(text: pd.Series, forms: tuple = NAMED_END) -> pd.Series:
     return out
 
 
+#: A year and a month with no day: year first (2012-01, 2012/1), the month first (01/2012, 1-2012), or the month's
+#: English name before or after the year (Jan 2012, January 2012, Jan-2012, Sept. 2012; DC's wikia file: 1939, May).
+_YEAR_MONTH = r"^([0-9]{4})[-/.]([0-9]{1,2})$"
+_MONTH_YEAR = r"^([0-9]{1,2})[-/.]([0-9]{4})$"
+_NAMED_MONTH = r"^([A-Za-z]{3,9})\.?[ ,.-]*([0-9]{4})$"
+_YEAR_NAMED = r"^([0-9]{4})[ ,.-]*([A-Za-z]{3,9})\.?$"
+
+
+def month_dates(text: pd.Series) -> pd.Series:
+    """Each cell's year and month as the month's first day, YYYY-MM-01 text (NaN where there is none): a year and
+    a month with no day (:data:`_YEAR_MONTH`, :data:`_MONTH_YEAR`, :data:`_NAMED_MONTH`, :data:`_YEAR_NAMED`), else a
+    whole date read by
+    the module's rule, taken to its month (a column declared ``"written": "year and month"``).
+
+    >>> cells = ["2012-01", "2012/3", "07/2012", "Sept. 2012", "Jan-2012", "1939, May", "2012-05-17", "2012"]
+    >>> month_dates(pd.Series(cells)).tolist()
+    ['2012-01-01', '2012-03-01', '2012-07-01', '2012-09-01', '2012-01-01', '1939-05-01', '2012-05-01', nan]
+    """
+    first = text.str.extract(_YEAR_MONTH)
+    out = first[0] + "-" + first[1].str.zfill(2) + "-01"
+    last = text.str.extract(_MONTH_YEAR)
+    out = out.fillna(last[1] + "-" + last[0].str.zfill(2) + "-01")
+    named = text.str.extract(_NAMED_MONTH)
+    out = out.fillna(named[1] + "-" + named[0].str.lower().map(MONTH_NUMBERS) + "-01")
+    named = text.str.extract(_YEAR_NAMED)
+    out = out.fillna(named[0] + "-" + named[1].str.lower().map(MONTH_NUMBERS) + "-01")
+    rest = out.isna()
+    if rest.any():  # a whole date: its month
+        out[rest] = iso_dates(text[rest], None).str.slice(0, 8) + "01"
+    return out
+
+
 def date_days(text: pd.Series, written: str | None) -> tuple[np.ndarray, np.ndarray]:
     """Each cell as days since 1970-01-01 (int64; 0 where unreadable) and whether it could be read (a missing
-    cell is NaN in ``text``: unreadable here)."""
-    stamps = pd.to_datetime(iso_dates(text, written), errors="coerce", format="%Y-%m-%d")
+    cell is NaN in ``text``: unreadable here). A column written ``year and month`` reads each cell as its month's
+    first day (:func:`month_dates`)."""
+    found = month_dates(text) if written == "year and month" else iso_dates(text, written)
+    stamps = pd.to_datetime(found, errors="coerce", format="%Y-%m-%d")
     readable = ~pd.isna(stamps).to_numpy()
     days = (stamps.to_numpy().astype("datetime64[D]") - EPOCH64).astype("timedelta64[D]").astype(np.int64)
     return np.where(readable, days, 0), readable

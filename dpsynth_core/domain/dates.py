@@ -45,8 +45,10 @@ class DateDomain(RangeDomain):
         return EPOCH + dt.timedelta(days=int(number))
 
     def texts(self, numbers: np.ndarray) -> np.ndarray:
-        """Numbers (:meth:`number`) as the synthetic file writes them: YYYY-MM-DD."""
-        return (np.datetime64("1970-01-01", "D") + np.asarray(numbers).astype("timedelta64[D]")).astype(str)
+        """Numbers (:meth:`number`) as the synthetic file writes them: YYYY-MM-DD, or YYYY-MM when the file writes
+        a year and a month (``written``), as it was read."""
+        days = np.datetime64("1970-01-01", "D") + np.asarray(numbers).astype("timedelta64[D]")
+        return days.astype("datetime64[M]").astype(str) if self.written == "year and month" else days.astype(str)
 
     def _bin_key_problems(self) -> list[str]:
         if self.unit is not None and self.unit not in DATE_UNITS:

@@ -68,6 +68,9 @@ TIME_FORMS = ("HHMM",)
 #: How a date column's cells may write a date besides year first (2012-01-31, 2012/01/31): the publisher says
 #: so (``written``), since 01/02/2012 is the first of February or the second of January.
 DATE_ORDERS = ("day first", "month first")
+#: How a date column's file may write its dates: in an order, or as a year and a month with no day (read as the
+#: month's first day and written back so: 2012-01).
+DATE_FORMS = (*DATE_ORDERS, "year and month")
 #: How a number column's cells may write a number besides plainly (1234.5, -3, 1e6; a currency sign is always set
 #: aside): with commas between thousands (1,234.5), or with a decimal comma (1.234,5 or 1234,5), as the publisher
 #: says (``written``), since 1,234 is either; with a percent sign (97%, read as 97), since a spreadsheet's 97% is 0.97.
@@ -219,7 +222,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     widget="date",
                 ),
                 unit_key(DATE_UNITS),
-                written_key(DATE_ORDERS, "dates"),
+                written_key(DATE_FORMS, "dates"),
                 Key(
                     "edges",
                     Annotated[list[DateText], Field(min_length=1, max_length=c.MAX_COLUMN_CELLS)],

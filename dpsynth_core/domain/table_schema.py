@@ -7,8 +7,10 @@ Each field becomes a column of the same name:
   kinds; the range is the field's ``constraints`` ``minimum`` and ``maximum`` (a bound the schema does not give
   stays to declare: it is never taken from the data); an ``enum`` of any type: categories, its values;
 * ``boolean``: the categories of its ``trueValues`` and ``falseValues`` (the specification's defaults when absent);
-* ``string`` without ``enum`` and every other type (``yearmonth``, ``duration``, ``geopoint``, ``object``, ...):
-  free text still to declare (a generator, or drop);
+* ``yearmonth``: dates written as a year and a month (``"written": "year and month"``), from the first day of its
+  ``minimum``'s month to the last of its ``maximum``'s;
+* ``string`` without ``enum`` and every other type (``duration``, ``geopoint``, ``object``, ...): free text still to
+  declare (a generator, or drop);
 * a field of the ``primaryKey``: dropped, as an identifier (no documentation describes its values);
 * ``constraints`` ``required``: no missing value; the schema's ``missingValues``: the table's missing markers;
 * a number field's ``decimalChar`` ``,``: ``"written": "decimal comma"``, its ``groupChar`` ``,``: ``"written":
@@ -21,6 +23,8 @@ and checks against the documentation.
 """
 
 from __future__ import annotations
+
+import datetime as dt
 
 #: The specification's default spellings of a boolean.
 TRUE_VALUES = ("true", "True", "TRUE", "1")
@@ -62,6 +66,13 @@ def _column(field: dict, key: set) -> dict:
             "type": "categorical",
             "values": [*(field.get("trueValues") or TRUE_VALUES), *(field.get("falseValues") or FALSE_VALUES)],
         }
+    elif kind == "yearmonth":
+        out = {"type": "date", "written": "year and month"}
+        for bound, name in (("minimum", "min"), ("maximum", "max")):
+            if isinstance(constraints.get(bound), str) and len(constraints[bound]) >= 7:
+                first = dt.date.fromisoformat(constraints[bound][:7] + "-01")
+                last = (first.replace(day=28) + dt.timedelta(days=4)).replace(day=1) - dt.timedelta(days=1)
+                out[name] = (first if name == "min" else last).isoformat()
     elif kind in _RANGE_KINDS:
         out = {"type": _RANGE_KINDS[kind]}
         for bound, name in (("minimum", "min"), ("maximum", "max")):

@@ -147,6 +147,22 @@ def test_dates_with_the_months_name_are_always_read():
     assert list(col.codes) == [4, 4, 4, 4, 4, 248, missing, missing, missing] and col.out_of_domain == 3
 
 
+def test_dates_written_as_a_year_and_a_month_are_read_as_the_months_first_day():
+    """DC's wikia file (FiveThirtyEight) writes a character's first appearance "1939, May"; files of monthly figures
+    write 2012-01, 01/2012 or Jan 2012. Declared ``"written": "year and month"``, each is its month's first day
+    (a whole date its month's, a year alone or a 13th month unread); the other forms never read them."""
+    spec = {"type": "date", "min": "2012-01-01", "max": "2015-12-31", "unit": "month"}
+    cells = pd.Series(["2012-01", "2012/3", "07/2012", "Sept. 2012", "2012, May", "2012-05-17", "2012", "2012-13"])
+    col = encode_column(column_from_json("d", {**spec, "written": "year and month"}), cells)
+    missing = column_from_json("d", spec).bins
+    assert list(col.codes) == [0, 2, 6, 8, 4, 4, missing, missing] and col.out_of_domain == 2
+    plain = encode_column(column_from_json("d", spec), cells)
+    assert list(plain.codes).count(missing) == 7  # only the whole date is a date
+    declared = column_from_json("d", {**spec, "written": "year and month"})
+    assert declared.to_json()["written"] == "year and month"
+    assert list(declared.texts(np.array([15340, 15371]))) == ["2012-01", "2012-02"]  # written back as months
+
+
 def test_decoding_stays_inside_bins_and_keeps_types():
     noise = make_noise_source(0)
     dom = column_from_json("x", {"type": "integer", "min": 0, "max": 99, "bin_width": 10})

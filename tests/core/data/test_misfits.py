@@ -508,3 +508,19 @@ def test_a_note_below_a_sheets_table_is_said_as_rows_that_would_be_records():
     assert fit_notes(sparse, TableDomain.from_json({"columns": {}})).notes_below == []
     two = read[["species", "island"]]
     assert fit_notes(two, domain).notes_below == []
+
+
+def test_a_column_of_months_declared_as_dates_is_told_the_reading_that_reads_it():
+    """DC's wikia file writes a first appearance "1939, May": declared as dates, none is a date the release can read,
+    and the check names the reading of a year and a month (no value named); declared so, the column fits."""
+    months = pd.date_range("1939-05-01", periods=40, freq="MS").strftime("%Y, %B")
+    frame = pd.DataFrame({"first": months})
+    spec = {"type": "date", "min": "1935-01-01", "max": "2014-12-31"}
+    (line,), how = misfit_columns(frame, TableDomain.from_json({"columns": {"first": spec}}))
+    assert line == (
+        "Column 'first': 40 of its 40 filled cells are not dates the release can read. Read as written a year and a "
+        'month, no day (2012-01, Jan 2012, 01/2012; written back 2012-01), 40 of them would be: choose that for "The '
+        'file writes its dates" on the Domain page ("written": "year and month" in a declaration).'
+    )
+    declared = TableDomain.from_json({"columns": {"first": {**spec, "written": "year and month"}}})
+    assert misfit_columns(frame, declared) == ([], []) and fit_notes(frame, declared).changed == []

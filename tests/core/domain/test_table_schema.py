@@ -63,6 +63,7 @@ def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_de
             {"name": "clock", "type": "time"},
             {"name": "code", "type": "integer", "constraints": {"enum": [1, 2, 9]}},
             {"name": "where", "type": "geopoint"},
+            {"name": "month", "type": "yearmonth", "constraints": {"minimum": "2019-01", "maximum": "2020-02"}},
             {"name": "note"},
         ],
     }
@@ -83,6 +84,7 @@ def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_de
         "clock": {"type": "time"},
         "code": {"type": "categorical", "values": [1, 2, 9]},
         "where": {"type": "text"},
+        "month": {"type": "date", "written": "year and month", "min": "2019-01-01", "max": "2020-02-29"},
         "note": {"type": "text"},
     }
     problems = " ".join(TableDomain.from_json(_parsed(schema)).problems())
