@@ -130,17 +130,26 @@ _YEAR_MONTH = r"^([0-9]{4})[-/.]([0-9]{1,2})$"
 _MONTH_YEAR = r"^([0-9]{1,2})[-/.]([0-9]{4})$"
 _NAMED_MONTH = r"^([A-Za-z]{3,9})\.?[ ,.-]*([0-9]{4})$"
 _YEAR_NAMED = r"^([0-9]{4})[ ,.-]*([A-Za-z]{3,9})\.?$"
+#: The month's name and a two-digit year, as Excel's month format mmm-yy writes it (Aug-62, Marvel's wikia file):
+#: read only where one century puts the year inside the declared range (:func:`month_dates`' ``years``).
+_NAMED_SHORT = r"^([A-Za-z]{3,9})\.?[ ,.'-]*([0-9]{2})$"
 
 
-def month_dates(text: pd.Series) -> pd.Series:
+def month_dates(text: pd.Series, years: tuple | None = None) -> pd.Series:
     """Each cell's year and month as the month's first day, YYYY-MM-01 text (NaN where there is none): a year and
     a month with no day (:data:`_YEAR_MONTH`, :data:`_MONTH_YEAR`, :data:`_NAMED_MONTH`, :data:`_YEAR_NAMED`), else a
-    whole date read by
-    the module's rule, taken to its month (a column declared ``"written": "year and month"``).
+    whole date read by the module's rule, taken to its month (a column declared ``"written": "year and month"``).
+    ``years``: the declared range's first and last years, which read a month named with a two-digit year
+    (:data:`_NAMED_SHORT`: Aug-62) in the one century of 1800, 1900 and 2000 that puts it inside them, and in none
+    when two do (a public rule: the declaration's, never the data's).
 
     >>> cells = ["2012-01", "2012/3", "07/2012", "Sept. 2012", "Jan-2012", "1939, May", "2012-05-17", "2012"]
     >>> month_dates(pd.Series(cells)).tolist()
     ['2012-01-01', '2012-03-01', '2012-07-01', '2012-09-01', '2012-01-01', '1939-05-01', '2012-05-01', nan]
+    >>> month_dates(pd.Series(["Aug-62", "Apr-13", "May 99"]), (1939, 2014)).tolist()
+    ['1962-08-01', '2013-04-01', '1999-05-01']
+    >>> month_dates(pd.Series(["Aug-62"]), (1850, 2014)).tolist(), month_dates(pd.Series(["Aug-62"])).tolist()
+    ([nan], [nan])
     """
     first = text.str.extract(_YEAR_MONTH)
     out = first[0] + "-" + first[1].str.zfill(2) + "-01"
@@ -150,17 +159,28 @@ def month_dates(text: pd.Series) -> pd.Series:
     out = out.fillna(named[1] + "-" + named[0].str.lower().map(MONTH_NUMBERS) + "-01")
     named = text.str.extract(_YEAR_NAMED)
     out = out.fillna(named[0] + "-" + named[1].str.lower().map(MONTH_NUMBERS) + "-01")
+    if years is not None and out.isna().any():  # Aug-62: the one century that puts it in the declared years
+        short = text.str.extract(_NAMED_SHORT)
+        centuries = pd.to_numeric(short[1], errors="coerce").to_numpy(float) + np.array([[1800], [1900], [2000]])
+        inside = (centuries >= years[0]) & (centuries <= years[1])
+        month = short[0].str.lower().map(MONTH_NUMBERS).to_numpy(dtype=object)
+        one = (inside.sum(axis=0) == 1) & pd.notna(month)
+        placed = pd.Series(np.nan, index=text.index, dtype=object)
+        if one.any():  # the cells (distinct ones, as the encoder passes them) named so
+            year = (centuries * inside).sum(axis=0)[one].astype(int)
+            placed[one] = [f"{y:04d}-{m}-01" for y, m in zip(year, month[one])]
+        out = out.fillna(placed)
     rest = out.isna()
     if rest.any():  # a whole date: its month
         out[rest] = iso_dates(text[rest], None).str.slice(0, 8) + "01"
     return out
 
 
-def date_days(text: pd.Series, written: str | None) -> tuple[np.ndarray, np.ndarray]:
+def date_days(text: pd.Series, written: str | None, years: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each cell as days since 1970-01-01 (int64; 0 where unreadable) and whether it could be read (a missing
     cell is NaN in ``text``: unreadable here). A column written ``year and month`` reads each cell as its month's
-    first day (:func:`month_dates`)."""
-    found = month_dates(text) if written == "year and month" else iso_dates(text, written)
+    first day (:func:`month_dates`, a two-digit year placed by the declared ``years``)."""
+    found = month_dates(text, years) if written == "year and month" else iso_dates(text, written)
     stamps = pd.to_datetime(found, errors="coerce", format="%Y-%m-%d")
     readable = ~pd.isna(stamps).to_numpy()
     days = (stamps.to_numpy().astype("datetime64[D]") - EPOCH64).astype("timedelta64[D]").astype(np.int64)

@@ -190,7 +190,8 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded
     if domain.kind == "datetime":
         return datetime_steps(text.where(~is_missing), domain.written, domain.seconds)  # :mod:`.cell_values`' rule
     if isinstance(domain, DateDomain):
-        return date_days(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
+        years = (domain.min.year, domain.max.year) if domain.min and domain.max else None  # for Aug-62 only
+        return date_days(text.where(~is_missing), domain.written, years)  # the rule of :mod:`.cell_values`
     values = read_numbers(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
     readable = np.isfinite(values)
     if rounded and isinstance(domain, IntegerDomain):
