@@ -59,7 +59,8 @@ def apply_columns(declaration: dict, loaded: dict, names, columns) -> dict:
 def declare_alike(declaration: dict, source: str, names, columns) -> dict:
     """``declaration`` with each column of ``names`` given a copy of ``source``'s declaration (a survey's questions
     that share one scale, or one coding, declared once); every column of the table in its order, the others as they
-    were. Names only: nothing is read from the data.
+    were; a column the file's codebook started is confirmed by it (the publisher's word). Names only: nothing is
+    read from the data.
 
     >>> declared = {"columns": {"q1": {"type": "categorical", "values": ["1", "2"]}}}
     >>> declare_alike(declared, "q1", ["q3"], ["q1", "q2", "q3"])["columns"]["q3"]
@@ -67,8 +68,14 @@ def declare_alike(declaration: dict, source: str, names, columns) -> dict:
     """
     current = column_specs(declaration, columns)
     like = json.loads(json.dumps(current[source]))  # a copy of its own for each column, as a loaded file gives
-    current.update({name: json.loads(json.dumps(like)) for name in names if name != source and name in current})
-    return {**declaration, "columns": current}
+    given = [name for name in names if name != source and name in current]
+    current.update({name: json.loads(json.dumps(like)) for name in given})
+    out = {**declaration, "columns": current}
+    book = (declaration.get("notes") or {}).get("codebook")
+    if book and any(name in (book.get("columns") or {}) for name in given):  # the publisher's word: confirmed
+        entries = {n: {**e, "confirmed": True} if n in given else e for n, e in book["columns"].items()}
+        out["notes"] = {**declaration["notes"], "codebook": {**book, "columns": entries}}
+    return out
 
 
 def column_specs(declaration: dict, columns) -> dict:

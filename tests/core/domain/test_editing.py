@@ -5,7 +5,7 @@ import json
 import pytest
 
 from dpsynth_core import DomainError
-from dpsynth_core.domain import editing
+from dpsynth_core.domain import TableDomain, editing
 
 
 def test_a_declaration_file_is_loaded_for_a_table():
@@ -29,3 +29,23 @@ def test_status_and_readiness_in_words():
     assert editing.readiness({}, ["a", "b"]) == "All 2 columns are declared."
     assert editing.readiness({"b": ["x"]}, ["a", "b"]).startswith("1 of 2 columns are ready. Still to do: **b**")
     assert editing.policy_file_name({"dataset": "adult.csv"}) == "adult.domain.json"
+
+
+def test_columns_declared_alike_get_a_copy_each_and_a_codebook_column_is_confirmed():
+    """A survey's questions on one scale declared once (FiveThirtyEight's non-voters poll, Q2_1 to Q2_10): each
+    column given the declaration gets a copy of its own, the others stay, and a column the file's codebook started
+    counts as confirmed (the publisher's word)."""
+    from dpsynth_core.domain.editing import declare_alike
+
+    scale = {"type": "categorical", "values": ["1", "2", "3", "4"], "labels": {"1": "Very important"}}
+    declaration = {
+        "columns": {"Q2_1": scale, "Q2_2": {"type": "text"}, "age": {"type": "integer", "min": 18, "max": 99}},
+        "notes": {"codebook": {"columns": {"Q2_3": {"confirmed": False, "label": "Q2 item 3"}}}},
+    }
+    out = declare_alike(declaration, "Q2_1", ["Q2_2", "Q2_3", "Q2_1"], ["Q2_1", "Q2_2", "Q2_3", "age"])
+    assert out["columns"]["Q2_2"] == out["columns"]["Q2_3"] == scale and out["columns"]["age"]["min"] == 18
+    out["columns"]["Q2_2"]["values"].append("9")
+    assert out["columns"]["Q2_3"]["values"] == ["1", "2", "3", "4"] and scale["values"] == ["1", "2", "3", "4"]
+    assert out["notes"]["codebook"]["columns"]["Q2_3"] == {"confirmed": True, "label": "Q2 item 3"}
+    assert declaration["notes"]["codebook"]["columns"]["Q2_3"]["confirmed"] is False  # the input is left as it was
+    assert TableDomain.from_json(out).problems() == []
