@@ -355,10 +355,10 @@ def test_a_list_of_real_small_categories_drowned_by_the_noise_is_not_cut_down_to
     each, against a pooled noise of about 40 a cell. Cell by cell the empirical Bayes rule finds each state likelier
     cut (its posterior count, about 9, below what keeping its noise misplaces), and cutting them all handed every
     record to the one or few states left (a random state for every row at one seed in four). The records its cuts
-    lose, which the kept cells then take, are bounded by a quarter of the column's (posterior counts, which shrink the
-    true ones toward 0, so more is lost in truth): over 100 seeded releases 42% of the records are lost on average,
-    23 cells kept (asserted at most half), where the unbounded rule loses 86% and keeps 4 (asserted above 0.7: the
-    broken variant); a long list of empty declared values (the test above) is cut as before."""
+    lose, which the kept cells then take, are bounded by half the column's (posterior counts, which shrink the true
+    ones toward 0, so a little more is lost in truth): over 100 seeded releases 56% of the records are lost on
+    average, 16 cells kept (asserted at most 0.65), where the unbounded rule loses 84-86% and keeps 4 to 5 (asserted
+    above 0.75: the broken variant); a long list of empty declared values (the test above) is cut as before."""
     from dpsynth_core.pgm import support as S
     from dpsynth_core.pgm import support_from
 
@@ -374,6 +374,6 @@ def test_a_list_of_real_small_categories_drowned_by_the_noise_is_not_cut_down_to
             lost.append(truth[~keep].sum() / truth.sum())
         return float(np.mean(lost))
 
-    assert lost_share() <= 0.5
+    assert lost_share() <= 0.65
     monkeypatch.setattr(S, "EMPIRICAL_LOST_SHARE", None)
-    assert lost_share() > 0.7
+    assert lost_share() > 0.75
