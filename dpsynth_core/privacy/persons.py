@@ -158,7 +158,7 @@ class RowsPerPerson:
     def past_cap(self, max_rows: int) -> bool:
         """Whether :meth:`dropped` for ``max_rows`` is a floor: the count of persons with ``cap`` rows or more stands
         clear of its noise (three deviations), and those persons count ``cap`` rows each where they hold more.
-        (FiveThirtyEight's aging Congress file: 88 members in 16 to 30 Congresses; bounded to 10, the check's
+        (FiveThirtyEight's aging Congress file: 222 members in 16 to 30 Congresses; bounded to 10, the check's
         2,714 rows dropped against 3,287.)"""
         return max_rows < self.cap and self.noisy[-1] >= 3 * self._count_std()
 

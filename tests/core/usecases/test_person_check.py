@@ -140,7 +140,7 @@ def test_the_stated_error_of_rows_dropped_is_their_noise_deviation():
 def test_rows_dropped_are_said_as_a_floor_when_persons_hold_more_rows_than_the_check_counts():
     """The check counts persons with 16 rows or more as 16 each, so when such persons stand clear of the noise
     the rows dropped (and the share) are a floor, and the plan and the card say "at least" (FiveThirtyEight's
-    aging Congress file: 88 members served 16 to 30 Congresses; bounded to 10, the check said 2,714 rows
+    aging Congress file: 222 members served 16 to 30 Congresses; bounded to 10, the check said 2,714 rows
     dropped, give or take 13, against 3,287). Here 2,000 persons with 1 to 4 rows and 150 with 25: bounded to
     10, 2,250 rows are dropped and the check sees 900 of them. Over 20 seeds the floor holds within its noise
     (the truth at or above the figure less two typical errors) and is always said so; on _encounters (at most 12
