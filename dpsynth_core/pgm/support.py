@@ -154,14 +154,6 @@ EMPIRICAL_TOLERANCE = 1e-4
 EMPIRICAL_MIN_QUIET = 20
 #: ... on at most this many of a column's cells (a long declared list: its counts' shape, evenly through them).
 EMPIRICAL_FIT = 4096
-#: ... cutting, smallest posterior count first, cells whose posterior counts (the records cutting them loses, which
-#: the kept cells then take) add up to at most this share of the column's pooled total: where the noise drowns a
-#: list of real small categories (the Guardian's police killings, 467 records, a state's 9 on average against a
-#: pooled noise of about 40), cutting them all handed their records to the one or few cells left (a random state
-#: for every row; the state's 1-way TVD over 10 seeds 0.83, 0.63 with the bound). A quarter bound adult_countries'
-#: 215 empty countries at 1,000 records at one seed of five (16% of rows on countries no record holds), 0.3 too;
-#: 0.4 and 0.5 did not; None: no bound (an ablation).
-EMPIRICAL_LOST_SHARE = 0.5
 TAIL_SHARE = constraints.TAIL_SHARE
 #: The column kinds whose cells (but "missing") follow an order, so that :func:`support_from` cuts
 #: only their tails and interior gaps.
@@ -281,7 +273,7 @@ def _unlikely_cells(pooled: np.ndarray, s: float, cell_margin: float) -> np.ndar
         weights = step
         if done:
             break
-    cut, means = np.zeros(pooled.size, dtype=bool), np.zeros(pooled.size)
+    cut = np.zeros(pooled.size, dtype=bool)
     for start in range(0, pooled.size, EMPIRICAL_FIT):  # the decision for every cell, a block at a time
         x = pooled[start : start + EMPIRICAL_FIT]
         posterior = _likelihood(x, grid, s) * weights
@@ -289,13 +281,7 @@ def _unlikely_cells(pooled: np.ndarray, s: float, cell_margin: float) -> np.ndar
         lost = posterior @ grid
         misplaced = (posterior * np.abs(np.maximum(x, 0.0)[:, None] - grid[None, :])).sum(axis=1)
         cut[start : start + EMPIRICAL_FIT] = lost <= misplaced + 1e-9  # a tie (a count at or below 0): cut
-        means[start : start + EMPIRICAL_FIT] = lost
-    cut &= quiet
-    if EMPIRICAL_LOST_SHARE is not None and cut.any():  # the records the cut hands to the kept cells, bounded
-        order = np.flatnonzero(cut)[np.argsort(means[cut], kind="stable")]
-        bound = EMPIRICAL_LOST_SHARE * max(float(pooled.sum()), 0.0)  # the column's records, estimated
-        cut[order[np.cumsum(means[order]) > bound]] = False
-    return cut
+    return quiet & cut
 
 
 def _likelihood(x: np.ndarray, grid: np.ndarray, s: float) -> np.ndarray:

@@ -348,32 +348,3 @@ def test_a_long_declared_list_of_which_few_values_occur_keeps_almost_none_of_its
     alone = releases(small, 100)[1]
     monkeypatch.setattr(S, "EMPIRICAL_CUT", True)
     assert releases(small, 100)[1] <= alone + 30  # 30: about 4 standard errors of the difference of two means
-
-
-def test_a_list_of_real_small_categories_drowned_by_the_noise_is_not_cut_down_to_one_value(monkeypatch):
-    """The Guardian's police killings (467 records, 28 columns at epsilon 1): 51 declared states, a few to 74 records
-    each, against a pooled noise of about 40 a cell. Cell by cell the empirical Bayes rule finds each state likelier
-    cut (its posterior count, about 9, below what keeping its noise misplaces), and cutting them all handed every
-    record to the one or few states left (a random state for every row at one seed in four). The records its cuts
-    lose, which the kept cells then take, are bounded by half the column's (posterior counts, which shrink the true
-    ones toward 0, so a little more is lost in truth): over 100 seeded releases 56% of the records are lost on
-    average, 16 cells kept (asserted at most 0.65), where the unbounded rule loses 84-86% and keeps 4 to 5 (asserted
-    above 0.75: the broken variant); a long list of empty declared values (the test above) is cut as before."""
-    from dpsynth_core.pgm import support as S
-    from dpsynth_core.pgm import support_from
-
-    sigma, rng = 40.0, np.random.default_rng(467)
-    truth = np.concatenate([[74.0, 46.0, 29.0, 25.0, 22.0], np.full(40, 7.0), np.zeros(6)])  # 476 records
-
-    def lost_share(trials=100):
-        lost = []
-        for _ in range(trials):
-            noisy = truth + rng.normal(0, sigma, truth.size)
-            measured = [Measurement(("a",), noisy, sigma)]
-            keep = support_from({"a": truth.size}, measured, 2.0, limit=0.005 * truth.sum(), missing={"a": None})["a"]
-            lost.append(truth[~keep].sum() / truth.sum())
-        return float(np.mean(lost))
-
-    assert lost_share() <= 0.65
-    monkeypatch.setattr(S, "EMPIRICAL_LOST_SHARE", None)
-    assert lost_share() > 0.75
