@@ -49,6 +49,13 @@ _RULES = [
     (r"^unnamed_[0-9]+$|^(rownames|row_names|index)$", {"type": "drop"}),
     (r"^age$", {"type": "integer", "min": 0, "max": 120}),
     (r"^age_(in_)?(years|yrs)$", {"type": "float", "min": 0, "max": 120}),  # an age in years may be a fraction
+    # a body's or a thing's weight or height (in any unit), or a survey's weight (the ACS's pwgtp, IPUMS' perwt): a
+    # number from 0, the largest still to supply
+    (
+        r"(^|_)(weight|wgt|wt|height)(_(kg|g|lb|lbs|pounds|grams|cm|m|in|inches|ft))?$"
+        r"|^(pwgtp|perwt|hhwt|wtfinl|(final|sample|survey|person|household)_weight)$",
+        {"type": "float", "min": 0},
+    ),
     (r"^(hour|hour_of_day|hr)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
     (r"^(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),

@@ -248,5 +248,10 @@ def test_a_persons_name_is_dropped_however_the_file_parts_it():
     # an address however it is glued (the Guardian's police killings file: streetaddress)
     for name in ("streetaddress", "StreetAddress", "home_address", "ipaddress", "email_addresses"):
         assert template_for(name) == {"type": "drop"}, name
+    # a weight or a height, of a body, a thing or a survey's respondent (FiveThirtyEight's non-voters poll: weight)
+    for name in ("weight", "wt", "Weight (lbs)", "height_cm", "body_weight", "pwgtp", "final_weight"):
+        assert template_for(name) == {"type": "float", "min": 0}, name
+    for name in ("weighted_avg", "lightweight", "weights", "heights_seen"):
+        assert template_for(name)["type"] == "text", name
     for name in ("team_name", "company_name", "school_name", "filename", "hostname", "birthday_month"):
         assert template_for(name)["type"] == "text", name
