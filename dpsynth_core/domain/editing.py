@@ -3,7 +3,7 @@ one, and each column's status. Works on column *names* only; never reads the dat
 
 from __future__ import annotations
 
-import json
+import copy
 from dataclasses import dataclass
 
 from .. import constraints
@@ -67,9 +67,8 @@ def declare_alike(declaration: dict, source: str, names, columns) -> dict:
     {'type': 'categorical', 'values': ['1', '2']}
     """
     current = column_specs(declaration, columns)
-    like = json.loads(json.dumps(current[source]))  # a copy of its own for each column, as a loaded file gives
     given = [name for name in names if name != source and name in current]
-    current.update({name: json.loads(json.dumps(like)) for name in given})
+    current.update({name: copy.deepcopy(current[source]) for name in given})  # a copy of its own for each column
     out = {**declaration, "columns": current}
     book = (declaration.get("notes") or {}).get("codebook")
     if book and any(name in (book.get("columns") or {}) for name in given):  # the publisher's word: confirmed

@@ -16,14 +16,15 @@ def dominant_value(cells) -> tuple[str, str, float] | None:
     return dominant_in_counts(cells.dropna().value_counts())
 
 
-def dominant_in_counts(counts) -> tuple[str, str, float] | None:
-    """:func:`dominant_value` from the counts of a column's values that are not missing (a pandas Series)."""
+def dominant_in_counts(counts, at_least: float = constraints.DOMINANT_VALUE_SHARE) -> tuple[str, str, float] | None:
+    """:func:`dominant_value` from the counts of a column's values that are not missing (a pandas Series), the
+    commonest filling at least ``at_least`` of them."""
     total = float(counts.sum()) if counts is not None else 0.0
     if total <= 0:
         return None
     top = counts.idxmax()
     value, share = str(top), float(counts[top]) / total
-    if share < constraints.DOMINANT_VALUE_SHARE:
+    if share < at_least:
         return None
     return value, (value if len(value) <= 30 else f"{value[:30]}…"), share
 
@@ -123,13 +124,12 @@ def single_value_notes(synthetic, domain) -> list[str]:
             counts = _value_counts(synthetic[name])
         else:
             continue
-        total = float(counts.sum()) if counts is not None else 0.0
-        if total <= 0 or counts.max() < constraints.SINGLE_VALUE_SHARE * total:
+        found = dominant_in_counts(counts, constraints.SINGLE_VALUE_SHARE)
+        if found is None:
             continue
-        top = str(counts.idxmax())
-        shown = top if len(top) <= 30 else f"{top[:30]}…"
+        _, shown, share = found
         notes.append(
-            f"One value, '{shown}', fills {100 * counts.max() / total:.1f}% of the cells of the column '{name}' that "
+            f"One value, '{shown}', fills {100 * share:.1f}% of the cells of the column '{name}' that "
             f"are not missing, of its {declared:,} declared values. Either the records hold little else, or at this "
             "ε the noisy counts could tell no other value from empty: read this column with care (more budget, "
             "fewer columns or more records let more values through)."
