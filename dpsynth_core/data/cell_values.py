@@ -15,7 +15,9 @@ month first (01/31/2012) only as the column's ``written`` says, since 01/02/2012
 written by its English name or its first three letters, in any case, has one reading and is always read, before
 the day or after it: Jan 31 2012, January 31, 2012, Sept. 5 2012, 31 Jan 2012, 31-JAN-2012, 31JAN2012 (SAS's
 ``DATE9.``), 5th September 2012.
-A two-digit year is never read (which century?), nor a day that does not exist (2012-02-30).
+A two-digit year is read only in a date written day or month first (5/10/18, as Excel writes a date and time) or a
+month named with no day (Aug-62), and only where one century of 1800, 1900 and 2000 puts it inside the declared
+range (a public rule: the declaration's, never the data's); a day that does not exist (2012-02-30) is never read.
 
 The ledger's column fingerprints (:mod:`.fingerprint`) read cells with no declaration, so only where a form can be
 read one way only: :func:`one_reading_dates` and :func:`one_reading_numbers`.
@@ -34,6 +36,10 @@ _FIRST, _LAST = r"^([0-9]{4})([-/.])([0-9]{1,2})\2([0-9]{1,2})", r"^([0-9]{1,2})
 #: ... then the end of the cell, a ``T`` or a space (a time, ignored); the ``WHOLE`` forms: the end of the cell only.
 YEAR_FIRST, YEAR_LAST = _FIRST + r"(?:[T ]|$)", _LAST + r"(?:[T ]|$)"
 YEAR_FIRST_WHOLE, YEAR_LAST_WHOLE = _FIRST + "$", _LAST + "$"
+#: Day or month first with a two-digit year (5/10/18 4:01, Excel's m/d/yy h:mm): read only by the declared range.
+YEAR_SHORT = r"^([0-9]{1,2})([-/.])([0-9]{1,2})\2([0-9]{2})(?:[T ]|$)"
+#: The centuries a two-digit year may belong to (:func:`in_century`).
+CENTURIES = (1800, 1900, 2000)
 
 _MONTH_NAMES = "january february march april may june july august september october november december".split()
 #: Each English month's name, its first three letters and "sept", lower case, with its number.
@@ -52,8 +58,27 @@ NAMED_END = tuple("^" + _WEEKDAY + form + r"(?:[T ]|$)" for form in _NAMED)
 NAMED_WHOLE = tuple("^" + _WEEKDAY + form + "$" for form in _NAMED)
 
 
-def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
-    """Each cell's leading date as YYYY-MM-DD text (NaN where there is none), by the module's rule.
+def in_century(two_digits: pd.Series, years: tuple) -> pd.Series:
+    """Each two-digit year (text) as the four-digit year (text) that the one century of :data:`CENTURIES` puts
+    between the declared first and last ``years``, NaN where none or two do: a rule of the declaration only.
+
+    >>> in_century(pd.Series(["62", "13", "99", None]), (1939, 2014)).tolist()
+    ['1962', '2013', '1999', nan]
+    >>> in_century(pd.Series(["62"]), (1850, 2014)).tolist()
+    [nan]
+    """
+    candidates = pd.to_numeric(two_digits, errors="coerce").to_numpy(float) + np.array([[c] for c in CENTURIES])
+    inside = (candidates >= years[0]) & (candidates <= years[1])
+    one = inside.sum(axis=0) == 1
+    out = two_digits.where(np.zeros(len(two_digits), dtype=bool))  # none yet, in the cells' own text type
+    if one.any():
+        out[one] = (candidates * inside).sum(axis=0)[one].astype(int).astype(str)
+    return out
+
+
+def iso_dates(text: pd.Series, written: str | None, years: tuple | None = None) -> pd.Series:
+    """Each cell's leading date as YYYY-MM-DD text (NaN where there is none), by the module's rule; ``years``: the
+    declared range's first and last years, which read a two-digit year written day or month first (:func:`in_century`).
 
     >>> iso_dates(pd.Series(["2012/1/31", "01/02/2012", "2012-01-31T08:00"]), "day first").tolist()
     ['2012-01-31', '2012-02-01', '2012-01-31']
@@ -61,6 +86,8 @@ def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
     ['2012-01-31', '2012-09-05', '2012-01-31', '2012-09-05', nan]
     >>> iso_dates(pd.Series(["Tuesday, January 31, 2012", "Tue 31 Jan 2012 08:00", "JAN 31 2012"]), None).tolist()
     ['2012-01-31', '2012-01-31', '2012-01-31']
+    >>> iso_dates(pd.Series(["5/10/18 4:01", "12/31/99", "5/10/20"]), "month first", (1990, 2019)).tolist()
+    ['2018-05-10', '1999-12-31', nan]
     """
 
     def iso(year, month, day):
@@ -72,6 +99,10 @@ def iso_dates(text: pd.Series, written: str | None) -> pd.Series:
         last = text.str.extract(YEAR_LAST)
         day, month = (last[0], last[2]) if written == "day first" else (last[2], last[0])
         out = out.fillna(iso(last[3], month, day))
+        if years is not None and out.isna().any():  # 5/10/18: the one century the declared range allows
+            short = text.str.extract(YEAR_SHORT)
+            day, month = (short[0], short[2]) if written == "day first" else (short[2], short[0])
+            out = out.fillna(iso(in_century(short[3], years), month, day))
     named = out.isna() & text.str.contains("[A-Za-z]", regex=True, na=False)
     if named.any():  # only the cells with a letter are taken apart for a month's name
         out[named] = named_month_dates(text[named])
@@ -161,15 +192,7 @@ def month_dates(text: pd.Series, years: tuple | None = None) -> pd.Series:
     out = out.fillna(named[0] + "-" + named[1].str.lower().map(MONTH_NUMBERS) + "-01")
     if years is not None and out.isna().any():  # Aug-62: the one century that puts it in the declared years
         short = text.str.extract(_NAMED_SHORT)
-        centuries = pd.to_numeric(short[1], errors="coerce").to_numpy(float) + np.array([[1800], [1900], [2000]])
-        inside = (centuries >= years[0]) & (centuries <= years[1])
-        month = short[0].str.lower().map(MONTH_NUMBERS).to_numpy(dtype=object)
-        one = (inside.sum(axis=0) == 1) & pd.notna(month)
-        placed = pd.Series(np.nan, index=text.index, dtype=object)
-        if one.any():  # the cells (distinct ones, as the encoder passes them) named so
-            year = (centuries * inside).sum(axis=0)[one].astype(int)
-            placed[one] = [f"{y:04d}-{m}-01" for y, m in zip(year, month[one])]
-        out = out.fillna(placed)
+        out = out.fillna(in_century(short[1], years) + "-" + short[0].str.lower().map(MONTH_NUMBERS) + "-01")
     rest = out.isna()
     if rest.any():  # a whole date: its month
         out[rest] = iso_dates(text[rest], None).str.slice(0, 8) + "01"
@@ -180,15 +203,16 @@ def date_days(text: pd.Series, written: str | None, years: tuple | None = None) 
     """Each cell as days since 1970-01-01 (int64; 0 where unreadable) and whether it could be read (a missing
     cell is NaN in ``text``: unreadable here). A column written ``year and month`` reads each cell as its month's
     first day (:func:`month_dates`, a two-digit year placed by the declared ``years``)."""
-    found = month_dates(text, years) if written == "year and month" else iso_dates(text, written)
+    found = month_dates(text, years) if written == "year and month" else iso_dates(text, written, years)
     stamps = pd.to_datetime(found, errors="coerce", format="%Y-%m-%d")
     readable = ~pd.isna(stamps).to_numpy()
     days = (stamps.to_numpy().astype("datetime64[D]") - EPOCH64).astype("timedelta64[D]").astype(np.int64)
     return np.where(readable, days, 0), readable
 
 
-#: Thousands grouped by commas (1,234 or -12,345,678.5) or by dots with a decimal comma (1.234 or 1.234,5).
-def datetime_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[np.ndarray, np.ndarray]:
+def datetime_steps(
+    text: pd.Series, written: str | None, seconds: int, years: tuple | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Each cell as whole steps of ``seconds`` since 1970-01-01 00:00 (int64; 0 where unreadable) and whether it
     could be read: the date by :func:`iso_dates`' rule, then the time after it (:data:`_TIME`: hours, minutes,
     perhaps seconds; none is midnight) read down to the step. A time zone after the time is not applied.
@@ -198,8 +222,10 @@ def datetime_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[
     [21039227, 21038400, 1, 0, 0]
     >>> datetime_steps(pd.Series(["1/1/1970 12:05 AM", "1/1/1970 1:05 p.m.", "1/1/1970 13:05 PM"]), "month first", 60)
     (array([  5, 785,   0]), array([ True,  True, False]))
+    >>> datetime_steps(pd.Series(["10/5/18 4:01", "10/5/18 4:01 PM"]), "day first", 60, (2018, 2018))[0].tolist()
+    [25432081, 25432801]
     """
-    days, readable = date_days(text, written)
+    days, readable = date_days(text, written, years)
     hours, minutes, secs, valid, _ = _clock(text)
     readable &= valid
     clock = hours * 3600 + minutes * 60 + np.floor(secs)
@@ -234,6 +260,7 @@ def time_steps(text: pd.Series, written: str | None, seconds: int) -> tuple[np.n
     return steps, readable
 
 
+#: Thousands grouped by commas (1,234 or -12,345,678.5) or by dots with a decimal comma (1.234 or 1.234,5).
 THOUSANDS_COMMA = r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?$"
 THOUSANDS_DOT = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?$"
 #: Thousands grouped by a space with a decimal comma (1 234,5: a space, a no-break space or a narrow one, as French

@@ -187,11 +187,11 @@ def _parse_numbers(domain, cells: np.ndarray, is_missing: np.ndarray, *, rounded
     text = pd.Series(cells, dtype=str)
     if domain.kind == "time":
         return time_steps(text.where(~is_missing), domain.written, domain.seconds)  # :mod:`.cell_values`' rule
-    if domain.kind == "datetime":
-        return datetime_steps(text.where(~is_missing), domain.written, domain.seconds)  # :mod:`.cell_values`' rule
-    if isinstance(domain, DateDomain):
-        years = (domain.min.year, domain.max.year) if domain.min and domain.max else None  # for Aug-62 only
-        return date_days(text.where(~is_missing), domain.written, years)  # the rule of :mod:`.cell_values`
+    if isinstance(domain, DateDomain):  # dates, and dates with a time of day: the rule of :mod:`.cell_values`
+        years = (domain.min.year, domain.max.year) if domain.min and domain.max else None  # for 5/10/18, Aug-62
+        if domain.kind == "datetime":
+            return datetime_steps(text.where(~is_missing), domain.written, domain.seconds, years)
+        return date_days(text.where(~is_missing), domain.written, years)
     values = read_numbers(text.where(~is_missing), domain.written)  # the rule of :mod:`.cell_values`
     readable = np.isfinite(values)
     if rounded and isinstance(domain, IntegerDomain):

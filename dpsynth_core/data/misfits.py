@@ -60,7 +60,7 @@ _WHAT = {
 _HOW = {
     "date": "Dates are read written year first (2012-01-31, 2012/01/31) or with the month's English name "
     "(Jan 31 2012, 31-JAN-2012), and day or month first (31/01/2012) when the Domain page says the file writes them "
-    "so, always with a four-digit year.",
+    "so (with a two-digit year, 5/10/18, in the one century the declared range allows).",
     "datetime": "Dates with a time are read as dates are, followed by a time (13:00, 13:00:00, 1:00 PM) or none "
     "(midnight).",
     "time": "Times of day are read written 13:45, 13:45:07 or 1:45 PM (a date before them read past), and as digits "

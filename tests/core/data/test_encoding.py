@@ -118,11 +118,29 @@ def test_dates_written_day_or_month_first_are_read_as_declared():
     by_day = encode_column(column_from_json("d", {**spec, "written": "day first"}), cells)
     by_month = encode_column(column_from_json("d", {**spec, "written": "month first"}), cells)
     missing = column_from_json("d", spec).bins
-    # 1 February (day 31) or 2 January (day 1); year first is read either way; a 13th month and a two-digit year
-    # (which century?) are not
-    assert list(by_day.codes) == [31, 31, 4, 12, missing] and by_day.out_of_domain == 1
-    assert list(by_month.codes) == [1, 1, 4, missing, missing] and by_month.out_of_domain == 2
+    # 1 February (day 31) or 2 January (day 1); year first is read either way; a 13th month is not; a two-digit
+    # year is, in the one century the declared range allows (2012: 1912 and 1812 are outside it)
+    assert list(by_day.codes) == [31, 31, 4, 12, 31] and by_day.out_of_domain == 0
+    assert list(by_month.codes) == [1, 1, 4, missing, 1] and by_month.out_of_domain == 1
     assert column_from_json("d", {**spec, "written": "day first"}).to_json()["written"] == "day first"
+    # a range over two centuries leaves a two-digit year unread (1912 or 2012?)
+    wide = column_from_json("d", {**spec, "min": "1900-01-01", "written": "day first"})
+    assert list(encode_column(wide, cells).codes)[-1] == wide.bins
+
+
+def test_a_date_and_time_with_a_two_digit_year_is_read_by_the_declared_range():
+    """Excel writes a date and time m/d/yy h:mm in a CSV (SurveyMonkey's export of FiveThirtyEight's masculinity
+    survey: 5/10/18 4:01): declared month first, the declared range (2018) places the year; year first is read
+    as before; a two-digit year outside the range's one century is not."""
+    spec = {"type": "datetime", "min": "2018-05-01 00:00", "max": "2018-05-31 23:59", "unit": "minute"}
+    cells = pd.Series(["5/10/18 4:01", "5/22/18 16:59", "2018-05-10 04:01", "5/10/19 4:01", "5/10/18 4:01 PM"])
+    col = encode_column(column_from_json("d", {**spec, "written": "month first"}), cells)
+    minutes = (9 * 24 + 4) * 60 + 1  # 10 May 04:01, from 1 May 00:00
+    assert list(col.codes[[0, 2, 4]]) == [minutes, minutes, minutes + 12 * 60]
+    assert col.codes[1] == (21 * 24 + 16) * 60 + 59
+    assert col.out_of_domain == 1 and col.codes[3] == column_from_json("d", spec).bins  # 2019 is outside
+    plain = encode_column(column_from_json("d", spec), cells)
+    assert plain.out_of_domain == 4  # not declared month first: only the year-first cell is read
 
 
 def test_dates_with_the_months_name_are_always_read():
