@@ -14,7 +14,7 @@ from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.line_report import line_report_text, most_lines_broken
-from dpsynth_core.domain.table import title_read_as_header
+from dpsynth_core.domain.table import header_hint
 
 st.title(DATA.title)
 st.markdown(
@@ -116,7 +116,7 @@ c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
 st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
-if title := title_read_as_header(info["columns"]):
+if title := header_hint(info["columns"]):
     st.warning(title, icon=":material/title:")
 if most_lines_broken(info.get("lines", {})):  # for the publisher only: never part of a release
     st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")

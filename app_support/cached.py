@@ -22,10 +22,12 @@ def read_upload(
     delimiter: str | None = None,
     sheet: str | None = None,
     header_row: int | None = None,
+    header_rows: int | None = None,
 ):
     """Read an uploaded or bundled file of any format the core reads (cells as text:
     :func:`~dpsynth_core.data.formats.read_data`). Raises DataError or ParameterError with a clear message."""
-    return formats.read_data(raw, name=name, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)
+    reading = {"encoding": encoding, "delimiter": delimiter, "sheet": sheet, "header_row": header_row}
+    return formats.read_data(raw, name=name, header_rows=header_rows, **reading)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -67,8 +67,8 @@ COOKIE = "dpsynth_browser"
 _IDENTITY = re.compile(r"[A-Za-z0-9_-]{43}")
 #: Browsers whose uploaded file this server process keeps in memory, so a reload or a new tab resumes.
 _KEPT_BROWSERS = 4
-#: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter", "sheet",
-#: "header_row"}. Only the browser that holds the identity can reach its entry.
+#: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter", "sheet", "header_row",
+#: "header_rows"}. Only the browser that holds the identity can reach its entry.
 _BROWSER_FILES: OrderedDict[str, dict] = OrderedDict()
 _BROWSER_FILES_LOCK = threading.Lock()
 
@@ -149,7 +149,13 @@ def _resume() -> bool:
     elif source.startswith("upload: ") and kept is not None and kept["hash"] == last.get("data"):
         from app_support.cached import read_upload
 
-        reading = (kept["encoding"], kept["delimiter"], kept.get("sheet"), kept.get("header_row"))
+        reading = (
+            kept["encoding"],
+            kept["delimiter"],
+            kept.get("sheet"),
+            kept.get("header_row"),
+            kept.get("header_rows"),
+        )
         frame, info = read_upload(kept["raw"], kept["name"], *reading)
         set_data(frame, info, source=source, raw=kept["raw"])
         set_declaration(last.get("declaration") or {"columns": {}})
@@ -216,10 +222,11 @@ def use_upload(
     delimiter: str | None = None,
     sheet: str | None = None,
     header_row: int | None = None,
+    header_rows: int | None = None,
 ) -> bool:
-    """Load an uploaded table (read with ``encoding`` and ``delimiter``, or a spreadsheet's ``sheet`` and
-    ``header_row``) for this browser only, with the last declaration saved for its records, else
-    ``declaration`` (the one kept while re-reading the same upload): either wins over the file's
+    """Load an uploaded table (read with ``encoding`` and ``delimiter``, or a spreadsheet's ``sheet``, and the
+    header's ``header_row`` and ``header_rows``) for this browser only, with the last declaration saved for its
+    records, else ``declaration`` (the one kept while re-reading the same upload): either wins over the file's
     ``codebook``, which is then offered beside it
     (:func:`~dpsynth_core.domain.templates.restored_declaration`); else the start its codebook and names give.
 
@@ -236,6 +243,7 @@ def use_upload(
             "delimiter": delimiter,
             "sheet": sheet,
             "header_row": header_row,
+            "header_rows": header_rows,
         }
         _BROWSER_FILES.move_to_end(browser())
         while len(_BROWSER_FILES) > _KEPT_BROWSERS:

@@ -14,7 +14,7 @@ import streamlit as st
 from app_support.cached import upload_sheets
 from dpsynth_core import DPSynthError
 from dpsynth_core.data.formats import file_family
-from dpsynth_core.validation import MAX_SHEET_ROWS
+from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS
 
 
 def _header_number(where, what: str, key: str, help: str) -> int | None:
@@ -31,13 +31,30 @@ def _header_number(where, what: str, key: str, help: str) -> int | None:
     return int(chosen) or None
 
 
+def _header_span(where, what: str, key: str) -> int | None:
+    """How many rows (lines) the header spans, as the publisher says (None: one)."""
+    chosen = where.number_input(
+        f"Header {what}s",
+        min_value=1,
+        max_value=MAX_HEADER_ROWS,
+        value=1,
+        step=1,
+        key=key,
+        help=f"2 when the header spans two {what}s, as survey tools export one (SurveyMonkey: each question above "
+        f"its answers): each column is then named by its cells in those {what}s joined with ' | ', an empty cell "
+        "taking the question to its left.",
+    )
+    return None if int(chosen) == 1 else int(chosen)
+
+
 def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
     """The options the uploaded file is read with (widgets drawn here for a spreadsheet, and a CSV's header line);
     None when its sheets cannot be listed (the reason is shown)."""
     family = file_family(upload.name)
     if family == "text":
+        left, right = st.columns(2)
         line = _header_number(
-            st,
+            left,
             "line",
             "data_header_line",
             "The line that names the columns, numbered as a text editor numbers lines; lines above it (a title, "
@@ -47,6 +64,7 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
             "encoding": None if encoding == "auto" else encoding,
             "delimiter": None if delimiter == "auto" else delimiter,
             "header_row": line,
+            "header_rows": _header_span(right, "line", "data_header_lines"),
         }
     if family == "package":
         return {}
@@ -55,15 +73,15 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
     except DPSynthError as problem:
         st.error(f"This file could not be read: {problem}.")
         return None
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     sheet = left.selectbox("Sheet", sheets, key="data_sheet", help="The sheets of the workbook, in its order.")
     row = _header_number(
-        right,
+        middle,
         "row",
         "data_header_row",
         "Numbered as the spreadsheet numbers its rows; rows above it (a title) are skipped.",
     )
-    return {"sheet": sheet, "header_row": row}
+    return {"sheet": sheet, "header_row": row, "header_rows": _header_span(right, "row", "data_header_rows")}
 
 
 def how_read(info: dict) -> str:
@@ -74,7 +92,9 @@ def how_read(info: dict) -> str:
         return (
             f"Read sheet '{info['sheet']}'"
             + (f" (the workbook has {others} other sheet(s))" if others else "")
-            + f", header on row {info['header_row']}; numbers and dates are read as the values they are, "
+            + f", header on row {info['header_row']}"
+            + (f" (over {info['header_rows']} rows)" if info.get("header_rows") else "")
+            + "; numbers and dates are read as the values they are, "
             f"not as the sheet displays them. {shown}"
         )
     if info.get("format") not in (None, "csv"):
@@ -84,4 +104,5 @@ def how_read(info: dict) -> str:
             f"the declaration; review every column on the Domain page. {shown}"
         )
     header = f", header on line {info['header_row']}" if info.get("header_row") else ""
+    header += f", header over {info['header_rows']} lines" if info.get("header_rows") else ""
     return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'{header}. {shown}"

@@ -211,3 +211,16 @@ def check_sheet(sheet, header_row) -> tuple[str | None, int | None]:
     if header_row is not None:
         header_row = check_whole(header_row, "header row", 1, MAX_SHEET_ROWS)
     return sheet, header_row
+
+
+#: A header spans at most this many rows (a survey tool's export: SurveyMonkey's two, Qualtrics' three).
+MAX_HEADER_ROWS = 5
+
+
+def check_header_rows(header_rows) -> int | None:
+    """How many rows a table file's header spans (a question above its answers), checked: None for one (the
+    default, so a one-row header is recorded as before), else a whole number from 2 to :data:`MAX_HEADER_ROWS`."""
+    if header_rows is None:
+        return None
+    header_rows = check_whole(header_rows, "header rows", 1, MAX_HEADER_ROWS)
+    return None if header_rows == 1 else header_rows

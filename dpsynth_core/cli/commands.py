@@ -255,6 +255,15 @@ def add_sheet_flags(parser) -> None:
         "text editor numbers lines (default: the first row or line that holds anything; rows above it, a title, "
         "are skipped)",
     )
+    parser.add_argument(
+        "--header-rows",
+        dest="header_rows",
+        default=None,
+        metavar="N",
+        help="how many rows (a CSV's lines) the header spans, from its first (default: 1): a survey tool's export "
+        "with each question above its answers (SurveyMonkey writes 2); each column is named by its cells joined "
+        "with ' | ', an empty cell of an upper row taking the one to its left, as a merged cell does",
+    )
 
 
 def add_reading_flags(parser, what: str = "a CSV input") -> None:
@@ -272,14 +281,17 @@ def read_in_memory(args, *, with_info: bool = False, path=None):
     ``with_info``: ``(frame, info)``, ``info`` as ``read_data`` gives it (how a CSV's lines were read)."""
     from ..data.file_bytes import check_delimiter, check_encoding
     from ..data.formats import read_data
-    from ..validation import check_sheet
+    from ..validation import check_header_rows, check_sheet
 
     sheet, header_row = check_sheet(args.sheet, args.header_row)
+    header_rows = check_header_rows(args.header_rows)
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
     path = args.input if path is None else path
     if not Path(path).is_file():
         raise ParameterError(f"file not found: {path}")
-    read = read_data(path, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row)
+    read = read_data(
+        path, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row, header_rows=header_rows
+    )
     return read if with_info else read[0]
 
 
@@ -299,9 +311,9 @@ def add_declare(sub) -> None:
 def run_declare(args) -> None:
     """A starting declaration, for the publisher to complete: never a value of the file in it."""
     from ..data.formats import codebook, list_sheets, read_data
-    from ..domain.table import title_read_as_header
+    from ..domain.table import header_hint
     from ..domain.templates import declaration_from_names
-    from ..validation import check_sheet
+    from ..validation import check_header_rows, check_sheet
     from .outputs import check_outputs, write_all
 
     if args.list_sheets:
@@ -316,13 +328,14 @@ def run_declare(args) -> None:
     if targets[0][1].exists():  # a declaration completed since would be lost
         raise ParameterError(f"--out ({args.out}) exists: a starting declaration would replace it; name a new file")
     sheet, header_row = check_sheet(args.sheet, args.header_row)
+    header_rows = check_header_rows(args.header_rows)
     found = codebook(args.input)
     if found is not None:
         names = list(found["columns"])
     else:
-        names = read_data(args.input, sheet=sheet, header_row=header_row)[1]["columns"]
+        names = read_data(args.input, sheet=sheet, header_row=header_row, header_rows=header_rows)[1]["columns"]
     spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
-    if title := title_read_as_header(names):
+    if title := header_hint(names):
         print(f"note: {title}", file=sys.stderr)
     write_all([(targets[0][1], (json.dumps(spec, indent=2) + "\n").encode("utf-8"))])
     todo = sum(1 for c in spec["columns"].values() if c.get("type") == "text" or not _complete(c))

@@ -84,6 +84,7 @@ def run_synth(args) -> None:
             delimiter=args.delimiter,
             sheet=args.sheet,
             header_row=args.header_row,
+            header_rows=args.header_rows,
             out=temporary,
             out_format=out_format,
             person_check=checked["check"] if checked else None,

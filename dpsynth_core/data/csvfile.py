@@ -75,6 +75,16 @@ def _header_line(body: bytes) -> int:
     return held[0] + 1 if held else len(lines) + 2
 
 
+def _header_end(body: bytes, line: int, rows: int) -> int:
+    """The line number of the header's last line: ``line`` for a header of one line, else the ``rows - 1``-th line
+    after it that holds anything (``read_table``'s rule), or a number beyond the bytes given (read whole)."""
+    if rows == 1:
+        return line
+    lines = body.split(b"\n")[:-1]  # whole lines only
+    held = [i + 1 for i in range(line, len(lines)) if lines[i].rstrip(b"\r")]
+    return held[rows - 2] if len(held) >= rows - 1 else len(lines) + 2
+
+
 def _line_end(head: bytes, line: int) -> int:
     """Where the ``line``-th line of ``head`` ends (its line feed), or -1 when it ends past the head."""
     end = -1
@@ -90,10 +100,18 @@ def _add_lines(total: dict, lines: dict) -> None:
         total[key] = total.get(key, 0) + int(value)
 
 
-def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = None, header_row: int | None = None):
+def csv_frames(
+    path,
+    *,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    header_row: int | None = None,
+    header_rows: int | None = None,
+):
     """``(frame, info)`` of each chunk of a local CSV, read by ``read_table``'s own rule (see the
     module docstring); a file with no records raises ``read_table``'s error for the whole file.
-    ``header_row``: the header's line number (the lines above it, and it, lead every chunk)."""
+    ``header_row``: the header's line number (the lines above it, and it, lead every chunk); ``header_rows``: how
+    many lines the header spans (:func:`~.tables.read_table`'s)."""
     path = Path(path)
     name = path.name
     if not path.exists():
@@ -111,7 +129,8 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
         cr = not wide and file_bytes.cr_line_ends(head[skip:])
         if cr:  # lines ended by a carriage return alone: read as line feeds, chunk by chunk
             head = head.replace(b"\r", b"\n")
-        end = -1 if wide else _line_end(head, header_row or _header_line(head[skip:]))
+        line = header_row or _header_line(head[skip:])
+        end = -1 if wide else _line_end(head, _header_end(head[skip:], line, header_rows or 1))
         if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
             parts = [head + (handle.read().replace(b"\r", b"\n") if cr else handle.read())]
             header = b""
@@ -121,7 +140,12 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
         for part in parts:
             try:
                 frame, info = tables.read_table(
-                    header + part, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row
+                    header + part,
+                    name=name,
+                    encoding=encoding,
+                    delimiter=delimiter,
+                    header_row=header_row,
+                    header_rows=header_rows,
                 )
             except DataError as exc:
                 if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
@@ -132,7 +156,9 @@ def csv_frames(path, *, encoding: str | None = None, delimiter: str | None = Non
             yield frame, info
     if not found_any:
         # raises the whole-file error
-        tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row)
+        tables.read_table(
+            header, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row, header_rows=header_rows
+        )
         raise DataError(f"{name} has a header but no data rows")
 
 

@@ -356,13 +356,15 @@ def records_identity(
     delimiter: str | None = None,
     sheet: str | None = None,
     header_row: int | None = None,
+    header_rows: int | None = None,
 ) -> RecordsIdentity:
     """The keyed fingerprints of a table's records and of its columns (see the module docstring), read
     once in bounded memory.
 
     ``data``: a DataFrame, a CSV/TSV file (read by the in-memory path's own rule, chunk by
-    chunk, with ``encoding``, ``delimiter`` and ``header_row`` as for :func:`~dpsynth_core.data.tables.read_table`),
-    a spreadsheet's sheet (``sheet``, the first by default, its header at ``header_row``) or a
+    chunk, with ``encoding``, ``delimiter``, ``header_row`` and ``header_rows`` as for
+    :func:`~dpsynth_core.data.tables.read_table`), a spreadsheet's sheet (``sheet``, the first by default, its header
+    at ``header_row`` over ``header_rows``) or a
     statistical package's file (:func:`~.formats.read_data`), a Parquet file, or a folder or glob of
     Parquet parts. ``secret``: the workspace's key.
     """
@@ -371,11 +373,12 @@ def records_identity(
         sums.add(data)
         return sums.identity()
     if reads_whole(data):  # a spreadsheet or a package's file: read as the release reads it (data/formats.py)
-        sums.add(read_data(data, sheet=sheet, header_row=header_row)[0])
+        sums.add(read_data(data, sheet=sheet, header_row=header_row, header_rows=header_rows)[0])
         return sums.identity()
     files = check_source(data)
     if files is None:
-        for frame, _ in csv_frames(data, encoding=encoding, delimiter=delimiter, header_row=header_row):
+        reading = {"encoding": encoding, "delimiter": delimiter, "header_row": header_row, "header_rows": header_rows}
+        for frame, _ in csv_frames(data, **reading):
             sums.add(frame)
         return sums.identity()
     for file in files:

@@ -125,19 +125,21 @@ def read_data(
     delimiter: str | None = None,
     sheet: str | None = None,
     header_row: int | None = None,
+    header_rows: int | None = None,
 ):
     """``(frame, info)`` of any table file (see the module docstring), by the format its name says.
 
     ``source``: a path, bytes or a binary file object; ``name``: the file's name (needed for bytes:
     its suffix says the format); ``encoding``, ``delimiter``: a CSV's; ``sheet``: a spreadsheet's
     (:func:`~dpsynth_core.data.workbooks.read_sheet`); ``header_row``: a spreadsheet's header row, or a CSV's header
-    line (:func:`~dpsynth_core.data.tables.read_table`). ``info["format"]`` says what was read.
+    line (:func:`~dpsynth_core.data.tables.read_table`), and ``header_rows`` how many rows or lines the header spans
+    (None: one). ``info["format"]`` says what was read.
     """
     if name is None:
         name = str(source) if isinstance(source, (str, Path)) else "the file"
     family = file_family(name)
     if family == "text" and isinstance(source, (str, Path)) and _parquet_file(source):
-        return _read_parquet(source, encoding, delimiter, sheet, header_row)
+        return _read_parquet(source, encoding, delimiter, sheet, header_row, header_rows)
     if family == "text":
         if sheet is not None:
             raise ParameterError(f"a sheet is chosen for spreadsheets; {Path(name).name} is read as CSV")
@@ -146,7 +148,9 @@ def read_data(
         head = _head(source)
         if head is not None:
             check_name_and_bytes(Path(name).name, head)
-        frame, info = read_table(source, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row)
+        frame, info = read_table(
+            source, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row, header_rows=header_rows
+        )
         return frame, {"format": "csv", **info}
     if encoding is not None or delimiter is not None:
         raise ParameterError(f"an encoding and a delimiter are chosen for CSV files; {Path(name).name} is not one")
@@ -158,8 +162,8 @@ def read_data(
     if family == "spreadsheet":
         from .workbooks import read_sheet
 
-        return read_sheet(raw, name=shown, sheet=sheet, header_row=header_row)
-    if sheet is not None or header_row is not None:
+        return read_sheet(raw, name=shown, sheet=sheet, header_row=header_row, header_rows=header_rows)
+    if sheet is not None or header_row is not None or header_rows is not None:
         raise ParameterError(
             f"a sheet is chosen for spreadsheets, a header row for them and CSV files; {shown} is neither"
         )

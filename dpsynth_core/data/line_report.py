@@ -50,8 +50,9 @@ def line_report_text(lines: dict) -> str:
             "and the line after it: load the spreadsheet itself (.xlsx), whose cells may hold line breaks, or remove "
             "them before saving as CSV."
         )
-    if lines.get("read as windows-1252"):
-        out += (" " if out else "") + (
-            f"{lines['read as windows-1252']:,} lines were not UTF-8 and were read as Windows-1252."
+    if recoded := lines.get("read as windows-1252"):
+        said = (
+            f"{recoded:,} line was not UTF-8 and was" if recoded == 1 else f"{recoded:,} lines were not UTF-8 and were"
         )
+        out += (" " if out else "") + said + " read as Windows-1252."
     return out

@@ -24,7 +24,7 @@ import re
 
 from .. import constraints
 from ..errors import DataError
-from .tables import name_columns
+from .header_names import name_columns
 from .typed_cells import TEXT_DTYPE, frame_text
 
 #: Each suffix's reader in pyreadstat, and what the file is called in messages.

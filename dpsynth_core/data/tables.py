@@ -16,7 +16,8 @@ line, one record"):
   empty lines are skipped; the header is the first non-empty line (after Excel's ``sep=;`` line, which names
   the delimiter unless the publisher chose one), or the line the publisher
   names (``header_row``, numbered from 1 as a text editor numbers lines: a title or notes
-  above it are skipped, never read as records);
+  above it are skipped, never read as records), with the next lines that hold anything when the
+  publisher says it spans several (``header_rows``: a survey tool's question above its answers);
 * with the automatic encoding, a byte-order mark decides (UTF-8, UTF-16, UTF-32); without
   one, each line is read as UTF-8, and a line that is not valid UTF-8 is read as
   Windows-1252 (a rule applied to that line alone);
@@ -46,6 +47,7 @@ import numpy as np
 from .. import constraints
 from ..errors import DataError
 from .file_bytes import SPACES, byte_order_mark, check_delimiter, check_encoding, cr_line_ends, read_capped
+from .header_names import join_header_rows, name_columns
 from .line_report import LINE_RULES
 
 # ENCODINGS, check_encoding and check_delimiter are file_bytes's, imported from here by the app and the CLI too.
@@ -219,8 +221,15 @@ def _header_fields(header: str, delimiter: str) -> list[str] | None:
         return None
 
 
-def _column_names(header: str, delimiter: str, name: str) -> list[str]:
+def _column_names(header: str, delimiter: str, name: str, below: list[str] = ()) -> list[str]:
+    """The columns' names from the header line, and from the lines ``below`` it when the header spans several
+    (:func:`join_header_rows`)."""
     names = _header_fields(header, delimiter)
+    rows = [_header_fields(line, delimiter) for line in below]
+    if names is not None and below:
+        if any(row is None for row in rows):
+            raise DataError(f"{name}: a line of the header is not well formed (check its quotes)")
+        names = join_header_rows([names, *rows])
     if names is None:
         spaced = delimiter != "\t" and len(_header_fields(_spaces_as_tabs([header])[0], "\t") or ()) > 1
         raise DataError(
@@ -235,28 +244,6 @@ def _column_names(header: str, delimiter: str, name: str) -> list[str]:
     return name_columns(names, name)
 
 
-def name_columns(names: list[str], name: str) -> list[str]:
-    """The columns' names from a header's cells, named plainly, for every format alike: a column
-    without a name (the row index R's write.csv and pandas' to_csv write, an empty or merged header
-    cell of a spreadsheet) is named by its position, ``Unnamed: 0``, as pandas names it, so that it
-    can be declared (and dropped); spaces at either end of a name are dropped (a header typed ``age, sex``
-    names ``sex``, as its cells are read without them); duplicates become ``name.1``, ``name.2``."""
-    if len(names) > constraints.MAX_COLUMNS:
-        raise DataError(f"{name} has {len(names):,} columns, more than the {constraints.MAX_COLUMNS:,} allowed")
-    names = [n.strip() or f"Unnamed: {i}" for i, n in enumerate(names)]
-    seen: dict = {}
-    out = []
-    for column in names:
-        label, k = column, seen.get(column, 0)
-        while label in seen:
-            k += 1
-            label = f"{column}.{k}"
-        seen[column] = k
-        seen[label] = 0
-        out.append(label)
-    return out
-
-
 def read_table(
     source,
     *,
@@ -264,6 +251,7 @@ def read_table(
     encoding: str | None = None,
     delimiter: str | None = None,
     header_row: int | None = None,
+    header_rows: int | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """Read a CSV/TSV from a path, bytes or a binary file object, one record per line.
 
@@ -277,6 +265,8 @@ def read_table(
             ``"auto"``: the candidate that occurs most in the header line.
         header_row: the header's line number, from 1 (the lines above it skipped); None: the
             first line that holds anything.
+        header_rows: how many lines the header spans (the next ones that hold anything; None: one), each
+            column named by :func:`join_header_rows`.
 
     Returns:
         ``(frame, info)``: every cell as text (a broken line's cells missing), and ``info``
@@ -310,15 +300,25 @@ def read_table(
         )
     if "\x00" in header:
         raise DataError(f"{name}: the header line holds binary data (NUL characters)")
-    records = lines[first + 1 :]
+    last, below = first, []
+    for _ in range((header_rows or 1) - 1):  # the header's further lines: the next ones that hold anything
+        last = _held_from(lines, undecodable, last + 1)
+        if last is None or undecodable[last]:
+            raise DataError(
+                f"{name}: the header spans {header_rows} lines, but "
+                + ("the file ends before them" if last is None else f"line {last + 1:,} cannot be decoded")
+            )
+        below.append(lines[last].rstrip("\r"))
+    records = lines[last + 1 :]
     del lines
     spaces = delimiter == SPACES
     if spaces:
         header, records, delimiter = _spaces_as_tabs([header])[0], _spaces_as_tabs(records), "\t"
+        below = _spaces_as_tabs(below)
     delimiter = delimiter or _header_delimiter(header)
-    columns = _column_names(header, delimiter, name)
+    columns = _column_names(header, delimiter, name, below)
     broken, empty, array = _classify(records, delimiter, len(columns))
-    bad = undecodable[first + 1 :]
+    bad = undecodable[last + 1 :]
     broken[bad], empty[bad] = 0, False  # an undecodable line was blanked, but it is a record
     keep = ~empty
     broken, array = broken[keep], array.filter(keep)
@@ -347,6 +347,7 @@ def read_table(
         "bytes": len(raw),
         "lines": lines_report,
         **({"header_row": header_row} if header_row is not None else {}),
+        **({"header_rows": header_rows} if header_rows is not None else {}),
     }
     return frame, info
 

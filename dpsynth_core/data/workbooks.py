@@ -5,7 +5,7 @@
 * The header is one row, numbered as the spreadsheet numbers it (1 = the sheet's first row;
   default: the first row that holds anything). Rows above it (a title) are skipped, so are empty
   rows. Header cells are named as the CSV reader names them
-  (:func:`~dpsynth_core.data.tables.name_columns`): an empty cell ``Unnamed: 2``, a repeated name
+  (:func:`~dpsynth_core.data.header_names.name_columns`): an empty cell ``Unnamed: 2``, a repeated name
   ``Income.1``; a merged header cell names every column it spans (``Income``, ``Income.1``).
 * Typed cells are kept as their values and written as canonical text (:mod:`.typed_cells`).
 
@@ -29,8 +29,8 @@ import pandas as pd
 
 from .. import constraints
 from ..errors import DataError
+from .header_names import join_header_rows, name_columns
 from .sheet_sizes import check_unzipped, ods_extents, xls_extents
-from .tables import name_columns
 from .typed_cells import TEXT_DTYPE, cells_text, drop_empty_rows
 
 _CELL_COLUMN = re.compile(rb'<c\b[^>]*?\sr="([A-Z]{1,3})[0-9]')
@@ -181,12 +181,16 @@ def _worksheets(book) -> list[str]:
     return [s.name for s in book.sheets_metadata if s.typ == calamine.SheetTypeEnum.WorkSheet] or list(book.sheet_names)
 
 
-def read_sheet(raw: bytes, *, name: str, sheet: str | None = None, header_row: int | None = None):
+def read_sheet(
+    raw: bytes, *, name: str, sheet: str | None = None, header_row: int | None = None, header_rows: int | None = None
+):
     """``(frame, info)`` of one sheet, as the module docstring says: every cell canonical text.
 
     ``sheet``: its name (None: the first worksheet); ``header_row``: the header's row number in the
-    spreadsheet (None: the first row that holds anything). ``info``: ``format``, ``sheet``, ``sheets``,
-    ``header_row``, ``rows``, ``columns``, ``bytes`` and ``lines`` (empty: no per-line rule applies).
+    spreadsheet (None: the first row that holds anything); ``header_rows``: how many rows the header spans from
+    there (None: one; the names joined by :func:`~dpsynth_core.data.header_names.join_header_rows`). ``info``:
+    ``format``, ``sheet``, ``sheets``, ``header_row``, ``rows``, ``columns``, ``bytes`` and ``lines`` (empty: no
+    per-line rule applies).
     """
     book, archive = _open(raw, name)
     with book:
@@ -219,14 +223,19 @@ def read_sheet(raw: bytes, *, name: str, sheet: str | None = None, header_row: i
             f"header row {header_row} of sheet '{sheet}' in {name} is empty (the sheet starts at row {first_row + 1})"
         )
     width = len(grid[0]) if grid else 0
-    header = list(grid[at])
-    for (r0, c0), (r1, c1) in merged:  # a merged header cell names every column it spans
-        if r0 <= top <= r1 and 0 <= c0 - first_column < width:
-            for c in range(max(c0, first_column), min(c1, first_column + width - 1) + 1):
-                header[c - first_column] = header[c0 - first_column]
-    names = [re.sub(r"\s*[\r\n]+\s*", " ", t) for t in cells_text(header).fillna("").tolist()]
-    columns = name_columns(names, name)
-    body = grid[at + 1 :]
+    rows = header_rows or 1
+    if at + rows > len(grid):
+        raise DataError(f"sheet '{sheet}' of {name} ends before its header's {rows} rows")
+    names = []
+    for row in range(at, at + rows):  # each row of the header, a merged cell naming every column it spans
+        header = list(grid[row])
+        for (r0, c0), (r1, c1) in merged:
+            if r0 <= first_row + row <= r1 and 0 <= c0 - first_column < width:
+                for c in range(max(c0, first_column), min(c1, first_column + width - 1) + 1):
+                    header[c - first_column] = header[c0 - first_column]
+        names.append([re.sub(r"\s*[\r\n]+\s*", " ", t) for t in cells_text(header).fillna("").tolist()])
+    columns = name_columns(join_header_rows(names) if rows > 1 else names[0], name)
+    body = grid[at + rows :]
     if not body:
         raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
     table = pd.DataFrame(body, dtype=object)
@@ -240,6 +249,7 @@ def read_sheet(raw: bytes, *, name: str, sheet: str | None = None, header_row: i
         "sheet": sheet,
         "sheets": sheets,
         "header_row": top + 1,
+        **({"header_rows": header_rows} if header_rows is not None else {}),
         "rows": len(frame),
         "columns": columns,
         "bytes": len(raw),

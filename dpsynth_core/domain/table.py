@@ -127,7 +127,7 @@ class TableDomain:
         if missing_in_data:
             folded = {str(c).casefold(): str(c) for c in undeclared}
             near = [f"'{folded[c.casefold()]}' for '{c}'" for c in missing_in_data if c.casefold() in folded]
-            title = title_read_as_header(names)
+            title = header_hint(names)
             raise DomainError(
                 f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}"
                 + (f" (the data has {', '.join(near)}: a name must match, capitals included)" if near else "")
@@ -201,16 +201,29 @@ class TableDomain:
         return [c.summary() for c in self.columns.values()]
 
 
-def title_read_as_header(columns) -> str:
-    """A sentence for the publisher when a header names its first column only and leaves every other cell empty
-    (``Unnamed: 1``, ...): a title above the header, as a spreadsheet or its CSV export holds one, read as the
-    header. Empty otherwise. Only the header's names are looked at, never a record."""
+def header_hint(columns) -> str:
+    """A sentence for the publisher when the header looks read wrongly, else empty. Only the header's names are
+    looked at, never a record:
+
+    * it names its first column only and leaves every other cell empty (``Unnamed: 1``, ...): a title above the
+      header, as a spreadsheet or its CSV export holds one, read as the header;
+    * it leaves two or more cells empty after a named one (not the first, a row index's): a header over two rows,
+      as survey tools export one (a question above each of its answers, SurveyMonkey's), read as one.
+    """
     names = [str(c) for c in columns]
-    if len(names) > 1 and not names[0].startswith("Unnamed: ") and all(n.startswith("Unnamed: ") for n in names[1:]):
+    unnamed = [n for n in names[1:] if n.startswith("Unnamed: ")]
+    if len(names) > 1 and not names[0].startswith("Unnamed: ") and len(unnamed) == len(names) - 1:
         return (
             f"The header names its first column only ('{names[0]}') and leaves the other {len(names) - 1:,} empty: "
             "a title above the header? Name the header's row (the Data page's header row or line, --header-row on the "
             "command line)."
+        )
+    if len(unnamed) >= 2:
+        shown = ", ".join(unnamed[:3]) + (", ..." if len(unnamed) > 3 else "")
+        return (
+            f"The header leaves {len(unnamed):,} columns without a name ({shown}): does it span two rows, a question "
+            "above each of its answers, as survey tools export one? Say how many rows it spans (the Data page's "
+            "header rows, --header-rows on the command line): each column is then named by its cells in those rows."
         )
     return ""
 

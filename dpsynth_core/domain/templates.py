@@ -43,7 +43,7 @@ _RULES = [
         r"|customer|employee|student|school|user|client|family|child|mother|game|player)id$",
         {"type": "drop"},
     ),
-    # a header cell left empty (named by its position, :func:`dpsynth_core.data.tables.name_columns`): a row index
+    # a header cell left empty (named by its position, :func:`dpsynth_core.data.header_names.name_columns`): a row index
     # R or pandas wrote, or the empty column of a comma ending every line; no documentation can describe it. So is
     # a row index that is named: R's row names as Rdatasets and others write them, pandas' reset index
     (r"^unnamed_[0-9]+$|^(rownames|row_names|index)$", {"type": "drop"}),

@@ -27,6 +27,7 @@ from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
 from ..synthesizers.base import resolve_engine
 from ..validation import (
+    check_header_rows,
     check_memory_limit,
     check_publisher_rho,
     check_rows,
@@ -76,7 +77,8 @@ class ReleaseSettings:
         random_state: the seed, checked (None: the secure source; a seeded release claims no guarantee).
         encoding, delimiter: how a CSV path is read (None: from the file's start).
         sheet, header_row: which sheet of a spreadsheet path is read, and its header's row number, or
-            a CSV's header line (None: the first sheet; the first row or line that holds anything).
+            a CSV's header line (None: the first sheet; the first row or line that holds anything);
+            header_rows: how many rows or lines the header spans (None: one).
         engine: the engine that counts the table (a name in :data:`~dpsynth_core.engines.ENGINES`,
             never ``auto``); ``memory_limit``: DuckDB's.
         out, out_format, chunk_rows: where the table is written, in which format and in chunks of
@@ -106,6 +108,7 @@ class ReleaseSettings:
     person_check: object = None
     sheet: str | None = None
     header_row: int | None = None
+    header_rows: int | None = None
 
     @property
     def info(self):
@@ -130,9 +133,21 @@ class ReleaseSettings:
             "delimiter": self.delimiter,
             **({"sheet": self.sheet} if self.sheet is not None else {}),
             **({"header_row": self.header_row} if self.header_row is not None else {}),
+            **({"header_rows": self.header_rows} if self.header_rows is not None else {}),
             "engine": self.engine,
             "declaration": self.domain.to_json(),
             "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in self.options.items()},
+        }
+
+    def reading(self) -> dict:
+        """How a table file is read (:func:`~dpsynth_core.data.formats.read_data`'s keywords): a CSV's encoding and
+        delimiter, a spreadsheet's sheet, the header's row and how many rows it spans."""
+        return {
+            "encoding": self.encoding,
+            "delimiter": self.delimiter,
+            "sheet": self.sheet,
+            "header_row": self.header_row,
+            "header_rows": self.header_rows,
         }
 
     def open(self, data) -> OpenedTable:
@@ -145,9 +160,7 @@ class ReleaseSettings:
         if isinstance(data, OpenedTable):
             return data
         if isinstance(data, (str, Path)) and get_engine(self.engine).in_memory:
-            frame, info = read_data(
-                data, encoding=self.encoding, delimiter=self.delimiter, sheet=self.sheet, header_row=self.header_row
-            )
+            frame, info = read_data(data, **self.reading())
             self.domain.check_matches(frame.columns)
             return OpenedTable(frame, info["lines"])
         if isinstance(data, (str, Path)):
@@ -202,7 +215,8 @@ def synthesize(data, domain, epsilon: float, *, progress=None, **settings) -> Re
             * ``delimiter``: the CSV's delimiter; None takes it from the header line, never from the records.
             * ``sheet``, ``header_row``: a spreadsheet's sheet (by name; None: the first) and its header's
               row number, or a CSV's header line, read in memory (None: the first row or line that holds
-              anything): :mod:`dpsynth_core.data.formats`.
+              anything): :mod:`dpsynth_core.data.formats`; ``header_rows``: how many rows or lines the header
+              spans (a survey tool's question above its answers; None: one), read in memory too.
             * ``engine``: how the table is counted: ``auto`` (default), ``pandas`` (in memory), ``duckdb``
               or ``spark`` (:mod:`dpsynth_core.engines`; only methods that read through a counting
               source, such as ``marginals`` and ``cathist``, take the last two). ``data`` may also be
@@ -231,6 +245,7 @@ def prepare(
     delimiter: str | None = None,
     sheet: str | None = None,
     header_row: int | None = None,
+    header_rows: int | None = None,
     engine: str | None = "auto",
     memory_limit: str | None = None,
     out=None,
@@ -261,6 +276,12 @@ def prepare(
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     sheet, header_row = check_sheet(sheet, header_row)
+    header_rows = check_header_rows(header_rows)
+    if header_rows is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
+        raise ParameterError(  # the engines read a CSV's header from one line (data/csvfile.py)
+            f"a header over several lines is read in memory: use the {IN_MEMORY} engine, or save the file with a "
+            "header of one line"
+        )
     if header_row is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
         raise ParameterError(  # the engines read a CSV's header from its first line (data/csvfile.py)
             f"a header row other than the first line is read in memory: use the {IN_MEMORY} engine, or save the "
@@ -297,6 +318,7 @@ def prepare(
         person_check=_person_check(person_check, domain),
         sheet=sheet,
         header_row=header_row,
+        header_rows=header_rows,
     )
 
 

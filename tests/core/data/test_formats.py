@@ -123,6 +123,33 @@ def test_a_sheet_by_name_its_header_row_and_its_header_cells_named_plainly():
         read_data(raw, name="survey.xlsx", sheet="Notes")
 
 
+def test_a_header_over_two_rows_names_each_column_by_both():
+    """A survey tool's export names a question once, merged over its answers, and each answer below it: said to
+    span two rows, the header names every column by its question and its answer, and its second row is no record;
+    the same records give the same ledger key as a CSV of them with a header of one line."""
+    raw = _book(
+        [
+            ["id", "Which films have you seen?", None, "Age"],
+            [None, "Episode I", "Episode II", "Response"],
+            [1, "Episode I", None, "18-29"],
+            [2, None, "Episode II", "> 60"],
+        ],
+        merge="B1:C1",
+    )
+    frame, info = read_data(raw, name="survey.xlsx", header_rows=2)
+    assert info["columns"] == [
+        "id",
+        "Which films have you seen? | Episode I",
+        "Which films have you seen? | Episode II",
+        "Age | Response",
+    ]
+    assert frame["Age | Response"].tolist() == ["18-29", "> 60"] and info["header_rows"] == 2
+    one_row, _ = read_data(raw, name="survey.xlsx")  # one row: its second row is a record, two columns unnamed
+    assert len(one_row) == 3 and list(one_row.columns)[2] == "Which films have you seen?.1"
+    with pytest.raises(DataError, match="ends before its header's 5 rows"):
+        read_data(raw, name="survey.xlsx", header_row=2, header_rows=5)
+
+
 def test_typed_cells_are_read_as_values_not_as_the_sheet_displays_them():
     raw = _book(
         [["when", "amount", "moment", "flag"], [dt.date(2020, 1, 2), 1234.5, dt.datetime(2020, 1, 2, 3, 4, 5), True]],

@@ -130,17 +130,17 @@ def test_a_header_whose_names_hold_the_other_delimiter_is_told_which_delimiter_f
 
 
 def test_a_title_read_as_the_header_is_told_from_the_header_alone():
-    from dpsynth_core.domain.table import title_read_as_header
+    from dpsynth_core.domain.table import header_hint
 
     frame, info = read_table(
         b"Sales report 2024,,\n,,\nregion,units,price\nNorth,3,2.5\n"
     )  # Excel's CSV of a titled sheet
     assert info["columns"] == ["Sales report 2024", "Unnamed: 1", "Unnamed: 2"]
-    assert "names its first column only ('Sales report 2024') and leaves the other 2 empty" in title_read_as_header(
+    assert "names its first column only ('Sales report 2024') and leaves the other 2 empty" in header_hint(
         info["columns"]
     )
     for columns in (["a", "b"], ["Unnamed: 0", "Unnamed: 1"], ["a"], ["a", "Unnamed: 1", "c"]):
-        assert title_read_as_header(columns) == ""
+        assert header_hint(columns) == ""
 
 
 def test_r_s_write_table_file_is_told_to_read_with_spaces_and_what_its_row_names_do():
@@ -425,6 +425,51 @@ def test_a_header_line_chosen_by_the_publisher_skips_the_title_above_it(tmp_path
     pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), plain)
 
 
+#: The start of FiveThirtyEight's Star Wars survey (star-wars-survey/StarWars.csv, SurveyMonkey's export, CC BY 4.0),
+#: shortened: a question above each of its answers, "Response" below a question of one answer.
+_STAR_WARS_HEADER = (
+    "RespondentID,Have you seen any of the 6 films?,Which films have you seen?,,Gender\n"
+    ",Response,Star Wars: Episode I  The Phantom Menace,Star Wars: Episode II  Attack of the Clones,Response\n"
+)
+
+
+def test_a_header_over_two_lines_names_each_column_by_both_whole_and_in_chunks(tmp_path, monkeypatch):
+    """Said to span two lines, the header names every column by its question and its answer (an empty cell taking
+    the question to its left), its second line is no record, and the file read in chunks (the engines, the
+    ledger's fingerprint) gives the same table; a title above it is skipped as before. Said nothing, the header's
+    empty cells are told, from the header alone."""
+    from dpsynth_core.domain.table import header_hint
+
+    rows = [
+        f"{3292879998 + i},Yes,Star Wars: Episode I  The Phantom Menace,,{('Male', 'Female')[i % 2]}"
+        for i in range(6_000)
+    ]  # past the first 64 kB read whole
+    content = (_STAR_WARS_HEADER + "\n".join(rows) + "\n").encode()
+    frame, info = read_table(content, name="StarWars.csv", header_rows=2)
+    assert info["columns"] == [
+        "RespondentID",
+        "Have you seen any of the 6 films? | Response",
+        "Which films have you seen? | Star Wars: Episode I  The Phantom Menace",
+        "Which films have you seen? | Star Wars: Episode II  Attack of the Clones",
+        "Gender | Response",
+    ]
+    assert len(frame) == 6_000 and frame.iloc[0, 0] == "3292879998" and info["header_rows"] == 2
+    assert header_hint(info["columns"]) == ""
+    one_line = read_table(content, name="StarWars.csv")  # the answers' line read as a record
+    assert len(one_line[0]) == 6_001 and header_hint(one_line[1]["columns"]) == ""  # one empty cell: no hint
+    told = header_hint(["id", "Q1", "Unnamed: 2", "Unnamed: 3", "Q2"])
+    assert "leaves 2 columns without a name (Unnamed: 2, Unnamed: 3)" in told and "--header-rows" in told
+    titled = read_table(b"Star Wars survey\n\n" + content, name="StarWars.csv", header_row=3, header_rows=2)[0]
+    pd.testing.assert_frame_equal(titled, frame)
+    (tmp_path / "StarWars.csv").write_bytes(b"\n" + content.replace(b"\n", b"\n\n", 1))  # blank lines skipped
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 4096)
+    chunks = list(csvfile.csv_frames(tmp_path / "StarWars.csv", header_rows=2))
+    assert len(chunks) > 3
+    pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), frame)
+    with pytest.raises(DataError, match="the header spans 3 lines, but the file ends before them"):
+        read_table(_STAR_WARS_HEADER.encode(), name="StarWars.csv", header_rows=3)
+
+
 @pytest.mark.parametrize("end", ["\n", "\r"], ids=["line feeds", "carriage returns alone"])
 @pytest.mark.parametrize(
     "lead", ["", "\n\n", "sep=;\n", "\ufeffsep=;\r\n\r\n"], ids=["plain", "blank lines", "sep=", "BOM, sep=, blank"]
@@ -630,3 +675,12 @@ def test_lines_holding_a_character_agree_with_arrows_search_on_sliced_and_empty_
         for character in ('"', "\x00", "\r", ","):
             expected = pc.match_substring(array, character).to_numpy(zero_copy_only=False)
             assert _lines_holding(array, character).tolist() == expected.tolist(), (array, character)
+
+
+def test_lines_read_as_windows_1252_are_counted_in_words():
+    """A line that is not UTF-8 is read as Windows-1252 and told, in a sentence whose grammar follows the count
+    (FiveThirtyEight's Star Wars survey: its header alone, "1 lines were" before)."""
+    one = read_table(b"a,b\ncaf\xe9,1\nx,2\n")[1]["lines"]
+    two = read_table("a,b\ncafé,1\nthé,2\n".encode("windows-1252"))[1]["lines"]
+    assert line_report_text(one) == "1 line was not UTF-8 and was read as Windows-1252."
+    assert line_report_text(two) == "2 lines were not UTF-8 and were read as Windows-1252."

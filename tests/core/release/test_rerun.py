@@ -168,3 +168,36 @@ def test_the_script_reads_the_sheet_the_release_read_and_keys_its_records(tmp_pa
     ledger = Workspace(tmp_path / "ws").ledger
     assert ledger.records_key(book, sheet="data") != ledger.records_key(book)  # the first sheet is other records
     assert ledger.spending(ledger.dataset_key(ledger.records_key(book, sheet="data"))).draws == 1
+
+
+def test_a_header_over_two_lines_is_a_setting_the_rerun_reads_the_file_by(tmp_path):
+    """A survey tool's export (SurveyMonkey's two header lines, a question above each answer) released with
+    ``header_rows=2``: the setting is recorded, the script reads the file so (its records, not the answers'
+    line, key the ledger) and the engines that read a header from one line refuse it in one line."""
+    import pytest
+
+    from dpsynth_core.errors import ParameterError
+    from dpsynth_core.release import prepare
+
+    adult = pd.read_csv(ADULT, dtype=str).iloc[:2_000, :3]
+    header = ",".join(["Your age?", "Your work", ""]) + "\n" + ",".join(["Response", "Sector", "Kind"]) + "\n"
+    path = tmp_path / "survey.csv"
+    path.write_text(header + adult.to_csv(index=False, header=False))
+    public = json.loads((ROOT / "assets" / "examples" / "adult.domain.json").read_text())["columns"]
+    declaration = {
+        "columns": {
+            "Your age? | Response": {"type": "integer", "min": 17, "max": 90},
+            "Your work | Sector": public["workclass"],  # the public domain file's list
+            "Your work | Kind": {"type": "drop"},
+        }
+    }
+    release = synthesize(path, declaration, 1.0, header_rows=2, random_state=1)
+    assert rerun_settings(release)["header_rows"] == 2 and len(release.data.columns) == 2
+    with pytest.raises(ParameterError, match="a header over several lines is read in memory"):
+        prepare(path, declaration, 1.0, header_rows=2, engine="duckdb")
+    script = write_rerun_files(release, tmp_path, stem="survey", data=str(path))[0]
+    done = _run_script(script, path, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    workspace = Workspace(tmp_path / "ws")
+    key = workspace.ledger.dataset_key(workspace.ledger.records_key(path, header_rows=2))
+    assert [r.source for r in workspace.releases.made_from(key)] == ["rerun"]

@@ -1,0 +1,62 @@
+"""A table's column names from its header's cells, for every format alike (CSV, spreadsheet, statistical
+package): a cell left empty named by its position, a repeated name numbered, and a header over several rows (a
+survey tool's question above its answers) joined into one name per column. Only the header is read, never a
+record.
+"""
+
+from __future__ import annotations
+
+from .. import constraints
+from ..errors import DataError
+
+#: Between the parts of a name from a header over several rows (a question and its answer).
+HEADER_JOIN = " | "
+
+
+def join_header_rows(rows: list[list[str]]) -> list[str]:
+    """One name per column from a header over several rows (``rows``: each row's cells, top first), as survey
+    tools export one (SurveyMonkey: a question above each of its answers; a spreadsheet: a merged title above
+    its columns): each column's non-empty cells joined by :data:`HEADER_JOIN`, top first, a part repeated
+    from the row above kept once. An empty cell of an upper row takes the cell to its left in that row when the
+    column has a name below it (a question's name spans its answers, as a merged cell does). Only the header's
+    cells are read, never a record.
+
+    >>> join_header_rows([["id", "Seen which films?", "", "Age"], ["", "Episode I", "Episode II", "Response"]])
+    ['id', 'Seen which films? | Episode I', 'Seen which films? | Episode II', 'Age | Response']
+    """
+    width = max(len(row) for row in rows)
+    grid = [[str(c or "").strip() for c in row] + [""] * (width - len(row)) for row in rows]
+    for r, row in enumerate(grid[:-1]):
+        for c in range(1, width):
+            if not row[c] and any(below[c] for below in grid[r + 1 :]):
+                row[c] = row[c - 1]
+    names = []
+    for c in range(width):
+        parts: list[str] = []
+        for row in grid:
+            if row[c] and (not parts or parts[-1] != row[c]):
+                parts.append(row[c])
+        names.append(HEADER_JOIN.join(parts))
+    return names
+
+
+def name_columns(names: list[str], name: str) -> list[str]:
+    """The columns' names from a header's cells, named plainly, for every format alike: a column
+    without a name (the row index R's write.csv and pandas' to_csv write, an empty or merged header
+    cell of a spreadsheet) is named by its position, ``Unnamed: 0``, as pandas names it, so that it
+    can be declared (and dropped); spaces at either end of a name are dropped (a header typed ``age, sex``
+    names ``sex``, as its cells are read without them); duplicates become ``name.1``, ``name.2``."""
+    if len(names) > constraints.MAX_COLUMNS:
+        raise DataError(f"{name} has {len(names):,} columns, more than the {constraints.MAX_COLUMNS:,} allowed")
+    names = [n.strip() or f"Unnamed: {i}" for i, n in enumerate(names)]
+    seen: dict = {}
+    out = []
+    for column in names:
+        label, k = column, seen.get(column, 0)
+        while label in seen:
+            k += 1
+            label = f"{column}.{k}"
+        seen[column] = k
+        seen[label] = 0
+        out.append(label)
+    return out
