@@ -68,7 +68,10 @@ def support_from(
       ``alpha / n`` each (``alpha`` for the whole column): the "missing" cell, a default the publisher
       did not choose, is cut whenever its pooled count is below ``familywise_z(max(z, MISSING_Z), n x m) * s``,
       the table's ``m`` missing cells one family (an empty one kept with chance at most ``Phi(-MISSING_Z)``,
-      0.13%, in a release); the other cells (declared
+      0.13%, in a release), unless most of the table's missing cells hold records (:func:`_missing_mostly_held`:
+      a survey whose questions many leave unanswered), when each is tested as its column's declared values are,
+      at ``familywise_z(z, n) * s`` (a question left unanswered by a tenth of the respondents is no longer cut
+      for the other columns' sake); the other cells (declared
       categories) are cut below ``zk * s`` smallest first while their positive pooled counts add up to at
       most ``max(limit, s)`` (:func:`_quiet_cells`), so at most about that many real records are lost (a
       plain ``z * s`` cut on every cell made a noisy table's column one value); and, below ``zk * s`` too,
@@ -92,10 +95,9 @@ def support_from(
     # the "missing" cells are tested familywise over the whole table, not per column: a table of many columns
     # declared with the default ``missing`` would otherwise keep some empty one with chance ``alpha`` each
     tested = max(1, sum(1 for a in precision if precision[a] and (missing or {}).get(a) is not None))
-    for a, p in precision.items():
-        if p == 0:
-            continue
-        pooled, s = weighted[a] / p, 1 / math.sqrt(p)
+    estimates = {a: (weighted[a] / p, 1 / math.sqrt(p)) for a, p in precision.items() if p}
+    held = missing is not None and _missing_mostly_held(estimates, missing)  # then each column's own family
+    for a, (pooled, s) in estimates.items():
         k = ordered.get(a, 0)  # cells in order first (none for a column without one), then the others
         keep = np.ones(cells[a], dtype=bool)
         if missing is not None:  # "missing" and other cells outside the order: as any other column's
@@ -105,7 +107,7 @@ def support_from(
                 missing.get(a),
                 familywise_z(z, cells[a]) * s,
                 max(limit, s),
-                familywise_z(max(z, constraints.MISSING_Z), cells[a] * tested) * s,
+                familywise_z(z if held else max(z, constraints.MISSING_Z), cells[a] * (1 if held else tested)) * s,
                 s,
             )
         else:
@@ -144,6 +146,9 @@ BEYOND_WALK = 1.0
 #: cutting them is expected to misplace fewer records than keeping them (:func:`_unlikely_cells`, issue 36
 #: point 3: a country list of 249 declared for 34 countries); False: only the ``limit`` rule (an ablation).
 EMPIRICAL_CUT = True
+#: Most of a table's "missing" cells hold records when Storey's estimate of the share that are empty is at most
+#: this (:func:`_missing_mostly_held`): each is then tested within its own column, not over the whole table.
+EMPTY_MISSING_SHARE = 0.5
 #: EM steps fitting the grid prior of :func:`_unlikely_cells`, at most, and the change in any grid weight below
 #: which it stops sooner.
 EMPIRICAL_ITERATIONS = 200
@@ -282,6 +287,27 @@ def _unlikely_cells(pooled: np.ndarray, s: float, cell_margin: float) -> np.ndar
         misplaced = (posterior * np.abs(np.maximum(x, 0.0)[:, None] - grid[None, :])).sum(axis=1)
         cut[start : start + EMPIRICAL_FIT] = lost <= misplaced + 1e-9  # a tie (a count at or below 0): cut
     return quiet & cut
+
+
+def _missing_mostly_held(estimates: dict, missing: dict) -> bool:
+    """Whether most of a table's "missing" cells hold records, by Storey's estimate of the share of them that are
+    empty (twice the share whose pooled count is at or below 0: an empty cell's count is noise around 0, so
+    half of them fall there; a cell holding records seldom does): at most :data:`EMPTY_MISSING_SHARE`. Only in a
+    table of at least ``EMPIRICAL_MIN_QUIET`` such cells (enough to tell), and with ``EMPIRICAL_CUT`` on. A
+    survey whose questions many leave unanswered holds records in most (FiveThirtyEight's Star Wars survey: 36 of
+    37 columns, and 1 count of 37 at or below 0), a table declared with the default ``missing`` few (compas: 2 of
+    26 columns, 12 counts at or below 0 at 1,000 rows). Post-processing of the pooled noisy counts only.
+
+    >>> noise = [3, 8, 3, -13, 9, 4, -5, 6, 4, 3, 0, 5, -7, -2, -5, 6, 0, -3, -8, -3, 0, -3, 13, 10]
+    >>> held = {f"q{i}": (np.array([500.0, 35.0 + n]), 10.0) for i, n in enumerate(noise)}
+    >>> empty = {f"q{i}": (np.array([500.0, n]), 10.0) for i, n in enumerate(noise)}
+    >>> _missing_mostly_held(held, dict.fromkeys(held, 1)), _missing_mostly_held(empty, dict.fromkeys(empty, 1))
+    (True, False)
+    """
+    counts = [estimates[a][0][missing[a]] for a in estimates if missing.get(a) is not None]
+    if not EMPIRICAL_CUT or len(counts) < EMPIRICAL_MIN_QUIET:
+        return False
+    return 2 * float(np.mean(np.asarray(counts) <= 0)) <= EMPTY_MISSING_SHARE
 
 
 def _likelihood(x: np.ndarray, grid: np.ndarray, s: float) -> np.ndarray:
