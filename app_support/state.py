@@ -67,6 +67,8 @@ COOKIE = "dpsynth_browser"
 _IDENTITY = re.compile(r"[A-Za-z0-9_-]{43}")
 #: Browsers whose uploaded file this server process keeps in memory, so a reload or a new tab resumes.
 _KEPT_BROWSERS = 4
+#: The publisher's choices a file is read with (the Data page's; :func:`dpsynth_core.data.formats.read_data`'s).
+READING = ("encoding", "delimiter", "sheet", "header_row", "header_rows")
 #: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter", "sheet", "header_row",
 #: "header_rows"}. Only the browser that holds the identity can reach its entry.
 _BROWSER_FILES: OrderedDict[str, dict] = OrderedDict()
@@ -149,15 +151,9 @@ def _resume() -> bool:
     elif source.startswith("upload: ") and kept is not None and kept["hash"] == last.get("data"):
         from app_support.cached import read_upload
 
-        reading = (
-            kept["encoding"],
-            kept["delimiter"],
-            kept.get("sheet"),
-            kept.get("header_row"),
-            kept.get("header_rows"),
-        )
-        frame, info = read_upload(kept["raw"], kept["name"], *reading)
-        set_data(frame, info, source=source, raw=kept["raw"])
+        reading = {k: kept.get(k) for k in READING}
+        frame, info = read_upload(kept["raw"], kept["name"], **reading)
+        set_data(frame, info, source=source, raw=kept["raw"], reading=reading)
         set_declaration(last.get("declaration") or {"columns": {}})
     elif source.startswith("upload: "):
         ss[MISSING_UPLOAD] = {"name": source.removeprefix("upload: "), "fingerprint": last.get("data")}
@@ -232,19 +228,11 @@ def use_upload(
 
     Returns True when the workspace already knew the file (same fingerprint).
     """
-    set_data(frame, info, source=f"upload: {name}", raw=raw)
+    reading = dict(zip(READING, (encoding, delimiter, sheet, header_row, header_rows), strict=True))
+    set_data(frame, info, source=f"upload: {name}", raw=raw, reading=reading)
     key = data()["hash"]
     with _BROWSER_FILES_LOCK:
-        _BROWSER_FILES[browser()] = {
-            "raw": raw,
-            "name": name,
-            "hash": key,
-            "encoding": encoding,
-            "delimiter": delimiter,
-            "sheet": sheet,
-            "header_row": header_row,
-            "header_rows": header_rows,
-        }
+        _BROWSER_FILES[browser()] = {"raw": raw, "name": name, "hash": key, **reading}
         _BROWSER_FILES.move_to_end(browser())
         while len(_BROWSER_FILES) > _KEPT_BROWSERS:
             _BROWSER_FILES.popitem(last=False)
@@ -255,7 +243,9 @@ def use_upload(
     return known is not None
 
 
-def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
+def set_data(frame, info: dict, *, source: str, raw: bytes, reading: dict | None = None) -> None:
+    """Make a table the one in use; ``reading``: the publisher's choices it was read with (:data:`READING`; None
+    where the default), kept with the release's settings so that its rerun script reads the file as the app did."""
     # the ledger follows the records, whatever the file's form (dpsynth_core.workspace.ledger)
     ledger = workspace().ledger
     records = ledger.records_key(frame)
@@ -268,6 +258,7 @@ def set_data(frame, info: dict, *, source: str, raw: bytes) -> None:
         "hash": key,
         "records": records,
         "name": name if "." in name else f"{name}.csv",
+        "reading": {k: v for k, v in (reading or {}).items() if v is not None},
     }
     st.session_state[CURRENT] = None
     st.session_state.pop(MISSING_UPLOAD, None)
@@ -312,6 +303,7 @@ def settings() -> dict:
         "method": ss[METHOD],
         "rows": ss[ROWS],
         "groups": ss[GROUPS] if _takes(ss[METHOD], "groups") else [],
+        **ss[DATA].get("reading", {}),  # how the file was read, for the rerun script (none: the defaults)
     }
 
 

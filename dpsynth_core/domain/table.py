@@ -223,7 +223,8 @@ def header_hint(columns) -> str:
         return (
             f"The header leaves {len(unnamed):,} columns without a name ({shown}): does it span two rows, a question "
             "above each of its answers, as survey tools export one? Say how many rows it spans (the Data page's "
-            "header rows, --header-rows on the command line): each column is then named by its cells in those rows."
+            "Header lines, or Header rows for a spreadsheet; --header-rows on the command line): each column is then "
+            "named by its cells in those rows."
         )
     return ""
 

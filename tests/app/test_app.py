@@ -340,6 +340,17 @@ def test_a_header_over_two_lines_is_said_from_the_header_and_read_once_its_lines
         "Which films have you seen? | Episode II",
     ]
     assert any("header over 2 lines" in c.value for c in at.caption)
+    # the release keeps how the file was read: its rerun script reads the two header lines as the app did
+    from dpsynth_core.release.rerun import rerun_settings
+
+    films = {"type": "categorical", "values": ["Episode I", "Episode II", "Episode III"]}
+    spec = {"columns": {c: dict(films) for c in info["columns"][1:4]}}
+    spec["columns"].update(
+        {"RespondentID": {"type": "drop"}, "Gender | Response": {"type": "categorical", "values": ["Female", "Male"]}}
+    )
+    at = _generate(_load_declaration(at, spec))
+    entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
+    assert rerun_settings(entry)["header_rows"] == 2 and rerun_settings(entry)["header_row"] is None
 
 
 def test_a_column_named_with_a_colon_keeps_its_whole_message():
