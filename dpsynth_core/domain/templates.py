@@ -114,10 +114,21 @@ def name_words(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
+#: A column named by a question (a survey's export names each column by its question's text) when its name holds
+#: a question mark or at least this many words: only the rules that drop a column apply to it (an identifier, a
+#: person's name or address), since the others read a name's words as a column's ("Is it rude to recline your
+#: seat?" is no ``is_`` flag of Yes and No: its answers are "Yes, somewhat rude" and the like).
+QUESTION_WORDS = 8
+
+
 def template_for(name: str) -> dict:
-    """The starting declaration of one column, from its name alone (read as words: :func:`name_words`)."""
+    """The starting declaration of one column, from its name alone (read as words: :func:`name_words`); a question
+    (:data:`QUESTION_WORDS`) starts as text unless a rule drops it."""
     words = name_words(name)
+    question = "?" in name or words.count("_") + 1 >= QUESTION_WORDS
     for pattern, spec in _RULES:
+        if question and spec.get("type") != "drop":
+            continue
         if re.search(pattern, words):
             return {k: (list(v) if isinstance(v, list) else v) for k, v in spec.items()}
     return {"type": "text"}

@@ -255,3 +255,27 @@ def test_a_persons_name_is_dropped_however_the_file_parts_it():
         assert template_for(name)["type"] == "text", name
     for name in ("team_name", "company_name", "school_name", "filename", "hostname", "birthday_month"):
         assert template_for(name)["type"] == "text", name
+
+
+def test_a_column_named_by_its_question_starts_as_text_unless_it_is_dropped():
+    """FiveThirtyEight's flying etiquette survey (SurveyMonkey) names each column by its question: "Is itrude to
+    recline your seat on a plane?" started as an ``is_`` flag of Yes and No, whose answers are "No, not rude at
+    all", "Yes, somewhat rude" and "Yes, very rude"; "How tall are you?" would read as a height. A question (a
+    question mark, or eight words or more) starts as text, but for the rules that drop a column."""
+    start = declaration_from_names(
+        [
+            "RespondentID",
+            "Is itrude to recline your seat on a plane?",
+            "How tall are you?",
+            "What is your home address?",
+            "Age",
+            "is_member",
+            "Which of these side dishes are typically served at your Thanksgiving dinner - Rolls",
+        ]
+    )["columns"]
+    assert start["Is itrude to recline your seat on a plane?"] == start["How tall are you?"] == {"type": "text"}
+    assert start["What is your home address?"] == start["RespondentID"] == {"type": "drop"}
+    assert start["Age"]["type"] == "integer" and start["is_member"]["values"] == ["Yes", "No"]
+    assert start["Which of these side dishes are typically served at your Thanksgiving dinner - Rolls"] == {
+        "type": "text"
+    }
