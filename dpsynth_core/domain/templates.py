@@ -83,7 +83,8 @@ _RULES = [
     # number with the range the calendar gives it, or a year's whole number whose range the publisher supplies;
     # a month or a day of the week is as often a name as a number, so neither is guessed (nor a date)
     (r"(^|_)(week_number|week_of_year|weeknum|iso_week)$", {"type": "integer", "min": 1, "max": 53}),
-    (r"(^|_)(day_of_month|dayofmonth|mday)$|(^|_)date_day$", {"type": "integer", "min": 1, "max": 31}),
+    # FiveThirtyEight's births files write date_of_month
+    (r"(^|_)(day_of_month|dayofmonth|mday|date_of_month)$|(^|_)date_day$", {"type": "integer", "min": 1, "max": 31}),
     (r"(^|_)(day_of_year|dayofyear|yday)$", {"type": "integer", "min": 1, "max": 366}),
     (r"(^|_)(year|yr)$", {"type": "integer"}),
     # the year something happened, named year first or after what it dates (Ames' Year.Built, Yr.Sold,

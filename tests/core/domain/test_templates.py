@@ -279,3 +279,12 @@ def test_a_column_named_by_its_question_starts_as_text_unless_it_is_dropped():
     assert start["Which of these side dishes are typically served at your Thanksgiving dinner - Rolls"] == {
         "type": "text"
     }
+
+
+
+def test_a_day_of_the_month_is_no_date():
+    """FiveThirtyEight's births files (year, month, date_of_month, day_of_week, births): ``date_of_month`` started
+    as a date; it is the day of the month, 1 to 31, as ``day_of_month`` is."""
+    start = declaration_from_names(["year", "month", "date_of_month", "day_of_week", "births"])["columns"]
+    assert start["date_of_month"] == template_for("day_of_month") == {"type": "integer", "min": 1, "max": 31}
+    assert start["year"] == {"type": "integer"} and start["month"] == start["day_of_week"] == {"type": "text"}
