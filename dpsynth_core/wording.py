@@ -47,6 +47,25 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
+def short_names(names, limit: int = 40) -> list[str]:
+    """Column names short enough for a chart's axis: a name longer than ``limit`` keeps its start and its end around
+    an ellipsis (a survey's columns named by one question and each of its answers differ at the end, which an
+    axis cutting names at their end would hide), longer again where two would read alike; shorter names as
+    they are.
+
+    >>> short_names(["age", "Please state how you view each character | Han Solo", "Please state how you view "
+    ...              "each character | Yoda"], 30)
+    ['age', 'Please state h…cter | Han Solo', 'Please state h…haracter | Yoda']
+    """
+    names = [str(n) for n in names]
+    for width in range(limit, max((len(n) for n in names), default=0) + 2):
+        head = width // 2 - 1
+        out = [n if len(n) <= width else n[:head].rstrip() + "…" + n[-(width - head - 1) :] for n in names]
+        if len(set(out)) == len(set(names)):
+            return out
+    return names
+
+
 def format_epsilon(value: float | None) -> str:
     """Epsilon in plain digits, never scientific notation.
 

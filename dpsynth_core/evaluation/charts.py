@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..privacy.cathist import cathist_tau
+from ..wording import short_names
 
 REAL = "#1f5fa8"
 SYNTHETIC = "#e07b24"
@@ -53,7 +54,9 @@ def budget_split_chart(split: dict[str, float]) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=values,
-            y=labels,
+            y=short_names(labels),
+            customdata=labels,
+            hovertemplate="%{customdata}: %{x:.3g}<extra></extra>",
             orientation="h",
             marker_color=REAL,
             text=[f"{v:.3g}" for v in values],
@@ -77,14 +80,34 @@ def _marks(names, values, colour, flagged, digits: int):
     )
 
 
+def _column_bars(names, values, colours, texts) -> go.Bar:
+    """One bar per column, named on the axis by :func:`~dpsynth_core.wording.short_names` (a survey's long names
+    differ at their end) and in full on hover."""
+    return go.Bar(
+        x=short_names(names),
+        y=values,
+        customdata=names,
+        hovertemplate="%{customdata}: %{y:.3f}<extra></extra>",
+        marker_color=colours,
+        text=texts,
+        textposition="outside",
+    )
+
+
+def _tall(fig: go.Figure) -> int:
+    """A column chart's height: room under the bars for its longest name, which plotly's axis otherwise cuts."""
+    longest = max((len(str(x)) for x in fig.data[0].x), default=0)
+    return max(440, 260 + 9 * longest)
+
+
 def fidelity_chart(fidelity: dict[str, float], flagged=()) -> go.Figure:
     """Bars of fidelity F per column, on a 0-1 axis; ``flagged`` columns (values changed shape) in red."""
     names = list(fidelity)
     values = [fidelity[n] for n in names]
     colours, texts = _marks(names, values, REAL, set(flagged), 2)
-    fig = go.Figure(go.Bar(x=names, y=values, marker_color=colours, text=texts, textposition="outside"))
+    fig = go.Figure(_column_bars(names, values, colours, texts))
     fig.update_yaxes(range=[0, 1.1])
-    return _style(fig, "Fidelity F per column (1 = the same values kept)", "column", "fidelity F")
+    return _style(fig, "Fidelity F per column (1 = the same values kept)", "column", "fidelity F", _tall(fig))
 
 
 def one_way_chart(distances: dict[str, float], flagged=()) -> go.Figure:
@@ -92,9 +115,10 @@ def one_way_chart(distances: dict[str, float], flagged=()) -> go.Figure:
     names = list(distances)
     values = [distances[n] for n in names]
     colours, texts = _marks(names, values, SYNTHETIC, set(flagged), 3)
-    fig = go.Figure(go.Bar(x=names, y=values, marker_color=colours, text=texts, textposition="outside"))
+    fig = go.Figure(_column_bars(names, values, colours, texts))
     fig.update_yaxes(range=[0, max(0.05, max(values, default=0) * 1.25)])
-    return _style(fig, "How far each column's distribution moved (0 = identical)", "column", "total variation distance")
+    title = "How far each column's distribution moved (0 = identical)"
+    return _style(fig, title, "column", "total variation distance", _tall(fig))
 
 
 def two_way_heatmap(matrix: pd.DataFrame) -> go.Figure:
@@ -103,15 +127,16 @@ def two_way_heatmap(matrix: pd.DataFrame) -> go.Figure:
     fig = go.Figure(
         go.Heatmap(
             z=values,
-            x=list(matrix.columns),
-            y=list(matrix.index),
+            x=short_names(matrix.columns),
+            y=short_names(matrix.index),
+            customdata=[[(str(r), str(c)) for c in matrix.columns] for r in matrix.index],
             colorscale="Oranges",
             zmin=0,
             zmax=max(0.1, float(np.nanmax(values))),
             colorbar=dict(title="distance"),
             text=np.round(values, 2),
             texttemplate="%{text}" if len(matrix) <= 16 else None,
-            hovertemplate="%{y} x %{x}: %{z:.3f}<extra></extra>",
+            hovertemplate="%{customdata[0]} x %{customdata[1]}: %{z:.3f}<extra></extra>",
         )
     )
     fig.update_yaxes(autorange="reversed")
@@ -332,7 +357,8 @@ def risk_chart(report: dict) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=values,
-            y=names,
+            y=short_names(names, 60),
+            customdata=names,
             orientation="h",
             marker_color=[SYNTHETIC if r["meaningful"] else "#b0b0b0" for _, r in rows][::-1],
             error_x=dict(
@@ -343,7 +369,7 @@ def risk_chart(report: dict) -> go.Figure:
                 thickness=2,
                 width=6,
             ),
-            hovertemplate="%{y}: %{x:.1f}%<extra></extra>",
+            hovertemplate="%{customdata}: %{x:.1f}%<extra></extra>",
         )
     )
     fig.update_xaxes(range=[0, 100], ticksuffix="%")

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..release.card import render_card_html
-from ..wording import value_text
+from ..wording import short_names, value_text
 from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
 from .shape_words import more_columns, worst_shapes
 
@@ -94,14 +94,24 @@ def _configure(chart):
     )
 
 
+def _shown(keys: list) -> list[str]:
+    """Columns' or pairs' names short enough for the chart (:func:`~dpsynth_core.wording.short_names`: a survey's
+    long names keep their start and their distinct end), each column of a pair shortened on its own."""
+    parts = [str(k).split(" × ") for k in keys]
+    if keys and all(len(p) == 2 for p in parts):
+        lefts, rights = (short_names([p[i] for p in parts], 30) for i in (0, 1))
+        return [f"{left} × {right}" for left, right in zip(lefts, rights, strict=True)]
+    return short_names(keys, 60)
+
+
 def distance_chart(estimates: dict, title: str):
     """Horizontal bars of estimated distances with their 95% intervals, value printed past the bar."""
     import altair as alt
 
     frame = pd.DataFrame(
         [
-            {"what": k, "value": v.value, "low": v.low, "high": v.high, "text": f"{v.value:.3f}"}
-            for k, v in estimates.items()
+            {"what": shown, "value": v.value, "low": v.low, "high": v.high, "text": f"{v.value:.3f}"}
+            for shown, v in zip(_shown(list(estimates)), estimates.values(), strict=True)
         ]
     )
     top = max([0.1] + [v.high * 1.25 for v in estimates.values()])

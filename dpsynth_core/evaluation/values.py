@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..data.encoding import numeric_values, range_sides
 from ..domain import RANGE_KINDS, TIME_KINDS, as_table_domain
-from ..wording import value_text
+from ..wording import short_names, value_text
 
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
 
@@ -247,13 +247,14 @@ def value_summaries(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict
 
 
 def value_table(summaries: dict) -> pd.DataFrame:
-    """One row per numeric or date column: the value-level figures side by side, for a table on screen."""
+    """One row per numeric or date column: the value-level figures side by side, for a table on screen (a long name
+    shortened to its start and its distinct end: :func:`~dpsynth_core.wording.short_names`)."""
     rows = []
-    for name, s in summaries.items():
+    for shown, s in zip(short_names(list(summaries), 60), summaries.values(), strict=True):
         real, synthetic = s["real"], s["synthetic"]
         rows.append(
             {
-                "column": name,
+                "column": shown,
                 "distance over exact values": s["value_distance"],
                 "largest gap between the curves": s["max_cdf_gap"],
                 "mean (real / synthetic)": f"{value_text(real['mean'])} / {value_text(synthetic['mean'])}",

@@ -281,7 +281,6 @@ def test_a_column_named_by_its_question_starts_as_text_unless_it_is_dropped():
     }
 
 
-
 def test_a_day_of_the_month_is_no_date():
     """FiveThirtyEight's births files (year, month, date_of_month, day_of_week, births): ``date_of_month`` started
     as a date; it is the day of the month, 1 to 31, as ``day_of_month`` is."""

@@ -188,3 +188,32 @@ def test_the_one_column_chart_leaves_out_the_ends_of_a_range_that_neither_table_
     assert reached_cells(labels, real, synthetic, ordered=True)[0] == labels
     assert reached_cells(labels, real, synthetic, ordered=False)[3] == ""
     assert reached_cells(["a", "b", "c"], np.array([0, 1, 0]), np.array([0, 1, 0]), ordered=False)[0] == ["a", "b", "c"]
+
+
+def test_charts_name_a_surveys_long_columns_so_that_they_differ():
+    """FiveThirtyEight's Star Wars survey, read with its two header lines: 14 columns named by one question and
+    each character ("Please state whether you view the following characters favorably, unfavorably, or are
+    unfamiliar with him/her. | Han Solo"). The Preview's fidelity chart cut each name at its end, so all 14 read
+    alike; every column chart now names them by their start and end, distinct, and in full on hover."""
+    from dpsynth_core.evaluation.charts import fidelity_chart, one_way_chart, two_way_heatmap
+
+    question = "Please state whether you view the following characters favorably, unfavorably, or are unfamiliar"
+    names = [f"{question} with him/her. | {who}" for who in ("Han Solo", "Luke Skywalker", "Yoda", "R2 D2")] + ["Age"]
+    for chart in (fidelity_chart, one_way_chart):
+        bar = chart(dict.fromkeys(names, 0.5)).data[0]
+        shown = list(bar.x)
+        assert len(set(shown)) == len(names) and max(len(n) for n in shown) <= 40, shown
+        assert shown[-1] == "Age" and shown[0].endswith("| Han Solo") and list(bar.customdata) == names
+    heat = two_way_heatmap(pd.DataFrame(0.1, index=names, columns=names)).data[0]
+    assert len(set(heat.x)) == len(names) and tuple(heat.customdata[0][1]) == (names[0], names[1])
+
+
+def test_the_reports_distance_chart_names_long_columns_and_pairs_so_that_they_differ():
+    """The DP report's bars name a survey's long columns by their start and end, each column of a pair on its own."""
+    from dpsynth_core.evaluation.report_render import _shown
+
+    names = [f"Please state how you view each of the following characters | {who}" for who in ("Han Solo", "Yoda")]
+    one = _shown(names + ["Age"])
+    assert one[-1] == "Age" and len(set(one)) == 3 and all(s.endswith(w) for s, w in zip(one, ("Han Solo", "Yoda")))
+    pairs = _shown([f"{names[0]} × Age", f"{names[1]} × Age", f"{names[0]} × {names[1]}"])
+    assert len(set(pairs)) == 3 and pairs[0].endswith("Han Solo × Age") and pairs[2].endswith("| Yoda"), pairs
