@@ -16,7 +16,7 @@ import re
 from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.charges import row_count_event
-from ..wording import SEEDED_GUARANTEE
+from ..wording import SEEDED_GUARANTEE, short_names
 from .dominance import dominance_notes, single_value_notes
 
 
@@ -79,6 +79,7 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
             "unseeded": dict(guarantee, note="what the same draw from the secure source would guarantee"),
         }
         missing = missing or "seeded"
+    details = model.card_details()
     return {
         "title": f"Synthetic data release{': ' + domain.dataset if domain.dataset else ''}",
         "software": {"name": "dpsynth", "version": _version},
@@ -105,12 +106,13 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
         # declared bins: the card says of the first that their bins were fitted, which the second's are not.
         "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", []) if not found.inside],
         "spread_inside_bins": [found.as_card() for found in getattr(model, "bins_", []) if found.inside],
-        "method_details": model.card_details(),
+        "method_details": details,
         "notes": [
             *([said] if (said := bounding_note(unit, kept_rows=_noisy_rows(model), check=person_check)) else []),
             *model.release_notes(),
             *dominance_notes(synthetic, model.text_facts()),
             *single_value_notes(synthetic, domain),
+            *unjoined_notes(details, list(domain.kept)),
         ],
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
@@ -123,6 +125,31 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
             "the declaration itself, which is public knowledge by assumption",
         ],
     }
+
+
+def unjoined_notes(details: dict, columns: list) -> list[str]:
+    """The card's sentence when a method that measures pairs or groups of columns (``details["measured_marginals"]``,
+    its public list of what it measured) left some of the kept ``columns`` in none: each keeps its own
+    distribution but none of its relationships (a wide table's few pairs at a small epsilon: FiveThirtyEight's
+    Star Wars survey at epsilon 1, 16 pairs for 37 columns). Empty otherwise. Reads no data."""
+    measured = details.get("measured_marginals") or []
+    if len(columns) < 3 or not measured:
+        return []
+    together = [m["marginal"] for m in measured if len(m["marginal"]) > 1]
+    joined = {str(c) for group in together for c in group}
+    alone = [str(c) for c in columns if str(c) not in joined]
+    if not alone:
+        return []
+    shown = ", ".join(f"'{n}'" for n in short_names(alone[:3])) + (", ..." if len(alone) > 3 else "")
+    which = f"{len(alone):,} of the {len(columns):,} columns {'is' if len(alone) == 1 else 'are'}"
+    where = {0: "in no pair: none was measured", 1: "not in the one pair measured"}.get(
+        len(together), f"in none of the {len(together):,} pairs or groups measured"
+    )
+    return [
+        f"{which} {where} ({shown}): each keeps its own distribution, but not its relationships with the other "
+        "columns. A larger epsilon, fewer columns, or columns grouped on the Privacy page (--group on the command "
+        "line) keep more."
+    ]
 
 
 def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:

@@ -96,3 +96,26 @@ def test_a_list_of_categories_that_came_out_as_one_value_is_said_in_memory_and_i
         tally.add(synthetic.iloc[start : start + 100])
     assert single_value_notes(tally, domain) == [note]
     assert single_value_notes(synthetic.assign(armed="Knife"), domain)[1].startswith("One value, 'Knife'")
+
+
+def test_the_card_names_the_columns_in_no_measured_pair():
+    """A wide table's release at a small epsilon measures few pairs (compas, 1,000 records at epsilon 1: 7 pairs for
+    26 columns): the columns in none keep their own distributions but none of their relationships, and the card
+    says so, from the method's public list of what it measured; the sentence's grammar follows its counts."""
+    from dpsynth_core.release.card import unjoined_notes
+    from tests.conftest import complete_domain, shared_path
+
+    real = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False).iloc[:1000]
+    release = synthesize(real, complete_domain("compas"), 1.0, random_state=0)
+    measured = release.card["method_details"]["measured_marginals"]
+    joined = {c for m in measured if len(m["marginal"]) > 1 for c in m["marginal"]}
+    alone = [c for c in release.data.columns if c not in joined]
+    (note,) = [n for n in release.card["notes"] if "keeps its own distribution" in n]
+    assert alone and note.startswith(f"{len(alone)} of the {len(release.data.columns)} columns are in none of the")
+    assert f"'{alone[0]}'" in note
+    one = {"measured_marginals": [{"marginal": ["a"]}, {"marginal": ["a", "b"]}]}
+    assert unjoined_notes(one, ["a", "b", "c"])[0].startswith(
+        "1 of the 3 columns is not in the one pair measured ('c')"
+    )
+    assert unjoined_notes({"measured_marginals": [{"marginal": ["a", "b", "c"]}]}, ["a", "b", "c"]) == []
+    assert unjoined_notes({}, ["a", "b", "c"]) == []  # a method that measures no pairs says nothing here
