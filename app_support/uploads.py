@@ -32,12 +32,13 @@ def _header_number(where, what: str, key: str, help: str) -> int | None:
 
 
 def _header_span(where, what: str, key: str) -> int | None:
-    """How many rows (lines) the header spans, as the publisher says (None: one)."""
+    """How many rows (lines) the header spans, as the publisher says (None: one); set from session state only, so
+    the Data page's *Read the header over two rows* can set it before the widget is drawn."""
+    st.session_state.setdefault(key, 1)
     chosen = where.number_input(
         f"Header {what}s",
         min_value=1,
         max_value=MAX_HEADER_ROWS,
-        value=1,
         step=1,
         key=key,
         help=f"2 when the header spans two {what}s, as survey tools export one (SurveyMonkey: each question above "

@@ -212,13 +212,13 @@ def header_hint(columns) -> str:
     """
     names = [str(c) for c in columns]
     unnamed = [n for n in names[1:] if n.startswith("Unnamed: ")]
-    if len(names) > 1 and not names[0].startswith("Unnamed: ") and len(unnamed) == len(names) - 1:
+    if _title_read(names):
         return (
             f"The header names its first column only ('{names[0]}') and leaves the other {len(names) - 1:,} empty: "
             "a title above the header? Name the header's row (the Data page's header row or line, --header-row on the "
             "command line)."
         )
-    if len(unnamed) >= 2:
+    if header_spans_rows(names):
         shown = ", ".join(unnamed[:3]) + (", ..." if len(unnamed) > 3 else "")
         return (
             f"The header leaves {len(unnamed):,} columns without a name ({shown}): does it span two rows, a question "
@@ -227,6 +227,17 @@ def header_hint(columns) -> str:
             "named by its cells in those rows."
         )
     return ""
+
+
+def _title_read(names: list) -> bool:
+    return len(names) > 1 and not names[0].startswith("Unnamed: ") and all(n.startswith("Unnamed: ") for n in names[1:])
+
+
+def header_spans_rows(columns) -> bool:
+    """Whether the header's names suggest a header over two rows read as one (:func:`header_hint`'s second case):
+    two or more cells left empty after the first column, and not every one of them (a title)."""
+    names = [str(c) for c in columns]
+    return not _title_read(names) and sum(n.startswith("Unnamed: ") for n in names[1:]) >= 2
 
 
 def as_table_domain(domain) -> TableDomain:
