@@ -6,6 +6,8 @@ record.
 
 from __future__ import annotations
 
+import json
+
 from .. import constraints
 from ..errors import DataError
 
@@ -17,15 +19,18 @@ def join_header_rows(rows: list[list[str]]) -> list[str]:
     """One name per column from a header over several rows (``rows``: each row's cells, top first), as survey
     tools export one (SurveyMonkey: a question above each of its answers; a spreadsheet: a merged title above
     its columns): each column's non-empty cells joined by :data:`HEADER_JOIN`, top first, a part repeated
-    from the row above kept once. An empty cell of an upper row takes the cell to its left in that row when the
+    from the row above kept once; a cell holding a JSON object (Qualtrics' import ids) names nothing. An empty
+    cell of an upper row takes the cell to its left in that row when the
     column has a name below it (a question's name spans its answers, as a merged cell does). Only the header's
     cells are read, never a record.
 
     >>> join_header_rows([["id", "Seen which films?", "", "Age"], ["", "Episode I", "Episode II", "Response"]])
     ['id', 'Seen which films? | Episode I', 'Seen which films? | Episode II', 'Age | Response']
+    >>> join_header_rows([["Q1", "Q2_1"], ["How old are you?", "Rate it - Taste"], ['{"ImportId":"QID1"}', '{"x":1}']])
+    ['Q1 | How old are you?', 'Q2_1 | Rate it - Taste']
     """
     width = max(len(row) for row in rows)
-    grid = [[str(c or "").strip() for c in row] + [""] * (width - len(row)) for row in rows]
+    grid = [[_name_part(c) for c in row] + [""] * (width - len(row)) for row in rows]
     for r, row in enumerate(grid[:-1]):
         for c in range(1, width):
             if not row[c] and any(below[c] for below in grid[r + 1 :]):
@@ -38,6 +43,19 @@ def join_header_rows(rows: list[list[str]]) -> list[str]:
                 parts.append(row[c])
         names.append(HEADER_JOIN.join(parts))
     return names
+
+
+def _name_part(cell) -> str:
+    """A header cell as a part of a column's name: its text, or nothing for a JSON object (Qualtrics writes each
+    question's import id, ``{"ImportId":"QID1"}``, on its export's third header row: metadata, not a name)."""
+    text = str(cell or "").strip()
+    if text.startswith("{") and text.endswith("}"):
+        try:
+            if isinstance(json.loads(text), dict):
+                return ""
+        except ValueError:
+            pass
+    return text
 
 
 def name_columns(names: list[str], name: str) -> list[str]:

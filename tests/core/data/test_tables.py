@@ -684,3 +684,17 @@ def test_lines_read_as_windows_1252_are_counted_in_words():
     two = read_table("a,b\ncafé,1\nthé,2\n".encode("windows-1252"))[1]["lines"]
     assert line_report_text(one) == "1 line was not UTF-8 and was read as Windows-1252."
     assert line_report_text(two) == "2 lines were not UTF-8 and were read as Windows-1252."
+
+
+def test_a_qualtrics_export_over_three_header_lines_names_columns_without_its_import_ids():
+    """Qualtrics exports its short names, then each question's text, then its import id as a JSON object
+    (``{"ImportId":"QID1"}``): said to span three lines, the header names each column by the first two, the import
+    ids being metadata, and the records start on the fourth line."""
+    content = (
+        b'Q1,Q2_1,Q2_2\n"How old are you?","Rate it - Taste","Rate it - Price"\n'
+        b'"{""ImportId"":""QID1""}","{""ImportId"":""QID2_1""}","{""ImportId"":""QID2_2""}"\n'
+        b"34,5,3\n51,4,4\n"
+    )
+    frame, info = read_table(content, name="qualtrics.csv", header_rows=3)
+    assert info["columns"] == ["Q1 | How old are you?", "Q2_1 | Rate it - Taste", "Q2_2 | Rate it - Price"]
+    assert frame.iloc[:, 0].tolist() == ["34", "51"]
