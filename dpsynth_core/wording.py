@@ -50,19 +50,33 @@ def counted(number: int, noun: str) -> str:
 def short_names(names, limit: int = 40) -> list[str]:
     """Column names short enough for a chart's axis: a name longer than ``limit`` keeps its start and its end around
     an ellipsis (a survey's columns named by one question and each of its answers differ at the end, which an
-    axis cutting names at their end would hide), longer again where two would read alike; shorter names as
+    axis cutting names at their end would hide), longer again only where two would read alike; shorter names as
     they are.
 
     >>> short_names(["age", "Please state how you view each character | Han Solo", "Please state how you view "
     ...              "each character | Yoda"], 30)
     ['age', 'Please state h…cter | Han Solo', 'Please state h…haracter | Yoda']
+    >>> short_names(["Are you a fan of the Star Wars films? | Response", "Are you a fan of the Star Trek films? | "
+    ...              "Response", "Gender | Response"], 24)
+    ['Are you a fan of…s films? | Response', 'Are you a fan of…k films? | Response', 'Gender | Response']
     """
     names = [str(n) for n in names]
-    for width in range(limit, max((len(n) for n in names), default=0) + 2):
+    widths = [limit] * len(names)
+
+    def shown(name: str, width: int) -> str:
         head = width // 2 - 1
-        out = [n if len(n) <= width else n[:head].rstrip() + "…" + n[-(width - head - 1) :] for n in names]
-        if len(set(out)) == len(set(names)):
+        return name if len(name) <= width else name[:head].rstrip() + "…" + name[-(width - head - 1) :]
+
+    for _ in range(max((len(n) for n in names), default=0)):
+        out = [shown(n, w) for n, w in zip(names, widths, strict=True)]
+        seen: dict = {}
+        for i, label in enumerate(out):
+            seen.setdefault(label, set()).add(names[i])
+        alike = [i for i, label in enumerate(out) if len(seen[label]) > 1]
+        if not alike:
             return out
+        for i in alike:  # only the names that read alike grow
+            widths[i] += 1
     return names
 
 

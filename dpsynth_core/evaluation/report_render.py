@@ -99,9 +99,9 @@ def _shown(keys: list) -> list[str]:
     long names keep their start and their distinct end), each column of a pair shortened on its own."""
     parts = [str(k).split(" × ") for k in keys]
     if keys and all(len(p) == 2 for p in parts):
-        lefts, rights = (short_names([p[i] for p in parts], 30) for i in (0, 1))
+        lefts, rights = (short_names([p[i] for p in parts], 15) for i in (0, 1))
         return [f"{left} × {right}" for left, right in zip(lefts, rights, strict=True)]
-    return short_names(keys, 60)
+    return short_names(keys, 30)  # within the axis' label limit (260 pixels at 13 points), which cuts at the end
 
 
 def distance_chart(estimates: dict, title: str):
