@@ -8,7 +8,7 @@ from app_support import state
 from app_support.cached import read_upload, upload_codebook
 from app_support.pages import DATA, DOMAIN
 from app_support.sidebar import file_size, upload_again
-from app_support.uploads import how_read, reading_choices
+from app_support.uploads import HEADER_SPAN_KEYS, how_read, reading_choices
 from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
@@ -118,7 +118,7 @@ st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
 if title := header_hint(info["columns"]):
     st.warning(title, icon=":material/title:")
-    span = {"csv": "data_header_lines", "spreadsheet": "data_header_rows"}.get(info.get("format"))
+    span = HEADER_SPAN_KEYS.get(info.get("format"))
     if span and header_spans_rows(info["columns"]) and loaded["source"].startswith("upload: "):
         st.button(
             "Read the header over two rows",

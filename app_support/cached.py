@@ -26,8 +26,8 @@ def read_upload(
 ):
     """Read an uploaded or bundled file of any format the core reads (cells as text:
     :func:`~dpsynth_core.data.formats.read_data`). Raises DataError or ParameterError with a clear message."""
-    reading = {"encoding": encoding, "delimiter": delimiter, "sheet": sheet, "header_row": header_row}
-    return formats.read_data(raw, name=name, header_rows=header_rows, **reading)
+    header = {"header_row": header_row, "header_rows": header_rows}
+    return formats.read_data(raw, name=name, encoding=encoding, delimiter=delimiter, sheet=sheet, **header)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

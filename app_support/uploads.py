@@ -31,6 +31,11 @@ def _header_number(where, what: str, key: str, help: str) -> int | None:
     return int(chosen) or None
 
 
+#: The widget that says how many rows a header spans, by the file's format (``info["format"]``): the Data page's
+#: *Read the header over two rows* sets it.
+HEADER_SPAN_KEYS = {"csv": "data_header_lines", "spreadsheet": "data_header_rows"}
+
+
 def _header_span(where, what: str, key: str) -> int | None:
     """How many rows (lines) the header spans, as the publisher says (None: one); set from session state only, so
     the Data page's *Read the header over two rows* can set it before the widget is drawn."""
@@ -65,7 +70,7 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
             "encoding": None if encoding == "auto" else encoding,
             "delimiter": None if delimiter == "auto" else delimiter,
             "header_row": line,
-            "header_rows": _header_span(right, "line", "data_header_lines"),
+            "header_rows": _header_span(right, "line", HEADER_SPAN_KEYS["csv"]),
         }
     if family == "package":
         return {}
@@ -82,7 +87,8 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
         "data_header_row",
         "Numbered as the spreadsheet numbers its rows; rows above it (a title) are skipped.",
     )
-    return {"sheet": sheet, "header_row": row, "header_rows": _header_span(right, "row", "data_header_rows")}
+    rows = _header_span(right, "row", HEADER_SPAN_KEYS["spreadsheet"])
+    return {"sheet": sheet, "header_row": row, "header_rows": rows}
 
 
 def how_read(info: dict) -> str:

@@ -164,7 +164,7 @@ def _ledger(args, targets, settings) -> tuple:
         data = settings.open(data)  # read once: the table (or the engine's pass) keys the ledger and is drawn from
         records = data.table
     try:
-        key = workspace.ledger.records_key(records, encoding=settings.encoding, delimiter=settings.delimiter)
+        key = workspace.ledger.records_key(records, **settings.reading())  # read as the release reads it
         return data, workspace, workspace.ledger.dataset_key(key, args.dataset)
     except BaseException:
         _close(data)
