@@ -48,6 +48,11 @@ def _sum_plan(cells: dict, clique: int, columns: tuple, source, groups: list, fi
         fixed = fixed + (best,)
 
 
+def _group(key) -> tuple:
+    """A support's key as a group: a column name alone, or a tuple of names."""
+    return key if isinstance(key, tuple) else (key,)
+
+
 def _axes_outside(clique, group) -> tuple:
     members = set(group)
     return tuple(i for i, a in enumerate(clique) if a not in members)
@@ -62,7 +67,9 @@ class GraphicalModel:
         total: the number of records the marginals add up to.
         beliefs: clique index -> marginal counts over the clique (after :meth:`calibrate`).
         support: column -> boolean array over its cells (True: the cell may hold records);
-            a column not named may use every cell.
+            a column not named may use every cell. A key may also be a measured group of columns
+            (a tuple), with a boolean array over the group's cells: a public structure, such as a
+            survey block's (:mod:`dpsynth_core.synthesizers.marginals.blocks`).
     """
 
     def __init__(
@@ -80,7 +87,9 @@ class GraphicalModel:
         self.tree = JunctionTree.build(self.cells, groups)
         self.total = float(total)
         self.support = {
-            a: np.asarray(v, dtype=bool) for a, v in (support or {}).items() if a in self.cells and not np.all(v)
+            a: np.asarray(v, dtype=bool)
+            for a, v in (support or {}).items()
+            if all(c in self.cells for c in _group(a)) and not np.all(v)
         }
         self.potentials = {g: np.zeros([self.cells[a] for a in g]) for g in groups}
         for group, value in (potentials or {}).items():
@@ -106,11 +115,12 @@ class GraphicalModel:
         self._marginal_plans: dict = {}
         self._adjoint = None
         self._reaches: dict = {}  # clique -> the tree searched from it (:meth:`_reach`)
-        # each column's support enters once, in the clique that holds the column (log 0 = -inf outside)
+        # each column's (or group's) support enters once, in the clique that holds it (log 0 = -inf outside)
         self._log_support: list = [None] * len(tree.cliques)
         for a, keep in self.support.items():
-            i = tree.home((a,))
-            mask = np.where(keep, 0.0, -np.inf).reshape(_shape(cells, tree.cliques[i], (a,)))
+            group, i = _group(a), tree.home(_group(a))
+            keep = np.transpose(keep, sorted(range(len(group)), key=lambda k: tree.cliques[i].index(group[k])))
+            mask = np.where(keep, 0.0, -np.inf).reshape(_shape(cells, tree.cliques[i], group))
             self._log_support[i] = mask if self._log_support[i] is None else self._log_support[i] + mask
 
     def marginal_plan(self, groups) -> list:

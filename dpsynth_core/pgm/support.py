@@ -365,6 +365,8 @@ def reseat(potentials: dict, before: dict, after: dict) -> dict:
     """
     out = dict(potentials)
     for a, keep in before.items():
+        if isinstance(a, tuple):  # a group's public structure: the same in every fit
+            continue
         now = after.get(a) if after is not None else None
         new = ~keep if now is None else (np.asarray(now, dtype=bool) & ~keep)
         if not new.any() or not keep.any():

@@ -113,6 +113,7 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
             *dominance_notes(synthetic, model.text_facts()),
             *single_value_notes(synthetic, domain),
             *unjoined_notes(details, list(domain.kept)),
+            *question_notes(details),
         ],
         "covered": [
             "the synthetic file: every value in it comes from the noisy statistics above",
@@ -135,7 +136,8 @@ def unjoined_notes(details: dict, columns: list) -> list[str]:
     measured = details.get("measured_marginals") or []
     if len(columns) < 3 or not measured:
         return []
-    together = [m["marginal"] for m in measured if len(m["marginal"]) > 1]
+    kept = {str(c) for c in columns}  # a pair with a model's hidden column (a survey block's) is no pair of columns
+    together = [m["marginal"] for m in measured if sum(str(c) in kept for c in m["marginal"]) > 1]
     joined = {str(c) for group in together for c in group}
     alone = [str(c) for c in columns if str(c) not in joined]
     if not alone:
@@ -149,6 +151,24 @@ def unjoined_notes(details: dict, columns: list) -> list[str]:
         f"{which} {where} ({shown}): each keeps its own distribution, but not its relationships with the other "
         "columns. A larger epsilon, fewer columns, or columns grouped on the Privacy page (--group on the command "
         "line) keep more."
+    ]
+
+
+def question_notes(details: dict) -> list[str]:
+    """The card's sentence when a method measured a survey's questions answered over several columns with whether
+    each record answered any of them (``details["question_blocks"]``, from the names alone): who skipped a whole
+    question is kept. Empty otherwise. Reads no data."""
+    found = details.get("question_blocks") or []
+    if not found:
+        return []
+    shown = ", ".join(f"'{n}'" for n in short_names([b["question"] for b in found[:3]])) + (
+        ", ..." if len(found) > 3 else ""
+    )
+    which = "1 question" if len(found) == 1 else f"{len(found):,} questions"
+    return [
+        f"{which} answered over several columns ({shown}) {'was' if len(found) == 1 else 'were'} measured with "
+        "whether each record answered any of its columns, so the share who skipped a whole question is kept, and "
+        "a synthetic record that skipped it leaves all of its columns empty."
     ]
 
 

@@ -82,7 +82,11 @@ def support(columns: dict, cells: dict, measurements, total: float, bins=()) -> 
         missing={n: c.missing_code for n, c in columns.items()} if DECLARED_CUT else None,
         beyond=beyond_cells(columns, bins, ordered),
     )
-    return {n: keep for n, keep in found.items() if n in ordered or (DECLARED_CUT and columns[n].domain.kind != "text")}
+    return {
+        n: keep
+        for n, keep in found.items()
+        if n in ordered or (DECLARED_CUT and n in columns and columns[n].domain.kind != "text")
+    }
 
 
 def beyond_cells(columns: dict, bins, ordered: dict) -> dict:

@@ -3,8 +3,9 @@
 Algorithm (McKenna, Mullins, Sheldon and Miklau, "AIM: an adaptive and iterative mechanism
 for differentially private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
 
-1. measure every column's 1-way marginal (a numeric or date column's at ``ORDERED_ONE_WAY`` times the
-   budget of another's) and every publisher group's joint table;
+1. measure every column's 1-way marginal (a numeric or date column's at ``ORDERED_ONE_WAY`` times the budget of
+   another's; a survey question's columns each with whether the record answered any of them, :mod:`.blocks`)
+   and every publisher group's joint table;
 2. in rounds, choose one marginal among the *candidates* (every column, every column pair, and
    every publisher group and its sub-groups: AIM's downward closure of the workload, so a round
    may measure a column again) by the exponential mechanism, scored by
@@ -55,6 +56,7 @@ from ..finite import FiniteColumn, finite_source, finite_source_column, vocabula
 from ..options import DELTA, delta_note, delta_of, delta_rule, groups_option
 from ..registry import register
 from . import selection
+from .blocks import Blocks
 from .budget import (
     ORDERED_KINDS,
     SELECT_SHARE,
@@ -180,13 +182,13 @@ class MarginalsSynthesizer(Synthesizer):
         groups = check_groups(self.groups, names)
         self._open_budget()
         table = self._measure_vocabularies(source, names)
-        cells = self.cells_ = {n: self.columns_[n].cells for n in names}
+        self.blocks_ = Blocks(table, self.columns_)  # a survey's questions: who skipped each, kept whole
+        cells = self.cells_ = {**{n: self.columns_[n].cells for n in names}, **self.blocks_.cells}
         groups = in_column_order(names, groups)
         work = workload(names, groups)
         offered = candidates(names, work, cells, max_cells=self.max_cells)
         truth = selection.Truth(table, names)  # exact counts, each when first offered: only scores and noise read them
         round_budget = self._measure_first(table, names, groups, offered, truth)
-        self.support_ = self._support()
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
         round_iterations, final_iterations = descent_iterations(self.total_, noise)
         model, step = estimate(
@@ -198,7 +200,8 @@ class MarginalsSynthesizer(Synthesizer):
 
     def _open_budget(self) -> None:
         """The guarantee's delta, and the budget the release spends in all (rho, or epsilon with delta 0)."""
-        self.delta_ = self._choose_delta()
+        self.delta_ = delta_of(self.delta)
+        self.delta_rule_ = delta_rule(self.delta, self.delta_)
         self.zcdp_ = self.delta_ > 0
         if self.zcdp_:
             self.accountant_.delta = self.delta_
@@ -259,7 +262,7 @@ class MarginalsSynthesizer(Synthesizer):
         self.measurements_: list[Measurement] = []
         self.measured_: list[dict] = []
         for name in names:
-            self._measure((name,), table.marginal((name,)), first_param[name])
+            self._measure(*self.blocks_.own(table, name), first_param[name])
         for group in groups:
             self._measure(group, truth.of([group])[group], noise_param)
         self.total_ = self._estimate_total()
@@ -283,7 +286,7 @@ class MarginalsSynthesizer(Synthesizer):
             aim = column_one_way(len(names), None, self.rounds, ordered=ordered)
             extra = left * (spread[name] * small_one_way(len(names), self.total_, left, zcdp=self.zcdp_) - aim)
             if extra > 1e-9 * left:
-                self._measure((name,), table.marginal((name,)), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
+                self._measure(*self.blocks_.own(table, name), math.sqrt(1 / (2 * extra)) if self.zcdp_ else extra)
         self.total_ = self._estimate_total()
 
     def _rounds(self, model, step, offers, truth, weights, round_budget, iterations):
@@ -355,9 +358,8 @@ class MarginalsSynthesizer(Synthesizer):
             share = self._remaining() / len(names)
             noise_param = math.sqrt(1 / (2 * share)) if self.zcdp_ else share
             for name in names:
-                self._measure((name,), table.marginal((name,)), noise_param)
+                self._measure(*self.blocks_.own(table, name), noise_param)
         self.total_ = self._estimate_total()
-        self.support_ = self._support()
         self.model_, _ = estimate(
             self.cells_,
             self.measurements_,
@@ -376,11 +378,6 @@ class MarginalsSynthesizer(Synthesizer):
 
     # --- the pieces the steps share -------------------------------------------------------
 
-    def _choose_delta(self) -> float:
-        delta = delta_of(self.delta)
-        self.delta_rule_ = delta_rule(self.delta, delta)
-        return delta
-
     def _dp_count(self) -> float | None:
         """A DP count of the records (the row count's, or the one that set delta), None if none was made."""
         if row_count_event(self.accountant_.events) is not None:
@@ -388,9 +385,7 @@ class MarginalsSynthesizer(Synthesizer):
         return getattr(self, "count_", None)
 
     def _remaining(self) -> float:
-        if self.zcdp_:
-            return self.budget_ - self.accountant_.rho()
-        return self.budget_ - self.accountant_.basic()[0]
+        return self.budget_ - (self.accountant_.rho() if self.zcdp_ else self.accountant_.basic()[0])
 
     def _measure(self, group: tuple, counts: np.ndarray, noise_param: float) -> None:
         label = f"marginal {' x '.join(group)}"
@@ -401,6 +396,7 @@ class MarginalsSynthesizer(Synthesizer):
                 "declare coarser bins or leave the group out"
             )
         noisy, sigma = measure(self.noise_, counts, noise_param, zcdp=self.zcdp_, label=label)
+        self.blocks_.clear_structural(group, noisy)  # cells empty in every table (a skipped question's)
         cost = 1 / (2 * noise_param**2) if self.zcdp_ else noise_param
         self._charge("discrete Gaussian histogram", "discrete Laplace histogram", cost, label)
         self.measurements_.append(Measurement(group, noisy.astype(float), sigma))
@@ -414,12 +410,14 @@ class MarginalsSynthesizer(Synthesizer):
             self._spend(pure_mechanism, cost, label)
 
     def _estimate_total(self) -> float:
-        """The record count, by inverse-variance weighting (:func:`~.measurements.estimate_total`)."""
-        return estimate_total(self.measurements_, row_count_event(self.accountant_.events), self.rows_)
-
-    def _support(self) -> dict:
-        """The cells the model may use (:func:`~.measurements.support`)."""
-        return support(self.columns_, self.cells_, self.measurements_, self.total_, getattr(self, "bins_", ()))
+        """The record count, by inverse-variance weighting (:func:`~.measurements.estimate_total`; a block
+        column's pair read as its 1-way, :meth:`~.blocks.Blocks.collapsed`), and the cells the model may use
+        (:func:`~.measurements.support`, with the blocks' structure), as ``support_`` for that count."""
+        measured = self.blocks_.collapsed(self.measurements_)
+        self.total_ = estimate_total(measured, row_count_event(self.accountant_.events), self.rows_)
+        found = support(self.columns_, self.cells_, measured, self.total_, getattr(self, "bins_", ()))
+        self.support_ = {**found, **self.blocks_.structure}
+        return self.total_
 
     # --- sampling -----------------------------------------------------------------------
 
@@ -446,5 +444,6 @@ class MarginalsSynthesizer(Synthesizer):
             "rounds": self.rounds_,
             "measured_marginals": self.measured_,
             "model_cliques": [list(c) for c in self.model_.tree.cliques],
+            "question_blocks": self.blocks_.described(),
             "generation": self.generation,
         }

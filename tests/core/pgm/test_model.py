@@ -84,6 +84,22 @@ def test_model_outside_its_support_has_no_mass_and_draws_no_records():
         assert not np.any(codes["b"] == 1) and not np.any(np.isin(codes["d"], [0, 4]))
 
 
+def test_a_groups_support_gives_its_cells_no_mass_whatever_the_cliques_order_of_columns():
+    joint = joint_counts(4)
+    groups = [("a", "b"), ("b", "c"), ("c", "d")]
+    measurements = [Measurement(g, marginal(joint, g), 1.0) for g in groups]
+    keep = np.ones((CELLS["c"], CELLS["b"]), dtype=bool)  # given in the order (c, b): the clique holds (b, c)
+    keep[0, 1:] = False
+    model, _ = estimate(CELLS, measurements, 10_000.0, iterations=100, support={("c", "b"): keep})
+    pair = model.project(("b", "c"))
+    assert pair[1:, 0].sum() == 0 and pair[0, 0] > 0 and pair[1:, 1:].min() > 0
+    assert model.project(("a", "c"))[:, 0].sum() == pytest.approx(pair[0, 0])  # across cliques too
+    again, _ = estimate(CELLS, measurements, 10_000.0, iterations=5, warm=model)  # a warm model keeps it
+    assert again.project(("b", "c"))[1:, 0].sum() == 0
+    codes = generate(model, 5000, np.random.default_rng(0))
+    assert not np.any((codes["c"] == 0) & (codes["b"] > 0))
+
+
 def test_fast_sums_are_those_of_add_reduce_bit_for_bit():
     # the fast sums (pgm.arrays._sum and summer, the descent's compiled sums) must add the same numbers
     # in the same order as np.add.reduce: any other order changes the last bits, the descent's choices

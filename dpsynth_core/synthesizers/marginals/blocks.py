@@ -1,0 +1,202 @@
+"""A survey's question blocks: the columns that answer one question, and who skipped the whole question.
+
+A survey tool exports a question with several answers (films seen, characters rated, options ranked) as one
+column per answer, named ``question | answer`` when the header is read over two rows
+(:data:`~dpsynth_core.data.header_names.HEADER_JOIN`). A respondent who skips the question leaves every one of
+them empty, one who answers it leaves few or none empty: FiveThirtyEight's Star Wars survey (1,186
+respondents) has 30% skip all 14 character questions and 6% skip some. Pairs of columns cannot keep that at a
+small epsilon (AIM measures few of a block's pairs, each too noisy at 7 x 7 cells), so a release mixed answered
+and skipped cells in 98.8% of its rows, and the distinguishing game told them from the real rows at 99%.
+
+So each block gets a *hidden column* of the model (never released): whether the record answered any of the
+block's columns (1) or none (0). Each block column's 1-way marginal is measured as its pair with the hidden
+column instead, at the same budget (one measurement; a record is in one cell: L2 sensitivity 1, as a 1-way's):
+the column's counts with its "missing" cell split into the records that skipped the whole block and the rest.
+By definition a record that skipped the block is missing in every one of its columns, so the pair's other cells
+in the hidden column's 0 row are empty for every table: the model gives them probability 0 (public structure,
+:func:`structure`) and their noisy counts are set to 0 (post-processing of what is known). The pairs meet in
+the hidden column, so a drawn record skips the block whole with the measured share, and answers it otherwise.
+
+A block is formed from the names and the declaration alone (never the data): at least :data:`MIN_COLUMNS`
+kept columns whose names share a question (:func:`question_of`: the part before their last ``" | "``, else
+before their last ``" - "``), each declared with missing cells. No
+extra budget is spent: the count of records that skipped the block is read only inside these measurements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...data.header_names import HEADER_JOIN
+from ...engines.base import Merge
+from ...pgm import Measurement
+
+#: The fewest columns of one question that form a block.
+MIN_COLUMNS = 2
+#: The most columns of one block (its skip count is read over 2 ** k cells of missing or not).
+MAX_COLUMNS = 60
+#: Between a question and its answer in a one-row header (SurveyMonkey's "Which sides? - Squash").
+ANSWER_JOIN = " - "
+#: Ends a hidden column's name (``question | (answered any)``): never a column of the release.
+HIDDEN_SUFFIX = "(answered any)"
+
+
+@dataclass(frozen=True)
+class QuestionBlock:
+    """The columns of one question (in the table's order) and the name of the model's hidden column."""
+
+    question: str
+    columns: tuple
+    hidden: str
+
+
+def question_blocks(columns: dict) -> list[QuestionBlock]:
+    """The blocks of ``columns`` (name -> :class:`~dpsynth_core.synthesizers.finite.FiniteColumn`): names
+    sharing the part before their last :data:`HEADER_JOIN`, each able to be missing. Public: names and
+    declaration only.
+
+    >>> from types import SimpleNamespace as C
+    >>> cols = {"id": C(missing_code=None), "Seen? | I": C(missing_code=2), "Seen? | II": C(missing_code=2),
+    ...         "Age | Response": C(missing_code=5)}
+    >>> [(b.question, b.columns, b.hidden) for b in question_blocks(cols)]
+    [('Seen?', ('Seen? | I', 'Seen? | II'), 'Seen? | (answered any)')]
+    """
+    by_question: dict = {}
+    for name, column in columns.items():
+        question = question_of(str(name))
+        if column.missing_code is not None and question is not None:
+            by_question.setdefault(question, []).append(name)
+    blocks = []
+    for question, names in by_question.items():
+        if MIN_COLUMNS <= len(names) <= MAX_COLUMNS:
+            hidden = f"{question}{HEADER_JOIN}{HIDDEN_SUFFIX}"
+            while hidden in columns:
+                hidden += " "
+            blocks.append(QuestionBlock(question, tuple(names), hidden))
+    return blocks
+
+
+def question_of(name: str) -> str | None:
+    """The question a column answers, by its name: the part before its last :data:`HEADER_JOIN` (a header
+    read over several rows), else before its last :data:`ANSWER_JOIN` (SurveyMonkey's one-row export); None
+    when the name has neither.
+
+    >>> question_of("Which films have you seen? | Episode I"), question_of("Which sides? - Squash"), question_of("age")
+    ('Which films have you seen?', 'Which sides?', None)
+    """
+    for join in (HEADER_JOIN, ANSWER_JOIN):
+        if join in name:
+            return name.rsplit(join, 1)[0]
+    return None
+
+
+def skipped_counts(source, blocks: list, columns: dict) -> dict:
+    """Hidden column -> the exact number of records missing in every column of its block (read only to make
+    the block's measured pairs, :func:`own_counts`). Counted in the source's engine over each column recoded to
+    missing or not (a public :class:`~dpsynth_core.engines.base.Merge`)."""
+    if not blocks:
+        return {}
+    merges = {}
+    for block in blocks:
+        for name in block.columns:
+            column = columns[name]
+            merges[name] = Merge(tuple(int(c == column.missing_code) for c in range(column.cells)), 2)
+    coded = source.recode(merges)
+    out = {}
+    for block in blocks:
+        index, counts = coded.sparse_marginal(block.columns)
+        out[block.hidden] = int(np.sum(counts[index == 2 ** len(block.columns) - 1]))
+    return out
+
+
+def own_counts(one_way: np.ndarray, skipped: int, missing_code: int) -> np.ndarray:
+    """A block column's pair with its hidden column (axes: column, hidden) from its 1-way counts and the
+    records that skipped the block.
+
+    >>> own_counts(np.array([5, 3, 4]), 3, 2).tolist()
+    [[0, 5], [0, 3], [3, 1]]
+    """
+    out = np.zeros((len(one_way), 2), dtype=np.asarray(one_way).dtype)
+    out[:, 1] = one_way
+    out[missing_code, 1] -= skipped
+    out[missing_code, 0] = skipped
+    return out
+
+
+def structure(cells: int, missing_code: int) -> np.ndarray:
+    """The cells of a block column's pair with its hidden column that may hold records (public: a record that
+    skipped the block is missing in it).
+
+    >>> structure(3, 2).tolist()
+    [[False, True], [False, True], [True, True]]
+    """
+    keep = np.ones((cells, 2), dtype=bool)
+    keep[:, 0] = False
+    keep[missing_code, 0] = True
+    return keep
+
+
+class Blocks:
+    """A release's question blocks, as the marginals method measures them: each column's own marginal (the
+    column alone, or its pair with its block's hidden column), the hidden columns' cells, and the structure
+    the model keeps."""
+
+    def __init__(self, source, columns: dict):
+        self.blocks = question_blocks(columns)
+        self.columns = columns
+        self.skipped = skipped_counts(source, self.blocks, columns)
+        self.hidden_of = {n: b.hidden for b in self.blocks for n in b.columns}
+        #: group -> the cells that may hold records (:func:`structure`), for every block column's pair
+        self.structure = {
+            (n, h): structure(columns[n].cells, columns[n].missing_code) for n, h in self.hidden_of.items()
+        }
+
+    @property
+    def cells(self) -> dict:
+        """Hidden column -> 2 (answered none, answered any)."""
+        return {b.hidden: 2 for b in self.blocks}
+
+    def own(self, table, name: str) -> tuple[tuple, np.ndarray]:
+        """``name``'s own marginal: its group and exact counts (its 1-way, or its pair with its hidden column)."""
+        counts = table.marginal((name,))
+        hidden = self.hidden_of.get(name)
+        if hidden is None:
+            return (name,), counts
+        return (name, hidden), own_counts(counts, self.skipped[hidden], self.columns[name].missing_code)
+
+    def clear_structural(self, group: tuple, noisy: np.ndarray) -> None:
+        """Set to 0 the noisy counts of ``group``'s cells that are empty in every table (post-processing)."""
+        keep = self.structure.get(tuple(group))
+        if keep is not None:
+            noisy[~keep] = 0
+
+    def collapsed(self, measurements: list) -> list:
+        """``measurements`` with each block column's pair read back as the column's 1-way, for the steps that
+        pool a column's counts (its support, the record count): the column's answered cells, plus at
+        "missing" the block's skip count pooled over every pair of the block (so "missing" is not twice as
+        noisy as a 1-way's cell). Its standard deviation is raised by ``sqrt(1 + 1 / n)`` for the ``n`` pairs
+        pooled, to cover the skip count's own noise. Post-processing of the noisy counts."""
+        pooled: dict = {}
+        for m in measurements:
+            if len(m.group) == 2 and m.group[1] in self.cells:
+                code = self.columns[m.group[0]].missing_code
+                weight = pooled.setdefault(m.group[1], [0.0, 0.0, 0])
+                weight[0] += float(m.noisy[code, 0]) / m.sigma**2
+                weight[1] += 1 / m.sigma**2
+                weight[2] += 1
+        out = []
+        for m in measurements:
+            if m.group[-1] not in pooled:
+                out.append(m)
+                continue
+            name, (total, precision, n) = m.group[0], pooled[m.group[-1]]
+            counts = np.array(m.noisy[:, 1], dtype=float)
+            counts[self.columns[name].missing_code] += total / precision
+            out.append(Measurement((name,), counts, m.sigma * np.sqrt(1 + 1 / n)))
+        return out
+
+    def described(self) -> list[dict]:
+        """The card's list: each question and its columns."""
+        return [{"question": b.question, "columns": list(b.columns)} for b in self.blocks]
