@@ -17,6 +17,11 @@ in the hidden column's 0 row are empty for every table: the model gives them pro
 :func:`structure`) and their noisy counts are set to 0 (post-processing of what is known). The pairs meet in
 the hidden column, so a drawn record skips the block whole with the measured share, and answers it otherwise.
 
+AIM's rounds may also choose a hidden column with any column outside its block, or with another hidden
+column (:meth:`Blocks.candidates`, weighed as one of its block's columns): so a question that gates others
+("Have you seen any of the films?" No: every later question skipped) can join who skipped them. Their exact
+counts (:class:`HiddenCounts`) serve the scores and the measurements only, as every candidate's do.
+
 A block is formed from the names and the declaration alone (never the data): at least :data:`MIN_COLUMNS`
 kept columns whose names share a question (:func:`question_of`: the part before their last ``" | "``, else
 before their last ``" - "``), each declared with missing cells. No
@@ -25,6 +30,8 @@ extra budget is spent: the count of records that skipped the block is read only 
 
 from __future__ import annotations
 
+import collections
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,16 +105,21 @@ def skipped_counts(source, blocks: list, columns: dict) -> dict:
     missing or not (a public :class:`~dpsynth_core.engines.base.Merge`)."""
     if not blocks:
         return {}
-    merges = {}
-    for block in blocks:
-        for name in block.columns:
-            column = columns[name]
-            merges[name] = Merge(tuple(int(c == column.missing_code) for c in range(column.cells)), 2)
-    coded = source.recode(merges)
+    coded = source.recode(_missing_or_not(blocks, columns))
     out = {}
     for block in blocks:
         index, counts = coded.sparse_marginal(block.columns)
         out[block.hidden] = int(np.sum(counts[index == 2 ** len(block.columns) - 1]))
+    return out
+
+
+def _missing_or_not(blocks: list, columns: dict) -> dict:
+    """The public recoding of every column of ``blocks`` to 1 (missing) or 0 (any value)."""
+    out = {}
+    for block in blocks:
+        for name in block.columns:
+            column = columns[name]
+            out[name] = Merge(tuple(int(c == column.missing_code) for c in range(column.cells)), 2)
     return out
 
 
@@ -180,7 +192,7 @@ class Blocks:
         pooled, to cover the skip count's own noise. Post-processing of the noisy counts."""
         pooled: dict = {}
         for m in measurements:
-            if len(m.group) == 2 and m.group[1] in self.cells:
+            if m.group in self.structure:  # a block column's own pair
                 code = self.columns[m.group[0]].missing_code
                 weight = pooled.setdefault(m.group[1], [0.0, 0.0, 0])
                 weight[0] += float(m.noisy[code, 0]) / m.sigma**2
@@ -188,7 +200,7 @@ class Blocks:
                 weight[2] += 1
         out = []
         for m in measurements:
-            if m.group[-1] not in pooled:
+            if m.group not in self.structure:
                 out.append(m)
                 continue
             name, (total, precision, n) = m.group[0], pooled[m.group[-1]]
@@ -197,6 +209,67 @@ class Blocks:
             out.append(Measurement((name,), counts, m.sigma * np.sqrt(1 + 1 / n)))
         return out
 
+    def candidates(self, names: list, work: list) -> tuple[list, dict]:
+        """Pairs AIM's rounds may also offer: each hidden column with every column outside its block, and with
+        every other hidden column (so a question that gates others, "Have you seen any of the films?", can
+        join who skipped them), each in the model's column order; and their weights, a hidden column
+        weighing as one of its block's columns (in as many of the workload's groups ``work``, on average, as
+        :func:`~.selection.weights` counts), so the selection's sensitivity stays the pairs' own. Public."""
+        holding = collections.Counter(a for s in work for a in s)
+        weight = {b.hidden: sum(holding[c] for c in b.columns) / len(b.columns) for b in self.blocks}
+        pairs = [(n, b.hidden) for b in self.blocks for n in names if n not in b.columns]
+        pairs += [(a.hidden, b.hidden) for i, a in enumerate(self.blocks) for b in self.blocks[i + 1 :]]
+        bits = {b.hidden: len(b.columns) for b in self.blocks}
+        bits.update({n: math.log2(self.columns[n].cells) for n in names})
+        pairs = [p for p in pairs if sum(bits[c] for c in p) <= MAX_COLUMNS]  # its count's flat index fits
+        return pairs, {p: float(sum(holding.get(c, weight.get(c, 0.0)) for c in p)) for p in pairs}
+
+    def counting(self, table) -> HiddenCounts:
+        """``table`` (a counting source) that also counts groups holding hidden columns."""
+        return HiddenCounts(table, self)
+
     def described(self) -> list[dict]:
         """The card's list: each question and its columns."""
         return [{"question": b.question, "columns": list(b.columns)} for b in self.blocks]
+
+
+class HiddenCounts:
+    """A counting source that also counts groups holding hidden columns (exact counts, for the rounds'
+    scores and measurements only, as every candidate's): the group's columns counted with each hidden
+    column's block recoded to missing or not (a public :class:`~dpsynth_core.engines.base.Merge`), a record's
+    hidden value then read from its block's cells. Any other group is the source's."""
+
+    def __init__(self, table, blocks: Blocks):
+        self.table, self.blocks = table, blocks
+        self.of = {b.hidden: b for b in blocks.blocks}
+        self.companions = getattr(table, "companions", None) and self._companions
+        self._binary: dict = {}  # the hidden columns of a group -> the source with their blocks' columns recoded
+
+    def _companions(self, group) -> list[tuple]:
+        return [tuple(group)] if any(c in self.of for c in group) else self.table.companions(group)
+
+    def marginal(self, group, **options) -> np.ndarray:
+        return self.marginals([group], **options)[0]
+
+    def marginals(self, groups, **options) -> list[np.ndarray]:
+        groups = [tuple(g) for g in groups]
+        plain = [g for g in groups if not any(c in self.of for c in g)]
+        found = dict(zip(plain, self.table.marginals(plain, **options))) if plain else {}
+        return [found[g] if g in found else self._hidden(g) for g in groups]
+
+    def _hidden(self, group: tuple) -> np.ndarray:
+        """Exact counts of a group holding hidden columns (axes in the group's order)."""
+        hidden = tuple(c for c in group if c in self.of)
+        if hidden not in self._binary:
+            self._binary[hidden] = self.table.recode(_missing_or_not([self.of[h] for h in hidden], self.blocks.columns))
+        parts = [self.of[c].columns if c in self.of else (c,) for c in group]
+        cells = [2 if c in self.of else self.blocks.columns[c].cells for c in group]
+        index, counts = self._binary[hidden].sparse_marginal(tuple(n for part in parts for n in part))
+        codes = []
+        for part, c in zip(reversed(parts), reversed(group)):
+            width = 2 ** len(part) if c in self.of else cells[group.index(c)]
+            code, index = index % width, index // width
+            codes.append((code != width - 1).astype(np.int64) if c in self.of else code)
+        flat = np.zeros(int(np.prod(cells)), dtype=np.int64)
+        np.add.at(flat, np.ravel_multi_index(tuple(reversed(codes)), cells), counts)
+        return flat.reshape(cells)

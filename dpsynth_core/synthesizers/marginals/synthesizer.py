@@ -179,15 +179,15 @@ class MarginalsSynthesizer(Synthesizer):
         if self.generation not in ("matched", "iid"):
             raise ParameterError(f"generation ({self.generation!r}) must be 'matched' or 'iid'")
         names = list(self.domain_.kept)
-        groups = check_groups(self.groups, names)
+        groups = in_column_order(names, check_groups(self.groups, names))  # refused before anything is spent
         self._open_budget()
         table = self._measure_vocabularies(source, names)
         self.blocks_ = Blocks(table, self.columns_)  # a survey's questions: who skipped each, kept whole
         cells = self.cells_ = {**{n: self.columns_[n].cells for n in names}, **self.blocks_.cells}
-        groups = in_column_order(names, groups)
         work = workload(names, groups)
-        offered = candidates(names, work, cells, max_cells=self.max_cells)
-        truth = selection.Truth(table, names)  # exact counts, each when first offered: only scores and noise read them
+        hidden, weighed = self.blocks_.candidates(names, work)  # each question's skips, with the other columns
+        offered = candidates(names, work, cells, max_cells=self.max_cells) + hidden
+        truth = selection.Truth(self.blocks_.counting(table), list(cells))  # exact counts: for scores and noise only
         round_budget = self._measure_first(table, names, groups, offered, truth)
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
         round_iterations, final_iterations = descent_iterations(self.total_, noise)
@@ -195,7 +195,8 @@ class MarginalsSynthesizer(Synthesizer):
             cells, self.measurements_, self.total_, iterations=final_iterations // 3, support=self.support_
         )
         offers = selection.Offers(offered, groups, self.noise_.rng)
-        model, step = self._rounds(model, step, offers, truth, weights(offered, work), round_budget, round_iterations)
+        weighed = {**weights(offered, work), **weighed}
+        model, step = self._rounds(model, step, offers, truth, weighed, round_budget, round_iterations)
         self._final_model(table, names, model, step, final_iterations)
 
     def _open_budget(self) -> None:

@@ -78,6 +78,52 @@ def test_duckdb_counts_the_same_skips(tmp_path):
         assert found.own(engine, "Seen? | III")[1].tolist() == [[0, 0], [0, 5], [4, 3]]
 
 
+def _two_questions():
+    rng = np.random.default_rng(4)
+    seen = rng.choice(["Yes", "No", None], size=(60, 3), p=[0.5, 0.3, 0.2])
+    seen[:12] = None  # skipped the first question whole
+    rate = rng.choice(["Good", None], size=(60, 2), p=[0.6, 0.4])
+    rate[6:20] = None  # the second: overlapping skips
+    frame = pd.DataFrame(np.column_stack([rng.choice(["Yes", "No"], 60), seen, rate]))
+    frame.columns = ["fan", "Seen? | I", "Seen? | II", "Seen? | III", "Rate - a", "Rate - b"]
+    spec = {"columns": {"fan": {"type": "categorical", "values": ["Yes", "No"], "missing": False}}}
+    spec["columns"].update({n: dict(ANSWERS) for n in frame.columns[1:4]})
+    spec["columns"].update({n: {"type": "categorical", "values": ["Good"]} for n in frame.columns[4:]})
+    return frame, TableDomain.from_json(spec)
+
+
+def _answered(frame, names) -> np.ndarray:
+    return frame[names].notna().any(axis=1).to_numpy().astype(int)
+
+
+def test_the_rounds_count_a_hidden_column_with_any_other_in_memory_and_in_duckdb(tmp_path):
+    from dpsynth_core.engines.duckdb_source import DuckDBSource
+
+    frame, domain = _two_questions()
+    seen, rate = list(frame.columns[1:4]), list(frame.columns[4:])
+    source, columns = _columns(frame, domain)
+    found = blocks.Blocks(source, columns)
+    h_seen, h_rate = (b.hidden for b in found.blocks)
+    pairs, weighed = found.candidates(
+        list(columns), [(a, b) for i, a in enumerate(columns) for b in list(columns)[i + 1 :]]
+    )
+    assert ("fan", h_seen) in pairs and ("Rate - a", h_seen) in pairs and (h_seen, h_rate) in pairs
+    assert ("Seen? | I", h_seen) not in pairs  # a block's own pairs are measured first, not offered
+    assert weighed[("fan", h_seen)] == 2 * 5  # a hidden column weighs as one of its columns: 5 pairs each
+    expected = {
+        ("fan", h_seen): pd.crosstab(frame["fan"].map({"Yes": 0, "No": 1}), _answered(frame, seen)),
+        ("Rate - a", h_seen): pd.crosstab(frame["Rate - a"].isna().astype(int), _answered(frame, seen)),
+        (h_seen, h_rate): pd.crosstab(_answered(frame, seen), _answered(frame, rate)),
+    }
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    with DuckDBSource(str(tmp_path / "t.csv"), domain) as engine:
+        for table in (source, engine):
+            counts = blocks.Blocks(table, columns).counting(table).marginals(list(expected) + [("fan", "Rate - b")])
+            for group, got in zip(expected, counts):
+                assert got.tolist() == expected[group].to_numpy().tolist(), group
+            assert counts[-1].sum() == 60
+
+
 # --- audit: a record that skipped the whole question, added; broken: its skip count released exactly ----------
 
 SIGMA, DELTA = 1.5, 0.05
