@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import constraints
 from ...data.header_names import HEADER_JOIN
 from ...engines.base import Merge
 from ...pgm import Measurement
@@ -46,6 +47,8 @@ MIN_COLUMNS = 2
 MAX_COLUMNS = 60
 #: Between a question and its answer in a one-row header (SurveyMonkey's "Which sides? - Squash").
 ANSWER_JOIN = " - "
+#: A block's pooled skip count over this many of its deviations keeps every column's "missing" in the model.
+SKIP_Z = constraints.MISSING_Z
 #: Ends a hidden column's name (``question | (answered any)``): never a column of the release.
 HIDDEN_SUFFIX = "(answered any)"
 
@@ -160,6 +163,7 @@ class Blocks:
         self.columns = columns
         self.skipped = skipped_counts(source, self.blocks, columns)
         self.hidden_of = {n: b.hidden for b in self.blocks for n in b.columns}
+        self.of_hidden = {b.hidden: b.columns for b in self.blocks}
         #: group -> the cells that may hold records (:func:`structure`), for every block column's pair
         self.structure = {
             (n, h): structure(columns[n].cells, columns[n].missing_code) for n, h in self.hidden_of.items()
@@ -184,29 +188,50 @@ class Blocks:
         if keep is not None:
             noisy[~keep] = 0
 
-    def collapsed(self, measurements: list) -> list:
-        """``measurements`` with each block column's pair read back as the column's 1-way, for the steps that
-        pool a column's counts (its support, the record count): the column's answered cells, plus at
-        "missing" the block's skip count pooled over every pair of the block (so "missing" is not twice as
-        noisy as a 1-way's cell). Its standard deviation is raised by ``sqrt(1 + 1 / n)`` for the ``n`` pairs
-        pooled, to cover the skip count's own noise. Post-processing of the noisy counts."""
+    def skips(self, measurements: list) -> dict:
+        """Hidden column -> the block's skip count pooled by precision over its columns' pairs among
+        ``measurements``: (estimate, its standard deviation, the pairs pooled). Post-processing."""
         pooled: dict = {}
         for m in measurements:
             if m.group in self.structure:  # a block column's own pair
-                code = self.columns[m.group[0]].missing_code
                 weight = pooled.setdefault(m.group[1], [0.0, 0.0, 0])
-                weight[0] += float(m.noisy[code, 0]) / m.sigma**2
+                weight[0] += float(m.noisy[self.columns[m.group[0]].missing_code, 0]) / m.sigma**2
                 weight[1] += 1 / m.sigma**2
                 weight[2] += 1
-        out = []
+        return {h: (total / precision, precision**-0.5, n) for h, (total, precision, n) in pooled.items()}
+
+    def collapsed(self, measurements: list) -> list:
+        """``measurements`` with each block column's pair read back as the column's 1-way, for the steps that
+        pool a column's counts (its support, the record count): the column's answered cells, plus at
+        "missing" the block's skip count pooled over every pair of the block (:meth:`skips`; so "missing" is
+        not twice as noisy as a 1-way's cell). Its standard deviation is raised by ``sqrt(1 + 1 / n)`` for the
+        ``n`` pairs pooled, to cover the skip count's own noise. Post-processing of the noisy counts."""
+        skips, out = self.skips(measurements), []
         for m in measurements:
             if m.group not in self.structure:
                 out.append(m)
                 continue
-            name, (total, precision, n) = m.group[0], pooled[m.group[-1]]
+            name, (skipped, _, n) = m.group[0], skips[m.group[-1]]
             counts = np.array(m.noisy[:, 1], dtype=float)
-            counts[self.columns[name].missing_code] += total / precision
+            counts[self.columns[name].missing_code] += skipped
             out.append(Measurement((name,), counts, m.sigma * np.sqrt(1 + 1 / n)))
+        return out
+
+    def supported(self, found: dict, measurements: list) -> dict:
+        """The model's support: ``found`` (column -> cells kept, :func:`~.measurements.support`) with each
+        block's structure, and every block column's "missing" cell kept when the block's pooled skip count is
+        told from empty (over ``SKIP_Z`` deviations): each column of the block then holds at least those
+        records there, so a column's own test (as noisy as one pair's) cannot cut its "missing" and with it
+        the block's skips (a person unit of 2 rows, Star Wars: one character's "missing" cut, no synthetic
+        record skipped the question). Post-processing."""
+        out = {**found, **self.structure}
+        for hidden, (skipped, sd, _) in self.skips(measurements).items():
+            if skipped > SKIP_Z * sd:
+                for name in self.of_hidden[hidden]:
+                    if name in out:
+                        keep = np.array(out[name], dtype=bool)
+                        keep[self.columns[name].missing_code] = True
+                        out[name] = keep
         return out
 
     def candidates(self, names: list, work: list) -> tuple[list, dict]:

@@ -417,7 +417,7 @@ class MarginalsSynthesizer(Synthesizer):
         measured = self.blocks_.collapsed(self.measurements_)
         self.total_ = estimate_total(measured, row_count_event(self.accountant_.events), self.rows_)
         found = support(self.columns_, self.cells_, measured, self.total_, getattr(self, "bins_", ()))
-        self.support_ = {**found, **self.blocks_.structure}
+        self.support_ = self.blocks_.supported(found, self.measurements_)
         return self.total_
 
     # --- sampling -----------------------------------------------------------------------

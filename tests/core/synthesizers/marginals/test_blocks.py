@@ -12,6 +12,7 @@ import pytest
 from dpsynth_core.data.formats import read_data
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.engines.memory import MemorySource
+from dpsynth_core.pgm import Measurement
 from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.release import synthesize
@@ -195,6 +196,34 @@ def test_a_release_keeps_who_skipped_a_whole_question(star_wars):
         expected = len([c for c in kept if c not in joined])
         assert f"{expected:,} of the {len(kept):,} columns" in unjoined_notes(details, kept)[0]
         assert any(n.startswith("3 questions answered over several columns") for n in release.card["notes"])
+
+
+def test_a_person_unit_keeps_the_skips_too(star_wars):
+    """A person unit of 2 rows doubles every measurement's noise (sigma 86 records): one column's own test of its
+    "missing" cell (tested over the table's 37 columns) used to cut it, and with it every skip of the question,
+    though the block's skip count, pooled over its 14 pairs (about 23 records of deviation), was 15 deviations
+    from empty. 0.07 is three such deviations of the share."""
+    frame, spec = star_wars
+    frame = frame.assign(RespondentID=(np.arange(len(frame)) // 2).astype(str))
+    spec = {**spec, "person": {"column": "RespondentID", "max_rows": 2}}
+    characters = [c for c in frame.columns if c.startswith("Please state whether")]
+    release = synthesize(frame, spec, 1.0, random_state=0)
+    assert _skips(release.data, characters)[0] == pytest.approx(_skips(frame, characters)[0], abs=0.07)
+
+
+def test_a_block_columns_missing_cell_is_kept_while_the_skip_count_is_told_from_empty():
+    frame, domain = _survey([(30, None, None, None)] * 4 + [(40, "Yes", None, "No")] * 6)
+    source, columns = _columns(frame, domain)
+    found = blocks.Blocks(source, columns)
+    cut = {n: np.array([True, True, False]) for n in found.hidden_of}  # every "missing" cut by its own test
+
+    def pairs(skipped: float, sigma: float):
+        return [Measurement(g, np.array([[0, 3], [0, 3], [skipped, 1]], dtype=float), sigma) for g in found.structure]
+
+    kept = found.supported(cut, pairs(40.0, 10.0))  # pooled: 40 +/- 5.8, told from empty
+    assert all(kept[n][2] for n in found.hidden_of) and not kept[("Seen? | I", found.blocks[0].hidden)][0, 0]
+    still = found.supported(cut, pairs(10.0, 10.0))  # 10 +/- 5.8: not
+    assert not any(still[n][2] for n in found.hidden_of)
 
 
 def test_the_model_gives_no_records_to_an_answer_of_a_skipped_question(star_wars):
