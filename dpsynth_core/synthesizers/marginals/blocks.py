@@ -62,30 +62,42 @@ class QuestionBlock:
     hidden: str
 
 
-def question_blocks(columns: dict) -> list[QuestionBlock]:
-    """The blocks of ``columns`` (name -> :class:`~dpsynth_core.synthesizers.finite.FiniteColumn`): names
-    sharing the part before their last :data:`HEADER_JOIN`, each able to be missing. Public: names and
-    declaration only.
+def question_blocks(missing: dict) -> list[QuestionBlock]:
+    """The blocks of a table's kept columns (``missing``: name -> whether the column may be missing): names
+    sharing a question (:func:`question_of`), each able to be missing. Public: names and declaration only.
 
-    >>> from types import SimpleNamespace as C
-    >>> cols = {"id": C(missing_code=None), "Seen? | I": C(missing_code=2), "Seen? | II": C(missing_code=2),
-    ...         "Age | Response": C(missing_code=5)}
-    >>> [(b.question, b.columns, b.hidden) for b in question_blocks(cols)]
+    >>> [(b.question, b.columns, b.hidden) for b in question_blocks(
+    ...     {"id": False, "Seen? | I": True, "Seen? | II": True, "Age | Response": True})]
     [('Seen?', ('Seen? | I', 'Seen? | II'), 'Seen? | (answered any)')]
     """
     by_question: dict = {}
-    for name, column in columns.items():
+    for name, may_miss in missing.items():
         question = question_of(str(name))
-        if column.missing_code is not None and question is not None:
+        if may_miss and question is not None:
             by_question.setdefault(question, []).append(name)
     blocks = []
     for question, names in by_question.items():
         if MIN_COLUMNS <= len(names) <= MAX_COLUMNS:
             hidden = f"{question}{HEADER_JOIN}{HIDDEN_SUFFIX}"
-            while hidden in columns:
+            while hidden in missing:
                 hidden += " "
             blocks.append(QuestionBlock(question, tuple(names), hidden))
     return blocks
+
+
+def plan_words(domain) -> str | None:
+    """The Privacy page's sentence on the declaration's question blocks (None without any), before the draw:
+    from the names and the declaration alone."""
+    found = question_blocks({n: bool(c.missing) for n, c in domain.kept.items()})
+    if not found:
+        return None
+    which = "1 question" if len(found) == 1 else f"{len(found):,} questions"
+    return (
+        f"**{which} answered over several columns** (the columns' names share the question, such as "
+        f"'{found[0].question[:60]}{'...' if len(found[0].question) > 60 else ''}'): each of those columns is "
+        "measured with whether the respondent answered any of them, at no extra cost, so a synthetic respondent "
+        "skips a whole question as often as the real ones do and otherwise answers it."
+    )
 
 
 def question_of(name: str) -> str | None:
@@ -159,7 +171,7 @@ class Blocks:
     the model keeps."""
 
     def __init__(self, source, columns: dict):
-        self.blocks = question_blocks(columns)
+        self.blocks = question_blocks({n: c.missing_code is not None for n, c in columns.items()})
         self.columns = columns
         self.skipped = skipped_counts(source, self.blocks, columns)
         self.hidden_of = {n: b.hidden for b in self.blocks for n in b.columns}

@@ -55,7 +55,7 @@ from ..charges import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, row_count_event
 from ..finite import FiniteColumn, finite_source, finite_source_column, vocabulary_shares
 from ..options import DELTA, delta_note, delta_of, delta_rule, groups_option
 from ..registry import register
-from . import selection
+from . import blocks, selection
 from .blocks import Blocks
 from .budget import (
     ORDERED_KINDS,
@@ -171,7 +171,8 @@ class MarginalsSynthesizer(Synthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):
-        return delta_note(delta_of(delta))
+        level, text = delta_note(delta_of(delta))  # and a survey's questions answered over several columns
+        return level, "\n\n".join(filter(None, [text, blocks.plan_words(as_table_domain(domain))]))
 
     # --- fitting, step by step ------------------------------------------------------------
 
@@ -434,12 +435,9 @@ class MarginalsSynthesizer(Synthesizer):
         return {name: self.columns_[name].decoded(codes.pop(name), self.noise_) for name in self.columns_}
 
     def card_details(self) -> dict:
+        zcdp = f"zero-concentrated DP (rho = {self.budget_:.6g}), stated as (epsilon, delta)-DP"
         return {
-            "privacy": (
-                f"zero-concentrated DP (rho = {self.budget_:.6g}), stated as (epsilon, delta)-DP"
-                if self.zcdp_
-                else "pure epsilon-DP"
-            ),
+            "privacy": zcdp if self.zcdp_ else "pure epsilon-DP",
             "delta": self.delta_,
             "delta_rule": self.delta_rule_,
             "rounds": self.rounds_,

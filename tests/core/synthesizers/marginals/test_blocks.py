@@ -35,20 +35,27 @@ def _survey(rows: list[tuple]) -> tuple[pd.DataFrame, TableDomain]:
 
 def _columns(frame, domain):
     source = MemorySource(frame, domain)
-    model = MarginalsSynthesizer(epsilon=1.0)
-    model.domain_ = domain
-    return source, {n: type("Column", (), {"cells": c, "missing_code": c - 1})() for n, c in source.cells.items()}
+    return source, {
+        n: type("Column", (), {"cells": c, "missing_code": c - 1 if domain.kept[n].missing else None})()
+        for n, c in source.cells.items()
+    }
 
 
 def test_blocks_come_from_names_and_the_declaration_alone():
     frame, domain = _survey([(30, "Yes", None, "No")])
     _, columns = _columns(frame, domain)
-    found = blocks.question_blocks(columns)
+    missing = {n: c.missing_code is not None for n, c in columns.items()}
+    assert missing["age"] is False  # declared without missing cells: in no block
+    found = blocks.question_blocks(missing)
     assert [(b.question, b.columns) for b in found] == [("Seen?", ("Seen? | I", "Seen? | II", "Seen? | III"))]
-    columns["Seen? | (answered any)"] = columns["age"]  # a real column of that name: the hidden one steps aside
-    assert blocks.question_blocks(columns)[0].hidden == "Seen? | (answered any) "
-    alone = {"Q - a": columns["Seen? | I"], "R - b": columns["Seen? | II"]}
-    assert blocks.question_blocks(alone) == []  # one column a question: no block
+    missing["Seen? | (answered any)"] = False  # a real column of that name: the hidden one steps aside
+    assert blocks.question_blocks(missing)[0].hidden == "Seen? | (answered any) "
+    assert blocks.question_blocks({"Q - a": True, "R - b": True}) == []  # one column a question: no block
+    assert blocks.question_blocks({"Q - a": True, "Q - b": False}) == []  # one that may be missing: none
+    assert "1 question answered over several columns" in blocks.plan_words(domain)
+    assert (
+        blocks.plan_words(TableDomain.from_json({"columns": {"age": {"type": "integer", "min": 0, "max": 9}}})) is None
+    )
     assert blocks.question_of("Which sides? - Squash") == "Which sides?"
 
 
@@ -224,6 +231,14 @@ def test_a_block_columns_missing_cell_is_kept_while_the_skip_count_is_told_from_
     assert all(kept[n][2] for n in found.hidden_of) and not kept[("Seen? | I", found.blocks[0].hidden)][0, 0]
     still = found.supported(cut, pairs(10.0, 10.0))  # 10 +/- 5.8: not
     assert not any(still[n][2] for n in found.hidden_of)
+
+
+def test_the_privacy_page_says_so_before_the_draw(star_wars):
+    from dpsynth_core.synthesizers.planning import privacy_note
+
+    level, text = privacy_note(TableDomain.from_json(star_wars[1]), 1.0)
+    assert "δ (delta)" in text and "**3 questions answered over several columns**" in text
+    assert "Which of the following Star Wars films" in text
 
 
 def test_the_model_gives_no_records_to_an_answer_of_a_skipped_question(star_wars):
