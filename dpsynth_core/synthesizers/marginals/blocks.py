@@ -280,7 +280,7 @@ class HiddenCounts:
         self.table, self.blocks = table, blocks
         self.of = {b.hidden: b for b in blocks.blocks}
         self.companions = getattr(table, "companions", None) and self._companions
-        self._binary: dict = {}  # the hidden columns of a group -> the source with their blocks' columns recoded
+        self._binary: dict = {}  # None or a group's hidden columns -> the source with blocks' columns recoded
 
     def _companions(self, group) -> list[tuple]:
         return [tuple(group)] if any(c in self.of for c in group) else self.table.companions(group)
@@ -297,11 +297,14 @@ class HiddenCounts:
     def _hidden(self, group: tuple) -> np.ndarray:
         """Exact counts of a group holding hidden columns (axes in the group's order)."""
         hidden = tuple(c for c in group if c in self.of)
-        if hidden not in self._binary:
-            self._binary[hidden] = self.table.recode(_missing_or_not([self.of[h] for h in hidden], self.blocks.columns))
+        # every block recoded once, unless the group holds another block's column: then only its own blocks
+        key = hidden if any(c in self.blocks.hidden_of for c in group) else None
+        if key not in self._binary:
+            recoded = self.blocks.blocks if key is None else [self.of[h] for h in hidden]
+            self._binary[key] = self.table.recode(_missing_or_not(recoded, self.blocks.columns))
         parts = [self.of[c].columns if c in self.of else (c,) for c in group]
         cells = [2 if c in self.of else self.blocks.columns[c].cells for c in group]
-        index, counts = self._binary[hidden].sparse_marginal(tuple(n for part in parts for n in part))
+        index, counts = self._binary[key].sparse_marginal(tuple(n for part in parts for n in part))
         codes = []
         for part, c in zip(reversed(parts), reversed(group)):
             width = 2 ** len(part) if c in self.of else cells[group.index(c)]
