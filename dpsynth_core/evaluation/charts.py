@@ -6,6 +6,8 @@ them without Streamlit.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -54,7 +56,7 @@ def budget_split_chart(split: dict[str, float]) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=values,
-            y=short_names(labels),
+            y=["<br>".join(textwrap.wrap(label, 34, max_lines=2, placeholder=" …")) for label in labels],  # two lines
             customdata=labels,
             hovertemplate="%{customdata}: %{x:.3g}<extra></extra>",
             orientation="h",
@@ -65,7 +67,7 @@ def budget_split_chart(split: dict[str, float]) -> go.Figure:
         )
     )
     fig.update_xaxes(range=[0, max(values, default=1) * 1.22])  # room for the longest bar's value
-    return _style(fig, "How the privacy budget is split", "epsilon spent", "", height=max(320, 34 * len(labels) + 140))
+    return _style(fig, "How the privacy budget is split", "epsilon spent", "", height=max(320, 48 * len(labels) + 140))
 
 
 #: Bars of columns whose values changed shape (a frequent value lost, the mean moved), whatever their bins say.

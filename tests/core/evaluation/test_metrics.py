@@ -208,6 +208,26 @@ def test_charts_name_a_surveys_long_columns_so_that_they_differ():
     assert len(set(heat.x)) == len(names) and tuple(heat.customdata[0][1]) == (names[0], names[1])
 
 
+def test_the_budget_chart_names_each_part_in_words_on_up_to_two_lines():
+    """The Privacy page's split of the budget cut "choosing marginals (exponential mechanism, each round)" to
+    "choosing marginals…chanism, each round)"; a part is now its words, wrapped onto two lines, whole on hover."""
+    from dpsynth_core.evaluation.charts import budget_split_chart
+
+    parts = {
+        "row count": 0.01,
+        "choosing marginals (exponential mechanism, each round)": 0.04,
+        "measuring the chosen marginals (Gaussian noise on every cell)": 0.36,
+        "vocabulary " + "a very long survey question that goes on and on | Response" + " (CatHist)": 0.1,
+    }
+    bar = budget_split_chart(parts).data[0]
+    shown = dict(zip(bar.customdata, bar.y))
+    assert shown["choosing marginals (exponential mechanism, each round)"] == (
+        "choosing marginals (exponential<br>mechanism, each round)"
+    )
+    assert all(label.count("<br>") <= 1 and "…" not in label.replace(" …", "") for label in bar.y)
+    assert shown["row count"] == "row count" and list(bar.customdata) == list(parts)[::-1]
+
+
 def test_the_reports_distance_chart_names_long_columns_and_pairs_so_that_they_differ():
     """The DP report's bars name a survey's long columns by their start and end, each column of a pair on its own."""
     from dpsynth_core.evaluation.report_render import _shown
