@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import collections
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,8 @@ MIN_COLUMNS = 2
 MAX_COLUMNS = 60
 #: Between a question and its answer in a one-row header (SurveyMonkey's "Which sides? - Squash").
 ANSWER_JOIN = " - "
+#: Qualtrics' default name of one answer of a question (``Q2_1``, ``Q5_2_3``): the question is ``Q2``, ``Q5``.
+QUALTRICS_CODE = re.compile(r"^(Q\d+)(?:_\d+)+$")
 #: A block's pooled skip count over this many of its deviations keeps every column's "missing" in the model.
 SKIP_Z = constraints.MISSING_Z
 #: Ends a hidden column's name (``question | (answered any)``): never a column of the release.
@@ -101,13 +104,19 @@ def plan_words(domain) -> str | None:
 
 
 def question_of(name: str) -> str | None:
-    """The question a column answers, by its name: the part before its last :data:`HEADER_JOIN` (a header
-    read over several rows), else before its last :data:`ANSWER_JOIN` (SurveyMonkey's one-row export); None
-    when the name has neither.
+    """The question a column answers, by its name: Qualtrics' default code of a question's answer
+    (``Q2_1``: question ``Q2``, alone or first in a header read over several rows); else the part before
+    its last :data:`HEADER_JOIN` (a header read over several rows: SurveyMonkey's question above each answer),
+    else before its last :data:`ANSWER_JOIN` (SurveyMonkey's one-row export); None when the name has none.
 
     >>> question_of("Which films have you seen? | Episode I"), question_of("Which sides? - Squash"), question_of("age")
     ('Which films have you seen?', 'Which sides?', None)
+    >>> question_of("Q2_1 | Rate each - Taste"), question_of("Q12_3"), question_of("Q1 | How old are you?")
+    ('Q2', 'Q12', 'Q1')
     """
+    code = QUALTRICS_CODE.match(name.split(HEADER_JOIN, 1)[0])
+    if code:
+        return code.group(1)
     for join in (HEADER_JOIN, ANSWER_JOIN):
         if join in name:
             return name.rsplit(join, 1)[0]
