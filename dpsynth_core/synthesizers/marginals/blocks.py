@@ -123,20 +123,6 @@ def question_of(name: str) -> str | None:
     return None
 
 
-def skipped_counts(source, blocks: list, columns: dict) -> dict:
-    """Hidden column -> the exact number of records missing in every column of its block (read only to make
-    the block's measured pairs, :func:`own_counts`). Counted in the source's engine over each column recoded to
-    missing or not (a public :class:`~dpsynth_core.engines.base.Merge`)."""
-    if not blocks:
-        return {}
-    coded = source.recode(_missing_or_not(blocks, columns))
-    out = {}
-    for block in blocks:
-        index, counts = coded.sparse_marginal(block.columns)
-        out[block.hidden] = int(np.sum(counts[index == 2 ** len(block.columns) - 1]))
-    return out
-
-
 def _missing_or_not(blocks: list, columns: dict) -> dict:
     """The public recoding of every column of ``blocks`` to 1 (missing) or 0 (any value)."""
     out = {}
@@ -182,13 +168,17 @@ class Blocks:
     def __init__(self, source, columns: dict):
         self.blocks = question_blocks({n: c.missing_code is not None for n, c in columns.items()})
         self.columns = columns
-        self.skipped = skipped_counts(source, self.blocks, columns)
         self.hidden_of = {n: b.hidden for b in self.blocks for n in b.columns}
         self.of_hidden = {b.hidden: b.columns for b in self.blocks}
         #: group -> the cells that may hold records (:func:`structure`), for every block column's pair
         self.structure = {
             (n, h): structure(columns[n].cells, columns[n].missing_code) for n, h in self.hidden_of.items()
         }
+        #: ``source``, counting groups that hold hidden columns too (:class:`HiddenCounts`)
+        self.counts = HiddenCounts(source, self)
+        #: hidden column -> the exact number of records missing in every column of its block, read only to make
+        #: the block's measured pairs (:func:`own_counts`)
+        self.skipped = {b.hidden: int(self.counts.marginal((b.hidden,))[0]) for b in self.blocks}
 
     @property
     def cells(self) -> dict:
@@ -269,10 +259,6 @@ class Blocks:
         bits.update({n: math.log2(self.columns[n].cells) for n in names})
         pairs = [p for p in pairs if sum(bits[c] for c in p) <= MAX_COLUMNS]  # its count's flat index fits
         return pairs, {p: float(sum(holding.get(c, weight.get(c, 0.0)) for c in p)) for p in pairs}
-
-    def counting(self, table) -> HiddenCounts:
-        """``table`` (a counting source) that also counts groups holding hidden columns."""
-        return HiddenCounts(table, self)
 
     def described(self) -> list[dict]:
         """The card's list: each question and its columns."""

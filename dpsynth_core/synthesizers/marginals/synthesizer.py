@@ -188,7 +188,7 @@ class MarginalsSynthesizer(Synthesizer):
         work = workload(names, groups)
         hidden, weighed = self.blocks_.candidates(names, work)  # each question's skips, with the other columns
         offered = candidates(names, work, cells, max_cells=self.max_cells) + hidden
-        truth = selection.Truth(self.blocks_.counting(table), list(cells))  # exact counts: for scores and noise only
+        truth = selection.Truth(self.blocks_.counts, list(cells))  # exact counts: for scores and noise only
         round_budget = self._measure_first(table, names, groups, offered, truth)
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
         round_iterations, final_iterations = descent_iterations(self.total_, noise)

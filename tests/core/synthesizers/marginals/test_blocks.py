@@ -128,7 +128,7 @@ def test_the_rounds_count_a_hidden_column_with_any_other_in_memory_and_in_duckdb
     frame.to_csv(tmp_path / "t.csv", index=False)
     with DuckDBSource(str(tmp_path / "t.csv"), domain) as engine:
         for table in (source, engine):
-            counts = blocks.Blocks(table, columns).counting(table).marginals(list(expected) + [("fan", "Rate - b")])
+            counts = blocks.Blocks(table, columns).counts.marginals(list(expected) + [("fan", "Rate - b")])
             for group, got in zip(expected, counts):
                 assert got.tolist() == expected[group].to_numpy().tolist(), group
             assert counts[-1].sum() == 60
