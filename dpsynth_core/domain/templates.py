@@ -122,9 +122,20 @@ def name_words(name: str) -> str:
 QUESTION_WORDS = 8
 
 
+#: What a survey tool writes under a question of one answer, in a header read over two rows (SurveyMonkey:
+#: ``Gender | Response``): the column is named by the question alone when its template is chosen.
+ANSWER_PLACEHOLDER = re.compile(r"\s*\|\s*(Open-Ended )?Response$")
+
+
 def template_for(name: str) -> dict:
-    """The starting declaration of one column, from its name alone (read as words: :func:`name_words`); a question
-    (:data:`QUESTION_WORDS`) starts as text unless a rule drops it."""
+    """The starting declaration of one column, from its name alone (read as words: :func:`name_words`; a survey's
+    ``Gender | Response`` as ``Gender``, :data:`ANSWER_PLACEHOLDER`); a question (:data:`QUESTION_WORDS`) starts
+    as text unless a rule drops it.
+
+    >>> template_for("Gender | Response")["type"], template_for("Which character shot first? | Response")["type"]
+    ('categorical', 'text')
+    """
+    name = ANSWER_PLACEHOLDER.sub("", name)
     words = name_words(name)
     question = "?" in name or words.count("_") + 1 >= QUESTION_WORDS
     for pattern, spec in _RULES:

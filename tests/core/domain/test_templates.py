@@ -281,6 +281,18 @@ def test_a_column_named_by_its_question_starts_as_text_unless_it_is_dropped():
     }
 
 
+def test_a_survey_questions_one_answer_is_named_by_the_question_alone():
+    """SurveyMonkey writes ``Response`` under a question of one answer (and ``Open-Ended Response`` under a free
+    text one), so a header read over two rows names the column ``Gender | Response``, which matched no template."""
+    start = declaration_from_names(
+        ["Gender | Response", "RespondentID", "Why? | Open-Ended Response", "Which films? | Episode I", "Response"]
+    )["columns"]
+    assert start["Gender | Response"] == template_for("Gender")
+    assert start["Why? | Open-Ended Response"] == {"type": "text"}
+    assert start["Which films? | Episode I"] == {"type": "text"}  # a question's answers: the question's words
+    assert start["Response"] == template_for("Response")  # a name that is only the word: as it is
+
+
 def test_a_day_of_the_month_is_no_date():
     """FiveThirtyEight's births files (year, month, date_of_month, day_of_week, births): ``date_of_month`` started
     as a date; it is the day of the month, 1 to 31, as ``day_of_month`` is."""
