@@ -180,6 +180,10 @@ class Blocks:
         #: the block's measured pairs (:func:`own_counts`)
         self.skipped = {b.hidden: int(self.counts.marginal((b.hidden,))[0]) for b in self.blocks}
 
+    def __getstate__(self) -> dict:
+        """Pickled without its counting source (a fitted model drawn on Spark's executors: only the fit counts)."""
+        return {k: v for k, v in self.__dict__.items() if k != "counts"}
+
     @property
     def cells(self) -> dict:
         """Hidden column -> 2 (answered none, answered any)."""

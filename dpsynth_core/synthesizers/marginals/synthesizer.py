@@ -8,7 +8,8 @@ for differentially private synthetic data", VLDB 2022, Algorithm 2), over the de
    and every publisher group's joint table;
 2. in rounds, choose one marginal among the *candidates* (every column, every column pair, and
    every publisher group and its sub-groups: AIM's downward closure of the workload, so a round
-   may measure a column again) by the exponential mechanism, scored by
+   may measure a column again; and a survey question's hidden column with each other column, :mod:`.blocks`)
+   by the exponential mechanism, scored by
    ``w_r * (|M_r(data) - M_r(model)|_1 - expected |noise| of measuring r)``: how badly the
    current model answers the marginal, less the noise its measurement would add, weighted
    by how much of the workload (all column pairs plus the publisher's groups) it covers,

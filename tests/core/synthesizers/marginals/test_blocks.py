@@ -4,6 +4,7 @@ release that keeps who skipped a whole question (FiveThirtyEight's Star Wars sur
 from __future__ import annotations
 
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -252,3 +253,5 @@ def test_the_model_gives_no_records_to_an_answer_of_a_skipped_question(star_wars
         missing = model.columns_[name].missing_code
         assert np.delete(pair[:, 0], missing).sum() == 0, name
         assert pair[missing, 0] > 0, name
+    copy = pickle.loads(pickle.dumps(model))  # as Spark's executors get it: without the fit's counting source
+    assert not hasattr(copy.blocks_, "counts") and copy.blocks_.structure.keys() == model.blocks_.structure.keys()
