@@ -49,6 +49,11 @@ def _style(fig: go.Figure, title: str, x: str, y: str, height: int = 440) -> go.
     return fig
 
 
+def _two_lines(label: str, width: int = 34) -> str:
+    """A label in its words on up to two lines of about ``width`` characters (a hyphenated name kept whole)."""
+    return "<br>".join(textwrap.wrap(label, width, max_lines=2, placeholder=" …", break_on_hyphens=False))
+
+
 def budget_split_chart(split: dict[str, float]) -> go.Figure:
     """Horizontal bars: how much epsilon each measured part gets (values printed past each bar)."""
     labels = list(split)[::-1]
@@ -56,7 +61,7 @@ def budget_split_chart(split: dict[str, float]) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=values,
-            y=["<br>".join(textwrap.wrap(label, 34, max_lines=2, placeholder=" …")) for label in labels],  # two lines
+            y=[_two_lines(label) for label in labels],
             customdata=labels,
             hovertemplate="%{customdata}: %{x:.3g}<extra></extra>",
             orientation="h",
