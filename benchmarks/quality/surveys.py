@@ -42,19 +42,19 @@ def _tvd(real: pd.Series, synthetic: pd.Series) -> float:
     return 0.5 * float(real.subtract(synthetic, fill_value=0).abs().sum())
 
 
-def scores(real: pd.DataFrame, synthetic: pd.DataFrame, categorical: list) -> dict:
-    """Mean 1-way and 2-way TVD over ``categorical`` (at most 300 pairs), and the missing shares' mean error."""
+def scores(real: pd.DataFrame, synthetic: pd.DataFrame, categorical: list, pairs: int = 300) -> dict:
+    """Mean 1-way and 2-way TVD over ``categorical`` (the first ``pairs`` pairs), and the missing shares' mean
+    error."""
     one = [_tvd(real[c].value_counts(normalize=True), synthetic[c].value_counts(normalize=True)) for c in categorical]
-    pairs = list(itertools.combinations(categorical, 2))[:300]
     two = [
         _tvd(real.groupby([a, b]).size() / len(real), synthetic.groupby([a, b]).size() / len(synthetic))
-        for a, b in pairs
+        for a, b in list(itertools.combinations(categorical, 2))[:pairs]
     ]
     missing = [abs((real[c] == "<NA>").mean() - (synthetic[c] == "<NA>").mean()) for c in real.columns]
     return {"1-way TVD": np.mean(one), "2-way TVD": np.mean(two) if two else np.nan, "missing off": np.mean(missing)}
 
 
-def run(path, declaration: dict, header_rows, seeds: int, epsilon: float, game: int, blocks_on: bool = True):
+def run(path, declaration: dict, header_rows, seeds: int, epsilon: float, game: int, blocks_on: bool = True, pairs=300):
     """The table's blocks (question -> real skip shares) and one row of figures per seed."""
     from dpsynth_core.data.formats import read_data
     from dpsynth_core.domain import TableDomain
@@ -74,7 +74,7 @@ def run(path, declaration: dict, header_rows, seeds: int, epsilon: float, game: 
         for seed in range(seeds):
             release = synthesize(frame, declaration, epsilon, random_state=seed)
             synthetic = _cells(release.data, kept)
-            row = {"seed": seed, **scores(real, synthetic, categorical)}
+            row = {"seed": seed, **scores(real, synthetic, categorical, pairs)}
             for i, block in enumerate(found):
                 row[f"Q{i + 1} all"], row[f"Q{i + 1} some"] = skips(synthetic, list(block.columns))
             if seed < game:
