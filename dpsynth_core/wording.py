@@ -80,6 +80,17 @@ def short_names(names, limit: int = 40) -> list[str]:
     return names
 
 
+def first_names(names, shown: int = 3) -> str:
+    """The first ``shown`` of ``names`` quoted and shortened (:func:`short_names`), "..." after them when there are
+    more: a sentence's examples.
+
+    >>> first_names(["a", "b", "c", "d"]), first_names(["age"])
+    ("'a', 'b', 'c', ...", "'age'")
+    """
+    names = list(names)
+    return ", ".join(f"'{n}'" for n in short_names(names[:shown])) + (", ..." if len(names) > shown else "")
+
+
 def format_epsilon(value: float | None) -> str:
     """Epsilon in plain digits, never scientific notation.
 

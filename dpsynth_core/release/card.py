@@ -16,7 +16,7 @@ import re
 from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.charges import row_count_event
-from ..wording import SEEDED_GUARANTEE, short_names
+from ..wording import SEEDED_GUARANTEE, counted, first_names
 from .dominance import dominance_notes, single_value_notes
 
 
@@ -142,7 +142,7 @@ def unjoined_notes(details: dict, columns: list) -> list[str]:
     alone = [str(c) for c in columns if str(c) not in joined]
     if not alone:
         return []
-    shown = ", ".join(f"'{n}'" for n in short_names(alone[:3])) + (", ..." if len(alone) > 3 else "")
+    shown = first_names(alone)
     which = f"{len(alone):,} of the {len(columns):,} columns {'is' if len(alone) == 1 else 'are'}"
     where = {0: "in no pair: none was measured", 1: "not in the one pair measured"}.get(
         len(together), f"in none of the {len(together):,} pairs or groups measured"
@@ -161,12 +161,9 @@ def question_notes(details: dict) -> list[str]:
     found = details.get("question_blocks") or []
     if not found:
         return []
-    shown = ", ".join(f"'{n}'" for n in short_names([b["question"] for b in found[:3]])) + (
-        ", ..." if len(found) > 3 else ""
-    )
-    which = "1 question" if len(found) == 1 else f"{len(found):,} questions"
+    which, verb = counted(len(found), "question"), "was" if len(found) == 1 else "were"
     return [
-        f"{which} answered over several columns ({shown}) {'was' if len(found) == 1 else 'were'} measured with "
+        f"{which} answered over several columns ({first_names(b['question'] for b in found)}) {verb} measured with "
         "whether each record answered any of its columns, so the share who skipped a whole question is kept, and "
         "a synthetic record that skipped it leaves all of its columns empty."
     ]

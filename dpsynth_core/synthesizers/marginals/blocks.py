@@ -41,6 +41,7 @@ from ... import constraints
 from ...data.header_names import HEADER_JOIN
 from ...engines.base import Merge
 from ...pgm import Measurement
+from ...wording import counted
 
 #: The fewest columns of one question that form a block.
 MIN_COLUMNS = 2
@@ -94,9 +95,9 @@ def plan_words(domain) -> str | None:
     found = question_blocks({n: bool(c.missing) for n, c in domain.kept.items()})
     if not found:
         return None
-    which = "1 question" if len(found) == 1 else f"{len(found):,} questions"
     return (
-        f"**{which} answered over several columns** (the columns' names share the question, such as "
+        f"**{counted(len(found), 'question')} answered over several columns** (the columns' names share the "
+        "question, such as "
         f"'{found[0].question[:60]}{'...' if len(found[0].question) > 60 else ''}'): each of those columns is "
         "measured with whether the respondent answered any of them, at no extra cost, so a synthetic respondent "
         "skips a whole question as often as the real ones do and otherwise answers it."

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...errors import ParameterError
 from ...pgm import support_from
 from ...pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # the support's rule, one home
 from ...privacy.histogram import noisy_histogram
@@ -32,6 +33,16 @@ FINE_FIT_SIGNAL = 1500
 #: of the model's support (:func:`support`); False: only ranges' tails and gaps and their "missing" cell by a
 #: plain z-test (ablation).
 DECLARED_CUT = True
+
+
+def check_cells(group: tuple, counts: np.ndarray, max_cells: int) -> None:
+    """Refuse a marginal of more than ``max_cells`` cells (the method's ``max_cells`` option), in one line."""
+    size = int(np.prod(np.shape(counts)))
+    if size > max_cells:
+        raise ParameterError(
+            f"group {group} has {size:,} cells, more than the limit of {max_cells:,}; "
+            "declare coarser bins or leave the group out"
+        )
 
 
 def measure(noise, counts: np.ndarray, noise_param: float, *, zcdp: bool, label: str = "") -> tuple:

@@ -74,7 +74,7 @@ from .budget import (
     split_round,
     total_budget,
 )
-from .measurements import descent_iterations, estimate_total, measure, support
+from .measurements import check_cells, descent_iterations, estimate_total, measure, support
 from .selection import candidates, check_groups, choose, in_column_order, score, weights, workload
 
 #: With a public row count (no DP count), a small table's 1-ways are measured again up to its share
@@ -191,6 +191,7 @@ class MarginalsSynthesizer(Synthesizer):
         offered = candidates(names, work, cells, max_cells=self.max_cells) + hidden
         truth = selection.Truth(self.blocks_.counts, list(cells))  # exact counts: for scores and noise only
         round_budget = self._measure_first(table, names, groups, offered, truth)
+        self.support_ = self._support()
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
         round_iterations, final_iterations = descent_iterations(self.total_, noise)
         model, step = estimate(
@@ -363,6 +364,7 @@ class MarginalsSynthesizer(Synthesizer):
             for name in names:
                 self._measure(*self.blocks_.own(table, name), noise_param)
         self.total_ = self._estimate_total()
+        self.support_ = self._support()
         self.model_, _ = estimate(
             self.cells_,
             self.measurements_,
@@ -392,12 +394,7 @@ class MarginalsSynthesizer(Synthesizer):
 
     def _measure(self, group: tuple, counts: np.ndarray, noise_param: float) -> None:
         label = f"marginal {' x '.join(group)}"
-        size = int(np.prod(counts.shape))
-        if size > self.max_cells:
-            raise ParameterError(
-                f"group {group} has {size:,} cells, more than the limit of {self.max_cells:,}; "
-                "declare coarser bins or leave the group out"
-            )
+        check_cells(group, counts, self.max_cells)
         noisy, sigma = measure(self.noise_, counts, noise_param, zcdp=self.zcdp_, label=label)
         self.blocks_.clear_structural(group, noisy)  # cells empty in every table (a skipped question's)
         cost = 1 / (2 * noise_param**2) if self.zcdp_ else noise_param
@@ -413,14 +410,16 @@ class MarginalsSynthesizer(Synthesizer):
             self._spend(pure_mechanism, cost, label)
 
     def _estimate_total(self) -> float:
-        """The record count, by inverse-variance weighting (:func:`~.measurements.estimate_total`; a block
-        column's pair read as its 1-way, :meth:`~.blocks.Blocks.collapsed`), and the cells the model may use
-        (:func:`~.measurements.support`, with the blocks' structure), as ``support_`` for that count."""
+        """The record count, by inverse-variance weighting (:func:`~.measurements.estimate_total`; a block column's
+        pair read as its 1-way, :meth:`~.blocks.Blocks.collapsed`)."""
         measured = self.blocks_.collapsed(self.measurements_)
-        self.total_ = estimate_total(measured, row_count_event(self.accountant_.events), self.rows_)
-        found = support(self.columns_, self.cells_, measured, self.total_, getattr(self, "bins_", ()))
-        self.support_ = self.blocks_.supported(found, self.measurements_)
-        return self.total_
+        return estimate_total(measured, row_count_event(self.accountant_.events), self.rows_)
+
+    def _support(self) -> dict:
+        """The cells the model may use (:func:`~.measurements.support`, with the blocks' structure)."""
+        measured, bins = self.blocks_.collapsed(self.measurements_), getattr(self, "bins_", ())
+        found = support(self.columns_, self.cells_, measured, self.total_, bins)
+        return self.blocks_.supported(found, self.measurements_)
 
     # --- sampling -----------------------------------------------------------------------
 
