@@ -14,7 +14,7 @@ from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.line_report import line_report_text, most_lines_broken
-from dpsynth_core.domain.table import header_hint, header_spans_rows
+from dpsynth_core.domain.header import header_hint, header_span
 
 st.title(DATA.title)
 st.markdown(
@@ -118,12 +118,12 @@ st.caption(how_read(info))
 affected = line_report_text(info.get("lines", {}))
 if title := header_hint(info["columns"]):
     st.warning(title, icon=":material/title:")
-    span = HEADER_SPAN_KEYS.get(info.get("format"))
-    if span and header_spans_rows(info["columns"]) and loaded["source"].startswith("upload: "):
+    key, rows = HEADER_SPAN_KEYS.get(info.get("format")), header_span(info["columns"])
+    if key and rows and loaded["source"].startswith("upload: "):
         st.button(
-            "Read the header over two rows",
-            key="data_two_header_rows",
-            on_click=lambda: st.session_state.update({span: 2}),  # read again, before the widgets are drawn
+            f"Read the header over {('two', 'three')[rows - 2]} rows",
+            key="data_header_span",
+            on_click=lambda: st.session_state.update({key: rows}),  # read again, before the widgets are drawn
         )
 if most_lines_broken(info.get("lines", {})):  # for the publisher only: never part of a release
     st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")

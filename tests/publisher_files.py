@@ -30,6 +30,40 @@ def typed(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def qualtrics_export(frame: pd.DataFrame, id_column: str) -> bytes:
+    """A survey's records laid out as Qualtrics' own CSV export: its response fields first (``ResponseId`` from
+    ``id_column``; ``Status``, ``Progress``, ``Finished``, ``DistributionChannel`` and ``UserLanguage`` as an
+    anonymous link fills them for a finished response), then each question as ``Qn`` or, one answer a column,
+    ``Qn_k``; a line of names, a line of texts (a question, or ``question - answer``) and a line of import ids.
+    ``frame`` is named ``question | answer`` (a header read over two rows; ``Response``: the question alone)."""
+    import csv
+    import json
+
+    fields = {"Status": "Response Type", "Progress": "Progress", "Finished": "Finished", "ResponseId": "Response ID"}
+    fields |= {"DistributionChannel": "Distribution Channel", "UserLanguage": "User Language"}
+    n = len(frame)
+    out = {"Status": ["IP Address"] * n, "Progress": ["100"] * n, "Finished": ["True"] * n}
+    out["ResponseId"] = [f"R_{v}" for v in frame[id_column]]
+    out |= {"DistributionChannel": ["anonymous"] * n, "UserLanguage": ["EN"] * n}
+    texts, ids, questions = dict(fields), {f: f[0].lower() + f[1:] for f in fields}, {}
+    for name in frame.columns.drop(id_column):
+        question, _, answer = name.partition(" | ")
+        questions.setdefault(question, []).append((name, answer))
+    for q, (question, answers) in enumerate(questions.items(), start=1):
+        for k, (name, answer) in enumerate(answers, start=1):
+            code = f"Q{q}" if len(answers) == 1 else f"Q{q}_{k}"
+            texts[code] = question if answer in ("", "Response") else f"{question} - {answer}"
+            ids[code] = f"QID{code[1:]}"
+            out[code] = frame[name].fillna("").astype(str).tolist()
+    sink = io.StringIO()
+    writer = csv.writer(sink, lineterminator="\n")
+    writer.writerow(list(out))
+    writer.writerow([texts[c] for c in out])
+    writer.writerow([json.dumps({"ImportId": ids[c]}, separators=(",", ":")) for c in out])
+    writer.writerows(zip(*out.values()))
+    return sink.getvalue().encode()
+
+
 def xlsx_bytes(frame: pd.DataFrame, sheet: str = "data", **others: pd.DataFrame) -> bytes:
     """The table on a sheet of an Excel workbook (openpyxl), numbers as numbers; ``others``: more sheets."""
     sink = io.BytesIO()

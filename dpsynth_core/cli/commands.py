@@ -311,7 +311,7 @@ def add_declare(sub) -> None:
 def run_declare(args) -> None:
     """A starting declaration, for the publisher to complete: never a value of the file in it."""
     from ..data.formats import codebook, list_sheets, read_data
-    from ..domain.table import header_hint
+    from ..domain.header import header_hint
     from ..domain.templates import declaration_from_names
     from ..validation import check_header_rows, check_sheet
     from .outputs import check_outputs, write_all

@@ -9,10 +9,8 @@ from __future__ import annotations
 import json
 
 from .. import constraints
+from ..domain.header import HEADER_JOIN
 from ..errors import DataError
-
-#: Between the parts of a name from a header over several rows (a question and its answer).
-HEADER_JOIN = " | "
 
 
 def join_header_rows(rows: list[list[str]]) -> list[str]:

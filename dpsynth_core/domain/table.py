@@ -11,6 +11,7 @@ from .. import constraints
 from ..errors import DomainError
 from .column import ColumnDomain
 from .declaration import _build_column, parse_declaration, read_declaration_bytes
+from .header import header_hint
 from .schema import declaration_problems
 from .templates import unconfirmed_columns
 
@@ -199,45 +200,6 @@ class TableDomain:
 
     def summary(self) -> list[dict]:
         return [c.summary() for c in self.columns.values()]
-
-
-def header_hint(columns) -> str:
-    """A sentence for the publisher when the header looks read wrongly, else empty. Only the header's names are
-    looked at, never a record:
-
-    * it names its first column only and leaves every other cell empty (``Unnamed: 1``, ...): a title above the
-      header, as a spreadsheet or its CSV export holds one, read as the header;
-    * it leaves two or more cells empty after a named one (not the first, a row index's): a header over two rows,
-      as survey tools export one (a question above each of its answers, SurveyMonkey's), read as one.
-    """
-    names = [str(c) for c in columns]
-    unnamed = [n for n in names[1:] if n.startswith("Unnamed: ")]
-    if _title_read(names):
-        return (
-            f"The header names its first column only ('{names[0]}') and leaves the other {len(names) - 1:,} empty: "
-            "a title above the header? Name the header's row (the Data page's header row or line, --header-row on the "
-            "command line)."
-        )
-    if header_spans_rows(names):
-        shown = ", ".join(unnamed[:3]) + (", ..." if len(unnamed) > 3 else "")
-        return (
-            f"The header leaves {len(unnamed):,} columns without a name ({shown}): does it span two rows, a question "
-            "above each of its answers, as survey tools export one? Say how many rows it spans (the Data page's "
-            "Header lines, or Header rows for a spreadsheet; --header-rows on the command line): each column is then "
-            "named by its cells in those rows."
-        )
-    return ""
-
-
-def _title_read(names: list) -> bool:
-    return len(names) > 1 and not names[0].startswith("Unnamed: ") and all(n.startswith("Unnamed: ") for n in names[1:])
-
-
-def header_spans_rows(columns) -> bool:
-    """Whether the header's names suggest a header over two rows read as one (:func:`header_hint`'s second case):
-    two or more cells left empty after the first column, and not every one of them (a title)."""
-    names = [str(c) for c in columns]
-    return not _title_read(names) and sum(n.startswith("Unnamed: ") for n in names[1:]) >= 2
 
 
 def as_table_domain(domain) -> TableDomain:

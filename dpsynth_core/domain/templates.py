@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from .header import HEADER_JOIN
 from .public_lists import public_list
 
 #: Words that end in "date" but name no date (a column ``candidate`` or ``update_count`` is not one).
@@ -37,7 +38,10 @@ _RULES = [
         # a company's or a school's name is kept)
         r"|^((first|last|middle|given|family|full|maiden|birth|bio|user|nick|sur)_?name|name_(first|last|given|middle"
         r"|full))$|^(patient|person|player|member|customer|employee|student|client|mother|father|owner|contact"
-        r"|respondent|driver|author|doctor|physician|officer|victim|teacher|candidate|legislator)_(full_)?name$"
+        r"|respondent|driver|author|doctor|physician|officer|victim|teacher|candidate|legislator|recipient)_"
+        r"((full|first|last|given|family)_)?name$"
+        # the reference a survey's sender attached to a respondent (Qualtrics' ExternalReference): an identifier
+        r"|^external_(data_)?reference$"
         # an id glued to what it names: CDISC's STUDYID, USUBJID and SUBJID; patid, caseid, schoolid (a site is kept)
         r"|^(u?subj|study|pat|patient|person|hh|household|resp|case|record|member|visit|encounter|claim"
         r"|customer|employee|student|school|user|client|family|child|mother|game|player)id$",
@@ -58,8 +62,14 @@ _RULES = [
     ),
     (r"^(hour|hour_of_day|hr)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
-    (r"^(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),
-    (r"^(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),
+    (r"^(location_)?(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),  # Qualtrics' LocationLatitude
+    (r"^(location_)?(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),
+    # Qualtrics' response fields (:data:`~dpsynth_core.domain.header.QUALTRICS_FIELDS`) that its documentation
+    # bounds: the share of the survey answered (a percentage), the seconds taken, and whether it was finished
+    # (True or False as its choice text, 1 or 0 as its numeric values: the pre-draw check tells which)
+    (r"^progress$", {"type": "integer", "min": 0, "max": 100}),
+    (r"^duration_in_seconds$", {"type": "integer", "min": 0}),
+    (r"^finished$", {"type": "categorical", "values": list(public_list("true_false"))}),
     (r"^(sex|gender)$", {"type": "categorical", "values": list(public_list("sex"))}),
     (r"(^|_)country$", {"type": "categorical", "values": list(public_list("countries"))}),
     (
@@ -129,13 +139,23 @@ ANSWER_PLACEHOLDER = re.compile(r"\s*\|\s*(Open-Ended )?Response$")
 
 def template_for(name: str) -> dict:
     """The starting declaration of one column, from its name alone (read as words: :func:`name_words`; a survey's
-    ``Gender | Response`` as ``Gender``, :data:`ANSWER_PLACEHOLDER`); a question (:data:`QUESTION_WORDS`) starts
-    as text unless a rule drops it.
+    ``Gender | Response`` as ``Gender``, :data:`ANSWER_PLACEHOLDER`; a header over several rows whose first part is
+    one word, Qualtrics' ``RecipientLastName | Recipient Last Name``, by that word when a rule knows it); a question
+    (:data:`QUESTION_WORDS`) starts as text unless a rule drops it.
 
     >>> template_for("Gender | Response")["type"], template_for("Which character shot first? | Response")["type"]
     ('categorical', 'text')
+    >>> template_for("RecipientLastName | Recipient Last Name"), template_for("Q1 | How old are you?")
+    ({'type': 'drop'}, {'type': 'text'})
     """
     name = ANSWER_PLACEHOLDER.sub("", name)
+    code = name.split(HEADER_JOIN, 1)[0].strip()
+    if HEADER_JOIN in name and " " not in code and (found := _template(code)) != {"type": "text"}:
+        return found  # Qualtrics' field above its text, ``RecipientLastName | Recipient Last Name``: the code says it
+    return _template(name)
+
+
+def _template(name: str) -> dict:
     words = name_words(name)
     question = "?" in name or words.count("_") + 1 >= QUESTION_WORDS
     for pattern, spec in _RULES:

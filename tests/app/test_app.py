@@ -332,7 +332,7 @@ def test_a_header_over_two_lines_is_said_from_the_header_and_read_once_its_lines
     said = [w.value for w in at.warning if "without a name" in w.value]
     assert not at.exception and len(said) == 1 and "Unnamed: 2, Unnamed: 3" in said[0], [w.value for w in at.warning]
     assert at.session_state[state.DATA]["info"]["rows"] == 61
-    at.button(key="data_two_header_rows").click().run()  # the page's one click, as the number typed would
+    at.button(key="data_header_span").click().run()  # the page's one click, as the number typed would
     assert not at.exception and not [w.value for w in at.warning if "without a name" in w.value]
     info = at.session_state[state.DATA]["info"]
     assert info["rows"] == 60 and info["columns"][1:3] == [
@@ -351,6 +351,25 @@ def test_a_header_over_two_lines_is_said_from_the_header_and_read_once_its_lines
     at = _generate(_load_declaration(at, spec))
     entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
     assert rerun_settings(entry)["header_rows"] == 2 and rerun_settings(entry)["header_row"] is None
+
+
+def test_a_qualtrics_export_is_said_from_its_names_and_read_over_three_lines_in_one_click():
+    """Qualtrics' own export names its response fields on its first line and writes each column's question and
+    import id on the next two: the Data page says so from the names alone and reads three lines in one click."""
+    from dpsynth_core.data.formats import read_data
+    from tests.conftest import shared_path
+    from tests.publisher_files import qualtrics_export
+
+    survey = read_data(shared_path("star_wars.csv"), header_rows=2)[0].head(60)
+    at = _upload(_app().run(), "survey.csv", qualtrics_export(survey, "RespondentID"))
+    said = [w.value for w in at.warning if "Qualtrics" in w.value]
+    assert len(said) == 1 and at.session_state[state.DATA]["info"]["rows"] == 62, [w.value for w in at.warning]
+    at.button(key="data_header_span").click().run()
+    info = at.session_state[state.DATA]["info"]
+    assert not at.exception and not [w.value for w in at.warning if "Qualtrics" in w.value]
+    assert (
+        info["rows"] == 60 and info["columns"][6] == "Q1 | Have you seen any of the 6 films in the Star Wars franchise?"
+    )
 
 
 def test_a_column_named_with_a_colon_keeps_its_whole_message():

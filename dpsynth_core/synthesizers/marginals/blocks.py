@@ -2,7 +2,7 @@
 
 A survey tool exports a question with several answers (films seen, characters rated, options ranked) as one
 column per answer, named ``question | answer`` when the header is read over two rows
-(:data:`~dpsynth_core.data.header_names.HEADER_JOIN`). A respondent who skips the question leaves every one of
+(:data:`~dpsynth_core.domain.header.HEADER_JOIN`). A respondent who skips the question leaves every one of
 them empty, one who answers it leaves few or none empty: FiveThirtyEight's Star Wars survey (1,186
 respondents) has 30% skip all 14 character questions and 6% skip some. Pairs of columns cannot keep that at a
 small epsilon (AIM measures few of a block's pairs, each too noisy at 7 x 7 cells), so a release mixed answered
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import constraints
-from ...data.header_names import HEADER_JOIN
+from ...domain.header import HEADER_JOIN
 from ...engines.base import Merge
 from ...pgm import Measurement
 from ...wording import counted

@@ -101,3 +101,27 @@ def test_a_statistical_office_round_trip_from_spss_to_spss_excel_and_stata(tmp_p
 
     ledger = Workspace(workspace, read_only=True).ledger
     assert len(ledger.datasets()) == 1 and len(ledger.spends()) == 3  # one dataset, whatever its file
+
+
+def test_declare_tells_a_qualtrics_export_and_starts_it_over_three_lines(tmp_path, capsys):
+    """``declare`` on Qualtrics' own export says, from its names, that its next two lines are the questions and the
+    import ids; with ``--header-rows 3`` the columns are named by code and question, its response fields start as
+    Qualtrics documents them, and nothing is said of the header."""
+    import json
+
+    from dpsynth_core.data.formats import read_data
+    from tests.conftest import shared_path
+    from tests.publisher_files import qualtrics_export
+
+    survey = tmp_path / "survey.csv"
+    survey.write_bytes(qualtrics_export(read_data(shared_path("star_wars.csv"), header_rows=2)[0], "RespondentID"))
+    assert main(["declare", str(survey), "--out", str(tmp_path / "one.json")]) == 0
+    assert "note: The header names Qualtrics’ response fields" in capsys.readouterr().err
+    assert main(["declare", str(survey), "--header-rows", "3", "--out", str(tmp_path / "three.json")]) == 0
+    assert "Qualtrics" not in capsys.readouterr().err
+    columns = json.loads((tmp_path / "three.json").read_text())["columns"]
+    assert columns["ResponseId | Response ID"] == {"type": "drop"} and columns["Progress"]["max"] == 100
+    assert (
+        "Q5_14 | Please state whether you view the following characters favorably, unfavorably, or are "
+        "unfamiliar with him/her. - Yoda" in columns
+    )

@@ -130,7 +130,7 @@ def test_a_header_whose_names_hold_the_other_delimiter_is_told_which_delimiter_f
 
 
 def test_a_title_read_as_the_header_is_told_from_the_header_alone():
-    from dpsynth_core.domain.table import header_hint
+    from dpsynth_core.domain.header import header_hint
 
     frame, info = read_table(
         b"Sales report 2024,,\n,,\nregion,units,price\nNorth,3,2.5\n"
@@ -141,6 +141,41 @@ def test_a_title_read_as_the_header_is_told_from_the_header_alone():
     )
     for columns in (["a", "b"], ["Unnamed: 0", "Unnamed: 1"], ["a"], ["a", "Unnamed: 1", "c"]):
         assert header_hint(columns) == ""
+
+
+def test_a_qualtrics_export_is_told_from_its_names_and_read_over_three_lines():
+    """Qualtrics' own export (the Star Wars survey laid out as Qualtrics writes it): its response fields named on
+    the first line, each column's text and import id on the next two. Read over one line, those two lines would be
+    records (question texts and JSON in every column); the header's names alone say so and suggest three lines.
+    Read over three, each column is named by its code and its question, no JSON in any name, and every question
+    answered over several columns (``Q3_1`` ...) is a block."""
+    from dpsynth_core.data.formats import read_data
+    from dpsynth_core.domain.header import header_hint, header_span
+    from dpsynth_core.synthesizers.marginals.blocks import question_blocks
+    from tests.publisher_files import qualtrics_export
+
+    survey = read_data(shared_path("star_wars.csv"), header_rows=2)[0]
+    raw = qualtrics_export(survey, "RespondentID")
+    one_line, info = read_table(raw, name="survey.csv")
+    assert len(one_line) == len(survey) + 2 and header_span(info["columns"]) == 3
+    told = header_hint(info["columns"])
+    assert "Qualtrics’ response fields (Status, Progress, Finished, ...)" in told and "--header-rows 3" in told
+    frame, info = read_table(raw, name="survey.csv", header_rows=3)
+    assert len(frame) == len(survey) and header_span(info["columns"]) is None and header_hint(info["columns"]) == ""
+    names = info["columns"]
+    assert names[:4] == ["Status | Response Type", "Progress", "Finished", "ResponseId | Response ID"]
+    assert (
+        names[8] == "Q3_1 | Which of the following Star Wars films have you seen? Please select all that apply. - "
+        "Star Wars: Episode I  The Phantom Menace"
+    )
+    assert not any("ImportId" in n for n in names)
+    found = question_blocks({n: n.startswith("Q") for n in names})
+    assert [(b.question, len(b.columns)) for b in found] == [("Q3", 6), ("Q4", 6), ("Q5", 14)]
+    # a header read over one line that happens to name a few of Qualtrics' fields is no export of it
+    assert (
+        header_span(["ResponseId", "Progress", "age"]) is None
+        and header_span(["Status", "Progress", "Finished", "StartDate", "age"]) is None
+    )
 
 
 def test_r_s_write_table_file_is_told_to_read_with_spaces_and_what_its_row_names_do():
@@ -438,7 +473,7 @@ def test_a_header_over_two_lines_names_each_column_by_both_whole_and_in_chunks(t
     the question to its left), its second line is no record, and the file read in chunks (the engines, the
     ledger's fingerprint) gives the same table; a title above it is skipped as before. Said nothing, the header's
     empty cells are told, from the header alone."""
-    from dpsynth_core.domain.table import header_hint
+    from dpsynth_core.domain.header import header_hint
 
     rows = [
         f"{3292879998 + i},Yes,Star Wars: Episode I  The Phantom Menace,,{('Male', 'Female')[i % 2]}"

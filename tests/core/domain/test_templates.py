@@ -299,3 +299,38 @@ def test_a_day_of_the_month_is_no_date():
     start = declaration_from_names(["year", "month", "date_of_month", "day_of_week", "births"])["columns"]
     assert start["date_of_month"] == template_for("day_of_month") == {"type": "integer", "min": 1, "max": 31}
     assert start["year"] == {"type": "integer"} and start["month"] == start["day_of_week"] == {"type": "text"}
+
+
+def test_qualtrics_response_fields_start_as_its_documentation_says():
+    """Qualtrics' export, its header read over three lines (``ResponseId | Response ID``): the fields that name or
+    locate a respondent start dropped (the recipient's names and email, the IP address, the sender's reference),
+    the share answered as a percentage, the seconds taken from 0, whether it was finished True or False, the
+    location as degrees, the dates as dates; a question (``Q1 | How old are you?``) as text, as any question."""
+    names = [
+        "StartDate | Start Date",
+        "Status | Response Type",
+        "IPAddress | IP Address",
+        "Progress",
+        "Duration (in seconds)",
+        "Finished",
+        "ResponseId | Response ID",
+        "RecipientLastName | Recipient Last Name",
+        "RecipientFirstName | Recipient First Name",
+        "RecipientEmail | Recipient Email",
+        "ExternalReference | External Data Reference",
+        "LocationLatitude | Location Latitude",
+        "LocationLongitude | Location Longitude",
+        "Q1 | How old are you?",
+        "Q2_1 | Which do you eat? - Apples",
+    ]
+    start = declaration_from_names(names)["columns"]
+    dropped = [n for n in names if start[n] == {"type": "drop"}]
+    assert dropped == [names[2], names[6], names[7], names[8], names[9], names[10]]
+    assert start["Progress"] == {"type": "integer", "min": 0, "max": 100}
+    assert start["Duration (in seconds)"] == {"type": "integer", "min": 0}
+    assert start["Finished"] == {"type": "categorical", "values": ["True", "False"]}
+    assert start[names[11]] == template_for("latitude") and start[names[12]] == template_for("longitude")
+    assert start[names[0]] == {"type": "date"} and start[names[1]] == {"type": "text"}
+    assert start["Q1 | How old are you?"] == start["Q2_1 | Which do you eat? - Apples"] == {"type": "text"}
+    # a one-word upper part the rules do not know leaves the whole name to them, as before
+    assert template_for("Weather | Response") == template_for("Weather") == {"type": "text"}

@@ -1,0 +1,104 @@
+"""What a table's header says about how to read it, from its names alone, never a record: how the names of a
+header over several rows are joined (:data:`HEADER_JOIN`), and when a header looks read wrongly
+(:func:`header_hint`, :func:`header_span`): a title above it, a survey tool's question above its answers, or
+Qualtrics' own export, whose question texts and import ids sit on the two lines under its names.
+"""
+
+from __future__ import annotations
+
+#: Between the parts of a name from a header over several rows (a question and its answer).
+HEADER_JOIN = " | "
+
+#: The fields Qualtrics writes before a survey's questions in its own export (its documentation's response
+#: metadata), one line of names above a line of each column's text (``Response ID``, the question) and a line of
+#: import ids (``{"ImportId":"QID1"}``); an anonymised export leaves some out, never ``ResponseId``.
+QUALTRICS_FIELDS = frozenset(
+    {
+        "StartDate",
+        "EndDate",
+        "Status",
+        "IPAddress",
+        "Progress",
+        "Duration (in seconds)",
+        "Finished",
+        "RecordedDate",
+        "ResponseId",
+        "RecipientLastName",
+        "RecipientFirstName",
+        "RecipientEmail",
+        "ExternalReference",
+        "LocationLatitude",
+        "LocationLongitude",
+        "DistributionChannel",
+        "UserLanguage",
+    }
+)
+
+#: Qualtrics' fields a header must name, ``ResponseId`` among them, to be read as its export's first line.
+QUALTRICS_SEEN = 4
+
+
+def header_hint(columns) -> str:
+    """A sentence for the publisher when the header looks read wrongly, else empty. Only the header's names are
+    looked at, never a record:
+
+    * it names its first column only and leaves every other cell empty (``Unnamed: 1``, ...): a title above the
+      header, as a spreadsheet or its CSV export holds one, read as the header;
+    * it leaves two or more cells empty after a named one (not the first, a row index's): a header over two rows,
+      as survey tools export one (a question above each of its answers, SurveyMonkey's), read as one;
+    * it names Qualtrics' response fields (:data:`QUALTRICS_FIELDS`) on one line: its own export, whose next two
+      lines (each column's text, its import id) are no records.
+
+    >>> header_hint(["StartDate", "Progress", "Finished", "ResponseId", "Q1"]).split(":")[0]
+    'The header names Qualtrics’ response fields (StartDate, Progress, Finished, ...)'
+    """
+    names = [str(c) for c in columns]
+    unnamed = [n for n in names[1:] if n.startswith("Unnamed: ")]
+    if _title_read(names):
+        return (
+            f"The header names its first column only ('{names[0]}') and leaves the other {len(names) - 1:,} empty: "
+            "a title above the header? Name the header's row (the Data page's header row or line, --header-row on the "
+            "command line)."
+        )
+    span = header_span(names)
+    if span == 2:
+        shown = ", ".join(unnamed[:3]) + (", ..." if len(unnamed) > 3 else "")
+        return (
+            f"The header leaves {len(unnamed):,} columns without a name ({shown}): does it span two rows, a question "
+            "above each of its answers, as survey tools export one? Say how many rows it spans (the Data page's "
+            "Header lines, or Header rows for a spreadsheet; --header-rows on the command line): each column is then "
+            "named by its cells in those rows."
+        )
+    if span == 3:
+        fields = [n for n in names if n in QUALTRICS_FIELDS]
+        shown = ", ".join(fields[:3]) + (", ..." if len(fields) > 3 else "")
+        return (
+            f"The header names Qualtrics’ response fields ({shown}): Qualtrics’ own export writes each column's "
+            "text (its question) and its import id on the two lines below, which are read as records unless the "
+            "header spans three lines. If the file holds them, say so (the Data page's Header lines, or Header rows "
+            "for a spreadsheet; --header-rows 3 on the command line): each column is then named by its code and its "
+            "question, Q2_1 | How often ... - Taste."
+        )
+    return ""
+
+
+def _title_read(names: list) -> bool:
+    return len(names) > 1 and not names[0].startswith("Unnamed: ") and all(n.startswith("Unnamed: ") for n in names[1:])
+
+
+def header_span(columns) -> int | None:
+    """How many rows the header spans when its names suggest it was read over one (:func:`header_hint`'s second
+    and third cases), else None: 2 when two or more cells are left empty after the first column, and not every
+    one of them (a title); 3 when it names :data:`QUALTRICS_SEEN` or more of Qualtrics' response fields,
+    ``ResponseId`` among them.
+
+    >>> header_span(["id", "Q1", "Unnamed: 2", "Unnamed: 3"]), header_span(["StartDate | Start Date", "Q1 | Age?"])
+    (2, None)
+    """
+    names = [str(c) for c in columns]
+    if not _title_read(names) and sum(n.startswith("Unnamed: ") for n in names[1:]) >= 2:
+        return 2
+    fields = QUALTRICS_FIELDS.intersection(names)
+    if "ResponseId" in fields and len(fields) >= QUALTRICS_SEEN:
+        return 3
+    return None
