@@ -304,6 +304,13 @@ def add_declare(sub) -> None:
     declare.add_argument("input", type=input_path, help="the table file (CSV, spreadsheet, SPSS, Stata or SAS)")
     declare.add_argument("--out", type=output_path, help="where to write the declaration (JSON)")
     declare.add_argument("--list-sheets", action="store_true", help="print a spreadsheet's sheets (no cell is read)")
+    declare.add_argument(
+        "--dictionary",
+        type=input_path,
+        default=None,
+        help="the table's data dictionary to start from: a REDCap data dictionary (CSV), a Table Schema or a "
+        "declaration (JSON); each column it describes takes its declaration, any other its name's template",
+    )
     add_sheet_flags(declare)
     declare.set_defaults(run=run_declare)
 
@@ -311,8 +318,9 @@ def add_declare(sub) -> None:
 def run_declare(args) -> None:
     """A starting declaration, for the publisher to complete: never a value of the file in it."""
     from ..data.formats import codebook, list_sheets, read_data
+    from ..domain.declaration import parse_declaration, read_declaration_bytes
     from ..domain.header import header_hint
-    from ..domain.templates import declaration_from_names
+    from ..domain.templates import declaration_from_names, dictionary_notes, from_dictionary
     from ..validation import check_header_rows, check_sheet
     from .outputs import check_outputs, write_all
 
@@ -335,11 +343,18 @@ def run_declare(args) -> None:
     else:
         names = read_data(args.input, sheet=sheet, header_row=header_row, header_rows=header_rows)[1]["columns"]
     spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
+    described = None
+    if args.dictionary is not None:
+        described = parse_declaration(read_declaration_bytes(args.dictionary), str(args.dictionary))
+        spec = from_dictionary(spec, described)
     if title := header_hint(names):
         print(f"note: {title}", file=sys.stderr)
+    for note in dictionary_notes(names, described):
+        print(f"note: {note}", file=sys.stderr)
     write_all([(targets[0][1], (json.dumps(spec, indent=2) + "\n").encode("utf-8"))])
     todo = sum(1 for c in spec["columns"].values() if c.get("type") == "text" or not _complete(c))
     source = "its codebook and column names" if found else "its column names"
+    source = f"{Path(args.dictionary).name} and {source}" if args.dictionary is not None else source
     print(f"wrote a starting declaration of {len(names):,} columns to {args.out} (from {source}); review every column")
     if todo:
         print(f"note: {todo:,} column(s) still need their values or ranges declared", file=sys.stderr)

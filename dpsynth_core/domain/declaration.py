@@ -11,6 +11,7 @@ from .column import CategoricalDomain, ColumnDomain, DropDomain
 from .dates import DateDomain, DateTimeDomain, TimeDomain
 from .kinds import column_attributes
 from .ranges import FloatDomain, IntegerDomain
+from .redcap import from_redcap_dictionary, redcap_fields
 from .schema import column_problems
 from .table_schema import from_table_schema, table_schema_of
 from .text import TextDomain
@@ -100,13 +101,17 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
 def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
     no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``. A Frictionless Table Schema (or a
-    data package with one) is read as the starting declaration it describes (:mod:`.table_schema`)."""
+    data package with one) is read as the starting declaration it describes (:mod:`.table_schema`), and so is a
+    REDCap data dictionary, a CSV file (:mod:`.redcap`)."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise DomainError(f"domain file {name} is not UTF-8 text") from None
+    fields = redcap_fields(text)
+    if fields is not None:
+        return from_redcap_dictionary(fields, Path(str(name)).name)
     try:
         spec = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:

@@ -107,6 +107,9 @@ _RULES = [
     (r"(^|_)(date[a-z]*|dob)(_|$)|[a-z]{3,}_on$|(^|_)birthday$", {"type": "date"}),  # dates, dateofbirth, birthday
     (rf"(^|_)(?!{_NOT_DATES}(_|$))[a-z]+date(_|$)", {"type": "date"}),  # birthdate, startdate
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),
+    # REDCap's columns beside the fields: a repeated instrument's instance (1, 2, ...), a survey's identifier
+    (r"^redcap_repeat_instance$", {"type": "integer", "min": 1}),
+    (r"^redcap_survey_identifier$", {"type": "drop"}),
 ]
 
 
@@ -186,6 +189,49 @@ def declaration_from_names(names, dataset: str = "", codebook: dict | None = Non
         },
         "notes": {"codebook": {**codebook, "columns": {n: {**e, "confirmed": False} for n, e in entries.items()}}},
     }
+
+
+def from_dictionary(started: dict, described: dict) -> dict:
+    """A starting declaration (``started``, from a file's names or codebook) with every column a data dictionary
+    describes (``described``: a REDCap data dictionary, a Table Schema or a declaration, parsed) taking the
+    dictionary's declaration; the file's other columns keep their start, the dictionary's columns the file does
+    not hold are left out (:func:`dictionary_notes` names them)."""
+    given = described.get("columns") or {}
+    columns = {name: given.get(name, spec) for name, spec in started["columns"].items()}
+    out = {**started, "columns": columns}
+    out["documentation"] = (
+        f"{described.get('documentation') or 'started from a data dictionary'}; any column it "
+        "does not describe from its name's template"
+    )
+    if described.get("missing_values"):
+        out["missing_values"] = described["missing_values"]
+    return out
+
+
+#: Columns a REDCap export adds when a record has several rows (a longitudinal project's events, a repeating
+#: instrument's instances): its first column, the record's id, then names a person with several rows.
+REDCAP_ROWS = ("redcap_event_name", "redcap_repeat_instance")
+
+
+def dictionary_notes(names, described: dict | None = None) -> list[str]:
+    """What the publisher should know of a start from a data dictionary (``described``): the dictionary's columns
+    the file does not hold; and, for a REDCap export whose records have several rows (:data:`REDCAP_ROWS`), that
+    its record id names a person, to declare as the privacy unit with the most rows the project's design allows.
+    From the names and the dictionary alone."""
+    names, notes = [str(n) for n in names], []
+    missing = [c for c in (described or {}).get("columns") or {} if c not in names]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        notes.append(f"the dictionary describes {len(missing):,} column(s) the file does not hold ({shown}): left out")
+    held = [c for c in REDCAP_ROWS if c in names]
+    if held and names:
+        notes.append(
+            f"the file has {' and '.join(held)}: REDCap writes a row per record and event (or repeated instrument), so "
+            f"a record ('{names[0]}') may have several rows. Protect each record, not each row: declare the person "
+            f'unit, "person": {{"column": "{names[0]}", "max_rows": K}}, with K the most rows the project\'s design '
+            "gives a record (its events times its repeats), not a count read from the data"
+        )
+    return notes
 
 
 def restored_declaration(saved: dict | None, names, dataset: str = "", codebook: dict | None = None):

@@ -905,6 +905,21 @@ def test_a_table_schema_loaded_on_the_domain_page_starts_the_declaration():
     assert TableDomain.from_json(declared).problems() == []
 
 
+def test_a_redcap_data_dictionary_loaded_on_the_domain_page_declares_the_export():
+    """A REDCap project's export and its data dictionary (REDCapR's clinical trial): the dictionary, a CSV, loads as
+    the declaration, every field declared from it (codes with their labels, validated ranges, identifiers dropped),
+    and nothing is left to declare."""
+    from tests.conftest import shared_path
+
+    raw = shared_path("redcap/clinical_trial.csv").read_bytes()
+    dictionary = shared_path("redcap/clinical_trial.dictionary.csv").read_bytes()
+    at = _load_declaration(_upload(_app().run(), "export.csv", raw), dictionary, "clinical_trial_DataDictionary.csv")
+    declared = at.session_state["declaration"]
+    assert declared["columns"]["gender"]["labels"] == {"0": "Female", "1": "Male"}
+    assert declared["columns"]["name_last"] == {"type": "drop"} and declared["columns"]["weight"]["max"] == 300
+    assert TableDomain.from_json(declared).problems() == [] and not at.error
+
+
 def _adult_spec() -> dict:
     from dpsynth_core.data.examples import example_declaration
 
