@@ -7,7 +7,8 @@ The public rule for values that do not fit the declaration (documented in the RE
 * a cell that cannot be read as the column's kind (a date: :mod:`.cell_values`), or a category or text value
   outside the domain, becomes missing (a categorical column with an ``other`` value maps it there), but a cell
   naming a declared country or US state another way (``USA``, ``United-States``, ``NEW YORK``:
-  :func:`~..domain.public_lists.read_as_named`) is that place;
+  :func:`~..domain.public_lists.read_as_named`) is that place, and a cell written as a declared value's label
+  (``Female`` where the code 0 is labelled so: :attr:`~..domain.CategoricalDomain.read_labels`) is that value;
 * in a column declared without missing values, a missing cell takes the first value of
   the domain (the first category, the first bin, the first label).
 
@@ -172,6 +173,9 @@ def _encode_categorical(domain: CategoricalDomain, text: np.ndarray, is_missing:
     elif unmatched.any():  # a declared country's or US state's other names and spellings
         codes[unmatched] = read_as_named(tuple(keys), text[unmatched].tolist())
     unmatched = (codes < 0) & ~is_missing
+    if unmatched.any() and (labels := domain.read_labels):  # a declared value's label written in its place
+        codes[unmatched] = np.fromiter((labels.get(t, -1) for t in text[unmatched].tolist()), np.int64)
+        unmatched = (codes < 0) & ~is_missing
     if domain.other is not None:
         codes[unmatched] = keys.index(str(domain.other))
     codes[codes < 0] = domain.bins  # missing

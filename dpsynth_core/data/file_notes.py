@@ -103,6 +103,12 @@ MISSING_SPELLINGS_HOW = (
 )
 
 
+def _declared_texts(column) -> list:
+    """What a column's cells may be written as and read as declared: its values and the labels read in their place
+    (:attr:`~..domain.CategoricalDomain.read_labels`)."""
+    return [*(getattr(column, "values", ()) or ()), *getattr(column, "read_labels", {})]
+
+
 def missing_spellings(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): each spelling of :data:`MISSING_SPELLINGS` that kept columns'
     cells are written as, not declared a missing marker nor a declared category, one line with the cells and the
@@ -115,7 +121,7 @@ def missing_spellings(data: pd.DataFrame, domain: TableDomain, counts: dict | No
             continue
         distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
         texts = distinct.index.to_series().astype("string").str.strip().str.lower()
-        values = {str(v).lower() for v in getattr(column, "values", ()) or ()}
+        values = {str(v).lower() for v in _declared_texts(column)}
         hits = texts.isin(list(spellings)) & ~texts.isin(list(values))
         for text, count in zip(texts[hits.to_numpy()], distinct.to_numpy()[hits.to_numpy()]):
             found[spellings[text]][name] += int(count)
@@ -199,29 +205,37 @@ def note_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     return [f"{notes:,} row(s) at the end of the table hold text in one cell and nothing else."] if notes else []
 
 
-#: What the release does with cells read by another name of their country.
+#: What the release does with cells read by another name of their country, or written as a declared value's label.
 RENAMED_HOW = (
-    "Each is read as the declared country or US state it names (the bundled lists of their names, spellings and "
-    "other names), so it counts as that place and the release writes the declared name. To keep a spelling as "
-    "written, declare it as a value of its own."
+    "Each is read as the declared value it names (a country or US state by the bundled lists of their names, "
+    "spellings and other names; a code by its declared label), so it counts as that value and the release writes "
+    "the declared value. To keep a spelling as written, declare it as a value of its own."
 )
 
 
 def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): per categorical column, how many cells name a declared country
     or US state another way (``USA`` where ``United States`` is declared:
-    :func:`~..domain.public_lists.read_as_named`), in one line a column that has any (no value named)."""
+    :func:`~..domain.public_lists.read_as_named`) and how many are written as a declared value's label
+    (:attr:`~..domain.CategoricalDomain.read_labels`), in one line a column that has any (no value named)."""
     lines = []
     for name, column in domain.kept.items():
-        if name not in data or not isinstance(column, CategoricalDomain) or column.integer_codes:
+        if name not in data or not isinstance(column, CategoricalDomain):
             continue
         distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
         keys = tuple(str(v) for v in column.values)
         texts = distinct.index.to_series().astype(str).str.strip()
         other = ~texts.isin(keys).to_numpy() & (read_as_named(keys, texts.tolist()) >= 0)
-        if other.any():
+        if other.any() and not column.integer_codes:
             cells = int(distinct.to_numpy()[other].sum())
             lines.append(f"Column '{name}': {cells:,} cells name a declared country or US state another way.")
+        labelled = ~texts.isin(keys).to_numpy() & texts.isin(list(column.read_labels)).to_numpy()
+        if labelled.any():
+            cells = int(distinct.to_numpy()[labelled].sum())
+            lines.append(
+                f"Column '{name}': {cells:,} cells are written as a declared value's label (as a REDCap or SPSS "
+                "export of labels writes them): each is read as that value, which the release writes."
+            )
     return lines
 
 
@@ -230,7 +244,7 @@ def told_spellings(column, distinct: pd.Series, markers=("",)) -> tuple[str, ...
     :data:`MISSING_SPELLINGS` or a word of :data:`TOTAL_WORDS` that are none of its declared values nor a declared
     missing marker, stripped as the reader strips them: cells :func:`missing_spellings` and :func:`total_rows` tell
     of, which :func:`.misfits.fit_notes` reads as the missing values they are rather than count them again."""
-    declared = {str(v).strip().casefold() for v in [*(getattr(column, "values", ()) or ()), *markers]}
+    declared = {str(v).strip().casefold() for v in [*_declared_texts(column), *markers]}
     words = ({s.lower() for s in MISSING_SPELLINGS} | set(TOTAL_WORDS)) - declared
     texts = (str(cell).strip() for cell in distinct.index)  # a few distinct cells: plain Python
     return tuple(text for text in texts if text.rstrip(":").casefold() in words)

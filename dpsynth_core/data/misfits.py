@@ -394,7 +394,7 @@ class FitNotes:
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
             ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
             ("notes_below", "rows that look like a note below the table.", list(self.notes_below), NOTE_HOW),
-            ("renamed", "cells read as the country or US state they name.", self.renamed, RENAMED_HOW),
+            ("renamed", "cells read as the declared value they name another way.", self.renamed, RENAMED_HOW),
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
         )
         return [note for note in notes if note[2]]

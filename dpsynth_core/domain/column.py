@@ -91,6 +91,19 @@ class CategoricalDomain(ColumnDomain):
         return out + self._too_many_bins(len(self.values))
 
     @property
+    def read_labels(self) -> dict:
+        """``label -> position`` of each declared value whose label a file may write in its place (REDCap's
+        labels export writes ``Female`` for the code 0): a label that no other value has and that is no declared
+        value itself. A public reading of a cell, from the declaration alone."""
+        keys = {str(v) for v in self.values}
+        found: dict = {}
+        for i, value in enumerate(self.values):
+            label = str((self.labels or {}).get(str(value), "")).strip()
+            if label and label not in keys:
+                found[label] = -1 if label in found else i
+        return {label: i for label, i in found.items() if i >= 0}
+
+    @property
     def integer_codes(self) -> bool:
         return bool(self.values) and all(
             isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in self.values

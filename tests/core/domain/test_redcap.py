@@ -102,3 +102,26 @@ def test_a_longitudinal_export_starts_from_its_dictionary_and_is_told_its_rows_p
 def test_a_csv_that_is_no_dictionary_is_no_declaration():
     with pytest.raises(DomainError, match="is not valid JSON"):
         parse_declaration(b"age,sex\n34,F\n", "table.csv")
+
+
+def test_an_export_of_labels_reads_as_its_codes_and_is_told_so():
+    """REDCap's *CSV (labels)* export writes each choice's label (``Female``, ``Complete``) where the raw export writes
+    its code: every such cell reads as the code its declared label names (a public rule of the cell and the
+    declaration), so the two exports encode alike, and the check tells the publisher how many cells were read so.
+    ``Missing``, a label here, is that choice, not a missing cell."""
+    from dpsynth_core.data.encoding import encode_table
+    from dpsynth_core.data.misfits import fit_notes
+
+    spec = _dictionary("clinical_trial")
+    raw = read_data(shared_path("redcap/clinical_trial.csv"))[0]
+    labelled = raw.copy()
+    for name in ("ethnicity", "gender", "demographics_complete"):
+        labelled[name] = raw[name].map(spec["columns"][name]["labels"])
+    assert (labelled["ethnicity"] == "Missing").sum() == 10
+    domain = TableDomain.from_json(spec)
+    read, written = encode_table(labelled, domain).columns, encode_table(raw, domain).columns
+    for name in ("ethnicity", "gender", "demographics_complete"):
+        assert (read[name].codes == written[name].codes).all()
+    notes = fit_notes(labelled, domain)
+    assert notes.missing == [] and notes.spelled == []
+    assert "Column 'gender': 500 cells are written as a declared value's label" in notes.renamed[1]
