@@ -1227,7 +1227,7 @@ def test_cells_read_as_the_country_they_name_are_counted_on_the_preview():
     at = _load_declaration(_upload(_app().run(), "places.csv", raw.encode()), spec)
     at = _visit(at, "app_pages/4_Preview.py")
     assert not at.exception and not [w.value for w in at.warning if "For you only" in w.value]
-    said = [i.value for i in at.info if "the country or US state they name" in i.value]
+    said = [i.value for i in at.info if "the declared value they name another way" in i.value]
     assert (
         len(said) == 1 and "Column 'country': 80 cells name a declared country or US state another way." in said[0]
     ), said
