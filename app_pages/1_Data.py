@@ -15,6 +15,7 @@ from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.line_report import line_report_text, most_lines_broken
 from dpsynth_core.domain.header import header_hint, header_span
+from dpsynth_core.domain.templates import dictionary_notes
 
 st.title(DATA.title)
 st.markdown(
@@ -125,6 +126,8 @@ if title := header_hint(info["columns"]):
             key="data_header_span",
             on_click=lambda: st.session_state.update({key: rows}),  # read again, before the widgets are drawn
         )
+for note in dictionary_notes(info["columns"]):  # from the names alone: a REDCap export with a row per event
+    st.info(note[0].upper() + note[1:] + ".", icon=":material/group:")
 if most_lines_broken(info.get("lines", {})):  # for the publisher only: never part of a release
     st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")
 elif affected:

@@ -920,6 +920,16 @@ def test_a_redcap_data_dictionary_loaded_on_the_domain_page_declares_the_export(
     assert TableDomain.from_json(declared).problems() == [] and not at.error
 
 
+def test_a_redcap_export_with_a_row_per_event_is_told_its_records_are_persons():
+    """REDCap's longitudinal example writes a row per record and event (``redcap_event_name``): the Data page says,
+    from the names alone, that the record id names a person with several rows, to declare as the privacy unit."""
+    from tests.conftest import shared_path
+
+    at = _upload(_app().run(), "export.csv", shared_path("redcap/longitudinal.csv").read_bytes())
+    said = [i.value for i in at.info if "redcap_event_name" in i.value]
+    assert len(said) == 1 and said[0].startswith("The file has redcap_event_name") and "'study_id'" in said[0]
+
+
 def _adult_spec() -> dict:
     from dpsynth_core.data.examples import example_declaration
 
