@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from ..errors import DPSynthError, ParameterError
-from .outputs import input_path, output_path
+from .outputs import DOMAIN_HELP, input_path, output_path
 
 
 def add_commands(sub) -> None:
@@ -83,9 +83,7 @@ def _tables(parser) -> None:
     parser.add_argument(
         "synthetic", type=input_path, help="the synthetic table as synth wrote it (its format from its suffix)"
     )
-    parser.add_argument(
-        "--domain", required=True, type=input_path, help="the domain declaration both are read over (JSON)"
-    )
+    parser.add_argument("--domain", required=True, type=input_path, help=f"{DOMAIN_HELP}: both tables are read over it")
     add_reading_flags(parser, "the real table")
 
 
