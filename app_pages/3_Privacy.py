@@ -6,7 +6,7 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.advice import choose_groups, plan_settings, show_person_check, show_resolution
+from app_support.advice import choose_groups, choose_person, plan_settings, show_person_check, show_resolution
 from app_support.cached import budget_split, column_plan, price, row_warning
 from app_support.gates import usable_domain
 from app_support.lifetime import lifetime_budget
@@ -32,7 +32,7 @@ st.markdown(
 )
 
 EPSILONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0]
-declaration = state.declaration()
+declaration = choose_person(state.declaration())  # who one record of the guarantee is: a row, or a person
 spec_json = json.dumps(declaration)  # column order matters for the table
 method = st.session_state.get("privacy_method", st.session_state[state.METHOD])
 try:

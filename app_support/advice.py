@@ -11,7 +11,7 @@ from app_support import state
 from app_support.cached import numeric_resolution
 from app_support.markdown import literal
 from dpsynth_core import DPSynthError, constraints
-from dpsynth_core.domain.editing import parse_groups
+from dpsynth_core.domain.editing import parse_groups, person_columns, with_person
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
 from dpsynth_core.synthesizers.planning.resolution import resolution_words, thin_table_words
 from dpsynth_core.usecases.person_check import person_check
@@ -30,6 +30,54 @@ def show_resolution(settings: tuple) -> None:
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         for name, entry in fine.items():
             st.markdown(f"**{literal(name)}**\n\n" + "\n".join(f"- {literal(w)}" for w in resolution_words(entry)))
+
+
+def choose_person(declaration: dict) -> dict:
+    """The privacy unit, chosen by the publisher: each row, or each person identified by a column declared ``drop``,
+    up to a public number of rows. The declaration with it (set in the session when it changed)."""
+    current = declaration.get("person") or {}
+    names = state.data()["info"]["columns"] if state.has_data() else list(declaration.get("columns", {}))
+    choices = [None, *person_columns(declaration, names)]
+    column = current.get("column") if current.get("column") in choices else None
+    with st.expander("Who is protected: each row, or each person with several rows", expanded=column is not None):
+        st.markdown(
+            "When one person may have several rows (a patient's visits, a respondent's waves, a REDCap record's "
+            "events), name the column that identifies them and the most rows one may have, from the study's design "
+            "(never from the data): ε then holds for each person, all their rows together. The column must be "
+            "declared *drop* on the Domain page: an identifier is never released."
+        )
+        column = st.selectbox(
+            "The column that identifies a person",
+            choices,
+            index=choices.index(column),
+            format_func=lambda c: "none: protect each row" if c is None else c,
+            key="privacy_person_column",
+        )
+        if column is None:
+            return _declared(with_person(declaration, None))
+        left, right = st.columns(2)
+        most = left.number_input(
+            "At most this many rows per person (public)",
+            1,
+            constraints.MAX_ROWS_PER_PERSON,
+            int(current.get("max_rows", 1)),
+            key="privacy_person_rows",
+        )
+        called = right.text_input(
+            "A person is called (on the card)", current.get("name", "person"), key="privacy_person_name"
+        )
+        same = st.checkbox(
+            "Identifiers that differ only in capitals are one person",
+            bool(current.get("ignore_case")),
+            key="privacy_person_case",
+        )
+    return _declared(with_person(declaration, column, int(most), called, same))
+
+
+def _declared(updated: dict) -> dict:
+    if updated is not state.declaration():
+        state.set_declaration(updated)
+    return updated
 
 
 def show_person_check(declared) -> None:

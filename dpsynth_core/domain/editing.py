@@ -169,3 +169,29 @@ def parse_groups(text: str, columns) -> tuple[list[list[str]], list[str]]:
         if group:
             groups.append(group)
     return groups, unknown
+
+
+def person_columns(declaration: dict, columns) -> list[str]:
+    """The columns that may identify a person, for the privacy unit: those declared ``drop`` (an identifier is never
+    released), in the table's order. Names only."""
+    specs = column_specs(declaration, columns)
+    return [name for name, spec in specs.items() if spec.get("type") == "drop"]
+
+
+def with_person(declaration: dict, column: str | None, max_rows: int = 1, name: str = "", ignore_case=False) -> dict:
+    """The declaration with its privacy unit set: each person identified by ``column`` (declared ``drop``), up to
+    ``max_rows`` rows, called ``name`` ("patient"; empty: "person"); ``column`` None: each row. The same declaration
+    when nothing changes, so a page may call it on every run.
+
+    >>> spec = {"columns": {"id": {"type": "drop"}}}
+    >>> with_person(spec, "id", 3, "patient")["person"]
+    {'column': 'id', 'max_rows': 3, 'name': 'patient'}
+    >>> "person" in with_person(with_person(spec, "id", 3), None)
+    False
+    """
+    if column is None:
+        return declaration if "person" not in declaration else {k: v for k, v in declaration.items() if k != "person"}
+    unit = {"column": column, "max_rows": int(max_rows), "name": name.strip() or "person"}
+    if ignore_case:
+        unit["ignore_case"] = True
+    return declaration if declaration.get("person") == unit else {**declaration, "person": unit}

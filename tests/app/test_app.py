@@ -1101,6 +1101,35 @@ def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_car
     assert "rows before bounding (give or take" in notes
 
 
+def test_the_privacy_page_sets_the_person_unit_of_a_redcap_export_with_a_row_per_event():
+    """REDCap's longitudinal example (a row per record and event) declared from its dictionary on the Domain page
+    (every column but the export's own event column, applied), then protected per record on the Privacy page: the
+    person column is chosen among the dropped columns, its bound typed, and the declaration carries the unit, so the
+    page offers the rows-per-person check; choosing none takes the unit away."""
+    from tests.conftest import shared_path
+
+    at = _upload(_app().run(), "export.csv", shared_path("redcap/longitudinal.csv").read_bytes())
+    dictionary = shared_path("redcap/longitudinal.dictionary.csv").read_bytes()
+    at = _load_declaration(at, dictionary, "longitudinal_DataDictionary.csv")
+    assert any("124 of this table's 125 columns" in w.value for w in at.warning), [w.value for w in at.warning]
+    at.button(key="domain_load_apply").click().run()
+    at = _visit(at, "app_pages/3_Privacy.py")
+    column = at.selectbox(key="privacy_person_column")
+    assert column.options[:2] == ["none: protect each row", "study_id"] and "first_name" in column.options
+    column.set_value("study_id").run()
+    at.number_input(key="privacy_person_rows").set_value(3).run()
+    at.text_input(key="privacy_person_name").set_value("participant").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state[state.DECLARATION]["person"] == {"column": "study_id", "max_rows": 3, "name": "participant"}
+    unit = TableDomain.from_json(at.session_state[state.DECLARATION]).person
+    assert (
+        unit.in_words() == "each participant, up to 3 rows"
+        and "study_id" not in TableDomain.from_json(at.session_state[state.DECLARATION]).kept
+    )
+    at.selectbox(key="privacy_person_column").select_index(0).run()
+    assert "person" not in at.session_state[state.DECLARATION]
+
+
 def test_a_wide_table_is_found_by_name_and_kind_on_the_domain_page():
     names = [f"q{i:03d}_{'income' if i % 10 == 0 else 'answer'}" for i in range(300)]
     at = _visit(_app().run(), "app_pages/1_Data.py")

@@ -124,14 +124,17 @@ def planned_cells(column) -> int | None:
     fitted with DP at most the bins its kind may end with (:func:`~dpsynth_core.constraints.most_fitted_bins`, and
     its special values), as the plan states them ("up to 20 bins"), where the release counts the bins it fitted
     (often fewer: the plan's split of a small table's 1-ways is then an estimate, :func:`column_noise`); None for a
-    text column (its vocabulary comes with the data). Public: the declaration alone.
+    text column (its vocabulary comes with the data) and for a column still incomplete (a range without its bounds:
+    the plan then weighs it as a typical column). Public: the declaration alone.
 
     >>> from dpsynth_core.domain import TableDomain
     >>> spec = {"n": {"type": "integer", "min": 0, "max": 100}, "k": {"type": "categorical", "values": [1, 2]}}
     >>> [planned_cells(c) for c in TableDomain.from_json({"columns": spec}).kept.values()]
     [21, 3]
+    >>> planned_cells(TableDomain.from_json({"columns": {"d": {"type": "date"}}}).kept["d"]) is None
+    True
     """
-    if not column.binned:
+    if not column.binned or not column.complete:
         return None
     bins = column.bins
     if getattr(column, "adaptive", False):
