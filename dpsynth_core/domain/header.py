@@ -6,6 +6,8 @@ Qualtrics' own export, whose question texts and import ids sit on the two lines 
 
 from __future__ import annotations
 
+from ..wording import first_names
+
 #: Between the parts of a name from a header over several rows (a question and its answer).
 HEADER_JOIN = " | "
 
@@ -50,7 +52,7 @@ def header_hint(columns) -> str:
       lines (each column's text, its import id) are no records.
 
     >>> header_hint(["StartDate", "Progress", "Finished", "ResponseId", "Q1"]).split(":")[0]
-    'The header names Qualtrics’ response fields (StartDate, Progress, Finished, ...)'
+    "The header names Qualtrics’ response fields ('StartDate', 'Progress', 'Finished', ...)"
     """
     names = [str(c) for c in columns]
     unnamed = [n for n in names[1:] if n.startswith("Unnamed: ")]
@@ -62,22 +64,20 @@ def header_hint(columns) -> str:
         )
     span = header_span(names)
     if span == 2:
-        shown = ", ".join(unnamed[:3]) + (", ..." if len(unnamed) > 3 else "")
         return (
-            f"The header leaves {len(unnamed):,} columns without a name ({shown}): does it span two rows, a question "
-            "above each of its answers, as survey tools export one? Say how many rows it spans (the Data page's "
-            "Header lines, or Header rows for a spreadsheet; --header-rows on the command line): each column is then "
-            "named by its cells in those rows."
+            f"The header leaves {len(unnamed):,} columns without a name ({first_names(unnamed)}): does it span "
+            "two rows, a question above each of its answers, as survey tools export one? Say how many rows it spans "
+            "(the Data page's Header lines, or Header rows for a spreadsheet; --header-rows on the command line): "
+            "each column is then named by its cells in those rows."
         )
     if span == 3:
         fields = [n for n in names if n in QUALTRICS_FIELDS]
-        shown = ", ".join(fields[:3]) + (", ..." if len(fields) > 3 else "")
         return (
-            f"The header names Qualtrics’ response fields ({shown}): Qualtrics’ own export writes each column's "
-            "text (its question) and its import id on the two lines below, which are read as records unless the "
-            "header spans three lines. If the file holds them, say so (the Data page's Header lines, or Header rows "
-            "for a spreadsheet; --header-rows 3 on the command line): each column is then named by its code and its "
-            "question, Q2_1 | How often ... - Taste."
+            f"The header names Qualtrics’ response fields ({first_names(fields)}): Qualtrics’ own export writes "
+            "each column's text (its question) and its import id on the two lines below, which are read as records "
+            "unless the header spans three lines. If the file holds them, say so (the Data page's Header lines, or "
+            "Header rows for a spreadsheet; --header-rows 3 on the command line): each column is then named by its "
+            "code and its question, Q2_1 | How often ... - Taste."
         )
     return ""
 

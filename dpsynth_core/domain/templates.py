@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from ..wording import first_names
 from .header import HEADER_JOIN
 from .public_lists import public_list
 
@@ -221,7 +222,7 @@ def dictionary_notes(names, described: dict | None = None) -> list[str]:
     names, notes = [str(n) for n in names], []
     missing = [c for c in (described or {}).get("columns") or {} if c not in names]
     if missing:
-        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        shown = first_names(missing, 5)
         notes.append(f"the dictionary describes {len(missing):,} column(s) the file does not hold ({shown}): left out")
     held = [c for c in REDCAP_ROWS if c in names]
     if held and names:

@@ -330,7 +330,9 @@ def test_a_header_over_two_lines_is_said_from_the_header_and_read_once_its_lines
     ).encode()
     at = _upload(_app().run(), "StarWars.csv", raw)
     said = [w.value for w in at.warning if "without a name" in w.value]
-    assert not at.exception and len(said) == 1 and "Unnamed: 2, Unnamed: 3" in said[0], [w.value for w in at.warning]
+    assert not at.exception and len(said) == 1 and "'Unnamed: 2', 'Unnamed: 3'" in said[0], [
+        w.value for w in at.warning
+    ]
     assert at.session_state[state.DATA]["info"]["rows"] == 61
     at.button(key="data_header_span").click().run()  # the page's one click, as the number typed would
     assert not at.exception and not [w.value for w in at.warning if "without a name" in w.value]

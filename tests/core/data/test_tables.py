@@ -159,7 +159,7 @@ def test_a_qualtrics_export_is_told_from_its_names_and_read_over_three_lines():
     one_line, info = read_table(raw, name="survey.csv")
     assert len(one_line) == len(survey) + 2 and header_span(info["columns"]) == 3
     told = header_hint(info["columns"])
-    assert "Qualtrics’ response fields (Status, Progress, Finished, ...)" in told and "--header-rows 3" in told
+    assert "Qualtrics’ response fields ('Status', 'Progress', 'Finished', ...)" in told and "--header-rows 3" in told
     frame, info = read_table(raw, name="survey.csv", header_rows=3)
     assert len(frame) == len(survey) and header_span(info["columns"]) is None and header_hint(info["columns"]) == ""
     names = info["columns"]
@@ -493,7 +493,7 @@ def test_a_header_over_two_lines_names_each_column_by_both_whole_and_in_chunks(t
     one_line = read_table(content, name="StarWars.csv")  # the answers' line read as a record
     assert len(one_line[0]) == 6_001 and header_hint(one_line[1]["columns"]) == ""  # one empty cell: no hint
     told = header_hint(["id", "Q1", "Unnamed: 2", "Unnamed: 3", "Q2"])
-    assert "leaves 2 columns without a name (Unnamed: 2, Unnamed: 3)" in told and "--header-rows" in told
+    assert "leaves 2 columns without a name ('Unnamed: 2', 'Unnamed: 3')" in told and "--header-rows" in told
     titled = read_table(b"Star Wars survey\n\n" + content, name="StarWars.csv", header_row=3, header_rows=2)[0]
     pd.testing.assert_frame_equal(titled, frame)
     (tmp_path / "StarWars.csv").write_bytes(b"\n" + content.replace(b"\n", b"\n\n", 1))  # blank lines skipped
