@@ -66,11 +66,11 @@ _RULES = [
     (r"^(location_)?(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),  # Qualtrics' LocationLatitude
     (r"^(location_)?(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),
     # Qualtrics' response fields (:data:`~dpsynth_core.domain.header.QUALTRICS_FIELDS`) that its documentation
-    # bounds: the share of the survey answered (a percentage), the seconds taken, and whether it was finished
-    # (True or False as its choice text, 1 or 0 as its numeric values: the pre-draw check tells which)
+    # bounds: the share of the survey answered (a percentage), the seconds taken, and whether it was finished (1 or
+    # 0 as its numeric values, True or False as its choice text: either export reads, a label as its code)
     (r"^progress$", {"type": "integer", "min": 0, "max": 100}),
     (r"^duration_in_seconds$", {"type": "integer", "min": 0}),
-    (r"^finished$", {"type": "categorical", "values": list(public_list("true_false"))}),
+    (r"^finished$", {"type": "categorical", "values": ["1", "0"], "labels": {"1": "True", "0": "False"}}),
     (r"^(sex|gender)$", {"type": "categorical", "values": list(public_list("sex"))}),
     (r"(^|_)country$", {"type": "categorical", "values": list(public_list("countries"))}),
     (
@@ -166,7 +166,7 @@ def _template(name: str) -> dict:
         if question and spec.get("type") != "drop":
             continue
         if re.search(pattern, words):
-            return {k: (list(v) if isinstance(v, list) else v) for k, v in spec.items()}
+            return {k: (type(v)(v) if isinstance(v, (list, dict)) else v) for k, v in spec.items()}
     return {"type": "text"}
 
 

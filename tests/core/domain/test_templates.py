@@ -304,8 +304,9 @@ def test_a_day_of_the_month_is_no_date():
 def test_qualtrics_response_fields_start_as_its_documentation_says():
     """Qualtrics' export, its header read over three lines (``ResponseId | Response ID``): the fields that name or
     locate a respondent start dropped (the recipient's names and email, the IP address, the sender's reference),
-    the share answered as a percentage, the seconds taken from 0, whether it was finished True or False, the
-    location as degrees, the dates as dates; a question (``Q1 | How old are you?``) as text, as any question."""
+    the share answered as a percentage, the seconds taken from 0, whether it was finished as 1 or 0 labelled True
+    or False (so either export reads), the location as degrees, the dates as dates; a question
+    (``Q1 | How old are you?``) as text, as any question."""
     names = [
         "StartDate | Start Date",
         "Status | Response Type",
@@ -328,7 +329,7 @@ def test_qualtrics_response_fields_start_as_its_documentation_says():
     assert dropped == [names[2], names[6], names[7], names[8], names[9], names[10]]
     assert start["Progress"] == {"type": "integer", "min": 0, "max": 100}
     assert start["Duration (in seconds)"] == {"type": "integer", "min": 0}
-    assert start["Finished"] == {"type": "categorical", "values": ["True", "False"]}
+    assert start["Finished"] == {"type": "categorical", "values": ["1", "0"], "labels": {"1": "True", "0": "False"}}
     assert start[names[11]] == template_for("latitude") and start[names[12]] == template_for("longitude")
     assert start[names[0]] == {"type": "date"} and start[names[1]] == {"type": "text"}
     assert start["Q1 | How old are you?"] == start["Q2_1 | Which do you eat? - Apples"] == {"type": "text"}
