@@ -36,9 +36,12 @@ def choose_person(declaration: dict) -> dict:
     """The privacy unit, chosen by the publisher: each row, or each person identified by a column declared ``drop``,
     up to a public number of rows. The declaration with it (set in the session when it changed)."""
     current = declaration.get("person") or {}
+    if st.session_state.get("privacy_person_for", current) != current:  # set elsewhere: the widgets start from it
+        for key in ("privacy_person_column", "privacy_person_rows", "privacy_person_name", "privacy_person_case"):
+            st.session_state.pop(key, None)
     names = state.data()["info"]["columns"] if state.has_data() else list(declaration.get("columns", {}))
-    choices = [None, *person_columns(declaration, names)]
-    column = current.get("column") if current.get("column") in choices else None
+    choices = list(dict.fromkeys([None, *person_columns(declaration, names), current.get("column")]))
+    column = current.get("column")  # a declared unit stays as declared (its column's problem is said, never undone)
     with st.expander("Who is protected: each row, or each person with several rows", expanded=column is not None):
         st.markdown(
             "When one person may have several rows (a patient's visits, a respondent's waves, a REDCap record's "
@@ -75,6 +78,8 @@ def choose_person(declaration: dict) -> dict:
 
 
 def _declared(updated: dict) -> dict:
+    """The declaration with the unit the widgets show, set in the session when it changed."""
+    st.session_state["privacy_person_for"] = updated.get("person") or {}
     if updated is not state.declaration():
         state.set_declaration(updated)
     return updated

@@ -206,6 +206,8 @@ def from_dictionary(started: dict, described: dict) -> dict:
     )
     if described.get("missing_values"):
         out["missing_values"] = described["missing_values"]
+    if (described.get("person") or {}).get("column") in columns:  # a declaration's privacy unit, when it fits
+        out["person"] = described["person"]
     return out
 
 
@@ -229,8 +231,9 @@ def dictionary_notes(names, described: dict | None = None) -> list[str]:
         notes.append(
             f"the file has {' and '.join(held)}: REDCap writes a row per record and event (or repeated instrument), so "
             f"a record ('{names[0]}') may have several rows. Protect each record, not each row: declare the person "
-            f'unit, "person": {{"column": "{names[0]}", "max_rows": K}}, with K the most rows the project\'s design '
-            "gives a record (its events times its repeats), not a count read from the data"
+            f'unit (the Privacy page\'s Who is protected; in a declaration "person": {{"column": "{names[0]}", '
+            '"max_rows": K}), with K the most rows the project\'s design gives a record (its events times its '
+            "repeats), not a count read from the data"
         )
     return notes
 

@@ -1130,6 +1130,13 @@ def test_the_privacy_page_sets_the_person_unit_of_a_redcap_export_with_a_row_per
     )
     at.selectbox(key="privacy_person_column").select_index(0).run()
     assert "person" not in at.session_state[state.DECLARATION]
+    # a unit declared on a kept column (a problem the pages name) stays as declared: the page never undoes it
+    at.session_state[state.DECLARATION] = {
+        **at.session_state[state.DECLARATION],
+        "person": {"column": "age", "max_rows": 2},
+    }
+    at = _visit(at, "app_pages/3_Privacy.py")
+    assert at.session_state[state.DECLARATION]["person"]["column"] == "age" and not at.exception
 
 
 def test_a_wide_table_is_found_by_name_and_kind_on_the_domain_page():
