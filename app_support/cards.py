@@ -39,10 +39,9 @@ def show_document(page: str) -> None:
 
 def show_page(page: str, height: int = 900) -> None:
     """A whole self-contained page (a report: its own styles and inline SVG charts) exactly as downloaded,
-    in a scrolling frame (``st.html`` sanitises inline SVG away)."""
-    import streamlit.components.v1 as components
-
-    components.html(page, height=height, scrolling=True)
+    in a frame of ``height`` pixels that scrolls (``st.html`` sanitises inline SVG away). The page is the project's
+    own, every name and figure in it escaped when it was written (:mod:`dpsynth_core.evaluation.report_render`)."""
+    st.iframe(page, height=height)
 
 
 def show_card(card: dict) -> None:

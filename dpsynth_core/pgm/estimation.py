@@ -77,7 +77,8 @@ def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, flo
     target = np.maximum(measurement.noisy, floor)
     target = target * (current.sum() / target.sum())
     potentials = dict(model.potentials)
-    update = np.where(current > 0, share * np.log(target / np.maximum(current, 1e-300)), 0.0)  # 0: outside the support
+    with np.errstate(divide="ignore"):  # a group the model gives no mass: its cells are outside the support
+        update = np.where(current > 0, share * np.log(target / np.maximum(current, 1e-300)), 0.0)
     group = measurement.group
     potentials[group] = potentials[group] + update if group in potentials else update
     return potentials
