@@ -109,7 +109,7 @@ def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise DomainError(f"domain file {name} is not UTF-8 text") from None
-    fields = redcap_fields(text)
+    fields = redcap_fields(text, name)
     if fields is not None:
         return from_redcap_dictionary(fields, Path(str(name)).name)
     try:

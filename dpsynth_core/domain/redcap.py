@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 
+from ..errors import DomainError
 from .templates import template_for
 
 #: The first cell of a REDCap data dictionary's header, and the columns read from it.
@@ -59,9 +61,10 @@ _TIME = re.compile(r"^\d{2}:\d{2}(:\d{2})?$")
 _POSTAL_DIGITS = {"zipcode": 5, "postalcode_french": 5, "postalcode_germany": 5, "postalcode_australia": 4}
 
 
-def redcap_fields(text: str) -> list[dict] | None:
+def redcap_fields(text: str, name: str = "the dictionary") -> list[dict] | None:
     """The fields of a REDCap data dictionary (its rows, by header name), or None when ``text`` is none (its
-    header does not start with ``Variable / Field Name`` or has no ``Field Type``).
+    header does not start with ``Variable / Field Name``). A dictionary without a ``Field Type`` column, without a
+    field, or naming a field twice is refused in one line (:class:`~dpsynth_core.errors.DomainError`).
 
     >>> redcap_fields('"Variable / Field Name","Form Name","Field Type"\\nrecord_id,intake,text\\n')
     [{'Variable / Field Name': 'record_id', 'Form Name': 'intake', 'Field Type': 'text'}]
@@ -70,10 +73,22 @@ def redcap_fields(text: str) -> list[dict] | None:
     """
     if not text.lstrip().startswith((FIELD, f'"{FIELD}"')):
         return None
-    rows = list(csv.DictReader(io.StringIO(text)))
-    if not rows or TYPE not in rows[0]:
-        return None
-    return [{k: (v or "").strip() for k, v in row.items() if k is not None} for row in rows if row.get(FIELD)]
+    reader = csv.DictReader(io.StringIO(text))
+    if TYPE not in (reader.fieldnames or ()):
+        raise DomainError(
+            f"domain file {name} is a REDCap data dictionary without its '{TYPE}' column: download it again"
+        )
+    fields = [{k: (v or "").strip() for k, v in row.items() if k is not None} for row in reader if row.get(FIELD)]
+    if not fields:
+        raise DomainError(f"domain file {name} is a REDCap data dictionary that describes no field")
+    seen: set = set()
+    for field in fields:
+        if field[FIELD] in seen:
+            raise DomainError(
+                f"domain file {name} is a REDCap data dictionary that names the field '{field[FIELD]}' twice"
+            )
+        seen.add(field[FIELD])
+    return fields
 
 
 def _choices(text: str) -> dict:
@@ -107,6 +122,8 @@ def _number(text: str):
     try:
         value = float(text.replace(",", "."))
     except ValueError:
+        return None
+    if not math.isfinite(value):  # 1e400, nan: no bound
         return None
     return int(value) if value == int(value) else value
 

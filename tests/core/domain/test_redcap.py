@@ -125,3 +125,22 @@ def test_an_export_of_labels_reads_as_its_codes_and_is_told_so():
     notes = fit_notes(labelled, domain)
     assert notes.missing == [] and notes.spelled == []
     assert "Column 'gender': 500 cells are written as a declared value's label" in notes.renamed[1]
+
+
+def test_a_malformed_dictionary_is_one_line_naming_the_problem():
+    """A dictionary cut short, without its Field Type column or naming a field twice is refused in one line; a bound
+    that is no number (``1e400``, ``nan``, REDCap's ``today``) is no bound: it stays to declare."""
+    header = (shared_path("redcap/validation_types.dictionary.csv").read_text().splitlines()[0]) + "\n"
+    refused = {
+        header: "describes no field",
+        '"Variable / Field Name","Form Name"\nid,f\n': "without its 'Field Type' column",
+        header + "id,f,,text,Id\nage,f,,text,Age\nage,f,,text,Age\n": "names the field 'age' twice",
+    }
+    for text, said in refused.items():
+        with pytest.raises(DomainError, match=said) as found:
+            parse_declaration(text.encode(), "dictionary.csv")
+        assert "\n" not in str(found.value) and "dictionary.csv" in str(found.value)
+    spec = parse_declaration(
+        (header + "id,f,,text,Id\nx,f,,text,X,,,number,1e400,nan\nd,f,,text,D,,,date_ymd,today,2020-12-31\n").encode()
+    )
+    assert spec["columns"]["x"] == {"type": "float"} and spec["columns"]["d"] == {"type": "date", "max": "2020-12-31"}
