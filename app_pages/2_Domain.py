@@ -11,7 +11,8 @@ from app_support.column_editor import alike_editor, column_editor, missing_marke
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError
-from dpsynth_core.domain import KIND_STATEMENTS, RANGE_KINDS, editing, redcap
+from dpsynth_core.domain import KIND_STATEMENTS, RANGE_KINDS, editing
+from dpsynth_core.domain.declaration import DICTIONARY_WORDS
 from dpsynth_core.synthesizers.planning import text_outlook
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
@@ -33,9 +34,9 @@ columns_in_data = state.data()["info"]["columns"]
 version = st.session_state[state.DECLARATION_VERSION]
 
 # --- load and save -----------------------------------------------------------------------
-with st.expander("Load or save a declaration (JSON, a portal's Table Schema, a REDCap data dictionary)"):
-    st.markdown(f"A declaration saved once serves every release of the same kind of table. {redcap.IN_WORDS}")
-    upload = st.file_uploader("Load a declaration", type=["json", "csv"], key="domain_load")
+with st.expander("Load or save a declaration (JSON, or a Table Schema, REDCap dictionary or DDI codebook)"):
+    st.markdown(f"A declaration saved once serves every release of the same kind of table. {DICTIONARY_WORDS}")
+    upload = st.file_uploader("Load a declaration", type=["json", "csv", "xml"], key="domain_load")
     if upload is not None and st.session_state.get("domain_load_done") != upload.file_id:
         st.session_state["domain_load_done"] = upload.file_id
         st.session_state.pop("domain_load_partial", None)

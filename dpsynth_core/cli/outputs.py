@@ -38,7 +38,7 @@ def input_path(value: str) -> str:
 
 
 #: The help of every command's ``--domain`` that reads one declaration.
-DOMAIN_HELP = "the domain declaration (JSON), or a Table Schema or a REDCap data dictionary (CSV) read as one"
+DOMAIN_HELP = "the domain declaration (JSON), or a Table Schema, a REDCap dictionary (CSV) or a DDI codebook (XML)"
 
 
 #: The names a workspace's ledger database takes on disk (the database, its WAL and journal files).

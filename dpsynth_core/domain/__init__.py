@@ -29,8 +29,9 @@ One module per concept: :mod:`.column` (the base, drop, categorical), :mod:`.ran
 kinds' base :class:`RangeDomain` with their shared checks, integer, float), :mod:`.dates`,
 :mod:`.text`, :mod:`.table`, :mod:`.declaration` (JSON in and out), :mod:`.kinds` (one statement
 of each kind's keys, which the schema, the parser and the Domain page are built from),
-:mod:`.schema` (the form of a declaration), :mod:`.templates`, :mod:`.public_lists` and :mod:`.header` (what a
-header's names say about how to read it).
+:mod:`.schema` (the form of a declaration), :mod:`.templates`, :mod:`.public_lists`, :mod:`.header` (what a
+header's names say about how to read it), and the published data dictionaries read as starting declarations:
+:mod:`.table_schema`, :mod:`.redcap`, :mod:`.ddi`.
 """
 
 from __future__ import annotations

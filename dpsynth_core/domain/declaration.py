@@ -9,6 +9,7 @@ from .. import constraints
 from ..errors import DomainError
 from .column import CategoricalDomain, ColumnDomain, DropDomain
 from .dates import DateDomain, DateTimeDomain, TimeDomain
+from .ddi import ddi_codebook, from_ddi_codebook
 from .kinds import column_attributes
 from .ranges import FloatDomain, IntegerDomain
 from .redcap import from_redcap_dictionary, redcap_fields
@@ -98,11 +99,22 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
     return exc.msg
 
 
+#: What a published data dictionary gives a declaration, in the publisher's words (the Domain page says it beside
+#: its loader): each is read from its metadata alone.
+DICTIONARY_WORDS = (
+    "A published data dictionary loads as a declaration too: a portal's Table Schema (JSON), a REDCap project's "
+    "data dictionary (the CSV its *Data Dictionary* page downloads) or a survey's DDI codebook (XML, as data "
+    "archives publish them) declares every variable it documents: codes as categories with their labels, "
+    "documented ranges as bounds, identifiers dropped; a bound it leaves out stays for you to give, and no "
+    "statistic of the data it may hold is read."
+)
+
+
 def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
     no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``. A Frictionless Table Schema (or a
-    data package with one) is read as the starting declaration it describes (:mod:`.table_schema`), and so is a
-    REDCap data dictionary, a CSV file (:mod:`.redcap`)."""
+    data package with one) is read as the starting declaration it describes (:mod:`.table_schema`), and so are a
+    REDCap data dictionary, a CSV file (:mod:`.redcap`), and a DDI codebook, an XML file (:mod:`.ddi`)."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -112,6 +124,9 @@ def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     fields = redcap_fields(text, name)
     if fields is not None:
         return from_redcap_dictionary(fields, Path(str(name)).name)
+    codebook = ddi_codebook(text, name)
+    if codebook is not None:
+        return from_ddi_codebook(codebook, Path(str(name)).name)
     try:
         spec = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:

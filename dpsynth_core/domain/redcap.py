@@ -41,13 +41,6 @@ CHOICES = "Choices, Calculations, OR Slider Labels"
 VALIDATION, LOW, HIGH = "Text Validation Type OR Show Slider Number", "Text Validation Min", "Text Validation Max"
 IDENTIFIER = "Identifier?"
 
-#: What a dictionary declares, in the publisher's words (the Domain page says it beside the loader).
-IN_WORDS = (
-    "A REDCap project's data dictionary (the CSV its *Data Dictionary* page downloads) declares every field it "
-    "documents: choices as categories with their labels, validated numbers and dates with their ranges, "
-    "identifiers dropped; a bound it leaves out stays for you to give."
-)
-
 #: An instrument's status column, its codes and REDCap's labels.
 STATUS = {"0": "Incomplete", "1": "Unverified", "2": "Complete"}
 CHECKED = {"0": "Unchecked", "1": "Checked"}

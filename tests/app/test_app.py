@@ -1467,3 +1467,16 @@ def test_a_country_column_started_from_the_template_keeps_its_empty_countries_ou
     at = _generate(at)
     released = at.session_state["releases"][at.session_state["current_release"]]["data"]["country"].dropna()
     assert len(released) > 4000 and released.isin(set(real["country"])).mean() >= 0.995
+
+
+def test_a_ddi_codebook_loaded_on_the_domain_page_declares_the_table():
+    """Adult's public declaration as a DDI codebook (XML): loaded as a declaration file, every column is declared
+    from it, and what it leaves out (fnlwgt's and capital-loss's largest values) is asked for, never filled in."""
+    from tests.conftest import shared_path
+
+    at = _load_declaration(_app().run(), shared_path("adult.ddi.xml").read_bytes(), "adult_ddi.xml")
+    declared = at.session_state["declaration"]
+    assert declared["columns"]["age"] == {"type": "integer", "min": 17, "max": 90}
+    assert [e.value for e in at.error] == ["13 of 15 columns are ready. Still to do: **fnlwgt**; **capital-loss**."]
+    assert len(declared["columns"]["native-country"]["values"]) == 41
+    assert "max" not in declared["columns"]["fnlwgt"] and declared["dataset"].startswith("Adult (UCI")
