@@ -9,6 +9,7 @@ shared columns) satisfy the running-intersection property.
 
 from __future__ import annotations
 
+import collections
 import heapq
 import math
 from dataclasses import dataclass
@@ -16,9 +17,14 @@ from functools import cached_property, lru_cache
 
 
 class _Sizes:
-    """Cells of any set of columns given as a bit mask, by tables over 8-bit chunks (exact integers)."""
+    """Cells of any set of columns given as a bit mask, by tables over 8-bit chunks (exact integers), each mask's
+    size kept once worked out (a candidate's elimination meets most of its cliques' masks again in the next one's:
+    a wide model's sizes were most of the time a round's candidates took). At most ``KEPT`` masks are kept."""
+
+    KEPT = 1_000_000
 
     def __init__(self, cells: list):
+        self.known: dict = {}
         self.tables = []
         for start in range(0, len(cells), 8):
             chunk = cells[start : start + 8]
@@ -29,10 +35,16 @@ class _Sizes:
             self.tables.append(table)
 
     def __call__(self, mask: int) -> int:
-        size = 1
+        size = self.known.get(mask)
+        if size is not None:
+            return size
+        if len(self.known) >= self.KEPT:
+            self.known.clear()
+        size, key = 1, mask
         for table in self.tables:
             size *= table[mask & 0xFF]
             mask >>= 8
+        self.known[key] = size
         return size
 
 
@@ -80,12 +92,17 @@ def _eliminate(size, neighbours: list, state: tuple | None = None, snapshots: li
         eliminated: list[int] = []
     else:
         cost, remaining, left, found, eliminated = state
+    # ties: the first column. The columns left in a heap of (cost, column), a changed cost pushed anew and a stale
+    # entry skipped when it comes up: the least (cost, column) left, as a scan of them in order would find
+    heap = [(cost[v], v) for v in left]
+    heapq.heapify(heap)
     while left:
         if snapshots is not None:
             snapshots.append((tuple(neighbours), tuple(cost), remaining, tuple(left), tuple(found), tuple(eliminated)))
-        # ties: the first column. A scan of the columns left per step, so quadratic in the columns: 300
-        # columns take milliseconds, and the snapshots (model_cells_with's resumption) grow the same way
-        best = min(left, key=cost.__getitem__)
+        while True:
+            worth, best = heapq.heappop(heap)
+            if remaining >> best & 1 and cost[best] == worth:
+                break
         group = neighbours[best] & remaining
         remaining &= ~(1 << best)
         left.remove(best)
@@ -97,6 +114,7 @@ def _eliminate(size, neighbours: list, state: tuple | None = None, snapshots: li
             u = low.bit_length() - 1
             neighbours[u] |= group
             cost[u] = size(neighbours[u] & remaining)
+            heapq.heappush(heap, (cost[u], u))
             touched ^= low
     # The clique of the column eliminated at step j lies inside another one exactly when some
     # column eliminated earlier had, as its other neighbours, that very clique; the first of those
@@ -198,9 +216,12 @@ def model_cells_with(cells: dict, groups, candidates) -> dict:
 
     alone = {root: eliminate([root]) for root in members}
     total = sum(alone.values())
+    joined = collections.Counter(frozenset(find(a) for a in c) for c in candidates)  # the unions candidates make
     out = {}
     for candidate in candidates:
         roots = list(dict.fromkeys(find(a) for a in candidate))
+        if len(roots) > 1 and joined[frozenset(roots)] > 1 and frozenset(roots) not in snapshots:
+            eliminate(roots)  # a union several candidates make: its steps recorded once, each candidate resumes
         out[tuple(candidate)] = total - sum(alone[r] for r in roots) + eliminate(roots, tuple(candidate))
     return out
 
