@@ -80,13 +80,23 @@ def question_blocks(missing: dict) -> list[QuestionBlock]:
         if may_miss and question is not None:
             by_question.setdefault(question, []).append(name)
     blocks = []
-    for question, names in by_question.items():
+    for code, names in by_question.items():
         if MIN_COLUMNS <= len(names) <= MAX_COLUMNS:
+            question = _worded(code, str(names[0]))
             hidden = f"{question}{HEADER_JOIN}{HIDDEN_SUFFIX}"
             while hidden in missing:
                 hidden += " "
             blocks.append(QuestionBlock(question, tuple(names), hidden))
     return blocks
+
+
+def _worded(question: str, first: str) -> str:
+    """A question known by Qualtrics' code (``Q2``) named with its text too, from its first column's name read
+    over several rows (``Q2_1 | Rate each - Taste``: ``Q2 | Rate each``); any other question as it is."""
+    code, _, text = first.partition(HEADER_JOIN)
+    if not QUALTRICS_CODE.match(code) or not text:
+        return question
+    return f"{question}{HEADER_JOIN}{text.rsplit(ANSWER_JOIN, 1)[0]}"
 
 
 def plan_words(domain) -> str | None:

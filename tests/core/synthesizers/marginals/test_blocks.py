@@ -59,7 +59,7 @@ def test_blocks_come_from_names_and_the_declaration_alone():
     )
     assert blocks.question_of("Which sides? - Squash") == "Which sides?"
     qualtrics = blocks.question_blocks({"Q1": True, "Q2_1 | Rate each - Taste": True, "Q2_2 | Rate each - Price": True})
-    assert [(b.question, len(b.columns)) for b in qualtrics] == [("Q2", 2)]
+    assert [(b.question, len(b.columns)) for b in qualtrics] == [("Q2 | Rate each", 2)]  # its code and its text
 
 
 def test_the_skip_count_is_the_records_missing_in_every_column_of_the_block():
