@@ -180,6 +180,16 @@ def _field_columns(field: dict, first: bool) -> dict:
     return {name: {"type": "text"}}  # notes, sql, and any type REDCap adds later
 
 
+def project_name(name: str) -> str:
+    """The project a dictionary's file is named after (REDCap downloads ``MyStudy_DataDictionary_2026-01-31.csv``).
+
+    >>> project_name("MyStudy_DataDictionary_2026-01-31.csv"), project_name("trial.dictionary.csv")
+    ('MyStudy', 'trial')
+    """
+    stem = re.sub(r"\.csv$", "", name, flags=re.I)
+    return re.sub(r"(?i)[._ -]*data[._ -]?dictionary.*$|\.dictionary$", "", stem)
+
+
 def from_redcap_dictionary(fields: list[dict], name: str = "") -> dict:
     """The starting declaration a REDCap data dictionary describes, its columns in the export's order (see the
     module docstring)."""
@@ -190,7 +200,7 @@ def from_redcap_dictionary(fields: list[dict], name: str = "") -> dict:
         if form and (i + 1 == len(fields) or fields[i + 1].get(FORM, "") != form):
             columns[f"{form}_complete"] = _categories(STATUS)
     return {
-        "dataset": "",
+        "dataset": project_name(name),
         "documentation": f"started from the REDCap data dictionary {name}".rstrip() + "; check every column",
         "columns": columns,
     }

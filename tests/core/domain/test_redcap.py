@@ -74,6 +74,7 @@ def test_a_dictionary_with_its_ranges_declares_the_export_whole_and_releases_it(
     assert list(domain.kept) == ["ethnicity", "race", "gender", "height", "weight", "demographics_complete"]
     assert spec["columns"]["dob"] == spec["columns"]["email"] == {"type": "drop"}  # an identifier; a name's template
     assert spec["columns"]["height"] == {"type": "float", "min": 0, "max": 250}
+    assert spec["dataset"] == "clinical_trial"  # the card's title, from the dictionary file's name
     release = synthesize(frame, spec, 1.0, random_state=0).data
     assert set(release["race"].dropna()) <= {"1", "2", "3", "4", "5", "6"}
     assert release["weight"].dropna().astype(int).between(0, 300).all()
