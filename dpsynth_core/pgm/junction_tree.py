@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import heapq
 import math
+import weakref
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -19,14 +20,17 @@ from functools import cached_property, lru_cache
 class _Sizes:
     """Cells of any set of columns given as a bit mask, by tables over 8-bit chunks (exact integers), each mask's
     size kept once worked out (a candidate's elimination meets most of its cliques' masks again in the next one's:
-    a wide model's sizes were most of the time a round's candidates took). At most ``KEPT`` masks are kept: a mask
-    of 1,500 columns and its size take about 300 bytes, so a wide model's largest component keeps at most some 60 MB,
-    and the components of a few columns, most of the 1,024 :func:`_sizes` keeps, a few kB each."""
+    a wide model's sizes were most of the time a round's candidates took). Every table's kept sizes together are at
+    most ``KEPT`` (all forgotten when full): a mask of 1,500 columns and its size take about 300 bytes, so at most
+    some 300 MB in the widest case, a few MB for a table of tens of columns."""
 
-    KEPT = 200_000
+    KEPT = 1_000_000
+    kept = 0  # the sizes kept by every table (those of tables no longer held still counted: forgotten sooner)
+    tables_alive: weakref.WeakSet = weakref.WeakSet()
 
     def __init__(self, cells: list):
         self.known: dict = {}
+        _Sizes.tables_alive.add(self)
         self.tables = []
         for start in range(0, len(cells), 8):
             chunk = cells[start : start + 8]
@@ -40,13 +44,16 @@ class _Sizes:
         size = self.known.get(mask)
         if size is not None:
             return size
-        if len(self.known) >= self.KEPT:
-            self.known.clear()
+        if _Sizes.kept >= self.KEPT:
+            for table in list(_Sizes.tables_alive):
+                table.known.clear()
+            _Sizes.kept = 0
         size, key = 1, mask
         for table in self.tables:
             size *= table[mask & 0xFF]
             mask >>= 8
         self.known[key] = size
+        _Sizes.kept += 1
         return size
 
 
