@@ -20,14 +20,13 @@ refuses entity expansion and external references.
 
 from __future__ import annotations
 
-import math
 from xml.etree.ElementTree import Element, ParseError
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from ..errors import DomainError
-from .templates import template_for
+from .templates import categories, documented_number, template_for
 
 
 def _local(tag: str) -> str:
@@ -63,23 +62,13 @@ def ddi_codebook(text: str, name: str = "the codebook") -> Element | None:
     return root
 
 
-def _number(text: str | None):
-    try:
-        value = float(text or "")
-    except ValueError:
-        return None
-    if not math.isfinite(value):
-        return None
-    return int(value) if value == int(value) else value
-
-
 def _codes(node: Element | None) -> set[str]:
     """The codes an ``<invalrng>`` lists (its items, and the whole numbers of a short range)."""
     out = set()
     for item in _children(node, "item") if node is not None else []:
         out.add(item.get("VALUE", "").strip())
     for span in _children(node, "range") if node is not None else []:
-        low, high = _number(span.get("min")), _number(span.get("max"))
+        low, high = documented_number(span.get("min")), documented_number(span.get("max"))
         if isinstance(low, int) and isinstance(high, int) and 0 <= high - low <= 1000:
             out.update(str(v) for v in range(low, high + 1))
     return out
@@ -94,10 +83,7 @@ def _column(var: Element) -> dict:
         if code and code not in missing and category.get("missing", "").upper() != "Y":
             labels[code] = _text(next(iter(_children(category, "labl")), None)) or code
     if labels:
-        spec = {"type": "categorical", "values": list(labels)}
-        if any(label != code for code, label in labels.items()):
-            spec["labels"] = labels
-        return spec
+        return categories(labels)
     fmt = next(iter(_children(var, "varFormat")), None)
     whole = var.get("intrvl") == "discrete" or var.get("dcml") == "0"
     for valid in _children(var, "valrng"):
@@ -108,7 +94,7 @@ def _column(var: Element) -> dict:
         for span in _children(valid, "range"):
             spec = {"type": "integer" if whole or span.get("UNITS", "").upper() == "INT" else "float"}
             for key in ("min", "max"):
-                bound = _number(span.get(key))
+                bound = documented_number(span.get(key))
                 if bound is not None and not (spec["type"] == "integer" and isinstance(bound, float)):
                     spec[key] = bound
             return spec

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import re
 
 from ..errors import DomainError
-from .templates import template_for
+from .templates import categories, documented_number, template_for
 
 #: The first cell of a REDCap data dictionary's header, and the columns read from it.
 FIELD = "Variable / Field Name"
@@ -94,13 +93,6 @@ def _choices(text: str) -> dict:
     return out
 
 
-def _categories(labels: dict) -> dict:
-    spec = {"type": "categorical", "values": list(labels)}
-    if any(label != code for code, label in labels.items()):
-        spec["labels"] = dict(labels)
-    return spec
-
-
 def _bounded(spec: dict, field: dict, read) -> dict:
     """``spec`` with the validation's min and max where they are literal values ``read`` accepts (a bound such as
     ``today`` or a piped ``[field]`` is no public value: it stays to declare)."""
@@ -112,13 +104,14 @@ def _bounded(spec: dict, field: dict, read) -> dict:
 
 
 def _number(text: str):
-    try:
-        value = float(text.replace(",", "."))
-    except ValueError:
-        return None
-    if not math.isfinite(value):  # 1e400, nan: no bound
-        return None
-    return int(value) if value == int(value) else value
+    """A bound as REDCap writes it (a decimal comma allowed), or None."""
+    return documented_number(text.replace(",", "."))
+
+
+def _whole(text: str):
+    """A whole-number bound, or None."""
+    value = _number(text)
+    return value if isinstance(value, int) else None
 
 
 def _matching(pattern: re.Pattern):
@@ -130,7 +123,7 @@ def _text_column(name: str, validation: str, field: dict) -> dict:
     if _IDENTIFYING.match(validation):
         return {"type": "drop"}
     if validation in ("integer", "int"):
-        return _bounded({"type": "integer"}, field, lambda t: v if isinstance(v := _number(t), int) else None)
+        return _bounded({"type": "integer"}, field, _whole)
     if validation.startswith("number") or validation == "float":
         spec = {"type": "float"}
         if places := re.search(r"_(\d)dp", validation):
@@ -160,18 +153,18 @@ def _field_columns(field: dict, first: bool) -> dict:
     if first or field.get(IDENTIFIER, "").lower() == "y" or kind == "file":
         return {name: {"type": "drop"}}
     if kind in ("radio", "dropdown"):
-        return {name: _categories(_choices(field.get(CHOICES, "")))}
+        return {name: categories(_choices(field.get(CHOICES, "")))}
     if kind == "yesno":
-        return {name: _categories({"1": "Yes", "0": "No"})}
+        return {name: categories({"1": "Yes", "0": "No"})}
     if kind == "truefalse":
-        return {name: _categories({"1": "True", "0": "False"})}
+        return {name: categories({"1": "True", "0": "False"})}
     if kind == "checkbox":
         return {
-            f"{name}___{re.sub(r'[^a-z0-9_]', '_', code.lower())}": _categories(CHECKED)
+            f"{name}___{re.sub(r'[^a-z0-9_]', '_', code.lower())}": categories(CHECKED)
             for code in _choices(field.get(CHOICES, ""))
         }
     if kind == "slider":
-        spec = _bounded({"type": "integer"}, field, lambda t: v if isinstance(v := _number(t), int) else None)
+        spec = _bounded({"type": "integer"}, field, _whole)
         return {name: {"type": "integer", "min": spec.get("min", 0), "max": spec.get("max", 100)}}
     if kind == "calc":
         return {name: {"type": "float"}}
@@ -198,7 +191,7 @@ def from_redcap_dictionary(fields: list[dict], name: str = "") -> dict:
         columns.update(_field_columns(field, i == 0))
         form = field.get(FORM, "")
         if form and (i + 1 == len(fields) or fields[i + 1].get(FORM, "") != form):
-            columns[f"{form}_complete"] = _categories(STATUS)
+            columns[f"{form}_complete"] = categories(STATUS)
     return {
         "dataset": project_name(name),
         "documentation": f"started from the REDCap data dictionary {name}".rstrip() + "; check every column",

@@ -21,6 +21,7 @@ each kept column started from the codebook is ``"confirmed": false`` there until
 
 from __future__ import annotations
 
+import math
 import re
 
 from ..wording import first_names
@@ -138,7 +139,7 @@ QUESTION_WORDS = 8
 
 #: What a survey tool writes under a question of one answer, in a header read over two rows (SurveyMonkey:
 #: ``Gender | Response``): the column is named by the question alone when its template is chosen.
-ANSWER_PLACEHOLDER = re.compile(r"\s*\|\s*(Open-Ended )?Response$")
+ANSWER_PLACEHOLDER = re.compile(rf"\s*{re.escape(HEADER_JOIN.strip())}\s*(Open-Ended )?Response$")
 
 
 def template_for(name: str) -> dict:
@@ -328,15 +329,41 @@ _WHOLE_FORMAT = re.compile(r"^((F|N|COMMA|DOT|DOLLAR)\d+(\.0)?|%-?\d+\.0fc?|\d+\
 _WHOLE_STORAGE = ("int8", "int16", "int32", "int64")
 
 
+def categories(labels: dict) -> dict:
+    """A category list from a codebook's or a dictionary's ``code -> label`` (in its order), the labels kept when
+    any differs from its code.
+
+    >>> categories({"1": "Male", "2": "Female"})["labels"], categories({"N": "N"})
+    ({'1': 'Male', '2': 'Female'}, {'type': 'categorical', 'values': ['N']})
+    """
+    spec = {"type": "categorical", "values": list(labels)}
+    if any(label != code for code, label in labels.items()):
+        spec["labels"] = dict(labels)
+    return spec
+
+
+def documented_number(text) -> int | float | None:
+    """A bound a codebook or a dictionary writes, as a number (whole when it is one); None for anything else
+    (``today``, a piped ``[field]``, ``1e400``, ``nan``: no public bound).
+
+    >>> documented_number("120"), documented_number("2.5"), documented_number("today"), documented_number("1e400")
+    (120, 2.5, None, None)
+    """
+    try:
+        value = float(text or "")
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return int(value) if value == int(value) else value
+
+
 def template_from_codebook(name: str, entry: dict) -> dict:
     """The starting declaration of one column from its codebook entry (see the module docstring)."""
     missing = {str(m) for m in entry.get("missing") or () if not isinstance(m, list)}
     labels = {str(code): str(label) for code, label in (entry.get("value_labels") or {}).items() if code not in missing}
     if labels:
-        spec = {"type": "categorical", "values": list(labels)}
-        if any(label != code for code, label in labels.items()):
-            spec["labels"] = labels
-        return spec
+        return categories(labels)
     named, storage, fmt = template_for(name), entry.get("storage"), str(entry.get("format") or "")
     if named == {"type": "text"} and entry.get("label"):  # a name the rules do not know: its label's words may
         named = template_for(str(entry["label"]))  # (nlsw88's idcode, labelled "NLS ID": an identifier, dropped)

@@ -225,13 +225,13 @@ def model_cells_with(cells: dict, groups, candidates) -> dict:
 
     alone = {root: eliminate([root]) for root in members}
     total = sum(alone.values())
-    joined = collections.Counter(frozenset(find(a) for a in c) for c in candidates)  # the unions candidates make
+    rooted = [(tuple(c), list(dict.fromkeys(find(a) for a in c))) for c in candidates]
+    joined = collections.Counter(frozenset(roots) for _, roots in rooted)  # the unions candidates make
     out = {}
-    for candidate in candidates:
-        roots = list(dict.fromkeys(find(a) for a in candidate))
+    for candidate, roots in rooted:
         if len(roots) > 1 and joined[frozenset(roots)] > 1 and frozenset(roots) not in snapshots:
             eliminate(roots)  # a union several candidates make: its steps recorded once, each candidate resumes
-        out[tuple(candidate)] = total - sum(alone[r] for r in roots) + eliminate(roots, tuple(candidate))
+        out[candidate] = total - sum(alone[r] for r in roots) + eliminate(roots, candidate)
     return out
 
 
