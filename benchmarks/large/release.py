@@ -5,6 +5,7 @@
     python -m benchmarks.large.release --data /tmp/dpsynth-large/adult_10m.parquet --sampling-threads 1
     python -m benchmarks.large.release --data /tmp/dpsynth-large/adult_10m.parquet --engine spark
     python -m benchmarks.large.release --data /tmp/dpsynth-large/adult_100m.parquet --methods marginals
+    python -m benchmarks.large.release --data /tmp/dpsynth-large/visits_10m.parquet --methods marginals --person 3
 
 On 10 million rows both methods take about a minute (DuckDB; Spark about 2 minutes); on 100 million rows
 about 4 minutes for ``marginals`` and 2 for ``cathist``.
@@ -13,6 +14,8 @@ A release as the CLI makes it (``python -m dpsynth_core synth BIG.parquet --engi
 --out OUT.parquet``), epsilon 1, default options, timed by stage:
 
 * ``open``: DuckDB reads the file once for each column's distinct values with their counts;
+* ``bounding`` (with ``--person K``, a table made with ``make_large_table --persons``): at most ``K`` rows
+  per ``person_id`` kept, as the release keeps them, and the kept rows' distinct values counted again;
 * ``counting``: every call the method makes on the source while fitting (the table of
   codes, one pass, then the GROUP BYs; value counts, distinct values for the DP bins);
 * ``fitting``: the rest of ``fit``: noise, CatHist, selection, estimation (on the driver);
@@ -63,13 +66,15 @@ class TimedSource:
 
     CALLS = {"marginal", "marginals", "sparse_marginal", "value_counts", "raw_values", "report"}
 
-    def __init__(self, inner, spent):
-        self._inner, self._spent = inner, spent
+    def __init__(self, inner, spent, bounding=None):
+        self._inner, self._spent, self._bounding = inner, spent, bounding
 
     def __getattr__(self, name):
         value = getattr(self._inner, name)
         if name == "recode":
-            return lambda recodings: TimedSource(value(recodings), self._spent)
+            return lambda recodings: TimedSource(value(recodings), self._spent, self._bounding)
+        if name == "bound_persons":  # timed apart, in ``bounding`` (seconds, rows kept)
+            return lambda unit, rng: self._bounded(value, unit, rng)
         if name not in self.CALLS:
             return value
 
@@ -82,12 +87,27 @@ class TimedSource:
 
         return timed
 
+    def _bounded(self, bound_persons, unit, rng):
+        start = time.perf_counter()
+        twin = bound_persons(unit, rng)
+        self._bounding.update(s=time.perf_counter() - start, kept=twin.n_rows)
+        return TimedSource(twin, self._spent, self._bounding)
+
 
 def case(
-    method: str, data: str, memory_limit: str, threads: int, engine: str = "duckdb", sampling_threads: int = 2
+    method: str,
+    data: str,
+    memory_limit: str,
+    threads: int,
+    engine: str = "duckdb",
+    sampling_threads: int = 2,
+    person: int = 0,
 ) -> dict:
     import shutil
 
+    import pyarrow.parquet as pq
+
+    from benchmarks.tools.make_large_table import PERSON
     from dpsynth_core import constraints
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.engines import open_source
@@ -96,7 +116,12 @@ def case(
     from dpsynth_core.release.writer import chunk_sizes, write_synthetic
     from dpsynth_core.synthesizers import get_method
 
-    domain = TableDomain.from_json(large_declaration())
+    spec = large_declaration()
+    if PERSON in pq.read_schema(data).names:  # a table of visits (``make_large_table --persons``)
+        spec["columns"][PERSON] = {"type": "drop"}
+    if person:
+        spec["person"] = {"column": PERSON, "max_rows": person}
+    domain = TableDomain.from_json(spec)
     out = {"method": method, "data": Path(data).name, "engine": engine, "sampling_threads": sampling_threads}
     target = Path(data).with_name(f"synthetic-{method}-{Path(data).stem}.parquet")
     with StagedMemory() as memory:
@@ -114,12 +139,13 @@ def case(
         out["rows"] = source.n_rows
         out["open_s"] = time.perf_counter() - start
         memory.enter("fit")
-        spent = [0.0]
+        spent, bounding = [0.0], {"s": 0.0, "kept": None}
         start = time.perf_counter()
         model = get_method(method).cls(epsilon=1.0, random_state=2026)
-        model.fit(TimedSource(source, spent), domain, max_rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS)  # as the CLI
+        model.fit(TimedSource(source, spent, bounding), domain, max_rows=constraints.MAX_ENGINE_SYNTHETIC_ROWS)  # CLI's
         fit = time.perf_counter() - start
-        out["counting_s"], out["fitting_s"] = spent[0], fit - spent[0]
+        out["bounding_s"], out["kept_rows"] = bounding["s"], bounding["kept"]
+        out["counting_s"], out["fitting_s"] = spent[0], fit - spent[0] - bounding["s"]
         out["rounds"] = getattr(model, "rounds_", None)
         source.close()
         memory.enter("sampling")
@@ -136,7 +162,7 @@ def case(
         shutil.rmtree(target) if target.is_dir() else target.unlink()
         if spark is not None:
             spark.stop()
-    out["total_s"] = out["open_s"] + out["counting_s"] + out["fitting_s"] + out["sampling_s"]
+    out["total_s"] = out["open_s"] + out["bounding_s"] + out["counting_s"] + out["fitting_s"] + out["sampling_s"]
     out["peak_mib"] = {k: v / 2**20 for k, v in memory.peaks.items() if k != "start"}
     return out
 
@@ -149,11 +175,22 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=2, help="DuckDB's threads (Spark: local cores)")
     parser.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
     parser.add_argument("--sampling-threads", type=int, default=2, help="chunks drawn at once (DuckDB path)")
+    parser.add_argument("--person", type=int, default=0, metavar="K", help="at most K rows per person_id")
     parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.case:
         print(
-            json.dumps(case(args.case, args.data, args.memory_limit, args.threads, args.engine, args.sampling_threads))
+            json.dumps(
+                case(
+                    args.case,
+                    args.data,
+                    args.memory_limit,
+                    args.threads,
+                    args.engine,
+                    args.sampling_threads,
+                    args.person,
+                )
+            )
         )
         return
     results = []
@@ -174,6 +211,8 @@ def main(argv=None) -> None:
                 args.engine,
                 "--sampling-threads",
                 str(args.sampling_threads),
+                "--person",
+                str(args.person),
                 "--case",
                 method,
             ],
@@ -190,7 +229,8 @@ def main(argv=None) -> None:
         peaks = "  ".join(f"{k} {v:,.0f}" for k, v in r["peak_mib"].items())
         print(
             f"{method:9s} {args.engine} x{args.sampling_threads} rows {r['rows']:>12,}  open {r['open_s']:6.1f} s  "
-            f"counting {r['counting_s']:6.1f} s  fitting {r['fitting_s']:6.1f} s  "
+            + (f"bounding {r['bounding_s']:6.1f} s ({r['kept_rows']:,} kept)  " if args.person else "")
+            + f"counting {r['counting_s']:6.1f} s  fitting {r['fitting_s']:6.1f} s  "
             f"sampling+writing {r['sampling_s']:6.1f} s "
             f"({r['synthetic_rows']:,} rows)  total {r['total_s']:7.1f} s  peak MiB: {peaks}  "
             f"load {r['load'][0]:.1f}->{r['load'][1]:.1f}",

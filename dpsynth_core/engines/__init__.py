@@ -37,7 +37,7 @@ from .registry import (
 )
 
 #: Names loaded on first use (PEP 562): the counting interface and the re-codings.
-_LAZY = {"CountingSource": "base", "Merge": "base", "Rebin": "base", "Vocabulary": "base"}
+_LAZY = {"CountingSource": "base", "Merge": "recodings", "Rebin": "recodings", "Vocabulary": "recodings"}
 
 
 def __getattr__(name):

@@ -33,12 +33,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..data.counting import coarsen_counts
 from ..data.encoding import changed_cells_report, encode_column
 from ..domain import ColumnDomain, TableDomain
 from ..errors import DataError, DomainError
-from ..privacy.prefixes import fallback_codes
+from .recodings import Rebin, Vocabulary, check_recodings, merge_codes
 
 #: A block of columns counted in one query holds at most this many cells (a dense int64 array of 2 MiB).
 BLOCK_CELLS = 1 << 18
@@ -72,70 +73,6 @@ class CountingSource(Protocol):
     def report(self) -> dict: ...
 
     def close(self) -> None: ...
-
-
-# --- re-codings -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """Code a text column over a released vocabulary: value ``values[i]`` -> code ``i``, else the code of its
-    longest released prefix ``P*`` among ``prefixes`` (:func:`~dpsynth_core.privacy.prefixes.fallback_codes`),
-    else "other", ``len(values)``. ``None`` in ``values`` stands for missing."""
-
-    values: tuple
-    prefixes: tuple = ()
-
-    @property
-    def cells(self) -> int:
-        return len(self.values) + 1
-
-    def codes(self, labels: np.ndarray) -> np.ndarray:
-        return fallback_codes(labels, self.values, self.prefixes)
-
-
-@dataclass(frozen=True)
-class Rebin:
-    """Encode a column's raw values under another declaration of the same column (new public or
-    DP bin edges), by the same public rule."""
-
-    domain: ColumnDomain
-
-    @property
-    def cells(self) -> int:
-        return self.domain.bins + (1 if self.domain.missing else 0)
-
-
-@dataclass(frozen=True)
-class Merge:
-    """Merge a column's current codes: code ``c`` -> ``mapping[c]`` (public, e.g. DP-chosen bins of a fine grid)."""
-
-    mapping: tuple
-    cells: int
-
-
-def check_recodings(recodings: dict, domain: TableDomain) -> None:
-    for name, recoding in recodings.items():
-        if name not in domain.kept:
-            raise DomainError(f"cannot re-code column '{name}': it is not a kept column of the declaration")
-        if not isinstance(recoding, (Vocabulary, Rebin, Merge)):
-            raise TypeError(
-                f"re-coding of '{name}' must be a Vocabulary, Rebin or Merge, got {type(recoding).__name__}"
-            )
-        if isinstance(recoding, Rebin) and (recoding.domain.name != name or not recoding.domain.binned):
-            raise DomainError(f"Rebin of '{name}' needs a binned declaration of the same column")
-        if isinstance(recoding, Vocabulary) and domain.kept[name].binned:
-            raise DomainError(f"column '{name}' is binned: a Vocabulary re-codes text columns only")
-
-
-def merge_codes(name: str, merge: Merge, codes: np.ndarray | None, cells: int | None) -> np.ndarray:
-    """A column's ``codes`` over ``cells`` cells, merged by ``merge`` (None: a text column, refused)."""
-    if codes is None:
-        raise DomainError(f"column '{name}' is text: give it a Vocabulary before merging codes")
-    mapping = np.asarray(merge.mapping, dtype=np.int64)
-    if len(mapping) != cells or mapping.min() < 0 or mapping.max() >= merge.cells:
-        raise DomainError(f"Merge of '{name}' needs one new code in 0..{merge.cells - 1} for each of its {cells} cells")
-    return mapping[codes]
 
 
 # --- one column over its distinct raw values --------------------------------------------
@@ -418,6 +355,15 @@ class EngineSource:
         twin._built = False
         return twin
 
+    def bound_persons(self, unit, rng) -> EngineSource:
+        """The same table with at most ``unit.max_rows`` rows per person (a
+        :class:`~dpsynth_core.domain.PersonUnit`): exactly the rows the in-memory path keeps for the same
+        generator ``rng`` (:func:`.persons.bound_persons`). Its maps are counted anew over the kept rows; the
+        ledger's identity of the records stays the whole table's (this source's)."""
+        from .persons import bound_persons
+
+        return bound_persons(self, unit, rng)
+
     # --- engine primitives ------------------------------------------------------------------
 
     def _twin(self) -> EngineSource:
@@ -432,6 +378,19 @@ class EngineSource:
         """Optionally fold the records over the kept columns ``names`` before the first pass (a speed choice)."""
 
     def _distinct(self, names: list) -> tuple[int, dict]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _column_names(self) -> list:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _person_values(self, column: str) -> tuple[pa.Array, np.ndarray]:  # pragma: no cover - abstract
+        """The identifier column's distinct raw values (null for missing) and how many rows hold each."""
+        raise NotImplementedError
+
+    def _bound(self, column: str, raw: pa.Array, codes, persons, ranks) -> None:  # pragma: no cover - abstract
+        """Count only the kept rows from now on: of the persons whose identifiers are ``raw`` (coded ``codes``,
+        every one of them past the bound), the rows at the ``(persons, ranks)`` pairs, ranked in the table's
+        order; every other row."""
         raise NotImplementedError
 
     def _materialize(self, maps: dict) -> None:  # pragma: no cover - abstract

@@ -38,6 +38,8 @@ SAMPLE_ROWS = 100_000
 _WEIGHT = "__dpsynth_w"
 #: Columns whose distinct values one query counts (see ``_distinct``).
 DISTINCT_COLUMNS = 32
+#: The column of a frame's row numbers (the table's order, which bounding rows per person ranks by).
+_ROW = "__dpsynth_row"
 
 
 def quote(name: str) -> str:
@@ -47,6 +49,69 @@ def quote(name: str) -> str:
 
 def _literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
+
+
+def numbered_files(listing: str) -> tuple[str, str]:
+    """``(relation, order)``: the Parquet files of ``listing`` (SQL string literals, comma-separated) with every
+    row's place, and the ORDER BY that puts the rows in the table's order (the files' in the listing, then each
+    file's rows)."""
+    relation = (
+        f"(SELECT *, list_position([{listing}], __dpsynth_file) AS __dpsynth_part FROM "
+        f"read_parquet([{listing}], file_row_number=true, filename='__dpsynth_file'))"
+    )
+    return relation, "__dpsynth_part, file_row_number"
+
+
+def register_pairs(con, name: str, values, codes, source_type: str) -> None:
+    """A table ``name`` of (raw, code): ``values`` in the column's own SQL type, each with its code."""
+    try:
+        raw = values if isinstance(values, pa.Array) else pa.array(values)
+    except (OverflowError, pa.ArrowInvalid):  # whole numbers past int64 (a uint64 or HUGEINT column)
+        raw = pa.array([None if v is None else str(v) for v in values], type=pa.string())  # DuckDB casts back
+    con.register(f"{name}_arrow", pa.table({"raw": raw, "code": codes}))
+    con.execute(f"CREATE TABLE {name} AS SELECT CAST(raw AS {source_type}) AS raw, code FROM {name}_arrow").fetchall()
+    con.unregister(f"{name}_arrow")
+
+
+def kept_rows(
+    con, number: int, base: str, numbered: tuple, types: dict, column: str, raw, codes, persons, ranks
+) -> str:
+    """The query of the rows kept per person (:mod:`.persons`, step 4) over ``base`` (every row of the table whose
+    columns are ``types``, names to SQL types) and ``numbered`` (:func:`numbered_files`'s pair, or a frame's): the
+    rows of the persons past the bound (their identifiers ``raw``, coded ``codes``) ranked in the table's order,
+    those at the kept ``(persons, ranks)`` pairs kept, every other person's rows kept whole. Registers its two
+    small tables on ``con`` (named with ``number``)."""
+    relation, order = numbered
+    kept, persons_map = f"kept_{number}", f"persons_{number}"
+    register_pairs(con, persons_map, raw, codes, types[column])
+    con.register(kept, pa.table({"p": np.asarray(persons, np.int64), "i": np.asarray(ranks, np.int64)}))
+    cols, ident = ", ".join(quote(n) for n in types), quote(column)
+    return (
+        f"SELECT {cols} FROM (SELECT r.*, m.code AS __dpsynth_p, row_number() OVER (PARTITION BY m.code ORDER BY "
+        f"{order}) - 1 AS __dpsynth_i FROM {relation} r JOIN {persons_map} m "
+        f"ON r.{ident} IS NOT DISTINCT FROM m.raw) t "
+        f"SEMI JOIN {kept} k ON t.__dpsynth_p = k.p AND t.__dpsynth_i = k.i "
+        f"UNION ALL SELECT {cols} FROM {base} b ANTI JOIN {persons_map} m ON b.{ident} IS NOT DISTINCT FROM m.raw"
+    )
+
+
+def keep_rows_of_files(files: list, column: str, raw, codes, persons, ranks, folder: str) -> list:
+    """The rows kept per person of local Parquet ``files`` (:func:`kept_rows`), written by DuckDB, out of core, to
+    Parquet files in ``folder`` (which it also spills to); returns their paths. How the Spark engine bounds."""
+    listing = ", ".join(_literal(str(f)) for f in files)
+    con = duckdb.connect(":memory:", config={"temp_directory": folder, "preserve_insertion_order": False})
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
+        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE src)").fetchall())
+        query = kept_rows(con, 1, "src", numbered_files(listing), types, column, raw, codes, persons, ranks)
+        target = Path(folder) / "kept.parquet"
+        con.execute(f"COPY ({query}) TO {_literal(str(target))} (FORMAT parquet)").fetchall()
+    except duckdb.Error as exc:
+        raise DataError(f"the rows per person could not be kept ({type(exc).__name__})") from None
+    finally:
+        con.close()
+    return [target]
 
 
 def _code_type(cells: int) -> pa.DataType:
@@ -110,7 +175,7 @@ class DuckDBSource(EngineSource):
         self._numbers = itertools.count(1)
         try:
             names = self._run(lambda: self._register(data, files, encoding, delimiter, temp_directory))
-            self._table, self._weight = "src", "count(*)"
+            self._base, self._table, self._weight = "src", "src", "count(*)"
             self._setup(domain, names)
         except BaseException:
             self.close()
@@ -119,21 +184,21 @@ class DuckDBSource(EngineSource):
     # --- the source ------------------------------------------------------------------------
 
     def _register(self, data, files, encoding, delimiter, temp_directory) -> list:
-        if isinstance(data, pd.DataFrame):
-            if len(data.columns) != len(set(map(str, data.columns))):
+        if isinstance(data, (pd.DataFrame, pa.Table)):
+            if isinstance(data, pd.DataFrame) and len(data.columns) != len(set(map(str, data.columns))):
                 raise DataError("the table has duplicate column names")
-            self.con.register("source_frame", _arrow_frame(data))
-            self.con.execute("CREATE VIEW src AS SELECT * FROM source_frame")
-        elif isinstance(data, pa.Table):
-            self.con.register("source_frame", data)
-            self.con.execute("CREATE VIEW src AS SELECT * FROM source_frame")
-        elif isinstance(data, (str, Path)) and names_parquet(data):
-            # a folder or glob: exactly the files data/parts.py checked (the same list Spark reads)
-            listing = ", ".join(_literal(str(f)) for f in files or [data])
-            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
+            table = _arrow_frame(data) if isinstance(data, pd.DataFrame) else data
+            self.con.register("source_frame", table.append_column(_ROW, pa.array(np.arange(len(table)))))
+            self.con.execute(f"CREATE VIEW src AS SELECT * EXCLUDE ({_ROW}) FROM source_frame")
+            self._numbered = ("source_frame", _ROW)
         elif isinstance(data, (str, Path)):
-            self._csv = csv_to_parquet(data, encoding=encoding, delimiter=delimiter, temp_directory=temp_directory)
-            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet({_literal(str(self._csv.path))})")
+            if names_parquet(data):  # a folder or glob: exactly the files data/parts.py checked (as Spark reads)
+                listing = ", ".join(_literal(str(f)) for f in files or [data])
+            else:
+                self._csv = csv_to_parquet(data, encoding=encoding, delimiter=delimiter, temp_directory=temp_directory)
+                listing = _literal(str(self._csv.path))
+            self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
+            self._numbered = numbered_files(listing)
         else:
             raise DataError(f"data must be a path, a DataFrame or an Arrow table, got {type(data).__name__}")
         described = self.con.execute("SELECT column_name, column_type FROM (DESCRIBE src)").fetchall()
@@ -208,24 +273,24 @@ class DuckDBSource(EngineSource):
         When the whole records (every column, declared or not) are few too, they are folded first, in
         the one pass over the file: the kept columns' fold is then made from that small table, and the
         ledger's identity of the records (:meth:`records_identity`) hashes each distinct record once."""
-        if self._few_distinct("src", list(self._types)):
+        if self._base == "src" and self._few_distinct("src", list(self._types)):
             self._run(
                 lambda: self.con.execute(
                     f"CREATE TABLE folded AS SELECT *, count(*)::BIGINT AS {_WEIGHT} FROM src GROUP BY ALL"
                 ).fetchall()
             )
             self._folded, relation, weight = True, "folded", f"sum({_WEIGHT})"
-        elif self._few_distinct("src", names):
-            relation, weight = "src", "count(*)"
+        elif self._few_distinct(self._base, names):
+            relation, weight = self._base, "count(*)"
         else:
             return
-        cols = ", ".join(quote(n) for n in names)
+        cols, table = ", ".join(quote(n) for n in names), f"records_{next(self._numbers)}"
         self._run(
             lambda: self.con.execute(
-                f"CREATE TABLE records AS SELECT {cols}, {weight}::BIGINT AS {_WEIGHT} FROM {relation} GROUP BY ALL"
+                f"CREATE TABLE {table} AS SELECT {cols}, {weight}::BIGINT AS {_WEIGHT} FROM {relation} GROUP BY ALL"
             ).fetchall()
         )
-        self._table, self._weight = "records", f"sum({_WEIGHT})::BIGINT"
+        self._table, self._weight = table, f"sum({_WEIGHT})::BIGINT"
 
     def records_identity(self, secret: bytes):
         """The ledger's keyed fingerprints of the records, every column as the file holds it
@@ -246,6 +311,21 @@ class DuckDBSource(EngineSource):
                 sums.add(_as_pandas(batch))
         return sums.identity()
 
+    def _column_names(self) -> list:
+        return list(self._types)
+
+    def _person_values(self, column: str) -> tuple[pa.Array, np.ndarray]:
+        query = f"SELECT {quote(column)} AS raw, count(*) AS n FROM src GROUP BY ALL"
+        table = self._run(lambda: self.con.sql(query).to_arrow_table())
+        return table.column("raw").combine_chunks(), table.column("n").to_numpy()
+
+    def _bound(self, column: str, raw: pa.Array, codes: np.ndarray, persons: np.ndarray, ranks: np.ndarray) -> None:
+        number = next(self._numbers)
+        query = kept_rows(self.con, number, "src", self._numbered, self._types, column, raw, codes, persons, ranks)
+        table = f"bounded_{number}"
+        self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS {query}").fetchall())
+        self._base, self._table, self._weight, self._folded = table, table, "count(*)", False
+
     def _materialize(self, maps: dict) -> None:
         number = next(self._numbers)
         table = f"codes_{number}"
@@ -263,7 +343,7 @@ class DuckDBSource(EngineSource):
         # with its count when the records were folded or a sample of the codes has few distinct
         # rows (one query: the join feeds the aggregate). Exact either way.
         sample = f"({coded('', f'(SELECT * FROM {self._table} LIMIT {SAMPLE_ROWS})')})"
-        if maps and (self._table != "src" or self._few_distinct(sample, list(maps))):
+        if maps and (self._table != self._base or self._few_distinct(sample, list(maps))):
             self._run(
                 lambda: self.con.execute(
                     f"CREATE TABLE {table} AS "
@@ -277,17 +357,8 @@ class DuckDBSource(EngineSource):
             self._codes, self._count = table, "count(*)"
 
     def _register_map(self, name: str, column: ColumnMap, source_type: str) -> None:
-        values = list(column.raw)
-        try:
-            raw = pa.array(values)
-        except (OverflowError, pa.ArrowInvalid):  # whole numbers past int64 (a uint64 or HUGEINT column)
-            raw = pa.array([None if v is None else str(v) for v in values], type=pa.string())  # DuckDB casts back
         codes = pa.array(column.current, type=_code_type(column.cells))
-        self.con.register(f"{name}_arrow", pa.table({"raw": raw, "code": codes}))
-        self.con.execute(
-            f"CREATE TABLE {name} AS SELECT CAST(raw AS {source_type}) AS raw, code FROM {name}_arrow"
-        ).fetchall()
-        self.con.unregister(f"{name}_arrow")
+        register_pairs(self.con, name, list(column.raw), codes, source_type)
 
     def _block_counts(self, blocks: list) -> list:
         # One GROUP BY per block: measured faster in DuckDB than one GROUPING SETS query over all

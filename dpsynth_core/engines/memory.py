@@ -18,7 +18,7 @@ from ..data.encoding import EncodedTable, encode_column, encode_table
 from ..data.formats import read_data
 from ..domain import TableDomain
 from ..errors import DataError, DomainError
-from .base import Merge, Rebin, Vocabulary, check_recodings, merge_codes
+from .recodings import Merge, Rebin, Vocabulary, check_recodings, merge_codes
 
 
 class MemorySource:

@@ -41,8 +41,8 @@ class Engine:
             in ``takes``.
         takes: the settings of :func:`open_source` its source takes.
         in_memory: the table is read whole into memory (a path by
-            :func:`~dpsynth_core.data.tables.read_table`), so every method can read it and a person
-            column can bound its rows; a release read this way is returned or written from memory.
+            :func:`~dpsynth_core.data.tables.read_table`), so every method can read it; a release read
+            this way is returned or written from memory.
         reads_parquet: it reads Parquet (a file, a folder of parts or a glob); otherwise one CSV file.
         case_blind: it resolves column names without regard to case, so declared names that differ
             only in case are refused (:func:`check_column_names`).

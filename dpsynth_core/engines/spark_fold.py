@@ -1,4 +1,5 @@
-"""Spark's fold of the records (one row per distinct record, with its count), and the Arrow types Spark exchanges.
+"""Spark's fold of the records (one row per distinct record, with its count), how it reads local Parquet
+(:func:`read_parquet`, :func:`utc_wall_time`), and the Arrow types Spark exchanges.
 
 :func:`fold` groups a Spark DataFrame by some of its columns and counts each group, on the executors.
 Local Parquet files (a file, a folder of parts, a CSV's Parquet copy) whose columns pyarrow reads as
@@ -14,6 +15,8 @@ the same counts: Spark's final GROUP BY also merges what pyarrow keeps apart (``
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pyarrow as pa
 
 #: Spark's settings while it folds the records itself (restored after, the session may be the caller's):
@@ -23,6 +26,24 @@ FOLD_SETTINGS = {"spark.sql.codegen.aggregate.map.twolevel.enabled": "false"}
 
 #: A task adds up the groups of the row groups it read so far once they hold this many rows.
 COMBINE_ROWS = 1 << 20
+
+
+@contextmanager
+def fold_settings(spark):
+    """The session's SQL settings changed to :data:`FOLD_SETTINGS` for the block, then put back as they were
+    (the session may be the caller's)."""
+    conf = spark.conf
+    before = {key: conf.get(key, None) for key in FOLD_SETTINGS}
+    for key, value in FOLD_SETTINGS.items():
+        conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                conf.unset(key)
+            else:
+                conf.set(key, value)
 
 
 def fold(spark, frame, names: list, weight: str, files=None):
@@ -157,3 +178,23 @@ def arrow_type(kind) -> pa.DataType:
     from pyspark.sql.pandas.types import to_arrow_type
 
     return to_arrow_type(kind)
+
+
+def utc_wall_time(frame, spark):
+    """Time-zone timestamps (Spark's ``TimestampType``) as plain timestamps of their UTC wall-clock
+    time, as DuckDB and the records' fingerprint read them (Arrow needs no session time zone then)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    zoned = [f.name for f in frame.schema.fields if isinstance(f.dataType, TimestampType)]
+    if not zoned:
+        return frame
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    return frame.select(
+        [
+            F.to_utc_timestamp(column(f.name), zone).cast("timestamp_ntz").alias(f.name)
+            if f.name in zoned
+            else column(f.name)
+            for f in frame.schema.fields
+        ]
+    )

@@ -15,7 +15,6 @@ records are folded first (local Parquet by pyarrow in Spark's tasks): :mod:`.spa
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +26,10 @@ from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
 from .base import EngineSource
-from .spark_fold import FOLD_SETTINGS, fold, read_parquet
 from .spark_fold import arrow_schema as _arrow_schema
 from .spark_fold import arrow_type as _arrow_type
 from .spark_fold import column as _column
+from .spark_fold import fold, fold_settings, read_parquet, utc_wall_time
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -84,7 +83,7 @@ class SparkSource(EngineSource):
 
         files = checked_files(data)  # checked before a session starts
         self.spark = spark or SparkSession.getActiveSession() or local_session()
-        self._folded, self._every, self._here, self._files = False, False, None, None
+        self._folded, self._every, self._here, self._files, self._temporary = False, False, None, None, []
         try:
             if isinstance(data, DataFrame):
                 self.src = data
@@ -92,7 +91,7 @@ class SparkSource(EngineSource):
                 self.src = self._read(str(data), files, encoding, delimiter)
             else:
                 raise DataError(f"data must be a Spark DataFrame or a path, got {type(data).__name__}")
-            self.src = _utc_wall_time(self.src, self.spark)
+            self.src = self._read_frame = utc_wall_time(self.src, self.spark)
             self._setup(domain, self.src.columns)
         except BaseException as exc:
             self.close()
@@ -157,6 +156,35 @@ class SparkSource(EngineSource):
 
     # --- primitives ------------------------------------------------------------------------
 
+    def _column_names(self) -> list:
+        return list(self._read_frame.columns)
+
+    def _person_values(self, column: str) -> tuple[pa.Array, np.ndarray]:
+        from pyspark.sql import functions as F
+
+        table = self._collect(
+            self._read_frame.groupBy(_column(column).alias("raw")).agg(F.count(F.lit(1)).alias("n")), [column]
+        )
+        return table.column("raw").combine_chunks(), table.column("n").to_numpy()
+
+    def _bound(self, column: str, raw: pa.Array, codes, persons, ranks) -> None:
+        # Local files only, bounded by DuckDB's query out of core (Spark's window and joins over every row took
+        # 311 s for ten million rows, DuckDB 10 s) into a Parquet file that every later pass reads.
+        import tempfile
+
+        from .duckdb_source import keep_rows_of_files
+
+        if self._files is None:
+            raise DataError(
+                "Spark keeps at most K rows per person of local files only (a CSV or Parquet: their order ranks a "
+                "person's rows): save the table as Parquet here, or use the duckdb engine"
+            )
+        folder = tempfile.mkdtemp(prefix="dpsynth-spark-persons-")
+        self._temporary.append(folder)
+        self._files = keep_rows_of_files(self._files, column, raw, codes, persons, ranks, folder)
+        self.src = self._read_frame = utc_wall_time(read_parquet(self.spark, self._files), self.spark)
+        self._folded, self._every, self._here = False, False, None
+
     def _slotted(self, names: list):
         """The source's columns renamed c0, c1, ... (Spark's Arrow functions cannot resolve names with
         dots), then the records' weights when folded."""
@@ -184,7 +212,7 @@ class SparkSource(EngineSource):
         by = every if self._every else names
         self.src = fold(self.spark, self.src, by, _WEIGHT, self._files).persist()
         self._folded = True
-        with _settings(self.spark, FOLD_SETTINGS):  # the fold runs (and is kept) here
+        with fold_settings(self.spark):  # the fold runs (and is kept) here
             here = self._collect(self.src.limit(DRIVER_ROWS + 1), names)
         if here.num_rows <= DRIVER_ROWS:
             kinds = {n: _arrow_type(self.src.schema[n].dataType) for n in by}
@@ -385,28 +413,15 @@ class SparkSource(EngineSource):
             self.src.unpersist()
         if self._csv is not None:
             self._csv.cleanup()
+        import shutil
+
+        for folder in getattr(self, "_temporary", []):  # the rows kept per person (``_bound``), its twins' too
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _few(sample: pa.Table, names: list) -> bool:
     """Whether the sample holds at most one distinct record of ``names`` per ``AGGREGATE_BELOW`` rows."""
     return sample.select(names).group_by(names).aggregate([]).num_rows * AGGREGATE_BELOW <= sample.num_rows
-
-
-@contextmanager
-def _settings(spark, settings: dict):
-    """The session's SQL settings changed for the block, then put back as they were."""
-    conf = spark.conf
-    before = {key: conf.get(key, None) for key in settings}
-    for key, value in settings.items():
-        conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                conf.unset(key)
-            else:
-                conf.set(key, value)
 
 
 def _from_spark(exc) -> bool:
@@ -415,23 +430,3 @@ def _from_spark(exc) -> bool:
     from pyspark.errors import PySparkException
 
     return isinstance(exc, (PySparkException, Py4JError))
-
-
-def _utc_wall_time(frame, spark):
-    """Time-zone timestamps (Spark's ``TimestampType``) as plain timestamps of their UTC wall-clock
-    time, as DuckDB and the records' fingerprint read them (Arrow needs no session time zone then)."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import TimestampType
-
-    zoned = [f.name for f in frame.schema.fields if isinstance(f.dataType, TimestampType)]
-    if not zoned:
-        return frame
-    zone = spark.conf.get("spark.sql.session.timeZone")
-    return frame.select(
-        [
-            F.to_utc_timestamp(_column(f.name), zone).cast("timestamp_ntz").alias(f.name)
-            if f.name in zoned
-            else _column(f.name)
-            for f in frame.schema.fields
-        ]
-    )

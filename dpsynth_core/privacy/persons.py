@@ -43,36 +43,75 @@ def person_codes(ids: pd.Series, *, ignore_case: bool = False) -> np.ndarray:
     person), in letter case too when ``ignore_case`` (the publisher's declaration says so). Rows whose
     identifier is missing or empty are together one person: a person may lack an identifier on
     several rows, so counting each such row as a person of its own would let one person past ``K``.
+    Persons are numbered in the order of their identifiers' text (the missing one last), so an engine
+    that codes a column's distinct values gives each person the code the whole column gives it.
     """
     text = ids.astype("string").str.strip()
     if ignore_case:
         text = text.str.casefold()
-    codes, _ = pd.factorize(text.mask(text == ""), use_na_sentinel=True)
+    codes, uniques = pd.factorize(text.mask(text == ""), sort=True, use_na_sentinel=True)
     codes = codes.astype(np.int64)
-    codes[codes < 0] = codes.max(initial=-1) + 1
+    codes[codes < 0] = len(uniques)
     return codes
+
+
+def rows_per_person(codes: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+    """How many rows each person code holds: ``codes`` one per row (``counts`` None), or one per distinct
+    identifier with ``counts`` the rows holding it (what an engine counts)."""
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    return np.bincount(codes, weights=counts).astype(np.int64) if counts is not None else np.bincount(codes)
+
+
+def kept_ranks(per_person: np.ndarray, max_rows: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Which rows each person with more than ``max_rows`` rows keeps: ``(persons, ranks)``, one pair per kept
+    row (grouped by the persons' number of rows), ``ranks`` counting a person's rows ``0, 1, ...`` in the
+    table's order (a person with at most ``max_rows`` rows keeps them all and is not listed).
+
+    Each such person's kept ranks are a uniformly random ``max_rows``-subset of their rows, independent of
+    every other person's: one uniform key per row of those persons from ``rng`` (a release's generator:
+    ChaCha20 for a real release), drawn in (person, rank) order, and the ranks of the ``max_rows`` smallest
+    keys kept (ties, of probability about 2^-53 a pair, to the earlier rank). The draw depends only on the
+    rows per person, so every engine that counts them keeps the same rows. Vectorised over the persons
+    that hold one number of rows (a loop over the distinct numbers, never over persons or rows).
+    """
+    if max_rows < 1:
+        raise ValueError(f"max_rows ({max_rows}) must be >= 1")
+    over = np.flatnonzero(per_person > max_rows)
+    sizes = per_person[over]
+    starts = np.cumsum(sizes) - sizes
+    keys = rng.random(int(sizes.sum()))
+    persons, ranks = [], []
+    for size in np.unique(sizes):
+        mine = np.flatnonzero(sizes == size)
+        block = keys[starts[mine][:, None] + np.arange(size)]  # one row of keys per person of this size
+        chosen = np.argsort(block, axis=1, kind="stable")[:, :max_rows]
+        persons.append(np.repeat(over[mine], max_rows))
+        ranks.append(chosen.ravel())
+    if not persons:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(persons), np.concatenate(ranks).astype(np.int64)
 
 
 def bound_rows(
     frame: pd.DataFrame, column: str, max_rows: int, rng: np.random.Generator, *, ignore_case: bool = False
 ) -> pd.DataFrame:
     """At most ``max_rows`` rows of each person (rows whose ``column`` identifies the same person by
-    :func:`person_codes`), chosen uniformly at random with ``rng`` (a release's generator: ChaCha20 for a
-    real release), in their original order.
+    :func:`person_codes`), chosen uniformly at random by :func:`kept_ranks`, in their original order.
 
-    Vectorised: one random key per row, then each row's rank within its person by one sort.
+    Vectorised: each row's rank within its person by one stable sort. The engines for large tables keep
+    the same rows (``bound_persons`` of their sources): ranks in the file's order, the same draw.
     """
-    if max_rows < 1:
-        raise ValueError(f"max_rows ({max_rows}) must be >= 1")
     codes = person_codes(frame[column], ignore_case=ignore_case)
-    keys = rng.random(len(codes))
-    order = np.lexsort((keys, codes))
-    sorted_codes = codes[order]
-    starts = np.r_[True, sorted_codes[1:] != sorted_codes[:-1]] if len(codes) else np.zeros(0, bool)
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(codes)), 0))
+    per_person = rows_per_person(codes)
+    persons, ranks = kept_ranks(per_person, max_rows, rng)
+    order = np.argsort(codes, kind="stable")
+    starts = np.cumsum(per_person) - per_person
     rank = np.empty(len(codes), dtype=np.int64)
-    rank[order] = np.arange(len(codes)) - first
-    return frame[rank < max_rows]
+    rank[order] = np.arange(len(codes)) - starts[codes[order]]
+    keep = per_person[codes] <= max_rows
+    keep[order[starts[persons] + ranks]] = True
+    return frame[keep]
 
 
 def group_guarantee(epsilon: float, delta: float, group: int) -> tuple[float, float]:
@@ -183,8 +222,12 @@ def count_rows_per_person(
     :func:`person_codes`): a person is in exactly one count, so the histogram's L1 sensitivity is 1 whatever
     their rows. The bins are public (``1 .. cap``); the caller records the spend (a person-relation event).
     """
-    codes = person_codes(frame[column], ignore_case=ignore_case)
-    per_person = np.bincount(codes) if len(codes) else np.zeros(0, dtype=np.int64)
+    per_person = rows_per_person(person_codes(frame[column], ignore_case=ignore_case))
+    return rows_histogram(per_person, epsilon=epsilon, noise=noise, cap=cap)
+
+
+def rows_histogram(per_person: np.ndarray, *, epsilon: float, noise, cap: int) -> RowsPerPerson:
+    """:func:`count_rows_per_person` from the rows each person holds (:func:`rows_per_person`; an engine's)."""
     counts = np.bincount(np.minimum(per_person[per_person > 0], cap), minlength=cap + 1)[1:]
     noisy = counts + noise.discrete_laplace(cap, 1.0 / epsilon, label="rows per person")
     return RowsPerPerson(tuple(int(v) for v in noisy), float(epsilon), int(cap))

@@ -269,7 +269,7 @@ def prepare(
     if not isinstance(data, (str, Path, pd.DataFrame)):  # an open source says which engine counts it
         chosen = get_engine(getattr(data, "engine", IN_MEMORY))
     else:
-        chosen = get_engine(resolve_engine(info.cls, data, engine, domain.person))
+        chosen = get_engine(resolve_engine(info.cls, data, engine))
     # the cap follows the publisher's choice of a file (written in chunks) or a table in memory, never
     # the engine (``auto`` picks one from the file's size, a fact about the data)
     rows = check_rows(rows, _row_cap(out, fmt))

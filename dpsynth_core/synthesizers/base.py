@@ -63,15 +63,11 @@ def as_frame(data) -> pd.DataFrame:
     raise DataError(f"data must be a DataFrame or a path to a CSV file, got {type(data).__name__}")
 
 
-def resolve_engine(cls, data, engine: str | None = "auto", unit=None) -> str:
+def resolve_engine(cls, data, engine: str | None = "auto") -> str:
     """The engine a method of class ``cls`` reads ``data`` with (:func:`dpsynth_core.engines.choose_engine`),
-    except that ``auto`` keeps a CSV in memory (today's path) for methods that do not read sources, and
-    any table with a person ``unit`` (its rows are bounded in memory; the other engines refuse it)."""
+    except that ``auto`` keeps a CSV in memory (today's path) for methods that do not read sources."""
     from ..data.parts import names_parquet
     from ..engines import choose_engine
-
-    if unit is not None and engine in (None, "auto"):
-        engine = "pandas"
 
     chosen = choose_engine(data, engine)
     if (
@@ -295,15 +291,13 @@ class Synthesizer:
         if isinstance(data, CountingSource):
             if getattr(data, "engine", "") == "pandas" and (not self.reads_sources or self.unit_ is not None):
                 return None, data.frame, None
-            self._check_unit_engine(getattr(data, "engine", "?"))
             self._check_engine(getattr(data, "engine", "?"))
             if data.domain != self.declared_domain_:
                 raise ParameterError("the counting source was opened over another declaration than the one given")
             return data, None, None
-        chosen = resolve_engine(type(self), data, engine, self.unit_)
+        chosen = resolve_engine(type(self), data, engine)
         if chosen == "pandas":
             return None, as_frame(data), None
-        self._check_unit_engine(chosen)
         self._check_engine(chosen)
         source = open_source(data, self.declared_domain_, engine=chosen, memory_limit=memory_limit)
         return source, None, source
@@ -315,13 +309,6 @@ class Synthesizer:
             raise ParameterError(
                 f"method '{cls.method_name}' protects one record with a public row count; it cannot "
                 f"protect a {unit.name} with several rows: choose another method, or no person column"
-            )
-
-    def _check_unit_engine(self, engine: str) -> None:
-        if self.unit_ is not None and engine != "pandas":
-            raise ParameterError(
-                f"the person column needs the table in memory (engine 'pandas'); the {engine} engine "
-                "cannot bound the rows per person yet"
             )
 
     def _check_engine(self, engine: str) -> None:
@@ -343,10 +330,12 @@ class Synthesizer:
         self.declared_domain_.validate()
         self._report(0.1, "Measuring the data with noise")
         self.noise_ = make_noise_source(self.random_state)
-        if self.unit_ is not None:  # before any statistic; the identifier is then never read again
+        if self.unit_ is not None and source is None:  # before any statistic; the identifier is never read again
             frame = bound_rows(
                 frame, self.unit_.column, self.unit_.max_rows, self.noise_.rng, ignore_case=self.unit_.ignore_case
             )
+        elif self.unit_ is not None:  # the same rows kept by the engine (the same draw from the same generator)
+            source = source.bound_persons(self.unit_, self.noise_.rng)
         self.accountant_ = Accountant()
         column_epsilon = self.epsilon_
         n_rows = len(frame) if source is None else source.n_rows

@@ -46,7 +46,7 @@ import pandas as pd
 from ..data.counting import CodedTable
 from ..data.decoding import Decoded, decoded_codes
 from ..data.encoding import EncodedColumn
-from ..engines.base import Merge, Vocabulary
+from ..engines.recodings import Merge, Vocabulary
 from ..privacy.cathist import cathist, draw_from_generator, threshold
 from ..privacy.prefixes import release_levels
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from ... import constraints
 from ...domain.header import HEADER_JOIN
-from ...engines.base import Merge
+from ...engines.recodings import Merge
 from ...pgm import Measurement
 from ...wording import counted
 
@@ -283,7 +283,7 @@ class Blocks:
 class HiddenCounts:
     """A counting source that also counts groups holding hidden columns (exact counts, for the rounds'
     scores and measurements only, as every candidate's): the group's columns counted with each hidden
-    column's block recoded to missing or not (a public :class:`~dpsynth_core.engines.base.Merge`), a record's
+    column's block recoded to missing or not (a public :class:`~dpsynth_core.engines.recodings.Merge`), a record's
     hidden value then read from its block's cells. Any other group is the source's."""
 
     def __init__(self, table, blocks: Blocks):

@@ -27,7 +27,7 @@ def test_duckdb_counts_equal_the_in_memory_path_on_every_shared_dataset(dataset,
     path = shared_path(f"{dataset}.csv")
     reference = open_source(path, domain, engine="pandas")
     with open_source(path, domain, engine="duckdb", memory_limit="500MB", threads=1) as engine:
-        assert (engine._table == "records") is bool(fold)
+        assert engine._table.startswith("records") is bool(fold)
         assert_same_counts(reference, engine, pairs=dataset in ALL_PAIRS)
 
 
@@ -108,7 +108,7 @@ def test_duplicate_records_are_counted_once_with_their_weight():
                 assert_same_counts(reference, engine)
             else:
                 assert engine.marginal(("age", "sex")).sum() == len(frame)
-            assert (engine._table == "records") is aggregated  # 1,000 distinct rows among 20,000
+            assert engine._table.startswith("records") is aggregated  # 1,000 distinct rows among 20,000
             assert engine._count.startswith("sum") is aggregated
 
 

@@ -10,7 +10,7 @@ import pytest
 from dpsynth_core.data.encoding import encode_column
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.domain.schema import declaration_problems
-from dpsynth_core.engines.base import Vocabulary
+from dpsynth_core.engines.recodings import Vocabulary
 from dpsynth_core.privacy import prefixes
 from dpsynth_core.privacy.noise import NoiseSource
 from dpsynth_core.synthesizers.finite import finite_column
