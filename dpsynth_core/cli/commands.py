@@ -266,6 +266,30 @@ def add_sheet_flags(parser) -> None:
     )
 
 
+def add_engine_flags(parser, when: str = "") -> None:
+    """``--engine`` and ``--memory-limit``: how a command counts its table (``when``: a condition on ``auto``'s
+    choice of an engine for a large file)."""
+    from .. import constraints
+    from ..engines import AUTO, ENGINE_CHOICES, ENGINES, IN_MEMORY, LARGE_FILES
+
+    parser.add_argument(
+        "--engine",
+        default=AUTO,
+        choices=ENGINE_CHOICES,
+        help="how the table is counted: "
+        + ", ".join(f"{e.name} ({e.summary})" for e in ENGINES.values())
+        + f"; {AUTO} (default): {LARGE_FILES} for Parquet (a file, a folder or a glob) and CSV files "
+        f"above {constraints.ENGINE_AUTO_BYTES // 2**20} MB{' ' + when if when else ''}, else {IN_MEMORY}",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        dest="memory_limit",
+        default=None,
+        metavar="SIZE",
+        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)",
+    )
+
+
 def add_reading_flags(parser, what: str = "a CSV input") -> None:
     """How a table file is read in memory (a CSV's encoding and delimiter, a spreadsheet's sheet and header row),
     for the commands that read one whole: ``check-persons``, ``check-declaration``, and ``compare`` and ``report``

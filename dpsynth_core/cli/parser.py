@@ -12,7 +12,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import constraints
 from .outputs import DOMAIN_HELP, input_path, output_path
 
 
@@ -73,7 +72,6 @@ def add_option(parser, option) -> None:
 
 
 def add_synth(synth) -> None:
-    from ..engines import AUTO, ENGINE_CHOICES, ENGINES, IN_MEMORY, LARGE_FILES
     from ..synthesizers.options import METHOD_OPTIONS, SETTINGS
     from ..synthesizers.registry import DEFAULT_METHOD
 
@@ -108,23 +106,9 @@ def add_synth(synth) -> None:
     from .commands import add_sheet_flags
 
     add_sheet_flags(synth)
-    synth.add_argument(
-        "--engine",
-        default=AUTO,
-        choices=ENGINE_CHOICES,
-        help="how the table is counted: "
-        + ", ".join(f"{e.name} ({e.summary})" for e in ENGINES.values())
-        + f"; {AUTO} (default): {LARGE_FILES} for Parquet (a file, a folder or a glob) and CSV files "
-        f"above {constraints.ENGINE_AUTO_BYTES // 2**20} MB when the method reads through "
-        f"an engine, else {IN_MEMORY}",
-    )
-    synth.add_argument(
-        "--memory-limit",
-        dest="memory_limit",
-        default=None,
-        metavar="SIZE",
-        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)",
-    )
+    from .commands import add_engine_flags
+
+    add_engine_flags(synth, "when the method reads through an engine")
     synth.add_argument("--person", metavar="COLUMN", help="the column identifying a person: protect people, not rows")
     synth.add_argument("--max-rows-per-person", metavar="K", help="public bound on rows per person (with --person)")
     synth.add_argument(

@@ -24,13 +24,15 @@ CHECK_FORMAT = "dpsynth rows-per-person check 1"
 
 def add_commands(sub) -> None:
     """Register ``check-persons`` on the command line's subparsers (it sets ``run``)."""
-    from .commands import add_reading_flags
+    from .commands import add_engine_flags, add_reading_flags
 
     check = sub.add_parser(
         "check-persons",
         help="count rows per person with noise (its own budget, recorded): what --max-rows-per-person K drops",
     )
-    check.add_argument("input", type=input_path, help="the sensitive table (any file synth reads, in memory)")
+    check.add_argument(
+        "input", type=input_path, help="the sensitive table (any file synth reads: a folder or glob of Parquet too)"
+    )
     check.add_argument("--domain", required=True, type=input_path, help=DOMAIN_HELP)
     check.add_argument(
         "--person", metavar="COLUMN", help="the column identifying a person (default: the declaration's)"
@@ -43,6 +45,7 @@ def add_commands(sub) -> None:
     )
     check.add_argument("--seed", default=None, help="a seed for a repeatable check (tests and teaching; no guarantee)")
     add_reading_flags(check)
+    add_engine_flags(check)
     check.add_argument("--workspace", metavar="FOLDER", help="the workspace whose ledger records the check")
     check.add_argument("--dataset", metavar="NAME", help="count the check against this named dataset's budget")
     check.add_argument("--out", type=output_path, help="save the check (JSON) for synth --person-check")
@@ -62,27 +65,54 @@ def _domain(args):
     return domain.validate()
 
 
+def _open(args, domain):
+    """The table as ``synth`` reads it with the same flags: whole in memory (a DataFrame), or a counting source of
+    the engine ``auto`` or ``--engine`` picks (a Parquet file, folder or glob, a large CSV)."""
+    from ..data.file_bytes import check_delimiter, check_encoding
+    from ..engines import IN_MEMORY, choose_engine, get_engine, open_source
+    from .commands import read_in_memory
+
+    engine = get_engine(choose_engine(args.input, args.engine))
+    if engine.in_memory:
+        frame = read_in_memory(args)
+        domain.check_matches(frame.columns)
+        return frame
+    if args.header_rows is not None or args.header_row is not None or args.sheet is not None:
+        raise ParameterError(  # as synth: the engines read a CSV's header from its first line
+            f"--sheet, --header-row and --header-rows are read in memory: use --engine {IN_MEMORY}, or save the "
+            "file with a header of one line"
+        )
+    encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
+    return open_source(
+        args.input, domain, engine=engine.name, memory_limit=args.memory_limit, encoding=encoding, delimiter=delimiter
+    )
+
+
 def run_check_persons(args) -> None:
+    from ..data.parts import is_glob
     from ..privacy.persons import bounding_plan_words
     from ..usecases.person_check import person_check
     from ..validation import check_epsilon, check_seed
-    from .commands import input_name, open_workspace, read_in_memory
+    from .commands import input_name, open_workspace
     from .outputs import check_outputs, ledger_folders, write_all
 
     epsilon = check_epsilon(args.epsilon, "--epsilon")
     seed = check_seed(args.seed)
-    if not Path(args.input).is_file():  # before its outputs are checked against it
+    if not Path(args.input).exists() and not is_glob(args.input):  # before its outputs are checked against it
         raise ParameterError(f"file not found: {args.input}")
     reads = [("the input", args.input), ("--domain", args.domain)]
     targets = check_outputs([("--out", args.out)], reads, ledger_folders(args.workspace))
     domain = _domain(args)
-    frame = read_in_memory(args)
-    domain.check_matches(frame.columns)
-    workspace = open_workspace(args.workspace)
-    fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(frame), args.dataset)
-    unit = domain.person
-    name = args.dataset or input_name(args.input)
-    check = person_check(workspace, fingerprint, frame, domain, epsilon, name=name, source="cli", random_state=seed)
+    table = _open(args, domain)
+    try:
+        workspace = open_workspace(args.workspace)
+        fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(table), args.dataset)
+        unit = domain.person
+        name = args.dataset or input_name(args.input)
+        check = person_check(workspace, fingerprint, table, domain, epsilon, name=name, source="cli", random_state=seed)
+    finally:
+        if hasattr(table, "close"):
+            table.close()
     if seed is not None:
         from ..wording import SEED_NOTE
 

@@ -35,11 +35,23 @@ def identifiers(raw: pa.Array) -> pd.Series:
     return raw.to_pandas(types_mapper=lambda kind: pd.Int64Dtype() if pa.types.is_signed_integer(kind) else None)
 
 
-def bound_persons(source, unit, rng):
-    """A twin of the engine ``source`` counting at most ``unit.max_rows`` rows per person (steps 1-4 above)."""
+def _persons(source, unit) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """Steps 1 and 2: the identifier's distinct values, each one's person code, and the rows per person."""
     raw, counts = source._person_values(unit.column)
     codes = person_codes(identifiers(raw), ignore_case=unit.ignore_case)
-    per_person = rows_per_person(codes, counts)
+    return raw, codes, rows_per_person(codes, counts)
+
+
+def rows_of_each_person(source, unit) -> np.ndarray:
+    """How many rows each person holds in the engine ``source`` (exact: only a DP check may read it,
+    :func:`~dpsynth_core.privacy.persons.rows_histogram`), as :func:`~dpsynth_core.privacy.persons.rows_per_person`
+    counts them in memory."""
+    return _persons(source, unit)[2]
+
+
+def bound_persons(source, unit, rng):
+    """A twin of the engine ``source`` counting at most ``unit.max_rows`` rows per person (steps 1-4 above)."""
+    raw, codes, per_person = _persons(source, unit)
     persons, ranks = kept_ranks(per_person, unit.max_rows, rng)
     past = np.flatnonzero(per_person[codes] > unit.max_rows)
     twin = source._twin()

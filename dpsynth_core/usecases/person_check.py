@@ -11,10 +11,12 @@ a release drawn after it states what it found.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from .. import constraints
 from ..privacy.accounting import PrivacyEvent, person_relation
 from ..privacy.noise import make_noise_source
-from ..privacy.persons import RowsPerPerson, count_rows_per_person
+from ..privacy.persons import RowsPerPerson, count_rows_per_person, rows_histogram
 from ..privacy.spending import Spend
 from ..validation import check_epsilon
 
@@ -41,7 +43,8 @@ def person_check(
     source: str = "app",
     random_state=None,
 ) -> RowsPerPerson:
-    """Price, check and record, then measure the rows per person of ``frame`` for ``domain``'s person unit.
+    """Price, check and record, then measure the rows per person of ``frame`` (a DataFrame, or an engine's counting
+    source) for ``domain``'s person unit.
 
     ``workspace`` None records nothing (tests, a headless what-if); otherwise a check that does not fit the
     lifetime budget is refused by the ledger before the data is read.
@@ -55,6 +58,16 @@ def person_check(
             fingerprint, charge, name=name, method="check", purpose="rows per person", source=source, what="This check"
         )
     noise = make_noise_source(random_state)
-    return count_rows_per_person(
-        frame, unit.column, epsilon=epsilon, noise=noise, cap=constraints.PERSON_CHECK_CAP, ignore_case=unit.ignore_case
-    )
+    if isinstance(frame, pd.DataFrame):
+        return count_rows_per_person(
+            frame,
+            unit.column,
+            epsilon=epsilon,
+            noise=noise,
+            cap=constraints.PERSON_CHECK_CAP,
+            ignore_case=unit.ignore_case,
+        )
+    from ..engines.persons import rows_of_each_person
+
+    per_person = rows_of_each_person(frame, unit)  # an engine's source: the same counts, from its distinct values
+    return rows_histogram(per_person, epsilon=epsilon, noise=noise, cap=constraints.PERSON_CHECK_CAP)

@@ -82,3 +82,37 @@ def test_a_check_needs_a_person_and_fits_the_lifetime_budget(visits, tmp_path, c
     assert _check(folder, ws, "--epsilon", "0.1") == 2  # the second would pass the lifetime budget
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert len(Workspace(ws).ledger.spends()) == 1
+
+
+def test_a_parquet_register_is_checked_by_its_engine_as_the_csv_in_memory(visits, tmp_path, capsys):
+    """A register in Parquet (``auto`` picks DuckDB): the same noisy counts as its CSV read in memory for the same
+    seed, under the same ledger key, and the saved check goes on the card of the engine's release."""
+    folder, _ = visits
+    parquet = tmp_path / "visits.parquet"
+    pd.read_csv(folder / "visits.csv").to_parquet(parquet, index=False)
+    ws = tmp_path / "ws"
+    domain = ["--domain", str(folder / "domain.json"), "--workspace", str(ws), "--seed", "4"]
+    person = ["--person", "pid", "--max-rows-per-person", "2"]
+    saved = {}
+    for name, data in (("csv", folder / "visits.csv"), ("parquet", parquet)):
+        saved[name] = tmp_path / f"{name}.json"
+        assert main(["check-persons", str(data), *domain, *person, "--out", str(saved[name])]) == 0
+    csv, engine = (json.loads(saved[name].read_text()) for name in ("csv", "parquet"))
+    assert engine["check"] == csv["check"] and engine["ledger"] == csv["ledger"]
+    release = ["synth", str(parquet), "--domain", str(folder / "domain.json"), "--epsilon", "1", *person]
+    card = tmp_path / "card.json"
+    argv = [*release, "--person-check", str(saved["parquet"]), "--workspace", str(ws), "--card", str(card)]
+    assert main([*argv, "--out", str(tmp_path / "syn.parquet")]) == 0
+    assert any("recorded apart" in n for n in json.loads(card.read_text())["notes"])
+
+
+def test_a_header_over_several_lines_is_refused_with_an_engine(visits, tmp_path, capsys):
+    folder, _ = visits
+    argv = ["check-persons", str(folder / "visits.csv"), "--domain", str(folder / "domain.json"), "--engine", "duckdb"]
+    assert (
+        main(
+            [*argv, "--person", "pid", "--max-rows-per-person", "2", "--header-rows", "2", "--workspace", str(tmp_path)]
+        )
+        == 2
+    )
+    assert "--engine pandas" in capsys.readouterr().err
