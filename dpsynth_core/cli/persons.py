@@ -89,6 +89,8 @@ def _open(args, domain):
 
 
 def run_check_persons(args) -> None:
+    import pandas as pd
+
     from ..data.parts import is_glob
     from ..privacy.persons import bounding_plan_words
     from ..usecases.person_check import person_check
@@ -111,7 +113,7 @@ def run_check_persons(args) -> None:
         name = args.dataset or input_name(args.input)
         check = person_check(workspace, fingerprint, table, domain, epsilon, name=name, source="cli", random_state=seed)
     finally:
-        if hasattr(table, "close"):
+        if not isinstance(table, pd.DataFrame):  # an engine's source (a frame may have a column named close)
             table.close()
     if seed is not None:
         from ..wording import SEED_NOTE

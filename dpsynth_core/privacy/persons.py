@@ -99,18 +99,16 @@ def bound_rows(
     """At most ``max_rows`` rows of each person (rows whose ``column`` identifies the same person by
     :func:`person_codes`), chosen uniformly at random by :func:`kept_ranks`, in their original order.
 
-    Vectorised: each row's rank within its person by one stable sort. The engines for large tables keep
+    Vectorised: each person's rows in the table's order by one stable sort. The engines for large tables keep
     the same rows (``bound_persons`` of their sources): ranks in the file's order, the same draw.
     """
     codes = person_codes(frame[column], ignore_case=ignore_case)
     per_person = rows_per_person(codes)
     persons, ranks = kept_ranks(per_person, max_rows, rng)
-    order = np.argsort(codes, kind="stable")
+    order = np.argsort(codes, kind="stable")  # each person's rows together, in the table's order
     starts = np.cumsum(per_person) - per_person
-    rank = np.empty(len(codes), dtype=np.int64)
-    rank[order] = np.arange(len(codes)) - starts[codes[order]]
     keep = per_person[codes] <= max_rows
-    keep[order[starts[persons] + ranks]] = True
+    keep[order[starts[persons] + ranks]] = True  # the row of rank r of person p sits at starts[p] + r
     return frame[keep]
 
 
