@@ -83,7 +83,8 @@ class SparkSource(EngineSource):
 
         files = checked_files(data)  # checked before a session starts
         self.spark = spark or SparkSession.getActiveSession() or local_session()
-        self._folded, self._every, self._here, self._files, self._temporary = False, False, None, None, []
+        self._folded, self._every, self._here, self._files = False, False, None, None
+        self._temporary, self._persisted = [], []  # folders and kept folds, its twins' too (removed by close)
         try:
             if isinstance(data, DataFrame):
                 self.src = data
@@ -212,6 +213,7 @@ class SparkSource(EngineSource):
         by = every if self._every else names
         self.src = fold(self.spark, self.src, by, _WEIGHT, self._files).persist()
         self._folded = True
+        self._persisted.append(self.src)
         with fold_settings(self.spark):  # the fold runs (and is kept) here
             here = self._collect(self.src.limit(DRIVER_ROWS + 1), names)
         if here.num_rows <= DRIVER_ROWS:
@@ -409,8 +411,8 @@ class SparkSource(EngineSource):
         it may be the caller's)."""
         if getattr(self, "_owner", None) is not None:
             return
-        if getattr(self, "_folded", False):
-            self.src.unpersist()
+        for frame in getattr(self, "_persisted", []):
+            frame.unpersist()
         if self._csv is not None:
             self._csv.cleanup()
         import shutil
