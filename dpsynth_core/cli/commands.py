@@ -332,9 +332,9 @@ def add_declare(sub) -> None:
         "--dictionary",
         type=input_path,
         default=None,
-        help="the table's data dictionary to start from: a REDCap data dictionary (CSV), a DDI codebook (XML), a "
-        "Table Schema or a declaration (JSON); each column it describes takes its declaration, any other its "
-        "name's template",
+        help="the table's data dictionary to start from: a REDCap data dictionary (CSV), an XLSForm (xlsx), a DDI "
+        "codebook (XML), a Table Schema or a declaration (JSON); each column it describes takes its declaration, "
+        "any other its name's template",
     )
     add_sheet_flags(declare)
     declare.set_defaults(run=run_declare)

@@ -16,6 +16,7 @@ from .redcap import from_redcap_dictionary, redcap_fields
 from .schema import column_problems
 from .table_schema import from_table_schema, table_schema_of
 from .text import TextDomain
+from .xlsform import ZIP_MAGIC, from_xlsform, xlsform_sheets
 
 KINDS = {
     cls.kind: cls
@@ -63,7 +64,7 @@ def read_declaration_bytes(path) -> bytes:
             raw = handle.read(constraints.BINARY_SNIFF_BYTES)
             if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
                 raise DomainError(f"domain file {path} is not UTF-8 text (it is UTF-16): save it as UTF-8")
-            if b"\x00" in raw:
+            if b"\x00" in raw and not raw.startswith(ZIP_MAGIC):  # an XLSForm is a spreadsheet, a ZIP archive
                 raise DomainError(f"domain file {path} holds binary data (NUL bytes), not JSON text")
             if len(raw) <= limit:
                 raw += handle.read(limit + 1 - len(raw))
@@ -103,8 +104,9 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
 #: its loader): each is read from its metadata alone.
 DICTIONARY_WORDS = (
     "A published data dictionary loads as a declaration too: a portal's Table Schema (JSON), a REDCap project's "
-    "data dictionary (the CSV its *Data Dictionary* page downloads) or a survey's DDI codebook (XML, as data "
-    "archives publish them) declares every variable it documents: codes as categories with their labels, "
+    "data dictionary (the CSV its *Data Dictionary* page downloads), a survey's XLSForm (the spreadsheet a "
+    "KoboToolbox or ODK survey is written in) or its DDI codebook (XML, as data archives publish them) declares "
+    "every variable it documents: codes as categories with their labels, "
     "documented ranges as bounds, identifiers dropped; a bound it leaves out stays for you to give, and no "
     "statistic of the data it may hold is read."
 )
@@ -114,7 +116,11 @@ def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
     """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
     no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``. A Frictionless Table Schema (or a
     data package with one) is read as the starting declaration it describes (:mod:`.table_schema`), and so are a
-    REDCap data dictionary, a CSV file (:mod:`.redcap`), and a DDI codebook, an XML file (:mod:`.ddi`)."""
+    REDCap data dictionary, a CSV file (:mod:`.redcap`), an XLSForm, a spreadsheet (:mod:`.xlsform`), and a DDI
+    codebook, an XML file (:mod:`.ddi`)."""
+    sheets = xlsform_sheets(raw, name)
+    if sheets is not None:
+        return from_xlsform(*sheets, Path(str(name)).name)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:

@@ -11,6 +11,7 @@ from ..errors import DomainError
 from .column import ColumnDomain
 from .declaration import column_from_json, parse_declaration
 from .table import TableDomain
+from .templates import with_paths
 
 #: How an undeclared column starts: free text, which asks for a generator or to be dropped.
 UNDECLARED = {"type": "text"}
@@ -36,7 +37,7 @@ def load_for(raw: bytes, file_name: str, columns) -> Loaded:
     declaring none of the table's columns."""
     if len(raw) > constraints.MAX_DECLARATION_BYTES:
         raise DomainError(f"the file is larger than {constraints.MAX_DECLARATION_BYTES >> 20} MB")
-    spec = parse_declaration(raw, file_name)
+    spec = with_paths(parse_declaration(raw, file_name), columns)  # an XLSForm's questions under their groups
     domain = TableDomain.from_json(spec)
     try:
         domain.check_matches(list(columns))

@@ -193,11 +193,35 @@ def declaration_from_names(names, dataset: str = "", codebook: dict | None = Non
     }
 
 
+def with_paths(described: dict, names) -> dict:
+    """``described`` (a parsed declaration or dictionary) with each column the file holds under a group's path
+    named as the file names it: KoboToolbox's "include groups in headers" writes the form's ``age`` as
+    ``household/age`` and ``fruit/apple`` as ``household/fruit/apple``. Names only.
+
+    >>> with_paths({"columns": {"age": {"type": "integer"}}}, ["household/age"])["columns"]
+    {'household/age': {'type': 'integer'}}
+    """
+    given = dict(described.get("columns") or {})
+    renamed = {}
+    for name in map(str, names):
+        parts = name.split("/")
+        tail = next((t for t in ("/".join(parts[i:]) for i in range(1, len(parts))) if t in given), None)
+        if name not in given and tail is not None and tail not in renamed.values():
+            renamed[name] = tail
+    if not renamed:
+        return described
+    columns = {name: given[tail] for name, tail in renamed.items()}
+    columns |= {name: spec for name, spec in given.items() if name not in renamed.values()}
+    return {**described, "columns": columns}
+
+
 def from_dictionary(started: dict, described: dict) -> dict:
     """A starting declaration (``started``, from a file's names or codebook) with every column a data dictionary
-    describes (``described``: a REDCap data dictionary, a Table Schema or a declaration, parsed) taking the
-    dictionary's declaration; the file's other columns keep their start, the dictionary's columns the file does
-    not hold are left out (:func:`dictionary_notes` names them)."""
+    describes (``described``: a REDCap data dictionary, an XLSForm, a Table Schema or a declaration, parsed, its
+    columns matched to the file's group paths by :func:`with_paths`) taking the dictionary's declaration; the
+    file's other columns keep their start, the dictionary's columns the file does not hold are left out
+    (:func:`dictionary_notes` names them)."""
+    described = with_paths(described, started["columns"])
     given = described.get("columns") or {}
     columns = {name: given.get(name, spec) for name, spec in started["columns"].items()}
     out = {**started, "columns": columns}
