@@ -112,6 +112,14 @@ _RULES = [
     # REDCap's columns beside the fields: a repeated instrument's instance (1, 2, ...), a survey's identifier
     (r"^redcap_repeat_instance$", {"type": "integer", "min": 1}),
     (r"^redcap_survey_identifier$", {"type": "drop"}),
+    # a survey tool's columns beside the questions (KoboToolbox's _submission_time, _submitted_by, ...; ODK's device
+    # metadata): when it was sent, and who or what sent it, an identifier
+    (r"^submission_time$", {"type": "datetime"}),
+    (
+        r"^(submitted_by|submitter_name|deviceid|subscriberid|simserial|username|xform_id_string|validation_status"
+        r"|parent_index|parent_table_name)$",
+        {"type": "drop"},
+    ),
 ]
 
 

@@ -97,13 +97,22 @@ def test_pyxforms_example_forms_read_as_declarations_every_column_valid():
 def test_declare_from_a_kobo_export_with_groups_in_its_headers(tmp_path, capsys):
     """KoboToolbox's export with "include groups in headers": ``father/age`` is the form's ``age``."""
     export = tmp_path / "export.csv"
-    export.write_text("family_name,father/phone_number,father/age,_id,_uuid\nSmith,555,61,1,ab\n")
+    export.write_text(
+        "family_name,father/phone_number,father/age,_id,_uuid,_submission_time,_submitted_by\n"
+        "Smith,555,61,1,ab,2024-05-01T10:00:00,enumerator7\n"
+    )
     out = tmp_path / "declared.json"
     form = shared_path("xlsform/group.xlsx")
     assert main(["declare", str(export), "--dictionary", str(form), "--out", str(out)]) == 0
     columns = json.loads(out.read_text())["columns"]
     assert columns["father/age"] == {"type": "integer"} and columns["father/phone_number"] == {"type": "drop"}
     assert columns["family_name"] == {"type": "drop"}  # a person's name, by its name's template
+    assert [columns[c]["type"] for c in ("_id", "_uuid", "_submission_time", "_submitted_by")] == [
+        "drop",
+        "drop",
+        "datetime",
+        "drop",
+    ]  # KoboToolbox's own columns, by their names
     loaded = load_for(form.read_bytes(), "group.xlsx", ["family_name", "father/phone_number", "father/age"])
     assert loaded.fits and TableDomain.from_json(loaded.spec).columns["father/age"].kind == "integer"
 
