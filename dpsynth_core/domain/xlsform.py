@@ -46,8 +46,11 @@ DROPPED = {
 #: Question types that write no column.
 SILENT = {"note", "begin_group", "end_group"}
 #: Question types of a moment, and their declarations' type.
-MOMENTS = {"date": "date", "today": "date", "datetime": "datetime", "start": "datetime", "end": "datetime"}
-MOMENTS["time"] = "time"
+MOMENTS = {
+    "date": "date", "today": "date", "datetime": "datetime", "start": "datetime", "end": "datetime", "time": "time",
+}  # fmt: skip
+#: A sheet of more rows than this is no survey's form (a form of a thousand questions is long).
+MAX_ROWS = 20_000
 _BOUND = re.compile(r"\.\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?)")
 
 
@@ -68,17 +71,19 @@ def xlsform_sheets(raw: bytes, name: str = "the form") -> tuple[list[dict], list
         raise DomainError(
             f"domain file {name} is a spreadsheet without a 'survey' sheet: an XLSForm (KoboToolbox, ODK) has one"
         )
-    survey, choices = _rows(sheets["survey"]), _rows(sheets["choices"]) if "choices" in sheets else []
-    if not survey or not {"type", "name"} <= set(survey[0]):
+    survey, choices = _rows(sheets["survey"], name), _rows(sheets["choices"], name) if "choices" in sheets else []
+    if not {"type", "name"} <= {key for row in survey for key in row}:
         raise DomainError(f"domain file {name} is an XLSForm whose survey sheet has no 'type' and 'name' columns")
     return survey, choices
 
 
-def _rows(sheet) -> list[dict]:
+def _rows(sheet, name: str) -> list[dict]:
     rows = sheet.iter_rows(values_only=True)
     header = [re.sub(r"\s+", "_", str(h).strip().lower()) if h is not None else "" for h in next(rows, ())]
     out = []
-    for row in rows:
+    for number, row in enumerate(rows):
+        if number >= MAX_ROWS:
+            raise DomainError(f"domain file {name} has a sheet of more than {MAX_ROWS:,} rows: is it an XLSForm?")
         cells = {h: str(v).strip() for h, v in zip(header, row) if h and v is not None and str(v).strip()}
         if cells:
             out.append(cells)

@@ -64,6 +64,9 @@ HOUSEHOLD = _form(
 
 def test_a_form_declares_what_its_questions_say_and_nothing_from_data():
     columns = parse_declaration(HOUSEHOLD, "household_survey.xlsx")["columns"]
+    assert parse_declaration(_form([["type", "name"], ["end group"], ["integer", "n"]]), "f.xlsx")["columns"] == {
+        "n": {"type": "integer"}
+    }  # a first row without a name is still a form
     assert columns["age"] == {"type": "integer", "min": 0, "max": 120}
     assert columns["members"] == {"type": "integer", "min": 1}  # a range still to close, never from the data
     assert columns["income"] == {"type": "float", "min": 0}
@@ -118,15 +121,16 @@ def test_declare_from_a_kobo_export_with_groups_in_its_headers(tmp_path, capsys)
 
 
 @pytest.mark.parametrize(
-    "raw, message",
+    "made, message",
     [
-        (_form([["type", "name"], ["integer", "age"]], survey_name="questions"), "without a 'survey' sheet"),
-        (_form([["question", "label"], ["age", "Age"]]), "no 'type' and 'name' columns"),
-        (b"PK\x03\x04 not really a spreadsheet", "not a readable spreadsheet"),
+        (lambda: _form([["type", "name"], ["integer", "age"]], survey_name="questions"), "without a 'survey' sheet"),
+        (lambda: _form([["question", "label"], ["age", "Age"]]), "no 'type' and 'name' columns"),
+        (lambda: _form([["type", "name"]] + [["integer", f"q{i}"] for i in range(20_001)]), "more than 20,000 rows"),
+        (lambda: b"PK\x03\x04 not really a spreadsheet", "not a readable spreadsheet"),
     ],
-    ids=["no survey sheet", "no type column", "no spreadsheet"],  # (a workbook's bytes hold the time it was written)
+    ids=["no survey sheet", "no type column", "too long", "no spreadsheet"],
 )
-def test_a_spreadsheet_that_is_no_form_is_one_line(raw, message):
+def test_a_spreadsheet_that_is_no_form_is_one_line(made, message):
     with pytest.raises(DomainError, match=message) as caught:
-        parse_declaration(raw, "form.xlsx")
+        parse_declaration(made(), "form.xlsx")
     assert len(str(caught.value).splitlines()) == 1
