@@ -922,6 +922,21 @@ def test_a_redcap_data_dictionary_loaded_on_the_domain_page_declares_the_export(
     assert TableDomain.from_json(declared).problems() == [] and not at.error
 
 
+def test_an_xlsform_loaded_on_the_domain_page_declares_a_kobo_export_with_groups():
+    """A KoboToolbox export whose headers hold the form's groups (``father/age``) and its XLSForm (pyxform's group
+    example), loaded as the declaration: the form's questions declared under their paths, and the age, which the form
+    does not bound, left for the publisher to bound (never from the data)."""
+    from tests.conftest import shared_path
+
+    raw = b"family_name,father/phone_number,father/age\nSmith,555,61\nJones,556,58\n"
+    form = shared_path("xlsform/group.xlsx").read_bytes()
+    at = _load_declaration(_upload(_app().run(), "export.csv", raw), form, "group.xlsx")
+    declared = at.session_state["declaration"]
+    assert declared["columns"]["father/age"] == {"type": "integer"}
+    assert declared["columns"]["father/phone_number"] == {"type": "drop"}
+    assert [e.value for e in at.error] == ["2 of 3 columns are ready. Still to do: **father/age**."]
+
+
 def test_a_redcap_export_with_a_row_per_event_is_told_its_records_are_persons():
     """REDCap's longitudinal example writes a row per record and event (``redcap_event_name``): the Data page says,
     from the names alone, that the record id names a person with several rows, to declare as the privacy unit."""
