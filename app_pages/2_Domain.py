@@ -36,7 +36,7 @@ version = st.session_state[state.DECLARATION_VERSION]
 # --- load and save -----------------------------------------------------------------------
 with st.expander("Load or save a declaration (JSON, or a Table Schema, REDCap dictionary, XLSForm or DDI codebook)"):
     st.markdown(f"A declaration saved once serves every release of the same kind of table. {DICTIONARY_WORDS}")
-    upload = st.file_uploader("Load a declaration", type=["json", "csv", "xml", "xlsx"], key="domain_load")
+    upload = st.file_uploader("Load a declaration", type=["json", "csv", "xml", "xlsx", "xls"], key="domain_load")
     if upload is not None and st.session_state.get("domain_load_done") != upload.file_id:
         st.session_state["domain_load_done"] = upload.file_id
         st.session_state.pop("domain_load_partial", None)

@@ -16,7 +16,7 @@ from .redcap import from_redcap_dictionary, redcap_fields
 from .schema import column_problems
 from .table_schema import from_table_schema, table_schema_of
 from .text import TextDomain
-from .xlsform import ZIP_MAGIC, from_xlsform, xlsform_sheets
+from .xlsform import WORKBOOK_MAGIC, from_xlsform, xlsform_sheets
 
 KINDS = {
     cls.kind: cls
@@ -64,7 +64,7 @@ def read_declaration_bytes(path) -> bytes:
             raw = handle.read(constraints.BINARY_SNIFF_BYTES)
             if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
                 raise DomainError(f"domain file {path} is not UTF-8 text (it is UTF-16): save it as UTF-8")
-            if b"\x00" in raw and not raw.startswith(ZIP_MAGIC):  # an XLSForm is a spreadsheet, a ZIP archive
+            if b"\x00" in raw and not raw.startswith(WORKBOOK_MAGIC):  # an XLSForm is a workbook
                 raise DomainError(f"domain file {path} holds binary data (NUL bytes), not JSON text")
             if len(raw) <= limit:
                 raw += handle.read(limit + 1 - len(raw))

@@ -31,13 +31,16 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 
 from ..errors import DomainError
 from .templates import categories, documented_number, template_for
 
-#: A spreadsheet (xlsx) is a ZIP archive.
-ZIP_MAGIC = b"PK\x03\x04"
+#: How a workbook starts: ``.xlsx`` and ``.ods`` are ZIP archives, ``.xls`` an OLE compound file.
+WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
+#: The first XLSForms' names of question types, by today's.
+TYPE_ALIASES = {"int": "integer", "string": "text", "select1": "select_one", "float": "decimal"}
+#: The first XLSForms' names of the columns read (``bind:constraint``), by today's.
+HEADER_ALIASES = {"bind:constraint": "constraint", "list_name": "list_name", "list": "list_name"}
 #: Question types whose column names or reaches a person or a place, or holds a file (dropped).
 DROPPED = {
     "deviceid", "subscriberid", "simserial", "phonenumber", "username", "email", "audit", "geopoint", "geotrace",
@@ -56,35 +59,47 @@ _BOUND = re.compile(r"\.\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?)")
 
 def xlsform_sheets(raw: bytes, name: str = "the form") -> tuple[list[dict], list[dict]] | None:
     """The ``survey`` and ``choices`` sheets of an XLSForm (rows as ``{header: text}``, headers in lower case), or
-    None when ``raw`` is no spreadsheet. A spreadsheet without a ``survey`` sheet, or one whose survey sheet has
-    no ``type`` and ``name`` columns, is refused in one line (:class:`~dpsynth_core.errors.DomainError`)."""
-    if not raw.startswith(ZIP_MAGIC):
+    None when ``raw`` is no workbook (``.xlsx`` or ``.ods``, ZIP archives; ``.xls``, an OLE file: read by calamine,
+    the reader of the Data page's spreadsheets). A workbook without a ``survey`` sheet, or whose survey sheet has no
+    ``type`` and ``name`` columns, is refused in one line (:class:`~dpsynth_core.errors.DomainError`)."""
+    if not raw.startswith(WORKBOOK_MAGIC):
         return None
-    import openpyxl
+    from python_calamine import CalamineError, CalamineWorkbook
 
     try:
-        book = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        book = CalamineWorkbook.from_filelike(io.BytesIO(raw))
+        sheets = {str(title).strip().lower(): title for title in book.sheet_names}
+        if "survey" not in sheets:
+            raise DomainError(
+                f"domain file {name} is a spreadsheet without a 'survey' sheet: an XLSForm (KoboToolbox, ODK) has one"
+            )
+        survey = _rows(book.get_sheet_by_name(sheets["survey"]), name)
+        choices = _rows(book.get_sheet_by_name(sheets["choices"]), name) if "choices" in sheets else []
+    except DomainError:
+        raise
+    except (CalamineError, ValueError, OSError) as exc:
         raise DomainError(f"domain file {name} is not a readable spreadsheet ({type(exc).__name__})") from None
-    sheets = {str(title).strip().lower(): book[title] for title in book.sheetnames}
-    if "survey" not in sheets:
-        raise DomainError(
-            f"domain file {name} is a spreadsheet without a 'survey' sheet: an XLSForm (KoboToolbox, ODK) has one"
-        )
-    survey, choices = _rows(sheets["survey"], name), _rows(sheets["choices"], name) if "choices" in sheets else []
     if not {"type", "name"} <= {key for row in survey for key in row}:
         raise DomainError(f"domain file {name} is an XLSForm whose survey sheet has no 'type' and 'name' columns")
     return survey, choices
 
 
+def _cell(value) -> str:
+    """A cell as the form's author typed it (a whole number a workbook stores as ``1.0`` is ``1``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
 def _rows(sheet, name: str) -> list[dict]:
-    rows = sheet.iter_rows(values_only=True)
-    header = [re.sub(r"\s+", "_", str(h).strip().lower()) if h is not None else "" for h in next(rows, ())]
+    if sheet.height > MAX_ROWS + 1:
+        raise DomainError(f"domain file {name} has a sheet of more than {MAX_ROWS:,} rows: is it an XLSForm?")
+    rows = iter(sheet.to_python(skip_empty_area=False))
+    header = [re.sub(r"\s+", "_", _cell(h).lower()) for h in next(rows, ())]
+    header = [HEADER_ALIASES.get(h, h) for h in header]
     out = []
-    for number, row in enumerate(rows):
-        if number >= MAX_ROWS:
-            raise DomainError(f"domain file {name} has a sheet of more than {MAX_ROWS:,} rows: is it an XLSForm?")
-        cells = {h: str(v).strip() for h, v in zip(header, row) if h and v is not None and str(v).strip()}
+    for row in rows:
+        cells = {h: _cell(v) for h, v in zip(header, row) if h and v is not None and _cell(v)}
         if cells:
             out.append(cells)
     return out
@@ -134,7 +149,8 @@ def _kind(row: dict) -> tuple[str, str]:
     for select in ("select_one", "select_multiple", "select one", "select multiple"):
         if text.startswith(select + " ") and not text.startswith(select + "_from_file"):
             return select.replace(" ", "_"), text[len(select) + 1 :].split(" ")[0]
-    return text.replace(" ", "_"), ""
+    kind = text.replace(" ", "_")
+    return TYPE_ALIASES.get(kind, kind), ""
 
 
 def _question_columns(row: dict, lists: dict) -> dict:

@@ -93,6 +93,10 @@ def test_pyxforms_example_forms_read_as_declarations_every_column_valid():
     assert {columns[c]["type"] for c in ("geopoint_test", "image_test", "deviceid", "phonenumber")} == {"drop"}
     older = parse_declaration(read_declaration_bytes(shared_path("xlsform/loop.xlsx")), "loop.xlsx")["columns"]
     assert "available_toilet_types/bucket_system" in older and "number" not in older  # "select all that apply from"
+    widgets = parse_declaration(read_declaration_bytes(shared_path("xlsform/widgets.xls")), "widgets.xls")["columns"]
+    assert widgets["my_int"] == {"type": "integer", "max": 9}  # an .xls form (an "int" of constraint ". < 10")
+    assert widgets["my_decimal"] == {"type": "float", "min": 10.51, "max": 18.39}
+    assert widgets["my_select/a"]["labels"]["1"] == "option a" and widgets["my_select1"]["values"][0] == "1"
     sexes = parse_declaration(read_declaration_bytes(shared_path("xlsform/specify_other.xlsx")), "s.xlsx")["columns"]
     assert sexes["sex"]["values"] == ["male", "female"]  # "select one from", a "list name" column
 
