@@ -210,16 +210,19 @@ def with_paths(described: dict, names) -> dict:
     {'household/age': {'type': 'integer'}}
     """
     given = dict(described.get("columns") or {})
-    renamed = {}
+    renamed, taken = {}, set()
     for name in map(str, names):
+        if name in given or "/" not in name:
+            continue
         parts = name.split("/")
         tail = next((t for t in ("/".join(parts[i:]) for i in range(1, len(parts))) if t in given), None)
-        if name not in given and tail is not None and tail not in renamed.values():
+        if tail is not None and tail not in taken:
             renamed[name] = tail
+            taken.add(tail)
     if not renamed:
         return described
     columns = {name: given[tail] for name, tail in renamed.items()}
-    columns |= {name: spec for name, spec in given.items() if name not in renamed.values()}
+    columns |= {name: spec for name, spec in given.items() if name not in taken}
     return {**described, "columns": columns}
 
 

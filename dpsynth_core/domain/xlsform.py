@@ -40,7 +40,7 @@ WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
 #: The first XLSForms' names of question types, by today's.
 TYPE_ALIASES = {"int": "integer", "string": "text", "select1": "select_one", "float": "decimal"}
 #: The first XLSForms' names of the columns read (``bind:constraint``), by today's.
-HEADER_ALIASES = {"bind:constraint": "constraint", "list_name": "list_name", "list": "list_name"}
+HEADER_ALIASES = {"bind:constraint": "constraint", "list": "list_name"}
 #: Question types whose column names or reaches a person or a place, or holds a file (dropped).
 DROPPED = {
     "deviceid", "subscriberid", "simserial", "phonenumber", "username", "email", "audit", "geopoint", "geotrace",
@@ -99,7 +99,7 @@ def _rows(sheet, name: str) -> list[dict]:
     header = [HEADER_ALIASES.get(h, h) for h in header]
     out = []
     for row in rows:
-        cells = {h: _cell(v) for h, v in zip(header, row) if h and v is not None and _cell(v)}
+        cells = {h: text for h, v in zip(header, row) if h and v is not None and (text := _cell(v))}
         if cells:
             out.append(cells)
     return out
@@ -133,10 +133,12 @@ def _bounded(spec: dict, constraint: str, whole: bool) -> dict:
     return spec
 
 
-def _range(parameters: str, whole: bool) -> dict:
+def _range(parameters: str) -> dict:
+    """A ``range`` question's numbers: from its ``start`` to its ``end`` (XLSForm's defaults 0 and 10), whole unless
+    a parameter has decimals."""
     found = dict(re.findall(r"(start|end|step)\s*=\s*(-?[\d.]+)", parameters or ""))
     start, end = documented_number(found.get("start", "0")), documented_number(found.get("end", "10"))
-    spec = {"type": "integer" if whole else "float"}
+    spec = {"type": "float" if any("." in v for v in found.values()) else "integer"}
     return spec | {"min": start, "max": end} if start is not None and end is not None else spec
 
 
@@ -171,8 +173,7 @@ def _question_columns(row: dict, lists: dict) -> dict:
         whole = kind == "integer"
         return {name: _bounded({"type": "integer" if whole else "float"}, row.get("constraint", ""), whole)}
     if kind == "range":
-        whole = all("." not in v for v in re.findall(r"=\s*(-?[\d.]+)", row.get("parameters", "")))
-        return {name: _range(row.get("parameters", ""), whole)}
+        return {name: _range(row.get("parameters", ""))}
     if kind in MOMENTS:
         return {name: {"type": MOMENTS[kind]}}
     if kind == "calculate":
