@@ -374,7 +374,9 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     if QUIET_ENDS:  # an empty tail of the range keeps no weight, and the edge piece slopes down toward it
         weights = keep_between(piece_lows, weights, bin_lows, *kept)
         if HUG_DATA:  # inside a bin beyond them, no weight spread up to the declared end by noise alone
-            weights = bin_weights.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std)
+            weights = bin_weights.hug_data(
+                piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std, top=top, integer=integer
+            )
     bin_lows = np.union1d(bin_lows, ends).astype(bin_lows.dtype)
     if integer and leaf_cuts.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
