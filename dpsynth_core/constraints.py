@@ -73,7 +73,7 @@ INSIDE_SHARE = 0.1
 #: standard deviations of the noise, made familywise over the column's cells (a chance of Phi(-EMPTY_Z),
 #: 2.3%, that an empty region of a column is kept), while they hold at most TAIL_SHARE of the estimated
 #: records or one noise deviation (dpsynth_core.pgm.support.support_from, and the leaves of a numeric
-#: column's bins in dpsynth_core.privacy.bin_weights.quiet_ends). Post-processing only.
+#: column's bins in dpsynth_core.privacy.tails.quiet_ends). Post-processing only.
 EMPTY_Z = 2.0
 TAIL_SHARE = 0.005
 #: The "missing" cells of a table's columns (a default the publisher did not choose) are tested as one family at

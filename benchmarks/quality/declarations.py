@@ -389,7 +389,7 @@ def set_constant(parser, name: str, value: str) -> None:
     """Set a constant wherever the method reads it (a constant imported by name too)."""
     from dpsynth_core import constraints
     from dpsynth_core.pgm import support
-    from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points
+    from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points, tails
     from dpsynth_core.synthesizers.marginals import budget, measurements, selection, synthesizer
 
     modules = (
@@ -401,6 +401,7 @@ def set_constant(parser, name: str, value: str) -> None:
         leaves,
         points,
         bin_weights,
+        tails,
         leaf_cuts,
         constraints,
         support,

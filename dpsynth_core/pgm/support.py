@@ -43,7 +43,7 @@ def support_from(
       A tail of cells all in ``beyond`` (column -> boolean per ordered cell: wholly outside the range that
       another DP measurement, the leaf counts of the column's adaptive bins, could tell from empty) may be
       cut for looking empty up to ``BEYOND_WALK`` deviations of its sum more, ``max(limit, s) + s * sqrt(j)``
-      (as :func:`dpsynth_core.privacy.bin_weights.quiet_ends` cuts a long tail of leaves): two independent
+      (as :func:`dpsynth_core.privacy.tails.quiet_ends` cuts a long tail of leaves): two independent
       measurements find it quiet, so an empty bin at the declared end no longer keeps rows whenever its noise
       passes one deviation (prior counts 0-36 declared 0-100, 1,000 records: a bin 76-100 with 84 records).
       A cell of ``protected`` (column -> boolean per ordered cell: a declared special value such as

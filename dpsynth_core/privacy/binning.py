@@ -48,7 +48,7 @@ counts (their noise cancels on average when neighbours are summed):
   the tables a method measures small; they are released as the column's ``edges``;
 * a leaf of at most :data:`.leaf_cuts.SPLIT_NARROW` whole numbers (or :data:`.leaf_cuts.SPLIT_WIDE`) whose
   noisy count is at least a share of the noisy total inside the kept leaves (1/12, or half) and stands clear of
-  the noise (:func:`.bin_weights.clear_level`; a leaf of :data:`.leaf_cuts.SPLIT_PAIR` values need not, nor a
+  the noise (:func:`.tails.clear_level`; a leaf of :data:`.leaf_cuts.SPLIT_PAIR` values need not, nor a
   short one at an edge of the data, :data:`.leaf_cuts.SPLIT_EDGE`) is then cut into a bin per value,
   the heaviest first while the column keeps at most :data:`~dpsynth_core.constraints.FITTED_MAX_BINS` bins:
   PrivTree stopped there for its depth bias, not for want of records, and nothing it measured says how they lie
@@ -62,10 +62,10 @@ counts (their noise cancels on average when neighbours are summed):
   shape of the data inside a bin and a one-value piece (a spike) stays exact; inside a piece, the
   density slopes toward its denser neighbour (:func:`.bin_weights.sloped_pieces`);
 * counts of one value each are smoothed where that lowers their error (:func:`.bin_weights.smoothed_counts`); the
-  range's tails that the counts cannot tell from empty (:func:`.bin_weights.quiet_ends`: a tail narrower than the
-  rest only within the tail bound), or islands beyond an empty stretch (:func:`.bin_weights.without_islands`), get
+  range's tails that the counts cannot tell from empty (:func:`.tails.quiet_ends`: a tail narrower than the
+  rest only within the tail bound), or islands beyond an empty stretch (:func:`.tails.without_islands`), get
   no weight, and in a bin wholly beyond the kept leaves the weights fall away from the data
-  (:func:`.bin_weights.hug_data`); the model's support cuts such a bin more readily (``FittedBins.kept``).
+  (:func:`.tails.hug_data`); the model's support cuts such a bin more readily (``FittedBins.kept``).
 
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in
@@ -94,8 +94,8 @@ from .. import constraints
 from ..data.counting import SortedValues
 from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
-from . import bin_weights, leaf_cuts
-from .bin_weights import cut_special, keep_between, merge_small_bins, quiet_ends, sloped_pieces, usable_weights
+from . import bin_weights, leaf_cuts, tails
+from .bin_weights import cut_special, merge_small_bins, sloped_pieces, usable_weights
 from .leaves import COARSE_LEVELS, FINE_LEVELS, below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
 from .points import named_points, point_ends, points_words
@@ -107,7 +107,7 @@ FINE_MAX_BINS = 256
 SLOPE_PARTS = 8
 SLOPE_FLOOR = 5.0
 #: Ablations of the post-processing in the module docstring (each True in releases): tails that the leaf counts
-#: cannot tell from empty get no weight inside their bins (:func:`.bin_weights.quiet_ends`), short tails cut only
+#: cannot tell from empty get no weight inside their bins (:func:`.tails.quiet_ends`), short tails cut only
 #: within the tail bound, weights beyond the kept leaves falling away from the data, one-value counts smoothed.
 QUIET_ENDS = SHORT_TAILS = HUG_DATA = SMOOTH = True
 #: The binning share is split over at least this many columns, so one or two adaptive columns
@@ -324,7 +324,7 @@ def fit_column(
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
         if QUIET_ENDS:
-            weights = keep_between(lows, weights, roots_low, *kept)
+            weights = tails.keep_between(lows, weights, roots_low, *kept)
         spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
     return FittedBins(
         column.name,
@@ -342,13 +342,13 @@ def fit_column(
 
 def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = False, dense: bool = False) -> tuple:
     """The values a column's pieces may place records at: from the first kept leaf's low end up to (not
-    including) the end of the last kept leaf (:func:`.bin_weights.quiet_ends`, at most ``TAIL_SHARE`` of the
+    including) the end of the last kept leaf (:func:`.tails.quiet_ends`, at most ``TAIL_SHARE`` of the
     noisy total lost per tail, or one noise deviation; a long tail's walk at ``DENSE_WALK`` on a dense table's
     counts per value). Post-processing."""
     widths = np.diff(np.append(lows, top + 1 if integer else top)) if by_width else None  # a long tail or not
-    limit, walk = constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0), bin_weights.DENSE_WALK if dense else None
-    first, last = quiet_ends(noisy, std, limit=limit, widths=widths, walk=walk)
-    first, last = bin_weights.without_islands(noisy, widths, first, last, std) if by_width else (first, last)
+    limit, walk = constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0), tails.DENSE_WALK if dense else None
+    first, last = tails.quiet_ends(noisy, std, limit=limit, widths=widths, walk=walk)
+    first, last = tails.without_islands(noisy, widths, first, last, std) if by_width else (first, last)
     end = lows[last + 1] if last + 1 < len(lows) else (top + 1 if integer else np.inf)
     return lows[first], end
 
@@ -372,11 +372,9 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     piece_lows, bin_lows = lows[pieces], lows[pieces][chosen]
     weights = usable_weights(piece_lows, piece_counts, bin_lows, top, integer, by_width=False)
     if QUIET_ENDS:  # an empty tail of the range keeps no weight, and the edge piece slopes down toward it
-        weights = keep_between(piece_lows, weights, bin_lows, *kept)
+        weights = tails.keep_between(piece_lows, weights, bin_lows, *kept)
         if HUG_DATA:  # inside a bin beyond them, no weight spread up to the declared end by noise alone
-            weights = bin_weights.hug_data(
-                piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std, top=top, integer=integer
-            )
+            weights = tails.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std, top, integer)
     bin_lows = np.union1d(bin_lows, ends).astype(bin_lows.dtype)
     if integer and leaf_cuts.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import constraints
-from .bin_weights import clear_level, piece_widths
+from .bin_weights import piece_widths
+from .tails import clear_level
 
 #: A leaf of at most SPLIT_NARROW whole numbers (the slope's own steps, :data:`.binning.SLOPE_PARTS`) holding
 #: at least SPLIT_MASS of the column's noisy total, clear of the noise, becomes a bin per value
@@ -71,7 +72,7 @@ REAL_MOST = True
 SPLIT_END_MASS = 0.25
 
 
-#: The rules' shares are of the noisy mass inside the column's kept leaves (:func:`.bin_weights.quiet_ends`), not of
+#: The rules' shares are of the noisy mass inside the column's kept leaves (:func:`.tails.quiet_ends`), not of
 #: every leaf's (False: every leaf's, an ablation). The floored noise of a range's empty tail made the total up to 1.8
 #: times the records at 1,000 rows (history's seventeenth round), so a leaf holding most of a column fell under a
 #: share: resume's 0/1 `job_req_organization` (929 and 71 records) in a leaf 0-12 counted 719 of 1,469, 940 inside

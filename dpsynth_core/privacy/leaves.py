@@ -20,11 +20,11 @@ import numpy as np
 
 from .. import constraints
 from ..domain import FloatDomain
-from .bin_weights import quiet_ends
 from .histogram import noisy_histogram
 from .noise import discrete_laplace_std
 from .points import settled_points, tree_input, with_points
 from .privtree import THRESHOLD, depth_bias, privtree
+from .tails import quiet_ends
 
 #: Integer and date ranges of at most this many values skip the tree: one noisy count per value.
 SHORT_LIMIT = 32
@@ -68,7 +68,7 @@ def below_noise(column, records: float | None, epsilon: float) -> bool:
     """Whether a short range's counts per value (one measurement at ``epsilon``, :func:`binning_events`) stand below
     their noise on this table: its DP or public row count times ``epsilon`` over the range's size under
     :data:`DENSE_RECORDS` (None: unknown, so not below). Then no tail of them can be told from empty, and the
-    tail rule (:func:`.bin_weights.quiet_ends`) would cut real values: nyc_weather's days at 1,000 rows, about 32
+    tail rule (:func:`.tails.quiet_ends`) would cut real values: nyc_weather's days at 1,000 rows, about 32
     records a value under noise of deviation 67, kept one day of 31 (the one with the largest noise) at a seed.
     Post-processing of DP or public values only."""
     return records is not None and _per_value(column, records, epsilon) < DENSE_RECORDS
@@ -184,7 +184,7 @@ class Leaves(NamedTuple):
 
 def nested_leaves(values, low, top, *, integer, events, factor, noise, label) -> Leaves:
     """A sparse column's leaves (:func:`sparse`): the first event counts the range's ``2 ** COARSE_LEVELS``
-    equal pieces, whose tails that cannot be told from empty are cut (:func:`.bin_weights.quiet_ends`,
+    equal pieces, whose tails that cannot be told from empty are cut (:func:`.tails.quiet_ends`,
     post-processing); the second counts the ``2 ** FINE_LEVELS`` equal pieces of what is left, the kept
     ``span``. The leaves are those fine pieces and the coarse pieces beside them, each with its own noisy count.
     Each count is one histogram of sensitivity 1 over disjoint pieces (the second's pieces a public function of

@@ -16,7 +16,7 @@ records of a point mass spread over that leaf. Some points are named by the decl
 Each is cut from the tree's leaf holding it as a leaf of its own (:func:`with_points`); the leaves still partition
 the range, so their counts stay one histogram of sensitivity 1 at the same epsilon (:mod:`.leaves`): a public rule,
 no extra cost. A point whose noisy count cannot be told from empty (the named points of a column are one family
-of tests at ``EMPTY_Z``, :func:`.bin_weights.clear_level` over them) is then counted back into the leaf it was cut
+of tests at ``EMPTY_Z``, :func:`.tails.clear_level` over them) is then counted back into the leaf it was cut
 from when its count is below one noise deviation (:data:`POINT_BIN_Z`); between the two it stays a leaf, and a bin
 of its own inside the kept leaves, which the model's counts keep or cut (:func:`settled_points`, post-processing).
 Not for whole-number ends (their trees already reach the values many records share: the low end of adult_wide's
@@ -41,7 +41,7 @@ import numpy as np
 
 from ..domain import DateDomain
 from ..domain.ranges import point_width
-from .bin_weights import clear_level
+from .tails import clear_level
 
 #: Named points as leaves of their own (False: an ablation, PrivTree's leaves alone).
 POINT_LEAVES = True
@@ -208,7 +208,7 @@ def settled_points(lows, noisy, std: float, cuts: list) -> tuple[np.ndarray, np.
     counts summed, the last cut first), and the points kept as leaves whose counts are not clear of the noise.
     Post-processing.
 
-    A point is clear at :func:`.bin_weights.clear_level` over the cut points. One below it whose count is at least
+    A point is clear at :func:`.tails.clear_level` over the cut points. One below it whose count is at least
     :data:`POINT_BIN_Z` noise deviations keeps its leaf and is returned (a bin of its own inside the kept leaves,
     :func:`.binning.fit_column`, whose count in the model, at the release's main budget, says whether it holds
     records); one below that is counted back.

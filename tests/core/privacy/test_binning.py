@@ -14,7 +14,7 @@ from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.data.decoding import decode_codes
 from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.domain import TableDomain
-from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves
+from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, tails
 from dpsynth_core.privacy import privtree as privtree_module
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
@@ -722,7 +722,7 @@ def test_an_empty_tail_of_leaves_is_cut_and_the_leaves_holding_records_stay():
     scale = 20.0 / np.sqrt(2)
     whole = 0
     for _ in range(1000):
-        first, last = bin_weights.quiet_ends(truth + rng.laplace(0, scale, 60), 20.0, limit=30.0)
+        first, last = tails.quiet_ends(truth + rng.laplace(0, scale, 60), 20.0, limit=30.0)
         assert first == 0 and last >= 9
         whole += int(last == 9)
     assert whole >= 820, whole
@@ -799,11 +799,11 @@ def test_a_short_quiet_tail_keeps_the_datas_thin_tail_and_a_long_one_is_cut_as_b
     for _ in range(200):
         noisy = ages + rng.laplace(0, std / np.sqrt(2), ages.size)
         for by_width in lost:
-            last = bin_weights.quiet_ends(noisy, std, limit=limit, widths=np.ones(74) if by_width else None)[1]
+            last = tails.quiet_ends(noisy, std, limit=limit, widths=np.ones(74) if by_width else None)[1]
             lost[by_width] += ages[last + 1 :].sum() / 200
         wide = np.r_[noisy, rng.laplace(0, std / np.sqrt(2), 657)]
-        by_width = bin_weights.quiet_ends(wide, std, limit=limit, widths=np.ones(wide.size))[1]
-        assert (by_width <= 73) == (bin_weights.quiet_ends(wide, std, limit=limit)[1] <= 73)
+        by_width = tails.quiet_ends(wide, std, limit=limit, widths=np.ones(wide.size))[1]
+        assert (by_width <= 73) == (tails.quiet_ends(wide, std, limit=limit)[1] <= 73)
     assert lost[True] < 0.6 * lost[False], lost
 
 
@@ -818,26 +818,26 @@ def test_on_a_dense_table_an_empty_long_tail_is_cut_at_the_columns_level():
     floor) and fewer than 1,900 with one deviation (4.8 above its ceiling), the leaves holding records never cut."""
     rng, std = np.random.default_rng(36), 47.6
     truth = np.r_[np.full(16, 2800.0), np.zeros(135)]
-    whole = {bin_weights.DENSE_WALK: 0, 1.0: 0}
+    whole = {tails.DENSE_WALK: 0, 1.0: 0}
     for _ in range(2000):
         noisy = truth + rng.laplace(0, std / np.sqrt(2), truth.size)
         for walk in whole:
-            first, last = bin_weights.quiet_ends(noisy, std, limit=224.0, widths=np.ones(truth.size), walk=walk)
+            first, last = tails.quiet_ends(noisy, std, limit=224.0, widths=np.ones(truth.size), walk=walk)
             assert first == 0 and last >= 15
             whole[walk] += int(last == 15)
-    assert whole[bin_weights.DENSE_WALK] >= 1900 > whole[1.0], whole
+    assert whole[tails.DENSE_WALK] >= 1900 > whole[1.0], whole
 
 
 def test_only_a_dense_tables_counts_per_value_get_the_dense_walk(monkeypatch):
-    """The walk of :data:`.bin_weights.DENSE_WALK` is for counts per value on a dense table only (the tree's leaves
+    """The walk of :data:`.tails.DENSE_WALK` is for counts per value on a dense table only (the tree's leaves
     and a sparse table's counts per value keep one deviation: at 1,000 rows, where every value's count is at the
     noise, two cut nyc_weather's real thin tails)."""
-    seen = keyword_spy(monkeypatch, binning, "quiet_ends", "walk")
+    seen = keyword_spy(monkeypatch, tails, "quiet_ends", "walk")
     column = TableDomain.from_json({"columns": {"e": {"type": "integer", "min": 1, "max": 151}}}).columns["e"]
     values = SortedValues(np.sort(np.random.default_rng(4).integers(1, 17, 45000)))
     dense = fit_column(column, values, epsilon=0.1, noise=make_noise_source(0), records=45000)
     sparse = fit_column(column, values, epsilon=0.1, noise=make_noise_source(0), records=1000)
-    assert (dense.found_by, sparse.found_by) == ("dense", "tree") and seen == [bin_weights.DENSE_WALK, None], seen
+    assert (dense.found_by, sparse.found_by) == ("dense", "tree") and seen == [tails.DENSE_WALK, None], seen
 
 
 _DAY = TableDomain.from_json({"columns": {"day": {"type": "integer", "min": 1, "max": 31}}}).columns["day"]
@@ -1084,12 +1084,12 @@ def test_an_island_of_noise_beyond_an_empty_stretch_is_cut_and_a_thin_tail_stays
     everything when the rule is off (the broken variant)."""
     counts = np.array([50.0, 70, -20, 5, 33, 177, 271, 343, 495, 348, 153, 439, 11, 65, 23, -73])
     widths = np.array([8.0, 4, 4, 15, 4, 1, 1, 2, 2, 1, 1, 3, 8, 7, 30, 30])
-    assert bin_weights.without_islands(counts, widths, 1, 11, 67.3) == (4, 11)  # kept from 31 (real: 34): 8-30 cut
+    assert tails.without_islands(counts, widths, 1, 11, 67.3) == (4, 11)  # kept from 31 (real: 34): 8-30 cut
     ages = np.r_[np.full(66, 400.0), [30.0, 20, -10, 5, -20, 3, 40]]  # 17-82 dense, 83-88 thin, 89 a spike
-    assert bin_weights.without_islands(ages, np.ones(73), 0, 72, 30.0) == (0, 72)
+    assert tails.without_islands(ages, np.ones(73), 0, 72, 30.0) == (0, 72)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bin_weights, "ISLANDS", False)
-        assert bin_weights.without_islands(counts, widths, 1, 11, 67.3) == (1, 11)
+        patch.setattr(tails, "ISLANDS", False)
+        assert tails.without_islands(counts, widths, 1, 11, 67.3) == (1, 11)
 
 
 def test_a_real_leaf_holding_most_of_the_column_is_cut_into_equal_bins():
@@ -1170,28 +1170,17 @@ def test_noise_past_an_empty_stretch_of_a_bin_beyond_the_data_keeps_no_weight():
     weights = np.clip(counts, 0, None)
 
     def hugged():
-        return bin_weights.hug_data(
-            lows, weights, counts, np.ones(8), np.array([0, 7]), 0, 7, 176.0, top=200, integer=True
-        )
+        return tails.hug_data(lows, weights, counts, np.ones(8), np.array([0, 7]), 0, 7, 176.0, 200, True)
 
     island = lows >= 39
     assert hugged()[island].sum() < 0.01 * hugged()[1]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bin_weights, "ISLANDS_IN_BINS", False)
+        patch.setattr(tails, "ISLANDS_IN_BINS", False)
         assert hugged()[5] == 355.0
     lows = np.array([0, 1, 2, 4, 6, 7, 13, 19, 25, 49, 98, 196, 391, 782, 1563, 3125, 6250, 12500, 50000])
     counts = np.array([4742.0, -27, -14, -32, 45, 55, -62, -61, 0, 36, 98, -22, 7, 57, 156, -78, -80, 64, -90])
-    out = bin_weights.hug_data(
-        lows,
-        np.clip(counts, 0, None),
-        counts,
-        np.ones(lows.size),
-        np.array([0, 1]),
-        0,
-        1,
-        67.3,
-        top=99999,
-        integer=True,
+    out = tails.hug_data(
+        lows, np.clip(counts, 0, None), counts, np.ones(lows.size), np.array([0, 1]), 0, 1, 67.3, 99999, True
     )
     assert out[lows == 1563][0] == 156.0 and out[lows == 98][0] == 98.0
 
@@ -1218,7 +1207,7 @@ def test_an_empty_stretch_in_a_bin_beyond_the_data_moves_no_weight_outward():
 
     with_rule = above()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bin_weights, "ISLANDS_IN_BINS", False)
+        patch.setattr(tails, "ISLANDS_IN_BINS", False)
         without = above()
     assert (with_rule < without).sum() >= 12 and (with_rule > without).sum() <= 2, (with_rule, without)
     assert with_rule.mean() < without.mean()
