@@ -286,7 +286,8 @@ def add_engine_flags(parser, when: str = "") -> None:
         dest="memory_limit",
         default=None,
         metavar="SIZE",
-        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk)",
+        help="DuckDB's memory limit, for example 2GB (what does not fit spills to disk); with the spark engine, that "
+        "of the DuckDB query that keeps each person's rows",
     )
 
 

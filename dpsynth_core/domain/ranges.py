@@ -223,25 +223,16 @@ class RangeDomain(ColumnDomain):
         return f"{self._range_words()}{self._bins_words()}{special}"
 
     def _bounds_missing_words(self) -> str:
-        return (
-            f"{self.values_words} from {self.min if self.min is not None else '?'} to "
-            f"{self.max if self.max is not None else '?'} (bound missing)"
-        )
+        low, high = ("?" if v is None else v for v in (self.min, self.max))
+        return f"{self.values_words} from {low} to {high} (bound missing)"
 
     def _range_words(self) -> str:
         return f"{self.values_words} from {self._bound(self.min)} to {self._bound(self.max)}"
 
     def _bound(self, value) -> str:
-        """A bound in words, in the kind's :attr:`bound_format`; a large real bound written out as a publisher wrote
-        it (``10000000``, not ``1e+07``), to six significant digits.
-
-        >>> FloatDomain("x", min=0, max=1e7)._range_words(), FloatDomain("x", min=-0.5, max=1234567.8)._range_words()
-        ('real numbers from 0 to 10000000', 'real numbers from -0.5 to 1234570')
-        """
+        """A bound in words (:attr:`bound_format`); a large real one written out as typed (10000000, not 1e+07)."""
         text = format(value, self.bound_format)
-        if "e+" in text:
-            return np.format_float_positional(float(value), precision=6, unique=False, fractional=False, trim="-")
-        return text
+        return np.format_float_positional(value, 6, False, False, trim="-") if "e+" in text else text
 
     def _bins_words(self) -> str:
         """The declared bins in words, after the range (``" in 4 bins"``)."""

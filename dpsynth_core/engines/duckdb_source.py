@@ -95,11 +95,15 @@ def kept_rows(
     )
 
 
-def keep_rows_of_files(files: list, column: str, raw, codes, persons, ranks, folder: str) -> list:
+def keep_rows_of_files(
+    files: list, column: str, raw, codes, persons, ranks, folder: str, *, memory_limit: str | None = None
+) -> list:
     """The rows kept per person of local Parquet ``files`` (:func:`kept_rows`), written by DuckDB, out of core, to
-    Parquet files in ``folder`` (which it also spills to); returns their paths. How the Spark engine bounds."""
+    Parquet files in ``folder`` (which it also spills to, beyond ``memory_limit``, e.g. ``"2GB"``: DuckDB's default,
+    80% of the machine, when None); returns their paths. How the Spark engine bounds."""
     listing = ", ".join(_literal(str(f)) for f in files)
-    con = duckdb.connect(":memory:", config={"temp_directory": folder, "preserve_insertion_order": False})
+    config = {"temp_directory": folder, "preserve_insertion_order": False}
+    con = duckdb.connect(":memory:", config=config | ({"memory_limit": str(memory_limit)} if memory_limit else {}))
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")

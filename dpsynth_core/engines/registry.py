@@ -140,7 +140,7 @@ ENGINES: dict[str, Engine] = {
             "spark",
             "a local Spark session",
             "spark_source:SparkSource",
-            takes=("spark", "encoding", "delimiter"),
+            takes=("spark", "encoding", "delimiter", "memory_limit"),
             frames_of="pyspark",
             keys_records=True,
             writer="spark_writer",

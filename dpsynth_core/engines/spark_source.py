@@ -77,7 +77,14 @@ class SparkSource(EngineSource):
     engine = "spark"
 
     def __init__(
-        self, data, domain: TableDomain, *, spark=None, encoding: str | None = None, delimiter: str | None = None
+        self,
+        data,
+        domain: TableDomain,
+        *,
+        spark=None,
+        encoding: str | None = None,
+        delimiter: str | None = None,
+        memory_limit: str | None = None,
     ):
         from pyspark.sql import DataFrame, SparkSession
 
@@ -85,6 +92,7 @@ class SparkSource(EngineSource):
         self.spark = spark or SparkSession.getActiveSession() or local_session()
         self._folded, self._every, self._here, self._files = False, False, None, None
         self._temporary, self._persisted = [], []  # folders and kept folds, its twins' too (removed by close)
+        self._memory_limit = memory_limit  # of the DuckDB query that keeps a person's rows (:meth:`_bound`)
         try:
             if isinstance(data, DataFrame):
                 self.src = data
@@ -182,7 +190,9 @@ class SparkSource(EngineSource):
             )
         folder = tempfile.mkdtemp(prefix="dpsynth-spark-persons-")
         self._temporary.append(folder)
-        self._files = keep_rows_of_files(self._files, column, raw, codes, persons, ranks, folder)
+        self._files = keep_rows_of_files(
+            self._files, column, raw, codes, persons, ranks, folder, memory_limit=self._memory_limit
+        )
         self.src = self._read_frame = utc_wall_time(read_parquet(self.spark, self._files), self.spark)
         self._folded, self._every, self._here = False, False, None
 

@@ -80,7 +80,7 @@ class ReleaseSettings:
             a CSV's header line (None: the first sheet; the first row or line that holds anything);
             header_rows: how many rows or lines the header spans (None: one).
         engine: the engine that counts the table (a name in :data:`~dpsynth_core.engines.ENGINES`,
-            never ``auto``); ``memory_limit``: DuckDB's.
+            never ``auto``); ``memory_limit``: DuckDB's (with Spark, its person bounding's).
         out, out_format, chunk_rows: where the table is written, in which format and in chunks of
             how many rows (``out`` None: the table is returned in memory).
         charge: the draw's price (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`), what

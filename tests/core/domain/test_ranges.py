@@ -145,6 +145,11 @@ def test_the_bins_special_values_cut_in_are_counted_against_the_limit(monkeypatc
             "whole numbers from 0 to 9, 3 bins; 9 kept exact",
         ),
         (FloatDomain(name="x", min=0, max=1, bin_width=0.3), "real numbers from 0 to 1 in 4 bins"),
+        (FloatDomain(name="x", min=0, max=1e7, bin_width=1e6), "real numbers from 0 to 10000000 in 10 bins"),
+        (
+            FloatDomain(name="x", min=-0.5, max=1234567.8),
+            "real numbers from -0.5 to 1234570, in up to 12 bins fitted to the data with DP when released",
+        ),
         (
             FloatDomain(name="x", min=0.0, max=1.0, edges=(0.0, 0.5, 1.0), special=(0.25,)),
             "real numbers from 0 to 1 in 4 bins; 0.25 kept exact",

@@ -16,13 +16,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpsynth_core.domain import PersonUnit, TableDomain
-from dpsynth_core.engines import open_source
+from dpsynth_core.engines import duckdb_source, open_source
 from dpsynth_core.engines.duckdb_source import DuckDBSource
 from dpsynth_core.engines.memory import MemorySource
+from dpsynth_core.engines.persons import identifiers
 from dpsynth_core.errors import DataError
-from dpsynth_core.privacy.persons import bound_rows
+from dpsynth_core.privacy.persons import bound_rows, kept_ranks, person_codes, rows_per_person
 from dpsynth_core.release import synthesize
-from tests.conftest import complete_domain, shared_path, spark_available, timeless
+from tests.conftest import complete_domain, keyword_spy, shared_path, spark_available, timeless
 
 KEPT = ["last", "sex", "age", "race", "priors_count", "c_charge_degree", "two_year_recid"]
 
@@ -116,12 +117,59 @@ def test_every_identifier_spelling_of_one_person_is_one_person_in_duckdb():
 
 @pytest.mark.spark
 @pytest.mark.skipif(not spark_available(), reason="Spark needs PySpark and a Java runtime (CI installs both)")
-def test_spark_keeps_the_rows_memory_keeps(tmp_path, families, spark):
+def test_spark_keeps_the_rows_memory_keeps(monkeypatch, tmp_path, families, spark):
     frame, domain = families
     frame.to_csv(tmp_path / "families.csv", index=False)
     synthesize(frame, domain, 1.0, random_state=6, engine="pandas", out=tmp_path / "memory.csv")
-    synthesize(tmp_path / "families.csv", domain, 1.0, random_state=6, engine="spark", out=tmp_path / "e.csv")
+    limits = keyword_spy(monkeypatch, duckdb_source, "keep_rows_of_files", "memory_limit")
+    synthesize(
+        tmp_path / "families.csv",
+        domain,
+        1.0,
+        random_state=6,
+        engine="spark",
+        out=tmp_path / "e.csv",
+        memory_limit="1GB",
+    )
     assert (tmp_path / "e.csv").read_bytes() == (tmp_path / "memory.csv").read_bytes()
+    assert limits == ["1GB"]  # --memory-limit reaches the DuckDB query that keeps each person's rows
     with open_source(spark.createDataFrame(frame), domain, engine="spark", spark=spark) as source:
         with pytest.raises(DataError, match="local files only"):
             source.bound_persons(PersonUnit("last", 2), np.random.default_rng(0))
+
+
+def test_the_duckdb_query_that_keeps_a_persons_rows_for_spark_takes_a_memory_limit(monkeypatch, tmp_path, families):
+    """The Spark engine keeps each person's rows by a DuckDB query over its local files: ``--memory-limit`` caps that
+    query's memory as it caps the DuckDB engine's (DuckDB's default is 80% of the machine), and the rows kept are
+    the same with it."""
+    frame, domain = families
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "families.parquet")
+    configs, connect = [], duckdb_source.duckdb.connect
+    monkeypatch.setattr(
+        duckdb_source.duckdb, "connect", lambda *a, config: configs.append(config) or connect(*a, config=config)
+    )
+    kept = []
+    for limit in (None, "300MB"):
+        with DuckDBSource(tmp_path / "families.parquet", domain) as source:
+            raw, counts = source._person_values("last")
+        codes = person_codes(identifiers(raw), ignore_case=True)
+        per_person = rows_per_person(codes, counts)
+        persons, ranks = kept_ranks(per_person, 2, np.random.default_rng(3))
+        past = np.flatnonzero(per_person[codes] > 2)
+        folder = tmp_path / f"kept-{limit}"
+        folder.mkdir()
+        files = duckdb_source.keep_rows_of_files(
+            [tmp_path / "families.parquet"],
+            "last",
+            raw.take(pa.array(past)),
+            codes[past],
+            persons,
+            ranks,
+            str(folder),
+            memory_limit=limit,
+        )
+        kept.append(pq.read_table(files[0]).to_pandas().sort_values(KEPT).reset_index(drop=True))
+    queries = configs[1::2]  # each DuckDBSource's connection, then the query's
+    assert "memory_limit" not in queries[0] and queries[1]["memory_limit"] == "300MB"
+    pd.testing.assert_frame_equal(kept[0], kept[1])
+    assert len(kept[0]) < len(frame)
