@@ -87,24 +87,37 @@ def _marks(names, values, colour, flagged, digits: int):
     )
 
 
-def _column_bars(names, values, colours, texts) -> go.Bar:
+#: Above this many columns, a chart of one bar per column lies on its side: a row per column, every name on the
+#: axis (standing up, plotly names every other column of 54 and shrinks the values over the bars past reading).
+SIDEWAYS_COLUMNS = 20
+
+
+def _column_chart(names, values, colours, texts, top: float, title: str, value_title: str) -> go.Figure:
     """One bar per column, named on the axis by :func:`~dpsynth_core.wording.short_names` (a survey's long names
-    differ at their end) and in full on hover."""
-    return go.Bar(
-        x=short_names(names),
-        y=values,
+    differ at their end) and in full on hover, values on a 0-``top`` axis; on its side, in the columns' order from
+    the top, beyond :data:`SIDEWAYS_COLUMNS` columns."""
+    sideways = len(names) > SIDEWAYS_COLUMNS
+    shown = short_names(names)
+    bar = go.Bar(
+        x=values if sideways else shown,
+        y=shown if sideways else values,
+        orientation="h" if sideways else "v",
         customdata=names,
-        hovertemplate="%{customdata}: %{y:.3f}<extra></extra>",
+        hovertemplate="%{customdata}: %{" + ("x" if sideways else "y") + ":.3f}<extra></extra>",
         marker_color=colours,
         text=texts,
         textposition="outside",
+        cliponaxis=False,
     )
-
-
-def _tall(fig: go.Figure) -> int:
-    """A column chart's height: room under the bars for its longest name, which plotly's axis otherwise cuts."""
-    longest = max((len(str(x)) for x in fig.data[0].x), default=0)
-    return max(440, 260 + 9 * longest)
+    fig = go.Figure(bar)
+    if not sideways:
+        fig.update_yaxes(range=[0, top])
+        longest = max((len(str(x)) for x in shown), default=0)  # room under the bars, which plotly's axis cuts
+        return _style(fig, title, "column", value_title, max(440, 260 + 9 * longest))
+    fig.update_xaxes(range=[0, top * 1.08])  # room for the longest bar's value
+    fig.update_yaxes(autorange="reversed", tickmode="linear", dtick=1)
+    fig.update_layout(uniformtext=dict(minsize=13, mode="show"))
+    return _style(fig, title, value_title, "", height=30 * len(names) + 170)
 
 
 def fidelity_chart(fidelity: dict[str, float], flagged=()) -> go.Figure:
@@ -112,9 +125,8 @@ def fidelity_chart(fidelity: dict[str, float], flagged=()) -> go.Figure:
     names = list(fidelity)
     values = [fidelity[n] for n in names]
     colours, texts = _marks(names, values, REAL, set(flagged), 2)
-    fig = go.Figure(_column_bars(names, values, colours, texts))
-    fig.update_yaxes(range=[0, 1.1])
-    return _style(fig, "Fidelity F per column (1 = the same values kept)", "column", "fidelity F", _tall(fig))
+    title = "Fidelity F per column (1 = the same values kept)"
+    return _column_chart(names, values, colours, texts, 1.1, title, "fidelity F")
 
 
 def one_way_chart(distances: dict[str, float], flagged=()) -> go.Figure:
@@ -122,10 +134,9 @@ def one_way_chart(distances: dict[str, float], flagged=()) -> go.Figure:
     names = list(distances)
     values = [distances[n] for n in names]
     colours, texts = _marks(names, values, SYNTHETIC, set(flagged), 3)
-    fig = go.Figure(_column_bars(names, values, colours, texts))
-    fig.update_yaxes(range=[0, max(0.05, max(values, default=0) * 1.25)])
+    top = max(0.05, max(values, default=0) * 1.25)
     title = "How far each column's distribution moved (0 = identical)"
-    return _style(fig, title, "column", "total variation distance", _tall(fig))
+    return _column_chart(names, values, colours, texts, top, title, "total variation distance")
 
 
 def two_way_heatmap(matrix: pd.DataFrame) -> go.Figure:
@@ -146,7 +157,8 @@ def two_way_heatmap(matrix: pd.DataFrame) -> go.Figure:
             hovertemplate="%{customdata[0]} x %{customdata[1]}: %{z:.3f}<extra></extra>",
         )
     )
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", tickmode="linear", dtick=1)  # every column named, however many
+    fig.update_xaxes(tickmode="linear", dtick=1)
     return _style(
         fig,
         "How far each pair of columns moved (0 = identical; darker = further)",

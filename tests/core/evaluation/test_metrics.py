@@ -208,6 +208,33 @@ def test_charts_name_a_surveys_long_columns_so_that_they_differ():
     assert len(set(heat.x)) == len(names) and tuple(heat.customdata[0][1]) == (names[0], names[1])
 
 
+def test_a_wide_tables_column_charts_lie_on_their_side_with_every_column_named():
+    """openintro's Lending Club loans (54 columns released): standing up, the Preview's fidelity and distance charts
+    named every other column on the axis and shrank the values over the bars past reading, so a red (changed) bar
+    could not be told. Beyond 20 columns each chart is a row per column, in the table's order from the top, every
+    name on the axis, its height growing with the columns; 20 or fewer stand up as before."""
+    from dpsynth_core.evaluation.charts import SIDEWAYS_COLUMNS, fidelity_chart, one_way_chart, two_way_heatmap
+
+    names = (
+        "emp_length state homeownership annual_income verified_income debt_to_income annual_income_joint "
+        "verification_income_joint debt_to_income_joint delinq_2y months_since_last_delinq earliest_credit_line "
+        "inquiries_last_12m total_credit_lines open_credit_lines total_credit_limit total_credit_utilized "
+        "num_collections_last_12m num_historical_failed_to_pay months_since_90d_late current_accounts_delinq "
+        "total_collection_amount_ever current_installment_accounts accounts_opened_24m loan_amount term grade"
+    ).split()  # the first 27 of the loans' columns
+    assert len(names) > SIDEWAYS_COLUMNS
+    for chart in (fidelity_chart, one_way_chart):
+        fig = chart(dict.fromkeys(names, 0.5), flagged=[names[3]])
+        bar = fig.data[0]
+        assert bar.orientation == "h" and list(bar.y) == names and list(bar.customdata) == names
+        assert fig.layout.yaxis.dtick == 1 and fig.layout.yaxis.autorange == "reversed"
+        assert fig.layout.height >= 30 * len(names) and bar.text[3].endswith("⚠")
+        few = chart(dict.fromkeys(names[:SIDEWAYS_COLUMNS], 0.5)).data[0]
+        assert few.orientation == "v" and list(few.x) == names[:SIDEWAYS_COLUMNS]
+    heat = two_way_heatmap(pd.DataFrame(0.1, index=names, columns=names))
+    assert heat.layout.xaxis.dtick == 1 and heat.layout.yaxis.dtick == 1
+
+
 def test_the_budget_chart_names_each_part_in_words_on_up_to_two_lines():
     """The Privacy page's split of the budget cut "choosing marginals (exponential mechanism, each round)" to
     "choosing marginals…chanism, each round)"; a part is now its words, wrapped onto two lines, whole on hover."""
