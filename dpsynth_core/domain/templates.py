@@ -46,7 +46,10 @@ _RULES = [
         r"|^external_(data_)?reference$"
         # an id glued to what it names: CDISC's STUDYID, USUBJID and SUBJID; patid, caseid, schoolid (a site is kept)
         r"|^(u?subj|study|pat|patient|person|hh|household|resp|case|record|member|visit|encounter|claim"
-        r"|customer|employee|student|school|user|client|family|child|mother|game|player)id$",
+        r"|customer|employee|student|school|user|client|family|child|mother|game|player)id$"
+        # a document's or an account's number (Seattle's pet licenses: license_number; account_no, policy_nr)
+        r"|(^|_)(license|licence|account|acct|policy|passport|serial|invoice|order|ticket|membership|registration"
+        r"|badge|permit|plate|loan|card|contract|transaction|booking|reservation|receipt)_?(number|no|num|nr)$",
         {"type": "drop"},
     ),
     # a header cell left empty (named by its position, :func:`dpsynth_core.data.header_names.name_columns`): a row index

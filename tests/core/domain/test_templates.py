@@ -245,6 +245,12 @@ def test_a_persons_name_is_dropped_however_the_file_parts_it():
     names = ("first_name", "LastName", "nameFirst", "name_last", "Given Name", "surname", "player_name", "username")
     for name in names:
         assert template_for(name) == {"type": "drop"}, name
+    # a document's or an account's number (Seattle's pet licenses, openintro: license_number), not a count or a week
+    for name in ("license_number", "LicenseNumber", "account_no", "policy_nr", "card_number", "order_num"):
+        assert template_for(name) == {"type": "drop"}, name
+    assert (
+        template_for("number_of_accounts") == {"type": "integer", "min": 0} and template_for("week_number")["max"] == 53
+    )
     # an address however it is glued (the Guardian's police killings file: streetaddress)
     for name in ("streetaddress", "StreetAddress", "home_address", "ipaddress", "email_addresses"):
         assert template_for(name) == {"type": "drop"}, name
