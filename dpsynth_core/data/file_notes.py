@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 import pandas as pd
 
 from ..domain import CategoricalDomain, TableDomain
-from ..domain.public_lists import read_as_named
+from ..domain.public_lists import read_as_named, reads_words
 from .cell_values import read_numbers, time_of_day
 from .encoding import missing_cells
 
@@ -208,8 +208,9 @@ def note_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
 #: What the release does with cells read by another name of their country, or written as a declared value's label.
 RENAMED_HOW = (
     "Each is read as the declared value it names (a country or US state by the bundled lists of their names, "
-    "spellings and other names; a code by its declared label), so it counts as that value and the release writes "
-    "the declared value. To keep a spelling as written, declare it as a value of its own."
+    "spellings and other names; a word of a bundled list, such as True, Yes or Female, in any capitals; a code by its "
+    "declared label), so it counts as that value and the release writes the declared value. To keep a spelling as "
+    "written, declare it as a value of its own."
 )
 
 
@@ -228,7 +229,12 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
         other = ~texts.isin(keys).to_numpy() & (read_as_named(keys, texts.tolist()) >= 0)
         if other.any() and not column.integer_codes:
             cells = int(distinct.to_numpy()[other].sum())
-            lines.append(f"Column '{name}': {cells:,} cells name a declared country or US state another way.")
+            how = (
+                "write a declared word in other capitals"
+                if reads_words(keys)
+                else "name a declared country or US state another way"
+            )
+            lines.append(f"Column '{name}': {cells:,} cells {how}.")
         labelled = ~texts.isin(keys).to_numpy() & texts.isin(list(column.read_labels)).to_numpy()
         if labelled.any():
             cells = int(distinct.to_numpy()[labelled].sum())

@@ -119,8 +119,21 @@ def us_state_names() -> dict[str, str]:
     return names
 
 
-#: The families of names a declared list may be read by (:func:`read_as_named`): the countries and the US states.
-NAME_FAMILIES = (country_names, us_state_names)
+@cache
+def fixed_list_names() -> dict[str, str]:
+    """Every spelling (:func:`spelling_key`: any capitals) of a value of the bundled small lists (sex, yes/no,
+    true/false, weekdays, months, and their letters), mapped to the value as the list writes it: R writes ``TRUE``,
+    a survey ``YES`` or ``female``. Public: no data is read.
+
+    >>> fixed_list_names()["true"], fixed_list_names()["female"], fixed_list_names()["n"]
+    ('True', 'Female', 'N')
+    """
+    return {spelling_key(v): v for values in _INLINE.values() for v in values}
+
+
+#: The families of names a declared list may be read by (:func:`read_as_named`): the countries, the US states, and
+#: the bundled small lists' words in any capitals.
+NAME_FAMILIES = (country_names, us_state_names, fixed_list_names)
 
 
 @cache
@@ -143,9 +156,17 @@ def _declared_names(declared: tuple[str, ...]) -> tuple[dict[str, str], dict[str
 def read_as_named(declared: tuple[str, ...], cells) -> np.ndarray:
     """For each cell, the position of the declared value that names the same country or US state (another
     spelling or name of it, :func:`country_names`, :func:`us_state_names`: ``USA`` or ``United-States`` where
-    ``United States`` is declared, ``NEW YORK`` where ``New York`` is), or -1. A public rule of each cell alone (it
-    reads the cell and the bundled lists, nothing else), so every engine's encoding reads a cell the same way."""
+    ``United States`` is declared, ``NEW YORK`` where ``New York`` is) or the same word of a bundled small list in
+    other capitals (:func:`fixed_list_names`: ``TRUE`` where ``True`` is declared), or -1. A public rule of each cell
+    alone (it reads the cell and the bundled lists, nothing else), so every engine's encoding reads a cell the same
+    way."""
     named, places = _declared_names(tuple(declared))
     if not places:
         return np.full(len(cells), -1, dtype=np.int64)
     return np.fromiter((places.get(named.get(spelling_key(c), ""), -1) for c in cells), np.int64, len(cells))
+
+
+def reads_words(declared) -> bool:
+    """Whether a declared list is read by the bundled small lists' words in any capitals (:func:`fixed_list_names`)
+    rather than by places' names (a note then says "in other capitals", not "another name of a country")."""
+    return _declared_names(tuple(str(v) for v in declared))[0] is fixed_list_names()

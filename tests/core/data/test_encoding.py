@@ -32,8 +32,10 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     a country, not a name of one) and a made-up name stay outside. A list of the publisher's own spelling reads
     the list's names as its own (United States where USA is declared), unless two declared values name one
     country. US states and their codes are read by their spellings (NEW YORK, ny) where a list of states is
-    declared; other categories are read exactly as declared (female is not Female; a list of first names' Jordan
-    is not read as the country)."""
+    declared, and the bundled small lists' words in any capitals (R writes TRUE and FALSE: Victoria's half-hourly
+    electricity demand, tsibbledata's vic_elec, declared by the true/false list, read every cell as missing; female
+    is Female); other categories are read exactly as declared (a list of first names' Jordan is not read as the
+    country, nor jordan as Jordan)."""
     countries = column_from_json("c", {"type": "categorical", "list": "countries"})
     cells = pd.Series(["USA", "United-States", "south korea", "Cote d'Ivoire", "Turkey", "England", "Xanadu", ""])
     encoded = encode_column(countries, cells)
@@ -45,7 +47,11 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     twice = column_from_json("c", {"type": "categorical", "values": ["UK", "United Kingdom", "France"]})
     assert list(encode_column(twice, pd.Series(["Great Britain", "UK", "france"])).codes) == [3, 0, 2]
     sex = column_from_json("s", {"type": "categorical", "list": "sex"})
-    assert list(encode_column(sex, pd.Series(["female", "Female"])).codes) == [2, 0]
+    assert list(encode_column(sex, pd.Series(["female", "Female", "MALE", "woman"])).codes) == [0, 0, 1, 2]
+    truth = column_from_json("h", {"type": "categorical", "list": "true_false"})
+    assert list(encode_column(truth, pd.Series(["TRUE", "FALSE", "true", "T"])).codes) == [0, 1, 0, 2]
+    answers = column_from_json("a", {"type": "categorical", "values": ["Yes", "No", "Don't know"]})
+    assert list(encode_column(answers, pd.Series(["YES", "no", "DON'T KNOW"])).codes) == [0, 1, 3]
     # US states are read by their spellings too (a file in capitals), but a list of states is not read as countries
     states = column_from_json("s", {"type": "categorical", "list": "us_states"})
     cells = pd.Series(["Georgia", "georgia", "NEW YORK", "Washington, D.C.", "Ga"])

@@ -178,7 +178,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
                 "pay": {"type": "float", "min": 0, "max": 1e6},
                 "rate": {"type": "float", "min": 0, "max": 1e4, "written": "thousands comma"},
                 "word": {"type": "float", "min": 0, "max": 100},
-                "smoker": {"type": "categorical", "values": ["yes", "no"]},
+                "smoker": {"type": "categorical", "values": ["current", "never"]},  # (yes/no read in any capitals)
                 "colour": {"type": "categorical", "values": ["red", "blue"]},
                 "region": {"type": "categorical", "values": ["North", "South"]},
                 "county": {"type": "categorical", "values": ["001", "003", "010", "100"]},
@@ -193,7 +193,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
             "pay": ["$1,234.50", "12,000", "7", "3,100.25"],
             "rate": ["1.234,5", "12,25", "3", "97,5"],  # decimal commas, declared with thousands commas
             "word": ["zehn", "five", "6", "seven"],
-            "smoker": ["Yes", "No", " YES", "no"],
+            "smoker": ["Current", "Never", " CURRENT", "never"],
             "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: not most
             "region": ["1", "2", "2", ""],  # codes, where the declaration lists their labels
             "county": ["1", "3", "10", "100"],  # a spreadsheet dropped the leading zeros
@@ -292,6 +292,10 @@ def test_cells_naming_a_declared_country_another_way_are_counted_never_named():
     assert fit_notes(frame[[column]].replace({"United-States": "United States"}), domain).renamed[0] != line
     sex = TableDomain.from_json({"columns": {"sex": {"type": "categorical", "values": ["Female", "Male"]}}})
     assert fit_notes(frame[["sex"]], sex).renamed == []
+    # the same sex column in capitals (as an SPSS export may write it): read, and told in those words
+    upper = frame[["sex"]].apply(lambda cells: cells.str.upper())
+    assert fit_notes(upper, sex).renamed == ["Column 'sex': 32,561 cells write a declared word in other capitals."]
+    assert fit_notes(upper, sex).changed == []
     # declared by the three-letter codes, the column is flagged and told the list that reads its names
     codes = TableDomain.from_json(
         {
