@@ -379,7 +379,7 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
     if integer and leaf_cuts.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     if leaf_cuts.SPLIT_MOST:  # a wide leaf holding most of the column: equal bins
-        bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept, integer)
+        bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept, integer, not dated)
     if integer and not dated:  # a heavy first leaf: the range's low end a bin of its own (no point of a date)
         bin_lows = leaf_cuts.split_end(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)

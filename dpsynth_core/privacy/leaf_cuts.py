@@ -136,13 +136,14 @@ def split_narrow(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: flo
 
 
 def split_most(
-    bin_lows, piece_lows, piece_counts, piece_leaves, top, std: float, kept=None, integer: bool = True
+    bin_lows, piece_lows, piece_counts, piece_leaves, top, std: float, kept=None, integer: bool = True, halvings=True
 ) -> np.ndarray:
     """The bins' lower ends with a wide leaf holding most of the column cut into equal bins, as many as keep the
     column within its most bins (:func:`~dpsynth_core.constraints.most_fitted_bins`: 20 for whole numbers, 12 for
     real ones), half of them at the range's halvings toward 0 inside the leaf when the range starts at 0
-    (:data:`HALVINGS`), a whole-number range's low end a bin of its own when the leaf starts there (the 0 of an
-    amount or a count many records share keeps its value). Post-processing of noisy counts.
+    (:data:`HALVINGS`; ``halvings`` False for dates, whose day 0 is no amount's 0), a whole-number range's low end a
+    bin of its own when the leaf starts there (the 0 of an amount or a count many records share keeps its value).
+    Post-processing of noisy counts.
 
     A whole-number leaf wider than :data:`SPLIT_WIDE`, or a real one the tree could still have split
     (:data:`REAL_MOST`), holding :data:`SPLIT_MOST` of the column's noisy total, clear of the noise over its leaves
@@ -167,7 +168,7 @@ def split_most(
         start = low + 1 if integer and i == 0 else low  # a whole-number range's low end alone
         grown = lows | {start} | ({end} if end <= top and (integer or end < top) else set())
         room = constraints.most_fitted_bins(integer) - len(grown)
-        halved = _halvings(start, end, room // 2 if HALVINGS and starts[0] == 0 else 0, integer)
+        halved = _halvings(start, end, room // 2 if HALVINGS and halvings and starts[0] == 0 else 0, integer)
         if room > 0:
             if integer:
                 cuts = np.floor(np.linspace(start, end, min(room - len(halved), end - start - 1) + 2)[:-1])
