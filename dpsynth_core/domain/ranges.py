@@ -232,7 +232,7 @@ class RangeDomain(ColumnDomain):
     def _bound(self, value) -> str:
         """A bound in words (:attr:`bound_format`); a large real one written out as typed (10000000, not 1e+07)."""
         text = format(value, self.bound_format)
-        return np.format_float_positional(value, 6, False, False, trim="-") if "e+" in text else text
+        return np.format_float_positional(float(value), 6, False, False, trim="-") if "e+" in text else text
 
     def _bins_words(self) -> str:
         """The declared bins in words, after the range (``" in 4 bins"``)."""
