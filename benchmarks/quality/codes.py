@@ -1,0 +1,137 @@
+"""Codes declared 0 to 100: Rdatasets tables holding a whole-number column of at most 30 values, each such column
+declared 0-100 as a publisher who knows it holds a code or a count but not which values occur would, every other
+number ten times wider than its rounded range, categories by their values; 1,000 rows, `marginals` at epsilon 1.
+Scores per table: the share of synthetic rows with a code outside its column's real range, and the largest share of
+rows at a code no record holds (the declarations benchmark's point on codes, docs/benchmarks/quality.md).
+
+    python -m benchmarks.quality.codes --root /tmp/Rdatasets                      # 21 tables, 6 seeds: about a minute
+    python -m benchmarks.quality.codes --root /tmp/Rdatasets --set HALVINGS=false --out codes_off   # an ablation
+
+The tables are drawn from the checkout in a fixed order (seed 7) among those with at least 1,000 rows and 3 to 30
+columns; like :mod:`benchmarks.quality.rdatasets`, the declarations are written by reading the data (a codebook
+would print them), which the app never does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.common import RESULTS
+from benchmarks.quality.declarations import set_constant
+from benchmarks.quality.rdatasets import documented_range
+from dpsynth_core import synthesize
+
+#: A whole-number column with at most this many values, all within 0-100, is a code declared 0-100.
+MOST_CODES = 30
+ROWS = 1000
+
+
+def declare(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
+    """The columns kept, their declaration and the code columns (the module docstring says how)."""
+    frame = frame.drop(columns=[c for c in frame.columns if str(c).lower() in ("rownames", "unnamed: 0")]).copy()
+    spec, codes = {}, []
+    for name in frame.columns:
+        values = frame[name]
+        present = values.dropna()
+        if pd.api.types.is_bool_dtype(values) or present.nunique() < 2:
+            continue
+        if pd.api.types.is_numeric_dtype(values):
+            whole = bool((present == present.round()).all())
+            if whole and present.is_monotonic_increasing and present.is_unique:
+                continue  # an id
+            if whole and present.nunique() <= MOST_CODES and present.min() >= 0 and present.max() <= 100:
+                spec[name] = {"type": "integer", "min": 0, "max": 100}
+                codes.append(name)
+                continue
+            low, high = documented_range(float(present.min()), float(present.max()))
+            span = high - low
+            low, high = (low - 4.5 * span, high + 4.5 * span) if low < 0 else (low, low + 10 * span)
+            spec[name] = (
+                {"type": "integer", "min": int(low), "max": int(high)}
+                if whole
+                else {"type": "float", "min": low, "max": high}
+            )
+        elif 2 <= present.astype(str).nunique() <= MOST_CODES:
+            spec[name] = {"type": "categorical", "values": sorted(present.astype(str).unique().tolist())}
+            frame[name] = values.astype(str).where(values.notna())
+    return frame[list(spec)].reset_index(drop=True), {"columns": spec}, codes
+
+
+def tables(root: Path, count: int) -> list[tuple[str, pd.DataFrame, dict, list[str]]]:
+    """``count`` tables of the checkout ``root`` holding codes, in a fixed random order (seed 7)."""
+    files = sorted((root / "csv").glob("*/*.csv"))
+    if not files:
+        raise SystemExit(f"no CSV under {root / 'csv'}: --root names a checkout of Rdatasets")
+    random.Random(7).shuffle(files)
+    found = []
+    for path in files:
+        try:
+            frame = pd.read_csv(path, low_memory=False, nrows=5000)
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+            continue
+        if len(frame) < ROWS or not 3 <= frame.shape[1] <= MOST_CODES:
+            continue
+        kept, spec, codes = declare(frame)
+        if codes:
+            found.append((f"{path.parent.name}/{path.stem}", kept, spec, codes))
+        if len(found) == count:
+            break
+    return found
+
+
+def score(real: pd.DataFrame, synthetic: pd.DataFrame, codes: list[str]) -> tuple[float, float]:
+    """The share of synthetic rows with a code outside its real range, and the largest share at a code no record
+    holds."""
+    outside, phantom = np.zeros(len(synthetic), dtype=bool), 0.0
+    for name in codes:
+        held = real[name].dropna()
+        drawn = pd.to_numeric(synthetic[name], errors="coerce")
+        outside |= ((drawn < held.min()) | (drawn > held.max())).fillna(False).to_numpy()
+        shares = drawn.dropna().astype(int).value_counts() / max(len(synthetic), 1)
+        unheld = shares[~shares.index.isin(set(held.astype(int)))]
+        phantom = max(phantom, float(unheld.max()) if len(unheld) else 0.0)
+    return float(outside.mean()), phantom
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets (its csv folder)")
+    parser.add_argument("--tables", type=int, default=21, help="how many tables")
+    parser.add_argument("--seeds", type=int, default=6)
+    parser.add_argument("--out", default="codes", help="results file name under benchmarks/results")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="as quality.declarations'")
+    args = parser.parse_args(argv)
+    for item in args.set:
+        set_constant(parser, *item.split("=", 1))
+    rows = []
+    for name, frame, spec, codes in tables(args.root, args.tables):
+        for seed in range(args.seeds):
+            real = frame.iloc[np.random.default_rng(1000 + seed).permutation(len(frame))[:ROWS]].reset_index(drop=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                synthetic = synthesize(real, spec, 1.0, random_state=seed).data
+            outside, phantom = score(real, synthetic, codes)
+            rows.append({"table": name, "seed": seed, "outside": outside, "phantom": phantom})
+    found = pd.DataFrame(rows)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with open(RESULTS / f"{args.out}.jsonl", "w") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+    per = found.groupby("table", sort=False)[["outside", "phantom"]].mean()
+    print(per.round(4).to_string())
+    print(
+        f"mean: rows with a code outside its real range {per['outside'].mean():.4f} "
+        f"({int((per['outside'] <= 0.05).sum())} of {len(per)} tables at 5% or less); largest share at a code no "
+        f"record holds {per['phantom'].mean():.4f} ({int((per['phantom'] <= 0.01).sum())} at 1% or less)"
+    )
+    return found
+
+
+if __name__ == "__main__":
+    main()
