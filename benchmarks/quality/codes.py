@@ -25,7 +25,7 @@ import pandas as pd
 
 from benchmarks.common import RESULTS
 from benchmarks.quality.declarations import set_constant
-from benchmarks.quality.rdatasets import documented_range
+from benchmarks.quality.rdatasets import documented_range, without_row_names
 from dpsynth_core import synthesize
 
 #: A whole-number column with at most this many values, all within 0-100, is a code declared 0-100.
@@ -35,7 +35,7 @@ ROWS = 1000
 
 def declare(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
     """The columns kept, their declaration and the code columns (the module docstring says how)."""
-    frame = frame.drop(columns=[c for c in frame.columns if str(c).lower() in ("rownames", "unnamed: 0")]).copy()
+    frame = without_row_names(frame).copy()
     spec, codes = {}, []
     for name in frame.columns:
         values = frame[name]

@@ -93,9 +93,14 @@ def documented_range(low: float, high: float) -> tuple[float, float]:
     return round(math.floor(low / step) * step, 12), round(math.ceil(high / step) * step, 12)
 
 
+def without_row_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without the row index R or pandas wrote as a column (``rownames``, ``Unnamed: 0``)."""
+    return frame.drop(columns=[c for c in frame.columns if str(c).lower() in ("rownames", "unnamed: 0")])
+
+
 def declare(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     """The columns kept and the declaration written from their values (the module docstring says why and how)."""
-    frame = frame.drop(columns=[c for c in frame.columns if str(c).lower() in ("rownames", "unnamed: 0")])
+    frame = without_row_names(frame)
     spec = {}
     for name in frame.columns:
         values = frame[name]

@@ -168,8 +168,8 @@ def split_most(
         start = low + 1 if integer and i == 0 else low  # a whole-number range's low end alone
         grown = lows | {start} | ({end} if end <= top and (integer or end < top) else set())
         room = constraints.most_fitted_bins(integer) - len(grown)
-        halved = _halvings(start, end, room // 2 if HALVINGS and halvings and starts[0] == 0 else 0, integer)
         if room > 0:
+            halved = _halvings(start, end, room // 2 if HALVINGS and halvings and starts[0] == 0 else 0, integer)
             if integer:
                 cuts = np.floor(np.linspace(start, end, min(room - len(halved), end - start - 1) + 2)[:-1])
             else:
