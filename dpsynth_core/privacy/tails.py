@@ -185,8 +185,9 @@ def hug_data(
 ) -> np.ndarray:
     """``weights`` (after :func:`keep_between`) where, in each bin that lies wholly beyond the kept leaves
     (``low``/``high``: :func:`quiet_ends`), the pieces past the last one whose noisy count exceeds
-    ``CLEAR_PIECE_Z`` deviations (``std`` times the square root of its ``piece_leaves``) weigh
-    ``EMPTY_DECAY`` of the piece before them, counted from the data's side. Post-processing.
+    ``CLEAR_PIECE_Z`` deviations (``std`` times the square root of its ``piece_leaves``), or past an empty stretch
+    the bin's clear level (:func:`_last_clear`), weigh ``EMPTY_DECAY`` of the piece before them, counted from the
+    data's side. Post-processing.
 
     Such a bin is kept whole by :func:`keep_between` (the model's marginals, more precise, decide whether it
     holds records), but inside it the noisy weights of pieces that cannot be told from empty spread its rows
