@@ -99,8 +99,17 @@ def spelling_key(text: str) -> str:
 def country_names() -> dict[str, str]:
     """Every spelling (:func:`spelling_key`) of a country's name in the countries list, and of its other names
     (``lists/country_aliases.txt``: ISO 3166's official and common names, and short names in wide use such as
-    USA, UK, Russia or Ivory Coast), mapped to its name in the list. Public: no data is read."""
+    USA, UK, Russia, Ivory Coast or D.R.) and of its ISO 3166 three-letter code (``CAN``, ``DOM``: Lahman's
+    baseball players were born in ``CAN``), mapped to its name in the list. A two-letter code is not one (``CA``
+    is as often California). Public: no data is read.
+
+    >>> names = country_names()
+    >>> names["can"], names[spelling_key("D.R.")], names[spelling_key("P.R.")]
+    ('Canada', 'Dominican Republic', 'Puerto Rico')
+    """
     names = {spelling_key(name): name for name in public_list("countries")}
+    for code, name in zip(public_list("country_codes_3"), public_list("countries"), strict=True):
+        names.setdefault(spelling_key(code), name)
     for line in (LISTS_DIR / "country_aliases.txt").read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
             other, name = line.split("\t")

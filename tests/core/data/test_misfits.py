@@ -81,7 +81,7 @@ def test_a_date_and_time_column_reads_its_times_and_says_what_it_cannot_read():
 def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
     frame = pd.DataFrame(
         {
-            "country": ["PRT"] * 9 + [""],
+            "country": ["PT"] * 9 + [""],  # a two-letter code (a three-letter one reads as the country)
             "n": ["a", "b", "c", "d", "e", "6", "7", "8", "9", "10"],  # half are not numbers
             "colour": ["red"] * 8 + ["mauve", "teal"],  # two rare values outside the list
             "age": ["500"] * 10,  # outside the range: clamped, not a misfit
@@ -101,13 +101,14 @@ def test_a_wrong_kind_or_coding_is_said_a_few_unlisted_values_are_not():
     assert [line.split(":")[0] for line in found] == ["Column 'country'", "Column 'n'"], found
     assert len(how) == 1  # one sentence a kind, for the columns told nothing more (country is told its list)
     assert "9 of its 9 filled cells are none of its declared values" in found[0]  # the empty cell is not filled
-    assert "9 of them are values of the bundled list 'Country codes, three letters" in found[0]
+    assert "9 of them are values of the bundled list 'Country codes, two letters" in found[0]
     assert "5 of its 10 filled cells are not numbers" in found[1] and MISFIT_SHARE == 0.5
     # a country's other name is that country: "USA" fits a list declaring "United States"
     usa = TableDomain.from_json(
         {"columns": {"country": {"type": "categorical", "values": ["United States", "Canada"]}}}
     )
-    assert misfit_columns(frame[["country"]].replace("PRT", "USA"), usa) == ([], [])
+    assert misfit_columns(frame[["country"]].replace("PT", "USA"), usa) == ([], [])
+    assert misfit_columns(frame[["country"]].replace("PT", "CAN"), usa) == ([], [])  # and its three-letter code
     assert unfit_cells(domain.columns["colour"], frame["colour"]) == (10, 2)
     assert unfit_cells(domain.columns["age"], frame["age"]) == (10, 0)
 
@@ -197,7 +198,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
             "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: not most
             "region": ["1", "2", "2", ""],  # codes, where the declaration lists their labels
             "county": ["1", "3", "10", "100"],  # a spreadsheet dropped the leading zeros
-            "country": ["PRT", "GBR", "ESP", "CN"],  # ISO codes (and one of two letters)
+            "country": ["PT", "GB", "ES", "CHN"],  # ISO codes of two letters (and one of three, read as China)
             "nation": ["Portugal", "France", "Spain", "Narnia"],
             "sex": ["M", "F", "F", "M"],
         }
@@ -214,17 +215,14 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
         in found["Column 'region'"]
     )
     assert (
-        "3 of them are values of the bundled list 'Country codes, three letters (ISO 3166 alpha-3"
+        "3 of them are values of the bundled list 'Country codes, two letters (ISO 3166 alpha-2"
         in found["Column 'country'"]
-        and '"list": "country_codes_3"' in found["Column 'country'"]
+        and '"list": "country_codes_2"' in found["Column 'country'"]
     )
-    assert (
-        "3 of them are values of the bundled list 'Countries (ISO 3166, 249 names; USA, UK and other names read as the country)'"
-        in found["Column 'nation'"]
-    )
+    assert "Column 'nation'" not in found  # names where three-letter codes are declared: read as the codes
     assert "4 of them are values of the bundled list 'Sex as letters (F, M)'" in found["Column 'sex'"]
     text = " ".join(found.values())
-    assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn", "PRT", "Spain"))  # no value named
+    assert not any(v in text for v in ("1,234.50", "Yes", "YES", "green", "zehn", "CHN", "Spain"))  # no value named
 
 
 def test_shares_stored_as_fractions_in_a_percent_range_are_said_whatever_the_rows_spelling():
@@ -296,15 +294,15 @@ def test_cells_naming_a_declared_country_another_way_are_counted_never_named():
     upper = frame[["sex"]].apply(lambda cells: cells.str.upper())
     assert fit_notes(upper, sex).renamed == ["Column 'sex': 32,561 cells write a declared word in other capitals."]
     assert fit_notes(upper, sex).changed == []
-    # declared by the three-letter codes, the column is flagged and told the list that reads its names
+    # declared by the three-letter codes, its names read as the codes they name (a code is a country's other name)
     codes = TableDomain.from_json(
         {
             "columns": {column: {"type": "categorical", "list": "country_codes_3"}},
             "missing_values": {"markers": ["", "?"]},
         }
     )
-    (flagged,) = fit_notes(frame[[column]], codes).missing
-    assert "31,667 of them are values of the bundled list 'Countries (ISO 3166" in flagged, flagged  # all but 311
+    coded = fit_notes(frame[[column]], codes)
+    assert coded.missing == [] and coded.renamed[0].startswith(f"Column '{column}': 31,667 cells name"), coded.renamed
 
 
 def test_a_flagged_text_column_is_told_the_narrowest_kind_of_text_that_reads_it():

@@ -295,13 +295,15 @@ def test_every_other_name_of_a_country_names_one_country_of_the_list():
     others = [line for line in lines if not line[0].startswith("#")]
     assert len(others) >= 200 and all(len(line) == 2 and line[1] in names for line in others)
     by_key: dict = {}
-    for other, name in others + [[n, n] for n in names]:
+    codes = [list(pair) for pair in zip(public_list("country_codes_3"), names, strict=True)]  # CAN, DOM, read too
+    for other, name in others + [[n, n] for n in names] + codes:
         by_key.setdefault(spelling_key(other), set()).add(name)
     assert all(len(named) == 1 for named in by_key.values()), [k for k, v in by_key.items() if len(v) > 1]
     named = country_names()
     assert named[spelling_key("USA")] == named[spelling_key("United-States")] == "United States"
     assert named[spelling_key("Cote d'Ivoire")] == "Côte d'Ivoire" and named[spelling_key("Turkey")] == "Türkiye"
     assert named[spelling_key("south korea")] == "Korea, Republic of" and spelling_key("England") not in named
+    assert named["can"] == "Canada" and named[spelling_key("D.R.")] == "Dominican Republic" and "ca" not in named
     states = us_state_names()  # the states' names and codes, each its own spelling, and the District's other names
     assert len(states) == 51 + 51 + 3 and states[spelling_key("NEW YORK")] == "New York" and states["ny"] == "NY"
     assert states[spelling_key("Washington, D.C.")] == "District of Columbia"
