@@ -40,6 +40,15 @@ BATCH_FROM = 64
 BATCH_COLUMNS = 8
 #: Every column triple of at most this many cells is a candidate too (0: none); ablation only.
 TRIPLE_CELLS = 0
+#: AIM's score (:func:`score`) counts only the cells the model may use (its support: the cells the noisy 1-ways
+#: could tell from empty, :func:`~.measurements.support`); False: every cell, as AIM's own (an ablation). A column
+#: declared by a long list (adult's country by the world's 249, 40 holding records) got AIM's penalty for noise on
+#: 249 cells that the model never uses and was measured in no pair: 2 countries came out of 40. Publishers'
+#: declarations at epsilon 1 (5 seeds): mean 2-way TVD -0.0026 over the 34 table sizes (24 lower, 7 by more than
+#: two standard errors, 2 higher by more: adult_countries at 5,000 rows +0.0038, adult_test at 1,000 +0.0027),
+#: -0.0046 over Rdatasets' 60 (44 lower, 18 by two standard errors, 1 higher); the experts' 16 equal bins, many
+#: of them empty, gained more (-0.0083: airports 0.238 to 0.113).
+SUPPORTED_SCORE = True
 
 
 def check_groups(groups, names) -> list[tuple]:
@@ -194,11 +203,36 @@ class Truth(dict):
         return [group] + [p for p in ordered if p != group and p not in self]
 
 
-def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float) -> list:
+def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float, support: dict | None = None) -> list:
     """AIM's quality score of each candidate marginal ``r``:
     ``w_r * (|M_r(data) - M_r(model)|_1 - penalty * cells_r)``; adding or removing a record moves
-    it by at most ``w_r`` (the L1 term by 1, the rest is public)."""
-    return [weights[c] * (float(np.abs(truth[c] - answers[c]).sum()) - penalty * truth[c].size) for c in candidates]
+    it by at most ``w_r`` (the L1 term by 1, the rest is public). With ``support`` (column -> boolean per cell:
+    the cells the model may use, post-processing of DP measurements, so public) both terms count only the
+    candidate's cells the model may use: a measurement's noise elsewhere never reaches the model, and the records
+    elsewhere no round's measurement brings back, so neither decides what is measured (``SUPPORTED_SCORE``).
+
+    >>> truth, model = {("a",): np.array([50.0, 30.0, 0.0, 0.0])}, {("a",): np.array([40.0, 0.0, 0.0, 0.0])}
+    >>> score([("a",)], truth, model, {("a",): 1.0}, 5.0), score([("a",)], truth, model, {("a",): 1.0}, 5.0,
+    ...     {"a": np.array([True, False, False, False])})
+    ([20.0], [5.0])
+    """
+    out = []
+    for c in candidates:
+        error = np.abs(truth[c] - answers[c])
+        if support:
+            error = error[np.ix_(*[_kept(a, n, support) for a, n in zip(c, error.shape)])]
+        out.append(weights[c] * (float(error.sum()) - penalty * error.size))
+    return out
+
+
+def used_cells(group: tuple, cells: dict, support: dict) -> int:
+    """A marginal's cells that the model may use: the product of its columns' cells in ``support`` (column ->
+    boolean per cell; a column not in it, all its ``cells``)."""
+    return math.prod(_kept(a, cells[a], support).size for a in group)
+
+
+def _kept(column: str, cells: int, support: dict) -> np.ndarray:
+    return np.flatnonzero(support[column]) if column in support else np.arange(cells)
 
 
 def choose(noise, scores, budget: float, sensitivity: float, *, zcdp: bool) -> int:

@@ -317,7 +317,8 @@ class MarginalsSynthesizer(Synthesizer):
                 self.noise_.reserve_gaussian(noise_param, typical)
             penalty = expected_noise(noise_param, zcdp=self.zcdp_)
             answers = model.project_many(allowed)
-            scores = score(allowed, truth.of(allowed), answers, weights, penalty)
+            used = self.support_ if selection.SUPPORTED_SCORE else {}  # the cells the model may use
+            scores = score(allowed, truth.of(allowed), answers, weights, penalty, used)
             sensitivity = max(weights[c] for c in allowed)
             taking = selection.Batch(allowed, scores, size, model.tree.size(), limit)
             while len(taking.chosen) < batch and len(open_ := taking.open()):
@@ -348,7 +349,7 @@ class MarginalsSynthesizer(Synthesizer):
                 support=self.support_,
             )
             moved = sum(float(np.abs(model.project(c) - b).sum()) for c, b in zip(chosen, before))
-            if moved <= penalty * sum(truth[c].size for c in chosen):
+            if moved <= penalty * sum(selection.used_cells(c, cells, used) for c in chosen):
                 round_budget *= growth
             round_budget = min(round_budget, self._remaining() / batch)
             if last:
