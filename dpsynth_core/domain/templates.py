@@ -112,6 +112,11 @@ _RULES = [
     (r"(^|_)(date[a-z]*|dob)(_|$)|[a-z]{3,}_on$|(^|_)birthday$", {"type": "date"}),  # dates, dateofbirth, birthday
     (rf"(^|_)(?!{_NOT_DATES}(_|$))[a-z]+date(_|$)", {"type": "date"}),  # birthdate, startdate
     (r"^(is|has)_|yes_?no", {"type": "categorical", "values": list(public_list("yes_no"))}),
+    # CDISC's flags (clinical trials' SDTM and ADaM: SAFFL, ITTFL, DTHFL, TRTEMFL, ANL01FL): Y, or N, or blank
+    (
+        r"^[a-z][a-z0-9]{2,}fl$|^[a-z]{2,}[0-9]+_fl$",  # DTH30FL reads dth30_fl
+        {"type": "categorical", "values": list(public_list("yes_no_codes"))},
+    ),
     # REDCap's columns beside the fields: a repeated instrument's instance (1, 2, ...), a survey's identifier
     (r"^redcap_repeat_instance$", {"type": "integer", "min": 1}),
     (r"^redcap_survey_identifier$", {"type": "drop"}),

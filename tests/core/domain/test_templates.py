@@ -182,6 +182,10 @@ def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
         assert template_for(name) == {"type": "text"}, name
     assert template_for("RFSTDTC") == template_for("TRTSDTM") == template_for("AESTDTC") == {"type": "datetime"}
     assert template_for("TRTSDT") == template_for("ADT") == template_for("LSTALVDT") == {"type": "date"}
+    for name in ("SAFFL", "ITTFL", "DTHFL", "DTH30FL", "TRTEMFL", "ANL01FL"):  # flags: Y, N or blank
+        assert template_for(name) == {"type": "categorical", "values": ["Y", "N"]}, name
+    for name in ("NFL", "AFL", "fl", "raffle"):  # a league, words
+        assert template_for(name)["type"] == "text", name
     assert template_for("x.DDT")["type"] == template_for("debt")["type"] == "text"  # a pesticide, a word
     # a word that ends in "date" but names none
     for name in ("candidate", "validate", "sedate"):
