@@ -39,7 +39,9 @@ def support_from(
       ``zk * s``) and is at most ``limit``, or at most ``s`` where ``s`` is larger (a small table: a tail's
       estimate has a standard deviation of ``s`` or more, so a tighter bound would only read noise, and an
       empty tail would keep its positive noise as rows about half the time). So at most about
-      ``max(limit, s)`` real records are lost per tail.
+      ``max(limit, s)`` real records are lost per tail. A tail may be the whole range (a column empty in every
+      record but for its "missing" cell: a trial's date of consent left blank): then the whole range goes
+      (``EMPTY_RANGE_CUT``), where before the two ends' tails met and it was all kept.
       A tail of cells all in ``beyond`` (column -> boolean per ordered cell: wholly outside the range that
       another DP measurement, the leaf counts of the column's adaptive bins, could tell from empty) may be
       cut for looking empty up to ``BEYOND_WALK`` deviations of its sum more, ``max(limit, s) + s * sqrt(j)``
@@ -125,7 +127,9 @@ def support_from(
             )
             low = left[-1] + 1 if left.size else 0  # the first cell kept
             high = k - 2 - right[-1] if right.size else k - 1  # the last cell kept
-            if low <= high:
+            if EMPTY_RANGE_CUT and k - 1 in (left[-1:].tolist() + right[-1:].tolist()):  # the whole range as a tail
+                keep[:k] = False
+            elif low <= high:
                 keep[:low] = False
                 keep[high + 1 : k] = False
                 keep[:k] &= ~_interior_gaps(pooled[:k], keep[:k], zk * s, limit, named)
@@ -142,6 +146,11 @@ EMPTY_Z = constraints.EMPTY_Z
 #: The extra deviations of its sum a quiet tail of cells ``beyond`` another measurement's kept range may hold
 #: and still be cut (:func:`support_from`); 0: no extra (an ablation).
 BEYOND_WALK = 1.0
+#: An ordered column's range that is cuttable as one tail is cut whole (:func:`support_from`); False: kept whole
+#: when the two ends' tails meet (an ablation). A number and a date column empty in every record, beside adult's 14
+#: columns (10 seeds): the share of rows given a value 2.7% / 2.7% to 1.5% / 0.9% at 1,000 records (none in 8 / 7
+#: releases of 10, against 2 / 1), 0.91% / 1.21% to 0.52% / 0.43% at 5,000.
+EMPTY_RANGE_CUT = True
 #: Declared values that the noise cannot tell from empty are also cut where, against the column's other cells,
 #: cutting them is expected to misplace fewer records than keeping them (:func:`_unlikely_cells`, issue 36
 #: point 3: a country list of 249 declared for 34 countries); False: only the ``limit`` rule (an ablation).
