@@ -319,7 +319,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--styles", nargs="+", default=["publisher", "expert"])
     parser.add_argument("--quick", action="store_true", help="pums and compas at 1,000 rows, one seed")
-    parser.add_argument("--out", default="declarations", help="results file name under benchmarks/results")
+    parser.add_argument("--out", default="declarations", help="results file name under benchmarks/results (replaced)")
     parser.add_argument("--by-column", action="store_true", help="also each column's outside, above and phantom")
     parser.add_argument(
         "--set",
@@ -351,7 +351,7 @@ def main(argv=None) -> pd.DataFrame:
                     print(json.dumps(rows[-1]), flush=True)
     frame = pd.DataFrame(rows)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    with open(RESULTS / f"{args.out}.jsonl", "a") as out:
+    with open(RESULTS / f"{args.out}.jsonl", "w") as out:  # a rerun with the same --out replaces it
         for row in rows:
             out.write(json.dumps(row) + "\n")
     summary = frame.groupby(["table", "n", "style"], sort=False)[

@@ -164,7 +164,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--sizes", nargs="+", default=["full", "5000", "1000"], help="'full' or a row count")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--out", default="rdatasets", help="results file name under benchmarks/results")
+    parser.add_argument("--out", default="rdatasets", help="results file name under benchmarks/results (replaced)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="as quality.declarations'")
     args = parser.parse_args(argv)
     for item in args.set:
@@ -172,7 +172,7 @@ def main(argv=None) -> pd.DataFrame:
     load = loader(args.root)
     RESULTS.mkdir(parents=True, exist_ok=True)
     rows = []
-    with open(RESULTS / f"{args.out}.jsonl", "a") as out:
+    with open(RESULTS / f"{args.out}.jsonl", "w") as out:  # a rerun with the same --out replaces it
         for name in args.tables:
             for size in sizes(len(load(name)[0]), args.sizes):
                 for seed in range(args.seeds):

@@ -128,3 +128,16 @@ def test_a_country_column_declared_with_the_worlds_countries_puts_no_rows_on_cou
     assert max(absent(seed) for seed in range(5)) <= 0.005
     monkeypatch.setattr(support, "EMPIRICAL_CUT", False)
     assert min(absent(seed) for seed in range(2)) > 0.05
+
+
+def test_a_rerun_with_the_same_out_replaces_its_results_file(tmp_path, monkeypatch):
+    """The results file of a run is that run's alone: a second run with the same ``--out`` replaces it (it used to
+    append, so a rerun doubled the rows a summary read from it), as ``benchmarks.quality.codes`` already did."""
+    import json
+
+    monkeypatch.setattr(declarations, "RESULTS", tmp_path)
+    argv = ["--tables", "pums", "--sizes", "1000", "--seeds", "1", "--styles", "publisher", "--out", "again"]
+    declarations.main(argv)
+    declarations.main(argv)
+    rows = [json.loads(line) for line in (tmp_path / "again.jsonl").read_text().splitlines()]
+    assert len(rows) == 1 and rows[0]["table"] == "pums" and rows[0]["style"] == "publisher"
