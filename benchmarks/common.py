@@ -44,6 +44,13 @@ SUBSET6 = ["age", "education", "sex", "relationship", "marital-status", "income"
 LARGE_TEXT_COLUMNS = ("native-country",)
 
 
+def results_file(name: str, *, append: bool = False):
+    """A run's results file, ``benchmarks/results/NAME.jsonl`` (one JSON line per release), open for writing: a
+    rerun with the same name replaces it (``append``: adds to it)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    return open(RESULTS / f"{name}.jsonl", "a" if append else "w")
+
+
 def require(module: str, requirements: str):
     """Import an optional peer, or stop with a message naming the requirements file that installs it."""
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks.common import RESULTS
+from benchmarks.common import results_file
 from benchmarks.quality.declarations import set_constant
 from benchmarks.quality.rdatasets import documented_range, without_row_names
 from dpsynth_core import synthesize
@@ -120,8 +120,7 @@ def main(argv=None) -> pd.DataFrame:
             outside, phantom = score(real, synthetic, codes)
             rows.append({"table": name, "seed": seed, "outside": outside, "phantom": phantom})
     found = pd.DataFrame(rows)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with open(RESULTS / f"{args.out}.jsonl", "w") as out:
+    with results_file(args.out) as out:
         out.writelines(json.dumps(row) + "\n" for row in rows)
     per = found.groupby("table", sort=False)[["outside", "phantom"]].mean()
     print(per.round(4).to_string())

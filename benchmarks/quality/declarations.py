@@ -66,7 +66,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from benchmarks.common import NUMERIC, RESULTS, SUBSET6, load_table
+from benchmarks.common import NUMERIC, RESULTS, SUBSET6, load_table, results_file
 from dpsynth_core import synthesize
 from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
 from dpsynth_core.evaluation.values import beyond_real
@@ -350,8 +350,7 @@ def main(argv=None) -> pd.DataFrame:
                     rows.append(run(name, size, style, seed, args.epsilon))
                     print(json.dumps(rows[-1]), flush=True)
     frame = pd.DataFrame(rows)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with open(RESULTS / f"{args.out}.jsonl", "w") as out:  # a rerun with the same --out replaces it
+    with results_file(args.out) as out:
         for row in rows:
             out.write(json.dumps(row) + "\n")
     summary = frame.groupby(["table", "n", "style"], sort=False)[

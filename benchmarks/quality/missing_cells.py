@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks.common import RESULTS
+from benchmarks.common import results_file
 from dpsynth_core import synthesize
 from dpsynth_core.evaluation.metrics import one_way_distances, paired_codes, two_way_distances
 from tests.conftest import complete_domain, shared_path
@@ -149,10 +149,8 @@ def main(argv=None) -> None:
     if args.compare:
         compare(args.compare.split(","))
         return
-    out = RESULTS / f"{args.out}.jsonl"
-    out.parent.mkdir(parents=True, exist_ok=True)
     rows = []
-    with out.open("a" if args.append else "w") as sink:
+    with results_file(args.out, append=args.append) as sink:
         for table in args.datasets.split(","):
             frame, spec = load(table)
             for method in args.methods.split(","):

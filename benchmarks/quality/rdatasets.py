@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchmarks.common import RESULTS
+from benchmarks.common import results_file
 from benchmarks.quality import declarations
 
 TABLES = (
@@ -170,9 +170,8 @@ def main(argv=None) -> pd.DataFrame:
     for item in args.set:
         declarations.set_constant(parser, *item.split("=", 1))
     load = loader(args.root)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     rows = []
-    with open(RESULTS / f"{args.out}.jsonl", "w") as out:  # a rerun with the same --out replaces it
+    with results_file(args.out) as out:
         for name in args.tables:
             for size in sizes(len(load(name)[0]), args.sizes):
                 for seed in range(args.seeds):

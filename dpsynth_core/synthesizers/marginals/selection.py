@@ -216,11 +216,12 @@ def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float,
     ...     {"a": np.array([True, False, False, False])})
     ([20.0], [5.0])
     """
+    kept = {a: np.flatnonzero(cells) for a, cells in (support or {}).items()}  # once, not per candidate
     out = []
     for c in candidates:
         error = np.abs(truth[c] - answers[c])
-        if support:
-            error = error[np.ix_(*[_kept(a, n, support) for a, n in zip(c, error.shape)])]
+        if kept:
+            error = error[np.ix_(*[kept[a] if a in kept else np.arange(n) for a, n in zip(c, error.shape)])]
         out.append(weights[c] * (float(error.sum()) - penalty * error.size))
     return out
 
@@ -228,11 +229,7 @@ def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float,
 def used_cells(group: tuple, cells: dict, support: dict) -> int:
     """A marginal's cells that the model may use: the product of its columns' cells in ``support`` (column ->
     boolean per cell; a column not in it, all its ``cells``)."""
-    return math.prod(_kept(a, cells[a], support).size for a in group)
-
-
-def _kept(column: str, cells: int, support: dict) -> np.ndarray:
-    return np.flatnonzero(support[column]) if column in support else np.arange(cells)
+    return math.prod(int(np.count_nonzero(support[a])) if a in support else cells[a] for a in group)
 
 
 def choose(noise, scores, budget: float, sensitivity: float, *, zcdp: bool) -> int:

@@ -135,7 +135,9 @@ def test_a_rerun_with_the_same_out_replaces_its_results_file(tmp_path, monkeypat
     append, so a rerun doubled the rows a summary read from it), as ``benchmarks.quality.codes`` already did."""
     import json
 
-    monkeypatch.setattr(declarations, "RESULTS", tmp_path)
+    from benchmarks import common
+
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
     argv = ["--tables", "pums", "--sizes", "1000", "--seeds", "1", "--styles", "publisher", "--out", "again"]
     declarations.main(argv)
     declarations.main(argv)
