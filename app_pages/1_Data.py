@@ -5,11 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state
-from app_support.cached import read_upload, upload_codebook
 from app_support.pages import DATA, DOMAIN
 from app_support.sidebar import file_size, upload_again
-from app_support.uploads import HEADER_SPAN_KEYS, how_read, reading_choices
-from dpsynth_core import DPSynthError, constraints
+from app_support.uploads import HEADER_SPAN_KEYS, how_read, keep_dropped, reading_choices
+from dpsynth_core import constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
 from dpsynth_core.data.formats import UPLOAD_TYPES
@@ -73,37 +72,8 @@ else:
     options = reading_choices(upload, encoding, delimiter) if upload is not None else None
     reading = (upload.file_id, *sorted(options.items())) if options is not None else None
     if options is not None and st.session_state.get("data_upload_done") != reading:
-        raw = upload.getvalue()
-        st.session_state["data_upload_done"] = reading
-        try:
-            frame, info = read_upload(raw, upload.name, **options)
-            codebook = upload_codebook(raw, upload.name)
-        except DPSynthError as problem:
-            st.error(
-                f"This file could not be read: {problem}."
-                + (" Your previous table is still loaded." if state.has_data() else "")
-            )
-        else:
-            # Re-reading the same upload with another encoding or delimiter keeps the declaration made so far.
-            kept = (
-                state.declaration()
-                if current == f"upload: {upload.name}"
-                and list(state.data()["info"]["columns"]) == list(info["columns"])
-                else None
-            )
-            known = state.use_upload(
-                frame, info, name=upload.name, raw=raw, declaration=kept, codebook=codebook, **options
-            )
-            state.flash(
-                "success",
-                f"Read {upload.name}. "
-                + (
-                    "You have worked on this file before: its declaration, releases and privacy ledger are back."
-                    if known
-                    else "Next, declare what values each column could take."
-                ),
-            )
-            st.rerun()  # redraw the sidebar with the new file
+        keep_dropped(upload, options)  # read by the frame, before whichever page runs next (app_support/uploads.py)
+        st.rerun()
 
 if not state.has_data():
     st.stop()

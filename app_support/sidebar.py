@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.pages import DATA
+from app_support.uploads import read_dropped
 from dpsynth_core.privacy.accounting import ADD_REMOVE, is_person_relation
 from dpsynth_core.privacy.spending import Spending
 from dpsynth_core.wording import format_delta, format_epsilon
@@ -38,6 +39,7 @@ def frame(title: str, needs_data: bool) -> None:
     and has none (this browser's file must be uploaded again) shows only its title and what to do."""
     _warm_up()
     state.ensure_state()
+    _read_dropped(title)
     state.save_session()
     st.markdown(_CSS, unsafe_allow_html=True)
     draw_sidebar()
@@ -47,6 +49,20 @@ def frame(title: str, needs_data: bool) -> None:
         upload_again()
         st.page_link(DATA.path, label="Go to Data", icon=DATA.icon)
         st.stop()
+
+
+def _read_dropped(title: str) -> None:
+    """Read the file dropped on the Data page (:func:`~app_support.uploads.read_dropped`), whichever page was asked
+    for next: its notice shows on the Data page as before, or at once on any other page."""
+    notice = read_dropped()
+    if notice is None:
+        return
+    if title == DATA.title:
+        state.flash(*notice)
+    elif notice[0] == "error":
+        st.error(notice[1], icon=":material/error:")
+    else:
+        st.toast(notice[1], icon=":material/check_circle:")
 
 
 def upload_again() -> None:

@@ -5,13 +5,23 @@ skipped); a spreadsheet takes a
 sheet (listed from the workbook's directory, no cell read) and a header row; an SPSS, Stata or SAS
 file takes none, and its codebook (metadata only) starts the declaration
 (:func:`dpsynth_core.domain.templates.declaration_from_names`).
+
+**A dropped file is read even when the publisher clicks on at once.** Streamlit stops a page's run at its next
+call (a session-state access included) when another page is asked for, and the uploader's value goes with its page.
+So the Data page only keeps the dropped file (:func:`keep_dropped`, plain Python: nothing there can be stopped) and
+asks for a rerun; the frame, before every page, reads it and makes it the table in use (:func:`read_dropped`),
+forgetting it only once that is done. A run stopped half-way leaves it kept, and the next run, whichever page,
+reads it again from the start.
 """
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
-from app_support.cached import upload_sheets
+from app_support import state
+from app_support.cached import read_upload, upload_codebook, upload_sheets
 from dpsynth_core import DPSynthError
 from dpsynth_core.data.formats import file_family
 from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS
@@ -113,3 +123,64 @@ def how_read(info: dict) -> str:
     header = f", header on line {info['header_row']}" if info.get("header_row") else ""
     header += f", header over {info['header_rows']} lines" if info.get("header_rows") else ""
     return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'{header}. {shown}"
+
+
+#: browser identity -> the file it dropped on the Data page and has not yet read: {"name", "raw", "options",
+#: "previous"} (``previous``: the table in use when it was dropped, to keep its declaration on a re-read).
+_DROPPED: dict[str, dict] = {}
+_DROPPED_LOCK = threading.Lock()
+
+
+def keep_dropped(upload, options: dict) -> None:
+    """Keep the file just dropped (read with ``options``) for :func:`read_dropped`, and mark it so the Data page
+    does not keep it again while the uploader holds it."""
+    browser = state.browser()
+    previous = state.data() if state.has_data() else None
+    kept = {
+        "name": upload.name,
+        "raw": upload.getvalue(),
+        "options": options,
+        "previous": previous
+        and {
+            "source": previous["source"],
+            "columns": list(previous["info"]["columns"]),
+            "declaration": state.declaration(),
+        },
+    }
+    with _DROPPED_LOCK:
+        _DROPPED[browser] = kept
+    st.session_state["data_upload_done"] = (upload.file_id, *sorted(options.items()))
+
+
+def read_dropped() -> tuple[str, str] | None:
+    """Read this browser's dropped file, if one is kept, and make it the table in use (a file re-read with other
+    choices keeps the declaration made so far). Returns the notice for the publisher, (kind, message), or None
+    when no file was kept. The file is forgotten only once it is in use, or could not be read."""
+    with _DROPPED_LOCK:
+        dropped = _DROPPED.get(state.browser())
+    if dropped is None:
+        return None
+    name, raw, options, previous = dropped["name"], dropped["raw"], dropped["options"], dropped["previous"]
+    try:
+        frame, info = read_upload(raw, name, **options)
+        codebook = upload_codebook(raw, name)
+    except DPSynthError as problem:
+        _forget(dropped)
+        still = " Your previous table is still loaded." if state.has_data() else ""
+        return "error", f"This file could not be read: {problem}.{still}"
+    same = previous and previous["source"] == f"upload: {name}" and previous["columns"] == list(info["columns"])
+    kept = previous["declaration"] if same else None
+    known = state.use_upload(frame, info, name=name, raw=raw, declaration=kept, codebook=codebook, **options)
+    _forget(dropped)
+    if known:
+        return "success", (
+            f"Read {name}. You have worked on this file before: its declaration, releases and privacy ledger are back."
+        )
+    return "success", f"Read {name}. Next, declare what values each column could take."
+
+
+def _forget(dropped: dict) -> None:
+    with _DROPPED_LOCK:
+        for browser, kept in list(_DROPPED.items()):
+            if kept is dropped:
+                del _DROPPED[browser]
