@@ -129,7 +129,9 @@ def run_check_persons(args) -> None:
 
 def load_check(path: str, column: str | None) -> dict:
     """A check saved by ``check-persons --out``, for a release whose person column is ``column``."""
-    if not Path(path).is_file() or Path(path).stat().st_size > 2**20:
+    if not Path(path).is_file():
+        raise ParameterError(f"--person-check: {path} does not exist (check-persons --out writes one)")
+    if Path(path).stat().st_size > 2**20:
         raise ParameterError(f"--person-check: {path} is not a saved check (check-persons --out writes one)")
     try:
         saved = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -65,6 +65,9 @@ def test_the_check_is_recorded_then_told_and_its_figures_go_on_the_card(visits, 
     assert not (tmp_path / "b.csv").exists() and Workspace(other).ledger.spends() == []
     assert main([*release, "--no-ledger", "--out", str(tmp_path / "c.csv")]) == 2
     assert "--person-check needs the ledger" in capsys.readouterr().err
+    missing = [*release[:-1], str(tmp_path / "nowhere.json")]  # a path mistyped: said so, not "not a check"
+    assert main([*missing, "--workspace", str(ws), "--out", str(tmp_path / "e.csv")]) == 2
+    assert f"{tmp_path / 'nowhere.json'} does not exist" in capsys.readouterr().err
     renamed = [*release[:6], "--person", "ward", *release[8:]]
     assert main([*renamed, "--workspace", str(ws), "--out", str(tmp_path / "d.csv")]) == 2
     assert "counted rows per 'pid'" in capsys.readouterr().err
