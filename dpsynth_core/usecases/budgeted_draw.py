@@ -32,6 +32,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from ..privacy.accounting import is_person_relation
 from ..privacy.spending import Spend, Spending
 from ..release import Release, ReleaseSettings
 from ..wording import format_delta, format_epsilon
@@ -65,10 +66,13 @@ def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
     if not charge.guaranteed:
         cost = "no guarantee: this method's release is not differentially private"
     else:
-        cost = f"spends ε = {format_epsilon(charge.epsilon)}"
+        # a person unit's epsilon is per person, the total per record (a record's person removed and added back):
+        # said, since "spends 1, the total becomes 4" after one draw reads as a miscount
+        person = charge.neighbouring is not None and is_person_relation(charge.neighbouring)
+        cost = f"spends ε = {format_epsilon(charge.epsilon)}" + (" per person" if person else "")
         total = after.total_epsilon if after is not None and after.per_record is not None else None
         if earlier and total is not None:  # per record, every unit converted: what the lifetime budget counts
-            cost += f"; the total on this data becomes ε = {format_epsilon(total)}"
+            cost += f"; the total{' per record' if person else ''} on this data becomes ε = {format_epsilon(total)}"
     return ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
 
 

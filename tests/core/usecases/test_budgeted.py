@@ -247,6 +247,7 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
 def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     from types import SimpleNamespace as NS
 
+    from dpsynth_core.privacy.accounting import person_relation
     from dpsynth_core.usecases import draw_label
 
     charge = NS(guaranteed=True, epsilon=1.0, neighbouring="add/remove one record")
@@ -254,6 +255,12 @@ def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     assert draw_label(charge, after, 0) == "Generate synthetic data (spends ε = 1)"
     assert draw_label(charge, after, 1) == "Draw again (spends ε = 1; the total on this data becomes ε = 2)"
     assert draw_label(charge, None, 2) == "Draw again (spends ε = 1)"  # refused: no total to state
+    # a person unit: its epsilon per person, the total per record (twice a person's: removed and added back)
+    person = NS(guaranteed=True, epsilon=1.0, neighbouring=person_relation("id"))
+    after = NS(per_record=NS(epsilon=4.0), total_epsilon=4.0)
+    assert draw_label(person, after, 1) == (
+        "Draw again (spends ε = 1 per person; the total per record on this data becomes ε = 4)"
+    )
     unguaranteed = NS(guaranteed=False, epsilon=None, neighbouring=None)
     assert "no guarantee" in draw_label(unguaranteed, after, 0) and "spends" not in draw_label(unguaranteed, after, 0)
 
