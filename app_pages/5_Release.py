@@ -12,7 +12,7 @@ from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
 from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, precision_words
-from dpsynth_core.wording import cost_words, format_epsilon
+from dpsynth_core.wording import cost_words, format_delta, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
 st.title(RELEASE.title)
@@ -39,7 +39,7 @@ if note:
     st.warning(literal(note), icon=":material/info:")
 c1, c2, c3 = st.columns(3)
 c1.metric("ε (epsilon)", "none" if g["epsilon"] is None else format_epsilon(g["epsilon"]))
-c2.metric("δ (delta)", "none" if g["epsilon"] is None else (f"{g['delta']:.0e}" if g["delta"] else "0"))
+c2.metric("δ (delta)", "none" if g["epsilon"] is None else format_delta(g["delta"]))
 c3.metric("Synthetic rows", f"{len(entry['data']):,}")
 st.markdown(f"**Method:** {card['method']['title']} · release #{entry['id']}")
 st.caption(

@@ -126,14 +126,22 @@ def value_text(value) -> str:
 
 
 def format_delta(value: float) -> str:
-    """Delta as a power of ten when tiny, since it is a probability of failure.
+    """Delta, a probability of failure, to two significant digits rounded **up** (shown, it is never smaller than
+    it is: a person unit's 4.2863e-10 is 4.3e-10, not 4e-10), as a power of ten when tiny.
 
-    >>> format_delta(1e-6), format_delta(0.0)
-    ('1e-6', '0')
+    >>> format_delta(1e-6), format_delta(0.0), format_delta(4.2863e-10), format_delta(4.2e-10), format_delta(2e-9)
+    ('1e-6', '0', '4.3e-10', '4.2e-10', '2e-9')
+    >>> format_delta(9.96e-11), format_delta(0.0123)
+    ('1e-10', '0.013')
     """
-    if value == 0:
+    if value <= 0:
         return "0"
-    return f"{value:.0e}".replace("e-0", "e-") if value < 1e-3 else f"{value:.3g}"
+    exponent = math.floor(math.log10(value))
+    tenths = math.ceil(round(value / 10.0**exponent * 10, 9))  # the first two digits, up; round(): float noise
+    if tenths >= 100:
+        tenths, exponent = 10, exponent + 1
+    digits = str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
+    return f"{digits}e{exponent}" if value < 1e-3 else f"{tenths * 10.0 ** (exponent - 1):.2g}"
 
 
 def guarantee_line(guarantee: dict) -> str:
@@ -144,7 +152,7 @@ def guarantee_line(guarantee: dict) -> str:
     """
     if guarantee.get("epsilon") is None:
         return "no differential-privacy guarantee: see the card"
-    delta = f", delta {guarantee['delta']:.2g}" if guarantee.get("delta") else ""
+    delta = f", delta {format_delta(guarantee['delta'])}" if guarantee.get("delta") else ""
     return f"epsilon {guarantee['epsilon']:.4g}{delta}, {guarantee['neighbouring']}"
 
 

@@ -16,7 +16,7 @@ import re
 from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.charges import row_count_event
-from ..wording import SEEDED_GUARANTEE, counted, first_names
+from ..wording import SEEDED_GUARANTEE, counted, first_names, format_delta
 from .dominance import dominance_notes, single_value_notes
 
 
@@ -267,7 +267,7 @@ def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit
         f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon)})"
     )
     if delta > 0:
-        text += f", except with probability at most {delta:.2g}"
+        text += f", except with probability at most {format_delta(delta)}"
     return text + f". The more the data holds, the less any one {'record' if unit is None else unit.name} can be seen."
 
 
@@ -276,7 +276,7 @@ def delta_words(delta: float) -> str:
     if delta <= 0:
         return "delta = 0: the guarantee holds always (pure differential privacy)."
     return (
-        f"delta = {delta:.0e} is the chance, allowed by the method, that the guarantee above does not "
+        f"delta = {format_delta(delta)} is the chance, allowed by the method, that the guarantee above does not "
         "hold. It is fixed in advance far below one in the number of records squared, so it stands for "
         "an event too unlikely to expect in practice, not for a share of the people in the data."
     )
@@ -290,7 +290,7 @@ def _guarantee_line(g: dict) -> str:
     if g["epsilon"] is None:
         return "<b>No formal differential-privacy guarantee.</b>"
     line = (
-        f"Differential privacy: epsilon = {plain_number(g['epsilon'])}, delta = {g['delta']:.2g} "
+        f"Differential privacy: epsilon = {plain_number(g['epsilon'])}, delta = {format_delta(g['delta'])} "
         f"({html.escape(g['composition'])} composition); privacy unit: {html.escape(g['neighbouring'] or 'n/a')}."
     )
     if "rho" in g:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .. import constraints
 from ..errors import ParameterError
 from ..validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
+from ..wording import format_delta
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def delta_note(delta: float) -> tuple[str, str]:
         )
     return (
         "info",
-        f"**δ (delta) = {delta:.0e}.** This method adds Gaussian noise, whose guarantee is stated with "
+        f"**δ (delta) = {format_delta(delta)}.** This method adds Gaussian noise, whose guarantee is stated with "
         "a second number: δ is the chance, allowed by the method, that the ε above does not hold. It "
         "is fixed in advance by a public rule, the largest power of ten at most 1 / (number of "
         f"records)² for tables of up to {constraints.DELTA_DEFAULT_RECORDS:,} records, so it stands "

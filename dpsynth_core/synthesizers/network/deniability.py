@@ -88,13 +88,16 @@ TEST_MECHANISM = "plausible-deniability test (Privacy Test 2)"
 
 def runs_event(runs: int, k: int, gamma: float, epsilon0: float, neighbouring: str) -> PrivacyEvent:
     """The one event ``runs`` candidate runs cost: each ``(epsilon_r, delta_r)``-DP, basic composition."""
+    from ...wording import format_delta
+
     eps_r, delta_r, _ = record_guarantee(k, gamma, epsilon0)
     return PrivacyEvent(
         TEST_MECHANISM,
         runs * eps_r,
         min(1.0, runs * delta_r),
         neighbouring,
-        f"{runs:,} candidate runs, each ({eps_r:.3g}, {delta_r:.2g})-DP (a record or nothing), basic composition",
+        f"{runs:,} candidate runs, each ({eps_r:.3g}, {format_delta(delta_r)})-DP (a record or nothing), "
+        "basic composition",
     )
 
 
@@ -178,7 +181,7 @@ class PlausibleDeniability(NetworkSynthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, **options):
-        from ...wording import format_epsilon
+        from ...wording import format_delta, format_epsilon
 
         spend = cls.charge(domain, epsilon, rows=rows, **options)
         if not spend.guaranteed:
@@ -193,7 +196,7 @@ class PlausibleDeniability(NetworkSynthesizer):
         return (
             "warning",
             f"Besides ε = {format_epsilon(epsilon)} for the model, **each candidate record tried** "
-            f"is protected on its own with ε = {format_epsilon(eps_r)} (δ = {delta_r:.0e}), whether "
+            f"is protected on its own with ε = {format_epsilon(eps_r)} (δ = {format_delta(delta_r)}), whether "
             f"it passes the test or not. Guarantees add up over tries: {runs:,} tries (a number "
             f"fixed in advance{'' if rows is not None else ', the default'}) make "
             f"ε = **{format_epsilon(spend.epsilon)}** for the whole file (which holds the tries that "
