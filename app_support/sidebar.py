@@ -158,7 +158,7 @@ def redraw_sidebar() -> None:
         limit = spending.lifetime_epsilon
         if limit is not None:
             used = 1.0 if spending.unconvertible else min(1.0, spending.total_epsilon / limit)
-            st.progress(used, text=f"Lifetime budget ε = {limit:g}: {format_epsilon(spending.left())} left")
+            st.progress(used, text=f"Lifetime budget ε = {limit:g}: {format_epsilon(spending.left(), down=True)} left")
         recorded = (
             f"{spending.draws} draw{'s' if spending.draws != 1 else ''} or report"
             f"{'s' if spending.draws != 1 else ''} recorded on this file"

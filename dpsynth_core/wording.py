@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from .constraints import EPSILON_WARN_ABOVE
+
 
 def size_in_words(size: int) -> str:
     """Say a domain size the way a person would.
@@ -91,21 +93,70 @@ def first_names(names, shown: int = 3) -> str:
     return ", ".join(f"'{n}'" for n in short_names(names[:shown])) + (", ..." if len(names) > shown else "")
 
 
-def format_epsilon(value: float | None) -> str:
-    """Epsilon in plain digits, never scientific notation.
+def rounded_up(value: float, digits: int, *, down: bool = False) -> float:
+    """``value`` (positive) to ``digits`` significant digits, rounded up (``down``: down): a bound shown is never
+    on the wrong side of it. A millionth of the last digit is not rounded (a calibrated 0.99999999935 is 1).
 
-    >>> [format_epsilon(v) for v in (0.05, 1.9, 34312.4, 0.0001, None)]
-    ['0.05', '1.9', '34,312', 'less than 0.001', 'no guarantee']
+    >>> rounded_up(1.4249, 3), rounded_up(0.9999999993502717, 3), rounded_up(2.718281828, 3), rounded_up(34312.4, 5)
+    (1.43, 1.0, 2.72, 34313.0)
+    >>> rounded_up(0.40000000065, 3, down=True), rounded_up(0.3999, 2, down=True)
+    (0.4, 0.39)
+    """
+    scale = 10.0 ** (digits - 1 - math.floor(math.log10(value)))
+    return (math.floor if down else math.ceil)(round(value * scale, 6)) / scale
+
+
+def format_epsilon(value: float | None, *, down: bool = False) -> str:
+    """Epsilon in plain digits, never scientific notation, rounded up at the digits shown (:func:`rounded_up`: a
+    composed total of 1.4249 is at most 1.43, never 1.42); ``down``: a budget left, rounded down (what is left of
+    1.4 after 0.9999 is 0.4, not 0.401).
+
+    >>> [format_epsilon(v) for v in (0.05, 1.9, 1.4249, 0.9999999993, 34312.4, 0.0001, None)]
+    ['0.05', '1.9', '1.43', '1', '34,313', 'less than 0.001', 'no guarantee']
+    >>> format_epsilon(1.4 - 0.9999, down=True)
+    '0.4'
     """
     if value is None or (isinstance(value, float) and math.isinf(value)):
         return "no guarantee"
+    if value <= 0:
+        return "0"
     if value >= 100:
-        return f"{value:,.0f}"
+        return f"{rounded_up(value, len(str(int(value))), down=down):,.0f}"
     if value >= 10:
-        return f"{value:.1f}"
+        return f"{rounded_up(value, 3, down=down):.1f}"
     if value >= 0.001:
-        return f"{value:.3g}"
-    return "less than 0.001" if value > 0 else "0"
+        return f"{rounded_up(value, 3, down=down):.3g}"
+    return "less than 0.001"
+
+
+def epsilon_guidance(epsilon: float) -> tuple[str, str]:
+    """A level ("strong", "moderate", "weak", "very weak") and a sentence for the slider; the factor ``e^epsilon``
+    rounded up at the digits shown (at most 2.72 times at epsilon 1, never 2.7)."""
+    factor = math.exp(epsilon)
+    hundredths, whole = f"{math.ceil(round(factor * 100, 6)) / 100:.2f}", f"{math.ceil(round(factor, 6)):,}"
+    if epsilon <= 0.3:
+        return (
+            "strong",
+            f"Strong protection: any one person's presence changes the chance of any result by at most "
+            f"{hundredths} times. Expect visible noise.",
+        )
+    if epsilon <= 2:
+        return (
+            "moderate",
+            "A common choice for public releases: results change by at most "
+            f"{hundredths} times with or without any one person.",
+        )
+    if epsilon <= EPSILON_WARN_ABOVE:
+        return (
+            "weak",
+            f"Weak protection: one person can shift the chance of a result up to {whole} times. Use "
+            "only when the data is not very sensitive.",
+        )
+    return (
+        "very weak",
+        f"Very weak protection: a factor of {whole}. Values above "
+        f"{EPSILON_WARN_ABOVE:g} are rarely defensible for data about people.",
+    )
 
 
 def value_text(value) -> str:

@@ -16,7 +16,7 @@ import re
 from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.charges import row_count_event
-from ..wording import SEEDED_GUARANTEE, counted, first_names, format_delta
+from ..wording import SEEDED_GUARANTEE, counted, first_names, format_delta, rounded_up
 from .dominance import dominance_notes, single_value_notes
 
 
@@ -212,8 +212,11 @@ def _noisy_rows(model) -> int | None:
     return int(model.rows_) if row_count_event(model.accountant_.events) is not None else None
 
 
-def plain_number(value: float, digits: int = 3) -> str:
-    """A number in plain digits for readers (``34,312``, ``2.72``, ``0.0475``), never ``3.43e+04``."""
+def plain_number(value: float, digits: int = 3, *, up: bool = False) -> str:
+    """A number in plain digits for readers (``34,312``, ``2.72``, ``0.0475``), never ``3.43e+04``; ``up``: a bound,
+    rounded up at the digits shown (:func:`~dpsynth_core.wording.rounded_up`)."""
+    if up and value > 0:
+        value = rounded_up(value, digits) if value < 10**digits else float(math.ceil(round(value, 6)))
     if value >= 10**digits:
         return f"{value:,.0f}"
     text = f"{value:.{digits}g}"
@@ -261,10 +264,10 @@ def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit
         if neighbouring is None or "add/remove" in neighbouring
         else "one person's record being replaced by another (the number of rows is public)"
     )
-    ratio = plain_number(math.exp(epsilon)) if epsilon < 30 else "more than 10^13"
+    ratio = plain_number(math.exp(epsilon), up=True) if epsilon < 30 else "more than 10^13"
     text = (
         f"Whether or not {who} is in the data changes the chance of any outcome of this "
-        f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon)})"
+        f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon, up=True)})"
     )
     if delta > 0:
         text += f", except with probability at most {format_delta(delta)}"
@@ -290,7 +293,7 @@ def _guarantee_line(g: dict) -> str:
     if g["epsilon"] is None:
         return "<b>No formal differential-privacy guarantee.</b>"
     line = (
-        f"Differential privacy: epsilon = {plain_number(g['epsilon'])}, delta = {format_delta(g['delta'])} "
+        f"Differential privacy: epsilon = {plain_number(g['epsilon'], up=True)}, delta = {format_delta(g['delta'])} "
         f"({html.escape(g['composition'])} composition); privacy unit: {html.escape(g['neighbouring'] or 'n/a')}."
     )
     if "rho" in g:

@@ -132,7 +132,7 @@ class Ledger:
                 f"{what} would bring the total on {name} to ε = {format_epsilon(after.total_epsilon)} per "
                 f"record (every spend, whatever its unit, converted to one record added or removed), over "
                 f"its lifetime budget of ε = {limit:g}: ε = {format_epsilon(spent)} is already spent, so at "
-                f"most ε = {format_epsilon(max(0.0, limit - spent))} is left. Lower ε or raise "
+                f"most ε = {format_epsilon(max(0.0, limit - spent), down=True)} is left. Lower ε or raise "
                 "the lifetime budget"
             )
         return after

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dpsynth_core.wording import format_epsilon, ledger_rows, rows_in_words
+import numpy as np
+
+from dpsynth_core.wording import format_delta, format_epsilon, ledger_rows, rows_in_words
 
 
 def test_the_row_count_in_words_comes_from_public_settings_only():
@@ -49,11 +51,25 @@ def test_ledger_rows():
     assert second["what"] == "release" and second["cost"] == "no guarantee" and second["privacy unit"] == ""
 
 
+def test_a_bound_shown_is_never_on_the_wrong_side_of_it():
+    """An epsilon spent and a delta are shown rounded up at the digits shown, an epsilon left rounded down (within a
+    millionth of the last digit: a calibrated 0.99999999935 is 1), over values of every size."""
+    rng = np.random.default_rng(7)
+    values = np.concatenate([10.0 ** rng.uniform(-3, 5, 2000), [1.4249, 2.718281828, 0.9999999993502717, 100.0]])
+    for v in values:
+        shown = float(format_epsilon(v).replace(",", ""))
+        left = float(format_epsilon(v, down=True).replace(",", ""))
+        assert v * (1 - 1e-6) <= shown <= v * 1.01 + 1e-9 and v * 0.99 - 1e-9 <= left <= v * (1 + 1e-6), v
+    for v in 10.0 ** rng.uniform(-12, -4, 2000):
+        assert v * (1 - 1e-6) <= float(format_delta(v)) <= v * 1.1, v
+    assert format_epsilon(1.4249) == "1.43" and format_delta(4.2863e-10) == "4.3e-10"
+
+
 def test_epsilon_is_printed_in_plain_digits():
     assert [format_epsilon(v) for v in (0.05, 1.0, 2.345, 34312.4, float("inf"))] == [
         "0.05",
         "1",
         "2.35",
-        "34,312",
+        "34,313",  # a bound: rounded up at the digits shown
         "no guarantee",
     ]

@@ -16,7 +16,7 @@ from ...privacy.cathist import cathist_tau, expected_made_up, some_made_up_chanc
 from ...privacy.noise import typical_bin_error
 from ...privacy.prefixes import level_budget
 from ...privacy.spending import Spend
-from ...wording import format_epsilon
+from ...wording import epsilon_guidance, format_epsilon
 from ..base import ROW_NOTE_NOISES
 from ..charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
 from ..finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
@@ -333,29 +333,6 @@ def privacy_note(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: 
     """The method's note for the Privacy page: ``(level, text)`` or None."""
     info = get_method(method)
     return info.cls.privacy_note(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
-
-
-def epsilon_guidance(epsilon: float) -> tuple[str, str]:
-    """A level ("strong", "moderate", "weak", "very weak") and a sentence for the slider."""
-    if epsilon <= 0.3:
-        return "strong", (
-            "Strong protection: any one person's presence changes the chance of any "
-            f"result by at most {math.exp(epsilon):.2f} times. Expect visible noise."
-        )
-    if epsilon <= 2:
-        return "moderate", (
-            "A common choice for public releases: results change by at most "
-            f"{math.exp(epsilon):.1f} times with or without any one person."
-        )
-    if epsilon <= constraints.EPSILON_WARN_ABOVE:
-        return "weak", (
-            f"Weak protection: one person can shift the chance of a result up to "
-            f"{math.exp(epsilon):.0f} times. Use only when the data is not very sensitive."
-        )
-    return "very weak", (
-        f"Very weak protection: a factor of {math.exp(epsilon):,.0f}. Values above "
-        f"{constraints.EPSILON_WARN_ABOVE:g} are rarely defensible for data about people."
-    )
 
 
 def epsilon_advice(whole_file: float, asked: float) -> tuple[bool, str]:
