@@ -4,6 +4,7 @@ privacy unit (a row, or a person identified by a column with a public bound on t
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -136,15 +137,24 @@ class TableDomain:
             )
         if undeclared:
             unnamed = any(str(c).startswith("Unnamed: ") for c in undeclared)
+            # a header naming two columns alike: the second is read as name.1 (header_names.name_columns)
+            twice = [(c, *m.groups()) for c in undeclared if (m := re.fullmatch(r"(.+)\.([0-9]+)", str(c)))]
+            twice = [(c, first, int(k)) for c, first, k in twice if first in names and 0 < int(k) < 3]
             raise DomainError(
                 f"the data has column(s) the domain does not declare: {', '.join(undeclared)} "
                 "(declare them, or declare them as 'drop'"
                 + (
                     "; 'Unnamed: N' is column N + 1, whose header cell is empty: the row numbers R or pandas "
-                    "write, or an empty column a spreadsheet left at the end of each line)"
+                    "write, or an empty column a spreadsheet left at the end of each line"
                     if unnamed
-                    else ")"
+                    else ""
                 )
+                + "".join(
+                    f"; '{c}' is the {('second', 'third')[k - 1]} column the file's header names '{first}': rename it "
+                    "in the file, or declare it by this name"
+                    for c, first, k in twice[:3]
+                )
+                + ")"
             )
 
     # --- JSON ---------------------------------------------------------------------------

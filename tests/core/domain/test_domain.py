@@ -116,6 +116,11 @@ def test_check_matches_names_both_directions():
         domain.check_matches(["A"])
     with pytest.raises(DomainError, match="'Unnamed: N' is column N [+] 1, whose header cell is empty"):
         domain.check_matches(["a", "Unnamed: 3"])  # a spreadsheet's trailing empty column
+    with pytest.raises(DomainError, match="'a.1' is the second column the file's header names 'a': rename it"):
+        domain.check_matches(["a", "a.1"])  # a header naming two columns alike (header_names.name_columns)
+    with pytest.raises(DomainError) as raised:  # a name with a dot of its own is no second column
+        domain.check_matches(["a", "v.1"])
+    assert "second column" not in str(raised.value)
     with pytest.raises(DomainError, match=r"lacks: a\. The header names its first column only \('Sales 2024'\)"):
         domain.check_matches(["Sales 2024", "Unnamed: 1"])  # a title row read as the header
 
