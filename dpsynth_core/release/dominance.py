@@ -29,6 +29,20 @@ def dominant_in_counts(counts, at_least: float = constraints.DOMINANT_VALUE_SHAR
     return value, (value if len(value) <= 30 else f"{value[:30]}…"), share
 
 
+#: A dominated free-text column of at most this many values out has each of them named, with its share, on the card:
+#: a made-up value need not be the commonest (a species column of 241 real names declared as any string of up to 40
+#: letters: 'UNKNOWN BIRD - SMALL', real, 67% of the rows, and a made-up 40-letter string 33%).
+FEW_OUT = 5
+
+
+def _leading(counts, k: int) -> list[tuple[str, float]]:
+    """The ``k`` commonest values of a column's counts (not missing), as shown (at most 30 characters), with their
+    shares."""
+    total = float(counts.sum())
+    top = counts.sort_values(ascending=False, kind="stable").head(k)
+    return [(v if len(v) <= 30 else f"{v[:30]}…", float(c) / total) for v, c in zip(map(str, top.index), top)]
+
+
 class TextTally:
     """Running counts of free-text columns' synthetic values, chunk by chunk, so that the card's
     :func:`dominance_notes` read a release written in chunks as they read one held in memory. Reads only the
@@ -86,6 +100,7 @@ def dominance_notes(synthetic, facts: dict) -> list[str]:
         if found is None:
             continue
         _, shown, share = found
+        counts = synthetic.counts.get(name) if isinstance(synthetic, TextTally) else _value_counts(synthetic[name])
         words = (
             f"One value, '{shown}', fills {100 * share:.1f}% of the cells of the free-text column '{name}' that "
             "are not missing"
@@ -96,6 +111,19 @@ def dominance_notes(synthetic, facts: dict) -> list[str]:
                 f"{fact['epsilon']:.3g} a real value needed about {fact['needed']:,} records to come out: unless one "
                 "real value is that common, it is a made-up value (in no record) and this column says nothing "
                 "about the data."
+            )
+        elif fact["values_out"] <= FEW_OUT:  # each named: a made-up one need not be the commonest
+            shares = ", ".join(f"'{v}' {100 * c:.1f}%" for v, c in _leading(counts, FEW_OUT))
+            needed = fact.get("needed")
+            words += (
+                f": only {fact['values_out']:,} values of this column came out of its noisy count ({shares}), and "
+                "any of them may be made up (in no record)"
+                + (
+                    f": at ε = {fact['epsilon']:.3g} a real value needed about {needed:,} records to come out"
+                    if needed is not None
+                    else ""
+                )
+                + ". Read this column with care."
             )
         else:
             words += (

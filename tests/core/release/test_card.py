@@ -119,3 +119,31 @@ def test_the_card_names_the_columns_in_no_measured_pair():
     )
     assert unjoined_notes({"measured_marginals": [{"marginal": ["a", "b", "c"]}]}, ["a", "b", "c"]) == []
     assert unjoined_notes({}, ["a", "b", "c"]) == []  # a method that measures no pairs says nothing here
+
+
+def test_a_dominated_text_column_with_few_values_out_names_each_one():
+    """A species column declared as any string of up to 40 letters: two values came out, the real commonest at
+    two thirds and a made-up 40-letter string at one third. The card names both with their shares and says either
+    may be made up (the made-up one is not the commonest); so does a release written in chunks. The Preview's
+    publisher-only line, which reads the real data, says which one is in no record."""
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.evaluation.summaries import dominant_values_in_data
+    from dpsynth_core.release.dominance import TextTally, dominance_notes
+
+    made_up = "BCUEVQRKLFKJLDTKKYVMMELPVPPRNSZQUWEOQIF"
+    synthetic = pd.DataFrame({"species": ["GULLS"] * 670 + [made_up] * 330})
+    facts = {"species": {"values_out": 2, "needed": 3038, "epsilon": 0.0444}}
+    (note,) = dominance_notes(synthetic, facts)
+    assert f"only 2 values of this column came out of its noisy count ('GULLS' 67.0%, '{made_up[:30]}…' 33.0%)" in note
+    assert "any of them may be made up" in note and "needed about 3,038 records" in note
+    tally = TextTally(["species"])
+    for start in range(0, 1000, 300):
+        tally.add(synthetic.iloc[start : start + 300])
+    assert dominance_notes(tally, facts) == [note]
+    many = dominance_notes(synthetic, {"species": {"values_out": 9, "needed": None, "epsilon": 1.0}})
+    assert "this one may be made up" in many[0] and "'BCUEV" not in many[0]  # many out: the commonest only
+    domain = TableDomain.from_json({"columns": {"species": {"type": "text", "generator": "letters", "max_length": 40}}})
+    real = pd.DataFrame({"species": ["GULLS"] * 600 + ["SPARROWS"] * 400})
+    (said,) = dominant_values_in_data(real, synthetic, domain)
+    assert "it is in 600 of your records" in said and "(33.0%) is in none of your records: a made-up value" in said
+    assert "made-up" not in dominant_values_in_data(real, synthetic.assign(species="GULLS"), domain)[0]
