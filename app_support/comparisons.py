@@ -66,9 +66,9 @@ def show_comparisons(entry: dict, frame, declaration: dict, domain, settings: di
         if tabs[0].open:
             st.markdown(
                 f"The first rows of the synthetic table ({len(release_data):,} rows in all). This is what the "
-                "Release page lets you download. A grey *None* is a missing cell (empty in the downloaded file)."
+                "Release page lets you download. An empty cell is a missing cell (empty in the downloaded file too)."
             )
-            st.dataframe(release_data.head(200), hide_index=True, width="stretch", height=420)
+            st.dataframe(release_data.head(200), hide_index=True, width="stretch", height=420, placeholder="")
     drawn()
     with tabs[1]:
         if tabs[1].open:
