@@ -66,7 +66,7 @@ KEPT_RELEASES = 5
 COOKIE = "dpsynth_browser"
 _IDENTITY = re.compile(r"[A-Za-z0-9_-]{43}")
 #: Browsers whose uploaded file this server process keeps in memory, so a reload or a new tab resumes.
-_KEPT_BROWSERS = 4
+KEPT_BROWSERS = 4
 #: The publisher's choices a file is read with (the Data page's; :func:`dpsynth_core.data.formats.read_data`'s).
 READING = ("encoding", "delimiter", "sheet", "header_row", "header_rows")
 #: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter", "sheet", "header_row",
@@ -234,7 +234,7 @@ def use_upload(
     with _BROWSER_FILES_LOCK:
         _BROWSER_FILES[browser()] = {"raw": raw, "name": name, "hash": key, **reading}
         _BROWSER_FILES.move_to_end(browser())
-        while len(_BROWSER_FILES) > _KEPT_BROWSERS:
+        while len(_BROWSER_FILES) > KEPT_BROWSERS:
             _BROWSER_FILES.popitem(last=False)
     known = workspace().choices.declaration_for(key)
     started, offered = restored_declaration(known or declaration, info["columns"], dataset=name, codebook=codebook)

@@ -8,15 +8,18 @@ file takes none, and its codebook (metadata only) starts the declaration
 
 **A dropped file is read even when the publisher clicks on at once.** Streamlit stops a page's run at its next
 call (a session-state access included) when another page is asked for, and the uploader's value goes with its page.
-So the Data page only keeps the dropped file (:func:`keep_dropped`, plain Python: nothing there can be stopped) and
-asks for a rerun; the frame, before every page, reads it and makes it the table in use (:func:`read_dropped`),
-forgetting it only once that is done. A run stopped half-way leaves it kept, and the next run, whichever page,
-reads it again from the start.
+So the Data page only keeps the dropped file (:func:`keep_dropped`: a few reads of the session, then a plain
+dictionary write) and asks for a rerun; the frame, before every page, reads it and makes it the table in use
+(:func:`read_dropped`), forgetting it only once that is done. A read stopped half-way leaves it kept, and the next
+run, whichever page, reads it again from the start. (A click in the few milliseconds before the file is kept still
+loses it, as does one while the browser is still sending it: the sidebar then goes on naming the table before.)
+The files kept are those of the last few browsers only (:data:`state.KEPT_BROWSERS`), in this process's memory.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -127,7 +130,7 @@ def how_read(info: dict) -> str:
 
 #: browser identity -> the file it dropped on the Data page and has not yet read: {"name", "raw", "options",
 #: "previous"} (``previous``: the table in use when it was dropped, to keep its declaration on a re-read).
-_DROPPED: dict[str, dict] = {}
+_DROPPED: OrderedDict[str, dict] = OrderedDict()
 _DROPPED_LOCK = threading.Lock()
 
 
@@ -147,9 +150,18 @@ def keep_dropped(upload, options: dict) -> None:
             "declaration": state.declaration(),
         },
     }
+    _keep(browser, kept)
+    st.session_state["data_upload_done"] = (upload.file_id, *sorted(options.items()))
+
+
+def _keep(browser: str, kept: dict) -> None:
+    """Keep ``browser``'s dropped file, forgetting the oldest beyond :data:`state.KEPT_BROWSERS` browsers (one that
+    left before its file was read)."""
     with _DROPPED_LOCK:
         _DROPPED[browser] = kept
-    st.session_state["data_upload_done"] = (upload.file_id, *sorted(options.items()))
+        _DROPPED.move_to_end(browser)
+        while len(_DROPPED) > state.KEPT_BROWSERS:
+            _DROPPED.popitem(last=False)
 
 
 def read_dropped() -> tuple[str, str] | None:

@@ -70,3 +70,10 @@ def test_a_kept_file_that_cannot_be_read_is_said_and_forgotten():
     at.run()
     assert any("could not be read" in e.value and "previous table is still loaded" in e.value for e in at.error)
     assert at.session_state[state.DATA]["source"] == "example: adult" and not uploads._DROPPED
+
+
+def test_only_the_last_few_browsers_files_are_kept():
+    """A browser that left before its dropped file was read does not keep it in memory for ever."""
+    for i in range(state.KEPT_BROWSERS + 2):
+        uploads._keep(f"browser-{i}", {"name": f"f{i}.csv", "raw": RAW, "options": CSV, "previous": None})
+    assert list(uploads._DROPPED) == [f"browser-{i}" for i in range(2, state.KEPT_BROWSERS + 2)]
