@@ -133,7 +133,8 @@ def epsilon_guidance(epsilon: float) -> tuple[str, str]:
     """A level ("strong", "moderate", "weak", "very weak") and a sentence for the slider; the factor ``e^epsilon``
     rounded up at the digits shown (at most 2.72 times at epsilon 1, never 2.7)."""
     factor = math.exp(epsilon)
-    hundredths, whole = f"{math.ceil(round(factor * 100, 6)) / 100:.2f}", f"{math.ceil(round(factor, 6)):,}"
+    # rounded up: to hundredths below epsilon 2 (a factor under 10), else to a whole number
+    hundredths, whole = f"{rounded_up(factor, 3):.2f}", f"{rounded_up(factor, len(str(int(factor)))):,.0f}"
     if epsilon <= 0.3:
         return (
             "strong",
@@ -187,12 +188,11 @@ def format_delta(value: float) -> str:
     """
     if value <= 0:
         return "0"
-    exponent = math.floor(math.log10(value))
-    tenths = math.ceil(round(value / 10.0**exponent * 10, 9))  # the first two digits, up; round(): float noise
-    if tenths >= 100:
-        tenths, exponent = 10, exponent + 1
-    digits = str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
-    return f"{digits}e{exponent}" if value < 1e-3 else f"{tenths * 10.0 ** (exponent - 1):.2g}"
+    up = rounded_up(value, 2)
+    if up >= 1e-3:
+        return f"{up:.2g}"
+    mantissa, exponent = f"{up:.1e}".split("e")
+    return f"{mantissa.removesuffix('.0')}e{int(exponent)}"
 
 
 def guarantee_line(guarantee: dict) -> str:

@@ -71,7 +71,7 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     """For the publisher only (it reads the real data): each free-text column whose commonest synthetic value
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing,
     and whether that value is in any real record (made up when it is not), in plain words."""
-    from ..release.dominance import FEW_OUT, dominant_value
+    from ..release.dominance import FEW_OUT, dominant_value, shown
 
     out = []
     for name, column in domain.kept.items():
@@ -80,22 +80,21 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
         found = dominant_value(synthetic[name])
         if found is None:
             continue
-        value, shown, share = found
+        value, top, share = found
         texts = real[name].astype(str)
         held = int((texts == value).sum())
         others = synthetic[name].dropna().astype(str).value_counts(normalize=True).iloc[1:FEW_OUT]
-        made_up = [(v, c) for v, c in others.items() if c >= 0.01 and not (texts == v).any()]  # a made-up runner-up
+        others = others[(others >= 0.01) & ~others.index.isin(texts)]  # a made-up runner-up (the data hashed once)
         out.append(
-            f"For your eyes only: '{shown}' fills {100 * share:.1f}% of the column '{name}', and "
+            f"For your eyes only: '{top}' fills {100 * share:.1f}% of the column '{name}', and "
             + (
                 "it is in none of your records: a made-up value. This column holds no information about your data."
                 if held == 0
                 else f"it is in {held:,} of your records ({100 * held / max(len(real), 1):.1f}%)."
             )
             + "".join(
-                f" '{v if len(v) <= 30 else v[:30] + '…'}' ({100 * c:.1f}%) is in none of your records: a made-up "
-                "value."
-                for v, c in made_up
+                f" '{shown(v)}' ({100 * c:.1f}%) is in none of your records: a made-up value."
+                for v, c in others.items()
             )
         )
     return out

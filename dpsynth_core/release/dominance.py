@@ -26,7 +26,12 @@ def dominant_in_counts(counts, at_least: float = constraints.DOMINANT_VALUE_SHAR
     value, share = str(top), float(counts[top]) / total
     if share < at_least:
         return None
-    return value, (value if len(value) <= 30 else f"{value[:30]}…"), share
+    return value, shown(value), share
+
+
+def shown(value: str) -> str:
+    """A synthetic value as a note shows it: at most 30 characters (a made-up string may run to any length)."""
+    return value if len(value) <= 30 else f"{value[:30]}…"
 
 
 #: A dominated free-text column of at most this many values out has each of them named, with its share, on the card:
@@ -40,7 +45,7 @@ def _leading(counts, k: int) -> list[tuple[str, float]]:
     shares."""
     total = float(counts.sum())
     top = counts.sort_values(ascending=False, kind="stable").head(k)
-    return [(v if len(v) <= 30 else f"{v[:30]}…", float(c) / total) for v, c in zip(map(str, top.index), top)]
+    return [(shown(v), float(c) / total) for v, c in zip(map(str, top.index), top)]
 
 
 class TextTally:
@@ -92,17 +97,17 @@ def dominance_notes(synthetic, facts: dict) -> list[str]:
     notes = []
     for name, fact in facts.items():
         if isinstance(synthetic, TextTally):
-            found = synthetic.dominant(name) if fact["values_out"] else None
-        elif synthetic is None or name not in synthetic or not fact["values_out"]:
+            counts = synthetic.counts.get(name)
+        elif synthetic is None or name not in synthetic:
             continue
         else:
-            found = dominant_value(synthetic[name])
+            counts = _value_counts(synthetic[name])  # once: the commonest and, for a few, each one
+        found = dominant_in_counts(counts) if fact["values_out"] else None
         if found is None:
             continue
-        _, shown, share = found
-        counts = synthetic.counts.get(name) if isinstance(synthetic, TextTally) else _value_counts(synthetic[name])
+        _, value, share = found
         words = (
-            f"One value, '{shown}', fills {100 * share:.1f}% of the cells of the free-text column '{name}' that "
+            f"One value, '{value}', fills {100 * share:.1f}% of the cells of the free-text column '{name}' that "
             "are not missing"
         )
         if fact["values_out"] == 1 and fact["needed"] is not None:
