@@ -53,13 +53,17 @@ def frame(title: str, needs_data: bool) -> None:
 
 def _read_dropped(title: str) -> None:
     """Read the file dropped on the Data page (:func:`~app_support.uploads.read_dropped`), whichever page was asked
-    for next: its notice shows on the Data page as before, or at once on any other page."""
+    for next: its notice shows on the Data page as before, or at once on any other page, as does one a Data page's
+    run left unshown (the publisher clicked on first), which would otherwise show, stale, on the next visit there."""
     notice = read_dropped()
+    if title == DATA.title:
+        if notice is not None:
+            state.flash(*notice)
+        return
+    notice = notice or state.take_flash()
     if notice is None:
         return
-    if title == DATA.title:
-        state.flash(*notice)
-    elif notice[0] == "error":
+    if notice[0] == "error":
         st.error(notice[1], icon=":material/error:")
     else:
         st.toast(notice[1], icon=":material/check_circle:")

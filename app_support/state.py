@@ -379,8 +379,13 @@ def flash(kind: str, message: str) -> None:
     st.session_state[NOTICE] = (kind, message)
 
 
+def take_flash() -> tuple | None:
+    """The message :func:`flash` left, ``(kind, text)``, forgotten once taken (None: none)."""
+    return st.session_state.pop(NOTICE, None)
+
+
 def show_flash() -> None:
-    notice = st.session_state.pop(NOTICE, None)
+    notice = take_flash()
     if notice:
         getattr(st, notice[0])(notice[1])
 

@@ -77,3 +77,15 @@ def test_only_the_last_few_browsers_files_are_kept():
     for i in range(state.KEPT_BROWSERS + 2):
         uploads._keep(f"browser-{i}", {"name": f"f{i}.csv", "raw": RAW, "options": CSV, "previous": None})
     assert list(uploads._DROPPED) == [f"browser-{i}" for i in range(2, state.KEPT_BROWSERS + 2)]
+
+
+def test_a_notice_the_data_page_left_unshown_shows_on_the_next_page_not_later_stale():
+    """A Data page's run stopped after the read but before its notice showed (the publisher clicked on): the next
+    page shows it at once, and a later visit to the Data page does not show it again."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.session_state[state.NOTICE] = ("success", "Read tiny.csv. Next, declare what values each column could take.")
+    at.switch_page("app_pages/2_Domain.py").run()
+    assert [t.value for t in at.toast] == ["Read tiny.csv. Next, declare what values each column could take."]
+    at.switch_page("app_pages/1_Data.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Read tiny.csv" not in " ".join(s.value for s in at.success)
