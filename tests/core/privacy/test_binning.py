@@ -1198,6 +1198,30 @@ def test_noise_past_an_empty_stretch_of_a_bin_beyond_the_data_keeps_no_weight():
     assert out[lows == 1563][0] == 156.0 and out[lows == 98][0] == 98.0
 
 
+def test_a_wide_piece_beyond_the_data_weighs_as_many_steps_out_as_it_is_wider():
+    """Issue 36, point 2: dplyr's ``storms`` (20,778 rows), its hurricane-force diameters 0-300 declared 0-1,000. At
+    one seed its leaves 95-125, 126-250, 251-500, 501-750 and 751-1,000 drew 54, 277, 23, -59 and -47 records (noise
+    deviation 82), all in one bin 95-1,000 beyond the kept leaves; 126-250 stood one deviation clear. Each piece past
+    it weighed a quarter of the one before, whatever its width, so 251-500 (twice as wide) kept a quarter of
+    126-250's weight: 21% of the bin's rows lay beyond 250 and 0.94% of the release's above the real maximum. A piece
+    r times as wide as the one before it now weighs a quarter to the power r: 6% of the bin. Off (the broken
+    variant): 21%."""
+    lows = np.array([0, 1, 16, 32, 48, 63, 95, 126, 251, 501, 751])
+    counts = np.array([8678.0, 100, 508, 476, 242, 459, 54, 277, 23, -59, -47])
+
+    def beyond_250() -> float:
+        out = tails.hug_data(
+            lows, np.clip(counts, 0, None), counts, np.ones(lows.size), lows[:7], 0, 95, 82.4, 1000, True
+        )
+        in_bin = out[lows >= 95]
+        return float(out[lows >= 251].sum() / in_bin.sum())
+
+    assert beyond_250() < 0.08
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tails, "WIDE_STEPS", False)
+        assert beyond_250() > 0.2
+
+
 def test_an_empty_stretch_in_a_bin_beyond_the_data_moves_no_weight_outward():
     """The same loans column, its real counts per number of mortgage accounts (0-14), declared 0-200, fitted at its
     binning epsilon among the table's 38 (0.016), seeds 0-199, with the rule and without (post-processing: the same
