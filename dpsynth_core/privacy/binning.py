@@ -55,17 +55,17 @@ counts (their noise cancels on average when neighbours are summed):
   among those values; as bins, the method's own counts (at the release's main budget) place them (the pieces are
   cut where these bins start, :func:`.bin_weights.cut_at`: decoding draws a bin's values from its own pieces), and a
   wider leaf holding most of the column (of a real range too) into equal bins (:func:`.leaf_cuts.split_most`);
-* inside each bin, the pieces get non-negative weights with the bin's noisy total (the noisy counts shifted down
-  by one amount per bin and clipped at zero, a projection that does not give every empty piece made-up mass as
-  clipping alone would). Decoding places a value in its bin through these weights (the domain's ``spread``), so
-  values keep the shape of the data inside a bin and a one-value piece (a spike) stays exact; inside a piece, the
+* inside each bin, the pieces get non-negative weights with the bin's noisy total (the
+  noisy counts shifted down by one amount per bin and clipped at zero, a projection that
+  does not give every empty piece made-up mass as clipping alone would). Decoding places
+  a value in its bin through these weights (the domain's ``spread``), so values keep the
+  shape of the data inside a bin and a one-value piece (a spike) stays exact; inside a piece, the
   density slopes toward its denser neighbour (:func:`.bin_weights.sloped_pieces`);
 * counts of one value each are smoothed where that lowers their error (:func:`.bin_weights.smoothed_counts`); the
   range's tails that the counts cannot tell from empty (:func:`.tails.quiet_ends`: a tail narrower than the
   rest only within the tail bound), or islands beyond an empty stretch (:func:`.tails.without_islands`), get
   no weight, and in a bin wholly beyond the kept leaves the weights fall away from the data
-  (:func:`.tails.hug_data`); the model's support cuts such a bin more readily (``FittedBins.kept``), and a wide
-  end leaf that does not stand clear of the noise is made such a bin (:func:`.tails.own_bins`).
+  (:func:`.tails.hug_data`); the model's support cuts such a bin more readily (``FittedBins.kept``).
 
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in
@@ -142,9 +142,9 @@ class FittedBins:
     inside: bool = False
     #: How the leaves were found (:attr:`.leaves.Leaves.found_by`).
     found_by: str = "tree"
-    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days;
-    #: without a wide end leaf not clear of the noise, :func:`.tails.own_bins`); on nested pieces, those
-    #: that stand clear inside the coarse pieces kept: outside it the model's support cuts bins more readily.
+    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days);
+    #: on a sparse table's nested pieces, those of them that stand clear of empty inside the coarse pieces kept,
+    #: outside which the model's support cuts bins more readily (the pieces keep weight up to the coarse ones').
     kept: tuple | None = None
     #: The named points counted as leaves of their own beside PrivTree's (:mod:`.points`): a real range's ends, 0.
     points: tuple = ()
@@ -319,7 +319,7 @@ def fit_column(
     if adaptive:
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
-        own, model_kept = tails.own_bins(lows, noisy, std, kept, model_kept, measured.unclear, how, top, integer)
+        own = tuple(p for p in measured.unclear if kept[0] <= p < kept[1])  # points the model's counts keep or cut
         bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own, dated)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)

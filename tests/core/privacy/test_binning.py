@@ -1222,30 +1222,6 @@ def test_a_wide_piece_beyond_the_data_weighs_as_many_steps_out_as_it_is_wider():
         assert beyond_250() > 0.2
 
 
-def test_a_wide_end_leaf_not_clear_of_the_noise_is_a_bin_the_model_may_cut():
-    """Issue 36, point 2: dplyr's ``storms``, latitudes 7.0-70.7 declared -90 to 90 (20,778 rows; leaf counts at a
-    noise deviation of 82 records). At one seed PrivTree's leaf -90..0 drew 214 records of noise, within the tail
-    bound (186 plus a deviation), so it stayed among the kept leaves, was merged with 0..12.7 where the data begin,
-    and 1.5% of the release's rows came out south of the equator. Now such an end leaf (not clear of the noise, at
-    least as wide as the rest of the kept range) is a bin of its own outside the model's kept range, which the
-    model's 1-way count cuts. A clear end leaf, a narrow one, or the leaves of a count per value stay as they were;
-    off (the broken variant) none is."""
-    lows = np.array([-90.0, 0.0, 11.25, 12.65625, 30.0, 45.0, 67.5])
-    noisy = np.array([214.0, 557, 612, 813, 900, 649, 5])
-    kept = (-90.0, 67.5)
-    own, model_kept = tails.own_bins(lows, noisy, 82.4, kept, kept, (), "tree", 90.0, False)
-    assert own == (-90.0,) and model_kept == (0.0, 67.5)
-    clear = noisy.copy()
-    clear[0] = 500.0  # stands clear of the noise over 7 leaves: the data's own
-    assert tails.own_bins(lows, clear, 82.4, kept, kept, (), "tree", 90.0, False) == ((), kept)
-    narrow = np.array([-10.0, 0.0, 11.25, 12.65625, 30.0, 45.0, 67.5])  # narrower than the rest of the kept range
-    assert tails.own_bins(narrow, noisy, 82.4, (-10.0, 67.5), (-10.0, 67.5), (), "tree", 90.0, False)[0] == ()
-    assert tails.own_bins(lows, noisy, 82.4, kept, kept, (0.0,), "values", 90.0, False) == ((0.0,), kept)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tails, "END_BINS", False)
-        assert tails.own_bins(lows, noisy, 82.4, kept, kept, (), "tree", 90.0, False) == ((), kept)
-
-
 def test_an_empty_stretch_in_a_bin_beyond_the_data_moves_no_weight_outward():
     """The same loans column, its real counts per number of mortgage accounts (0-14), declared 0-200, fitted at its
     binning epsilon among the table's 38 (0.016), seeds 0-199, with the rule and without (post-processing: the same
