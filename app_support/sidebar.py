@@ -60,7 +60,8 @@ def _read_dropped(title: str) -> None:
         if notice is not None:
             state.flash(*notice)
         return
-    notice = notice or state.take_flash()
+    left = state.take_flash()  # taken either way: a newer file's notice says more
+    notice = notice or left
     if notice is None:
         return
     if notice[0] == "error":
