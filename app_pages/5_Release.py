@@ -92,7 +92,7 @@ with st.container(border=True):  # no form: the error bar below follows each cho
     charts = st.multiselect(
         "Columns to chart value by value",
         columns,
-        default=columns[: report_render.DEFAULT_CHARTS],
+        default=report_render.default_charts(entry["settings"]["declaration"], columns),
         key="release_report_charts",
     )
     plan = usecases.plan(  # the report's own unit and choices, as usecases.report takes them below

@@ -68,7 +68,7 @@ def add_commands(sub) -> None:
         action="append",
         default=None,
         metavar="COLUMN",
-        help="a column whose values are charted (repeatable; default: the first four)",
+        help="a column whose values are charted (repeatable; default: the first four, free-text columns last)",
     )
     report.add_argument("--seed", default=None, help="seed for repeatable noise (tests only; never publish it)")
     report.set_defaults(run=run_report)
@@ -261,7 +261,7 @@ def run_report(args) -> None:
         if args.pair
         else report.default_pairs(stored.card, columns)
     )
-    charts = args.chart if args.chart else columns[: report_render.DEFAULT_CHARTS]
+    charts = args.chart if args.chart else report_render.default_charts(domain, columns)
     # Priced from public settings, checked against the lifetime budget and recorded before the data is read.
     made = usecases.report(
         workspace,

@@ -421,3 +421,24 @@ def test_the_pages_plan_takes_the_releases_unit_from_its_card(adult_release):
     assert bound.margin == pytest.approx(3 * per_record.margin * bound.measurements / per_record.measurements)
     declared = {**declaration, "person": {"column": "age", "max_rows": 3}}
     assert usecases.plan(release.card, declared, rows, epsilon=0.1).margin == pytest.approx(per_record.margin)
+
+
+def test_a_free_text_column_is_charted_by_default_only_after_the_declared_ones():
+    """dplyr's storms declared as a newcomer would: the storm's name as any string of letters comes first in the
+    file, and at epsilon 1 no name comes out of the vocabulary's count, so every name is one placeholder. The report's
+    default charts (the Release page's and ``dpsynth report``'s) were the first four columns, the placeholder's among
+    them; now the first four whose values the declaration lists or bounds, free text last (public: the declaration)."""
+    spec = {
+        "columns": {
+            "name": {"type": "text", "generator": "letters", "max_length": 12},
+            "year": {"type": "integer", "min": 1975, "max": 2024},
+            "month": {"type": "integer", "min": 1, "max": 12},
+            "status": {"type": "categorical", "values": ["tropical depression", "tropical storm", "hurricane"]},
+            "wind": {"type": "integer", "min": 0, "max": 200},
+            "pressure": {"type": "integer", "min": 800, "max": 1100},
+        }
+    }
+    columns = list(spec["columns"])
+    assert report_render.default_charts(spec, columns) == ["year", "month", "status", "wind"]
+    assert report_render.default_charts(spec, ["name", "year"]) == ["year", "name"]  # text when nothing else is left
+    assert len(report_render.default_charts(spec, columns)) == report_render.DEFAULT_CHARTS
