@@ -11,7 +11,7 @@ from app_support.progress import run_with_progress
 from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
-from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, precision_words
+from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, default_charts, precision_words
 from dpsynth_core.wording import cost_words, format_delta, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
@@ -92,7 +92,7 @@ with st.container(border=True):  # no form: the error bar below follows each cho
     charts = st.multiselect(
         "Columns to chart value by value",
         columns,
-        default=report_render.default_charts(entry["settings"]["declaration"], columns),
+        default=default_charts(entry["settings"]["declaration"], columns),
         key="release_report_charts",
     )
     plan = usecases.plan(  # the report's own unit and choices, as usecases.report takes them below

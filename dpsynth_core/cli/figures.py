@@ -242,7 +242,7 @@ def run_report(args) -> None:
     epsilon = check_epsilon(args.epsilon, "--epsilon")
     seed = check_seed(args.seed)
     targets = _outputs(args, ["--out", "--pdf", "--json"])
-    from ..evaluation import report_render
+    from ..evaluation import report_plan, report_render
 
     if args.pdf and report_render.find_chromium() is None:  # refused before anything is read or recorded
         raise ParameterError(report_render.NO_CHROMIUM)
@@ -261,7 +261,7 @@ def run_report(args) -> None:
         if args.pair
         else report.default_pairs(stored.card, columns)
     )
-    charts = args.chart if args.chart else report_render.default_charts(domain, columns)
+    charts = args.chart if args.chart else report_plan.default_charts(domain, columns)
     # Priced from public settings, checked against the lifetime budget and recorded before the data is read.
     made = usecases.report(
         workspace,

@@ -80,3 +80,24 @@ def precision_words(plan: ReportPrecision, epsilon: float) -> str:
     if round(plan.margin, 2) > USEFUL_MARGIN:  # as shown: a bar said to be ±0.05 already is
         said += f" For about ±{USEFUL_MARGIN:.2f} the report needs ε = {format_epsilon(plan.useful_epsilon)}."
     return said
+
+
+#: Columns a report charts value by value unless the publisher chooses (:func:`default_charts`).
+DEFAULT_CHARTS = 4
+
+
+def default_charts(declaration, columns) -> list[str]:
+    """The columns a report charts value by value unless the publisher chooses: the first :data:`DEFAULT_CHARTS` of
+    ``columns`` whose values the declaration lists or bounds, free-text ones last (their values come out made up, or
+    as one placeholder where none came out of the vocabulary's count: a chart of them says little). Public: the
+    declaration alone.
+
+    >>> spec = {"columns": {"name": {"type": "text", "generator": "letters", "max_length": 9},
+    ...                     "year": {"type": "integer", "min": 1975, "max": 2024}}}
+    >>> default_charts(spec, ["name", "year"])
+    ['year', 'name']
+    """
+    kinds = {name: column.kind for name, column in as_table_domain(declaration).columns.items()}
+    return ([c for c in columns if kinds.get(c) != "text"] + [c for c in columns if kinds.get(c) == "text"])[
+        :DEFAULT_CHARTS
+    ]

@@ -18,30 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..domain import as_table_domain
 from ..release.card import render_card_html
 from ..wording import short_names, value_text
 from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
 from .shape_words import more_columns, worst_shapes
-
-DEFAULT_CHARTS = 4
-
-
-def default_charts(declaration, columns) -> list[str]:
-    """The columns a report charts value by value unless the publisher chooses: the first :data:`DEFAULT_CHARTS` of
-    ``columns`` whose values the declaration lists or bounds, free-text ones last (their values come out made up, or
-    as one placeholder where none came out of the vocabulary's count: a chart of them says little). Public: the
-    declaration alone.
-
-    >>> spec = {"columns": {"name": {"type": "text", "generator": "letters", "max_length": 9},
-    ...                     "year": {"type": "integer", "min": 1975, "max": 2024}}}
-    >>> default_charts(spec, ["name", "year"])
-    ['year', 'name']
-    """
-    kinds = {name: column.kind for name, column in as_table_domain(declaration).columns.items()}
-    return ([c for c in columns if kinds.get(c) != "text"] + [c for c in columns if kinds.get(c) == "text"])[
-        :DEFAULT_CHARTS
-    ]
 
 
 def total_sentence(card: dict, epsilon: float) -> str | None:

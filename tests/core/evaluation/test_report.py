@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.evaluation import report, report_render
+from dpsynth_core.evaluation import report, report_plan, report_render
 from dpsynth_core.privacy.noise import make_noise_source
 from tests.audit import HalfNoise, audit
 
@@ -439,6 +439,6 @@ def test_a_free_text_column_is_charted_by_default_only_after_the_declared_ones()
         }
     }
     columns = list(spec["columns"])
-    assert report_render.default_charts(spec, columns) == ["year", "month", "status", "wind"]
-    assert report_render.default_charts(spec, ["name", "year"]) == ["year", "name"]  # text when nothing else is left
-    assert len(report_render.default_charts(spec, columns)) == report_render.DEFAULT_CHARTS
+    assert report_plan.default_charts(spec, columns) == ["year", "month", "status", "wind"]
+    assert report_plan.default_charts(spec, ["name", "year"]) == ["year", "name"]  # text when nothing else is left
+    assert len(report_plan.default_charts(spec, columns)) == report_plan.DEFAULT_CHARTS
