@@ -71,19 +71,20 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     """For the publisher only (it reads the real data): each free-text column whose commonest synthetic value
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing,
     and whether that value is in any real record (made up when it is not), in plain words."""
-    from ..release.dominance import FEW_OUT, dominant_value, shown
+    from ..release.dominance import FEW_OUT, dominant_in_counts, shown
 
     out = []
     for name, column in domain.kept.items():
         if column.kind != "text" or name not in synthetic or name not in real:
             continue
-        found = dominant_value(synthetic[name])
+        counts = synthetic[name].dropna().astype(str).value_counts()  # once: the commonest, then its runners-up
+        found = dominant_in_counts(counts)
         if found is None:
             continue
         value, top, share = found
         texts = real[name].astype(str)
         held = int((texts == value).sum())
-        others = synthetic[name].dropna().astype(str).value_counts(normalize=True).iloc[1:FEW_OUT]
+        others = (counts / counts.sum()).iloc[1:FEW_OUT]
         others = others[(others >= 0.01) & ~others.index.isin(texts)]  # a made-up runner-up (the data hashed once)
         out.append(
             f"For your eyes only: '{top}' fills {100 * share:.1f}% of the column '{name}', and "

@@ -215,8 +215,8 @@ def _noisy_rows(model) -> int | None:
 def plain_number(value: float, digits: int = 3, *, up: bool = False) -> str:
     """A number in plain digits for readers (``34,312``, ``2.72``, ``0.0475``), never ``3.43e+04``; ``up``: a bound,
     rounded up at the digits shown (:func:`~dpsynth_core.wording.rounded_up`)."""
-    if up and value > 0:
-        value = rounded_up(value, digits) if value < 10**digits else float(math.ceil(round(value, 6)))
+    if up and value > 0:  # to the digits shown: significant ones, or every whole digit of a large number
+        value = rounded_up(value, max(digits, len(str(int(value)))))
     if value >= 10**digits:
         return f"{value:,.0f}"
     text = f"{value:.{digits}g}"
