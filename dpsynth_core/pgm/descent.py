@@ -40,13 +40,17 @@ class Descent:
         n = start
         self.constant = objective.constant
         self.precision = [objective.precision[g] for g in groups]
-        self.precisions = np.concatenate([np.full(s, p) for s, p in zip(sizes, self.precision, strict=True)])
+        self.precisions = np.concatenate(
+            [
+                np.broadcast_to(np.asarray(p, dtype=float), shape).ravel()
+                for shape, p in zip(self.shapes, self.precision, strict=True)
+            ]
+        )
         self.target = np.concatenate([np.asarray(objective.target[g], dtype=float).ravel() for g in groups])
         # the parameter vectors: the previous and current iterates and the trial
         self.previous, self.current, self.trial, self.scratch = (np.empty(n) for _ in range(4))
         self.marginal, self.residual = np.empty(n), np.empty(n)
         self.gradient, self.trial_gradient = np.empty(n), np.empty(n)
-        self.residual_parts = [(p, self.residual[a:b]) for p, (a, b) in zip(self.precision, self.bounds, strict=True)]
         k = len(tree.cliques)
         shapes = model._clique_shape
         self.sets = [[np.empty(shapes[i]) for i in range(k)] for _ in range(2)]
@@ -227,8 +231,8 @@ class Descent:
         np.subtract(self.marginal, self.target, out=self.residual)
         np.multiply(self.precisions, self.residual, out=self.trial_gradient)
         loss = self.constant
-        for p, residual in self.residual_parts:
-            loss += 0.5 * p * float(np.vdot(residual, residual))
+        for a, b in self.bounds:
+            loss += 0.5 * float(np.vdot(self.trial_gradient[a:b], self.residual[a:b]))
         return loss
 
     def potentials(self) -> dict:

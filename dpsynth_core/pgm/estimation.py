@@ -25,11 +25,12 @@ from .support import reseat
 @dataclass(frozen=True)
 class Measurement:
     """A noisy marginal: the column group (global order), its noisy counts (shaped by the group's
-    cells) and the noise's standard deviation."""
+    cells) and the noise's standard deviation: one for every cell, or one per cell (an array of the counts'
+    shape; ``inf`` where a cell is not measured, its count then ignored)."""
 
     group: tuple
     noisy: np.ndarray
-    sigma: float
+    sigma: float | np.ndarray
 
 
 class _Loss:
@@ -41,14 +42,15 @@ class _Loss:
         self.weighted: dict = {}
         self.constant = 0.0
         for m in measurements:
-            w = 1.0 / m.sigma**2
-            self.precision[m.group] = self.precision.get(m.group, 0.0) + w
-            self.weighted[m.group] = self.weighted.get(m.group, 0.0) + w * m.noisy
-            self.constant += 0.5 * w * float(np.vdot(m.noisy, m.noisy))
+            w = 1.0 / np.asarray(m.sigma, dtype=float) ** 2
+            noisy = np.where(w > 0, m.noisy, 0.0)  # a cell not measured (sigma inf) adds nothing
+            self.precision[m.group] = self.precision.get(m.group, 0.0) + (float(w) if w.ndim == 0 else w)
+            self.weighted[m.group] = self.weighted.get(m.group, 0.0) + w * noisy
+            self.constant += 0.5 * float(np.sum(w * noisy * noisy))
         # as residuals from the pooled target b / p: no cancellation between large terms
         self.target = {g: self.weighted[g] / p for g, p in self.precision.items()}
         for group, p in self.precision.items():
-            self.constant -= 0.5 * p * float(np.vdot(self.target[group], self.target[group]))
+            self.constant -= 0.5 * float(np.sum(p * self.target[group] * self.target[group]))
         self.groups = list(self.precision)
 
     def __call__(self, model: GraphicalModel, beliefs) -> tuple[float, dict, dict]:
@@ -57,8 +59,8 @@ class _Loss:
         loss, gradient = self.constant, {}
         for group in self.groups:
             p, residual = self.precision[group], marginals[group] - self.target[group]
-            loss += 0.5 * p * float(np.vdot(residual, residual))
             gradient[group] = p * residual
+            loss += 0.5 * float(np.vdot(gradient[group], residual))
         return loss, gradient, marginals
 
 
@@ -117,7 +119,7 @@ def estimate(
     model = GraphicalModel(cells, groups, total, start, support, calibrated=False)
     objective = _Loss(measurements)
     if step is None:
-        step = 1.0 / (max(objective.precision.values()) * max(total, 1.0))
+        step = 1.0 / (max(float(np.max(p)) for p in objective.precision.values()) * max(total, 1.0))
     descent = Descent(model, objective)
     loss = descent.start(model.potentials)
     momentum, moved = 0, False

@@ -16,21 +16,17 @@ from. Per column, one or two measurements, all counted by the accountant:
    so the plan is the same either way. A table too *sparse* for the tree (its DP row count would not take even
    all its records :data:`.leaves.SPARSE_LEVELS` levels deep, whatever the data: the depth bias alone stops it)
    counts the range's 4 equal pieces (public), then 8 equal pieces of those whose counts stand clear of empty, at
-   the same two epsilons (:func:`.leaves.nested_leaves`); the pieces keep weight only there. Otherwise the
-   range, or a real one, is split by **PrivTree** (Zhang,
-   Xiao and Xie, "PrivTree: a differentially private algorithm for hierarchical
-   decompositions", SIGMOD 2016, section 3): the range is halved, and each half again,
-   while a node's *biased* noisy count clears a threshold. A node at depth ``d`` holding
-   ``c`` records scores ``max(c - d * delta, theta - delta)`` and splits when the score
-   plus Laplace noise of scale ``lambda`` exceeds ``theta`` (``-delta``, one level free, on a table
-   too small for the bias: :func:`.leaves.tree_threshold`). With fanout 2,
-   ``lambda = 3 / epsilon`` and ``delta = lambda * ln 2``, the released tree (which nodes
-   split) is ``epsilon``-DP under adding or removing one record, however deep it grows:
-   the bias ``d * delta`` pays for the depth. A node that cannot split by a public rule
-   (one integer or one day; a real interval at the depth limit) is not tested, which only
-   removes terms from the privacy loss. Noise: :func:`dpsynth_core.privacy.noise.real_laplace`
-   (OpenDP's float Laplace on the secure path; its rounding is charged by scaling
-   ``lambda`` up by a factor ``1 + 1e-9``).
+   the same two epsilons (:func:`.leaves.nested_leaves`); the pieces keep weight only there. Otherwise the range, or
+   a real one, is split by **PrivTree** (Zhang, Xiao and Xie, "PrivTree: a differentially private algorithm for
+   hierarchical decompositions", SIGMOD 2016, section 3): the range is halved, and each half again, while a node's
+   *biased* noisy count clears a threshold. A node at depth ``d`` holding ``c`` records scores ``max(c - d * delta,
+   theta - delta)`` and splits when the score plus Laplace noise of scale ``lambda`` exceeds ``theta`` (``-delta``,
+   one level free, on a table too small for the bias: :func:`.leaves.tree_threshold`). With fanout 2, ``lambda = 3 /
+   epsilon`` and ``delta = lambda * ln 2``, the released tree (which nodes split) is ``epsilon``-DP under adding or
+   removing one record, however deep it grows: the bias ``d * delta`` pays for the depth. A node that cannot split by
+   a public rule (one integer or one day; a real interval at the depth limit) is not tested, which only removes terms
+   from the privacy loss. Noise: :func:`dpsynth_core.privacy.noise.real_laplace` (OpenDP's float Laplace on the
+   secure path; its rounding is charged by scaling ``lambda`` up by a factor ``1 + 1e-9``).
 2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
    L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`). A range's
    named points (a real range's two ends, 0 inside a range) are leaves of their own among PrivTree's, counted
@@ -43,9 +39,8 @@ counts (their noise cancels on average when neighbours are summed):
 * the leaves are the *pieces*, merged only down to :data:`FINE_MAX_BINS`;
 * neighbouring pieces are merged into *bins*, the pair with the smallest mass (noisy total
   floored at 0: :func:`.bin_weights.merge_small_bins`) first, while there are more than
-  :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` bins or a pair holds less than
-  1 / (2 x that cap) of the noisy total. The bins keep
-  the tables a method measures small; they are released as the column's ``edges``;
+  :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` bins or a pair holds less than 1 / (2 x that cap) of the
+  noisy total. The bins keep the tables a method measures small; they are released as the column's ``edges``;
 * a leaf of at most :data:`.leaf_cuts.SPLIT_NARROW` whole numbers (or :data:`.leaf_cuts.SPLIT_WIDE`) whose
   noisy count is at least a share of the noisy total inside the kept leaves (1/12, or half) and stands clear of
   the noise (:func:`.tails.clear_level`; a leaf of :data:`.leaf_cuts.SPLIT_PAIR` values need not, nor a
@@ -94,7 +89,7 @@ from .. import constraints
 from ..data.counting import SortedValues
 from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
-from . import bin_weights, leaf_cuts, tails
+from . import bin_counts, bin_weights, leaf_cuts, tails
 from .bin_weights import cut_special, merge_small_bins, sloped_pieces, usable_weights
 from .leaves import COARSE_LEVELS, FINE_LEVELS, below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
@@ -150,6 +145,8 @@ class FittedBins:
     points: tuple = ()
     #: A date column's value at one of its numbers (:meth:`~dpsynth_core.domain.DateDomain.value_at`); None otherwise.
     moment: Callable | None = field(default=None, repr=False, compare=False)
+    #: An adaptive column's leaves as counted: ``(lows, noisy counts, noise variances)`` (:mod:`.bin_counts`).
+    counted: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def pooled(self) -> bool:
@@ -337,6 +334,7 @@ def fit_column(
         kept=tuple(float(v) for v in model_kept) if adaptive else None,
         points=points if how == "tree" else (),
         moment=column.value_at if isinstance(column, DateDomain) else None,
+        counted=bin_counts.counted(measured) if adaptive else None,
     )
 
 

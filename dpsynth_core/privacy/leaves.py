@@ -180,6 +180,14 @@ class Leaves(NamedTuple):
     #: The stretch ``(low, high)``, ``low <= v < high``, that the fine pieces tile (the nested path only): the
     #: coarse pieces that stand clear of empty, where the column's pieces keep their weights.
     span: tuple | None = None
+    #: Each leaf's noise variance (None: ``std ** 2`` each): the tree's leaves a named point was counted back into
+    #: hold two counts or more, a sparse table's coarse and fine pieces were counted at two epsilons.
+    variance: np.ndarray | None = None
+
+    @property
+    def variances(self) -> np.ndarray:
+        """Each leaf's noise variance."""
+        return np.full(self.lows.size, self.std**2) if self.variance is None else np.asarray(self.variance, float)
 
 
 def nested_leaves(values, low, top, *, integer, events, factor, noise, label) -> Leaves:
@@ -210,8 +218,11 @@ def nested_leaves(values, low, top, *, integer, events, factor, noise, label) ->
     lows = np.concatenate([coarse[:start], fine, coarse[end + 1 :]])
     noisy = np.concatenate([first[:start], second, first[end + 1 :]])
     high = coarse[end + 1] if end + 1 < coarse.size else (top + 1 if integer else np.inf)
-    std = max(std, discrete_laplace_std(second_epsilon))
-    return Leaves(lows, noisy, std, "nested", span=(coarse[start], high))
+    fine_std = discrete_laplace_std(second_epsilon)
+    variance = np.concatenate(
+        [np.full(start, std**2), np.full(fine.size, fine_std**2), np.full(coarse.size - end - 1, std**2)]
+    )
+    return Leaves(lows, noisy, max(std, fine_std), "nested", span=(coarse[start], high), variance=variance)
 
 
 def measure_leaves(
@@ -250,5 +261,7 @@ def measure_leaves(
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
     std = discrete_laplace_std(events[1] / factor)
+    cut_lows = lows
     lows, noisy, unclear = settled_points(lows, noisy, std, cuts)
-    return Leaves(lows, noisy, std, "tree", unclear)
+    parts = np.diff(np.append(np.searchsorted(cut_lows, lows), cut_lows.size))  # counts summed into each leaf
+    return Leaves(lows, noisy, std, "tree", unclear, variance=parts * std**2)

@@ -12,8 +12,9 @@ import math
 import numpy as np
 
 from ...errors import ParameterError
-from ...pgm import support_from
+from ...pgm import Measurement, support_from
 from ...pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # the support's rule, one home
+from ...privacy.bin_counts import bin_counts
 from ...privacy.histogram import noisy_histogram
 from ...privacy.noise import discrete_laplace_std
 
@@ -33,6 +34,9 @@ FINE_FIT_SIGNAL = 1500
 #: of the model's support (:func:`support`); False: only ranges' tails and gaps and their "missing" cell by a
 #: plain z-test (ablation).
 DECLARED_CUT = True
+#: True: the model is fitted to the adaptive columns' leaf sums too (:func:`leaf_sums`); False: to the method's own
+#: measurements only (ablation).
+LEAF_SUMS = True
 
 
 def check_cells(group: tuple, counts: np.ndarray, max_cells: int) -> None:
@@ -126,3 +130,23 @@ def descent_iterations(total: float, noise: float) -> tuple[int, int]:
     if total > FINE_FIT_SIGNAL * noise:
         return ROUND_ITERATIONS, FINAL_ITERATIONS
     return NOISY_ROUND_ITERATIONS, NOISY_FINAL_ITERATIONS
+
+
+def leaf_sums(columns: dict, bins) -> list:
+    """Each adaptive column's bins as the sums of its leaves' noisy counts (:func:`~dpsynth_core.privacy.bin_counts.
+    bin_counts`): a measurement of its 1-way with a deviation per cell, ``inf`` (not measured) where no whole leaves
+    tile a bin and at the missing cell. The model pools them with its own counts by precision. Post-processing of
+    the bins' DP leaf counts: nothing is read, nothing spent. ``columns``: the method's columns by name; ``bins``:
+    the fitted bins (:class:`~dpsynth_core.privacy.binning.FittedBins`)."""
+    out = []
+    for fitted in bins if LEAF_SUMS else ():
+        column = columns.get(fitted.column)
+        found = None if column is None else bin_counts(column.domain, fitted.counted)
+        if found is None or not np.isfinite(found[0]).any():
+            continue
+        sums, variances = found
+        if column.missing_code is not None:
+            sums, variances = np.append(sums, np.nan), np.append(variances, np.inf)
+        if sums.size == column.cells:
+            out.append(Measurement((fitted.column,), np.nan_to_num(sums), np.sqrt(variances)))
+    return out

@@ -1,39 +1,36 @@
 """The default method: adaptively chosen DP marginals, fitted into one graphical model (AIM).
 
-Algorithm (McKenna, Mullins, Sheldon and Miklau, "AIM: an adaptive and iterative mechanism
-for differentially private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
+Algorithm (McKenna, Mullins, Sheldon and Miklau, "AIM: an adaptive and iterative mechanism for differentially
+private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
 
 1. measure every column's 1-way marginal (a numeric or date column's at ``ORDERED_ONE_WAY`` times the budget of
    another's; a survey question's columns each with whether the record answered any of them, :mod:`.blocks`)
    and every publisher group's joint table;
-2. in rounds, choose one marginal among the *candidates* (every column, every column pair, and
-   every publisher group and its sub-groups: AIM's downward closure of the workload, so a round
-   may measure a column again; and a survey question's hidden column with each other column, :mod:`.blocks`)
-   by the exponential mechanism, scored by
-   ``w_r * (|M_r(data) - M_r(model)|_1 - expected |noise| of measuring r)``: how badly the
-   current model answers the marginal, less the noise its measurement would add, weighted
-   by how much of the workload (all column pairs plus the publisher's groups) it covers,
-   ``w_r = sum over workload groups s of |r & s|``. Only candidates that keep the model
-   within its size limit (growing with the budget used) are offered;
-3. measure the chosen marginal with noise, fit the graphical model to every measurement so
-   far (Private-PGM, :mod:`dpsynth_core.pgm`: one proportional-fitting step toward the new
-   measurement, then mirror descent from there), and when the fit moved the chosen marginal by
-   less than the noise expected, quadruple the per-round budget (annealing); the last round
-   spends exactly what is left;
+2. in rounds, choose one marginal among the *candidates* (every column, every column pair, and every publisher group
+   and its sub-groups: AIM's downward closure of the workload, so a round may measure a column again; and a survey
+   question's hidden column with each other column, :mod:`.blocks`) by the exponential mechanism, scored by ``w_r *
+   (|M_r(data) - M_r(model)|_1 - expected |noise| of measuring r)``: how badly the current model answers the
+   marginal, less the noise its measurement would add, weighted by how much of the workload (all column pairs plus
+   the publisher's groups) it covers, ``w_r = sum over workload groups s of |r & s|``. Only candidates that keep the
+   model within its size limit (growing with the budget used) are offered;
+3. measure the chosen marginal with noise, fit the graphical model (Private-PGM, :mod:`dpsynth_core.pgm`: one
+   proportional-fitting step toward the new measurement, then mirror descent from there) to every measurement so far
+   and to the adaptive columns' bins as their leaf counts sum them (:func:`.measurements.leaf_sums`), and when the
+   fit moved the chosen marginal by less than the noise expected, quadruple the per-round budget (annealing); the
+   last round spends exactly what is left;
 4. generate records from the model (:func:`dpsynth_core.pgm.generate`).
 
-Guarantee, under adding or removing one record: with ``delta > 0`` (the default),
-rho-zCDP composed over the row count and text vocabularies (pure epsilon-DP events, each
-costing ``eps**2 / 2``), every measurement (discrete Gaussian on counts of L2 sensitivity 1:
-``1 / (2 sigma**2)``) and every choice (exponential mechanism, score sensitivity
-``max w_r``: ``eps**2 / 8``), stated as (epsilon, delta)-DP with OpenDP's conversion, rho
-being calibrated so that epsilon is exactly the publisher's. With ``delta = 0``, pure
-epsilon-DP by basic composition: discrete Laplace measurements and report-noisy-max
-choices. Must be declared in advance: every column's domain, and optionally column groups.
+Guarantee, under adding or removing one record: with ``delta > 0`` (the default), rho-zCDP composed over the row
+count and text vocabularies (pure epsilon-DP events, each costing ``eps**2 / 2``), every measurement (discrete
+Gaussian on counts of L2 sensitivity 1: ``1 / (2 sigma**2)``) and every choice (exponential mechanism, score
+sensitivity ``max w_r``: ``eps**2 / 8``), stated as (epsilon, delta)-DP with OpenDP's conversion, rho being
+calibrated so that epsilon is exactly the publisher's. With ``delta = 0``, pure epsilon-DP by basic composition:
+discrete Laplace measurements and report-noisy-max choices. Must be declared in advance: every column's domain, and
+optionally column groups.
 
-The fit follows these steps, one method each (:meth:`MarginalsSynthesizer._fit`). Its budget is
-:mod:`.budget`'s, each round's choice :mod:`.selection`'s, and a measurement, what the measurements
-imply and how finely the model is fitted to them :mod:`.measurements`'.
+The fit follows these steps, one method each (:meth:`MarginalsSynthesizer._fit`). Its budget is :mod:`.budget`'s,
+each round's choice :mod:`.selection`'s, and a measurement, what the measurements imply and how finely the model is
+fitted to them :mod:`.measurements`'.
 """
 
 from __future__ import annotations
@@ -74,7 +71,7 @@ from .budget import (
     split_round,
     total_budget,
 )
-from .measurements import check_cells, descent_iterations, estimate_total, measure, support
+from .measurements import check_cells, descent_iterations, estimate_total, leaf_sums, measure, support
 from .selection import candidates, check_groups, choose, in_column_order, score, weights, workload
 
 #: With a public row count (no DP count), a small table's 1-ways are measured again up to its share
@@ -191,11 +188,16 @@ class MarginalsSynthesizer(Synthesizer):
         offered = candidates(names, work, cells, max_cells=self.max_cells) + hidden
         truth = selection.Truth(self.blocks_.counts, list(cells))  # exact counts: for scores and noise only
         round_budget = self._measure_first(table, names, groups, offered, truth)
+        self.leaf_sums_ = leaf_sums(self.columns_, getattr(self, "bins_", ()))  # the bins' counts, for the fit
         self.support_ = self._support()
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
         round_iterations, final_iterations = descent_iterations(self.total_, noise)
         model, step = estimate(
-            cells, self.measurements_, self.total_, iterations=final_iterations // 3, support=self.support_
+            cells,
+            self.measurements_ + self.leaf_sums_,
+            self.total_,
+            iterations=final_iterations // 3,
+            support=self.support_,
         )
         offers = selection.Offers(offered, groups, self.noise_.rng)
         weighed = {**weights(offered, work), **weighed}
@@ -217,8 +219,7 @@ class MarginalsSynthesizer(Synthesizer):
             )
 
     def _measure_vocabularies(self, source, names):
-        """Text columns: a CatHist vocabulary each (pure epsilon-DP); then every column is codes, and the table
-        of codes is returned."""
+        """Text columns: a CatHist vocabulary each (pure epsilon-DP); returns the table, every column as codes."""
         before = self._remaining()
         text_epsilon = {
             n: pure_epsilon(before * s, zcdp=self.zcdp_) for n, s in vocabulary_shares(self.domain_).items()
@@ -341,7 +342,7 @@ class MarginalsSynthesizer(Synthesizer):
             sizes.ahead([m.group for m in self.measurements_], offered)  # on the other core, while this one fits
             model, step = estimate(
                 cells,
-                self.measurements_,
+                self.measurements_ + self.leaf_sums_,
                 self.total_,
                 iterations=iterations,
                 warm=potentials,
@@ -368,7 +369,7 @@ class MarginalsSynthesizer(Synthesizer):
         self.support_ = self._support()
         self.model_, _ = estimate(
             self.cells_,
-            self.measurements_,
+            self.measurements_ + self.leaf_sums_,
             self.total_,
             iterations=iterations,
             warm=model,

@@ -66,3 +66,23 @@ def test_absorb_is_one_proportional_fitting_step():
     half = GraphicalModel(CELLS, groups + [new.group], 10_000.0, absorb(model, new, 0.5))
     geometric = np.sqrt(model.project(new.group) * new.noisy)  # share 1/2: the geometric mean, renormalised
     assert half.project(new.group) / half.total == pytest.approx(geometric / geometric.sum(), rel=EXP_REL)
+
+
+def test_a_deviation_per_cell_pools_each_cell_by_its_own_precision():
+    """A measurement with one deviation per cell weighs each cell by it: equal deviations fit as one scalar
+    does, and a cell at ``inf`` is ignored (its count may be anything)."""
+    joint = joint_counts(5)
+    pair = Measurement(("a", "b"), marginal(joint, ("a", "b")), 1.0)
+    truth = marginal(joint, ("a",))
+    scalar, _ = estimate(CELLS, [pair, Measurement(("a",), truth, 2.0)], 10_000.0, iterations=200)
+    per_cell, _ = estimate(CELLS, [pair, Measurement(("a",), truth, np.full(3, 2.0))], 10_000.0, iterations=200)
+    assert per_cell.project(("a",)) == pytest.approx(scalar.project(("a",)), rel=1e-9)
+    assert per_cell.loss == pytest.approx(scalar.loss, rel=1e-9, abs=1e-9)
+    # the a-marginal alone: a wrong count at an unmeasured cell moves nothing; at a measured one it does
+    exact = Measurement(("a",), truth, 1.0)
+    wrong = truth + np.array([0.0, 0.0, 3_000.0])
+    ignored, _ = estimate(CELLS, [exact, Measurement(("a",), wrong, np.array([1.0, 1.0, np.inf]))], 10_000.0)
+    assert ignored.project(("a",)) == pytest.approx(truth, abs=0.5)
+    pooled, _ = estimate(CELLS, [exact, Measurement(("a",), wrong, np.array([1.0, 1.0, 1.0]))], 10_000.0)
+    # half-way to the wrong count by precision (3,000 / 2), less what the fixed total takes back (1,500 / 3)
+    assert pooled.project(("a",))[2] == pytest.approx(truth[2] + 1_000, abs=1.0)
