@@ -164,10 +164,16 @@ _RELEASES = pytest.mark.parametrize(
 )
 
 
+#: Trials of a passing audit of the released bins: at 1,000 a side an event of probability 0.3 is bounded to about
+#: +/- 16% (99.9% Clopper-Pearson), so a true loss past about 1.35 at epsilon 1 fails; 2,000 resolved about 1.25
+#: at twice the suite's time (these audits were a tenth of it). The broken variants fail at 300.
+AUDIT_TRIALS = 1000
+
+
 @_RELEASES
 @pytest.mark.parametrize("neighbour", [_F_EXTREME, _F_SPIKE], ids=["extreme value", "one more at the spike"])
 def test_audit_released_bins_pass(released, neighbour):
-    result = audit(released, _F, neighbour, _RELEASE_EVENTS, trials=2000, seed=3)
+    result = audit(released, _F, neighbour, _RELEASE_EVENTS, trials=AUDIT_TRIALS, seed=3)
     assert not result.violates(EPS), result
 
 
@@ -287,10 +293,10 @@ _EVEN_EVENTS = {  # 10 lies in the piece 9-11
 
 
 #: The paths whose leaves are counted twice: values on a dense table, pooled, and coarse then fine pieces on a sparse
-#: one (the second count's pieces chosen by the first's DP output; 1,000 trials keep the suite short).
+#: one (the second count's pieces chosen by the first's DP output; :data:`AUDIT_TRIALS` each).
 _POOLED_PATHS = {
-    "values": (_released_pooled, _POOLED_EVENTS, 5, 2000),
-    "nested pieces": (_released_nested, _EVEN_EVENTS, 9, 1000),
+    "values": (_released_pooled, _POOLED_EVENTS, 5, AUDIT_TRIALS),
+    "nested pieces": (_released_nested, _EVEN_EVENTS, 9, AUDIT_TRIALS),
 }
 
 
