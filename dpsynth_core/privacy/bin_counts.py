@@ -42,28 +42,31 @@ def bin_counts(column, counted) -> tuple[np.ndarray, np.ndarray] | None:
     if counted is None:
         return None
     lows, noisy, variances = (np.asarray(a, dtype=float) for a in counted)
+    starts, ends = bin_spans(column)
     if isinstance(column, FloatDomain):
-        edges = column.all_edges
-        starts, ends, top = edges[:-1], edges[1:], float(column.max)
         empty = ends <= starts  # a special value's bin: no leaf counts it
     else:
-        starts, ends = column.lows.astype(float), column.highs.astype(float) + 1
-        top = float(column.highs[-1]) + 1
         special = getattr(column, "special", ())
         empty = np.isin(starts, [column.number(d) for d in special] if hasattr(column, "number") else special)
         empty &= ends == starts + 1
-    bounds = np.append(lows, top)  # leaf i covers bounds[i] .. bounds[i + 1]
-    first = np.searchsorted(bounds, starts)
-    last = np.searchsorted(bounds, ends)
-    exact = (first < bounds.size) & (last < bounds.size) & ~empty
-    exact &= bounds[np.minimum(first, bounds.size - 1)] == starts
-    exact &= bounds[np.minimum(last, bounds.size - 1)] == ends
-    exact &= last > first
-    cumulative = np.concatenate([[0.0], np.cumsum(noisy)])
+    bounds = np.append(lows, ends[-1])  # leaf i covers bounds[i] .. bounds[i + 1]
+    first = np.minimum(np.searchsorted(bounds, starts), bounds.size - 1)
+    last = np.minimum(np.searchsorted(bounds, ends), bounds.size - 1)
     usable = np.isfinite(variances)  # a leaf without a usable count (variance inf) leaves its bins without a sum
+    unusable = np.concatenate([[0], np.cumsum(~usable)])
+    exact = (bounds[first] == starts) & (bounds[last] == ends) & (last > first) & ~empty
+    exact &= unusable[last] == unusable[first]
+    cumulative = np.concatenate([[0.0], np.cumsum(noisy)])
     cumulative_variance = np.concatenate([[0.0], np.cumsum(np.where(usable, variances, 0.0))])
-    cumulative_unusable = np.concatenate([[0], np.cumsum(~usable)])
-    first, last = np.minimum(first, lows.size), np.minimum(last, lows.size)
-    exact &= cumulative_unusable[last] == cumulative_unusable[first]
     sums = np.where(exact, cumulative[last] - cumulative[first], np.nan)
     return sums, np.where(exact, cumulative_variance[last] - cumulative_variance[first], np.inf)
+
+
+def bin_spans(column) -> tuple[np.ndarray, np.ndarray]:
+    """Each of a numeric or date column's bins as a half-open span ``[start, end)`` of its numbers (floats): whole
+    numbers and days closed at both ends, ``end`` one past the last; a real range's bins between its edges (a
+    special value's bin empty, ``start == end``)."""
+    if isinstance(column, FloatDomain):
+        edges = np.asarray(column.all_edges, dtype=float)
+        return edges[:-1], edges[1:]
+    return np.asarray(column.lows, dtype=float), np.asarray(column.highs, dtype=float) + 1

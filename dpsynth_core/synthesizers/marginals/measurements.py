@@ -14,7 +14,7 @@ import numpy as np
 from ...errors import ParameterError
 from ...pgm import Measurement, support_from
 from ...pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # the support's rule, one home
-from ...privacy.bin_counts import bin_counts
+from ...privacy.bin_counts import bin_counts, bin_spans
 from ...privacy.histogram import noisy_histogram
 from ...privacy.noise import discrete_laplace_std
 
@@ -112,12 +112,7 @@ def beyond_cells(columns: dict, bins, ordered: dict) -> dict:
     for found in bins:
         if found.kept is None or found.column not in ordered:
             continue
-        domain = columns[found.column].domain
-        if hasattr(domain, "lows"):  # whole numbers or days: closed cells
-            lows, highs = np.asarray(domain.lows, dtype=float), np.asarray(domain.highs, dtype=float) + 1
-        else:
-            edges = np.asarray(domain.all_edges, dtype=float)
-            lows, highs = edges[:-1], edges[1:]
+        lows, highs = bin_spans(columns[found.column].domain)
         low, high = found.kept
         out[found.column] = ((highs <= low) | (lows >= high))[: ordered[found.column]]
     return out
