@@ -19,7 +19,7 @@ from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
 from dpsynth_core.evaluation.summaries import dominant_values_in_data
 from dpsynth_core.release import prepare
-from dpsynth_core.usecases import draw, draw_label, projection
+from dpsynth_core.usecases import draw, draw_help, draw_label, projection
 from dpsynth_core.wording import rows_in_words
 from dpsynth_core.workspace import BudgetExceeded, WorkspaceGone
 
@@ -78,6 +78,7 @@ def header() -> None:
             draw_label(charge, after, earlier),
             type="secondary" if earlier else "primary",
             key="preview_generate",
+            help=draw_help(after),
             disabled=refusal is not None,
         )
 

@@ -9,7 +9,18 @@ command line and the app, which call them:
 * the budgeted report (:mod:`.budgeted_report`): a stakeholder report, the same way.
 """
 
-from .budgeted_draw import Draw, Reservation, draw, draw_label, projection, reserve
+from .budgeted_draw import Draw, Reservation, draw, draw_help, draw_label, projection, reserve
 from .budgeted_report import Report, plan, report
 
-__all__ = ["Draw", "Report", "Reservation", "draw", "draw_label", "plan", "projection", "report", "reserve"]
+__all__ = [
+    "Draw",
+    "Report",
+    "Reservation",
+    "draw",
+    "draw_help",
+    "draw_label",
+    "plan",
+    "projection",
+    "report",
+    "reserve",
+]

@@ -73,7 +73,38 @@ def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
         total = after.total_epsilon if after is not None and after.per_record is not None else None
         if earlier and total is not None:  # per record, every unit converted: what the lifetime budget counts
             cost += f"; the total{' per record' if person else ''} on this data becomes ε = {format_epsilon(total)}"
+            if _added_up(after) is not None:  # the sidebar's words: "1.44" after two draws at 1 reads as a miscount
+                cost += f"; adding up each draw's ε would say {format_epsilon(_added_up(after))}: hover for why"
     return ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
+
+
+def draw_help(after: Spending | None) -> str | None:
+    """The draw button's tooltip where the total it leads to (``after``, from :func:`projection`) is less than each
+    draw's epsilon added up: why (the ledger composes the draws' zero-concentrated events in their own currency,
+    then states the sum as epsilon at a delta); None where the two agree."""
+    added = _added_up(after)
+    if added is None:
+        return None
+    total = after.per_record
+    how = (
+        "this method measures with Gaussian noise, whose privacy losses add up in their own measure "
+        "(zero-concentrated DP, ρ), and the sum is stated as ε"
+        if total.composition.startswith("zCDP")
+        else "the draws' losses are composed by the advanced composition theorem, which states their sum as a smaller ε"
+    )
+    return (
+        f"Why ε = {format_epsilon(total.epsilon)} and not {format_epsilon(added)}: {how} at "
+        f"δ = {format_delta(total.delta)}. Adding up each draw's ε ({format_epsilon(added)}) also holds, but "
+        f"overstates what the records have spent; the ledger and the lifetime budget count ε = "
+        f"{format_epsilon(total.epsilon)}."
+    )
+
+
+def _added_up(after: Spending | None) -> float | None:
+    """Each draw's epsilon added up, where the ledger's composed total is clearly less (else None)."""
+    total = getattr(after, "per_record", None)
+    basic = getattr(total, "basic_epsilon", None)
+    return basic if basic is not None and basic > total.epsilon * 1.005 else None
 
 
 @dataclass(frozen=True)

@@ -550,7 +550,12 @@ def test_same_settings_never_silently_redraw():
     assert "ε = 2 by adding up each draw's ε" in _sidebar_text(at) or "**ε = 2**" in _sidebar_text(at)
     # the draw's run shows its outcome itself (no second run): the header counts the draw it made
     assert any(c.value.startswith("You made 2 draws with exactly these settings") for c in at.caption)
-    assert at.button(key="preview_generate").label.startswith("Draw again")
+    button = at.button(key="preview_generate")
+    assert button.label.startswith("Draw again")
+    # a total below the draws' epsilons added up is said on the button, and why in its tooltip (and only then)
+    added = "ε = 2 by adding up each draw's ε" in _sidebar_text(at)
+    assert ("adding up each draw's ε would say 3" in button.label) == added, button.label
+    assert (button.help or "").startswith("Why ε = ") == added, button.help
 
 
 def test_ledger_and_release_survive_a_reload_and_a_restart():

@@ -265,6 +265,28 @@ def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     assert "no guarantee" in draw_label(unguaranteed, after, 0) and "spends" not in draw_label(unguaranteed, after, 0)
 
 
+@pytest.mark.parametrize("method", ["marginals", "cathist"])
+def test_a_second_draws_total_below_the_added_up_epsilons_says_so_and_why(table, method, tmp_path):
+    """Two draws at epsilon 1 of a zCDP method come to less than 2 in the ledger (its composition): the button
+    says both figures and its tooltip why, with the ledger's own numbers; a pure-DP method's 2 needs no word."""
+    from dpsynth_core.usecases import draw_help, draw_label
+
+    frame, spec = table
+    workspace = Workspace(tmp_path)
+    first = _budgeted(frame, spec, workspace, **_settings(method))
+    after = projection(workspace, FP, first.charge)
+    label, why = draw_label(first.charge, after, 1), draw_help(after)
+    total, added = format_epsilon(after.total_epsilon), format_epsilon(after.per_record.basic_epsilon)
+    assert added == "2"
+    if method == "marginals":
+        assert float(total) < 1.5, total
+        assert label.endswith(f"becomes ε = {total}; adding up each draw's ε would say 2: hover for why)"), label
+        assert why.startswith(f"Why ε = {total} and not 2:") and "zero-concentrated" in why
+        assert f"δ = {format_delta(after.per_record.delta)}" in why and why.endswith(f"count ε = {total}.")
+    else:
+        assert total == "2" and why is None and "adding up" not in label
+
+
 def test_a_table_kept_for_later_is_written_before_any_read_and_when_the_process_ends(table, tmp_path):
     """``table_later`` (the app's Preview): the release and its spend are recorded at once; the file is
     written by ``write_tables``, by the holding workspace's first read of it, or when the process ends;
