@@ -1271,3 +1271,21 @@ def test_a_leaf_holding_most_of_an_amount_declared_from_0_is_cut_at_its_halvings
         patch.setattr(leaf_cuts, "HALVINGS", False)
         equal = leaf_cuts.split_most(lows, lows, [1491.0], ones, 1e7, 176.0, integer=False)
         assert np.allclose(np.diff(equal), 1e7 / 12) and 312_500.0 not in equal.tolist()
+
+
+def test_an_island_beyond_a_stretch_within_the_noise_is_cut_and_the_stretch_kept():
+    """Issue 36, point 2: a 5,000-row sample of adult's ages declared 0-120 (7 columns, leaf counts of deviation 55):
+    the leaves 69-75, 76-90 and 91-120 drew 109, 8 and 105; the last, no record's, stood 1.9 deviations high and
+    inside the short tail's bound kept 1.55% of the release's rows above 90. Beyond a stretch that the noise cannot
+    tell from empty (8, within one deviation), half as wide as itself and a tenth of the range, it is cut; the
+    stretch, which may hold the real thin tail, stays. A stretch that stands above one deviation (60) keeps the
+    island, and so does the rule before (``ISLAND_NOISE`` 0: the stretch must sum to 0 or less)."""
+    counts = np.array([-14.0, 296, 367, 309, 258, 96, 341, 152, 277, 274, 360, 268, 895, 410, 323, 248, 248, 90, 108])
+    counts = np.r_[counts, [109.0, 8.0, 105.0]]
+    widths = np.array([16.0, 4, 4, 2, 1, 1, 2, 1, 2, 2, 2, 2, 7, 4, 4, 4, 3, 4, 4, 7, 15, 30])
+    assert widths.sum() == 121 and tails.quiet_ends(counts, 55.0, limit=27.6, widths=widths) == (1, 21)
+    assert tails.without_islands(counts, widths, 1, 21, 55.0) == (1, 20)  # 91-120 cut, 76-90 kept
+    assert tails.without_islands(np.r_[counts[:20], 60.0, 105.0], widths, 1, 21, 55.0) == (1, 21)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tails, "ISLAND_NOISE", 0.0)
+        assert tails.without_islands(counts, widths, 1, 21, 55.0) == (1, 21)
