@@ -112,8 +112,8 @@ def without_islands(noisy, widths, first: int, last: int, std: float) -> tuple[i
     :data:`ISLAND_LEAVES` leaves) followed, toward the data, by a stretch whose noisy counts sum to 0 or less and that
     is at least as wide (in values) as the island and :data:`ISLAND_GAP` of the range (then the stretch goes too);
     or whose counts sum to at most :data:`ISLAND_NOISE` deviations of their noise, and that is at least
-    :data:`ISLAND_WIDE` times as wide as the island and that tenth (then only the island goes: the stretch may hold a
-    thin real tail, whose records the noise hid).
+    :data:`ISLAND_WIDE` times as wide as the island and that tenth (then the island goes, and the stretch with it only
+    where its counts sum to 0 or less: it may hold a thin real tail, whose records the noise hid).
     A data's thin tail lies against the data; positive noise beyond an empty stretch, where nothing was counted
     between, does not (nlsw88's ages, 34-46, declared 0-120: leaves 0-7 and 8-11 drew 50 and 70 records of noise,
     12-30 drew -15, and 3.8% of a release's rows came out aged 8-11). The leaf of largest count is always kept.
