@@ -120,7 +120,7 @@ def spending_lines(spending: Spending) -> list[str]:
             text += f", δ = {format_delta(total.delta)}"
         line = f"**{text}** for {unit}"
         if total.basic_epsilon > total.epsilon * 1.005:  # composition did better than adding up
-            line += f" (ε = {format_epsilon(total.basic_epsilon)} by adding up each draw's ε)"
+            line += f" (ε = {format_epsilon(total.basic_epsilon)} by adding up each draw's and report's ε)"
         lines.append(line)
     return lines
 

@@ -73,8 +73,9 @@ def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
         total = after.total_epsilon if after is not None and after.per_record is not None else None
         if earlier and total is not None:  # per record, every unit converted: what the lifetime budget counts
             cost += f"; the total{' per record' if person else ''} on this data becomes ε = {format_epsilon(total)}"
-            if _added_up(after) is not None:  # the sidebar's words: "1.44" after two draws at 1 reads as a miscount
-                cost += f"; adding up each draw's ε would say {format_epsilon(_added_up(after))}: hover for why"
+            added = _added_up(after)  # the sidebar's words: "1.44" after two draws at 1 reads as a miscount
+            if added is not None:
+                cost += f"; adding up each draw's and report's ε would say {format_epsilon(added)}: hover for why"
     return ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
 
 
@@ -94,8 +95,8 @@ def draw_help(after: Spending | None) -> str | None:
     )
     return (
         f"Why ε = {format_epsilon(total.epsilon)} and not {format_epsilon(added)}: {how} at "
-        f"δ = {format_delta(total.delta)}. Adding up each draw's ε ({format_epsilon(added)}) also holds, but "
-        f"overstates what the records have spent; the ledger and the lifetime budget count ε = "
+        f"δ = {format_delta(total.delta)}. Adding up each draw's and report's ε ({format_epsilon(added)}) also "
+        f"holds, but overstates what the records have spent; the ledger and the lifetime budget count ε = "
         f"{format_epsilon(total.epsilon)}."
     )
 

@@ -547,14 +547,14 @@ def test_same_settings_never_silently_redraw():
     at.button(key="preview_generate").click().run()
     spending = _workspace().ledger.spending(data)
     assert spending.draws == 2 and spending.relations[0].basic_epsilon == pytest.approx(2.0)
-    assert "ε = 2 by adding up each draw's ε" in _sidebar_text(at) or "**ε = 2**" in _sidebar_text(at)
+    assert "ε = 2 by adding up each draw's and report's ε" in _sidebar_text(at) or "**ε = 2**" in _sidebar_text(at)
     # the draw's run shows its outcome itself (no second run): the header counts the draw it made
     assert any(c.value.startswith("You made 2 draws with exactly these settings") for c in at.caption)
     button = at.button(key="preview_generate")
     assert button.label.startswith("Draw again")
     # a total below the draws' epsilons added up is said on the button, and why in its tooltip (and only then)
-    added = "ε = 2 by adding up each draw's ε" in _sidebar_text(at)
-    assert ("adding up each draw's ε would say 3" in button.label) == added, button.label
+    added = "ε = 2 by adding up each draw's and report's ε" in _sidebar_text(at)
+    assert ("adding up each draw's and report's ε would say 3" in button.label) == added, button.label
     assert (button.help or "").startswith("Why ε = ") == added, button.help
 
 

@@ -280,7 +280,9 @@ def test_a_second_draws_total_below_the_added_up_epsilons_says_so_and_why(table,
     assert added == "2"
     if method == "marginals":
         assert float(total) < 1.5, total
-        assert label.endswith(f"becomes ε = {total}; adding up each draw's ε would say 2: hover for why)"), label
+        assert label.endswith(
+            f"becomes ε = {total}; adding up each draw's and report's ε would say 2: hover for why)"
+        ), label
         assert why.startswith(f"Why ε = {total} and not 2:") and "zero-concentrated" in why
         assert f"δ = {format_delta(after.per_record.delta)}" in why and why.endswith(f"count ε = {total}.")
     else:
