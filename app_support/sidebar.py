@@ -119,8 +119,8 @@ def spending_lines(spending: Spending) -> list[str]:
         if total.delta > 0:
             text += f", δ = {format_delta(total.delta)}"
         line = f"**{text}** for {unit}"
-        if total.basic_epsilon > total.epsilon * 1.005:  # composition did better than adding up
-            line += f" (ε = {format_epsilon(total.basic_epsilon)} by adding up each draw's and report's ε)"
+        if total.added_up is not None:  # composition did better than adding up
+            line += f" (ε = {format_epsilon(total.added_up)} by adding up each draw's and report's ε)"
         lines.append(line)
     return lines
 

@@ -28,6 +28,12 @@ class RelationTotal:
     basic_epsilon: float
     draws: int
 
+    @property
+    def added_up(self) -> float | None:
+        """``basic_epsilon`` where it is clearly more than the composed ``epsilon`` (by more than half a percent): the
+        figure said beside the total (the sidebar, the draw button), else None."""
+        return self.basic_epsilon if self.basic_epsilon > self.epsilon * 1.005 else None
+
 
 @dataclass(frozen=True)
 class Spend:

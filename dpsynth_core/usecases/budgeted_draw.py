@@ -81,8 +81,8 @@ def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
 
 def draw_help(after: Spending | None) -> str | None:
     """The draw button's tooltip where the total it leads to (``after``, from :func:`projection`) is less than each
-    draw's epsilon added up: why (the ledger composes the draws' zero-concentrated events in their own currency,
-    then states the sum as epsilon at a delta); None where the two agree."""
+    draw's and report's epsilon added up: why (the ledger composes zero-concentrated events in their own currency,
+    then states the sum as epsilon at a delta; or pure-DP ones by advanced composition); None where the two agree."""
     added = _added_up(after)
     if added is None:
         return None
@@ -91,7 +91,8 @@ def draw_help(after: Spending | None) -> str | None:
         "this method measures with Gaussian noise, whose privacy losses add up in their own measure "
         "(zero-concentrated DP, ρ), and the sum is stated as ε"
         if total.composition.startswith("zCDP")
-        else "the draws' losses are composed by the advanced composition theorem, which states their sum as a smaller ε"
+        else "the privacy losses are composed by the advanced composition theorem, which states their sum as a "
+        "smaller ε"
     )
     return (
         f"Why ε = {format_epsilon(total.epsilon)} and not {format_epsilon(added)}: {how} at "
@@ -102,10 +103,9 @@ def draw_help(after: Spending | None) -> str | None:
 
 
 def _added_up(after: Spending | None) -> float | None:
-    """Each draw's epsilon added up, where the ledger's composed total is clearly less (else None)."""
-    total = getattr(after, "per_record", None)
-    basic = getattr(total, "basic_epsilon", None)
-    return basic if basic is not None and basic > total.epsilon * 1.005 else None
+    """Each draw's and report's epsilon added up, where the ledger's composed total per record is clearly less
+    (:attr:`~dpsynth_core.privacy.spending.RelationTotal.added_up`; else None)."""
+    return getattr(getattr(after, "per_record", None), "added_up", None)
 
 
 @dataclass(frozen=True)
