@@ -105,7 +105,7 @@ def draw_help(after: Spending | None) -> str | None:
 def _added_up(after: Spending | None) -> float | None:
     """Each draw's and report's epsilon added up, where the ledger's composed total per record is clearly less
     (:attr:`~dpsynth_core.privacy.spending.RelationTotal.added_up`; else None)."""
-    return getattr(getattr(after, "per_record", None), "added_up", None)
+    return after.per_record.added_up if after is not None and after.per_record is not None else None
 
 
 @dataclass(frozen=True)

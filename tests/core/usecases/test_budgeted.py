@@ -251,13 +251,15 @@ def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     from dpsynth_core.usecases import draw_label
 
     charge = NS(guaranteed=True, epsilon=1.0, neighbouring="add/remove one record")
-    after = NS(per_record=NS(epsilon=2.0), total_epsilon=2.0)  # every unit converted: what the lifetime budget counts
+    after = NS(
+        per_record=NS(epsilon=2.0, added_up=None), total_epsilon=2.0
+    )  # every unit converted: what the lifetime budget counts
     assert draw_label(charge, after, 0) == "Generate synthetic data (spends ε = 1)"
     assert draw_label(charge, after, 1) == "Draw again (spends ε = 1; the total on this data becomes ε = 2)"
     assert draw_label(charge, None, 2) == "Draw again (spends ε = 1)"  # refused: no total to state
     # a person unit: its epsilon per person, the total per record (twice a person's: removed and added back)
     person = NS(guaranteed=True, epsilon=1.0, neighbouring=person_relation("id"))
-    after = NS(per_record=NS(epsilon=4.0), total_epsilon=4.0)
+    after = NS(per_record=NS(epsilon=4.0, added_up=None), total_epsilon=4.0)
     assert draw_label(person, after, 1) == (
         "Draw again (spends ε = 1 per person; the total per record on this data becomes ε = 4)"
     )
