@@ -28,7 +28,10 @@ from. Per column, one or two measurements, all counted by the accountant:
    from the privacy loss. Noise: :func:`dpsynth_core.privacy.noise.real_laplace` (OpenDP's float Laplace on the
    secure path; its rounding is charged by scaling ``lambda`` up by a factor ``1 + 1e-9``).
 2. **Leaf counts.** The leaves partition the range, so their counts form one histogram of
-   L1 sensitivity 1, released with discrete Laplace noise (:mod:`dpsynth_core.privacy.histogram`). A range's
+   L1 and L2 sensitivity 1, released with discrete Laplace noise of scale ``1 / epsilon``
+   (:mod:`dpsynth_core.privacy.histogram`), or, when the release's method composes in zCDP, discrete Gaussian noise
+   of deviation ``1 / epsilon``: the same ``epsilon**2 / 2`` of rho as the pure count, at ``sqrt 2`` less noise
+   (:func:`.leaves.counted`; a dense table's second count per value and a sparse one's fine pieces too). A range's
    named points (a real range's two ends, 0 inside a range) are leaves of their own among PrivTree's, counted
    back into the leaf they were cut from when their noisy count looks empty, and bins of their own when it is
    above that but not clear of the noise, so that the method's counts keep or cut them (:mod:`.points`).
@@ -77,10 +80,8 @@ substitution is one removal and one addition. The data is read only through exac
 
 from __future__ import annotations
 
-import datetime as dt
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -91,9 +92,10 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
 from . import bin_counts, bin_weights, leaf_cuts, tails
 from .bin_weights import cut_special, merge_small_bins, sloped_pieces, usable_weights
-from .leaves import COARSE_LEVELS, FINE_LEVELS, below_noise, bias_levels, binning_events, measure_leaves
+from .fitted_bins import FittedBins
+from .leaves import GAUSSIAN_COUNTS, below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
-from .points import named_points, point_ends, points_words
+from .points import named_points, point_ends
 
 #: Most finer pieces kept to place values inside the bins.
 FINE_MAX_BINS = 256
@@ -108,91 +110,6 @@ QUIET_ENDS = SHORT_TAILS = HUG_DATA = SMOOTH = True
 #: The binning share is split over at least this many columns, so one or two adaptive columns
 #: never take all of it.
 MIN_SPLIT = 3
-
-
-@dataclass(frozen=True)
-class FittedBins:
-    """The bins found for one column and what they cost (all of it is DP output, safe to publish).
-
-    Attributes:
-        column: the column's name.
-        edges: the first value of every bin (integers, dates) or every boundary from min to
-            max (real numbers), in the column's own type.
-        leaves: how many leaves were counted (the tree's, or one per value) before merging, but named points
-            counted back into their leaf (:mod:`.points`).
-        spread: ``(piece lows, weights)``: the finer pieces the bins were merged from and their
-            non-negative weights from the noisy counts, which decoding uses to place values in a bin.
-        first_epsilon, count_epsilon: the epsilon of the two measurements, PrivTree's (or the first count
-            per value when ``pooled``; 0 when there is one measurement) and the counts' (under the model's
-            neighbouring relation).
-    """
-
-    column: str
-    edges: tuple
-    leaves: int
-    first_epsilon: float
-    count_epsilon: float
-    spread: tuple = ((), ())
-    #: True when the bins are the declared ones and only the spread inside them was measured.
-    inside: bool = False
-    #: How the leaves were found (:attr:`.leaves.Leaves.found_by`).
-    found_by: str = "tree"
-    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days);
-    #: on a sparse table's nested pieces, those of them that stand clear of empty inside the coarse pieces kept,
-    #: outside which the model's support cuts bins more readily (the pieces keep weight up to the coarse ones').
-    kept: tuple | None = None
-    #: The named points counted as leaves of their own beside PrivTree's (:mod:`.points`): a real range's ends, 0.
-    points: tuple = ()
-    #: A date column's value at one of its numbers (:meth:`~dpsynth_core.domain.DateDomain.value_at`); None otherwise.
-    moment: Callable | None = field(default=None, repr=False, compare=False)
-    #: An adaptive column's leaves as counted: ``(lows, noisy counts, noise variances)`` (:mod:`.bin_counts`).
-    counted: tuple | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def pooled(self) -> bool:
-        """Whether the leaves were counted twice and pooled: single values on a dense table (:func:`.leaves.dense`)."""
-        return self.found_by == "dense"
-
-    @property
-    def nested(self) -> bool:
-        """Whether the leaves are the range's coarse equal pieces, then fine ones of those kept (a table too sparse
-        for PrivTree, :func:`.leaves.nested_leaves`)."""
-        return self.found_by == "nested"
-
-    @property
-    def epsilon(self) -> float:
-        return self.first_epsilon + self.count_epsilon
-
-    def as_card(self) -> dict:
-        """JSON-ready form for the release card (every number here is DP output)."""
-
-        def public(v):
-            return str(v) if isinstance(v, (dt.date, dt.time)) else v  # 2012-01-31, 2012-01-31 13:00:00, 13:00:00
-
-        lows, weights = self.spread
-        if lows and self.moment is not None:
-            lows = [self.moment(d) for d in lows]
-        return {
-            "column": self.column,
-            "edges": [public(v) for v in self.edges],
-            "epsilon": self.epsilon,
-            "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
-            "mechanism": (
-                f"a discrete Laplace histogram of the range's {2**COARSE_LEVELS} equal pieces, then one of "
-                f"{2**FINE_LEVELS} equal pieces of those that stand clear of empty (a table too sparse for PrivTree); "
-                if self.nested
-                else "two discrete Laplace histograms of the values, pooled (a dense table); "
-                if self.pooled
-                else ("PrivTree (Zhang, Xiao and Xie 2016), then " if self.first_epsilon else "")
-                + "a discrete Laplace histogram of the leaves"
-                + (f" (with {points_words(self.points)}); " if self.points else "; ")
-            )
-            + (
-                "how values spread inside the declared bins (post-processing)"
-                if self.inside
-                else "bins merged from it (post-processing)"
-            ),
-        }
 
 
 def adaptive_columns(domain) -> list[str]:
@@ -251,6 +168,7 @@ def fit_column(
     noise: NoiseSource,
     substitution: bool = False,
     records: float | None = None,
+    gaussian: bool = False,
 ) -> FittedBins:
     """One column's bins with DP: an adaptive column's bins and how values spread inside them
     (:func:`_merged_bins`), or how values spread inside a column's declared bins, which stay as declared.
@@ -264,8 +182,13 @@ def fit_column(
 
     ``epsilon``-DP under adding or removing one record (the whole of ``values`` is one
     column of the table); under substitution when ``substitution`` is True (each measurement at half
-    its epsilon).
+    its epsilon). With ``gaussian`` (a method composing in zCDP, add or remove only) the counts that place the bins
+    carry discrete Gaussian noise (:func:`.leaves.counted`): ``count epsilon**2 / 2``-zCDP, the rho their pure
+    event is priced at.
     """
+    if gaussian and substitution:
+        raise ValueError("Gaussian bin counts are priced under adding or removing one record only")
+    gaussian = gaussian and GAUSSIAN_COUNTS
     integer, dated = not isinstance(column, FloatDomain), isinstance(column, DateDomain)  # dates: days, no points
     if integer:
         bin_lows, bin_highs = column.lows.astype(np.int64), column.highs.astype(np.int64)
@@ -303,6 +226,7 @@ def fit_column(
         label=binning_label(column),
         points=points,
         levels=depth,
+        gaussian=gaussian,
     )
     lows, noisy, std, how = measured.lows, measured.noisy, measured.std, measured.found_by
     if how == "values" and below_noise(column, records, events[0]):  # every count at the noise: no tail is cut
@@ -335,6 +259,7 @@ def fit_column(
         points=points if how == "tree" else (),
         moment=column.value_at if isinstance(column, DateDomain) else None,
         counted=bin_counts.counted(measured) if adaptive else None,
+        gaussian=gaussian,
     )
 
 
@@ -437,7 +362,13 @@ def fit_bins(
                 else SortedValues(*numeric_value_counts(column, raw, counts, domain.missing_markers))
             )
         found = fit_column(
-            column, values, epsilon=column_epsilon, noise=noise, substitution=substitution, records=records
+            column,
+            values,
+            epsilon=column_epsilon,
+            noise=noise,
+            substitution=substitution,
+            records=records,
+            gaussian=rho is not None,
         )
         fitted.append(found)
         domain = domain.with_column(

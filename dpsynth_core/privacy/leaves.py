@@ -21,7 +21,7 @@ import numpy as np
 from .. import constraints
 from ..domain import FloatDomain
 from .histogram import noisy_histogram
-from .noise import discrete_laplace_std
+from .noise import NoiseSource, discrete_laplace_std
 from .points import settled_points, tree_input, with_points
 from .privtree import THRESHOLD, depth_bias, privtree
 from .tails import quiet_ends
@@ -145,17 +145,37 @@ def even_pieces(low, top, integer: bool, levels: int) -> np.ndarray:
     return np.linspace(float(low), float(top), pieces + 1)[:-1]
 
 
-def pooled_counts(counts, events, factor, noise, label) -> tuple[np.ndarray, float]:
-    """Two noisy histograms of ``counts`` (one per event), pooled by precision (each epsilon-DP; together
-    the sum of their epsilons by composition), and the pooled counts' noise standard deviation."""
-    first, second = (
-        noisy_histogram(counts, epsilon=e / factor, noise=noise, label=label + f" (counts {i + 1} of 2)").astype(float)
-        for i, e in enumerate(events)
+#: Under zCDP (a release whose method composes in rho, ``gaussian``) the counts that place the bins carry discrete
+#: Gaussian noise of deviation ``1 / epsilon``: the ``epsilon**2 / 2`` of rho their pure event would cost, at a
+#: deviation ``sqrt 2`` times smaller than discrete Laplace noise's of scale ``1 / epsilon`` (False: Laplace
+#: always, an ablation). The tree, and a first count per value or of equal pieces, stay pure epsilon-DP.
+GAUSSIAN_COUNTS = True
+
+
+def counted(counts, epsilon: float, *, gaussian: bool, noise: NoiseSource, label: str) -> tuple[np.ndarray, float]:
+    """A histogram of ``counts`` (sensitivity 1 under adding or removing a record: the pieces are disjoint) with
+    noise, and the noise's standard deviation: discrete Laplace of scale ``1 / epsilon`` (``epsilon``-DP), or with
+    ``gaussian`` (and :data:`GAUSSIAN_COUNTS`) discrete Gaussian of deviation ``1 / epsilon`` (``epsilon**2 / 2``
+    -zCDP, as the pure event is priced in rho)."""
+    if gaussian and GAUSSIAN_COUNTS:
+        sigma = 1.0 / epsilon
+        drawn = noise.discrete_gaussian(np.size(counts), sigma, label=label).reshape(np.shape(counts))
+        return np.asarray(counts, dtype=np.int64) + drawn, sigma
+    return noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label), discrete_laplace_std(epsilon)
+
+
+def pooled_counts(counts, events, factor, noise, label, gaussian: bool = False) -> tuple[np.ndarray, float]:
+    """Two noisy histograms of ``counts`` (one per event; the second :func:`counted`'s, Gaussian under zCDP),
+    pooled by precision (together the sum of their costs by composition), and the pooled counts' noise
+    standard deviation."""
+    first = noisy_histogram(counts, epsilon=events[0] / factor, noise=noise, label=label + " (counts 1 of 2)")
+    second, second_std = counted(
+        counts, events[1] / factor, gaussian=gaussian, noise=noise, label=label + " (counts 2 of 2)"
     )
-    weight = events[0] ** 2 / (events[0] ** 2 + events[1] ** 2)
-    variances = [discrete_laplace_std(e / factor) ** 2 for e in events]
+    variances = [discrete_laplace_std(events[0] / factor) ** 2, second_std**2]
+    weight = variances[1] / (variances[0] + variances[1])
     std = math.sqrt(weight**2 * variances[0] + (1 - weight) ** 2 * variances[1])
-    return weight * first + (1 - weight) * second, std
+    return weight * first.astype(float) + (1 - weight) * second.astype(float), std
 
 
 def _piece_highs(lows, top, integer: bool) -> np.ndarray:
@@ -190,7 +210,7 @@ class Leaves(NamedTuple):
         return np.full(self.lows.size, self.std**2) if self.variance is None else np.asarray(self.variance, float)
 
 
-def nested_leaves(values, low, top, *, integer, events, factor, noise, label) -> Leaves:
+def nested_leaves(values, low, top, *, integer, events, factor, noise, label, gaussian=False) -> Leaves:
     """A sparse column's leaves (:func:`sparse`): the first event counts the range's ``2 ** COARSE_LEVELS``
     equal pieces, whose tails that cannot be told from empty are cut (:func:`.tails.quiet_ends`,
     post-processing); the second counts the ``2 ** FINE_LEVELS`` equal pieces of what is left, the kept
@@ -209,16 +229,16 @@ def nested_leaves(values, low, top, *, integer, events, factor, noise, label) ->
     std = discrete_laplace_std(first_epsilon)
     start, end = quiet_ends(first, std, limit=constraints.TAIL_SHARE * max(float(first.sum()), 1.0))
     fine = even_pieces(coarse[start], coarse_highs[end], integer, FINE_LEVELS)
-    second = noisy_histogram(
+    second, fine_std = counted(
         values.count_pieces(fine, _piece_highs(fine, coarse_highs[end], integer), top=top, integer=integer),
-        epsilon=second_epsilon,
+        second_epsilon,
+        gaussian=gaussian,
         noise=noise,
         label=label + " (counts 2 of 2)",
-    ).astype(float)
+    )
     lows = np.concatenate([coarse[:start], fine, coarse[end + 1 :]])
-    noisy = np.concatenate([first[:start], second, first[end + 1 :]])
+    noisy = np.concatenate([first[:start], second.astype(float), first[end + 1 :]])
     high = coarse[end + 1] if end + 1 < coarse.size else (top + 1 if integer else np.inf)
-    fine_std = discrete_laplace_std(second_epsilon)
     variance = np.concatenate(
         [np.full(start, std**2), np.full(fine.size, fine_std**2), np.full(coarse.size - end - 1, std**2)]
     )
@@ -226,7 +246,21 @@ def nested_leaves(values, low, top, *, integer, events, factor, noise, label) ->
 
 
 def measure_leaves(
-    column, values, low, high, top, *, integer, events, factor, records, noise, label, points=(), levels=0.0
+    column,
+    values,
+    low,
+    high,
+    top,
+    *,
+    integer,
+    events,
+    factor,
+    records,
+    noise,
+    label,
+    points=(),
+    levels=0.0,
+    gaussian=False,
 ) -> Leaves:
     """A column's leaves (:class:`Leaves`: their lower ends, noisy counts and how they were found): one
     count per value (one event), two pooled counts per value on a dense table (:func:`dense`), coarse equal pieces
@@ -241,11 +275,12 @@ def measure_leaves(
         lows = np.arange(np.min(low), top + 1, dtype=np.int64)
         counts = values.count(lows, lows, closed=True)
         if len(events) == 2:
-            return Leaves(lows, *pooled_counts(counts, events, factor, noise, label), "dense")
-        noisy = noisy_histogram(counts, epsilon=epsilon, noise=noise, label=label)
-        return Leaves(lows, noisy, discrete_laplace_std(epsilon), "values")
+            return Leaves(lows, *pooled_counts(counts, events, factor, noise, label, gaussian), "dense")
+        return Leaves(lows, *counted(counts, epsilon, gaussian=gaussian, noise=noise, label=label), "values")
     if SPARSE_LEVELS and np.ndim(low) == 0 and sparse(records, epsilon):
-        return nested_leaves(values, low, top, integer=integer, events=events, factor=factor, noise=noise, label=label)
+        return nested_leaves(
+            values, low, top, integer=integer, events=events, factor=factor, noise=noise, label=label, gaussian=gaussian
+        )
     threshold = tree_threshold(records, epsilon)
     lows, highs = privtree(
         tree_input(values, points, levels),
@@ -259,8 +294,7 @@ def measure_leaves(
     )
     lows, highs, cuts = with_points(lows, highs, points, top=top, integer=integer)
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
-    noisy = noisy_histogram(counts, epsilon=events[1] / factor, noise=noise, label=label + " (leaf counts)")
-    std = discrete_laplace_std(events[1] / factor)
+    noisy, std = counted(counts, events[1] / factor, gaussian=gaussian, noise=noise, label=label + " (leaf counts)")
     cut_lows = lows
     lows, noisy, unclear = settled_points(lows, noisy, std, cuts)
     parts = np.diff(np.append(np.searchsorted(cut_lows, lows), cut_lows.size))  # counts summed into each leaf

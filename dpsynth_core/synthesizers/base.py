@@ -37,13 +37,14 @@ from ..privacy.persons import bound_rows, person_ledger
 from ..privacy.spending import Spend
 from ..validation import check_epsilon, check_rho, check_rows
 from .charges import (
-    BIN_COUNTS_MECHANISM,
     HISTOGRAM,
     NO_GUARANTEE,
     PURE_DP,
     ROW_COUNT,
     VOCABULARY,
+    bin_counts_event,
     first_binning_mechanism,
+    gaussian_bin_counts,
     row_count_event,
     split_by_label,
 )
@@ -181,13 +182,14 @@ class Synthesizer:
             row_epsilon = epsilon * cls.row_count_share
             left -= row_epsilon
             events.append(cls._event("discrete Laplace count", row_epsilon, ROW_COUNT))
-        for name, column_epsilon in binning_budget(domain, epsilon, rho=cls.binning_rho(epsilon, **options)).items():
+        rho = cls.binning_rho(epsilon, **options)
+        for name, column_epsilon in binning_budget(domain, epsilon, rho=rho).items():
             parts = binning_events(domain.columns[name], column_epsilon)
             tree, count = (parts[0], parts[1]) if len(parts) == 2 else (0.0, parts[0])
             label = binning_label(domain.columns[name])
             if tree:
                 events.append(cls._event(first_binning_mechanism(domain.columns[name]), tree, label))
-            events.append(cls._event(BIN_COUNTS_MECHANISM, count, label))
+            events.append(bin_counts_event(count, label, cls.neighbouring, gaussian=gaussian_bin_counts(rho)))
             left -= tree + count
         return events, left
 
@@ -381,7 +383,9 @@ class Synthesizer:
                 self._spend(
                     first_binning_mechanism(self.declared_domain_.columns[found.column]), found.first_epsilon, label
                 )
-            self._spend(BIN_COUNTS_MECHANISM, found.count_epsilon, label)
+            self.accountant_.spend(
+                bin_counts_event(found.count_epsilon, label, self.neighbouring, gaussian=found.gaussian)
+            )
             column_epsilon -= found.epsilon
         if not self.reads_sources:
             encoded = encode_table(frame, self.domain_)

@@ -6,6 +6,7 @@ the card name its parts with these."""
 
 from __future__ import annotations
 
+from ..privacy import leaves as leaf_rules
 from ..privacy.accounting import Accountant, PrivacyEvent
 from ..privacy.leaves import either_path
 
@@ -25,6 +26,7 @@ TREE_MECHANISM = (
     "by its DP row count a first discrete Laplace count of the range's equal pieces"
 )
 BIN_COUNTS_MECHANISM = "discrete Laplace histogram (counts that place the bins)"
+GAUSSIAN_BIN_COUNTS_MECHANISM = "discrete Gaussian histogram (counts that place the bins)"
 #: The label of the noisy row count's spend.
 ROW_COUNT = "row count"
 #: A range of 33 to 256 values: PrivTree, or by the table's DP row count a first count per value (dense) or of
@@ -38,6 +40,21 @@ TREE_OR_COUNTS_MECHANISM = (
 def first_binning_mechanism(column) -> str:
     """How the plan, the ledger and the card name a column's first binning measurement (public)."""
     return TREE_OR_COUNTS_MECHANISM if either_path(column) else TREE_MECHANISM
+
+
+def gaussian_bin_counts(rho: float | None) -> bool:
+    """Whether a release's counts that place the bins carry discrete Gaussian noise: when its method composes in
+    zCDP (``rho``: its :meth:`~.base.Synthesizer.binning_rho`, None otherwise; :data:`.leaves.GAUSSIAN_COUNTS`)."""
+    return rho is not None and leaf_rules.GAUSSIAN_COUNTS
+
+
+def bin_counts_event(epsilon: float, label: str, neighbouring: str, *, gaussian: bool) -> PrivacyEvent:
+    """The spend of a column's counts that place its bins at ``epsilon``: pure ``epsilon``-DP (discrete Laplace of
+    scale ``1 / epsilon``), or with ``gaussian`` the ``epsilon**2 / 2`` of rho that discrete Gaussian noise of
+    deviation ``1 / epsilon`` costs (:func:`~dpsynth_core.privacy.leaves.counted`), what the pure event would."""
+    if gaussian:
+        return PrivacyEvent.zcdp(GAUSSIAN_BIN_COUNTS_MECHANISM, epsilon**2 / 2, label, neighbouring)
+    return PrivacyEvent(BIN_COUNTS_MECHANISM, epsilon, 0.0, neighbouring, label)
 
 
 def split_by_label(events, epsilon: float) -> dict[str, float]:

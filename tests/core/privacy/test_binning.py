@@ -16,13 +16,14 @@ from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, tails
 from dpsynth_core.privacy import privtree as privtree_module
+from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.privacy.privtree import privtree
 from dpsynth_core.synthesizers import METHODS
-from dpsynth_core.synthesizers.charges import PURE_DP, ZCDP
+from dpsynth_core.synthesizers.charges import GAUSSIAN_BIN_COUNTS_MECHANISM, PURE_DP, ZCDP
 from dpsynth_core.synthesizers.planning import budget_split
-from tests.audit import audit
+from tests.audit import HalfGaussian, audit
 from tests.conftest import ROOT, keyword_spy, stated
 
 # --- privacy audit of the tree: neighbours differ by one extreme value, or one record at a spike ----
@@ -235,7 +236,11 @@ def test_a_table_too_sparse_for_the_tree_counts_coarse_pieces_then_fine_pieces_o
     tree = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0), records=120)
     unknown = fit_column(_MID, values, epsilon=0.2, noise=make_noise_source(0))
     assert leaves.sparse(100, 0.1) and not leaves.sparse(120, 0.1) and not leaves.sparse(None, 0.1)
-    assert nested.nested and not nested.pooled and "4 equal pieces, then one of 8" in nested.as_card()["mechanism"]
+    assert (
+        nested.nested
+        and not nested.pooled
+        and "4 equal pieces, then a discrete Laplace one of 8" in nested.as_card()["mechanism"]
+    )
     assert not tree.nested and "PrivTree" in tree.as_card()["mechanism"] and not unknown.nested
     assert (nested.first_epsilon, nested.count_epsilon) == (tree.first_epsilon, tree.count_epsilon) == (0.1, 0.1)
     real = TableDomain.from_json({"columns": {"y": {"type": "float", "min": 0.0, "max": 8.0}}}).columns["y"]
@@ -481,6 +486,60 @@ def test_special_values_outside_the_range_are_named():
     assert "'x'" in domain.problems()[0] and "-1" in domain.problems()[0]
 
 
+# --- the counts that place the bins under zCDP: discrete Gaussian ------------------------------
+
+
+def test_under_zcdp_the_bin_counts_are_gaussian_of_deviation_one_over_epsilon():
+    """:func:`.leaves.counted` with ``gaussian`` (a method composing in zCDP): discrete Gaussian noise of deviation
+    ``1 / epsilon``, whose ``1 / (2 sigma**2) = epsilon**2 / 2`` of rho is what the pure count is priced at, at a
+    variance half the discrete Laplace's (7.83 at epsilon 0.5). 200,000 draws: the sample variance's standard error
+    is 0.3% (Gaussian) and the excess kurtosis's 0.011, so 2% and 0.1 are six and nine of them; Laplace's excess
+    kurtosis is 3 (the broken variant: the pure path, or GAUSSIAN_COUNTS off)."""
+
+    def drawn(gaussian):
+        noise = make_noise_source(0)
+        noisy, std = leaves.counted(np.zeros(200_000, np.int64), 0.5, gaussian=gaussian, noise=noise, label="x")
+        x = noisy.astype(float)
+        return std, x.var(), ((x - x.mean()) ** 4).mean() / x.var() ** 2 - 3, noise.zcdp_log
+
+    std, variance, kurtosis, log = drawn(True)
+    assert std == 2.0 and variance == pytest.approx(4.0, rel=0.02) and abs(kurtosis) < 0.1
+    assert log == [("x", pytest.approx(0.5**2 / 2), 200_000)]  # the rho drawn: epsilon**2 / 2
+    std, variance, kurtosis, log = drawn(False)
+    assert std == pytest.approx(2.8, abs=0.01) and variance == pytest.approx(7.83, rel=0.03) and kurtosis > 2.5
+    assert log == []
+    original = leaves.GAUSSIAN_COUNTS
+    try:
+        leaves.GAUSSIAN_COUNTS = False
+        assert drawn(True)[2] > 2.5
+    finally:
+        leaves.GAUSSIAN_COUNTS = original
+
+
+_LEAF_A, _LEAF_B = np.array([3, 0, 2]), np.array([4, 0, 2])  # one record added to the first leaf
+_LEAF_SIGMA, _LEAF_DELTA = 1.5, 0.05
+_LEAF_EVENTS = {f"leaf 0 >= {t}": (lambda t: lambda out: out[0] >= t)(t) for t in (5, 6, 7)}
+
+
+def _leaf_counts(counts, seed, broken=False):
+    source = make_noise_source(seed)
+    if broken:  # a sampler drawing half the deviation its rho was charged for
+        source = HalfGaussian(secure=False, rng=source.rng)
+    return leaves.counted(counts, 1 / _LEAF_SIGMA, gaussian=True, noise=source, label="x")[0]
+
+
+def test_audit_gaussian_leaf_counts_pass_and_catch_half_the_noise():
+    """The leaf counts at epsilon 1 / 1.5 under zCDP (rho 0.22): audited as (epsilon(rho, 0.05), 0.05)-DP on
+    neighbours one record apart, 3,000 trials a side; the same counts with half the noise are caught."""
+    eps = zcdp_to_epsilon(1 / (2 * _LEAF_SIGMA**2), _LEAF_DELTA)
+    passed = audit(_leaf_counts, _LEAF_A, _LEAF_B, _LEAF_EVENTS, trials=3000, seed=1, delta=_LEAF_DELTA)
+    assert not passed.violates(eps), passed
+    broken = audit(
+        lambda c, s: _leaf_counts(c, s, True), _LEAF_A, _LEAF_B, _LEAF_EVENTS, trials=3000, seed=2, delta=_LEAF_DELTA
+    )
+    assert broken.violates(eps), broken
+
+
 # --- budget, accounting, the release card ----------------------------------------------------
 
 
@@ -492,10 +551,14 @@ PURE_OR_ZCDP = [m for m in METHODS if METHODS[m].guarantee in (PURE_DP, ZCDP)]
 def test_binning_spend_is_recorded_and_planned(method):
     frame, spec = _spiky_table(rows=2000)
     release = synthesize(frame, spec, 1.0, method=method, random_state=3)
-    spent = {}
+    spent, gaussian = {}, set()
     for event in release.card["spends"]:
-        if event["label"].startswith("bins "):
-            spent[event["label"]] = spent.get(event["label"], 0.0) + event["epsilon"]
+        if event["label"].startswith("bins "):  # a Gaussian count's rho is the epsilon**2 / 2 of its pure event's
+            cost = math.sqrt(2 * event["rho"]) if "rho" in event else event["epsilon"]
+            spent[event["label"]] = spent.get(event["label"], 0.0) + cost
+            gaussian |= {event["label"]} if event["mechanism"] == GAUSSIAN_BIN_COUNTS_MECHANISM else set()
+    # the counts that place the bins are discrete Gaussian exactly where the method composes in zCDP
+    assert gaussian == (set(spent) if METHODS[method].guarantee == ZCDP else set())
     expected = binning_budget(TableDomain.from_json(spec), 1.0, rho=METHODS[method].cls.binning_rho(1.0))
     assert spent == pytest.approx({f"bins {n}": e for n, e in expected.items()})
     rule = constraints.BINNING_SHARE / 4  # the epsilon rule: a share of epsilon split over the 4 columns
