@@ -93,7 +93,7 @@ from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
 from . import bin_counts, bin_weights, leaf_cuts, tails
 from .bin_weights import cut_special, merge_small_bins, sloped_pieces, usable_weights
 from .fitted_bins import FittedBins
-from .leaves import GAUSSIAN_COUNTS, below_noise, bias_levels, binning_events, measure_leaves
+from .leaves import below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
 from .points import named_points, point_ends
 
@@ -188,7 +188,6 @@ def fit_column(
     """
     if gaussian and substitution:
         raise ValueError("Gaussian bin counts are priced under adding or removing one record only")
-    gaussian = gaussian and GAUSSIAN_COUNTS
     integer, dated = not isinstance(column, FloatDomain), isinstance(column, DateDomain)  # dates: days, no points
     if integer:
         bin_lows, bin_highs = column.lows.astype(np.int64), column.highs.astype(np.int64)
@@ -331,6 +330,7 @@ def fit_bins(
     substitution: bool = False,
     rho: float | None = None,
     records: float | None = None,
+    gaussian: bool = False,
 ) -> tuple[TableDomain, list[FittedBins]]:
     """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
 
@@ -345,6 +345,9 @@ def fit_bins(
         rho: the release's zCDP budget when its method composes in rho (:func:`binning_budget`).
         records: the release's DP or public row count (None: none is known), which says whether the table
             is dense enough for counts per value (:func:`.leaves.dense`).
+        gaussian: True when the counts that place the bins carry discrete Gaussian noise (the release's method
+            composes in zCDP, add or remove one record: :func:`~dpsynth_core.synthesizers.charges.gaussian_bin_counts`
+            says when, for the plan and the release alike; :func:`.leaves.counted`).
 
     Returns:
         The declaration with DP ``edges`` on every adaptive column, and what was found and spent.
@@ -368,7 +371,7 @@ def fit_bins(
             noise=noise,
             substitution=substitution,
             records=records,
-            gaussian=rho is not None,
+            gaussian=gaussian,
         )
         fitted.append(found)
         domain = domain.with_column(

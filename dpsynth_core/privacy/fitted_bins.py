@@ -38,8 +38,8 @@ class FittedBins:
     inside: bool = False
     #: How the leaves were found (:attr:`.leaves.Leaves.found_by`).
     found_by: str = "tree"
-    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`_kept_range`; in days);
-    #: on a sparse table's nested pieces, those of them that stand clear of empty inside the coarse pieces kept,
+    #: An adaptive column's kept leaves' range ``(low, high)``: ``low <= v < high`` (:func:`.binning._kept_range`; in
+    #: days); on a sparse table's nested pieces, those of them that stand clear of empty inside the coarse pieces kept,
     #: outside which the model's support cuts bins more readily (the pieces keep weight up to the coarse ones').
     kept: tuple | None = None
     #: The named points counted as leaves of their own beside PrivTree's (:mod:`.points`): a real range's ends, 0.

@@ -189,7 +189,8 @@ class Synthesizer:
             label = binning_label(domain.columns[name])
             if tree:
                 events.append(cls._event(first_binning_mechanism(domain.columns[name]), tree, label))
-            events.append(bin_counts_event(count, label, cls.neighbouring, gaussian=gaussian_bin_counts(rho)))
+            gaussian = gaussian_bin_counts(rho, cls.neighbouring)
+            events.append(bin_counts_event(count, label, cls.neighbouring, gaussian=gaussian))
             left -= tree + count
         return events, left
 
@@ -368,14 +369,16 @@ class Synthesizer:
             self.rows_ = requested
             self.row_policy_ = "public: the publisher asked for this number of rows; it was not computed from the data"
         # Numeric and date columns declared without bins get bins fitted with DP (domain_ holds them).
+        rho = self.binning_rho(self.epsilon_, **{o.name: getattr(self, o.name, None) for o in self.options})
         self.domain_, self.bins_ = fit_bins(
             frame if source is None else source,
             self.declared_domain_,
             epsilon=self.epsilon_,
             noise=self.noise_,
             substitution=self.neighbouring == SUBSTITUTE,
-            rho=self.binning_rho(self.epsilon_, **{o.name: getattr(self, o.name, None) for o in self.options}),
+            rho=rho,
             records=records,
+            gaussian=gaussian_bin_counts(rho, self.neighbouring),
         )
         for found in self.bins_:
             label = binning_label(self.declared_domain_.columns[found.column])

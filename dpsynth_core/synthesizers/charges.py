@@ -7,7 +7,7 @@ the card name its parts with these."""
 from __future__ import annotations
 
 from ..privacy import leaves as leaf_rules
-from ..privacy.accounting import Accountant, PrivacyEvent
+from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent
 from ..privacy.leaves import either_path
 
 #: How a method measures one column (:meth:`Synthesizer.column_mechanism`): CatHist over the declared
@@ -42,10 +42,12 @@ def first_binning_mechanism(column) -> str:
     return TREE_OR_COUNTS_MECHANISM if either_path(column) else TREE_MECHANISM
 
 
-def gaussian_bin_counts(rho: float | None) -> bool:
-    """Whether a release's counts that place the bins carry discrete Gaussian noise: when its method composes in
-    zCDP (``rho``: its :meth:`~.base.Synthesizer.binning_rho`, None otherwise; :data:`.leaves.GAUSSIAN_COUNTS`)."""
-    return rho is not None and leaf_rules.GAUSSIAN_COUNTS
+def gaussian_bin_counts(rho: float | None, neighbouring: str) -> bool:
+    """Whether a release's counts that place the bins carry discrete Gaussian noise (the one rule, for the plan made
+    before any data and for the release): when its method composes in zCDP (``rho``: its
+    :meth:`~.base.Synthesizer.binning_rho`, None otherwise) under adding or removing one record
+    (:data:`.leaves.GAUSSIAN_COUNTS`: False, never, an ablation)."""
+    return rho is not None and neighbouring == ADD_REMOVE and leaf_rules.GAUSSIAN_COUNTS
 
 
 def bin_counts_event(epsilon: float, label: str, neighbouring: str, *, gaussian: bool) -> PrivacyEvent:

@@ -80,15 +80,19 @@ def test_a_leaf_counted_back_has_the_variance_of_every_count_in_it():
     assert seen >= {1, 2}  # 0 cut as a point of its own and counted back, in some releases
 
 
-def test_the_sums_deviate_from_the_true_counts_by_their_stated_variance(adult):
+@pytest.mark.parametrize("gaussian", [False, True], ids=["Laplace", "Gaussian"])
+def test_the_sums_deviate_from_the_true_counts_by_their_stated_variance(adult, gaussian):
     """Over 30 releases, a leaf sum's error over its stated deviation has mean about 0 and mean square about 1
     on age and hours-per-week (720 bins: the mean square's own deviation is sqrt(2 / n), 0.05, and the bounds are 5
-    of those), so the model pools it at its true weight. The bins chosen from these same counts bias them a little
-    (docs/benchmarks/history.md); a deviation instead of a variance fails this."""
+    of those), so the model pools it at its true weight: with discrete Laplace counts and with the Gaussian ones of
+    a method composing in zCDP (a dense table's pooled counts then mix the two). The bins chosen from these same
+    counts bias them a little (docs/benchmarks/history.md); a deviation instead of a variance fails this."""
     declared = TableDomain.from_json(PUBLISHER)
     z = []
     for seed in range(30):
-        released, fitted = fit_bins(adult, declared, epsilon=1.0, noise=make_noise_source(seed), records=len(adult))
+        noise = make_noise_source(seed)
+        released, fitted = fit_bins(adult, declared, epsilon=1.0, noise=noise, records=len(adult), gaussian=gaussian)
+        assert all(f.gaussian == gaussian for f in fitted)
         for found in fitted:
             if found.column not in ("age", "hours-per-week"):
                 continue

@@ -16,12 +16,12 @@ from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, tails
 from dpsynth_core.privacy import privtree as privtree_module
-from dpsynth_core.privacy.accounting import zcdp_to_epsilon
+from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, zcdp_to_epsilon
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.privacy.privtree import privtree
 from dpsynth_core.synthesizers import METHODS
-from dpsynth_core.synthesizers.charges import GAUSSIAN_BIN_COUNTS_MECHANISM, PURE_DP, ZCDP
+from dpsynth_core.synthesizers.charges import GAUSSIAN_BIN_COUNTS_MECHANISM, PURE_DP, ZCDP, gaussian_bin_counts
 from dpsynth_core.synthesizers.planning import budget_split
 from tests.audit import HalfGaussian, audit
 from tests.conftest import ROOT, keyword_spy, stated
@@ -494,7 +494,8 @@ def test_under_zcdp_the_bin_counts_are_gaussian_of_deviation_one_over_epsilon():
     ``1 / epsilon``, whose ``1 / (2 sigma**2) = epsilon**2 / 2`` of rho is what the pure count is priced at, at a
     variance half the discrete Laplace's (7.83 at epsilon 0.5). 200,000 draws: the sample variance's standard error
     is 0.3% (Gaussian) and the excess kurtosis's 0.011, so 2% and 0.1 are six and nine of them; Laplace's excess
-    kurtosis is 3 (the broken variant: the pure path, or GAUSSIAN_COUNTS off)."""
+    kurtosis is 3 (the broken variant: the pure path). Gaussian exactly where the method composes in zCDP under
+    adding or removing a record, unless GAUSSIAN_COUNTS is off (the ablation)."""
 
     def drawn(gaussian):
         noise = make_noise_source(0)
@@ -508,10 +509,12 @@ def test_under_zcdp_the_bin_counts_are_gaussian_of_deviation_one_over_epsilon():
     std, variance, kurtosis, log = drawn(False)
     assert std == pytest.approx(2.8, abs=0.01) and variance == pytest.approx(7.83, rel=0.03) and kurtosis > 2.5
     assert log == []
+    assert gaussian_bin_counts(0.04, ADD_REMOVE) and not gaussian_bin_counts(None, ADD_REMOVE)
+    assert not gaussian_bin_counts(0.04, SUBSTITUTE)
     original = leaves.GAUSSIAN_COUNTS
     try:
         leaves.GAUSSIAN_COUNTS = False
-        assert drawn(True)[2] > 2.5
+        assert not gaussian_bin_counts(0.04, ADD_REMOVE)
     finally:
         leaves.GAUSSIAN_COUNTS = original
 
