@@ -92,7 +92,7 @@ from ..data.encoding import numeric_value_counts, numeric_values
 from ..domain import RANGE_KINDS, DateDomain, FloatDomain, TableDomain
 from . import bin_counts, bin_weights, leaf_cuts, tails
 from .bin_weights import cut_special, merge_small_bins, sloped_pieces, usable_weights
-from .fitted_bins import FittedBins
+from .fitted_bins import FittedBins, bins_label
 from .leaves import below_noise, bias_levels, binning_events, measure_leaves
 from .noise import NoiseSource
 from .points import named_points, point_ends
@@ -151,8 +151,8 @@ def binning_budget(domain, epsilon: float, *, rho: float | None = None) -> dict[
 
 
 def binning_label(column) -> str:
-    """How the plan, the ledger and the card name a column's binning measurements."""
-    return f"bins {column.name}" if getattr(column, "adaptive", False) else f"values inside the bins of {column.name}"
+    """How the plan, the ledger and the card name a column's binning measurements (:func:`.fitted_bins.bins_label`)."""
+    return bins_label(column.name, adaptive=getattr(column, "adaptive", False))
 
 
 def _two(events: list[float]) -> tuple[float, float]:

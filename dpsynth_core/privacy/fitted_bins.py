@@ -11,6 +11,12 @@ from .leaves import COARSE_LEVELS, FINE_LEVELS
 from .points import points_words
 
 
+def bins_label(column: str, *, adaptive: bool) -> str:
+    """How the plan, the ledger and the card name a column's binning measurements: ``bins <column>`` for bins fitted
+    to the data, ``values inside the bins of <column>`` for declared bins whose inside was measured."""
+    return f"bins {column}" if adaptive else f"values inside the bins of {column}"
+
+
 @dataclass(frozen=True)
 class FittedBins:
     """The bins found for one column and what they cost (all of it is DP output, safe to publish).
@@ -79,6 +85,7 @@ class FittedBins:
         noise = "discrete Gaussian" if self.gaussian else "discrete Laplace"  # the counts that place the bins
         return {
             "column": self.column,
+            "label": bins_label(self.column, adaptive=not self.inside),  # its measurements' label in the ledger
             "edges": [public(v) for v in self.edges],
             "epsilon": self.epsilon,
             "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},

@@ -346,9 +346,13 @@ def render_card_html(card: dict) -> str:
     if not card["noise_source"].startswith("seeded"):
         randomness = "from the operating system's secure generator and a cryptographic stream cipher (Appendix B)"
         appendices += f"<h2>Appendix B. Randomness</h2><p>{e(card['noise_source'])}.</p>"
+
+    def bins_epsilon(b) -> float:  # its share of the total, as the budget split above states it (zCDP: by rho)
+        return card["budget_split"].get(b.get("label"), b["epsilon"])
+
     bins = "".join(
         f"<tr><td>{e(b['column'])}</td><td>{e(_bins_text(b['edges']))}</td>"
-        f"<td>{plain_number(b['epsilon'], 4)}</td></tr>"
+        f"<td>{plain_number(bins_epsilon(b), 4)}</td></tr>"
         for b in card.get("adaptive_bins", [])
     )
     bins_section = (
@@ -362,7 +366,7 @@ def render_card_html(card: dict) -> str:
         else ""
     )
     inside = ", ".join(
-        f"{e(b['column'])} (epsilon {plain_number(b['epsilon'], 4)})" for b in card.get("spread_inside_bins", [])
+        f"{e(b['column'])} (epsilon {plain_number(bins_epsilon(b), 4)})" for b in card.get("spread_inside_bins", [])
     )
     if inside:
         bins_section += (

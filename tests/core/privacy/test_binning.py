@@ -20,6 +20,7 @@ from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, zcdp_to_epsi
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.privacy.privtree import privtree
+from dpsynth_core.release.card import plain_number, render_card_html
 from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.charges import GAUSSIAN_BIN_COUNTS_MECHANISM, PURE_DP, ZCDP, gaussian_bin_counts
 from dpsynth_core.synthesizers.planning import budget_split
@@ -578,6 +579,11 @@ def test_binning_spend_is_recorded_and_planned(method):
     assert stated(release.card)["epsilon"] <= 1.0 + 1e-9
     assert [b["column"] for b in release.card["adaptive_bins"]] == ["gain", "hours", "day", "money"]
     assert [b["epsilon"] for b in release.card["adaptive_bins"]] == pytest.approx(list(expected.values()))
+    # the card's page shows each column's bins at the budget split's figure, its share of the total (zCDP: of rho)
+    html = render_card_html(release.card)
+    for b in release.card["adaptive_bins"]:
+        share = plain_number(release.card["budget_split"][b["label"]], 4)
+        assert b["label"] == f"bins {b['column']}" and f"<td>{share}</td></tr>" in html
 
 
 def test_under_zcdp_the_bins_cost_at_least_their_share_of_rho():
