@@ -29,7 +29,7 @@ from ..data.formats import read_data
 from ..domain import TableDomain, as_table_domain
 from ..errors import DataError, ParameterError
 from ..privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent
-from ..privacy.binning import binning_budget, binning_label, fit_bins
+from ..privacy.binning import binning_budget, fit_bins
 from ..privacy.histogram import noisy_count
 from ..privacy.leaves import binning_events
 from ..privacy.noise import NoiseSource, chunk_generator, make_noise_source, stream_key
@@ -42,8 +42,7 @@ from .charges import (
     PURE_DP,
     ROW_COUNT,
     VOCABULARY,
-    bin_counts_event,
-    first_binning_mechanism,
+    binning_spends,
     gaussian_bin_counts,
     row_count_event,
     split_by_label,
@@ -183,14 +182,11 @@ class Synthesizer:
             left -= row_epsilon
             events.append(cls._event("discrete Laplace count", row_epsilon, ROW_COUNT))
         rho = cls.binning_rho(epsilon, **options)
+        gaussian = gaussian_bin_counts(rho, cls.neighbouring)
         for name, column_epsilon in binning_budget(domain, epsilon, rho=rho).items():
             parts = binning_events(domain.columns[name], column_epsilon)
             tree, count = (parts[0], parts[1]) if len(parts) == 2 else (0.0, parts[0])
-            label = binning_label(domain.columns[name])
-            if tree:
-                events.append(cls._event(first_binning_mechanism(domain.columns[name]), tree, label))
-            gaussian = gaussian_bin_counts(rho, cls.neighbouring)
-            events.append(bin_counts_event(count, label, cls.neighbouring, gaussian=gaussian))
+            events += binning_spends(domain.columns[name], tree, count, cls.neighbouring, gaussian=gaussian)
             left -= tree + count
         return events, left
 
@@ -381,14 +377,11 @@ class Synthesizer:
             gaussian=gaussian_bin_counts(rho, self.neighbouring),
         )
         for found in self.bins_:
-            label = binning_label(self.declared_domain_.columns[found.column])
-            if found.first_epsilon:
-                self._spend(
-                    first_binning_mechanism(self.declared_domain_.columns[found.column]), found.first_epsilon, label
-                )
-            self.accountant_.spend(
-                bin_counts_event(found.count_epsilon, label, self.neighbouring, gaussian=found.gaussian)
-            )
+            column = self.declared_domain_.columns[found.column]
+            for event in binning_spends(
+                column, found.first_epsilon, found.count_epsilon, self.neighbouring, gaussian=found.gaussian
+            ):
+                self._record(event)
             column_epsilon -= found.epsilon
         if not self.reads_sources:
             encoded = encode_table(frame, self.domain_)
@@ -424,9 +417,13 @@ class Synthesizer:
         raise NotImplementedError
 
     def _spend(self, mechanism: str, epsilon: float, label: str, delta: float = 0.0) -> None:
-        self.accountant_.spend(PrivacyEvent(mechanism, epsilon, delta, self.neighbouring, label))
+        self._record(PrivacyEvent(mechanism, epsilon, delta, self.neighbouring, label))
+
+    def _record(self, event: PrivacyEvent) -> None:
+        """Spend ``event`` and report the progress it stands for."""
+        self.accountant_.spend(event)
         spent = sum(e.epsilon for e in self.accountant_.events) / self.epsilon_
-        self._report(0.1 + 0.85 * min(1.0, spent), f"Measured {label}")
+        self._report(0.1 + 0.85 * min(1.0, spent), f"Measured {event.label}")
 
     def _measure_vocabularies(self, encoded, text_eps: float) -> None:
         """``columns_``: every column on codes, a text column through a CatHist vocabulary of ``text_eps``

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..privacy import leaves as leaf_rules
 from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent
+from ..privacy.binning import binning_label
 from ..privacy.leaves import either_path
 
 #: How a method measures one column (:meth:`Synthesizer.column_mechanism`): CatHist over the declared
@@ -50,13 +51,17 @@ def gaussian_bin_counts(rho: float | None, neighbouring: str) -> bool:
     return rho is not None and neighbouring == ADD_REMOVE and leaf_rules.GAUSSIAN_COUNTS
 
 
-def bin_counts_event(epsilon: float, label: str, neighbouring: str, *, gaussian: bool) -> PrivacyEvent:
-    """The spend of a column's counts that place its bins at ``epsilon``: pure ``epsilon``-DP (discrete Laplace of
-    scale ``1 / epsilon``), or with ``gaussian`` the ``epsilon**2 / 2`` of rho that discrete Gaussian noise of
-    deviation ``1 / epsilon`` costs (:func:`~dpsynth_core.privacy.leaves.counted`), what the pure event would."""
+def binning_spends(column, first: float, count: float, neighbouring: str, *, gaussian: bool) -> list[PrivacyEvent]:
+    """A column's binning measurements as spends, for the plan (before any data) and the release alike: the tree
+    or first count at ``first`` (none when 0), pure epsilon-DP; the counts that place the bins at ``count``, pure
+    ``count``-DP (discrete Laplace of scale ``1 / count``), or with ``gaussian`` the ``count**2 / 2`` of rho that
+    discrete Gaussian noise of deviation ``1 / count`` costs (:func:`~dpsynth_core.privacy.leaves.counted`), what the
+    pure event would."""
+    label = binning_label(column)
+    events = [PrivacyEvent(first_binning_mechanism(column), first, 0.0, neighbouring, label)] if first else []
     if gaussian:
-        return PrivacyEvent.zcdp(GAUSSIAN_BIN_COUNTS_MECHANISM, epsilon**2 / 2, label, neighbouring)
-    return PrivacyEvent(BIN_COUNTS_MECHANISM, epsilon, 0.0, neighbouring, label)
+        return events + [PrivacyEvent.zcdp(GAUSSIAN_BIN_COUNTS_MECHANISM, count**2 / 2, label, neighbouring)]
+    return events + [PrivacyEvent(BIN_COUNTS_MECHANISM, count, 0.0, neighbouring, label)]
 
 
 def split_by_label(events, epsilon: float) -> dict[str, float]:
