@@ -53,7 +53,7 @@ from ..charges import GAUSSIAN, HISTOGRAM, VOCABULARY, ZCDP, row_count_event
 from ..finite import FiniteColumn, finite_source, finite_source_column, vocabulary_shares
 from ..options import DELTA, delta_note, delta_of, delta_rule, groups_option
 from ..registry import register
-from . import blocks, selection
+from . import blocks, budget, selection
 from .blocks import Blocks
 from .budget import (
     ORDERED_KINDS,
@@ -72,11 +72,8 @@ from .budget import (
     total_budget,
 )
 from .measurements import check_cells, descent_iterations, estimate_total, leaf_sums, measure, support
+from .notes import noise_level_notes
 from .selection import candidates, check_groups, choose, in_column_order, score, weights, workload
-
-#: With a public row count (no DP count), a small table's 1-ways are measured again up to its share
-#: (:func:`~.budget.column_one_way`) by the first 1-ways' noisy total; False: AIM's share only (ablation).
-TOP_UP = True
 
 
 @register(
@@ -283,7 +280,7 @@ class MarginalsSynthesizer(Synthesizer):
         column's part by its ``spread`` weight, :func:`~.budget.cell_weights`) when that is
         more than AIM's it got: what a DP count would have given it. Gaussian measurements pool exactly
         (precisions add). A large table's 1-ways are left as they are."""
-        if not TOP_UP:
+        if not budget.TOP_UP:
             return
         names = list(self.columns_)
         for name in names:
@@ -435,6 +432,9 @@ class MarginalsSynthesizer(Synthesizer):
         """``n`` records drawn from the model, each column's values decoded (a Series or Arrow, the same values)."""
         codes = generate(self.model_, n, self.noise_.rng, method=self.generation)
         return {name: self.columns_[name].decoded(codes.pop(name), self.noise_) for name in self.columns_}
+
+    def release_notes(self) -> list[str]:  # and the declared values kept on counts no clearer than the noise
+        return [*super().release_notes(), *noise_level_notes(self)]
 
     def card_details(self) -> dict:
         zcdp = f"zero-concentrated DP (rho = {self.budget_:.6g}), stated as (epsilon, delta)-DP"

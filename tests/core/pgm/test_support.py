@@ -414,3 +414,41 @@ def test_a_range_that_holds_no_record_is_cut_whole_when_the_missing_cell_holds_t
     assert cut_whole(np.full(4, 50.0)) == 0
     monkeypatch.setattr(S, "EMPTY_RANGE_CUT", False)
     assert cut_whole(np.zeros(4)) == 0
+
+
+def test_the_values_kept_below_the_threshold_are_the_ones_named_as_noise_level():
+    """The release card's note (issue 36, point 3): a declared value that :func:`support_from` keeps although its
+    pooled count stays below ``familywise_z(z, cells) * s`` is named; a value clear of that threshold, a cut one
+    and an ordered column's range cells are not. One column of 4 declared values and "missing" (code 4), sigma
+    45 as on a 1,000-row table at epsilon 1, one value held by every record: the other three hold none, so a
+    named value is always one the noise alone kept, and each kept empty value is named unless its noise cleared
+    the threshold (at most ``Phi(-2)`` of the family's releases: 2.3%, at most 60 of 1,000 with 4 deviations).
+    An ordered column's cut tail and kept bins are never named."""
+    from scipy.stats import norm
+
+    from dpsynth_core.pgm.support import familywise_z, noise_level_cells, pooled_counts, support_from
+
+    cells, sigma, rng, trials = {"a": 5, "b": 6}, 45.0, np.random.default_rng(42), 1000
+    truth = np.array([1000.0, 0.0, 0.0, 0.0, 0.0])
+    ordered_truth = np.array([300.0, 400.0, 300.0, 0.0, 0.0, 0.0])  # b: 5 bins, then "missing"
+    threshold = familywise_z(2.0, 5) * sigma
+    named = kept = cleared = 0
+    for _ in range(trials):
+        measured = [
+            Measurement(("a",), truth + rng.normal(0, sigma, 5), sigma),
+            Measurement(("b",), ordered_truth + rng.normal(0, sigma, 6), sigma),
+        ]
+        keep = support_from(cells, measured, 2.0, ordered={"b": 5}, limit=50.0, missing={"a": 4, "b": 5})
+        estimates = pooled_counts(cells, measured)
+        found = noise_level_cells(estimates, keep, 2.0, {"b": 5})
+        assert set(found) <= {"a"}, found
+        pooled = estimates["a"][0]
+        expected = [i for i in range(5) if keep["a"][i] and pooled[i] < threshold]
+        assert found.get("a", []) == expected
+        assert 0 not in expected  # the value every record holds is clear of the noise
+        kept += int(keep["a"][1:].sum())
+        named += len(expected)
+        cleared += int((keep["a"][1:] & (pooled[1:] >= threshold)).any())
+    assert kept > 0 and named > 0  # the limit rule keeps some empty values, and each is named
+    p = norm.sf(2.0)
+    assert cleared <= trials * p + 4 * np.sqrt(trials * p * (1 - p)), cleared
