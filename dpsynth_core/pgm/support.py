@@ -98,7 +98,7 @@ def support_from(
                 pooled,
                 k,
                 missing.get(a),
-                familywise_z(z, cells[a]) * s,
+                clear_count(z, cells[a], s),
                 max(limit, s),
                 familywise_z(z if held else max(z, constraints.MISSING_Z), cells[a] * (1 if held else tested)) * s,
                 s,
@@ -172,10 +172,10 @@ def noise_level_cells(estimates: dict, support: dict, z: float, ordered: dict | 
     out = {}
     for a, (pooled, s) in estimates.items():
         keep = support.get(a)
-        if keep is None or isinstance(a, tuple):
+        if keep is None:
             continue
         k = (ordered or {}).get(a, 0)
-        below = np.flatnonzero(np.asarray(keep, dtype=bool) & (pooled < familywise_z(z, pooled.size) * s))
+        below = np.flatnonzero(np.asarray(keep, dtype=bool) & (pooled < clear_count(z, pooled.size, s)))
         found = [int(i) for i in below if i >= k]
         if found:
             out[a] = found
@@ -226,6 +226,17 @@ def range_cells(columns: dict) -> tuple[dict, dict]:
     ranges = {n: c for n, c in columns.items() if c.domain.kind in RANGE_KINDS}
     ordered = {n: c.cells - (1 if c.missing_code is not None else 0) for n, c in ranges.items()}
     return ordered, {n: special_cells(columns[n].domain, k) for n, k in ordered.items()}
+
+
+def clear_count(z: float, cells: int, s: float) -> float:
+    """The pooled count a declared value (a category, the "missing" cell) of a column of ``cells`` cells must reach
+    to be told from empty, its pooled noise of deviation ``s``: ``familywise_z(z, cells) * s`` (the test of
+    :func:`support_from`, and the note of :func:`noise_level_cells`). Public: ``z``, ``cells`` and ``s`` only.
+
+    >>> round(clear_count(2.0, 4, 45.0), 1)
+    113.9
+    """
+    return familywise_z(z, cells) * s
 
 
 def familywise_z(z: float, k: int) -> float:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...pgm.support import EMPTY_Z, familywise_z, noise_level_cells, pooled_counts, range_cells
+from ...pgm.support import EMPTY_Z, clear_count, noise_level_cells, pooled_counts, range_cells
 
 #: A value is named when the model gives it at least this share of the rows (a smaller share is a row or two).
 NOISE_NOTE_SHARE = 0.001
@@ -43,7 +43,7 @@ def noise_level_values(columns: dict, cells: dict, measurements: list, support: 
             ((float(shares[c]), _value(column, c)) for c in codes if shares[c] >= NOISE_NOTE_SHARE), key=_by_share
         )
         if named:
-            out[name] = (named, familywise_z(EMPTY_Z, cells[name]) * estimates[name][1])
+            out[name] = (named, clear_count(EMPTY_Z, cells[name], estimates[name][1]))
     return out
 
 
