@@ -9,6 +9,7 @@ import pandas as pd
 
 from .. import constraints
 from ..domain import kinds as domain_kinds
+from .range_cuts import cuttable_tails, end_islands, interior_gaps
 
 
 def support_from(
@@ -50,11 +51,13 @@ def support_from(
       passes one deviation (prior counts 0-36 declared 0-100, 1,000 records: a bin 76-100 with 84 records).
       A cell of ``protected`` (column -> boolean per ordered cell: a declared special value such as
       99999, a spike the publisher named) is never cut for looking empty, only by the first test.
-      Inside what is left, an *interior gap* is cut too (:func:`_interior_gaps`): a maximal run of
+      Inside what is left, an *interior gap* is cut too (:func:`.range_cuts.interior_gaps`): a maximal run of
       ``j`` cells, between cells that are kept, none of which reaches ``zk * s`` or is protected, whose
       pooled count is at most ``zk * s * sqrt(j)`` (it cannot be told from empty); gaps are cut
       smallest pooled count first while their positive pooled counts add up to at most ``limit``.
-      So at most about ``limit`` estimated records are lost inside a column. An empty region of
+      So at most about ``limit`` estimated records are lost inside a column. A run of kept cells that a cut gap
+      leaves apart from the data at an end of the range, and that cannot be told from empty either, goes too
+      (:func:`.range_cuts.end_islands`). An empty region of
       ``j < k`` cells (a tail, or a gap between cells reaching ``zk * s``, such as capital-gain's empty
       50,000-99,998 bin below its declared top code 99,999) is kept only if one of its ``j`` cells'
       noise reaches ``zk * s`` (chance at most ``j * alpha / k``) or its summed noise exceeds
@@ -112,9 +115,9 @@ def support_from(
             named = np.asarray((protected or {}).get(a, np.zeros(k, bool)), dtype=bool)[:k]
             far = np.asarray((beyond or {}).get(a, np.zeros(k, bool)), dtype=bool)[:k]
             walk = BEYOND_WALK * s * np.sqrt(np.arange(1, k + 1))  # allowed a tail of ``far`` cells only
-            left = np.flatnonzero(_cuttable(pooled[:k], margin, zk * s, tail_limit, named, walk * np.cumprod(far)))
+            left = np.flatnonzero(cuttable_tails(pooled[:k], margin, zk * s, tail_limit, named, walk * np.cumprod(far)))
             right = np.flatnonzero(
-                _cuttable(pooled[:k][::-1], margin, zk * s, tail_limit, named[::-1], walk * np.cumprod(far[::-1]))
+                cuttable_tails(pooled[:k][::-1], margin, zk * s, tail_limit, named[::-1], walk * np.cumprod(far[::-1]))
             )
             low = left[-1] + 1 if left.size else 0  # the first cell kept
             high = k - 2 - right[-1] if right.size else k - 1  # the last cell kept
@@ -123,7 +126,8 @@ def support_from(
             elif low <= high:
                 keep[:low] = False
                 keep[high + 1 : k] = False
-                keep[:k] &= ~_interior_gaps(pooled[:k], keep[:k], zk * s, limit, named)
+                keep[:k] &= ~interior_gaps(pooled[:k], keep[:k], zk * s, limit, named)
+                keep[:k] &= ~end_islands(pooled[:k], keep[:k], zk * s, named)
         keep[int(np.argmax(pooled))] = True
         support[a] = keep
     return support
@@ -378,43 +382,6 @@ def _likelihood(x: np.ndarray, grid: np.ndarray, s: float) -> np.ndarray:
     """Each count's Gaussian likelihood at each grid point, scaled so that its largest is 1 (no underflow)."""
     loglik = -0.5 * ((x[:, None] - grid[None, :]) / s) ** 2
     return np.exp(loglik - loglik.max(axis=1, keepdims=True))
-
-
-def _cuttable(
-    pooled: np.ndarray, margin: np.ndarray, cell_margin: float, limit: float, named: np.ndarray, extra=0.0
-) -> np.ndarray:
-    """For each tail length ``j`` (cells from one end): whether that tail may be cut. Either it holds at
-    most ``limit`` records at ``z`` standard deviations (estimate plus ``margin``), or it cannot be told
-    from empty (estimate at most ``margin``, and no cell of it reaching ``cell_margin`` on its own) while
-    its estimate is at most ``limit``: empty wide bins at the end of a range (capital-loss above its
-    largest value) are cut, instead of their positive noise becoming rows with large values. ``extra`` (per
-    tail length) is added to ``limit`` in the second test only."""
-    total = np.cumsum(pooled)
-    quiet = np.cumsum((pooled >= cell_margin) | named) == 0
-    return (total + margin <= limit) | (quiet & (total <= np.minimum(margin, limit + extra)))
-
-
-def _interior_gaps(pooled: np.ndarray, keep: np.ndarray, cell_margin: float, limit: float, named: np.ndarray):
-    """Which ordered cells lie in an interior gap that may be cut (see :func:`support_from`): maximal runs
-    of quiet cells (pooled count below ``cell_margin = z * s``, not ``named``) strictly inside the kept
-    range, each run's pooled count at most ``cell_margin * sqrt(j)`` for its ``j`` cells, taken by
-    increasing pooled count while the positive ones add up to at most ``limit``."""
-    inside = np.flatnonzero(keep)
-    cut = np.zeros(pooled.size, dtype=bool)
-    if inside.size < 3:
-        return cut
-    quiet = (pooled < cell_margin) & ~named & keep
-    quiet[: inside[0] + 1] = quiet[inside[-1] :] = False  # a run touching an end is a tail: the tail rule's
-    step = np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]]))
-    starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
-    sums = np.concatenate([[0.0], np.cumsum(pooled)])
-    totals = sums[ends] - sums[starts]
-    empty = totals <= cell_margin * np.sqrt(ends - starts)
-    order = np.argsort(totals[empty], kind="stable")
-    chosen = order[np.cumsum(np.maximum(totals[empty][order], 0.0)) <= limit]
-    for start, end in zip(starts[empty][chosen], ends[empty][chosen], strict=True):
-        cut[start:end] = True
-    return cut
 
 
 def reseat(potentials: dict, before: dict, after: dict) -> dict:
