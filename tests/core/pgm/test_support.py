@@ -352,8 +352,8 @@ def test_an_empty_end_cell_beyond_the_bins_kept_leaves_is_cut_at_two_deviations_
 def test_a_run_beyond_a_cut_gap_at_an_end_is_kept_only_when_it_stands_clear_of_the_noise(monkeypatch):
     """A 0/1 column declared 0-10 (11 ordered cells; 300 and 700 records, a 1,000-record table's noise s = 26,
     limit 5): the empty cells 2-10 keep rows when the noise of a tail next to the data sums above s, and, before the
-    end islands' rule, also as a run beyond an interior gap cut for looking empty (German credit's majorcards at 9
-    and 10: 3.7% of a release's rows). Now no kept run lies apart from the data unless one of its cells reaches
+    end islands' rule, also as a run beyond an interior gap cut for looking empty (AER's CreditCard, major cards
+    at 10: 3.7% of a release's rows above 1). Now no kept run lies apart from the data unless one of its cells reaches
     ``zk * s`` or its sum ``zk * s * sqrt(j)``; without the rule (the broken variant) such runs come back in about
     6.8% of 2,000 draws (at least 90 here: over 4 binomial deviations below), and the rows at empty values drop."""
     from dpsynth_core.pgm import range_cuts, support, support_from
