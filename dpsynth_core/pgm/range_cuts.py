@@ -25,6 +25,22 @@ def cuttable_tails(
     return (total + margin <= limit) | (quiet & (total <= np.minimum(margin, limit + extra)))
 
 
+def runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The maximal runs of True in ``mask``: their first cells and the cells just past them.
+
+    >>> [a.tolist() for a in runs(np.array([1, 1, 0, 0, 1, 0, 1], bool))]
+    [[0, 4, 6], [2, 5, 7]]
+    """
+    step = np.diff(np.concatenate([[0], np.asarray(mask, dtype=np.int8), [0]]))
+    return np.flatnonzero(step == 1), np.flatnonzero(step == -1)
+
+
+def run_totals(pooled: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Each run's pooled count (the runs from :func:`runs`)."""
+    sums = np.concatenate([[0.0], np.cumsum(pooled)])
+    return sums[ends] - sums[starts]
+
+
 def interior_gaps(pooled: np.ndarray, keep: np.ndarray, cell_margin: float, limit: float, named: np.ndarray):
     """Which ordered cells lie in an interior gap that may be cut (see
     :func:`~dpsynth_core.pgm.support.support_from`): maximal runs of quiet cells (pooled count below ``cell_margin =
@@ -37,10 +53,8 @@ def interior_gaps(pooled: np.ndarray, keep: np.ndarray, cell_margin: float, limi
         return cut
     quiet = (pooled < cell_margin) & ~named & keep
     quiet[: inside[0] + 1] = quiet[inside[-1] :] = False  # a run touching an end is a tail: the tail rule's
-    step = np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]]))
-    starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
-    sums = np.concatenate([[0.0], np.cumsum(pooled)])
-    totals = sums[ends] - sums[starts]
+    starts, ends = runs(quiet)
+    totals = run_totals(pooled, starts, ends)
     empty = totals <= cell_margin * np.sqrt(ends - starts)
     order = np.argsort(totals[empty], kind="stable")
     chosen = order[np.cumsum(np.maximum(totals[empty][order], 0.0)) <= limit]
@@ -69,25 +83,15 @@ def end_islands(pooled: np.ndarray, keep: np.ndarray, cell_margin: float, named:
     cut = np.zeros(pooled.size, dtype=bool)
     if not END_ISLANDS:
         return cut
-    inside = np.flatnonzero(keep)
-    if inside.size < 2:
+    starts, ends = runs(keep)  # the runs of kept cells
+    if starts.size < 2:
         return cut
-    starts = inside[np.r_[True, np.diff(inside) > 1]]  # the runs of kept cells
-    ends = inside[np.r_[np.diff(inside) > 1, True]] + 1
     body = int(np.searchsorted(starts, int(np.argmax(np.where(keep, pooled, -np.inf))), side="right")) - 1
-
-    def quiet(run: int) -> bool:
-        cells = slice(starts[run], ends[run])
-        j = ends[run] - starts[run]
-        return (
-            not (pooled[cells] >= cell_margin).any()
-            and not named[cells].any()
-            and (pooled[cells].sum() <= cell_margin * np.sqrt(j))
-        )
-
-    for runs in (range(starts.size - 1, body, -1), range(body)):  # from the high end down, then the low end up
-        for run in runs:
-            if not quiet(run):
+    loud = np.cumsum(np.r_[0, (pooled >= cell_margin) | named])  # cells reaching the margin or named, so far
+    quiet = (loud[ends] == loud[starts]) & (run_totals(pooled, starts, ends) <= cell_margin * np.sqrt(ends - starts))
+    for order in (range(starts.size - 1, body, -1), range(body)):  # from the high end down, then the low end up
+        for run in order:
+            if not quiet[run]:
                 break
             cut[starts[run] : ends[run]] = True
     return cut
