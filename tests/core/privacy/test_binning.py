@@ -1276,6 +1276,46 @@ def test_noise_past_an_empty_stretch_of_a_bin_beyond_the_data_keeps_no_weight():
     assert out[lows == 1563][0] == 156.0 and out[lows == 98][0] == 98.0
 
 
+def test_a_wide_piece_past_a_narrower_empty_stretch_of_a_bin_beyond_the_data_keeps_no_weight():
+    """Issue 36, point 2, on a table the project had not seen, declared from its documentation only: AER's
+    ``NMES1988`` (4,406 people aged 66 and over, 8 numeric columns of 19), its family income in USD 10,000 (real
+    -1.0 to 54.8) declared -10 to 100, its leaf counts at a noise deviation of 61 records. At one seed the leaves
+    7.19-10.62, 10.62-17.5, 17.5-45 and 45-100 drew 28, -33, 5 and 83 records, all in one bin 7.19-100 beyond the
+    kept leaves. The stretch 7.19-45 summed to 0 but was narrower than 45-100, so it did not count as empty; 45-100
+    stood one deviation clear and kept its weight: 4.9% of the release's rows came out at 45-100 (real: 0.1%), its
+    mean income 3.1 against the real 2.5. An empty stretch now needs be only half as wide as the piece past it
+    (:data:`~dpsynth_core.privacy.tails.EMPTY_WIDE`, as an island's noisy stretch): 45-100 weighs what falls away
+    from 7.19. Off (the broken variant, as wide as the piece), it keeps its weight."""
+    lows = np.array([-1.40625, 7.1875, 10.625, 17.5, 45.0])
+    counts = np.array([4200.0, 28, -33, 5, 83])
+
+    def far_share() -> float:
+        out = tails.hug_data(
+            lows, np.clip(counts, 0, None), counts, np.ones(5), lows[:2], -1.40625, 7.1875, 61.4, 100.0, False
+        )
+        return float(out[lows >= 45].sum() / out[lows >= 7.1875].sum())
+
+    assert far_share() < 0.01
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tails, "EMPTY_WIDE", 1.0)
+        assert far_share() > 0.5
+
+
+def test_a_bin_beyond_the_data_whose_kept_pieces_weigh_nothing_places_its_rows_next_to_the_data():
+    """The same table's emergency room visits (real 0-12, 78 records at 3 or more) declared 0-365: at one seed the
+    leaves from 3 drew 73, -57, -88, -30, 150, -66 and 38 records, all in one bin 3-365 beyond the kept leaves. Its
+    noisy total, 20, projected onto its pieces, went all to 46-91; with the piece 46-91 now past an empty stretch
+    and not clear, the last piece kept was 3-5, which weighed 0, so every piece of the bin weighed 0 and the decoder
+    spread the bin's 117 rows evenly over 3-365 (a mean of 5.0 visits against the real 0.26). Now, when the pieces
+    kept weigh nothing, the bin's weights fall away from the data's side: 3-5 holds nearly all of them."""
+    lows = np.array([0, 1, 2, 3, 6, 12, 23, 46, 92, 183])
+    counts = np.array([3602.0, 577, 194, 73, -57, -88, -30, 150, -66, 38])
+    weights = np.array([3602.0, 577, 194, 0, 0, 0, 0, 20, 0, 0])  # usable_weights' projection of the bin 3-365
+    out = tails.hug_data(lows, weights, counts, np.ones(10), np.array([0, 1, 2, 3]), 0, 2, 61.4, 365, True)
+    in_bin = out[lows >= 3]
+    assert in_bin.sum() > 0 and in_bin[0] / in_bin.sum() > 0.9
+
+
 def test_a_wide_piece_beyond_the_data_weighs_as_many_steps_out_as_it_is_wider():
     """Issue 36, point 2: dplyr's ``storms`` (20,778 rows), its hurricane-force diameters 0-300 declared 0-1,000. At
     one seed its leaves 95-125, 126-250, 251-500, 501-750 and 751-1,000 drew 54, 277, 23, -59 and -47 records (noise
