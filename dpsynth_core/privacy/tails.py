@@ -224,7 +224,7 @@ def hug_data(
     the bin's clear level (:func:`_last_clear`), weigh ``EMPTY_DECAY`` of the piece before them, counted from the
     data's side, or that to the power of how many times wider than it they are (:data:`WIDE_STEPS`); where the pieces
     up to that one weigh nothing (the bin's noisy total projected onto a piece past them), every piece of the bin
-    weighs that of the one before it, from the data's side. Post-processing.
+    falls away so from the data's side, the first weighing ``EMPTY_DECAY``. Post-processing.
 
     Such a bin is kept whole by :func:`keep_between` (the model's marginals, more precise, decide whether it
     holds records), but inside it the noisy weights of pieces that cannot be told from empty spread its rows
