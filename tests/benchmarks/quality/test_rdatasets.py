@@ -1,6 +1,8 @@
 """benchmarks.quality.rdatasets: the declarations written as a codebook would print them, and a release scored from
 a checkout laid out as Rdatasets' (the repository's copy of palmerpenguins' table, with Rdatasets' row names)."""
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -75,3 +77,24 @@ def test_each_table_is_released_whole_and_at_each_smaller_size_asked_for():
     assert rdatasets.sizes(807, ["full", "5000", "1000"]) == [807]  # 5,000 and 1,000 rows: the whole table
     assert rdatasets.sizes(28_353, ["full", "5000", "1000"]) == [28_353, 5_000, 1_000]
     assert rdatasets.sizes(3_000, ["5000"]) == [3_000]
+
+
+def test_the_tables_declared_from_their_help_page_load_with_their_stored_declaration(tmp_path):
+    """Each stored declaration is valid and the loader takes it over one written from the data: a checkout holding
+    flchain's first rows (as its help page describes them) loads with the declared columns only."""
+    for name in rdatasets.DOCUMENTED:
+        TableDomain.from_json(json.loads(rdatasets.documented(name).read_text(encoding="utf-8")))
+    folder = tmp_path / "csv" / "survival"
+    folder.mkdir(parents=True)
+    (folder / "flchain.csv").write_text(
+        "rownames,age,sex,sample.yr,kappa,lambda,flc.grp,creatinine,mgus,futime,death,chapter\n"
+        "1,97,F,1997,5.7,4.86,10,1.7,0,85,1,Circulatory\n"
+        "2,92,F,2000,0.87,0.683,1,0.9,0,1281,1,Neoplasms\n"
+        "3,94,F,1997,4.36,3.85,10,1.4,0,69,1,Circulatory\n"
+        "4,92,F,1996,2.42,2.22,9,1,0,115,1,Circulatory\n"
+        "5,93,F,1996,1.32,1.69,6,1.1,0,1039,1,Mental\n"
+    )
+    frame, spec = rdatasets.loader(tmp_path)("survival/flchain")
+    assert list(frame) == list(spec["columns"]) and "rownames" not in frame and len(frame) == 5
+    assert spec["columns"]["kappa"] == {"type": "float", "min": 0, "max": 100}  # the help page's, not the data's
+    assert "Perinatal" in spec["columns"]["chapter"]["values"]  # a declared chapter no record holds
