@@ -2,7 +2,8 @@
 declared 0-100 as a publisher who knows it holds a code or a count but not which values occur would, every other
 number ten times wider than its rounded range, categories by their values; 1,000 rows, `marginals` at epsilon 1.
 Scores per table: the share of synthetic rows with a code outside its column's real range, and the largest share of
-rows at a code no record holds (the declarations benchmark's point on codes, docs/benchmarks/quality.md).
+rows at a code no record holds (the declarations benchmark's point on codes, docs/benchmarks/quality.md). The rows outside are
+also split by the released bin their code lies in: one that also holds real records, or one that holds none.
 
     python -m benchmarks.quality.codes --root /tmp/Rdatasets                      # 21 tables, 6 seeds: about a minute
     python -m benchmarks.quality.codes --root /tmp/Rdatasets --set HALVINGS=false --out codes_off   # an ablation
@@ -100,6 +101,25 @@ def score(real: pd.DataFrame, synthetic: pd.DataFrame, codes: list[str]) -> tupl
     return float(outside.mean()), phantom
 
 
+def outside_by_bin(real: pd.DataFrame, synthetic: pd.DataFrame, codes: list[str], edges: dict) -> tuple[float, float]:
+    """Where the rows with a code outside its real range come from: the share of synthetic rows with such a code in
+    a released bin that also holds real records (values spread inside a bin that straddles the data's edge), and the
+    share with one in a bin that holds none (the model kept an empty bin). ``edges``: column -> the release's bin
+    edges (the card's ``adaptive_bins``); a column without bins counts value by value. A row may be in both."""
+    straddle, empty = np.zeros(len(synthetic), dtype=bool), np.zeros(len(synthetic), dtype=bool)
+    for name in codes:
+        held = real[name].dropna().to_numpy(dtype=float)
+        drawn = pd.to_numeric(synthetic[name], errors="coerce").to_numpy(dtype=float)
+        out = ~np.isnan(drawn) & ((drawn < held.min()) | (drawn > held.max()))
+        cuts = np.asarray(edges.get(name, np.arange(int(np.nanmax(drawn, initial=0)) + 2)), dtype=float)
+        real_bins = np.zeros(len(cuts) + 1, dtype=bool)
+        real_bins[np.searchsorted(cuts, held, side="right")] = True
+        holds_real = real_bins[np.searchsorted(cuts, np.nan_to_num(drawn), side="right")]
+        straddle |= out & holds_real
+        empty |= out & ~holds_real
+    return float(straddle.mean()), float(empty.mean())
+
+
 def main(argv=None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets (its csv folder)")
@@ -116,18 +136,30 @@ def main(argv=None) -> pd.DataFrame:
             real = frame.iloc[np.random.default_rng(1000 + seed).permutation(len(frame))[:ROWS]].reset_index(drop=True)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                synthetic = synthesize(real, spec, 1.0, random_state=seed).data
-            outside, phantom = score(real, synthetic, codes)
-            rows.append({"table": name, "seed": seed, "outside": outside, "phantom": phantom})
+                release = synthesize(real, spec, 1.0, random_state=seed)
+            outside, phantom = score(real, release.data, codes)
+            edges = {b["column"]: b["edges"] for b in release.card.get("adaptive_bins", [])}
+            straddle, empty = outside_by_bin(real, release.data, codes, edges)
+            rows.append(
+                {
+                    "table": name,
+                    "seed": seed,
+                    "outside": outside,
+                    "phantom": phantom,
+                    "straddle": straddle,
+                    "empty": empty,
+                }
+            )
     found = pd.DataFrame(rows)
     with results_file(args.out) as out:
         out.writelines(json.dumps(row) + "\n" for row in rows)
-    per = found.groupby("table", sort=False)[["outside", "phantom"]].mean()
+    per = found.groupby("table", sort=False)[["outside", "phantom", "straddle", "empty"]].mean()
     print(per.round(4).to_string())
     print(
         f"mean: rows with a code outside its real range {per['outside'].mean():.4f} "
         f"({int((per['outside'] <= 0.05).sum())} of {len(per)} tables at 5% or less); largest share at a code no "
-        f"record holds {per['phantom'].mean():.4f} ({int((per['phantom'] <= 0.01).sum())} at 1% or less)"
+        f"record holds {per['phantom'].mean():.4f} ({int((per['phantom'] <= 0.01).sum())} at 1% or less); rows outside "
+        f"in a bin that also holds records {per['straddle'].mean():.4f}, in a bin holding none {per['empty'].mean():.4f}"
     )
     return found
 

@@ -37,6 +37,16 @@ def test_rows_outside_a_codes_real_range_and_at_a_code_no_record_holds_are_score
     assert codes.score(real, synthetic, ["a", "b"]) == (0.5, 0.25)
 
 
+def test_rows_outside_are_split_by_whether_their_bin_also_holds_records():
+    """Bins of a: 0-2, 3-5, 6-100 (real values 1, 2, 2, 4); b counted value by value (real 0 and 1). a's 7 lies in a bin
+    holding no record; b's 5 is a value no record holds; 3 is inside the real range, so not outside at all. A row
+    with a 0 in a's bin 0-2 is outside (below 1) in a bin that also holds records."""
+    real = pd.DataFrame({"a": [1, 2, 2, 4], "b": [0, 0, 1, 1]})
+    synthetic = pd.DataFrame({"a": [0, 3, 7, 2], "b": [0, 1, 1, 5]})
+    assert codes.outside_by_bin(real, synthetic, ["a", "b"], {"a": [0, 3, 6]}) == (0.25, 0.5)
+    assert codes.outside_by_bin(real, synthetic, ["a"], {"a": [0, 3, 6]}) == (0.25, 0.25)
+
+
 def test_tables_are_drawn_from_a_checkout_and_a_missing_one_is_named(tmp_path):
     folder = tmp_path / "csv" / "fairness"
     folder.mkdir(parents=True)
