@@ -946,14 +946,14 @@ def test_counts_per_value_below_their_noise_cut_no_tail(monkeypatch):
 
 
 def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
-    """Pieces 0-6 (one leaf, 900 records), 7-12 (one leaf, 40), 13-50 and 51-100 (two leaves, 30 and 30) in bins
+    """Pieces 0-6 (one leaf, 900 records), 7-12 (one leaf, 2), 13-50 and 51-100 (two leaves, 30 and 30) in bins
     0-12 and 13-100: 0-6 holds more than 1/12 of the total and spans at most 8 whole numbers, so each of its values
-    becomes a bin, and 7 starts the rest of its bin. 7-12 is too light, 13-100 is two leaves. A leaf of 9 to 16
-    values is cut only when it holds half the total (0-8 with 900 of 1,000, not 0-8 with 450 of 1,000), one of 17
+    becomes a bin, and 7 starts the rest of its bin. 7-12 is too light (and not clear of the noise), 13-100 is two
+    leaves. A leaf of 9 to 16 values is cut only when it holds half the total (0-8 with 900 of 1,000, not 0-8 with 450 of 1,000), one of 17
     never; 0-6 stays whole when its count does not stand clear of the noise (deviation 400: the level for one of 4
     leaves is 400 / sqrt 2 x ln(4 / (2 Phi(-2))) = 1,267). The cuts stop where the column would pass
     ``FITTED_MAX_BINS``."""
-    piece_lows, counts, leaves = np.array([0, 7, 13, 51]), np.array([900.0, 40, 30, 30]), np.array([1, 1, 2, 1])
+    piece_lows, counts, leaves = np.array([0, 7, 13, 51]), np.array([900.0, 2, 30, 30]), np.array([1, 1, 2, 1])
     out = leaf_cuts.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 1.0)
     assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 13]
     nine = leaf_cuts.split_narrow(np.array([0, 13]), np.array([0, 9, 13, 51]), counts, leaves, 100, 1.0)
@@ -968,6 +968,28 @@ def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
     assert leaf_cuts.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 400.0).tolist() == [0, 13]
     full = np.arange(0, 100, 6)  # 17 bins: a cut of 0-6 into 7 more bins (and 7) would pass 20
     assert leaf_cuts.split_narrow(full, piece_lows, counts, leaves, 100, 1.0).tolist() == full.tolist()
+
+
+def test_a_narrow_leaf_clear_of_the_noise_beside_a_quiet_one_becomes_a_bin_per_value_at_any_share():
+    """Ecdat's Computers (6,259 rows, clock speeds 25, 33, 50, 66, 75 and 100 MHz declared 0-200): PrivTree stopped
+    at a leaf 23-25 holding the 566 computers at 25 MHz (noisy 520, deviation 47.6), 7.9% of the column: under the
+    1/12 share, so it stayed one bin and its slope, falling toward the empty 26-32, put 296 rows at 23 and 97 at 25.
+    A narrow leaf whose count stands clear of the noise (here 185 over 11 leaves) beside a leaf below a quarter of
+    its density per value is cut into a bin per value at any share, and the method's own counts place its records.
+    Between two dense neighbours it stays whole below the share; with the rule off (the broken variant), too."""
+    lows = np.array([0, 23, 26, 33, 34, 50, 51, 66, 67, 89, 101])
+    counts = np.array([40.0, 520, -36, 2000, 69, 986, 133, 2102, 36, 480, 1])
+    ones = np.ones(len(lows), dtype=int)
+    assert leaf_cuts.split_narrow(lows, lows, counts, ones, 200, 47.6, (0, 101)).tolist() == [
+        0, 23, 24, 25, *lows[2:].tolist()
+    ]  # fmt: skip
+    assert leaf_cuts.clear_level(47.6, len(lows)) == pytest.approx(184.6, abs=0.5)
+    dense = counts.copy()
+    dense[[0, 2]] = 1000, 600  # 0-22 and 26-32 no longer quiet (43 and 86 a value): 23-25 (6.6%) stays one bin
+    assert leaf_cuts.split_narrow(lows, lows, dense, ones, 200, 47.6, (0, 101)).tolist() == lows.tolist()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(leaf_cuts, "CLEAR_BESIDE_QUIET", False)
+        assert leaf_cuts.split_narrow(lows, lows, counts, ones, 200, 47.6, (0, 101)).tolist() == lows.tolist()
 
 
 def _code_fits(records: dict, epsilon: float, seeds: int) -> list:
