@@ -2,8 +2,9 @@
 declared 0-100 as a publisher who knows it holds a code or a count but not which values occur would, every other
 number ten times wider than its rounded range, categories by their values; 1,000 rows, `marginals` at epsilon 1.
 Scores per table: the share of synthetic rows with a code outside its column's real range, and the largest share of
-rows at a code no record holds (the declarations benchmark's point on codes, docs/benchmarks/quality.md). The rows outside are
-also split by the released bin their code lies in: one that also holds real records, or one that holds none.
+rows at a code no record holds (the declarations benchmark's point on codes, docs/benchmarks/quality.md). The rows
+outside are also split by the released bin their code lies in: one that also holds real records, or one that holds
+none.
 
     python -m benchmarks.quality.codes --root /tmp/Rdatasets                      # 21 tables, 6 seeds: about a minute
     python -m benchmarks.quality.codes --root /tmp/Rdatasets --set HALVINGS=false --out codes_off   # an ablation
@@ -28,6 +29,7 @@ from benchmarks.common import results_file
 from benchmarks.quality.declarations import set_constant
 from benchmarks.quality.rdatasets import documented_range, without_row_names
 from dpsynth_core import synthesize
+from dpsynth_core.evaluation.values import beyond_real
 
 #: A whole-number column with at most this many values, all within 0-100, is a code declared 0-100.
 MOST_CODES = 30
@@ -87,6 +89,13 @@ def tables(root: Path, count: int) -> list[tuple[str, pd.DataFrame, dict, list[s
     return found
 
 
+def _outside(held, drawn) -> np.ndarray:
+    """Which drawn codes lie outside the real range of ``held`` (the Preview's rule,
+    :func:`dpsynth_core.evaluation.values.beyond_real`; a missing code is not outside)."""
+    below, above = beyond_real(np.asarray(held, dtype=float), np.asarray(drawn, dtype=float))
+    return below | above
+
+
 def score(real: pd.DataFrame, synthetic: pd.DataFrame, codes: list[str]) -> tuple[float, float]:
     """The share of synthetic rows with a code outside its real range, and the largest share at a code no record
     holds."""
@@ -94,7 +103,7 @@ def score(real: pd.DataFrame, synthetic: pd.DataFrame, codes: list[str]) -> tupl
     for name in codes:
         held = real[name].dropna()
         drawn = pd.to_numeric(synthetic[name], errors="coerce")
-        outside |= ((drawn < held.min()) | (drawn > held.max())).fillna(False).to_numpy()
+        outside |= _outside(held, drawn)
         shares = drawn.dropna().astype(int).value_counts() / max(len(synthetic), 1)
         unheld = shares[~shares.index.isin(set(held.astype(int)))]
         phantom = max(phantom, float(unheld.max()) if len(unheld) else 0.0)
@@ -110,7 +119,7 @@ def outside_by_bin(real: pd.DataFrame, synthetic: pd.DataFrame, codes: list[str]
     for name in codes:
         held = real[name].dropna().to_numpy(dtype=float)
         drawn = pd.to_numeric(synthetic[name], errors="coerce").to_numpy(dtype=float)
-        out = ~np.isnan(drawn) & ((drawn < held.min()) | (drawn > held.max()))
+        out = _outside(held, drawn)
         cuts = np.asarray(edges.get(name, np.arange(int(np.nanmax(drawn, initial=0)) + 2)), dtype=float)
         real_bins = np.zeros(len(cuts) + 1, dtype=bool)
         real_bins[np.searchsorted(cuts, held, side="right")] = True
@@ -158,8 +167,9 @@ def main(argv=None) -> pd.DataFrame:
     print(
         f"mean: rows with a code outside its real range {per['outside'].mean():.4f} "
         f"({int((per['outside'] <= 0.05).sum())} of {len(per)} tables at 5% or less); largest share at a code no "
-        f"record holds {per['phantom'].mean():.4f} ({int((per['phantom'] <= 0.01).sum())} at 1% or less); rows outside "
-        f"in a bin that also holds records {per['straddle'].mean():.4f}, in a bin holding none {per['empty'].mean():.4f}"
+        f"record holds {per['phantom'].mean():.4f} ({int((per['phantom'] <= 0.01).sum())} at 1% or less); rows "
+        f"outside in a bin that also holds records {per['straddle'].mean():.4f}, in a bin holding none "
+        f"{per['empty'].mean():.4f}"
     )
     return found
 

@@ -949,10 +949,10 @@ def test_a_narrow_leaf_holding_many_records_becomes_a_bin_per_value():
     """Pieces 0-6 (one leaf, 900 records), 7-12 (one leaf, 2), 13-50 and 51-100 (two leaves, 30 and 30) in bins
     0-12 and 13-100: 0-6 holds more than 1/12 of the total and spans at most 8 whole numbers, so each of its values
     becomes a bin, and 7 starts the rest of its bin. 7-12 is too light (and not clear of the noise), 13-100 is two
-    leaves. A leaf of 9 to 16 values is cut only when it holds half the total (0-8 with 900 of 1,000, not 0-8 with 450 of 1,000), one of 17
-    never; 0-6 stays whole when its count does not stand clear of the noise (deviation 400: the level for one of 4
-    leaves is 400 / sqrt 2 x ln(4 / (2 Phi(-2))) = 1,267). The cuts stop where the column would pass
-    ``FITTED_MAX_BINS``."""
+    leaves. A leaf of 9 to 16 values is cut only when it holds half the total (0-8 with 900 of 1,000, not 0-8 with
+    450 of 1,000), one of 17 never; 0-6 stays whole when its count does not stand clear of the noise (deviation 400:
+    the level for one of 4 leaves is 400 / sqrt 2 x ln(4 / (2 Phi(-2))) = 1,267). The cuts stop where the column
+    would pass ``FITTED_MAX_BINS``."""
     piece_lows, counts, leaves = np.array([0, 7, 13, 51]), np.array([900.0, 2, 30, 30]), np.array([1, 1, 2, 1])
     out = leaf_cuts.split_narrow(np.array([0, 13]), piece_lows, counts, leaves, 100, 1.0)
     assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 13]

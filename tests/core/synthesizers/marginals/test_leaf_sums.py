@@ -34,6 +34,11 @@ def _squared_errors(frame, monkeypatch, use: bool) -> np.ndarray:
     return np.asarray(errors)
 
 
+def _standard_errors(difference: np.ndarray) -> float:
+    """A paired difference's mean in standard errors of that mean."""
+    return float(difference.mean() / (difference.std(ddof=1) / np.sqrt(difference.size)))
+
+
 @pytest.fixture(scope="module")
 def alone(frame):
     """The error without the sums, fitted once for both tests."""
@@ -49,8 +54,7 @@ def test_pooling_the_leaf_sums_moves_the_one_ways_no_further_from_the_truth(fram
     and the rounds' choices put a standard error of about 600 on the paired mean of 24 column-releases (about 5,000;
     +86 now, 0.15 of it): the pooled error must not pass the error alone by two standard errors. The overconfident
     variant below passes it by six (docs/benchmarks/history.md, the forty-seventh round)."""
-    difference = _squared_errors(frame, monkeypatch, True) - alone
-    assert difference.mean() < 2 * difference.std(ddof=1) / np.sqrt(difference.size)
+    assert _standard_errors(_squared_errors(frame, monkeypatch, True) - alone) < 2
 
 
 def test_leaf_sums_with_a_variance_too_small_are_caught(frame, alone, monkeypatch):
@@ -67,5 +71,4 @@ def test_leaf_sums_with_a_variance_too_small_are_caught(frame, alone, monkeypatc
         return sums, np.where(np.isfinite(variances), np.min(counted[2]) / 25, variances)
 
     monkeypatch.setattr(measurements, "bin_counts", overconfident)
-    difference = _squared_errors(frame, monkeypatch, True) - alone
-    assert difference.mean() > 3 * difference.std(ddof=1) / np.sqrt(difference.size)
+    assert _standard_errors(_squared_errors(frame, monkeypatch, True) - alone) > 3
