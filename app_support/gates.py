@@ -51,6 +51,7 @@ _ADVICE_ICONS = {
     "timed": ":material/schedule:",
     "spelled": ":material/help:",
     "fractions": ":material/percent:",
+    "decimals": ":material/decimal_decrease:",
     "totals": ":material/functions:",
     "renamed": ":material/public:",
     "changed": ":material/rule:",

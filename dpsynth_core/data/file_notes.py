@@ -2,7 +2,8 @@
 
 Checks of :func:`.misfits.fit_notes` that do not stop a release, each naming columns and counts, never a value:
 date cells that carry a time of day a date column drops (:func:`timed_columns`); shares stored as fractions in a
-range declared in percent (:func:`fraction_columns`); cells written as files usually write a missing value (NA from
+range declared in percent (:func:`fraction_columns`); real numbers written with a few decimal places, or none, in a
+column that declares none (:func:`decimal_columns`); cells written as files usually write a missing value (NA from
 R, . from SAS and Stata) but not declared so (:func:`missing_spellings`, the spelling from a public list); rows that
 are a spreadsheet's totals (:func:`total_rows`); and cells that name a declared country or US state another way
 (United-States, USA, NEW YORK), read as it (:func:`renamed_cells`).
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
+import numpy as np
 import pandas as pd
 
 from ..domain import CategoricalDomain, TableDomain
@@ -89,6 +91,66 @@ def fraction_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
                 f"Column '{name}': {inside:,} of its {filled:,} numbers lie between 0 and 1, in a range declared in "
                 "percent (0 to 100)."
             )
+    return lines
+
+
+#: A real-number column that declares no decimal places is told when at least this share of its filled numbers
+#: have at most :data:`MOST_DECIMALS` (:func:`decimal_columns`): a count stored as a real number (a Stata or SPSS
+#: file writes most numbers so), or a reading to a tenth.
+DECIMALS_SHARE = 0.99
+#: The most decimal places :func:`decimal_columns` tells of: past them, every digit is what a release keeps anyway.
+MOST_DECIMALS = 3
+#: What a release does with the digits of a real number, and what to declare instead.
+DECIMALS_HOW = (
+    "A number column keeps every digit of its drawn values unless its declaration says how many decimal places they "
+    "have: a value drawn inside a bin comes out as 2.50013 where the file writes 2.5, and a value many records "
+    "hold (a count's 2) as 1.999992 beside it. If the documentation gives these numbers to so many places, declare "
+    'them (the Domain page\'s decimal places; "decimals": 1 in a declaration): the release then writes them so, at '
+    'no cost to privacy. Whole numbers that count or code something are better declared as whole numbers ("type": '
+    '"integer"), whose bins can reach each value.'
+)
+
+
+def decimal_places(values: np.ndarray) -> np.ndarray:
+    """Per number, the fewest decimal places (0 to :data:`MOST_DECIMALS`) that write it, ``MOST_DECIMALS + 1`` when
+    it takes more (to a float's rounding: 0.1 + 0.2 has one).
+
+    >>> decimal_places(np.array([2.0, 2.5, 0.1 + 0.2, 12.125, 3.14159, 1e9 + 0.5])).tolist()
+    [0, 1, 1, 3, 4, 1]
+    """
+    places = np.full(len(values), MOST_DECIMALS + 1)
+    for k in range(MOST_DECIMALS, -1, -1):
+        scaled = values * 10.0**k
+        places[np.abs(scaled - np.round(scaled)) <= 1e-10 * np.maximum(1.0, np.abs(scaled))] = k
+    return places
+
+
+def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): each kept real-number column declaring no ``decimals`` at least
+    :data:`DECIMALS_SHARE` of whose filled numbers have at most :data:`MOST_DECIMALS` decimal places, one line each
+    naming the column, the places and the counts (no value). A release of such a column writes 1.999992 where its
+    records hold 2: declared decimal places (or whole numbers) round the draw, post-processing."""
+    lines = []
+    markers = list(domain.missing_markers)
+    for name, column in domain.kept.items():
+        if name not in data or column.kind != "float" or column.decimals is not None:
+            continue
+        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        cells = distinct.index.to_series().astype("string")
+        values = read_numbers(cells.where(~cells.isin(markers)), column.written)
+        filled = ~np.isnan(values)
+        total = int(distinct.to_numpy()[filled].sum())
+        if not total:
+            continue
+        places = decimal_places(values[filled])
+        held = np.bincount(places, weights=distinct.to_numpy()[filled], minlength=MOST_DECIMALS + 2).cumsum()
+        fits = np.flatnonzero(held[: MOST_DECIMALS + 1] >= DECIMALS_SHARE * total)
+        if not len(fits):
+            continue
+        k = int(fits[0])
+        share = f"all {total:,} of its numbers" if held[k] == total else f"{int(held[k]):,} of its {total:,} numbers"
+        said = "are whole" if k == 0 else f"have at most {k} decimal place{'s' * (k != 1)}"
+        lines.append(f"Column '{name}': {share} {said}.")
     return lines
 
 

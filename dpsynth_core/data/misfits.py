@@ -30,6 +30,7 @@ from ..domain.kinds import DEFAULT_ALPHABET, KIND_STATEMENTS
 from ..domain.public_lists import TITLES, public_list, read_as_named
 from .encoding import encode_column, missing_cells
 from .file_notes import (
+    DECIMALS_HOW,
     FRACTION_HOW,
     MISFIT_SHARE,
     MISSING_SPELLINGS_HOW,
@@ -37,6 +38,7 @@ from .file_notes import (
     RENAMED_HOW,
     TIME_OF_DAY_HOW,
     TOTAL_HOW,
+    decimal_columns,
     distinct_cells,
     fraction_columns,
     missing_spellings,
@@ -371,7 +373,9 @@ class FitNotes:
     ``fractions``, shares stored as fractions in a percent range (:func:`fraction_columns`); ``totals``, rows that
     are a spreadsheet's totals (:func:`total_rows`); ``renamed``, cells naming a declared country or state another way
     (:func:`renamed_cells`); ``changed``, the columns some of whose cells the public rule changes
-    (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`)."""
+    (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`);
+    ``decimals``, real numbers written with few decimal places in columns that declare none
+    (:func:`decimal_columns`)."""
 
     missing: list
     how: list
@@ -382,6 +386,7 @@ class FitNotes:
     renamed: list
     changed: list = ()
     notes_below: list = ()
+    decimals: list = ()
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -392,6 +397,12 @@ class FitNotes:
             ("timed", "a release would keep the day of these cells, not their time.", self.timed, TIME_OF_DAY_HOW),
             ("spelled", "cells written as files usually write a missing value.", self.spelled, MISSING_SPELLINGS_HOW),
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
+            (
+                "decimals",
+                "numbers written with few decimal places, in columns that declare none.",
+                list(self.decimals),
+                DECIMALS_HOW,
+            ),
             ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
             ("notes_below", "rows that look like a note below the table.", list(self.notes_below), NOTE_HOW),
             ("renamed", "cells read as the declared value they name another way.", self.renamed, RENAMED_HOW),
@@ -415,4 +426,5 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         renamed_cells(data, domain, counts),
         changed_columns(data, domain, fits, counts),
         note_rows(data, domain),
+        decimal_columns(data, domain, counts),
     )

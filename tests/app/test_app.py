@@ -1346,7 +1346,8 @@ def test_a_note_on_many_columns_shows_ten_in_the_tables_order_and_the_others_bel
 def test_shares_a_spreadsheet_stores_as_fractions_in_a_percent_range_are_said_before_a_draw():
     """Seattle's weather as a workbook with a share column shown as percentages (stored 0.0 to 1.0) and declared
     0 to 100 in percent, as the sheet shows it: the Preview says, for the publisher only, that the values would
-    come out near 0 and what to declare; declared 0 to 1, nothing is said."""
+    come out near 0 and what to declare; declared 0 to 1, nothing is said. Its readings to a tenth, declared with no
+    decimal places, are said in a note of their own."""
     import io
 
     import openpyxl
@@ -1367,6 +1368,8 @@ def test_shares_a_spreadsheet_stores_as_fractions_in_a_percent_range_are_said_be
     said = [i.value for i in at.info if "fractions" in i.value]
     assert not at.exception and len(said) == 1, [i.value for i in at.info]
     assert "Column 'cloud': 1,445 of its 1,461 numbers lie between 0 and 1" in said[0] and "0 to 1" in said[0]
+    places = [i.value for i in at.info if "few decimal places" in i.value]  # readings to a tenth, places undeclared
+    assert len(places) == 1 and "Column 'temp_max': all 1,461 of its numbers have at most 1 decimal place" in places[0]
     spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 1}
     at = _visit(_load_declaration(at, spec, "fractions.json"), "app_pages/4_Preview.py")
     assert not [i.value for i in at.info if "fractions" in i.value]

@@ -36,6 +36,15 @@ def test_a_declaration_that_does_not_say_the_files_forms_is_named_before_a_relea
         spec["columns"][name]["written"] = "decimal comma"
     (tmp_path / "said.json").write_text(json.dumps(spec))
     assert main(["check-declaration", str(data), "--domain", str(tmp_path / "said.json")]) == 0
+    out = capsys.readouterr().out  # read with their decimal commas: readings to a tenth, whose places are not declared
+    assert "- Column 'temp_max': all 1,461 of its numbers have at most 1 decimal place." in out
+    assert out.count("- Column ") == 4 and out.strip().endswith(
+        "every column of wetter.csv fits its declaration (6 kept)"
+    )
+    for name in ("precipitation", "temp_max", "temp_min", "wind"):
+        spec["columns"][name]["decimals"] = 1
+    (tmp_path / "said.json").write_text(json.dumps(spec))
+    assert main(["check-declaration", str(data), "--domain", str(tmp_path / "said.json")]) == 0
     assert capsys.readouterr().out.strip() == "every column of wetter.csv fits its declaration (6 kept)"
     assert not (tmp_path / "ws").exists()  # nothing recorded: no workspace was even opened
 
@@ -82,6 +91,8 @@ def test_cells_written_na_are_named_until_the_declaration_says_so(tmp_path, caps
     names the spelling and the columns, says how to declare it, and passes (the cells are missing either way)."""
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "ws"))
     spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
+    for name in ("bill_length_mm", "bill_depth_mm"):  # to a tenth of a millimetre, as the study gives them
+        spec["columns"][name]["decimals"] = 1
     data = str(SEATTLE / "penguins.csv")
     (tmp_path / "said.json").write_text(json.dumps(spec))
     assert main(["check-declaration", data, "--domain", str(tmp_path / "said.json")]) == 0

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import DomainError
+from dpsynth_core.data.file_notes import decimal_columns
 from dpsynth_core.data.misfits import (
     MISFIT_SHARE,
     fit_notes,
@@ -24,6 +25,8 @@ SEATTLE = ROOT / "benchmarks" / "datasets"
 def _seattle(written=None):
     frame = pd.read_csv(SEATTLE / "seattle_weather.csv", dtype=str, keep_default_na=False)
     spec = json.loads((SEATTLE / "seattle_weather.domain.json").read_text())
+    for name in ("precipitation", "temp_max", "temp_min", "wind"):  # readings to a tenth, as NOAA gives them
+        spec["columns"][name]["decimals"] = 1
     frame["date"] = frame["date"].str.slice(8, 10) + "/" + frame["date"].str.slice(5, 7) + "/" + frame["date"].str[:4]
     if written:
         spec["columns"]["date"]["written"] = written
@@ -238,7 +241,8 @@ def test_shares_stored_as_fractions_in_a_percent_range_are_said_whatever_the_row
         "Column 'cloud': 1,445 of its 1,461 numbers lie between 0 and 1, in a range declared in percent (0 to 100)."
     ]
     notes = fit_notes(frame.assign(cloud=shares), declared)
-    assert [which for which, *_ in notes.advice()] == ["fractions"] and notes.missing == []
+    assert [which for which, *_ in notes.advice()] == ["fractions", "decimals"] and notes.missing == []
+    assert notes.decimals == ["Column 'cloud': all 1,461 of its numbers have at most 2 decimal places."]
     assert "0.96" not in " ".join(notes.fractions)
     for cells in ((pd.Series(range(len(frame))) % 2).astype(str), (pd.Series(range(len(frame))) % 97).astype(str)):
         assert fraction_columns(frame.assign(cloud=cells), declared) == []  # zeros and ones; percentages
@@ -526,3 +530,36 @@ def test_a_column_of_months_declared_as_dates_is_told_the_reading_that_reads_it(
     )
     declared = TableDomain.from_json({"columns": {"first": {**spec, "written": "year and month"}}})
     assert misfit_columns(frame, declared) == ([], []) and fit_notes(frame, declared).changed == []
+
+
+def test_real_numbers_written_with_few_decimal_places_are_said_until_their_places_are_declared():
+    """Australian credit's real-number columns (declared without decimal places) hold amounts to the cent, ratios
+    to the thousandth and whole numbers: each is said with its places, so that the release writes 1,213 and not
+    1,212.9987; declared places, whole numbers, or digits past three say nothing, and no value is named."""
+    frame = pd.read_csv(shared_path("australian.csv"), dtype=str, keep_default_na=False)
+    spec = json.loads(shared_path("australian.domain.json").read_text())
+    for column in spec["columns"].values():
+        column.update({"min": 0, "max": 1_000_000} if column["type"] == "float" else {})  # a loose declaration
+    notes = fit_notes(frame, TableDomain.from_json(spec))
+    assert notes.decimals == [
+        "Column 'A2': all 690 of its numbers have at most 2 decimal places.",
+        "Column 'A3': all 690 of its numbers have at most 3 decimal places.",
+        "Column 'A7': all 690 of its numbers have at most 3 decimal places.",
+        "Column 'A10': all 690 of its numbers are whole.",
+        "Column 'A13': all 690 of its numbers are whole.",
+        "Column 'A14': all 690 of its numbers are whole.",
+    ]
+    assert "decimals" in [which for which, *_ in notes.advice()]
+    assert {"1213", "22.08"} <= set(frame["A14"]) | set(frame["A2"])
+    assert "1213" not in " ".join(notes.decimals) and "22.08" not in " ".join(notes.decimals)  # no value named
+    spec["columns"]["A2"]["decimals"] = 2
+    spec["columns"]["A10"] = {"type": "integer", "min": 0, "max": 100}
+    frame["A7"] = frame["A7"] + "1234"  # a ratio to seven places: every digit is what a release keeps
+    said = fit_notes(frame, TableDomain.from_json(spec)).decimals
+    assert [line.split("'")[1] for line in said] == ["A3", "A13", "A14"]
+    frame.loc[:5, "A13"] = frame.loc[:5, "A13"] + ".5"  # 6 of 690 cells with a decimal: still nearly all whole
+    assert "Column 'A13': 684 of its 690 numbers are whole." in fit_notes(frame, TableDomain.from_json(spec)).decimals
+    frame.loc[6:14, "A13"] = frame.loc[6:14, "A13"] + ".25"  # 9 more, with two: 98.7% to one place, all to two
+    assert "Column 'A13': all 690 of its numbers have at most 2 decimal places." in decimal_columns(
+        frame, TableDomain.from_json(spec)
+    )
