@@ -94,9 +94,9 @@ def fraction_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     return lines
 
 
-#: A real-number column that declares no decimal places is told when at least this share of its filled numbers
-#: have at most :data:`MOST_DECIMALS` (:func:`decimal_columns`): a count stored as a real number (a Stata or SPSS
-#: file writes most numbers so), or a reading to a tenth.
+#: A real-number column that declares no decimal places, or more than its numbers have, is told when at least this
+#: share of its filled numbers have at most :data:`MOST_DECIMALS` (:func:`decimal_columns`): a count stored as a real
+#: number (a Stata or SPSS file writes most numbers so), or a reading to a tenth.
 DECIMALS_SHARE = 0.99
 #: The most decimal places :func:`decimal_columns` tells of: past them, every digit is what a release keeps anyway.
 MOST_DECIMALS = 3
@@ -125,15 +125,20 @@ def decimal_places(values: np.ndarray) -> np.ndarray:
     return places
 
 
+def _places(count: int) -> str:
+    return f"{count} decimal place{'s' * (count != 1)}"
+
+
 def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
-    """For the publisher only (it reads the data): each kept real-number column declaring no ``decimals`` at least
-    :data:`DECIMALS_SHARE` of whose filled numbers have at most :data:`MOST_DECIMALS` decimal places, one line each
-    naming the column, the places and the counts (no value). A release of such a column writes 1.999992 where its
-    records hold 2: declared decimal places (or whole numbers) round the draw, post-processing."""
+    """For the publisher only (it reads the data): each kept real-number column declaring no ``decimals``, or more
+    than its numbers have (a codebook's ``F8.2`` over counts), at least :data:`DECIMALS_SHARE` of whose filled numbers
+    have at most :data:`MOST_DECIMALS` decimal places, one line each naming the column, the places and the counts (no
+    value). A release of such a column writes 1.999992 (or 1.37) where its records hold 2: declared decimal places
+    (or whole numbers) round the draw, post-processing."""
     lines = []
     markers = list(domain.missing_markers)
     for name, column in domain.kept.items():
-        if name not in data or column.kind != "float" or column.decimals is not None:
+        if name not in data or column.kind != "float" or column.decimals == 0:
             continue
         distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
         cells = distinct.index.to_series().astype("string")
@@ -145,12 +150,13 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
         places = decimal_places(values[filled])
         held = np.bincount(places, weights=distinct.to_numpy()[filled], minlength=MOST_DECIMALS + 2).cumsum()
         fits = np.flatnonzero(held[: MOST_DECIMALS + 1] >= DECIMALS_SHARE * total)
-        if not len(fits):
+        if not len(fits) or (column.decimals is not None and fits[0] >= column.decimals):
             continue
         k = int(fits[0])
         share = f"all {total:,} of its numbers" if held[k] == total else f"{int(held[k]):,} of its {total:,} numbers"
-        said = "are whole" if k == 0 else f"have at most {k} decimal place{'s' * (k != 1)}"
-        lines.append(f"Column '{name}': {share} {said}.")
+        said = "are whole" if k == 0 else f"have at most {_places(k)}"
+        declared = "" if column.decimals is None else f", where {_places(column.decimals)} are declared"
+        lines.append(f"Column '{name}': {share} {said}{declared}.")
     return lines
 
 

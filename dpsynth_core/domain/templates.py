@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 
+from .. import constraints
 from ..wording import first_names
 from .header import HEADER_JOIN
 from .public_lists import public_list
@@ -370,6 +371,21 @@ def unconfirmed_columns(notes: dict, kept) -> list[str]:
 #: (not a general format such as Stata's ``%10.0g`` or SAS's ``BEST12``: those show decimals when there are any).
 _WHOLE_FORMAT = re.compile(r"^((F|N|COMMA|DOT|DOLLAR)\d+(\.0)?|%-?\d+\.0fc?|\d+\.0?|Z\d+\.?0?)$", re.I)
 _WHOLE_STORAGE = ("int8", "int16", "int32", "int64")
+#: Display formats with decimal places: SPSS ``F10.2``, ``COMMA9.2``, ``DOLLAR12.2``; Stata ``%9.2f``; SAS ``8.2``:
+#: the places the file shows its numbers with, which a release writes them with (``"decimals"``).
+_PLACES_FORMAT = re.compile(r"^(?:(?:F|N|COMMA|DOT|DOLLAR)?\d+\.(?P<places>\d+)|%-?\d+\.(?P<stata>\d+)fc?)$", re.I)
+
+
+def format_places(fmt: str) -> int | None:
+    """The decimal places a codebook's display format shows (``F10.2``: 2), None for a general format (Stata's
+    ``%10.0g``, SAS's ``BEST12``) or more places than a release keeps (:data:`~dpsynth_core.constraints.MAX_DECIMALS`).
+
+    >>> format_places("F10.2"), format_places("%9.3fc"), format_places("COMMA12.2"), format_places("%10.0g")
+    (2, 3, 2, None)
+    """
+    found = _PLACES_FORMAT.match(fmt or "")
+    places = int(found["places"] or found["stata"]) if found else None
+    return places if places is not None and places <= constraints.MAX_DECIMALS else None
 
 
 def categories(labels: dict) -> dict:
@@ -417,8 +433,10 @@ def template_from_codebook(name: str, entry: dict) -> dict:
     if storage in ("date", "datetime", "time"):
         return {"type": storage}
     if storage == "number":
-        whole = entry.get("type") in _WHOLE_STORAGE or bool(_WHOLE_FORMAT.match(fmt))
-        return {"type": "integer" if whole else "float"}
+        if entry.get("type") in _WHOLE_STORAGE or _WHOLE_FORMAT.match(fmt):
+            return {"type": "integer"}
+        places = format_places(fmt)
+        return {"type": "float"} | ({"decimals": places} if places else {})
     return named
 
 

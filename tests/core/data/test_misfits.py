@@ -535,7 +535,8 @@ def test_a_column_of_months_declared_as_dates_is_told_the_reading_that_reads_it(
 def test_real_numbers_written_with_few_decimal_places_are_said_until_their_places_are_declared():
     """Australian credit's real-number columns (declared without decimal places) hold amounts to the cent, ratios
     to the thousandth and whole numbers: each is said with its places, so that the release writes 1,213 and not
-    1,212.9987; declared places, whole numbers, or digits past three say nothing, and no value is named."""
+    1,212.9987, and so are whole numbers declared with 2 places; places declared as the numbers have them, whole
+    numbers, or digits past three say nothing, and no value is named."""
     frame = pd.read_csv(shared_path("australian.csv"), dtype=str, keep_default_na=False)
     spec = json.loads(shared_path("australian.domain.json").read_text())
     for column in spec["columns"].values():
@@ -553,10 +554,12 @@ def test_real_numbers_written_with_few_decimal_places_are_said_until_their_place
     assert {"1213", "22.08"} <= set(frame["A14"]) | set(frame["A2"])
     assert "1213" not in " ".join(notes.decimals) and "22.08" not in " ".join(notes.decimals)  # no value named
     spec["columns"]["A2"]["decimals"] = 2
+    spec["columns"]["A14"]["decimals"] = 2  # as a codebook's F8.2 would start it: more places than its numbers have
     spec["columns"]["A10"] = {"type": "integer", "min": 0, "max": 100}
     frame["A7"] = frame["A7"] + "1234"  # a ratio to seven places: every digit is what a release keeps
     said = fit_notes(frame, TableDomain.from_json(spec)).decimals
     assert [line.split("'")[1] for line in said] == ["A3", "A13", "A14"]
+    assert said[2] == "Column 'A14': all 690 of its numbers are whole, where 2 decimal places are declared."
     frame.loc[:5, "A13"] = frame.loc[:5, "A13"] + ".5"  # 6 of 690 cells with a decimal: still nearly all whole
     assert "Column 'A13': 684 of its 690 numbers are whole." in fit_notes(frame, TableDomain.from_json(spec)).decimals
     frame.loc[6:14, "A13"] = frame.loc[6:14, "A13"] + ".25"  # 9 more, with two: 98.7% to one place, all to two

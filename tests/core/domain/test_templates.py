@@ -51,7 +51,8 @@ def test_a_codebook_becomes_the_starting_declaration(tmp_path):
     assert columns["Race"]["values"] == ["1", "2", "3", "4", "5", "6"] and "9" not in columns["Race"]["labels"]
     assert columns["Race"]["labels"] == published["columns"]["Race"]["labels"]  # the public data dictionary's
     # storage and display formats -> kinds, their ranges still the publisher's to give; names -> templates
-    assert columns["Income"] == {"type": "integer"} and columns["Expenditure"] == {"type": "float"}
+    assert columns["Income"] == {"type": "integer"}  # F8.0
+    assert columns["Expenditure"] == {"type": "float", "decimals": 2}  # F10.2: the places the file shows, kept
     assert columns["person_id"] == {"type": "drop"}
     # marked as from the file's metadata, kept in the notes for the writer (and never a counted value)
     assert spec["notes"]["codebook"]["columns"]["UrbanRural"]["label"] == "Urban or rural"
@@ -73,6 +74,9 @@ def test_a_stata_codebook_and_the_name_templates_without_one(tmp_path):
     assert found["columns"]["Income"]["type"] in ("int8", "int16", "int32")  # Stata's own integer storage
     assert template_from_codebook("Income", found["columns"]["Income"]) == {"type": "integer"}
     assert template_from_codebook("Expenditure", found["columns"]["Expenditure"]) == {"type": "float"}
+    amounts = {"value_labels": {}, "storage": "number", "type": "double"}  # a format's places, kept; a general one's
+    assert template_from_codebook("paid", {**amounts, "format": "%9.2fc"}) == {"type": "float", "decimals": 2}
+    assert template_from_codebook("paid", {**amounts, "format": "%10.0g"}) == {"type": "float"}
     plain = declaration_from_names(["age", "Race"], dataset="ce.csv")
     assert plain["columns"] == {"age": {"type": "integer", "min": 0, "max": 120}, "Race": {"type": "text"}}
     assert "notes" not in plain
