@@ -37,7 +37,12 @@ def add_commands(sub) -> None:
     check.add_argument(
         "--person", metavar="COLUMN", help="the column identifying a person (default: the declaration's)"
     )
-    check.add_argument("--max-rows-per-person", metavar="K", help="the bound you plan (with --person)")
+    check.add_argument(
+        "--max-rows-per-person",
+        metavar="K",
+        help="the bound you plan, whose dropped rows are told (default: the declaration's; with none, only a bound "
+        "to consider is told)",
+    )
     check.add_argument(
         "--epsilon",
         default=str(constraints.PERSON_CHECK_EPSILON),
@@ -53,16 +58,24 @@ def add_commands(sub) -> None:
 
 
 def _domain(args):
+    """The declaration with the person column to check, and the bound planned (None: none, only a bound to
+    consider is told). ``--person`` names the column where the declaration does not (or another), and
+    ``--max-rows-per-person`` the bound planned, the declaration's by default when its person is the one checked."""
     from ..domain import TableDomain
-    from ..validation import check_person_option
+    from ..validation import check_max_rows_per_person
 
     domain = TableDomain.load(args.domain)
-    person = check_person_option(args.person, args.max_rows_per_person)
-    if person:
-        domain = domain.with_person_bound(*person)
-    if domain.person is None:
-        raise ParameterError("the declaration names no person: give --person COLUMN --max-rows-per-person K")
-    return domain.validate()
+    declared = domain.person
+    column = args.person if args.person is not None else (declared.column if declared else None)
+    if column is None:
+        raise ParameterError(
+            "the declaration names no person: give --person COLUMN (and --max-rows-per-person K, the bound you plan)"
+        )
+    if args.max_rows_per_person is not None:
+        planned = check_max_rows_per_person(args.max_rows_per_person, "--max-rows-per-person")
+    else:
+        planned = declared.max_rows if declared and declared.column == column else None
+    return domain.with_person_bound(column, planned or 1).validate(), planned  # the check counts, whatever bound
 
 
 def _open(args, domain):
@@ -104,7 +117,7 @@ def run_check_persons(args) -> None:
         raise ParameterError(f"file not found: {args.input}")
     reads = [("the input", args.input), ("--domain", args.domain)]
     targets = check_outputs([("--out", args.out)], reads, ledger_folders(args.workspace))
-    domain = _domain(args)
+    domain, planned = _domain(args)
     table = _open(args, domain)
     try:
         workspace = open_workspace(args.workspace)
@@ -119,8 +132,10 @@ def run_check_persons(args) -> None:
         from ..wording import SEED_NOTE
 
         print(f"note: {SEED_NOTE}", file=sys.stderr)
-    for line in bounding_plan_words(check, unit.max_rows, unit.name, constraints.PERSON_CHECK_KEEP):
+    for line in bounding_plan_words(check, planned, unit.name, constraints.PERSON_CHECK_KEEP):
         print(f"- {line}")
+    if planned is None:
+        print("- Give --max-rows-per-person K to be told how many rows that bound drops.")
     if targets:
         saved = {"format": CHECK_FORMAT, "column": unit.column, "ledger": fingerprint, "check": check.as_dict()}
         write_all([(targets[0][1], (json.dumps(saved, indent=2) + "\n").encode("utf-8"))])

@@ -231,14 +231,27 @@ def rows_histogram(per_person: np.ndarray, *, epsilon: float, noise, cap: int) -
     return RowsPerPerson(tuple(int(v) for v in noisy), float(epsilon), int(cap))
 
 
-def bounding_plan_words(check: RowsPerPerson, max_rows: int, name: str, keep: float) -> list[str]:
+def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, keep: float) -> list[str]:
     """What bounding to ``max_rows`` rows per ``name`` will cost, and a bound to consider, in plain words, from
-    the DP check alone (the Privacy page's plan)."""
-    before, dropped, error = check.rows_before(), check.dropped(max_rows), check.typical_error()
-    share = dropped / before if before > 0 else 0.0
+    the DP check alone (the Privacy page's plan); with no bound planned (``None``: the command line's check of a
+    person column alone), the rows and a bound to consider only."""
+    before, error = check.rows_before(), check.typical_error()
     suggested = check.suggested(keep)
-    rows = "1 row" if max_rows == 1 else f"{max_rows:,} rows"
     more = f"{check.cap:,} or more" if suggested >= check.cap else f"{suggested:,}"
+    counted = (
+        f"About {check.persons():,.0f} {name}s hold at least {before:,.0f} rows (give or take {error:,.0f}; "
+        f"estimated with ε = {check.epsilon:g}, recorded in the ledger)."
+    )
+    consider = (
+        f"A bound of {more} rows per {name} would keep about {100 * keep:.0f}% of the rows"
+        + (" or fewer" if check.past_cap(suggested) else "")
+        + ", by these noisy counts"
+    )
+    if max_rows is None:
+        return [counted, consider + f" (as uncertain as the rows above). {BOUND_TRADE.format(name=name)}"]
+    dropped = check.dropped(max_rows)
+    share = dropped / before if before > 0 else 0.0
+    rows = "1 row" if max_rows == 1 else f"{max_rows:,} rows"
     drop_error, clear = check.dropped_error(max_rows), check.tells_dropped(max_rows)
     if clear and check.past_cap(max_rows):
         drops = (
@@ -253,15 +266,15 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int, name: str, keep: fl
             "cannot tell whether it drops many rows or none (a check with a larger ε, on its own budget, could)"
         )
     return [
-        f"About {check.persons():,.0f} {name}s hold at least {before:,.0f} rows (give or take {error:,.0f}; "
-        f"estimated with ε = {check.epsilon:g}, recorded in the ledger).",
+        counted,
         f"Keeping at most {rows} per {name} {drops}. Rows dropped are "
         f"gone from every figure of the release: {name}s with many rows weigh less than in your table, so "
         "shares that depend on them shift. That is the bounded table's truth, not noise.",
-        f"A bound of {more} rows per {name} would keep about {100 * keep:.0f}% of the rows"
-        + (" or fewer" if check.past_cap(suggested) else "")
-        + ", by these noisy counts"
-        + ("" if clear else " (as uncertain as the line above)")
-        + f". A larger bound keeps more rows but splits ε over more rows per {name}: each row's noise grows "
-        "with the bound.",
+        consider + ("" if clear else " (as uncertain as the line above)") + f". {BOUND_TRADE.format(name=name)}",
     ]
+
+
+#: What a larger bound on rows per person costs (the last words of :func:`bounding_plan_words`).
+BOUND_TRADE = (
+    "A larger bound keeps more rows but splits ε over more rows per {name}: each row's noise grows with the bound."
+)
