@@ -10,9 +10,9 @@ A statistical package's file (SPSS, Stata, SAS) carries its codebook in its meta
 any record (:func:`dpsynth_core.data.formats.codebook`): a column with value labels starts as its
 categories (the codes, each shown with its label), its declared missing codes left out (they are read
 as missing); any other column takes its name's template, else its variable label's ("NLS ID": an id,
-dropped), else the kind its storage type and display format say (whole numbers, numbers, dates, text: the
-range still to supply). The codebook is kept in
-the declaration's notes (``notes["codebook"]``), which marks what came from the file's metadata and
+dropped), else the kind its storage type and display format say (:mod:`.display_formats`: whole numbers, numbers
+with the decimal places shown, dates, text: the range still to supply). The codebook is kept in the declaration's
+notes (``notes["codebook"]``), which marks what came from the file's metadata and
 lets a release be written back with its labels and missing codes. The publisher confirms every column:
 each kept column started from the codebook is ``"confirmed": false`` there until the publisher sets it
 (the Domain page's tick, or the JSON), and until then the declaration is not complete
@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 import re
 
-from .. import constraints
 from ..wording import first_names
+from .display_formats import format_places, shows_whole
 from .header import HEADER_JOIN
 from .public_lists import public_list
 
@@ -367,27 +367,6 @@ def unconfirmed_columns(notes: dict, kept) -> list[str]:
     ]
 
 
-#: Display formats with no decimals: SPSS ``F8.0``, ``N5``, ``COMMA9.0``; Stata ``%9.0f``; SAS ``8.``, ``Z5.``
-#: (not a general format such as Stata's ``%10.0g`` or SAS's ``BEST12``: those show decimals when there are any).
-_WHOLE_FORMAT = re.compile(r"^((F|N|COMMA|DOT|DOLLAR)\d+(\.0)?|%-?\d+\.0fc?|\d+\.0?|Z\d+\.?0?)$", re.I)
-_WHOLE_STORAGE = ("int8", "int16", "int32", "int64")
-#: Display formats with decimal places: SPSS ``F10.2``, ``COMMA9.2``, ``DOLLAR12.2``; Stata ``%9.2f``; SAS ``8.2``:
-#: the places the file shows its numbers with, which a release writes them with (``"decimals"``).
-_PLACES_FORMAT = re.compile(r"^(?:(?:F|N|COMMA|DOT|DOLLAR)?\d+\.(?P<places>\d+)|%-?\d+\.(?P<stata>\d+)fc?)$", re.I)
-
-
-def format_places(fmt: str) -> int | None:
-    """The decimal places a codebook's display format shows (``F10.2``: 2), None for a general format (Stata's
-    ``%10.0g``, SAS's ``BEST12``) or more places than a release keeps (:data:`~dpsynth_core.constraints.MAX_DECIMALS`).
-
-    >>> format_places("F10.2"), format_places("%9.3fc"), format_places("COMMA12.2"), format_places("%10.0g")
-    (2, 3, 2, None)
-    """
-    found = _PLACES_FORMAT.match(fmt or "")
-    places = int(found["places"] or found["stata"]) if found else None
-    return places if places is not None and places <= constraints.MAX_DECIMALS else None
-
-
 def categories(labels: dict) -> dict:
     """A category list from a codebook's or a dictionary's ``code -> label`` (in its order), the labels kept when
     any differs from its code.
@@ -433,7 +412,7 @@ def template_from_codebook(name: str, entry: dict) -> dict:
     if storage in ("date", "datetime", "time"):
         return {"type": storage}
     if storage == "number":
-        if entry.get("type") in _WHOLE_STORAGE or _WHOLE_FORMAT.match(fmt):
+        if shows_whole(entry.get("type"), fmt):
             return {"type": "integer"}
         places = format_places(fmt)
         return {"type": "float"} | ({"decimals": places} if places else {})
