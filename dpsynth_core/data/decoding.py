@@ -46,7 +46,8 @@ def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) 
     low, high = np.where(uniform, lows[codes], low), np.where(uniform, highs[codes], high)
     if integer:
         return noise.integers(low, high)
-    points = point_of_pieces(piece_lows, piece_highs, float(top - piece_lows[0]))[piece]  # a point mass's value
+    span = float(top - piece_lows[0])
+    points = point_of_pieces(piece_lows, piece_highs, span, weights, totals[owner])[piece]  # a point mass's value
     return np.where(np.isnan(points) | uniform, noise.uniform(low, high), points)
 
 

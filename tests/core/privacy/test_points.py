@@ -12,13 +12,14 @@ import pytest
 
 from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
-from dpsynth_core.domain import TableDomain
+from dpsynth_core.domain import TableDomain, ranges
 from dpsynth_core.domain.ranges import point_width
 from dpsynth_core.privacy import leaves, points
 from dpsynth_core.privacy.binning import fit_column
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.privacy.privtree import privtree
 from tests.audit import audit
+from tests.conftest import shared_path
 
 EPS = 1.0
 
@@ -299,3 +300,35 @@ def test_audit_catches_a_named_point_counted_without_noise(point, monkeypatch):
     released, table, neighbour = _AUDITED[point]
     result = audit(released, table, neighbour, _point_events(point), trials=300, seed=12)
     assert result.violates(EPS), result
+
+
+# --- decoding: a value many records share comes out as that value ------------------------------------------------
+
+
+def _hours(seed: int) -> tuple[pd.Series, pd.Series]:
+    """Adult's hours a week, declared as real numbers 0-168 with no decimal places (the publisher's min and max), and
+    a release of them (with age and sex) at epsilon 1."""
+    real = pd.read_csv(shared_path("adult.csv"), usecols=["age", "hours-per-week", "sex"])
+    spec = {
+        "age": {"type": "integer", "min": 0, "max": 120},
+        "hours-per-week": {"type": "float", "min": 0, "max": 168},
+        "sex": {"type": "categorical", "values": ["Female", "Male"]},
+    }
+    drawn = synthesize(real, {"columns": spec}, EPS, random_state=seed).data
+    return real["hours-per-week"], pd.to_numeric(drawn["hours-per-week"])
+
+
+def test_a_value_many_records_share_comes_out_as_itself_in_a_real_column(monkeypatch):
+    """40, 50, 45 and 20 hours a week (47%, 8.7%, 5.6% and 3.8% of adult's 32,561 people) come out as exactly those
+    numbers, each within 0.6 points of its real share (the 1-way count's noise is a few records' worth), and no
+    number that no record holds takes 0.3% of the rows: PrivTree reaches the 20s about 2**-20 of the range deep, short
+    of its deepest leaf, so without the narrow spike's rule they came out as 19.99999 and the like, and the leaf of a
+    value cut into pieces came out as several values (35, 35.00001, 35.00002, ...)."""
+    for seed in range(4):
+        real, drawn = _hours(seed)
+        for value in (40, 50, 45, 20):
+            assert abs((drawn == value).mean() - (real == value).mean()) < 0.006, (seed, value)
+        shares = drawn.value_counts(normalize=True)
+        assert shares[~shares.index.isin(set(real))].max() < 0.003, seed
+    monkeypatch.setattr(ranges, "POINT_SPIKES", False)
+    assert all((_hours(seed)[1] == 20).mean() == 0 for seed in range(2))  # the ablation: 20 spread over its piece
