@@ -150,7 +150,7 @@ MAX_TEXT_LENGTH = 100
 MAX_TEXT_DOMAIN_SIZE = 10**100
 #: Real-number intervals are split by PrivTree at most this many times (to 2**-24 of the declared range): a
 #: leaf that narrow which still holds records is a point mass (a value many records share, such as 0), so its
-#: records are decoded at the simplest number inside it (:func:`~dpsynth_core.domain.ranges.point_of_pieces`).
+#: records are decoded at the simplest number inside it (:func:`~dpsynth_core.domain.point_masses.point_of_pieces`).
 FLOAT_MAX_DEPTH = 24
 #: Most decimal places a real column's synthetic values may be rounded to (its ``decimals``; float64 keeps 15 to 17
 #: significant digits).

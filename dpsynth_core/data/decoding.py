@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain
-from ..domain.ranges import point_of_pieces
+from ..domain.point_masses import point_of_pieces
 
 
 def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) -> np.ndarray:
@@ -20,7 +20,7 @@ def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) 
 
     ``spread = (piece_lows, weights)``: pieces tiling the range (every bin's low is a piece's low); a value picks
     a piece of its bin by weight, then a uniform value inside it, or a real point mass's own value
-    (:func:`~dpsynth_core.domain.ranges.point_of_pieces`). Bins without pieces or weight draw uniformly."""
+    (:func:`~dpsynth_core.domain.point_masses.point_of_pieces`). Bins without pieces or weight draw uniformly."""
     if spread is None or codes.size == 0:
         return noise.integers(lows[codes], highs[codes]) if integer else noise.uniform(lows[codes], highs[codes])
     piece_lows, weights = np.asarray(spread[0], dtype=np.int64 if integer else float), np.asarray(spread[1], float)

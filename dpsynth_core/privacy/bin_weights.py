@@ -10,7 +10,7 @@ import heapq
 
 import numpy as np
 
-from ..domain.ranges import point_width
+from ..domain.point_masses import point_width
 from .histogram import nonnegative_projection
 
 

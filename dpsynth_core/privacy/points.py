@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..domain import DateDomain
-from ..domain.ranges import point_width
+from ..domain.point_masses import point_width
 from .tails import clear_level
 
 #: Named points as leaves of their own (False: an ablation, PrivTree's leaves alone).

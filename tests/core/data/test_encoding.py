@@ -353,7 +353,7 @@ def test_a_real_column_keeps_its_point_masses_at_their_own_values():
     and decoding places its records at the simplest number inside it (0, 40) instead of uniformly inside it
     (0.0000123, 39.9999989: before, no synthetic value was exactly 0 or 40). Real shares 91.7% and 46.7%; each
     leaf count's noise is a few records in 32,561 and the draw's binomial deviation 0.3%: asserted within 1%."""
-    from dpsynth_core.domain.ranges import shortest_decimal
+    from dpsynth_core.domain.point_masses import shortest_decimal
     from dpsynth_core.release import synthesize
 
     frame = pd.read_csv("assets/examples/adult.csv", usecols=["age", "capital-gain", "hours-per-week"])

@@ -12,8 +12,8 @@ import pytest
 
 from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
-from dpsynth_core.domain import TableDomain, ranges
-from dpsynth_core.domain.ranges import point_width
+from dpsynth_core.domain import TableDomain, point_masses
+from dpsynth_core.domain.point_masses import point_width
 from dpsynth_core.privacy import leaves, points
 from dpsynth_core.privacy.binning import fit_column
 from dpsynth_core.privacy.noise import make_noise_source
@@ -330,5 +330,5 @@ def test_a_value_many_records_share_comes_out_as_itself_in_a_real_column(monkeyp
             assert abs((drawn == value).mean() - (real == value).mean()) < 0.006, (seed, value)
         shares = drawn.value_counts(normalize=True)
         assert shares[~shares.index.isin(set(real))].max() < 0.003, seed
-    monkeypatch.setattr(ranges, "POINT_SPIKES", False)
+    monkeypatch.setattr(point_masses, "POINT_SPIKES", False)
     assert all((_hours(seed)[1] == 20).mean() == 0 for seed in range(2))  # the ablation: 20 spread over its piece
