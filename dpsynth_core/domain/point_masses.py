@@ -37,18 +37,52 @@ def point_width(span: float) -> float:
     return span * 2.0**-constraints.FLOAT_MAX_DEPTH * (1 + 1e-9)
 
 
-#: A piece of a real range at most ``2**-POINT_SPIKE_DEPTH`` of it wide is decoded at its simplest number too
-#: (:func:`point_of_pieces`) when its records stand :data:`POINT_SPIKE_RATIO` times denser than both its neighbours':
-#: a value many records share that PrivTree reached short of its deepest leaf (a count's 2 in a column declared as
-#: real numbers, 3,106 of Vietnam's 27,765 people in a piece 2**-20 of the range wide, came out as 1.999992 and the
-#: like, none at 2). The piece must also hold most of its bin's weight, as a point mass decoded into a bin of its own
-#: does (a noisy sliver of a wide bin does not). Moved at most that width (1.5e-5 of the range), no binned figure
-#: can tell. A run of narrow pieces no wider in all (a point mass's leaf cut into pieces: adult's 35 hours a week,
-#: declared 0-168, came out as 35, 35.00001, 35.00002 and five more values) is decoded at one value.
+#: A piece of a real range at most ``2**-POINT_SPIKE_DEPTH`` of it wide is decoded at one number too
+#: (:func:`point_of_pieces`) when its records stand :data:`POINT_SPIKE_RATIO` times denser than both its neighbours'
+#: and hold most of its bin's weight, as a point mass decoded into a bin of its own does (a noisy sliver of a wide bin
+#: does not): a value many records share that PrivTree reached short of its deepest leaf (a count's 2 in a column
+#: declared as real numbers, 3,106 of Vietnam's 27,765 people in a piece 2**-20 of the range wide, came out as
+#: 1.999992 and the like, none at 2). A run of the deepest pieces no wider in all (a point mass's leaf cut into
+#: pieces) comes out at one number, not at each piece's own: adult's 35 hours a week, declared 0-168, came out as 35,
+#: 35.00001, 35.00002 and five more values. Values move by at most that width (1.5e-5 of the range): no binned
+#: figure can tell.
 POINT_SPIKE_DEPTH = 16
 POINT_SPIKE_RATIO = 20.0
-#: Narrow spikes decoded at their simplest number (False: only pieces as narrow as PrivTree's deepest, an ablation).
+#: ... but only at a round number: the simplest number inside, written with at least this many decimals fewer than
+#: the width needs (2 in a piece 8.6e-6 wide, 35 in a run 4e-5 wide; such a piece holds such a number by chance about
+#: once in a hundred). randhie's log of a deductible, 6.109248 for 10% of its records, would come out at 6.109246,
+#: a value no record holds, read by the Preview as 6.11 lost and 6.11 gained: such a spike keeps its uniform draw
+#: (and a run its pieces' own numbers: the deepest piece, 2**-24 of the range, is narrower than the places a file
+#: writes, so its simplest number is the records' value, 6.907755 for randhie's 17% at ln 1,000).
+ROUND_DIGITS = 2
+#: Narrow spikes and runs decoded at one number (False: only pieces as narrow as PrivTree's deepest, each at its own
+#: simplest number, an ablation).
 POINT_SPIKES = True
+
+
+def decimals_of(value: float) -> int:
+    """How many decimals write ``value`` (negative for a multiple of 10, 100, ...; 17 for none shorter).
+
+    >>> decimals_of(2.0), decimals_of(6.109248), decimals_of(35000.0), decimals_of(0.1 + 0.2)
+    (0, 6, -3, 1)
+    """
+    for digits in range(-15, 17):
+        if abs(round(value, digits) - value) <= 1e-12 * max(1.0, abs(value)):
+            return digits
+    return 17
+
+
+def round_point(low: float, high: float, *, closed: bool = False) -> float | None:
+    """The :func:`shortest_decimal` of ``[low, high)`` when it is round for the width (:data:`ROUND_DIGITS`), else
+    None.
+
+    >>> round_point(1.9999924, 2.0000010), round_point(6.1092455, 6.1092475), round_point(34.99998, 35.00002)
+    (2.0, None, 35.0)
+    """
+    found = shortest_decimal(low, high, closed=closed)
+    if found is None or found == 0:
+        return found
+    return found if decimals_of(found) <= math.ceil(-math.log10(high - low)) - ROUND_DIGITS else None
 
 
 def point_of_pieces(
@@ -58,11 +92,13 @@ def point_of_pieces(
     weights: np.ndarray | None = None,
     bin_totals: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Per piece of a real column's spread: the point its values are decoded at when the piece is no wider than
-    PrivTree's deepest leaf (:func:`point_width`: a point mass, such as the 0 of a zero-inflated amount), or, given
-    the pieces' ``weights`` and their bins' (``bin_totals``, per piece), a narrow spike (:data:`POINT_SPIKE_DEPTH`)
-    holding most of its bin, its :func:`shortest_decimal`, the last piece closed at the range's top (a top code);
-    NaN for a wider piece (values drawn uniformly inside it). Post-processing of DP pieces and public bounds.
+    """Per piece of a real column's spread: the point its values are decoded at, or NaN where values are drawn
+    uniformly inside it. A piece no wider than PrivTree's deepest leaf (:func:`point_width`: a point mass, such as the
+    0 of a zero-inflated amount) at its :func:`shortest_decimal`, the last piece closed at the range's top (a top
+    code); given the pieces' ``weights`` and their bins' (``bin_totals``, per piece), a narrow spike or a run of the
+    deepest pieces (no wider in all than :data:`POINT_SPIKE_DEPTH` allows) at one round number (:func:`round_point`;
+    a run whose simplest number is not round keeps each piece's own). Post-processing of DP pieces and public
+    bounds.
 
     >>> lows, highs = np.array([0.0, 1.99999, 2.00001]), np.array([1.99999, 2.00001, 9.0])
     >>> point_of_pieces(lows, highs, 9.0, np.array([5.0, 3106.0, 40.0]), np.array([5.0, 3106.0, 40.0])).tolist()[1]
@@ -73,24 +109,29 @@ def point_of_pieces(
     True
     """
     widths = piece_highs - piece_lows
-    narrow = (widths <= point_width(span)) & (widths > 0)
-    if weights is not None and POINT_SPIKES and len(widths) > 1:
-        density = np.where(widths > 0, np.maximum(weights, 0.0) / np.where(widths > 0, widths, 1.0), 0.0)
-        beside = np.maximum(np.r_[0.0, density[:-1]], np.r_[density[1:], 0.0])
-        spike = (widths > 0) & (widths <= span * 2.0**-POINT_SPIKE_DEPTH) & (weights > 0.5 * bin_totals)
-        narrow |= spike & (density >= POINT_SPIKE_RATIO * beside)
+    last, cap = len(piece_lows) - 1, span * 2.0**-POINT_SPIKE_DEPTH
+    deep = (widths <= point_width(span)) & (widths > 0)
     points = np.full(len(piece_lows), np.nan)
-    starts = np.flatnonzero(narrow & ~np.r_[False, narrow[:-1]])  # a run of narrow pieces holds one point mass
-    ends = np.flatnonzero(narrow & ~np.r_[narrow[1:], False])  # (a leaf at it cut into pieces): one value
-    for first, last in zip(starts, ends):  # a few runs at most
-        low, high = float(piece_lows[first]), float(piece_highs[last])
-        runs = (
-            [(first, last)]
-            if high - low <= span * 2.0**-POINT_SPIKE_DEPTH
-            else [(i, i) for i in range(first, last + 1)]
-        )
-        for a, b in runs:
-            closed = b == len(piece_lows) - 1
-            found = shortest_decimal(float(piece_lows[a]), float(piece_highs[b]), closed=closed)
-            points[a : b + 1] = np.nan if found is None else found
+    for i in np.flatnonzero(deep):  # a few pieces at most (each holds a point mass)
+        found = shortest_decimal(float(piece_lows[i]), float(piece_highs[i]), closed=i == last)
+        points[i] = np.nan if found is None else found
+    if weights is None or not POINT_SPIKES or len(widths) < 2:
+        return points
+    density = np.where(widths > 0, np.maximum(weights, 0.0) / np.where(widths > 0, widths, 1.0), 0.0)
+    beside = np.maximum(np.r_[0.0, density[:-1]], np.r_[density[1:], 0.0])
+    narrow = (widths > 0) & (widths <= cap)
+    spike = narrow & ~deep & (weights > 0.5 * bin_totals) & (density >= POINT_SPIKE_RATIO * beside)
+    for first, end in _runs(deep | spike):  # a spike, or a run of the deepest pieces, with those beside it
+        low, high = float(piece_lows[first]), float(piece_highs[end])
+        if (end > first or spike[first]) and high - low <= cap:
+            found = round_point(low, high, closed=end == last)
+            if found is not None:
+                points[first : end + 1] = found
     return points
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """The first and last index of each run of True in ``mask``."""
+    starts = np.flatnonzero(mask & ~np.r_[False, mask[:-1]])
+    ends = np.flatnonzero(mask & ~np.r_[mask[1:], False])
+    return list(zip(starts.tolist(), ends.tolist()))
