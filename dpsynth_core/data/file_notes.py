@@ -103,8 +103,8 @@ MOST_DECIMALS = 3
 #: What a release does with the digits of a real number, and what to declare instead.
 DECIMALS_HOW = (
     "A number column keeps every digit of its drawn values unless its declaration says how many decimal places they "
-    "have: a value drawn inside a bin comes out as 2.50013 where the file writes 2.5, and a value many records "
-    "hold (a count's 2) as 1.999992 beside it. If the documentation gives these numbers to so many places, declare "
+    "have: a value drawn inside a bin comes out as 2.50013 where the file writes 2.5, and a count's 3 as 2.96 or "
+    "3.04 around it. If the documentation gives these numbers to so many places, declare "
     'them (the Domain page\'s decimal places; "decimals": 1 in a declaration): the release then writes them so, at '
     'no cost to privacy. Whole numbers that count or code something are better declared as whole numbers ("type": '
     '"integer"), whose bins can reach each value.'
@@ -133,8 +133,9 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
     """For the publisher only (it reads the data): each kept real-number column declaring no ``decimals``, or more
     than its numbers have (a codebook's ``F8.2`` over counts), at least :data:`DECIMALS_SHARE` of whose filled numbers
     have at most :data:`MOST_DECIMALS` decimal places, one line each naming the column, the places and the counts (no
-    value). A release of such a column writes 1.999992 (or 1.37) where its records hold 2: declared decimal places
-    (or whole numbers) round the draw, post-processing."""
+    value). A release of such a column writes 2.9612 or 3.0447 (2.96 or 3.04 with two places declared, as a
+    codebook's ``F8.2`` starts it) where its records hold 3: the places the numbers have (or whole numbers) round the
+    draw, post-processing."""
     lines = []
     markers = list(domain.missing_markers)
     for name, column in domain.kept.items():
