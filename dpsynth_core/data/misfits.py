@@ -192,6 +192,13 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 'value with its label, or as a missing value ("Missing values are also written as" on the Domain '
                 "page)."
             )
+        declared = tuple(str(v) for v in column.values)
+        bundled = next((n for n in TITLES if len(declared) > 2 and public_list(n) == declared), None)
+        if bundled:  # fpp3's Australian accommodation: a column named State started as the US states
+            return (
+                f" The declared values are the bundled list '{TITLES[bundled]}', which the column's name started it "
+                "with: declare the values its documentation lists instead."
+            )
     if column.kind == "text":
         return _text_reading(column, series, markers, filled, unfit)
     return ""

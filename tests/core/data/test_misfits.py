@@ -17,6 +17,7 @@ from dpsynth_core.data.misfits import (
     unfit_cells,
 )
 from dpsynth_core.domain import TableDomain, column_from_json
+from dpsynth_core.domain.templates import template_for
 from tests.conftest import ROOT, shared_path
 
 SEATTLE = ROOT / "benchmarks" / "datasets"
@@ -566,3 +567,20 @@ def test_real_numbers_written_with_few_decimal_places_are_said_until_their_place
     assert "Column 'A13': all 690 of its numbers have at most 2 decimal places." in decimal_columns(
         frame, TableDomain.from_json(spec)
     )
+
+
+def test_a_list_a_columns_name_started_that_reads_none_of_its_cells_is_named_as_that_list():
+    """fpp3's Australian accommodation writes its states by name: a column named State starts as the bundled list of
+    US states, and none of its cells is one. The check names the list and says to declare the documentation's; the
+    same cells written as US postal codes are told of that list instead."""
+    states = ["New South Wales", "Victoria", "Queensland", "South Australia", "Western Australia", "Tasmania"]
+    frame = pd.DataFrame({"State": states * 20, "Takings": [str(v) for v in range(120)]})
+    spec = {"State": template_for("State"), "Takings": {"type": "float", "min": 0, "max": 1000}}
+    found, _ = misfit_columns(frame, TableDomain.from_json({"columns": spec}))
+    assert found == [
+        "Column 'State': 120 of its 120 filled cells are none of its declared values. The declared values are the "
+        "bundled list 'US states and DC (51 names)', which the column's name started it with: declare the values its "
+        "documentation lists instead."
+    ]
+    found, _ = misfit_columns(frame.assign(State=["NY", "CA", "TX"] * 40), TableDomain.from_json({"columns": spec}))
+    assert "bundled list 'US state codes" in found[0] and "which the column's name started" not in found[0]
