@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import CategoricalDomain, TableDomain
+from ..domain.point_masses import decimal_places
 from ..domain.public_lists import read_as_named, reads_words
 from .cell_values import read_numbers, time_of_day
 from .encoding import missing_cells
@@ -111,20 +112,6 @@ DECIMALS_HOW = (
 )
 
 
-def decimal_places(values: np.ndarray) -> np.ndarray:
-    """Per number, the fewest decimal places (0 to :data:`MOST_DECIMALS`) that write it, ``MOST_DECIMALS + 1`` when
-    it takes more (to a float's rounding: 0.1 + 0.2 has one).
-
-    >>> decimal_places(np.array([2.0, 2.5, 0.1 + 0.2, 12.125, 3.14159, 1e9 + 0.5])).tolist()
-    [0, 1, 1, 3, 4, 1]
-    """
-    places = np.full(len(values), MOST_DECIMALS + 1)
-    for k in range(MOST_DECIMALS, -1, -1):
-        scaled = values * 10.0**k
-        places[np.abs(scaled - np.round(scaled)) <= 1e-10 * np.maximum(1.0, np.abs(scaled))] = k
-    return places
-
-
 def _places(count: int) -> str:
     return f"{count} decimal place{'s' * (count != 1)}"
 
@@ -148,7 +135,7 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
         total = int(distinct.to_numpy()[filled].sum())
         if not total:
             continue
-        places = decimal_places(values[filled])
+        places = decimal_places(values[filled], least=0, most=MOST_DECIMALS)
         held = np.bincount(places, weights=distinct.to_numpy()[filled], minlength=MOST_DECIMALS + 2).cumsum()
         fits = np.flatnonzero(held[: MOST_DECIMALS + 1] >= DECIMALS_SHARE * total)
         if not len(fits) or (column.decimals is not None and fits[0] >= column.decimals):

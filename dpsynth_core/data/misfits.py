@@ -193,7 +193,7 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 "page)."
             )
         declared = tuple(str(v) for v in column.values)
-        bundled = next((n for n in TITLES if len(declared) > 2 and public_list(n) == declared), None)
+        bundled = next((n for n in TITLES if public_list(n) == declared), None) if len(declared) > 2 else None
         if bundled:  # fpp3's Australian accommodation: a column named State started as the US states
             return (
                 f" The declared values are the bundled list '{TITLES[bundled]}', which the column's name started it "
