@@ -199,11 +199,37 @@ def month_dates(text: pd.Series, years: tuple | None = None) -> pd.Series:
     return out
 
 
+_YEAR_QUARTER = r"^([0-9]{4})[ ./-]?[Qq]([1-4])$"
+_QUARTER_YEAR = r"^[Qq]([1-4])[ ./-]?([0-9]{4})$"
+#: A quarter's first month, by the quarter's number.
+_QUARTER_MONTHS = {str(q): f"{3 * q - 2:02d}" for q in range(1, 5)}
+
+
+def quarter_dates(text: pd.Series) -> pd.Series:
+    """Each cell's year and quarter as the quarter's first day, YYYY-MM-01 text (NaN where there is none): a year
+    and a quarter (:data:`_YEAR_QUARTER`: 2012 Q3, 2012-Q3, 2012Q3; :data:`_QUARTER_YEAR`: Q3 2012), for a column
+    declared ``"written": "year and quarter"``. A month or a whole date is not read (it would tie with the other
+    readings when the check before a release names the one that reads a column).
+
+    >>> cells = ["2012 Q3", "2012-q1", "2012Q4", "Q2 2012", "Q3/2012", "2012-05", "2012-12-31", "2012 Q5", "2012"]
+    >>> quarter_dates(pd.Series(cells)).tolist()
+    ['2012-07-01', '2012-01-01', '2012-10-01', '2012-04-01', '2012-07-01', nan, nan, nan, nan]
+    """
+    first = text.str.extract(_YEAR_QUARTER)
+    out = first[0] + "-" + first[1].map(_QUARTER_MONTHS) + "-01"
+    last = text.str.extract(_QUARTER_YEAR)
+    return out.fillna(last[1] + "-" + last[0].map(_QUARTER_MONTHS) + "-01")
+
+
 def date_days(text: pd.Series, written: str | None, years: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each cell as days since 1970-01-01 (int64; 0 where unreadable) and whether it could be read (a missing
     cell is NaN in ``text``: unreadable here). A column written ``year and month`` reads each cell as its month's
-    first day (:func:`month_dates`, a two-digit year placed by the declared ``years``)."""
-    found = month_dates(text, years) if written == "year and month" else iso_dates(text, written, years)
+    first day (:func:`month_dates`, a two-digit year placed by the declared ``years``), one written ``year and
+    quarter`` as its quarter's (:func:`quarter_dates`)."""
+    if written == "year and quarter":
+        found = quarter_dates(text)
+    else:
+        found = month_dates(text, years) if written == "year and month" else iso_dates(text, written, years)
     stamps = pd.to_datetime(found, errors="coerce", format="%Y-%m-%d")
     readable = ~pd.isna(stamps).to_numpy()
     days = (stamps.to_numpy().astype("datetime64[D]") - EPOCH64).astype("timedelta64[D]").astype(np.int64)

@@ -22,8 +22,8 @@ EPOCH_TIME = dt.datetime(1970, 1, 1)
 class DateDomain(RangeDomain):
     """Calendar days in ``min..max``; released as YYYY-MM-DD.
 
-    Bins: ``edges`` (the first day of every bin, from ``min``), else by ``unit`` (day, month
-    or year), else fitted to the data with DP when released (:attr:`adaptive`), or one bin
+    Bins: ``edges`` (the first day of every bin, from ``min``), else by ``unit`` (day, month,
+    quarter or year), else fitted to the data with DP when released (:attr:`adaptive`), or one bin
     per day when the range holds few days. ``special`` days always get a bin of their own.
     ``spread``: as for :class:`RangeDomain` (pieces' lows in days since 1970-01-01).
     """
@@ -46,8 +46,10 @@ class DateDomain(RangeDomain):
 
     def texts(self, numbers: np.ndarray) -> np.ndarray:
         """Numbers (:meth:`number`) as the synthetic file writes them: YYYY-MM-DD, or YYYY-MM when the file writes
-        a year and a month (``written``), as it was read."""
+        a year and a month (``written``), or YYYY-Qn a year and a quarter, as it was read."""
         days = np.datetime64("1970-01-01", "D") + np.asarray(numbers).astype("timedelta64[D]")
+        if self.written == "year and quarter":
+            return quarter_texts(days.astype("datetime64[M]").astype(np.int64))
         return days.astype("datetime64[M]").astype(str) if self.written == "year and month" else days.astype(str)
 
     def _bin_key_problems(self) -> list[str]:
@@ -75,8 +77,11 @@ class DateDomain(RangeDomain):
         elif self.bin_unit == "day":
             lows = np.arange(first, last + 1, dtype=np.int64)
         else:
-            step = {"month": "M", "year": "Y"}[self.bin_unit]
-            periods = np.arange(np.datetime64(self.min, step), np.datetime64(self.max, step) + 1)
+            step = {"month": "M", "quarter": "M", "year": "Y"}[self.bin_unit]
+            start, stop = np.datetime64(self.min, step), np.datetime64(self.max, step) + 1
+            if self.bin_unit == "quarter":  # from the first month of min's quarter, three months a bin
+                start -= start.astype(np.int64) % 3
+            periods = np.arange(start, stop, 3 if self.bin_unit == "quarter" else 1)
             lows = (periods.astype("datetime64[D]") - np.datetime64("1970-01-01", "D")).astype(np.int64)
             lows[0] = first
         return with_special(lows, [self.number(d) for d in self.special], last)
@@ -94,6 +99,8 @@ class DateDomain(RangeDomain):
         if unit == "day":
             return self.size
         years = self.max.year - self.min.year
+        if unit == "quarter":
+            return years * 4 + (self.max.month - 1) // 3 - (self.min.month - 1) // 3 + 1
         return years + 1 if unit == "year" else years * 12 + self.max.month - self.min.month + 1
 
     @property
@@ -126,8 +133,23 @@ class DateDomain(RangeDomain):
 
         if self.edges is not None or self.special:
             return [day(lo) if lo == hi else f"{day(lo)} to {day(hi)}" for lo, hi in zip(self.lows, self.highs)]
+        if self.bin_unit == "quarter":
+            months = (np.datetime64("1970-01-01", "D") + self.lows.astype("timedelta64[D]")).astype("datetime64[M]")
+            return quarter_texts(months.astype(np.int64)).tolist()
         width = {"day": 10, "month": 7, "year": 4}[self.bin_unit]
         return [(EPOCH + dt.timedelta(days=int(d))).isoformat()[:width] for d in self.lows]
+
+
+def quarter_texts(months: np.ndarray) -> np.ndarray:
+    """Months since 1970-01 as their year and quarter, YYYY-Qn (how a date column written ``year and quarter`` is
+    written back).
+
+    >>> quarter_texts(np.array([0, 2, 3, 11, 12 * 42 + 7])).tolist()
+    ['1970-Q1', '1970-Q1', '1970-Q2', '1970-Q4', '2012-Q3']
+    """
+    months = np.asarray(months, dtype=np.int64)
+    years, quarters = (1970 + months // 12).astype(str), (months % 12 // 3 + 1).astype(str)
+    return np.char.add(np.char.add(years, "-Q"), quarters)
 
 
 #: A date and time with no declared unit is grouped by the finest unit giving at most this many bins (as a date's

@@ -108,6 +108,7 @@ def written_key(forms: tuple, values: str) -> Key:
         "day first": "day first (31/01/2012)",
         "month first": "month first (01/31/2012)",
         "year and month": "a year and a month, no day (2012-01, Jan 2012, 01/2012; written back 2012-01)",
+        "year and quarter": "a year and a quarter (2012 Q3, 2012-Q3, 2012Q3, Q3 2012; written back 2012-Q3)",
         "thousands comma": "with thousands commas (1,234.5)",
         "decimal comma": "with a decimal comma (1.234,5 or 1 234,5)",
         "percent": "with a percent sign (97%, read as 97)",

@@ -54,7 +54,7 @@ from .value_types import (
 RANGE_KINDS = ("integer", "float", "date", "datetime", "time")
 #: The range kinds whose values are points in time.
 TIME_KINDS = ("date", "datetime", "time")
-DATE_UNITS = ("day", "month", "year")
+DATE_UNITS = ("day", "month", "quarter", "year")
 #: The bins a date-and-time column may be grouped by.
 DATETIME_UNITS = ("minute", "hour", "day", "month", "year")
 #: How finely a date-and-time column's values are kept, with the seconds in one step: the release reads each
@@ -69,8 +69,9 @@ TIME_FORMS = ("HHMM",)
 #: so (``written``), since 01/02/2012 is the first of February or the second of January.
 DATE_ORDERS = ("day first", "month first")
 #: How a date column's file may write its dates: in an order, or as a year and a month with no day (read as the
-#: month's first day and written back so: 2012-01).
-DATE_FORMS = (*DATE_ORDERS, "year and month")
+#: month's first day and written back so: 2012-01), or as a year and a quarter (read as the quarter's first day and
+#: written back so: 2012-Q3), as official statistics write them.
+DATE_FORMS = (*DATE_ORDERS, "year and month", "year and quarter")
 #: How a number column's cells may write a number besides plainly (1234.5, -3, 1e6; a currency sign is always set
 #: aside): with commas between thousands (1,234.5), or with a decimal comma (1.234,5 or 1234,5), as the publisher
 #: says (``written``), since 1,234 is either; with a percent sign (97%, read as 97), since a spreadsheet's 97% is 0.97.

@@ -260,7 +260,7 @@ def _typed(table: pd.DataFrame, domain: dict, *, numeric_codes: bool) -> pd.Data
         column, kind = table[name], spec.get("type")
         if kind in ("integer", "float"):
             column = pd.to_numeric(column, errors="coerce").astype("float64")
-        elif kind == "date" and spec.get("written") == "year and month":  # a month stays text (2012-01): no day
+        elif kind == "date" and spec.get("written") in ("year and month", "year and quarter"):  # text (2012-01): no day
             pass
         elif kind == "date":  # days as dates (Excel's YYYY-MM-DD, SPSS's DATE11, Stata's %td), not midnights
             column = pd.to_datetime(column, errors="coerce").dt.date

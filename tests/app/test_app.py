@@ -1218,21 +1218,34 @@ def test_a_surveys_questions_on_one_scale_are_declared_alike_once():
     assert columns["x00"] == {"type": "text"} and not at.exception
 
 
-def test_a_column_of_months_is_told_its_reading_and_declared_so_on_the_domain_page():
-    """DC's wikia file writes a first appearance "1939, May": declared as dates, the Preview names the reading of a
-    year and a month before any draw; chosen on the Domain page ("The file writes its dates"), the warning is gone."""
-    raw = b'page_id,first\n1,"1939, May"\n2,"1986, October"\n3,"1959, October"\n4,"1987, February"\n'
+@pytest.mark.parametrize(
+    "cells, written, words",
+    [
+        (
+            b'"1939, May"\n2,"1986, October"\n3,"1959, October"\n4,"1987, February"\n',
+            "year and month",
+            "a year and a month, no day",
+        ),
+        (b"1985 Q3\n2,1986 Q1\n3,1999 Q4\n4,2001 Q2\n", "year and quarter", "a year and a quarter (2012 Q3"),
+    ],
+    ids=["months", "quarters"],
+)
+def test_a_column_of_months_is_told_its_reading_and_declared_so_on_the_domain_page(cells, written, words):
+    """DC's wikia file writes a first appearance "1939, May", fpp3's quarterly series a quarter "1985 Q3": declared
+    as dates, the Preview names the reading (a year and a month, a year and a quarter) before any draw; chosen on the
+    Domain page ("The file writes its dates"), the warning is gone."""
+    raw = b"page_id,first\n1," + cells
     spec = {
         "columns": {"page_id": {"type": "drop"}, "first": {"type": "date", "min": "1935-01-01", "max": "2014-12-31"}}
     }
     at = _load_declaration(_upload(_app().run(), "dc.csv", raw), spec)
     at = _visit(at, "app_pages/4_Preview.py")
     (said,) = [w.value for w in at.warning if "For you only" in w.value]
-    assert "Column 'first': 4 of its 4 filled cells are not dates" in said and "a year and a month, no day" in said
+    assert "Column 'first': 4 of its 4 filled cells are not dates" in said and words in said
     at = _visit(at, "app_pages/2_Domain.py")
     version = at.session_state["declaration_version"]
-    at.selectbox(key=f"domain_v{version}_1_written").set_value("year and month").run()
-    assert at.session_state["declaration"]["columns"]["first"]["written"] == "year and month"
+    at.selectbox(key=f"domain_v{version}_1_written").set_value(written).run()
+    assert at.session_state["declaration"]["columns"]["first"]["written"] == written
     at = _visit(at, "app_pages/4_Preview.py")
     assert not at.exception and not [w.value for w in at.warning if "For you only" in w.value]
 

@@ -194,6 +194,28 @@ def test_dates_written_as_a_year_and_a_month_are_read_as_the_months_first_day():
     assert list(encode_column(wide, short).codes) == [wide.bins, wide.bins, 91, 112]  # 1841 is before 1850
 
 
+def test_dates_written_as_a_year_and_a_quarter_are_read_as_the_quarters_first_day():
+    """fpp3's quarterly series write 1985 Q3 (official statistics: 2012-Q3, 2012Q3, Q3 2012). Declared ``"written":
+    "year and quarter"``, each is its quarter's first day, in quarter bins, and written back as 2012-Q3; a fifth
+    quarter, a month or a year alone is unread; no other reading reads a quarter."""
+    spec = {"type": "date", "min": "2012-01-01", "max": "2015-12-31", "unit": "quarter"}
+    cells = pd.Series(["2012 Q3", "2012-q1", "2013Q4", "Q2 2015", "Q3/2012", "2012 Q5", "2012-05", "2012"])
+    declared = column_from_json("d", {**spec, "written": "year and quarter"})
+    col = encode_column(declared, cells)
+    missing = declared.bins
+    assert declared.bins == 16 and declared.bin_labels()[:2] == ["2012-Q1", "2012-Q2"]
+    assert list(col.codes) == [2, 0, 7, 13, 2, missing, missing, missing] and col.out_of_domain == 3
+    for other in (None, "year and month", "day first"):
+        plain = encode_column(column_from_json("d", {**spec, "written": other} if other else spec), cells[:5])
+        assert list(plain.codes) == [missing] * 5, other
+    assert declared.to_json()["written"] == "year and quarter"
+    days = np.array([15340, 15431, 15522, 15614, 15706])  # 2012-01-01, -04-01, -07-01, -10-01, 2013-01-01
+    assert list(declared.texts(days)) == ["2012-Q1", "2012-Q2", "2012-Q3", "2012-Q4", "2013-Q1"]
+    assert list(declared.texts(days + 45)) == ["2012-Q1", "2012-Q2", "2012-Q3", "2012-Q4", "2013-Q1"]
+    late = column_from_json("d", {**spec, "min": "2012-08-15"})  # the first bin starts at min, inside its quarter
+    assert late.bins == 14 and late.bin_labels()[0] == "2012-Q3" and late.lows[0] == 15567
+
+
 def test_decoding_stays_inside_bins_and_keeps_types():
     noise = make_noise_source(0)
     dom = column_from_json("x", {"type": "integer", "min": 0, "max": 99, "bin_width": 10})

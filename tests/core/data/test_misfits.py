@@ -533,6 +533,22 @@ def test_a_column_of_months_declared_as_dates_is_told_the_reading_that_reads_it(
     assert misfit_columns(frame, declared) == ([], []) and fit_notes(frame, declared).changed == []
 
 
+def test_a_column_of_quarters_declared_as_dates_is_told_the_reading_of_a_year_and_a_quarter():
+    """fpp3's Australian tobacco series write a quarter "1985 Q3": declared as dates, none is a date the release can
+    read, and the check names the reading of a year and a quarter alone (a month's reading reads none of them, and a
+    quarter's none of DC's months: the test above); declared so, the column fits."""
+    frame = pd.DataFrame({"Quarter": [f"{y} Q{q}" for y in range(1985, 1995) for q in range(1, 5)]})
+    spec = {"type": "date", "min": "1980-01-01", "max": "2020-12-31"}
+    (line,), _ = misfit_columns(frame, TableDomain.from_json({"columns": {"Quarter": spec}}))
+    assert line == (
+        "Column 'Quarter': 40 of its 40 filled cells are not dates the release can read. Read as written a year and a "
+        "quarter (2012 Q3, 2012-Q3, 2012Q3, Q3 2012; written back 2012-Q3), 40 of them would be: choose that for "
+        '"The file writes its dates" on the Domain page ("written": "year and quarter" in a declaration).'
+    )
+    declared = TableDomain.from_json({"columns": {"Quarter": {**spec, "written": "year and quarter"}}})
+    assert misfit_columns(frame, declared) == ([], []) and fit_notes(frame, declared).changed == []
+
+
 def test_real_numbers_written_with_few_decimal_places_are_said_until_their_places_are_declared():
     """Australian credit's real-number columns (declared without decimal places) hold amounts to the cent, ratios
     to the thousandth and whole numbers: each is said with its places, so that the release writes 1,213 and not

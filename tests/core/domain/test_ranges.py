@@ -86,7 +86,7 @@ def _too_many(count: str) -> str:
         ),
         (
             DateDomain(name="x", min=JAN1, max=DEC31, unit="week"),
-            ["column 'x': unit ('week') must be one of day, month, year"],
+            ["column 'x': unit ('week') must be one of day, month, quarter, year"],
         ),
         (DateDomain(name="x", min=JAN1, max=DEC31, edges=()), [DATE_EDGES]),
         (DateDomain(name="x", min=JAN1, max=DEC31, edges=(D(2020, 2, 1),)), [DATE_EDGES]),

@@ -189,19 +189,25 @@ def test_every_method_releases_dates_with_a_time_and_times_of_day_in_range_and_o
 
 @pytest.mark.parametrize("method", list(METHODS))
 def test_every_method_releases_dates_written_as_a_year_and_a_month_as_months_in_range(method):
-    """A column of months (DC's wikia file writes "1939, May"), declared ``"written": "year and month"``: every
-    method writes its synthetic values back as months (2012-01), inside the declared range."""
-    months = pd.date_range("2010-01-01", periods=600, freq="14D")
+    """A column of months (DC's wikia file writes "1939, May"), declared ``"written": "year and month"``, and one of
+    quarters (fpp3's series write "1985 Q3"), declared ``"written": "year and quarter"``: every method writes its
+    synthetic values back as months (2012-01) and quarters (2012-Q3), inside the declared range."""
+    days = pd.date_range("2010-01-01", periods=600, freq="14D")
     spec = {
         "columns": {
             "sex": DOMAIN["columns"]["sex"],
             "first": {"type": "date", "min": "2010-01-01", "max": "2033-12-31", "written": "year and month"},
+            "quarter": {"type": "date", "min": "2010-01-01", "max": "2033-12-31", "written": "year and quarter"},
         }
     }
-    frame = pd.DataFrame({"sex": ["Female", "Male"] * 300, "first": months.strftime("%Y, %B")})
-    out = synthesize(frame, spec, 1.0, method=method, random_state=0).data["first"].dropna()
+    quarters = days.year.astype(str) + " Q" + days.quarter.astype(str)
+    frame = pd.DataFrame({"sex": ["Female", "Male"] * 300, "first": days.strftime("%Y, %B"), "quarter": quarters})
+    data = synthesize(frame, spec, 1.0, method=method, random_state=0).data
+    out, quarter = data["first"].dropna(), data["quarter"].dropna()
     assert len(out) and out.str.fullmatch(r"20[1-3][0-9]-(0[1-9]|1[0-2])").all(), out.head()
     assert pd.to_datetime(out).between(pd.Timestamp("2010-01-01"), pd.Timestamp("2033-12-31")).all()
+    assert len(quarter) and quarter.str.fullmatch(r"20[1-3][0-9]-Q[1-4]").all(), quarter.head()
+    assert pd.PeriodIndex(quarter, freq="Q").year.to_series().between(2010, 2033).all()
 
 
 def test_no_progress_callable_is_fine():
