@@ -142,12 +142,12 @@ def shifted(spec: dict) -> dict:
     return out
 
 
-def widened(spec: dict) -> dict:
-    """Every numeric range ``WIDEN`` times as wide as published (from its public min)."""
+def widened(spec: dict, factor: float = WIDEN) -> dict:
+    """Every numeric range ``factor`` (:data:`WIDEN`) times as wide as published (from its public min)."""
     out = copy.deepcopy(spec)
     for column in out["columns"].values():
         if column.get("type") in NUMERIC and "min" in column and "max" in column:
-            wide = column["min"] + WIDEN * (column["max"] - column["min"])
+            wide = column["min"] + factor * (column["max"] - column["min"])
             column["max"] = int(wide) if column["type"] == "integer" else float(wide)
     return out
 
@@ -272,15 +272,16 @@ def aim_reference(epsilon: float) -> dict:
     return found.groupby("table")["tvd2"].mean().to_dict()
 
 
-def run(name: str, size: int | None, style: str, seed: int, epsilon: float, load=None) -> dict:
+def run(name: str, size: int | None, style: str, seed: int, epsilon: float, load=None, widen: float = 1) -> dict:
     """One release of table ``name`` (``load``: name -> (frame, declaration); :func:`table` by default) and its
-    scores (the module docstring)."""
+    scores (the module docstring). ``widen``: the publisher's numeric ranges that many times as wide
+    (:func:`widened`; a publisher who declares loosely), scored on the same cells as at 1."""
     frame, spec = (load or table)(name)
     size = min(size or len(frame), len(frame))
     if name == "adult_wide":
         size = min(size, WIDE_ROWS)
     real = frame.iloc[np.random.default_rng(1000 + seed).permutation(len(frame))[:size]].reset_index(drop=True)
-    declared = publisher(spec) if style == "publisher" else expert(spec)
+    declared = publisher(widened(spec, widen) if widen != 1 else spec) if style == "publisher" else expert(spec)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -21,6 +21,7 @@ def test_the_publisher_declares_min_and_max_only_and_the_expert_public_bins_of_t
     expert = declarations.expert(SPEC)
     assert expert["columns"]["age"]["bin_width"] == 7 and expert["columns"]["income"]["bin_width"] == 62.5
     assert declarations.widened(SPEC)["columns"]["age"]["max"] == 1000
+    assert declarations.widened(SPEC, 100)["columns"]["income"]["max"] == 100_000.0
     assert SPEC["columns"]["age"]["missing"] is False  # the caller's declaration is left as it was
 
 

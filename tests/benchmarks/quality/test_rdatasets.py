@@ -66,6 +66,12 @@ def test_a_release_from_a_checkout_is_scored_in_both_styles(tmp_path):
     assert found["tvd2"].between(0, 1).all() and found["tvd2"].nunique() == 2  # two different releases
     table = rdatasets.summary(found.assign(table="penguins"))
     assert table["ratio"].iloc[0] == pytest.approx(found["tvd2"][0] / found["tvd2"][1])
+    # --widen: the publisher's ranges 100 times as wide, the same seed and cells, another release; the expert's alike
+    wide = [
+        rdatasets.declarations.run("palmerpenguins/penguins", 344, s, 0, 1.0, load=load, widen=100)
+        for s in found["style"]
+    ]
+    assert wide[0]["tvd2"] != found["tvd2"][0] and wide[1]["tvd2"] == found["tvd2"][1]
 
 
 def test_a_missing_checkout_is_named(tmp_path):
