@@ -96,6 +96,7 @@ def support(columns: dict, cells: dict, measurements, total: float, bins=()) -> 
         protected=protected,
         missing={n: c.missing_code for n, c in columns.items()} if DECLARED_CUT else None,
         beyond=beyond_cells(columns, bins, ordered),
+        records=total,
     )
     return {
         n: keep
