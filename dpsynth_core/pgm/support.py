@@ -370,16 +370,15 @@ def _unlikely_cells(pooled: np.ndarray, s: float, cell_margin: float, records: f
         weights = step
         if done:
             break
-    lost, misplaced = np.zeros(pooled.size), np.zeros(pooled.size)
-    for start in range(0, pooled.size, EMPIRICAL_FIT):  # every cell's posterior, a block at a time
+    cut = np.zeros(pooled.size, dtype=bool)
+    for start in range(0, pooled.size, EMPIRICAL_FIT):  # the decision for every cell, a block at a time
         x = pooled[start : start + EMPIRICAL_FIT]
         posterior = _likelihood(x, grid, s) * weights
         posterior /= posterior.sum(axis=1, keepdims=True)
-        lost[start : start + EMPIRICAL_FIT] = posterior @ grid
-        misplaced[start : start + EMPIRICAL_FIT] = (
-            posterior * np.abs(np.maximum(x, 0.0)[:, None] - grid[None, :])
-        ).sum(axis=1)
-    return quiet & (lost <= misplaced + 1e-9)  # a tie (a count at or below 0): cut
+        lost = posterior @ grid
+        misplaced = (posterior * np.abs(np.maximum(x, 0.0)[:, None] - grid[None, :])).sum(axis=1)
+        cut[start : start + EMPIRICAL_FIT] = lost <= misplaced + 1e-9  # a tie (a count at or below 0): cut
+    return quiet & cut
 
 
 def _missing_mostly_held(estimates: dict, missing: dict) -> bool:
