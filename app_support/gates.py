@@ -10,6 +10,7 @@ from app_support.cached import misfits
 from app_support.markdown import literal
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
+from dpsynth_core.data.misfits import CLAMPED_HOW
 
 
 def complete_domain(declaration: dict) -> TableDomain:
@@ -74,6 +75,16 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
             icon=":material/warning:",
         )
         _other_lines(notes.missing)
+        st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
+    if notes.clamped:
+        st.warning(
+            f"**For you only** (it reads your data): {notes.CLAMPED_HEADING}\n\n"
+            + _first_lines(notes.clamped)
+            + "\n\n"
+            + literal(CLAMPED_HOW),
+            icon=":material/warning:",
+        )
+        _other_lines(notes.clamped)
         st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
     for which, heading, found, how in notes.advice():
         st.info(

@@ -7,8 +7,8 @@ the app's warning before a draw), and counts, in a column that mostly fits, the 
 (:func:`~dpsynth_core.data.misfits.changed_columns`: what ``synth`` notes after a release). Nothing is measured,
 spent or recorded, nothing it prints enters a release, and it names no value. It also says how many of a CSV's
 lines could not be read, and stops when most could not (a title above the header, a row number the header does not
-name). Exit status 0 when no column would come out mostly missing, 2 (one line on stderr) when one would or most
-lines are broken, so a script can stop before ``synth``.
+name). Exit status 0 when no column would come out mostly missing or mostly clamped to its declared range, 2 (one
+line on stderr) when one would or most lines are broken, so a script can stop before ``synth``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def add_commands(sub) -> None:
 
 def run_check_declaration(args) -> None:
     from ..data.line_report import line_report_text, most_lines_broken
-    from ..data.misfits import fit_notes
+    from ..data.misfits import CLAMPED_HOW, fit_notes
     from ..domain import TableDomain
     from .commands import read_in_memory
 
@@ -54,7 +54,7 @@ def run_check_declaration(args) -> None:
         print(f"For you only (it reads your data): {heading}")
         print("\n".join(f"- {line}" for line in found))
         print(how)
-    if not notes.missing:
+    if not notes.missing and not notes.clamped:
         name, kept = Path(args.input).name, f"{len(domain.kept):,} kept"
         if notes.changed:  # some cells changed (above), none of the columns mostly missing
             print(
@@ -64,9 +64,10 @@ def run_check_declaration(args) -> None:
         else:
             print(f"every column of {name} fits its declaration ({kept})")
         return
-    print(f"For you only (it reads your data): {notes.MISSING_HEADING}")
-    for line in notes.missing:
-        print(f"- {line}")
-    if notes.how:
-        print(" ".join(notes.how))
-    raise DataError(f"{len(notes.missing):,} column(s) do not fit the declaration (above): check their declaration")
+    stops = [(notes.MISSING_HEADING, notes.missing, " ".join(notes.how)), (notes.CLAMPED_HEADING, notes.clamped, "")]
+    for heading, lines, how in [stop for stop in stops if stop[1]]:
+        print(f"For you only (it reads your data): {heading}")
+        print("\n".join(f"- {line}" for line in lines))
+        print(how or CLAMPED_HOW)
+    count = len(notes.missing) + len(notes.clamped)
+    raise DataError(f"{count:,} column(s) do not fit the declaration (above): check their declaration")

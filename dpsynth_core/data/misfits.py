@@ -244,6 +244,11 @@ def _respelled(column, distinct: pd.Series) -> tuple[int, int]:
 
 
 #: What the public rule does with the cells of :func:`changed_columns`, and what a publisher may declare instead.
+CLAMPED_HOW = (
+    "A number or date outside the declared range is clamped to its nearer end, and a fraction in a whole-number column "
+    "rounded: when most of a column's cells are, its range or kind is not the file's. Check it against the "
+    "documentation (the unit, the column meant, fractions declared as whole numbers)."
+)
 CHANGED_HOW = (
     "A release holds a cell that is none of its column's declared values (or not of its kind) as missing, or as the "
     "column's 'other' value; a number or date outside the declared range is clamped to it, and a fraction in a "
@@ -263,16 +268,19 @@ def _of_them(count: int, changed: int, one: str, many: str) -> str:
 
 
 def changed_columns(
-    data: pd.DataFrame, domain: TableDomain, fits: dict | None = None, counts: dict | None = None
+    data: pd.DataFrame, domain: TableDomain, fits: dict | None = None, counts: dict | None = None, *, mostly=False
 ) -> list[str]:
     """For the publisher only (it reads the data): each kept column some (but fewer than :data:`MISFIT_SHARE`, which
     :func:`misfit_columns` flags) of whose filled cells the public rule changes, one line each with the counts, and
     for a list of categories how many are declared values in other capitals or codes without their leading zeros
     (no value named): what the command line notes after a draw, said before it. Cells that other notes tell of
-    (written as files write a missing value, or a spreadsheet's total) are left out, as :func:`_fits` counts."""
+    (written as files write a missing value, or a spreadsheet's total) are left out, as :func:`_fits` counts.
+    ``mostly``: instead, the number and date columns at least :data:`MISFIT_SHARE` of whose filled cells lie outside
+    the declared range or are fractions (clamped or rounded: a range or a kind the file does not hold)."""
     lines, kept = [], domain.kept  # ``kept`` is built on each read: once here
     for name, (filled, unfit, changed, _) in _fits(data, domain, fits, counts).items():
-        if not changed or (filled and unfit >= MISFIT_SHARE * filled):
+        moved = filled and kept[name].kind not in ("categorical", "text") and changed - unfit >= MISFIT_SHARE * filled
+        if not changed or (filled and unfit >= MISFIT_SHARE * filled) or bool(moved) != mostly:
             continue
         column, distinct = kept[name], distinct_cells(data, name, counts)
         if column.kind in ("categorical", "text"):
@@ -382,7 +390,7 @@ class FitNotes:
     (:func:`renamed_cells`); ``changed``, the columns some of whose cells the public rule changes
     (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`);
     ``decimals``, real numbers written with few decimal places in columns that declare none
-    (:func:`decimal_columns`)."""
+    (:func:`decimal_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``)."""
 
     missing: list
     how: list
@@ -394,9 +402,12 @@ class FitNotes:
     changed: list = ()
     notes_below: list = ()
     decimals: list = ()
+    clamped: list = ()
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
+    #: ... and of the columns most of whose cells would be clamped to the declared range or rounded (``clamped``).
+    CLAMPED_HEADING = "a release would move most of these columns' cells to the ends of their declared range."
 
     def advice(self) -> list[tuple[str, str, list, str]]:
         """The notes that do not stop a release, in order, each as ``(which, heading, lines, what to do)``."""
@@ -434,4 +445,5 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         changed_columns(data, domain, fits, counts),
         note_rows(data, domain),
         decimal_columns(data, domain, counts),
+        changed_columns(data, domain, fits, counts, mostly=True),
     )

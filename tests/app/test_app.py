@@ -1338,6 +1338,24 @@ def test_cells_the_rule_would_change_in_a_column_that_mostly_fits_are_counted_on
     assert "south" not in said
 
 
+def test_a_count_most_of_whose_cells_lie_past_its_declared_range_is_warned_of_on_the_preview():
+    """The same count declared 0 to 2 where most cells hold 3 or 4: a release would clamp most of them to 2, so the
+    Preview warns of it before any draw (not among the few changed cells), with a link to the Domain page."""
+    raw = "region,n\n" + "".join(f"{'North' if i % 2 else 'South'},{i % 5}\n" for i in range(120))
+    spec = {
+        "columns": {
+            "region": {"type": "categorical", "values": ["North", "South"]},
+            "n": {"type": "integer", "min": 0, "max": 1},
+        }
+    }
+    at = _load_declaration(_upload(_app().run(), "regions.csv", raw.encode()), spec)
+    at = _visit(at, "app_pages/4_Preview.py")
+    (said,) = [w.value for w in at.warning if "For you only" in w.value]
+    assert "move most of these columns' cells to the ends of their declared range" in said
+    assert "Column 'n': 72 of its 120 filled cells lie outside the declared range or are fractions." in said
+    assert not at.exception and not [i.value for i in at.info if "change by the public rule" in i.value]
+
+
 def test_a_note_on_many_columns_shows_ten_in_the_tables_order_and_the_others_below():
     """A survey of many questions each with a few cells coded -1 (refused) that the codebook does not list (as
     FiveThirtyEight's non-voters poll): the Preview's note names the first ten columns in the table's order (Q2

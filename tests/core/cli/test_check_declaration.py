@@ -115,3 +115,21 @@ def test_shares_stored_as_fractions_in_a_percent_range_are_said_and_stop_nothing
     out = capsys.readouterr().out
     assert "shares stored as fractions, in a range declared in percent.\n- Column 'cloud': 1,445 of its" in out
     assert "declare the range as the file stores it, 0 to 1" in out and out.endswith("fits its declaration (7 kept)\n")
+
+
+def test_a_range_the_file_does_not_hold_stops_the_check(tmp_path, capsys):
+    """Seattle's wind declared in kilometres an hour, 0 to 2, where the file writes metres a second up to 9.5: most
+    cells would be clamped to 2, and the check says so apart from the columns that would become missing, and exits
+    2 so that a script stops before ``synth``; the documented range passes."""
+    spec = json.loads((SEATTLE / "seattle_weather.domain.json").read_text())
+    spec["columns"]["wind"].update({"min": 0, "max": 2})
+    (tmp_path / "d.json").write_text(json.dumps(spec))
+    data = SEATTLE / "seattle_weather.csv"
+    assert main(["check-declaration", str(data), "--domain", str(tmp_path / "d.json")]) == 2
+    out, err = capsys.readouterr()
+    assert "a release would move most of these columns' cells to the ends of their declared range." in out
+    assert "- Column 'wind': " in out and "filled cells lie outside the declared range." in out
+    assert err.strip() == "error: 1 column(s) do not fit the declaration (above): check their declaration"
+    spec["columns"]["wind"].update({"min": 0, "max": 20})
+    (tmp_path / "d.json").write_text(json.dumps(spec))
+    assert main(["check-declaration", str(data), "--domain", str(tmp_path / "d.json")]) == 0

@@ -394,6 +394,40 @@ def test_cells_the_rule_changes_in_a_column_that_mostly_fits_are_counted_before_
     ]
 
 
+def test_a_column_most_of_whose_cells_lie_outside_its_range_or_are_fractions_is_flagged_apart():
+    """A range the file does not hold (adult's hours per week declared as hours a day, 0 to 24; folio's radiocarbon
+    ages under the name template of a person's age) or whole numbers declared for fractions (penguins' bill length
+    in millimetres, to a tenth): a release would clamp or round most of the column's cells, which ruins it as
+    surely as turning them into missing. Such a column is flagged apart (``clamped``), not among the few cells the
+    rule changes, and counted, no value named; a column with a few cells past its range stays a ``changed`` one."""
+    adult = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False)[["age", "hours-per-week"]]
+    spec = {
+        "age": {"type": "integer", "min": 17, "max": 80},
+        "hours-per-week": {"type": "integer", "min": 0, "max": 24},
+    }
+    notes = fit_notes(adult, TableDomain.from_json({"columns": spec}))
+    hours = pd.to_numeric(adult["hours-per-week"])
+    over, old = int((hours > 24).sum()), int((pd.to_numeric(adult["age"]) > 80).sum())
+    assert notes.clamped == [
+        f"Column 'hours-per-week': {over:,} of its {len(adult):,} filled cells lie outside the declared range or are "
+        "fractions."
+    ]
+    assert notes.changed == [
+        f"Column 'age': {old:,} of its {len(adult):,} filled cells lie outside the declared range or are fractions."
+    ]
+    assert notes.missing == [] and over > len(adult) / 2 and "40" not in " ".join(notes.clamped)
+    penguins = pd.read_csv(ROOT / "benchmarks" / "datasets" / "penguins.csv")[["bill_length_mm"]]
+    bill = {"bill_length_mm": {"type": "integer", "min": 0, "max": 100}}
+    (line,) = fit_notes(penguins, TableDomain.from_json({"columns": bill})).clamped
+    fractions = int((penguins["bill_length_mm"].dropna() % 1 != 0).sum())
+    assert line == (
+        f"Column 'bill_length_mm': {fractions:,} of its {penguins['bill_length_mm'].notna().sum():,} filled cells lie "
+        "outside the declared range or are fractions."
+    )
+    bill["bill_length_mm"]["type"] = "float"
+    assert fit_notes(penguins, TableDomain.from_json({"columns": bill})).clamped == []
+
+
 def test_one_changed_cell_is_said_in_the_singular():
     """A single cell the rule would change reads "is", "lies", "it is"; several, "are", "lie", "N of them"."""
     domain = TableDomain.from_json(
