@@ -66,7 +66,8 @@ _RULES = [
         r"|^(pwgtp|perwt|hhwt|wtfinl|(final|sample|survey|person|household)_weight)$",
         {"type": "float", "min": 0},
     ),
-    (r"^(hour|hour_of_day|hr)$", {"type": "integer", "min": 0, "max": 23}),
+    # not ``hr`` alone: as often a heart rate (vital signs), home runs (Lahman's Teams: up to 307) or a hazard ratio
+    (r"^(hour|hour_of_day)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
     (r"^(location_)?(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),  # Qualtrics' LocationLatitude
     (r"^(location_)?(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),

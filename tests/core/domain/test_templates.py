@@ -230,7 +230,9 @@ def test_a_quoted_header_reads_as_its_name():
     for name in ("day", "dep_time", "air_time", "time"):
         assert template_for(name) == {"type": "text"}, name
     assert template_for("minute") == {"type": "integer", "min": 0, "max": 59}
-    assert template_for("hr") == template_for("hour")  # ISLP's Bikeshare writes hr
+    # ISLP's Bikeshare writes hr for the hour, but a bare HR is as often a heart rate, home runs (Lahman's Teams,
+    # up to 307, clamped to 23) or a hazard ratio: not guessed
+    assert template_for("hr") == template_for("HR") == {"type": "text"}
     assert template_from_codebook("x", {"storage": "datetime", "format": "DATETIME20"}) == {"type": "datetime"}
     assert template_from_codebook("x", {"storage": "date", "format": "DATE9"}) == {"type": "date"}
     assert template_from_codebook("date", {"storage": "datetime", "format": "%tc"}) == {"type": "datetime"}
