@@ -64,10 +64,14 @@ def run_check_declaration(args) -> None:
         else:
             print(f"every column of {name} fits its declaration ({kept})")
         return
-    stops = [(notes.MISSING_HEADING, notes.missing, " ".join(notes.how)), (notes.CLAMPED_HEADING, notes.clamped, "")]
+    stops = [
+        (notes.MISSING_HEADING, notes.missing, " ".join(notes.how)),
+        (notes.CLAMPED_HEADING, notes.clamped, CLAMPED_HOW),
+    ]
     for heading, lines, how in [stop for stop in stops if stop[1]]:
         print(f"For you only (it reads your data): {heading}")
         print("\n".join(f"- {line}" for line in lines))
-        print(how or CLAMPED_HOW)
+        if how:
+            print(how)
     count = len(notes.missing) + len(notes.clamped)
     raise DataError(f"{count:,} column(s) do not fit the declaration (above): check their declaration")

@@ -243,12 +243,13 @@ def _respelled(column, distinct: pd.Series) -> tuple[int, int]:
     return near, stripped
 
 
-#: What the public rule does with the cells of :func:`changed_columns`, and what a publisher may declare instead.
+#: What the public rule does with the columns :func:`changed_columns` finds ``mostly`` moved, and what to check.
 CLAMPED_HOW = (
     "A number or date outside the declared range is clamped to its nearer end, and a fraction in a whole-number column "
     "rounded: when most of a column's cells are, its range or kind is not the file's. Check it against the "
     "documentation (the unit, the column meant, fractions declared as whole numbers)."
 )
+#: What the public rule does with the cells of :func:`changed_columns`, and what a publisher may declare instead.
 CHANGED_HOW = (
     "A release holds a cell that is none of its column's declared values (or not of its kind) as missing, or as the "
     "column's 'other' value; a number or date outside the declared range is clamped to it, and a fraction in a "
