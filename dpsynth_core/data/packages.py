@@ -22,7 +22,11 @@ from __future__ import annotations
 import io
 import re
 
+import numpy as np
+import pandas as pd
+
 from .. import constraints
+from ..domain.display_formats import stata_period
 from ..errors import DataError
 from .header_names import name_columns
 from .typed_cells import TEXT_DTYPE, frame_text
@@ -148,6 +152,8 @@ def _storage(kind: str, fmt: str) -> str:
     """``text``, ``datetime``, ``date``, ``time`` or ``number``, from a column's storage type and display format."""
     if kind == "string":
         return "text"
+    if stata_period(fmt):  # months or quarters since 1960: read as their month's or quarter's text (a date)
+        return "date"
     if _TIME_OF_DAY.match(fmt):
         return "time"
     if _DATETIME.match(fmt):
@@ -171,7 +177,29 @@ def read_package(raw: bytes, suffix: str, *, name: str):
     if len(frame) == 0:
         raise DataError(f"{name} has no records")
     columns = name_columns([str(c) for c in frame.columns], name)
-    frame = frame_text(frame, columns).astype(TEXT_DTYPE)
+    frame = frame_text(_periods_as_text(frame, meta.original_variable_types or {}), columns).astype(TEXT_DTYPE)
     _, what = READERS[suffix]
     info = {"format": what, "rows": len(frame), "columns": columns, "bytes": len(raw), "lines": {}}
     return frame, info
+
+
+def _periods_as_text(frame: pd.DataFrame, formats: dict) -> pd.DataFrame:
+    """A Stata file's columns of months or quarters since 1960 (``%tm``, ``%tq``: 360 is 1990-01, 120 is 1990-Q1) as
+    the text that a date column declared ``"written": "year and month"`` or ``"year and quarter"`` reads; the other
+    columns as they are. A public rule on the display format, the same for every cell.
+
+    >>> _periods_as_text(pd.DataFrame({"m": [360.0, None], "q": [120, 123]}), {"m": "%tm", "q": "%tq"}).values.tolist()
+    [['1990-01', '1990-Q1'], [nan, '1990-Q4']]
+    """
+    out = frame.copy()
+    for column in frame.columns:
+        period = stata_period(formats.get(column) or "")
+        if period is None or not pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        per_year = period[0]
+        counts = np.floor(frame[column].to_numpy(dtype=float, na_value=np.nan))
+        whole = np.where(np.isfinite(counts), counts, 0).astype(np.int64)
+        years, part = (1960 + whole // per_year).astype(str), (whole % per_year + 1).astype(str)
+        parts = np.char.add("-Q", part) if per_year == 4 else np.char.add("-", np.char.zfill(part, 2))
+        out[column] = np.where(np.isfinite(counts), np.char.add(years, parts), None)
+    return out

@@ -1,6 +1,7 @@
 """What a statistical package's codebook says of a number column by its storage type and display format: whole
-numbers (SPSS ``F8.0``, Stata ``%9.0f`` or its integer storage types), or the decimal places it shows (``F10.2``).
-Metadata only: no record is read (:func:`dpsynth_core.data.formats.codebook`)."""
+numbers (SPSS ``F8.0``, Stata ``%9.0f`` or its integer storage types), the decimal places it shows (``F10.2``),
+or months or quarters counted from 1960 (Stata ``%tm``, ``%tq``). Metadata only: no record is read
+(:func:`dpsynth_core.data.formats.codebook`)."""
 
 from __future__ import annotations
 
@@ -36,3 +37,19 @@ def shows_whole(storage_type, fmt: str) -> bool:
     (True, True, False)
     """
     return storage_type in _WHOLE_STORAGE or bool(_WHOLE_FORMAT.match(fmt or ""))
+
+
+#: Stata's dates counted in months or quarters since 1960 (``%tm``, ``%tq``; pyreadstat leaves them as the counts):
+#: the periods a year holds, and how a date column declared for them reads them (``written``).
+STATA_PERIODS = {"m": (12, "year and month"), "q": (4, "year and quarter")}
+_PERIOD_FORMAT = re.compile(r"^%-?t(?P<unit>[mq])", re.I)
+
+
+def stata_period(fmt: str) -> tuple[int, str] | None:
+    """``(periods a year, written)`` for a Stata display format of months or quarters since 1960, else None.
+
+    >>> stata_period("%tq"), stata_period("%tmCCYY-NN"), stata_period("%td")
+    ((4, 'year and quarter'), (12, 'year and month'), None)
+    """
+    found = _PERIOD_FORMAT.match(fmt or "")
+    return STATA_PERIODS[found["unit"].lower()] if found else None

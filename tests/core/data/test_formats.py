@@ -215,6 +215,41 @@ def test_the_codebook_is_read_from_the_metadata_alone(tmp_path, monkeypatch):
     assert codebook(shared_path("ce.csv")) is None
 
 
+def test_a_stata_files_months_and_quarters_since_1960_are_read_as_their_month_and_quarter(tmp_path):
+    """Stata keeps a month or a quarter as a count since 1960 under a display format (``%tm``, ``%tq``), which
+    pyreadstat leaves as the count (624 for 2012-01): the records read as the month's and the quarter's text, a
+    missing cell stays missing, and the codebook (metadata alone) starts each column as dates written so, which a
+    release reads whole (NOAA's Seattle weather, its days as months and quarters)."""
+    from dpsynth_core.domain.templates import template_from_codebook
+
+    seattle = pd.read_csv(ROOT / "benchmarks" / "datasets" / "seattle_weather.csv")
+    days = pd.to_datetime(seattle["date"]).where(seattle.index != 3)
+    table = pd.DataFrame({"month": days, "quarter": days, "wind": seattle["wind"]})
+    path = tmp_path / "seattle.dta"
+    table.to_stata(path, write_index=False, convert_dates={"month": "tm", "quarter": "tq"})
+    read, _ = read_data(path)
+    months, quarters = days.dt.to_period("M").astype(str), days.dt.to_period("Q").astype(str).str.replace("Q", "-Q")
+    assert read["month"].tolist()[:3] == ["2012-01", "2012-01", "2012-01"] and read["quarter"].iloc[-1] == "2015-Q4"
+    assert (read["month"].where(days.notna()) == months.where(days.notna())).sum() == len(days) - 1
+    assert (read["quarter"].where(days.notna()) == quarters.where(days.notna())).sum() == len(days) - 1
+    assert read["month"].iloc[3] == read["quarter"].iloc[3] == ""  # a missing cell, as the reader writes one
+    found = codebook(path)["columns"]
+    assert found["month"]["storage"] == found["quarter"]["storage"] == "date"
+    assert template_from_codebook("month", found["month"]) == {"type": "date", "written": "year and month"}
+    assert template_from_codebook("quarter", found["quarter"]) == {"type": "date", "written": "year and quarter"}
+    declared = {"type": "date", "min": "2012-01-01", "max": "2015-12-31"}
+    domain = as_table_domain(
+        {
+            "columns": {
+                "month": {**declared, "written": "year and month"},
+                "quarter": {**declared, "written": "year and quarter"},
+            }
+        }
+    )
+    encoded = encode_table(read[["month", "quarter"]], domain)
+    assert sum(encoded.columns[c].out_of_domain for c in ("month", "quarter")) == 0
+
+
 def test_a_sas_data_set_from_pyreadstats_own_samples():
     """pyreadstat writes no .sas7bdat, so its own sample (tests/fixtures/pyreadstat/README.md) is read and
     checked against the CSV it publishes beside it; its codebook says which columns are dates."""
