@@ -66,32 +66,27 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
     that do not stop a release (:meth:`~dpsynth_core.data.misfits.FitNotes.advice`)."""
     notes = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration))  # its columns in the table's order
     if notes.missing:
-        st.warning(
-            f"**For you only** (it reads your data): {notes.MISSING_HEADING}\n\n"
-            + _first_lines(notes.missing)
-            + "\n\n"
-            + " ".join(notes.how)
-            + " Check the declaration of these columns.",
-            icon=":material/warning:",
-        )
-        _other_lines(notes.missing)
-        st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
+        how = " ".join(notes.how) + " Check the declaration of these columns."
+        _stopping(notes.MISSING_HEADING, notes.missing, how)
     if notes.clamped:
-        st.warning(
-            f"**For you only** (it reads your data): {notes.CLAMPED_HEADING}\n\n"
-            + _first_lines(notes.clamped)
-            + "\n\n"
-            + literal(CLAMPED_HOW),
-            icon=":material/warning:",
-        )
-        _other_lines(notes.clamped)
-        st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
+        _stopping(notes.CLAMPED_HEADING, notes.clamped, literal(CLAMPED_HOW))
     for which, heading, found, how in notes.advice():
         st.info(
             f"**For you only** (it reads your data): {heading}\n\n" + _first_lines(found) + "\n\n" + literal(how),
             icon=_ADVICE_ICONS[which],
         )
         _other_lines(found)
+
+
+def _stopping(heading: str, lines: list, how: str) -> None:
+    """A note that stops a release on the command line (:func:`declaration_fits`): a warning, the lines past the
+    first few below it, and a link to the Domain page."""
+    st.warning(
+        f"**For you only** (it reads your data): {heading}\n\n" + _first_lines(lines) + "\n\n" + how,
+        icon=":material/warning:",
+    )
+    _other_lines(lines)
+    st.page_link(DOMAIN.path, label="Check the domain declaration", icon=DOMAIN.icon)
 
 
 #: How many lines of one note are shown in it; the others of a wide table (a survey of 117 questions each with a

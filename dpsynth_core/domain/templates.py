@@ -404,8 +404,8 @@ def template_from_codebook(name: str, entry: dict) -> dict:
     if labels:
         return categories(labels)
     named, storage, fmt = template_for(name), entry.get("storage"), str(entry.get("format") or "")
-    if stata_period(fmt):  # months or quarters since 1960, read as the text of their month or quarter
-        return {"type": "date", "written": stata_period(fmt)[1]}
+    if period := stata_period(fmt):  # months or quarters since 1960, read as the text of their month or quarter
+        return {"type": "date", "written": period[1]}
     if named == {"type": "text"} and entry.get("label"):  # a name the rules do not know: its label's words may
         named = template_for(str(entry["label"]))  # (nlsw88's idcode, labelled "NLS ID": an identifier, dropped)
     if storage == "datetime" and named["type"] in ("text", "date"):  # the file says it keeps the time

@@ -305,8 +305,7 @@ def _declared_cells(
     if EMPIRICAL_CUT and others.size:
         held = None  # the records in the cells judged: the column's but its range's and its "missing" cell's
         if records is not None:
-            aside = pooled[np.setdiff1d(np.arange(pooled.size), others)]
-            held = records - max(float(aside.sum()), 0.0)
+            held = records - max(float(pooled.sum() - pooled[others].sum()), 0.0)
         cut |= _unlikely_cells(pooled[others], s, cell_margin, held)
     keep[others - start] = ~cut
     return keep
