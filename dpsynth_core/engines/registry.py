@@ -43,7 +43,8 @@ class Engine:
         in_memory: the table is read whole into memory (a path by
             :func:`~dpsynth_core.data.tables.read_table`), so every method can read it; a release read
             this way is returned or written from memory.
-        reads_parquet: it reads Parquet (a file, a folder of parts or a glob); otherwise one CSV file.
+        reads_parquet: it reads Parquet as a table of parts (a file, a folder of parts or a glob); otherwise one
+            file, a single Parquet file among them (read whole, with the package and spreadsheet files).
         case_blind: it resolves column names without regard to case, so declared names that differ
             only in case are refused (:func:`check_column_names`).
         frames_of: the library whose DataFrames it counts (``auto`` picks it for them), or None.
@@ -79,17 +80,17 @@ class Engine:
         return source_class(data, domain, **{key: settings[key] for key in self.takes if key in settings})
 
     def check_input(self, data) -> None:
-        """Refuse a Parquet path for an engine that reads one CSV file, before anything is read."""
+        """Refuse a folder or glob of Parquet parts for an engine that reads one file, before anything is read."""
         from ..data.formats import check_engine_input
-        from ..data.parts import names_parquet
+        from ..data.parts import is_file_set, is_remote, names_parquet
 
         if not self.in_memory:
             check_engine_input(data, self.name)
-        if not self.reads_parquet and names_parquet(data):
+        if not self.reads_parquet and names_parquet(data) and (is_file_set(data) or is_remote(data)):
             others = " or ".join(f"'{e.name}'" for e in ENGINES.values() if e.reads_parquet)
             raise ParameterError(
-                f"the {self.name} engine reads one CSV file; use engine={others} for Parquet "
-                "(a file, a folder of parts or a glob)"
+                f"the {self.name} engine reads one file; use engine={others} for a folder or glob of Parquet "
+                "parts (or a remote Parquet path)"
             )
 
     @property

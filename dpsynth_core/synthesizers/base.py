@@ -65,8 +65,9 @@ def as_frame(data) -> pd.DataFrame:
 
 def resolve_engine(cls, data, engine: str | None = "auto") -> str:
     """The engine a method of class ``cls`` reads ``data`` with (:func:`dpsynth_core.engines.choose_engine`),
-    except that ``auto`` keeps a CSV in memory (today's path) for methods that do not read sources."""
-    from ..data.parts import names_parquet
+    except that ``auto`` reads a file in memory (a CSV or a single Parquet file) for methods that do not read
+    sources: only a folder or glob of Parquet parts needs an engine."""
+    from ..data.parts import is_file_set, is_remote
     from ..engines import choose_engine
 
     chosen = choose_engine(data, engine)
@@ -75,7 +76,8 @@ def resolve_engine(cls, data, engine: str | None = "auto") -> str:
         and not cls.reads_sources
         and engine in (None, "auto")
         and isinstance(data, (str, Path))
-        and not names_parquet(data)
+        and not is_file_set(data)
+        and not is_remote(data)
     ):
         return "pandas"
     return chosen

@@ -227,7 +227,7 @@ def test_the_cli_reads_a_folder_or_glob_of_parquet_parts_as_the_whole_file(tmp_p
     capsys.readouterr()
     assert _cli(tmp_path, folder, tmp_path / "pandas.csv", "--engine", "pandas") == 2
     err = capsys.readouterr().err.strip()
-    assert "use engine='duckdb' or 'spark' for Parquet" in err and len(err.splitlines()) == 1
+    assert "use engine='duckdb' or 'spark' for a folder or glob of Parquet parts" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "pandas.csv").exists()
 
 
@@ -319,3 +319,21 @@ def test_dates_with_a_time_typed_in_parquet_or_written_in_a_csv_give_one_release
     assert len(outputs) == 3 and len(set(outputs)) == 1
     released = pd.read_csv(tmp_path / "t.csv.pandas.csv")["t"].dropna()
     assert released.str.fullmatch(r"2010-0[1-4]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]").all()
+
+
+@pytest.mark.parametrize("method", sorted(m for m in METHODS if not METHODS[m].cls.reads_sources))
+def test_a_single_parquet_file_is_read_in_memory_by_the_methods_no_engine_serves(tmp_path, ce, method, capsys):
+    """'auto' reads one Parquet file whole for a method that reads a table in memory, as it does a CSV: the same
+    release as from the CSV of the same records, on the same records' ledger (a folder of parts needs an engine)."""
+    ce = ce.head(600)
+    ce.to_csv(tmp_path / "ce.csv", index=False)
+    ce.to_parquet(tmp_path / "ce.parquet", index=False)
+    ledger = tmp_path / "ws"
+    for name in ("ce.csv", "ce.parquet"):
+        code = _cli(
+            tmp_path, tmp_path / name, tmp_path / f"{name}.out.csv", "--method", method, "--workspace", str(ledger)
+        )
+        assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "ce.parquet.out.csv").read_bytes() == (tmp_path / "ce.csv.out.csv").read_bytes()
+    ws = Workspace(ledger)
+    assert len(ws.releases.made_from(ws.ledger.dataset_key(ws.ledger.records_key(ce)))) == 2

@@ -12,7 +12,7 @@ import pytest
 
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.engines import duckdb_source, open_source
-from dpsynth_core.errors import ParameterError
+from dpsynth_core.errors import DataError, ParameterError
 from dpsynth_core.release.card import build_card
 from dpsynth_core.synthesizers import METHODS, get_method
 from tests.conftest import DATASETS, complete_domain, shared_path, timeless
@@ -111,15 +111,20 @@ def test_tables_with_the_same_counts_give_the_same_release(adult_domain):
 
 @pytest.mark.parametrize("method", sorted(set(METHODS) - set(ENGINE_METHODS)))
 def test_methods_that_read_in_memory_refuse_the_engines(method, tmp_path):
-    frame = pd.DataFrame({"x": ["a", "b", "a"]})
+    frame = pd.DataFrame({"x": ["a", "b", "a"] * 40})
     domain = {"columns": {"x": {"type": "categorical", "values": ["a", "b"]}}}
     model = get_method(method).cls(epsilon=1.0, random_state=0)
     with pytest.raises(ParameterError, match=r"engine 'duckdb'.*marginals") as error:
         model.fit(frame, domain, engine="duckdb")
     assert "\n" not in str(error.value)
-    frame.to_parquet(tmp_path / "t.parquet")
-    with pytest.raises(ParameterError, match="engine 'duckdb'"):  # 'auto' chooses DuckDB for Parquet
-        model.fit(tmp_path / "t.parquet", domain)
+    frame.to_parquet(tmp_path / "t.parquet")  # one Parquet file: 'auto' reads it in memory for these methods
+    assert get_method(method).cls(epsilon=1.0, random_state=0).fit(tmp_path / "t.parquet", domain).engine_ == "pandas"
+    (tmp_path / "parts").mkdir()
+    frame.to_parquet(tmp_path / "parts" / "part-0.parquet")
+    with pytest.raises(ParameterError, match="engine 'duckdb'"):  # a folder of parts only an engine reads
+        model.fit(tmp_path / "parts", domain)
+    with pytest.raises(DataError, match="is a folder, not a file"):
+        model.fit(tmp_path / "parts", domain, engine="pandas")
 
 
 def test_a_source_is_closed_by_its_owner(adult_domain, tmp_path):
