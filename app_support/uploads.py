@@ -2,8 +2,8 @@
 
 A CSV or TSV takes an encoding and a delimiter (the page's two choices) and a header line (a title above it
 skipped); a spreadsheet takes a
-sheet (listed from the workbook's directory, no cell read) and a header row; an SPSS, Stata or SAS
-file takes none, and its codebook (metadata only) starts the declaration
+sheet (listed from the workbook's directory, no cell read) and a header row; a Parquet file takes none; an SPSS,
+Stata or SAS file takes none, and its codebook (metadata only) starts the declaration
 (:func:`dpsynth_core.domain.templates.declaration_from_names`).
 
 **A dropped file is read even when the publisher clicks on at once.** Streamlit stops a page's run at its next
@@ -26,7 +26,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import read_upload, upload_codebook, upload_sheets
 from dpsynth_core import DPSynthError
-from dpsynth_core.data.formats import file_family
+from dpsynth_core.data.formats import file_family, parquet_named
 from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS
 
 
@@ -70,6 +70,8 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
     """The options the uploaded file is read with (widgets drawn here for a spreadsheet, and a CSV's header line);
     None when its sheets cannot be listed (the reason is shown)."""
     family = file_family(upload.name)
+    if family == "package" or parquet_named(upload.name):  # read as the file's own types say: nothing to choose
+        return {}
     if family == "text":
         left, right = st.columns(2)
         line = _header_number(
@@ -85,8 +87,6 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
             "header_row": line,
             "header_rows": _header_span(right, "line", HEADER_SPAN_KEYS["csv"]),
         }
-    if family == "package":
-        return {}
     try:
         sheets = upload_sheets(upload.getvalue(), upload.name)
     except DPSynthError as problem:
@@ -116,6 +116,11 @@ def how_read(info: dict) -> str:
             + (f" (over {info['header_rows']} rows)" if info.get("header_rows") else "")
             + "; numbers and dates are read as the values they are, "
             f"not as the sheet displays them. {shown}"
+        )
+    if info.get("format") == "parquet":
+        return (
+            "Read as Parquet: numbers, dates and text as the file's column types store them. The declaration starts "
+            f"from the column names alone; review every column on the Domain page. {shown}"
         )
     if info.get("format") not in (None, "csv"):
         return (

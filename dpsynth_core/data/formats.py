@@ -11,9 +11,9 @@ in any of these formats are the same table.
 A file's name and its bytes must agree: an ``.xlsx`` that holds CSV text, a ``.dta`` that holds an
 SPSS file or a ``.csv`` that holds a workbook is refused in one line saying what the bytes are.
 Spreadsheets and packages are read whole into memory (the engines for large tables read CSV and
-Parquet only: :func:`check_engine_input`); so is a Parquet file here, for the commands that read a table whole
-(``check-declaration``, ``check-persons``, ``compare`` and ``report``'s real table), while a release reads it
-through an engine.
+Parquet only: :func:`check_engine_input`); so is a single Parquet file here (a path, or an upload's bytes), for the
+app and the commands that read a table whole (``check-declaration``, ``check-persons``, ``compare``, ``report``'s
+real table, a release by a method no engine serves), while ``marginals`` and ``cathist`` count it through an engine.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ PACKAGE_SUFFIXES = tuple(PACKAGE_NAMES)
 #: The text tables the app's uploader takes: CSV, TSV, text, aligned columns (.data, .dat, Excel's space-delimited
 #: .prn) and Dataverse's tab-delimited .tab.
 TEXT_SUFFIXES = (".csv", ".tsv", ".txt", ".tab", ".data", ".dat", ".prn")
-UPLOAD_TYPES = tuple(s[1:] for s in TEXT_SUFFIXES + SPREADSHEET_SUFFIXES + PACKAGE_SUFFIXES)
+UPLOAD_TYPES = tuple(s[1:] for s in TEXT_SUFFIXES + SPREADSHEET_SUFFIXES + PACKAGE_SUFFIXES) + ("parquet", "pq", "parq")
 
 _SAS_MAGIC = bytes.fromhex("000000000000000000000000c2ea8160b31411cfbd92080009c7318c181f1011")
 
@@ -140,6 +140,13 @@ def read_data(
     family = file_family(name)
     if family == "text" and isinstance(source, (str, Path)) and _parquet_file(source):
         return _read_parquet(source, encoding, delimiter, sheet, header_row, header_rows)
+    if family == "text" and not isinstance(source, (str, Path)) and parquet_named(name):  # an upload's bytes
+        shown = Path(name).name
+        raw = read_capped(source, shown, None, text=False)
+        if not raw.startswith(b"PAR1"):
+            found = what_bytes_are(raw[:4096]) or "text or another format"
+            raise DataError(f"{shown} is named as a Parquet file but holds {found}")
+        return _read_parquet(raw, encoding, delimiter, sheet, header_row, header_rows, name=shown)
     if family == "text":
         if sheet is not None:
             raise ParameterError(f"a sheet is chosen for spreadsheets; {Path(name).name} is read as CSV")
@@ -178,24 +185,33 @@ def _parquet_file(path) -> bool:
     return names_parquet(path) and Path(path).is_file()
 
 
-def _read_parquet(path, *options):
-    """One Parquet file read whole (the commands that read a table in memory: ``check-declaration``, ``compare``),
-    every cell as the text a CSV of the same records holds (:func:`~.typed_cells.frame_text`)."""
+def parquet_named(name) -> bool:
+    """True for a file name with a Parquet suffix (read whole, with no encoding, delimiter or header choice)."""
+    from .parts import PARQUET_SUFFIXES
+
+    return str(name).lower().endswith(PARQUET_SUFFIXES)
+
+
+def _read_parquet(path, *options, name: str | None = None):
+    """One Parquet file (a path, or an upload's bytes called ``name``) read whole (the app's uploads and the commands
+    that read a table in memory), every cell as the text a CSV of the same records holds
+    (:func:`~.typed_cells.frame_text`)."""
     import pandas as pd
 
     from .parts import parquet_batches
     from .typed_cells import frame_text
 
+    shown = name or Path(path).name
     if any(option is not None for option in options):
-        raise ParameterError(f"an encoding, a delimiter, a sheet and a header row are not chosen for {Path(path).name}")
-    batches = list(parquet_batches(path))
+        raise ParameterError(f"an encoding, a delimiter, a sheet and a header row are not chosen for {shown}")
+    batches = list(parquet_batches(path, shown))
     frame = pd.concat(batches, ignore_index=True) if batches else pd.DataFrame()
     columns = [str(c) for c in frame.columns]
     info = {
         "format": "parquet",
         "rows": len(frame),
         "columns": columns,
-        "bytes": Path(path).stat().st_size,
+        "bytes": len(path) if name else Path(path).stat().st_size,
         "lines": {},
     }
     return frame_text(frame, columns), info

@@ -192,17 +192,21 @@ def _schema_difference(mine: list, theirs: list) -> str:
 BATCH_ROWS = 1 << 18
 
 
-def parquet_batches(path):
-    """The records of one Parquet file as DataFrames of at most :data:`BATCH_ROWS` rows; a file that
-    is not readable Parquet ends with one line naming it."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path} is not a regular file" if path.exists() else f"file not found: {path}")
+def parquet_batches(path, name: str | None = None):
+    """The records of one Parquet file (a path, or its bytes as the app's uploader holds them, called ``name``) as
+    DataFrames of at most :data:`BATCH_ROWS` rows; a file that is not readable Parquet ends with one line naming it."""
+    if isinstance(path, (bytes, bytearray, memoryview)):
+        shown, opened = name or "the file", pa.BufferReader(path)
+    else:
+        path = Path(path)
+        if not path.is_file():
+            raise DataError(f"{path} is not a regular file" if path.exists() else f"file not found: {path}")
+        shown, opened = path.name, path
     try:
-        handle = pq.ParquetFile(path)
+        handle = pq.ParquetFile(opened)
         for batch in handle.iter_batches(batch_size=BATCH_ROWS):
             yield batch.to_pandas(timestamp_as_object=False, date_as_object=True)
     except (pa.ArrowException, OSError, ValueError) as problem:
         if isinstance(problem, DataError):
             raise
-        raise DataError(f"{path.name} is not a readable Parquet file (empty, truncated or another format)") from None
+        raise DataError(f"{shown} is not a readable Parquet file (empty, truncated or another format)") from None

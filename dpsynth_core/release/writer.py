@@ -295,7 +295,18 @@ def _notes_rows(card: dict) -> list[tuple[str, str]]:
 
 
 def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: dict) -> bytes:
-    """The synthetic ``table`` as a file of one of :data:`WHOLE_FORMATS` (see the module docstring)."""
+    """The synthetic ``table`` as a file of one of :data:`WHOLE_FORMATS` (see the module docstring), or as Parquet
+    (the app's download for a Parquet upload: numbers, dates and times typed, whole numbers as 64-bit integers)."""
+    if fmt == "parquet":
+        typed = _typed(table, declaration, numeric_codes=False)
+        for name in typed.columns:
+            if ((declaration.get("columns") or {}).get(name) or {}).get("type") == "integer":
+                typed[name] = typed[name].round().astype("Int64")
+        out = io.BytesIO()
+        import pyarrow.parquet as pq
+
+        pq.write_table(arrow_chunk(typed, None), out, compression="zstd")
+        return out.getvalue()
     if fmt == "xlsx":
         typed = _typed(table, declaration, numeric_codes=False)
         out = io.BytesIO()
@@ -415,15 +426,17 @@ SAME_FORMAT = {
     **dict.fromkeys((".xlsx", ".xlsm", ".xls", ".ods"), "xlsx"),
     **dict.fromkeys((".sav", ".zsav", ".por"), "sav"),
     ".dta": "dta",
+    **dict.fromkeys(PARQUET_SUFFIXES, "parquet"),
 }
 #: Each whole format's name for people, and its media type (downloads).
 WHOLE_FORMAT_NAMES = {
     "xlsx": ("Excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     "sav": ("SPSS", "application/x-spss-sav"),
     "dta": ("Stata", "application/x-stata-dta"),
+    "parquet": ("Parquet", "application/vnd.apache.parquet"),
 }
 
 
 def same_format(name) -> str | None:
-    """The whole format a synthetic copy of the file ``name`` is offered in (None: CSV and Parquet only)."""
+    """The format a synthetic copy of the file ``name`` is offered in beside CSV (None: CSV only)."""
     return SAME_FORMAT.get(Path(str(name)).suffix.lower())

@@ -255,6 +255,36 @@ def test_an_spss_file_starts_from_its_codebook_and_a_workbook_is_read_by_its_cho
     assert at.session_state["declaration"]["columns"]["Race"]["labels"] == {"1": "White", "2": "Black"}
 
 
+def test_a_parquet_file_is_uploaded_as_the_same_records_as_its_csv():
+    """The Data page takes a Parquet file: read with nothing to choose (no encoding, delimiter or header line), said
+    so, and the same records as their CSV (the workspace finds the declaration saved for the CSV); a CSV renamed
+    .parquet is refused in one line and the table in use stays; the release is offered as Parquet beside CSV."""
+    import io
+
+    import pandas as pd
+
+    from tests.publisher_files import typed
+
+    at = _upload(_app().run(), "ce.csv", shared_path("ce.csv").read_bytes())
+    saved = complete_domain("ce")
+    _workspace().choices.remember_declaration(at.session_state["data"]["hash"], saved)
+    buffer = io.BytesIO()
+    typed(pd.read_csv(shared_path("ce.csv"), dtype=str)).to_parquet(buffer)
+    at = _upload(_app().run(), "ce.parquet", buffer.getvalue())
+    assert at.session_state["data"]["source"] == "upload: ce.parquet" and at.session_state["declaration"] == saved
+    assert any("Read as Parquet" in c.value for c in at.caption)
+    assert any("You have worked on this file before" in s.value for s in at.success)
+    assert not [n for n in at.number_input if n.key == "data_header_line"]
+    at = _upload(at, "people.parquet", b"name,age\nAnn,34\n")
+    assert [e.value for e in at.error] == [
+        "This file could not be read: people.parquet is named as a Parquet file but holds text (such as a CSV). "
+        "Your previous table is still loaded."
+    ]
+    assert at.session_state["data"]["source"] == "upload: ce.parquet"
+    at = _visit(_generate(at), "app_pages/5_Release.py")  # the synthetic copy offered as Parquet too
+    assert {"Synthetic data (CSV)", "Synthetic data (Parquet)"} <= {b.proto.label for b in at.download_button}
+
+
 def test_a_declaration_saved_for_the_csv_wins_over_the_spss_codebook_which_is_offered():
     """The same records as an SPSS file after a declaration was saved for their CSV: the saved one is in use
     (the publisher's own word), the Domain page says the file's codebook is available, and applying it starts

@@ -330,8 +330,10 @@ def test_malformed_upload_in_browser(server, browser, tmp_path):
 def _publishers_files_in_browser(page, tmp_path: Path) -> None:
     """One upload of each family of the publisher's own files, written by openpyxl and pyreadstat from the
     CE survey: workbooks (Excel, its sheets offered by name, and LibreOffice), an SPSS and a Stata file (their
-    codebook starts the declaration), and a workbook with a password (one sentence); Streamlit's own "files
-    are not allowed" never shows."""
+    codebook starts the declaration), a Parquet file, and a workbook with a password (one sentence); Streamlit's
+    own "files are not allowed" never shows."""
+    import io
+
     import pandas as pd
 
     from tests.publisher_files import encrypted_workbook, ods_bytes, package_bytes, typed, xlsx_bytes
@@ -344,6 +346,8 @@ def _publishers_files_in_browser(page, tmp_path: Path) -> None:
         "ce.dta": package_bytes(table.astype({c: "int32" for c in table if table[c].dtype.kind == "i"}), ".dta"),
         "locked.xlsx": encrypted_workbook(),
     }
+    table.to_parquet(parquet := io.BytesIO())
+    files["ce.parquet"] = parquet.getvalue()
     for name, raw in files.items():
         (tmp_path / name).write_bytes(raw)
     upload = page.locator("input[type='file']")
@@ -354,6 +358,8 @@ def _publishers_files_in_browser(page, tmp_path: Path) -> None:
     page.get_by_text("Read sheet 'survey'").wait_for()
     upload.set_input_files(str(tmp_path / "ce.dta"))
     page.get_by_text("Read as a Stata data file").wait_for()
+    upload.set_input_files(str(tmp_path / "ce.parquet"))
+    page.get_by_text("Read as Parquet").wait_for()
     upload.set_input_files(str(tmp_path / "ce.sav"))
     page.get_by_text("Read as an SPSS data file").wait_for()
     upload.set_input_files(str(tmp_path / "locked.xlsx"))

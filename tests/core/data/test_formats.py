@@ -56,6 +56,27 @@ def test_the_same_records_in_any_format_are_the_csv_readers_table(tmp_path, data
         pd.testing.assert_frame_equal(frame, expected)
 
 
+def test_a_parquet_files_bytes_read_as_its_path_and_misnamed_bytes_refused_in_one_line(tmp_path):
+    """An upload holds a file's bytes, not its path: a Parquet file's bytes are the same table as the file read
+    from disk, with no encoding, delimiter or header to choose; a CSV named .parquet, or a Parquet file named .csv,
+    is refused in one line saying what the bytes are."""
+    path = _write(tmp_path, typed(pd.read_csv(shared_path("ce.csv"), dtype=str)), ".parquet")
+    raw = path.read_bytes()
+    (frame, info), (expected, on_disk) = read_data(raw, name="ce.parquet"), read_data(path)
+    pd.testing.assert_frame_equal(frame, expected)
+    assert info == on_disk and info["format"] == "parquet" and info["bytes"] == len(raw)
+    for name, content, said in (
+        ("ce.parquet", shared_path("ce.csv").read_bytes(), "ce.parquet is named as a Parquet file but holds text"),
+        ("ce.csv", raw, "ce.csv is a Parquet file, not a CSV"),
+        ("ce.parquet", raw[: len(raw) // 2], "ce.parquet is not a readable Parquet file"),
+    ):
+        with pytest.raises(DataError, match=said) as error:
+            read_data(content, name=name)
+        assert "\n" not in str(error.value)
+    with pytest.raises(ParameterError, match="not chosen for ce.parquet"):
+        read_data(raw, name="ce.parquet", encoding="utf-8")
+
+
 def test_the_ledger_finds_the_same_budget_for_the_same_records_as_csv_parquet_excel_and_spss(tmp_path):
     """The workspace keys its ledger by the records (Ledger.records_key): the CE survey's 994 records as
     CSV, typed Parquet, an Excel workbook and an SPSS file with its codebook are one dataset."""
