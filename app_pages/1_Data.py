@@ -42,7 +42,7 @@ if choice == "A bundled example":
             st.rerun()
 else:
     st.caption(
-        "CSV or TSV (.csv, .tsv, .txt, .tab, .data, .dat, .prn), a spreadsheet (Excel .xlsx/.xls, LibreOffice .ods) "
+        "CSV or TSV (.csv, .tsv, .txt, .tab, .data, .dat, .prn), a spreadsheet (Excel .xlsx/.xls, LibreOffice .ods), "
         "an SPSS, Stata or SAS file (.sav, .zsav, .por, .dta, .sas7bdat, .xpt) or a Parquet file (.parquet), up to "
         f"{constraints.UPLOAD_LIMIT_MB} MB (the server's upload limit, set by `server.maxUploadSize` in "
         "`.streamlit/config.toml`). The file stays on this server and is never shown."

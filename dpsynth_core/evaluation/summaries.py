@@ -7,6 +7,7 @@ enters a release; the pages say so.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from . import metrics
 
@@ -70,7 +71,10 @@ def headlines(measures: dict) -> dict:
 def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     """For the publisher only (it reads the real data): each free-text column whose commonest synthetic value
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing,
-    and whether that value is in any real record (made up when it is not), in plain words."""
+    and whether that value is in any real record (made up when it is not), in plain words. A real record's value
+    is read as a release writes it (:func:`~dpsynth_core.data.encoding.encode_column`): an English word in lower
+    case, any string as its public pseudonym ``value-N``, so a released pseudonym of a real value is no made-up one."""
+    from ..data.encoding import encode_column
     from ..release.dominance import FEW_OUT, dominant_in_counts, shown
 
     out = []
@@ -82,7 +86,7 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
         if found is None:
             continue
         value, top, share = found
-        texts = real[name].astype(str)
+        texts = pd.Series(encode_column(column, real[name], domain.missing_markers).labels, dtype=object)
         held = int((texts == value).sum())
         others = (counts / counts.sum()).iloc[1:FEW_OUT]
         others = others[(others >= 0.01) & ~others.index.isin(texts)]  # a made-up runner-up (the data hashed once)

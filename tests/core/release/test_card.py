@@ -147,3 +147,20 @@ def test_a_dominated_text_column_with_few_values_out_names_each_one():
     (said,) = dominant_values_in_data(real, synthetic, domain)
     assert "it is in 600 of your records" in said and "(33.0%) is in none of your records: a made-up value" in said
     assert "made-up" not in dominant_values_in_data(real, synthetic.assign(species="GULLS"), domain)[0]
+    # any string is released as its public pseudonym and an English word in lower case: a real value's released form
+    # is in the records, a pseudonym no record hashes to is not (Males' industries declared as any of 100 strings)
+    industry = TableDomain.from_json({"columns": {"industry": {"type": "text", "generator": "any", "size": 100}}})
+    column = industry.kept["industry"]
+    real = pd.DataFrame({"industry": ["Trade"] * 600 + ["Manufacturing"] * 400})
+    trade, manufacturing = column.normalise(["Trade", "Manufacturing"])
+    spare = next(v for v in (column.label_at(i) for i in range(100)) if v not in (trade, manufacturing))
+    (said,) = dominant_values_in_data(real, pd.DataFrame({"industry": [trade] * 700 + [spare] * 300}), industry)
+    assert f"'{trade}' fills 70.0%" in said and "it is in 600 of your records" in said
+    assert f"'{spare}' (30.0%) is in none of your records: a made-up value" in said
+    words = TableDomain.from_json({"columns": {"species": {"type": "text", "generator": "english_word"}}})
+    (said,) = dominant_values_in_data(
+        real.rename(columns={"industry": "species"}).replace("Trade", "Gull"),
+        pd.DataFrame({"species": ["gull"] * 1000}),
+        words,
+    )
+    assert "it is in 600 of your records" in said
