@@ -302,6 +302,8 @@ def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: 
         for name in typed.columns:
             if ((declaration.get("columns") or {}).get(name) or {}).get("type") == "integer":
                 typed[name] = typed[name].round().astype("Int64")
+            elif typed[name].dtype.kind in "OT":  # text: a missing cell (empty in the CSV) is null
+                typed[name] = typed[name].astype(object).where(typed[name].notna() & (typed[name] != ""), None)
         out = io.BytesIO()
         import pyarrow.parquet as pq
 
