@@ -78,7 +78,9 @@ def _tables(parser) -> None:
     from .commands import add_reading_flags
 
     parser.add_argument(
-        "real", type=input_path, help="the real table, in any format synth reads (CSV, spreadsheet, SPSS, Stata, SAS)"
+        "real",
+        type=input_path,
+        help="the real table: a file in any format synth reads (CSV, spreadsheet, SPSS, Stata, SAS, Parquet)",
     )
     parser.add_argument(
         "synthetic", type=input_path, help="the synthetic table as synth wrote it (its format from its suffix)"

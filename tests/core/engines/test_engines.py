@@ -248,7 +248,7 @@ def test_a_folder_or_glob_of_parquet_parts_counts_as_one_table(tmp_path):
         with open_source(data, domain) as engine:
             assert engine.engine == "duckdb" and engine.n_rows == len(frame)
             assert_same_counts(reference, engine)
-        with pytest.raises(ParameterError, match="engine='duckdb' or 'spark' for Parquet"):
+        with pytest.raises(ParameterError, match="engine='duckdb' or 'spark' for a folder or glob of Parquet parts"):
             open_source(data, domain, engine="pandas")
     (folder / "notes.txt").write_text("not a part")  # checked before either engine reads the folder
     with pytest.raises(DataError, match=r"not \.parquet files \(notes\.txt\)"):

@@ -142,7 +142,8 @@ def test_a_dominated_text_column_with_few_values_out_names_each_one():
     assert dominance_notes(tally, facts) == [note]
     many = dominance_notes(synthetic, {"species": {"values_out": 9, "needed": None, "epsilon": 1.0}})
     assert "this one may be made up" in many[0] and "'BCUEV" not in many[0]  # many out: the commonest only
-    domain = TableDomain.from_json({"columns": {"species": {"type": "text", "generator": "letters", "max_length": 40}}})
+    species = {"type": "text", "generator": "letters", "max_length": 40, "alphabet": "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+    domain = TableDomain.from_json({"columns": {"species": species}})
     real = pd.DataFrame({"species": ["GULLS"] * 600 + ["SPARROWS"] * 400})
     (said,) = dominant_values_in_data(real, synthetic, domain)
     assert "it is in 600 of your records" in said and "(33.0%) is in none of your records: a made-up value" in said
