@@ -410,6 +410,8 @@ def template_from_codebook(name: str, entry: dict) -> dict:
         named = template_for(str(entry["label"]))  # (nlsw88's idcode, labelled "NLS ID": an identifier, dropped)
     if storage == "datetime" and named["type"] in ("text", "date"):  # the file says it keeps the time
         return {"type": "datetime"}
+    if named.get("generator") == "digits" and storage == "number" and not shows_whole(entry.get("type"), fmt):
+        named = {"type": "text"}  # a code of digits is whole: decimals say a number named after one (frac_..._zip)
     if named != {"type": "text"}:
         return named
     if storage in ("date", "datetime", "time"):

@@ -337,3 +337,17 @@ def test_an_spss_portable_file_gives_its_names_in_capitals_and_is_read_with_them
         read_data(por)
     saved = {"columns": {"urban": {"type": "categorical", "values": ["1", "2"]}, "race": {"type": "drop"}}}
     assert list(matched_to(saved, info["columns"])["columns"]) == ["URBAN", "RACE"]
+
+
+def test_a_number_stored_with_decimals_and_named_after_a_zip_code_starts_as_a_number(tmp_path):
+    """The name rules start a ``zip`` column as five digits of text; a codebook that stores it as a number shown with
+    decimals says it is no code (the labor-market study's ``frac_black_emp_zip``, a share of a ZIP code's workers),
+    so it starts as a decimal number; a whole number stored so, or text, keeps the ZIP code's start."""
+    table = pd.DataFrame({"frac_black_emp_zip": [0.25, 0.5], "home_zip": [2134.0, 90210.0], "zip": ["02134", "90210"]})
+    import pyreadstat
+
+    pyreadstat.write_sav(table, tmp_path / "t.sav", variable_format={"home_zip": "F5.0"})
+    found = codebook(tmp_path / "t.sav")["columns"]
+    starts = {name: template_from_codebook(name, found[name]) for name in table.columns}
+    assert starts["frac_black_emp_zip"] == {"type": "float", "decimals": 2}  # pyreadstat's F8.2
+    assert starts["home_zip"] == starts["zip"] == {"type": "text", "generator": "digits", "length": 5}
