@@ -114,7 +114,8 @@ MAX_UNZIPPED_BYTES = 1 << 30
 #: Most cells (rows x columns) of a spreadsheet's sheet read whole into memory (each cell is a Python
 #: value while it is read: about 100 bytes); a larger sheet is refused with its size.
 MAX_SHEET_CELLS = 5_000_000
-#: Most cells (rows x columns) of an SPSS, Stata or SAS file read whole into memory (from its metadata).
+#: Most cells (rows x columns) of an SPSS, Stata or SAS file, or of one Parquet file, read whole into memory (from
+#: its metadata, before any record is read; an engine counts a larger Parquet file in chunks).
 MAX_PACKAGE_CELLS = 50_000_000
 #: Longest header line, in characters; a longer first line is refused (it is not a CSV header).
 MAX_HEADER_CHARS = 1 << 20

@@ -198,12 +198,18 @@ def _read_parquet(path, *options, name: str | None = None):
     (:func:`~.typed_cells.frame_text`)."""
     import pandas as pd
 
-    from .parts import parquet_batches
+    from .. import constraints
+    from .parts import parquet_batches, parquet_cells
     from .typed_cells import frame_text
 
     shown = name or Path(path).name
     if any(option is not None for option in options):
         raise ParameterError(f"an encoding, a delimiter, a sheet and a header row are not chosen for {shown}")
+    if (cells := parquet_cells(path)) > constraints.MAX_PACKAGE_CELLS:
+        raise DataError(
+            f"{shown} holds {cells:,} cells, more than the {constraints.MAX_PACKAGE_CELLS:,} read whole into memory "
+            "here: the methods marginals and cathist count a larger Parquet file with DuckDB (the command line's synth)"
+        )
     batches = list(parquet_batches(path, shown))
     frame = pd.concat(batches, ignore_index=True) if batches else pd.DataFrame()
     columns = [str(c) for c in frame.columns]

@@ -192,6 +192,17 @@ def _schema_difference(mine: list, theirs: list) -> str:
 BATCH_ROWS = 1 << 18
 
 
+def parquet_cells(path) -> int:
+    """Rows times columns of one Parquet file (a path or its bytes), from its footer only (no record read); 0 for
+    what is no readable Parquet (:func:`parquet_batches` then says so)."""
+    opened = pa.BufferReader(path) if isinstance(path, (bytes, bytearray, memoryview)) else str(path)
+    try:
+        meta = pq.read_metadata(opened)
+    except (pa.ArrowException, OSError, ValueError):
+        return 0
+    return meta.num_rows * meta.num_columns
+
+
 def parquet_batches(path, name: str | None = None):
     """The records of one Parquet file (a path, or its bytes as the app's uploader holds them, called ``name``) as
     DataFrames of at most :data:`BATCH_ROWS` rows; a file that is not readable Parquet ends with one line naming it."""

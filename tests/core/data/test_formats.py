@@ -204,6 +204,11 @@ def test_a_huge_file_is_refused_with_its_size_before_anything_is_read(tmp_path, 
     monkeypatch.setattr(constraints, "MAX_PACKAGE_CELLS", 1000)
     with pytest.raises(DataError, match=r"ce.sav holds 994 records of 4 columns \(3,976 cells\), more than the 1,000"):
         read_data(sav)
+    parquet = _write(tmp_path, typed(pd.read_csv(shared_path("ce.csv"), dtype=str)), ".parquet", "ce")
+    for source, name in ((parquet, None), (parquet.read_bytes(), "ce.parquet")):  # a path, or an upload's bytes
+        with pytest.raises(DataError, match=r"ce.parquet holds 3,976 cells, more than the 1,000 read whole") as error:
+            read_data(source, name=name)
+        assert "\n" not in str(error.value) and "marginals and cathist count" in str(error.value)
 
 
 def test_the_codebook_is_read_from_the_metadata_alone(tmp_path, monkeypatch):
