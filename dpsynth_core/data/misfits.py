@@ -390,7 +390,7 @@ class FitNotes:
     are a spreadsheet's totals (:func:`total_rows`); ``renamed``, cells naming a declared country or state another way
     (:func:`renamed_cells`); ``changed``, the columns some of whose cells the public rule changes
     (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`);
-    ``decimals``, real numbers written with few decimal places in columns that declare none
+    ``decimals``, real numbers written with fewer decimal places than their columns declare
     (:func:`decimal_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``)."""
 
     missing: list
@@ -418,7 +418,7 @@ class FitNotes:
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
             (
                 "decimals",
-                "numbers written with few decimal places, in columns that declare none.",
+                "numbers written with fewer decimal places than their columns declare (every digit: none declared).",
                 list(self.decimals),
                 DECIMALS_HOW,
             ),
