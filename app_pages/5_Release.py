@@ -12,6 +12,7 @@ from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
 from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, default_charts, precision_words
+from dpsynth_core.release.card import protects
 from dpsynth_core.wording import cost_words, format_delta, format_epsilon
 from dpsynth_core.workspace import BudgetExceeded
 
@@ -32,6 +33,13 @@ if g["epsilon"] is None:
     st.error(
         "This method gives **no differential-privacy guarantee**. Use it for teaching or comparison, "
         "not for a real release.",
+        icon=":material/gpp_bad:",
+    )
+elif not protects(g):
+    st.error(
+        "This release's guarantee **protects no one in practice** (its epsilon or delta is far too large: see below). "
+        "Use it for teaching or comparison, not for a real release; another method, or fewer rows per person, "
+        "gives a guarantee that means something.",
         icon=":material/gpp_bad:",
     )
 note = card.get("method_details", {}).get("per_record_note")

@@ -256,6 +256,18 @@ def _unit_line(card: dict, g: dict) -> str:
     return f"<p>Privacy unit: {html.escape(card.get('privacy_unit', {}).get('in_words', 'each row: one record'))}.</p>"
 
 
+#: An epsilon at or above this lets one record change an outcome's chance by more than e^30 (about 10^13): a bound
+#: that protects no one in practice (deniability's whole file, a person's many rows over composed runs).
+EMPTY_EPSILON = 30.0
+
+
+def protects(guarantee: dict) -> bool:
+    """Whether a card's guarantee says anything in practice: there is one, its delta is below 1 and its epsilon
+    below :data:`EMPTY_EPSILON` (the card and the Release page show the others as no guarantee)."""
+    epsilon = guarantee.get("epsilon")
+    return epsilon is not None and guarantee.get("delta", 0.0) < 1 and epsilon < EMPTY_EPSILON
+
+
 def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit=None) -> str:
     who = (
         f"one {unit.name} (all of their rows)"
@@ -264,11 +276,19 @@ def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit
         if neighbouring is None or "add/remove" in neighbouring
         else "one person's record being replaced by another (the number of rows is public)"
     )
-    ratio = plain_number(math.exp(epsilon), up=True) if epsilon < 30 else "more than 10^13"
-    text = (
-        f"Whether or not {who} is in the data changes the chance of any outcome of this "
-        f"release by a factor of at most {ratio} (epsilon = {plain_number(epsilon, up=True)})"
+    shown = plain_number(epsilon, up=True)
+    if delta >= 1:  # group privacy or many composed runs can leave nothing: say so, not "probability at most 1"
+        return (
+            f"This release promises nothing about {who}: its delta is 1, so the bound of epsilon = {shown} on how much "
+            "they change any outcome may fail outright."
+        )
+    factor = (
+        f"a factor of at most {plain_number(math.exp(epsilon), up=True)}"
+        if epsilon < EMPTY_EPSILON
+        else "a factor that may exceed 10^13, a bound so large that it protects no one in practice"
     )
+    text = f"Whether or not {who} is in the data changes the chance of any outcome of this release by {factor}"
+    text += f" (epsilon = {shown})"
     if delta > 0:
         text += f", except with probability at most {format_delta(delta)}"
     return text + f". The more the data holds, the less any one {'record' if unit is None else unit.name} can be seen."
@@ -401,7 +421,7 @@ table {{ border-collapse: collapse; width: 100%; }} td, th {{ border: 1px solid 
 <h1>{e(card["title"])}</h1>
 <p>Made with {e(card["software"]["name"])} {e(card["software"]["version"])} on {e(card["created"])}.</p>
 <h2>The guarantee</h2>
-<p class="guarantee{" none" if g["epsilon"] is None else ""}">{e(g["plain_words"])}</p>
+<p class="guarantee{"" if protects(g) else " none"}">{e(g["plain_words"])}</p>
 {per_record}
 <p>{_guarantee_line(g)}</p>
 {_unit_line(card, g)}

@@ -779,8 +779,11 @@ def test_preview_and_release_work_with_every_method(method, downloads):
     elif method == "deniability":
         assert card["guarantee"]["epsilon"] > 1000  # per-record guarantees add up over the 1,000 tries
         assert "e+" not in _sidebar_text(at)
+        assert any("protects no one in practice" in e.value for e in at.error)  # the whole file's, said plainly
+        assert "protects no one in practice" in card["guarantee"]["plain_words"]
     else:
         assert card["guarantee"]["epsilon"] <= 1.0 + 1e-9
+        assert not any("protects no one" in e.value for e in at.error)
 
 
 def test_deniability_states_one_plain_epsilon_everywhere():

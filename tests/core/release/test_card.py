@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.release.card import plain_guarantee, plain_number, render_card_html
+from dpsynth_core.release.card import plain_guarantee, plain_number, protects, render_card_html
 from tests.conftest import stated
 
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})
@@ -27,7 +27,16 @@ def test_numbers_are_plain_digits():
         "0.00001",
     ]
     words = plain_guarantee(34312.4, 0.03, "add/remove one record")
-    assert "34,313" in words and "e+" not in words and "more than 10^13" in words  # a bound: rounded up
+    assert "34,313" in words and "e+" not in words and "may exceed 10^13" in words  # a bound: rounded up
+    assert "protects no one in practice" in words and "at most more than" not in words
+    # a person's rows over a method whose runs compose (deniability): delta 1 is no guarantee, and is said so
+    vacuous = plain_guarantee(3163.3, 1.0, "add/remove one record")
+    assert vacuous.startswith("This release promises nothing about one person's record: its delta is 1")
+    assert "probability at most 1" not in vacuous
+    assert protects({"epsilon": 1.0, "delta": 1e-10}) and protects({"epsilon": 20.0, "delta": 0.0})
+    assert not any(
+        map(protects, ({"epsilon": 3163.3, "delta": 1.0}, {"epsilon": 1055.0, "delta": 8e-4}, {"epsilon": None}))
+    )
 
 
 def test_a_method_without_guarantee_names_no_privacy_unit_and_is_not_green():
