@@ -38,8 +38,9 @@ if g["epsilon"] is None:
 elif not protects(g):
     st.error(
         "This release's guarantee **protects no one in practice** (its epsilon or delta is far too large: see below). "
-        "Use it for teaching or comparison, not for a real release; another method, or fewer rows per person, "
-        "gives a guarantee that means something.",
+        "Use it for teaching or comparison, not for a real release; another method"
+        + (", or fewer rows per person," if card.get("privacy_unit", {}).get("person_column") else "")
+        + " gives a guarantee that means something.",
         icon=":material/gpp_bad:",
     )
 note = card.get("method_details", {}).get("per_record_note")
