@@ -12,8 +12,7 @@ from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
 from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, default_charts, precision_words
-from dpsynth_core.release.card import protects
-from dpsynth_core.wording import cost_words, format_delta, format_epsilon
+from dpsynth_core.wording import cost_words, format_delta, format_epsilon, protects
 from dpsynth_core.workspace import BudgetExceeded
 
 st.title(RELEASE.title)

@@ -195,16 +195,35 @@ def format_delta(value: float) -> str:
     return f"{mantissa.removesuffix('.0')}e{int(exponent)}"
 
 
+#: An epsilon at or above this lets one record change an outcome's chance by more than e^30 (about 10^13): a bound
+#: that protects no one in practice (deniability's whole file, a person's many rows over composed runs).
+EMPTY_EPSILON = 30.0
+
+
+def protects(guarantee: dict) -> bool:
+    """Whether a card's guarantee says anything in practice: there is one, its delta is below 1 and its epsilon
+    below :data:`EMPTY_EPSILON` (the card, the Release page and the command line say the others protect no one).
+
+    >>> protects({"epsilon": 1.0, "delta": 1e-10}), protects({"epsilon": 1055.0, "delta": 8e-4})
+    (True, False)
+    """
+    epsilon = guarantee.get("epsilon")
+    return epsilon is not None and guarantee.get("delta", 0.0) < 1 and epsilon < EMPTY_EPSILON
+
+
 def guarantee_line(guarantee: dict) -> str:
     """A card's guarantee in one line, as the command line states a release's.
 
     >>> guarantee_line({"epsilon": 0.9999999, "delta": 1e-10, "neighbouring": "add or remove one record"})
     'epsilon 1, delta 1e-10, add or remove one record'
+    >>> guarantee_line({"epsilon": 1055.07, "delta": 8e-4, "neighbouring": "add or remove one record"})
+    'epsilon 1055, delta 8e-4, add or remove one record: a guarantee that protects no one in practice'
     """
     if guarantee.get("epsilon") is None:
         return "no differential-privacy guarantee: see the card"
     delta = f", delta {format_delta(guarantee['delta'])}" if guarantee.get("delta") else ""
-    return f"epsilon {guarantee['epsilon']:.4g}{delta}, {guarantee['neighbouring']}"
+    empty = "" if protects(guarantee) else ": a guarantee that protects no one in practice"
+    return f"epsilon {guarantee['epsilon']:.4g}{delta}, {guarantee['neighbouring']}{empty}"
 
 
 def rows_in_words(rows: int | None, default_rows: int | None, count_is_public: bool) -> str:

@@ -16,7 +16,7 @@ import re
 from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.charges import row_count_event
-from ..wording import SEEDED_GUARANTEE, counted, first_names, format_delta, rounded_up
+from ..wording import EMPTY_EPSILON, SEEDED_GUARANTEE, counted, first_names, format_delta, protects, rounded_up
 from .dominance import dominance_notes, single_value_notes
 
 
@@ -254,18 +254,6 @@ def _unit_line(card: dict, g: dict) -> str:
     if g["epsilon"] is None:
         return ""
     return f"<p>Privacy unit: {html.escape(card.get('privacy_unit', {}).get('in_words', 'each row: one record'))}.</p>"
-
-
-#: An epsilon at or above this lets one record change an outcome's chance by more than e^30 (about 10^13): a bound
-#: that protects no one in practice (deniability's whole file, a person's many rows over composed runs).
-EMPTY_EPSILON = 30.0
-
-
-def protects(guarantee: dict) -> bool:
-    """Whether a card's guarantee says anything in practice: there is one, its delta is below 1 and its epsilon
-    below :data:`EMPTY_EPSILON` (the card and the Release page show the others as no guarantee)."""
-    epsilon = guarantee.get("epsilon")
-    return epsilon is not None and guarantee.get("delta", 0.0) < 1 and epsilon < EMPTY_EPSILON
 
 
 def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit=None) -> str:

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
-from dpsynth_core.release.card import plain_guarantee, plain_number, protects, render_card_html
+from dpsynth_core.release.card import plain_guarantee, plain_number, render_card_html
+from dpsynth_core.wording import protects
 from tests.conftest import stated
 
 TABLE = pd.DataFrame({"sex": ["Female", "Male"] * 40, "age": [str(20 + i % 60) for i in range(80)]})
