@@ -108,7 +108,9 @@ DECIMALS_HOW = (
     "3.04 around it. If the documentation gives these numbers to so many places, declare "
     'them (the Domain page\'s decimal places; "decimals": 1 in a declaration): the release then writes them so, at '
     'no cost to privacy. Whole numbers that count or code something are better declared as whole numbers ("type": '
-    '"integer"), whose bins can reach each value.'
+    '"integer"), whose bins can reach each value. A time keeps every second of its drawn values unless its '
+    "declaration says its step: hourly readings come out as 13:47:21 where the file writes 13:00. Declare the step "
+    'they are given to (the Domain page\'s "Times kept to the"; "step": "hour" in a declaration), also at no cost.'
 )
 
 
@@ -146,6 +148,48 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
         declared = "" if column.decimals is None else f", where {_places(column.decimals)} are declared"
         lines.append(f"Column '{name}': {share} {said}{declared}.")
     return lines
+
+
+#: The steps a time may be kept to, coarsest first, with their seconds (``kinds.DATETIME_STEPS``'s, as words).
+_COARSER_STEPS = (("hour", 3600), ("minute", 60))
+
+
+def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): each kept column of dates with a time, or of times of day, kept to
+    a finer step than at least :data:`DECIMALS_SHARE` of its filled times are written to (hourly readings kept to the
+    second), one line each naming the column, the step they fit and the counts (no value). Such a release writes
+    13:47:21 where the file writes 13:00; the step declared rounds the draw (post-processing), as decimals do."""
+    from .encoding import numeric_value_counts
+
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or column.kind not in ("datetime", "time"):
+            continue
+        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        values, weights = numeric_value_counts(
+            column, distinct.index.to_series(), distinct.to_numpy(), domain.missing_markers
+        )
+        total = int(weights.sum())
+        if not total:
+            continue
+        seconds = values.astype(np.int64) * column.seconds
+        for step, width in _COARSER_STEPS:
+            if width <= column.seconds:
+                break
+            held = int(weights[seconds % width == 0].sum())
+            if held >= DECIMALS_SHARE * total:
+                share = f"all {total:,} of its times are" if held == total else f"{held:,} of its {total:,} times are"
+                lines.append(
+                    f"Column '{name}': {share} on the {step}, where they are kept to the {column.step or 'second'}."
+                )
+                break
+    return lines
+
+
+def coarse_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """The numbers written with fewer decimal places (:func:`decimal_columns`) and the times to a coarser step
+    (:func:`step_columns`) than their columns keep: one note, since one declaration (places, step) answers both."""
+    return decimal_columns(data, domain, counts) + step_columns(data, domain, counts)
 
 
 #: How files commonly write a missing value (R, SAS and Stata, spreadsheets, databases): a public list, matched

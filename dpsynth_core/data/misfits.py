@@ -38,7 +38,7 @@ from .file_notes import (
     RENAMED_HOW,
     TIME_OF_DAY_HOW,
     TOTAL_HOW,
-    decimal_columns,
+    coarse_columns,
     distinct_cells,
     fraction_columns,
     missing_spellings,
@@ -390,8 +390,8 @@ class FitNotes:
     are a spreadsheet's totals (:func:`total_rows`); ``renamed``, cells naming a declared country or state another way
     (:func:`renamed_cells`); ``changed``, the columns some of whose cells the public rule changes
     (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`);
-    ``decimals``, real numbers written with fewer decimal places than their columns declare
-    (:func:`decimal_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``)."""
+    ``decimals``, real numbers and times written more coarsely than their columns keep them
+    (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``)."""
 
     missing: list
     how: list
@@ -418,7 +418,7 @@ class FitNotes:
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
             (
                 "decimals",
-                "numbers written with fewer decimal places than their columns declare (every digit: none declared).",
+                "numbers and times written more coarsely than their columns keep them.",
                 list(self.decimals),
                 DECIMALS_HOW,
             ),
@@ -445,6 +445,6 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         renamed_cells(data, domain, counts),
         changed_columns(data, domain, fits, counts),
         note_rows(data, domain),
-        decimal_columns(data, domain, counts),
+        coarse_columns(data, domain, counts),
         changed_columns(data, domain, fits, counts, mostly=True),
     )

