@@ -110,7 +110,10 @@ DECIMALS_HOW = (
     'no cost to privacy. Whole numbers that count or code something are better declared as whole numbers ("type": '
     '"integer"), whose bins can reach each value. A time keeps every second of its drawn values unless its '
     "declaration says its step: hourly readings come out as 13:47:21 where the file writes 13:00. Declare the step "
-    'they are given to (the Domain page\'s "Times kept to the"; "step": "hour" in a declaration), also at no cost.'
+    'they are given to (the Domain page\'s "Times kept to the"; "step": "hour" in a declaration), also at no cost. '
+    "A date comes out on any day: a monthly series written on each month's first day is declared as its months "
+    '("The file writes its dates": a year and a month; "written": "year and month", or "year and quarter"), read as '
+    "them and written back as 2012-01 (2012-Q1)."
 )
 
 
@@ -150,6 +153,8 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
     return lines
 
 
+#: How a date column may be written as its months or quarters (a day read as its period's first, written back so).
+_PERIODS = ("year and month", "year and quarter")
 #: The steps a time may be kept to, coarsest first, with their seconds (``kinds.DATETIME_STEPS``'s, as words).
 _COARSER_STEPS = (("hour", 3600), ("minute", 60))
 
@@ -157,13 +162,15 @@ _COARSER_STEPS = (("hour", 3600), ("minute", 60))
 def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): each kept column of dates with a time, or of times of day, kept to
     a finer step than at least :data:`DECIMALS_SHARE` of its filled times are written to (hourly readings kept to the
-    second), one line each naming the column, the step they fit and the counts (no value). Such a release writes
-    13:47:21 where the file writes 13:00; the step declared rounds the draw (post-processing), as decimals do."""
+    second), and each column of dates nearly all on a month's or a quarter's first day (a monthly series), one line
+    each naming the column, the step or period they fit and the counts (no value). Such a release writes 13:47:21
+    where the file writes 13:00, and any day of a month; the step or the period declared rounds the draw
+    (post-processing), as decimals do."""
     from .encoding import numeric_value_counts
 
     lines = []
     for name, column in domain.kept.items():
-        if name not in data or column.kind not in ("datetime", "time"):
+        if name not in data or column.kind not in ("date", "datetime", "time") or column.written in _PERIODS:
             continue
         distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
         values, weights = numeric_value_counts(
@@ -171,6 +178,16 @@ def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = 
         )
         total = int(weights.sum())
         if not total:
+            continue
+        if column.kind == "date":  # days since 1970-01-01: a monthly or quarterly series on its periods' first days
+            months = values.astype("datetime64[D]").astype("datetime64[M]")
+            first = months.astype("datetime64[D]") == values.astype("datetime64[D]")
+            for period, on in (("quarter", first & (months.astype(np.int64) % 3 == 0)), ("month", first)):
+                held = int(weights[on].sum())
+                if held >= DECIMALS_SHARE * total:
+                    share = f"all {total:,} of its dates are" if held == total else f"{held:,} of its {total:,} are"
+                    lines.append(f"Column '{name}': {share} a {period}'s first day, where every day is kept.")
+                    break
             continue
         seconds = values.astype(np.int64) * column.seconds
         for step, width in _COARSER_STEPS:

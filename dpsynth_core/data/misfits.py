@@ -418,7 +418,7 @@ class FitNotes:
             ("fractions", "shares stored as fractions, in a range declared in percent.", self.fractions, FRACTION_HOW),
             (
                 "decimals",
-                "numbers and times written more coarsely than their columns keep them.",
+                "numbers, dates and times written more coarsely than their columns keep them.",
                 list(self.decimals),
                 DECIMALS_HOW,
             ),

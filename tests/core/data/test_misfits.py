@@ -653,6 +653,25 @@ def test_times_written_to_the_hour_in_columns_kept_to_the_second_are_told_with_t
     ]
 
 
+def test_dates_on_each_months_or_quarters_first_day_are_told_with_the_period_to_declare():
+    """stevedata's LTWT (a price index for each month since 2000, written 2000-01-01, 2000-02-01, ...) declared as
+    dates would come out on any day; the same note tells it, and a quarterly series as quarters. Declared as its
+    months, or written on other days, nothing is told."""
+    spec = {"columns": {"date": {"type": "date", "min": "2000-01-01", "max": "2019-12-31"}}}
+    monthly = pd.DataFrame({"date": pd.date_range("2000-01-01", periods=240, freq="MS").strftime("%Y-%m-%d")})
+    quarterly = pd.DataFrame({"date": pd.date_range("2000-01-01", periods=80, freq="QS").strftime("%Y-%m-%d")})
+    daily = pd.DataFrame({"date": pd.date_range("2000-01-01", periods=240, freq="D").strftime("%Y-%m-%d")})
+    assert fit_notes(monthly, TableDomain.from_json(spec)).decimals == [
+        "Column 'date': all 240 of its dates are a month's first day, where every day is kept."
+    ]
+    assert step_columns(quarterly, TableDomain.from_json(spec)) == [
+        "Column 'date': all 80 of its dates are a quarter's first day, where every day is kept."
+    ]
+    assert step_columns(daily, TableDomain.from_json(spec)) == []
+    spec["columns"]["date"]["written"] = "year and month"
+    assert step_columns(monthly, TableDomain.from_json(spec)) == []
+
+
 def test_a_list_a_columns_name_started_that_reads_none_of_its_cells_is_named_as_that_list():
     """fpp3's Australian accommodation writes its states by name: a column named State starts as the bundled list of
     US states, and none of its cells is one. The check names the list and says to declare the documentation's; the
