@@ -101,20 +101,36 @@ def fraction_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
 DECIMALS_SHARE = 0.99
 #: The most decimal places :func:`decimal_columns` tells of: past them, every digit is what a release keeps anyway.
 MOST_DECIMALS = 3
-#: What a release does with the digits of a real number, and what to declare instead.
-DECIMALS_HOW = (
-    "A number column keeps every digit of its drawn values unless its declaration says how many decimal places they "
-    "have: a value drawn inside a bin comes out as 2.50013 where the file writes 2.5, and a count's 3 as 2.96 or "
-    "3.04 around it. If the documentation gives these numbers to so many places, declare "
-    'them (the Domain page\'s decimal places; "decimals": 1 in a declaration): the release then writes them so, at '
-    'no cost to privacy. Whole numbers that count or code something are better declared as whole numbers ("type": '
-    '"integer"), whose bins can reach each value. A time keeps every second of its drawn values unless its '
-    "declaration says its step: hourly readings come out as 13:47:21 where the file writes 13:00. Declare the step "
-    'they are given to (the Domain page\'s "Times kept to the"; "step": "hour" in a declaration), also at no cost. '
-    "A date comes out on any day: a monthly series written on each month's first day is declared as its months "
-    '("The file writes its dates": a year and a month; "written": "year and month", or "year and quarter"), read as '
-    "them and written back as 2012-01 (2012-Q1)."
-)
+#: What a release does with the digits of a real number, with the step of a time and with the day of a date, and
+#: what to declare instead: the sentences for the kinds a note's lines name (:func:`coarse_how`).
+COARSE_HOW = {
+    "numbers": (
+        "A number column keeps every digit of its drawn values unless its declaration says how many decimal places "
+        "they have: a value drawn inside a bin comes out as 2.50013 where the file writes 2.5, and a count's 3 as 2.96 "
+        "or 3.04 around it. If the documentation gives these numbers to so many places, declare them (the Domain "
+        'page\'s decimal places; "decimals": 1 in a declaration): the release then writes them so, at no cost to '
+        'privacy. Whole numbers that count or code something are better declared as whole numbers ("type": '
+        '"integer"), whose bins can reach each value.'
+    ),
+    "times": (
+        "A time keeps every second of its drawn values unless its declaration says its step: hourly readings come out "
+        "as 13:47:21 where the file writes 13:00. Declare the step they are given to (the Domain page's "
+        '"Times kept to the"; "step": "hour" in a declaration): the release then writes them so, at no cost to '
+        "privacy."
+    ),
+    "dates": (
+        "A date comes out on any day: a monthly series written on each month's first day is declared as its months "
+        '("The file writes its dates": a year and a month; "written": "year and month", or "year and quarter"), read '
+        "as them and written back as 2012-01 (2012-Q1), at no cost to privacy."
+    ),
+}
+
+
+def coarse_how(lines) -> str:
+    """What to do about the lines of :func:`coarse_columns`: the sentences of :data:`COARSE_HOW` for the kinds they
+    name (its numbers, times or dates), in that order."""
+    said = " ".join(lines)
+    return " ".join(how for kind, how in COARSE_HOW.items() if re.search(rf" {kind} (are|have) ", said))
 
 
 def _places(count: int) -> str:
@@ -185,7 +201,8 @@ def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = 
             for period, on in (("quarter", first & (months.astype(np.int64) % 3 == 0)), ("month", first)):
                 held = int(weights[on].sum())
                 if held >= DECIMALS_SHARE * total:
-                    share = f"all {total:,} of its dates are" if held == total else f"{held:,} of its {total:,} are"
+                    share = f"all {total:,} of its" if held == total else f"{held:,} of its {total:,}"
+                    share += " dates are"
                     lines.append(f"Column '{name}': {share} a {period}'s first day, where every day is kept.")
                     break
             continue

@@ -30,7 +30,6 @@ from ..domain.kinds import DEFAULT_ALPHABET, KIND_STATEMENTS
 from ..domain.public_lists import TITLES, public_list, read_as_named
 from .encoding import encode_column, missing_cells
 from .file_notes import (
-    DECIMALS_HOW,
     FRACTION_HOW,
     MISFIT_SHARE,
     MISSING_SPELLINGS_HOW,
@@ -39,6 +38,7 @@ from .file_notes import (
     TIME_OF_DAY_HOW,
     TOTAL_HOW,
     coarse_columns,
+    coarse_how,
     distinct_cells,
     fraction_columns,
     missing_spellings,
@@ -420,7 +420,7 @@ class FitNotes:
                 "decimals",
                 "numbers, dates and times written more coarsely than their columns keep them.",
                 list(self.decimals),
-                DECIMALS_HOW,
+                coarse_how(self.decimals),
             ),
             ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
             ("notes_below", "rows that look like a note below the table.", list(self.notes_below), NOTE_HOW),

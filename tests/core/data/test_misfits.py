@@ -638,7 +638,9 @@ def test_times_written_to_the_hour_in_columns_kept_to_the_second_are_told_with_t
         "Column 'time_hour': all 600 of its times are on the hour, where they are kept to the second.",
         "Column 'clock': all 599 of its times are on the hour, where they are kept to the second.",
     ]
-    assert "decimals" in [which for which, *_ in notes.advice()] and "2013-01" not in " ".join(notes.decimals)
+    assert "2013-01" not in " ".join(notes.decimals)
+    (how,) = [how for which, _, _, how in notes.advice() if which == "decimals"]  # what to do: for times only
+    assert how.startswith("A time keeps every second") and "decimal places" not in how and "monthly" not in how
     frame.loc[1:4, "clock"] = ["01:30", "02:15", "03:45", "04:05"]  # 4 of 599 off the hour: all on the minute
     spec["columns"]["time_hour"]["step"] = "hour"
     spec["columns"]["clock"]["step"] = "minute"
@@ -661,8 +663,13 @@ def test_dates_on_each_months_or_quarters_first_day_are_told_with_the_period_to_
     monthly = pd.DataFrame({"date": pd.date_range("2000-01-01", periods=240, freq="MS").strftime("%Y-%m-%d")})
     quarterly = pd.DataFrame({"date": pd.date_range("2000-01-01", periods=80, freq="QS").strftime("%Y-%m-%d")})
     daily = pd.DataFrame({"date": pd.date_range("2000-01-01", periods=240, freq="D").strftime("%Y-%m-%d")})
-    assert fit_notes(monthly, TableDomain.from_json(spec)).decimals == [
-        "Column 'date': all 240 of its dates are a month's first day, where every day is kept."
+    notes = fit_notes(monthly, TableDomain.from_json(spec))
+    assert notes.decimals == ["Column 'date': all 240 of its dates are a month's first day, where every day is kept."]
+    (how,) = [how for which, _, _, how in notes.advice() if which == "decimals"]  # what to do: for dates only
+    assert how.startswith("A date comes out on any day") and "decimal places" not in how and "13:47" not in how
+    monthly.loc[:1, "date"] = ["2000-01-15", "2000-02-15"]  # 238 of 240 (99.2%)
+    assert step_columns(monthly, TableDomain.from_json(spec)) == [
+        "Column 'date': 238 of its 240 dates are a month's first day, where every day is kept."
     ]
     assert step_columns(quarterly, TableDomain.from_json(spec)) == [
         "Column 'date': all 80 of its dates are a quarter's first day, where every day is kept."
