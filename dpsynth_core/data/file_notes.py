@@ -172,7 +172,7 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
 #: How a date column may be written as its months or quarters (a day read as its period's first, written back so).
 _PERIODS = ("year and month", "year and quarter")
 #: The steps a time may be kept to, coarsest first, with their seconds (``kinds.DATETIME_STEPS``'s, as words).
-_COARSER_STEPS = (("hour", 3600), ("minute", 60))
+_COARSER_STEPS = (("day", 86400), ("hour", 3600), ("minute", 60))
 
 
 def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
@@ -207,15 +207,14 @@ def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = 
                     break
             continue
         seconds = values.astype(np.int64) * column.seconds
-        for step, width in _COARSER_STEPS:
+        for step, width in _COARSER_STEPS[column.kind == "time" :]:  # a time of day has no day to be on
             if width <= column.seconds:
                 break
             held = int(weights[seconds % width == 0].sum())
             if held >= DECIMALS_SHARE * total:
                 share = f"all {total:,} of its times are" if held == total else f"{held:,} of its {total:,} times are"
-                lines.append(
-                    f"Column '{name}': {share} on the {step}, where they are kept to the {column.step or 'second'}."
-                )
+                on = f"on the {step}" if step != "day" else "midnight (dates with no time: declare them as dates)"
+                lines.append(f"Column '{name}': {share} {on}, where they are kept to the {column.step or 'second'}.")
                 break
     return lines
 

@@ -647,6 +647,11 @@ def test_times_written_to_the_hour_in_columns_kept_to_the_second_are_told_with_t
     assert fit_notes(frame, TableDomain.from_json(spec)).decimals == [
         "Column 'clock': 595 of its 599 times are on the hour, where they are kept to the minute."
     ]
+    midnights = pd.DataFrame({"TRTSDTM": ["2013-01-02T00:00:00Z"] * 30 + ["2013-08-05T00:00:00Z"] * 20})
+    assert step_columns(midnights, TableDomain.from_json({"columns": {"TRTSDTM": spec["columns"]["time_hour"]}})) == [
+        "Column 'TRTSDTM': all 50 of its times are midnight (dates with no time: declare them as dates), where they "
+        "are kept to the hour."
+    ]  # pharmaverse's ADaM treatment start, its times all 00:00 (a clock's midnight is no day: told on the hour)
     frame.loc[5:10, "clock"] = "05:17"  # 10 of 599 off the hour (98.3%): every one on the minute
     assert step_columns(frame, TableDomain.from_json(spec)) == []
     spec["columns"]["clock"].pop("step")
