@@ -26,7 +26,8 @@ import streamlit as st
 from app_support import state
 from app_support.cached import read_upload, upload_codebook, upload_sheets
 from dpsynth_core import DPSynthError
-from dpsynth_core.data.formats import file_family, parquet_named
+from dpsynth_core.data.formats import file_family
+from dpsynth_core.data.parts import parquet_named
 from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS
 
 

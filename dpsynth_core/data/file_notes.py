@@ -196,8 +196,9 @@ def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = 
         if not total:
             continue
         if column.kind == "date":  # days since 1970-01-01: a monthly or quarterly series on its periods' first days
-            months = values.astype("datetime64[D]").astype("datetime64[M]")
-            first = months.astype("datetime64[D]") == values.astype("datetime64[D]")
+            days = values.astype("datetime64[D]")
+            months = days.astype("datetime64[M]")
+            first = months.astype("datetime64[D]") == days
             for period, on in (("quarter", first & (months.astype(np.int64) % 3 == 0)), ("month", first)):
                 held = int(weights[on].sum())
                 if held >= DECIMALS_SHARE * total:

@@ -140,6 +140,8 @@ def read_data(
     family = file_family(name)
     if family == "text" and isinstance(source, (str, Path)) and _parquet_file(source):
         return _read_parquet(source, encoding, delimiter, sheet, header_row, header_rows)
+    from .parts import parquet_named
+
     if family == "text" and not isinstance(source, (str, Path)) and parquet_named(name):  # an upload's bytes
         shown = Path(name).name
         raw = read_capped(source, shown, None, text=False)
@@ -185,13 +187,6 @@ def _parquet_file(path) -> bool:
     return names_parquet(path) and Path(path).is_file()
 
 
-def parquet_named(name) -> bool:
-    """True for a file name with a Parquet suffix (read whole, with no encoding, delimiter or header choice)."""
-    from .parts import PARQUET_SUFFIXES
-
-    return str(name).lower().endswith(PARQUET_SUFFIXES)
-
-
 def _read_parquet(path, *options, name: str | None = None):
     """One Parquet file (a path, or an upload's bytes called ``name``) read whole (the app's uploads and the commands
     that read a table in memory), every cell as the text a CSV of the same records holds
@@ -217,7 +212,7 @@ def _read_parquet(path, *options, name: str | None = None):
         "format": "parquet",
         "rows": len(frame),
         "columns": columns,
-        "bytes": len(path) if name else Path(path).stat().st_size,
+        "bytes": Path(path).stat().st_size if isinstance(path, (str, Path)) else len(path),
         "lines": {},
     }
     return frame_text(frame, columns), info

@@ -55,11 +55,14 @@ def is_file_set(path) -> bool:
     return Path(path).is_dir() or is_glob(path)
 
 
+def parquet_named(name) -> bool:
+    """True for a name ending in a Parquet suffix, any case (one file, read with no encoding, delimiter or header)."""
+    return str(name).lower().rstrip("/").endswith(PARQUET_SUFFIXES)
+
+
 def names_parquet(path) -> bool:
     """True for a path read as Parquet: a name ending in a Parquet suffix, a folder or a glob."""
-    return isinstance(path, (str, Path)) and (
-        str(path).lower().rstrip("/").endswith(PARQUET_SUFFIXES) or is_file_set(path)
-    )
+    return isinstance(path, (str, Path)) and (parquet_named(path) or is_file_set(path))
 
 
 def _listed(names: list[str]) -> str:

@@ -8,7 +8,8 @@
   is drawn on Spark's executors (:mod:`.spark_writer`);
 * ``"auto"`` (default): Spark for a Spark DataFrame, DuckDB for a Parquet path (a file, a
   folder of parts or a glob: :mod:`dpsynth_core.data.parts`) or a CSV larger than
-  :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`, else pandas.
+  :data:`~dpsynth_core.constraints.ENGINE_AUTO_BYTES`, else pandas; for a method that reads a table in memory,
+  pandas for any single file (:func:`~.registry.choose_engine`'s ``reads_sources``).
 
 The engines are listed once, in :mod:`.registry` (name, how each opens a source, how it
 writes, what it reads); the command line and the release ask that list. A folder or glob is

@@ -86,7 +86,7 @@ class Engine:
 
         if not self.in_memory:
             check_engine_input(data, self.name)
-        if not self.reads_parquet and names_parquet(data) and (is_file_set(data) or is_remote(data)):
+        if not self.reads_parquet and (is_file_set(data) or (is_remote(data) and names_parquet(data))):
             others = " or ".join(f"'{e.name}'" for e in ENGINES.values() if e.reads_parquet)
             raise ParameterError(
                 f"the {self.name} engine reads one file; use engine={others} for a folder or glob of Parquet "
@@ -163,11 +163,18 @@ def get_engine(name: str | None) -> Engine:
     return ENGINES[name]
 
 
-def choose_engine(data, engine: str | None = AUTO) -> str:
-    """The name of the engine :func:`open_source` uses for ``data`` (see the module docstring)."""
+def choose_engine(data, engine: str | None = AUTO, *, reads_sources: bool = True) -> str:
+    """The name of the engine :func:`open_source` uses for ``data`` (see the module docstring); for a method that
+    reads a table in memory (``reads_sources`` False), ``auto`` reads a file whole (a CSV or a single Parquet file):
+    only a folder or glob of Parquet parts, or a remote path, needs an engine."""
     engine = engine or AUTO
     if engine != AUTO:
         return get_engine(engine).name
+    if not reads_sources and isinstance(data, (str, Path)):
+        from ..data.parts import is_file_set, is_remote
+
+        if not is_file_set(data) and not is_remote(data):
+            return IN_MEMORY
     library = type(data).__module__.split(".")[0]
     for candidate in ENGINES.values():
         if candidate.frames_of is not None and candidate.frames_of == library:

@@ -20,12 +20,11 @@ from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
 from ..data.formats import read_data, reads_whole
 from ..domain import TableDomain, as_table_domain
-from ..engines import IN_MEMORY, check_column_names, get_engine, lines_read, open_source
+from ..engines import IN_MEMORY, check_column_names, choose_engine, get_engine, lines_read, open_source
 from ..errors import ParameterError
 from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
-from ..synthesizers.base import resolve_engine
 from ..validation import (
     check_header_rows,
     check_memory_limit,
@@ -269,7 +268,7 @@ def prepare(
     if not isinstance(data, (str, Path, pd.DataFrame)):  # an open source says which engine counts it
         chosen = get_engine(getattr(data, "engine", IN_MEMORY))
     else:
-        chosen = get_engine(resolve_engine(info.cls, data, engine))
+        chosen = get_engine(choose_engine(data, engine, reads_sources=info.cls.reads_sources))
     # the cap follows the publisher's choice of a file (written in chunks) or a table in memory, never
     # the engine (``auto`` picks one from the file's size, a fact about the data)
     rows = check_rows(rows, _row_cap(out, fmt))

@@ -63,26 +63,6 @@ def as_frame(data) -> pd.DataFrame:
     raise DataError(f"data must be a DataFrame or a path to a CSV file, got {type(data).__name__}")
 
 
-def resolve_engine(cls, data, engine: str | None = "auto") -> str:
-    """The engine a method of class ``cls`` reads ``data`` with (:func:`dpsynth_core.engines.choose_engine`),
-    except that ``auto`` reads a file in memory (a CSV or a single Parquet file) for methods that do not read
-    sources: only a folder or glob of Parquet parts needs an engine."""
-    from ..data.parts import is_file_set, is_remote
-    from ..engines import choose_engine
-
-    chosen = choose_engine(data, engine)
-    if (
-        chosen != "pandas"
-        and not cls.reads_sources
-        and engine in (None, "auto")
-        and isinstance(data, (str, Path))
-        and not is_file_set(data)
-        and not is_remote(data)
-    ):
-        return "pandas"
-    return chosen
-
-
 class Synthesizer:
     """Base class: parameter storage, budget bookkeeping and the noisy row count.
 
@@ -287,7 +267,7 @@ class Synthesizer:
 
     def _open(self, data, engine, memory_limit):
         """(source, frame, source to close): a counting source, or the DataFrame of today's path."""
-        from ..engines import CountingSource, open_source
+        from ..engines import CountingSource, choose_engine, open_source
 
         if isinstance(data, CountingSource):
             if getattr(data, "engine", "") == "pandas" and (not self.reads_sources or self.unit_ is not None):
@@ -296,7 +276,7 @@ class Synthesizer:
             if data.domain != self.declared_domain_:
                 raise ParameterError("the counting source was opened over another declaration than the one given")
             return data, None, None
-        chosen = resolve_engine(type(self), data, engine)
+        chosen = choose_engine(data, engine, reads_sources=self.reads_sources)
         if chosen == "pandas":
             return None, as_frame(data), None
         self._check_engine(chosen)
