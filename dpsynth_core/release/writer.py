@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..data.arrow_chunks import arrow_chunk, parquet_writer
 from ..data.parts import PARQUET_SUFFIXES
@@ -305,8 +306,6 @@ def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: 
             elif typed[name].dtype.kind in "OT":  # text: a missing cell (empty in the CSV) is null
                 typed[name] = typed[name].astype(object).where(typed[name].notna() & (typed[name] != ""), None)
         out = io.BytesIO()
-        import pyarrow.parquet as pq
-
         pq.write_table(arrow_chunk(typed, None), out, compression="zstd")
         return out.getvalue()
     if fmt == "xlsx":
