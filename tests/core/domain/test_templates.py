@@ -90,6 +90,15 @@ def test_a_stata_codebook_and_the_name_templates_without_one(tmp_path):
     assert template_from_codebook("kids", {**number, "label": "Number of children"}) == {"type": "integer", "min": 0}
     assert template_from_codebook("hours", {**number, "label": "Usual hours worked"}) == {"type": "integer"}
     assert template_from_codebook("age", {**number, "label": "NLS ID"}) == {"type": "integer", "min": 0, "max": 120}
+    # a name whose template lists words, on a column of numbers with no value labels: the file keeps codes, which
+    # the words can never match (openintro's bdims writes sex 0 and 1); a list of codes ("finished") still fits
+    assert template_from_codebook("sex", number) == {"type": "integer"}
+    assert template_from_codebook("state", {**number, "format": "F8.2", "type": "double"}) == {
+        "type": "float",
+        "decimals": 2,
+    }
+    assert template_from_codebook("sex", {"value_labels": {}, "storage": "text"})["values"] == ["Female", "Male"]
+    assert template_from_codebook("finished", number)["values"] == ["1", "0"]
 
 
 def test_a_saved_declaration_wins_over_the_codebook_which_is_offered_and_applied_on_request():
