@@ -65,8 +65,8 @@ st.markdown(
 )
 st.caption(
     "To rerun: save the script, the settings and the declaration beside the same data file, then run the "
-    "script with this app's Python from any folder (.venv/bin/python rerun_….py DATA.csv in the app's "
-    "folder: scripts/start-app.sh installed the library there)."
+    f"script with this app's Python from any folder (.venv/bin/python rerun_{stem}.py {loaded['name']} in the "
+    "app's folder: scripts/start-app.sh installed the library there)."
 )
 
 # --- the stakeholder report ------------------------------------------------------------------

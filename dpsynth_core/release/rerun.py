@@ -127,17 +127,23 @@ except ImportError as missing:  # no library, or another version that lacks what
              f"): run it with the Python of an environment that has it, or install it there (`pip install .`)")
 
 SETTINGS = {settings}
+DATA, DECLARATION = {data}, {declaration}  # the file it was made from and its declaration, as saved
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", nargs="?", default={data}, help="the same sensitive file")
-    parser.add_argument("--declaration", default={declaration}, help="the release's declaration (JSON)")
+    here = Path(__file__).resolve().parent  # the declaration is saved beside this script or the data file
+    parser.add_argument("data", nargs="?", help="the same sensitive file (default: " + DATA + ", here or beside this script)")
+    parser.add_argument("--declaration", help="the release's declaration (default: " + DECLARATION + ", beside this "
+                        "script, here or beside the data file)")
     parser.add_argument("--workspace", help="the workspace whose ledger records the draw (default: ~/.dpsynth)")
     parser.add_argument("--out", default="rerun_synthetic.csv", help="where to write the synthetic table")
     args = parser.parse_args()
+    args.data = args.data or next((str(p) for p in (Path(DATA), here / DATA) if p.is_file()), DATA)
+    beside = [here / DECLARATION, Path(DECLARATION), Path(args.data).parent / DECLARATION]  # saved with the script
+    found = args.declaration or next((p for p in beside if p.is_file()), beside[0])
 
-    declaration = json.loads(Path(args.declaration).read_text(encoding="utf-8"))
+    declaration = json.loads(Path(found).read_text(encoding="utf-8"))
     if SETTINGS["person"]:  # the privacy unit: each person, up to a public number of rows
         declaration["person"] = SETTINGS["person"]
     workspace = Workspace(args.workspace)  # the ledger of these records, whatever the file's form

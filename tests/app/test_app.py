@@ -283,6 +283,8 @@ def test_a_parquet_file_is_uploaded_as_the_same_records_as_its_csv():
     assert at.session_state["data"]["source"] == "upload: ce.parquet"
     at = _visit(_generate(at), "app_pages/5_Release.py")  # the synthetic copy offered as Parquet too
     assert {"Synthetic data (CSV)", "Synthetic data (Parquet)"} <= {b.proto.label for b in at.download_button}
+    rerun = next(c.value for c in at.caption if c.value.startswith("To rerun"))  # the command names this file
+    assert f"rerun_dpsynth_release{at.session_state['current_release']}.py ce.parquet" in rerun
 
 
 def test_a_declaration_saved_for_the_csv_wins_over_the_spss_codebook_which_is_offered():

@@ -32,7 +32,7 @@ def test_exported_script_reruns_the_release_and_records_it(tmp_path):
     assert json.loads(settings_file.read_text()) == rerun_settings(release)
     assert json.loads(declaration_file.read_text()) == json.loads(json.dumps(release.settings["declaration"]))
     text = script.read_text()
-    assert len(text.splitlines()) < 80 and "random_state=None" in text and "seed" not in rerun_settings(release)
+    assert len(text.splitlines()) < 90 and "random_state=None" in text and "seed" not in rerun_settings(release)
     compile(text, str(script), "exec")
 
     done = _run_script(script, ADULT, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
@@ -49,6 +49,29 @@ def test_exported_script_reruns_the_release_and_records_it(tmp_path):
     assert workspace.ledger.spending(key).total_epsilon == stated(release.card)["epsilon"]
     card = json.loads((tmp_path / "again.card.json").read_text())
     assert card["parameters"] == release.card["parameters"]
+
+
+def test_the_script_finds_its_declaration_beside_itself_or_the_data_from_any_folder(tmp_path):
+    """Saved beside the data file, as the Release page says, the script runs from any folder: its declaration is
+    looked for beside the script (saved with it), in the current folder, then beside the data file; the data
+    file, when none is named, in the current folder or beside the script."""
+    release = synthesize(ADULT, POLICY, 0.3, method="cathist", random_state=5)
+    folder, elsewhere, scripts = tmp_path / "release", tmp_path / "elsewhere", tmp_path / "scripts"
+    for made in (folder, elsewhere, scripts):
+        made.mkdir()
+    (folder / "adult.csv").write_bytes(ADULT.read_bytes())
+    script = write_rerun_files(release, folder, stem="adult", data="adult.csv")[0]
+    ws = ("--workspace", tmp_path / "ws")
+    named = _run_script(script, folder / "adult.csv", *ws, "--out", tmp_path / "a.csv", cwd=elsewhere)
+    assert named.returncode == 0, named.stderr
+    unnamed = _run_script(script, *ws, "--out", tmp_path / "b.csv", cwd=elsewhere)  # both beside the script
+    assert unnamed.returncode == 0, unnamed.stderr
+    moved = scripts / script.name  # the script kept apart, the declaration beside the data
+    moved.write_text(script.read_text())
+    assert _run_script(moved, folder / "adult.csv", *ws, "--out", tmp_path / "c.csv", cwd=elsewhere).returncode == 0
+    (folder / "adult.domain.json").unlink()
+    lost = _run_script(moved, folder / "adult.csv", *ws, cwd=elsewhere)
+    assert lost.returncode != 0 and "adult.domain.json" in lost.stderr and "Traceback" not in lost.stderr
 
 
 def test_a_script_run_past_the_lifetime_budget_is_refused_in_one_line(tmp_path):
