@@ -133,7 +133,8 @@ DATA, DECLARATION = {data}, {declaration}  # the file it was made from and its d
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     here = Path(__file__).resolve().parent  # the declaration is saved beside this script or the data file
-    parser.add_argument("data", nargs="?", help="the same sensitive file (default: " + DATA + ", here or beside this script)")
+    parser.add_argument("data", nargs="?", help="the same sensitive file (default: " + DATA + ", here or beside "
+                        "this script)")
     parser.add_argument("--declaration", help="the release's declaration (default: " + DECLARATION + ", beside this "
                         "script, here or beside the data file)")
     parser.add_argument("--workspace", help="the workspace whose ledger records the draw (default: ~/.dpsynth)")
