@@ -11,8 +11,8 @@ import streamlit as st
 from app_support import state
 from dpsynth_core import DPSynthError
 from dpsynth_core.release.card import render_card_html
+from dpsynth_core.release.own_formats import WHOLE_FORMAT_NAMES, check_whole_format, same_format, whole_file_bytes
 from dpsynth_core.release.rerun import rerun_script, rerun_settings
-from dpsynth_core.release.writer import WHOLE_FORMAT_NAMES, check_whole_format, same_format, whole_file_bytes
 
 
 def release_downloads(entry: dict, stem: str) -> None:

@@ -123,7 +123,8 @@ def add_synth(synth) -> None:
         type=output_path,
         help="where to write the synthetic table (.parquet, .pq, .parq: Parquet; .xlsx: Excel, the card's "
         "notes on a second sheet; .sav, .dta: SPSS or Stata with the declaration's value labels and its "
-        "codebook's variable labels and missing codes; any other name: CSV, except suffixes of other "
+        "codebook's variable labels and missing codes; .xpt: a SAS transport file with its variable labels; any "
+        "other name: CSV, except suffixes of other "
         "formats such as .gz or .ods, refused)",
     )
     synth.add_argument("--card", type=output_path, help="where to write the release card (JSON)")

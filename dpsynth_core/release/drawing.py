@@ -22,7 +22,8 @@ from ..privacy.accounting import Accountant
 from ..privacy.spending import Spend
 from .card import build_card
 from .dominance import TextTally
-from .writer import WHOLE_FORMATS, chunk_sizes, write_synthetic, write_whole
+from .own_formats import write_whole
+from .writer import WHOLE_FORMATS, chunk_sizes, write_synthetic
 
 
 @dataclass

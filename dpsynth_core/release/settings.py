@@ -35,7 +35,8 @@ from ..validation import (
     check_total_epsilon,
 )
 from .drawing import Release, draw_release
-from .writer import CHUNK_ROWS, WHOLE_FORMATS, check_whole_format, output_format
+from .own_formats import check_whole_format
+from .writer import CHUNK_ROWS, WHOLE_FORMATS, output_format
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from unittest.mock import patch
 
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -285,6 +286,27 @@ def test_a_parquet_file_is_uploaded_as_the_same_records_as_its_csv():
     assert {"Synthetic data (CSV)", "Synthetic data (Parquet)"} <= {b.proto.label for b in at.download_button}
     rerun = next(c.value for c in at.caption if c.value.startswith("To rerun"))  # the command names this file
     assert f"rerun_dpsynth_release{at.session_state['current_release']}.py ce.parquet" in rerun
+
+
+def test_a_sas_file_is_answered_with_a_sas_transport_file_beside_the_csv():
+    """A SAS file's records released: the Release page offers the synthetic table as a SAS transport file (.xpt,
+    which SAS reads; no .sas7bdat is written outside SAS) beside the CSV, with the upload's own columns."""
+    import pandas as pd
+
+    from tests.publisher_files import package_bytes, typed
+
+    at = _upload(_app().run(), "ce.csv", shared_path("ce.csv").read_bytes())
+    _workspace().choices.remember_declaration(at.session_state["data"]["hash"], complete_domain("ce"))
+    at = _upload(_app().run(), "ce.xpt", package_bytes(typed(pd.read_csv(shared_path("ce.csv"), dtype=str)), ".xpt"))
+    assert at.session_state["declaration"] == complete_domain("ce")  # the same records as the CSV
+    at = _visit(_generate(at), "app_pages/5_Release.py")
+    own = next(b for b in at.download_button if b.proto.label == "Synthetic data (SAS transport)")
+    assert own.proto.deferred_file_id  # written on the click, from the stored release
+    from app_support.downloads import _own_format_bytes
+
+    with patch("app_support.state.workspace", _workspace):
+        raw = _own_format_bytes(at.session_state["current_release"], "xpt")
+    assert raw.startswith(b"HEADER RECORD*******LIBV8   HEADER RECORD")  # names of more than 8 characters: version 8
 
 
 def test_a_declaration_saved_for_the_csv_wins_over_the_spss_codebook_which_is_offered():

@@ -305,7 +305,7 @@ def test_an_spss_portable_file_gives_its_names_in_capitals_and_is_read_with_them
     columns' fingerprints, and a declaration saved for the CSV follows the capitals. Its metadata says no
     number of records, so it is read up to one record past the cells allowed, and refused there."""
     from dpsynth_core.domain.templates import matched_to
-    from dpsynth_core.release.writer import whole_file_bytes
+    from dpsynth_core.release.own_formats import whole_file_bytes
 
     sample = ROOT / "tests" / "fixtures" / "pyreadstat"
     frame, info = read_data(sample / "sample.por")

@@ -12,7 +12,8 @@ import pytest
 
 from dpsynth_core.data.parts import PARQUET_SUFFIXES
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.release.writer import csv_pieces, csv_text, output_format, whole_file_bytes, write_synthetic
+from dpsynth_core.release.own_formats import check_whole_format, same_format, whole_file_bytes
+from dpsynth_core.release.writer import csv_pieces, csv_text, output_format, write_synthetic
 
 
 class Sampler:
@@ -94,11 +95,12 @@ def test_one_rule_names_the_format_from_the_file_name(tmp_path):
         ("out.zip", "a compressed file"),
         ("out.ODS", "a spreadsheet"),
         ("out.por", "another table format"),
+        ("out.sas7bdat", "another table format"),
         ("out.json", "another table format"),
     ):
         with pytest.raises(ParameterError, match=f"names {kind}"):
             output_format(name)
-    assert [output_format(f"out{s}") for s in (".XLSX", ".sav", ".dta")] == ["xlsx", "sav", "dta"]
+    assert [output_format(f"out{s}") for s in (".XLSX", ".sav", ".dta", ".xpt")] == ["xlsx", "sav", "dta", "xpt"]
     assert output_format("out.gz", "csv") == "csv"  # an explicit format is the caller's choice
     write_synthetic(tmp_path / "synthetic", 3, Sampler())
     write_synthetic(tmp_path / "synthetic.parq", 3, Sampler())
@@ -154,7 +156,6 @@ def test_a_publishers_format_is_typed_by_the_declaration_and_names_are_checked_b
     import openpyxl
 
     from dpsynth_core.release import prepare
-    from dpsynth_core.release.writer import check_whole_format
     from tests.conftest import complete_domain, shared_path
 
     declaration = {
@@ -214,10 +215,11 @@ def test_numbers_codes_and_days_are_shown_as_the_declaration_says_in_spss_stata_
                 "columns"
             ].items()
         }
-        for fmt in ("sav", "dta")
+        for fmt in ("sav", "dta", "xpt")
     }
     assert formats["sav"] == {"age": "F4.0", "pay": "F11.2", "share": "F6.3", "region": "F3.0", "day": "DATE11"}
     assert formats["dta"] == {"age": "%4.0f", "pay": "%10.0g", "share": "%10.0g", "region": "%3.0f", "day": "%td"}
+    assert formats["xpt"] == {"age": "4", "pay": "11.2", "share": "6.3", "region": "3", "day": "DATE"}
     card = {"title": "t", "guarantee": {"epsilon": None}, "domain": {"columns": []}}
     sheet = openpyxl.load_workbook(io.BytesIO(whole_file_bytes(table, "xlsx", card=card, declaration=declaration)))
     day = sheet["synthetic"]["E2"]
@@ -275,6 +277,53 @@ def _codebook_out(fmt: str, source: bytes, suffix: str, table: pd.DataFrame):
     declaration = declaration_from_names(list(table.columns), codebook=found)
     back = whole_file_bytes(table, fmt, card={}, declaration=declaration)
     return found, declaration, codebook(back, f"synthetic.{fmt}")
+
+
+def test_a_sas_file_is_answered_with_a_transport_file_that_reads_back_as_the_same_cells(tmp_path):
+    """A SAS transport file (.xpt) of the synthetic table: numbers, codes as numbers, days as dates, times as
+    times, text as text, the codebook's variable labels; version 5 when its names, labels and text fit, so SAS's
+    XPORT engine reads it, else version 8 (a name of 9 characters or more)."""
+    import pyreadstat
+
+    from dpsynth_core.data.formats import read_data
+
+    declaration = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 120},
+            "sex": {"type": "categorical", "values": ["1", "2"], "labels": {"1": "Male", "2": "Female"}},
+            "city": {"type": "categorical", "values": ["Lyon", "Paris"]},
+            "day": {"type": "date", "min": "2020-01-01", "max": "2020-12-31"},
+            "seen": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31"},
+        },
+        "notes": {"codebook": {"columns": {"age": {"label": "Age in years"}}}},
+    }
+    table = pd.DataFrame(
+        {
+            "age": ["74", None, "3"],
+            "sex": ["2", "1", None],
+            "city": ["Lyon", None, "Paris"],
+            "day": ["2020-03-01", None, "2020-12-31"],
+            "seen": ["2020-03-01 10:30:05", "2020-05-01 00:00:00", None],
+        }
+    )
+    raw = whole_file_bytes(table, "xpt", card={}, declaration=declaration)
+    assert raw.startswith(b"HEADER RECORD*******LIBRARY HEADER RECORD")  # version 5's header (8 says LIBV8)
+    back, _ = read_data(raw, name="synthetic.xpt")  # read as the app reads an upload: cells as text
+    assert back.to_dict("list") == {
+        "age": ["74", "", "3"],
+        "sex": ["2", "1", ""],  # codes, as SAS keeps them
+        "city": ["Lyon", "", "Paris"],
+        "day": ["2020-03-01", "", "2020-12-31"],
+        "seen": ["2020-03-01 10:30:05", "2020-05-01", ""],
+    }
+    (tmp_path / "s.xpt").write_bytes(raw)
+    _, meta = pyreadstat.read_xport(str(tmp_path / "s.xpt"))
+    assert meta.column_names_to_labels["age"] == "Age in years"
+    long = whole_file_bytes(table.rename(columns={"age": "age_in_years"}), "xpt", card={}, declaration=declaration)
+    assert b"LIBV8" in long[:80] and read_data(long, name="s.xpt")[0].columns[0] == "age_in_years"
+    with pytest.raises(ParameterError, match="is not a SAS variable name"):
+        check_whole_format("xpt", ["capital-gain"])
+    assert same_format("survey.sas7bdat") == same_format("survey.XPT") == "xpt"
 
 
 def test_declared_missing_codes_and_their_labels_come_back_in_spss_and_stata():
