@@ -170,7 +170,8 @@ def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: 
 def _xpt_version(typed: pd.DataFrame, labels: dict) -> int:
     """5 when the table fits a version 5 transport file (:data:`XPT5_LIMITS`), else 8."""
     names, label_chars, text_bytes = XPT5_LIMITS
-    longest = [typed[c].dropna().astype(str).str.encode("utf-8").str.len().max() for c in typed]
+    text = [c for c in typed if typed[c].dtype == object]  # numbers and times are 8 bytes in any version
+    longest = [typed[c].dropna().astype(str).str.encode("utf-8").str.len().max() for c in text]
     fits = all(len(str(c)) <= names for c in typed.columns) and all(len(v) <= label_chars for v in labels.values())
     return 5 if fits and max([0, *(int(n) for n in longest if n == n)]) <= text_bytes else 8
 

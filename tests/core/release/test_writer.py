@@ -321,6 +321,8 @@ def test_a_sas_file_is_answered_with_a_transport_file_that_reads_back_as_the_sam
     assert meta.column_names_to_labels["age"] == "Age in years"
     long = whole_file_bytes(table.rename(columns={"age": "age_in_years"}), "xpt", card={}, declaration=declaration)
     assert b"LIBV8" in long[:80] and read_data(long, name="s.xpt")[0].columns[0] == "age_in_years"
+    wordy = table.assign(city=["Lyon", None, "P" * 250])  # text past version 5's 200 bytes
+    assert read_data(whole_file_bytes(wordy, "xpt", card={}, declaration={}), name="s.xpt")[0]["city"][2] == "P" * 250
     with pytest.raises(ParameterError, match="is not a SAS variable name"):
         check_whole_format("xpt", ["capital-gain"])
     assert same_format("survey.sas7bdat") == same_format("survey.XPT") == "xpt"
