@@ -46,7 +46,7 @@ if views:
         st.download_button(
             "Download the synthetic data (CSV)",
             view.csv,
-            file_name=f"release{view.id}_synthetic.csv",
+            file_name=f"{state.download_stem(view.id)}_synthetic.csv",  # as the Release page names it
             mime="text/csv",
             key="review_csv",
             on_click="ignore",
