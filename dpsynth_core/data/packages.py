@@ -59,17 +59,30 @@ def check_stata_version(head: bytes, name: str) -> None:
         )
 
 
+#: A SAS transport file is written in records of 80 bytes, its last one padded: a file of any other length was cut.
+XPT_RECORD = 80
+#: pyreadstat's words for a file that ends before its records do (a download or copy cut short).
+_CUT_SHORT = ("Unable to read from file", "File did not contain the expected number of rows")
+
+
 def _call(raw: bytes, suffix: str, name: str, **options):
     import pyreadstat
 
     reader, what = READERS[suffix]
     if suffix == ".dta":
         check_stata_version(raw[:16], name)
+    if suffix == ".xpt" and len(raw) % XPT_RECORD:  # pyreadstat reads the records before the cut, and says nothing
+        raise DataError(
+            f"{name} ends part-way through one of its 80-byte records, so it was cut short (an interrupted "
+            "download or copy): save or export it again whole"
+        )
     try:
         return getattr(pyreadstat, reader)(io.BytesIO(raw), **options)
     except (pyreadstat.ReadstatError, pyreadstat.PyreadstatError) as problem:
         text = str(problem).strip().splitlines()
-        raise DataError(f"{name} cannot be read as {what} ({text[0] if text else 'unreadable'})") from None
+        said = text[0] if text else "unreadable"
+        cut = ": it seems cut short or damaged; save or export it again whole" if said in _CUT_SHORT else ""
+        raise DataError(f"{name} cannot be read as {what} ({said}){cut}") from None
     except (ValueError, OSError, UnicodeError) as problem:
         raise DataError(f"{name} cannot be read as {what} ({type(problem).__name__})") from None
 
