@@ -50,6 +50,11 @@ def line_report_text(lines: dict) -> str:
             "and the line after it: load the spreadsheet itself (.xlsx), whose cells may hold line breaks, or remove "
             "them before saving as CSV."
         )
+    if lines.get("cut short"):
+        out += (
+            " The last line stops part-way, with no line end after it: the file seems cut short (an interrupted "
+            "download or copy); save or export it again whole."
+        )
     if recoded := lines.get("read as windows-1252"):
         said = (
             f"{recoded:,} line was not UTF-8 and was" if recoded == 1 else f"{recoded:,} lines were not UTF-8 and were"

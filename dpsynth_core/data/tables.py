@@ -310,6 +310,7 @@ def read_table(
             )
         below.append(lines[last].rstrip("\r"))
     records = lines[last + 1 :]
+    open_end = bool(records) and records[-1].strip("\r") != ""  # no line end after the last line
     del lines
     spaces = delimiter == SPACES
     if spaces:
@@ -336,6 +337,10 @@ def read_table(
         "broken": int(len(broken) - len(good)),
         **{rule: int(n) for rule, n in zip(LINE_RULES, tally)},
         "read as windows-1252": int(recoded),
+        # the last line broken and without a line end: the file stops part-way through a record (cut short)
+        "cut short": int(
+            open_end and broken[-1] >= 0 and LINE_RULES[broken[-1]] in ("broken quoting", "wrong number of fields")
+        ),
     }
     if 2 * tally[3] >= len(broken):  # most lines of another width: would another delimiter fit them?
         lines_report.update(_fitting_delimiters(header, array.to_pylist(), SPACES if spaces else delimiter))

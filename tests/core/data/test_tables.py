@@ -21,7 +21,7 @@ from dpsynth_core.data.line_report import line_report_text, most_lines_broken
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.errors import DataError
-from tests.conftest import FIXTURES, shared_path
+from tests.conftest import FIXTURES, ROOT, shared_path
 
 
 def test_reads_adult_as_text():
@@ -397,6 +397,21 @@ def test_malformed_lines_become_missing_cells_counted_for_the_publisher():
     assert line_report_text(info["lines"]) == (
         "1 of 3 lines could not be read as records (1 wrong number of fields) and became rows of missing cells."
     )
+
+
+def test_a_file_cut_short_part_way_through_its_last_line_is_said_so():
+    """An interrupted download or copy: the last line stops part-way with no line end after it (or inside a quoted
+    value). A last line that is whole but has no line end, or a broken line followed by one, is not a cut."""
+    raw = (ROOT / "assets" / "examples" / "adult.csv").read_bytes()
+    frame, info = read_table(raw[: len(raw) // 2], name="adult.csv")
+    assert info["lines"]["cut short"] == 1 and frame.iloc[-1].isna().all()
+    assert line_report_text(info["lines"]).endswith(
+        "The last line stops part-way, with no line end after it: the file seems cut short (an interrupted download "
+        "or copy); save or export it again whole."
+    )
+    assert read_table(b'a,b\n1,"x\n2', name="t.csv")[1]["lines"]["cut short"] == 1  # inside a quoted value
+    for whole in (b"a,b\n1,2\n3,4", b"a,b\n1,2\n3\n", b"a,b\r\n1,2\r\n3,4\r\n", b"a,b\n1,2,3\n4,5"):
+        assert read_table(whole, name="t.csv")[1]["lines"]["cut short"] == 0, whole
 
 
 def test_a_delimiter_ending_each_record_under_a_header_without_one_adds_no_field(tmp_path, monkeypatch):
