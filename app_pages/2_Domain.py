@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_support import state
 from app_support.cached import column_plan, numeric_resolution
-from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, pending, with_ticks
+from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, confirm_shown, pending, with_ticks
 from app_support.column_editor import alike_editor, column_editor, missing_markers_editor, todo_toggle
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
@@ -148,6 +148,8 @@ if alike:
     state.set_declaration(alike)
     st.rerun()
 
+confirm_keys = {name: f"domain_v{version}_{index_of[name]}_confirmed" for name in shown}
+confirm_shown(from_codebook, specs, shown, confirm_keys)  # hundreds of survey questions: a page at a time
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
     icon = ":orange[:material/warning:]" if status else ":green[:material/check_circle:]"
@@ -160,7 +162,7 @@ for name in shown:
         expanded=bool(status),
     ):
         if name in from_codebook:
-            codebook_mark(from_codebook, name, f"domain_v{version}_{index_of[name]}_confirmed")
+            codebook_mark(from_codebook, name, confirm_keys[name])
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
         found, column = _status(name, specs[name])
         (complete.discard if found else complete.add)(name)

@@ -32,6 +32,25 @@ def codebook_mark(entries: dict, name: str, key: str) -> None:
     )
 
 
+def confirm_shown(entries: dict, specs: dict, shown: list, keys: dict) -> None:
+    """A button that ticks every column shown whose codebook start is still to confirm (a survey file of hundreds
+    of columns: a page at a time, or the columns a search found), each as its own tick would; ``keys`` names each
+    column's tick. Offered when two or more are to confirm."""
+    todo = [name for name in shown if name in entries and pending(entries, name, specs[name])]
+    if len(todo) < 2:
+        return
+    if st.button(
+        f"Mark the {len(todo):,} columns shown as checked against the documentation",
+        key="domain_confirm_shown",
+        icon=":material/done_all:",
+        help="Each column shown that the file's codebook started, and that you have checked against the "
+        "documentation, as if you ticked its box: untick any you have not checked.",
+    ):
+        for name in todo:  # each tick drawn anew from its entry (a widget's own state and a value would clash)
+            st.session_state.pop(keys[name], None)
+            entries[name]["confirmed"] = True
+
+
 def with_ticks(declaration: dict, entries: dict) -> tuple[dict, bool]:
     """The declaration with this run's ticks in its codebook notes, and whether any tick changed."""
     codebook = (declaration.get("notes") or {}).get("codebook")

@@ -309,6 +309,36 @@ def test_a_sas_file_is_answered_with_a_sas_transport_file_beside_the_csv():
     assert raw.startswith(b"HEADER RECORD*******LIBV8   HEADER RECORD")  # names of more than 8 characters: version 8
 
 
+def _codebook_columns(at: AppTest) -> dict:
+    return at.session_state["declaration"]["notes"]["codebook"]["columns"]
+
+
+def test_a_survey_file_of_many_columns_is_confirmed_a_page_at_a_time():
+    """An SPSS survey of 120 labelled questions: each column its codebook started is to confirm, and one button
+    confirms the page's 50 (as 50 ticks would), drawing each tick anew (no widget state set beside a value); the
+    next page of what is still to do then offers its own."""
+    import pandas as pd
+
+    from tests.publisher_files import package_bytes
+
+    race = pd.read_csv(shared_path("ce.csv"), dtype=str)["Race"].astype(float)
+    table = pd.DataFrame({f"q{i}": race.sample(frac=1, random_state=i).to_numpy() for i in range(120)})
+    labels = {f"q{i}": {float(c): f"code {c}" for c in range(1, 8)} for i in range(120)}
+    at = _upload(_app().run(), "survey.sav", package_bytes(table, ".sav", variable_value_labels=labels))
+    at = _visit(at, "app_pages/2_Domain.py")
+    assert at.error[0].value.startswith("0 of 120 columns are ready")
+    at.button(key="domain_confirm_shown").click().run()
+    assert not at.exception and at.error[0].value.startswith("50 of 120 columns are ready")
+    book = _codebook_columns(at)
+    assert [book[f"q{i}"]["confirmed"] for i in (0, 49, 50)] == [True, True, False]
+    assert (
+        at.button(key="domain_confirm_shown").label == "Mark the 50 columns shown as checked against the documentation"
+    )
+    at.button(key="domain_confirm_shown").click().run()
+    at.button(key="domain_confirm_shown").click().run()  # the last 20
+    assert not at.error and all(book["confirmed"] for book in _codebook_columns(at).values())
+
+
 def test_a_declaration_saved_for_the_csv_wins_over_the_spss_codebook_which_is_offered():
     """The same records as an SPSS file after a declaration was saved for their CSV: the saved one is in use
     (the publisher's own word), the Domain page says the file's codebook is available, and applying it starts
