@@ -7,7 +7,8 @@ first sheet (numbers as numbers, dates as dates) and the release card's notes on
 the declaration was started from (``notes["codebook"]``), its variable labels and its declared
 missing codes with their labels (SPSS's codes and ranges, Stata's extended missing values .a-.z),
 so it opens in SPSS, Stata or R with its codebook, its whole numbers and whole-number codes shown without
-decimals and its days as dates (not midnights), as in the workbook. Synthetic missing cells are the package's own
+decimals, its days as dates (not midnights) and its times of day as times (with no date), as in the workbook and
+the app's Parquet copy. Synthetic missing cells are the package's own
 missing value (system-missing, Stata's ``.``): the release keeps one missing cell per column, so
 which declared code a real record's missing cell held is not drawn. A SAS file (.sas7bdat or .xpt) is answered
 with a SAS transport file (.xpt: version 5, which SAS's XPORT engine reads, when its names, labels and text fit, else
@@ -17,6 +18,7 @@ catalog beside the data, so a category's codes are written as codes, and the car
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import os
 import re
@@ -28,7 +30,6 @@ import pyarrow.parquet as pq
 
 from ..data.arrow_chunks import arrow_chunk
 from ..data.parts import PARQUET_SUFFIXES
-from ..domain import TIME_KINDS
 from ..errors import ParameterError
 
 #: Rows of one Excel sheet below its header (Excel's limit); more rows continue on the next sheets.
@@ -77,14 +78,23 @@ def _typed(table: pd.DataFrame, domain: dict, *, numeric_codes: bool) -> pd.Data
             pass
         elif kind == "date":  # days as dates (Excel's YYYY-MM-DD, SPSS's DATE11, Stata's %td), not midnights
             column = pd.to_datetime(column, errors="coerce").dt.date
-        elif kind in TIME_KINDS and kind != "time":  # a time of day stays text: no date to give it
+        elif kind == "datetime":
             column = pd.to_datetime(column, errors="coerce")
+        elif _clock(domain, name):  # a time of day as one, with no date (SPSS TIME8,
+            clock = pd.to_datetime(column, format="mixed", errors="coerce")  # Stata %tc, SAS TIME, Excel, Parquet)
+            column = pd.Series([t.time() if t == t else None for t in clock], index=column.index, dtype=object)
         elif kind == "categorical" and numeric_codes:
             numbers = pd.to_numeric(pd.Series([str(v) for v in spec.get("values", [])]), errors="coerce")
             if len(numbers) and numbers.notna().all():
                 column = pd.to_numeric(column, errors="coerce").astype("float64")
         out[name] = column.astype(object).where(column.notna(), None) if column.dtype == object else column
     return pd.DataFrame(out)
+
+
+def _clock(declaration: dict, name: str) -> bool:
+    """Whether column ``name`` holds times of day written as a clock (HH:MM:SS), not as the file's HHMM."""
+    spec = (declaration.get("columns") or {}).get(name) or {}
+    return spec.get("type") == "time" and spec.get("written") != "HHMM"
 
 
 def _notes_rows(card: dict) -> list[tuple[str, str]]:
@@ -127,6 +137,11 @@ def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: 
             for number, start in enumerate(range(0, max(len(typed), 1), SHEET_ROWS)):
                 sheet = "synthetic" if number == 0 else f"synthetic {number + 1}"
                 typed.iloc[start : start + SHEET_ROWS].to_excel(book, sheet_name=sheet, index=False)
+                for place, name in enumerate(typed.columns, start=1):  # pandas writes a time of day as text
+                    if _clock(declaration, name):
+                        for (cell,) in book.sheets[sheet].iter_rows(min_row=2, min_col=place, max_col=place):
+                            if isinstance(cell.value, str) and cell.value:
+                                cell.value, cell.number_format = dt.time.fromisoformat(cell.value), "hh:mm:ss"
             pd.DataFrame(_notes_rows(card), columns=["About this release", ""]).to_excel(
                 book, sheet_name="about this release", index=False
             )

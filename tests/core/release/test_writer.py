@@ -197,6 +197,7 @@ def test_numbers_codes_and_days_are_shown_as_the_declaration_says_in_spss_stata_
             "share": {"type": "float", "min": 0, "max": 1, "decimals": 3},
             "region": {"type": "categorical", "values": ["1", "2", "10"]},
             "day": {"type": "date", "min": "2020-01-01", "max": "2020-12-31"},
+            "clock": {"type": "time"},
         }
     }
     table = pd.DataFrame(
@@ -206,6 +207,7 @@ def test_numbers_codes_and_days_are_shown_as_the_declaration_says_in_spss_stata_
             "share": ["0.125", "1"],
             "region": ["10", "1"],
             "day": ["2020-03-01", None],
+            "clock": [None, "21:35:34"],
         }
     )
     formats = {
@@ -217,13 +219,21 @@ def test_numbers_codes_and_days_are_shown_as_the_declaration_says_in_spss_stata_
         }
         for fmt in ("sav", "dta", "xpt")
     }
-    assert formats["sav"] == {"age": "F4.0", "pay": "F11.2", "share": "F6.3", "region": "F3.0", "day": "DATE11"}
-    assert formats["dta"] == {"age": "%4.0f", "pay": "%10.0g", "share": "%10.0g", "region": "%3.0f", "day": "%td"}
-    assert formats["xpt"] == {"age": "4", "pay": "11.2", "share": "6.3", "region": "3", "day": "DATE"}
+    assert formats["sav"] == {
+        **{"age": "F4.0", "pay": "F11.2", "share": "F6.3", "region": "F3.0", "day": "DATE11", "clock": "TIME8"}
+    }
+    assert formats["dta"] == {
+        **{"age": "%4.0f", "pay": "%10.0g", "share": "%10.0g", "region": "%3.0f", "day": "%td"},
+        "clock": "%tcHH:MM:SS",  # a time of day, as each package keeps one
+    }
+    assert formats["xpt"] == {"age": "4", "pay": "11.2", "share": "6.3", "region": "3", "day": "DATE", "clock": "TIME"}
     card = {"title": "t", "guarantee": {"epsilon": None}, "domain": {"columns": []}}
     sheet = openpyxl.load_workbook(io.BytesIO(whole_file_bytes(table, "xlsx", card=card, declaration=declaration)))
     day = sheet["synthetic"]["E2"]
     assert day.value.date().isoformat() == "2020-03-01" and day.number_format.upper() == "YYYY-MM-DD"
+    clock = sheet["synthetic"]["F3"]  # a time, not its text (pandas writes one as text)
+    assert clock.value.isoformat() == "21:35:34" and clock.number_format == "hh:mm:ss"
+    assert sheet["synthetic"]["F2"].value is None
 
 
 def test_a_parquet_copy_holds_typed_columns_and_reads_back_as_the_same_cells():
@@ -242,10 +252,14 @@ def test_a_parquet_copy_holds_typed_columns_and_reads_back_as_the_same_cells():
             "pay": {"type": "float", "min": -5, "max": 1_000_000},
             "region": {"type": "categorical", "values": ["1", "2", "10"]},
             "day": {"type": "date", "min": "2020-01-01", "max": "2020-12-31"},
+            "clock": {"type": "time", "step": "minute"},
         }
     }
     table = pd.DataFrame(
-        {"age": ["74", None], "pay": ["250000.5", "3"], "region": ["10", ""], "day": ["2020-03-01", None]}
+        {
+            **{"age": ["74", None], "pay": ["250000.5", "3"], "region": ["10", ""], "day": ["2020-03-01", None]},
+            "clock": ["09:05", None],
+        }
     )
     raw = whole_file_bytes(table, "parquet", card={}, declaration=declaration)
     assert pq.read_table(io.BytesIO(raw)).column("region").null_count == 1  # missing, as the stored release has it
@@ -257,6 +271,7 @@ def test_a_parquet_copy_holds_typed_columns_and_reads_back_as_the_same_cells():
         "double",
         "string",
         "date32[day]",
+        "time64[us]",
     ]
     back, _ = read_data(raw, name="synthetic.parquet")
     assert back.to_dict("list") == {
@@ -264,6 +279,7 @@ def test_a_parquet_copy_holds_typed_columns_and_reads_back_as_the_same_cells():
         "pay": ["250000.5", "3"],
         "region": ["10", "1"],
         "day": ["2020-03-01", ""],
+        "clock": ["09:05:00", ""],  # the same time, read back to the second
     }
 
 
