@@ -82,7 +82,7 @@ def _typed(table: pd.DataFrame, domain: dict, *, numeric_codes: bool) -> pd.Data
             column = pd.to_datetime(column, errors="coerce")
         elif _clock(domain, name):  # a time of day as one, with no date (SPSS TIME8,
             clock = pd.to_datetime(column, format="mixed", errors="coerce")  # Stata %tc, SAS TIME, Excel, Parquet)
-            column = pd.Series([t.time() if t == t else None for t in clock], index=column.index, dtype=object)
+            column = clock.dt.time.astype(object).where(clock.notna(), None)
         elif kind == "categorical" and numeric_codes:
             numbers = pd.to_numeric(pd.Series([str(v) for v in spec.get("values", [])]), errors="coerce")
             if len(numbers) and numbers.notna().all():
