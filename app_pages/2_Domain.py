@@ -25,8 +25,7 @@ st.markdown(
     "else becomes 'missing'); the domain is never widened to fit them."
 )
 
-#: Columns drawn per page (a table of 10,000 columns is shown a page at a time).
-PAGE_SIZE = 50
+PAGE_SIZE = 50  # columns drawn per page (a table of 10,000 columns is shown a page at a time)
 
 codebook_offer()  # a declaration saved for these records wins; the file's codebook is offered beside it
 declaration = state.declaration()
@@ -148,8 +147,7 @@ if alike:
     state.set_declaration(alike)
     st.rerun()
 
-confirm_keys = {name: f"domain_v{version}_{index_of[name]}_confirmed" for name in shown}
-confirm_shown(from_codebook, specs, shown, confirm_keys)  # hundreds of survey questions: a page at a time
+confirm_keys = confirm_shown(from_codebook, specs, shown, f"domain_v{version}", index_of)  # a page at a time
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
     icon = ":orange[:material/warning:]" if status else ":green[:material/check_circle:]"

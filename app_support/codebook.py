@@ -32,13 +32,14 @@ def codebook_mark(entries: dict, name: str, key: str) -> None:
     )
 
 
-def confirm_shown(entries: dict, specs: dict, shown: list, keys: dict) -> None:
+def confirm_shown(entries: dict, specs: dict, shown: list, prefix: str, index_of: dict) -> dict:
     """A button that ticks every column shown whose codebook start is still to confirm (a survey file of hundreds
-    of columns: a page at a time, or the columns a search found), each as its own tick would; ``keys`` names each
-    column's tick. Offered when two or more are to confirm."""
+    of columns: a page at a time, or the columns a search found), each as its own tick would; offered when two or
+    more are to confirm. Returns the key of each shown column's tick (``prefix``, its place in the table)."""
+    keys = {name: f"{prefix}_{index_of[name]}_confirmed" for name in shown}
     todo = [name for name in shown if name in entries and pending(entries, name, specs[name])]
     if len(todo) < 2:
-        return
+        return keys
     if st.button(
         f"Mark the {len(todo):,} columns shown as checked against the documentation",
         key="domain_confirm_shown",
@@ -49,6 +50,7 @@ def confirm_shown(entries: dict, specs: dict, shown: list, keys: dict) -> None:
         for name in todo:  # each tick drawn anew from its entry (a widget's own state and a value would clash)
             st.session_state.pop(keys[name], None)
             entries[name]["confirmed"] = True
+    return keys
 
 
 def with_ticks(declaration: dict, entries: dict) -> tuple[dict, bool]:
