@@ -11,7 +11,13 @@ import streamlit as st
 from app_support import state
 from dpsynth_core import DPSynthError
 from dpsynth_core.release.card import render_card_html
-from dpsynth_core.release.own_formats import WHOLE_FORMAT_NAMES, check_whole_format, same_format, whole_file_bytes
+from dpsynth_core.release.own_formats import (
+    WHOLE_FORMAT_HELP,
+    WHOLE_FORMAT_NAMES,
+    check_whole_format,
+    same_format,
+    whole_file_bytes,
+)
 from dpsynth_core.release.rerun import rerun_script, rerun_settings
 
 
@@ -85,6 +91,7 @@ def release_downloads(entry: dict, stem: str) -> None:
             mime=mime,
             key="release_own_format",
             on_click="ignore",
+            help=WHOLE_FORMAT_HELP[own],
         )
 
 

@@ -279,6 +279,16 @@ WHOLE_FORMAT_NAMES = {
     "xpt": ("SAS transport", "application/x-sas-xport"),
     "parquet": ("Parquet", "application/vnd.apache.parquet"),
 }
+#: How each whole format's copy opens, said beside its download (the app's Release page).
+WHOLE_FORMAT_HELP = {
+    "xlsx": "The synthetic table on its first sheet, the release card's notes on a second.",
+    "sav": "Opens in SPSS, PSPP or R (haven) with its value labels, variable labels and missing codes.",
+    "dta": "Opens in Stata or R (haven) with its value labels, variable labels and missing codes.",
+    "xpt": "A SAS transport file: in SAS, libname synth xport 'file.xpt'; then proc copy (version 8, for names "
+    "longer than 8 characters: %xpt2loc). R (haven::read_xpt) and Python (pandas, pyreadstat) read it too. "
+    "Categories come as their codes: SAS keeps value labels in a format catalog.",
+    "parquet": "Whole numbers, decimals, dates and times of day typed; missing cells null.",
+}
 
 
 def same_format(name) -> str | None:

@@ -302,6 +302,7 @@ def test_a_sas_file_is_answered_with_a_sas_transport_file_beside_the_csv():
     at = _visit(_generate(at), "app_pages/5_Release.py")
     own = next(b for b in at.download_button if b.proto.label == "Synthetic data (SAS transport)")
     assert own.proto.deferred_file_id  # written on the click, from the stored release
+    assert "libname synth xport" in own.proto.help  # how SAS opens it, said beside it
     from app_support.downloads import _own_format_bytes
 
     with patch("app_support.state.workspace", _workspace):

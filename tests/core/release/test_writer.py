@@ -12,7 +12,14 @@ import pytest
 
 from dpsynth_core.data.parts import PARQUET_SUFFIXES
 from dpsynth_core.errors import ParameterError
-from dpsynth_core.release.own_formats import check_whole_format, same_format, whole_file_bytes
+from dpsynth_core.release.own_formats import (
+    SAME_FORMAT,
+    WHOLE_FORMAT_HELP,
+    WHOLE_FORMAT_NAMES,
+    check_whole_format,
+    same_format,
+    whole_file_bytes,
+)
 from dpsynth_core.release.writer import csv_pieces, csv_text, output_format, write_synthetic
 
 
@@ -342,6 +349,7 @@ def test_a_sas_file_is_answered_with_a_transport_file_that_reads_back_as_the_sam
     with pytest.raises(ParameterError, match="is not a SAS variable name"):
         check_whole_format("xpt", ["capital-gain"])
     assert same_format("survey.sas7bdat") == same_format("survey.XPT") == "xpt"
+    assert set(WHOLE_FORMAT_NAMES) == set(WHOLE_FORMAT_HELP) == set(SAME_FORMAT.values())  # each named and explained
 
 
 def test_declared_missing_codes_and_their_labels_come_back_in_spss_and_stata():
