@@ -39,6 +39,19 @@ FORM, TYPE, LABEL = "Form Name", "Field Type", "Field Label"
 CHOICES = "Choices, Calculations, OR Slider Labels"
 VALIDATION, LOW, HIGH = "Text Validation Type OR Show Slider Number", "Text Validation Min", "Text Validation Max"
 IDENTIFIER = "Identifier?"
+#: The same columns as older REDCap versions and tools that write its dictionaries name them (REDCap 4's "Choices
+#: OR Calculations", "Text Validation Type"; "Min" and "Max"), read as today's names; compared in lower case.
+ALIASES = {
+    "choices or calculations": CHOICES,
+    "choices calculations or slider labels": CHOICES,
+    "text validation type": VALIDATION,
+    "text validation": VALIDATION,
+    "min": LOW,
+    "validation min": LOW,
+    "max": HIGH,
+    "validation max": HIGH,
+    "identifier": IDENTIFIER,
+}
 
 #: An instrument's status column, its codes and REDCap's labels.
 STATUS = {"0": "Incomplete", "1": "Unverified", "2": "Complete"}
@@ -70,7 +83,10 @@ def redcap_fields(text: str, name: str = "the dictionary") -> list[dict] | None:
         raise DomainError(
             f"domain file {name} is a REDCap data dictionary without its '{TYPE}' column: download it again"
         )
-    fields = [{k: (v or "").strip() for k, v in row.items() if k is not None} for row in reader if row.get(FIELD)]
+    named = {k: ALIASES.get(" ".join(k.lower().split()), k) for k in reader.fieldnames or () if k is not None}
+    named = {k: k if v in reader.fieldnames else v for k, v in named.items()}  # today's name, when present, wins
+    rows = (row for row in reader if row.get(FIELD))
+    fields = [{named[k]: (v or "").strip() for k, v in row.items() if k is not None} for row in rows]
     if not fields:
         raise DomainError(f"domain file {name} is a REDCap data dictionary that describes no field")
     seen: set = set()

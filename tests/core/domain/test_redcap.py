@@ -100,6 +100,32 @@ def test_a_longitudinal_export_starts_from_its_dictionary_and_is_told_its_rows_p
     assert columns["race"]["labels"]["5"] == "More Than One Race"
 
 
+def test_a_dictionary_with_older_column_names_reads_as_todays():
+    """REDCap 4's dictionaries (and tools that write them) name the choices "Choices OR Calculations", the
+    validation "Text Validation Type" and its bounds "Min" and "Max": read as today's names, the same fields
+    start alike (the choices and a date's range were lost)."""
+    today = (
+        "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,"
+        '"Choices, Calculations, OR Slider Labels",Field Note,Text Validation Type OR Show Slider Number,'
+        "Text Validation Min,Text Validation Max,Identifier?\n"
+    )
+    older = (
+        "Variable / Field Name,Form Name,Section Header,Field Type,Field Label,Choices OR Calculations,Field Note,"
+        "Text Validation Type,Min,Max,Identifier\n"
+    )
+    rows = (
+        "record_id,intake,,text,Record ID,,,,,,y\n"
+        "weight,intake,,text,Weight (kg),,,number,2.5,300,\n"
+        'sex,intake,,radio,Sex,"1, Male | 2, Female",,,,,\n'
+        "seen,intake,,text,Visit,,,date_ymd,2020-01-01,2025-12-31,\n"
+    )
+    read = [parse_declaration((header + rows).encode(), "dictionary.csv")["columns"] for header in (today, older)]
+    assert read[0] == read[1]
+    assert read[1]["sex"] == {"type": "categorical", "values": ["1", "2"], "labels": {"1": "Male", "2": "Female"}}
+    assert read[1]["seen"] == {"type": "date", "min": "2020-01-01", "max": "2025-12-31"}
+    assert read[1]["weight"]["min"] == 2.5 and read[1]["record_id"] == {"type": "drop"}
+
+
 def test_a_csv_that_is_no_dictionary_is_no_declaration():
     with pytest.raises(DomainError, match="is not valid JSON"):
         parse_declaration(b"age,sex\n34,F\n", "table.csv")
