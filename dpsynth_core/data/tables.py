@@ -337,9 +337,12 @@ def read_table(
         "broken": int(len(broken) - len(good)),
         **{rule: int(n) for rule, n in zip(LINE_RULES, tally)},
         "read as windows-1252": int(recoded),
-        # the last line broken and without a line end: the file stops part-way through a record (cut short)
+        # the last line broken and no line end, most lines whole: the file stops part-way through a record
         "cut short": int(
-            open_end and broken[-1] >= 0 and LINE_RULES[broken[-1]] in ("broken quoting", "wrong number of fields")
+            open_end
+            and broken[-1] >= 0
+            and 2 * (len(broken) - len(good)) < len(broken)  # not a file of broken lines (a wrong delimiter)
+            and LINE_RULES[broken[-1]] in ("broken quoting", "wrong number of fields")
         ),
     }
     if 2 * tally[3] >= len(broken):  # most lines of another width: would another delimiter fit them?

@@ -409,8 +409,10 @@ def test_a_file_cut_short_part_way_through_its_last_line_is_said_so():
         "The last line stops part-way, with no line end after it: the file seems cut short (an interrupted download "
         "or copy); save or export it again whole."
     )
-    assert read_table(b'a,b\n1,"x\n2', name="t.csv")[1]["lines"]["cut short"] == 1  # inside a quoted value
-    for whole in (b"a,b\n1,2\n3,4", b"a,b\n1,2\n3\n", b"a,b\r\n1,2\r\n3,4\r\n", b"a,b\n1,2,3\n4,5"):
+    quoted = b"a,b\n" + b"1,2\n" * 5 + b'1,"x\n2'  # cut inside a quoted value
+    assert read_table(quoted, name="t.csv")[1]["lines"]["cut short"] == 1
+    wrong_delimiter = b"a;b\n1,2,3\n4,5,6\n7,8"  # every line broken: no cut to tell
+    for whole in (b"a,b\n1,2\n3,4", b"a,b\n1,2\n3\n", b"a,b\r\n1,2\r\n3,4\r\n", b"a,b\n1,2,3\n4,5", wrong_delimiter):
         assert read_table(whole, name="t.csv")[1]["lines"]["cut short"] == 0, whole
 
 
