@@ -1,6 +1,6 @@
 """The Release page's downloads: the synthetic CSV (and the same table in the publisher's own format: Excel,
-SPSS, Stata, SAS transport, Parquet), the card (HTML and JSON), the declaration, and what an auditor reruns the release with (a script
-and its settings)."""
+SPSS, Stata, SAS transport, Parquet), the card (HTML and JSON), the declaration, and what an auditor reruns the
+release with (a script and its settings)."""
 
 from __future__ import annotations
 
