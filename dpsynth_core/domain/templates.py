@@ -412,8 +412,9 @@ def template_from_codebook(name: str, entry: dict) -> dict:
         return {"type": "datetime"}
     if named.get("generator") == "digits" and storage == "number" and not shows_whole(entry.get("type"), fmt):
         named = {"type": "text"}  # a code of digits is whole: decimals say a number named after one (frac_..._zip)
-    if storage == "number" and named["type"] == "categorical" and not any(_is_number(v) for v in named["values"]):
-        named = {"type": "text"}  # a list of words on a column of numbers with no labels: codes (bdims' sex, 0/1)
+    words = named["type"] == "categorical" and all(documented_number(v) is None for v in named["values"])
+    if storage == "number" and words:  # a list of words on a column of numbers with no labels: codes (bdims' sex)
+        named = {"type": "text"}
     if named != {"type": "text"}:
         return named
     if storage in ("date", "datetime", "time"):
@@ -424,15 +425,6 @@ def template_from_codebook(name: str, entry: dict) -> dict:
         places = format_places(fmt)
         return {"type": "float"} | ({"decimals": places} if places else {})
     return named
-
-
-def _is_number(value) -> bool:
-    """True when a declared value reads as a number (``"1"``, ``0``), as a column of numbers can hold it."""
-    try:
-        float(value)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 def codebook_words(entry: dict) -> str:
