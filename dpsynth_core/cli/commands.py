@@ -371,7 +371,7 @@ def run_declare(args) -> None:
     spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
     described = None
     if args.dictionary is not None:
-        described = parse_declaration(read_declaration_bytes(args.dictionary), str(args.dictionary))
+        described = parse_declaration(read_declaration_bytes(args.dictionary), str(args.dictionary), names)
         spec = from_dictionary(spec, described)
     if title := header_hint(names):
         print(f"note: {title}", file=sys.stderr)

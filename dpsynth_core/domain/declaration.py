@@ -112,12 +112,13 @@ DICTIONARY_WORDS = (
 )
 
 
-def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
+def parse_declaration(raw: bytes, name: str = "the declaration", columns=None) -> dict:
     """Parse a declaration's JSON text strictly: UTF-8 (a BOM is allowed), no NaN or Infinity,
     no key twice in one object, no nesting deeper than ``MAX_JSON_DEPTH``. A Frictionless Table Schema (or a
     data package with one) is read as the starting declaration it describes (:mod:`.table_schema`), and so are a
     REDCap data dictionary, a CSV file (:mod:`.redcap`), an XLSForm, a spreadsheet (:mod:`.xlsform`), and a DDI
-    codebook, an XML file (:mod:`.ddi`)."""
+    codebook, an XML file (:mod:`.ddi`). ``columns``: the table's column names, which choose a data package's
+    table when it describes several."""
     sheets = xlsform_sheets(raw, name)
     if sheets is not None:
         return from_xlsform(*sheets, Path(str(name)).name)
@@ -141,5 +142,5 @@ def parse_declaration(raw: bytes, name: str = "the declaration") -> dict:
         raise DomainError(f"domain file {name} is not valid JSON: {exc}") from None
     except RecursionError:  # deeper than the parser's own limit; shallower nesting is refused by the schema
         raise DomainError(f"domain file {name} is nested more than {constraints.MAX_JSON_DEPTH} levels deep") from None
-    schema = table_schema_of(spec)
+    schema = table_schema_of(spec, columns, Path(str(name)).name)
     return spec if schema is None else from_table_schema(schema, Path(str(name)).name)

@@ -37,7 +37,7 @@ def load_for(raw: bytes, file_name: str, columns) -> Loaded:
     declaring none of the table's columns."""
     if len(raw) > constraints.MAX_DECLARATION_BYTES:
         raise DomainError(f"the file is larger than {constraints.MAX_DECLARATION_BYTES >> 20} MB")
-    spec = with_paths(parse_declaration(raw, file_name), columns)  # an XLSForm's questions under their groups
+    spec = with_paths(parse_declaration(raw, file_name, columns), columns)  # an XLSForm's questions under their groups
     domain = TableDomain.from_json(spec)
     try:
         domain.check_matches(list(columns))

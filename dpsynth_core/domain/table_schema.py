@@ -9,6 +9,7 @@ Each field becomes a column of the same name:
 * ``boolean``: the categories of its ``trueValues`` and ``falseValues`` (the specification's defaults when absent);
 * ``yearmonth``: dates written as a year and a month (``"written": "year and month"``), from the first day of its
   ``minimum``'s month to the last of its ``maximum``'s;
+* ``string`` with a date's ``format`` (``%Y-%m-%d``; with ``%H``, a date and time): that kind, as a ``date``;
 * ``string`` without ``enum`` and every other type (``duration``, ``geopoint``, ``object``, ...): free text still to
   declare (a generator, or drop);
 * a field of the ``primaryKey``: dropped, as an identifier (no documentation describes its values);
@@ -17,14 +18,19 @@ Each field becomes a column of the same name:
   "thousands comma"``; a date field's ``format`` that starts with the day (``%d/%m/%Y``) or the month: ``"written"``
   ``day first`` or ``month first``.
 
-A data package (``datapackage.json``) with one resource that has a schema is read through that schema. The result is
-an ordinary declaration (:func:`~.declaration.parse_declaration` returns it), which the publisher still completes
-and checks against the documentation.
+A data package (``datapackage.json``) is read through the schema of its resource that describes the table: its one
+resource with a schema, or, when it describes several tables, the one whose fields name most of the table's columns
+(the header's names, never a record; tables that share one schema are one choice); a package whose tables cannot be
+told apart that way, or whose schema is a separate file, is refused with what to load instead. The result is an
+ordinary declaration (:func:`~.declaration.parse_declaration` returns it), which the publisher still completes and
+checks against the documentation.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+
+from ..errors import DomainError
 
 #: The specification's default spellings of a boolean.
 TRUE_VALUES = ("true", "True", "TRUE", "1")
@@ -39,24 +45,60 @@ _RANGE_KINDS = {
 }
 
 
-def table_schema_of(spec) -> dict | None:
-    """The Table Schema ``spec`` is, or the one schema of a data package's resources; None for anything else
-    (a declaration has ``columns``, a schema ``fields``)."""
+def table_schema_of(spec, columns=None, name: str = "the data package") -> dict | None:
+    """The Table Schema ``spec`` is, or the schema of the data package's resource describing the table whose columns
+    are ``columns`` (the module docstring says which); None for anything else (a declaration has ``columns``, a
+    schema ``fields``). Raises :class:`DomainError` when a data package's table cannot be chosen."""
     if not isinstance(spec, dict) or "columns" in spec:
         return None
     if isinstance(spec.get("fields"), list) and all(isinstance(f, dict) and "name" in f for f in spec["fields"]):
         return spec
     resources = spec.get("resources")
-    if isinstance(resources, list):
-        schemas = [r.get("schema") for r in resources if isinstance(r, dict) and isinstance(r.get("schema"), dict)]
-        if len(schemas) == 1:
-            return table_schema_of(schemas[0])
-    return None
+    if not isinstance(resources, list):
+        return None
+    tables = [r for r in resources if isinstance(r, dict) and isinstance(r.get("schema"), dict)]
+    if len(tables) == 1:
+        return table_schema_of(tables[0]["schema"])
+    if not tables:
+        apart = [str(r["schema"]) for r in resources if isinstance(r, dict) and isinstance(r.get("schema"), str)]
+        if apart:
+            raise DomainError(f"{name} keeps its table's schema in a separate file ({apart[0]}): load that file")
+        return None
+    return table_schema_of(_resource_for(tables, columns, name)["schema"])
+
+
+def _resource_for(tables: list, columns, name: str) -> dict:
+    """Of a data package's resources with schemas, the one whose fields name most of ``columns``, and of those the
+    one with the fewest fields the table lacks (a unique best, or several with one schema, as a package's seasonally
+    adjusted table beside its raw one)."""
+    names = {str(c) for c in columns or ()}
+    named = [[str(f.get("name")) in names for f in _fields(r)] for r in tables]
+    scores = [(sum(found), sum(found) - len(found)) for found in named]
+    best = max(scores)
+    tied = [r["schema"] for r, score in zip(tables, scores) if score == best]
+    if names and best[0] and all(schema == tied[0] for schema in tied):  # one best, or the same schema repeated
+        return tables[scores.index(best)]
+    listed = ", ".join(str(r.get("name") or r.get("path") or "?") for r in tables)
+    if not names:
+        why = "load it as the table's data dictionary (the Domain page, or declare --dictionary) to choose by columns"
+    elif not best[0]:
+        why = "none of them names this table's columns"
+    else:
+        why = "which one describes this table cannot be told from its column names"
+    raise DomainError(f"{name} describes {len(tables)} tables ({listed}): {why}")
+
+
+def _fields(resource: dict) -> list:
+    fields = resource["schema"].get("fields")
+    return [f for f in fields if isinstance(f, dict)] if isinstance(fields, list) else []
 
 
 def _column(field: dict, key: set) -> dict:
     """One field's starting declaration (the module docstring's mapping)."""
     kind, constraints = field.get("type", "string"), field.get("constraints") or {}
+    pattern = str(field.get("format") or "")
+    if kind == "string" and "%Y" in pattern and ("%m" in pattern or "%b" in pattern):  # a date kept as a string
+        kind = "datetime" if "%H" in pattern else "date"
     if str(field["name"]) in key:
         return {"type": "drop"}
     if isinstance(constraints.get("enum"), list) and constraints["enum"]:
@@ -84,7 +126,6 @@ def _column(field: dict, key: set) -> dict:
             out["written"] = "decimal comma"
         elif kind in ("number", "integer") and field.get("groupChar") == ",":
             out["written"] = "thousands comma"
-        pattern = str(field.get("format") or "")
         if kind in ("date", "datetime") and pattern.startswith("%d"):
             out["written"] = "day first"
         elif kind in ("date", "datetime") and pattern.startswith("%m"):

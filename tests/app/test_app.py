@@ -999,6 +999,11 @@ def test_a_table_schema_loaded_on_the_domain_page_starts_the_declaration():
     assert declared["columns"]["island"] == {"type": "categorical", "values": ["Biscoe", "Dream", "Torgersen"]}
     assert declared["missing_values"]["markers"] == ["", "NA"]
     assert TableDomain.from_json(declared).problems() == []
+    # a portal's data package of several tables: the one whose fields name the penguins' columns
+    other = {"name": "sites", "schema": {"fields": [{"name": "island"}, {"name": "lat", "type": "number"}]}}
+    package = {"resources": [other, {"name": "penguins", "schema": PENGUINS_SCHEMA}]}
+    at = _load_declaration(_upload(_app().run(), "penguins.csv", raw), package, "datapackage.json")
+    assert at.session_state["declaration"]["columns"] == declared["columns"] and not at.error
 
 
 def test_a_redcap_data_dictionary_loaded_on_the_domain_page_declares_the_export():

@@ -65,6 +65,9 @@ def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_de
             {"name": "where", "type": "geopoint"},
             {"name": "month", "type": "yearmonth", "constraints": {"minimum": "2019-01", "maximum": "2020-02"}},
             {"name": "note"},
+            {"name": "seen", "type": "string", "format": "%Y-%m-%d"},  # a date kept as a string (datahub's covid-19)
+            {"name": "logged", "type": "string", "format": "%d.%m.%Y %H:%M"},
+            {"name": "mail", "type": "string", "format": "email"},
         ],
     }
     columns = _parsed(schema)["columns"]
@@ -86,6 +89,9 @@ def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_de
         "where": {"type": "text"},
         "month": {"type": "date", "written": "year and month", "min": "2019-01-01", "max": "2020-02-29"},
         "note": {"type": "text"},
+        "seen": {"type": "date"},
+        "logged": {"type": "datetime", "written": "day first"},
+        "mail": {"type": "text"},
     }
     problems = " ".join(TableDomain.from_json(_parsed(schema)).problems())
     assert "'pay': no public maximum" in problems and "'day'" in problems and "'note'" in problems
@@ -94,11 +100,67 @@ def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_de
 def test_a_data_package_with_one_schema_is_read_through_it_and_a_declaration_stays_itself():
     package = {"name": "pkg", "resources": [{"name": "penguins", "path": "p.csv", "schema": PENGUINS_SCHEMA}]}
     assert _parsed(package) == _parsed(PENGUINS_SCHEMA)
-    two = {"resources": [{"schema": PENGUINS_SCHEMA}, {"schema": PENGUINS_SCHEMA}]}
-    with pytest.raises(DomainError, match="columns"):  # which table? not a declaration either
-        TableDomain.from_json(_parsed(two))
     own = {"columns": {"fields": {"type": "drop"}}}  # a declaration whose column is named "fields"
     assert _parsed(own) == own
+
+
+#: A data package of three tables, as datahub's S&P 500 package is laid out: a list, the list with figures, a view.
+PACKAGE = {
+    "name": "companies",
+    "resources": [
+        {"name": "view", "path": "data/view.csv", "schema": {"fields": [{"name": "company"}, {"name": "pe"}]}},
+        {"name": "list", "path": "data/list.csv", "schema": {"fields": [{"name": "Symbol"}, {"name": "Sector"}]}},
+        {
+            "name": "figures",
+            "path": "data/figures.csv",
+            "schema": {
+                "fields": [
+                    {"name": "Symbol"},
+                    {"name": "Sector", "constraints": {"enum": ["Energy", "Utilities"]}},
+                    {"name": "Price", "type": "number", "constraints": {"minimum": 0, "maximum": 5000}},
+                ]
+            },
+        },
+    ],
+}
+
+
+def _package(columns) -> dict:
+    return parse_declaration(json.dumps(PACKAGE).encode(), "datapackage.json", columns)
+
+
+def test_a_data_package_of_several_tables_is_read_through_the_one_whose_fields_name_the_columns():
+    figures = _package(["Symbol", "Sector", "Price"])
+    assert figures["columns"]["Price"] == {"type": "float", "min": 0, "max": 5000}
+    assert figures["columns"]["Sector"] == {"type": "categorical", "values": ["Energy", "Utilities"]}
+    assert list(_package(["company", "pe", "other"])["columns"]) == ["company", "pe"]
+    # both the list and the figures name Symbol and Sector: the list, which has no field the table lacks
+    assert list(_package(["Symbol", "Sector"])["columns"]) == ["Symbol", "Sector"]
+    with pytest.raises(DomainError, match=r"^datapackage.json describes 3 tables \(view, list, figures\): none"):
+        _package(["id", "when"])
+    with pytest.raises(DomainError, match="load it as the table's data dictionary"):  # --domain: no columns to choose
+        _package(None)
+    twins = {"resources": [{"name": "a", "schema": PENGUINS_SCHEMA}, {"name": "b", "schema": PENGUINS_SCHEMA}]}
+    assert parse_declaration(json.dumps(twins).encode(), "schema.json", ["species"]) == _parsed(PENGUINS_SCHEMA)
+    unlike = {"fields": [{"name": "species"}, {"name": "island", "type": "integer"}]}
+    twins["resources"][1]["schema"] = {**PENGUINS_SCHEMA, "fields": unlike["fields"] + PENGUINS_SCHEMA["fields"][2:]}
+    with pytest.raises(DomainError, match=r"2 tables \(a, b\): which one describes this table cannot be told"):
+        parse_declaration(json.dumps(twins).encode(), "p.json", ["species", "island"])
+    apart = {"resources": [{"name": "a", "path": "a.csv", "schema": "schemas/a.json"}]}
+    with pytest.raises(DomainError, match=r"in a separate file \(schemas/a.json\): load that file"):
+        parse_declaration(json.dumps(apart).encode(), "datapackage.json", ["x"])
+
+
+def test_declare_starts_from_the_data_packages_table_of_the_file(tmp_path, capsys):
+    (tmp_path / "datapackage.json").write_text(json.dumps(PACKAGE))
+    data = tmp_path / "figures.csv"
+    data.write_text("Symbol,Sector,Price\nAAA,Energy,12.5\n")
+    out = tmp_path / "figures.json"
+    argv = ["declare", str(data), "--dictionary", str(tmp_path / "datapackage.json"), "--out", str(out)]
+    assert main(argv) == 0
+    assert json.loads(out.read_text())["columns"]["Price"] == {"type": "float", "min": 0, "max": 5000}
+    assert main(["check-declaration", str(data), "--domain", str(tmp_path / "datapackage.json")]) == 2
+    assert "describes 3 tables (view, list, figures)" in capsys.readouterr().err
 
 
 def test_the_command_line_releases_from_a_table_schema(tmp_path, capsys):
