@@ -1,6 +1,6 @@
 """The Release page's downloads: the synthetic CSV (and the same table in the publisher's own format: Excel,
-SPSS, Stata, SAS transport, Parquet), the card (HTML and JSON), the declaration, and what an auditor reruns the
-release with (a script and its settings)."""
+SPSS, Stata, SAS transport, Parquet, or a CSV written as the upload was read), the card (HTML and JSON), the
+declaration, and what an auditor reruns the release with (a script and its settings)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import streamlit as st
 from app_support import state
 from dpsynth_core import DPSynthError
 from dpsynth_core.release.card import render_card_html
+from dpsynth_core.release.own_csv import csv_as_read_bytes, csv_dialect, describe
 from dpsynth_core.release.own_formats import (
     WHOLE_FORMAT_HELP,
     WHOLE_FORMAT_NAMES,
@@ -77,6 +78,17 @@ def release_downloads(entry: dict, stem: str) -> None:
         on_click="ignore",
     )
     own = same_format(state.data()["name"]) if state.has_data() else None
+    dialect = csv_dialect(state.data()["info"], entry["settings"]["declaration"]) if state.has_data() else None
+    if own is None and dialect is not None:  # a CSV of another language's spreadsheet, answered in its dialect
+        e3.download_button(
+            "Synthetic data (CSV as your file)",
+            lambda release_id=entry["id"]: csv_as_read_bytes(workspace.releases.get(release_id).data(), dialect),
+            file_name=f"{stem}_synthetic_as_read.csv",
+            mime="text/csv",
+            key="release_csv_as_read",
+            on_click="ignore",
+            help=describe(dialect) + " It opens in the spreadsheet your file came from as your file does.",
+        )
     if own is not None:  # the publisher's own format, with the card's notes or the codebook restored
         title, mime = WHOLE_FORMAT_NAMES[own]
         try:

@@ -310,6 +310,36 @@ def test_a_sas_file_is_answered_with_a_sas_transport_file_beside_the_csv():
     assert raw.startswith(b"HEADER RECORD*******LIBV8   HEADER RECORD")  # names of more than 8 characters: version 8
 
 
+def test_a_european_csv_is_answered_with_a_csv_in_its_own_dialect_beside_the_plain_one():
+    """ce exported by a spreadsheet set for German: semicolons, decimal commas, Windows-1252. The Release page offers
+    the synthetic table written the same way (it opens in that spreadsheet as the upload does) beside the plain CSV,
+    and says how it is written; a plain CSV's release offers no second CSV."""
+    import pandas as pd
+
+    from app_support.downloads import csv_as_read_bytes, csv_dialect
+
+    table = pd.read_csv(shared_path("ce.csv"), dtype=str)
+    table["Expenditure"] = table["Expenditure"].str.replace(".", ",", regex=False)
+    raw = table.to_csv(index=False, sep=";").encode("cp1252")
+    declared = complete_domain("ce")
+    declared["columns"]["Expenditure"]["written"] = "decimal comma"
+    at = _upload(_app().run(), "ce_de.csv", raw)
+    _workspace().choices.remember_declaration(at.session_state["data"]["hash"], declared)
+    at = _visit(_generate(_upload(_app().run(), "ce_de.csv", raw)), "app_pages/5_Release.py")
+    button = next(b for b in at.download_button if b.proto.label == "Synthetic data (CSV as your file)")
+    assert button.proto.help.startswith("Written as your file was read: fields separated by ';', text in ")
+    assert "decimal commas in 'Expenditure'" in button.proto.help and button.proto.deferred_file_id
+    entry = at.session_state["releases"][at.session_state["current_release"]]
+    dialect = csv_dialect(at.session_state["data"]["info"], entry["settings"]["declaration"])
+    header, first = csv_as_read_bytes(entry["data"], dialect).decode(dialect["encoding"]).splitlines()[:2]
+    assert header == "UrbanRural;Income;Race;Expenditure" and "," in first.split(";")[3]
+    # the same records (one ledger, one saved declaration), declared plainly: no second CSV
+    _workspace().choices.remember_declaration(at.session_state["data"]["hash"], complete_domain("ce"))
+    plain = _upload(_app().run(), "ce.csv", shared_path("ce.csv").read_bytes())
+    plain = _visit(_generate(plain), "app_pages/5_Release.py")
+    assert "Synthetic data (CSV as your file)" not in {b.proto.label for b in plain.download_button}
+
+
 def _codebook_columns(at: AppTest) -> dict:
     return at.session_state["declaration"]["notes"]["codebook"]["columns"]
 

@@ -1,0 +1,92 @@
+"""The synthetic table as a CSV written the way the publisher's CSV was read: its delimiter, its encoding, and its
+numbers as its columns declare them written (decimal commas, percent signs).
+
+The release's CSV (:mod:`.writer`) is plain: commas between fields, UTF-8, numbers with a decimal point. A table
+kept in a spreadsheet set for another language (semicolons between fields and decimal commas, as Excel writes and
+opens them in much of Europe, in Windows-1252) opens from that file in one column. :func:`csv_dialect` says, from how
+the upload was read (public choices or the file's byte-order mark and header line, :mod:`~dpsynth_core.data.tables`)
+and from the declaration's ``written``, whether a copy in the upload's own dialect differs from the plain CSV, and
+:func:`csv_as_read_bytes` writes it from the stored synthetic table (post-processing of the release: no record is
+read). Dates stay written as ``2024-12-31``, which a spreadsheet of any language reads as a date; a number declared
+with commas between thousands is written plainly (1234.5), which reads as the same number.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pandas as pd
+
+from ..data.tables import DELIMITER_WORDS
+
+#: How the read encoding's label (``info["encoding"]``) is written back: a byte-order mark kept, a UTF-8 file with
+#: Windows-1252 lines (automatic reading) written as Windows-1252, the spreadsheet's own encoding.
+_BOMS = {"utf-8": "utf-8-sig", "utf-16": "utf-16", "utf-16-le": "utf-16", "utf-16-be": "utf-16", "utf-32": "utf-32"}
+_PLAIN_NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
+#: The delimiters written, by name (a file aligned by spaces is written with tabs).
+_DELIMITERS = {"tab": "\t", "spaces": "\t", **{d: d for d in (",", ";", "|")}}
+
+
+def csv_dialect(info: dict, declaration: dict) -> dict | None:
+    """How a copy of the synthetic table is written as the upload was read: ``{"encoding", "delimiter", "written"}``
+    (``written``: the columns declared with a decimal comma or a percent sign), or None when that copy would be the
+    plain CSV (a comma-separated UTF-8 file with numbers written plainly) or the upload was not a CSV."""
+    label, delimiter = str(info.get("encoding") or ""), info.get("delimiter")
+    if not label or delimiter is None:
+        return None  # a spreadsheet or a package file: read without an encoding or a delimiter
+    if label.endswith(" (byte-order mark)"):
+        name = label.removesuffix(" (byte-order mark)")
+        encoding = _BOMS.get(name, name)
+    elif "windows-1252 for lines" in label:
+        encoding = "cp1252"
+    else:
+        encoding = label
+    written = {
+        name: spec["written"]
+        for name, spec in (declaration.get("columns") or {}).items()
+        if spec.get("type") in ("integer", "float") and spec.get("written") in ("decimal comma", "percent")
+    }
+    delimiter = _DELIMITERS.get(DELIMITER_WORDS.get(delimiter, delimiter), ",")
+    if encoding.replace("_", "-").lower() in ("utf-8", "utf8", "ascii") and delimiter == "," and not written:
+        return None
+    return {"encoding": encoding, "delimiter": delimiter, "written": written}
+
+
+def describe(dialect: dict) -> str:
+    """The dialect in words, for the download's help.
+
+    >>> describe({"encoding": "cp1252", "delimiter": ";", "written": {"pay": "decimal comma"}})
+    "Written as your file was read: fields separated by ';', text in Windows-1252, decimal commas in 'pay'."
+    """
+    delimiter = {"\t": "tabs"}.get(dialect["delimiter"], repr(dialect["delimiter"]))
+    encoding = {"cp1252": "Windows-1252", "utf-8-sig": "UTF-8 with a byte-order mark"}.get(
+        dialect["encoding"], dialect["encoding"]
+    )
+    parts = [f"fields separated by {delimiter}", f"text in {encoding}"]
+    for how, words in (("decimal comma", "decimal commas"), ("percent", "percent signs")):
+        names = [n for n, w in dialect["written"].items() if w == how]
+        if names:
+            parts.append(f"{words} in {', '.join(repr(n) for n in names[:5])}{' and others' if len(names) > 5 else ''}")
+    return f"Written as your file was read: {', '.join(parts)}."
+
+
+def csv_as_read_bytes(table: pd.DataFrame, dialect: dict) -> bytes:
+    """The synthetic ``table`` (cells as text, as the release stores it) as a CSV in ``dialect``
+    (:func:`csv_dialect`); a cell the encoding cannot hold makes the whole file UTF-8 with a byte-order mark,
+    which spreadsheets read, rather than lose it."""
+    out = table.copy()
+    for name, how in dialect["written"].items():
+        if name not in out.columns:
+            continue
+        cells = out[name].astype(str)
+        number = cells.str.match(_PLAIN_NUMBER)
+        if how == "decimal comma":
+            out[name] = cells.where(~number, cells.str.replace(".", ",", regex=False))
+        else:  # percent: the number the file wrote before its sign
+            out[name] = cells.where(~number, cells + "%")
+    text = out.to_csv(index=False, sep=dialect["delimiter"], quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    try:
+        return text.encode(dialect["encoding"])
+    except UnicodeEncodeError:
+        return text.encode("utf-8-sig")
