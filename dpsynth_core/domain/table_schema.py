@@ -6,6 +6,9 @@ Each field becomes a column of the same name:
 * ``integer`` and ``year``: whole numbers, ``number``: real numbers, ``date``, ``datetime`` and ``time``: their
   kinds; the range is the field's ``constraints`` ``minimum`` and ``maximum`` (a bound the schema does not give
   stays to declare: it is never taken from the data); an ``enum`` of any type: categories, its values;
+* a ``string`` or ``integer`` field without ``enum`` or bounds whose ``description`` lists its codes with their labels
+  (``Full Time Result (H=Home Win, D=Draw, A=Away Win)``, ``1 = Yes; 2 = No``: two or more, each code once): categories,
+  those codes, each with its label (an integer field's codes must be whole numbers);
 * ``boolean``: the categories of its ``trueValues`` and ``falseValues`` (the specification's defaults when absent);
 * ``yearmonth``: dates written as a year and a month (``"written": "year and month"``), from the first day of its
   ``minimum``'s month to the last of its ``maximum``'s;
@@ -29,6 +32,7 @@ checks against the documentation.
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from ..errors import DomainError
 
@@ -93,6 +97,28 @@ def _fields(resource: dict) -> list:
     return [f for f in fields if isinstance(f, dict)] if isinstance(fields, list) else []
 
 
+#: One ``code = label`` of a description's list (a label runs to the next comma, semicolon or closing bracket).
+_CODE_LABEL = re.compile(r"(?:^|(?<=[\s(,;:]))([A-Za-z0-9][A-Za-z0-9_.-]{0,11})\s*=\s*([^,;=()]+?)\s*(?=[,;)]|$)")
+
+
+def codes_in(description, whole: bool = False) -> dict | None:
+    """The codes a field's description lists with their labels (two or more, each code once; ``whole``: whole
+    numbers only), or None.
+
+    >>> codes_in("Full Time Result (H=Home Win, D=Draw, A=Away Win)")
+    {'H': 'Home Win', 'D': 'Draw', 'A': 'Away Win'}
+    >>> codes_in("Smoker: 1 = Yes; 2 = No", whole=True)
+    {'1': 'Yes', '2': 'No'}
+    >>> codes_in("Pain from 0=none to 10=worst"), codes_in("Shots (x = home)"), codes_in("H=a, H=b")
+    (None, None, None)
+    """
+    pairs = _CODE_LABEL.findall(str(description or ""))
+    codes = [code for code, _ in pairs]
+    if len(pairs) < 2 or len(set(codes)) < len(codes) or (whole and not all(c.isdigit() for c in codes)):
+        return None
+    return {code: label.strip() for code, label in pairs}
+
+
 def _column(field: dict, key: set) -> dict:
     """One field's starting declaration (the module docstring's mapping)."""
     kind, constraints = field.get("type", "string"), field.get("constraints") or {}
@@ -101,8 +127,13 @@ def _column(field: dict, key: set) -> dict:
         kind = "datetime" if "%H" in pattern else "date"
     if str(field["name"]) in key:
         return {"type": "drop"}
+    listed = None
+    if kind in ("string", "integer") and not {"enum", "minimum", "maximum"} & set(constraints):
+        listed = codes_in(field.get("description"), whole=kind == "integer")
     if isinstance(constraints.get("enum"), list) and constraints["enum"]:
         out = {"type": "categorical", "values": list(constraints["enum"])}
+    elif listed:
+        out = {"type": "categorical", "values": list(listed), "labels": listed}
     elif kind == "boolean":
         out = {
             "type": "categorical",

@@ -68,6 +68,10 @@ def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_de
             {"name": "seen", "type": "string", "format": "%Y-%m-%d"},  # a date kept as a string (datahub's covid-19)
             {"name": "logged", "type": "string", "format": "%d.%m.%Y %H:%M"},
             {"name": "mail", "type": "string", "format": "email"},
+            {"name": "FTR", "type": "string", "description": "Full Time Result (H=Home Win, D=Draw, A=Away Win)"},
+            {"name": "smoker", "type": "integer", "description": "Smokes: 1 = Yes; 2 = No"},
+            {"name": "score", "type": "integer", "description": "0=none, 5=max", "constraints": {"maximum": 5}},
+            {"name": "grade", "type": "integer", "description": "A=good, B=bad"},  # letters: not whole-number codes
         ],
     }
     columns = _parsed(schema)["columns"]
@@ -92,6 +96,14 @@ def test_every_field_type_and_hint_maps_and_a_bound_it_does_not_give_stays_to_de
         "seen": {"type": "date"},
         "logged": {"type": "datetime", "written": "day first"},
         "mail": {"type": "text"},
+        "FTR": {
+            "type": "categorical",
+            "values": ["H", "D", "A"],
+            "labels": {"H": "Home Win", "D": "Draw", "A": "Away Win"},
+        },
+        "smoker": {"type": "categorical", "values": ["1", "2"], "labels": {"1": "Yes", "2": "No"}},
+        "score": {"type": "integer", "max": 5},  # bounded: a scale, whatever its description says
+        "grade": {"type": "integer"},
     }
     problems = " ".join(TableDomain.from_json(_parsed(schema)).problems())
     assert "'pay': no public maximum" in problems and "'day'" in problems and "'note'" in problems
