@@ -226,6 +226,8 @@ def _publisher_notes(release, args) -> None:
     written, asked = release.rows, release.settings.get("rows") if release.settings else None
     if asked is not None and written != asked:
         print(f"note: you asked for {asked:,} rows; the method released {written:,} (see the card)", file=sys.stderr)
+    elif not written:  # an empty file is a valid outcome of some methods: the card's policy says how it came
+        print(f"note: {release.card['rows']['policy']}", file=sys.stderr)
     for note in release.card.get("notes", []):  # public (the card's own words)
         print(f"note: {note}", file=sys.stderr)
     print(f"wrote {written:,} synthetic rows to {args.out} ({guarantee_line(release.card['guarantee'])})")

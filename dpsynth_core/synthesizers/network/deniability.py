@@ -331,6 +331,12 @@ class PlausibleDeniability(NetworkSynthesizer):
             "output of the mechanism, covered by the guarantee; a file with no rows is a valid "
             "outcome."
         )
+        if not len(rows):  # a public setting's advice, whatever the count (it reads nothing more)
+            self.row_policy_ += (
+                f" None passing means few candidates had {self.k} records that could have made them about as "
+                "likely, as on a table of many columns or few records: fewer columns let more pass (in the "
+                "library, a smaller k or more attributes redrawn, omega, too)."
+            )
         frame = pd.DataFrame(
             {
                 name: self.columns_[name].decode(rows[:, j], self.noise_).reset_index(drop=True)

@@ -141,11 +141,15 @@ def test_candidates_parameter_and_a_second_sample_are_charged():
     assert labels[0].startswith("700 candidate runs") and labels[1].startswith("300 candidate runs")
 
 
-def test_no_record_passing_is_a_valid_empty_release(tmp_path):
+def test_no_record_passing_is_a_valid_empty_release(tmp_path, capsys):
     frame, spec = adult_small(500)
     release = synthesize(frame, spec, 1.0, method="deniability", rows=200, random_state=6, k=100_000)
     assert len(release.data) == 0 and list(release.data.columns) == list(spec["columns"])
     assert "0 passed" in release.card["rows"]["policy"]
+    assert (
+        "None passing means few candidates had 100000 records that could have made them"
+        in release.card["rows"]["policy"]
+    )
     assert release.card["method_details"]["candidates_run"] == 200
     import json
 
@@ -157,6 +161,14 @@ def test_no_record_passing_is_a_valid_empty_release(tmp_path):
     assert run_cli_synth(data, domain, method="deniability", rows=50, seed=1, out=out) == 0
     written = out.read_text().splitlines()
     assert written[0].split(",") == list(spec["columns"]) and len(written) <= 51
+    wide = {"columns": {f"c{i}": {"type": "categorical", "values": ["a", "b", "c", "d"]} for i in range(30)}}
+    rng = np.random.default_rng(0)  # 30 independent columns of 60 records: no candidate has 50 plausible seeds
+    pd.DataFrame(rng.choice(list("abcd"), (60, 30)), columns=list(wide["columns"])).to_csv(data, index=False)
+    domain.write_text(json.dumps(wide))
+    assert run_cli_synth(data, domain, method="deniability", seed=1, out=out) == 0
+    said = capsys.readouterr()
+    assert "wrote 0 synthetic rows" in said.out and "note: 1,000 candidates were run" in said.err
+    assert "0 passed the privacy test" in said.err and "fewer columns let more pass" in said.err
 
 
 def test_rejects_bad_candidates():
