@@ -37,11 +37,11 @@ def test_tau_refuses_what_would_hang_or_crash(argv, message, capsys):
     assert err.startswith(f"error: {message}") and len(err.splitlines()) == 1
 
 
-def test_a_statistical_office_round_trip_from_spss_to_spss_excel_and_stata(tmp_path, capsys):
+def test_a_statistical_office_round_trip_from_spss_to_spss_excel_stata_and_sas(tmp_path, capsys):
     """The CE survey as an SPSS file with its codebook: ``declare`` starts the declaration from the codebook
     (no record read), the publisher adds the ranges, ``synth`` writes the synthetic table back as SPSS (its
-    value labels, variable labels and missing codes restored), Excel (the card's notes on a second sheet)
-    and Stata; the CSV, the SPSS file and the workbook of the same records find one ledger."""
+    value labels, variable labels and missing codes restored), Excel (the card's notes on a second sheet),
+    Stata and SAS transport; the CSV, the SPSS file and the workbook of the same records find one ledger."""
     import json
 
     import openpyxl
@@ -82,9 +82,14 @@ def test_a_statistical_office_round_trip_from_spss_to_spss_excel_and_stata(tmp_p
     declared.write_text(json.dumps(spec))
     workspace = str(tmp_path / "ws")
     common = ["--domain", str(declared), "--epsilon", "0.5", "--workspace", workspace]
-    for source, out in ((sav, "synthetic.sav"), (workbook, "synthetic.xlsx"), (shared_path("ce.csv"), "s.dta")):
+    outputs = ((sav, "synthetic.sav"), (workbook, "synthetic.xlsx"), (shared_path("ce.csv"), "s.dta"), (sav, "s.xpt"))
+    for source, out in outputs:
         assert main(["synth", str(source), *common, "--out", str(tmp_path / out)]) == 0, capsys.readouterr().err
     capsys.readouterr()
+    sas, sas_meta = pyreadstat.read_xport(tmp_path / "s.xpt")  # version 8: UrbanRural is longer than 8 characters
+    assert (tmp_path / "s.xpt").read_bytes()[:80].startswith(b"HEADER RECORD*******LIBV8   HEADER RECORD")
+    assert list(sas.columns) == ["UrbanRural", "Income", "Race", "Expenditure"] and len(sas) > 1000
+    assert sas_meta.column_names_to_labels["UrbanRural"] == "Urban or rural" and set(sas["UrbanRural"]) <= {1.0, 2.0}
     frame, meta = pyreadstat.read_sav(tmp_path / "synthetic.sav", user_missing=True)
     assert meta.variable_value_labels["UrbanRural"] == {1.0: "Urban", 2.0: "Rural"}
     assert meta.column_names_to_labels["UrbanRural"] == "Urban or rural"
@@ -100,7 +105,7 @@ def test_a_statistical_office_round_trip_from_spss_to_spss_excel_and_stata(tmp_p
     from dpsynth_core.workspace import Workspace
 
     ledger = Workspace(workspace, read_only=True).ledger
-    assert len(ledger.datasets()) == 1 and len(ledger.spends()) == 3  # one dataset, whatever its file
+    assert len(ledger.datasets()) == 1 and len(ledger.spends()) == 4  # one dataset, whatever its file
 
 
 def test_declare_tells_a_qualtrics_export_and_starts_it_over_three_lines(tmp_path, capsys):
