@@ -149,8 +149,13 @@ class MicroAggregation(Synthesizer):
                 f"microagg clusters at most {MAX_ROWS:,} rows (MDAV is quadratic); this table "
                 "has more: choose another method"
             )
-        if self.k < 2 or self.k > encoded.n_rows:
-            raise ParameterError(f"k ({self.k}) must be at least 2 and at most the number of rows")
+        if self.k < 2:
+            raise ParameterError(f"k ({self.k}) must be at least 2")
+        if self.k > encoded.n_rows:  # (no exact count in a message, as above)
+            raise ParameterError(
+                f"microagg replaces each group of k = {self.k} records by its average, and this table has fewer "
+                "records than that: choose another method (or, in Python, a smaller k)"
+            )
         names = list(encoded.columns)
         texts = [n for n, c in encoded.columns.items() if not c.domain.binned]
         text_eps = epsilon / (2 * len(names)) if texts else 0.0

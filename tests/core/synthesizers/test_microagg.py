@@ -45,8 +45,13 @@ def test_card_states_there_is_no_guarantee():
 
 def test_rejects_bad_k():
     frame, spec = adult_small(100)
-    with pytest.raises(ParameterError, match="k"):
+    with pytest.raises(ParameterError, match=r"^k \(1\) must be at least 2$"):
         MicroAggregation(epsilon=1.0, random_state=0, k=1).fit(frame, spec)
+    few, _ = adult_small(30)  # fewer records than the default groups of 50: said so, without the count
+    with pytest.raises(
+        ParameterError, match=r"each group of k = 50 records .* fewer records than that: choose another"
+    ):
+        MicroAggregation(epsilon=1.0, random_state=0).fit(few, spec)
 
 
 def test_card_does_not_list_data_derived_feature_groups():
