@@ -90,9 +90,11 @@ affected = line_report_text(info.get("lines", {}))
 if title := header_hint(info["columns"]):
     st.warning(title, icon=":material/title:")
     key, rows = HEADER_SPAN_KEYS.get(info.get("format")), header_span(info["columns"])
-    if key and rows and loaded["source"].startswith("upload: "):
+    if key and rows is not None and loaded["source"].startswith("upload: "):
         st.button(
-            f"Read the header over {('two', 'three')[rows - 2]} rows",
+            f"Read the header over {('two', 'three')[rows - 2]} rows"
+            if rows
+            else f"No header: read the first {'row' if info.get('format') == 'spreadsheet' else 'line'} as a record",
             key="data_header_span",
             on_click=lambda: st.session_state.update({key: rows}),  # read again, before the widgets are drawn
         )

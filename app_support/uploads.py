@@ -56,13 +56,14 @@ def _header_span(where, what: str, key: str) -> int | None:
     st.session_state.setdefault(key, 1)
     chosen = where.number_input(
         f"Header {what}s",
-        min_value=1,
+        min_value=0,
         max_value=MAX_HEADER_ROWS,
         step=1,
         key=key,
         help=f"2 when the header spans two {what}s, as survey tools export one (SurveyMonkey: each question above "
         f"its answers): each column is then named by its cells in those {what}s joined with ' | ', an empty cell "
-        "taking the question to its left.",
+        f"taking the question to its left. 0 when the file has no header {what}: its first {what} is then a record "
+        "and the columns are named column_1, column_2, ... (a record's values never become names).",
     )
     return None if int(chosen) == 1 else int(chosen)
 
@@ -115,6 +116,7 @@ def how_read(info: dict) -> str:
             + (f" (the workbook has {others} other sheet(s))" if others else "")
             + f", header on row {info['header_row']}"
             + (f" (over {info['header_rows']} rows)" if info.get("header_rows") else "")
+            + (" (no header row: columns named by position)" if info.get("header_rows") == 0 else "")
             + "; numbers and dates are read as the values they are, "
             f"not as the sheet displays them. {shown}"
         )
@@ -131,6 +133,7 @@ def how_read(info: dict) -> str:
         )
     header = f", header on line {info['header_row']}" if info.get("header_row") else ""
     header += f", header over {info['header_rows']} lines" if info.get("header_rows") else ""
+    header += ", no header line (columns named by position)" if info.get("header_rows") == 0 else ""
     return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'{header}. {shown}"
 
 

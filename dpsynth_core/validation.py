@@ -219,8 +219,9 @@ MAX_HEADER_ROWS = 5
 
 def check_header_rows(header_rows) -> int | None:
     """How many rows a table file's header spans (a question above its answers), checked: None for one (the
-    default, so a one-row header is recorded as before), else a whole number from 2 to :data:`MAX_HEADER_ROWS`."""
+    default, so a one-row header is recorded as before), 0 for none (the file has no header line: its columns are
+    named ``column_1``, ``column_2``, ...), else a whole number from 2 to :data:`MAX_HEADER_ROWS`."""
     if header_rows is None:
         return None
-    header_rows = check_whole(header_rows, "header rows", 1, MAX_HEADER_ROWS)
+    header_rows = check_whole(header_rows, "header rows", 0, MAX_HEADER_ROWS)
     return None if header_rows == 1 else header_rows

@@ -262,7 +262,8 @@ def add_sheet_flags(parser) -> None:
         metavar="N",
         help="how many rows (a CSV's lines) the header spans, from its first (default: 1): a survey tool's export "
         "with each question above its answers (SurveyMonkey writes 2); each column is named by its cells joined "
-        "with ' | ', an empty cell of an upper row taking the one to its left, as a merged cell does",
+        "with ' | ', an empty cell of an upper row taking the one to its left, as a merged cell does; 0: the file "
+        "has no header line, its first line is a record and the columns are named column_1, column_2, ...",
     )
 
 

@@ -130,8 +130,8 @@ def csv_frames(
         if cr:  # lines ended by a carriage return alone: read as line feeds, chunk by chunk
             head = head.replace(b"\r", b"\n")
         line = header_row or _header_line(head[skip:])
-        end = -1 if wide else _line_end(head, _header_end(head[skip:], line, header_rows or 1))
-        if end < 0:  # a wide encoding, or a header line longer than the head: read the file whole
+        end = -1 if wide or header_rows == 0 else _line_end(head, _header_end(head[skip:], line, header_rows or 1))
+        if end < 0:  # a wide encoding, no header line, or a header line longer than the head: read the file whole
             parts = [head + (handle.read().replace(b"\r", b"\n") if cr else handle.read())]
             header = b""
         else:

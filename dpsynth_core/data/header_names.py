@@ -56,6 +56,20 @@ def _name_part(cell) -> str:
     return text
 
 
+#: ``header_rows`` for a file with no header line: its first row or line is a record, and its columns are named
+#: by position (:func:`numbered_columns`), so no record's values become names.
+NO_HEADER = 0
+
+
+def numbered_columns(count: int, name: str) -> list[str]:
+    """The names of a table without a header line: ``column_1``, ``column_2``, ... (from the number of fields only).
+
+    >>> numbered_columns(3, "data.csv")
+    ['column_1', 'column_2', 'column_3']
+    """
+    return name_columns([f"column_{i}" for i in range(1, count + 1)], name)
+
+
 def name_columns(names: list[str], name: str) -> list[str]:
     """The columns' names from a header's cells, named plainly, for every format alike: a column
     without a name (the row index R's write.csv and pandas' to_csv write, an empty or merged header

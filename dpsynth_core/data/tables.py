@@ -47,7 +47,7 @@ import numpy as np
 from .. import constraints
 from ..errors import DataError
 from .file_bytes import SPACES, byte_order_mark, check_delimiter, check_encoding, cr_line_ends, read_capped
-from .header_names import join_header_rows, name_columns
+from .header_names import NO_HEADER, join_header_rows, name_columns, numbered_columns
 from .line_report import LINE_RULES
 
 # ENCODINGS, check_encoding and check_delimiter are file_bytes's, imported from here by the app and the CLI too.
@@ -266,7 +266,8 @@ def read_table(
         header_row: the header's line number, from 1 (the lines above it skipped); None: the
             first line that holds anything.
         header_rows: how many lines the header spans (the next ones that hold anything; None: one), each
-            column named by :func:`join_header_rows`.
+            column named by :func:`join_header_rows`; 0 (:data:`~.header_names.NO_HEADER`): none, the first line
+            (``header_row``'s) is a record and the columns are named ``column_1``, ... by its number of fields.
 
     Returns:
         ``(frame, info)``: every cell as text (a broken line's cells missing), and ``info``
@@ -298,9 +299,9 @@ def read_table(
             f"{name}: the first line is longer than {constraints.MAX_HEADER_CHARS:,} characters, "
             "so it is not a CSV header"
         )
-    if "\x00" in header:
+    if "\x00" in header and header_rows != NO_HEADER:
         raise DataError(f"{name}: the header line holds binary data (NUL characters)")
-    last, below = first, []
+    last, below = (first - 1 if header_rows == NO_HEADER else first), []
     for _ in range((header_rows or 1) - 1):  # the header's further lines: the next ones that hold anything
         last = _held_from(lines, undecodable, last + 1)
         if last is None or undecodable[last]:
@@ -317,7 +318,11 @@ def read_table(
         header, records, delimiter = _spaces_as_tabs([header])[0], _spaces_as_tabs(records), "\t"
         below = _spaces_as_tabs(below)
     delimiter = delimiter or _header_delimiter(header)
-    columns = _column_names(header, delimiter, name, below)
+    if header_rows == NO_HEADER:  # named by position from the first record's number of fields, never its values
+        fields = _header_fields(header, delimiter)
+        columns = numbered_columns(len(fields) if fields is not None else header.count(delimiter) + 1, name)
+    else:
+        columns = _column_names(header, delimiter, name, below)
     broken, empty, array = _classify(records, delimiter, len(columns))
     bad = undecodable[last + 1 :]
     broken[bad], empty[bad] = 0, False  # an undecodable line was blanked, but it is a record

@@ -29,7 +29,7 @@ import pandas as pd
 
 from .. import constraints
 from ..errors import DataError
-from .header_names import join_header_rows, name_columns
+from .header_names import NO_HEADER, join_header_rows, name_columns, numbered_columns
 from .sheet_sizes import check_unzipped, ods_extents, xls_extents
 from .typed_cells import TEXT_DTYPE, cells_text, drop_empty_rows
 
@@ -188,7 +188,8 @@ def read_sheet(
 
     ``sheet``: its name (None: the first worksheet); ``header_row``: the header's row number in the
     spreadsheet (None: the first row that holds anything); ``header_rows``: how many rows the header spans from
-    there (None: one; the names joined by :func:`~dpsynth_core.data.header_names.join_header_rows`). ``info``:
+    there (None: one; the names joined by :func:`~dpsynth_core.data.header_names.join_header_rows`; 0: none, the
+    columns named ``column_1``, ... and that row a record). ``info``:
     ``format``, ``sheet``, ``sheets``, ``header_row``, ``rows``, ``columns``, ``bytes`` and ``lines`` (empty: no
     per-line rule applies).
     """
@@ -223,7 +224,7 @@ def read_sheet(
             f"header row {header_row} of sheet '{sheet}' in {name} is empty (the sheet starts at row {first_row + 1})"
         )
     width = len(grid[0]) if grid else 0
-    rows = header_rows or 1
+    rows = 1 if header_rows is None else header_rows
     if at + rows > len(grid):
         raise DataError(f"sheet '{sheet}' of {name} ends before its header's {rows} rows")
     names = []
@@ -234,7 +235,10 @@ def read_sheet(
                 for c in range(max(c0, first_column), min(c1, first_column + width - 1) + 1):
                     header[c - first_column] = header[c0 - first_column]
         names.append([re.sub(r"\s*[\r\n]+\s*", " ", t) for t in cells_text(header).fillna("").tolist()])
-    columns = name_columns(join_header_rows(names) if rows > 1 else names[0], name)
+    if rows == NO_HEADER:  # no header row: named by position, the first row a record
+        columns = numbered_columns(width, name)
+    else:
+        columns = name_columns(join_header_rows(names) if rows > 1 else names[0], name)
     body = grid[at + rows :]
     if not body:
         raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")

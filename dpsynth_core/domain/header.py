@@ -1,10 +1,13 @@
 """What a table's header says about how to read it, from its names alone, never a record: how the names of a
 header over several rows are joined (:data:`HEADER_JOIN`), and when a header looks read wrongly
-(:func:`header_hint`, :func:`header_span`): a title above it, a survey tool's question above its answers, or
-Qualtrics' own export, whose question texts and import ids sit on the two lines under its names.
+(:func:`header_hint`, :func:`header_span`): a title above it, a survey tool's question above its answers,
+Qualtrics' own export, whose question texts and import ids sit on the two lines under its names, or no header at
+all (a record's values read as names, which would otherwise be published with the release).
 """
 
 from __future__ import annotations
+
+import re
 
 from ..wording import first_names
 
@@ -49,7 +52,9 @@ def header_hint(columns) -> str:
     * it leaves two or more cells empty after a named one (not the first, a row index's): a header over two rows,
       as survey tools export one (a question above each of its answers, SurveyMonkey's), read as one;
     * it names Qualtrics' response fields (:data:`QUALTRICS_FIELDS`) on one line: its own export, whose next two
-      lines (each column's text, its import id) are no records.
+      lines (each column's text, its import id) are no records;
+    * numbers are among its names (:func:`record_read`): a file without a header line, its first record read as
+      the names.
 
     >>> header_hint(["StartDate", "Progress", "Finished", "ResponseId", "Q1"]).split(":")[0]
     "The header names Qualtrics’ response fields ('StartDate', 'Progress', 'Finished', ...)"
@@ -79,6 +84,14 @@ def header_hint(columns) -> str:
             "Header rows for a spreadsheet; --header-rows 3 on the command line): each column is then named by its "
             "code and its question, Q2_1 | How often ... - Taste."
         )
+    if span == 0:
+        numbers = [n for n in names if _number(n)]
+        return (
+            f"The header's names include numbers ({first_names(numbers)}): is its first line a record? If the file "
+            "has no header line, say so (the Data page's Header lines or rows: 0; --header-rows 0 on the command "
+            "line): the columns are then named column_1, column_2, ... and that line is read as a record. Read as "
+            "names, its values would be published with the release."
+        )
     return ""
 
 
@@ -88,9 +101,9 @@ def _title_read(names: list) -> bool:
 
 def header_span(columns) -> int | None:
     """How many rows the header spans when its names suggest it was read over one (:func:`header_hint`'s second
-    and third cases), else None: 2 when two or more cells are left empty after the first column, and not every
+    to fourth cases), else None: 2 when two or more cells are left empty after the first column, and not every
     one of them (a title); 3 when it names :data:`QUALTRICS_SEEN` or more of Qualtrics' response fields,
-    ``ResponseId`` among them.
+    ``ResponseId`` among them; 0 (no header) when its names look like a record's values (:func:`record_read`).
 
     >>> header_span(["id", "Q1", "Unnamed: 2", "Unnamed: 3"]), header_span(["StartDate | Start Date", "Q1 | Age?"])
     (2, None)
@@ -101,4 +114,33 @@ def header_span(columns) -> int | None:
     fields = QUALTRICS_FIELDS.intersection(names)
     if "ResponseId" in fields and len(fields) >= QUALTRICS_SEEN:
         return 3
+    if record_read(names):
+        return 0
     return None
+
+
+def _number(name: str) -> bool:
+    """A name that is a number (``39``, ``0.1``, ``-2.5``), a year (1000 to 2999, a wide table's columns) aside."""
+    text = name.strip()
+    if re.fullmatch(r"[12][0-9]{3}", text):
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.lower() not in ("nan", "inf", "-inf", "infinity", "-infinity")
+
+
+def record_read(columns) -> bool:
+    """Whether a header looks like a record read as names: two or more of its names, and a quarter of them or
+    more, are numbers other than years (a survey's questions named 1, 2, 3 are told too, and may say they are
+    names). Names only, never a record.
+
+    >>> record_read(["39", "State-gov", "77516", "Bachelors", "13", "Never-married"])
+    True
+    >>> record_read(["region", "1990", "1991", "1992"]), record_read(["age", "sex", "income"])
+    (False, False)
+    """
+    names = [str(c) for c in columns]
+    numbers = sum(_number(n) for n in names)
+    return numbers >= 2 and 4 * numbers >= len(names)

