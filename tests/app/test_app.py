@@ -497,12 +497,12 @@ def test_a_file_without_a_header_line_is_said_from_its_names_and_read_with_none_
 
     raw = b"".join(shared_path("adult.csv").read_bytes().splitlines(keepends=True)[1:301])
     at = _upload(_app().run(), "adult.data", raw)
-    said = [w.value for w in at.warning if "include numbers" in w.value]
+    said = [w.value for w in at.warning if "include numbers or dates" in w.value]
     assert not at.exception and len(said) == 1 and "('39', '77516', '13', ...)" in said[0]
     assert at.button(key="data_header_span").label == "No header: read the first line as a record"
     at.button(key="data_header_span").click().run()
     info = at.session_state[state.DATA]["info"]
-    assert not at.exception and not [w.value for w in at.warning if "include numbers" in w.value]
+    assert not at.exception and not [w.value for w in at.warning if "include numbers or dates" in w.value]
     assert info["rows"] == 300 and info["columns"] == [f"column_{i}" for i in range(1, 16)]
     assert any("no header line (columns named by position)" in c.value for c in at.caption)
     from dpsynth_core.release.rerun import rerun_settings

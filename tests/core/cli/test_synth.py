@@ -331,10 +331,10 @@ def test_a_file_without_a_header_line_is_declared_and_released_with_columns_name
     adult = pd.read_csv(shared_path("adult.csv"), dtype=str).head(2000)
     adult.to_csv(data, index=False, header=False)
     assert cli.main(["declare", str(data), "--out", str(tmp_path / "named.json")]) == 0
-    assert "The header's names include numbers ('39', '77516', '13', ...)" in capsys.readouterr().err
+    assert "The header's names include numbers or dates ('39', '77516', '13', ...)" in capsys.readouterr().err
     started = tmp_path / "started.json"
     assert cli.main(["declare", str(data), "--header-rows", "0", "--out", str(started)]) == 0
-    assert "include numbers" not in capsys.readouterr().err
+    assert "include numbers or dates" not in capsys.readouterr().err
     spec = complete_domain("adult")
     spec["columns"] = {f"column_{i}": c for i, c in enumerate(spec["columns"].values(), start=1)}
     domain = tmp_path / "adult.domain.json"
