@@ -769,7 +769,9 @@ def test_a_file_without_a_header_line_is_read_with_its_columns_named_by_position
     as_named, info = read_table(content, name="adult.data")
     assert info["columns"][:3] == ["39", "State-gov", "77516"] and len(as_named) == 199
     assert header_span(info["columns"]) == 0
-    assert header_hint(info["columns"]).startswith("The header's names include numbers or dates ('39', '77516', '13', ...)")
+    assert header_hint(info["columns"]).startswith(
+        "The header's names include numbers or dates ('39', '77516', '13', ...)"
+    )
     frame, info = read_table(content, name="adult.data", header_rows=0)
     assert info["columns"] == [f"column_{i}" for i in range(1, 16)] and info["header_rows"] == 0
     assert frame.to_numpy().tolist() == adult.to_numpy().tolist()  # every record, the first included
