@@ -505,6 +505,15 @@ def test_a_file_without_a_header_line_is_said_from_its_names_and_read_with_none_
     assert not at.exception and not [w.value for w in at.warning if "include numbers or dates" in w.value]
     assert info["rows"] == 300 and info["columns"] == [f"column_{i}" for i in range(1, 16)]
     assert any("no header line (columns named by position)" in c.value for c in at.caption)
+    # the same records, worked on before under their names: their ledger is back, their declaration is not
+    from tests.conftest import complete_domain
+
+    _workspace().choices.remember_declaration(at.session_state[state.DATA]["hash"], complete_domain("adult"))
+    at.file_uploader(key="data_upload").upload("adult.data", raw + b"\n", "text/csv").run()
+    assert [s.value for s in at.success if "worked on these records before" in s.value] == [
+        "Read adult.data. You have worked on these records before: their releases and privacy ledger are back; the "
+        "declaration saved for them names other columns, so each column starts anew."
+    ]
     from dpsynth_core.release.rerun import rerun_settings
 
     spec = {"columns": {c: {"type": "drop"} for c in info["columns"]}}
