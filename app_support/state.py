@@ -219,14 +219,15 @@ def use_upload(
     sheet: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
-) -> bool:
+) -> dict | None:
     """Load an uploaded table (read with ``encoding`` and ``delimiter``, or a spreadsheet's ``sheet``, and the
     header's ``header_row`` and ``header_rows``) for this browser only, with the last declaration saved for its
     records, else ``declaration`` (the one kept while re-reading the same upload): either wins over the file's
     ``codebook``, which is then offered beside it
     (:func:`~dpsynth_core.domain.templates.restored_declaration`); else the start its codebook and names give.
 
-    Returns True when the workspace already knew the file (same fingerprint).
+    Returns the declaration saved for these records when the workspace already knew them (same fingerprint),
+    else None.
     """
     reading = dict(zip(READING, (encoding, delimiter, sheet, header_row, header_rows), strict=True))
     set_data(frame, info, source=f"upload: {name}", raw=raw, reading=reading)
@@ -240,7 +241,7 @@ def use_upload(
     started, offered = restored_declaration(known or declaration, info["columns"], dataset=name, codebook=codebook)
     set_declaration(started)
     st.session_state[CODEBOOK_OFFER] = offered
-    return known is not None
+    return known
 
 
 def set_data(frame, info: dict, *, source: str, raw: bytes, reading: dict | None = None) -> None:

@@ -193,9 +193,8 @@ def read_dropped() -> tuple[str, str] | None:
     kept = previous["declaration"] if same else None
     known = state.use_upload(frame, info, name=name, raw=raw, declaration=kept, codebook=codebook, **options)
     _forget(dropped)
-    if known:
-        saved = state.workspace().choices.declaration_for(state.data()["hash"]) or {}
-        if not {str(c).casefold() for c in saved.get("columns", {})} & {str(c).casefold() for c in info["columns"]}:
+    if known is not None:
+        if not {str(c).casefold() for c in known.get("columns", {})} & {str(c).casefold() for c in info["columns"]}:
             return "success", (  # the same records read another way (without their header line, say)
                 f"Read {name}. You have worked on these records before: their releases and privacy ledger are back; "
                 "the declaration saved for them names other columns, so each column starts anew."

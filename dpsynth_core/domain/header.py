@@ -85,7 +85,7 @@ def header_hint(columns) -> str:
             "code and its question, Q2_1 | How often ... - Taste."
         )
     if span == 0:
-        numbers = [n for n in names if _number(n)]
+        numbers = [n for n in names if _value_like(n)]
         return (
             f"The header's names include numbers or dates ({first_names(numbers)}): is its first line a record? If "
             "the file has no header line, say so (the Data page's Header lines or rows: 0; --header-rows 0 on the "
@@ -119,7 +119,7 @@ def header_span(columns) -> int | None:
     return None
 
 
-def _number(name: str) -> bool:
+def _value_like(name: str) -> bool:
     """A name that is a record's value: a number (``39``, ``0.1``, ``-2.5``) or a date (``2014-01-02``), a year
     (1000 to 2999, a wide table's columns) aside."""
     text = name.strip()
@@ -146,5 +146,5 @@ def record_read(columns) -> bool:
     (False, False)
     """
     names = [str(c) for c in columns]
-    numbers = sum(_number(n) for n in names)
+    numbers = sum(_value_like(n) for n in names)
     return numbers >= 2 and 5 * numbers >= len(names)

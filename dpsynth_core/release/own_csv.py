@@ -18,14 +18,12 @@ import re
 
 import pandas as pd
 
-from ..data.tables import DELIMITER_WORDS
+from ..data.file_bytes import SPACES, check_delimiter
 
 #: How the read encoding's label (``info["encoding"]``) is written back: a byte-order mark kept, a UTF-8 file with
 #: Windows-1252 lines (automatic reading) written as Windows-1252, the spreadsheet's own encoding.
 _BOMS = {"utf-8": "utf-8-sig", "utf-16": "utf-16", "utf-16-le": "utf-16", "utf-16-be": "utf-16", "utf-32": "utf-32"}
 _PLAIN_NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
-#: The delimiters written, by name (a file aligned by spaces is written with tabs).
-_DELIMITERS = {"tab": "\t", "spaces": "\t", **{d: d for d in (",", ";", "|")}}
 
 
 def csv_dialect(info: dict, declaration: dict) -> dict | None:
@@ -47,7 +45,8 @@ def csv_dialect(info: dict, declaration: dict) -> dict | None:
         for name, spec in (declaration.get("columns") or {}).items()
         if spec.get("type") in ("integer", "float") and spec.get("written") in ("decimal comma", "percent")
     }
-    delimiter = _DELIMITERS.get(DELIMITER_WORDS.get(delimiter, delimiter), ",")
+    delimiter = check_delimiter(delimiter)  # the reader's word for it ("tab", "spaces") as a character
+    delimiter = "\t" if delimiter == SPACES else delimiter  # a file aligned by spaces is written with tabs
     if encoding.replace("_", "-").lower() in ("utf-8", "utf8", "ascii") and delimiter == "," and not written:
         return None
     return {"encoding": encoding, "delimiter": delimiter, "written": written}
