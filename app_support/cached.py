@@ -23,10 +23,11 @@ def read_upload(
     sheet: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ):
     """Read an uploaded or bundled file of any format the core reads (cells as text:
     :func:`~dpsynth_core.data.formats.read_data`). Raises DataError or ParameterError with a clear message."""
-    header = {"header_row": header_row, "header_rows": header_rows}
+    header = {"header_row": header_row, "header_rows": header_rows, "names": names}
     return formats.read_data(raw, name=name, encoding=encoding, delimiter=delimiter, sheet=sheet, **header)
 
 

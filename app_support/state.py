@@ -68,9 +68,9 @@ _IDENTITY = re.compile(r"[A-Za-z0-9_-]{43}")
 #: Browsers whose uploaded file this server process keeps in memory, so a reload or a new tab resumes.
 KEPT_BROWSERS = 4
 #: The publisher's choices a file is read with (the Data page's; :func:`dpsynth_core.data.formats.read_data`'s).
-READING = ("encoding", "delimiter", "sheet", "header_row", "header_rows")
+READING = ("encoding", "delimiter", "sheet", "header_row", "header_rows", "names")
 #: browser identity -> its file in use: {"raw", "name", "hash", "encoding", "delimiter", "sheet", "header_row",
-#: "header_rows"}. Only the browser that holds the identity can reach its entry.
+#: "header_rows", "names"}. Only the browser that holds the identity can reach its entry.
 _BROWSER_FILES: OrderedDict[str, dict] = OrderedDict()
 _BROWSER_FILES_LOCK = threading.Lock()
 
@@ -219,17 +219,18 @@ def use_upload(
     sheet: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> dict | None:
     """Load an uploaded table (read with ``encoding`` and ``delimiter``, or a spreadsheet's ``sheet``, and the
-    header's ``header_row`` and ``header_rows``) for this browser only, with the last declaration saved for its
-    records, else ``declaration`` (the one kept while re-reading the same upload): either wins over the file's
-    ``codebook``, which is then offered beside it
+    header's ``header_row`` and ``header_rows``, the columns' ``names`` for a file without one) for this browser
+    only, with the last declaration saved for its records, else ``declaration`` (the one kept while re-reading the
+    same upload): either wins over the file's ``codebook``, which is then offered beside it
     (:func:`~dpsynth_core.domain.templates.restored_declaration`); else the start its codebook and names give.
 
     Returns the declaration saved for these records when the workspace already knew them (same fingerprint),
     else None.
     """
-    reading = dict(zip(READING, (encoding, delimiter, sheet, header_row, header_rows), strict=True))
+    reading = dict(zip(READING, (encoding, delimiter, sheet, header_row, header_rows, names), strict=True))
     set_data(frame, info, source=f"upload: {name}", raw=raw, reading=reading)
     key = data()["hash"]
     with _BROWSER_FILES_LOCK:

@@ -28,7 +28,7 @@ from app_support.cached import read_upload, upload_codebook, upload_sheets
 from dpsynth_core import DPSynthError
 from dpsynth_core.data.formats import file_family
 from dpsynth_core.data.parts import parquet_named
-from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS
+from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS, check_names
 
 
 def _header_number(where, what: str, key: str, help: str) -> int | None:
@@ -68,6 +68,25 @@ def _header_span(where, what: str, key: str) -> int | None:
     return None if int(chosen) == 1 else int(chosen)
 
 
+def _given_names(span: int | None, what: str) -> tuple[str, ...] | None:
+    """The columns' names the publisher types for a file without a header (``span`` 0), from its documentation;
+    None when there is a header, or none is typed. A list that cannot be names is told in one line (ValueError)."""
+    if span != 0:
+        return None
+    typed = st.text_input(
+        "Column names, in order (optional)",
+        key="data_column_names",
+        placeholder="age, workclass, fnlwgt, ...",
+        help=f"The file has no header {what}: name its columns as its documentation lists them, one name per field "
+        "in the file's order, separated by commas (UCI's adult.names lists age, workclass, fnlwgt, ...). Left empty, "
+        "they are named column_1, column_2, .... The names are yours, never read from the file.",
+    )
+    try:
+        return check_names(typed, 0)[0]
+    except DPSynthError as problem:
+        raise ValueError(str(problem)) from None
+
+
 def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
     """The options the uploaded file is read with (widgets drawn here for a spreadsheet, and a CSV's header line);
     None when its sheets cannot be listed (the reason is shown)."""
@@ -83,12 +102,16 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
             "The line that names the columns, numbered as a text editor numbers lines; lines above it (a title, "
             "notes) are skipped.",
         )
-        return {
-            "encoding": None if encoding == "auto" else encoding,
-            "delimiter": None if delimiter == "auto" else delimiter,
-            "header_row": line,
-            "header_rows": _header_span(right, "line", HEADER_SPAN_KEYS["csv"]),
-        }
+        span = _header_span(right, "line", HEADER_SPAN_KEYS["csv"])
+        return _named(
+            {
+                "encoding": None if encoding == "auto" else encoding,
+                "delimiter": None if delimiter == "auto" else delimiter,
+                "header_row": line,
+                "header_rows": span,
+            },
+            "line",
+        )
     try:
         sheets = upload_sheets(upload.getvalue(), upload.name)
     except DPSynthError as problem:
@@ -103,7 +126,18 @@ def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
         "Numbered as the spreadsheet numbers its rows; rows above it (a title) are skipped.",
     )
     rows = _header_span(right, "row", HEADER_SPAN_KEYS["spreadsheet"])
-    return {"sheet": sheet, "header_row": row, "header_rows": rows}
+    return _named({"sheet": sheet, "header_row": row, "header_rows": rows}, "row")
+
+
+def _named(options: dict, what: str) -> dict | None:
+    """``options`` with the columns' names typed for a file without a header (:func:`_given_names`); None, with
+    the reason shown, when they cannot be names."""
+    try:
+        names = _given_names(options["header_rows"], what)
+    except ValueError as problem:
+        st.error(f"The column names cannot be used: {problem}.")
+        return None
+    return {**options, "names": names} if names is not None else options
 
 
 def how_read(info: dict) -> str:
@@ -116,7 +150,7 @@ def how_read(info: dict) -> str:
             + (f" (the workbook has {others} other sheet(s))" if others else "")
             + f", header on row {info['header_row']}"
             + (f" (over {info['header_rows']} rows)" if info.get("header_rows") else "")
-            + (" (no header row: columns named by position)" if info.get("header_rows") == 0 else "")
+            + (f" (no header row: {_named_how(info)})" if info.get("header_rows") == 0 else "")
             + "; numbers and dates are read as the values they are, "
             f"not as the sheet displays them. {shown}"
         )
@@ -133,8 +167,13 @@ def how_read(info: dict) -> str:
         )
     header = f", header on line {info['header_row']}" if info.get("header_row") else ""
     header += f", header over {info['header_rows']} lines" if info.get("header_rows") else ""
-    header += ", no header line (columns named by position)" if info.get("header_rows") == 0 else ""
+    header += f", no header line ({_named_how(info)})" if info.get("header_rows") == 0 else ""
     return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'{header}. {shown}"
+
+
+def _named_how(info: dict) -> str:
+    """How the columns of a file without a header were named."""
+    return "columns named as you typed them" if info.get("names") else "columns named by position"
 
 
 #: browser identity -> the file it dropped on the Data page and has not yet read: {"name", "raw", "options",

@@ -225,3 +225,40 @@ def check_header_rows(header_rows) -> int | None:
         return None
     header_rows = check_whole(header_rows, "header rows", 0, MAX_HEADER_ROWS)
     return None if header_rows == 1 else header_rows
+
+
+def check_names(names, header_rows) -> tuple[tuple[str, ...] | None, int | None]:
+    """The column names a publisher gives a file without a header line (typed from its documentation: a list, or
+    text with one name per line or separated by commas), checked with the header's span (:func:`check_header_rows`):
+    ``(names, header_rows)``, ``header_rows`` 0 when names are given (the file then has no header line), names None
+    when none are given. Names are public: the publisher's, never read off the file.
+
+    >>> check_names("age, workclass,fnlwgt", None)
+    (('age', 'workclass', 'fnlwgt'), 0)
+    >>> check_names(None, 2)
+    (None, 2)
+    """
+    header_rows = check_header_rows(header_rows)
+    if names is None or (isinstance(names, str) and not names.strip()):
+        return None, header_rows
+    if isinstance(names, str):
+        names = re.split(r"[,\n]", names.strip())
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise ParameterError(f"column names ({names!r}) must be text: one name per field, separated by commas")
+    names = tuple(n.strip() for n in names)
+    if not names or len(names) > constraints.MAX_COLUMNS or any(not n or len(n) > 255 for n in names):
+        raise ParameterError(
+            f"column names must be 1 to {constraints.MAX_COLUMNS:,} names of 1 to 255 characters, separated by "
+            "commas (one is empty: two commas in a row, or one at the end?)"
+        )
+    seen: set[str] = set()
+    for n in names:
+        if n.casefold() in seen:
+            raise ParameterError(f"column name '{n}' is given twice; each field needs its own name")
+        seen.add(n.casefold())
+    if header_rows not in (None, 0):
+        raise ParameterError(
+            f"column names are given for a file without a header line, but the header is said to span {header_rows} "
+            "rows: give one or the other"
+        )
+    return names, 0

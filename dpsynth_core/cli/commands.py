@@ -265,6 +265,14 @@ def add_sheet_flags(parser) -> None:
         "with ' | ', an empty cell of an upper row taking the one to its left, as a merged cell does; 0: the file "
         "has no header line, its first line is a record and the columns are named column_1, column_2, ...",
     )
+    parser.add_argument(
+        "--names",
+        default=None,
+        metavar="A,B,...",
+        help="the columns' names for a file with no header line, one per field in the file's order, separated by "
+        "commas, as its documentation lists them (UCI's adult.names: age,workclass,...); implies --header-rows 0 "
+        "(default: column_1, column_2, ...)",
+    )
 
 
 def add_engine_flags(parser, when: str = "") -> None:
@@ -307,17 +315,16 @@ def read_in_memory(args, *, with_info: bool = False, path=None):
     ``with_info``: ``(frame, info)``, ``info`` as ``read_data`` gives it (how a CSV's lines were read)."""
     from ..data.file_bytes import check_delimiter, check_encoding
     from ..data.formats import read_data
-    from ..validation import check_header_rows, check_sheet
+    from ..validation import check_names, check_sheet
 
     sheet, header_row = check_sheet(args.sheet, args.header_row)
-    header_rows = check_header_rows(args.header_rows)
+    names, header_rows = check_names(args.names, args.header_rows)
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
     path = args.input if path is None else path
     if not Path(path).is_file():
         raise ParameterError(f"file not found: {path}")
-    read = read_data(
-        path, encoding=encoding, delimiter=delimiter, sheet=sheet, header_row=header_row, header_rows=header_rows
-    )
+    header = {"header_row": header_row, "header_rows": header_rows, "names": names}
+    read = read_data(path, encoding=encoding, delimiter=delimiter, sheet=sheet, **header)
     return read if with_info else read[0]
 
 
@@ -348,7 +355,7 @@ def run_declare(args) -> None:
     from ..domain.declaration import parse_declaration, read_declaration_bytes
     from ..domain.header import header_hint
     from ..domain.templates import declaration_from_names, dictionary_notes, from_dictionary
-    from ..validation import check_header_rows, check_sheet
+    from ..validation import check_names, check_sheet
     from .outputs import check_outputs, write_all
 
     if args.list_sheets:
@@ -363,12 +370,15 @@ def run_declare(args) -> None:
     if targets[0][1].exists():  # a declaration completed since would be lost
         raise ParameterError(f"--out ({args.out}) exists: a starting declaration would replace it; name a new file")
     sheet, header_row = check_sheet(args.sheet, args.header_row)
-    header_rows = check_header_rows(args.header_rows)
+    given, header_rows = check_names(args.names, args.header_rows)
     found = codebook(args.input)
     if found is not None:
         names = list(found["columns"])
+        if given is not None:
+            raise ParameterError(f"{Path(args.input).name}'s variables are named by the file: drop --names")
     else:
-        names = read_data(args.input, sheet=sheet, header_row=header_row, header_rows=header_rows)[1]["columns"]
+        header = {"header_row": header_row, "header_rows": header_rows, "names": given}
+        names = read_data(args.input, sheet=sheet, **header)[1]["columns"]
     spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
     described = None
     if args.dictionary is not None:

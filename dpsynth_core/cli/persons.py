@@ -90,10 +90,10 @@ def _open(args, domain):
         frame = read_in_memory(args)
         domain.check_matches(frame.columns)
         return frame
-    if args.header_rows is not None or args.header_row is not None or args.sheet is not None:
+    if any(getattr(args, k) is not None for k in ("header_rows", "header_row", "sheet", "names")):
         raise ParameterError(  # as synth: the engines read a CSV's header from its first line
-            f"--sheet, --header-row and --header-rows are read in memory: use --engine {IN_MEMORY}, or save the "
-            "file with a header of one line"
+            f"--sheet, --header-row, --header-rows and --names are read in memory: use --engine {IN_MEMORY}, or save "
+            "the file with a header of one line"
         )
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
     return open_source(

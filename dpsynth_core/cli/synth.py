@@ -85,6 +85,7 @@ def run_synth(args) -> None:
             sheet=args.sheet,
             header_row=args.header_row,
             header_rows=args.header_rows,
+            names=args.names,
             out=temporary,
             out_format=out_format,
             person_check=checked["check"] if checked else None,

@@ -107,11 +107,12 @@ def csv_frames(
     delimiter: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ):
     """``(frame, info)`` of each chunk of a local CSV, read by ``read_table``'s own rule (see the
     module docstring); a file with no records raises ``read_table``'s error for the whole file.
     ``header_row``: the header's line number (the lines above it, and it, lead every chunk); ``header_rows``: how
-    many lines the header spans (:func:`~.tables.read_table`'s)."""
+    many lines the header spans, and ``names`` the columns' for a file without one (:func:`~.tables.read_table`'s)."""
     path = Path(path)
     name = path.name
     if not path.exists():
@@ -146,6 +147,7 @@ def csv_frames(
                     delimiter=delimiter,
                     header_row=header_row,
                     header_rows=header_rows,
+                    names=names,
                 )
             except DataError as exc:
                 if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
@@ -156,9 +158,8 @@ def csv_frames(
             yield frame, info
     if not found_any:
         # raises the whole-file error
-        tables.read_table(
-            header, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row, header_rows=header_rows
-        )
+        reading = {"header_row": header_row, "header_rows": header_rows, "names": names}
+        tables.read_table(header, name=name, encoding=encoding, delimiter=delimiter, **reading)
         raise DataError(f"{name} has a header but no data rows")
 
 

@@ -357,12 +357,13 @@ def records_identity(
     sheet: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> RecordsIdentity:
     """The keyed fingerprints of a table's records and of its columns (see the module docstring), read
     once in bounded memory.
 
     ``data``: a DataFrame, a CSV/TSV file (read by the in-memory path's own rule, chunk by
-    chunk, with ``encoding``, ``delimiter``, ``header_row`` and ``header_rows`` as for
+    chunk, with ``encoding``, ``delimiter``, ``header_row``, ``header_rows`` and ``names`` as for
     :func:`~dpsynth_core.data.tables.read_table`), a spreadsheet's sheet (``sheet``, the first by default, its header
     at ``header_row`` over ``header_rows``) or a
     statistical package's file (:func:`~.formats.read_data`), a Parquet file, or a folder or glob of
@@ -373,11 +374,12 @@ def records_identity(
         sums.add(data)
         return sums.identity()
     if reads_whole(data):  # a spreadsheet or a package's file: read as the release reads it (data/formats.py)
-        sums.add(read_data(data, sheet=sheet, header_row=header_row, header_rows=header_rows)[0])
+        sums.add(read_data(data, sheet=sheet, header_row=header_row, header_rows=header_rows, names=names)[0])
         return sums.identity()
     files = check_source(data)
     if files is None:
         reading = {"encoding": encoding, "delimiter": delimiter, "header_row": header_row, "header_rows": header_rows}
+        reading["names"] = names
         for frame, _ in csv_frames(data, **reading):
             sums.add(frame)
         return sums.identity()

@@ -126,6 +126,7 @@ def read_data(
     sheet: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ):
     """``(frame, info)`` of any table file (see the module docstring), by the format its name says.
 
@@ -133,13 +134,14 @@ def read_data(
     its suffix says the format); ``encoding``, ``delimiter``: a CSV's; ``sheet``: a spreadsheet's
     (:func:`~dpsynth_core.data.workbooks.read_sheet`); ``header_row``: a spreadsheet's header row, or a CSV's header
     line (:func:`~dpsynth_core.data.tables.read_table`), and ``header_rows`` how many rows or lines the header spans
-    (None: one). ``info["format"]`` says what was read.
+    (None: one; 0: none), ``names`` the publisher's names for a CSV's or a sheet's columns when it has no header
+    (:func:`~dpsynth_core.validation.check_names`). ``info["format"]`` says what was read.
     """
     if name is None:
         name = str(source) if isinstance(source, (str, Path)) else "the file"
     family = file_family(name)
     if family == "text" and isinstance(source, (str, Path)) and _parquet_file(source):
-        return _read_parquet(source, encoding, delimiter, sheet, header_row, header_rows)
+        return _read_parquet(source, encoding, delimiter, sheet, header_row, header_rows, names)
     from .parts import parquet_named
 
     if family == "text" and not isinstance(source, (str, Path)) and parquet_named(name):  # an upload's bytes
@@ -148,7 +150,7 @@ def read_data(
         if not raw.startswith(b"PAR1"):
             found = what_bytes_are(raw[:4096]) or "text or another format"
             raise DataError(f"{shown} is named as a Parquet file but holds {found}")
-        return _read_parquet(raw, encoding, delimiter, sheet, header_row, header_rows, name=shown)
+        return _read_parquet(raw, encoding, delimiter, sheet, header_row, header_rows, names, name=shown)
     if family == "text":
         if sheet is not None:
             raise ParameterError(f"a sheet is chosen for spreadsheets; {Path(name).name} is read as CSV")
@@ -157,9 +159,8 @@ def read_data(
         head = _head(source)
         if head is not None:
             check_name_and_bytes(Path(name).name, head)
-        frame, info = read_table(
-            source, name=name, encoding=encoding, delimiter=delimiter, header_row=header_row, header_rows=header_rows
-        )
+        header = {"header_row": header_row, "header_rows": header_rows, "names": names}
+        frame, info = read_table(source, name=name, encoding=encoding, delimiter=delimiter, **header)
         return frame, {"format": "csv", **info}
     if encoding is not None or delimiter is not None:
         raise ParameterError(f"an encoding and a delimiter are chosen for CSV files; {Path(name).name} is not one")
@@ -171,10 +172,11 @@ def read_data(
     if family == "spreadsheet":
         from .workbooks import read_sheet
 
-        return read_sheet(raw, name=shown, sheet=sheet, header_row=header_row, header_rows=header_rows)
-    if sheet is not None or header_row is not None or header_rows is not None:
+        return read_sheet(raw, name=shown, sheet=sheet, header_row=header_row, header_rows=header_rows, names=names)
+    if sheet is not None or header_row is not None or header_rows is not None or names is not None:
         raise ParameterError(
-            f"a sheet is chosen for spreadsheets, a header row for them and CSV files; {shown} is neither"
+            f"a sheet is chosen for spreadsheets, a header row and column names for them and CSV files; {shown} is "
+            "neither (its variables are named by the file)"
         )
     from .packages import read_package
 
@@ -199,7 +201,9 @@ def _read_parquet(path, *options, name: str | None = None):
 
     shown = name or Path(path).name
     if any(option is not None for option in options):
-        raise ParameterError(f"an encoding, a delimiter, a sheet and a header row are not chosen for {shown}")
+        raise ParameterError(
+            f"an encoding, a delimiter, a sheet, a header row and column names are not chosen for {shown}"
+        )
     if (cells := parquet_cells(path)) > constraints.MAX_PACKAGE_CELLS:
         raise DataError(
             f"{shown} holds {cells:,} cells, more than the {constraints.MAX_PACKAGE_CELLS:,} read whole into memory "

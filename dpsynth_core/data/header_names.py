@@ -61,13 +61,23 @@ def _name_part(cell) -> str:
 NO_HEADER = 0
 
 
-def numbered_columns(count: int, name: str) -> list[str]:
-    """The names of a table without a header line: ``column_1``, ``column_2``, ... (from the number of fields only).
+def numbered_columns(count: int, name: str, names: tuple[str, ...] | None = None) -> list[str]:
+    """The names of a table without a header line, from the number of its fields only: the publisher's ``names``
+    (typed from the table's documentation, one per field, in order), else ``column_1``, ``column_2``, ....
 
     >>> numbered_columns(3, "data.csv")
     ['column_1', 'column_2', 'column_3']
+    >>> numbered_columns(2, "adult.data", ("age", "workclass"))
+    ['age', 'workclass']
     """
-    return name_columns([f"column_{i}" for i in range(1, count + 1)], name)
+    if names is None:
+        return name_columns([f"column_{i}" for i in range(1, count + 1)], name)
+    if len(names) != count:
+        raise DataError(
+            f"{name}: {len(names):,} column names are given, but its first record has {count:,} fields; give one "
+            "name per field, in the file's order"
+        )
+    return name_columns(list(names), name)
 
 
 def name_columns(names: list[str], name: str) -> list[str]:

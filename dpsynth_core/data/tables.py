@@ -221,27 +221,26 @@ def _header_fields(header: str, delimiter: str) -> list[str] | None:
         return None
 
 
-def _column_names(header: str, delimiter: str, name: str, below: list[str] = ()) -> list[str]:
+def _column_names(
+    header: str, delimiter: str, name: str, below: list[str] = (), header_rows=None, names=None
+) -> list[str]:
     """The columns' names from the header line, and from the lines ``below`` it when the header spans several
-    (:func:`join_header_rows`)."""
-    names = _header_fields(header, delimiter)
+    (:func:`join_header_rows`); with no header line (``header_rows`` 0), by position from the first record's number
+    of fields, or the publisher's ``names`` (:func:`~.header_names.numbered_columns`), never from its values."""
+    fields = _header_fields(header, delimiter)
+    if header_rows == NO_HEADER:
+        return numbered_columns(len(fields) if fields is not None else header.count(delimiter) + 1, name, names)
     rows = [_header_fields(line, delimiter) for line in below]
-    if names is not None and below:
+    if fields is not None and below:
         if any(row is None for row in rows):
             raise DataError(f"{name}: a line of the header is not well formed (check its quotes)")
-        names = join_header_rows([names, *rows])
-    if names is None:
+        fields = join_header_rows([fields, *rows])
+    if fields is None:
         spaced = delimiter != "\t" and len(_header_fields(_spaces_as_tabs([header])[0], "\t") or ()) > 1
-        raise DataError(
-            f"{name}: the header line is not well formed (check its quotes)"
-            + (
-                "; its quoted names are separated by spaces, as R's write.table writes them: choose the delimiter "
-                "'spaces'"
-                if spaced
-                else ""
-            )
-        )
-    return name_columns(names, name)
+        said = "; its quoted names are separated by spaces, as R's write.table writes them: choose the delimiter"
+        said = f"{said} 'spaces'" if spaced else ""
+        raise DataError(f"{name}: the header line is not well formed (check its quotes){said}")
+    return name_columns(fields, name)
 
 
 def read_table(
@@ -252,6 +251,7 @@ def read_table(
     delimiter: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """Read a CSV/TSV from a path, bytes or a binary file object, one record per line.
 
@@ -268,6 +268,7 @@ def read_table(
         header_rows: how many lines the header spans (the next ones that hold anything; None: one), each
             column named by :func:`join_header_rows`; 0 (:data:`~.header_names.NO_HEADER`): none, the first line
             (``header_row``'s) is a record and the columns are named ``column_1``, ... by its number of fields.
+        names: with ``header_rows`` 0, the publisher's names for the columns, one per field in order.
 
     Returns:
         ``(frame, info)``: every cell as text (a broken line's cells missing), and ``info``
@@ -318,11 +319,7 @@ def read_table(
         header, records, delimiter = _spaces_as_tabs([header])[0], _spaces_as_tabs(records), "\t"
         below = _spaces_as_tabs(below)
     delimiter = delimiter or _header_delimiter(header)
-    if header_rows == NO_HEADER:  # named by position from the first record's number of fields, never its values
-        fields = _header_fields(header, delimiter)
-        columns = numbered_columns(len(fields) if fields is not None else header.count(delimiter) + 1, name)
-    else:
-        columns = _column_names(header, delimiter, name, below)
+    columns = _column_names(header, delimiter, name, below, header_rows, names)
     broken, empty, array = _classify(records, delimiter, len(columns))
     bad = undecodable[last + 1 :]
     broken[bad], empty[bad] = 0, False  # an undecodable line was blanked, but it is a record
@@ -361,6 +358,7 @@ def read_table(
         "lines": lines_report,
         **({"header_row": header_row} if header_row is not None else {}),
         **({"header_rows": header_rows} if header_rows is not None else {}),
+        **({"names": "given"} if names is not None and header_rows == NO_HEADER else {}),
     }
     return frame, info
 

@@ -182,14 +182,20 @@ def _worksheets(book) -> list[str]:
 
 
 def read_sheet(
-    raw: bytes, *, name: str, sheet: str | None = None, header_row: int | None = None, header_rows: int | None = None
+    raw: bytes,
+    *,
+    name: str,
+    sheet: str | None = None,
+    header_row: int | None = None,
+    header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ):
     """``(frame, info)`` of one sheet, as the module docstring says: every cell canonical text.
 
     ``sheet``: its name (None: the first worksheet); ``header_row``: the header's row number in the
     spreadsheet (None: the first row that holds anything); ``header_rows``: how many rows the header spans from
     there (None: one; the names joined by :func:`~dpsynth_core.data.header_names.join_header_rows`; 0: none, the
-    columns named ``column_1``, ... and that row a record). ``info``:
+    columns named ``column_1``, ... (or ``names``, the publisher's, one per column) and that row a record). ``info``:
     ``format``, ``sheet``, ``sheets``, ``header_row``, ``rows``, ``columns``, ``bytes`` and ``lines`` (empty: no
     per-line rule applies).
     """
@@ -227,18 +233,18 @@ def read_sheet(
     rows = 1 if header_rows is None else header_rows
     if at + rows > len(grid):
         raise DataError(f"sheet '{sheet}' of {name} ends before its header's {rows} rows")
-    names = []
+    header_cells = []
     for row in range(at, at + rows):  # each row of the header, a merged cell naming every column it spans
         header = list(grid[row])
         for (r0, c0), (r1, c1) in merged:
             if r0 <= first_row + row <= r1 and 0 <= c0 - first_column < width:
                 for c in range(max(c0, first_column), min(c1, first_column + width - 1) + 1):
                     header[c - first_column] = header[c0 - first_column]
-        names.append([re.sub(r"\s*[\r\n]+\s*", " ", t) for t in cells_text(header).fillna("").tolist()])
+        header_cells.append([re.sub(r"\s*[\r\n]+\s*", " ", t) for t in cells_text(header).fillna("").tolist()])
     if rows == NO_HEADER:  # no header row: named by position, the first row a record
-        columns = numbered_columns(width, name)
+        columns = numbered_columns(width, name, names)
     else:
-        columns = name_columns(join_header_rows(names) if rows > 1 else names[0], name)
+        columns = name_columns(join_header_rows(header_cells) if rows > 1 else header_cells[0], name)
     body = grid[at + rows :]
     if not body:
         raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
@@ -254,6 +260,7 @@ def read_sheet(
         "sheets": sheets,
         "header_row": top + 1,
         **({"header_rows": header_rows} if header_rows is not None else {}),
+        **({"names": "given"} if names is not None and rows == NO_HEADER else {}),
         "rows": len(frame),
         "columns": columns,
         "bytes": len(raw),

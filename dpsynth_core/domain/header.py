@@ -89,8 +89,9 @@ def header_hint(columns) -> str:
         return (
             f"The header's names include numbers or dates ({first_names(numbers)}): is its first line a record? If "
             "the file has no header line, say so (the Data page's Header lines or rows: 0; --header-rows 0 on the "
-            "command line): the columns are then named column_1, column_2, ... and that line is read as a record. "
-            "Read as names, its values would be published with the release."
+            "command line): the columns are then named column_1, column_2, ..., or as its documentation lists them "
+            "(Column names; --names), and that line is read as a record. Read as names, its values would be published "
+            "with the release."
         )
     return ""
 

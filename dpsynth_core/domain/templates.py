@@ -292,12 +292,16 @@ def restored_declaration(saved: dict | None, names, dataset: str = "", codebook:
     matched to the file's names (:func:`matched_to`). The codebook's starting declaration
     (:func:`declaration_from_names`) is then ``offered`` when it would change something, for the publisher
     to apply on request (:func:`with_codebook`); with no saved declaration it is the start and nothing
-    is offered.
+    is offered. A saved declaration that names none of the file's columns (the same records read under other
+    names: without their header line, or with the names typed from their documentation) is no start for them: the
+    file's own start is.
     """
     started = declaration_from_names(names, dataset, codebook)
     if not saved:
         return started, None
     restored = matched_to(saved, names)
+    if not set(restored.get("columns") or {}) & {str(n) for n in names}:
+        return started, None
     kept = _entries(restored)
     offered = started if codebook and _entries(started) != kept else None
     return restored, offered

@@ -19,14 +19,15 @@ from .. import __version__
 #: The settings that decide a release (besides the declaration), in the order the script shows them.
 _KEYS = (
     *("method", "epsilon", "rho", "rows", "options"),
-    *("encoding", "delimiter", "sheet", "header_row", "header_rows", "engine", "person"),
+    *("encoding", "delimiter", "sheet", "header_row", "header_rows", "names", "engine", "person"),
 )
 
 
 def rerun_settings(release) -> dict:
     """The public settings of a release, enough to rerun it: method, epsilon, rho, rows (None: a noisy
     count), the method's options, how the file is read (a CSV's encoding and delimiter, a spreadsheet's
-    sheet, the header's row and how many rows it spans), the engine and the person unit (None: a row).
+    sheet, the header's row and how many rows it spans, the names of a file without one), the engine and the person
+    unit (None: a row).
 
     ``release``: a :class:`~dpsynth_core.release.Release`, a stored release
     (:class:`~dpsynth_core.workspace.StoredRelease`) or the app's entry for one (a dict with
@@ -52,6 +53,7 @@ def rerun_settings(release) -> dict:
         "sheet": settings.get("sheet"),
         "header_row": settings.get("header_row"),
         "header_rows": settings.get("header_rows"),
+        "names": settings.get("names"),
         "engine": settings.get("engine") or "auto",
         "person": person,
     }
@@ -149,7 +151,7 @@ def main():
         declaration["person"] = SETTINGS["person"]
     workspace = Workspace(args.workspace)  # the ledger of these records, whatever the file's form
     ledger = workspace.ledger
-    reading = {{k: SETTINGS.get(k) for k in ("encoding", "delimiter", "sheet", "header_row", "header_rows")}}  # as read
+    reading = {{k: SETTINGS.get(k) for k in ("encoding", "delimiter", "sheet", "header_row", "header_rows", "names")}}
     key = ledger.dataset_key(ledger.records_key(args.data, **reading))
     settings = prepare(args.data, declaration, SETTINGS["epsilon"], method=SETTINGS["method"], rho=SETTINGS["rho"],
                        rows=SETTINGS["rows"], engine=SETTINGS["engine"], **reading,

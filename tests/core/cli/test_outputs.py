@@ -437,14 +437,19 @@ def test_every_input_of_every_command_aimed_at_a_ledger_or_a_device_is_refused_i
 
 @pytest.mark.parametrize(
     "dest,bad_values,words",
-    [("header_row", ("0", "x", "-3"), "header row"), ("header_rows", ("-1", "x", "6"), "header rows")],
+    [
+        ("header_row", ("0", "x", "-3"), "header row"),
+        ("header_rows", ("-1", "x", "6"), "header rows"),
+        ("names", ("a,,b", "a,A", ","), "column name"),
+    ],
 )
 def test_every_commands_header_row_is_checked_by_the_one_check_in_one_line(
     files, capsys, monkeypatch, dest, bad_values, words
 ):
-    """Every command with a ``--header-row`` or ``--header-rows`` (found from the parser) refuses one that is not a
-    line or row number (a number of rows from 0, no header, to 5), in one line naming it (:func:`dpsynth_core.validation.check_sheet`,
-    :func:`~dpsynth_core.validation.check_header_rows`), before anything is drawn or recorded."""
+    """Every command with a ``--header-row``, ``--header-rows`` or ``--names`` (found from the parser) refuses one that
+    is not a line or row number (a number of rows from 0, no header, to 5) or a list of distinct names, in one line
+    naming it (:func:`dpsynth_core.validation.check_sheet`, :func:`~dpsynth_core.validation.check_header_rows`,
+    :func:`~dpsynth_core.validation.check_names`), before anything is drawn or recorded."""
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
     parser = build_parser()
     sub = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))

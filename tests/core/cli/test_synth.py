@@ -352,3 +352,17 @@ def test_a_file_without_a_header_line_is_declared_and_released_with_columns_name
         "error: a file without a header line is read in memory: use the pandas engine, or save the file with a "
         "header of one line"
     )
+    # named as adult.names lists them: declared and released under those names, the declaration written from them
+    names = ",".join(complete_domain("adult")["columns"])
+    named = tmp_path / "named_start.json"
+    assert cli.main(["declare", str(data), "--names", names, "--out", str(named)]) == 0
+    assert list(json.loads(named.read_text())["columns"]) == names.split(",")
+    (tmp_path / "adult.json").write_text(json.dumps(complete_domain("adult")))
+    assert run_cli_synth(data, tmp_path / "adult.json", no_ledger=True, out=out, names=names) == 0
+    assert list(pd.read_csv(out, dtype=str).columns) == names.split(",")
+    capsys.readouterr()
+    assert cli.main(["declare", str(data), "--names", names.rsplit(",", 1)[0], "--out", str(tmp_path / "x.json")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {data}: 14 column names are given, but its first record has 15 fields; give one name per field, "
+        "in the file's order"
+    )

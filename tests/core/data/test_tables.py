@@ -785,3 +785,49 @@ def test_a_file_without_a_header_line_is_read_with_its_columns_named_by_position
     assert list(book.columns) == list(info["columns"]) and book.iloc[0, 0] == "39" and len(book) == 200
     for columns in (["region", "1990", "1991", "1992"], ["age", "sex"], ["q", "1"]):  # years, names, one number
         assert header_span(columns) is None and header_hint(columns) == ""
+
+
+def test_a_file_without_a_header_line_takes_the_names_its_documentation_lists(tmp_path, monkeypatch):
+    """UCI's adult.data with the names adult.names lists, typed by the publisher (``names``): every line is a
+    record and the columns carry those names, whole, in chunks and as a sheet alike; a count of names other than
+    the fields' is refused in one line naming both counts, and names that cannot be columns are refused by the one
+    check (:func:`~dpsynth_core.validation.check_names`), which says that names mean no header line."""
+    from dpsynth_core.data.formats import read_data
+    from dpsynth_core.errors import DataError, ParameterError
+    from dpsynth_core.validation import check_names
+
+    adult = read_table(shared_path("adult.csv"))[0].head(200)
+    content = adult.to_csv(index=False, header=False).encode()
+    names, header_rows = check_names(",".join(adult.columns), None)
+    assert names == tuple(adult.columns) and header_rows == 0
+    frame, info = read_table(content, name="adult.data", header_rows=0, names=names)
+    assert info["columns"] == list(adult.columns) and info["names"] == "given"
+    pd.testing.assert_frame_equal(frame, adult)  # every record, the first included, under its documented name
+    (tmp_path / "adult.data").write_bytes(content)
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 2048)
+    chunks = [f for f, _ in csvfile.csv_frames(tmp_path / "adult.data", header_rows=0, names=names)]
+    pd.testing.assert_frame_equal(pd.concat(chunks, ignore_index=True), adult)
+    sink = io.BytesIO()
+    adult.to_excel(sink, header=False, index=False, engine="openpyxl")
+    book, info = read_data(sink.getvalue(), name="adult.xlsx", header_rows=0, names=names)
+    assert list(book.columns) == list(adult.columns) and book.iloc[0, 0] == "39" and info["names"] == "given"
+    with pytest.raises(DataError) as short:
+        read_table(content, name="adult.data", header_rows=0, names=names[:-1])
+    assert str(short.value) == (
+        "adult.data: 14 column names are given, but its first record has 15 fields; give one name per field, in "
+        "the file's order"
+    )
+    for typed, said in [
+        ("age,,sex", "one is empty"),
+        ("age,sex,", "one is empty"),
+        ("age,Age", "column name 'Age' is given twice"),
+        (["age", 3], "must be text"),
+    ]:
+        with pytest.raises(ParameterError, match=said):
+            check_names(typed, 0)
+    with pytest.raises(ParameterError, match="the header is said to span 2 rows: give one or the other"):
+        check_names("age,sex", 2)
+    assert check_names("  ", 2) == (None, 2) and check_names("age\nsex", None) == (("age", "sex"), 0)
+    adult.to_parquet(tmp_path / "adult.parquet")
+    with pytest.raises(ParameterError, match="column names are not chosen for adult.parquet"):
+        read_data(tmp_path / "adult.parquet", names=names)  # a file that names its columns

@@ -133,6 +133,8 @@ def test_a_saved_declaration_wins_over_the_codebook_which_is_offered_and_applied
     assert restored_declaration(confirmed, names, codebook=found) == (confirmed, None)  # nothing new to offer
     assert restored_declaration(None, names, "ce.sav", found) == (offered, None)  # no saved one: the codebook
     assert restored_declaration(saved, names) == (saved, None)  # a CSV: no codebook to offer
+    numbered = [f"column_{i}" for i in range(1, len(names) + 1)]  # the same records read without their header
+    assert restored_declaration(saved, numbered, "ce.data") == (declaration_from_names(numbered, "ce.data"), None)
 
 
 def test_a_saved_declaration_follows_names_that_differ_only_in_letter_case():

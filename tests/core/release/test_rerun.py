@@ -224,3 +224,32 @@ def test_a_header_over_two_lines_is_a_setting_the_rerun_reads_the_file_by(tmp_pa
     workspace = Workspace(tmp_path / "ws")
     key = workspace.ledger.dataset_key(workspace.ledger.records_key(path, header_rows=2))
     assert [r.source for r in workspace.releases.made_from(key)] == ["rerun"]
+
+
+def test_the_names_of_a_file_without_a_header_line_are_a_setting_the_rerun_reads_the_file_by(tmp_path):
+    """UCI's adult.data (no header line) released with the names adult.names lists: the names are recorded as a
+    public setting, the script reads the file with them (the same records' ledger), and the engines that read a
+    header from one line refuse them in one line."""
+    import pytest
+
+    from dpsynth_core.errors import ParameterError
+    from dpsynth_core.release import prepare
+
+    adult = pd.read_csv(ADULT, dtype=str)[["age", "workclass", "education"]].head(2_000)
+    path = tmp_path / "adult.data"
+    path.write_text(adult.to_csv(index=False, header=False))
+    public = json.loads(POLICY.read_text())["columns"]
+    declaration = {"columns": {c: public[c] for c in adult.columns}}
+    names = ",".join(adult.columns)
+    release = synthesize(path, declaration, 1.0, names=names, random_state=1)
+    assert list(release.data.columns) == list(adult.columns)
+    assert rerun_settings(release)["names"] == list(adult.columns) and rerun_settings(release)["header_rows"] == 0
+    with pytest.raises(ParameterError, match="a file without a header line is read in memory"):
+        prepare(path, declaration, 1.0, names=names, engine="duckdb")
+    script = write_rerun_files(release, tmp_path, stem="adult", data=str(path))[0]
+    done = _run_script(script, path, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert list(pd.read_csv(tmp_path / "again.csv").columns) == list(adult.columns)
+    workspace = Workspace(tmp_path / "ws")
+    key = workspace.ledger.dataset_key(workspace.ledger.records_key(path, header_rows=0, names=tuple(adult.columns)))
+    assert [r.source for r in workspace.releases.made_from(key)] == ["rerun"]
