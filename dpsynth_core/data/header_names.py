@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from .. import constraints
-from ..domain.header import HEADER_JOIN
+from ..domain.header import HEADER_JOIN, NUMBERED_NAME
 from ..errors import DataError
 
 
@@ -71,7 +71,7 @@ def numbered_columns(count: int, name: str, names: tuple[str, ...] | None = None
     ['age', 'workclass']
     """
     if names is None:
-        return name_columns([f"column_{i}" for i in range(1, count + 1)], name)
+        return name_columns([NUMBERED_NAME.format(i) for i in range(1, count + 1)], name)
     if len(names) != count:
         raise DataError(
             f"{name}: {len(names):,} column names are given, but its first record has {count:,} fields; give one "

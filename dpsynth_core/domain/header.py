@@ -14,6 +14,33 @@ from ..wording import first_names
 #: Between the parts of a name from a header over several rows (a question and its answer).
 HEADER_JOIN = " | "
 
+#: How the columns of a file without a header line are named, by position from 1, when the publisher gives no names
+#: (:func:`~dpsynth_core.data.header_names.numbered_columns`).
+NUMBERED_NAME = "column_{}"
+
+
+def names_hint(columns, declared) -> str:
+    """For a table read without a header line and named by position (``columns``: column_1, column_2, ...) and a
+    declaration or data dictionary that names as many columns (``declared``), none of them its: the sentence that
+    says to give those names to the file's fields, in order; "" otherwise. Names only, never a record.
+
+    >>> names_hint(["column_1", "column_2"], ["age", "sex"])[:63]
+    'The table was read without a header line (its columns are named'
+    >>> names_hint(["age", "sex"], ["age", "sex"]), names_hint(["column_1"], ["age", "sex"])
+    ('', '')
+    """
+    columns, declared = [str(c) for c in columns], [str(c) for c in declared]
+    numbered = [NUMBERED_NAME.format(i) for i in range(1, len(columns) + 1)]
+    if not columns or columns != numbered or len(declared) != len(columns) or set(declared) & set(columns):
+        return ""
+    return (
+        "The table was read without a header line (its columns are named column_1, column_2, ... by position), and "
+        f"the declaration or dictionary names {len(declared):,} columns: if they are the file's fields in order, give "
+        "them as its column names (the Data page's Column names, in order; --names on the command line): "
+        + ",".join(declared)
+    )
+
+
 #: The fields Qualtrics writes before a survey's questions in its own export (its documentation's response
 #: metadata), one line of names above a line of each column's text (``Response ID``, the question) and a line of
 #: import ids (``{"ImportId":"QID1"}``); an anonymised export leaves some out, never ``ResponseId``.

@@ -12,7 +12,7 @@ from .. import constraints
 from ..errors import DomainError
 from .column import ColumnDomain
 from .declaration import _build_column, parse_declaration, read_declaration_bytes
-from .header import header_hint
+from .header import header_hint, names_hint
 from .schema import declaration_problems
 from .templates import unconfirmed_columns
 
@@ -129,7 +129,7 @@ class TableDomain:
         if missing_in_data:
             folded = {str(c).casefold(): str(c) for c in undeclared}
             near = [f"'{folded[c.casefold()]}' for '{c}'" for c in missing_in_data if c.casefold() in folded]
-            title = header_hint(names)
+            title = header_hint(names) or names_hint(names, self.columns)
             raise DomainError(
                 f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}"
                 + (f" (the data has {', '.join(near)}: a name must match, capitals included)" if near else "")

@@ -35,6 +35,7 @@ import datetime as dt
 import re
 
 from ..errors import DomainError
+from .header import names_hint
 
 #: The specification's default spellings of a boolean.
 TRUE_VALUES = ("true", "True", "TRUE", "1")
@@ -86,7 +87,9 @@ def _resource_for(tables: list, columns, name: str) -> dict:
     if not names:
         why = "load it as the table's data dictionary (the Domain page, or declare --dictionary) to choose by columns"
     elif not best[0]:
-        why = "none of them names this table's columns"
+        sized = [[str(f.get("name")) for f in _fields(r)] for r in tables if len(_fields(r)) == len(names)]
+        hint = names_hint(list(columns), sized[0]) if len(sized) == 1 else ""
+        why = "none of them names this table's columns" + (f". {hint}" if hint else "")
     else:
         why = "which one describes this table cannot be told from its column names"
     raise DomainError(f"{name} describes {len(tables)} tables ({listed}): {why}")

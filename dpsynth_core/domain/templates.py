@@ -26,7 +26,7 @@ import re
 
 from ..wording import first_names
 from .display_formats import format_places, shows_whole, stata_period
-from .header import HEADER_JOIN
+from .header import HEADER_JOIN, names_hint
 from .public_lists import public_list
 
 #: Words that end in "date" but name no date (a column ``candidate`` or ``update_count`` is not one).
@@ -269,7 +269,9 @@ def dictionary_notes(names, described: dict | None = None) -> list[str]:
     From the names and the dictionary alone."""
     names, notes = [str(n) for n in names], []
     missing = [c for c in (described or {}).get("columns") or {} if c not in names]
-    if missing:
+    if hint := names_hint(names, missing):  # a file read without its header line: the dictionary's names are its
+        notes.append(hint[0].lower() + hint[1:])
+    elif missing:
         shown = first_names(missing, 5)
         notes.append(f"the dictionary describes {len(missing):,} column(s) the file does not hold ({shown}): left out")
     held = [c for c in REDCAP_ROWS if c in names]
