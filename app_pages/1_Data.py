@@ -7,7 +7,15 @@ import streamlit as st
 from app_support import state
 from app_support.pages import DATA, DOMAIN
 from app_support.sidebar import file_size, upload_again
-from app_support.uploads import HEADER_SPAN_KEYS, how_read, keep_dropped, reading_choices
+from app_support.uploads import (
+    HEADER_SPAN_KEYS,
+    how_read,
+    keep_dropped,
+    kept_file,
+    read_again,
+    reading_choices,
+    show_reading,
+)
 from dpsynth_core import constraints
 from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS
@@ -25,14 +33,14 @@ state.show_flash()
 if not state.has_data():
     upload_again()
 
+current = state.data()["source"] if state.has_data() else None
 choice = st.radio(
     "Where does the table come from?",
     ["A bundled example", "My own file"],
     horizontal=True,
-    index=0 if state.has_data() else 1,
+    index=0 if current and current.startswith("example: ") else 1,
     key="data_source_choice",
 )
-current = state.data()["source"] if state.has_data() else None
 
 if choice == "A bundled example":
     name = st.selectbox("Example", list(EXAMPLES), format_func=lambda n: f"{n}: {EXAMPLES[n]}", key="data_example")
@@ -47,6 +55,8 @@ else:
         f"{constraints.UPLOAD_LIMIT_MB} MB (the server's upload limit, set by `server.maxUploadSize` in "
         "`.streamlit/config.toml`). The file stays on this server and is never shown."
     )
+    if current:
+        show_reading(state.data())  # the choices the table in use was read with, before they are drawn
     left, right = st.columns(2)
     encoding = left.selectbox(
         "Text encoding (CSV and TSV)",
@@ -69,10 +79,12 @@ else:
         "Each line is one record; a line that cannot be read becomes a row of missing values."
     )
     upload = st.file_uploader("Upload a table", type=list(UPLOAD_TYPES), key="data_upload")
-    options = reading_choices(upload, encoding, delimiter) if upload is not None else None
-    reading = (upload.file_id, *sorted(options.items())) if options is not None else None
-    if options is not None and st.session_state.get("data_upload_done") != reading:
-        keep_dropped(upload, options)  # read by the frame, before whichever page runs next (app_support/uploads.py)
+    source = upload or kept_file()  # the file in use, kept on the server, once the uploader let it go
+    if upload is None and source is not None:
+        st.caption(f"The choices below read {source.name}, the file in use, again; upload a file to use another.")
+    options = reading_choices(source, encoding, delimiter) if source is not None else None
+    if options is not None and read_again(source, options, state.data() if current else None):
+        keep_dropped(source, options)  # read by the frame, before whichever page runs next (app_support/uploads.py)
         st.rerun()
 
 if not state.has_data():

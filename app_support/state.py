@@ -245,6 +245,17 @@ def use_upload(
     return known
 
 
+def kept_upload() -> dict | None:
+    """The uploaded file in use, as this server process keeps it for this browser ({"raw", "name", "hash", and how it
+    was read: :data:`READING`}), so the Data page can read it again with other choices after the uploader let it go
+    (a visit to another page); None for an example, or when the process no longer keeps it."""
+    if not has_data() or not data()["source"].startswith("upload: "):
+        return None
+    with _BROWSER_FILES_LOCK:
+        kept = _BROWSER_FILES.get(browser())
+    return kept if kept is not None and kept["hash"] == data()["hash"] else None
+
+
 def set_data(frame, info: dict, *, source: str, raw: bytes, reading: dict | None = None) -> None:
     """Make a table the one in use; ``reading``: the publisher's choices it was read with (:data:`READING`; None
     where the default), kept with the release's settings so that its rerun script reads the file as the app did."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -32,12 +33,13 @@ from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS, check_names
 
 
 def _header_number(where, what: str, key: str, help: str) -> int | None:
-    """A header's row or line number chosen by the publisher (None: the first that holds anything)."""
+    """A header's row or line number chosen by the publisher (None: the first that holds anything); set from session
+    state only, so that :func:`show_reading` can set it before the widget is drawn."""
+    st.session_state.setdefault(key, 0)
     chosen = where.number_input(
         f"Header {what} (0: the first {what} that holds anything)",
         min_value=0,
         max_value=MAX_SHEET_ROWS,
-        value=0,
         step=1,
         key=key,
         help=help,
@@ -138,6 +140,61 @@ def _named(options: dict, what: str) -> dict | None:
         st.error(f"The column names cannot be used: {problem}.")
         return None
     return {**options, "names": names} if names is not None else options
+
+
+@dataclass(frozen=True)
+class KeptFile:
+    """The uploaded file in use as this server process keeps it (:func:`state.kept_upload`), in the form of an
+    upload: the Data page reads it again with other choices after its uploader let it go (a visit to another page
+    empties it)."""
+
+    name: str
+    raw: bytes
+    hash: str
+
+    @property
+    def file_id(self) -> str:
+        return f"kept: {self.hash}"
+
+    def getvalue(self) -> bytes:
+        return self.raw
+
+
+def kept_file() -> KeptFile | None:
+    """The uploaded file in use, to read again (:class:`KeptFile`); None for an example or a file no longer kept."""
+    kept = state.kept_upload()
+    return kept and KeptFile(kept["name"], kept["raw"], kept["hash"])
+
+
+def show_reading(loaded: dict) -> None:
+    """Set each of the Data page's reading choices the page has not drawn on this visit to how the uploaded table
+    in use was read (its encoding, delimiter, sheet, header, column names), before they are drawn: they then show
+    it, and the table is read again only when the publisher changes one. (A widget's value goes when its page is
+    left, so they would otherwise show the defaults, and a click such as *No header* would change nothing.)"""
+    if not loaded["source"].startswith("upload: "):
+        return
+    reading, kind = loaded["reading"], "spreadsheet" if loaded["info"].get("format") == "spreadsheet" else "csv"
+    shown = {
+        "data_encoding": reading.get("encoding") or "auto",
+        "data_delimiter": reading.get("delimiter") or "auto",
+        "data_header_row" if kind == "spreadsheet" else "data_header_line": reading.get("header_row") or 0,
+        HEADER_SPAN_KEYS[kind]: 1 if reading.get("header_rows") is None else reading["header_rows"],
+        "data_column_names": ", ".join(reading.get("names") or ()),
+        **({"data_sheet": reading["sheet"]} if reading.get("sheet") else {}),
+    }
+    for key, value in shown.items():
+        st.session_state.setdefault(key, value)
+
+
+def read_again(source, options: dict, loaded: dict | None) -> bool:
+    """Whether the file ``source`` (an upload, or the :class:`KeptFile` in use) is to be read with ``options``: not
+    tried with them yet (a read that failed is not tried again until a choice changes), and, for the file in use,
+    not those it was read with."""
+    if st.session_state.get("data_upload_done") == (source.file_id, *sorted(options.items())):
+        return False
+    return not isinstance(source, KeptFile) or (
+        loaded is not None and {k: v for k, v in options.items() if v is not None} != loaded["reading"]
+    )
 
 
 def how_read(info: dict) -> str:

@@ -523,16 +523,44 @@ def test_a_file_without_a_header_line_is_said_from_its_names_and_read_with_none_
     assert rerun_settings(entry)["header_rows"] == 0 and list(entry["data"].columns) == ["column_1"]
 
 
+def test_the_data_page_reads_the_file_in_use_again_after_a_visit_to_another_page():
+    """Back on the Data page after another page, the uploader has let the file go: the page showed the defaults and
+    a bundled example, and *No header: read the first line as a record* changed nothing. Its choices now show how
+    the file in use was read (its delimiter chosen), and a click or a changed choice reads the kept file again."""
+    from tests.conftest import shared_path
+
+    raw = b"".join(shared_path("adult.csv").read_bytes().splitlines(keepends=True)[1:301]).replace(b",", b";")
+    at = _visit(_app().run(), "app_pages/1_Data.py")
+    at.radio(key="data_source_choice").set_value("My own file").run()
+    at.selectbox(key="data_delimiter").set_value(";").run()
+    at.file_uploader(key="data_upload").upload("adult.data", raw, "text/csv").run()
+    at = _visit(_visit(at, "app_pages/2_Domain.py"), "app_pages/1_Data.py")
+    assert at.radio(key="data_source_choice").value == "My own file"
+    assert at.selectbox(key="data_delimiter").value == ";" and at.session_state[state.DATA]["info"]["rows"] == 299
+    at.button(key="data_header_span").click().run()
+    info = at.session_state[state.DATA]["info"]
+    assert not at.exception and info["rows"] == 300 and info["columns"][-1] == "column_15"
+    assert at.session_state[state.DATA]["reading"] == {"delimiter": ";", "header_rows": 0}
+
+
 def test_a_file_without_a_header_line_takes_the_names_typed_from_its_documentation():
     """adult.data read with no header line: the Data page offers a box for the columns' names, as adult.names lists
-    them; typed, the table is read again under them (the caption says so); a list of the wrong length or with a
-    name twice is told in one line and the table in use stays as it was."""
-    from tests.conftest import shared_path
+    them (a declaration of as many columns, loaded onto column_1, ..., says so and lists them); typed, the table is
+    read again under them (the caption says so); a list of the wrong length or with a name twice is told in one line
+    and the table in use stays as it was."""
+    from tests.conftest import complete_domain, shared_path
 
     raw = b"".join(shared_path("adult.csv").read_bytes().splitlines(keepends=True)[1:301])
     names = shared_path("adult.csv").read_text().splitlines()[0]
     at = _upload(_app().run(), "adult.data", raw)
     at.button(key="data_header_span").click().run()
+    at = _load_declaration(at, complete_domain("adult"))  # loaded onto column_1, ...: the page says what to type
+    said = [e.value for e in at.error if "Column names, in order" in e.value]
+    assert len(said) == 1 and said[0].endswith(names), [e.value for e in at.error]
+    at = _visit(at, "app_pages/1_Data.py")  # the uploader let the file go: its choices read the kept file again
+    assert at.radio(key="data_source_choice").value == "My own file" and not at.exception
+    assert at.number_input(key="data_header_lines").value == 0
+    assert any("read adult.data, the file in use, again" in c.value for c in at.caption)
     at.text_input(key="data_column_names").input(names.rsplit(",", 1)[0]).run()
     assert [e.value for e in at.error] == [
         "This file could not be read: adult.data: 14 column names are given, but its first record has 15 fields; "
