@@ -27,9 +27,10 @@ _PLAIN_NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 
 
 def csv_dialect(info: dict, declaration: dict) -> dict | None:
-    """How a copy of the synthetic table is written as the upload was read: ``{"encoding", "delimiter", "written"}``
-    (``written``: the columns declared with a decimal comma or a percent sign), or None when that copy would be the
-    plain CSV (a comma-separated UTF-8 file with numbers written plainly) or the upload was not a CSV."""
+    """How a copy of the synthetic table is written as the upload was read: ``{"encoding", "delimiter", "written",
+    "header"}`` (``written``: the columns declared with a decimal comma or a percent sign; ``header``: False for a
+    file read without a header line, whose copy has none either), or None when that copy would be the plain CSV (a
+    comma-separated UTF-8 file with a header line and numbers written plainly) or the upload was not a CSV."""
     label, delimiter = str(info.get("encoding") or ""), info.get("delimiter")
     if not label or delimiter is None:
         return None  # a spreadsheet or a package file: read without an encoding or a delimiter
@@ -47,9 +48,10 @@ def csv_dialect(info: dict, declaration: dict) -> dict | None:
     }
     delimiter = check_delimiter(delimiter)  # the reader's word for it ("tab", "spaces") as a character
     delimiter = "\t" if delimiter == SPACES else delimiter  # a file aligned by spaces is written with tabs
-    if encoding.replace("_", "-").lower() in ("utf-8", "utf8", "ascii") and delimiter == "," and not written:
+    header = info.get("header_rows") != 0
+    if encoding.replace("_", "-").lower() in ("utf-8", "utf8", "ascii") and delimiter == "," and not written and header:
         return None
-    return {"encoding": encoding, "delimiter": delimiter, "written": written}
+    return {"encoding": encoding, "delimiter": delimiter, "written": written, "header": header}
 
 
 def describe(dialect: dict) -> str:
@@ -57,6 +59,8 @@ def describe(dialect: dict) -> str:
 
     >>> describe({"encoding": "cp1252", "delimiter": ";", "written": {"pay": "decimal comma"}})
     "Written as your file was read: fields separated by ';', text in Windows-1252, decimal commas in 'pay'."
+    >>> describe({"encoding": "utf-8", "delimiter": ",", "written": {}, "header": False})
+    "Written as your file was read: fields separated by ',', text in utf-8, no header line (the columns in order)."
     """
     delimiter = {"\t": "tabs"}.get(dialect["delimiter"], repr(dialect["delimiter"]))
     encoding = {"cp1252": "Windows-1252", "utf-8-sig": "UTF-8 with a byte-order mark"}.get(
@@ -67,6 +71,8 @@ def describe(dialect: dict) -> str:
         names = [n for n, w in dialect["written"].items() if w == how]
         if names:
             parts.append(f"{words} in {', '.join(repr(n) for n in names[:5])}{' and others' if len(names) > 5 else ''}")
+    if not dialect.get("header", True):
+        parts.append("no header line (the columns in order)")
     return f"Written as your file was read: {', '.join(parts)}."
 
 
@@ -84,7 +90,13 @@ def csv_as_read_bytes(table: pd.DataFrame, dialect: dict) -> bytes:
             out[name] = cells.where(~number, cells.str.replace(".", ",", regex=False))
         else:  # percent: the number the file wrote before its sign
             out[name] = cells.where(~number, cells + "%")
-    text = out.to_csv(index=False, sep=dialect["delimiter"], quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    text = out.to_csv(
+        index=False,
+        header=dialect.get("header", True),
+        sep=dialect["delimiter"],
+        quoting=csv.QUOTE_MINIMAL,
+        lineterminator="\r\n",
+    )
     try:
         return text.encode(dialect["encoding"])
     except UnicodeEncodeError:

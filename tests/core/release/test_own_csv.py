@@ -30,7 +30,8 @@ def test_a_semicolon_file_in_windows_1252_is_answered_in_its_dialect_and_reads_b
     raw = "city;pay;rate;n\nZürich;1.234,50;12,5%;3\nGenève;12,25;97%;\n".encode("cp1252")
     _, info = _read(raw, tmp_path)
     dialect = csv_dialect(info, DECLARATION)
-    assert dialect == {"encoding": "cp1252", "delimiter": ";", "written": {"pay": "decimal comma", "rate": "percent"}}
+    written = {"pay": "decimal comma", "rate": "percent"}
+    assert dialect == {"encoding": "cp1252", "delimiter": ";", "written": written, "header": True}
     assert describe(dialect) == (
         "Written as your file was read: fields separated by ';', text in Windows-1252, decimal commas in 'pay', "
         "percent signs in 'rate'."
@@ -59,8 +60,25 @@ def test_a_plain_csv_needs_no_second_copy_and_a_value_the_encoding_cannot_hold_k
     assert csv_dialect({"encoding": None, "delimiter": None}, complete_domain("ce")) is None  # a spreadsheet
     _, tabs = _read("a\tb\nx\t1\n".encode("utf-16"), tmp_path, "tabs.csv")
     dialect = csv_dialect(tabs, {"columns": {}})
-    assert dialect == {"encoding": "utf-16", "delimiter": "\t", "written": {}}
+    assert dialect == {"encoding": "utf-16", "delimiter": "\t", "written": {}, "header": True}
     assert csv_as_read_bytes(pd.DataFrame({"a": ["x"], "b": ["1"]}), dialect).decode("utf-16") == "a\tb\r\nx\t1\r\n"
     far = {"encoding": "cp1252", "delimiter": ";", "written": {}}  # a declared value of another script
     out = csv_as_read_bytes(pd.DataFrame({"city": ["Zürich", "東京"]}), far)
     assert out.startswith(b"\xef\xbb\xbf") and "東京" in out.decode("utf-8-sig")
+
+
+def test_a_file_without_a_header_line_is_answered_without_one(tmp_path):
+    """UCI's adult.data (commas, UTF-8, no header line), read with the names adult.names lists: the copy as the file
+    was read has no header line either, the columns in the file's order, and reads back (with the same names) as the
+    same cells; the plain CSV keeps its header line."""
+    adult = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False).head(50)
+    names = tuple(adult.columns)
+    (tmp_path / "adult.data").write_bytes(adult.to_csv(index=False, header=False).encode())
+    frame, info = read_data(tmp_path / "adult.data", header_rows=0, names=names)
+    dialect = csv_dialect(info, complete_domain("adult"))
+    assert dialect == {"encoding": "utf-8", "delimiter": ",", "written": {}, "header": False}
+    assert describe(dialect).endswith("no header line (the columns in order).")
+    out = csv_as_read_bytes(frame, dialect)
+    assert out.decode().splitlines()[0] == ",".join(adult.iloc[0])
+    again, _ = read_data(out, name="back.data", header_rows=0, names=names)
+    pd.testing.assert_frame_equal(again, frame)
