@@ -251,11 +251,9 @@ def check_names(names, header_rows) -> tuple[tuple[str, ...] | None, int | None]
             f"column names must be 1 to {constraints.MAX_COLUMNS:,} names of 1 to 255 characters, separated by "
             "commas (one is empty: two commas in a row, or one at the end?)"
         )
-    seen: set[str] = set()
-    for n in names:
-        if n.casefold() in seen:
-            raise ParameterError(f"column name '{n}' is given twice; each field needs its own name")
-        seen.add(n.casefold())
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)  # names differing in case are two names
+    if twice is not None:
+        raise ParameterError(f"column name '{twice}' is given twice; each field needs its own name")
     if header_rows not in (None, 0):
         raise ParameterError(
             f"column names are given for a file without a header line, but the header is said to span {header_rows} "

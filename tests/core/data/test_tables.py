@@ -820,7 +820,7 @@ def test_a_file_without_a_header_line_takes_the_names_its_documentation_lists(tm
     for typed, said in [
         ("age,,sex", "one is empty"),
         ("age,sex,", "one is empty"),
-        ("age,Age", "column name 'Age' is given twice"),
+        ("age,sex,age", "column name 'age' is given twice"),
         (["age", 3], "must be text"),
     ]:
         with pytest.raises(ParameterError, match=said):
@@ -828,6 +828,7 @@ def test_a_file_without_a_header_line_takes_the_names_its_documentation_lists(tm
     with pytest.raises(ParameterError, match="the header is said to span 2 rows: give one or the other"):
         check_names("age,sex", 2)
     assert check_names("  ", 2) == (None, 2) and check_names("age\nsex", None) == (("age", "sex"), 0)
+    assert check_names("MTC,mTC", 0) == (("MTC", "mTC"), 0)  # as a header may name them (agridat's vargas.wheat2)
     adult.to_parquet(tmp_path / "adult.parquet")
     with pytest.raises(ParameterError, match="column names are not chosen for adult.parquet"):
         read_data(tmp_path / "adult.parquet", names=names)  # a file that names its columns
