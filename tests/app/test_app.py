@@ -254,6 +254,12 @@ def test_an_spss_file_starts_from_its_codebook_and_a_workbook_is_read_by_its_cho
     assert any("Read sheet 'records'" in c.value for c in at.caption)
     assert any("You have worked on this file before" in s.value for s in at.success)
     assert at.session_state["declaration"]["columns"]["Race"]["labels"] == {"1": "White", "2": "Black"}
+    at = _visit(_visit(at, "app_pages/2_Domain.py"), "app_pages/1_Data.py")  # back: the sheet read, not read again
+    assert at.selectbox(key="data_sheet").value == "records" and at.session_state["data"]["info"]["rows"] == 994
+    assert not at.exception and at.session_state["declaration"]["columns"]["Race"]["labels"] == {
+        "1": "White",
+        "2": "Black",
+    }
 
 
 def test_a_parquet_file_is_uploaded_as_the_same_records_as_its_csv():
