@@ -8,11 +8,11 @@ from app_support import state
 from app_support.cached import column_plan, numeric_resolution
 from app_support.codebook import codebook_entries, codebook_mark, codebook_offer, confirm_shown, pending, with_ticks
 from app_support.column_editor import alike_editor, column_editor, missing_markers_editor, todo_toggle
+from app_support.declaration_load import load_or_save
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
-from dpsynth_core import METHODS, DomainError, DPSynthError
+from dpsynth_core import METHODS, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, RANGE_KINDS, editing
-from dpsynth_core.domain.declaration import DICTIONARY_WORDS
 from dpsynth_core.synthesizers.planning import text_outlook
 from dpsynth_core.synthesizers.planning.resolution import resolution_words
 
@@ -34,51 +34,7 @@ version = st.session_state[state.DECLARATION_VERSION]
 
 # --- load and save -----------------------------------------------------------------------
 with st.expander("Load or save a declaration (JSON, or a Table Schema, REDCap dictionary, XLSForm or DDI codebook)"):
-    st.markdown(f"A declaration saved once serves every release of the same kind of table. {DICTIONARY_WORDS}")
-    upload = st.file_uploader("Load a declaration", type=["json", "csv", "xml", "xlsx", "xls"], key="domain_load")
-    if upload is not None and st.session_state.get("domain_load_done") != upload.file_id:
-        st.session_state["domain_load_done"] = upload.file_id
-        st.session_state.pop("domain_load_partial", None)
-        try:
-            loaded = editing.load_for(upload.getvalue(), upload.name, columns_in_data)
-        except DomainError as problem:
-            st.error(f"That declaration cannot be used: {problem}", icon=":material/error:")
-        else:
-            if loaded.fits:
-                state.set_declaration(loaded.spec)
-                st.rerun()
-            st.session_state["domain_load_partial"] = {
-                "spec": loaded.spec,
-                "matching": list(loaded.matching),
-                "problem": loaded.problem,
-            }
-    partial = st.session_state.get("domain_load_partial")
-    if partial:
-        st.warning(
-            f"That declaration does not fit this table as a whole: {partial['problem']}. It declares "
-            f"{len(partial['matching'])} of this table's {len(columns_in_data)} columns: "
-            + ", ".join(literal(name) for name in partial["matching"])
-            + ".",
-            icon=":material/warning:",
-        )
-        if st.button(
-            f"Apply the {len(partial['matching'])} matching column(s), keep the others as they are",
-            key="domain_load_apply",
-        ):
-            state.set_declaration(
-                editing.apply_columns(declaration, partial["spec"], partial["matching"], columns_in_data)
-            )
-            st.session_state.pop("domain_load_partial")
-            st.rerun()
-    policies = [p for p in state.workspace().choices.policies() if set(p["columns"]) >= set(columns_in_data)]
-    if policies:
-        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        chosen = c1.selectbox(
-            "Or reuse a policy saved in your workspace", [p["name"] for p in policies], key="domain_policy_choice"
-        )
-        if c2.button("Use this policy", key="domain_policy_use"):
-            state.set_declaration(state.workspace().choices.policy(chosen))
-            st.rerun()
+    load_or_save(declaration, columns_in_data)
 
 
 def _outlook(name: str, spec: dict, kind: str) -> None:

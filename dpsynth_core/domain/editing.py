@@ -10,6 +10,7 @@ from .. import constraints
 from ..errors import DomainError
 from .column import ColumnDomain
 from .declaration import column_from_json, parse_declaration
+from .header import names_hint
 from .table import TableDomain
 from .templates import with_paths
 
@@ -20,11 +21,14 @@ UNDECLARED = {"type": "text"}
 @dataclass(frozen=True)
 class Loaded:
     """A declaration file read for a table. ``matching`` (when it does not fit the table as a whole,
-    ``problem`` says why) names the table's columns it declares, which may be applied alone."""
+    ``problem`` says why) names the table's columns it declares, which may be applied alone; ``names``, for a table
+    read without its header line (column_1, ...) and a declaration of as many columns, none of them its, are the
+    declaration's names, which the file's fields may take in order (:func:`~.header.names_hint`)."""
 
     spec: dict
     matching: tuple = ()
     problem: str = ""
+    names: tuple = ()
 
     @property
     def fits(self) -> bool:
@@ -34,7 +38,8 @@ class Loaded:
 def load_for(raw: bytes, file_name: str, columns) -> Loaded:
     """Read a declaration file for a table with these columns. Raises :class:`DomainError` (one
     clear message) when it cannot be used at all: too large, not JSON, not a declaration, or
-    declaring none of the table's columns."""
+    declaring none of the table's columns (but for one whose names a table read without its header line may take:
+    :attr:`Loaded.names`)."""
     if len(raw) > constraints.MAX_DECLARATION_BYTES:
         raise DomainError(f"the file is larger than {constraints.MAX_DECLARATION_BYTES >> 20} MB")
     spec = with_paths(parse_declaration(raw, file_name, columns), columns)  # an XLSForm's questions under their groups
@@ -43,6 +48,8 @@ def load_for(raw: bytes, file_name: str, columns) -> Loaded:
         domain.check_matches(list(columns))
     except DomainError as problem:
         matching = tuple(c for c in columns if c in domain.columns)
+        if names_hint(columns, domain.columns):
+            return Loaded(spec, (), str(problem), tuple(domain.columns))
         if not matching:
             raise
         return Loaded(spec, matching, str(problem))

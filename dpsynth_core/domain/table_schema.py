@@ -75,8 +75,12 @@ def table_schema_of(spec, columns=None, name: str = "the data package") -> dict 
 def _resource_for(tables: list, columns, name: str) -> dict:
     """Of a data package's resources with schemas, the one whose fields name most of ``columns``, and of those the
     one with the fewest fields the table lacks (a unique best, or several with one schema, as a package's seasonally
-    adjusted table beside its raw one)."""
+    adjusted table beside its raw one). For a table read without its header line (columns column_1, ...), the one
+    table with as many fields, whose names the publisher is then told to give it (:func:`~.header.names_hint`)."""
     names = {str(c) for c in columns or ()}
+    sized = [r for r in tables if names_hint(list(columns or ()), [str(f.get("name")) for f in _fields(r)])]
+    if len(sized) == 1:  # a file read without its header line: the one table with as many fields, to name it by
+        return sized[0]
     named = [[str(f.get("name")) in names for f in _fields(r)] for r in tables]
     scores = [(sum(found), sum(found) - len(found)) for found in named]
     best = max(scores)
@@ -87,9 +91,7 @@ def _resource_for(tables: list, columns, name: str) -> dict:
     if not names:
         why = "load it as the table's data dictionary (the Domain page, or declare --dictionary) to choose by columns"
     elif not best[0]:
-        sized = [[str(f.get("name")) for f in _fields(r)] for r in tables if len(_fields(r)) == len(names)]
-        hint = names_hint(list(columns), sized[0]) if len(sized) == 1 else ""
-        why = "none of them names this table's columns" + (f". {hint}" if hint else "")
+        why = "none of them names this table's columns"
     else:
         why = "which one describes this table cannot be told from its column names"
     raise DomainError(f"{name} describes {len(tables)} tables ({listed}): {why}")

@@ -53,7 +53,7 @@ def rerun_settings(release) -> dict:
         "sheet": settings.get("sheet"),
         "header_row": settings.get("header_row"),
         "header_rows": settings.get("header_rows"),
-        "names": settings.get("names"),
+        "names": list(settings["names"]) if settings.get("names") else None,
         "engine": settings.get("engine") or "auto",
         "person": person,
     }

@@ -551,7 +551,7 @@ def test_the_data_page_reads_the_file_in_use_again_after_a_visit_to_another_page
 
 def test_a_file_without_a_header_line_takes_the_names_typed_from_its_documentation():
     """adult.data read with no header line: the Data page offers a box for the columns' names, as adult.names lists
-    them (a declaration of as many columns, loaded onto column_1, ..., says so and lists them); typed, the table is
+    them (a declaration of as many columns, loaded onto column_1, ..., offers its names); typed, the table is
     read again under them (the caption says so); a list of the wrong length or with a name twice is told in one line
     and the table in use stays as it was."""
     from tests.conftest import complete_domain, shared_path
@@ -560,9 +560,9 @@ def test_a_file_without_a_header_line_takes_the_names_typed_from_its_documentati
     names = shared_path("adult.csv").read_text().splitlines()[0]
     at = _upload(_app().run(), "adult.data", raw)
     at.button(key="data_header_span").click().run()
-    at = _load_declaration(at, complete_domain("adult"))  # loaded onto column_1, ...: the page says what to type
-    said = [e.value for e in at.error if "Column names, in order" in e.value]
-    assert len(said) == 1 and said[0].endswith(names), [e.value for e in at.error]
+    at = _load_declaration(at, complete_domain("adult"))  # loaded onto column_1, ...: the page offers its names
+    said = [w.value for w in at.warning if "name the columns by it" in w.value]
+    assert len(said) == 1 and "names 15 columns (age, workclass, fnlwgt" in said[0], [w.value for w in at.warning]
     at = _visit(at, "app_pages/1_Data.py")  # the uploader let the file go: its choices read the kept file again
     assert at.radio(key="data_source_choice").value == "My own file" and not at.exception
     assert at.number_input(key="data_header_lines").value == 0
@@ -582,6 +582,31 @@ def test_a_file_without_a_header_line_takes_the_names_typed_from_its_documentati
     assert not at.exception and not at.error and info["columns"] == names.split(",") and info["rows"] == 300
     assert any("no header line (columns named as you typed them)" in c.value for c in at.caption)
     assert list(at.session_state[state.DECLARATION]["columns"]) == names.split(",")
+
+
+def test_a_declaration_loaded_onto_a_file_read_without_its_header_line_names_its_columns_in_one_click():
+    """adult.data read with no header line (column_1, ...), and the adult declaration written from its documentation
+    loaded on the Domain page: the page says its 15 names may be the file's fields in order and, in one click, reads
+    the kept file again under them and applies the declaration whole; the release's rerun settings keep the names."""
+    from dpsynth_core.release.rerun import rerun_settings
+    from tests.conftest import complete_domain, shared_path
+
+    raw = b"".join(shared_path("adult.csv").read_bytes().splitlines(keepends=True)[1:401])
+    at = _upload(_app().run(), "adult.data", raw)
+    at.button(key="data_header_span").click().run()
+    spec = complete_domain("adult")
+    at = _load_declaration(at, spec)
+    said = [w.value for w in at.warning if "read without a header line" in w.value]
+    assert len(said) == 1 and "names 15 columns (age, workclass, fnlwgt" in said[0], [w.value for w in at.warning]
+    at.button(key="domain_load_names").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    info = at.session_state[state.DATA]["info"]
+    assert info["columns"] == list(spec["columns"]) and info["rows"] == 400
+    assert at.session_state[state.DECLARATION]["columns"] == spec["columns"]
+    assert not [w.value for w in at.warning if "read without a header line" in w.value]
+    at = _generate(at)
+    entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
+    assert rerun_settings(entry)["names"] == list(spec["columns"]) and rerun_settings(entry)["header_rows"] == 0
 
 
 def test_a_column_named_with_a_colon_keeps_its_whole_message():

@@ -17,6 +17,10 @@ def test_a_declaration_file_is_loaded_for_a_table():
         editing.load_for(json.dumps(spec).encode(), "x.json", ["c"])
     with pytest.raises(DomainError, match="not valid JSON"):
         editing.load_for(b"{", "x.json", ["a"])
+    numbered = editing.load_for(json.dumps(spec).encode(), "x.json", ["column_1", "column_2"])  # no header line
+    assert not numbered.fits and numbered.matching == () and numbered.names == ("a", "b")
+    with pytest.raises(DomainError):  # three fields: not the declaration's two
+        editing.load_for(json.dumps(spec).encode(), "x.json", ["column_1", "column_2", "column_3"])
     merged = editing.apply_columns({"dataset": "t", "columns": {"c": {"type": "drop"}}}, spec, ["a"], ["c", "a", "d"])
     assert merged["dataset"] == "t" and list(merged["columns"]) == ["c", "a", "d"]
     assert merged["columns"]["a"]["max"] == 9 and merged["columns"]["d"] == editing.UNDECLARED

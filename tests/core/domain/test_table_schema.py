@@ -193,24 +193,30 @@ def test_the_command_line_releases_from_a_table_schema(tmp_path, capsys):
 
 def test_a_file_read_without_its_header_line_is_told_the_names_its_package_or_declaration_gives(tmp_path, capsys):
     """A data package's table kept without a header line (its dialect's ``"header": false``), read so: its columns
-    are column_1, column_2, ..., which no field names. The package's table with as many fields, a single schema and
-    a declaration of as many columns each say to give their names to the file's fields, in order, and print them
-    ready for ``--names``; the release under those names then reads the package's schema."""
+    are column_1, column_2, ..., which no field names. The package's one table with as many fields is the one read, and
+    it, a single schema and a declaration of as many columns each say to give their names to the file's fields, in
+    order, printed ready for ``--names``; the file read under those names then takes the package's schema."""
     data = tmp_path / "figures.csv"
     data.write_text("AAA,Energy,12.5\nBBB,Utilities,40\n")
     package = tmp_path / "datapackage.json"
     package.write_text(json.dumps(PACKAGE))
     said = "if they are the file's fields in order, give them as its column names"
-    with pytest.raises(DomainError, match=f"none of them names this table's columns. The table was read .*{said}"):
-        parse_declaration(package.read_bytes(), "datapackage.json", ["column_1", "column_2", "column_3"])
-    out = tmp_path / "f.json"
-    argv = ["declare", str(data), "--header-rows", "0", "--dictionary", str(tmp_path / "schema.json"), "--out"]
+    numbered = ["column_1", "column_2", "column_3"]
+    assert list(parse_declaration(package.read_bytes(), "datapackage.json", numbered)["columns"]) == [
+        "Symbol",
+        "Sector",
+        "Price",
+    ]  # the package's one table of three fields
+    with pytest.raises(DomainError, match="none of them names this table's columns"):
+        parse_declaration(package.read_bytes(), "datapackage.json", numbered[:1])  # one field: no table has one
     (tmp_path / "schema.json").write_text(json.dumps(PACKAGE["resources"][2]["schema"]))
-    assert main([*argv, str(out)]) == 0
-    err = capsys.readouterr().err
-    assert "note: the table was read without a header line" in err and err.count("\n") == 2, err
-    names = err.split("--names on the command line): ")[1].splitlines()[0]
-    assert names == "Symbol,Sector,Price" and "does not hold" not in err
+    for dictionary in ("schema.json", "datapackage.json"):
+        argv = ["declare", str(data), "--header-rows", "0", "--dictionary", str(tmp_path / dictionary), "--out"]
+        assert main([*argv, str(tmp_path / f"{dictionary}.start.json")]) == 0
+        err = capsys.readouterr().err
+        assert "note: the table was read without a header line" in err and err.count("\n") == 2, err
+        names = err.split("--names on the command line): ")[1].splitlines()[0]
+        assert names == "Symbol,Sector,Price" and "does not hold" not in err
     assert (
         main(["declare", str(data), "--names", names, "--dictionary", str(package), "--out", str(tmp_path / "g.json")])
         == 0
