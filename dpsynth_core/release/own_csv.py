@@ -29,8 +29,9 @@ _PLAIN_NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 def csv_dialect(info: dict, declaration: dict) -> dict | None:
     """How a copy of the synthetic table is written as the upload was read: ``{"encoding", "delimiter", "written",
     "header"}`` (``written``: the columns declared with a decimal comma or a percent sign; ``header``: False for a
-    file read without a header line, whose copy has none either), or None when that copy would be the plain CSV (a
-    comma-separated UTF-8 file with a header line and numbers written plainly) or the upload was not a CSV."""
+    file read without a header line, whose copy has none either and keeps its fields' positions, ``columns``: a
+    column the release does not hold, dropped, left empty in its place), or None when that copy would be the plain
+    CSV (a comma-separated UTF-8 file with a header line and numbers written plainly) or the upload was not a CSV."""
     label, delimiter = str(info.get("encoding") or ""), info.get("delimiter")
     if not label or delimiter is None:
         return None  # a spreadsheet or a package file: read without an encoding or a delimiter
@@ -51,7 +52,8 @@ def csv_dialect(info: dict, declaration: dict) -> dict | None:
     header = info.get("header_rows") != 0
     if encoding.replace("_", "-").lower() in ("utf-8", "utf8", "ascii") and delimiter == "," and not written and header:
         return None
-    return {"encoding": encoding, "delimiter": delimiter, "written": written, "header": header}
+    layout = {} if header else {"columns": list(info["columns"])}  # the fields by position, as the file has them
+    return {"encoding": encoding, "delimiter": delimiter, "written": written, "header": header, **layout}
 
 
 def describe(dialect: dict) -> str:
@@ -60,7 +62,7 @@ def describe(dialect: dict) -> str:
     >>> describe({"encoding": "cp1252", "delimiter": ";", "written": {"pay": "decimal comma"}})
     "Written as your file was read: fields separated by ';', text in Windows-1252, decimal commas in 'pay'."
     >>> describe({"encoding": "utf-8", "delimiter": ",", "written": {}, "header": False})
-    "Written as your file was read: fields separated by ',', text in utf-8, no header line (the columns in order)."
+    "Written as your file was read: fields separated by ',', text in utf-8, no header line (each field in its place)."
     """
     delimiter = {"\t": "tabs"}.get(dialect["delimiter"], repr(dialect["delimiter"]))
     encoding = {"cp1252": "Windows-1252", "utf-8-sig": "UTF-8 with a byte-order mark"}.get(
@@ -72,15 +74,16 @@ def describe(dialect: dict) -> str:
         if names:
             parts.append(f"{words} in {', '.join(repr(n) for n in names[:5])}{' and others' if len(names) > 5 else ''}")
     if not dialect.get("header", True):
-        parts.append("no header line (the columns in order)")
+        parts.append("no header line (each field in its place)")
     return f"Written as your file was read: {', '.join(parts)}."
 
 
 def csv_as_read_bytes(table: pd.DataFrame, dialect: dict) -> bytes:
     """The synthetic ``table`` (cells as text, as the release stores it) as a CSV in ``dialect``
-    (:func:`csv_dialect`); a cell the encoding cannot hold makes the whole file UTF-8 with a byte-order mark,
-    which spreadsheets read, rather than lose it."""
-    out = table.copy()
+    (:func:`csv_dialect`; without a header line, a column the release does not hold is an empty field in its
+    place, so each field stays where the file's readers look for it); a cell the encoding cannot hold makes the
+    whole file UTF-8 with a byte-order mark, which spreadsheets read, rather than lose it."""
+    out = table.copy() if "columns" not in dialect else table.reindex(columns=dialect["columns"], fill_value="")
     for name, how in dialect["written"].items():
         if name not in out.columns:
             continue

@@ -69,16 +69,19 @@ def test_a_plain_csv_needs_no_second_copy_and_a_value_the_encoding_cannot_hold_k
 
 def test_a_file_without_a_header_line_is_answered_without_one(tmp_path):
     """UCI's adult.data (commas, UTF-8, no header line), read with the names adult.names lists: the copy as the file
-    was read has no header line either, the columns in the file's order, and reads back (with the same names) as the
-    same cells; the plain CSV keeps its header line."""
+    was read has no header line either, each field in its place (a column the release drops left empty there, so a
+    reader of the file's layout reads the others where they were), and reads back as the same cells."""
     adult = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False).head(50)
     names = tuple(adult.columns)
     (tmp_path / "adult.data").write_bytes(adult.to_csv(index=False, header=False).encode())
     frame, info = read_data(tmp_path / "adult.data", header_rows=0, names=names)
     dialect = csv_dialect(info, complete_domain("adult"))
-    assert dialect == {"encoding": "utf-8", "delimiter": ",", "written": {}, "header": False}
-    assert describe(dialect).endswith("no header line (the columns in order).")
+    assert dialect == {"encoding": "utf-8", "delimiter": ",", "written": {}, "header": False, "columns": list(names)}
+    assert describe(dialect).endswith("no header line (each field in its place).")
     out = csv_as_read_bytes(frame, dialect)
     assert out.decode().splitlines()[0] == ",".join(adult.iloc[0])
     again, _ = read_data(out, name="back.data", header_rows=0, names=names)
     pd.testing.assert_frame_equal(again, frame)
+    released = frame.drop(columns=["fnlwgt", "education-num"])  # dropped by the declaration: empty in their place
+    again, _ = read_data(csv_as_read_bytes(released, dialect), name="back.data", header_rows=0, names=names)
+    assert again["fnlwgt"].eq("").all() and again.drop(columns=["fnlwgt", "education-num"]).equals(released)
