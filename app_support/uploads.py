@@ -29,7 +29,7 @@ from app_support.cached import read_upload, upload_codebook, upload_sheets
 from dpsynth_core import DPSynthError
 from dpsynth_core.data.formats import file_family
 from dpsynth_core.data.parts import parquet_named
-from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS, check_names
+from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS, check_names, names_text
 
 
 def _header_number(where, what: str, key: str, help: str) -> int | None:
@@ -80,8 +80,9 @@ def _given_names(span: int | None, what: str) -> tuple[str, ...] | None:
         key="data_column_names",
         placeholder="age, workclass, fnlwgt, ...",
         help=f"The file has no header {what}: name its columns as its documentation lists them, one name per field "
-        "in the file's order, separated by commas (UCI's adult.names lists age, workclass, fnlwgt, ...). Left empty, "
-        "they are named column_1, column_2, .... The names are yours, never read from the file.",
+        "in the file's order, separated by commas, a name holding a comma in double quotes (UCI's adult.names lists "
+        "age, workclass, fnlwgt, ...). Left empty, they are named column_1, column_2, .... The names are yours, never "
+        "read from the file.",
     )
     try:
         return check_names(typed, 0)[0]
@@ -170,7 +171,9 @@ def show_reading(loaded: dict) -> None:
     """Set each of the Data page's reading choices the page has not drawn on this visit to how the uploaded table
     in use was read (its encoding, delimiter, sheet, header, column names), before they are drawn: they then show
     it, and the table is read again only when the publisher changes one. (A widget's value goes when its page is
-    left, so they would otherwise show the defaults, and a click such as *No header* would change nothing.)"""
+    left, so they would otherwise show the defaults, and a click such as *No header* would change nothing.) A table
+    read anew (on this page, or under a declaration's names on the Domain page) sets every choice to its reading,
+    so a choice left from before cannot read it again the old way."""
     if not loaded["source"].startswith("upload: "):
         return
     reading, kind = loaded["reading"], "spreadsheet" if loaded["info"].get("format") == "spreadsheet" else "csv"
@@ -179,10 +182,14 @@ def show_reading(loaded: dict) -> None:
         "data_delimiter": reading.get("delimiter") or "auto",
         "data_header_row" if kind == "spreadsheet" else "data_header_line": reading.get("header_row") or 0,
         HEADER_SPAN_KEYS[kind]: 1 if reading.get("header_rows") is None else reading["header_rows"],
-        "data_column_names": ", ".join(reading.get("names") or ()),
+        "data_column_names": names_text(reading.get("names") or ()),
         **({"data_sheet": reading["sheet"]} if reading.get("sheet") else {}),
     }
-    for key, value in shown.items():
+    marker = (loaded["hash"], *sorted((k, str(v)) for k, v in reading.items()))
+    if st.session_state.get("data_reading_shown") != marker:  # read anew (here, or by the Domain page's names)
+        st.session_state.update(shown)
+        st.session_state["data_reading_shown"] = marker
+    for key, value in shown.items():  # a choice the page has not drawn on this visit
         st.session_state.setdefault(key, value)
 
 

@@ -10,6 +10,7 @@ Domain declarations are checked in :mod:`~dpsynth_core.domain.schema`.
 
 from __future__ import annotations
 
+import csv
 import math
 import numbers
 import re
@@ -233,8 +234,10 @@ def check_names(names, header_rows) -> tuple[tuple[str, ...] | None, int | None]
     ``(names, header_rows)``, ``header_rows`` 0 when names are given (the file then has no header line), names None
     when none are given. Names are public: the publisher's, never read off the file.
 
-    >>> check_names("age, workclass,fnlwgt", None)
-    (('age', 'workclass', 'fnlwgt'), 0)
+    A name holding a comma is written in double quotes, as in a CSV (:func:`names_text` writes them so).
+
+    >>> check_names('age, workclass,"Income, annual"', None)
+    (('age', 'workclass', 'Income, annual'), 0)
     >>> check_names(None, 2)
     (None, 2)
     """
@@ -242,7 +245,7 @@ def check_names(names, header_rows) -> tuple[tuple[str, ...] | None, int | None]
     if names is None or (isinstance(names, str) and not names.strip()):
         return None, header_rows
     if isinstance(names, str):
-        names = re.split(r"[,\n]", names.strip())
+        names = next(csv.reader([names.strip().replace("\n", ",")], skipinitialspace=True))
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
         raise ParameterError(f"column names ({names!r}) must be text: one name per field, separated by commas")
     names = tuple(n.strip() for n in names)
@@ -260,3 +263,16 @@ def check_names(names, header_rows) -> tuple[tuple[str, ...] | None, int | None]
             "rows: give one or the other"
         )
     return names, 0
+
+
+def names_text(names, sep: str = ", ") -> str:
+    """Column names as text that :func:`check_names` reads back as them: separated by ``sep``, a name holding a comma
+    or a double quote in double quotes (its quotes doubled), as a CSV writes it.
+
+    >>> names_text(["age", "Income, annual"])
+    'age, "Income, annual"'
+    >>> check_names(names_text(["age", "Income, annual", 'Rate "A"']), 0)[0]
+    ('age', 'Income, annual', 'Rate "A"')
+    """
+    quote = '"'
+    return sep.join(f"{quote}{n.replace(quote, quote * 2)}{quote}" if "," in n or quote in n else n for n in names)

@@ -270,7 +270,8 @@ def add_sheet_flags(parser) -> None:
         default=None,
         metavar="A,B,...",
         help="the columns' names for a file with no header line, one per field in the file's order, separated by "
-        "commas, as its documentation lists them (UCI's adult.names: age,workclass,...); implies --header-rows 0 "
+        "commas (a name holding a comma in double quotes), as its documentation lists them (UCI's adult.names: "
+        "age,workclass,...); implies --header-rows 0 "
         "(default: column_1, column_2, ...)",
     )
 

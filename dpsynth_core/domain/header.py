@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..validation import names_text
 from ..wording import first_names
 
 #: Between the parts of a name from a header over several rows (a question and its answer).
@@ -37,7 +38,7 @@ def names_hint(columns, declared) -> str:
         "The table was read without a header line (its columns are named column_1, column_2, ... by position), and "
         f"the declaration or dictionary names {len(declared):,} columns: if they are the file's fields in order, give "
         "them as its column names (the Data page's Column names, in order; --names on the command line): "
-        + ",".join(declared)
+        + names_text(declared, ",")
     )
 
 

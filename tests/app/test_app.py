@@ -587,7 +587,8 @@ def test_a_file_without_a_header_line_takes_the_names_typed_from_its_documentati
 def test_a_declaration_loaded_onto_a_file_read_without_its_header_line_names_its_columns_in_one_click():
     """adult.data read with no header line (column_1, ...), and the adult declaration written from its documentation
     loaded on the Domain page: the page says its 15 names may be the file's fields in order and, in one click, reads
-    the kept file again under them and applies the declaration whole; the release's rerun settings keep the names."""
+    the kept file again under them and applies the declaration whole (a name holding a comma included); back on the
+    Data page, its choices show the names and read nothing again; the release's rerun settings keep the names."""
     from dpsynth_core.release.rerun import rerun_settings
     from tests.conftest import complete_domain, shared_path
 
@@ -595,6 +596,7 @@ def test_a_declaration_loaded_onto_a_file_read_without_its_header_line_names_its
     at = _upload(_app().run(), "adult.data", raw)
     at.button(key="data_header_span").click().run()
     spec = complete_domain("adult")
+    spec["columns"] = {("income, yearly" if n == "income" else n): c for n, c in spec["columns"].items()}
     at = _load_declaration(at, spec)
     said = [w.value for w in at.warning if "read without a header line" in w.value]
     assert len(said) == 1 and "names 15 columns (age, workclass, fnlwgt" in said[0], [w.value for w in at.warning]
@@ -604,6 +606,9 @@ def test_a_declaration_loaded_onto_a_file_read_without_its_header_line_names_its
     assert info["columns"] == list(spec["columns"]) and info["rows"] == 400
     assert at.session_state[state.DECLARATION]["columns"] == spec["columns"]
     assert not [w.value for w in at.warning if "read without a header line" in w.value]
+    at = _visit(at, "app_pages/1_Data.py")  # its choices show the names (one quoted), and read nothing again
+    assert at.text_input(key="data_column_names").value.endswith(', native-country, "income, yearly"')
+    assert not at.error and at.session_state[state.DATA]["info"]["columns"] == list(spec["columns"])
     at = _generate(at)
     entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
     assert rerun_settings(entry)["names"] == list(spec["columns"]) and rerun_settings(entry)["header_rows"] == 0
