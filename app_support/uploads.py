@@ -72,7 +72,8 @@ def _header_span(where, what: str, key: str) -> int | None:
 
 def _given_names(span: int | None, what: str) -> tuple[str, ...] | None:
     """The columns' names the publisher types for a file without a header (``span`` 0), from its documentation;
-    None when there is a header, or none is typed. A list that cannot be names is told in one line (ValueError)."""
+    None when there is a header, or none is typed. A list that cannot be names raises the one check's one-line
+    ParameterError (:func:`~dpsynth_core.validation.check_names`)."""
     if span != 0:
         return None
     typed = st.text_input(
@@ -84,10 +85,7 @@ def _given_names(span: int | None, what: str) -> tuple[str, ...] | None:
         "age, workclass, fnlwgt, ...). Left empty, they are named column_1, column_2, .... The names are yours, never "
         "read from the file.",
     )
-    try:
-        return check_names(typed, 0)[0]
-    except DPSynthError as problem:
-        raise ValueError(str(problem)) from None
+    return check_names(typed, 0)[0]
 
 
 def reading_choices(upload, encoding: str, delimiter: str) -> dict | None:
@@ -137,7 +135,7 @@ def _named(options: dict, what: str) -> dict | None:
     the reason shown, when they cannot be names."""
     try:
         names = _given_names(options["header_rows"], what)
-    except ValueError as problem:
+    except DPSynthError as problem:
         st.error(f"The column names cannot be used: {problem}.")
         return None
     return {**options, "names": names} if names is not None else options
