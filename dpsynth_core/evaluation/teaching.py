@@ -73,11 +73,17 @@ def k_anonymous_example(k: int):
 def dp_share_with_and_without(k: int, epsilon: float, example=None):
     """A DP release of the example with and without one member of the smallest homogeneous class of
     its k-anonymous version: (that class, {"with this person" | "without this person": (share of
-    the class's records with its income, records in the class)}). Seeded, so the page is stable."""
+    the class's records with its income, records in the class)}). Seeded, so the page is stable.
+
+    Each release holds the columns the question reads (the generalised ones and income), under their
+    declaration: the same promise as a release of the whole table, in a third of its time."""
     from ..release import synthesize
 
     result, _, homogeneous = example if example is not None else k_anonymous_example(k)
-    frame = read_table(example_csv("adult"))[0]
+    asked = [*result.levels, "income"]
+    frame = read_table(example_csv("adult"))[0][asked]
+    declaration = example_declaration("adult")
+    declaration = {**declaration, "columns": {name: declaration["columns"][name] for name in asked}}
     target = homogeneous.iloc[0]
 
     def in_class(table) -> np.ndarray:
@@ -90,9 +96,7 @@ def dp_share_with_and_without(k: int, epsilon: float, example=None):
     shares = {}
     member = np.flatnonzero(in_class(frame))[0]
     for label, data in (("with this person", frame), ("without this person", frame.drop(index=member))):
-        synthetic = synthesize(
-            data, example_declaration("adult"), epsilon, random_state=np.random.default_rng(len(data))
-        ).data
+        synthetic = synthesize(data, declaration, epsilon, random_state=np.random.default_rng(len(data))).data
         group = synthetic.loc[in_class(synthetic), "income"]
         shares[label] = (
             float((group == target["most common value"]).mean()) if len(group) else float("nan"),
