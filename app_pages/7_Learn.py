@@ -84,6 +84,16 @@ learn their income, although the table is k-anonymous. This is the *homogeneity 
 l-diversity (at least *l* different values per group) was invented to patch it, and it too can fail.
 """
 )
+
+
+def _share_words(label: str, share: float, records: int) -> str:
+    """One release's answer: the share of its records matching the group that have the group's income."""
+    if not records:
+        return f"{label}, no synthetic record matches the group"
+    records_words = f"{records:,} matching synthetic record{'s' if records != 1 else ''}"
+    return f"{label}, {share:.0%} of the {records_words} have that income"
+
+
 k = st.select_slider("k", options=[2, 5, 10, 20, 50], value=5, key="learn_k")
 result, classes, homogeneous = k_anonymous_example(k)
 c1, c2, c3, c4 = st.columns(4)
@@ -102,8 +112,8 @@ if len(homogeneous):
         f"**The attack.** All {int(target['size'])} people with {who} have income **{target['most common value']}**: "
         "the k-anonymous table tells you that about each of them.\n\n"
         "**The same question on a DP synthetic release** (ε = 1), made once with and once without one of "
-        "these people: the share of matching synthetic records with that income is "
-        + " and ".join(f"{v[0]:.0%} {k_}" for k_, v in shares.items())
+        "these people: "
+        + "; ".join(_share_words(label, *answer) for label, answer in shares.items())
         + ". A DP release is built so that this answer hardly depends on any one person: whatever it says "
         "about the group, it would have said without your neighbour too."
     )

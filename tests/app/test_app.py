@@ -125,6 +125,22 @@ def test_every_page_loads_from_a_fresh_start(path):
     _visit(_app().run(), path)
 
 
+def test_the_learn_pages_attack_says_each_releases_answer_even_when_no_record_matches():
+    """The k-anonymity demo's two DP releases: a share of their matching records, or (k = 10 at this seed:
+    none matched in either) that none matched; never "nan%"."""
+    at = _visit(_app().run(), "app_pages/7_Learn.py")
+    for k in (5, 10):
+        at.select_slider(key="learn_k").set_value(k).run()
+        assert not at.exception
+        said = next(m.value for m in at.markdown if "The same question on a DP synthetic release" in m.value)
+        answers = said.split("one of these people: ")[1].split(". A DP release")[0].split("; ")
+        assert [a.split(",")[0] for a in answers] == ["with this person", "without this person"], said
+        assert "nan" not in said and all(
+            "no synthetic record matches" in a or re.search(r", \d+% of the [\d,]+ matching synthetic", a)
+            for a in answers
+        ), said
+
+
 def test_navigation_has_titled_pages_and_no_developer_toolbar():
     listed = [page for section in pages.PUBLISHER.values() for page in section]
     assert sorted(page.path for page in listed) == PAGES and all(page.title and page.icon for page in listed)
