@@ -95,7 +95,8 @@ def _share_words(label: str, share: float, records: int) -> str:
 
 
 k = st.select_slider("k", options=[2, 5, 10, 20, 50], value=5, key="learn_k")
-result, classes, homogeneous = k_anonymous_example(k)
+with st.spinner(f"Making the example {k}-anonymous..."):
+    result, classes, homogeneous = k_anonymous_example(k)
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("groups of look-alikes", f"{len(classes):,}")
 c2.metric("people removed", f"{result.suppressed:,}")
@@ -106,7 +107,8 @@ st.caption(
 )
 st.dataframe(homogeneous.head(6), hide_index=True, width="stretch")
 if len(homogeneous):
-    target, shares = dp_share_with_and_without(k, 1.0)
+    with st.spinner("Making two DP releases of the example, with and without one of these people..."):
+        target, shares = dp_share_with_and_without(k, 1.0)
     who = ", ".join(f"{n} {target[n]}" for n in ("age", "sex", "race", "native-country") if target[n] != "*")
     st.markdown(
         f"**The attack.** All {int(target['size'])} people with {who} have income **{target['most common value']}**: "
