@@ -6,6 +6,7 @@ import streamlit as st
 from app_support.cached import bad_bins_exact, dp_share_with_and_without, k_anonymous_example
 from dpsynth_core.evaluation.charts import tau_curve, with_and_without_chart
 from dpsynth_core.evaluation.kanonymity import l_diversity
+from dpsynth_core.wording import counted
 
 st.title("How it works")
 
@@ -90,8 +91,8 @@ def _share_words(label: str, share: float, records: int) -> str:
     """One release's answer: the share of its records matching the group that have the group's income."""
     if not records:
         return f"{label}, no synthetic record matches the group"
-    records_words = f"{records:,} matching synthetic record{'s' if records != 1 else ''}"
-    return f"{label}, {share:.0%} of the {records_words} have that income"
+    verb = "has" if records == 1 else "have"
+    return f"{label}, {share:.0%} of the {counted(records, 'matching synthetic record')} {verb} that income"
 
 
 k = st.select_slider("k", options=[2, 5, 10, 20, 50], value=5, key="learn_k")
