@@ -30,11 +30,30 @@ def test_the_learn_page_shows_exact_chances_that_keep_the_promise(epsilon):
             assert abs(seen - p) <= 4 * np.sqrt(p * (1 - p) / runs) + 1e-9, (method, p, seen)
 
 
-def test_the_k_anonymity_demo_finds_a_homogeneous_class():
+def test_the_k_anonymity_demo_finds_a_homogeneous_class(monkeypatch):
+    """The shares the Learn page shows are counted from the two releases it made: the records of each release in
+    the group (its generalised values), and the share of them with the group's income."""
+    import dpsynth_core.release as release
+    from dpsynth_core.evaluation.kanonymity import ADULT_HIERARCHIES
+
+    made, synthesize = [], release.synthesize
+    monkeypatch.setattr(release, "synthesize", lambda *a, **k: made.append(synthesize(*a, **k)) or made[-1])
     result, classes, homogeneous = teaching.k_anonymous_example(5)
     assert len(homogeneous) > 0 and homogeneous["size"].min() >= 5
     target, shares = teaching.dp_share_with_and_without(5, 1.0, example=(result, classes, homogeneous))
-    assert set(shares) == {"with this person", "without this person"}
+    assert list(shares) == ["with this person", "without this person"] and len(made) == 2
+    for drawn, (share, records) in zip(made, shares.values()):
+        synthetic = drawn.data
+        assert list(synthetic.columns) == [*result.levels, "income"]  # the columns the question reads
+        in_group = np.logical_and.reduce(
+            [
+                ADULT_HIERARCHIES[n][lvl](synthetic[n].astype(str)).to_numpy() == target[n]
+                for n, lvl in result.levels.items()
+            ]
+        )
+        assert records == in_group.sum()
+        if records:
+            assert share == (synthetic.loc[in_group, "income"] == target["most common value"]).mean()
 
 
 def test_every_measure_is_plain_json():
