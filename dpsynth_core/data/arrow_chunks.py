@@ -3,14 +3,66 @@
 A release written as Parquet is written chunk by chunk, by the release's own writer in this
 process (:func:`~dpsynth_core.release.writer.write_synthetic`) or by an engine's workers
 (:func:`~dpsynth_core.engines.spark_writer.write_on_spark`); both cast each chunk here, so a
-file holds the same column types whoever wrote it.
+file holds the same column types whoever wrote it. Dates, dates with a time and times of day are
+typed (:func:`moment_type`), as in the app's Parquet download and the publisher's own formats: a
+CSV writes them as text, a typed file as what they are.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from ..domain.dates import DateDomain, DateTimeDomain, TimeDomain
+
+
+def moment_type(column) -> pa.DataType | None:
+    """The Arrow type of a date, date-and-time or time-of-day column (a column's declared domain) in a typed
+    file: days as ``date32``, dates with a time as ``timestamp[us]``, times of day as ``time64[us]`` (the units
+    Spark writes, and pandas' dates and times give Arrow; whole seconds, or the column's step). None (text)
+    for any other column, and for dates the file writes as a year and a month or a quarter (no day to type) and
+    times it writes as HHMM (a number of the file's own form), which stay as written."""
+    if isinstance(column, TimeDomain):
+        return None if column.written == "HHMM" else pa.time64("us")
+    if isinstance(column, DateTimeDomain):
+        return pa.timestamp("us")
+    if isinstance(column, DateDomain):
+        return None if column.written in ("year and month", "year and quarter") else pa.date32()
+    return None
+
+
+def moment_array(column, numbers: np.ndarray, missing: np.ndarray | None) -> pa.Array:
+    """A column's drawn values as typed Arrow (:func:`moment_type`) from the numbers the domain counts them by
+    (days since 1970-01-01, or steps since 1970-01-01 00:00 or since midnight): no text is made or parsed."""
+    kind = moment_type(column)
+    numbers = np.asarray(numbers, dtype=np.int64)
+    if isinstance(column, DateTimeDomain):  # a time of day too: its steps count from midnight
+        numbers = numbers * (column.seconds * 1_000_000)
+    else:
+        numbers = numbers.astype(np.int32)
+    mask = missing if missing is not None and missing.any() else None
+    return pa.array(numbers, mask=mask, type=kind)
+
+
+def typed(table: pa.Table, domain) -> pa.Table:
+    """``table`` with every date, date-and-time and time-of-day column of ``domain`` (a table's declared
+    domain) in its :func:`moment_type`: a column drawn as text (the file's form, YYYY-MM-DD, YYYY-MM-DD
+    HH:MM[:SS], HH:MM[:SS]) is read as one; a column already typed, or of another kind, is left as it is."""
+    columns = getattr(domain, "columns", {}) or {}
+    for place, name in enumerate(table.column_names):
+        kind = moment_type(columns.get(name))
+        values = table.column(place)
+        if kind is None or values.type == kind:
+            continue
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        if pa.types.is_time64(kind) and pa.types.is_string(values.type):  # Arrow reads no time of day from text
+            values = pc.binary_join_element_wise("1970-01-01 ", values, "").cast(pa.timestamp("us"))
+        table = table.set_column(place, pa.field(name, kind), values.cast(kind))
+    return table
 
 
 def arrow_chunk(chunk: pd.DataFrame, schema: pa.Schema | None) -> pa.Table:

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain
 from ..domain.point_masses import point_of_pieces
+from .arrow_chunks import moment_array, moment_type
 
 
 def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) -> np.ndarray:
@@ -78,8 +79,10 @@ class Decoded:
     """A column's synthetic values, as :func:`decode_codes` draws them, before they become a pandas Series
     (:meth:`series`) or an Arrow array (:meth:`arrow`): the same values either way, from the same draws.
 
-    Either ``labels`` (the possible values) with ``indices`` into them, or ``values`` (numbers, or dates as
-    text) with ``dtype`` (``"Int64"``, ``"float"`` or ``"object"``); ``missing`` marks missing cells.
+    Either ``labels`` (the possible values) with ``indices`` into them, or ``values`` with ``dtype``
+    (``"Int64"``, ``"float"`` or ``"object"``), or ``values`` the numbers a date, date-and-time or time-of-day
+    column ``moments`` counts by (its text for a Series, typed for Arrow: :func:`~.arrow_chunks.moment_array`);
+    ``missing`` marks missing cells.
     """
 
     missing: np.ndarray
@@ -87,6 +90,7 @@ class Decoded:
     indices: np.ndarray | None = None
     values: np.ndarray | None = None
     dtype: str = "object"
+    moments: DateDomain | None = None
 
     def series(self) -> pd.Series:
         """The values as a pandas Series: text as objects (None missing), integers ``Int64``, floats (NaN)."""
@@ -98,14 +102,19 @@ class Decoded:
             return pd.Series(pd.array(np.where(self.missing, 0, self.values), dtype="Int64")).mask(self.missing)
         if self.dtype == "float":
             return pd.Series(np.where(self.missing, np.nan, self.values), dtype=float)
-        values = self.values.copy()
+        values = self.moments.texts(self.values).astype(object) if self.moments is not None else self.values.copy()
         values[self.missing] = None
         return pd.Series(values, dtype=object)
 
     def arrow(self) -> pa.Array:
         """The values as Arrow, the types :meth:`series` gets from Arrow (string, int64, double; missing as
-        null), labels as a dictionary array over them (no string is built per record)."""
+        null), labels as a dictionary array over them (no string is built per record), dates and times typed
+        (:func:`~.arrow_chunks.moment_type`; a form with no type, such as a year and a month, as its text)."""
         mask = self.missing if self.missing.any() else None
+        if self.moments is not None:
+            if moment_type(self.moments) is not None:
+                return moment_array(self.moments, self.values, self.missing)
+            return pa.array(self.moments.texts(self.values).astype(object), mask=mask, type=pa.string())
         if self.labels is not None:
             indices = pa.array(self.indices.astype(np.int32, copy=False), mask=mask)
             return pa.DictionaryArray.from_arrays(indices, pa.array(self.labels, type=pa.string()))
@@ -145,5 +154,5 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise) -> Decoded:
         return Decoded(missing, values=values, dtype="float")
     if isinstance(domain, DateDomain):
         steps = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
-        return Decoded(missing, values=domain.texts(steps).astype(object))
+        return Decoded(missing, values=steps, moments=domain)
     raise TypeError(domain.kind)  # pragma: no cover

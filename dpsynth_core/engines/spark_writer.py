@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..data.arrow_chunks import arrow_chunk
 from ..data.parts import is_remote
@@ -78,18 +79,26 @@ def write_on_spark(spark, draw, sizes: list, path: str) -> int:
 
 def _arrow(chunk, schema: pa.Schema | None) -> pa.Table:
     """A drawn chunk as Arrow: an Arrow table (a sampler's ``arrow=True`` chunks, text as dictionary
-    arrays) cast to ``schema`` in Arrow, no Python object per cell; a DataFrame by :func:`arrow_chunk`."""
-    if isinstance(chunk, pa.Table):
-        return chunk if schema is None else chunk.cast(schema)
-    return arrow_chunk(chunk, schema)
+    arrays) cast to ``schema`` in Arrow, no Python object per cell; a DataFrame by :func:`arrow_chunk`.
+    A time of day that ``schema`` holds as text (:func:`_spark_type`) is written HH:MM:SS."""
+    if not isinstance(chunk, pa.Table):
+        return arrow_chunk(chunk, schema)
+    if schema is None:
+        return chunk
+    for place, field in enumerate(chunk.schema):
+        if pa.types.is_time(field.type) and pa.types.is_string(schema.field(field.name).type):
+            seconds = chunk.column(place).cast(pa.int64()).cast(pa.timestamp("us")).cast(pa.timestamp("s"))
+            chunk = chunk.set_column(place, field.name, pc.strftime(seconds, format="%H:%M:%S"))
+    return chunk.cast(schema)
 
 
 def _spark_type(kind: pa.DataType) -> pa.DataType:
     """The type Spark's Arrow reader takes for a chunk's column: text as plain strings (not large, not
-    dictionary-encoded: the values are the same)."""
+    dictionary-encoded: the values are the same); a time of day as its text, HH:MM:SS (Spark 4.3 takes no
+    time of day from Arrow: the one type its parts hold otherwise than the driver's file)."""
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    return pa.string() if pa.types.is_large_string(kind) else kind
+    return pa.string() if pa.types.is_large_string(kind) or pa.types.is_time(kind) else kind
 
 
 def draws_here(source, path) -> bool:

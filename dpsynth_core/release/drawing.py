@@ -111,8 +111,9 @@ def draw_release(settings, opened, progress) -> Release:
         table = model.sample(progress=told)
         if out is None:
             return finished(table)
+        as_file = model.as_arrow if out_format == "parquet" else None  # dates and times typed, as every Parquet
         written = write_synthetic(
-            out, len(table), _slices(table), chunk_rows=chunk_rows, fmt=out_format, columns=list(table.columns)
+            out, len(table), _slices(table, as_file), chunk_rows=chunk_rows, fmt=out_format, columns=list(table.columns)
         )
         tally.add(table)
         return finished(written=written, path=Path(out))
@@ -215,14 +216,15 @@ def _report(model, reading) -> dict:
     return report
 
 
-def _slices(frame):
-    """``sample(k)`` for the writer: the next ``k`` rows of a table already in memory."""
+def _slices(frame, convert=None):
+    """``sample(k)`` for the writer: the next ``k`` rows of a table already in memory (passed through
+    ``convert`` when given)."""
     start = [0]
 
     def take(k):
         chunk = frame.iloc[start[0] : start[0] + k]
         start[0] += k
-        return chunk
+        return chunk if convert is None else convert(chunk)
 
     return take
 

@@ -29,7 +29,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..data.arrow_chunks import arrow_chunk
+from ..data.arrow_chunks import typed as as_typed
 from ..data.parts import PARQUET_SUFFIXES
+from ..domain import as_table_domain
 from ..errors import ParameterError
 
 #: Rows of one Excel sheet below its header (Excel's limit); more rows continue on the next sheets.
@@ -127,8 +129,8 @@ def whole_file_bytes(table: pd.DataFrame, fmt: str, *, card: dict, declaration: 
                 typed[name] = typed[name].round().astype("Int64")
             elif typed[name].dtype.kind in "OT":  # text: a missing cell (empty in the CSV) is null
                 typed[name] = typed[name].astype(object).where(typed[name].notna() & (typed[name] != ""), None)
-        out = io.BytesIO()
-        pq.write_table(arrow_chunk(typed, None), out, compression="zstd")
+        out = io.BytesIO()  # dates and times in the units every Parquet writer of the release uses
+        pq.write_table(as_typed(arrow_chunk(typed, None), as_table_domain(declaration)), out, compression="zstd")
         return out.getvalue()
     if fmt == "xlsx":
         typed = _typed(table, declaration, numeric_codes=False)

@@ -462,7 +462,7 @@ class Synthesizer:
         if not hasattr(self, "accountant_"):
             raise RuntimeError("call fit() before sample()")
         if not self.independent_chunks:
-            return lambda index, size: self.sample(size)
+            return lambda index, size: self.as_arrow(self.sample(size)) if arrow else self.sample(size)
         key, secure = stream_key(self.noise_.rng), self.noise_.secure
         frozen = copy.copy(self)
 
@@ -478,11 +478,16 @@ class Synthesizer:
         return draw
 
     def _sample_arrow(self, n: int):
-        """``_sample(n)`` as an Arrow table (:func:`~dpsynth_core.data.arrow_chunks.arrow_chunk`); a method
-        that decodes its codes column by column builds it from the codes instead (no Python string per cell)."""
-        from ..data.arrow_chunks import arrow_chunk
+        """``_sample(n)`` as an Arrow table (:meth:`as_arrow`); a method that decodes its codes column by
+        column builds it from the codes instead (no Python string per cell)."""
+        return self.as_arrow(self._sample(n))
 
-        return arrow_chunk(self._sample(n), None)
+    def as_arrow(self, rows: pd.DataFrame):
+        """Drawn ``rows`` as the Arrow table a Parquet file holds: :func:`~dpsynth_core.data.arrow_chunks.arrow_chunk`,
+        dates and times typed (:func:`~dpsynth_core.data.arrow_chunks.typed`)."""
+        from ..data.arrow_chunks import arrow_chunk, typed
+
+        return typed(arrow_chunk(rows, None), self.domain_)
 
     def card_details(self) -> dict:
         """Method-specific, data-independent facts for the release card."""

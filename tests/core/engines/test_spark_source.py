@@ -12,7 +12,7 @@ import pytest
 
 from dpsynth_core.domain import IntegerDomain
 from dpsynth_core.engines import Rebin, Vocabulary, choose_engine, open_source
-from tests.conftest import DATASETS, complete_domain, run_cli_synth, shared_path
+from tests.conftest import DATASETS, ROOT, complete_domain, run_cli_synth, shared_path
 from tests.core.engines.engine_checks import MESSY_DOMAIN, assert_same_counts, messy_csv
 
 pytest.importorskip("pyspark")
@@ -223,3 +223,41 @@ def test_spark_s_own_reader_of_a_csv_on_a_cluster_names_columns_as_read_table_do
         reference = open_source(path, domain, engine="pandas")
         with open_source(str(path), domain, engine="spark", spark=spark) as engine:
             assert_same_counts(reference, engine)
+
+
+def test_spark_s_parts_type_days_moments_and_times_of_day_as_the_driver_s_file(spark, tmp_path, monkeypatch):
+    """nyc_weather's readings with a day, a moment and a time of day: the folder of parts Spark's executors
+    write holds the types and the rows of the file the driver writes (dates and timestamps, in microseconds:
+    Spark's own unit), but the time of day as its text, HH:MM:SS (Spark takes none from Arrow)."""
+    import pyarrow.parquet as pq
+
+    from dpsynth_core import synthesize
+    from dpsynth_core.engines import spark_writer
+
+    moment = pd.to_datetime(pd.read_csv(ROOT / "benchmarks" / "datasets" / "nyc_weather.csv")["time_hour"])
+    data = tmp_path / "readings.parquet"
+    pd.DataFrame(
+        {
+            "day": moment.dt.strftime("%Y-%m-%d"),
+            "moment": moment.dt.strftime("%Y-%m-%d %H:%M"),
+            "clock": moment.dt.strftime("%H:%M"),
+        }
+    ).iloc[:2000].to_parquet(data)
+    domain = {
+        "columns": {
+            "day": {"type": "date", "min": "2013-01-01", "max": "2013-12-31"},
+            "moment": {"type": "datetime", "min": "2013-01-01 00:00", "max": "2013-12-31 23:00", "step": "hour"},
+            "clock": {"type": "time", "step": "minute"},
+        }
+    }
+    common = dict(method="marginals", random_state=4, chunk_rows=700)
+    driver = synthesize(data, domain, 1.0, engine="duckdb", out=tmp_path / "driver.parquet", **common)
+    monkeypatch.setattr(spark_writer, "draws_here", lambda source, path: False)  # as on a cluster
+    executors = synthesize(data, domain, 1.0, engine="spark", out=tmp_path / "executors.parquet", **common)
+    schemas = [pq.read_schema(next(p.glob("part-*")) if p.is_dir() else p) for p in (driver.path, executors.path)]
+    assert [str(t) for t in schemas[0].types] == ["date32[day]", "timestamp[us]", "time64[us]"]
+    assert [str(t) for t in schemas[1].types] == ["date32[day]", "timestamp[us]", "string"]
+    written = [pq.read_table(p).to_pandas() for p in (driver.path, executors.path)]
+    assert written[1]["clock"].str.fullmatch(r"\d\d:\d\d:00").all()
+    written[0]["clock"] = written[0]["clock"].map(lambda t: t.isoformat(), na_action="ignore")
+    pd.testing.assert_frame_equal(written[1], written[0])

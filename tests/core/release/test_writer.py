@@ -433,3 +433,63 @@ def test_chunks_drawn_as_arrow_make_the_file_their_dataframes_make():
         metadata = pq.read_metadata(Path(folder) / "arrow.parquet")
         statistics = [metadata.row_group(0).column(k).is_stats_set for k in range(3)]
         assert statistics == [True, False, True]
+
+
+#: How the CSV writes a typed Parquet cell of each column of the moments' test below.
+AS_TEXT = {"day": str, "moment": lambda m: m.strftime("%Y-%m-%d %H:%M"), "clock": lambda t: t.strftime("%H:%M")}
+
+
+def test_every_parquet_writer_types_days_moments_and_times_of_day_alike(tmp_path):
+    """nyc_weather's hourly readings, with a day, a month (written 2013-01), a time of day and an HHMM time taken
+    from its moment: written as Parquet by the chunked writer (``marginals``, drawn as Arrow), from a table in
+    memory (``dirichlet``, drawn in one piece) and as the app's download, the days are dates, the moments
+    timestamps, the times of day times (microseconds, as Spark writes them), and the month and the HHMM time
+    stay as written. Read back, every cell is the text the same release writes in a CSV."""
+    import io
+
+    import pyarrow as pa
+
+    from dpsynth_core import synthesize
+    from dpsynth_core.domain import as_table_domain
+
+    nyc = Path(__file__).resolve().parents[3] / "benchmarks" / "datasets" / "nyc_weather.csv"
+    moment = pd.to_datetime(pd.read_csv(nyc)["time_hour"]).iloc[:1000]
+    real = pd.DataFrame(
+        {
+            "day": moment.dt.strftime("%Y-%m-%d"),
+            "month": moment.dt.strftime("%Y-%m"),
+            "moment": moment.dt.strftime("%Y-%m-%d %H:%M").where(moment.dt.hour >= 6),  # a quarter missing
+            "clock": moment.dt.strftime("%H:%M"),
+            "hhmm": (moment.dt.hour * 100).astype(str),
+        }
+    )
+    declaration = {
+        "columns": {
+            "day": {"type": "date", "min": "2013-01-01", "max": "2013-12-31"},
+            "month": {"type": "date", "min": "2013-01-01", "max": "2013-12-31", "written": "year and month"},
+            "moment": {"type": "datetime", "min": "2013-01-01 00:00", "max": "2013-12-31 23:00", "step": "hour"},
+            "clock": {"type": "time", "step": "minute"},
+            "hhmm": {"type": "time", "step": "minute", "written": "HHMM"},
+        }
+    }
+    expected = ["date32[day]", "string", "timestamp[us]", "time64[us]", "string"]
+    for method in ("marginals", "dirichlet"):
+        kept = synthesize(real, declaration, 1.0, method=method, random_state=3, chunk_rows=400)
+        synthesize(real, declaration, 1.0, method=method, random_state=3, chunk_rows=400, out=tmp_path / "r.parquet")
+        schema = pq.read_schema(tmp_path / "r.parquet")
+        assert [str(schema.field(c).type).replace("large_", "") for c in real] == expected, method
+        back = pq.read_table(tmp_path / "r.parquet").to_pandas()
+        assert back["moment"].isna().sum() == kept.data["moment"].isna().sum() > 0
+        shown = back.apply(lambda c: c.map(AS_TEXT.get(c.name, str), na_action="ignore").astype(object))
+        pd.testing.assert_frame_equal(
+            shown.where(back.notna(), None), kept.data.astype(object).where(kept.data.notna(), None)
+        )
+        raw = whole_file_bytes(kept.data, "parquet", card={}, declaration=declaration)
+        assert pq.read_schema(io.BytesIO(raw)).remove_metadata() == schema.remove_metadata()
+    # a method drawing text (a DataFrame) is typed by the same rule, text read as its type
+    from dpsynth_core.data.arrow_chunks import typed
+
+    as_text = pa.table({c: [v] for c, v in zip(real, ["2013-05-02", "2013-05", "2013-05-02 07:00", "07:30", "730"])})
+    retyped = typed(as_text, as_table_domain(declaration))
+    assert [str(t) for t in retyped.schema.types] == expected
+    assert retyped.to_pylist()[0]["clock"].isoformat() == "07:30:00"
