@@ -10,6 +10,7 @@ from app_support import state
 from app_support.markdown import literal
 from app_support.uploads import keep_dropped, kept_file
 from dpsynth_core import DomainError
+from dpsynth_core.data.formats import DECLARED_READING, declared_reading, reading_words
 from dpsynth_core.domain import editing
 from dpsynth_core.domain.declaration import DICTIONARY_WORDS
 
@@ -42,10 +43,15 @@ def load_or_save(declaration: dict, columns_in_data: list) -> None:
                 "matching": list(loaded.matching),
                 "problem": loaded.problem,
                 "names": list(loaded.names),
+                "reading": _documented(loaded.reading),
             }
     partial = st.session_state.get("domain_load_partial")
-    if partial and partial.get("names"):
+    if partial and partial.get("reading"):
+        _offer_reading(partial)
+    elif partial and partial.get("names"):
         _offer_names(partial)
+    elif partial and not partial["matching"]:
+        st.error(f"That declaration cannot be used: {partial['problem']}", icon=":material/error:")
     elif partial:
         st.warning(
             f"That declaration does not fit this table as a whole: {partial['problem']}. It declares "
@@ -91,6 +97,33 @@ def _offer_names(partial: dict) -> None:
     if st.button(f"Name the {len(names):,} columns by it, in order, and use it", key="domain_load_names"):
         reading = {k: v for k, v in state.data()["reading"].items() if k not in ("header_rows", "names")}
         keep_dropped(kept, {**reading, "header_rows": 0, "names": tuple(names)})  # read before the next page runs
+        st.session_state[_PENDING] = partial["spec"]
+        st.session_state.pop("domain_load_partial", None)
+        st.rerun()
+
+
+def _documented(reading: dict) -> dict:
+    """Of how a loaded declaration's documentation says the file is written (a data package's dialect), what the file
+    in use was not read with and the publisher left to the reader (:func:`~dpsynth_core.data.formats.declared_reading`);
+    nothing for an example or a file this server no longer keeps, which cannot be read again here."""
+    kept = kept_file()
+    if not reading or kept is None:
+        return {}
+    used = state.data()["reading"]
+    return declared_reading({"notes": {"reading": reading}}, kept.name, {k: used.get(k) for k in DECLARED_READING})
+
+
+def _offer_reading(partial: dict) -> None:
+    """A declaration that does not fit the table as read, whose documentation says how the file is written otherwise
+    (a data package's delimiter, header or encoding): offer to read the file in use so, and then apply it."""
+    said = reading_words(partial["reading"])
+    st.warning(
+        f"That declaration does not fit this table as it was read ({partial['problem']}). Its documentation says how "
+        f"the file is written: {said}.",
+        icon=":material/title:",
+    )
+    if st.button("Read the file as its documentation says, and use the declaration", key="domain_load_reading"):
+        keep_dropped(kept_file(), {**state.data()["reading"], **partial["reading"]})  # read before the next page runs
         st.session_state[_PENDING] = partial["spec"]
         st.session_state.pop("domain_load_partial", None)
         st.rerun()

@@ -244,3 +244,14 @@ def keyword_spy(monkeypatch, owner, name: str, keyword: str) -> list:
 
     monkeypatch.setattr(owner, name, recorded)
     return seen
+
+
+def run_script(script, *args, cwd):
+    """A rerun script run as a publisher runs it: its own Python process, the library on its path, in ``cwd``."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, str(script), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )

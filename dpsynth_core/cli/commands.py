@@ -310,7 +310,30 @@ def add_reading_flags(parser, what: str = "a CSV input") -> None:
     add_sheet_flags(parser)
 
 
-def read_in_memory(args, *, with_info: bool = False, path=None):
+def documented_reading(args, declaration) -> dict:
+    """The reading flags (``--encoding``, ``--delimiter``, ``--header-row``, ``--header-rows``, ``--names``) as given,
+    and those left out that the declaration's documentation sets for the input (a data package's dialect:
+    :func:`~dpsynth_core.data.formats.declared_reading`), told in a note. ``declaration``: a path or a loaded one; one
+    that cannot be loaded gives nothing here (the command's own check refuses it, in its order); a parsed one (a
+    dict) is read as it is."""
+    from ..data.formats import declared_reading, reading_words
+    from ..domain import as_table_domain
+    from ..errors import DPSynthError
+
+    given = {k: getattr(args, k, None) for k in ("encoding", "delimiter", "header_row", "header_rows", "names")}
+    try:
+        declared = declared_reading(
+            declaration if isinstance(declaration, dict) else as_table_domain(declaration), args.input, given
+        )
+    except (DPSynthError, OSError):
+        declared = {}
+    if declared:
+        said = reading_words(declared)
+        print(f"note: {Path(args.input).name} read as its documentation describes it: {said}", file=sys.stderr)
+    return {**given, **declared}
+
+
+def read_in_memory(args, *, with_info: bool = False, path=None, declaration=None):
     """The table ``path`` (default ``args.input``) read whole by :func:`~dpsynth_core.data.formats.read_data`, its
     reading flags (:func:`add_reading_flags`) checked first; a path that is not a file is refused in one line. With
     ``with_info``: ``(frame, info)``, ``info`` as ``read_data`` gives it (how a CSV's lines were read)."""
@@ -318,10 +341,11 @@ def read_in_memory(args, *, with_info: bool = False, path=None):
     from ..data.formats import read_data
     from ..validation import check_names, check_sheet
 
-    sheet, header_row = check_sheet(args.sheet, args.header_row)
-    names, header_rows = check_names(args.names, args.header_rows)
-    encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
     path = args.input if path is None else path
+    read = documented_reading(args, declaration) if declaration is not None and path == args.input else vars(args)
+    sheet, header_row = check_sheet(args.sheet, read["header_row"])
+    names, header_rows = check_names(read["names"], read["header_rows"])
+    encoding, delimiter = check_encoding(read["encoding"]), check_delimiter(read["delimiter"])
     if not Path(path).is_file():
         raise ParameterError(f"file not found: {path}")
     header = {"header_row": header_row, "header_rows": header_rows, "names": names}
@@ -380,10 +404,17 @@ def run_declare(args) -> None:
     else:
         header = {"header_row": header_row, "header_rows": header_rows, "names": given}
         names = read_data(args.input, sheet=sheet, **header)[1]["columns"]
-    spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
     described = None
     if args.dictionary is not None:
         described = parse_declaration(read_declaration_bytes(args.dictionary), str(args.dictionary), names)
+        read = documented_reading(args, described) if found is None else {}
+        if any(read.get(k) != getattr(args, k, None) for k in read):  # the dictionary says how the file is written
+            given, header_rows = check_names(read["names"], read["header_rows"])
+            header = {"header_row": read["header_row"], "header_rows": header_rows, "names": given}
+            options = {"encoding": read["encoding"], "delimiter": read["delimiter"]}
+            names = read_data(args.input, sheet=sheet, **options, **header)[1]["columns"]
+    spec = declaration_from_names(names, dataset=Path(args.input).name, codebook=found)
+    if described is not None:
         spec = from_dictionary(spec, described)
     if title := header_hint(names):
         print(f"note: {title}", file=sys.stderr)

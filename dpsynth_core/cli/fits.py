@@ -41,7 +41,7 @@ def run_check_declaration(args) -> None:
     from .commands import read_in_memory
 
     domain = TableDomain.load(args.domain).validate()
-    frame, info = read_in_memory(args, with_info=True)
+    frame, info = read_in_memory(args, with_info=True, declaration=domain)
     lines = info.get("lines") or {}
     said = line_report_text(lines)
     if said:

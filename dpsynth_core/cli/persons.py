@@ -10,6 +10,7 @@ page does), refused when the check was of other records or another person column
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -83,9 +84,10 @@ def _open(args, domain):
     the engine ``auto`` or ``--engine`` picks (a Parquet file, folder or glob, a large CSV)."""
     from ..data.file_bytes import check_delimiter, check_encoding
     from ..engines import IN_MEMORY, choose_engine, get_engine, open_source
-    from .commands import read_in_memory
+    from .commands import documented_reading, read_in_memory
 
     engine = get_engine(choose_engine(args.input, args.engine))
+    args = argparse.Namespace(**{**vars(args), **documented_reading(args, domain)})  # as synth reads it
     if engine.in_memory:
         frame = read_in_memory(args)
         domain.check_matches(frame.columns)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import ParameterError
 from ..wording import guarantee_line
-from .commands import input_name, open_workspace
+from .commands import documented_reading, input_name, open_workspace
 
 
 def given_settings(args) -> dict:
@@ -72,6 +72,7 @@ def run_synth(args) -> None:
     out_path = Path(args.out)
     temporary = _temporary(out_path)  # a folder of parts (Spark, Parquet) or one file, renamed with the rest
     given = given_settings(args)
+    reading = documented_reading(args, domain)
     try:
         settings = prepare(  # every setting checked once, and the draw priced, before anything is read
             args.input,
@@ -80,12 +81,8 @@ def run_synth(args) -> None:
             method=args.method,
             engine=args.engine,
             memory_limit=args.memory_limit,
-            encoding=args.encoding,
-            delimiter=args.delimiter,
             sheet=args.sheet,
-            header_row=args.header_row,
-            header_rows=args.header_rows,
-            names=args.names,
+            **reading,
             out=temporary,
             out_format=out_format,
             person_check=checked["check"] if checked else None,

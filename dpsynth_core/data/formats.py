@@ -270,3 +270,54 @@ def check_engine_input(data, engine: str) -> None:
             f"the {engine} engine reads CSV and Parquet files; {Path(str(data)).name} is read whole into memory: "
             "use --engine auto or pandas, or export it as CSV or Parquet for the large-table engines"
         )
+
+
+#: The reader's options a declaration's ``notes["reading"]`` may set (a data package's dialect and encoding:
+#: :func:`~dpsynth_core.domain.table_schema.reading_of`); the header's three go together.
+DECLARED_READING = ("encoding", "delimiter", "header_row", "header_rows", "names")
+_HEADER_OPTIONS = ("header_row", "header_rows", "names")
+
+
+def declared_reading(declaration, data, given: dict) -> dict:
+    """The reading options of the declaration's documentation (``notes["reading"]``: how its data package says the
+    file is written) that ``given`` (the publisher's own choices, None where not made) leaves open, for a CSV or
+    other text file ``data``: the encoding and the delimiter each when not given, the header's options when none
+    of them is. Public: the documentation's words, never the file's bytes. Empty for a spreadsheet, a package's
+    file, Parquet or a table in memory, which have no dialect."""
+    notes = getattr(declaration, "notes", None)
+    if notes is None and isinstance(declaration, dict):
+        notes = declaration.get("notes")
+    reading = (notes or {}).get("reading") if isinstance(notes, dict) else None
+    if not isinstance(reading, dict) or not isinstance(data, (str, Path)) or file_family(data) != "text":
+        return {}
+    from .parts import names_parquet
+
+    if names_parquet(data) or Path(str(data)).is_dir():
+        return {}
+    open_ = {k for k in DECLARED_READING if given.get(k) is None}
+    if not open_ >= set(_HEADER_OPTIONS):
+        open_ -= set(_HEADER_OPTIONS)
+    return {k: reading[k] for k in DECLARED_READING if k in open_ and reading.get(k) is not None}
+
+
+def reading_words(options: dict) -> str:
+    """:func:`declared_reading`'s options in words.
+
+    >>> reading_words({"delimiter": ";", "header_rows": 0, "names": ["a", "b"], "encoding": "latin-1"})
+    "delimiter ';', no header line (its 2 fields named by the documentation, in order), encoding latin-1"
+    """
+    said = []
+    if "delimiter" in options:
+        said.append(f"delimiter {options['delimiter']!r}")
+    if options.get("header_rows") == 0:
+        names = options.get("names") or ()
+        named = f" (its {len(names):,} fields named by the documentation, in order)" if names else ""
+        said.append(f"no header line{named}")
+    elif "header_row" in options or "header_rows" in options:
+        first = int(options.get("header_row") or 0)
+        span = int(options.get("header_rows") or 1)
+        lines = f"line {first + 1}" if span == 1 else f"lines {first + 1}-{first + span}"
+        said.append(f"the header on {lines}")
+    if "encoding" in options:
+        said.append(f"encoding {options['encoding']}")
+    return ", ".join(said)

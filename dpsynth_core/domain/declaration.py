@@ -14,7 +14,7 @@ from .kinds import column_attributes
 from .ranges import FloatDomain, IntegerDomain
 from .redcap import from_redcap_dictionary, redcap_fields
 from .schema import column_problems
-from .table_schema import from_table_schema, table_schema_of
+from .table_schema import from_table_schema, reading_of, schema_and_resource
 from .text import TextDomain
 from .xlsform import WORKBOOK_MAGIC, from_xlsform, xlsform_sheets
 
@@ -142,5 +142,9 @@ def parse_declaration(raw: bytes, name: str = "the declaration", columns=None) -
         raise DomainError(f"domain file {name} is not valid JSON: {exc}") from None
     except RecursionError:  # deeper than the parser's own limit; shallower nesting is refused by the schema
         raise DomainError(f"domain file {name} is nested more than {constraints.MAX_JSON_DEPTH} levels deep") from None
-    schema = table_schema_of(spec, columns, Path(str(name)).name)
-    return spec if schema is None else from_table_schema(schema, Path(str(name)).name)
+    found = schema_and_resource(spec, columns, Path(str(name)).name)
+    if found is None:
+        return spec
+    described = from_table_schema(found[0], Path(str(name)).name)
+    reading = reading_of(found[1])
+    return {**described, "notes": {"reading": reading}} if reading else described

@@ -4,7 +4,7 @@ one, and each column's status. Works on column *names* only; never reads the dat
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import constraints
 from ..errors import DomainError
@@ -23,12 +23,15 @@ class Loaded:
     """A declaration file read for a table. ``matching`` (when it does not fit the table as a whole,
     ``problem`` says why) names the table's columns it declares, which may be applied alone; ``names``, for a table
     read without its header line (column_1, ...) and a declaration of as many columns, none of them its, are the
-    declaration's names, which the file's fields may take in order (:func:`~.header.names_hint`)."""
+    declaration's names, which the file's fields may take in order (:func:`~.header.names_hint`); ``reading``, how
+    its documentation says the file is written (a data package's dialect, ``notes["reading"]``), by which a table
+    it does not fit may be read again."""
 
     spec: dict
     matching: tuple = ()
     problem: str = ""
     names: tuple = ()
+    reading: dict = field(default_factory=dict)
 
     @property
     def fits(self) -> bool:
@@ -39,21 +42,22 @@ def load_for(raw: bytes, file_name: str, columns) -> Loaded:
     """Read a declaration file for a table with these columns. Raises :class:`DomainError` (one
     clear message) when it cannot be used at all: too large, not JSON, not a declaration, or
     declaring none of the table's columns (but for one whose names a table read without its header line may take:
-    :attr:`Loaded.names`)."""
+    :attr:`Loaded.names`, or one that says how its file is written: :attr:`Loaded.reading`)."""
     if len(raw) > constraints.MAX_DECLARATION_BYTES:
         raise DomainError(f"the file is larger than {constraints.MAX_DECLARATION_BYTES >> 20} MB")
     spec = with_paths(parse_declaration(raw, file_name, columns), columns)  # an XLSForm's questions under their groups
     domain = TableDomain.from_json(spec)
+    reading = dict((spec.get("notes") or {}).get("reading") or {})
     try:
         domain.check_matches(list(columns))
     except DomainError as problem:
         matching = tuple(c for c in columns if c in domain.columns)
         if names_hint(columns, domain.columns):
-            return Loaded(spec, (), str(problem), tuple(domain.columns))
-        if not matching:
+            return Loaded(spec, (), str(problem), tuple(domain.columns), reading)
+        if not matching and not reading:
             raise
-        return Loaded(spec, matching, str(problem))
-    return Loaded(spec)
+        return Loaded(spec, matching, str(problem), reading=reading)
+    return Loaded(spec, reading=reading)
 
 
 def apply_columns(declaration: dict, loaded: dict, names, columns) -> dict:

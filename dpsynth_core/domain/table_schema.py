@@ -26,7 +26,10 @@ resource with a schema, or, when it describes several tables, the one whose fiel
 (the header's names, never a record; tables that share one schema are one choice); a package whose tables cannot be
 told apart that way, or whose schema is a separate file, is refused with what to load instead. The result is an
 ordinary declaration (:func:`~.declaration.parse_declaration` returns it), which the publisher still completes and
-checks against the documentation.
+checks against the documentation. How the resource says its file is written (its CSV ``dialect``'s ``delimiter``,
+``header`` or ``headerRows``, and its ``encoding``), where that is not the reader's default, goes in the declaration's
+``notes`` as ``reading`` (:func:`reading_of`), in the reader's own options: the command line and the Domain page read
+the file so.
 """
 
 from __future__ import annotations
@@ -54,22 +57,63 @@ def table_schema_of(spec, columns=None, name: str = "the data package") -> dict 
     """The Table Schema ``spec`` is, or the schema of the data package's resource describing the table whose columns
     are ``columns`` (the module docstring says which); None for anything else (a declaration has ``columns``, a
     schema ``fields``). Raises :class:`DomainError` when a data package's table cannot be chosen."""
+    found = schema_and_resource(spec, columns, name)
+    return None if found is None else found[0]
+
+
+def schema_and_resource(spec, columns=None, name: str = "the data package") -> tuple[dict, dict | None] | None:
+    """:func:`table_schema_of`'s schema, with the data package's resource that holds it (None for a bare schema)."""
     if not isinstance(spec, dict) or "columns" in spec:
         return None
     if isinstance(spec.get("fields"), list) and all(isinstance(f, dict) and "name" in f for f in spec["fields"]):
-        return spec
+        return spec, None
     resources = spec.get("resources")
     if not isinstance(resources, list):
         return None
     tables = [r for r in resources if isinstance(r, dict) and isinstance(r.get("schema"), dict)]
-    if len(tables) == 1:
-        return table_schema_of(tables[0]["schema"])
     if not tables:
         apart = [str(r["schema"]) for r in resources if isinstance(r, dict) and isinstance(r.get("schema"), str)]
         if apart:
             raise DomainError(f"{name} keeps its table's schema in a separate file ({apart[0]}): load that file")
         return None
-    return table_schema_of(_resource_for(tables, columns, name)["schema"])
+    resource = tables[0] if len(tables) == 1 else _resource_for(tables, columns, name)
+    schema = table_schema_of(resource["schema"])
+    return None if schema is None else (schema, resource)
+
+
+def reading_of(resource: dict | None) -> dict:
+    """How a data package's ``resource`` says its file is written, as the reader's options, where that is not the
+    reader's default: ``delimiter`` (its CSV dialect's), ``header_rows`` 0 with ``names`` the schema's fields (a
+    dialect's ``header`` false, or ``headerRows`` empty), ``header_row`` and ``header_rows`` (``headerRows`` of
+    consecutive lines from the second on: line numbers from 1, the reader's from 0) and ``encoding`` (not UTF-8).
+    A dialect kept in a separate file, or keys the reader has no option for (``commentChar``, ``quoteChar``, ...),
+    give nothing: the file is then read as the publisher says.
+
+    >>> reading_of({"dialect": {"delimiter": ";", "header": False}, "schema": {"fields": [{"name": "a"}]}})
+    {'delimiter': ';', 'header_rows': 0, 'names': ['a']}
+    >>> reading_of({"dialect": {"headerRows": [2, 3]}, "encoding": "ISO-8859-1"})
+    {'header_row': 1, 'header_rows': 2, 'encoding': 'ISO-8859-1'}
+    >>> reading_of({"dialect": {"delimiter": ","}, "encoding": "utf-8"}), reading_of(None)
+    ({}, {})
+    """
+    if not isinstance(resource, dict):
+        return {}
+    dialect = resource.get("dialect") if isinstance(resource.get("dialect"), dict) else {}
+    out = {}
+    if isinstance(dialect.get("delimiter"), str) and dialect["delimiter"] not in ("", ","):
+        out["delimiter"] = dialect["delimiter"]
+    lines = dialect.get("headerRows")
+    if dialect.get("header") is False or lines == []:
+        fields = [str(f.get("name")) for f in _fields(resource)] if isinstance(resource.get("schema"), dict) else []
+        out.update({"header_rows": 0, **({"names": fields} if fields else {})})
+    elif isinstance(lines, list) and lines and all(isinstance(k, int) and not isinstance(k, bool) for k in lines):
+        if lines[0] >= 1 and lines == list(range(lines[0], lines[0] + len(lines))) and lines != [1]:
+            out.update({"header_row": lines[0] - 1} if lines[0] > 1 else {})
+            out.update({"header_rows": len(lines)} if len(lines) > 1 else {})
+    encoding = resource.get("encoding")
+    if isinstance(encoding, str) and encoding.strip().lower().replace("_", "-") not in ("utf-8", "utf8", ""):
+        out["encoding"] = encoding.strip()
+    return out
 
 
 def _resource_for(tables: list, columns, name: str) -> dict:

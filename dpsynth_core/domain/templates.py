@@ -241,7 +241,8 @@ def from_dictionary(started: dict, described: dict) -> dict:
     describes (``described``: a REDCap data dictionary, an XLSForm, a Table Schema or a declaration, parsed, its
     columns matched to the file's group paths by :func:`with_paths`) taking the dictionary's declaration; the
     file's other columns keep their start, the dictionary's columns the file does not hold are left out
-    (:func:`dictionary_notes` names them)."""
+    (:func:`dictionary_notes` names them); how the dictionary says the file is written (``notes["reading"]``) is
+    kept."""
     described = with_paths(described, started["columns"])
     given = described.get("columns") or {}
     columns = {name: given.get(name, spec) for name, spec in started["columns"].items()}
@@ -254,6 +255,8 @@ def from_dictionary(started: dict, described: dict) -> dict:
         out["missing_values"] = described["missing_values"]
     if (described.get("person") or {}).get("column") in columns:  # a declaration's privacy unit, when it fits
         out["person"] = described["person"]
+    if reading := (described.get("notes") or {}).get("reading"):  # how its file is written (a package's dialect)
+        out["notes"] = {**(out.get("notes") or {}), "reading": reading}
     return out
 
 

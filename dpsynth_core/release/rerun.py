@@ -118,6 +118,7 @@ import sys
 from pathlib import Path
 
 try:
+    from dpsynth_core.domain.declaration import parse_declaration, read_declaration_bytes
     from dpsynth_core.errors import DPSynthError
     from dpsynth_core.release import prepare
     from dpsynth_core.usecases import draw
@@ -146,7 +147,7 @@ def main():
     beside = [here / DECLARATION, Path(DECLARATION), Path(args.data).parent / DECLARATION]  # saved with the script
     found = args.declaration or next((p for p in beside if p.is_file()), beside[0])
 
-    declaration = json.loads(Path(found).read_text(encoding="utf-8"))
+    declaration = parse_declaration(read_declaration_bytes(found), str(found))  # JSON, or a data dictionary
     if SETTINGS["person"]:  # the privacy unit: each person, up to a public number of rows
         declaration["person"] = SETTINGS["person"]
     workspace = Workspace(args.workspace)  # the ledger of these records, whatever the file's form

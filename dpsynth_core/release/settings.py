@@ -18,7 +18,7 @@ import pandas as pd
 
 from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
-from ..data.formats import read_data, reads_whole
+from ..data.formats import declared_reading, read_data, reads_whole
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, choose_engine, get_engine, lines_read, open_source
 from ..errors import ParameterError
@@ -224,7 +224,9 @@ def synthesize(data, domain, epsilon: float, *, progress=None, **settings) -> Re
               spans (a survey tool's question above its answers; None: one; 0: the file has no header line),
               read in memory too; ``names``: the columns' names for a file without a header line, one per field in
               order (a list, or text separated by commas; given, they mean ``header_rows`` 0; None: ``column_1``,
-              ...).
+              ...). Where the declaration came from a data package whose dialect says how its file is written
+              (``notes["reading"]``: :func:`~dpsynth_core.data.formats.declared_reading`), a CSV path is read so
+              for the options left None (the header's three together).
             * ``engine``: how the table is counted: ``auto`` (default), ``pandas`` (in memory), ``duckdb``
               or ``spark`` (:mod:`dpsynth_core.engines`; only methods that read through a counting
               source, such as ``marginals`` and ``cathist``, take the last two). ``data`` may also be
@@ -283,6 +285,11 @@ def prepare(
     # the engine (``auto`` picks one from the file's size, a fact about the data)
     rows = check_rows(rows, _row_cap(out, fmt))
     random_state = check_seed(random_state)
+    given = {"encoding": encoding, "delimiter": delimiter, "header_row": header_row, "header_rows": header_rows}
+    declared = declared_reading(domain, data, {**given, "names": names})  # a data package's dialect, where not given
+    encoding, delimiter, header_row, header_rows, names = (
+        declared.get(k, v) for k, v in {**given, "names": names}.items()
+    )
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     sheet, header_row = check_sheet(sheet, header_row)
     names, header_rows = check_names(names, header_rows)

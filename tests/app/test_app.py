@@ -1177,6 +1177,36 @@ def test_a_table_schema_loaded_on_the_domain_page_starts_the_declaration():
     assert at.session_state["declaration"]["columns"] == declared["columns"] and not at.error
 
 
+def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in_one_click(tmp_path):
+    """The penguins table kept with semicolons, no header line and Latin-1 text, and its data package saying so: the
+    Data page reads its first record as the header; loaded on the Domain page, the package says how its file is
+    written, and one click reads the kept file so (its fields naming the columns) and applies the package whole; the
+    release's rerun settings keep that reading."""
+    from dpsynth_core.release.rerun import rerun_settings
+    from tests.core.domain.test_table_schema import penguins_package_file
+
+    data, package = penguins_package_file(tmp_path)
+    at = _upload(_app().run(), "penguins.csv", data.read_bytes())
+    assert at.session_state[state.DATA]["info"]["rows"] == 343  # its first record read as the header
+    at = _load_declaration(at, package.read_bytes(), "datapackage.json")
+    said = [w.value for w in at.warning if "Its documentation says how the file is written" in w.value]
+    assert len(said) == 1 and "delimiter ';', no header line (its 8 fields named" in said[0], [
+        w.value for w in at.warning
+    ]
+    assert "encoding ISO-8859-1" in said[0] and not [e for e in at.error if "cannot be used" in e.value]
+    at.button(key="domain_load_reading").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    info = at.session_state[state.DATA]["info"]
+    names = [f["name"] for f in json.loads(package.read_text())["resources"][0]["schema"]["fields"]]
+    assert info["columns"] == names and info["rows"] == 344
+    assert list(at.session_state[state.DECLARATION]["columns"]) == names
+    assert not [w.value for w in at.warning if "Its documentation says" in w.value]
+    at = _generate(at)
+    entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
+    assert rerun_settings(entry)["names"] == names and rerun_settings(entry)["delimiter"] == ";"
+    assert set(entry["data"]["island"]) <= {"Biscoe", "Dream", "Torgersen", "Torgersén", None}
+
+
 def test_a_redcap_data_dictionary_loaded_on_the_domain_page_declares_the_export():
     """A REDCap project's export and its data dictionary (REDCapR's clinical trial): the dictionary, a CSV, loads as
     the declaration, every field declared from it (codes with their labels, validated ranges, identifiers dropped),

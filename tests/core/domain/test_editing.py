@@ -21,6 +21,11 @@ def test_a_declaration_file_is_loaded_for_a_table():
     assert not numbered.fits and numbered.matching == () and numbered.names == ("a", "b")
     with pytest.raises(DomainError):  # three fields: not the declaration's two
         editing.load_for(json.dumps(spec).encode(), "x.json", ["column_1", "column_2", "column_3"])
+    # a data package whose dialect says how its file is written: kept with its reading, to read the file again so
+    package = {"resources": [{"dialect": {"delimiter": "|"}, "schema": {"fields": [{"name": "a", "type": "integer"}]}}]}
+    read = editing.load_for(json.dumps(package).encode(), "datapackage.json", ["a|b"])
+    assert not read.fits and read.matching == () and read.reading == {"delimiter": "|"}
+    assert editing.load_for(json.dumps(package).encode(), "datapackage.json", ["a"]).reading == {"delimiter": "|"}
     merged = editing.apply_columns({"dataset": "t", "columns": {"c": {"type": "drop"}}}, spec, ["a"], ["c", "a", "d"])
     assert merged["dataset"] == "t" and list(merged["columns"]) == ["c", "a", "d"]
     assert merged["columns"]["a"]["max"] == 9 and merged["columns"]["d"] == editing.UNDECLARED

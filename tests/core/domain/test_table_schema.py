@@ -10,7 +10,7 @@ import pytest
 from dpsynth_core import DomainError, TableDomain
 from dpsynth_core.cli import main
 from dpsynth_core.domain.declaration import parse_declaration
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_script
 
 #: The Palmer penguins' data dictionary written as a portal publishes one (types, ranges, codes, missing "NA").
 PENGUINS_SCHEMA = {
@@ -228,3 +228,56 @@ def test_a_file_read_without_its_header_line_is_told_the_names_its_package_or_de
     with pytest.raises(DomainError) as other:  # two columns: not the file's fields
         domain.check_matches(["column_1", "column_2"])
     assert said not in str(other.value)
+
+
+def penguins_package_file(folder) -> tuple:
+    """The penguins table as a portal might keep it: semicolons, no header line, Latin-1 (a name with an accent), and
+    its data package saying so in its dialect and encoding. Returns the file and the package."""
+    frame = pd.read_csv(ROOT / "benchmarks" / "datasets" / "penguins.csv", dtype=str, keep_default_na=False)
+    frame.loc[0, "island"] = "Torgersén"  # written in Latin-1: not UTF-8
+    data = folder / "penguins.csv"
+    frame.to_csv(data, sep=";", header=False, index=False, encoding="latin-1")
+    schema = json.loads(json.dumps(PENGUINS_SCHEMA))
+    schema["fields"][1]["constraints"]["enum"].append("Torgersén")
+    resource = {"name": "penguins", "path": "penguins.csv", "encoding": "ISO-8859-1", "schema": schema}
+    package = folder / "datapackage.json"
+    package.write_text(json.dumps({"resources": [{**resource, "dialect": {"delimiter": ";", "header": False}}]}))
+    return data, package
+
+
+def test_a_data_packages_dialect_and_encoding_are_how_the_command_line_reads_its_file(tmp_path, capsys):
+    """The package's dialect (a semicolon, no header line) and encoding go in the declaration's notes; check-declaration,
+    declare, check-persons and synth read the file so (the header named by the package's fields) and say so; a flag
+    given on the command line wins; the rerun script reads the package as its declaration and draws again."""
+    data, package = penguins_package_file(tmp_path)
+    notes = parse_declaration(package.read_bytes(), "datapackage.json")["notes"]
+    names = [f["name"] for f in PENGUINS_SCHEMA["fields"]]
+    assert notes == {"reading": {"delimiter": ";", "header_rows": 0, "names": names, "encoding": "ISO-8859-1"}}
+    told = "penguins.csv read as its documentation describes it: delimiter ';', no header line (its 8 fields named"
+    assert main(["check-declaration", str(data), "--domain", str(package)]) == 0
+    said = capsys.readouterr()
+    assert told in said.err and "every column of penguins.csv fits its declaration (8 kept)" in said.out
+    assert main(["declare", str(data), "--dictionary", str(package), "--out", str(tmp_path / "start.json")]) == 0
+    started = json.loads((tmp_path / "start.json").read_text())
+    assert list(started["columns"]) == names and started["notes"] == notes and told in capsys.readouterr().err
+    out, script = tmp_path / "synthetic.csv", tmp_path / "rerun.py"
+    argv = ["synth", str(data), "--domain", str(package), "--epsilon", "1", "--out", str(out)]
+    assert main([*argv, "--workspace", str(tmp_path / "ws"), "--rerun-script", str(script)]) == 0
+    assert told in capsys.readouterr().err
+    synthetic = pd.read_csv(out, keep_default_na=False)
+    assert list(synthetic.columns) == names and set(synthetic["island"]) <= {
+        "Biscoe",
+        "Dream",
+        "Torgersen",
+        "Torgersén",
+    }
+    done = run_script(script, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("release #2: "), done.stderr
+    assert list(pd.read_csv(tmp_path / "again.csv").columns) == names
+    from dpsynth_core import synthesize  # the library reads it so too
+
+    assert list(synthesize(data, package, 1.0, random_state=1).data.columns) == names
+    # the publisher's own flag wins: read with a comma, the file is one column the package does not declare
+    assert main(["check-declaration", str(data), "--domain", str(package), "--delimiter", ","]) == 2
+    err = capsys.readouterr().err
+    assert "read as its documentation describes it: no header line" in err and "delimiter ';'" not in err

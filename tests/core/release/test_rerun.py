@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -12,17 +11,10 @@ import pandas as pd
 from dpsynth_core.release import synthesize
 from dpsynth_core.release.rerun import rerun_declaration, rerun_script, rerun_settings, write_rerun_files
 from dpsynth_core.workspace import Workspace
-from tests.conftest import ROOT, run_cli_synth, stated
+from tests.conftest import ROOT, run_cli_synth, run_script, stated
 
 ADULT = ROOT / "assets" / "examples" / "adult.csv"
 POLICY = ROOT / "assets" / "examples" / "adult.policy.json"  # adult.domain.json with its public bounds supplied
-
-
-def _run_script(script, *args, cwd):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, str(script), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
-    )
 
 
 def test_exported_script_reruns_the_release_and_records_it(tmp_path):
@@ -35,7 +27,7 @@ def test_exported_script_reruns_the_release_and_records_it(tmp_path):
     assert len(text.splitlines()) < 90 and "random_state=None" in text and "seed" not in rerun_settings(release)
     compile(text, str(script), "exec")
 
-    done = _run_script(script, ADULT, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    done = run_script(script, ADULT, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "recorded in" in done.stdout
     again = pd.read_csv(tmp_path / "again.csv")
@@ -62,15 +54,15 @@ def test_the_script_finds_its_declaration_beside_itself_or_the_data_from_any_fol
     (folder / "adult.csv").write_bytes(ADULT.read_bytes())
     script = write_rerun_files(release, folder, stem="adult", data="adult.csv")[0]
     ws = ("--workspace", tmp_path / "ws")
-    named = _run_script(script, folder / "adult.csv", *ws, "--out", tmp_path / "a.csv", cwd=elsewhere)
+    named = run_script(script, folder / "adult.csv", *ws, "--out", tmp_path / "a.csv", cwd=elsewhere)
     assert named.returncode == 0, named.stderr
-    unnamed = _run_script(script, *ws, "--out", tmp_path / "b.csv", cwd=elsewhere)  # both beside the script
+    unnamed = run_script(script, *ws, "--out", tmp_path / "b.csv", cwd=elsewhere)  # both beside the script
     assert unnamed.returncode == 0, unnamed.stderr
     moved = scripts / script.name  # the script kept apart, the declaration beside the data
     moved.write_text(script.read_text())
-    assert _run_script(moved, folder / "adult.csv", *ws, "--out", tmp_path / "c.csv", cwd=elsewhere).returncode == 0
+    assert run_script(moved, folder / "adult.csv", *ws, "--out", tmp_path / "c.csv", cwd=elsewhere).returncode == 0
     (folder / "adult.domain.json").unlink()
-    lost = _run_script(moved, folder / "adult.csv", *ws, cwd=elsewhere)
+    lost = run_script(moved, folder / "adult.csv", *ws, cwd=elsewhere)
     assert lost.returncode != 0 and "adult.domain.json" in lost.stderr and "Traceback" not in lost.stderr
 
 
@@ -81,7 +73,7 @@ def test_a_script_run_past_the_lifetime_budget_is_refused_in_one_line(tmp_path):
     workspace.ledger.set_lifetime_budget(
         workspace.ledger.dataset_key(workspace.ledger.records_key(ADULT)), 0.1, name="adult.csv"
     )
-    done = _run_script(script, ADULT, "--workspace", tmp_path / "ws", cwd=tmp_path)
+    done = run_script(script, ADULT, "--workspace", tmp_path / "ws", cwd=tmp_path)
     assert done.returncode != 0 and done.stderr.startswith("error:") and "Traceback" not in done.stderr
     assert not (tmp_path / "rerun_synthetic.csv").exists()
 
@@ -148,7 +140,7 @@ def test_the_script_states_the_guarantee_as_the_command_line_does(tmp_path):
         release = synthesize(data, spec, 1.0, method=method, random_state=5)
         (tmp_path / method).mkdir()
         script = write_rerun_files(release, tmp_path / method, stem="small", data=str(data))[0]
-        done = _run_script(script, data, "--workspace", tmp_path / "ws", "--out", f"{method}.csv", cwd=script.parent)
+        done = run_script(script, data, "--workspace", tmp_path / "ws", "--out", f"{method}.csv", cwd=script.parent)
         assert done.returncode == 0, done.stderr
         assert stated_as in done.stdout, done.stdout
 
@@ -168,7 +160,7 @@ def test_the_script_run_without_the_library_says_so_in_one_line(tmp_path):
         "from dpsynth_core.usecases import draw", "from dpsynth_core.release.budgeted import draw"
     )
     script.write_text(old)
-    done = _run_script(script, ADULT, cwd=tmp_path)  # the library importable, as in the other tests
+    done = run_script(script, ADULT, cwd=tmp_path)  # the library importable, as in the other tests
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stderr.startswith("error: this script needs the dpsynth library") and "another version" in done.stderr
 
@@ -185,7 +177,7 @@ def test_the_script_reads_the_sheet_the_release_read_and_keys_its_records(tmp_pa
     release = synthesize(book, declaration, 0.5, method="cathist", random_state=5, sheet="data")
     assert rerun_settings(release)["sheet"] == "data"
     script = write_rerun_files(release, tmp_path, stem="survey", data=str(book))[0]
-    done = _run_script(script, book, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    done = run_script(script, book, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert list(pd.read_csv(tmp_path / "again.csv").columns) == list(release.data.columns)
     ledger = Workspace(tmp_path / "ws").ledger
@@ -219,7 +211,7 @@ def test_a_header_over_two_lines_is_a_setting_the_rerun_reads_the_file_by(tmp_pa
     with pytest.raises(ParameterError, match="a header over several lines is read in memory"):
         prepare(path, declaration, 1.0, header_rows=2, engine="duckdb")
     script = write_rerun_files(release, tmp_path, stem="survey", data=str(path))[0]
-    done = _run_script(script, path, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    done = run_script(script, path, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     workspace = Workspace(tmp_path / "ws")
     key = workspace.ledger.dataset_key(workspace.ledger.records_key(path, header_rows=2))
@@ -247,7 +239,7 @@ def test_the_names_of_a_file_without_a_header_line_are_a_setting_the_rerun_reads
     with pytest.raises(ParameterError, match="a file without a header line is read in memory"):
         prepare(path, declaration, 1.0, names=names, engine="duckdb")
     script = write_rerun_files(release, tmp_path, stem="adult", data=str(path))[0]
-    done = _run_script(script, path, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    done = run_script(script, path, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert list(pd.read_csv(tmp_path / "again.csv").columns) == list(adult.columns)
     workspace = Workspace(tmp_path / "ws")
