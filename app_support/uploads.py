@@ -235,7 +235,7 @@ def how_read(info: dict) -> str:
 
 def _named_how(info: dict) -> str:
     """How the columns of a file without a header were named."""
-    return "columns named as you typed them" if info.get("names") else "columns named by position"
+    return "columns named by the names given, in order" if info.get("names") else "columns named by position"
 
 
 #: browser identity -> the file it dropped on the Data page and has not yet read: {"name", "raw", "options",

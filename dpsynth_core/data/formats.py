@@ -297,7 +297,13 @@ def declared_reading(declaration, data, given: dict) -> dict:
     open_ = {k for k in DECLARED_READING if given.get(k) is None}
     if not open_ >= set(_HEADER_OPTIONS):
         open_ -= set(_HEADER_OPTIONS)
-    return {k: reading[k] for k in DECLARED_READING if k in open_ and reading.get(k) is not None}
+    out = {k: reading[k] for k in DECLARED_READING if k in open_ and reading.get(k) is not None}
+    if "encoding" in out:  # by the reader's own name (ISO-8859-1 is latin-1); one it does not know is refused later
+        try:
+            out["encoding"] = file_bytes.check_encoding(out["encoding"]) or out["encoding"]
+        except DataError:
+            pass
+    return out
 
 
 def reading_words(options: dict) -> str:

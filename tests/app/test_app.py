@@ -596,7 +596,7 @@ def test_a_file_without_a_header_line_takes_the_names_typed_from_its_documentati
     at.text_input(key="data_column_names").input(names.replace(",", ", ")).run()
     info = at.session_state[state.DATA]["info"]
     assert not at.exception and not at.error and info["columns"] == names.split(",") and info["rows"] == 300
-    assert any("no header line (columns named as you typed them)" in c.value for c in at.caption)
+    assert any("no header line (columns named by the names given, in order)" in c.value for c in at.caption)
     assert list(at.session_state[state.DECLARATION]["columns"]) == names.split(",")
 
 
@@ -1193,7 +1193,7 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     assert len(said) == 1 and "delimiter ';', no header line (its 8 fields named" in said[0], [
         w.value for w in at.warning
     ]
-    assert "encoding ISO-8859-1" in said[0] and not [e for e in at.error if "cannot be used" in e.value]
+    assert "encoding latin-1" in said[0] and not [e for e in at.error if "cannot be used" in e.value]
     at.button(key="domain_load_reading").click().run()
     assert not at.exception, [e.value for e in at.exception]
     info = at.session_state[state.DATA]["info"]
@@ -1204,6 +1204,10 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     at = _generate(at)
     entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
     assert rerun_settings(entry)["names"] == names and rerun_settings(entry)["delimiter"] == ";"
+    assert rerun_settings(entry)["encoding"] == "latin-1"
+    at = _visit(at, "app_pages/1_Data.py")  # its choices show that reading, and read nothing again
+    assert at.selectbox(key="data_encoding").value == "latin-1" and at.selectbox(key="data_delimiter").value == ";"
+    assert at.session_state[state.DATA]["reading"]["encoding"] == "latin-1"
     assert set(entry["data"]["island"]) <= {"Biscoe", "Dream", "Torgersen", "Torgersén", None}
 
 
