@@ -118,8 +118,8 @@ def _offer_reading(partial: dict) -> None:
     (a data package's delimiter, header or encoding): offer to read the file in use so, and then apply it."""
     said = reading_words(partial["reading"])
     st.warning(
-        f"That declaration does not fit this table as it was read ({partial['problem']}). Its documentation says how "
-        f"the file is written: {said}.",
+        f"That declaration's documentation says how the file is written: {said}. The file was read otherwise, so the "
+        "declaration does not fit the table as it was read: read it as the documentation says.",
         icon=":material/title:",
     )
     if st.button("Read the file as its documentation says, and use the declaration", key="domain_load_reading"):

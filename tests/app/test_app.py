@@ -1189,7 +1189,7 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     at = _upload(_app().run(), "penguins.csv", data.read_bytes())
     assert at.session_state[state.DATA]["info"]["rows"] == 343  # its first record read as the header
     at = _load_declaration(at, package.read_bytes(), "datapackage.json")
-    said = [w.value for w in at.warning if "Its documentation says how the file is written" in w.value]
+    said = [w.value for w in at.warning if "documentation says how the file is written" in w.value]
     assert len(said) == 1 and "delimiter ';', no header line (its 8 fields named" in said[0], [
         w.value for w in at.warning
     ]
@@ -1200,7 +1200,7 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     names = [f["name"] for f in json.loads(package.read_text())["resources"][0]["schema"]["fields"]]
     assert info["columns"] == names and info["rows"] == 344
     assert list(at.session_state[state.DECLARATION]["columns"]) == names
-    assert not [w.value for w in at.warning if "Its documentation says" in w.value]
+    assert not [w.value for w in at.warning if "documentation says how" in w.value]
     at = _generate(at)
     entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
     assert rerun_settings(entry)["names"] == names and rerun_settings(entry)["delimiter"] == ";"
