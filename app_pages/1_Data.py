@@ -58,9 +58,10 @@ else:
     if current:
         show_reading(state.data())  # the choices the table in use was read with, before they are drawn
     left, right = st.columns(2)
+    shown = st.session_state.get("data_encoding")  # a declaration's own encoding (a data package's) shows too
     encoding = left.selectbox(
         "Text encoding (CSV and TSV)",
-        ENCODINGS,
+        ENCODINGS if shown in (None, *ENCODINGS) else (*ENCODINGS, shown),
         key="data_encoding",
         format_func=lambda e: "automatic" if e == "auto" else e,
         help="Automatic: a byte-order mark at the start decides; without one, each line is "

@@ -34,6 +34,7 @@ the file so.
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import re
 
@@ -85,15 +86,16 @@ def reading_of(resource: dict | None) -> dict:
     """How a data package's ``resource`` says its file is written, as the reader's options, where that is not the
     reader's default: ``delimiter`` (its CSV dialect's), ``header_rows`` 0 with ``names`` the schema's fields (a
     dialect's ``header`` false, or ``headerRows`` empty), ``header_row`` and ``header_rows`` (``headerRows`` of
-    consecutive lines from the second on: line numbers from 1, the reader's from 0) and ``encoding`` (not UTF-8).
+    consecutive lines from the second on: line numbers from 1, the reader's from 0) and ``encoding`` (one the
+    reader's automatic choice would not read: :data:`AUTOMATIC_ENCODINGS`).
     A dialect kept in a separate file, or keys the reader has no option for (``commentChar``, ``quoteChar``, ...),
     give nothing: the file is then read as the publisher says.
 
     >>> reading_of({"dialect": {"delimiter": ";", "header": False}, "schema": {"fields": [{"name": "a"}]}})
     {'delimiter': ';', 'header_rows': 0, 'names': ['a']}
-    >>> reading_of({"dialect": {"headerRows": [2, 3]}, "encoding": "ISO-8859-1"})
-    {'header_row': 1, 'header_rows': 2, 'encoding': 'ISO-8859-1'}
-    >>> reading_of({"dialect": {"delimiter": ","}, "encoding": "utf-8"}), reading_of(None)
+    >>> reading_of({"dialect": {"headerRows": [2, 3]}, "encoding": "windows-1250"})
+    {'header_row': 1, 'header_rows': 2, 'encoding': 'windows-1250'}
+    >>> reading_of({"dialect": {"delimiter": ","}, "encoding": "ISO-8859-1"}), reading_of(None)
     ({}, {})
     """
     if not isinstance(resource, dict):
@@ -111,9 +113,23 @@ def reading_of(resource: dict | None) -> dict:
             out.update({"header_row": lines[0] - 1} if lines[0] > 1 else {})
             out.update({"header_rows": len(lines)} if len(lines) > 1 else {})
     encoding = resource.get("encoding")
-    if isinstance(encoding, str) and encoding.strip().lower().replace("_", "-") not in ("utf-8", "utf8", ""):
+    if isinstance(encoding, str) and encoding.strip() and _codec(encoding) not in AUTOMATIC_ENCODINGS:
         out["encoding"] = encoding.strip()
     return out
+
+
+#: Encodings the reader's automatic choice reads as they are (each line as UTF-8, else as Windows-1252, a superset
+#: of Latin-1's letters), which a package's ``encoding`` does not override: portals label many UTF-8 files
+#: ISO-8859-1 (datahub's covid-19 package labels its ASCII files so), and a UTF-8 file read as Latin-1 would turn
+#: every accented letter into two.
+AUTOMATIC_ENCODINGS = ("utf-8", "ascii", "iso8859-1", "cp1252")
+
+
+def _codec(name: str) -> str:
+    try:
+        return codecs.lookup(name.strip()).name
+    except LookupError:
+        return name.strip()
 
 
 def _resource_for(tables: list, columns, name: str) -> dict:

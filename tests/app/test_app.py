@@ -1178,7 +1178,7 @@ def test_a_table_schema_loaded_on_the_domain_page_starts_the_declaration():
 
 
 def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in_one_click(tmp_path):
-    """The penguins table kept with semicolons, no header line and Latin-1 text, and its data package saying so: the
+    """The penguins table kept with semicolons, no header line and Windows-1250 text, and its data package saying so: the
     Data page reads its first record as the header; loaded on the Domain page, the package says how its file is
     written, and one click reads the kept file so (its fields naming the columns) and applies the package whole; the
     release's rerun settings keep that reading."""
@@ -1193,7 +1193,7 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     assert len(said) == 1 and "delimiter ';', no header line (its 8 fields named" in said[0], [
         w.value for w in at.warning
     ]
-    assert "encoding latin-1" in said[0] and not [e for e in at.error if "cannot be used" in e.value]
+    assert "encoding cp1250" in said[0] and not [e for e in at.error if "cannot be used" in e.value]
     at.button(key="domain_load_reading").click().run()
     assert not at.exception, [e.value for e in at.exception]
     info = at.session_state[state.DATA]["info"]
@@ -1204,11 +1204,11 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     at = _generate(at)
     entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
     assert rerun_settings(entry)["names"] == names and rerun_settings(entry)["delimiter"] == ";"
-    assert rerun_settings(entry)["encoding"] == "latin-1"
+    assert rerun_settings(entry)["encoding"] == "cp1250"
     at = _visit(at, "app_pages/1_Data.py")  # its choices show that reading, and read nothing again
-    assert at.selectbox(key="data_encoding").value == "latin-1" and at.selectbox(key="data_delimiter").value == ";"
-    assert at.session_state[state.DATA]["reading"]["encoding"] == "latin-1"
-    assert set(entry["data"]["island"]) <= {"Biscoe", "Dream", "Torgersen", "Torgersén", None}
+    assert at.selectbox(key="data_encoding").value == "cp1250" and at.selectbox(key="data_delimiter").value == ";"
+    assert at.session_state[state.DATA]["reading"]["encoding"] == "cp1250"
+    assert set(entry["data"]["island"]) <= {"Biscoe", "Dream", "Torgersen", "Torgersęn", None}
 
 
 def test_a_redcap_data_dictionary_loaded_on_the_domain_page_declares_the_export():
