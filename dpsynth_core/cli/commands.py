@@ -310,39 +310,41 @@ def add_reading_flags(parser, what: str = "a CSV input") -> None:
     add_sheet_flags(parser)
 
 
-def documented_reading(args, declaration) -> dict:
+def documented_reading(args, declaration, path=None) -> dict:
     """The reading flags (``--encoding``, ``--delimiter``, ``--header-row``, ``--header-rows``, ``--names``) as given,
     and those left out that the declaration's documentation sets for the input (a data package's dialect:
     :func:`~dpsynth_core.data.formats.declared_reading`), told in a note. ``declaration``: a path or a loaded one; one
     that cannot be loaded gives nothing here (the command's own check refuses it, in its order); a parsed one (a
-    dict) is read as it is."""
+    dict) is read as it is. ``path``: the file read (default ``args.input``)."""
     from ..data.formats import declared_reading, reading_words
     from ..domain import as_table_domain
     from ..errors import DPSynthError
 
     given = {k: getattr(args, k, None) for k in ("encoding", "delimiter", "header_row", "header_rows", "names")}
     try:
+        path = args.input if path is None else path
         declared = declared_reading(
-            declaration if isinstance(declaration, dict) else as_table_domain(declaration), args.input, given
+            declaration if isinstance(declaration, dict) else as_table_domain(declaration), path, given
         )
     except (DPSynthError, OSError):
         declared = {}
     if declared:
         said = reading_words(declared)
-        print(f"note: {Path(args.input).name} read as its documentation describes it: {said}", file=sys.stderr)
+        print(f"note: {Path(path).name} read as its documentation describes it: {said}", file=sys.stderr)
     return {**given, **declared}
 
 
 def read_in_memory(args, *, with_info: bool = False, path=None, declaration=None):
     """The table ``path`` (default ``args.input``) read whole by :func:`~dpsynth_core.data.formats.read_data`, its
     reading flags (:func:`add_reading_flags`) checked first; a path that is not a file is refused in one line. With
-    ``with_info``: ``(frame, info)``, ``info`` as ``read_data`` gives it (how a CSV's lines were read)."""
+    ``with_info``: ``(frame, info)``, ``info`` as ``read_data`` gives it (how a CSV's lines were read).
+    ``declaration``: its documentation's reading for the flags not given (:func:`documented_reading`)."""
     from ..data.file_bytes import check_delimiter, check_encoding
     from ..data.formats import read_data
     from ..validation import check_names, check_sheet
 
     path = args.input if path is None else path
-    read = documented_reading(args, declaration) if declaration is not None and path == args.input else vars(args)
+    read = documented_reading(args, declaration, path) if declaration is not None else vars(args)
     sheet, header_row = check_sheet(args.sheet, read["header_row"])
     names, header_rows = check_names(read["names"], read["header_rows"])
     encoding, delimiter = check_encoding(read["encoding"]), check_delimiter(read["delimiter"])

@@ -122,7 +122,7 @@ def _read(args):
     from .commands import read_in_memory
 
     domain = TableDomain.load(args.domain).validate()
-    real = read_in_memory(args, path=args.real)
+    real = read_in_memory(args, path=args.real, declaration=domain)  # as synth read it (a data package's dialect)
     synthetic = read_data(args.synthetic)[0]  # as synth wrote it: UTF-8 with commas, or the format its suffix says
     domain.check_matches(real.columns)
     missing = [c for c in domain.kept if c not in synthetic.columns]

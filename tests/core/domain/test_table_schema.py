@@ -274,6 +274,8 @@ def test_a_data_packages_dialect_and_encoding_are_how_the_command_line_reads_its
     from dpsynth_core import synthesize  # the library reads it so too
 
     assert list(synthesize(data, package, 1.0, random_state=1).data.columns) == names
+    assert main(["compare", str(data), str(out), "--domain", str(package), "--json", str(tmp_path / "c.json")]) == 0
+    assert told in capsys.readouterr().err  # the real table read as synth read it
     # the publisher's own flag wins: read with a comma, the file is one column the package does not declare
     assert main(["check-declaration", str(data), "--domain", str(package), "--delimiter", ","]) == 2
     err = capsys.readouterr().err
