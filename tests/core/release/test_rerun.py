@@ -245,3 +245,20 @@ def test_the_names_of_a_file_without_a_header_line_are_a_setting_the_rerun_reads
     workspace = Workspace(tmp_path / "ws")
     key = workspace.ledger.dataset_key(workspace.ledger.records_key(path, header_rows=0, names=tuple(adult.columns)))
     assert [r.source for r in workspace.releases.made_from(key)] == ["rerun"]
+
+
+def test_the_script_reads_a_declaration_given_as_a_data_dictionary(tmp_path):
+    """A release declared by a REDCap project's data dictionary (a CSV, not JSON): the script reads it by the
+    library's own reader, as synth did, and draws again into the same ledger."""
+    import shutil
+
+    from tests.conftest import shared_path
+
+    for name in ("clinical_trial.csv", "clinical_trial.dictionary.csv"):
+        shutil.copy(shared_path(f"redcap/{name}"), tmp_path / name)
+    data, dictionary, script = tmp_path / "clinical_trial.csv", tmp_path / "clinical_trial.dictionary.csv", "r.py"
+    flags = {"out": tmp_path / "synthetic.csv", "workspace": tmp_path / "ws", "rerun_script": tmp_path / script}
+    assert run_cli_synth(data, dictionary, **flags) == 0
+    done = run_script(tmp_path / script, "--workspace", tmp_path / "ws", "--out", tmp_path / "again.csv", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("release #2: "), done.stderr
+    assert list(pd.read_csv(tmp_path / "again.csv").columns) == list(pd.read_csv(tmp_path / "synthetic.csv").columns)
