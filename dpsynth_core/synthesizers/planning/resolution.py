@@ -194,7 +194,19 @@ def resolution_words(entry: dict) -> list[str]:
             "share to place values inside them); what they buy is bins where the documentation says the values "
             "matter, instead of bins placed by noisy counts."
         )
+    if entry["edges_step"] is not None:
+        words.append(BANDS_WORDS)
     return words
+
+
+#: What public edges buy besides the noise (:func:`resolution_words`): a release over fitted bins spreads a value
+#: inside its bin whatever the record's other columns, so a table cut elsewhere is blurred even with no noise at all
+#: (``benchmarks.quality.bin_floor``: adult, 2-way TVD 0.0049 on 16 equal cells of its ranges from that alone).
+BANDS_WORDS = (
+    "Edges placed where your readers will cut their tables (5-year age bands, income brackets) are also answered "
+    "directly: inside a bin the release places a value without regard to the record's other columns, which blurs "
+    "a table cut inside the bins."
+)
 
 
 #: A table is *thin* for its settings when the median numeric column's declared range can be told apart in fewer

@@ -63,7 +63,9 @@ def test_public_edges_are_priced_where_bins_would_be_fitted_and_the_words_say_it
         words = " ".join(resolution.resolution_words(gain))
         assert "Finest detail: about" in words and "10 times narrower" in words and "Public bin edges" in words
         assert "bins of about" not in words
+        assert resolution.BANDS_WORDS in words  # and what public edges buy besides the noise
         assert "Your public bins are about 5 wide" in " ".join(resolution.resolution_words(age))
+        assert resolution.BANDS_WORDS not in " ".join(resolution.resolution_words(age))  # declared: no advice
     assert resolution.numeric_resolution(declaration, 1.0, 0.9, rows=None) == []
 
 
