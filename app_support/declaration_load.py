@@ -10,7 +10,7 @@ from app_support import state
 from app_support.markdown import literal
 from app_support.uploads import keep_dropped, kept_file
 from dpsynth_core import DomainError
-from dpsynth_core.data.formats import DECLARED_READING, declared_reading, reading_words
+from dpsynth_core.data.formats import DECLARED_READING, documented_options, reading_words
 from dpsynth_core.domain import editing
 from dpsynth_core.domain.declaration import DICTIONARY_WORDS
 
@@ -104,26 +104,30 @@ def _offer_names(partial: dict) -> None:
 
 def _documented(reading: dict) -> dict:
     """Of how a loaded declaration's documentation says the file is written (a data package's dialect), what the file
-    in use was not read with and the publisher left to the reader (:func:`~dpsynth_core.data.formats.declared_reading`);
-    nothing for an example or a file this server no longer keeps, which cannot be read again here."""
+    in use was not read with and the publisher left to the reader
+    (:func:`~dpsynth_core.data.formats.documented_options`); nothing for an example or a file this server no longer
+    keeps, which cannot be read again here."""
     kept = kept_file()
     if not reading or kept is None:
         return {}
     used = state.data()["reading"]
-    return declared_reading({"notes": {"reading": reading}}, kept.name, {k: used.get(k) for k in DECLARED_READING})
+    return documented_options(reading, kept.name, {k: used.get(k) for k in DECLARED_READING})
 
 
 def _offer_reading(partial: dict) -> None:
     """A declaration that does not fit the table as read, whose documentation says how the file is written otherwise
     (a data package's delimiter, header or encoding): offer to read the file in use so, and then apply it."""
-    said = reading_words(partial["reading"])
+    said, kept = reading_words(partial["reading"]), kept_file()
     st.warning(
         f"That declaration's documentation says how the file is written: {said}. The file was read otherwise, so the "
         "declaration does not fit the table as it was read: read it as the documentation says.",
         icon=":material/title:",
     )
+    if kept is None:  # no longer kept by this server: the Data page reads it again
+        st.caption("Upload the file again on the Data page, then load the declaration again.")
+        return
     if st.button("Read the file as its documentation says, and use the declaration", key="domain_load_reading"):
-        keep_dropped(kept_file(), {**state.data()["reading"], **partial["reading"]})  # read before the next page runs
+        keep_dropped(kept, {**state.data()["reading"], **partial["reading"]})  # read before the next page runs
         st.session_state[_PENDING] = partial["spec"]
         st.session_state.pop("domain_load_partial", None)
         st.rerun()

@@ -316,11 +316,11 @@ def documented_reading(args, declaration, path=None) -> dict:
     :func:`~dpsynth_core.data.formats.declared_reading`), told in a note. ``declaration``: a path or a loaded one; one
     that cannot be loaded gives nothing here (the command's own check refuses it, in its order); a parsed one (a
     dict) is read as it is. ``path``: the file read (default ``args.input``)."""
-    from ..data.formats import declared_reading, reading_words
+    from ..data.formats import DECLARED_READING, declared_reading, reading_words
     from ..domain import as_table_domain
     from ..errors import DPSynthError
 
-    given = {k: getattr(args, k, None) for k in ("encoding", "delimiter", "header_row", "header_rows", "names")}
+    given = {k: getattr(args, k, None) for k in DECLARED_READING}
     try:
         path = args.input if path is None else path
         declared = declared_reading(

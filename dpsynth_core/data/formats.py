@@ -280,14 +280,18 @@ _HEADER_OPTIONS = ("header_row", "header_rows", "names")
 
 def declared_reading(declaration, data, given: dict) -> dict:
     """The reading options of the declaration's documentation (``notes["reading"]``: how its data package says the
-    file is written) that ``given`` (the publisher's own choices, None where not made) leaves open, for a CSV or
-    other text file ``data``: the encoding and the delimiter each when not given, the header's options when none
-    of them is. Public: the documentation's words, never the file's bytes. Empty for a spreadsheet, a package's
-    file, Parquet or a table in memory, which have no dialect."""
-    notes = getattr(declaration, "notes", None)
-    if notes is None and isinstance(declaration, dict):
-        notes = declaration.get("notes")
-    reading = (notes or {}).get("reading") if isinstance(notes, dict) else None
+    file is written) that ``given`` leaves open for ``data`` (:func:`documented_options`). ``declaration``: a
+    :class:`~dpsynth_core.domain.TableDomain` or its JSON form."""
+    notes = declaration.get("notes") if isinstance(declaration, dict) else getattr(declaration, "notes", None)
+    return documented_options((notes or {}).get("reading") if isinstance(notes, dict) else None, data, given)
+
+
+def documented_options(reading, data, given: dict) -> dict:
+    """Of ``reading`` (a documentation's reading options, as a declaration's ``notes["reading"]`` holds them), those
+    that ``given`` (the publisher's own choices, None where not made) leaves open, for a CSV or other text file
+    ``data``: the encoding and the delimiter each when not given, the header's options when none of them is. Public:
+    the documentation's words, never the file's bytes. Empty for a spreadsheet, a package's file, Parquet or a table
+    in memory, which have no dialect."""
     if not isinstance(reading, dict) or not isinstance(data, (str, Path)) or file_family(data) != "text":
         return {}
     from .parts import names_parquet

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
-from ..data.formats import declared_reading, read_data, reads_whole
+from ..data.formats import DECLARED_READING, declared_reading, read_data, reads_whole
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, choose_engine, get_engine, lines_read, open_source
 from ..errors import ParameterError
@@ -285,11 +285,9 @@ def prepare(
     # the engine (``auto`` picks one from the file's size, a fact about the data)
     rows = check_rows(rows, _row_cap(out, fmt))
     random_state = check_seed(random_state)
-    given = {"encoding": encoding, "delimiter": delimiter, "header_row": header_row, "header_rows": header_rows}
-    declared = declared_reading(domain, data, {**given, "names": names})  # a data package's dialect, where not given
-    encoding, delimiter, header_row, header_rows, names = (
-        declared.get(k, v) for k, v in {**given, "names": names}.items()
-    )
+    reading = dict(zip(DECLARED_READING, (encoding, delimiter, header_row, header_rows, names)))
+    reading.update(declared_reading(domain, data, reading))  # a data package's dialect, where not given
+    encoding, delimiter, header_row, header_rows, names = (reading[k] for k in DECLARED_READING)
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     sheet, header_row = check_sheet(sheet, header_row)
     names, header_rows = check_names(names, header_rows)
