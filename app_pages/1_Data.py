@@ -18,7 +18,7 @@ from app_support.uploads import (
 )
 from dpsynth_core import constraints
 from dpsynth_core.data.examples import EXAMPLES
-from dpsynth_core.data.file_bytes import ENCODINGS
+from dpsynth_core.data.file_bytes import ENCODINGS, encoding_choice_words
 from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.line_report import line_report_text, most_lines_broken
 from dpsynth_core.domain.header import header_hint, header_span
@@ -63,7 +63,7 @@ else:
         "Text encoding (CSV and TSV)",
         ENCODINGS if shown in (None, *ENCODINGS) else (*ENCODINGS, shown),
         key="data_encoding",
-        format_func=lambda e: "automatic" if e == "auto" else e,
+        format_func=encoding_choice_words,
         help="Automatic: a byte-order mark at the start decides; without one, each line is "
         "read as UTF-8, or as Windows-1252 when it is not UTF-8.",
     )

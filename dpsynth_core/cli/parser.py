@@ -95,7 +95,8 @@ def add_synth(synth) -> None:
         "--encoding",
         default=None,
         help="text encoding of the input (utf-8, windows-1252, utf-16, ...; default: from a "
-        "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8)",
+        "byte-order mark, else UTF-8 with Windows-1252 for a line that is not UTF-8; auto:cp1250: the same with "
+        "Windows-1250 for such a line)",
     )
     synth.add_argument(
         "--delimiter",

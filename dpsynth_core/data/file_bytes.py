@@ -90,12 +90,65 @@ def _mark_undecodable(error: UnicodeDecodeError):
 codecs.register_error("dpsynth-mark", _mark_undecodable)
 
 
+#: How an encoding choice names the automatic reading with another encoding than Windows-1252 for a line that is
+#: not UTF-8: ``auto:cp1250`` (a data package labelled Windows-1250, whose file may well be UTF-8 after all).
+AUTO_WITH = "auto:"
+
+
+def line_fallback(encoding: str | None) -> str | None:
+    """The encoding of an automatic reading's lines that are not UTF-8 (``auto:X``'s ``X``, Windows-1252 for plain
+    automatic reading), or None for an encoding chosen outright.
+
+    >>> line_fallback(None), line_fallback("auto:iso8859-2"), line_fallback("utf-16")
+    ('windows-1252', 'iso8859-2', None)
+    """
+    if encoding is None:
+        return "windows-1252"
+    return encoding[len(AUTO_WITH) :] if encoding.startswith(AUTO_WITH) else None
+
+
+def encoding_words(name: str) -> str:
+    """A codec's name as a publisher knows the encoding.
+
+    >>> encoding_words("cp1250"), encoding_words("windows-1252"), encoding_words("iso8859-2"), encoding_words("koi8-r")
+    ('Windows-1250', 'Windows-1252', 'ISO-8859-2', 'koi8-r')
+    """
+    if match := re.fullmatch(r"(?:cp|windows-)(125\d)", name):
+        return f"Windows-{match[1]}"
+    if match := re.fullmatch(r"iso-?8859-(\d+)", name):
+        return f"ISO-8859-{match[1]}"
+    return name
+
+
+def encoding_choice_words(choice: str | None) -> str:
+    """An encoding choice as the Data page lists it.
+
+    >>> encoding_choice_words("auto"), encoding_choice_words("auto:cp1250"), encoding_choice_words("utf-16")
+    ('automatic', 'automatic, with Windows-1250 for a line that is not UTF-8', 'utf-16')
+    """
+    if choice in (None, "auto"):
+        return "automatic"
+    then = line_fallback(choice)
+    return choice if then is None else f"automatic, with {encoding_words(then)} for a line that is not UTF-8"
+
+
 def check_encoding(encoding) -> str | None:
-    """Normalise the publisher's encoding choice (None or "auto": from the byte-order mark)."""
+    """Normalise the publisher's encoding choice (None or "auto": from the byte-order mark, else each line as UTF-8
+    and one that is not as Windows-1252; ``auto:X``: the same with ``X`` for such a line, ``X`` an encoding that
+    keeps ASCII as it is, as a legacy code page does).
+
+    >>> check_encoding("auto:ISO-8859-2"), check_encoding("auto:windows-1252"), check_encoding("auto:UTF8")
+    ('auto:iso8859-2', None, None)
+    """
     if encoding is None or (isinstance(encoding, str) and encoding.strip().lower() in ("", "auto")):
         return None
     if not isinstance(encoding, str) or len(encoding) > 40:
         raise DataError(f"encoding ({encoding!r}) must be one of {', '.join(ENCODINGS)} or another text encoding")
+    if encoding.strip().lower().startswith(AUTO_WITH):
+        then = check_encoding(encoding.strip()[len(AUTO_WITH) :]) or "utf-8"
+        if _wide(then) or then.startswith(AUTO_WITH):
+            raise DataError(f"encoding ({encoding!r}): after 'auto:' name a one-byte encoding such as cp1250")
+        return None if then in ("utf-8", "windows-1252") else AUTO_WITH + then
     try:
         name = codecs.lookup(encoding.strip()).name
     except LookupError:
@@ -214,7 +267,7 @@ def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
         )
         raise DataError(f"{name} is {what}, not a CSV: {todo}")
     found, _ = byte_order_mark(head)
-    wide = _wide(encoding) if encoding is not None else found is not None and _wide(found)
+    wide = _wide(encoding) if line_fallback(encoding) is None else found is not None and _wide(found)
     region = head.split(b"\n", 1)[0]
     if not wide and _CONTROL.search(region):
         raise DataError(

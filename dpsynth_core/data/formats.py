@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import DataError, ParameterError
 from . import file_bytes
-from .file_bytes import read_capped
+from .file_bytes import encoding_words, read_capped
 
 #: Spreadsheet suffixes (python-calamine reads them).
 SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods")
@@ -304,17 +304,28 @@ def documented_options(reading, data, given: dict) -> dict:
     out = {k: reading[k] for k in DECLARED_READING if k in open_ and reading.get(k) is not None}
     if "encoding" in out:  # by the reader's own name (ISO-8859-1 is latin-1); one it does not know is refused later
         try:
-            out["encoding"] = file_bytes.check_encoding(out["encoding"]) or out["encoding"]
+            named = file_bytes.check_encoding(out["encoding"]) or out["encoding"]
+            # Portals mislabel files: a line that is valid UTF-8 is read as UTF-8, the label read for the others
+            # (a rule of each line alone, as the automatic reading's; a wide encoding is no such label).
+            out["encoding"] = (
+                named
+                if named.startswith(("utf-16", "utf-32"))
+                else file_bytes.check_encoding(file_bytes.AUTO_WITH + named)
+            )
         except DataError:
             pass
+        if out["encoding"] is None:
+            del out["encoding"]
     return out
 
 
 def reading_words(options: dict) -> str:
     """:func:`declared_reading`'s options in words.
 
-    >>> reading_words({"delimiter": ";", "header_rows": 0, "names": ["a", "b"], "encoding": "latin-1"})
-    "delimiter ';', no header line (its 2 fields named by the documentation, in order), encoding latin-1"
+    >>> reading_words({"delimiter": ";", "header_rows": 0, "names": ["a", "b"], "encoding": "utf-16"})
+    "delimiter ';', no header line (its 2 fields named by the documentation, in order), encoding utf-16"
+    >>> reading_words({"encoding": "auto:cp1250"})
+    'each line that is not UTF-8 as Windows-1250'
     """
     said = []
     if "delimiter" in options:
@@ -329,5 +340,7 @@ def reading_words(options: dict) -> str:
         lines = f"line {first + 1}" if span == 1 else f"lines {first + 1}-{first + span}"
         said.append(f"the header on {lines}")
     if "encoding" in options:
-        said.append(f"encoding {options['encoding']}")
+        then = file_bytes.line_fallback(options["encoding"])
+        words = f"each line that is not UTF-8 as {encoding_words(then)}" if then else ""
+        said.append(words or f"encoding {options['encoding']}")
     return ", ".join(said)

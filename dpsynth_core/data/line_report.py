@@ -4,6 +4,8 @@ could not, what usually causes it. Never part of a release."""
 
 from __future__ import annotations
 
+from .file_bytes import encoding_words
+
 #: The rules that break a line, in :func:`~.tables.read_table`'s order (its ``info["lines"]`` keys).
 LINE_RULES = ("not decodable", "too long", "broken quoting", "wrong number of fields")
 
@@ -55,9 +57,12 @@ def line_report_text(lines: dict) -> str:
             " The last line stops part-way, with no line end after it: the file seems cut short (an interrupted "
             "download or copy); save or export it again whole."
         )
-    if recoded := lines.get("read as windows-1252"):
-        said = (
-            f"{recoded:,} line was not UTF-8 and was" if recoded == 1 else f"{recoded:,} lines were not UTF-8 and were"
-        )
-        out += (" " if out else "") + said + " read as Windows-1252."
+    for key, recoded in lines.items():  # "read as windows-1252", or the encoding an "auto:" choice names
+        if key.startswith("read as ") and recoded:
+            said = (
+                f"{recoded:,} line was not UTF-8 and was"
+                if recoded == 1
+                else f"{recoded:,} lines were not UTF-8 and were"
+            )
+            out += (" " if out else "") + f"{said} read as {encoding_words(key[8:])}."
     return out

@@ -20,7 +20,7 @@ line, one record"):
   publisher says it spans several (``header_rows``: a survey tool's question above its answers);
 * with the automatic encoding, a byte-order mark decides (UTF-8, UTF-16, UTF-32); without
   one, each line is read as UTF-8, and a line that is not valid UTF-8 is read as
-  Windows-1252 (a rule applied to that line alone);
+  Windows-1252, or as an ``auto:`` choice says (``auto:cp1250``) (a rule applied to that line alone);
 * a line becomes a row of missing cells when it cannot be decoded, holds a NUL character,
   is longer than ``MAX_LINE_CHARS``, has broken quoting (a quoted field not closed on the
   same line, or a closing quote followed by anything but the delimiter) or has a different
@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import constraints
 from ..errors import DataError
+from . import file_bytes
 from .file_bytes import SPACES, byte_order_mark, check_delimiter, check_encoding, cr_line_ends, read_capped
 from .header_names import NO_HEADER, join_header_rows, name_columns, numbered_columns
 from .line_report import LINE_RULES
@@ -69,10 +70,11 @@ _QUOTED_OR_SPACES = re.compile(r'("(?:[^"\n]|"")*")|[ \t]+')
 
 
 def _decode(raw: bytes, encoding: str | None, name: str) -> tuple[list[str], np.ndarray, int, str]:
-    """Lines of text, which of them could not be decoded, how many were read as Windows-1252,
-    and the name of the encoding used."""
+    """Lines of text, which of them could not be decoded, how many were read by the automatic reading's second
+    encoding (:func:`~.file_bytes.line_fallback`), and the name of the encoding used."""
     found, skip = byte_order_mark(raw)
-    if encoding is None:
+    then = file_bytes.line_fallback(encoding)  # automatic reading: a line that is not UTF-8 is read so
+    if then is not None:
         chosen = found or "utf-8"
     else:
         chosen = encoding
@@ -82,7 +84,7 @@ def _decode(raw: bytes, encoding: str | None, name: str) -> tuple[list[str], np.
             chosen = found
     body = raw[skip:]
     label = f"{chosen} (byte-order mark)" if found is not None and skip else chosen
-    fallback = encoding is None and found is None
+    fallback = then is not None and found is None
     errors = "surrogateescape" if fallback else "dpsynth-mark"
     if chosen in ("utf-16", "utf-32") and not skip:
         chosen += "-le"  # no byte-order mark: the common little-endian order
@@ -99,13 +101,13 @@ def _decode(raw: bytes, encoding: str | None, name: str) -> tuple[list[str], np.
             if not _SURROGATE.search(line):
                 continue
             if fallback:
-                again = line.encode("utf-8", "surrogateescape").decode("cp1252", "dpsynth-mark")
+                again = line.encode("utf-8", "surrogateescape").decode(then, "dpsynth-mark")
                 if not _SURROGATE.search(again):
                     lines[i], recoded = again, recoded + 1
                     continue
             lines[i], bad[i] = "", True
     if fallback:
-        label = "utf-8" + (", and windows-1252 for lines that are not utf-8" if recoded else "")
+        label = "utf-8" + (f", and {then} for lines that are not utf-8" if recoded else "")
     return lines, bad, recoded, label
 
 
@@ -260,7 +262,7 @@ def read_table(
         name: how messages name the file.
         encoding: the publisher's choice (``"utf-8"``, ``"windows-1252"``, ``"utf-16"``, ...);
             None or ``"auto"``: a byte-order mark decides, else UTF-8 with Windows-1252 for a
-            line that is not UTF-8.
+            line that is not UTF-8; ``"auto:cp1250"``: the same with Windows-1250 for such a line.
         delimiter: the publisher's choice (``","``, ``";"``, ``"tab"``, ``"|"``, ...); None or
             ``"auto"``: the candidate that occurs most in the header line.
         header_row: the header's line number, from 1 (the lines above it skipped); None: the
@@ -338,7 +340,7 @@ def read_table(
         "records": int(len(broken)),
         "broken": int(len(broken) - len(good)),
         **{rule: int(n) for rule, n in zip(LINE_RULES, tally)},
-        "read as windows-1252": int(recoded),
+        f"read as {file_bytes.line_fallback(encoding) or 'windows-1252'}": int(recoded),
         # the last line broken and no line end, most lines whole: the file stops part-way through a record
         "cut short": int(
             open_end

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..data.csvfile import csv_to_parquet
-from ..data.file_bytes import SPACES
+from ..data.file_bytes import SPACES, line_fallback
 from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
@@ -131,7 +131,8 @@ class SparkSource(EngineSource):
             "emptyValue": "",
             "ignoreLeadingWhiteSpace": "false",
             "ignoreTrailingWhiteSpace": "false",
-            "encoding": encoding or "UTF-8",
+            # Spark reads a whole file in one encoding: auto:X's X (a data package's label), else UTF-8
+            "encoding": (line_fallback(encoding) if encoding and line_fallback(encoding) else encoding) or "UTF-8",
             "sep": delimiter or ",",
         }
         frame = self.spark.read.options(**options).csv(path)

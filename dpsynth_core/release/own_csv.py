@@ -18,10 +18,11 @@ import re
 
 import pandas as pd
 
-from ..data.file_bytes import SPACES, check_delimiter
+from ..data.file_bytes import SPACES, check_delimiter, encoding_words
 
 #: How the read encoding's label (``info["encoding"]``) is written back: a byte-order mark kept, a UTF-8 file with
-#: Windows-1252 lines (automatic reading) written as Windows-1252, the spreadsheet's own encoding.
+#: Windows-1252 lines (automatic reading) written as Windows-1252, the spreadsheet's own encoding (or with lines in
+#: the encoding an ``auto:`` choice named, in that one).
 _BOMS = {"utf-8": "utf-8-sig", "utf-16": "utf-16", "utf-16-le": "utf-16", "utf-16-be": "utf-16", "utf-32": "utf-32"}
 _PLAIN_NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 
@@ -38,8 +39,8 @@ def csv_dialect(info: dict, declaration: dict) -> dict | None:
     if label.endswith(" (byte-order mark)"):
         name = label.removesuffix(" (byte-order mark)")
         encoding = _BOMS.get(name, name)
-    elif "windows-1252 for lines" in label:
-        encoding = "cp1252"
+    elif then := re.search(r", and (\S+) for lines that are not utf-8$", label):
+        encoding = {"windows-1252": "cp1252"}.get(then[1], then[1])
     else:
         encoding = label
     written = {
@@ -65,8 +66,8 @@ def describe(dialect: dict) -> str:
     "Written as your file was read: fields separated by ',', text in utf-8, no header line (each field in its place)."
     """
     delimiter = {"\t": "tabs"}.get(dialect["delimiter"], repr(dialect["delimiter"]))
-    encoding = {"cp1252": "Windows-1252", "utf-8-sig": "UTF-8 with a byte-order mark"}.get(
-        dialect["encoding"], dialect["encoding"]
+    encoding = {"utf-8-sig": "UTF-8 with a byte-order mark"}.get(dialect["encoding"]) or encoding_words(
+        dialect["encoding"]
     )
     parts = [f"fields separated by {delimiter}", f"text in {encoding}"]
     for how, words in (("decimal comma", "decimal commas"), ("percent", "percent signs")):

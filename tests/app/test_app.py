@@ -1193,7 +1193,8 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     assert len(said) == 1 and "delimiter ';', no header line (its 8 fields named" in said[0], [
         w.value for w in at.warning
     ]
-    assert "encoding cp1250" in said[0] and not [e for e in at.error if "cannot be used" in e.value]
+    assert "each line that is not UTF-8 as Windows-1250" in said[0]
+    assert not [e for e in at.error if "cannot be used" in e.value]
     at.button(key="domain_load_reading").click().run()
     assert not at.exception, [e.value for e in at.exception]
     info = at.session_state[state.DATA]["info"]
@@ -1204,10 +1205,12 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     at = _generate(at)
     entry = at.session_state[state.RELEASES][at.session_state[state.CURRENT]]
     assert rerun_settings(entry)["names"] == names and rerun_settings(entry)["delimiter"] == ";"
-    assert rerun_settings(entry)["encoding"] == "cp1250"
+    assert rerun_settings(entry)["encoding"] == "auto:cp1250"
     at = _visit(at, "app_pages/1_Data.py")  # its choices show that reading, and read nothing again
-    assert at.selectbox(key="data_encoding").value == "cp1250" and at.selectbox(key="data_delimiter").value == ";"
-    assert at.session_state[state.DATA]["reading"]["encoding"] == "cp1250"
+    chosen = at.selectbox(key="data_encoding")
+    assert chosen.value == "auto:cp1250" and at.selectbox(key="data_delimiter").value == ";"
+    assert "Windows-1250 for a line that is not UTF-8" in chosen.format_func(chosen.value)
+    assert at.session_state[state.DATA]["reading"]["encoding"] == "auto:cp1250"
     assert set(entry["data"]["island"]) <= {"Biscoe", "Dream", "Torgersen", "Torgersęn", None}
 
 

@@ -16,7 +16,7 @@ import pytest
 from dpsynth_core import constraints
 from dpsynth_core.data import csvfile
 from dpsynth_core.data.encoding import encode_table
-from dpsynth_core.data.file_bytes import SPACES, check_delimiter
+from dpsynth_core.data.file_bytes import SPACES, check_delimiter, check_encoding
 from dpsynth_core.data.line_report import line_report_text, most_lines_broken
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.domain import TableDomain
@@ -204,6 +204,23 @@ def test_windows_1252_lines_are_read_one_by_one():
     assert read_table(FIXTURES / "latin1.csv", encoding="cp1252")[1]["encoding"] == "windows-1252"
     frame, info = read_table(FIXTURES / "latin1.csv", encoding="utf-8")
     assert frame.isna().all(axis=None) and info["lines"]["not decodable"] == 2
+
+
+def test_an_auto_choice_reads_each_line_that_is_not_utf8_in_the_encoding_it_names():
+    """``auto:cp1250`` (a data package's label): a line in UTF-8 stays UTF-8, a line that is not is read as
+    Windows-1250, each on its own; chosen outright, Windows-1250 garbles the UTF-8 line, and automatic reading reads
+    the other as Windows-1252 ("Łódź" as "£ódŸ")."""
+    raw = b"city,n\n" + "Kraków,1\n".encode() + "Łódź,2\n".encode("cp1250")
+    frame, info = read_table(raw, encoding="auto:windows-1250")
+    assert frame["city"].tolist() == ["Kraków", "Łódź"]
+    assert info["lines"]["read as cp1250"] == 1 and info["encoding"] == "utf-8, and cp1250 for lines that are not utf-8"
+    assert line_report_text(info["lines"]) == "1 line was not UTF-8 and was read as Windows-1250."
+    assert read_table(raw, encoding="cp1250")[0]["city"].tolist() == ["KrakĂłw", "Łódź"]
+    assert read_table(raw)[0]["city"].tolist() == ["Kraków", "£ódŸ"]
+    assert read_table("city\nKraków\n".encode(), encoding="auto:cp1250")[1]["encoding"] == "utf-8"  # none recoded
+    assert check_encoding("auto:cp1252") is None and check_encoding("AUTO:ISO-8859-2") == "auto:iso8859-2"
+    with pytest.raises(DataError, match="after 'auto:' name a one-byte encoding"):
+        check_encoding("auto:utf-16")
 
 
 def test_utf16_with_and_without_byte_order_mark(tmp_path):

@@ -54,6 +54,17 @@ def test_a_semicolon_file_in_windows_1252_is_answered_in_its_dialect_and_reads_b
     assert frame["city"].tolist() == ["Zürich", "Genève", ""]
 
 
+def test_a_file_read_with_the_encoding_an_auto_choice_named_is_written_back_in_it(tmp_path):
+    """Lines read as Windows-1250 under ``auto:cp1250`` (a data package's label): the copy is Windows-1250."""
+    raw = "city;n\nŁódź;3\n".encode("cp1250")
+    (tmp_path / "pl.csv").write_bytes(raw)
+    _, info = read_data(tmp_path / "pl.csv", encoding="auto:cp1250")
+    dialect = csv_dialect(info, {"columns": {"city": {"type": "categorical", "values": ["Łódź"]}}})
+    assert dialect["encoding"] == "cp1250" and "text in Windows-1250" in describe(dialect)
+    out = csv_as_read_bytes(pd.DataFrame({"city": ["Łódź"], "n": ["3"]}), dialect)
+    assert out.decode("cp1250").splitlines() == ["city;n", "Łódź;3"]
+
+
 def test_a_plain_csv_needs_no_second_copy_and_a_value_the_encoding_cannot_hold_keeps_the_file_whole(tmp_path):
     _, info = _read(shared_path("ce.csv").read_bytes(), tmp_path)
     assert csv_dialect(info, complete_domain("ce")) is None  # commas, UTF-8, numbers plain: the CSV itself
