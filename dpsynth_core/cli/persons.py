@@ -83,7 +83,9 @@ def _open(args, domain):
     """The table as ``synth`` reads it with the same flags: whole in memory (a DataFrame), or a counting source of
     the engine ``auto`` or ``--engine`` picks (a Parquet file, folder or glob, a large CSV)."""
     from ..data.file_bytes import check_delimiter, check_encoding
-    from ..engines import IN_MEMORY, choose_engine, get_engine, open_source
+    from ..data.formats import check_header_reading
+    from ..engines import choose_engine, get_engine, open_source
+    from ..validation import check_names, check_sheet
     from .commands import documented_reading, read_in_memory
 
     engine = get_engine(choose_engine(args.input, args.engine))
@@ -92,14 +94,21 @@ def _open(args, domain):
         frame = read_in_memory(args)
         domain.check_matches(frame.columns)
         return frame
-    if any(getattr(args, k) is not None for k in ("header_rows", "header_row", "sheet", "names")):
-        raise ParameterError(  # as synth: the engines read a CSV's header from its first line
-            f"--sheet, --header-row, --header-rows and --names are read in memory: use --engine {IN_MEMORY}, or save "
-            "the file with a header of one line"
-        )
+    if args.sheet is not None:
+        raise ParameterError("--sheet is chosen for a spreadsheet, which is read whole into memory: use --engine auto")
+    header = {k: getattr(args, k) for k in ("header_row", "header_rows", "names")}
+    check_header_reading(args.input, header)  # as synth: a local CSV's header read as in memory
+    header["header_row"] = check_sheet(None, header["header_row"])[1]
+    header["names"], header["header_rows"] = check_names(header["names"], header["header_rows"])
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)
     return open_source(
-        args.input, domain, engine=engine.name, memory_limit=args.memory_limit, encoding=encoding, delimiter=delimiter
+        args.input,
+        domain,
+        engine=engine.name,
+        memory_limit=args.memory_limit,
+        encoding=encoding,
+        delimiter=delimiter,
+        **header,
     )
 
 

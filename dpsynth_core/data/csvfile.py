@@ -7,7 +7,9 @@ Because the rule looks at one line at a time, the file can be cut at line ends: 
 of about ``CHUNK_BYTES``, with the header line (and its byte-order mark) in front, goes
 through ``read_table`` itself, and its rows are appended to a temporary Parquet file of
 text columns that the engine then reads out of core. So the engines read a CSV exactly as
-the in-memory path does, by construction, with memory bounded by one chunk.
+the in-memory path does, by construction, with memory bounded by one chunk. A file without a
+header line is cut so too: its first chunk is read as the whole file is, and each later one is
+led by a header line of placeholders, so that every line of it is read as a record.
 
 UTF-16 and UTF-32 files (two- and four-byte line ends) are read whole, as in memory.
 """
@@ -25,6 +27,7 @@ import pyarrow.parquet as pq
 
 from ..errors import DataError
 from . import file_bytes, tables
+from .header_names import NO_HEADER
 
 CHUNK_BYTES = 32 << 20
 
@@ -131,8 +134,13 @@ def csv_frames(
         if cr:  # lines ended by a carriage return alone: read as line feeds, chunk by chunk
             head = head.replace(b"\r", b"\n")
         line = header_row or _header_line(head[skip:])
-        end = -1 if wide or header_rows == 0 else _line_end(head, _header_end(head[skip:], line, header_rows or 1))
-        if end < 0:  # a wide encoding, no header line, or a header line longer than the head: read the file whole
+        headless = header_rows == NO_HEADER and not wide
+        end = -1 if wide or headless else _line_end(head, _header_end(head[skip:], line, header_rows or 1))
+        reading = {"header_row": header_row, "header_rows": header_rows, "names": names}
+        columns = None
+        if headless:  # no header line: the file's own chunks, the first read as it is (see below)
+            parts, header = _chunks(handle, head, cr), b""
+        elif end < 0:  # a wide encoding or a header line longer than the head: read the file whole
             parts = [head + (handle.read().replace(b"\r", b"\n") if cr else handle.read())]
             header = b""
         else:
@@ -141,19 +149,24 @@ def csv_frames(
         for part in parts:
             try:
                 frame, info = tables.read_table(
-                    header + part,
-                    name=name,
-                    encoding=encoding,
-                    delimiter=delimiter,
-                    header_row=header_row,
-                    header_rows=header_rows,
-                    names=names,
+                    header + part, name=name, encoding=encoding, delimiter=delimiter, **reading
                 )
             except DataError as exc:
-                if header and ("no data rows" in str(exc) or "is empty" in str(exc)):
+                if (header or columns is None and headless) and ("no data rows" in str(exc) or "is empty" in str(exc)):
                     continue  # a chunk of blank lines only: no records in it
                 raise
             delimiter = delimiter or {"tab": "\t"}.get(info["delimiter"], info["delimiter"])
+            if headless and columns is None:
+                # Its first chunk named the columns (the names given, or by the number of fields of its first
+                # record, read_table's rule for the whole file). Every later chunk is led by the byte-order mark
+                # and a header line of placeholders, so that each of its lines is read as a record (never as a
+                # header, nor as Excel's "sep=" line), and its columns are then named so.
+                columns = list(info["columns"])
+                gap = " " if delimiter == file_bytes.SPACES else delimiter
+                header = head[:skip] + gap.join(f"c{i}" for i in range(len(columns))).encode("ascii") + b"\n"
+                reading = {}
+            elif columns is not None:
+                frame.columns, info["columns"] = columns, columns
             found_any = True
             yield frame, info
     if not found_any:
@@ -164,10 +177,19 @@ def csv_frames(
 
 
 def csv_to_parquet(
-    path, *, encoding: str | None = None, delimiter: str | None = None, temp_directory: str | None = None
+    path,
+    *,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    temp_directory: str | None = None,
+    header_row: int | None = None,
+    header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> CsvFile:
-    """Read a local CSV by ``read_table``'s rule, chunk by chunk, into a temporary Parquet file."""
-    frames = csv_frames(path, encoding=encoding, delimiter=delimiter)
+    """Read a local CSV by ``read_table``'s rule, chunk by chunk, into a temporary Parquet file (``header_row``,
+    ``header_rows``, ``names``: :func:`csv_frames`')."""
+    header = {"header_row": header_row, "header_rows": header_rows, "names": names}
+    frames = csv_frames(path, encoding=encoding, delimiter=delimiter, **header)
     first = next(frames)  # the file's own errors before any temporary file exists
     handle_fd, target = tempfile.mkstemp(suffix=".parquet", prefix="dpsynth-csv-", dir=temp_directory)
     os.close(handle_fd)

@@ -272,6 +272,27 @@ def check_engine_input(data, engine: str) -> None:
         )
 
 
+def check_header_reading(data, header) -> None:
+    """A large-table engine reads a local CSV's header as the in-memory reader does (a header row, a header over
+    several lines, none with the columns' names: :func:`~.csvfile.csv_frames`); ``header``, those three (values, or
+    a dict of them), given for a Parquet file, folder or glob, which names its own columns, or for a remote CSV,
+    which Spark's own reader reads with its header on the first line, are refused in one line."""
+    from .parts import is_remote, names_parquet
+
+    if all(v is None for v in (header.values() if isinstance(header, dict) else header)):
+        return
+    if names_parquet(data) or Path(str(data)).is_dir():
+        raise ParameterError(
+            f"a header row, header lines and column names are chosen for CSV files; {Path(str(data)).name} is "
+            "Parquet, which names its own columns"
+        )
+    if is_remote(data):
+        raise ParameterError(
+            "a CSV on a cluster is read with its header on its first line: a header row, header lines and column "
+            "names are chosen for a local CSV; copy it here, or write it as Parquet"
+        )
+
+
 #: The reader's options a declaration's ``notes["reading"]`` may set (a data package's dialect and encoding:
 #: :func:`~dpsynth_core.domain.table_schema.reading_of`); the header's three go together.
 DECLARED_READING = ("encoding", "delimiter", "header_row", "header_rows", "names")

@@ -144,7 +144,8 @@ def _arrow_frame(frame: pd.DataFrame) -> pa.Table:
 class DuckDBSource(EngineSource):
     """A table counted by DuckDB. Args: the data (path, glob, DataFrame or Arrow table), its
     declared domain; ``memory_limit`` (e.g. ``"2GB"``), ``threads``, ``temp_directory`` for
-    spilled data; ``encoding``/``delimiter`` of a CSV (detected when None)."""
+    spilled data; ``encoding``/``delimiter`` of a CSV (detected when None), and its header's ``header_row``,
+    ``header_rows`` and ``names`` (:func:`~dpsynth_core.data.csvfile.csv_frames`')."""
 
     engine = "duckdb"
     #: Whether every column's records were folded when the source opened (:meth:`_prepare`).
@@ -160,8 +161,13 @@ class DuckDBSource(EngineSource):
         temp_directory: str | None = None,
         encoding: str | None = None,
         delimiter: str | None = None,
+        header_row: int | None = None,
+        header_rows: int | None = None,
+        names: tuple[str, ...] | None = None,
     ):
-        files = checked_files(data)  # a folder or glob: listed and checked first
+        files = checked_files(data)
+        reading = {"encoding": encoding, "delimiter": delimiter, "header_row": header_row}
+        reading.update(header_rows=header_rows, names=names)  # a folder or glob: listed and checked first
         self._workdir = tempfile.mkdtemp(prefix="dpsynth-duckdb-", dir=temp_directory)
         config = {"temp_directory": self._workdir, "preserve_insertion_order": False}
         if memory_limit:
@@ -178,7 +184,7 @@ class DuckDBSource(EngineSource):
             raise DataError(f"DuckDB could not start: {exc}") from None
         self._numbers = itertools.count(1)
         try:
-            names = self._run(lambda: self._register(data, files, encoding, delimiter, temp_directory))
+            names = self._run(lambda: self._register(data, files, reading, temp_directory))
             self._base, self._table, self._weight = "src", "src", "count(*)"
             self._setup(domain, names)
         except BaseException:
@@ -187,7 +193,7 @@ class DuckDBSource(EngineSource):
 
     # --- the source ------------------------------------------------------------------------
 
-    def _register(self, data, files, encoding, delimiter, temp_directory) -> list:
+    def _register(self, data, files, reading: dict, temp_directory) -> list:
         if isinstance(data, (pd.DataFrame, pa.Table)):
             if isinstance(data, pd.DataFrame) and len(data.columns) != len(set(map(str, data.columns))):
                 raise DataError("the table has duplicate column names")
@@ -199,7 +205,7 @@ class DuckDBSource(EngineSource):
             if names_parquet(data):  # a folder or glob: exactly the files data/parts.py checked (as Spark reads)
                 listing = ", ".join(_literal(str(f)) for f in files or [data])
             else:
-                self._csv = csv_to_parquet(data, encoding=encoding, delimiter=delimiter, temp_directory=temp_directory)
+                self._csv = csv_to_parquet(data, temp_directory=temp_directory, **reading)
                 listing = _literal(str(self._csv.path))
             self.con.execute(f"CREATE VIEW src AS SELECT * FROM read_parquet([{listing}])")
             self._numbered = numbered_files(listing)

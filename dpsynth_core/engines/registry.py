@@ -124,6 +124,9 @@ class Engine:
         return importlib.import_module(f".{self.writer}", __package__)
 
 
+#: How a CSV is read (:func:`~dpsynth_core.data.csvfile.csv_frames`' options), which the large-table engines take.
+CSV_READING = ("encoding", "delimiter", "header_row", "header_rows", "names")
+
 #: Every engine, by name, in the order the command line lists them.
 ENGINES: dict[str, Engine] = {
     engine.name: engine
@@ -133,7 +136,7 @@ ENGINES: dict[str, Engine] = {
             "duckdb",
             "out of core, large files",
             "duckdb_source:DuckDBSource",
-            takes=("memory_limit", "threads", "temp_directory", "encoding", "delimiter"),
+            takes=("memory_limit", "threads", "temp_directory", *CSV_READING),
             large_files=True,
             keys_records=True,
         ),
@@ -141,7 +144,7 @@ ENGINES: dict[str, Engine] = {
             "spark",
             "a local Spark session",
             "spark_source:SparkSource",
-            takes=("spark", "encoding", "delimiter", "memory_limit"),
+            takes=("spark", "memory_limit", *CSV_READING),
             frames_of="pyspark",
             keys_records=True,
             writer="spark_writer",
@@ -221,12 +224,16 @@ def open_source(
     encoding: str | None = None,
     delimiter: str | None = None,
     spark=None,
+    header_row: int | None = None,
+    header_rows: int | None = None,
+    names: tuple[str, ...] | None = None,
 ):
     """The table ``data`` over its declared ``domain``, counted by the chosen engine: a
     :class:`~.base.CountingSource`.
 
     ``memory_limit`` (DuckDB, e.g. ``"2GB"``), ``threads`` and ``temp_directory`` (where
-    DuckDB spills); ``encoding`` and ``delimiter`` of a CSV (detected when None); ``spark``:
+    DuckDB spills); ``encoding`` and ``delimiter`` of a CSV (detected when None), and its header's
+    ``header_row``, ``header_rows`` and ``names`` (:func:`~dpsynth_core.data.tables.read_table`'s); ``spark``:
     the SparkSession to use (default: the active one, else a local one). An engine ignores
     the settings it does not take (:attr:`Engine.takes`).
     """
@@ -244,6 +251,9 @@ def open_source(
         encoding=encoding,
         delimiter=delimiter,
         spark=spark,
+        header_row=header_row,
+        header_rows=header_rows,
+        names=names,
     )
 
 

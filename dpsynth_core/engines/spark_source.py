@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from ..data.csvfile import csv_to_parquet
 from ..data.file_bytes import SPACES, line_fallback
+from ..data.formats import check_header_reading
 from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
@@ -85,6 +86,9 @@ class SparkSource(EngineSource):
         encoding: str | None = None,
         delimiter: str | None = None,
         memory_limit: str | None = None,
+        header_row: int | None = None,
+        header_rows: int | None = None,
+        names: tuple[str, ...] | None = None,
     ):
         from pyspark.sql import DataFrame, SparkSession
 
@@ -97,7 +101,7 @@ class SparkSource(EngineSource):
             if isinstance(data, DataFrame):
                 self.src = data
             elif isinstance(data, (str, Path)):
-                self.src = self._read(str(data), files, encoding, delimiter)
+                self.src = self._read(str(data), files, encoding, delimiter, (header_row, header_rows, names))
             else:
                 raise DataError(f"data must be a Spark DataFrame or a path, got {type(data).__name__}")
             self.src = self._read_frame = utc_wall_time(self.src, self.spark)
@@ -108,20 +112,22 @@ class SparkSource(EngineSource):
                 raise self._fail(exc) from None
             raise
 
-    def _read(self, path: str, files, encoding, delimiter):
+    def _read(self, path: str, files, encoding, delimiter, header: tuple):
+        header = dict(zip(("header_row", "header_rows", "names"), header))
         if files is not None:  # a local folder or glob: exactly the files data/parts.py checked (as DuckDB reads)
             self._files = files
             return read_parquet(self.spark, files)
         if names_parquet(path):
             return self.spark.read.parquet(path)
         if not is_remote(path):  # read_table's own per-record rule, chunk by chunk (see data/csvfile.py)
-            self._csv = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter)
+            self._csv = csv_to_parquet(path.removeprefix("file://"), encoding=encoding, delimiter=delimiter, **header)
             self._files = [self._csv.path]
             return read_parquet(self.spark, self._files)
         from pyspark.sql import functions as F
 
         if delimiter == SPACES:
             raise DataError("Spark's reader of a CSV on a cluster cannot split fields at runs of spaces: use Parquet")
+        check_header_reading(path, header)  # any refused: Spark's own reader takes the header from the first line
         options = {
             "header": "true",
             "quote": '"',
@@ -131,8 +137,7 @@ class SparkSource(EngineSource):
             "emptyValue": "",
             "ignoreLeadingWhiteSpace": "false",
             "ignoreTrailingWhiteSpace": "false",
-            # Spark reads a whole file in one encoding: auto:X's X (a data package's label), else UTF-8
-            "encoding": (line_fallback(encoding) if encoding and line_fallback(encoding) else encoding) or "UTF-8",
+            "encoding": (encoding and line_fallback(encoding) or encoding) or "UTF-8",  # one for the file: auto:X's X
             "sep": delimiter or ",",
         }
         frame = self.spark.read.options(**options).csv(path)

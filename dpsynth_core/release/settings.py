@@ -18,10 +18,9 @@ import pandas as pd
 
 from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
-from ..data.formats import DECLARED_READING, declared_reading, read_data, reads_whole
+from ..data.formats import DECLARED_READING, check_header_reading, declared_reading, read_data
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, choose_engine, get_engine, lines_read, open_source
-from ..errors import ParameterError
 from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
@@ -169,14 +168,8 @@ class ReleaseSettings:
             self.domain.check_matches(frame.columns)
             return OpenedTable(frame, info["lines"])
         if isinstance(data, (str, Path)):
-            source = open_source(
-                data,
-                self.domain,
-                engine=self.engine,
-                memory_limit=self.memory_limit,
-                encoding=self.encoding,
-                delimiter=self.delimiter,
-            )
+            reading = {k: v for k, v in self.reading().items() if k != "sheet"}
+            source = open_source(data, self.domain, engine=self.engine, memory_limit=self.memory_limit, **reading)
             return OpenedTable(source, lines_read(source), owned=True)
         if isinstance(data, pd.DataFrame):
             return OpenedTable(data)
@@ -291,16 +284,8 @@ def prepare(
     encoding, delimiter = check_encoding(encoding), check_delimiter(delimiter)
     sheet, header_row = check_sheet(sheet, header_row)
     names, header_rows = check_names(names, header_rows)
-    if header_rows is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
-        raise ParameterError(  # the engines read a CSV's header from one line (data/csvfile.py)
-            ("a file without a header line" if header_rows == 0 else "a header over several lines")
-            + f" is read in memory: use the {IN_MEMORY} engine, or save the file with a header of one line"
-        )
-    if header_row is not None and not chosen.in_memory and isinstance(data, (str, Path)) and not reads_whole(data):
-        raise ParameterError(  # the engines read a CSV's header from its first line (data/csvfile.py)
-            f"a header row other than the first line is read in memory: use the {IN_MEMORY} engine, or save the "
-            "file with its header on the first line"
-        )
+    if not chosen.in_memory and isinstance(data, (str, Path)):  # an engine reads a local CSV's header as in memory
+        check_header_reading(data, (header_row, header_rows, names))
     memory_limit = check_memory_limit(memory_limit, "memory limit")
     options = info.check_options(options)
     if isinstance(data, (str, Path)):

@@ -5,6 +5,7 @@ read into tables that differ by exactly that one record. The same check catches 
 reader, which detected the encoding and sniffed the delimiter from the whole file.
 """
 
+import codecs
 import csv
 import io
 import re
@@ -802,6 +803,34 @@ def test_a_file_without_a_header_line_is_read_with_its_columns_named_by_position
     assert list(book.columns) == list(info["columns"]) and book.iloc[0, 0] == "39" and len(book) == 200
     for columns in (["region", "1990", "1991", "1992"], ["age", "sex"], ["q", "1"]):  # years, names, one number
         assert header_span(columns) is None and header_hint(columns) == ""
+
+
+@pytest.mark.parametrize("start", [b"", codecs.BOM_UTF8])
+def test_a_file_without_a_header_line_is_read_in_chunks_as_it_is_read_whole(tmp_path, monkeypatch, start):
+    """Past the first 64 kB, the chunks of a file without a header line (the engines', the ledger's fingerprint)
+    give the table and the line counts read_table gives the whole file: each line a record wherever a chunk starts,
+    a blank line skipped, a broken line and a Windows-1252 one counted as they are, a record that reads like
+    Excel's ``sep=;`` line kept as a record; its columns named by the names given, or by position."""
+    adult = read_table(shared_path("adult.csv"))[0].head(3_000)
+    lines = adult.to_csv(index=False, header=False).splitlines()
+    lines[1_500:1_500] = ["", "sep=;", "39,too,few", "Gen\u00e8ve" + lines[1_600][lines[1_600].index(",") :]]
+    content = start + "\n".join(lines).encode().replace("Gen\u00e8ve".encode(), "Gen\u00e8ve".encode("cp1252"))
+    (tmp_path / "adult.data").write_bytes(content)
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 4096)
+    for names in (None, tuple(adult.columns)):
+        whole, info = read_table(content, name="adult.data", header_rows=0, names=names)
+        assert len(whole) == 3_003 and whole.iloc[1_500].isna().all()  # "sep=;": a record of one field, broken
+        chunks = list(csvfile.csv_frames(tmp_path / "adult.data", header_rows=0, names=names))
+        assert len(chunks) > 10
+        pd.testing.assert_frame_equal(pd.concat([f for f, _ in chunks], ignore_index=True), whole)
+        assert all(f.columns.tolist() == info["columns"] for f, _ in chunks)
+        summed = {}
+        for _, part in chunks:
+            for key, n in part["lines"].items():
+                summed[key] = summed.get(key, 0) + n
+        assert {k: n for k, n in summed.items() if n} == {k: n for k, n in info["lines"].items() if n}
+        # a byte-order mark says UTF-8 for every line: the Windows-1252 one is then not decodable
+        assert (info["lines"]["read as windows-1252"], info["lines"]["broken"]) == ((0, 3) if start else (1, 2))
 
 
 def test_a_file_without_a_header_line_takes_the_names_its_documentation_lists(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ import pytest
 
 from dpsynth_core.data.counting import CodedTable, coarsen
 from dpsynth_core.data.encoding import encode_table
+from dpsynth_core.data.tables import read_table
 from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain
 from dpsynth_core.engines import CountingSource, Merge, Rebin, Vocabulary, choose_engine, duckdb_source, open_source
 from dpsynth_core.engines.base import ColumnMap, plan_blocks
@@ -226,6 +227,29 @@ def test_a_csv_read_in_small_chunks_is_read_as_one(tmp_path, monkeypatch):
     monkeypatch.setattr(csvfile, "CHUNK_BYTES", 97)
     reference = open_source(path, MESSY_DOMAIN, engine="pandas")
     with open_source(path, MESSY_DOMAIN, engine="duckdb") as engine:
+        assert_same_counts(reference, engine)
+
+
+@pytest.mark.parametrize("header", ["none", "title"])
+def test_a_csv_without_a_header_line_or_with_a_title_above_it_is_counted_in_chunks_as_in_memory(
+    tmp_path, monkeypatch, header
+):
+    """The messy file without its header line, read with its columns' names (a data package's fields, ``--names``),
+    or with a title above its header (``--header-row``): DuckDB reads it in chunks as the in-memory engine does."""
+    from dpsynth_core.data import csvfile
+
+    path = messy_csv(tmp_path / "messy.csv")
+    head, body = path.read_bytes().split(b"\n", 1)
+    if header == "none":
+        path.write_bytes(body * 30)
+        reading = {"header_rows": 0, "names": ("age", "city", "score", "when", "word", "zip", "code", "age.1")}
+    else:
+        path.write_bytes(b"A messy extract\n\n" + head + b"\n" + body * 30)
+        reading = {"header_row": 3}
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 97)
+    reference = MemorySource(read_table(path, delimiter=";", **reading)[0], TableDomain.from_json(MESSY_DOMAIN))
+    with open_source(path, MESSY_DOMAIN, engine="duckdb", delimiter=";", **reading) as engine:
+        assert engine.n_rows == 300
         assert_same_counts(reference, engine)
 
 

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.domain import IntegerDomain
+from dpsynth_core.data.tables import read_table
+from dpsynth_core.domain import IntegerDomain, TableDomain
 from dpsynth_core.engines import Rebin, Vocabulary, choose_engine, open_source
+from dpsynth_core.engines.memory import MemorySource
 from tests.conftest import DATASETS, ROOT, complete_domain, run_cli_synth, shared_path
 from tests.core.engines.engine_checks import MESSY_DOMAIN, assert_same_counts, messy_csv
 
@@ -223,6 +225,31 @@ def test_spark_s_own_reader_of_a_csv_on_a_cluster_names_columns_as_read_table_do
         reference = open_source(path, domain, engine="pandas")
         with open_source(str(path), domain, engine="spark", spark=spark) as engine:
             assert_same_counts(reference, engine)
+
+
+def test_a_local_csv_without_a_header_line_is_read_by_spark_as_in_memory_and_one_on_a_cluster_refuses_it(
+    spark, tmp_path, monkeypatch
+):
+    """The messy file without its header line, its columns named as its documentation lists them: a local file is
+    read chunk by chunk by read_table's rule, as in memory; Spark's own reader of a CSV on a cluster takes the
+    header from the first line, so the names are refused there in one line, before anything is read."""
+    from dpsynth_core.data import csvfile
+    from dpsynth_core.engines import spark_source
+    from dpsynth_core.errors import ParameterError
+
+    path = messy_csv(tmp_path / "messy.csv")
+    path.write_bytes(path.read_bytes().split(b"\n", 1)[1] * 20)
+    names = ("age", "city", "score", "when", "word", "zip", "code", "age.1")
+    monkeypatch.setattr(csvfile, "CHUNK_BYTES", 97)
+    reference = MemorySource(read_table(path, header_rows=0, names=names)[0], TableDomain.from_json(MESSY_DOMAIN))
+    with open_source(path, MESSY_DOMAIN, engine="spark", spark=spark, header_rows=0, names=names) as engine:
+        assert_same_counts(reference, engine)
+    from dpsynth_core.data import parts
+
+    for module in (spark_source, parts):  # the engine's choice of reader, and the check of its options
+        monkeypatch.setattr(module, "is_remote", lambda path: True)
+    with pytest.raises(ParameterError, match="a CSV on a cluster is read with its header on its first line"):
+        open_source(str(path), MESSY_DOMAIN, engine="spark", spark=spark, header_rows=0, names=names)
 
 
 def test_spark_s_parts_type_days_moments_and_times_of_day_as_the_driver_s_file(spark, tmp_path, monkeypatch):

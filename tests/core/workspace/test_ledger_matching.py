@@ -138,8 +138,9 @@ def test_naming_a_matched_file_names_the_ledger_it_matched(record_forms, base, t
 
 def test_a_title_above_the_header_read_with_its_header_line_is_the_same_records(record_forms, tmp_path):
     """The same records with a title and a note above the header, read with the header's line named: the same
-    records, so the same key (not a match by the columns); read from the first line instead, other records. A
-    release that reads a CSV's header line through an out-of-core engine is refused before anything is read."""
+    records, so the same key (not a match by the columns); read from the first line instead, other records. An
+    out-of-core engine reads the header's line so too, and a Parquet file, which names its own columns, is refused
+    the flag before anything is read."""
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.errors import ParameterError
     from dpsynth_core.release import prepare
@@ -150,5 +151,7 @@ def test_a_title_above_the_header_read_with_its_header_line_is_the_same_records(
     plain = ws.ledger.records_key(record_forms / "a.csv")
     assert ws.ledger.records_key(titled, header_row=3) == plain != ws.ledger.records_key(titled)
     domain = TableDomain.from_json({"columns": {"income": {"type": "integer", "min": 0, "max": 10**6}}})
-    with pytest.raises(ParameterError, match="a header row other than the first line is read in memory"):
-        prepare(titled, domain, 1.0, header_row=3, engine="duckdb")
+    assert prepare(titled, domain, 1.0, header_row=3, engine="duckdb").header_row == 3
+    pd.read_csv(record_forms / "a.csv").to_parquet(tmp_path / "a.parquet")
+    with pytest.raises(ParameterError, match="a header row, header lines and column names are chosen for CSV files"):
+        prepare(tmp_path / "a.parquet", domain, 1.0, header_row=3, engine="duckdb")
