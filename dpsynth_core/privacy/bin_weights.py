@@ -140,6 +140,57 @@ FLAT_BETWEEN_EMPTY = True
 NARROW_REAL = False
 
 
+#: A piece at the data's edge meets its denser neighbour's density at their common end (:func:`_edge_meets`; False:
+#: the log-halfway slope, an ablation). Codes declared 0-100 on 21 tables (20 seeds): rows outside their real range
+#: 8.20% to 6.93%; publisher's declarations: 2-way TVD level, rows outside 6.14% to 5.57% (history, fifty-sixth round).
+EDGE_MEETS = True
+#: ... the range's declared ends counting as quiet sides (False: an ablation; codes 7.94% outside, against 7.50%).
+EDGE_ENDS_QUIET = True
+#: A one-value neighbour is the dense side only within this factor of its own other neighbour (else a spike).
+RUN_FACTOR = 4.0
+
+
+def _edge_meets(rise, log_density, weights, widths, floor: float, integer: bool) -> np.ndarray:
+    """Slopes of the pieces at the data's edge: a piece whose neighbour on one side weighs less than ``floor`` (or
+    is the range's end) and on the other is denser takes the exponential density that meets that denser neighbour's
+    at their common end and holds the piece's own weight: its records placed against the data, as a run of values
+    resolved beside it says they lie, rather than a log-halfway slope spreading them toward the quiet side (an age
+    24-34 declared 0-100: a leaf 13-25 holding the 250 at 24 and 25 beside one-value leaves of 120 from 26 put
+    four fifths of them at 13-23). A one-value neighbour is a denser side only inside a run (its other neighbour
+    within :data:`RUN_FACTOR`): a spike such as a count's 0 says nothing of the values beside it. Post-processing
+    of noisy weights."""
+    rise = np.array(rise, dtype=float)
+    n = len(weights)
+    spike = (widths == 1) if integer else np.zeros(n, dtype=bool)
+    quiet = np.r_[EDGE_ENDS_QUIET, weights < floor, EDGE_ENDS_QUIET]  # the range's ends: quiet sides
+    padded = np.r_[-np.inf, log_density, -np.inf]
+    for i in range(n):
+        if weights[i] < floor:
+            continue
+        for side in (-1, 1):  # the denser neighbour on this side, the quiet one on the other
+            j = i + side
+            if not (0 <= j < n and quiet[i - side + 1] and log_density[j] > log_density[i]):
+                continue
+            if spike[j] and padded[j + side + 1] < log_density[j] - np.log(RUN_FACTOR):
+                continue
+            ratio = np.exp(log_density[i] - log_density[j])  # the piece's mass over what the neighbour's density holds
+            rise[i] = side * _decay_for(ratio)
+    return rise
+
+
+def _decay_for(ratio: float) -> float:
+    """The a > 0 at which (1 - exp(-a)) / a equals ``ratio`` (0 < ratio < 1): an exponential density starting at 1
+    and falling by exp(-a) over a unit width holds ``ratio``. By bisection on its log."""
+    low, high = 1e-9, 60.0
+    for _ in range(60):
+        mid = np.sqrt(low * high)
+        if (1 - np.exp(-mid)) / mid > ratio:
+            low = mid
+        else:
+            high = mid
+    return float(np.sqrt(low * high))
+
+
 def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor: float):
     """Each piece cut into up to ``parts`` equal sub-pieces whose weights follow a slope (post-processing).
 
@@ -154,7 +205,8 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     sparse 0-50 do not pile up at 100). A one-value piece (an integer spike) tilts no neighbour, and a piece
     whose neighbours both weigh less than ``floor`` stays flat: nothing measured says which way it leans (a
     narrow empty neighbour's floor is not a denser side than a wide one's: compas's days from screening to
-    arrest, real values at -1 and 0, went to -77..-41 in their leaf -77..0). Each piece keeps its weight.
+    arrest, real values at -1 and 0, went to -77..-41 in their leaf -77..0). A piece at the data's edge meets its
+    denser neighbour's density instead (:func:`_edge_meets`). Each piece keeps its weight.
     Reads only noisy weights and public bounds.
     """
     piece_lows = np.asarray(piece_lows)
@@ -178,9 +230,12 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
             between = np.zeros(len(piece_lows), dtype=bool)
             between[1:-1] = empty[:-2] & empty[2:]
             left[between], right[between] = log_density[between], log_density[between]
+    rises = right - left
+    if EDGE_MEETS and len(piece_lows) > 2:
+        rises = _edge_meets(rises, log_density, weights, widths, floor, integer)
     out_lows, out_weights = [], []
     point = point_width(widths.sum())  # a real point mass: not cut
-    for low, width, weight, rise in zip(piece_lows, widths, weights, right - left, strict=True):
+    for low, width, weight, rise in zip(piece_lows, widths, weights, rises, strict=True):
         count = int(min(parts, width)) if integer else 1 if width <= point else parts
         if weight <= 0 or count < 2 or abs(rise) < 1e-9:
             out_lows.append([low])

@@ -679,6 +679,32 @@ def test_sloped_pieces_lean_toward_the_denser_neighbour_and_keep_each_pieces_wei
     assert list(lows) == [0, 1] and list(weights) == [500, 99]
 
 
+def test_a_piece_at_the_edge_of_the_data_meets_its_denser_neighbour_and_a_spike_tilts_nothing():
+    """An age 24-34 declared 0-100 (Ecdat's RetSchool at 1,000 rows): PrivTree's leaf 13-25 holds the 250 records
+    at 24 and 25, beside an empty 0-12 and one-value leaves of 120 from 26. Its density meets theirs at 26 and
+    falls toward the quiet side, keeping its weight: 24-25 take 62% of it (an exponential density of 120 a value
+    there holds 250 over 13 values when it falls by e every 2.1 values). With the rule off (the broken variant), the
+    log-halfway slope leaves 30% there and spreads the rest down to 13. A count's 0 beside a leaf 1-47 is a spike
+    (no run of values beside it), and the leaf keeps the slope it had."""
+    lows, weights = np.array([0, 13, 26, 27, 28, 29]), np.array([0.0, 250, 120, 120, 120, 600])
+    share = {}
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bin_weights, "EDGE_MEETS", on)
+            out_lows, out = bin_weights.sloped_pieces(lows, weights, 34, True, parts=8, floor=5)
+        inside = (out_lows >= 13) & (out_lows < 26)
+        assert out[inside].sum() == pytest.approx(250)
+        share[on] = out[(out_lows >= 24) & (out_lows < 26)].sum() / 250
+    assert share[True] == pytest.approx(0.62, abs=0.01) and share[False] == pytest.approx(0.30, abs=0.01)
+    assert bin_weights._decay_for(250 / (13 * 120)) == pytest.approx(6.2, abs=0.05)  # e every 13 / 6.2 values
+    spiked = np.array([0, 1, 48]), np.array([900.0, 30, 0])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bin_weights, "EDGE_MEETS", False)
+        before = bin_weights.sloped_pieces(*spiked, 100, True, parts=8, floor=5)
+    after = bin_weights.sloped_pieces(*spiked, 100, True, parts=8, floor=5)
+    assert np.array_equal(before[0], after[0]) and np.allclose(before[1], after[1])
+
+
 def test_a_real_ranges_narrow_end_piece_does_not_pile_records_at_the_declared_end():
     """Densities 32 (0-10) and 2 (10-100) of a real range: their log densities meet halfway at 10, ln 16 / 2 from
     each. 0-10 is narrow (1/10 of the range), but a real range's end is a point of its own (:mod:`.points`), so the
