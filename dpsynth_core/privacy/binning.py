@@ -304,7 +304,9 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
         bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept, integer, not dated)
     if integer and not dated:  # a heavy first leaf: the range's low end a bin of its own (no point of a date)
         bin_lows = leaf_cuts.split_end(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
-    piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, parts=SLOPE_PARTS, floor=SLOPE_FLOOR)
+    clear = bin_weights.EDGE_CLEAR_Z * std  # a piece packed against its denser neighbour stands clear of the noise
+    slope = {"parts": SLOPE_PARTS, "floor": SLOPE_FLOOR, "clear": clear}
+    piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, **slope)
     piece_lows, weights = bin_weights.cut_at(piece_lows, weights, bin_lows, top, integer)  # the split's bins
     if len(special):
         piece_lows, weights = cut_special(piece_lows, weights, special, top, integer)

@@ -684,8 +684,9 @@ def test_a_piece_at_the_edge_of_the_data_meets_its_denser_neighbour_and_a_spike_
     at 24 and 25, beside an empty 0-12 and one-value leaves of 120 from 26. Its density meets theirs at 26 and
     falls toward the quiet side, keeping its weight: 24-25 take 62% of it (an exponential density of 120 a value
     there holds 250 over 13 values when it falls by e every 2.1 values). With the rule off (the broken variant), the
-    log-halfway slope leaves 30% there and spreads the rest down to 13. A count's 0 beside a leaf 1-47 is a spike
-    (no run of values beside it), and the leaf keeps the slope it had."""
+    log-halfway slope leaves 30% there and spreads the rest down to 13; so does a piece whose weight does not stand
+    ``clear`` of the leaf counts' noise (it may be noise alone, which packing would pile on one value). A count's 0
+    beside a leaf 1-47 is a spike (no run of values beside it), and the leaf keeps the slope it had."""
     lows, weights = np.array([0, 13, 26, 27, 28, 29]), np.array([0.0, 250, 120, 120, 120, 600])
     share = {}
     for on in (True, False):
@@ -696,6 +697,8 @@ def test_a_piece_at_the_edge_of_the_data_meets_its_denser_neighbour_and_a_spike_
         assert out[inside].sum() == pytest.approx(250)
         share[on] = out[(out_lows >= 24) & (out_lows < 26)].sum() / 250
     assert share[True] == pytest.approx(0.62, abs=0.01) and share[False] == pytest.approx(0.30, abs=0.01)
+    out_lows, out = bin_weights.sloped_pieces(lows, weights, 34, True, parts=8, floor=5, clear=251)
+    assert out[(out_lows >= 24) & (out_lows < 26)].sum() / 250 == pytest.approx(share[False])
     assert bin_weights._decay_for(250 / (13 * 120)) == pytest.approx(6.2, abs=0.05)  # e every 13 / 6.2 values
     spiked = np.array([0, 1, 48]), np.array([900.0, 30, 0])
     with pytest.MonkeyPatch.context() as patch:
