@@ -162,7 +162,8 @@ def csv_frames(
                 # and a header line of placeholders, so that each of its lines is read as a record (never as a
                 # header, nor as Excel's "sep=" line), and its columns are then named so.
                 columns = list(info["columns"])
-                gap = " " if delimiter == file_bytes.SPACES else delimiter
+                gap = file_bytes.check_delimiter(delimiter)  # a character ("tab" given as its word)
+                gap = " " if gap == file_bytes.SPACES else gap
                 header = head[:skip] + gap.join(f"c{i}" for i in range(len(columns))).encode("ascii") + b"\n"
                 reading = {}
             elif columns is not None:

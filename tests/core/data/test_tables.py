@@ -831,6 +831,11 @@ def test_a_file_without_a_header_line_is_read_in_chunks_as_it_is_read_whole(tmp_
         assert {k: n for k, n in summed.items() if n} == {k: n for k, n in info["lines"].items() if n}
         # a byte-order mark says UTF-8 for every line: the Windows-1252 one is then not decodable
         assert (info["lines"]["read as windows-1252"], info["lines"]["broken"]) == ((0, 3) if start else (1, 2))
+    tabs = tmp_path / "adult.tab"  # the delimiter given as its word, as the Data page and --delimiter take it
+    tabs.write_bytes(start + adult.to_csv(index=False, header=False, sep="\t").encode())
+    chunks = [f for f, _ in csvfile.csv_frames(tabs, header_rows=0, delimiter="tab")]
+    whole = read_table(tabs, header_rows=0, delimiter="tab")[0]
+    assert len(chunks) > 10 and pd.concat(chunks, ignore_index=True).equals(whole) and len(whole) == 3_000
 
 
 def test_a_file_without_a_header_line_takes_the_names_its_documentation_lists(tmp_path, monkeypatch):
