@@ -27,6 +27,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import read_upload, upload_codebook, upload_sheets
 from dpsynth_core import DPSynthError
+from dpsynth_core.data.file_bytes import read_encoding_words
 from dpsynth_core.data.formats import file_family
 from dpsynth_core.data.parts import parquet_named
 from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS, check_names, names_text
@@ -230,7 +231,7 @@ def how_read(info: dict) -> str:
     header = f", header on line {info['header_row']}" if info.get("header_row") else ""
     header += f", header over {info['header_rows']} lines" if info.get("header_rows") else ""
     header += f", no header line ({_named_how(info)})" if info.get("header_rows") == 0 else ""
-    return f"Read as {info['encoding']} text, delimiter '{info['delimiter']}'{header}. {shown}"
+    return f"Read as {read_encoding_words(info['encoding'])}, delimiter '{info['delimiter']}'{header}. {shown}"
 
 
 def _named_how(info: dict) -> str:

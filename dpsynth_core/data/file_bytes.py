@@ -120,6 +120,21 @@ def encoding_words(name: str) -> str:
     return name
 
 
+def read_encoding_words(label: str) -> str:
+    """How a file's text was read (:func:`~.tables.read_table`'s ``info["encoding"]``), in words.
+
+    >>> read_encoding_words("utf-8, and cp1250 for lines that are not utf-8")
+    'UTF-8 text (Windows-1250 for lines that are not UTF-8)'
+    >>> read_encoding_words("utf-16-le (byte-order mark)"), read_encoding_words("windows-1252")
+    ('utf-16-le text (byte-order mark)', 'Windows-1252 text')
+    """
+    if match := re.fullmatch(r"utf-8, and (\S+) for lines that are not utf-8", label):
+        return f"UTF-8 text ({encoding_words(match[1])} for lines that are not UTF-8)"
+    name, _, note = label.partition(" (")
+    name = {"utf-8": "UTF-8", "ascii": "ASCII"}.get(name) or encoding_words(name)
+    return f"{name} text" + (f" ({note}" if note else "")
+
+
 def encoding_choice_words(choice: str | None) -> str:
     """An encoding choice as the Data page lists it.
 

@@ -1210,6 +1210,8 @@ def test_a_data_package_read_otherwise_than_its_dialect_says_is_read_again_so_in
     chosen = at.selectbox(key="data_encoding")
     assert chosen.value == "auto:cp1250" and at.selectbox(key="data_delimiter").value == ";"
     assert "Windows-1250 for a line that is not UTF-8" in chosen.format_func(chosen.value)
+    said = "Read as UTF-8 text (Windows-1250 for lines that are not UTF-8), delimiter ';', no header line"
+    assert any(said in c.value for c in at.caption), [c.value for c in at.caption]
     assert at.session_state[state.DATA]["reading"]["encoding"] == "auto:cp1250"
     assert set(entry["data"]["island"]) <= {"Biscoe", "Dream", "Torgersen", "Torgersęn", None}
 
