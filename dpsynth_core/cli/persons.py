@@ -97,7 +97,7 @@ def _open(args, domain):
     if args.sheet is not None:
         raise ParameterError("--sheet is chosen for a spreadsheet, which is read whole into memory: use --engine auto")
     header = {k: getattr(args, k) for k in ("header_row", "header_rows", "names")}
-    check_header_reading(args.input, header)  # as synth: a local CSV's header read as in memory
+    check_header_reading(args.input, **header)  # as synth: a local CSV's header read as in memory
     header["header_row"] = check_sheet(None, header["header_row"])[1]
     header["names"], header["header_rows"] = check_names(header["names"], header["header_rows"])
     encoding, delimiter = check_encoding(args.encoding), check_delimiter(args.delimiter)

@@ -129,7 +129,7 @@ def csv_frames(
         head = handle.read(1 << 16)
         found, skip = file_bytes.byte_order_mark(head)
         chosen = file_bytes.check_encoding(encoding)
-        wide = (chosen or found or "").startswith(("utf-16", "utf-32"))
+        wide = file_bytes.is_wide(chosen or found or "")
         cr = not wide and file_bytes.cr_line_ends(head[skip:])
         if cr:  # lines ended by a carriage return alone: read as line feeds, chunk by chunk
             head = head.replace(b"\r", b"\n")

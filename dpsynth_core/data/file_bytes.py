@@ -107,6 +107,27 @@ def line_fallback(encoding: str | None) -> str | None:
     return encoding[len(AUTO_WITH) :] if encoding.startswith(AUTO_WITH) else None
 
 
+def mixed_label(then: str) -> str:
+    """The label of a file read as UTF-8 with some lines in ``then`` (:func:`~.tables.read_table`'s
+    ``info["encoding"]``); :func:`label_fallback` reads it back."""
+    return f"utf-8, and {then} for lines that are not utf-8"
+
+
+def label_fallback(label: str) -> str | None:
+    """The second encoding a :func:`mixed_label` names, or None for any other label.
+
+    >>> label_fallback(mixed_label("cp1250")), label_fallback("utf-8")
+    ('cp1250', None)
+    """
+    match = re.fullmatch(r"utf-8, and (\S+) for lines that are not utf-8", label)
+    return match[1] if match else None
+
+
+def is_wide(encoding: str) -> bool:
+    """Whether ``encoding`` writes ASCII in two or four bytes (UTF-16, UTF-32): no line is read on its own."""
+    return encoding.startswith(("utf-16", "utf-32"))
+
+
 def encoding_words(name: str) -> str:
     """A codec's name as a publisher knows the encoding.
 
@@ -128,8 +149,8 @@ def read_encoding_words(label: str) -> str:
     >>> read_encoding_words("utf-16-le (byte-order mark)"), read_encoding_words("windows-1252")
     ('utf-16-le text (byte-order mark)', 'Windows-1252 text')
     """
-    if match := re.fullmatch(r"utf-8, and (\S+) for lines that are not utf-8", label):
-        return f"UTF-8 text ({encoding_words(match[1])} for lines that are not UTF-8)"
+    if then := label_fallback(label):
+        return f"UTF-8 text ({encoding_words(then)} for lines that are not UTF-8)"
     name, _, note = label.partition(" (")
     name = {"utf-8": "UTF-8", "ascii": "ASCII"}.get(name) or encoding_words(name)
     return f"{name} text" + (f" ({note}" if note else "")
@@ -161,7 +182,7 @@ def check_encoding(encoding) -> str | None:
         raise DataError(f"encoding ({encoding!r}) must be one of {', '.join(ENCODINGS)} or another text encoding")
     if encoding.strip().lower().startswith(AUTO_WITH):
         then = check_encoding(encoding.strip()[len(AUTO_WITH) :]) or "utf-8"
-        if _wide(then) or then.startswith(AUTO_WITH):
+        if is_wide(then) or then.startswith(AUTO_WITH):
             raise DataError(f"encoding ({encoding!r}): after 'auto:' name a one-byte encoding such as cp1250")
         return None if then in ("utf-8", "windows-1252") else AUTO_WITH + then
     try:
@@ -172,7 +193,7 @@ def check_encoding(encoding) -> str | None:
         ) from None
     aliases = {"cp1252": "windows-1252", "iso8859-1": "latin-1", "utf-8-sig": "utf-8"}
     name = aliases.get(name, name)
-    if not _wide(name):
+    if not is_wide(name):
         try:
             ascii_safe = '\n,;\t|"'.encode(name) == b'\n,;\t|"'
             bytes(range(256)).decode(name, "dpsynth-mark")  # any bytes: decoded, or marked line by line
@@ -208,10 +229,6 @@ def check_delimiter(delimiter) -> str | None:
             "'spaces' (such as , ; |), not a letter, a digit, a quote or a line end"
         )
     return delimiter
-
-
-def _wide(encoding: str) -> bool:
-    return encoding.startswith(("utf-16", "utf-32"))
 
 
 def read_capped(source, name: str, encoding: str | None, *, text: bool = True) -> bytes:
@@ -282,7 +299,7 @@ def _sniff_binary(head: bytes, name: str, encoding: str | None) -> None:
         )
         raise DataError(f"{name} is {what}, not a CSV: {todo}")
     found, _ = byte_order_mark(head)
-    wide = _wide(encoding) if line_fallback(encoding) is None else found is not None and _wide(found)
+    wide = is_wide(encoding) if line_fallback(encoding) is None else found is not None and is_wide(found)
     region = head.split(b"\n", 1)[0]
     if not wide and _CONTROL.search(region):
         raise DataError(

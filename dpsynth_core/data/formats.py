@@ -272,14 +272,14 @@ def check_engine_input(data, engine: str) -> None:
         )
 
 
-def check_header_reading(data, header) -> None:
+def check_header_reading(data, *, header_row=None, header_rows=None, names=None) -> None:
     """A large-table engine reads a local CSV's header as the in-memory reader does (a header row, a header over
-    several lines, none with the columns' names: :func:`~.csvfile.csv_frames`); ``header``, those three (values, or
-    a dict of them), given for a Parquet file, folder or glob, which names its own columns, or for a remote CSV,
-    which Spark's own reader reads with its header on the first line, are refused in one line."""
+    several lines, none with the columns' names: :func:`~.csvfile.csv_frames`); those three, given for a Parquet
+    file, folder or glob, which names its own columns, or for a remote CSV, which Spark's own reader reads with its
+    header on the first line, are refused in one line."""
     from .parts import is_remote, names_parquet
 
-    if all(v is None for v in (header.values() if isinstance(header, dict) else header)):
+    if header_row is None and header_rows is None and names is None:
         return
     if names_parquet(data) or Path(str(data)).is_dir():
         raise ParameterError(
@@ -329,9 +329,7 @@ def documented_options(reading, data, given: dict) -> dict:
             # Portals mislabel files: a line that is valid UTF-8 is read as UTF-8, the label read for the others
             # (a rule of each line alone, as the automatic reading's; a wide encoding is no such label).
             out["encoding"] = (
-                named
-                if named.startswith(("utf-16", "utf-32"))
-                else file_bytes.check_encoding(file_bytes.AUTO_WITH + named)
+                named if file_bytes.is_wide(named) else file_bytes.check_encoding(file_bytes.AUTO_WITH + named)
             )
         except DataError:
             pass

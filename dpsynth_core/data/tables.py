@@ -107,7 +107,7 @@ def _decode(raw: bytes, encoding: str | None, name: str) -> tuple[list[str], np.
                     continue
             lines[i], bad[i] = "", True
     if fallback:
-        label = "utf-8" + (f", and {then} for lines that are not utf-8" if recoded else "")
+        label = file_bytes.mixed_label(then) if recoded else "utf-8"
     return lines, bad, recoded, label
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..data.csvfile import csv_to_parquet
-from ..data.file_bytes import SPACES, line_fallback
+from ..data.file_bytes import AUTO_WITH, SPACES
 from ..data.formats import check_header_reading
 from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
@@ -127,7 +127,7 @@ class SparkSource(EngineSource):
 
         if delimiter == SPACES:
             raise DataError("Spark's reader of a CSV on a cluster cannot split fields at runs of spaces: use Parquet")
-        check_header_reading(path, header)  # any refused: Spark's own reader takes the header from the first line
+        check_header_reading(path, **header)  # any refused: Spark's own reader takes the header from the first line
         options = {
             "header": "true",
             "quote": '"',
@@ -137,7 +137,7 @@ class SparkSource(EngineSource):
             "emptyValue": "",
             "ignoreLeadingWhiteSpace": "false",
             "ignoreTrailingWhiteSpace": "false",
-            "encoding": (encoding and line_fallback(encoding) or encoding) or "UTF-8",  # one for the file: auto:X's X
+            "encoding": encoding.removeprefix(AUTO_WITH) if encoding else "UTF-8",  # one for the file: auto:X's X
             "sep": delimiter or ",",
         }
         frame = self.spark.read.options(**options).csv(path)

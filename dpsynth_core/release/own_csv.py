@@ -18,7 +18,7 @@ import re
 
 import pandas as pd
 
-from ..data.file_bytes import SPACES, check_delimiter, encoding_words
+from ..data.file_bytes import SPACES, check_delimiter, encoding_words, label_fallback
 
 #: How the read encoding's label (``info["encoding"]``) is written back: a byte-order mark kept, a UTF-8 file with
 #: Windows-1252 lines (automatic reading) written as Windows-1252, the spreadsheet's own encoding (or with lines in
@@ -39,8 +39,8 @@ def csv_dialect(info: dict, declaration: dict) -> dict | None:
     if label.endswith(" (byte-order mark)"):
         name = label.removesuffix(" (byte-order mark)")
         encoding = _BOMS.get(name, name)
-    elif then := re.search(r", and (\S+) for lines that are not utf-8$", label):
-        encoding = {"windows-1252": "cp1252"}.get(then[1], then[1])
+    elif then := label_fallback(label):
+        encoding = {"windows-1252": "cp1252"}.get(then, then)
     else:
         encoding = label
     written = {

@@ -285,7 +285,7 @@ def prepare(
     sheet, header_row = check_sheet(sheet, header_row)
     names, header_rows = check_names(names, header_rows)
     if not chosen.in_memory and isinstance(data, (str, Path)):  # an engine reads a local CSV's header as in memory
-        check_header_reading(data, (header_row, header_rows, names))
+        check_header_reading(data, header_row=header_row, header_rows=header_rows, names=names)
     memory_limit = check_memory_limit(memory_limit, "memory limit")
     options = info.check_options(options)
     if isinstance(data, (str, Path)):
