@@ -91,11 +91,26 @@ ADAPTIVE_MAX_BINS = 12
 #: Most bins a fitted column ends with: a narrow leaf holding many records is then cut into a bin per whole
 #: number while the column stays within this (dpsynth_core.privacy.leaf_cuts.split_narrow).
 FITTED_MAX_BINS = 20
+#: A whole-number column whose kept leaves span at most SHORT_RANGE_VALUES values (a code declared 0-100 whose
+#: records PrivTree found in 0-24) gets a bin per value there while it ends with at most SHORT_RANGE_BINS bins
+#: (dpsynth_core.privacy.leaf_cuts.split_short): its most bins, as the plan and the Domain page state them.
+SHORT_RANGE_VALUES = 32
+SHORT_RANGE_BINS = 36
 
 
-def most_fitted_bins(countable: bool) -> int:
-    """Most bins a fitted column ends with: :data:`FITTED_MAX_BINS` for whole numbers and dates (a bin per value
-    of a narrow leaf), :data:`ADAPTIVE_MAX_BINS` for real numbers (never cut into values)."""
+def most_fitted_bins(countable: bool, dated: bool = False) -> int:
+    """Most bins a fitted column ends with: :data:`SHORT_RANGE_BINS` for whole numbers (a bin per value of a short
+    kept range), :data:`FITTED_MAX_BINS` for dates and times (a bin per value of a narrow leaf, ``dated``),
+    :data:`ADAPTIVE_MAX_BINS` for real numbers (never cut into values)."""
+    if not countable:
+        return ADAPTIVE_MAX_BINS
+    return FITTED_MAX_BINS if dated else SHORT_RANGE_BINS
+
+
+def planned_fitted_bins(countable: bool) -> int:
+    """The bins a plan counts for a fitted column when it splits the budget before any data is read: a typical
+    fitted column's, :data:`FITTED_MAX_BINS` for whole numbers and dates, :data:`ADAPTIVE_MAX_BINS` for real
+    numbers. An estimate (the release counts the bins it fitted); :func:`most_fitted_bins` is the bound."""
     return FITTED_MAX_BINS if countable else ADAPTIVE_MAX_BINS
 
 

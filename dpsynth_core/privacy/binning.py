@@ -107,6 +107,11 @@ SLOPE_FLOOR = 5.0
 #: cannot tell from empty get no weight inside their bins (:func:`.tails.quiet_ends`), short tails cut only
 #: within the tail bound, weights beyond the kept leaves falling away from the data, one-value counts smoothed.
 QUIET_ENDS = SHORT_TAILS = HUG_DATA = SMOOTH = True
+#: How a column's leaves were found (:class:`.leaves.Leaves`) for a short kept range to become a bin per value
+#: (:func:`.leaf_cuts.split_short`): PrivTree's, and the coarse and fine pieces of a table too sparse for the tree;
+#: not a short range's leaf per value nor a dense table's counts per value, which already count each value. An empty
+#: list: never (the ablation).
+SHORT_PATHS = ["tree", "nested"]
 #: The binning share is split over at least this many columns, so one or two adaptive columns
 #: never take all of it.
 MIN_SPLIT = 3
@@ -240,7 +245,8 @@ def fit_column(
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
         own = tuple(p for p in measured.unclear if kept[0] <= p < kept[1])  # points the model's counts keep or cut
-        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own, dated)
+        short = how in SHORT_PATHS  # a short kept range becomes a bin per value (the tree's or the coarse count's)
+        bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own, dated, short)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
         if QUIET_ENDS:
@@ -275,7 +281,9 @@ def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = Fa
     return lows[first], end
 
 
-def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: float, own=(), dated=False) -> tuple:
+def _merged_bins(
+    lows, noisy, special, top, integer: bool, kept: tuple, std: float, own=(), dated=False, short=False
+) -> tuple:
     """An adaptive column's bins (their lower ends) and pieces, from its leaves' noisy counts.
 
     Post-processing. Merging sums the unclipped noisy counts, whose noise cancels on average, and
@@ -304,6 +312,8 @@ def _merged_bins(lows, noisy, special, top, integer: bool, kept: tuple, std: flo
         bin_lows = leaf_cuts.split_most(bin_lows, piece_lows, piece_counts, leaves, top, std, kept, integer, not dated)
     if integer and not dated:  # a heavy first leaf: the range's low end a bin of its own (no point of a date)
         bin_lows = leaf_cuts.split_end(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
+    if integer and not dated and short:  # a short kept range: a bin per value
+        bin_lows = leaf_cuts.split_short(bin_lows, top, kept)
     clear = bin_weights.EDGE_CLEAR_Z * std  # a piece packed against its denser neighbour stands clear of the noise
     slope = {"parts": SLOPE_PARTS, "floor": SLOPE_FLOOR, "clear": clear}
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, **slope)

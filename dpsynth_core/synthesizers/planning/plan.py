@@ -105,7 +105,7 @@ def column_plan(
                 typical_error_per_bin=typical_bin_error(share),
             )
         if getattr(col, "adaptive", False):  # the bins are fitted first, with their own share
-            bins = constraints.most_fitted_bins(col.countable) + len(col.special)
+            bins = constraints.most_fitted_bins(col.countable, col.kind != "integer") + len(col.special)
             row.update(
                 mechanism="bins fitted to the data with DP, then " + row["mechanism"],
                 domain_size=bins + (1 if col.missing else 0),

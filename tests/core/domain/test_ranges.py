@@ -127,7 +127,7 @@ def test_the_bins_special_values_cut_in_are_counted_against_the_limit(monkeypatc
         (DateDomain(name="x"), "dates (range missing)"),
         (
             IntegerDomain(name="a", min=0, max=10**6, special=(7,)),
-            "whole numbers from 0 to 1,000,000, in up to 20 bins fitted to the data with DP when released; 7 kept exact",
+            "whole numbers from 0 to 1,000,000, in up to 36 bins fitted to the data with DP when released; 7 kept exact",
         ),
         (
             FloatDomain(name="f", min=0.0, max=2.0, special=(0.5,)),
