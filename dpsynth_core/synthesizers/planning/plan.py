@@ -379,8 +379,11 @@ PLAN_HELP = {
 #: column_noise`'s ``estimated``), in plain words for the Privacy page.
 ESTIMATE_NOTE = (
     "Figures marked 'about' are estimates: the columns' shares depend on how many values of the free-text columns come "
-    "out and how many bins are fitted to numeric and date columns declared without bins (counted here at their most), "
-    "known only after the draw. The total ε spent is exact; the release card records each column's actual share."
+    "out and how many bins are fitted to numeric and date columns declared without bins (counted here as "
+    f"{constraints.planned_fitted_bins(True)} for whole numbers and dates and {constraints.planned_fitted_bins(False)} "
+    "for real numbers; a column may end with fewer, a whole-number one with up to "
+    f"{constraints.most_fitted_bins(True)}), known only after the draw. The total ε spent is exact; the release card "
+    "records each column's actual share."
 )
 
 

@@ -83,3 +83,30 @@ def test_the_row_warning_states_the_noise_a_release_then_records_and_draws(metho
     assert f"±{scale:,.0f} rows" in note, note
     drawn = make_noise_source(4).discrete_laplace(4000, scale)
     assert abs(np.abs(drawn).mean() - scale) < 5 * scale / np.sqrt(4000)
+
+
+def test_the_plan_states_the_most_bins_a_fitted_column_may_end_with_and_what_it_counts():
+    """A whole-number column declared by its range alone may end with a bin per value of a short kept range
+    (:func:`dpsynth_core.privacy.leaf_cuts.split_short`): the plan says "up to 36 bins" for it (20 for a date, 12 for
+    a real number), the bound a release keeps; the budget's split counts a typical fitted column's 20, and the
+    Privacy page's note says which (a figure shown is what it claims)."""
+    from dpsynth_core import constraints
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.synthesizers.marginals.budget import planned_cells
+    from dpsynth_core.synthesizers.planning.plan import ESTIMATE_NOTE
+
+    spec = {
+        "columns": {
+            "n": {"type": "integer", "min": 0, "max": 100},
+            "d": {"type": "date", "min": "2000-01-01", "max": "2020-12-31"},
+            "x": {"type": "float", "min": 0.0, "max": 1.0},
+        }
+    }
+    rows = {row["column"]: row for row in column_plan(spec, 1.0, 0.9, method="marginals")}
+    assert rows["n"]["domain_size_words"].startswith(f"up to {constraints.SHORT_RANGE_BINS} bins")
+    assert rows["d"]["domain_size_words"].startswith(f"up to {constraints.FITTED_MAX_BINS} bins")
+    assert rows["x"]["domain_size_words"].startswith(f"up to {constraints.ADAPTIVE_MAX_BINS} bins")
+    kept = TableDomain.from_json(spec).kept
+    assert planned_cells(kept["n"]) == constraints.FITTED_MAX_BINS + 1  # and "missing"
+    assert f"counted here as {constraints.FITTED_MAX_BINS} for whole numbers" in ESTIMATE_NOTE
+    assert f"up to {constraints.SHORT_RANGE_BINS})" in ESTIMATE_NOTE
