@@ -98,20 +98,14 @@ SHORT_RANGE_VALUES = 32
 SHORT_RANGE_BINS = 36
 
 
-def most_fitted_bins(countable: bool, dated: bool = False) -> int:
-    """Most bins a fitted column ends with: :data:`SHORT_RANGE_BINS` for whole numbers (a bin per value of a short
-    kept range), :data:`FITTED_MAX_BINS` for dates and times (a bin per value of a narrow leaf, ``dated``),
+def most_fitted_bins(countable: bool, short: bool = False) -> int:
+    """Most bins a fitted column ends with: :data:`FITTED_MAX_BINS` for whole numbers and dates (a bin per value
+    of a narrow leaf), :data:`SHORT_RANGE_BINS` for a whole-number column whose short kept range the release's
+    method cuts into a bin per value (``short``: ``Synthesizer.short_ranges``, the default method's),
     :data:`ADAPTIVE_MAX_BINS` for real numbers (never cut into values)."""
     if not countable:
         return ADAPTIVE_MAX_BINS
-    return FITTED_MAX_BINS if dated else SHORT_RANGE_BINS
-
-
-def planned_fitted_bins(countable: bool) -> int:
-    """The bins a plan counts for a fitted column when it splits the budget before any data is read: a typical
-    fitted column's, :data:`FITTED_MAX_BINS` for whole numbers and dates, :data:`ADAPTIVE_MAX_BINS` for real
-    numbers. An estimate (the release counts the bins it fitted); :func:`most_fitted_bins` is the bound."""
-    return FITTED_MAX_BINS if countable else ADAPTIVE_MAX_BINS
+    return SHORT_RANGE_BINS if short else FITTED_MAX_BINS
 
 
 #: Largest number of histogram cells a column may have (a bin per value is fine below this).

@@ -188,7 +188,7 @@ class RangeDomain(ColumnDomain):
             return self._bounds_missing_words()
         special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
         if self.adaptive:
-            most = constraints.most_fitted_bins(self.countable, self.kind != "integer")
+            most = constraints.most_fitted_bins(self.countable, short=self.kind == "integer")  # the default method's
             return f"{self._range_words()}, in up to {most} bins fitted to the data with DP when released{special}"
         return f"{self._range_words()}{self._bins_words()}{special}"
 

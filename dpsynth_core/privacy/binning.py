@@ -174,6 +174,7 @@ def fit_column(
     substitution: bool = False,
     records: float | None = None,
     gaussian: bool = False,
+    short_ranges: bool = False,
 ) -> FittedBins:
     """One column's bins with DP: an adaptive column's bins and how values spread inside them
     (:func:`_merged_bins`), or how values spread inside a column's declared bins, which stay as declared.
@@ -189,7 +190,8 @@ def fit_column(
     column of the table); under substitution when ``substitution`` is True (each measurement at half
     its epsilon). With ``gaussian`` (a method composing in zCDP, add or remove only) the counts that place the bins
     carry discrete Gaussian noise (:func:`.leaves.counted`): ``count epsilon**2 / 2``-zCDP, the rho their pure
-    event is priced at.
+    event is priced at. With ``short_ranges`` a whole-number column's short kept range becomes a bin per value
+    (:func:`.leaf_cuts.split_short`).
     """
     if gaussian and substitution:
         raise ValueError("Gaussian bin counts are priced under adding or removing one record only")
@@ -245,7 +247,7 @@ def fit_column(
         if SMOOTH and integer and lows.size > 1 and bool(np.all(np.diff(lows) == 1)):
             noisy = bin_weights.smoothed_inside(lows, noisy, std, *kept)  # one count per value: less noise
         own = tuple(p for p in measured.unclear if kept[0] <= p < kept[1])  # points the model's counts keep or cut
-        short = how in SHORT_PATHS  # a short kept range becomes a bin per value (the tree's or the coarse count's)
+        short = short_ranges and how in SHORT_PATHS  # a short kept range: a bin per value (the tree's or coarse span)
         bin_lows, spread = _merged_bins(lows, noisy, special, top, integer, kept, std, own, dated, short)
     else:
         weights = usable_weights(lows, noisy.astype(float), roots_low, top, integer)
@@ -343,6 +345,7 @@ def fit_bins(
     rho: float | None = None,
     records: float | None = None,
     gaussian: bool = False,
+    short_ranges: bool = False,
 ) -> tuple[TableDomain, list[FittedBins]]:
     """Fit the bins of every adaptive column of ``domain`` (see the module docstring).
 
@@ -360,6 +363,8 @@ def fit_bins(
         gaussian: True when the counts that place the bins carry discrete Gaussian noise (the release's method
             composes in zCDP, add or remove one record: :func:`~dpsynth_core.synthesizers.charges.gaussian_bin_counts`
             says when, for the plan and the release alike; :func:`.leaves.counted`).
+        short_ranges: True when a whole-number column's short kept range becomes a bin per value
+            (:func:`.leaf_cuts.split_short`; the default method's, ``Synthesizer.short_ranges``).
 
     Returns:
         The declaration with DP ``edges`` on every adaptive column, and what was found and spent.
@@ -384,6 +389,7 @@ def fit_bins(
             substitution=substitution,
             records=records,
             gaussian=gaussian,
+            short_ranges=short_ranges,
         )
         fitted.append(found)
         domain = domain.with_column(

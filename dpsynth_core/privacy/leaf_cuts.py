@@ -179,7 +179,7 @@ def split_most(
         low, end = starts[i].item(), ends[i]  # the leaf is low..end (whole numbers: end - 1)
         start = low + 1 if integer and i == 0 else low  # a whole-number range's low end alone
         grown = lows | {start} | ({end} if end <= top and (integer or end < top) else set())
-        room = (constraints.FITTED_MAX_BINS if integer else constraints.ADAPTIVE_MAX_BINS) - len(grown)
+        room = constraints.most_fitted_bins(integer) - len(grown)
         if room > 0:
             halved = _halvings(start, end, room // 2 if HALVINGS and halvings and starts[0] == 0 else 0, integer)
             if integer:

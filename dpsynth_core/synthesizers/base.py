@@ -97,6 +97,9 @@ class Synthesizer:
     #: True for methods that read the data only through a counting source's calls
     #: (:mod:`dpsynth_core.engines`), so the table may be counted by DuckDB or Spark.
     reads_sources = False
+    #: True for methods whose fitted whole-number columns cut a short kept range into a bin per value (up to
+    #: ``constraints.SHORT_RANGE_BINS`` bins; :func:`~dpsynth_core.privacy.leaf_cuts.split_short`), measured for them.
+    short_ranges = False
     #: True when rows drawn in chunks are post-processing of the fitted model alone, so each chunk
     #: may come from its own random stream, in any order, on any worker. False: chunks are drawn
     #: in order by :meth:`chunk_sampler` (deniability's sampling is itself a mechanism that counts
@@ -357,6 +360,7 @@ class Synthesizer:
             rho=rho,
             records=records,
             gaussian=gaussian_bin_counts(rho, self.neighbouring),
+            short_ranges=self.short_ranges,
         )
         for found in self.bins_:
             column = self.declared_domain_.columns[found.column]

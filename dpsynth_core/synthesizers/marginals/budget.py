@@ -124,8 +124,9 @@ def cell_weights(cells) -> list[float]:
 
 def planned_cells(column) -> int | None:
     """A declared column's cells as the plan counts them: its bins, plus one for "missing"; a column whose bins are
-    fitted with DP a typical fitted column's bins (:func:`~dpsynth_core.constraints.planned_fitted_bins`, and its
-    special values; a whole-number column may end with more, up to the bound the plan states), where the release
+    fitted with DP a typical fitted column's bins (:func:`~dpsynth_core.constraints.most_fitted_bins` without a short
+    range cut into values, and its special values; a whole-number column may end with more, up to the bound the plan
+    states), where the release
     counts the bins it fitted (the plan's split of a small table's 1-ways is then an estimate,
     :func:`column_noise`); None for a text column (its vocabulary comes with the data) and for a column still
     incomplete (a range without its bounds: the plan then weighs it as a typical column). Public: the declaration
@@ -142,7 +143,7 @@ def planned_cells(column) -> int | None:
         return None
     bins = column.bins
     if getattr(column, "adaptive", False):
-        bins = min(bins, constraints.planned_fitted_bins(column.countable) + len(column.special))
+        bins = min(bins, constraints.most_fitted_bins(column.countable) + len(column.special))  # a typical column's
     return bins + (1 if column.missing else 0)
 
 

@@ -94,8 +94,7 @@ class MarginalsSynthesizer(Synthesizer):
             made-up values of text columns, not the zCDP parameter).
         delta: the (epsilon, delta) guarantee's delta; None (default) is the public constant
             ``constraints.DELTA_DEFAULT``; 0 gives pure epsilon-DP.
-        groups: optional publisher column groups (tuples of 2 or 3 names): measured first and
-            added to the workload.
+        groups: optional publisher column groups (tuples of 2 or 3 names): measured first and added to the workload.
         generation: ``"matched"`` (default: every clique's counts within one record of the
             model's) or ``"iid"``.
         rounds: rounds the budget is first divided into (default :func:`~.budget.planned_rounds`: 16
@@ -109,6 +108,7 @@ class MarginalsSynthesizer(Synthesizer):
     options = (groups_option("a column group of 2 or 3 columns, measured together and added to the workload"), DELTA)
     column_label = "1-way marginal {}"
     reads_sources = True
+    short_ranges = True
 
     def __init__(
         self,

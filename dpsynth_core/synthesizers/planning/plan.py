@@ -105,7 +105,8 @@ def column_plan(
                 typical_error_per_bin=typical_bin_error(share),
             )
         if getattr(col, "adaptive", False):  # the bins are fitted first, with their own share
-            bins = constraints.most_fitted_bins(col.countable, col.kind != "integer") + len(col.special)
+            short = info.cls.short_ranges and col.kind == "integer"  # a short kept range cut into values
+            bins = constraints.most_fitted_bins(col.countable, short) + len(col.special)
             row.update(
                 mechanism="bins fitted to the data with DP, then " + row["mechanism"],
                 domain_size=bins + (1 if col.missing else 0),
@@ -380,10 +381,10 @@ PLAN_HELP = {
 ESTIMATE_NOTE = (
     "Figures marked 'about' are estimates: the columns' shares depend on how many values of the free-text columns come "
     "out and how many bins are fitted to numeric and date columns declared without bins (counted here as "
-    f"{constraints.planned_fitted_bins(True)} for whole numbers and dates and {constraints.planned_fitted_bins(False)} "
+    f"{constraints.most_fitted_bins(True)} for whole numbers and dates and {constraints.most_fitted_bins(False)} "
     "for real numbers; a column may end with fewer, a whole-number one with up to "
-    f"{constraints.most_fitted_bins(True)}), known only after the draw. The total ε spent is exact; the release card "
-    "records each column's actual share."
+    f"{constraints.most_fitted_bins(True, short=True)}), known only after the draw. The total ε spent is exact; "
+    "the release card records each column's actual share."
 )
 
 

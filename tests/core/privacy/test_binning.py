@@ -1021,12 +1021,16 @@ def test_a_narrow_leaf_clear_of_the_noise_beside_a_quiet_one_becomes_a_bin_per_v
         assert leaf_cuts.split_narrow(lows, lows, counts, ones, 200, 47.6, (0, 101)).tolist() == lows.tolist()
 
 
-def _code_fits(records: dict, epsilon: float, seeds: int) -> list:
+def _code_fits(records: dict, epsilon: float, seeds: int, short_ranges: bool = False) -> list:
     """Seeded fits (seeds 0 to ``seeds - 1``) of a column of codes declared 0-100 on a 1,000-row table, ``records``
-    at each code, at a column's binning ``epsilon``."""
+    at each code, at a column's binning ``epsilon`` (``short_ranges``: the default method's short kept ranges cut
+    into values too)."""
     column = TableDomain.from_json({"columns": {"x": {"type": "integer", "min": 0, "max": 100}}}).columns["x"]
     values = SortedValues(np.repeat(list(records), list(records.values())).astype(np.int64))
-    return [fit_column(column, values, epsilon=epsilon, noise=make_noise_source(s), records=1000) for s in range(seeds)]
+    return [
+        fit_column(column, values, epsilon=epsilon, noise=make_noise_source(s), records=1000, short_ranges=short_ranges)
+        for s in range(seeds)
+    ]
 
 
 def test_a_zero_one_column_declared_0_to_100_keeps_0_and_1_apart():
@@ -1043,7 +1047,6 @@ def test_a_zero_one_column_declared_0_to_100_keeps_0_and_1_apart():
 
     assert apart(0.036) >= 190 and apart(0.02) == 200
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(constraints, "SHORT_RANGE_VALUES", 0)  # the narrow leaf's rule alone (a short range's: its own)
         patch.setattr(leaf_cuts, "SPLIT_NARROW", 0)
         assert apart(0.036) <= 188 and apart(0.02) == 0
 
@@ -1054,15 +1057,16 @@ def test_a_short_kept_range_of_codes_becomes_a_bin_per_value():
     leaf counts' noise about 140 records, equal pieces of 3 values). The coarse count keeps 0-24, at most
     ``SHORT_RANGE_VALUES`` values, so every value there is a bin of its own and 5, which no record holds, no longer
     shares a bin with 3 and 4: in all 200 seeded fits; with the rule off (the broken variant) in 89 of them (the
-    narrow leaves' rules alone). At 0.036 (PrivTree's leaves) every value of a kept range of at most 32 values is a bin in
+    narrow leaves' rules alone), as for a method that does not cut short ranges. At 0.036 (PrivTree's leaves) every value of a kept range of at most 32 values is a bin in
     every fit whose bins stay within ``SHORT_RANGE_BINS``."""
     codes = {1: 368, 2: 342, 3: 249, 4: 41}
 
-    def apart(epsilon):
-        return sum(set(range(6)) <= set(f.edges) for f in _code_fits(codes, epsilon, 200))
+    def apart(epsilon, short_ranges=True):
+        return sum(set(range(6)) <= set(f.edges) for f in _code_fits(codes, epsilon, 200, short_ranges))
 
     assert apart(0.02) == 200
-    tree = _code_fits(codes, 0.036, 100)
+    assert apart(0.02, short_ranges=False) <= 100  # a method that cuts no short range (copula): as before
+    tree = _code_fits(codes, 0.036, 100, True)
     assert all(f.found_by == "tree" and len(f.edges) <= constraints.SHORT_RANGE_BINS for f in tree)
     short = [f for f in tree if f.kept[1] - f.kept[0] <= constraints.SHORT_RANGE_VALUES]
     assert len(short) >= 90 and all(set(range(int(f.kept[0]), int(f.kept[1]) + 1)) <= set(f.edges) for f in short)
@@ -1080,8 +1084,8 @@ def test_a_short_range_stays_within_its_bound_and_long_ones_keep_their_bins():
     many = np.arange(0, 101, 10)  # 11 bins, and 0-31 as 32 more would pass 36
     assert leaf_cuts.split_short(many, 100, (0, 32)).tolist() == many.tolist()
     assert leaf_cuts.split_short(np.array([0, 90]), 100, (90, 101)).tolist() == [0, *range(90, 101)]
-    assert constraints.most_fitted_bins(True) == constraints.SHORT_RANGE_BINS
-    assert constraints.most_fitted_bins(True, dated=True) == constraints.FITTED_MAX_BINS
+    assert constraints.most_fitted_bins(True, short=True) == constraints.SHORT_RANGE_BINS
+    assert constraints.most_fitted_bins(True) == constraints.FITTED_MAX_BINS  # dates, and the other methods
 
 
 def test_a_two_value_leaf_is_cut_though_its_count_is_not_clear_of_the_noise():
@@ -1100,7 +1104,6 @@ def test_a_two_value_leaf_is_cut_though_its_count_is_not_clear_of_the_noise():
 
     assert apart() >= 185
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(constraints, "SHORT_RANGE_VALUES", 0)  # a short kept range's bins per value: its own test
         patch.setattr(leaf_cuts, "SPLIT_EDGE", 0)  # the pair rule alone
         assert apart() >= 185
         patch.setattr(leaf_cuts, "SPLIT_PAIR", 0)
@@ -1128,7 +1131,6 @@ def test_a_leaf_at_the_edge_of_the_data_is_cut_into_its_values():
 
     assert apart() >= 185
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(constraints, "SHORT_RANGE_VALUES", 0)  # this rule alone (a short range's bins: their own test)
         patch.setattr(leaf_cuts, "SPLIT_EDGE", 0)
         assert apart() <= 170
     # 10-12 (400 records) and 13-15 (600): the first between neighbours of 100 and 200 a value, the second beside
@@ -1161,7 +1163,6 @@ def test_the_leaf_cuts_weigh_a_leaf_against_the_mass_inside_the_kept_leaves():
 
     assert apart(0.016) >= 115 and apart(0.025) >= 115
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(constraints, "SHORT_RANGE_VALUES", 0)  # this rule alone (a short range's bins: their own test)
         patch.setattr(leaf_cuts, "KEPT_SHARES", False)
         assert apart(0.025) <= 112
 
@@ -1181,7 +1182,6 @@ def test_a_wide_leaf_holding_most_of_the_column_is_cut_into_equal_bins():
 
     assert wide_fits() <= 5
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(constraints, "SHORT_RANGE_VALUES", 0)  # this rule alone (a short range's bins: their own test)
         patch.setattr(leaf_cuts, "SPLIT_MOST", 0)
         assert wide_fits() >= 10
     # one leaf 0-50 holding 1,000 of 1,008: 0 alone, then half the cuts at its halvings toward 0 (26, 13, 7, 4, 2)

@@ -86,9 +86,9 @@ def test_the_row_warning_states_the_noise_a_release_then_records_and_draws(metho
 
 
 def test_the_plan_states_the_most_bins_a_fitted_column_may_end_with_and_what_it_counts():
-    """A whole-number column declared by its range alone may end with a bin per value of a short kept range
-    (:func:`dpsynth_core.privacy.leaf_cuts.split_short`): the plan says "up to 36 bins" for it (20 for a date, 12 for
-    a real number), the bound a release keeps; the budget's split counts a typical fitted column's 20, and the
+    """A whole-number column declared by its range alone may end with a bin per value of a short kept range under the
+    default method (:func:`dpsynth_core.privacy.leaf_cuts.split_short`): its plan says "up to 36 bins" for it (20 for a
+    date, 12 for a real number, 20 under a method that cuts no short range), the bound a release keeps; the budget's split counts a typical fitted column's 20, and the
     Privacy page's note says which (a figure shown is what it claims)."""
     from dpsynth_core import constraints
     from dpsynth_core.domain import TableDomain
@@ -104,6 +104,8 @@ def test_the_plan_states_the_most_bins_a_fitted_column_may_end_with_and_what_it_
     }
     rows = {row["column"]: row for row in column_plan(spec, 1.0, 0.9, method="marginals")}
     assert rows["n"]["domain_size_words"].startswith(f"up to {constraints.SHORT_RANGE_BINS} bins")
+    bayes = {row["column"]: row for row in column_plan(spec, 1.0, 0.9, method="bayesnet")}  # cuts no short range
+    assert bayes["n"]["domain_size_words"].startswith(f"up to {constraints.FITTED_MAX_BINS} bins")
     assert rows["d"]["domain_size_words"].startswith(f"up to {constraints.FITTED_MAX_BINS} bins")
     assert rows["x"]["domain_size_words"].startswith(f"up to {constraints.ADAPTIVE_MAX_BINS} bins")
     kept = TableDomain.from_json(spec).kept
