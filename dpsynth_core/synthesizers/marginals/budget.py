@@ -126,11 +126,10 @@ def planned_cells(column) -> int | None:
     """A declared column's cells as the plan counts them: its bins, plus one for "missing"; a column whose bins are
     fitted with DP a typical fitted column's bins (:func:`~dpsynth_core.constraints.most_fitted_bins` without a short
     range cut into values, and its special values; a whole-number column may end with more, up to the bound the plan
-    states), where the release
-    counts the bins it fitted (the plan's split of a small table's 1-ways is then an estimate,
-    :func:`column_noise`); None for a text column (its vocabulary comes with the data) and for a column still
-    incomplete (a range without its bounds: the plan then weighs it as a typical column). Public: the declaration
-    alone.
+    states), where the release counts the bins it fitted (the plan's split of a small table's 1-ways is then an
+    estimate, :func:`column_noise`); None for a text column (its vocabulary comes with the data) and for a column
+    still incomplete (a range without its bounds: the plan then weighs it as a typical column). Public: the
+    declaration alone.
 
     >>> from dpsynth_core.domain import TableDomain
     >>> spec = {"n": {"type": "integer", "min": 0, "max": 100}, "k": {"type": "categorical", "values": [1, 2]}}
