@@ -183,13 +183,19 @@ class RangeDomain(ColumnDomain):
             and (not self.countable or self.size > constraints.ADAPTIVE_MAX_BINS)
         )
 
+    def most_bins(self, short_ranges: bool = True) -> int:
+        """Most bins this column ends with when its bins are fitted to the data
+        (:func:`~dpsynth_core.constraints.most_fitted_bins`): a whole-number column's short kept range is cut into
+        values under a method with ``short_ranges`` (``Synthesizer.short_ranges``, the default method's)."""
+        return constraints.most_fitted_bins(self.countable, short_ranges and self.kind == "integer")
+
     def describe(self) -> str:
         if self.min is None or self.max is None:
             return self._bounds_missing_words()
         special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
-        if self.adaptive:
-            most = constraints.most_fitted_bins(self.countable, short=self.kind == "integer")  # the default method's
-            return f"{self._range_words()}, in up to {most} bins fitted to the data with DP when released{special}"
+        if self.adaptive:  # the default method's bound
+            fitted = f"in up to {self.most_bins()} bins fitted to the data with DP when released"
+            return f"{self._range_words()}, {fitted}{special}"
         return f"{self._range_words()}{self._bins_words()}{special}"
 
     def _bounds_missing_words(self) -> str:

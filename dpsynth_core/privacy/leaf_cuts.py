@@ -221,8 +221,7 @@ def split_short(bin_lows, top, kept) -> np.ndarray:
     low, end = int(kept[0]), int(kept[1])  # the kept values are low..end - 1; the rest of the range starts at end
     if not constraints.SHORT_RANGE_VALUES or not 2 <= end - low <= constraints.SHORT_RANGE_VALUES:
         return lows
-    values = np.arange(low, min(end, top) + 1)
-    grown = np.union1d(lows, values[values <= top])
+    grown = np.union1d(lows, np.arange(low, min(end, top) + 1))  # each kept value, and end (within the range)
     return grown if len(grown) <= constraints.SHORT_RANGE_BINS else lows
 
 

@@ -149,7 +149,7 @@ def planned_indicators(column) -> int:
     if not column.binned or not column.complete:  # an incomplete one is counted once it is declared
         cells = 1
     elif getattr(column, "adaptive", False):
-        cells = constraints.most_fitted_bins(column.countable) + len(column.special)  # no short range cut into values
+        cells = column.most_bins(short_ranges=False) + len(column.special)  # copula cuts no short range into values
     else:
         cells = column.bins
     return cells + (1 if column.missing else 0)

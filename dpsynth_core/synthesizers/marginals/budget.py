@@ -124,7 +124,7 @@ def cell_weights(cells) -> list[float]:
 
 def planned_cells(column) -> int | None:
     """A declared column's cells as the plan counts them: its bins, plus one for "missing"; a column whose bins are
-    fitted with DP a typical fitted column's bins (:func:`~dpsynth_core.constraints.most_fitted_bins` without a short
+    fitted with DP a typical fitted column's bins (``most_bins`` of the column without a short
     range cut into values, and its special values; a whole-number column may end with more, up to the bound the plan
     states), where the release counts the bins it fitted (the plan's split of a small table's 1-ways is then an
     estimate, :func:`column_noise`); None for a text column (its vocabulary comes with the data) and for a column
@@ -142,7 +142,7 @@ def planned_cells(column) -> int | None:
         return None
     bins = column.bins
     if getattr(column, "adaptive", False):
-        bins = min(bins, constraints.most_fitted_bins(column.countable) + len(column.special))  # a typical column's
+        bins = min(bins, column.most_bins(short_ranges=False) + len(column.special))  # a typical column's
     return bins + (1 if column.missing else 0)
 
 

@@ -105,8 +105,7 @@ def column_plan(
                 typical_error_per_bin=typical_bin_error(share),
             )
         if getattr(col, "adaptive", False):  # the bins are fitted first, with their own share
-            short = info.cls.short_ranges and col.kind == "integer"  # a short kept range cut into values
-            bins = constraints.most_fitted_bins(col.countable, short) + len(col.special)
+            bins = col.most_bins(info.cls.short_ranges) + len(col.special)
             row.update(
                 mechanism="bins fitted to the data with DP, then " + row["mechanism"],
                 domain_size=bins + (1 if col.missing else 0),
