@@ -109,6 +109,7 @@ def column_plan(
             row.update(
                 mechanism="bins fitted to the data with DP, then " + row["mechanism"],
                 domain_size=bins + (1 if col.missing else 0),
+                domain_size_at_most=True,  # the bins are fitted when released: a bound, not a count
                 domain_size_words=f"up to {bins} bins, fitted with ε = {split[f'bins {name}']:.3g}",
                 bins_epsilon=split[f"bins {name}"],
             )
@@ -359,7 +360,8 @@ def epsilon_advice(whole_file: float, asked: float) -> tuple[bool, str]:
 PLAN_HELP = {
     "protected by": "The mechanism that measures this column with noise.",
     "ε": "The share of the privacy budget this column's own measurement gets.",
-    "possible values": "How many values the declaration allows (bins for numbers and dates).",
+    "possible values": "How many values the declaration allows (bins for numbers and dates; at most so many where "
+    "the bins are fitted to the data when released).",
     "τ": "Threshold: the noisy count a value needs to appear in the release.",
     "made-up values": "Expected number of values in the release that are not in the data (the price of "
     "keeping rare real values deniable).",
@@ -395,7 +397,8 @@ def _possible_values(row: dict) -> str:
     size = row.get("domain_size")
     if not size:
         return ""
-    return f"{size:,} {row['unit']}" if size < 10_000 else f"{size_in_words(size)} {row['unit']}"
+    words = f"{size:,} {row['unit']}" if size < 10_000 else f"{size_in_words(size)} {row['unit']}"
+    return f"up to {words}" if row.get("domain_size_at_most") else words
 
 
 def plan_table(plan: list[dict]):

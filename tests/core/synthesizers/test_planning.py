@@ -108,6 +108,8 @@ def test_the_plan_states_the_most_bins_a_fitted_column_may_end_with_and_what_it_
     assert bayes["n"]["domain_size_words"].startswith(f"up to {constraints.FITTED_MAX_BINS} bins")
     assert rows["d"]["domain_size_words"].startswith(f"up to {constraints.FITTED_MAX_BINS} bins")
     assert rows["x"]["domain_size_words"].startswith(f"up to {constraints.ADAPTIVE_MAX_BINS} bins")
+    shown = plan_table(column_plan(spec, 1.0, 0.9, method="marginals")).set_index("column")["possible values"]
+    assert shown["n"] == f"up to {constraints.SHORT_RANGE_BINS + 1} bins"  # a bound, and "missing"
     kept = TableDomain.from_json(spec).kept
     assert planned_cells(kept["n"]) == constraints.FITTED_MAX_BINS + 1  # and "missing"
     assert f"counted here as {constraints.FITTED_MAX_BINS} for whole numbers" in ESTIMATE_NOTE
