@@ -96,6 +96,10 @@ FITTED_MAX_BINS = 20
 #: (dpsynth_core.privacy.leaf_cuts.split_short): its most bins, as the plan and the Domain page state them.
 SHORT_RANGE_VALUES = 32
 SHORT_RANGE_BINS = 36
+#: A one-value neighbour stands for the density beside it only within this factor of its own other neighbour; denser,
+#: it is a spike (a count's 0, hours-per-week's 50) that says nothing of the values beside it: the slope of a fitted
+#: bin's pieces (dpsynth_core.privacy.bin_weights) and the law of a range's end bin (dpsynth_core.data.decoding).
+RUN_FACTOR = 4.0
 
 
 def most_fitted_bins(countable: bool, short: bool = False) -> int:

@@ -388,6 +388,7 @@ def by_column(frame: pd.DataFrame) -> pd.DataFrame:
 def set_constant(parser, name: str, value: str) -> None:
     """Set a constant wherever the method reads it (a constant imported by name too)."""
     from dpsynth_core import constraints
+    from dpsynth_core.data import decoding
     from dpsynth_core.pgm import support
     from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points, tails
     from dpsynth_core.synthesizers.marginals import budget, measurements, selection, synthesizer
@@ -405,6 +406,7 @@ def set_constant(parser, name: str, value: str) -> None:
         leaf_cuts,
         constraints,
         support,
+        decoding,
     )
     holders = [m for m in modules if hasattr(m, name)]
     if not holders:

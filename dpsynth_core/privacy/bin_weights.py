@@ -11,6 +11,7 @@ import heapq
 import numpy as np
 from scipy.special import lambertw
 
+from .. import constraints
 from ..domain.point_masses import point_width
 from .histogram import nonnegative_projection
 
@@ -152,7 +153,7 @@ EDGE_CLEAR_Z = 1.0
 #: ... the range's declared ends counting as quiet sides (False: an ablation; codes 7.94% outside, against 7.50%).
 EDGE_ENDS_QUIET = True
 #: A one-value neighbour is the dense side only within this factor of its own other neighbour (else a spike).
-RUN_FACTOR = 4.0
+RUN_FACTOR = constraints.RUN_FACTOR
 
 
 def _edge_meets(rise, log_density, weights, widths, floor: float, integer: bool, least: float | None = None):

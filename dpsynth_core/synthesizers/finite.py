@@ -123,11 +123,13 @@ class FiniteColumn:
         """Values for synthetic codes, by the decoding rule in the module docstring."""
         return self.decoded(codes, noise).series()
 
-    def decoded(self, codes: np.ndarray, noise) -> Decoded:
-        """:meth:`decode`'s values as a :class:`~dpsynth_core.data.decoding.Decoded` (a Series or Arrow)."""
+    def decoded(self, codes: np.ndarray, noise, tilts=()) -> Decoded:
+        """:meth:`decode`'s values as a :class:`~dpsynth_core.data.decoding.Decoded` (a Series or Arrow);
+        ``tilts``: a range's end bins whose values fall away from the data (:func:`~dpsynth_core.data.decoding.
+        end_tilts`)."""
         codes = np.asarray(codes, dtype=np.int64)
         if self.vocabulary is None:
-            return decoded_codes(self.domain, codes, noise)
+            return decoded_codes(self.domain, codes, noise, tilts)
         labels = np.asarray(self.vocabulary if self.vocabulary else [self.domain.label_at(0)], dtype=object)
         indices = np.where(codes < len(self.vocabulary), codes, 0)
         other = np.flatnonzero(codes == self.other_code)

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...data.decoding import end_tilts
 from ...errors import ParameterError
 from ...pgm import Measurement, support_from
 from ...pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # the support's rule, one home
@@ -146,3 +147,14 @@ def leaf_sums(columns: dict, bins) -> list:
         if sums.size == column.cells:
             out.append(Measurement((fitted.column,), np.nan_to_num(sums), np.sqrt(variances)))
     return out
+
+
+def end_laws(synth) -> dict:
+    """A fitted ``synth``'s (:class:`~.synthesizer.MarginalsSynthesizer`) end bins whose values fall away from the
+    data (:func:`~dpsynth_core.data.decoding.end_tilts`), by its model's 1-way counts and the noise of its adaptive
+    columns' leaf sums (:func:`leaf_sums`): column -> tilts. Post-processing of the model and the bins' DP leaf
+    counts: nothing is read, nothing spent."""
+    columns = synth.columns_
+    ones = synth.model_.project_many([(a,) for a in columns])
+    deviations = {m.group[0]: m.sigma for m in synth.leaf_sums_}
+    return {a: end_tilts(c.domain, ones[(a,)], deviations.get(a)) for a, c in columns.items()}

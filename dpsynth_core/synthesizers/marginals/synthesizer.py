@@ -18,7 +18,7 @@ private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
    and to the adaptive columns' bins as their leaf counts sum them (:func:`.measurements.leaf_sums`), and when the
    fit moved the chosen marginal by less than the noise expected, quadruple the per-round budget (annealing); the
    last round spends exactly what is left;
-4. generate records from the model (:func:`dpsynth_core.pgm.generate`).
+4. generate records from the model (:func:`dpsynth_core.pgm.generate`), a range's end bins by :func:`.end_laws`.
 
 Guarantee, under adding or removing one record: with ``delta > 0`` (the default), rho-zCDP composed over the row
 count and text vocabularies (pure epsilon-DP events, each costing ``eps**2 / 2``), every measurement (discrete
@@ -71,7 +71,7 @@ from .budget import (
     split_round,
     total_budget,
 )
-from .measurements import check_cells, descent_iterations, estimate_total, leaf_sums, measure, support
+from .measurements import check_cells, descent_iterations, end_laws, estimate_total, leaf_sums, measure, support
 from .notes import noise_level_notes
 from .selection import candidates, check_groups, choose, in_column_order, score, weights, workload
 
@@ -429,9 +429,9 @@ class MarginalsSynthesizer(Synthesizer):
         return arrow_table({name: values.arrow() for name, values in self._decoded(n).items()})
 
     def _decoded(self, n: int) -> dict:
-        """``n`` records drawn from the model, each column's values decoded (a Series or Arrow, the same values)."""
-        codes = generate(self.model_, n, self.noise_.rng, method=self.generation)
-        return {name: self.columns_[name].decoded(codes.pop(name), self.noise_) for name in self.columns_}
+        """``n`` records drawn from the model, each column decoded (a Series or Arrow alike; :func:`.end_laws`)."""
+        codes, tilts = generate(self.model_, n, self.noise_.rng, method=self.generation), end_laws(self)
+        return {a: self.columns_[a].decoded(codes.pop(a), self.noise_, tilts[a]) for a in self.columns_}
 
     def release_notes(self) -> list[str]:  # and the declared values kept on counts no clearer than the noise
         return [*super().release_notes(), *noise_level_notes(self)]
