@@ -80,8 +80,11 @@ def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, 
         outward = end > inner
         if abs(end - inner) != 1 or end == (bins - 1 if outward else 0) or (pieces[end] > 1 and clear[end]):
             continue  # an island beyond a gap, a bin at the declared end (its data may lie anywhere), measured pieces
-        density, further = counts[inner] / widths[inner], 2 * inner - end  # the next bin inward
-        spike = not (0 <= further < bins and density <= constraints.RUN_FACTOR * counts[further] / widths[further])
+        further = 2 * inner - end  # the next bin inward
+        if not 0 <= further < bins or min(widths[end], widths[inner], widths[further]) <= 0:
+            continue  # nothing inward to judge a spike by, or a real special value's point bin among them
+        density = counts[inner] / widths[inner]
+        spike = density > constraints.RUN_FACTOR * counts[further] / widths[further]
         if density * widths[end] > (1.0 + 1e-9) * counts[end] and not spike:  # denser inside: the values fall away
             tilts.append((end, float(density / counts[end]), outward))
     return tilts

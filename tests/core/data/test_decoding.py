@@ -2,6 +2,7 @@
 their values follow, and that every record keeps its bin."""
 
 import math
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -26,6 +27,11 @@ def test_the_outer_bin_beside_a_denser_one_falls_away_from_it_with_its_density_t
     # real numbers by unit: a bin 5-10 of 50 records beside 4-5 of 30 (30 per unit against 10)
     real = FloatDomain("f", min=0.0, max=100.0, edges=(0.0, 4.0, 5.0, 10.0, 100.0))
     assert end_tilts(real, [90.0, 30.0, 50.0, 0.0]) == [(2, pytest.approx(30 / 50), True)]
+    # beside a real special value's point bin (5.0, a bin of no width): none, and no division by its width
+    special = FloatDomain("f", min=0.0, max=20.0, edges=(0.0, 5.0, 10.0, 15.0), special=(5.0,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert end_tilts(special, [10.0, 50.0, 30.0, 0.0, 0.0]) == []
 
 
 @pytest.mark.parametrize(
