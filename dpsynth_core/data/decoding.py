@@ -12,11 +12,24 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from scipy.special import lambertw
 
 from .. import constraints
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain
 from ..domain.point_masses import point_of_pieces
 from .arrow_chunks import moment_array, moment_type
+
+#: The domains whose cells are a range's bins (whole numbers, real numbers, dates), decoded by :func:`_draw_in_bins`.
+RANGES = (IntegerDomain, FloatDomain, DateDomain)
+
+
+def range_bins(domain) -> tuple[np.ndarray, np.ndarray, bool]:
+    """A range domain's bins as ``(lows, highs, integer)``: whole numbers and dates (in their steps) by their first
+    and last values, real numbers by their edges (a bin ``[low, high)``)."""
+    if isinstance(domain, FloatDomain):
+        return domain.all_edges[:-1], domain.all_edges[1:], False
+    return domain.lows, domain.highs, True
+
 
 #: The outermost bin of a range that a method's model gives at least ``HELD_RECORDS`` records, at either end, when
 #: the declared range goes on past it and its inner neighbour holds more records per value, draws its values from a
@@ -57,13 +70,10 @@ def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, 
     >>> [(b, round(s, 3), o) for b, s, o in end_tilts(codes, [400.0, 43.0, 150.0, 0.0])]  # 43 / 150 at 25
     [(2, 0.287, True)]
     """
-    if isinstance(domain, FloatDomain):
-        lows, highs = domain.all_edges[:-1], domain.all_edges[1:]
-    elif isinstance(domain, (IntegerDomain, DateDomain)):
-        lows, highs = domain.lows, domain.highs
-    else:
+    if not isinstance(domain, RANGES):
         return []
-    integer, bins = not isinstance(domain, FloatDomain), len(lows)
+    lows, highs, integer = range_bins(domain)
+    bins = len(lows)
     counts = np.asarray(counts, dtype=float)[:bins]
     held = np.flatnonzero(counts >= HELD_RECORDS)
     if not TILTED_ENDS or held.size < 2:
@@ -125,13 +135,25 @@ def _geometric_offsets(u: np.ndarray, share: float, width: int) -> np.ndarray:
 def _exponential_offsets(u: np.ndarray, density: float, width: float) -> np.ndarray:
     """Offsets in ``[0, width)`` of an exponential law truncated there whose density at 0 is ``density`` (above
     ``1 / width``, uniform), by inverse CDF at ``u``."""
-    low, high = 1e-12 / width, 1e9 / width
-    for _ in range(100):  # the density at 0, rate / (1 - exp(-rate * width)), grows with the rate
-        rate = math.sqrt(low * high)
-        low, high = (rate, high) if rate / -math.expm1(-rate * width) < density else (low, rate)
-    rate = math.sqrt(low * high)
-    found = -np.log1p(u * math.expm1(-rate * width)) / rate
+    decay = decay_for(1.0 / (density * width), most=math.inf)  # its fall over the whole bin
+    if not decay > 0:  # as flat as the noise in its closed form can tell: uniform
+        return u * width
+    rate = decay / width
+    found = -np.log1p(u * math.expm1(-decay)) / rate
     return np.minimum(found, np.nextafter(width, 0.0))
+
+
+def decay_for(ratio: float, most: float = 60.0) -> float:
+    """The a > 0 at which (1 - exp(-a)) / a equals ``ratio`` (0 < ratio < 1): an exponential density starting at 1
+    and falling by exp(-a) over a unit width holds ``ratio``; at most ``most``. In closed form, with Lambert's W (its
+    principal branch; the other gives the root a = 0): a = 1/r + W(-exp(-1/r) / r). The slope of a bin's pieces
+    (:mod:`dpsynth_core.privacy.bin_weights`) and the law of a range's end bin (:func:`_exponential_offsets`).
+
+    >>> a = decay_for(0.5); round(a, 4), round(float((1 - np.exp(-a)) / a), 12)
+    (1.5936, 0.5)
+    """
+    inverse = 1.0 / ratio
+    return float(min(inverse + lambertw(-np.exp(-inverse) * inverse).real, most))
 
 
 def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) -> np.ndarray:
@@ -265,18 +287,13 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise, tilts=()) -> D
         if domain.integer_codes:
             return Decoded(missing, values=np.asarray(domain.values, dtype=np.int64)[safe], dtype="Int64")
         return Decoded(missing, labels=np.asarray(domain.values, dtype=object), indices=safe)
-    if isinstance(domain, IntegerDomain):
-        values = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
-        values = _tilted_ends(domain.lows, domain.highs, codes, values, tilts, noise, integer=True)
-        return Decoded(missing, values=values, dtype="Int64")
+    if not isinstance(domain, RANGES):
+        raise TypeError(domain.kind)  # pragma: no cover
+    lows, highs, integer = range_bins(domain)
+    values = _draw_in_bins(lows, highs, domain.spread, safe, noise, integer)
+    values = _tilted_ends(lows, highs, codes, values, tilts, noise, integer)
     if isinstance(domain, FloatDomain):
-        edges = domain.all_edges
-        values = _draw_in_bins(edges[:-1], edges[1:], domain.spread, safe, noise, integer=False)
-        values = _tilted_ends(edges[:-1], edges[1:], codes, values, tilts, noise, integer=False)
-        values = domain.in_decimals(values)
-        return Decoded(missing, values=values, dtype="float")
+        return Decoded(missing, values=domain.in_decimals(values), dtype="float")
     if isinstance(domain, DateDomain):
-        steps = _draw_in_bins(domain.lows, domain.highs, domain.spread, safe, noise, integer=True)
-        steps = _tilted_ends(domain.lows, domain.highs, codes, steps, tilts, noise, integer=True)
-        return Decoded(missing, values=steps, moments=domain)
-    raise TypeError(domain.kind)  # pragma: no cover
+        return Decoded(missing, values=values, moments=domain)
+    return Decoded(missing, values=values, dtype="Int64")

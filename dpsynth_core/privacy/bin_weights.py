@@ -9,9 +9,9 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
-from scipy.special import lambertw
 
 from .. import constraints
+from ..data.decoding import decay_for
 from ..domain.point_masses import point_width
 from .histogram import nonnegative_projection
 
@@ -181,20 +181,8 @@ def _edge_meets(rise, log_density, weights, widths, floor: float, integer: bool,
             if spike[j] and padded[j + side + 1] < log_density[j] - np.log(RUN_FACTOR):
                 continue
             ratio = np.exp(log_density[i] - log_density[j])  # the piece's mass over what the neighbour's density holds
-            rise[i] = side * _decay_for(ratio)
+            rise[i] = side * decay_for(ratio)
     return rise
-
-
-def _decay_for(ratio: float) -> float:
-    """The a > 0 at which (1 - exp(-a)) / a equals ``ratio`` (0 < ratio < 1): an exponential density starting at 1
-    and falling by exp(-a) over a unit width holds ``ratio``. In closed form, with Lambert's W (its principal
-    branch; the other gives the root a = 0): a = 1/r + W(-exp(-1/r) / r).
-
-    >>> a = _decay_for(0.5); round(a, 4), round(float((1 - np.exp(-a)) / a), 12)
-    (1.5936, 0.5)
-    """
-    inverse = 1.0 / ratio
-    return float(min(inverse + lambertw(-np.exp(-inverse) * inverse).real, 60.0))
 
 
 def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor: float, clear: float = 0.0):

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...data.decoding import end_tilts
+from ...data.decoding import RANGES, end_tilts
 from ...errors import ParameterError
 from ...pgm import Measurement, support_from
 from ...pgm.support import EMPTY_Z, TAIL_SHARE, range_cells  # the support's rule, one home
@@ -153,8 +153,8 @@ def end_laws(synth) -> dict:
     """A fitted ``synth``'s (:class:`~.synthesizer.MarginalsSynthesizer`) end bins whose values fall away from the
     data (:func:`~dpsynth_core.data.decoding.end_tilts`), by its model's 1-way counts and the noise of its adaptive
     columns' leaf sums (:func:`leaf_sums`): column -> tilts. Post-processing of the model and the bins' DP leaf
-    counts: nothing is read, nothing spent."""
-    columns = synth.columns_
-    ones = synth.model_.project_many([(a,) for a in columns])
+    counts: nothing is read, nothing spent; a column without a range: none."""
+    ranges = {a: c for a, c in synth.columns_.items() if isinstance(c.domain, RANGES)}  # no other column has one
+    ones = synth.model_.project_many([(a,) for a in ranges])
     deviations = {m.group[0]: m.sigma for m in synth.leaf_sums_}
-    return {a: end_tilts(c.domain, ones[(a,)], deviations.get(a)) for a, c in columns.items()}
+    return {a: end_tilts(c.domain, ones[(a,)], deviations.get(a)) for a, c in ranges.items()}

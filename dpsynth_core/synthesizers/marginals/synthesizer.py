@@ -431,7 +431,7 @@ class MarginalsSynthesizer(Synthesizer):
     def _decoded(self, n: int) -> dict:
         """``n`` records drawn from the model, each column decoded (a Series or Arrow alike; :func:`.end_laws`)."""
         codes, tilts = generate(self.model_, n, self.noise_.rng, method=self.generation), end_laws(self)
-        return {a: self.columns_[a].decoded(codes.pop(a), self.noise_, tilts[a]) for a in self.columns_}
+        return {a: self.columns_[a].decoded(codes.pop(a), self.noise_, tilts.get(a, ())) for a in self.columns_}
 
     def release_notes(self) -> list[str]:  # and the declared values kept on counts no clearer than the noise
         return [*super().release_notes(), *noise_level_notes(self)]

@@ -11,7 +11,7 @@ import pytest
 
 from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
-from dpsynth_core.data.decoding import decode_codes
+from dpsynth_core.data.decoding import decay_for, decode_codes
 from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, tails
@@ -699,7 +699,7 @@ def test_a_piece_at_the_edge_of_the_data_meets_its_denser_neighbour_and_a_spike_
     assert share[True] == pytest.approx(0.62, abs=0.01) and share[False] == pytest.approx(0.30, abs=0.01)
     out_lows, out = bin_weights.sloped_pieces(lows, weights, 34, True, parts=8, floor=5, clear=251)
     assert out[(out_lows >= 24) & (out_lows < 26)].sum() / 250 == pytest.approx(share[False])
-    assert bin_weights._decay_for(250 / (13 * 120)) == pytest.approx(6.2, abs=0.05)  # e every 13 / 6.2 values
+    assert decay_for(250 / (13 * 120)) == pytest.approx(6.2, abs=0.05)  # e every 13 / 6.2 values
     spiked = np.array([0, 1, 48]), np.array([900.0, 30, 0])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bin_weights, "EDGE_MEETS", False)
