@@ -62,8 +62,9 @@ counts (their noise cancels on average when neighbours are summed):
 * counts of one value each are smoothed where that lowers their error (:func:`.bin_weights.smoothed_counts`); the
   range's tails that the counts cannot tell from empty (:func:`.tails.quiet_ends`: a tail narrower than the
   rest only within the tail bound), or islands beyond an empty stretch (:func:`.tails.without_islands`), get
-  no weight, and in a bin wholly beyond the kept leaves the weights fall away from the data
-  (:func:`.tails.hug_data`); the model's support cuts such a bin more readily (``FittedBins.kept``).
+  no weight, and in a bin wholly beyond the kept leaves (once the bins are split:
+  :func:`.tails.beyond_split`) the weights fall away from the data (:func:`.tails.hug_data`); the model's
+  support cuts such a bin more readily (``FittedBins.kept``).
 
 The release card lists the bins, the pieces and their weights (all DP output) and the cost.
 Public ``special`` values are taken out before anything is counted (their records fall in
@@ -305,8 +306,7 @@ def _merged_bins(
     weights = usable_weights(piece_lows, piece_counts, bin_lows, top, integer, by_width=False)
     if QUIET_ENDS:  # an empty tail of the range keeps no weight, and the edge piece slopes down toward it
         weights = tails.keep_between(piece_lows, weights, bin_lows, *kept)
-        if HUG_DATA:  # inside a bin beyond them, no weight spread up to the declared end by noise alone
-            weights = tails.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std, top, integer)
+    merged = bin_lows
     bin_lows = np.union1d(bin_lows, ends).astype(bin_lows.dtype)
     if integer and leaf_cuts.SPLIT_NARROW:  # a narrow leaf holding many records: a bin per value
         bin_lows = leaf_cuts.split_narrow(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
@@ -316,6 +316,9 @@ def _merged_bins(
         bin_lows = leaf_cuts.split_end(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     if integer and not dated and short:  # a short kept range: a bin per value
         bin_lows = leaf_cuts.split_short(bin_lows, top, kept)
+    if QUIET_ENDS and HUG_DATA:  # inside a bin beyond them (as split), no weight spread up to the end by noise alone
+        weights = tails.beyond_split(piece_lows, weights, piece_counts, merged, bin_lows, kept, top, integer)
+        weights = tails.hug_data(piece_lows, weights, piece_counts, leaves, bin_lows, *kept, std, top, integer)
     clear = bin_weights.EDGE_CLEAR_Z * std  # a piece packed against its denser neighbour stands clear of the noise
     slope = {"parts": SLOPE_PARTS, "floor": SLOPE_FLOOR, "clear": clear}
     piece_lows, weights = sloped_pieces(piece_lows, weights, top, integer, **slope)
