@@ -61,7 +61,9 @@ def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, 
     numbers) law starting at its inner edge (``outward``: the bin's low edge, the range's top end), whose density
     there is its inner neighbour's (``share``: that density over the bin's count, per value or per unit), so the
     values run on from the data as they thin out. The bin keeps its count. A bin as dense as its neighbour stays
-    uniform (or follows its pieces), as does one beside a spike (:data:`~dpsynth_core.constraints.RUN_FACTOR`) and
+    uniform (or follows its pieces), as does one beside a spike (:data:`~dpsynth_core.constraints.RUN_FACTOR`; or
+    a whole-number range's 0 inside it, a point its binning names whatever the data: compas's days between screening
+    and arrest, 0 beside 549 records at -1, put a bin 1-5,000 of 47 records at 7-812 all at 1) and
     one whose pieces' counts stand clear of their noise (:data:`PIECES_CLEAR_Z`), which already say where in it the
     values lie. Any other column: none.
 
@@ -86,6 +88,7 @@ def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, 
         if deviations is not None:
             clear = counts >= PIECES_CLEAR_Z * np.asarray(deviations, dtype=float)[:bins]
     tilts = []
+    zero_inside = isinstance(domain, IntegerDomain) and lows[0] < 0 < highs[-1]  # its 0 a named point (privacy.points)
     for end, inner in ((int(held[-1]), int(held[-2])), (int(held[0]), int(held[1]))):
         outward = end > inner
         if abs(end - inner) != 1 or end == (bins - 1 if outward else 0) or (pieces[end] > 1 and clear[end]):
@@ -95,6 +98,7 @@ def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, 
             continue  # nothing inward to judge a spike by, or a real special value's point bin among them
         density = counts[inner] / widths[inner]
         spike = density > constraints.RUN_FACTOR * counts[further] / widths[further]
+        spike |= zero_inside and widths[inner] == 1 and lows[inner] == 0  # a range's named 0 is a spike's kind
         if density * widths[end] > (1.0 + 1e-9) * counts[end] and not spike:  # denser inside: the values fall away
             tilts.append((end, float(density / counts[end]), outward))
     return tilts
