@@ -16,7 +16,7 @@ from scipy.special import lambertw
 
 from .. import constraints
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain
-from ..domain.point_masses import point_of_pieces
+from ..domain.point_masses import point_of_pieces, zero_named
 from .arrow_chunks import moment_array, moment_type
 
 #: The domains whose cells are a range's bins (whole numbers, real numbers, dates), decoded by :func:`_draw_in_bins`.
@@ -88,7 +88,7 @@ def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, 
         if deviations is not None:
             clear = counts >= PIECES_CLEAR_Z * np.asarray(deviations, dtype=float)[:bins]
     tilts = []
-    zero_inside = isinstance(domain, IntegerDomain) and lows[0] < 0 < highs[-1]  # its 0 a named point (privacy.points)
+    zero_inside = isinstance(domain, IntegerDomain) and zero_named(lows[0], highs[-1])
     for end, inner in ((int(held[-1]), int(held[-2])), (int(held[0]), int(held[1]))):
         outward = end > inner
         if abs(end - inner) != 1 or end == (bins - 1 if outward else 0) or (pieces[end] > 1 and clear[end]):

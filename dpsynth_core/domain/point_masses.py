@@ -31,6 +31,17 @@ def shortest_decimal(low: float, high: float, *, closed: bool = False) -> float 
     return None
 
 
+def zero_named(low, top) -> bool:
+    """Whether a numeric range ``low..top`` holds 0 strictly inside, so that its 0 is a point of its own whatever the
+    data (:func:`dpsynth_core.privacy.points.named_points`): a range declared across zero holds differences, changes
+    or balances, whose "none" is 0. A public rule of the declaration.
+
+    >>> zero_named(-10, 10), zero_named(0, 10), zero_named(-10, 0)
+    (True, False, False)
+    """
+    return bool(low < 0 < top)
+
+
 #: :func:`point_width`'s hair for rounding, relative to the width. A leaf's ends are floats of its values' size, so
 #: its width is off by up to their rounding: at 3.258 in a range 4.6152 wide, 1.2e-9 of a deepest leaf's width,
 #: beyond the billionth allowed before, and randhie's 4,065 records at ln 26 came out at 3.2580959, 3.258096 and

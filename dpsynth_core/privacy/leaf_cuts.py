@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import constraints
+from ..domain.point_masses import zero_named
 from .bin_weights import piece_widths
 from .tails import clear_level
 
@@ -229,6 +230,15 @@ def split_short(bin_lows, top, kept) -> np.ndarray:
     return grown if len(grown) <= constraints.SHORT_RANGE_BINS else lows
 
 
+def _heavy_leaves(piece_lows, piece_counts, piece_leaves, top, std: float, kept, share: float):
+    """Which pieces are one leaf holding at least ``share`` of the column's noisy total (inside ``kept``,
+    :data:`KEPT_SHARES`), clear of the noise over its leaves (:func:`clear_level`), with each piece's floored count
+    and width (:func:`_masses`): the test of :func:`split_end` and :func:`split_beside_zero`."""
+    masses, total, widths = _masses(piece_lows, piece_counts, top, kept)
+    heavy = (np.asarray(piece_leaves) == 1) & (masses >= total * share) & (masses >= clear_level(std, len(masses)))
+    return heavy, masses, widths
+
+
 def split_end(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: float, kept=None) -> np.ndarray:
     """The bins' lower ends with a whole-number range's low end a bin of its own when the range's first leaf holds
     :data:`SPLIT_END_MASS` of the column's noisy total (inside ``kept``), clear of the noise over its leaves
@@ -237,11 +247,11 @@ def split_end(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: float,
     holds its records there as often as not; as a bin, the method's own counts say how many, and the model's support
     cuts it when none."""
     lows = set(np.asarray(bin_lows, dtype=np.int64).tolist())
-    masses, total, widths = _masses(piece_lows, piece_counts, top, kept)
+    heavy, _, widths = _heavy_leaves(piece_lows, piece_counts, piece_leaves, top, std, kept, SPLIT_END_MASS)
     low = int(piece_lows[0])
-    if not SPLIT_END_MASS or piece_leaves[0] != 1 or widths[0] <= 1 or (kept is not None and kept[0] > low):
+    if not SPLIT_END_MASS or widths[0] <= 1 or (kept is not None and kept[0] > low):
         return np.asarray(sorted(lows), dtype=np.int64)
-    if masses[0] >= total * SPLIT_END_MASS and masses[0] >= clear_level(std, len(masses)):
+    if heavy[0]:
         end = int(low + widths[0])
         grown = lows | {low + 1} | ({end} if end <= top else set())
         if len(grown) <= constraints.FITTED_MAX_BINS:
@@ -265,7 +275,7 @@ def beside_zero(low: int, end: int, first: int, top: int) -> set:
     >>> beside_zero(-311, 0, -10000, 10000), beside_zero(1, 2500, -25000, 55000), beside_zero(-5, 3, -10, 10)
     ({-1}, {2}, set())
     """
-    if not first < 0 < top or end - low < 2:
+    if not zero_named(first, top) or end - low < 2:
         return set()
     return {-1} if end == 0 else {2} if low == 1 else set()
 
@@ -286,10 +296,9 @@ def split_beside_zero(bin_lows, piece_lows, piece_counts, piece_leaves, top, std
     """
     lows = set(np.asarray(bin_lows, dtype=np.int64).tolist())
     starts = np.asarray(piece_lows, dtype=np.int64)
-    if not BESIDE_ZERO_MASS or not starts[0] < 0 < top:
+    if not BESIDE_ZERO_MASS or not zero_named(starts[0], top):
         return np.asarray(sorted(lows), dtype=np.int64)
-    masses, total, widths = _masses(piece_lows, piece_counts, top, kept)
-    heavy = (piece_leaves == 1) & (masses >= total * BESIDE_ZERO_MASS) & (masses >= clear_level(std, len(masses)))
+    heavy, masses, widths = _heavy_leaves(piece_lows, piece_counts, piece_leaves, top, std, kept, BESIDE_ZERO_MASS)
     for i in sorted(np.flatnonzero(heavy), key=lambda i: -masses[i]):
         low, end = int(starts[i]), int(starts[i] + widths[i])  # the leaf is low..end - 1
         cut = beside_zero(low, end, int(starts[0]), int(top))

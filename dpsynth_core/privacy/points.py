@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..domain import DateDomain
-from ..domain.point_masses import point_width
+from ..domain.point_masses import point_width, zero_named
 from .tails import clear_level
 
 #: Named points as leaves of their own (False: an ablation, PrivTree's leaves alone).
@@ -91,7 +91,7 @@ def named_points(column, low, top, *, integer: bool, levels: float = 0.0) -> tup
     if not POINT_LEAVES or np.ndim(low) != 0 or isinstance(column, DateDomain):
         return ()
     ends = () if integer else (float(low), float(top))
-    zero = (0 if integer else 0.0,) if low < 0 < top else ()
+    zero = (0 if integer else 0.0,) if zero_named(low, top) else ()
     codes = top_codes(low, top) if integer and TOP_CODE_LEVELS and levels >= TOP_CODE_LEVELS else ()
     special = {float(v) for v in column.special}  # declared special values have bins of their own already
     return tuple(sorted(p for p in set(ends + zero + codes) if p not in special))
