@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..data.encoding import numeric_values, range_sides
 from ..domain import RANGE_KINDS, TIME_KINDS, as_table_domain
+from ..domain.point_masses import resolution, snapped
 from ..wording import short_names, value_text
 
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
@@ -73,9 +74,10 @@ def value_comparison(
     Both are read by the declaration's public rule (clamped to the range, integers rounded),
     so the comparison is about what the method did, not about out-of-range cells.
     """
+    a = numeric_values(column, real, markers)
     return _compare(
-        numeric_values(column, real, markers),
-        numeric_values(column, synthetic, markers),
+        a,
+        snapped(numeric_values(column, synthetic, markers), a, resolution(column)),
         max(len(real), 1),
         max(len(synthetic), 1),
         column,
@@ -195,7 +197,7 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
     ``beyond_real``: the shares of synthetic rows ``below`` and ``above`` the real values' range.
     """
     a = numeric_values(column, real, markers)
-    b = numeric_values(column, synthetic, markers)
+    b = snapped(numeric_values(column, synthetic, markers), a, resolution(column))  # the same to the release
     compared = _compare(a, b, max(len(real), 1), max(len(synthetic), 1), column)  # each table read once
     sides = {"real": _side(a, max(len(real), 1), column), "synthetic": _side(b, max(len(synthetic), 1), column)}
     shape = []
@@ -293,13 +295,23 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
     One record moves ``n`` by one and ``C(x)`` by at most one, so each term by at most
     ``max(F, 1 - F) <= 1``: sensitivity 1. ``values``: public exact values (the synthetic table's
     most common ones, the declared special values and the range's low end), ``counts``: the real
-    records holding each (a histogram: sensitivity 1), ``synthetic``: their public synthetic shares.
+    records holding each (a histogram: sensitivity 1), ``synthetic``: their public synthetic shares. A real number
+    is read to the release's resolution: within PrivTree's deepest leaf of one of these public values, it is that
+    value (:func:`~dpsynth_core.domain.point_masses.snapped`; a record's own value moves, so no sensitivity changes).
     ``quartile_counts`` and ``clamped_counts``: one histogram (sensitivity 1) of the real values present,
     in the cells the synthetic quartiles cut for the values inside the declared range, and in two more
     cells for those below and above it, which the public rule clamps into the cells ``clamped_cells``.
     """
-    a = np.sort(numeric_values(column, real, markers))
     b = np.sort(numeric_values(column, synthetic, markers))
+    found, counts = np.unique(b, return_counts=True)
+    chosen = list(found[np.argsort(-counts, kind="stable")[:REPORT_TOP_VALUES]])
+    low = None if column.kind in TIME_KINDS else column.min
+    for extra in [*(column.special or ()), low]:
+        if extra is not None and _number(column, extra) not in chosen:
+            chosen.append(_number(column, extra))
+    a = numeric_values(column, real, markers)
+    chosen = np.sort(np.asarray(chosen, dtype=a.dtype if a.size else float))
+    a = np.sort(snapped(a, chosen, resolution(column)))  # each record alone moved: the same sensitivities
     rows_a, rows_b = len(real), max(len(synthetic), 1)
     points = np.union1d(a, b)
     gap = 0.0
@@ -309,13 +321,6 @@ def report_statistics(real: pd.Series, synthetic: pd.Series, column, *, markers=
                 np.searchsorted(a, points, side="right") - rows_a * np.searchsorted(b, points, side="right") / rows_b
             ).max()
         )
-    found, counts = np.unique(b, return_counts=True)
-    chosen = list(found[np.argsort(-counts, kind="stable")[:REPORT_TOP_VALUES]])
-    low = None if column.kind in TIME_KINDS else column.min
-    for extra in [*(column.special or ()), low]:
-        if extra is not None and _number(column, extra) not in chosen:
-            chosen.append(_number(column, extra))
-    chosen = np.sort(np.asarray(chosen, dtype=a.dtype if a.size else float))
     real_counts = np.searchsorted(a, chosen, side="right") - np.searchsorted(a, chosen, side="left")
     synthetic_counts = np.searchsorted(b, chosen, side="right") - np.searchsorted(b, chosen, side="left")
     low_end, high_end = _number(column, column.min), _number(column, column.max)
@@ -361,14 +366,9 @@ def report_sentences(name: str, figures: dict) -> list[str]:
     at 95%; the sentence quotes the figure's own 95% interval. Reports made before that use the latter."""
     out = []
     claims = figures.get("claims", figures)
+    shares = (figures[key] for key in ("values", "real", "low", "high"))
     for value, real, low, high, claim_low, claim_high, synthetic in zip(
-        figures["values"],
-        figures["real"],
-        figures["low"],
-        figures["high"],
-        claims["low"],
-        claims["high"],
-        figures["synthetic"],
+        *shares, claims["low"], claims["high"], figures["synthetic"]
     ):
         if abs(real - synthetic) >= SHAPE_SHARE_GAP and not claim_low <= synthetic <= claim_high:
             out.append(

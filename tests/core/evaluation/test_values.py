@@ -159,3 +159,32 @@ def test_a_mean_is_said_to_move_when_it_moved_by_a_quarter_and_by_a_tenth_of_the
     summaries = value_summaries(real, synthetic, domain)
     assert not any("mean" in s for s in summaries["ret"]["shape"])
     assert "gain: the mean is 400 in the real values and 800 in the synthetic ones" in summaries["gain"]["shape"]
+
+
+def test_a_point_mass_is_the_same_value_to_the_releases_resolution():
+    """cps_mixtape's earnings top-coded at 25862.3203125 (a float32's digits in the file, 19% of the records) come out
+    at 25862.32, the simplest number in PrivTree's deepest leaf: the Preview said "25,862 is 19% of the real values
+    and 0% of the synthetic ones" and then "25,862 is 0% of the real values and 19% of the synthetic ones". Within a
+    deepest leaf's width of a real value, a synthetic value is that value (the Preview's figures; the report's counts
+    read each real value to the public values it is that close to); a value two widths away is not."""
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.domain.point_masses import point_width, resolution
+    from dpsynth_core.evaluation.values import report_statistics, value_comparison, value_summaries
+
+    domain = TableDomain.from_json({"columns": {"re74": {"type": "float", "min": 0, "max": 30000}}})
+    column = domain.columns["re74"]
+    assert resolution(column) == point_width(30000.0) and 0.0017 < resolution(column) < 0.0018
+    real = pd.DataFrame({"re74": [25862.3203125] * 19 + [0.0] * 30 + [1000.0 + i for i in range(51)]})
+    synthetic = pd.DataFrame({"re74": [25862.32] * 19 + [0.0] * 30 + [2000.0 + i for i in range(51)]})
+    summary = value_summaries(real, synthetic, domain)["re74"]
+    assert not [s for s in summary["shape"] if "25,862" in s], summary["shape"]
+    assert summary["synthetic_share_of_real_top"] == pytest.approx(0.30)  # 0, the most common, kept
+    top = value_comparison(real["re74"], synthetic["re74"], column).top.set_index("value")
+    assert top.loc[25862.3203125].tolist() == pytest.approx([0.19, 0.19])
+    found = report_statistics(real["re74"], synthetic["re74"], column)
+    counts = dict(zip(found["values"], found["counts"].tolist()))
+    assert counts[25862.32] == 19 and counts[0.0] == 30
+    away = pd.DataFrame({"re74": [25862.32 + 2 * resolution(column)] * 19 + synthetic["re74"][19:].tolist()})
+    assert [s for s in value_summaries(real, away, domain)["re74"]["shape"] if "25,862 is 0%" in s]
