@@ -35,6 +35,7 @@ SUPPLIED = {
         "A13": {"min": 0, "max": 5000},
         "A14": {"min": 0, "max": 200_000},
     },
+    "kakadu": {"age": {"max": 100}, "schooling": {"max": 30}, "income": {"max": 1000}},
     "diabetes": {
         "Pregnancies": {"max": 20},
         "Glucose": {"max": 300},

@@ -315,6 +315,7 @@ def _merged_bins(
     if integer and not dated:  # a heavy first leaf: the range's low end a bin of its own (no point of a date)
         bin_lows = leaf_cuts.split_end(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
         bin_lows = leaf_cuts.split_beside_zero(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
+        bin_lows = leaf_cuts.split_top_codes(bin_lows, piece_lows, piece_counts, leaves, top, std, kept)
     if integer and not dated and short:  # a short kept range: a bin per value
         bin_lows = leaf_cuts.split_short(bin_lows, top, kept)
     if QUIET_ENDS and HUG_DATA:  # inside a bin beyond them (as split), no weight spread up to the end by noise alone
