@@ -32,7 +32,8 @@ from. Per column, one or two measurements, all counted by the accountant:
    (:mod:`dpsynth_core.privacy.histogram`), or, when the release's method composes in zCDP, discrete Gaussian noise
    of deviation ``1 / epsilon``: the same ``epsilon**2 / 2`` of rho as the pure count, at ``sqrt 2`` less noise
    (:func:`.leaves.counted`; a dense table's second count per value and a sparse one's fine pieces too). A range's
-   named points (a real range's two ends, 0 inside a range) are leaves of their own among PrivTree's, counted
+   named points (a real range's two ends, 0 inside a range) are leaves of their own among PrivTree's (and among a
+   sparse table's fine pieces), counted
    back into the leaf they were cut from when their noisy count looks empty, and bins of their own when it is
    above that but not clear of the noise, so that the method's counts keep or cut them (:mod:`.points`).
 
@@ -264,7 +265,7 @@ def fit_column(
         inside=not adaptive,
         found_by=how,
         kept=tuple(float(v) for v in model_kept) if adaptive else None,
-        points=points if how == "tree" else (),
+        points=points if how == "tree" else tuple(p for p in points if how == "nested" and kept[0] <= p < kept[1]),
         moment=column.value_at if isinstance(column, DateDomain) else None,
         counted=bin_counts.counted(measured) if adaptive else None,
         gaussian=gaussian,

@@ -91,7 +91,9 @@ class FittedBins:
             "pieces": {"lows": [public(v) for v in lows], "weights": [round(w, 2) for w in weights]},
             "mechanism": (
                 f"a discrete Laplace histogram of the range's {2**COARSE_LEVELS} equal pieces, then a {noise} one of "
-                f"{2**FINE_LEVELS} equal pieces of those that stand clear of empty (a table too sparse for PrivTree); "
+                f"{2**FINE_LEVELS} equal pieces of those that stand clear of empty"
+                + (f", with {points_words(self.points)} there" if self.points else "")
+                + " (a table too sparse for PrivTree); "
                 if self.nested
                 else f"a discrete Laplace and a {noise} histogram of the values, pooled (a dense table); "
                 if self.pooled

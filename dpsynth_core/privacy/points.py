@@ -203,15 +203,17 @@ def with_points(lows, highs, points, *, top, integer: bool) -> tuple[np.ndarray,
     return np.asarray(new_lows, dtype=kind), np.asarray(new_highs, dtype=kind), cuts
 
 
-def settled_points(lows, noisy, std: float, cuts: list) -> tuple[np.ndarray, np.ndarray, tuple]:
+def settled_points(
+    lows, noisy, std: float, cuts: list, bin_z: float | None = None
+) -> tuple[np.ndarray, np.ndarray, tuple]:
     """The leaves with each cut point that looks empty counted back into the leaf it was cut from (the pieces' noisy
     counts summed, the last cut first), and the points kept as leaves whose counts are not clear of the noise.
     Post-processing.
 
     A point is clear at :func:`.tails.clear_level` over the cut points. One below it whose count is at least
-    :data:`POINT_BIN_Z` noise deviations keeps its leaf and is returned (a bin of its own inside the kept leaves,
-    :func:`.binning.fit_column`, whose count in the model, at the release's main budget, says whether it holds
-    records); one below that is counted back.
+    ``bin_z`` (None: :data:`POINT_BIN_Z`) noise deviations keeps its leaf and is returned (a bin of its own inside
+    the kept leaves, :func:`.binning.fit_column`, whose count in the model, at the release's main budget, says
+    whether it holds records); one below that is counted back (infinite: every point not clear).
 
     >>> lows, noisy, unclear = settled_points(np.array([-8, 0, 1, 3]), np.array([5.0, 2.0, 3.0, 40.0]), 3.0,
     ...                                       [(-8, 0, 1)])
@@ -220,10 +222,10 @@ def settled_points(lows, noisy, std: float, cuts: list) -> tuple[np.ndarray, np.
     >>> settled_points(np.array([-8, 0, 1, 3]), np.array([5.0, 4.0, 3.0, 40.0]), 3.0, [(-8, 0, 1)])[2]
     (0,)
     """
-    level = clear_level(std, len(cuts))
-    unclear = tuple(p for _, p, _ in cuts if POINT_BIN_Z * std <= noisy[int(np.searchsorted(lows, p))] < level)
+    level, bin_z = clear_level(std, len(cuts)), POINT_BIN_Z if bin_z is None else bin_z
+    unclear = tuple(p for _, p, _ in cuts if bin_z * std <= noisy[int(np.searchsorted(lows, p))] < level)
     for first, point, last in reversed(cuts):
-        if noisy[int(np.searchsorted(lows, point))] >= min(level, POINT_BIN_Z * std):  # clear, or kept as unclear
+        if noisy[int(np.searchsorted(lows, point))] >= min(level, bin_z * std):  # clear, or kept as unclear
             continue
         start, stop = int(np.searchsorted(lows, first)), int(np.searchsorted(lows, last)) + 1
         lows = np.concatenate([lows[: start + 1], lows[stop:]])
