@@ -256,6 +256,8 @@ def fit_column(
         if QUIET_ENDS:
             weights = tails.keep_between(lows, weights, roots_low, *kept)
         spread = (tuple(lows.tolist()), tuple(float(w) for w in weights))
+    # the named points cut as leaves: all on the tree's path, those inside the kept span on a sparse table's
+    cut_points = points if how == "tree" else tuple(p for p in points if how == "nested" and kept[0] <= p < kept[1])
     return FittedBins(
         column.name,
         _edges(column, bin_lows, top),
@@ -265,7 +267,7 @@ def fit_column(
         inside=not adaptive,
         found_by=how,
         kept=tuple(float(v) for v in model_kept) if adaptive else None,
-        points=points if how == "tree" else tuple(p for p in points if how == "nested" and kept[0] <= p < kept[1]),
+        points=cut_points,
         moment=column.value_at if isinstance(column, DateDomain) else None,
         counted=bin_counts.counted(measured) if adaptive else None,
         gaussian=gaussian,

@@ -184,7 +184,7 @@ def split_most(
         start = low + 1 if integer and i == 0 else low  # a whole-number range's low end alone
         grown = lows | {start} | ({end} if end <= top and (integer or end < top) else set())
         if integer and BESIDE_ZERO_MASS:  # a value beside a range's 0 alone (:func:`split_beside_zero`)
-            grown |= beside_zero(low, end, starts[0], top)
+            grown |= beside_zero(low, end, int(starts[0]), int(top))
         if integer and TOP_CODE_MASS:  # a top code alone (:func:`split_top_codes`)
             grown |= top_code_cuts(low, end, int(starts[0]), int(top))
         room = constraints.most_fitted_bins(integer) - len(grown)
@@ -297,10 +297,7 @@ def split_beside_zero(bin_lows, piece_lows, piece_counts, piece_leaves, top, std
     ...                   np.array([1, 1, 1, 1]), 1000, 10.0).tolist()
     [-1000, -31, -1, 0, 1]
     """
-    if not BESIDE_ZERO_MASS or not zero_named(int(piece_lows[0]), top):
-        return np.asarray(sorted(set(np.asarray(bin_lows, dtype=np.int64).tolist())), dtype=np.int64)
-    cuts = _split_heavy(bin_lows, piece_lows, piece_counts, piece_leaves, top, std, kept, BESIDE_ZERO_MASS, beside_zero)
-    return cuts
+    return _split_heavy(bin_lows, piece_lows, piece_counts, piece_leaves, top, std, kept, BESIDE_ZERO_MASS, beside_zero)
 
 
 #: A whole-number leaf wider than one value holding at least this share of the column's noisy total, clear of the
@@ -344,15 +341,16 @@ def split_top_codes(bin_lows, piece_lows, piece_counts, piece_leaves, top, std: 
     ...                 np.array([1, 1, 1]), 10000, 10.0).tolist()
     [0, 998, 999, 1000, 1008]
     """
-    if not TOP_CODE_MASS:
-        return np.asarray(sorted(set(np.asarray(bin_lows, dtype=np.int64).tolist())), dtype=np.int64)
     return _split_heavy(bin_lows, piece_lows, piece_counts, piece_leaves, top, std, kept, TOP_CODE_MASS, top_code_cuts)
 
 
 def _split_heavy(bin_lows, piece_lows, piece_counts, piece_leaves, top, std, kept, share, cuts_of) -> np.ndarray:
     """The bins' lower ends with ``cuts_of(low, end, first, top)`` added in each heavy leaf (:func:`_heavy_leaves` at
-    ``share``), the heaviest first, while the column keeps at most ``FITTED_MAX_BINS`` bins."""
+    ``share``; 0: none, the rule's ablation), the heaviest first, while the column keeps at most ``FITTED_MAX_BINS``
+    bins."""
     lows = set(np.asarray(bin_lows, dtype=np.int64).tolist())
+    if not share:
+        return np.asarray(sorted(lows), dtype=np.int64)
     starts = np.asarray(piece_lows, dtype=np.int64)
     heavy, masses, widths = _heavy_leaves(piece_lows, piece_counts, piece_leaves, top, std, kept, share)
     for i in sorted(np.flatnonzero(heavy), key=lambda i: -masses[i]):
