@@ -36,6 +36,7 @@ SUPPLIED = {
         "A14": {"min": 0, "max": 200_000},
     },
     "kakadu": {"age": {"max": 100}, "schooling": {"max": 30}, "income": {"max": 1000}},
+    "doctor_visits": {"visits": {"max": 100}, "income": {"max": 10}, "illness": {"max": 100}},
     "diabetes": {
         "Pregnancies": {"max": 20},
         "Glucose": {"max": 300},

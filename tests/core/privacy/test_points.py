@@ -19,7 +19,7 @@ from dpsynth_core.privacy.binning import fit_column
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.privacy.privtree import privtree
 from tests.audit import audit
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT, complete_domain, shared_path
 
 EPS = 1.0
 
@@ -332,6 +332,27 @@ def test_a_value_many_records_share_comes_out_as_itself_in_a_real_column(monkeyp
         assert shares[~shares.index.isin(set(real))].max() < 0.003, seed
     monkeypatch.setattr(point_masses, "POINT_SPIKES", False)
     assert all((_hours(seed)[1] == 20).mean() == 0 for seed in range(2))  # the ablation: 20 spread over its piece
+
+
+def _age_share(seed: int) -> float:
+    """The share of a release's rows at age 0.22 in AER's DoctorVisits (the repository's copy: 5,190 people of the
+    1977-1978 Australian Health Survey, age in years over 100, declared as real numbers 0-1; 23.4% at 0.22), all 12
+    columns as documented, epsilon 1."""
+    real = pd.read_csv(shared_path("doctor_visits.csv"))
+    drawn = synthesize(real, complete_domain("doctor_visits"), EPS, random_state=seed).data
+    return float((pd.to_numeric(drawn["age"]) == 0.22).mean())
+
+
+def test_a_shared_value_in_a_piece_a_sixteen_thousandth_of_the_range_wide_comes_out_as_itself(monkeypatch):
+    """DoctorVisits' 0.22 (the records' ages are whole years over 100) lies in a piece 0.21997-0.22003 that PrivTree
+    stopped at, 2**-14 of the range wide, with most of its bin at thousands of times its neighbours' density. Up to
+    2**-12 of the range (:data:`point_masses.POINT_SPIKE_DEPTH`), such a piece comes out at its round number: 0.22
+    within 1.5 points of its real share in 8 of 12 seeded releases (asserted: 6 or more; in the others PrivTree's leaf
+    is wider still, and 0.22 is spread over it). Up to 2**-16 (the broken variant, the rule before), in none."""
+    shares = [_age_share(seed) for seed in range(12)]
+    assert sum(abs(share - 0.234) < 0.015 for share in shares) >= 6, shares
+    monkeypatch.setattr(point_masses, "POINT_SPIKE_DEPTH", 16)
+    assert all(_age_share(seed) == 0 for seed in range(4))
 
 
 def _unheld_share(seed: int) -> float:
