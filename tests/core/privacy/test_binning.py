@@ -768,6 +768,29 @@ def test_a_piece_at_the_edge_of_the_data_meets_its_denser_neighbour_and_a_spike_
     assert np.array_equal(before[0], after[0]) and np.allclose(before[1], after[1])
 
 
+def test_a_real_ranges_narrow_spike_stays_whole():
+    """DoctorVisits' age 0.72 (822 of its 5,190 records, the data's maximum) in a piece 2**-13 of the range 0-1 wide,
+    beside 631 records over 0.59-0.72 and none above: the piece is 20 times denser than both neighbours, so it stays
+    one flat piece holding its weight (decoding then places its rows at its round number, 0.72). Sloped (the broken
+    variant, ``FLAT_SPIKES`` False), it was cut into 8 sub-pieces, none holding most of its bin, and its rows came
+    out over 0.7199-0.7201, half of them above the real maximum. The other pieces slope as before."""
+    lows, weights = np.array([0.0, 0.59, 0.71993, 0.72005]), np.array([0.0, 631.0, 822.0, 0.0])
+    out = {}
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bin_weights, "FLAT_SPIKES", on)
+            out[on] = bin_weights.sloped_pieces(lows, weights, 1.0, False, parts=8, floor=5)
+    (flat_lows, flat), (sloped_lows, sloped) = out[True], out[False]
+    spike, was = (flat_lows >= 0.71993) & (flat_lows < 0.72005), (sloped_lows >= 0.71993) & (sloped_lows < 0.72005)
+    assert spike.sum() == 1 and flat[spike][0] == pytest.approx(822)
+    assert was.sum() == 8 and sloped[was].max() < 0.5 * 822
+    assert np.allclose(flat[~spike], sloped[~was]) and np.allclose(flat_lows[~spike], sloped_lows[~was])
+    widths = np.diff(np.append(lows, 1.0))
+    assert bin_weights.narrow_spikes(weights, widths).tolist() == [False, False, True, False]
+    wider = np.array([0.0, 0.59, 0.715, 0.725]), np.array([0.0, 631.0, 822.0, 0.0])  # 2**-6.6 of the range wide
+    assert not bin_weights.narrow_spikes(wider[1], np.diff(np.append(wider[0], 1.0))).any()
+
+
 def test_a_real_ranges_narrow_end_piece_does_not_pile_records_at_the_declared_end():
     """Densities 32 (0-10) and 2 (10-100) of a real range: their log densities meet halfway at 10, ln 16 / 2 from
     each. 0-10 is narrow (1/10 of the range), but a real range's end is a point of its own (:mod:`.points`), so the
