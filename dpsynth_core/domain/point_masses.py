@@ -114,6 +114,23 @@ ROUND_DIGITS = 2
 POINT_SPIKES = True
 
 
+def narrow_spikes(weights: np.ndarray, widths: np.ndarray, span: float) -> np.ndarray:
+    """Which pieces of a real range (their noisy ``weights`` and ``widths``; ``span`` the range's width) are narrow
+    spikes: at most ``2**-POINT_SPIKE_DEPTH`` of the range wide and :data:`POINT_SPIKE_RATIO` times denser than both
+    their neighbours, and holding something. Decoding places such a piece at its round number
+    (:func:`point_of_pieces`), and the slope of a bin's pieces leaves it whole
+    (:func:`dpsynth_core.privacy.bin_weights.sloped_pieces`). Post-processing of noisy weights and public bounds.
+
+    >>> narrow_spikes(np.array([40.0, 900.0, 30.0]), np.array([0.5, 1e-4, 0.4999]), 1.0).tolist()
+    [False, True, False]
+    """
+    weights, widths = np.asarray(weights, dtype=float), np.asarray(widths, dtype=float)
+    density = np.where(widths > 0, np.maximum(weights, 0.0) / np.where(widths > 0, widths, 1.0), 0.0)
+    beside = np.maximum(np.r_[0.0, density[:-1]], np.r_[density[1:], 0.0])
+    narrow = (widths > 0) & (widths <= span * 2.0**-POINT_SPIKE_DEPTH)
+    return narrow & (weights > 0) & (density >= POINT_SPIKE_RATIO * beside)
+
+
 def decimal_places(values: np.ndarray, *, least: int = -15, most: int = 16) -> np.ndarray:
     """Per number, the fewest decimals from ``least`` to ``most`` that write it (negative for a multiple of 10, 100,
     ...; ``least`` for 0), ``most + 1`` when it takes more, to a float's rounding (0.1 + 0.2 has one). Vectorised: the
@@ -178,10 +195,7 @@ def point_of_pieces(
         points[i] = np.nan if found is None else found
     if weights is None or not POINT_SPIKES or len(widths) < 2:
         return points
-    density = np.where(widths > 0, np.maximum(weights, 0.0) / np.where(widths > 0, widths, 1.0), 0.0)
-    beside = np.maximum(np.r_[0.0, density[:-1]], np.r_[density[1:], 0.0])
-    narrow = (widths > 0) & (widths <= cap)
-    spike = narrow & ~deep & (weights > 0.5 * bin_totals) & (density >= POINT_SPIKE_RATIO * beside)
+    spike = narrow_spikes(weights, widths, span) & ~deep & (weights > 0.5 * bin_totals)
     for first, end in _runs(deep | spike):  # a spike, or a run of the deepest pieces, with those beside it
         low, high = float(piece_lows[first]), float(piece_highs[end])
         if (end > first or spike[first]) and high - low <= cap:

@@ -12,8 +12,7 @@ import numpy as np
 
 from .. import constraints
 from ..data.decoding import decay_for
-from ..domain import point_masses
-from ..domain.point_masses import point_width
+from ..domain.point_masses import narrow_spikes, point_width
 from .histogram import nonnegative_projection
 
 
@@ -133,30 +132,12 @@ def cut_at(piece_lows, weights, cuts, high, integer: bool):
 
 #: A piece between two neighbours below the floor keeps a flat density (:func:`sloped_pieces`; False: an ablation).
 FLAT_BETWEEN_EMPTY = True
-#: A real range's narrow spike (:func:`narrow_spikes`) stays whole and flat, and tilts no neighbour, as an integer
-#: spike does (:func:`sloped_pieces`; False: an ablation), so that decoding can place it at its round number
-#: (:func:`~dpsynth_core.domain.point_masses.point_of_pieces`). Cut into sloped sub-pieces, none of which held most
-#: of the bin, AER's DoctorVisits' `age` 0.72 (16% of its 5,190 records, in a piece 2**-11 of the range 0-1 wide)
-#: came out spread over 0.7197-0.7202, 5.6% of the rows above the real maximum (docs/benchmarks/history.md, the
-#: sixty-first round).
+#: A real range's narrow spike (:func:`~dpsynth_core.domain.point_masses.narrow_spikes`) stays whole and flat, and
+#: tilts no neighbour, as an integer spike does (:func:`sloped_pieces`; False: an ablation), so that decoding can place
+#: it at its round number (:func:`~dpsynth_core.domain.point_masses.point_of_pieces`). Cut into sloped sub-pieces,
+#: none of which held most of the bin, AER's DoctorVisits' `age` 0.22 (23% of its 5,190 records, in a piece 2**-14 of
+#: the range 0-1 wide) came out spread over it at one seed of 12 (docs/benchmarks/history.md, the sixty-first round).
 FLAT_SPIKES = True
-
-
-def narrow_spikes(weights, widths) -> np.ndarray:
-    """Which pieces of a real range (their noisy ``weights`` and ``widths``, the range their sum) are narrow spikes:
-    at most ``2**-POINT_SPIKE_DEPTH`` of the range wide and ``POINT_SPIKE_RATIO`` times denser than both neighbours
-    (:mod:`~dpsynth_core.domain.point_masses`). Post-processing of noisy weights.
-
-    >>> narrow_spikes(np.array([40.0, 900.0, 30.0]), np.array([0.5, 1e-4, 0.4999])).tolist()
-    [False, True, False]
-    """
-    weights, widths = np.asarray(weights, dtype=float), np.asarray(widths, dtype=float)
-    if not FLAT_SPIKES or len(widths) < 2:
-        return np.zeros(len(widths), dtype=bool)
-    density = np.maximum(weights, 0.0) / np.where(widths > 0, widths, 1.0)
-    beside = np.maximum(np.r_[0.0, density[:-1]], np.r_[density[1:], 0.0])
-    narrow = (widths > 0) & (widths <= widths.sum() * 2.0**-point_masses.POINT_SPIKE_DEPTH)
-    return narrow & (weights > 0) & (density >= point_masses.POINT_SPIKE_RATIO * beside)
 
 
 #: A real range's narrow end piece slopes on past the declared end as a whole-number range's does (True: an
@@ -234,10 +215,11 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     weights = np.asarray(weights, dtype=float)
     widths = piece_widths(piece_lows, high, integer)
     log_density = np.log(np.maximum(weights, floor) / widths)
+    flat = narrow_spikes(weights, widths, widths.sum()) if FLAT_SPIKES and not integer else np.zeros(len(widths), bool)
     left, right = log_density.copy(), log_density.copy()
     if len(piece_lows) > 1:
         halfway = (log_density[1:] + log_density[:-1]) / 2
-        spike = widths == 1 if integer else (widths <= point_width(widths.sum())) | narrow_spikes(weights, widths)
+        spike = widths == 1 if integer else (widths <= point_width(widths.sum())) | flat
         left[1:] = np.where(spike[:-1], log_density[1:], halfway)
         right[:-1] = np.where(spike[1:], log_density[:-1], halfway)
         # past a declared end: the slope goes on where it falls outward or the end piece is narrow, else level
@@ -254,8 +236,7 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     rises = right - left
     if EDGE_MEETS and len(piece_lows) > 2:
         rises = _edge_meets(rises, log_density, weights, widths, floor, integer, least=max(floor, clear))
-    if not integer:  # a narrow spike stays whole and flat
-        rises = np.where(narrow_spikes(weights, widths), 0.0, rises)
+    rises = np.where(flat, 0.0, rises)  # a narrow spike stays whole and flat
     out_lows, out_weights = [], []
     point = point_width(widths.sum())  # a real point mass: not cut
     for low, width, weight, rise in zip(piece_lows, widths, weights, rises, strict=True):

@@ -14,7 +14,7 @@ from dpsynth_core import constraints, synthesize
 from dpsynth_core.data.counting import SortedValues
 from dpsynth_core.data.decoding import decay_for, decode_codes
 from dpsynth_core.data.encoding import encode_table
-from dpsynth_core.domain import TableDomain
+from dpsynth_core.domain import TableDomain, point_masses
 from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points, tails
 from dpsynth_core.privacy import privtree as privtree_module
 from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, zcdp_to_epsilon
@@ -786,9 +786,9 @@ def test_a_real_ranges_narrow_spike_stays_whole():
     assert was.sum() == 8 and sloped[was].max() < 0.5 * 822
     assert np.allclose(flat[~spike], sloped[~was]) and np.allclose(flat_lows[~spike], sloped_lows[~was])
     widths = np.diff(np.append(lows, 1.0))
-    assert bin_weights.narrow_spikes(weights, widths).tolist() == [False, False, True, False]
+    assert point_masses.narrow_spikes(weights, widths, 1.0).tolist() == [False, False, True, False]
     wider = np.array([0.0, 0.59, 0.715, 0.725]), np.array([0.0, 631.0, 822.0, 0.0])  # 2**-6.6 of the range wide
-    assert not bin_weights.narrow_spikes(wider[1], np.diff(np.append(wider[0], 1.0))).any()
+    assert not point_masses.narrow_spikes(wider[1], np.diff(np.append(wider[0], 1.0)), 1.0).any()
 
 
 def test_a_real_ranges_narrow_end_piece_does_not_pile_records_at_the_declared_end():
