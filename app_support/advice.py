@@ -8,7 +8,7 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cached import numeric_resolution
+from app_support.cached import fewer_columns, numeric_resolution
 from app_support.markdown import literal
 from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.domain.editing import parse_groups, person_columns, with_person
@@ -23,9 +23,9 @@ def show_resolution(settings: tuple) -> None:
     fine = numeric_resolution(*settings)
     if not fine:
         return
-    thin = thin_table_words(list(fine.values()), settings[4] or settings[5])  # a fixed row count, else the file's
-    if thin:
-        st.warning(thin, icon=":material/info:")
+    rows, entries = settings[4] or settings[5], list(fine.values())  # a fixed row count, else the file's
+    if thin_table_words(entries, rows):  # with what fewer columns would buy (a smaller table's plan)
+        st.warning(thin_table_words(entries, rows, fewer_columns(*settings)), icon=":material/info:")
     with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         for name, entry in fine.items():

@@ -123,6 +123,29 @@ def numeric_resolution(
     return {e["column"]: e for e in entries}
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def fewer_columns(
+    declaration_json: str,
+    epsilon: float,
+    rho: float,
+    method: str,
+    rows: int | None,
+    expected_rows: int,
+    options_json: str = "{}",
+):
+    """:func:`~dpsynth_core.synthesizers.planning.resolution.fewer_columns` (reads no data): how many columns these
+    settings could release without the table being thin, or None."""
+    return resolution.fewer_columns(
+        json.loads(declaration_json),
+        epsilon,
+        rho,
+        rows=rows or expected_rows,
+        method=method,
+        fixed_rows=rows,
+        **json.loads(options_json),
+    )
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def row_warning(
     declaration_json: str, epsilon: float, method: str, rows: int | None, expected_rows: int, options_json: str = "{}"

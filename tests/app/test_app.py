@@ -1391,10 +1391,12 @@ def test_the_domain_and_privacy_pages_say_how_fine_numbers_can_come_out():
 
 
 def test_the_privacy_page_says_when_the_table_is_small_for_its_settings(monkeypatch):
-    """The same advice's summary: at 300 records the bundled adult's declaration leaves few pieces per range."""
+    """The same advice's summary: at 300 records the bundled adult's declaration leaves few pieces per range, and
+    what fewer columns would buy."""
     monkeypatch.setattr(state, "expected_rows", lambda: 300)
     at = _visit(_app().run(), "app_pages/3_Privacy.py")
     assert any("A small table for these settings" in w.value and "300 records" in w.value for w in at.warning)
+    assert any("Fewer columns: the same ε spread over about" in w.value for w in at.warning)  # its own plan
     at.select_slider(key="privacy_epsilon").set_value(20.0).run()  # a weak guarantee sees finer: no warning
     assert not any("A small table for these settings" in w.value for w in at.warning)
 

@@ -24,6 +24,9 @@ describes an even spread, and says so.
 from __future__ import annotations
 
 import dataclasses
+import math
+
+import numpy as np
 
 from ...domain import RANGE_KINDS, as_table_domain
 from ...errors import DPSynthError
@@ -217,18 +220,108 @@ BANDS_WORDS = (
 THIN_PIECES = 16
 
 
-def thin_table_words(entries: list[dict], rows: int) -> str | None:
-    """One warning for the Privacy page when the table is small for its settings (:data:`THIN_PIECES`), from
-    :func:`numeric_resolution`'s entries (public settings and the publisher's row figure only); else None."""
-    pieces = sorted(e["width"] / e["step"] for e in entries if e["step"] > 0)
-    if not pieces or pieces[len(pieces) // 2] >= THIN_PIECES:
+def told_apart(entry: dict) -> float:
+    """How many pieces of an entry's declared range the release can tell apart, as a share of what it needs: its
+    range over its step, over :data:`THIN_PIECES` or, for whole numbers and dates, its count of values where that is
+    fewer (a 1-5 scale told value by value is as fine as it can be). At least 1: fine enough.
+
+    >>> told_apart({"kind": "integer", "width": 5, "step": 1}), told_apart({"kind": "float", "width": 80, "step": 10})
+    (1.0, 0.5)
+    """
+    pieces = entry["width"] / entry["step"] if entry["step"] > 0 else math.inf
+    wanted = THIN_PIECES if entry["kind"] == "float" else min(THIN_PIECES, entry["width"])
+    return pieces / wanted
+
+
+def _middle(values) -> float:
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None) -> str | None:
+    """One warning for the Privacy page when the table is small for its settings (the middle column's
+    :func:`told_apart` below 1, :data:`THIN_PIECES`), from :func:`numeric_resolution`'s entries (public settings
+    and the publisher's row figure only); else None. ``fewer``: :func:`fewer_columns`' figures, said when given."""
+    if not entries or _middle(told_apart(e) for e in entries) >= 1:
         return None
-    sigma = sorted(e["sigma"] for e in entries)[len(entries) // 2]
-    middle = pieces[len(pieces) // 2]
-    return (
+    sigma = _middle(e["sigma"] for e in entries)
+    middle = _middle(e["width"] / e["step"] for e in entries if e["step"] > 0)
+    if middle < 2:
+        told = (
+            "a numeric column's declared range cannot be told apart even in two halves (the middle of "
+            f"{len(entries)} columns): the noise, not the data, will decide where most values come out"
+        )
+    else:
+        told = (
+            f"a numeric column's declared range can be told apart in about {middle:,.0f} pieces (the middle of "
+            f"{len(entries)} columns), and fewer where the records fill only part of it: expect rough shapes, and "
+            "some values where the data have none"
+        )
+    words = (
         f"**A small table for these settings.** With about {rows:,} records, each count in the release is off by "
-        f"about ±{sigma:,.0f} records, so a numeric column's declared range can be told apart in about "
-        f"{middle:,.0f} pieces (the middle of {len(pieces)} columns), and fewer where the records fill only part of "
-        "it: expect rough shapes, and some values where the data have none. A larger ε, fewer columns, or "
-        "narrower ranges or public bins from the documentation give clearer results."
+        f"about ±{sigma:,.0f} records, so {told}. A larger ε, fewer columns, or narrower ranges or public bins from "
+        "the documentation give clearer results."
     )
+    if fewer:
+        words += (
+            f" Fewer columns: the same ε spread over about {fewer['columns']:,} of your {fewer['of']:,} columns "
+            f"would leave each count off by about ±{fewer['sigma']:,.0f} records, enough for about "
+            f"{fewer['pieces']:,.0f} pieces."
+        )
+    return words
+
+
+#: How many smaller tables :func:`fewer_columns` plans, at most, to find one that is not thin, and then to narrow the
+#: count to within a tenth.
+FEWER_TRIES = 6
+
+
+def fewer_columns(domain, epsilon: float, rho: float, *, rows: int | None, **settings) -> dict | None:
+    """About how many of the declaration's kept columns the same settings could release without the table being
+    thin (:func:`thin_table_words`): ``columns`` of ``of``, and the middle column's ``sigma`` and ``pieces`` then,
+    from the method's own plan for that many columns spread evenly through the declaration. A count's noise grows
+    about as the root of the number of columns measured, so the first guess is ``of * told_apart**2``; the plan
+    checks it, and the count is narrowed to within a tenth (at most :data:`FEWER_TRIES` plans each way). None when
+    the table is not thin, or no smaller table of these columns is. Reads no data: the declaration, the settings and
+    a public row figure only; ``settings``: :func:`numeric_resolution`'s keywords (without column groups, which may
+    name a column left out)."""
+    domain = as_table_domain(domain)
+    settings = {k: v for k, v in settings.items() if k != "groups"}
+    kept = list(domain.kept)
+
+    def share(entries: list[dict]) -> float:
+        return _middle(told_apart(e) for e in entries) if entries else 0.0
+
+    def planned(count: int) -> list[dict]:
+        chosen = {kept[i] for i in np.linspace(0, len(kept) - 1, count).round().astype(int)}
+        columns = {n: c for n, c in domain.columns.items() if n not in domain.kept or n in chosen}
+        return numeric_resolution(dataclasses.replace(domain, columns=columns), epsilon, rho, rows=rows, **settings)
+
+    entries = numeric_resolution(domain, epsilon, rho, rows=rows, **settings)
+    told, bad, good = share(entries), len(kept), None
+    if not entries or told >= 1:
+        return None
+    for _ in range(FEWER_TRIES):  # down by the root law until a table is not thin
+        count = max(1, min(bad - 1, int(bad * told**2)))
+        entries = planned(count)
+        told = share(entries)
+        if told >= 1:
+            good = (count, entries)
+            break
+        if count == 1 or told <= 0:
+            return None
+        bad = count
+    for _ in range(FEWER_TRIES):  # then up, halving the gap, while it is wider than a tenth
+        if good is None or bad - good[0] <= max(1, good[0] // 10):
+            break
+        count = (good[0] + bad) // 2
+        entries = planned(count)
+        if share(entries) >= 1:
+            good = (count, entries)
+        else:
+            bad = count
+    if good is None:
+        return None
+    count, entries = good
+    pieces = _middle(e["width"] / e["step"] for e in entries)
+    return {"columns": count, "of": len(kept), "sigma": _middle(e["sigma"] for e in entries), "pieces": pieces}

@@ -104,3 +104,47 @@ def test_a_table_small_for_its_settings_is_said_once_with_the_middle_columns_fig
     assert said.startswith("**A small table for these settings.** With about 300 records")
     assert f"off by about ±{sigma:,.0f} records" in said and f"about {pieces[len(pieces) // 2]:,.0f} pieces" in said
     assert resolution.thin_table_words([], 300) is None
+
+
+def test_a_scale_told_value_by_value_is_not_thin_however_few_its_values():
+    """A 1-5 scale declared as whole numbers has 5 values: told apart one by one at 100,000 records it is as fine as
+    it can be, so no warning (before, its 5 pieces fell short of THIN_PIECES' 16 and a large survey was told to
+    expect rough shapes); at 40 records, with each count off by more than a value's share, it is thin."""
+    scales = {"columns": {f"q{i}": {"type": "integer", "min": 1, "max": 5} for i in range(8)}}
+    entries = resolution.numeric_resolution(scales, 1.0, 0.9, rows=100_000)
+    assert all(e["step"] == 1 and resolution.told_apart(e) == 5 / 5 for e in entries)
+    assert resolution.thin_table_words(entries, 100_000) is None
+    assert resolution.thin_table_words(resolution.numeric_resolution(scales, 1.0, 0.9, rows=40), 40) is not None
+
+
+def _codes(count: int) -> dict:
+    return {"columns": {f"c{i}": {"type": "integer", "min": 0, "max": 100} for i in range(count)}}
+
+
+def test_fewer_columns_is_the_plan_of_that_many_and_about_the_most_that_is_not_thin():
+    """What fewer columns would buy: the count returned, planned by the method for that many of the columns (evenly
+    through the declaration), is not thin and has the figures said; a tenth more is thin (the count is narrowed to
+    within a tenth); the warning says it. A table that is not thin gets none."""
+    declaration, rows = _codes(120), 1_000
+    entries = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=rows)
+    assert resolution.thin_table_words(entries, rows) is not None
+    fewer = resolution.fewer_columns(declaration, 1.0, 0.9, rows=rows)
+    assert fewer["of"] == 120 and 1 < fewer["columns"] < 120
+    again = resolution.numeric_resolution(_codes(fewer["columns"]), 1.0, 0.9, rows=rows)
+    assert resolution.thin_table_words(again, rows) is None
+    assert fewer["sigma"] == pytest.approx(sorted(e["sigma"] for e in again)[len(again) // 2])
+    more = fewer["columns"] + max(1, fewer["columns"] // 10)
+    assert resolution.thin_table_words(resolution.numeric_resolution(_codes(more), 1.0, 0.9, rows=rows), rows)
+    said = resolution.thin_table_words(entries, rows, fewer)
+    assert f"about {fewer['columns']:,} of your 120 columns" in said and f"±{fewer['sigma']:,.0f} records" in said
+    assert resolution.fewer_columns(_codes(3), 1.0, 0.9, rows=rows) is None  # not thin
+
+
+def test_a_table_whose_noise_swamps_its_ranges_is_told_so():
+    """Below two pieces the warning says the noise, not the data, decides where values come out (689 columns of
+    0/1 codes declared 0-10 on 518 records, as modeldata's grants_test declared loosely: ±187 records a count)."""
+    declaration = {"columns": {f"c{i}": {"type": "integer", "min": 0, "max": 10} for i in range(689)}}
+    entries = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=518)
+    said = resolution.thin_table_words(entries, 518)
+    assert "cannot be told apart even in two halves" in said and "the noise, not the data" in said
+    assert "1 pieces" not in said
