@@ -25,7 +25,7 @@ def show_resolution(settings: tuple) -> None:
         return
     rows, entries = settings[4] or settings[5], list(fine.values())  # a fixed row count, else the file's
     if thin_table_words(entries, rows):  # with what fewer columns would buy (a smaller table's plan)
-        st.warning(thin_table_words(entries, rows, fewer_columns(*settings)), icon=":material/info:")
+        st.warning(thin_table_words(entries, rows, fewer_columns(tuple(settings))), icon=":material/info:")
     with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         for name, entry in fine.items():

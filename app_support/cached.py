@@ -111,31 +111,22 @@ def numeric_resolution(
     options_json: str = "{}",
 ):
     """:func:`~dpsynth_core.synthesizers.resolution.numeric_resolution` (reads no data) by column name."""
-    entries = resolution.numeric_resolution(
-        json.loads(declaration_json),
-        epsilon,
-        rho,
-        rows=rows or expected_rows,
-        method=method,
-        fixed_rows=rows,
-        **json.loads(options_json),
-    )
-    return {e["column"]: e for e in entries}
+    settings = (declaration_json, epsilon, rho, method, rows, expected_rows, options_json)
+    return {e["column"]: e for e in _with_settings(resolution.numeric_resolution, settings)}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def fewer_columns(
-    declaration_json: str,
-    epsilon: float,
-    rho: float,
-    method: str,
-    rows: int | None,
-    expected_rows: int,
-    options_json: str = "{}",
-):
-    """:func:`~dpsynth_core.synthesizers.planning.resolution.fewer_columns` (reads no data): how many columns these
-    settings could release without the table being thin, or None."""
-    return resolution.fewer_columns(
+def fewer_columns(settings: tuple):
+    """:func:`~dpsynth_core.synthesizers.planning.resolution.fewer_columns` (reads no data) at the cached plan's
+    ``settings`` (:func:`numeric_resolution`'s arguments): how many columns could go without the table being thin."""
+    return _with_settings(resolution.fewer_columns, settings)
+
+
+def _with_settings(advice, settings: tuple):
+    """A :mod:`~dpsynth_core.synthesizers.planning.resolution` function at the cached plan's keys: the row figure is
+    the release's fixed count, else the file's."""
+    declaration_json, epsilon, rho, method, rows, expected_rows, options_json = settings
+    return advice(
         json.loads(declaration_json),
         epsilon,
         rho,
