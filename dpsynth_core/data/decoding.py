@@ -314,6 +314,7 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise, tilts=()) -> D
     lows, highs, integer = range_bins(domain)
     values = _draw_in_bins(lows, highs, domain.spread, safe, noise, integer)
     values = _tilted_ends(lows, highs, codes, values, tilts, noise, integer)
+    values = domain.on_multiples(values)  # a declared step: its multiples (public, post-processing)
     if isinstance(domain, FloatDomain):
         return Decoded(missing, values=domain.in_decimals(values), dtype="float")
     if isinstance(domain, DateDomain):

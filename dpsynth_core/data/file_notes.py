@@ -110,7 +110,9 @@ COARSE_HOW = {
         "or 3.04 around it. If the documentation gives these numbers to so many places, declare them (the Domain "
         'page\'s decimal places; "decimals": 1 in a declaration): the release then writes them so, at no cost to '
         'privacy. Whole numbers that count or code something are better declared as whole numbers ("type": '
-        '"integer"), whose bins can reach each value.'
+        '"integer"), whose bins can reach each value. Numbers the documentation gives in steps (incomes in brackets '
+        'of 2,500, a score in halves) are declared so too (the Domain page\'s "Values come in steps of"; '
+        '"multiple_of": 2500): the release then rounds them to those steps, as it does decimal places.'
     ),
     "times": (
         "A time keeps every second of its drawn values unless its declaration says its step: hourly readings come out "
@@ -220,10 +222,54 @@ def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = 
     return lines
 
 
+#: The steps :func:`multiple_columns` tells of, coarsest first (a public list: brackets, halves, tens).
+MULTIPLE_STEPS = (10000, 5000, 2500, 1000, 500, 250, 100, 50, 25, 20, 10, 5, 2.5, 2, 1, 0.5, 0.25, 0.2, 0.1)
+#: ... of which these are the decimal places' to tell (:func:`decimal_columns`): whole numbers, tenths.
+_PLACES_STEPS = (1, 0.1)
+#: ... in a column of at least this many numbers other than 0, of at least 3 values.
+MULTIPLE_LEAST = 20
+
+
+def multiple_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """For the publisher only (it reads the data): each kept whole-number or real-number column declaring no
+    ``multiple_of`` at least :data:`DECIMALS_SHARE` of whose filled numbers other than 0 are multiples of a step of
+    :data:`MULTIPLE_STEPS` (the coarsest; for whole numbers from 2; none where that is a whole number or a tenth,
+    which decimal places say), one line each naming the column, the step and the counts (no value). A release of such
+    a column writes 14,873 where its records hold brackets of 2,500; the step declared rounds the draw, as decimal
+    places do (post-processing)."""
+    lines = []
+    for name, column in domain.kept.items():
+        if name not in data or column.kind not in ("integer", "float") or column.multiple_of is not None:
+            continue
+        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
+        cells = distinct.index.to_series().astype("string")
+        values = read_numbers(cells.where(~cells.isin(list(domain.missing_markers))), column.written)
+        weights = distinct.to_numpy()
+        filled, other = ~np.isnan(values), ~np.isnan(values) & (values != 0)
+        if weights[other].sum() < MULTIPLE_LEAST or other.sum() < 3:
+            continue
+        for step in MULTIPLE_STEPS[: MULTIPLE_STEPS.index(1) if column.kind == "integer" else None]:
+            steps = np.round(values / step)  # a number other than 0 is a multiple of a step at least as small
+            on = filled & (np.abs(values / step - steps) < 1e-6) & ((steps != 0) | (values == 0))
+            if weights[on & other].sum() >= DECIMALS_SHARE * weights[other].sum():
+                if step in _PLACES_STEPS:
+                    break
+                held, total = int(weights[on].sum()), int(weights[filled].sum())
+                share = f"all {total:,} of its numbers" if held == total else f"{held:,} of its {total:,} numbers"
+                lines.append(f"Column '{name}': {share} are multiples of {step:,g}.")
+                break
+    return lines
+
+
 def coarse_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
-    """The numbers written with fewer decimal places (:func:`decimal_columns`) and the times to a coarser step
-    (:func:`step_columns`) than their columns keep: one note, since one declaration (places, step) answers both."""
-    return decimal_columns(data, domain, counts) + step_columns(data, domain, counts)
+    """The numbers written with fewer decimal places (:func:`decimal_columns`) or in coarser steps
+    (:func:`multiple_columns`) and the times to a coarser step (:func:`step_columns`) than their columns keep: one
+    note, since one declaration (places, step) answers each."""
+    return (
+        decimal_columns(data, domain, counts)
+        + multiple_columns(data, domain, counts)
+        + step_columns(data, domain, counts)
+    )
 
 
 #: How files commonly write a missing value (R, SAS and Stata, spreadsheets, databases): a public list, matched

@@ -50,6 +50,12 @@ from .value_types import (
     parse_time,
 )
 
+#: What a column's ``multiple_of`` does, on the Domain page.
+MULTIPLE_HELP = (
+    "As the documentation gives them (incomes recorded in brackets of 2,500, a score in halves, sizes in tens): the "
+    "synthetic values are rounded to multiples of this step inside the range, so a bracket's 15,000 comes out 15,000, "
+    "not 14,873. Leave empty for any value."
+)
 #: The kinds whose values lie in a public range, in order (numbers, dates, dates with a time).
 RANGE_KINDS = ("integer", "float", "date", "datetime", "time")
 #: The range kinds whose values are points in time.
@@ -152,6 +158,14 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     placeholder="for example 0, 1, 10, 100",
                 ),
                 special_key(Whole, WHOLES),
+                whole_key(
+                    "multiple_of",
+                    c.MAX_ABS_NUMBER,
+                    BIG,
+                    label="Values come in steps of (optional)",
+                    help=MULTIPLE_HELP,
+                    placeholder="any",
+                ),
                 written_key(NUMBER_FORMATS, "numbers"),
             ),
             adaptive_note=RANGE_NOTE,
@@ -205,6 +219,15 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     help="As the documentation gives them (2 for amounts in cents, 1 for a reading to a tenth): the "
                     "synthetic values are rounded to them, so a value written 2.5 comes out 2.5, not 2.50013. "
                     "Leave empty to keep every digit.",
+                ),
+                Key(
+                    "multiple_of",
+                    Annotated[float, Field(gt=0, le=c.MAX_ABS_NUMBER, allow_inf_nan=False)],
+                    f"a finite number > 0 and at most {BIG}",
+                    convert=float,
+                    widget="number",
+                    label="Values come in steps of (optional)",
+                    help=MULTIPLE_HELP,
                 ),
                 written_key(NUMBER_FORMATS, "numbers"),
             ),

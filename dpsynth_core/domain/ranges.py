@@ -12,6 +12,7 @@ import numpy as np
 from .. import constraints
 from ..wording import counted, value_text
 from .column import ColumnDomain
+from .multiples import multiples_in, on_multiples
 
 
 def nice_width(span: float, target_bins: int, integer: bool) -> float:
@@ -72,6 +73,9 @@ class RangeDomain(ColumnDomain):
     #: How the data file writes the values, when not in the form always read (``day first``, ``thousands comma``,
     #: ...: the kind's ``written`` key): a parsing choice of the publisher's (:mod:`dpsynth_core.data.cell_values`).
     written: str | None = None
+    #: A public step the values come in (numbers only: incomes in brackets of 2,500): the release rounds to its
+    #: multiples (:mod:`.multiples`); None: not rounded.
+    multiple_of: Any = None
 
     #: The attributes besides ``edges`` that declare the bins.
     bin_keys: ClassVar[tuple] = ()
@@ -108,6 +112,8 @@ class RangeDomain(ColumnDomain):
         out = self._bin_key_problems()
         if out:
             return out
+        if self.multiple_of is not None and multiples_in(self.multiple_of, self.min, self.max) is None:
+            return [f"column '{self.name}': no multiple of {self.multiple_of} lies in {self.min} to {self.max}"]
         if self.edges is not None and not self._edges_fit(list(self.edges)):
             return [f"column '{self.name}': edges must {self.edges_rule.format(min=self.min, max=self.max)}"]
         # the declared bins first (counted, never built), then the special values cut into them
@@ -193,10 +199,20 @@ class RangeDomain(ColumnDomain):
         if self.min is None or self.max is None:
             return self._bounds_missing_words()
         special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
+        if self.multiple_of is not None:
+            special += f"; synthetic values rounded to multiples of {self._bound(self.multiple_of)}"
         if self.adaptive:  # the default method's bound
             fitted = f"in up to {self.most_bins()} bins fitted to the data with DP when released"
             return f"{self._range_words()}, {fitted}{special}"
         return f"{self._range_words()}{self._bins_words()}{special}"
+
+    def on_multiples(self, values: np.ndarray) -> np.ndarray:
+        """``values`` on the multiples of :attr:`multiple_of` in the range (:func:`.multiples.on_multiples`), or as
+        they are."""
+        if self.multiple_of is None:
+            return values
+        out = on_multiples(values, self.multiple_of, self.min, self.max, self.special)
+        return out.astype(values.dtype) if values.dtype.kind in "iu" else out
 
     def _bounds_missing_words(self) -> str:
         low, high = ("?" if v is None else v for v in (self.min, self.max))
@@ -228,6 +244,8 @@ class RangeDomain(ColumnDomain):
             out["special"] = [self._json_value(v) for v in self.special]
         if self.written:
             out["written"] = self.written
+        if self.multiple_of is not None:
+            out["multiple_of"] = self._json_value(self.multiple_of)
         return out
 
     @staticmethod
