@@ -667,6 +667,21 @@ def test_domain_page_asks_for_missing_bounds_of_ce():
     assert any("All 4 columns are declared" in s.value for s in at.success)
 
 
+def test_the_domain_page_declares_the_step_numbers_come_in():
+    """A whole-number column's editor offers the step its values come in (``multiple_of``, drawn from the kind's
+    statement like every key): given, the declaration holds it and the column's words say the release rounds to it;
+    a step with no multiple in the range is one problem named."""
+    at = _visit(_app().run(), "app_pages/2_Domain.py")
+    version = at.session_state["declaration_version"]
+    names = list(at.session_state["declaration"]["columns"])
+    at.number_input(key=f"domain_v{version}_{names.index('age')}_multiple_of").set_value(5).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["declaration"]["columns"]["age"]["multiple_of"] == 5
+    assert any("rounded to multiples of 5" in e.label for e in at.expander)
+    at.number_input(key=f"domain_v{version}_{names.index('age')}_multiple_of").set_value(500).run()
+    assert any("no multiple of 500 lies in" in w.value for w in [*at.warning, *at.error]), [w.value for w in at.warning]
+
+
 def test_declaration_kept_as_a_policy_is_offered_again():
     at = _visit(_app().run(), "app_pages/2_Domain.py")
     at.text_input(key="domain_policy_name").set_value("census people").run()

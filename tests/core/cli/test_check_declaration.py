@@ -93,6 +93,7 @@ def test_cells_written_na_are_named_until_the_declaration_says_so(tmp_path, caps
     spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
     for name in ("bill_length_mm", "bill_depth_mm"):  # to a tenth of a millimetre, as the study gives them
         spec["columns"][name]["decimals"] = 1
+    spec["columns"]["body_mass_g"]["multiple_of"] = 25  # weighed to 25 grams, as the study gives them
     data = str(SEATTLE / "penguins.csv")
     (tmp_path / "said.json").write_text(json.dumps(spec))
     assert main(["check-declaration", data, "--domain", str(tmp_path / "said.json")]) == 0
