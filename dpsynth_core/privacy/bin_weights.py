@@ -215,11 +215,11 @@ def sloped_pieces(piece_lows, weights, high, integer: bool, *, parts: int, floor
     weights = np.asarray(weights, dtype=float)
     widths = piece_widths(piece_lows, high, integer)
     log_density = np.log(np.maximum(weights, floor) / widths)
-    flat = narrow_spikes(weights, widths, widths.sum()) if FLAT_SPIKES and not integer else np.zeros(len(widths), bool)
+    flat = narrow_spikes(weights, widths, widths.sum()) if FLAT_SPIKES else np.zeros(len(widths), bool)
     left, right = log_density.copy(), log_density.copy()
     if len(piece_lows) > 1:
         halfway = (log_density[1:] + log_density[:-1]) / 2
-        spike = widths == 1 if integer else (widths <= point_width(widths.sum())) | flat
+        spike = ((widths == 1) if integer else (widths <= point_width(widths.sum()))) | flat
         left[1:] = np.where(spike[:-1], log_density[1:], halfway)
         right[:-1] = np.where(spike[1:], log_density[:-1], halfway)
         # past a declared end: the slope goes on where it falls outward or the end piece is narrow, else level

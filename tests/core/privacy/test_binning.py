@@ -791,6 +791,40 @@ def test_a_real_ranges_narrow_spike_stays_whole():
     assert not point_masses.narrow_spikes(wider[1], np.diff(np.append(wider[0], 1.0)), 1.0).any()
 
 
+def test_a_whole_number_ranges_narrow_spike_stays_whole_and_comes_out_at_its_round_number():
+    """stevedata's chile88: 48% of its 2,700 records live in localities of 250,000 people, declared 0-500,000. The tree
+    halves the range at 250,000, so that value is the last of every node holding it, and in 11 of 30 draws it stopped
+    2 to 122 values short, in a piece such as 249,940-250,000, a fortieth the width 2**-12 of the range allows. That
+    piece, 20 times denser than both neighbours, stays one flat piece (``FLAT_SPIKES``, now for whole numbers too),
+    and decoding places its rows at its round number, 250,000 (:func:`~dpsynth_core.domain.point_masses.
+    point_of_pieces`); sloped, as before, its rows fell away from 250,000 toward 249,940 (0.9% of them at it). The
+    broken variants: ``FLAT_SPIKES`` off cuts it in 8 sloped sub-pieces; ``POINT_SPIKES`` off draws it evenly."""
+    from dpsynth_core.data.decoding import decoded_codes
+    from dpsynth_core.domain import IntegerDomain
+    from dpsynth_core.privacy.noise import make_noise_source
+
+    lows, weights = np.array([0, 249_879, 249_940, 250_001]), np.array([40.0, 2.0, 1300.0, 5.0])  # as one draw
+    out = {}
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bin_weights, "FLAT_SPIKES", on)
+            out[on] = bin_weights.sloped_pieces(lows, weights, 500_000, True, parts=8, floor=5)
+    (flat_lows, flat), (sloped_lows, _) = out[True], out[False]
+    assert ((flat_lows >= 249_940) & (flat_lows < 250_001)).sum() == 1
+    assert ((sloped_lows >= 249_940) & (sloped_lows < 250_001)).sum() == 8
+    domain = IntegerDomain("pop", min=0, max=500_000, edges=(0, 249_940, 250_001), spread=(flat_lows, flat))
+    codes = np.ones(2000, dtype=np.int64)  # rows in the bin 249,940-250,000
+    at = {}
+    for spikes in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(point_masses, "POINT_SPIKES", spikes)
+            values = decoded_codes(domain, codes, make_noise_source(3)).values
+        at[spikes] = float(np.mean(values == 250_000))
+    assert at[True] == 1.0 and at[False] < 0.05, at  # evenly over 61 values: about 1.6% at 250,000
+    sloped_domain = IntegerDomain("pop", min=0, max=500_000, edges=(0, 249_940, 250_001), spread=out[False])
+    assert np.mean(decoded_codes(sloped_domain, codes, make_noise_source(3)).values == 250_000) < 0.05
+
+
 def test_a_real_ranges_narrow_end_piece_does_not_pile_records_at_the_declared_end():
     """Densities 32 (0-10) and 2 (10-100) of a real range: their log densities meet halfway at 10, ln 16 / 2 from
     each. 0-10 is narrow (1/10 of the range), but a real range's end is a point of its own (:mod:`.points`), so the
