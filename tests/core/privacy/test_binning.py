@@ -768,6 +768,16 @@ def test_a_piece_at_the_edge_of_the_data_meets_its_denser_neighbour_and_a_spike_
     assert np.array_equal(before[0], after[0]) and np.allclose(before[1], after[1])
 
 
+def _flat_and_sloped(lows, weights, high, integer: bool) -> tuple:
+    """:func:`sloped_pieces` of these pieces (8 parts, floor 5) with ``FLAT_SPIKES`` on, and off (the broken variant)."""
+    out = {}
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bin_weights, "FLAT_SPIKES", on)
+            out[on] = bin_weights.sloped_pieces(lows, weights, high, integer, parts=8, floor=5)
+    return out[True], out[False]
+
+
 def test_a_real_ranges_narrow_spike_stays_whole():
     """DoctorVisits' age 0.72 (822 of its 5,190 records, the data's maximum) in a piece 2**-13 of the range 0-1 wide,
     beside 631 records over 0.59-0.72 and none above: the piece is 20 times denser than both neighbours, so it stays
@@ -775,12 +785,7 @@ def test_a_real_ranges_narrow_spike_stays_whole():
     variant, ``FLAT_SPIKES`` False), it was cut into 8 sub-pieces, none holding most of its bin, and its rows came
     out over 0.7199-0.7201, half of them above the real maximum. The other pieces slope as before."""
     lows, weights = np.array([0.0, 0.59, 0.71993, 0.72005]), np.array([0.0, 631.0, 822.0, 0.0])
-    out = {}
-    for on in (True, False):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(bin_weights, "FLAT_SPIKES", on)
-            out[on] = bin_weights.sloped_pieces(lows, weights, 1.0, False, parts=8, floor=5)
-    (flat_lows, flat), (sloped_lows, sloped) = out[True], out[False]
+    (flat_lows, flat), (sloped_lows, sloped) = _flat_and_sloped(lows, weights, 1.0, False)
     spike, was = (flat_lows >= 0.71993) & (flat_lows < 0.72005), (sloped_lows >= 0.71993) & (sloped_lows < 0.72005)
     assert spike.sum() == 1 and flat[spike][0] == pytest.approx(822)
     assert was.sum() == 8 and sloped[was].max() < 0.5 * 822
@@ -804,12 +809,8 @@ def test_a_whole_number_ranges_narrow_spike_stays_whole_and_comes_out_at_its_rou
     from dpsynth_core.privacy.noise import make_noise_source
 
     lows, weights = np.array([0, 249_879, 249_940, 250_001]), np.array([40.0, 2.0, 1300.0, 5.0])  # as one draw
-    out = {}
-    for on in (True, False):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(bin_weights, "FLAT_SPIKES", on)
-            out[on] = bin_weights.sloped_pieces(lows, weights, 500_000, True, parts=8, floor=5)
-    (flat_lows, flat), (sloped_lows, _) = out[True], out[False]
+    (flat_lows, flat), sloped = _flat_and_sloped(lows, weights, 500_000, True)
+    sloped_lows = sloped[0]
     assert ((flat_lows >= 249_940) & (flat_lows < 250_001)).sum() == 1
     assert ((sloped_lows >= 249_940) & (sloped_lows < 250_001)).sum() == 8
     domain = IntegerDomain("pop", min=0, max=500_000, edges=(0, 249_940, 250_001), spread=(flat_lows, flat))
@@ -821,7 +822,7 @@ def test_a_whole_number_ranges_narrow_spike_stays_whole_and_comes_out_at_its_rou
             values = decoded_codes(domain, codes, make_noise_source(3)).values
         at[spikes] = float(np.mean(values == 250_000))
     assert at[True] == 1.0 and at[False] < 0.05, at  # evenly over 61 values: about 1.6% at 250,000
-    sloped_domain = IntegerDomain("pop", min=0, max=500_000, edges=(0, 249_940, 250_001), spread=out[False])
+    sloped_domain = IntegerDomain("pop", min=0, max=500_000, edges=(0, 249_940, 250_001), spread=sloped)
     assert np.mean(decoded_codes(sloped_domain, codes, make_noise_source(3)).values == 250_000) < 0.05
 
 
