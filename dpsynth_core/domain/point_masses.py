@@ -116,9 +116,9 @@ POINT_SPIKES = True
 
 def narrow_spikes(weights: np.ndarray, widths: np.ndarray, span: float) -> np.ndarray:
     """Which pieces of a range (their noisy ``weights`` and ``widths``; ``span`` the range's width, in values for
-    whole numbers) are narrow spikes: at most ``2**-POINT_SPIKE_DEPTH`` of the range wide and :data:`POINT_SPIKE_RATIO` times denser than both
-    their neighbours, and holding something. Decoding places such a piece at its round number
-    (:func:`point_of_pieces`), and the slope of a bin's pieces leaves it whole
+    whole numbers) are narrow spikes: at most ``2**-POINT_SPIKE_DEPTH`` of the range wide and
+    :data:`POINT_SPIKE_RATIO` times denser than both their neighbours, and holding something. Decoding places such a
+    piece at its round number (:func:`point_of_pieces`), and the slope of a bin's pieces leaves it whole
     (:func:`dpsynth_core.privacy.bin_weights.sloped_pieces`). Post-processing of noisy weights and public bounds.
 
     >>> narrow_spikes(np.array([40.0, 900.0, 30.0]), np.array([0.5, 1e-4, 0.4999]), 1.0).tolist()

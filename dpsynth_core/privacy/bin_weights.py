@@ -135,9 +135,10 @@ FLAT_BETWEEN_EMPTY = True
 #: A range's narrow spike (:func:`~dpsynth_core.domain.point_masses.narrow_spikes`) stays whole and flat, and tilts no
 #: neighbour, as a one-value piece does (:func:`sloped_pieces`; False: an ablation), so that decoding can place it at
 #: its round number (:func:`~dpsynth_core.domain.point_masses.point_of_pieces`); in whole numbers too, since the
-#: sixty-second round (stevedata's chile88, 48% of its records at 250,000 in a piece 61 values wide). Cut into sloped sub-pieces,
-#: none of which held most of the bin, AER's DoctorVisits' `age` 0.22 (23% of its 5,190 records, in a piece 2**-14 of
-#: the range 0-1 wide) came out spread over it at one seed of 12 (docs/benchmarks/history.md, the sixty-first round).
+#: sixty-second round (stevedata's chile88, 48% of its records at 250,000 in a piece 61 values wide). Cut into sloped
+#: sub-pieces, none of which held most of the bin, AER's DoctorVisits' `age` 0.22 (23% of its 5,190 records, in a
+#: piece 2**-14 of the range 0-1 wide) came out spread over it at one seed of 12 (docs/benchmarks/history.md, the
+#: sixty-first round).
 FLAT_SPIKES = True
 
 
