@@ -151,15 +151,13 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
     for name, column in domain.kept.items():
         if name not in data or column.kind != "float" or column.decimals == 0:
             continue
-        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
-        cells = distinct.index.to_series().astype("string")
-        values = read_numbers(cells.where(~cells.isin(markers)), column.written)
+        values, weights = _numbers(data, name, column, markers, counts)
         filled = ~np.isnan(values)
-        total = int(distinct.to_numpy()[filled].sum())
+        total = int(weights[filled].sum())
         if not total:
             continue
         places = decimal_places(values[filled], least=0, most=MOST_DECIMALS)
-        held = np.bincount(places, weights=distinct.to_numpy()[filled], minlength=MOST_DECIMALS + 2).cumsum()
+        held = np.bincount(places, weights=weights[filled], minlength=MOST_DECIMALS + 2).cumsum()
         fits = np.flatnonzero(held[: MOST_DECIMALS + 1] >= DECIMALS_SHARE * total)
         if not len(fits) or (column.decimals is not None and fits[0] >= column.decimals):
             continue
@@ -230,6 +228,14 @@ _PLACES_STEPS = (1, 0.1)
 MULTIPLE_LEAST = 20
 
 
+def _numbers(data: pd.DataFrame, name, column, markers: list, counts: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """A number column's distinct cells read as numbers (NaN: missing or unread) and how many records hold each: for
+    the publisher's eyes only; nothing declared comes from it."""
+    distinct = distinct_cells(data, name, counts)
+    cells = distinct.index.to_series().astype("string")
+    return read_numbers(cells.where(~cells.isin(markers)), column.written), distinct.to_numpy()
+
+
 def multiple_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): each kept whole-number or real-number column declaring no
     ``multiple_of`` at least :data:`DECIMALS_SHARE` of whose filled numbers other than 0 are multiples of a step of
@@ -241,16 +247,15 @@ def multiple_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | Non
     for name, column in domain.kept.items():
         if name not in data or column.kind not in ("integer", "float") or column.multiple_of is not None:
             continue
-        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
-        cells = distinct.index.to_series().astype("string")
-        values = read_numbers(cells.where(~cells.isin(list(domain.missing_markers))), column.written)
-        weights = distinct.to_numpy()
-        filled, other = ~np.isnan(values), ~np.isnan(values) & (values != 0)
+        values, weights = _numbers(data, name, column, list(domain.missing_markers), counts)
+        filled = ~np.isnan(values)
+        other = filled & (values != 0)
         if weights[other].sum() < MULTIPLE_LEAST or other.sum() < 3:
             continue
         for step in MULTIPLE_STEPS[: MULTIPLE_STEPS.index(1) if column.kind == "integer" else None]:
-            steps = np.round(values / step)  # a number other than 0 is a multiple of a step at least as small
-            on = filled & (np.abs(values / step - steps) < 1e-6) & ((steps != 0) | (values == 0))
+            ratio = values / step
+            steps = np.round(ratio)  # a number other than 0 is a multiple of a step at least as small
+            on = filled & (np.abs(ratio - steps) < 1e-6) & ((steps != 0) | (values == 0))
             if weights[on & other].sum() >= DECIMALS_SHARE * weights[other].sum():
                 if step in _PLACES_STEPS:
                     break

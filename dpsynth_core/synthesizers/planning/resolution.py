@@ -228,9 +228,13 @@ def told_apart(entry: dict) -> float:
     >>> told_apart({"kind": "integer", "width": 5, "step": 1}), told_apart({"kind": "float", "width": 80, "step": 10})
     (1.0, 0.5)
     """
-    pieces = entry["width"] / entry["step"] if entry["step"] > 0 else math.inf
     wanted = THIN_PIECES if entry["kind"] == "float" else min(THIN_PIECES, entry["width"])
-    return pieces / wanted
+    return _pieces(entry) / wanted
+
+
+def _pieces(entry: dict) -> float:
+    """An entry's declared range over its step: the pieces the release can tell apart."""
+    return entry["width"] / entry["step"] if entry["step"] > 0 else math.inf
 
 
 def _middle(values) -> float:
@@ -238,14 +242,19 @@ def _middle(values) -> float:
     return values[len(values) // 2]
 
 
+def _told_apart_middle(entries: list[dict]) -> float:
+    """The middle column's :func:`told_apart` (0 for no entry): below 1, the table is thin."""
+    return _middle(told_apart(e) for e in entries) if entries else 0.0
+
+
 def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None) -> str | None:
     """One warning for the Privacy page when the table is small for its settings (the middle column's
     :func:`told_apart` below 1, :data:`THIN_PIECES`), from :func:`numeric_resolution`'s entries (public settings
     and the publisher's row figure only); else None. ``fewer``: :func:`fewer_columns`' figures, said when given."""
-    if not entries or _middle(told_apart(e) for e in entries) >= 1:
+    if not entries or _told_apart_middle(entries) >= 1:
         return None
     sigma = _middle(e["sigma"] for e in entries)
-    middle = _middle(e["width"] / e["step"] for e in entries if e["step"] > 0)
+    middle = _middle(_pieces(e) for e in entries)
     if middle < 2:
         told = (
             "a numeric column's declared range cannot be told apart even in two halves (the middle of "
@@ -288,40 +297,39 @@ def fewer_columns(domain, epsilon: float, rho: float, *, rows: int | None, **set
     domain = as_table_domain(domain)
     settings = {k: v for k, v in settings.items() if k != "groups"}
     kept = list(domain.kept)
-
-    def share(entries: list[dict]) -> float:
-        return _middle(told_apart(e) for e in entries) if entries else 0.0
+    dropped = {n: c for n, c in domain.columns.items() if n not in domain.kept}  # drop and person columns stay
 
     def planned(count: int) -> list[dict]:
         chosen = {kept[i] for i in np.linspace(0, len(kept) - 1, count).round().astype(int)}
-        columns = {n: c for n, c in domain.columns.items() if n not in domain.kept or n in chosen}
+        columns = {n: c for n, c in domain.columns.items() if n in dropped or n in chosen}
         return numeric_resolution(dataclasses.replace(domain, columns=columns), epsilon, rho, rows=rows, **settings)
 
     entries = numeric_resolution(domain, epsilon, rho, rows=rows, **settings)
-    told, bad, good = share(entries), len(kept), None
+    told, bad, good = _told_apart_middle(entries), len(kept), None
     if not entries or told >= 1:
         return None
     for _ in range(FEWER_TRIES):  # down by the root law until a table is not thin
         count = max(1, min(bad - 1, int(bad * told**2)))
         entries = planned(count)
-        told = share(entries)
+        told = _told_apart_middle(entries)
         if told >= 1:
             good = (count, entries)
             break
         if count == 1 or told <= 0:
             return None
         bad = count
+    if good is None:
+        return None
     for _ in range(FEWER_TRIES):  # then up, halving the gap, while it is wider than a tenth
-        if good is None or bad - good[0] <= max(1, good[0] // 10):
+        if bad - good[0] <= max(1, good[0] // 10):
             break
         count = (good[0] + bad) // 2
         entries = planned(count)
-        if share(entries) >= 1:
-            good = (count, entries)
-        else:
-            bad = count
-    if good is None:
-        return None
+        good, bad = ((count, entries), bad) if _told_apart_middle(entries) >= 1 else (good, count)
     count, entries = good
-    pieces = _middle(e["width"] / e["step"] for e in entries)
-    return {"columns": count, "of": len(kept), "sigma": _middle(e["sigma"] for e in entries), "pieces": pieces}
+    return {
+        "columns": count,
+        "of": len(kept),
+        "sigma": _middle(e["sigma"] for e in entries),
+        "pieces": _middle(_pieces(e) for e in entries),
+    }
