@@ -209,8 +209,11 @@ def _draw_in_bins(lows, highs, spread, codes: np.ndarray, noise, integer: bool) 
     low, high = np.where(uniform, lows[codes], low), np.where(uniform, highs[codes], high)
     if integer:  # a narrow spike at its round number (a locality's 250,000 people), else uniform in its piece
         spans = (piece_lows.astype(float), piece_highs.astype(float) + 1, float(top - piece_lows[0] + 1))
-        points = point_of_pieces(*spans, weights, totals[owner], integer=True)[piece]
+        at = point_of_pieces(*spans, weights, totals[owner], integer=True)
         drawn = noise.integers(low, high)
+        if np.isnan(at).all():  # no spike: the uniform draws as they are (a large table's columns, chunk by chunk)
+            return drawn
+        points = at[piece]
         return np.where(np.isnan(points) | uniform, drawn, points).astype(np.int64)
     span = float(top - piece_lows[0])
     points = point_of_pieces(piece_lows, piece_highs, span, weights, totals[owner])[piece]  # a point mass's value
