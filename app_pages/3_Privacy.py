@@ -67,7 +67,7 @@ with left:
             icon=":material/gpp_bad:",
         )
     else:
-        warn, text = epsilon_advice(whole_file, epsilon)
+        warn, text = epsilon_advice(whole_file, epsilon, declared.person if declared is not None else None)
         (st.warning if warn else st.info)(text)
     st.caption(
         "Rough guide: ε = 0.1 is very strong protection (results are noisy); ε = 1 is a common "

@@ -129,28 +129,40 @@ def format_epsilon(value: float | None, *, down: bool = False) -> str:
     return "less than 0.001"
 
 
-def epsilon_guidance(epsilon: float) -> tuple[str, str]:
+def protected_one(unit=None) -> str:
+    """Who one step of the guarantee adds or removes, in plain words: ``one person's record`` when the unit is a row
+    (a person with several rows is protected row by row), ``one patient (all of their rows)`` under a person unit
+    (:class:`~dpsynth_core.domain.table.PersonUnit`; its declared name)."""
+    return "one person's record" if unit is None else f"one {unit.name} (all of their rows)"
+
+
+def epsilon_guidance(epsilon: float, unit=None) -> tuple[str, str]:
     """A level ("strong", "moderate", "weak", "very weak") and a sentence for the slider; the factor ``e^epsilon``
-    rounded up at the digits shown (at most 2.72 times at epsilon 1, never 2.7)."""
+    rounded up at the digits shown (at most 2.72 times at epsilon 1, never 2.7), for the privacy unit ``unit``
+    (:func:`protected_one`: a record, or a person with all of their rows).
+
+    >>> epsilon_guidance(1.0)[1]
+    "A common choice for public releases: results change by at most 2.72 times with or without any one person's record."
+    """
     factor = math.exp(epsilon)
+    who = "any " + protected_one(unit)
     # rounded up: to hundredths below epsilon 2 (a factor under 10), else to a whole number
     hundredths, whole = f"{rounded_up(factor, 3):.2f}", f"{rounded_up(factor, len(str(int(factor)))):,.0f}"
     if epsilon <= 0.3:
         return (
             "strong",
-            f"Strong protection: any one person's presence changes the chance of any result by at most "
+            f"Strong protection: adding or removing {who} changes the chance of any result by at most "
             f"{hundredths} times. Expect visible noise.",
         )
     if epsilon <= 2:
         return (
             "moderate",
-            "A common choice for public releases: results change by at most "
-            f"{hundredths} times with or without any one person.",
+            f"A common choice for public releases: results change by at most {hundredths} times with or without {who}.",
         )
     if epsilon <= EPSILON_WARN_ABOVE:
         return (
             "weak",
-            f"Weak protection: one person can shift the chance of a result up to {whole} times. Use "
+            f"Weak protection: adding or removing {who} can shift the chance of a result up to {whole} times. Use "
             "only when the data is not very sensitive.",
         )
     return (

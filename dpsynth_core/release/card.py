@@ -16,7 +16,16 @@ import re
 from .. import __version__ as _version
 from .. import constraints
 from ..synthesizers.charges import row_count_event
-from ..wording import EMPTY_EPSILON, SEEDED_GUARANTEE, counted, first_names, format_delta, protects, rounded_up
+from ..wording import (
+    EMPTY_EPSILON,
+    SEEDED_GUARANTEE,
+    counted,
+    first_names,
+    format_delta,
+    protected_one,
+    protects,
+    rounded_up,
+)
 from .dominance import dominance_notes, single_value_notes
 
 
@@ -258,10 +267,8 @@ def _unit_line(card: dict, g: dict) -> str:
 
 def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit=None) -> str:
     who = (
-        f"one {unit.name} (all of their rows)"
-        if unit is not None
-        else "one person's record"
-        if neighbouring is None or "add/remove" in neighbouring
+        protected_one(unit)
+        if unit is not None or neighbouring is None or "add/remove" in neighbouring
         else "one person's record being replaced by another (the number of rows is public)"
     )
     shown = plain_number(epsilon, up=True)

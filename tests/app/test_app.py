@@ -1469,8 +1469,12 @@ def test_the_privacy_page_sets_the_person_unit_of_a_redcap_export_with_a_row_per
         unit.in_words() == "each participant, up to 3 rows"
         and "study_id" not in TableDomain.from_json(at.session_state[state.DECLARATION]).kept
     )
+    said = " ".join(i.value for i in at.info)  # the slider's sentence names whom epsilon protects
+    assert "at most 2.72 times with or without any one participant (all of their rows)" in said, said
     at.selectbox(key="privacy_person_column").select_index(0).run()
     assert "person" not in at.session_state[state.DECLARATION]
+    said = " ".join(i.value for i in at.info)
+    assert "with or without any one person's record" in said and "participant" not in said, said
     # a unit declared on a kept column (a problem the pages name) stays as declared: the page never undoes it
     at.session_state[state.DECLARATION] = {
         **at.session_state[state.DECLARATION],

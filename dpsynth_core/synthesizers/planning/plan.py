@@ -16,7 +16,7 @@ from ...privacy.cathist import cathist_tau, expected_made_up, some_made_up_chanc
 from ...privacy.noise import typical_bin_error
 from ...privacy.prefixes import level_budget
 from ...privacy.spending import Spend
-from ...wording import epsilon_guidance, format_epsilon
+from ...wording import epsilon_guidance, format_epsilon, protected_one
 from ..base import ROW_NOTE_NOISES
 from ..charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
 from ..finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
@@ -336,18 +336,19 @@ def privacy_note(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: 
     return info.cls.privacy_note(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
 
 
-def epsilon_advice(whole_file: float, asked: float) -> tuple[bool, str]:
+def epsilon_advice(whole_file: float, asked: float, unit=None) -> tuple[bool, str]:
     """Whether to warn, and what to say under the ε slider: the level of protection of the whole
     file's ε (what the ledger records for a draw), and that ε when the method makes it differ from
-    the one ``asked`` for."""
+    the one ``asked`` for; ``unit`` the declaration's person unit (None: each row), whom the sentence names
+    (:func:`~dpsynth_core.wording.protected_one`)."""
     if whole_file > constraints.EPSILON_MAX:
         level, sentence = (
             "very weak",
-            "At this ε the promise bounds almost nothing: one person can change the chance of a result "
-            "by an astronomically large factor. Release few records, or choose another method.",
+            f"At this ε the promise bounds almost nothing: adding or removing {protected_one(unit)} can change the "
+            "chance of a result by an astronomically large factor. Release few records, or choose another method.",
         )
     else:
-        level, sentence = epsilon_guidance(whole_file)
+        level, sentence = epsilon_guidance(whole_file, unit)
     prefix = (
         ""
         if format_epsilon(whole_file) == format_epsilon(asked)

@@ -49,6 +49,20 @@ def test_the_epsilon_advice_names_the_whole_files_epsilon_when_it_differs():
     assert warn and "**Very weak.** At this ε the promise bounds almost nothing" in text
 
 
+def test_the_epsilon_advice_names_whom_epsilon_protects():
+    """Each row, or a declared person with all of their rows: the slider's sentence never promises a person's
+    protection where the unit is a row (a person with several rows is protected row by row)."""
+    from dpsynth_core import constraints
+    from dpsynth_core.domain.table import PersonUnit
+    from dpsynth_core.synthesizers.planning import epsilon_advice
+
+    patient = PersonUnit("pid", 3, "patient")
+    for whole in (0.2, 1.0, 5.0, constraints.EPSILON_MAX * 2):
+        row, person = epsilon_advice(whole, whole)[1], epsilon_advice(whole, whole, patient)[1]
+        assert "one person's record" in row and "patient" not in row, row
+        assert "one patient (all of their rows)" in person and "person's record" not in person, person
+
+
 def test_the_plan_warns_before_the_draw_when_the_noisy_row_count_is_large_beside_the_table():
     """At epsilon 0.1, cathist's row count gets 5% (noise of about ±200 rows) and marginals' 1% (±1,000): on
     a table of 500 records the draw can come out with a handful of rows, even one. Said before the draw, with
