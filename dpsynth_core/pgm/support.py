@@ -157,7 +157,9 @@ def pooled_counts(cells: dict, measurements: list) -> dict:
         for i, a in enumerate(m.group):
             others = tuple(j for j in range(len(m.group)) if j != i)
             summed = m.noisy.sum(axis=others) if others else m.noisy
-            variance = m.sigma**2 * (m.noisy.size // cells[a])
+            variance = float(np.max(np.asarray(m.sigma, dtype=float))) ** 2 * (
+                m.noisy.size // cells[a]
+            )  # per-cell: the largest
             weighted[a] += summed / variance
             precision[a] += 1 / variance
     return {a: (weighted[a] / p, 1 / math.sqrt(p)) for a, p in precision.items() if p}

@@ -69,7 +69,7 @@ def estimate_total(measurements, count=None, rows: int | None = None) -> float:
     estimates, variances = [], []
     for m in measurements:
         estimates.append(float(m.noisy.sum()))
-        variances.append(m.sigma**2 * m.noisy.size)
+        variances.append(float(np.sum(np.broadcast_to(np.asarray(m.sigma, dtype=float) ** 2, m.noisy.shape))))
     if count is not None:
         alpha = math.exp(-count.epsilon)
         estimates.append(float(rows))

@@ -4,8 +4,8 @@ Algorithm (McKenna, Mullins, Sheldon and Miklau, "AIM: an adaptive and iterative
 private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
 
 1. measure every column's 1-way marginal (a numeric or date column's at ``ORDERED_ONE_WAY`` times the budget of
-   another's; a survey question's columns each with whether the record answered any of them, :mod:`.blocks`)
-   and every publisher group's joint table;
+   another's, with a heavy adaptive bin at the data's edge in halves, :mod:`.edge_halves`; a survey question's
+   columns each with whether the record answered any of them, :mod:`.blocks`) and every publisher group's joint table;
 2. in rounds, choose one marginal among the *candidates* (every column, every column pair, and every publisher group
    and its sub-groups: AIM's downward closure of the workload, so a round may measure a column again; and a survey
    question's hidden column with each other column, :mod:`.blocks`) by the exponential mechanism, scored by ``w_r *
@@ -71,6 +71,7 @@ from .budget import (
     split_round,
     total_budget,
 )
+from .edge_halves import measure_halves
 from .measurements import check_cells, descent_iterations, end_laws, estimate_total, leaf_sums, measure, support
 from .notes import noise_level_notes
 from .selection import candidates, check_groups, choose, in_column_order, score, weights, workload
@@ -124,12 +125,8 @@ class MarginalsSynthesizer(Synthesizer):
         max_cells: int = constraints.MARGINALS_MAX_MARGINAL_CELLS,
     ):
         super().__init__(epsilon=epsilon, rho=rho, random_state=random_state)
-        self.delta = delta
-        self.groups = groups
-        self.generation = generation
-        self.rounds = rounds
-        self.max_model_cells = max_model_cells
-        self.max_cells = max_cells
+        self.delta, self.groups, self.generation, self.rounds = delta, groups, generation, rounds
+        self.max_model_cells, self.max_cells = max_model_cells, max_cells
 
     # --- the charge, before any data is read (:mod:`.budget`) -----------------------------
 
@@ -184,7 +181,7 @@ class MarginalsSynthesizer(Synthesizer):
         hidden, weighed = self.blocks_.candidates(names, work)  # each question's skips, with the other columns
         offered = candidates(names, work, cells, max_cells=self.max_cells) + hidden
         truth = selection.Truth(self.blocks_.counts, list(cells))  # exact counts: for scores and noise only
-        round_budget = self._measure_first(table, names, groups, offered, truth)
+        round_budget = self._measure_first(source, table, names, groups, offered, truth)
         self.leaf_sums_ = leaf_sums(self.columns_, getattr(self, "bins_", ()))  # the bins' counts, for the fit
         self.support_ = self._support()
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
@@ -235,7 +232,7 @@ class MarginalsSynthesizer(Synthesizer):
                 self._spend("CatHist", text_epsilon[name], f"vocabulary {name} (CatHist)")
         return finite_source(source, self.columns_)
 
-    def _measure_first(self, table, names, groups, offered, truth) -> float:
+    def _measure_first(self, source, table, names, groups, offered, truth) -> float:
         """Every column's 1-way marginal (an ordered column's, and a small table's, at their larger shares) and
         every publisher group, then the record count they estimate; returns the rounds' first budget."""
         cells = self.cells_
@@ -264,7 +261,9 @@ class MarginalsSynthesizer(Synthesizer):
         self.measurements_: list[Measurement] = []
         self.measured_: list[dict] = []
         for name in names:
-            self._measure(*self.blocks_.own(table, name), first_param[name])
+            group, counts = self.blocks_.own(table, name)
+            if not (group == (name,) and measure_halves(self, source, name, counts, first_param[name])):
+                self._measure(group, counts, first_param[name])
         for group in groups:
             self._measure(group, truth.of([group])[group], noise_param)
         self.total_ = self._estimate_total()
@@ -333,7 +332,7 @@ class MarginalsSynthesizer(Synthesizer):
                 self._measure(c, truth[c], noise_param)
                 # warm start: a proportional-fitting step toward it, pooled with earlier ones by precision
                 new = self.measurements_[-1]
-                precision = sum(1 / m.sigma**2 for m in self.measurements_ if m.group == c)
+                precision = sum(1 / float(np.max(m.sigma)) ** 2 for m in self.measurements_ if m.group == c)
                 potentials[c] = absorb(model, new, (1 / new.sigma**2) / precision)[c]
             offered = offers.next()  # the next round's, so its sizes start now
             sizes.ahead([m.group for m in self.measurements_], offered)  # on the other core, while this one fits
