@@ -69,7 +69,8 @@ def estimate_total(measurements, count=None, rows: int | None = None) -> float:
     estimates, variances = [], []
     for m in measurements:
         estimates.append(float(m.noisy.sum()))
-        variances.append(float(np.sum(np.broadcast_to(np.asarray(m.sigma, dtype=float) ** 2, m.noisy.shape))))
+        sigma = np.asarray(m.sigma, dtype=float)  # one deviation, or one per cell (:mod:`.edge_halves`)
+        variances.append(float(sigma**2 * m.noisy.size) if sigma.ndim == 0 else float(np.sum(sigma**2)))
     if count is not None:
         alpha = math.exp(-count.epsilon)
         estimates.append(float(rows))
