@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpsynth_core.engines import duckdb_source
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, edge_halves
 from dpsynth_core.synthesizers.marginals.edge_halves import PARTS, chosen_bins, part_histogram, part_keys
 from tests.conftest import complete_domain, shared_path
@@ -95,6 +96,37 @@ def test_the_halves_cost_what_the_whole_one_way_costs(monkeypatch):
             sigma = measured[m.group[0]]["sigma"]
             assert set(np.round(m.sigma / sigma, 9)) <= {1.0, round(np.sqrt(2), 9)}
             assert np.isclose(m.sigma / sigma, np.sqrt(2)).any()
+
+
+def test_under_pure_dp_the_halves_are_one_discrete_laplace_histogram_at_the_whole_ones_epsilon(monkeypatch):
+    """``delta = 0``: the halves are drawn and charged as the whole 1-way would be (discrete Laplace, the same
+    epsilon), and the release composes to the publisher's epsilon exactly."""
+    frame, spec = _diabetes_ten_times_wider()
+    model = MarginalsSynthesizer(epsilon=1.0, random_state=0, delta=0).fit(frame, spec)
+    halves = [e for e in model.accountant_.events if "in halves" in e.label]
+    assert halves and all(e.mechanism == "discrete Laplace histogram" and not e.is_zcdp for e in halves)
+    assert model.accountant_.total()["epsilon"] == pytest.approx(1.0)
+    monkeypatch.setattr(edge_halves, "PARTS", 0)
+    whole = MarginalsSynthesizer(epsilon=1.0, random_state=0, delta=0).fit(frame, spec)
+    epsilons = {}
+    for e in whole.accountant_.events:
+        epsilons.setdefault(e.label, e.epsilon)  # each column's first 1-way (a round may measure it again)
+    assert all(e.epsilon == epsilons[e.label.removesuffix(" (bins at the data's edge in halves)")] for e in halves)
+
+
+@pytest.mark.parametrize("fold", [0, 1e-9], ids=["rows", "folded"])
+def test_a_release_with_halves_through_duckdb_is_the_in_memory_release(fold, monkeypatch, tmp_path):
+    """Same seed, the same synthetic table, whether DuckDB counts every record or folds identical records into
+    weighted rows (the halves read the column's values through the engine)."""
+    monkeypatch.setattr(duckdb_source, "AGGREGATE_BELOW", fold)
+    frame, spec = _diabetes_ten_times_wider()
+    path = tmp_path / "diabetes.parquet"
+    frame.to_parquet(path)
+    memory = MarginalsSynthesizer(epsilon=1.0, random_state=1).fit(frame, spec)
+    engine = MarginalsSynthesizer(epsilon=1.0, random_state=1).fit(path, spec, engine="duckdb")
+    assert engine.engine_ == "duckdb" and any(m.get("parts") for m in engine.measured_)
+    assert engine.measured_ == memory.measured_
+    pd.testing.assert_frame_equal(engine.sample(), memory.sample())
 
 
 def _rows_outside(seeds: int) -> float:
