@@ -391,11 +391,19 @@ def set_constant(parser, name: str, value: str) -> None:
     from dpsynth_core.data import decoding
     from dpsynth_core.pgm import support
     from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points, tails
-    from dpsynth_core.synthesizers.marginals import budget, edge_halves, measurements, selection, synthesizer
+    from dpsynth_core.synthesizers.marginals import (
+        budget,
+        edge_halves,
+        measurements,
+        pair_cells,
+        selection,
+        synthesizer,
+    )
 
     modules = (
         synthesizer,
         edge_halves,
+        pair_cells,
         budget,
         selection,
         measurements,

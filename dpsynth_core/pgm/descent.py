@@ -46,7 +46,9 @@ class Descent:
                 for shape, p in zip(self.shapes, self.precision, strict=True)
             ]
         )
-        self.target = np.concatenate([np.asarray(objective.target[g], dtype=float).ravel() for g in groups])
+        targets = [np.asarray(objective.target[g], dtype=float) for g in groups]  # a group measured merged only: 0
+        self.target = np.concatenate([np.broadcast_to(t, s).ravel() for t, s in zip(targets, self.shapes)])
+        self.objective = objective  # its measurements over merged cells, added to the flat loss (:meth:`loss`)
         # the parameter vectors: the previous and current iterates and the trial
         self.previous, self.current, self.trial, self.scratch = (np.empty(n) for _ in range(4))
         self.marginal, self.residual = np.empty(n), np.empty(n)
@@ -233,6 +235,14 @@ class Descent:
         loss = self.constant
         for a, b in self.bounds:
             loss += 0.5 * float(np.vdot(self.trial_gradient[a:b], self.residual[a:b]))
+        if self.objective.merged:  # measurements over merged cells: their own terms, on the marginals' views
+            views = {g: self.marginal[a:b].reshape(sh) for g, (a, b), sh in zip(self.groups, self.bounds, self.shapes)}
+            extra, more = self.objective.merged_terms(views)
+            where = dict(zip(self.groups, self.bounds))
+            for group, g in more.items():
+                a, b = where[group]
+                self.trial_gradient[a:b] += g.ravel()
+            loss += extra
         return loss
 
     def potentials(self) -> dict:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .cell_maps import merge_cells, spread_cells
 from .descent import Descent
 from .model import GraphicalModel
 from .support import reseat
@@ -26,11 +27,13 @@ from .support import reseat
 class Measurement:
     """A noisy marginal: the column group (global order), its noisy counts (shaped by the group's
     cells) and the noise's standard deviation: one for every cell, or one per cell (an array of the counts'
-    shape; ``inf`` where a cell is not measured, its count then ignored)."""
+    shape; ``inf`` where a cell is not measured, its count then ignored). With ``maps`` (per axis, each cell's
+    merged cell, or None: :mod:`.cell_maps`) the counts are over the merged cells."""
 
     group: tuple
     noisy: np.ndarray
     sigma: float | np.ndarray
+    maps: tuple | None = None
 
 
 class _Loss:
@@ -40,18 +43,38 @@ class _Loss:
     def __init__(self, measurements):
         self.precision: dict = {}
         self.weighted: dict = {}
+        self.merged: list = []  # measurements over merged cells: (group, maps, 1 / sigma**2, noisy), each a term
         self.constant = 0.0
         for m in measurements:
             w = 1.0 / np.asarray(m.sigma, dtype=float) ** 2
             noisy = np.where(w > 0, m.noisy, 0.0)  # a cell not measured (sigma inf) adds nothing
+            if m.maps is not None:
+                self.merged.append((m.group, m.maps, np.broadcast_to(w, noisy.shape), noisy))
+                self.precision.setdefault(m.group, 0.0)
+                self.weighted.setdefault(m.group, 0.0)
+                continue
             self.precision[m.group] = self.precision.get(m.group, 0.0) + (float(w) if w.ndim == 0 else w)
             self.weighted[m.group] = self.weighted.get(m.group, 0.0) + w * noisy
             self.constant += 0.5 * float(np.sum(w * noisy * noisy))
         # as residuals from the pooled target b / p: no cancellation between large terms
-        self.target = {g: self.weighted[g] / p for g, p in self.precision.items()}
+        self.target = {
+            g: (self.weighted[g] / p if np.any(np.asarray(p) > 0) else np.zeros(1)) for g, p in self.precision.items()
+        }
         for group, p in self.precision.items():
             self.constant -= 0.5 * float(np.sum(p * self.target[group] * self.target[group]))
         self.groups = list(self.precision)
+
+    def merged_terms(self, marginals: dict) -> tuple[float, dict]:
+        """The measurements over merged cells: their loss ``1/2 sum w |Q mu - y|^2`` and its gradient on each group's
+        marginal, ``Q^T w (Q mu - y)`` (``Q``: :func:`.cell_maps.merge_cells`)."""
+        loss, gradient = 0.0, {}
+        for group, maps, w, noisy in self.merged:
+            residual = merge_cells(marginals[group], maps) - noisy
+            g = w * residual
+            loss += 0.5 * float(np.vdot(g, residual))
+            g = spread_cells(g, maps)
+            gradient[group] = gradient[group] + g if group in gradient else g
+        return loss, gradient
 
     def __call__(self, model: GraphicalModel, beliefs) -> tuple[float, dict, dict]:
         """The loss, its gradient with respect to each group's marginal, and those marginals."""
@@ -61,7 +84,10 @@ class _Loss:
             p, residual = self.precision[group], marginals[group] - self.target[group]
             gradient[group] = p * residual
             loss += 0.5 * float(np.vdot(gradient[group], residual))
-        return loss, gradient, marginals
+        extra, more = self.merged_terms(marginals)
+        for group, g in more.items():
+            gradient[group] = gradient[group] + g
+        return loss + extra, gradient, marginals
 
 
 def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, floor: float = 1.0) -> dict:
@@ -75,12 +101,14 @@ def absorb(model: GraphicalModel, measurement: Measurement, share: float, *, flo
     measurement of ``r`` (``1 / sigma**2`` over their sum) pools it with the earlier ones.
     Post-processing only: the noisy counts are the only input.
     """
-    current = model.project(measurement.group)
+    fine = model.project(measurement.group)
+    current = merge_cells(fine, measurement.maps)
     target = np.maximum(measurement.noisy, floor)
     target = target * (current.sum() / target.sum())
     potentials = dict(model.potentials)
-    with np.errstate(divide="ignore"):  # a group the model gives no mass: its cells are outside the support
-        update = np.where(current > 0, share * np.log(target / np.maximum(current, 1e-300)), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a group the model gives no mass: outside the support
+        ratio = spread_cells(np.where(current > 0, target / np.maximum(current, 1e-300), 1.0), measurement.maps)
+        update = np.where(fine > 0, share * np.log(ratio), 0.0)
     group = measurement.group
     potentials[group] = potentials[group] + update if group in potentials else update
     return potentials
@@ -119,7 +147,9 @@ def estimate(
     model = GraphicalModel(cells, groups, total, start, support, calibrated=False)
     objective = _Loss(measurements)
     if step is None:
-        step = 1.0 / (max(float(np.max(p)) for p in objective.precision.values()) * max(total, 1.0))
+        largest = max(float(np.max(p)) for p in objective.precision.values())  # else the merged measurements'
+        largest = largest if largest > 0 else max(float(np.max(w)) for _, _, w, _ in objective.merged)
+        step = 1.0 / (largest * max(total, 1.0))
     descent = Descent(model, objective)
     loss = descent.start(model.potentials)
     momentum, moved = 0, False

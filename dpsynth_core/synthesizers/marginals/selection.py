@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ...errors import ParameterError
+from ...pgm.cell_maps import merge_cells
 from ...privacy.noise import exponential_mechanism_zcdp, report_noisy_max
 
 #: Smallest candidate marginal: 1 offers every column's 1-way marginal again (AIM's downward closure of
@@ -203,33 +204,60 @@ class Truth(dict):
         return [group] + [p for p in ordered if p != group and p not in self]
 
 
-def score(candidates, truth: dict, answers: dict, weights: dict, penalty: float, support: dict | None = None) -> list:
+def score(
+    candidates, truth: dict, answers: dict, weights: dict, penalty: float, support: dict | None = None, maps=None
+) -> list:
     """AIM's quality score of each candidate marginal ``r``:
     ``w_r * (|M_r(data) - M_r(model)|_1 - penalty * cells_r)``; adding or removing a record moves
     it by at most ``w_r`` (the L1 term by 1, the rest is public). With ``support`` (column -> boolean per cell:
     the cells the model may use, post-processing of DP measurements, so public) both terms count only the
     candidate's cells the model may use: a measurement's noise elsewhere never reaches the model, and the records
     elsewhere no round's measurement brings back, so neither decides what is measured (``SUPPORTED_SCORE``).
+    With ``maps`` (candidate -> per-axis maps, or None: :mod:`.pair_cells`) a candidate is scored over its merged
+    cells, those holding a cell the model may use: a record still moves its L1 term by at most 1.
 
     >>> truth, model = {("a",): np.array([50.0, 30.0, 0.0, 0.0])}, {("a",): np.array([40.0, 0.0, 0.0, 0.0])}
     >>> score([("a",)], truth, model, {("a",): 1.0}, 5.0), score([("a",)], truth, model, {("a",): 1.0}, 5.0,
     ...     {"a": np.array([True, False, False, False])})
     ([20.0], [5.0])
+    >>> score([("a",)], truth, model, {("a",): 1.0}, 5.0, maps={("a",): (np.array([0, 0, 1, 1]),)})
+    [30.0]
     """
     kept = {a: np.flatnonzero(cells) for a, cells in (support or {}).items()}  # once, not per candidate
+    merged: dict = {}  # a mapped column's merged cells holding a usable one, once per column
     out = []
     for c in candidates:
-        error = np.abs(truth[c] - answers[c])
-        if kept:
-            error = error[np.ix_(*[kept[a] if a in kept else np.arange(n) for a, n in zip(c, error.shape)])]
+        cell_maps = (maps or {}).get(c)
+        if cell_maps is None:
+            error = np.abs(truth[c] - answers[c])
+            if kept:
+                error = error[np.ix_(*[kept[a] if a in kept else np.arange(n) for a, n in zip(c, error.shape)])]
+        else:
+            error = np.abs(merge_cells(truth[c] - answers[c], cell_maps))
+            if kept:
+                used = []
+                for a, n, m in zip(c, truth[c].shape, cell_maps):
+                    if m is not None and a not in merged:
+                        merged[a] = _used(kept.get(a), n, m)
+                    used.append(merged[a] if m is not None else _used(kept.get(a), n, None))
+                error = error[np.ix_(*used)]
         out.append(weights[c] * (float(error.sum()) - penalty * error.size))
     return out
 
 
-def used_cells(group: tuple, cells: dict, support: dict) -> int:
+def _used(kept, cells: int, cell_map) -> np.ndarray:
+    """An axis's cells the model may use (``kept``: their indices, None: all ``cells``), or with ``cell_map`` its
+    merged cells holding one."""
+    if cell_map is None:
+        return np.arange(cells) if kept is None else kept
+    return np.unique(cell_map if kept is None else cell_map[kept])
+
+
+def used_cells(group: tuple, cells: dict, support: dict, maps=None) -> int:
     """A marginal's cells that the model may use: the product of its columns' cells in ``support`` (column ->
-    boolean per cell; a column not in it, all its ``cells``)."""
-    return math.prod(int(np.count_nonzero(support[a])) if a in support else cells[a] for a in group)
+    boolean per cell; a column not in it, all its ``cells``); with ``maps``, its merged cells holding one."""
+    kept = {a: np.flatnonzero(support[a]) for a in group if a in support}
+    return math.prod(len(_used(kept.get(a), cells[a], m)) for a, m in zip(group, maps or (None,) * len(group)))
 
 
 def choose(noise, scores, budget: float, sensitivity: float, *, zcdp: bool) -> int:

@@ -13,11 +13,11 @@ private synthetic data", VLDB 2022, Algorithm 2), over the declared cells:
    marginal, less the noise its measurement would add, weighted by how much of the workload (all column pairs plus
    the publisher's groups) it covers, ``w_r = sum over workload groups s of |r & s|``. Only candidates that keep the
    model within its size limit (growing with the budget used) are offered;
-3. measure the chosen marginal with noise, fit the graphical model (Private-PGM, :mod:`dpsynth_core.pgm`: one
-   proportional-fitting step toward the new measurement, then mirror descent from there) to every measurement so far
-   and to the adaptive columns' bins as their leaf counts sum them (:func:`.measurements.leaf_sums`), and when the
-   fit moved the chosen marginal by less than the noise expected, quadruple the per-round budget (annealing); the
-   last round spends exactly what is left;
+3. measure the chosen marginal with noise (a small table's pair over merged bins, :mod:`.pair_cells`), fit the
+   graphical model (Private-PGM, :mod:`dpsynth_core.pgm`: one proportional-fitting step toward the new measurement,
+   then mirror descent from there) to every measurement so far and to the adaptive columns' bins as their leaf
+   counts sum them (:func:`.measurements.leaf_sums`), and when the fit moved the chosen marginal by less than the
+   noise expected, quadruple the per-round budget (annealing); the last round spends exactly what is left;
 4. generate records from the model (:func:`dpsynth_core.pgm.generate`), a range's end bins by :func:`.end_laws`.
 
 Guarantee, under adding or removing one record: with ``delta > 0`` (the default), rho-zCDP composed over the row
@@ -74,6 +74,7 @@ from .budget import (
 from .edge_halves import measure_halves
 from .measurements import check_cells, descent_iterations, end_laws, estimate_total, leaf_sums, measure, support
 from .notes import noise_level_notes
+from .pair_cells import merged_counts, movement, pair_maps, range_maps
 from .selection import candidates, check_groups, choose, in_column_order, score, weights, workload
 
 
@@ -93,11 +94,9 @@ class MarginalsSynthesizer(Synthesizer):
     Args:
         epsilon, rho, random_state: as for every synthesizer (``rho`` is the tolerance for
             made-up values of text columns, not the zCDP parameter).
-        delta: the (epsilon, delta) guarantee's delta; None (default) is the public constant
-            ``constraints.DELTA_DEFAULT``; 0 gives pure epsilon-DP.
+        delta: the guarantee's delta; None (default): the public ``constraints.DELTA_DEFAULT``; 0: pure epsilon-DP.
         groups: optional publisher column groups (tuples of 2 or 3 names): measured first and added to the workload.
-        generation: ``"matched"`` (default: every clique's counts within one record of the
-            model's) or ``"iid"``.
+        generation: ``"matched"`` (default: every clique's counts within one record of the model's) or ``"iid"``.
         rounds: rounds the budget is first divided into (default :func:`~.budget.planned_rounds`: 16
             per column, down to 8 for a large table).
         max_model_cells: most cells the model's cliques may hold in all.
@@ -184,6 +183,7 @@ class MarginalsSynthesizer(Synthesizer):
         round_budget = self._measure_first(source, table, names, groups, offered, truth)
         self.leaf_sums_ = leaf_sums(self.columns_, getattr(self, "bins_", ()))  # the bins' counts, for the fit
         self.support_ = self._support()
+        self.maps_ = range_maps(self.columns_, self.blocks_.collapsed(self.measurements_), self.cells_, self.support_)
         noise = expected_noise(split_round(round_budget, zcdp=self.zcdp_)[0], zcdp=self.zcdp_)
         round_iterations, final_iterations = descent_iterations(self.total_, noise)
         model, step = estimate(
@@ -308,14 +308,14 @@ class MarginalsSynthesizer(Synthesizer):
             allowed = [c for c in offered if size[c] <= limit]
             if not allowed:
                 break
-            if self.zcdp_:  # noise of this round's scale drawn on another thread while the round chooses: as many
-                # values as the median candidate has cells (public): values of a scale later rounds do not use are waste
+            if self.zcdp_:  # this round's noise drawn on another thread while it chooses: the median candidate's cells
                 typical = int(np.median([math.prod(cells[a] for a in c) for c in allowed]))
                 self.noise_.reserve_gaussian(noise_param, typical)
             penalty = expected_noise(noise_param, zcdp=self.zcdp_)
             answers = model.project_many(allowed)
             used = self.support_ if selection.SUPPORTED_SCORE else {}  # the cells the model may use
-            scores = score(allowed, truth.of(allowed), answers, weights, penalty, used)
+            maps = {c: pair_maps(self, c, noise_param) for c in allowed}  # a pair over merged bins (:mod:`.pair_cells`)
+            scores = score(allowed, truth.of(allowed), answers, weights, penalty, used, maps)
             sensitivity = max(weights[c] for c in allowed)
             taking = selection.Batch(allowed, scores, size, model.tree.size(), limit)
             while len(taking.chosen) < batch and len(open_ := taking.open()):
@@ -329,7 +329,7 @@ class MarginalsSynthesizer(Synthesizer):
             for c in chosen:
                 progress = 0.1 + 0.85 * (1 - self._remaining() / self.budget_)  # the share of the budget spent
                 self._report(progress, f"Round {self.rounds_}: measuring " + " x ".join(c))
-                self._measure(c, truth[c], noise_param)
+                self._measure(c, truth[c], noise_param, maps[c])
                 # warm start: a proportional-fitting step toward it, pooled with earlier ones by precision
                 new = self.measurements_[-1]
                 precision = sum(1 / float(np.max(m.sigma)) ** 2 for m in self.measurements_ if m.group == c)
@@ -345,8 +345,8 @@ class MarginalsSynthesizer(Synthesizer):
                 step=step,
                 support=self.support_,
             )
-            moved = sum(float(np.abs(model.project(c) - b).sum()) for c, b in zip(chosen, before))
-            if moved <= penalty * sum(selection.used_cells(c, cells, used) for c in chosen):
+            moved = movement(model, chosen, before, maps)  # each over the cells it was measured on
+            if moved <= penalty * sum(selection.used_cells(c, cells, used, maps[c]) for c in chosen):
                 round_budget *= growth
             round_budget = min(round_budget, self._remaining() / batch)
             if last:
@@ -383,29 +383,30 @@ class MarginalsSynthesizer(Synthesizer):
 
     def _dp_count(self) -> float | None:
         """A DP count of the records (the row count's, or the one that set delta), None if none was made."""
-        if row_count_event(self.accountant_.events) is not None:
-            return float(self.rows_)
-        return getattr(self, "count_", None)
+        counted = row_count_event(self.accountant_.events) is not None
+        return float(self.rows_) if counted else getattr(self, "count_", None)
 
     def _remaining(self) -> float:
         return self.budget_ - (self.accountant_.rho() if self.zcdp_ else self.accountant_.basic()[0])
 
-    def _measure(self, group: tuple, counts: np.ndarray, noise_param: float) -> None:
+    def _measure(self, group: tuple, counts: np.ndarray, noise_param: float, maps=None) -> None:
         label = f"marginal {' x '.join(group)}"
         check_cells(group, counts, self.max_cells)
+        counts = merged_counts(counts, maps)  # with maps, a pair's merged cells (:mod:`.pair_cells`)
         noisy, sigma = measure(self.noise_, counts, noise_param, zcdp=self.zcdp_, label=label)
         self.blocks_.clear_structural(group, noisy)  # cells empty in every table (a skipped question's)
         cost = 1 / (2 * noise_param**2) if self.zcdp_ else noise_param
         self._charge("discrete Gaussian histogram", "discrete Laplace histogram", cost, label)
-        self.measurements_.append(Measurement(group, noisy.astype(float), sigma))
+        self.measurements_.append(Measurement(group, noisy.astype(float), sigma, maps))
         self.measured_.append({"marginal": list(group), ("sigma" if self.zcdp_ else "epsilon"): noise_param})
+        if maps is not None:  # the cells it was measured over, merged
+            self.measured_[-1]["cells"] = list(noisy.shape)
 
     def _charge(self, zcdp_mechanism: str, pure_mechanism: str, cost: float, label: str) -> None:
         """Record a spend of ``cost``: rho under zCDP, else epsilon (pure DP)."""
-        if self.zcdp_:
-            self.accountant_.spend(PrivacyEvent.zcdp(zcdp_mechanism, cost, label, self.neighbouring))
-        else:
-            self._spend(pure_mechanism, cost, label)
+        if not self.zcdp_:
+            return self._spend(pure_mechanism, cost, label)
+        self.accountant_.spend(PrivacyEvent.zcdp(zcdp_mechanism, cost, label, self.neighbouring))
 
     def _estimate_total(self) -> float:
         """The record count, by inverse-variance weighting (:func:`~.measurements.estimate_total`; a block column's

@@ -1,0 +1,58 @@
+"""A measurement over merged cells: each axis of a group's marginal may have its cells merged into fewer (a map from
+each cell to its merged cell), so a noisy count covers several of the model's cells. The loss then compares the
+model's marginal merged the same way (:func:`merge_cells`) with the noisy counts, and its gradient reaches every cell
+of a merged one alike (:func:`spread_cells`, the adjoint). Public arithmetic only: the maps are public.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _one_hot(cell_map: np.ndarray) -> np.ndarray:
+    out = np.zeros((len(cell_map), int(cell_map.max()) + 1))
+    out[np.arange(len(cell_map)), cell_map] = 1.0
+    return out
+
+
+def merge_cells(array: np.ndarray, maps: tuple | None) -> np.ndarray:
+    """``array`` with each axis's cells summed into their merged cells (``maps``: per axis a map, or None to keep
+    the axis; None: the array as it is).
+
+    >>> merge_cells(np.arange(6.0).reshape(3, 2), (np.array([0, 0, 1]), None)).tolist()
+    [[2.0, 4.0], [4.0, 5.0]]
+    >>> merge_cells(np.arange(6.0).reshape(3, 2), (np.array([1, 0, 1]), None)).tolist()  # any map
+    [[2.0, 3.0], [4.0, 6.0]]
+    """
+    if maps is None:
+        return array
+    out = np.asarray(array, dtype=float)
+    for axis, cell_map in enumerate(maps):
+        if cell_map is None:
+            continue
+        starts = np.flatnonzero(np.diff(cell_map)) + 1
+        if cell_map[0] == 0 and np.array_equal(cell_map[starts], np.arange(1, len(starts) + 1)):  # runs in order
+            out = np.add.reduceat(out, np.r_[0, starts], axis=axis)
+        else:
+            out = np.moveaxis(np.tensordot(np.moveaxis(out, axis, -1), _one_hot(cell_map), axes=1), -1, axis)
+    return out
+
+
+def spread_cells(array: np.ndarray, maps: tuple | None) -> np.ndarray:
+    """The adjoint of :func:`merge_cells`: each cell takes its merged cell's value.
+
+    >>> spread_cells(np.array([[1.0, 2.0], [3.0, 4.0]]), (np.array([0, 0, 1]), None)).tolist()
+    [[1.0, 2.0], [1.0, 2.0], [3.0, 4.0]]
+    """
+    if maps is None:
+        return array
+    out = np.asarray(array, dtype=float)
+    for axis, cell_map in enumerate(maps):
+        if cell_map is not None:
+            out = np.take(out, cell_map, axis=axis)
+    return out
+
+
+def maps_key(maps: tuple | None):
+    """A hashable key for ``maps`` (None for none)."""
+    return None if maps is None else tuple(None if m is None else tuple(np.asarray(m).tolist()) for m in maps)
