@@ -51,8 +51,3 @@ def spread_cells(array: np.ndarray, maps: tuple | None) -> np.ndarray:
         if cell_map is not None:
             out = np.take(out, cell_map, axis=axis)
     return out
-
-
-def maps_key(maps: tuple | None):
-    """A hashable key for ``maps`` (None for none)."""
-    return None if maps is None else tuple(None if m is None else tuple(np.asarray(m).tolist()) for m in maps)

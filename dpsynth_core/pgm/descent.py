@@ -52,6 +52,8 @@ class Descent:
         # the parameter vectors: the previous and current iterates and the trial
         self.previous, self.current, self.trial, self.scratch = (np.empty(n) for _ in range(4))
         self.marginal, self.residual = np.empty(n), np.empty(n)
+        self.marginal_views = self._views(self.marginal)  # for the merged measurements' terms (:meth:`loss`)
+        self.bounds_of = dict(zip(groups, self.bounds))
         self.gradient, self.trial_gradient = np.empty(n), np.empty(n)
         k = len(tree.cliques)
         shapes = model._clique_shape
@@ -236,11 +238,9 @@ class Descent:
         for a, b in self.bounds:
             loss += 0.5 * float(np.vdot(self.trial_gradient[a:b], self.residual[a:b]))
         if self.objective.merged:  # measurements over merged cells: their own terms, on the marginals' views
-            views = {g: self.marginal[a:b].reshape(sh) for g, (a, b), sh in zip(self.groups, self.bounds, self.shapes)}
-            extra, more = self.objective.merged_terms(views)
-            where = dict(zip(self.groups, self.bounds))
+            extra, more = self.objective.merged_terms(self.marginal_views)
             for group, g in more.items():
-                a, b = where[group]
+                a, b = self.bounds_of[group]
                 self.trial_gradient[a:b] += g.ravel()
             loss += extra
         return loss

@@ -155,7 +155,7 @@ def pooled_counts(cells: dict, measurements: list) -> dict:
     precision = dict.fromkeys(cells, 0.0)
     for m in measurements:
         for i, a in enumerate(m.group):
-            if getattr(m, "maps", None) is not None and m.maps[i] is not None:
+            if m.maps is not None and m.maps[i] is not None:
                 continue  # merged cells say nothing of this column's own cells
             others = tuple(j for j in range(len(m.group)) if j != i)
             summed = m.noisy.sum(axis=others) if others else m.noisy

@@ -69,7 +69,7 @@ def pair_maps(synth, group: tuple, noise_param: float):
     """The maps ``group`` is measured and scored over in a round of noise ``noise_param`` (None: its own cells): a
     pair holding a mapped column (:func:`range_maps`), not a survey block's, whose usable cells hold fewer records on
     average than :data:`PAIR_SIGNAL` deviations."""
-    maps = getattr(synth, "maps_", {})
+    maps = synth.maps_
     if len(group) != 2 or group in synth.blocks_.structure or not any(a in maps for a in group):
         return None
     cells = selection.used_cells(group, synth.cells_, synth.support_)
