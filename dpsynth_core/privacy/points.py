@@ -103,7 +103,7 @@ def named_points(column, low, top, *, integer: bool, levels: float = 0.0) -> tup
     >>> from dpsynth_core.domain import TableDomain
     >>> spec = {"x": {"type": "float", "min": 0, "max": 9}, "d": {"type": "integer", "min": -50, "max": 5000}}
     >>> x, d = TableDomain.from_json({"columns": spec}).columns.values()
-    >>> named_points(x, 0.0, 9.0, integer=False), named_points(d, -50, 5000, integer=True, levels=100)
+    >>> named_points(x, 0.0, 9.0, integer=False), named_points(d, -50, 5000, integer=True, levels=50)
     ((0.0, 9.0), (0,))
     >>> named_points(d, -50, 5000, integer=True)  # no row count known: the tree is not deep
     (-50, 0, 5000)
