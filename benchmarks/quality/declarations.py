@@ -389,6 +389,7 @@ def set_constant(parser, name: str, value: str) -> None:
     """Set a constant wherever the method reads it (a constant imported by name too)."""
     from dpsynth_core import constraints
     from dpsynth_core.data import decoding
+    from dpsynth_core.domain import point_masses
     from dpsynth_core.pgm import support
     from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points, tails
     from dpsynth_core.synthesizers.marginals import (
@@ -416,6 +417,7 @@ def set_constant(parser, name: str, value: str) -> None:
         constraints,
         support,
         decoding,
+        point_masses,
     )
     holders = [m for m in modules if hasattr(m, name)]
     if not holders:
