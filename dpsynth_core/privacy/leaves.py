@@ -323,7 +323,7 @@ def measure_leaves(
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy, std = counted(counts, events[1] / factor, gaussian=gaussian, noise=noise, label=label + " (leaf counts)")
     cut_lows = lows
-    strict = whole_ends(low, top, 0.0) if integer and np.ndim(low) == 0 else ()  # kept only when clear
+    strict = whole_ends(low, top, levels) if integer and np.ndim(low) == 0 else ()  # named ends: kept only when clear
     lows, noisy, unclear = settled_points(lows, noisy, std, cuts, strict=strict)
     parts = np.diff(np.append(np.searchsorted(cut_lows, lows), cut_lows.size))  # counts summed into each leaf
     return Leaves(lows, noisy, std, "tree", unclear, variance=parts * std**2)

@@ -224,23 +224,16 @@ def score(
     [30.0]
     """
     kept = {a: np.flatnonzero(cells) for a, cells in (support or {}).items()}  # once, not per candidate
-    merged: dict = {}  # a mapped column's merged cells holding a usable one, once per column
+    axes: dict = {}  # (column, merged or not) -> its usable cells, once per column
     out = []
     for c in candidates:
-        cell_maps = (maps or {}).get(c)
-        if cell_maps is None:
-            error = np.abs(truth[c] - answers[c])
-            if kept:
-                error = error[np.ix_(*[kept[a] if a in kept else np.arange(n) for a, n in zip(c, error.shape)])]
-        else:
-            error = np.abs(merge_cells(truth[c] - answers[c], cell_maps))
-            if kept:
-                used = []
-                for a, n, m in zip(c, truth[c].shape, cell_maps):
-                    if m is not None and a not in merged:
-                        merged[a] = _used(kept.get(a), n, m)
-                    used.append(merged[a] if m is not None else _used(kept.get(a), n, None))
-                error = error[np.ix_(*used)]
+        cell_maps = (maps or {}).get(c) or (None,) * len(c)
+        error = np.abs(merge_cells(truth[c] - answers[c], cell_maps))
+        if kept:
+            for a, n, m in zip(c, truth[c].shape, cell_maps):
+                if (a, m is not None) not in axes:
+                    axes[a, m is not None] = _used(kept.get(a), n, m)
+            error = error[np.ix_(*[axes[a, m is not None] for a, m in zip(c, cell_maps)])]
         out.append(weights[c] * (float(error.sum()) - penalty * error.size))
     return out
 
