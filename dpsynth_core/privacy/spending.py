@@ -40,7 +40,7 @@ class Spend:
     """One recorded use of a dataset: its privacy events, whether it has a guarantee, and the delta
     at which its zero-concentrated events (if any) were stated.
 
-    A method's charge (:meth:`dpsynth_core.synthesizers.Synthesizer.charge`) is a Spend computed
+    A method's charge (:meth:`dpsynth_core.synthesizers.pricing.PricedMethod.charge`) is a Spend computed
     from public settings before a draw; the ledger records exactly it.
     """
 

@@ -83,7 +83,7 @@ class ReleaseSettings:
             never ``auto``); ``memory_limit``: DuckDB's (with Spark, its person bounding's).
         out, out_format, chunk_rows: where the table is written, in which format and in chunks of
             how many rows (``out`` None: the table is returned in memory).
-        charge: the draw's price (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`), what
+        charge: the draw's price (:meth:`~dpsynth_core.synthesizers.pricing.PricedMethod.charge`), what
             the workspace's ledger records as it is.
         person_check: the DP rows-per-person check drawn before this release
             (:class:`~dpsynth_core.privacy.persons.RowsPerPerson`, its spend recorded apart), for the card's

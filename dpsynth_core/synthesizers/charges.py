@@ -1,7 +1,7 @@
 """The names a charge is stated in, and reading one: the mechanisms a method measures a column with, the
 guarantees a method can carry, the row count's label, and each label's share of a charge.
 
-What a draw costs is each method's to say (:meth:`~.base.Synthesizer.charge`); the plan, the ledger and
+What a draw costs is each method's to say (:meth:`~.pricing.PricedMethod.charge`); the plan, the ledger and
 the card name its parts with these."""
 
 from __future__ import annotations

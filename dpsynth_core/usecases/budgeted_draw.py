@@ -5,7 +5,7 @@ through here (a stakeholder report through :mod:`.budgeted_report`):
 
 1. **price** it from public settings only: :func:`~dpsynth_core.release.prepare` checks every
    setting and prices the draw from the method
-   (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`), a
+   (:meth:`~dpsynth_core.synthesizers.pricing.PricedMethod.charge`), a
    :class:`~dpsynth_core.privacy.spending.Spend`, before anything reads the data; the caller
    hands the :class:`~dpsynth_core.release.ReleaseSettings` it returns to :func:`reserve`;
 2. **check** it against the dataset's lifetime budget in the ledger's own composition

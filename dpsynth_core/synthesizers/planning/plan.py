@@ -33,7 +33,7 @@ def budget_split(
     **options,
 ) -> dict[str, float]:
     """How the method splits epsilon, before any data is read (labels as in the release card):
-    the method's own plan (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.budget_plan`).
+    the method's own plan (:meth:`~dpsynth_core.synthesizers.pricing.PricedMethod.budget_plan`).
 
     ``rows``: a public number of rows (None: the method's rule); ``expected_rows``: about how many
     records the table holds (display only); ``options``: the method's.
@@ -298,7 +298,7 @@ def _nothing_real(row: dict) -> list[str]:
 
 
 def price(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None, **options) -> Spend:
-    """The exact charge of a draw (:meth:`~dpsynth_core.synthesizers.base.Synthesizer.charge`), its
+    """The exact charge of a draw (:meth:`~dpsynth_core.synthesizers.pricing.PricedMethod.charge`), its
     options checked by the method's specs: what the ledger will record, before any data is read."""
     info = get_method(method)
     return info.cls.charge(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
