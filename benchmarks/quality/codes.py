@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import warnings
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import pandas as pd
 
 from benchmarks.common import results_file
 from benchmarks.quality.declarations import set_constant
-from benchmarks.quality.rdatasets import documented_range, without_row_names
+from benchmarks.quality.rdatasets import documented_range, shuffled_files, without_row_names
 from dpsynth_core import synthesize
 from dpsynth_core.evaluation.values import beyond_real
 
@@ -69,12 +68,8 @@ def declare(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
 
 def tables(root: Path, count: int) -> list[tuple[str, pd.DataFrame, dict, list[str]]]:
     """``count`` tables of the checkout ``root`` holding codes, in a fixed random order (seed 7)."""
-    files = sorted((root / "csv").glob("*/*.csv"))
-    if not files:
-        raise SystemExit(f"no CSV under {root / 'csv'}: --root names a checkout of Rdatasets")
-    random.Random(7).shuffle(files)
     found = []
-    for path in files:
+    for path in shuffled_files(root, 7):
         try:
             frame = pd.read_csv(path, low_memory=False, nrows=5000)
         except (ValueError, UnicodeDecodeError, pd.errors.ParserError):

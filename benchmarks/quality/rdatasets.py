@@ -8,10 +8,13 @@ Not a test, and not part of the repository's data: the tables are read from the 
     python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --tables wooldridge/smoke --seeds 10
     python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --set SPARSE_LEVELS=8 --out sparse8   # an ablation
     python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --sizes 5000 --seeds 2 --widen 10 --out wide10
+    python -m benchmarks.quality.rdatasets --root /tmp/Rdatasets --draw 30 --draw-seed 66 --sizes 5000 1000 --seeds 2 --widen 10
 
 The tables (:data:`TABLES`) were drawn at random (seed 7) from those with 500 to 30,000 rows, 5 to 20 usable
 columns, at least three numeric columns with 20 values or more and one category, none the project had read
 before; an R package's name and its dataset's name, ``csv/PACKAGE/NAME.csv`` in the checkout.
+``--draw N`` draws N more by the same criteria (:func:`drawn`, at ``--draw-seed``), none of them this module's:
+tables neither the benchmark nor its author has seen, to measure a change on.
 
 **The declarations are written by reading the data.** Rdatasets' documentation pages give each column's meaning
 but seldom a range or a code list, so the harness stands in for a publisher who read them: every numeric range
@@ -42,6 +45,8 @@ import argparse
 import functools
 import json
 import math
+import random
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -83,6 +88,12 @@ TABLES = (
 )
 #: Tables declared from their help page only (the module docstring), each declaration in :func:`documented`.
 DOCUMENTED = ("openintro/loans_full_schema", "survival/flchain", "Ecdat/Computers")
+#: :func:`drawn`'s criteria, those :data:`TABLES` were drawn by: rows, usable columns, and at least this many
+#: numeric columns with at least NUMERIC_VALUES values each (and one category).
+DRAW_ROWS = (500, 30_000)
+DRAW_COLUMNS = (5, 20)
+DRAW_NUMERIC = 3
+NUMERIC_VALUES = 20
 #: A whole-number column with at most this many values is declared a category; text with at most
 #: :data:`MAX_CATEGORIES` values too.
 FEW_CODES = 6
@@ -141,6 +152,46 @@ def declare(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     return frame[list(spec)].reset_index(drop=True), {"columns": spec}
 
 
+def shuffled_files(root: Path, seed: int) -> list[Path]:
+    """Every table file of the checkout ``root`` (``csv/PACKAGE/NAME.csv``), in a fixed random order (``seed``)."""
+    files = sorted((root / "csv").glob("*/*.csv"))
+    if not files:
+        raise SystemExit(f"no CSV under {root / 'csv'}: --root names a checkout of Rdatasets")
+    random.Random(seed).shuffle(files)
+    return files
+
+
+def drawn(root: Path, count: int, seed: int) -> list[str]:
+    """``count`` tables of the checkout ``root`` that meet the criteria :data:`TABLES` were drawn by (the module
+    docstring) and are neither those nor :data:`DOCUMENTED`, in a fixed random order (``seed``): ``PACKAGE/NAME``.
+    Files that do not read as a table are passed over."""
+    seen, found = set(TABLES) | set(DOCUMENTED), []
+    for path in shuffled_files(root, seed):
+        name = f"{path.parent.name}/{path.stem}"
+        if name in seen:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                kept, spec = declare(pd.read_csv(path, low_memory=False))
+        except (ValueError, TypeError, UnicodeDecodeError, pd.errors.ParserError):
+            continue
+        columns = spec["columns"]
+        numeric = [
+            c for c, d in columns.items() if d["type"] in ("integer", "float") and kept[c].nunique() >= NUMERIC_VALUES
+        ]
+        if (
+            DRAW_ROWS[0] <= len(kept) <= DRAW_ROWS[1]
+            and DRAW_COLUMNS[0] <= len(columns) <= DRAW_COLUMNS[1]
+            and len(numeric) >= DRAW_NUMERIC
+            and any(d["type"] == "categorical" for d in columns.values())
+        ):
+            found.append(name)
+        if len(found) == count:
+            break
+    return found
+
+
 def documented(name: str) -> Path:
     """Where the declaration of ``PACKAGE/NAME`` written from its help page is stored (:data:`DOCUMENTED`)."""
     return DATASETS / "rdatasets" / f"{name.replace('/', '_')}.domain.json"
@@ -186,6 +237,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets (its csv folder)")
     parser.add_argument("--tables", nargs="+", default=list(TABLES), help="PACKAGE/NAME")
     parser.add_argument("--documented", action="store_true", help="the tables declared from their help page only")
+    parser.add_argument("--draw", type=int, default=0, metavar="N", help="N more tables drawn from the checkout")
+    parser.add_argument("--draw-seed", type=int, default=66, help="the order --draw draws them in")
     parser.add_argument("--sizes", nargs="+", default=["full", "5000", "1000"], help="'full' or a row count")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--epsilon", type=float, default=1.0)
@@ -198,6 +251,9 @@ def main(argv=None) -> pd.DataFrame:
     for item in args.set:
         declarations.set_constant(parser, *item.split("=", 1))
     load, tables = loader(args.root), list(DOCUMENTED) if args.documented else args.tables
+    if args.draw:
+        tables = drawn(args.root, args.draw, args.draw_seed)
+        print("drawn:", " ".join(tables), flush=True)
     rows = []
     with results_file(args.out) as out:
         for name in tables:

@@ -104,3 +104,26 @@ def test_the_tables_declared_from_their_help_page_load_with_their_stored_declara
     assert list(frame) == list(spec["columns"]) and "rownames" not in frame and len(frame) == 5
     assert spec["columns"]["kappa"] == {"type": "float", "min": 0, "max": 100}  # the help page's, not the data's
     assert "Perinatal" in spec["columns"]["chapter"]["values"]  # a declared chapter no record holds
+
+
+def test_more_tables_are_drawn_by_the_benchmarks_criteria_and_never_its_own(tmp_path):
+    """--draw: a checkout holding two tables that meet the criteria, one too small, one under a name the benchmark
+    already holds and a file that is no table; the draw takes the two, in an order its seed fixes."""
+    (tmp_path / "csv" / "a").mkdir(parents=True)
+    seattle = pd.read_csv(DATASETS / "seattle_weather.csv")
+    seattle.to_csv(tmp_path / "csv" / "a" / "seattle.csv", index=False)
+    pd.read_csv(DATASETS / "nyc_weather.csv").head(3000).to_csv(tmp_path / "csv" / "a" / "nyc.csv", index=False)
+    pd.read_csv(DATASETS / "penguins.csv").to_csv(tmp_path / "csv" / "a" / "penguins.csv", index=False)  # 344 rows
+    package, name = rdatasets.TABLES[0].split("/")
+    (tmp_path / "csv" / package).mkdir()
+    seattle.to_csv(tmp_path / "csv" / package / f"{name}.csv", index=False)  # the benchmark's own: never drawn
+    (tmp_path / "csv" / "a" / "broken.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00 not a table")
+    both = rdatasets.drawn(tmp_path, 5, 66)
+    assert sorted(both) == ["a/nyc", "a/seattle"]
+    assert rdatasets.drawn(tmp_path, 1, 66) == both[:1] and rdatasets.drawn(tmp_path, 5, 66) == both
+    assert {tuple(rdatasets.drawn(tmp_path, 2, seed)) for seed in range(8)} == {
+        ("a/nyc", "a/seattle"),
+        ("a/seattle", "a/nyc"),
+    }
+    with pytest.raises(SystemExit, match="checkout of Rdatasets"):
+        rdatasets.drawn(tmp_path / "elsewhere", 5, 66)
