@@ -2,7 +2,8 @@
 list them from.
 
 Every method has the estimator shape ``Method(epsilon=..., ...).fit(data, domain)`` then
-``.sample(n)`` (:mod:`.base`, which also states what a draw costs). A small method is one module
+``.sample(n)`` (:mod:`.base`; what a method is and what a draw costs, before any data, is its parent's,
+:mod:`.pricing`). A small method is one module
 (:mod:`.cathist`, :mod:`.copula`, :mod:`.dirichlet`, :mod:`.microagg`); a large one is a package of
 its steps (:mod:`.marginals`, the default), and the Bayesian-network family is one package
 (:mod:`.network`: the network ``bayesnet`` and ``deniability`` share, and the two methods). Methods
