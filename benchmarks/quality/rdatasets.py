@@ -14,7 +14,7 @@ The tables (:data:`TABLES`) were drawn at random (seed 7) from those with 500 to
 columns, at least three numeric columns with 20 values or more and one category, none the project had read
 before; an R package's name and its dataset's name, ``csv/PACKAGE/NAME.csv`` in the checkout.
 ``--draw N`` draws N more by the same criteria (:func:`drawn`, at ``--draw-seed``), none of them this module's:
-tables neither the benchmark nor its author has seen, to measure a change on.
+tables no change was tuned on, to measure a change on (a new seed draws tables nobody has looked at).
 
 **The declarations are written by reading the data.** Rdatasets' documentation pages give each column's meaning
 but seldom a range or a code list, so the harness stands in for a publisher who read them: every numeric range
