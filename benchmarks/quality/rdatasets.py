@@ -164,7 +164,7 @@ def shuffled_files(root: Path, seed: int) -> list[Path]:
 def drawn(root: Path, count: int, seed: int) -> list[str]:
     """``count`` tables of the checkout ``root`` that meet the criteria :data:`TABLES` were drawn by (the module
     docstring) and are neither those nor :data:`DOCUMENTED`, in a fixed random order (``seed``): ``PACKAGE/NAME``.
-    Files that do not read as a table are passed over."""
+    Files that do not read as a table, or hold a value no range can declare, are passed over."""
     seen, found = set(TABLES) | set(DOCUMENTED), []
     for path in shuffled_files(root, seed):
         name = f"{path.parent.name}/{path.stem}"
@@ -174,8 +174,8 @@ def drawn(root: Path, count: int, seed: int) -> list[str]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 kept, spec = declare(pd.read_csv(path, low_memory=False))
-        except (ValueError, TypeError, UnicodeDecodeError, pd.errors.ParserError):
-            continue
+        except (ArithmeticError, ValueError, TypeError, UnicodeDecodeError, pd.errors.ParserError):
+            continue  # not a table, or one no codebook could declare (an infinite value)
         columns = spec["columns"]
         numeric = [
             c for c, d in columns.items() if d["type"] in ("integer", "float") and kept[c].nunique() >= NUMERIC_VALUES

@@ -118,6 +118,8 @@ def test_more_tables_are_drawn_by_the_benchmarks_criteria_and_never_its_own(tmp_
     (tmp_path / "csv" / package).mkdir()
     seattle.to_csv(tmp_path / "csv" / package / f"{name}.csv", index=False)  # the benchmark's own: never drawn
     (tmp_path / "csv" / "a" / "broken.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00 not a table")
+    infinite = seattle.assign(wind=seattle["wind"].where(seattle.index > 0, float("inf")))  # no range declares it
+    infinite.to_csv(tmp_path / "csv" / "a" / "infinite.csv", index=False)
     both = rdatasets.drawn(tmp_path, 5, 66)
     assert sorted(both) == ["a/nyc", "a/seattle"]
     assert rdatasets.drawn(tmp_path, 1, 66) == both[:1] and rdatasets.drawn(tmp_path, 5, 66) == both
