@@ -164,7 +164,7 @@ def shuffled_files(root: Path, seed: int) -> list[Path]:
 def drawn(root: Path, count: int, seed: int) -> list[str]:
     """``count`` tables of the checkout ``root`` that meet the criteria :data:`TABLES` were drawn by (the module
     docstring) and are neither those nor :data:`DOCUMENTED`, in a fixed random order (``seed``): ``PACKAGE/NAME``.
-    Files that do not read as a table, or hold a value no range can declare, are passed over."""
+    Files that do not read as a table, or hold a value no range can declare, are passed over; a file is read only as far as its row criterion needs."""
     seen, found = set(TABLES) | set(DOCUMENTED), []
     for path in shuffled_files(root, seed):
         name = f"{path.parent.name}/{path.stem}"
@@ -173,7 +173,7 @@ def drawn(root: Path, count: int, seed: int) -> list[str]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                kept, spec = declare(pd.read_csv(path, low_memory=False))
+                kept, spec = declare(pd.read_csv(path, low_memory=False, nrows=DRAW_ROWS[1] + 1))  # enough to judge
         except (ArithmeticError, ValueError, TypeError, UnicodeDecodeError, pd.errors.ParserError):
             continue  # not a table, or one no codebook could declare (an infinite value)
         columns = spec["columns"]
