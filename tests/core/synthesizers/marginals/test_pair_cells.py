@@ -5,7 +5,13 @@ import numpy as np
 import pytest
 
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, pair_cells, selection
-from dpsynth_core.synthesizers.marginals.pair_cells import PAIR_CELLS, equal_runs, merged_counts
+from dpsynth_core.synthesizers.marginals.pair_cells import (
+    PAIR_CELLS,
+    equal_runs,
+    heaviest_groups,
+    merged_counts,
+    pair_maps,
+)
 from tests.core.synthesizers.methods_common import adult_small
 
 
@@ -33,16 +39,51 @@ def test_a_small_table_measures_pairs_of_a_range_over_its_merged_bins_and_a_larg
 
     monkeypatch.setattr("dpsynth_core.synthesizers.marginals.synthesizer.merged_counts", spy)
     small = _fit(1000)
-    assert set(small.maps_) == {"age"} and max(small.maps_["age"]) < small.cells_["age"]
+    assert set(small.maps_) == {"age", "education"} and max(small.maps_["age"]) < small.cells_["age"]
     merged = [m for m in small.measured_ if "cells" in m]
     assert merged and all(
-        "age" in m["marginal"] and m["cells"][m["marginal"].index("age")] <= PAIR_CELLS + 1 for m in merged
+        any(c in m["marginal"] and m["cells"][m["marginal"].index(c)] <= PAIR_CELLS + 1 for c in small.maps_)
+        for m in merged
     )
     assert [m.maps is not None for m in small.measurements_].count(True) == len(merged)
     assert seen and all(fine == total for fine, total, _ in seen) and any(flag for *_, flag in seen)
     large = _fit(20_000)
     age_pairs = [m for m in large.measured_ if len(m["marginal"]) == 2 and "age" in m["marginal"]]
     assert any("cells" not in m for m in age_pairs)
+
+
+def test_heaviest_groups_keep_a_heavy_category_alone_and_pool_the_light_ones():
+    """Equal runs of the weights sorted heaviest first: a category over a sixth of the weight is a group of its own,
+    and the light ones share the last group (with what takes the running total past five sixths)."""
+    weights = np.array([3.0, 400, 1, 250, 0, 2, 200, 5, 4, 2, 1, 0, 150])
+    groups = heaviest_groups(weights)
+    assert len(set(groups.tolist())) <= PAIR_CELLS
+    assert groups[1] != groups[3] and sum(groups == groups[1]) == 1 and sum(groups == groups[3]) == 1
+    light = np.flatnonzero(weights < 10)
+    assert len(set(groups[light].tolist())) == 1 and groups[light[0]] not in (groups[1], groups[3])
+
+
+def test_a_pair_merges_its_categories_only_beside_no_merged_range_and_when_the_noise_drowns_its_cells(monkeypatch):
+    """education (16 categories) is mapped at 1,000 records. Beside age, whose bins are merged, it stays whole (a
+    state's latitudes merged by both columns lost airports' geography: 2-way TVD 0.124 to 0.203 at full size); beside
+    another category its groups are used only when a cell holds under ``CATEGORY_SIGNAL`` deviations of the noise."""
+    model = _fit(1000)
+    assert model.zcdp_  # a round's noise parameter is its Gaussian deviation
+    tiny = 1e-6  # a round whose noise is negligible: nothing is merged
+    loud = 1e6  # a round whose noise drowns every cell
+    age = pair_maps(model, ("age", "education"), loud)
+    assert age is not None and age[1] is None and age[0] is model.maps_["age"]
+    assert pair_maps(model, ("education", "sex"), loud)[0] is model.maps_["education"]
+    assert pair_maps(model, ("education", "sex"), tiny) is None
+    monkeypatch.setattr(pair_cells, "CATEGORY_SIGNAL", 0.0)
+    assert pair_maps(model, ("education", "sex"), loud) is None
+    assert pair_maps(model, ("age", "sex"), loud)[0] is model.maps_["age"]
+
+
+def test_without_category_maps_only_ranges_are_merged(monkeypatch):
+    """The ablation (``PAIR_CATEGORIES = False``): the ranges' maps only, as before the sixty-seventh round."""
+    monkeypatch.setattr(pair_cells, "PAIR_CATEGORIES", False)
+    assert set(_fit(1000).maps_) == {"age"}
 
 
 def test_without_maps_every_pair_is_measured_whole(monkeypatch):
