@@ -63,22 +63,48 @@ class _Terminated(KeyboardInterrupt):
 _signalled = []
 
 
+#: How soon a termination that came during a finaliser is raised again (seconds).
+_AGAIN_AFTER = 0.01
+
+
+def _in_finaliser(frame) -> bool:
+    """Whether ``frame`` runs inside a finaliser (a ``__del__``, a weakref's callback, as the garbage collector calls
+    them): Python prints an exception raised there and goes on, so a termination raised there would be lost."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__del__" or code.co_filename.endswith(("weakref.py", "_weakrefset.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _on_sigterm(signum, frame):
+    """Raise :class:`_Terminated` where the run is; inside a finaliser, again a moment later (``SIGALRM``), once
+    the finaliser has returned (a SIGTERM that came while the collector ran a weakref callback was swallowed, and the
+    run went on to write its output)."""
     _signalled.append(signum)
+    if _in_finaliser(frame) and hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _on_sigterm)
+        signal.setitimer(signal.ITIMER_REAL, _AGAIN_AFTER)
+        return
     raise _Terminated()
 
 
 def main(argv=None) -> int:
     try:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        alarm = signal.getsignal(signal.SIGALRM) if hasattr(signal, "setitimer") else None
     except ValueError:  # not the main thread: the caller handles its signals
-        previous = None
+        previous = alarm = None
     _signalled.clear()
     try:
         return _main(argv)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if alarm is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, alarm)
 
 
 #: PySpark warns on import that it "does not yet fully support pandas >= 3.0.0"; the Spark engine exchanges
