@@ -101,9 +101,9 @@ def equal_runs(weights: np.ndarray, extra: int) -> np.ndarray:
 def pair_maps(synth, group: tuple, noise_param: float):
     """The maps ``group`` is measured and scored over in a round of noise ``noise_param`` (None: its own cells): a
     pair holding a mapped column (:func:`range_maps`), not a survey block's, whose usable cells hold fewer records on
-    average than :data:`PAIR_SIGNAL` deviations. A mapped range's pair keeps its other column whole; a pair of
-    categories is merged only below :data:`CATEGORY_SIGNAL` deviations. Public: the maps, the DP record count and
-    the round's noise."""
+    average than :data:`PAIR_SIGNAL` deviations. A mapped range's pair keeps its other column whole; a mapped
+    category beside no mapped range (another category, or a range whose bins stay whole) is merged only below
+    :data:`CATEGORY_SIGNAL` deviations. Public: the maps, the DP record count and the round's noise."""
     maps = synth.maps_
     if len(group) != 2 or group in synth.blocks_.structure or not any(a in maps for a in group):
         return None
