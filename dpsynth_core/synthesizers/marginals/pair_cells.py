@@ -46,28 +46,43 @@ PAIR_CATEGORIES = True
 CATEGORY_SIGNAL = 0.25
 
 
-def range_maps(columns: dict, measurements: list, cells: dict, support: dict) -> dict:
+class ColumnMaps(dict):
+    """Column -> each cell's merged cell (:func:`range_maps`), with ``ranges``: the mapped columns that are ranges
+    (their pairs keep the other column whole), decided once per fit."""
+
+    def __init__(self, maps: dict | None = None, ranges=()):
+        super().__init__(maps or {})
+        self.ranges = frozenset(ranges)
+
+
+def range_maps(columns: dict, measurements: list, cells: dict, support: dict) -> ColumnMaps:
     """Column -> each cell's merged cell, for every range column with more than :data:`PAIR_FROM` bins in
     ``support``: its bins in runs of about equal weight by its pooled noisy 1-way counts (``measurements``, the kept
     ones; at most :data:`PAIR_CELLS` runs), each cell past the range (the missing cell) a merged cell of its own;
     and, with :data:`PAIR_CATEGORIES`, for every other column with more than :data:`PAIR_FROM` cells in ``support``:
     :func:`heaviest_groups` of its pooled counts. Post-processing of noisy counts."""
     if not PAIR_CELLS or len(columns) > selection.BATCH_FROM:  # a wide table's rounds choose in batches: as before
-        return {}
+        return ColumnMaps()
     ordered, _ = range_cells(columns)
     pooled = pooled_counts(cells, measurements)
+
+    def kept(name: str, upto: int | None = None) -> np.ndarray | None:
+        """The column's pooled counts (up to ``upto`` cells) with cells outside the support at 0; None when the
+        column has no pooled counts or keeps no more than :data:`PAIR_FROM` cells."""
+        keep = np.asarray(support.get(name, np.ones(cells[name], dtype=bool)), dtype=bool)[:upto]
+        if name not in pooled or int(np.count_nonzero(keep)) <= PAIR_FROM:
+            return None
+        return np.clip(pooled[name][0][:upto], 0, None) * keep
+
     out = {}
     for name, k in ordered.items():
-        keep = np.asarray(support.get(name, np.ones(cells[name], dtype=bool)), dtype=bool)
-        if name not in pooled or int(np.count_nonzero(keep[:k])) <= PAIR_FROM:
-            continue
-        out[name] = equal_runs(np.clip(pooled[name][0][:k], 0, None) * keep[:k], cells[name] - k)
+        if (weights := kept(name, k)) is not None:
+            out[name] = equal_runs(weights, cells[name] - k)
+    ranges = set(out)
     for name in cells if PAIR_CATEGORIES else ():
-        keep = np.asarray(support.get(name, np.ones(cells[name], dtype=bool)), dtype=bool)
-        if name in ordered or name not in pooled or int(np.count_nonzero(keep)) <= PAIR_FROM:
-            continue
-        out[name] = heaviest_groups(np.clip(pooled[name][0], 0, None) * keep)
-    return out
+        if name not in ordered and (weights := kept(name)) is not None:
+            out[name] = heaviest_groups(weights)
+    return ColumnMaps(out, ranges)
 
 
 def heaviest_groups(weights: np.ndarray) -> np.ndarray:
@@ -112,9 +127,8 @@ def pair_maps(synth, group: tuple, noise_param: float):
     per_cell = synth.total_ / max(cells, 1)
     if PAIR_SIGNAL and per_cell >= PAIR_SIGNAL * deviation:
         return None
-    ranges = range_cells(synth.columns_)[0]
-    if any(a in ranges and a in maps for a in group):  # a range merged: its pair keeps the categories whole
-        return tuple(maps.get(a) if a in ranges else None for a in group)
+    if any(a in maps.ranges for a in group):  # a range merged: its pair keeps the categories whole
+        return tuple(maps.get(a) if a in maps.ranges else None for a in group)
     if per_cell >= CATEGORY_SIGNAL * deviation:
         return None
     return tuple(maps.get(a) for a in group)
