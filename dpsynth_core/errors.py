@@ -32,7 +32,12 @@ class DPSynthError(ValueError):
 
 def _grouped(problems: list) -> list:
     """``problems`` with those that say the same of several columns (``column 'a': ...``) said once, naming the
-    columns (``columns 'a', 'b': ...``), in the order each was first found."""
+    columns (``columns 'a', 'b', each: ...``: the message speaks of one column, "its values", "drop the column"), in
+    the order each was first found.
+
+    >>> _grouped(["column 'a': its values are not declared", "column 'b': its values are not declared", "x"])
+    ["columns 'a', 'b', each: its values are not declared", 'x']
+    """
     said: dict = {}
     for problem in problems:
         name, sep, rest = problem.partition("': ")
@@ -43,7 +48,7 @@ def _grouped(problems: list) -> list:
         if names[0] is None or len(names) == 1:
             out.extend([key] * len(names) if names[0] is None else [f"column '{names[0]}': {key}"])
         else:
-            out.append("columns " + ", ".join(f"'{n}'" for n in names) + f": {key}")
+            out.append("columns " + ", ".join(f"'{n}'" for n in names) + f", each: {key}")
     return out
 
 

@@ -262,7 +262,9 @@ def test_the_same_problem_in_several_columns_is_said_once_naming_them():
     with pytest.raises(DomainError) as caught:
         started.validate()
     message = str(caught.value)
-    assert message.count("its possible values are not declared yet") == 1
+    assert (
+        message.count("its possible values are not declared yet") == 1 and "'c9', each: its possible values" in message
+    )
     assert message.startswith("1") and "columns 'c0', 'c1', 'c2'" in message and "column 'n'" in message
     assert len(caught.value.problems) >= 11
 
