@@ -72,11 +72,13 @@ def _widget(place, prefix: str, kind, key, spec: dict):
     common = dict(help=key.help, key=None)
     if key.widget in ("whole", "number"):
         common["key"] = _init(prefix, key.name, declared)
+        # the stepper's top, widened to a loaded declaration's value that the schema allows (letters up to 60)
+        high = key.high if key.high is None or not isinstance(declared, (int, float)) else max(key.high, declared)
         return place.number_input(
             key.label,
             value=None,
             min_value=key.low,
-            max_value=key.high,
+            max_value=high,
             step=key.step,
             placeholder=key.placeholder,
             **common,

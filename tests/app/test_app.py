@@ -1174,6 +1174,23 @@ def _load_declaration(at: AppTest, spec, name: str = "d.json") -> AppTest:
     return at
 
 
+def test_a_loaded_declaration_keeps_numbers_above_the_pages_steppers_that_the_schema_allows():
+    """The Domain page's steppers stop at 40 letters, 30 digits and 10,000 bins, the schema at 100, 100 and 2,000,000:
+    a declaration loaded with letters up to 60 (a pollster's name), a 35-digit code and 20,000 bins kept each of them
+    (the page had dropped them, and then asked for a length, found by the Rdatasets hunt)."""
+    raw = b"pollster,code,amount\nABC News,12345,5.5\nGallup,67890,7.25\n"
+    spec = {
+        "columns": {
+            "pollster": {"type": "text", "generator": "letters", "max_length": 60, "alphabet": "ABCNGalupews "},
+            "code": {"type": "text", "generator": "digits", "length": 35},
+            "amount": {"type": "float", "min": 0.0, "max": 100_000.0, "bins": 20_000},
+        }
+    }
+    at = _load_declaration(_upload(_app().run(), "polls.csv", raw), spec)
+    assert at.session_state["declaration"]["columns"] == spec["columns"], [e.value for e in at.error]
+    assert any("All 3 columns are declared" in s.value for s in at.success), [e.value for e in at.error]
+
+
 def test_a_table_schema_loaded_on_the_domain_page_starts_the_declaration():
     """A portal's Frictionless Table Schema for the penguins table, loaded as a declaration file: every column
     declared from it (public metadata, no value read), and the Preview can draw."""
