@@ -84,8 +84,11 @@ class CategoricalDomain(ColumnDomain):
         if not self.values:
             return [f"column '{self.name}': a categorical domain needs at least one value"]
         out = []
-        if len(set(map(str, self.values))) != len(self.values):
-            out.append(f"column '{self.name}': the declared values contain duplicates")
+        texts = [str(v) for v in self.values]
+        if len(set(texts)) != len(texts):  # named (a list pasted twice, or two values the page read alike)
+            found, counts = np.unique(np.asarray(texts, dtype=object), return_counts=True)
+            twice = ", ".join(repr(v) for v in found[counts > 1][:3])
+            out.append(f"column '{self.name}': the declared values contain duplicates: {twice}")
         if self.other is not None and self.other not in self.values:
             out.append(f"column '{self.name}': 'other' ({self.other!r}) must be one of the declared values")
         return out + self._too_many_bins(len(self.values))

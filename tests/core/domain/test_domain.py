@@ -381,3 +381,17 @@ def test_a_person_column_declared_as_kept_is_refused_never_silently_dropped():
     kept = next(iter(domain.kept))  # declared with a kind, so it would be released
     with pytest.raises(DomainError, match=f"the person column '{kept}' is declared as a kept column"):
         domain.with_person_bound(kept, 3).validate()
+
+
+def test_duplicate_categories_are_named():
+    """A list pasted twice, or values that differ only by the spaces around them (which the Domain page reads
+    alike): the refusal names the repeated values, not only that some are."""
+    from dpsynth_core.domain.column import CategoricalDomain
+
+    assert CategoricalDomain(name="t", values=("a", "b", "a", "c", "c", "c")).problems() == [
+        "column 't': the declared values contain duplicates: 'a', 'c'"
+    ]
+    assert CategoricalDomain(name="t", values=(1, "1", 2)).problems() == [
+        "column 't': the declared values contain duplicates: '1'"
+    ]
+    assert CategoricalDomain(name="t", values=("a", "a ")).problems() == []  # declared apart, the library keeps both
