@@ -16,7 +16,7 @@ RUNNABLE = [m for m in MODULES if m != "benchmarks.common"]
 
 
 def test_every_group_holds_benchmarks_and_no_script_edits_the_path():
-    assert {m.split(".")[1] for m in RUNNABLE} == {"speed", "large", "quality", "peers", "tools"}
+    assert {m.split(".")[1] for m in RUNNABLE} == {"speed", "large", "quality", "peers", "tools", "robustness"}
     for path in FOLDER.rglob("*.py"):
         text = path.read_text()
         assert "sys.path" not in text, path

@@ -1,0 +1,451 @@
+"""Unseen tables through the three doors: tables of a checkout of Rdatasets that nobody tuned on, declared as a
+non-expert would, released through the library, the command line and the app. Not a test: a hunt for crashes,
+refusals longer than one line, released values outside the declaration, and slow releases.
+
+    git clone --depth 1 https://github.com/vincentarelbundock/Rdatasets /tmp/Rdatasets
+    python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --seed 69 --count 40                  # 7 methods: 7 min
+    python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors cli --seed 70 --count 25      # 4 min
+    python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors app --seed 71 --count 40      # 3 min
+
+The tables are drawn at ``--seed`` from every CSV of the checkout with 30 to 60,000 rows and 3 to 40 columns (a new
+seed draws tables nobody has looked at). Each is declared by :func:`declare_loosely`, which stands in for a publisher
+who read the documentation and declared generously, as the app invites: ranges rounded outward from the data
+(:func:`benchmarks.quality.rdatasets.documented_range`), three in ten of them ten times wider; a small whole-number
+column half the time as codes, some with a code no record holds; text of at most 30 values as categories, some with
+an "Unknown" no record holds; ISO dates by decades; any other text as free text with a generator chosen at random
+(some of them too large to declare, which must be refused in one line); ``missing`` sometimes declared, and R's
+``NA`` sometimes declared a missing marker. The harness reads the data to write these (no publisher's tool does).
+
+The doors, each release at epsilon 1:
+
+* ``library``: :func:`dpsynth_core.synthesize` on the table read from its CSV text, every method (``--methods``);
+  every released value is checked against the declaration (:func:`outside_declaration`: numbers in range, whole
+  numbers whole, categories declared, dates in range, no missing cell where none is declared);
+* ``cli``: ``python -m dpsynth_core`` as a publisher runs it on the table's CSV file (``NA`` as R writes it):
+  ``declare``, ``check-declaration``, ``synth`` (a method at random, into a workspace's ledger, with its card, HTML
+  card and rerun script), ``report`` (epsilon 0.1, recorded), ``compare``, every third table its rerun script, and
+  ``ledger``; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
+* ``app``: Streamlit's ``AppTest`` on ``app.py``: the table uploaded as a CSV, a workbook, a Parquet or a Stata file,
+  the declaration loaded on the Domain page (and kept as written), the Privacy page, the Preview's draw (a method at
+  random) and its four tabs, and the Release page with its downloads.
+
+Results: one JSON line per run (door, table, method, status, message, seconds, values outside) in
+``benchmarks/results/unseen.jsonl``, and a summary per door. A status is ``ok``, ``refused`` (in one line),
+``crash``, or ``changed``: the app kept a loaded declaration otherwise than it was written. Figures in
+docs/benchmarks/robustness.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.common import ROOT, results_file
+from benchmarks.quality.rdatasets import documented_range, shuffled_files, without_row_names
+
+METHODS = ("marginals", "cathist", "copula", "bayesnet", "dirichlet", "deniability", "microagg")
+#: The free-text generators a publisher may pick for a text column with many values.
+GENERATORS = ("letters", "any", "word_pair", "english_word")
+#: Rows and columns of the tables drawn.
+ROWS = (30, 60_000)
+COLUMNS = (3, 40)
+#: A release slower than this is listed.
+SLOW_SECONDS = 20.0
+
+
+def declare_loosely(frame: pd.DataFrame, rng: random.Random) -> dict:
+    """A non-expert's declaration of ``frame`` (the module docstring says what it does; ``rng`` its choices)."""
+    columns = {}
+    for name in frame.columns:
+        values = frame[name]
+        present = values.dropna()
+        if len(present) == 0:
+            columns[name] = {"type": "drop"}
+            continue
+        if pd.api.types.is_bool_dtype(values):
+            columns[name] = {"type": "categorical", "values": ["False", "True"]}
+        elif pd.api.types.is_numeric_dtype(values):
+            columns[name] = _number(present.astype(float), rng)
+        else:
+            columns[name] = _text(present.astype(str), rng)
+        if columns[name]["type"] in ("integer", "float") and rng.random() < 0.3:
+            columns[name]["missing"] = bool(values.isna().any())
+    out = {"columns": columns}
+    if rng.random() < 0.5:
+        out["missing_values"] = {"markers": ["NA"]}
+    return out
+
+
+def _number(present: pd.Series, rng: random.Random) -> dict:
+    if not np.isfinite(present).all():
+        return {"type": "drop"}
+    whole = bool((present == present.round()).all())
+    low, high = documented_range(float(present.min()), float(present.max()))
+    if rng.random() < 0.3:
+        high = low + 10 * (high - low)
+    if whole and present.nunique() <= 6 and rng.random() < 0.5:
+        codes = sorted(int(v) for v in present.unique())
+        return {"type": "categorical", "values": codes + ([codes[-1] + 1] if rng.random() < 0.3 else [])}
+    if whole:
+        return {"type": "integer", "min": int(low), "max": int(high)}
+    column = {"type": "float", "min": float(low), "max": float(high)}
+    if rng.random() < 0.3:
+        column["decimals"] = 2
+    return column
+
+
+def _text(present: pd.Series, rng: random.Random) -> dict:
+    if present.nunique() <= 30:
+        values = sorted(present.unique().tolist())
+        return {"type": "categorical", "values": values + (["Unknown"] if rng.random() < 0.3 else [])}
+    dates = pd.to_datetime(present, errors="coerce", format="ISO8601")
+    if dates.notna().mean() > 0.95 and dates.min().year >= 1700:
+        first, last = int(dates.min().year) // 10 * 10, (int(dates.max().year) // 10 + 1) * 10
+        return {"type": "date", "min": f"{first}-01-01", "max": f"{min(last, 2200)}-12-31"}
+    generator = rng.choice(GENERATORS)
+    if generator == "letters":
+        alphabet = "".join(sorted(set("".join(present.head(200)))))[:80] or "abc"
+        return {
+            "type": "text",
+            "generator": "letters",
+            "max_length": int(min(60, present.str.len().max() + 5)),
+            "alphabet": alphabet,
+        }
+    if generator == "any":
+        return {"type": "text", "generator": "any", "size": 10 ** rng.randint(2, 5)}
+    return {"type": "text", "generator": generator}
+
+
+def outside_declaration(data: pd.DataFrame, spec: dict) -> list[str]:
+    """What of a released ``data`` lies outside its declaration ``spec``: one line per column (empty: nothing)."""
+    found = []
+    for name, column in spec["columns"].items():
+        kind = column["type"]
+        if kind == "drop":
+            continue
+        if name not in data.columns:
+            found.append(f"{name}: column missing")
+            continue
+        cells = data[name]
+        filled = cells[cells.notna() & (cells.astype(str) != "")]
+        if kind in ("integer", "float"):
+            numbers = pd.to_numeric(filled, errors="coerce")
+            if numbers.isna().any():
+                found.append(f"{name}: not a number")
+            numbers = numbers.dropna()
+            if len(numbers) and (numbers.min() < column["min"] - 1e-9 or numbers.max() > column["max"] + 1e-9):
+                found.append(
+                    f"{name}: {numbers.min():g} to {numbers.max():g} outside {column['min']} to {column['max']}"
+                )
+            if kind == "integer" and (numbers != numbers.round()).any():
+                found.append(f"{name}: not whole")
+        elif kind == "categorical":
+            undeclared = set(filled.astype(str)) - {str(v) for v in column["values"]}
+            if undeclared:
+                found.append(f"{name}: undeclared {sorted(undeclared)[:3]}")
+        elif kind == "date":
+            dates = pd.to_datetime(filled, errors="coerce")
+            if dates.isna().any() or (
+                len(dates) and (dates.min() < pd.Timestamp(column["min"]) or dates.max() > pd.Timestamp(column["max"]))
+            ):
+                found.append(f"{name}: a date unread or outside {column['min']} to {column['max']}")
+        if column.get("missing") is False and len(filled) < len(cells):
+            found.append(f"{name}: missing cells where none are declared")
+    return found
+
+
+def tables(root: Path, seed: int, count: int):
+    """``count`` tables of the checkout ``root`` drawn at ``seed``: (``PACKAGE/NAME``, frame, declaration)."""
+    rng = random.Random(seed)
+    drawn = 0
+    for path in shuffled_files(root, seed):
+        if drawn >= count:
+            return
+        try:
+            frame = without_row_names(pd.read_csv(path, low_memory=False, nrows=ROWS[1] + 1))
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+            continue
+        if not (ROWS[0] <= len(frame) <= ROWS[1] and COLUMNS[0] <= frame.shape[1] <= COLUMNS[1]):
+            continue
+        spec = declare_loosely(frame, random.Random(rng.randrange(1 << 30)))
+        if sum(c["type"] != "drop" for c in spec["columns"].values()) < 2:
+            continue
+        drawn += 1
+        yield f"{path.parent.name}/{path.stem}", frame, spec
+
+
+def library_door(name: str, frame: pd.DataFrame, spec: dict, methods, rng: random.Random) -> list[dict]:
+    """Every method of ``methods`` on the table read from its CSV text, as an upload is."""
+    from dpsynth_core import synthesize
+    from dpsynth_core.errors import DPSynthError
+
+    text = frame.to_csv(index=False, na_rep="NA")
+    out = []
+    for method in methods:
+        start, outside, message = time.perf_counter(), [], ""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cells = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+                release = synthesize(cells, spec, 1.0, method=method, random_state=rng.randrange(1 << 30))
+            status, outside = "ok", outside_declaration(_as_missing(release.data, spec), spec)
+        except DPSynthError as refused:
+            status, message = "refused", str(refused)
+        except Exception as error:  # noqa: BLE001 - what the hunt is for
+            status, message = "crash", f"{type(error).__name__}: {error}"
+        out.append(_record("library", name, frame, method, status, message, start, outside))
+    return out
+
+
+def _as_missing(data: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """A release with the declared missing markers read as missing (the check compares cells, not spellings)."""
+    markers = spec.get("missing_values", {}).get("markers", [])
+    return data.replace(markers, np.nan) if markers else data
+
+
+def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: int, rng: random.Random) -> list[dict]:
+    """The command line's commands on the table's CSV file, as a publisher runs them (the module docstring)."""
+    stem = f"t{index}"
+    frame.to_csv(folder / f"{stem}.csv", index=False, na_rep="NA")
+    (folder / f"{stem}.json").write_text(json.dumps(spec))
+    method = rng.choice(("marginals", "marginals", "cathist", "bayesnet", "copula"))
+    data, domain = [f"{stem}.csv"], ["--domain", f"{stem}.json"]
+    stored = f"--workspace ws --dataset {stem} --out {stem}.syn.csv --card {stem}.card.json"
+    written = f"--card-html {stem}.card.html --rerun-script {stem}.rerun.py"
+    report = f"--workspace ws --epsilon 0.1 --out {stem}.report.html --card {stem}.card.json"
+    steps = [
+        ("declare", ["declare", *data, "--out", f"{stem}.start.json"]),
+        ("check-declaration", ["check-declaration", *data, *domain]),
+        ("synth", ["synth", *data, *domain, "--method", method, "--epsilon", "1", *stored.split(), *written.split()]),
+        ("report", ["report", *data, f"{stem}.syn.csv", *domain, *report.split()]),
+        ("compare", ["compare", *data, f"{stem}.syn.csv", *domain, "--json", f"{stem}.compare.json"]),
+    ]
+    steps.append(("ledger", ["ledger", "--workspace", "ws"]))
+    if index % 3 == 0:  # the rerun script the card came with, run as an auditor would
+        steps.append(
+            ("rerun", [f"{stem}.rerun.py", *data, *f"--declaration {stem}.json --out {stem}.again.csv".split()])
+        )
+    out = []
+    for step, argv in steps:
+        start = time.perf_counter()
+        command = [sys.executable, *argv] if step == "rerun" else [sys.executable, "-m", "dpsynth_core", *argv]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=_library_env())
+        status, message = cli_outcome(done.returncode, done.stderr)
+        outside = []
+        if step == "synth" and status == "ok":
+            released = pd.read_csv(folder / f"{stem}.syn.csv", dtype=str, keep_default_na=False)
+            outside = outside_declaration(_as_missing(released, spec).replace("", np.nan), spec)
+        out.append(
+            _record(
+                "cli", name, frame, f"{step}:{method}" if step == "synth" else step, status, message, start, outside
+            )
+        )
+        if step == "synth" and status != "ok":
+            break
+    return out
+
+
+def cli_outcome(returncode: int, stderr: str) -> tuple[str, str]:
+    """A command's status and message: ``crash`` for a traceback, an exit status other than 0 (done) and 2 (refused),
+    or a refusal that does not say ``error:`` (or a run that does); else ``refused`` with its ``error:`` line, or
+    ``ok``."""
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    if "Traceback" in stderr or returncode not in (0, 2) or (returncode == 2) != bool(errors):
+        return "crash", stderr[-2000:]
+    return ("refused" if returncode == 2 else "ok"), " ".join(errors)
+
+
+def _library_env() -> dict:
+    """The environment a command runs in: this checkout's library importable from any folder."""
+    return {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+#: The upload kinds of the app door, and how a table is written as each.
+UPLOADS = ("csv", "csv", "xlsx", "parquet", "dta")
+
+
+def _upload_bytes(frame: pd.DataFrame, kind: str) -> bytes:
+    if kind == "csv":
+        return frame.to_csv(index=False, na_rep="NA").encode()
+    buffer = io.BytesIO()
+    if kind == "xlsx":
+        frame.to_excel(buffer, index=False)
+    elif kind == "parquet":
+        frame.to_parquet(buffer, index=False)
+    else:
+        import pyreadstat
+
+        typed = frame.copy()
+        for column in typed.columns:
+            if typed[column].dtype == object:
+                typed[column] = typed[column].astype(str).where(typed[column].notna(), "")
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "table.dta"
+            pyreadstat.write_dta(typed, str(path))
+            return path.read_bytes()
+    return buffer.getvalue()
+
+
+def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> list[dict]:
+    """The app's walk in ``AppTest`` (the module docstring): upload, declaration, Privacy, Preview, Release."""
+    from streamlit.testing.v1 import AppTest
+
+    kind = rng.choice(UPLOADS)
+    method = rng.choice(("marginals", "marginals", "cathist", "bayesnet", "copula", "dirichlet"))
+    if kind == "dta":  # Stata names: letters, digits and underscores, at most 32
+        renamed = {c: "".join(ch if ch.isalnum() else "_" for ch in str(c))[:32] for c in frame.columns}
+        frame = frame.rename(columns=renamed)
+        spec = {**spec, "columns": {renamed[c]: d for c, d in spec["columns"].items()}}
+    start, stage, message, status = time.perf_counter(), "upload", "", "ok"
+    try:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+        at = _page(at, "app_pages/1_Data.py")
+        at.radio(key="data_source_choice").set_value("My own file").run()
+        try:
+            raw = _upload_bytes(frame, kind)
+        except Exception:  # noqa: BLE001 - the writer's limit (a control character in a workbook), not the app's
+            kind, raw = "csv", _upload_bytes(frame, "csv")
+        at.file_uploader(key="data_upload").upload(f"table.{kind}", raw, "text/csv").run()
+        stage = "declaration"
+        at = _page(at, "app_pages/2_Domain.py")
+        at.file_uploader(key="domain_load").upload("declaration.json", json.dumps(spec).encode(), "application/json")
+        at = _ran(at.run())
+        kept = at.session_state["declaration"]["columns"]
+        changed = [c for c, d in spec["columns"].items() if _as_kept(kept.get(c) or {}) != _as_kept(d)]
+        if changed:  # the page kept the declaration as loaded, or said why not
+            status, message = "changed", f"the loaded declaration changed on the Domain page: columns {changed[:5]}"
+        stage = "privacy"
+        at = _page(at, "app_pages/3_Privacy.py")
+        at.session_state["method"] = method
+        stage = "preview"
+        at = _page(at, "app_pages/4_Preview.py")
+        if status == "changed":
+            pass
+        elif not any(b.key == "preview_generate" for b in at.button):
+            status, message = "refused", " ".join(e.value for e in at.error)
+        else:
+            at = _ran(at.button(key="preview_generate").click().run())
+            if not any("Synthetic table ready" in s.value for s in at.success):
+                status, message = "refused", " ".join(e.value for e in at.error)
+            else:
+                for tab in ("Fidelity", "Marginal distances", "Distinguishing game", "One column"):
+                    stage = tab
+                    at.session_state["preview_tab"] = tab
+                    at = _ran(at.run())
+                stage = "release"
+                at = _page(at, "app_pages/5_Release.py")
+                message = f"{len(at.download_button)} downloads"
+    except Exception as error:  # noqa: BLE001 - what the hunt is for
+        status, message = "crash", f"at {stage}: {type(error).__name__}: {error}"
+    return [_record("app", name, frame, f"{kind}:{method}", status, message, start, [])]
+
+
+def _as_kept(column: dict) -> dict:
+    """A column's declaration as the Domain page keeps it: ``missing`` left out where it is the default (true), and
+    categories without the spaces around them (cells are read so)."""
+    out = {k: v for k, v in column.items() if not (k == "missing" and v is True)}
+    if "values" in out:
+        out["values"] = [v.strip() if isinstance(v, str) else v for v in out["values"]]
+    return out
+
+
+def _page(at, path: str):
+    at.switch_page(path)
+    return _ran(at.run())
+
+
+def _ran(at):
+    if at.exception:
+        raise RuntimeError("; ".join(e.value for e in at.exception))
+    return at
+
+
+def _record(door, name, frame, what, status, message, start, outside) -> dict:
+    return {
+        "door": door,
+        "table": name,
+        "rows": int(frame.shape[0]),
+        "columns": int(frame.shape[1]),
+        "what": what,
+        "status": status,
+        "message": message[:2000],
+        "seconds": round(time.perf_counter() - start, 2),
+        "outside": outside,
+    }
+
+
+def summary(records: list[dict]) -> pd.DataFrame:
+    """Per door: runs, released, refused in one line, crashes, releases with a value outside the declaration, and
+    the slowest run's seconds."""
+    found = pd.DataFrame(records)
+    if found.empty:
+        return found
+    found["outside_any"] = found["outside"].map(bool)
+    grouped = found.groupby("door", sort=False)
+    return pd.DataFrame(
+        {
+            "tables": grouped["table"].nunique(),
+            "runs": grouped.size(),
+            "ok": grouped["status"].apply(lambda s: int((s == "ok").sum())),
+            "refused": grouped["status"].apply(lambda s: int((s == "refused").sum())),
+            "crash": grouped["status"].apply(lambda s: int((s == "crash").sum())),
+            "changed": grouped["status"].apply(lambda s: int((s == "changed").sum())),
+            "outside": grouped["outside_any"].sum().astype(int),
+            "slowest_s": grouped["seconds"].max(),
+        }
+    )
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets")
+    parser.add_argument("--seed", type=int, default=69, help="which tables are drawn (a new seed: unseen ones)")
+    parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--doors", nargs="+", default=["library", "cli", "app"], choices=["library", "cli", "app"])
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), help="the library door's methods")
+    parser.add_argument("--out", default="unseen", help="results file name under benchmarks/results (replaced)")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    records = []
+    with tempfile.TemporaryDirectory(prefix="unseen") as scratch, results_file(args.out) as out:
+        folder = Path(scratch)
+        os.environ["DPSYNTH_WORKSPACE"] = str(folder / "app-workspace")  # the app door's, never the user's
+        for index, (name, frame, spec) in enumerate(tables(args.root, args.seed, args.count), start=1):
+            found = []
+            if "library" in args.doors:
+                found += library_door(name, frame, spec, args.methods, rng)
+            if "cli" in args.doors:
+                found += cli_door(folder, name, frame, spec, index, rng)
+            if "app" in args.doors:
+                found += app_door(name, frame, spec, rng)
+            for record in found:
+                out.write(json.dumps(record) + "\n")
+                flag = "" if record["status"] == "ok" and not record["outside"] else f" {record['status'].upper()}"
+                print(
+                    f"{record['door']:8s} {name:42s} {record['rows']:6d}x{record['columns']:<3d} "
+                    f"{record['what']:22s} {record['seconds']:6.1f}s{flag} {record['message'][:120]} "
+                    f"{'; '.join(record['outside'])}",
+                    flush=True,
+                )
+            records += found
+    table = summary(records)
+    print(table.to_string())
+    slow = [r for r in records if r["seconds"] > SLOW_SECONDS]
+    print("slow:", [(r["door"], r["table"], r["what"], r["seconds"]) for r in slow])
+    return table
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""benchmarks.robustness.unseen: a non-expert's declaration that the real table fits, a check that finds what a
+release puts outside it, and the three doors run on a checkout laid out as Rdatasets' (the repository's copy of
+palmerpenguins' table, with Rdatasets' row names), a crash counted as one."""
+
+import json
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchmarks import common
+from benchmarks.common import DATASETS
+from benchmarks.robustness import unseen
+from dpsynth_core.domain import TableDomain
+
+
+def _table(rows: int = 120) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, rows),
+            "kids": rng.integers(0, 4, rows),
+            "share": rng.random(rows).round(3),
+            "town": rng.choice(["Leeds", "York", "Hull"], rows),
+            "name": [f"person{i}" for i in range(rows)],  # many values: free text
+            "day": pd.date_range("1994-03-01", periods=rows, freq="7D").strftime("%Y-%m-%d"),
+            "smoker": rng.random(rows) < 0.3,
+            "empty": [np.nan] * rows,
+        }
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_loose_declaration_is_valid_and_the_real_table_lies_inside_it(seed):
+    frame = _table()
+    spec = unseen.declare_loosely(frame, random.Random(seed))
+    TableDomain.from_json(spec)
+    columns = spec["columns"]
+    assert columns["empty"] == {"type": "drop"} and columns["day"]["type"] == "date"
+    assert columns["name"]["type"] == "text" and columns["smoker"]["values"] == ["False", "True"]
+    assert columns["age"]["min"] <= 18 and columns["age"]["max"] >= 89
+    assert unseen.outside_declaration(frame.assign(smoker=frame["smoker"].astype(str)), spec) == []
+
+
+def test_the_check_names_every_value_outside_the_declaration():
+    spec = {
+        "columns": {
+            "age": {"type": "integer", "min": 0, "max": 100, "missing": False},
+            "share": {"type": "float", "min": 0.0, "max": 1.0},
+            "town": {"type": "categorical", "values": ["Leeds", "York"]},
+            "day": {"type": "date", "min": "1990-01-01", "max": "1999-12-31"},
+            "gone": {"type": "drop"},
+        }
+    }
+    fits = pd.DataFrame({"age": [3, 40], "share": [0.5, np.nan], "town": ["York", None], "day": ["1994-01-02", None]})
+    assert unseen.outside_declaration(fits, spec) == []
+    broken = pd.DataFrame(
+        {"age": [3.5, np.nan], "share": [1.5, 0], "town": ["Hull", "York"], "day": ["2004-01-02", None]}
+    )
+    found = unseen.outside_declaration(broken, spec)
+    assert [line.split(":")[0] for line in found] == ["age", "age", "share", "town", "day"], found
+    assert "missing cells where none are declared" in found[1]
+
+
+def _checkout(tmp_path):
+    folder = tmp_path / "csv" / "palmerpenguins"
+    folder.mkdir(parents=True)
+    table = pd.read_csv(DATASETS / "penguins.csv")
+    table.insert(0, "rownames", range(1, len(table) + 1))
+    table.to_csv(folder / "penguins.csv", index=False)
+    return tmp_path
+
+
+def test_every_door_runs_on_a_checkout_and_writes_one_line_per_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(common, "RESULTS", tmp_path / "results")
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "workspace"))
+    argv = ["--root", str(_checkout(tmp_path)), "--seed", "3", "--count", "1", "--methods", "marginals", "cathist"]
+    table = unseen.main(argv + ["--doors", "library", "app", "--out", "try"])  # the command line's: below
+    assert list(table.index) == ["library", "app"]
+    assert (table["crash"] == 0).all() and (table["outside"] == 0).all() and (table["ok"] >= 1).all(), table
+    lines = [json.loads(line) for line in (tmp_path / "results" / "try.jsonl").read_text().splitlines()]
+    assert len(lines) == table["runs"].sum() and {r["table"] for r in lines} == {"palmerpenguins/penguins"}
+    assert [r["what"] for r in lines if r["door"] == "library"] == ["marginals", "cathist"]
+    assert [r["what"].split(":")[1] for r in lines if r["door"] == "app"] != []  # the upload kind, the method
+
+
+def test_a_command_is_a_crash_unless_it_ends_or_refuses_in_one_error_line():
+    assert unseen.cli_outcome(0, "note: 3 column(s) still need their values") == ("ok", "")
+    refused = unseen.cli_outcome(2, "For you only...\nerror: 1 column(s) do not fit")
+    assert refused == ("refused", "error: 1 column(s) do not fit")
+    assert unseen.cli_outcome(1, "Traceback (most recent call last):\n  KeyError: 'age'")[0] == "crash"
+    assert unseen.cli_outcome(1, "")[0] == "crash"  # an exit status no command gives
+    assert unseen.cli_outcome(2, "something went wrong")[0] == "crash"  # a refusal that does not say error:
+    assert unseen.cli_outcome(0, "error: but it went on")[0] == "crash"
+
+
+def test_a_crash_and_a_value_outside_are_counted(tmp_path, monkeypatch):
+    """The hunt can fail: a library that raises something other than a one-line refusal is a crash, and one that
+    releases a value outside the declaration is listed."""
+    import dpsynth_core
+
+    frame = _table(60).drop(columns=["empty"])
+    spec = unseen.declare_loosely(frame, random.Random(1))
+
+    def broken(*args, **kwargs):
+        raise KeyError("age")
+
+    monkeypatch.setattr(dpsynth_core, "synthesize", broken)
+    crashed = unseen.library_door("t", frame, spec, ["marginals"], random.Random(0))
+    assert crashed[0]["status"] == "crash" and "KeyError" in crashed[0]["message"]
+
+    class Loose:
+        data = frame.assign(age=frame["age"] + 1000, smoker=frame["smoker"].astype(str))
+
+    monkeypatch.setattr(dpsynth_core, "synthesize", lambda *a, **k: Loose())
+    loose = unseen.library_door("t", frame, spec, ["marginals"], random.Random(0))
+    assert loose[0]["status"] == "ok" and [line.split(":")[0] for line in loose[0]["outside"]] == ["age"]
+    assert unseen.summary(crashed + loose)[["crash", "outside"]].iloc[0].tolist() == [1, 1]
+
+
+def test_a_declaration_kept_as_loaded_is_compared_as_the_domain_page_keeps_it():
+    """The page leaves out ``missing: true`` (the default) and reads categories without the spaces around them;
+    anything else it drops or changes is a change the app door reports."""
+    loaded = {"type": "categorical", "values": [" Male", "Female "], "missing": True}
+    assert unseen._as_kept(loaded) == unseen._as_kept({"type": "categorical", "values": ["Male", "Female"]})
+    letters = {"type": "text", "generator": "letters", "max_length": 60, "alphabet": "ab"}
+    assert unseen._as_kept({k: v for k, v in letters.items() if k != "max_length"}) != unseen._as_kept(letters)
+    assert unseen._as_kept({"type": "float", "min": 0, "max": 1, "missing": False}) != unseen._as_kept(
+        {"type": "float", "min": 0, "max": 1}
+    )
