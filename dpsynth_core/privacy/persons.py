@@ -182,6 +182,13 @@ class RowsPerPerson:
         """Typical error, in rows, of :meth:`rows_before` (the noise's standard deviation over the weighted sum)."""
         return self._count_std() * math.sqrt(float(np.sum(self._rows() ** 2)))
 
+    def tells_rows(self) -> bool:
+        """Whether :meth:`rows_before` stands clear of its noise (at least three typical errors): else the counts say
+        nothing of how the rows lie over persons, and no bound is suggested from them (statsmodels' Grunfeld, 10 firms
+        of 20 rows, at epsilon 0.1: "about 109 firms hold at least 1,317 rows, give or take 547", and a bound of 13
+        "would keep about 90% of the rows", where it keeps 65%; found by the Rdatasets hunt)."""
+        return self.rows_before() >= 3 * self.typical_error()
+
     def dropped_error(self, max_rows: int) -> float:
         """Typical error, in rows, of :meth:`dropped` (each count's noise weighs the rows it holds past the bound)."""
         past = np.maximum(self._rows() - max_rows, 0)
@@ -242,13 +249,18 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
         f"About {check.persons():,.0f} {name}s hold at least {before:,.0f} rows (give or take {error:,.0f}; "
         f"estimated with ε = {check.epsilon:g}, recorded in the ledger)."
     )
+    told, trade = check.tells_rows(), BOUND_TRADE.format(name=name)
     consider = (
         f"A bound of {more} rows per {name} would keep about {100 * keep:.0f}% of the rows"
         + (" or fewer" if check.past_cap(suggested) else "")
         + ", by these noisy counts"
+        if told
+        else f"At ε = {check.epsilon:g} these counts cannot tell how the rows lie over {name}s (their noise is a third "
+        "or more of the rows they find), so they suggest no bound: a check with a larger ε, on its own budget, could"
     )
     if max_rows is None:
-        return [counted, consider + f" (as uncertain as the rows above). {BOUND_TRADE.format(name=name)}"]
+        hedge = " (as uncertain as the rows above)" if told else ""
+        return [counted, consider + f"{hedge}. {trade}"]
     dropped = check.dropped(max_rows)
     share = dropped / before if before > 0 else 0.0
     rows = "1 row" if max_rows == 1 else f"{max_rows:,} rows"
@@ -270,7 +282,9 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
         f"Keeping at most {rows} per {name} {drops}. Rows dropped are "
         f"gone from every figure of the release: {name}s with many rows weigh less than in your table, so "
         "shares that depend on them shift. That is the bounded table's truth, not noise.",
-        consider + ("" if clear else " (as uncertain as the line above)") + f". {BOUND_TRADE.format(name=name)}",
+        consider
+        + ("" if clear or not told else " (as uncertain as the line above)")
+        + f". {BOUND_TRADE.format(name=name)}",
     ]
 
 

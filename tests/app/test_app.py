@@ -1435,8 +1435,8 @@ def test_the_privacy_page_says_when_the_table_is_small_for_its_settings(monkeypa
 
 def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_card_states_it():
     """Issue 36 point 5: with a person unit, the Privacy page offers an opt-in DP count of rows per person (its
-    own spend in the ledger), says what bounding will drop and suggests a bound; the card of the next draw
-    states the DP rows before and after bounding."""
+    own spend in the ledger), says what bounding will drop and suggests a bound where its counts can tell; the card
+    of the next draw states the DP rows before and after bounding."""
     rows = ["pid,sex"] + [f"p{i // 3 if i < 300 else i},{'F' if i % 2 else 'M'}" for i in range(600)]
     at = _upload(_app().run(), "visits.csv", ("\n".join(rows) + "\n").encode())
     at.session_state[state.DECLARATION] = {
@@ -1449,7 +1449,9 @@ def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_car
     at.button(key="privacy_person_check").click().run()
     assert not at.exception, [e.value for e in at.exception]
     said = " ".join(i.value for i in at.info)
-    assert "Keeping at most 1 row per patient drops about" in said and "A bound of" in said
+    assert "Keeping at most 1 row per patient drops about" in said
+    # 600 rows against a typical error of about 546 at epsilon 0.1: no bound suggested from noise
+    assert "cannot tell how the rows lie over patients" in said and "A bound of" not in said
     spends = _workspace().ledger.spends(at.session_state[state.DATA]["hash"])
     assert len(spends) == before + 1 and spends[-1]["purpose"] == "rows per person"
     at = _generate(at)

@@ -166,3 +166,26 @@ def test_rows_dropped_are_said_as_a_floor_when_persons_hold_more_rows_than_the_c
     )
     words = " ".join(bounding_plan_words(plain, 1, "patient", constraints.PERSON_CHECK_KEEP))
     assert not plain.past_cap(1) and "drops about" in words and "at least about" not in words
+
+
+def test_a_check_whose_noise_drowns_the_rows_suggests_no_bound():
+    """statsmodels' Grunfeld shape: 10 firms of 20 rows. At epsilon 0.1 the rows found (160, each firm counted as the
+    cap's 16) carry a typical error of 14.1 * sqrt(1,496) = 547 rows, so a suggested bound would be the noise's: the
+    words say the counts cannot tell, unless the rows stand three errors clear (a 2.7-deviation draw, chance 0.35%
+    each: over 50 seeds 3 or more has chance below 0.1%). The 4,900 rows of _encounters at epsilon 1 (typical error
+    52) always get a bound, as the command line's check words it too."""
+    frame = pd.DataFrame({"pid": np.repeat(np.arange(10), 20).astype(str), "c": "a"})
+    told = 0
+    for seed in range(50):
+        noise = NoiseSource(False, np.random.default_rng(seed))
+        check = count_rows_per_person(frame, "pid", epsilon=0.1, noise=noise, cap=constraints.PERSON_CHECK_CAP)
+        for planned in (None, 4):
+            words = " ".join(bounding_plan_words(check, planned, "firm", constraints.PERSON_CHECK_KEEP))
+            assert ("cannot tell how the rows lie over firms" in words) != check.tells_rows()
+            assert ("A bound of" in words) == check.tells_rows()
+        told += int(check.tells_rows())
+    assert told <= 2, told
+    noise = NoiseSource(False, np.random.default_rng(0))
+    clear = count_rows_per_person(_encounters(), "pid", epsilon=1.0, noise=noise, cap=constraints.PERSON_CHECK_CAP)
+    words = " ".join(bounding_plan_words(clear, None, "patient", constraints.PERSON_CHECK_KEEP))
+    assert clear.tells_rows() and f"A bound of {clear.suggested(constraints.PERSON_CHECK_KEEP)}" in words
