@@ -22,9 +22,10 @@ The doors, each release at epsilon 1:
   every released value is checked against the declaration (:func:`outside_declaration`: numbers in range, whole
   numbers whole, categories declared, dates in range, no missing cell where none is declared);
 * ``cli``: ``python -m dpsynth_core`` as a publisher runs it on the table's CSV file (``NA`` as R writes it):
-  ``declare``, ``check-declaration``, ``synth`` (a method at random, into a workspace's ledger, with its card, HTML
-  card and rerun script), ``report`` (epsilon 0.1, recorded), ``compare``, every third table its rerun script, and
-  ``ledger``; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
+  ``declare``, ``check-declaration``, half the time on a table with a column whose values repeat (a panel's firm, a
+  trial's subject) ``check-persons`` on it, then ``synth`` (a method at random, in memory or through DuckDB, into a
+  workspace's ledger, with its card, HTML card and rerun script; per person, bounded as the check suggests, where
+  there is one), ``report`` (epsilon 0.1, recorded), ``compare``, ``ledger``, and every third table its rerun script; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
 * ``app``: Streamlit's ``AppTest`` on ``app.py``: the table uploaded as a CSV, a workbook, a Parquet or a Stata file,
   the declaration loaded on the Domain page (and kept as written), the Privacy page, the Preview's draw (a method at
   random) and its four tabs, and the Release page with its downloads.
@@ -219,26 +220,16 @@ def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: in
     """The command line's commands on the table's CSV file, as a publisher runs them (the module docstring)."""
     stem = f"t{index}"
     frame.to_csv(folder / f"{stem}.csv", index=False, na_rep="NA")
-    (folder / f"{stem}.json").write_text(json.dumps(spec))
     method = rng.choice(("marginals", "marginals", "cathist", "bayesnet", "copula"))
+    engine = rng.choice(("pandas", "pandas", "duckdb"))
+    person = person_column(frame, rng)
+    if person is not None:  # the person's identifier is never released: declared dropped
+        spec = {**spec, "columns": {**spec["columns"], person: {"type": "drop"}}}
+    (folder / f"{stem}.json").write_text(json.dumps(spec))
     data, domain = [f"{stem}.csv"], ["--domain", f"{stem}.json"]
-    stored = f"--workspace ws --dataset {stem} --out {stem}.syn.csv --card {stem}.card.json"
-    written = f"--card-html {stem}.card.html --rerun-script {stem}.rerun.py"
-    report = f"--workspace ws --epsilon 0.1 --out {stem}.report.html --card {stem}.card.json"
-    steps = [
-        ("declare", ["declare", *data, "--out", f"{stem}.start.json"]),
-        ("check-declaration", ["check-declaration", *data, *domain]),
-        ("synth", ["synth", *data, *domain, "--method", method, "--epsilon", "1", *stored.split(), *written.split()]),
-        ("report", ["report", *data, f"{stem}.syn.csv", *domain, *report.split()]),
-        ("compare", ["compare", *data, f"{stem}.syn.csv", *domain, "--json", f"{stem}.compare.json"]),
-    ]
-    steps.append(("ledger", ["ledger", "--workspace", "ws"]))
-    if index % 3 == 0:  # the rerun script the card came with, run as an auditor would
-        steps.append(
-            ("rerun", [f"{stem}.rerun.py", *data, *f"--declaration {stem}.json --out {stem}.again.csv".split()])
-        )
     out = []
-    for step, argv in steps:
+
+    def run(step: str, argv: list, what: str | None = None) -> str:
         start = time.perf_counter()
         command = [sys.executable, *argv] if step == "rerun" else [sys.executable, "-m", "dpsynth_core", *argv]
         done = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=_library_env())
@@ -247,14 +238,60 @@ def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: in
         if step == "synth" and status == "ok":
             released = pd.read_csv(folder / f"{stem}.syn.csv", dtype=str, keep_default_na=False)
             outside = outside_declaration(_as_missing(released, spec).replace("", np.nan), spec)
-        out.append(
-            _record(
-                "cli", name, frame, f"{step}:{method}" if step == "synth" else step, status, message, start, outside
-            )
-        )
-        if step == "synth" and status != "ok":
-            break
+        out.append(_record("cli", name, frame, what or step, status, message, start, outside))
+        return status
+
+    run("declare", ["declare", *data, "--out", f"{stem}.start.json"])
+    run("check-declaration", ["check-declaration", *data, *domain])
+    unit = []
+    if person is not None:
+        checked = [
+            "--person",
+            person,
+            *f"--epsilon 0.1 --workspace ws --dataset {stem} --out {stem}.persons.json".split(),
+        ]
+        if run("check-persons", ["check-persons", *data, *domain, *checked]) == "ok":
+            unit = ["--person", person, "--max-rows-per-person", str(_bound(folder / f"{stem}.persons.json"))]
+            unit += ["--person-check", f"{stem}.persons.json"]
+    stored = f"--workspace ws --dataset {stem} --out {stem}.syn.csv --card {stem}.card.json --engine {engine}"
+    written = f"--card-html {stem}.card.html --rerun-script {stem}.rerun.py"
+    synth = ["synth", *data, *domain, "--method", method, "--epsilon", "1", *stored.split(), *written.split(), *unit]
+    what = f"synth:{method}:{engine}" + (":person" if unit else "")
+    if run("synth", synth, what) != "ok":
+        return out
+    report = f"--workspace ws --epsilon 0.1 --out {stem}.report.html --card {stem}.card.json"
+    run("report", ["report", *data, f"{stem}.syn.csv", *domain, *report.split()])
+    run("compare", ["compare", *data, f"{stem}.syn.csv", *domain, "--json", f"{stem}.compare.json"])
+    run("ledger", ["ledger", "--workspace", "ws"])
+    if index % 3 == 0:  # the rerun script the card came with, run as an auditor would
+        run("rerun", [f"{stem}.rerun.py", *data, *f"--declaration {stem}.json --out {stem}.again.csv".split()])
     return out
+
+
+#: A column is a person's identifier to the command-line door when its filled cells repeat this many times on
+#: average (a panel's firm, a trial's subject, a player's postseason games), with at least 5 of them.
+PERSON_REPEATS = (1.5, 50.0)
+
+
+def person_column(frame: pd.DataFrame, rng: random.Random) -> str | None:
+    """Half the time, a column whose values repeat as a person's rows do (:data:`PERSON_REPEATS`), chosen at
+    random among them; else (or when none does) None."""
+    found = []
+    for column in frame.columns:
+        filled = frame[column].dropna()
+        distinct = filled.nunique()
+        if distinct >= 5 and PERSON_REPEATS[0] <= len(filled) / distinct <= PERSON_REPEATS[1]:
+            found.append(column)
+    return rng.choice(found) if found and rng.random() < 0.5 else None
+
+
+def _bound(check: Path) -> int:
+    """The bound the check suggests (rows per person keeping 90% of the rows), else 3 where it cannot tell."""
+    from dpsynth_core.constraints import PERSON_CHECK_KEEP
+    from dpsynth_core.privacy.persons import RowsPerPerson
+
+    counts = RowsPerPerson.from_dict(json.loads(check.read_text())["check"])
+    return counts.suggested(PERSON_CHECK_KEEP) if counts.tells_rows() else 3
 
 
 def cli_outcome(returncode: int, stderr: str) -> tuple[str, str]:

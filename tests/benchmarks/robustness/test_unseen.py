@@ -129,3 +129,16 @@ def test_a_declaration_kept_as_loaded_is_compared_as_the_domain_page_keeps_it():
     assert unseen._as_kept({"type": "float", "min": 0, "max": 1, "missing": False}) != unseen._as_kept(
         {"type": "float", "min": 0, "max": 1}
     )
+
+
+def test_a_column_whose_values_repeat_as_a_persons_rows_is_taken_for_a_person_half_the_time(tmp_path):
+    frame = pd.DataFrame({"firm": np.repeat(np.arange(10), 20), "year": np.tile(np.arange(1935, 1955), 10)})
+    frame["value"] = np.arange(200) * 1.5  # every value once: no person
+    chosen = [unseen.person_column(frame, random.Random(seed)) for seed in range(40)]
+    assert set(chosen) == {"firm", "year", None} and 10 <= chosen.count(None) <= 30
+    assert unseen.person_column(frame[["value"]], random.Random(0)) is None
+    check = tmp_path / "check.json"
+    check.write_text(json.dumps({"check": {"noisy": [0] * 15 + [10], "epsilon": 0.1, "cap": 16}}))
+    assert unseen._bound(check) == 3  # 160 rows against a typical error of 547: the check cannot tell
+    check.write_text(json.dumps({"check": {"noisy": [5000, 0, 0, 0] + [0] * 12, "epsilon": 1.0, "cap": 16}}))
+    assert unseen._bound(check) == 1
