@@ -282,9 +282,7 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
         f"Keeping at most {rows} per {name} {drops}. Rows dropped are "
         f"gone from every figure of the release: {name}s with many rows weigh less than in your table, so "
         "shares that depend on them shift. That is the bounded table's truth, not noise.",
-        consider
-        + ("" if clear or not told else " (as uncertain as the line above)")
-        + f". {BOUND_TRADE.format(name=name)}",
+        consider + ("" if clear or not told else " (as uncertain as the line above)") + f". {trade}",
     ]
 
 
