@@ -51,9 +51,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataError
-from .cell_values import one_reading_dates, one_reading_numbers
 from .csvfile import csv_frames
 from .formats import read_data, reads_whole
+from .one_reading import one_reading_dates, one_reading_numbers
 from .parts import checked_files, parquet_batches
 
 #: Bumped whenever the rule above changes (old fingerprints would no longer be found).
@@ -167,8 +167,8 @@ def _distinct_hashes(uniques, keys: _Keys) -> tuple[np.ndarray, np.ndarray]:
 def _column_reading(text: pa.Array, hashes: np.ndarray, keys: _Keys) -> np.ndarray:
     """``hashes`` as the column fingerprints read the distinct cells ``text``: dates and times as the moment they
     name, and numbers written with commas as the number they name, wherever a cell (or, for dates written day or
-    month first, the column) can be read one way only (:func:`.cell_values.one_reading_dates` and
-    :func:`.cell_values.one_reading_numbers`), so a file re-saved in another spreadsheet's form finds its ledger."""
+    month first, the column) can be read one way only (:func:`.one_reading.one_reading_dates` and
+    :func:`.one_reading.one_reading_numbers`), so a file re-saved in another spreadsheet's form finds its ledger."""
     cells = pd.Series(text.to_numpy(zero_copy_only=False), dtype=object).fillna("")
     dates = one_reading_dates(cells)
     if dates.notna().any():
