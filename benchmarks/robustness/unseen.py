@@ -18,17 +18,20 @@ an "Unknown" no record holds; ISO dates by decades; any other text as free text 
 
 The doors, each release at epsilon 1:
 
-* ``library``: :func:`dpsynth_core.synthesize` on the table read from its CSV text, every method (``--methods``);
+* ``library``: :func:`dpsynth_core.synthesize` on the table read from its CSV text, every method (``--methods``),
+  half the time on a table with a column whose values repeat per person (:func:`person_column`, at most 3 rows each);
   every released value is checked against the declaration (:func:`outside_declaration`: numbers in range, whole
   numbers whole, categories declared, dates in range, no missing cell where none is declared);
 * ``cli``: ``python -m dpsynth_core`` as a publisher runs it on the table's CSV file (``NA`` as R writes it):
   ``declare``, ``check-declaration``, half the time on a table with a column whose values repeat (a panel's firm, a
   trial's subject) ``check-persons`` on it, then ``synth`` (a method at random, in memory or through DuckDB, into a
   workspace's ledger, with its card, HTML card and rerun script; per person, bounded as the check suggests, where
-  there is one), ``report`` (epsilon 0.1, recorded), ``compare``, ``ledger``, and every third table its rerun script; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
+  there is one), ``report`` (epsilon 0.1, recorded), ``compare``, ``ledger``, and every third table its rerun
+  script; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
 * ``app``: Streamlit's ``AppTest`` on ``app.py``: the table uploaded as a CSV, a workbook, a Parquet or a Stata file,
-  the declaration loaded on the Domain page (and kept as written), the Privacy page, the Preview's draw (a method at
-  random) and its four tabs, and the Release page with its downloads.
+  the declaration loaded on the Domain page (and kept as written; per person as in the library's, half the time), the
+  Privacy page (and its check of rows per person, where there is a person), the Preview's draw (a method at random)
+  and its four tabs, and the Release page with its downloads.
 
 Results: one JSON line per run (door, table, method, status, message, seconds, values outside) in
 ``benchmarks/results/unseen.jsonl``, and a summary per door. A status is ``ok``, ``refused`` (in one line),
@@ -193,6 +196,8 @@ def library_door(name: str, frame: pd.DataFrame, spec: dict, methods, rng: rando
     from dpsynth_core.errors import DPSynthError
 
     text = frame.to_csv(index=False, na_rep="NA")
+    person = person_column(frame, rng)
+    spec = per_person(spec, person) if person is not None else spec
     out = []
     for method in methods:
         start, outside, message = time.perf_counter(), [], ""
@@ -206,8 +211,16 @@ def library_door(name: str, frame: pd.DataFrame, spec: dict, methods, rng: rando
             status, message = "refused", str(refused)
         except Exception as error:  # noqa: BLE001 - what the hunt is for
             status, message = "crash", f"{type(error).__name__}: {error}"
-        out.append(_record("library", name, frame, method, status, message, start, outside))
+        what = method + (":person" if person is not None else "")
+        out.append(_record("library", name, frame, what, status, message, start, outside))
     return out
+
+
+def per_person(spec: dict, column: str, max_rows: int = 3) -> dict:
+    """``spec`` released per person identified by ``column`` (declared dropped: never released), at most
+    ``max_rows`` rows each."""
+    columns = {**spec["columns"], column: {"type": "drop"}}
+    return {**spec, "columns": columns, "person": {"column": column, "max_rows": max_rows}}
 
 
 def _as_missing(data: pd.DataFrame, spec: dict) -> pd.DataFrame:
@@ -224,7 +237,7 @@ def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: in
     engine = rng.choice(("pandas", "pandas", "duckdb"))
     person = person_column(frame, rng)
     if person is not None:  # the person's identifier is never released: declared dropped
-        spec = {**spec, "columns": {**spec["columns"], person: {"type": "drop"}}}
+        spec = {**spec, "columns": {**spec["columns"], person: {"type": "drop"}}}  # the bound: from its check
     (folder / f"{stem}.json").write_text(json.dumps(spec))
     data, domain = [f"{stem}.csv"], ["--domain", f"{stem}.json"]
     out = []
@@ -341,11 +354,15 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> 
 
     kind = rng.choice(UPLOADS)
     method = rng.choice(("marginals", "marginals", "cathist", "bayesnet", "copula", "dirichlet"))
+    person = person_column(frame, rng)
+    spec = per_person(spec, person) if person is not None else spec
     if kind == "dta":  # Stata names: letters, digits and underscores, at most 32
         renamed = {c: "".join(ch if ch.isalnum() else "_" for ch in str(c))[:32] for c in frame.columns}
         frame = frame.rename(columns=renamed)
         spec = {**spec, "columns": {renamed[c]: d for c, d in spec["columns"].items()}}
-    start, stage, message, status = time.perf_counter(), "upload", "", "ok"
+        if person is not None:
+            spec["person"] = {**spec["person"], "column": renamed[person]}
+    start, stage, message, status, checked = time.perf_counter(), "upload", "", "ok", ""
     try:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
         at = _page(at, "app_pages/1_Data.py")
@@ -366,6 +383,10 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> 
         stage = "privacy"
         at = _page(at, "app_pages/3_Privacy.py")
         at.session_state["method"] = method
+        if person is not None and any(b.key == "privacy_person_check" for b in at.button):
+            stage = "rows per person"  # the Privacy page's check, on its own budget
+            at = _ran(at.button(key="privacy_person_check").click().run())
+            checked = "; rows per person checked"
         stage = "preview"
         at = _page(at, "app_pages/4_Preview.py")
         if status == "changed":
@@ -383,10 +404,11 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> 
                     at = _ran(at.run())
                 stage = "release"
                 at = _page(at, "app_pages/5_Release.py")
-                message = f"{len(at.download_button)} downloads"
+                message = f"{len(at.download_button)} downloads{checked}"
     except Exception as error:  # noqa: BLE001 - what the hunt is for
         status, message = "crash", f"at {stage}: {type(error).__name__}: {error}"
-    return [_record("app", name, frame, f"{kind}:{method}", status, message, start, [])]
+    what = f"{kind}:{method}" + (":person" if person is not None else "")
+    return [_record("app", name, frame, what, status, message, start, [])]
 
 
 def _as_kept(column: dict) -> dict:

@@ -81,7 +81,7 @@ def test_every_door_runs_on_a_checkout_and_writes_one_line_per_run(tmp_path, mon
     assert (table["crash"] == 0).all() and (table["outside"] == 0).all() and (table["ok"] >= 1).all(), table
     lines = [json.loads(line) for line in (tmp_path / "results" / "try.jsonl").read_text().splitlines()]
     assert len(lines) == table["runs"].sum() and {r["table"] for r in lines} == {"palmerpenguins/penguins"}
-    assert [r["what"] for r in lines if r["door"] == "library"] == ["marginals", "cathist"]
+    assert [r["what"].split(":")[0] for r in lines if r["door"] == "library"] == ["marginals", "cathist"]
     assert [r["what"].split(":")[1] for r in lines if r["door"] == "app"] != []  # the upload kind, the method
 
 
@@ -142,3 +142,8 @@ def test_a_column_whose_values_repeat_as_a_persons_rows_is_taken_for_a_person_ha
     assert unseen._bound(check) == 3  # 160 rows against a typical error of 547: the check cannot tell
     check.write_text(json.dumps({"check": {"noisy": [5000, 0, 0, 0] + [0] * 12, "epsilon": 1.0, "cap": 16}}))
     assert unseen._bound(check) == 1
+
+
+def test_a_table_released_per_person_drops_the_identifier_and_bounds_its_rows():
+    spec = unseen.per_person({"columns": {"firm": {"type": "integer", "min": 0, "max": 9}}}, "firm")
+    assert spec["columns"]["firm"] == {"type": "drop"} and spec["person"] == {"column": "firm", "max_rows": 3}
