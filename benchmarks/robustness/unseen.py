@@ -6,6 +6,7 @@ refusals longer than one line, released values outside the declaration, and slow
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --seed 69 --count 40                  # 7 methods: 7 min
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors cli --seed 70 --count 25      # 4 min
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors app --seed 71 --count 40      # 3 min
+    python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors library --rows 5000 60000 --seed 83 --count 20
 
 The tables are drawn at ``--seed`` from every CSV of the checkout with 30 to 60,000 rows and 3 to 40 columns (a new
 seed draws tables nobody has looked at). Each is declared by :func:`declare_loosely`, which stands in for a publisher
@@ -170,18 +171,19 @@ def outside_declaration(data: pd.DataFrame, spec: dict) -> list[str]:
     return found
 
 
-def tables(root: Path, seed: int, count: int):
-    """``count`` tables of the checkout ``root`` drawn at ``seed``: (``PACKAGE/NAME``, frame, declaration)."""
+def tables(root: Path, seed: int, count: int, rows: tuple = ROWS):
+    """``count`` tables of the checkout ``root`` drawn at ``seed``, of ``rows`` rows (fewest, most): (``PACKAGE/NAME``,
+    frame, declaration)."""
     rng = random.Random(seed)
     drawn = 0
     for path in shuffled_files(root, seed):
         if drawn >= count:
             return
         try:
-            frame = without_row_names(pd.read_csv(path, low_memory=False, nrows=ROWS[1] + 1))
+            frame = without_row_names(pd.read_csv(path, low_memory=False, nrows=rows[1] + 1))
         except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
             continue
-        if not (ROWS[0] <= len(frame) <= ROWS[1] and COLUMNS[0] <= frame.shape[1] <= COLUMNS[1]):
+        if not (rows[0] <= len(frame) <= rows[1] and COLUMNS[0] <= frame.shape[1] <= COLUMNS[1]):
             continue
         spec = declare_loosely(frame, random.Random(rng.randrange(1 << 30)))
         if sum(c["type"] != "drop" for c in spec["columns"].values()) < 2:
@@ -472,6 +474,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets")
     parser.add_argument("--seed", type=int, default=69, help="which tables are drawn (a new seed: unseen ones)")
     parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--rows", type=int, nargs=2, default=list(ROWS), metavar=("FEWEST", "MOST"), help="table sizes")
     parser.add_argument("--doors", nargs="+", default=["library", "cli", "app"], choices=["library", "cli", "app"])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), help="the library door's methods")
     parser.add_argument("--out", default="unseen", help="results file name under benchmarks/results (replaced)")
@@ -481,7 +484,9 @@ def main(argv=None) -> pd.DataFrame:
     with tempfile.TemporaryDirectory(prefix="unseen") as scratch, results_file(args.out) as out:
         folder = Path(scratch)
         os.environ["DPSYNTH_WORKSPACE"] = str(folder / "app-workspace")  # the app door's, never the user's
-        for index, (name, frame, spec) in enumerate(tables(args.root, args.seed, args.count), start=1):
+        for index, (name, frame, spec) in enumerate(
+            tables(args.root, args.seed, args.count, tuple(args.rows)), start=1
+        ):
             found = []
             if "library" in args.doors:
                 found += library_door(name, frame, spec, args.methods, rng)

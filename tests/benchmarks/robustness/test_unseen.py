@@ -147,3 +147,9 @@ def test_a_column_whose_values_repeat_as_a_persons_rows_is_taken_for_a_person_ha
 def test_a_table_released_per_person_drops_the_identifier_and_bounds_its_rows():
     spec = unseen.per_person({"columns": {"firm": {"type": "integer", "min": 0, "max": 9}}}, "firm")
     assert spec["columns"]["firm"] == {"type": "drop"} and spec["person"] == {"column": "firm", "max_rows": 3}
+
+
+def test_tables_are_drawn_by_their_size(tmp_path):
+    root = _checkout(tmp_path)  # penguins: 344 rows
+    assert [name for name, _, _ in unseen.tables(root, 0, 5)] == ["palmerpenguins/penguins"]
+    assert list(unseen.tables(root, 0, 5, rows=(1000, 60_000))) == []
