@@ -52,6 +52,7 @@ import sys
 import tempfile
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -133,40 +134,31 @@ def _text(present: pd.Series, rng: random.Random) -> dict:
     return {"type": "text", "generator": generator}
 
 
+#: The kinds whose released values the check reads (free text is the generator's, whatever the real cells were).
+CHECKED_KINDS = ("integer", "float", "categorical", "date")
+
+
 def outside_declaration(data: pd.DataFrame, spec: dict) -> list[str]:
-    """What of a released ``data`` lies outside its declaration ``spec``: one line per column (empty: nothing)."""
+    """What of a released ``data`` lies outside its declaration ``spec``, by the library's own public rule
+    (:func:`dpsynth_core.data.encoding.encode_column`: the cells it would clamp, round or read as missing or
+    ``other``), and missing cells where none are declared: one line per finding (empty: nothing)."""
+    from dpsynth_core.data.encoding import encode_column, missing_cells
+    from dpsynth_core.domain import TableDomain
+
+    domain = TableDomain.from_json(spec)
+    markers = ("", *domain.missing_markers)
     found = []
-    for name, column in spec["columns"].items():
-        kind = column["type"]
-        if kind == "drop":
+    for name, column in domain.kept.items():
+        if column.kind not in CHECKED_KINDS:
             continue
         if name not in data.columns:
             found.append(f"{name}: column missing")
             continue
-        cells = data[name]
-        filled = cells[cells.notna() & (cells.astype(str) != "")]
-        if kind in ("integer", "float"):
-            numbers = pd.to_numeric(filled, errors="coerce")
-            if numbers.isna().any():
-                found.append(f"{name}: not a number")
-            numbers = numbers.dropna()
-            if len(numbers) and (numbers.min() < column["min"] - 1e-9 or numbers.max() > column["max"] + 1e-9):
-                found.append(
-                    f"{name}: {numbers.min():g} to {numbers.max():g} outside {column['min']} to {column['max']}"
-                )
-            if kind == "integer" and (numbers != numbers.round()).any():
-                found.append(f"{name}: not whole")
-        elif kind == "categorical":
-            undeclared = set(filled.astype(str)) - {str(v) for v in column["values"]}
-            if undeclared:
-                found.append(f"{name}: undeclared {sorted(undeclared)[:3]}")
-        elif kind == "date":
-            dates = pd.to_datetime(filled, errors="coerce")
-            if dates.isna().any() or (
-                len(dates) and (dates.min() < pd.Timestamp(column["min"]) or dates.max() > pd.Timestamp(column["max"]))
-            ):
-                found.append(f"{name}: a date unread or outside {column['min']} to {column['max']}")
-        if column.get("missing") is False and len(filled) < len(cells):
+        cells = data[name].astype("string")
+        changed = encode_column(replace(column, missing=True), cells, markers).out_of_domain
+        if changed:
+            found.append(f"{name}: {changed:,} cells the declaration's rule would change (outside it)")
+        if not column.missing and missing_cells(cells, markers):
             found.append(f"{name}: missing cells where none are declared")
     return found
 
@@ -208,7 +200,7 @@ def library_door(name: str, frame: pd.DataFrame, spec: dict, methods, rng: rando
                 warnings.simplefilter("ignore")
                 cells = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
                 release = synthesize(cells, spec, 1.0, method=method, random_state=rng.randrange(1 << 30))
-            status, outside = "ok", outside_declaration(_as_missing(release.data, spec), spec)
+            status, outside = "ok", outside_declaration(release.data, spec)
         except DPSynthError as refused:
             status, message = "refused", str(refused)
         except Exception as error:  # noqa: BLE001 - what the hunt is for
@@ -223,12 +215,6 @@ def per_person(spec: dict, column: str, max_rows: int = 3) -> dict:
     ``max_rows`` rows each."""
     columns = {**spec["columns"], column: {"type": "drop"}}
     return {**spec, "columns": columns, "person": {"column": column, "max_rows": max_rows}}
-
-
-def _as_missing(data: pd.DataFrame, spec: dict) -> pd.DataFrame:
-    """A release with the declared missing markers read as missing (the check compares cells, not spellings)."""
-    markers = spec.get("missing_values", {}).get("markers", [])
-    return data.replace(markers, np.nan) if markers else data
 
 
 def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: int, rng: random.Random) -> list[dict]:
@@ -252,7 +238,7 @@ def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: in
         outside = []
         if step == "synth" and status == "ok":
             released = pd.read_csv(folder / f"{stem}.syn.csv", dtype=str, keep_default_na=False)
-            outside = outside_declaration(_as_missing(released, spec).replace("", np.nan), spec)
+            outside = outside_declaration(released, spec)
         out.append(_record("cli", name, frame, what or step, status, message, start, outside))
         return status
 

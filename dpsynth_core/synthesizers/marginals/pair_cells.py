@@ -94,9 +94,10 @@ def heaviest_groups(weights: np.ndarray) -> np.ndarray:
     >>> heaviest_groups(np.array([1.0, 50, 2, 30, 0, 3, 14])).tolist()
     [2, 0, 2, 1, 2, 2, 2]
     """
-    order = np.argsort(-np.asarray(weights, dtype=float), kind="stable")
+    weights = np.asarray(weights, dtype=float)
+    order = np.argsort(-weights, kind="stable")
     groups = np.empty(len(order), dtype=np.int64)
-    groups[order] = equal_runs(np.asarray(weights, dtype=float)[order], 0)
+    groups[order] = equal_runs(weights[order], 0)
     return groups
 
 

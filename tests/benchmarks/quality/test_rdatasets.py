@@ -9,6 +9,7 @@ import pytest
 from benchmarks.common import DATASETS
 from benchmarks.quality import rdatasets
 from dpsynth_core.domain import TableDomain
+from tests.benchmarks.checkouts import penguins_checkout
 
 
 def test_ranges_are_rounded_outward_to_half_a_power_of_ten_of_their_span():
@@ -47,12 +48,7 @@ def test_columns_are_declared_as_a_codebook_would_and_ids_and_free_text_left_out
 
 
 def test_a_release_from_a_checkout_is_scored_in_both_styles(tmp_path):
-    folder = tmp_path / "csv" / "palmerpenguins"
-    folder.mkdir(parents=True)
-    table = pd.read_csv(DATASETS / "penguins.csv")
-    table.insert(0, "rownames", range(1, len(table) + 1))
-    table.to_csv(folder / "penguins.csv", index=False)
-    load = rdatasets.loader(tmp_path)
+    load = rdatasets.loader(penguins_checkout(tmp_path))
     frame, spec = load("palmerpenguins/penguins")
     assert len(frame) == 344 and "rownames" not in frame
     assert spec["columns"]["year"] == {"type": "categorical", "values": [2007, 2008, 2009]}

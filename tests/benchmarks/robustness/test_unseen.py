@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from benchmarks import common
-from benchmarks.common import DATASETS
 from benchmarks.robustness import unseen
 from dpsynth_core.domain import TableDomain
+from tests.benchmarks.checkouts import penguins_checkout
 
 
 def _table(rows: int = 120) -> pd.DataFrame:
@@ -63,19 +63,20 @@ def test_the_check_names_every_value_outside_the_declaration():
     assert "missing cells where none are declared" in found[1]
 
 
-def _checkout(tmp_path):
-    folder = tmp_path / "csv" / "palmerpenguins"
-    folder.mkdir(parents=True)
-    table = pd.read_csv(DATASETS / "penguins.csv")
-    table.insert(0, "rownames", range(1, len(table) + 1))
-    table.to_csv(folder / "penguins.csv", index=False)
-    return tmp_path
-
-
 def test_every_door_runs_on_a_checkout_and_writes_one_line_per_run(tmp_path, monkeypatch):
     monkeypatch.setattr(common, "RESULTS", tmp_path / "results")
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path / "workspace"))
-    argv = ["--root", str(_checkout(tmp_path)), "--seed", "3", "--count", "1", "--methods", "marginals", "cathist"]
+    argv = [
+        "--root",
+        str(penguins_checkout(tmp_path)),
+        "--seed",
+        "3",
+        "--count",
+        "1",
+        "--methods",
+        "marginals",
+        "cathist",
+    ]
     table = unseen.main(argv + ["--doors", "library", "app", "--out", "try"])  # the command line's: below
     assert list(table.index) == ["library", "app"]
     assert (table["crash"] == 0).all() and (table["outside"] == 0).all() and (table["ok"] >= 1).all(), table
@@ -150,6 +151,6 @@ def test_a_table_released_per_person_drops_the_identifier_and_bounds_its_rows():
 
 
 def test_tables_are_drawn_by_their_size(tmp_path):
-    root = _checkout(tmp_path)  # penguins: 344 rows
+    root = penguins_checkout(tmp_path)  # penguins: 344 rows
     assert [name for name, _, _ in unseen.tables(root, 0, 5)] == ["palmerpenguins/penguins"]
     assert list(unseen.tables(root, 0, 5, rows=(1000, 60_000))) == []
