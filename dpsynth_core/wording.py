@@ -111,8 +111,8 @@ def format_epsilon(value: float | None, *, down: bool = False) -> str:
     composed total of 1.4249 is at most 1.43, never 1.42); ``down``: a budget left, rounded down (what is left of
     1.4 after 0.9999 is 0.4, not 0.401).
 
-    >>> [format_epsilon(v) for v in (0.05, 1.9, 1.4249, 0.9999999993, 34312.4, 0.0001, None)]
-    ['0.05', '1.9', '1.43', '1', '34,313', 'less than 0.001', 'no guarantee']
+    >>> [format_epsilon(v) for v in (0.05, 1.9, 1.4249, 0.9999999993, 19.99999998, 12.34, 34312.4, 0.0001, None)]
+    ['0.05', '1.9', '1.43', '1', '20', '12.4', '34,313', 'less than 0.001', 'no guarantee']
     >>> format_epsilon(1.4 - 0.9999, down=True)
     '0.4'
     """
@@ -122,8 +122,8 @@ def format_epsilon(value: float | None, *, down: bool = False) -> str:
         return "0"
     if value >= 100:
         return f"{rounded_up(value, len(str(int(value))), down=down):,.0f}"
-    if value >= 10:
-        return f"{rounded_up(value, 3, down=down):.1f}"
+    if value >= 10:  # 20, not 20.0 (as the card and the slider write it); 12.4
+        return f"{rounded_up(value, 3, down=down):.1f}".removesuffix(".0")
     if value >= 0.001:
         return f"{rounded_up(value, 3, down=down):.3g}"
     return "less than 0.001"
@@ -136,6 +136,23 @@ def protected_one(unit=None) -> str:
     return "one person's record" if unit is None else f"one {unit.name} (all of their rows)"
 
 
+def factor_bound(epsilon: float) -> str:
+    """``e^epsilon``, the most one record can change the chance of any result, in plain digits for readers, rounded
+    up: to hundredths under 10, to a whole number under 10,000, to three significant digits above (the digits after
+    them say nothing to a reader). Taken from the epsilon as :func:`format_epsilon` shows it where that is larger (a
+    calibrated 19.99999998 shown as 20), so the factor beside an epsilon is never below ``e`` to it.
+
+    >>> [factor_bound(e) for e in (0.05, 1.0, 0.9999999993502717, 3.0, 7.0, 10.0, 19.99999998)]
+    ['1.06', '2.72', '2.72', '21', '1,097', '22,100', '486,000,000']
+    """
+    shown = float(format_epsilon(epsilon).replace(",", ""))
+    factor = math.exp(max(epsilon, shown))
+    if factor < 10:
+        return f"{rounded_up(factor, 3):.2f}"
+    digits = len(str(int(factor)))
+    return f"{rounded_up(factor, digits if factor < 10_000 else 3):,.0f}"
+
+
 def epsilon_guidance(epsilon: float, unit=None) -> tuple[str, str]:
     """A level ("strong", "moderate", "weak", "very weak") and a sentence for the slider; the factor ``e^epsilon``
     rounded up at the digits shown (at most 2.72 times at epsilon 1, never 2.7), for the privacy unit ``unit``
@@ -144,30 +161,28 @@ def epsilon_guidance(epsilon: float, unit=None) -> tuple[str, str]:
     >>> epsilon_guidance(1.0)[1]
     "A common choice for public releases: results change by at most 2.72 times with or without any one person's record."
     """
-    factor = math.exp(epsilon)
     who = "any " + protected_one(unit)
-    # rounded up: to hundredths below epsilon 2 (a factor under 10), else to a whole number
-    hundredths, whole = f"{rounded_up(factor, 3):.2f}", f"{rounded_up(factor, len(str(int(factor)))):,.0f}"
+    factor = factor_bound(epsilon)
     if epsilon <= 0.3:
         return (
             "strong",
             f"Strong protection: adding or removing {who} changes the chance of any result by at most "
-            f"{hundredths} times. Expect visible noise.",
+            f"{factor} times. Expect visible noise.",
         )
     if epsilon <= 2:
         return (
             "moderate",
-            f"A common choice for public releases: results change by at most {hundredths} times with or without {who}.",
+            f"A common choice for public releases: results change by at most {factor} times with or without {who}.",
         )
     if epsilon <= EPSILON_WARN_ABOVE:
         return (
             "weak",
-            f"Weak protection: adding or removing {who} can shift the chance of a result up to {whole} times. Use "
+            f"Weak protection: adding or removing {who} can shift the chance of a result up to {factor} times. Use "
             "only when the data is not very sensitive.",
         )
     return (
         "very weak",
-        f"Very weak protection: a factor of {whole}. Values above "
+        f"Very weak protection: a factor of {factor}. Values above "
         f"{EPSILON_WARN_ABOVE:g} are rarely defensible for data about people.",
     )
 

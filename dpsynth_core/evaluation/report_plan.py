@@ -9,6 +9,7 @@ after it had spent the budget; the Release page now says it before (:func:`preci
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..domain import as_table_domain
@@ -71,8 +72,14 @@ def precision_words(plan: ReportPrecision, epsilon: float) -> str:
     error bar of about ±0.95. For about ±0.05 the report needs ε = 1.9."
     >>> precision_words(ReportPrecision(45, 0.0509, 0.102), 0.1).endswith("about ±0.05.")
     True
+    >>> precision_words(ReportPrecision(45, 0.00442, 0.102), 2.0).endswith("about ±0.0044.")  # never ±0.00
+    True
     """
-    bar = f"of about ±{plan.margin:.2f}" if plan.margin < 1 else "wider than the whole scale"
+    if plan.margin >= 1:
+        bar = "wider than the whole scale"
+    else:  # hundredths, or two significant digits under one hundredth
+        digits = 2 if plan.margin >= 0.01 else 1 - math.floor(math.log10(plan.margin))
+        bar = f"of about ±{plan.margin:.{digits}f}"
     said = (
         f"At ε = {format_epsilon(epsilon)} the report's {plan.measurements} measurements get "
         f"ε = {epsilon / plan.measurements:.3g} each: a column's distance (0 to 1) comes with an error bar {bar}."

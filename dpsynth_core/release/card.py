@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import math
 import re
 
 from .. import __version__ as _version
@@ -20,6 +19,7 @@ from ..wording import (
     EMPTY_EPSILON,
     SEEDED_GUARANTEE,
     counted,
+    factor_bound,
     first_names,
     format_delta,
     protected_one,
@@ -278,7 +278,7 @@ def plain_guarantee(epsilon: float, delta: float, neighbouring: str | None, unit
             "they change any outcome may fail outright."
         )
     factor = (
-        f"a factor of at most {plain_number(math.exp(epsilon), up=True)}"
+        f"a factor of at most {factor_bound(epsilon)}"
         if epsilon < EMPTY_EPSILON
         else "a factor that may exceed 10^13, a bound so large that it protects no one in practice"
     )

@@ -73,3 +73,25 @@ def test_epsilon_is_printed_in_plain_digits():
         "34,313",  # a bound: rounded up at the digits shown
         "no guarantee",
     ]
+
+
+def test_the_factor_beside_an_epsilon_is_never_below_e_to_the_epsilon_shown():
+    """At epsilon 20 the Privacy page and the card read "a factor of 485,165,186" beside "epsilon = 20": the
+    calibrated epsilon, 19.99999998, is shown as 20, and e to it is 485,165,186, below e^20 (485,165,195), so a
+    reader checking the two found them at odds. The factor is now taken from the epsilon as shown where that is
+    larger, to three significant digits above 10,000; the slider's sentence and the card's say the same."""
+    from dpsynth_core.release.card import plain_guarantee
+    from dpsynth_core.wording import epsilon_guidance, factor_bound
+
+    rng = np.random.default_rng(3)
+    for epsilon in [*rng.uniform(0, 30, 3000), 19.99999998, 1 - 6.5e-10, 1 + 6.5e-10, 2.302585, 9.21034]:
+        shown = float(format_epsilon(epsilon).replace(",", ""))
+        least = np.exp(max(epsilon, shown))
+        factor = float(factor_bound(epsilon).replace(",", ""))
+        assert least <= factor <= least * 1.1, (epsilon, factor)
+        if epsilon <= 20:  # the slider's levels reach up to the app's largest epsilon
+            assert factor_bound(epsilon) in epsilon_guidance(epsilon)[1]
+        assert f"at most {factor_bound(epsilon)} (epsilon = {format_epsilon(epsilon)})" in plain_guarantee(
+            epsilon, 0.0, "add/remove one record"
+        )
+    assert factor_bound(19.99999998) == "486,000,000" and factor_bound(3.0) == "21"
