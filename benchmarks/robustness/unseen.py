@@ -17,7 +17,7 @@ an "Unknown" no record holds; ISO dates by decades; any other text as free text 
 (some of them too large to declare, which must be refused in one line); ``missing`` sometimes declared, and R's
 ``NA`` sometimes declared a missing marker. The harness reads the data to write these (no publisher's tool does).
 
-The doors, each release at epsilon 1:
+The doors, each release at ``--epsilon`` (1 unless told; 0.05 and 20 reach the noise's two ends):
 
 * ``library``: :func:`dpsynth_core.synthesize` on the table read from its CSV text, every method (``--methods``),
   half the time on a table with a column whose values repeat per person (:func:`person_column`, at most 3 rows each);
@@ -29,12 +29,13 @@ The doors, each release at epsilon 1:
   workspace's ledger, with its card, HTML card and rerun script; per person, bounded as the check suggests, where
   there is one), ``report`` (epsilon 0.1, recorded), ``compare``, ``ledger``, and every third table its rerun
   script; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
-* ``app``: Streamlit's ``AppTest`` on ``app.py``: the table uploaded as a CSV, a workbook, a Parquet or a Stata file,
-  the declaration loaded on the Domain page (and kept as written; per person as in the library's, half the time), the
-  Privacy page (and its check of rows per person, where there is a person), the Preview's draw (a method at random)
-  and its four tabs, and the Release page with its downloads.
+* ``app``: Streamlit's ``AppTest`` on ``app.py``: the table uploaded as a CSV, a workbook, a Parquet, a Stata, an SPSS
+  or a SAS transport file, the declaration loaded on the Domain page (and kept as written; per person as in the
+  library's, half the time), the Privacy page (and its check of rows per person, where there is a person), the
+  Preview's draw (a method at random, and the method and epsilon the release was drawn with read back) and its four
+  tabs, and the Release page with its downloads.
 
-Results: one JSON line per run (door, table, method, status, message, seconds, values outside) in
+Results: one JSON line per run (door, table, method, epsilon, status, message, seconds, values outside) in
 ``benchmarks/results/unseen.jsonl``, and a summary per door. A status is ``ok``, ``refused`` (in one line),
 ``crash``, or ``changed``: the app kept a loaded declaration otherwise than it was written. Figures in
 docs/benchmarks/robustness.md.
@@ -184,7 +185,9 @@ def tables(root: Path, seed: int, count: int, rows: tuple = ROWS):
         yield f"{path.parent.name}/{path.stem}", frame, spec
 
 
-def library_door(name: str, frame: pd.DataFrame, spec: dict, methods, rng: random.Random) -> list[dict]:
+def library_door(
+    name: str, frame: pd.DataFrame, spec: dict, methods, rng: random.Random, epsilon: float = 1.0
+) -> list[dict]:
     """Every method of ``methods`` on the table read from its CSV text, as an upload is."""
     from dpsynth_core import synthesize
     from dpsynth_core.errors import DPSynthError
@@ -199,7 +202,7 @@ def library_door(name: str, frame: pd.DataFrame, spec: dict, methods, rng: rando
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 cells = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-                release = synthesize(cells, spec, 1.0, method=method, random_state=rng.randrange(1 << 30))
+                release = synthesize(cells, spec, epsilon, method=method, random_state=rng.randrange(1 << 30))
             status, outside = "ok", outside_declaration(release.data, spec)
         except DPSynthError as refused:
             status, message = "refused", str(refused)
@@ -217,7 +220,9 @@ def per_person(spec: dict, column: str, max_rows: int = 3) -> dict:
     return {**spec, "columns": columns, "person": {"column": column, "max_rows": max_rows}}
 
 
-def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: int, rng: random.Random) -> list[dict]:
+def cli_door(
+    folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: int, rng: random.Random, epsilon: float = 1.0
+) -> list[dict]:
     """The command line's commands on the table's CSV file, as a publisher runs them (the module docstring)."""
     stem = f"t{index}"
     frame.to_csv(folder / f"{stem}.csv", index=False, na_rep="NA")
@@ -256,7 +261,18 @@ def cli_door(folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: in
             unit += ["--person-check", f"{stem}.persons.json"]
     stored = f"--workspace ws --dataset {stem} --out {stem}.syn.csv --card {stem}.card.json --engine {engine}"
     written = f"--card-html {stem}.card.html --rerun-script {stem}.rerun.py"
-    synth = ["synth", *data, *domain, "--method", method, "--epsilon", "1", *stored.split(), *written.split(), *unit]
+    synth = [
+        "synth",
+        *data,
+        *domain,
+        "--method",
+        method,
+        "--epsilon",
+        str(epsilon),
+        *stored.split(),
+        *written.split(),
+        *unit,
+    ]
     what = f"synth:{method}:{engine}" + (":person" if unit else "")
     if run("synth", synth, what) != "ok":
         return out
@@ -311,7 +327,9 @@ def _library_env() -> dict:
 
 
 #: The upload kinds of the app door, and how a table is written as each.
-UPLOADS = ("csv", "csv", "xlsx", "parquet", "dta")
+UPLOADS = ("csv", "csv", "xlsx", "parquet", "dta", "sav", "xpt")
+#: The statistical packages' files, and the pyreadstat writer of each.
+PACKAGE_WRITERS = {"dta": "write_dta", "sav": "write_sav", "xpt": "write_xport"}
 
 
 def _upload_bytes(frame: pd.DataFrame, kind: str) -> bytes:
@@ -330,13 +348,14 @@ def _upload_bytes(frame: pd.DataFrame, kind: str) -> bytes:
             if typed[column].dtype == object:
                 typed[column] = typed[column].astype(str).where(typed[column].notna(), "")
         with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "table.dta"
-            pyreadstat.write_dta(typed, str(path))
+            path = Path(folder) / f"table.{kind}"
+            extra = {"file_format_version": 8} if kind == "xpt" else {}  # version 8: names up to 32 characters
+            getattr(pyreadstat, PACKAGE_WRITERS[kind])(typed, str(path), **extra)
             return path.read_bytes()
     return buffer.getvalue()
 
 
-def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> list[dict]:
+def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, epsilon: float = 1.0) -> list[dict]:
     """The app's walk in ``AppTest`` (the module docstring): upload, declaration, Privacy, Preview, Release."""
     from streamlit.testing.v1 import AppTest
 
@@ -344,8 +363,8 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> 
     method = rng.choice(("marginals", "marginals", "cathist", "bayesnet", "copula", "dirichlet"))
     person = person_column(frame, rng)
     spec = per_person(spec, person) if person is not None else spec
-    if kind == "dta":  # Stata names: letters, digits and underscores, at most 32
-        renamed = {c: "".join(ch if ch.isalnum() else "_" for ch in str(c))[:32] for c in frame.columns}
+    if kind in PACKAGE_WRITERS:  # the packages' names: letters, digits and underscores, a letter first, at most 32
+        renamed = package_names(frame.columns)
         frame = frame.rename(columns=renamed)
         spec = {**spec, "columns": {renamed[c]: d for c, d in spec["columns"].items()}}
         if person is not None:
@@ -369,8 +388,9 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> 
         if changed:  # the page kept the declaration as loaded, or said why not
             status, message = "changed", f"the loaded declaration changed on the Domain page: columns {changed[:5]}"
         stage = "privacy"
-        at = _page(at, "app_pages/3_Privacy.py")
+        at.session_state["epsilon"] = epsilon  # the slider starts there (one of its stops), the method's radio at it
         at.session_state["method"] = method
+        at = _page(at, "app_pages/3_Privacy.py")
         if person is not None and any(b.key == "privacy_person_check" for b in at.button):
             stage = "rows per person"  # the Privacy page's check, on its own budget
             at = _ran(at.button(key="privacy_person_check").click().run())
@@ -390,13 +410,36 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random) -> 
                     stage = tab
                     at.session_state["preview_tab"] = tab
                     at = _ran(at.run())
+                drawn = at.session_state["releases"][at.session_state["current_release"]]["settings"]
                 stage = "release"
                 at = _page(at, "app_pages/5_Release.py")
-                message = f"{len(at.download_button)} downloads{checked}"
+                message = (
+                    f"{len(at.download_button)} downloads, {drawn['method']} at epsilon {drawn['epsilon']:g}{checked}"
+                )
     except Exception as error:  # noqa: BLE001 - what the hunt is for
         status, message = "crash", f"at {stage}: {type(error).__name__}: {error}"
     what = f"{kind}:{method}" + (":person" if person is not None else "")
     return [_record("app", name, frame, what, status, message, start, [])]
+
+
+def package_names(columns) -> dict:
+    """Each column's name as Stata, SPSS and SAS allow one (letters, digits and underscores, a letter first, at most
+    32 characters), kept distinct.
+
+    >>> package_names(["age", "1st visit", "a.b", "a_b"])
+    {'age': 'age', '1st visit': 'v1st_visit', 'a.b': 'a_b', 'a_b': 'a_b_2'}
+    """
+    out, taken = {}, set()
+    for column in columns:
+        name = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in str(column))
+        name = (name if name[:1].isalpha() else "v" + name)[:30]
+        unique, count = name, 1
+        while unique.lower() in taken:
+            count += 1
+            unique = f"{name}_{count}"
+        taken.add(unique.lower())
+        out[column] = unique
+    return out
 
 
 def _as_kept(column: dict) -> dict:
@@ -463,6 +506,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--rows", type=int, nargs=2, default=list(ROWS), metavar=("FEWEST", "MOST"), help="table sizes")
     parser.add_argument("--doors", nargs="+", default=["library", "cli", "app"], choices=["library", "cli", "app"])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), help="the library door's methods")
+    parser.add_argument("--epsilon", type=float, default=1.0, help="every release's (the app's: a stop of its slider)")
     parser.add_argument("--out", default="unseen", help="results file name under benchmarks/results (replaced)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -475,12 +519,13 @@ def main(argv=None) -> pd.DataFrame:
         ):
             found = []
             if "library" in args.doors:
-                found += library_door(name, frame, spec, args.methods, rng)
+                found += library_door(name, frame, spec, args.methods, rng, args.epsilon)
             if "cli" in args.doors:
-                found += cli_door(folder, name, frame, spec, index, rng)
+                found += cli_door(folder, name, frame, spec, index, rng, args.epsilon)
             if "app" in args.doors:
-                found += app_door(name, frame, spec, rng)
+                found += app_door(name, frame, spec, rng, args.epsilon)
             for record in found:
+                record["epsilon"] = args.epsilon
                 out.write(json.dumps(record) + "\n")
                 flag = "" if record["status"] == "ok" and not record["outside"] else f" {record['status'].upper()}"
                 print(

@@ -77,13 +77,15 @@ def test_every_door_runs_on_a_checkout_and_writes_one_line_per_run(tmp_path, mon
         "marginals",
         "cathist",
     ]
-    table = unseen.main(argv + ["--doors", "library", "app", "--out", "try"])  # the command line's: below
+    table = unseen.main(argv + ["--doors", "library", "app", "--epsilon", "0.05", "--out", "try"])  # cli: below
     assert list(table.index) == ["library", "app"]
     assert (table["crash"] == 0).all() and (table["outside"] == 0).all() and (table["ok"] >= 1).all(), table
     lines = [json.loads(line) for line in (tmp_path / "results" / "try.jsonl").read_text().splitlines()]
     assert len(lines) == table["runs"].sum() and {r["table"] for r in lines} == {"palmerpenguins/penguins"}
     assert [r["what"].split(":")[0] for r in lines if r["door"] == "library"] == ["marginals", "cathist"]
     assert [r["what"].split(":")[1] for r in lines if r["door"] == "app"] != []  # the upload kind, the method
+    assert {r["epsilon"] for r in lines} == {0.05}
+    assert [r["message"] for r in lines if r["door"] == "app" and "at epsilon 0.05" in r["message"]], lines
 
 
 def test_a_command_is_a_crash_unless_it_ends_or_refuses_in_one_error_line():
@@ -154,3 +156,19 @@ def test_tables_are_drawn_by_their_size(tmp_path):
     root = penguins_checkout(tmp_path)  # penguins: 344 rows
     assert [name for name, _, _ in unseen.tables(root, 0, 5)] == ["palmerpenguins/penguins"]
     assert list(unseen.tables(root, 0, 5, rows=(1000, 60_000))) == []
+
+
+@pytest.mark.parametrize("kind", ["dta", "sav", "xpt"])
+def test_a_table_goes_to_the_app_as_a_statistical_packages_file_that_reads_back(kind):
+    """The app door uploads Stata, SPSS and SAS transport files: names the packages allow, kept distinct, and the
+    cells the library reads back from them."""
+    from dpsynth_core.data.formats import read_data
+
+    frame = _table(40).drop(columns=["empty", "smoker"]).rename(columns={"share": "1st share", "town": "town.name"})
+    frame["town_name"] = frame["town.name"]
+    renamed = unseen.package_names(frame.columns)
+    assert renamed["1st share"] == "v1st_share" and renamed["town_name"] != renamed["town.name"]
+    read, _ = read_data(unseen._upload_bytes(frame.rename(columns=renamed), kind), name=f"t.{kind}")
+    assert list(read.columns) == list(renamed.values())
+    assert read["age"].astype(float).tolist() == frame["age"].astype(float).tolist()
+    assert read[renamed["town.name"]].tolist() == frame["town.name"].tolist()
