@@ -39,7 +39,8 @@ def _fill_from_list(prefix: str) -> None:
 def _categories(prefix: str, spec: dict, out: dict) -> None:
     """Values typed one per line or filled from a public list; a very long list stays as loaded."""
     declared = typed_values.declared_values(spec)
-    if len(declared) > EDITABLE_VALUES:  # no text box of megabytes
+    if len(declared) > EDITABLE_VALUES or any("\n" in str(v) for v in declared):  # no text box of megabytes, nor
+        # one that would read a value holding a line break as two values
         st.caption(
             f"{len(declared):,} values, as declared ({', '.join(literal(v) for v in declared[:5])}, ...). To "
             "change them, edit the declaration file and load it again."
@@ -56,7 +57,7 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
         args=(prefix,),
     )
     text = st.text_area(
-        statement.key("values").label, key=_init(prefix, "values", "\n".join(map(str, declared))), height=140
+        statement.key("values").label, key=_init(prefix, "values", typed_values.values_text(declared)), height=140
     )
     out["values"] = typed_values.parse_values(text)
     if spec.get("labels"):

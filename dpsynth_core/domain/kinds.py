@@ -114,7 +114,8 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     f"{c.MAX_TEXT_CHARS:,} characters or a whole number from -{BIG} to {BIG}",
                     convert=tuple,
                     widget="values",
-                    label="Possible values, one per line (or separated by commas)",
+                    label="Possible values, one per line (or separated by commas: a value holding a comma in double "
+                    "quotes)",
                 ),
                 Key(
                     "list",

@@ -4,6 +4,7 @@ values a categorical declaration lists. The page only gathers the text and shows
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import re
 
@@ -11,8 +12,14 @@ from .public_lists import TITLES, public_list
 
 
 def parse_values(text: str) -> list:
-    """Category values typed one per line (or separated by commas); all whole numbers become ints."""
-    items = [v.strip() for v in (text.split("\n") if "\n" in text else text.split(","))]
+    r"""Category values typed one per line, or on one line separated by commas (a value holding a comma in double
+    quotes, as a CSV file writes it); all whole numbers become ints.
+
+    >>> parse_values('"Adult, 1 Egg Stage", Chick'), parse_values("Adult, 1 Egg Stage\nChick")
+    (['Adult, 1 Egg Stage', 'Chick'], ['Adult, 1 Egg Stage', 'Chick'])
+    """
+    lines = text.split("\n") if "\n" in text else next(csv.reader([text], skipinitialspace=True), [])
+    items = [v.strip() for v in lines]
     values = [v for v in items if v]
     if values and all(re.fullmatch(r"-?(0|[1-9][0-9]*)", v) for v in values):
         return [int(v) for v in values]
@@ -38,6 +45,20 @@ def parse_numbers(text: str, kind: str) -> tuple[list | None, list[str]]:
         except ValueError:
             bad.append(f"'{item}' is not {_EXPECTED[kind]}")
     return out or None, bad
+
+
+def values_text(values) -> str:
+    r"""Category values as the text to edit, one per line, that :func:`parse_values` reads back as the same values:
+    a lone value holding a comma (or opening with a double quote) is written in double quotes, since one line is
+    read as values separated by commas.
+
+    >>> values_text(["Adult, 1 Egg Stage"]), values_text(["a, b", "c"])
+    ('"Adult, 1 Egg Stage"', 'a, b\nc')
+    """
+    texts = [str(v) for v in values or []]
+    if len(texts) == 1 and ("," in texts[0] or texts[0].startswith('"')):
+        return '"' + texts[0].replace('"', '""') + '"'
+    return "\n".join(texts)
 
 
 def list_text(values) -> str:

@@ -1348,6 +1348,22 @@ def test_a_long_category_list_is_kept_as_loaded_and_the_privacy_page_works():
     assert len(at.session_state["declaration"]["columns"]["native-country"]["values"]) == 300_000
 
 
+def test_categories_holding_a_comma_or_a_line_break_are_kept_as_loaded():
+    """palmerpenguins' raw table has one stage, "Adult, 1 Egg Stage": its declaration, loaded, became two categories,
+    "Adult" and "1 Egg Stage" (a one-line text box is read as values separated by commas), found by the robustness
+    benchmark. A lone value holding a comma is now written in double quotes, and a value holding a line break keeps
+    the list as loaded."""
+    spec = _adult_spec()
+    spec["columns"]["race"] = {"type": "categorical", "values": ["Adult, 1 Egg Stage"]}
+    spec["columns"]["sex"] = {"type": "categorical", "values": ["Female", "Male\nor other"]}
+    spec["columns"]["relationship"] = {"type": "categorical", "values": ['"Quoted", said', "b, c"]}
+    at = _load_declaration(_app().run(), spec)
+    kept = at.session_state["declaration"]["columns"]
+    for column in ("race", "sex", "relationship"):
+        assert kept[column]["values"] == spec["columns"][column]["values"], kept[column]
+    assert any("2 values, as declared" in c.value for c in at.caption)
+
+
 def test_ten_thousand_columns_are_shown_a_page_at_a_time():
     header = ",".join(f"c{i}" for i in range(10_000))
     at = _visit(_app().run(), "app_pages/1_Data.py")
