@@ -8,6 +8,8 @@ import csv
 import datetime as dt
 import re
 
+import numpy as np
+
 from .public_lists import TITLES, public_list
 
 
@@ -62,8 +64,13 @@ def values_text(values) -> str:
 
 
 def list_text(values) -> str:
-    """A list of numbers or dates as one line to edit: ``0, 0.5, 1``."""
-    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values or [])
+    """A list of numbers or dates as one line to edit, each number in the fewest plain digits that read back as it
+    (:func:`parse_numbers`: a loaded bin edge of 250000.25 stays itself, where six significant digits made it 250000).
+
+    >>> list_text([0, 0.5, 1.0, 250000.25, 1234567.5, 1e-07, "2020-01-01"])
+    '0, 0.5, 1, 250000.25, 1234567.5, 0.0000001, 2020-01-01'
+    """
+    return ", ".join(np.format_float_positional(v, trim="-") if isinstance(v, float) else str(v) for v in values or [])
 
 
 def declared_values(spec: dict) -> list:
