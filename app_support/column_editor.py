@@ -59,7 +59,7 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
     text = st.text_area(
         statement.key("values").label, key=_init(prefix, "values", typed_values.values_text(declared)), height=140
     )
-    out["values"] = typed_values.parse_values(text)
+    out["values"] = typed_values.edited_values(text, declared)
     if spec.get("labels"):
         st.caption(
             "Labels (shown on the release card): "

@@ -63,6 +63,19 @@ def values_text(values) -> str:
     return "\n".join(texts)
 
 
+def edited_values(text: str, declared) -> list:
+    r"""The values a category text box holds: the ``declared`` list itself while the text is still the one it was
+    shown as (:func:`values_text`; its text without surrounding spaces, as cells are read), so that codes declared as
+    text stay text; else the text as typed (:func:`parse_values`).
+
+    >>> edited_values("1\n2", ["1", "2"]), edited_values("1\n2\n3", ["1", "2"])
+    (['1', '2'], [1, 2, 3])
+    """
+    if text != values_text(declared):
+        return parse_values(text)
+    return [v.strip() if isinstance(v, str) else v for v in declared]
+
+
 def list_text(values) -> str:
     """A list of numbers or dates as one line to edit, each number in the fewest plain digits that read back as it
     (:func:`parse_numbers`: a loaded bin edge of 250000.25 stays itself, where six significant digits made it 250000).

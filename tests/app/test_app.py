@@ -1352,16 +1352,18 @@ def test_categories_holding_a_comma_or_a_line_break_and_exact_bin_edges_are_kept
     """palmerpenguins' raw table has one stage, "Adult, 1 Egg Stage": its declaration, loaded, became two categories,
     "Adult" and "1 Egg Stage" (a one-line text box is read as values separated by commas), found by the robustness
     benchmark. A lone value holding a comma is now written in double quotes, and a value holding a line break keeps
-    the list as loaded. Bin edges went through a text box of six significant digits: 250000.25 came back 250000."""
+    the list as loaded; codes declared as text stay text. Bin edges went through a text box of six significant digits:
+    250000.25 came back 250000."""
     spec = _adult_spec()
     edges = [0, 0.1234567891, 1234567.5, 250000.25, 2e6]
     spec["columns"]["hours-per-week"] = {"type": "float", "min": 0, "max": 2e6, "edges": edges}
     spec["columns"]["race"] = {"type": "categorical", "values": ["Adult, 1 Egg Stage"]}
     spec["columns"]["sex"] = {"type": "categorical", "values": ["Female", "Male\nor other"]}
     spec["columns"]["relationship"] = {"type": "categorical", "values": ['"Quoted", said', "b, c"]}
+    spec["columns"]["income"] = {"type": "categorical", "values": ["1", "2"]}  # codes as text: "01" is no code
     at = _load_declaration(_app().run(), spec)
     kept = at.session_state["declaration"]["columns"]
-    for column in ("race", "sex", "relationship"):
+    for column in ("race", "sex", "relationship", "income"):
         assert kept[column]["values"] == spec["columns"][column]["values"], kept[column]
     assert kept["hours-per-week"]["edges"] == edges, kept["hours-per-week"]
     assert any("2 values, as declared" in c.value for c in at.caption)

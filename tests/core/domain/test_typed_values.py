@@ -21,6 +21,9 @@ def test_category_values_shown_to_edit_read_back_as_the_same_values():
     for values in lists:
         assert typed_values.parse_values(typed_values.values_text(values)) == values, values
     assert typed_values.parse_values('"Adult, 1 Egg Stage", Chick') == ["Adult, 1 Egg Stage", "Chick"]  # typed so
+    # codes declared as text stay text while the box is not edited (declared 1 and 2 would read a cell "01" as 1)
+    assert typed_values.edited_values(typed_values.values_text(["1", " 2"]), ["1", " 2"]) == ["1", "2"]
+    assert typed_values.edited_values("1\n2\n3", ["1", "2"]) == [1, 2, 3]
 
 
 def test_numbers_shown_to_edit_read_back_as_the_same_numbers():
