@@ -385,7 +385,10 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, eps
         at = _ran(at.run())
         kept = at.session_state["declaration"]["columns"]
         changed = [c for c, d in spec["columns"].items() if _as_kept(kept.get(c) or {}) != _as_kept(d)]
-        if changed:  # the page kept the declaration as loaded, or said why not
+        refusal = [e.value for e in at.error if e.value.startswith("That declaration cannot be used")]
+        if refusal:  # a declaration the schema refuses (a range beyond 10^15), said in one line
+            status, message = "refused", refusal[0]
+        elif changed:  # the page kept the declaration as loaded, or said why not
             status, message = "changed", f"the loaded declaration changed on the Domain page: columns {changed[:5]}"
         stage = "privacy"
         at.session_state["epsilon"] = epsilon  # the slider starts there (one of its stops), the method's radio at it
@@ -397,7 +400,7 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, eps
             checked = "; rows per person checked"
         stage = "preview"
         at = _page(at, "app_pages/4_Preview.py")
-        if status == "changed":
+        if status != "ok":
             pass
         elif not any(b.key == "preview_generate" for b in at.button):
             status, message = "refused", " ".join(e.value for e in at.error)

@@ -172,3 +172,15 @@ def test_a_table_goes_to_the_app_as_a_statistical_packages_file_that_reads_back(
     assert list(read.columns) == list(renamed.values())
     assert read["age"].astype(float).tolist() == frame["age"].astype(float).tolist()
     assert read[renamed["town.name"]].tolist() == frame["town.name"].tolist()
+
+
+def test_a_declaration_the_schema_refuses_is_a_refusal_at_the_app_door_not_a_change(monkeypatch, tmp_path):
+    """A loose range beyond 10^15 (physical constants declared ten times wider) is refused by the Domain page in one
+    line, as by the library and the command line: a refusal, where the door had counted the page's start kept in its
+    place as a changed declaration."""
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(tmp_path))
+    frame = pd.DataFrame({"value": [6.6e-27, 7294.3, 1.5e20] * 10, "kind": ["a", "b", "c"] * 10})
+    value, kind = {"type": "float", "min": -5e49, "max": 1.5e50}, {"type": "categorical", "values": ["a", "b", "c"]}
+    spec = {"columns": {"value": value, "kind": kind}}
+    found = unseen.app_door("constants", frame, spec, random.Random(0))
+    assert found[0]["status"] == "refused" and found[0]["message"].startswith("That declaration cannot be used")
