@@ -150,10 +150,11 @@ def missing_markers_editor(prefix: str, declaration: dict) -> dict:
     the publisher, as the delimiter is; returns the declaration reading them as missing."""
     typed = st.text_input(
         "Missing values are also written as (optional)",
-        key=_init(prefix, "missing_markers", ", ".join(editing.missing_markers(declaration))),
+        key=_init(prefix, "missing_markers", typed_values.line_text(editing.missing_markers(declaration))),
         placeholder="for example NA, ., -99",
-        help="Texts the file writes for a value that is missing, separated by commas: NA (R), . (SAS, Stata), "
-        "-99. A cell holding one is missing in every column, whatever its kind; an empty cell always is.",
+        help="Texts the file writes for a value that is missing, separated by commas (one holding a comma in double "
+        "quotes): NA (R), . (SAS, Stata), -99. A cell holding one is missing in every column, whatever its kind; an "
+        "empty cell always is.",
     )
     return editing.with_missing_markers(declaration, typed)
 

@@ -13,6 +13,7 @@ from .declaration import column_from_json, parse_declaration
 from .header import names_hint
 from .table import TableDomain
 from .templates import with_paths
+from .typed_values import line_values
 
 #: How an undeclared column starts: free text, which asks for a generator or to be dropped.
 UNDECLARED = {"type": "text"}
@@ -154,13 +155,14 @@ def missing_markers(declaration: dict) -> list[str]:
 
 
 def with_missing_markers(declaration: dict, text: str) -> dict:
-    """The declaration reading the texts typed in ``text`` (separated by commas) as missing, besides the empty cell;
-    the same declaration when they are the ones it reads already. A publisher's choice, as the delimiter is.
+    """The declaration reading the texts typed in ``text`` (separated by commas: :func:`.typed_values.line_values`)
+    as missing, besides the empty cell; the same declaration when they are the ones it reads already. A publisher's
+    choice, as the delimiter is.
 
     >>> with_missing_markers({"columns": {}}, " NA, ., NA ")["missing_values"]
     {'markers': ['', 'NA', '.']}
     """
-    typed = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    typed = list(dict.fromkeys(t.strip() for t in line_values(text) if t.strip()))
     if typed == missing_markers(declaration):
         return declaration
     kept = {k: v for k, v in (declaration.get("missing_values") or {}).items() if k not in ("marker", "markers")}

@@ -20,8 +20,7 @@ def parse_values(text: str) -> list:
     >>> parse_values('"Adult, 1 Egg Stage", Chick'), parse_values("Adult, 1 Egg Stage\nChick")
     (['Adult, 1 Egg Stage', 'Chick'], ['Adult, 1 Egg Stage', 'Chick'])
     """
-    lines = text.split("\n") if "\n" in text else next(csv.reader([text], skipinitialspace=True), [])
-    items = [v.strip() for v in lines]
+    items = [v.strip() for v in (text.split("\n") if "\n" in text else line_values(text))]
     values = [v for v in items if v]
     if values and all(re.fullmatch(r"-?(0|[1-9][0-9]*)", v) for v in values):
         return [int(v) for v in values]
@@ -49,6 +48,25 @@ def parse_numbers(text: str, kind: str) -> tuple[list | None, list[str]]:
     return out or None, bad
 
 
+def line_values(text: str) -> list[str]:
+    """Texts typed on one line separated by commas, a text holding a comma in double quotes (as a CSV line is read).
+
+    >>> line_values('NA, "n,a", .')
+    ['NA', 'n,a', '.']
+    """
+    return next(csv.reader([text], skipinitialspace=True), [])
+
+
+def line_text(texts) -> str:
+    """Texts as one line that :func:`line_values` reads back as them: separated by commas, one holding a comma (or
+    opening with a double quote) in double quotes.
+
+    >>> line_text(["NA", "n,a", "."])
+    'NA, "n,a", .'
+    """
+    return ", ".join('"' + t.replace('"', '""') + '"' if "," in t or t.startswith('"') else t for t in map(str, texts))
+
+
 def values_text(values) -> str:
     r"""Category values as the text to edit, one per line, that :func:`parse_values` reads back as the same values:
     a lone value holding a comma (or opening with a double quote) is written in double quotes, since one line is
@@ -58,9 +76,7 @@ def values_text(values) -> str:
     ('"Adult, 1 Egg Stage"', 'a, b\nc')
     """
     texts = [str(v) for v in values or []]
-    if len(texts) == 1 and ("," in texts[0] or texts[0].startswith('"')):
-        return '"' + texts[0].replace('"', '""') + '"'
-    return "\n".join(texts)
+    return line_text(texts) if len(texts) == 1 else "\n".join(texts)
 
 
 def edited_values(text: str, declared) -> list:

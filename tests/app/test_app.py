@@ -1248,7 +1248,7 @@ def test_a_declaration_of_every_kind_and_key_is_kept_as_loaded():
     """The robustness benchmark loads a non-expert's declaration of each unseen table on the Domain page and checks it
     is kept as written; it found a comma in a lone category. Here every kind and key the page draws, each at a value
     its widget could change: the page keeps every column as loaded (the same declaration, key by key)."""
-    spec = {"columns": EVERY_KEY, "missing_values": {"markers": ["NA", ".", "-99"]}}
+    spec = {"columns": EVERY_KEY, "missing_values": {"markers": ["", "NA", ".", "-99", "n,a"]}}
     raw = (",".join(EVERY_KEY) + "\n" + ",".join(["1"] * len(EVERY_KEY)) + "\n").encode()
     at = _load_declaration(_upload(_app().run(), "every.csv", raw), spec)
     kept = at.session_state["declaration"]
