@@ -15,6 +15,7 @@ from dpsynth_core.domain.editing import parse_groups, person_columns, with_perso
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
 from dpsynth_core.synthesizers.planning.resolution import resolution_words, thin_table_words
 from dpsynth_core.usecases.person_check import person_check
+from dpsynth_core.wording import line_text
 from dpsynth_core.workspace import BudgetExceeded
 
 
@@ -128,10 +129,10 @@ def choose_groups(declaration: dict, help_words: str) -> None:
     """The column groups a method keeps together, typed by the publisher (kept in the session when every name is a
     declared column, else said in one line)."""
     columns = [c for c, spec in declaration["columns"].items() if spec.get("type") != "drop"]
-    current = "\n".join(", ".join(g) for g in st.session_state[state.GROUPS])
+    current = "\n".join(line_text(g) for g in st.session_state[state.GROUPS])
     text = st.text_area(
         "Column groups to keep together (optional): one group per line, 2 or 3 column names "
-        f"separated by commas ({help_words})",
+        f"separated by commas, a name holding a comma in double quotes ({help_words})",
         value=current,
         key="privacy_groups",
         height=90,

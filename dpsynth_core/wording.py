@@ -1,10 +1,31 @@
-"""Numbers and sizes in plain words, one home for the app, the CLI, the planner and the card."""
+"""Numbers and sizes in plain words, one home for the app, the CLI, the planner and the card; and a list of names or
+values written on one line and read back (a column group, missing markers, a lone category)."""
 
 from __future__ import annotations
 
+import csv
 import math
 
 from .constraints import EPSILON_WARN_ABOVE
+
+
+def line_values(text: str) -> list[str]:
+    """Texts typed on one line separated by commas, a text holding a comma in double quotes (as a CSV line is read).
+
+    >>> line_values('NA, "n,a", .')
+    ['NA', 'n,a', '.']
+    """
+    return next(csv.reader([text], skipinitialspace=True), [])
+
+
+def line_text(texts) -> str:
+    """Texts as one line that :func:`line_values` reads back as them: separated by commas, one holding a comma (or
+    opening with a double quote) in double quotes.
+
+    >>> line_text(["NA", "n,a", "."])
+    'NA, "n,a", .'
+    """
+    return ", ".join('"' + t.replace('"', '""') + '"' if "," in t or t.startswith('"') else t for t in map(str, texts))
 
 
 def size_in_words(size: int) -> str:

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from ..errors import DPSynthError, ParameterError
+from ..synthesizers.options import parse_group
 from .outputs import DOMAIN_HELP, input_path, output_path
 
 
@@ -258,11 +259,7 @@ def run_report(args) -> None:
     fingerprint = workspace.ledger.dataset_key(workspace.ledger.records_key(real))
     stored = _find_release(workspace, fingerprint, args.synthetic, args.card, synthetic)
     columns = list(domain.kept)
-    pairs = (
-        [tuple(c.strip() for c in p.split(",")) for p in args.pair]
-        if args.pair
-        else report.default_pairs(stored.card, columns)
-    )
+    pairs = [parse_group(p) for p in args.pair] if args.pair else report.default_pairs(stored.card, columns)
     charts = args.chart if args.chart else report_plan.default_charts(domain, columns)
     # Priced from public settings, checked against the lifetime budget and recorded before the data is read.
     made = usecases.report(

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 from .. import constraints
 from ..errors import DomainError
+from ..wording import line_values
 from .column import ColumnDomain
 from .declaration import column_from_json, parse_declaration
 from .header import names_hint
 from .table import TableDomain
 from .templates import with_paths
-from .typed_values import line_values
 
 #: How an undeclared column starts: free text, which asks for a generator or to be dropped.
 UNDECLARED = {"type": "text"}
@@ -155,9 +155,9 @@ def missing_markers(declaration: dict) -> list[str]:
 
 
 def with_missing_markers(declaration: dict, text: str) -> dict:
-    """The declaration reading the texts typed in ``text`` (separated by commas: :func:`.typed_values.line_values`)
-    as missing, besides the empty cell; the same declaration when they are the ones it reads already. A publisher's
-    choice, as the delimiter is.
+    """The declaration reading the texts typed in ``text`` (separated by commas:
+    :func:`~dpsynth_core.wording.line_values`) as missing, besides the empty cell; the same declaration when they are
+    the ones it reads already. A publisher's choice, as the delimiter is.
 
     >>> with_missing_markers({"columns": {}}, " NA, ., NA ")["missing_values"]
     {'markers': ['', 'NA', '.']}
@@ -175,10 +175,15 @@ def policy_file_name(declaration: dict) -> str:
 
 
 def parse_groups(text: str, columns) -> tuple[list[list[str]], list[str]]:
-    """Column groups typed one per line, names separated by commas: ``(groups, unknown names)``."""
+    r"""Column groups typed one per line, names separated by commas (a name holding a comma in double quotes:
+    :func:`~dpsynth_core.wording.line_values`): ``(groups, unknown names)``.
+
+    >>> parse_groups('sex, relationship\n"Income, annual", age', ["sex", "relationship", "Income, annual", "age"])
+    ([['sex', 'relationship'], ['Income, annual', 'age']], [])
+    """
     groups, unknown = [], []
     for line in text.splitlines():
-        group = [c.strip() for c in line.split(",") if c.strip()]
+        group = [c.strip() for c in line_values(line) if c.strip()]
         unknown += [c for c in group if c not in columns]
         if group:
             groups.append(group)

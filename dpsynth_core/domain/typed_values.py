@@ -4,12 +4,12 @@ values a categorical declaration lists. The page only gathers the text and shows
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import re
 
 import numpy as np
 
+from ..wording import line_text, line_values
 from .public_lists import TITLES, public_list
 
 
@@ -46,25 +46,6 @@ def parse_numbers(text: str, kind: str) -> tuple[list | None, list[str]]:
         except ValueError:
             bad.append(f"'{item}' is not {_EXPECTED[kind]}")
     return out or None, bad
-
-
-def line_values(text: str) -> list[str]:
-    """Texts typed on one line separated by commas, a text holding a comma in double quotes (as a CSV line is read).
-
-    >>> line_values('NA, "n,a", .')
-    ['NA', 'n,a', '.']
-    """
-    return next(csv.reader([text], skipinitialspace=True), [])
-
-
-def line_text(texts) -> str:
-    """Texts as one line that :func:`line_values` reads back as them: separated by commas, one holding a comma (or
-    opening with a double quote) in double quotes.
-
-    >>> line_text(["NA", "n,a", "."])
-    'NA, "n,a", .'
-    """
-    return ", ".join('"' + t.replace('"', '""') + '"' if "," in t or t.startswith('"') else t for t in map(str, texts))
 
 
 def values_text(values) -> str:

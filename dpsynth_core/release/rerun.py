@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from .. import __version__
+from ..wording import line_values
 
 #: The settings that decide a release (besides the declaration), in the order the script shows them.
 _KEYS = (
@@ -37,7 +38,8 @@ def rerun_settings(release) -> dict:
     card = release["card"] if isinstance(release, dict) else release.card
     options = dict(settings.get("options") or {})
     if settings.get("groups"):  # the app's and the CLI's stored form
-        options["groups"] = [g.split(",") if isinstance(g, str) else list(g) for g in settings["groups"]]
+        stored = settings["groups"]
+        options["groups"] = [[c.strip() for c in line_values(g)] if isinstance(g, str) else list(g) for g in stored]
     if settings.get("delta") is not None:
         options["delta"] = float(settings["delta"])
     declaration = settings.get("declaration") or {}

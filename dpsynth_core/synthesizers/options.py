@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .. import constraints
 from ..errors import ParameterError
 from ..validation import check_delta, check_publisher_rho, check_rows, check_seed, check_total_epsilon
-from ..wording import format_delta
+from ..wording import format_delta, line_values
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,9 @@ def check_groups(groups):
 
 
 def parse_group(text: str) -> tuple:
-    """``"A, B"`` -> ``("A", "B")`` (the command line's form of one group)."""
-    return tuple(c.strip() for c in text.split(",") if c.strip())
+    """``"A, B"`` -> ``("A", "B")`` (the command line's form of one group; a name holding a comma in double quotes:
+    :func:`~dpsynth_core.wording.line_values`)."""
+    return tuple(c.strip() for c in line_values(text) if c.strip())
 
 
 def groups_option(help: str) -> Option:

@@ -370,3 +370,25 @@ def test_a_file_without_a_header_line_is_declared_and_released_with_columns_name
         f"error: {data}: 14 column names are given, but its first record has 15 fields; give one name per field, "
         "in the file's order"
     )
+
+
+def test_a_group_names_a_column_whose_name_holds_a_comma_in_double_quotes(tmp_path, capsys):
+    """A survey export names a column by its question ("Income, annual"): ``--group`` is read as a CSV line, so the
+    name goes in double quotes (it was split at its comma, an unknown column); the group is measured first."""
+    frame = pd.DataFrame({"Income, annual": [10, 20, 30, 40] * 50, "age": [20, 30, 40, 50] * 50, "x": ["a", "b"] * 100})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    spec = {
+        "columns": {
+            "Income, annual": {"type": "integer", "min": 0, "max": 100},
+            "age": {"type": "integer", "min": 0, "max": 100},
+            "x": {"type": "categorical", "values": ["a", "b"]},
+        }
+    }
+    (tmp_path / "t.json").write_text(json.dumps(spec))
+    card = tmp_path / "card.json"
+    status = run_cli_synth(
+        tmp_path / "t.csv", tmp_path / "t.json", "--group", '"Income, annual", age', out=tmp_path / "o.csv", card=card
+    )
+    assert status == 0, capsys.readouterr().err
+    measured = list(json.loads(card.read_text())["budget_split"])  # the group, before the rounds choose any pair
+    assert measured.index("marginal Income, annual x age") < measured.index("choice of marginal, round 1")

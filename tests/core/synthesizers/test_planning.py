@@ -35,6 +35,11 @@ def test_groups_are_read_one_per_line_and_unknown_names_are_named():
         "sex, income\n\n age ,marital-status, nope\n", ["sex", "income", "age", "marital-status"]
     )
     assert groups == [["sex", "income"], ["age", "marital-status", "nope"]] and unknown == ["nope"]
+    # a survey's question as a column's name, in double quotes; shown so on the Privacy page
+    from dpsynth_core.wording import line_text
+
+    groups, unknown = parse_groups('"Income, annual", age', ["Income, annual", "age"])
+    assert groups == [["Income, annual", "age"]] and unknown == [] and line_text(groups[0]) == '"Income, annual", age'
 
 
 def test_the_epsilon_advice_names_the_whole_files_epsilon_when_it_differs():
