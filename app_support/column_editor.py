@@ -10,6 +10,7 @@ import streamlit as st
 from app_support.markdown import literal
 from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
 from dpsynth_core.domain.public_lists import TITLES, public_list
+from dpsynth_core.wording import line_text
 
 #: Longer category lists are kept as loaded rather than put in a text box.
 EDITABLE_VALUES = 2_000
@@ -150,7 +151,7 @@ def missing_markers_editor(prefix: str, declaration: dict) -> dict:
     the publisher, as the delimiter is; returns the declaration reading them as missing."""
     typed = st.text_input(
         "Missing values are also written as (optional)",
-        key=_init(prefix, "missing_markers", typed_values.line_text(editing.missing_markers(declaration))),
+        key=_init(prefix, "missing_markers", line_text(editing.missing_markers(declaration))),
         placeholder="for example NA, ., -99",
         help="Texts the file writes for a value that is missing, separated by commas (one holding a comma in double "
         "quotes): NA (R), . (SAS, Stata), -99. A cell holding one is missing in every column, whatever its kind; an "
