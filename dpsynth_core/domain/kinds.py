@@ -99,6 +99,12 @@ STEP = Key(
 )
 
 
+def _trimmed(value):
+    """A declared category without the spaces around it, as a cell is read (``"C1 "``, a code padded to three
+    characters, is the cell ``C1``): a value declared with them would match no cell."""
+    return value.strip() if isinstance(value, str) else value
+
+
 KIND_STATEMENTS: dict[str, Kind] = {
     k.name: k
     for k in (
@@ -112,7 +118,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     CategoryValues,
                     f"a list of at most {CELLS} values, each text of at most "
                     f"{c.MAX_TEXT_CHARS:,} characters or a whole number from -{BIG} to {BIG}",
-                    convert=tuple,
+                    convert=lambda values: tuple(map(_trimmed, values)),
                     widget="values",
                     label="Possible values, one per line (or separated by commas: a value holding a comma in double "
                     "quotes)",
@@ -130,9 +136,9 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     "labels",
                     Labels,
                     f"an object mapping each value to its label (text of at most {c.MAX_TEXT_CHARS:,} characters)",
-                    convert=lambda labels: {str(k): v for k, v in labels.items()},
+                    convert=lambda labels: {str(k).strip(): v for k, v in labels.items()},
                 ),
-                Key("other", CategoryValue, "one of the declared values"),
+                Key("other", CategoryValue, "one of the declared values", convert=_trimmed),
             ),
         ),
         Kind(
