@@ -89,6 +89,11 @@ class CategoricalDomain(ColumnDomain):
             found, counts = np.unique(np.asarray(texts, dtype=object), return_counts=True)
             twice = ", ".join(repr(v) for v in found[counts > 1][:3])
             out.append(f"column '{self.name}': the declared values contain duplicates: {twice}")
+        if any(isinstance(v, str) and not v.strip() for v in self.values):  # a cell so written is a missing one
+            out.append(
+                f"column '{self.name}': a declared value is empty or only spaces, which a cell is read as missing: "
+                "leave it out (declare 'missing' instead)"
+            )
         if self.other is not None and self.other not in self.values:
             out.append(f"column '{self.name}': 'other' ({self.other!r}) must be one of the declared values")
         return out + self._too_many_bins(len(self.values))

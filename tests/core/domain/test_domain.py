@@ -398,6 +398,12 @@ def test_duplicate_categories_are_named():
     # read from a declaration, as the Domain page reads them: without the spaces around them, so alike
     padded = TableDomain.from_json({"columns": {"t": {"type": "categorical", "values": ["a", "a "]}}})
     assert padded.problems() == ["column 't': the declared values contain duplicates: 'a'"]
+    for blank in ("", "  "):  # a cell so written is missing: a value that could never be read
+        problems = TableDomain.from_json({"columns": {"t": {"type": "categorical", "values": ["a", blank]}}}).problems()
+        assert problems == [
+            "column 't': a declared value is empty or only spaces, which a cell is read as missing: leave it out "
+            "(declare 'missing' instead)"
+        ]
 
 
 def test_declared_categories_are_read_without_the_spaces_around_them_as_cells_are():
