@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from .. import __version__
-from ..wording import line_values
+from ..synthesizers.options import parse_group
 
 #: The settings that decide a release (besides the declaration), in the order the script shows them.
 _KEYS = (
@@ -38,8 +38,7 @@ def rerun_settings(release) -> dict:
     card = release["card"] if isinstance(release, dict) else release.card
     options = dict(settings.get("options") or {})
     if settings.get("groups"):  # the app's and the CLI's stored form
-        stored = settings["groups"]
-        options["groups"] = [[c.strip() for c in line_values(g)] if isinstance(g, str) else list(g) for g in stored]
+        options["groups"] = [list(parse_group(g)) if isinstance(g, str) else list(g) for g in settings["groups"]]
     if settings.get("delta") is not None:
         options["delta"] = float(settings["delta"])
     declaration = settings.get("declaration") or {}
