@@ -302,7 +302,8 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None,
     g = card["guarantee"]
     release_eps = "none (no guarantee)" if g["epsilon"] is None else f"ε = {g['epsilon']:.3g}"
     dataset = card["domain"].get("dataset")
-    title = f"Quality report: the synthetic {dataset} table" if dataset else "Quality report: a synthetic table"
+    # "of adult", so that a shared copy, the file's name replaced by "the data", reads "of the data"
+    title = f"Quality report: the synthetic table of {dataset}" if dataset else "Quality report: a synthetic table"
     mean_one = float(np.mean([v.value for v in figures.one_way.values()])) if figures.one_way else float("nan")
     worst = max(figures.one_way.items(), key=lambda kv: kv[1].value) if figures.one_way else None
     pieces = [

@@ -249,6 +249,11 @@ def test_html_is_self_contained_and_says_what_each_number_covers(adult_release):
     assert "What each number covers" in page and "ε = 0.1" in page and "Not in this report" in page
     assert "<script" not in page and not re.search(r"(src|href)=\"(http|//)", page)
     assert "The guarantee" in page  # the card is part of the report
+    # a shared copy, the file's name replaced by "the data", reads "the synthetic table of the data" (it read "the
+    # synthetic the data table" in the walk of the Release page)
+    from dpsynth_core.workspace.access import scrub_names
+
+    assert "<title>Quality report: the synthetic table of the data</title>" in scrub_names(page, {"adult"})
 
 
 @pytest.fixture(scope="module")
