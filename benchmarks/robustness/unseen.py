@@ -7,15 +7,17 @@ refusals longer than one line, released values outside the declaration, and slow
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors cli --seed 70 --count 25      # 4 min
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors app --seed 71 --count 40      # 3 min
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors library --rows 5000 60000 --seed 83 --count 20
+    python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --columns 41 1000 --seed 99 --count 20   # wide tables
 
-The tables are drawn at ``--seed`` from every CSV of the checkout with 30 to 60,000 rows and 3 to 40 columns (a new
-seed draws tables nobody has looked at). Each is declared by :func:`declare_loosely`, which stands in for a publisher
-who read the documentation and declared generously, as the app invites: ranges rounded outward from the data
-(:func:`benchmarks.quality.rdatasets.documented_range`), three in ten of them ten times wider; a small whole-number
-column half the time as codes, some with a code no record holds; text of at most 30 values as categories, some with
-an "Unknown" no record holds; ISO dates by decades; any other text as free text with a generator chosen at random
-(some of them too large to declare, which must be refused in one line); ``missing`` sometimes declared, and R's
-``NA`` sometimes declared a missing marker. The harness reads the data to write these (no publisher's tool does).
+The tables are drawn at ``--seed`` from every CSV of the checkout with 30 to 60,000 rows and 3 to 40 columns
+(``--rows``, ``--columns``; a new seed draws tables nobody has looked at). Each is declared by
+:func:`declare_loosely`, which stands in for a publisher who read the documentation and declared generously, as the
+app invites: ranges rounded outward from the data (:func:`benchmarks.quality.rdatasets.documented_range`), three in
+ten of them ten times wider; a small whole-number column half the time as codes, some with a code no record holds;
+text of at most 30 values as categories, some with an "Unknown" no record holds; ISO dates by decades; any other text
+as free text with a generator chosen at random (some of them too large to declare, which must be refused in one
+line); ``missing`` sometimes declared, and R's ``NA`` sometimes declared a missing marker. The harness reads the
+data to write these (no publisher's tool does).
 
 The doors, each release at ``--epsilon`` (1 unless told; 0.05 and 20 reach the noise's two ends):
 
@@ -164,9 +166,9 @@ def outside_declaration(data: pd.DataFrame, spec: dict) -> list[str]:
     return found
 
 
-def tables(root: Path, seed: int, count: int, rows: tuple = ROWS):
-    """``count`` tables of the checkout ``root`` drawn at ``seed``, of ``rows`` rows (fewest, most): (``PACKAGE/NAME``,
-    frame, declaration)."""
+def tables(root: Path, seed: int, count: int, rows: tuple = ROWS, columns: tuple = COLUMNS):
+    """``count`` tables of the checkout ``root`` drawn at ``seed``, of ``rows`` rows and ``columns`` columns (fewest,
+    most): (``PACKAGE/NAME``, frame, declaration)."""
     rng = random.Random(seed)
     drawn = 0
     for path in shuffled_files(root, seed):
@@ -176,7 +178,7 @@ def tables(root: Path, seed: int, count: int, rows: tuple = ROWS):
             frame = without_row_names(pd.read_csv(path, low_memory=False, nrows=rows[1] + 1))
         except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
             continue
-        if not (rows[0] <= len(frame) <= rows[1] and COLUMNS[0] <= frame.shape[1] <= COLUMNS[1]):
+        if not (rows[0] <= len(frame) <= rows[1] and columns[0] <= frame.shape[1] <= columns[1]):
             continue
         spec = declare_loosely(frame, random.Random(rng.randrange(1 << 30)))
         if sum(c["type"] != "drop" for c in spec["columns"].values()) < 2:
@@ -507,6 +509,9 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--seed", type=int, default=69, help="which tables are drawn (a new seed: unseen ones)")
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--rows", type=int, nargs=2, default=list(ROWS), metavar=("FEWEST", "MOST"), help="table sizes")
+    parser.add_argument(
+        "--columns", type=int, nargs=2, default=list(COLUMNS), metavar=("FEWEST", "MOST"), help="table widths"
+    )
     parser.add_argument("--doors", nargs="+", default=["library", "cli", "app"], choices=["library", "cli", "app"])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), help="the library door's methods")
     parser.add_argument("--epsilon", type=float, default=1.0, help="every release's (the app's: a stop of its slider)")
@@ -518,7 +523,7 @@ def main(argv=None) -> pd.DataFrame:
         folder = Path(scratch)
         os.environ["DPSYNTH_WORKSPACE"] = str(folder / "app-workspace")  # the app door's, never the user's
         for index, (name, frame, spec) in enumerate(
-            tables(args.root, args.seed, args.count, tuple(args.rows)), start=1
+            tables(args.root, args.seed, args.count, tuple(args.rows), tuple(args.columns)), start=1
         ):
             found = []
             if "library" in args.doors:
