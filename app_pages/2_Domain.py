@@ -58,7 +58,7 @@ def _outlook(name: str, spec: dict, kind: str) -> None:
         if kind == "text":
             words = next((text_outlook(row) for row in column_plan(*settings) if row["column"] == name), [])
         else:
-            entry = numeric_resolution(*settings).get(name)
+            entry = numeric_resolution(*settings, edges_for=tuple(shown)).get(name)  # one plan per page shown
             words = resolution_words(entry) if entry else []
     except DPSynthError:
         return

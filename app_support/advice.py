@@ -18,10 +18,15 @@ from dpsynth_core.usecases.person_check import person_check
 from dpsynth_core.wording import line_text
 from dpsynth_core.workspace import BudgetExceeded
 
+#: Columns the Privacy page's advice lists at a time: each is priced with public edges, a plan of the whole
+#: declaration (a table of 500 numeric columns took 30 s to price them all on every change of the settings).
+RESOLUTION_PAGE = 20
+
 
 def show_resolution(settings: tuple) -> None:
-    """Per numeric or date column, the finest step at these settings (``settings``: the cached plan's keys)."""
-    fine = numeric_resolution(*settings)
+    """Per numeric or date column, the finest step at these settings (``settings``: the cached plan's keys), a page
+    of :data:`RESOLUTION_PAGE` columns at a time."""
+    fine = numeric_resolution(*settings, edges_for=())  # one plan: the step of every column, edges priced below
     if not fine:
         return
     rows, entries = settings[4] or settings[5], list(fine.values())  # a fixed row count, else the file's
@@ -29,8 +34,17 @@ def show_resolution(settings: tuple) -> None:
         st.warning(thin_table_words(entries, rows, fewer_columns(tuple(settings))), icon=":material/info:")
     with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
-        for name, entry in fine.items():
-            st.markdown(f"**{literal(name)}**\n\n" + "\n".join(f"- {literal(w)}" for w in resolution_words(entry)))
+        names = list(fine)
+        if len(names) > RESOLUTION_PAGE:
+            pages = -(-len(names) // RESOLUTION_PAGE)
+            number = st.number_input(
+                f"Page (of {pages:,}, {RESOLUTION_PAGE} columns each)", 1, pages, 1, key="privacy_resolution_page"
+            )
+            names = names[(min(int(number), pages) - 1) * RESOLUTION_PAGE :][:RESOLUTION_PAGE]
+        priced = numeric_resolution(*settings, edges_for=tuple(names))
+        for name in names:
+            words = resolution_words(priced[name])
+            st.markdown(f"**{literal(name)}**\n\n" + "\n".join(f"- {literal(w)}" for w in words))
 
 
 def choose_person(declaration: dict) -> dict:

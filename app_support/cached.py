@@ -109,10 +109,14 @@ def numeric_resolution(
     rows: int | None,
     expected_rows: int,
     options_json: str = "{}",
+    edges_for: tuple[str, ...] | None = None,
 ):
-    """:func:`~dpsynth_core.synthesizers.resolution.numeric_resolution` (reads no data) by column name."""
+    """:func:`~dpsynth_core.synthesizers.resolution.numeric_resolution` (reads no data) by column name, public edges
+    priced for the columns ``edges_for`` only (None: all; each is a plan of the whole declaration, so a page of a
+    wide table prices the columns it shows)."""
     settings = (declaration_json, epsilon, rho, method, rows, expected_rows, options_json)
-    return {e["column"]: e for e in _with_settings(resolution.numeric_resolution, settings)}
+    entries = _with_settings(resolution.numeric_resolution, settings, edges_for=edges_for)
+    return {e["column"]: e for e in entries}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -122,9 +126,9 @@ def fewer_columns(settings: tuple):
     return _with_settings(resolution.fewer_columns, settings)
 
 
-def _with_settings(advice, settings: tuple):
-    """A :mod:`~dpsynth_core.synthesizers.planning.resolution` function at the cached plan's keys: the row figure is
-    the release's fixed count, else the file's."""
+def _with_settings(advice, settings: tuple, **extra):
+    """A :mod:`~dpsynth_core.synthesizers.planning.resolution` function at the cached plan's keys (and ``extra``
+    keywords): the row figure is the release's fixed count, else the file's."""
     declaration_json, epsilon, rho, method, rows, expected_rows, options_json = settings
     return advice(
         json.loads(declaration_json),
@@ -133,6 +137,7 @@ def _with_settings(advice, settings: tuple):
         rows=rows or expected_rows,
         method=method,
         fixed_rows=rows,
+        **extra,
         **json.loads(options_json),
     )
 

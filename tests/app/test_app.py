@@ -1498,6 +1498,30 @@ def test_the_domain_and_privacy_pages_say_how_fine_numbers_can_come_out():
     assert not any("A small table for these settings" in w.value for w in at.warning)  # adult, 32,561 records
 
 
+def test_a_wide_tables_advice_is_listed_and_priced_a_page_at_a_time():
+    """45 numeric columns with fitted bins: the Privacy page lists the advice RESOLUTION_PAGE columns at a time,
+    each with what public edges would buy (a plan of the whole declaration each, so only the page shown is priced:
+    500 columns took 30 s a change of the settings when all were)."""
+    from app_support.advice import RESOLUTION_PAGE
+
+    names = [f"x{i}" for i in range(45)]
+    rows = [",".join(names)] + [
+        ",".join(f"{(r * 37 + c * 11) % 5000 / 100:.2f}" for c in range(45)) for r in range(300)
+    ]
+    at = _upload(_app().run(), "wide.csv", ("\n".join(rows) + "\n").encode())
+    at.session_state[state.DECLARATION] = {"columns": {n: {"type": "float", "min": 0, "max": 100} for n in names}}
+    at = _visit(at, "app_pages/3_Privacy.py")
+
+    def listed(at) -> list[str]:
+        advice = [m.value for m in at.markdown if "Finest detail: about" in m.value]
+        assert all("Public bin edges" in m for m in advice)  # each listed column's edges priced
+        return [m.split("**")[1] for m in advice]
+
+    assert listed(at) == names[:RESOLUTION_PAGE] == names[:20]
+    at.number_input(key="privacy_resolution_page").set_value(3).run()
+    assert not at.exception and listed(at) == names[40:]
+
+
 def test_the_privacy_page_says_when_the_table_is_small_for_its_settings(monkeypatch):
     """The same advice's summary: at 300 records the bundled adult's declaration leaves few pieces per range, and
     what fewer columns would buy."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Collection
 
 import numpy as np
 
@@ -77,6 +78,7 @@ def numeric_resolution(
     rows: int | None,
     method: str = DEFAULT_METHOD,
     fixed_rows: int | None = None,
+    edges_for: Collection[str] | None = None,
     **options,
 ) -> list[dict]:
     """Per numeric or date column with a declared range: the finest step the release can tell apart at this
@@ -89,8 +91,12 @@ def numeric_resolution(
 
     Each entry: ``column``, ``kind``, ``low``, ``high`` (the declared range), ``width``, ``sigma`` (typical
     error of a count), ``step``, ``narrower_step``, ``fitted`` (the release fits bins to the data, paying
-    ``bins_epsilon``), ``edges_step`` and ``edges_sigma`` (with public edges; None when already declared),
-    ``declared_bin`` (the declared bins' width when public edges are declared, else None).
+    ``bins_epsilon``), ``edges_step`` and ``edges_sigma`` (with public edges; None when already declared, or not
+    priced), ``declared_bin`` (the declared bins' width when public edges are declared, else None).
+
+    ``edges_for``: the columns whose public edges are priced (None: every column). Each is the method's plan of the
+    whole declaration with that one column changed, so pricing all of ``d`` fitted columns costs ``d`` plans of
+    ``d`` columns: a page that shows a few columns of a wide table prices those (:func:`fewer_columns` none).
     """
     domain = as_table_domain(domain)
     if not rows or rows < 1:
@@ -124,7 +130,7 @@ def numeric_resolution(
             "edges_sigma": None,
             "declared_bin": None if getattr(col, "adaptive", False) else width / max(col.bins, 1),
         }
-        if entry["fitted"]:
+        if entry["fitted"] and (edges_for is None or name in edges_for):
             entry.update(_edges_advice(domain, col, epsilon, rho, rows, whole, method, fixed_rows, options))
         out.append(entry)
     return out
@@ -295,16 +301,17 @@ def fewer_columns(domain, epsilon: float, rho: float, *, rows: int | None, **set
     a public row figure only; ``settings``: :func:`numeric_resolution`'s keywords (without column groups, which may
     name a column left out)."""
     domain = as_table_domain(domain)
-    settings = {k: v for k, v in settings.items() if k != "groups"}
+    settings = {k: v for k, v in settings.items() if k not in ("groups", "edges_for")}  # thinness: no edges priced
     kept = list(domain.kept)
     dropped = {n: c for n, c in domain.columns.items() if n not in domain.kept}  # drop and person columns stay
 
     def planned(count: int) -> list[dict]:
         chosen = {kept[i] for i in np.linspace(0, len(kept) - 1, count).round().astype(int)}
         columns = {n: c for n, c in domain.columns.items() if n in dropped or n in chosen}
-        return numeric_resolution(dataclasses.replace(domain, columns=columns), epsilon, rho, rows=rows, **settings)
+        smaller = dataclasses.replace(domain, columns=columns)
+        return numeric_resolution(smaller, epsilon, rho, rows=rows, edges_for=(), **settings)
 
-    entries = numeric_resolution(domain, epsilon, rho, rows=rows, **settings)
+    entries = numeric_resolution(domain, epsilon, rho, rows=rows, edges_for=(), **settings)
     told, bad, good = _told_apart_middle(entries), len(kept), None
     if not entries or told >= 1:
         return None

@@ -69,6 +69,25 @@ def test_public_edges_are_priced_where_bins_would_be_fitted_and_the_words_say_it
     assert resolution.numeric_resolution(declaration, 1.0, 0.9, rows=None) == []
 
 
+def test_public_edges_are_priced_for_the_columns_asked_and_those_are_the_whole_pricing():
+    """``edges_for``: a page of a wide table prices the columns it shows (each a plan of the whole declaration);
+    their entries are the full pricing's, the others' steps too, with their edges left unpriced (None)."""
+    declaration = _declared(**{"capital-gain": {"type": "integer", "min": 0, "max": 99999}})
+    every = {e["column"]: e for e in resolution.numeric_resolution(declaration, 1.0, 0.9, rows=ROWS)}
+    some = {
+        e["column"]: e
+        for e in resolution.numeric_resolution(declaration, 1.0, 0.9, rows=ROWS, edges_for=("capital-gain", "race"))
+    }
+    assert some["capital-gain"] == every["capital-gain"] and every["capital-gain"]["edges_step"] is not None
+    fitted = [n for n, e in every.items() if e["fitted"] and n != "capital-gain"]
+    assert fitted and all(every[n]["edges_step"] is not None for n in fitted)
+    for name, entry in some.items():  # the same figures, edges priced for the one asked only
+        unpriced = {"edges_step": None, "edges_sigma": None} if name in fitted else {}
+        assert entry == {**every[name], **unpriced}
+    none = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=ROWS, edges_for=())
+    assert all(e["edges_step"] is None for e in none)
+
+
 def test_a_date_and_time_range_is_advised_in_its_own_units_and_public_edges_by_a_unit():
     declaration = {
         "columns": {"t": {"type": "datetime", "min": "2010-01-01", "max": "2010-12-31 23:00", "step": "minute"}}
