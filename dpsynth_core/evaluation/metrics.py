@@ -92,21 +92,18 @@ def one_way_distances(pairs: dict[str, PairedColumn]) -> dict[str, float]:
 
 def two_way_distances(pairs: dict[str, PairedColumn]) -> pd.DataFrame:
     """TVD of every pair of columns' joint distribution, as a symmetric matrix (diagonal: 1-way)."""
-    names = list(pairs)
-    matrix = pd.DataFrame(np.nan, index=names, columns=names)
-    for i, a in enumerate(names):
-        for b in names[i:]:
-            pa, pb = pairs[a], pairs[b]
-            if a == b:
-                value = total_variation(_distribution(pa.real, pa.cells), _distribution(pa.synthetic, pa.cells))
-            else:
-                cells = pa.cells * pb.cells
-                value = total_variation(
-                    _distribution(pa.real * pb.cells + pb.real, cells),
-                    _distribution(pa.synthetic * pb.cells + pb.synthetic, cells),
-                )
-            matrix.loc[a, b] = matrix.loc[b, a] = value
-    return matrix
+    names, columns = list(pairs), list(pairs.values())
+    values = np.empty((len(names), len(names)))  # filled as numbers: a frame's .loc took 0.3 ms a pair
+    for i, pa in enumerate(columns):
+        values[i, i] = total_variation(_distribution(pa.real, pa.cells), _distribution(pa.synthetic, pa.cells))
+        for j in range(i + 1, len(columns)):
+            pb = columns[j]
+            cells = pa.cells * pb.cells
+            values[i, j] = values[j, i] = total_variation(
+                _distribution(pa.real * pb.cells + pb.real, cells),
+                _distribution(pa.synthetic * pb.cells + pb.synthetic, cells),
+            )
+    return pd.DataFrame(values, index=names, columns=names)
 
 
 def fidelity_by_column(pairs: dict[str, PairedColumn]) -> dict[str, float]:
