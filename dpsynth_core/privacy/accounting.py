@@ -108,6 +108,18 @@ def _add_exact(partials: list, x: float) -> None:
     partials[i:] = [x]
 
 
+def _advanced_epsilon(epsilons: list[float], delta_slack: float) -> float:
+    """Advanced composition's epsilon over pure events of ``epsilons`` (:meth:`Accountant.advanced`'s formula, its
+    one home); infinite when an epsilon exceeds 50 (the bound is vacuous)."""
+    if not 0 < delta_slack < 1:
+        raise ValueError(f"delta_slack ({delta_slack}) must be in (0, 1)")
+    if any(e > 50 for e in epsilons):
+        return math.inf
+    squares = math.fsum(e**2 for e in epsilons)
+    drift = math.fsum(e * math.expm1(e) for e in epsilons)
+    return math.sqrt(2 * math.log(1 / delta_slack) * squares) + drift
+
+
 class Accountant:
     """A ledger of privacy events with their composed total.
 
@@ -177,7 +189,11 @@ class Accountant:
 
     def basic(self) -> tuple[float, float]:
         """(epsilon, delta) by basic composition: both add up (zCDP events are not counted here)."""
-        return (math.fsum(self._epsilon_sum), min(1.0, math.fsum(e.delta for e in self._events)))
+        return (self.epsilon_sum(), min(1.0, math.fsum(e.delta for e in self._events)))
+
+    def epsilon_sum(self) -> float:
+        """The events' epsilons added up (basic composition's epsilon), from the running sums: no pass over them."""
+        return math.fsum(self._epsilon_sum)
 
     def advanced(self, delta_slack: float) -> tuple[float, float]:
         """(epsilon, delta) by advanced composition with slack ``delta_slack``.
@@ -185,13 +201,9 @@ class Accountant:
         ``eps = sqrt(2 ln(1/delta_slack) sum eps_i^2) + sum eps_i (e^eps_i - 1)`` and
         ``delta = sum delta_i + delta_slack``.
         """
-        if not 0 < delta_slack < 1:
-            raise ValueError(f"delta_slack ({delta_slack}) must be in (0, 1)")
-        if any(e.epsilon > 50 for e in self._events):
+        epsilon = _advanced_epsilon([e.epsilon for e in self._events], delta_slack)
+        if math.isinf(epsilon):
             return math.inf, 1.0  # the bound is vacuous; basic composition is reported
-        squares = math.fsum(e.epsilon**2 for e in self._events)
-        drift = math.fsum(e.epsilon * math.expm1(e.epsilon) for e in self._events)
-        epsilon = math.sqrt(2 * math.log(1 / delta_slack) * squares) + drift
         return epsilon, min(1.0, math.fsum(e.delta for e in self._events) + delta_slack)
 
     def total(self, delta_slack: float | None = None) -> dict:
@@ -308,11 +320,13 @@ def _fitted_scales(total: float, fixed: tuple, groups: tuple, delta_slack: float
     """:func:`fit_to_budget` on hashable public settings, remembered: its bisection composes the
     whole ledger about 80 times, and a method fitted again at the same settings asks the same."""
 
-    def spent(scale: float) -> float:
-        events = [PrivacyEvent("fixed", e) for e in fixed]
+    def spent(scale: float) -> float:  # the ledger's total (:meth:`Accountant.total`) over its epsilons alone, the
+        # same correctly rounded sums: a ledger of pure events built 80 times took 34 s for 641 columns
+        epsilons = list(fixed)
         for count, weight in groups:
-            events += [PrivacyEvent("m", scale * weight)] * count
-        return Accountant(events).total(delta_slack)["epsilon"]
+            epsilons += [scale * weight] * count
+        basic = math.fsum(epsilons)
+        return basic if delta_slack is None else min(basic, _advanced_epsilon(epsilons, delta_slack))
 
     low, high = 0.0, 1.0
     while spent(high) <= total and high < 1e6:

@@ -241,7 +241,7 @@ class Synthesizer(PricedMethod):
     def _record(self, event: PrivacyEvent) -> None:
         """Spend ``event`` and report the progress it stands for."""
         self.accountant_.spend(event)
-        spent = sum(e.epsilon for e in self.accountant_.events) / self.epsilon_
+        spent = self.accountant_.epsilon_sum() / self.epsilon_  # no pass over the 205,761 entropies of 641 columns
         self._report(0.1 + 0.85 * min(1.0, spent), f"Measured {event.label}")
 
     def _measure_vocabularies(self, encoded, text_eps: float) -> None:

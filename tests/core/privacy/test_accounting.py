@@ -6,7 +6,14 @@ import math
 import numpy as np
 import pytest
 
-from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, Accountant, PrivacyEvent, split_budget
+from dpsynth_core.privacy.accounting import (
+    ADD_REMOVE,
+    SUBSTITUTE,
+    Accountant,
+    PrivacyEvent,
+    fit_to_budget,
+    split_budget,
+)
 
 
 def test_events_are_immutable():
@@ -101,3 +108,28 @@ def test_running_totals_are_the_sums_of_every_event():
         events = accountant.events
         assert accountant.rho() == math.fsum(e.rho_cost for e in events if e.rho_cost is not None)
         assert accountant.basic()[0] == math.fsum(e.epsilon for e in events)
+
+
+def _composed(fixed, counts, epsilons, slack, stretch=1.0) -> float:
+    """The Accountant's total of events of ``fixed`` epsilons and ``counts`` events of each of ``epsilons`` (each
+    times ``stretch``)."""
+    events = [PrivacyEvent("fixed", e) for e in fixed]
+    events += [PrivacyEvent("m", e * stretch) for count, e in zip(counts, epsilons) for _ in range(count)]
+    return Accountant(events).total(slack)["epsilon"]
+
+
+def test_fitted_scales_fill_the_budget_as_the_ledger_composes_them():
+    """fit_to_budget's bisection sums the epsilons as the ledger does: over 200 settings, the ledger of the fitted
+    events, built and composed by the Accountant, stays within the total, and with each epsilon 2^-40 larger would
+    not (the scale is the largest that fits)."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        total = float(rng.choice([0.05, 0.3, 1.0, 3.0, 20.0, 60.0]))
+        fixed = tuple(rng.uniform(0, total / 20, size=rng.integers(0, 4)).tolist())
+        groups = [(int(rng.integers(1, 300)), float(rng.uniform(0.001, 1))) for _ in range(rng.integers(1, 4))]
+        slack = float(rng.choice([1e-9, 1e-6, 0.01]))
+        fitted = fit_to_budget(total, fixed, groups, slack)
+        counts = [count for count, _ in groups]
+        assert _composed(fixed, counts, fitted, slack) <= total < _composed(fixed, counts, fitted, slack, 1 + 2**-40)
+    with pytest.raises(ValueError, match="delta_slack"):
+        fit_to_budget(1.0, (), [(3, 1.0)], 0.0)
