@@ -116,9 +116,11 @@ def _number(present: pd.Series, rng: random.Random) -> dict:
 
 
 def _text(present: pd.Series, rng: random.Random) -> dict:
-    if present.nunique() <= 30:
-        values = sorted(present.unique().tolist())
-        return {"type": "categorical", "values": values + (["Unknown"] if rng.random() < 0.3 else [])}
+    if present.nunique() <= 30:  # as the documentation would list them: without a file's padding, blanks or repeats
+        values = sorted({v.strip() for v in present.unique()} - {""})
+        if values:
+            unknown = ["Unknown"] if rng.random() < 0.3 and "Unknown" not in values else []
+            return {"type": "categorical", "values": values + unknown}
     dates = pd.to_datetime(present, errors="coerce", format="ISO8601")
     if dates.notna().mean() > 0.95 and dates.min().year >= 1700:
         first, last = int(dates.min().year) // 10 * 10, (int(dates.max().year) // 10 + 1) * 10
