@@ -108,12 +108,15 @@ def documented_range(low: float, high: float) -> tuple[float, float]:
     (1990.0, 2020.0)
     >>> documented_range(0.013, 0.93)
     (0.0, 0.95)
+    >>> documented_range(-1.1e-20, 1.7e-20)  # modeldata's pd_speech: kept apart, not both rounded to 0
+    (-1.5e-20, 2e-20)
     """
     span = high - low
     if span <= 0:
         return low - 1, high + 1
     step = 10 ** math.floor(math.log10(span)) / 2
-    return round(math.floor(low / step) * step, 12), round(math.ceil(high / step) * step, 12)
+    places = max(12, 12 - math.floor(math.log10(step)))  # a tiny step keeps its digits
+    return round(math.floor(low / step) * step, places), round(math.ceil(high / step) * step, places)
 
 
 def without_row_names(frame: pd.DataFrame) -> pd.DataFrame:
