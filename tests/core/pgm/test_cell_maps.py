@@ -27,6 +27,22 @@ def test_spreading_is_the_adjoint_of_merging():
         assert merged.sum() == pytest.approx(x.sum())  # a partition of the cells
 
 
+def test_a_merge_is_the_sum_over_each_merged_cell_for_any_map_each_time_it_is_asked():
+    """Maps in runs in order (summed by reduceat) and in any order (one-hot), of two integer types, merged twice
+    (the second time from the remembered plan) and after an equal map at another address: each the plain sum."""
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        cells = int(rng.integers(1, 12))
+        merged = int(rng.integers(1, cells + 1))
+        cell_map = np.sort(rng.integers(0, merged, size=cells)) if trial % 2 else rng.integers(0, merged, size=cells)
+        cell_map = np.unique(cell_map, return_inverse=True)[1].astype(np.int64 if trial % 3 else np.int32)
+        x = rng.normal(size=(cells, 3))
+        plain = np.array([x[cell_map == k].sum(axis=0) for k in range(cell_map.max() + 1)])
+        for again in (cell_map, cell_map.copy()):
+            assert np.allclose(merge_cells(x, (again, None)), plain)
+            assert np.allclose(merge_cells(x.T, (None, again)), plain.T)
+
+
 def test_the_loss_gradient_of_a_merged_measurement_matches_finite_differences():
     """``1/2 w |Q mu - y|^2`` and its gradient ``Q^T w (Q mu - y)``, against central differences on the fine cells."""
     joint = joint_counts(5)
