@@ -156,6 +156,17 @@ def test_tables_are_drawn_by_their_size(tmp_path):
     root = penguins_checkout(tmp_path)  # penguins: 344 rows
     assert [name for name, _, _ in unseen.tables(root, 0, 5)] == ["palmerpenguins/penguins"]
     assert list(unseen.tables(root, 0, 5, rows=(1000, 60_000))) == []
+    assert list(unseen.tables(root, 0, 5, columns=(41, 1000))) == []  # penguins: 8 columns, not a wide table
+    assert len(list(unseen.tables(root, 0, 5, columns=(8, 8)))) == 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_categories_are_declared_as_a_documentation_lists_them(seed):
+    """Without a file's padding, blank cells or repeats, and 'Unknown' never twice (medicaldata's opt, ames)."""
+    frame = pd.DataFrame({"answer": ["No ", "No", "Yes", "   ", "Unknown"] * 10, "n": range(50)})
+    spec = unseen.declare_loosely(frame, random.Random(seed))
+    assert spec["columns"]["answer"]["values"] == ["No", "Unknown", "Yes"]
+    TableDomain.from_json(spec)
 
 
 @pytest.mark.parametrize("kind", ["dta", "sav", "xpt"])
