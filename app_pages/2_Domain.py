@@ -11,6 +11,7 @@ from app_support.column_editor import alike_editor, column_editor, missing_marke
 from app_support.declaration_load import load_or_save
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
+from app_support.paging import page_count, page_items
 from dpsynth_core import METHODS, DPSynthError
 from dpsynth_core.domain import KIND_STATEMENTS, RANGE_KINDS, editing
 from dpsynth_core.synthesizers.planning import text_outlook
@@ -93,10 +94,10 @@ if len(columns_in_data) > PAGE_SIZE:  # a wide table: found by name or kind, and
     kinds = c2.multiselect("Of the kinds", sorted({s.get("type", "text") for s in specs.values()}), key="domain_kinds")
     only_todo = todo_toggle(c3, bool(problems))
     pool = editing.find_columns(specs, words, kinds, among=problems if only_todo and problems else None)
-    pages = max(1, -(-len(pool) // PAGE_SIZE))
+    pages = page_count(len(pool), PAGE_SIZE)
     number = c4.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key="domain_page")
     st.caption(f"{len(pool):,} of {len(columns_in_data):,} columns match, {PAGE_SIZE} a page.")
-    shown = pool[(min(int(number), pages) - 1) * PAGE_SIZE : min(int(number), pages) * PAGE_SIZE]
+    shown = page_items(pool, PAGE_SIZE, number)
 index_of = {name: i for i, name in enumerate(columns_in_data)}
 alike = alike_editor(declaration, specs, complete, pool)  # a survey's questions on one scale, declared once
 if alike:

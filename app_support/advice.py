@@ -10,6 +10,7 @@ import streamlit as st
 from app_support import state
 from app_support.cached import fewer_columns, numeric_resolution
 from app_support.markdown import literal
+from app_support.paging import page_count, page_items
 from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.domain.editing import parse_groups, person_columns, with_person
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
@@ -36,11 +37,11 @@ def show_resolution(settings: tuple) -> None:
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         names = list(fine)
         if len(names) > RESOLUTION_PAGE:
-            pages = -(-len(names) // RESOLUTION_PAGE)
+            pages = page_count(len(names), RESOLUTION_PAGE)
             number = st.number_input(
                 f"Page (of {pages:,}, {RESOLUTION_PAGE} columns each)", 1, pages, 1, key="privacy_resolution_page"
             )
-            names = names[(min(int(number), pages) - 1) * RESOLUTION_PAGE :][:RESOLUTION_PAGE]
+            names = page_items(names, RESOLUTION_PAGE, number)
         priced = numeric_resolution(*settings, edges_for=tuple(names))
         for name in names:
             words = resolution_words(priced[name])

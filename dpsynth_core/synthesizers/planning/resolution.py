@@ -301,7 +301,7 @@ def fewer_columns(domain, epsilon: float, rho: float, *, rows: int | None, **set
     a public row figure only; ``settings``: :func:`numeric_resolution`'s keywords (without column groups, which may
     name a column left out)."""
     domain = as_table_domain(domain)
-    settings = {k: v for k, v in settings.items() if k not in ("groups", "edges_for")}  # thinness: no edges priced
+    settings = {k: v for k, v in settings.items() if k != "groups"}
     kept = list(domain.kept)
     dropped = {n: c for n, c in domain.columns.items() if n not in domain.kept}  # drop and person columns stay
 
