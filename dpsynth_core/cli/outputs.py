@@ -92,7 +92,8 @@ def check_outputs(named, reads=(), workspaces=()) -> list[tuple[str, Path]]:
 
 
 def check_targets(args) -> list[tuple[str, Path]]:
-    """``synth``'s outputs (:func:`check_outputs`): the table, the cards and the rerun script."""
+    """``synth``'s outputs (:func:`check_outputs`): the table, the cards and the rerun script (a Python
+    script, so named ``.py``: ``x.sh`` would hold Python that ``bash x.sh`` cannot run)."""
     named = [
         ("--out", args.out),
         ("--card", args.card),
@@ -100,7 +101,14 @@ def check_targets(args) -> list[tuple[str, Path]]:
         ("--rerun-script", getattr(args, "rerun_script", None)),
     ]
     reads = [("the input", args.input), ("--domain", args.domain)]
-    return check_outputs(named, reads, ledger_folders(getattr(args, "workspace", None)))
+    targets = check_outputs(named, reads, ledger_folders(getattr(args, "workspace", None)))
+    for flag, path in targets:
+        if flag == "--rerun-script" and path.suffix.lower() != ".py":
+            raise ParameterError(
+                f"--rerun-script {path}: the rerun script is a Python script; name it with .py "
+                f"({path.with_suffix('.py').name})"
+            )
+    return targets
 
 
 def ledger_folders(workspace: str | None) -> list:

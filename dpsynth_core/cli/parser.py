@@ -131,7 +131,9 @@ def add_synth(synth) -> None:
     synth.add_argument("--card", type=output_path, help="where to write the release card (JSON)")
     synth.add_argument("--card-html", type=output_path, help="where to write the release card (HTML page)")
     synth.add_argument(
-        "--rerun-script", type=output_path, help="where to write a Python script that reruns this release (auditors)"
+        "--rerun-script",
+        type=output_path,
+        help="where to write a Python script (.py) that reruns this release (auditors)",
     )
     synth.add_argument(
         "--workspace",

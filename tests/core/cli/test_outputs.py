@@ -82,6 +82,7 @@ def _base_commands(f) -> dict[str, list[str]]:
 def _fine_outputs(f, flags) -> list[str]:
     """Every output flag of a command pointed at a new, harmless name."""
     names = {"--out": "out.file", "--card": "card.out.json", "--card-html": "card.html", "--json": "figures.json"}
+    names["--rerun-script"] = "rerun.py"
     argv = []
     for flag in flags:
         argv += [flag, str(f["folder"] / "fine" / names.get(flag, flag.strip("-") + ".out"))]
@@ -153,6 +154,25 @@ def test_every_output_aimed_at_a_ledger_an_input_or_a_device_is_refused_in_one_l
     assert failures == []
     assert _state(files) == before
     assert not any((files["folder"] / "fine").iterdir()), "a refused command wrote an output"
+
+
+def test_a_rerun_script_not_named_py_is_refused_before_any_work(files, capsys, monkeypatch):
+    """The rerun script is Python: ``--rerun-script rerun.sh`` would hold Python that ``bash rerun.sh`` cannot run, so
+    it is refused in one line naming the .py name, and nothing is drawn, written or recorded."""
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    before = _state(files)
+    out = files["folder"] / "refused"
+    out.mkdir(exist_ok=True)
+    argv = [*_base_commands(files)["synth"], "--out", str(out / "synthetic.csv"), "--rerun-script"]
+    assert main([*argv, str(out / "rerun.sh")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == f"error: --rerun-script {out / 'rerun.sh'}: the rerun script is a Python script; name it with .py (rerun.py)"
+    )
+    assert _state(files) == before and not any(out.iterdir())
+    assert main([*argv, str(out / "rerun.PY")]) == 0, capsys.readouterr().err
+    assert (out / "rerun.PY").read_text().startswith('"""Rerun of a dpsynth release')
 
 
 def test_a_refused_report_records_nothing_and_a_good_one_records_once(files, capsys, monkeypatch):

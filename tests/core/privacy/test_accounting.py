@@ -11,6 +11,8 @@ from dpsynth_core.privacy.accounting import (
     SUBSTITUTE,
     Accountant,
     PrivacyEvent,
+    _advanced_epsilon,
+    _repeated_sum,
     fit_to_budget,
     split_budget,
 )
@@ -133,3 +135,25 @@ def test_fitted_scales_fill_the_budget_as_the_ledger_composes_them():
         assert _composed(fixed, counts, fitted, slack) <= total < _composed(fixed, counts, fitted, slack, 1 + 2**-40)
     with pytest.raises(ValueError, match="delta_slack"):
         fit_to_budget(1.0, (), [(3, 1.0)], 0.0)
+
+
+def test_repeated_sums_are_fsum_of_every_repeat():
+    """A group of equal epsilons is summed as one term (fit_to_budget's bisection, 205,761 events for 641 columns, 80
+    times): the sums are math.fsum's of the whole list, bit for bit, and so is advanced composition's epsilon, over
+    300 random ledgers with values repeated and mixed in size."""
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        values = rng.uniform(0, float(rng.choice([1e-6, 0.1, 3.0, 40.0])), size=int(rng.integers(1, 30)))
+        counts = rng.integers(0, 500, size=len(values))
+        repeated = [float(v) for v, c in zip(values, counts) for _ in range(c)]
+        counted = list(zip(values.tolist(), counts.tolist()))
+        assert _repeated_sum(counted) == math.fsum(repeated)
+        slack = float(rng.choice([1e-9, 0.01]))
+        ledger = Accountant([PrivacyEvent("m", e) for e in repeated]) if repeated else Accountant()
+        squares, drift = math.fsum(e**2 for e in repeated), math.fsum(e * math.expm1(e) for e in repeated)
+        expected = math.sqrt(2 * math.log(1 / slack) * squares) + drift
+        assert _advanced_epsilon(counted, slack) == expected
+        if repeated:
+            assert ledger.advanced(slack)[0] == expected
+    assert _repeated_sum([(math.inf, 2), (1.0, 3)]) == math.inf
+    assert _repeated_sum([]) == 0.0
