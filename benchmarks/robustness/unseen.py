@@ -68,6 +68,9 @@ METHODS = ("marginals", "cathist", "copula", "bayesnet", "dirichlet", "deniabili
 #: The free-text generators a publisher may pick for a text column with many values.
 GENERATORS = ("letters", "any", "word_pair", "english_word")
 #: Rows and columns of the tables drawn.
+#: The command-line door's draws of a method and of an engine (``--cli-methods``, ``--engines``).
+CLI_METHODS = ("marginals", "marginals", "cathist", "bayesnet", "copula")
+CLI_ENGINES = ("pandas", "pandas", "duckdb")
 ROWS = (30, 60_000)
 COLUMNS = (3, 40)
 #: A release slower than this is listed.
@@ -225,13 +228,22 @@ def per_person(spec: dict, column: str, max_rows: int = 3) -> dict:
 
 
 def cli_door(
-    folder: Path, name: str, frame: pd.DataFrame, spec: dict, index: int, rng: random.Random, epsilon: float = 1.0
+    folder: Path,
+    name: str,
+    frame: pd.DataFrame,
+    spec: dict,
+    index: int,
+    rng: random.Random,
+    epsilon: float = 1.0,
+    methods: tuple = CLI_METHODS,
+    engines: tuple = CLI_ENGINES,
 ) -> list[dict]:
-    """The command line's commands on the table's CSV file, as a publisher runs them (the module docstring)."""
+    """The command line's commands on the table's CSV file, as a publisher runs them (the module docstring): a
+    method drawn from ``methods`` through an engine drawn from ``engines`` (a name twice is drawn twice as often)."""
     stem = f"t{index}"
     frame.to_csv(folder / f"{stem}.csv", index=False, na_rep="NA")
-    method = rng.choice(("marginals", "marginals", "cathist", "bayesnet", "copula"))
-    engine = rng.choice(("pandas", "pandas", "duckdb"))
+    method = rng.choice(methods)
+    engine = rng.choice(engines)
     person = person_column(frame, rng)
     if person is not None:  # the person's identifier is never released: declared dropped
         spec = {**spec, "columns": {**spec["columns"], person: {"type": "drop"}}}  # the bound: from its check
@@ -516,6 +528,16 @@ def main(argv=None) -> pd.DataFrame:
     )
     parser.add_argument("--doors", nargs="+", default=["library", "cli", "app"], choices=["library", "cli", "app"])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), help="the library door's methods")
+    parser.add_argument(
+        "--cli-methods", nargs="+", default=list(CLI_METHODS), help="the command line's draw of a method (with repeats)"
+    )
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        default=list(CLI_ENGINES),
+        choices=["pandas", "duckdb", "spark"],
+        help="the command line's draw of an engine (with repeats)",
+    )
     parser.add_argument("--epsilon", type=float, default=1.0, help="every release's (the app's: a stop of its slider)")
     parser.add_argument("--out", default="unseen", help="results file name under benchmarks/results (replaced)")
     args = parser.parse_args(argv)
@@ -531,7 +553,9 @@ def main(argv=None) -> pd.DataFrame:
             if "library" in args.doors:
                 found += library_door(name, frame, spec, args.methods, rng, args.epsilon)
             if "cli" in args.doors:
-                found += cli_door(folder, name, frame, spec, index, rng, args.epsilon)
+                found += cli_door(
+                    folder, name, frame, spec, index, rng, args.epsilon, tuple(args.cli_methods), tuple(args.engines)
+                )
             if "app" in args.doors:
                 found += app_door(name, frame, spec, rng, args.epsilon)
             for record in found:

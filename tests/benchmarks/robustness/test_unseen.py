@@ -77,7 +77,7 @@ def test_every_door_runs_on_a_checkout_and_writes_one_line_per_run(tmp_path, mon
         "marginals",
         "cathist",
     ]
-    table = unseen.main(argv + ["--doors", "library", "app", "--epsilon", "0.05", "--out", "try"])  # cli: below
+    table = unseen.main(argv + ["--doors", "library", "app", "--epsilon", "0.05", "--out", "try"])  # cli: the next test
     assert list(table.index) == ["library", "app"]
     assert (table["crash"] == 0).all() and (table["outside"] == 0).all() and (table["ok"] >= 1).all(), table
     lines = [json.loads(line) for line in (tmp_path / "results" / "try.jsonl").read_text().splitlines()]
@@ -86,6 +86,22 @@ def test_every_door_runs_on_a_checkout_and_writes_one_line_per_run(tmp_path, mon
     assert [r["what"].split(":")[1] for r in lines if r["door"] == "app"] != []  # the upload kind, the method
     assert {r["epsilon"] for r in lines} == {0.05}
     assert [r["message"] for r in lines if r["door"] == "app" and "at epsilon 0.05" in r["message"]], lines
+
+
+def test_the_command_line_door_draws_its_method_and_engine_from_those_asked(tmp_path, monkeypatch):
+    """``--cli-methods`` and ``--engines`` choose what ``synth`` runs (the Spark hunt: ``--engines spark``), and every
+    command of the door runs as a real process, ``synth``'s release checked against the declaration."""
+    monkeypatch.setattr(common, "RESULTS", tmp_path / "results")
+    root = str(penguins_checkout(tmp_path))
+    argv = ["--root", root, "--seed", "3", "--count", "1", "--doors", "cli", "--out", "cli"]
+    table = unseen.main(argv + ["--cli-methods", "cathist", "--engines", "duckdb", "--epsilon", "0.5"])
+    lines = [json.loads(line) for line in (tmp_path / "results" / "cli.jsonl").read_text().splitlines()]
+    synth = [r for r in lines if r["what"].startswith("synth")]
+    assert [r["what"].split(":")[:3] for r in synth] == [["synth", "cathist", "duckdb"]], lines
+    assert synth[0]["status"] == "ok" and synth[0]["outside"] == [], synth
+    steps = [r["what"] for r in lines]
+    assert {"declare", "check-declaration", "report", "compare", "ledger"} <= set(steps), steps
+    assert table.loc["cli", "crash"] == 0
 
 
 def test_a_command_is_a_crash_unless_it_ends_or_refuses_in_one_error_line():
