@@ -383,7 +383,7 @@ def run_declare(args) -> None:
     from ..domain.header import header_hint
     from ..domain.templates import declaration_from_names, dictionary_notes, from_dictionary
     from ..validation import check_names, check_sheet
-    from .outputs import check_outputs, write_all
+    from .outputs import WRITES, check_outputs, write_all
 
     if args.list_sheets:
         sheets = list_sheets(args.input)
@@ -393,7 +393,7 @@ def run_declare(args) -> None:
         return
     if args.out is None:
         raise ParameterError("--out must name the declaration file to write (or ask --list-sheets)")
-    targets = check_outputs([("--out", args.out)], [("the input", args.input)])
+    targets = check_outputs([("--out", args.out)], [("the input", args.input)], writes=WRITES["declare"])
     if targets[0][1].exists():  # a declaration completed since would be lost
         raise ParameterError(f"--out ({args.out}) exists: a starting declaration would replace it; name a new file")
     sheet, header_row = check_sheet(args.sheet, args.header_row)

@@ -94,7 +94,7 @@ def _outputs(args, flags) -> list[tuple[str, Path]]:
     """The command's outputs through the one check every command's outputs pass
     (:func:`~dpsynth_core.cli.outputs.check_outputs`): never an input, the card, a device or a ledger."""
     from ..workspace import default_folder
-    from .outputs import check_outputs
+    from .outputs import WRITES, check_outputs
 
     reads = [("the real table", args.real), ("the synthetic table", args.synthetic), ("--domain", args.domain)]
     reads.append(("--card", getattr(args, "card", None)))
@@ -103,7 +103,8 @@ def _outputs(args, flags) -> list[tuple[str, Path]]:
         if not args.workspace.strip():
             raise ParameterError("--workspace must name a folder")
         workspaces.append(args.workspace)
-    return check_outputs([(flag, getattr(args, flag.strip("-"))) for flag in flags], reads, workspaces)
+    named = [(flag, getattr(args, flag.strip("-"))) for flag in flags]
+    return check_outputs(named, reads, workspaces, WRITES[args.command])
 
 
 def _write(files: list[tuple[Path, bytes]]) -> None:

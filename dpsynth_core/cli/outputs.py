@@ -44,15 +44,22 @@ DOMAIN_HELP = "the domain declaration (JSON), or a Table Schema, a REDCap dictio
 #: The names a workspace's ledger database takes on disk (the database, its WAL and journal files).
 _LEDGER_ENDINGS = ("", "-wal", "-shm", "-journal")
 
+#: The kinds of file the commands write beside their tables, by the suffixes that name each. An output flag that
+#: writes one kind refuses a name with another kind's suffix (``report --out report.pdf`` would hold an HTML page,
+#: after its figures had spent budget), pointing to the flag that writes that kind; a script takes only its own.
+FILE_KINDS = {"an HTML page": (".html", ".htm"), "a PDF": (".pdf",), "JSON": (".json",), "a Python script": (".py",)}
+_ONLY_ITS_OWN = {"a Python script"}  # ``rerun.sh`` would hold Python that ``bash rerun.sh`` cannot run
 
-def check_outputs(named, reads=(), workspaces=()) -> list[tuple[str, Path]]:
+
+def check_outputs(named, reads=(), workspaces=(), writes=None) -> list[tuple[str, Path]]:
     """Every output of a command, checked before anything is read or recorded: the one door for
     every file any command writes.
 
     ``named``: (flag, value) pairs, None for an output not asked for; ``reads``: (label, path) pairs of
     what the command reads (inputs, the declaration, a card), none of which may be replaced;
     ``workspaces``: workspace folders whose ledger must not be replaced (any file named like a
-    workspace's database is refused anyway). An output must be a new name in an existing, writable
+    workspace's database is refused anyway); ``writes``: the kind of file (:data:`FILE_KINDS`) each flag
+    writes, whose name may not promise another kind. An output must be a new name in an existing, writable
     folder or an existing regular file; ``-`` (standard output) is refused by every command alike.
     """
     from ..workspace import FILE_NAME
@@ -88,12 +95,42 @@ def check_outputs(named, reads=(), workspaces=()) -> list[tuple[str, Path]]:
         for other, second in targets[i + 1 :]:
             if same_file(path, second):
                 raise ParameterError(f"{flag} and {other} name the same file ({path})")
+    for flag, path in targets:
+        _check_kind(flag, path, writes or {})
     return targets
 
 
+def _check_kind(flag: str, path: Path, writes: dict) -> None:
+    """Refuse a name whose suffix promises another kind of file than ``flag`` writes (:data:`FILE_KINDS`)."""
+    kind = writes.get(flag)
+    if kind is None:
+        return
+    suffix = path.suffix.lower()
+    promised = next((k for k, suffixes in FILE_KINDS.items() if suffix in suffixes), None)
+    if promised == kind or (promised is None and kind not in _ONLY_ITS_OWN):
+        return
+    better = path.with_suffix(FILE_KINDS[kind][0]).name if path.suffix else path.name + FILE_KINDS[kind][0]
+    if promised is None:
+        raise ParameterError(f"{flag} {path.name}: {flag} writes {kind}; name it {better}")
+    instead = next((f for f, k in writes.items() if k == promised), None)
+    also = f" ({instead} writes {promised})" if instead else ""
+    raise ParameterError(
+        f"{flag} {path.name}: {suffix} names {promised}, but {flag} writes {kind}; name it {better}{also}"
+    )
+
+
+#: What each command's output flags write (:data:`FILE_KINDS`); a table (``synth --out``) is named by its format.
+WRITES = {
+    "synth": {"--card": "JSON", "--card-html": "an HTML page", "--rerun-script": "a Python script"},
+    "report": {"--out": "an HTML page", "--pdf": "a PDF", "--json": "JSON"},
+    "compare": {"--json": "JSON"},
+    "declare": {"--out": "JSON"},
+    "check-persons": {"--out": "JSON"},
+}
+
+
 def check_targets(args) -> list[tuple[str, Path]]:
-    """``synth``'s outputs (:func:`check_outputs`): the table, the cards and the rerun script (a Python
-    script, so named ``.py``: ``x.sh`` would hold Python that ``bash x.sh`` cannot run)."""
+    """``synth``'s outputs (:func:`check_outputs`): the table, the cards and the rerun script."""
     named = [
         ("--out", args.out),
         ("--card", args.card),
@@ -101,14 +138,7 @@ def check_targets(args) -> list[tuple[str, Path]]:
         ("--rerun-script", getattr(args, "rerun_script", None)),
     ]
     reads = [("the input", args.input), ("--domain", args.domain)]
-    targets = check_outputs(named, reads, ledger_folders(getattr(args, "workspace", None)))
-    for flag, path in targets:
-        if flag == "--rerun-script" and path.suffix.lower() != ".py":
-            raise ParameterError(
-                f"--rerun-script {path}: the rerun script is a Python script; name it with .py "
-                f"({path.with_suffix('.py').name})"
-            )
-    return targets
+    return check_outputs(named, reads, ledger_folders(getattr(args, "workspace", None)), WRITES["synth"])
 
 
 def ledger_folders(workspace: str | None) -> list:

@@ -120,14 +120,14 @@ def run_check_persons(args) -> None:
     from ..usecases.person_check import person_check
     from ..validation import check_epsilon, check_seed
     from .commands import input_name, open_workspace
-    from .outputs import check_outputs, ledger_folders, write_all
+    from .outputs import WRITES, check_outputs, ledger_folders, write_all
 
     epsilon = check_epsilon(args.epsilon, "--epsilon")
     seed = check_seed(args.seed)
     if not Path(args.input).exists() and not is_glob(args.input):  # before its outputs are checked against it
         raise ParameterError(f"file not found: {args.input}")
     reads = [("the input", args.input), ("--domain", args.domain)]
-    targets = check_outputs([("--out", args.out)], reads, ledger_folders(args.workspace))
+    targets = check_outputs([("--out", args.out)], reads, ledger_folders(args.workspace), WRITES["check-persons"])
     domain, planned = _domain(args)
     table = _open(args, domain)
     try:

@@ -45,6 +45,7 @@ CSV_PIECE_CELLS = 2_000_000
 OTHER_FORMAT_SUFFIXES = {
     "a compressed file": (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd", ".lz4", ".zip", ".7z", ".tar", ".tgz"),
     "a spreadsheet": (".xlsm", ".xls", ".ods"),
+    "a page or a script": (".html", ".htm", ".pdf", ".py"),
     "another table format": (
         ".json",
         ".jsonl",

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core.cli import main
-from dpsynth_core.cli.outputs import output_path
+from dpsynth_core.cli.outputs import FILE_KINDS, WRITES, output_path
 from dpsynth_core.cli.parser import build_parser
 from dpsynth_core.data.examples import example_csv, example_declaration
 from dpsynth_core.workspace import FILE_NAME, Workspace
@@ -156,23 +156,77 @@ def test_every_output_aimed_at_a_ledger_an_input_or_a_device_is_refused_in_one_l
     assert not any((files["folder"] / "fine").iterdir()), "a refused command wrote an output"
 
 
-def test_a_rerun_script_not_named_py_is_refused_before_any_work(files, capsys, monkeypatch):
-    """The rerun script is Python: ``--rerun-script rerun.sh`` would hold Python that ``bash rerun.sh`` cannot run, so
-    it is refused in one line naming the .py name, and nothing is drawn, written or recorded."""
+#: A name promising another kind of file than its flag writes, and the one line that refuses it.
+_WRONG_KINDS = [
+    (
+        "synth",
+        "--rerun-script",
+        "rerun.sh",
+        "--rerun-script rerun.sh: --rerun-script writes a Python script; name it rerun.py",
+    ),
+    (
+        "synth",
+        "--card",
+        "card.html",
+        "--card card.html: .html names an HTML page, but --card writes JSON; name it card.json (--card-html writes an "
+        "HTML page)",
+    ),
+    (
+        "report",
+        "--out",
+        "report.pdf",
+        "--out report.pdf: .pdf names a PDF, but --out writes an HTML page; name it report.html (--pdf writes a PDF)",
+    ),
+    (
+        "compare",
+        "--json",
+        "figures.HTM",
+        "--json figures.HTM: .htm names an HTML page, but --json writes JSON; name it figures.json",
+    ),
+    (
+        "declare",
+        "--out",
+        "start.py",
+        "--out start.py: .py names a Python script, but --out writes JSON; name it start.json",
+    ),
+]
+
+
+@pytest.mark.parametrize("command, flag, name, said", _WRONG_KINDS, ids=[f"{c} {f} {n}" for c, f, n, _ in _WRONG_KINDS])
+def test_a_name_promising_another_kind_of_file_is_refused_before_any_work(
+    files, capsys, monkeypatch, command, flag, name, said
+):
+    """``report --out report.pdf`` would write an HTML page named as a PDF after its figures spent budget, and
+    ``--rerun-script rerun.sh`` Python that ``bash rerun.sh`` cannot run: each is refused in one line that names the
+    right name (and the flag that writes what the name promised), and nothing is read, written or recorded."""
     monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
     before = _state(files)
     out = files["folder"] / "refused"
     out.mkdir(exist_ok=True)
-    argv = [*_base_commands(files)["synth"], "--out", str(out / "synthetic.csv"), "--rerun-script"]
-    assert main([*argv, str(out / "rerun.sh")]) == 2
-    err = capsys.readouterr().err.strip()
-    assert (
-        err
-        == f"error: --rerun-script {out / 'rerun.sh'}: the rerun script is a Python script; name it with .py (rerun.py)"
-    )
+    others = [
+        f for f in _output_flags()[command] if f != flag and f != "--pdf" and (command != "synth" or f == "--out")
+    ]
+    argv = [*_base_commands(files)[command], *_fine_outputs(files, others), flag, str(out / name)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"error: {said}"
     assert _state(files) == before and not any(out.iterdir())
-    assert main([*argv, str(out / "rerun.PY")]) == 0, capsys.readouterr().err
-    assert (out / "rerun.PY").read_text().startswith('"""Rerun of a dpsynth release')
+    assert not (files["folder"] / "fine").exists() or not any((files["folder"] / "fine").iterdir())
+
+
+def test_a_name_of_the_right_kind_in_any_case_or_of_no_known_kind_is_written(files, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("DPSYNTH_WORKSPACE", str(files["default"]))
+    argv = [*_base_commands(files)["synth"], "--out", str(tmp_path / "synthetic.csv"), "--rerun-script"]
+    assert main([*argv, str(tmp_path / "rerun.PY"), "--card", str(tmp_path / "card.txt")]) == 0, capsys.readouterr()
+    assert (tmp_path / "rerun.PY").read_text().startswith('"""Rerun of a dpsynth release')
+    assert json.loads((tmp_path / "card.txt").read_text())["method"]["name"] == "cathist"
+
+
+def test_every_output_flag_but_a_table_says_what_kind_of_file_it_writes():
+    """The kinds come from one table (``WRITES``), checked against the parser: a new output flag needs its kind."""
+    tables = {("synth", "--out")}
+    kinds = {(command, flag) for command, flags in WRITES.items() for flag in flags}
+    assert kinds == {(c, f) for c, flags in _output_flags().items() for f in flags} - tables
+    assert {k for flags in WRITES.values() for k in flags.values()} <= set(FILE_KINDS)
 
 
 def test_a_refused_report_records_nothing_and_a_good_one_records_once(files, capsys, monkeypatch):

@@ -104,6 +104,9 @@ def test_one_rule_names_the_format_from_the_file_name(tmp_path):
         ("out.por", "another table format"),
         ("out.sas7bdat", "another table format"),
         ("out.json", "another table format"),
+        ("synthetic.HTML", "a page or a script"),
+        ("synthetic.pdf", "a page or a script"),
+        ("synthetic.py", "a page or a script"),
     ):
         with pytest.raises(ParameterError, match=f"names {kind}"):
             output_format(name)
