@@ -10,7 +10,7 @@ from app_support.cached import misfits
 from app_support.markdown import literal
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
-from dpsynth_core.data.misfits import CLAMPED_HOW
+from dpsynth_core.data.rule_notes import CLAMPED_HOW
 
 
 def complete_domain(declaration: dict) -> TableDomain:
@@ -57,6 +57,7 @@ _ADVICE_ICONS = {
     "renamed": ":material/public:",
     "changed": ":material/rule:",
     "notes_below": ":material/notes:",
+    "empty": ":material/check_box_outline_blank:",
 }
 
 

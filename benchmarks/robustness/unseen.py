@@ -63,6 +63,7 @@ import pandas as pd
 
 from benchmarks.common import ROOT, results_file
 from benchmarks.quality.rdatasets import documented_range, shuffled_files, without_row_names
+from benchmarks.robustness.mistakes import mistaken
 
 METHODS = ("marginals", "cathist", "copula", "bayesnet", "dirichlet", "deniability", "microagg")
 #: The free-text generators a publisher may pick for a text column with many values.
@@ -538,10 +539,18 @@ def main(argv=None) -> pd.DataFrame:
         choices=["pandas", "duckdb", "spark"],
         help="the command line's draw of an engine (with repeats)",
     )
+    parser.add_argument(
+        "--mistakes",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="make each declared column wrong with this chance, as a publisher might (benchmarks.robustness.mistakes)",
+    )
     parser.add_argument("--epsilon", type=float, default=1.0, help="every release's (the app's: a stop of its slider)")
     parser.add_argument("--out", default="unseen", help="results file name under benchmarks/results (replaced)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
+    wrong = random.Random(args.seed + 1)  # the mistakes' own draws: a seed's tables and doors are as without them
     records = []
     with tempfile.TemporaryDirectory(prefix="unseen") as scratch, results_file(args.out) as out:
         folder = Path(scratch)
@@ -549,6 +558,9 @@ def main(argv=None) -> pd.DataFrame:
         for index, (name, frame, spec) in enumerate(
             tables(args.root, args.seed, args.count, tuple(args.rows), tuple(args.columns)), start=1
         ):
+            made = []
+            if args.mistakes > 0:
+                spec, made = mistaken(spec, frame, random.Random(wrong.randrange(1 << 30)), args.mistakes)
             found = []
             if "library" in args.doors:
                 found += library_door(name, frame, spec, args.methods, rng, args.epsilon)
@@ -558,8 +570,10 @@ def main(argv=None) -> pd.DataFrame:
                 )
             if "app" in args.doors:
                 found += app_door(name, frame, spec, rng, args.epsilon)
+            if made:
+                print(f"mistakes {name}: {'; '.join(made)}", flush=True)
             for record in found:
-                record["epsilon"] = args.epsilon
+                record["epsilon"], record["mistakes"] = args.epsilon, made
                 out.write(json.dumps(record) + "\n")
                 flag = "" if record["status"] == "ok" and not record["outside"] else f" {record['status'].upper()}"
                 print(

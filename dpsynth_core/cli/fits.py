@@ -36,7 +36,8 @@ def add_commands(sub) -> None:
 
 def run_check_declaration(args) -> None:
     from ..data.line_report import line_report_text, most_lines_broken
-    from ..data.misfits import CLAMPED_HOW, fit_notes
+    from ..data.misfits import fit_notes
+    from ..data.rule_notes import CLAMPED_HOW
     from ..domain import TableDomain
     from .commands import read_in_memory
 
@@ -56,10 +57,11 @@ def run_check_declaration(args) -> None:
         print(how)
     if not notes.missing and not notes.clamped:
         name, kept = Path(args.input).name, f"{len(domain.kept):,} kept"
-        if notes.changed:  # some cells changed (above), none of the columns mostly missing
+        changed = len(notes.changed) + len(notes.empty)
+        if changed:  # some cells changed (above), none of the columns mostly missing
             print(
-                f"no column of {name} would come out mostly missing ({kept}); {len(notes.changed):,} hold cells the "
-                "public rule changes (above)"
+                f"no column of {name} would come out mostly missing ({kept}); {changed:,} hold cells the public rule "
+                "changes (above)"
             )
         else:
             print(f"every column of {name} fits its declaration ({kept})")

@@ -48,6 +48,7 @@ from .file_notes import (
     told_spellings,
     total_rows,
 )
+from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 
 #: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
 _WHAT = {
@@ -243,22 +244,6 @@ def _respelled(column, distinct: pd.Series) -> tuple[int, int]:
     return near, stripped
 
 
-#: What the public rule does with the columns :func:`changed_columns` finds ``mostly`` moved, and what to check.
-CLAMPED_HOW = (
-    "A number or date outside the declared range is clamped to its nearer end, and a fraction in a whole-number column "
-    "rounded: when most of a column's cells are, its range or kind is not the file's. Check it against the "
-    "documentation (the unit, the column meant, fractions declared as whole numbers)."
-)
-#: What the public rule does with the cells of :func:`changed_columns`, and what a publisher may declare instead.
-CHANGED_HOW = (
-    "A release holds a cell that is none of its column's declared values (or not of its kind) as missing, or as the "
-    "column's 'other' value; a number or date outside the declared range is clamped to it, and a fraction in a "
-    "whole-number column rounded. Where the documentation writes a value another way than the file (other capitals, "
-    "another spelling), declare it as the file writes it; a value the documentation does not list stays out, since "
-    "a declaration comes from the documentation, never from the data."
-)
-
-
 def _of_them(count: int, changed: int, one: str, many: str) -> str:
     """``count`` of a column's ``changed`` cells said as ``one`` thing or ``many`` ("it is a declared value in other
     capitals" for a single changed cell, "3 of them declared values in other capitals"); empty for none."""
@@ -391,7 +376,8 @@ class FitNotes:
     (:func:`renamed_cells`); ``changed``, the columns some of whose cells the public rule changes
     (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`);
     ``decimals``, real numbers and times written more coarsely than their columns keep them
-    (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``)."""
+    (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``);
+    ``empty``, missing cells in columns declared without them (:func:`.rule_notes.empty_in_required`)."""
 
     missing: list
     how: list
@@ -404,6 +390,7 @@ class FitNotes:
     notes_below: list = ()
     decimals: list = ()
     clamped: list = ()
+    empty: list = ()
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -425,6 +412,7 @@ class FitNotes:
             ("totals", "rows that look like a spreadsheet's totals.", self.totals, TOTAL_HOW),
             ("notes_below", "rows that look like a note below the table.", list(self.notes_below), NOTE_HOW),
             ("renamed", "cells read as the declared value they name another way.", self.renamed, RENAMED_HOW),
+            ("empty", "missing cells in columns declared without missing values.", list(self.empty), EMPTY_HOW),
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
         )
         return [note for note in notes if note[2]]
@@ -447,4 +435,5 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         note_rows(data, domain),
         coarse_columns(data, domain, counts),
         changed_columns(data, domain, fits, counts, mostly=True),
+        empty_in_required(data, domain),
     )

@@ -1921,6 +1921,22 @@ def test_cells_written_na_are_said_on_the_preview_until_the_domain_page_declares
     assert not [i.value for i in at.info if "usually write a missing value" in i.value]
 
 
+def test_missing_cells_in_a_column_declared_without_them_are_said_on_the_preview():
+    """Penguins' 11 unknown sexes (NA, declared a marker) in a sex column declared without missing values would come
+    out as its first category: the Preview says so, for the publisher only, until the column may be missing."""
+    raw = (ROOT / "benchmarks" / "datasets" / "penguins.csv").read_bytes()
+    spec = json.loads((ROOT / "benchmarks" / "datasets" / "penguins.domain.json").read_text())
+    spec["columns"]["sex"]["missing"] = False
+    at = _load_declaration(_upload(_app().run(), "penguins.csv", raw), spec)
+    at = _visit(at, "app_pages/4_Preview.py")
+    said = [i.value for i in at.info if "declared without missing values" in i.value]
+    assert not at.exception and len(said) == 1 and "For you only" in said[0], said
+    assert "Column 'sex': 11 of its 344 cells are missing" in said[0] and "Missing values may occur" in said[0]
+    spec["columns"]["sex"]["missing"] = True
+    at = _visit(_load_declaration(at, spec), "app_pages/4_Preview.py")
+    assert not [i.value for i in at.info if "declared without missing values" in i.value]
+
+
 def test_the_reports_error_bar_is_said_before_it_is_made_and_follows_the_choices():
     # the report's precision is stated from public choices before any budget is spent, and moves with them live
     from dpsynth_core.evaluation.report_plan import precision_words, report_precision

@@ -134,3 +134,17 @@ def test_a_range_the_file_does_not_hold_stops_the_check(tmp_path, capsys):
     spec["columns"]["wind"].update({"min": 0, "max": 20})
     (tmp_path / "d.json").write_text(json.dumps(spec))
     assert main(["check-declaration", str(data), "--domain", str(tmp_path / "d.json")]) == 0
+
+
+def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called_a_fit(tmp_path, capsys):
+    """palmerpenguins writes 11 unknown sexes as NA; its sex declared without missing values (and NA a marker) would
+    read them as 'female', the first category: the check says so, counts, and no longer says every column fits."""
+    spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
+    spec["columns"]["sex"]["missing"] = False
+    (tmp_path / "required.json").write_text(json.dumps({**spec, "missing_values": {"markers": ["", "NA"]}}))
+    data = str(SEATTLE / "penguins.csv")
+    assert main(["check-declaration", data, "--domain", str(tmp_path / "required.json")]) == 0
+    out = capsys.readouterr().out
+    assert "missing cells in columns declared without missing values." in out
+    assert "- Column 'sex': 11 of its 344 cells are missing, and it is declared without missing values." in out
+    assert out.strip().endswith("1 hold cells the public rule changes (above)") and "fits its declaration" not in out
