@@ -31,6 +31,7 @@ import copy
 import io
 import math
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -117,15 +118,24 @@ def _mistake(column: dict, values: pd.Series, rng: random.Random) -> str | None:
 
 def told(frame: pd.DataFrame, spec: dict, made: list[str]) -> list[bool]:
     """For each mistake of ``made``, whether the publisher's check names its column (any note of
-    :func:`~dpsynth_core.data.misfits.fit_notes`), on ``frame`` read from its CSV text as an upload is."""
+    :func:`~dpsynth_core.data.misfits.fit_notes`), on ``frame`` read from its CSV text as an upload is: at once, or
+    once the spellings of missing values it names (``NA``) are declared, as its note asks (a note of one spelling
+    names its first five columns and counts the others)."""
     from dpsynth_core.data.misfits import fit_notes
     from dpsynth_core.domain import TableDomain
 
     cells = pd.read_csv(io.StringIO(frame.to_csv(index=False, na_rep="NA")), dtype=str, keep_default_na=False)
-    notes = fit_notes(cells, TableDomain.from_json(spec))
-    said = " ".join(line for _, _, lines, _ in notes.advice() for line in lines)
-    said += " ".join([*notes.missing, *notes.clamped])
-    return [f"'{line.split(': ')[0]}'" in said for line in made]  # "Column 'age': ...", "... column(s): 'age'"
+
+    def said(declaration: dict):
+        notes = fit_notes(cells, TableDomain.from_json(declaration))
+        lines = [line for _, _, found, _ in notes.advice() for line in found] + [*notes.missing, *notes.clamped]
+        return " ".join(lines), notes.spelled
+
+    first, spelled = said(spec)
+    spellings = [m for line in spelled for m in re.findall(r"cells written '(.+?)' in", line)]
+    markers = spec.get("missing_values", {}).get("markers", [""])
+    then = said({**spec, "missing_values": {"markers": [*markers, *spellings]}})[0] if spellings else ""
+    return [f"'{line.split(': ')[0]}'" in first + then for line in made]  # "Column 'age': ...", "column(s): 'age'"
 
 
 def main(argv=None) -> Counter:

@@ -47,3 +47,15 @@ def test_no_mistake_at_rate_zero():
     frame = _table()
     spec = declare_loosely(frame, random.Random(0))
     assert mistaken(spec, frame, random.Random(0), 0.0) == (spec, [])
+
+
+def test_the_benchmark_counts_each_mistake_told_on_a_checkout(tmp_path, capsys):
+    """On penguins as Rdatasets lays it out (its NA cells written NA), every mistake made is told: at once, or once
+    the note on cells written 'NA' is followed."""
+    from benchmarks.robustness import mistakes
+    from tests.benchmarks.checkouts import penguins_checkout
+
+    root = str(penguins_checkout(tmp_path))
+    found = mistakes.main(["--root", root, "--seed", "2", "--count", "1", "--rate", "1"])
+    assert sum(found.values()) >= 3 and not [k for k, was_told in found if not was_told], found
+    assert "not told" not in capsys.readouterr().out.split("\n")[0]
