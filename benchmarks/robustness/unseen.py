@@ -8,6 +8,8 @@ refusals longer than one line, released values outside the declaration, and slow
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors app --seed 71 --count 40      # 3 min
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors library --rows 5000 60000 --seed 83 --count 20
     python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --columns 41 1000 --seed 99 --count 20   # wide tables
+    python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --doors cli --engines spark --seed 111 --count 12
+    python -m benchmarks.robustness.unseen --root /tmp/Rdatasets --mistakes 0.4 --seed 114 --count 30  # wrong declarations
 
 The tables are drawn at ``--seed`` from every CSV of the checkout with 30 to 60,000 rows and 3 to 40 columns
 (``--rows``, ``--columns``; a new seed draws tables nobody has looked at). Each is declared by
@@ -17,7 +19,8 @@ ten of them ten times wider; a small whole-number column half the time as codes,
 text of at most 30 values as categories, some with an "Unknown" no record holds; ISO dates by decades; any other text
 as free text with a generator chosen at random (some of them too large to declare, which must be refused in one
 line); ``missing`` sometimes declared, and R's ``NA`` sometimes declared a missing marker. The harness reads the
-data to write these (no publisher's tool does).
+data to write these (no publisher's tool does). With ``--mistakes RATE`` each declared column is then made wrong with
+that chance, as a publisher gets it wrong (:mod:`benchmarks.robustness.mistakes`).
 
 The doors, each release at ``--epsilon`` (1 unless told; 0.05 and 20 reach the noise's two ends):
 
@@ -27,7 +30,8 @@ The doors, each release at ``--epsilon`` (1 unless told; 0.05 and 20 reach the n
   numbers whole, categories declared, dates in range, no missing cell where none is declared);
 * ``cli``: ``python -m dpsynth_core`` as a publisher runs it on the table's CSV file (``NA`` as R writes it):
   ``declare``, ``check-declaration``, half the time on a table with a column whose values repeat (a panel's firm, a
-  trial's subject) ``check-persons`` on it, then ``synth`` (a method at random, in memory or through DuckDB, into a
+  trial's subject) ``check-persons`` on it, then ``synth`` (a method at random, in memory or through DuckDB, or as
+  ``--cli-methods`` and ``--engines`` say, into a
   workspace's ledger, with its card, HTML card and rerun script; per person, bounded as the check suggests, where
   there is one), ``report`` (epsilon 0.1, recorded), ``compare``, ``ledger``, and every third table its rerun
   script; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
