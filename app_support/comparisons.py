@@ -169,7 +169,8 @@ def show_changed_cells(changed: dict) -> None:
         "anything is measured: numbers and dates outside the range are clamped to the nearest bound, "
         "fractions in a whole-number column are rounded, and anything else that does not fit (text in a "
         "number column, a number or date in a form the Domain page does not say the file writes, an unlisted "
-        "category) becomes missing. "
+        "category) becomes missing, and a missing cell in a column declared without missing values takes the "
+        "column's first value (its first category, or the low end of its range). "
         "These counts read the real data, so they are for you only."
     )
     if changed:

@@ -10,7 +10,7 @@ The public rule for values that do not fit the declaration (documented in the RE
   :func:`~..domain.public_lists.read_as_named`) is that place, and a cell written as a declared value's label
   (``Female`` where the code 0 is labelled so: :attr:`~..domain.CategoricalDomain.read_labels`) is that value;
 * in a column declared without missing values, a missing cell takes the first value of
-  the domain (the first category, the first bin, the first label).
+  the domain (the first category, the first bin, the first label), a cell the rule changed.
 
 The rule looks at one cell at a time and never widens a domain. The counts of cells it
 changed are for the publisher's eyes only and never enter a release.
@@ -273,6 +273,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         changed = pd.isna(labels) & ~is_missing
         if not domain.missing:
             labels[pd.isna(labels)] = domain.label_at(0)
+            changed |= is_missing  # a missing cell where none is declared takes the first value: changed too
         row_labels = labels[index]
         used = per_row > 0
         named = used & ~pd.isna(labels)
@@ -308,6 +309,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         raise TypeError(domain.kind)
     if not domain.missing:
         codes[codes == domain.bins] = 0
+        changed = changed | is_missing  # a missing cell where none is declared takes the first value: changed too
     row_codes = codes[index]
     return EncodedColumn(
         domain,

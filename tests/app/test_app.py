@@ -1923,7 +1923,8 @@ def test_cells_written_na_are_said_on_the_preview_until_the_domain_page_declares
 
 def test_missing_cells_in_a_column_declared_without_them_are_said_on_the_preview():
     """Penguins' 11 unknown sexes (NA, declared a marker) in a sex column declared without missing values would come
-    out as its first category: the Preview says so, for the publisher only, until the column may be missing."""
+    out as its first category: the Preview says so before a draw, counts them among the cells the rule changed after
+    it, for the publisher only, and says nothing once the column may be missing."""
     raw = (ROOT / "benchmarks" / "datasets" / "penguins.csv").read_bytes()
     spec = json.loads((ROOT / "benchmarks" / "datasets" / "penguins.domain.json").read_text())
     spec["columns"]["sex"]["missing"] = False
@@ -1932,6 +1933,10 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_on_the_preview
     said = [i.value for i in at.info if "declared without missing values" in i.value]
     assert not at.exception and len(said) == 1 and "For you only" in said[0], said
     assert "Column 'sex': 11 of its 344 cells are missing" in said[0] and "Missing values may occur" in said[0]
+    at = _open_tab(_generate(at), "Cells outside the declaration (11)")  # after the draw: the rule changed them
+    table = at.dataframe[0].value
+    assert dict(zip(table["column"], table["cells changed by the rule"])) == {"sex": 11}
+    assert any("declared without missing values takes the column's first value" in m.value for m in at.markdown)
     spec["columns"]["sex"]["missing"] = True
     at = _visit(_load_declaration(at, spec), "app_pages/4_Preview.py")
     assert not [i.value for i in at.info if "declared without missing values" in i.value]

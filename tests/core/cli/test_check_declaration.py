@@ -138,7 +138,8 @@ def test_a_range_the_file_does_not_hold_stops_the_check(tmp_path, capsys):
 
 def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called_a_fit(tmp_path, capsys):
     """palmerpenguins writes 11 unknown sexes as NA; its sex declared without missing values (and NA a marker) would
-    read them as 'female', the first category: the check says so, counts, and no longer says every column fits."""
+    read them as 'female', the first category: the check says so, counts, and no longer says every column fits; a
+    release notes them among the cells the rule changed."""
     spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
     spec["columns"]["sex"]["missing"] = False
     (tmp_path / "required.json").write_text(json.dumps({**spec, "missing_values": {"markers": ["", "NA"]}}))
@@ -148,3 +149,8 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called
     assert "missing cells in columns declared without missing values." in out
     assert "- Column 'sex': 11 of its 344 cells are missing, and it is declared without missing values." in out
     assert out.strip().endswith("1 hold cells the public rule changes (above)") and "fits its declaration" not in out
+    release = [data, "--domain", str(tmp_path / "required.json"), "--epsilon", "1", "--method", "cathist"]
+    assert main(["synth", *release, "--out", str(tmp_path / "s.csv"), "--workspace", str(tmp_path / "ws")]) == 0
+    err = capsys.readouterr().err  # after the draw, the same cells among those the rule changed
+    assert "note: column 'sex': 11 cell(s) did not fit the declaration" in err
+    assert "missing, in a column declared without missing values: its first value" in err

@@ -444,3 +444,23 @@ def numeric_or_none(column, cells):
     encoded = encode_column(column, cells)
     read = iter(numeric_values(column, cells).tolist())
     return [None if code == column.bins else next(read) for code in encoded.codes]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        {"type": "integer", "min": 0, "max": 120},
+        {"type": "float", "min": 0, "max": 120},
+        {"type": "categorical", "values": ["34", "51", "29"]},
+        {"type": "text", "generator": "english_word"},
+    ],
+    ids=["integer", "float", "categorical", "text"],
+)
+def test_a_missing_cell_where_none_is_declared_is_a_cell_the_rule_changes(column):
+    """It takes the column's first value (the rule), so it is counted among the changed cells the Preview and the
+    command line show; with missing values declared it is a missing cell, unchanged."""
+    cells = pd.Series(["34", "", "51", "NA", "", "29", "abc"])
+    required = encode_column(column_from_json("age", {**column, "missing": False}), cells, ("", "NA"))
+    allowed = encode_column(column_from_json("age", column), cells, ("", "NA"))
+    assert required.out_of_domain == allowed.out_of_domain + 3 and required.missing == 0
+    assert allowed.missing == 3 + allowed.out_of_domain  # the 3 missing cells, and those the rule read as missing
