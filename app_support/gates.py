@@ -57,7 +57,7 @@ _ADVICE_ICONS = {
     "renamed": ":material/public:",
     "changed": ":material/rule:",
     "notes_below": ":material/notes:",
-    "empty": ":material/check_box_outline_blank:",
+    "empty": ":material/block:",
 }
 
 
