@@ -140,6 +140,7 @@ def told(frame: pd.DataFrame, spec: dict, made: list[str]) -> list[bool]:
 
 def main(argv=None) -> Counter:
     from benchmarks.robustness.unseen import COLUMNS, ROWS, tables
+    from dpsynth_core.errors import DomainError
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, required=True, help="a checkout of Rdatasets")
@@ -148,8 +149,6 @@ def main(argv=None) -> Counter:
     parser.add_argument("--rate", type=float, default=0.4, help="the chance that a declared column is made wrong")
     args = parser.parse_args(argv)
     rng, found = random.Random(args.seed), Counter()
-    from dpsynth_core.errors import DomainError
-
     for name, frame, spec in tables(args.root, args.seed, args.count, ROWS, COLUMNS):
         wrong, made = mistaken(spec, frame, random.Random(rng.randrange(1 << 30)), args.rate)
         try:
