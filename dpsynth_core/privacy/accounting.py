@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import chain, repeat
 
 ADD_REMOVE = "add/remove one record"
 SUBSTITUTE = "substitute one record (row count public)"
@@ -110,6 +111,11 @@ def _add_exact(partials: list, x: float) -> None:
     partials[i:] = [x]
 
 
+#: Up to this many distinct values, :func:`_repeated_sum` adds them as exact fractions (a few microseconds each);
+#: beyond, it lets ``fsum`` add every repeat (50,000 distinct epsilons: 0.8 s as fractions, 0.02 s by fsum).
+_FEW_VALUES = 64
+
+
 def _repeated_sum(counted) -> float:
     """``math.fsum`` of each value of ``counted`` ((value, count) pairs) repeated count times, without the
     repeats: the exact sum, rounded once (a :class:`~fractions.Fraction` holds a float exactly, and rounds to
@@ -121,6 +127,8 @@ def _repeated_sum(counted) -> float:
     counted = [(float(value), int(count)) for value, count in counted if count]
     if not all(math.isfinite(value) for value, _ in counted):
         return math.fsum(value for value, _ in counted)  # an infinity or a NaN, as fsum gives it
+    if len(counted) > _FEW_VALUES:  # many distinct values: fsum of the repeats is quicker than as many fractions
+        return math.fsum(chain.from_iterable(repeat(value, count) for value, count in counted))
     return float(sum((Fraction(value) * count for value, count in counted), Fraction(0)))
 
 
