@@ -154,3 +154,16 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called
     err = capsys.readouterr().err  # after the draw, the same cells among those the rule changed
     assert "note: column 'sex': 11 cell(s) did not fit the declaration" in err
     assert "missing, in a column declared without missing values: its first value" in err
+
+
+def test_a_column_with_cells_out_of_range_and_missing_where_none_are_declared_is_counted_once(tmp_path, capsys):
+    """Penguins' body mass declared 0-5,000 g without missing values: 2 empty cells and the heavier birds out of range,
+    both notes name the column, and the closing line counts it once."""
+    spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
+    spec["columns"]["body_mass_g"] = {"type": "integer", "min": 0, "max": 5000, "missing": False}
+    (tmp_path / "both.json").write_text(json.dumps({**spec, "missing_values": {"markers": ["", "NA"]}}))
+    assert main(["check-declaration", str(SEATTLE / "penguins.csv"), "--domain", str(tmp_path / "both.json")]) == 0
+    out = capsys.readouterr().out
+    assert "- Column 'body_mass_g': 2 of its 344 cells are missing" in out
+    assert [line for line in out.splitlines() if "'body_mass_g'" in line and "outside the declared range" in line]
+    assert out.strip().endswith("1 hold cells the public rule changes (above)")
