@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import io
 import math
 import random
 import re
@@ -49,6 +48,13 @@ def mistaken(spec: dict, frame: pd.DataFrame, rng: random.Random, rate: float) -
         if mistake is not None:
             made.append(f"{name}: {mistake}")
     return out, made
+
+
+def seeded_mistakes(seed: int):
+    """:func:`mistaken` with the mistakes drawn at a hunt's ``seed``, one generator per table from their own stream (so
+    a seed draws the same tables and doors with mistakes as without, and this benchmark the hunt's mistakes)."""
+    draws = random.Random(seed + 1)
+    return lambda spec, frame, rate: mistaken(spec, frame, random.Random(draws.randrange(1 << 30)), rate)
 
 
 def _mistake(column: dict, values: pd.Series, rng: random.Random) -> str | None:
@@ -121,10 +127,11 @@ def told(frame: pd.DataFrame, spec: dict, made: list[str]) -> list[bool]:
     :func:`~dpsynth_core.data.misfits.fit_notes`), on ``frame`` read from its CSV text as an upload is: at once, or
     once the spellings of missing values it names (``NA``) are declared, as its note asks (a note of one spelling
     names its first five columns and counts the others)."""
+    from benchmarks.robustness.unseen import uploaded_cells
     from dpsynth_core.data.misfits import fit_notes
     from dpsynth_core.domain import TableDomain
 
-    cells = pd.read_csv(io.StringIO(frame.to_csv(index=False, na_rep="NA")), dtype=str, keep_default_na=False)
+    cells = uploaded_cells(frame)
 
     def said(declaration: dict):
         notes = fit_notes(cells, TableDomain.from_json(declaration))
@@ -148,9 +155,9 @@ def main(argv=None) -> Counter:
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--rate", type=float, default=0.4, help="the chance that a declared column is made wrong")
     args = parser.parse_args(argv)
-    rng, found = random.Random(args.seed), Counter()
+    make_mistakes, found = seeded_mistakes(args.seed), Counter()
     for name, frame, spec in tables(args.root, args.seed, args.count, ROWS, COLUMNS):
-        wrong, made = mistaken(spec, frame, random.Random(rng.randrange(1 << 30)), args.rate)
+        wrong, made = make_mistakes(spec, frame, args.rate)
         try:
             said = told(frame, wrong, made)
         except DomainError:  # a declaration the schema refuses in one line (a range past 10^15): nothing to tell

@@ -67,15 +67,15 @@ import pandas as pd
 
 from benchmarks.common import ROOT, results_file
 from benchmarks.quality.rdatasets import documented_range, shuffled_files, without_row_names
-from benchmarks.robustness.mistakes import mistaken
+from benchmarks.robustness.mistakes import seeded_mistakes
 
 METHODS = ("marginals", "cathist", "copula", "bayesnet", "dirichlet", "deniability", "microagg")
 #: The free-text generators a publisher may pick for a text column with many values.
 GENERATORS = ("letters", "any", "word_pair", "english_word")
-#: Rows and columns of the tables drawn.
 #: The command-line door's draws of a method and of an engine (``--cli-methods``, ``--engines``).
 CLI_METHODS = ("marginals", "marginals", "cathist", "bayesnet", "copula")
 CLI_ENGINES = ("pandas", "pandas", "duckdb")
+#: Rows and columns of the tables drawn.
 ROWS = (30, 60_000)
 COLUMNS = (3, 40)
 #: A release slower than this is listed.
@@ -197,6 +197,12 @@ def tables(root: Path, seed: int, count: int, rows: tuple = ROWS, columns: tuple
         yield f"{path.parent.name}/{path.stem}", frame, spec
 
 
+def uploaded_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as the app and the command line read its CSV file: every cell text, a missing one written ``NA``
+    as R writes it (the file the command-line door writes, the text the library door reads)."""
+    return pd.read_csv(io.StringIO(frame.to_csv(index=False, na_rep="NA")), dtype=str, keep_default_na=False)
+
+
 def library_door(
     name: str, frame: pd.DataFrame, spec: dict, methods, rng: random.Random, epsilon: float = 1.0
 ) -> list[dict]:
@@ -204,7 +210,6 @@ def library_door(
     from dpsynth_core import synthesize
     from dpsynth_core.errors import DPSynthError
 
-    text = frame.to_csv(index=False, na_rep="NA")
     person = person_column(frame, rng)
     spec = per_person(spec, person) if person is not None else spec
     out = []
@@ -213,8 +218,9 @@ def library_door(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                cells = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-                release = synthesize(cells, spec, epsilon, method=method, random_state=rng.randrange(1 << 30))
+                release = synthesize(
+                    uploaded_cells(frame), spec, epsilon, method=method, random_state=rng.randrange(1 << 30)
+                )
             status, outside = "ok", outside_declaration(release.data, spec)
         except DPSynthError as refused:
             status, message = "refused", str(refused)
@@ -554,7 +560,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--out", default="unseen", help="results file name under benchmarks/results (replaced)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    wrong = random.Random(args.seed + 1)  # the mistakes' own draws: a seed's tables and doors are as without them
+    make_mistakes = seeded_mistakes(args.seed)
     records = []
     with tempfile.TemporaryDirectory(prefix="unseen") as scratch, results_file(args.out) as out:
         folder = Path(scratch)
@@ -564,7 +570,7 @@ def main(argv=None) -> pd.DataFrame:
         ):
             made = []
             if args.mistakes > 0:
-                spec, made = mistaken(spec, frame, random.Random(wrong.randrange(1 << 30)), args.mistakes)
+                spec, made = make_mistakes(spec, frame, args.mistakes)
             found = []
             if "library" in args.doors:
                 found += library_door(name, frame, spec, args.methods, rng, args.epsilon)
