@@ -36,33 +36,58 @@ MAX_ROWS = 200_000
 
 
 def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
-    """MDAV clusters (row indices) of at least ``k`` rows each, the last one up to ``2k - 1``."""
-    remaining = np.arange(len(points))
-    rows = points[remaining]  # the remaining rows, gathered once a round for its searches (not once a search)
+    """MDAV clusters (row indices) of at least ``k`` rows each, the last one up to ``2k - 1``.
+
+    Worked on the distinct points with their counts of rows (codes repeat: a few thousand distinct points where a
+    table has tens of thousands of rows), which is MDAV itself up to how ties are broken: records at one point
+    are interchangeable, and a cluster's mean and covariance read only its points. Still quadratic in the distinct
+    points (about ``n / k`` rounds, each scanning them a few times; hence :data:`MAX_ROWS`)."""
+    distinct, inverse, counts = np.unique(points, axis=0, return_inverse=True, return_counts=True)
+    by_point = np.argsort(inverse.ravel(), kind="stable")  # the rows, grouped by their point
+    first = np.cumsum(counts) - counts  # each point's first place in by_point
+    used = np.zeros(len(distinct), dtype=np.int64)  # rows of each point already in a cluster
+    alive, left, at = np.arange(len(distinct)), counts.copy(), distinct  # points with rows left, and how many
     clusters = []
 
-    def nearest(anchor):
-        d = ((rows - points[anchor]) ** 2).sum(axis=1)
-        return remaining[np.argpartition(d, k - 1)[:k]]
+    def distances(centre):
+        apart = at - centre
+        return np.einsum("ij,ij->i", apart, apart)  # squared distances, in one pass
 
     def farthest(centre):
-        return remaining[np.argmax(((rows - centre) ** 2).sum(axis=1))]
+        return at[np.argmax(distances(centre))].copy()
 
-    def take(group) -> None:
-        nonlocal remaining, rows
-        clusters.append(group)
-        kept = np.isin(remaining, group, assume_unique=True, invert=True)  # setdiff1d's order
-        remaining, rows = remaining[kept], rows[kept]
+    def centroid():
+        return left @ at / left.sum()
 
-    while len(remaining) >= 3 * k:
-        r = farthest(rows.mean(axis=0))
-        s = farthest(points[r])
-        take(nearest(r))
-        take(nearest(s))
-    if len(remaining) >= 2 * k:
-        take(nearest(farthest(rows.mean(axis=0))))
-    if len(remaining):
-        clusters.append(remaining)
+    def rows_of(points, taken):
+        starts = np.repeat(first[points] + used[points] - (np.cumsum(taken) - taken), taken)
+        return by_point[starts + np.arange(taken.sum())]
+
+    def take(centre) -> None:
+        """The ``k`` rows nearest ``centre`` (the last point reached gives only what is needed) become a cluster."""
+        nonlocal alive, left, at
+        d = distances(centre)
+        near = np.argpartition(d, min(k, len(d)) - 1)[:k]  # k points hold at least k rows
+        near = near[np.argsort(d[near], kind="stable")]
+        reached = np.cumsum(left[near])
+        near = near[: np.searchsorted(reached, k) + 1]
+        taken = left[near].copy()
+        taken[-1] -= reached[len(near) - 1] - k
+        clusters.append(rows_of(alive[near], taken))
+        used[alive[near]] += taken
+        left[near] -= taken
+        kept = left > 0
+        alive, left, at = alive[kept], left[kept], at[kept]
+
+    while left.sum() >= 3 * k:
+        r = farthest(centroid())
+        s = farthest(r)
+        take(r)
+        take(s)
+    if left.sum() >= 2 * k:
+        take(farthest(centroid()))
+    if len(alive):
+        clusters.append(rows_of(alive, left))
     return clusters
 
 

@@ -26,6 +26,50 @@ def test_mdav_groups_near_points():
     assert all(len(set(points[c][:, 0])) == 1 for c in clusters)
 
 
+def _textbook_mdav(points, k):
+    """Row by row, as Domingo-Ferrer and Mateo-Sanz state it: the reference for points without ties."""
+    left, clusters = list(range(len(points))), []
+
+    def farthest(centre):
+        return left[int(np.argmax(((points[left] - centre) ** 2).sum(axis=1)))]
+
+    def take(anchor):
+        d = ((points[left] - points[anchor]) ** 2).sum(axis=1)
+        cluster = {left[i] for i in np.argsort(d)[:k]}
+        clusters.append(cluster)
+        left[:] = [i for i in left if i not in cluster]
+
+    while len(left) >= 3 * k:
+        r = farthest(points[left].mean(axis=0))
+        s = farthest(points[r])
+        take(r)
+        take(s)
+    if len(left) >= 2 * k:
+        take(farthest(points[left].mean(axis=0)))
+    if left:
+        clusters.append(set(left))
+    return sorted(sorted(c) for c in clusters)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mdav_without_ties_is_the_textbook_row_by_row_algorithm(seed):
+    rng = np.random.default_rng(seed)
+    points, k = rng.normal(size=(int(rng.integers(40, 400)), 1 + seed % 4)), int(rng.integers(2, 13))
+    assert sorted(sorted(c.tolist()) for c in mdav(points, k)) == _textbook_mdav(points, k)
+
+
+def test_mdav_on_repeated_points_takes_k_rows_at_a_time_and_keeps_a_point_whole_where_it_can():
+    # Three points holding 100, 60 and 41 rows, in shuffled order: clusters of 20 rows, the last 21; each of the
+    # first two points fills its own clusters whole, and one cluster straddles the last two.
+    points = np.repeat([[0.0, 0.0], [1.0, 1.0], [5.0, -1.0]], [100, 60, 41], axis=0)
+    points = points[np.random.default_rng(0).permutation(len(points))]
+    clusters = mdav(points, 20)
+    assert [len(c) for c in clusters] == [20] * 9 + [21]
+    assert sorted(np.concatenate(clusters).tolist()) == list(range(201))
+    mixed = [c for c in clusters if len(np.unique(points[c], axis=0)) > 1]
+    assert len(mixed) <= 2
+
+
 def test_feature_groups_follow_correlation():
     rng = np.random.default_rng(1)
     a = rng.normal(size=2000)
