@@ -141,20 +141,20 @@ def test_repeated_sums_are_fsum_of_every_repeat():
     """A group of equal epsilons is summed as one term (fit_to_budget's bisection, 205,761 events for 641 columns, 80
     times): the sums are math.fsum's of the whole list, bit for bit, and so is advanced composition's epsilon, over
     300 random ledgers with values repeated and mixed in size, of few distinct values (summed as fractions) or many
-    (summed by fsum)."""
+    (summed by fsum); every tenth is also recorded event by event in an Accountant (7 us an event), whose advanced
+    composition groups its events itself."""
     rng = np.random.default_rng(11)
-    for _ in range(300):
+    for trial in range(300):
         values = rng.uniform(0, float(rng.choice([1e-6, 0.1, 3.0, 40.0])), size=int(rng.choice([5, 30, 200])))
         counts = rng.integers(0, 500 if len(values) <= 30 else 20, size=len(values))  # at most 15,000 events
         repeated = [float(v) for v, c in zip(values, counts) for _ in range(c)]
         counted = list(zip(values.tolist(), counts.tolist()))
         assert _repeated_sum(counted) == math.fsum(repeated)
         slack = float(rng.choice([1e-9, 0.01]))
-        ledger = Accountant([PrivacyEvent("m", e) for e in repeated]) if repeated else Accountant()
         squares, drift = math.fsum(e**2 for e in repeated), math.fsum(e * math.expm1(e) for e in repeated)
         expected = math.sqrt(2 * math.log(1 / slack) * squares) + drift
         assert _advanced_epsilon(counted, slack) == expected
-        if repeated:
-            assert ledger.advanced(slack)[0] == expected
+        if repeated and trial % 10 == 0:
+            assert Accountant([PrivacyEvent("m", e) for e in repeated]).advanced(slack)[0] == expected
     assert _repeated_sum([(math.inf, 2), (1.0, 3)]) == math.inf
     assert _repeated_sum([]) == 0.0
