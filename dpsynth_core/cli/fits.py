@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import DataError
+from ..wording import counted
 from .outputs import DOMAIN_HELP, input_path
 
 
@@ -60,9 +61,9 @@ def run_check_declaration(args) -> None:
         # the columns of either note, once each: every line starts "Column 'NAME': "
         changed = len({line.split(": ", 1)[0] for line in [*notes.changed, *notes.empty]})
         if changed:  # some cells changed (above), none of the columns mostly missing
+            holds = f"{counted(changed, 'column')} {'holds' if changed == 1 else 'hold'}"
             print(
-                f"no column of {name} would come out mostly missing ({kept}); {changed:,} hold cells the public rule "
-                "changes (above)"
+                f"no column of {name} would come out mostly missing ({kept}); {holds} cells the public rule changes (above)"
             )
         else:
             print(f"every column of {name} fits its declaration ({kept})")

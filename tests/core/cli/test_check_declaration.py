@@ -148,7 +148,7 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called
     out = capsys.readouterr().out
     assert "missing cells in columns declared without missing values." in out
     assert "- Column 'sex': 11 of its 344 cells are missing, and it is declared without missing values." in out
-    assert out.strip().endswith("1 hold cells the public rule changes (above)") and "fits its declaration" not in out
+    assert out.strip().endswith("1 column holds cells the public rule changes (above)") and "fits its declaration" not in out
     release = [data, "--domain", str(tmp_path / "required.json"), "--epsilon", "1", "--method", "cathist"]
     assert main(["synth", *release, "--out", str(tmp_path / "s.csv"), "--workspace", str(tmp_path / "ws")]) == 0
     err = capsys.readouterr().err  # after the draw, the same cells among those the rule changed
@@ -166,4 +166,14 @@ def test_a_column_with_cells_out_of_range_and_missing_where_none_are_declared_is
     out = capsys.readouterr().out
     assert "- Column 'body_mass_g': 2 of its 344 cells are missing" in out
     assert [line for line in out.splitlines() if "'body_mass_g'" in line and "outside the declared range" in line]
-    assert out.strip().endswith("1 hold cells the public rule changes (above)")
+    assert out.strip().endswith("1 column holds cells the public rule changes (above)")
+
+
+def test_the_closing_line_counts_columns_in_the_plural(tmp_path, capsys):
+    """Sex and body mass both declared without missing values: two columns, counted and worded as two."""
+    spec = json.loads((SEATTLE / "penguins.domain.json").read_text())
+    for name in ("sex", "body_mass_g"):
+        spec["columns"][name]["missing"] = False
+    (tmp_path / "two.json").write_text(json.dumps({**spec, "missing_values": {"markers": ["", "NA"]}}))
+    assert main(["check-declaration", str(SEATTLE / "penguins.csv"), "--domain", str(tmp_path / "two.json")]) == 0
+    assert capsys.readouterr().out.strip().endswith("2 columns hold cells the public rule changes (above)")
