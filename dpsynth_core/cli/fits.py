@@ -63,7 +63,8 @@ def run_check_declaration(args) -> None:
         if changed:  # some cells changed (above), none of the columns mostly missing
             holds = f"{counted(changed, 'column')} {'holds' if changed == 1 else 'hold'}"
             print(
-                f"no column of {name} would come out mostly missing ({kept}); {holds} cells the public rule changes (above)"
+                f"no column of {name} would come out mostly missing ({kept}); {holds} cells the public rule "
+                "changes (above)"
             )
         else:
             print(f"every column of {name} fits its declaration ({kept})")

@@ -148,7 +148,10 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called
     out = capsys.readouterr().out
     assert "missing cells in columns declared without missing values." in out
     assert "- Column 'sex': 11 of its 344 cells are missing, and it is declared without missing values." in out
-    assert out.strip().endswith("1 column holds cells the public rule changes (above)") and "fits its declaration" not in out
+    assert (
+        out.strip().endswith("1 column holds cells the public rule changes (above)")
+        and "fits its declaration" not in out
+    )
     release = [data, "--domain", str(tmp_path / "required.json"), "--epsilon", "1", "--method", "cathist"]
     assert main(["synth", *release, "--out", str(tmp_path / "s.csv"), "--workspace", str(tmp_path / "ws")]) == 0
     err = capsys.readouterr().err  # after the draw, the same cells among those the rule changed
