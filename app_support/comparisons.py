@@ -174,12 +174,14 @@ def show_changed_cells(changed: dict) -> None:
         "These counts read the real data, so they are for you only."
     )
     if changed:
+        first = any(r.get("read_as_first") for r in changed.values())  # missing cells where none are declared
         st.dataframe(
             pd.DataFrame(
                 [
                     {
                         "column": n,
                         "cells changed by the rule": r["out_of_domain"],
+                        **({"of them missing, read as the first value": r.get("read_as_first", 0)} if first else {}),
                         "missing after the rule": r.get("missing", 0),
                     }
                     for n, r in changed.items()

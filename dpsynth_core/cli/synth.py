@@ -201,7 +201,7 @@ RULE_WORDS = {
     "values": "not a declared value: missing, or the column's 'other' value if it has one",
 }
 #: ... and to a missing cell of a column declared without missing values (:mod:`dpsynth_core.data.encoding`).
-FIRST_VALUE_WORDS = "missing, in a column declared without missing values: its first value"
+FIRST_VALUE_WORDS = "read as its first value, as the column is declared without missing values"
 
 
 def _publisher_notes(release, args) -> None:
@@ -213,16 +213,20 @@ def _publisher_notes(release, args) -> None:
     if text:
         print(f"note: {text}", file=sys.stderr)
     kinds = {c["column"]: c["kind"] for c in release.card["domain"]["columns"]}
-    required = {c["column"] for c in release.card["domain"]["columns"] if c.get("missing_allowed") is False}
     rows = (lines or {}).get("records")
     for name, report in release.publisher_report["encoding"].items():
         if report["out_of_domain"]:
             most = rows and 2 * report["out_of_domain"] >= rows
+            empty = report.get("read_as_first", 0)  # among the changed cells: missing where none are declared
+            parts = [f"{empty:,} missing cell(s) {FIRST_VALUE_WORDS}"] if empty else []
+            if report["out_of_domain"] > empty:
+                parts.insert(
+                    0,
+                    f"{report['out_of_domain'] - empty:,} cell(s) did not fit the declaration and were changed by the "
+                    f"public rule ({RULE_WORDS.get(kinds.get(name), RULE_WORDS['values'])})",
+                )
             print(
-                f"note: column '{name}': {report['out_of_domain']:,} cell(s) did not fit the declaration and were "
-                f"changed by the public rule ({RULE_WORDS.get(kinds.get(name), RULE_WORDS['values'])}"
-                + (f"; {FIRST_VALUE_WORDS}" if name in required else "")
-                + ")"
+                f"note: column '{name}': {'; '.join(parts)}"
                 + ("; that is most of the column: check-declaration says why, before a release" if most else ""),
                 file=sys.stderr,
             )

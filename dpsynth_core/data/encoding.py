@@ -42,6 +42,8 @@ class EncodedColumn:
     labels: np.ndarray | None = None
     out_of_domain: int = 0
     missing: int = 0
+    #: missing cells of a column declared without missing values, read as its first value (among ``out_of_domain``)
+    empty: int = 0
     #: text declared ``any``: distinct values in the data that share a pseudonym with another (publisher only)
     merged: int = 0
     #: a text column's labels as each record's position in ``distinct`` (``labels`` is ``distinct[index]``)
@@ -102,11 +104,14 @@ class EncodedTable:
 
 
 def changed_cells_report(columns: dict) -> dict:
-    """Per column: records moved out of the domain, missing cells and, for text declared ``any``,
-    distinct values that share a pseudonym (publisher only). ``columns`` hold ``domain``,
-    ``out_of_domain``, ``missing`` and ``merged``."""
+    """Per column: records moved out of the domain, missing cells, and where there are any, the missing cells of a
+    column declared without them (``read_as_first``, among those moved) and, for text declared ``any``, distinct
+    values that share a pseudonym (publisher only). ``columns`` hold ``domain``, ``out_of_domain``, ``missing``,
+    ``empty`` and ``merged``."""
     out = {n: {"out_of_domain": c.out_of_domain, "missing": c.missing} for n, c in columns.items()}
     for name, column in columns.items():
+        if column.empty:
+            out[name]["read_as_first"] = column.empty
         if getattr(column.domain, "generator", None) == "any":
             out[name]["merged_values"] = column.merged
     return out
@@ -275,6 +280,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
             labels[pd.isna(labels)] = domain.label_at(0)
             changed |= is_missing  # a missing cell where none is declared takes the first value: changed too
         row_labels = labels[index]
+        empty = 0 if domain.missing else int(per_row[is_missing].sum())
         used = per_row > 0
         named = used & ~pd.isna(labels)
         merged = int(len(set(text[named].tolist())) - pd.Series(labels[named], dtype=object).nunique())
@@ -283,6 +289,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
             labels=row_labels,
             out_of_domain=int(per_row[changed].sum()),
             missing=int(per_row[pd.isna(labels)].sum()),
+            empty=empty,
             merged=merged,
             distinct=labels,
             index=index.astype(np.int32),  # a record's position among the distinct cells (fewer than 2**31)
@@ -316,6 +323,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         codes=row_codes,
         out_of_domain=int(per_row[changed].sum()),
         missing=int(per_row[codes == domain.bins].sum()),
+        empty=0 if domain.missing else int(per_row[is_missing].sum()),
     )
 
 

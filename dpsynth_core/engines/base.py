@@ -36,7 +36,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..data.counting import coarsen_counts
-from ..data.encoding import changed_cells_report, encode_column
+from ..data.encoding import EncodedColumn, changed_cells_report, encode_column
 from ..domain import ColumnDomain, TableDomain
 from ..errors import DataError, DomainError
 from .recodings import Rebin, Vocabulary, check_recodings, merge_codes
@@ -97,6 +97,7 @@ class ColumnMap:
     cells: int | None = None
     out_of_domain: int = 0
     missing: int = 0
+    empty: int = 0
     merged: int = 0
 
     @classmethod
@@ -113,7 +114,7 @@ class ColumnMap:
             out.labels = np.asarray(encoded.labels, dtype=object)
             out.missing = int(counts[pd.isna(out.labels)].sum())
             out.merged = encoded.merged  # distinct values sharing a pseudonym: the same on distinct values
-        out.out_of_domain = _weighted_changes(domain, series, counts, markers, encoded.out_of_domain)
+        out.out_of_domain, out.empty = _weighted_changes(domain, series, counts, markers, encoded)
         return out
 
     def value_counts(self) -> pd.Series:
@@ -149,23 +150,28 @@ class ColumnMap:
         return np.bincount(self.current, weights=self.counts, minlength=self.cells).astype(np.int64)
 
 
-def _weighted_changes(domain, raw: pd.Series, counts: np.ndarray, markers, changed_distinct: int) -> int:
-    """Records changed by the rule, from per-distinct-value calls of :func:`encode_column`.
+def _weighted_changes(domain, raw: pd.Series, counts: np.ndarray, markers, distinct: EncodedColumn) -> tuple:
+    """Records changed by the rule, and of them the missing cells of a column declared without missing values
+    (:class:`EncodedColumn`'s ``out_of_domain`` and ``empty``), from per-distinct-value calls of
+    :func:`encode_column`.
 
     ``encode_column`` counts changed cells, not which ones; each distinct value appears once,
     so a call on the values whose count has bit ``b`` set returns how many of them changed,
     and the weighted total is the sum over bits. No second copy of the rule.
     """
-    if changed_distinct == 0:
-        return 0
-    if changed_distinct == len(raw):
-        return int(counts.sum())
-    total = 0
+    if distinct.out_of_domain == 0:
+        return 0, 0
+    if distinct.out_of_domain == len(raw) and distinct.empty in (0, len(raw)):
+        total = int(counts.sum())
+        return total, total if distinct.empty else 0
+    changed = empty = 0
     for bit in range(int(counts.max()).bit_length()):
         chosen = ((counts >> bit) & 1).astype(bool)
         if chosen.any():
-            total += encode_column(domain, raw[chosen].reset_index(drop=True), markers).out_of_domain << bit
-    return total
+            encoded = encode_column(domain, raw[chosen].reset_index(drop=True), markers)
+            changed += encoded.out_of_domain << bit
+            empty += encoded.empty << bit
+    return changed, empty
 
 
 # --- planning and assembling counts ----------------------------------------------------------

@@ -1936,6 +1936,7 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_on_the_preview
     at = _open_tab(_generate(at), "Cells outside the declaration (11)")  # after the draw: the rule changed them
     table = at.dataframe[0].value
     assert dict(zip(table["column"], table["cells changed by the rule"])) == {"sex": 11}
+    assert dict(zip(table["column"], table["of them missing, read as the first value"])) == {"sex": 11}
     assert any("declared without missing values takes the column's first value" in m.value for m in at.markdown)
     spec["columns"]["sex"]["missing"] = True
     at = _visit(_load_declaration(at, spec), "app_pages/4_Preview.py")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
+
 from dpsynth_core.cli import main
 from tests.conftest import ROOT
 
@@ -155,8 +157,8 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called
     release = [data, "--domain", str(tmp_path / "required.json"), "--epsilon", "1", "--method", "cathist"]
     assert main(["synth", *release, "--out", str(tmp_path / "s.csv"), "--workspace", str(tmp_path / "ws")]) == 0
     err = capsys.readouterr().err  # after the draw, the same cells among those the rule changed
-    assert "note: column 'sex': 11 cell(s) did not fit the declaration" in err
-    assert "missing, in a column declared without missing values: its first value" in err
+    assert "note: column 'sex': 11 missing cell(s) read as its first value, as the column is declared without " in err
+    assert "did not fit" not in err  # nothing else changed in that column: no list of the other rules
 
 
 def test_a_column_with_cells_out_of_range_and_missing_where_none_are_declared_is_counted_once(tmp_path, capsys):
@@ -170,6 +172,14 @@ def test_a_column_with_cells_out_of_range_and_missing_where_none_are_declared_is
     assert "- Column 'body_mass_g': 2 of its 344 cells are missing" in out
     assert [line for line in out.splitlines() if "'body_mass_g'" in line and "outside the declared range" in line]
     assert out.strip().endswith("1 column holds cells the public rule changes (above)")
+    release = ["--domain", str(tmp_path / "both.json"), "--epsilon", "1", "--method", "cathist"]
+    assert main(["synth", str(SEATTLE / "penguins.csv"), *release, "--out", str(tmp_path / "s.csv")]) == 0
+    (note,) = [line for line in capsys.readouterr().err.splitlines() if "'body_mass_g'" in line]
+    heavier = int((pd.read_csv(SEATTLE / "penguins.csv")["body_mass_g"] > 5000).sum())
+    assert note.startswith(f"note: column 'body_mass_g': {heavier} cell(s) did not fit the declaration and were ")
+    assert note.endswith(
+        "; 2 missing cell(s) read as its first value, as the column is declared without missing values"
+    )
 
 
 def test_the_closing_line_counts_columns_in_the_plural(tmp_path, capsys):

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from dpsynth_core.data.decoding import decode_codes
-from dpsynth_core.data.encoding import encode_column, encode_table, numeric_values
+from dpsynth_core.data.encoding import changed_cells_report, encode_column, encode_table, numeric_values
 from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain, column_from_json
 from dpsynth_core.errors import DomainError
 from dpsynth_core.privacy.noise import make_noise_source
@@ -464,3 +464,6 @@ def test_a_missing_cell_where_none_is_declared_is_a_cell_the_rule_changes(column
     allowed = encode_column(column_from_json("age", column), cells, ("", "NA"))
     assert required.out_of_domain == allowed.out_of_domain + 3 and required.missing == 0
     assert allowed.missing == 3 + allowed.out_of_domain  # the 3 missing cells, and those the rule read as missing
+    assert (required.empty, allowed.empty) == (3, 0)  # of the changed cells, the missing ones, told apart
+    report = changed_cells_report({"age": required, "other": allowed})
+    assert report["age"]["read_as_first"] == 3 and "read_as_first" not in report["other"]

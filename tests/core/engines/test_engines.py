@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpsynth_core.data.counting import CodedTable, coarsen
-from dpsynth_core.data.encoding import encode_table
+from dpsynth_core.data.encoding import changed_cells_report, encode_table
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.domain import FloatDomain, IntegerDomain, TableDomain
 from dpsynth_core.engines import CountingSource, Merge, Rebin, Vocabulary, choose_engine, duckdb_source, open_source
@@ -70,6 +70,18 @@ def test_a_changed_cell_is_counted_once_per_record_not_once_per_value():
     expected = encode_table(pd.DataFrame({"x": np.repeat(raw, counts)}), TableDomain({"x": domain})).report()["x"]
     assert {"out_of_domain": column.out_of_domain, "missing": column.missing} == expected
     assert expected == {"out_of_domain": 1_000_003 + 12 + 2, "missing": 17}
+
+
+@pytest.mark.parametrize("raw", [["5", "99", "", "NA", "-4"], ["", "NA"]], ids=["some missing", "all missing"])
+def test_missing_cells_where_none_are_declared_are_counted_once_per_record(raw):
+    """Read as the first value, and counted apart among the changed cells, as in memory."""
+    domain = IntegerDomain(name="x", min=0, max=10, missing=False)
+    counts = [7, 1_000_003, 12, 5, 2][: len(raw)]
+    column = ColumnMap.build(domain, raw, counts, ("", "NA"))
+    frame = pd.DataFrame({"x": np.repeat(raw, counts)})
+    expected = encode_table(frame, TableDomain({"x": domain}, missing_markers=("", "NA"))).report()["x"]
+    assert changed_cells_report({"x": column})["x"] == expected
+    assert expected["read_as_first"] == sum(n for cell, n in zip(raw, counts) if cell in ("", "NA"))
 
 
 def test_typed_parquet_and_frames_count_as_their_text(tmp_path):
