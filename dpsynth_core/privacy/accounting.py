@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, groupby, repeat
 
 ADD_REMOVE = "add/remove one record"
 SUBSTITUTE = "substitute one record (row count public)"
@@ -80,10 +80,40 @@ class PrivacyEvent:
         return self.epsilon**2 / 2 if self.delta == 0 else None
 
     def as_dict(self) -> dict:
-        out = asdict(self)
+        out = {name: getattr(self, name) for name in _EVENT_FIELDS}  # (asdict's deep copy: 55 us an event)
         if self.rho is None:
             out.pop("rho")
         return out
+
+
+_EVENT_FIELDS = tuple(f.name for f in fields(PrivacyEvent))
+
+
+def grouped_events(events) -> list[dict]:
+    """The events as dicts (:meth:`PrivacyEvent.as_dict`), each run of equal events one dict with its
+    ``"repeats"`` (when more than one): ``bayesnet`` on 641 columns measures 206,403 entropies alike, 35 MB of a
+    card listed one by one. :func:`expanded_events` gives the events back.
+
+    >>> grouped_events([PrivacyEvent("m", 0.5)] * 3 + [PrivacyEvent("m", 0.25)])[0]["repeats"]
+    3
+    """
+    out = []
+    for event, run in groupby(events):
+        entry, count = event.as_dict(), sum(1 for _ in run)
+        if count > 1:
+            entry["repeats"] = count
+        out.append(entry)
+    return out
+
+
+def expanded_events(entries) -> tuple:
+    """The events of :func:`grouped_events`' dicts (or of plain event dicts, unknown keys left out), a run
+    as one event repeated."""
+    events = []
+    for entry in entries:
+        event = PrivacyEvent(**{k: v for k, v in entry.items() if k in _EVENT_FIELDS})
+        events.extend(repeat(event, int(entry.get("repeats", 1))))
+    return tuple(events)
 
 
 def _add_exact(partials: list, x: float) -> None:
@@ -109,6 +139,26 @@ def _add_exact(partials: list, x: float) -> None:
             i += 1
         x = high
     partials[i:] = [x]
+
+
+def _add_repeated(partials: list, x: float, count: int) -> None:
+    """Add ``count`` copies of ``x`` to the exact sum ``partials`` (:func:`_add_exact`): ``x`` times each power of two
+    in ``count``, each of them exact (a float times a power of two is, short of overflow), so the sum stays exact.
+
+    >>> partials = []
+    >>> _add_repeated(partials, 0.1, 1000)
+    >>> math.fsum(partials) == math.fsum([0.1] * 1000)
+    True
+    """
+    power = 0
+    while count:
+        if count & 1:
+            try:
+                _add_exact(partials, math.ldexp(x, power))
+            except OverflowError:  # a sum past the largest float
+                _add_exact(partials, math.inf)
+        count >>= 1
+        power += 1
 
 
 #: Up to this many distinct values, :func:`_repeated_sum` adds them as exact fractions (a few microseconds each);
@@ -163,21 +213,26 @@ class Accountant:
         self._rho_sum: list[float] = []
         self._epsilon_sum: list[float] = []
         self.delta = delta
-        for event in events:
-            self.spend(event)
+        for event, run in groupby(events):  # a run of equal events added at once (a ledger's 206,403 entropies)
+            self._spend(event, sum(1 for _ in run))
 
-    def spend(self, event: PrivacyEvent) -> PrivacyEvent:
-        """Record an event; refuse one whose neighbouring relation differs from the ledger's."""
+    def spend(self, event: PrivacyEvent, times: int = 1) -> PrivacyEvent:
+        """Record an event (``times`` times: as many equal events, added at once); refuse one whose neighbouring
+        relation differs from the ledger's."""
+        if times:
+            self._spend(event, times)
+        return event
+
+    def _spend(self, event: PrivacyEvent, count: int) -> None:
         if self._events and event.neighbouring != self._events[0].neighbouring:
             raise ValueError(
                 f"cannot compose '{event.neighbouring}' with '{self._events[0].neighbouring}' "
                 "in one total: the neighbouring relations differ"
             )
-        self._events.append(event)
+        self._events.extend(repeat(event, count))
         if event.rho_cost is not None:
-            _add_exact(self._rho_sum, event.rho_cost)
-        _add_exact(self._epsilon_sum, event.epsilon)
-        return event
+            _add_repeated(self._rho_sum, event.rho_cost, count)
+        _add_repeated(self._epsilon_sum, event.epsilon, count)
 
     @property
     def events(self) -> tuple[PrivacyEvent, ...]:
@@ -262,7 +317,8 @@ class Accountant:
         return out
 
     def as_list(self) -> list[dict]:
-        return [e.as_dict() for e in self._events]
+        """The events as dicts, a run of equal ones as one with its ``"repeats"`` (:func:`grouped_events`)."""
+        return grouped_events(self._events)
 
 
 # --- zCDP and (epsilon, delta) ----------------------------------------------------------

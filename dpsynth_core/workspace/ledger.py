@@ -38,13 +38,12 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from dataclasses import fields
 
 import pandas as pd
 
 from ..data.fingerprint import RecordsIdentity, check_source, records_identity
 from ..errors import DPSynthError
-from ..privacy.accounting import PrivacyEvent
+from ..privacy.accounting import expanded_events, grouped_events
 from ..privacy.spending import Spend, Spending, compose, in_record_unit, per_record_total
 from ..wording import format_epsilon
 from .database import Database, now, secret
@@ -157,7 +156,7 @@ class Ledger:
                 purpose,
                 method,
                 int(spend.guaranteed),
-                json.dumps([e.as_dict() for e in spend.events], default=float),
+                json.dumps(grouped_events(spend.events), default=float),  # a run of equal events once
                 spend.zcdp_delta,
                 source,
                 release_id,
@@ -203,7 +202,7 @@ class Ledger:
             rows = conn.execute(query + where + " ORDER BY s.id", params).fetchall()
         out = []
         for sid, fpr, name, created, purpose, method, guaranteed, events, source, release_id, zcdp_delta in rows:
-            parsed = tuple(_event(e) for e in json.loads(events))
+            parsed = expanded_events(json.loads(events))
             relations, _ = compose([Spend(parsed, bool(guaranteed), zcdp_delta)])
             out.append(
                 {
@@ -353,17 +352,12 @@ class Ledger:
 # --- reading the ledger's rows (inside a connection) ---------------------------------------------
 
 
-def _event(data: dict) -> PrivacyEvent:
-    known = {f.name for f in fields(PrivacyEvent)}
-    return PrivacyEvent(**{k: v for k, v in data.items() if k in known})
-
-
 def _spend_rows(conn, fp: str) -> list[Spend]:
     rows = conn.execute(
         "SELECT events, guaranteed, zcdp_delta FROM spends WHERE fingerprint = ? ORDER BY id", (fp,)
     ).fetchall()
     return [
-        Spend(tuple(_event(e) for e in json.loads(events)), bool(guaranteed), zcdp_delta)
+        Spend(expanded_events(json.loads(events)), bool(guaranteed), zcdp_delta)
         for events, guaranteed, zcdp_delta in rows
     ]
 

@@ -149,10 +149,10 @@ class NetworkSynthesizer(Synthesizer):
         )
         groups = [(n,) for n in names] + list(joint)
         noisy = noisy_entropies(table, groups, buckets=buckets, n_low=n_low, epsilon=h_eps, noise=self.noise_)
-        for i, label in enumerate([f"H({n})" for n in names] + [f"H({a}, {b})" for a, b in joint]):
-            self.accountant_.spend(
-                PrivacyEvent("Laplace entropy", h_eps, COUNT_FAILURE if i == 0 else 0.0, self.neighbouring, label)
-            )
+        # one label for all, as the charge states them: equal events, one entry on the card (:func:`grouped_events`)
+        label = "entropies (choosing the network)"
+        self.accountant_.spend(PrivacyEvent("Laplace entropy", h_eps, COUNT_FAILURE, self.neighbouring, label))
+        self.accountant_.spend(PrivacyEvent("Laplace entropy", h_eps, 0.0, self.neighbouring, label), len(groups) - 1)
         h = dict(zip(names, noisy[:m]))
         self.su_ = {
             frozenset((a, b)): symmetrical_uncertainty(h[a], h[b], noisy[m + i]) for i, (a, b) in enumerate(joint)

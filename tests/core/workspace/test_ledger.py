@@ -69,6 +69,27 @@ def test_composition_is_the_accountants_and_reports_delta(tmp_path):
     assert "δ = 1e-6" in ledger_text(ws, FP) and ws.releases.reports(release_id)[0]["html"] == "<p>report</p>"
 
 
+def test_a_run_of_equal_events_is_stored_once_and_read_back_whole(tmp_path):
+    """A spend of 200,000 equal events (bayesnet's entropies on a wide table) is one entry in the ledger's row, not
+    35 MB of them, and reads back as the same events, composed to the same total."""
+    ws = Workspace(tmp_path)
+    events = [PrivacyEvent("count", 0.05, label="row count")] + [
+        PrivacyEvent("entropy", 4e-6, label="entropies")
+    ] * 200_000
+    spend = Spend(tuple(events), True)
+    with ws.database.transaction() as conn:
+        ws.ledger.ensure_dataset(conn, FP, "wide.csv")
+        ws.ledger.check_in(conn, FP, spend, "This draw")
+        ws.ledger.insert_spend(conn, FP, spend, "release", "bayesnet", "cli")
+    with ws.database.connect() as conn:
+        (stored,) = conn.execute("SELECT events FROM spends").fetchone()
+    assert len(stored) < 400 and json.loads(stored)[1]["repeats"] == 200_000
+    spending = Workspace(tmp_path).ledger.spending(FP)
+    (relation,) = spending.relations
+    expected = Accountant(events).total(ADVANCED_COMPOSITION_DELTA)
+    assert (relation.epsilon, relation.delta) == (expected["epsilon"], expected["delta"])
+
+
 def test_zcdp_releases_compose_in_rho_at_their_delta(tmp_path):
     ws = Workspace(tmp_path)
     releases = [_release(1.0, "marginals") for _ in range(2)]
