@@ -219,8 +219,10 @@ class Accountant:
     def spend(self, event: PrivacyEvent, times: int = 1) -> PrivacyEvent:
         """Record an event (``times`` times: as many equal events, added at once); refuse one whose neighbouring
         relation differs from the ledger's."""
+        if times < 0:
+            raise ValueError(f"an event is spent a whole number of times, not {times}")
         if times:
-            self._spend(event, times)
+            self._spend(event, int(times))
         return event
 
     def _spend(self, event: PrivacyEvent, count: int) -> None:

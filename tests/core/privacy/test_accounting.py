@@ -145,6 +145,8 @@ def test_runs_of_equal_events_are_added_at_once_to_the_same_sums_and_listed_once
         assert len(listed) <= len(runs) and sum(entry.get("repeats", 1) for entry in listed) == len(events)
         assert expanded_events(listed) == tuple(events)
     assert "repeats" not in grouped_events([PrivacyEvent("a", 1.0), PrivacyEvent("a", 1.0, label="b")])[0]
+    with pytest.raises(ValueError, match="whole number of times"):
+        Accountant().spend(PrivacyEvent("a", 1.0), -1)
 
 
 def _composed(fixed, counts, epsilons, slack, stretch=1.0) -> float:
