@@ -110,7 +110,7 @@ def projection_keys(codes: np.ndarray, keep: np.ndarray, cells: np.ndarray) -> n
     """
     radix = cells + 1
     masked = np.where(keep, codes, cells[None, :])
-    if float(np.prod(radix.astype(float))) < 2**62:
+    if math.prod(int(r) for r in radix) < 2**62:  # exact: a float product of 641 columns' radices overflowed, warning
         keys = np.zeros(len(codes), dtype=np.int64)
         for j in range(codes.shape[1]):
             keys = keys * int(radix[j]) + masked[:, j]

@@ -88,6 +88,18 @@ def test_projection_keys_mask_redrawn_columns():
     assert keys[0] == keys[1] != keys[2]
 
 
+def test_projection_keys_of_hundreds_of_columns_hash_without_overflow():
+    """641 columns of 4 cells: the radices' product is past any float (it warned of an overflow, once a candidate
+    run, on DAAG's rockArt); the keys are hashed, equal where the kept values are."""
+    codes = np.random.default_rng(0).integers(0, 4, size=(3, 641))
+    codes[1] = codes[0]
+    codes[1, 5] = (codes[0, 5] + 1) % 4  # differs only on a column not kept
+    keep = np.ones_like(codes, dtype=bool)
+    keep[:, 5] = False
+    keys = projection_keys(codes, keep, np.full(641, 4))  # (warnings are errors in the suite)
+    assert keys[0] == keys[1] != keys[2]
+
+
 def test_record_guarantee_hand_computed():
     # k = 50, gamma = 2, eps0 = 1: largest t with exp(-(50 - t)) <= 1e-6 is t = 36
     eps, delta, t = record_guarantee(50, 2.0, 1.0)
