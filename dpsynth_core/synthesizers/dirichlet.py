@@ -132,9 +132,12 @@ class DirichletMultinomial(Synthesizer):
         coded = encoded.coded()
         for table in self.tables_:
             cells = [encoded.columns[c].cells for c in table]
-            size = int(np.prod(cells))
+            size = math.prod(int(c) for c in cells)  # exact: numpy's int64 product wraps past 2**63, silently
             if size > MAX_TABLE_CELLS:
-                raise ParameterError(f"the table {table} has {size:,} cells, more than {MAX_TABLE_CELLS:,}")
+                raise ParameterError(
+                    f"the group {' x '.join(table)} makes a table of {size:,} cells, more than {MAX_TABLE_CELLS:,}: "
+                    "group fewer columns, or columns with fewer values"
+                )
             true = coded.marginal(table).ravel()
             theta = dirichlet(self.noise_, true + self.alpha_)
             self.counts_[table] = (cells, self.noise_.rng.multinomial(self.rows_, theta))

@@ -54,6 +54,20 @@ def test_groups_keep_relationships_inside_them():
     assert (husbands["sex"] == "Male").mean() > 0.9  # kept inside the group
 
 
+@pytest.mark.parametrize("columns", [2, 16], ids=["past the limit", "past 2**64 cells"])
+def test_a_group_too_large_for_one_table_is_refused_with_its_size(columns):
+    """16 columns of 16 values make 2**64 cells, which numpy's int64 product wrapped to 0 (a ValueError from numpy
+    followed): the exact size, refused in one line."""
+    names = [f"q{i}" for i in range(columns)]
+    frame = pd.DataFrame({n: [str(i % 16) for i in range(50)] for n in names})
+    spec = {"columns": {n: {"type": "integer", "min": 0, "max": 1999 if columns == 2 else 15} for n in names}}
+    for n in names:
+        spec["columns"][n].update(bin_width=1, missing=False)
+    size = 2000**2 if columns == 2 else 16**16
+    with pytest.raises(ParameterError, match=rf"makes a table of {size:,} cells, more than 2,000,000: group fewer"):
+        DirichletMultinomial(epsilon=1.0, random_state=0, groups=[names]).fit(frame, spec)
+
+
 def test_text_columns_are_refused_with_a_reason():
     spec = {"columns": {"w": {"type": "text", "generator": "english_word"}}}
     with pytest.raises(ParameterError, match="finite declared domains"):
