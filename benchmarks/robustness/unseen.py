@@ -43,7 +43,9 @@ The doors, each release at ``--epsilon`` (1 unless told; 0.05 and 20 reach the n
 
 Results: one JSON line per run (door, table, method, epsilon, status, message, seconds, values outside) in
 ``benchmarks/results/unseen.jsonl``, and a summary per door. A status is ``ok``, ``refused`` (in one line),
-``crash``, or ``changed``: the app kept a loaded declaration otherwise than it was written. Figures in
+``crash``, or ``changed``: the app kept a loaded declaration otherwise than it was written; a library or
+command-line run that printed a Python warning (which a publisher's terminal shows) is counted ``warned``, its
+message holding the warnings. Figures in
 docs/benchmarks/robustness.md.
 """
 
@@ -216,12 +218,13 @@ def library_door(
     for method in methods:
         start, outside, message = time.perf_counter(), [], ""
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings(record=True) as caught:  # a warning is printed to a publisher's terminal
+                warnings.simplefilter("always")
                 release = synthesize(
                     uploaded_cells(frame), spec, epsilon, method=method, random_state=rng.randrange(1 << 30)
                 )
             status, outside = "ok", outside_declaration(release.data, spec)
+            message = "; ".join(sorted({f"warning: {w.category.__name__}: {w.message}" for w in caught}))
         except DPSynthError as refused:
             status, message = "refused", str(refused)
         except Exception as error:  # noqa: BLE001 - what the hunt is for
@@ -345,7 +348,8 @@ def cli_outcome(returncode: int, stderr: str) -> tuple[str, str]:
     errors = [line for line in stderr.splitlines() if line.startswith("error:")]
     if "Traceback" in stderr or returncode not in (0, 2) or (returncode == 2) != bool(errors):
         return "crash", stderr[-2000:]
-    return ("refused" if returncode == 2 else "ok"), " ".join(errors)
+    warned = [f"warning: {line.strip()}" for line in stderr.splitlines() if "Warning: " in line]  # Python's warnings
+    return ("refused" if returncode == 2 else "ok"), " ".join(errors + warned)
 
 
 def _library_env() -> dict:
@@ -507,12 +511,13 @@ def _record(door, name, frame, what, status, message, start, outside) -> dict:
 
 
 def summary(records: list[dict]) -> pd.DataFrame:
-    """Per door: runs, released, refused in one line, crashes, releases with a value outside the declaration, and
-    the slowest run's seconds."""
+    """Per door: runs, released, refused in one line, crashes, releases with a value outside the declaration, runs
+    that printed a Python warning, and the slowest run's seconds."""
     found = pd.DataFrame(records)
     if found.empty:
         return found
     found["outside_any"] = found["outside"].map(bool)
+    found["warned"] = found["message"].str.contains("warning: ", regex=False)
     grouped = found.groupby("door", sort=False)
     return pd.DataFrame(
         {
@@ -523,6 +528,7 @@ def summary(records: list[dict]) -> pd.DataFrame:
             "crash": grouped["status"].apply(lambda s: int((s == "crash").sum())),
             "changed": grouped["status"].apply(lambda s: int((s == "changed").sum())),
             "outside": grouped["outside_any"].sum().astype(int),
+            "warned": grouped["warned"].sum().astype(int),
             "slowest_s": grouped["seconds"].max(),
         }
     )

@@ -137,6 +137,22 @@ def test_a_crash_and_a_value_outside_are_counted(tmp_path, monkeypatch):
     assert loose[0]["status"] == "ok" and [line.split(":")[0] for line in loose[0]["outside"]] == ["age"]
     assert unseen.summary(crashed + loose)[["crash", "outside"]].iloc[0].tolist() == [1, 1]
 
+    def noisy(*args, **kwargs):  # a release that prints a warning on a publisher's terminal (deniability's overflow)
+        import warnings
+
+        warnings.warn("overflow encountered in reduce", RuntimeWarning, stacklevel=1)
+        return Loose()
+
+    monkeypatch.setattr(dpsynth_core, "synthesize", noisy)
+    warned = unseen.library_door("t", frame, spec, ["marginals"], random.Random(0))
+    assert warned[0]["message"] == "warning: RuntimeWarning: overflow encountered in reduce"
+    assert unseen.summary(crashed + loose + warned)["warned"].iloc[0] == 1
+    said = "/x/deniability.py:113: RuntimeWarning: overflow encountered in reduce\n  if float(np.prod(r)) < 2**62:\n"
+    assert unseen.cli_outcome(0, said) == (
+        "ok",
+        "warning: /x/deniability.py:113: RuntimeWarning: overflow encountered in reduce",
+    )
+
 
 def test_a_declaration_kept_as_loaded_is_compared_as_the_domain_page_keeps_it():
     """The page leaves out ``missing: true`` (the default) and reads categories without the spaces around them;
