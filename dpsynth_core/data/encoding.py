@@ -273,6 +273,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
     domain._require_complete()
     index, text, is_missing = _distinct_cells(series, markers)
     per_row = np.bincount(index, minlength=len(text))
+    empty = 0 if domain.missing else int(per_row[is_missing].sum())  # read as the first value (below)
     if isinstance(domain, TextDomain):
         labels = np.asarray(domain.normalise([None if m else t for t, m in zip(text, is_missing)]), dtype=object)
         changed = pd.isna(labels) & ~is_missing
@@ -280,7 +281,6 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
             labels[pd.isna(labels)] = domain.label_at(0)
             changed |= is_missing  # a missing cell where none is declared takes the first value: changed too
         row_labels = labels[index]
-        empty = 0 if domain.missing else int(per_row[is_missing].sum())
         used = per_row > 0
         named = used & ~pd.isna(labels)
         merged = int(len(set(text[named].tolist())) - pd.Series(labels[named], dtype=object).nunique())
@@ -323,7 +323,7 @@ def encode_column(domain: ColumnDomain, series: pd.Series, markers=("",)) -> Enc
         codes=row_codes,
         out_of_domain=int(per_row[changed].sum()),
         missing=int(per_row[codes == domain.bins].sum()),
-        empty=0 if domain.missing else int(per_row[is_missing].sum()),
+        empty=empty,
     )
 
 

@@ -45,7 +45,6 @@ def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
     distinct, inverse, counts = np.unique(points, axis=0, return_inverse=True, return_counts=True)
     by_point = np.argsort(inverse.ravel(), kind="stable")  # the rows, grouped by their point
     first = np.cumsum(counts) - counts  # each point's first place in by_point
-    used = np.zeros(len(distinct), dtype=np.int64)  # rows of each point already in a cluster
     alive, left, at = np.arange(len(distinct)), counts.copy(), distinct  # points with rows left, and how many
     clusters = []
 
@@ -59,9 +58,11 @@ def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
     def centroid():
         return left @ at / left.sum()
 
-    def rows_of(points, taken):
-        starts = np.repeat(first[points] + used[points] - (np.cumsum(taken) - taken), taken)
-        return by_point[starts + np.arange(taken.sum())]
+    def rows_of(places, taken):
+        """The next ``taken`` rows of each of the points at ``places`` (among those with rows left)."""
+        points = alive[places]
+        starts = first[points] + counts[points] - left[places]  # past the rows already in a cluster
+        return by_point[np.repeat(starts - (np.cumsum(taken) - taken), taken) + np.arange(taken.sum())]
 
     def take(centre) -> None:
         """The ``k`` rows nearest ``centre`` (the last point reached gives only what is needed) become a cluster."""
@@ -73,8 +74,7 @@ def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
         near = near[: np.searchsorted(reached, k) + 1]
         taken = left[near].copy()
         taken[-1] -= reached[len(near) - 1] - k
-        clusters.append(rows_of(alive[near], taken))
-        used[alive[near]] += taken
+        clusters.append(rows_of(near, taken))
         left[near] -= taken
         kept = left > 0
         alive, left, at = alive[kept], left[kept], at[kept]
@@ -87,7 +87,7 @@ def mdav(points: np.ndarray, k: int) -> list[np.ndarray]:
     if left.sum() >= 2 * k:
         take(farthest(centroid()))
     if len(alive):
-        clusters.append(rows_of(alive, left))
+        clusters.append(rows_of(np.arange(len(alive)), left))
     return clusters
 
 
