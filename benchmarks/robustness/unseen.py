@@ -214,15 +214,13 @@ def library_door(
 
     person = person_column(frame, rng)
     spec = per_person(spec, person) if person is not None else spec
-    out = []
+    cells, out = uploaded_cells(frame), []  # read once; each method gets its own copy
     for method in methods:
         start, outside, message = time.perf_counter(), [], ""
         try:
             with warnings.catch_warnings(record=True) as caught:  # a warning is printed to a publisher's terminal
                 warnings.simplefilter("always")
-                release = synthesize(
-                    uploaded_cells(frame), spec, epsilon, method=method, random_state=rng.randrange(1 << 30)
-                )
+                release = synthesize(cells.copy(), spec, epsilon, method=method, random_state=rng.randrange(1 << 30))
             status, outside = "ok", outside_declaration(release.data, spec)
             message = "; ".join(sorted({f"warning: {w.category.__name__}: {w.message}" for w in caught}))
         except DPSynthError as refused:
