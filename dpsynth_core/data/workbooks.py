@@ -7,7 +7,8 @@
   rows. Header cells are named as the CSV reader names them
   (:func:`~dpsynth_core.data.header_names.name_columns`): an empty cell ``Unnamed: 2``, a repeated name
   ``Income.1``; a merged header cell names every column it spans (``Income``, ``Income.1``).
-* Typed cells are kept as their values and written as canonical text (:mod:`.typed_cells`).
+* Typed cells are kept as their values and written as canonical text (:mod:`.typed_cells`); an .xlsx date before
+  1900, a negative serial number, is read as its date (:func:`_dates_before_1900`).
 
 Hostile files end with one line (:class:`~dpsynth_core.errors.DataError`), before calamine loads the
 workbook: a zip whose members would unpack to more than ``MAX_UNZIPPED_BYTES`` (from the zip's
@@ -21,6 +22,7 @@ value (a file written by a program that does not calculate: its cell would read 
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 import zipfile
@@ -37,6 +39,12 @@ _CELL_COLUMN = re.compile(rb'<c\b[^>]*?\sr="([A-Z]{1,3})[0-9]')
 _ROW_NUMBER = re.compile(rb'<row\b[^>]*?\sr="([0-9]{1,7})"')
 _CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.S)
 _SCAN_BYTES = 8 << 20
+#: A cell whose stored value is negative (its reference and value; a formula's cached value included).
+_NEGATIVE = re.compile(
+    rb'<c\b[^>]*?\sr="([A-Z]{1,3})([0-9]{1,7})"[^>]*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-[0-9.eE+-]+)</v>'
+)
+#: Day 0 of the serial dates written before 1900 by LibreOffice, Google Sheets, openpyxl and pandas (Excel has none).
+_SERIAL_EPOCH = dt.datetime(1899, 12, 30)
 
 
 def _column_number(letters: bytes) -> int:
@@ -93,10 +101,12 @@ def _sheet_member(archive: zipfile.ZipFile, sheet: str) -> str | None:
     return None
 
 
-def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) -> None:
+def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) -> dict:
     """Read an .xlsx sheet's XML as a stream (bounded by its declared size), before the cells are
-    loaded: refuse a sheet spanning more than ``MAX_SHEET_CELLS`` cells, or a formula without a value."""
+    loaded: refuse a sheet spanning more than ``MAX_SHEET_CELLS`` cells, or a formula without a value.
+    Returns the cells that store a negative number, by (row, column) from 0, for :func:`_dates_before_1900`."""
     rows, columns = [1 << 30, 0], [1 << 30, 0]
+    negative = {}
     carry = b""
     try:
         with archive.open(member) as handle:
@@ -115,11 +125,27 @@ def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) ->
                     columns = [min(columns[0], min(cols)), max(columns[1], max(cols))]
                 if b"<f" in part:
                     _check_formulas(part, sheet, name)
+                if b"<v>-" in part:
+                    for letters, row, value in _NEGATIVE.findall(part):
+                        negative[int(row) - 1, _column_number(letters) - 1] = float(value)
                 if not block:
                     break
     except (zipfile.BadZipFile, OSError, EOFError) as problem:
         raise DataError(f"{name} is a damaged workbook ({problem})") from None
     _check_size(rows[1] - rows[0] + 1 if rows[1] else 0, columns[1] - columns[0] + 1 if columns[1] else 0, sheet, name)
+    return negative
+
+
+def _dates_before_1900(grid: list, negative: dict, first_row: int, first_column: int) -> None:
+    """Give back the dates before 1900 that calamine cannot: a date cell before 1900 is stored as a negative serial
+    number of days (Excel has no such dates; LibreOffice, Google Sheets, openpyxl and pandas write them so, from
+    30 December 1899), and calamine reads it as the time 00:00:00. Such a cell, read as a time, becomes its date
+    (and time of day, if it has one) in ``grid``, in place; a negative number read as a number is left alone."""
+    for (row, column), serial in negative.items():
+        i, j = row - first_row, column - first_column
+        if 0 <= i < len(grid) and 0 <= j < len(grid[i]) and isinstance(grid[i][j], dt.time):
+            moment = _SERIAL_EPOCH + dt.timedelta(milliseconds=round(serial * 86_400_000))  # as calamine rounds
+            grid[i][j] = moment.date() if moment.time() == dt.time() else moment
 
 
 def _check_formulas(part: bytes, sheet: str, name: str) -> None:
@@ -208,8 +234,7 @@ def read_sheet(
         if sheet not in sheets:
             raise DataError(f"{name} has no sheet named '{sheet}'; its sheets: {', '.join(sheets)}")
         member = _sheet_member(archive, sheet) if archive is not None else None
-        if member is not None:
-            _scan_sheet(archive, member, sheet, name)
+        negative = _scan_sheet(archive, member, sheet, name) if member is not None else {}
         try:
             cells = book.get_sheet_by_name(sheet)
         except Exception as problem:
@@ -219,6 +244,7 @@ def read_sheet(
             raise DataError(f"sheet '{sheet}' of {name} is empty")
         first_row, first_column = cells.start
         grid = cells.to_python(skip_empty_area=True)
+        _dates_before_1900(grid, negative, first_row, first_column)
         merged = cells.merged_cell_ranges or []
     top = first_row if header_row is None else int(header_row) - 1
     if header_row is not None and not (1 <= int(header_row) <= first_row + len(grid)):

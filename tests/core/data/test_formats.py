@@ -180,6 +180,52 @@ def test_typed_cells_are_read_as_values_not_as_the_sheet_displays_them():
     assert frame.iloc[0].tolist() == ["2020-01-02", "1234.5", "2020-01-02 03:04:05", "True"]
 
 
+def test_dates_before_1900_are_read_as_their_dates_in_a_workbook_and_in_an_ods():
+    """Excel has no date before 1900; LibreOffice, Google Sheets, openpyxl and pandas store one in an .xlsx as a
+    negative serial number of days from 30 December 1899, which calamine reads as the time 00:00:00. Such a cell is
+    read as its date (Lahman's People: 2,203 players' debuts read as 00:00:00 before), on a sheet that starts below
+    and to the right of A1 as on one that does not; a negative number that is a number stays one. An .ods stores
+    the date itself, read as it is."""
+    old = [dt.date(1875, 4, 26), dt.datetime(1801, 2, 3, 12, 30), dt.date(1950, 5, 5), None]
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "People"
+    sheet["C3"], sheet["D3"] = "debut", "balance"
+    for row, (when, amount) in enumerate(zip(old, [-1.5, -9014, 3, -0.25], strict=True), start=4):
+        sheet.cell(row, 3, when)
+        sheet.cell(row, 4, amount)
+    sink = io.BytesIO()
+    book.save(sink)
+    frame, _ = read_data(sink.getvalue(), name="people.xlsx")
+    assert frame["debut"].tolist() == ["1875-04-26", "1801-02-03 12:30:00", "1950-05-05", ""]
+    assert frame["balance"].tolist() == ["-1.5", "-9014", "3", "-0.25"]
+    made = pd.DataFrame({"debut": pd.to_datetime(["1875-04-26", "1899-12-30", "2001-01-01"]), "n": [1, 2, 3]})
+    frame, _ = read_data(xlsx_bytes(made), name="made.xlsx")  # pandas' own writer
+    assert frame["debut"].tolist()[::2] == ["1875-04-26", "2001-01-01"]
+    frame, _ = read_data(_ods_dates(["1875-04-26", "1801-02-03T12:30:00"]), name="people.ods")
+    assert frame["debut"].tolist() == ["1875-04-26", "1801-02-03 12:30:00"]
+
+
+def _ods_dates(dates: list[str]) -> bytes:
+    """An .ods of one column of date cells (``office:date-value``, as LibreOffice writes a date)."""
+    import zipfile
+
+    cells = "".join(
+        f'<table:table-row><table:table-cell office:value-type="date" office:date-value="{d}"><text:p>{d}</text:p>'
+        "</table:table-cell></table:table-row>"
+        for d in dates
+    )
+    raw = ods_bytes(pd.DataFrame({"debut": []}))
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        members = {m: archive.read(m) for m in archive.namelist()}
+    members["content.xml"] = members["content.xml"].replace(b"</table:table>", cells.encode() + b"</table:table>")
+    sink = io.BytesIO()
+    with zipfile.ZipFile(sink, "w") as archive:
+        for member, data in members.items():
+            archive.writestr(member, data, zipfile.ZIP_STORED if member == "mimetype" else zipfile.ZIP_DEFLATED)
+    return sink.getvalue()
+
+
 def test_listing_the_sheets_reads_no_cell(tmp_path):
     """A sheet whose cells cannot be read (a formula with no saved value) is still listed by name."""
     table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str)).head(20)
