@@ -227,3 +227,33 @@ def test_a_declaration_the_schema_refuses_is_a_refusal_at_the_app_door_not_a_cha
     spec = {"columns": {"value": value, "kind": kind}}
     found = unseen.app_door("constants", frame, spec, random.Random(0))
     assert found[0]["status"] == "refused" and found[0]["message"].startswith("That declaration cannot be used")
+
+
+def test_the_files_door_reads_a_table_alike_in_every_format_and_catches_a_reader_that_does_not(monkeypatch):
+    """The files door: the same records as a workbook, a Parquet, a Stata, an SPSS and a SAS file encode as their
+    CSV text does (dates before 1900 and true-or-false columns included); a reader that loses a date is ``differs``,
+    naming the column and its first cell; a table whose CSV text breaks a line is not compared."""
+    from dpsynth_core.data import formats
+
+    frame = _table(50).drop(columns=["empty"])
+    frame["day"] = pd.date_range("1880-03-01", periods=50, freq="400D").strftime("%Y-%m-%d")
+    spec = unseen.declare_loosely(frame, random.Random(3))
+    spec["columns"]["day"] = {"type": "date", "min": "1880-01-01", "max": "1960-12-31"}
+    found = unseen.files_door("t", frame, spec)
+    assert [r["what"] for r in found] == list(unseen.FILE_KINDS)
+    assert {r["status"] for r in found} == {"ok"}, [r["message"] for r in found]
+    real = formats.read_data
+
+    def losing(source, *, name=None, **options):  # a reader that loses every date, as calamine lost those before 1900
+        frame, info = real(source, name=name, **options)
+        return (frame.assign(day="00:00:00") if not str(name).endswith(".csv") else frame), info
+
+    monkeypatch.setattr(formats, "read_data", losing)
+    lost = unseen.files_door("t", frame, spec)
+    assert {r["status"] for r in lost} == {"differs"}
+    assert lost[0]["message"] == "day: 50 cells, first '1880-03-01' read as '00:00:00'"
+    assert unseen.summary(lost)["differs"].iloc[0] == len(unseen.FILE_KINDS)
+    monkeypatch.setattr(formats, "read_data", real)
+    broken = unseen.files_door("t", frame.assign(name=frame["name"] + "\nsecond line"), spec)
+    assert {r["status"] for r in broken} == {"ok"}
+    assert broken[0]["message"] == "not compared: the CSV text breaks 100 lines (a line break in a cell)"
