@@ -39,10 +39,12 @@ _CELL_COLUMN = re.compile(rb'<c\b[^>]*?\sr="([A-Z]{1,3})[0-9]')
 _ROW_NUMBER = re.compile(rb'<row\b[^>]*?\sr="([0-9]{1,7})"')
 _CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.S)
 _SCAN_BYTES = 8 << 20
-#: A cell whose stored value is negative (its reference and value; a formula's cached value included).
-_NEGATIVE = re.compile(
-    rb'<c\b[^>]*?\sr="([A-Z]{1,3})([0-9]{1,7})"[^>]*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-[0-9.eE+-]+)</v>'
-)
+#: A cell whose stored value is negative: its attributes and its value (a formula's cached value included).
+_NEGATIVE = re.compile(rb"<c\b([^>]*)>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-[0-9.eE+-]+)</v>")
+_REFERENCE = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
+_STYLE = re.compile(rb'\ss="([0-9]+)"')
+#: Excel's own number formats that show a date or a time (ECMA-376, 18.8.30).
+_DATE_FORMATS = {*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59)}
 #: Day 0 of the serial dates written before 1900 by LibreOffice, Google Sheets, openpyxl and pandas (Excel has none).
 _SERIAL_EPOCH = dt.datetime(1899, 12, 30)
 
@@ -101,12 +103,38 @@ def _sheet_member(archive: zipfile.ZipFile, sheet: str) -> str | None:
     return None
 
 
+def _date_styles(archive: zipfile.ZipFile) -> set[bytes]:
+    """The cell styles (their indices in ``styles.xml``'s ``cellXfs``) whose number format shows a date or a time:
+    one of Excel's own (:data:`_DATE_FORMATS`) or a format of the file's own that holds a day, month, year, hour or
+    second once its quoted text and its bracketed parts (a colour, a locale) are set aside."""
+    try:
+        styles = archive.read("xl/styles.xml").decode("utf-8", "replace")
+    except KeyError:
+        return set()
+    from html import unescape
+
+    custom = set()
+    for number, code in re.findall(r'<(?:\w+:)?numFmt\b[^>]*?numFmtId="([0-9]+)"[^>]*?formatCode="([^"]*)"', styles):
+        shown = re.sub(r'"[^"]*"|\[[^\]]*\]|\\.', "", unescape(code)).lower()
+        if shown != "general" and re.search(r"[ymdhs]", shown):
+            custom.add(int(number))
+    cells = re.search(r"<(?:\w+:)?cellXfs\b.*?</(?:\w+:)?cellXfs>", styles, re.S)
+    formats = re.findall(r"<(?:\w+:)?xf\b([^>]*)", cells.group(0)) if cells else []
+    found = set()
+    for index, attributes in enumerate(formats):
+        number = re.search(r'numFmtId="([0-9]+)"', attributes)
+        if number and (int(number.group(1)) in _DATE_FORMATS or int(number.group(1)) in custom):
+            found.add(str(index).encode())
+    return found
+
+
 def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) -> dict:
     """Read an .xlsx sheet's XML as a stream (bounded by its declared size), before the cells are
     loaded: refuse a sheet spanning more than ``MAX_SHEET_CELLS`` cells, or a formula without a value.
-    Returns the cells that store a negative number, by (row, column) from 0, for :func:`_dates_before_1900`."""
+    Returns the cells of a date style (:func:`_date_styles`) that store a negative number, by (row, column) from 0,
+    for :func:`_dates_before_1900`."""
     rows, columns = [1 << 30, 0], [1 << 30, 0]
-    negative = {}
+    negative, dates = {}, _date_styles(archive)
     carry = b""
     try:
         with archive.open(member) as handle:
@@ -125,9 +153,12 @@ def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) ->
                     columns = [min(columns[0], min(cols)), max(columns[1], max(cols))]
                 if b"<f" in part:
                     _check_formulas(part, sheet, name)
-                if b"<v>-" in part:
-                    for letters, row, value in _NEGATIVE.findall(part):
-                        negative[int(row) - 1, _column_number(letters) - 1] = float(value)
+                if dates and b"<v>-" in part:
+                    for attributes, value in _NEGATIVE.findall(part):
+                        style, reference = _STYLE.search(attributes), _REFERENCE.search(attributes)
+                        if style and reference and style.group(1) in dates:
+                            letters, row = reference.groups()
+                            negative[int(row) - 1, _column_number(letters) - 1] = float(value)
                 if not block:
                     break
     except (zipfile.BadZipFile, OSError, EOFError) as problem:

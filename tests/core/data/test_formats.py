@@ -193,7 +193,9 @@ def test_dates_before_1900_are_read_as_their_dates_in_a_workbook_and_in_an_ods()
     sheet["C3"], sheet["D3"] = "debut", "balance"
     for row, (when, amount) in enumerate(zip(old, [-1.5, -9014, 3, -0.25], strict=True), start=4):
         sheet.cell(row, 3, when)
-        sheet.cell(row, 4, amount)
+        sheet.cell(row, 4, amount).number_format = "#,##0.00 [$€]"  # a style, but no date's
+    sheet["C6"].number_format = "mm-dd-yy"  # one of Excel's own date formats (14), not the file's
+    sheet["D7"].number_format = '0.0 "days"'  # letters of a date, but quoted text
     sink = io.BytesIO()
     book.save(sink)
     frame, _ = read_data(sink.getvalue(), name="people.xlsx")
