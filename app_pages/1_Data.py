@@ -115,6 +115,8 @@ for note in dictionary_notes(info["columns"]):  # from the names alone: a REDCap
     st.info(note[0].upper() + note[1:] + ".", icon=":material/group:")
 if most_lines_broken(info.get("lines", {})):  # for the publisher only: never part of a release
     st.error(f"{affected} Or choose the encoding or the delimiter above. (Shown to you only.)", icon=":material/error:")
+elif affected and info.get("format") == "spreadsheet":  # its empty rows: no encoding or delimiter to choose
+    st.info(f"{affected} (Shown to you only.)", icon=":material/info:")
 elif affected:
     st.warning(
         f"{affected} Only those lines are affected; choose the encoding or the delimiter above if this "

@@ -52,6 +52,13 @@ def line_report_text(lines: dict) -> str:
             "and the line after it: load the spreadsheet itself (.xlsx), whose cells may hold line breaks, or remove "
             "them before saving as CSV."
         )
+    if lines.get("empty rows"):  # a spreadsheet's (workbooks.read_sheet)
+        rows = lines["empty rows"]
+        out += (" " if out else "") + (
+            f"{rows:,} {'row' if rows == 1 else 'rows'} of the sheet, between its header and its last record, "
+            f"{'holds' if rows == 1 else 'hold'} no value in any column and {'was' if rows == 1 else 'were'} skipped "
+            "as empty (a record whose every value is missing cannot be told from an empty row in a sheet)."
+        )
     if lines.get("cut short"):
         out += (
             " The last line stops part-way, with no line end after it: the file seems cut short (an interrupted "

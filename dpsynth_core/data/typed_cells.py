@@ -115,9 +115,12 @@ def frame_text(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({name: cells_text(frame.iloc[:, i]) for i, name in enumerate(columns)})
 
 
-def drop_empty_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows with every cell empty dropped (a CSV reader skips empty lines alike), renumbered from 0."""
+def drop_empty_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Rows with every cell empty dropped (a CSV reader skips empty lines alike), renumbered from 0, and how many of
+    them lay before the last row that holds a value (a sheet's empty rows; those after it are its unused end)."""
     if frame.shape[1] == 0 or len(frame) == 0:
-        return frame.reset_index(drop=True)
+        return frame.reset_index(drop=True), 0
     empty = np.logical_and.reduce([frame[c].fillna("").to_numpy(dtype=object) == "" for c in frame.columns])
-    return frame[~empty].reset_index(drop=True)
+    filled = np.flatnonzero(~empty)
+    within = int(empty[: filled[-1]].sum()) if len(filled) else 0
+    return frame[~empty].reset_index(drop=True), within

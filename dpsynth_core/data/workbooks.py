@@ -307,7 +307,7 @@ def read_sheet(
         raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
     table = pd.DataFrame(body, dtype=object)
     del grid, body
-    frame = drop_empty_rows(pd.DataFrame({c: cells_text(table[i]) for i, c in enumerate(columns)}))
+    frame, skipped = drop_empty_rows(pd.DataFrame({c: cells_text(table[i]) for i, c in enumerate(columns)}))
     if len(frame) == 0:
         raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
     frame = frame.astype(TEXT_DTYPE)
@@ -321,6 +321,6 @@ def read_sheet(
         "rows": len(frame),
         "columns": columns,
         "bytes": len(raw),
-        "lines": {},
+        "lines": {"empty rows": skipped} if skipped else {},  # told to the publisher (line_report_text)
     }
     return frame, info

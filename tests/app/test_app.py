@@ -444,7 +444,7 @@ def test_a_workbooks_title_row_read_as_its_header_is_said_and_goes_once_the_head
     sheet.append([])
     sheet.append(["region", "units", "price"])
     for i in range(40):
-        sheet.append([["North", "South"][i % 2], i % 7 + 1, 2.5 * i])
+        sheet.append([["North", "South"][i % 2], i % 7 + 1, 2.5 * i] if i != 20 else [])  # an empty row among them
     raw = io.BytesIO()
     book.save(raw)
     at = _upload(_app().run(), "sales.xlsx", raw.getvalue())
@@ -454,6 +454,12 @@ def test_a_workbooks_title_row_read_as_its_header_is_said_and_goes_once_the_head
     at.number_input(key="data_header_row").set_value(3).run()
     assert not at.exception and not [w.value for w in at.warning if "title above" in w.value]
     assert at.session_state[state.DATA]["info"]["columns"] == ["region", "units", "price"]
+    assert at.session_state[state.DATA]["info"]["rows"] == 39  # the empty row skipped, and said (for the publisher)
+    assert [i.value for i in at.info if i.value.startswith("1 row of the sheet")] == [
+        "1 row of the sheet, between its header and its last record, holds no value in any column and was skipped "
+        "as empty (a record whose every value is missing cannot be told from an empty row in a sheet). (Shown to you "
+        "only.)"
+    ]
 
 
 def test_a_header_over_two_lines_is_said_from_the_header_and_read_once_its_lines_are_given():

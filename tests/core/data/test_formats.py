@@ -16,6 +16,7 @@ import pytest
 from dpsynth_core import constraints
 from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.data.formats import codebook, list_sheets, read_data
+from dpsynth_core.data.line_report import line_report_text
 from dpsynth_core.data.tables import read_table
 from dpsynth_core.domain import as_table_domain
 from dpsynth_core.domain.templates import template_from_codebook
@@ -138,6 +139,11 @@ def test_a_sheet_by_name_its_header_row_and_its_header_cells_named_plainly():
         "age.1": ["1", "2"],
     }
     assert (info["sheet"], info["header_row"], info["rows"]) == ("Survey", 3, 2)
+    assert info["lines"] == {"empty rows": 1}  # told to the publisher: a record with every value missing looks so
+    assert line_report_text(info["lines"]) == (
+        "1 row of the sheet, between its header and its last record, holds no value in any column and was skipped "
+        "as empty (a record whose every value is missing cannot be told from an empty row in a sheet)."
+    )
     default, _ = read_data(raw, name="survey.xlsx")  # the first sheet, its first row that holds anything
     assert list(default.columns)[0] == "Household survey 2024"
     with pytest.raises(DataError, match="sheet 'Notes' of survey.xlsx has a header but no data rows"):

@@ -85,6 +85,7 @@ def test_an_ods_is_measured_from_its_streamed_xml_before_it_is_loaded(ce, monkey
     assert ods_extents(zipfile.ZipFile(io.BytesIO(with_tail)), "ce.ods") == {"data": (995, 4)}
     frame, info = read_data(with_tail, name="ce.ods")
     assert (info["rows"], info["columns"]) == (994, list(ce.columns))
+    assert info["lines"] == {}  # the empty rows after the last record are the sheet's end, not skipped records
     bomb = ods_bytes(
         ce.head(2),
         tail='<table:table-row table:number-rows-repeated="1000000"><table:table-cell office:value-type="float" '
