@@ -370,6 +370,8 @@ PACKAGE_WRITERS = {"dta": "write_dta", "sav": "write_sav", "xpt": "write_xport"}
 def _upload_bytes(frame: pd.DataFrame, kind: str) -> bytes:
     if kind == "csv":
         return frame.to_csv(index=False, na_rep="NA").encode()
+    if kind in SHEET_WRITERS:
+        return SHEET_WRITERS[kind](frame)
     buffer = io.BytesIO()
     if kind == "xlsx":
         frame.to_excel(buffer, index=False)
@@ -388,6 +390,94 @@ def _upload_bytes(frame: pd.DataFrame, kind: str) -> bytes:
             getattr(pyreadstat, PACKAGE_WRITERS[kind])(typed, str(path), **extra)
             return path.read_bytes()
     return buffer.getvalue()
+
+
+def _cells(frame: pd.DataFrame):
+    """Each column's name and its cells as Python values (None: an empty cell), for the writers below."""
+    for name in frame.columns:
+        yield str(name), [None if pd.isna(v) else v for v in frame[name].tolist()]
+
+
+def _serial(moment: pd.Timestamp) -> float:
+    """A spreadsheet's serial number of a moment: days from 30 December 1899, but from 31 December 1899 in January
+    and February 1900 (Excel's, which counts a 29 February 1900); xlwt's own writes a date before 1900 a day later
+    than LibreOffice, Google Sheets and openpyxl do."""
+    epoch = pd.Timestamp(
+        "1899-12-31" if pd.Timestamp("1900-01-01") <= moment < pd.Timestamp("1900-03-01") else "1899-12-30"
+    )
+    return (moment - epoch) / pd.Timedelta(days=1)
+
+
+def _xls_bytes(frame: pd.DataFrame) -> bytes:
+    """The table as a legacy Excel workbook (.xls, BIFF8, by xlwt): numbers, dates and booleans typed, the rest text."""
+    import xlwt
+
+    book = xlwt.Workbook()
+    page, dates = book.add_sheet("data"), xlwt.easyxf(num_format_str="YYYY-MM-DD")
+    for j, (name, cells) in enumerate(_cells(frame)):
+        page.write(0, j, name)
+        for i, value in enumerate(cells, start=1):
+            if isinstance(value, pd.Timestamp):  # its serial number as LibreOffice and openpyxl write it
+                page.write(i, j, _serial(value), dates)
+            elif isinstance(value, (bool, np.bool_)):
+                page.write(i, j, bool(value))
+            elif isinstance(value, (int, float, np.integer, np.floating)):
+                page.write(i, j, float(value))
+            elif value is not None:
+                page.write(i, j, str(value))
+    sink = io.BytesIO()
+    book.save(sink)
+    return sink.getvalue()
+
+
+def _ods_bytes(frame: pd.DataFrame) -> bytes:
+    """The table as a LibreOffice spreadsheet (.ods), its cells typed as LibreOffice writes them (a float, a date, a
+    boolean, a string), written to the OpenDocument format's own rules (no ODS writer is installed)."""
+    import zipfile
+    from xml.sax.saxutils import escape
+
+    def cell(value) -> str:
+        if value is None:
+            return "<table:table-cell/>"
+        if isinstance(value, pd.Timestamp):
+            at = value.strftime("%Y-%m-%d") if value == value.normalize() else value.strftime("%Y-%m-%dT%H:%M:%S")
+            return f'<table:table-cell office:value-type="date" office:date-value="{at}"><text:p>{at}</text:p></table:table-cell>'
+        if isinstance(value, (bool, np.bool_)):
+            said = str(bool(value)).lower()
+            return f'<table:table-cell office:value-type="boolean" office:boolean-value="{said}"><text:p>{said}</text:p></table:table-cell>'
+        if isinstance(value, (int, float, np.integer, np.floating)):
+            return f'<table:table-cell office:value-type="float" office:value="{float(value)!r}"><text:p>{value}</text:p></table:table-cell>'
+        return f'<table:table-cell office:value-type="string"><text:p>{escape(str(value))}</text:p></table:table-cell>'
+
+    columns = list(_cells(frame))
+    rows = [[cell(name) for name, _ in columns]]
+    rows += [[cell(cells[i]) for _, cells in columns] for i in range(len(frame))]
+    body = "".join(f"<table:table-row>{''.join(row)}</table:table-row>" for row in rows)
+    spaces = (
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"'
+    )
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {spaces}><office:body><office:spreadsheet>'
+        f'<table:table table:name="data">{body}</table:table></office:spreadsheet></office:body></office:document-content>'
+    )
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
+        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
+        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>'
+    )
+    sink = io.BytesIO()
+    with zipfile.ZipFile(sink, "w") as archive:
+        archive.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet", zipfile.ZIP_STORED)
+        archive.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
+        archive.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
+    return sink.getvalue()
+
+
+#: The spreadsheets written here rather than by pandas (the files door's).
+SHEET_WRITERS = {"xls": _xls_bytes, "ods": _ods_bytes}
 
 
 def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, epsilon: float = 1.0) -> list[dict]:
@@ -461,14 +551,16 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, eps
 
 
 #: The files door's kinds: every file a publisher may upload besides a CSV.
-FILE_KINDS = ("xlsx", "parquet", "dta", "sav", "xpt")
+FILE_KINDS = ("xlsx", "xls", "ods", "parquet", "dta", "sav", "xpt")
 
 
 def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
     """The table written as each of :data:`FILE_KINDS` by the formats' own writers, read back by the library's
     :func:`~dpsynth_core.data.formats.read_data` (the app's and the command line's reading) and encoded over the
     declaration: ``differs`` when a column's codes (its text, for free text) are not those of the same records read
-    from their CSV text, with how many cells and the first one's two readings."""
+    from their CSV text, with how many cells and the first one's two readings. A record with every value missing is
+    an empty row in a sheet, skipped and said (``info["lines"]["empty rows"]``): the CSV's are set aside alike; a
+    table whose CSV text breaks a line (a line break in a cell: the CSV's one-line rule) is not compared."""
     from dpsynth_core.data.encoding import encode_table
     from dpsynth_core.data.formats import read_data
     from dpsynth_core.domain import TableDomain
@@ -496,15 +588,19 @@ def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
         try:
             domain = TableDomain.from_json(declared)
             as_text, read = read_data(table.to_csv(index=False).encode(), name="table.csv")  # missing: an empty cell
-            as_file, _ = read_data(raw, name=f"table.{kind}")
+            as_file, info = read_data(raw, name=f"table.{kind}")
+            skipped = info["lines"].get("empty rows", 0)  # a sheet's: records with every value missing, said so
+            if skipped:
+                as_text = as_text[as_text.fillna("").ne("").any(axis=1)].reset_index(drop=True)
+                message = f"{skipped} record(s) with every value missing skipped as the sheet's empty rows (said); "
             if read["lines"]["broken"]:  # a line break in a cell: the CSV's documented one-line rule, not compared
                 message = f"not compared: the CSV text breaks {read['lines']['broken']} lines (a line break in a cell)"
             elif len(as_text) != len(as_file):
                 status, message = "differs", f"{len(as_file)} records read, {len(as_text)} from the CSV text"
             else:
                 encoded = encode_table(as_text, domain), encode_table(as_file, domain)
-                message = "; ".join(_differences(*encoded, as_text, as_file))
-                status = "differs" if message else "ok"
+                found = "; ".join(_differences(*encoded, as_text, as_file))
+                status, message = ("differs" if found else "ok"), message + found
         except DPSynthError as refused:
             status, message = "refused", str(refused)
         except Exception as error:  # noqa: BLE001 - what the hunt is for

@@ -7,8 +7,8 @@
   rows. Header cells are named as the CSV reader names them
   (:func:`~dpsynth_core.data.header_names.name_columns`): an empty cell ``Unnamed: 2``, a repeated name
   ``Income.1``; a merged header cell names every column it spans (``Income``, ``Income.1``).
-* Typed cells are kept as their values and written as canonical text (:mod:`.typed_cells`); an .xlsx date before
-  1900, a negative serial number, is read as its date (:func:`_dates_before_1900`).
+* Typed cells are kept as their values and written as canonical text (:mod:`.typed_cells`); a date before 1900,
+  stored as a negative serial number, is read as its date (:mod:`.sheet_dates`).
 
 Hostile files end with one line (:class:`~dpsynth_core.errors.DataError`), before calamine loads the
 workbook: a zip whose members would unpack to more than ``MAX_UNZIPPED_BYTES`` (from the zip's
@@ -22,7 +22,6 @@ value (a file written by a program that does not calculate: its cell would read 
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import re
 import zipfile
@@ -32,6 +31,7 @@ import pandas as pd
 from .. import constraints
 from ..errors import DataError
 from .header_names import NO_HEADER, join_header_rows, name_columns, numbered_columns
+from .sheet_dates import restore_dates, xls_negative_dates, xlsx_date_styles
 from .sheet_sizes import check_unzipped, ods_extents, xls_extents
 from .typed_cells import TEXT_DTYPE, cells_text, drop_empty_rows
 
@@ -43,10 +43,6 @@ _SCAN_BYTES = 8 << 20
 _NEGATIVE = re.compile(rb"<c\b([^>]*)>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-[0-9.eE+-]+)</v>")
 _REFERENCE = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
 _STYLE = re.compile(rb'\ss="([0-9]+)"')
-#: Excel's own number formats that show a date or a time (ECMA-376, 18.8.30).
-_DATE_FORMATS = {*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59)}
-#: Day 0 of the serial dates written before 1900 by LibreOffice, Google Sheets, openpyxl and pandas (Excel has none).
-_SERIAL_EPOCH = dt.datetime(1899, 12, 30)
 
 
 def _column_number(letters: bytes) -> int:
@@ -103,38 +99,13 @@ def _sheet_member(archive: zipfile.ZipFile, sheet: str) -> str | None:
     return None
 
 
-def _date_styles(archive: zipfile.ZipFile) -> set[bytes]:
-    """The cell styles (their indices in ``styles.xml``'s ``cellXfs``) whose number format shows a date or a time:
-    one of Excel's own (:data:`_DATE_FORMATS`) or a format of the file's own that holds a day, month, year, hour or
-    second once its quoted text and its bracketed parts (a colour, a locale) are set aside."""
-    try:
-        styles = archive.read("xl/styles.xml").decode("utf-8", "replace")
-    except KeyError:
-        return set()
-    from html import unescape
-
-    custom = set()
-    for number, code in re.findall(r'<(?:\w+:)?numFmt\b[^>]*?numFmtId="([0-9]+)"[^>]*?formatCode="([^"]*)"', styles):
-        shown = re.sub(r'"[^"]*"|\[[^\]]*\]|\\.', "", unescape(code)).lower()
-        if shown != "general" and re.search(r"[ymdhs]", shown):
-            custom.add(int(number))
-    cells = re.search(r"<(?:\w+:)?cellXfs\b.*?</(?:\w+:)?cellXfs>", styles, re.S)
-    formats = re.findall(r"<(?:\w+:)?xf\b([^>]*)", cells.group(0)) if cells else []
-    found = set()
-    for index, attributes in enumerate(formats):
-        number = re.search(r'numFmtId="([0-9]+)"', attributes)
-        if number and (int(number.group(1)) in _DATE_FORMATS or int(number.group(1)) in custom):
-            found.add(str(index).encode())
-    return found
-
-
 def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) -> dict:
     """Read an .xlsx sheet's XML as a stream (bounded by its declared size), before the cells are
     loaded: refuse a sheet spanning more than ``MAX_SHEET_CELLS`` cells, or a formula without a value.
-    Returns the cells of a date style (:func:`_date_styles`) that store a negative number, by (row, column) from 0,
-    for :func:`_dates_before_1900`."""
+    Returns the cells of a date style that store a negative number, by (row, column) from 0: dates before 1900
+    (:mod:`.sheet_dates`)."""
     rows, columns = [1 << 30, 0], [1 << 30, 0]
-    negative, dates = {}, _date_styles(archive)
+    negative, dates = {}, xlsx_date_styles(archive)
     carry = b""
     try:
         with archive.open(member) as handle:
@@ -165,18 +136,6 @@ def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) ->
         raise DataError(f"{name} is a damaged workbook ({problem})") from None
     _check_size(rows[1] - rows[0] + 1 if rows[1] else 0, columns[1] - columns[0] + 1 if columns[1] else 0, sheet, name)
     return negative
-
-
-def _dates_before_1900(grid: list, negative: dict, first_row: int, first_column: int) -> None:
-    """Give back the dates before 1900 that calamine cannot: a date cell before 1900 is stored as a negative serial
-    number of days (Excel has no such dates; LibreOffice, Google Sheets, openpyxl and pandas write them so, from
-    30 December 1899), and calamine reads it as the time 00:00:00. Such a cell, read as a time, becomes its date
-    (and time of day, if it has one) in ``grid``, in place; a negative number read as a number is left alone."""
-    for (row, column), serial in negative.items():
-        i, j = row - first_row, column - first_column
-        if 0 <= i < len(grid) and 0 <= j < len(grid[i]) and isinstance(grid[i][j], dt.time):
-            moment = _SERIAL_EPOCH + dt.timedelta(milliseconds=round(serial * 86_400_000))  # as calamine rounds
-            grid[i][j] = moment.date() if moment.time() == dt.time() else moment
 
 
 def _check_formulas(part: bytes, sheet: str, name: str) -> None:
@@ -265,7 +224,10 @@ def read_sheet(
         if sheet not in sheets:
             raise DataError(f"{name} has no sheet named '{sheet}'; its sheets: {', '.join(sheets)}")
         member = _sheet_member(archive, sheet) if archive is not None else None
-        negative = _scan_sheet(archive, member, sheet, name) if member is not None else {}
+        if member is not None:
+            negative = _scan_sheet(archive, member, sheet, name)
+        else:  # an .xls's dates before 1900 from its records; an .ods stores its dates as text
+            negative = xls_negative_dates(raw, sheet) if archive is None else {}
         try:
             cells = book.get_sheet_by_name(sheet)
         except Exception as problem:
@@ -275,7 +237,7 @@ def read_sheet(
             raise DataError(f"sheet '{sheet}' of {name} is empty")
         first_row, first_column = cells.start
         grid = cells.to_python(skip_empty_area=True)
-        _dates_before_1900(grid, negative, first_row, first_column)
+        restore_dates(grid, negative, first_row, first_column)
         merged = cells.merged_cell_ranges or []
     top = first_row if header_row is None else int(header_row) - 1
     if header_row is not None and not (1 <= int(header_row) <= first_row + len(grid)):

@@ -239,9 +239,15 @@ def test_the_files_door_reads_a_table_alike_in_every_format_and_catches_a_reader
     frame["day"] = pd.date_range("1880-03-01", periods=50, freq="400D").strftime("%Y-%m-%d")
     spec = unseen.declare_loosely(frame, random.Random(3))
     spec["columns"]["day"] = {"type": "date", "min": "1880-01-01", "max": "1960-12-31"}
-    found = unseen.files_door("t", frame, spec)
-    assert [r["what"] for r in found] == list(unseen.FILE_KINDS)
+    found = unseen.files_door(
+        "t", pd.concat([frame, pd.DataFrame({c: [None] for c in frame.columns}), frame.iloc[1:2]]), spec
+    )
+    assert (
+        [r["what"] for r in found] == list(unseen.FILE_KINDS) == ["xlsx", "xls", "ods", "parquet", "dta", "sav", "xpt"]
+    )
     assert {r["status"] for r in found} == {"ok"}, [r["message"] for r in found]
+    skipped = "1 record(s) with every value missing skipped as the sheet's empty rows (said); "
+    assert [r["message"] for r in found[:3]] == [skipped] * 3  # a sheet's empty row; the packages keep the record
     real = formats.read_data
 
     def losing(source, *, name=None, **options):  # a reader that loses every date, as calamine lost those before 1900

@@ -214,6 +214,32 @@ def test_dates_before_1900_are_read_as_their_dates_in_a_workbook_and_in_an_ods()
     assert frame["debut"].tolist() == ["1875-04-26", "1801-02-03 12:30:00"]
 
 
+def test_dates_before_1900_are_read_as_their_dates_in_a_legacy_xls():
+    """An .xls stores a cell as a NUMBER, an RK or a run of RKs (MULRK) with its style; a date before 1900 is a
+    negative serial there too (LibreOffice's, written here with xlwt), read as its date; a negative number in no
+    date format stays one."""
+    import xlwt
+
+    book = xlwt.Workbook()
+    page, day = book.add_sheet("people"), xlwt.easyxf(num_format_str="DD/MM/YYYY")
+    for j, name in enumerate(["born", "debut", "last", "balance"]):
+        page.write(1, j + 1, name)  # the table starts at B2
+    serials = {(2, 1): -9014.0, (2, 2): -9013.0, (2, 3): -36123.479166666664, (3, 1): 18388.0, (3, 2): -0.5}
+    for (row, column), serial in serials.items():
+        page.write(row, column, serial, day)
+    page.write(2, 4, -9014.0)
+    page.write(3, 4, -1.25)
+    sink = io.BytesIO()
+    book.save(sink)
+    frame, _ = read_data(sink.getvalue(), name="people.xls")
+    assert frame.to_dict("list") == {
+        "born": ["1875-04-26", "1950-05-05"],
+        "debut": ["1875-04-27", "1899-12-29 12:00:00"],
+        "last": ["1801-02-03 12:30:00", ""],
+        "balance": ["-9014", "-1.25"],
+    }
+
+
 def _ods_dates(dates: list[str]) -> bytes:
     """An .ods of one column of date cells (``office:date-value``, as LibreOffice writes a date)."""
     import zipfile
