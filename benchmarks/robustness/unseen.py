@@ -36,15 +36,16 @@ The doors, each release at ``--epsilon`` (1 unless told; 0.05 and 20 reach the n
   workspace's ledger, with its card, HTML card and rerun script; per person, bounded as the check suggests, where
   there is one), ``report`` (epsilon 0.1, recorded), ``compare``, ``ledger``, and every third table its rerun
   script; a crash is a traceback or an exit status other than 0 and 2, and a refusal must say ``error:`` once;
-* ``files`` (only when asked for): the table written as a workbook, a Parquet, a Stata, an SPSS and a SAS transport
-  file by the formats' own writers (its dates as the format's dates, its true-or-false columns as the packages' 0
-  and 1), read back by the library and encoded over the declaration: ``differs`` where a column's codes are not those
-  of the same records read from their CSV text (:func:`files_door`);
-* ``app``: Streamlit's ``AppTest`` on ``app.py``: the table uploaded as a CSV, a workbook, a Parquet, a Stata, an SPSS
-  or a SAS transport file, the declaration loaded on the Domain page (and kept as written; per person as in the
-  library's, half the time), the Privacy page (and its check of rows per person, where there is a person), the
-  Preview's draw (a method at random, and the method and epsilon the release was drawn with read back) and its four
-  tabs, and the Release page with its downloads.
+* ``files`` (only when asked for): the table written as a workbook (.xlsx by pandas, .xls by xlwt, .ods written
+  here), a Parquet, a Stata, an SPSS and a SAS transport file by the formats' own writers (its dates as the format's
+  dates, its true-or-false columns as the packages' 0 and 1), read back by the library and encoded over the
+  declaration: ``differs`` where a column's codes are not those of the same records read from their CSV text
+  (:func:`files_door`);
+* ``app``: Streamlit's ``AppTest`` on ``app.py``: the table uploaded as a CSV, a workbook (.xlsx, .xls or .ods), a
+  Parquet, a Stata, an SPSS or a SAS transport file, the declaration loaded on the Domain page (and kept as written;
+  per person as in the library's, half the time), the Privacy page (and its check of rows per person, where there is
+  a person), the Preview's draw (a method at random, and the method and epsilon the release was drawn with read back)
+  and its four tabs, and the Release page with its downloads.
 
 Results: one JSON line per run (door, table, method, epsilon, status, message, seconds, values outside) in
 ``benchmarks/results/unseen.jsonl``, and a summary per door. A status is ``ok``, ``refused`` (in one line),
@@ -362,7 +363,7 @@ def _library_env() -> dict:
 
 
 #: The upload kinds of the app door, and how a table is written as each.
-UPLOADS = ("csv", "csv", "xlsx", "parquet", "dta", "sav", "xpt")
+UPLOADS = ("csv", "csv", "xlsx", "xls", "ods", "parquet", "dta", "sav", "xpt")
 #: The statistical packages' files, and the pyreadstat writer of each.
 PACKAGE_WRITERS = {"dta": "write_dta", "sav": "write_sav", "xpt": "write_xport"}
 
