@@ -17,7 +17,7 @@ import re
 import struct
 import zipfile
 
-from .sheet_sizes import _ole_stream
+from .sheet_sizes import ole_stream
 
 #: Excel's own number formats that show a date or a time (ECMA-376, 18.8.30).
 DATE_FORMATS = {*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59)}
@@ -76,7 +76,7 @@ def xls_negative_dates(raw: bytes, sheet: str) -> dict:
     ``NUMBER``, ``RK``, ``MULRK`` and ``FORMULA`` records (a formula's cached number), read as the module docstring
     says; ``{}`` when the file holds no date format, or is not laid out as an .xls is."""
     try:
-        stream = _ole_stream(raw, ("Workbook", "Book"))
+        stream = ole_stream(raw, ("Workbook", "Book"))
     except (struct.error, IndexError, ValueError):
         return {}
     if stream is None:

@@ -162,7 +162,7 @@ def xls_extents(raw: bytes, name: str) -> dict[str, tuple[int, int]]:
     """Each worksheet's ``(rows, columns)`` from its ``DIMENSIONS`` record (see the module docstring);
     ``{}`` when the file is not laid out as an .xls is (calamine then says what it is)."""
     try:
-        stream = _ole_stream(raw, ("Workbook", "Book"))
+        stream = ole_stream(raw, ("Workbook", "Book"))
     except (struct.error, IndexError, ValueError):
         raise DataError(f"{name} is a damaged Excel file (its compound file's directory cannot be read)") from None
     if stream is None:
@@ -196,7 +196,7 @@ def xls_extents(raw: bytes, name: str) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _ole_stream(raw: bytes, names: tuple[str, ...]) -> bytes | None:
+def ole_stream(raw: bytes, names: tuple[str, ...]) -> bytes | None:
     """The first of ``names`` found in an OLE2 compound file's directory, read along its sector chain."""
     if not raw.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         return None
