@@ -1,8 +1,9 @@
 """Dates before 1900 in a workbook, which calamine cannot read.
 
-Excel has no date before 1 January 1900, but LibreOffice, Google Sheets, openpyxl, pandas and xlwt store one
-(in an .xlsx or an .xls) as a negative serial number of days from 30 December 1899, and calamine reads such a
-cell, whose format shows a date, as the time 00:00:00 (or as its time of day). The cells found here are those
+Excel has no date before 1 January 1900, but LibreOffice, Google Sheets, openpyxl and pandas store one (in an
+.xlsx or an .xls) as a negative serial number of days from 30 December 1899 (xlwt's own dates a day later; a
+workbook that counts from 1904, from 1 January 1904), and calamine reads such a cell, whose format shows a date,
+as the time 00:00:00 (or as its time of day). The cells found here are those
 of a date format (Excel's own, :data:`DATE_FORMATS`, or a format of the file's own that shows a day, a month, a
 year, an hour or a second) that store a negative number: an .xlsx's from its sheet's XML as
 :mod:`.workbooks` streams it (its styles from :func:`xlsx_date_styles`), an .xls's from its BIFF records
@@ -21,8 +22,10 @@ from .sheet_sizes import ole_stream
 
 #: Excel's own number formats that show a date or a time (ECMA-376, 18.8.30).
 DATE_FORMATS = {*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59)}
-#: Day 0 of the serial dates before 1900 (LibreOffice's, Google Sheets', openpyxl's, pandas' and xlwt's).
+#: Day 0 of the serial dates before 1900 (LibreOffice's, Google Sheets', openpyxl's and pandas').
 SERIAL_EPOCH = dt.datetime(1899, 12, 30)
+#: Days from :data:`SERIAL_EPOCH` to day 0 of a workbook that counts from 1904 (an old Mac Excel's), 1 January 1904.
+FROM_1904 = 1462
 
 
 def shows_a_date(code: str) -> bool:
@@ -57,6 +60,16 @@ def xlsx_date_styles(archive: zipfile.ZipFile) -> set[bytes]:
     return found
 
 
+def xlsx_days_shift(archive: zipfile.ZipFile) -> int:
+    """What to add to an .xlsx's serial numbers to count days from :data:`SERIAL_EPOCH`: :data:`FROM_1904` when its
+    workbook counts from 1904 (``date1904``), else 0."""
+    try:
+        book = archive.read("xl/workbook.xml")
+    except KeyError:
+        return 0
+    return FROM_1904 if re.search(rb'\bdate1904="(?:1|true)"', book) else 0
+
+
 def _rk(value: int) -> float:
     """A BIFF RK number: a 30-bit integer or the top 30 bits of a double, divided by 100 when its bit 0 says so.
 
@@ -72,7 +85,8 @@ def _rk(value: int) -> float:
 
 
 def xls_negative_dates(raw: bytes, sheet: str) -> dict:
-    """The cells of an .xls sheet in a date format that store a negative number, by (row, column) from 0: its
+    """The cells of an .xls sheet in a date format that store a negative number, by (row, column) from 0, each as
+    days from :data:`SERIAL_EPOCH` (its ``DATEMODE`` says whether it counts from 1904): its
     ``NUMBER``, ``RK``, ``MULRK`` and ``FORMULA`` records (a formula's cached number), read as the module docstring
     says; ``{}`` when the file holds no date format, or is not laid out as an .xls is."""
     try:
@@ -81,7 +95,7 @@ def xls_negative_dates(raw: bytes, sheet: str) -> dict:
         return {}
     if stream is None:
         return {}
-    own, styles, offset, at = set(), [], None, 0
+    own, styles, offset, shift, at = set(), [], None, 0, 0
     while at + 4 <= len(stream):  # the workbook's globals, up to their EOF record
         kind, length = struct.unpack_from("<HH", stream, at)
         body = stream[at + 4 : at + 4 + length]
@@ -90,6 +104,8 @@ def xls_negative_dates(raw: bytes, sheet: str) -> dict:
             code = body[5 : 5 + count * (2 if wide else 1)].decode("utf-16-le" if wide else "latin-1", "replace")
             if shows_a_date(code):
                 own.add(struct.unpack_from("<H", body)[0])
+        elif kind == 0x0022 and len(body) >= 2:  # DATEMODE: 1 when the workbook counts from 1904
+            shift = FROM_1904 if struct.unpack_from("<H", body)[0] == 1 else 0
         elif kind == 0x00E0 and len(body) >= 4:  # XF: a cell style, by its number format
             styles.append(struct.unpack_from("<H", body, 2)[0])
         elif kind == 0x0085 and len(body) >= 8:  # BOUNDSHEET: where the sheet's records start
@@ -110,17 +126,17 @@ def xls_negative_dates(raw: bytes, sheet: str) -> dict:
             if style in dated and not (kind == 0x0006 and stream[at + 16 : at + 18] == b"\xff\xff"):
                 number = struct.unpack_from("<d", stream, at + 10)[0]
                 if number < 0:
-                    found[row, column] = number
+                    found[row, column] = number + shift
         elif kind == 0x027E and length >= 10:  # RK
             row, column, style, value = struct.unpack_from("<HHHI", stream, at + 4)
             if style in dated and (number := _rk(value)) < 0:
-                found[row, column] = number
+                found[row, column] = number + shift
         elif kind == 0x00BD and length >= 12:  # MULRK: a run of RK cells in one row
             row, first = struct.unpack_from("<HH", stream, at + 4)
             for k in range((length - 6) // 6):
                 style, value = struct.unpack_from("<HI", stream, at + 8 + 6 * k)
                 if style in dated and (number := _rk(value)) < 0:
-                    found[row, first + k] = number
+                    found[row, first + k] = number + shift
         elif kind == 0x000A:  # the sheet's EOF
             break
         at += 4 + length
@@ -128,7 +144,8 @@ def xls_negative_dates(raw: bytes, sheet: str) -> dict:
 
 
 def restore_dates(grid: list, negative: dict, first_row: int, first_column: int) -> None:
-    """Each cell of ``negative`` (by (row, column) from 0) that calamine read as a time of day, in ``grid`` (its
+    """Each cell of ``negative`` (by (row, column) from 0, as days from :data:`SERIAL_EPOCH`) that calamine read as a
+    time of day, in ``grid`` (its
     rows from ``first_row``, its columns from ``first_column``), becomes its date, and its time of day if it has one,
     in place; a negative number read as a number is left alone."""
     for (row, column), serial in negative.items():

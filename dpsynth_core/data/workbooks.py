@@ -31,7 +31,7 @@ import pandas as pd
 from .. import constraints
 from ..errors import DataError
 from .header_names import NO_HEADER, join_header_rows, name_columns, numbered_columns
-from .sheet_dates import restore_dates, xls_negative_dates, xlsx_date_styles
+from .sheet_dates import restore_dates, xls_negative_dates, xlsx_date_styles, xlsx_days_shift
 from .sheet_sizes import check_unzipped, ods_extents, xls_extents
 from .typed_cells import TEXT_DTYPE, cells_text, drop_empty_rows
 
@@ -102,10 +102,11 @@ def _sheet_member(archive: zipfile.ZipFile, sheet: str) -> str | None:
 def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) -> dict:
     """Read an .xlsx sheet's XML as a stream (bounded by its declared size), before the cells are
     loaded: refuse a sheet spanning more than ``MAX_SHEET_CELLS`` cells, or a formula without a value.
-    Returns the cells of a date style that store a negative number, by (row, column) from 0: dates before 1900
-    (:mod:`.sheet_dates`)."""
+    Returns the cells of a date style that store a negative number, by (row, column) from 0, as days from 30
+    December 1899: dates before 1900 (:mod:`.sheet_dates`)."""
     rows, columns = [1 << 30, 0], [1 << 30, 0]
     negative, dates = {}, xlsx_date_styles(archive)
+    shift = xlsx_days_shift(archive) if dates else 0
     carry = b""
     try:
         with archive.open(member) as handle:
@@ -129,7 +130,7 @@ def _scan_sheet(archive: zipfile.ZipFile, member: str, sheet: str, name: str) ->
                         style, reference = _STYLE.search(attributes), _REFERENCE.search(attributes)
                         if style and reference and style.group(1) in dates:
                             letters, row = reference.groups()
-                            negative[int(row) - 1, _column_number(letters) - 1] = float(value)
+                            negative[int(row) - 1, _column_number(letters) - 1] = float(value) + shift
                 if not block:
                     break
     except (zipfile.BadZipFile, OSError, EOFError) as problem:

@@ -207,6 +207,14 @@ def test_dates_before_1900_are_read_as_their_dates_in_a_workbook_and_in_an_ods()
     frame, _ = read_data(sink.getvalue(), name="people.xlsx")
     assert frame["debut"].tolist() == ["1875-04-26", "1801-02-03 12:30:00", "1950-05-05", ""]
     assert frame["balance"].tolist() == ["-1.5", "-9014", "3", "-0.25"]
+    mac = openpyxl.Workbook()  # a workbook counting from 1904, as an old Mac Excel's: a negative serial is before 1904
+    mac.epoch = openpyxl.utils.datetime.MAC_EPOCH
+    mac.active.append(["debut"])
+    mac.active.append([dt.date(1875, 4, 26)])
+    mac.active.append([dt.date(1950, 5, 5)])
+    sink = io.BytesIO()
+    mac.save(sink)
+    assert read_data(sink.getvalue(), name="mac.xlsx")[0]["debut"].tolist() == ["1875-04-26", "1950-05-05"]
     made = pd.DataFrame({"debut": pd.to_datetime(["1875-04-26", "1899-12-30", "2001-01-01"]), "n": [1, 2, 3]})
     frame, _ = read_data(xlsx_bytes(made), name="made.xlsx")  # pandas' own writer
     assert frame["debut"].tolist()[::2] == ["1875-04-26", "2001-01-01"]
@@ -238,6 +246,10 @@ def test_dates_before_1900_are_read_as_their_dates_in_a_legacy_xls():
         "last": ["1801-02-03 12:30:00", ""],
         "balance": ["-9014", "-1.25"],
     }
+    book.dates_1904 = True  # a workbook counting from 1904 (its DATEMODE record): the same serials, 1,462 days later
+    sink = io.BytesIO()
+    book.save(sink)
+    assert read_data(sink.getvalue(), name="mac.xls")[0]["born"].tolist() == ["1879-04-27", "1954-05-06"]
 
 
 def _ods_dates(dates: list[str]) -> bytes:
