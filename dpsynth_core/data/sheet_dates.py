@@ -91,10 +91,12 @@ def xls_negative_dates(raw: bytes, sheet: str) -> dict:
     says; ``{}`` when the file holds no date format, or is not laid out as an .xls is."""
     try:
         stream = ole_stream(raw, ("Workbook", "Book"))
-    except (struct.error, IndexError, ValueError):
+        return _xls_records(stream, sheet) if stream is not None else {}
+    except (struct.error, IndexError, ValueError):  # a damaged file: calamine says what it is
         return {}
-    if stream is None:
-        return {}
+
+
+def _xls_records(stream: bytes, sheet: str) -> dict:
     own, styles, offset, shift, at = set(), [], None, 0, 0
     while at + 4 <= len(stream):  # the workbook's globals, up to their EOF record
         kind, length = struct.unpack_from("<HH", stream, at)
