@@ -153,5 +153,8 @@ def restore_dates(grid: list, negative: dict, first_row: int, first_column: int)
     for (row, column), serial in negative.items():
         i, j = row - first_row, column - first_column
         if 0 <= i < len(grid) and 0 <= j < len(grid[i]) and isinstance(grid[i][j], dt.time):
-            moment = SERIAL_EPOCH + dt.timedelta(milliseconds=round(serial * 86_400_000))  # as calamine rounds
+            try:
+                moment = SERIAL_EPOCH + dt.timedelta(milliseconds=round(serial * 86_400_000))  # as calamine rounds
+            except (OverflowError, ValueError):  # before the year 1, or no number: left as calamine read it
+                continue
             grid[i][j] = moment.date() if moment.time() == dt.time() else moment

@@ -40,7 +40,9 @@ _ROW_NUMBER = re.compile(rb'<row\b[^>]*?\sr="([0-9]{1,7})"')
 _CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.S)
 _SCAN_BYTES = 8 << 20
 #: A cell whose stored value is negative: its attributes and its value (a formula's cached value included).
-_NEGATIVE = re.compile(rb"<c\b([^>]*)>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-[0-9.eE+-]+)</v>")
+_NEGATIVE = re.compile(
+    rb"<c\b([^>]*)>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)</v>"
+)
 _REFERENCE = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
 _STYLE = re.compile(rb'\ss="([0-9]+)"')
 
