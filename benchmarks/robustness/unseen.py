@@ -580,7 +580,8 @@ def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
         typed = table.copy()  # a date as the format's own date (a workbook's date cell, Stata's %td), not as text
         for column, declared_as in declared["columns"].items():
             if declared_as["type"] == "date":
-                typed[column] = pd.to_datetime(table[column], errors="coerce", format="ISO8601")
+                texts = table[column].astype("string")  # a partial date (SDTM's 2013-08) holds no day to write
+                typed[column] = pd.to_datetime(texts, errors="coerce", format="ISO8601").where(texts.str.len() >= 10)
         try:
             raw = _upload_bytes(typed, kind)
         except Exception:  # noqa: BLE001 - the writer's limit (a control character in a workbook), not the library's
