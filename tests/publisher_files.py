@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchmarks.robustness.sheets import ods_bytes  # noqa: F401 - a LibreOffice spreadsheet, typed cells
+
 
 def typed(frame: pd.DataFrame) -> pd.DataFrame:
     """A text table's columns as numbers where every cell reads as one (as a spreadsheet stores them)."""
@@ -87,43 +89,6 @@ def xls_bytes(frame: pd.DataFrame, sheet: str = "data") -> bytes:
                 page.write(i, j, value.item() if hasattr(value, "item") else value)
     sink = io.BytesIO()
     book.save(sink)
-    return sink.getvalue()
-
-
-def ods_bytes(frame: pd.DataFrame, sheet: str = "data", tail: str = "") -> bytes:
-    """The table as a LibreOffice spreadsheet (OpenDocument, .ods): numbers as typed float cells, the rest as
-    text, written here to the OpenDocument format's own rules (no ODS writer is installed); ``tail``: rows'
-    XML after the table's (such as the run of empty repeated rows LibreOffice writes to a sheet's end)."""
-    from xml.sax.saxutils import escape
-
-    def cell(value) -> str:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
-            return f'<table:table-cell office:value-type="float" office:value="{value!r}"><text:p>{value}</text:p></table:table-cell>'
-        return f'<table:table-cell office:value-type="string"><text:p>{escape(str(value))}</text:p></table:table-cell>'
-
-    rows = [list(frame.columns), *frame.itertuples(index=False, name=None)]
-    body = "".join("<table:table-row>" + "".join(cell(v) for v in row) + "</table:table-row>" for row in rows) + tail
-    spaces = (
-        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
-        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"'
-    )
-    content = (
-        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {spaces}><office:body><office:spreadsheet>'
-        f'<table:table table:name="{escape(sheet)}">{body}</table:table></office:spreadsheet></office:body>'
-        "</office:document-content>"
-    )
-    manifest = (
-        '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
-        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
-        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
-        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>'
-    )
-    sink = io.BytesIO()
-    with zipfile.ZipFile(sink, "w") as archive:
-        archive.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet", zipfile.ZIP_STORED)
-        archive.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
-        archive.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
     return sink.getvalue()
 
 

@@ -77,6 +77,7 @@ import pandas as pd
 from benchmarks.common import ROOT, results_file
 from benchmarks.quality.rdatasets import documented_range, shuffled_files, without_row_names
 from benchmarks.robustness.mistakes import seeded_mistakes
+from benchmarks.robustness.sheets import ods_bytes, xls_bytes
 
 METHODS = ("marginals", "cathist", "copula", "bayesnet", "dirichlet", "deniability", "microagg")
 #: The free-text generators a publisher may pick for a text column with many values.
@@ -393,92 +394,8 @@ def _upload_bytes(frame: pd.DataFrame, kind: str) -> bytes:
     return buffer.getvalue()
 
 
-def _cells(frame: pd.DataFrame):
-    """Each column's name and its cells as Python values (None: an empty cell), for the writers below."""
-    for name in frame.columns:
-        yield str(name), [None if pd.isna(v) else v for v in frame[name].tolist()]
-
-
-def _serial(moment: pd.Timestamp) -> float:
-    """A spreadsheet's serial number of a moment: days from 30 December 1899, but from 31 December 1899 in January
-    and February 1900 (Excel's, which counts a 29 February 1900); xlwt's own writes a date before 1900 a day later
-    than LibreOffice, Google Sheets and openpyxl do."""
-    epoch = pd.Timestamp(
-        "1899-12-31" if pd.Timestamp("1900-01-01") <= moment < pd.Timestamp("1900-03-01") else "1899-12-30"
-    )
-    return (moment - epoch) / pd.Timedelta(days=1)
-
-
-def _xls_bytes(frame: pd.DataFrame) -> bytes:
-    """The table as a legacy Excel workbook (.xls, BIFF8, by xlwt): numbers, dates and booleans typed, the rest text."""
-    import xlwt
-
-    book = xlwt.Workbook()
-    page, dates = book.add_sheet("data"), xlwt.easyxf(num_format_str="YYYY-MM-DD")
-    for j, (name, cells) in enumerate(_cells(frame)):
-        page.write(0, j, name)
-        for i, value in enumerate(cells, start=1):
-            if isinstance(value, pd.Timestamp):  # its serial number as LibreOffice and openpyxl write it
-                page.write(i, j, _serial(value), dates)
-            elif isinstance(value, (bool, np.bool_)):
-                page.write(i, j, bool(value))
-            elif isinstance(value, (int, float, np.integer, np.floating)):
-                page.write(i, j, float(value))
-            elif value is not None:
-                page.write(i, j, str(value))
-    sink = io.BytesIO()
-    book.save(sink)
-    return sink.getvalue()
-
-
-def _ods_bytes(frame: pd.DataFrame) -> bytes:
-    """The table as a LibreOffice spreadsheet (.ods), its cells typed as LibreOffice writes them (a float, a date, a
-    boolean, a string), written to the OpenDocument format's own rules (no ODS writer is installed)."""
-    import zipfile
-    from xml.sax.saxutils import escape
-
-    def cell(value) -> str:
-        if value is None:
-            return "<table:table-cell/>"
-        if isinstance(value, pd.Timestamp):
-            at = value.strftime("%Y-%m-%d") if value == value.normalize() else value.strftime("%Y-%m-%dT%H:%M:%S")
-            return f'<table:table-cell office:value-type="date" office:date-value="{at}"><text:p>{at}</text:p></table:table-cell>'
-        if isinstance(value, (bool, np.bool_)):
-            said = str(bool(value)).lower()
-            return f'<table:table-cell office:value-type="boolean" office:boolean-value="{said}"><text:p>{said}</text:p></table:table-cell>'
-        if isinstance(value, (int, float, np.integer, np.floating)):
-            return f'<table:table-cell office:value-type="float" office:value="{float(value)!r}"><text:p>{value}</text:p></table:table-cell>'
-        return f'<table:table-cell office:value-type="string"><text:p>{escape(str(value))}</text:p></table:table-cell>'
-
-    columns = list(_cells(frame))
-    rows = [[cell(name) for name, _ in columns]]
-    rows += [[cell(cells[i]) for _, cells in columns] for i in range(len(frame))]
-    body = "".join(f"<table:table-row>{''.join(row)}</table:table-row>" for row in rows)
-    spaces = (
-        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
-        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"'
-    )
-    content = (
-        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {spaces}><office:body><office:spreadsheet>'
-        f'<table:table table:name="data">{body}</table:table></office:spreadsheet></office:body></office:document-content>'
-    )
-    manifest = (
-        '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
-        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
-        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
-        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>'
-    )
-    sink = io.BytesIO()
-    with zipfile.ZipFile(sink, "w") as archive:
-        archive.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet", zipfile.ZIP_STORED)
-        archive.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
-        archive.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
-    return sink.getvalue()
-
-
-#: The spreadsheets written here rather than by pandas (the files door's).
-SHEET_WRITERS = {"xls": _xls_bytes, "ods": _ods_bytes}
+#: The spreadsheets written by :mod:`benchmarks.robustness.sheets` rather than by pandas.
+SHEET_WRITERS = {"xls": xls_bytes, "ods": ods_bytes}
 
 
 def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, epsilon: float = 1.0) -> list[dict]:
