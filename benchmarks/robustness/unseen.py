@@ -468,6 +468,8 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, eps
     return [_record("app", name, frame, what, status, message, start, [])]
 
 
+#: The workbooks among them, whose empty rows are skipped (:func:`dpsynth_core.data.workbooks.read_sheet`).
+SHEET_KINDS = ("xlsx", "xls", "ods")
 #: The files door's kinds: every file a publisher may upload besides a CSV.
 FILE_KINDS = ("xlsx", "xls", "ods", "parquet", "dta", "sav", "xpt")
 
@@ -477,7 +479,8 @@ def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
     :func:`~dpsynth_core.data.formats.read_data` (the app's and the command line's reading) and encoded over the
     declaration: ``differs`` when a column's codes (its text, for free text) are not those of the same records read
     from their CSV text, with how many cells and the first one's two readings. A record with every value missing is
-    an empty row in a sheet, skipped and said (``info["lines"]["empty rows"]``): the CSV's are set aside alike; a
+    an empty row in a sheet, skipped (and said, ``info["lines"]["empty rows"]``, unless it is the last: the sheet's
+    end): the CSV's are set aside alike for a workbook; a
     table whose CSV text breaks a line (a line break in a cell: the CSV's one-line rule) is not compared."""
     from dpsynth_core.data.encoding import encode_table
     from dpsynth_core.data.formats import read_data
@@ -508,10 +511,11 @@ def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
             domain = TableDomain.from_json(declared)
             as_text, read = read_data(table.to_csv(index=False).encode(), name="table.csv")  # missing: an empty cell
             as_file, info = read_data(raw, name=f"table.{kind}")
-            skipped = info["lines"].get("empty rows", 0)  # a sheet's: records with every value missing, said so
-            if skipped:
-                as_text = as_text[as_text.fillna("").ne("").any(axis=1)].reset_index(drop=True)
-                message = f"{skipped} record(s) with every value missing skipped as the sheet's empty rows (said); "
+            empty = ~as_text.fillna("").ne("").any(axis=1)  # a record with every value missing: a sheet's empty row
+            if kind in SHEET_KINDS and empty.any():  # skipped, and said unless after the last record (the sheet's end)
+                said = info["lines"].get("empty rows", 0)
+                as_text = as_text[~empty].reset_index(drop=True)
+                message = f"{int(empty.sum())} record(s) with every value missing read as the sheet's empty rows ({said} said); "
             if read["lines"]["broken"]:  # a line break in a cell: the CSV's documented one-line rule, not compared
                 message = f"not compared: the CSV text breaks {read['lines']['broken']} lines (a line break in a cell)"
             elif len(as_text) != len(as_file):

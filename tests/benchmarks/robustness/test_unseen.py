@@ -246,8 +246,11 @@ def test_the_files_door_reads_a_table_alike_in_every_format_and_catches_a_reader
         [r["what"] for r in found] == list(unseen.FILE_KINDS) == ["xlsx", "xls", "ods", "parquet", "dta", "sav", "xpt"]
     )
     assert {r["status"] for r in found} == {"ok"}, [r["message"] for r in found]
-    skipped = "1 record(s) with every value missing skipped as the sheet's empty rows (said); "
+    skipped = "1 record(s) with every value missing read as the sheet's empty rows (1 said); "
     assert [r["message"] for r in found[:3]] == [skipped] * 3  # a sheet's empty row; the packages keep the record
+    last = unseen.files_door("t", pd.concat([frame, pd.DataFrame({c: [None] for c in frame.columns})]), spec)
+    assert [r["message"] for r in last[:3]] == [skipped.replace("1 said", "0 said")] * 3  # the sheet's end: unsaid
+    assert {r["status"] for r in last} == {"ok"}
     real = formats.read_data
 
     def losing(source, *, name=None, **options):  # a reader that loses every date, as calamine lost those before 1900
