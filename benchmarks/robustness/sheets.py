@@ -1,9 +1,14 @@
 """Spreadsheets written as the programs that make them write them, for the hunt's files and app doors
 (:mod:`benchmarks.robustness.unseen`) and the tests' publisher files: a legacy Excel workbook (.xls, by xlwt) and a
-LibreOffice one (.ods, no writer of which is installed), their numbers, dates and booleans typed."""
+LibreOffice one (.ods, no writer of which is installed), their numbers, dates and booleans typed. Run on its own, it
+writes a public CSV as either, to walk a publisher's upload by hand (a column of ISO dates as date cells):
+
+    python -m benchmarks.robustness.sheets tests/datasets/compas.csv --out /tmp/compas.ods
+"""
 
 from __future__ import annotations
 
+import argparse
 import io
 import zipfile
 from xml.sax.saxutils import escape
@@ -94,3 +99,27 @@ def ods_bytes(frame: pd.DataFrame, sheet: str = "data", tail: str = "") -> bytes
         archive.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
         archive.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
     return sink.getvalue()
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("table", help="a CSV file")
+    parser.add_argument("--out", required=True, help="the workbook to write: its name ends .xls or .ods")
+    args = parser.parse_args(argv)
+    writers = {".xls": xls_bytes, ".ods": ods_bytes}
+    suffix = args.out[args.out.rfind(".") :].lower()
+    if suffix not in writers:
+        parser.error("--out must end .xls or .ods")
+    frame = pd.read_csv(args.table, low_memory=False)
+    for name in frame.columns[[pd.api.types.is_string_dtype(t) for t in frame.dtypes]]:
+        texts = frame[name].dropna().astype(str)
+        dates = pd.to_datetime(texts, errors="coerce", format="ISO8601")
+        if len(texts) and dates.notna().all() and (texts.str.len() >= 10).all():
+            frame[name] = pd.to_datetime(frame[name], errors="coerce", format="ISO8601")
+    with open(args.out, "wb") as out:
+        out.write(writers[suffix](frame))
+    print(f"wrote {len(frame):,} rows to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
