@@ -480,44 +480,42 @@ def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
     declaration: ``differs`` when a column's codes (its text, for free text) are not those of the same records read
     from their CSV text, with how many cells and the first one's two readings. A record with every value missing is
     an empty row in a sheet, skipped (and said, ``info["lines"]["empty rows"]``, unless it is the last: the sheet's
-    end): the CSV's are set aside alike for a workbook; a
-    table whose CSV text breaks a line (a line break in a cell: the CSV's one-line rule) is not compared."""
+    end): the CSV's are set aside alike for a workbook. A table whose CSV text breaks a line (a line break in a
+    cell: the CSV's one-line rule) is not compared."""
+    import functools
+
     from dpsynth_core.data.encoding import encode_table
     from dpsynth_core.data.formats import read_data
     from dpsynth_core.domain import TableDomain
     from dpsynth_core.errors import DPSynthError
 
+    @functools.cache
+    def written(package: bool):
+        """The table as written (a package's names and 0 and 1), its declaration, and its CSV text read: once for the
+        workbooks and the Parquet, once for the packages."""
+        table, declared = _as_written(frame, spec, package)
+        domain = TableDomain.from_json(declared)
+        as_text, read = read_data(table.to_csv(index=False).encode(), name="table.csv")  # missing: an empty cell
+        return table, declared, domain, as_text, read["lines"]["broken"]
+
     out = []
     for kind in FILE_KINDS:
-        table, declared = frame, spec
-        if kind in PACKAGE_WRITERS:  # the packages have no true-or-false kind: their writers store 0 and 1
-            renamed = package_names(frame.columns)
-            table = frame.rename(columns=renamed)
-            declared = {**spec, "columns": {renamed[c]: d for c, d in spec["columns"].items()}}
-            for column in table.columns[[pd.api.types.is_bool_dtype(t) for t in table.dtypes]]:
-                table[column] = table[column].astype(int)
-                declared["columns"][column] = {"type": "categorical", "values": [0, 1]}
-        typed = table.copy()  # a date as the format's own date (a workbook's date cell, Stata's %td), not as text
-        for column, declared_as in declared["columns"].items():
-            if declared_as["type"] == "date":
-                texts = table[column].astype("string")  # a partial date (SDTM's 2013-08) holds no day to write
-                typed[column] = pd.to_datetime(texts, errors="coerce", format="ISO8601").where(texts.str.len() >= 10)
-        try:
-            raw = _upload_bytes(typed, kind)
-        except Exception:  # noqa: BLE001 - the writer's limit (a control character in a workbook), not the library's
-            continue
         start, status, message = time.perf_counter(), "ok", ""
         try:
-            domain = TableDomain.from_json(declared)
-            as_text, read = read_data(table.to_csv(index=False).encode(), name="table.csv")  # missing: an empty cell
+            table, declared, domain, as_text, broken = written(kind in PACKAGE_WRITERS)
+            try:
+                raw = _upload_bytes(_dates_typed(table, declared), kind)
+            except Exception:  # noqa: BLE001 - the writer's limit (a control character in a workbook), not the library's
+                continue
+            start = time.perf_counter()
             as_file, info = read_data(raw, name=f"table.{kind}")
             empty = ~as_text.fillna("").ne("").any(axis=1)  # a record with every value missing: a sheet's empty row
             if kind in SHEET_KINDS and empty.any():  # skipped, and said unless after the last record (the sheet's end)
                 said = info["lines"].get("empty rows", 0)
                 as_text = as_text[~empty].reset_index(drop=True)
                 message = f"{int(empty.sum())} record(s) with every value missing read as the sheet's empty rows ({said} said); "
-            if read["lines"]["broken"]:  # a line break in a cell: the CSV's documented one-line rule, not compared
-                message = f"not compared: the CSV text breaks {read['lines']['broken']} lines (a line break in a cell)"
+            if broken:  # a line break in a cell: the CSV's documented one-line rule, not compared
+                message = f"not compared: the CSV text breaks {broken} lines (a line break in a cell)"
             elif len(as_text) != len(as_file):
                 status, message = "differs", f"{len(as_file)} records read, {len(as_text)} from the CSV text"
             else:
@@ -530,6 +528,31 @@ def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
             status, message = "crash", f"{type(error).__name__}: {error}"
         out.append(_record("files", name, frame, kind, status, message, start, []))
     return out
+
+
+def _as_written(frame: pd.DataFrame, spec: dict, package: bool) -> tuple[pd.DataFrame, dict]:
+    """The table and its declaration as a file holds them: for a package, names it allows (:func:`package_names`)
+    and its true-or-false columns as 0 and 1 (the packages have no such kind: their writers store 0 and 1)."""
+    if not package:
+        return frame, spec
+    renamed = package_names(frame.columns)
+    table = frame.rename(columns=renamed)
+    declared = {**spec, "columns": {renamed[c]: d for c, d in spec["columns"].items()}}
+    for column in table.columns[[pd.api.types.is_bool_dtype(t) for t in table.dtypes]]:
+        table[column] = table[column].astype(int)
+        declared["columns"][column] = {"type": "categorical", "values": [0, 1]}
+    return table, declared
+
+
+def _dates_typed(table: pd.DataFrame, declared: dict) -> pd.DataFrame:
+    """The table with its declared dates as the format's own dates (a workbook's date cell, Stata's %td), not text;
+    a partial date (SDTM's 2013-08) holds no day to write, and is written empty."""
+    typed = table.copy()
+    for column, declared_as in declared["columns"].items():
+        if declared_as["type"] == "date":
+            texts = table[column].astype("string")
+            typed[column] = pd.to_datetime(texts, errors="coerce", format="ISO8601").where(texts.str.len() >= 10)
+    return typed
 
 
 def _differences(text, file, as_text: pd.DataFrame, as_file: pd.DataFrame) -> list[str]:
