@@ -133,8 +133,11 @@ def _shot(page, tmp_dir: Path, name: str, full_page: bool = True, readme: bool =
 
 
 def _go(page, link_text: str, heading: str) -> None:
+    """Click a page link once the page in view has finished its run, as a person clicks a page they have
+    read, and wait for the next page's heading (a click during a run could race the run's end)."""
+    _idle(page, 300)
     page.get_by_role("link", name=link_text).first.click()
-    page.get_by_role("heading", name=heading).first.wait_for(timeout=30_000)
+    page.get_by_role("heading", name=heading).first.wait_for(timeout=60_000)
 
 
 def _no_exception(page) -> None:
