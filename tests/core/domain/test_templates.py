@@ -228,6 +228,14 @@ def test_a_quoted_header_reads_as_its_name():
     # the ranges every such column has by definition: degrees on the globe, hours of a day
     assert template_for("Latitude") == {"type": "float", "min": -90, "max": 90}
     assert template_for("lng") == template_for("longitude") == {"type": "float", "min": -180, "max": 180}
+    # and named after the place they locate (Citi Bike's trips, New York's taxi trips)
+    for name in ("start_lat", "end_lat", "pickup_latitude", "Dropoff Latitude"):
+        assert template_for(name) == template_for("latitude"), name
+    for name in ("start_long", "end_lng", "pickup_longitude", "dropoff.lon"):
+        assert template_for(name) == template_for("longitude"), name
+    assert (
+        template_for("flat")["type"] == template_for("belong")["type"] == template_for("stay_length")["type"] == "text"
+    )
     assert template_for("hour") == {"type": "integer", "min": 0, "max": 23} and template_for("hours")["type"] == "text"
     assert template_for("Unnamed: 0") == template_for("Unnamed: 12") == {"type": "drop"}  # a header cell left empty
     assert template_for("state_code")["values"][:2] == ["AK", "AL"] and template_for("State")["values"][0] == "Alabama"
