@@ -208,21 +208,42 @@ def epsilon_guidance(epsilon: float, unit=None) -> tuple[str, str]:
     )
 
 
-def value_text(value) -> str:
+def value_text(value, digits: int = 3) -> str:
     """A column's own value (a mean, a median, a common value) in plain digits for readers: whole or large
     numbers rounded, grouped by thousands from five digits on only, as the SI brochure writes numbers (a
-    four-digit number is not grouped), so that a year reads 1993 and not 1,993.
+    four-digit number is not grouped), so that a year reads 1993 and not 1,993. ``digits``: the significant
+    digits of a fraction (more than 3 keep decimals in a large number too: :func:`value_texts`).
 
     >>> [value_text(v) for v in (1993, 1993.4, 45_000.2, -2500, 3.14159, 0.5, None, "x")]
     ['1993', '1993', '45,000', '-2500', '3.14', '0.5', '-', 'x']
+    >>> value_text(40.719586, 6), value_text(1993.45, 6), value_text(45_000.25, 7), value_text(1993.0, 6)
+    ('40.7196', '1993.45', '45,000.25', '1993')
     """
     if isinstance(value, str) or value is None:
         return value or "-"
     number = float(value)
     if abs(number) < 100 and not number.is_integer():
-        return f"{number:.3g}"
-    text = f"{number:,.0f}"
+        return f"{number:.{digits}g}"
+    whole = len(str(int(abs(number)))) if math.isfinite(number) else 0
+    decimals = 0 if digits <= 3 or number.is_integer() else max(0, digits - whole)
+    text = f"{number:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{number:,.0f}"
     return text.replace(",", "") if abs(round(number)) < 10_000 else text
+
+
+def value_texts(values, digits: int = 3) -> list[str]:
+    """Several of a column's values, each as :func:`value_text` writes it, with as many more significant digits
+    as it takes for values that differ to read differently (up to 15): a latitude's real range is 40.71 to 40.75,
+    not 40.7 to 40.7. Texts (dates shown as dates) and missing values are written as they are.
+
+    >>> value_texts([40.7101087, 40.748715945]), value_texts([3.14159, 0.5]), value_texts([1993.4, 1994.2])
+    (['40.71', '40.75'], ['3.14', '0.5'], ['1993', '1994'])
+    >>> value_texts([40.71958611647166, 40.7272235, 40.71958611647166]), value_texts(["2018-01-01", None, 2.0])
+    (['40.72', '40.73', '40.72'], ['2018-01-01', '-', '2'])
+    """
+    values = list(values)
+    numbers = {float(v) for v in values if not (isinstance(v, str) or v is None) and math.isfinite(float(v))}
+    shown = next((d for d in range(digits, 16) if len({value_text(n, d) for n in numbers}) == len(numbers)), 15)
+    return [value_text(v, shown) for v in values]
 
 
 def format_delta(value: float) -> str:

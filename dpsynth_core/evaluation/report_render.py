@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..release.card import render_card_html
-from ..wording import short_names, value_text
+from ..wording import short_names, value_texts
 from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
 from .shape_words import more_columns, worst_shapes
 
@@ -242,12 +242,11 @@ def _values_section(number: int, values: dict) -> str:
             for x, r, lo, hi, s in zip(v["values"], v["real"], v["low"], v["high"], v["synthetic"])
         )
         mean = v.get("mean")
-        middle = (
-            f"{value_text(mean['value'])} ({value_text(mean['low'])} to {value_text(mean['high'])}) vs "
-            f"{value_text(mean['synthetic'])}<br>"
-            if mean
-            else ""
-        )
+        middle = ""
+        if mean:
+            middle = "{} ({} to {}) vs {}<br>".format(
+                *value_texts(mean[k] for k in ("value", "low", "high", "synthetic"))
+            )
         clamped = v.get("clamped")
         if clamped:
             middle += (

@@ -16,7 +16,7 @@ import pandas as pd
 from ..data.encoding import numeric_values, range_sides
 from ..domain import RANGE_KINDS, TIME_KINDS, as_table_domain
 from ..domain.point_masses import resolution, snapped
-from ..wording import short_names, value_text
+from ..wording import short_names, value_text, value_texts
 
 # --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
 
@@ -138,6 +138,8 @@ SHAPE_CDF_GAP = 0.15
 #: At least this share of the synthetic rows outside the real values' range names its column.
 SHAPE_BEYOND_SHARE = 0.01
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+#: An exact value is written to this many significant digits (a station's latitude 40.7196, not 40.7).
+EXACT_DIGITS = 6
 
 
 def beyond_real(real: np.ndarray, synthetic: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,7 +163,7 @@ def _beyond_sentence(column, real: np.ndarray, synthetic: np.ndarray, rows: int)
     shares = {"below": below, "above": above}
     if below + above < SHAPE_BEYOND_SHARE:
         return shares, []
-    low, high = (value_text(v) for v in shown(column, [real.min(), real.max()]))
+    low, high = value_texts(shown(column, [real.min(), real.max()]))  # 40.71 to 40.75, not 40.7 to 40.7
     rows_word = f"{column.name}: {below + above:.1%} of the synthetic rows lie"
     if below and above:
         where = f"outside the real values ({low} to {high}): {below:.1%} below, {above:.1%} above"
@@ -202,20 +204,21 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
     sides = {"real": _side(a, max(len(real), 1), column), "synthetic": _side(b, max(len(synthetic), 1), column)}
     shape = []
     top = compared.top.assign(gap=(compared.top["real"] - compared.top["synthetic"]).abs())
+    # each frequent value written so that it reads apart from the others (40.7196, not 40.7 as its neighbours)
+    top = top.assign(text=value_texts(compared.shown(list(top["value"]))))
     moved = top[top["gap"] >= SHAPE_SHARE_GAP].sort_values("gap", ascending=False)
     for _, row in moved.head(2).iterrows():
-        value = compared.shown([row["value"]])[0]
         shape.append(
-            f"{column.name}: {value_text(value)} is {row['real']:.0%} of the real values and "
+            f"{column.name}: {row['text']} is {row['real']:.0%} of the real values and "
             f"{row['synthetic']:.0%} of the synthetic ones"
         )
     if a.size and b.size and column.kind not in TIME_KINDS:
         mean_a, mean_b = float(a.mean()), float(b.mean())
         gap = abs(mean_b - mean_a)
         if gap > SHAPE_MEAN_GAP * max(abs(mean_a), 1e-12) and gap > SHAPE_MEAN_SPREAD * float(a.std()):
+            real_mean, synthetic_mean = value_texts([mean_a, mean_b])
             shape.append(
-                f"{column.name}: the mean is {value_text(mean_a)} in the real values and {value_text(mean_b)} in the "
-                "synthetic ones"
+                f"{column.name}: the mean is {real_mean} in the real values and {synthetic_mean} in the synthetic ones"
             )
     if not shape and compared.max_cdf_gap >= SHAPE_CDF_GAP:
         shape.append(
@@ -254,15 +257,15 @@ def value_table(summaries: dict) -> pd.DataFrame:
     rows = []
     for shown, s in zip(short_names(list(summaries), 60), summaries.values(), strict=True):
         real, synthetic = s["real"], s["synthetic"]
+        medians = [side["quantiles"].get("0.5") for side in (real, synthetic)]
         rows.append(
             {
                 "column": shown,
                 "distance over exact values": s["value_distance"],
                 "largest gap between the curves": s["max_cdf_gap"],
-                "mean (real / synthetic)": f"{value_text(real['mean'])} / {value_text(synthetic['mean'])}",
-                "median (real / synthetic)": f"{value_text(real['quantiles'].get('0.5'))} / "
-                f"{value_text(synthetic['quantiles'].get('0.5'))}",
-                "most common real value": value_text(real["most_common"]),
+                "mean (real / synthetic)": " / ".join(value_texts([real["mean"], synthetic["mean"]])),
+                "median (real / synthetic)": " / ".join(value_texts(medians)),
+                "most common real value": value_text(real["most_common"], EXACT_DIGITS),
                 "its share (real / synthetic)": f"{real['most_common_share']:.1%} / "
                 f"{s['synthetic_share_of_real_top']:.1%}",
                 "synthetic rows outside the real range": f"{sum(s['beyond_real'].values()):.1%}"
@@ -366,13 +369,13 @@ def report_sentences(name: str, figures: dict) -> list[str]:
     at 95%; the sentence quotes the figure's own 95% interval. Reports made before that use the latter."""
     out = []
     claims = figures.get("claims", figures)
-    shares = (figures[key] for key in ("values", "real", "low", "high"))
+    shares = (figures[key] for key in ("real", "low", "high"))
     for value, real, low, high, claim_low, claim_high, synthetic in zip(
-        *shares, claims["low"], claims["high"], figures["synthetic"]
+        value_texts(figures["values"]), *shares, claims["low"], claims["high"], figures["synthetic"]
     ):
         if abs(real - synthetic) >= SHAPE_SHARE_GAP and not claim_low <= synthetic <= claim_high:
             out.append(
-                f"{name}: {value_text(value)} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
+                f"{name}: {value} is about {real:.0%} of the real values ({low:.0%} to {high:.0%}) "
                 f"and {synthetic:.0%} of the synthetic ones"
             )
     mean, claim_mean = figures.get("mean"), claims.get("mean")
@@ -383,9 +386,10 @@ def report_sentences(name: str, figures: dict) -> list[str]:
         and not claim_mean["low"] <= mean["synthetic"] <= claim_mean["high"]
         and abs(mean["synthetic"] - mean["value"]) > SHAPE_MEAN_GAP * max(abs(mean["value"]), 1e-12)
     ):
+        value, low, high, synthetic = value_texts(mean[key] for key in ("value", "low", "high", "synthetic"))
         out.append(
-            f"{name}: the mean is about {value_text(mean['value'])} in the real values ({value_text(mean['low'])} to "
-            f"{value_text(mean['high'])}) and {value_text(mean['synthetic'])} in the synthetic ones"
+            f"{name}: the mean is about {value} in the real values ({low} to {high}) and {synthetic} in the synthetic "
+            "ones"
         )
     gap = figures["gap"]
     if not out and claims["gap"]["low"] >= SHAPE_CDF_GAP:

@@ -187,4 +187,37 @@ def test_a_point_mass_is_the_same_value_to_the_releases_resolution():
     counts = dict(zip(found["values"], found["counts"].tolist()))
     assert counts[25862.32] == 19 and counts[0.0] == 30
     away = pd.DataFrame({"re74": [25862.32 + 2 * resolution(column)] * 19 + synthetic["re74"][19:].tolist()})
-    assert [s for s in value_summaries(real, away, domain)["re74"]["shape"] if "25,862 is 0%" in s]
+    said = value_summaries(real, away, domain)["re74"]["shape"]
+    # two values, written so that they read apart (both were "25,862" before)
+    assert "re74: 25,862.32 is 19% of the real values and 0% of the synthetic ones" in said, said
+    assert "re74: 25,862.324 is 0% of the real values and 19% of the synthetic ones" in said, said
+
+
+def test_a_narrow_range_of_real_numbers_is_written_so_that_its_ends_and_values_read_apart():
+    """tsibbledata's nyc_bikes: the Preview said a station's latitude "40.7 is 14% of the real values" and that rows
+    "lie outside the real values (40.7 to 40.7)". The ends, the frequent values and the means are written with the
+    digits it takes to tell them apart; whole numbers and wide ranges read as before."""
+    import numpy as np
+    import pandas as pd
+
+    from dpsynth_core.domain import TableDomain
+    from dpsynth_core.evaluation.values import value_summaries, value_table
+
+    domain = TableDomain.from_json({"columns": {"lat": {"type": "float", "min": 40.6, "max": 40.8}}})
+    real = pd.DataFrame({"lat": [40.71958611647166] * 30 + [40.7272235] * 20 + [40.7101087, 40.748715945] * 25})
+    synthetic = pd.DataFrame({"lat": np.linspace(40.704, 40.752, 100)})
+    summary = value_summaries(real, synthetic, domain)["lat"]
+    said = " | ".join(summary["shape"])
+    # each frequent value apart from the values beside it in either table (the synthetic 40.7191 and 40.7201 here)
+    assert "lat: 40.7196 is 30% of the real values and 0% of the synthetic ones" in said, said
+    assert "lat: 40.7101 is 25% of the real values" in said and "outside the real values (40.71 to 40.75)" in said, said
+    row = value_table({"lat": summary}).iloc[0]
+    assert row["most common real value"] == "40.7196", row
+    real_mean, synthetic_mean = row["mean (real / synthetic)"].split(" / ")
+    assert real_mean != synthetic_mean and real_mean.startswith("40.7"), row
+    years = value_summaries(
+        pd.DataFrame({"y": [1990] * 60 + [2000] * 40}),
+        pd.DataFrame({"y": [1980] * 60 + [2000] * 40}),
+        TableDomain.from_json({"columns": {"y": {"type": "integer", "min": 1900, "max": 2100}}}),
+    )["y"]["shape"]
+    assert any(s.startswith("y: 1990 is 60% of the real values") for s in years), years
