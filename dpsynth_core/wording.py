@@ -232,17 +232,25 @@ def value_text(value, digits: int = 3) -> str:
 
 def value_texts(values, digits: int = 3) -> list[str]:
     """Several of a column's values, each as :func:`value_text` writes it, with as many more significant digits
-    as it takes for values that differ to read differently (up to 15): a latitude's real range is 40.71 to 40.75,
-    not 40.7 to 40.7. Texts (dates shown as dates) and missing values are written as they are.
+    as it takes (up to 15) for values that differ to read differently, each within a twentieth of their spread: a
+    latitude's real range is 40.71 to 40.75, not 40.7 to 40.7, and a longitude's largest value -74.032, not -74 (a
+    value below -74). Texts (dates shown as dates) and missing values are written as they are.
 
-    >>> value_texts([40.7101087, 40.748715945]), value_texts([3.14159, 0.5]), value_texts([1993.4, 1994.2])
-    (['40.71', '40.75'], ['3.14', '0.5'], ['1993', '1994'])
-    >>> value_texts([40.71958611647166, 40.7272235, 40.71958611647166]), value_texts(["2018-01-01", None, 2.0])
-    (['40.72', '40.73', '40.72'], ['2018-01-01', '-', '2'])
+    >>> value_texts([40.7101087, 40.748715945]), value_texts([3.14159, 0.5]), value_texts([1993.4, 2010.2])
+    (['40.71', '40.75'], ['3.14', '0.5'], ['1993', '2010'])
+    >>> value_texts([-74.0858489, -74.0321082]), value_texts(["2018-01-01", None, 2.0]), value_texts([17, 90])
+    (['-74.086', '-74.032'], ['2018-01-01', '-', '2'], ['17', '90'])
     """
     values = list(values)
     numbers = {float(v) for v in values if not (isinstance(v, str) or v is None) and math.isfinite(float(v))}
-    shown = next((d for d in range(digits, 16) if len({value_text(n, d) for n in numbers}) == len(numbers)), 15)
+    near = (max(numbers) - min(numbers)) / 20 if numbers else 0.0
+
+    def faithful(d: int) -> bool:
+        texts = {n: value_text(n, d) for n in numbers}
+        close = all(abs(float(t.replace(",", "")) - n) <= near for n, t in texts.items())
+        return close and len(set(texts.values())) == len(numbers)
+
+    shown = next((d for d in range(digits, 16) if faithful(d)), 15)
     return [value_text(v, shown) for v in values]
 
 
