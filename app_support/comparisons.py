@@ -17,6 +17,7 @@ from dpsynth_core.evaluation.charts import (
     distinguishing_chart,
     distribution_chart,
     fidelity_chart,
+    grouped_cells,
     one_way_chart,
     reached_cells,
     top_values_chart,
@@ -199,6 +200,11 @@ def show_changed_cells(changed: dict) -> None:
         st.success("Every cell fits the declaration: the rule changed nothing.")
 
 
+#: The most frequent exact values are charted when one holds at least this share of the real or synthetic rows.
+TOP_VALUES_SHARE = 0.01
+SIDES = ("real", "synthetic")
+
+
 def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
     """One column of both tables: shares in public bins, then value by value for numbers and dates."""
     pairs = paired(entry, frame, declaration)
@@ -207,9 +213,14 @@ def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
     labels, real, synthetic = metrics.shown_shares(pair, declared=domain.columns[column].binned)
     ordered = domain.columns[column].kind in RANGE_KINDS
     labels, real, synthetic, left_out = reached_cells(labels, real, synthetic, ordered=ordered)
+    grouped = 1
+    if ordered:  # a year of days, a century of years: neighbours share a bar, every part of the range shown
+        labels, real, synthetic, grouped = grouped_cells(labels, real, synthetic)
     st.plotly_chart(distribution_chart(labels, real, synthetic, column), width="stretch", key="preview_distribution")
     if left_out:
         st.caption(literal(left_out) + ".")
+    if grouped > 1:
+        st.caption(f"Each bar holds {grouped} neighbouring cells of the range, so that the whole range fits the chart.")
     st.caption(
         "How to read: blue bars are the real shares, orange the synthetic ones; in public bins for numbers. "
         f"A text value held by fewer than {constraints.SHOWN_MIN_ROWS} real rows is not shown by name: such "
@@ -220,7 +231,14 @@ def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
             frame[column], entry["data"][column], domain.columns[column], markers=domain.missing_markers
         )
         st.plotly_chart(value_cdf_chart(values), width="stretch", key="preview_value_cdf")
-        st.plotly_chart(top_values_chart(values), width="stretch", key="preview_top_values")
+        top_real, top_synthetic = (float(values.top[side].max()) if len(values.top) else 0.0 for side in SIDES)
+        if max(top_real, top_synthetic) >= TOP_VALUES_SHARE:
+            st.plotly_chart(top_values_chart(values), width="stretch", key="preview_top_values")
+        else:  # every value all but unique (times to the second, measurements): a chart of bars near 0% says nothing
+            st.caption(
+                f"No exact value holds {TOP_VALUES_SHARE:.0%} of the rows (the most frequent: {top_real:.2%} of the "
+                f"real rows, {top_synthetic:.2%} of the synthetic ones), so no chart of the most frequent values."
+            )
         distance = "" if values.value_tvd is None else f"distance over exact values {values.value_tvd:.3f}; "
         st.caption(
             f"How to read: the same column value by value ({distance}largest gap between the curves "

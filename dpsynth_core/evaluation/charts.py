@@ -248,10 +248,39 @@ def reached_cells(labels: list, real: np.ndarray, synthetic: np.ndarray, *, orde
     return [labels[i] for i in keep], real[keep], synthetic[keep], words
 
 
+#: The most bars a column's chart draws: an ordered column's neighbouring cells share a bar beyond it.
+MAX_BARS = 40
+
+
+def grouped_cells(labels: list, real: np.ndarray, synthetic: np.ndarray, max_bars: int = MAX_BARS) -> tuple:
+    """An ordered column's cells (a range's bins, a year's days) as at most ``max_bars`` bars, each the same number of
+    neighbouring cells in order (``2018-01-01 to 2018-01-10``), the ``(missing)`` cell a bar of its own; and the
+    number of cells a bar (1: as they were). Post-processing of what the chart shows.
+
+    >>> grouped_cells(["1", "2", "3", "4", "5", "(missing)"], np.array([1, 2, 3, 4, 5, 6]), np.zeros(6), 3)[:2]
+    (['1 to 3', '4 to 5', '(missing)'], array([6, 9, 6]))
+    """
+    missing = bool(labels) and labels[-1] == "(missing)"
+    cells = len(labels) - missing
+    if len(labels) <= max_bars or cells == 0:
+        return list(labels), real, synthetic, 1
+    size = -(-cells // (max_bars - missing))
+    starts = np.arange(0, cells, size)
+    ends = np.minimum(starts + size, cells) - 1
+    names = [labels[a] if a == b else f"{labels[a]} to {labels[b]}" for a, b in zip(starts, ends)]
+    sums = [np.add.reduceat(np.asarray(counts[:cells]), starts) for counts in (real, synthetic)]
+    if missing:
+        names.append(labels[-1])
+        sums = [np.append(total, counts[-1]) for total, counts in zip(sums, (real, synthetic))]
+    return names, sums[0], sums[1], size
+
+
 def distribution_chart(
-    labels: list, real: np.ndarray, synthetic: np.ndarray, column: str, max_bars: int = 40
+    labels: list, real: np.ndarray, synthetic: np.ndarray, column: str, max_bars: int = MAX_BARS
 ) -> go.Figure:
-    """Side-by-side shares of real and synthetic values for one column."""
+    """Side-by-side shares of real and synthetic values for one column, its labels read as they are written (a
+    date's cell is a category, not a point in time). More than ``max_bars`` cells: an unordered column shows the
+    largest of either table (an ordered column's neighbours are grouped first: :func:`grouped_cells`)."""
     real_share = real / max(real.sum(), 1)
     syn_share = synthetic / max(synthetic.sum(), 1)
     order = np.arange(len(labels))
@@ -265,6 +294,7 @@ def distribution_chart(
         ]
     )
     fig.update_layout(barmode="group")
+    fig.update_xaxes(type="category")  # "2018-05-03" or "1990" is a cell's name, not a position on an axis
     fig.update_yaxes(tickformat=".1~%")  # "0.5%, 1%, 1.5%": no repeated "1%, 1%" on small shares
     return _style(fig, f"Real and synthetic values of '{column}'", column, "share of rows")
 
