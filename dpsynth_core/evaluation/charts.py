@@ -49,6 +49,17 @@ def _style(fig: go.Figure, title: str, x: str, y: str, height: int = 440) -> go.
     return fig
 
 
+#: Tick labels longer than this (a group of days, a date with its time) stand tall under the axis: the legend then
+#: goes above the chart, on its right, rather than under it among them.
+LONG_TICK = 12
+
+
+def _legend_clear_of(fig: go.Figure, names: list) -> go.Figure:
+    if names and max(len(n) for n in names) > LONG_TICK:
+        fig.update_layout(legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
+    return fig
+
+
 def _two_lines(label: str, width: int = 34) -> str:
     """A label in its words on up to two lines of about ``width`` characters (a hyphenated name kept whole)."""
     return "<br>".join(textwrap.wrap(label, width, max_lines=2, placeholder=" …", break_on_hyphens=False))
@@ -296,7 +307,7 @@ def distribution_chart(
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")  # "2018-05-03" or "1990" is a cell's name, not a position on an axis
     fig.update_yaxes(tickformat=".1~%")  # "0.5%, 1%, 1.5%": no repeated "1%, 1%" on small shares
-    return _style(fig, f"Real and synthetic values of '{column}'", column, "share of rows")
+    return _legend_clear_of(_style(fig, f"Real and synthetic values of '{column}'", column, "share of rows"), names)
 
 
 def tau_curve(rhos=(0.5, 0.9, 0.99), epsilon: float = 1.0) -> go.Figure:
@@ -393,7 +404,8 @@ def top_values_chart(comparison) -> go.Figure:
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
     fig.update_yaxes(tickformat=".1~%")
-    return _style(fig, f"The most frequent exact values of '{comparison.column}'", comparison.column, "share of rows")
+    title = f"The most frequent exact values of '{comparison.column}'"
+    return _legend_clear_of(_style(fig, title, comparison.column, "share of rows"), names)
 
 
 def risk_chart(report: dict) -> go.Figure:

@@ -2044,6 +2044,7 @@ def test_one_column_charts_a_year_of_times_over_the_whole_year_and_no_bars_of_un
     names = [name for name in shares["data"][0]["x"] if name != "(missing)"]  # a missing cell the noise made
     assert len(shares["data"][0]["x"]) <= 40 and shares["layout"]["xaxis"]["type"] == "category", names
     assert names[0].startswith("2018-01-01 to ") and names[-1].endswith("2018-12-31"), names
+    assert shares["layout"]["legend"]["y"] == 1.0  # above the chart, clear of the tall labels under it
     real = shares["data"][0]["y"]  # plotly writes an array's numbers as base64 bytes and their dtype
     real = np.frombuffer(base64.b64decode(real["bdata"]), dtype=real["dtype"]) if isinstance(real, dict) else real
     assert float(np.sum(real)) == pytest.approx(1.0)  # every real row in a bar
