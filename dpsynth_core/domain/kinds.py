@@ -12,6 +12,7 @@ into the widgets is :mod:`.typed_values`'s.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -286,9 +287,10 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     widget="text",
                     placeholder="for example 2010-01-01 00:00",
                 ),
-                STEP,
-                unit_key(DATETIME_UNITS),
-                written_key(DATE_ORDERS, "dates"),
+                # on a row of their own: beside them, the bounds' boxes were too narrow to show how to write them
+                replace(STEP, row=1),
+                replace(unit_key(DATETIME_UNITS), row=1),
+                replace(written_key(DATE_ORDERS, "dates"), row=1),
             ),
             adaptive_note=RANGE_NOTE,
         ),

@@ -35,3 +35,11 @@ def test_a_key_shown_on_a_condition_sits_below_the_key_it_depends_on(name):
     """The page draws one row at a time: a key's condition must be decided in an earlier row."""
     statement = KIND_STATEMENTS[name]
     assert all(k.row > statement.key(k.when[0]).row for k in statement.keys if k.when)
+
+
+def test_a_date_and_times_bounds_have_a_row_of_their_own():
+    """Five boxes on a row left each bound's box too narrow to show how a date and time is written ("for example
+    2010-01-"): the bounds sit side by side, the step, the grouping and the file's writing on the row below."""
+    drawn = [k for k in KIND_STATEMENTS["datetime"].keys if k.widget not in ("", "flag", "values", "public_list")]
+    rows = {row: [k.name for k in drawn if k.row == row] for row in {k.row for k in drawn}}
+    assert rows[0] == ["min", "max"] and {"step", "unit", "written"} <= set(rows[1]), rows
