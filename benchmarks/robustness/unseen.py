@@ -456,6 +456,9 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, eps
                     stage = tab
                     at.session_state["preview_tab"] = tab
                     at = _ran(at.run())
+                for column in at.selectbox(key="preview_column").options[:ONE_COLUMN_CHARTS]:  # each kind's charts
+                    stage = f"One column: {column}"
+                    at = _ran(at.selectbox(key="preview_column").set_value(column).run())
                 drawn = at.session_state["releases"][at.session_state["current_release"]]["settings"]
                 stage = "release"
                 at = _page(at, "app_pages/5_Release.py")
@@ -466,6 +469,10 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, eps
         status, message = "crash", f"at {stage}: {type(error).__name__}: {error}"
     what = f"{kind}:{method}" + (":person" if person is not None else "")
     return [_record("app", name, frame, what, status, message, start, [])]
+
+
+#: The app door charts this many of a release's columns on the Preview's One column tab, in the table's order.
+ONE_COLUMN_CHARTS = 12
 
 
 #: The workbooks among them, whose empty rows are skipped (:func:`dpsynth_core.data.workbooks.read_sheet`).
