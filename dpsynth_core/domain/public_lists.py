@@ -147,17 +147,24 @@ NAME_FAMILIES = (country_names, us_state_names, fixed_list_names)
 
 @cache
 def _declared_names(declared: tuple[str, ...]) -> tuple[dict[str, str], dict[str, int]]:
-    """The family of names (:data:`NAME_FAMILIES`) at least half the declared values belong to (a list of countries
-    or of US states, the bundled one or the publisher's own; not the US states' Georgia read as the country, nor a
-    list of first names' Chad), and the place each declared value names there, mapped to the value's position; a
-    place two declared values name (``UK`` and ``United Kingdom``) is left out, so neither takes the other's."""
+    """The family of names (:data:`NAME_FAMILIES`) most of the declared values belong to (a list of countries or of
+    US states, the bundled one or the publisher's own; not the US states' Georgia read as the country, nor a list of
+    first names' Chad, nor comics' publishers Marvel and DC read as a list of states), or at least half of them for
+    the bundled small lists' words (``Yes`` and ``Maybe``); and the place each declared value names there, mapped to
+    the value's position; a place two declared values name (``UK`` and ``United Kingdom``) is left out, so neither
+    takes the other's.
+
+    >>> bool(_declared_names(("Marvel", "DC"))[1]), bool(_declared_names(("USA", "Mexico", "Other"))[1])
+    (False, True)
+    """
     for family in NAME_FAMILIES:
         named = family()
         found: dict[str, list[int]] = {}
         for i, value in enumerate(declared):
             if spelling_key(value) in named:  # (a name of the list is one of its own spellings)
                 found.setdefault(named[spelling_key(value)], []).append(i)
-        if found and 2 * sum(map(len, found.values())) >= len(declared):
+        held = 2 * sum(map(len, found.values()))
+        if found and (held >= len(declared) if family is fixed_list_names else held > len(declared)):
             return named, {place: at[0] for place, at in found.items() if len(at) == 1}
     return {}, {}
 

@@ -64,6 +64,10 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     # a list whose values are mostly neither is read as written, even where a value names a place
     names = column_from_json("n", {"type": "categorical", "values": ["Jordan", "Chad", "Emma", "Olivia", "Liam"]})
     assert list(encode_column(names, pd.Series(["jordan", "Jordan"])).codes) == [5, 0]
+    # and so is a list of two of which one names a place: openintro's comics writes its publishers marvel and dc,
+    # declared Marvel and DC: dc was read as DC, the District of Columbia's code, and marvel as no value
+    publishers = column_from_json("p", {"type": "categorical", "values": ["Marvel", "DC"]})
+    assert list(encode_column(publishers, pd.Series(["dc", "marvel", "DC", "Marvel"])).codes) == [2, 2, 1, 0]
 
 
 def test_integer_codes_match_numeric_text():
