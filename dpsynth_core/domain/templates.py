@@ -69,9 +69,7 @@ _RULES = [
     # not ``hr`` alone: as often a heart rate (vital signs), home runs (Lahman's Teams: up to 307) or a hazard ratio
     (r"^(hour|hour_of_day)$", {"type": "integer", "min": 0, "max": 23}),
     (r"^(minute|minute_of_hour)$", {"type": "integer", "min": 0, "max": 59}),
-    # degrees on the globe, named alone (Qualtrics' LocationLatitude) or after the place they locate: a trip's
-    # start_lat and end_long (Citi Bike), a taxi's pickup_latitude and dropoff_longitude
-    (r"(^|_)(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),
+    (r"(^|_)(lat|latitude)$", {"type": "float", "min": -90, "max": 90}),  # LocationLatitude, start_lat, pickup_lat
     (r"(^|_)(lon|lng|long|longitude)$", {"type": "float", "min": -180, "max": 180}),
     # Qualtrics' response fields (:data:`~dpsynth_core.domain.header.QUALTRICS_FIELDS`) that its documentation
     # bounds: the share of the survey answered (a percentage), the seconds taken, and whether it was finished (1 or
