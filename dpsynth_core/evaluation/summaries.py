@@ -90,10 +90,13 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
         held = int((texts == value).sum())
         others = (counts / counts.sum()).iloc[1:FEW_OUT]
         others = others[(others >= 0.01) & ~others.index.isin(texts)]  # a made-up runner-up (the data hashed once)
+        filled = len(synthetic[name].dropna()) / max(len(synthetic), 1)  # the share is of the filled cells
+        where = f"of the column '{name}'" if filled >= 1 else f"of the filled cells ({100 * filled:.1f}%) of '{name}'"
+        nothing = "This column holds" if filled >= 1 else "Its filled cells hold"
         out.append(
-            f"For your eyes only: '{top}' fills {100 * share:.1f}% of the column '{name}', and "
+            f"For your eyes only: '{top}' fills {100 * share:.1f}% {where}, and "
             + (
-                "it is in none of your records: a made-up value. This column holds no information about your data."
+                f"it is in none of your records: a made-up value. {nothing} no information about your data."
                 if held == 0
                 else f"it is in {held:,} of your records ({100 * held / max(len(real), 1):.1f}%)."
             )
