@@ -202,7 +202,6 @@ def show_changed_cells(changed: dict) -> None:
 
 #: The most frequent exact values are charted when one holds at least this share of the real or synthetic rows.
 TOP_VALUES_SHARE = 0.01
-SIDES = ("real", "synthetic")
 
 
 def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
@@ -231,7 +230,9 @@ def show_one_column(entry: dict, frame, declaration: dict, domain) -> None:
             frame[column], entry["data"][column], domain.columns[column], markers=domain.missing_markers
         )
         st.plotly_chart(value_cdf_chart(values), width="stretch", key="preview_value_cdf")
-        top_real, top_synthetic = (float(values.top[side].max()) if len(values.top) else 0.0 for side in SIDES)
+        top_real, top_synthetic = (
+            float(values.top[side].max()) if len(values.top) else 0.0 for side in ("real", "synthetic")
+        )
         if max(top_real, top_synthetic) >= TOP_VALUES_SHARE:
             st.plotly_chart(top_values_chart(values), width="stretch", key="preview_top_values")
         else:  # every value all but unique (times to the second, measurements): a chart of bars near 0% says nothing

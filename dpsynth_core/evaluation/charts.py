@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from ..privacy.cathist import cathist_tau
 from ..wording import short_names
+from .metrics import MISSING_CELL
 
 REAL = "#1f5fa8"
 SYNTHETIC = "#e07b24"
@@ -242,12 +243,17 @@ def distinguishing_chart(accuracy: float, low: float, high: float, note: str = "
     return fig
 
 
+def _ends_missing(labels: list) -> bool:
+    """Whether a column's labels end with its missing cell (:data:`.metrics.MISSING_CELL`), a bar of its own."""
+    return bool(labels) and labels[-1] == MISSING_CELL
+
+
 def reached_cells(labels: list, real: np.ndarray, synthetic: np.ndarray, *, ordered: bool) -> tuple:
     """An ordered column's cells without the runs at either end of its declared range that neither table reaches
     (a range declared far wider than its values leaves most of the chart empty), the ``(missing)`` cell kept when
     either table holds one; and the words for what was left out ("" when nothing was). Post-processing of what
     the chart shows; nothing else changes."""
-    missing = bool(labels) and labels[-1] == "(missing)"
+    missing = _ends_missing(labels)
     cells = len(labels) - missing
     held = np.flatnonzero((real[:cells] + synthetic[:cells]) > 0)
     if not ordered or not len(held) or (held[0] == 0 and held[-1] == cells - 1):
@@ -271,7 +277,7 @@ def grouped_cells(labels: list, real: np.ndarray, synthetic: np.ndarray, max_bar
     >>> grouped_cells(["1", "2", "3", "4", "5", "(missing)"], np.array([1, 2, 3, 4, 5, 6]), np.zeros(6), 3)[:2]
     (['1 to 3', '4 to 5', '(missing)'], array([6, 9, 6]))
     """
-    missing = bool(labels) and labels[-1] == "(missing)"
+    missing = _ends_missing(labels)
     cells = len(labels) - missing
     if len(labels) <= max_bars or cells == 0:
         return list(labels), real, synthetic, 1

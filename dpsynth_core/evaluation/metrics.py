@@ -32,6 +32,10 @@ class PairedColumn:
     labels: list
 
 
+#: The label of a column's missing cell, the last of its labels when either table holds one.
+MISSING_CELL = "(missing)"
+
+
 def paired_codes(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict[str, PairedColumn]:
     """Encode both tables over ``domain``; text labels are indexed jointly over both tables."""
     domain = as_table_domain(domain)
@@ -40,13 +44,13 @@ def paired_codes(real: pd.DataFrame, synthetic: pd.DataFrame, domain) -> dict[st
         a = encode_column(col, real[name], domain.missing_markers)
         b = encode_column(col, synthetic[name], domain.missing_markers)
         if col.binned:
-            labels = col.bin_labels() + (["(missing)"] if col.missing else [])
+            labels = col.bin_labels() + ([MISSING_CELL] if col.missing else [])
             out[name] = PairedColumn(a.codes, b.codes, a.cells, labels)
         else:
             both = np.concatenate([a.labels, b.labels])
             both = np.where(pd.isna(both), "\x00missing", both).astype(str)
             codes, uniques = pd.factorize(both)
-            labels = ["(missing)" if u == "\x00missing" else u for u in uniques]
+            labels = [MISSING_CELL if u == "\x00missing" else u for u in uniques]
             out[name] = PairedColumn(codes[: len(a.labels)], codes[len(a.labels) :], len(uniques), labels)
     return out
 

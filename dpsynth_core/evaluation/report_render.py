@@ -22,6 +22,7 @@ from ..release.card import render_card_html
 from ..wording import short_names, value_texts
 from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
 from .shape_words import more_columns, worst_shapes
+from .values import EXACT_DIGITS
 
 
 def total_sentence(card: dict, epsilon: float) -> str | None:
@@ -229,7 +230,7 @@ def _statements_note(figures: ReportFigures) -> str:
 def _point(value) -> str:
     """An exact value or a quartile of a column as the report prints it: a real number to six significant digits
     (39.0844, not 39.08435137840196), anything else as it is; escaped for HTML."""
-    return html.escape(f"{value:.6g}" if isinstance(value, float) else str(value))
+    return html.escape(f"{value:.{EXACT_DIGITS}g}" if isinstance(value, float) else str(value))
 
 
 def _values_section(number: int, values: dict) -> str:

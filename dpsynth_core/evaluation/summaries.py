@@ -90,7 +90,7 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
         held = int((texts == value).sum())
         others = (counts / counts.sum()).iloc[1:FEW_OUT]
         others = others[(others >= 0.01) & ~others.index.isin(texts)]  # a made-up runner-up (the data hashed once)
-        filled = len(synthetic[name].dropna()) / max(len(synthetic), 1)  # the share is of the filled cells
+        filled = counts.sum() / max(len(synthetic), 1)  # the share is of the filled cells
         where = f"of the column '{name}'" if filled >= 1 else f"of the filled cells ({100 * filled:.1f}%) of '{name}'"
         nothing = "This column holds" if filled >= 1 else "Its filled cells hold"
         out.append(
