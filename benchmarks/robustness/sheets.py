@@ -16,6 +16,8 @@ from xml.sax.saxutils import escape
 import numpy as np
 import pandas as pd
 
+from dpsynth_core.data.sheet_dates import SERIAL_EPOCH
+
 
 def _cells(frame: pd.DataFrame):
     """Each column's name and its cells as Python values (None: an empty cell), for the writers below."""
@@ -27,9 +29,8 @@ def _serial(moment: pd.Timestamp) -> float:
     """A spreadsheet's serial number of a moment: days from 30 December 1899, but from 31 December 1899 in January
     and February 1900 (Excel's, which counts a 29 February 1900); xlwt's own writes a date before 1900 a day later
     than LibreOffice, Google Sheets and openpyxl do."""
-    epoch = pd.Timestamp(
-        "1899-12-31" if pd.Timestamp("1900-01-01") <= moment < pd.Timestamp("1900-03-01") else "1899-12-30"
-    )
+    leap = pd.Timestamp("1900-01-01") <= moment < pd.Timestamp("1900-03-01")  # before Excel's 29 February 1900
+    epoch = pd.Timestamp(SERIAL_EPOCH) + pd.Timedelta(days=int(leap))
     return (moment - epoch) / pd.Timedelta(days=1)
 
 
