@@ -498,20 +498,20 @@ def files_door(name: str, frame: pd.DataFrame, spec: dict) -> list[dict]:
 
     @functools.cache
     def written(package: bool):
-        """The table as written (a package's names and 0 and 1), its declaration, and its CSV text read: once for the
-        workbooks and the Parquet, once for the packages."""
+        """The table as written (a package's names and 0 and 1, its dates typed), its declaration, and its CSV text
+        read: once for the workbooks and the Parquet, once for the packages."""
         table, declared = _as_written(frame, spec, package)
         domain = TableDomain.from_json(declared)
         as_text, read = read_data(table.to_csv(index=False).encode(), name="table.csv")  # missing: an empty cell
-        return table, declared, domain, as_text, read["lines"]["broken"]
+        return _dates_typed(table, declared), domain, as_text, read["lines"]["broken"]
 
     out = []
     for kind in FILE_KINDS:
         start, status, message = time.perf_counter(), "ok", ""
         try:
-            table, declared, domain, as_text, broken = written(kind in PACKAGE_WRITERS)
+            typed, domain, as_text, broken = written(kind in PACKAGE_WRITERS)
             try:
-                raw = _upload_bytes(_dates_typed(table, declared), kind)
+                raw = _upload_bytes(typed, kind)
             except Exception:  # noqa: BLE001 - the writer's limit (a control character in a workbook), not the library's
                 continue
             start = time.perf_counter()
