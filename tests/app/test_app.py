@@ -2050,5 +2050,9 @@ def test_one_column_charts_a_year_of_times_over_the_whole_year_and_no_bars_of_un
     assert float(np.sum(real)) == pytest.approx(1.0)  # every real row in a bar
     said = " ".join(c.value for c in at.caption)
     assert "Each bar holds 10 neighbouring cells" in said and "No exact value holds 1% of the rows" in said, said
+    # the shares it quotes are the tables' own: each real time is one row of 600; the synthetic's commonest, counted
+    drawn = at.session_state["releases"][at.session_state["current_release"]]["data"]["start_time"]
+    top_synthetic = drawn.dropna().value_counts().iloc[0] / len(drawn)
+    assert f"the most frequent: {1 / 600:.2%} of the real rows, {top_synthetic:.2%} of the synthetic ones" in said, said
     at.selectbox(key="preview_column").set_value("kind").run()
     assert len(at.get("plotly_chart")) == 1 and "Each bar holds" not in " ".join(c.value for c in at.caption)
