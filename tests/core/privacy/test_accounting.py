@@ -75,6 +75,19 @@ def test_zcdp_conversion_reference_and_bounds():
     assert zcdp_to_epsilon(rho, 1e-10) <= 1.0 < zcdp_to_epsilon(rho * 1.001, 1e-10)
 
 
+@pytest.mark.parametrize("delta", [1e-12, 1e-6, 0.3])
+@pytest.mark.parametrize("epsilon", [0.01, 0.5, 1.0, 3.0, 50.0])
+def test_the_zcdp_budget_is_the_largest_rho_within_epsilon_found_in_few_conversions(epsilon, delta):
+    from dpsynth_core.privacy import accounting
+
+    accounting.zcdp_to_epsilon.cache_clear()
+    rho = accounting.zcdp_budget.__wrapped__(epsilon, delta)
+    conversions = accounting.zcdp_to_epsilon.cache_info().misses
+    # at most epsilon, and a billionth more rho is over it: the largest rho to the promised precision
+    assert accounting.zcdp_to_epsilon(rho, delta) <= epsilon < accounting.zcdp_to_epsilon(rho * (1 + 1e-9), delta)
+    assert conversions <= 20  # halving the bracket to a billionth took 37 to 40
+
+
 def test_ledger_with_zcdp_events_composes_in_rho():
     from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 
