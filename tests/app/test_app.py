@@ -144,6 +144,22 @@ def test_the_learn_pages_attack_says_each_releases_answer_even_when_no_record_ma
         ), said
 
 
+def test_no_page_relies_on_magic_which_is_off():
+    """The config turns Streamlit's "magic" off (a page's source runs as written): a bare expression on a page,
+    which magic would have drawn, would now draw nothing, so no page holds one (docstrings aside)."""
+    import ast
+
+    assert "magicEnabled = false" in (ROOT / ".streamlit" / "config.toml").read_text()
+    bare = []
+    for path in ["app.py", *PAGES]:
+        for node in ast.walk(ast.parse((ROOT / path).read_text())):
+            value = getattr(node, "value", None)
+            if isinstance(node, ast.Expr) and not isinstance(value, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)):
+                if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    bare.append(f"{path}:{node.lineno}")
+    assert not bare, bare
+
+
 def test_navigation_has_titled_pages_and_no_developer_toolbar():
     listed = [page for section in pages.PUBLISHER.values() for page in section]
     assert sorted(page.path for page in listed) == PAGES and all(page.title and page.icon for page in listed)
