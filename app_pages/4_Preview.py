@@ -10,14 +10,13 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cached import counting_source, price
+from app_support.cached import counting_source, dominant_values, price
 from app_support.comparisons import show_comparisons, show_notes
 from app_support.gates import complete_domain, declaration_fits
 from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
 from app_support.sidebar import redraw_sidebar
 from dpsynth_core import METHODS, DPSynthError
-from dpsynth_core.evaluation.summaries import dominant_values_in_data
 from dpsynth_core.release import prepare
 from dpsynth_core.usecases import draw, draw_help, draw_label, projection
 from dpsynth_core.wording import rows_in_words
@@ -178,7 +177,7 @@ st.success(
     f"draw {workspace.releases.draws_with(loaded['hash'], key)} with these settings)."
 )
 # the card's plain notes (public: a small noisy row count, empty text), then the publisher's (they read the data)
-show_notes(entry["card"].get("notes", []), dominant_values_in_data(loaded["frame"], release_data, domain))
+show_notes(entry["card"].get("notes", []), dominant_values(entry, loaded["frame"], domain))
 pass_rate = entry["publisher_report"]["columns"].get("pass_rate")
 if pass_rate is not None:
     st.caption(

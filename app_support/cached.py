@@ -186,6 +186,15 @@ def paired(entry: dict, real, declaration: dict) -> dict:
     return entry["_pairs"]
 
 
+def dominant_values(entry: dict, real, domain) -> list[str]:
+    """The publisher-only notes of free-text columns a value dominates
+    (:func:`~dpsynth_core.evaluation.summaries.dominant_values_in_data`), computed once and kept with the release
+    entry for the session, so a rerun of the Preview (any click on its tabs) does not read the data again."""
+    if "_dominant" not in entry:
+        entry["_dominant"] = summaries.dominant_values_in_data(real, entry["data"], domain)
+    return entry["_dominant"]
+
+
 def quality(entry: dict, name: str, real, declaration: dict, report=lambda done, message: None):
     """One publisher-only measure of a release, computed once and kept with it (JSON form): "values"
     (:func:`values.value_summaries`) or one of :data:`summaries.MEASURES`. Nothing here enters a release."""
