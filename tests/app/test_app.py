@@ -2072,3 +2072,20 @@ def test_one_column_charts_a_year_of_times_over_the_whole_year_and_no_bars_of_un
     assert f"the most frequent: {1 / 600:.2%} of the real rows, {top_synthetic:.2%} of the synthetic ones" in said, said
     at.selectbox(key="preview_column").set_value("kind").run()
     assert len(at.get("plotly_chart")) == 1 and "Each bar holds" not in " ".join(c.value for c in at.caption)
+
+
+def test_the_previews_notes_of_dominant_text_values_are_computed_once_per_release():
+    """The Preview reruns on every click; its publisher-only notes of free-text columns a value fills read the
+    real data, so they are kept with the release entry (:func:`app_support.cached.dominant_values`)."""
+    from app_support import cached
+
+    calls = []
+
+    def counted(real, synthetic, domain):
+        calls.append(len(synthetic))
+        return ["a note"]
+
+    entry = {"data": pd.DataFrame({"surname": ["x", "y"]})}
+    with patch.object(cached.summaries, "dominant_values_in_data", counted):
+        assert cached.dominant_values(entry, None, None) == ["a note"] == cached.dominant_values(entry, None, None)
+    assert calls == [2]
