@@ -227,7 +227,7 @@ def main(argv=None) -> None:
     codes_file = out / f"{name}.codes.npz"
     if any(m in PEERS for m in opts.methods):  # the peers' workers need neither the library nor its declaration
         save_codes(codes_file, *load(SUBSET6 if opts.subset6 else None)[2:])
-    from dpsynth_core.privacy.accounting import zcdp_budget
+    from dpsynth_core.privacy.zcdp import zcdp_budget
 
     rhos = {str(eps): zcdp_budget(eps, opts.delta) for eps in opts.epsilons}
     for method in opts.methods:

@@ -16,9 +16,10 @@ import math
 from ... import constraints
 from ...domain import RANGE_KINDS
 from ...errors import ParameterError
-from ...privacy.accounting import Accountant, PrivacyEvent, zcdp_budget
+from ...privacy.accounting import Accountant, PrivacyEvent
 from ...privacy.noise import typical_bin_error
 from ...privacy.spending import Spend
+from ...privacy.zcdp import zcdp_budget
 from ..charges import split_by_label
 from ..finite import vocabulary_shares
 

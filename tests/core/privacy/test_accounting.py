@@ -64,7 +64,7 @@ def test_split_budget_sums_exactly():
 
 
 def test_zcdp_conversion_reference_and_bounds():
-    from dpsynth_core.privacy.accounting import zcdp_budget, zcdp_to_epsilon
+    from dpsynth_core.privacy.zcdp import zcdp_budget, zcdp_to_epsilon
 
     # OpenDP 0.16's conversion (Canonne, Kamath and Steinke 2020): rho = 0.005, delta = 1e-10
     assert zcdp_to_epsilon(0.005, 1e-10) == pytest.approx(0.60354, abs=1e-4)
@@ -78,18 +78,18 @@ def test_zcdp_conversion_reference_and_bounds():
 @pytest.mark.parametrize("delta", [1e-12, 1e-6, 0.3])
 @pytest.mark.parametrize("epsilon", [0.01, 0.5, 1.0, 3.0, 50.0])
 def test_the_zcdp_budget_is_the_largest_rho_within_epsilon_found_in_few_conversions(epsilon, delta):
-    from dpsynth_core.privacy import accounting
+    from dpsynth_core.privacy import zcdp
 
-    accounting.zcdp_to_epsilon.cache_clear()
-    rho = accounting.zcdp_budget.__wrapped__(epsilon, delta)
-    conversions = accounting.zcdp_to_epsilon.cache_info().misses
+    zcdp.zcdp_to_epsilon.cache_clear()
+    rho = zcdp.zcdp_budget.__wrapped__(epsilon, delta)
+    conversions = zcdp.zcdp_to_epsilon.cache_info().misses
     # at most epsilon, and a billionth more rho is over it: the largest rho to the promised precision
-    assert accounting.zcdp_to_epsilon(rho, delta) <= epsilon < accounting.zcdp_to_epsilon(rho * (1 + 1e-9), delta)
+    assert zcdp.zcdp_to_epsilon(rho, delta) <= epsilon < zcdp.zcdp_to_epsilon(rho * (1 + 1e-9), delta)
     assert conversions <= 20  # halving the bracket to a billionth took 37 to 40
 
 
 def test_ledger_with_zcdp_events_composes_in_rho():
-    from dpsynth_core.privacy.accounting import zcdp_to_epsilon
+    from dpsynth_core.privacy.zcdp import zcdp_to_epsilon
 
     ledger = Accountant([PrivacyEvent("count", 0.1), PrivacyEvent.zcdp("gauss", 0.02, "m")], delta=1e-9)
     total = ledger.total(1e-6)

@@ -17,10 +17,11 @@ from dpsynth_core.data.encoding import encode_table
 from dpsynth_core.domain import TableDomain, point_masses
 from dpsynth_core.privacy import bin_weights, binning, leaf_cuts, leaves, points, tails
 from dpsynth_core.privacy import privtree as privtree_module
-from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE, zcdp_to_epsilon
+from dpsynth_core.privacy.accounting import ADD_REMOVE, SUBSTITUTE
 from dpsynth_core.privacy.binning import binning_budget, fit_bins, fit_column, merge_small_bins
 from dpsynth_core.privacy.noise import make_noise_source
 from dpsynth_core.privacy.privtree import privtree
+from dpsynth_core.privacy.zcdp import zcdp_to_epsilon
 from dpsynth_core.release.card import plain_number, render_card_html
 from dpsynth_core.synthesizers import METHODS
 from dpsynth_core.synthesizers.charges import GAUSSIAN_BIN_COUNTS_MECHANISM, PURE_DP, ZCDP, gaussian_bin_counts

@@ -14,8 +14,8 @@ from dpsynth_core.data.formats import read_data
 from dpsynth_core.domain import TableDomain
 from dpsynth_core.engines.memory import MemorySource
 from dpsynth_core.pgm import Measurement
-from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.privacy.zcdp import zcdp_to_epsilon
 from dpsynth_core.release import synthesize
 from dpsynth_core.release.card import unjoined_notes
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer, blocks

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 
 from dpsynth_core.data.counting import CodedTable
-from dpsynth_core.privacy.accounting import zcdp_to_epsilon
 from dpsynth_core.privacy.noise import make_noise_source
+from dpsynth_core.privacy.zcdp import zcdp_to_epsilon
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
 from dpsynth_core.synthesizers.marginals.measurements import measure
 from tests.audit import HalfGaussian, HalfNoise, audit

@@ -7,7 +7,7 @@ import pytest
 from dpsynth_core import constraints, synthesize
 from dpsynth_core.errors import ParameterError
 from dpsynth_core.evaluation.metrics import paired_codes, two_way_distances
-from dpsynth_core.privacy.accounting import zcdp_to_epsilon
+from dpsynth_core.privacy.zcdp import zcdp_to_epsilon
 from dpsynth_core.synthesizers.charges import BIN_COUNTS_MECHANISM
 from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
 from tests.conftest import stated
