@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_support.markdown import literal
 from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
+from dpsynth_core.domain.kinds import UNCHOSEN
 from dpsynth_core.domain.public_lists import TITLES, public_list
 from dpsynth_core.wording import line_text
 
@@ -140,6 +141,8 @@ def column_editor(prefix: str, spec: dict) -> dict:
             value = _widget(place, prefix, kind, key, spec)
             if value is not None:
                 out[key.name] = value
+            elif key.widget == "choice" and key.choices.get("") == UNCHOSEN:  # the kind is chosen, this not yet
+                out[key.name] = ""
     missing = kind.key("missing")
     if not st.checkbox(missing.label, help=missing.help, key=_init(prefix, "missing", spec.get("missing", True))):
         out["missing"] = False

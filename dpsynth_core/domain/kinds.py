@@ -84,6 +84,9 @@ DATE_FORMS = (*DATE_ORDERS, "year and month", "year and quarter")
 #: says (``written``), since 1,234 is either; with a percent sign (97%, read as 97), since a spreadsheet's 97% is 0.97.
 NUMBER_FORMATS = ("thousands comma", "decimal comma", "percent")
 TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
+#: A choice's entry that chooses nothing yet: a column whose kind is chosen keeps it as ``""`` (a free-text column
+#: with ``"generator": ""`` is started, its values still to choose), where an untouched column holds no such key.
+UNCHOSEN = "(choose one)"
 DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -336,7 +339,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     widget="choice",
                     label="Which values are possible?",
                     choices={
-                        "": "(choose one)",
+                        "": UNCHOSEN,
                         "letters": "Any string of letters up to a length",
                         "english_word": "Any English word",
                         "word_pair": "Any pair of English words",

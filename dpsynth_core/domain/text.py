@@ -55,6 +55,11 @@ class TextDomain(ColumnDomain):
                 "numbers, categories, dates, or free text: any string of letters, any English word or pair of "
                 "words, a code of N digits, or pseudonyms) and its values, or drop the column"
             ]
+        if self.generator == "":  # the kind is chosen (the Domain page), which values it holds not yet
+            return [
+                f"column '{self.name}': choose which values are possible: any string of letters up to a length, any "
+                "English word, any pair of English words, a code of N digits, or any value released as pseudonyms"
+            ]
         if self.generator not in TEXT_GENERATORS:
             return [f"column '{self.name}': generator ({self.generator!r}) must be one of {', '.join(TEXT_GENERATORS)}"]
         if self.generator == "letters":

@@ -1487,6 +1487,11 @@ def test_the_domain_and_privacy_pages_say_what_free_text_will_become():
     at = _visit(at, "app_pages/2_Domain.py")
     version = at.session_state["declaration_version"]
     at.selectbox(key=f"domain_v{version}_3_kind").set_value("text").run()
+    # the kind chosen, its values not yet: the column says what is left, not "choose a kind" again
+    (header,) = [e.label for e in at.expander if "**notes**" in e.label]
+    left = [w.value for w in at.warning if "choose which values are possible: any string of letters" in w.value]
+    assert "choose which values are possible" in header and "kind" not in header and len(left) == 1, header
+    assert at.session_state["declaration"]["columns"]["notes"] == {"type": "text", "generator": ""}
     at.selectbox(key=f"domain_v{version}_3_generator").set_value("digits").run()
     assert not at.exception, [e.value for e in at.exception]
     shown = " ".join(i.value for i in at.info)

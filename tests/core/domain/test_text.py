@@ -98,3 +98,13 @@ def test_any_generator_reports_values_merged_on_one_pseudonym():
     assert column.merged == merged
     big = TextDomain(name="code", generator="any", declared_size=10**12)
     assert encode_column(big, pd.Series(raw)).merged == 0
+
+
+def test_a_text_column_whose_kind_is_chosen_says_its_values_are_left_to_choose():
+    """``"generator": ""`` (the Domain page's free text at "(choose one)"): what is left is which values, not a kind."""
+    from dpsynth_core.domain.editing import column_status
+
+    (chosen,), _ = column_status("problem", {"type": "text", "generator": ""})
+    (untouched,), _ = column_status("problem", {"type": "text"})
+    assert "choose which values are possible: any string of letters" in chosen and "kind" not in chosen
+    assert "choose a kind" in untouched
