@@ -176,21 +176,19 @@ def show_changed_cells(changed: dict) -> None:
     )
     if changed:
         first = any(r.get("read_as_first") for r in changed.values())  # missing cells where none are declared
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "column": n,
-                        "cells changed by the rule": r["out_of_domain"],
-                        **({"of them missing, read as the first value": r.get("read_as_first", 0)} if first else {}),
-                        "missing after the rule": r.get("missing", 0),
-                    }
-                    for n, r in changed.items()
-                ]
-            ),
-            hide_index=True,
-            width="content",
+        counts = pd.DataFrame(
+            [
+                {
+                    "column": n,
+                    "cells changed by the rule": r["out_of_domain"],
+                    **({"of them missing, read as the first value": r.get("read_as_first", 0)} if first else {}),
+                    "missing after the rule": r.get("missing", 0),
+                }
+                for n, r in changed.items()
+            ]
         )
+        grouped = st.column_config.NumberColumn(format="localized")  # 51,986 as the page's sentences write it
+        st.dataframe(counts, hide_index=True, width="content", column_config=dict.fromkeys(counts.columns[1:], grouped))
         st.warning(
             "Do not widen the declaration just to fit these cells: a domain read off the data is not "
             "private. Change it only if the documentation says it is wrong.",

@@ -1108,6 +1108,10 @@ def test_cells_outside_the_declaration_are_shown_to_the_publisher():
     at = _open_tab(at, "Cells outside the declaration (3)")
     table = at.dataframe[0].value
     assert dict(zip(table["column"], table["cells changed by the rule"])) == {"age": 2, "sex": 1}
+    counts = json.loads(at.dataframe[0].proto.columns)  # thousands grouped (51,986), as the page's sentences write
+    assert {n: c["type_config"]["format"] for n, c in counts.items() if "type_config" in c} == dict.fromkeys(
+        ["cells changed by the rule", "missing after the rule"], "localized"
+    ), counts
 
 
 def test_releases_page_compares_two_and_downloads_again():
