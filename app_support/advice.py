@@ -16,7 +16,7 @@ from dpsynth_core.domain.editing import parse_groups, person_columns, with_perso
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
 from dpsynth_core.synthesizers.planning.resolution import resolution_words, thin_table_words
 from dpsynth_core.usecases.person_check import person_check
-from dpsynth_core.wording import line_text
+from dpsynth_core.wording import counted, line_text
 from dpsynth_core.workspace import BudgetExceeded
 
 #: Columns the Privacy page's advice lists at a time: each is priced with public edges, a plan of the whole
@@ -33,7 +33,7 @@ def show_resolution(settings: tuple) -> None:
     rows, entries = settings[4] or settings[5], list(fine.values())  # a fixed row count, else the file's
     if thin_table_words(entries, rows):  # with what fewer columns would buy (a smaller table's plan)
         st.warning(thin_table_words(entries, rows, fewer_columns(tuple(settings))), icon=":material/info:")
-    with st.expander(f"How fine numbers and dates can come out ({len(fine)} column(s))"):
+    with st.expander(f"How fine numbers and dates can come out ({counted(len(fine), 'column')})"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         names = list(fine)
         if len(names) > RESOLUTION_PAGE:

@@ -11,7 +11,7 @@ from app_support.markdown import literal
 from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
 from dpsynth_core.domain.kinds import UNCHOSEN
 from dpsynth_core.domain.public_lists import TITLES, public_list
-from dpsynth_core.wording import line_text
+from dpsynth_core.wording import counted, line_text
 
 #: Longer category lists are kept as loaded rather than put in a text box.
 EDITABLE_VALUES = 2_000
@@ -202,14 +202,14 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
         rest = [name for name in found if name != source]
         b1, b2 = st.columns(2)
         chosen = b1.button(
-            f"Apply to the {len(names):,} column(s) chosen", key="domain_alike_apply", disabled=not names
+            f"Apply to the {counted(len(names), 'column')} chosen", key="domain_alike_apply", disabled=not names
         )
         everyone = len(rest) < len(specs) - 1 and b2.button(
-            f"Apply to the {len(rest):,} other column(s) found", key="domain_alike_found", disabled=not rest
+            f"Apply to the {counted(len(rest), 'other column')} found", key="domain_alike_found", disabled=not rest
         )
     given = names if chosen else rest if everyone else []
     if not given:
         return None
     shown = ", ".join(literal(n) for n in given[:10]) + (f" and {len(given) - 10:,} more" if len(given) > 10 else "")
-    ss["domain_alike_done"] = f"{literal(source)}'s declaration given to {len(given):,} column(s): {shown}."
+    ss["domain_alike_done"] = f"{literal(source)}'s declaration given to {counted(len(given), 'column')}: {shown}."
     return editing.declare_alike(declaration, source, given, list(specs))

@@ -13,6 +13,7 @@ from dpsynth_core import DomainError
 from dpsynth_core.data.formats import DECLARED_READING, documented_options, reading_words
 from dpsynth_core.domain import editing
 from dpsynth_core.domain.declaration import DICTIONARY_WORDS
+from dpsynth_core.wording import counted
 
 #: A declaration to apply once the file in use is read again under its names (:func:`_offer_names`).
 _PENDING = "domain_load_pending"
@@ -61,7 +62,7 @@ def load_or_save(declaration: dict, columns_in_data: list) -> None:
             icon=":material/warning:",
         )
         if st.button(
-            f"Apply the {len(partial['matching'])} matching column(s), keep the others as they are",
+            f"Apply the {counted(len(partial['matching']), 'matching column')}, keep the others as they are",
             key="domain_load_apply",
         ):
             state.set_declaration(

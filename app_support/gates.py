@@ -11,6 +11,7 @@ from app_support.markdown import literal
 from app_support.pages import DOMAIN
 from dpsynth_core import DomainError, DPSynthError, TableDomain
 from dpsynth_core.data.rule_notes import CLAMPED_HOW
+from dpsynth_core.wording import counted
 
 
 def complete_domain(declaration: dict) -> TableDomain:
@@ -39,7 +40,7 @@ def usable_domain(declaration: dict) -> list[str]:
         st.stop()
     if problems:
         st.warning(
-            f"The domain is not complete yet ({len(problems)} thing(s) to fix), so the preview covers the "
+            f"The domain is not complete yet ({counted(len(problems), 'thing')} to fix), so the preview covers the "
             "declared columns only.",
             icon=":material/warning:",
         )

@@ -11,7 +11,7 @@ from app_support.pages import DATA
 from app_support.uploads import read_dropped
 from dpsynth_core.privacy.accounting import ADD_REMOVE, is_person_relation
 from dpsynth_core.privacy.spending import Spending
-from dpsynth_core.wording import format_delta, format_epsilon
+from dpsynth_core.wording import counted, format_delta, format_epsilon
 
 
 @st.cache_resource(show_spinner=False)
@@ -152,7 +152,7 @@ def redraw_sidebar() -> None:
         if spending.unguaranteed:
             st.markdown(":red[**no guarantee**]")
             st.caption(
-                f"{spending.unguaranteed} draw(s) used a method without a differential-privacy guarantee, "
+                f"{counted(spending.unguaranteed, 'draw')} used a method without a differential-privacy guarantee, "
                 "so no total guarantee holds for this data."
             )
         if spending.relations:

@@ -31,6 +31,7 @@ from dpsynth_core.data.file_bytes import read_encoding_words
 from dpsynth_core.data.formats import file_family
 from dpsynth_core.data.parts import parquet_named
 from dpsynth_core.validation import MAX_HEADER_ROWS, MAX_SHEET_ROWS, check_names, names_text
+from dpsynth_core.wording import counted
 
 
 def _header_number(where, what: str, key: str, help: str) -> int | None:
@@ -210,7 +211,7 @@ def how_read(info: dict) -> str:
         others = len(info.get("sheets", [])) - 1
         return (
             f"Read sheet '{info['sheet']}'"
-            + (f" (the workbook has {others} other sheet(s))" if others else "")
+            + (f" (the workbook has {counted(others, 'other sheet')})" if others else "")
             + f", header on row {info['header_row']}"
             + (f" (over {info['header_rows']} rows)" if info.get("header_rows") else "")
             + (f" (no header row: {_named_how(info)})" if info.get("header_rows") == 0 else "")

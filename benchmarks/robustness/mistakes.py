@@ -139,10 +139,10 @@ def told(frame: pd.DataFrame, spec: dict, made: list[str]) -> list[bool]:
         return " ".join(lines), notes.spelled
 
     first, spelled = said(spec)
-    spellings = [m for line in spelled for m in re.findall(r"cells written '(.+?)' in", line)]
+    spellings = [m for line in spelled for m in re.findall(r"cells? written '(.+?)' in", line)]
     markers = spec.get("missing_values", {}).get("markers", [""])
     then = said({**spec, "missing_values": {"markers": [*markers, *spellings]}})[0] if spellings else ""
-    return [f"'{line.split(': ')[0]}'" in first + then for line in made]  # "Column 'age': ...", "column(s): 'age'"
+    return [f"'{line.split(': ')[0]}'" in first + then for line in made]  # "Column 'age': ...", "columns: 'age'"
 
 
 def main(argv=None) -> Counter:

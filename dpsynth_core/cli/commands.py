@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .. import constraints
 from ..errors import DPSynthError, ParameterError
+from ..wording import counted
 from .outputs import input_path, output_path
 
 
@@ -220,8 +221,9 @@ def ledger_text(workspace, fp: str | None = None) -> str:
                 f"({total.composition} composition of {total.draws} spends)"
             )
         if spending.unconvertible:
+            verb = "protects" if spending.unconvertible == 1 else "protect"
             lines.append(
-                f"  {spending.unconvertible} spend(s) protect only against a record being replaced (row count "
+                f"  {counted(spending.unconvertible, 'spend')} {verb} only against a record being replaced (row count "
                 "released): no total per record holds for this data"
             )
         for total in spending.relations:
@@ -232,7 +234,7 @@ def ledger_text(workspace, fp: str | None = None) -> str:
             )
         if spending.unguaranteed:
             lines.append(
-                f"  {spending.unguaranteed} draw(s) with no differential-privacy guarantee: "
+                f"  {counted(spending.unguaranteed, 'draw')} with no differential-privacy guarantee: "
                 "no total guarantee holds for this data"
             )
         for spend in workspace.ledger.spends(data["fingerprint"]):
@@ -428,7 +430,8 @@ def run_declare(args) -> None:
     source = f"{Path(args.dictionary).name} and {source}" if args.dictionary is not None else source
     print(f"wrote a starting declaration of {len(names):,} columns to {args.out} (from {source}); review every column")
     if todo:
-        print(f"note: {todo:,} column(s) still need their values or ranges declared", file=sys.stderr)
+        needs = "needs its" if todo == 1 else "need their"
+        print(f"note: {counted(todo, 'column')} still {needs} values or ranges declared", file=sys.stderr)
 
 
 def _complete(spec: dict) -> bool:

@@ -79,4 +79,5 @@ def run_check_declaration(args) -> None:
         if how:
             print(how)
     count = len(notes.missing) + len(notes.clamped)
-    raise DataError(f"{count:,} column(s) do not fit the declaration (above): check their declaration")
+    do, their = ("does", "its") if count == 1 else ("do", "their")
+    raise DataError(f"{counted(count, 'column')} {do} not fit the declaration (above): check {their} declaration")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ..errors import ParameterError
-from ..wording import guarantee_line
+from ..wording import counted, guarantee_line
 from .commands import documented_reading, input_name, open_workspace
 
 
@@ -218,11 +218,12 @@ def _publisher_notes(release, args) -> None:
         if report["out_of_domain"]:
             most = rows and 2 * report["out_of_domain"] >= rows
             empty = report.get("read_as_first", 0)  # among the changed cells: missing where none are declared
-            parts = [f"{empty:,} missing cell(s) {FIRST_VALUE_WORDS}"] if empty else []
+            parts = [f"{counted(empty, 'missing cell')} {FIRST_VALUE_WORDS}"] if empty else []
             if report["out_of_domain"] > empty:
                 parts.insert(
                     0,
-                    f"{report['out_of_domain'] - empty:,} cell(s) did not fit the declaration and were changed by the "
+                    f"{counted(report['out_of_domain'] - empty, 'cell')} did not fit the declaration and "
+                    f"{'was' if report['out_of_domain'] - empty == 1 else 'were'} changed by the "
                     f"public rule ({RULE_WORDS.get(kinds.get(name), RULE_WORDS['values'])})",
                 )
             print(

@@ -20,6 +20,7 @@ import pandas as pd
 from ..domain import CategoricalDomain, TableDomain
 from ..domain.point_masses import decimal_places
 from ..domain.public_lists import read_as_named, reads_words
+from ..wording import counted
 from .cell_values import read_numbers, time_of_day
 from .encoding import missing_cells
 
@@ -315,7 +316,8 @@ def missing_spellings(data: pd.DataFrame, domain: TableDomain, counts: dict | No
         names = ", ".join(f"'{n}'" for n in list(columns)[:5]) + (
             f" and {len(columns) - 5:,} more" if len(columns) > 5 else ""
         )
-        lines.append(f"{sum(columns.values()):,} cells written '{spelling}' in {len(columns):,} column(s): {names}.")
+        where = counted(len(columns), "column")
+        lines.append(f"{counted(sum(columns.values()), 'cell')} written '{spelling}' in {where}: {names}.")
     return lines
 
 
@@ -349,7 +351,8 @@ def total_rows(data: pd.DataFrame, domain: TableDomain, counts: dict | None = No
     if not columns:
         return []
     names = ", ".join(f"'{n}'" for n in columns[:5]) + (f" and {len(columns) - 5:,} more" if len(columns) > 5 else "")
-    return [f"{int(rows.sum()):,} row(s) read as a total (Total, Sum, ...) in column(s) {names}."]
+    where = "column" if len(columns) == 1 else "columns"
+    return [f"{counted(int(rows.sum()), 'row')} read as a total (Total, Sum, ...) in {where} {names}."]
 
 
 #: How many rows at the end of a table :func:`note_rows` looks at: a note or a source below a table is a few lines.
@@ -387,7 +390,10 @@ def note_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
         and row[0][1].rstrip(":").casefold() not in TOTAL_WORDS
         for row in rows[len(rows) - suffix :]
     )
-    return [f"{notes:,} row(s) at the end of the table hold text in one cell and nothing else."] if notes else []
+    held = "holds" if notes == 1 else "hold"
+    return (
+        [f"{counted(notes, 'row')} at the end of the table {held} text in one cell and nothing else."] if notes else []
+    )
 
 
 #: What the release does with cells read by another name of their country, or written as a declared value's label.

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..wording import first_names
+from ..wording import counted, first_names
 from .display_formats import format_places, shows_whole, stata_period
 from .header import HEADER_JOIN, names_hint
 from .public_lists import public_list
@@ -276,7 +276,9 @@ def dictionary_notes(names, described: dict | None = None) -> list[str]:
         notes.append(hint[0].lower() + hint[1:])
     elif missing:
         shown = first_names(missing, 5)
-        notes.append(f"the dictionary describes {len(missing):,} column(s) the file does not hold ({shown}): left out")
+        notes.append(
+            f"the dictionary describes {counted(len(missing), 'column')} the file does not hold ({shown}): left out"
+        )
     held = [c for c in REDCAP_ROWS if c in names]
     if held and names:
         notes.append(

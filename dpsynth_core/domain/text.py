@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from .. import constraints
-from ..wording import size_in_words
+from ..wording import counted, size_in_words
 from .column import ColumnDomain
 from .kinds import DEFAULT_ALPHABET, TEXT_GENERATORS
 from .public_lists import english_word_set, public_list
@@ -144,7 +144,7 @@ class TextDomain(ColumnDomain):
                 "; a code too rare to release comes out as its first "
                 + " or ".join(map(str, self.levels))
                 + " characters and '*' (the column's budget split "
-                f"equally between the full codes and the {len(self.levels)} prefix length(s))"
+                f"equally between the full codes and the {counted(len(self.levels), 'prefix length')})"
             )
         return f"{what}: {size_in_words(self.size)} possible values{fallback}"
 

@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..privacy.cathist import cathist_tau
-from ..wording import short_names
+from ..wording import counted, short_names
 from .metrics import MISSING_CELL
 
 REAL = "#1f5fa8"
@@ -260,7 +260,8 @@ def reached_cells(labels: list, real: np.ndarray, synthetic: np.ndarray, *, orde
         return labels, real, synthetic, ""
     keep = list(range(held[0], held[-1] + 1)) + ([cells] if missing and real[cells] + synthetic[cells] else [])
     left = [labels[i] for i in range(cells) if i < held[0] or i > held[-1]]
-    words = f"{len(left)} cell(s) of the declared range that neither table reaches are left out ({left[0]}"
+    words = f"{counted(len(left), 'cell')} of the declared range that neither table reaches "
+    words += f"{'is' if len(left) == 1 else 'are'} left out ({left[0]}"
     words += f" to {left[-1]})" if len(left) > 1 else ")"
     return [labels[i] for i in keep], real[keep], synthetic[keep], words
 

@@ -8,6 +8,7 @@ or a :class:`TextTally` of a release written in chunks.
 from __future__ import annotations
 
 from .. import constraints
+from ..wording import counted
 
 
 def dominant_value(cells) -> tuple[str, str, float] | None:
@@ -132,8 +133,8 @@ def dominance_notes(synthetic, facts: dict) -> list[str]:
             )
         else:
             words += (
-                f": only {fact['values_out']:,} value(s) of this column came out of its noisy count, and this one may "
-                "be made up (in no record). Read this column with care."
+                f": only {counted(fact['values_out'], 'value')} of this column came out of its noisy count, and this "
+                "one may be made up (in no record). Read this column with care."
             )
         notes.append(words)
     return notes

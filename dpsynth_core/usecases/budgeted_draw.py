@@ -187,7 +187,8 @@ def state_place(card: dict, workspace, fingerprint: str) -> None:
     )
     card.setdefault("notes", []).append(
         f"This is draw {number} of {number} so far with these settings on these records "
-        f"({spending.draws} draw(s) and report(s) on them in all); {spent}."
+        f"({spending.draws:,} {'draw or report' if spending.draws == 1 else 'draws and reports'} on them in all); "
+        f"{spent}."
     )
 
 

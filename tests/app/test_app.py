@@ -1692,7 +1692,7 @@ def test_a_surveys_questions_on_one_scale_are_declared_alike_once():
     assert any("Q2_1 is declared as" in c.value for c in at.caption)  # the column searched for, not gender
     at.button(key="domain_alike_found").click().run()  # the other nine of Q2
     assert not at.exception, [e.value for e in at.exception]
-    assert any("Q2_1's declaration given to 9 column(s): Q2_2, Q2_3" in s.value for s in at.success)
+    assert any("Q2_1's declaration given to 9 columns: Q2_2, Q2_3" in s.value for s in at.success)
     columns = at.session_state["declaration"]["columns"]
     assert all(columns[f"Q2_{i}"] == scale for i in range(1, 11)) and columns["Q3_1"] == {"type": "text"}
     assert columns["Q2_2"] is not columns["Q2_3"]  # each a copy of its own
@@ -1950,7 +1950,7 @@ def test_cells_written_na_are_said_on_the_preview_until_the_domain_page_declares
     )
     at = _visit(at, "app_pages/4_Preview.py")
     said = [i.value for i in at.info if "usually write a missing value" in i.value]
-    assert len(said) == 1 and "19 cells written 'NA' in 5 column(s)" in said[0], said
+    assert len(said) == 1 and "19 cells written 'NA' in 5 columns" in said[0], said
     at = _visit(at, "app_pages/2_Domain.py")
     at.text_input(key=f"domain_v{at.session_state['declaration_version']}_missing_markers").set_value("NA").run()
     at = _visit(at, "app_pages/4_Preview.py")

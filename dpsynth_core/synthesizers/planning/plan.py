@@ -16,7 +16,7 @@ from ...privacy.cathist import cathist_tau, expected_made_up, some_made_up_chanc
 from ...privacy.noise import typical_bin_error
 from ...privacy.prefixes import level_budget
 from ...privacy.spending import Spend
-from ...wording import epsilon_guidance, format_epsilon, protected_one
+from ...wording import counted, epsilon_guidance, format_epsilon, protected_one
 from ..base import ROW_NOTE_NOISES
 from ..charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
 from ..finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
@@ -189,7 +189,8 @@ def text_outlook(row: dict) -> list[str]:
         return []
     half, sure, levels = row["kept_half_the_time"], row["kept_almost_always"], row.get("levels", [])
     split = (
-        f", split equally between the full codes and {len(levels)} prefix length(s): {row['level_epsilon']:.3g} each"
+        f", split equally between the full codes and {counted(len(levels), 'prefix length')}: "
+        f"{row['level_epsilon']:.3g} each"
         if levels
         else ""
     )

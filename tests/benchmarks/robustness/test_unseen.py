@@ -105,9 +105,9 @@ def test_the_command_line_door_draws_its_method_and_engine_from_those_asked(tmp_
 
 
 def test_a_command_is_a_crash_unless_it_ends_or_refuses_in_one_error_line():
-    assert unseen.cli_outcome(0, "note: 3 column(s) still need their values") == ("ok", "")
-    refused = unseen.cli_outcome(2, "For you only...\nerror: 1 column(s) do not fit")
-    assert refused == ("refused", "error: 1 column(s) do not fit")
+    assert unseen.cli_outcome(0, "note: 3 columns still need their values") == ("ok", "")
+    refused = unseen.cli_outcome(2, "For you only...\nerror: 1 column does not fit")
+    assert refused == ("refused", "error: 1 column does not fit")
     assert unseen.cli_outcome(1, "Traceback (most recent call last):\n  KeyError: 'age'")[0] == "crash"
     assert unseen.cli_outcome(1, "")[0] == "crash"  # an exit status no command gives
     assert unseen.cli_outcome(2, "something went wrong")[0] == "crash"  # a refusal that does not say error:

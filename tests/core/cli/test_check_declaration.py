@@ -31,7 +31,7 @@ def test_a_declaration_that_does_not_say_the_files_forms_is_named_before_a_relea
     out, err = capsys.readouterr()
     assert "- Column 'date': 1,461 of its 1,461 filled cells are not dates the release can read." in out
     assert out.count("- Column ") == 5 and "weather" not in out  # the four measurements and the date
-    assert err.strip() == "error: 5 column(s) do not fit the declaration (above): check their declaration"
+    assert err.strip() == "error: 5 columns do not fit the declaration (above): check their declaration"
     assert "01.01.2012" not in out + err  # no value of the data
     spec["columns"]["date"]["written"] = "day first"
     for name in ("precipitation", "temp_max", "temp_min", "wind"):
@@ -103,7 +103,7 @@ def test_cells_written_na_are_named_until_the_declaration_says_so(tmp_path, caps
     (tmp_path / "unsaid.json").write_text(json.dumps({k: v for k, v in spec.items() if k != "missing_values"}))
     assert main(["check-declaration", data, "--domain", str(tmp_path / "unsaid.json")]) == 0
     out = capsys.readouterr().out
-    assert "- 19 cells written 'NA' in 5 column(s): 'bill_length_mm'," in out
+    assert "- 19 cells written 'NA' in 5 columns: 'bill_length_mm'," in out
     assert "Missing values are also written as" in out and out.strip().endswith("fits its declaration (8 kept)")
 
 
@@ -132,7 +132,7 @@ def test_a_range_the_file_does_not_hold_stops_the_check(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "a release would move most of these columns' cells to the ends of their declared range." in out
     assert "- Column 'wind': " in out and "filled cells lie outside the declared range." in out
-    assert err.strip() == "error: 1 column(s) do not fit the declaration (above): check their declaration"
+    assert err.strip() == "error: 1 column does not fit the declaration (above): check its declaration"
     spec["columns"]["wind"].update({"min": 0, "max": 20})
     (tmp_path / "d.json").write_text(json.dumps(spec))
     assert main(["check-declaration", str(data), "--domain", str(tmp_path / "d.json")]) == 0
@@ -157,7 +157,7 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_and_not_called
     release = [data, "--domain", str(tmp_path / "required.json"), "--epsilon", "1", "--method", "cathist"]
     assert main(["synth", *release, "--out", str(tmp_path / "s.csv"), "--workspace", str(tmp_path / "ws")]) == 0
     err = capsys.readouterr().err  # after the draw, the same cells among those the rule changed
-    assert "note: column 'sex': 11 missing cell(s) read as its first value, as the column is declared without " in err
+    assert "note: column 'sex': 11 missing cells read as its first value, as the column is declared without " in err
     assert "did not fit" not in err  # nothing else changed in that column: no list of the other rules
 
 
@@ -176,10 +176,8 @@ def test_a_column_with_cells_out_of_range_and_missing_where_none_are_declared_is
     assert main(["synth", str(SEATTLE / "penguins.csv"), *release, "--out", str(tmp_path / "s.csv")]) == 0
     (note,) = [line for line in capsys.readouterr().err.splitlines() if "'body_mass_g'" in line]
     heavier = int((pd.read_csv(SEATTLE / "penguins.csv")["body_mass_g"] > 5000).sum())
-    assert note.startswith(f"note: column 'body_mass_g': {heavier} cell(s) did not fit the declaration and were ")
-    assert note.endswith(
-        "; 2 missing cell(s) read as its first value, as the column is declared without missing values"
-    )
+    assert note.startswith(f"note: column 'body_mass_g': {heavier} cells did not fit the declaration and were ")
+    assert note.endswith("; 2 missing cells read as its first value, as the column is declared without missing values")
 
 
 def test_the_closing_line_counts_columns_in_the_plural(tmp_path, capsys):

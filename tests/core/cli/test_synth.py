@@ -304,11 +304,11 @@ def test_the_note_on_changed_cells_says_how_dates_and_numbers_are_read(tmp_path,
     err = capsys.readouterr().err
     # a whole-number column's fraction (2.5, a number declared as a count) is rounded, and said so
     assert (
-        "column 'seen': 2 cell(s) did not fit" in err
+        "column 'seen': 2 cells did not fit" in err
         and 'unless the column declares "written": "day first" or "month first"): missing' in err
     )
-    assert "column 'n': 2 cell(s) did not fit" in err and "not whole numbers: rounded" in err
-    assert "column 'colour': 1 cell(s) did not fit" in err and "not a declared value: missing" in err
+    assert "column 'n': 2 cells did not fit" in err and "not whole numbers: rounded" in err
+    assert "column 'colour': 1 cell did not fit" in err and "not a declared value: missing" in err
     # two of three cells is most of the column: the note points to the check that says why before a release
     assert err.count("that is most of the column: check-declaration says why, before a release") == 2, err
 

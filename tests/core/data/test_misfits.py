@@ -158,14 +158,14 @@ def test_cells_written_as_a_missing_value_usually_is_are_named_by_their_spelling
     assert missing_spellings(frame, TableDomain.from_json(spec)) == []
     undeclared = TableDomain.from_json({k: v for k, v in spec.items() if k != "missing_values"})
     columns = "'bill_length_mm', 'bill_depth_mm', 'flipper_length_mm', 'body_mass_g', 'sex'"
-    assert missing_spellings(frame, undeclared) == [f"19 cells written 'NA' in 5 column(s): {columns}."]
+    assert missing_spellings(frame, undeclared) == [f"19 cells written 'NA' in 5 columns: {columns}."]
     # a declared category spelled so is a value, not a missing one; case is ignored, surrounding spaces too
     sexes = {**spec["columns"]["sex"], "values": ["female", "male", "NA"]}
     as_value = TableDomain.from_json({"columns": {"sex": sexes}})
     assert missing_spellings(frame[["sex"]], as_value) == []
     assert missing_spellings(pd.DataFrame({"sex": [" n/a ", "#N/A", "male"]}), undeclared) == [
-        "1 cells written 'N/A' in 1 column(s): 'sex'.",
-        "1 cells written '#N/A' in 1 column(s): 'sex'.",
+        "1 cell written 'N/A' in 1 column: 'sex'.",
+        "1 cell written '#N/A' in 1 column: 'sex'.",
     ]
 
 
@@ -260,17 +260,13 @@ def test_a_spreadsheets_total_rows_are_said_in_any_column_but_a_declared_categor
     totals = pd.DataFrame({c: [""] * 2 for c in frame.columns})
     totals["weather"] = ["TOTAL:", "Sum"]
     with_totals = pd.concat([frame, totals], ignore_index=True)
-    assert fit_notes(with_totals, domain).totals == [
-        "2 row(s) read as a total (Total, Sum, ...) in column(s) 'weather'."
-    ]
+    assert fit_notes(with_totals, domain).totals == ["2 rows read as a total (Total, Sum, ...) in column 'weather'."]
     assert [which for which, *_ in fit_notes(with_totals, domain).advice()] == ["totals"]
     assert fit_notes(frame, domain).totals == []
     spec = domain.to_json()
     spec["columns"]["weather"]["values"] = [*spec["columns"]["weather"]["values"], "Sum"]
     declared = TableDomain.from_json(spec)
-    assert fit_notes(with_totals, declared).totals == [
-        "1 row(s) read as a total (Total, Sum, ...) in column(s) 'weather'."
-    ]
+    assert fit_notes(with_totals, declared).totals == ["1 row read as a total (Total, Sum, ...) in column 'weather'."]
 
 
 def test_cells_naming_a_declared_country_another_way_are_counted_never_named():
@@ -541,7 +537,7 @@ def test_a_note_below_a_sheets_table_is_said_as_rows_that_would_be_records():
     book.save(sink)
     read, _ = read_data(sink.getvalue(), name="penguins.xlsx")
     notes = fit_notes(read, domain)
-    assert list(notes.notes_below) == ["2 row(s) at the end of the table hold text in one cell and nothing else."]
+    assert list(notes.notes_below) == ["2 rows at the end of the table hold text in one cell and nothing else."]
     assert "notes_below" in [which for which, *_ in notes.advice()] and "Palmer" not in " ".join(notes.notes_below)
     alone, _ = read_data(xlsx_bytes(frame), name="penguins.xlsx")
     assert fit_notes(alone, domain).notes_below == []

@@ -183,7 +183,7 @@ def test_the_one_column_chart_leaves_out_the_ends_of_a_range_that_neither_table_
     shown, r, s, words = reached_cells(labels, real, synthetic, ordered=True)
     assert shown == ["0-5", "5-10", "10-15", "15-20", "(missing)"] and r.tolist() == [5, 60, 20, 1, 0]
     assert s.tolist() == [6, 58, 12, 0, 3]
-    assert words == "16 cell(s) of the declared range that neither table reaches are left out (20-25 to 95-100)"
+    assert words == "16 cells of the declared range that neither table reaches are left out (20-25 to 95-100)"
     synthetic[19] = 2  # one synthetic row at the declared end: the whole range is shown
     assert reached_cells(labels, real, synthetic, ordered=True)[0] == labels
     assert reached_cells(labels, real, synthetic, ordered=False)[3] == ""
