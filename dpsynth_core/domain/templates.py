@@ -275,10 +275,8 @@ def dictionary_notes(names, described: dict | None = None) -> list[str]:
     if hint := names_hint(names, missing):  # a file read without its header line: the dictionary's names are its
         notes.append(hint[0].lower() + hint[1:])
     elif missing:
-        shown = first_names(missing, 5)
-        notes.append(
-            f"the dictionary describes {counted(len(missing), 'column')} the file does not hold ({shown}): left out"
-        )
+        shown, columns = first_names(missing, 5), counted(len(missing), "column")
+        notes.append(f"the dictionary describes {columns} the file does not hold ({shown}): left out")
     held = [c for c in REDCAP_ROWS if c in names]
     if held and names:
         notes.append(
