@@ -95,6 +95,16 @@ def _widget(place, prefix: str, kind, key, spec: dict):
     if key.widget == "choice":
         common["key"] = _init(prefix, key.name, declared if declared in key.choices else "")
         return place.selectbox(key.label, list(key.choices), format_func=key.choices.get, **common) or None
+    if key.widget == "presets":  # the named values, a declared other one among them, or any other typed in
+        common["key"] = _init(prefix, key.name, declared)
+        offered = list(key.choices) + [v for v in (declared, st.session_state.get(common["key"])) if v]
+        return place.selectbox(
+            key.label,
+            list(dict.fromkeys(offered)),
+            format_func=lambda v: key.choices.get(v, v),
+            accept_new_options=True,
+            **common,
+        )
     if key.widget == "numbers":
         common["key"] = _init(prefix, key.name, typed_values.list_text(declared))
         values, unread = typed_values.parse_numbers(

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import TableDomain
-from ..domain.kinds import DEFAULT_ALPHABET, KIND_STATEMENTS
+from ..domain.kinds import ALPHABETS, KIND_STATEMENTS, WIDE_ALPHABET
 from ..domain.public_lists import TITLES, public_list, read_as_named
 from .encoding import encode_column, missing_cells
 from .file_notes import (
@@ -304,12 +304,8 @@ TEXT_TRIED = (
     ({"generator": "word_pair"}, "any pair of English words"),
     *(({"generator": "digits", "length": n}, f"a code of {n} digits") for n in range(1, 13)),
     (
-        {
-            "generator": "letters",
-            "max_length": 40,
-            "alphabet": DEFAULT_ALPHABET + DEFAULT_ALPHABET.upper() + "0123456789 -'",
-        },
-        "any string of up to 40 letters (small and capital), digits, spaces, hyphens and apostrophes",
+        {"generator": "letters", "max_length": 40, "alphabet": WIDE_ALPHABET},
+        f"any string of up to 40 characters, allowing {ALPHABETS[WIDE_ALPHABET]}",
     ),
 )
 

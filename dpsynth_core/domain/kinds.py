@@ -88,6 +88,13 @@ TEXT_GENERATORS = ("letters", "english_word", "word_pair", "digits", "any")
 #: with ``"generator": ""`` is started, its values still to choose), where an untouched column holds no such key.
 UNCHOSEN = "(choose one)"
 DEFAULT_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+#: Names, places and labels as files write them: letters small and capital, digits, spaces, hyphens, apostrophes.
+WIDE_ALPHABET = DEFAULT_ALPHABET + DEFAULT_ALPHABET.upper() + "0123456789 -'"
+#: The allowed characters the Domain page offers by name (any other set is typed in).
+ALPHABETS = {
+    DEFAULT_ALPHABET: "small letters a to z",
+    WIDE_ALPHABET: "letters (small and capital), digits, spaces, hyphens and apostrophes",
+}
 
 
 #: How finely a date and time or a time of day is kept (both kinds' ``step``).
@@ -352,9 +359,10 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     "alphabet",
                     Annotated[str, Field(min_length=1, max_length=c.MAX_TEXT_CHARS)],
                     f"text of 1 to {c.MAX_TEXT_CHARS:,} different characters",
-                    widget="text",
-                    label="Allowed characters",
+                    widget="presets",
+                    label="Allowed characters (choose, or type your own)",
                     default=DEFAULT_ALPHABET,
+                    choices=ALPHABETS,
                     row=1,
                     when=("generator", "letters"),
                 ),

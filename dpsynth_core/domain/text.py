@@ -10,7 +10,7 @@ from typing import ClassVar
 from .. import constraints
 from ..wording import counted, size_in_words
 from .column import ColumnDomain
-from .kinds import DEFAULT_ALPHABET, TEXT_GENERATORS
+from .kinds import ALPHABETS, DEFAULT_ALPHABET, TEXT_GENERATORS
 from .public_lists import english_word_set, public_list
 
 
@@ -131,8 +131,9 @@ class TextDomain(ColumnDomain):
     def describe(self) -> str:
         if not self.complete:
             return "free text (domain not declared yet)"
+        allowed = f"among {ALPHABETS[self.alphabet]}" if self.alphabet in ALPHABETS else f"from '{self.alphabet}'"
         what = {
-            "letters": f"strings of 1 to {self.max_length} characters from '{self.alphabet}'",
+            "letters": f"strings of 1 to {self.max_length} characters {allowed}",
             "english_word": "any English word (bundled word list)",
             "word_pair": "any pair of English words",
             "digits": f"any {self.length}-digit code",

@@ -1485,6 +1485,37 @@ def test_the_empirical_risk_runs_on_request_in_its_own_tab():
     assert "not differentially private" in " ".join(w.value for w in at.warning)
 
 
+def test_a_string_of_letters_allows_a_named_set_of_characters_or_one_typed_in():
+    """The Preview advises letters small and capital, digits, spaces, hyphens and apostrophes for names and labels
+    written so; the Domain page offers that set by name (as the small letters a to z), no typing of 66 characters."""
+    from dpsynth_core.domain.kinds import ALPHABETS, DEFAULT_ALPHABET, WIDE_ALPHABET
+
+    at = _visit(_upload(_app().run(), "tiny.csv", TINY), "app_pages/2_Domain.py")
+    version = at.session_state["declaration_version"]
+    at.selectbox(key=f"domain_v{version}_3_kind").set_value("text").run()
+    at.selectbox(key=f"domain_v{version}_3_generator").set_value("letters").run()
+    allowed = at.selectbox(key=f"domain_v{version}_3_alphabet")
+    assert allowed.value == DEFAULT_ALPHABET and allowed.options == list(ALPHABETS.values())
+    allowed.set_value(WIDE_ALPHABET).run()
+    assert at.session_state["declaration"]["columns"]["notes"]["alphabet"] == WIDE_ALPHABET
+    said = [c.value for c in at.caption if c.value.startswith("Declared: strings")]
+    assert said == [
+        "Declared: strings of 1 to 12 characters among letters (small and capital), digits, spaces, hyphens and "
+        "apostrophes: about 10^21 possible values."
+    ], said
+    assert not at.exception, [e.value for e in at.exception]
+    # a set typed in (here loaded with a declaration) is offered as it is and kept
+    spec = {
+        "columns": {"notes": {"type": "text", "generator": "letters", "max_length": 8, "alphabet": "0123456789ABCDEF"}}
+    }
+    at = _load_declaration(at, spec)
+    at.button(key="domain_load_apply").click().run()  # the one column it declares, the others kept
+    version = at.session_state["declaration_version"]
+    allowed = at.selectbox(key=f"domain_v{version}_3_alphabet")
+    assert allowed.value == "0123456789ABCDEF" and allowed.options[-1] == "0123456789ABCDEF"
+    assert at.session_state["declaration"]["columns"]["notes"]["alphabet"] == "0123456789ABCDEF"
+
+
 def test_the_domain_and_privacy_pages_say_what_free_text_will_become():
     """Issue 20 point 5: before the draw, how many values can come out, the made-up ones, the better choices."""
     at = _upload(_app().run(), "tiny.csv", TINY)

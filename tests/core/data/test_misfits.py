@@ -326,7 +326,8 @@ def test_a_flagged_text_column_is_told_the_narrowest_kind_of_text_that_reads_it(
     found, how = misfit_columns(frame, TableDomain.from_json({"columns": declared}))
     assert len(found) == 3 and how == []  # each told what reads it
     assert (
-        "8 of its 10 filled cells do not fit" in found[0] and "Declared as any string of up to 40 letters" in found[0]
+        "8 of its 10 filled cells do not fit" in found[0]
+        and "Declared as any string of up to 40 characters, allowing letters (small and capital)" in found[0]
     )
     assert "10 of them would be read" in found[0] and '"generator": "letters", "max_length": 40' in found[0]
     assert 'Declared as a code of 5 digits, 10 of them would be read ("generator": "digits", "length": 5' in found[1]
