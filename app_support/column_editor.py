@@ -95,12 +95,12 @@ def _widget(place, prefix: str, kind, key, spec: dict):
     if key.widget == "choice":
         common["key"] = _init(prefix, key.name, declared if declared in key.choices else "")
         return place.selectbox(key.label, list(key.choices), format_func=key.choices.get, **common) or None
-    if key.widget == "presets":  # the named values, a declared other one among them, or any other typed in
+    if key.widget == "presets":  # the named values, and the one declared or typed in (the widget's own state)
         common["key"] = _init(prefix, key.name, declared)
-        offered = list(key.choices) + [v for v in (declared, st.session_state.get(common["key"])) if v]
+        chosen = st.session_state[common["key"]]
         return place.selectbox(
             key.label,
-            list(dict.fromkeys(offered)),
+            list(dict.fromkeys([*key.choices, *([chosen] if chosen else [])])),
             format_func=lambda v: key.choices.get(v, v),
             accept_new_options=True,
             **common,
