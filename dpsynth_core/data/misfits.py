@@ -48,6 +48,7 @@ from .file_notes import (
     told_spellings,
     total_rows,
 )
+from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, respelled, worded
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 
 #: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
@@ -149,16 +150,20 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f" Read as written {ways}, {filled - fewest:,} of them would be: choose {which} for "
                 f'"{key.label}" on the Domain page ({declared} in a declaration).'
             )
+    written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
+    distinct = written[~written.isin(list(markers))].value_counts()  # a told NA is no value (nor Namibia's code)
+    if column.kind in ("integer", "float") and (brackets := bracketed(distinct)) >= WORDED_SHARE * unfit:
+        return f" {brackets:,} of them are {BRACKETS}, {BRACKETS_HOW}."
     if column.kind == "categorical":
-        written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
-        written = written[~written.isin(list(markers))]  # a told NA is no other list's value (nor Namibia's code)
-        distinct = written.value_counts()
-        near, stripped = _respelled(column, distinct)
+        written = written[~written.isin(list(markers))]
+        near, stripped = respelled(column, distinct)
+        capitals = (
+            f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written in other "
+            "capitals: a category is read only as the "
+            "declaration writes it, so write the values as the file does."
+        )
         if near >= MISFIT_SHARE * unfit:
-            return (
-                f" {near:,} of them are declared values written in other capitals: a category is read only as the "
-                "declaration writes it, so write the values as the file does."
-            )
+            return capitals
         if stripped >= MISFIT_SHARE * unfit:
             return (
                 f" {stripped:,} of them are declared codes without their leading zeros, as a spreadsheet drops them "
@@ -171,10 +176,10 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f" {listed:,} of them are values of the bundled list '{TITLES[name]}': declare that list instead "
                 f'(the Domain page\'s public lists; "list": "{name}" in a declaration).'
             )
-        worded = _worded(column, distinct)
-        if worded >= WORDED_SHARE * unfit:
+        worded_cells = worded(column, distinct)
+        if worded_cells >= WORDED_SHARE * unfit:
             return (
-                f" {worded:,} of them hold a declared value among other words (a file may add a word its "
+                f" {worded_cells:,} of them hold a declared value among other words (a file may add a word its "
                 "documentation leaves out, or write a code with its label): a category is read only as the "
                 "declaration writes it, so write the values as the file does."
             )
@@ -200,48 +205,11 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f" The declared values are the bundled list '{TITLES[bundled]}', which the column's name started it "
                 "with: declare the values its documentation lists instead."
             )
+        if near >= WORDED_SHARE * unfit:  # some in other capitals, the rest none of them (yrbss's hispanic and not)
+            return capitals
     if column.kind == "text":
         return _text_reading(column, series, markers, filled, unfit)
     return ""
-
-
-#: The share of a flagged list's unread cells holding a declared value among other words from which
-#: :func:`_worded` is told (a tenth: Marvel's ALIVE, declared Alive and Deceased as its documentation says, is
-#: written "Living Characters" and "Deceased Characters", so only some of its cells hold a declared word).
-WORDED_SHARE = 0.1
-#: The longest list of categories :func:`_worded` looks for among a cell's words (one pattern of them all).
-WORDED_VALUES = 500
-
-
-def _worded(column, distinct: pd.Series) -> int:
-    """Of a categorical column's unread cells (``distinct``: each cell as the file writes it, with its count), how
-    many hold a declared value as whole words among others, in any capitals (Marvel's wikia file writes ALIGN
-    "Good Characters" where its documentation says Good; a file writes "1 - Strongly agree" where the codebook
-    lists the code 1). Publisher-only, as the flag itself: a count, never a value."""
-    declared = sorted({str(v).strip() for v in column.values} - {""}, key=len, reverse=True)
-    if not declared or len(declared) > WORDED_VALUES or distinct.empty:
-        return 0
-    among = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, declared)) + r")(?!\w)", re.IGNORECASE)
-    cells = distinct.index.astype(str)
-    # a declared value, and a word beside it (a letter left once it is taken out: -1 is no code 1 with a word)
-    held = [bool(among.search(cell)) and re.search(r"[^\W\d_]", among.sub("", cell)) is not None for cell in cells]
-    return int(distinct.to_numpy()[held].sum())
-
-
-def _respelled(column, distinct: pd.Series) -> tuple[int, int]:
-    """Of a categorical column's cells (``distinct``: each cell as the file writes it, with its count) that are none
-    of its declared values, how many are a declared value in other capitals, and how many a declared code without
-    its leading zeros (as a spreadsheet writes codes stored as numbers)."""
-    declared = {str(v) for v in column.values}
-    folded = {v.casefold() for v in declared}
-    unpadded = {re.sub(r"^0+(?=[0-9])", "", v) for v in declared if re.fullmatch(r"0[0-9]+", v)}
-    near = stripped = 0
-    for cell, count in zip(distinct.index, distinct.to_numpy()):  # each distinct cell once: plain Python
-        written = str(cell).strip()
-        if written not in declared:
-            near += int(count) if written.casefold() in folded else 0
-            stripped += int(count) if written.casefold() in unpadded else 0
-    return near, stripped
 
 
 def _of_them(count: int, changed: int, one: str, many: str) -> str:
@@ -280,7 +248,7 @@ def changed_columns(
             what = what.replace("is not numbers", "is not a number").replace("is not times", "is not a time")
         line = f"Column '{name}': {changed:,} of its {filled:,} filled cells {what}"
         if column.kind == "categorical":
-            near, stripped = _respelled(column, distinct)
+            near, stripped = respelled(column, distinct)
             said = [
                 _of_them(near, changed, "a declared value in other capitals", "declared values in other capitals"),
                 _of_them(
@@ -292,6 +260,8 @@ def changed_columns(
             ]
             said = [part for part in said if part]
             line += f" ({' and '.join(said)})" if said else ""
+        elif column.kind in ("integer", "float") and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed:
+            line += f" ({_of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
         lines.append(line + ".")
     return lines
 

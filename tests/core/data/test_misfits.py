@@ -199,7 +199,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
             "rate": ["1.234,5", "12,25", "3", "97,5"],  # decimal commas, declared with thousands commas
             "word": ["zehn", "five", "6", "seven"],
             "smoker": ["Current", "Never", " CURRENT", "never"],
-            "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: not most
+            "colour": ["green", "Red", "pink", "grey"],  # one in other capitals: told, though not most
             "region": ["1", "2", "2", ""],  # codes, where the declaration lists their labels
             "county": ["1", "3", "10", "100"],  # a spreadsheet dropped the leading zeros
             "country": ["PT", "GB", "ES", "CHN"],  # ISO codes of two letters (and one of three, read as China)
@@ -213,7 +213,10 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
     assert "a decimal comma (1.234,5 or 1 234,5), 4 of them would be" in found["Column 'rate'"]
     assert found["Column 'word'"] == "3 of its 4 filled cells are not numbers the release can read."
     assert "3 of them are declared values written in other capitals" in found["Column 'smoker'"]
-    assert found["Column 'colour'"] == "4 of its 4 filled cells are none of its declared values."
+    assert found["Column 'colour'"] == (
+        "4 of its 4 filled cells are none of its declared values. 1 of them is a declared value written in other "
+        "capitals: a category is read only as the declaration writes it, so write the values as the file does."
+    )
     assert (
         "3 of them are whole numbers, where the declaration lists words: the file writes codes"
         in found["Column 'region'"]
@@ -721,3 +724,44 @@ def test_missing_cells_in_a_column_declared_without_them_are_said_before_a_draw(
     assert fit_notes(one, TableDomain.from_json(spec)).empty == [
         "Column 'age': 1 of its 6 cells is missing, and it is declared without missing values."
     ]
+
+
+def test_a_number_column_coded_in_brackets_is_told_to_be_declared_as_categories():
+    """COMPAS writes age_cat as "25 - 45", "Less than 25" and "Greater than 45", adult writes income "<=50K" and
+    ">50K": declared as numbers (as a newcomer reads "age" and "income"), every cell is unread, and the warning says
+    they are brackets of numbers to declare as categories, naming none of them. A column that holds a few such cells
+    among numbers it reads is told so in the count of changed cells; months written 2012-01 are no bracket."""
+    compas = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False)[["age_cat"]]
+    adult = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False)[["income"]]
+    for frame, name, low, high in ((compas, "age_cat", 18, 100), (adult, "income", 0, 1_000_000)):
+        domain = TableDomain.from_json({"columns": {name: {"type": "integer", "min": low, "max": high}}})
+        (line,), _ = misfit_columns(frame, domain)
+        assert line == (
+            f"Column '{name}': {len(frame):,} of its {len(frame):,} filled cells are not numbers the release can read. "
+            f"{len(frame):,} of them are brackets of numbers such as 1-2, 5+ or <1, as a survey codes its answers: "
+            "declare the column as categories, each bracket written as the file writes it."
+        )
+        assert not any(value in line for value in frame[name].unique())
+    hours = pd.DataFrame({"tv": ["2", "3", "<1", "5+", "1", "0", "4", "2", "1", "3"]})
+    domain = TableDomain.from_json({"columns": {"tv": {"type": "integer", "min": 0, "max": 24}}})
+    assert fit_notes(hours, domain).changed == [
+        "Column 'tv': 2 of its 10 filled cells are not numbers the release can read or lie outside the declared "
+        "range or are fractions (2 of them brackets of numbers such as 1-2, 5+ or <1, as a survey codes its answers: "
+        "declare the column as categories, each bracket written as the file writes it)."
+    ]
+    months = pd.DataFrame({"tv": ["2012-01", "2012-02", "2013-11", "1", "2"]})
+    (line,), _ = misfit_columns(months, domain)
+    assert line == "Column 'tv': 3 of its 5 filled cells are not numbers the release can read."
+
+
+def test_brackets_of_numbers_are_counted_by_form():
+    """Ranges low to high (with a unit or none, thousands commas, a dash or "to") and open brackets (+, <, "less
+    than", "and over") count; a plain or negative number, a month, a range high to low and words do not."""
+    from dpsynth_core.data.near_misses import bracketed
+
+    counted = ["1-2", "10 - 19", "1–2 days", "1 to 2", "1,000-2,000", "5+", "<1", "<= 5", "65 and over", "under 18"]
+    counted += ["Less than 25", "Greater than 45", ">50K", "10+ hours"]
+    left = ["did not drive", "30", "-5", "2012-01", "19-10", "1.5", "five", "a-b", "<", "+"]
+    cells = pd.Series([2] * len(counted) + [1] * len(left), index=counted + left)
+    assert bracketed(cells) == 2 * len(counted)
+    assert bracketed(pd.Series([], dtype=int)) == 0

@@ -1,0 +1,86 @@
+"""Cells a declaration does not read that say what the publisher meant: a declared value in other capitals or
+without its leading zeros, a declared value among other words, a bracket of numbers in a number column.
+
+Counts for the publisher's eyes only (:mod:`.misfits` words them), never a value: each function takes a column's
+distinct cells with their counts and returns how many cells are of its sort, so a hint can name the sort ("declared
+values written in other capitals", "brackets of numbers") and what to declare instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+#: The share of a flagged column's unread cells of one sort from which that sort is told (a tenth: Marvel's ALIVE,
+#: declared Alive and Deceased as its documentation says, is written "Living Characters" and "Deceased
+#: Characters", so only some of its cells hold a declared word; yrbss's hispanic, declared Hispanic and Not
+#: Hispanic, is written hispanic and not, a quarter of its cells in other capitals).
+WORDED_SHARE = 0.1
+#: The longest list of categories :func:`worded` looks for among a cell's words (one pattern of them all).
+WORDED_VALUES = 500
+
+
+def worded(column, distinct: pd.Series) -> int:
+    """Of a categorical column's unread cells (``distinct``: each cell as the file writes it, with its count), how
+    many hold a declared value as whole words among others, in any capitals (Marvel's wikia file writes ALIGN
+    "Good Characters" where its documentation says Good; a file writes "1 - Strongly agree" where the codebook
+    lists the code 1). Publisher-only, as the flag itself: a count, never a value."""
+    declared = sorted({str(v).strip() for v in column.values} - {""}, key=len, reverse=True)
+    if not declared or len(declared) > WORDED_VALUES or distinct.empty:
+        return 0
+    among = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, declared)) + r")(?!\w)", re.IGNORECASE)
+    cells = distinct.index.astype(str)
+    # a declared value, and a word beside it (a letter left once it is taken out: -1 is no code 1 with a word)
+    held = [bool(among.search(cell)) and re.search(r"[^\W\d_]", among.sub("", cell)) is not None for cell in cells]
+    return int(distinct.to_numpy()[held].sum())
+
+
+def respelled(column, distinct: pd.Series) -> tuple[int, int]:
+    """Of a categorical column's cells (``distinct``: each cell as the file writes it, with its count) that are none
+    of its declared values, how many are a declared value in other capitals, and how many a declared code without
+    its leading zeros (as a spreadsheet writes codes stored as numbers)."""
+    declared = {str(v) for v in column.values}
+    folded = {v.casefold() for v in declared}
+    unpadded = {re.sub(r"^0+(?=[0-9])", "", v) for v in declared if re.fullmatch(r"0[0-9]+", v)}
+    near = stripped = 0
+    for cell, count in zip(distinct.index, distinct.to_numpy()):  # each distinct cell once: plain Python
+        written = str(cell).strip()
+        if written not in declared:
+            near += int(count) if written.casefold() in folded else 0
+            stripped += int(count) if written.casefold() in unpadded else 0
+    return near, stripped
+
+
+_NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"
+_UNIT = r"(?:\s*[^\W\d_]+\.?){0,2}"  # a unit or two after it: 1-2 days, 5+ hours, <1 hr.
+#: A range of two numbers, low to high: 1-2, 10 - 19, 1–2, 1 to 2 (its two numbers captured, to check their order:
+#: 2012-01 is a month, not a bracket).
+_RANGE = re.compile(rf"^({_NUMBER})\s*(?:-|–|—|to)\s*({_NUMBER}){_UNIT}$", re.IGNORECASE)
+#: An open bracket: 5+, 65 and over, 10 or more, <1, <= 5, less than 1, under 18, over 65, at least 3.
+_OPEN = re.compile(
+    rf"^(?:{_NUMBER}\s*\+|{_NUMBER}\s+(?:and|or)\s+(?:over|more|above|older|up|greater)"
+    rf"|(?:[<>≤≥]=?|less than|fewer than|more than|greater than|under|over|at least|at most|up to)\s*{_NUMBER})"
+    rf"{_UNIT}$",
+    re.IGNORECASE,
+)
+#: The hint for a number column whose unread cells are largely brackets (:func:`bracketed`).
+BRACKETS = "brackets of numbers such as 1-2, 5+ or <1"
+BRACKETS_HOW = (
+    "as a survey codes its answers: declare the column as categories, each bracket written as the file writes it"
+)
+
+
+def bracketed(distinct: pd.Series) -> int:
+    """Of a number column's cells (``distinct``: each cell as the file writes it, with its count), how many are
+    brackets of numbers: a range low to high (1-2, 10-19) or an open one (5+, <1, 65 and over), as a survey's
+    answers are coded (yrbss's hours of television, ``<1`` to ``5+``). Such a column is a list of categories,
+    not numbers. Publisher-only, as the flag itself: a count, never a value."""
+    if distinct.empty:
+        return 0
+    cells = pd.Series(distinct.index.astype(str), dtype="string").str.strip()
+    ends = cells.str.extract(_RANGE)
+    low = pd.to_numeric(ends[0].str.replace(",", ""), errors="coerce")
+    high = pd.to_numeric(ends[1].str.replace(",", ""), errors="coerce")
+    held = (low < high).fillna(False).to_numpy(bool) | cells.str.match(_OPEN).fillna(False).to_numpy(bool)
+    return int(distinct.to_numpy()[held].sum())
