@@ -186,10 +186,14 @@ def resolution_words(entry: dict) -> list[str]:
             f"Your public bins are about {amount(entry['declared_bin'])} wide: coarser than the noise "
             "allows, so narrower bins would show more."
         )
-    words.append(
-        f"A range {NARROWER} times narrower, if public knowledge allows it, would give about "
-        f"{amount(entry['narrower_step'])}: the same noise spread over less width."
-    )
+    if entry["narrower_step"] < step:
+        words.append(
+            f"A range {NARROWER} times narrower, if public knowledge allows it, would give about "
+            f"{amount(entry['narrower_step'])}: the same noise spread over less width."
+        )
+    else:  # at the kind's own step already (whole numbers, days): a narrower range buys nothing
+        each = {"integer": "whole number", "date": "day"}.get(kind) or f"step of {amount(1)}"
+        words.append(f"That already tells every {each} apart: a narrower range would not make it finer.")
     if entry["edges_step"] is not None and entry["edges_sigma"] < entry["sigma"]:
         words.append(
             "Public bin edges (from the column's documentation, not the data) instead of bins fitted to the "

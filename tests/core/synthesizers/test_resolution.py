@@ -36,6 +36,10 @@ def test_the_advice_reads_no_data_and_is_the_rule_it_states():
     assert gain["step"] == pytest.approx(100_000 * resolution.RESOLUTION_NOISES * sigma / ROWS)
     assert gain["narrower_step"] == pytest.approx(gain["step"] / resolution.NARROWER)
     assert entries["education-num"]["step"] == 1.0  # 16 values: the noise allows one value each
+    # there a narrower range buys nothing, and the words say so instead of pricing one (yrbss's age, 12 to 18)
+    words = " ".join(resolution.resolution_words(entries["education-num"]))
+    assert "times narrower" not in words
+    assert "That already tells every whole number apart: a narrower range would not make it finer." in words
     assert set(entries) == {"age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"}
     # more records or more budget: finer; the same settings: the same answer
     more = {e["column"]: e for e in resolution.numeric_resolution(declaration, 1.0, 0.9, rows=2 * ROWS)}
@@ -108,6 +112,12 @@ def test_a_date_range_is_advised_in_days():
     (entry,) = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=50_000)
     assert entry["width"] == 7305 and 1 <= entry["step"] < 1.5
     assert " day across the declared range 2000-01-01 to 2019-12-31" in resolution.resolution_words(entry)[0]
+    assert "10 times narrower, if public knowledge allows it, would give about 1 day" in " ".join(
+        resolution.resolution_words(entry)
+    )
+    declaration["columns"]["day"]["min"] = "2019-01-01"  # a year: every day told apart already
+    (entry,) = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=50_000)
+    assert entry["step"] == 1.0 and "That already tells every day apart" in " ".join(resolution.resolution_words(entry))
 
 
 def test_a_table_small_for_its_settings_is_said_once_with_the_middle_columns_figures():
