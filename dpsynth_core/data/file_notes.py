@@ -216,7 +216,7 @@ def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = 
             if held >= DECIMALS_SHARE * total:
                 share = f"all {total:,} of its times are" if held == total else f"{held:,} of its {total:,} times are"
                 on = f"on the {step}" if step != "day" else "midnight (dates with no time: declare them as dates)"
-                lines.append(f"Column '{name}': {share} {on}, where they are kept to the {column.step or 'second'}.")
+                lines.append(f"Column '{name}': {share} {on}, where they are kept to the {column.finest}.")
                 break
     return lines
 

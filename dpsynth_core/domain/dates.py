@@ -183,9 +183,14 @@ class DateTimeDomain(DateDomain):
     unit_choices = DATETIME_UNITS
 
     @property
+    def finest(self) -> str:
+        """The step its values are kept to: the declared ``step``, else the second."""
+        return self.step or "second"
+
+    @property
     def seconds(self) -> int:
         """Seconds in one step of the column's values."""
-        return DATETIME_STEPS[self.step or "second"]
+        return DATETIME_STEPS[self.finest]
 
     @staticmethod
     def _moment(value) -> dt.datetime:
@@ -221,7 +226,7 @@ class DateTimeDomain(DateDomain):
     def units(self) -> tuple:
         """The units its bins may group by: the kind's, none finer than its step."""
         order = list(_NUMPY_UNITS)
-        return tuple(u for u in self.unit_choices if order.index(u) >= order.index(self.step or "second"))
+        return tuple(u for u in self.unit_choices if order.index(u) >= order.index(self.finest))
 
     def _edges_fit(self, edges: list) -> bool:
         """As for any range, on the steps the edges fall in (a fitted bin starts at ``min``'s step)."""
@@ -239,7 +244,7 @@ class DateTimeDomain(DateDomain):
         finer than the step) giving at most :data:`AUTO_UNIT_BINS` bins, as a date's day, month or year."""
         if self.unit:
             return self.unit
-        step = self.step or "second"
+        step = self.finest
         if self.min is None or self.max is None or self.size <= constraints.ADAPTIVE_MAX_BINS:
             return step
         return next((u for u in (step, *self.units) if self._periods_in(u) <= AUTO_UNIT_BINS), self.units[-1])
@@ -260,7 +265,7 @@ class DateTimeDomain(DateDomain):
         first, last = self.number(self.min), self.number(self.max)
         if self.edges is not None:
             lows = np.array([self.number(d) for d in self.edges], dtype=np.int64)
-        elif self.bin_unit == (self.step or "second"):
+        elif self.bin_unit == self.finest:
             lows = np.arange(first, last + 1, dtype=np.int64)
         else:
             seconds = (self._periods().astype("datetime64[s]") - np.datetime64("1970-01-01T00:00:00", "s")).astype(
@@ -323,18 +328,22 @@ class TimeDomain(DateTimeDomain):
     edges_rule = "be times in increasing order, start at min ({min}) and not pass max ({max})"
     unit_choices = TIME_UNITS
 
+    @property
+    def finest(self) -> str:
+        """The declared ``step``, else the second; a minute for times the file writes as digits (``HHMM``: 517),
+        which hold no seconds to keep, and which the release writes so."""
+        return self.step or ("minute" if self.written == "HHMM" else "second")
+
     def value_at(self, number) -> dt.time:
         return super().value_at(number).time()
 
     def texts(self, numbers: np.ndarray) -> np.ndarray:
         """Numbers as the synthetic file writes them: HH:MM:SS (HH:MM at a step of a minute or an hour), or HHMM."""
+        if self.written == "HHMM":  # hours and minutes as one number: 517 for 05:17
+            of_day = np.asarray(numbers, dtype=np.int64) * self.seconds % 86_400
+            return (of_day // 3600 * 100 + of_day % 3600 // 60).astype(str)
         moments = super().texts(numbers)
-        if moments.size == 0:
-            return moments
-        if self.written == "HHMM":
-            clock = np.char.replace(np.char.partition(moments, " ")[:, 2], ":", "")
-            return np.array([str(int(c[:4])) for c in clock])
-        return np.char.partition(moments, " ")[:, 2]
+        return moments if moments.size == 0 else np.char.partition(moments, " ")[:, 2]
 
     def _bound(self, value) -> str:
         return value.isoformat()

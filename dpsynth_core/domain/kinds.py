@@ -106,7 +106,8 @@ STEP = Key(
     label="Times kept to the",
     choices={"": "second", "minute": "minute", "hour": "hour"},
     help="How finely the times are read and written: hourly readings need only the hour, and their synthetic times "
-    "then come out on the hour too.",
+    "then come out on the hour too. Times the file writes as digits (1345) hold no seconds: they are kept to the "
+    "minute at the finest.",
 )
 
 

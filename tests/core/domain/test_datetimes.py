@@ -151,3 +151,30 @@ def test_times_are_read_as_a_clock_or_as_declared_digits_and_written_back_the_sa
     assert decode_codes(digits, encoded.codes[:3], make_noise_source(0)).tolist() == ["517", "0", "1345"]
     assert decode_codes(digits, np.array([], dtype=np.int64), make_noise_source(0)).tolist() == []  # a draw of no rows
     assert decode_codes(clock, np.array([], dtype=np.int64), make_noise_source(0)).tolist() == []
+
+
+def test_times_written_as_digits_are_kept_to_the_minute_they_hold():
+    """A file that writes its times as digits (nycflights' dep_time: 940, 1216) holds no seconds, and the release
+    writes them back so: declared with no step, such a column is kept to the minute (1,440 steps a day, not 86,400),
+    and the note on times written more coarsely than kept says nothing of times on the minute; an explicit step
+    stays as declared."""
+    from dpsynth_core.data.file_notes import step_columns
+
+    digits = column_from_json("t", {"type": "time", "written": "HHMM"})
+    assert digits.finest == "minute" and digits.seconds == 60 and digits.size == 1440
+    assert column_from_json("t", {"type": "time"}).finest == "second"
+    assert column_from_json("t", {"type": "time", "written": "HHMM", "step": "hour"}).finest == "hour"
+    assert digits.bin_unit == "hour" and encode_column(digits, pd.Series(["940", "2359", "5"])).codes.tolist() == [
+        9,
+        23,
+        0,
+    ]
+    minutes = np.array([580, 736, 1439, 5])  # steps since midnight
+    assert digits.texts(minutes).tolist() == ["940", "1216", "2359", "5"] and digits.texts(minutes[:0]).size == 0
+    assert [digits.number(digits.value_at(m)) for m in minutes] == minutes.tolist()
+    domain = TableDomain.from_json({"columns": {"t": {"type": "time", "written": "HHMM"}}})
+    assert step_columns(pd.DataFrame({"t": ["940", "1216", "2359", "5"]}), domain) == []
+    hourly = pd.DataFrame({"t": ["900", "1200", "2300", "0"]})
+    assert step_columns(hourly, domain) == [
+        "Column 't': all 4 of its times are on the hour, where they are kept to the minute."
+    ]
