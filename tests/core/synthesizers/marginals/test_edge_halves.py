@@ -197,9 +197,11 @@ def _rows_outside(seeds: int) -> float:
 def test_a_range_declared_ten_times_wider_keeps_fewer_rows_beyond_the_data(parts, monkeypatch):
     """The pedigree function (0.078 to 2.42) declared 0 to 30, at epsilon 1 on 768 records: its adaptive bins stop at
     0-0.47 and 0.47-0.94 (seeds 0-2), each holding about a third of the records over a width the data's lowest 0.078
-    does not fill. Over seeds 0-15 the share of rows outside the real range is 6.9% with the halves and 10.8% with
-    the bins counted whole (the ablation: the same code with ``PARTS = 0``); the standard error over the seeds is 1.0
-    to 1.2 points, so 9% sits nearly two of them from each, and the seeds are fixed."""
+    does not fill. Over seeds 0-47 the share of rows outside the real range is 6.8% with the halves and 9.6% with
+    the bins counted whole (the ablation: the same code with ``PARTS = 0``); the standard error over the seeds is 0.65
+    to 0.76 points, so 8.2% sits about two of them from each, and the seeds are fixed. (Over 16 seeds the two were
+    6.2% and 9.0%, 1.2 to 1.4 points of error each: a 9% line between them passed on one host and not on another,
+    whose floating point drew other rows from the same seeds.)"""
     monkeypatch.setattr(edge_halves, "PARTS", parts)
-    outside = _rows_outside(16)
-    assert (outside <= 0.09) == (parts == PARTS), outside
+    outside = _rows_outside(48)
+    assert (outside <= 0.082) == (parts == PARTS), outside
