@@ -16,7 +16,7 @@ from dpsynth_core.domain.editing import parse_groups, person_columns, with_perso
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
 from dpsynth_core.synthesizers.planning.resolution import resolution_words, thin_table_words
 from dpsynth_core.usecases.person_check import person_check
-from dpsynth_core.wording import counted, line_text
+from dpsynth_core.wording import counted, line_text, noun
 from dpsynth_core.workspace import BudgetExceeded
 
 #: Columns the Privacy page's advice lists at a time: each is priced with public edges, a plan of the whole
@@ -155,7 +155,8 @@ def choose_groups(declaration: dict, help_words: str) -> None:
     )
     groups, unknown = parse_groups(text, columns)
     if unknown:
-        st.error(f"Unknown column(s): {', '.join(literal(n) for n in unknown)}. Use names from the Domain page.")
+        names = ", ".join(literal(n) for n in unknown)
+        st.error(f"Unknown {noun(len(unknown), 'column')}: {names}. Use names from the Domain page.")
     else:
         st.session_state[state.GROUPS] = groups
 

@@ -70,6 +70,15 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
+def noun(number: int, word: str) -> str:
+    """A noun as it goes with a count: singular for one (``column``), plural for any other (``columns``).
+
+    >>> noun(1, "column"), noun(2, "column")
+    ('column', 'columns')
+    """
+    return word if number == 1 else f"{word}s"
+
+
 def short_names(names, limit: int = 40) -> list[str]:
     """Column names short enough for a chart's axis: a name longer than ``limit`` keeps its start and its end around
     an ellipsis (a survey's columns named by one question and each of its answers differ at the end, which an

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import DPSynthError, ParameterError
 from ..synthesizers.options import parse_group
+from ..wording import noun
 from .outputs import DOMAIN_HELP, input_path, output_path
 
 
@@ -129,7 +130,9 @@ def _read(args):
     domain.check_matches(real.columns)
     missing = [c for c in domain.kept if c not in synthetic.columns]
     if missing:
-        raise DPSynthError(f"the synthetic table lacks column(s) {', '.join(missing)} of the declaration")
+        raise DPSynthError(
+            f"the synthetic table lacks {noun(len(missing), 'column')} {', '.join(missing)} of the declaration"
+        )
     return real, synthetic, domain
 
 

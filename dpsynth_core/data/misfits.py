@@ -151,11 +151,11 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f'"{key.label}" on the Domain page ({declared} in a declaration).'
             )
     written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
-    distinct = written[~written.isin(list(markers))].value_counts()  # a told NA is no value (nor Namibia's code)
+    written = written[~written.isin(list(markers))]  # a told NA is no other list's value (nor Namibia's code)
+    distinct = written.value_counts()
     if column.kind in ("integer", "float") and (brackets := bracketed(distinct)) >= WORDED_SHARE * unfit:
         return f" {brackets:,} of them are {BRACKETS}, {BRACKETS_HOW}."
     if column.kind == "categorical":
-        written = written[~written.isin(list(markers))]
         near, stripped = respelled(column, distinct)
         capitals = (
             f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written in other "

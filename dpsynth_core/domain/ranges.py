@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import constraints
-from ..wording import counted, value_text
+from ..wording import counted, noun, value_text
 from .column import ColumnDomain
 from .multiples import multiples_in, on_multiples
 
@@ -150,7 +150,8 @@ class RangeDomain(ColumnDomain):
         outside = [self._shown(v) for v in self.special if not self.min <= v <= self.max]
         if outside:
             return [
-                f"column '{self.name}': special value(s) {', '.join(outside)} outside the declared range "
+                f"column '{self.name}': special {noun(len(outside), 'value')} {', '.join(outside)} outside the "
+                "declared range "
                 f"{self._shown(self.min)} to {self._shown(self.max)}"
             ]
         return []

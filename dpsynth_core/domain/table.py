@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .. import constraints
 from ..errors import DomainError
+from ..wording import noun
 from .column import ColumnDomain
 from .declaration import _build_column, parse_declaration, read_declaration_bytes
 from .header import header_hint, names_hint
@@ -131,7 +132,8 @@ class TableDomain:
             near = [f"'{folded[c.casefold()]}' for '{c}'" for c in missing_in_data if c.casefold() in folded]
             title = header_hint(names) or names_hint(names, self.columns)
             raise DomainError(
-                f"the domain declares column(s) the data lacks: {', '.join(missing_in_data)}"
+                f"the domain declares {noun(len(missing_in_data), 'column')} the data lacks: "
+                + ", ".join(missing_in_data)
                 + (f" (the data has {', '.join(near)}: a name must match, capitals included)" if near else "")
                 + (f". {title}" if title else "")
             )
@@ -141,7 +143,7 @@ class TableDomain:
             twice = [(c, *m.groups()) for c in undeclared if (m := re.fullmatch(r"(.+)\.([0-9]+)", str(c)))]
             twice = [(c, first, int(k)) for c, first, k in twice if first in names and 0 < int(k) < 3]
             raise DomainError(
-                f"the data has column(s) the domain does not declare: {', '.join(undeclared)} "
+                f"the data has {noun(len(undeclared), 'column')} the domain does not declare: {', '.join(undeclared)} "
                 "(declare them, or declare them as 'drop'"
                 + (
                     "; 'Unnamed: N' is column N + 1, whose header cell is empty: the row numbers R or pandas "

@@ -5,10 +5,9 @@ path (local, HDFS, S3, ...). The work runs where the session runs: local mode on
 machine, or a cluster under ``spark-submit``. Only small things travel to the driver:
 each column's distinct values with their counts, and the sparse GROUP BY results.
 
-A local CSV is read by :func:`~dpsynth_core.data.tables.read_table` itself, chunk by chunk, into
-a temporary Parquet file (see :mod:`dpsynth_core.data.csvfile`); a remote CSV is read by Spark's own reader
-as UTF-8 with a comma unless ``encoding``/``delimiter`` say otherwise (without the
-per-record rule: convert such files to Parquet first).
+A local CSV is read by :func:`~dpsynth_core.data.tables.read_table` itself, chunk by chunk, into a temporary Parquet
+file (see :mod:`dpsynth_core.data.csvfile`); a remote CSV is read by Spark's own reader as UTF-8 with a comma unless
+``encoding``/``delimiter`` say otherwise (without the per-record rule: convert such files to Parquet first).
 How it counts, and why the counts equal the in-memory path's: see :mod:`.base`; how identical
 records are folded first (local Parquet by pyarrow in Spark's tasks): :mod:`.spark_fold`.
 """
@@ -26,6 +25,7 @@ from ..data.formats import check_header_reading
 from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
+from ..wording import noun
 from .base import EngineSource
 from .spark_fold import arrow_schema as _arrow_schema
 from .spark_fold import arrow_type as _arrow_type
@@ -151,7 +151,7 @@ class SparkSource(EngineSource):
         only with ``DPSYNTH_DEBUG``."""
         import os
 
-        where = f" in column(s) {', '.join(repr(n) for n in names)}" if names else ""
+        where = f" in {noun(len(names), 'column')} {', '.join(repr(n) for n in names)}" if names else ""
         if os.environ.get("DPSYNTH_DEBUG"):
             lines = [line for line in str(exc).strip().splitlines() if line.strip()]
             detail = lines[0] if lines else type(exc).__name__

@@ -31,14 +31,13 @@ The mechanism (:func:`measure`), for a report budget ``epsilon`` split equally o
   :func:`.values.report_statistics` and :func:`.intervals.value_noise`. A value whose real share,
   or a mean that is far from the synthetic one, is then named in plain words.
 
-Error bars come from the known noise laws alone: every figure is a noisy statistic over the
-noisy row count, and its interval holds with probability at least 95% (a union bound over
-its own noise and the count's, :func:`ratio_interval`); the row count's own interval holds
-with probability at least 97.5%. The plain statements of change are checked against wider intervals
-from the same noise (:func:`.intervals.value_noise`'s ``claims``), so that they all hold together with
-probability at least 95% (Bonferroni over the :func:`.values.statement_figures` figures they are drawn
-from). Everything else in the report (card, synthetic
-shares) is public. Noise is drawn through :mod:`dpsynth_core.privacy.noise` (secure by default).
+Error bars come from the known noise laws alone: every figure is a noisy statistic over the noisy row count, and its
+interval holds with probability at least 95% (a union bound over its own noise and the count's,
+:func:`ratio_interval`); the row count's own interval holds with probability at least 97.5%. The plain statements of
+change are checked against wider intervals from the same noise (:func:`.intervals.value_noise`'s ``claims``), so that
+they all hold together with probability at least 95% (Bonferroni over the :func:`.values.statement_figures` figures
+they are drawn from). Everything else in the report (card, synthetic shares) is public. Noise is drawn through
+:mod:`dpsynth_core.privacy.noise` (secure by default).
 """
 
 from __future__ import annotations
@@ -55,6 +54,7 @@ from ..privacy.accounting import ADD_REMOVE, Accountant, PrivacyEvent, unit_rela
 from ..privacy.noise import make_noise_source, real_laplace
 from ..privacy.persons import bound_rows
 from ..privacy.spending import Spend
+from ..wording import noun
 from .intervals import (
     CONFIDENCE,
     capped_shares,
@@ -196,7 +196,7 @@ def check_choices(domain, synthetic: pd.DataFrame, pairs=(), chart_columns=()) -
     chart_columns = list(chart_columns)
     unknown = sorted(({c for p in pairs for c in p} | set(chart_columns)) - set(names))
     if unknown:
-        raise ReportError(f"the report names column(s) not in the release: {', '.join(unknown)}")
+        raise ReportError(f"the report names {noun(len(unknown), 'column')} not in the release: {', '.join(unknown)}")
     if any(len(p) != 2 or p[0] == p[1] for p in pairs):
         raise ReportError("each pair must name two different columns")
     if len(synthetic) == 0:

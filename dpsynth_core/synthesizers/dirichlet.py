@@ -27,6 +27,7 @@ from ..data.encoding import EncodedTable
 from ..errors import ParameterError
 from ..privacy.accounting import SUBSTITUTE
 from ..privacy.noise import dirichlet
+from ..wording import noun
 from .base import Synthesizer
 from .charges import PRIOR
 from .options import groups_option
@@ -38,8 +39,9 @@ MAX_TABLE_CELLS = 2_000_000
 def _refuse_text(text: list) -> None:
     if text:
         raise ParameterError(
-            f"dirichlet needs finite declared domains; column(s) {', '.join(text)} are "
-            "weakly constrained text: use 'cathist' or 'marginals', or drop them"
+            f"dirichlet needs finite declared domains; {noun(len(text), 'column')} {', '.join(text)} "
+            f"{'is' if len(text) == 1 else 'are'} weakly constrained text: use 'cathist' or 'marginals', or drop "
+            f"{'it' if len(text) == 1 else 'them'}"
         )
 
 
@@ -49,7 +51,7 @@ def _tables(groups, names) -> list[tuple]:
     seen = [c for g in grouped for c in g]
     unknown = [c for c in seen if c not in names]
     if unknown:
-        raise ParameterError(f"groups name column(s) not in the release: {', '.join(unknown)}")
+        raise ParameterError(f"groups name {noun(len(unknown), 'column')} not in the release: {', '.join(unknown)}")
     if len(set(seen)) != len(seen):
         raise ParameterError("a column may appear in only one group")
     return grouped + [(n,) for n in names if n not in seen]

@@ -1150,9 +1150,9 @@ def test_column_groups_reach_the_method():
     at.text_area(key="privacy_groups").set_value("sex, relationship").run()
     assert at.session_state["groups"] == [["sex", "relationship"]]
     at.text_area(key="privacy_groups").set_value("sex, nonsense").run()
-    assert any("Unknown column(s): nonsense" in e.value for e in at.error)
+    assert any("Unknown column: nonsense" in e.value for e in at.error)
     at.text_area(key="privacy_groups").set_value("Income ($), Rent ($)").run()  # names as written, not a formula
-    assert any("Unknown column(s): Income (\\$), Rent (\\$)." in e.value for e in at.error)
+    assert any("Unknown columns: Income (\\$), Rent (\\$)." in e.value for e in at.error)
     at.text_area(key="privacy_groups").set_value("sex, relationship").run()
     at = _generate(at)
     card = at.session_state["releases"][at.session_state["current_release"]]["card"]

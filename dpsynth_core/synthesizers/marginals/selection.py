@@ -26,6 +26,7 @@ import numpy as np
 from ...errors import ParameterError
 from ...pgm.cell_maps import merge_cells
 from ...privacy.noise import exponential_mechanism_zcdp, report_noisy_max
+from ...wording import noun
 
 #: Smallest candidate marginal: 1 offers every column's 1-way marginal again (AIM's downward closure of
 #: the workload), so a round may re-measure a column whose counts the model still gets wrong.
@@ -59,7 +60,9 @@ def check_groups(groups, names) -> list[tuple]:
         group = tuple(group)
         unknown = [g for g in group if g not in names]
         if unknown:
-            raise ParameterError(f"group {group} names column(s) not in the release: {', '.join(unknown)}")
+            raise ParameterError(
+                f"group {group} names {noun(len(unknown), 'column')} not in the release: {', '.join(unknown)}"
+            )
         if not 2 <= len(group) <= 3 or len(set(group)) != len(group):
             raise ParameterError(f"group {group} must list 2 or 3 different columns")
         out.append(group)

@@ -42,7 +42,7 @@ def _too_many(count: str) -> str:
         (IntegerDomain(name="x", min=0, max=9, special=(1, 1)), ["column 'x': the special values contain duplicates"]),
         (
             IntegerDomain(name="x", min=0, max=9, special=(-1, 4, 12)),
-            ["column 'x': special value(s) -1, 12 outside the declared range 0 to 9"],
+            ["column 'x': special values -1, 12 outside the declared range 0 to 9"],
         ),
         (IntegerDomain(name="x", min=0, max=10**12, bin_width=1), [_too_many("1,000,000,000,001")]),
         (IntegerDomain(name="x", min=0, max=3_999_999, bin_width=2, special=(1,)), [_too_many("2,000,001")]),
@@ -65,7 +65,7 @@ def _too_many(count: str) -> str:
         ),
         (
             FloatDomain(name="x", min=0.0, max=1.0, special=(1.5, -0.25)),
-            ["column 'x': special value(s) 1.5, -0.25 outside the declared range 0 to 1"],
+            ["column 'x': special values 1.5, -0.25 outside the declared range 0 to 1"],
         ),
         (FloatDomain(name="x", min=0.0, max=1.0, bin_width=1e-300), [_too_many("more than 10^18")]),
         # counted, not built: each special value may add two bins
@@ -97,7 +97,7 @@ def _too_many(count: str) -> str:
         ),
         (
             DateDomain(name="x", min=JAN1, max=DEC31, special=(D(2019, 5, 1),)),
-            ["column 'x': special value(s) 2019-05-01 outside the declared range 2020-01-01 to 2020-12-31"],
+            ["column 'x': special value 2019-05-01 outside the declared range 2020-01-01 to 2020-12-31"],
         ),
         (DateDomain(name="x", min=D(1, 1, 1), max=D(9999, 12, 31), unit="day"), [_too_many("3,652,059")]),
         (DateDomain(name="x", min=JAN1, max=DEC31, unit="month", special=(D(2020, 2, 29),)), []),

@@ -70,8 +70,13 @@ def test_a_group_too_large_for_one_table_is_refused_with_its_size(columns):
 
 def test_text_columns_are_refused_with_a_reason():
     spec = {"columns": {"w": {"type": "text", "generator": "english_word"}}}
-    with pytest.raises(ParameterError, match="finite declared domains"):
+    with pytest.raises(
+        ParameterError, match="finite declared domains; column w is weakly constrained text: .* drop it$"
+    ):
         DirichletMultinomial(epsilon=1.0, random_state=0).fit(pd.DataFrame({"w": ["cat"] * 5}), spec)
+    spec["columns"]["v"] = spec["columns"]["w"]
+    with pytest.raises(ParameterError, match="; columns w, v are weakly constrained text: .* drop them$"):
+        DirichletMultinomial(epsilon=1.0, random_state=0).fit(pd.DataFrame({"w": ["cat"] * 5, "v": ["dog"] * 5}), spec)
 
 
 # --- audits: substitution passes; an added record, or a too-small prior, is caught ---------
