@@ -150,17 +150,17 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f" Read as written {ways}, {filled - fewest:,} of them would be: choose {which} for "
                 f'"{key.label}" on the Domain page ({declared} in a declaration).'
             )
-    written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
-    written = written[~written.isin(list(markers))]  # a told NA is no other list's value (nor Namibia's code)
-    distinct = written.value_counts()
+    if column.kind in ("integer", "float", "categorical"):
+        written = series.dropna().astype("string").str.strip()  # the cells as the file writes them, once
+        written = written[~written.isin(list(markers))]  # a told NA is no other list's value (nor Namibia's code)
+        distinct = written.value_counts()
     if column.kind in ("integer", "float") and (brackets := bracketed(distinct)) >= WORDED_SHARE * unfit:
         return f" {brackets:,} of them are {BRACKETS}, {BRACKETS_HOW}."
     if column.kind == "categorical":
         near, stripped = respelled(column, distinct)
         capitals = (
             f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written in other "
-            "capitals: a category is read only as the "
-            "declaration writes it, so write the values as the file does."
+            "capitals: a category is read only as the declaration writes it, so write the values as the file does."
         )
         if near >= MISFIT_SHARE * unfit:
             return capitals
