@@ -68,7 +68,8 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
     that do not stop a release (:meth:`~dpsynth_core.data.misfits.FitNotes.advice`)."""
     notes = misfits(loaded["frame"], loaded["hash"], json.dumps(declaration))  # its columns in the table's order
     if notes.missing:
-        how = " ".join(notes.how) + " Check the declaration of these columns."
+        which = "this column" if len(notes.missing) == 1 else "these columns"
+        how = " ".join(notes.how) + f" Check the declaration of {which}."
         _stopping(notes.MISSING_HEADING, notes.missing, how)
     if notes.clamped:
         _stopping(notes.CLAMPED_HEADING, notes.clamped, literal(CLAMPED_HOW))

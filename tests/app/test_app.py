@@ -1758,6 +1758,7 @@ def test_a_column_of_months_is_told_its_reading_and_declared_so_on_the_domain_pa
     at = _visit(at, "app_pages/4_Preview.py")
     (said,) = [w.value for w in at.warning if "For you only" in w.value]
     assert "Column 'first': 4 of its 4 filled cells are not dates" in said and words in said
+    assert "Check the declaration of this column." in said  # one column: not "these columns"
     at = _visit(at, "app_pages/2_Domain.py")
     version = at.session_state["declaration_version"]
     at.selectbox(key=f"domain_v{version}_1_written").set_value(written).run()
