@@ -58,17 +58,20 @@ def column_plan(
     values, noise per bin, prior per cell), as the method measures it.
 
     ``rows``: a public number of rows (None: the method's rule); ``expected_rows``: about how many
-    rows the release will have (the publisher's figure, for the prior of a Dirichlet cell).
+    rows the release will have (the publisher's figure, for the prior of a Dirichlet cell). With a person
+    unit of at most ``K`` rows, the mechanisms run at epsilon / K per row (group privacy): the noise, the
+    thresholds and the made-up values are those of that per-row share, and ``epsilon`` is stated per person.
     """
     info = get_method(method)
     options = info.check_options(options)
     domain = as_table_domain(domain)
+    group = domain.person.max_rows if domain.person is not None else 1
     split = info.cls.budget_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
-    noise = info.cls.column_noise(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
+    noise = info.cls.column_noise(domain, epsilon / group, rows=rows, expected_rows=expected_rows, **options)
     plan = []
     for name, col in domain.kept.items():
-        share = noise[name]["epsilon"]
-        row = {"column": name, "kind": col.kind, "epsilon": share}
+        share = noise[name]["epsilon"]  # per row: what the column's mechanism runs at
+        row = {"column": name, "kind": col.kind, "epsilon": share * group}
         if noise[name].get("estimated"):  # the split depends on a vocabulary released with the data
             row["estimated"] = True
         if not col.complete:

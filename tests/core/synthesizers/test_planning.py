@@ -133,3 +133,30 @@ def test_the_plan_states_the_most_bins_a_fitted_column_may_end_with_and_what_it_
     assert planned_cells(kept["n"]) == constraints.FITTED_MAX_BINS + 1  # and "missing"
     assert f"counted here as {constraints.FITTED_MAX_BINS} for whole numbers" in ESTIMATE_NOTE
     assert f"up to {constraints.SHORT_RANGE_BINS})" in ESTIMATE_NOTE
+
+
+@pytest.mark.parametrize("most", [1, 4])
+def test_the_plans_noise_per_count_is_the_releases_with_a_person_unit_too(most):
+    """With a person of at most K rows the method measures at epsilon / K per row (group privacy), so each count's
+    noise is about K times a row unit's: the plan (the Privacy page's "each count is off by about ±N records", the
+    made-up values, the thresholds) says the noise the release then draws, within the plan's margin over the split
+    (0 to 15% above it: the plan counts fitted columns at their most bins). Adult's first 4,000 records, 4 a person.
+    The plan once priced a person unit at the whole epsilon per row, a quarter of the noise at K = 4."""
+    import json
+    import math
+
+    from dpsynth_core.synthesizers.marginals import MarginalsSynthesizer
+    from tests.conftest import complete_domain, shared_path
+
+    frame = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False).head(4000)
+    frame.insert(0, "pid", [str(i // 4) for i in range(len(frame))])
+    spec = complete_domain("adult")
+    spec["columns"] = {"pid": {"type": "drop"}, **spec["columns"]}
+    if most > 1:
+        spec["person"] = {"column": "pid", "max_rows": most}
+    fitted = MarginalsSynthesizer(epsilon=1.0, random_state=0).fit(frame, json.loads(json.dumps(spec)))
+    drawn = {m["marginal"][0]: m["sigma"] for m in fitted.measured_ if len(m["marginal"]) == 1}
+    planned = {r["column"]: r for r in column_plan(spec, 1.0, 0.9, expected_rows=len(frame))}
+    for name in ("sex", "race", "education"):
+        sigma = planned[name]["typical_error_per_bin"] / math.sqrt(2 / math.pi)
+        assert 1.0 <= sigma / drawn[name] <= 1.15, (name, sigma, drawn[name])
