@@ -48,7 +48,7 @@ from .file_notes import (
     told_spellings,
     total_rows,
 )
-from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, respelled, worded
+from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, joined, respelled, worded
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 
 #: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
@@ -164,6 +164,11 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
         )
         if near >= MISFIT_SHARE * unfit:
             return capitals
+        if (commas := joined(column, distinct)) >= MISFIT_SHARE * unfit:
+            return (
+                f" {commas:,} of them are declared values joined by commas: a value that holds a comma is typed in "
+                'double quotes ("Washington, D.C."), or one value per line, to be declared whole.'
+            )
         if stripped >= MISFIT_SHARE * unfit:
             return (
                 f" {stripped:,} of them are declared codes without their leading zeros, as a spreadsheet drops them "

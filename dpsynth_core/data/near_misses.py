@@ -1,5 +1,6 @@
 """Cells a declaration does not read that say what the publisher meant: a declared value in other capitals or
-without its leading zeros, a declared value among other words, a bracket of numbers in a number column.
+without its leading zeros, a declared value among other words, declared values joined by commas (a value holding a
+comma, declared as its parts), a bracket of numbers in a number column.
 
 Counts for the publisher's eyes only (:mod:`.misfits` words them), never a value: each function takes a column's
 distinct cells with their counts and returns how many cells are of its sort, so a hint can name the sort ("declared
@@ -50,6 +51,19 @@ def respelled(column, distinct: pd.Series) -> tuple[int, int]:
             near += int(count) if written.casefold() in folded else 0
             stripped += int(count) if written.casefold() in unpadded else 0
     return near, stripped
+
+
+def joined(column, distinct: pd.Series) -> int:
+    """Of a categorical column's unread cells (``distinct``: each cell as the file writes it, with its count), how
+    many are two or more declared values joined by commas: a value that holds a comma, typed on one line without
+    the double quotes that keep it whole, was declared as its parts (EPA's cbsa_name "Durham-Chapel Hill, NC" as
+    "Durham-Chapel Hill" and "NC"). Publisher-only, as the flag itself: a count, never a value."""
+    declared = {str(v).strip() for v in column.values}
+    held = [
+        "," in str(cell) and all(part.strip() in declared for part in str(cell).split(","))
+        for cell in distinct.index  # each distinct cell once: plain Python
+    ]
+    return int(distinct.to_numpy()[held].sum()) if held else 0
 
 
 _NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"

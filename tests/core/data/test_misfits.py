@@ -765,3 +765,25 @@ def test_brackets_of_numbers_are_counted_by_form():
     cells = pd.Series([2] * len(counted) + [1] * len(left), index=counted + left)
     assert bracketed(cells) == 2 * len(counted)
     assert bracketed(pd.Series([], dtype=int)) == 0
+
+
+def test_a_value_holding_a_comma_declared_as_its_parts_is_told_to_be_quoted():
+    """EPA's daily PM2.5 file writes cbsa_name "Durham-Chapel Hill, NC": typed on one line on the Domain page it was
+    declared as two values, "Durham-Chapel Hill" and "NC", which no cell is. The warning says the cells are declared
+    values joined by commas, and how to type such a value; a cell of one declared value and another word is not."""
+    from dpsynth_core.domain.typed_values import parse_values
+
+    values = parse_values("Durham-Chapel Hill, NC")
+    assert values == ["Durham-Chapel Hill", "NC"]
+    frame = pd.DataFrame({"cbsa": ["Durham-Chapel Hill, NC"] * 9 + ["Raleigh, NC"]})
+    domain = TableDomain.from_json({"columns": {"cbsa": {"type": "categorical", "values": values}}})
+    (line,), _ = misfit_columns(frame, domain)
+    assert line == (
+        "Column 'cbsa': 10 of its 10 filled cells are none of its declared values. 9 of them are declared values "
+        'joined by commas: a value that holds a comma is typed in double quotes ("Washington, D.C."), or one value '
+        "per line, to be declared whole."
+    )
+    quoted = parse_values('"Durham-Chapel Hill, NC"')
+    whole = TableDomain.from_json({"columns": {"cbsa": {"type": "categorical", "values": quoted}}})
+    (line,), _ = misfit_columns(frame.assign(cbsa=["Raleigh, NC"] * 6 + ["Durham-Chapel Hill, NC"] * 4), whole)
+    assert "joined by commas" not in line
