@@ -27,6 +27,7 @@ st.markdown(
 )
 
 PAGE_SIZE = 50  # columns drawn per page (a table of 10,000 columns is shown a page at a time)
+OPENED = "domain_opened"  # the columns whose editors the publisher opened, or that opened with something to fix
 
 codebook_offer()  # a declaration saved for these records wins; the file's codebook is offered beside it
 declaration = state.declaration()
@@ -105,17 +106,34 @@ if alike:
     st.rerun()
 
 confirm_keys = confirm_shown(from_codebook, specs, shown, f"domain_v{version}", index_of)  # a page at a time
+opened = st.session_state.setdefault(OPENED, {})  # name -> open: a column stays as the publisher left it
+
+
+def _toggled(name: str, key: str) -> None:
+    opened[name] = bool(st.session_state[key])
+
+
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
     icon = ":orange[:material/warning:]" if status else ":green[:material/check_circle:]"
     icon = ":gray[:material/remove_circle:]" if spec.get("type") == "drop" and not status else icon
     prefix = f"column '{name}': "  # a name may hold ': ' itself ('Unnamed: 0')
     said = status[0].removeprefix(prefix) if status else before.describe()  # undeclared: said once, inside
-    with st.expander(
+    key = f"domain_v{version}_{index_of[name]}_open"
+    box = st.expander(
         f"{icon} **{name}**: {'choose what kind of values it holds' if editing.undeclared(spec) else said}"
         + (" · from the codebook" if name in from_codebook else ""),
-        expanded=bool(status),
-    ):
+        expanded=opened.get(name, bool(status)),  # a column still to declare opens by itself
+        key=key,
+        on_change=_toggled,
+        args=(name, key),
+    )
+    with box:
+        if not box.open:  # a closed column's editor is not drawn: a wide table's rerun draws the open ones only
+            problems.pop(name, None)
+            problems.update({name: status} if status else {})
+            continue
+        opened[name] = True
         if name in from_codebook:
             codebook_mark(from_codebook, name, confirm_keys[name])
         specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
