@@ -134,10 +134,11 @@ def readiness(problems: dict, columns) -> str:
     """One line on how many columns are ready and which are still to do (the first 20 named)."""
     ready = len(columns) - len(problems)
     if not problems:
-        return f"All {len(columns):,} columns are declared."
+        return "The column is declared." if len(columns) == 1 else f"All {len(columns):,} columns are declared."
     names = [f"**{n}**" for n in list(problems)[:20]]
     more = f" and {len(problems) - 20:,} more" if len(problems) > 20 else ""
-    return f"{ready:,} of {len(columns):,} columns are ready. Still to do: " + "; ".join(names) + more + "."
+    are = "is" if ready == 1 else "are"
+    return f"{ready:,} of {len(columns):,} columns {are} ready. Still to do: " + "; ".join(names) + more + "."
 
 
 def missing_markers(declaration: dict) -> list[str]:

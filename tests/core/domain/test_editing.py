@@ -36,7 +36,8 @@ def test_status_and_readiness_in_words():
     found, column = editing.column_status("a", {"type": "integer", "min": "0"})
     assert found and column is None
     assert editing.readiness({}, ["a", "b"]) == "All 2 columns are declared."
-    assert editing.readiness({"b": ["x"]}, ["a", "b"]).startswith("1 of 2 columns are ready. Still to do: **b**")
+    assert editing.readiness({"b": ["x"]}, ["a", "b"]).startswith("1 of 2 columns is ready. Still to do: **b**")
+    assert editing.readiness({}, ["a"]) == "The column is declared."
     assert editing.policy_file_name({"dataset": "adult.csv"}) == "adult.domain.json"
 
 
