@@ -1295,10 +1295,11 @@ def test_a_declaration_of_every_kind_and_key_is_kept_as_loaded():
     one line is read as values separated by commas). Here every kind and key the page draws, each at a value its
     widget could change: a lone value holding a comma (now shown in double quotes), a value holding a line break (the
     list kept as loaded), codes declared as text, bin edges that six significant digits changed (250000.25). The page
-    keeps every column as loaded (the same declaration, key by key)."""
+    keeps every column as loaded (the same declaration, key by key), with every column's editor open (drawn)."""
     spec = {"columns": EVERY_KEY, "missing_values": {"markers": ["", "NA", ".", "-99", "n,a"]}}
     raw = (",".join(EVERY_KEY) + "\n" + ",".join(["1"] * len(EVERY_KEY)) + "\n").encode()
-    at = _load_declaration(_upload(_app().run(), "every.csv", raw), spec)
+    at = _opened(_load_declaration(_upload(_app().run(), "every.csv", raw), spec))
+    assert len(at.selectbox) > len(EVERY_KEY)  # every column's kind, and more, drawn
     kept = at.session_state["declaration"]
     assert kept["missing_values"] == spec["missing_values"]
     for column, declared in EVERY_KEY.items():
