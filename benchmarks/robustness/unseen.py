@@ -426,13 +426,13 @@ def app_door(name: str, frame: pd.DataFrame, spec: dict, rng: random.Random, eps
         at = _page(at, "app_pages/2_Domain.py")
         at.file_uploader(key="domain_load").upload("declaration.json", json.dumps(spec).encode(), "application/json")
         at = _ran(at.run())
+        refusal = [e.value for e in at.error if e.value.startswith("That declaration cannot be used")]
         version = at.session_state["declaration_version"]  # every column's editor open (drawn), as a publisher
         for index in range(min(len(frame.columns), 50)):  # checking each would open it (the page's first 50)
             at.session_state[f"domain_v{version}_{index}_open"] = True
         at = _ran(at.run())
         kept = at.session_state["declaration"]["columns"]
         changed = [c for c, d in spec["columns"].items() if _as_kept(kept.get(c) or {}) != _as_kept(d)]
-        refusal = [e.value for e in at.error if e.value.startswith("That declaration cannot be used")]
         if refusal:  # a declaration the schema refuses (a range beyond 10^15), said in one line
             status, message = "refused", refusal[0]
         elif changed:  # the page kept the declaration as loaded, or said why not
