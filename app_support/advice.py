@@ -32,7 +32,9 @@ def show_resolution(settings: tuple) -> None:
         return
     rows, entries = settings[4] or settings[5], list(fine.values())  # a fixed row count, else the file's
     if thin_table_words(entries, rows):  # with what fewer columns would buy (a smaller table's plan)
-        st.warning(thin_table_words(entries, rows, fewer_columns(tuple(settings))), icon=":material/info:")
+        person = json.loads(settings[0]).get("person") or {}
+        fewer = fewer_columns(tuple(settings))
+        st.warning(thin_table_words(entries, rows, fewer, person.get("max_rows", 1)), icon=":material/info:")
     with st.expander(f"How fine numbers and dates can come out ({counted(len(fine), 'column')})"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         names = list(fine)

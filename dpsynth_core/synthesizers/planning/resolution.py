@@ -274,10 +274,12 @@ def _told_apart_middle(entries: list[dict], rows: int) -> float:
     return min(_middle(told_apart(e) for e in entries), _clear(entries, rows)) if entries else 0.0
 
 
-def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None) -> str | None:
+def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None, per_person: int = 1) -> str | None:
     """One warning for the Privacy page when the table is small for its settings (the middle column's
-    :func:`told_apart` below 1, :data:`THIN_PIECES`), from :func:`numeric_resolution`'s entries (public settings
-    and the publisher's row figure only); else None. ``fewer``: :func:`fewer_columns`' figures, said when given."""
+    :func:`told_apart` below 1, :data:`THIN_PIECES`, or a tenth of the records not clear of the noise,
+    :data:`CLEAR_SHARE`), from :func:`numeric_resolution`'s entries (public settings and the publisher's row figure
+    only); else None. ``fewer``: :func:`fewer_columns`' figures, said when given; ``per_person``: the declared most
+    rows of a person (its unit's ``K``), whose rows divide epsilon, said when more than one."""
     if not entries or _told_apart_middle(entries, rows) >= 1:
         return None
     sigma = _middle(e["sigma"] for e in entries)
@@ -304,6 +306,11 @@ def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None) 
         f"about ±{sigma:,.0f} records, so {told}. A larger ε, fewer columns, or narrower ranges or public bins from "
         "the documentation give clearer results."
     )
+    if per_person > 1:
+        words += (
+            f" A person may have up to {per_person:,} rows, so every count is measured at ε / {per_person:,} a row: "
+            "keeping fewer rows a person (when the study's design allows) lowers the noise in proportion."
+        )
     if fewer:
         words += (
             f" Fewer columns: the same ε spread over about {fewer['columns']:,} of your {fewer['of']:,} columns "

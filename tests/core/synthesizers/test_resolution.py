@@ -202,6 +202,10 @@ def test_a_table_whose_rarer_values_the_noise_swamps_is_thin_though_its_ranges_a
     clear = resolution.RESOLUTION_NOISES * sigma
     assert 350 < sigma < 450 and f"held by fewer than about {clear:,.0f} records ({clear / 4360:.0%} of them)" in said
     assert 1 < fewer["columns"] < 41 and f"a value held by about {2 * fewer['sigma']:,.0f} records to stand out" in said
+    assert "A person may have" not in said  # said when the page gives the unit's K:
+    assert "up to 8 rows, so every count is measured at ε / 8 a row" in resolution.thin_table_words(
+        entries, 4360, None, 8
+    )
     assert (
         resolution.thin_table_words(resolution.numeric_resolution(declaration, 1.0, 0.9, rows=4360 * 20), 87_200)
         is None
