@@ -71,6 +71,12 @@ class TableDomain:
         person = self.person.column if self.person is not None else None
         return {n: c for n, c in self.columns.items() if c.kind != "drop" and n != person}
 
+    @property
+    def rows_per_person(self) -> int:
+        """The group a release's epsilon is divided by: a person unit's ``max_rows`` (each of a person's rows is
+        measured at epsilon / K, so the person gets epsilon by group privacy), 1 for a row unit."""
+        return self.person.max_rows if self.person is not None else 1
+
     def with_person(self, person: PersonUnit | None) -> TableDomain:
         """The same declaration with another privacy unit (None: one row)."""
         return replace(self, person=person)

@@ -57,7 +57,7 @@ def report_precision(epsilon: float, domain, rows: int, *, pairs=(), chart_colum
     """
     domain = as_table_domain(domain)
     measurements = len(report_charge(epsilon, domain, pairs=pairs, chart_columns=chart_columns).events)
-    moved = 1 if domain.person is None else domain.person.max_rows  # one person moves each statistic by up to K
+    moved = domain.rows_per_person  # one person moves each statistic by up to K
     per_epsilon = laplace_margin(moved * measurements, (1 - CONFIDENCE) / 2) / max(int(rows), 1)  # at epsilon 1
     return ReportPrecision(
         measurements, per_epsilon / epsilon, per_epsilon / USEFUL_MARGIN, len(domain.kept), len(value_columns(domain))

@@ -100,7 +100,7 @@ class Synthesizer(PricedMethod):
         self.unit_ = self.declared_domain_.person
         self.check_unit(self.unit_)
         # What the mechanisms spend, per row: the publisher's epsilon is per person (group privacy).
-        self.epsilon_ = self.total_epsilon_ / (self.unit_.max_rows if self.unit_ is not None else 1)
+        self.epsilon_ = self.total_epsilon_ / self.declared_domain_.rows_per_person
         source, frame, owned = self._open(data, engine, memory_limit)
         try:
             self._fit_opened(source, frame, rows)

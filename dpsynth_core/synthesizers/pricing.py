@@ -96,9 +96,7 @@ class PricedMethod:
         domain = as_table_domain(domain)
         unit = domain.person
         cls.check_unit(unit)
-        per_row = cls._row_charge(
-            domain, float(epsilon) / (unit.max_rows if unit is not None else 1), rows=rows, **options
-        )
+        per_row = cls._row_charge(domain, float(epsilon) / domain.rows_per_person, rows=rows, **options)
         if unit is None:
             return per_row
         ledger = person_ledger(
@@ -155,7 +153,7 @@ class PricedMethod:
         """How the draw splits epsilon per label, before any data is read, as the card shows it (zCDP: shares
         of rho, in epsilon; a person unit: per row times K). ``expected_rows``: display only."""
         domain = as_table_domain(domain)
-        group = domain.person.max_rows if domain.person is not None else 1
+        group = domain.rows_per_person
         plan = cls._row_plan(domain, float(epsilon) / group, rows=rows, expected_rows=expected_rows, **options)
         return {label: value * group for label, value in plan.items()}
 
@@ -172,7 +170,8 @@ class PricedMethod:
     def column_noise(
         cls, domain, epsilon: float, *, rows: int | None = None, expected_rows: int | None = None, **options
     ) -> dict[str, dict]:
-        """Per kept column, its own measurement's noise (from the plan): ``{"epsilon": ...}`` (and ``"sigma"``)."""
+        """Per kept column, its own measurement's noise (from the plan): ``{"epsilon": ...}`` (and ``"sigma"``).
+        ``epsilon``: per row, as the mechanisms run (a person unit's epsilon / K: :func:`~.planning.column_plan`)."""
         domain = as_table_domain(domain)
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         even = epsilon / max(len(domain.kept), 1)

@@ -65,7 +65,7 @@ def column_plan(
     info = get_method(method)
     options = info.check_options(options)
     domain = as_table_domain(domain)
-    group = domain.person.max_rows if domain.person is not None else 1
+    group = domain.rows_per_person
     split = info.cls.budget_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
     noise = info.cls.column_noise(domain, epsilon / group, rows=rows, expected_rows=expected_rows, **options)
     plan = []
