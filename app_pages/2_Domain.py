@@ -109,8 +109,26 @@ confirm_keys = confirm_shown(from_codebook, specs, shown, f"domain_v{version}", 
 opened = st.session_state.setdefault(OPENED, {})  # name -> open: a column stays as the publisher left it
 
 
-def _toggled(name: str, key: str) -> None:
+def _toggled(name: str, key: str) -> None:  # the publisher's own open or close (a column never touched follows status)
     opened[name] = bool(st.session_state[key])
+
+
+def _edit(name: str, spec: dict, prefix: str) -> list:
+    """One open column's editor and what it says; returns what is still to fix in it."""
+    if name in from_codebook:
+        codebook_mark(from_codebook, name, confirm_keys[name])
+    specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
+    found, column = _status(name, specs[name])
+    (complete.discard if found else complete.add)(name)
+    for message in found:
+        st.warning(message.removeprefix(prefix), icon=":material/warning:")
+    if not found and specs[name]["type"] != "drop":
+        st.caption(f"Declared: {column.describe()}.")
+        if getattr(column, "adaptive", False):
+            st.caption(KIND_STATEMENTS[column.kind].adaptive_note)
+        if column.kind in ("text", *RANGE_KINDS):  # at the current settings, before any draw
+            _outlook(name, specs[name], column.kind)
+    return found
 
 
 for name in shown:
@@ -120,7 +138,7 @@ for name in shown:
     prefix = f"column '{name}': "  # a name may hold ': ' itself ('Unnamed: 0')
     said = status[0].removeprefix(prefix) if status else before.describe()  # undeclared: said once, inside
     key = f"domain_v{version}_{index_of[name]}_open"
-    box = st.expander(
+    box = st.expander(  # a new label is a new expander to Streamlit: it opens as the column was last left
         f"{icon} **{name}**: {'choose what kind of values it holds' if editing.undeclared(spec) else said}"
         + (" · from the codebook" if name in from_codebook else ""),
         expanded=opened.get(name, bool(status)),  # a column still to declare opens by itself
@@ -128,25 +146,10 @@ for name in shown:
         on_change=_toggled,
         args=(name, key),
     )
-    with box:
-        if not box.open:  # a closed column's editor is not drawn: a wide table's rerun draws the open ones only
-            problems.pop(name, None)
-            problems.update({name: status} if status else {})
-            continue
+    if box.open:  # kept open once shown open: fixing a column that opened by itself does not close it
         opened[name] = True
-        if name in from_codebook:
-            codebook_mark(from_codebook, name, confirm_keys[name])
-        specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
-        found, column = _status(name, specs[name])
-        (complete.discard if found else complete.add)(name)
-        for message in found:
-            st.warning(message.removeprefix(prefix), icon=":material/warning:")
-        if not found and specs[name]["type"] != "drop":
-            st.caption(f"Declared: {column.describe()}.")
-            if getattr(column, "adaptive", False):
-                st.caption(KIND_STATEMENTS[column.kind].adaptive_note)
-            if column.kind in ("text", *RANGE_KINDS):  # at the current settings, before any draw
-                _outlook(name, specs[name], column.kind)
+    with box:  # a closed column's editor is not drawn: a wide table's rerun draws the open ones only
+        found = _edit(name, spec, prefix) if box.open else status
     problems.pop(name, None)
     problems.update({name: found} if found else {})
 
