@@ -20,7 +20,7 @@ import pandas as pd
 from ..domain import CategoricalDomain, TableDomain
 from ..domain.point_masses import decimal_places
 from ..domain.public_lists import read_as_named, reads_words
-from ..wording import counted
+from ..wording import counted, noun
 from .cell_values import read_numbers, time_of_day
 from .encoding import missing_cells
 
@@ -351,7 +351,7 @@ def total_rows(data: pd.DataFrame, domain: TableDomain, counts: dict | None = No
     if not columns:
         return []
     names = ", ".join(f"'{n}'" for n in columns[:5]) + (f" and {len(columns) - 5:,} more" if len(columns) > 5 else "")
-    where = "column" if len(columns) == 1 else "columns"
+    where = noun(len(columns), "column")
     return [f"{counted(int(rows.sum()), 'row')} read as a total (Total, Sum, ...) in {where} {names}."]
 
 
