@@ -265,7 +265,11 @@ def changed_columns(
             ]
             said = [part for part in said if part]
             line += f" ({' and '.join(said)})" if said else ""
-        elif column.kind in ("integer", "float") and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed:
+        elif (
+            column.kind in ("integer", "float")
+            and unfit
+            and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed
+        ):
             line += f" ({_of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
         lines.append(line + ".")
     return lines
