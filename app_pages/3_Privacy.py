@@ -175,7 +175,7 @@ for row in plan:
             icon=":material/lightbulb:",
         )
 if not problems:  # from public settings only; then the opt-in check of rows per person (its own budget)
-    show_resolution(keys)
+    show_resolution(keys, declared.rows_per_person)
     show_person_check(declared)
 note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
 if note:  # what the method says about its guarantee, in its own words

@@ -24,17 +24,16 @@ from dpsynth_core.workspace import BudgetExceeded
 RESOLUTION_PAGE = 20
 
 
-def show_resolution(settings: tuple) -> None:
+def show_resolution(settings: tuple, per_person: int = 1) -> None:
     """Per numeric or date column, the finest step at these settings (``settings``: the cached plan's keys), a page
-    of :data:`RESOLUTION_PAGE` columns at a time."""
+    of :data:`RESOLUTION_PAGE` columns at a time; ``per_person``: the declaration's rows a person (its unit's K)."""
     fine = numeric_resolution(*settings, edges_for=())  # one plan: the step of every column, edges priced below
     if not fine:
         return
     rows, entries = settings[4] or settings[5], list(fine.values())  # a fixed row count, else the file's
     if thin_table_words(entries, rows):  # with what fewer columns would buy (a smaller table's plan)
-        person = json.loads(settings[0]).get("person") or {}
         fewer = fewer_columns(tuple(settings))
-        st.warning(thin_table_words(entries, rows, fewer, person.get("max_rows", 1)), icon=":material/info:")
+        st.warning(thin_table_words(entries, rows, fewer, per_person), icon=":material/info:")
     with st.expander(f"How fine numbers and dates can come out ({counted(len(fine), 'column')})"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         names = list(fine)
