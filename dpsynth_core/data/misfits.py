@@ -8,8 +8,8 @@ never enter a release (as the Preview's counts of changed cells); it names no va
 the command line's release) only when at least :data:`MISFIT_SHARE` of its filled cells do not fit, so it tells a
 wrong kind or format, never which rare value a list leaves out (the declaration stays the publisher's, from
 documentation). Fewer such cells are counted by column (:func:`changed_columns`, a note that stops nothing), with
-how many are declared values in other capitals or codes that lost their leading zeros: what a release would note
-after the draw, said before it.
+how many are declared values in other capitals, spaces or punctuation or codes that lost their leading zeros: what a
+release would note after the draw, said before it.
 
 The checks that tell what else a file writes that its declaration does not say (times of day in dates, fractions in
 percent, missing values spelled NA, spreadsheet totals, places by other names) are in :mod:`.file_notes`;
@@ -134,7 +134,7 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain, fits: dict | None = 
 def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) -> str:
     """For a flagged column: the other way of writing its kind's values (its ``written`` choices: thousands
     commas, day first, ...) that reads the most of its cells, when that reads most of them, in words naming the
-    choice (never a value); for a list of categories, how many cells are declared values in other capitals. Empty
+    choice (never a value); for a list of categories, how many cells are declared values written another way. Empty
     when neither helps. Publisher-only, as the flag itself."""
     kind = KIND_STATEMENTS[column.kind]
     if any(k.name == "written" for k in kind.keys):
@@ -157,10 +157,14 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
     if column.kind in ("integer", "float") and (brackets := bracketed(distinct)) >= WORDED_SHARE * unfit:
         return f" {brackets:,} of them are {BRACKETS}, {BRACKETS_HOW}."
     if column.kind == "categorical":
-        near, stripped = respelled(column, distinct)
+        near, spaced, stripped = respelled(column, distinct)
+        how_written = _respelling(near, spaced)
+        near += spaced
         capitals = (
-            f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written in other "
-            "capitals: a category is read only as the declaration writes it, so write the values as the file does."
+            f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written "
+            f"{how_written}: a category is read only as the declaration writes it"
+            f"{'' if how_written == 'in other capitals' else ', to the last space and underscore'}, so write the "
+            "values as the file does."
         )
         if near >= MISFIT_SHARE * unfit:
             return capitals
@@ -217,6 +221,14 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
     return ""
 
 
+def _respelling(near: int, spaced: int) -> str:
+    """How ``near`` cells in other capitals and ``spaced`` ones with other spaces or punctuation
+    (:func:`.near_misses.respelled`) write declared values, in words."""
+    if not spaced:
+        return "in other capitals"
+    return "in other capitals, spaces or punctuation" if near else "with other spaces or punctuation"
+
+
 def _of_them(count: int, changed: int, one: str, many: str) -> str:
     """``count`` of a column's ``changed`` cells said as ``one`` thing or ``many`` ("it is a declared value in other
     capitals" for a single changed cell, "3 of them declared values in other capitals"); empty for none."""
@@ -231,7 +243,7 @@ def changed_columns(
 ) -> list[str]:
     """For the publisher only (it reads the data): each kept column some (but fewer than :data:`MISFIT_SHARE`, which
     :func:`misfit_columns` flags) of whose filled cells the public rule changes, one line each with the counts, and
-    for a list of categories how many are declared values in other capitals or codes without their leading zeros
+    for a list of categories how many are declared values written another way or codes without their leading zeros
     (no value named): what the command line notes after a draw, said before it. Cells that other notes tell of
     (written as files write a missing value, or a spreadsheet's total) are left out, as :func:`_fits` counts.
     ``mostly``: instead, the number and date columns at least :data:`MISFIT_SHARE` of whose filled cells lie outside
@@ -253,9 +265,10 @@ def changed_columns(
             what = what.replace("is not numbers", "is not a number").replace("is not times", "is not a time")
         line = f"Column '{name}': {changed:,} of its {filled:,} filled cells {what}"
         if column.kind == "categorical":
-            near, stripped = respelled(column, distinct)
+            near, spaced, stripped = respelled(column, distinct)
+            how_written = _respelling(near, spaced)
             said = [
-                _of_them(near, changed, "a declared value in other capitals", "declared values in other capitals"),
+                _of_them(near + spaced, changed, f"a declared value {how_written}", f"declared values {how_written}"),
                 _of_them(
                     stripped,
                     changed,

@@ -1,6 +1,6 @@
-"""Cells a declaration does not read that say what the publisher meant: a declared value in other capitals or
-without its leading zeros, a declared value among other words, declared values joined by commas (a value holding a
-comma, declared as its parts), a bracket of numbers in a number column.
+"""Cells a declaration does not read that say what the publisher meant: a declared value in other capitals, with
+other spaces or punctuation, or without its leading zeros, a declared value among other words, declared values joined
+by commas (a value holding a comma, declared as its parts), a bracket of numbers in a number column.
 
 Counts for the publisher's eyes only (:mod:`.misfits` words them), never a value: each function takes a column's
 distinct cells with their counts and returns how many cells are of its sort, so a hint can name the sort ("declared
@@ -10,8 +10,12 @@ values written in other capitals", "brackets of numbers") and what to declare in
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+import numpy as np
 import pandas as pd
+
+from .encoding import encode_column
 
 #: The share of a flagged column's unread cells of one sort from which that sort is told (a tenth: Marvel's ALIVE,
 #: declared Alive and Deceased as its documentation says, is written "Living Characters" and "Deceased
@@ -37,20 +41,48 @@ def worded(column, distinct: pd.Series) -> int:
     return int(distinct.to_numpy()[held].sum())
 
 
-def respelled(column, distinct: pd.Series) -> tuple[int, int]:
+def _spelling(value: str) -> str:
+    """A value with its capitals, spaces and punctuation left out: ``Very_High``, ``very high`` and ``Very-High``
+    are one spelling, as are ``Research & Development`` and ``Research_Development`` (for words only: ``-1`` and
+    ``1.0`` are other codes than ``1`` and ``10``: :func:`_spaced`)."""
+    return re.sub(r"[\W_]+", "", value.casefold())
+
+
+def _spaced(value: str) -> str:
+    """A value without its spaces: ``25 - 45`` is ``25-45`` (a code's signs and points kept)."""
+    return re.sub(r"\s+", "", value)
+
+
+def _unread(column, distinct: pd.Series) -> np.ndarray:
+    """Which of a categorical column's distinct cells (``distinct``' index) its public rule does not read as a
+    declared value (:func:`.encoding.encode_column`: as written, by a declared country's other name, by a label)."""
+    cells = pd.Series(distinct.index.astype(str), dtype=object)
+    codes = encode_column(replace(column, missing=True, other=None), cells, markers=()).codes
+    return np.asarray(codes == column.bins, dtype=bool)
+
+
+def respelled(column, distinct: pd.Series) -> tuple[int, int, int]:
     """Of a categorical column's cells (``distinct``: each cell as the file writes it, with its count) that are none
-    of its declared values, how many are a declared value in other capitals, and how many a declared code without
+    of its declared values, how many are a declared value in other capitals; how many one with other spaces or
+    punctuation, capitals aside (a file of R's factor levels writes ``Travel_Rarely`` and ``Research_Development``
+    where IBM's documentation lists Travel Rarely and Research & Development); and how many a declared code without
     its leading zeros (as a spreadsheet writes codes stored as numbers)."""
     declared = {str(v) for v in column.values}
     folded = {v.casefold() for v in declared}
+    spellings, spaces = {_spelling(v) for v in declared} - {""}, {_spaced(v) for v in declared}
+    distinct = distinct[_unread(column, distinct)]  # not a country's other name, nor a label, that the rule reads
     unpadded = {re.sub(r"^0+(?=[0-9])", "", v) for v in declared if re.fullmatch(r"0[0-9]+", v)}
-    near = stripped = 0
+    near = spaced = stripped = 0
     for cell, count in zip(distinct.index, distinct.to_numpy()):  # each distinct cell once: plain Python
         written = str(cell).strip()
-        if written not in declared:
-            near += int(count) if written.casefold() in folded else 0
-            stripped += int(count) if written.casefold() in unpadded else 0
-    return near, stripped
+        if written in declared:
+            continue
+        if written.casefold() in folded:
+            near += int(count)
+        elif _spelling(written) in spellings if re.search(r"[^\W\d_]", written) else _spaced(written) in spaces:
+            spaced += int(count)
+        stripped += int(count) if written.casefold() in unpadded else 0
+    return near, spaced, stripped
 
 
 def joined(column, distinct: pd.Series) -> int:

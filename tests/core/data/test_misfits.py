@@ -754,6 +754,47 @@ def test_a_number_column_coded_in_brackets_is_told_to_be_declared_as_categories(
     assert line == "Column 'tv': 3 of its 5 filled cells are not numbers the release can read."
 
 
+def test_declared_values_written_with_other_spaces_or_punctuation_are_told_so():
+    """COMPAS writes race "African-American" and age_cat "25 - 45": declared as a newcomer types them ("African
+    American", "25-45"), most cells are unread, and the warning says they are declared values written with other
+    spaces or punctuation, naming none of them (as R's factor levels write IBM's "Travel Rarely" Travel_Rarely).
+    Fewer such cells are counted in the note of changed cells; a column in other capitals is still told so alone."""
+    compas = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False)[["race", "age_cat"]]
+    races = ["African American", "Caucasian", "Hispanic", "Other", "Asian", "Native American"]
+    domain = TableDomain.from_json(
+        {
+            "columns": {
+                "race": {"type": "categorical", "values": races},
+                "age_cat": {"type": "categorical", "values": ["Less than 25", "25-45", "Greater than 45"]},
+            }
+        }
+    )
+    found = dict(line.split(": ", 1) for line in misfit_columns(compas, domain)[0])
+    count = compas.value_counts
+    black, middle = count("race")["African-American"], count("age_cat")["25 - 45"]
+    assert found["Column 'race'"] == (
+        f"{black:,} of its {len(compas):,} filled cells are none of its declared values. {black:,} of them are declared "
+        "values written with other spaces or punctuation: a category is read only as the declaration writes it, to "
+        "the last space and underscore, so write the values as the file does."
+    )
+    assert found["Column 'age_cat'"].startswith(f"{middle:,} of its {len(compas):,} filled cells are none of its")
+    assert (
+        f"{middle:,} of them are declared values written with other spaces or punctuation" in found["Column 'age_cat'"]
+    )
+    assert not any(value in line for line in found.values() for value in ("African-American", "25 - 45"))
+    few = {"race": {"type": "categorical", "values": [*races[1:-1], "African-American", "native american"]}}
+    native = count("race")["Native American"]
+    assert fit_notes(compas[["race"]], TableDomain.from_json({"columns": few})).changed == [
+        f"Column 'race': {native} of its {len(compas):,} filled cells are none of its declared values ({native} of "
+        "them declared values in other capitals)."
+    ]
+    few["race"]["values"][-1] = "Native_American"
+    assert fit_notes(compas[["race"]], TableDomain.from_json({"columns": few})).changed == [
+        f"Column 'race': {native} of its {len(compas):,} filled cells are none of its declared values ({native} of "
+        "them declared values with other spaces or punctuation)."
+    ]
+
+
 def test_brackets_of_numbers_are_counted_by_form():
     """Ranges low to high (with a unit or none, thousands commas, a dash or "to") and open brackets (+, <, "less
     than", "and over") count; a plain or negative number, a month, a range high to low and words do not."""
