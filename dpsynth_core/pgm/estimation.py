@@ -20,7 +20,6 @@ import numpy as np
 from .cell_maps import merge_cells, spread_cells
 from .descent import Descent
 from .model import GraphicalModel
-from .support import reseat
 
 
 @dataclass(frozen=True)
@@ -174,3 +173,34 @@ def estimate(
     model.beliefs = descent.beliefs()
     model.loss = loss
     return model, step
+
+
+def reseat(potentials: dict, before: dict, after: dict) -> dict:
+    """Warm-start potentials for a support that grew from ``before`` to ``after`` (column -> boolean cells).
+
+    A cell outside a model's support has probability 0 whatever its potentials, and the descent keeps
+    raising them toward the cell's noisy counts without ever meeting a model count there, so they drift
+    far above the rest; let back in, such a cell would take most of the records and the descent cannot
+    bring it down in its few steps. Along each column whose support grew, the cells let back in start
+    at the smallest potential of the cells allowed before (entry by entry over the other columns of
+    the group). Post-processing: only potentials and supports go in.
+    """
+    out = dict(potentials)
+    for a, keep in before.items():
+        if isinstance(a, tuple):  # a group's public structure: the same in every fit
+            continue
+        now = after.get(a) if after is not None else None
+        new = ~keep if now is None else (np.asarray(now, dtype=bool) & ~keep)
+        if not new.any() or not keep.any():
+            continue
+        for group, theta in out.items():
+            if a not in group:
+                continue
+            axis = group.index(a)
+            theta = np.array(theta, dtype=float)
+            low = np.min(np.compress(keep, theta, axis=axis), axis=axis, keepdims=True)
+            index = [slice(None)] * theta.ndim
+            index[axis] = new
+            theta[tuple(index)] = np.broadcast_to(low, theta[tuple(index)].shape)
+            out[group] = theta
+    return out

@@ -416,6 +416,48 @@ def test_a_long_declared_list_of_which_few_values_occur_keeps_almost_none_of_its
     assert releases(small, 100)[1] <= alone + 30  # 30: about 4 standard errors of the difference of two means
 
 
+def test_declared_values_the_other_cells_account_for_are_cut_together(monkeypatch):
+    """Issue 36, point 3: IBM's attrition at epsilon 1, a performance rating declared Low, Good, Excellent and
+    Outstanding (the 1,470 records hold the last two, 1,244 and 226) and missing (none), its 1-way noise sigma 60.
+    The limit rule alone (the quietest cut while their positive counts stay within max(limit, sigma) = 60) keeps an
+    empty value whenever the two empty values' noise adds past one deviation: about one release in three (the app's
+    draw came out with Low in 9.5% of the rows). Their total, estimated also from what the two real values and the
+    missing cell leave of the records (a DP estimate, here exact), has a deviation of sqrt(1.2) sigma where their
+    sum alone has sqrt(2): both are cut unless it passes sigma (chance 18%) or one passes the familywise test (2.61
+    deviations, 0.9% for the two). A value of 60 real records (one deviation) is lost more often, but within the
+    records the limit rule allows a column to lose."""
+    from scipy.stats import norm
+
+    from dpsynth_core.pgm import support as S
+    from dpsynth_core.pgm import support_from
+
+    sigma, trials = 60.0, 2_000
+
+    def releases(truth):
+        rng = np.random.default_rng(78)
+        empty, lost = 0, []
+        for _ in range(trials):
+            noisy = truth + rng.normal(0, sigma, truth.size)
+            measured = [Measurement(("a",), noisy, sigma)]
+            keep = support_from({"a": 5}, measured, 2.0, limit=7.35, missing={"a": 4}, records=truth.sum())["a"]
+            empty += bool((keep & (truth == 0))[:4].any())
+            lost.append(truth[~keep].sum())
+        return empty / trials, float(np.mean(lost))
+
+    rating = np.array([0.0, 0.0, 1244.0, 226.0, 0.0])
+    both, _ = releases(rating)
+    monkeypatch.setattr(S, "COMPLEMENT_CUT", False)
+    alone, _ = releases(rating)
+    spread = 4 * np.sqrt(0.25 / trials)  # four standard errors of a share, at its widest
+    bound = norm.sf(1 / np.sqrt(1.2)) + 2 * norm.sf(norm.isf(norm.sf(2.0) / 5))  # 0.181 + 0.009
+    assert alone >= bound + 2 * spread and both <= bound + spread, (alone, both)  # 0.34 and 0.16 with this seed
+    rare = np.array([0.0, 60.0, 1184.0, 226.0, 0.0])
+    _, lost_alone = releases(rare)
+    monkeypatch.setattr(S, "COMPLEMENT_CUT", True)
+    _, lost_both = releases(rare)
+    assert lost_alone <= lost_both <= sigma, (lost_alone, lost_both)
+
+
 def test_a_declared_list_whose_values_are_all_rare_is_not_cut_to_one_value(monkeypatch):
     """A long declared list none of whose values stands clear of the noise (mosaicData's Alcohol: 189 countries of
     2 records each, declared with the world's 249, sigma 25): every cell looks as quiet as an empty one, and the
