@@ -8,7 +8,7 @@ import json
 import streamlit as st
 
 from app_support import state
-from app_support.cached import fewer_columns, numeric_resolution
+from app_support.cached import count_sigmas, fewer_columns, numeric_resolution
 from app_support.markdown import literal
 from app_support.paging import page_count, page_items
 from dpsynth_core import DPSynthError, constraints
@@ -28,12 +28,12 @@ def show_resolution(settings: tuple, per_person: int = 1) -> None:
     """Per numeric or date column, the finest step at these settings (``settings``: the cached plan's keys), a page
     of :data:`RESOLUTION_PAGE` columns at a time; ``per_person``: the declaration's rows a person (its unit's K)."""
     fine = numeric_resolution(*settings, edges_for=())  # one plan: the step of every column, edges priced below
+    rows, entries, sigmas = settings[4] or settings[5], list(fine.values()), count_sigmas(tuple(settings))
+    if thin_table_words(entries, rows, sigmas=sigmas):  # with what fewer columns would buy (a smaller table's plan)
+        fewer = fewer_columns(tuple(settings))
+        st.warning(thin_table_words(entries, rows, fewer, per_person, sigmas), icon=":material/info:")
     if not fine:
         return
-    rows, entries = settings[4] or settings[5], list(fine.values())  # a fixed row count, else the file's
-    if thin_table_words(entries, rows):  # with what fewer columns would buy (a smaller table's plan)
-        fewer = fewer_columns(tuple(settings))
-        st.warning(thin_table_words(entries, rows, fewer, per_person), icon=":material/info:")
     with st.expander(f"How fine numbers and dates can come out ({counted(len(fine), 'column')})"):
         st.caption("From your declared ranges, ε and the row count only: no value of the data is read.")
         names = list(fine)

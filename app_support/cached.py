@@ -120,6 +120,13 @@ def numeric_resolution(
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def count_sigmas(settings: tuple) -> list[float]:
+    """:func:`~dpsynth_core.synthesizers.planning.resolution.count_sigmas` (reads no data) at the cached plan's
+    ``settings`` (:func:`numeric_resolution`'s arguments): every column's noise on a count."""
+    return _with_settings(resolution.count_sigmas, settings)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def fewer_columns(settings: tuple):
     """:func:`~dpsynth_core.synthesizers.planning.resolution.fewer_columns` (reads no data) at the cached plan's
     ``settings`` (:func:`numeric_resolution`'s arguments): how many columns could go without the table being thin."""

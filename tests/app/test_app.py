@@ -1612,6 +1612,23 @@ def test_the_privacy_page_says_when_the_table_is_small_for_its_settings(monkeypa
     assert not any("A small table for these settings" in w.value for w in at.warning)
 
 
+def test_the_privacy_page_says_when_a_table_of_categories_only_is_small(monkeypatch):
+    """A table with no numeric column has no resolution advice, but its small size is still said (from every
+    column's noise): the Star Wars survey's 31 lists of categories at 300 records, with no word of ranges."""
+    from dpsynth_core.data.formats import read_data
+
+    spec = json.loads(shared_path("star_wars.domain.json").read_text())
+    spec["columns"] = {n: c for n, c in spec["columns"].items() if c["type"] == "categorical"}
+    frame = read_data(shared_path("star_wars.csv"), header_rows=2)[0][list(spec["columns"])]
+    at = _upload(_app().run(), "star_wars.csv", frame.head(300).to_csv(index=False).encode())
+    at.session_state[state.DECLARATION] = spec
+    at = _visit(at, "app_pages/3_Privacy.py")
+    assert not at.exception
+    said = [w.value for w in at.warning if "A small table for these settings" in w.value]
+    assert len(said) == 1 and "With about 300 records" in said[0] and "cannot be told from none" in said[0], said
+    assert "range" not in said[0] and not any("How fine numbers" in e.label for e in at.expander)
+
+
 def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_card_states_it(monkeypatch):
     """Issue 36 point 5: with a person unit, the Privacy page offers an opt-in DP count of rows per person (its
     own spend in the ledger), says what bounding will drop and suggests a bound where its counts can tell; the card

@@ -261,30 +261,49 @@ def _middle(values) -> float:
 CLEAR_SHARE = 0.1
 
 
-def _clear(entries: list[dict], rows: int) -> float:
-    """How far a value held by :data:`CLEAR_SHARE` of the ``rows`` stands out of the middle column's noise, as a share
-    of what it needs: at least 1, it is told from none."""
-    sigma = _middle(e["sigma"] for e in entries)
+def count_sigmas(
+    domain, epsilon: float, rho: float, *, rows: int | None, method: str = DEFAULT_METHOD, fixed_rows=None, **options
+) -> list[float]:
+    """The typical error of a count (:func:`~.planning.column_plan`'s ``typical_error_per_bin``) of every kept column
+    but free text, in the declaration's order: the noise a value or a bin of any kind must stand clear of (a
+    table of categories only has no :func:`numeric_resolution` entry). Reads no data; empty without ``rows``."""
+    if not rows or rows < 1:
+        return []
+    plan = column_plan(domain, epsilon, rho, method=method, rows=fixed_rows, expected_rows=rows, **options)
+    return [r["typical_error_per_bin"] for r in plan if r["kind"] != "text" and r.get("typical_error_per_bin")]
+
+
+def _clear(sigmas: list[float], rows: int) -> float:
+    """How far a value held by :data:`CLEAR_SHARE` of the ``rows`` stands out of the middle column's noise (of
+    ``sigmas``, :func:`count_sigmas`), as a share of what it needs: at least 1, it is told from none."""
+    sigma = _middle(sigmas) if sigmas else 0.0
     return CLEAR_SHARE * rows / (RESOLUTION_NOISES * sigma) if sigma > 0 else math.inf
 
 
-def _told_apart_middle(entries: list[dict], rows: int) -> float:
-    """The middle column's :func:`told_apart`, or :func:`_clear` where that is less (0 for no entry): below 1, the
-    table is thin."""
-    return min(_middle(told_apart(e) for e in entries), _clear(entries, rows)) if entries else 0.0
+def _told_apart_middle(entries: list[dict], rows: int, sigmas: list[float] | None = None) -> float:
+    """The middle numeric column's :func:`told_apart`, or :func:`_clear` of ``sigmas`` (every column's noise; the
+    entries' without them) where that is less (0 for no column): below 1, the table is thin."""
+    sigmas = sigmas or [e["sigma"] for e in entries]
+    if not entries and not sigmas:
+        return 0.0
+    return min(_middle(told_apart(e) for e in entries) if entries else math.inf, _clear(sigmas, rows))
 
 
-def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None, per_person: int = 1) -> str | None:
-    """One warning for the Privacy page when the table is small for its settings (the middle column's
-    :func:`told_apart` below 1, :data:`THIN_PIECES`, or a tenth of the records not clear of the noise,
-    :data:`CLEAR_SHARE`), from :func:`numeric_resolution`'s entries (public settings and the publisher's row figure
-    only); else None. ``fewer``: :func:`fewer_columns`' figures, said when given; ``per_person``: the declared most
-    rows of a person (its unit's ``K``), whose rows divide epsilon, said when more than one."""
-    if not entries or _told_apart_middle(entries, rows) >= 1:
+def thin_table_words(
+    entries: list[dict], rows: int, fewer: dict | None = None, per_person: int = 1, sigmas: list[float] | None = None
+) -> str | None:
+    """One warning for the Privacy page when the table is small for its settings (the middle numeric column's
+    :func:`told_apart` below 1, :data:`THIN_PIECES`, or a tenth of the records not clear of the middle column's
+    noise, :data:`CLEAR_SHARE`), from :func:`numeric_resolution`'s entries and :func:`count_sigmas` (public
+    settings and the publisher's row figure only); else None. ``fewer``: :func:`fewer_columns`' figures, said when
+    given; ``per_person``: the declared most rows of a person (its unit's ``K``), whose rows divide epsilon, said
+    when more than one; ``sigmas``: every column's noise (without it, the numeric entries' only)."""
+    sigmas = sigmas or [e["sigma"] for e in entries]
+    if not sigmas or _told_apart_middle(entries, rows, sigmas) >= 1:
         return None
-    sigma = _middle(e["sigma"] for e in entries)
-    middle = _middle(_pieces(e) for e in entries)
-    if _middle(told_apart(e) for e in entries) >= 1:  # the ranges are told apart: their rarer values are not
+    sigma = _middle(sigmas)
+    middle = _middle(_pieces(e) for e in entries) if entries else math.inf
+    if not entries or _middle(told_apart(e) for e in entries) >= 1:  # the ranges are told apart: rare values not
         clear = RESOLUTION_NOISES * sigma
         told = (
             f"a value or a bin held by fewer than about {clear:,.0f} records ({clear / rows:.0%} of them) cannot be "
@@ -303,8 +322,9 @@ def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None, 
         )
     words = (
         f"**A small table for these settings.** With about {rows:,} records, each count in the release is off by "
-        f"about ±{sigma:,.0f} records, so {told}. A larger ε, fewer columns, or narrower ranges or public bins from "
-        "the documentation give clearer results."
+        f"about ±{sigma:,.0f} records, so {told}. A larger ε, fewer columns"
+        + (", or narrower ranges or public bins from the documentation" if entries else " or more records")
+        + " give clearer results."
     )
     if per_person > 1:
         words += (
@@ -314,9 +334,9 @@ def thin_table_words(entries: list[dict], rows: int, fewer: dict | None = None, 
     if fewer:
         words += (
             f" Fewer columns: the same ε spread over about {fewer['columns']:,} of your {fewer['of']:,} columns "
-            f"would leave each count off by about ±{fewer['sigma']:,.0f} records, enough for about "
-            f"{fewer['pieces']:,.0f} pieces of a range, and for a value held by about "
-            f"{RESOLUTION_NOISES * fewer['sigma']:,.0f} records to stand out."
+            f"would leave each count off by about ±{fewer['sigma']:,.0f} records, enough "
+            + (f"for about {fewer['pieces']:,.0f} pieces of a range, and " if fewer.get("pieces") else "")
+            + f"for a value held by about {RESOLUTION_NOISES * fewer['sigma']:,.0f} records to stand out."
         )
     return words
 
@@ -340,22 +360,25 @@ def fewer_columns(domain, epsilon: float, rho: float, *, rows: int | None, **set
     kept = list(domain.kept)
     dropped = {n: c for n, c in domain.columns.items() if n not in domain.kept}  # drop and person columns stay
 
-    def planned(count: int) -> list[dict]:
-        chosen = {kept[i] for i in np.linspace(0, len(kept) - 1, count).round().astype(int)}
-        columns = {n: c for n, c in domain.columns.items() if n in dropped or n in chosen}
-        smaller = dataclasses.replace(domain, columns=columns)
-        return numeric_resolution(smaller, epsilon, rho, rows=rows, edges_for=(), **settings)
+    def planned(count: int | None = None) -> tuple[list[dict], list[float]]:
+        smaller = domain
+        if count is not None:
+            chosen = {kept[i] for i in np.linspace(0, len(kept) - 1, count).round().astype(int)}
+            columns = {n: c for n, c in domain.columns.items() if n in dropped or n in chosen}
+            smaller = dataclasses.replace(domain, columns=columns)
+        entries = numeric_resolution(smaller, epsilon, rho, rows=rows, edges_for=(), **settings)
+        return entries, count_sigmas(smaller, epsilon, rho, rows=rows, **settings)
 
-    entries = numeric_resolution(domain, epsilon, rho, rows=rows, edges_for=(), **settings)
-    told, bad, good = _told_apart_middle(entries, rows), len(kept), None
-    if not entries or told >= 1:
+    entries, sigmas = planned()
+    told, bad, good = _told_apart_middle(entries, rows, sigmas), len(kept), None
+    if told >= 1:
         return None
     for _ in range(FEWER_TRIES):  # down by the root law until a table is not thin
         count = max(1, min(bad - 1, int(bad * told**2)))
-        entries = planned(count)
-        told = _told_apart_middle(entries, rows)
+        entries, sigmas = planned(count)
+        told = _told_apart_middle(entries, rows, sigmas)
         if told >= 1:
-            good = (count, entries)
+            good = (count, entries, sigmas)
             break
         if count == 1 or told <= 0:
             return None
@@ -366,12 +389,12 @@ def fewer_columns(domain, epsilon: float, rho: float, *, rows: int | None, **set
         if bad - good[0] <= max(1, good[0] // 10):
             break
         count = (good[0] + bad) // 2
-        entries = planned(count)
-        good, bad = ((count, entries), bad) if _told_apart_middle(entries, rows) >= 1 else (good, count)
-    count, entries = good
+        entries, sigmas = planned(count)
+        good, bad = ((count, entries, sigmas), bad) if _told_apart_middle(entries, rows, sigmas) >= 1 else (good, count)
+    count, entries, sigmas = good
     return {
         "columns": count,
         "of": len(kept),
-        "sigma": _middle(e["sigma"] for e in entries),
-        "pieces": _middle(_pieces(e) for e in entries),
+        "sigma": _middle(sigmas),
+        "pieces": _middle(_pieces(e) for e in entries) if entries else None,
     }

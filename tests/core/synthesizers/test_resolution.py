@@ -213,3 +213,29 @@ def test_a_table_whose_rarer_values_the_noise_swamps_is_thin_though_its_ranges_a
     row_unit = {"columns": declaration["columns"]}
     assert resolution.thin_table_words(resolution.numeric_resolution(row_unit, 1.0, 0.9, rows=4360), 4360) is None
     assert resolution.thin_table_words(resolution.numeric_resolution(_declared(), 1.0, 0.9, rows=1000), 1000) is None
+
+
+def test_a_table_of_categories_only_is_told_when_it_is_small():
+    """FiveThirtyEight's Star Wars survey without its numeric columns (31 lists of categories, no range to tell
+    apart): at its 1,186 records a value held by about 6% of them stands clear, and nothing is said; at 300 every
+    count is off by about ±33 records, so a value held by fewer than about a fifth of them cannot be told from
+    none, and the warning says so from every column's noise (before, a table with no numeric column got none), with
+    what fewer columns would buy and no word of ranges or pieces."""
+    spec = json.loads((Path(__file__).parents[2] / "datasets" / "star_wars.domain.json").read_text())
+    spec["columns"] = {n: c for n, c in spec["columns"].items() if c["type"] == "categorical"}
+    assert len(spec["columns"]) == 31 and resolution.numeric_resolution(spec, 1.0, 0.9, rows=300) == []
+    full = resolution.count_sigmas(spec, 1.0, 0.9, rows=1186)
+    assert len(full) == 31 and resolution.thin_table_words([], 1186, sigmas=full) is None
+    sigmas = resolution.count_sigmas(spec, 1.0, 0.9, rows=300)
+    sigma = sorted(sigmas)[len(sigmas) // 2]
+    fewer = resolution.fewer_columns(spec, 1.0, 0.9, rows=300)
+    said = resolution.thin_table_words([], 300, fewer, sigmas=sigmas)
+    clear = resolution.RESOLUTION_NOISES * sigma
+    assert said.startswith(
+        f"**A small table for these settings.** With about 300 records, each count in the release "
+        f"is off by about ±{sigma:,.0f} records, so a value or a bin held by fewer than about "
+        f"{clear:,.0f} records ({clear / 300:.0%} of them) cannot be told from none"
+    )
+    assert "A larger ε, fewer columns or more records give clearer results." in said and "range" not in said
+    assert 1 < fewer["columns"] < 31 and fewer["pieces"] is None and "pieces" not in said
+    assert f"about {fewer['columns']:,} of your 31 columns would leave each count off by about ±" in said
