@@ -152,7 +152,7 @@ def choose_groups(declaration: dict, help_words: str) -> None:
         value=current,
         key="privacy_groups",
         height=90,
-        placeholder="sex, relationship\nage, marital-status, income",
+        placeholder="\n".join(line_text(g) for g in (columns[:2], columns[2:5]) if len(g) > 1),  # in its own names
     )
     groups, unknown = parse_groups(text, columns)
     if unknown:

@@ -1159,6 +1159,7 @@ def test_stakeholder_report_is_made_counted_and_offered(downloads):
 def test_column_groups_reach_the_method():
     at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value("marginals").run()
+    assert at.text_area(key="privacy_groups").placeholder == "age, workclass\neducation, education-num, marital-status"
     at.text_area(key="privacy_groups").set_value("sex, relationship").run()
     assert at.session_state["groups"] == [["sex", "relationship"]]
     at.text_area(key="privacy_groups").set_value("sex, nonsense").run()
