@@ -368,11 +368,9 @@ def with_and_without_chart(shares: dict[str, tuple[float, float]]) -> go.Figure:
 
 
 def value_cdf_chart(comparison) -> go.Figure:
-    """Real and synthetic distribution functions of one numeric or date column, value by value.
-
-    A value held by many records is a vertical jump; a spike spread over a bin becomes a slope.
-    ``comparison``: a :class:`dpsynth_core.evaluation.values.ValueComparison`.
-    """
+    """Real and synthetic distribution functions of one numeric or date column, value by value: a value held by
+    many records is a vertical jump, a spike spread over a bin a slope; whole numbers a few apart (a year 2012 to
+    2012) are ticked one by one, never 2,012.5. ``comparison``: a :class:`~.values.ValueComparison`."""
     x = comparison.shown(comparison.points)
     fig = go.Figure(
         [
@@ -390,6 +388,8 @@ def value_cdf_chart(comparison) -> go.Figure:
         ]
     )
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
+    if comparison.kind == "integer" and len(x) and x[-1] - x[0] < 10:
+        fig.update_xaxes(dtick=1, range=[x[0] - 1, x[-1] + 1], tickformat="d")
     return _style(
         fig,
         f"Share of rows at or below each value of '{comparison.column}'",

@@ -106,6 +106,20 @@ def test_value_comparison_shows_a_spike_spread_over_its_bin():
     assert value_comparison(pd.Series(["0.5"]), pd.Series(["0.25"]), real_numbers).value_tvd is None
 
 
+def test_a_column_of_one_whole_number_is_ticked_at_whole_numbers():
+    """A year declared 2012 to 2012 (CPS's survey year): its distribution functions are one jump, and the axis is
+    ticked one whole number apart around it (plotly's own ticks fell half-way, 2,012.5); a wide range keeps them."""
+    from dpsynth_core.domain import column_from_json
+    from dpsynth_core.evaluation.charts import value_cdf_chart
+
+    year = column_from_json("year", {"type": "integer", "min": 2012, "max": 2012})
+    axis = value_cdf_chart(value_comparison(pd.Series(["2012"] * 5), pd.Series(["2012"] * 4), year)).layout.xaxis
+    assert axis.dtick == 1 and tuple(axis.range) == (2011, 2013) and axis.tickformat == "d"
+    gain = column_from_json("gain", {"type": "integer", "min": 0, "max": 99})
+    wide = value_cdf_chart(value_comparison(pd.Series(["0", "50"]), pd.Series(["3", "90"]), gain)).layout.xaxis
+    assert wide.dtick is None and wide.range is None
+
+
 def test_publisher_views_name_a_text_value_only_when_enough_real_rows_hold_it():
     """A text value held by 1 to 4 real rows is pooled into one bar; declared cells are all shown; a
     made-up synthetic value (no real row) is shown by name, as it is no person's value."""
