@@ -383,7 +383,9 @@ them on purpose). Columns with many values show the synthetic table's {MAX_CHART
     )
     pieces.append(f"""<h2>The report's own privacy budget</h2>
 <table><tr><th>what was measured</th><th>how</th><th>ε</th></tr>{spends}</table>
-<div class="card">{_card_body(card)}</div>
+<div class="card"><p class="muted">The release card below is as it was written at the draw: its count of draws and
+reports on these records, and what they had spent, stand as they did then. This report is one more (its own budget
+above).</p>{_card_body(card)}</div>
 </body></html>
 """)
     return "".join(pieces)

@@ -248,7 +248,9 @@ def test_html_is_self_contained_and_says_what_each_number_covers(adult_release):
     assert page.count("<svg") == 4  # 1-way, 2-way, two share charts
     assert "What each number covers" in page and "ε = 0.1" in page and "Not in this report" in page
     assert "<script" not in page and not re.search(r"(src|href)=\"(http|//)", page)
-    assert "The guarantee" in page  # the card is part of the report
+    assert "The guarantee" in page  # the card is part of the report, said to stand as it did at the draw:
+    assert "The release card below is as it was written at the draw" in page.replace("\n", " ")  # (its count of
+    # draws and reports, made before this report, would otherwise read as the total with it)
     # a shared copy, the file's name replaced by "the data", reads "the synthetic table of the data" (it read "the
     # synthetic the data table" in the walk of the Release page)
     from dpsynth_core.workspace.access import scrub_names
