@@ -27,6 +27,7 @@ st.markdown(
 )
 
 PAGE_SIZE = 50  # columns drawn per page (a table of 10,000 columns is shown a page at a time)
+AUTO_OPEN = 5  # columns with something to fix that open by themselves at once: a wide table's first draw draws these
 OPENED = "domain_opened"  # the columns whose editors the publisher opened, or that opened with something to fix
 
 codebook_offer()  # a declaration saved for these records wins; the file's codebook is offered beside it
@@ -131,6 +132,7 @@ def _edit(name: str, spec: dict, prefix: str) -> list:
     return found
 
 
+to_fix_open = 0  # columns open with something to fix, so far down the page
 for name in shown:
     spec, (status, before) = specs[name], statuses[name]
     icon = ":orange[:material/warning:]" if status else ":green[:material/check_circle:]"
@@ -141,13 +143,14 @@ for name in shown:
     box = st.expander(  # a new label is a new expander to Streamlit: it opens as the column was last left
         f"{icon} **{name}**: {'choose what kind of values it holds' if editing.undeclared(spec) else said}"
         + (" · from the codebook" if name in from_codebook else ""),
-        expanded=opened.get(name, bool(status)),  # a column still to declare opens by itself
+        expanded=opened.get(name, bool(status) and to_fix_open < AUTO_OPEN),  # one still to declare opens itself
         key=key,
         on_change=_toggled,
         args=(name, key),
     )
     if box.open:  # kept open once shown open: fixing a column that opened by itself does not close it
         opened[name] = True
+        to_fix_open += bool(status)
     with box:  # a closed column's editor is not drawn: a wide table's rerun draws the open ones only
         found = _edit(name, spec, prefix) if box.open else status
     problems.pop(name, None)
