@@ -13,6 +13,26 @@ from .column import ColumnDomain
 from .kinds import ALPHABETS, DEFAULT_ALPHABET, TEXT_GENERATORS
 from .public_lists import english_word_set, public_list
 
+#: A range of characters typed in an alphabet, as a regular expression writes one: two letters of one case or two
+#: digits, low to high, around a hyphen (``A-Z``, ``a-f``, ``0-9``); a hyphen anywhere else is itself.
+_CHARACTER_RANGE = re.compile(r"([a-z])-([a-z])|([A-Z])-([A-Z])|([0-9])-([0-9])")
+
+
+def spelled_alphabet(typed: str) -> str:
+    """The characters an alphabet allows, as a publisher types it: each range such as ``A-Z`` written out (CDISC's
+    causes of death in capitals and spaces, typed ``A-Z `` from a regular expression's habit, allowed the letters A
+    and Z, a hyphen and a space) and each character once, in the order typed.
+
+    >>> spelled_alphabet("A-Z "), spelled_alphabet("a-f0-3"), spelled_alphabet(" -'"), spelled_alphabet("z-a")
+    ('ABCDEFGHIJKLMNOPQRSTUVWXYZ ', 'abcdef0123', " -'", 'z-a')
+    """
+
+    def written(found: re.Match) -> str:
+        low, high = (g for g in found.groups() if g is not None)
+        return "".join(map(chr, range(ord(low), ord(high) + 1))) if low <= high else found[0]
+
+    return "".join(dict.fromkeys(_CHARACTER_RANGE.sub(written, typed))) if isinstance(typed, str) else typed
+
 
 @dataclass(frozen=True)
 class TextDomain(ColumnDomain):
@@ -47,6 +67,9 @@ class TextDomain(ColumnDomain):
     prefixes: tuple = ()
     kind: ClassVar[str] = "text"
     binned: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alphabet", spelled_alphabet(self.alphabet))
 
     def problems(self) -> list[str]:
         if self.generator is None:

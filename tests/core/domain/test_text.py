@@ -108,3 +108,20 @@ def test_a_text_column_whose_kind_is_chosen_says_its_values_are_left_to_choose()
     (untouched,), _ = column_status("problem", {"type": "text"})
     assert "choose which values are possible: any string of letters" in chosen and "kind" not in chosen
     assert "choose a kind" in untouched
+
+
+def test_a_typed_range_of_characters_allows_each_character_in_it():
+    """pharmaverse's ADSL writes causes of death in capitals and spaces (SUDDEN DEATH); typed "A-Z " as a regular
+    expression writes it, the alphabet allowed A, Z, a hyphen and a space, and the release read none of its cells.
+    Now a range of one case or of digits is written out (and the declaration saved so), a hyphen elsewhere is
+    itself, and a character typed twice counts once."""
+    from dpsynth_core.domain import column_from_json
+
+    causes = column_from_json("cause", {"type": "text", "generator": "letters", "max_length": 40, "alphabet": "A-Z "})
+    assert causes.alphabet == "ABCDEFGHIJKLMNOPQRSTUVWXYZ " and not causes.problems()
+    cells = pd.Series(["SUDDEN DEATH", "COMPLETED SUICIDE", "MYOCARDIAL INFARCTION", "sudden death"])
+    assert encode_column(causes, cells).out_of_domain == 1  # the small letters only
+    assert causes.to_json()["alphabet"] == "ABCDEFGHIJKLMNOPQRSTUVWXYZ "
+    wide = column_from_json("w", {"type": "text", "generator": "letters", "max_length": 3, "alphabet": "a-c0-2 -'"})
+    assert wide.alphabet == "abc012 -'" and wide.to_json()["alphabet"] == "abc012 -'"
+    assert TextDomain(name="t", generator="letters", max_length=2, alphabet="abca").alphabet == "abc"
