@@ -17,8 +17,7 @@ from ..data.encoding import numeric_values, range_sides
 from ..domain import RANGE_KINDS, TIME_KINDS, as_table_domain
 from ..domain.point_masses import resolution, snapped
 from ..wording import short_names, value_text, value_texts
-
-# --- numeric columns value by value (issue 9: a spike spread over its bin must show) --------
+from .shape_words import unfilled_sentence
 
 
 @dataclass
@@ -59,8 +58,7 @@ class ValueComparison:
 
 
 def shown(column, values) -> list:
-    """Values of a numeric or date column (its declaration ``column``) as a person reads them (dates as
-    YYYY-MM-DD, dates with a time as YYYY-MM-DD HH:MM:SS)."""
+    """A numeric or date column's values as a person reads them (dates as YYYY-MM-DD [HH:MM:SS])."""
     if column.kind in TIME_KINDS:
         return [str(t) for t in column.texts(np.rint(np.asarray(values, dtype=float)).astype(np.int64))]
     return [float(v) if column.kind == "float" else int(v) for v in values]
@@ -220,7 +218,9 @@ def value_summary(real: pd.Series, synthetic: pd.Series, column, *, markers=("",
             shape.append(
                 f"{column.name}: the mean is {real_mean} in the real values and {synthetic_mean} in the synthetic ones"
             )
-    if not shape and compared.max_cdf_gap >= SHAPE_CDF_GAP:
+    if bool(a.size) != bool(b.size):  # one table holds no value: no distribution to compare
+        shape.append(unfilled_sentence(column.name, a.size / max(len(real), 1), b.size / max(len(synthetic), 1)))
+    elif not shape and compared.max_cdf_gap >= SHAPE_CDF_GAP:
         shape.append(
             f"{column.name}: the values are spread differently (up to {compared.max_cdf_gap:.0%} of the "
             "rows lie on different sides of some value)"
