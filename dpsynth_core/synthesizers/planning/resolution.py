@@ -194,7 +194,7 @@ def resolution_words(entry: dict) -> list[str]:
     else:  # at the kind's own step already (whole numbers, days): a narrower range buys nothing
         each = {"integer": "whole number", "date": "day"}.get(kind) or f"step of {amount(1)}"
         words.append(f"That already tells every {each} apart: a narrower range would not make it finer.")
-    if entry["edges_step"] is not None and entry["edges_sigma"] < entry["sigma"]:
+    if entry["edges_step"] is not None and round(entry["edges_sigma"]) < round(entry["sigma"]):  # as said, lower
         words.append(
             "Public bin edges (from the column's documentation, not the data) instead of bins fitted to the "
             f"data (which cost ε = {entry['bins_epsilon']:.3g} of this budget) would leave each count off by about "
