@@ -29,6 +29,13 @@ class ColumnDomain:
     def complete(self) -> bool:
         return not self.problems()
 
+    @property
+    def constant(self) -> bool:
+        """Whether the declaration leaves the column one possible value: one declared value, never missing (a year
+        2012 to 2012 with no missing one). Nothing to tell apart, and no relationship to keep; a box ticked or left
+        empty (one value, or missing) is not constant."""
+        return not self.missing and getattr(self, "size", 2) == 1
+
     def _require_complete(self):
         found = self.problems()
         if found:

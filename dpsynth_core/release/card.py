@@ -121,7 +121,7 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
             *model.release_notes(),
             *dominance_notes(synthetic, model.text_facts()),
             *single_value_notes(synthetic, domain),
-            *unjoined_notes(details, [n for n, c in domain.kept.items() if getattr(c, "size", 2) > 1]),
+            *unjoined_notes(details, [n for n, c in domain.kept.items() if not c.constant]),
             *question_notes(details),
         ],
         "covered": [
@@ -142,7 +142,8 @@ def unjoined_notes(details: dict, columns: list) -> list[str]:
     its public list of what it measured) left some of the kept ``columns`` in none: each keeps its own
     distribution but none of its relationships (a wide table's few pairs at a small epsilon: FiveThirtyEight's
     Star Wars survey at epsilon 1, 16 pairs for 37 columns). Empty otherwise. Reads no data. The card passes the
-    columns of more than one declared value: a column of one (a year 2012 to 2012) has no relationship to keep."""
+    columns of more than one cell: one declared value and no missing one (a year 2012 to 2012 that is never
+    missing) has no relationship to keep; a box ticked or not (one value, or missing) has."""
     measured = details.get("measured_marginals") or []
     if len(columns) < 3 or not measured:
         return []

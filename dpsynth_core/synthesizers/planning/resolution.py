@@ -265,12 +265,18 @@ def count_sigmas(
     domain, epsilon: float, rho: float, *, rows: int | None, method: str = DEFAULT_METHOD, fixed_rows=None, **options
 ) -> list[float]:
     """The typical error of a count (:func:`~.planning.column_plan`'s ``typical_error_per_bin``) of every kept column
-    but free text, in the declaration's order: the noise a value or a bin of any kind must stand clear of (a
-    table of categories only has no :func:`numeric_resolution` entry). Reads no data; empty without ``rows``."""
+    but free text and those of one declared value and no missing one (nothing to tell apart), in the declaration's
+    order: the noise a value or a bin of any kind must stand clear of (a table of categories only has no
+    :func:`numeric_resolution` entry). Reads no data; empty without ``rows``."""
     if not rows or rows < 1:
         return []
+    domain = as_table_domain(domain)
     plan = column_plan(domain, epsilon, rho, method=method, rows=fixed_rows, expected_rows=rows, **options)
-    return [r["typical_error_per_bin"] for r in plan if r["kind"] != "text" and r.get("typical_error_per_bin")]
+    return [
+        r["typical_error_per_bin"]
+        for r in plan
+        if r["kind"] != "text" and r.get("typical_error_per_bin") and not domain.kept[r["column"]].constant
+    ]
 
 
 def _clear(sigmas: list[float], rows: int) -> float:

@@ -107,7 +107,7 @@ def test_value_comparison_shows_a_spike_spread_over_its_bin():
 
 
 def test_a_column_of_one_whole_number_is_ticked_at_whole_numbers():
-    """A year declared 2012 to 2012 (CPS's survey year): its distribution functions are one jump, and the axis is
+    """A year declared 2012 to 2012 (GSS's survey year): its distribution functions are one jump, and the axis is
     ticked one whole number apart around it (plotly's own ticks fell half-way, 2,012.5); a wide range keeps them."""
     from dpsynth_core.domain import column_from_json
     from dpsynth_core.evaluation.charts import value_cdf_chart

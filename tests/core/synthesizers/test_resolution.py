@@ -234,6 +234,10 @@ def test_a_table_of_categories_only_is_told_when_it_is_small():
     assert len(spec["columns"]) == 31 and resolution.numeric_resolution(spec, 1.0, 0.9, rows=300) == []
     full = resolution.count_sigmas(spec, 1.0, 0.9, rows=1186)
     assert len(full) == 31 and resolution.thin_table_words([], 1186, sigmas=full) is None
+    # a column of one value never missing has nothing to tell apart: its noise is not the table's (its films
+    # seen, one value each or missing, are counted)
+    wave = {**spec["columns"], "wave": {"type": "categorical", "values": ["2014"], "missing": False}}
+    assert len(resolution.count_sigmas({"columns": wave}, 1.0, 0.9, rows=1186)) == 31
     sigmas = resolution.count_sigmas(spec, 1.0, 0.9, rows=300)
     sigma = sorted(sigmas)[len(sigmas) // 2]
     fewer = resolution.fewer_columns(spec, 1.0, 0.9, rows=300)
