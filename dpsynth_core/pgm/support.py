@@ -344,9 +344,9 @@ def _accounted_cells(pooled: np.ndarray, others: np.ndarray, cell_margin: float,
     variance ``q s^2`` for ``q`` quiet cells) and ``records`` less every other cell's pooled count (``(n - q) s^2``,
     the other ``n - q`` cells of the column; ``records`` is the model's estimate of the count, far less noisy). So a
     column whose two values hold every record (IBM's attrition: a performance rating declared Low, Good, Excellent,
-    Outstanding, only the last two in the data) no longer keeps an empty value whenever its noise passes one
-    deviation, which :func:`_quiet_cells` alone did in about one draw in five, at up to 11% of the rows; real rare
-    values are lost no more than that rule loses them (their total, estimated, is at most ``limit``).
+    Outstanding, only the last two in the data) no longer keeps an empty value whenever the two empty values' noise
+    adds past one deviation, which :func:`_quiet_cells` alone did in about a third of draws (a sixth now), at up to
+    11% of the rows; real rare values are lost within the same allowance (their total, estimated, at most ``limit``).
 
     >>> pooled = np.array([40.0, -20.0, 1250.0, 230.0, 5.0])  # Low, Good, Excellent, Outstanding, missing
     >>> _accounted_cells(pooled, np.arange(4), 100.0, 45.0, 1470.0).tolist()
