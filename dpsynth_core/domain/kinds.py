@@ -366,8 +366,8 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     choices=ALPHABETS,
                     row=1,
                     when=("generator", "letters"),
-                    help="Typed: every character allowed, once; a range such as A-Z, a-z or 0-9 stands for each "
-                    "character in it (A-Z and a space: words in capitals).",
+                    help="Typed: every character allowed, each once; a range such as A-Z, a-z or 0-9 stands for "
+                    "each character in it (A-Z and a space: words in capitals).",
                 ),
                 text_length_key("length", "Number of digits", 5, 30, "digits"),
                 whole_key(

@@ -19,9 +19,10 @@ _CHARACTER_RANGE = re.compile(r"([a-z])-([a-z])|([A-Z])-([A-Z])|([0-9])-([0-9])"
 
 
 def spelled_alphabet(typed: str) -> str:
-    """The characters an alphabet allows, as a publisher types it: each range such as ``A-Z`` written out (CDISC's
-    causes of death in capitals and spaces, typed ``A-Z `` from a regular expression's habit, allowed the letters A
-    and Z, a hyphen and a space) and each character once, in the order typed.
+    """The characters an alphabet allows, as a publisher types it: each range such as ``A-Z`` written out, in the
+    order typed (CDISC's causes of death in capitals and spaces, typed ``A-Z `` from a regular expression's habit,
+    allowed the letters A and Z, a hyphen and a space). A character typed twice stays twice, for the declaration's
+    check to refuse (:meth:`TextDomain.problems`).
 
     >>> spelled_alphabet("A-Z "), spelled_alphabet("a-f0-3"), spelled_alphabet(" -'"), spelled_alphabet("z-a")
     ('ABCDEFGHIJKLMNOPQRSTUVWXYZ ', 'abcdef0123', " -'", 'z-a')
@@ -31,7 +32,7 @@ def spelled_alphabet(typed: str) -> str:
         low, high = (g for g in found.groups() if g is not None)
         return "".join(map(chr, range(ord(low), ord(high) + 1))) if low <= high else found[0]
 
-    return "".join(dict.fromkeys(_CHARACTER_RANGE.sub(written, typed))) if isinstance(typed, str) else typed
+    return _CHARACTER_RANGE.sub(written, typed) if isinstance(typed, str) else typed
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ def test_a_typed_range_of_characters_allows_each_character_in_it():
     """pharmaverse's ADSL writes causes of death in capitals and spaces (SUDDEN DEATH); typed "A-Z " as a regular
     expression writes it, the alphabet allowed A, Z, a hyphen and a space, and the release read none of its cells.
     Now a range of one case or of digits is written out (and the declaration saved so), a hyphen elsewhere is
-    itself, and a character typed twice counts once."""
+    itself, and a character typed twice is still refused."""
     from dpsynth_core.domain import column_from_json
 
     causes = column_from_json("cause", {"type": "text", "generator": "letters", "max_length": 40, "alphabet": "A-Z "})
@@ -124,4 +124,5 @@ def test_a_typed_range_of_characters_allows_each_character_in_it():
     assert causes.to_json()["alphabet"] == "ABCDEFGHIJKLMNOPQRSTUVWXYZ "
     wide = column_from_json("w", {"type": "text", "generator": "letters", "max_length": 3, "alphabet": "a-c0-2 -'"})
     assert wide.alphabet == "abc012 -'" and wide.to_json()["alphabet"] == "abc012 -'"
-    assert TextDomain(name="t", generator="letters", max_length=2, alphabet="abca").alphabet == "abc"
+    repeated = TextDomain(name="t", generator="letters", max_length=2, alphabet="a-cA-Ca")  # a twice: refused
+    assert repeated.alphabet == "abcABCa" and "without repeats" in repeated.problems()[0]
