@@ -58,9 +58,48 @@ class DateDomain(RangeDomain):
         return []
 
     @property
+    def written_unit(self) -> str | None:
+        """The period a value read from the file stands for when the file writes no day (``written`` a year and a
+        month, or a year and a quarter: each value is read as its period's first day), else None."""
+        return {"year and month": "month", "year and quarter": "quarter"}.get(self.written or "")
+
+    def periods_in(self, lows, highs) -> np.ndarray:
+        """How many values a file written by :attr:`written_unit` can hold in each of the bins ``lows..highs``
+        (days since 1970-01-01): the first days of its periods there, at least one (a first bin from a ``min``
+        inside a period holds its period's values, clamped to ``min``)."""
+        months = 3 if self.written_unit == "quarter" else 1
+        day = np.datetime64("1970-01-01", "D")
+        starts = [(np.asarray(ends, np.int64) + day).astype("datetime64[M]").astype(np.int64) for ends in (lows, highs)]
+        first = -(-(starts[0] + (np.asarray(lows) != _month_start_days(starts[0]))) // months)  # first period start
+        return np.maximum(starts[1] // months - first + 1, 1)
+
+    @property
+    def wide_bins(self) -> bool:
+        """A bin of a file written by month or quarter holds one value per period start in it: month bins of a file
+        written by month hold one value each, and nothing inside them is left to measure."""
+        if self.written_unit is None:
+            return super().wide_bins
+        return bool((self.periods_in(self.lows, self.highs) > 1).any())
+
+    @property
+    def adaptive(self) -> bool:
+        """As for :class:`RangeDomain`, counting a file written by month or quarter in its periods: a year of months
+        gets one bin a month, exact (its days were 365 values to fit bins to, all but twelve impossible)."""
+        if self.written_unit is None or self.declares_bins or self.min is None or self.max is None:
+            return super().adaptive
+        return len(self._period_lows()) > constraints.ADAPTIVE_MAX_BINS
+
+    def _period_lows(self) -> np.ndarray:
+        step = 3 if self.written_unit == "quarter" else 1
+        start, stop = np.datetime64(self.min, "M"), np.datetime64(self.max, "M") + 1
+        return np.arange(start - start.astype(np.int64) % step, stop, step)
+
+    @property
     def bin_unit(self) -> str:
         if self.unit:
             return self.unit
+        if self.written_unit is not None and len(self._period_lows()) <= AUTO_UNIT_BINS:
+            return self.written_unit
         days = (self.max - self.min).days + 1
         if days <= 400:
             return "day"
@@ -138,6 +177,13 @@ class DateDomain(RangeDomain):
             return quarter_texts(months.astype(np.int64)).tolist()
         width = {"day": 10, "month": 7, "year": 4}[self.bin_unit]
         return [(EPOCH + dt.timedelta(days=int(d))).isoformat()[:width] for d in self.lows]
+
+
+def _month_start_days(months: np.ndarray) -> np.ndarray:
+    """The first day of months since 1970-01, in days since 1970-01-01."""
+    return (
+        np.asarray(months).astype("datetime64[M]").astype("datetime64[D]") - np.datetime64("1970-01-01", "D")
+    ).astype(np.int64)
 
 
 def quarter_texts(months: np.ndarray) -> np.ndarray:

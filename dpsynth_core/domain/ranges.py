@@ -190,6 +190,12 @@ class RangeDomain(ColumnDomain):
             and (not self.countable or self.size > constraints.ADAPTIVE_MAX_BINS)
         )
 
+    @property
+    def wide_bins(self) -> bool:
+        """True when some bin can hold more than one value (read as the file writes it), so that how values spread
+        inside the bins is worth measuring."""
+        return not self.countable or bool((self.highs > self.lows).any())
+
     def most_bins(self, short_ranges: bool = True) -> int:
         """Most bins this column ends with when its bins are fitted to the data
         (:func:`~dpsynth_core.constraints.most_fitted_bins`): a whole-number column's short kept range is cut into

@@ -131,7 +131,7 @@ def wide_bin_columns(domain) -> list[str]:
     for name, col in domain.kept.items():
         if col.kind not in RANGE_KINDS or not col.complete or getattr(col, "adaptive", False):
             continue
-        if isinstance(col, FloatDomain) or bool((col.highs > col.lows).any()):
+        if col.wide_bins:
             out.append(name)
     return out
 

@@ -178,3 +178,31 @@ def test_times_written_as_digits_are_kept_to_the_minute_they_hold():
     assert step_columns(hourly, domain) == [
         "Column 't': all 4 of its times are on the hour, where they are kept to the minute."
     ]
+
+
+def test_a_year_written_by_month_is_twelve_exact_bins_with_nothing_to_fit_or_spread():
+    """Lending Club's loans (openintro) write the month of issue as ``Mar-2018``. Declared as the documentation has
+    it, a date in 2018 written by month, the column was 365 days to fit bins to (or, with ``unit`` month, twelve
+    bins whose days a histogram measured at four times a numeric column's share of the budget), though every value
+    read is a month's first day. Its values are now counted in months: twelve bins, one value each, exact and free."""
+    from dpsynth_core.synthesizers.planning import budget_split
+
+    spec = {"type": "date", "min": "2018-01-01", "max": "2018-12-31", "written": "year and month"}
+    for declared in (spec, {**spec, "unit": "month"}):
+        column = TableDomain.from_json({"columns": {"issued": declared}}).kept["issued"]
+        assert (column.adaptive, column.bin_unit, column.bins, column.wide_bins) == (False, "month", 12, False)
+        assert list(budget_split({"columns": {"issued": declared}}, 1.0)) == [
+            "row count",
+            "1-way marginals (every column)",
+            "choosing marginals (exponential mechanism, each round)",
+            "measuring the chosen marginals (noise on every cell)",
+        ]
+    quarters = TableDomain.from_json({"columns": {"issued": {**spec, "unit": "quarter"}}}).kept["issued"]
+    assert quarters.wide_bins and quarters.periods_in(quarters.lows, quarters.highs).tolist() == [3, 3, 3, 3]
+    by_quarter = {**spec, "min": "2018-02-10", "max": "2020-12-31", "written": "year and quarter"}
+    column = TableDomain.from_json({"columns": {"q": by_quarter}}).kept["q"]
+    assert (column.adaptive, column.bins, column.wide_bins) == (False, 12, False)  # from 2018-Q1, clamped to min
+    days = TableDomain.from_json({"columns": {"d": {k: v for k, v in spec.items() if k != "written"}}}).kept["d"]
+    assert days.adaptive and days.size == 365  # a file that writes its days: bins fitted to its days, as before
+    decade = TableDomain.from_json({"columns": {"m": {**spec, "min": "2010-01-01"}}}).kept["m"]
+    assert decade.adaptive  # 108 months: bins fitted to the data, as a whole-number range that long
