@@ -8,10 +8,10 @@ from app_support.downloads import release_downloads
 from app_support.markdown import literal
 from app_support.pages import PREVIEW, RELEASE
 from app_support.progress import run_with_progress
+from app_support.report_choices import report_choices
 from dpsynth_core import usecases
 from dpsynth_core.evaluation import report as reports
 from dpsynth_core.evaluation import report_render
-from dpsynth_core.evaluation.report_plan import LOOSE_MARGIN, default_charts, precision_words
 from dpsynth_core.wording import cost_words, format_delta, format_epsilon, protects
 from dpsynth_core.workspace import BudgetExceeded
 
@@ -77,55 +77,11 @@ st.markdown(
     "budget you choose, so the report can be shared like the release. It comes as a self-contained HTML "
     "page and as a PDF."
 )
-columns = list(entry["data"].columns)
 base = entry["settings"]["epsilon"]
-with st.container(border=True):  # no form: the error bar below follows each choice as it is made
-    share = st.select_slider(
-        "Budget for the report, as a share of this release's ε",
-        options=[0.05, 0.1, 0.2, 0.3, 0.5],
-        value=reports.DEFAULT_SHARE,
-        format_func=lambda s: f"{s:.0%} (ε = {format_epsilon(s * base)})",
-        key="release_report_share",
-    )
-    pair_names = {reports.pair_name(a, b): (a, b) for i, a in enumerate(columns) for b in columns[i + 1 :]}
-    default_pairs = [reports.pair_name(a, b) for a, b in reports.default_pairs(card, columns)]
-    chosen_pairs = st.multiselect(
-        "Pairs of columns to compare together",
-        list(pair_names),
-        default=default_pairs,
-        key="release_report_pairs",
-        help="Defaults: the pairs the method itself joined (from the card), chosen without "
-        "looking at the data. Each pair is one more measurement sharing the budget.",
-    )
-    charts = st.multiselect(
-        "Columns to chart value by value",
-        columns,
-        default=default_charts(entry["settings"]["declaration"], columns),
-        key="release_report_charts",
-    )
-    plan = usecases.plan(  # the report's own unit and choices, as usecases.report takes them below
-        card,
-        entry["settings"]["declaration"],
-        len(entry["data"]),
-        epsilon=share * base,
-        pairs=[pair_names[p] for p in chosen_pairs],
-        chart_columns=charts,
-    )
-    st.caption(
-        f"The report's budget is shared equally by its measurements: the row count, one distance per column "
-        f"({plan.columns}), one per pair ({len(chosen_pairs)}), one set of shares per charted column ({len(charts)}) "
-        f"and {reports.VALUE_STATISTICS} value-by-value figures per number or date column ({plan.numbers}). Fewer "
-        "measurements mean smaller error bars."
-    )
-    said = precision_words(plan, share * base)
-    if plan.margin >= LOOSE_MARGIN:
-        st.warning(f"{said} At this budget its figures would say little.", icon=":material/warning:")
-    else:
-        st.caption(said)
-    make = st.button("Make the report", type="primary", key="release_report_make")
+chosen = report_choices(card, entry["settings"]["declaration"], entry["data"], base)
 
-if make:
-    epsilon = share * base
+if chosen.make:
+    epsilon = chosen.share * base
     try:
 
         def build(report):  # priced, checked and recorded before the data is read (dpsynth_core.usecases)
@@ -140,8 +96,9 @@ if make:
                 declaration=entry["settings"]["declaration"],
                 epsilon=epsilon,
                 name=loaded["name"],
-                pairs=[pair_names[p] for p in chosen_pairs],
-                chart_columns=charts,
+                pairs=chosen.pairs,
+                chart_columns=chosen.charts,
+                columns=chosen.columns,
             )
 
         run_with_progress(build, title="Measuring the distances with noise")

@@ -2,7 +2,8 @@
 
     python -m dpsynth_core compare REAL SYNTHETIC --domain D --json OUT
     python -m dpsynth_core report REAL SYNTHETIC --domain D --epsilon E [--workspace W] --out report.html
-        [--pdf report.pdf] [--json figures.json] [--pair A,B ...] [--chart COLUMN ...] [--seed S]
+        [--pdf report.pdf] [--json figures.json] [--pair A,B ...] [--chart COLUMN ...] [--column COLUMN ...]
+        [--seed S]
 
 Both read the tables as the app does and compute their figures with the same core functions
 (:mod:`dpsynth_core.evaluation.metrics`, :mod:`dpsynth_core.evaluation.report`), over the
@@ -71,6 +72,14 @@ def add_commands(sub) -> None:
         default=None,
         metavar="COLUMN",
         help="a column whose values are charted (repeatable; default: the first four, free-text columns last)",
+    )
+    report.add_argument(
+        "--column",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="a column the report measures (repeatable; default: every column, unless a report on them all would "
+        "say little at this epsilon; then those of its pairs and charts)",
     )
     report.add_argument("--seed", default=None, help="seed for repeatable noise (tests only; never publish it)")
     report.set_defaults(run=run_report)
@@ -265,6 +274,11 @@ def run_report(args) -> None:
     columns = list(domain.kept)
     pairs = [parse_group(p) for p in args.pair] if args.pair else report.default_pairs(stored.card, columns)
     charts = args.chart if args.chart else report_plan.default_charts(domain, columns)
+    measured = list(dict.fromkeys(args.column or [])) or usecases.default_columns(
+        stored.card, domain, len(synthetic), epsilon=epsilon, pairs=pairs, chart_columns=charts
+    )
+    pairs = pairs if args.pair else [p for p in pairs if set(p) <= set(measured)]  # defaults among those measured
+    charts = charts if args.chart else [c for c in charts if c in measured]
     # Priced from public settings, checked against the lifetime budget and recorded before the data is read.
     made = usecases.report(
         workspace,
@@ -277,6 +291,7 @@ def run_report(args) -> None:
         epsilon=epsilon,
         pairs=pairs,
         chart_columns=charts,
+        columns=measured,
         source="cli",
         random_state=seed,
     )
@@ -292,7 +307,8 @@ def run_report(args) -> None:
     if args.pdf:
         files["--pdf"] = report_render.html_to_pdf(page)
     _write([(path, files[flag]) for flag, path in targets])
+    some = f"; it measures {len(measured)} of the release's {len(columns)} columns" * (len(measured) < len(columns))
     print(
         f"wrote the report to {args.out} (its figures spent {cost_words(recorded)}, as recorded in the ledger of "
-        f"{workspace.folder})"
+        f"{workspace.folder}{some})"
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 from .. import constraints
 from ..errors import DomainError
 from ..wording import noun
-from .column import ColumnDomain
+from .column import ColumnDomain, DropDomain
 from .declaration import _build_column, parse_declaration, read_declaration_bytes
 from .header import header_hint, names_hint
 from .schema import declaration_problems
@@ -116,6 +116,13 @@ class TableDomain:
         if found:
             raise DomainError.from_problems(found)
         return self
+
+    def covering(self, names) -> TableDomain:
+        """The same declaration with only the kept columns ``names`` kept, the others dropped (a report that measures
+        some of a release's columns)."""
+        keep = set(names)
+        columns = {n: c if n in keep or c.kind == "drop" else DropDomain(n) for n, c in self.columns.items()}
+        return replace(self, columns=columns)
 
     def with_column(self, column: ColumnDomain) -> TableDomain:
         columns = dict(self.columns)

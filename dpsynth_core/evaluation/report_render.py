@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..release.card import render_card_html
-from ..wording import short_names, value_texts
+from ..wording import counted, short_names, value_texts
 from .report import CONFIDENCE, MAX_CHART_CELLS, ReportError, ReportFigures
 from .shape_words import more_columns, worst_shapes
 from .values import EXACT_DIGITS
@@ -291,6 +291,18 @@ SEEDED_REPORT = (
 )
 
 
+def _columns_measured(card: dict, figures: ReportFigures) -> str:
+    """The columns a report compares, in words, saying so when they are some of its release's only."""
+    released = sum(1 for column in card["domain"]["columns"] if column["kind"] != "drop")
+    measured = counted(len(figures.one_way), "column")
+    if len(figures.one_way) >= released:
+        return measured
+    return (
+        f"{measured} it measures (of the release's {released:,}, chosen before anything was measured: the others "
+        "are not compared here)"
+    )
+
+
 def render_html(card: dict, figures: ReportFigures, *, total: str | None = None, seeded: bool = False) -> str:
     """The report as one self-contained HTML page (charts inline as SVG, no scripts, no links out).
 
@@ -315,7 +327,7 @@ def render_html(card: dict, figures: ReportFigures, *, total: str | None = None,
 <p class="muted">Made with {e(card["software"]["name"])} {e(card["software"]["version"])}. Release made
 {e(card["created"])}; method: {e(card["method"]["title"])}; {e(release_eps)}.</p>
 <div class="summary">
-<p><b>In short.</b> Across the {len(figures.one_way)} columns, the synthetic table's distribution is on average
+<p><b>In short.</b> Across the {_columns_measured(card, figures)}, the synthetic table's distribution is on average
 <b>{mean_one:.3f}</b> away from the real one (0 = identical, 1 = nothing in common)"""
         + (
             f"; the furthest column is <b>{e(worst[0])}</b> at {worst[1].value:.3f} ({CONFIDENCE:.0%} interval "

@@ -10,12 +10,13 @@ command line and the app, which call them:
 """
 
 from .budgeted_draw import Draw, Reservation, draw, draw_help, draw_label, projection, reserve
-from .budgeted_report import Report, plan, report
+from .budgeted_report import Report, default_columns, plan, report
 
 __all__ = [
     "Draw",
     "Report",
     "Reservation",
+    "default_columns",
     "draw",
     "draw_help",
     "draw_label",

@@ -1156,6 +1156,29 @@ def test_stakeholder_report_is_made_counted_and_offered(downloads):
     assert any(b.proto.label == "Report (PDF)" for b in at.download_button)
 
 
+def test_a_report_on_the_columns_chosen_measures_them_only(downloads):
+    """The Release page's "Columns the report measures": every column of the example by default (a report on them
+    all says something at the default share); two chosen, the pairs and charts offered are among them, the error
+    bar said is the plan's on them, and the report made measures those two and says so."""
+    at = _visit(_generate(_app().run()), "app_pages/5_Release.py")
+    entry = at.session_state["releases"][at.session_state["current_release"]]
+    measured = at.multiselect(key="release_report_columns")
+    assert measured.value == list(entry["data"].columns)
+    measured.set_value(["age", "sex"]).run()
+    assert at.multiselect(key="release_report_pairs").options == ["age × sex"]
+    assert at.multiselect(key="release_report_charts").options == ["age", "sex"]
+    assert at.multiselect(key="release_report_charts").value == ["age"]  # the default charts among them
+    [said] = [c.value for c in at.caption if "shared equally by its measurements" in c.value]
+    assert "one distance per column (2)" in said and "per number or date column (1)" in said
+    next(b for b in at.button if b.label == "Make the report").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    page = _served(at, downloads, "Report (HTML)").decode()
+    assert "Across the 2 columns it measures (of the release's 14," in page
+    at.multiselect(key="release_report_columns").set_value([]).run()
+    assert any("Choose at least one column" in i.value for i in at.info)
+    assert next(b for b in at.button if b.label == "Make the report").disabled
+
+
 def test_column_groups_reach_the_method():
     at = _visit(_app().run(), "app_pages/3_Privacy.py")
     at.radio(key="privacy_method").set_value("marginals").run()

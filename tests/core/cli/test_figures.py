@@ -173,6 +173,24 @@ def test_report_spends_in_the_ledger_and_writes_the_apps_figures(adult, capsys):
     assert "Quality report" in page.read_text()
 
 
+def test_report_measures_the_columns_named_with_column_and_says_so(adult, tmp_path, capsys):
+    """``--column`` (repeatable) names the columns a report measures; the default pairs and charts are kept among
+    them, and the command says how many of the release's columns its report measures."""
+    folder, domain, out, _ = adult
+    shutil.copytree(folder / "ws", tmp_path / "ws")  # the fixture's own ledger stays as the other tests expect it
+    figures_json = tmp_path / "figures.json"
+    argv = ["report", example_csv("adult"), out, "--domain", domain, "--epsilon", 0.1, "--workspace", tmp_path / "ws"]
+    argv += ["--out", tmp_path / "r.html", "--json", figures_json, "--column", "age", "--column", "sex"]
+    assert main([str(arg) for arg in [*argv, "--column", "age", "--seed", 3]]) == 0, capsys.readouterr().err
+    assert "; it measures 2 of the release's 14 columns)" in capsys.readouterr().out
+    written = json.loads(figures_json.read_text())
+    assert list(written["one_way"]) == ["age", "sex"] and list(written["values"]) == ["age"]
+    assert set(written["two_way"]) <= {"age,sex"}
+    assert "Across the 2 columns it measures (of the release's 14" in (tmp_path / "r.html").read_text()
+    assert main([str(arg) for arg in [*argv[:-4], "--column", "height"]]) == 2
+    assert "not in the release: height" in capsys.readouterr().err
+
+
 def test_report_finds_the_workspace_as_synth_does(adult, tmp_path, monkeypatch, capsys):
     """Without --workspace, report records in $DPSYNTH_WORKSPACE, where synth recorded the release, and says so."""
     folder, domain, out, _ = adult
