@@ -73,7 +73,8 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing,
     and whether that value is in any real record (made up when it is not), in plain words. A real record's value
     is read as a release writes it (:func:`~dpsynth_core.data.encoding.encode_column`): an English word in lower
-    case, any string as its public pseudonym ``value-N``, so a released pseudonym of a real value is no made-up one."""
+    case, any string as its public pseudonym ``value-N``, so a released pseudonym of a real value is no made-up one.
+    A missing cell is none, written as the file writes it (a release read back from the workspace: empty texts)."""
     from ..data.encoding import encode_column
     from ..release.dominance import FEW_OUT, dominant_in_counts, shown
 
@@ -81,7 +82,8 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     for name, column in domain.kept.items():
         if column.kind != "text" or name not in synthetic or name not in real:
             continue
-        counts = synthetic[name].dropna().astype(str).value_counts()  # once: the commonest, then its runners-up
+        cells = synthetic[name].dropna().astype(str)  # a release read back from its file: missing cells as ''
+        counts = cells[~cells.isin(domain.missing_markers)].value_counts()  # the commonest, then its runners-up
         found = dominant_in_counts(counts)
         if found is None:
             continue

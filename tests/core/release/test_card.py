@@ -171,6 +171,8 @@ def test_a_dominated_text_column_with_few_values_out_names_each_one():
     (said,) = dominant_values_in_data(real, sparse, domain)
     assert f"'{made_up[:30]}" in said and "fills 100.0% of the filled cells (1.0%) of 'species'" in said, said
     assert "Its filled cells hold no information about your data" in said, said
+    read_back = sparse.fillna("")  # the same release read back from the workspace's file: missing cells as ''
+    assert dominant_values_in_data(real, read_back, domain) == [said] and "'' (" not in said
     (said,) = dominant_values_in_data(real, sparse.fillna(made_up), domain)
     assert "fills 100.0% of the column 'species'" in said and "This column holds no information" in said, said
     # any string is released as its public pseudonym and an English word in lower case: a real value's released form
