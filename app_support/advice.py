@@ -16,7 +16,7 @@ from dpsynth_core.domain.editing import parse_groups, person_columns, with_perso
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
 from dpsynth_core.synthesizers.planning.resolution import resolution_words, thin_table_words
 from dpsynth_core.usecases.person_check import person_check
-from dpsynth_core.wording import counted, line_text, noun
+from dpsynth_core.wording import counted, line_text, noun, plural
 from dpsynth_core.workspace import BudgetExceeded
 
 #: Columns the Privacy page's advice lists at a time: each is priced with public edges, a plan of the whole
@@ -108,11 +108,12 @@ def show_person_check(declared) -> None:
     if unit is None:
         return
     loaded = state.data()
+    people = plural(unit.name)
     with st.expander(f"Rows per {unit.name}: what keeping at most {unit.max_rows:,} will drop", expanded=True):
         st.markdown(
             f"Rows beyond {unit.max_rows:,} per {unit.name} are dropped at random before anything is measured, so "
-            f"the release describes a table where {unit.name}s with many rows count less. To see how much that "
-            f"changes, the app can count {unit.name}s by their number of rows, with noise. **This reads the data "
+            f"the release describes a table where {people} with many rows count less. To see how much that "
+            f"changes, the app can count {people} by their number of rows, with noise. **This reads the data "
             "and spends budget of its own** (recorded in the ledger, on top of the release's), so it is your choice."
         )
         c1, c2 = st.columns([1, 2], vertical_alignment="bottom")

@@ -61,13 +61,37 @@ SEEDED_GUARANTEE = (
 )
 
 
+#: Plurals no rule makes (a person unit's word is the publisher's: "woman" on nlswork, "child" on a school's).
+IRREGULAR_PLURALS = {"person": "people", "woman": "women", "man": "men", "child": "children"}
+
+
+def plural(word: str) -> str:
+    """An English noun's plural, its last word made plural (``study participant``, ``household``).
+
+    >>> [plural(w) for w in ("bin", "woman", "study participant", "family", "survey", "address", "Person")]
+    ['bins', 'women', 'study participants', 'families', 'surveys', 'addresses', 'People']
+    """
+    head, space, last = word.rpartition(" ")
+    lower = last.lower()
+    if lower in IRREGULAR_PLURALS:
+        made = IRREGULAR_PLURALS[lower]
+        made = made.capitalize() if last[:1].isupper() else made
+    elif lower.endswith(("s", "x", "z", "ch", "sh")):
+        made = last + "es"
+    elif lower.endswith("y") and lower[-2:-1] not in tuple("aeiou"):
+        made = last[:-1] + "ies"
+    else:
+        made = last + "s"
+    return head + space + made
+
+
 def counted(number: int, noun: str) -> str:
     """A count and its noun, singular for one: ``1 bin``, ``12 bins``, ``1,200 bins``.
 
-    >>> counted(1, "bin"), counted(12, "bin")
-    ('1 bin', '12 bins')
+    >>> counted(1, "bin"), counted(12, "bin"), counted(3, "person")
+    ('1 bin', '12 bins', '3 people')
     """
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+    return f"{number:,} {noun if number == 1 else plural(noun)}"
 
 
 def noun(number: int, word: str) -> str:
@@ -76,7 +100,7 @@ def noun(number: int, word: str) -> str:
     >>> noun(1, "column"), noun(2, "column")
     ('column', 'columns')
     """
-    return word if number == 1 else f"{word}s"
+    return word if number == 1 else plural(word)
 
 
 def short_names(names, limit: int = 40) -> list[str]:

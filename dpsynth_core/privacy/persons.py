@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..wording import plural
 from .accounting import Accountant, PrivacyEvent, unit_relation
 
 
@@ -243,10 +244,10 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
     the DP check alone (the Privacy page's plan); with no bound planned (``None``: the command line's check of a
     person column alone), the rows and a bound to consider only."""
     before, error = check.rows_before(), check.typical_error()
-    suggested = check.suggested(keep)
+    suggested, names = check.suggested(keep), plural(name)
     more = f"{check.cap:,} or more" if suggested >= check.cap else f"{suggested:,}"
     counted = (
-        f"About {check.persons():,.0f} {name}s hold at least {before:,.0f} rows (give or take {error:,.0f}; "
+        f"About {check.persons():,.0f} {names} hold at least {before:,.0f} rows (give or take {error:,.0f}; "
         f"estimated with ε = {check.epsilon:g}, recorded in the ledger)."
     )
     told, trade = check.tells_rows(), BOUND_TRADE.format(name=name)
@@ -255,7 +256,7 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
         + (" or fewer" if check.past_cap(suggested) else "")
         + ", by these noisy counts"
         if told
-        else f"At ε = {check.epsilon:g} these counts cannot tell how the rows lie over {name}s (their noise is a third "
+        else f"At ε = {check.epsilon:g} these counts cannot tell how the rows lie over {names} (their noise is a third "
         "or more of the rows they find), so they suggest no bound: a check with a larger ε, on its own budget, could"
     )
     if max_rows is None:
@@ -268,7 +269,7 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
     if clear and check.past_cap(max_rows):
         drops = (
             f"drops at least about {dropped:,.0f} rows ({100 * share:.0f}% or more, give or take {drop_error:,.0f}: "
-            f"about {check.noisy[-1]:,} {name}s hold {check.cap:,} rows or more, counted as {check.cap:,} each here)"
+            f"about {check.noisy[-1]:,} {names} hold {check.cap:,} rows or more, counted as {check.cap:,} each here)"
         )
     elif clear:
         drops = f"drops about {dropped:,.0f} rows ({100 * share:.0f}%, give or take {drop_error:,.0f})"
@@ -280,7 +281,7 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
     return [
         counted,
         f"Keeping at most {rows} per {name} {drops}. Rows dropped are "
-        f"gone from every figure of the release: {name}s with many rows weigh less than in your table, so "
+        f"gone from every figure of the release: {names} with many rows weigh less than in your table, so "
         "shares that depend on them shift. That is the bounded table's truth, not noise.",
         consider + ("" if clear or not told else " (as uncertain as the line above)") + f". {trade}",
     ]

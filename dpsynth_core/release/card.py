@@ -22,6 +22,7 @@ from ..wording import (
     factor_bound,
     first_names,
     format_delta,
+    plural,
     protected_one,
     protects,
     rounded_up,
@@ -190,8 +191,9 @@ def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:
         return None
     rows = "1 row" if unit.max_rows == 1 else f"{unit.max_rows:,} rows"
     words = (
-        f"At most {rows} of each {unit.name} were kept before anything was measured, so the release describes "
-        f"that bounded table: {unit.name}s with more rows weigh less than in the full table, and figures that "
+        f"At most {rows} of each {unit.name} {'was' if unit.max_rows == 1 else 'were'} kept before anything was "
+        "measured, so the release describes "
+        f"that bounded table: {plural(unit.name)} with more rows weigh less than in the full table, and figures that "
         "depend on them shift (the bounded table's truth, not noise)."
     )
     if check is not None:

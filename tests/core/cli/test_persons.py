@@ -86,10 +86,10 @@ def test_a_check_needs_a_person_and_fits_the_lifetime_budget(visits, tmp_path, c
     alone = ["--person", "pid", "--epsilon", "0.05", "--workspace", str(ws / "alone"), "--seed", "5"]  # see below
     assert main([*argv, *alone]) == 0
     told = capsys.readouterr().out
-    assert "persons hold at least" in told and "Keeping at most" not in told
+    assert "people hold at least" in told and "Keeping at most" not in told
     # at epsilon 0.05 the noise (about 1,100 rows) is a third or more of the 2,993 rows: no bound suggested (a
     # seed: an unseeded check's noise put the rows three typical errors clear in 2 of 20 runs)
-    assert "cannot tell how the rows lie over persons" in told and "A bound of" not in told
+    assert "cannot tell how the rows lie over people" in told and "A bound of" not in told
     assert "Give --max-rows-per-person K to be told how many rows that bound drops." in told
     assert _check(folder, ws, "--epsilon", "0.1") == 0
     assert main(["ledger", str(folder / "visits.csv"), "--workspace", str(ws), "--limit", "0.15"]) == 0

@@ -77,7 +77,7 @@ def test_the_card_says_what_bounding_did_in_dp_counts():
         frame, "pid", epsilon=1.0, noise=NoiseSource(False, np.random.default_rng(2)), cap=constraints.PERSON_CHECK_CAP
     )
     told = synthesize(frame, SPEC, 1.0, random_state=0, person_check=check.as_dict()).card["notes"][0]
-    assert told.startswith("At most 1 row of each patient were kept") and "bounded table's truth" in told
+    assert told.startswith("At most 1 row of each patient was kept") and "bounded table's truth" in told
     assert f"at least about {check.rows_before():,.0f} rows before bounding" in told and "were dropped" in told
     plain = synthesize(frame, SPEC, 1.0, random_state=0).card["notes"][0]
     assert "was not measured" in plain and "rows-per-person check" in plain
@@ -87,6 +87,22 @@ def test_the_card_says_what_bounding_did_in_dp_counts():
             frame.drop(columns="pid"), {"columns": {"c": SPEC["columns"]["c"]}}, 1.0, random_state=0
         ).card["notes"]
     )
+
+
+def test_a_person_called_by_the_publishers_word_is_counted_in_its_plural():
+    """NLS Young Women (Stata's nlswork, 4,711 women over 15 waves), a person called "woman" on the Privacy page:
+    the plan, the check and the card said "womans". Plurals are English now (women, people, families)."""
+    frame = _encounters()
+    check = count_rows_per_person(
+        frame, "pid", epsilon=1.0, noise=NoiseSource(False, np.random.default_rng(2)), cap=constraints.PERSON_CHECK_CAP
+    )
+    words = " ".join(bounding_plan_words(check, 2, "woman", constraints.PERSON_CHECK_KEEP))
+    assert "women hold at least" in words and "women with many rows" in words and "womans" not in words
+    spec = {**SPEC, "person": {**SPEC["person"], "max_rows": 2, "name": "woman"}}
+    told = synthesize(frame, spec, 1.0, random_state=0, person_check=check.as_dict()).card["notes"][0]
+    assert told.startswith("At most 2 rows of each woman were kept") and "women with more rows weigh less" in told
+    people = " ".join(bounding_plan_words(check, 2, "person", constraints.PERSON_CHECK_KEEP))
+    assert "people hold at least" in people and "persons" not in people
 
 
 def test_the_plan_and_the_card_say_when_the_check_cannot_tell_what_bounding_drops():
