@@ -99,10 +99,22 @@ class TextDomain(ColumnDomain):
             return self._prefix_problems()
         if self._count() > constraints.MAX_TEXT_DOMAIN_SIZE:
             return [
-                f"column '{self.name}': the domain has about 10^{len(str(self._count())) - 1} values, more than "
-                f"10^{len(str(constraints.MAX_TEXT_DOMAIN_SIZE)) - 1}; declare a shorter length"
+                f"column '{self.name}': the domain has about {_power_of_ten(self._count())} values, more than "
+                f"{_power_of_ten(constraints.MAX_TEXT_DOMAIN_SIZE)}; declare {self._fitting_words()}"
             ]
         return []
+
+    def _fitting_words(self) -> str:
+        """What a declaration of this generator within :data:`~dpsynth_core.constraints.MAX_TEXT_DOMAIN_SIZE` is."""
+        most = constraints.MAX_TEXT_DOMAIN_SIZE
+        if self.generator == "letters":
+            a, total, longest = len(self.alphabet), 0, 0
+            while total + a ** (longest + 1) <= most:
+                longest, total = longest + 1, total + a ** (longest + 1)
+            return f"a longest length of at most {longest}"
+        if self.generator == "digits":
+            return f"a number of digits of at most {len(str(most)) - 1}"
+        return f"a size of at most {_power_of_ten(most)}"
 
     def _prefix_problems(self) -> list[str]:
         longest = self.max_length if self.generator == "letters" else self.length
@@ -331,3 +343,14 @@ def _sorted_words() -> tuple[str, ...]:
 def _word_positions() -> dict:
     """Word -> its position in the bundled (sorted) list."""
     return {word: i for i, word in enumerate(_sorted_words())}
+
+
+def _power_of_ten(number: int) -> str:
+    """A huge whole number in words, to two significant digits: ``about 1.2 × 10^101`` for 12 followed by 100 zeros.
+
+    >>> _power_of_ten(12 * 10**100), _power_of_ten(10**100)
+    ('1.2 × 10^101', '10^100')
+    """
+    digits = str(int(number))
+    lead = int(digits[:2]) / 10
+    return f"10^{len(digits) - 1}" if lead == 1 else f"{lead:g} × 10^{len(digits) - 1}"

@@ -126,3 +126,20 @@ def test_a_typed_range_of_characters_allows_each_character_in_it():
     assert wide.alphabet == "abc012 -'" and wide.to_json()["alphabet"] == "abc012 -'"
     repeated = TextDomain(name="t", generator="letters", max_length=2, alphabet="a-cA-Ca")  # a twice: refused
     assert repeated.alphabet == "abcABCa" and "without repeats" in repeated.problems()[0]
+
+
+def test_a_text_domain_too_large_says_how_large_and_the_longest_length_that_fits():
+    """A hunt's declaration of admiral's grading criteria, a definition as any string of up to 80 characters, was
+    refused as "about 10^100 values, more than 10^100": the rounding hid the size, and no length was offered. The
+    message now gives the size to two digits and the longest length within the limit, which the limit admits."""
+    from dpsynth_core import constraints
+    from dpsynth_core.domain import TableDomain
+
+    spec = {"type": "text", "generator": "letters", "max_length": 80}
+    [said] = TableDomain({"c": TextDomain("c", **{k: v for k, v in spec.items() if k != "type"})}).problems()
+    assert "the domain has about 1.6 × 10^113 values, more than 10^100; declare a longest length of at most 70" in said
+    alphabet = TextDomain("c", generator="letters", max_length=70).alphabet
+    assert sum(len(alphabet) ** n for n in range(1, 71)) <= constraints.MAX_TEXT_DOMAIN_SIZE
+    assert not TableDomain.from_json({"columns": {"c": {**spec, "max_length": 70}}}).problems()
+    [said] = TableDomain.from_json({"columns": {"c": {**spec, "max_length": 71}}}).problems()
+    assert "more than 10^100; declare a longest length of at most 70" in said
