@@ -181,7 +181,8 @@ def state_place(card: dict, workspace, fingerprint: str) -> None:
     if total is not None and delta > 0:  # the composition's own delta, said where it appears
         stated += f", δ = {format_delta(delta)} ({spending.per_record.composition} composition)"
     spent = (
-        f"the records have spent {stated} per record in all so far, this draw included"
+        _per_person(card, spending, stated)
+        or f"the records have spent {stated} per record in all so far, this draw included"
         if total is not None
         else "no total per record holds for these records (a draw without a guarantee, or one per replaced record)"
     )
@@ -189,6 +190,25 @@ def state_place(card: dict, workspace, fingerprint: str) -> None:
         f"This is draw {number} of {number} so far with these settings on these records "
         f"({spending.draws:,} {'draw or report' if spending.draws == 1 else 'draws and reports'} on them in all); "
         f"{spent}."
+    )
+
+
+def _per_person(card: dict, spending, per_record: str) -> str | None:
+    """The records' total said per person first, when every guaranteed use of them is per person like this
+    release (one relation, a person's): nlswork's card said "ε = 2.2 per record" beside "ε = 1 per woman", the
+    release's own figure and a check's; per person the total is 1.1, and a record added to a person's rows counts
+    twice (that person removed and added back: :func:`~dpsynth_core.privacy.spending.in_record_unit`)."""
+    name = (card.get("privacy_unit") or {}).get("person")
+    if not name or len(spending.relations) != 1 or not is_person_relation(spending.relations[0].neighbouring):
+        return None
+    own = spending.relations[0]
+    stated = f"ε = {format_epsilon(own.epsilon)}"
+    if own.delta > 0:
+        stated += f", δ = {format_delta(own.delta)} ({own.composition} composition)"
+    return (
+        f"the records have spent {stated} per {name} in all so far, this draw included ({per_record} per record "
+        f"added or removed, the lifetime budget's unit: a record added to a {name}'s rows is that {name} removed and "
+        "added back)"
     )
 
 

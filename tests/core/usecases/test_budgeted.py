@@ -302,6 +302,27 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
         assert format_epsilon(made.release.card["guarantee"]["epsilon"]) == format_epsilon(charge.epsilon)
 
 
+def test_a_card_per_person_says_the_records_total_per_person_first(tmp_path):
+    """nlswork's card, per woman (a rows-per-person check and a release): "the records have spent ε = 2.2 per
+    record" beside the release's "ε = 1" per woman. While every use of the records is per person, the card says
+    their total per person, then per record added or removed (twice: the person removed and added back)."""
+    from tests.core.privacy.test_persons import SPEC, _visits
+
+    frame, spec = _visits(900, 300), json.loads(json.dumps(SPEC))
+    workspace = Workspace(tmp_path)
+    first = _budgeted(frame, spec, workspace, name="visits.csv", method="cathist").release.card
+    name = first["privacy_unit"]["person"]
+    [said] = [n for n in first["notes"] if n.startswith("This is draw 1")]
+    assert f"the records have spent ε = 1 per {name} in all so far, this draw included (ε = 2 per record" in said
+    assert f"a record added to a {name}'s rows is that {name} removed and added back" in said
+    again = _budgeted(frame, spec, workspace, name="visits.csv", method="cathist").release.card
+    assert f"spent ε = 2 per {name} in all so far, this draw included (ε = 4 per record" in again["notes"][-1]
+    per_record = {k: v for k, v in spec.items() if k != "person"}
+    mixed = _budgeted(frame, per_record, workspace, name="visits.csv", method="cathist").release.card
+    assert "spent ε = 5 per record in all so far, this draw included." in mixed["notes"][-1]
+    assert f"per {name}" not in mixed["notes"][-1]
+
+
 def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     from types import SimpleNamespace as NS
 
