@@ -35,7 +35,7 @@ _NOT_DATES = "(candidate|update|validate|invalidate|mandate|accommodate|consolid
 _RULES = [
     (r"^(year|yr|season)_id$", {"type": "integer"}),  # Lahman's yearID: a season, not an identifier
     (
-        r"(^|_)(id|pid|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone)$|address(es)?$"  # streetaddress too
+        r"(^|_)(id|pid|uid|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone)$|address(es)?$"  # streetaddress too
         r"|^(name|first|last|full_?name|surname)$|case_?number"
         # a person's name, however it is parted: first_name, nameFirst (Lahman's), bioname, player_name (a team's,
         # a company's or a school's name is kept)
@@ -89,7 +89,7 @@ _RULES = [
     ),
     (r"(^|_)state$", {"type": "categorical", "values": list(public_list("us_states"))}),
     (
-        r"(^|_)state_?(code|abbr|abbrev|abbreviation)$",
+        r"(^|_)state_?(code|abb|abbr|abbrev|abbreviation)$",  # stevedata's ANES writes stateabb
         {"type": "categorical", "values": list(public_list("us_state_codes"))},
     ),
     (r"zip|postcode|postal", {"type": "text", "generator": "digits", "length": 5}),

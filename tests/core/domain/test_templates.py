@@ -239,6 +239,9 @@ def test_a_quoted_header_reads_as_its_name():
     assert template_for("hour") == {"type": "integer", "min": 0, "max": 23} and template_for("hours")["type"] == "text"
     assert template_for("Unnamed: 0") == template_for("Unnamed: 12") == {"type": "drop"}  # a header cell left empty
     assert template_for("state_code")["values"][:2] == ["AK", "AL"] and template_for("State")["values"][0] == "Alabama"
+    # stevedata's ANES file: a respondent's uid, an identifier, and the state's abbreviation, stateabb
+    assert template_for("uid") == template_for("respondent_uid") == {"type": "drop"}
+    assert template_for("stateabb")["values"][:2] == ["AK", "AL"] and template_for("fluid")["type"] == "text"
     assert template_for('"Sex"')["type"] == "categorical" and template_for("'popul'") == {"type": "text"}
     # a moment named so carries its time of day: dates with a time; a day alone stays a date
     for name in ("created_at", "timestamp", "pickup_datetime", "Date_Time", "time_stamp"):
