@@ -4,61 +4,43 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from ..wording import short_names
+from ..release.card import SPLIT_ROWS_IN_BODY, split_by_kind
 from .charts import REAL, _style, _two_lines
-
-#: This many parts of one kind at one share (the bins of each of 42 numeric columns) are drawn as one bar.
-GROUPED_PARTS = 4
 
 
 def grouped_parts(split: dict[str, float], columns=()) -> dict[str, tuple[float, list[str]]]:
-    """The parts of ``split`` as bars: ``{label: (epsilon, the columns a grouped bar stands for, or [])}``, in
-    ``split``'s order.
+    """The parts of ``split`` as bars: ``{label: (epsilon, the parts a bar sums, or [])}``, in ``split``'s order.
 
-    A part names its column (``bins age``, ``vocabulary name (CatHist)``); :data:`GROUPED_PARTS` or more parts that
-    differ only by the column they name and get the same epsilon (to three digits) become one bar, "bins (each of
-    42 columns)", at that epsilon: a 55-column table's 42 bars of 0.005 drew 2,300 pixels tall, the parts that carry
-    the budget scrolled out of sight. Public: the method's plan and the declared names.
+    A split of more than :data:`~dpsynth_core.release.card.SPLIT_ROWS_IN_BODY` parts is summed by kind, as the
+    release card sums it (:func:`~dpsynth_core.release.card.split_by_kind`: ``bins … (40)``, the bins fitted to 40
+    columns): a 55-column table's 40 bars of 0.005 drew 2,300 pixels tall, the parts that carry the budget out of
+    sight, and together they are a fifth of it. A shorter split keeps a bar a part. Public: the method's plan and
+    the declared names.
 
-    >>> parts = {"row count": 0.02, **{f"bins c{i}": 0.005 for i in range(5)}, "bins d": 0.01}
-    >>> bars = grouped_parts(parts, [f"c{i}" for i in range(5)] + ["d"])
-    >>> {label: value for label, (value, _) in bars.items()}
-    {'row count': 0.02, 'bins (each of 5 columns)': 0.005, 'bins d': 0.01}
+    >>> parts = {"row count": 0.02, **{f"bins c{i}": 0.005 for i in range(12)}, "bins d": 0.01}
+    >>> bars = grouped_parts(parts, [f"c{i}" for i in range(12)] + ["d"])
+    >>> {label: round(value, 3) for label, (value, _) in bars.items()}
+    {'row count': 0.02, 'bins … (13)': 0.07}
     """
-    names = sorted(map(str, columns), key=len, reverse=True)  # "age group" before "age"
-    kinds: dict[tuple[str, str, str], dict[str, str]] = {}  # a kind: {label: the column it names}
-    for label, value in split.items():
-        for name in names:
-            at = label.find(name)
-            if at >= 0 and (at == 0 or label[at - 1] == " ") and label[at + len(name) :][:1] in ("", " "):
-                kinds.setdefault((label[:at], label[at + len(name) :], f"{value:.3g}"), {})[label] = name
-                break
-    together = {label: kind for kind, labels in kinds.items() if len(labels) >= GROUPED_PARTS for label in labels}
-    bars: dict[str, tuple[float, list[str]]] = {}
-    for label, value in split.items():
-        if label not in together:
-            bars[label] = (value, [])
-            continue
-        before, after, _ = together[label]
-        members = list(kinds[together[label]].values())
-        lead = before.strip().removesuffix(" of")
-        shown = f"{lead}{after.rstrip()} (each of {len(members)} columns)".strip()
-        bars.setdefault(shown, (value, members))
-    return bars
+    if len(split) <= SPLIT_ROWS_IN_BODY:
+        return {label: (value, []) for label, value in split.items()}
+    return {
+        label: (sum(value for _, value in rows), [] if len(rows) == 1 else [part for part, _ in rows])
+        for label, rows in split_by_kind(split, columns).items()
+    }
 
 
 def budget_split_chart(split: dict[str, float], columns=()) -> go.Figure:
-    """Horizontal bars: how much epsilon each measured part gets (values printed past each bar); parts of one kind
-    at one share over many ``columns`` as one bar (:func:`grouped_parts`), the columns on hover."""
+    """Horizontal bars: how much epsilon each measured part gets (values printed past each bar); a long split summed
+    by kind over ``columns`` (:func:`grouped_parts`), each part named on hover."""
     bars = grouped_parts(split, columns)
     labels = list(bars)[::-1]
     values = [bars[k][0] for k in labels]
-    hover = [_with_columns(label, bars[label][1]) for label in labels]
     fig = go.Figure(
         go.Bar(
             x=values,
             y=[_two_lines(label) for label in labels],
-            customdata=hover,
+            customdata=[_with_parts(label, bars[label][1]) for label in labels],
             hovertemplate="%{customdata}: %{x:.3g}<extra></extra>",
             orientation="h",
             marker_color=REAL,
@@ -71,9 +53,9 @@ def budget_split_chart(split: dict[str, float], columns=()) -> go.Figure:
     return _style(fig, "How the privacy budget is split", "epsilon spent", "", height=max(320, 48 * len(labels) + 140))
 
 
-def _with_columns(label: str, columns: list[str], shown: int = 12) -> str:
-    """A bar's label on hover, with the columns a grouped bar stands for (the first ``shown`` of them)."""
-    if not columns:
+def _with_parts(label: str, parts: list[str], shown: int = 8) -> str:
+    """A bar's label on hover, with the first ``shown`` parts a summed bar stands for."""
+    if not parts:
         return label
-    more = f" and {len(columns) - shown} more" if len(columns) > shown else ""
-    return f"{label}: {', '.join(short_names(columns[:shown], 30))}{more}"
+    more = f" and {len(parts) - shown} more" if len(parts) > shown else ""
+    return f"{label}, the sum of {', '.join(parts[:shown])}{more}"

@@ -324,20 +324,26 @@ def _guarantee_line(g: dict) -> str:
 SPLIT_ROWS_IN_BODY = 12
 
 
-def split_summary(card: dict) -> dict:
-    """The budget split summed by kind of measurement: a label with its column names and round number taken
-    out (``marginal age x sex`` -> ``marginal … × …``); a kind that occurs once keeps its own label."""
-    names = sorted((c["column"] for c in card["domain"]["columns"]), key=len, reverse=True)
+def split_by_kind(split: dict, names) -> dict[str, list[tuple[str, float]]]:
+    """A budget split's parts by kind (the card's summary and the Privacy page's chart): a label with the column
+    ``names`` and round number taken out (``marginal age x sex`` -> ``marginal … × … (12)``); one alone keeps its own.
+    >>> split_by_kind({"row count": 0.01, "bins age": 0.1, "bins fare": 0.1}, ["age", "fare"])
+    {'row count': [('row count', 0.01)], 'bins … (2)': [('bins age', 0.1), ('bins fare', 0.1)]}
+    """
+    names = sorted(map(str, names), key=len, reverse=True)
     pattern = re.compile("|".join(re.escape(n) for n in names)) if names else None
     groups: dict = {}
-    for label, eps in card["budget_split"].items():
+    for label, eps in split.items():
         kind = re.sub(r", round \d+$", ", every round", label)
         kind = pattern.sub("…", kind) if pattern else kind
         groups.setdefault(kind.replace(" x ", " × "), []).append((label, eps))
-    out = {}
-    for kind, rows in groups.items():
-        out[rows[0][0] if len(rows) == 1 else f"{kind} ({len(rows)})"] = sum(eps for _, eps in rows)
-    return out
+    return {rows[0][0] if len(rows) == 1 else f"{kind} ({len(rows)})": rows for kind, rows in groups.items()}
+
+
+def split_summary(card: dict) -> dict:
+    """The budget split summed by kind of measurement (:func:`split_by_kind`)."""
+    kinds = split_by_kind(card["budget_split"], (c["column"] for c in card["domain"]["columns"])).items()
+    return {label: sum(eps for _, eps in rows) for label, rows in kinds}
 
 
 def render_card_html(card: dict) -> str:
