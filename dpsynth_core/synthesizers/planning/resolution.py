@@ -51,9 +51,20 @@ def _width(col) -> float:
     return float(col.size)  # whole numbers and days: max - min + 1
 
 
-def _step(width: float, sigma: float, rows: int, whole: bool) -> float:
-    step = width * RESOLUTION_NOISES * sigma / rows
-    return max(step, 1.0) if whole else step
+#: A month's and a quarter's length in days (on average), the finest step of a date written by month or quarter.
+_PERIOD_DAYS = {"month": 365.2425 / 12, "quarter": 365.2425 / 4}
+
+
+def _finest(col) -> float:
+    """The finest step a column's values take: none for real numbers, one value for whole numbers and dates, or a
+    month or a quarter for a date the file writes without its day (``written``)."""
+    if col.kind == "float":
+        return 0.0
+    return _PERIOD_DAYS.get(getattr(col, "written_unit", None), 1.0)
+
+
+def _step(width: float, sigma: float, rows: int, finest: float) -> float:
+    return max(width * RESOLUTION_NOISES * sigma / rows, finest)
 
 
 def _with_public_edges(col, step: float):
@@ -112,18 +123,19 @@ def numeric_resolution(
         sigma = plan.get(name, {}).get("typical_error_per_bin")
         if sigma is None:
             continue
-        whole, width = col.kind != "float", _width(col)
-        step = _step(width, sigma, rows, whole)
+        finest, width = _finest(col), _width(col)
+        step = _step(width, sigma, rows, finest)
         entry = {
             "column": name,
             "kind": col.kind,
             "seconds": getattr(col, "seconds", None),
+            "period": getattr(col, "written_unit", None),
             "low": col.to_json().get("min"),
             "high": col.to_json().get("max"),
             "width": width,
             "sigma": sigma,
             "step": step,
-            "narrower_step": _step(width / NARROWER, sigma, rows, whole),
+            "narrower_step": _step(width / NARROWER, sigma, rows, finest),
             "fitted": bool(getattr(col, "adaptive", False)),
             "bins_epsilon": plan[name].get("bins_epsilon"),
             "edges_step": None,
@@ -131,12 +143,12 @@ def numeric_resolution(
             "declared_bin": None if getattr(col, "adaptive", False) else width / max(col.bins, 1),
         }
         if entry["fitted"] and (edges_for is None or name in edges_for):
-            entry.update(_edges_advice(domain, col, epsilon, rho, rows, whole, method, fixed_rows, options))
+            entry.update(_edges_advice(domain, col, epsilon, rho, rows, finest, method, fixed_rows, options))
         out.append(entry)
     return out
 
 
-def _edges_advice(domain, col, epsilon, rho, rows, whole, method, fixed_rows, options) -> dict:
+def _edges_advice(domain, col, epsilon, rho, rows, finest, method, fixed_rows, options) -> dict:
     """The noise and the step with public edges instead of fitted bins (nothing when the method cannot
     take the alternative declaration: its own limits, such as the copula's count of indicators)."""
     try:
@@ -147,14 +159,17 @@ def _edges_advice(domain, col, epsilon, rho, rows, whole, method, fixed_rows, op
     sigma = next((r.get("typical_error_per_bin") for r in plan if r["column"] == col.name), None)
     if sigma is None:
         return {}
-    return {"edges_sigma": sigma, "edges_step": _step(_width(col), sigma, rows, whole)}
+    return {"edges_sigma": sigma, "edges_step": _step(_width(col), sigma, rows, finest)}
 
 
 #: Lengths of a date and time's units in seconds (a month and a year on average), to say a step in words.
 _UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400, "month": 2_629_746, "year": 31_556_952}
 
 
-def _in_words(value: float, kind: str, seconds: int | None = None) -> str:
+def _in_words(value: float, kind: str, seconds: int | None = None, period: str | None = None) -> str:
+    if period is not None:  # a date written by month or quarter: in its periods
+        amount = value / _PERIOD_DAYS[period]
+        return f"{amount:,.3g} {period}{'s' if round(amount, 2) != 1 else ''}"
     if kind in ("datetime", "time"):  # steps of ``seconds``: in the largest unit that is at least one
         length = value * (seconds or 1)
         unit = [u for u in _UNIT_SECONDS if length >= _UNIT_SECONDS[u]][-1:] or ["second"]
@@ -173,7 +188,7 @@ def resolution_words(entry: dict) -> list[str]:
     unit = "" if kind in ("date", "datetime", "time") else " (in the column's own units)"
 
     def amount(value: float) -> str:
-        return _in_words(value, kind, entry.get("seconds"))
+        return _in_words(value, kind, entry.get("seconds"), entry.get("period"))
 
     words = [
         f"Finest detail: about {amount(step)}{unit} across the declared range {entry['low']} to "
@@ -192,7 +207,7 @@ def resolution_words(entry: dict) -> list[str]:
             f"{amount(entry['narrower_step'])}: the same noise spread over less width."
         )
     else:  # at the kind's own step already (whole numbers, days): a narrower range buys nothing
-        each = {"integer": "whole number", "date": "day"}.get(kind) or f"step of {amount(1)}"
+        each = entry.get("period") or {"integer": "whole number", "date": "day"}.get(kind) or f"step of {amount(1)}"
         words.append(f"That already tells every {each} apart: a narrower range would not make it finer.")
     if entry["edges_step"] is not None and round(entry["edges_sigma"]) < round(entry["sigma"]):  # as said, lower
         words.append(
@@ -238,7 +253,8 @@ def told_apart(entry: dict) -> float:
     >>> told_apart({"kind": "integer", "width": 5, "step": 1}), told_apart({"kind": "float", "width": 80, "step": 10})
     (1.0, 0.5)
     """
-    wanted = THIN_PIECES if entry["kind"] == "float" else min(THIN_PIECES, entry["width"])
+    values = entry["width"] / (_PERIOD_DAYS[entry["period"]] if entry.get("period") else 1)  # a year by month: 12
+    wanted = THIN_PIECES if entry["kind"] == "float" else min(THIN_PIECES, values)
     return _pieces(entry) / wanted
 
 

@@ -251,3 +251,23 @@ def test_a_table_of_categories_only_is_told_when_it_is_small():
     assert "A larger ε, fewer columns or more records give clearer results." in said and "range" not in said
     assert 1 < fewer["columns"] < 31 and fewer["pieces"] is None and "pieces" not in said
     assert f"about {fewer['columns']:,} of your 31 columns would leave each count off by about ±" in said
+
+
+def test_a_date_written_by_month_is_told_apart_in_months():
+    """Lending Club's month of issue, a date in 2018 written by month (``Mar-2018``): the advice said "about 1 day"
+    and that its month bins were "coarser than the noise allows, so narrower bins would show more", though a month
+    is the finest its values are. In months now, and a year of twelve of them is fine enough, not a thin table."""
+    declaration = {"columns": {"issued": {"type": "date", "min": "2018-01-01", "max": "2018-12-31"}}}
+    by_month = {"columns": {"issued": {**declaration["columns"]["issued"], "written": "year and month"}}}
+    [entry] = resolution.numeric_resolution(by_month, 1.0, 0.9, rows=10_000)
+    words = resolution.resolution_words(entry)
+    assert words[0].startswith("Finest detail: about 1 month across the declared range 2018-01-01 to 2018-12-31.")
+    assert words[1] == "That already tells every month apart: a narrower range would not make it finer."
+    assert not any("coarser than the noise allows" in w for w in words) and resolution.told_apart(entry) == 1.0
+    [days] = resolution.numeric_resolution(declaration, 1.0, 0.9, rows=10_000)  # a file that writes its days
+    assert resolution.resolution_words(days)[0].startswith("Finest detail: about 1 day across")
+    quarters = {
+        "columns": {"q": {"type": "date", "min": "1990-01-01", "max": "2019-12-31", "written": "year and quarter"}}
+    }
+    [entry] = resolution.numeric_resolution(quarters, 1.0, 0.9, rows=500)
+    assert " quarter" in resolution.resolution_words(entry)[0] and entry["step"] >= 365.2425 / 4
