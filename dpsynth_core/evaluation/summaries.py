@@ -83,7 +83,7 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
         if column.kind != "text" or name not in synthetic or name not in real:
             continue
         cells = synthetic[name].dropna().astype(str)  # a release read back from its file: missing cells as ''
-        counts = cells[~cells.isin(domain.missing_markers)].value_counts()  # the commonest, then its runners-up
+        counts = cells.mask(cells.isin(domain.missing_markers)).dropna().value_counts()  # the commonest, runners-up
         found = dominant_in_counts(counts)
         if found is None:
             continue
