@@ -35,8 +35,7 @@ _NOT_DATES = "(candidate|update|validate|invalidate|mandate|accommodate|consolid
 _RULES = [
     (r"^(year|yr|season)_id$", {"type": "integer"}),  # Lahman's yearID: a season, not an identifier
     (
-        # streetaddress too
-        r"(^|_)(id|pid|uid|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone)$|address(es)?$"
+        r"(^|_)(id|pid|uid|uuid|ssn|email|e_mail|phone|phone_?(number|no)|telephone)$|address(es)?$"  # streetaddress
         r"|^(name|first|last|full_?name|surname)$|case_?number"
         # a person's name, however it is parted: first_name, nameFirst (Lahman's), bioname, player_name (a team's,
         # a company's or a school's name is kept)
