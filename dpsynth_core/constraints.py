@@ -154,6 +154,8 @@ MAX_DECLARATION_BYTES = 64 << 20
 MAX_JSON_DEPTH = 32
 #: Bound on the absolute value of every number in a declaration (min, max, edges, codes, ...).
 MAX_ABS_NUMBER = 10**15
+#: The most steps a date and time's or a time of day's ``multiple_of`` may span (a week of minutes).
+MAX_TIME_MULTIPLE = 7 * 24 * 60
 #: Longest category value, label, marker, alphabet or column name, in characters.
 MAX_TEXT_CHARS = 1_000
 #: Longest free text (documentation, notes), in characters.

@@ -119,7 +119,7 @@ COARSE_HOW = {
         "A time keeps every second of its drawn values unless its declaration says its step: hourly readings come out "
         "as 13:47:21 where the file writes 13:00. Declare the step they are given to (the Domain page's "
         '"Times kept to the"; "step": "hour" in a declaration): the release then writes them so, at no cost to '
-        "privacy."
+        'privacy. Readings every 30 minutes are kept to the minute and come every 30 steps ("multiple_of": 30).'
     ),
     "dates": (
         "A date comes out on any day: a monthly series written on each month's first day is declared as its months "

@@ -12,6 +12,7 @@ import numpy as np
 from .. import constraints
 from ..wording import counted
 from .kinds import DATE_UNITS, DATETIME_STEPS, DATETIME_UNITS, TIME_UNITS
+from .multiples import on_multiples
 from .ranges import RangeDomain, with_special
 
 EPOCH = dt.date(1970, 1, 1)
@@ -338,14 +339,28 @@ class DateTimeDomain(DateDomain):
         return value.isoformat(sep=" ")
 
     @staticmethod
-    def _json_value(value):
-        return value.isoformat(sep=" ")
+    def _json_value(value):  # a moment, or the whole number of steps of ``multiple_of``
+        return value if isinstance(value, int) else value.isoformat(sep=" ")
 
     def to_json(self) -> dict:
         out = super().to_json()
         if self.step is not None:
             out["step"] = self.step
         return out
+
+    def on_multiples(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (steps since 1970-01-01 00:00, or midnight) on every ``multiple_of``-th step: half-hourly
+        readings kept to the minute come out at :00 and :30 (public, post-processing); special moments exact."""
+        if self.multiple_of is None:
+            return values
+        special = [self.number(v) for v in self.special]
+        return on_multiples(values, self.multiple_of, *self._multiples_range(), special).astype(np.int64)
+
+    def _multiples_range(self) -> tuple:
+        return self.number(self.min), self.number(self.max)
+
+    def _multiples_words(self) -> str:
+        return f"every {counted(int(self.multiple_of), self.finest)}"
 
     def bin_labels(self) -> list[str]:
         width = {"second": 19, "minute": 16, "hour": 16, "day": 10, "month": 7, "year": 4}[self.bin_unit]
@@ -399,7 +414,7 @@ class TimeDomain(DateTimeDomain):
 
     @staticmethod
     def _json_value(value):
-        return value.isoformat()
+        return value if isinstance(value, int) else value.isoformat()
 
     def bin_labels(self) -> list[str]:
         width = {"second": 8, "minute": 5, "hour": 5}[self.bin_unit]

@@ -111,6 +111,19 @@ STEP = Key(
 )
 
 
+#: Times that come every so many steps (half-hourly meter readings kept to the minute: 30), both time kinds'.
+EVERY = whole_key(
+    "multiple_of",
+    c.MAX_TIME_MULTIPLE,
+    f"{c.MAX_TIME_MULTIPLE:,}",
+    label="Times come every (optional, in steps)",
+    help="As the documentation gives them: readings every 30 minutes, kept to the minute, are every 30 steps; the "
+    "synthetic times then come out on them (:00 and :30), not at any minute. Leave empty for any time.",
+    placeholder="any",
+    row=1,
+)
+
+
 def _trimmed(value):
     """A declared category without the spaces around it, as a cell is read (``"C1 "``, a code padded to three
     characters, is the cell ``C1``): a value declared with them would match no cell."""
@@ -300,6 +313,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                 ),
                 # on a row of their own: beside them, the bounds' boxes were too narrow to show how to write them
                 replace(STEP, row=1),
+                EVERY,
                 replace(unit_key(DATETIME_UNITS), row=1),
                 replace(written_key(DATE_ORDERS, "dates"), row=1),
             ),
@@ -319,6 +333,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     placeholder="empty: the whole day",
                 ),
                 STEP,
+                EVERY,
                 unit_key(TIME_UNITS),
                 Key(
                     "written",

@@ -112,7 +112,7 @@ class RangeDomain(ColumnDomain):
         out = self._bin_key_problems()
         if out:
             return out
-        if self.multiple_of is not None and multiples_in(self.multiple_of, self.min, self.max) is None:
+        if self.multiple_of is not None and multiples_in(self.multiple_of, *self._multiples_range()) is None:
             return [f"column '{self.name}': no multiple of {self.multiple_of} lies in {self.min} to {self.max}"]
         if self.edges is not None and not self._edges_fit(list(self.edges)):
             return [f"column '{self.name}': edges must {self.edges_rule.format(min=self.min, max=self.max)}"]
@@ -177,12 +177,9 @@ class RangeDomain(ColumnDomain):
 
     @property
     def adaptive(self) -> bool:
-        """True when the release fits this column's bins to the data (paid for with DP).
-
-        That is a column with a public range and no declared bins; a countable one also needs more
-        possible values than :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` (fewer get one bin
-        per value, exact and free).
-        """
+        """True when the release fits this column's bins to the data (paid for with DP): a public range and no
+        declared bins; a countable one also needs more possible values than
+        :data:`~dpsynth_core.constraints.ADAPTIVE_MAX_BINS` (fewer get one bin per value, exact and free)."""
         return (
             not self.declares_bins
             and self.min is not None
@@ -192,8 +189,7 @@ class RangeDomain(ColumnDomain):
 
     @property
     def wide_bins(self) -> bool:
-        """True when some bin can hold more than one value (read as the file writes it), so that how values spread
-        inside the bins is worth measuring."""
+        """True when some bin can hold more than one value (as the file writes it): how they spread is measured."""
         return not self.countable or bool((self.highs > self.lows).any())
 
     def most_bins(self, short_ranges: bool = True) -> int:
@@ -207,7 +203,7 @@ class RangeDomain(ColumnDomain):
             return self._bounds_missing_words()
         special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
         if self.multiple_of is not None:
-            special += f"; synthetic values rounded to multiples of {self._bound(self.multiple_of)}"
+            special += f"; synthetic values rounded to {self._multiples_words()}"
         if self.adaptive:  # the default method's bound
             fitted = f"in up to {self.most_bins()} bins fitted to the data with DP when released"
             return f"{self._range_words()}, {fitted}{special}"
@@ -218,8 +214,14 @@ class RangeDomain(ColumnDomain):
         they are."""
         if self.multiple_of is None:
             return values
-        out = on_multiples(values, self.multiple_of, self.min, self.max, self.special)
+        out = on_multiples(values, self.multiple_of, *self._multiples_range(), self.special)
         return out.astype(values.dtype) if values.dtype.kind in "iu" else out
+
+    def _multiples_range(self) -> tuple:  # in the units ``multiple_of`` counts (a date and time's: its steps)
+        return self.min, self.max
+
+    def _multiples_words(self) -> str:
+        return f"multiples of {self._bound(self.multiple_of)}"
 
     def _bounds_missing_words(self) -> str:
         low, high = ("?" if v is None else v for v in (self.min, self.max))
@@ -266,13 +268,10 @@ class RangeDomain(ColumnDomain):
 
 @dataclass(frozen=True)
 class IntegerDomain(RangeDomain):
-    """Whole numbers in ``min..max`` in public bins; out-of-range values are clamped.
-
-    Bins: ``edges`` (the first value of every bin, from ``min``), else ``bin_width``, else
-    fitted to the data with DP when released (:attr:`adaptive`), or one bin per value when
-    the range holds few values. ``special`` values always get a bin of their own. ``spread``:
-    as for :class:`RangeDomain`.
-    """
+    """Whole numbers in ``min..max`` in public bins; out-of-range values are clamped. Bins: ``edges`` (the first
+    value of every bin, from ``min``), else ``bin_width``, else fitted to the data with DP when released
+    (:attr:`adaptive`), or one bin per value when the range holds few values. ``special`` values always get a bin of
+    their own. ``spread``: as for :class:`RangeDomain`."""
 
     bin_width: int | None = None
     kind = "integer"

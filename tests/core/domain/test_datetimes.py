@@ -206,3 +206,25 @@ def test_a_year_written_by_month_is_twelve_exact_bins_with_nothing_to_fit_or_spr
     assert days.adaptive and days.size == 365  # a file that writes its days: bins fitted to its days, as before
     decade = TableDomain.from_json({"columns": {"m": {**spec, "min": "2010-01-01"}}}).kept["m"]
     assert decade.adaptive  # 108 months: bins fitted to the data, as a whole-number range that long
+
+
+def test_times_every_so_many_steps_are_declared_said_and_saved():
+    """``multiple_of`` on a date and time or a time of day counts its steps (30 at a step of a minute: every half
+    hour); the header says so, the saved declaration keeps it, a range holding none of them is refused in one line,
+    and a date (its days) is not offered it."""
+    spec = {"type": "datetime", "min": "2012-01-01 00:00", "max": "2014-12-31 23:59", "step": "minute"}
+    domain = TableDomain.from_json({"columns": {"at": {**spec, "multiple_of": 30}}})
+    assert domain.kept["at"].describe().endswith("synthetic values rounded to every 30 minutes")
+    assert domain.to_json()["columns"]["at"]["multiple_of"] == 30
+    assert TableDomain.from_json(domain.to_json()).to_json() == domain.to_json()
+    clock = TableDomain.from_json({"columns": {"t": {"type": "time", "step": "hour", "multiple_of": 6}}}).kept["t"]
+    assert clock.describe().endswith("every 6 hours") and clock.texts(
+        clock.on_multiples(np.array([4, 8]))
+    ).tolist() == ["06:00", "06:00"]
+    narrow = {**spec, "min": "2012-01-01 00:10", "max": "2012-01-01 00:20", "multiple_of": 30}
+    [said] = TableDomain.from_json({"columns": {"at": narrow}}).problems()
+    assert said.startswith("column 'at': no multiple of 30 lies in")
+    with pytest.raises(DomainError, match="multiple_of"):
+        TableDomain.from_json(
+            {"columns": {"d": {"type": "date", "min": "2012-01-01", "max": "2012-12-31", "multiple_of": 7}}}
+        )

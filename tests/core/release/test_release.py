@@ -212,3 +212,28 @@ def test_every_method_releases_dates_written_as_a_year_and_a_month_as_months_in_
 
 def test_no_progress_callable_is_fine():
     assert len(synthesize(TABLE, DOMAIN, 1.0, random_state=0).data) > 0
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_every_method_releases_times_every_so_many_steps_on_them(method):
+    """tsibbledata's Victorian electricity demand is read every 30 minutes (``2012-01-01 13:30``): kept to the
+    minute, its synthetic times came at any minute (09:06). Declared ``"multiple_of": 30`` (steps), every method
+    writes them on the half hour, inside the range, as a number column declared in steps is (post-processing);
+    a time of day every 15 minutes alike."""
+    moments = pd.date_range("2012-01-01 00:00", periods=600, freq="30min")
+    spec = {
+        "columns": {
+            "sex": DOMAIN["columns"]["sex"],
+            "at": {"type": "datetime", "min": "2012-01-01 00:10", "max": "2012-01-31 23:59", "step": "minute"},
+            "clock": {"type": "time", "step": "minute", "multiple_of": 15},
+        }
+    }
+    spec["columns"]["at"]["multiple_of"] = 30
+    frame = pd.DataFrame(
+        {"sex": ["Female", "Male"] * 300, "at": moments.strftime("%Y-%m-%d %H:%M"), "clock": moments.strftime("%H:%M")}
+    )
+    data = synthesize(frame, spec, 1.0, method=method, random_state=0).data
+    at, clock = pd.to_datetime(data["at"].dropna()), data["clock"].dropna()
+    assert len(at) and at.dt.minute.isin([0, 30]).all() and (at.dt.second == 0).all(), at.head()
+    assert at.between(pd.Timestamp("2012-01-01 00:30"), pd.Timestamp("2012-01-31 23:30")).all()  # multiples inside
+    assert len(clock) and clock.str.fullmatch(r"[0-2][0-9]:(00|15|30|45)").all(), clock.head()
