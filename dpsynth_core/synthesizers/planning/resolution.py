@@ -56,11 +56,11 @@ _PERIOD_DAYS = {"month": 365.2425 / 12, "quarter": 365.2425 / 4}
 
 
 def _finest(col) -> float:
-    """The finest step a column's values take: none for real numbers, one value for whole numbers and dates, or a
-    month or a quarter for a date the file writes without its day (``written``)."""
-    if col.kind == "float":
-        return 0.0
-    return _PERIOD_DAYS.get(getattr(col, "written_unit", None), 1.0)
+    """The finest step a column's values take: none for real numbers, one value for whole numbers and dates, a
+    month or a quarter for a date the file writes without its day (``written``), or the declared ``multiple_of``
+    (incomes in brackets of 2,500; readings every 30 minutes)."""
+    finest = 0.0 if col.kind == "float" else _PERIOD_DAYS.get(getattr(col, "written_unit", None), 1.0)
+    return max(finest, float(col.multiple_of)) if getattr(col, "multiple_of", None) else finest
 
 
 def _step(width: float, sigma: float, rows: int, finest: float) -> float:
@@ -130,6 +130,7 @@ def numeric_resolution(
             "kind": col.kind,
             "seconds": getattr(col, "seconds", None),
             "period": getattr(col, "written_unit", None),
+            "multiple": getattr(col, "multiple_of", None),
             "low": col.to_json().get("min"),
             "high": col.to_json().get("max"),
             "width": width,
@@ -208,6 +209,7 @@ def resolution_words(entry: dict) -> list[str]:
         )
     else:  # at the kind's own step already (whole numbers, days): a narrower range buys nothing
         each = entry.get("period") or {"integer": "whole number", "date": "day"}.get(kind) or f"step of {amount(1)}"
+        each = f"step of {amount(entry['multiple'])}" if entry.get("multiple") else each
         words.append(f"That already tells every {each} apart: a narrower range would not make it finer.")
     if entry["edges_step"] is not None and round(entry["edges_sigma"]) < round(entry["sigma"]):  # as said, lower
         words.append(
@@ -253,8 +255,9 @@ def told_apart(entry: dict) -> float:
     >>> told_apart({"kind": "integer", "width": 5, "step": 1}), told_apart({"kind": "float", "width": 80, "step": 10})
     (1.0, 0.5)
     """
-    values = entry["width"] / (_PERIOD_DAYS[entry["period"]] if entry.get("period") else 1)  # a year by month: 12
-    wanted = THIN_PIECES if entry["kind"] == "float" else min(THIN_PIECES, values)
+    steps = entry.get("multiple") or (_PERIOD_DAYS[entry["period"]] if entry.get("period") else 1)
+    values = entry["width"] / steps  # a year by month: 12; a float's steps need its multiples
+    wanted = THIN_PIECES if entry["kind"] == "float" and not entry.get("multiple") else min(THIN_PIECES, values)
     return _pieces(entry) / wanted
 
 

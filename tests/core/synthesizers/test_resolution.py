@@ -271,3 +271,21 @@ def test_a_date_written_by_month_is_told_apart_in_months():
     }
     [entry] = resolution.numeric_resolution(quarters, 1.0, 0.9, rows=500)
     assert " quarter" in resolution.resolution_words(entry)[0] and entry["step"] >= 365.2425 / 4
+
+
+def test_values_in_declared_steps_are_told_apart_in_those_steps():
+    """Incomes recorded in brackets of 2,500 and readings every 30 minutes (``multiple_of``): the finest detail is
+    one step, never less, and a range told step by step is fine enough (Chile's plebiscite survey's 0-200,000)."""
+    brackets = {"columns": {"income": {"type": "integer", "min": 0, "max": 200_000, "multiple_of": 2500}}}
+    [entry] = resolution.numeric_resolution(brackets, 1.0, 0.9, rows=2_700)  # the rule's step: about 760
+    words = resolution.resolution_words(entry)
+    assert entry["step"] == entry["narrower_step"] == 2500 and words[0].startswith("Finest detail: about 2,500 (")
+    assert words[1] == "That already tells every step of 2,500 apart: a narrower range would not make it finer."
+    assert resolution.told_apart(entry) >= 1  # 81 steps, told one by one
+    [few] = resolution.numeric_resolution(brackets, 1.0, 0.9, rows=200)  # the rule's step: about 10,300
+    assert few["step"] > 2500 and few["narrower_step"] == 2500
+    assert "would give about 2,500: the same noise" in resolution.resolution_words(few)[1]
+    spec = {"type": "datetime", "min": "2012-01-01 00:00", "max": "2012-01-07 23:59", "step": "minute"}
+    half_hours = {"columns": {"at": {**spec, "multiple_of": 30}}}
+    [entry] = resolution.numeric_resolution(half_hours, 1.0, 0.9, rows=50_000)
+    assert entry["step"] == 30 and "every step of 30 minutes apart" in " ".join(resolution.resolution_words(entry))
