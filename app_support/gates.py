@@ -59,6 +59,7 @@ _ADVICE_ICONS = {
     "changed": ":material/rule:",
     "notes_below": ":material/notes:",
     "empty": ":material/block:",
+    "banded": ":material/stacked_bar_chart:",
 }
 
 

@@ -28,6 +28,7 @@ import pandas as pd
 from ..domain import TableDomain
 from ..domain.kinds import ALPHABETS, KIND_STATEMENTS, WIDE_ALPHABET
 from ..domain.public_lists import TITLES, public_list, read_as_named
+from .banded import BANDED_HOW, banded_columns
 from .encoding import encode_column, missing_cells
 from .file_notes import (
     FRACTION_HOW,
@@ -365,7 +366,8 @@ class FitNotes:
     (:func:`changed_columns`); ``notes_below``, rows holding a note below the table (:func:`note_rows`);
     ``decimals``, real numbers and times written more coarsely than their columns keep them
     (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``);
-    ``empty``, missing cells in columns declared without them (:func:`.rule_notes.empty_in_required`)."""
+    ``empty``, missing cells in columns declared without them (:func:`.rule_notes.empty_in_required`); ``banded``,
+    lists of categories that are a number column in bands (:func:`.banded.banded_columns`)."""
 
     missing: list
     how: list
@@ -379,6 +381,7 @@ class FitNotes:
     decimals: list = ()
     clamped: list = ()
     empty: list = ()
+    banded: list = ()
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -402,6 +405,7 @@ class FitNotes:
             ("renamed", "cells read as the declared value they name another way.", self.renamed, RENAMED_HOW),
             ("empty", "missing cells in columns declared without missing values.", list(self.empty), EMPTY_HOW),
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
+            ("banded", "columns that are another column in bands.", list(self.banded), BANDED_HOW),
         )
         return [note for note in notes if note[2]]
 
@@ -424,4 +428,5 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         coarse_columns(data, domain, counts),
         changed_columns(data, domain, fits, counts, mostly=True),
         empty_in_required(data, domain),
+        banded_columns(data, domain),
     )

@@ -1,0 +1,54 @@
+"""Columns that are another column in bands, told before a draw (``dpsynth_core.data.banded``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpsynth_core.data.banded import banded_columns
+from dpsynth_core.data.misfits import fit_notes
+from dpsynth_core.domain import TableDomain
+from tests.conftest import complete_domain, shared_path
+
+
+def _compas() -> tuple[pd.DataFrame, TableDomain]:
+    frame = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False)
+    return frame, TableDomain.from_json(complete_domain("compas"))
+
+
+def test_compas_age_category_is_told_as_the_age_in_bands_and_nothing_else_is():
+    """COMPAS's ``age_cat`` (Less than 25, 25 - 45, Greater than 45) is ``age`` in three bands in every record; the
+    release draws them apart, which the check says before a draw, naming columns and counts, never a value."""
+    frame, domain = _compas()
+    said = banded_columns(frame, domain)
+    assert said == [f"Column 'age_cat' is 'age' in 3 bands in all {len(frame):,} rows that hold both."]
+    notes = fit_notes(frame, domain)
+    assert notes.banded == said and "banded" in [which for which, *_ in notes.advice()]
+    [how] = [how for which, _, _, how in notes.advice() if which == "banded"]
+    assert "Declare the bands as drop" in how and "25" not in how.split("(")[0]
+
+
+def test_a_category_that_is_not_a_function_of_the_number_in_runs_is_no_band():
+    """The same columns with the categories shuffled over the records, one record's age in another band, or the
+    bands out of order along the ages (a band in two runs) are not bands; a category with as many values as the
+    number (a code and its label) is not told either."""
+    frame, domain = _compas()
+    shuffled = frame.assign(age_cat=frame["age_cat"].sample(frac=1, random_state=np.random.default_rng(3)).to_numpy())
+    assert banded_columns(shuffled, domain) == []
+    one_off = frame.copy()
+    young = one_off.index[one_off["age_cat"] == "Less than 25"][0]
+    one_off.loc[young, "age_cat"] = "Greater than 45"
+    assert banded_columns(one_off, domain) == []
+    ages = pd.to_numeric(frame["age"])
+    twice = frame.assign(age_cat=np.where((ages < 25) | (ages > 60), "Less than 25", frame["age_cat"]))
+    assert banded_columns(twice, domain) == []  # the youngest and the oldest in one category: two runs
+    small = frame[ages.isin([20, 30, 50])]  # three ages in three categories: a recoding, not bands
+    assert banded_columns(small, domain) == []
+
+
+def test_every_note_before_a_draw_has_its_icon_on_the_preview():
+    from app_support.gates import _ADVICE_ICONS
+    from dpsynth_core.data.misfits import FitNotes
+
+    notes = FitNotes(*([["a line"]] * 7), *([["a line"]] * 5))
+    assert {which for which, *_ in notes.advice()} <= set(_ADVICE_ICONS)
