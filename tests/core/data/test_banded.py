@@ -25,7 +25,7 @@ def test_compas_age_category_is_told_as_the_age_in_bands_and_nothing_else_is():
     notes = fit_notes(frame, domain)
     assert notes.banded == said and "banded" in [which for which, *_ in notes.advice()]
     [how] = [how for which, _, _, how in notes.advice() if which == "banded"]
-    assert "Declare the bands as drop" in how and "25" not in how.split("(")[0]
+    assert "Declare the bands or groups as drop" in how
 
 
 def test_a_category_that_is_not_a_function_of_the_number_in_runs_is_no_band():
@@ -52,3 +52,21 @@ def test_every_note_before_a_draw_has_its_icon_on_the_preview():
 
     notes = FitNotes(*([["a line"]] * 7), *([["a line"]] * 5))
     assert {which for which, *_ in notes.advice()} <= set(_ADVICE_ICONS)
+
+
+def test_a_list_that_groups_a_finer_one_is_told_and_one_row_outside_its_group_is_not():
+    """Lending Club's grade is its sub-grade in seven groups (A1-A5 are A), which a release drew apart in 9% to 11%
+    of its rows. Here adult's marital status grouped by a public rule into married or not, beside it: told; with one
+    record in the other group, or on adult as it is (no list there groups another), nothing."""
+    frame = pd.read_csv(shared_path("adult.csv"), dtype=str, keep_default_na=False)
+    spec = complete_domain("adult")
+    assert banded_columns(frame, TableDomain.from_json(spec)) == []
+    married = frame["marital-status"].str.startswith("Married").map({True: "married", False: "not married"})
+    grouped = frame.assign(married=married)
+    spec["columns"]["married"] = {"type": "categorical", "values": ["married", "not married"]}
+    domain = TableDomain.from_json(spec)
+    assert banded_columns(grouped, domain) == [
+        f"Column 'married' is 'marital-status' in 2 groups in all {len(frame):,} rows that hold both."
+    ]
+    grouped.loc[grouped.index[grouped["married"] == "married"][0], "married"] = "not married"
+    assert banded_columns(grouped, domain) == []
