@@ -44,21 +44,22 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     Vectorised: each number column is sorted once; a pair costs one pass over its rows."""
     markers = list(domain.missing_markers)
     bands = [n for n, c in domain.kept.items() if c.kind == "categorical" and n in data and _bands_like(c.values)]
-    numbers = {}
-    for name, column in domain.kept.items() if bands else ():  # read only when some list may be bands
-        if column.kind in ("integer", "float") and name in data:
-            text = data[name].astype("string")
-            values = read_numbers(text.where(~text.isin(markers)), column.written)
-            numbers[name] = (values, np.argsort(values, kind="stable"))
+    sources = [n for n, c in domain.kept.items() if c.kind in ("integer", "float") and n in data] if bands else []
+    head = {n: _sorted_numbers(data[n].iloc[:_SAMPLE], domain.kept[n], markers) for n in sources}
+    whole: dict = {}
     lines = []
-    for name in bands if numbers else ():
-        text = data[name].astype("string")
-        codes, labels = pd.factorize(text.where(~text.isin(markers)))  # -1: missing
-        for source, (values, order) in numbers.items():
+    for name in bands if sources else ():
+        first, codes = _codes(data[name].iloc[:_SAMPLE], markers)[0], None
+        for source in sources:
+            values, order = head[source]
+            if _bands(values[order], first[order], least=0) is None:  # most fail on the first rows
+                continue
+            codes = _codes(data[name], markers)[0] if codes is None else codes
+            values, order = whole.setdefault(source, _sorted_numbers(data[source], domain.kept[source], markers))
             found = _bands(values[order], codes[order])
             if found is not None:
-                bands, rows = found
-                lines.append(f"Column '{name}' is '{source}' in {bands} bands in all {rows:,} rows that hold both.")
+                count, rows = found
+                lines.append(f"Column '{name}' is '{source}' in {count} bands in all {rows:,} rows that hold both.")
                 break
     return lines + grouped_columns(data, domain)
 
@@ -101,6 +102,13 @@ def grouped_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
 _SAMPLE = 2000
 
 
+def _sorted_numbers(cells: pd.Series, column, markers: list) -> tuple[np.ndarray, np.ndarray]:
+    """A number column's cells as the release reads them (NaN: missing or unread) and their order, sorted."""
+    text = cells.astype("string")
+    values = read_numbers(text.where(~text.isin(markers)), column.written)
+    return values, np.argsort(values, kind="stable")
+
+
 def _codes(cells: pd.Series, markers: list) -> tuple[np.ndarray, int]:
     """A column's cells as codes (-1: missing) and how many distinct ones."""
     text = cells.astype("string")
@@ -118,13 +126,17 @@ def _seen(fine: tuple, coarse: tuple) -> np.ndarray | None:
     return None if (seen.sum(axis=1) > 1).any() else seen
 
 
-def _bands(values: np.ndarray, codes: np.ndarray) -> tuple[int, int] | None:
+def _bands(values: np.ndarray, codes: np.ndarray, least: int = BANDED_LEAST) -> tuple[int, int] | None:
     """``(bands, rows)`` when ``codes``, along ``values`` sorted (NaN last), are contiguous runs of one category
-    each, equal numbers in one category, over more distinct numbers than categories; else None."""
+    each, equal numbers in one category, over more distinct numbers than categories (at least ``least`` rows holding
+    both; a sample's first rows: none, and one band will do); else None."""
     held = ~np.isnan(values) & (codes >= 0)
     x, c = values[held], codes[held]
-    if x.size < BANDED_LEAST:
+    if x.size < least:
         return None
+    if not least:  # a sample's first rows: only a number in two categories, or a band in two runs, rules it out
+        changed = c[1:] != c[:-1]
+        return None if ((x[1:] == x[:-1]) & changed).any() or 1 + changed.sum() != len(np.unique(c)) else (0, 0)
     same = x[1:] == x[:-1]
     changed = c[1:] != c[:-1]
     if (same & changed).any():  # one number in two categories: no function of the number
