@@ -273,6 +273,13 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
         )
     elif clear:
         drops = f"drops about {dropped:,.0f} rows ({100 * share:.0f}%, give or take {drop_error:,.0f})"
+    elif before > 0 and not check.past_cap(max_rows) and dropped + 2 * drop_error <= FEW_DROPPED * before:
+        most = 100 * (dropped + 2 * drop_error) / before  # nlswork's women, 15 waves: 0 rows, give or take 14
+        drops = (
+            f"drops about {dropped:,.0f} rows, give or take {drop_error:,.0f} (at most about {most:.2g}% of the rows "
+            f"by these counts, which count a {name} with {check.cap:,} rows or more as {check.cap:,}); {names} with "
+            f"many more, if any, are too few for these counts to show, and each would lose every row past {max_rows:,}"
+        )
     else:
         drops = (
             f"drops about {dropped:,.0f} rows, give or take {drop_error:,.0f}: at ε = {check.epsilon:g} this check "
@@ -286,6 +293,10 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
         consider + ("" if clear or not told else " (as uncertain as the line above)") + f". {trade}",
     ]
 
+
+#: Rows dropped that stand within two typical errors of none and below this share of the rows are said as that bound,
+#: among persons the check counts one by one (:func:`bounding_plan_words`), where "many or none" said less.
+FEW_DROPPED = 0.01
 
 #: What a larger bound on rows per person costs (the last words of :func:`bounding_plan_words`).
 BOUND_TRADE = (
