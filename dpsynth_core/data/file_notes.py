@@ -21,24 +21,14 @@ from ..domain import CategoricalDomain, TableDomain
 from ..domain.point_masses import decimal_places
 from ..domain.public_lists import read_as_named, reads_words
 from ..wording import counted, noun
+from .cell_counts import DECIMALS_SHARE, distinct_cells
 from .cell_values import read_numbers, time_of_day
 from .encoding import missing_cells
+from .step_notes import step_columns
 
 #: A column is flagged when at least this share of its filled cells cannot be read as its kind or lies outside its
 #: declared values (:mod:`.misfits`), and told by a check here when that share carries what the check looks for.
 MISFIT_SHARE = 0.5
-
-
-def distinct_cells(data: pd.DataFrame, name, counts: dict | None) -> pd.Series:
-    """Each distinct cell of a column with its count (read for the publisher's eyes only), kept in ``counts`` when
-    given so that the checks of one :func:`fit_notes` count each column once."""
-    if counts is not None and name in counts:
-        return counts[name]
-    series = data[name]  # counted for the publisher's eyes only: nothing declared comes from it
-    distinct = series.value_counts()
-    if counts is not None:
-        counts[name] = distinct
-    return distinct
 
 
 #: How a release keeps a date cell that carries a time of day, and how to keep the time.
@@ -96,10 +86,6 @@ def fraction_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     return lines
 
 
-#: A real-number column that declares no decimal places, or more than its numbers have, is told when at least this
-#: share of its filled numbers have at most :data:`MOST_DECIMALS` (:func:`decimal_columns`): a count stored as a real
-#: number (a Stata or SPSS file writes most numbers so), or a reading to a tenth.
-DECIMALS_SHARE = 0.99
 #: The most decimal places :func:`decimal_columns` tells of: past them, every digit is what a release keeps anyway.
 MOST_DECIMALS = 3
 #: What a release does with the digits of a real number, with the step of a time and with the day of a date, and
@@ -167,57 +153,6 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
         said = "are whole" if k == 0 else f"have at most {_places(k)}"
         declared = "" if column.decimals is None else f", where {_places(column.decimals)} are declared"
         lines.append(f"Column '{name}': {share} {said}{declared}.")
-    return lines
-
-
-#: How a date column may be written as its months or quarters (a day read as its period's first, written back so).
-_PERIODS = ("year and month", "year and quarter")
-#: The steps a time may be kept to, coarsest first, with their seconds (``kinds.DATETIME_STEPS``'s, as words).
-_COARSER_STEPS = (("day", 86400), ("hour", 3600), ("minute", 60))
-
-
-def step_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
-    """For the publisher only (it reads the data): each kept column of dates with a time, or of times of day, kept to
-    a finer step than at least :data:`DECIMALS_SHARE` of its filled times are written to (hourly readings kept to the
-    second), and each column of dates nearly all on a month's or a quarter's first day (a monthly series), one line
-    each naming the column, the step or period they fit and the counts (no value). Such a release writes 13:47:21
-    where the file writes 13:00, and any day of a month; the step or the period declared rounds the draw
-    (post-processing), as decimals do."""
-    from .encoding import numeric_value_counts
-
-    lines = []
-    for name, column in domain.kept.items():
-        if name not in data or column.kind not in ("date", "datetime", "time") or column.written in _PERIODS:
-            continue
-        distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only; nothing declared comes from it
-        values, weights = numeric_value_counts(
-            column, distinct.index.to_series(), distinct.to_numpy(), domain.missing_markers
-        )
-        total = int(weights.sum())
-        if not total:
-            continue
-        if column.kind == "date":  # days since 1970-01-01: a monthly or quarterly series on its periods' first days
-            days = values.astype("datetime64[D]")
-            months = days.astype("datetime64[M]")
-            first = months.astype("datetime64[D]") == days
-            for period, on in (("quarter", first & (months.astype(np.int64) % 3 == 0)), ("month", first)):
-                held = int(weights[on].sum())
-                if held >= DECIMALS_SHARE * total:
-                    share = f"all {total:,} of its" if held == total else f"{held:,} of its {total:,}"
-                    share += " dates are"
-                    lines.append(f"Column '{name}': {share} a {period}'s first day, where every day is kept.")
-                    break
-            continue
-        seconds = values.astype(np.int64) * column.seconds
-        for step, width in _COARSER_STEPS[column.kind == "time" :]:  # a time of day has no day to be on
-            if width <= column.seconds:
-                break
-            held = int(weights[seconds % width == 0].sum())
-            if held >= DECIMALS_SHARE * total:
-                share = f"all {total:,} of its times are" if held == total else f"{held:,} of its {total:,} times are"
-                on = f"on the {step}" if step != "day" else "midnight (dates with no time: declare them as dates)"
-                lines.append(f"Column '{name}': {share} {on}, where they are kept to the {column.finest}.")
-                break
     return lines
 
 
