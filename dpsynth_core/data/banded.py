@@ -42,26 +42,22 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     that is, in every row holding both, a kept number column cut into contiguous bands, one band a category, with
     more distinct numbers than bands; one line each naming the two columns, the bands and the rows (no value).
     Vectorised: each number column is sorted once; a pair costs one pass over its rows."""
-    markers = list(domain.missing_markers)
+    read = _Read(data, domain)
     bands = [n for n, c in domain.kept.items() if c.kind == "categorical" and n in data and _bands_like(c.values)]
     sources = [n for n, c in domain.kept.items() if c.kind in ("integer", "float") and n in data] if bands else []
-    head = {n: _sorted_numbers(data[n].iloc[:_SAMPLE], domain.kept[n], markers) for n in sources}
-    whole: dict = {}
     lines = []
     for name in bands if sources else ():
-        first, codes = _codes(data[name].iloc[:_SAMPLE], markers)[0], None
         for source in sources:
-            values, order = head[source]
-            if _bands(values[order], first[order], least=0) is None:  # most fail on the first rows
+            values, order = read.numbers(source, head=True)
+            if _bands(values[order], read.codes(name, head=True)[0][order], least=0) is None:  # most fail here
                 continue
-            codes = _codes(data[name], markers)[0] if codes is None else codes
-            values, order = whole.setdefault(source, _sorted_numbers(data[source], domain.kept[source], markers))
-            found = _bands(values[order], codes[order])
+            values, order = read.numbers(source)
+            found = _bands(values[order], read.codes(name)[0][order])
             if found is not None:
                 count, rows = found
                 lines.append(f"Column '{name}' is '{source}' in {count} bands in all {rows:,} rows that hold both.")
                 break
-    return lines + grouped_columns(data, domain)
+    return lines + grouped_columns(data, domain, read)
 
 
 #: A finer list is told to group a coarser one only where it holds at least this many rows a value, on average:
@@ -69,26 +65,24 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
 GROUPED_ROWS_A_VALUE = 20
 
 
-def grouped_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
+def grouped_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[str]:
     """For the publisher only (it reads the data): each kept list of categories that is, in every row holding both,
     a function of a kept list of more declared values (Lending Club's ``grade`` A to G of its ``sub_grade`` A1 to G5:
     a release drew them apart in 9% to 11% of the rows at epsilon 1), the finer one declaring at most a
     :data:`GROUPED_ROWS_A_VALUE`-th as many values as the table has rows; one line each (no value). A pair is tried
     on the table's first rows, where most fail, then on all of them."""
-    markers = list(domain.missing_markers)
+    read = read or _Read(data, domain)
     sizes = {
         name: len(column.values)
         for name, column in domain.kept.items()
         if column.kind == "categorical" and name in data and 2 <= len(column.values) * GROUPED_ROWS_A_VALUE <= len(data)
     }
-    head = {name: _codes(data[name].iloc[:_SAMPLE], markers) for name in sizes}
-    whole: dict = {}
     lines = []
     for name in sizes:
         for finer in sizes:
-            if sizes[finer] <= sizes[name] or _seen(head[finer], head[name]) is None:  # most fail on the first rows
-                continue
-            fine, coarse = (whole.setdefault(n, _codes(data[n], markers)) for n in (finer, name))
+            if sizes[finer] <= sizes[name] or _seen(read.codes(finer, head=True), read.codes(name, head=True)) is None:
+                continue  # most fail on the first rows
+            fine, coarse = read.codes(finer), read.codes(name)
             seen = _seen(fine, coarse)
             groups = int(seen.any(axis=0).sum()) if seen is not None else 0
             rows = int(((fine[0] >= 0) & (coarse[0] >= 0)).sum())
@@ -102,18 +96,29 @@ def grouped_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
 _SAMPLE = 2000
 
 
-def _sorted_numbers(cells: pd.Series, column, markers: list) -> tuple[np.ndarray, np.ndarray]:
-    """A number column's cells as the release reads them (NaN: missing or unread) and their order, sorted."""
-    text = cells.astype("string")
-    values = read_numbers(text.where(~text.isin(markers)), column.written)
-    return values, np.argsort(values, kind="stable")
+class _Read:
+    """A table's columns read once each, on its first :data:`_SAMPLE` rows (``head``) or all of them: a list's cells
+    as codes (-1: missing) with how many distinct ones, a number column's as the release reads them (NaN: missing
+    or unread) with their sorted order. For the publisher's eyes only."""
 
+    def __init__(self, data: pd.DataFrame, domain: TableDomain):
+        self.data, self.domain, self.markers, self.done = data, domain, list(domain.missing_markers), {}
 
-def _codes(cells: pd.Series, markers: list) -> tuple[np.ndarray, int]:
-    """A column's cells as codes (-1: missing) and how many distinct ones."""
-    text = cells.astype("string")
-    codes, labels = pd.factorize(text.where(~text.isin(markers)))
-    return codes, len(labels)
+    def _cells(self, name, head: bool) -> pd.Series:
+        text = (self.data[name].iloc[:_SAMPLE] if head else self.data[name]).astype("string")
+        return text.where(~text.isin(self.markers))
+
+    def codes(self, name, head: bool = False) -> tuple[np.ndarray, int]:
+        if ("codes", name, head) not in self.done:
+            codes, labels = pd.factorize(self._cells(name, head))
+            self.done["codes", name, head] = (codes, len(labels))
+        return self.done["codes", name, head]
+
+    def numbers(self, name, head: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        if ("numbers", name, head) not in self.done:
+            values = read_numbers(self._cells(name, head), self.domain.kept[name].written)
+            self.done["numbers", name, head] = (values, np.argsort(values, kind="stable"))
+        return self.done["numbers", name, head]
 
 
 def _seen(fine: tuple, coarse: tuple) -> np.ndarray | None:
@@ -134,15 +139,12 @@ def _bands(values: np.ndarray, codes: np.ndarray, least: int = BANDED_LEAST) -> 
     x, c = values[held], codes[held]
     if x.size < least:
         return None
-    if not least:  # a sample's first rows: only a number in two categories, or a band in two runs, rules it out
-        changed = c[1:] != c[:-1]
-        return None if ((x[1:] == x[:-1]) & changed).any() or 1 + changed.sum() != len(np.unique(c)) else (0, 0)
-    same = x[1:] == x[:-1]
-    changed = c[1:] != c[:-1]
-    if (same & changed).any():  # one number in two categories: no function of the number
+    same, changed = x[1:] == x[:-1], c[1:] != c[:-1]
+    if (same & changed).any():  # one number in two categories (most pairs, at once)
         return None
     bands = len(np.unique(c))
-    runs = 1 + int(changed.sum())
-    if bands < 2 or runs != bands or 1 + int((~same).sum()) <= bands:
+    if 1 + int(changed.sum()) != bands:  # a category in two runs
         return None
-    return bands, int(x.size)
+    if not least:  # a sample's first rows: nothing else rules the pair out
+        return 0, 0
+    return (bands, int(x.size)) if bands >= 2 and 1 + int((~same).sum()) > bands else None

@@ -88,18 +88,20 @@ class DateDomain(RangeDomain):
         gets one bin a month, exact (its days were 365 values to fit bins to, all but twelve impossible)."""
         if self.written_unit is None or self.declares_bins or self.min is None or self.max is None:
             return super().adaptive
-        return len(self._period_lows()) > constraints.ADAPTIVE_MAX_BINS
+        return self._periods(self.written_unit) > constraints.ADAPTIVE_MAX_BINS
 
-    def _period_lows(self) -> np.ndarray:
-        step = 3 if self.written_unit == "quarter" else 1
-        start, stop = np.datetime64(self.min, "M"), np.datetime64(self.max, "M") + 1
-        return np.arange(start - start.astype(np.int64) % step, stop, step)
+    def _periods(self, unit: str) -> int:
+        """How many months, quarters or years ``min`` to ``max`` touch, counted without building them."""
+        years = self.max.year - self.min.year
+        if unit == "quarter":
+            return years * 4 + (self.max.month - 1) // 3 - (self.min.month - 1) // 3 + 1
+        return years + 1 if unit == "year" else years * 12 + self.max.month - self.min.month + 1
 
     @property
     def bin_unit(self) -> str:
         if self.unit:
             return self.unit
-        if self.written_unit is not None and len(self._period_lows()) <= AUTO_UNIT_BINS:
+        if self.written_unit is not None and self._periods(self.written_unit) <= AUTO_UNIT_BINS:
             return self.written_unit
         days = (self.max - self.min).days + 1
         if days <= 400:
@@ -135,13 +137,7 @@ class DateDomain(RangeDomain):
         """Number of bins before special days are cut out, counted without building them."""
         if self.edges is not None:
             return len(self.edges)
-        unit = self.bin_unit
-        if unit == "day":
-            return self.size
-        years = self.max.year - self.min.year
-        if unit == "quarter":
-            return years * 4 + (self.max.month - 1) // 3 - (self.min.month - 1) // 3 + 1
-        return years + 1 if unit == "year" else years * 12 + self.max.month - self.min.month + 1
+        return self.size if self.bin_unit == "day" else self._periods(self.bin_unit)
 
     @property
     def bins(self) -> int:

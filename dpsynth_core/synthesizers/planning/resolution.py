@@ -131,6 +131,7 @@ def numeric_resolution(
             "seconds": getattr(col, "seconds", None),
             "period": getattr(col, "written_unit", None),
             "multiple": getattr(col, "multiple_of", None),
+            "finest": finest,
             "low": col.to_json().get("min"),
             "high": col.to_json().get("max"),
             "width": width,
@@ -255,9 +256,8 @@ def told_apart(entry: dict) -> float:
     >>> told_apart({"kind": "integer", "width": 5, "step": 1}), told_apart({"kind": "float", "width": 80, "step": 10})
     (1.0, 0.5)
     """
-    steps = entry.get("multiple") or (_PERIOD_DAYS[entry["period"]] if entry.get("period") else 1)
-    values = entry["width"] / steps  # a year by month: 12; a float's steps need its multiples
-    wanted = THIN_PIECES if entry["kind"] == "float" and not entry.get("multiple") else min(THIN_PIECES, values)
+    finest = entry.get("finest", 0.0 if entry["kind"] == "float" else 1.0)  # :func:`_finest`: none for real numbers
+    wanted = min(THIN_PIECES, entry["width"] / finest) if finest else THIN_PIECES  # a year by month: 12 values
     return _pieces(entry) / wanted
 
 
