@@ -8,7 +8,7 @@ import streamlit as st
 
 from app_support.cached import misfits
 from app_support.markdown import literal
-from app_support.pages import DOMAIN
+from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import DomainError, DPSynthError, TableDomain
 from dpsynth_core.data.rule_notes import CLAMPED_HOW
 from dpsynth_core.wording import counted
@@ -60,6 +60,7 @@ _ADVICE_ICONS = {
     "notes_below": ":material/notes:",
     "empty": ":material/block:",
     "banded": ":material/stacked_bar_chart:",
+    "repeated": ":material/group:",
 }
 
 
@@ -80,6 +81,8 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
             icon=_ADVICE_ICONS[which],
         )
         _other_lines(found)
+        if which == "repeated":  # the person unit is chosen on the Privacy page
+            st.page_link(PRIVACY.path, label="Choose who is protected", icon=PRIVACY.icon)
 
 
 def _stopping(heading: str, lines: list, how: str) -> None:

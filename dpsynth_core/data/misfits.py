@@ -50,6 +50,7 @@ from .file_notes import (
     total_rows,
 )
 from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, joined, respelled, worded
+from .person_notes import REPEATED_HOW, repeated_identifiers
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 
 #: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
@@ -367,7 +368,8 @@ class FitNotes:
     ``decimals``, real numbers and times written more coarsely than their columns keep them
     (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``);
     ``empty``, missing cells in columns declared without them (:func:`.rule_notes.empty_in_required`); ``banded``,
-    lists of categories that are a number column in bands (:func:`.banded.banded_columns`)."""
+    lists of categories that are a number column in bands (:func:`.banded.banded_columns`); ``repeated``, dropped
+    identifiers that repeat while the release protects rows (:func:`.person_notes.repeated_identifiers`)."""
 
     missing: list
     how: list
@@ -382,6 +384,7 @@ class FitNotes:
     clamped: list = ()
     empty: list = ()
     banded: list = ()
+    repeated: list = ()
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -406,6 +409,12 @@ class FitNotes:
             ("empty", "missing cells in columns declared without missing values.", list(self.empty), EMPTY_HOW),
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
             ("banded", "columns that are another column in bands.", list(self.banded), BANDED_HOW),
+            (
+                "repeated",
+                "dropped columns whose values repeat, as a person's identifier does.",
+                list(self.repeated),
+                REPEATED_HOW,
+            ),
         )
         return [note for note in notes if note[2]]
 
@@ -429,4 +438,5 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         changed_columns(data, domain, fits, counts, mostly=True),
         empty_in_required(data, domain),
         banded_columns(data, domain),
+        repeated_identifiers(data, domain, counts),
     )

@@ -2233,3 +2233,26 @@ def test_the_previews_notes_of_dominant_text_values_are_computed_once_per_releas
     with patch.object(cached.summaries, "dominant_values_in_data", counted):
         assert cached.dominant_values(entry, None, None) == ["a note"] == cached.dominant_values(entry, None, None)
     assert calls == [2]
+
+
+def test_a_dropped_identifier_that_repeats_is_said_on_the_preview_with_the_way_to_the_person_unit():
+    """lme4's sleepstudy (18 subjects of 10 rows) with its subjects dropped and no person declared: the Preview says,
+    for the publisher only, that the dropped column repeats and links the Privacy page, where the person unit is
+    chosen; with the subjects declared the privacy unit, nothing is said."""
+    raw = (ROOT / "tests" / "datasets" / "sleepstudy.csv").read_bytes()
+    columns = {
+        "rownames": {"type": "drop"},
+        "Reaction": {"type": "float", "min": 0, "max": 2000},
+        "Days": {"type": "integer", "min": 0, "max": 9},
+        "Subject": {"type": "drop"},
+    }
+    at = _load_declaration(_upload(_app().run(), "sleepstudy.csv", raw), {"columns": columns})
+    at = _visit(at, "app_pages/4_Preview.py")
+    said = [i.value for i in at.info if "values repeat" in i.value]
+    assert not at.exception and len(said) == 1 and "For you only" in said[0], said
+    assert "Column 'Subject' (dropped): 180 of its 180 filled cells" in said[0] and "--person" in said[0]
+    assert "Choose who is protected" in [link.proto.label for link in at.get("page_link")]
+    person = {"column": "Subject", "max_rows": 10, "name": "subject"}
+    at = _load_declaration(_visit(at, "app_pages/2_Domain.py"), {"columns": columns, "person": person})
+    at = _visit(at, "app_pages/4_Preview.py")
+    assert not at.exception and not [i.value for i in at.info if "values repeat" in i.value]

@@ -50,7 +50,7 @@ def test_every_note_before_a_draw_has_its_icon_on_the_preview():
     from app_support.gates import _ADVICE_ICONS
     from dpsynth_core.data.misfits import FitNotes
 
-    notes = FitNotes(*([["a line"]] * 7), *([["a line"]] * 5))
+    notes = FitNotes(*([["a line"]] * 7), *([["a line"]] * 7))
     assert {which for which, *_ in notes.advice()} <= set(_ADVICE_ICONS)
 
 
