@@ -51,12 +51,17 @@ def _style(fig: go.Figure, title: str, x: str, y: str, height: int = 440) -> go.
 
 
 #: Tick labels longer than this (a group of days, a date with its time) stand tall under the axis: the legend then
-#: goes above the chart, on its right, rather than under it among them.
+#: goes above the chart, on its right, rather than under it among them ...
 LONG_TICK = 12
+#: ... as it does when the labels together are longer than this many characters (two spaces between them), which
+#: the axis cannot lay flat either: 28 surnames of up to 11 letters stood tall under the legend, two cut in half.
+FLAT_TICKS = 80
 
 
 def _legend_clear_of(fig: go.Figure, names: list) -> go.Figure:
-    if names and max(len(n) for n in names) > LONG_TICK:
+    """The legend above the chart, on its right, when the axis labels stand tall under it (:data:`LONG_TICK`,
+    :data:`FLAT_TICKS`)."""
+    if names and (max(len(n) for n in names) > LONG_TICK or sum(len(n) + 2 for n in names) > FLAT_TICKS):
         fig.update_layout(legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"))
     return fig
 

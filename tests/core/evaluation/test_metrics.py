@@ -222,6 +222,19 @@ def test_charts_name_a_surveys_long_columns_so_that_they_differ():
     assert len(set(heat.x)) == len(names) and tuple(heat.customdata[0][1]) == (names[0], names[1])
 
 
+def test_a_distribution_charts_legend_stands_clear_of_labels_the_axis_cannot_lay_flat():
+    """medicaldata's COVID-19 tests: 28 fake surnames of up to 11 letters stood tall under the axis, and the legend,
+    under the chart, hid two of them. The legend goes above the chart when the labels together are too long to lie
+    flat, as it did for one long label; a few short ones keep it below."""
+    from dpsynth_core.evaluation.charts import distribution_chart
+
+    names = ["westerling", "targaryen", "rivers", "swyft", "karstark", "frey", "tyrell", "seaworth", "kettleblack"] * 3
+    counts = np.arange(1, len(names) + 1, dtype=float)
+    assert distribution_chart(names, counts, counts, "fake_last_name").layout.legend.y == 1.0
+    assert distribution_chart(["a long label of days"], np.ones(1), np.ones(1), "c").layout.legend.y == 1.0
+    assert distribution_chart(["female", "male"], np.ones(2), np.ones(2), "gender").layout.legend.y == -0.2
+
+
 def test_a_wide_tables_column_charts_lie_on_their_side_with_every_column_named():
     """openintro's Lending Club loans (54 columns released): standing up, the Preview's fidelity and distance charts
     named every other column on the axis and shrank the values over the bars past reading, so a red (changed) bar
