@@ -74,7 +74,7 @@ def header() -> None:
         if refusal:
             st.error(refusal + ".", icon=":material/block:")
         st.button(
-            draw_label(charge, after, earlier),
+            draw_label(charge, after, earlier, (declaration.get("person") or {}).get("name") or "person"),
             type="secondary" if earlier else "primary",
             key="preview_generate",
             help=draw_help(after),

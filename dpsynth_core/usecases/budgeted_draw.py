@@ -58,25 +58,45 @@ def projection(workspace, fingerprint: str, charge: Spend, *, what: str = "This 
     return workspace.ledger.check(fingerprint, charge, what=what)
 
 
-def draw_label(charge: Spend, after: Spending | None, earlier: int) -> str:
+def draw_label(charge: Spend, after: Spending | None, earlier: int, person: str = "person") -> str:
     """The draw button's words: what a draw costs (the ledger's own charge) and, after ``earlier``
     draws with the same settings, the total on this data it leads to (``after``, from
-    :func:`projection`; None when refused).
+    :func:`projection`; None when refused). A person unit's figures are per ``person`` (what the unit
+    calls one), its total too while every use of the records is per person like it (:func:`_per_person`'s
+    rule), beside the total per record.
     """
     if not charge.guaranteed:
         cost = "no guarantee: this method's release is not differentially private"
     else:
         # a person unit's epsilon is per person, the total per record (a record's person removed and added back):
         # said, since "spends 1, the total becomes 4" after one draw reads as a miscount
-        person = charge.neighbouring is not None and is_person_relation(charge.neighbouring)
-        cost = f"spends ε = {format_epsilon(charge.epsilon)}" + (" per person" if person else "")
+        per_person = charge.neighbouring is not None and is_person_relation(charge.neighbouring)
+        cost = f"spends ε = {format_epsilon(charge.epsilon)}" + (f" per {person}" if per_person else "")
         total = after.total_epsilon if after is not None and after.per_record is not None else None
         if earlier and total is not None:  # per record, every unit converted: what the lifetime budget counts
-            cost += f"; the total{' per record' if person else ''} on this data becomes ε = {format_epsilon(total)}"
-            added = _added_up(after)  # the sidebar's words: "1.44" after two draws at 1 reads as a miscount
+            own = _one_person_relation(after) if per_person else None
+            if own is not None:  # nlswork's button said "per woman" beside a total "per record" only
+                cost += (
+                    f"; the total on this data becomes ε = {format_epsilon(own.epsilon)} per {person} "
+                    f"(ε = {format_epsilon(total)} per record)"
+                )
+            else:
+                cost += (
+                    f"; the total{' per record' if per_person else ''} on this data becomes ε = {format_epsilon(total)}"
+                )
+            added = _added_up(after)  # "1.44" after two draws at 1 reads as a miscount
             if added is not None:
                 cost += f"; adding up each draw's and report's ε would say {format_epsilon(added)}: hover for why"
     return ("Draw again" if earlier else "Generate synthetic data") + f" ({cost})"
+
+
+def _one_person_relation(spending):
+    """The records' one relation when every guaranteed use of them is per person under one column (the card's
+    :func:`_per_person` rule), else None."""
+    relations = getattr(spending, "relations", ())
+    if len(relations) == 1 and is_person_relation(relations[0].neighbouring):
+        return relations[0]
+    return None
 
 
 def draw_help(after: Spending | None) -> str | None:
@@ -86,7 +106,7 @@ def draw_help(after: Spending | None) -> str | None:
     added = _added_up(after)
     if added is None:
         return None
-    total = after.per_record
+    total = _stated(after)
     how = (
         "this method measures with Gaussian noise, whose privacy losses add up in their own measure "
         "(zero-concentrated DP, ρ), and the sum is stated as ε"
@@ -97,15 +117,29 @@ def draw_help(after: Spending | None) -> str | None:
     return (
         f"Why ε = {format_epsilon(total.epsilon)} and not {format_epsilon(added)}: {how} at "
         f"δ = {format_delta(total.delta)}. Adding up each draw's and report's ε ({format_epsilon(added)}) also "
-        f"holds, but overstates what the records have spent; the ledger and the lifetime budget count ε = "
-        f"{format_epsilon(total.epsilon)}."
+        "holds, but overstates what the records have spent; "
+        + (
+            f"the ledger and the lifetime budget count ε = {format_epsilon(total.epsilon)}."
+            if total is after.per_record
+            else f"the ledger counts ε = {format_epsilon(total.epsilon)} per person, and the lifetime budget "
+            f"ε = {format_epsilon(after.per_record.epsilon)} per record."
+        )
     )
 
 
+def _stated(after: Spending | None):
+    """The total the draw button states first: per person while every use of the records is per person
+    (:func:`_one_person_relation`), else per record (None: no total holds)."""
+    if after is None or after.per_record is None:
+        return None
+    return _one_person_relation(after) or after.per_record
+
+
 def _added_up(after: Spending | None) -> float | None:
-    """Each draw's and report's epsilon added up, where the ledger's composed total per record is clearly less
-    (:attr:`~dpsynth_core.privacy.spending.RelationTotal.added_up`; else None)."""
-    return after.per_record.added_up if after is not None and after.per_record is not None else None
+    """Each draw's and report's epsilon added up, where the composed total the button states (:func:`_stated`) is
+    clearly less (:attr:`~dpsynth_core.privacy.spending.RelationTotal.added_up`; else None)."""
+    stated = _stated(after)
+    return stated.added_up if stated is not None else None
 
 
 @dataclass(frozen=True)
@@ -199,9 +233,9 @@ def _per_person(card: dict, spending, per_record: str) -> str | None:
     release's own figure and a check's; per person the total is 1.1, and a record added to a person's rows counts
     twice (that person removed and added back: :func:`~dpsynth_core.privacy.spending.in_record_unit`)."""
     name = (card.get("privacy_unit") or {}).get("person")
-    if not name or len(spending.relations) != 1 or not is_person_relation(spending.relations[0].neighbouring):
+    own = _one_person_relation(spending)
+    if not name or own is None:
         return None
-    own = spending.relations[0]
     stated = f"ε = {format_epsilon(own.epsilon)}"
     if own.delta > 0:
         stated += f", δ = {format_delta(own.delta)} ({own.composition} composition)"

@@ -342,6 +342,13 @@ def test_the_draw_buttons_words_state_the_charge_and_the_total_it_leads_to():
     assert draw_label(person, after, 1) == (
         "Draw again (spends ε = 1 per person; the total per record on this data becomes ε = 4)"
     )
+    # ... and per person first while every use of the records is per person (nlswork's button said "per woman" for
+    # the draw and "per record" for the total)
+    own = NS(neighbouring=person_relation("id"), epsilon=2.0, added_up=None)
+    after = NS(per_record=NS(epsilon=4.0, added_up=None), total_epsilon=4.0, relations=[own])
+    assert draw_label(person, after, 1, "patient") == (
+        "Draw again (spends ε = 1 per patient; the total on this data becomes ε = 2 per patient (ε = 4 per record))"
+    )
     unguaranteed = NS(guaranteed=False, epsilon=None, neighbouring=None)
     assert "no guarantee" in draw_label(unguaranteed, after, 0) and "spends" not in draw_label(unguaranteed, after, 0)
 
