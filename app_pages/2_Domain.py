@@ -82,7 +82,7 @@ from_codebook = codebook_entries(declaration)  # columns started from the file's
 
 def _status(name: str, spec: dict) -> tuple:
     """What is still to fix in one column (its codebook's confirmation included), and the column."""
-    found, column = editing.column_status(name, spec)
+    found, column = editing.column_status(name, spec, specs)
     return found + pending(from_codebook, name, spec), column
 
 
@@ -118,7 +118,8 @@ def _edit(name: str, spec: dict, prefix: str) -> list:
     """One open column's editor and what it says; returns what is still to fix in it."""
     if name in from_codebook:
         codebook_mark(from_codebook, name, confirm_keys[name])
-    specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec)
+    others = {other: s for other, s in specs.items() if other != name}  # a list may be computed from one of them
+    specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec, others)
     found, column = _status(name, specs[name])
     (complete.discard if found else complete.add)(name)
     for message in found:

@@ -7,6 +7,7 @@ import datetime as dt
 
 import streamlit as st
 
+from app_support.derived_editor import derived_editor
 from app_support.markdown import literal
 from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
 from dpsynth_core.domain.kinds import UNCHOSEN
@@ -118,9 +119,11 @@ def _widget(place, prefix: str, kind, key, spec: dict):
     return place.text_input(key.label, placeholder=key.placeholder, **common) or None
 
 
-def column_editor(prefix: str, spec: dict) -> dict:
+def column_editor(prefix: str, spec: dict, others: dict | None = None) -> dict:
     """Widgets for one column (keys start with ``prefix``), drawn from its kind's statement; returns
-    its new declaration. Nothing here reads the data."""
+    its new declaration. ``others``: the table's other columns' declarations, for a list computed from one of them
+    (:func:`~app_support.derived_editor.derived_editor`; None: its rule kept as declared). Nothing here reads the
+    data."""
     name = st.selectbox(
         "What kind of values?",
         list(KIND_STATEMENTS),
@@ -137,9 +140,13 @@ def column_editor(prefix: str, spec: dict) -> dict:
         return out
     if name == "categorical":
         _categories(prefix, spec, out)
+        if others is not None:
+            derived_editor(prefix, spec, out, others)
+        elif spec.get("derived") and spec.get("type") == name:
+            out["derived"] = spec["derived"]
     if name == spec.get("type"):  # keys the page does not edit are kept as declared
         out.update({k.name: spec[k.name] for k in kind.keys if not k.widget and k.name in spec})
-    drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list")]
+    drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list", "derived")]
     for row in sorted({k.row for k in drawn}):
         keys = [
             k

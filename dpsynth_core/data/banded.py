@@ -22,9 +22,11 @@ BANDED_HOW = (
     "and its bands or groups come out apart: some synthetic rows will hold a number outside its band (the General "
     "Social Survey's vocabulary file at ε = 1: an age outside its age group in 11% to 16% of the rows), or a value "
     "in another group than its own (Lending Club's loans: a sub-grade of another grade in 9% to 11%). Declare the "
-    "bands or groups as drop and derive them from the released column yourself by the same public rule after the "
-    "release, or drop the finer column if the groups are what your readers need: the release then spends nothing "
-    "on the copy, and the two cannot disagree."
+    'bands or groups as computed from the other column by the documentation\'s rule ("derived": {"from": '
+    '"age", "edges": [30, 40, 50, 60]} for bands, {"from": "sub_grade", "prefix": true} or its '
+    '"groups" for groups, in the declaration): the release then draws the other column and computes them by '
+    "that rule, spends nothing on them, and the two cannot disagree. Or drop the finer column if the groups are "
+    "what your readers need."
 )
 #: At least this many rows must hold both columns for them to be told banded.
 BANDED_LEAST = 20
@@ -43,8 +45,9 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     more distinct numbers than bands; one line each naming the two columns, the bands and the rows (no value).
     Vectorised: each number column is sorted once; a pair costs one pass over its rows."""
     read = _Read(data, domain)
-    bands = [n for n, c in domain.kept.items() if c.kind == "categorical" and n in data and _bands_like(c.values)]
-    sources = [n for n, c in domain.kept.items() if c.kind in ("integer", "float") and n in data] if bands else []
+    measured = domain.measured()  # a column declared derived is computed from its source: told nothing
+    bands = [n for n, c in measured.kept.items() if c.kind == "categorical" and n in data and _bands_like(c.values)]
+    sources = [n for n, c in measured.kept.items() if c.kind in ("integer", "float") and n in data] if bands else []
     lines = []
     for name in bands if sources else ():
         for source in sources:
@@ -74,7 +77,7 @@ def grouped_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[
     read = read or _Read(data, domain)
     sizes = {
         name: len(column.values)
-        for name, column in domain.kept.items()
+        for name, column in domain.measured().kept.items()
         if column.kind == "categorical" and name in data and 2 <= len(column.values) * GROUPED_ROWS_A_VALUE <= len(data)
     }
     lines = []

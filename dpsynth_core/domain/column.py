@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import constraints
 from ..errors import DomainError
+from .derived import DerivedRule
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class CategoricalDomain(ColumnDomain):
     values: tuple = ()
     labels: dict | None = None
     other: object = None
+    derived: DerivedRule | None = None  # computed from another column after the draw (:mod:`.derived`)
     kind: ClassVar[str] = "categorical"
 
     def problems(self) -> list[str]:
@@ -135,7 +137,7 @@ class CategoricalDomain(ColumnDomain):
     def describe(self) -> str:
         shown = ", ".join(self.bin_labels(self.values[:6]))  # codes with their labels, e.g. "1 (Urban)"
         more = f", ... ({len(self.values)} values)" if len(self.values) > 6 else ""
-        return f"one of {shown}{more}"
+        return f"one of {shown}{more}" + (f", {self.derived.describe()}" if self.derived is not None else "")
 
     def to_json(self) -> dict:
         out = self._base_json()
@@ -144,6 +146,8 @@ class CategoricalDomain(ColumnDomain):
             out["labels"] = dict(self.labels)
         if self.other is not None:
             out["other"] = self.other
+        if self.derived is not None:
+            out["derived"] = self.derived.to_json()
         return out
 
     def bin_labels(self, values=None) -> list[str]:

@@ -102,13 +102,22 @@ def undeclared(spec: dict) -> bool:
     return spec.get("type", "text") == "text" and not set(spec) - {"type", "missing"}
 
 
-def column_status(name: str, spec) -> tuple[list[str], ColumnDomain | None]:
-    """(what is still to fix, the column when its form is valid) for one column's declaration."""
+def column_status(name: str, spec, specs: dict | None = None) -> tuple[list[str], ColumnDomain | None]:
+    """(what is still to fix, the column when its form is valid) for one column's declaration; with the table's
+    ``specs``, a list computed from another column (:mod:`.derived`) also checked against that column."""
     try:
         column = column_from_json(name, spec)
     except DomainError as problem:
         return list(problem.problems), None
-    return column.problems(), column
+    found, rule = column.problems(), getattr(column, "derived", None)
+    if rule is not None and specs is not None:
+        source = specs.get(rule.source) if rule.source != name else None
+        try:  # a source whose own form is wrong says so itself
+            built = column_from_json(rule.source, source) if source and source.get("type") != "drop" else None
+        except DomainError:
+            return found, column
+        found += rule.problems(name, column.values, built)
+    return found, column
 
 
 def find_columns(specs: dict, words: str = "", kinds=(), among=None) -> list[str]:

@@ -23,7 +23,8 @@ class Key:
     ``type`` and ``rule`` (the allowed form in words) make the schema; ``attribute`` (when the
     dataclass field has another name) and ``convert`` (JSON to the dataclass's value) make the
     parser; ``widget`` (``whole``, ``number``, ``date``, ``numbers``, ``values``, ``public_list``,
-    ``choice``, ``presets`` (a choice among named values, or any other typed in), ``text``, ``flag``; empty: kept
+    ``choice``, ``presets`` (a choice among named values, or any other typed in), ``text``, ``flag``, ``derived``
+    (a list's source column and rule: the page's own editor); empty: kept
     as declared, not edited), ``label``, ``help``,
     ``placeholder``, ``default``, ``low``/``high``/``step``, ``choices`` (value -> words), ``row``
     (keys of one row sit side by side) and ``when`` (shown only when another key has that value, or one

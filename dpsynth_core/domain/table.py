@@ -77,6 +77,19 @@ class TableDomain:
         measured at epsilon / K, so the person gets epsilon by group privacy), 1 for a row unit."""
         return self.person.max_rows if self.person is not None else 1
 
+    @property
+    def derived(self) -> dict:
+        """Kept columns computed from another column after the draw (:mod:`.derived`): never read nor measured."""
+        return {n: c for n, c in self.kept.items() if getattr(c, "derived", None) is not None}
+
+    def measured(self) -> TableDomain:
+        """The declaration a method fits: its derived columns (:attr:`derived`) dropped, since the release computes
+        them from their sources' synthetic values; the same declaration when it has none."""
+        derived = self.derived
+        if not derived:
+            return self
+        return replace(self, columns={n: DropDomain(n) if n in derived else c for n, c in self.columns.items()})
+
     def with_person(self, person: PersonUnit | None) -> TableDomain:
         """The same declaration with another privacy unit (None: one row)."""
         return replace(self, person=person)
@@ -100,6 +113,9 @@ class TableDomain:
             )
         if not self.kept:
             out.append("every column is dropped: keep at least one column")
+        for name, column in self.derived.items():
+            source = self.kept.get(column.derived.source) if column.derived.source != name else None
+            out += column.derived.problems(name, column.values, source)
         out += unconfirmed_columns(self.notes, self.kept)
         if not out:
             cells = sum(c.bins + 1 for c in self.kept.values() if c.binned)

@@ -50,7 +50,8 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
             event.rho_cost / row_total["rho"] * row_total["epsilon"] if zcdp and row_total["rho"] > 0 else event.epsilon
         )
         split[event.label] = split.get(event.label, 0.0) + cost * scale
-    domain = getattr(model, "declared_domain_", model.domain_)
+    measured = getattr(model, "declared_domain_", model.domain_)  # the columns the method read (derived ones dropped)
+    domain = getattr(model, "full_domain_", None) or measured  # ... and the declaration, with its derived columns
     missing = model.missing_guarantee()
     guarantee = {
         "epsilon": epsilon,
@@ -63,8 +64,7 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
         "plain_words": plain_guarantee(epsilon, delta, ledger.neighbouring, unit),
     }
     if zcdp and unit is None:
-        guarantee["rho"] = total["rho"]
-        guarantee["delta_in_plain_words"] = delta_words(delta)
+        guarantee.update(rho=total["rho"], delta_in_plain_words=delta_words(delta))
     if missing:
         guarantee = {
             "epsilon": None,
@@ -122,7 +122,7 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
             *model.release_notes(),
             *dominance_notes(synthetic, model.text_facts()),
             *single_value_notes(synthetic, domain),
-            *unjoined_notes(details, [n for n, c in domain.kept.items() if not c.constant]),
+            *unjoined_notes(details, [n for n, c in measured.kept.items() if not c.constant]),
             *question_notes(details),
         ],
         "covered": [

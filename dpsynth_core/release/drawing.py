@@ -83,7 +83,7 @@ def draw_release(settings, opened, progress) -> Release:
     told = _scaled(progress, model.fit_share, 1.0)
 
     # a release written to a file: its free-text columns counted as drawn, for the card (none held in memory)
-    kept = model.domain_.kept.items()
+    kept = (getattr(model, "full_domain_", None) or model.domain_).kept.items()  # derived columns too
     categories = [name for name, column in kept if column.kind == "categorical"]  # for the single-value note
     tally = TextTally([*model.text_facts(), *categories] if out is not None else ())
 
@@ -97,7 +97,7 @@ def draw_release(settings, opened, progress) -> Release:
             publisher_report=_report(model, opened.lines),
             path=path,
             rows=written,
-            columns=None if synthetic is not None else list(model.domain_.kept),
+            columns=None if synthetic is not None else model.released_columns,
             settings=settings.public(),
             charge=settings.charge,
         )
@@ -148,7 +148,7 @@ def draw_release(settings, opened, progress) -> Release:
             written = engine.write_here(draw, sizes, out)
             return finished(written=written, path=Path(str(out).removeprefix("file://")))
         written = write_synthetic(
-            out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format, columns=list(model.domain_.kept)
+            out, model.rows_, draw, chunk_rows=chunk_rows, fmt=out_format, columns=model.released_columns
         )
     return finished(written=written, path=Path(out))
 

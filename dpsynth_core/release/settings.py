@@ -169,7 +169,8 @@ class ReleaseSettings:
             return OpenedTable(frame, info["lines"])
         if isinstance(data, (str, Path)):
             reading = {k: v for k, v in self.reading().items() if k != "sheet"}
-            source = open_source(data, self.domain, engine=self.engine, memory_limit=self.memory_limit, **reading)
+            measured = self.domain.measured()  # a derived column is never read (domain.derived)
+            source = open_source(data, measured, engine=self.engine, memory_limit=self.memory_limit, **reading)
             return OpenedTable(source, lines_read(source), owned=True)
         if isinstance(data, pd.DataFrame):
             return OpenedTable(data)

@@ -22,9 +22,10 @@ from pathlib import Path
 import pandas as pd
 
 from .. import constraints
+from ..data.decoding import decoded_codes
 from ..data.encoding import encode_table
 from ..data.formats import read_data
-from ..domain import TableDomain, as_table_domain
+from ..domain import as_table_domain
 from ..errors import DataError, ParameterError
 from ..privacy.accounting import SUBSTITUTE, Accountant, PrivacyEvent
 from ..privacy.binning import fit_bins
@@ -96,7 +97,12 @@ class Synthesizer(PricedMethod):
         self._report(0.0, "Reading the table over the declared domain")
         self.total_epsilon_ = check_epsilon(self.epsilon)
         self.rho_ = check_rho(self.rho)
-        self.declared_domain_: TableDomain = as_table_domain(domain)
+        declared = as_table_domain(domain)
+        # columns computed from another one after the draw are never read nor measured (domain.derived)
+        self.derived_, self.released_columns_ = declared.derived, list(declared.kept)
+        if self.derived_:
+            declared.validate()
+        self.full_domain_, self.declared_domain_ = declared, declared.measured()
         self.unit_ = self.declared_domain_.person
         self.check_unit(self.unit_)
         # What the mechanisms spend, per row: the publisher's epsilon is per person (group privacy).
@@ -118,7 +124,7 @@ class Synthesizer(PricedMethod):
             if getattr(data, "engine", "") == "pandas" and (not self.reads_sources or self.unit_ is not None):
                 return None, data.frame, None
             self._check_engine(getattr(data, "engine", "?"))
-            if data.domain != self.declared_domain_:
+            if data.domain.measured() != self.declared_domain_:
                 raise ParameterError("the counting source was opened over another declaration than the one given")
             return data, None, None
         chosen = choose_engine(data, engine, reads_sources=self.reads_sources)
@@ -279,9 +285,9 @@ class Synthesizer(PricedMethod):
         self._progress = progress
         count = self.rows_ if n is None else check_rows(n)
         self._report(0.0, f"Drawing {count:,} synthetic rows")
-        frame = self._sample(count)
+        frame = self._with_derived(self._sample(count))
         self._report(1.0, "Drawn")
-        return frame[list(self.domain_.kept)]
+        return frame[self.released_columns]
 
     def _sample(self, n: int) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError
@@ -307,12 +313,28 @@ class Synthesizer(PricedMethod):
             twin = copy.copy(frozen)
             twin.noise_ = NoiseSource(secure=secure, rng=chunk_generator(key, index, secure=secure))
             if arrow:
-                rows = twin._sample_arrow(max(1, int(size))).select(list(twin.domain_.kept))
+                rows = twin._with_derived(twin._sample_arrow(max(1, int(size)))).select(twin.released_columns)
                 return rows if size else rows.slice(0, 0)
-            rows = twin._sample(max(1, int(size)))[list(twin.domain_.kept)]
+            rows = twin._with_derived(twin._sample(max(1, int(size))))[twin.released_columns]
             return rows if size else rows.iloc[:0]  # size 0: an empty release keeps its columns and types
 
         return draw
+
+    @property
+    def released_columns(self) -> list:
+        """The release's columns in the declaration's order: the measured ones and those derived from them."""
+        return list(getattr(self, "released_columns_", None) or self.domain_.kept)
+
+    def _with_derived(self, rows):
+        """Drawn ``rows`` (a DataFrame or an Arrow table) with the derived columns computed from their sources'
+        synthetic values by their public rules (:mod:`~dpsynth_core.domain.derived`): post-processing."""
+        for name, column in getattr(self, "derived_", {}).items():
+            arrow = not isinstance(rows, pd.DataFrame)
+            cells = rows.column(column.derived.source).to_pandas() if arrow else rows[column.derived.source]
+            codes = column.derived.codes(column.values, cells.reset_index(drop=True))
+            values = decoded_codes(column, codes, None)
+            rows = rows.append_column(name, values.arrow()) if arrow else rows.assign(**{name: values.series().values})
+        return rows
 
     def _sample_arrow(self, n: int):
         """``_sample(n)`` as an Arrow table (:meth:`as_arrow`); a method that decodes its codes column by

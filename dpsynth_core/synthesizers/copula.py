@@ -253,7 +253,7 @@ class GaussianCopula(Synthesizer):
         """A column's 1-way margin, or a text column's vocabulary (its share: :func:`measurement_epsilons`), with
         the trade-off the outlook states: the margins' and tables' noise beside a release without vocabularies."""
         noise = super().column_noise(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
-        domain = as_table_domain(domain)
+        domain = as_table_domain(domain).measured()
         shares = vocabulary_shares(domain)
         if not shares:
             return noise

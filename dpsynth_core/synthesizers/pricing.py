@@ -79,7 +79,7 @@ class PricedMethod:
     @classmethod
     def uses_tolerance(cls, domain) -> bool:
         """Whether the tolerance for randomness (rho) changes anything for this declaration."""
-        return any(c.kind == "text" for c in as_table_domain(domain).kept.values())
+        return any(c.kind == "text" for c in as_table_domain(domain).measured().kept.values())
 
     @classmethod
     def charge(cls, domain, epsilon: float, *, rows: int | None = None, **options) -> Spend:
@@ -93,7 +93,7 @@ class PricedMethod:
         unit, the per-row charge at ``epsilon / K`` stated per person as :meth:`ledger` states it.
         Every method's ``fit`` is tested to compose to exactly this.
         """
-        domain = as_table_domain(domain)
+        domain = as_table_domain(domain).measured()
         unit = domain.person
         cls.check_unit(unit)
         per_row = cls._row_charge(domain, float(epsilon) / domain.rows_per_person, rows=rows, **options)
@@ -152,7 +152,7 @@ class PricedMethod:
     ) -> dict[str, float]:
         """How the draw splits epsilon per label, before any data is read, as the card shows it (zCDP: shares
         of rho, in epsilon; a person unit: per row times K). ``expected_rows``: display only."""
-        domain = as_table_domain(domain)
+        domain = as_table_domain(domain).measured()
         group = domain.rows_per_person
         plan = cls._row_plan(domain, float(epsilon) / group, rows=rows, expected_rows=expected_rows, **options)
         return {label: value * group for label, value in plan.items()}
@@ -172,7 +172,7 @@ class PricedMethod:
     ) -> dict[str, dict]:
         """Per kept column, its own measurement's noise (from the plan): ``{"epsilon": ...}`` (and ``"sigma"``).
         ``epsilon``: per row, as the mechanisms run (a person unit's epsilon / K: :func:`~.planning.column_plan`)."""
-        domain = as_table_domain(domain)
+        domain = as_table_domain(domain).measured()
         plan = cls._row_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
         even = epsilon / max(len(domain.kept), 1)
         return {name: {"epsilon": plan.get(cls.column_label.format(name), even)} for name in domain.kept}

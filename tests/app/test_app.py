@@ -2256,3 +2256,38 @@ def test_a_dropped_identifier_that_repeats_is_said_on_the_preview_with_the_way_t
     at = _load_declaration(_visit(at, "app_pages/2_Domain.py"), {"columns": columns, "person": person})
     at = _visit(at, "app_pages/4_Preview.py")
     assert not at.exception and not [i.value for i in at.info if "values repeat" in i.value]
+
+
+def test_a_list_computed_from_another_column_is_declared_on_the_domain_page_and_agrees_with_it():
+    """COMPAS's age category is its age in three bands (under 25, 25 to 45, over 45): chosen on the Domain page as
+    computed from the age at 25 and 46, it is said so, costs nothing on the Privacy page's split, and every synthetic
+    row's category is its age's band; a list computed from another list takes its groups, typed one a line."""
+    frame = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False)
+    few = ("sex", "age", "age_cat", "race", "priors_count", "two_year_recid")
+    spec = complete_domain("compas")
+    spec["columns"] = {n: c if n in few else {"type": "drop"} for n, c in spec["columns"].items()}
+    at = _load_declaration(_upload(_app().run(), "compas.csv", shared_path("compas.csv").read_bytes()), spec)
+    at = _opened(_visit(at, "app_pages/2_Domain.py"))
+    prefix = f"domain_v{at.session_state['declaration_version']}_{list(frame.columns).index('age_cat')}"
+    at.selectbox(key=f"{prefix}_derived_from").set_value("age").run()
+    at.text_input(key=f"{prefix}_derived_edges").set_value("25, 46").run()
+    assert not at.exception
+    assert at.session_state["declaration"]["columns"]["age_cat"]["derived"] == {"from": "age", "edges": [25, 46]}
+    assert any("computed after the draw from 'age' in bands cut at 25, 46" in c.value for c in at.caption)
+    at = _generate(at)
+    entry = at.session_state["releases"][at.session_state["current_release"]]
+    out = entry["data"]
+    both = out["age"].notna() & out["age_cat"].notna()
+    bands = pd.cut(out.loc[both, "age"].astype(float), [-np.inf, 25, 46, np.inf], right=False)
+    labels = bands.cat.rename_categories(["Less than 25", "25 - 45", "Greater than 45"]).astype(object)
+    assert both.sum() > 500 and (out.loc[both, "age_cat"] == labels).all()
+    assert not [label for label in entry["card"]["budget_split"] if "age_cat" in label]
+    at = _opened(_visit(at, "app_pages/2_Domain.py"))  # groups of a list: sex grouped into one of two values
+    prefix = f"domain_v{at.session_state['declaration_version']}_{list(frame.columns).index('race')}"
+    at.selectbox(key=f"{prefix}_derived_from").set_value("sex").run()
+    at.radio(key=f"{prefix}_derived_how").set_value("in the groups typed below").run()
+    at.text_area(key=f"{prefix}_derived_groups").set_value("Caucasian: Male\nOther: Female").run()
+    assert at.session_state["declaration"]["columns"]["race"]["derived"] == {
+        "from": "sex",
+        "groups": {"Caucasian": ["Male"], "Other": ["Female"]},
+    }

@@ -139,7 +139,7 @@ class MarginalsSynthesizer(Synthesizer):
     def _row_charge(cls, domain, epsilon, *, rows=None, delta=None, groups=None, **options) -> Spend:
         """Row count and bins as every method spends them, then :func:`~.budget.row_charge`. Refused up
         front past :data:`~dpsynth_core.constraints.MARGINALS_MAX_COLUMNS` kept columns."""
-        check_width(as_table_domain(domain))
+        check_width(as_table_domain(domain).measured())
         delta = delta_of(delta)
         common, _ = cls._common_events(domain, epsilon, rows, delta=delta)
         return row_charge(domain, epsilon, common, delta=delta, neighbouring=cls.neighbouring)
@@ -147,12 +147,12 @@ class MarginalsSynthesizer(Synthesizer):
     @classmethod
     def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
-        return row_plan(as_table_domain(domain), epsilon, spend, rows=rows, expected_rows=expected_rows)
+        return row_plan(as_table_domain(domain).measured(), epsilon, spend, rows=rows, expected_rows=expected_rows)
 
     @classmethod
     def column_noise(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
         """:func:`~.budget.column_noise`: a column's 1-way marginal in the plan, or a text column's vocabulary."""
-        domain = as_table_domain(domain)
+        domain = as_table_domain(domain).measured()
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
         return column_noise(domain, epsilon, spend, rows=rows, expected_rows=expected_rows)
 
@@ -163,7 +163,7 @@ class MarginalsSynthesizer(Synthesizer):
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):
         level, text = delta_note(delta_of(delta))  # and a survey's questions answered over several columns
-        return level, "\n\n".join(filter(None, [text, blocks.plan_words(as_table_domain(domain))]))
+        return level, "\n\n".join(filter(None, [text, blocks.plan_words(as_table_domain(domain).measured())]))
 
     # --- fitting, step by step ------------------------------------------------------------
 

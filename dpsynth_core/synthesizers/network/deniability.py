@@ -344,7 +344,7 @@ class PlausibleDeniability(NetworkSynthesizer):
             }
         )
         self._report(1.0, "Drawn")
-        return frame[list(self.domain_.kept)]
+        return self._with_derived(frame)[self.released_columns]
 
     def _record_runs(self, runs: int) -> None:
         if self.epsilon0 is None:

@@ -109,7 +109,7 @@ def numeric_resolution(
     whole declaration with that one column changed, so pricing all of ``d`` fitted columns costs ``d`` plans of
     ``d`` columns: a page that shows a few columns of a wide table prices those (:func:`fewer_columns` none).
     """
-    domain = as_table_domain(domain)
+    domain = as_table_domain(domain).measured()
     if not rows or rows < 1:
         return []
     plan = {
@@ -289,7 +289,7 @@ def count_sigmas(
     :func:`numeric_resolution` entry). Reads no data; empty without ``rows``."""
     if not rows or rows < 1:
         return []
-    domain = as_table_domain(domain)
+    domain = as_table_domain(domain).measured()
     plan = column_plan(domain, epsilon, rho, method=method, rows=fixed_rows, expected_rows=rows, **options)
     return [
         r["typical_error_per_bin"]
@@ -380,7 +380,7 @@ def fewer_columns(domain, epsilon: float, rho: float, *, rows: int | None, **set
     the table is not thin, or no smaller table of these columns is. Reads no data: the declaration, the settings and
     a public row figure only; ``settings``: :func:`numeric_resolution`'s keywords (without column groups, which may
     name a column left out)."""
-    domain = as_table_domain(domain)
+    domain = as_table_domain(domain).measured()
     settings = {k: v for k, v in settings.items() if k != "groups"}
     kept = list(domain.kept)
     dropped = {n: c for n, c in domain.columns.items() if n not in domain.kept}  # drop and person columns stay

@@ -25,7 +25,10 @@ def test_compas_age_category_is_told_as_the_age_in_bands_and_nothing_else_is():
     notes = fit_notes(frame, domain)
     assert notes.banded == said and "banded" in [which for which, *_ in notes.advice()]
     [how] = [how for which, _, _, how in notes.advice() if which == "banded"]
-    assert "Declare the bands or groups as drop" in how
+    assert '"derived": {"from": "age", "edges"' in how
+    spec = complete_domain("compas")
+    spec["columns"]["age_cat"]["derived"] = {"from": "age", "edges": [25, 46]}  # computed from the age: told nothing
+    assert banded_columns(frame, TableDomain.from_json(spec)) == []
 
 
 def test_a_category_that_is_not_a_function_of_the_number_in_runs_is_no_band():

@@ -1,0 +1,89 @@
+"""The Domain page's editor of a list of categories computed from another column after the draw
+(:mod:`dpsynth_core.domain.derived`): the column it comes from, then its bands' edges or its groups, typed from the
+documentation. Nothing here reads the data."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpsynth_core.domain import KIND_STATEMENTS, typed_values
+
+#: How a list's source values are grouped (the rule's ``prefix`` or ``groups``).
+BY_PREFIX, BY_GROUPS = "by the value each begins with (A for A1)", "in the groups typed below"
+
+
+def _init(key: str, value) -> str:
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return key
+
+
+def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
+    """Sets ``out["derived"]`` from the widgets: the source chosen among ``others`` (the table's other columns'
+    declarations: those of numbers or of categories, not derived themselves), then the edges of its bands or how
+    its values are grouped. None chosen: the column is measured like any other."""
+    rule = spec.get("derived") or {}
+    sources = [
+        n for n, s in others.items() if s.get("type") in ("integer", "float", "categorical") and not s.get("derived")
+    ]
+    if rule.get("from") and rule["from"] not in sources:
+        sources.append(rule["from"])  # as declared: its problem is said, never undone
+    key = KIND_STATEMENTS["categorical"].key("derived")
+    source = st.selectbox(
+        key.label,
+        [None, *sources],
+        format_func=lambda n: "none: measured like any column" if n is None else n,
+        key=_init(f"{prefix}_derived_from", rule.get("from")),
+        help=key.help,
+    )
+    if source is None:
+        return
+    if others.get(source, {}).get("type") in ("integer", "float"):
+        text = st.text_input(
+            "Where each band after the first begins (from the documentation)",
+            key=_init(f"{prefix}_derived_edges", typed_values.list_text(rule.get("edges") or [])),
+            placeholder="for example 30, 40, 50, 60",
+            help="One number fewer than the values above, in order: the first value is every number below the "
+            "first edge, the next from that edge up to the next one, the last from the last edge on. For the age "
+            "groups 18-29, 30-39, 40-49, 50-59 and 60+: 30, 40, 50, 60.",
+        )
+        edges, unread = typed_values.parse_numbers(text, "float")
+        for message in unread:
+            st.warning(f"Band edges: {message}; it was left out.", icon=":material/warning:")
+        out["derived"] = {"from": source, "edges": edges or []}
+        return
+    how = st.radio(
+        f"How the values of {source} are grouped",
+        [BY_PREFIX, BY_GROUPS],
+        key=_init(f"{prefix}_derived_how", BY_GROUPS if rule.get("groups") else BY_PREFIX),
+        horizontal=True,
+    )
+    if how == BY_PREFIX:
+        out["derived"] = {"from": source, "prefix": True}
+        return
+    typed = st.text_area(
+        "Each value above, then a colon and its values of the other column (one value a line)",
+        key=_init(f"{prefix}_derived_groups", groups_text(rule.get("groups") or {})),
+        placeholder="A: A1, A2, A3, A4, A5\nB: B1, B2, B3, B4, B5",
+        height=120,
+    )
+    out["derived"] = {"from": source, "groups": parse_groups(typed)}
+
+
+def groups_text(groups: dict) -> str:
+    """Groups as the text area writes them: ``A: A1, A2`` a line."""
+    return "\n".join(f"{group}: {typed_values.list_text(members)}" for group, members in groups.items())
+
+
+def parse_groups(text: str) -> dict:
+    """The text area's groups: each line ``value: member, member`` (a line without a colon is left out).
+
+    >>> parse_groups("A: A1, A2\\nB: B1\\n\\nnonsense")
+    {'A': ['A1', 'A2'], 'B': ['B1']}
+    """
+    out = {}
+    for line in text.splitlines():
+        group, colon, members = line.partition(":")
+        if colon and group.strip():
+            out[group.strip()] = typed_values.parse_values(members)
+    return out
