@@ -18,15 +18,13 @@ percent, missing values spelled NA, spreadsheet totals, places by other names) a
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 
-import numpy as np
 import pandas as pd
 
 from ..domain import TableDomain
-from ..domain.kinds import ALPHABETS, KIND_STATEMENTS, WIDE_ALPHABET
+from ..domain.kinds import KIND_STATEMENTS
 from ..domain.public_lists import TITLES, public_list, read_as_named
 from .banded import BANDED_HOW, banded_columns
 from .encoding import encode_column, missing_cells
@@ -52,6 +50,7 @@ from .file_notes import (
 from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, joined, respelled, worded
 from .person_notes import REPEATED_HOW, repeated_identifiers
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
+from .text_misfits import text_reading
 
 #: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
 _WHAT = {
@@ -219,7 +218,7 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
         if near >= WORDED_SHARE * unfit:  # some in other capitals, the rest none of them (yrbss's hispanic and not)
             return capitals
     if column.kind == "text":
-        return _text_reading(column, series, markers, filled, unfit)
+        return text_reading(column, series, markers, filled, unfit)
     return ""
 
 
@@ -288,44 +287,6 @@ def changed_columns(
             line += f" ({_of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
         lines.append(line + ".")
     return lines
-
-
-#: The kinds of text a flagged text column is tried as (:func:`_text_reading`), narrowest first, each a public
-#: declaration with its words: one or two English words, codes of 1 to 12 digits, and letters (small and capital),
-#: digits, spaces, hyphens and apostrophes up to the longest length the Domain page offers.
-TEXT_TRIED = (
-    ({"generator": "english_word"}, "any English word"),
-    ({"generator": "word_pair"}, "any pair of English words"),
-    *(({"generator": "digits", "length": n}, f"a code of {n} digits") for n in range(1, 13)),
-    (
-        {"generator": "letters", "max_length": 40, "alphabet": WIDE_ALPHABET},
-        f"any string of up to 40 characters, allowing {ALPHABETS[WIDE_ALPHABET]}",
-    ),
-)
-
-
-def _text_reading(column, series: pd.Series, markers, filled: int, unfit: int) -> str:
-    """For a flagged text column: the kind of text of :data:`TEXT_TRIED` that reads the most of its cells (the
-    narrowest of those that read as many), when that reads most of them, in words naming the kind and its settings
-    (never a value). Publisher-only, as the flag itself."""
-    cells = series.dropna().astype(str).str.strip()
-    filled_cells = cells[~cells.isin(list(markers))]  # read for the publisher's eyes only, as the flag itself
-    distinct = filled_cells.value_counts()  # each filled cell once, read by the text rule
-    values, counts = distinct.index.tolist(), distinct.to_numpy()
-    if column.generator == "digits" and column.length:  # a code of N digits written with fewer (ZIP 02134 as 2134)
-        short = int(counts[np.asarray(distinct.index.str.fullmatch(rf"[0-9]{{1,{column.length - 1}}}"), bool)].sum())
-        if column.length > 1 and short >= MISFIT_SHARE * unfit:
-            return (
-                f" {short:,} of them are codes of fewer digits, as a spreadsheet writes codes stored as numbers, "
-                "without their leading zeros: save the file with the column formatted as text."
-            )
-    unread = (int(counts[pd.isna(replace(column, prefixes=(), **k).normalise(values))].sum()) for k, _ in TEXT_TRIED)
-    fewest, best = min((n, i) for i, n in enumerate(unread))
-    if fewest >= MISFIT_SHARE * filled or fewest >= unfit:
-        return ""
-    kind, words = TEXT_TRIED[best]
-    declared = ", ".join(f'"{k}": {json.dumps(v)}' for k, v in kind.items())
-    return f" Declared as {words}, {filled - fewest:,} of them would be read ({declared} in a declaration)."
 
 
 #: The bundled lists a flagged list of categories is tried against (:func:`_listed`): another way of writing the
