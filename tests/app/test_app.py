@@ -2274,6 +2274,8 @@ def test_a_list_computed_from_another_column_is_declared_on_the_domain_page_and_
     assert not at.exception
     assert at.session_state["declaration"]["columns"]["age_cat"]["derived"] == {"from": "age", "edges": [25, 46]}
     assert any("computed after the draw from 'age' in bands cut at 25, 46" in c.value for c in at.caption)
+    plan = _visit(at, "app_pages/3_Privacy.py").dataframe[0].value.set_index("column")
+    assert list(plan.index) == list(few) and "computed after the draw from 'age'" in str(plan.loc["age_cat"].to_dict())
     at = _generate(at)
     entry = at.session_state["releases"][at.session_state["current_release"]]
     out = entry["data"]

@@ -21,6 +21,7 @@ from ..base import ROW_NOTE_NOISES
 from ..charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
 from ..finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
 from ..registry import DEFAULT_METHOD, get_method
+from .derived_rows import in_declared_order
 
 
 def budget_split(
@@ -68,7 +69,8 @@ def column_plan(
     """
     info = get_method(method)
     options = info.check_options(options)
-    domain = as_table_domain(domain).measured()
+    declared = as_table_domain(domain)
+    domain = declared.measured()
     group = domain.rows_per_person
     split = info.cls.budget_plan(domain, epsilon, rows=rows, expected_rows=expected_rows, **options)
     noise = info.cls.column_noise(domain, epsilon / group, rows=rows, expected_rows=expected_rows, **options)
@@ -127,7 +129,7 @@ def column_plan(
                 bins_epsilon=split[binning_label(col)],
             )
         plan.append(row)
-    return plan
+    return in_declared_order(plan, declared)
 
 
 def _threshold_plan(col, share: float, rho: float, mechanism: str, rows: int | None) -> dict:

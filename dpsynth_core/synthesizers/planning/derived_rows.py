@@ -1,0 +1,21 @@
+"""The Privacy page's plan rows of the columns computed from another one after the draw
+(:mod:`~dpsynth_core.domain.derived`): never measured, so no budget and no noise of their own."""
+
+from __future__ import annotations
+
+
+def in_declared_order(plan: list, declared) -> list:
+    """The plan's rows in the declaration's order, with a row for each column computed from another one after the
+    draw (:mod:`~dpsynth_core.domain.derived`): no budget, its values its source's."""
+    rows = {row["column"]: row for row in plan}
+    for name, col in declared.derived.items():
+        rows[name] = {
+            "column": name,
+            "kind": col.kind,
+            "epsilon": 0.0,
+            "mechanism": f"computed after the draw from '{col.derived.source}' by its declared rule (no budget)",
+            "domain_size": col.size,
+            "domain_size_words": f"{col.size} values",
+            "unit": "values",
+        }
+    return [rows[name] for name in declared.kept if name in rows]
