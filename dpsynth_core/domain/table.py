@@ -90,6 +90,16 @@ class TableDomain:
             return self
         return replace(self, columns={n: DropDomain(n) if n in derived else c for n, c in self.columns.items()})
 
+    def underived(self) -> TableDomain:
+        """The declaration with its derived columns read as any list of categories (a report measures each real
+        column itself, whatever a release computes it from)."""
+        derived = self.derived
+        if not derived:
+            return self
+        return replace(
+            self, columns={n: replace(c, derived=None) if n in derived else c for n, c in self.columns.items()}
+        )
+
     def with_person(self, person: PersonUnit | None) -> TableDomain:
         """The same declaration with another privacy unit (None: one row)."""
         return replace(self, person=person)

@@ -45,7 +45,7 @@ def release_unit(domain, card: dict):
 def measured_domain(declaration, card: dict, columns=None):
     """The declaration a report measures: the release's (its privacy unit, :func:`release_unit`), keeping only
     ``columns`` when the publisher chose some of the release's columns (None: all of them). Public choices only."""
-    domain = release_unit(as_table_domain(declaration), card)
+    domain = release_unit(as_table_domain(declaration).underived(), card)  # a derived column's real cells measured
     if columns is None:
         return domain
     columns = list(columns)

@@ -78,3 +78,19 @@ def test_a_release_read_by_an_engine_and_written_to_parquet_computes_it_too(tmp_
     assert release.rows == len(written) and "age_cat" in written
     both = written["age"].notna() & written["age_cat"].notna()
     assert both.sum() > 0.5 * len(written) and (written.loc[both, "age_cat"] == _bands(written.loc[both, "age"])).all()
+
+
+def test_a_report_measures_a_derived_column_from_its_real_cells_without_its_source(tmp_path):
+    """A stakeholder report on the derived column alone (its source not measured): the report reads the real
+    column itself, with its own budget, as any list of categories; the release's rule does not stop it."""
+    from dpsynth_core.release import prepare
+    from dpsynth_core.usecases import draw, report
+    from dpsynth_core.workspace import Workspace
+
+    frame, spec = _compas(few=True)
+    workspace, fingerprint = Workspace(tmp_path), "c" * 64
+    made = draw(prepare(frame, spec, 1.0, method="marginals"), frame, workspace, fingerprint, name="compas.csv")
+    chosen = dict(card=made.release.card, synthetic=made.release.data, declaration=spec, epsilon=0.2)
+    reported = report(workspace, fingerprint, made.release_id, real=frame, columns=["age_cat"], **chosen)
+    assert list(reported.figures.one_way) == ["age_cat"]
+    assert "Across the 1 column it measures" in reported.page
