@@ -30,6 +30,9 @@ REPEATED_SHARE = 0.01
 #: 3fa85f64-5717), or an e-mail address; not a single digit (a category), a date (2012-01-31, 31/01/2012) nor a time.
 _CODE = re.compile(r"^(?=[^/:\s]*\d)(?!\d{4}-\d\d-\d\d)[\w.\-]{2,}$|^[^@\s]+@[^@\s]+$")
 
+#: A number with decimals: a measurement, not a code.
+_DECIMAL = re.compile(r"-?[0-9]+\.[0-9]+")
+
 #: What a release per row does for a person with several rows, and what to declare instead.
 REPEATED_HOW = (
     "With no person declared, a release protects each row: a person with several rows is protected as that many "
@@ -67,8 +70,9 @@ def repeated_identifiers(data: pd.DataFrame, domain: TableDomain, counts: dict |
         filled = int(distinct.sum())
         if not filled or len(distinct) < IDENTIFIER_SHARE * filled:
             continue
-        if distinct.index.astype(str).str.strip().str.match(_CODE).mean() < CODE_SHARE:
-            continue
+        texts = distinct.index.astype(str).str.strip()
+        if texts.str.match(_CODE).mean() < CODE_SHARE or texts.str.fullmatch(_DECIMAL).mean() >= CODE_SHARE:
+            continue  # not codes, or measurements written with decimals (a weight, a score)
         many = distinct[distinct > 1]
         repeated = int(many.sum())
         if repeated >= max(2, REPEATED_SHARE * filled):

@@ -52,6 +52,10 @@ def test_nothing_is_told_once_a_person_is_declared_or_when_nothing_repeats():
     assert repeated_identifiers(frame[frame["Days"] == "0"], domain) == []
     few = TableDomain.from_json({"columns": {**SLEEP, "Days": {"type": "drop"}}})
     assert repeated_identifiers(frame.assign(Subject=frame["rownames"]), few) == []
+    reactions = TableDomain.from_json({"columns": {**SLEEP, "Reaction": {"type": "drop"}}})  # a measurement
+    assert repeated_identifiers(frame.assign(Reaction=frame["Reaction"].str[:5]), reactions) == [
+        repeated_identifiers(frame, reactions)[0]  # the subjects only: 249.5 and 258.7, repeated, are no codes
+    ]
     compas = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False)
     names = compas.assign(first=compas["first"].where(compas.index % 3 > 0, compas["first"].iloc[0]))
     assert repeated_identifiers(names, TableDomain.from_json(complete_domain("compas"))) == []
