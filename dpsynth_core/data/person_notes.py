@@ -15,6 +15,7 @@ import re
 import pandas as pd
 
 from ..domain import TableDomain
+from ..domain.templates import name_words
 from .cell_counts import distinct_cells
 
 #: A dropped column is read as an identifier when it has at least this many distinct values for each filled cell
@@ -29,6 +30,15 @@ REPEATED_SHARE = 0.01
 #: A code: two characters or more, digits among them, with letters or separators around them (100034, P-0012,
 #: 3fa85f64-5717), or an e-mail address; not a single digit (a category), a date (2012-01-31, 31/01/2012) nor a time.
 _CODE = re.compile(r"^(?=[^/:\s]*\d)(?!\d{4}-\d\d-\d\d)[\w.\-]{2,}$|^[^@\s]+@[^@\s]+$")
+
+#: Words that name a person, or a code of one, in a column's name (:func:`_names_an_identifier`).
+_PERSON_WORDS = (
+    "subject|subj|patient|pat|person|participant|respondent|resp|member|customer|client|student|employee|player|user"
+    "|household|hh|family|fam|case|record|individual|child|mother|resident|account|email|ssn"
+)
+#: A column's name as an identifier's: an id (subject_id, playerID, USUBJID, idcode, PID) or a person's word
+#: (sleepstudy's Subject); not a survey's weight (adult's fnlwgt, whose values repeat as a subject's number does).
+_IDENTIFIER_NAME = re.compile(rf"(^|_)([a-z]*id|id[a-z]*|uuid|({_PERSON_WORDS})(_?(no|num|number|code|key))?)(_|$)")
 
 #: A number with decimals: a measurement, not a code.
 _DECIMAL = re.compile(r"-?[0-9]+\.[0-9]+")
@@ -45,7 +55,8 @@ REPEATED_HOW = (
 
 
 def repeated_identifiers(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
-    """For the publisher only (it reads the data): each dropped column that reads as an identifier (at least
+    """For the publisher only (it reads the data): each dropped column named as an identifier (:data:`_IDENTIFIER_NAME`)
+    that reads as one (at least
     :data:`IDENTIFIER_SHARE` distinct values a filled cell, :data:`CODE_SHARE` of them codes) and repeats in at least
     :data:`REPEATED_SHARE` of its filled cells, while the release protects rows (no person declared); one line each
     with the counts (no value).
@@ -62,7 +73,7 @@ def repeated_identifiers(data: pd.DataFrame, domain: TableDomain, counts: dict |
     markers = set(domain.missing_markers)
     lines = []
     for name, column in domain.columns.items():
-        if column.kind != "drop" or name not in data:
+        if column.kind != "drop" or name not in data or not _IDENTIFIER_NAME.search(name_words(str(name))):
             continue
         distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only: nothing declared comes from it
         text = distinct.index.astype(str).str.strip()
