@@ -2267,6 +2267,9 @@ def test_a_list_computed_from_another_column_is_declared_on_the_domain_page_and_
     spec = complete_domain("compas")
     spec["columns"] = {n: c if n in few else {"type": "drop"} for n, c in spec["columns"].items()}
     at = _load_declaration(_upload(_app().run(), "compas.csv", shared_path("compas.csv").read_bytes()), spec)
+    at = _visit(at, "app_pages/4_Preview.py")  # before: told, with the way to the Domain page
+    assert [i.value for i in at.info if "Column 'age_cat' is 'age' in 3 bands" in i.value]
+    assert "Declare them computed from the other column" in [link.proto.label for link in at.get("page_link")]
     at = _opened(_visit(at, "app_pages/2_Domain.py"))
     prefix = f"domain_v{at.session_state['declaration_version']}_{list(frame.columns).index('age_cat')}"
     at.selectbox(key=f"{prefix}_derived_from").set_value("age").run()
@@ -2277,6 +2280,7 @@ def test_a_list_computed_from_another_column_is_declared_on_the_domain_page_and_
     plan = _visit(at, "app_pages/3_Privacy.py").dataframe[0].value.set_index("column")
     assert list(plan.index) == list(few) and "computed after the draw from 'age'" in str(plan.loc["age_cat"].to_dict())
     at = _generate(at)
+    assert not [i.value for i in at.info if "Column 'age_cat' is 'age' in 3 bands" in i.value]
     entry = at.session_state["releases"][at.session_state["current_release"]]
     out = entry["data"]
     both = out["age"].notna() & out["age_cat"].notna()
