@@ -15,8 +15,7 @@ with the decimal places shown, dates, text: the range still to supply). The code
 notes (``notes["codebook"]``), which marks what came from the file's metadata and
 lets a release be written back with its labels and missing codes. The publisher confirms every column:
 each kept column started from the codebook is ``"confirmed": false`` there until the publisher sets it
-(the Domain page's tick, or the JSON), and until then the declaration is not complete
-(:func:`unconfirmed_columns`, asked by :meth:`~dpsynth_core.domain.TableDomain.problems`).
+(the Domain page's tick, or the JSON), and until then the declaration is not complete (:func:`unconfirmed_columns`).
 """
 
 from __future__ import annotations
@@ -108,6 +107,7 @@ _RULES = [
     # Garage.Yr.Blt); a year's own column of values (year_1960) or an age in years (two_year_recid) is not one
     (r"^(year|yr)_[a-z]+|_(year|yr)_(built|blt|sold|bought|opened|founded|started|ended|born)$", {"type": "integer"}),
     (r"(^|_)date_(month|quarter|day_of_week|weekday|week|hour|minute|second)$", {"type": "text"}),
+    (r"(^|_)date_(num|number|numeric|decimal)$", {"type": "float"}),  # modeldata's arrival_date_num, a decimal year
     # CDISC's dates (clinical trials' SDTM and ADaM): --DTC and --DTM an ISO 8601 date and time, --DT a date
     (r"date_?time|time_?stamp|_at$|^[a-z0-9]+(dtc|dtm)$", {"type": "datetime"}),
     (r"^(adt|[a-z0-9]{2,}dt)$", {"type": "date"}),

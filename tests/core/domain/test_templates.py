@@ -175,6 +175,7 @@ def test_a_name_is_read_as_words_and_a_part_of_a_date_is_not_a_date():
     assert start["arrival_date_week_number"] == {"type": "integer", "min": 1, "max": 53}
     assert start["arrival_date_day_of_month"] == {"type": "integer", "min": 1, "max": 31}
     assert start["reservation_status_date"] == {"type": "date"} and start["country"]["values"][0] == "Afghanistan"
+    assert template_for("arrival_date_num") == {"type": "float"}  # modeldata's decimal year: a number, not a date
     # words however the file parts them: R's dots, camel case, spaces
     assert (
         template_for("arrival.date.week.number")
