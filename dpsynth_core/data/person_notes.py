@@ -56,10 +56,9 @@ REPEATED_HOW = (
 
 def repeated_identifiers(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """For the publisher only (it reads the data): each dropped column named as an identifier (:data:`_IDENTIFIER_NAME`)
-    that reads as one (at least
-    :data:`IDENTIFIER_SHARE` distinct values a filled cell, :data:`CODE_SHARE` of them codes) and repeats in at least
-    :data:`REPEATED_SHARE` of its filled cells, while the release protects rows (no person declared); one line each
-    with the counts (no value).
+    that reads as one (at least :data:`IDENTIFIER_SHARE` distinct values a filled cell, :data:`CODE_SHARE` of them
+    codes, not numbers with decimals) and repeats in at least :data:`REPEATED_SHARE` of its filled cells, while the
+    release protects rows (no person declared); one line each with the counts (no value).
 
     >>> from dpsynth_core.domain import TableDomain
     >>> domain = TableDomain.from_json({"columns": {"id": {"type": "drop"}, "x": {"type": "integer", "min": 0,
@@ -76,12 +75,12 @@ def repeated_identifiers(data: pd.DataFrame, domain: TableDomain, counts: dict |
         if column.kind != "drop" or name not in data or not _IDENTIFIER_NAME.search(name_words(str(name))):
             continue
         distinct = distinct_cells(data, name, counts)  # for the publisher's eyes only: nothing declared comes from it
-        text = distinct.index.astype(str).str.strip()
-        distinct = distinct[~text.isin(markers) & (text != "")]
+        texts = distinct.index.astype(str).str.strip()
+        kept = ~texts.isin(markers) & (texts != "")
+        distinct, texts = distinct[kept], texts[kept]
         filled = int(distinct.sum())
         if not filled or len(distinct) < IDENTIFIER_SHARE * filled:
             continue
-        texts = distinct.index.astype(str).str.strip()
         if texts.str.match(_CODE).mean() < CODE_SHARE or texts.str.fullmatch(_DECIMAL).mean() >= CODE_SHARE:
             continue  # not codes, or measurements written with decimals (a weight, a score)
         many = distinct[distinct > 1]

@@ -20,6 +20,7 @@ A source cell that is missing, or that no band or group holds, gives a missing c
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
@@ -105,9 +106,10 @@ class DerivedRule:
         if self.prefix:
             return []
         unknown = [g for g in self.groups if g not in {str(v) for v in values}]
-        members = [str(m) for group in self.groups.values() for m in group]
-        foreign = [m for m in members if m not in {str(v) for v in source.values}]
-        twice = sorted({m for m in members if members.count(m) > 1})
+        members = Counter(str(m) for group in self.groups.values() for m in group)
+        declared = {str(v) for v in source.values}
+        foreign = [m for m in members if m not in declared]
+        twice = sorted(m for m, times in members.items() if times > 1)
         out = [f"{said}: group {g!r} is none of its declared values" for g in unknown[:3]]
         out += [f"{said}: {m!r} is none of the values of '{self.source}'" for m in foreign[:3]]
         out += [f"{said}: {m!r} is in more than one group" for m in twice[:3]]
