@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_support.derived_editor import derived_editor
 from app_support.markdown import literal
+from app_support.state import field_widget as _init
 from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
 from dpsynth_core.domain.kinds import UNCHOSEN
 from dpsynth_core.domain.public_lists import TITLES, public_list
@@ -17,14 +18,6 @@ from dpsynth_core.wording import counted, line_text
 #: Longer category lists are kept as loaded rather than put in a text box.
 EDITABLE_VALUES = 2_000
 NO_LIST = "(type the values below)"
-
-
-def _init(prefix: str, field: str, value) -> str:
-    """The widget key of one column's field, given its declared value the first time it is drawn."""
-    key = f"{prefix}_{field}"
-    if key not in st.session_state:
-        st.session_state[key] = value
-    return key
 
 
 def _as_date(value):

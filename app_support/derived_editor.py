@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_support.state import field_widget as _init
 from dpsynth_core.domain import KIND_STATEMENTS, typed_values
 
 #: How a list's source values are grouped (the rule's ``prefix`` or ``groups``).
 BY_PREFIX, BY_GROUPS = "by the value each begins with (A for A1)", "in the groups typed below"
-
-
-def _init(key: str, value) -> str:
-    if key not in st.session_state:
-        st.session_state[key] = value
-    return key
 
 
 def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
@@ -33,7 +28,7 @@ def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
         key.label,
         [None, *sources],
         format_func=lambda n: "none: measured like any column" if n is None else n,
-        key=_init(f"{prefix}_derived_from", rule.get("from")),
+        key=_init(prefix, "derived_from", rule.get("from")),
         help=key.help,
     )
     if source is None:
@@ -41,7 +36,7 @@ def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
     if others.get(source, {}).get("type") in ("integer", "float"):
         text = st.text_input(
             "Where each band after the first begins (from the documentation)",
-            key=_init(f"{prefix}_derived_edges", typed_values.list_text(rule.get("edges") or [])),
+            key=_init(prefix, "derived_edges", typed_values.list_text(rule.get("edges") or [])),
             placeholder="for example 30, 40, 50, 60",
             help="One number fewer than the values above, in order: the first value is every number below the "
             "first edge, the next from that edge up to the next one, the last from the last edge on. For the age "
@@ -55,7 +50,7 @@ def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
     how = st.radio(
         f"How the values of {source} are grouped",
         [BY_PREFIX, BY_GROUPS],
-        key=_init(f"{prefix}_derived_how", BY_GROUPS if rule.get("groups") else BY_PREFIX),
+        key=_init(prefix, "derived_how", BY_GROUPS if rule.get("groups") else BY_PREFIX),
         horizontal=True,
     )
     if how == BY_PREFIX:
@@ -63,7 +58,7 @@ def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
         return
     typed = st.text_area(
         "Each value above, then a colon and its values of the other column (one value a line)",
-        key=_init(f"{prefix}_derived_groups", groups_text(rule.get("groups") or {})),
+        key=_init(prefix, "derived_groups", groups_text(rule.get("groups") or {})),
         placeholder="A: A1, A2, A3, A4, A5\nB: B1, B2, B3, B4, B5",
         height=120,
     )

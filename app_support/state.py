@@ -381,6 +381,15 @@ def save_metrics(entry: dict) -> None:
     workspace().releases.save_metrics(entry["id"], entry["metrics"])
 
 
+def field_widget(prefix: str, field: str, value) -> str:
+    """The widget key of one column's field on the Domain page, given its declared value the first time it is
+    drawn (the column editor's and the derived-column editor's widgets alike)."""
+    key = f"{prefix}_{field}"
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return key
+
+
 def bind_widget(widget_key: str, state_key: str) -> None:
     """Start a page's widget from the shared value (the widget's own key is forgotten off-page)."""
     if widget_key not in st.session_state:
