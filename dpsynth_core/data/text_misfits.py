@@ -7,6 +7,7 @@ and of character, never a value.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -68,13 +69,17 @@ def _outside_alphabet(column, values: list, counts: np.ndarray) -> str:
     """For a flagged text column of letters: the kinds of character (:data:`_CHARACTERS`; never a character or a
     value) its unread cells hold that its alphabet leaves out, with how many cells hold each (Tate's artists,
     "Auerbach, Frank": commas). Publisher-only, as the flag itself."""
-    allowed, held = set(column.alphabet), {}
-    for value, count in zip(values, counts):
-        if len(value) > column.max_length:
-            held["longer than the longest length"] = held.get("longer than the longest length", 0) + int(count)
-        for what, test in _CHARACTERS:
-            if any(test(ch) and ch not in allowed for ch in value if ch.isascii() or what.startswith("letters with")):
-                held[what] = held.get(what, 0) + int(count)
+    cells, weights, allowed = pd.Series(values, dtype=object), np.asarray(counts), set(column.alphabet)
+    held = {}
+    longer = int(weights[cells.str.len().to_numpy() > column.max_length].sum())
+    if longer:
+        held["longer than the longest length"] = longer
+    outside = set("".join(values)) - allowed  # each character once: the cells are then searched in C, by kind
+    for what, test in _CHARACTERS:
+        found = [ch for ch in outside if test(ch) and (ch.isascii() or what.startswith("letters with"))]
+        if found:
+            pattern = "[" + "".join(re.escape(ch) for ch in found) + "]"
+            held[what] = int(weights[cells.str.contains(pattern, regex=True).to_numpy(dtype=bool)].sum())
     if not held:
         return ""
     said = "; ".join(f"{what} in {cells:,}" for what, cells in sorted(held.items(), key=lambda kv: -kv[1]))
