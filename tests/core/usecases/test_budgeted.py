@@ -302,6 +302,27 @@ def test_with_a_person_unit_the_charge_is_the_per_person_ledger(method, tmp_path
         assert format_epsilon(made.release.card["guarantee"]["epsilon"]) == format_epsilon(charge.epsilon)
 
 
+def test_the_draw_buttons_totals_per_person_are_what_the_ledger_then_records(tmp_path):
+    """The Draw again button's figures are a projection: per person while every use is per person, and per record.
+    After the draw, the ledger's own totals are those figures, both of them (covid_testing's button said 2.1 per
+    patient and 4.2 per record)."""
+    from dpsynth_core.usecases import draw_label
+    from tests.core.privacy.test_persons import SPEC, _visits
+
+    frame, spec = _visits(900, 300), json.loads(json.dumps(SPEC))
+    workspace = Workspace(tmp_path)
+    first = _budgeted(frame, spec, workspace, name="visits.csv", method="cathist")
+    after = projection(workspace, FP, first.charge)
+    label = draw_label(first.charge, after, 1, "patient")
+    _budgeted(frame, spec, workspace, name="visits.csv", method="cathist")
+    recorded = workspace.ledger.spending(FP)
+    [own] = recorded.relations
+    assert label.endswith(
+        f"the total on this data becomes ε = {format_epsilon(own.epsilon)} per patient "
+        f"(ε = {format_epsilon(recorded.total_epsilon)} per record))"
+    ), label
+
+
 def test_a_card_per_person_says_the_records_total_per_person_first(tmp_path):
     """nlswork's card, per woman (a rows-per-person check and a release): "the records have spent ε = 2.2 per
     record" beside the release's "ε = 1" per woman. While every use of the records is per person, the card says
