@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import synthesize
+from dpsynth_core.privacy.spending import Spend
 from dpsynth_core.synthesizers import METHODS
+from dpsynth_core.wording import format_delta, format_epsilon
 from tests.conftest import complete_domain, shared_path
 
 #: COMPAS's age category as its documentation states it: under 25, 25 to 45, over 45.
@@ -47,6 +49,13 @@ def test_every_method_computes_the_derived_column_from_its_synthetic_source(meth
     assert (out["age_cat"].isna() == out["age"].isna()).all()
     assert not [label for label in release.card["budget_split"] if "age_cat" in label]
     assert not [event for event in release.charge.events if "age_cat" in event.label]
+    accountant = release.accountant  # the charge priced without the column is what the fit spent, to its digits
+    fitted = Spend(accountant.events, release.charge.guaranteed, accountant.delta if accountant.has_zcdp else 0.0)
+    shown = [
+        (format_epsilon(t.epsilon), format_delta(t.delta)) if t else None
+        for t in (fitted.total(), release.charge.total())
+    ]
+    assert shown[0] == shown[1]
     [column] = [c for c in release.card["domain"]["columns"] if c["column"] == "age_cat"]
     assert "computed after the draw from 'age'" in column["description"]
 
