@@ -126,6 +126,8 @@ def _edit(name: str, spec: dict, prefix: str) -> list:
         st.warning(message.removeprefix(prefix), icon=":material/warning:")
     if not found and specs[name]["type"] != "drop":
         st.caption(f"Declared: {column.describe()}.")
+        if column.derived is not None:  # computed after the draw: no bins, no noise of its own
+            return found
         if getattr(column, "adaptive", False):
             st.caption(KIND_STATEMENTS[column.kind].adaptive_note)
         if column.kind in ("text", *RANGE_KINDS):  # at the current settings, before any draw

@@ -1,6 +1,6 @@
-"""The Domain page's editor of a list of categories computed from another column after the draw
-(:mod:`dpsynth_core.domain.derived`): the column it comes from, then its bands' edges or its groups, typed from the
-documentation. Nothing here reads the data."""
+"""The Domain page's editors of a column computed from others after the draw (:mod:`dpsynth_core.domain.derived`): a
+list's source column, then its bands' edges or its groups, typed from the documentation; a number column's parts,
+when it is their sum. Nothing here reads the data."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
         key.label,
         [None, *sources],
         format_func=lambda n: "none: measured like any column" if n is None else n,
+        placeholder="none: measured like any column",
         key=_init(prefix, "derived_from", rule.get("from")),
         help=key.help,
     )
@@ -63,6 +64,24 @@ def derived_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
         height=120,
     )
     out["derived"] = {"from": source, "groups": parse_groups(typed)}
+
+
+def sum_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
+    """Sets ``out["derived"]`` to a sum of the number columns chosen among ``others`` (the table's other columns'
+    declarations: of numbers, not computed themselves), as a scale's total of its items; none chosen: the column is
+    measured like any other. Nothing here reads the data."""
+    chosen = list((spec.get("derived") or {}).get("sum") or [])
+    numbers = [n for n, s in others.items() if s.get("type") in ("integer", "float") and not s.get("derived")]
+    key = KIND_STATEMENTS["integer"].key("derived")
+    picked = st.multiselect(
+        key.label,
+        list(dict.fromkeys(numbers + chosen)),  # as declared: a problem with a part is said, never undone
+        key=_init(prefix, "derived_sum", chosen),
+        placeholder="none: measured like any column",
+        help=key.help,
+    )
+    if picked:
+        out["derived"] = {"sum": picked}
 
 
 def groups_text(groups: dict) -> str:

@@ -326,3 +326,18 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise, tilts=()) -> D
     if isinstance(domain, DateDomain):
         return Decoded(missing, values=values, moments=domain)
     return Decoded(missing, values=values, dtype="Int64")
+
+
+def derived_values(domain: ColumnDomain, cells: dict) -> Decoded:
+    """A column computed after the draw by its public rule (:mod:`~dpsynth_core.domain.derived`) from its sources'
+    synthetic ``cells`` (name -> Series): a sum clamped to the declared range (whole numbers for a whole-number
+    column, the declared decimals for a real one), or a band or group of a list. Post-processing: no record is read."""
+    rule = domain.derived
+    if not rule.total:
+        return decoded_codes(domain, rule.codes(domain.values, cells[rule.source]), None)
+    sums = rule.sums(cells)
+    missing = np.isnan(sums)
+    values = np.clip(np.where(missing, domain.min, sums), domain.min, domain.max)
+    if isinstance(domain, FloatDomain):
+        return Decoded(missing, values=domain.in_decimals(values), dtype="float")
+    return Decoded(missing, values=np.rint(values).astype(np.int64), dtype="Int64")

@@ -18,6 +18,7 @@ class ColumnDomain:
 
     name: str
     missing: bool = True
+    derived: DerivedRule | None = None  # computed from other columns after the draw (:mod:`.derived`)
     kind: ClassVar[str] = ""
     #: True when values fall into a small, fixed set of histogram cells (codes 0..bins-1).
     binned: ClassVar[bool] = True
@@ -56,7 +57,13 @@ class ColumnDomain:
         out = {"type": self.kind}
         if not self.missing:
             out["missing"] = False
+        if self.derived is not None:
+            out["derived"] = self.derived.to_json()
         return out
+
+    def _derived_words(self) -> str:
+        """``, computed after the draw ...`` for a column computed from others (:mod:`.derived`), else nothing."""
+        return f", {self.derived.describe()}" if self.derived is not None else ""
 
     def summary(self) -> dict:
         """A short, public description for release cards and the app."""
@@ -86,7 +93,6 @@ class CategoricalDomain(ColumnDomain):
     values: tuple = ()
     labels: dict | None = None
     other: object = None
-    derived: DerivedRule | None = None  # computed from another column after the draw (:mod:`.derived`)
     kind: ClassVar[str] = "categorical"
 
     def problems(self) -> list[str]:
@@ -137,7 +143,7 @@ class CategoricalDomain(ColumnDomain):
     def describe(self) -> str:
         shown = ", ".join(self.bin_labels(self.values[:6]))  # codes with their labels, e.g. "1 (Urban)"
         more = f", ... ({len(self.values)} values)" if len(self.values) > 6 else ""
-        return f"one of {shown}{more}" + (f", {self.derived.describe()}" if self.derived is not None else "")
+        return f"one of {shown}{more}{self._derived_words()}"
 
     def to_json(self) -> dict:
         out = self._base_json()
@@ -146,8 +152,6 @@ class CategoricalDomain(ColumnDomain):
             out["labels"] = dict(self.labels)
         if self.other is not None:
             out["other"] = self.other
-        if self.derived is not None:
-            out["derived"] = self.derived.to_json()
         return out
 
     def bin_labels(self, values=None) -> list[str]:

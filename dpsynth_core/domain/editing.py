@@ -109,14 +109,16 @@ def column_status(name: str, spec, specs: dict | None = None) -> tuple[list[str]
         column = column_from_json(name, spec)
     except DomainError as problem:
         return list(problem.problems), None
-    found, rule = column.problems(), getattr(column, "derived", None)
+    found, rule = column.problems(), column.derived
     if rule is not None and specs is not None:
-        source = specs.get(rule.source) if rule.source != name else None
+        sources = {
+            s: specs[s] for s in rule.sources if s != name and (specs.get(s) or {}).get("type", "drop") != "drop"
+        }
         try:  # a source whose own form is wrong says so itself
-            built = column_from_json(rule.source, source) if source and source.get("type") != "drop" else None
+            kept = {s: column_from_json(s, spec) for s, spec in sources.items()}
         except DomainError:
             return found, column
-        found += rule.problems(name, column.values, built)
+        found += rule.problems(column, kept)
     return found, column
 
 

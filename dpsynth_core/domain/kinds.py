@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .. import constraints as c
-from .derived import DerivedRule, DerivedSpec
+from .derived import CATEGORY_RULE, SUM_RULE
 from .keys import (
     BIG,
     CELLS,
@@ -165,18 +165,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     convert=lambda labels: {str(k).strip(): v for k, v in labels.items()},
                 ),
                 Key("other", CategoryValue, "one of the declared values", convert=_trimmed),
-                Key(
-                    "derived",
-                    DerivedSpec,
-                    "an object: the column it is computed 'from', with its 'edges', 'groups' or 'prefix'",
-                    convert=DerivedRule.from_json,
-                    widget="derived",
-                    label="Computed after the draw from another column (optional)",
-                    help="A column that is another column in bands or groups (an age group of the age, a grade of its "
-                    "sub-grade): the release draws the other column and computes this one from it by the rule you "
-                    "give from the documentation, so the two always agree, and spends nothing on this one. Its cells "
-                    "are never read.",
-                ),
+                CATEGORY_RULE,
             ),
         ),
         Kind(
@@ -213,6 +202,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     row=1,
                 ),
                 written_key(NUMBER_FORMATS, "numbers"),
+                SUM_RULE,
             ),
             adaptive_note=RANGE_NOTE,
         ),
@@ -278,6 +268,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     row=1,
                 ),
                 written_key(NUMBER_FORMATS, "numbers"),
+                SUM_RULE,
             ),
             adaptive_note=RANGE_NOTE,
         ),

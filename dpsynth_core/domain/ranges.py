@@ -201,6 +201,8 @@ class RangeDomain(ColumnDomain):
     def describe(self) -> str:
         if self.min is None or self.max is None:
             return self._bounds_missing_words()
+        if self.derived is not None:  # a sum is never binned
+            return self._range_words() + self._derived_words()
         special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
         if self.multiple_of is not None:
             special += f"; synthetic values rounded to {self._multiples_words()}"
@@ -210,8 +212,7 @@ class RangeDomain(ColumnDomain):
         return f"{self._range_words()}{self._bins_words()}{special}"
 
     def on_multiples(self, values: np.ndarray) -> np.ndarray:
-        """``values`` on the multiples of :attr:`multiple_of` in the range (:func:`.multiples.on_multiples`), or as
-        they are."""
+        """``values`` on the multiples of :attr:`multiple_of` in the range (:func:`.multiples.on_multiples`)."""
         if self.multiple_of is None:
             return values
         out = on_multiples(values, self.multiple_of, *self._multiples_range(), self.special)

@@ -123,9 +123,8 @@ class TableDomain:
             )
         if not self.kept:
             out.append("every column is dropped: keep at least one column")
-        for name, column in self.derived.items():
-            source = self.kept.get(column.derived.source) if column.derived.source != name else None
-            out += column.derived.problems(name, column.values, source)
+        for column in self.derived.values():
+            out += column.derived.problems(column, self.kept)
         out += unconfirmed_columns(self.notes, self.kept)
         if not out:
             cells = sum(c.bins + 1 for c in self.kept.values() if c.binned)

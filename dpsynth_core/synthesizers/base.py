@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import constraints
-from ..data.decoding import decoded_codes
+from ..data.decoding import derived_values
 from ..data.encoding import encode_table
 from ..data.formats import read_data
 from ..domain import as_table_domain
@@ -328,11 +328,15 @@ class Synthesizer(PricedMethod):
     def _with_derived(self, rows):
         """Drawn ``rows`` (a DataFrame or an Arrow table) with the derived columns computed from their sources'
         synthetic values by their public rules (:mod:`~dpsynth_core.domain.derived`): post-processing."""
-        for name, column in getattr(self, "derived_", {}).items():
-            arrow = not isinstance(rows, pd.DataFrame)
-            cells = rows.column(column.derived.source).to_pandas() if arrow else rows[column.derived.source]
-            codes = column.derived.codes(column.values, cells.reset_index(drop=True))
-            values = decoded_codes(column, codes, None)
+        derived = getattr(self, "derived_", {})
+        arrow = not isinstance(rows, pd.DataFrame)
+        for name in sorted(derived, key=lambda n: not derived[n].derived.total):  # sums first: a band may read one
+            column = derived[name]
+            cells = {
+                s: (rows.column(s).to_pandas() if arrow else rows[s]).reset_index(drop=True)
+                for s in column.derived.sources
+            }
+            values = derived_values(column, cells)
             rows = rows.append_column(name, values.arrow()) if arrow else rows.assign(**{name: values.series().values})
         return rows
 

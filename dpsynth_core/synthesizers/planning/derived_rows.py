@@ -13,9 +13,9 @@ def in_declared_order(plan: list, declared) -> list:
             "column": name,
             "kind": col.kind,
             "epsilon": 0.0,
-            "mechanism": f"computed after the draw from '{col.derived.source}' by its declared rule (no budget)",
+            "mechanism": col.derived.describe(),
             "domain_size": col.size,
-            "domain_size_words": f"{col.size} values",
+            "domain_size_words": f"{col.size:,} values" if col.kind != "float" else "",
             "unit": "values",
         }
     return [rows[name] for name in declared.kept if name in rows]

@@ -83,3 +83,78 @@ def test_the_rules_compute_bands_groups_and_prefixes_from_the_sources_cells():
     groups = DerivedRule("sub_grade", groups={"A": ("A1", "A2"), "B": ("B5",)})
     assert groups.codes(grades, cells).tolist() == [0, 1, 3, 3, 3]
     assert np.asarray(groups.codes(grades, cells)).dtype.kind == "i"
+
+
+def _ess(derived=None) -> dict:
+    spec = complete_domain("ess9gb")
+    if derived is not None:
+        spec["columns"]["immigsent"]["derived"] = derived
+    return spec
+
+
+def test_a_sum_round_trips_says_its_parts_and_is_not_measured():
+    """The European Social Survey's immigration sentiment, documented as the sum of its three questions: declared so,
+    it reads back the same, says its parts (no bins: it is never fitted), and the declaration a method fits drops
+    it while its parts stay."""
+    domain = TableDomain.from_json(_ess())
+    column = domain.columns["immigsent"]
+    assert column.to_json()["derived"] == {"sum": ["imbgeco", "imueclt", "imwbcnt"]}
+    assert TableDomain.from_json(json.loads(json.dumps(domain.to_json()))) == domain
+    assert column.describe() == (
+        "whole numbers from 0 to 30, computed after the draw as the sum of 'imbgeco', 'imueclt', 'imwbcnt' "
+        "(no budget spent on it)"
+    )
+    measured = domain.measured()
+    assert "immigsent" not in measured.kept and {"imbgeco", "imueclt", "imwbcnt"} <= set(measured.kept)
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ({"derived": {"sum": ["region"]}}, "of 'region', which is not a number column (it is categorical)"),
+        ({"derived": {"sum": ["idno"]}}, "of 'idno', which is not another kept column"),
+        ({"derived": {"sum": ["immigsent", "imbgeco"]}}, "of 'immigsent', which is not another kept column"),
+        ({"derived": {"sum": ["imbgeco", "imbgeco"]}}, "'imbgeco' is named more than once"),
+        ({"type": "integer", "derived": {"sum": ["imbgeco", "eduyrs_real"]}}, "which holds real numbers"),
+        ({"missing": False}, "which may be missing: allow 'immigsent' to be missing too"),
+    ],
+)
+def test_a_sum_that_cannot_hold_is_refused_naming_why(change, said):
+    spec = _ess()
+    spec["columns"]["eduyrs_real"] = {"type": "float", "min": 0, "max": 40}
+    spec["columns"]["immigsent"].update(change)
+    with pytest.raises(DomainError, match="is computed as a sum") as raised:
+        TableDomain.from_json(spec).validate()
+    assert said in str(raised.value)
+
+
+def test_a_rule_of_the_wrong_kind_for_its_column_is_refused():
+    """A list cannot be a sum, a number column cannot be bands of another, a rule names 'from' or 'sum' (the schema),
+    and a sum's part is a measured column; bands of a sum are allowed."""
+    spec = _ess()
+    spec["columns"]["region"]["derived"] = {"sum": ["imbgeco"]}
+    with pytest.raises(DomainError, match="which needs a number column"):
+        TableDomain.from_json(spec).validate()
+    with pytest.raises(DomainError, match="a number column's rule is 'sum'"):
+        TableDomain.from_json(_ess({"from": "agea", "edges": [30]})).validate()
+    with pytest.raises(DomainError, match="derived"):
+        TableDomain.from_json(_ess({"from": "agea", "sum": ["imbgeco"]}))
+    spec = _ess()
+    spec["columns"]["total2"] = {"type": "integer", "min": 0, "max": 40, "derived": {"sum": ["immigsent", "lrscale"]}}
+    with pytest.raises(DomainError, match="which is computed itself"):
+        TableDomain.from_json(spec).validate()
+    spec = _ess()
+    spec["columns"]["mood"] = {"type": "categorical", "values": ["against", "between", "for"]}
+    spec["columns"]["mood"]["derived"] = {"from": "immigsent", "edges": [10, 21]}
+    assert TableDomain.from_json(spec).validate().derived.keys() == {"immigsent", "mood"}
+
+
+def test_a_sum_adds_its_parts_and_is_missing_where_one_is():
+    rule = TableDomain.from_json(_ess()).columns["immigsent"].derived
+    cells = {
+        "imbgeco": pd.Series([1, 10, None, 0], dtype="Int64"),
+        "imueclt": pd.Series([2, 10, 5, 0], dtype="Int64"),
+        "imwbcnt": pd.Series(["3", "10", "5", None], dtype=object),
+    }
+    assert rule.sources == ("imbgeco", "imueclt", "imwbcnt")
+    np.testing.assert_array_equal(rule.sums(cells), [6.0, 30.0, np.nan, np.nan])
