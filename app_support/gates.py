@@ -83,8 +83,8 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
         _other_lines(found)
         if which == "repeated":  # the person unit is chosen on the Privacy page
             st.page_link(PRIVACY.path, label="Choose who is protected", icon=PRIVACY.icon)
-        elif which == "banded":  # a list computed from another column is declared on the Domain page
-            st.page_link(DOMAIN.path, label="Declare them computed from the other column", icon=DOMAIN.icon)
+        elif which == "banded":  # a column computed from others is declared on the Domain page
+            st.page_link(DOMAIN.path, label="Declare them computed from the other columns", icon=DOMAIN.icon)
 
 
 def _stopping(heading: str, lines: list, how: str) -> None:

@@ -1,5 +1,5 @@
-"""Columns that are another column in bands or groups (an age group beside the age, a loan's grade beside its
-sub-grade), told to the publisher before a draw.
+"""Columns that are other columns in bands, groups or sums (an age group beside the age, a loan's grade beside its
+sub-grade, a scale's total beside its items), told to the publisher before a draw.
 
 A release measures each column and draws each row from noisy tables, so two columns one of which is the other cut
 into bands by a public rule come out apart: at epsilon 1, carData's ``GSSvocab`` (the General Social Survey's
@@ -26,7 +26,9 @@ BANDED_HOW = (
     '"age", "edges": [30, 40, 50, 60]} for bands, {"from": "sub_grade", "prefix": true} or its '
     '"groups" for groups, in the declaration): the release then draws the other column and computes them by '
     "that rule, spends nothing on them, and the two cannot disagree. Or drop the finer column if the groups are "
-    "what your readers need."
+    "what your readers need. A total comes apart from its parts the same way (the European Social Survey's "
+    'immigration sentiment from its three questions in 86% of the rows): declare it their sum ("derived": {"sum": '
+    '["q1", "q2", "q3"]}, or on the Domain page under the column).'
 )
 #: At least this many rows must hold both columns for them to be told banded.
 BANDED_LEAST = 20
@@ -60,7 +62,7 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
                 count, rows = found
                 lines.append(f"Column '{name}' is '{source}' in {count} bands in all {rows:,} rows that hold both.")
                 break
-    return lines + grouped_columns(data, domain, read)
+    return lines + grouped_columns(data, domain, read) + summed_columns(data, domain, read)
 
 
 #: A finer list is told to group a coarser one only where it holds at least this many rows a value, on average:
@@ -95,6 +97,52 @@ def grouped_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[
     return lines
 
 
+#: A total is looked for as the sum of at most this many number columns beside it (before or after, in the
+#: declaration's order of its number columns): a scale's items sit together, and its total next to them.
+MOST_PARTS = 60
+
+
+def summed_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[str]:
+    """For the publisher only (it reads the data): each kept number column that is, in every row holding it and its
+    parts (at least :data:`BANDED_LEAST`), the sum of 2 to :data:`MOST_PARTS` kept number columns next to it (a run
+    just before or just after it among the number columns), taking more than one value and equal to no one part in
+    every row; one line each naming the columns and the rows (no value). Tried on the table's first rows, where most
+    runs fail, then on all of them; each run's sums are built one column at a time (vectorised over the rows)."""
+    read = read or _Read(data, domain)
+    names = [n for n, c in domain.measured().kept.items() if c.kind in ("integer", "float") and n in data]
+    lines = []
+    for t, name in enumerate(names):
+        before = names[max(0, t - MOST_PARTS) : t][::-1]  # the nearest first
+        for run in (before, names[t + 1 : t + 1 + MOST_PARTS]):
+            parts = _summed_by(read, name, run, head=True)
+            if parts and _summed_by(read, name, run[: len(parts)]) == parts:
+                rows = int((~np.isnan(np.sum([read.values(n) for n in (name, *parts)], axis=0))).sum())
+                shown = ", ".join(f"'{n}'" for n in sorted(parts, key=names.index))
+                lines.append(f"Column '{name}' is the sum of {shown} in all {rows:,} rows that hold them.")
+                break
+    return lines
+
+
+def _summed_by(read, name: str, run: list, head: bool = False) -> tuple:
+    """The shortest start of ``run`` (2 columns or more) whose sum is ``name`` in every row holding them all, not one
+    value, with two parts or more not 0 in at least :data:`BANDED_LEAST` rows (on the first rows: one), so that no
+    part stands for the total alone (bits of a fingerprint); () when none."""
+    total = read.values(name, head)
+    if len(run) < 2 or np.isnan(total).all():
+        return ()
+    summed = read.values(run[0], head).copy()
+    for k, part in enumerate(run[1:], start=2):
+        summed += read.values(part, head)
+        held = ~np.isnan(summed) & ~np.isnan(total)
+        if held.sum() < (0 if head else BANDED_LEAST) or not held.any():
+            return ()
+        x, y = total[held], summed[held]
+        if np.allclose(x, y, rtol=1e-9, atol=1e-9) and np.ptp(x) > 0:
+            added = np.sum([read.values(p, head)[held] != 0 for p in run[:k]], axis=0) >= 2  # not one part alone
+            return tuple(run[:k]) if added.sum() >= (1 if head else BANDED_LEAST) else ()
+    return ()
+
+
 #: A pair is first tried on the table's first rows (most pairs fail there at once), then on all of them.
 _SAMPLE = 2000
 
@@ -117,9 +165,15 @@ class _Read:
             self.done["codes", name, head] = (codes, len(labels))
         return self.done["codes", name, head]
 
+    def values(self, name, head: bool = False) -> np.ndarray:
+        """A number column's cells as the release reads them (NaN: missing or unread)."""
+        if ("values", name, head) not in self.done:
+            self.done["values", name, head] = read_numbers(self._cells(name, head), self.domain.kept[name].written)
+        return self.done["values", name, head]
+
     def numbers(self, name, head: bool = False) -> tuple[np.ndarray, np.ndarray]:
         if ("numbers", name, head) not in self.done:
-            values = read_numbers(self._cells(name, head), self.domain.kept[name].written)
+            values = self.values(name, head)
             self.done["numbers", name, head] = (values, np.argsort(values, kind="stable"))
         return self.done["numbers", name, head]
 

@@ -329,7 +329,7 @@ class FitNotes:
     ``decimals``, real numbers and times written more coarsely than their columns keep them
     (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``);
     ``empty``, missing cells in columns declared without them (:func:`.rule_notes.empty_in_required`); ``banded``,
-    lists of categories that are a number column in bands (:func:`.banded.banded_columns`); ``repeated``, dropped
+    columns that are others in bands, groups or sums (:func:`.banded.banded_columns`); ``repeated``, dropped
     identifiers that repeat while the release protects rows (:func:`.person_notes.repeated_identifiers`)."""
 
     missing: list
@@ -369,7 +369,7 @@ class FitNotes:
             ("renamed", "cells read as the declared value they name another way.", self.renamed, RENAMED_HOW),
             ("empty", "missing cells in columns declared without missing values.", list(self.empty), EMPTY_HOW),
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
-            ("banded", "columns that are another column in bands.", list(self.banded), BANDED_HOW),
+            ("banded", "columns that are other columns in bands, groups or sums.", list(self.banded), BANDED_HOW),
             (
                 "repeated",
                 "dropped columns whose values repeat, as a person's identifier does.",

@@ -2269,7 +2269,7 @@ def test_a_list_computed_from_another_column_is_declared_on_the_domain_page_and_
     at = _load_declaration(_upload(_app().run(), "compas.csv", shared_path("compas.csv").read_bytes()), spec)
     at = _visit(at, "app_pages/4_Preview.py")  # before: told, with the way to the Domain page
     assert [i.value for i in at.info if "Column 'age_cat' is 'age' in 3 bands" in i.value]
-    assert "Declare them computed from the other column" in [link.proto.label for link in at.get("page_link")]
+    assert "Declare them computed from the other columns" in [link.proto.label for link in at.get("page_link")]
     at = _opened(_visit(at, "app_pages/2_Domain.py"))
     prefix = f"domain_v{at.session_state['declaration_version']}_{list(frame.columns).index('age_cat')}"
     at.selectbox(key=f"{prefix}_derived_from").set_value("age").run()
@@ -2297,3 +2297,28 @@ def test_a_list_computed_from_another_column_is_declared_on_the_domain_page_and_
         "from": "sex",
         "groups": {"Caucasian": ["Male"], "Other": ["Female"]},
     }
+
+
+def test_a_sum_of_other_columns_is_declared_on_the_domain_page_and_agrees_with_its_parts():
+    """The European Social Survey's immigration sentiment is documented as the sum of its three questions: chosen on
+    the Domain page as their sum, it is said so, costs nothing on the Privacy page's split, and every synthetic row's
+    sentiment is the sum of its answers."""
+    raw = shared_path("ess9gb.csv").read_bytes()
+    spec = complete_domain("ess9gb")
+    few = ("imbgeco", "imueclt", "imwbcnt", "immigsent", "agea")
+    spec["columns"] = {n: c if n in few else {"type": "drop"} for n, c in spec["columns"].items()}
+    del spec["columns"]["immigsent"]["derived"]
+    at = _opened(_visit(_load_declaration(_upload(_app().run(), "ess9gb.csv", raw), spec), "app_pages/2_Domain.py"))
+    prefix = f"domain_v{at.session_state['declaration_version']}_{list(spec['columns']).index('immigsent')}"
+    at.multiselect(key=f"{prefix}_derived_sum").set_value(["imbgeco", "imueclt", "imwbcnt"]).run()
+    assert not at.exception
+    assert at.session_state["declaration"]["columns"]["immigsent"]["derived"] == {
+        "sum": ["imbgeco", "imueclt", "imwbcnt"]
+    }
+    assert any("computed after the draw as the sum of 'imbgeco', 'imueclt', 'imwbcnt'" in c.value for c in at.caption)
+    plan = _visit(at, "app_pages/3_Privacy.py").dataframe[0].value.set_index("column")
+    assert list(plan.index) == list(few) and "as the sum of" in str(plan.loc["immigsent"].to_dict())
+    at = _generate(at)
+    out = at.session_state["releases"][at.session_state["current_release"]]["data"]
+    total = out[["imbgeco", "imueclt", "imwbcnt"]].astype(float).sum(axis=1, skipna=False)
+    assert total.notna().sum() > 1000 and (out.loc[total.notna(), "immigsent"].astype(float) == total.dropna()).all()

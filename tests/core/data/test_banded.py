@@ -73,3 +73,33 @@ def test_a_list_that_groups_a_finer_one_is_told_and_one_row_outside_its_group_is
     ]
     grouped.loc[grouped.index[grouped["married"] == "married"][0], "married"] = "not married"
     assert banded_columns(grouped, domain) == []
+
+
+def test_a_total_beside_its_parts_is_told_and_nothing_that_only_looks_like_one_is():
+    """The European Social Survey's sentiment is the sum of the three questions before it in all 1,850 records that
+    hold them: told, naming columns and counts (no value), unless declared their sum. One record's total changed, or
+    parts that are bits (one of them 1 where the total is), is no sum."""
+    from dpsynth_core.data.banded import summed_columns
+
+    frame = pd.read_csv(shared_path("ess9gb.csv"), dtype=str, keep_default_na=False)
+    spec = complete_domain("ess9gb")
+    rule = spec["columns"]["immigsent"].pop("derived")
+    said = "Column 'immigsent' is the sum of 'imbgeco', 'imueclt', 'imwbcnt' in all 1,850 rows that hold them."
+    assert summed_columns(frame, TableDomain.from_json(spec)) == [said]
+    assert said in fit_notes(frame, TableDomain.from_json(spec)).banded
+    at = frame.index[frame["immigsent"] == "15"][0]
+    assert (
+        summed_columns(
+            frame.assign(immigsent=frame["immigsent"].mask(frame.index == at, "16")), TableDomain.from_json(spec)
+        )
+        == []
+    )
+    spec["columns"]["immigsent"]["derived"] = rule
+    assert summed_columns(frame, TableDomain.from_json(spec)) == []
+    bits = pd.DataFrame({"a": ["1", "0", "0"] * 30, "b": ["0", "1", "0"] * 30, "c": ["1", "1", "0"] * 30})
+    columns = {n: {"type": "integer", "min": 0, "max": 2} for n in "abc"}
+    assert summed_columns(bits, TableDomain.from_json({"columns": columns})) == []
+    both = bits.assign(a=["1", "1", "0"] * 30, b=["1", "0", "0"] * 30, c=["2", "1", "0"] * 30)
+    assert summed_columns(both, TableDomain.from_json({"columns": columns})) == [
+        "Column 'c' is the sum of 'a', 'b' in all 90 rows that hold them."
+    ]
