@@ -84,6 +84,34 @@ def sum_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
         out["derived"] = {"sum": picked}
 
 
+def gap_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
+    """Sets ``out["derived"]`` to a gap past the date column chosen among ``others`` (the table's other columns'
+    declarations: dates, not computed themselves), with the least and the most days typed from the documentation;
+    none chosen: the column is measured like any other. Nothing here reads the data."""
+    rule = spec.get("derived") or {}
+    dates = [n for n, s in others.items() if s.get("type") == "date" and not s.get("derived")]
+    if rule.get("from") and rule["from"] not in dates:
+        dates.append(rule["from"])  # as declared: its problem is said, never undone
+    key = KIND_STATEMENTS["date"].key("derived")
+    source = st.selectbox(
+        key.label,
+        [None, *dates],
+        format_func=lambda n: "none: measured like any column" if n is None else f"days past {n}",
+        placeholder="none: measured like any column",
+        key=_init(prefix, "derived_after", rule.get("from")),
+        help=key.help,
+    )
+    if source is None:
+        return
+    low, high = (list(rule.get("gap") or []) + [0, None])[:2]
+    left, right = st.columns(2)
+    least = left.number_input("Least days past it", step=1, key=_init(prefix, "derived_gap_low", low))
+    most = right.number_input(
+        "Most days past it", step=1, key=_init(prefix, "derived_gap_high", high), placeholder="required"
+    )
+    out["derived"] = {"from": source, "gap": [int(least or 0), int(most) if most is not None else None]}
+
+
 def groups_text(groups: dict) -> str:
     """Groups as the text area writes them: ``A: A1, A2`` a line."""
     return "\n".join(f"{group}: {typed_values.list_text(members)}" for group, members in groups.items())

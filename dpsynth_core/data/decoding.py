@@ -18,6 +18,7 @@ from .. import constraints
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain
 from ..domain.point_masses import point_of_pieces, zero_named
 from .arrow_chunks import moment_array, moment_type
+from .cell_values import quarter_dates
 
 #: The domains whose cells are a range's bins (whole numbers, real numbers, dates), decoded by :func:`_draw_in_bins`.
 RANGES = (IntegerDomain, FloatDomain, DateDomain)
@@ -328,16 +329,43 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise, tilts=()) -> D
     return Decoded(missing, values=values, dtype="Int64")
 
 
-def derived_values(domain: ColumnDomain, cells: dict) -> Decoded:
+def derived_values(domain: ColumnDomain, cells: dict, source: ColumnDomain | None = None) -> Decoded:
     """A column computed after the draw by its public rule (:mod:`~dpsynth_core.domain.derived`) from its sources'
     synthetic ``cells`` (name -> Series): a sum clamped to the declared range (whole numbers for a whole-number
-    column, the declared decimals for a real one), or a band or group of a list. Post-processing: no record is read."""
+    column, the declared decimals for a real one), a band or group of a list, or its ``source`` column's value (that
+    column's declared domain) plus the gap drawn in its own place, clamped to its range. Post-processing: no record
+    is read."""
     rule = domain.derived
-    if not rule.total:
+    if rule.gap:  # the source's synthetic value plus the drawn gap (held in the column's own place)
+        ends = synthetic_numbers(source, cells[rule.source]) + synthetic_numbers(None, cells[domain.name])
+        missing = np.isnan(ends)
+        low, high = (
+            (int(domain.lows[0]), int(domain.highs[-1])) if isinstance(domain, DateDomain) else (domain.min, domain.max)
+        )
+        values = np.clip(np.where(missing, low, ends), low, high)
+        if isinstance(domain, DateDomain):
+            return Decoded(missing, values=np.rint(values).astype(np.int64), moments=domain)
+    elif not rule.total:
         return decoded_codes(domain, rule.codes(domain.values, cells[rule.source]), None)
-    sums = rule.sums(cells)
-    missing = np.isnan(sums)
-    values = np.clip(np.where(missing, domain.min, sums), domain.min, domain.max)
+    else:
+        sums = rule.sums(cells)
+        missing = np.isnan(sums)
+        values = np.clip(np.where(missing, domain.min, sums), domain.min, domain.max)
     if isinstance(domain, FloatDomain):
         return Decoded(missing, values=domain.in_decimals(values), dtype="float")
     return Decoded(missing, values=np.rint(values).astype(np.int64), dtype="Int64")
+
+
+def synthetic_numbers(domain: ColumnDomain | None, cells: pd.Series) -> np.ndarray:
+    """A synthetic column's cells as numbers, NaN where missing: a date column's (``domain``, a date's) as days since
+    1970-01-01, read as :meth:`~dpsynth_core.domain.DateDomain.texts` writes them (or typed, from Arrow); any other
+    as numbers. Post-processing of the release: no record is read."""
+    if domain is None or not isinstance(domain, DateDomain):
+        return pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    if domain.written == "year and quarter":
+        cells = quarter_dates(cells.astype("string"))
+    elif domain.written == "year and month":
+        cells = cells.astype("string") + "-01"
+    stamps = pd.to_datetime(cells, errors="coerce")
+    days = (stamps - pd.Timestamp("1970-01-01")).dt.days
+    return days.to_numpy(dtype=float, na_value=np.nan)

@@ -215,18 +215,18 @@ def numeric_values(domain: ColumnDomain, series: pd.Series, markers=("",)) -> np
     as int64 (dates in days since 1970-01-01), floats as float64. These are true values:
     only a mechanism that counts them with noise may use them (see :mod:`dpsynth_core.privacy.binning`).
     """
-    values, keep = _numeric_cells(domain, series, markers)
+    values, keep = numeric_cells(domain, series, markers)
     return values[keep]
 
 
 def numeric_value_counts(domain: ColumnDomain, raw: pd.Series, counts, markers=("",)) -> tuple[np.ndarray, np.ndarray]:
     """:func:`numeric_values` of a column given as its distinct raw values ``raw`` with their
     record ``counts``: the readable values and their counts (the same multiset, by the per-cell rule)."""
-    values, keep = _numeric_cells(domain, raw, markers)
+    values, keep = numeric_cells(domain, raw, markers)
     return values[keep], np.asarray(counts, dtype=np.int64)[keep]
 
 
-def _numeric_cells(domain: ColumnDomain, series: pd.Series, markers) -> tuple[np.ndarray, np.ndarray]:
+def numeric_cells(domain: ColumnDomain, series: pd.Series, markers) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's value under the rule (see :func:`numeric_values`) and whether it is readable."""
     domain._require_complete()
     index, text, is_missing = _distinct_cells(series, markers)

@@ -47,6 +47,7 @@ from .file_notes import (
     told_spellings,
     total_rows,
 )
+from .gaps import with_gaps
 from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, joined, respelled, worded
 from .person_notes import REPEATED_HOW, repeated_identifiers
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
@@ -382,23 +383,30 @@ class FitNotes:
 
 def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
     """Every check of this module, for the command line's ``check-declaration`` and the app's gates alike; a column
-    computed from another one (``derived``) is never read by a release, so its cells are not checked."""
+    computed from another one (``derived``) is never read by a release, so its cells are not checked, and a column
+    declared past another is checked as its gap (:mod:`.gaps`)."""
     declared, domain = domain, domain.measured()
+    data = with_gaps(data, declared)  # a column past another is read as its gap, as a release reads it
     counts: dict = {}  # each column's distinct cells, counted once for the checks that read them
     fits = _fits(data, domain, None, counts)  # each column's filled, unread and changed cells, once for two checks
     missing, how = misfit_columns(data, domain, fits)
+    gaps = {f"Column '{n}':": f"Column '{n}' (its gap past '{c.derived.source}'):" for n, c in declared.gaps.items()}
+
+    def said(lines: list) -> list:  # a gap column's lines say that its cells were read as its gap
+        return [next((line.replace(k, v, 1) for k, v in gaps.items() if line.startswith(k)), line) for line in lines]
+
     return FitNotes(
-        missing,
+        said(missing),
         how,
         timed_columns(data, domain, counts),
         missing_spellings(data, domain, counts),
         fraction_columns(data, domain),
         total_rows(data, domain, counts),
         renamed_cells(data, domain, counts),
-        changed_columns(data, domain, fits, counts),
+        said(changed_columns(data, domain, fits, counts)),
         note_rows(data, domain),
         coarse_columns(data, domain, counts),
-        changed_columns(data, domain, fits, counts, mostly=True),
+        said(changed_columns(data, domain, fits, counts, mostly=True)),
         empty_in_required(data, domain),
         banded_columns(data, domain),
         repeated_identifiers(data, declared, counts),

@@ -63,7 +63,7 @@ class ColumnDomain:
 
     def _derived_words(self) -> str:
         """``, computed after the draw ...`` for a column computed from others (:mod:`.derived`), else nothing."""
-        return f", {self.derived.describe()}" if self.derived is not None else ""
+        return f", {self.derived.describe(self.kind)}" if self.derived is not None else ""
 
     def summary(self) -> dict:
         """A short, public description for release cards and the app."""

@@ -65,6 +65,9 @@ class DerivedSpec(BaseModel):
         ]
         | None
     ) = Field(None, alias="sum", description="the names of the declared number columns it is the sum of")
+    gap: Annotated[list[Number], Field(min_length=2, max_length=2)] | None = Field(
+        None, description="the least and the most this column lies past its source ('from'): days for a date"
+    )
 
     @model_validator(mode="after")
     def _from_or_sum(self) -> DerivedSpec:
@@ -77,19 +80,22 @@ class DerivedSpec(BaseModel):
 class DerivedRule:
     """A column's public rule from its ``source`` column: ``edges`` (bands of a number column), ``groups``
     (declared value -> the source's values) or ``prefix`` (the declared value a source value begins with); or, for a
-    number column, the ``total`` of the number columns it names."""
+    number column, the ``total`` of the number columns it names; or, for a date or a number column, the ``gap``
+    (least, most) it lies past its ``source``: the release measures that difference in the column's place."""
 
     source: str = ""
     edges: tuple = ()
     groups: dict = field(default_factory=dict)
     prefix: bool = False
     total: tuple = ()
+    gap: tuple = ()
 
     @classmethod
     def from_json(cls, spec: dict) -> DerivedRule:
         groups = {str(k).strip(): tuple(v) for k, v in (spec.get("groups") or {}).items()}
         edges, total = tuple(float(e) for e in spec.get("edges") or ()), tuple(map(str, spec.get("sum") or ()))
-        return cls(str(spec.get("from") or ""), edges, groups, bool(spec.get("prefix")), total)
+        gap = tuple(float(g) for g in spec.get("gap") or ())
+        return cls(str(spec.get("from") or ""), edges, groups, bool(spec.get("prefix")), total, gap)
 
     @property
     def sources(self) -> tuple:
@@ -100,8 +106,9 @@ class DerivedRule:
         out: dict = {"from": self.source} if self.source else {}
         if self.total:
             out["sum"] = list(self.total)
-        if self.edges:
-            out["edges"] = [int(e) if float(e).is_integer() else e for e in self.edges]
+        for key in ("edges", "gap"):
+            if getattr(self, key):
+                out[key] = [int(e) if float(e).is_integer() else e for e in getattr(self, key)]
         if self.groups:
             out["groups"] = {k: list(v) for k, v in self.groups.items()}
         if self.prefix:
@@ -112,6 +119,8 @@ class DerivedRule:
         """What makes the rule unusable for ``column`` (its declared domain), among the table's ``kept`` columns
         (name -> declared domain; a source not among them is not declared or not kept)."""
         name, values = column.name, getattr(column, "values", ())
+        if self.gap or column.kind == "date":
+            return self._gap_problems(column, kept)
         if self.total or column.kind in NUMBER_KINDS:
             return self._sum_problems(column, kept)
         if not self.source:
@@ -158,7 +167,7 @@ class DerivedRule:
         if column.kind not in NUMBER_KINDS:
             return [f"{said}, which needs a number column ('{column.name}' is {column.kind})"]
         if not self.total or self.source or self.edges or self.groups or self.prefix:
-            return [f"{said}: a number column's rule is 'sum', the list of the number columns it adds up, alone"]
+            return [f"{said}: a number column's rule is 'sum' (the number columns it adds up) or a 'gap' from another"]
         twice = sorted(n for n, times in Counter(self.total).items() if times > 1)
         out = [f"{said}: '{n}' is named more than once" for n in twice[:3]]
         for part in dict.fromkeys(self.total):
@@ -175,8 +184,40 @@ class DerivedRule:
                 out.append(f"{said} of '{part}', which may be missing: allow '{column.name}' to be missing too")
         return out
 
-    def describe(self) -> str:
-        """The rule in words, for the Domain page and the card."""
+    def _gap_problems(self, column, kept: dict) -> list[str]:
+        """A gap's checks: a date or number column, a kept and measured source of its kind (whole numbers may
+        follow whole numbers or dates dates; real numbers either number kind), the least gap no more than the most
+        (whole for dates and whole numbers), and missing allowed if the source may be missing."""
+        said = f"column '{column.name}' lies past '{self.source}'"
+        if column.kind not in ("date", *NUMBER_KINDS):
+            return [f"column '{column.name}': a gap needs a date or number column (it is {column.kind})"]
+        if not (self.source and len(self.gap) == 2) or self.edges or self.groups or self.prefix or self.total:
+            return [f"column '{column.name}' is derived: a date's rule is the 'gap' (least, most) past a column 'from'"]
+        source = kept.get(self.source) if self.source != column.name else None
+        if source is None:
+            return [f"{said}, which is not another kept column: declare it (and keep it)"]
+        if getattr(source, "derived", None) is not None:
+            return [f"{said}, which is computed itself: give the gap from a measured column"]
+        fits = source.kind == column.kind or (column.kind == "float" and source.kind == "integer")
+        if not fits:
+            return [f"{said}, which holds {source.kind} values: a gap is between two columns of one kind"]
+        low, high = self.gap
+        if low > high:
+            return [f"{said}: its least gap ({low:g}) is more than its most ({high:g})"]
+        if column.kind != "float" and not (float(low).is_integer() and float(high).is_integer()):
+            return [f"{said}: a gap between {column.kind}s is whole (days for dates)"]
+        if source.missing and not column.missing:
+            return [f"{said}, which may be missing: allow '{column.name}' to be missing too"]
+        return []
+
+    def describe(self, kind: str = "") -> str:
+        """The rule in words, for the Domain page and the card (``kind``: the column's, which says a gap's unit)."""
+        if self.gap:
+            low, high = self.gap
+            unit = " days" if kind == "date" else ""
+            return (
+                f"drawn as '{self.source}' plus {low:g} to {high:g}{unit}, the difference measured with DP in its place"
+            )
         if self.total:
             parts = ", ".join(f"'{n}'" for n in self.total)
             return f"computed after the draw as the sum of {parts} (no budget spent on it)"
@@ -224,13 +265,27 @@ CATEGORY_RULE = Key(
 SUM_RULE = Key(
     "derived",
     DerivedSpec,
-    "an object: 'sum', the list of the number columns it is the sum of",
+    "an object: 'sum', the list of the number columns it is the sum of; or the column it lies past ('from') with "
+    "the 'gap', its least and most",
     convert=DerivedRule.from_json,
     widget="derived",
     label="Computed after the draw as the sum of other columns (optional)",
     help="A column that is the sum of other number columns (a scale's total score of its items): the release draws "
     "those columns and adds them up, so the total always agrees with its parts, and spends nothing on this one. Its "
     "cells are never read; a part missing makes the sum missing.",
+)
+
+GAP_RULE = Key(
+    "derived",
+    DerivedSpec,
+    "an object: the date column it lies past ('from') and the 'gap', its least and most number of days",
+    convert=DerivedRule.from_json,
+    widget="derived",
+    label="Lies a number of days past another date (optional)",
+    help="A date that follows another one in every record (an interview's end after its start, a discharge after an "
+    "admission): the release measures the days between them in this column's place, with the same noise, and draws "
+    "this date as the other one plus those days, so it never comes before it. Give the least and the most days the "
+    "documentation allows.",
 )
 
 

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .. import constraints as c
-from .derived import CATEGORY_RULE, SUM_RULE
+from .derived import CATEGORY_RULE, GAP_RULE, SUM_RULE
 from .keys import (
     BIG,
     CELLS,
@@ -299,6 +299,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     label="Special dates kept exact (optional, YYYY-MM-DD)",
                     placeholder="for example 1900-01-01",
                 ),
+                GAP_RULE,
             ),
             adaptive_note=RANGE_NOTE,
         ),

@@ -82,13 +82,23 @@ class TableDomain:
         """Kept columns computed from another column after the draw (:mod:`.derived`): never read nor measured."""
         return {n: c for n, c in self.kept.items() if getattr(c, "derived", None) is not None}
 
+    @property
+    def gaps(self) -> dict:
+        """Derived columns drawn as their source plus a measured gap (:mod:`.derived`): read and measured as the gap."""
+        return {n: c for n, c in self.derived.items() if c.derived.gap}
+
     def measured(self) -> TableDomain:
         """The declaration a method fits: its derived columns (:attr:`derived`) dropped, since the release computes
-        them from their sources' synthetic values; the same declaration when it has none."""
+        them from their sources' synthetic values, but a gap column as the whole or real numbers of its gap (the
+        data read through :func:`~dpsynth_core.data.gaps.with_gaps`); the same declaration when it has none."""
         derived = self.derived
         if not derived:
             return self
-        return replace(self, columns={n: DropDomain(n) if n in derived else c for n, c in self.columns.items()})
+        columns = {
+            n: (_gap_domain(c) if c.derived.gap else DropDomain(n)) if n in derived else c
+            for n, c in self.columns.items()
+        }
+        return replace(self, columns=columns)
 
     def underived(self) -> TableDomain:
         """The declaration with its derived columns read as any list of categories (a report measures each real
@@ -261,3 +271,14 @@ def as_table_domain(domain) -> TableDomain:
     if isinstance(domain, (str, Path)):
         return TableDomain.load(domain)
     raise DomainError(f"domain must be a TableDomain, a dict or a path, got {type(domain).__name__}")
+
+
+def _gap_domain(column: ColumnDomain) -> ColumnDomain:
+    """What a release measures in a gap column's place (:attr:`TableDomain.gaps`): the whole numbers (days for a
+    date) or the real numbers from its least to its most gap, missing where the column may be."""
+    from .ranges import FloatDomain, IntegerDomain
+
+    low, high = column.derived.gap
+    if column.kind == "float":
+        return FloatDomain(column.name, column.missing, min=float(low), max=float(high), decimals=column.decimals)
+    return IntegerDomain(column.name, column.missing, min=int(low), max=int(high))

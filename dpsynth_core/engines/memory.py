@@ -16,6 +16,7 @@ import pandas as pd
 from ..data.counting import CodedTable
 from ..data.encoding import EncodedTable, encode_column, encode_table
 from ..data.formats import read_data
+from ..data.gaps import with_gaps
 from ..domain import TableDomain
 from ..errors import DataError, DomainError
 from .recodings import Merge, Rebin, Vocabulary, check_recodings, merge_codes
@@ -35,7 +36,8 @@ class MemorySource:
             raise DataError("the table has no rows")
         self.domain = domain
         self.frame = data
-        self.encoded = encoded if encoded is not None else encode_table(data, domain)
+        self.read = with_gaps(data, domain)  # what is counted: a gap column as its gap (:mod:`~..data.gaps`)
+        self.encoded = encoded if encoded is not None else encode_table(self.read, domain.measured())
         self.table: CodedTable = self.encoded.coded()
         self.n_rows = self.encoded.n_rows
 
@@ -78,7 +80,7 @@ class MemorySource:
 
     def raw_values(self, name: str) -> tuple[pd.Series, None]:
         """The column's raw cells, one per record (weights None)."""
-        return self.frame[name], None
+        return self.read[name], None
 
     def report(self) -> dict:
         return self.encoded.report()
@@ -91,7 +93,7 @@ class MemorySource:
             if isinstance(recoding, Vocabulary):
                 codes[name] = self.encoded.columns[name].map_labels(recoding.codes)
             elif isinstance(recoding, Rebin):
-                codes[name] = encode_column(recoding.domain, self.frame[name], self.domain.missing_markers).codes
+                codes[name] = encode_column(recoding.domain, self.read[name], self.domain.missing_markers).codes
             elif isinstance(recoding, Merge):
                 codes[name] = merge_codes(name, recoding, codes.get(name), cells.get(name))
             cells[name] = int(recoding.cells)

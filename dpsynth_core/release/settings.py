@@ -19,8 +19,10 @@ import pandas as pd
 from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
 from ..data.formats import DECLARED_READING, check_header_reading, declared_reading, read_data
+from ..data.gaps import gap_engine_refusal
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, choose_engine, get_engine, lines_read, open_source
+from ..errors import ParameterError
 from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
@@ -273,8 +275,10 @@ def prepare(
     info.cls.check_unit(domain.person)
     if not isinstance(data, (str, Path, pd.DataFrame)):  # an open source says which engine counts it
         chosen = get_engine(getattr(data, "engine", IN_MEMORY))
-    else:
-        chosen = get_engine(choose_engine(data, engine, reads_sources=info.cls.reads_sources))
+    else:  # a gap column is read from two columns: in memory (data.gaps)
+        chosen = get_engine(choose_engine(data, engine, reads_sources=info.cls.reads_sources and not domain.gaps))
+    if domain.gaps and not chosen.in_memory:
+        raise ParameterError(gap_engine_refusal(domain.gaps, chosen.name))
     # the cap follows the publisher's choice of a file (written in chunks) or a table in memory, never
     # the engine (``auto`` picks one from the file's size, a fact about the data)
     rows = check_rows(rows, _row_cap(out, fmt))

@@ -25,6 +25,7 @@ from .. import constraints
 from ..data.decoding import derived_values
 from ..data.encoding import encode_table
 from ..data.formats import read_data
+from ..data.gaps import gap_engine_refusal, with_gaps
 from ..domain import as_table_domain
 from ..errors import DataError, ParameterError
 from ..privacy.accounting import SUBSTITUTE, Accountant, PrivacyEvent
@@ -120,16 +121,21 @@ class Synthesizer(PricedMethod):
         """(source, frame, source to close): a counting source, or the DataFrame of today's path."""
         from ..engines import CountingSource, choose_engine, open_source
 
+        gaps = self.full_domain_.gaps  # a gap column is read from two columns: in memory only (:mod:`~..data.gaps`)
         if isinstance(data, CountingSource):
             if getattr(data, "engine", "") == "pandas" and (not self.reads_sources or self.unit_ is not None):
-                return None, data.frame, None
+                return None, with_gaps(data.frame, self.full_domain_), None
+            if gaps and getattr(data, "engine", "") != "pandas":
+                raise ParameterError(gap_engine_refusal(gaps, getattr(data, "engine", "?")))
             self._check_engine(getattr(data, "engine", "?"))
             if data.domain.measured() != self.declared_domain_:
                 raise ParameterError("the counting source was opened over another declaration than the one given")
             return data, None, None
-        chosen = choose_engine(data, engine, reads_sources=self.reads_sources)
+        chosen = choose_engine(data, engine, reads_sources=self.reads_sources and not gaps)
         if chosen == "pandas":
-            return None, as_frame(data), None
+            return None, with_gaps(as_frame(data), self.full_domain_), None
+        if gaps:
+            raise ParameterError(gap_engine_refusal(gaps, chosen))
         self._check_engine(chosen)
         source = open_source(data, self.declared_domain_, engine=chosen, memory_limit=memory_limit)
         return source, None, source
@@ -331,13 +337,16 @@ class Synthesizer(PricedMethod):
         derived = getattr(self, "derived_", {})
         arrow = not isinstance(rows, pd.DataFrame)
         for name in sorted(derived, key=lambda n: not derived[n].derived.total):  # sums first: a band may read one
-            column = derived[name]
-            cells = {
-                s: (rows.column(s).to_pandas() if arrow else rows[s]).reset_index(drop=True)
-                for s in column.derived.sources
-            }
-            values = derived_values(column, cells)
-            rows = rows.append_column(name, values.arrow()) if arrow else rows.assign(**{name: values.series().values})
+            column, rule = derived[name], derived[name].derived
+            read = (*rule.sources, name) if rule.gap else rule.sources  # a gap column holds its drawn gap
+            cells = {s: (rows.column(s).to_pandas() if arrow else rows[s]).reset_index(drop=True) for s in read}
+            values = derived_values(column, cells, self.full_domain_.kept.get(rule.source))
+            if not arrow:
+                rows = rows.assign(**{name: values.series().values})
+            elif rule.gap:  # in its own place
+                rows = rows.set_column(rows.schema.get_field_index(name), name, values.arrow())
+            else:
+                rows = rows.append_column(name, values.arrow())
         return rows
 
     def _sample_arrow(self, n: int):

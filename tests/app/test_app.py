@@ -2322,3 +2322,25 @@ def test_a_sum_of_other_columns_is_declared_on_the_domain_page_and_agrees_with_i
     out = at.session_state["releases"][at.session_state["current_release"]]["data"]
     total = out[["imbgeco", "imueclt", "imwbcnt"]].astype(float).sum(axis=1, skipna=False)
     assert total.notna().sum() > 1000 and (out.loc[total.notna(), "immigsent"].astype(float) == total.dropna()).all()
+
+
+def test_a_date_past_another_is_declared_on_the_domain_page_and_never_comes_before_it():
+    """The survey's interview end, chosen on the Domain page as 0 to 30 days past its start: said so, its bins'
+    widgets gone (it is measured as its gap), and no synthetic interview ends before it starts."""
+    raw = shared_path("ess9gb.csv").read_bytes()
+    spec = complete_domain("ess9gb")
+    few = ("stintrvw", "endintrvw", "female")
+    spec["columns"] = {n: c if n in few else {"type": "drop"} for n, c in spec["columns"].items()}
+    at = _opened(_visit(_load_declaration(_upload(_app().run(), "ess9gb.csv", raw), spec), "app_pages/2_Domain.py"))
+    prefix = f"domain_v{at.session_state['declaration_version']}_{list(spec['columns']).index('endintrvw')}"
+    assert [w for w in at.selectbox if w.key == f"{prefix}_unit"]  # a date's bins, before
+    at.selectbox(key=f"{prefix}_derived_after").set_value("stintrvw").run()
+    at.number_input(key=f"{prefix}_derived_gap_high").set_value(30).run()
+    assert not at.exception
+    assert at.session_state["declaration"]["columns"]["endintrvw"]["derived"] == {"from": "stintrvw", "gap": [0, 30]}
+    assert any("drawn as 'stintrvw' plus 0 to 30 days" in c.value for c in at.caption)
+    assert not [w for w in at.selectbox if w.key == f"{prefix}_unit"]
+    at = _generate(at)
+    out = at.session_state["releases"][at.session_state["current_release"]]["data"]
+    gaps = (pd.to_datetime(out["endintrvw"]) - pd.to_datetime(out["stintrvw"])).dt.days
+    assert gaps.notna().sum() > 1000 and gaps.min() >= 0 and gaps.max() <= 30

@@ -9,6 +9,13 @@ def in_declared_order(plan: list, declared) -> list:
     draw (:mod:`~dpsynth_core.domain.derived`): no budget, its values its source's."""
     rows = {row["column"]: row for row in plan}
     for name, col in declared.derived.items():
+        if col.derived.gap:  # measured in its place: the plan's row, saying so
+            if name in rows:
+                rows[name] = {
+                    **rows[name],
+                    "mechanism": f"{rows[name]['mechanism']}, of {col.derived.describe(col.kind)}",
+                }
+            continue
         rows[name] = {
             "column": name,
             "kind": col.kind,

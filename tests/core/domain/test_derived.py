@@ -158,3 +158,42 @@ def test_a_sum_adds_its_parts_and_is_missing_where_one_is():
     }
     assert rule.sources == ("imbgeco", "imueclt", "imwbcnt")
     np.testing.assert_array_equal(rule.sums(cells), [6.0, 30.0, np.nan, np.nan])
+
+
+GAP = {"from": "stintrvw", "gap": [0, 30]}  # an interview ends 0 to 30 days after it starts
+
+
+def test_a_gap_round_trips_says_itself_and_is_measured_as_its_gap():
+    """The survey's interview end, declared 0 to 30 days past its start: it reads back the same, says so, and the
+    declaration a method fits measures it as whole numbers of days 0 to 30 in its place (not dropped: it is read)."""
+    spec = _ess()
+    spec["columns"]["endintrvw"]["derived"] = GAP
+    domain = TableDomain.from_json(spec).validate()
+    assert domain.to_json()["columns"]["endintrvw"]["derived"] == GAP and list(domain.gaps) == ["endintrvw"]
+    assert TableDomain.from_json(json.loads(json.dumps(domain.to_json()))) == domain
+    assert domain.columns["endintrvw"].describe() == (
+        "dates from 2018-08-01 to 2019-03-31, drawn as 'stintrvw' plus 0 to 30 days, the difference measured with DP "
+        "in its place"
+    )
+    measured = domain.measured().columns["endintrvw"]
+    assert (measured.kind, measured.min, measured.max, measured.missing) == ("integer", 0, 30, True)
+
+
+@pytest.mark.parametrize(
+    "column, derived, said",
+    [
+        ("endintrvw", {"from": "stintrvw", "gap": [5, 1]}, "its least gap (5) is more than its most (1)"),
+        ("endintrvw", {"from": "stintrvw", "gap": [0, 0.5]}, "a gap between dates is whole"),
+        ("endintrvw", {"from": "agea", "gap": [0, 30]}, "which holds integer values: a gap is between two columns"),
+        ("endintrvw", {"from": "idno", "gap": [0, 30]}, "which is not another kept column"),
+        ("endintrvw", {"from": "stintrvw", "edges": [1]}, "a date's rule is the 'gap'"),
+        ("lrscale", {"from": "stintrvw", "gap": [0, 3]}, "which holds date values"),
+        ("region", {"from": "agea", "gap": [0, 3]}, "a gap needs a date or number column"),
+    ],
+)
+def test_a_gap_that_cannot_hold_is_refused_naming_why(column, derived, said):
+    spec = _ess()
+    spec["columns"][column]["derived"] = derived
+    with pytest.raises(DomainError) as raised:
+        TableDomain.from_json(spec).validate()
+    assert said in str(raised.value)
