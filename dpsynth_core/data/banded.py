@@ -1,5 +1,6 @@
-"""Columns that are other columns in bands, groups or sums (an age group beside the age, a loan's grade beside its
-sub-grade, a scale's total beside its items), told to the publisher before a draw.
+"""Columns that are other columns in bands, groups or sums, or dates that follow others (an age group beside the age,
+a loan's grade beside its sub-grade, a scale's total beside its items, an interview's end beside its start), told to
+the publisher before a draw.
 
 A release measures each column and draws each row from noisy tables, so two columns one of which is the other cut
 into bands by a public rule come out apart: at epsilon 1, carData's ``GSSvocab`` (the General Social Survey's
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import TableDomain
-from .cell_values import read_numbers
+from .cell_values import date_days, read_numbers
 
 #: What a release does with a column and its bands, and what to declare instead.
 BANDED_HOW = (
@@ -28,7 +29,9 @@ BANDED_HOW = (
     "that rule, spends nothing on them, and the two cannot disagree. Or drop the finer column if the groups are "
     "what your readers need. A total comes apart from its parts the same way (the European Social Survey's "
     'immigration sentiment from its three questions in 86% of the rows): declare it their sum ("derived": {"sum": '
-    '["q1", "q2", "q3"]}, or on the Domain page under the column).'
+    '["q1", "q2", "q3"]}, or on the Domain page under the column). A date on or after another one comes out before it '
+    "in many rows (the survey's interview end before its start in 798 of 1,902): declare it past the other by the "
+    'least and most days its documentation allows ("derived": {"from": "start", "gap": [0, 30]}).'
 )
 #: At least this many rows must hold both columns for them to be told banded.
 BANDED_LEAST = 20
@@ -62,7 +65,12 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
                 count, rows = found
                 lines.append(f"Column '{name}' is '{source}' in {count} bands in all {rows:,} rows that hold both.")
                 break
-    return lines + grouped_columns(data, domain, read) + summed_columns(data, domain, read)
+    return (
+        lines
+        + grouped_columns(data, domain, read)
+        + summed_columns(data, domain, read)
+        + ordered_dates(data, domain, read)
+    )
 
 
 #: A finer list is told to group a coarser one only where it holds at least this many rows a value, on average:
@@ -143,6 +151,35 @@ def _summed_by(read, name: str, run: list, head: bool = False) -> tuple:
     return ()
 
 
+#: A date column is told past another when it is on or after it in at least this share of the rows holding both.
+ORDERED_SHARE = 0.95
+
+
+def ordered_dates(data: pd.DataFrame, domain: TableDomain, read=None) -> list[str]:
+    """For the publisher only (it reads the data): each kept date column on or after another kept date column in at
+    least :data:`ORDERED_SHARE` of the rows holding both (at least :data:`BANDED_LEAST`), and after it in more rows
+    than before it, where the declared ranges allow it before (a synthetic row could come out out of order); one line
+    each naming the two columns and the rows (no date). Each column is read once."""
+    read = read or _Read(data, domain)
+    kept = domain.measured().kept
+    names = [n for n, c in kept.items() if c.kind == "date" and n in data]
+    lines = []
+    for later in names:  # a pair whose declared ranges cannot put it out of order is left alone (a birth date)
+        found = []  # (median days after, the earlier column, the rows on or after it, the rows holding both)
+        for earlier in (n for n in names if n != later and kept[later].min < kept[n].max):
+            a, b = read.days(earlier), read.days(later)
+            held = ~np.isnan(a) & ~np.isnan(b)
+            rows, after, before = int(held.sum()), int((b[held] > a[held]).sum()), int((b[held] < a[held]).sum())
+            if rows >= BANDED_LEAST and rows - before >= ORDERED_SHARE * rows and after > before:
+                found.append((float(np.median(b[held] - a[held])), earlier, rows - before, rows))
+        if found:  # the nearest of the dates it follows (a jail exit's entry, not the birth date)
+            _, earlier, on_or_after, rows = min(found)
+            lines.append(
+                f"Column '{later}' is on or after '{earlier}' in {on_or_after:,} of the {rows:,} rows that hold both."
+            )
+    return lines
+
+
 #: A pair is first tried on the table's first rows (most pairs fail there at once), then on all of them.
 _SAMPLE = 2000
 
@@ -170,6 +207,15 @@ class _Read:
         if ("values", name, head) not in self.done:
             self.done["values", name, head] = read_numbers(self._cells(name, head), self.domain.kept[name].written)
         return self.done["values", name, head]
+
+    def days(self, name) -> np.ndarray:
+        """A date column's cells as days since 1970-01-01 by its rule (NaN: missing or unreadable)."""
+        if ("days", name) not in self.done:
+            column = self.domain.kept[name]
+            years = (column.min.year, column.max.year) if column.min and column.max else None
+            days, readable = date_days(self._cells(name, False), column.written, years)
+            self.done["days", name] = np.where(readable, days, np.nan)
+        return self.done["days", name]
 
     def numbers(self, name, head: bool = False) -> tuple[np.ndarray, np.ndarray]:
         if ("numbers", name, head) not in self.done:

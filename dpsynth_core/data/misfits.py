@@ -370,7 +370,12 @@ class FitNotes:
             ("renamed", "cells read as the declared value they name another way.", self.renamed, RENAMED_HOW),
             ("empty", "missing cells in columns declared without missing values.", list(self.empty), EMPTY_HOW),
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
-            ("banded", "columns that are other columns in bands, groups or sums.", list(self.banded), BANDED_HOW),
+            (
+                "banded",
+                "columns that are others in bands, groups or sums, or dates past others.",
+                list(self.banded),
+                BANDED_HOW,
+            ),
             (
                 "repeated",
                 "dropped columns whose values repeat, as a person's identifier does.",

@@ -196,8 +196,14 @@ class DerivedRule:
         source = kept.get(self.source) if self.source != column.name else None
         if source is None:
             return [f"{said}, which is not another kept column: declare it (and keep it)"]
-        if getattr(source, "derived", None) is not None:
+        if getattr(source, "derived", None) is not None and not source.derived.gap:
             return [f"{said}, which is computed itself: give the gap from a measured column"]
+        chain, at = [column.name], source  # a date past a date past another (an offence, a jail entry, its exit)
+        while getattr(at, "derived", None) is not None and at.derived.gap:
+            if at.derived.source in chain:
+                return [f"{said}, which lies past it in turn: one of them must be measured as itself"]
+            chain.append(at.derived.source)
+            at = kept.get(at.derived.source)
         fits = source.kind == column.kind or (column.kind == "float" and source.kind == "integer")
         if not fits:
             return [f"{said}, which holds {source.kind} values: a gap is between two columns of one kind"]
@@ -248,6 +254,19 @@ class DerivedRule:
         missing. Post-processing of the release: no record is read."""
         parts = [pd.to_numeric(cells[n], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for n in self.total]
         return np.sum(parts, axis=0)
+
+
+def computing_order(derived: dict) -> list:
+    """The names of ``derived`` (name -> declared column) in an order that computes each after the derived columns it
+    reads (bands of a sum, a date past a date past another); a rule reading itself in a cycle is refused by its
+    checks, and is left last here."""
+    order, left = [], dict(derived)
+    while left:
+        ready = [n for n, c in left.items() if not (set(c.derived.sources) & (set(left) - {n}))]
+        for name in ready or list(left):
+            order.append(name)
+            del left[name]
+    return order
 
 
 #: The ``derived`` key of a list of categories, and of a number column, in a kind's statement (:mod:`.kinds`).

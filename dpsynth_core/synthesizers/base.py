@@ -27,6 +27,7 @@ from ..data.encoding import encode_table
 from ..data.formats import read_data
 from ..data.gaps import gap_engine_refusal, with_gaps
 from ..domain import as_table_domain
+from ..domain.derived import computing_order
 from ..errors import DataError, ParameterError
 from ..privacy.accounting import SUBSTITUTE, Accountant, PrivacyEvent
 from ..privacy.binning import fit_bins
@@ -336,7 +337,7 @@ class Synthesizer(PricedMethod):
         synthetic values by their public rules (:mod:`~dpsynth_core.domain.derived`): post-processing."""
         derived = getattr(self, "derived_", {})
         arrow = not isinstance(rows, pd.DataFrame)
-        for name in sorted(derived, key=lambda n: not derived[n].derived.total):  # sums first: a band may read one
+        for name in computing_order(derived):  # each after the columns it reads (a band of a sum, a gap's chain)
             column, rule = derived[name], derived[name].derived
             read = (*rule.sources, name) if rule.gap else rule.sources  # a gap column holds its drawn gap
             cells = {s: (rows.column(s).to_pandas() if arrow else rows[s]).reset_index(drop=True) for s in read}

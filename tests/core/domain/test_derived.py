@@ -197,3 +197,15 @@ def test_a_gap_that_cannot_hold_is_refused_naming_why(column, derived, said):
     with pytest.raises(DomainError) as raised:
         TableDomain.from_json(spec).validate()
     assert said in str(raised.value)
+
+
+def test_a_chain_of_gaps_is_accepted_and_a_cycle_refused():
+    """A date past a date past another (a jail exit past its entry past the offence) is accepted; two dates each
+    declared past the other are refused, since neither would be measured as itself."""
+    spec = complete_domain("compas")
+    spec["columns"]["r_jail_in"]["derived"] = {"from": "r_offense_date", "gap": [0, 400]}
+    spec["columns"]["r_jail_out"]["derived"] = {"from": "r_jail_in", "gap": [0, 400]}
+    assert list(TableDomain.from_json(spec).validate().gaps) == ["r_jail_in", "r_jail_out"]
+    spec["columns"]["r_offense_date"]["derived"] = {"from": "r_jail_out", "gap": [0, 1]}
+    with pytest.raises(DomainError, match="which lies past it in turn"):
+        TableDomain.from_json(spec).validate()
