@@ -47,3 +47,13 @@ def gap_engine_refusal(gaps: dict, engine: str) -> str:
         f"the {engine} engine counts each column by itself, and {names} is read as its gap past another column: "
         "count this table in memory (engine 'pandas'), or declare the column without its 'gap'"
     )
+
+
+def gap_named(entry: dict, domain: TableDomain) -> dict:
+    """A release card's entry on a column (``entry["column"]``) named as what was measured when it is a gap column:
+    ``endintrvw (days past 'stintrvw')``, so that its fitted bins (0, 1) are not read as dates."""
+    column = domain.gaps.get(entry["column"])
+    if column is None:
+        return entry
+    unit = "days" if column.kind == "date" else "amount"
+    return {**entry, "column": f"{entry['column']} ({unit} past '{column.derived.source}')"}

@@ -14,6 +14,7 @@ import re
 
 from .. import __version__ as _version
 from .. import constraints
+from ..data.gaps import gap_named
 from ..synthesizers.charges import row_count_event
 from ..wording import (
     EMPTY_EPSILON,
@@ -112,9 +113,8 @@ def build_card(model, method_info, synthetic_rows: int, synthetic=None, person_c
         "rows": {"synthetic": int(synthetic_rows), "policy": model.row_policy_},
         "noise_source": model.noise_.describe(),
         "domain": {"dataset": domain.dataset, "documentation": domain.documentation, "columns": domain.summary()},
-        # Bins chosen from the data (a range declared without bins) apart from the spread measured inside
-        # declared bins: the card says of the first that their bins were fitted, which the second's are not.
-        "adaptive_bins": [found.as_card() for found in getattr(model, "bins_", []) if not found.inside],
+        # Bins fitted to the data (a range declared without bins; a gap's named so) apart from the spread inside bins
+        "adaptive_bins": [gap_named(f.as_card(), domain) for f in getattr(model, "bins_", []) if not f.inside],
         "spread_inside_bins": [found.as_card() for found in getattr(model, "bins_", []) if found.inside],
         "method_details": details,
         "notes": [

@@ -11,10 +11,7 @@ def in_declared_order(plan: list, declared) -> list:
     for name, col in declared.derived.items():
         if col.derived.gap:  # measured in its place: the plan's row, saying so
             if name in rows:
-                rows[name] = {
-                    **rows[name],
-                    "mechanism": f"{rows[name]['mechanism']}, of {col.derived.describe(col.kind)}",
-                }
+                rows[name] = {**rows[name], "mechanism": f"{rows[name]['mechanism']}; {col.derived.describe(col.kind)}"}
             continue
         rows[name] = {
             "column": name,

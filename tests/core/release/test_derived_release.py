@@ -235,7 +235,8 @@ def test_a_gap_is_drawn_the_same_in_chunks_and_refused_by_an_engine(tmp_path):
     frame, spec = _interviews()
     path, out = tmp_path / "ess.csv", tmp_path / "out.parquet"
     frame.to_csv(path, index=False)
-    synthesize(str(path), spec, 1.0, method="marginals", out=str(out), random_state=1)
+    release = synthesize(str(path), spec, 1.0, method="marginals", out=str(out), random_state=1)
+    assert "endintrvw (days past 'stintrvw')" in [b["column"] for b in release.card["adaptive_bins"]]
     written = pd.read_parquet(out)
     gaps = _gaps(written)
     assert gaps.notna().sum() > 0.5 * len(written) and gaps.min() >= 0 and gaps.max() <= 30
