@@ -1,5 +1,5 @@
 """Columns computed from other columns by a public rule after the draw: bands of a number column, groups of a list,
-a sum of number columns.
+a sum of number columns, a date (or a number) past another by a measured gap.
 
 A release measures each column with its own noise and draws every row from those measurements, so a column that is
 another column in bands (the General Social Survey's age group of the age) or in groups (a loan's grade of its
@@ -18,7 +18,12 @@ documentation, never from the data:
 * ``{"sum": ["imbgeco", "imueclt", "imwbcnt"]}`` (a number column's rule): the column is the sum of those number
   columns, as a scale's total score is of its items (the European Social Survey's immigration sentiment of its three
   questions came out another number than their sum in 86% of the synthetic rows at ε = 1); the sum is clamped to the
-  column's declared range, as a real value outside it would be.
+  column's declared range, as a real value outside it would be;
+* ``{"from": "stintrvw", "gap": [0, 30]}`` (a date's or a number's rule): the column lies 0 to 30 days (units) past
+  the column ``stintrvw``. Unlike the rules above, the column is read and measured, as its gap
+  (:mod:`dpsynth_core.data.gaps`), and drawn as its source's synthetic value plus the drawn gap, so it never comes
+  before it (the survey's interview end came out before its start in 798 of 1,902 synthetic rows when measured
+  apart).
 
 A source cell that is missing, or that no band or group holds, gives a missing cell (a sum: any of its parts missing).
 """
@@ -72,7 +77,9 @@ class DerivedSpec(BaseModel):
     @model_validator(mode="after")
     def _from_or_sum(self) -> DerivedSpec:
         if (self.source is None) == (self.total is None):
-            raise ValueError("give the column it is computed 'from' (with 'edges', 'groups' or 'prefix'), or 'sum'")
+            raise ValueError(
+                "give the column it is computed 'from' (with 'edges', 'groups', 'prefix' or 'gap'), or 'sum'"
+            )
         return self
 
 
@@ -176,7 +183,7 @@ class DerivedRule:
                 out.append(f"{said} of '{part}', which is not another kept column: declare it (and keep it)")
             elif source.kind not in NUMBER_KINDS:
                 out.append(f"{said} of '{part}', which is not a number column (it is {source.kind})")
-            elif getattr(source, "derived", None) is not None:
+            elif getattr(source, "derived", None) is not None and not source.derived.gap:  # a gap is measured
                 out.append(f"{said} of '{part}', which is computed itself: name the columns '{part}' adds up")
             elif column.kind == "integer" and source.kind == "float":
                 out.append(f"{said} of '{part}', which holds real numbers: declare '{column.name}' as real numbers")

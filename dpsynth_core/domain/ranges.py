@@ -201,7 +201,7 @@ class RangeDomain(ColumnDomain):
     def describe(self) -> str:
         if self.min is None or self.max is None:
             return self._bounds_missing_words()
-        if self.derived is not None:  # a sum is never binned
+        if self.derived is not None:  # computed or drawn past another: its rule, not bins
             return self._range_words() + self._derived_words()
         special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
         if self.multiple_of is not None:

@@ -79,7 +79,8 @@ class TableDomain:
 
     @property
     def derived(self) -> dict:
-        """Kept columns computed from another column after the draw (:mod:`.derived`): never read nor measured."""
+        """Kept columns computed from others after the draw (:mod:`.derived`): never read nor measured, but for a
+        column drawn past another (:attr:`gaps`), measured as its gap."""
         return {n: c for n, c in self.kept.items() if getattr(c, "derived", None) is not None}
 
     @property
