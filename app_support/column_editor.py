@@ -139,14 +139,14 @@ def column_editor(prefix: str, spec: dict, others: dict | None = None) -> dict:
             out["derived"] = spec["derived"]
     if name == spec.get("type"):  # keys the page does not edit are kept as declared
         out.update({k.name: spec[k.name] for k in kind.keys if not k.widget and k.name in spec})
-    if name in ("integer", "float", "date"):  # a sum of others, or a date past another: asked first (no bins)
+    if name in ("integer", "float", "date", "datetime"):  # a sum of others, or a date past another: asked first
         if others is not None:
-            (gap_editor if name == "date" else sum_editor)(prefix, spec, out, others)
+            (gap_editor if name in ("date", "datetime") else sum_editor)(prefix, spec, out, others)
         elif spec.get("derived") and spec.get("type") == name:
             out["derived"] = spec["derived"]
     drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list", "derived")]
     if out.get("derived") and name != "categorical":  # its range (and decimals, or how a gap's dates are written)
-        drawn = [k for k in drawn if k.name in ("min", "max", "decimals", "written" if name == "date" else "")]
+        drawn = [k for k in drawn if k.name in ("min", "max", "decimals", "step", "written" if "date" in name else "")]
     for row in sorted({k.row for k in drawn}):
         keys = [
             k

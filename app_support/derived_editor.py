@@ -85,14 +85,17 @@ def sum_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
 
 
 def gap_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
-    """Sets ``out["derived"]`` to a gap past the date column chosen among ``others`` (the table's other columns'
-    declarations: dates, not computed themselves), with the least and the most days typed from the documentation;
-    none chosen: the column is measured like any other. Nothing here reads the data."""
-    rule = spec.get("derived") or {}
-    dates = [n for n, s in others.items() if s.get("type") == "date" and not s.get("derived")]
+    """Sets ``out["derived"]`` to a gap past the column chosen among ``others`` (the table's other columns'
+    declarations of its kind, a date's or a date and time's, measured or past another in turn), with the least and
+    the most days typed from the documentation; none chosen: the column is measured like any other. Nothing here
+    reads the data."""
+    rule, kind = spec.get("derived") or {}, out["type"]  # a date past a date, a date and time past another
+    dates = [
+        n for n, s in others.items() if s.get("type") == kind and (not s.get("derived") or s["derived"].get("gap"))
+    ]
     if rule.get("from") and rule["from"] not in dates:
         dates.append(rule["from"])  # as declared: its problem is said, never undone
-    key = KIND_STATEMENTS["date"].key("derived")
+    key = KIND_STATEMENTS[kind].key("derived")
     source = st.selectbox(
         key.label,
         [None, *dates],

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import TableDomain
-from .cell_values import date_days, read_numbers
+from .cell_values import date_days, datetime_steps, read_numbers
 
 #: What a release does with a column and its bands, and what to declare instead.
 BANDED_HOW = (
@@ -162,11 +162,13 @@ def ordered_dates(data: pd.DataFrame, domain: TableDomain, read=None) -> list[st
     each naming the two columns and the rows (no date). Each column is read once."""
     read = read or _Read(data, domain)
     kept = domain.measured().kept
-    names = [n for n, c in kept.items() if c.kind == "date" and n in data]
+    names = [n for n, c in kept.items() if c.kind in ("date", "datetime") and n in data]
     lines = []
     for later in names:  # a pair whose declared ranges cannot put it out of order is left alone (a birth date)
         found = []  # (median days after, the earlier column, the rows on or after it, the rows holding both)
-        for earlier in (n for n in names if n != later and kept[later].min < kept[n].max):
+        for earlier in (n for n in names if n != later and kept[n].kind == kept[later].kind):
+            if not kept[later].min < kept[earlier].max:
+                continue
             a, b = read.days(earlier), read.days(later)
             held = ~np.isnan(a) & ~np.isnan(b)
             rows, after, before = int(held.sum()), int((b[held] > a[held]).sum()), int((b[held] < a[held]).sum())
@@ -209,11 +211,16 @@ class _Read:
         return self.done["values", name, head]
 
     def days(self, name) -> np.ndarray:
-        """A date column's cells as days since 1970-01-01 by its rule (NaN: missing or unreadable)."""
+        """A date column's cells as days since 1970-01-01 by its rule, a date and time's with their fraction (NaN:
+        missing or unreadable)."""
         if ("days", name) not in self.done:
             column = self.domain.kept[name]
             years = (column.min.year, column.max.year) if column.min and column.max else None
-            days, readable = date_days(self._cells(name, False), column.written, years)
+            if column.kind == "datetime":  # its steps, as days
+                steps, readable = datetime_steps(self._cells(name, False), column.written, column.seconds, years)
+                days = steps * (column.seconds / 86_400)
+            else:
+                days, readable = date_days(self._cells(name, False), column.written, years)
             self.done["days", name] = np.where(readable, days, np.nan)
         return self.done["days", name]
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 from scipy.special import lambertw
 
 from .. import constraints
-from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain
+from ..domain import CategoricalDomain, ColumnDomain, DateDomain, DateTimeDomain, FloatDomain, IntegerDomain
 from ..domain.point_masses import point_of_pieces, zero_named
 from .arrow_chunks import moment_array, moment_type
 from .cell_values import quarter_dates
@@ -358,8 +358,8 @@ def derived_values(domain: ColumnDomain, cells: dict, source: ColumnDomain | Non
 
 def synthetic_numbers(domain: ColumnDomain | None, cells: pd.Series) -> np.ndarray:
     """A synthetic column's cells as numbers, NaN where missing: a date column's (``domain``, a date's) as days since
-    1970-01-01, read as :meth:`~dpsynth_core.domain.DateDomain.texts` writes them (or typed, from Arrow); any other
-    as numbers. Post-processing of the release: no record is read."""
+    1970-01-01 (a date and time's as its steps), read as :meth:`~dpsynth_core.domain.DateDomain.texts` writes them
+    (or typed, from Arrow); any other as numbers. Post-processing of the release: no record is read."""
     if domain is None or not isinstance(domain, DateDomain):
         return pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     if domain.written == "year and quarter":
@@ -367,5 +367,8 @@ def synthetic_numbers(domain: ColumnDomain | None, cells: pd.Series) -> np.ndarr
     elif domain.written == "year and month":
         cells = cells.astype("string") + "-01"
     stamps = pd.to_datetime(cells, errors="coerce")
+    if isinstance(domain, DateTimeDomain):  # whole steps since 1970-01-01 00:00
+        seconds = (stamps - pd.Timestamp("1970-01-01")).dt.total_seconds()
+        return np.floor(seconds.to_numpy(dtype=float, na_value=np.nan) / domain.seconds)
     days = (stamps - pd.Timestamp("1970-01-01")).dt.days
     return days.to_numpy(dtype=float, na_value=np.nan)

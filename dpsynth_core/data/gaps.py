@@ -55,5 +55,5 @@ def gap_named(entry: dict, domain: TableDomain) -> dict:
     column = domain.gaps.get(entry["column"])
     if column is None:
         return entry
-    unit = "days" if column.kind == "date" else "amount"
+    unit = {"date": "days", "datetime": f"{getattr(column, 'finest', '')}s"}.get(column.kind, "amount")
     return {**entry, "column": f"{entry['column']} ({unit} past '{column.derived.source}')"}

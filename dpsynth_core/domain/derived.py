@@ -42,8 +42,10 @@ from .. import constraints as c
 from .keys import Key
 from .value_types import CategoryValue, Number, Text
 
-#: The kinds a rule's source may be: numbers for bands and sums, and a list for groups.
+#: The kinds a rule's source may be: numbers for bands and sums, and a list for groups; dates (with a time of day or
+#: none) and numbers for a gap.
 NUMBER_KINDS = ("integer", "float")
+DATE_KINDS = ("date", "datetime")
 
 
 class DerivedSpec(BaseModel):
@@ -126,7 +128,7 @@ class DerivedRule:
         """What makes the rule unusable for ``column`` (its declared domain), among the table's ``kept`` columns
         (name -> declared domain; a source not among them is not declared or not kept)."""
         name, values = column.name, getattr(column, "values", ())
-        if self.gap or column.kind == "date":
+        if self.gap or column.kind in DATE_KINDS:
             return self._gap_problems(column, kept)
         if self.total or column.kind in NUMBER_KINDS:
             return self._sum_problems(column, kept)
@@ -196,7 +198,7 @@ class DerivedRule:
         follow whole numbers or dates dates; real numbers either number kind), the least gap no more than the most
         (whole for dates and whole numbers), and missing allowed if the source may be missing."""
         said = f"column '{column.name}' lies past '{self.source}'"
-        if column.kind not in ("date", *NUMBER_KINDS):
+        if column.kind not in (*DATE_KINDS, *NUMBER_KINDS):
             return [f"column '{column.name}': a gap needs a date or number column (it is {column.kind})"]
         if not (self.source and len(self.gap) == 2) or self.edges or self.groups or self.prefix or self.total:
             return [f"column '{column.name}' is derived: a date's rule is the 'gap' (least, most) past a column 'from'"]
@@ -217,7 +219,7 @@ class DerivedRule:
         low, high = self.gap
         if low > high:
             return [f"{said}: its least gap ({low:g}) is more than its most ({high:g})"]
-        if column.kind != "float" and not (float(low).is_integer() and float(high).is_integer()):
+        if column.kind in ("date", "integer") and not (float(low).is_integer() and float(high).is_integer()):
             return [f"{said}: a gap between {column.kind}s is whole (days for dates)"]
         if source.missing and not column.missing:
             return [f"{said}, which may be missing: allow '{column.name}' to be missing too"]
@@ -227,7 +229,7 @@ class DerivedRule:
         """The rule in words, for the Domain page and the card (``kind``: the column's, which says a gap's unit)."""
         if self.gap:
             low, high = self.gap
-            unit = " days" if kind == "date" else ""
+            unit = " days" if kind in DATE_KINDS else ""
             return (
                 f"drawn as '{self.source}' plus {low:g} to {high:g}{unit}, the difference measured with DP in its place"
             )
@@ -304,7 +306,7 @@ SUM_RULE = Key(
 GAP_RULE = Key(
     "derived",
     DerivedSpec,
-    "an object: the date column it lies past ('from') and the 'gap', its least and most number of days",
+    "an object: the column of its kind it lies past ('from') and the 'gap', its least and most number of days",
     convert=DerivedRule.from_json,
     widget="derived",
     label="Lies a number of days past another date (optional)",

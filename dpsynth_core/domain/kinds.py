@@ -321,6 +321,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                 EVERY,
                 replace(unit_key(DATETIME_UNITS), row=1),
                 replace(written_key(DATE_ORDERS, "dates"), row=1),
+                GAP_RULE,
             ),
             adaptive_note=RANGE_NOTE,
         ),

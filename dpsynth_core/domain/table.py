@@ -4,6 +4,7 @@ privacy unit (a row, or a person identified by a column with a public bound on t
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -276,10 +277,14 @@ def as_table_domain(domain) -> TableDomain:
 
 def _gap_domain(column: ColumnDomain) -> ColumnDomain:
     """What a release measures in a gap column's place (:attr:`TableDomain.gaps`): the whole numbers (days for a
-    date) or the real numbers from its least to its most gap, missing where the column may be."""
+    date, its steps for a date and time) or the real numbers from its least to its most gap, missing where the column
+    may be."""
     from .ranges import FloatDomain, IntegerDomain
 
     low, high = column.derived.gap
     if column.kind == "float":
         return FloatDomain(column.name, column.missing, min=float(low), max=float(high), decimals=column.decimals)
+    if column.kind == "datetime":  # days, as the column's steps (minutes when kept to the minute)
+        per_day = 86_400 / column.seconds
+        return IntegerDomain(column.name, column.missing, min=math.floor(low * per_day), max=math.ceil(high * per_day))
     return IntegerDomain(column.name, column.missing, min=int(low), max=int(high))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from dpsynth_core.data.gaps import with_gaps
@@ -81,3 +82,30 @@ def test_compas_dates_are_each_told_past_the_nearest_date_they_follow():
     assert len(said) == 13
     assert "Column 'c_jail_out' is on or after 'c_jail_in' in 961 of the 961 rows that hold both." in said
     assert "Column 'r_jail_out' is on or after 'r_jail_in' in 328 of the 328 rows that hold both." in said
+
+
+def test_a_date_and_time_past_another_is_measured_in_its_steps_and_drawn_in_order():
+    """Times kept to the minute, an end 0 to 2 days past its start: measured as 0 to 2,880 minutes, told before the
+    draw when declared apart, and drawn in order (a start and its end from a theft report, as New York City's vehicle
+    thefts give them: 0 of 35,737 synthetic rows out of order with the gap, 17,981 without)."""
+    from dpsynth_core import synthesize
+    from dpsynth_core.data.banded import ordered_dates
+
+    rng = np.random.default_rng(0)
+    start = pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 300 * 1440, 600), unit="min")
+    end = start + pd.to_timedelta(rng.integers(0, 2 * 1440, 600), unit="min")
+    frame = pd.DataFrame({"start": start.strftime("%Y-%m-%d %H:%M"), "end": end.strftime("%Y-%m-%d %H:%M")})
+    moments = {"type": "datetime", "min": "2015-01-01 00:00", "max": "2015-12-31 23:59", "step": "minute"}
+    spec = {"columns": {"start": dict(moments), "end": dict(moments)}}
+    assert ordered_dates(frame, TableDomain.from_json(spec)) == [
+        "Column 'end' is on or after 'start' in 600 of the 600 rows that hold both."
+    ]
+    spec["columns"]["end"]["derived"] = {"from": "start", "gap": [0, 2]}
+    domain = TableDomain.from_json(spec).validate()
+    measured = domain.measured().columns["end"]
+    assert (measured.kind, measured.min, measured.max) == ("integer", 0, 2880)
+    assert "drawn as 'start' plus 0 to 2 days" in domain.columns["end"].describe()
+    out = synthesize(frame, spec, 1.0, method="marginals", random_state=2).data
+    minutes = (pd.to_datetime(out["end"]) - pd.to_datetime(out["start"])).dt.total_seconds() / 60
+    assert minutes.notna().sum() > 300 and minutes.min() >= 0 and minutes.max() <= 2880
+    assert (minutes % 1 == 0).all()  # on the minute, as the column is kept
