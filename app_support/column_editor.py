@@ -7,7 +7,7 @@ import datetime as dt
 
 import streamlit as st
 
-from app_support.derived_editor import derived_editor, gap_editor, sum_editor
+from app_support.derived_editor import derived_editor, gap_editor, part_editor, sum_editor
 from app_support.markdown import literal
 from app_support.state import field_widget as _init
 from dpsynth_core.domain import KIND_STATEMENTS, editing, typed_values
@@ -142,6 +142,8 @@ def column_editor(prefix: str, spec: dict, others: dict | None = None) -> dict:
     if name in ("integer", "float", "date", "datetime"):  # a sum of others, or a date past another: asked first
         if others is not None:
             (gap_editor if name in ("date", "datetime") else sum_editor)(prefix, spec, out, others)
+            if name == "integer" and not out.get("derived"):  # or the year, month or day of a date
+                part_editor(prefix, spec, out, others)
         elif spec.get("derived") and spec.get("type") == name:
             out["derived"] = spec["derived"]
     drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list", "derived")]

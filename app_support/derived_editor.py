@@ -84,6 +84,36 @@ def sum_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
         out["derived"] = {"sum": picked}
 
 
+def part_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
+    """Sets ``out["derived"]`` to the year, month or day of a date column chosen among ``others`` (the table's other
+    columns' declarations of dates, measured or past another); none chosen, or no date in the table: nothing. Nothing
+    here reads the data."""
+    rule = spec.get("derived") or {}
+    dates = [
+        n
+        for n, s in others.items()
+        if s.get("type") in ("date", "datetime") and (not s.get("derived") or s["derived"].get("gap"))
+    ]
+    choices = [None, *((d, p) for d in dates for p in ("year", "month", "day"))]
+    declared = (rule["from"], rule["part"]) if rule.get("part") else None
+    if not dates and declared is None:
+        return
+    if declared is not None and declared not in choices:
+        choices.append(declared)  # as declared: its problem is said, never undone
+    chosen = st.selectbox(
+        "Computed after the draw as a part of a date (optional)",
+        choices,
+        format_func=lambda c: "none: measured like any column" if c is None else f"the {c[1]} of {c[0]}",
+        placeholder="none: measured like any column",
+        key=_init(prefix, "derived_part", declared),
+        help="A year, a month or a day beside its date (a year of admission beside the admission date): the release "
+        "draws the date and computes this column from it, so the two always agree, and spends nothing on this one. "
+        "Its cells are never read.",
+    )
+    if chosen is not None:
+        out["derived"] = {"from": chosen[0], "part": chosen[1]}
+
+
 def gap_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
     """Sets ``out["derived"]`` to a gap past the column chosen among ``others`` (the table's other columns'
     declarations of its kind, a date's or a date and time's, measured or past another in turn), with the least and

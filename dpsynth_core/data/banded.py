@@ -31,7 +31,9 @@ BANDED_HOW = (
     'immigration sentiment from its three questions in 86% of the rows): declare it their sum ("derived": {"sum": '
     '["q1", "q2", "q3"]}, or on the Domain page under the column). A date on or after another one comes out before it '
     "in many rows (the survey's interview end before its start in 798 of 1,902): declare it past the other by the "
-    'least and most days its documentation allows ("derived": {"from": "start", "gap": [0, 30]}).'
+    'least and most days its documentation allows ("derived": {"from": "start", "gap": [0, 30]}). A year, month or '
+    "day beside its date comes apart from it too: declare it the date's part "
+    '("derived": {"from": "date", "part": "year"}).'
 )
 #: At least this many rows must hold both columns for them to be told banded.
 BANDED_LEAST = 20
@@ -65,12 +67,8 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
                 count, rows = found
                 lines.append(f"Column '{name}' is '{source}' in {count} bands in all {rows:,} rows that hold both.")
                 break
-    return (
-        lines
-        + grouped_columns(data, domain, read)
-        + summed_columns(data, domain, read)
-        + ordered_dates(data, domain, read)
-    )
+    lines += grouped_columns(data, domain, read) + summed_columns(data, domain, read)
+    return lines + ordered_dates(data, domain, read) + date_parts(data, domain, read)
 
 
 #: A finer list is told to group a coarser one only where it holds at least this many rows a value, on average:
@@ -179,6 +177,33 @@ def ordered_dates(data: pd.DataFrame, domain: TableDomain, read=None) -> list[st
             lines.append(
                 f"Column '{later}' is on or after '{earlier}' in {on_or_after:,} of the {rows:,} rows that hold both."
             )
+    return lines
+
+
+def date_parts(data: pd.DataFrame, domain: TableDomain, read=None) -> list[str]:
+    """For the publisher only (it reads the data): each kept whole-number column that is the year, the month or the
+    day of a kept date column in every row holding both (at least :data:`BANDED_LEAST`, more than one value); one
+    line each naming the two columns, the part and the rows (no value)."""
+    read = read or _Read(data, domain)
+    kept = domain.measured().kept
+    dates = [n for n, c in kept.items() if c.kind in ("date", "datetime") and n in data]
+    numbers = [n for n, c in kept.items() if c.kind == "integer" and n in data] if dates else []
+    parts = {}  # each date column's years, months and days, once
+    for name in dates if numbers else ():
+        stamps = pd.Series(pd.to_datetime(np.floor(read.days(name)), unit="D", errors="coerce"))
+        parts[name] = {
+            p: getattr(stamps.dt, p).to_numpy(dtype=float, na_value=np.nan) for p in ("year", "month", "day")
+        }
+    lines = []
+    for name in numbers:
+        values = read.values(name)
+        for source, part in ((d, p) for d in dates for p in ("year", "month", "day")):
+            found = parts[source][part]
+            held = ~np.isnan(values) & ~np.isnan(found)
+            rows = int(held.sum())
+            if rows >= BANDED_LEAST and np.ptp(values[held]) > 0 and np.array_equal(values[held], found[held]):
+                lines.append(f"Column '{name}' is the {part} of '{source}' in all {rows:,} rows that hold both.")
+                break
     return lines
 
 

@@ -332,8 +332,9 @@ def decoded_codes(domain: ColumnDomain, codes: np.ndarray, noise, tilts=()) -> D
 def derived_values(domain: ColumnDomain, cells: dict, source: ColumnDomain | None = None) -> Decoded:
     """A column computed after the draw by its public rule (:mod:`~dpsynth_core.domain.derived`) from its sources'
     synthetic ``cells`` (name -> Series): a sum clamped to the declared range (whole numbers for a whole-number
-    column, the declared decimals for a real one), a band or group of a list, or its ``source`` column's value (that
-    column's declared domain) plus the gap drawn in its own place, clamped to its range. Post-processing: no record
+    column, the declared decimals for a real one), a band or group of a list, the year, month or day of its
+    ``source`` date (that column's declared domain), or that column's value plus the gap drawn in its own place,
+    clamped to its range. Post-processing: no record
     is read."""
     rule = domain.derived
     if rule.gap:  # the source's synthetic value plus the drawn gap (held in the column's own place)
@@ -345,6 +346,11 @@ def derived_values(domain: ColumnDomain, cells: dict, source: ColumnDomain | Non
         values = np.clip(np.where(missing, low, ends), low, high)
         if isinstance(domain, DateDomain):
             return Decoded(missing, values=np.rint(values).astype(np.int64), moments=domain)
+    elif rule.part:  # the year, month or day of its source's synthetic date
+        stamps = synthetic_stamps(source, cells[rule.source])
+        parts = getattr(stamps.dt, rule.part).to_numpy(dtype=float, na_value=np.nan)
+        missing = np.isnan(parts)
+        values = np.clip(np.where(missing, domain.min, parts), domain.min, domain.max)
     elif not rule.total:
         return decoded_codes(domain, rule.codes(domain.values, cells[rule.source]), None)
     else:
@@ -362,13 +368,20 @@ def synthetic_numbers(domain: ColumnDomain | None, cells: pd.Series) -> np.ndarr
     (or typed, from Arrow); any other as numbers. Post-processing of the release: no record is read."""
     if domain is None or not isinstance(domain, DateDomain):
         return pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    if domain.written == "year and quarter":
-        cells = quarter_dates(cells.astype("string"))
-    elif domain.written == "year and month":
-        cells = cells.astype("string") + "-01"
-    stamps = pd.to_datetime(cells, errors="coerce")
+    stamps = synthetic_stamps(domain, cells)
     if isinstance(domain, DateTimeDomain):  # whole steps since 1970-01-01 00:00
         seconds = (stamps - pd.Timestamp("1970-01-01")).dt.total_seconds()
         return np.floor(seconds.to_numpy(dtype=float, na_value=np.nan) / domain.seconds)
     days = (stamps - pd.Timestamp("1970-01-01")).dt.days
     return days.to_numpy(dtype=float, na_value=np.nan)
+
+
+def synthetic_stamps(domain: DateDomain, cells: pd.Series) -> pd.Series:
+    """A synthetic date column's cells as timestamps (NaT where missing), read as
+    :meth:`~dpsynth_core.domain.DateDomain.texts` writes them (a year and a month as its first day, a quarter as its
+    first day) or typed, from Arrow."""
+    if domain.written == "year and quarter":
+        cells = quarter_dates(cells.astype("string"))
+    elif domain.written == "year and month":
+        cells = cells.astype("string") + "-01"
+    return pd.Series(pd.to_datetime(cells, errors="coerce"))

@@ -19,6 +19,8 @@ documentation, never from the data:
   columns, as a scale's total score is of its items (the European Social Survey's immigration sentiment of its three
   questions came out another number than their sum in 86% of the synthetic rows at ε = 1); the sum is clamped to the
   column's declared range, as a real value outside it would be;
+* ``{"from": "breach_start", "part": "year"}`` (a whole-number column's rule): the year (``month``, ``day``) of a date
+  column, computed from its synthetic date;
 * ``{"from": "stintrvw", "gap": [0, 30]}`` (a date's or a number's rule): the column lies 0 to 30 days (units) past
   the column ``stintrvw``. Unlike the rules above, the column is read and measured, as its gap
   (:mod:`dpsynth_core.data.gaps`), and drawn as its source's synthetic value plus the drawn gap, so it never comes
@@ -75,6 +77,9 @@ class DerivedSpec(BaseModel):
     gap: Annotated[list[Number], Field(min_length=2, max_length=2)] | None = Field(
         None, description="the least and the most this column lies past its source ('from'): days for a date"
     )
+    part: Literal["year", "month", "day"] | None = Field(
+        None, description="the part of its source date ('from') a whole-number column holds"
+    )
 
     @model_validator(mode="after")
     def _from_or_sum(self) -> DerivedSpec:
@@ -89,7 +94,8 @@ class DerivedSpec(BaseModel):
 class DerivedRule:
     """A column's public rule from its ``source`` column: ``edges`` (bands of a number column), ``groups``
     (declared value -> the source's values) or ``prefix`` (the declared value a source value begins with); or, for a
-    number column, the ``total`` of the number columns it names; or, for a date or a number column, the ``gap``
+    number column, the ``total`` of the number columns it names, or the ``part`` (year, month, day) of its ``source``
+    date; or, for a date or a number column, the ``gap``
     (least, most) it lies past its ``source``: the release measures that difference in the column's place."""
 
     source: str = ""
@@ -98,13 +104,15 @@ class DerivedRule:
     prefix: bool = False
     total: tuple = ()
     gap: tuple = ()
+    part: str = ""
 
     @classmethod
     def from_json(cls, spec: dict) -> DerivedRule:
         groups = {str(k).strip(): tuple(v) for k, v in (spec.get("groups") or {}).items()}
         edges, total = tuple(float(e) for e in spec.get("edges") or ()), tuple(map(str, spec.get("sum") or ()))
         gap = tuple(float(g) for g in spec.get("gap") or ())
-        return cls(str(spec.get("from") or ""), edges, groups, bool(spec.get("prefix")), total, gap)
+        source, part = str(spec.get("from") or ""), str(spec.get("part") or "")
+        return cls(source, edges, groups, bool(spec.get("prefix")), total, gap, part)
 
     @property
     def sources(self) -> tuple:
@@ -122,6 +130,8 @@ class DerivedRule:
             out["groups"] = {k: list(v) for k, v in self.groups.items()}
         if self.prefix:
             out["prefix"] = True
+        if self.part:
+            out["part"] = self.part
         return out
 
     def problems(self, column, kept: dict) -> list[str]:
@@ -130,6 +140,8 @@ class DerivedRule:
         name, values = column.name, getattr(column, "values", ())
         if self.gap or column.kind in DATE_KINDS:
             return self._gap_problems(column, kept)
+        if self.part:
+            return self._part_problems(column, kept)
         if self.total or column.kind in NUMBER_KINDS:
             return self._sum_problems(column, kept)
         if not self.source:
@@ -193,6 +205,23 @@ class DerivedRule:
                 out.append(f"{said} of '{part}', which may be missing: allow '{column.name}' to be missing too")
         return out
 
+    def _part_problems(self, column, kept: dict) -> list[str]:
+        """A date part's checks: a whole-number column, the part alone, of a kept date column (measured, or past
+        another)."""
+        said = f"column '{column.name}' is the {self.part} of '{self.source}'"
+        if column.kind != "integer":
+            return [f"{said}, which needs a whole-number column ('{column.name}' is {column.kind})"]
+        if self.edges or self.groups or self.prefix or self.total or self.gap or not self.source:
+            return [f"{said}: a date's part is the 'part' of a column 'from', alone"]
+        source = kept.get(self.source) if self.source != column.name else None
+        if source is None:
+            return [f"{said}, which is not another kept column: declare it (and keep it)"]
+        if source.kind not in DATE_KINDS:
+            return [f"{said}, which holds {source.kind} values, not dates"]
+        if getattr(source, "derived", None) is not None and not source.derived.gap:
+            return [f"{said}, which is computed itself: take the part of a measured date"]
+        return []
+
     def _gap_problems(self, column, kept: dict) -> list[str]:
         """A gap's checks: a date or number column, a kept and measured source of its kind (whole numbers may
         follow whole numbers or dates dates; real numbers either number kind), the least gap no more than the most
@@ -236,6 +265,8 @@ class DerivedRule:
         if self.total:
             parts = ", ".join(f"'{n}'" for n in self.total)
             return f"computed after the draw as the sum of {parts} (no budget spent on it)"
+        if self.part:
+            return f"computed after the draw as the {self.part} of '{self.source}' (no budget spent on it)"
         if self.edges:
             cuts = ", ".join(f"{e:g}" for e in self.edges)
             return f"computed after the draw from '{self.source}' in bands cut at {cuts} (no budget spent on it)"
@@ -294,7 +325,7 @@ SUM_RULE = Key(
     "derived",
     DerivedSpec,
     "an object: 'sum', the list of the number columns it is the sum of; or the column it lies past ('from') with "
-    "the 'gap', its least and most",
+    "the 'gap', its least and most; or the date it is a 'part' of ('from'): year, month or day",
     convert=DerivedRule.from_json,
     widget="derived",
     label="Computed after the draw as the sum of other columns (optional)",

@@ -2344,3 +2344,24 @@ def test_a_date_past_another_is_declared_on_the_domain_page_and_never_comes_befo
     out = at.session_state["releases"][at.session_state["current_release"]]["data"]
     gaps = (pd.to_datetime(out["endintrvw"]) - pd.to_datetime(out["stintrvw"])).dt.days
     assert gaps.notna().sum() > 1000 and gaps.min() >= 0 and gaps.max() <= 30
+
+
+def test_a_year_of_a_date_is_declared_on_the_domain_page_and_agrees_with_it():
+    """A year column beside the survey's interview start: chosen on the Domain page as the year of that date, it is
+    said so and agrees with the synthetic date in every row."""
+    frame = pd.read_csv(shared_path("ess9gb.csv"), dtype=str, keep_default_na=False)
+    frame = frame.assign(year=frame["stintrvw"].str[:4])
+    spec = complete_domain("ess9gb")
+    spec["columns"] = {n: c if n in ("stintrvw", "female") else {"type": "drop"} for n, c in spec["columns"].items()}
+    spec["columns"]["year"] = {"type": "integer", "min": 2018, "max": 2019}
+    raw = frame.to_csv(index=False).encode()
+    at = _opened(_visit(_load_declaration(_upload(_app().run(), "ess.csv", raw), spec), "app_pages/2_Domain.py"))
+    prefix = f"domain_v{at.session_state['declaration_version']}_{list(spec['columns']).index('year')}"
+    at.selectbox(key=f"{prefix}_derived_part").set_value(("stintrvw", "year")).run()
+    assert not at.exception
+    assert at.session_state["declaration"]["columns"]["year"]["derived"] == {"from": "stintrvw", "part": "year"}
+    assert any("computed after the draw as the year of 'stintrvw'" in c.value for c in at.caption)
+    at = _generate(at)
+    out = at.session_state["releases"][at.session_state["current_release"]]["data"]
+    dates = pd.to_datetime(out["stintrvw"])
+    assert dates.notna().sum() > 1000 and (out["year"].astype(float) == dates.dt.year).where(dates.notna(), True).all()

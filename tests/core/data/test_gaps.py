@@ -109,3 +109,23 @@ def test_a_date_and_time_past_another_is_measured_in_its_steps_and_drawn_in_orde
     minutes = (pd.to_datetime(out["end"]) - pd.to_datetime(out["start"])).dt.total_seconds() / 60
     assert minutes.notna().sum() > 300 and minutes.min() >= 0 and minutes.max() <= 2880
     assert (minutes % 1 == 0).all()  # on the minute, as the column is kept
+
+
+def test_a_year_beside_its_date_is_told_and_one_off_year_is_not():
+    """The survey's start with its year beside it: told as the date's year (no value named); one record's year
+    changed, or the year declared the date's part, is not told."""
+    from dpsynth_core.data.banded import date_parts
+    from tests.conftest import complete_domain, shared_path
+
+    frame = pd.read_csv(shared_path("ess9gb.csv"), dtype=str, keep_default_na=False)
+    start = pd.to_datetime(frame["stintrvw"], errors="coerce")
+    frame = frame.assign(year=start.dt.year.astype("Int64").astype(str).replace("<NA>", ""))
+    spec = complete_domain("ess9gb")
+    spec["columns"]["year"] = {"type": "integer", "min": 2018, "max": 2019}
+    assert date_parts(frame, TableDomain.from_json(spec)) == [
+        "Column 'year' is the year of 'stintrvw' in all 1,905 rows that hold both."
+    ]
+    off = frame.assign(year=frame["year"].mask(frame.index == 0, "2017"))
+    assert date_parts(off, TableDomain.from_json(spec)) == []
+    spec["columns"]["year"]["derived"] = {"from": "stintrvw", "part": "year"}
+    assert date_parts(frame, TableDomain.from_json(spec)) == []

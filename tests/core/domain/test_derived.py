@@ -209,3 +209,27 @@ def test_a_chain_of_gaps_is_accepted_and_a_cycle_refused():
     spec["columns"]["r_offense_date"]["derived"] = {"from": "r_jail_out", "gap": [0, 1]}
     with pytest.raises(DomainError, match="which lies past it in turn"):
         TableDomain.from_json(spec).validate()
+
+
+def test_a_date_part_round_trips_says_itself_and_is_never_measured():
+    """A year beside its date (Ecdat's breaches: the year of each breach's start): declared the date's part, it reads
+    back the same, says so, and the declaration a method fits drops it; it needs a whole-number column and a date."""
+    spec = _ess()
+    spec["columns"]["year"] = {
+        "type": "integer",
+        "min": 2018,
+        "max": 2019,
+        "derived": {"from": "stintrvw", "part": "year"},
+    }
+    domain = TableDomain.from_json(spec).validate()
+    assert domain.to_json()["columns"]["year"]["derived"] == {"from": "stintrvw", "part": "year"}
+    assert (
+        "computed after the draw as the year of 'stintrvw' (no budget spent on it)" in domain.columns["year"].describe()
+    )
+    assert domain.measured().columns["year"].kind == "drop"
+    spec["columns"]["year"]["derived"] = {"from": "agea", "part": "month"}
+    with pytest.raises(DomainError, match="is the month of 'agea', which holds integer values, not dates"):
+        TableDomain.from_json(spec).validate()
+    spec["columns"]["year"] = {"type": "float", "min": 0, "max": 3000, "derived": {"from": "stintrvw", "part": "year"}}
+    with pytest.raises(DomainError, match="which needs a whole-number column"):
+        TableDomain.from_json(spec).validate()

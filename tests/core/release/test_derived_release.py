@@ -258,3 +258,34 @@ def test_a_chain_of_dates_comes_out_in_order():
     assert exit_.notna().sum() > 100
     assert ((entry - offence).dt.days >= 0).where(entry.notna(), True).all()
     assert ((exit_ - entry).dt.days >= 0).where(exit_.notna(), True).all()
+
+
+@pytest.mark.parametrize("method", ["marginals", "cathist", "copula"])
+def test_a_year_and_a_month_of_a_date_agree_with_it(method):
+    """The survey's interview start with its year and month beside it, declared the date's parts: they agree with
+    the synthetic date in every row (measured apart, Ecdat's breaches came out with a year of another date than its
+    start in 491 of 998 rows), and nothing is spent on them."""
+    frame, spec = _interviews()
+    start = pd.to_datetime(frame["stintrvw"], errors="coerce")
+    frame = frame.assign(year=start.dt.year.astype("Int64").astype(str).replace("<NA>", ""))
+    frame = frame.assign(month=start.dt.month.astype("Int64").astype(str).replace("<NA>", ""))
+    spec["columns"]["year"] = {
+        "type": "integer",
+        "min": 2018,
+        "max": 2019,
+        "derived": {"from": "stintrvw", "part": "year"},
+    }
+    spec["columns"]["month"] = {
+        "type": "integer",
+        "min": 1,
+        "max": 12,
+        "derived": {"from": "stintrvw", "part": "month"},
+    }
+    release = synthesize(frame, spec, 1.0, method=method, random_state=6)
+    out = release.data
+    dates = pd.to_datetime(out["stintrvw"])
+    assert dates.notna().sum() > 1000
+    assert (out["year"].astype(float) == dates.dt.year).where(dates.notna(), True).all()
+    assert (out["month"].astype(float) == dates.dt.month).where(dates.notna(), True).all()
+    assert (out["year"].isna() == dates.isna()).all()
+    assert not [event for event in release.charge.events if "year" in event.label or "month" in event.label]
