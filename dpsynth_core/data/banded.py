@@ -165,7 +165,8 @@ def ordered_dates(data: pd.DataFrame, domain: TableDomain, read=None) -> list[st
     for later in names:  # a pair whose declared ranges cannot put it out of order is left alone (a birth date)
         found = []  # (median days after, the earlier column, the rows on or after it, the rows holding both)
         for earlier in (n for n in names if n != later and kept[n].kind == kept[later].kind):
-            if not kept[later].min < kept[earlier].max:
+            low, high = kept[later].min, kept[earlier].max
+            if low is None or high is None or not low < high:
                 continue
             a, b = read.days(earlier), read.days(later)
             held = ~np.isnan(a) & ~np.isnan(b)
