@@ -109,7 +109,8 @@ def numeric_resolution(
     whole declaration with that one column changed, so pricing all of ``d`` fitted columns costs ``d`` plans of
     ``d`` columns: a page that shows a few columns of a wide table prices those (:func:`fewer_columns` none).
     """
-    domain = as_table_domain(domain).measured()
+    declared = as_table_domain(domain)
+    domain = declared.measured()
     if not rows or rows < 1:
         return []
     plan = {
@@ -146,6 +147,11 @@ def numeric_resolution(
         }
         if entry["fitted"] and (edges_for is None or name in edges_for):
             entry.update(_edges_advice(domain, col, epsilon, rho, rows, finest, method, fixed_rows, options))
+        if (past := declared.gaps.get(name)) is not None:  # measured as its gap: said in the gap's terms
+            low, high = past.derived.gap
+            days = " days" if past.kind in ("date", "datetime") else ""
+            entry.update(kind=past.kind if days else col.kind, seconds=getattr(past, "seconds", None), period=None)
+            entry.update(low=f"{low:g}", high=f"{high:g}{days} past '{past.derived.source}'")
         out.append(entry)
     return out
 

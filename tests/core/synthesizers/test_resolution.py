@@ -289,3 +289,17 @@ def test_values_in_declared_steps_are_told_apart_in_those_steps():
     half_hours = {"columns": {"at": {**spec, "multiple_of": 30}}}
     [entry] = resolution.numeric_resolution(half_hours, 1.0, 0.9, rows=50_000)
     assert entry["step"] == 30 and "every step of 30 minutes apart" in " ".join(resolution.resolution_words(entry))
+
+
+def test_a_gap_columns_resolution_is_said_in_the_gaps_terms():
+    """An interview end measured as its 0 to 30 days past its start: the advice speaks of days past the start, not
+    of "0 to 30 (in the column's own units)"."""
+    from tests.conftest import complete_domain
+
+    spec = complete_domain("ess9gb")
+    spec["columns"]["endintrvw"]["derived"] = {"from": "stintrvw", "gap": [0, 30]}
+    entries = resolution.numeric_resolution(spec, 1.0, 0.9, rows=1905, edges_for=())
+    [entry] = [e for e in entries if e["column"] == "endintrvw"]
+    said = resolution.resolution_words(entry)
+    assert said[0].startswith("Finest detail: about 1 day across the declared range 0 to 30 days past 'stintrvw'.")
+    assert said[1] == "That already tells every day apart: a narrower range would not make it finer."
