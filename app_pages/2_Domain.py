@@ -118,7 +118,7 @@ def _edit(name: str, spec: dict, prefix: str) -> list:
     """One open column's editor and what it says; returns what is still to fix in it."""
     if name in from_codebook:
         codebook_mark(from_codebook, name, confirm_keys[name])
-    others = {other: s for other, s in specs.items() if other != name}  # a list may be computed from one of them
+    others = {other: s for other, s in specs.items() if other != name}  # a column may be computed from some of them
     specs[name] = column_editor(f"domain_v{version}_{index_of[name]}", spec, others)
     found, column = _status(name, specs[name])
     (complete.discard if found else complete.add)(name)

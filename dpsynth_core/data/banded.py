@@ -52,9 +52,9 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
     more distinct numbers than bands; one line each naming the two columns, the bands and the rows (no value).
     Vectorised: each number column is sorted once; a pair costs one pass over its rows."""
     read = _Read(data, domain)
-    measured = domain.measured()  # a column declared derived is computed from its source: told nothing
-    bands = [n for n, c in measured.kept.items() if c.kind == "categorical" and n in data and _bands_like(c.values)]
-    sources = [n for n, c in measured.kept.items() if c.kind in ("integer", "float") and n in data] if bands else []
+    kept = read.domain.kept  # a column declared derived is computed from its source: told nothing
+    bands = [n for n, c in kept.items() if c.kind == "categorical" and n in data and _bands_like(c.values)]
+    sources = [n for n, c in kept.items() if c.kind in ("integer", "float") and n in data] if bands else []
     lines = []
     for name in bands if sources else ():
         for source in sources:
@@ -85,7 +85,7 @@ def grouped_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[
     read = read or _Read(data, domain)
     sizes = {
         name: len(column.values)
-        for name, column in domain.measured().kept.items()
+        for name, column in read.domain.kept.items()
         if column.kind == "categorical" and name in data and 2 <= len(column.values) * GROUPED_ROWS_A_VALUE <= len(data)
     }
     lines = []
@@ -115,7 +115,7 @@ def summed_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[s
     every row; one line each naming the columns and the rows (no value). Tried on the table's first rows, where most
     runs fail, then on all of them; each run's sums are built one column at a time (vectorised over the rows)."""
     read = read or _Read(data, domain)
-    names = [n for n, c in domain.measured().kept.items() if c.kind in ("integer", "float") and n in data]
+    names = [n for n, c in read.domain.kept.items() if c.kind in ("integer", "float") and n in data]
     lines = []
     for t, name in enumerate(names):
         before = names[max(0, t - MOST_PARTS) : t][::-1]  # the nearest first
@@ -159,7 +159,7 @@ def ordered_dates(data: pd.DataFrame, domain: TableDomain, read=None) -> list[st
     than before it, where the declared ranges allow it before (a synthetic row could come out out of order); one line
     each naming the two columns and the rows (no date). Each column is read once."""
     read = read or _Read(data, domain)
-    kept = domain.measured().kept
+    kept = read.domain.kept
     names = [n for n, c in kept.items() if c.kind in ("date", "datetime") and n in data]
     lines = []
     for later in names:  # a pair whose declared ranges cannot put it out of order is left alone (a birth date)
@@ -186,7 +186,7 @@ def date_parts(data: pd.DataFrame, domain: TableDomain, read=None) -> list[str]:
     day of a kept date column in every row holding both (at least :data:`BANDED_LEAST`, more than one value); one
     line each naming the two columns, the part and the rows (no value)."""
     read = read or _Read(data, domain)
-    kept = domain.measured().kept
+    kept = read.domain.kept
     dates = [n for n, c in kept.items() if c.kind in ("date", "datetime") and n in data]
     numbers = [n for n, c in kept.items() if c.kind == "integer" and n in data] if dates else []
     parts = {}  # each date column's years, months and days, once
@@ -218,7 +218,8 @@ class _Read:
     or unread) with their sorted order. For the publisher's eyes only."""
 
     def __init__(self, data: pd.DataFrame, domain: TableDomain):
-        self.data, self.domain, self.markers, self.done = data, domain, list(domain.missing_markers), {}
+        # the declaration a release measures, once for every check (:meth:`~dpsynth_core.domain.TableDomain.measured`)
+        self.data, self.domain, self.markers, self.done = data, domain.measured(), list(domain.missing_markers), {}
 
     def _cells(self, name, head: bool) -> pd.Series:
         text = (self.data[name].iloc[:_SAMPLE] if head else self.data[name]).astype("string")

@@ -151,7 +151,7 @@ class DerivedRule:
             return [f"{said}: give where each band after the first begins (its edges), or its groups"]
         if sum((bool(self.edges), bool(self.groups), self.prefix)) != 1:
             return [f"{said}: give exactly one rule: 'edges' (bands of a number column), 'groups' or 'prefix'"]
-        source = kept.get(self.source) if self.source != name else None
+        source = _other(kept, self.source, name)
         if source is None:
             return [f"{said}, which is not a kept column: declare it (and keep it), or drop '{name}'"]
         if getattr(source, "derived", None) is not None and not source.derived.total:  # bands of a sum may be
@@ -192,7 +192,7 @@ class DerivedRule:
         twice = sorted(n for n, times in Counter(self.total).items() if times > 1)
         out = [f"{said}: '{n}' is named more than once" for n in twice[:3]]
         for part in dict.fromkeys(self.total):
-            source = kept.get(part) if part != column.name else None
+            source = _other(kept, part, column.name)
             if source is None:
                 out.append(f"{said} of '{part}', which is not another kept column: declare it (and keep it)")
             elif source.kind not in NUMBER_KINDS:
@@ -213,7 +213,7 @@ class DerivedRule:
             return [f"{said}, which needs a whole-number column ('{column.name}' is {column.kind})"]
         if self.edges or self.groups or self.prefix or self.total or self.gap or not self.source:
             return [f"{said}: a date's part is the 'part' of a column 'from', alone"]
-        source = kept.get(self.source) if self.source != column.name else None
+        source = _other(kept, self.source, column.name)
         if source is None:
             return [f"{said}, which is not another kept column: declare it (and keep it)"]
         if source.kind not in DATE_KINDS:
@@ -231,7 +231,7 @@ class DerivedRule:
             return [f"column '{column.name}': a gap needs a date or number column (it is {column.kind})"]
         if not (self.source and len(self.gap) == 2) or self.edges or self.groups or self.prefix or self.total:
             return [f"column '{column.name}' is derived: a date's rule is the 'gap' (least, most) past a column 'from'"]
-        source = kept.get(self.source) if self.source != column.name else None
+        source = _other(kept, self.source, column.name)
         if source is None:
             return [f"{said}, which is not another kept column: declare it (and keep it)"]
         if getattr(source, "derived", None) is not None and not source.derived.gap:
@@ -294,6 +294,11 @@ class DerivedRule:
         missing. Post-processing of the release: no record is read."""
         parts = [pd.to_numeric(cells[n], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for n in self.total]
         return np.sum(parts, axis=0)
+
+
+def _other(kept: dict, name: str, column: str):
+    """The kept column ``name`` a rule of ``column`` reads, None when it is not another kept column."""
+    return kept.get(name) if name != column else None
 
 
 def computing_order(derived: dict) -> list:

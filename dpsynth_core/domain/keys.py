@@ -24,7 +24,7 @@ class Key:
     dataclass field has another name) and ``convert`` (JSON to the dataclass's value) make the
     parser; ``widget`` (``whole``, ``number``, ``date``, ``numbers``, ``values``, ``public_list``,
     ``choice``, ``presets`` (a choice among named values, or any other typed in), ``text``, ``flag``, ``derived``
-    (a list's source column and rule: the page's own editor); empty: kept
+    (a column computed from others, :mod:`.derived`: the page's own editors); empty: kept
     as declared, not edited), ``label``, ``help``,
     ``placeholder``, ``default``, ``low``/``high``/``step``, ``choices`` (value -> words), ``row``
     (keys of one row sit side by side) and ``when`` (shown only when another key has that value, or one

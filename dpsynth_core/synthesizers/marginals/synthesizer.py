@@ -139,7 +139,7 @@ class MarginalsSynthesizer(Synthesizer):
     def _row_charge(cls, domain, epsilon, *, rows=None, delta=None, groups=None, **options) -> Spend:
         """Row count and bins as every method spends them, then :func:`~.budget.row_charge`. Refused up
         front past :data:`~dpsynth_core.constraints.MARGINALS_MAX_COLUMNS` kept columns."""
-        check_width(as_table_domain(domain).measured())
+        check_width(as_table_domain(domain))  # the measured declaration: the pricing entry points pass it
         delta = delta_of(delta)
         common, _ = cls._common_events(domain, epsilon, rows, delta=delta)
         return row_charge(domain, epsilon, common, delta=delta, neighbouring=cls.neighbouring)
@@ -147,7 +147,7 @@ class MarginalsSynthesizer(Synthesizer):
     @classmethod
     def _row_plan(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:
         spend = cls._row_charge(domain, epsilon, rows=rows, **options)
-        return row_plan(as_table_domain(domain).measured(), epsilon, spend, rows=rows, expected_rows=expected_rows)
+        return row_plan(as_table_domain(domain), epsilon, spend, rows=rows, expected_rows=expected_rows)
 
     @classmethod
     def column_noise(cls, domain, epsilon, *, rows=None, expected_rows=None, **options) -> dict:

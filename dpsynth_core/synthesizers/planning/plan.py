@@ -41,11 +41,7 @@ def budget_split(
     """
     info = get_method(method)
     return info.cls.budget_plan(
-        as_table_domain(domain).measured(),
-        epsilon,
-        rows=rows,
-        expected_rows=expected_rows,
-        **info.check_options(options),
+        as_table_domain(domain), epsilon, rows=rows, expected_rows=expected_rows, **info.check_options(options)
     )
 
 
@@ -311,7 +307,7 @@ def price(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | N
     """The exact charge of a draw (:meth:`~dpsynth_core.synthesizers.pricing.PricedMethod.charge`), its
     options checked by the method's specs: what the ledger will record, before any data is read."""
     info = get_method(method)
-    return info.cls.charge(as_table_domain(domain).measured(), epsilon, rows=rows, **info.check_options(options))
+    return info.cls.charge(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
 
 
 def row_count_note(
@@ -322,7 +318,7 @@ def row_count_note(
     figure): fewer than ``ROW_NOTE_NOISES`` times the noise's scale. None with a public number of rows, no
     table, a person unit (its count's noise is per person), or a method whose rows are not a noisy count.
     ``charge``: these settings' :func:`price`, when the caller has it already."""
-    domain = as_table_domain(domain).measured()
+    domain = as_table_domain(domain)
     if rows is not None or not expected_rows or domain.person is not None:
         return None
     count = row_count_event((charge or price(domain, epsilon, method=method, **options)).events)
@@ -337,13 +333,13 @@ def row_count_note(
 
 def uses_tolerance(domain, method: str = DEFAULT_METHOD) -> bool:
     """Whether the tolerance for randomness (rho) changes anything for this method and declaration."""
-    return get_method(method).cls.uses_tolerance(as_table_domain(domain).measured())
+    return get_method(method).cls.uses_tolerance(as_table_domain(domain))
 
 
 def privacy_note(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None, **options):
     """The method's note for the Privacy page: ``(level, text)`` or None."""
     info = get_method(method)
-    return info.cls.privacy_note(as_table_domain(domain).measured(), epsilon, rows=rows, **info.check_options(options))
+    return info.cls.privacy_note(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
 
 
 def epsilon_advice(whole_file: float, asked: float, unit=None) -> tuple[bool, str]:
