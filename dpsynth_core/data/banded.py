@@ -6,10 +6,12 @@ A release measures each column and draws each row from noisy tables, so two colu
 into bands by a public rule come out apart: at epsilon 1, carData's ``GSSvocab`` (the General Social Survey's
 vocabulary test, 28,867 records: ``ageGroup`` is ``age`` in five bands) released 11% to 16% of its rows with an age
 outside its age group. The check reads the data for the publisher's eyes only (:func:`banded_columns`), names the
-columns and counts, never a value; what to do (:data:`BANDED_HOW`) is the publisher's choice.
+columns and counts, never a value; what to do (:func:`banded_how`) is the publisher's choice.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -17,24 +19,41 @@ import pandas as pd
 from ..domain import TableDomain
 from .cell_values import date_days, datetime_steps, read_numbers
 
-#: What a release does with a column and its bands, and what to declare instead.
-BANDED_HOW = (
+#: Why such columns come apart, said once before what to declare for the kinds found (:func:`banded_how`).
+APART = (
     "A release measures each column with its own noise and draws every row from those measurements, so a column "
-    "and its bands or groups come out apart: some synthetic rows will hold a number outside its band (the General "
-    "Social Survey's vocabulary file at ε = 1: an age outside its age group in 11% to 16% of the rows), or a value "
-    "in another group than its own (Lending Club's loans: a sub-grade of another grade in 9% to 11%). Declare the "
-    'bands or groups as computed from the other column by the documentation\'s rule ("derived": {"from": '
-    '"age", "edges": [30, 40, 50, 60]} for bands, {"from": "sub_grade", "prefix": true} or its '
-    '"groups" for groups, in the declaration): the release then draws the other column and computes them by '
-    "that rule, spends nothing on them, and the two cannot disagree. Or drop the finer column if the groups are "
-    "what your readers need. A total comes apart from its parts the same way (the European Social Survey's "
-    'immigration sentiment from its three questions in 86% of the rows): declare it their sum ("derived": {"sum": '
-    '["q1", "q2", "q3"]}, or on the Domain page under the column). A date on or after another one comes out before it '
-    "in many rows (the survey's interview end before its start in 798 of 1,902): declare it past the other by the "
-    'least and most days its documentation allows ("derived": {"from": "start", "gap": [0, 30]}). A year, month or '
-    "day beside its date comes apart from it too: declare it the date's part "
-    '("derived": {"from": "date", "part": "year"}).'
+    "computed from others comes out apart from them."
 )
+#: What to declare instead, for each kind of line the checks write (the pattern that marks the kind's lines).
+BANDED_KINDS = {
+    r" in \d+ bands in all ": "Some synthetic rows will hold a number outside its band (the General Social "
+    "Survey's vocabulary file at ε = 1: an age outside its age group in 11% to 16% of the rows): declare the bands "
+    'as computed from the number column by the documentation\'s rule ("derived": {"from": "age", "edges": [30, 40, '
+    "50, 60]}, or on the Domain page under the column), or drop the finer column if the bands are what your readers "
+    "need.",
+    r" in \d+ groups in all ": "Some synthetic rows will hold a value in another group than its own (Lending "
+    "Club's loans: a sub-grade of another grade in 9% to 11%): declare the groups as computed from the finer column "
+    '("derived": {"from": "sub_grade", "prefix": true} or its "groups"), or drop the finer column.',
+    r" is the sum of ": "A total comes apart from its parts (the European Social Survey's immigration sentiment "
+    'from its three questions in 86% of the rows): declare it their sum ("derived": {"sum": ["q1", "q2", "q3"]}).',
+    r" is on or after ": "A date on or after another one comes out before it in many rows (the survey's interview "
+    "end before its start in 798 of 1,902): declare it past the other by the least and most days its documentation "
+    'allows ("derived": {"from": "start", "gap": [0, 30]}).',
+    r" is the (year|month|day) of ": "A year, month or day beside its date comes apart from it (Ecdat's "
+    "breaches: a year of another date in half the rows): declare it the date's part "
+    '("derived": {"from": "date", "part": "year"}).',
+}
+#: Said last: what a rule does.
+RULED = "The release then draws the other columns and computes the column by that rule, so they cannot disagree."
+
+
+def banded_how(lines: list) -> str:
+    """What to do about the ``lines`` the checks wrote: why they come apart, then what to declare for each kind of
+    line among them (:data:`BANDED_KINDS`), in that order."""
+    said = [how for kind, how in BANDED_KINDS.items() if any(re.search(kind, line) for line in lines)]
+    return " ".join([APART, *said, RULED])
+
+
 #: At least this many rows must hold both columns for them to be told banded.
 BANDED_LEAST = 20
 

@@ -26,7 +26,7 @@ import pandas as pd
 from ..domain import TableDomain
 from ..domain.kinds import KIND_STATEMENTS
 from ..domain.public_lists import TITLES, public_list, read_as_named
-from .banded import BANDED_HOW, banded_columns
+from .banded import banded_columns, banded_how
 from .encoding import encode_column, missing_cells
 from .file_notes import (
     FRACTION_HOW,
@@ -375,7 +375,7 @@ class FitNotes:
                 "banded",
                 "columns that are others in bands, groups or sums, or dates past others.",
                 list(self.banded),
-                BANDED_HOW,
+                banded_how(self.banded),
             ),
             (
                 "repeated",

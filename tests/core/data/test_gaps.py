@@ -129,3 +129,19 @@ def test_a_year_beside_its_date_is_told_and_one_off_year_is_not():
     assert date_parts(off, TableDomain.from_json(spec)) == []
     spec["columns"]["year"]["derived"] = {"from": "stintrvw", "part": "year"}
     assert date_parts(frame, TableDomain.from_json(spec)) == []
+
+
+def test_the_advice_on_columns_computed_from_others_says_only_the_rules_of_the_kinds_found():
+    """ESS's sum and its dates in order: the note says what to declare for a sum and for a gap, not for bands,
+    groups or a date's part (it said all five, a paragraph a newcomer had to sift)."""
+    from dpsynth_core.data.banded import banded_how
+    from tests.conftest import complete_domain, shared_path
+
+    frame = pd.read_csv(shared_path("ess9gb.csv"), dtype=str, keep_default_na=False)
+    spec = complete_domain("ess9gb")
+    del spec["columns"]["immigsent"]["derived"]
+    notes = fit_notes(frame, TableDomain.from_json(spec))
+    [how] = [how for which, _, _, how in notes.advice() if which == "banded"]
+    assert how == banded_how(notes.banded)
+    assert '"sum": ["q1", "q2", "q3"]' in how and '"gap": [0, 30]' in how
+    assert '"edges"' not in how and '"prefix"' not in how and '"part"' not in how
