@@ -19,9 +19,10 @@ from .encoding import numeric_cells
 
 def with_gaps(frame: pd.DataFrame, domain: TableDomain) -> pd.DataFrame:
     """``frame`` with each gap column's cells replaced by the difference between its value and its source's, each
-    read and clamped by its column's public rule (dates in days), written as numbers; empty (missing) where either
-    is missing or unreadable. The frame itself when the declaration has no gap column. The result is what
-    :meth:`~dpsynth_core.domain.TableDomain.measured` declares; it is data, counted only with noise."""
+    read and clamped by its column's public rule (dates in days): whole numbers (real ones for a ``float`` column),
+    missing where either is missing or unreadable. The frame itself when the declaration has no gap column. The
+    result is what :meth:`~dpsynth_core.domain.TableDomain.measured` declares; it is data, counted only with noise.
+    The engines for large tables read the same numbers (:func:`gap_readings`)."""
     gaps = {n: c for n, c in domain.gaps.items() if n in frame}
     if not gaps:
         return frame
@@ -32,20 +33,37 @@ def with_gaps(frame: pd.DataFrame, domain: TableDomain) -> pd.DataFrame:
         end, ended = numeric_cells(column, frame[name], markers)
         both = started & ended
         difference = np.where(both, end.astype(float) - start.astype(float), 0.0)
-        if column.kind == "float":
-            text = np.char.mod("%.15g", difference)
-        else:  # whole numbers, or days between two dates
-            text = np.rint(difference).astype(np.int64).astype(str)
-        changed[name] = pd.Series(np.where(both, text, ""), index=frame.index, dtype=object)
+        if column.kind != "float":  # whole numbers, or days (a date and time's steps) between two dates
+            difference = np.rint(difference).astype(np.int64)
+        changed[name] = pd.Series(difference, index=frame.index).astype(object).where(both, None)
     return frame.assign(**changed)
 
 
-def gap_engine_refusal(gaps: dict, engine: str) -> str:
-    """Why a declaration with gap columns is not counted by ``engine``: the engines count each column by itself."""
+def gap_readings(domain: TableDomain, distinct: dict) -> dict:
+    """What an engine joins to its rows to read the gap columns of ``domain`` as :func:`with_gaps` does:
+    ``{column: (raw values, numbers, readable)}`` for each gap column and each source, ``distinct`` holding each
+    one's distinct raw values (``{column: (values, counts)}``, as
+    :meth:`~dpsynth_core.engines.base.EngineSource._distinct` gives them): real numbers for a ``float`` gap and its
+    source, whole ones otherwise, and whether each cell is readable (not missing). The engine subtracts a row's
+    source number from its column's, and leaves the gap missing where either is not readable."""
+    real = {n for n, c in domain.gaps.items() if c.kind == "float"}
+    real |= {c.derived.source for n, c in domain.gaps.items() if n in real}
+    out = {}
+    for name in dict.fromkeys(n for gap, c in domain.gaps.items() for n in (gap, c.derived.source)):
+        values = distinct[name][0]
+        numbers, readable = numeric_cells(domain.kept[name], pd.Series(values, dtype=object), domain.missing_markers)
+        numbers = numbers.astype(float if name in real else np.int64)
+        out[name] = (values, numbers, readable)
+    return out
+
+
+def gap_engine_refusal(gaps: dict, engine: str, able: str) -> str:
+    """Why a declaration with gap columns is not counted by ``engine``, which counts each column by itself;
+    ``able``: the engines that read gaps, in words."""
     names = ", ".join(f"'{n}'" for n in gaps)
     return (
         f"the {engine} engine counts each column by itself, and {names} is read as its gap past another column: "
-        "count this table in memory (engine 'pandas'), or declare the column without its 'gap'"
+        f"count this table with engine {able}, or declare the column without its 'gap'"
     )
 
 

@@ -258,13 +258,19 @@ class EngineSource:
         return dict(self._csv.lines) if self._csv is not None else None
 
     def _setup(self, domain: TableDomain, column_names) -> None:
+        """Count ``domain`` (the declaration as given, like the in-memory source's) over its measured columns
+        (:meth:`~dpsynth_core.domain.TableDomain.measured`): a derived column is never read, and a gap column is
+        read as its gap past its source (:meth:`_read_gaps`) before anything is folded or counted."""
         self.domain = domain
         domain.check_matches(column_names)
         domain.validate()
-        self._prepare(list(domain.kept))
-        self.n_rows, distinct = self._distinct(list(domain.kept))
+        measured = domain.measured()
+        if domain.gaps:
+            self._read_gaps(domain)
+        self._prepare(list(measured.kept))
+        self.n_rows, distinct = self._distinct(list(measured.kept))
         self.maps = {}
-        for name, col in domain.kept.items():
+        for name, col in measured.kept.items():
             try:
                 self.maps[name] = ColumnMap.build(col, *distinct[name], domain.missing_markers)
             except (TypeError, UnicodeDecodeError):  # a list, map or structure, or bytes that are not UTF-8
@@ -382,6 +388,16 @@ class EngineSource:
 
     def _prepare(self, names: list) -> None:
         """Optionally fold the records over the kept columns ``names`` before the first pass (a speed choice)."""
+
+    def _read_gaps(self, domain: TableDomain) -> None:
+        """From now on, read each gap column of ``domain`` as its gap past its source, as the in-memory path
+        does (:func:`~dpsynth_core.data.gaps.with_gaps`): each cell read by its own column's rule on the two
+        columns' distinct values (:func:`~dpsynth_core.data.gaps.gap_readings`), then subtracted by the engine,
+        row by row. An engine that cannot is listed without ``reads_gaps`` (:mod:`.registry`), and refuses."""
+        from .registry import get_engine
+
+        get_engine(self.engine).check_domain(domain)
+        raise NotImplementedError(f"the {self.engine} engine lists reads_gaps but does not read gaps")
 
     def _distinct(self, names: list) -> tuple[int, dict]:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..data.csvfile import csv_to_parquet
+from ..data.gaps import gap_readings
 from ..data.parts import checked_files, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
@@ -150,6 +151,8 @@ class DuckDBSource(EngineSource):
     engine = "duckdb"
     #: Whether every column's records were folded when the source opened (:meth:`_prepare`).
     _folded = False
+    #: The SQL types of the gap columns as counted: their gaps' (:meth:`_read_gaps`).
+    _counted_types: dict = {}
 
     def __init__(
         self,
@@ -336,12 +339,34 @@ class DuckDBSource(EngineSource):
         self._run(lambda: self.con.execute(f"CREATE TABLE {table} AS {query}").fetchall())
         self._base, self._table, self._weight, self._folded = table, table, "count(*)", False
 
+    def _read_gaps(self, domain: TableDomain) -> None:
+        number, relation = next(self._numbers), self._base
+        read = sorted({*domain.gaps, *(c.derived.source for c in domain.gaps.values())})
+        joins, alias = [], {}
+        for i, (name, (values, numbers, readable)) in enumerate(gap_readings(domain, self._distinct(read)[1]).items()):
+            numbers = pa.array(numbers, mask=~readable)  # missing where unreadable: so is the gap
+            register_pairs(self.con, f"reading_{number}_{i}", values, numbers, self._types[name])
+            alias[name] = f"g{i}"
+            joins.append(f"LEFT JOIN reading_{number}_{i} g{i} ON r.{quote(name)} IS NOT DISTINCT FROM g{i}.raw")
+        selects = [
+            f"{alias[n]}.code - {alias[domain.gaps[n].derived.source]}.code AS {quote(n)}"
+            if n in domain.gaps
+            else f"r.{quote(n)}"
+            for n in self._types
+        ]
+        view = f"gaps_{number}"
+        sql = f"CREATE VIEW {view} AS SELECT {', '.join(selects)} FROM {relation} r {' '.join(joins)}"
+        self._run(lambda: self.con.execute(sql).fetchall())
+        counted = dict(self.con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {view})").fetchall())
+        self._counted_types = {n: counted[n] for n in domain.gaps}
+        self._base = self._table = view
+
     def _materialize(self, maps: dict) -> None:
         number = next(self._numbers)
         table = f"codes_{number}"
         selects, joins = [], []
         for i, (name, column) in enumerate(maps.items()):
-            self._register_map(f"map_{number}_{i}", column, self._types[name])
+            self._register_map(f"map_{number}_{i}", column, self._counted_types.get(name, self._types[name]))
             alias = f"m{i}"
             joins.append(f"LEFT JOIN map_{number}_{i} {alias} ON src.{quote(name)} IS NOT DISTINCT FROM {alias}.raw")
             selects.append(f"{alias}.code AS {quote(name)}")

@@ -52,6 +52,9 @@ class Engine:
         keys_records: its source computes the ledger's identity of the records in its own pass over the
             file (``records_identity(secret)``), so the command line opens it before the budget check
             instead of reading the file a second time.
+        reads_gaps: it reads a column declared past another one as its gap (:mod:`dpsynth_core.data.gaps`):
+            an engine that does not refuses a declaration with such a column before anything is read
+            (:meth:`check_domain`).
         writer: how it writes a release to a Parquet file: a module relative to this package with
             ``WORKERS`` (who draws the chunks, in words), ``check_target(path)`` (refuse a target
             before the draw is priced) and ``write(source, draw, sizes, path) -> rows`` (chunk ``i``
@@ -69,6 +72,7 @@ class Engine:
     frames_of: str | None = None
     large_files: bool = False
     keys_records: bool = False
+    reads_gaps: bool = True
     writer: str | None = None
 
     def open(self, data, domain, **settings):
@@ -78,6 +82,14 @@ class Engine:
         module, name = self.source.split(":")
         source_class = getattr(importlib.import_module(f".{module}", __package__), name)
         return source_class(data, domain, **{key: settings[key] for key in self.takes if key in settings})
+
+    def check_domain(self, domain) -> None:
+        """Refuse a declaration this engine cannot count (a gap column: see ``reads_gaps``) in one line."""
+        if domain.gaps and not self.reads_gaps:
+            from ..data.gaps import gap_engine_refusal
+
+            able = " or ".join(f"'{e.name}'" for e in ENGINES.values() if e.reads_gaps)
+            raise ParameterError(gap_engine_refusal(domain.gaps, self.name, able))
 
     def check_input(self, data) -> None:
         """Refuse a folder or glob of Parquet parts for an engine that reads one file, before anything is read."""
@@ -147,6 +159,7 @@ ENGINES: dict[str, Engine] = {
             takes=("spark", "memory_limit", *CSV_READING),
             frames_of="pyspark",
             keys_records=True,
+            reads_gaps=False,
             writer="spark_writer",
         ),
     )
@@ -241,6 +254,7 @@ def open_source(
 
     domain = as_table_domain(domain)
     chosen = get_engine(choose_engine(data, engine))
+    chosen.check_domain(domain)
     check_column_names(domain, chosen.name)
     return chosen.open(
         data,

@@ -19,10 +19,8 @@ import pandas as pd
 from .. import constraints
 from ..data.file_bytes import check_delimiter, check_encoding
 from ..data.formats import DECLARED_READING, check_header_reading, declared_reading, read_data
-from ..data.gaps import gap_engine_refusal
 from ..domain import TableDomain, as_table_domain
 from ..engines import IN_MEMORY, check_column_names, choose_engine, get_engine, lines_read, open_source
-from ..errors import ParameterError
 from ..privacy.persons import RowsPerPerson
 from ..privacy.spending import Spend
 from ..synthesizers import DEFAULT_METHOD, get_method
@@ -171,8 +169,7 @@ class ReleaseSettings:
             return OpenedTable(frame, info["lines"])
         if isinstance(data, (str, Path)):
             reading = {k: v for k, v in self.reading().items() if k != "sheet"}
-            measured = self.domain.measured()  # a derived column is never read (domain.derived)
-            source = open_source(data, measured, engine=self.engine, memory_limit=self.memory_limit, **reading)
+            source = open_source(data, self.domain, engine=self.engine, memory_limit=self.memory_limit, **reading)
             return OpenedTable(source, lines_read(source), owned=True)
         if isinstance(data, pd.DataFrame):
             return OpenedTable(data)
@@ -275,10 +272,9 @@ def prepare(
     info.cls.check_unit(domain.person)
     if not isinstance(data, (str, Path, pd.DataFrame)):  # an open source says which engine counts it
         chosen = get_engine(getattr(data, "engine", IN_MEMORY))
-    else:  # a gap column is read from two columns: in memory (data.gaps)
-        chosen = get_engine(choose_engine(data, engine, reads_sources=info.cls.reads_sources and not domain.gaps))
-    if domain.gaps and not chosen.in_memory:
-        raise ParameterError(gap_engine_refusal(domain.gaps, chosen.name))
+    else:
+        chosen = get_engine(choose_engine(data, engine, reads_sources=info.cls.reads_sources))
+    chosen.check_domain(domain)  # a gap column is read from two columns: not by every engine (data.gaps)
     # the cap follows the publisher's choice of a file (written in chunks) or a table in memory, never
     # the engine (``auto`` picks one from the file's size, a fact about the data)
     rows = check_rows(rows, _row_cap(out, fmt))

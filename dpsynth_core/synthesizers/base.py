@@ -25,7 +25,7 @@ from .. import constraints
 from ..data.decoding import derived_values
 from ..data.encoding import encode_table
 from ..data.formats import read_data
-from ..data.gaps import gap_engine_refusal, with_gaps
+from ..data.gaps import with_gaps
 from ..domain import as_table_domain
 from ..domain.derived import computing_order
 from ..errors import DataError, ParameterError
@@ -122,23 +122,18 @@ class Synthesizer(PricedMethod):
         """(source, frame, source to close): a counting source, or the DataFrame of today's path."""
         from ..engines import CountingSource, choose_engine, open_source
 
-        gaps = self.full_domain_.gaps  # a gap column is read from two columns: in memory only (:mod:`~..data.gaps`)
         if isinstance(data, CountingSource):
             if getattr(data, "engine", "") == "pandas" and (not self.reads_sources or self.unit_ is not None):
                 return None, with_gaps(data.frame, self.full_domain_), None
-            if gaps and getattr(data, "engine", "") != "pandas":
-                raise ParameterError(gap_engine_refusal(gaps, getattr(data, "engine", "?")))
             self._check_engine(getattr(data, "engine", "?"))
-            if data.domain.measured() != self.declared_domain_:
+            if data.domain.measured() != self.declared_domain_ or data.domain.gaps != self.full_domain_.gaps:
                 raise ParameterError("the counting source was opened over another declaration than the one given")
             return data, None, None
-        chosen = choose_engine(data, engine, reads_sources=self.reads_sources and not gaps)
+        chosen = choose_engine(data, engine, reads_sources=self.reads_sources)
         if chosen == "pandas":
             return None, with_gaps(as_frame(data), self.full_domain_), None
-        if gaps:
-            raise ParameterError(gap_engine_refusal(gaps, chosen))
         self._check_engine(chosen)
-        source = open_source(data, self.declared_domain_, engine=chosen, memory_limit=memory_limit)
+        source = open_source(data, self.full_domain_, engine=chosen, memory_limit=memory_limit)
         return source, None, source
 
     def _check_engine(self, engine: str) -> None:

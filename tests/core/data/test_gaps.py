@@ -25,8 +25,8 @@ def _domain(**end) -> TableDomain:
 
 def test_a_gap_column_is_read_as_its_days_past_its_source_and_missing_where_either_is():
     """Each cell read by its column's rule (clamped: the end after the declared last day counts from that day) and
-    the difference written as whole days; a missing or unreadable cell on either side is missing; other columns and
-    a declaration without a gap are left as they are."""
+    the difference as whole days; a missing or unreadable cell on either side is missing (whatever the declared
+    markers); other columns and a declaration without a gap are left as they are."""
     frame = pd.DataFrame(
         {
             "start": ["2020-03-01", "2020-03-01", "NA", "2020-12-30", "2020-05-05"],
@@ -36,7 +36,7 @@ def test_a_gap_column_is_read_as_its_days_past_its_source_and_missing_where_eith
     )
     assert with_gaps(frame, _domain()) is frame
     read = with_gaps(frame, _domain(derived={"from": "start", "gap": [0, 30]}))
-    assert read["end"].tolist() == ["0", "10", "", "182", ""]
+    assert read["end"].tolist() == [0, 10, None, 182, None]
     assert read["start"].equals(frame["start"]) and read["n"].equals(frame["n"])
 
 

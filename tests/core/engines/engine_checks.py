@@ -52,7 +52,7 @@ def assert_same_counts(reference: MemorySource, engine, *, pairs: bool = True, p
     assert engine.n_rows == reference.n_rows
     assert engine.report() == reference.report()
     assert engine.cells == reference.cells
-    for name in reference.domain.kept:
+    for name in reference.domain.measured().kept:  # a derived column is never read; a gap column read as its gap
         mine, theirs = engine.value_counts(name), reference.value_counts(name)
         assert mine.to_dict() == theirs.to_dict() and list(mine.index) == list(theirs.index), name  # public order
     names = list(reference.cells)
