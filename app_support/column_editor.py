@@ -139,16 +139,23 @@ def column_editor(prefix: str, spec: dict, others: dict | None = None) -> dict:
             out["derived"] = spec["derived"]
     if name == spec.get("type"):  # keys the page does not edit are kept as declared
         out.update({k.name: spec[k.name] for k in kind.keys if not k.widget and k.name in spec})
-    if name in ("integer", "float", "date", "datetime"):  # a sum of others, or a date past another: asked first
+    if name in ("integer", "float", "date", "datetime"):  # a sum of others, or past another: asked first
         if others is not None:
-            (gap_editor if name in ("date", "datetime") else sum_editor)(prefix, spec, out, others)
+            if name in ("integer", "float"):
+                sum_editor(prefix, spec, out, others)
+            if not out.get("derived"):  # past another date, or another number
+                gap_editor(prefix, spec, out, others)
             if name == "integer" and not out.get("derived"):  # or the year, month or day of a date
                 part_editor(prefix, spec, out, others)
         elif spec.get("derived") and spec.get("type") == name:
             out["derived"] = spec["derived"]
     drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list", "derived")]
-    if out.get("derived") and name != "categorical":  # its range (and decimals, or how a gap's dates are written)
-        drawn = [k for k in drawn if k.name in ("min", "max", "decimals", "step", "written" if "date" in name else "")]
+    if out.get("derived") and name != "categorical":  # its range (and decimals, or how a gap's cells are written)
+        drawn = [
+            k
+            for k in drawn
+            if k.name in ("min", "max", "decimals", "step", "written" if "gap" in out["derived"] else "")
+        ]
     for row in sorted({k.row for k in drawn}):
         keys = [
             k

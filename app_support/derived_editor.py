@@ -1,6 +1,6 @@
 """The Domain page's editors of a column computed from others after the draw (:mod:`dpsynth_core.domain.derived`): a
 list's source column, then its bands' edges or its groups, typed from the documentation; a number column's parts,
-when it is their sum. Nothing here reads the data."""
+when it is their sum; a date or a number past another, by a gap. Nothing here reads the data."""
 
 from __future__ import annotations
 
@@ -114,35 +114,61 @@ def part_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
         out["derived"] = {"from": chosen[0], "part": chosen[1]}
 
 
+#: A number past another number: the Domain page's words (a date's are its kind's ``derived`` key, ``GAP_RULE``).
+NUMBER_GAP = (
+    "At least another number column, by a gap (optional)",
+    "A number at least another one in every record (a maximum beside its minimum, a stop beside its start, a day's "
+    "high beside its low): the release measures how far above the other it lies, in this column's place and with the "
+    "same noise, and draws it as the other plus that amount, so it never comes below it. Give the least and the most "
+    "amount the documentation allows, in this column's units.",
+)
+
+
 def gap_editor(prefix: str, spec: dict, out: dict, others: dict) -> None:
     """Sets ``out["derived"]`` to a gap past the column chosen among ``others`` (the table's other columns'
-    declarations of its kind, a date's or a date and time's, measured or past another in turn), with the least and
-    the most days typed from the documentation; none chosen: the column is measured like any other. Nothing here
-    reads the data."""
-    rule, kind = spec.get("derived") or {}, out["type"]  # a date past a date, a date and time past another
-    dates = [
-        n for n, s in others.items() if s.get("type") == kind and (not s.get("derived") or s["derived"].get("gap"))
+    declarations a column of this kind may follow: a date's, a date and time's, whole numbers', or for real numbers
+    whole or real ones; measured or past another in turn), with the least and the most typed from the documentation
+    (days for dates, the column's units for numbers); none chosen: the column is measured like any other. Numbers
+    with no other number column to follow show nothing. Nothing here reads the data."""
+    rule, kind = spec.get("derived") or {}, out["type"]
+    dated = kind in ("date", "datetime")
+    follows = ("integer", "float") if kind == "float" else (kind,)
+    sources = [
+        n for n, s in others.items() if s.get("type") in follows and (not s.get("derived") or s["derived"].get("gap"))
     ]
-    if rule.get("from") and rule["from"] not in dates:
-        dates.append(rule["from"])  # as declared: its problem is said, never undone
+    declared = rule.get("from") if "gap" in rule else None
+    if declared and declared not in sources:
+        sources.append(declared)  # as declared: its problem is said, never undone
+    if not dated and not sources:
+        return
     key = KIND_STATEMENTS[kind].key("derived")
+    label, help_text = (key.label, key.help) if dated else NUMBER_GAP
     source = st.selectbox(
-        key.label,
-        [None, *dates],
-        format_func=lambda n: "none: measured like any column" if n is None else f"days past {n}",
+        label,
+        [None, *sources],
+        format_func=lambda n: "none: measured like any column"
+        if n is None
+        else f"{'days past' if dated else 'above'} {n}",
         placeholder="none: measured like any column",
-        key=_init(prefix, "derived_after", rule.get("from")),
-        help=key.help,
+        key=_init(prefix, "derived_after" if dated else "derived_above", declared),
+        help=help_text,
     )
     if source is None:
         return
     low, high = (list(rule.get("gap") or []) + [0, None])[:2]
+    words, whole = ("days past", True) if dated else ("above", kind == "integer")
+    step, kept = (1, int) if whole else (None, float)
     left, right = st.columns(2)
-    least = left.number_input("Least days past it", step=1, key=_init(prefix, "derived_gap_low", low))
-    most = right.number_input(
-        "Most days past it", step=1, key=_init(prefix, "derived_gap_high", high), placeholder="required"
+    least = left.number_input(
+        f"Least {words} it", step=step, key=_init(prefix, "derived_gap_low", kept(low) if low is not None else 0)
     )
-    out["derived"] = {"from": source, "gap": [int(least or 0), int(most) if most is not None else None]}
+    most = right.number_input(
+        f"Most {words} it",
+        step=step,
+        key=_init(prefix, "derived_gap_high", kept(high) if high is not None else None),
+        placeholder="required",
+    )
+    out["derived"] = {"from": source, "gap": [kept(least or 0), kept(most) if most is not None else None]}
 
 
 def groups_text(groups: dict) -> str:

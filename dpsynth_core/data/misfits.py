@@ -330,7 +330,7 @@ class FitNotes:
     ``decimals``, real numbers and times written more coarsely than their columns keep them
     (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``);
     ``empty``, missing cells in columns declared without them (:func:`.rule_notes.empty_in_required`); ``banded``,
-    columns that are others in bands, groups or sums, or dates past others (:func:`.banded.banded_columns`);
+    columns that are others in bands, groups or sums, or dates or numbers past others (:func:`.banded.banded_columns`);
     ``repeated``, dropped
     identifiers that repeat while the release protects rows (:func:`.person_notes.repeated_identifiers`)."""
 
@@ -373,7 +373,7 @@ class FitNotes:
             ("changed", "cells a release would change by the public rule.", list(self.changed), CHANGED_HOW),
             (
                 "banded",
-                "columns that are others in bands, groups or sums, or dates past others.",
+                "columns that are others in bands, groups or sums, or dates or numbers past others.",
                 list(self.banded),
                 banded_how(self.banded),
             ),

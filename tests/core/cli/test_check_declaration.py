@@ -40,11 +40,13 @@ def test_a_declaration_that_does_not_say_the_files_forms_is_named_before_a_relea
     assert main(["check-declaration", str(data), "--domain", str(tmp_path / "said.json")]) == 0
     out = capsys.readouterr().out  # read with their decimal commas: readings to a tenth, whose places are not declared
     assert "- Column 'temp_max': all 1,461 of its numbers have at most 1 decimal place." in out
-    assert out.count("- Column ") == 4 and out.strip().endswith(
+    assert "- Column 'temp_max' is at least 'temp_min' in all 1,461 rows that hold both." in out  # a day's high
+    assert out.count("- Column ") == 5 and out.strip().endswith(
         "every column of wetter.csv fits its declaration (6 kept)"
     )
     for name in ("precipitation", "temp_max", "temp_min", "wind"):
         spec["columns"][name]["decimals"] = 1
+    spec["columns"]["temp_max"]["derived"] = {"from": "temp_min", "gap": [0, 40]}
     (tmp_path / "said.json").write_text(json.dumps(spec))
     assert main(["check-declaration", str(data), "--domain", str(tmp_path / "said.json")]) == 0
     assert capsys.readouterr().out.strip() == "every column of wetter.csv fits its declaration (6 kept)"

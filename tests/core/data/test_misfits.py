@@ -245,7 +245,8 @@ def test_shares_stored_as_fractions_in_a_percent_range_are_said_whatever_the_row
         "Column 'cloud': 1,445 of its 1,461 numbers lie between 0 and 1, in a range declared in percent (0 to 100)."
     ]
     notes = fit_notes(frame.assign(cloud=shares), declared)
-    assert [which for which, *_ in notes.advice()] == ["fractions", "decimals"] and notes.missing == []
+    assert [which for which, *_ in notes.advice()] == ["fractions", "decimals", "banded"] and notes.missing == []
+    assert notes.banded == ["Column 'temp_max' is at least 'temp_min' in all 1,461 rows that hold both."]
     assert notes.decimals == ["Column 'cloud': all 1,461 of its numbers have at most 2 decimal places."]
     assert "0.96" not in " ".join(notes.fractions)
     for cells in ((pd.Series(range(len(frame))) % 2).astype(str), (pd.Series(range(len(frame))) % 97).astype(str)):
@@ -264,7 +265,7 @@ def test_a_spreadsheets_total_rows_are_said_in_any_column_but_a_declared_categor
     totals["weather"] = ["TOTAL:", "Sum"]
     with_totals = pd.concat([frame, totals], ignore_index=True)
     assert fit_notes(with_totals, domain).totals == ["2 rows read as a total (Total, Sum, ...) in column 'weather'."]
-    assert [which for which, *_ in fit_notes(with_totals, domain).advice()] == ["totals"]
+    assert [which for which, *_ in fit_notes(with_totals, domain).advice()] == ["totals", "banded"]  # temp_max
     assert fit_notes(frame, domain).totals == []
     spec = domain.to_json()
     spec["columns"]["weather"]["values"] = [*spec["columns"]["weather"]["values"], "Sum"]
