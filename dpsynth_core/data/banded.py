@@ -254,8 +254,8 @@ def ordered_numbers(data: pd.DataFrame, domain: TableDomain, read=None, told=())
     smallest median difference), naming the two columns and the rows (no value). Not a column declared past
     another, nor one in ``told`` (a total told as its parts' sum). Tried on the first rows, then on all of them."""
     read = read or _Read(data, domain)
-    kept = domain.kept  # the declared ranges (a gap column's, not its gap's)
-    names = [n for n, c in read.domain.kept.items() if c.kind in ("integer", "float") and n in data]
+    kept = domain.kept  # the declared kinds and ranges (a gap column's, not its gap's)
+    names = [n for n, c in kept.items() if c.kind in ("integer", "float") and n in data and n in read.domain.kept]
     groups = {}  # names the same but for an end (without_ends)
     for name in names:
         words, found = without_ends(name)

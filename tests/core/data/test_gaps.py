@@ -201,3 +201,32 @@ def test_a_maximum_declared_past_its_minimum_comes_out_at_least_it():
         out = synthesize(frame, spec, 1.0, random_state=seed).data
         assert below(out, "mmax", "mmin") == 0 and below(out, "chmax", "chmin") == 0
         assert pd.to_numeric(out["mmax"]).between(0, 65536).all() and pd.to_numeric(out["chmax"]).max() <= 256
+
+
+def test_a_number_is_never_compared_with_a_date_declared_past_another():
+    """A date declared past another one is measured as whole days, yet it is no number column to the check: a number
+    column whose name pairs with it ('stop' beside 'start') is compared with no date, and a number pair is told."""
+    from dpsynth_core.data.banded import ordered_numbers
+
+    frame = pd.DataFrame(
+        {
+            "admit": ["2020-03-01"] * 30,
+            "start": ["2020-03-02"] * 30,
+            "stop": [str(i % 5 + 3) for i in range(30)],
+            "max_n": [str(i % 5 + i % 3) for i in range(30)],
+            "min_n": [str(i % 5) for i in range(30)],
+        }
+    )
+    day = {"type": "date", "min": "2020-01-01", "max": "2020-12-31"}
+    number = {"type": "integer", "min": 0, "max": 10}
+    spec = {
+        "columns": {
+            "admit": day,
+            "start": {**day, "derived": {"from": "admit", "gap": [0, 30]}},
+            "stop": number,
+            "max_n": number,
+            "min_n": number,
+        }
+    }
+    said = ordered_numbers(frame, TableDomain.from_json(spec))
+    assert said == ["Column 'max_n' is at least 'min_n' in all 30 rows that hold both."]
