@@ -41,6 +41,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import constraints as c
+from ..wording import value_text
 from .keys import Key
 from .value_types import CategoryValue, Number, Text
 
@@ -260,7 +261,8 @@ class DerivedRule:
             low, high = self.gap
             unit = " days" if kind in DATE_KINDS else ""
             return (
-                f"drawn as '{self.source}' plus {low:g} to {high:g}{unit}, the difference measured with DP in its place"
+                f"drawn as '{self.source}' plus {value_text(low, 15)} to {value_text(high, 15)}{unit}, the difference "
+                "measured with DP in its place"
             )
         if self.total:
             parts = ", ".join(f"'{n}'" for n in self.total)

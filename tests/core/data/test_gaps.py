@@ -197,6 +197,7 @@ def test_a_maximum_declared_past_its_minimum_comes_out_at_least_it():
     assert below(apart, "chmax", "chmin") > 20
     spec["columns"]["mmax"]["derived"] = {"from": "mmin", "gap": [0, 65536]}
     spec["columns"]["chmax"]["derived"] = {"from": "chmin", "gap": [0, 256]}
+    assert "drawn as 'mmin' plus 0 to 65,536, the difference" in TableDomain.from_json(spec).columns["mmax"].describe()
     for seed in range(4):
         out = synthesize(frame, spec, 1.0, random_state=seed).data
         assert below(out, "mmax", "mmin") == 0 and below(out, "chmax", "chmin") == 0
