@@ -336,7 +336,7 @@ class Synthesizer(PricedMethod):
             column, rule = derived[name], derived[name].derived
             read = (*rule.sources, name) if rule.gap else rule.sources  # a gap column holds its drawn gap
             cells = {s: (rows.column(s).to_pandas() if arrow else rows[s]).reset_index(drop=True) for s in read}
-            values = derived_values(column, cells, self.full_domain_.kept.get(rule.source))
+            values = derived_values(column, cells, self.full_domain_.kept.get(rule.source), self.noise_.rng)
             if not arrow:
                 rows = rows.assign(**{name: values.series().values})
             elif rule.gap:  # in its own place

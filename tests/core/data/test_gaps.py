@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from dpsynth_core.data.gaps import with_gaps
 from dpsynth_core.data.misfits import fit_notes
@@ -231,3 +232,43 @@ def test_a_number_is_never_compared_with_a_date_declared_past_another():
     }
     said = ordered_numbers(frame, TableDomain.from_json(spec))
     assert said == ["Column 'max_n' is at least 'min_n' in all 30 rows that hold both."]
+
+
+def test_a_drawn_gap_is_missing_where_its_source_is_present_only_as_often_as_the_draw_says():
+    """Half the drawn sources present, three quarters of the drawn gaps missing, drawn apart: a quarter of the gaps'
+    missing share is the source's, so half of the started rows keep a gap, each filled from another started row's
+    drawn gap; a draw that holds them together (a gap missing just where its source is) is left as it is."""
+    from dpsynth_core.data.decoding import gaps_where_started
+
+    rng = np.random.default_rng(0)
+    starts = np.where(rng.random(4000) < 0.5, 10.0, np.nan)
+    gaps = np.where(rng.random(4000) < 0.75, np.nan, rng.integers(0, 30, 4000).astype(float))
+    out = gaps_where_started(starts, gaps, np.random.default_rng(1))
+    started = ~np.isnan(starts)
+    share = (np.isnan(gaps).mean() - np.isnan(starts).mean()) / started.mean()
+    assert np.isnan(out[started]).sum() == round(share * started.sum())
+    assert np.array_equal(out[~started], gaps[~started], equal_nan=True)  # never where the source is missing
+    assert set(out[~np.isnan(out)]) <= set(gaps[started & ~np.isnan(gaps)])  # drawn gaps of started rows
+    together = np.where(started, gaps[0] if not np.isnan(gaps[0]) else 3.0, np.nan)
+    assert np.array_equal(gaps_where_started(starts, together, np.random.default_rng(1)), together, equal_nan=True)
+
+
+@pytest.mark.parametrize("method", ["cathist", "bayesnet", "copula"])
+def test_a_stop_past_its_start_comes_out_wherever_a_start_does(method):
+    """survival's rhDNase: an IV course's stop past its start, both missing in the 52% of records with no course. Drawn
+    by a method that keeps the stop's gap apart from the start (each column by itself, or a network or copula that
+    did not tie them), the stops came out in 0.42 to 0.64 times as many rows as the starts (the gap missing again,
+    at its own share, where a start came out); now where the starts do but for the gap's own missing share beyond
+    the start's, which only the noise of the two measured shares makes more than 0 (at epsilon 1 a 1-way count's
+    noise is some 30 to 75 rows of 767: at most a fifth of the starts), and each at or after its start."""
+    from dpsynth_core import synthesize
+    from tests.conftest import complete_domain, shared_path
+
+    frame = pd.read_csv(shared_path("rhdnase.csv"), dtype=str, keep_default_na=False)
+    spec = complete_domain("rhdnase")
+    spec["columns"]["ivstop"]["derived"] = {"from": "ivstart", "gap": [0, 200]}
+    for seed in range(3):
+        out = synthesize(frame, spec, 1.0, method=method, random_state=seed).data
+        start, stop = pd.to_numeric(out["ivstart"]), pd.to_numeric(out["ivstop"])
+        assert start.notna().mean() > 0.3 and stop.notna().sum() >= 0.8 * start.notna().sum()
+        assert (stop.notna() <= start.notna()).all() and (stop >= start).where(stop.notna(), True).all()
