@@ -28,7 +28,6 @@ st.markdown(
 
 PAGE_SIZE = 50  # columns drawn per page (a table of 10,000 columns is shown a page at a time)
 AUTO_OPEN = 5  # columns with something to fix that open by themselves at once: a wide table's first draw draws these
-OPENED = "domain_opened"  # the columns whose editors the publisher opened, or that opened with something to fix
 
 codebook_offer()  # a declaration saved for these records wins; the file's codebook is offered beside it
 declaration = state.declaration()
@@ -107,7 +106,8 @@ if alike:
     st.rerun()
 
 confirm_keys = confirm_shown(from_codebook, specs, shown, f"domain_v{version}", index_of)  # a page at a time
-opened = st.session_state.setdefault(OPENED, {})  # name -> open: a column stays as the publisher left it
+# name -> open: a column stays as the publisher left it (or opens once the Preview tells it computed from others)
+opened = st.session_state.setdefault(state.DOMAIN_OPENED, {})
 
 
 def _toggled(name: str, key: str) -> None:  # the publisher's own open or close (a column never touched follows status)

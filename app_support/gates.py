@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import streamlit as st
 
+from app_support import state
 from app_support.cached import misfits
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
@@ -83,8 +85,14 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
         _other_lines(found)
         if which == "repeated":  # the person unit is chosen on the Privacy page
             st.page_link(PRIVACY.path, label="Choose who is protected", icon=PRIVACY.icon)
-        elif which == "banded":  # a column computed from others is declared on the Domain page
+        elif which == "banded":  # a column computed from others is declared on the Domain page, which opens it
+            opened = st.session_state.setdefault(state.DOMAIN_OPENED, {})
+            opened.update({m.group(1): True for m in map(_TOLD.match, found) if m})
             st.page_link(DOMAIN.path, label="Declare them computed from the other columns", icon=DOMAIN.icon)
+
+
+#: The column a line of the note on columns computed from others names first: the one to declare so.
+_TOLD = re.compile(r"Column '(.+?)' is ")
 
 
 def _stopping(heading: str, lines: list, how: str) -> None:

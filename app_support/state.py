@@ -58,6 +58,7 @@ BROWSER = "browser"  # this browser's secret identity (the value of its cookie)
 _NEW_BROWSER = "_new_browser"  # True when the browser sent no identity: the page stores one as a cookie
 CODEBOOK_OFFER = "codebook_offer"  # the file's codebook's start, offered beside a saved declaration
 PERSON_CHECK = "person_check"  # {"hash", "column", "check"}: the last rows-per-person check (DP output)
+DOMAIN_OPENED = "domain_opened"  # name -> open: the Domain page's columns, as the publisher left them (or told)
 _SAVED = "_saved_session"
 
 #: Releases whose tables a session keeps in memory (all of them stay in the workspace).

@@ -2353,10 +2353,17 @@ def test_a_maximum_past_its_minimum_is_declared_on_the_domain_page_and_never_com
     raw = shared_path("cpus.csv").read_bytes()
     spec = complete_domain("cpus")
     at = _load_declaration(_upload(_app().run(), "cpus.csv", raw), spec)
+    at.session_state["domain_opened"] = dict.fromkeys(spec["columns"], False)  # every column closed, as left
     at = _visit(at, "app_pages/4_Preview.py")  # before: told, with the way to the Domain page
     assert [i.value for i in at.info if "Column 'chmax' is at least 'chmin' in all 209 rows" in i.value]
-    at = _opened(_visit(at, "app_pages/2_Domain.py"))
-    prefix = f"domain_v{at.session_state['declaration_version']}_{list(spec['columns']).index('chmax')}"
+    at = _visit(at, "app_pages/2_Domain.py")  # the columns told open by themselves, the others stay closed
+    version, index = at.session_state["declaration_version"], list(spec["columns"]).index
+    drawn = {w.key for w in at.selectbox}
+    assert {f"domain_v{version}_{index(n)}_derived_above" for n in ("chmax", "mmax", "syct")} & drawn == {
+        f"domain_v{version}_{index(n)}_derived_above" for n in ("chmax", "mmax")
+    }
+    prefix = f"domain_v{version}_{index('chmax')}"
+    at = _opened(at)
     assert [w for w in at.selectbox if w.key == f"{prefix}_derived_above"] and not [
         w for w in at.selectbox if w.key == f"{prefix}_derived_after"
     ]
