@@ -159,7 +159,6 @@ ENGINES: dict[str, Engine] = {
             takes=("spark", "memory_limit", *CSV_READING),
             frames_of="pyspark",
             keys_records=True,
-            reads_gaps=False,
             writer="spark_writer",
         ),
     )

@@ -1,5 +1,6 @@
 """Spark's fold of the records (one row per distinct record, with its count), how it reads local Parquet
-(:func:`read_parquet`, :func:`utc_wall_time`), and the Arrow types Spark exchanges.
+(:func:`read_parquet`, :func:`utc_wall_time`) and a column declared past another (:func:`gapped`), the Arrow types
+Spark exchanges, and the local session (:func:`local_session`).
 
 :func:`fold` groups a Spark DataFrame by some of its columns and counts each group, on the executors.
 Local Parquet files (a file, a folder of parts, a CSV's Parquet copy) whose columns pyarrow reads as
@@ -198,3 +199,77 @@ def utc_wall_time(frame, spark):
             for f in frame.schema.fields
         ]
     )
+
+
+def local_session(app: str = "dpsynth", cores: str = "*", java_options: str = ""):
+    """A local SparkSession bound to the loopback interface, without its web UI; its Python
+    workers run this interpreter (so they find the same packages). ``java_options``: for the
+    driver's JVM (the tests start theirs with less JIT compilation: short jobs, a quicker start)."""
+    import os
+    import sys
+
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder
+    if java_options:
+        builder = builder.config("spark.driver.extraJavaOptions", java_options)
+    return (
+        builder.master(f"local[{cores}]")
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+
+
+def gapped(spark, frame, domain, distinct: dict):
+    """``frame`` with each gap column of ``domain`` read as its gap past its source, as the in-memory path reads it
+    (:func:`~dpsynth_core.data.gaps.with_gaps`): each cell of the two columns looked up among their distinct values'
+    readings (:func:`~dpsynth_core.data.gaps.gap_readings`; ``distinct`` as the source's ``_distinct`` gives them) in
+    Spark's tasks, with ``pyarrow.compute.index_in`` as the counts look codes up, and subtracted there (a lazy
+    DataFrame; missing where either cell is)."""
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
+
+    from ..data.gaps import gap_readings
+
+    names, kinds = list(frame.columns), {f.name: f.dataType for f in frame.schema.fields}
+    sources = {n: c.derived.source for n, c in domain.gaps.items()}
+    readings = {
+        n: (pa.array(list(values), type=arrow_type(kinds[n])), pa.array(numbers, mask=~readable))
+        for n, (values, numbers, readable) in gap_readings(domain, distinct).items()
+    }
+    real = {n for n in sources if pa.types.is_floating(readings[n][1].type)}
+    slots = [f"c{i}" for i in range(len(names))]  # Spark's Arrow functions cannot resolve names with dots
+    schema = StructType(
+        [
+            StructField(s, (DoubleType() if n in real else LongType()) if n in sources else kinds[n], True)
+            for s, n in zip(slots, names)
+        ]
+    )
+    shared, target = spark.sparkContext.broadcast(readings), arrow_schema(schema)
+
+    def read(batches):
+        import pyarrow.compute as pc
+
+        table = shared.value
+
+        def number(batch, name):
+            values, numbers = table[name]
+            found = pc.index_in(batch.column(names.index(name)), value_set=values, skip_nulls=False)
+            return pc.take(numbers, found)
+
+        for batch in batches:
+            columns = [
+                pc.subtract(number(batch, n), number(batch, sources[n])) if n in sources else batch.column(i)
+                for i, n in enumerate(names)
+            ]
+            yield pa.RecordBatch.from_arrays(columns, schema=target)
+
+    slotted = frame.select([column(n).alias(s) for n, s in zip(names, slots)])
+    return slotted.mapInArrow(read, schema).toDF(*names)

@@ -30,7 +30,7 @@ from .base import EngineSource
 from .spark_fold import arrow_schema as _arrow_schema
 from .spark_fold import arrow_type as _arrow_type
 from .spark_fold import column as _column
-from .spark_fold import fold, fold_settings, read_parquet, utc_wall_time
+from .spark_fold import fold, fold_settings, gapped, local_session, read_parquet, utc_wall_time
 
 #: Unquoted empty cells stay "" (as in memory); this text, which no person types, is Spark's null.
 _NULL_TEXT = "\x01dpsynth-null\x01"
@@ -45,37 +45,13 @@ DRIVER_ROWS = 1_000_000
 _WEIGHT = "__dpsynth_w"
 
 
-def local_session(app: str = "dpsynth", cores: str = "*", java_options: str = ""):
-    """A local SparkSession bound to the loopback interface, without its web UI; its Python
-    workers run this interpreter (so they find the same packages). ``java_options``: for the
-    driver's JVM (the tests start theirs with less JIT compilation: short jobs, a quicker start)."""
-    import os
-    import sys
-
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder
-    if java_options:
-        builder = builder.config("spark.driver.extraJavaOptions", java_options)
-    return (
-        builder.master(f"local[{cores}]")
-        .appName(app)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.pyspark.python", sys.executable)
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
-
-
 class SparkSource(EngineSource):
     """A table counted by Spark (see the module docstring)."""
 
     engine = "spark"
+    #: Whether the gap columns are read as their gaps (:meth:`_read_gaps`): the records are then folded by Spark,
+    #: not from the files, and the ledger keys the records from the files, as they are.
+    _gapped = False
 
     def __init__(
         self,
@@ -202,6 +178,10 @@ class SparkSource(EngineSource):
         self.src = self._read_frame = utc_wall_time(read_parquet(self.spark, self._files), self.spark)
         self._folded, self._every, self._here = False, False, None
 
+    def _read_gaps(self, domain: TableDomain) -> None:
+        read = sorted({*domain.gaps, *(c.derived.source for c in domain.gaps.values())})
+        self.src, self._gapped = gapped(self.spark, self.src, domain, self._distinct(read)[1]), True
+
     def _slotted(self, names: list):
         """The source's columns renamed c0, c1, ... (Spark's Arrow functions cannot resolve names with
         dots), then the records' weights when folded."""
@@ -223,11 +203,12 @@ class SparkSource(EngineSource):
         sample = self._sample(every)
         if not sample.num_rows:
             return
-        self._every = not any(pa.types.is_nested(f.type) for f in sample.schema) and _few(sample, every)
+        self._every = not self._gapped and not any(pa.types.is_nested(f.type) for f in sample.schema)
+        self._every = self._every and _few(sample, every)
         if not self._every and not _few(sample, names):
             return
         by = every if self._every else names
-        self.src = fold(self.spark, self.src, by, _WEIGHT, self._files).persist()
+        self.src = fold(self.spark, self.src, by, _WEIGHT, None if self._gapped else self._files).persist()
         self._folded = True
         self._persisted.append(self.src)
         with fold_settings(self.spark):  # the fold runs (and is kept) here
