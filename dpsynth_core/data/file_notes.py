@@ -205,12 +205,23 @@ def multiple_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | Non
 def coarse_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
     """The numbers written with fewer decimal places (:func:`decimal_columns`) or in coarser steps
     (:func:`multiple_columns`) and the times to a coarser step (:func:`step_columns`) than their columns keep: one
-    note, since one declaration (places, step) answers each."""
-    return (
-        decimal_columns(data, domain, counts)
-        + multiple_columns(data, domain, counts)
-        + step_columns(data, domain, counts)
-    )
+    note, since one declaration (places, step) answers each; a column in steps is not told the places its step
+    writes too (a step of 0.2 writes its multiples with one place: survival's ``rhDNase`` FEV was told both), but is
+    told it is whole where its step is not."""
+    stepped = multiple_columns(data, domain, counts)
+    written = {m.group(1): len(m.group(3) or "") for m in map(_STEPPED.match, stepped)}  # the step's places
+    places = [
+        line
+        for line in decimal_columns(data, domain, counts)
+        if written.get((m := _PLACED.match(line)).group(1)) != (int(m.group(2)) if m.group(2) else 0)
+    ]
+    return places + stepped + step_columns(data, domain, counts)
+
+
+#: A line of :func:`multiple_columns` (its column, its step, the step's decimals) and of :func:`decimal_columns`
+#: (its column, its places: none when whole).
+_STEPPED = re.compile(r"Column '(.+?)': .* are multiples of ([\d,]+)(?:\.(\d+))?\.$")
+_PLACED = re.compile(r"Column '(.+?)': .* (?:have at most (\d+) decimal places?|are whole)")
 
 
 #: How files commonly write a missing value (R, SAS and Stata, spreadsheets, databases): a public list, matched

@@ -125,3 +125,18 @@ def test_the_check_names_columns_given_in_steps_and_leaves_whole_numbers_and_ten
         "Column 'score': all 200 of its numbers are multiples of 0.5.",
         "Column 'count': all 200 of its numbers are multiples of 5.",
     ]
+
+
+def test_a_column_in_steps_is_not_told_its_decimal_places_too():
+    """rhDNase's FEV is written to a tenth, always an even one: told once, as multiples of 0.2 (declaring the step
+    writes one place); a column of tenths is still told its places."""
+    from dpsynth_core.data.file_notes import coarse_columns
+    from tests.conftest import complete_domain, shared_path
+
+    frame = pd.read_csv(shared_path("rhdnase.csv"), dtype=str, keep_default_na=False)
+    lines = coarse_columns(frame, TableDomain.from_json(complete_domain("rhdnase")))
+    assert [line for line in lines if "'fev'" in line] == ["Column 'fev': all 767 of its numbers are multiples of 0.2."]
+    tenths = frame.assign(fev=[f"{i % 50}.{i % 10}" for i in range(len(frame))])
+    assert [
+        line for line in coarse_columns(tenths, TableDomain.from_json(complete_domain("rhdnase"))) if "'fev'" in line
+    ] == ["Column 'fev': all 767 of its numbers have at most 1 decimal place."]
