@@ -90,9 +90,9 @@ def banded_columns(data: pd.DataFrame, domain: TableDomain) -> list[str]:
                 count, rows = found
                 lines.append(f"Column '{name}' is '{source}' in {count} bands in all {rows:,} rows that hold both.")
                 break
-    summed = summed_columns(data, domain, read)
-    totals = {re.match(r"Column '(.*)' is the sum of ", line).group(1) for line in summed}  # at least each part too
-    lines += grouped_columns(data, domain, read) + summed + ordered_dates(data, domain, read)
+    summed = _summed_found(data, domain, read)
+    lines += grouped_columns(data, domain, read) + [line for _, line in summed] + ordered_dates(data, domain, read)
+    totals = {name for name, _ in summed}  # at least each part too: told as their sum only
     return lines + ordered_numbers(data, domain, read, told=totals) + date_parts(data, domain, read)
 
 
@@ -134,11 +134,17 @@ MOST_PARTS = 60
 
 
 def summed_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[str]:
+    """The lines of :func:`_summed_found`."""
+    return [line for _, line in _summed_found(data, domain, read)]
+
+
+def _summed_found(data: pd.DataFrame, domain: TableDomain, read=None) -> list[tuple]:
     """For the publisher only (it reads the data): each kept number column that is, in every row holding it and its
     parts (at least :data:`BANDED_LEAST`), the sum of 2 to :data:`MOST_PARTS` kept number columns next to it (a run
     just before or just after it among the number columns), taking more than one value and equal to no one part in
-    every row; one line each naming the columns and the rows (no value). Tried on the table's first rows, where most
-    runs fail, then on all of them; each run's sums are built one column at a time (vectorised over the rows)."""
+    every row; one line each naming the columns and the rows (no value), as ``(column, line)``. Tried on the
+    table's first rows, where most runs fail, then on all of them; each run's sums are built one column at a time
+    (vectorised over the rows)."""
     read = read or _Read(data, domain)
     names = [n for n, c in read.domain.kept.items() if c.kind in ("integer", "float") and n in data]
     lines = []
@@ -149,7 +155,7 @@ def summed_columns(data: pd.DataFrame, domain: TableDomain, read=None) -> list[s
             if parts and _summed_by(read, name, run[: len(parts)]) == parts:
                 rows = int((~np.isnan(np.sum([read.values(n) for n in (name, *parts)], axis=0))).sum())
                 shown = ", ".join(f"'{n}'" for n in sorted(parts, key=names.index))
-                lines.append(f"Column '{name}' is the sum of {shown} in all {rows:,} rows that hold them.")
+                lines.append((name, f"Column '{name}' is the sum of {shown} in all {rows:,} rows that hold them."))
                 break
     return lines
 

@@ -127,12 +127,17 @@ def _places(count: int) -> str:
 
 
 def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """The lines of :func:`_decimal_found`."""
+    return [line for _, _, line in _decimal_found(data, domain, counts)]
+
+
+def _decimal_found(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[tuple]:
     """For the publisher only (it reads the data): each kept real-number column declaring no ``decimals``, or more
     than its numbers have (a codebook's ``F8.2`` over counts), at least :data:`DECIMALS_SHARE` of whose filled numbers
     have at most :data:`MOST_DECIMALS` decimal places, one line each naming the column, the places and the counts (no
-    value). A release of such a column writes 2.9612 or 3.0447 (2.96 or 3.04 with two places declared, as a
-    codebook's ``F8.2`` starts it) where its records hold 3: the places the numbers have (or whole numbers) round the
-    draw, post-processing."""
+    value), as ``(column, places, line)``. A release of such a column writes 2.9612 or 3.0447 (2.96 or 3.04 with
+    two places declared, as a codebook's ``F8.2`` starts it) where its records hold 3: the places the numbers have
+    (or whole numbers) round the draw, post-processing."""
     lines = []
     markers = list(domain.missing_markers)
     for name, column in domain.kept.items():
@@ -152,7 +157,7 @@ def decimal_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None
         share = f"all {total:,} of its numbers" if held[k] == total else f"{int(held[k]):,} of its {total:,} numbers"
         said = "are whole" if k == 0 else f"have at most {_places(k)}"
         declared = "" if column.decimals is None else f", where {_places(column.decimals)} are declared"
-        lines.append(f"Column '{name}': {share} {said}{declared}.")
+        lines.append((name, k, f"Column '{name}': {share} {said}{declared}."))
     return lines
 
 
@@ -173,10 +178,16 @@ def _numbers(data: pd.DataFrame, name, column, markers: list, counts: dict | Non
 
 
 def multiple_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """The lines of :func:`_multiple_found`."""
+    return [line for _, _, line in _multiple_found(data, domain, counts)]
+
+
+def _multiple_found(data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[tuple]:
     """For the publisher only (it reads the data): each kept whole-number or real-number column declaring no
     ``multiple_of`` at least :data:`DECIMALS_SHARE` of whose filled numbers other than 0 are multiples of a step of
     :data:`MULTIPLE_STEPS` (the coarsest; for whole numbers from 2; none where that is a whole number or a tenth,
-    which decimal places say), one line each naming the column, the step and the counts (no value). A release of such
+    which decimal places say), one line each naming the column, the step and the counts (no value), as ``(column,
+    the decimal places the step writes, line)``. A release of such
     a column writes 14,873 where its records hold brackets of 2,500; the step declared rounds the draw, as decimal
     places do (post-processing)."""
     lines = []
@@ -197,7 +208,8 @@ def multiple_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | Non
                     break
                 held, total = int(weights[on].sum()), int(weights[filled].sum())
                 share = f"all {total:,} of its numbers" if held == total else f"{held:,} of its {total:,} numbers"
-                lines.append(f"Column '{name}': {share} are multiples of {step:,g}.")
+                places = len(f"{step:g}".partition(".")[2])
+                lines.append((name, places, f"Column '{name}': {share} are multiples of {step:,g}."))
                 break
     return lines
 
@@ -208,20 +220,10 @@ def coarse_columns(data: pd.DataFrame, domain: TableDomain, counts: dict | None 
     note, since one declaration (places, step) answers each; a column in steps is not told the places its step
     writes too (a step of 0.2 writes its multiples with one place: survival's ``rhDNase`` FEV was told both), but is
     told it is whole where its step is not."""
-    stepped = multiple_columns(data, domain, counts)
-    written = {m.group(1): len(m.group(3) or "") for m in map(_STEPPED.match, stepped)}  # the step's places
-    places = [
-        line
-        for line in decimal_columns(data, domain, counts)
-        if written.get((m := _PLACED.match(line)).group(1)) != (int(m.group(2)) if m.group(2) else 0)
-    ]
-    return places + stepped + step_columns(data, domain, counts)
-
-
-#: A line of :func:`multiple_columns` (its column, its step, the step's decimals) and of :func:`decimal_columns`
-#: (its column, its places: none when whole).
-_STEPPED = re.compile(r"Column '(.+?)': .* are multiples of ([\d,]+)(?:\.(\d+))?\.$")
-_PLACED = re.compile(r"Column '(.+?)': .* (?:have at most (\d+) decimal places?|are whole)")
+    stepped = _multiple_found(data, domain, counts)
+    written = {name: places for name, places, _ in stepped}  # the places each step writes
+    places = [line for name, k, line in _decimal_found(data, domain, counts) if written.get(name) != k]
+    return places + [line for _, _, line in stepped] + step_columns(data, domain, counts)
 
 
 #: How files commonly write a missing value (R, SAS and Stata, spreadsheets, databases): a public list, matched
