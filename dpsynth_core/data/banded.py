@@ -261,7 +261,10 @@ def ordered_numbers(data: pd.DataFrame, domain: TableDomain, read=None, told=())
     another, nor one in ``told`` (a total told as its parts' sum). Tried on the first rows, then on all of them."""
     read = read or _Read(data, domain)
     kept = domain.kept  # the declared kinds and ranges (a gap column's, not its gap's)
-    names = [n for n, c in kept.items() if c.kind in ("integer", "float") and n in data and n in read.domain.kept]
+    names = [  # a column declared past another is told nothing, and compared with nothing (its cells may be its gap)
+        n for n, c in kept.items() if c.kind in ("integer", "float") and n in data and n in read.domain.kept
+    ]
+    names = [n for n in names if n not in domain.gaps]
     groups = {}  # names the same but for an end (without_ends)
     for name in names:
         words, found = without_ends(name)
@@ -269,7 +272,7 @@ def ordered_numbers(data: pd.DataFrame, domain: TableDomain, read=None, told=())
             groups.setdefault(words, []).append(name)
     pairs = {n: [m for m in group if m != n] for group in groups.values() for n in group}
     lines = []
-    for later in (n for n in names if n not in domain.gaps and n not in told and kept[n].min is not None):
+    for later in (n for n in names if n not in told and kept[n].min is not None):
         found = []  # (median difference, the lower column, the rows holding both)
         for earlier in pairs.get(later, ()):
             if kept[earlier].max is None or not kept[later].min < kept[earlier].max:

@@ -414,6 +414,6 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         coarse_columns(data, domain, counts),
         said(changed_columns(data, domain, fits, counts, mostly=True)),
         empty_in_required(data, domain),
-        banded_columns(data, domain),
+        banded_columns(data, declared),
         repeated_identifiers(data, declared, counts),
     )

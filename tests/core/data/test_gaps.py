@@ -272,3 +272,17 @@ def test_a_stop_past_its_start_comes_out_wherever_a_start_does(method):
         start, stop = pd.to_numeric(out["ivstart"]), pd.to_numeric(out["ivstop"])
         assert start.notna().mean() > 0.3 and stop.notna().sum() >= 0.8 * start.notna().sum()
         assert (stop.notna() <= start.notna()).all() and (stop >= start).where(stop.notna(), True).all()
+
+
+def test_a_number_declared_past_another_is_told_nothing_when_the_check_reads_its_gap():
+    """Before a draw the check reads a column declared past another as its gap: a high twice its low plus one is
+    above the low in every row, and so is its gap; declared past the low, neither the high nor its gap is told."""
+    low = [str(i % 11) for i in range(60)]
+    frame = pd.DataFrame({"low": low, "high": [str(2 * int(v) + 1) for v in low]})
+    number = {"type": "integer", "min": 0, "max": 30}
+    spec = {"columns": {"low": dict(number), "high": dict(number)}}
+    assert fit_notes(frame, TableDomain.from_json(spec)).banded == [
+        "Column 'high' is at least 'low' in all 60 rows that hold both."
+    ]
+    spec["columns"]["high"]["derived"] = {"from": "low", "gap": [0, 30]}
+    assert fit_notes(frame, TableDomain.from_json(spec)).banded == []
