@@ -150,11 +150,13 @@ def column_editor(prefix: str, spec: dict, others: dict | None = None) -> dict:
         elif spec.get("derived") and spec.get("type") == name:
             out["derived"] = spec["derived"]
     drawn = [k for k in kind.keys if k.widget not in ("", "flag", "values", "public_list", "derived")]
-    if out.get("derived") and name != "categorical":  # its range (and decimals, or how a gap's cells are written)
+    if out.get("derived") and name != "categorical":  # its range, decimals and step (how a gap's cells are written)
+        rule = out["derived"]
         drawn = [
             k
             for k in drawn
-            if k.name in ("min", "max", "decimals", "step", "written" if "gap" in out["derived"] else "")
+            if k.name in ("min", "max", "decimals", "step", "multiple_of" if "part" not in rule else "")
+            or (k.name == "written" and "gap" in rule)
         ]
     for row in sorted({k.row for k in drawn}):
         keys = [

@@ -17,6 +17,7 @@ from scipy.special import lambertw
 from .. import constraints
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, DateTimeDomain, FloatDomain, IntegerDomain
 from ..domain.point_masses import point_of_pieces, zero_named
+from ..domain.table import gap_domain
 from .arrow_chunks import moment_array, moment_type
 from .cell_values import quarter_dates
 
@@ -334,8 +335,9 @@ def derived_values(domain: ColumnDomain, cells: dict, source: ColumnDomain | Non
     synthetic ``cells`` (name -> Series): a sum clamped to the declared range (whole numbers for a whole-number
     column, the declared decimals for a real one), a band or group of a list, the year, month or day of its
     ``source`` date (that column's declared domain), or that column's value plus the gap drawn in its own place
-    (its missing cells first set by :func:`gaps_where_started`, with ``rng``), clamped to its range.
-    Post-processing: no record is read."""
+    (its missing cells first set by :func:`gaps_where_started`, with ``rng``), clamped to its range; one declaring
+    ``multiple_of`` on its multiples (a gap column's never below its source plus its least gap, as far as its range
+    allows). Post-processing: no record is read."""
     rule = domain.derived
     if rule.gap:  # the source's synthetic value plus the drawn gap (held in the column's own place)
         starts = synthetic_numbers(source, cells[rule.source])
@@ -345,6 +347,7 @@ def derived_values(domain: ColumnDomain, cells: dict, source: ColumnDomain | Non
             (int(domain.lows[0]), int(domain.highs[-1])) if isinstance(domain, DateDomain) else (domain.min, domain.max)
         )
         values = np.clip(np.where(missing, low, ends), low, high)
+        values = domain.on_multiples(values, least=starts + gap_domain(domain).min)  # a declared step, past the least
         if isinstance(domain, DateDomain):
             return Decoded(missing, values=np.rint(values).astype(np.int64), moments=domain)
     elif rule.part:  # the year, month or day of its source's synthetic date
@@ -358,6 +361,8 @@ def derived_values(domain: ColumnDomain, cells: dict, source: ColumnDomain | Non
         sums = rule.sums(cells)
         missing = np.isnan(sums)
         values = np.clip(np.where(missing, domain.min, sums), domain.min, domain.max)
+    if not rule.gap:  # a declared step (a gap's is held past its least above)
+        values = domain.on_multiples(values)
     if isinstance(domain, FloatDomain):
         return Decoded(missing, values=domain.in_decimals(values), dtype="float")
     return Decoded(missing, values=np.rint(values).astype(np.int64), dtype="Int64")

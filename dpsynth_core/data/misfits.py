@@ -387,12 +387,24 @@ class FitNotes:
         return [note for note in notes if note[2]]
 
 
+def _as_written(raw: pd.DataFrame, declared: TableDomain, measured: TableDomain, counts: dict) -> tuple:
+    """What the note on places and steps reads: a column past another as its own numbers, not its gap, since its
+    declared places and step round the column itself (:func:`~.decoding.derived_values`); the other columns as
+    measured, with the cells already counted."""
+    gaps = declared.gaps
+    if not gaps:
+        return raw, measured, counts
+    own = {n: replace(c, derived=None) for n, c in gaps.items()}
+    counted = {k: v for k, v in counts.items() if k not in own}
+    return raw, replace(measured, columns={**measured.columns, **own}), counted
+
+
 def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
     """Every check of this module, for the command line's ``check-declaration`` and the app's gates alike; a column
     computed from another one (``derived``) is never read by a release, so its cells are not checked, and a column
     declared past another is checked as its gap (:mod:`.gaps`)."""
     declared, domain = domain, domain.measured()
-    data = with_gaps(data, declared)  # a column past another is read as its gap, as a release reads it
+    raw, data = data, with_gaps(data, declared)  # a column past another is read as its gap, as a release reads it
     counts: dict = {}  # each column's distinct cells, counted once for the checks that read them
     fits = _fits(data, domain, None, counts)  # each column's filled, unread and changed cells, once for two checks
     missing, how = misfit_columns(data, domain, fits)
@@ -411,7 +423,7 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         renamed_cells(data, domain, counts),
         said(changed_columns(data, domain, fits, counts)),
         note_rows(data, domain),
-        coarse_columns(data, domain, counts),
+        coarse_columns(*_as_written(raw, declared, domain, counts)),
         said(changed_columns(data, domain, fits, counts, mostly=True)),
         empty_in_required(data, domain),
         banded_columns(data, declared),

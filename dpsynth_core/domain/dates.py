@@ -344,13 +344,14 @@ class DateTimeDomain(DateDomain):
             out["step"] = self.step
         return out
 
-    def on_multiples(self, values: np.ndarray) -> np.ndarray:
+    def on_multiples(self, values: np.ndarray, least=None) -> np.ndarray:
         """``values`` (steps since 1970-01-01 00:00, or midnight) on every ``multiple_of``-th step: half-hourly
-        readings kept to the minute come out at :00 and :30 (public, post-processing); special moments exact."""
+        readings kept to the minute come out at :00 and :30 (public, post-processing); special moments exact; none
+        rounded below ``least`` where given (:meth:`RangeDomain.on_multiples`)."""
         if self.multiple_of is None:
             return values
         special = [self.number(v) for v in self.special]
-        return on_multiples(values, self.multiple_of, *self._multiples_range(), special).astype(np.int64)
+        return on_multiples(values, self.multiple_of, *self._multiples_range(), special, least).astype(np.int64)
 
     def _multiples_range(self) -> tuple:
         return self.number(self.min), self.number(self.max)

@@ -21,17 +21,26 @@ def multiples_in(step: float, low: float, high: float) -> tuple[float, float] | 
     return float(_tidy(first, step)), float(_tidy(last, step))
 
 
-def on_multiples(values: np.ndarray, step: float, low: float, high: float, special=()) -> np.ndarray:
+def on_multiples(values: np.ndarray, step: float, low: float, high: float, special=(), least=None) -> np.ndarray:
     """``values`` rounded to the nearest multiple of ``step`` inside ``low..high`` (the nearest one there where the
-    rounding would pass an end), the declared ``special`` values exact.
+    rounding would pass an end), the declared ``special`` values exact. ``least`` (an array beside ``values``, NaN
+    where none): where the nearest multiple lies below it, the first multiple at or above it, as far as ``high``
+    allows (an end drawn past its start by a least gap stays past it when rounded).
 
     >>> on_multiples(np.array([3.9, 126.0, 137.6, 251.0, 999.0]), 25, 0, 300, special=(999,)).tolist()
     [0.0, 125.0, 150.0, 250.0, 999.0]
     >>> on_multiples(np.array([0.74, 1.3, 3.81]), 0.5, 0.2, 3.9).tolist()
     [0.5, 1.5, 3.5]
+    >>> ends, least = np.array([1340.0, 1340.0, 5000.0]), np.array([1200.0, np.nan, 5100.0])
+    >>> on_multiples(ends, 1000, 0, 5000, least=least).tolist()
+    [2000.0, 1000.0, 5000.0]
     """
     first, last = multiples_in(step, low, high)
     rounded = np.clip(np.round(np.asarray(values, dtype=float) / step) * step, first, last)
+    if least is not None:
+        least = np.asarray(least, dtype=float)
+        above = np.clip(np.ceil(np.nan_to_num(least, nan=first) / step - 1e-9) * step, first, last)
+        rounded = np.where(rounded < least, above, rounded)
     rounded = _tidy(rounded, step)
     return np.where(np.isin(values, np.asarray(special, dtype=float)), values, rounded)
 

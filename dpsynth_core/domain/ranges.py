@@ -201,21 +201,21 @@ class RangeDomain(ColumnDomain):
     def describe(self) -> str:
         if self.min is None or self.max is None:
             return self._bounds_missing_words()
-        if self.derived is not None:  # computed or drawn past another: its rule, not bins
-            return self._range_words() + self._derived_words()
-        special = f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else ""
-        if self.multiple_of is not None:
-            special += f"; synthetic values rounded to {self._multiples_words()}"
+        stepped = f"; synthetic values rounded to {self._multiples_words()}" if self.multiple_of is not None else ""
+        if self.derived is not None:  # computed or drawn past another: its rule, not bins (and its step)
+            return self._range_words() + self._derived_words() + stepped
+        special = (f"; {', '.join(self._shown(v) for v in self.special)} kept exact" if self.special else "") + stepped
         if self.adaptive:  # the default method's bound
             fitted = f"in up to {self.most_bins()} bins fitted to the data with DP when released"
             return f"{self._range_words()}, {fitted}{special}"
         return f"{self._range_words()}{self._bins_words()}{special}"
 
-    def on_multiples(self, values: np.ndarray) -> np.ndarray:
-        """``values`` on the multiples of :attr:`multiple_of` in the range (:func:`.multiples.on_multiples`)."""
+    def on_multiples(self, values: np.ndarray, least=None) -> np.ndarray:
+        """``values`` on the multiples of :attr:`multiple_of` in the range (:func:`.multiples.on_multiples`), none
+        rounded below ``least`` where given (a column past another: its source's value plus the least gap)."""
         if self.multiple_of is None:
             return values
-        out = on_multiples(values, self.multiple_of, *self._multiples_range(), self.special)
+        out = on_multiples(values, self.multiple_of, *self._multiples_range(), self.special, least)
         return out.astype(values.dtype) if values.dtype.kind in "iu" else out
 
     def _multiples_range(self) -> tuple:  # in the units ``multiple_of`` counts (a date and time's: its steps)

@@ -97,7 +97,7 @@ class TableDomain:
         if not derived:
             return self
         columns = {
-            n: (_gap_domain(c) if c.derived.gap else DropDomain(n)) if n in derived else c
+            n: (gap_domain(c) if c.derived.gap else DropDomain(n)) if n in derived else c
             for n, c in self.columns.items()
         }
         return replace(self, columns=columns)
@@ -275,7 +275,7 @@ def as_table_domain(domain) -> TableDomain:
     raise DomainError(f"domain must be a TableDomain, a dict or a path, got {type(domain).__name__}")
 
 
-def _gap_domain(column: ColumnDomain) -> ColumnDomain:
+def gap_domain(column: ColumnDomain) -> ColumnDomain:
     """What a release measures in a gap column's place (:attr:`TableDomain.gaps`): the whole numbers (days for a
     date, its steps for a date and time) or the real numbers from its least to its most gap, missing where the column
     may be."""

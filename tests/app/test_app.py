@@ -2348,8 +2348,9 @@ def test_a_date_past_another_is_declared_on_the_domain_page_and_never_comes_befo
 
 def test_a_maximum_past_its_minimum_is_declared_on_the_domain_page_and_never_comes_below_it():
     """MASS's cpus: the Preview's check names the maximum channels at least the minimum; chosen on the Domain page as
-    0 to 256 above it, it is said so, its bins' widgets gone, and no synthetic machine has fewer maximum channels than
-    minimum (measured apart, dozens did: tests/core/data/test_gaps.py)."""
+    0 to 256 above it, it is said so, its bins' widgets gone but its step kept, and no synthetic machine has fewer
+    maximum channels than minimum (measured apart, dozens did: tests/core/data/test_gaps.py), nor an odd number when
+    declared in steps of 2."""
     raw = shared_path("cpus.csv").read_bytes()
     spec = complete_domain("cpus")
     at = _load_declaration(_upload(_app().run(), "cpus.csv", raw), spec)
@@ -2372,10 +2373,13 @@ def test_a_maximum_past_its_minimum_is_declared_on_the_domain_page_and_never_com
     assert not at.exception
     assert at.session_state["declaration"]["columns"]["chmax"]["derived"] == {"from": "chmin", "gap": [0, 256]}
     assert any("drawn as 'chmin' plus 0 to 256" in c.value for c in at.caption)
+    at.number_input(key=f"{prefix}_multiple_of").set_value(2).run()  # its step, still offered past another
+    assert at.session_state["declaration"]["columns"]["chmax"]["multiple_of"] == 2
     at = _generate(at)
     out = at.session_state["releases"][at.session_state["current_release"]]["data"]
     low, high = (pd.to_numeric(out[c]) for c in ("chmin", "chmax"))
     assert high.notna().sum() > 150 and (high >= low).where(high.notna(), True).all()
+    assert (high.dropna() % 2 == 0).all()
 
 
 def test_a_year_of_a_date_is_declared_on_the_domain_page_and_agrees_with_it():

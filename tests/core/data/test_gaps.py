@@ -286,3 +286,41 @@ def test_a_number_declared_past_another_is_told_nothing_when_the_check_reads_its
     ]
     spec["columns"]["high"]["derived"] = {"from": "low", "gap": [0, 30]}
     assert fit_notes(frame, TableDomain.from_json(spec)).banded == []
+
+
+def test_a_column_past_another_comes_out_on_its_declared_step_and_never_below_its_least():
+    """cpus's memory sizes: the maximum declared past the minimum and in steps of 1,000, the minimum too (as a
+    publisher following the check's advice would). The step was ignored on the column past another (its values came
+    out as 4340 and 7859: measured as a gap, drawn as the minimum plus it, never rounded); now every maximum is a
+    multiple of 1,000 and at least its minimum plus the least gap, 2,000, at four seeds."""
+    from dpsynth_core import synthesize
+    from tests.conftest import complete_domain, shared_path
+
+    frame = pd.read_csv(shared_path("cpus.csv"), dtype=str, keep_default_na=False)
+    spec = complete_domain("cpus")
+    spec["columns"]["mmin"]["multiple_of"] = 1000
+    spec["columns"]["mmax"].update(multiple_of=1000, derived={"from": "mmin", "gap": [2000, 65536]})
+    said = TableDomain.from_json(spec).columns["mmax"].describe()
+    assert said.endswith("; synthetic values rounded to multiples of 1000"), said
+    for seed in range(4):
+        out = synthesize(frame, spec, 1.0, random_state=seed).data
+        low, high = pd.to_numeric(out["mmin"]), pd.to_numeric(out["mmax"])
+        assert (high % 1000 == 0).all() and (high >= low + 2000).all() and high.max() <= 65536
+
+
+def test_the_check_reads_a_column_past_another_as_its_own_numbers_for_its_places_and_step():
+    """A high in steps of 500 past a low in single units: the gaps are in no step, the highs in steps of 500. The
+    note on steps read the gap (told nothing, or a step the column does not have); it reads the column, whose step
+    the declaration rounds."""
+    low = [str(i % 7 + 1) for i in range(60)]
+    frame = pd.DataFrame({"low": low, "high": [str(500 * (i % 4 + 1)) for i in range(60)]})
+    spec = {
+        "columns": {
+            "low": {"type": "integer", "min": 0, "max": 10},
+            "high": {"type": "integer", "min": 0, "max": 5000, "derived": {"from": "low", "gap": [0, 5000]}},
+        }
+    }
+    assert fit_notes(frame, TableDomain.from_json(spec)).decimals == [
+        "Column 'high': all 60 of its numbers are multiples of 500."
+    ]
+    assert with_gaps(frame, TableDomain.from_json(spec))["high"].iloc[0] == 499  # what it read before
