@@ -139,6 +139,11 @@ class DerivedRule:
         """What makes the rule unusable for ``column`` (its declared domain), among the table's ``kept`` columns
         (name -> declared domain; a source not among them is not declared or not kept)."""
         name, values = column.name, getattr(column, "values", ())
+        unused = [k for k in ("edges", *getattr(column, "bin_keys", ())) if getattr(column, k, None) is not None]
+        unused += ["special"] * bool(getattr(column, "special", ()))
+        if unused:  # a range column's own bins: a rule's column is never binned (a gap is binned as the gap)
+            keys = " and ".join(f"'{k}'" for k in unused)
+            return [f"column '{name}' is computed by its rule, so its bins and exact values go unused: remove {keys}"]
         if self.gap or column.kind in DATE_KINDS:
             return self._gap_problems(column, kept)
         if self.part:

@@ -258,3 +258,25 @@ def test_a_date_part_round_trips_says_itself_and_is_never_measured():
     spec["columns"]["year"] = {"type": "float", "min": 0, "max": 3000, "derived": {"from": "stintrvw", "part": "year"}}
     with pytest.raises(DomainError, match="which needs a whole-number column"):
         TableDomain.from_json(spec).validate()
+
+
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"edges": [0, 10, 20]}, "'edges'"),
+        ({"bin_width": 5}, "'bin_width'"),
+        ({"special": [99]}, "'special'"),
+        ({"edges": [0, 10], "special": [30]}, "'edges' and 'special'"),
+    ],
+)
+def test_a_computed_column_declaring_its_own_bins_is_refused_naming_them(change, key):
+    """A column computed by its rule (the survey's sum of its three questions) is never binned nor measured, so bins
+    or exact values declared on it went unused without a word; now they are refused in one line naming them. A
+    step, which rounds its values, stays (tests/core/data/test_gaps.py)."""
+    spec = _ess()
+    spec["columns"]["immigsent"].update(change)
+    with pytest.raises(DomainError, match="is computed by its rule, so its bins and exact values go unused") as raised:
+        TableDomain.from_json(spec).validate()
+    assert str(raised.value).endswith(f"remove {key}")
+    spec["columns"]["immigsent"] = {**_ess()["columns"]["immigsent"], "multiple_of": 3}
+    TableDomain.from_json(spec).validate()
