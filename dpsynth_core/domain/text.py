@@ -86,6 +86,12 @@ class TextDomain(ColumnDomain):
             ]
         if self.generator not in TEXT_GENERATORS:
             return [f"column '{self.name}': generator ({self.generator!r}) must be one of {', '.join(TEXT_GENERATORS)}"]
+        unread = self._unread_keys()
+        if unread:
+            return [
+                f"column '{self.name}': the generator '{self.generator}' reads no {' or '.join(unread)}: remove "
+                "it ('letters' reads max_length and alphabet, 'digits' length, 'any' size)"
+            ]
         if self.generator == "letters":
             if not self.max_length or self.max_length < 1:
                 return [f"column '{self.name}': 'letters' needs max_length >= 1"]
@@ -103,6 +109,17 @@ class TextDomain(ColumnDomain):
                 f"{_power_of_ten(constraints.MAX_TEXT_DOMAIN_SIZE)}; declare {self._fitting_words()}"
             ]
         return []
+
+    def _unread_keys(self) -> list[str]:
+        """The keys declared for another generator than this column's, which it would leave unread."""
+        read = {"letters": ("max_length", "alphabet"), "digits": ("length",), "any": ("size",)}.get(self.generator, ())
+        declared = {
+            "max_length": self.max_length is not None,
+            "alphabet": self.alphabet != DEFAULT_ALPHABET,
+            "length": self.length is not None,
+            "size": self.declared_size is not None,
+        }
+        return [f"'{key}'" for key, given in declared.items() if given and key not in read]
 
     def _fitting_words(self) -> str:
         """What a declaration of this generator within :data:`~dpsynth_core.constraints.MAX_TEXT_DOMAIN_SIZE` is."""

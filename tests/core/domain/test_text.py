@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from dpsynth_core.data.encoding import encode_column
-from dpsynth_core.domain import TextDomain
+from dpsynth_core.domain import TableDomain, TextDomain
+from dpsynth_core.errors import DomainError
 
 GENERATORS = {
     "letters": TextDomain(name="t", generator="letters", max_length=4, alphabet="abc"),
@@ -143,3 +144,25 @@ def test_a_text_domain_too_large_says_how_large_and_the_longest_length_that_fits
     assert not TableDomain.from_json({"columns": {"c": {**spec, "max_length": 70}}}).problems()
     [said] = TableDomain.from_json({"columns": {"c": {**spec, "max_length": 71}}}).problems()
     assert "more than 10^100; declare a longest length of at most 70" in said
+
+
+@pytest.mark.parametrize(
+    "declared, unread",
+    [
+        ({"generator": "digits", "length": 5, "alphabet": "abcdef"}, "'alphabet'"),
+        ({"generator": "any", "size": 100, "max_length": 12}, "'max_length'"),
+        ({"generator": "english_word", "length": 5}, "'length'"),
+        ({"generator": "letters", "max_length": 12, "size": 100}, "'size'"),
+        ({"generator": "word_pair", "max_length": 3, "size": 9}, "'max_length' or 'size'"),
+    ],
+)
+def test_a_key_its_generator_does_not_read_is_refused_in_one_line(declared, unread):
+    """A key for another generator (a code of 5 digits given an alphabet, pseudonyms a longest length) went unread
+    without a word, the publisher's intent lost; now it is refused naming the key and which generator reads what."""
+    with pytest.raises(DomainError) as raised:
+        TableDomain.from_json({"columns": {"code": {"type": "text", **declared}}}).validate()
+    said = str(raised.value)
+    assert f"the generator '{declared['generator']}' reads no {unread}: remove it" in said
+    assert "'letters' reads max_length and alphabet, 'digits' length, 'any' size" in said
+    kept = {k: v for k, v in declared.items() if k not in unread}
+    TableDomain.from_json({"columns": {"code": {"type": "text", **kept}}}).validate()
