@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
@@ -96,7 +97,7 @@ class TextDomain(ColumnDomain):
             if not self.max_length or self.max_length < 1:
                 return [f"column '{self.name}': 'letters' needs max_length >= 1"]
             if not self.alphabet or len(set(self.alphabet)) != len(self.alphabet):
-                return [f"column '{self.name}': the alphabet must be non-empty without repeats"]
+                return [self._alphabet_problem()]
         if self.generator == "digits" and (not self.length or self.length < 1):
             return [f"column '{self.name}': 'digits' needs length >= 1"]
         if self.generator == "any" and (not self.declared_size or self.declared_size < 1):
@@ -109,6 +110,19 @@ class TextDomain(ColumnDomain):
                 f"{_power_of_ten(constraints.MAX_TEXT_DOMAIN_SIZE)}; declare {self._fitting_words()}"
             ]
         return []
+
+    def _alphabet_problem(self) -> str:
+        """Why the allowed characters are refused: none, or some given twice (words typed where characters are
+        asked, "letters (small and capital)", repeat their letters), named."""
+        how = (
+            "type each allowed character once (a-z stands for every small letter, A-Z every capital, 0-9 every "
+            "digit), or choose one of the sets offered"
+        )
+        if not self.alphabet:
+            return f"column '{self.name}': no characters are allowed: {how}"
+        twice = [repr(c) for c, n in Counter(self.alphabet).items() if n > 1]
+        more = f" and {len(twice) - 5} more" if len(twice) > 5 else ""
+        return f"column '{self.name}': the allowed characters repeat {', '.join(twice[:5])}{more}: {how}"
 
     def _unread_keys(self) -> list[str]:
         """The keys declared for another generator than this column's, which it would leave unread."""

@@ -126,7 +126,14 @@ def test_a_typed_range_of_characters_allows_each_character_in_it():
     wide = column_from_json("w", {"type": "text", "generator": "letters", "max_length": 3, "alphabet": "a-c0-2 -'"})
     assert wide.alphabet == "abc012 -'" and wide.to_json()["alphabet"] == "abc012 -'"
     repeated = TextDomain(name="t", generator="letters", max_length=2, alphabet="a-cA-Ca")  # a twice: refused
-    assert repeated.alphabet == "abcABCa" and "without repeats" in repeated.problems()[0]
+    assert repeated.alphabet == "abcABCa"
+    assert repeated.problems()[0].startswith("column 't': the allowed characters repeat 'a': type each allowed")
+    typed = TextDomain(name="t", generator="letters", max_length=9, alphabet="letters (small and capital)")
+    assert typed.problems() == [  # words typed where characters are asked, as a newcomer did in Chromium
+        "column 't': the allowed characters repeat 'l', 'e', 't', 's', ' ' and 1 more: type each allowed character "
+        "once (a-z stands for every small letter, A-Z every capital, 0-9 every digit), or choose one of the sets "
+        "offered"
+    ]
 
 
 def test_a_text_domain_too_large_says_how_large_and_the_longest_length_that_fits():
