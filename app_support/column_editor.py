@@ -63,6 +63,13 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
         )
 
 
+def _named_preset(state_key: str, choices: dict) -> None:
+    """A preset's words typed in its box stand for the preset (:func:`~dpsynth_core.domain.editing.named_choice`)."""
+    named = editing.named_choice(st.session_state[state_key], choices)
+    if named is not None:
+        st.session_state[state_key] = named
+
+
 def _widget(place, prefix: str, kind, key, spec: dict):
     """One key's widget, as its statement describes it; returns the value given (None: not given)."""
     declared = spec.get(key.name, key.default) if spec.get("type") == kind.name else key.default
@@ -97,6 +104,8 @@ def _widget(place, prefix: str, kind, key, spec: dict):
             list(dict.fromkeys([*key.choices, *([chosen] if chosen else [])])),
             format_func=lambda v: key.choices.get(v, v),
             accept_new_options=True,
+            on_change=_named_preset,
+            args=(common["key"], key.choices),
             **common,
         )
     if key.widget == "numbers":

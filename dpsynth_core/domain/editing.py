@@ -226,3 +226,26 @@ def with_person(declaration: dict, column: str | None, max_rows: int = 1, name: 
     if ignore_case:
         unit["ignore_case"] = True
     return declaration if declaration.get("person") == unit else {**declaration, "person": unit}
+
+
+def named_choice(typed, choices: dict) -> str | None:
+    """The one preset of ``choices`` (value -> its words) whose words begin with ``typed``, in any case and up to a
+    word's end, where ``typed`` repeats a character and so cannot be a set of characters itself: words typed into a
+    box of allowed characters, as a newcomer did ("letters (small and capital)" took its own letters). None
+    otherwise, and the typed text stands (its check names the repeats).
+
+    >>> from dpsynth_core.domain.kinds import ALPHABETS, WIDE_ALPHABET
+    >>> named_choice("Letters  (small and capital)", ALPHABETS) == WIDE_ALPHABET
+    True
+    >>> named_choice("small letters", ALPHABETS), named_choice("abc", ALPHABETS), named_choice("lett", ALPHABETS)
+    ('abcdefghijklmnopqrstuvwxyz', None, None)
+    """
+    text = " ".join(str(typed or "").split()).lower()
+    if len(text) < 3 or len(set(text)) == len(text):
+        return None
+    found = [
+        value
+        for value, words in choices.items()
+        if words.lower().startswith(text) and not words[len(text) : len(text) + 1].isalnum()
+    ]
+    return found[0] if len(found) == 1 else None

@@ -482,3 +482,38 @@ def test_after_a_server_restart_a_draw_resumes_and_an_upload_is_asked_for_again(
         uploaded.close()
     finally:
         server.stop()
+
+
+def test_a_sets_words_typed_in_the_box_of_allowed_characters_name_that_set(server, browser, tmp_path):
+    """A newcomer in Chromium typed the words of a set of allowed characters, 'letters (small and capital)', into
+    its box and pressed Enter: the box took the typed words as the characters (each letter of them), refused for
+    their repeats. Typed words that begin one set's name, and repeat a character, now stand for that set."""
+    path = tmp_path / "chips.csv"
+    path.write_text("codename,cores\n" + "".join(f"Zen {i % 3},{i % 8 + 1}\n" for i in range(40)))
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page.set_default_timeout(30_000)
+    page.goto(f"{server.url}/Data")
+    page.get_by_role("heading", name="1. Data").wait_for()
+    page.get_by_text("My own file").click()
+    page.locator("input[type='file']").set_input_files(str(path))
+    page.get_by_text("Read chips.csv").wait_for()
+    _go(page, "Next: declare each column's domain", "2. Domain")
+    column = page.locator("[data-testid='stExpander']").filter(has_text="codename:").first
+
+    def choose(label: str, typed: str) -> None:
+        box = column.locator("[data-testid='stSelectbox']").filter(has_text=label).first.get_by_role("combobox")
+        box.click()
+        box.fill(typed)
+        page.wait_for_timeout(300)
+        box.press("Enter")
+        _idle(page)
+
+    choose("What kind of values?", "Free text or codes")
+    choose("Which values are possible?", "Any string of letters up to a length")
+    choose("Allowed characters", "letters (small and capital)")
+    column = page.locator("[data-testid='stExpander']").filter(has_text="codename:").first
+    said = column.inner_text()
+    assert "among letters (small and capital), digits, spaces, hyphens and apostrophes" in said, said
+    assert "repeat" not in said
+    _no_exception(page)
+    page.close()
