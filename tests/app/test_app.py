@@ -1551,13 +1551,7 @@ def test_a_string_of_letters_allows_a_named_set_of_characters_or_one_typed_in():
     allowed = at.selectbox(key=f"domain_v{version}_3_alphabet")
     assert allowed.value == "0123456789ABCDEF" and allowed.options[-1] == "0123456789ABCDEF"
     assert at.session_state["declaration"]["columns"]["notes"]["alphabet"] == "0123456789ABCDEF"
-    # a set's words typed in its box, as a newcomer did in Chromium (their letters taken as the set, refused):
-    # the set they name
-    at.selectbox(key=f"domain_v{version}_3_alphabet").set_value("letters (small and capital)").run()
-    assert at.session_state["declaration"]["columns"]["notes"]["alphabet"] == WIDE_ALPHABET
-    assert at.selectbox(key=f"domain_v{version}_3_alphabet").value == WIDE_ALPHABET
-    at.selectbox(key=f"domain_v{version}_3_alphabet").set_value("letters and digits").run()  # no set's words
-    assert any("the allowed characters repeat 'e', 't', 's', ' ', 'd'" in w.value for w in at.warning)
+    # a set's words typed in its box: tests/app/test_browser.py (AppTest cannot type a new option)
 
 
 def test_the_domain_and_privacy_pages_say_what_free_text_will_become():
