@@ -284,6 +284,12 @@ def test_a_persons_name_is_dropped_however_the_file_parts_it():
     assert (
         template_for("number_of_accounts") == {"type": "integer", "min": 0} and template_for("week_number")["max"] == 53
     )
+    # a web address, a record's own page (openintro's duke_forest: each house's listing; 538's avengers: each
+    # character's wiki page), however it is named; a count of links or a URL's parts are not one
+    for name in ("url", "URL", "source_url", "website", "web_site", "homepage", "webpage", "image_urls"):
+        assert template_for(name) == {"type": "drop"}, name
+    for name in ("url_count", "curly", "inlinks", "purl_length"):
+        assert template_for(name) != {"type": "drop"}, name
     # an address however it is glued (the Guardian's police killings file: streetaddress)
     for name in ("streetaddress", "StreetAddress", "home_address", "ipaddress", "email_addresses"):
         assert template_for(name) == {"type": "drop"}, name
