@@ -439,9 +439,7 @@ def template_from_codebook(name: str, entry: dict) -> dict:
 
 def codebook_words(entry: dict) -> str:
     """What a column's declaration took from the file's codebook, in a few words (the Domain page's mark)."""
-    parts = []
-    if entry.get("label"):
-        parts.append(f"label '{entry['label']}'")
+    parts = [f"label '{entry['label']}'"] if entry.get("label") else []
     if entry.get("value_labels"):
         parts.append(f"{len(entry['value_labels']):,} value labels")
     if entry.get("missing"):
