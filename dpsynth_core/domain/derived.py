@@ -261,13 +261,18 @@ class DerivedRule:
         return self._gap_range_problems(column, source, said)
 
     def _gap_range_problems(self, column, source, said: str) -> list[str]:
-        """A gap's range check: the column's range reaches its source's, or a draw of the source past the column's
-        last value would put the column (clamped to its range) before it (a day's high declared up to 1,500 past its
-        low declared up to 10,000: synthetic highs below their lows)."""
-        end, last = column.max, source.max
-        if end is None or last is None or last <= end:
-            return []
+        """A gap's range check: the column's range reaches its source's plus the least gap, or a draw of the source
+        past the column's last value less that gap would put the column (clamped to its range) before it, or nearer
+        than the least (a day's high declared up to 1,500 past its low declared up to 10,000: synthetic highs below
+        their lows; an end at least a day after its start, both declared to the same last day)."""
+        end, last, least = column.max, source.max, max(self.gap[0], 0)
         dated = column.kind in DATE_KINDS
+
+        def past(value, by):  # a value plus a gap (days for dates)
+            return value + pd.Timedelta(days=by).to_pytimedelta() if dated else value + by
+
+        if end is None or last is None or past(last, least) <= end:
+            return []
         after, before, more, less = (
             ("after", "before", "later", "earlier") if dated else ("above", "below", "more", "less")
         )
@@ -275,11 +280,13 @@ class DerivedRule:
         def text(value) -> str:
             return str(value)[:16] if dated else value_text(value, 15)
 
+        gap = f"{value_text(least, 15)}{' day' + 's' * (least != 1) if dated else ''}"
+        said, near = (f"{said} by at least {gap}", f"less than {gap} past it") if least else (said, f"{before} it")
         return [
             f"{said}, yet its range ends at {text(end)} and '{self.source}''s at {text(last)}: a synthetic "
-            f"'{self.source}' {after} {text(end)} would come out with '{column.name}' {before} it (clamped to its "
-            f"range); end '{column.name}''s range at {text(last)} or {more}, or '{self.source}''s at {text(end)} or "
-            f"{less}"
+            f"'{self.source}' {after} {text(past(end, -least))} would come out with '{column.name}' {near} (clamped "
+            f"to its range); end '{column.name}''s range at {text(past(last, least))} or {more}, or "
+            f"'{self.source}''s at {text(past(end, -least))} or {less}"
         ]
 
     def describe(self, kind: str = "") -> str:

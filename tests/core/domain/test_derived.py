@@ -224,6 +224,29 @@ def test_a_gap_whose_range_ends_before_its_sources_is_refused_naming_both_ends()
         TableDomain.from_json(ess).validate()
 
 
+def test_a_least_gap_the_ranges_leave_no_room_for_is_refused_naming_the_ends_that_hold():
+    """An end at least a day after its start, both declared to the same last day: a start drawn on that day came
+    out with its end clamped onto it, in order but nearer than the least the rule declares. Refused, naming the ends
+    that would hold (for dates and numbers); a least of 0, or the column's range reaching one day further, holds."""
+    day = {"type": "date", "min": "2020-01-01", "max": "2020-12-31"}
+    spec = {"columns": {"start": dict(day), "end": {**day, "derived": {"from": "start", "gap": [1, 30]}}}}
+    with pytest.raises(DomainError) as raised:
+        TableDomain.from_json(spec).validate()
+    assert str(raised.value) == (
+        "column 'end' lies past 'start' by at least 1 day, yet its range ends at 2020-12-31 and 'start''s at "
+        "2020-12-31: a synthetic 'start' after 2020-12-30 would come out with 'end' less than 1 day past it "
+        "(clamped to its range); end 'end''s range at 2021-01-01 or later, or 'start''s at 2020-12-30 or earlier"
+    )
+    spec["columns"]["end"]["max"] = "2021-01-01"
+    TableDomain.from_json(spec).validate()
+    spec["columns"]["end"] |= {"max": "2020-12-31", "derived": {"from": "start", "gap": [0, 30]}}
+    TableDomain.from_json(spec).validate()
+    number = {"type": "integer", "min": 0, "max": 100}
+    spec = {"columns": {"low": dict(number), "high": {**number, "derived": {"from": "low", "gap": [2, 50]}}}}
+    with pytest.raises(DomainError, match="end 'high''s range at 102 or more, or 'low''s at 98 or less"):
+        TableDomain.from_json(spec).validate()
+
+
 def test_a_chain_of_gaps_is_accepted_and_a_cycle_refused():
     """A date past a date past another (a jail exit past its entry past the offence) is accepted; two dates each
     declared past the other are refused, since neither would be measured as itself."""
