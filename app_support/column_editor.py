@@ -213,16 +213,21 @@ def todo_toggle(place, to_declare: bool) -> bool:
 def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict | None:
     """ "Declare several columns alike": one declared column's declaration given to the columns chosen, or to
     every column found by the page's search (a survey's questions that share one scale, such as 1 to 4 from
-    "Very important" to "Not at all important", declared once). The column to copy starts as the first declared
-    one the search names (``Q2_`` finds ``Q2_1`` once it is declared), and is said with its declaration, so the
-    copy is never a surprise. Returns the new declaration when applied."""
+    "Very important" to "Not at all important", declared once). The column to copy starts as the one the publisher
+    has just declared (a newcomer declared A1 of 25 items and gave "the column to copy" to the other 24: it was still
+    gender, declared by its name before A1, and the items became Female or Male), else the first declared one the
+    search names (``Q2_`` finds ``Q2_1`` once it is declared), and is said with its declaration, so the copy is
+    never a surprise. Returns the new declaration when applied."""
     declared = [name for name in specs if name in complete and specs[name].get("type") != "drop"]
     if not declared:
         return None
     ss, words = st.session_state, st.session_state.get("domain_find", "")
-    if ss.get("domain_alike_words") != words or ss.get("domain_alike_source") not in declared:
-        ss["domain_alike_words"] = words  # a new search: the first declared column it names, else the first
-        ss["domain_alike_source"] = (editing.find_columns({n: specs[n] for n in declared}, words) or declared)[0]
+    fresh = [name for name in declared if name not in ss.get("domain_alike_declared", declared)]
+    ss["domain_alike_declared"] = declared
+    if fresh or ss.get("domain_alike_words") != words or ss.get("domain_alike_source") not in declared:
+        ss["domain_alike_words"] = words  # just declared, or a new search: the first it names, else the first
+        pool = fresh or declared
+        ss["domain_alike_source"] = (editing.find_columns({n: specs[n] for n in pool}, words) or pool)[0]
     with st.expander("Declare several columns alike (questions that share one scale or coding)"):
         done = ss.pop("domain_alike_done", None)
         if done:
@@ -239,14 +244,17 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
         rest = [name for name in found if name != source]
         b1, b2 = st.columns(2)
         chosen = b1.button(
-            f"Apply to the {counted(len(names), 'column')} chosen", key="domain_alike_apply", disabled=not names
+            f"Give {literal(source)}'s declaration to the {counted(len(names), 'column')} chosen",
+            key="domain_alike_apply",
+            disabled=not names,
         )
         everyone = len(rest) < len(specs) - 1 and b2.button(
-            f"Apply to the {counted(len(rest), 'other column')} found", key="domain_alike_found", disabled=not rest
+            f"Give it to the {counted(len(rest), 'other column')} found", key="domain_alike_found", disabled=not rest
         )
     given = names if chosen else rest if everyone else []
     if not given:
         return None
     shown = ", ".join(literal(n) for n in given[:10]) + (f" and {len(given) - 10:,} more" if len(given) > 10 else "")
     ss["domain_alike_done"] = f"{literal(source)}'s declaration given to {counted(len(given), 'column')}: {shown}."
+    ss["domain_alike_declared"] = [*declared, *given]  # its copies are not just declared: the column copied stays
     return editing.declare_alike(declaration, source, given, list(specs))

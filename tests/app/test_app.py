@@ -1788,6 +1788,30 @@ def test_a_surveys_questions_on_one_scale_are_declared_alike_once():
     assert columns["x00"] == {"type": "text"} and not at.exception
 
 
+def test_the_column_to_copy_starts_as_the_one_just_declared():
+    """psych's bfi, walked as a newcomer in Chromium: 25 items on a 1-6 scale, gender and age declared by their names.
+    The first item declared by hand, "Declare several columns alike" offered gender as the column to copy (the first
+    declared when the page opened), and the 24 other items became Female or Male: all missing in the release. The
+    column just declared is offered; once given, its copies do not take its place."""
+    names = [f"{trait}{i}" for trait in "ACENO" for i in range(1, 6)] + ["gender", "education", "age"]
+    raw = f"{','.join(names)}\n{','.join(['1'] * len(names))}\n".encode()
+    at = _visit(_upload(_app().run(), "bfi.csv", raw), "app_pages/2_Domain.py")
+    assert at.selectbox(key="domain_alike_source").value == "gender"  # declared by its name: the only one yet
+    at = _opened(at)
+    version = at.session_state["declaration_version"]
+    at.selectbox(key=f"domain_v{version}_0_kind").set_value("integer").run()
+    at.number_input(key=f"domain_v{version}_0_min").set_value(1).run()
+    at.number_input(key=f"domain_v{version}_0_max").set_value(6).run()
+    assert at.session_state["declaration"]["columns"]["A1"] == {"type": "integer", "min": 1, "max": 6}
+    assert at.selectbox(key="domain_alike_source").value == "A1"
+    assert any("A1 is declared as whole numbers from 1 to 6" in c.value for c in at.caption)
+    at.multiselect(key="domain_alike_targets").set_value(names[1:25]).run()
+    at.button(key="domain_alike_apply").click().run()
+    columns = at.session_state["declaration"]["columns"]
+    assert all(columns[n] == {"type": "integer", "min": 1, "max": 6} for n in names[:25]), columns
+    assert at.selectbox(key="domain_alike_source").value == "A1" and not at.exception
+
+
 @pytest.mark.parametrize(
     "cells, written, words",
     [
