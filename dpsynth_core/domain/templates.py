@@ -50,7 +50,7 @@ _RULES = [
         # a document's or an account's number (Seattle's pet licenses: license_number; account_no, policy_nr)
         r"|(^|_)(license|licence|account|acct|policy|passport|serial|invoice|order|ticket|membership|registration"
         r"|badge|permit|plate|loan|card|contract|transaction|booking|reservation|receipt)_?(number|no|num|nr)$"
-        r"|(^|_)(url|uri|web_?site|web_?page|home_?page)s?$",  # a web address: a record's own page names it
+        r"|(^|_)(url|web_?site|web_?page|home_?page)s?$",  # a web address: a record's own page names it
         {"type": "drop"},
     ),
     # a header cell left empty (named by its position, :func:`dpsynth_core.data.header_names.name_columns`): a row index

@@ -288,7 +288,7 @@ def test_a_persons_name_is_dropped_however_the_file_parts_it():
     # character's wiki page), however it is named; a count of links or a URL's parts are not one
     for name in ("url", "URL", "source_url", "website", "web_site", "homepage", "webpage", "image_urls"):
         assert template_for(name) == {"type": "drop"}, name
-    for name in ("url_count", "curly", "inlinks", "purl_length"):
+    for name in ("url_count", "curly", "inlinks", "purl_length", "uri"):  # URI: an upper respiratory infection
         assert template_for(name) != {"type": "drop"}, name
     # an address however it is glued (the Guardian's police killings file: streetaddress)
     for name in ("streetaddress", "StreetAddress", "home_address", "ipaddress", "email_addresses"):
