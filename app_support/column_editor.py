@@ -217,11 +217,14 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
     has just declared (a newcomer declared A1 of 25 items and gave "the column to copy" to the other 24: it was still
     gender, declared by its name before A1, and the items became Female or Male), else the first declared one the
     search names (``Q2_`` finds ``Q2_1`` once it is declared), and is said with its declaration, so the copy is
-    never a surprise. Returns the new declaration when applied."""
+    never a surprise; once given, the columns chosen are cleared (a newcomer who gave judge1's to judge2 and judge3,
+    then chose vote2 and vote3 for vote1's, was offered the four). Returns the new declaration when applied."""
     declared = [name for name in specs if name in complete and specs[name].get("type") != "drop"]
     if not declared:
         return None
     ss, words = st.session_state, st.session_state.get("domain_find", "")
+    if ss.pop("domain_alike_given", False):  # given: the columns chosen are cleared, not offered to the next copy
+        ss["domain_alike_targets"] = []
     fresh = [name for name in declared if name not in ss.get("domain_alike_declared", declared)]
     ss["domain_alike_declared"] = declared
     if fresh or ss.get("domain_alike_words") != words or ss.get("domain_alike_source") not in declared:
@@ -257,4 +260,5 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
     shown = ", ".join(literal(n) for n in given[:10]) + (f" and {len(given) - 10:,} more" if len(given) > 10 else "")
     ss["domain_alike_done"] = f"{literal(source)}'s declaration given to {counted(len(given), 'column')}: {shown}."
     ss["domain_alike_declared"] = [*declared, *given]  # its copies are not just declared: the column copied stays
+    ss["domain_alike_given"] = True
     return editing.declare_alike(declaration, source, given, list(specs))
