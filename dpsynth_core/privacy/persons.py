@@ -262,29 +262,8 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
     if max_rows is None:
         hedge = " (as uncertain as the rows above)" if told else ""
         return [counted, consider + f"{hedge}. {trade}"]
-    dropped = check.dropped(max_rows)
-    share = dropped / before if before > 0 else 0.0
-    rows = "1 row" if max_rows == 1 else f"{max_rows:,} rows"
-    drop_error, clear = check.dropped_error(max_rows), check.tells_dropped(max_rows)
-    if clear and check.past_cap(max_rows):
-        drops = (
-            f"drops at least about {dropped:,.0f} rows ({100 * share:.0f}% or more, give or take {drop_error:,.0f}: "
-            f"about {check.noisy[-1]:,} {names} hold {check.cap:,} rows or more, counted as {check.cap:,} each here)"
-        )
-    elif clear:
-        drops = f"drops about {dropped:,.0f} rows ({100 * share:.0f}%, give or take {drop_error:,.0f})"
-    elif before > 0 and not check.past_cap(max_rows) and dropped + 2 * drop_error <= FEW_DROPPED * before:
-        most = 100 * (dropped + 2 * drop_error) / before  # nlswork's women, 15 waves: 0 rows, give or take 14
-        drops = (
-            f"drops about {dropped:,.0f} rows, give or take {drop_error:,.0f} (at most about {most:.2g}% of the rows "
-            f"by these counts, which count a {name} with {check.cap:,} rows or more as {check.cap:,}); {names} with "
-            f"many more, if any, are too few for these counts to show, and each would lose every row past {max_rows:,}"
-        )
-    else:
-        drops = (
-            f"drops about {dropped:,.0f} rows, give or take {drop_error:,.0f}: at ε = {check.epsilon:g} this check "
-            "cannot tell whether it drops many rows or none (a check with a larger ε, on its own budget, could)"
-        )
+    rows, clear = "1 row" if max_rows == 1 else f"{max_rows:,} rows", check.tells_dropped(max_rows)
+    drops = dropped_words(check, max_rows, name)
     return [
         counted,
         f"Keeping at most {rows} per {name} {drops}. Rows dropped are "
@@ -292,6 +271,36 @@ def bounding_plan_words(check: RowsPerPerson, max_rows: int | None, name: str, k
         "shares that depend on them shift. That is the bounded table's truth, not noise.",
         consider + ("" if clear or not told else " (as uncertain as the line above)") + f". {trade}",
     ]
+
+
+def dropped_words(check: RowsPerPerson, max_rows: int, name: str) -> str:
+    """What keeping at most ``max_rows`` rows per ``name`` drops, by the check's own counts and their error alone
+    (``drops about 10 rows, give or take 14 (...)``): the Privacy page's plan and the release card say it so. The
+    rows before and after bounding are one measurement's, so their difference carries only its own noise; the
+    release's count of the rows it kept is another measurement, whose noise (at a person unit's per-row ε) is no
+    part of it (nlswork's 4,711 women, none past 15 waves: the check's rows before less the release's count said
+    "about 6% of the rows were dropped", where none were)."""
+    before, dropped, names = check.rows_before(), check.dropped(max_rows), plural(name)
+    share = dropped / before if before > 0 else 0.0
+    drop_error, clear = check.dropped_error(max_rows), check.tells_dropped(max_rows)
+    if clear and check.past_cap(max_rows):
+        return (
+            f"drops at least about {dropped:,.0f} rows ({100 * share:.0f}% or more, give or take {drop_error:,.0f}: "
+            f"about {check.noisy[-1]:,} {names} hold {check.cap:,} rows or more, counted as {check.cap:,} each here)"
+        )
+    if clear:
+        return f"drops about {dropped:,.0f} rows ({100 * share:.0f}%, give or take {drop_error:,.0f})"
+    if before > 0 and not check.past_cap(max_rows) and dropped + 2 * drop_error <= FEW_DROPPED * before:
+        most = 100 * (dropped + 2 * drop_error) / before  # nlswork's women, 15 waves: 0 rows, give or take 14
+        return (
+            f"drops about {dropped:,.0f} rows, give or take {drop_error:,.0f} (at most about {most:.2g}% of the rows "
+            f"by these counts, which count a {name} with {check.cap:,} rows or more as {check.cap:,}); {names} with "
+            f"many more, if any, are too few for these counts to show, and each would lose every row past {max_rows:,}"
+        )
+    return (
+        f"drops about {dropped:,.0f} rows, give or take {drop_error:,.0f}: at ε = {check.epsilon:g} this check "
+        "cannot tell whether it drops many rows or none (a check with a larger ε, on its own budget, could)"
+    )
 
 
 #: Rows dropped that stand within two typical errors of none and below this share of the rows are said as that bound,

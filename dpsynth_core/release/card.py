@@ -15,6 +15,7 @@ import re
 from .. import __version__ as _version
 from .. import constraints
 from ..data.gaps import gap_named
+from ..privacy.persons import dropped_words
 from ..synthesizers.charges import row_count_event
 from ..wording import (
     EMPTY_EPSILON,
@@ -196,20 +197,13 @@ def bounding_note(unit, *, kept_rows: int | None, check=None) -> str | None:
         f"that bounded table: {plural(unit.name)} with more rows weigh less than in the full table, and figures that "
         "depend on them shift (the bounded table's truth, not noise)."
     )
-    if check is not None:
-        before, kept = check.rows_before(), check.rows_kept(unit.max_rows)
-        if kept_rows is not None:
-            kept = float(kept_rows)
-        share, error = 1 - kept / before if before > 0 else 0.0, check.typical_error()
+    if check is not None:  # what bounding drops, by the check alone; the release's own count beside it
         words += (
-            f" By DP counts, the table held at least about {before:,.0f} rows before bounding (give or take "
-            f"{error:,.0f}; a check with ε = {check.epsilon:g}, recorded apart) and about {kept:,.0f} after it: "
-            + (
-                f"{'at least ' if check.past_cap(unit.max_rows) else ''}about {100 * max(share, 0):.0f}% of the rows "
-                "were dropped."
-                if before - kept >= 2 * error
-                else "these counts cannot tell whether bounding dropped many rows or none."
-            )
+            f" By DP counts of rows per {unit.name} (a check with ε = {check.epsilon:g}, recorded apart), the table "
+            f"held at least about {check.rows_before():,.0f} rows before bounding (give or take "
+            f"{check.typical_error():,.0f}), and keeping at most {rows} per {unit.name} "
+            f"{dropped_words(check, unit.max_rows, unit.name)}."
+            + (f" The release's own DP count of the rows kept: about {kept_rows:,}." if kept_rows is not None else "")
         )
     elif kept_rows is not None:
         words += (
