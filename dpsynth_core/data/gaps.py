@@ -39,6 +39,12 @@ def with_gaps(frame: pd.DataFrame, domain: TableDomain) -> pd.DataFrame:
     return frame.assign(**changed)
 
 
+def gap_read_columns(domain: TableDomain) -> list:
+    """The columns a gap is read from: each gap column of ``domain`` and its source, once each, in that order (the
+    distinct values :func:`gap_readings` needs)."""
+    return list(dict.fromkeys(n for gap, c in domain.gaps.items() for n in (gap, c.derived.source)))
+
+
 def gap_readings(domain: TableDomain, distinct: dict) -> dict:
     """What an engine joins to its rows to read the gap columns of ``domain`` as :func:`with_gaps` does:
     ``{column: (raw values, numbers, readable)}`` for each gap column and each source, ``distinct`` holding each
@@ -49,7 +55,7 @@ def gap_readings(domain: TableDomain, distinct: dict) -> dict:
     real = {n for n, c in domain.gaps.items() if c.kind == "float"}
     real |= {c.derived.source for n, c in domain.gaps.items() if n in real}
     out = {}
-    for name in dict.fromkeys(n for gap, c in domain.gaps.items() for n in (gap, c.derived.source)):
+    for name in gap_read_columns(domain):
         values = distinct[name][0]
         numbers, readable = numeric_cells(domain.kept[name], pd.Series(values, dtype=object), domain.missing_markers)
         numbers = numbers.astype(float if name in real else np.int64)

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..data.csvfile import csv_to_parquet
-from ..data.gaps import gap_readings
+from ..data.gaps import gap_read_columns, gap_readings
 from ..data.parts import checked_files, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
@@ -341,9 +341,8 @@ class DuckDBSource(EngineSource):
 
     def _read_gaps(self, domain: TableDomain) -> None:
         number, relation = next(self._numbers), self._base
-        read = sorted({*domain.gaps, *(c.derived.source for c in domain.gaps.values())})
-        joins, alias = [], {}
-        for i, (name, (values, numbers, readable)) in enumerate(gap_readings(domain, self._distinct(read)[1]).items()):
+        joins, alias, distinct = [], {}, self._distinct(gap_read_columns(domain))[1]
+        for i, (name, (values, numbers, readable)) in enumerate(gap_readings(domain, distinct).items()):
             numbers = pa.array(numbers, mask=~readable)  # missing where unreadable: so is the gap
             register_pairs(self.con, f"reading_{number}_{i}", values, numbers, self._types[name])
             alias[name] = f"g{i}"

@@ -22,6 +22,7 @@ import pyarrow as pa
 from ..data.csvfile import csv_to_parquet
 from ..data.file_bytes import AUTO_WITH, SPACES
 from ..data.formats import check_header_reading
+from ..data.gaps import gap_read_columns
 from ..data.parts import checked_files, is_remote, names_parquet
 from ..domain import TableDomain
 from ..errors import DataError
@@ -179,8 +180,8 @@ class SparkSource(EngineSource):
         self._folded, self._every, self._here = False, False, None
 
     def _read_gaps(self, domain: TableDomain) -> None:
-        read = sorted({*domain.gaps, *(c.derived.source for c in domain.gaps.values())})
-        self.src, self._gapped = gapped(self.spark, self.src, domain, self._distinct(read)[1]), True
+        self.src = gapped(self.spark, self.src, domain, self._distinct(gap_read_columns(domain))[1])
+        self._gapped = True
 
     def _slotted(self, names: list):
         """The source's columns renamed c0, c1, ... (Spark's Arrow functions cannot resolve names with
