@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import streamlit as st
 
@@ -12,6 +11,7 @@ from app_support.cached import misfits
 from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import DomainError, DPSynthError, TableDomain
+from dpsynth_core.data.banded import told_columns
 from dpsynth_core.data.rule_notes import CLAMPED_HOW
 from dpsynth_core.wording import counted
 
@@ -87,12 +87,8 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
             st.page_link(PRIVACY.path, label="Choose who is protected", icon=PRIVACY.icon)
         elif which == "banded":  # a column computed from others is declared on the Domain page, which opens it
             opened = st.session_state.setdefault(state.DOMAIN_OPENED, {})
-            opened.update({m.group(1): True for m in map(_TOLD.match, found) if m})
+            opened.update(dict.fromkeys(told_columns(found), True))
             st.page_link(DOMAIN.path, label="Declare them computed from the other columns", icon=DOMAIN.icon)
-
-
-#: The column a line of the note on columns computed from others names first: the one to declare so.
-_TOLD = re.compile(r"Column '(.+?)' is ")
 
 
 def _stopping(heading: str, lines: list, how: str) -> None:

@@ -58,6 +58,14 @@ def banded_how(lines: list) -> str:
     return " ".join([APART, *said, RULED])
 
 
+def told_columns(lines: list) -> list[str]:
+    """The column each of the checks' ``lines`` names first, the one to declare computed from the others (every line
+    starts ``Column 'name' is``)."""
+    return [m.group(1) for m in map(_TOLD.match, lines) if m]
+
+
+_TOLD = re.compile(r"Column '(.+?)' is ")
+
 #: At least this many rows must hold both columns for them to be told banded.
 BANDED_LEAST = 20
 
