@@ -11,7 +11,7 @@ from typing import ClassVar
 from .. import constraints
 from ..wording import counted, size_in_words
 from .column import ColumnDomain
-from .kinds import ALPHABETS, DEFAULT_ALPHABET, TEXT_GENERATORS
+from .kinds import ALPHABETS, DEFAULT_ALPHABET, KIND_STATEMENTS, TEXT_GENERATORS
 from .public_lists import english_word_set, public_list
 
 #: A range of characters typed in an alphabet, as a regular expression writes one: two letters of one case or two
@@ -34,6 +34,23 @@ def spelled_alphabet(typed: str) -> str:
         return "".join(map(chr, range(ord(low), ord(high) + 1))) if low <= high else found[0]
 
     return _CHARACTER_RANGE.sub(written, typed) if isinstance(typed, str) else typed
+
+
+def _generator_keys() -> tuple:
+    """Each text key read by some generators only, with those generators: the ``when`` of the text kind's statement
+    (:data:`~.kinds.KIND_STATEMENTS`), the keys' one home (its prefixes are checked apart)."""
+    keys = [k for k in KIND_STATEMENTS["text"].keys if k.when and k.when[0] == "generator" and k.name != "prefixes"]
+    return tuple((k, k.when[1] if isinstance(k.when[1], tuple) else (k.when[1],)) for k in keys)
+
+
+_GENERATOR_KEYS = _generator_keys()
+_READERS = {g: [k.name for k, readers in _GENERATOR_KEYS if g in readers] for _, rs in _GENERATOR_KEYS for g in rs}
+#: What a key read by another generator is told to do ("remove it ('letters' reads max_length and alphabet, ...)").
+_READS = (
+    "remove it ("
+    + ", ".join(f"'{g}' {'reads ' * (i == 0)}{' and '.join(keys)}" for i, (g, keys) in enumerate(_READERS.items()))
+    + ")"
+)
 
 
 @dataclass(frozen=True)
@@ -87,12 +104,11 @@ class TextDomain(ColumnDomain):
             ]
         if self.generator not in TEXT_GENERATORS:
             return [f"column '{self.name}': generator ({self.generator!r}) must be one of {', '.join(TEXT_GENERATORS)}"]
-        unread = self._unread_keys()
+        unread = [
+            f"'{key.name}'" for key, readers in _GENERATOR_KEYS if self.generator not in readers and self._has(key)
+        ]
         if unread:
-            return [
-                f"column '{self.name}': the generator '{self.generator}' reads no {' or '.join(unread)}: remove "
-                "it ('letters' reads max_length and alphabet, 'digits' length, 'any' size)"
-            ]
+            return [f"column '{self.name}': the generator '{self.generator}' reads no {' or '.join(unread)}: {_READS}"]
         if self.generator == "letters":
             if not self.max_length or self.max_length < 1:
                 return [f"column '{self.name}': 'letters' needs max_length >= 1"]
@@ -124,16 +140,10 @@ class TextDomain(ColumnDomain):
         more = f" and {len(twice) - 5} more" if len(twice) > 5 else ""
         return f"column '{self.name}': the allowed characters repeat {', '.join(twice[:5])}{more}: {how}"
 
-    def _unread_keys(self) -> list[str]:
-        """The keys declared for another generator than this column's, which it would leave unread."""
-        read = {"letters": ("max_length", "alphabet"), "digits": ("length",), "any": ("size",)}.get(self.generator, ())
-        declared = {
-            "max_length": self.max_length is not None,
-            "alphabet": self.alphabet != DEFAULT_ALPHABET,
-            "length": self.length is not None,
-            "size": self.declared_size is not None,
-        }
-        return [f"'{key}'" for key, given in declared.items() if given and key not in read]
+    def _has(self, key) -> bool:
+        """Whether the column declares ``key`` (an alphabet other than the default one)."""
+        value = getattr(self, key.field)
+        return value != DEFAULT_ALPHABET if key.name == "alphabet" else value is not None
 
     def _fitting_words(self) -> str:
         """What a declaration of this generator within :data:`~dpsynth_core.constraints.MAX_TEXT_DOMAIN_SIZE` is."""
