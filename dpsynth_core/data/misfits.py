@@ -48,7 +48,17 @@ from .file_notes import (
     total_rows,
 )
 from .gaps import with_gaps
-from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, joined, respelled, worded
+from .near_misses import (
+    BRACKETS,
+    BRACKETS_HOW,
+    FRACTIONS_HOW,
+    WORDED_SHARE,
+    bracketed,
+    fractional,
+    joined,
+    respelled,
+    worded,
+)
 from .person_notes import REPEATED_HOW, repeated_identifiers
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 from .text_misfits import text_reading
@@ -286,6 +296,8 @@ def changed_columns(
             and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed
         ):
             line += f" ({_of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
+        elif column.kind == "integer" and (fractions := fractional(distinct)):  # the kind, not the range
+            line += f" ({_of_them(fractions, changed, 'a fraction', 'fractions')}: {FRACTIONS_HOW})"
         lines.append(line + ".")
     return lines
 

@@ -130,3 +130,15 @@ def bracketed(distinct: pd.Series) -> int:
     high = pd.to_numeric(ends[1].str.replace(",", ""), errors="coerce")
     held = (low < high).fillna(False).to_numpy(bool) | cells.str.match(_OPEN).fillna(False).to_numpy(bool)
     return int(distinct.to_numpy()[held].sum())
+
+
+#: The hint for a whole-number column whose changed cells are partly fractions (:func:`fractional`).
+FRACTIONS_HOW = "declared as decimal numbers they would keep their places"
+
+
+def fractional(distinct: pd.Series) -> int:
+    """Of a number column's cells (``distinct``: each cell as the file writes it, with its count), how many are
+    numbers that are not whole (an infant's age of 0.5 years in a column declared whole numbers, which the rule
+    rounds). Publisher-only, as the flag itself: a count, never a value."""
+    numbers = pd.to_numeric(pd.Series(distinct.index, dtype=object), errors="coerce").to_numpy(dtype=float)
+    return int(distinct.to_numpy()[(numbers % 1 != 0) & ~pd.isna(numbers)].sum())
