@@ -68,6 +68,13 @@ def headlines(measures: dict) -> dict:
     return out
 
 
+def _share(filled: float, cells: int) -> str:
+    """The share ``filled`` of a column's ``cells`` that are filled, in words that never round a missing cell away:
+    "1.0%", "all but 3"."""
+    said = f"{100 * filled:.1f}%"
+    return f"all but {round((1 - filled) * cells):,}" if said == "100.0%" else said
+
+
 def dominant_values_in_data(real, synthetic, domain) -> list[str]:
     """For the publisher only (it reads the real data): each free-text column whose commonest synthetic value
     fills at least :data:`~dpsynth_core.constraints.DOMINANT_VALUE_SHARE` of its cells that are not missing,
@@ -93,7 +100,11 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
         others = (counts / counts.sum()).iloc[1:FEW_OUT]
         others = others[(others >= 0.01) & ~others.index.isin(texts)]  # a made-up runner-up (the data hashed once)
         filled = counts.sum() / max(len(synthetic), 1)  # the share is of the filled cells
-        where = f"of the column '{name}'" if filled >= 1 else f"of the filled cells ({100 * filled:.1f}%) of '{name}'"
+        where = (
+            f"of the column '{name}'"
+            if filled >= 1
+            else f"of the filled cells ({_share(filled, len(synthetic))}) of '{name}'"
+        )
         nothing = "This column holds" if filled >= 1 else "Its filled cells hold"
         out.append(
             f"For your eyes only: '{top}' fills {100 * share:.1f}% {where}, and "

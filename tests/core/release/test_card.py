@@ -173,6 +173,9 @@ def test_a_dominated_text_column_with_few_values_out_names_each_one():
     assert "Its filled cells hold no information about your data" in said, said
     read_back = sparse.fillna("")  # the same release read back from the workspace's file: missing cells as ''
     assert dominant_values_in_data(real, read_back, domain) == [said] and "'' (" not in said
+    nearly = pd.DataFrame({"species": ["GULLS"] * 9_999 + [None]})  # one missing of 10,000: not "(100.0%)"
+    (said,) = dominant_values_in_data(real, nearly, domain)
+    assert "fills 100.0% of the filled cells (all but 1) of 'species'" in said, said
     (said,) = dominant_values_in_data(real, sparse.fillna(made_up), domain)
     assert "fills 100.0% of the column 'species'" in said and "This column holds no information" in said, said
     # any string is released as its public pseudonym and an English word in lower case: a real value's released form
