@@ -300,6 +300,9 @@ def _merged_bins(
     piece_counts = np.add.reduceat(noisy, pieces).astype(float)
     leaves = np.diff(np.append(pieces, len(noisy)))  # each piece's leaves
     ends = point_ends(lows, own)  # a bin of its own for each point the model's counts are to keep or cut
+    limit = constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0)  # the bound of :func:`_kept_range`'s cut
+    cut_tails = tails.kept_ends(lows, noisy, std, *kept, top, integer, limit)  # a bin for a cut tail holding records
+    ends = np.union1d(ends, cut_tails).astype(lows.dtype)
     chosen = merge_small_bins(
         piece_counts,
         cap=max(constraints.ADAPTIVE_MAX_BINS - len(ends), 1),  # within the planned bins with them
