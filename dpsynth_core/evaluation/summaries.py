@@ -113,6 +113,12 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
                 if held == 0
                 else f"it is in {held:,} of your records ({100 * held / max(len(real), 1):.1f}%)."
             )
+            + (
+                " It is the placeholder a release shows when no value of the column comes out, fixed in advance: that a"
+                " value of your records is written so too says nothing of them."
+                if held and len(counts) == 1 and value == column.label_at(0)
+                else ""
+            )
             + "".join(
                 f" '{shown(v)}' ({100 * c:.1f}%) is in none of your records: a made-up value."
                 for v, c in others.items()
