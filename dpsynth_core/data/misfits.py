@@ -48,17 +48,7 @@ from .file_notes import (
     total_rows,
 )
 from .gaps import with_gaps
-from .near_misses import (
-    BRACKETS,
-    BRACKETS_HOW,
-    FRACTIONS_HOW,
-    WORDED_SHARE,
-    bracketed,
-    fractional,
-    joined,
-    respelled,
-    worded,
-)
+from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, joined, kind_hint, of_them, respelled, worded
 from .person_notes import REPEATED_HOW, repeated_identifiers
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 from .text_misfits import text_reading
@@ -241,15 +231,6 @@ def _respelling(near: int, spaced: int) -> str:
     return "in other capitals, spaces or punctuation" if near else "with other spaces or punctuation"
 
 
-def _of_them(count: int, changed: int, one: str, many: str) -> str:
-    """``count`` of a column's ``changed`` cells said as ``one`` thing or ``many`` ("it is a declared value in other
-    capitals" for a single changed cell, "3 of them declared values in other capitals"); empty for none."""
-    if not count:
-        return ""
-    what = one if count == 1 else many
-    return f"it is {what}" if changed == 1 else f"{count:,} of them {what}"
-
-
 def changed_columns(
     data: pd.DataFrame, domain: TableDomain, fits: dict | None = None, counts: dict | None = None, *, mostly=False
 ) -> list[str]:
@@ -280,8 +261,8 @@ def changed_columns(
             near, spaced, stripped = respelled(column, distinct)
             how_written = _respelling(near, spaced)
             said = [
-                _of_them(near + spaced, changed, f"a declared value {how_written}", f"declared values {how_written}"),
-                _of_them(
+                of_them(near + spaced, changed, f"a declared value {how_written}", f"declared values {how_written}"),
+                of_them(
                     stripped,
                     changed,
                     "a declared code without its leading zeros",
@@ -290,14 +271,8 @@ def changed_columns(
             ]
             said = [part for part in said if part]
             line += f" ({' and '.join(said)})" if said else ""
-        elif (
-            column.kind in ("integer", "float")
-            and unfit
-            and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed
-        ):
-            line += f" ({_of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
-        elif column.kind == "integer" and (fractions := fractional(distinct)):  # the kind, not the range
-            line += f" ({_of_them(fractions, changed, 'a fraction', 'fractions')}: {FRACTIONS_HOW})"
+        else:
+            line += kind_hint(column.kind, distinct, changed, unfit)
         lines.append(line + ".")
     return lines
 

@@ -142,3 +142,42 @@ def fractional(distinct: pd.Series) -> int:
     rounds). Publisher-only, as the flag itself: a count, never a value."""
     numbers = pd.to_numeric(pd.Series(distinct.index, dtype=object), errors="coerce").to_numpy(dtype=float)
     return int(distinct.to_numpy()[(numbers % 1 != 0) & ~pd.isna(numbers)].sum())
+
+
+#: A date known only in part, as ISO 8601 and CDISC's SDTM write one: a year, or a year and a month (2012, 2012-02).
+_PARTIAL_DATE = re.compile(r"^[12][0-9]{3}(?:-(?:0[1-9]|1[0-2]))?$")
+#: The hint for a date column some of whose changed cells are dates known only in part (:func:`partial_dates`).
+PARTIAL_HOW = (
+    "a year, or a year and a month, as a trial's records write a date not fully known: the release holds them as "
+    'missing; a column written so throughout is declared by month, "written": "year and month"'
+)
+
+
+def partial_dates(distinct: pd.Series) -> int:
+    """Of a date column's cells (``distinct``: each cell as the file writes it, with its count), how many are dates
+    known only in part: a year alone or a year and a month (pharmaversesdtm's adverse events start in ``2012-02`` or
+    ``2003``, beside full dates). Publisher-only, as the flag itself: a count, never a value."""
+    cells = pd.Series(distinct.index.astype(str), dtype="string").str.strip()
+    return int(distinct.to_numpy()[cells.str.match(_PARTIAL_DATE).fillna(False).to_numpy(bool)].sum())
+
+
+def of_them(count: int, changed: int, one: str, many: str) -> str:
+    """``count`` of a column's ``changed`` cells said as ``one`` thing or ``many`` ("it is a declared value in other
+    capitals" for a single changed cell, "3 of them declared values in other capitals"); empty for none."""
+    if not count:
+        return ""
+    what = one if count == 1 else many
+    return f"it is {what}" if changed == 1 else f"{count:,} of them {what}"
+
+
+def kind_hint(kind: str, distinct: pd.Series, changed: int, unfit: int) -> str:
+    """What a number or date column's ``changed`` cells (``unfit`` of them unread; ``distinct``: each cell as the file
+    writes it, with its count) largely are, in words for its line of changed cells: brackets of numbers, fractions in
+    whole numbers, dates known only in part; empty when none. Publisher-only: counts, never a value."""
+    if kind in ("integer", "float") and unfit and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed:
+        return f" ({of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
+    if kind == "integer" and (fractions := fractional(distinct)):  # the kind, not the range
+        return f" ({of_them(fractions, changed, 'a fraction', 'fractions')}: {FRACTIONS_HOW})"
+    if kind in ("date", "datetime") and (partial := partial_dates(distinct)):
+        return f" ({of_them(partial, changed, 'a date known only in part', 'dates known only in part')}, {PARTIAL_HOW})"
+    return ""

@@ -882,3 +882,20 @@ def test_fractions_in_a_whole_number_column_are_told_apart_from_values_outside_i
         "fractions: declared as decimal numbers they would keep their places).",
         "Column 'pan_day': 1,244 of its 15,524 filled cells lie outside the declared range or are fractions.",
     ]
+
+
+def test_dates_known_only_in_part_are_told_among_a_date_column_s_changed_cells():
+    """pharmaversesdtm's adverse events (CDISC's SDTM) write a start known only in part as ``2012-02`` or ``2003``
+    beside full dates: among a date column's changed cells they are counted, with what the release does with them;
+    a date outside the range is not one, nor is a month past 12."""
+    full = ["2014-01-03", "2013-07-30", "2012-09-14", "2014-11-03", "2013-02-28", "2012-12-01"]
+    frame = pd.DataFrame({"AESTDTC": [*full, "2012-02", "2003", "1977-05-01", "2013-13", ""] * 3})
+    for kind in ("date", "datetime"):
+        spec = {"columns": {"AESTDTC": {"type": kind, "min": "2012-01-01", "max": "2015-12-31"}}}
+        (line,) = fit_notes(frame, TableDomain.from_json(spec)).changed
+        assert line.endswith(
+            "(6 of them dates known only in part, a year, or a year and a month, as a trial's records write a date not "
+            "fully known: the release holds them as missing; a column written so throughout is declared by month, "
+            '"written": "year and month").'
+        ), line
+        assert line.startswith("Column 'AESTDTC': 12 of its 30 filled cells"), line

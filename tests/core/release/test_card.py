@@ -143,8 +143,8 @@ def test_a_dominated_text_column_with_few_values_out_names_each_one():
     two thirds and a made-up 40-letter string at one third. The card names both with their shares and says either
     may be made up (the made-up one is not the commonest); so does a release written in chunks. The Preview's
     publisher-only line, which reads the real data, says which one is in no record."""
-    from dpsynth_core.domain import TableDomain
     from dpsynth_core.data.encoding import encode_column
+    from dpsynth_core.domain import TableDomain
     from dpsynth_core.evaluation.summaries import dominant_values_in_data
     from dpsynth_core.release.dominance import TextTally, dominance_notes
 
