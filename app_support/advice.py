@@ -11,6 +11,7 @@ from app_support import state
 from app_support.cached import count_sigmas, fewer_columns, numeric_resolution
 from app_support.markdown import literal
 from app_support.paging import page_count, page_items
+from app_support.sidebar import redraw_sidebar
 from dpsynth_core import DPSynthError, constraints
 from dpsynth_core.domain.editing import parse_groups, person_columns, with_person
 from dpsynth_core.privacy.persons import RowsPerPerson, bounding_plan_words
@@ -133,6 +134,7 @@ def show_person_check(declared) -> None:
                     "column": unit.column,
                     "check": check.as_dict(),
                 }
+                redraw_sidebar()  # the ledger's new total, in this run's sidebar too
         kept = state.person_check(unit)
         if kept is not None:
             words = bounding_plan_words(

@@ -165,8 +165,9 @@ def delta_rule(given, delta: float) -> str:
     )
 
 
-def delta_note(delta: float) -> tuple[str, str]:
-    """What a release's delta means, for the Privacy page: ``(level, text)``."""
+def delta_note(delta: float, rows_each: int = 1) -> tuple[str, str]:
+    """What a release's delta means, for the Privacy page: ``(level, text)``; with ``rows_each`` rows per person (a
+    person unit), the delta is said to be each row's (the planning note adds the person's)."""
     if not delta:
         return (
             "info",
@@ -176,8 +177,9 @@ def delta_note(delta: float) -> tuple[str, str]:
         )
     return (
         "info",
-        f"**δ (delta) = {format_delta(delta)}.** This method adds Gaussian noise, whose guarantee is stated with "
-        "a second number: δ is the chance, allowed by the method, that the ε above does not hold. It "
+        f"**δ (delta) = {format_delta(delta)}{'' if rows_each == 1 else ' for each row'}.** This method adds Gaussian"
+        " noise, whose guarantee is stated with a second number: δ is the chance, allowed by the method, that the ε "
+        f"{'above' if rows_each == 1 else 'of a row'} does not hold. It "
         "is fixed in advance by a public rule, the largest power of ten at most 1 / (number of "
         f"records)² for tables of up to {constraints.DELTA_DEFAULT_RECORDS:,} records, so it stands "
         "for an event too unlikely to expect, not for a share of the people in the data. The budget "

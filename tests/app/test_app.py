@@ -1681,6 +1681,8 @@ def test_the_privacy_page_offers_a_budgeted_check_of_rows_per_person_and_the_car
     assert "cannot tell how the rows lie over patients" in said and "A bound of" not in said
     spends = _workspace().ledger.spends(at.session_state[state.DATA]["hash"])
     assert len(spends) == before + 1 and spends[-1]["purpose"] == "rows per person"
+    side = " ".join(m.value for m in at.sidebar.markdown)  # the sidebar of the run that spent says so (it said 0)
+    assert "ε = 0.1" in side and "nothing drawn yet" not in side, side
     at = _generate(at)
     assert at.session_state[state.PERSON_CHECK]["column"] == "pid", at.session_state[state.PERSON_CHECK]
     card = at.session_state[state.RELEASES]

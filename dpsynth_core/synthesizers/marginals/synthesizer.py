@@ -162,7 +162,8 @@ class MarginalsSynthesizer(Synthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):
-        level, text = delta_note(delta_of(delta))  # and a survey's questions answered over several columns
+        unit = as_table_domain(domain).person  # a person's rows: the delta is each row's (the plan adds the person's)
+        level, text = delta_note(delta_of(delta), unit.max_rows if unit else 1)  # and a survey's questions
         return level, "\n\n".join(filter(None, [text, blocks.plan_words(as_table_domain(domain).measured())]))
 
     # --- fitting, step by step ------------------------------------------------------------

@@ -16,7 +16,7 @@ from ...privacy.cathist import cathist_tau, expected_made_up, some_made_up_chanc
 from ...privacy.noise import typical_bin_error
 from ...privacy.prefixes import level_budget
 from ...privacy.spending import Spend
-from ...wording import counted, epsilon_guidance, format_epsilon, protected_one
+from ...wording import counted, epsilon_guidance, format_delta, format_epsilon, protected_one
 from ..base import ROW_NOTE_NOISES
 from ..charges import CATHIST, GAUSSIAN, PRIOR, VOCABULARY, row_count_event
 from ..finite import VOCABULARY_SHARE_MAX, VOCABULARY_SHARE_PER_LEVEL
@@ -337,9 +337,21 @@ def uses_tolerance(domain, method: str = DEFAULT_METHOD) -> bool:
 
 
 def privacy_note(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None, **options):
-    """The method's note for the Privacy page: ``(level, text)`` or None."""
-    info = get_method(method)
-    return info.cls.privacy_note(as_table_domain(domain), epsilon, rows=rows, **info.check_options(options))
+    """The method's note for the Privacy page: ``(level, text)`` or None; with a person unit of several rows whose
+    charge states a delta, what that delta comes to per person (the charge's own, :func:`price`: what the card says)."""
+    info, domain = get_method(method), as_table_domain(domain)
+    note = info.cls.privacy_note(domain, epsilon, rows=rows, **info.check_options(options))
+    unit = domain.person
+    total = price(domain, epsilon, method=method, rows=rows, **options).total() if note and unit else None
+    if total is None or not total.delta or unit.max_rows == 1:
+        return note
+    person = (
+        f"**Per {unit.name}** (up to {unit.max_rows:,} rows each): δ = {format_delta(total.delta)}, the chance that"
+        f" ε = {format_epsilon(total.epsilon)} does not hold for one {unit.name}, their rows together. Each row's"
+        " guarantee is stated for all of a person's rows at once (group privacy), which multiplies δ: this is the δ"
+        " the release card states."
+    )
+    return note[0], f"{note[1]}\n\n{person}"
 
 
 def epsilon_advice(whole_file: float, asked: float, unit=None) -> tuple[bool, str]:

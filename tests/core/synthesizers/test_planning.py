@@ -160,3 +160,27 @@ def test_the_plans_noise_per_count_is_the_releases_with_a_person_unit_too(most):
     for name in ("sex", "race", "education"):
         sigma = planned[name]["typical_error_per_bin"] / math.sqrt(2 / math.pi)
         assert 1.0 <= sigma / drawn[name] <= 1.15, (name, sigma, drawn[name])
+
+
+def test_the_privacy_note_states_the_delta_a_person_units_release_card_states():
+    """lme4's sleepstudy (18 subjects of 10 rows each), a person of up to 10 rows at ε = 1: the method's δ of 1e-10 is
+    each row's, and group privacy over the person's 10 rows multiplies it (1.6e-9). The Privacy page said "δ = 1e-10"
+    beside the per-person ε; it now says the row's δ as a row's and the person's δ as the release card states it.
+    A row unit (or one row a person) is said as before, with no per-person line."""
+    from dpsynth_core.release.settings import synthesize
+    from dpsynth_core.synthesizers.planning import privacy_note
+    from dpsynth_core.wording import format_delta
+    from tests.conftest import shared_path
+
+    frame = pd.read_csv(shared_path("sleepstudy.csv"))
+    columns = {"rownames": {"type": "drop"}, "Reaction": {"type": "float", "min": 0, "max": 1000}}
+    spec = {"columns": {**columns, "Days": {"type": "integer", "min": 0, "max": 9}, "Subject": {"type": "drop"}}}
+    person = {**spec, "person": {"column": "Subject", "max_rows": 10}}
+    card = synthesize(frame, person, 1.0).card["guarantee"]
+    _, said = privacy_note(person, 1.0)
+    assert said.startswith("**δ (delta) = 1e-10 for each row.**"), said
+    assert f"**Per person** (up to 10 rows each): δ = {format_delta(card['delta'])}, the chance" in said, said
+    assert format_delta(card["delta"]) != "1e-10"
+    for unit in (spec, {**spec, "person": {"column": "Subject", "max_rows": 1}}):
+        _, said = privacy_note(unit, 1.0)
+        assert said.startswith("**δ (delta) = 1e-10.**") and "Per person" not in said, said
