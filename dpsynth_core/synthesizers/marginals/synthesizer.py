@@ -162,8 +162,7 @@ class MarginalsSynthesizer(Synthesizer):
 
     @classmethod
     def privacy_note(cls, domain, epsilon, *, rows=None, delta=None, **options):
-        unit = as_table_domain(domain).person  # a person's rows: the delta is each row's (the plan adds the person's)
-        level, text = delta_note(delta_of(delta), unit.max_rows if unit else 1)  # and a survey's questions
+        level, text = delta_note(delta_of(delta), getattr(as_table_domain(domain).person, "max_rows", 1))  # a row's
         return level, "\n\n".join(filter(None, [text, blocks.plan_words(as_table_domain(domain).measured())]))
 
     # --- fitting, step by step ------------------------------------------------------------

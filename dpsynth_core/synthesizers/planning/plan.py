@@ -340,16 +340,14 @@ def privacy_note(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: 
     """The method's note for the Privacy page: ``(level, text)`` or None; with a person unit of several rows whose
     charge states a delta, what that delta comes to per person (the charge's own, :func:`price`: what the card says)."""
     info, domain = get_method(method), as_table_domain(domain)
-    note = info.cls.privacy_note(domain, epsilon, rows=rows, **info.check_options(options))
-    unit = domain.person
+    note, unit = info.cls.privacy_note(domain, epsilon, rows=rows, **info.check_options(options)), domain.person
     total = price(domain, epsilon, method=method, rows=rows, **options).total() if note and unit else None
     if total is None or not total.delta or unit.max_rows == 1:
         return note
     person = (
-        f"**Per {unit.name}** (up to {unit.max_rows:,} rows each): δ = {format_delta(total.delta)}, the chance that"
-        f" ε = {format_epsilon(total.epsilon)} does not hold for one {unit.name}, their rows together. Each row's"
-        " guarantee is stated for all of a person's rows at once (group privacy), which multiplies δ: this is the δ"
-        " the release card states."
+        f"**Per {unit.name}** (up to {unit.max_rows:,} rows each): δ = {format_delta(total.delta)}, the chance that ε ="
+        f" {format_epsilon(total.epsilon)} does not hold for one {unit.name}, their rows together: a row's guarantee"
+        " stated for all of a person's rows (group privacy) multiplies δ. This is the δ the release card states."
     )
     return note[0], f"{note[1]}\n\n{person}"
 
