@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import streamlit as st
 
@@ -214,7 +215,9 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
     """ "Declare several columns alike": one declared column's declaration given to the columns chosen, or to
     every column found by the page's search (a survey's questions that share one scale, such as 1 to 4 from
     "Very important" to "Not at all important", declared once). The column to copy starts as the one the publisher
-    has just declared (a newcomer declared A1 of 25 items and gave "the column to copy" to the other 24: it was still
+    has just declared or changed (the College Scorecard's is_hbcu, started Yes or No by its name and changed to TRUE
+    or FALSE, was not offered: the last column declared anew was, and nine flags got its list of five answers; a
+    newcomer declared A1 of 25 items and gave "the column to copy" to the other 24: it was still
     gender, declared by its name before A1, and the items became Female or Male), else the first declared one the
     search names (``Q2_`` finds ``Q2_1`` once it is declared), and is said with its declaration, so the copy is
     never a surprise; once given, the columns chosen are cleared (a newcomer who gave judge1's to judge2 and judge3,
@@ -225,8 +228,10 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
     ss, words = st.session_state, st.session_state.get("domain_find", "")
     if ss.pop("domain_alike_given", False):  # given: the columns chosen are cleared, not offered to the next copy
         ss["domain_alike_targets"] = []
-    fresh = [name for name in declared if name not in ss.get("domain_alike_declared", declared)]
-    ss["domain_alike_declared"] = declared
+    now = {name: json.dumps(specs[name], sort_keys=True, default=str) for name in declared}  # each as declared now
+    before = ss.get("domain_alike_specs", now)
+    fresh = [name for name in declared if before.get(name) != now[name]]  # declared, or declared anew, since
+    ss["domain_alike_specs"] = now
     if fresh or ss.get("domain_alike_words") != words or ss.get("domain_alike_source") not in declared:
         ss["domain_alike_words"] = words  # just declared, or a new search: the first it names, else the first
         pool = fresh or declared
@@ -259,6 +264,6 @@ def alike_editor(declaration: dict, specs: dict, complete, found: list) -> dict 
         return None
     shown = ", ".join(literal(n) for n in given[:10]) + (f" and {len(given) - 10:,} more" if len(given) > 10 else "")
     ss["domain_alike_done"] = f"{literal(source)}'s declaration given to {counted(len(given), 'column')}: {shown}."
-    ss["domain_alike_declared"] = [*declared, *given]  # its copies are not just declared: the column copied stays
+    ss["domain_alike_specs"] = {**now, **{name: now[source] for name in given}}  # copies: the column copied stays
     ss["domain_alike_given"] = True
     return editing.declare_alike(declaration, source, given, list(specs))

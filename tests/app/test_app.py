@@ -1816,6 +1816,13 @@ def test_the_column_to_copy_starts_as_the_one_just_declared():
     # the columns chosen are cleared once given: the next copy starts from none (538's tenth circuit, walked in
     # Chromium: judge2 and judge3 given judge1's declaration were still chosen for vote1_liberal's)
     assert at.multiselect(key="domain_alike_targets").value == []
+    # a column declared by its name and changed is the one just declared too (the College Scorecard, walked in
+    # Chromium: is_hbcu, started Yes or No, changed to TRUE or FALSE after adm_req_test was declared anew)
+    at.selectbox(key=f"domain_v{at.session_state['declaration_version']}_25_kind").set_value("categorical").run()
+    version = at.session_state["declaration_version"]
+    at.text_area(key=f"domain_v{version}_25_values").input("TRUE\nFALSE").run()
+    assert at.session_state["declaration"]["columns"]["gender"]["values"] == ["TRUE", "FALSE"]
+    assert at.selectbox(key="domain_alike_source").value == "gender", at.selectbox(key="domain_alike_source").value
 
 
 @pytest.mark.parametrize(
