@@ -106,19 +106,16 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
             else f"of the filled cells ({_share(filled, len(synthetic))}) of '{name}'"
         )
         nothing = "This column holds" if filled >= 1 else "Its filled cells hold"
+        if len(counts) == 1 and value == column.label_at(0):  # no value came out: the placeholder, fixed in advance
+            said = "it is the placeholder a release shows when no value of the column comes out, fixed in advance: "
+            said += "in none of your records." if held == 0 else f"that {held:,} of your records are written so too"
+            said += f" {nothing} no information about your data." if held == 0 else " says nothing of them."
+        elif held == 0:
+            said = f"it is in none of your records: a made-up value. {nothing} no information about your data."
+        else:
+            said = f"it is in {held:,} of your records ({100 * held / max(len(real), 1):.1f}%)."
         out.append(
-            f"For your eyes only: '{top}' fills {100 * share:.1f}% {where}, and "
-            + (
-                f"it is in none of your records: a made-up value. {nothing} no information about your data."
-                if held == 0
-                else f"it is in {held:,} of your records ({100 * held / max(len(real), 1):.1f}%)."
-            )
-            + (
-                " It is the placeholder a release shows when no value of the column comes out, fixed in advance: that a"
-                " value of your records is written so too says nothing of them."
-                if held and len(counts) == 1 and value == column.label_at(0)
-                else ""
-            )
+            f"For your eyes only: '{top}' fills {100 * share:.1f}% {where}, and {said}"
             + "".join(
                 f" '{shown(v)}' ({100 * c:.1f}%) is in none of your records: a made-up value."
                 for v, c in others.items()

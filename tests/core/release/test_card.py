@@ -185,7 +185,20 @@ def test_a_dominated_text_column_with_few_values_out_names_each_one():
     placeholder = systems.kept["system"].label_at(0)
     (said,) = dominant_values_in_data(terms, pd.DataFrame({"system": [placeholder] * 50}), systems)
     held = int((labels == placeholder).sum())
-    assert held and f"it is in {held:,} of your records" in said and "It is the placeholder a release shows" in said
+    assert (
+        held
+        and f"it is the placeholder a release shows when no value of the column comes out, fixed in advance: "
+        f"that {held:,} of your records are written so too says nothing of them."
+        in said
+    ), said
+    unheld = pd.DataFrame({"system": [v for v, label in zip(terms["system"], labels) if label != placeholder]})
+    (said,) = dominant_values_in_data(unheld, pd.DataFrame({"system": [placeholder] * 50}), systems)
+    assert (
+        "placeholder a release shows when no value of the column comes out, fixed in advance: in none of your "
+        "records. This column holds no information about your data."
+        in said
+        and "made-up" not in said
+    ), said
     other = labels[labels != placeholder].iloc[0]
     (said,) = dominant_values_in_data(terms, pd.DataFrame({"system": [other] * 50}), systems)
     assert "placeholder" not in said, said
