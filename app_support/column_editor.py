@@ -71,12 +71,27 @@ def _named_preset(state_key: str, choices: dict) -> None:
         st.session_state[state_key] = named
 
 
+def _as_widget_number(state_key: str, widget: str) -> None:
+    """A number field's kept value in its widget's own type, set again so that the browser takes it: a whole-number
+    column's bound changed to a decimal column's (the field's key is the same) was still held as a whole number by
+    the browser, which sent none for a decimal field on the next edit, and the bound was lost (Stata's SLID:
+    education, started from 0 as whole numbers, changed to decimals, lost its minimum when its maximum was typed)."""
+    value = st.session_state.get(state_key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    if widget == "number" and isinstance(value, int):
+        st.session_state[state_key] = float(value)
+    elif widget == "whole" and isinstance(value, float):
+        st.session_state[state_key] = int(value) if value.is_integer() else None
+
+
 def _widget(place, prefix: str, kind, key, spec: dict):
     """One key's widget, as its statement describes it; returns the value given (None: not given)."""
     declared = spec.get(key.name, key.default) if spec.get("type") == kind.name else key.default
     common = dict(help=key.help, key=None)
     if key.widget in ("whole", "number"):
         common["key"] = _init(prefix, key.name, declared)
+        _as_widget_number(common["key"], key.widget)
         # the stepper's top, widened to a loaded declaration's value that the schema allows (letters up to 60)
         high = key.high if key.high is None or not isinstance(declared, (int, float)) else max(key.high, declared)
         return place.number_input(

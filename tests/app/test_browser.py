@@ -517,3 +517,53 @@ def test_a_sets_words_typed_in_the_box_of_allowed_characters_name_that_set(serve
     assert "repeat" not in said
     _no_exception(page)
     page.close()
+
+
+def test_a_bound_kept_when_a_whole_number_column_becomes_a_decimal_one(server, browser, tmp_path):
+    """Stata's SLID (carData) walked in Chromium: education, started from 0 as whole numbers by its codebook, changed
+    to decimal numbers (it holds 13.2 years): its minimum showed 0.00, and typing its maximum lost it ("no public
+    minimum"), the browser still holding the field's 0 as a whole number and sending none for a decimal field. The
+    bound is kept, in the field's own type; and back to whole numbers, a whole bound is kept too."""
+    path = tmp_path / "schooling.csv"
+    path.write_text("years,age\n" + "".join(f"{10 + i % 9}.5,{20 + i}\n" for i in range(40)))
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page.set_default_timeout(30_000)
+    page.goto(f"{server.url}/Data")
+    page.get_by_role("heading", name="1. Data").wait_for()
+    page.get_by_text("My own file").click()
+    page.locator("input[type='file']").set_input_files(str(path))
+    page.get_by_text("Read schooling.csv").wait_for()
+    _go(page, "Next: declare each column's domain", "2. Domain")
+
+    def column():
+        return page.locator("[data-testid='stExpander']").filter(has_text="years:").first
+
+    def choose(typed: str) -> None:
+        box = column().locator("[data-testid='stSelectbox']").filter(has_text="What kind of values?").first
+        box.get_by_role("combobox").click()
+        box.get_by_role("combobox").fill(typed)
+        page.wait_for_timeout(300)
+        box.get_by_role("combobox").press("Enter")
+        _idle(page)
+
+    def bound(label: str, typed: str | None = None) -> str:
+        field = column().get_by_role("spinbutton", name=label).first
+        if typed is not None:
+            field.fill(typed)
+            field.press("Enter")
+            _idle(page)
+        return column().get_by_role("spinbutton", name=label).first.input_value()
+
+    choose("Whole numbers in a range")
+    bound("Smallest possible value", "0")
+    choose("Decimal numbers in a range")
+    assert bound("Smallest possible value") == "0.00"
+    assert bound("Largest possible value", "25") == "25.00"
+    said = column().locator("summary").inner_text()
+    assert bound("Smallest possible value") == "0.00" and "real numbers from 0 to 25" in said, said
+    choose("Whole numbers in a range")
+    bound("Largest possible value", "30")
+    said = column().locator("summary").inner_text()
+    assert bound("Smallest possible value") == "0" and "whole numbers from 0 to 30" in said, said
+    _no_exception(page)
+    page.close()
