@@ -21,6 +21,7 @@ from dpsynth_core.data.examples import EXAMPLES
 from dpsynth_core.data.file_bytes import ENCODINGS, encoding_choice_words
 from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.line_report import line_report_text, most_lines_broken
+from dpsynth_core.data.workbooks import sheet_hint
 from dpsynth_core.domain.header import header_hint, header_span
 from dpsynth_core.domain.templates import dictionary_notes
 
@@ -99,6 +100,8 @@ c2.metric("Rows", f"{info['rows']:,}")
 c3.metric("Columns", len(info["columns"]))
 c4.metric("File size", file_size(info["bytes"]))
 st.caption(how_read(info))
+if sheet := sheet_hint(info):  # a README or a title page read as the table: the workbook's other sheets named
+    st.warning(sheet, icon=":material/tab:")
 affected = line_report_text(info.get("lines", {}))
 if title := header_hint(info["columns"]):
     st.warning(title, icon=":material/title:")

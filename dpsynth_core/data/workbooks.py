@@ -289,3 +289,32 @@ def read_sheet(
         "lines": {"empty rows": skipped} if skipped else {},  # told to the publisher (line_report_text)
     }
     return frame, info
+
+
+#: A sheet read with at most this many rows, or a single column, holds a note or a title page more likely than the
+#: table, when the workbook has other sheets (:func:`sheet_hint`).
+SMALL_SHEET_ROWS = 5
+
+
+def sheet_hint(info: dict) -> str:
+    """For the publisher: a sentence when the sheet read (``info``: :func:`read_spreadsheet`'s ``sheet``, ``sheets``,
+    ``rows`` and ``columns``) holds so little that the table is likely on another sheet, naming those (a workbook whose
+    first sheet is a README above the data's sheet), else empty. Its size and the sheets' names only, no cell.
+
+    >>> said = sheet_hint({"format": "spreadsheet", "sheet": "README", "sheets": ["README", "patients"], "rows": 2,
+    ...                    "columns": ["A"]})
+    >>> said.split(":")[0], "('patients')" in said
+    ("Sheet 'README' holds 2 rows and 1 column, as a note or a title page would", True)
+    """
+    others = [name for name in info.get("sheets", []) if name != info.get("sheet")]
+    rows, columns = int(info.get("rows", 0)), len(info.get("columns", []))
+    if info.get("format") != "spreadsheet" or not others or (rows > SMALL_SHEET_ROWS and columns > 1):
+        return ""
+    named = ", ".join(f"'{name}'" for name in others[:5]) + (
+        f" and {len(others) - 5:,} more" if len(others) > 5 else ""
+    )
+    sized = f"{rows:,} row{'s' if rows != 1 else ''} and {columns:,} column{'s' if columns != 1 else ''}"
+    return (
+        f"Sheet '{info['sheet']}' holds {sized}, as a note or a title page would: if the table is on another sheet "
+        f"({named}), choose it under Sheet above."
+    )

@@ -309,6 +309,27 @@ def test_an_spss_file_starts_from_its_codebook_and_a_workbook_is_read_by_its_cho
     }
 
 
+def test_a_workbook_whose_first_sheet_is_a_note_names_its_other_sheets():
+    """A publisher's workbook, walked in Chromium: its first sheet a README of three lines above the data's sheet. The
+    Data page read the README as the table (2 rows, 1 column) and said only "the workbook has 2 other sheets"; it now
+    warns that the sheet holds what a note would and names the others. Chosen, the data's sheet says nothing more."""
+    import pandas as pd
+
+    from tests.publisher_files import typed, xlsx_bytes
+
+    table = typed(pd.read_csv(shared_path("ce.csv"), dtype=str))
+    readme = pd.DataFrame({"About this workbook": ["Consumer expenditure, 2017 Q1", "Data: sheet 'records'"]})
+    at = _upload(_app().run(), "ce.xlsx", xlsx_bytes(readme, "README", records=table, codebook=table.head(0)))
+    said = [w.value for w in at.warning if w.value.startswith("Sheet 'README'")]
+    assert said == [
+        "Sheet 'README' holds 2 rows and 1 column, as a note or a title page would: if the table is on another sheet "
+        "('records', 'codebook'), choose it under Sheet above."
+    ], [w.value for w in at.warning]
+    at.selectbox(key="data_sheet").set_value("records").run()
+    assert at.session_state["data"]["info"]["rows"] == 994 and not any("Sheet '" in w.value for w in at.warning)
+    assert not at.exception
+
+
 def test_a_parquet_file_is_uploaded_as_the_same_records_as_its_csv():
     """The Data page takes a Parquet file: read with nothing to choose (no encoding, delimiter or header line), said
     so, and the same records as their CSV (the workspace finds the declaration saved for the CSV); a CSV renamed
