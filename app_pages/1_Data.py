@@ -22,7 +22,7 @@ from dpsynth_core.data.file_bytes import ENCODINGS, encoding_choice_words
 from dpsynth_core.data.formats import UPLOAD_TYPES
 from dpsynth_core.data.line_report import line_report_text, most_lines_broken
 from dpsynth_core.data.workbooks import sheet_hint
-from dpsynth_core.domain.header import header_hint, header_span
+from dpsynth_core.domain.header import header_below_title, header_hint, header_span
 from dpsynth_core.domain.templates import dictionary_notes
 
 st.title(DATA.title)
@@ -113,6 +113,12 @@ if title := header_hint(info["columns"]):
             else f"No header: read the first {'row' if info.get('format') == 'spreadsheet' else 'line'} as a record",
             key="data_header_span",
             on_click=lambda: st.session_state.update({key: rows}),  # read again, before the widgets are drawn
+        )
+    if (row := header_below_title(info["columns"], info)) and loaded["source"].startswith("upload: "):
+        st.button(
+            f"Read the header from row {row:,}",
+            key="data_header_below_title",
+            on_click=lambda: st.session_state.update({"data_header_row": row}),  # read again, as the span's button
         )
 for note in dictionary_notes(info["columns"]):  # from the names alone: a REDCap export with a row per event
     st.info(note[0].upper() + note[1:] + ".", icon=":material/group:")

@@ -115,12 +115,13 @@ def frame_text(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({name: cells_text(frame.iloc[:, i]) for i, name in enumerate(columns)})
 
 
-def drop_empty_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Rows with every cell empty dropped (a CSV reader skips empty lines alike), renumbered from 0, and how many of
-    them lay before the last row that holds a value (a sheet's empty rows; those after it are its unused end)."""
+def drop_empty_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, int, int]:
+    """Rows with every cell empty dropped (a CSV reader skips empty lines alike), renumbered from 0, how many of
+    them lay before the last row that holds a value (a sheet's empty rows; those after it are its unused end), and
+    the position of the first row kept (0: none dropped before it)."""
     if frame.shape[1] == 0 or len(frame) == 0:
-        return frame.reset_index(drop=True), 0
+        return frame.reset_index(drop=True), 0, 0
     empty = np.logical_and.reduce([frame[c].fillna("").to_numpy(dtype=object) == "" for c in frame.columns])
     filled = np.flatnonzero(~empty)
     within = int(empty[: filled[-1]].sum()) if len(filled) else 0
-    return frame[~empty].reset_index(drop=True), within
+    return frame[~empty].reset_index(drop=True), within, int(filled[0]) if len(filled) else 0

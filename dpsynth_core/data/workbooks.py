@@ -215,8 +215,8 @@ def read_sheet(
     spreadsheet (None: the first row that holds anything); ``header_rows``: how many rows the header spans from
     there (None: one; the names joined by :func:`~dpsynth_core.data.header_names.join_header_rows`; 0: none, the
     columns named ``column_1``, ... (or ``names``, the publisher's, one per column) and that row a record). ``info``:
-    ``format``, ``sheet``, ``sheets``, ``header_row``, ``rows``, ``columns``, ``bytes`` and ``lines`` (empty: no
-    per-line rule applies).
+    ``format``, ``sheet``, ``sheets``, ``header_row``, ``rows``, ``record_row`` (the sheet's row of the first record),
+    ``columns``, ``bytes`` and ``lines`` (empty: no per-line rule applies).
     """
     book, archive = _open(raw, name)
     with book:
@@ -272,7 +272,7 @@ def read_sheet(
         raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
     table = pd.DataFrame(body, dtype=object)
     del grid, body
-    frame, skipped = drop_empty_rows(pd.DataFrame({c: cells_text(table[i]) for i, c in enumerate(columns)}))
+    frame, skipped, lead = drop_empty_rows(pd.DataFrame({c: cells_text(table[i]) for i, c in enumerate(columns)}))
     if len(frame) == 0:
         raise DataError(f"sheet '{sheet}' of {name} has a header but no data rows")
     frame = frame.astype(TEXT_DTYPE)
@@ -284,6 +284,7 @@ def read_sheet(
         **({"header_rows": header_rows} if header_rows is not None else {}),
         **({"names": "given"} if names is not None and rows == NO_HEADER else {}),
         "rows": len(frame),
+        "record_row": first_row + at + rows + lead + 1,  # the sheet's row of the first record (a header below a title)
         "columns": columns,
         "bytes": len(raw),
         "lines": {"empty rows": skipped} if skipped else {},  # told to the publisher (line_report_text)

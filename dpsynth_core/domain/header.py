@@ -148,6 +148,20 @@ def header_span(columns) -> int | None:
     return None
 
 
+def header_below_title(columns, info: dict) -> int | None:
+    """The sheet's row to read the header from when a title above it was read as the header (:func:`header_hint`'s
+    first case): the row of the first record below it (``info["record_row"]``, a spreadsheet's), which holds the
+    names; else None. The header's names and the sheet's layout only, never a record's value.
+
+    >>> header_below_title(["MRC trial, 107 patients", "Unnamed: 1", "Unnamed: 2"], {"record_row": 3})
+    3
+    >>> header_below_title(["id", "age"], {"record_row": 2}) is None
+    True
+    """
+    row = info.get("record_row")
+    return int(row) if row and _title_read([str(c) for c in columns]) else None
+
+
 def _value_like(name: str) -> bool:
     """A name that is a record's value: a number (``39``, ``0.1``, ``-2.5``) or a date (``2014-01-02``), a year
     (1000 to 2999, a wide table's columns) aside."""

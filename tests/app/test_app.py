@@ -485,7 +485,8 @@ def test_a_title_above_the_header_is_said_with_its_cause_on_the_data_page():
 
 def test_a_workbooks_title_row_read_as_its_header_is_said_and_goes_once_the_header_row_is_named():
     """A sheet with its title in the first row: the title names the first column and the others are empty
-    ('Unnamed: 1', ...). The Data page says so (from the header alone) until the header's row is named."""
+    ('Unnamed: 1', ...). The Data page says so (from the header alone) until the header's row is named, and offers
+    the row of the first record below the title, the names' (the sheet's layout, no value), as one click."""
     import io
 
     import openpyxl
@@ -503,7 +504,9 @@ def test_a_workbooks_title_row_read_as_its_header_is_said_and_goes_once_the_head
     said = [w.value for w in at.warning if "title above the header" in w.value]
     assert not at.exception and len(said) == 1, [w.value for w in at.warning]
     assert "names its first column only ('Quarterly sales report 2024') and leaves the other 2 empty" in said[0]
-    at.number_input(key="data_header_row").set_value(3).run()
+    assert at.button(key="data_header_below_title").label == "Read the header from row 3"  # the names' row, offered
+    at.button(key="data_header_below_title").click().run()  # one click, as the number typed would
+    assert at.number_input(key="data_header_row").value == 3
     assert not at.exception and not [w.value for w in at.warning if "title above" in w.value]
     assert at.session_state[state.DATA]["info"]["columns"] == ["region", "units", "price"]
     assert at.session_state[state.DATA]["info"]["rows"] == 39  # the empty row skipped, and said (for the publisher)
