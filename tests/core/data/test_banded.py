@@ -84,8 +84,9 @@ def test_a_list_that_groups_a_finer_one_is_told_and_one_row_outside_its_group_is
 
 def test_a_total_beside_its_parts_is_told_and_nothing_that_only_looks_like_one_is():
     """The European Social Survey's sentiment is the sum of the three questions before it in all 1,850 records that
-    hold them: told, naming columns and counts (no value), unless declared their sum. One record's total changed, or
-    parts that are bits (one of them 1 where the total is), is no sum."""
+    hold them: told, naming columns and counts (no value), unless declared their sum. One record's total changed (a
+    typing slip) is told with its count of rows; a fiftieth of them, or parts that are bits (one of them 1 where the
+    total is), is no sum."""
     from dpsynth_core.data.banded import summed_columns
 
     frame = pd.read_csv(shared_path("ess9gb.csv"), dtype=str, keep_default_na=False)
@@ -95,12 +96,11 @@ def test_a_total_beside_its_parts_is_told_and_nothing_that_only_looks_like_one_i
     assert summed_columns(frame, TableDomain.from_json(spec)) == [said]
     assert said in fit_notes(frame, TableDomain.from_json(spec)).banded
     at = frame.index[frame["immigsent"] == "15"][0]
-    assert (
-        summed_columns(
-            frame.assign(immigsent=frame["immigsent"].mask(frame.index == at, "16")), TableDomain.from_json(spec)
-        )
-        == []
-    )
+    slip = frame.assign(immigsent=frame["immigsent"].mask(frame.index == at, "16"))
+    assert summed_columns(slip, TableDomain.from_json(spec)) == [said.replace("all 1,850", "1,849 of the 1,850")]
+    many = frame.index[frame["immigsent"] == "15"][:37]  # 2% of the rows
+    slips = frame.assign(immigsent=frame["immigsent"].mask(frame.index.isin(many), "16"))
+    assert summed_columns(slips, TableDomain.from_json(spec)) == []
     spec["columns"]["immigsent"]["derived"] = rule
     assert summed_columns(frame, TableDomain.from_json(spec)) == []
     bits = pd.DataFrame({"a": ["1", "0", "0"] * 30, "b": ["0", "1", "0"] * 30, "c": ["1", "1", "0"] * 30})
@@ -110,3 +110,19 @@ def test_a_total_beside_its_parts_is_told_and_nothing_that_only_looks_like_one_i
     assert summed_columns(both, TableDomain.from_json({"columns": columns})) == [
         "Column 'c' is the sum of 'a', 'b' in all 90 rows that hold them."
     ]
+
+
+def test_a_column_that_is_the_sum_of_two_others_anywhere_is_told():
+    """asaur's ChanningHouse: a resident's age at exit is the age at entry plus the months at risk, three columns of
+    which the total sits between its parts. Built here from the European Social Survey's own answers (a column that
+    is two questions far apart added up, placed first): told as their sum, though its parts are not beside it."""
+    from dpsynth_core.data.banded import summed_columns
+
+    frame = pd.read_csv(shared_path("ess9gb.csv"), dtype=str, keep_default_na=False)
+    held = frame["imbgeco"].ne("") & frame["lrscale"].ne("")
+    frame = frame[held].copy()
+    frame.insert(0, "added", (frame["imbgeco"].astype(int) + frame["lrscale"].astype(int)).astype(str))
+    spec = complete_domain("ess9gb")
+    spec["columns"] = {"added": {"type": "integer", "min": 0, "max": 20}, **spec["columns"]}
+    said = summed_columns(frame, TableDomain.from_json(spec))
+    assert f"Column 'added' is the sum of 'imbgeco', 'lrscale' in all {len(frame):,} rows that hold them." in said
