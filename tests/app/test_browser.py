@@ -484,20 +484,26 @@ def test_after_a_server_restart_a_draw_resumes_and_an_upload_is_asked_for_again(
         server.stop()
 
 
-def test_a_sets_words_typed_in_the_box_of_allowed_characters_name_that_set(server, browser, tmp_path):
-    """A newcomer in Chromium typed the words of a set of allowed characters, 'letters (small and capital)', into
-    its box and pressed Enter: the box took the typed words as the characters (each letter of them), refused for
-    their repeats. Typed words that begin one set's name, and repeat a character, now stand for that set."""
-    path = tmp_path / "chips.csv"
-    path.write_text("codename,cores\n" + "".join(f"Zen {i % 3},{i % 8 + 1}\n" for i in range(40)))
+def _on_the_domain_page(server, browser, path: Path, text: str):
+    """A new page that uploaded ``text`` as the file ``path`` on the Data page and went on to the Domain page."""
+    path.write_text(text)
     page = browser.new_page(viewport={"width": 1400, "height": 1400})
     page.set_default_timeout(30_000)
     page.goto(f"{server.url}/Data")
     page.get_by_role("heading", name="1. Data").wait_for()
     page.get_by_text("My own file").click()
     page.locator("input[type='file']").set_input_files(str(path))
-    page.get_by_text("Read chips.csv").wait_for()
+    page.get_by_text(f"Read {path.name}").wait_for()
     _go(page, "Next: declare each column's domain", "2. Domain")
+    return page
+
+
+def test_a_sets_words_typed_in_the_box_of_allowed_characters_name_that_set(server, browser, tmp_path):
+    """A newcomer in Chromium typed the words of a set of allowed characters, 'letters (small and capital)', into
+    its box and pressed Enter: the box took the typed words as the characters (each letter of them), refused for
+    their repeats. Typed words that begin one set's name, and repeat a character, now stand for that set."""
+    text = "codename,cores\n" + "".join(f"Zen {i % 3},{i % 8 + 1}\n" for i in range(40))
+    page = _on_the_domain_page(server, browser, tmp_path / "chips.csv", text)
     column = page.locator("[data-testid='stExpander']").filter(has_text="codename:").first
 
     def choose(label: str, typed: str) -> None:
@@ -524,16 +530,8 @@ def test_a_bound_kept_when_a_whole_number_column_becomes_a_decimal_one(server, b
     to decimal numbers (it holds 13.2 years): its minimum showed 0.00, and typing its maximum lost it ("no public
     minimum"), the browser still holding the field's 0 as a whole number and sending none for a decimal field. The
     bound is kept, in the field's own type; and back to whole numbers, a whole bound is kept too."""
-    path = tmp_path / "schooling.csv"
-    path.write_text("years,age\n" + "".join(f"{10 + i % 9}.5,{20 + i}\n" for i in range(40)))
-    page = browser.new_page(viewport={"width": 1400, "height": 1400})
-    page.set_default_timeout(30_000)
-    page.goto(f"{server.url}/Data")
-    page.get_by_role("heading", name="1. Data").wait_for()
-    page.get_by_text("My own file").click()
-    page.locator("input[type='file']").set_input_files(str(path))
-    page.get_by_text("Read schooling.csv").wait_for()
-    _go(page, "Next: declare each column's domain", "2. Domain")
+    text = "years,age\n" + "".join(f"{10 + i % 9}.5,{20 + i}\n" for i in range(40))
+    page = _on_the_domain_page(server, browser, tmp_path / "schooling.csv", text)
 
     def column():
         return page.locator("[data-testid='stExpander']").filter(has_text="years:").first
