@@ -53,10 +53,11 @@ from .near_misses import (
     BRACKETS_HOW,
     WORDED_SHARE,
     bracketed,
+    category_hint,
     joined,
     kind_hint,
-    of_them,
     respelled,
+    respelling,
     shortened,
     worded,
 )
@@ -171,7 +172,7 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
         return f" {brackets:,} of them are {BRACKETS}, {BRACKETS_HOW}."
     if column.kind == "categorical":
         near, spaced, stripped = respelled(column, distinct)
-        how_written = _respelling(near, spaced)
+        how_written = respelling(near, spaced)
         near += spaced
         capitals = (
             f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written "
@@ -240,14 +241,6 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
     return ""
 
 
-def _respelling(near: int, spaced: int) -> str:
-    """How ``near`` cells in other capitals and ``spaced`` ones with other spaces or punctuation
-    (:func:`.near_misses.respelled`) write declared values, in words."""
-    if not spaced:
-        return "in other capitals"
-    return "in other capitals, spaces or punctuation" if near else "with other spaces or punctuation"
-
-
 def changed_columns(
     data: pd.DataFrame, domain: TableDomain, fits: dict | None = None, counts: dict | None = None, *, mostly=False
 ) -> list[str]:
@@ -275,19 +268,7 @@ def changed_columns(
             what = what.replace("is not numbers", "is not a number").replace("is not times", "is not a time")
         line = f"Column '{name}': {changed:,} of its {filled:,} filled cells {what}"
         if column.kind == "categorical":
-            near, spaced, stripped = respelled(column, distinct)
-            how_written = _respelling(near, spaced)
-            said = [
-                of_them(near + spaced, changed, f"a declared value {how_written}", f"declared values {how_written}"),
-                of_them(
-                    stripped,
-                    changed,
-                    "a declared code without its leading zeros",
-                    "declared codes without their leading zeros",
-                ),
-            ]
-            said = [part for part in said if part]
-            line += f" ({' and '.join(said)})" if said else ""
+            line += category_hint(column, distinct, changed)
         else:
             line += kind_hint(column.kind, distinct, changed, unfit)
         lines.append(line + ".")

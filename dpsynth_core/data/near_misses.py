@@ -206,3 +206,41 @@ def kind_hint(kind: str, distinct: pd.Series, changed: int, unfit: int) -> str:
     if kind in ("date", "datetime") and (partial := partial_dates(distinct)):
         return f" ({of_them(partial, changed, 'a date known only in part', 'dates known only in part')}, {PARTIAL_HOW})"
     return ""
+
+
+def respelling(near: int, spaced: int) -> str:
+    """How ``near`` cells in other capitals and ``spaced`` ones with other spaces or punctuation
+    (:func:`respelled`) write declared values, in words."""
+    if not spaced:
+        return "in other capitals"
+    return "in other capitals, spaces or punctuation" if near else "with other spaces or punctuation"
+
+
+#: How a changed line says its cells that hold a declared value among other words (``ok-disagree`` where ``ok`` is
+#: declared: FiveThirtyEight's bechdel), or some of a declared value's words without the rest.
+WORDED, SHORTENED = "declared values among other words", "some of a declared value's words without the rest"
+#: ... counted so only for a list of at most this many declared values (adult's "South", beside the world's countries,
+#: is some of "South Africa"'s words and "South Korea"'s: no hint).
+WORDED_LIST = 30
+
+
+def category_hint(column, distinct: pd.Series, changed: int) -> str:
+    """What a list of categories' ``changed`` cells (``distinct``: each cell as the file writes it, with its count)
+    are, in words for its line of changed cells: declared values in other capitals, spaces or punctuation, codes
+    without their leading zeros, and (in a short list) declared values among other words or some of a declared value's
+    words; empty when none. Publisher-only: counts, never a value."""
+    near, spaced, stripped = respelled(column, distinct)
+    how_written = respelling(near, spaced)
+    said = [
+        of_them(near + spaced, changed, f"a declared value {how_written}", f"declared values {how_written}"),
+        of_them(
+            stripped, changed, "a declared code without its leading zeros", "declared codes without their leading zeros"
+        ),
+    ]
+    if len(column.values) <= WORDED_LIST:  # a long list (the world's countries) holds a word of many a cell by chance
+        said += [
+            of_them(worded(column, distinct), changed, "a declared value among other words", WORDED),
+            of_them(shortened(column, distinct), changed, "a declared value's words", SHORTENED),
+        ]
+    said = [part for part in said if part]
+    return f" ({' and '.join(said)})" if said else ""

@@ -914,3 +914,15 @@ def test_a_declared_value_written_without_some_of_its_words_is_told_so():
         "value's words without the rest (a file may leave out a word its documentation writes): a category is read "
         "only as the declaration writes it, so write the values as the file does."
     )
+
+
+def test_a_few_cells_holding_a_declared_value_among_other_words_are_counted_so():
+    """FiveThirtyEight's bechdel writes a film's detailed test result 'ok-disagree' or 'dubious-disagree' where a
+    reviewer disagreed, beside the five results its help page names: 425 of 1,794 cells, too few to flag the column,
+    counted in its line of changed cells as declared values among other words (no value named)."""
+    frame = pd.read_csv(shared_path("bechdel.csv"), dtype=str, keep_default_na=False)
+    spec = json.loads(shared_path("bechdel.domain.json").read_text())
+    assert fit_notes(frame, TableDomain.from_json(spec)).changed == [
+        "Column 'test': 425 of its 1,794 filled cells are none of its declared values (425 of them declared values "
+        "among other words)."
+    ]
