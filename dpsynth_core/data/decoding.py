@@ -58,7 +58,7 @@ PIECES_CLEAR_Z = 4.0
 SCALE_FREE = 0.0
 
 
-def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, float, bool]]:
+def end_tilts(domain: ColumnDomain, counts, deviations=None, beyond=None) -> list[tuple[int, float, bool]]:
     """The end bins of a range column whose values fall away from the data, as ``(bin, share, outward)``.
 
     ``counts``: a model's records per cell of ``domain`` (its range's bins first); ``deviations``: per bin, the noise
@@ -101,7 +101,10 @@ def end_tilts(domain: ColumnDomain, counts, deviations=None) -> list[tuple[int, 
     zero_inside = isinstance(domain, IntegerDomain) and zero_named(lows[0], highs[-1])
     for end, inner in ((int(held[-1]), int(held[-2])), (int(held[0]), int(held[1]))):
         outward = end > inner
-        if abs(end - inner) != 1 or end == (bins - 1 if outward else 0) or (pieces[end] > 1 and clear[end]):
+        far = beyond is not None and bool(np.asarray(beyond)[end])  # a cut tail kept: its leaves found it quiet
+        if abs(end - inner) != 1 or (
+            not far and (end == (bins - 1 if outward else 0) or (pieces[end] > 1 and clear[end]))
+        ):
             continue  # an island beyond a gap, a bin at the declared end (its data may lie anywhere), measured pieces
         further = 2 * inner - end  # the next bin inward
         if not 0 <= further < bins or min(widths[end], widths[inner], widths[further]) <= 0:

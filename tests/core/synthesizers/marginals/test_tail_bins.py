@@ -61,3 +61,35 @@ def test_a_named_end_point_holding_no_record_comes_out_empty(monkeypatch):
     noisy = zeros()
     assert len(empty) >= 4 and np.all(kept <= 0.005), kept
     assert (noisy > 0.01).sum() >= 3, noisy
+
+
+def test_a_kept_tail_bin_falls_away_from_the_data(monkeypatch):
+    """The same covid_testing ages: the tail past the kept leaves, kept by the model as a bin of its own, held its
+    rows by its noisy pieces, spread out to 120 (ages over 80 in 0.77% of rows, over 99 in 0.10%, where the tests
+    hold 0.72% and 0.03%). As an end bin beyond the kept leaves its values fall away from the data as its inner
+    neighbour's density says (:func:`~dpsynth_core.data.decoding.end_tilts`). The same fitted model sampled with the
+    rule and without it from one random state (the rows' bins alike): over 8 seeds the ages' distance to the real
+    ones in 2-year bins is lower with it in at least 6, and lower on average by more than two standard errors."""
+    import copy
+
+    from dpsynth_core.synthesizers.marginals import measurements
+
+    frame = pd.read_csv(shared_path("covid_testing.csv"))
+    spec = json.loads(shared_path("covid_testing.domain.json").read_text())
+    edges = np.arange(0, 122, 2)
+    real = np.histogram(frame["age"].clip(0, 120), bins=edges)[0] / len(frame)
+
+    def distance(sample) -> float:
+        ages = pd.to_numeric(sample["age"])
+        return 0.5 * float(np.abs(np.histogram(ages, bins=edges)[0] / len(ages) - real).sum())
+
+    tilted, flat = [], []
+    for seed in range(8):
+        model = MarginalsSynthesizer(epsilon=1.0, random_state=seed).fit(frame, spec)
+        twin = copy.deepcopy(model)
+        tilted.append(distance(model.sample(len(frame))))
+        monkeypatch.setattr(measurements, "TILT_BEYOND", False)
+        flat.append(distance(twin.sample(len(frame))))
+        monkeypatch.setattr(measurements, "TILT_BEYOND", True)
+    gain = np.array(flat) - np.array(tilted)
+    assert (gain > 0).sum() >= 6 and gain.mean() > 2 * gain.std(ddof=1) / np.sqrt(len(gain)), (tilted, flat)
