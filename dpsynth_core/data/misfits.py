@@ -270,7 +270,8 @@ def changed_columns(
         if column.kind == "categorical":
             line += category_hint(column, distinct, changed)
         else:
-            line += kind_hint(column.kind, distinct, changed, unfit)
+            digits = getattr(column, "length", None) if getattr(column, "generator", None) == "digits" else None
+            line += kind_hint(column.kind, distinct, changed, unfit, digits)
         lines.append(line + ".")
     return lines
 

@@ -186,6 +186,22 @@ def partial_dates(distinct: pd.Series) -> int:
     return int(distinct.to_numpy()[cells.str.match(_PARTIAL_DATE).fillna(False).to_numpy(bool)].sum())
 
 
+#: The hint for a code of N digits some of whose changed cells extend such a code (:func:`extended_codes`).
+EXTENDED_HOW = (
+    "that begin with a code of {length} digits and go on, as a ZIP+4 code does, 12345-6789: the release holds them "
+    "as missing; a file that writes only their first {length} digits keeps them"
+)
+
+
+def extended_codes(distinct: pd.Series, length: int) -> int:
+    """Of a column's cells (``distinct``: each cell as the file writes it, with its count) declared codes of ``length``
+    digits, how many are such a code extended by a hyphen and more digits or by 4 digits more (the College Scorecard's
+    ZIP codes, 43% of them written ZIP+4). Publisher-only, as the flag itself: a count, never a value."""
+    cells = pd.Series(distinct.index.astype(str), dtype="string").str.strip()
+    pattern = rf"^[0-9]{{{length}}}(?:[- ][0-9]{{1,6}}|[0-9]{{4}})$"
+    return int(distinct.to_numpy()[cells.str.match(pattern).fillna(False).to_numpy(bool)].sum())
+
+
 def of_them(count: int, changed: int, one: str, many: str) -> str:
     """``count`` of a column's ``changed`` cells said as ``one`` thing or ``many`` ("it is a declared value in other
     capitals" for a single changed cell, "3 of them declared values in other capitals"); empty for none."""
@@ -195,14 +211,17 @@ def of_them(count: int, changed: int, one: str, many: str) -> str:
     return f"it is {what}" if changed == 1 else f"{count:,} of them {what}"
 
 
-def kind_hint(kind: str, distinct: pd.Series, changed: int, unfit: int) -> str:
-    """What a number or date column's ``changed`` cells (``unfit`` of them unread; ``distinct``: each cell as the file
-    writes it, with its count) largely are, in words for its line of changed cells: brackets of numbers, fractions in
-    whole numbers, dates known only in part; empty when none. Publisher-only: counts, never a value."""
+def kind_hint(kind: str, distinct: pd.Series, changed: int, unfit: int, length: int | None = None) -> str:
+    """What a number, date or code column's ``changed`` cells (``unfit`` of them unread; ``distinct``: each cell as the
+    file writes it, with its count) largely are, in words for its line of changed cells: brackets of numbers, fractions
+    in whole numbers, codes of ``length`` digits extended (a ZIP+4), dates known only in part; empty when none.
+    Publisher-only: counts, never a value."""
     if kind in ("integer", "float") and unfit and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed:
         return f" ({of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
     if kind == "integer" and (fractions := fractional(distinct)):  # the kind, not the range
         return f" ({of_them(fractions, changed, 'a fraction', 'fractions')}: {FRACTIONS_HOW})"
+    if kind == "text" and length and (longer := extended_codes(distinct, length)):
+        return f" ({of_them(longer, changed, 'a longer code', 'longer codes')} {EXTENDED_HOW.format(length=length)})"
     if kind in ("date", "datetime") and (partial := partial_dates(distinct)):
         return f" ({of_them(partial, changed, 'a date known only in part', 'dates known only in part')}, {PARTIAL_HOW})"
     return ""

@@ -926,3 +926,17 @@ def test_a_few_cells_holding_a_declared_value_among_other_words_are_counted_so()
         "Column 'test': 425 of its 1,794 filled cells are none of its declared values (425 of them declared values "
         "among other words)."
     ]
+
+
+def test_codes_extended_past_their_declared_digits_are_counted_so():
+    """The College Scorecard writes 43% of its ZIP codes as ZIP+4 (five digits, a hyphen and four more, or nine
+    digits): declared as codes of 5 digits, those cells are counted among the changed ones as longer codes that begin
+    with such a code, with what the release does with them; a code of other digits is not one."""
+    frame = pd.DataFrame({"zip": ["35762", "35294-0110", "36117", "352940110", "3576", "35115", "36104", "35801"] * 5})
+    domain = TableDomain.from_json({"columns": {"zip": {"type": "text", "generator": "digits", "length": 5}}})
+    (line,) = fit_notes(frame, domain).changed
+    assert line == (
+        "Column 'zip': 15 of its 40 filled cells do not fit its declared kind of text (10 of them longer codes that "
+        "begin with a code of 5 digits and go on, as a ZIP+4 code does, 12345-6789: the release holds them as "
+        "missing; a file that writes only their first 5 digits keeps them)."
+    ), line
