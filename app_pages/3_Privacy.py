@@ -177,7 +177,10 @@ for row in plan:
 if not problems:  # from public settings only; then the opt-in check of rows per person (its own budget)
     show_resolution(keys, declared.rows_per_person)
     show_person_check(declared)
-note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, **options) if not problems else None
+note = None
+if not problems:  # the draw's charge, cached, says a person's delta
+    charge = price(spec_json, float(epsilon), method, public_rows, json.dumps(options, sort_keys=True))
+    note = privacy_note(declared, float(epsilon), method=method, rows=public_rows, charge=charge, **options)
 if note:  # what the method says about its guarantee, in its own words
     level, text = note
     getattr(st, level)(text, icon=":material/gpp_bad:" if level == "error" else ":material/info:")

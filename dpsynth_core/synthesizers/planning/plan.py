@@ -336,13 +336,13 @@ def uses_tolerance(domain, method: str = DEFAULT_METHOD) -> bool:
     return get_method(method).cls.uses_tolerance(as_table_domain(domain))
 
 
-def privacy_note(domain, epsilon: float, *, method: str = DEFAULT_METHOD, rows: int | None = None, **options):
-    """The method's note for the Privacy page: ``(level, text)`` or None; with a person unit of several rows whose
-    charge states a delta, what that delta comes to per person (the charge's own, :func:`price`: what the card says)."""
+def privacy_note(domain, epsilon: float, *, method=DEFAULT_METHOD, rows: int | None = None, charge=None, **options):
+    """The method's note for the Privacy page, or None; a person's delta as the card states it (``charge``: price's)."""
     info, domain = get_method(method), as_table_domain(domain)
     note, unit = info.cls.privacy_note(domain, epsilon, rows=rows, **info.check_options(options)), domain.person
-    total = price(domain, epsilon, method=method, rows=rows, **options).total() if note and unit else None
-    if total is None or not total.delta or unit.max_rows == 1:
+    several = note and unit is not None and unit.max_rows > 1
+    total = (charge or price(domain, epsilon, method=method, rows=rows, **options)).total() if several else None
+    if total is None or not total.delta:
         return note
     person = (
         f"**Per {unit.name}** (up to {unit.max_rows:,} rows each): δ = {format_delta(total.delta)}, the chance that ε ="
