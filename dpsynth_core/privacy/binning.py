@@ -280,7 +280,7 @@ def _kept_range(lows, noisy, std: float, top, integer: bool, by_width: bool = Fa
     noisy total lost per tail, or one noise deviation; a long tail's walk at ``DENSE_WALK`` on a dense table's
     counts per value). Post-processing."""
     widths = np.diff(np.append(lows, top + 1 if integer else top)) if by_width else None  # a long tail or not
-    limit, walk = constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0), tails.DENSE_WALK if dense else None
+    limit, walk = tails.tail_limit(noisy), tails.DENSE_WALK if dense else None
     first, last = tails.quiet_ends(noisy, std, limit=limit, widths=widths, walk=walk)
     first, last = tails.without_islands(noisy, widths, first, last, std) if by_width else (first, last)
     end = lows[last + 1] if last + 1 < len(lows) else (top + 1 if integer else np.inf)
@@ -300,8 +300,7 @@ def _merged_bins(
     piece_counts = np.add.reduceat(noisy, pieces).astype(float)
     leaves = np.diff(np.append(pieces, len(noisy)))  # each piece's leaves
     ends = point_ends(lows, own)  # a bin of its own for each point the model's counts are to keep or cut
-    limit = constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0)  # the bound of :func:`_kept_range`'s cut
-    cut_tails = tails.kept_ends(lows, noisy, std, *kept, top, integer, limit)  # a bin for a cut tail holding records
+    cut_tails = tails.kept_ends(lows, noisy, std, *kept, top, integer)  # a bin for a cut tail holding records
     ends = np.union1d(ends, cut_tails).astype(lows.dtype)
     chosen = merge_small_bins(
         piece_counts,

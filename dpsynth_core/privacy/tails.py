@@ -40,6 +40,12 @@ def clear_level(std: float, k: int) -> float:
     return float(std / np.sqrt(2) * np.log(max(k, 1) / (2 * ndtr(-constraints.EMPTY_Z))))
 
 
+def tail_limit(noisy) -> float:
+    """The records a column's tail may lose to a cut (:func:`quiet_ends`): ``TAIL_SHARE`` of its leaves' noisy total
+    (at least one record's share). Post-processing."""
+    return constraints.TAIL_SHARE * max(float(np.sum(noisy)), 1.0)
+
+
 def quiet_ends(noisy, std: float, *, limit: float, widths=None, walk: float | None = None) -> tuple[int, int]:
     """The first and last leaf of a numeric column to keep: its tails that the noisy leaf counts cannot tell
     from empty are cut, by the rule :func:`dpsynth_core.pgm.support_from` applies to a range's bins, here on
@@ -153,11 +159,12 @@ def without_islands(noisy, widths, first: int, last: int, std: float) -> tuple[i
 TAIL_BIN_Z = 1.5
 
 
-def kept_ends(lows, noisy, std: float, low, high, top, integer: bool, limit: float) -> np.ndarray:
+def kept_ends(lows, noisy, std: float, low, high, top, integer: bool) -> np.ndarray:
     """The bin lows that make a cut tail of a column's range a bin of its own where its leaves' noisy counts
-    (``noisy``, deviation ``std`` each) sum past ``max(limit, std)`` by :data:`TAIL_BIN_Z` deviations of that sum:
-    the kept leaves' first value ``low`` (for the leaves below it) and their end ``high`` (for the range past it),
-    :func:`quiet_ends`. Post-processing of the DP leaf counts and the declared range.
+    (``noisy``, deviation ``std`` each) sum past ``max(limit, std)`` (``limit``: :func:`tail_limit`) by
+    :data:`TAIL_BIN_Z` deviations of that sum: the kept leaves' first value ``low`` (for the leaves below it) and their
+    end ``high`` (for the range past it), :func:`quiet_ends`. Post-processing of the DP leaf counts and the declared
+    range.
 
     A data's own thin tail spread over a range as wide as the rest (a children's hospital's ages declared 0-120:
     4.9% of its 15,524 records at 50-99, a dozen a year against a noise of 35 per year) looks as quiet as an empty one
@@ -170,15 +177,15 @@ def kept_ends(lows, noisy, std: float, low, high, top, integer: bool, limit: flo
     tail's sum passes the test with chance about ``Phi(-TAIL_BIN_Z)``, 7%, and then the support cuts it as a rule.
 
     >>> counts = np.array([900.0, 800, 30, -20, 25, 40, 35, -30, 45, 20])
-    >>> kept_ends(np.arange(10), counts, 20.0, 0, 2, 9, True, 5.0).tolist()  # 145 past 2: over 20 + 1.5 * 20 * sqrt(8)
+    >>> kept_ends(np.arange(10), counts, 20.0, 0, 2, 9, True).tolist()  # 145 past 2: over 20 + 1.5 * 20 * sqrt(8)
     [2]
-    >>> kept_ends(np.arange(10), np.r_[900.0, 800, np.full(8, 5.0)], 20.0, 0, 2, 9, True, 5.0).tolist()  # 40: empty
+    >>> kept_ends(np.arange(10), np.r_[900.0, 800, np.full(8, 5.0)], 20.0, 0, 2, 9, True).tolist()  # 40: empty
     []
     """
     lows, counts = np.asarray(lows), np.asarray(noisy, dtype=float)
     if TAIL_BIN_Z is None:
         return lows[:0]
-    ends = []
+    ends, limit = [], tail_limit(counts)
     for end, cut in ((low, lows < low), (high, lows >= high)):
         inside = lows[0] < end and (end <= top if integer else end < top)
         if inside and counts[cut].sum() > max(limit, std) + TAIL_BIN_Z * std * np.sqrt(cut.sum()):
