@@ -270,8 +270,7 @@ def changed_columns(
         if column.kind == "categorical":
             line += category_hint(column, distinct, changed)
         else:
-            digits = getattr(column, "length", None) if getattr(column, "generator", None) == "digits" else None
-            line += kind_hint(column.kind, distinct, changed, unfit, digits)
+            line += kind_hint(column, distinct, changed, unfit)
         lines.append(line + ".")
     return lines
 

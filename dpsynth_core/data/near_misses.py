@@ -211,16 +211,18 @@ def of_them(count: int, changed: int, one: str, many: str) -> str:
     return f"it is {what}" if changed == 1 else f"{count:,} of them {what}"
 
 
-def kind_hint(kind: str, distinct: pd.Series, changed: int, unfit: int, length: int | None = None) -> str:
-    """What a number, date or code column's ``changed`` cells (``unfit`` of them unread; ``distinct``: each cell as the
-    file writes it, with its count) largely are, in words for its line of changed cells: brackets of numbers, fractions
-    in whole numbers, codes of ``length`` digits extended (a ZIP+4), dates known only in part; empty when none.
+def kind_hint(column, distinct: pd.Series, changed: int, unfit: int) -> str:
+    """What a number, date or code ``column``'s ``changed`` cells (``unfit`` of them unread; ``distinct``: each cell as
+    the file writes it, with its count) largely are, in words for its line of changed cells: brackets of numbers,
+    fractions in whole numbers, codes of N digits extended (a ZIP+4), dates known only in part; empty when none.
     Publisher-only: counts, never a value."""
+    kind = column.kind
+    length = column.length if kind == "text" and column.generator == "digits" else None
     if kind in ("integer", "float") and unfit and (brackets := bracketed(distinct)) >= WORDED_SHARE * changed:
         return f" ({of_them(brackets, changed, 'a bracket of numbers', BRACKETS)}, {BRACKETS_HOW})"
     if kind == "integer" and (fractions := fractional(distinct)):  # the kind, not the range
         return f" ({of_them(fractions, changed, 'a fraction', 'fractions')}: {FRACTIONS_HOW})"
-    if kind == "text" and length and (longer := extended_codes(distinct, length)):
+    if length and (longer := extended_codes(distinct, length)):
         return f" ({of_them(longer, changed, 'a longer code', 'longer codes')} {EXTENDED_HOW.format(length=length)})"
     if kind in ("date", "datetime") and (partial := partial_dates(distinct)):
         return f" ({of_them(partial, changed, 'a date known only in part', 'dates known only in part')}, {PARTIAL_HOW})"
