@@ -164,11 +164,10 @@ def _summed_found(data: pd.DataFrame, domain: TableDomain, read=None) -> list[tu
     read = read or _Read(data, domain)
     names = [n for n, c in read.domain.kept.items() if c.kind in ("integer", "float") and n in data]
     lines = []
+    pairs = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] if len(names) <= PAIR_SUM_COLUMNS else []
     for t, name in enumerate(names):
-        before = names[max(0, t - MOST_PARTS) : t][::-1]  # the nearest first
-        others = [n for n in names if n != name] if len(names) <= PAIR_SUM_COLUMNS else []
-        pairs = [[a, b] for i, a in enumerate(others) for b in others[i + 1 :]]  # two anywhere: end = start + time
-        for run in (before, names[t + 1 : t + 1 + MOST_PARTS], *pairs):
+        before = names[max(0, t - MOST_PARTS) : t][::-1]  # the nearest first; then two anywhere: end = start + time
+        for run in (before, names[t + 1 : t + 1 + MOST_PARTS], *(pair for pair in pairs if name not in pair)):
             parts = _summed_by(read, name, run, head=True)
             if parts and _summed_by(read, name, run[: len(parts)]) == parts:
                 values = [read.values(n) for n in (name, *parts)]
