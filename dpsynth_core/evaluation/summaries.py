@@ -107,9 +107,11 @@ def dominant_values_in_data(real, synthetic, domain) -> list[str]:
         )
         nothing = "This column holds" if filled >= 1 else "Its filled cells hold"
         if len(counts) == 1 and value == column.label_at(0):  # no value came out: the placeholder, fixed in advance
-            said = "it is the placeholder a release shows when no value of the column comes out, fixed in advance: "
-            said += "in none of your records." if held == 0 else f"that {held:,} of your records are written so too"
-            said += f" {nothing} no information about your data." if held == 0 else " says nothing of them."
+            said = "it is the placeholder a release shows when no value of the column comes out, fixed in advance: " + (
+                f"in none of your records. {nothing} no information about your data."
+                if held == 0
+                else f"that {held:,} of your records are written so too says nothing of them."
+            )
         elif held == 0:
             said = f"it is in none of your records: a made-up value. {nothing} no information about your data."
         else:
