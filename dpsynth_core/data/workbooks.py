@@ -30,6 +30,7 @@ import pandas as pd
 
 from .. import constraints
 from ..errors import DataError
+from ..wording import counted
 from .header_names import NO_HEADER, join_header_rows, name_columns, numbered_columns
 from .sheet_dates import restore_dates, xls_negative_dates, xlsx_date_styles, xlsx_days_shift
 from .sheet_sizes import check_unzipped, ods_extents, xls_extents
@@ -314,7 +315,7 @@ def sheet_hint(info: dict) -> str:
     named = ", ".join(f"'{name}'" for name in others[:5]) + (
         f" and {len(others) - 5:,} more" if len(others) > 5 else ""
     )
-    sized = f"{rows:,} row{'s' if rows != 1 else ''} and {columns:,} column{'s' if columns != 1 else ''}"
+    sized = f"{counted(rows, 'row')} and {counted(columns, 'column')}"
     return (
         f"Sheet '{info['sheet']}' holds {sized}, as a note or a title page would: if the table is on another sheet "
         f"({named}), choose it under Sheet above."
