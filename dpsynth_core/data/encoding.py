@@ -8,7 +8,9 @@ The public rule for values that do not fit the declaration (documented in the RE
   outside the domain, becomes missing (a categorical column with an ``other`` value maps it there), but a cell
   naming a declared country or US state another way (``USA``, ``United-States``, ``NEW YORK``:
   :func:`~..domain.public_lists.read_as_named`) is that place, and a cell written as a declared value's label
-  (``Female`` where the code 0 is labelled so: :attr:`~..domain.CategoricalDomain.read_labels`) is that value;
+  (``Female`` where the code 0 is labelled so: :attr:`~..domain.CategoricalDomain.read_labels`) is that value,
+  and in a column declared ``any_spelling``, so is a cell writing a declared value in other capitals, spaces or
+  punctuation (``ta_to`` where ``TA/TO`` is declared: :attr:`~..domain.CategoricalDomain.read_spellings`);
 * in a column declared without missing values, a missing cell takes the first value of
   the domain (the first category, the first bin, the first label), a cell the rule changed.
 
@@ -25,6 +27,7 @@ import pandas as pd
 
 from ..domain import CategoricalDomain, ColumnDomain, DateDomain, FloatDomain, IntegerDomain, TableDomain, TextDomain
 from ..domain.public_lists import read_as_named
+from ..domain.spellings import loose_key
 from .cell_values import date_days, datetime_steps, read_numbers, time_steps
 from .counting import CodedTable
 
@@ -180,6 +183,9 @@ def _encode_categorical(domain: CategoricalDomain, text: np.ndarray, is_missing:
     unmatched = (codes < 0) & ~is_missing
     if unmatched.any() and (labels := domain.read_labels):  # a declared value's label written in its place
         codes[unmatched] = np.fromiter((labels.get(t, -1) for t in text[unmatched].tolist()), np.int64)
+        unmatched = (codes < 0) & ~is_missing
+    if unmatched.any() and (spellings := domain.read_spellings):  # in other capitals, spaces or punctuation
+        codes[unmatched] = np.fromiter((spellings.get(loose_key(t), -1) for t in text[unmatched].tolist()), np.int64)
         unmatched = (codes < 0) & ~is_missing
     if domain.other is not None:
         codes[unmatched] = keys.index(str(domain.other))

@@ -20,6 +20,7 @@ import pandas as pd
 from ..domain import CategoricalDomain, TableDomain
 from ..domain.point_masses import decimal_places
 from ..domain.public_lists import read_as_named, reads_words
+from ..domain.spellings import loose_key
 from ..wording import counted, noun
 from .cell_counts import DECIMALS_SHARE, distinct_cells
 from .cell_values import read_numbers, time_of_day
@@ -348,8 +349,9 @@ def note_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
 RENAMED_HOW = (
     "Each is read as the declared value it names (a country or US state by the bundled lists of their names, "
     "spellings and other names; a word of a bundled list, such as True, Yes or Female, in any capitals; a code by its "
-    "declared label), so it counts as that value and the release writes the declared value. To keep a spelling as "
-    "written, declare it as a value of its own."
+    "declared label; a declared value in any capitals, spaces and punctuation where the column reads any spelling), so "
+    "it counts as that value and the release writes the declared value. To keep a spelling as written, declare it as "
+    "a value of its own."
 )
 
 
@@ -357,7 +359,8 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
     """For the publisher only (it reads the data): per categorical column, how many cells name a declared country
     or US state another way (``USA`` where ``United States`` is declared:
     :func:`~..domain.public_lists.read_as_named`) and how many are written as a declared value's label
-    (:attr:`~..domain.CategoricalDomain.read_labels`), in one line a column that has any (no value named)."""
+    (:attr:`~..domain.CategoricalDomain.read_labels`) or a declared value in other capitals, spaces or punctuation
+    (:attr:`~..domain.CategoricalDomain.read_spellings`), in one line a column that has any (no value named)."""
     lines = []
     for name, column in domain.kept.items():
         if name not in data or not isinstance(column, CategoricalDomain):
@@ -380,6 +383,14 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
             lines.append(
                 f"Column '{name}': {cells:,} cells are written as a declared value's label (as a REDCap or SPSS "
                 "export of labels writes them): each is read as that value, which the release writes."
+            )
+        unread = ~texts.isin(keys).to_numpy() & ~other & ~labelled
+        spelled = unread & texts.map(loose_key).isin(list(column.read_spellings)).to_numpy()
+        if spelled.any():
+            cells = int(distinct.to_numpy()[spelled].sum())
+            lines.append(
+                f"Column '{name}': {cells:,} cells write a declared value in other capitals, spaces or punctuation "
+                "(the column is declared to read any spelling): each is read as that value, which the release writes."
             )
     return lines
 

@@ -65,6 +65,8 @@ from .person_notes import REPEATED_HOW, repeated_identifiers
 from .rule_notes import CHANGED_HOW, EMPTY_HOW, empty_in_required
 from .text_misfits import text_reading
 
+#: Where a column is declared to read a declared value in any capitals, spaces and punctuation.
+ANY_SPELLING_HOW = '"any_spelling": true; the Domain page\'s box "Read a value written in other capitals ..."'
 #: What the flagged cells are, per kind, and (once per kind, after the columns) how the rule reads that kind.
 _WHAT = {
     "date": "are not dates the release can read",
@@ -145,6 +147,15 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain, fits: dict | None = 
     return lines, how
 
 
+def respelled_columns(lines: list) -> list[str]:
+    """The columns of :func:`misfit_columns`' ``lines`` whose cells are mostly declared values written another way:
+    the lines that name ``"any_spelling"`` (the app offers to declare them so in one click)."""
+    return [m.group(1) for line in lines if ANY_SPELLING_HOW in line and (m := _NAMED.match(line))]
+
+
+_NAMED = re.compile(r"Column '(.+?)': ")
+
+
 def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) -> str:
     """For a flagged column: the other way of writing its kind's values (its ``written`` choices: thousands
     commas, day first, ...) that reads the most of its cells, when that reads most of them, in words naming the
@@ -177,8 +188,8 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
         capitals = (
             f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written "
             f"{how_written}: a category is read only as the declaration writes it"
-            f"{'' if how_written == 'in other capitals' else ', to the last space and underscore'}, so write the "
-            "values as the file does."
+            f"{'' if how_written == 'in other capitals' else ', to the last space and underscore'}, so declare "
+            f"the column to read any spelling ({ANY_SPELLING_HOW}) or write the values as the file does."
         )
         if near >= MISFIT_SHARE * unfit:
             return capitals

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ..domain.spellings import letters_key, spaces_key
 from .encoding import encode_column
 
 #: The share of a flagged column's unread cells of one sort from which that sort is told (a tenth: Marvel's ALIVE,
@@ -66,18 +67,6 @@ def shortened(column, distinct: pd.Series) -> int:
     return int(distinct.to_numpy()[: len(cells)][[inside(cell) for cell in cells]].sum())
 
 
-def _spelling(value: str) -> str:
-    """A value with its capitals, spaces and punctuation left out: ``Very_High``, ``very high`` and ``Very-High``
-    are one spelling, as are ``Research & Development`` and ``Research_Development`` (for words only: ``-1`` and
-    ``1.0`` are other codes than ``1`` and ``10``: :func:`_spaced`)."""
-    return re.sub(r"[\W_]+", "", value.casefold())
-
-
-def _spaced(value: str) -> str:
-    """A value without its spaces: ``25 - 45`` is ``25-45`` (a code's signs and points kept)."""
-    return re.sub(r"\s+", "", value)
-
-
 def _unread(column, distinct: pd.Series) -> np.ndarray:
     """Which of a categorical column's distinct cells (``distinct``' index) its public rule does not read as a
     declared value (:func:`.encoding.encode_column`: as written, by a declared country's other name, by a label)."""
@@ -94,7 +83,7 @@ def respelled(column, distinct: pd.Series) -> tuple[int, int, int]:
     its leading zeros (as a spreadsheet writes codes stored as numbers)."""
     declared = {str(v) for v in column.values}
     folded = {v.casefold() for v in declared}
-    spellings, spaces = {_spelling(v) for v in declared} - {""}, {_spaced(v) for v in declared}
+    spellings, spaces = {letters_key(v) for v in declared} - {""}, {spaces_key(v) for v in declared}
     distinct = distinct[_unread(column, distinct)]  # not a country's other name, nor a label, that the rule reads
     unpadded = {re.sub(r"^0+(?=[0-9])", "", v) for v in declared if re.fullmatch(r"0[0-9]+", v)}
     near = spaced = stripped = 0
@@ -104,7 +93,7 @@ def respelled(column, distinct: pd.Series) -> tuple[int, int, int]:
             continue
         if written.casefold() in folded:
             near += int(count)
-        elif _spelling(written) in spellings if re.search(r"[^\W\d_]", written) else _spaced(written) in spaces:
+        elif letters_key(written) in spellings if re.search(r"[^\W\d_]", written) else spaces_key(written) in spaces:
             spaced += int(count)
         stripped += int(count) if written.casefold() in unpadded else 0
     return near, spaced, stripped

@@ -10,6 +10,7 @@ import numpy as np
 from .. import constraints
 from ..errors import DomainError
 from .derived import DerivedRule
+from .spellings import keyed_positions
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,9 @@ class CategoricalDomain(ColumnDomain):
     values: tuple = ()
     labels: dict | None = None
     other: object = None
+    #: A cell is also read as the declared value it writes in other capitals, spaces or punctuation
+    #: (:attr:`read_spellings`): documentation's ``TA/TO`` where the file writes ``ta_to``.
+    any_spelling: bool = False
     kind: ClassVar[str] = "categorical"
 
     def problems(self) -> list[str]:
@@ -127,6 +131,13 @@ class CategoricalDomain(ColumnDomain):
         return {label: i for label, i in found.items() if i >= 0}
 
     @property
+    def read_spellings(self) -> dict:
+        """``key -> position`` by which a column declared ``any_spelling`` reads a cell written in other capitals,
+        spaces or punctuation (:func:`~.spellings.loose_key`; a key two declared values share reads neither); empty
+        otherwise. A public reading of a cell, from the declaration alone."""
+        return keyed_positions(self.values) if self.any_spelling and not self.integer_codes else {}
+
+    @property
     def integer_codes(self) -> bool:
         return bool(self.values) and all(
             isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in self.values
@@ -143,7 +154,8 @@ class CategoricalDomain(ColumnDomain):
     def describe(self) -> str:
         shown = ", ".join(self.bin_labels(self.values[:6]))  # codes with their labels, e.g. "1 (Urban)"
         more = f", ... ({len(self.values)} values)" if len(self.values) > 6 else ""
-        return f"one of {shown}{more}{self._derived_words()}"
+        spelled = " (in any capitals, spaces and punctuation)" if self.any_spelling else ""
+        return f"one of {shown}{more}{spelled}{self._derived_words()}"
 
     def to_json(self) -> dict:
         out = self._base_json()
@@ -152,6 +164,8 @@ class CategoricalDomain(ColumnDomain):
             out["labels"] = dict(self.labels)
         if self.other is not None:
             out["other"] = self.other
+        if self.any_spelling:
+            out["any_spelling"] = True
         return out
 
     def bin_labels(self, values=None) -> list[str]:

@@ -90,6 +90,22 @@ def declare_alike(declaration: dict, source: str, names, columns) -> dict:
     return out
 
 
+def with_any_spelling(declaration: dict, names) -> dict:
+    """``declaration`` with the categorical columns ``names`` reading a declared value written in other capitals,
+    spaces or punctuation (``"any_spelling": true``: :attr:`~.column.CategoricalDomain.read_spellings`). The
+    publisher's choice, made from the check's counts; names only, nothing is read from the data.
+
+    >>> declared = {"columns": {"c": {"type": "categorical", "values": ["TA/TO"]}, "n": {"type": "integer"}}}
+    >>> with_any_spelling(declared, ["c", "n"])["columns"]
+    {'c': {'type': 'categorical', 'values': ['TA/TO'], 'any_spelling': True}, 'n': {'type': 'integer'}}
+    """
+    columns = {
+        name: {**spec, "any_spelling": True} if name in names and spec.get("type") == "categorical" else spec
+        for name, spec in declaration.get("columns", {}).items()
+    }
+    return {**declaration, "columns": columns}
+
+
 def column_specs(declaration: dict, columns) -> dict:
     """Each of the table's columns with its declaration (free text when undeclared), in order."""
     declared = declaration.get("columns", {})

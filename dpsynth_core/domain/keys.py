@@ -84,6 +84,20 @@ MISSING = Key(
     nullable=False,
     help="When ticked, 'missing' is one more possible value, whether or not the data has any.",
 )
+#: A categorical column's reading of a declared value written in other capitals, spaces or punctuation
+#: (:attr:`~.column.CategoricalDomain.read_spellings`).
+ANY_SPELLING = Key(
+    "any_spelling",
+    bool,
+    "true or false (a JSON boolean, not text)",
+    widget="flag",
+    label="Read a value written in other capitals, spaces or punctuation as the declared one",
+    default=False,
+    nullable=False,
+    help="For values typed from documentation that the file writes another way: 'ta_to' is read as the declared "
+    "'TA/TO', 'transient_party' as 'Transient-party', and the release writes the declared value. Two declared values "
+    "written alike but for capitals or punctuation ('a' and 'A') are read only as written.",
+)
 RANGE_NOTE = (
     "With no bins given, the release chooses them from the data with differential privacy (a small "
     "share of the budget, shown on the Privacy page), so values held by many people, such as 0 or 40, "

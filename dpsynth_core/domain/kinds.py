@@ -20,6 +20,7 @@ from pydantic import Field
 from .. import constraints as c
 from .derived import CATEGORY_RULE, GAP_RULE, SUM_RULE
 from .keys import (
+    ANY_SPELLING,
     BIG,
     CELLS,
     MISSING,
@@ -165,6 +166,7 @@ KIND_STATEMENTS: dict[str, Kind] = {
                     convert=lambda labels: {str(k).strip(): v for k, v in labels.items()},
                 ),
                 Key("other", CategoryValue, "one of the declared values", convert=_trimmed),
+                ANY_SPELLING,
                 CATEGORY_RULE,
             ),
         ),

@@ -6,8 +6,10 @@ import pandas as pd
 import pytest
 
 from dpsynth_core import DomainError
+from dpsynth_core.data.encoding import encode_column
 from dpsynth_core.data.file_notes import decimal_columns, step_columns
 from dpsynth_core.data.misfits import (
+    ANY_SPELLING_HOW,
     MISFIT_SHARE,
     fit_notes,
     fraction_columns,
@@ -215,7 +217,8 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
     assert "3 of them are declared values written in other capitals" in found["Column 'smoker'"]
     assert found["Column 'colour'"] == (
         "4 of its 4 filled cells are none of its declared values. 1 of them is a declared value written in other "
-        "capitals: a category is read only as the declaration writes it, so write the values as the file does."
+        "capitals: a category is read only as the declaration writes it, so declare the column to read any spelling "
+        f"({ANY_SPELLING_HOW}) or write the values as the file does."
     )
     assert (
         "3 of them are whole numbers, where the declaration lists words: the file writes codes"
@@ -777,7 +780,8 @@ def test_declared_values_written_with_other_spaces_or_punctuation_are_told_so():
     assert found["Column 'race'"] == (
         f"{black:,} of its {len(compas):,} filled cells are none of its declared values. {black:,} of them are declared "
         "values written with other spaces or punctuation: a category is read only as the declaration writes it, to "
-        "the last space and underscore, so write the values as the file does."
+        f"the last space and underscore, so declare the column to read any spelling ({ANY_SPELLING_HOW}) or write the "
+        "values as the file does."
     )
     assert found["Column 'age_cat'"].startswith(f"{middle:,} of its {len(compas):,} filled cells are none of its")
     assert (
@@ -795,6 +799,43 @@ def test_declared_values_written_with_other_spaces_or_punctuation_are_told_so():
         f"Column 'race': {native} of its {len(compas):,} filled cells are none of its declared values ({native} of "
         "them declared values with other spaces or punctuation)."
     ]
+
+
+def test_a_column_declared_to_read_any_spelling_reads_them_and_says_so():
+    """The same COMPAS columns declared to read any spelling (``any_spelling``, the box the warning above names):
+    every "African-American" and "25 - 45" is read as the declared value, no cell is unread, the note of cells read
+    another way counts them (naming none), and the release writes the declared spelling. The broken variant (the
+    key left out) leaves them unread. "a" and "A" declared as two codes read only as written."""
+    compas = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False)[["race", "age_cat"]]
+    races = ["African American", "Caucasian", "Hispanic", "Other", "Asian", "Native American"]
+    spec = {
+        "race": {"type": "categorical", "values": races, "any_spelling": True},
+        "age_cat": {
+            "type": "categorical",
+            "values": ["Less than 25", "25-45", "Greater than 45"],
+            "any_spelling": True,
+        },
+    }
+    domain = TableDomain.from_json({"columns": spec})
+    notes = fit_notes(compas, domain)
+    black, middle = (compas.value_counts(c)[v] for c, v in (("race", "African-American"), ("age_cat", "25 - 45")))
+    assert not notes.missing and not notes.changed
+    renamed = next(lines for which, _, lines, _ in notes.advice() if which == "renamed")
+    assert renamed == [
+        f"Column 'race': {black:,} cells write a declared value in other capitals, spaces or punctuation (the column "
+        "is declared to read any spelling): each is read as that value, which the release writes.",
+        f"Column 'age_cat': {middle:,} cells write a declared value in other capitals, spaces or punctuation (the "
+        "column is declared to read any spelling): each is read as that value, which the release writes.",
+    ]
+    codes = encode_column(domain.columns["race"], compas["race"], ("",)).codes
+    assert (codes == 0).sum() == black and (codes < len(races)).sum() == (compas["race"] != "").sum()
+    del spec["race"]["any_spelling"]  # the broken variant: read only as written
+    codes = encode_column(TableDomain.from_json({"columns": spec}).columns["race"], compas["race"], ("",)).codes
+    assert (codes == 0).sum() == 0
+    both = TableDomain.from_json(
+        {"columns": {"c": {"type": "categorical", "values": ["a", "A", "B"], "any_spelling": True}}}
+    )
+    assert encode_column(both.columns["c"], pd.Series(["a", "A", "b", "a "]), ("",)).codes.tolist() == [0, 1, 2, 0]
 
 
 def test_brackets_of_numbers_are_counted_by_form():

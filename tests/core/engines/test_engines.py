@@ -63,6 +63,22 @@ def test_a_country_s_other_names_are_counted_as_it_in_duckdb(tmp_path):
         assert counts == {"Mexico": 50, "United States": 150, None: 100}
 
 
+def test_a_column_declared_to_read_any_spelling_is_counted_so_in_duckdb(tmp_path):
+    """modeldata's hotel_rates writes the documentation's TA/TO and Transient-Party as ``ta_to`` and
+    ``transient_party``: a column declared ``any_spelling`` counts them as the declared values in DuckDB as in memory
+    (the reading is :func:`encode_column`'s), and a cell of neither stays missing."""
+    path = tmp_path / "channels.csv"
+    cells = ["ta_to", "TA/TO", "direct", "Direct ", "gds", ""] * 40
+    pd.DataFrame({"channel": cells}).to_csv(path, index=False)
+    declared = {"type": "categorical", "values": ["TA/TO", "Direct", "Corporate"], "any_spelling": True}
+    domain = TableDomain.from_json({"columns": {"channel": declared}})
+    reference = open_source(path, domain, engine="pandas")
+    with open_source(path, domain, engine="duckdb") as engine:
+        assert_same_counts(reference, engine)
+        counts = dict(engine.value_counts("channel").items())
+        assert counts == {0: 80, 1: 80, 3: 80}  # TA/TO, Direct, missing (gds and the empty cells)
+
+
 def test_a_changed_cell_is_counted_once_per_record_not_once_per_value():
     domain = IntegerDomain(name="x", min=0, max=10)
     raw, counts = ["5", "99", "abc", "", "-4"], [7, 1_000_003, 12, 5, 2]
