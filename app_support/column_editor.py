@@ -42,7 +42,7 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
             f"{len(declared):,} values, as declared ({', '.join(literal(v) for v in declared[:5])}, ...). To "
             "change them, edit the declaration file and load it again."
         )
-        out.update({k: spec[k] for k in ("values", "list") if k in spec})
+        out.update({k: spec[k] for k in ("values", "list", "any_spelling") if k in spec})
         return
     statement = KIND_STATEMENTS["categorical"]
     st.selectbox(
@@ -57,6 +57,11 @@ def _categories(prefix: str, spec: dict, out: dict) -> None:
         statement.key("values").label, key=_init(prefix, "values", typed_values.values_text(declared)), height=140
     )
     out["values"] = typed_values.edited_values(text, declared)
+    spelling = statement.key("any_spelling")
+    if st.checkbox(
+        spelling.label, help=spelling.help, key=_init(prefix, "any_spelling", bool(spec.get(spelling.name)))
+    ):
+        out["any_spelling"] = True
     if spec.get("labels"):
         st.caption(
             "Labels (shown on the release card): "

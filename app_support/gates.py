@@ -12,7 +12,9 @@ from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import DomainError, DPSynthError, TableDomain
 from dpsynth_core.data.banded import told_columns
+from dpsynth_core.data.misfits import respelled_columns
 from dpsynth_core.data.rule_notes import CLAMPED_HOW
+from dpsynth_core.domain import editing
 from dpsynth_core.wording import counted
 
 
@@ -75,6 +77,8 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
         which = "this column" if len(notes.missing) == 1 else "these columns"
         how = " ".join(notes.how) + f" Check the declaration of {which}."
         _stopping(notes.MISSING_HEADING, notes.missing, how)
+        if respelled := respelled_columns(notes.missing):
+            _any_spelling(declaration, respelled)
     if notes.clamped:
         _stopping(notes.CLAMPED_HEADING, notes.clamped, literal(CLAMPED_HOW))
     for which, heading, found, how in notes.advice():
@@ -89,6 +93,15 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
             opened = st.session_state.setdefault(state.DOMAIN_OPENED, {})
             opened.update(dict.fromkeys(told_columns(found), True))
             st.page_link(DOMAIN.path, label="Declare them computed from the other columns", icon=DOMAIN.icon)
+
+
+def _any_spelling(declaration: dict, names: list) -> None:
+    """A button declaring the columns whose cells are declared values written another way to read any spelling
+    (the publisher's click; the Domain page shows each column's box ticked)."""
+    which = f"'{names[0]}'" if len(names) == 1 else f"these {len(names)} columns"
+    if st.button(f"Read {which} in any capitals, spaces and punctuation", icon=":material/spellcheck:"):
+        state.set_declaration(editing.with_any_spelling(declaration, names))
+        st.rerun()
 
 
 def _stopping(heading: str, lines: list, how: str) -> None:

@@ -2320,6 +2320,39 @@ def test_a_dropped_identifier_that_repeats_is_said_on_the_preview_with_the_way_t
     assert not at.exception and not [i.value for i in at.info if "values repeat" in i.value]
 
 
+def test_values_written_another_way_are_read_in_any_spelling_from_one_click_on_the_preview():
+    """COMPAS's race declared as a newcomer types it ("African American" where the file writes African-American):
+    the Preview's warning names the column and offers one click; after it the declaration reads any spelling, the
+    warning is gone, the Domain page shows the column's box ticked, and the release writes the declared value. The
+    button is offered for no column whose cells are none of its values for another reason."""
+    frame = pd.read_csv(shared_path("compas.csv"), dtype=str, keep_default_na=False)
+    races = ["African American", "Caucasian", "Hispanic", "Other", "Asian", "Native American"]
+    columns = {n: {"type": "drop"} for n in frame.columns}
+    columns.update(
+        race={"type": "categorical", "values": races},
+        sex={"type": "categorical", "values": ["Female", "Male"]},
+        age={"type": "integer", "min": 0, "max": 120},
+        c_charge_degree={"type": "categorical", "values": ["Felony", "Misdemeanor"]},  # the file writes F and M
+    )
+    at = _load_declaration(
+        _upload(_app().run(), "compas.csv", shared_path("compas.csv").read_bytes()), {"columns": columns}
+    )
+    at = _visit(at, "app_pages/4_Preview.py")
+    label = "Read 'race' in any capitals, spaces and punctuation"
+    assert not at.exception and [b.label for b in at.button if "any capitals" in b.label] == [label]
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception and at.session_state["declaration"]["columns"]["race"]["any_spelling"] is True
+    assert "any_spelling" not in at.session_state["declaration"]["columns"]["c_charge_degree"]
+    assert not [b for b in at.button if "any capitals" in b.label]
+    assert [i.value for i in at.info if "write a declared value in other capitals" in i.value]
+    domain = _opened(_visit(at, "app_pages/2_Domain.py"))
+    prefix = f"domain_v{domain.session_state['declaration_version']}_{list(frame.columns).index('race')}"
+    assert domain.checkbox(key=f"{prefix}_any_spelling").value is True
+    at = _generate(_visit(domain, "app_pages/4_Preview.py"))
+    released = at.session_state["releases"][at.session_state["current_release"]]["data"]["race"]
+    assert set(released.dropna()) <= set(races) and (released == "African American").mean() > 0.3
+
+
 def test_a_list_computed_from_another_column_is_declared_on_the_domain_page_and_agrees_with_it():
     """COMPAS's age category is its age in three bands (under 25, 25 to 45, over 45): chosen on the Domain page as
     computed from the age at 25 and 46, it is said so, costs nothing on the Privacy page's split, and every synthetic
