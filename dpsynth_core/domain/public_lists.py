@@ -146,13 +146,13 @@ NAME_FAMILIES = (country_names, us_state_names, fixed_list_names)
 
 
 @cache
-def _declared_names(declared: tuple[str, ...]) -> tuple[dict[str, str], dict[str, int]]:
+def _declared_names(declared: tuple[str, ...]) -> tuple[dict[str, str], dict[str, int], object]:
     """The family of names (:data:`NAME_FAMILIES`) most of the declared values belong to (a list of countries or of
     US states, the bundled one or the publisher's own; not the US states' Georgia read as the country, nor a list of
     first names' Chad, nor comics' publishers Marvel and DC read as a list of states), or at least half of them for
     the bundled small lists' words (``Yes`` and ``Maybe``); and the place each declared value names there, mapped to
     the value's position; a place two declared values name (``UK`` and ``United Kingdom``) is left out, so neither
-    takes the other's.
+    takes the other's; and the family (None when none).
 
     >>> bool(_declared_names(("Marvel", "DC"))[1]), bool(_declared_names(("USA", "Mexico", "Other"))[1])
     (False, True)
@@ -165,8 +165,21 @@ def _declared_names(declared: tuple[str, ...]) -> tuple[dict[str, str], dict[str
                 found.setdefault(named[spelling_key(value)], []).append(i)
         held = 2 * sum(map(len, found.values()))
         if found and (held >= len(declared) if family is fixed_list_names else held > len(declared)):
-            return named, {place: at[0] for place, at in found.items() if len(at) == 1}
-    return {}, {}
+            places = {place: at[0] for place, at in found.items() if len(at) == 1}
+            return (_with_own_words(named, places, declared) if family is fixed_list_names else named), places, family
+    return {}, {}, None
+
+
+def _with_own_words(named: dict, places: dict, declared: tuple) -> dict:
+    """A list read by the bundled small lists' words reads its other values in any capitals too (a survey's
+    ``Unknown`` beside ``Female`` and ``Male``: modeldata's cats write ``unknown``); ``places`` gains them, and a
+    spelling two of them share reads neither. Public: the declaration alone."""
+    own: dict[str, list[int]] = {}
+    for i, value in enumerate(declared):
+        if (key := spelling_key(value)) and key not in named:
+            own.setdefault(key, []).append(i)
+    places.update({declared[at[0]]: at[0] for at in own.values() if len(at) == 1})
+    return {**named, **{key: declared[at[0]] for key, at in own.items() if len(at) == 1}}
 
 
 def read_as_named(declared: tuple[str, ...], cells) -> np.ndarray:
@@ -176,7 +189,7 @@ def read_as_named(declared: tuple[str, ...], cells) -> np.ndarray:
     other capitals (:func:`fixed_list_names`: ``TRUE`` where ``True`` is declared), or -1. A public rule of each cell
     alone (it reads the cell and the bundled lists, nothing else), so every engine's encoding reads a cell the same
     way."""
-    named, places = _declared_names(tuple(declared))
+    named, places, _ = _declared_names(tuple(declared))
     if not places:
         return np.full(len(cells), -1, dtype=np.int64)
     return np.fromiter((places.get(named.get(spelling_key(c), ""), -1) for c in cells), np.int64, len(cells))
@@ -185,4 +198,4 @@ def read_as_named(declared: tuple[str, ...], cells) -> np.ndarray:
 def reads_words(declared) -> bool:
     """Whether a declared list is read by the bundled small lists' words in any capitals (:func:`fixed_list_names`)
     rather than by places' names (a note then says "in other capitals", not "another name of a country")."""
-    return _declared_names(tuple(str(v) for v in declared))[0] is fixed_list_names()
+    return _declared_names(tuple(str(v) for v in declared))[2] is fixed_list_names

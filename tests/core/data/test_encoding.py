@@ -34,7 +34,7 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     country. US states and their codes are read by their spellings (NEW YORK, ny) where a list of states is
     declared, and the bundled small lists' words in any capitals (R writes TRUE and FALSE: Victoria's half-hourly
     electricity demand, tsibbledata's vic_elec, declared by the true/false list, read every cell as missing; female
-    is Female); other categories are read exactly as declared (a list of first names' Jordan is not read as the
+    is Female), and a list read so reads its other values in any capitals too; other categories are read exactly as declared (a list of first names' Jordan is not read as the
     country, nor jordan as Jordan)."""
     countries = column_from_json("c", {"type": "categorical", "list": "countries"})
     cells = pd.Series(["USA", "United-States", "south korea", "Cote d'Ivoire", "Turkey", "England", "Xanadu", ""])
@@ -51,7 +51,13 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     truth = column_from_json("h", {"type": "categorical", "list": "true_false"})
     assert list(encode_column(truth, pd.Series(["TRUE", "FALSE", "true", "T"])).codes) == [0, 1, 0, 2]
     answers = column_from_json("a", {"type": "categorical", "values": ["Yes", "No", "Don't know"]})
-    assert list(encode_column(answers, pd.Series(["YES", "no", "DON'T KNOW"])).codes) == [0, 1, 3]
+    assert list(encode_column(answers, pd.Series(["YES", "no", "DON'T KNOW", "maybe"])).codes) == [0, 1, 2, 3]
+    # and so are the list's other values (modeldata's cats: sex declared Male, Female and Unknown, written unknown,
+    # was read as Unknown nowhere while male was Male); two of them spelled alike read neither
+    cats = column_from_json("s", {"type": "categorical", "values": ["Male", "Female", "Unknown"]})
+    assert list(encode_column(cats, pd.Series(["male", "UNKNOWN", "unknown ", "?"])).codes) == [0, 2, 2, 3]
+    alike = column_from_json("a", {"type": "categorical", "values": ["Yes", "No", "n/a", "N A"]})
+    assert list(encode_column(alike, pd.Series(["YES", "n/a", "N/A", "n a"])).codes) == [0, 2, 4, 4]
     # US states are read by their spellings too (a file in capitals), but a list of states is not read as countries
     states = column_from_json("s", {"type": "categorical", "list": "us_states"})
     cells = pd.Series(["Georgia", "georgia", "NEW YORK", "Washington, D.C.", "Ga"])
