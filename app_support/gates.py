@@ -12,7 +12,6 @@ from app_support.markdown import literal
 from app_support.pages import DOMAIN, PRIVACY
 from dpsynth_core import DomainError, DPSynthError, TableDomain
 from dpsynth_core.data.banded import told_columns
-from dpsynth_core.data.misfits import respelled_columns
 from dpsynth_core.data.rule_notes import CLAMPED_HOW
 from dpsynth_core.domain import editing
 from dpsynth_core.wording import counted
@@ -77,8 +76,8 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
         which = "this column" if len(notes.missing) == 1 else "these columns"
         how = " ".join(notes.how) + f" Check the declaration of {which}."
         _stopping(notes.MISSING_HEADING, notes.missing, how)
-        if respelled := respelled_columns(notes.missing):
-            _any_spelling(declaration, respelled)
+        if notes.respelled:  # the columns of this note and of the changed cells' note alike
+            _any_spelling(declaration, notes.respelled)
     if notes.clamped:
         _stopping(notes.CLAMPED_HEADING, notes.clamped, literal(CLAMPED_HOW))
     for which, heading, found, how in notes.advice():
@@ -87,6 +86,8 @@ def declaration_fits(loaded: dict, declaration: dict) -> None:
             icon=_ADVICE_ICONS[which],
         )
         _other_lines(found)
+        if which == "changed" and notes.respelled and not notes.missing:  # (offered above when a column stops)
+            _any_spelling(declaration, notes.respelled)
         if which == "repeated":  # the person unit is chosen on the Privacy page
             st.page_link(PRIVACY.path, label="Choose who is protected", icon=PRIVACY.icon)
         elif which == "banded":  # a column computed from others is declared on the Domain page, which opens it

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from ..domain import TableDomain
+from ..domain import CategoricalDomain, TableDomain
 from ..domain.kinds import KIND_STATEMENTS
 from ..domain.public_lists import TITLES, public_list, read_as_named
 from .banded import banded_columns, banded_how
@@ -147,13 +147,22 @@ def misfit_columns(data: pd.DataFrame, domain: TableDomain, fits: dict | None = 
     return lines, how
 
 
-def respelled_columns(lines: list) -> list[str]:
-    """The columns of :func:`misfit_columns`' ``lines`` whose cells are mostly declared values written another way:
-    the lines that name ``"any_spelling"`` (the app offers to declare them so in one click)."""
-    return [m.group(1) for line in lines if ANY_SPELLING_HOW in line and (m := _NAMED.match(line))]
+def respelled_columns(lines: list, data: pd.DataFrame, domain: TableDomain, counts: dict | None = None) -> list[str]:
+    """Of the columns the checks' ``lines`` name (cells that would become missing, or that the rule changes), the
+    lists of categories not declared ``any_spelling`` some of whose unread cells are declared values written in other
+    capitals, spaces or punctuation (:func:`.near_misses.respelled`): declared so, they would be read (the app offers
+    it in one click). Publisher-only: names of columns the publisher's declaration lists, never a value."""
+    named = dict.fromkeys(m.group(1) for m in map(_NAMED.match, lines) if m)  # the few told columns, in order
+    kept, out = domain.kept, []
+    for name in named:
+        column = kept.get(name)
+        if isinstance(column, CategoricalDomain) and not column.any_spelling and not column.integer_codes:
+            near, spaced, _ = respelled(column, distinct_cells(data, name, counts))
+            out += [name] if near + spaced else []
+    return out
 
 
-_NAMED = re.compile(r"Column '(.+?)': ")
+_NAMED = re.compile(r"Column '(.+?)'(?: \(|: )")
 
 
 def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) -> str:
@@ -333,8 +342,9 @@ class FitNotes:
     (:func:`coarse_columns`); ``clamped``, the columns most of whose cells lie outside the range (its ``mostly``);
     ``empty``, missing cells in columns declared without them (:func:`.rule_notes.empty_in_required`); ``banded``,
     columns that are others in bands, groups or sums, or dates or numbers past others (:func:`.banded.banded_columns`);
-    ``repeated``, dropped
-    identifiers that repeat while the release protects rows (:func:`.person_notes.repeated_identifiers`)."""
+    ``repeated``, dropped identifiers that repeat while the release protects rows
+    (:func:`.person_notes.repeated_identifiers`); ``respelled``, the told lists of categories that would read more
+    cells in any spelling (:func:`respelled_columns`)."""
 
     missing: list
     how: list
@@ -350,6 +360,7 @@ class FitNotes:
     empty: list = ()
     banded: list = ()
     repeated: list = ()
+    respelled: list = ()
 
     #: The heading of the lines that would become missing (a release is stopped by them on the command line).
     MISSING_HEADING = "a release would hold these cells as missing."
@@ -415,6 +426,7 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
     def said(lines: list) -> list:  # a gap column's lines say that its cells were read as its gap
         return [next((line.replace(k, v, 1) for k, v in gaps.items() if line.startswith(k)), line) for line in lines]
 
+    changed = changed_columns(data, domain, fits, counts)
     return FitNotes(
         said(missing),
         how,
@@ -423,11 +435,12 @@ def fit_notes(data: pd.DataFrame, domain: TableDomain) -> FitNotes:
         fraction_columns(data, domain),
         total_rows(data, domain, counts),
         renamed_cells(data, domain, counts),
-        said(changed_columns(data, domain, fits, counts)),
+        said(changed),
         note_rows(data, domain),
         coarse_columns(*_as_written(raw, declared, domain, counts)),
         said(changed_columns(data, domain, fits, counts, mostly=True)),
         empty_in_required(data, domain),
         banded_columns(data, declared),
         repeated_identifiers(data, declared, counts),
+        respelled_columns(missing + changed, data, domain, counts),
     )

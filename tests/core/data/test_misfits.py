@@ -817,9 +817,15 @@ def test_a_column_declared_to_read_any_spelling_reads_them_and_says_so():
         },
     }
     domain = TableDomain.from_json({"columns": spec})
+    loose = {name: {k: v for k, v in c.items() if k != "any_spelling"} for name, c in spec.items()}
+    assert fit_notes(compas, TableDomain.from_json({"columns": loose})).respelled == ["race", "age_cat"]
+    few = {"race": {**loose["race"], "values": [*races[1:], "African-American"]}}  # a few in other capitals: changed
+    few["race"]["values"][-2] = "native american"
+    told = fit_notes(compas[["race"]], TableDomain.from_json({"columns": few}))
+    assert not told.missing and told.changed and told.respelled == ["race"]
     notes = fit_notes(compas, domain)
     black, middle = (compas.value_counts(c)[v] for c, v in (("race", "African-American"), ("age_cat", "25 - 45")))
-    assert not notes.missing and not notes.changed
+    assert not notes.missing and not notes.changed and notes.respelled == []
     renamed = next(lines for which, _, lines, _ in notes.advice() if which == "renamed")
     assert renamed == [
         f"Column 'race': {black:,} cells write a declared value in other capitals, spaces or punctuation (the column "
