@@ -23,7 +23,7 @@ from .. import constraints
 from ..domain import FloatDomain
 from .histogram import noisy_histogram
 from .noise import NoiseSource, discrete_laplace_std
-from .points import settled_points, tree_input, whole_ends, with_points
+from .points import round_points, settled_points, tree_input, whole_ends, with_points
 from .privtree import THRESHOLD, depth_bias, privtree
 from .tails import quiet_ends
 
@@ -323,7 +323,7 @@ def measure_leaves(
     counts = values.count_pieces(lows, highs, top=top, integer=integer)
     noisy, std = counted(counts, events[1] / factor, gaussian=gaussian, noise=noise, label=label + " (leaf counts)")
     cut_lows = lows
-    strict = whole_ends(low, top, levels) if integer and np.ndim(low) == 0 else ()  # named ends: kept only when clear
+    strict = whole_ends(low, top, levels) + round_points(low, top, levels) if integer and np.ndim(low) == 0 else ()
     lows, noisy, unclear = settled_points(lows, noisy, std, cuts, strict=strict)
     parts = np.diff(np.append(np.searchsorted(cut_lows, lows), cut_lows.size))  # counts summed into each leaf
     return Leaves(lows, noisy, std, "tree", unclear, variance=parts * std**2)

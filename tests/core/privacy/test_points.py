@@ -4,6 +4,7 @@ empty; the empirical privacy audit of the released bins with them, and a broken 
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -134,12 +135,14 @@ def test_zero_inside_a_range_is_a_leaf_of_its_own_where_records_pile_there(zeros
     leaf of its own and kept (its count, deviation 57, far clear of empty), its weight within 4 deviations of
     1,000. With no record at 0 it is counted back into the leaf it was cut from (its noisy count below one
     deviation, as at this seed): no piece of one value at 0. (The public row count, 48 levels of bias, leaves the
-    range's ends to the tree: :func:`~dpsynth_core.privacy.points.whole_ends`.)"""
+    range's ends to the tree: :func:`~dpsynth_core.privacy.points.whole_ends`; its round numbers, 1 to 500, are named
+    points too: :func:`~dpsynth_core.privacy.points.round_points`.)"""
     rng = np.random.default_rng(3)
     values = np.sort(np.concatenate([np.zeros(zeros, dtype=np.int64), rng.integers(100, 301, 4000 - zeros)]))
     found = fit_column(_DIFFERENCE, SortedValues(values), epsilon=0.05, noise=make_noise_source(4), records=4000)
     pieces = dict(zip(*found.spread, strict=True))
-    assert found.points == (0,) and "with 0 as a leaf of its own" in found.as_card()["mechanism"]
+    assert found.points == (0, 1, 2, 5, 10, 20, 50, 100, 200, 500)  # 0, and the wide range's round numbers
+    assert "with 0, 1, 2, 5, 10, 20, 50, 100, 200 and 500 as leaves of their own" in found.as_card()["mechanism"]
     one_value = 0 in pieces and 1 in pieces
     assert one_value == bool(zeros), sorted(pieces)[:8]
     if zeros:
@@ -297,6 +300,38 @@ def test_a_wide_whole_number_ranges_ends_are_named_where_the_tree_cannot_reach_t
     assert points.whole_ends(0, 1022, 1.0) == () and points.whole_ends(0, 1023, 1.0) == (0, 1023)
 
 
+def _company_sizes(seeds: int) -> list[pd.Series]:
+    """modeldata's Stack Overflow survey (5,594 developers) as a newcomer declares it, company sizes as whole numbers
+    1-100,000, and the sizes of releases at epsilon 1."""
+    real = pd.read_csv(ROOT / "tests" / "datasets" / "stackoverflow.csv")
+    spec = json.loads((ROOT / "tests" / "datasets" / "stackoverflow.domain.json").read_text())
+    return [
+        pd.to_numeric(synthesize(real, spec, EPS, random_state=seed).data["CompanySizeNumber"]) for seed in range(seeds)
+    ]
+
+
+def test_a_wide_whole_number_ranges_round_numbers_keep_the_codes_they_hold(monkeypatch):
+    """The survey codes company sizes 1, 10, 20, 100, 500, 1,000, 5,000 and 10,000 employees; declared 1-100,000
+    (the survey's question, not its codes), PrivTree stopped in leaves such as 979-1,076 and the draw spread each
+    code over its leaf: 29% to 44% of a release's sizes at values no developer's company has (seeds 0-5), the 616
+    at 1,000 (11%) at 1,000 in at most 0.4% of the rows. With the range's round numbers as named points
+    (:func:`.points.round_points`: the table's 89 levels are at least 20 and under 20 times its 16.6 halvings), each
+    code is a leaf of its own: at most 3.4% of the rows at values no record holds, and 1,000 in 10% to 12% of them.
+    The broken variant (``ROUND_POINTS`` 0) is caught."""
+    real = pd.read_csv(ROOT / "tests" / "datasets" / "stackoverflow.csv")["CompanySizeNumber"]
+    held, thousand = set(real), float((real == 1000).mean())
+
+    def shares(sizes):
+        return [float((~s.isin(held)).mean()) for s in sizes], [float((s == 1000).mean()) for s in sizes]
+
+    phantom, at = shares(_company_sizes(4))
+    assert max(phantom) < 0.05 and all(abs(a - thousand) < 0.03 for a in at), (phantom, at)
+    monkeypatch.setattr(points, "ROUND_POINTS", 0)
+    phantom, at = shares(_company_sizes(4))
+    assert min(phantom) > 0.2 and max(at) < 0.02, (phantom, at)
+    assert points.round_points(1, 100_000, levels=10.0) == ()  # a table too small: points not clear of the noise
+
+
 def test_a_top_code_at_a_wide_ranges_declared_end_keeps_its_records(monkeypatch):
     """The 270 top-coded incomes (the leaf counts' discrete Laplace deviation sqrt 2 / 0.018: 79 records) get a piece
     of 30,000 alone, within 4 deviations of 270, unless the count misses the clear level over the two ends (2.7
@@ -364,6 +399,14 @@ def _released_whole_end(values, seed):
     return bool((lows == 0).any() and (lows == 1).any()), float(weights[lows == 0].sum())
 
 
+def _released_round(values, seed):
+    """A wide whole-number range's round number, 1,000 in 0-9,999, on the same table: a named point
+    (:func:`.points.round_points`: 24 levels, at least 20 and under 20 times 13.3 halvings)."""
+    found = fit_column(_WIDE, values, epsilon=EPS, noise=make_noise_source(seed), records=100)
+    lows, weights = np.asarray(found.spread[0]), np.asarray(found.spread[1])
+    return bool((lows == 1000).any() and (lows == 1001).any()), float(weights[lows == 1000].sum())
+
+
 _AUDITED = {  # the point: what is released, and the neighbouring tables
     "the low end": (_released_end, SortedValues([0.0] * 20 + [0.7] * 20), SortedValues([0.0] * 21 + [0.7] * 20)),
     "a top code": (_released_code, SortedValues([0] * 20 + [99] * 20), SortedValues([0] * 20 + [99] * 21)),
@@ -371,6 +414,11 @@ _AUDITED = {  # the point: what is released, and the neighbouring tables
         _released_whole_end,
         SortedValues([0] * 20 + [700] * 20),
         SortedValues([0] * 21 + [700] * 20),
+    ),
+    "a round number": (
+        _released_round,
+        SortedValues([1000] * 20 + [7000] * 20),
+        SortedValues([1000] * 21 + [7000] * 20),
     ),
 }
 
