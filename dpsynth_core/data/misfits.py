@@ -214,19 +214,20 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
                 "writes them."
             )
         listed, name = _listed(column, written, unfit)
-        if name:
+        worded_cells = worded(column, distinct)
+        parts = shortened(column, distinct) if name or worded_cells < WORDED_SHARE * unfit else 0
+        if name and listed >= max(worded_cells, parts):  # not a list that reads fewer cells than the words do
             return (
                 f" {listed:,} of them are values of the bundled list '{TITLES[name]}': declare that list instead "
                 f'(the Domain page\'s public lists; "list": "{name}" in a declaration).'
             )
-        worded_cells = worded(column, distinct)
         if worded_cells >= WORDED_SHARE * unfit:
             return (
                 f" {worded_cells:,} of them hold a declared value among other words (a file may add a word its "
                 "documentation leaves out, or write a code with its label): a category is read only as the "
                 "declaration writes it, so write the values as the file does."
             )
-        if (parts := shortened(column, distinct)) >= WORDED_SHARE * unfit:
+        if parts >= WORDED_SHARE * unfit:
             return (
                 f" {parts:,} of them are some of a declared value's words without the rest (a file may leave out a "
                 "word its documentation writes): a category is read only as the declaration writes it, so write the "

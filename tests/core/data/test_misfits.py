@@ -963,6 +963,33 @@ def test_a_declared_value_written_without_some_of_its_words_is_told_so():
     )
 
 
+def test_a_bundled_list_is_not_offered_where_it_reads_fewer_cells_than_the_words_do():
+    """FiveThirtyEight's flying-etiquette survey (the R package fivethirtyeight's flying) writes the answers to "Is it
+    rude to recline your seat on a plane?" No, Somewhat and Very (502, 281 and 71 of them), where the questionnaire
+    a newcomer declares from says "No, not rude at all", "Yes, somewhat rude" and "Yes, very rude". Every cell is
+    some of a declared value's words, and the warning says so; the bundled Yes / No list, which reads only the 502
+    No, is no longer offered in its place (declared so, the 352 others would be missing). A column the bundled list
+    reads whole (TRUE and FALSE where Yes and No are declared) is still offered it."""
+    frame = pd.DataFrame(
+        {
+            "recline_rude": ["No"] * 502 + ["Somewhat"] * 281 + ["Very"] * 71,
+            "recline_obligation": ["TRUE"] * 543 + ["FALSE"] * 311,
+        }
+    )
+    answers = ["No, not rude at all", "Yes, somewhat rude", "Yes, very rude"]
+    spec = {
+        "recline_rude": {"type": "categorical", "values": answers},
+        "recline_obligation": {"type": "categorical", "values": ["Yes", "No"]},
+    }
+    rude, obligation = misfit_columns(frame, TableDomain.from_json({"columns": spec}))[0]
+    assert rude == (
+        "Column 'recline_rude': 854 of its 854 filled cells are none of its declared values. 854 of them are some of "
+        "a declared value's words without the rest (a file may leave out a word its documentation writes): a "
+        "category is read only as the declaration writes it, so write the values as the file does."
+    )
+    assert "854 of them are values of the bundled list 'True / False'" in obligation
+
+
 def test_a_few_cells_holding_a_declared_value_among_other_words_are_counted_so():
     """FiveThirtyEight's bechdel writes a film's detailed test result 'ok-disagree' or 'dubious-disagree' where a
     reviewer disagreed, beside the five results its help page names: 425 of 1,794 cells, too few to flag the column,
