@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..domain.spellings import letters_key, spaces_key
+from ..domain.spellings import keyed_positions, loose_key
 from .encoding import encode_column
 
 #: The share of a flagged column's unread cells of one sort from which that sort is told (a tenth: Marvel's ALIVE,
@@ -80,10 +80,10 @@ def respelled(column, distinct: pd.Series) -> tuple[int, int, int]:
     of its declared values, how many are a declared value in other capitals; how many one with other spaces or
     punctuation, capitals aside (a file of R's factor levels writes ``Travel_Rarely`` and ``Research_Development``
     where IBM's documentation lists Travel Rarely and Research & Development); and how many a declared code without
-    its leading zeros (as a spreadsheet writes codes stored as numbers)."""
+    its leading zeros (as a spreadsheet writes codes stored as numbers). The first two are the cells a column
+    declared ``any_spelling`` reads (:func:`~..domain.spellings.keyed_positions`)."""
     declared = {str(v) for v in column.values}
-    folded = {v.casefold() for v in declared}
-    spellings, spaces = {letters_key(v) for v in declared} - {""}, {spaces_key(v) for v in declared}
+    folded, keyed = {v.casefold() for v in declared}, keyed_positions(column.values)
     distinct = distinct[_unread(column, distinct)]  # not a country's other name, nor a label, that the rule reads
     unpadded = {re.sub(r"^0+(?=[0-9])", "", v) for v in declared if re.fullmatch(r"0[0-9]+", v)}
     near = spaced = stripped = 0
@@ -91,10 +91,8 @@ def respelled(column, distinct: pd.Series) -> tuple[int, int, int]:
         written = str(cell).strip()
         if written in declared:
             continue
-        if written.casefold() in folded:
-            near += int(count)
-        elif letters_key(written) in spellings if re.search(r"[^\W\d_]", written) else spaces_key(written) in spaces:
-            spaced += int(count)
+        if loose_key(written) in keyed:  # in other capitals alone, or with other spaces or punctuation too
+            near, spaced = (near + int(count), spaced) if written.casefold() in folded else (near, spaced + int(count))
         stripped += int(count) if written.casefold() in unpadded else 0
     return near, spaced, stripped
 
