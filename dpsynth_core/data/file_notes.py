@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..domain import CategoricalDomain, TableDomain
 from ..domain.point_masses import decimal_places
-from ..domain.public_lists import read_as_named, reads_words
+from ..domain.public_lists import SHORT_NAMES, read_as_named, reads_words
 from ..domain.spellings import loose_key
 from ..wording import counted, noun
 from .cell_counts import DECIMALS_SHARE, distinct_cells
@@ -348,7 +348,8 @@ def note_rows(data: pd.DataFrame, domain: TableDomain) -> list[str]:
 #: What the release does with cells read by another name of their country, or written as a declared value's label.
 RENAMED_HOW = (
     "Each is read as the declared value it names (a country or US state by the bundled lists of their names, "
-    "spellings and other names; a word of a bundled list, such as True, Yes or Female, in any capitals; a code by its "
+    "spellings and other names; a word of a bundled list, such as True, Yes or Female, in any capitals, and a weekday "
+    "or a month by its short name, such as Sat or Jan; a code by its "
     "declared label; a declared value in any capitals, spaces and punctuation where the column reads any spelling), so "
     "it counts as that value and the release writes the declared value. To keep a spelling as written, declare it as "
     "a value of its own."
@@ -371,8 +372,9 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
         other = ~texts.isin(keys).to_numpy() & (read_as_named(keys, texts.tolist()) >= 0)
         if other.any() and not column.integer_codes:
             cells = int(distinct.to_numpy()[other].sum())
+            short = any(v in SHORT_NAMES.values() for v in keys)  # a weekday or a month: Sat, Jan
             how = (
-                "write a declared word in other capitals"
+                f"write a declared word in other capitals{' or by its short name' if short else ''}"
                 if reads_words(keys)
                 else "name a declared country or US state another way"
             )

@@ -132,12 +132,22 @@ def us_state_names() -> dict[str, str]:
 def fixed_list_names() -> dict[str, str]:
     """Every spelling (:func:`spelling_key`: any capitals) of a value of the bundled small lists (sex, yes/no,
     true/false, weekdays, months, and their letters), mapped to the value as the list writes it: R writes ``TRUE``,
-    a survey ``YES`` or ``female``. Public: no data is read.
+    a survey ``YES`` or ``female``; and the weekdays' and months' short names (:data:`SHORT_NAMES`: modeldata's
+    deliveries write ``Sat``). Public: no data is read.
 
-    >>> fixed_list_names()["true"], fixed_list_names()["female"], fixed_list_names()["n"]
-    ('True', 'Female', 'N')
+    >>> names = fixed_list_names()
+    >>> names["true"], names["female"], names["n"], names["sat"], names["sept"]
+    ('True', 'Female', 'N', 'Saturday', 'September')
     """
-    return {spelling_key(v): v for values in _INLINE.values() for v in values}
+    names = {spelling_key(v): v for values in _INLINE.values() for v in values}
+    return names | {spelling_key(short): v for short, v in SHORT_NAMES.items() if spelling_key(short) not in names}
+
+
+#: The weekdays' and months' short names, each its name's first three letters, and the longer ones in wide use.
+SHORT_NAMES = {
+    **{name[:3]: name for name in _INLINE["weekdays"] + _INLINE["months"]},
+    **{"Tues": "Tuesday", "Thur": "Thursday", "Thurs": "Thursday", "Sept": "September"},
+}
 
 
 #: The families of names a declared list may be read by (:func:`read_as_named`): the countries, the US states, and

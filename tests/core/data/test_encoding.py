@@ -56,6 +56,15 @@ def test_a_declared_country_is_read_by_its_other_names_and_spellings():
     # was read as Unknown nowhere while male was Male); two of them spelled alike read neither
     cats = column_from_json("s", {"type": "categorical", "values": ["Male", "Female", "Unknown"]})
     assert list(encode_column(cats, pd.Series(["male", "UNKNOWN", "unknown ", "?"])).codes) == [0, 2, 2, 3]
+    # a weekday or a month by its short name: modeldata's deliveries write Sat, Fri, ..., where the bundled list of
+    # the days of the week (which the column's name, day, started) says Saturday: every cell was unread
+    days = column_from_json("d", {"type": "categorical", "list": "weekdays"})
+    cells = pd.Series(["Sat", "fri", "Thurs", "Sun", "Saturday", "Sa"])
+    assert [days.values[c] if c < days.bins else None for c in encode_column(days, cells).codes] == [
+        *("Saturday", "Friday", "Thursday", "Sunday", "Saturday", None)
+    ]
+    short = column_from_json("m", {"type": "categorical", "values": ["Jan", "Feb", "Mar", "Apr", "May", "Jun"]})
+    assert list(encode_column(short, pd.Series(["January", "SEPT", "jun"])).codes) == [0, 6, 5]
     alike = column_from_json("a", {"type": "categorical", "values": ["Yes", "No", "n/a", "N A"]})
     assert list(encode_column(alike, pd.Series(["YES", "n/a", "N/A", "n a"])).codes) == [0, 2, 4, 4]
     # US states are read by their spellings too (a file in capitals), but a list of states is not read as countries

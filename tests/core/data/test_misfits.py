@@ -963,6 +963,18 @@ def test_a_declared_value_written_without_some_of_its_words_is_told_so():
     )
 
 
+def test_weekdays_written_by_their_short_names_are_read_and_told_so():
+    """modeldata's deliveries (10,012 food deliveries) write the day Sat, Fri, Thu, Sun, Wed, Tue, Mon (2,231, 2,133,
+    1,697, 1,432, 1,384, 697 and 438 of them); declared by the bundled days of the week, which its name started,
+    every cell was unread, and the warning told the publisher to declare other values than the list. Now each is
+    read as its day, and the note of cells read another way counts them (no value named)."""
+    counts = {"Sat": 2231, "Fri": 2133, "Thu": 1697, "Sun": 1432, "Wed": 1384, "Tue": 697, "Mon": 438}
+    frame = pd.DataFrame({"day": [day for day, n in counts.items() for _ in range(n)]})
+    notes = fit_notes(frame, TableDomain.from_json({"columns": {"day": {"type": "categorical", "list": "weekdays"}}}))
+    assert not notes.missing and not notes.changed
+    assert notes.renamed == ["Column 'day': 10,012 cells write a declared word in other capitals or by its short name."]
+
+
 def test_a_bundled_list_is_not_offered_where_it_reads_fewer_cells_than_the_words_do():
     """FiveThirtyEight's flying-etiquette survey (the R package fivethirtyeight's flying) writes the answers to "Is it
     rude to recline your seat on a plane?" No, Somewhat and Very (502, 281 and 71 of them), where the questionnaire
