@@ -196,9 +196,7 @@ def _other_reading(column, series: pd.Series, markers, filled: int, unfit: int) 
         near += spaced
         capitals = (
             f" {near:,} of them {'is a declared value' if near == 1 else 'are declared values'} written "
-            f"{how_written}: a category is read only as the declaration writes it"
-            f"{'' if how_written == 'in other capitals' else ', to the last space and underscore'}, so declare "
-            f"the column to read any spelling ({ANY_SPELLING_HOW}) or write the values as the file does."
+            f"{how_written}: declared to read any spelling ({ANY_SPELLING_HOW}), the column reads them."
         )
         if near >= MISFIT_SHARE * unfit:
             return capitals

@@ -217,8 +217,7 @@ def test_the_way_of_writing_that_reads_a_flagged_column_is_named_never_a_value()
     assert "3 of them are declared values written in other capitals" in found["Column 'smoker'"]
     assert found["Column 'colour'"] == (
         "4 of its 4 filled cells are none of its declared values. 1 of them is a declared value written in other "
-        "capitals: a category is read only as the declaration writes it, so declare the column to read any spelling "
-        f"({ANY_SPELLING_HOW}) or write the values as the file does."
+        f"capitals: declared to read any spelling ({ANY_SPELLING_HOW}), the column reads them."
     )
     assert (
         "3 of them are whole numbers, where the declaration lists words: the file writes codes"
@@ -779,9 +778,8 @@ def test_declared_values_written_with_other_spaces_or_punctuation_are_told_so():
     black, middle = count("race")["African-American"], count("age_cat")["25 - 45"]
     assert found["Column 'race'"] == (
         f"{black:,} of its {len(compas):,} filled cells are none of its declared values. {black:,} of them are declared "
-        "values written with other spaces or punctuation: a category is read only as the declaration writes it, to "
-        f"the last space and underscore, so declare the column to read any spelling ({ANY_SPELLING_HOW}) or write the "
-        "values as the file does."
+        f"values written with other spaces or punctuation: declared to read any spelling ({ANY_SPELLING_HOW}), the "
+        "column reads them."
     )
     assert found["Column 'age_cat'"].startswith(f"{middle:,} of its {len(compas):,} filled cells are none of its")
     assert (
