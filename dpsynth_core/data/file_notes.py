@@ -386,8 +386,9 @@ def renamed_cells(data: pd.DataFrame, domain: TableDomain, counts: dict | None =
                 f"Column '{name}': {cells:,} cells are written as a declared value's label (as a REDCap or SPSS "
                 "export of labels writes them): each is read as that value, which the release writes."
             )
+        spellings = column.read_spellings  # empty unless the column reads any spelling: no cell keyed then
         unread = ~texts.isin(keys).to_numpy() & ~other & ~labelled
-        spelled = unread & texts.map(loose_key).isin(list(column.read_spellings)).to_numpy()
+        spelled = unread & texts.map(loose_key).isin(list(spellings)).to_numpy() if spellings else unread & False
         if spelled.any():
             cells = int(distinct.to_numpy()[spelled].sum())
             lines.append(
