@@ -171,9 +171,8 @@ def redraw_sidebar() -> None:
             else "Nothing recorded on this file yet"
         )
         st.caption(
-            f"{recorded}, kept across reloads and restarts. Only the Generate, report and rows-per-person check buttons"
-            " spend; "
-            "each says what it costs.",
+            f"{recorded}, kept across reloads and restarts. Only the Generate, report and rows-per-person check "
+            "buttons spend; each says what it costs.",
             help="Every release from the same data adds up: two draws at ε = 1 protect people about as "
             "much as one draw at ε = 2. Totals come from the privacy accountant: draws protecting "
             "against a record being added or removed, and draws protecting against a record being "
