@@ -52,6 +52,7 @@ from .near_misses import (
     BRACKETS,
     BRACKETS_HOW,
     WORDED_SHARE,
+    any_respelled,
     bracketed,
     category_hint,
     joined,
@@ -157,8 +158,7 @@ def respelled_columns(lines: list, data: pd.DataFrame, domain: TableDomain, coun
     for name in named:
         column = kept.get(name)
         if isinstance(column, CategoricalDomain) and not column.any_spelling and not column.integer_codes:
-            near, spaced, _ = respelled(column, distinct_cells(data, name, counts))
-            out += [name] if near + spaced else []
+            out += [name] if any_respelled(column, distinct_cells(data, name, counts)) else []
     return out
 
 

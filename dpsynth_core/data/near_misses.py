@@ -97,6 +97,18 @@ def respelled(column, distinct: pd.Series) -> tuple[int, int, int]:
     return near, spaced, stripped
 
 
+def any_respelled(column, distinct: pd.Series) -> bool:
+    """Whether any of a categorical column's cells (``distinct``) is a declared value in other capitals, spaces or
+    punctuation that its rule does not read (:func:`respelled`'s first two counts, not both zero): the cells' keys
+    looked up first, so a column of free text none of whose cells is keyed is never read cell by cell."""
+    keyed, declared = keyed_positions(column.values), {str(v) for v in column.values}
+    cells = pd.Series(distinct.index.astype(str), dtype=object).str.strip()
+    if not (cells.map(loose_key).isin(list(keyed)) & ~cells.isin(list(declared))).any():
+        return False
+    near, spaced, _ = respelled(column, distinct)
+    return bool(near + spaced)
+
+
 def joined(column, distinct: pd.Series) -> int:
     """Of a categorical column's unread cells (``distinct``: each cell as the file writes it, with its count), how
     many are two or more declared values joined by commas: a value that holds a comma, typed on one line without
